@@ -1,0 +1,44 @@
+"""leafgrad: PyTorch's autograd, readable, in pure Python on NumPy.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([2.], requires_grad=True)
+>>> y = x * x + 1
+>>> y.backward()
+>>> x.grad
+tensor([4.])
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from ._dtype import (  # noqa: F401 - torch's names
+    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
+    int16, int32, int64, long, promote_types, result_type as _result_type, set_default_dtype,
+    short, uint8, can_cast,
+)
+from ._device import device
+from .tensor import Size, Tensor
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from ._creation import (
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
+    ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, tensor,
+    zeros, zeros_like,
+)
+from ._functions import *  # noqa: F403 - the torch.<op> namespace, listed in _functions.__all__
+try:  # DEV-ONLY guard while helpers write these modules
+    from ._random import (
+        Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+    )
+    from ._printing import set_printoptions, get_printoptions
+except ImportError:
+    pass
+from . import autograd, ops, optim  # noqa: E402
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype torch computes ``tensor1 op tensor2`` in (Python numbers are weak)."""
+    return _result_type(tensor1, tensor2)

@@ -1,0 +1,323 @@
+"""Tensor factories: ``tensor``, ``zeros``, ``arange``, ``rand``... with torch's dtype rules."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._device import device as _device
+from .tensor import Tensor, _wrap
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
+    "ones_like", "full_like", "empty_like", "arange", "linspace", "eye", "rand", "randn",
+    "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
+]
+
+INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
+    if device is not None:
+        _device(device)
+    if requires_grad and data.dtype.kind != "f":
+        raise RuntimeError(INT_REQUIRES_GRAD)
+    return _wrap(data, bool(requires_grad))
+
+
+def _infer_array(data) -> np.ndarray:
+    """An array from Python data, with torch's inference: floats -> default dtype, ints ->
+    int64, bools -> bool."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _replace_tensors(data)
+    array = np.array(data)
+    kind = array.dtype.kind
+    if kind == "f":
+        if not isinstance(data, np.ndarray) and not isinstance(data, np.generic):
+            array = array.astype(_dtype.get_default_dtype().np)
+    elif kind in "iu":
+        if not isinstance(data, (np.ndarray, np.generic)):
+            array = array.astype(np.int64)
+    elif kind == "b":
+        pass
+    elif kind == "U" or kind == "S":
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    elif kind == "O":
+        raise TypeError("Could not infer dtype of " + type(_flat(data)[0]).__name__)
+    if array.size == 0 and kind == "f" and not isinstance(data, np.ndarray):
+        array = array.astype(_dtype.get_default_dtype().np)
+    if array.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32",
+                                "int64", "uint8", "bool"):
+        array = array.astype(_dtype.from_numpy_dtype(array.dtype).np)
+    return array
+
+
+def _flat(data):
+    out = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _replace_tensors(data):
+    if isinstance(data, Tensor):
+        return data._data if data.ndim else data.item()
+    if isinstance(data, (list, tuple)):
+        return [_replace_tensors(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor that owns a copy of ``data`` (a number, nested list, array or tensor).
+
+    >>> leafgrad.tensor([1., 2.], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    array = _infer_array(data)
+    array = np.array(array, dtype=dtype.np if dtype is not None else None, copy=True)
+    return _finish(array, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        if dtype is None or dtype is data.dtype:
+            return data
+        return data.to(dtype)
+    if isinstance(data, np.ndarray):
+        array = data if dtype is None else data.astype(dtype.np, copy=False)
+        return _finish(_infer_array(array) if array.dtype.kind not in "fiub" else array, False,
+                       device)
+    array = _infer_array(data)
+    if dtype is not None:
+        array = array.astype(dtype.np)
+    return _finish(array, False, device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return _wrap(array)
+
+
+def _size(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                "zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
+                f"of type {type(s).__name__} at pos 0"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
+    return tuple(int(s) for s in size)
+
+
+def _np_dtype(dtype, default=None) -> np.dtype:
+    if dtype is None:
+        return (default or _dtype.get_default_dtype()).np
+    return dtype.np
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad, device)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          memory_format=None) -> Tensor:
+    # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
+    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
+
+
+def _fill_dtype(value):
+    if isinstance(value, Tensor):
+        return value.dtype
+    return _dtype._scalar_dtype(value)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
+    dtype = dtype or _fill_dtype(fill_value)
+    return _finish(np.full(_size((size,)), fill_value, dtype.np), requires_grad, device)
+
+
+def _like(input: Tensor, dtype):
+    return input._data.shape, (dtype or input.dtype).np
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    shape, np_dtype = _like(input, dtype)
+    return _finish(np.zeros(shape, np_dtype), requires_grad, device)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    shape, np_dtype = _like(input, dtype)
+    return _finish(np.ones(shape, np_dtype), requires_grad, device)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    shape, np_dtype = _like(input, dtype)
+    return _finish(np.zeros(shape, np_dtype), requires_grad, device)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    shape, np_dtype = _like(input, dtype)
+    return _finish(np.full(shape, fill_value, np_dtype), requires_grad, device)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = values
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            "upper bound and larger bound inconsistent with step sign"
+        )
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in values)
+        dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
+    count = math.ceil((end - start) / step)
+    # Computed as start + i * step in double precision, then cast (as torch does).
+    data = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.np)
+    if dtype.np.kind in "iu":
+        data = (np.arange(count, dtype=np.int64) * int(step) + int(start)).astype(dtype.np)
+    return _finish(data, requires_grad, device)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    np_dtype = _np_dtype(dtype)
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    # torch fills the first half from start and the second half from end, symmetrically.
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    index = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    data = np.where(index < half, start + step * index, end - step * (steps - index - 1))
+    return _finish(data.astype(np_dtype), requires_grad, device)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad=False) -> Tensor:
+    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad, device)
+
+
+# -- random ---------------------------------------------------------------------------------------
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
+    """Uniform on [0, 1); the same stream as torch for the same seed."""
+    from . import _random
+
+    data = _random.uniform(_size(size), _np_dtype(dtype), generator=generator)
+    return _finish(data, requires_grad, device)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False) -> Tensor:
+    """Standard normal; the same stream as torch for the same seed."""
+    from . import _random
+
+    data = _random.normal(_size(size), _np_dtype(dtype), generator=generator)
+    return _finish(data, requires_grad, device)
+
+
+def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None and size is not None and isinstance(size, (tuple, list)):
+        low, high = 0, low
+    from . import _random
+
+    data = _random.randint(low, high, _size((size,)), _np_dtype(dtype, _dtype.int64),
+                           generator=generator)
+    return _finish(data, requires_grad, device)
+
+
+def rand_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
+
+
+def randn_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
+
+
+def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    return randint(low, high, input.shape, dtype=dtype or input.dtype, generator=generator,
+                   **kwargs)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    from . import _random
+
+    data = _random.randperm(n, _np_dtype(dtype, _dtype.int64), generator=generator)
+    return _finish(data, requires_grad, device)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
+    if size is None:
+        raise NotImplementedError("normal with tensor mean/std arrives with issue #3")
+    from . import _random
+
+    data = _random.normal(_size((size,)), _np_dtype(dtype), mean, std, generator=generator)
+    return _finish(data, requires_grad)
+
+
+# -- legacy constructor and pickling ----------------------------------------------------------------
+
+
+def _legacy_new(cls, *args, **kwargs):
+    """``torch.Tensor(2, 3)`` (uninitialised float32) and ``torch.Tensor([1, 2])`` (values)."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data
+        array = np.array(_infer_array(data), dtype=_dtype.get_default_dtype().np)
+        return _wrap(array)
+    return _wrap(np.zeros(_size(args), _dtype.get_default_dtype().np))
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return _wrap(data, requires_grad)
+
+
+_ = builtins

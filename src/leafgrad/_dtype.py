@@ -1,0 +1,183 @@
+"""torch dtypes as objects over NumPy dtypes, the default dtype, and torch's type promotion."""
+
+from __future__ import annotations
+
+import builtins
+import threading
+
+import numpy as np
+
+__all__ = [
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool",
+    "get_default_dtype",
+    "set_default_dtype",
+    "promote_types",
+    "result_type",
+]
+
+
+class dtype:
+    """A tensor element type, printed as ``leafgrad.float32`` (torch prints ``torch.float32``)."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_legacy")
+
+    def __init__(self, name: str, np_dtype, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy  # "Float" as in torch.FloatTensor and in error messages
+
+    def __repr__(self) -> str:
+        return "leafgrad." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+    def to_real(self) -> "dtype":
+        return self
+
+    def to_complex(self) -> "dtype":
+        raise NotImplementedError("complex dtypes are not supported by leafgrad")
+
+
+float16 = dtype("float16", np.float16, "Half")
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+int8 = dtype("int8", np.int8, "Char")
+int16 = dtype("int16", np.int16, "Short")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+uint8 = dtype("uint8", np.uint8, "Byte")
+bool = dtype("bool", np.bool_, "Bool")  # noqa: A001 - torch.bool
+
+half, float, double = float16, float32, float64  # noqa: A001 - torch's aliases
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_BY_NP = {d.np: d for d in ALL}
+_BY_NP_TYPE = {d.np.type: d for d in ALL}
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The leafgrad dtype of a NumPy dtype; TypeError for ones torch has no counterpart of."""
+    found = _BY_NP.get(np_dtype)
+    if found is None:
+        found = _BY_NP.get(np.dtype(np_dtype))
+    if found is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint64, uint32, uint16, uint8, and bool."
+        )
+    return found
+
+
+# Note: default dtype
+# torch's default floating dtype is per process (not per thread); float32 unless changed.
+_default = {"dtype": float32}
+_lock = threading.Lock()
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors made from Python floats (float32 unless changed)."""
+    return _default["dtype"]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only float16/float32/float64 are accepted, as in torch."""
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    with _lock:
+        _default["dtype"] = d
+
+
+# Categories for promotion: bool < integer < floating.
+def _category(d: dtype) -> builtins.int:
+    if d is bool:
+        return 0
+    if d.is_floating_point:
+        return 2
+    return 1
+
+
+_INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """torch.promote_types: the smallest dtype both can be cast to without leaving their category.
+
+    Differs from NumPy where floats meet integers: torch keeps the float (int64 + float16 is
+    float16, NumPy says float64).
+    """
+    if a is b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2:
+        return a if a.itemsize >= b.itemsize else b
+    # integers: uint8 with a signed type needs the next wider signed type
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return a if _INT_ORDER[a] >= _INT_ORDER[b] else b
+
+
+def _scalar_dtype(value) -> dtype:
+    if isinstance(value, (builtins.bool, np.bool_)):
+        return bool
+    if isinstance(value, (builtins.int, np.integer)):
+        return int64
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        raise TypeError("complex numbers are not supported by leafgrad")
+    return get_default_dtype()
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: a higher-priority operand wins unless a lower one is of a
+    higher category (then they promote)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> dtype:
+    """torch.result_type over tensors and Python scalars.
+
+    Dimensioned tensors outrank 0-d tensors, which outrank Python scalars; an operand of a
+    lower rank only matters when it is of a higher category (bool < integer < floating).
+    """
+    dim_result = zero_result = scalar_result = None
+    for op in operands:
+        d = getattr(op, "dtype", None)
+        if d is None or not isinstance(d, dtype):
+            sd = _scalar_dtype(op)
+            scalar_result = sd if scalar_result is None else promote_types(scalar_result, sd)
+        elif op.ndim == 0:
+            zero_result = d if zero_result is None else promote_types(zero_result, d)
+        else:
+            dim_result = d if dim_result is None else promote_types(dim_result, d)
+    return _combine(dim_result, _combine(zero_result, scalar_result))
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """torch.can_cast: same-kind casting (no float to int, no int to bool)."""
+    return _category(from_) <= _category(to)

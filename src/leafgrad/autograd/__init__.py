@@ -1,0 +1,255 @@
+"""``leafgrad.autograd``: the two entry points into the engine, ``backward`` and ``grad``.
+
+>>> x = leafgrad.tensor(3., requires_grad=True)
+>>> (dx,) = leafgrad.autograd.grad(x ** 3, x, create_graph=True)
+>>> leafgrad.autograd.grad(dx, x)
+(tensor(18.),)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import graph
+from .engine import run_backward
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__all__ = [
+    "backward",
+    "grad",
+    "graph",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "gradcheck",
+    "gradgradcheck",
+]
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def _as_tuple(value, name: str) -> tuple:
+    Tensor = _tensor_cls()
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
+    """torch's _make_grads: check given grads against outputs, make ones for scalar outputs."""
+    from .._creation import ones_like
+    from ..tensor import Tensor
+
+    result = []
+    for output, grad in zip(outputs, grads):
+        if isinstance(grad, Tensor):
+            shape = grad.shape[1:] if is_grads_batched else grad.shape
+            if shape != output.shape:
+                index = len(result)
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{index}] has a shape of "
+                    f"torch.Size({list(grad.shape)}) and output[{index}] has a shape of "
+                    f"torch.Size({list(output.shape)})."
+                )
+            result.append(grad)
+        elif grad is None:
+            if output._requires_grad:
+                if output.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                result.append(ones_like(output))
+            else:
+                result.append(None)
+        else:
+            raise TypeError(
+                "gradients can be either Tensors or None, but got " + type(grad).__name__
+            )
+    return result
+
+
+def _edge(tensor) -> tuple:
+    fn = tensor._grad_fn
+    if fn is not None:
+        return fn, tensor._output_nr
+    return tensor._accumulator(), 0
+
+
+def _root_edges(outputs: tuple) -> list:
+    edges = []
+    for index, output in enumerate(outputs):
+        if not output._requires_grad:
+            raise RuntimeError(
+                f"element {index} of tensors does not require grad and does not have a grad_fn"
+            )
+        edges.append(_edge(output))
+    return edges
+
+
+def _input_edges(inputs: tuple) -> list:
+    edges = []
+    for tensor in inputs:
+        if not tensor._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node, output_nr = _edge(tensor)
+        edges.append((node, output_nr, tensor))
+    return edges
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
+    """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves they depend on.
+
+    ``grad_tensors`` are the vectors of the vector-Jacobian products (needed for non-scalar
+    outputs); ``inputs`` restricts which tensors get ``.grad``.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors, "tensors")
+    Tensor = _tensor_cls()
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs")
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if grad_tensors is None:
+        grads = (None,) * len(outputs)
+    elif isinstance(grad_tensors, Tensor):
+        grads = (grad_tensors,)
+    else:
+        grads = tuple(grad_tensors)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"got {len(grads)} tensors and {len(outputs)} gradients"
+        )
+    root_grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    input_edges = _input_edges(inputs) if inputs is not None else None
+    run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs_t = _as_tuple(outputs, "outputs")
+    inputs_t = _as_tuple(inputs, "inputs")
+    if grad_outputs is None:
+        grads = (None,) * len(outputs_t)
+    else:
+        grads = _as_tuple(grad_outputs, "grad_outputs")
+    if len(grads) != len(outputs_t):
+        raise RuntimeError(
+            f"grad requires one grad_output per output, got {len(grads)} grad_outputs and "
+            f"{len(outputs_t)} outputs"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(
+            outputs_t, inputs_t, grads, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )
+    root_grads = _make_grads(outputs_t, grads)
+    roots = _root_edges(outputs_t)
+    edges = _input_edges(inputs_t)
+    results = run_backward(
+        roots, root_grads, bool(retain_graph), bool(create_graph), edges, accumulate=False
+    )
+    return _finish_results(results, inputs_t, allow_unused, materialize_grads)
+
+
+def _finish_results(results, inputs, allow_unused, materialize_grads) -> tuple:
+    from .._creation import zeros_like
+
+    finished = []
+    for index, (result, tensor) in enumerate(zip(results, inputs)):
+        if result is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {index} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                result = zeros_like(tensor)
+        finished.append(result)
+    return tuple(finished)
+
+
+def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
+                  materialize_grads) -> tuple:
+    """``is_grads_batched``: one backward per row of the batched grad_outputs, stacked."""
+    from .._creation import zeros_like
+    from ..ops import stack
+
+    batch = grads[0].shape[0]
+    rows = []
+    for i in range(batch):
+        row_grads = [g[i] if g is not None else None for g in grads]
+        root_grads = _make_grads(outputs, row_grads)
+        results = run_backward(
+            _root_edges(outputs), root_grads, True if i < batch - 1 else bool(retain_graph),
+            bool(create_graph), _input_edges(inputs), accumulate=False,
+        )
+        rows.append(results)
+    finished = []
+    for index, tensor in enumerate(inputs):
+        column = [row[index] for row in rows]
+        if all(c is None for c in column):
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {index} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            finished.append(
+                stack([zeros_like(tensor)] * batch) if materialize_grads else None
+            )
+            continue
+        column = [c if c is not None else zeros_like(tensor) for c in column]
+        finished.append(stack(column))
+    return tuple(finished)
+
+
+def __getattr__(name: str):
+    # gradcheck imports the tensor layer; load it on first use.
+    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
+        from . import gradcheck as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module 'leafgrad.autograd' has no attribute '{name}'")

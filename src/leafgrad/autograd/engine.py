@@ -1,0 +1,203 @@
+"""The backward engine: runs a recorded graph from its roots toward the leaves.
+
+It knows no op by name. It walks ``next_functions`` edges iteratively (graphs of a million
+nodes are normal), counts how many edges lead into each node, sums the gradients arriving at
+each node in an input buffer, and runs a node once all of them have arrived. Among ready nodes
+the most recently created runs first (see Note: execution order in graph.py), which makes the
+order, and so hook calls and error messages, deterministic.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from .grad_mode import state as _grad_state
+from .graph import AccumulateGrad, Node
+
+__all__ = ["run_backward"]
+
+
+def _discover(roots: list[Node]) -> dict:
+    """Count, for every node reachable from the roots, the edges that lead into it."""
+    dependencies: dict = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    for root in roots:
+        dependencies.setdefault(root, 0)
+    return dependencies
+
+
+def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
+    """Keep only nodes from which a target can be reached; recount edges among them."""
+    # Kahn order from the roots gives parents before children; walking it backwards decides
+    # each node after all its children.
+    remaining = dict(dependencies)
+    order = []
+    ready = [node for node in roots if remaining[node] == 0]
+    seen = set()
+    while ready:
+        node = ready.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                ready.append(child)
+    needed = set()
+    for node in reversed(order):
+        if node in targets:
+            needed.add(node)
+            continue
+        for child, _ in node.next_functions:
+            if child in needed:
+                needed.add(node)
+                break
+    pruned = {node: 0 for node in needed}
+    for node in needed:
+        for child, _ in node.next_functions:
+            if child in needed:
+                pruned[child] += 1
+    return pruned
+
+
+def _call_tensor_pre_hooks(node: Node, buffer: list) -> None:
+    hooks = node._tensor_pre_hooks
+    if hooks:
+        for output_nr, fn in list(hooks.values()):
+            if output_nr < len(buffer) and buffer[output_nr] is not None:
+                result = fn(buffer[output_nr])
+                if result is not None:
+                    buffer[output_nr] = result
+    retains = node._retains_grad_hooks
+    if retains:
+        for output_nr, fn in list(retains.items()):
+            if output_nr < len(buffer) and buffer[output_nr] is not None:
+                fn(buffer[output_nr])
+
+
+def run_backward(
+    roots: list,
+    root_grads: list,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: list | None = None,
+    accumulate: bool = True,
+) -> list | None:
+    """Backpropagate ``root_grads`` from the edges ``roots`` (``(node, output_nr)`` pairs).
+
+    ``inputs`` are ``(node, output_nr, tensor)`` triples. With ``accumulate`` the leaves'
+    ``.grad`` are updated (``Tensor.backward``); ``inputs`` then restricts which ones (a non-leaf
+    listed there gets its ``.grad`` too). Without it (``autograd.grad``) nothing is written and
+    the gradient arriving at each input's edge is returned, ``None`` where none arrived.
+    """
+    root_nodes = []
+    for node, _ in roots:
+        if node not in root_nodes:
+            root_nodes.append(node)
+    dependencies = _discover(root_nodes)
+
+    # Edges whose arriving gradient is captured rather than passed on.
+    captures: dict = {}
+    if inputs is not None:
+        for index, (node, output_nr, tensor) in enumerate(inputs):
+            captures.setdefault(node, []).append((output_nr, index, tensor))
+        dependencies = _prune(root_nodes, dependencies, set(captures))
+    results = [None] * len(inputs) if inputs is not None else None
+
+    buffers: dict = {}
+    for (node, output_nr), grad in zip(roots, root_grads):
+        if node not in dependencies:
+            continue
+        buffer = buffers.setdefault(node, [])
+        _add_to_buffer(buffer, output_nr, grad)
+
+    ready = []
+    ticket = itertools.count().__next__  # ties (accumulators) run in the order they got ready
+    for node in root_nodes:
+        if node in dependencies and dependencies[node] == 0:
+            heapq.heappush(ready, (-node._sequence_nr, ticket(), node))
+
+    previous_mode = _grad_state.grad_enabled
+    _grad_state.grad_enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            buffer = buffers.pop(node, None)
+            grads_in = None
+            if buffer is not None and any(g is not None for g in buffer):
+                _call_tensor_pre_hooks(node, buffer)
+                captured = captures.get(node)
+                if captured is not None:
+                    for output_nr, index, tensor in captured:
+                        grad = buffer[output_nr] if output_nr < len(buffer) else None
+                        if not accumulate:
+                            results[index] = grad
+                        elif grad is not None and type(node) is not AccumulateGrad:
+                            tensor._accumulate_grad(grad)
+                run = captured is None or (accumulate and type(node) is AccumulateGrad)
+                if not run and any(child in dependencies for child, _ in node.next_functions):
+                    run = True
+                if run:
+                    grads_in = _run_node(node, buffer)
+                    if not retain_graph:
+                        node._release()
+            _deliver(node, grads_in, dependencies, buffers, ready, ticket)
+    finally:
+        _grad_state.grad_enabled = previous_mode
+    return results
+
+
+def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
+    while len(buffer) <= output_nr:
+        buffer.append(None)
+    previous = buffer[output_nr]
+    buffer[output_nr] = grad if previous is None else previous + grad
+
+
+def _run_node(node: Node, buffer: list):
+    pre_hooks = node._pre_hooks
+    if pre_hooks:
+        for fn in list(pre_hooks.values()):
+            result = fn(tuple(buffer))
+            if result is not None:
+                buffer = list(result)
+    grads_in = node._apply(buffer)
+    hooks = node._hooks
+    if hooks:
+        for fn in list(hooks.values()):
+            result = fn(tuple(grads_in), tuple(buffer))
+            if result is not None:
+                grads_in = tuple(result)
+    return grads_in
+
+
+def _deliver(node, grads_in, dependencies, buffers, ready, ticket) -> None:
+    """Pass a node's results along its edges; queue children whose inputs are complete."""
+    edges = node.next_functions
+    for position, (child, output_nr) in enumerate(edges):
+        if child is None:
+            continue
+        count = dependencies.get(child)
+        if count is None:
+            continue
+        grad = grads_in[position] if grads_in is not None else None
+        if grad is not None:
+            _add_to_buffer(buffers.setdefault(child, []), output_nr, grad)
+        count -= 1
+        dependencies[child] = count
+        if count == 0:
+            heapq.heappush(ready, (-child._sequence_nr, ticket(), child))

@@ -1,0 +1,155 @@
+"""Grad mode: whether ops record the graph. Thread-local, as in torch.
+
+Each switch is a context manager and a decorator::
+
+    with leafgrad.no_grad():
+        w -= 0.1 * w.grad
+
+    @leafgrad.no_grad()
+    def step(): ...
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
+
+
+class _State(threading.local):
+    # Class attributes are the defaults each new thread sees.
+    grad_enabled = True
+    inference = False
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops record the graph (the default)."""
+    return state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return state.inference
+
+
+class _Switch:
+    """A context manager that is also a decorator (and works on generator functions)."""
+
+    def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def generator(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        with self.clone():
+                            request = yield response
+                            response = gen.send(request)
+                    except StopIteration as stop:
+                        return stop.value
+
+            return generator
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_Switch):
+    """Ops inside record nothing: their results do not require grad."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled
+        state.grad_enabled = False
+
+    def __exit__(self, *exc) -> None:
+        state.grad_enabled = self.prev
+
+
+class enable_grad(_Switch):
+    """Turn recording back on inside a ``no_grad`` block."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled
+        state.grad_enabled = True
+
+    def __exit__(self, *exc) -> None:
+        state.grad_enabled = self.prev
+
+
+class set_grad_enabled(_Switch):
+    """Set grad mode: takes effect at once when called, and is restored on leaving a ``with``."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.grad_enabled
+        self.mode = bool(mode)
+        state.grad_enabled = self.mode
+
+    def __call__(self, func):
+        # As a decorator, torch restores the mode set before the decorator was built.
+        state.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        state.grad_enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_Switch):
+    """Like ``no_grad``; tensors made inside are inference tensors (``is_inference()``)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self.prev = (True, False)
+
+    def __new__(cls, mode=True):
+        # torch allows the bare decorator form ``@inference_mode``.
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __enter__(self) -> None:
+        self.prev = (state.grad_enabled, state.inference)
+        if self.mode:
+            state.grad_enabled = False
+            state.inference = True
+        else:
+            state.inference = False
+
+    def __exit__(self, *exc) -> None:
+        state.grad_enabled, state.inference = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -1,0 +1,237 @@
+"""The recorded graph: nodes (what ``grad_fn`` shows), saved tensors and leaf accumulators.
+
+A node is created by every differentiable op that runs while grad mode is on and one of its
+inputs requires grad. It points *down* the graph, toward the leaves, through
+``next_functions``: one ``(node, input_nr)`` edge per input, ``(None, 0)`` for inputs that do not
+require grad. Nothing points up, so a graph is freed as soon as the last tensor that can reach
+its root is dropped.
+
+This module imports only NumPy and the standard library; tensors reach it through the
+duck-typed attributes documented on ``Node`` and ``SavedTensor``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, Callable
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+# Note: execution order
+# torch gives every node a sequence number when it is created and the engine runs the ready
+# node with the highest number first (the most recently recorded op), leaves' accumulators
+# before everything else. leafgrad does the same, so hooks fire in torch's order.
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_key")
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self._hooks = hooks
+        self._key = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle._key] = fn
+    return handle
+
+
+class Node:
+    """A recorded operation; the object a tensor's ``grad_fn`` returns.
+
+    Subclasses implement ``_apply(grads) -> tuple`` mapping the gradients of the node's outputs
+    to one gradient per edge in ``next_functions``. The class name is the torch name
+    (``MulBackward0``), so ``type(y.grad_fn).__name__`` matches torch too.
+    """
+
+    __slots__ = (
+        "next_functions",
+        "_sequence_nr",
+        "_saved",
+        "_params",
+        "_input_meta",
+        "_pre_hooks",
+        "_hooks",
+        "_tensor_pre_hooks",
+        "_retains_grad_hooks",
+        "_metadata",
+        "__weakref__",
+    )
+
+    def __init__(self, next_functions: tuple = ()):
+        self.next_functions = next_functions
+        self._sequence_nr = next(_sequence)
+        self._saved = {}
+        self._params = {}
+        self._input_meta = ()
+        self._pre_hooks = None
+        self._hooks = None
+        self._tensor_pre_hooks = None
+        self._retains_grad_hooks = None
+        self._metadata = None
+
+    # -- what torch shows ------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def _sequence_number(self) -> int:
+        return self._sequence_nr
+
+    def __getattr__(self, attr: str) -> Any:
+        # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
+        if attr.startswith("_saved_"):
+            key = attr[7:]
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            if key in saved:
+                value = saved[key]
+                return value.unpack(self) if isinstance(value, SavedTensor) else value
+            params = object.__getattribute__(self, "_params")
+            if key in params:
+                return params[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    # -- hooks -----------------------------------------------------------------------------
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; a non-None return replaces
+        ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before the node; a non-None return replaces them."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        # ``Tensor.register_hook`` on a non-leaf: a pre-hook that sees one output's grad.
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return _add_hook(self._tensor_pre_hooks, (output_nr, fn))
+
+    # -- running -----------------------------------------------------------------------------
+    def _apply(self, grads: list) -> tuple:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Drop saved tensors; a later unpack raises torch's "second time" error."""
+        if self._saved:
+            self._saved = None
+
+    def __call__(self, *grads):
+        """Run the node's backward directly, as torch allows (``y.grad_fn(g)``)."""
+        result = self._apply(list(grads))
+        return result[0] if len(result) == 1 else result
+
+
+class AccumulateGrad(Node):
+    """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+        # Note: execution order. Accumulators run before any other ready node.
+        self._sequence_nr = float("inf")
+        # Hooks registered on the leaf run as this node's tensor pre-hooks (same dict object).
+        self._tensor_pre_hooks = variable._hooks
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def _apply(self, grads: list) -> tuple:
+        self.variable._accumulate_grad(grads[0])
+        return ()
+
+
+class SavedTensor:
+    """A tensor kept by a node for its backward, with the version it had when saved.
+
+    Saving an op's own output would make a cycle (output -> node -> output), so outputs are
+    kept as data plus version counter and rebuilt, pointing at the node, when unpacked.
+    """
+
+    __slots__ = ("tensor", "data", "version_counter", "version", "output_nr")
+
+    # Set by tensor.py: builds the tensor an unpacked output is, ``(data, counter, node, nr)``.
+    rebuild_output: Callable = None
+
+    def __init__(self, tensor, is_output: bool = False):
+        counter = tensor._version_counter()
+        self.version_counter = counter
+        self.version = counter[0]
+        if is_output:
+            self.tensor = None
+            self.data = tensor._data
+            self.output_nr = tensor._output_nr
+        else:
+            self.tensor = tensor
+            self.data = None
+            self.output_nr = None
+
+    def unpack(self, node: Node):
+        if self.output_nr is not None:
+            tensor = SavedTensor.rebuild_output(self.data, self.version_counter, node, self.output_nr)
+            where = (node, self.output_nr)
+        else:
+            tensor = self.tensor
+            # torch names the tensor's history as it is now, not as it was when saved.
+            fn = tensor._grad_fn
+            where = None if fn is None else (fn, tensor._output_nr)
+        if self.version_counter[0] != self.version:
+            raise RuntimeError(
+                _modified_message(tensor, where, self.version_counter[0], self.version)
+            )
+        return tensor
+
+
+def _modified_message(tensor, where, now: int, expected: int) -> str:
+    shape = ", ".join(str(s) for s in tensor.shape)
+    text = ""
+    if where is not None:
+        fn, output_nr = where
+        op = re.sub(r"Backward\d*$", "", fn.name())
+        text = f", which is output {output_nr} of {op}"
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [torch.{tensor.dtype._legacy}Tensor [{shape}]]{text}, is at version {now}; "
+        f"expected version {expected} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )

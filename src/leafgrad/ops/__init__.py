@@ -1,0 +1,285 @@
+"""Every differentiable op, one class each, and the functions that choose between overloads.
+
+``OPS`` is the read-only table of op classes; tests, docs and the visualiser read it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .registry import OPS, Op, register
+from .elementwise import (
+    Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
+    LogicalAnd, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
+    Relu, Rsub, Sigmoid, Sign, Sin, Sqrt, Sub, Tanh, ToCopy, Zero,
+)
+from .reduce import mean, sum  # noqa: A004 - torch's names
+from .shape import (
+    Cat, Expand, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
+    Transpose, UnsafeView, Unsqueeze, View, _try_view, infer_shape, parse_shape,
+)
+from .linalg import Bmm, Dot, Mm, Mv, matmul
+from .inplace import clamp_, inplace
+
+__all__ = ["OPS", "Op", "register"]
+
+
+def _tensor_type():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def _wrap_dim(dim, ndim):
+    from ..tensor import _wrap_dim as wrap
+
+    return wrap(dim, ndim)
+
+
+def pow(base, exponent):  # noqa: A001 - torch's name
+    Tensor = _tensor_type()
+    if isinstance(base, Tensor):
+        if isinstance(exponent, Tensor):
+            return PowTensor.apply(base, exponent)
+        return PowScalar.apply(base, exponent=exponent)
+    return PowScalarBase.apply(exponent, base=base)
+
+
+def div(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return Div.apply(a, b)
+    raise NotImplementedError("div with rounding_mode arrives with issue #3")
+
+
+def clamp(tensor, min=None, max=None):  # noqa: A002
+    return Clamp.apply(tensor, min=min, max=max)
+
+
+def to(tensor, *args, **kwargs):
+    """Tensor.to(dtype) / to(device) / to(other) / to(device, dtype); copy=False returns self."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if "device" in kwargs:
+        from .._device import device
+
+        device(kwargs.pop("device"))
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+    Tensor = _tensor_type()
+    for arg in args:
+        if isinstance(arg, _dtype.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, bool):
+            copy = arg if dtype is not None else copy
+        else:
+            from .._device import device
+
+            device(arg)
+    if dtype is None or dtype.np == tensor._data.dtype:
+        return Clone.apply(tensor) if copy else tensor
+    return ToCopy.apply(tensor, dtype=dtype.np)
+
+
+def view(tensor, shape):
+    shape = infer_shape(parse_shape(shape), tensor._data.size)
+    return View.apply(tensor, shape=shape)
+
+
+def reshape(tensor, shape):
+    """A view when the strides allow, else a copy (torch: clone then _unsafe_view)."""
+    shape = infer_shape(parse_shape(shape), tensor._data.size)
+    if _try_view(tensor._data, shape) is not None:
+        return View.apply(tensor, shape=shape)
+    return UnsafeView.apply(Clone.apply(tensor), shape=shape)
+
+
+def flatten(tensor, start_dim=0, end_dim=-1):
+    ndim = tensor.ndim
+    if ndim == 0:
+        return reshape(tensor, (1,))
+    start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return tensor
+    shape = tensor.shape
+    return reshape(tensor, shape[:start] + (-1,) + shape[end + 1:])
+
+
+def t(tensor):
+    if tensor.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {tensor.ndim}D")
+    return T.apply(tensor)
+
+
+def transpose(tensor, dim0, dim1):
+    ndim = tensor.ndim
+    return Transpose.apply(tensor, dim0=_wrap_dim(dim0, ndim), dim1=_wrap_dim(dim1, ndim))
+
+
+def permute(tensor, dims):
+    dims = parse_shape(dims)
+    ndim = tensor.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
+    if len(set(wrapped)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(tensor, dims=wrapped)
+
+
+def unsqueeze(tensor, dim):
+    return Unsqueeze.apply(tensor, dim=_wrap_dim(dim, tensor.ndim + 1))
+
+
+def squeeze(tensor, dim=None):
+    if dim is None:
+        return SqueezeAll.apply(tensor)
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_wrap_dim(d, tensor.ndim) for d in dim)
+        return SqueezeDims.apply(tensor, dims=dims)
+    return SqueezeDim.apply(tensor, dim=_wrap_dim(dim, tensor.ndim))
+
+
+def expand(tensor, sizes):
+    sizes = parse_shape(sizes)
+    shape = tensor.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            "provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
+                    "non-existing dimension 0"
+                )
+            target.append(size)
+            continue
+        have = shape[i - lead]
+        if size == -1:
+            size = have
+        elif have != size and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) must match the existing size ({have}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+        target.append(size)
+    return Expand.apply(tensor, shape=tuple(target))
+
+
+def narrow(tensor, dim, start, length):
+    dim = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[dim]
+    if start < 0:
+        start += size
+    if start < 0 or start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return Slice.apply(tensor, dim=dim, start=start, end=start + length, step=1)
+
+
+def select(tensor, dim, index):
+    if tensor.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(tensor.shape)} at "
+            f"dimension {dim}"
+        )
+    return Select.apply(tensor, dim=dim, index=index % size)
+
+
+def unbind(tensor, dim=0):
+    dim = _wrap_dim(dim, tensor.ndim)
+    return tuple(Select.apply(tensor, dim=dim, index=i) for i in range(tensor.shape[dim]))
+
+
+def _check_join(tensors, name: str):
+    Tensor = _tensor_type()
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    return tensors
+
+
+def cat(tensors, dim=0):
+    tensors = _check_join(tensors, "cat")
+    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
+    if not kept:
+        return Cat.apply(*tensors, dim=0)
+    ref = kept[0]
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    dim = _wrap_dim(dim, ref.ndim)
+    for position, t in enumerate(tensors):
+        if t.ndim == 1 and t.shape[0] == 0:
+            continue
+        if t.ndim == 0:
+            raise RuntimeError(
+                f"zero-dimensional tensor (at position {position}) cannot be concatenated"
+            )
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for d in range(ref.ndim):
+            if d != dim and t.shape[d] != ref.shape[d]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{ref.shape[d]} but got size {t.shape[d]} for tensor number {position} in "
+                    "the list."
+                )
+    return Cat.apply(*tensors, dim=dim)
+
+
+def stack(tensors, dim=0):
+    tensors = _check_join(tensors, "stack")
+    ref = tensors[0]
+    dim = _wrap_dim(dim, ref.ndim + 1)
+    for position, t in enumerate(tensors):
+        if t.shape != ref.shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref.shape)} at entry "
+                f"0 and {list(t.shape)} at entry {position}"
+            )
+    return Stack.apply(*tensors, dim=dim)
+
+
+def mm(a, b):
+    return Mm.apply(a, b)
+
+
+def mv(a, b):
+    return Mv.apply(a, b)
+
+
+def dot(a, b):
+    return Dot.apply(a, b)
+
+
+def bmm(a, b):
+    return Bmm.apply(a, b)

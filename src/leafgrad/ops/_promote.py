@@ -1,0 +1,81 @@
+"""torch's type promotion applied to NumPy operands (arrays and Python scalars).
+
+NumPy's own rules differ: ``int64_array * 2.5`` is float64 there and float32 in torch, and
+``int64 + float16`` is float64 there and float16 in torch. Ops call ``binary`` before doing
+arithmetic so NumPy computes in the dtype torch would produce.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+
+_BY_NP = {d.np: d for d in _dtype.ALL}
+
+
+def operand_dtype(value) -> "_dtype.dtype":
+    if isinstance(value, np.ndarray):
+        return _BY_NP[value.dtype]
+    return _dtype._scalar_dtype(value)
+
+
+class _Operand:
+    """What ``_dtype.result_type`` needs to rank an array: its dtype and ndim."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, array: np.ndarray):
+        self.dtype = _BY_NP[array.dtype]
+        self.ndim = array.ndim
+
+
+def result_np_dtype(*operands) -> np.dtype:
+    wrapped = [_Operand(op) if isinstance(op, np.ndarray) else op for op in operands]
+    return _dtype.result_type(*wrapped).np
+
+
+def binary(a, b):
+    """Cast array operands to the dtype torch computes ``a op b`` in; scalars stay weak."""
+    a_is_array = isinstance(a, np.ndarray)
+    b_is_array = isinstance(b, np.ndarray)
+    if a_is_array and b_is_array:
+        if a.shape != b.shape:
+            check_broadcast(a.shape, b.shape)
+        if a.dtype == b.dtype:
+            return a, b
+    elif a_is_array and type(b) is float and a.dtype.kind == "f":
+        return a, b  # the hot case: float tensor with a Python float
+    target = result_np_dtype(a, b)
+    if a_is_array:
+        if a.dtype != target:
+            a = a.astype(target)
+    else:
+        a = target.type(a)
+    if b_is_array:
+        if b.dtype != target:
+            b = b.astype(target)
+    else:
+        b = target.type(b)
+    return a, b
+
+
+def float_result(a):
+    """Cast integer/bool arrays to the default float dtype (for ``sqrt`` of an int tensor)."""
+    if isinstance(a, np.ndarray) and a.dtype.kind != "f":
+        return a.astype(_dtype.get_default_dtype().np)
+    return a
+
+
+def check_broadcast(a: tuple, b: tuple) -> None:
+    """Raise torch's message when two shapes do not broadcast (NumPy's wording differs)."""
+    ndim = max(len(a), len(b))
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
+        size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                f"non-singleton dimension {i}"
+            )

@@ -1,0 +1,613 @@
+"""Elementwise ops: arithmetic, unary math, comparisons, copies and fills.
+
+Backward formulas follow torch's derivatives.yaml; each is written with Tensor ops so it can
+itself be differentiated (create_graph=True).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _promote
+from .registry import Op, register
+
+# -- binary arithmetic ------------------------------------------------------------------------
+
+
+@register
+class Add(Op):
+    """``self + alpha * other``."""
+
+    node = "AddBackward0"
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("add", "Tensor.__add__", "Tensor.add_")
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        a, b = _promote.binary(a, b)
+        if alpha != 1:
+            b = b * alpha
+        return a + b
+
+    def backward(self, grad):
+        alpha = self._params.get("alpha", 1)
+        return grad, (grad if alpha == 1 else grad * alpha)
+
+
+@register
+class Sub(Op):
+    """``self - alpha * other``."""
+
+    node = "SubBackward0"
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        a, b = _promote.binary(a, b)
+        if a.dtype == np.bool_:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                "`^` or `logical_xor()` operator instead."
+            )
+        if alpha != 1:
+            b = b * alpha
+        return a - b
+
+    def backward(self, grad):
+        alpha = self._params.get("alpha", 1)
+        return grad, (-grad if alpha == 1 else grad * -alpha)
+
+
+@register
+class Rsub(Op):
+    """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
+
+    node = "RsubBackward1"
+    inputs = ("self",)
+    torch_names = ("rsub", "Tensor.__rsub__")
+
+    @staticmethod
+    def forward(ctx, a, other, alpha=1):
+        a, other = _promote.binary(a, other)
+        return other - (a * alpha if alpha != 1 else a)
+
+    def backward(self, grad):
+        alpha = self._params.get("alpha", 1)
+        return -grad if alpha == 1 else grad * -alpha
+
+
+@register
+class Mul(Op):
+    """Elementwise product."""
+
+    node = "MulBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("self",)}
+    broadcasts = True
+    torch_names = ("mul", "Tensor.__mul__", "Tensor.mul_")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _promote.binary(a, b)
+        return a * b
+
+    def backward(self, grad):
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad * self.saved("other")
+        if self.needs_grad(1):
+            grad_other = grad * self.saved("self")
+        return grad_self, grad_other
+
+
+@register
+class Div(Op):
+    """True division (integer inputs give a float result)."""
+
+    node = "DivBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("div", "true_divide", "Tensor.__truediv__", "Tensor.div_")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _promote.binary(a, b)
+        if a.dtype.kind != "f":
+            dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
+            a, b = a.astype(dtype), np.asarray(b).astype(dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
+
+    def backward(self, grad):
+        other = self.saved("other")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad / other
+        if self.needs_grad(1):
+            grad_other = -grad * ((self.saved("self") / other) / other)
+        return grad_self, grad_other
+
+
+@register
+class Neg(Op):
+    node = "NegBackward0"
+    torch_names = ("neg", "negative", "Tensor.__neg__")
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
+        return np.negative(a)
+
+    def backward(self, grad):
+        return -grad
+
+
+@register
+class Reciprocal(Op):
+    node = "ReciprocalBackward0"
+    saves = {"result": ("self",)}
+    torch_names = ("reciprocal",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _promote.float_result(a)
+        with np.errstate(divide="ignore"):
+            return np.reciprocal(a)
+
+    def backward(self, grad):
+        result = self.saved("result")
+        return -grad * (result * result)
+
+
+# -- powers -------------------------------------------------------------------------------------
+
+
+@register
+class PowScalar(Op):
+    """``self ** exponent`` for a Python number exponent."""
+
+    node = "PowBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("pow", "Tensor.__pow__")
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        a, exp = _promote.binary(a, exponent)
+        if a.dtype.kind in "iu" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(a, exp)
+
+    def backward(self, grad):
+        exponent = self._params["exponent"]
+        if exponent == 0:
+            return grad * 0
+        return grad * exponent * self.saved("self").pow(exponent - 1)
+
+
+@register
+class PowTensor(Op):
+    """``self ** exponent`` for two tensors."""
+
+    node = "PowBackward1"
+    inputs = ("self", "exponent")
+    saves = {"self": ("self", "exponent"), "exponent": ("self",), "result": ("exponent",)}
+    broadcasts = True
+    torch_names = ("pow",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _promote.binary(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(a, b)
+
+    def backward(self, grad):
+        base = self.saved("self")
+        grad_self = grad_exponent = None
+        if self.needs_grad(0):
+            exponent = self.saved("exponent")
+            # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
+            grad_self = (grad * exponent * base.pow(exponent - 1))._masked_zero(exponent == 0)
+        if self.needs_grad(1):
+            result = self.saved("result")
+            # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
+            exponent = self.saved("exponent")
+            grad_exponent = (grad * (result * base.log()))._masked_zero(
+                (base == 0) & (exponent >= 0)
+            )
+        return grad_self, grad_exponent
+
+
+@register
+class PowScalarBase(Op):
+    """``base ** exponent`` for a Python number base (``2 ** x``)."""
+
+    node = "PowBackward2"
+    inputs = ("exponent",)
+    saves = {"result": ("exponent",), "exponent": ("exponent",)}
+    torch_names = ("pow", "Tensor.__rpow__")
+
+    @staticmethod
+    def forward(ctx, exponent, base):
+        exp, b = _promote.binary(exponent, base)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(b, exp)
+
+    def backward(self, grad):
+        base = self._params["base"]
+        result = self.saved("result")
+        if base == 0:
+            # 0 ** e: the gradient is 0 where e >= 0, and -inf * 0 style values elsewhere.
+            with np.errstate(divide="ignore"):
+                log_base = float(np.log(np.float64(0)))
+            return (grad * (result * log_base))._masked_zero(self.saved("exponent") >= 0)
+        return grad * (result * float(np.log(base)))
+
+
+# -- unary math -------------------------------------------------------------------------------
+
+
+class _Unary(Op):
+    """Float-valued unary math: integer inputs compute in the default float dtype."""
+
+    __slots__ = ()
+    ufunc = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return cls.ufunc(_promote.float_result(a))
+
+
+@register
+class Exp(_Unary):
+    node = "ExpBackward0"
+    saves = {"result": ("self",)}
+    ufunc = np.exp
+    torch_names = ("exp",)
+
+    def backward(self, grad):
+        return grad * self.saved("result")
+
+
+@register
+class Log(_Unary):
+    node = "LogBackward0"
+    saves = {"self": ("self",)}
+    ufunc = np.log
+    torch_names = ("log",)
+
+    def backward(self, grad):
+        return grad / self.saved("self")
+
+
+@register
+class Sqrt(_Unary):
+    node = "SqrtBackward0"
+    saves = {"result": ("self",)}
+    ufunc = np.sqrt
+    torch_names = ("sqrt",)
+
+    def backward(self, grad):
+        return grad / (2 * self.saved("result"))
+
+
+@register
+class Sin(_Unary):
+    node = "SinBackward0"
+    saves = {"self": ("self",)}
+    ufunc = np.sin
+    torch_names = ("sin",)
+
+    def backward(self, grad):
+        return grad * self.saved("self").cos()
+
+
+@register
+class Cos(_Unary):
+    node = "CosBackward0"
+    saves = {"self": ("self",)}
+    ufunc = np.cos
+    torch_names = ("cos",)
+
+    def backward(self, grad):
+        return grad * -self.saved("self").sin()
+
+
+@register
+class Tanh(_Unary):
+    node = "TanhBackward0"
+    saves = {"result": ("self",)}
+    ufunc = np.tanh
+    torch_names = ("tanh",)
+
+    def backward(self, grad):
+        result = self.saved("result")
+        return grad * (1 - result * result)
+
+
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    # exp of a negative argument only, so large |a| neither overflows nor warns.
+    out = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False)
+
+
+@register
+class Sigmoid(_Unary):
+    node = "SigmoidBackward0"
+    saves = {"result": ("self",)}
+    ufunc = staticmethod(_sigmoid)
+    torch_names = ("sigmoid",)
+
+    def backward(self, grad):
+        result = self.saved("result")
+        return grad * (result * (1 - result))
+
+
+@register
+class Abs(Op):
+    node = "AbsBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("abs", "absolute")
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.abs(a)
+
+    def backward(self, grad):
+        # abs'(0) is taken as 0 (sign(0) = 0), matching torch.
+        return grad * self.saved("self").sign()
+
+
+@register
+class Sign(Op):
+    """sign(x); its gradient is zero everywhere (torch defines it so, rather than undefined)."""
+
+    node = "SignBackward0"
+    torch_names = ("sign",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sign(a)
+
+    def backward(self, grad):
+        return grad * 0
+
+
+@register
+class Relu(Op):
+    node = "ReluBackward0"
+    saves = {"result": ("self",)}
+    torch_names = ("relu",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype == np.bool_:
+            raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+        return np.maximum(a, 0, dtype=a.dtype)
+
+    def backward(self, grad):
+        # relu'(0) is taken as 0, matching torch; gradcheck avoids x == 0.
+        return grad * (self.saved("result") > 0)
+
+
+@register
+class Clamp(Op):
+    """clamp with Python-number bounds."""
+
+    node = "ClampBackward1"
+    saves = {"self": ("self",)}
+    torch_names = ("clamp", "clip")
+
+    @staticmethod
+    def forward(ctx, a, min=None, max=None):  # noqa: A002 - torch's names
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        bounds = [b for b in (min, max) if b is not None]
+        target = _promote.result_np_dtype(a, *bounds)
+        out = a.astype(target, copy=False)
+        if min is not None:
+            out = np.maximum(out, target.type(min))
+        if max is not None:
+            out = np.minimum(out, target.type(max))
+        return out
+
+    def backward(self, grad):
+        x = self.saved("self")
+        low, high = self._params.get("min"), self._params.get("max")
+        mask = None
+        if low is not None:
+            mask = x >= low
+        if high is not None:
+            mask = (x <= high) if mask is None else (mask & (x <= high))
+        return grad * mask
+
+
+@register
+class MaskedZero(Op):
+    """``where(mask, 0, self)``: zero a gradient where a formula has a removable 0 * inf."""
+
+    node = "MaskedFillBackward0"
+    inputs = ("self",)
+    broadcasts = True
+    torch_names = ("masked_fill",)
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        out = np.array(np.broadcast_to(a, shape), copy=True)
+        out[np.broadcast_to(mask, shape)] = 0
+        return out
+
+    def backward(self, grad):
+        return grad._masked_zero(self._params["mask"])
+
+
+# -- comparisons (outputs never require grad) --------------------------------------------------
+
+
+class _Compare(Op):
+    __slots__ = ()
+    differentiable = False
+    inputs = ("self", "other")
+    ufunc = None
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        a, b = _promote.binary(a, b)
+        return cls.ufunc(a, b)
+
+
+@register
+class Eq(_Compare):
+    node = "EqBackward0"
+    ufunc = np.equal
+    torch_names = ("eq", "Tensor.__eq__")
+
+
+@register
+class Ne(_Compare):
+    node = "NeBackward0"
+    ufunc = np.not_equal
+    torch_names = ("ne", "Tensor.__ne__")
+
+
+@register
+class Lt(_Compare):
+    node = "LtBackward0"
+    ufunc = np.less
+    torch_names = ("lt", "Tensor.__lt__")
+
+
+@register
+class Le(_Compare):
+    node = "LeBackward0"
+    ufunc = np.less_equal
+    torch_names = ("le", "Tensor.__le__")
+
+
+@register
+class Gt(_Compare):
+    node = "GtBackward0"
+    ufunc = np.greater
+    torch_names = ("gt", "Tensor.__gt__")
+
+
+@register
+class Ge(_Compare):
+    node = "GeBackward0"
+    ufunc = np.greater_equal
+    torch_names = ("ge", "Tensor.__ge__")
+
+
+@register
+class LogicalAnd(_Compare):
+    node = "LogicalAndBackward0"
+    ufunc = np.logical_and
+    torch_names = ("logical_and", "Tensor.__and__")
+
+
+# -- copies, casts and fills ------------------------------------------------------------------
+
+
+@register
+class Clone(Op):
+    node = "CloneBackward0"
+    torch_names = ("clone", "Tensor.contiguous")
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.array(a, copy=True, order="C")
+
+    def backward(self, grad):
+        return grad
+
+
+@register
+class ToCopy(Op):
+    """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
+
+    node = "ToCopyBackward0"
+    torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        return a.astype(dtype, copy=True)
+
+    def backward(self, grad):
+        # The base class casts the gradient back to the input's dtype.
+        return grad
+
+
+@register
+class Copy(Op):
+    """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
+
+    node = "CopyBackwards"
+    inputs = ("self", "src")
+    broadcasts = True
+    torch_names = ("Tensor.copy_",)
+
+    @staticmethod
+    def forward(ctx, a, src):
+        if not isinstance(src, np.ndarray):
+            src = np.asarray(src)
+        return np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape)).astype(a.dtype)
+
+    def backward(self, grad):
+        return None, grad
+
+
+@register
+class Zero(Op):
+    node = "ZeroBackward0"
+    torch_names = ("Tensor.zero_",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.zeros_like(a)
+
+    def backward(self, grad):
+        return grad * 0
+
+
+@register
+class Fill(Op):
+    node = "FillBackward0"
+    torch_names = ("Tensor.fill_",)
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full_like(a, value)
+
+    def backward(self, grad):
+        return grad * 0
+
+
+@register
+class FillTensor(Op):
+    """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
+
+    node = "FillBackward1"
+    inputs = ("self", "value")
+    torch_names = ("Tensor.fill_",)
+
+    @staticmethod
+    def forward(ctx, a, value):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return np.full_like(a, value)
+
+    def backward(self, grad):
+        return grad * 0, grad.sum()

@@ -1,0 +1,141 @@
+"""Reductions: sum and mean, over everything or over dims."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .registry import Op, register
+
+
+def reduce_dims(dim, ndim: int) -> tuple:
+    """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
+    from ..tensor import _wrap_dim
+
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    result = []
+    for d in dims:
+        d = _wrap_dim(d, ndim)
+        if d in result:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        result.append(d)
+    return tuple(sorted(result))
+
+
+def _sum_dtype(a: np.ndarray, dtype) -> np.dtype | None:
+    if dtype is not None:
+        return dtype.np
+    if a.dtype.kind in "biu":
+        return np.dtype(np.int64)  # torch sums bools and integers in int64
+    return None
+
+
+def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
+    """Undo a reduction's shape change on ``grad``, then broadcast it to ``shape``."""
+    if not keepdim:
+        for d in dims:  # dims are sorted, so each unsqueeze lands in place
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+@register
+class Sum(Op):
+    node = "SumBackward0"
+    torch_names = ("sum",)
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.asarray(a.sum(dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        return grad.expand(self.input_shape())
+
+
+@register
+class SumDim(Op):
+    node = "SumBackward1"
+    torch_names = ("sum",)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False, dtype=None):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        params = self._params
+        return _expand_back(grad, self.input_shape(), params["dim"], params["keepdim"])
+
+
+def _mean_check(a: np.ndarray, dtype) -> None:
+    if dtype is None and a.dtype.kind != "f":
+        name = _dtype.from_numpy_dtype(a.dtype)._legacy
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {name}"
+        )
+
+
+@register
+class Mean(Op):
+    node = "MeanBackward0"
+    torch_names = ("mean",)
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        _mean_check(a, dtype)
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+            ctx.keep("self_sym_numel", a.size)
+        if dtype is not None:
+            a = a.astype(dtype.np)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(a.mean(dtype=a.dtype))
+
+    def backward(self, grad):
+        shape = self.input_shape()
+        return grad.expand(shape) / max(int(np.prod(shape)), 1) if shape else grad
+
+
+@register
+class MeanDim(Op):
+    node = "MeanBackward1"
+    torch_names = ("mean",)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False, dtype=None):
+        _mean_check(a, dtype)
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        if dtype is not None:
+            a = a.astype(dtype.np)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
+
+    def backward(self, grad):
+        params = self._params
+        shape = self.input_shape()
+        count = 1
+        for d in params["dim"]:
+            count *= shape[d]
+        return _expand_back(grad, shape, params["dim"], params["keepdim"]) / count
+
+
+def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    if dim is None:
+        return Sum.apply(tensor, dtype=dtype)
+    dims = reduce_dims(dim, tensor.ndim)
+    if tensor.ndim == 0:
+        dims = ()
+    return SumDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)
+
+
+def mean(tensor, dim=None, keepdim=False, dtype=None):
+    if dim is None:
+        return Mean.apply(tensor, dtype=dtype)
+    dims = reduce_dims(dim, tensor.ndim)
+    if tensor.ndim == 0:
+        dims = ()
+    return MeanDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)

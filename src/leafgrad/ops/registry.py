@@ -1,0 +1,207 @@
+"""The op table and the machinery every op shares.
+
+An op is one class: ``forward`` on NumPy arrays, ``backward`` on Tensors (so that the backward
+is itself recorded under ``create_graph=True``), what it saves, whether it broadcasts, and the
+torch node name. The class *is* the node type: calling ``Op.apply`` while recording creates an
+instance of it as the result's ``grad_fn``.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import Node, SavedTensor
+from ..tensor import Tensor, _wrap, _wrap_view
+
+__all__ = ["Op", "register", "OPS"]
+
+_ops: dict[str, type] = {}
+OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
+
+
+def register(cls: type) -> type:
+    """Add an op to ``OPS`` and name its class after the torch node (``MulBackward0``)."""
+    key = cls.__name__
+    if key in _ops:
+        raise ValueError(f"op {key} registered twice")
+    cls.op_name = key
+    cls.__name__ = cls.__qualname__ = cls.node
+    _ops[key] = cls
+    return cls
+
+
+class Op(Node):
+    """Base of every differentiable op.
+
+    Class attributes a subclass sets:
+
+    - ``node``: torch's name for the grad_fn (``"MulBackward0"``).
+    - ``inputs``: torch's names for the tensor arguments, in order (``("self", "other")``).
+      Python scalars in those positions become ``(None, 0)`` edges, as torch's wrapped numbers.
+    - ``saves``: ``{name: (inputs whose grad needs it, ...)}``; a name is an input name,
+      ``"result"`` or a key the forward stores with ``ctx.keep``. Only what a needed gradient
+      uses is saved, so only that is checked for in-place modification, as in torch.
+    - ``broadcasts``: gradients are summed back to each input's shape (see ``_apply``).
+    - ``is_view``: the output shares memory and version counter with ``inputs[0]``.
+    - ``differentiable``: False for ops whose outputs never require grad (comparisons).
+    """
+
+    __slots__ = ()
+
+    node = "Op"
+    op_name = "Op"
+    inputs: tuple = ("self",)
+    saves: dict = {}
+    broadcasts = False
+    is_view = False
+    differentiable = True
+    # Only for the docs and tests: which torch callables this op implements.
+    torch_names: tuple = ()
+
+    @staticmethod
+    def forward(ctx, *args, **params):  # pragma: no cover - every op overrides
+        raise NotImplementedError
+
+    def backward(self, grad: Tensor):  # pragma: no cover - every op overrides
+        raise NotImplementedError
+
+    # -- used by backward formulas ---------------------------------------------------------------
+    def saved(self, name: str) -> Any:
+        """The saved value ``name`` (a Tensor for tensors), version-checked."""
+        saved = self._saved
+        if saved is None:
+            from ..autograd.graph import FREED_MESSAGE
+
+            raise RuntimeError(FREED_MESSAGE)
+        value = saved[name]
+        return value.unpack(self) if type(value) is SavedTensor else value
+
+    def needs_grad(self, index: int) -> bool:
+        return self.next_functions[index][0] is not None
+
+    def input_shape(self, index: int = 0) -> tuple:
+        return self._input_meta[index][0]
+
+    def keep(self, name: str, value: Any) -> None:
+        """Called by ``forward`` (when recording) to keep a non-tensor value for backward."""
+        self._saved[name] = value
+
+    # -- running forward ---------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *args, **params) -> Tensor:
+        if _grad_state.grad_enabled and cls.differentiable:
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._requires_grad:
+                    return cls._record(args, params)
+        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+        out = cls.forward(None, *arrays, **params)
+        if cls.is_view:
+            return _wrap_view(out, args[0], False, None)
+        return _wrap(out)
+
+    @classmethod
+    def _record(cls, args: tuple, params: dict) -> Tensor:
+        node = cls.__new__(cls)
+        Node.__init__(node)
+        edges = []
+        meta = []
+        arrays = []
+        for arg in args:
+            if isinstance(arg, Tensor):
+                data = arg._data
+                arrays.append(data)
+                meta.append((data.shape, data.dtype))
+                if arg._requires_grad:
+                    fn = arg._grad_fn
+                    edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
+                else:
+                    edges.append((None, 0))
+            else:
+                arrays.append(arg)
+                meta.append(None)
+                edges.append((None, 0))
+        node.next_functions = tuple(edges)
+        node._input_meta = meta
+        node._params = params
+        out = cls.forward(node, *arrays, **params)
+        if out.dtype.kind != "f":  # Note: integer tensors never require grad
+            return _wrap(out)
+        if cls.is_view:
+            result = _wrap_view(out, args[0], True, node)
+        else:
+            result = _wrap(out, True, node)
+        if cls.saves:
+            cls._save(node, args, result)
+        return result
+
+    @classmethod
+    def _save(cls, node: "Op", args: tuple, result: Tensor) -> None:
+        saved = node._saved
+        names = cls.inputs
+        for name, needed_by in cls.saves.items():
+            if not any(edges_need(node, names, input_name) for input_name in needed_by):
+                saved.pop(name, None)
+                continue
+            if name == "result":
+                saved[name] = SavedTensor(result, is_output=True)
+            elif name in names:
+                value = args[names.index(name)]
+                saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
+
+    # -- running backward ------------------------------------------------------------------------
+    def _apply(self, grads: list) -> tuple:
+        grad = grads[0]
+        results = self.backward(grad)
+        if type(results) is not tuple:
+            results = (results,)
+        fixed = []
+        for index, (result, meta) in enumerate(zip(results, self._input_meta)):
+            if result is None or meta is None or self.next_functions[index][0] is None:
+                fixed.append(None)
+                continue
+            shape, dtype = meta
+            if result._data.shape != shape:
+                if not self.broadcasts:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {index} - "
+                        f"got {list(result.shape)} but expected shape compatible with "
+                        f"{list(shape)}"
+                    )
+                result = _sum_to(result, shape)
+            if result._data.dtype != dtype:
+                result = result.to(_np_to_dtype(dtype))
+            fixed.append(result)
+        return tuple(fixed)
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+
+def edges_need(node: Op, names: tuple, input_name: str) -> bool:
+    index = names.index(input_name)
+    return index < len(node.next_functions) and node.next_functions[index][0] is not None
+
+
+def _np_to_dtype(np_dtype: np.dtype):
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _sum_to(grad: Tensor, shape: tuple) -> Tensor:
+    """Sum a broadcast gradient back to ``shape`` (torch's sum_to): leading dims, then size-1 dims."""
+    leading = grad.ndim - len(shape)
+    dims = list(range(leading))
+    for i, size in enumerate(shape):
+        if size == 1 and grad.shape[leading + i] != 1:
+            dims.append(leading + i)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    if leading:
+        grad = grad.view(shape)
+    return grad

@@ -1,0 +1,360 @@
+"""Shape ops. Most are views: the result shares memory and the version counter with its input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    from ..tensor import _wrap_dim as wrap
+
+    return wrap(dim, ndim)
+
+
+def parse_shape(shape: tuple) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size(...))``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one ``-1`` and check the element count, with torch's messages."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if unknown:
+        if known == 0 or numel % known != 0:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _try_view(a: np.ndarray, shape: tuple):
+    """``a`` reshaped without copying, or None when its strides do not allow it."""
+    try:
+        return np.reshape(a, shape, copy=False)
+    except ValueError:
+        return None
+
+
+# -- views ----------------------------------------------------------------------------------------
+
+
+class _View(Op):
+    __slots__ = ()
+    is_view = True
+
+
+@register
+class View(_View):
+    node = "ViewBackward0"
+    torch_names = ("Tensor.view", "reshape", "Tensor.view_as", "flatten")
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        out = _try_view(a, shape)
+        if out is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return out
+
+    def backward(self, grad):
+        return grad.reshape(self.input_shape())
+
+
+@register
+class UnsafeView(Op):
+    """The reshape of a fresh copy (``reshape`` of a non-viewable tensor, ``matmul`` folding)."""
+
+    node = "UnsafeViewBackward0"
+    torch_names = ("reshape",)
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.reshape(a, shape)
+
+    def backward(self, grad):
+        return grad.reshape(self.input_shape())
+
+
+@register
+class T(_View):
+    node = "TBackward0"
+    torch_names = ("t", "Tensor.T")
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.T
+
+    def backward(self, grad):
+        return grad.t()
+
+
+@register
+class Transpose(_View):
+    node = "TransposeBackward0"
+    torch_names = ("transpose", "swapaxes", "swapdims")
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        return np.swapaxes(a, dim0, dim1)
+
+    def backward(self, grad):
+        return grad.transpose(self._params["dim0"], self._params["dim1"])
+
+
+@register
+class Permute(_View):
+    node = "PermuteBackward0"
+    torch_names = ("permute",)
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        return np.transpose(a, dims)
+
+    def backward(self, grad):
+        return grad.permute(*np.argsort(self._params["dims"]).tolist())
+
+
+@register
+class Unsqueeze(_View):
+    node = "UnsqueezeBackward0"
+    torch_names = ("unsqueeze",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        return np.expand_dims(a, dim)
+
+    def backward(self, grad):
+        return grad.squeeze(self._params["dim"])
+
+
+@register
+class SqueezeAll(_View):
+    node = "SqueezeBackward0"
+    torch_names = ("squeeze",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.squeeze(a)
+
+    def backward(self, grad):
+        return grad.reshape(self.input_shape())
+
+
+@register
+class SqueezeDim(_View):
+    node = "SqueezeBackward1"
+    torch_names = ("squeeze",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a.view()
+
+    def backward(self, grad):
+        shape = self.input_shape()
+        dim = self._params["dim"]
+        if not shape or shape[dim] != 1:
+            return grad
+        return grad.unsqueeze(dim)
+
+
+@register
+class SqueezeDims(_View):
+    node = "SqueezeBackward2"
+    torch_names = ("squeeze",)
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        drop = tuple(d for d in dims if a.shape[d] == 1)
+        return np.squeeze(a, drop) if drop else a.view()
+
+    def backward(self, grad):
+        return grad.reshape(self.input_shape())
+
+
+@register
+class SqueezeLast(_View):
+    """The ``squeeze_(-2)`` that ``matmul`` of a vector and a matrix ends with."""
+
+    node = "SqueezeBackward4"
+    torch_names = ("matmul",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        return np.squeeze(a, dim)
+
+    def backward(self, grad):
+        return grad.unsqueeze(self._params["dim"])
+
+
+@register
+class Expand(_View):
+    node = "ExpandBackward0"
+    torch_names = ("expand", "Tensor.expand_as", "broadcast_to")
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.broadcast_to(a, shape)
+
+    def backward(self, grad):
+        from .registry import _sum_to
+
+        return _sum_to(grad, self.input_shape())
+
+
+@register
+class Slice(_View):
+    node = "SliceBackward0"
+    torch_names = ("narrow", "Tensor.__getitem__")
+
+    @staticmethod
+    def forward(ctx, a, dim, start, end, step=1):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        index = [slice(None)] * a.ndim
+        index[dim] = slice(start, end, step)
+        return a[tuple(index)]
+
+    def backward(self, grad):
+        p = self._params
+        return SliceBackward.apply(
+            grad, input_sizes=self.input_shape(), dim=p["dim"], start=p["start"], end=p["end"],
+            step=p.get("step", 1),
+        )
+
+
+@register
+class SliceBackward(Op):
+    """Zeros of the input's shape with ``grad`` placed in the slice (and its own backward)."""
+
+    node = "SliceBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, dim, start, end, step=1):
+        out = np.zeros(input_sizes, dtype=grad.dtype)
+        index = [slice(None)] * len(input_sizes)
+        index[dim] = slice(start, end, step)
+        out[tuple(index)] = grad
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        return Slice.apply(grad, dim=p["dim"], start=p["start"], end=p["end"], step=p["step"])
+
+
+@register
+class Select(_View):
+    node = "SelectBackward0"
+    torch_names = ("select", "unbind", "Tensor.__getitem__")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        where = [slice(None)] * a.ndim
+        where[dim] = index
+        return a[tuple(where)]
+
+    def backward(self, grad):
+        p = self._params
+        return SelectBackward.apply(
+            grad, input_sizes=self.input_shape(), dim=p["dim"], index=p["index"]
+        )
+
+
+@register
+class SelectBackward(Op):
+    node = "SelectBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, dim, index):
+        out = np.zeros(input_sizes, dtype=grad.dtype)
+        where = [slice(None)] * len(input_sizes)
+        where[dim] = index
+        out[tuple(where)] = grad
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        return Select.apply(grad, dim=p["dim"], index=p["index"])
+
+
+# -- joins ----------------------------------------------------------------------------------------
+
+
+@register
+class Cat(Op):
+    node = "CatBackward0"
+    torch_names = ("cat", "concat", "concatenate")
+
+    @classmethod
+    def apply_list(cls, tensors, dim):
+        return cls.apply(*tensors, dim=dim)
+
+    @staticmethod
+    def forward(ctx, *arrays, dim):
+        from ._promote import result_np_dtype
+
+        target = result_np_dtype(*arrays)
+        # torch skips legacy empty 1-d tensors (shape [0]) when joining.
+        kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)] or [arrays[0]]
+        return np.concatenate([a.astype(target, copy=False) for a in kept], axis=dim)
+
+    def backward(self, grad):
+        dim = self._params["dim"]
+        grads = []
+        offset = 0
+        for shape, _ in self._input_meta:
+            if len(shape) == 1 and shape[0] == 0 and grad.ndim != 1:
+                grads.append(None)
+                continue
+            size = shape[dim]
+            grads.append(grad.narrow(dim, offset, size))
+            offset += size
+        return tuple(grads)
+
+
+@register
+class Stack(Op):
+    node = "StackBackward0"
+    torch_names = ("stack",)
+
+    @staticmethod
+    def forward(ctx, *arrays, dim):
+        from ._promote import result_np_dtype
+
+        target = result_np_dtype(*arrays)
+        return np.stack([a.astype(target, copy=False) for a in arrays], axis=dim)
+
+    def backward(self, grad):
+        dim = self._params["dim"]
+        return tuple(grad.select(dim, i) for i in range(len(self._input_meta)))

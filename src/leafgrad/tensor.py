@@ -1,0 +1,911 @@
+"""Tensor: a NumPy array plus the autograd metadata torch keeps next to it.
+
+Every arithmetic method calls an op from ``leafgrad.ops``; this file holds no derivative.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dtype
+from ._device import device as _device_cls, CPU as _CPU
+from .autograd.grad_mode import state as _grad_state
+from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+
+__all__ = ["Tensor", "Size"]
+
+_BY_NP = {d.np: d for d in _dtype.ALL}
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints, printed as ``leafgrad.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"leafgrad.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        count = 1
+        for size in self:
+            count *= size
+        return count
+
+    def __getitem__(self, index):
+        result = tuple.__getitem__(self, index)
+        return Size(result) if isinstance(index, slice) else result
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered internally at "
+    "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)"
+)
+
+
+def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
+    """Make a Tensor around an array the caller owns (the fast path of every op)."""
+    if type(data) is not np.ndarray:
+        data = np.asarray(data)
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = requires_grad
+    t._grad_fn = grad_fn
+    t._output_nr = 0
+    t._grad = None
+    t._vc = None
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    return t
+
+
+def _wrap_view(data, base: "Tensor", requires_grad: bool, grad_fn) -> "Tensor":
+    """A tensor sharing ``base``'s memory and version counter."""
+    t = _wrap(data, requires_grad, grad_fn)
+    t._vc = base._version_counter()
+    t._base = base._base if base._base is not None else base
+    return t
+
+
+_new = object.__new__
+
+
+def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
+    t = _wrap(data, True, node)
+    t._vc = counter
+    t._output_nr = output_nr
+    return t
+
+
+SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_grad",
+        "_vc",
+        "_base",
+        "_hooks",
+        "_acc",
+        "_retains_grad",
+        "__weakref__",
+    )
+    # Note: NumPy defers to us in ``ndarray + Tensor`` because of this.
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(...) legacy constructor: sizes give an uninitialised float tensor, a
+        # sequence gives a float tensor of its values.
+        from ._creation import _legacy_new
+
+        return _legacy_new(cls, *args, **kwargs)
+
+    # -- construction helpers ---------------------------------------------------------------------
+    def _version_counter(self) -> list:
+        counter = self._vc
+        if counter is None:
+            counter = self._vc = [0]
+        return counter
+
+    def _bump_version(self) -> None:
+        counter = self._vc
+        if counter is None:
+            self._vc = [1]
+        else:
+            counter[0] += 1
+
+    def _accumulator(self) -> AccumulateGrad:
+        """The leaf's AccumulateGrad node, shared by every op that uses the leaf while alive."""
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            if self._hooks is None:
+                self._hooks = {}
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc
+
+    # -- metadata ---------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _BY_NP[self._data.dtype]
+
+    @property
+    def device(self) -> _device_cls:
+        return _CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            # Note: torch's wording; only leaves have a settable flag.
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        value = bool(value)
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients"
+            )
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients"
+            )
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{_torch_type_name(value)}' to a tensor with "
+                    f"dtype '{_torch_type_name(self)}'. Please ensure that the gradient and the "
+                    "tensor have the same dtype"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        counter = self._vc
+        return 0 if counter is None else counter[0]
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage without history or version sharing (the pre-0.4 escape hatch)."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+
+    @property
+    def T(self) -> "Tensor":
+        if self.ndim <= 2:
+            return self.t() if self.ndim == 2 else self
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> "Tensor":
+        return self.transpose(-2, -1)
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- conversion ---------------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        array = self._data
+        if dtype is not None and array.dtype != dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._printing import tensor_repr
+
+        extras = []
+        fn = self._grad_fn
+        if fn is not None:
+            extras.append(f"grad_fn=<{fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return tensor_repr(self._data, self.dtype, extras)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        from ._creation import _rebuild
+
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = _wrap(self._data.copy(), self._requires_grad)
+        if type(self) is not Tensor:
+            new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new
+        if self._grad is not None:
+            new._grad = _wrap(self._grad._data.copy())
+        memo[id(self)] = new
+        return new
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return _torch_type_name(self)
+        if isinstance(dtype, str):
+            for d in _dtype.ALL:
+                if f"torch.{d._legacy}Tensor" == dtype or f"leafgrad.{d._legacy}Tensor" == dtype:
+                    return self.to(d)
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(dtype)
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    # -- autograd -----------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``autograd.backward``)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new grad."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+            acc = self._acc() if self._acc is not None else None
+            if acc is not None:
+                acc._tensor_pre_hooks = self._hooks
+        return _add_hook(self._hooks, (0, hook))
+
+    def retain_grad(self) -> None:
+        """Keep the gradient of a non-leaf in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        fn = self._grad_fn
+        if fn._retains_grad_hooks is None:
+            fn._retains_grad_hooks = {}
+        ref = weakref.ref(self)
+
+        def retain(grad):
+            tensor = ref()
+            if tensor is None:
+                return
+            if tensor._grad is None:
+                tensor._grad = grad.clone() if _grad_state.grad_enabled else _wrap(grad._data.copy())
+            else:
+                tensor._grad = tensor._grad + grad
+
+        fn._retains_grad_hooks[self._output_nr] = retain
+        self._retains_grad = True
+
+    def _accumulate_grad(self, grad: "Tensor") -> None:
+        """What AccumulateGrad does with an arriving gradient (torch's accumulateGrad)."""
+        old = self._grad
+        if old is None:
+            if _grad_state.grad_enabled:
+                # create_graph: the stored grad is a recorded copy (CopyBackwards), so that
+                # differentiating .grad reaches the graph that produced it.
+                from ._creation import empty_like
+
+                self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
+            elif _can_steal(grad):
+                self._grad = grad if grad._grad_fn is None else grad.detach()
+            else:
+                self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
+        elif _grad_state.grad_enabled:
+            self._grad = old + grad
+        else:
+            np.add(old._data, grad._data, out=old._data, casting="unsafe")
+            old._bump_version()
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing storage and version counter, outside the graph."""
+        t = _wrap(self._data)
+        t._vc = self._version_counter()
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    # -- ops (each forwards to one op class in leafgrad.ops) -----------------------------------
+    def __add__(self, other):
+        return _ops.Add.apply(self, other)
+
+    def __radd__(self, other):
+        return _ops.Add.apply(self, other)
+
+    def __sub__(self, other):
+        return _ops.Sub.apply(self, other)
+
+    def __rsub__(self, other):
+        return _ops.Rsub.apply(self, other=other)
+
+    def __mul__(self, other):
+        return _ops.Mul.apply(self, other)
+
+    def __rmul__(self, other):
+        return _ops.Mul.apply(self, other)
+
+    def __truediv__(self, other):
+        return _ops.Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
+        return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
+
+    def __pow__(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ops.pow(base, self)
+
+    def __neg__(self):
+        return _ops.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.Abs.apply(self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __eq__(self, other):
+        return _ops.Eq.apply(self, other)
+
+    def __ne__(self, other):
+        return _ops.Ne.apply(self, other)
+
+    def __lt__(self, other):
+        return _ops.Lt.apply(self, other)
+
+    def __le__(self, other):
+        return _ops.Le.apply(self, other)
+
+    def __gt__(self, other):
+        return _ops.Gt.apply(self, other)
+
+    def __ge__(self, other):
+        return _ops.Ge.apply(self, other)
+
+    def __iadd__(self, other):
+        return _ops.inplace(_ops.Add, self, other)
+
+    def __isub__(self, other):
+        return _ops.inplace(_ops.Sub, self, other)
+
+    def __imul__(self, other):
+        return _ops.inplace(_ops.Mul, self, other)
+
+    def __itruediv__(self, other):
+        return _ops.inplace(_ops.Div, self, other)
+
+    def add(self, other, *, alpha=1):
+        return _ops.Add.apply(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _ops.Sub.apply(self, other, alpha=alpha)
+
+    subtract = sub
+
+    def mul(self, other):
+        return _ops.Mul.apply(self, other)
+
+    multiply = mul
+
+    def div(self, other, *, rounding_mode=None):
+        return _ops.div(self, other, rounding_mode)
+
+    divide = true_divide = div
+
+    def neg(self):
+        return _ops.Neg.apply(self)
+
+    negative = neg
+
+    def reciprocal(self):
+        return _ops.Reciprocal.apply(self)
+
+    def pow(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def exp(self):
+        return _ops.Exp.apply(self)
+
+    def log(self):
+        return _ops.Log.apply(self)
+
+    def sqrt(self):
+        return _ops.Sqrt.apply(self)
+
+    def abs(self):
+        return _ops.Abs.apply(self)
+
+    absolute = abs
+
+    def sign(self):
+        return _ops.Sign.apply(self)
+
+    def sin(self):
+        return _ops.Sin.apply(self)
+
+    def cos(self):
+        return _ops.Cos.apply(self)
+
+    def tanh(self):
+        return _ops.Tanh.apply(self)
+
+    def sigmoid(self):
+        return _ops.Sigmoid.apply(self)
+
+    def relu(self):
+        return _ops.Relu.apply(self)
+
+    def clamp(self, min=None, max=None):
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def eq(self, other):
+        return _ops.Eq.apply(self, other)
+
+    def ne(self, other):
+        return _ops.Ne.apply(self, other)
+
+    def lt(self, other):
+        return _ops.Lt.apply(self, other)
+
+    def le(self, other):
+        return _ops.Le.apply(self, other)
+
+    def gt(self, other):
+        return _ops.Gt.apply(self, other)
+
+    def ge(self, other):
+        return _ops.Ge.apply(self, other)
+
+    def _masked_zero(self, mask):
+        """``masked_fill(mask, 0)`` for backward formulas (mask: bool Tensor or array)."""
+        return _ops.MaskedZero.apply(self, mask=mask._data if isinstance(mask, Tensor) else mask)
+
+    def equal(self, other) -> bool:
+        return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.mean(self, dim, keepdim, dtype)
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def mm(self, mat2):
+        return _ops.mm(self, mat2)
+
+    def mv(self, vec):
+        return _ops.mv(self, vec)
+
+    def dot(self, other):
+        return _ops.dot(self, other)
+
+    def bmm(self, mat2):
+        return _ops.bmm(self, mat2)
+
+    def view(self, *shape):
+        return _ops.view(self, shape)
+
+    def view_as(self, other):
+        return _ops.view(self, (other.shape,))
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, (other.shape,))
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def t(self):
+        return _ops.t(self)
+
+    def transpose(self, dim0, dim1):
+        return _ops.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def permute(self, *dims):
+        return _ops.permute(self, dims)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return _ops.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return _ops.expand(self, sizes)
+
+    def expand_as(self, other):
+        return _ops.expand(self, (other.shape,))
+
+    def narrow(self, dim, start, length):
+        return _ops.narrow(self, dim, start, length)
+
+    def select(self, dim, index):
+        return _ops.select(self, dim, index)
+
+    def unbind(self, dim=0):
+        return _ops.unbind(self, dim)
+
+    def clone(self, *, memory_format=None):
+        return _ops.Clone.apply(self)
+
+    def contiguous(self, memory_format=None):
+        if self._data.flags.c_contiguous:
+            return self
+        return _ops.Clone.apply(self)
+
+    def to(self, *args, **kwargs):
+        return _ops.to(self, *args, **kwargs)
+
+    def float(self):
+        return _ops.to(self, _dtype.float32)
+
+    def double(self):
+        return _ops.to(self, _dtype.float64)
+
+    def half(self):
+        return _ops.to(self, _dtype.float16)
+
+    def long(self):
+        return _ops.to(self, _dtype.int64)
+
+    def int(self):
+        return _ops.to(self, _dtype.int32)
+
+    def short(self):
+        return _ops.to(self, _dtype.int16)
+
+    def char(self):
+        return _ops.to(self, _dtype.int8)
+
+    def byte(self):
+        return _ops.to(self, _dtype.uint8)
+
+    def bool(self):
+        return _ops.to(self, _dtype.bool)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from ._creation import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from ._creation import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from ._creation import ones
+
+        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        from ._creation import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from ._creation import empty
+
+        return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
+    def add_(self, other, *, alpha=1):
+        return _ops.inplace(_ops.Add, self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return _ops.inplace(_ops.Sub, self, other, alpha=alpha)
+
+    def mul_(self, other):
+        return _ops.inplace(_ops.Mul, self, other)
+
+    def div_(self, other):
+        return _ops.inplace(_ops.Div, self, other)
+
+    def neg_(self):
+        return _ops.inplace(_ops.Neg, self)
+
+    def pow_(self, exponent):
+        if isinstance(exponent, Tensor):
+            return _ops.inplace(_ops.PowTensor, self, exponent)
+        return _ops.inplace(_ops.PowScalar, self, exponent=exponent)
+
+    def exp_(self):
+        return _ops.inplace(_ops.Exp, self)
+
+    def log_(self):
+        return _ops.inplace(_ops.Log, self)
+
+    def sqrt_(self):
+        return _ops.inplace(_ops.Sqrt, self)
+
+    def abs_(self):
+        return _ops.inplace(_ops.Abs, self)
+
+    def sin_(self):
+        return _ops.inplace(_ops.Sin, self)
+
+    def cos_(self):
+        return _ops.inplace(_ops.Cos, self)
+
+    def tanh_(self):
+        return _ops.inplace(_ops.Tanh, self)
+
+    def sigmoid_(self):
+        return _ops.inplace(_ops.Sigmoid, self)
+
+    def relu_(self):
+        return _ops.inplace(_ops.Relu, self)
+
+    def clamp_(self, min=None, max=None):
+        return _ops.clamp_(self, min, max)
+
+    clip_ = clamp_
+
+    def zero_(self):
+        return _ops.inplace(_ops.Zero, self)
+
+    def fill_(self, value):
+        if isinstance(value, Tensor):
+            return _ops.inplace(_ops.FillTensor, self, value)
+        return _ops.inplace(_ops.Fill, self, value=value)
+
+    def copy_(self, src, non_blocking=False):
+        return _ops.inplace(_ops.Copy, self, src)
+
+
+def _can_steal(grad: "Tensor") -> bool:
+    """Whether AccumulateGrad may keep an engine-made gradient instead of copying it.
+
+    Like torch it requires that nothing else holds the tensor (reference count) and that it has
+    an ordinary layout; NumPy adds one more condition: the array owns its memory, so the stored
+    grad is never a broadcast view or an alias of another tensor's data.
+    """
+    data = grad._data
+    flags = data.flags
+    return (
+        flags.owndata
+        and flags.c_contiguous
+        and flags.writeable
+        and sys.getrefcount(grad) <= _STEAL_REFS
+    )
+
+
+# References to a stealable grad seen inside ``_can_steal``: the engine's local, the argument
+# of ``_accumulate_grad`` and of ``_can_steal``, getrefcount's own. Calibrated by
+# tests/autograd/test_accumulate.py.
+_STEAL_REFS = 4
+
+
+def _torch_type_name(t: Tensor) -> str:
+    return f"torch.{t.dtype._legacy}Tensor"
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but "
+            f"got {dim})"
+        )
+    return dim + bound if dim < 0 else dim
+
+
+# The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
+from . import ops as _ops  # noqa: E402
