@@ -310,6 +310,12 @@ class Tensor:
     def _is_view(self) -> bool:
         return self._base is not None
 
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    def __setitem__(self, index, value) -> None:
+        _ops.setitem(self, index, value)
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -377,7 +383,7 @@ class Tensor:
         extras = []
         fn = self._grad_fn
         if fn is not None:
-            extras.append(f"grad_fn=<{fn.name()}>")
+            extras.append(f"grad_fn=<{type(fn).__name__}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
         return tensor_repr(self._data, self.dtype, extras)
@@ -440,7 +446,7 @@ class Tensor:
             self._hooks = {}
             acc = self._acc() if self._acc is not None else None
             if acc is not None:
-                acc._tensor_pre_hooks = self._hooks
+                acc._hooks().tensor_pre = self._hooks
         return _add_hook(self._hooks, (0, hook))
 
     def retain_grad(self) -> None:
@@ -450,8 +456,6 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         fn = self._grad_fn
-        if fn._retains_grad_hooks is None:
-            fn._retains_grad_hooks = {}
         ref = weakref.ref(self)
 
         def retain(grad):
@@ -463,7 +467,7 @@ class Tensor:
             else:
                 tensor._grad = tensor._grad + grad
 
-        fn._retains_grad_hooks[self._output_nr] = retain
+        fn._register_retains_grad(self._output_nr, retain)
         self._retains_grad = True
 
     def _accumulate_grad(self, grad: "Tensor") -> None:
@@ -570,6 +574,24 @@ class Tensor:
 
     def __ge__(self, other):
         return _ops.Ge.apply(self, other)
+
+    def __and__(self, other):
+        return _ops.BitwiseAnd.apply(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _ops.BitwiseOr.apply(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _ops.BitwiseXor.apply(self, other)
+
+    __rxor__ = __xor__
+
+    def __invert__(self):
+        return _ops.BitwiseNot.apply(self)
 
     def __iadd__(self, other):
         return _ops.inplace(_ops.Add, self, other)

@@ -67,6 +67,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                     f"torch.Size({list(grad.shape)}) and output[{index}] has a shape of "
                     f"torch.Size({list(output.shape)})."
                 )
+            if grad._data.dtype != output._data.dtype:
+                grad = grad.to(output.dtype)  # the engine works in each output's dtype
             result.append(grad)
         elif grad is None:
             if output._requires_grad:

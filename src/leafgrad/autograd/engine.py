@@ -74,15 +74,15 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
     return pruned
 
 
-def _call_tensor_pre_hooks(node: Node, buffer: list) -> None:
-    hooks = node._tensor_pre_hooks
+def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
+    hooks = hookset.tensor_pre
     if hooks:
         for output_nr, fn in list(hooks.values()):
             if output_nr < len(buffer) and buffer[output_nr] is not None:
                 result = fn(buffer[output_nr])
                 if result is not None:
                     buffer[output_nr] = result
-    retains = node._retains_grad_hooks
+    retains = hookset.retains_grad
     if retains:
         for output_nr, fn in list(retains.items()):
             if output_nr < len(buffer) and buffer[output_nr] is not None:
@@ -139,7 +139,9 @@ def run_backward(
             buffer = buffers.pop(node, None)
             grads_in = None
             if buffer is not None and any(g is not None for g in buffer):
-                _call_tensor_pre_hooks(node, buffer)
+                hookset = node._hookset
+                if hookset is not None:
+                    _call_tensor_pre_hooks(hookset, buffer)
                 captured = captures.get(node)
                 if captured is not None:
                     for output_nr, index, tensor in captured:
@@ -169,16 +171,17 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
 
 
 def _run_node(node: Node, buffer: list):
-    pre_hooks = node._pre_hooks
-    if pre_hooks:
-        for fn in list(pre_hooks.values()):
+    hookset = node._hookset
+    if hookset is None:
+        return node._apply(buffer)
+    if hookset.pre:
+        for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))
             if result is not None:
                 buffer = list(result)
     grads_in = node._apply(buffer)
-    hooks = node._hooks
-    if hooks:
-        for fn in list(hooks.values()):
+    if hookset.post:
+        for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
             if result is not None:
                 grads_in = tuple(result)

@@ -16,7 +16,7 @@ import itertools
 import re
 from typing import Any, Callable
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
+__all__ = ["Node", "Hooks", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -59,6 +59,19 @@ def _add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
     return handle
 
 
+class Hooks:
+    """A node's hooks, kept apart so that the common hook-less node carries one None."""
+
+    __slots__ = ("tensor_pre", "retains_grad", "pre", "post", "metadata")
+
+    def __init__(self):
+        self.tensor_pre = None  # {key: (output_nr, fn)}: Tensor.register_hook on outputs
+        self.retains_grad = None  # {output_nr: fn}: Tensor.retain_grad, run after tensor_pre
+        self.pre = None  # {key: fn(grad_outputs)}: Node.register_prehook
+        self.post = None  # {key: fn(grad_inputs, grad_outputs)}: Node.register_hook
+        self.metadata = None
+
+
 class Node:
     """A recorded operation; the object a tensor's ``grad_fn`` returns.
 
@@ -73,11 +86,7 @@ class Node:
         "_saved",
         "_params",
         "_input_meta",
-        "_pre_hooks",
-        "_hooks",
-        "_tensor_pre_hooks",
-        "_retains_grad_hooks",
-        "_metadata",
+        "_hookset",
         "__weakref__",
     )
 
@@ -87,21 +96,21 @@ class Node:
         self._saved = {}
         self._params = {}
         self._input_meta = ()
-        self._pre_hooks = None
-        self._hooks = None
-        self._tensor_pre_hooks = None
-        self._retains_grad_hooks = None
-        self._metadata = None
+        self._hookset = None
+
+    # Set where torch's name() differs from the class name (torch::autograd::CopyBackwards).
+    qualified_name = None
 
     # -- what torch shows ------------------------------------------------------------------
     def name(self) -> str:
-        return type(self).__name__
+        return self.qualified_name or type(self).__name__
 
     @property
     def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        hooks = self._hooks()
+        if hooks.metadata is None:
+            hooks.metadata = {}
+        return hooks.metadata
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -125,24 +134,39 @@ class Node:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     # -- hooks -----------------------------------------------------------------------------
+    def _hooks(self) -> Hooks:
+        hooks = self._hookset
+        if hooks is None:
+            hooks = self._hookset = Hooks()
+        return hooks
+
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; a non-None return replaces
         ``grad_inputs``."""
-        if self._hooks is None:
-            self._hooks = {}
-        return _add_hook(self._hooks, fn)
+        hooks = self._hooks()
+        if hooks.post is None:
+            hooks.post = {}
+        return _add_hook(hooks.post, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; a non-None return replaces them."""
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return _add_hook(self._pre_hooks, fn)
+        hooks = self._hooks()
+        if hooks.pre is None:
+            hooks.pre = {}
+        return _add_hook(hooks.pre, fn)
 
     def _register_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
         # ``Tensor.register_hook`` on a non-leaf: a pre-hook that sees one output's grad.
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        return _add_hook(self._tensor_pre_hooks, (output_nr, fn))
+        hooks = self._hooks()
+        if hooks.tensor_pre is None:
+            hooks.tensor_pre = {}
+        return _add_hook(hooks.tensor_pre, (output_nr, fn))
+
+    def _register_retains_grad(self, output_nr: int, fn: Callable) -> None:
+        hooks = self._hooks()
+        if hooks.retains_grad is None:
+            hooks.retains_grad = {}
+        hooks.retains_grad[output_nr] = fn
 
     # -- running -----------------------------------------------------------------------------
     def _apply(self, grads: list) -> tuple:
@@ -170,7 +194,7 @@ class AccumulateGrad(Node):
         # Note: execution order. Accumulators run before any other ready node.
         self._sequence_nr = float("inf")
         # Hooks registered on the leaf run as this node's tensor pre-hooks (same dict object).
-        self._tensor_pre_hooks = variable._hooks
+        self._hooks().tensor_pre = variable._hooks
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

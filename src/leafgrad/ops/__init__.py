@@ -11,16 +11,17 @@ from .. import _dtype
 from .registry import OPS, Op, register
 from .elementwise import (
     Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
-    LogicalAnd, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
+    BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
     Relu, Rsub, Sigmoid, Sign, Sin, Sqrt, Sub, Tanh, ToCopy, Zero,
 )
 from .reduce import mean, sum  # noqa: A004 - torch's names
 from .shape import (
-    Cat, Expand, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
+    Alias, Cat, Expand, Unbind, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
     Transpose, UnsafeView, Unsqueeze, View, _try_view, infer_shape, parse_shape,
 )
 from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
+from .indexing import Index, IndexBackward, getitem, setitem
 
 __all__ = ["OPS", "Op", "register"]
 
@@ -210,8 +211,9 @@ def select(tensor, dim, index):
 
 
 def unbind(tensor, dim=0):
-    dim = _wrap_dim(dim, tensor.ndim)
-    return tuple(Select.apply(tensor, dim=dim, index=i) for i in range(tensor.shape[dim]))
+    if tensor.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Unbind.apply(tensor, dim=_wrap_dim(dim, tensor.ndim))
 
 
 def _check_join(tensors, name: str):

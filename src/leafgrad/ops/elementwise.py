@@ -508,11 +508,62 @@ class Ge(_Compare):
     torch_names = ("ge", "Tensor.__ge__")
 
 
+def _bitwise_check(a, b, name):
+    if a.dtype.kind == "f":
+        raise RuntimeError(f'"{name}_cpu" not implemented for \'{_legacy_name(a)}\'')
+
+
+def _legacy_name(a):
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(a.dtype)._legacy
+
+
+class _Bitwise(_Compare):
+    __slots__ = ()
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        a, b = _promote.binary(a, b)
+        _bitwise_check(a, b, cls.kernel)
+        return cls.ufunc(a, b)
+
+
 @register
-class LogicalAnd(_Compare):
-    node = "LogicalAndBackward0"
-    ufunc = np.logical_and
-    torch_names = ("logical_and", "Tensor.__and__")
+class BitwiseAnd(_Bitwise):
+    node = "BitwiseAndBackward0"
+    ufunc = np.bitwise_and
+    kernel = "bitwise_and"
+    torch_names = ("bitwise_and", "Tensor.__and__")
+
+
+@register
+class BitwiseOr(_Bitwise):
+    node = "BitwiseOrBackward0"
+    ufunc = np.bitwise_or
+    kernel = "bitwise_or"
+    torch_names = ("bitwise_or", "Tensor.__or__")
+
+
+@register
+class BitwiseXor(_Bitwise):
+    node = "BitwiseXorBackward0"
+    ufunc = np.bitwise_xor
+    kernel = "bitwise_xor"
+    torch_names = ("bitwise_xor", "Tensor.__xor__")
+
+
+@register
+class BitwiseNot(Op):
+    node = "BitwiseNotBackward0"
+    differentiable = False
+    torch_names = ("bitwise_not", "Tensor.__invert__")
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype.kind == "f":
+            raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{_legacy_name(a)}\'')
+        return np.invert(a)
 
 
 # -- copies, casts and fills ------------------------------------------------------------------
@@ -552,6 +603,7 @@ class Copy(Op):
     """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
 
     node = "CopyBackwards"
+    qualified_name = "torch::autograd::CopyBackwards"  # what name() says; the class is CopyBackwards
     inputs = ("self", "src")
     broadcasts = True
     torch_names = ("Tensor.copy_",)
@@ -563,7 +615,7 @@ class Copy(Op):
         return np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape)).astype(a.dtype)
 
     def backward(self, grad):
-        return None, grad
+        return grad * 0, grad  # the overwritten values get a zero gradient, as in torch
 
 
 @register
@@ -581,7 +633,7 @@ class Zero(Op):
 
 @register
 class Fill(Op):
-    node = "FillBackward0"
+    node = "FillBackward2"
     torch_names = ("Tensor.fill_",)
 
     @staticmethod
@@ -596,7 +648,7 @@ class Fill(Op):
 class FillTensor(Op):
     """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
 
-    node = "FillBackward1"
+    node = "FillBackward3"
     inputs = ("self", "value")
     torch_names = ("Tensor.fill_",)
 

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor
+from ..autograd.graph import Node, SavedTensor, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS"]
 
+_NO_EDGE = (None, 0)
 _ops: dict[str, type] = {}
 OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
 
@@ -30,8 +31,23 @@ def register(cls: type) -> type:
         raise ValueError(f"op {key} registered twice")
     cls.op_name = key
     cls.__name__ = cls.__qualname__ = cls.node
+    cls._save_plan = _save_plan(cls)
     _ops[key] = cls
     return cls
+
+
+def _save_plan(cls) -> tuple:
+    """``saves`` compiled to ``(name, input index or -1 for the result, needing indices)``."""
+    plan = []
+    for name, needed_by in cls.saves.items():
+        needing = tuple(cls.inputs.index(n) for n in needed_by)
+        if name == "result":
+            plan.append((name, -1, needing))
+        elif name in cls.inputs:
+            plan.append((name, cls.inputs.index(name), needing))
+        else:
+            plan.append((name, None, needing))  # kept by forward via ctx.keep
+    return tuple(plan)
 
 
 class Op(Node):
@@ -58,6 +74,7 @@ class Op(Node):
     saves: dict = {}
     broadcasts = False
     is_view = False
+    multi_output = False  # forward returns a tuple; backward gets the list of output grads
     differentiable = True
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
@@ -100,13 +117,18 @@ class Op(Node):
         arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
         out = cls.forward(None, *arrays, **params)
         if cls.is_view:
+            if cls.multi_output:
+                return tuple(_wrap_view(o, args[0], False, None) for o in out)
             return _wrap_view(out, args[0], False, None)
         return _wrap(out)
 
     @classmethod
     def _record(cls, args: tuple, params: dict) -> Tensor:
         node = cls.__new__(cls)
-        Node.__init__(node)
+        node._sequence_nr = next(_sequence)
+        node._saved = {}
+        node._params = params
+        node._hookset = None
         edges = []
         meta = []
         arrays = []
@@ -119,43 +141,57 @@ class Op(Node):
                     fn = arg._grad_fn
                     edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
                 else:
-                    edges.append((None, 0))
+                    edges.append(_NO_EDGE)
             else:
                 arrays.append(arg)
                 meta.append(None)
-                edges.append((None, 0))
-        node.next_functions = tuple(edges)
+                edges.append(_NO_EDGE)
+        node.next_functions = edges = tuple(edges)
         node._input_meta = meta
-        node._params = params
         out = cls.forward(node, *arrays, **params)
+        if cls.multi_output:
+            return cls._wrap_outputs(out, args, node)
         if out.dtype.kind != "f":  # Note: integer tensors never require grad
             return _wrap(out)
         if cls.is_view:
             result = _wrap_view(out, args[0], True, node)
         else:
             result = _wrap(out, True, node)
-        if cls.saves:
-            cls._save(node, args, result)
+        saved = node._saved
+        count = len(edges)
+        for name, index, needing in cls._save_plan:
+            for i in needing:
+                if i < count and edges[i][0] is not None:
+                    break
+            else:
+                saved.pop(name, None)  # no gradient that needs it is computed
+                continue
+            if index is None:
+                continue
+            value = result if index < 0 else args[index]
+            if isinstance(value, Tensor):
+                saved[name] = SavedTensor(value, index < 0)
+            else:
+                saved[name] = value
         return result
 
     @classmethod
-    def _save(cls, node: "Op", args: tuple, result: Tensor) -> None:
-        saved = node._saved
-        names = cls.inputs
-        for name, needed_by in cls.saves.items():
-            if not any(edges_need(node, names, input_name) for input_name in needed_by):
-                saved.pop(name, None)
-                continue
-            if name == "result":
-                saved[name] = SavedTensor(result, is_output=True)
-            elif name in names:
-                value = args[names.index(name)]
-                saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
+    def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
+        outputs = []
+        for output_nr, out in enumerate(arrays):
+            differentiable = out.dtype.kind == "f"
+            grad_fn = node if differentiable else None
+            if cls.is_view:
+                tensor = _wrap_view(out, args[0], differentiable, grad_fn)
+            else:
+                tensor = _wrap(out, differentiable, grad_fn)
+            tensor._output_nr = output_nr
+            outputs.append(tensor)
+        return tuple(outputs)
 
     # -- running backward ------------------------------------------------------------------------
     def _apply(self, grads: list) -> tuple:
-        grad = grads[0]
-        results = self.backward(grad)
+        results = self.backward(grads if self.multi_output else grads[0])
         if type(results) is not tuple:
             results = (results,)
         fixed = []
@@ -176,15 +212,6 @@ class Op(Node):
                 result = result.to(_np_to_dtype(dtype))
             fixed.append(result)
         return tuple(fixed)
-
-    def _release(self) -> None:
-        if self._saved:
-            self._saved = None
-
-
-def edges_need(node: Op, names: tuple, input_name: str) -> bool:
-    index = names.index(input_name)
-    return index < len(node.next_functions) and node.next_functions[index][0] is not None
 
 
 def _np_to_dtype(np_dtype: np.dtype):

@@ -308,6 +308,41 @@ class SelectBackward(Op):
         return Select.apply(grad, dim=p["dim"], index=p["index"])
 
 
+@register
+class Unbind(_View):
+    """Every slice along ``dim`` as views; a missing output grad counts as zeros."""
+
+    node = "UnbindBackward0"
+    multi_output = True
+    torch_names = ("unbind", "Tensor.__iter__")
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        return tuple(np.moveaxis(a, dim, 0))
+
+    def backward(self, grads):
+        dim = self._params["dim"]
+        shape = self.input_shape()
+        count = shape[dim]
+        grads = list(grads) + [None] * (count - len(grads))
+        present = next(g for g in grads if g is not None)
+        filled = [g if g is not None else present * 0 for g in grads]
+        return Stack.apply(*filled, dim=dim)
+
+
+@register
+class Alias(_View):
+    node = "AliasBackward0"
+    torch_names = ("Tensor.__getitem__",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    def backward(self, grad):
+        return grad
+
+
 # -- joins ----------------------------------------------------------------------------------------
 
 
