@@ -22,7 +22,8 @@ class Sample:
     check_node: bool = True
     second_order: bool = True
     note: str = ""
-    kwargs: dict = field(default_factory=dict)
+    # gradcheck options for samples that leave float64 (a cast to float32 loses precision)
+    check_options: dict = field(default_factory=dict)
 
 
 def values(shape: tuple, domain: str, rng: np.random.Generator) -> np.ndarray:
@@ -121,8 +122,10 @@ SAMPLES: dict[str, list[Sample]] = {
     "BitwiseNot": [Sample(lambda lib, a: ~(a > 0), ((S23, A),))],
     "Clone": [Sample(lambda lib, a: a.clone(), ((S23, A),)), Sample(lambda lib, a: a.t().contiguous(), ((S23, A),))],
     "ToCopy": [
-        Sample(lambda lib, a: a.float(), ((S23, A),), second_order=True),
-        Sample(lambda lib, a: a.to(lib.float16).double(), ((S3, A),), check_node=True),
+        Sample(lambda lib, a: a.float(), ((S23, A),),
+               check_options={"eps": 1e-2, "atol": 1e-3, "rtol": 1e-3}),
+        Sample(lambda lib, a: a.to(lib.float16).double(), ((S3, A),),
+               check_options={"eps": 1e-1, "atol": 1e-2, "rtol": 1e-2}),
     ],
     "Copy": [
         Sample(lambda lib, a, b: (a * 1).copy_(b), ((S23, A), (S3, A))),

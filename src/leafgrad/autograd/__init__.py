@@ -248,10 +248,6 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     return tuple(finished)
 
 
-def __getattr__(name: str):
-    # gradcheck imports the tensor layer; load it on first use.
-    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
-        from . import gradcheck as module
-
-        return getattr(module, name)
-    raise AttributeError(f"module 'leafgrad.autograd' has no attribute '{name}'")
+# Imported last: gradcheck uses the functions above. Binding the names here also makes
+# ``leafgrad.autograd.gradcheck`` the function rather than the submodule, as in torch.
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

@@ -21,6 +21,7 @@ class Add(Op):
     node = "AddBackward0"
     inputs = ("self", "other")
     broadcasts = True
+    inplace_ufunc = np.add
     torch_names = ("add", "Tensor.__add__", "Tensor.add_")
 
     @staticmethod
@@ -42,6 +43,7 @@ class Sub(Op):
     node = "SubBackward0"
     inputs = ("self", "other")
     broadcasts = True
+    inplace_ufunc = np.subtract
     torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
 
     @staticmethod
@@ -87,6 +89,7 @@ class Mul(Op):
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True
+    inplace_ufunc = np.multiply
     torch_names = ("mul", "Tensor.__mul__", "Tensor.mul_")
 
     @staticmethod
@@ -111,6 +114,7 @@ class Div(Op):
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self", "other")}
     broadcasts = True
+    inplace_ufunc = np.true_divide
     torch_names = ("div", "true_divide", "Tensor.__truediv__", "Tensor.div_")
 
     @staticmethod

@@ -75,6 +75,7 @@ class Op(Node):
     broadcasts = False
     is_view = False
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
+    inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()

@@ -1,0 +1,210 @@
+"""The engine: deep graphs, memory release, execution order, hooks and accumulation."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+
+def test_million_op_chain_backpropagates_and_frees_its_nodes():
+    x = leafgrad.tensor([1.5], requires_grad=True)
+    y = x
+    for _ in range(1_000_000):
+        y = y * 1.0
+    first_node = weakref.ref(y.grad_fn)
+    deepest = y.grad_fn
+    for _ in range(10):
+        deepest = deepest.next_functions[0][0]
+    deepest_ref = weakref.ref(deepest)
+    del deepest
+    y.backward(leafgrad.ones(1))
+    assert x.grad.tolist() == [1.0]
+    del y
+    # No cycles are involved, so reference counting alone frees the whole chain.
+    assert first_node() is None
+    assert deepest_ref() is None
+
+
+def test_backward_releases_saved_tensors_but_not_the_graph_until_dropped():
+    x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    hidden = x.exp()  # saved by Mul below (for x's grad)
+    y = (hidden * x).sum()
+    hidden_ref = weakref.ref(hidden)
+    del hidden
+    assert hidden_ref() is not None  # kept alive by the saved tensor in MulBackward0
+    y.backward()
+    assert hidden_ref() is None  # released as soon as the node ran
+    node_ref = weakref.ref(y.grad_fn)
+    del y
+    assert node_ref() is None
+
+
+def test_retain_graph_keeps_saved_tensors():
+    x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    expected = 2 * (np.exp([1.0, 2.0]) * (1 + np.array([1.0, 2.0])))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_first_grad_is_stolen_only_when_nothing_else_holds_it():
+    # Calibrates _STEAL_REFS: a fresh engine-made grad is kept, anything shared is copied.
+    x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    w = leafgrad.tensor([3.0, 4.0], requires_grad=True)
+    ((x + w) * 2).sum().backward()  # AddBackward0 passes the same grad to both leaves
+    assert x.grad is not w.grad
+    x.grad.add_(1)
+    assert w.grad.tolist() == [2.0, 2.0]
+
+    z = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    gradient = leafgrad.tensor([1.0, 1.0])
+    z.backward(gradient)  # a user's tensor is never adopted as .grad
+    assert z.grad is not gradient
+    gradient.add_(5)
+    assert z.grad.tolist() == [1.0, 1.0]
+
+    s = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    s.sum().backward()  # the grad is an expanded (read-only, zero-stride) view: copied
+    s.grad.add_(1)
+    assert s.grad.tolist() == [2.0, 2.0]
+
+
+def test_stealing_happens_for_fresh_grads():
+    sys_module = sys.modules["leafgrad.tensor"]
+    seen = []
+    original = sys_module._can_steal
+
+    def spy(grad):
+        result = original(grad)
+        seen.append(result)
+        return result
+
+    sys_module._can_steal = spy
+    sys_module._STEAL_REFS += 1  # the spy's own frame holds one more reference
+    try:
+        x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+    finally:
+        sys_module._can_steal = original
+        sys_module._STEAL_REFS -= 1
+    assert seen == [True]
+
+
+def test_grad_mode_is_thread_local():
+    results = {}
+
+    def worker():
+        results["worker"] = leafgrad.is_grad_enabled()
+
+    with leafgrad.no_grad():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        results["main"] = leafgrad.is_grad_enabled()
+    assert results == {"worker": True, "main": False}
+
+
+def test_engine_restores_grad_mode_after_an_error():
+    x = leafgrad.tensor([1.0], requires_grad=True)
+    y = x * 2
+
+    def bad_hook(grad):
+        raise ValueError("boom")
+
+    y.register_hook(bad_hook)
+    with pytest.raises(ValueError):
+        y.backward(create_graph=True)
+    assert leafgrad.is_grad_enabled()
+    with leafgrad.enable_grad():
+        y2 = x * 2
+    with leafgrad.no_grad():
+        y2.register_hook(bad_hook)
+        with pytest.raises(ValueError):
+            y2.backward(create_graph=True)
+        assert not leafgrad.is_grad_enabled()
+
+
+def _trace(lib):
+    """Hooks of every kind on a small graph; returns the order they fire in."""
+    events = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = lib.tensor([3.0, 4.0], requires_grad=True)
+    a = x * w
+    b = a.exp()
+    c = a + b
+    loss = c.sum()
+    x.register_hook(lambda g: events.append(("x", g.tolist())))
+    w.register_hook(lambda g: events.append(("w", g.tolist())))
+    a.register_hook(lambda g: events.append(("a", g.tolist())))
+    a.retain_grad()
+    b.register_hook(lambda g: events.append(("b", g.tolist())) or g * 2)
+    c.grad_fn.register_prehook(lambda gs: events.append(("c-pre", gs[0].tolist())))
+    c.grad_fn.register_hook(lambda gi, go: events.append(("c-post", len(gi), len(go))))
+    loss.backward()
+    events.append(("a.grad", a.grad.tolist()))
+    events.append(("x.grad", x.grad.tolist()))
+    return events
+
+
+def test_hook_order_and_effects_match_torch():
+    torch = require_torch()
+    ours = _trace(leafgrad)
+    theirs = _trace(torch)
+    assert [event[0] for event in ours] == [event[0] for event in theirs]
+    for mine, expected in zip(ours, theirs):
+        for got, want in zip(mine[1:], expected[1:]):
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def _accumulate(lib):
+    x = lib.tensor(3.0, requires_grad=True)
+    y = x ** 3
+    out = []
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
+    out.append((repr(g), g.grad_fn.name()))
+    y.backward(create_graph=True)
+    out.append((repr(x.grad), type(x.grad.grad_fn).__name__))
+    names = [None if n is None else n.name() for n, _ in x.grad.grad_fn.next_functions]
+    out.append(tuple(names))
+    x.grad.backward()  # the seed's accumulation pitfall: 18 + 27, not 18
+    out.append(repr(x.grad))
+    y2 = x * 2
+    y2.backward(create_graph=True)
+    out.append((repr(x.grad), x.grad.grad_fn.name()))
+    return out
+
+
+def test_create_graph_accumulation_matches_torch():
+    torch = require_torch()
+    ours = _accumulate(leafgrad)
+    theirs = _accumulate(torch)
+    normalise = lambda text: str(text).replace("torch.", "leafgrad.")  # noqa: E731
+    assert [normalise(o) for o in ours] == [normalise(t) for t in theirs]
+
+
+def test_no_reference_cycles_in_a_training_step():
+    gc.collect()
+    gc.disable()
+    try:
+        w = leafgrad.tensor(np.full((4, 3), 0.5, np.float32), requires_grad=True)
+        x = leafgrad.tensor(np.ones((2, 4), np.float32))
+        loss = (x @ w).relu().sum()
+        loss.retain_grad()
+        loss.backward()
+        node = weakref.ref(loss.grad_fn)
+        del loss
+        assert node() is None  # freed by refcounting alone, with the collector off
+    finally:
+        gc.enable()
