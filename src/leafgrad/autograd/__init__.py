@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+import warnings
 
 from . import graph
 from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -33,7 +34,19 @@ __all__ = [
     "is_inference_mode_enabled",
     "gradcheck",
     "gradgradcheck",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
 ]
+
+
+CREATE_GRAPH_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to "
+    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
+    "the leak."
+)
 
 
 def _tensor_cls():
@@ -147,6 +160,8 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outputs)
+    if create_graph and inputs is None:
+        warnings.warn(CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
     input_edges = _input_edges(inputs) if inputs is not None else None
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
 
