@@ -75,14 +75,25 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     t._hooks = None
     t._acc = None
     t._retains_grad = False
+    t._view_steps = ()
+    t._view_src = None
     return t
 
 
-def _wrap_view(data, base: "Tensor", requires_grad: bool, grad_fn) -> "Tensor":
-    """A tensor sharing ``base``'s memory and version counter."""
+def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple) -> "Tensor":
+    """A tensor sharing ``parent``'s memory and version counter.
+
+    Note: views and in-place ops. A view remembers how it was made from its root base
+    (``_view_steps``: (op, params) pairs) and the base's grad_fn at that time. When an in-place op
+    later rewrites the base's history (CopySlices), the view's own grad_fn is regenerated from the
+    base by replaying those steps (AsStridedBackward0), as torch does.
+    """
     t = _wrap(data, requires_grad, grad_fn)
-    t._vc = base._version_counter()
-    t._base = base._base if base._base is not None else base
+    t._vc = parent._version_counter()
+    base = parent._base if parent._base is not None else parent
+    t._base = base
+    t._view_steps = parent._view_steps + (step,)
+    t._view_src = base._grad_fn
     return t
 
 
@@ -119,6 +130,8 @@ class Tensor:
         "_hooks",
         "_acc",
         "_retains_grad",
+        "_view_steps",
+        "_view_src",
         "__weakref__",
     )
     # Note: NumPy defers to us in ``ndarray + Tensor`` because of this.
@@ -213,11 +226,28 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None:
+            self._refresh_view()
         return self._grad_fn
 
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None:
+            self._refresh_view()
         return self._requires_grad
+
+    def _refresh_view(self) -> None:
+        """Regenerate a view's history after its base's was rewritten (see Note: views and
+        in-place ops)."""
+        base = self._base
+        source = base._grad_fn
+        if source is self._view_src or source is None:
+            return
+        regenerated = _ops.AsStrided._record((base,), {"steps": self._view_steps})
+        self._grad_fn = regenerated._grad_fn
+        self._output_nr = 0
+        self._requires_grad = True
+        self._view_src = source
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:

@@ -40,6 +40,25 @@ def values(shape: tuple, domain: str, rng: np.random.Generator) -> np.ndarray:
 A = "any"
 S23, S3, S0, S13, S31, S1 = (2, 3), (3,), (), (1, 3), (3, 1), (1,)
 
+def _regenerated_view(lib, a):
+    x = a * 1
+    view = x[1:]
+    x.mul_(2)  # rewrites x's history: view's grad_fn is regenerated (AsStridedBackward0)
+    return view * 1
+
+
+def _copy_slices_grad(lib, a, b):
+    x = a * a
+    x[0:2].mul_(b)  # CopySlices; its backward under create_graph records AsStridedScatter
+    return lib.autograd.grad((x * x).sum(), a, create_graph=True)[0]
+
+
+def _index_put(lib, a, b):
+    x = a * 1
+    x[[0, 2]] = b
+    return x
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "Add": [
         Sample(lambda lib, a, b: a + b, ((S23, A), (S23, A))),
@@ -196,6 +215,10 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: lib.autograd.grad((a[[0, 0, 1]] ** 2).sum(), a, create_graph=True)[0],
                ((S23, A),), note="double backward of advanced indexing"),
     ],
+    "AsStrided": [Sample(_regenerated_view, ((S3, A),))],
+    "ViewScatter": [Sample(_copy_slices_grad, ((S3, A), ((2,), A)), check_node=False,
+                           note="torch's double backward of CopySlices names nodes differently")],
+    "IndexPut": [Sample(_index_put, ((S3, A), ((2,), A))), Sample(_index_put, ((S3, A), (S0, A)))],
     "Cat": [
         Sample(lambda lib, a, b: lib.cat([a, b]), ((S23, A), (S13, A))),
         Sample(lambda lib, a, b: lib.cat((a, b), dim=-1), ((S23, A), ((2, 1), A))),

@@ -16,12 +16,12 @@ from .elementwise import (
 )
 from .reduce import mean, sum  # noqa: A004 - torch's names
 from .shape import (
-    Alias, Cat, Expand, Unbind, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
+    Alias, AsStrided, Cat, Expand, Unbind, ViewScatter, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
     Transpose, UnsafeView, Unsqueeze, View, _try_view, infer_shape, parse_shape,
 )
 from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
-from .indexing import Index, IndexBackward, getitem, setitem
+from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 
 __all__ = ["OPS", "Op", "register"]
 

@@ -168,33 +168,86 @@ class IndexBackward(Op):
         return Index.apply(grad, index=self._params["index"])
 
 
-def setitem(tensor, index, value) -> None:
-    """``tensor[index] = value`` outside recording; recorded writes (CopySlices) come in #3."""
-    from ..autograd.grad_mode import state
-    from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE
+def _has_advanced(index) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return any(_is_advanced(item) for item in items)
 
-    Tensor = _tensor_cls()
-    value_requires = isinstance(value, Tensor) and value._requires_grad
-    if state.grad_enabled and (tensor._requires_grad or value_requires):
-        if tensor._grad_fn is None and tensor._requires_grad:
-            raise RuntimeError(LEAF_INPLACE)
-        base = tensor._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        raise NotImplementedError(
-            "leafgrad does not yet record assignment into a tensor that requires grad "
-            "(torch's CopySlices); do it under no_grad or build the tensor with cat/stack"
-        )
+
+def setitem(tensor, index, value) -> None:
+    """``tensor[index] = value``: basic indices copy into a view (CopySlices when recorded),
+    advanced ones use ``index_put_`` (IndexPutBackward0)."""
+    from ..tensor import Tensor
+    from .elementwise import Copy
+    from .inplace import inplace
+
+    if not isinstance(value, Tensor):
+        value = _scalar_tensor(value, tensor)
+    if _has_advanced(index):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(item is None or item is Ellipsis for item in items) or any(
+            isinstance(item, (int, slice)) for item in items
+        ):
+            # Mixed basic/advanced: take the basic part as a view first.
+            view_index, advanced = _split_mixed(tensor, items)
+            target = getitem(tensor, view_index) if view_index is not None else tensor
+        else:
+            target, advanced = tensor, tuple(_as_index_array(item) for item in items)
+        inplace(IndexPut, target, value, index=advanced)
+        return
     view = getitem(tensor, index)
-    data = value._data if isinstance(value, Tensor) else value
-    if view._base is not None or view._data.base is not None and np.shares_memory(
-        view._data, tensor._data
-    ):
-        np.copyto(view._data, np.broadcast_to(data, view._data.shape), casting="unsafe")
-    else:
-        items = tuple(
-            (i._data if isinstance(i, Tensor) else i) for i in
-            (index if isinstance(index, tuple) else (index,))
-        )
-        tensor._data[items] = data
-    tensor._bump_version()
+    if view is tensor:
+        view = getitem(tensor, (Ellipsis,))
+    inplace(Copy, view, value)
+
+
+def _scalar_tensor(value, like):
+    from ..tensor import _wrap
+
+    return _wrap(np.asarray(value, dtype=like._data.dtype))
+
+
+def _split_mixed(tensor, items):
+    """Advanced indices mixed with slices: keep slices in the advanced index as slice(None) after
+    viewing (only full slices are supported in mixed assignment)."""
+    advanced = []
+    for item in items:
+        if isinstance(item, slice) and item == slice(None):
+            advanced.append(slice(None))
+        elif _is_advanced(item):
+            advanced.append(_as_index_array(item))
+        else:
+            raise NotImplementedError(
+                "assignment mixing integer/partial-slice and tensor indices is not supported yet"
+            )
+    return None, tuple(advanced)
+
+
+@register
+class IndexPut(Op):
+    """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
+
+    node = "IndexPutBackward0"
+    inputs = ("self", "values")
+    torch_names = ("index_put_", "Tensor.__setitem__")
+
+    @staticmethod
+    def forward(ctx, a, values, index, accumulate=False):
+        out = a.copy()
+        if accumulate:
+            np.add.at(out, index, values)
+        else:
+            out[index] = values
+        return out
+
+    def backward(self, grad):
+        index = self._params["index"]
+        accumulate = self._params.get("accumulate", False)
+        grad_self = grad_values = None
+        if self.needs_grad(0):
+            grad_self = grad if accumulate else IndexPut.apply(grad, grad.new_zeros(()),
+                                                               index=index)
+        if self.needs_grad(1):
+            from .registry import _sum_to
+
+            grad_values = _sum_to(Index.apply(grad, index=index), self.input_shape(1))
+        return grad_self, grad_values

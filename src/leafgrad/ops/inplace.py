@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import SavedTensor
+from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap
 from . import _promote
 
@@ -46,18 +46,14 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         target._requires_grad
         or any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )
+    base = target._base
+    if base is not None and _grad_state.grad_enabled and op.differentiable:
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        recording = recording or base._requires_grad
     if recording:
-        base = target._base
-        if target._grad_fn is None and target._requires_grad:
+        if target._grad_fn is None and target._requires_grad and base is None:
             raise RuntimeError(LEAF_INPLACE)
-        if base is not None:
-            if base._grad_fn is None and base._requires_grad:
-                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-            # Rewriting the base's history (torch's CopySlices) arrives with issue #3.
-            raise NotImplementedError(
-                "leafgrad does not yet record in-place ops on views of tensors that require "
-                "grad; apply the op to the base tensor, or use an out-of-place op"
-            )
     if not target._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
@@ -74,6 +70,8 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         target._bump_version()
         return target
 
+    if base is not None:
+        return _inplace_on_view(op, target, base, others, params)
     # Recording: the node's first input is a stand-in for target's old value and history.
     saves_self = "self" in op.saves
     old = _wrap(target._data.copy() if saves_self else target._data, target._requires_grad,
@@ -93,6 +91,75 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if saved and "result" in saved:
             saved["result"] = SavedTensor(target, is_output=True)
     return target
+
+
+def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict) -> Tensor:
+    """An in-place op on a view: the base's history becomes CopySlices(old history, op)."""
+    view._refresh_view()
+    old = _wrap(view._data.copy() if "self" in op.saves else view._data, view._requires_grad,
+                view._grad_fn)
+    old._output_nr = view._output_nr
+    result = op._record((old,) + others, params)
+    out = result._data
+    _check_result(view, out)
+    op_node = result._grad_fn
+    np.copyto(view._data, out, casting="unsafe")
+    view._bump_version()
+    if op_node is None:
+        return view
+    base_edge = (None, 0)
+    if base._requires_grad:
+        fn = base._grad_fn
+        base_edge = (fn, base._output_nr) if fn is not None else (base._accumulator(), 0)
+    copy_slices = CopySlices(
+        (base_edge,) + op_node.next_functions[1:], op_node, view._view_steps,
+        (base._data.shape, base._data.dtype),
+    )
+    base._grad_fn = copy_slices
+    base._output_nr = 0
+    base._requires_grad = True
+    saved = op_node._saved
+    if saved and "result" in saved:
+        saved["result"] = SavedTensor(view, is_output=True)
+    view._refresh_view()
+    return view
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views (torch's CopySlices).
+
+    Its gradient for the base is the incoming gradient with the view's region replaced by what
+    the in-place op's backward says about the old values there; the op's other inputs get the
+    op's own gradients.
+    """
+
+    __slots__ = ("_op_node", "_steps")
+    qualified_name = "torch::autograd::CopySlices"
+
+    def __init__(self, next_functions, op_node, steps, base_meta):
+        super().__init__(next_functions)
+        self._op_node = op_node
+        self._steps = steps
+        self._input_meta = [base_meta]
+
+    def _apply(self, grads: list) -> tuple:
+        from .shape import ViewScatter, replay
+
+        grad = grads[0]
+        region = replay(grad, self._steps)
+        op_grads = self._op_node._apply([region])
+        grad_base = None
+        if self.next_functions[0][0] is not None:
+            region_grad = op_grads[0] if op_grads[0] is not None else region * 0
+            grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)
+        return (grad_base,) + tuple(op_grads[1:])
+
+    def _release(self) -> None:
+        self._op_node._release()
+        super()._release()
+
+
+CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
 
 
 def _ufunc_inplace(ufunc, target: Tensor, other) -> Tensor:

@@ -119,8 +119,11 @@ class Op(Node):
         out = cls.forward(None, *arrays, **params)
         if cls.is_view:
             if cls.multi_output:
-                return tuple(_wrap_view(o, args[0], False, None) for o in out)
-            return _wrap_view(out, args[0], False, None)
+                return tuple(
+                    _wrap_view(o, args[0], False, None, cls.view_step(params, i))
+                    for i, o in enumerate(out)
+                )
+            return _wrap_view(out, args[0], False, None, (cls, params))
         return _wrap(out)
 
     @classmethod
@@ -135,6 +138,8 @@ class Op(Node):
         arrays = []
         for arg in args:
             if isinstance(arg, Tensor):
+                if arg._base is not None and arg._view_src is not arg._base._grad_fn:
+                    arg._refresh_view()
                 data = arg._data
                 arrays.append(data)
                 meta.append((data.shape, data.dtype))
@@ -155,7 +160,7 @@ class Op(Node):
         if out.dtype.kind != "f":  # Note: integer tensors never require grad
             return _wrap(out)
         if cls.is_view:
-            result = _wrap_view(out, args[0], True, node)
+            result = _wrap_view(out, args[0], True, node, (cls, params))
         else:
             result = _wrap(out, True, node)
         saved = node._saved
@@ -177,13 +182,19 @@ class Op(Node):
         return result
 
     @classmethod
+    def view_step(cls, params: dict, output_nr: int) -> tuple:
+        """How output ``output_nr`` of a multi-output view op is made from its input."""
+        raise NotImplementedError
+
+    @classmethod
     def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
         outputs = []
         for output_nr, out in enumerate(arrays):
             differentiable = out.dtype.kind == "f"
             grad_fn = node if differentiable else None
             if cls.is_view:
-                tensor = _wrap_view(out, args[0], differentiable, grad_fn)
+                step = cls.view_step(node._params, output_nr)
+                tensor = _wrap_view(out, args[0], differentiable, grad_fn, step)
             else:
                 tensor = _wrap(out, differentiable, grad_fn)
             tensor._output_nr = output_nr

@@ -281,7 +281,7 @@ class Select(_View):
             ctx.keep("self_sym_sizes", a.shape)
         where = [slice(None)] * a.ndim
         where[dim] = index
-        return a[tuple(where)]
+        return a[tuple(where) + (Ellipsis,)]  # the Ellipsis keeps a 0-d result a view
 
     def backward(self, grad):
         p = self._params
@@ -319,6 +319,10 @@ class Unbind(_View):
     @staticmethod
     def forward(ctx, a, dim):
         return tuple(np.moveaxis(a, dim, 0))
+
+    @classmethod
+    def view_step(cls, params: dict, output_nr: int) -> tuple:
+        return (Select, {"dim": params["dim"], "index": output_nr})
 
     def backward(self, grads):
         dim = self._params["dim"]
@@ -393,3 +397,65 @@ class Stack(Op):
     def backward(self, grad):
         dim = self._params["dim"]
         return tuple(grad.select(dim, i) for i in range(len(self._input_meta)))
+
+
+# -- regenerated views and in-place ops on views (torch's CopySlices) ----------------------------
+
+
+def replay_array(array: np.ndarray, steps: tuple) -> np.ndarray:
+    """Apply a view's recorded steps to an array (each step's forward returns a NumPy view)."""
+    for op, params in steps:
+        array = op.forward(None, array, **params)
+    return array
+
+
+def replay(tensor, steps: tuple):
+    """The same on a Tensor, recorded when grad mode is on."""
+    for op, params in steps:
+        tensor = op.apply(tensor, **params)
+    return tensor
+
+
+@register
+class AsStrided(_View):
+    """A view regenerated from its base after the base's history was rewritten."""
+
+    node = "AsStridedBackward0"
+    torch_names = ("as_strided",)
+
+    @staticmethod
+    def forward(ctx, a, steps):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return replay_array(a, steps)
+
+    def backward(self, grad):
+        zeros = grad.new_zeros(self.input_shape())
+        return ViewScatter.apply(zeros, grad, steps=self._params["steps"])
+
+
+@register
+class ViewScatter(Op):
+    """``base`` with the region a view's steps select replaced by ``src`` (a copy)."""
+
+    node = "AsStridedScatterBackward0"
+    inputs = ("self", "src")
+    torch_names = ("as_strided_scatter", "select_scatter", "slice_scatter")
+
+    @staticmethod
+    def forward(ctx, base, src, steps):
+        out = base.copy()
+        region = replay_array(out, steps)
+        region[...] = src
+        return out
+
+    def backward(self, grad):
+        steps = self._params["steps"]
+        grad_base = grad_src = None
+        if self.needs_grad(0):
+            region_shape = replay_array(np.empty(self.input_shape(0), np.bool_), steps).shape
+            zeros = grad.new_zeros(region_shape)
+            grad_base = ViewScatter.apply(grad, zeros, steps=steps)
+        if self.needs_grad(1):
+            grad_src = replay(grad, steps)
+        return grad_base, grad_src
