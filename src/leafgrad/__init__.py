@@ -29,6 +29,9 @@ from ._creation import (
     zeros, zeros_like,
 )
 from ._functions import *  # noqa: F403 - the torch.<op> namespace, listed in _functions.__all__
+from ._functions_math import *  # noqa: F403
+from ._functions_reductions import *  # noqa: F403
+from ._functions_shape import *  # noqa: F403
 try:  # DEV-ONLY guard while helpers write these modules
     from ._random import (
         Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
@@ -36,7 +39,7 @@ try:  # DEV-ONLY guard while helpers write these modules
     from ._printing import set_printoptions, get_printoptions
 except ImportError:
     pass
-from . import autograd, ops, optim  # noqa: E402
+from . import autograd, linalg, nn, ops, optim  # noqa: E402
 
 
 def result_type(tensor1, tensor2) -> dtype:

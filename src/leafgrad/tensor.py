@@ -16,6 +16,11 @@ from . import _dtype
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+from .methods.linalg import LinalgMethods
+from .methods.math import MathMethods
+from .methods.nn import NNMethods
+from .methods.reductions import ReductionMethods
+from .methods.shape import ShapeMethods
 
 __all__ = ["Tensor", "Size"]
 
@@ -110,7 +115,7 @@ def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
 SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
-class Tensor:
+class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)

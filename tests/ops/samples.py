@@ -236,3 +236,21 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a, b: a @ b, ((S3, A), ((2, 3, 2), A)), node="UnsafeViewBackward0"),
     ],
 }
+
+
+def _merge_topic_samples() -> None:
+    """Samples for ops in other topic files live in ``samples_<topic>.py`` next to this one."""
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name.startswith("samples_"):
+            module = importlib.import_module(f"{__package__}.{info.name}")
+            overlap = set(SAMPLES) & set(module.SAMPLES)
+            if overlap:
+                raise ValueError(f"{info.name} redefines samples for {sorted(overlap)}")
+            SAMPLES.update(module.SAMPLES)
+
+
+_merge_topic_samples()

@@ -1,0 +1,5 @@
+"""The ``leafgrad.<name>(...)`` forms of the math ops (see leafgrad/ops/)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

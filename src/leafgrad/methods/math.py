@@ -1,0 +1,9 @@
+"""Tensor methods for the ops in leafgrad/ops/ (topic: math)."""
+
+from __future__ import annotations
+
+from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+
+
+class MathMethods:
+    __slots__ = ()
