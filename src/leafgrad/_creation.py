@@ -226,11 +226,16 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     np_dtype = _np_dtype(dtype)
     if steps < 0:
         raise RuntimeError("linspace(): number of steps must be non-negative")
-    # torch fills the first half from start and the second half from end, symmetrically.
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    index = np.arange(steps, dtype=np.float64)
+    # torch computes in the output dtype and fills the first half from start and the second half
+    # from end, symmetrically.
+    work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
+    start_w, end_w = work.type(start), work.type(end)
+    step = (end_w - start_w) / work.type(steps - 1) if steps > 1 else work.type(0)
+    index = np.arange(steps, dtype=work)
     half = steps // 2
-    data = np.where(index < half, start + step * index, end - step * (steps - index - 1))
+    data = np.where(index < half, start_w + step * index, end_w - step * (steps - index - 1))
+    if steps == 1:
+        data = np.array([start_w], dtype=work)
     return _finish(data.astype(np_dtype), requires_grad, device)
 
 
