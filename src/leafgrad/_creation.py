@@ -121,19 +121,17 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _wrap(array)
 
 
-def _size(size) -> tuple:
+def _size(size, name: str = "zeros") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
+    for position, s in enumerate(size):
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(
-                "zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
-                f"of type {type(s).__name__} at pos 0"
+                f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element "
+                f"of type {type(s).__name__} at pos {position}"
             )
         if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}"
-            )
+            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
     return tuple(int(s) for s in size)
 
 
@@ -148,13 +146,13 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad, device)
+    return _finish(np.ones(_size(size, "ones"), _np_dtype(dtype)), requires_grad, device)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None) -> Tensor:
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
-    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
+    return _finish(np.zeros(_size(size, "empty"), _np_dtype(dtype)), requires_grad, device)
 
 
 def _fill_dtype(value):
@@ -208,7 +206,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(
-            "upper bound and larger bound inconsistent with step sign"
+            "upper bound and lower bound inconsistent with step sign"
         )
     if dtype is None:
         is_float = any(isinstance(v, float) for v in values)

@@ -60,8 +60,7 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
-    "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered internally at "
-    "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)"
+    "github.com/pytorch/pytorch/pull/30531 for more informations."
 )
 
 
@@ -301,13 +300,19 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    "attempting to assign a gradient with dtype "
-                    f"'{_torch_type_name(value)}' to a tensor with "
-                    f"dtype '{_torch_type_name(self)}'. Please ensure that the gradient and the "
-                    "tensor have the same dtype"
+                    f"attempting to assign a gradient with dtype '{_C_NAMES[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{self.dtype._legacy}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
                 )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
         self._grad = value
 
     @grad.deleter
@@ -948,6 +953,12 @@ def _can_steal(grad: "Tensor") -> bool:
 # of ``_accumulate_grad`` and of ``_can_steal``, getrefcount's own. Calibrated by
 # tests/autograd/test_accumulate.py.
 _STEAL_REFS = 4
+
+
+# c10's scalar type names, used in some of torch's messages
+_C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+            "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
 def _torch_type_name(t: Tensor) -> str:

@@ -115,10 +115,13 @@ def _root_edges(outputs: tuple) -> list:
     return edges
 
 
-def _input_edges(inputs: tuple) -> list:
+def _input_edges(inputs: tuple, for_backward: bool = False) -> list:
     edges = []
     for tensor in inputs:
         if not tensor._requires_grad:
+            if for_backward:
+                # torch's wording: backward(inputs=...) retains grads on the inputs.
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node, output_nr = _edge(tensor)
         edges.append((node, output_nr, tensor))
@@ -162,7 +165,7 @@ def backward(
     roots = _root_edges(outputs)
     if create_graph and inputs is None:
         warnings.warn(CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
-    input_edges = _input_edges(inputs) if inputs is not None else None
+    input_edges = _input_edges(inputs, for_backward=True) if inputs is not None else None
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
 
 
@@ -187,6 +190,8 @@ def grad(
         allow_unused = materialize_grads
     outputs_t = _as_tuple(outputs, "outputs")
     inputs_t = _as_tuple(inputs, "inputs")
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
         grads = (None,) * len(outputs_t)
     else:

@@ -224,7 +224,9 @@ def _check_join(tensors, name: str):
         )
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("stack expects a non-empty TensorList")
     return tensors
 
 

@@ -33,7 +33,14 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
         if s != -1:
             known *= s
     if unknown:
-        if known == 0 or numel % known != 0:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous"
+                )
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        if numel % known != 0:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
     elif known != numel:
