@@ -1,5 +1,140 @@
-"""The ``leafgrad.<name>(...)`` forms of the shape ops (see leafgrad/ops/)."""
+"""The ``leafgrad.<name>(...)`` forms of the view, shape-building and index ops."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from . import ops as _ops
+
+__all__ = [
+    "split", "chunk", "diagonal", "movedim", "moveaxis", "unflatten", "as_strided", "tile",
+    "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "hstack", "vstack",
+    "atleast_1d", "atleast_2d", "broadcast_to", "broadcast_tensors", "meshgrid", "index_select",
+    "gather", "take_along_dim", "scatter", "scatter_add", "index_add", "masked_fill",
+    "masked_select", "take", "nonzero", "argwhere",
+]
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return _ops.split(tensor, split_size_or_sections, dim)
+
+
+def chunk(input, chunks, dim=0):
+    return _ops.chunk(input, chunks, dim)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _ops.diagonal(input, offset, dim1, dim2)
+
+
+def movedim(input, source, destination):
+    return _ops.movedim(input, source, destination)
+
+
+moveaxis = movedim
+
+
+def unflatten(input, dim, sizes):
+    return _ops.unflatten(input, dim, sizes)
+
+
+def as_strided(input, size, stride, storage_offset=0):
+    return _ops.as_strided(input, size, stride, storage_offset)
+
+
+def tile(input, dims):
+    return _ops.tile(input, tuple(dims))
+
+
+def repeat_interleave(input, repeats, dim=None):
+    return _ops.repeat_interleave(input, repeats, dim)
+
+
+def flip(input, dims):
+    return _ops.flip(input, dims)
+
+
+def fliplr(input):
+    return _ops.flip(input, (1,))
+
+
+def flipud(input):
+    return _ops.flip(input, (0,))
+
+
+def roll(input, shifts, dims=None):
+    return _ops.roll(input, shifts, dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    return _ops.rot90(input, k, dims)
+
+
+def hstack(tensors):
+    return _ops.hstack(tensors)
+
+
+def vstack(tensors):
+    return _ops.vstack(tensors)
+
+
+def atleast_1d(tensor):
+    return _ops.atleast_1d(tensor)
+
+
+def atleast_2d(tensor):
+    return _ops.atleast_2d(tensor)
+
+
+def broadcast_to(input, size):
+    return _ops.broadcast_to(input, size)
+
+
+def broadcast_tensors(*tensors):
+    return _ops.broadcast_tensors(*tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    return _ops.meshgrid(*tensors, indexing=indexing)
+
+
+def index_select(input, dim, index):
+    return _ops.index_select(input, dim, index)
+
+
+def gather(input, dim, index):
+    return _ops.gather(input, dim, index)
+
+
+def take_along_dim(input, indices, dim):
+    return _ops.gather(input, dim, indices)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    return _ops.scatter(input, dim, index, src, value, reduce)
+
+
+def scatter_add(input, dim, index, src):
+    return _ops.scatter_add(input, dim, index, src)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    return _ops.index_add(input, dim, index, source, alpha)
+
+
+def masked_fill(input, mask, value):
+    return _ops.masked_fill(input, mask, value)
+
+
+def masked_select(input, mask):
+    return _ops.masked_select(input, mask)
+
+
+def take(input, index):
+    return _ops.take(input, index)
+
+
+def nonzero(input, *, as_tuple=False):
+    return _ops.nonzero(input, as_tuple)
+
+
+def argwhere(input):
+    return _ops.argwhere(input)

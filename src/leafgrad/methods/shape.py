@@ -1,9 +1,130 @@
-"""Tensor methods for the ops in leafgrad/ops/ (topic: shape)."""
+"""Tensor methods for views, shape builders and index-driven ops (ops/shape_ext.py, gather.py)."""
 
 from __future__ import annotations
 
-from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+from . import lazy_ops as _ops
 
 
 class ShapeMethods:
     __slots__ = ()
+
+    def split(self, split_size, dim=0):
+        return _ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _ops.chunk(self, chunks, dim)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _ops.diagonal(self, offset, dim1, dim2)
+
+    def movedim(self, source, destination):
+        return _ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def unflatten(self, dim, sizes):
+        return _ops.unflatten(self, dim, sizes)
+
+    def as_strided(self, size, stride, storage_offset=0):
+        return _ops.as_strided(self, size, stride, storage_offset)
+
+    def repeat(self, *repeats):
+        if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
+            repeats = tuple(repeats[0])
+        return _ops.repeat(self, repeats)
+
+    def tile(self, *dims):
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return _ops.tile(self, dims)
+
+    def repeat_interleave(self, repeats, dim=None):
+        return _ops.repeat_interleave(self, repeats, dim)
+
+    def flip(self, *dims):
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return _ops.flip(self, dims)
+
+    def fliplr(self):
+        return _ops.flip(self, (1,))
+
+    def flipud(self):
+        return _ops.flip(self, (0,))
+
+    def roll(self, shifts, dims=None):
+        return _ops.roll(self, shifts, dims)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return _ops.rot90(self, k, dims)
+
+    def broadcast_to(self, shape):
+        return _ops.broadcast_to(self, shape)
+
+    def index_select(self, dim, index):
+        return _ops.index_select(self, dim, index)
+
+    def gather(self, dim, index):
+        return _ops.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim):
+        return _ops.gather(self, dim, indices)
+
+    def scatter(self, dim, index, src=None, value=None, *, reduce=None):
+        return _ops.scatter(self, dim, index, src, value, reduce)
+
+    def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+        from ..tensor import Tensor
+
+        array = _ops.gather_index(index, "scatter_")
+        dim = _ops.wrap_dim(dim, self.ndim)
+        src = value if src is None else src
+        if isinstance(src, Tensor):
+            return _ops.inplace(_ops.Scatter, self, src, dim=dim, index=array)
+        return _ops.inplace(_ops.ScatterValue, self, dim=dim, index=array, value=src)
+
+    def scatter_add(self, dim, index, src):
+        return _ops.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return _ops.inplace(_ops.ScatterAdd, self, src, dim=_ops.wrap_dim(dim, self.ndim),
+                            index=_ops.gather_index(index, "scatter_add_"))
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ops.index_add(self, dim, index, source, alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        array = _ops.gather_index(index, "index_add_").reshape(-1)
+        return _ops.inplace(_ops.IndexAdd, self, source, dim=_ops.wrap_dim(dim, self.ndim),
+                            index=array, alpha=alpha)
+
+    def index_put_(self, indices, values, accumulate=False):
+        arrays = tuple(_ops.as_index_array(i) for i in indices)
+        return _ops.inplace(_ops.IndexPut, self, values, index=arrays, accumulate=accumulate)
+
+    def index_put(self, indices, values, accumulate=False):
+        arrays = tuple(_ops.as_index_array(i) for i in indices)
+        return _ops.IndexPut.apply(self, values, index=arrays, accumulate=accumulate)
+
+    def masked_fill(self, mask, value):
+        return _ops.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        from ..tensor import Tensor
+
+        array = _ops.mask_array(mask)
+        if isinstance(value, Tensor):
+            return _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
+        return _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)
+
+    def masked_select(self, mask):
+        return _ops.masked_select(self, mask)
+
+    def take(self, index):
+        return _ops.take(self, index)
+
+    def nonzero(self, *, as_tuple=False):
+        return _ops.nonzero(self, as_tuple)
+
+    def argwhere(self):
+        return _ops.argwhere(self)

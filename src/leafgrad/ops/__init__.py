@@ -287,3 +287,17 @@ def dot(a, b):
 
 def bmm(a, b):
     return Bmm.apply(a, b)
+from .shape_ext import (  # noqa: E402
+    AsStridedPublic, AsStridedScatterAdd, Diagonal, DiagonalBackward, Flip, Repeat, Roll, Rot90,
+    Split, SplitWithSizes, as_strided, atleast_1d, atleast_2d, broadcast_tensors, broadcast_to,
+    chunk, diagonal, flip, hstack, meshgrid, movedim, repeat, repeat_interleave, roll, rot90,
+    split, tile, unflatten, vstack,
+)
+from .gather import (  # noqa: E402
+    Gather, IndexAdd, IndexSelect, MaskedFill, MaskedFillTensor, MaskedSelect, Scatter,
+    ScatterAdd, ScatterValue, Take, argwhere, gather, index_add, index_select, masked_fill,
+    masked_select, nonzero, scatter, scatter_add, take,
+)
+from .gather import _index_array as gather_index, _mask_array as mask_array  # noqa: E402
+from .indexing import _as_index_array as as_index_array  # noqa: E402
+from .shape import _wrap_dim as wrap_dim  # noqa: E402

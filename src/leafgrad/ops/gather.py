@@ -1,0 +1,372 @@
+"""Index-driven ops: index_select, gather, scatter, scatter_add, index_add, masked_fill,
+masked_select, take, nonzero. Index tensors must be int64 (torch's rule for these ops)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+from .shape import _wrap_dim
+
+
+_DTYPE_MESSAGES = {
+    "index_select": "index_select(): Expected dtype int32 or int64 for index",
+    "take": "take(): Expected a long tensor for index, but got {legacy}",
+    "index_add": "index_add_(): Expected dtype int32/int64 for index",
+}
+
+
+def _index_array(index, what: str = "index") -> np.ndarray:
+    from .._dtype import from_numpy_dtype
+    from ..tensor import Tensor
+
+    array = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if array.dtype.kind not in "iu" or array.dtype == np.uint8:
+        name = what.rstrip("_")
+        message = _DTYPE_MESSAGES.get(name, f"{name}(): Expected dtype int32/int64 for index")
+        raise RuntimeError(message.format(legacy=from_numpy_dtype(array.dtype)._legacy))
+    return array.astype(np.int64, copy=False)
+
+
+def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
+    """Full index tuple for take_along_axis-style access: index along ``dim``, aranges else."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids[:ndim])
+
+
+@register
+class IndexSelect(Op):
+    node = "IndexSelectBackward0"
+    torch_names = ("index_select", "repeat_interleave")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        return np.take(a, index, axis=dim) if a.ndim else a[index].reshape(index.shape)
+
+    def backward(self, grad):
+        p = self._params
+        return IndexAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
+                              index=p["index"])
+
+
+@register
+class IndexAdd(Op):
+    """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
+
+    node = "IndexAddBackward0"
+    inputs = ("self", "source")
+    torch_names = ("index_add",)
+
+    @staticmethod
+    def forward(ctx, a, source, dim, index, alpha=1):
+        out = np.array(a, copy=True)
+        moved = np.moveaxis(out, dim, 0)
+        np.add.at(moved, index, np.moveaxis(source * alpha if alpha != 1 else source, dim, 0))
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_source = None
+        if self.needs_grad(1):
+            grad_source = IndexSelect.apply(grad, dim=p["dim"], index=p["index"])
+            if p.get("alpha", 1) != 1:
+                grad_source = grad_source * p["alpha"]
+        return grad, grad_source
+
+
+@register
+class Gather(Op):
+    node = "GatherBackward0"
+    torch_names = ("gather", "take_along_dim")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        return a[_along(dim, index, a.ndim)]
+
+    def backward(self, grad):
+        p = self._params
+        return ScatterAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
+                                index=p["index"])
+
+
+@register
+class ScatterAdd(Op):
+    node = "ScatterAddBackward0"
+    inputs = ("self", "src")
+    torch_names = ("scatter_add",)
+
+    @staticmethod
+    def forward(ctx, a, src, dim, index):
+        out = np.array(a, copy=True)
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        np.add.at(out, _along(dim, index, a.ndim), src)
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_src = None
+        if self.needs_grad(1):
+            gathered = Gather.apply(grad, dim=p["dim"], index=p["index"])
+            grad_src = _pad_to(gathered, self.input_shape(1))
+        return grad, grad_src
+
+
+@register
+class Scatter(Op):
+    """``scatter(dim, index, src)``: the written positions of self get no gradient."""
+
+    node = "ScatterBackward0"
+    inputs = ("self", "src")
+    torch_names = ("scatter",)
+
+    @staticmethod
+    def forward(ctx, a, src, dim, index):
+        out = np.array(a, copy=True)
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        out[_along(dim, index, a.ndim)] = src
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_self = grad_src = None
+        if self.needs_grad(0):
+            grad_self = ScatterValue.apply(grad, dim=p["dim"], index=p["index"], value=0)
+        if self.needs_grad(1):
+            grad_src = _pad_to(Gather.apply(grad, dim=p["dim"], index=p["index"]),
+                               self.input_shape(1))
+        return grad_self, grad_src
+
+
+@register
+class ScatterValue(Op):
+    node = "ScatterBackward1"
+    torch_names = ("scatter",)
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value):
+        out = np.array(a, copy=True)
+        out[_along(dim, index, a.ndim)] = value
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        return ScatterValue.apply(grad, dim=p["dim"], index=p["index"], value=0)
+
+
+def _pad_to(grad, shape):
+    """``src`` may be larger than ``index``; entries never read get a zero gradient."""
+    if tuple(grad.shape) == tuple(shape):
+        return grad
+    from .shape import SliceBackward
+
+    out = grad
+    for dim, (have, want) in enumerate(zip(grad.shape, shape)):
+        if have != want:
+            sizes = list(out.shape)
+            sizes[dim] = want
+            out = SliceBackward.apply(out, input_sizes=tuple(sizes), dim=dim, start=0, end=have,
+                                      step=1)
+    return out
+
+
+@register
+class MaskedFill(Op):
+    node = "MaskedFillBackward0"
+    broadcasts = True
+    torch_names = ("masked_fill",)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        if shape != a.shape:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({a.shape[-1] if a.ndim else 1}) must match "
+                f"the existing size ({mask.shape[-1]}) at non-singleton dimension "
+                f"{len(shape) - 1}.  Target sizes: {list(a.shape)}.  Tensor sizes: "
+                f"{list(mask.shape)}"
+            )
+        out = np.array(a, copy=True)
+        out[np.broadcast_to(mask, shape)] = value
+        return out
+
+    def backward(self, grad):
+        return grad._masked_zero(self._params["mask"])
+
+
+@register
+class MaskedFillTensor(Op):
+    """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
+
+    node = "MaskedFillBackward1"
+    inputs = ("self", "value")
+    torch_names = ("masked_fill",)
+
+    @staticmethod
+    def forward(ctx, a, value, mask):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        out = np.array(a, copy=True)
+        out[np.broadcast_to(mask, a.shape)] = value
+        return out
+
+    def backward(self, grad):
+        mask = self._params["mask"]
+        grad_self = grad._masked_zero(mask) if self.needs_grad(0) else None
+        grad_value = None
+        if self.needs_grad(1):
+            from ..tensor import _wrap
+
+            keep = _wrap(np.broadcast_to(mask, tuple(grad.shape)).astype(grad._data.dtype))
+            grad_value = (grad * keep).sum()
+        return grad_self, grad_value
+
+
+@register
+class MaskedSelect(Op):
+    node = "MaskedSelectBackward0"
+    torch_names = ("masked_select",)
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+    def backward(self, grad):
+        from .indexing import IndexBackward
+        from .registry import _sum_to
+
+        mask = self._params["mask"]
+        shape = np.broadcast_shapes(self.input_shape(), mask.shape)
+        full = IndexBackward.apply(grad, input_sizes=shape,
+                                   index=(np.broadcast_to(mask, shape),))
+        return _sum_to(full, self.input_shape())
+
+
+@register
+class Take(Op):
+    node = "TakeBackward0"
+    torch_names = ("take",)
+
+    @staticmethod
+    def forward(ctx, a, index):
+        size = a.size
+        if index.size and (index.max() >= size or index.min() < -size):
+            bad = int(index.max()) if index.max() >= size else int(index.min())
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} "
+                             "elements.")
+        return a.reshape(-1)[index]
+
+    def backward(self, grad):
+        from .indexing import IndexBackward
+
+        flat = IndexBackward.apply(grad, input_sizes=(int(np.prod(self.input_shape())),),
+                                   index=(self._params["index"] % max(1, int(np.prod(
+                                       self.input_shape()))),))
+        return flat.reshape(self.input_shape())
+
+
+# -- functions --------------------------------------------------------------------------------
+
+
+def index_select(tensor, dim, index):
+    array = _index_array(index, "index_select")
+    if array.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    dim = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[dim] if tensor.ndim else 1
+    if array.size and (array.max() >= size or array.min() < -size):
+        bad = int(array.max()) if array.max() >= size else int(array.min())
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    return IndexSelect.apply(tensor, dim=dim, index=array.reshape(-1))
+
+
+def gather(tensor, dim, index):
+    array = _index_array(index, "gather")
+    dim = _wrap_dim(dim, tensor.ndim)
+    if array.ndim != tensor.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    size = tensor.shape[dim]
+    if array.size and (array.max() >= size or array.min() < -size):
+        bad = int(array.max()) if array.max() >= size else int(array.min())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return Gather.apply(tensor, dim=dim, index=array)
+
+
+def scatter(tensor, dim, index, src=None, value=None, reduce=None):
+    from ..tensor import Tensor
+
+    array = _index_array(index, "scatter")
+    dim = _wrap_dim(dim, tensor.ndim)
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        return Scatter.apply(tensor, src, dim=dim, index=array)
+    return ScatterValue.apply(tensor, dim=dim, index=array, value=src)
+
+
+def scatter_add(tensor, dim, index, src):
+    return ScatterAdd.apply(tensor, src, dim=_wrap_dim(dim, tensor.ndim),
+                            index=_index_array(index, "scatter_add"))
+
+
+def index_add(tensor, dim, index, source, alpha=1):
+    array = _index_array(index, "index_add").reshape(-1)
+    return IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
+                          alpha=alpha)
+
+
+def _mask_array(mask):
+    from ..tensor import Tensor
+
+    array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if array.dtype != np.bool_:
+        from ..tensor import _C_NAMES
+
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{_C_NAMES[array.dtype.name]}"
+        )
+    return array
+
+
+def masked_fill(tensor, mask, value):
+    from ..tensor import Tensor
+
+    array = _mask_array(mask)
+    if isinstance(value, Tensor):
+        return MaskedFillTensor.apply(tensor, value, mask=array)
+    return MaskedFill.apply(tensor, mask=array, value=value)
+
+
+def masked_select(tensor, mask):
+    from ..tensor import Tensor
+
+    array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if array.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return MaskedSelect.apply(tensor, mask=array)
+
+
+def take(tensor, index):
+    return Take.apply(tensor, index=_index_array(index, "take"))
+
+
+def nonzero(tensor, as_tuple=False):
+    from ..tensor import _wrap
+
+    data = tensor._data
+    if as_tuple:
+        if data.ndim == 0:
+            return (_wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)
+        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(data))
+    return _wrap(np.argwhere(data).astype(np.int64))
+
+
+def argwhere(tensor):
+    return nonzero(tensor)

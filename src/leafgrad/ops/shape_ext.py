@@ -1,0 +1,436 @@
+"""More views (split, chunk, diagonal, as_strided) and shape builders (repeat, flip, roll, rot90).
+
+The composites at the end (hstack, tile, meshgrid, ...) are built from ops that already exist,
+in the same order torch builds them, so their grad_fn names match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+from .shape import Slice, _View, _wrap_dim
+
+
+@register
+class Split(_View):
+    """Equal chunks of ``split_size`` along ``dim`` (the last one may be shorter)."""
+
+    node = "SplitBackward0"
+    multi_output = True
+    torch_names = ("split", "chunk", "Tensor.split", "Tensor.chunk")
+
+    @staticmethod
+    def forward(ctx, a, split_size, dim):
+        size = a.shape[dim]
+        starts = range(0, size, split_size) if size else [0]
+        return tuple(_slice(a, dim, s, min(s + split_size, size)) for s in starts)
+
+    @classmethod
+    def view_step(cls, params: dict, output_nr: int) -> tuple:
+        start = output_nr * params["split_size"]
+        return (Slice, {"dim": params["dim"], "start": start,
+                        "end": start + params["split_size"], "step": 1})
+
+    def backward(self, grads):
+        return _join_split_grads(self, grads, _split_sizes(self))
+
+
+@register
+class SplitWithSizes(_View):
+    node = "SplitWithSizesBackward0"
+    multi_output = True
+    torch_names = ("split",)
+
+    @staticmethod
+    def forward(ctx, a, split_sizes, dim):
+        out, start = [], 0
+        for size in split_sizes:
+            out.append(_slice(a, dim, start, start + size))
+            start += size
+        return tuple(out)
+
+    @classmethod
+    def view_step(cls, params: dict, output_nr: int) -> tuple:
+        start = sum(params["split_sizes"][:output_nr])
+        end = start + params["split_sizes"][output_nr]
+        return (Slice, {"dim": params["dim"], "start": start, "end": end, "step": 1})
+
+    def backward(self, grads):
+        return _join_split_grads(self, grads, list(self._params["split_sizes"]))
+
+
+def _slice(a: np.ndarray, dim: int, start: int, end: int) -> np.ndarray:
+    index = [slice(None)] * a.ndim
+    index[dim] = slice(start, end)
+    return a[tuple(index)]
+
+
+def _split_sizes(node) -> list:
+    size = node.input_shape()[node._params["dim"]]
+    step = node._params["split_size"]
+    return [min(step, size - s) for s in range(0, size, step)] if size else [0]
+
+
+def _join_split_grads(node, grads, sizes):
+    from .shape import Cat
+
+    dim = node._params["dim"]
+    shape = list(node.input_shape())
+    grads = list(grads) + [None] * (len(sizes) - len(grads))
+    present = next(g for g in grads if g is not None)
+    parts = []
+    for grad, size in zip(grads, sizes):
+        if grad is None:
+            shape[dim] = size
+            grad = present.new_zeros(tuple(shape))
+        parts.append(grad)
+    return Cat.apply(*parts, dim=dim)
+
+
+@register
+class Diagonal(_View):
+    node = "DiagonalBackward0"
+    torch_names = ("diagonal", "Tensor.diagonal")
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        return np.diagonal(a, offset, dim1, dim2)  # a read-only view in NumPy
+
+    def backward(self, grad):
+        p = self._params
+        return DiagonalBackward.apply(grad, input_sizes=self.input_shape(), offset=p["offset"],
+                                      dim1=p["dim1"], dim2=p["dim2"])
+
+
+@register
+class DiagonalBackward(Op):
+    node = "DiagonalBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, offset, dim1, dim2):
+        out = np.zeros(input_sizes, dtype=grad.dtype)
+        view = np.diagonal(out, offset, dim1, dim2)
+        view.flags.writeable = True  # NumPy marks diagonal views read-only; out is ours
+        view[...] = grad
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        return Diagonal.apply(grad, offset=p["offset"], dim1=p["dim1"], dim2=p["dim2"])
+
+
+@register
+class AsStridedPublic(_View):
+    """``as_strided(size, stride, storage_offset)`` over the tensor's own memory."""
+
+    node = "AsStridedBackward0"
+    torch_names = ("as_strided",)
+
+    @staticmethod
+    def forward(ctx, a, size, stride, storage_offset):
+        # Offsets and strides count elements from this tensor's first element (torch counts
+        # from the start of its storage; the two agree for tensors that own their memory).
+        start = a.reshape(-1)[storage_offset:] if storage_offset else a
+        strides = tuple(s * a.itemsize for s in stride)
+        return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides)
+
+    def backward(self, grad):
+        p = self._params
+        return AsStridedScatterAdd.apply(grad, input_sizes=self.input_shape(), size=p["size"],
+                                         stride=p["stride"], storage_offset=p["storage_offset"])
+
+
+@register
+class AsStridedScatterAdd(Op):
+    """Zeros of the input's shape with ``grad`` added through the strided pattern (overlapping
+    positions accumulate)."""
+
+    node = "AsStridedBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, size, stride, storage_offset):
+        out = np.zeros(int(np.prod(input_sizes)), dtype=grad.dtype)
+        index = storage_offset + sum(
+            np.arange(n).reshape([-1 if k == d else 1 for k in range(len(size))]) * st
+            for d, (n, st) in enumerate(zip(size, stride))
+        ) if size else np.array(storage_offset)
+        np.add.at(out, np.broadcast_to(index, tuple(size)), grad)
+        return out.reshape(input_sizes)
+
+    def backward(self, grad):
+        p = self._params
+        return AsStridedPublic.apply(grad.contiguous(), size=p["size"], stride=p["stride"],
+                                     storage_offset=p["storage_offset"])
+
+
+# -- builders -------------------------------------------------------------------------------------
+
+
+@register
+class Repeat(Op):
+    node = "RepeatBackward0"
+    torch_names = ("Tensor.repeat", "tile")
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        lead = len(repeats) - a.ndim
+        return np.tile(a.reshape((1,) * lead + a.shape), repeats)
+
+    def backward(self, grad):
+        repeats = self._params["repeats"]
+        shape = self.input_shape()
+        lead = len(repeats) - len(shape)
+        full = (1,) * lead + tuple(shape)
+        # (r0*s0, r1*s1, ...) -> (r0, s0, r1, s1, ...) -> sum over the r axes.
+        split = []
+        for r, s in zip(repeats, full):
+            split += [r, s]
+        summed = grad.reshape(*split).sum(tuple(range(0, 2 * len(full), 2)))
+        return summed.reshape(shape)
+
+
+@register
+class Flip(Op):
+    node = "FlipBackward0"
+    torch_names = ("flip", "fliplr", "flipud")
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        return np.flip(a, dims).copy()
+
+    def backward(self, grad):
+        return Flip.apply(grad, dims=self._params["dims"])
+
+
+@register
+class Roll(Op):
+    node = "RollBackward0"
+    torch_names = ("roll",)
+
+    @staticmethod
+    def forward(ctx, a, shifts, dims):
+        if dims is None:
+            return np.roll(a.reshape(-1), shifts).reshape(a.shape)
+        return np.roll(a, shifts, dims)
+
+    def backward(self, grad):
+        shifts, dims = self._params["shifts"], self._params["dims"]
+        negated = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
+        return Roll.apply(grad, shifts=negated, dims=dims)
+
+
+@register
+class Rot90(Op):
+    node = "Rot90Backward0"
+    torch_names = ("rot90",)
+
+    @staticmethod
+    def forward(ctx, a, k, dims):
+        return np.rot90(a, k, dims).copy()
+
+    def backward(self, grad):
+        return Rot90.apply(grad, k=-self._params["k"], dims=self._params["dims"])
+
+
+# -- functions ----------------------------------------------------------------------------------
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    dim = _wrap_dim(dim, tensor.ndim)
+    if isinstance(split_size_or_sections, int):
+        if split_size_or_sections <= 0 and tensor.shape[dim] > 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                f"{tensor.shape[dim]}"
+            )
+        return Split.apply(tensor, split_size=split_size_or_sections, dim=dim)
+    sizes = tuple(int(s) for s in split_size_or_sections)
+    if sum(sizes) != tensor.shape[dim]:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {tensor.shape[dim]} (input "
+            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
+        )
+    return SplitWithSizes.apply(tensor, split_sizes=sizes, dim=dim)
+
+
+def chunk(tensor, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    dim = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[dim]
+    split_size = -(-size // chunks) if size else 1
+    return Split.apply(tensor, split_size=max(split_size, 1), dim=dim)
+
+
+def diagonal(tensor, offset=0, dim1=0, dim2=1):
+    ndim = tensor.ndim
+    dim1, dim2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(tensor, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def movedim(tensor, source, destination):
+    from . import permute
+
+    ndim = tensor.ndim
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(
+            "movedim: Invalid source or destination dims: source "
+            f"({source} dims) should contain the same number of dims as destination "
+            f"({destination} dims)"
+        )
+    source = [_wrap_dim(d, ndim) for d in source]
+    destination = [_wrap_dim(d, ndim) for d in destination]
+    order = [d for d in range(ndim) if d not in source]
+    result = [None] * ndim
+    for s, d in zip(source, destination):
+        result[d] = s
+    rest = iter(order)
+    dims = [r if r is not None else next(rest) for r in result]
+    return permute(tensor, dims)
+
+
+def unflatten(tensor, dim, sizes):
+    from . import view
+
+    dim = _wrap_dim(dim, tensor.ndim)
+    sizes = tuple(sizes)
+    shape = tensor.shape
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1]))
+        sizes = tuple(shape[dim] // known if s == -1 else s for s in sizes)
+    if int(np.prod(sizes)) != shape[dim]:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+            f"({shape[dim]}) in the input tensor"
+        )
+    return view(tensor, (shape[:dim] + sizes + shape[dim + 1:],))
+
+
+def as_strided(tensor, size, stride, storage_offset=0):
+    return AsStridedPublic.apply(tensor, size=tuple(size), stride=tuple(stride),
+                                 storage_offset=int(storage_offset))
+
+
+def repeat(tensor, repeats):
+    if len(repeats) < tensor.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+            "tensor"
+        )
+    return Repeat.apply(tensor, repeats=tuple(int(r) for r in repeats))
+
+
+def tile(tensor, dims):
+    dims = tuple(dims)
+    if len(dims) < tensor.ndim:
+        dims = (1,) * (tensor.ndim - len(dims)) + dims
+    return Repeat.apply(tensor, repeats=dims)
+
+
+def flip(tensor, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return Flip.apply(tensor, dims=tuple(_wrap_dim(d, tensor.ndim) for d in dims))
+
+
+def roll(tensor, shifts, dims=None):
+    if dims is None:
+        return Roll.apply(tensor, shifts=shifts if isinstance(shifts, int) else tuple(shifts),
+                          dims=None)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return Roll.apply(tensor, shifts=shifts, dims=tuple(_wrap_dim(d, tensor.ndim) for d in dims))
+
+
+def rot90(tensor, k=1, dims=(0, 1)):
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    dims = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    return Rot90.apply(tensor, k=k % 4, dims=dims)
+
+
+def repeat_interleave(tensor, repeats, dim=None):
+    """Uniform repeats: unsqueeze, expand, copy, view (torch's path; ViewBackward0)."""
+    from . import Clone, expand, reshape, unsqueeze
+    from .gather import index_select
+
+    Tensor = type(tensor)
+    if dim is None:
+        tensor = reshape(tensor, (-1,))
+        dim = 0
+    dim = _wrap_dim(dim, tensor.ndim)
+    if isinstance(repeats, Tensor) and repeats.numel() != 1:
+        counts = repeats._data.astype(np.int64)
+        index = np.repeat(np.arange(tensor.shape[dim]), counts)
+        return index_select(tensor, dim, index)
+    count = int(repeats.item()) if isinstance(repeats, Tensor) else int(repeats)
+    shape = list(tensor.shape)
+    expanded = expand(unsqueeze(tensor, dim + 1), (shape[:dim + 1] + [count] + shape[dim + 1:],))
+    shape[dim] *= count
+    return Clone.apply(expanded).view(*shape)
+
+
+def hstack(tensors):
+    from . import cat
+
+    tensors = [atleast_1d(t) for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    from . import cat
+
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def atleast_1d(tensor):
+    return tensor.reshape(1) if tensor.ndim == 0 else tensor
+
+
+def atleast_2d(tensor):
+    if tensor.ndim == 0:
+        return tensor.reshape(1, 1)
+    return tensor.unsqueeze(0) if tensor.ndim == 1 else tensor
+
+
+def broadcast_to(tensor, shape):
+    from . import expand
+
+    return expand(tensor, tuple(shape))
+
+
+def broadcast_tensors(*tensors):
+    from . import expand
+
+    shape = np.broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(
+            f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}"
+        )
+    count = len(tensors)
+    swap = indexing == "xy" and count >= 2
+    order = list(tensors)
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    shape = tuple(t.numel() for t in order)
+    grids = []
+    for i, t in enumerate(order):
+        view_shape = [1] * count
+        view_shape[i] = -1
+        grids.append(t.view(*view_shape).expand(*shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
