@@ -1,5 +1,47 @@
-"""``leafgrad.nn.functional``: activations, losses, convolution, pooling, normalisation."""
+"""``leafgrad.nn.functional``: convolution and pooling here; activations, losses and
+normalisation in the sibling ``_functional_*`` modules, re-exported below."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .. import ops as _ops
+
+__all__ = [
+    "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+]
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d cross-correlation over (N, C, L) input; the same numbers as torch.nn.functional."""
+    return _ops.convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d cross-correlation over (N, C, H, W) input (im2col + one BLAS product per group)."""
+    return _ops.convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _ops.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups,
+                                 dilation)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _ops.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _ops.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _ops.adaptive_avg_pool2d(input, output_size)

@@ -301,3 +301,10 @@ from .gather import (  # noqa: E402
 from .gather import _index_array as gather_index, _mask_array as mask_array  # noqa: E402
 from .indexing import _as_index_array as as_index_array  # noqa: E402
 from .shape import _wrap_dim as wrap_dim  # noqa: E402
+from .conv import (  # noqa: E402
+    ConvInputGrad, ConvTranspose, Convolution, ConvWeightGrad, conv_transpose2d, convolution,
+)
+from .pool import (  # noqa: E402
+    AdaptiveAvgPool2d, AdaptiveAvgPoolBackward, AvgPool2d, AvgPoolBackward, MaxPool2d,
+    MaxPoolBackward, adaptive_avg_pool2d, avg_pool2d, max_pool2d,
+)

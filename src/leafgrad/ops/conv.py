@@ -1,0 +1,316 @@
+"""Convolutions (1-d and 2-d, stride, padding, dilation, groups, transposed).
+
+Vectorised with NumPy: the input's sliding windows are a strided view (no copy), one matrix
+product per group does the arithmetic (BLAS), and scattering gradients back to the input is a
+loop over the kernel's KH*KW offsets, each a whole-tensor slice add (never a loop over pixels).
+
+The three ops below share one bilinear form B(x, w, g) = sum x[window] * w * g, so the gradient
+of each is one of the others; that is what makes every order of derivative work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+
+
+def _pair(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+def _as_2d(a: np.ndarray, spatial: int) -> np.ndarray:
+    """1-d convolutions run as 2-d ones with a height of 1."""
+    return a[:, :, None, :] if spatial == 1 else a
+
+
+def _from_2d(a: np.ndarray, spatial: int) -> np.ndarray:
+    return a[:, :, 0, :] if spatial == 1 else a
+
+
+def _out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _windows(xp: np.ndarray, kh: int, kw: int, oh: int, ow: int, stride, dilation) -> np.ndarray:
+    """(N, C, OH, OW, KH, KW) view of the padded input's receptive fields."""
+    n, c = xp.shape[:2]
+    sn, sc, sh, sw = xp.strides
+    return np.lib.stride_tricks.as_strided(
+        xp,
+        shape=(n, c, oh, ow, kh, kw),
+        strides=(sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1]),
+        writeable=False,
+    )
+
+
+def _pad(x: np.ndarray, padding) -> np.ndarray:
+    ph, pw = padding
+    if ph == 0 and pw == 0:
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+
+
+def conv_forward(x, w, stride, padding, dilation, groups) -> np.ndarray:
+    """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation)."""
+    n = x.shape[0]
+    out_channels, group_channels, kh, kw = w.shape
+    oh = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
+    ow = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    cols = _windows(_pad(x, padding), kh, kw, oh, ow, stride, dilation)
+    per_group = out_channels // groups
+    out = np.empty((n, oh, ow, out_channels), dtype=np.result_type(x, w))
+    for g in range(groups):
+        part = cols[:, g * group_channels:(g + 1) * group_channels]
+        # (N, OH, OW, Cg*KH*KW) @ (Cg*KH*KW, Og): the im2col product.
+        matrix = part.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
+        kernel = w[g * per_group:(g + 1) * per_group].reshape(per_group, -1)
+        out[..., g * per_group:(g + 1) * per_group] = (matrix @ kernel.T).reshape(
+            n, oh, ow, per_group
+        )
+    return out.transpose(0, 3, 1, 2)
+
+
+def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarray:
+    """The adjoint of conv_forward in x: scatter g * w back onto the input grid."""
+    n, _, oh, ow = g.shape
+    out_channels, group_channels, kh, kw = w.shape
+    per_group = out_channels // groups
+    height = input_shape[2] + 2 * padding[0]
+    width = input_shape[3] + 2 * padding[1]
+    grad = np.zeros((n, group_channels * groups, height, width), dtype=np.result_type(g, w))
+    rows = g.transpose(0, 2, 3, 1).reshape(n * oh * ow, out_channels)
+    for gi in range(groups):
+        kernel = w[gi * per_group:(gi + 1) * per_group].reshape(per_group, -1)
+        cols = (rows[:, gi * per_group:(gi + 1) * per_group] @ kernel).reshape(
+            n, oh, ow, group_channels, kh, kw
+        )
+        target = grad[:, gi * group_channels:(gi + 1) * group_channels]
+        for i in range(kh):
+            top = i * dilation[0]
+            for j in range(kw):
+                left = j * dilation[1]
+                target[:, :, top:top + stride[0] * (oh - 1) + 1:stride[0],
+                       left:left + stride[1] * (ow - 1) + 1:stride[1]] += (
+                    cols[..., i, j].transpose(0, 3, 1, 2)
+                )
+    ph, pw = padding
+    return grad[:, :, ph:ph + input_shape[2], pw:pw + input_shape[3]]
+
+
+def conv_weight_grad(x, g, weight_shape, stride, padding, dilation, groups) -> np.ndarray:
+    """The adjoint of conv_forward in w: correlate the input windows with g."""
+    n, _, oh, ow = g.shape
+    out_channels, group_channels, kh, kw = weight_shape
+    per_group = out_channels // groups
+    cols = _windows(_pad(x, padding), kh, kw, oh, ow, stride, dilation)
+    rows = g.transpose(0, 2, 3, 1).reshape(n * oh * ow, out_channels)
+    grad = np.empty(weight_shape, dtype=np.result_type(x, g))
+    for gi in range(groups):
+        part = cols[:, gi * group_channels:(gi + 1) * group_channels]
+        matrix = part.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
+        grad[gi * per_group:(gi + 1) * per_group] = (
+            rows[:, gi * per_group:(gi + 1) * per_group].T @ matrix
+        ).reshape(per_group, group_channels, kh, kw)
+    return grad
+
+
+def _geometry(params: dict) -> tuple:
+    return params["stride"], params["padding"], params["dilation"], params["groups"]
+
+
+@register
+class Convolution(Op):
+    """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
+
+    node = "ConvolutionBackward0"
+    inputs = ("input", "weight", "bias")
+    saves = {"input": ("weight",), "weight": ("input",)}
+    torch_names = ("nn.functional.conv1d", "nn.functional.conv2d")
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial):
+        out = conv_forward(_as_2d(x, spatial), _as_2d(w, spatial), stride, padding, dilation,
+                           groups)
+        if b is not None:
+            out = out + b.reshape(1, -1, 1, 1)
+        return np.ascontiguousarray(_from_2d(out, spatial))
+
+    def backward(self, grad):
+        p = self._params
+        grad_x = grad_w = grad_b = None
+        if self.needs_grad(0):
+            grad_x = ConvInputGrad.apply(grad, self.saved("weight"),
+                                         input_shape=self.input_shape(0), **p)
+        if self.needs_grad(1):
+            grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
+                                          weight_shape=self.input_shape(1), **p)
+        if self.needs_grad(2):
+            dims = (0, 2) if p["spatial"] == 1 else (0, 2, 3)
+            grad_b = grad.sum(dims)
+        return grad_x, grad_w, grad_b
+
+
+@register
+class ConvInputGrad(Op):
+    """``g``, ``w`` -> the input gradient of a convolution (also conv_transpose's forward)."""
+
+    node = "ConvolutionBackwardBackward0"
+    inputs = ("grad", "weight")
+    saves = {"grad": ("weight",), "weight": ("grad",)}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, g, w, input_shape, stride, padding, dilation, groups, spatial):
+        shape = input_shape if spatial == 2 else (input_shape[0], input_shape[1], 1,
+                                                  input_shape[2])
+        out = conv_input_grad(_as_2d(g, spatial), _as_2d(w, spatial), shape, stride, padding,
+                              dilation, groups)
+        return np.ascontiguousarray(_from_2d(out, spatial))
+
+    def backward(self, grad):
+        p = {k: v for k, v in self._params.items() if k != "input_shape"}
+        grad_g = grad_w = None
+        if self.needs_grad(0):
+            grad_g = Convolution.apply(grad, self.saved("weight"), None, **p)
+        if self.needs_grad(1):
+            grad_w = ConvWeightGrad.apply(grad, self.saved("grad"),
+                                          weight_shape=self.input_shape(1), **p)
+        return grad_g, grad_w
+
+
+@register
+class ConvWeightGrad(Op):
+    """``x``, ``g`` -> the weight gradient of a convolution."""
+
+    node = "ConvolutionBackwardBackward0"
+    inputs = ("input", "grad")
+    saves = {"input": ("grad",), "grad": ("input",)}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, x, g, weight_shape, stride, padding, dilation, groups, spatial):
+        shape = weight_shape if spatial == 2 else (*weight_shape[:2], 1, weight_shape[2])
+        out = conv_weight_grad(_as_2d(x, spatial), _as_2d(g, spatial), shape, stride, padding,
+                               dilation, groups)
+        return out.reshape(weight_shape)
+
+    def backward(self, grad):
+        p = {k: v for k, v in self._params.items() if k != "weight_shape"}
+        grad_x = grad_g = None
+        if self.needs_grad(0):
+            grad_x = ConvInputGrad.apply(self.saved("grad"), grad,
+                                         input_shape=self.input_shape(0), **p)
+        if self.needs_grad(1):
+            grad_g = Convolution.apply(self.saved("input"), grad, None, **p)
+        return grad_x, grad_g
+
+
+@register
+class ConvTranspose(Op):
+    """conv_transpose2d: ``weight`` is (C_in, C_out/groups, KH, KW)."""
+
+    node = "ConvolutionBackward0"
+    inputs = ("input", "weight", "bias")
+    saves = {"input": ("weight",), "weight": ("input",)}
+    torch_names = ("nn.functional.conv_transpose2d",)
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial, output_shape):
+        out = conv_input_grad(x, w, output_shape, stride, padding, dilation, groups)
+        if b is not None:
+            out = out + b.reshape(1, -1, 1, 1)
+        return np.ascontiguousarray(out)
+
+    def backward(self, grad):
+        p = {k: v for k, v in self._params.items() if k != "output_shape"}
+        grad_x = grad_w = grad_b = None
+        if self.needs_grad(0):
+            grad_x = Convolution.apply(grad, self.saved("weight"), None, **p)
+        if self.needs_grad(1):
+            grad_w = ConvWeightGrad.apply(grad, self.saved("input"),
+                                          weight_shape=self.input_shape(1), **p)
+        if self.needs_grad(2):
+            grad_b = grad.sum((0, 2, 3))
+        return grad_x, grad_w, grad_b
+
+
+def _check_conv(x, w, groups, spatial, name, transposed=False):
+    dims = spatial + 2
+    if w.ndim != dims:
+        raise RuntimeError(
+            f"weight should have at least three dimensions" if w.ndim < 3 else
+            f"Expected {dims}-dimensional input for {dims}-dimensional weight {list(w.shape)}, "
+            f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead"
+        )
+    if x.ndim != dims:
+        raise RuntimeError(
+            f"Expected {dims}D (unbatched) or {dims + 1}D (batched) input to {name}, but got "
+            f"input of size: {list(x.shape)}"
+        )
+    channels = w.shape[0] if transposed else w.shape[1] * groups
+    if x.shape[1] != channels:
+        if transposed:
+            raise RuntimeError(
+                f"Given transposed=1, weight of size {list(w.shape)}, expected input"
+                f"{list(x.shape)} to have {w.shape[0]} channels, but got {x.shape[1]} channels "
+                "instead"
+            )
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
+            f"{list(x.shape)} to have {channels} channels, but got {x.shape[1]} channels "
+            "instead"
+        )
+
+
+def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, name):
+    """Shared by conv1d/conv2d: normalises arguments, accepts unbatched input."""
+    unbatched = x.ndim == spatial + 1
+    if unbatched:
+        x = x.unsqueeze(0)
+    _check_conv(x, weight, groups, spatial, name)
+    if spatial == 1:
+        stride, dilation = (1, _first(stride)), (1, _first(dilation))
+        padding = "same" if padding == "same" else (0, _first(padding))
+        if padding == "valid":
+            padding = (0, 0)
+    else:
+        stride, dilation = _pair(stride), _pair(dilation)
+    if padding == "valid":
+        padding = (0, 0)
+    elif padding == "same":
+        kernel = weight.shape[2:] if spatial == 2 else (1, weight.shape[2])
+        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        if any(t % 2 for t in total):
+            raise NotImplementedError("padding='same' with an asymmetric total padding")
+        padding = (total[0] // 2, total[1] // 2)
+    else:
+        padding = _pair(padding)
+    out = Convolution.apply(x, weight, bias, stride=tuple(stride), padding=tuple(padding),
+                            dilation=tuple(dilation), groups=groups, spatial=spatial)
+    if unbatched:
+        out = out.squeeze(0)
+    return out
+
+
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    _check_conv(x, weight, groups, 2, "conv_transpose2d", transposed=True)
+    stride, padding = _pair(stride), _pair(padding)
+    output_padding, dilation = _pair(output_padding), _pair(dilation)
+    kh, kw = weight.shape[2:]
+    height = (x.shape[2] - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + \
+        output_padding[0] + 1
+    width = (x.shape[3] - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + \
+        output_padding[1] + 1
+    out_shape = (x.shape[0], weight.shape[1] * groups, height, width)
+    out = ConvTranspose.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation,
+                              groups=groups, spatial=2, output_shape=out_shape)
+    return out.squeeze(0) if unbatched else out
+
+
+def _first(value):
+    return value[0] if isinstance(value, (tuple, list)) else value

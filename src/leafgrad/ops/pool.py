@@ -1,0 +1,263 @@
+"""2-d pooling: max (with indices), average, adaptive average. Windows are strided views."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .conv import _pair, _windows
+from .registry import Op, register
+
+
+def _pool_size(size, kernel, stride, padding, dilation, ceil_mode) -> int:
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (math.ceil(span / stride) if ceil_mode else span // stride) + 1
+    # torch: with ceil_mode the last window must start inside the input or left padding
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _padded(x, padding, extra, fill):
+    """Pad left/top by ``padding`` and right/bottom by ``padding + extra`` with ``fill``."""
+    (ph, pw), (eh, ew) = padding, extra
+    if ph == pw == eh == ew == 0:
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=fill)
+
+
+def _geometry(x_shape, kernel, stride, padding, dilation, ceil_mode):
+    oh = _pool_size(x_shape[2], kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
+    ow = _pool_size(x_shape[3], kernel[1], stride[1], padding[1], dilation[1], ceil_mode)
+    need_h = (oh - 1) * stride[0] + dilation[0] * (kernel[0] - 1) + 1
+    need_w = (ow - 1) * stride[1] + dilation[1] * (kernel[1] - 1) + 1
+    extra = (max(0, need_h - x_shape[2] - 2 * padding[0]),
+             max(0, need_w - x_shape[3] - 2 * padding[1]))
+    return oh, ow, extra
+
+
+@register
+class MaxPool2d(Op):
+    """Values and int64 indices (flat positions within each input plane, as torch returns)."""
+
+    node = "MaxPool2DWithIndicesBackward0"
+    multi_output = True
+    torch_names = ("nn.functional.max_pool2d",)
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):
+        n, c, h, w = x.shape
+        oh, ow, extra = _geometry(x.shape, kernel, stride, padding, dilation, ceil_mode)
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        cols = _windows(_padded(x, padding, extra, fill), *kernel, oh, ow, stride, dilation)
+        flat = cols.reshape(n, c, oh, ow, -1)
+        choice = flat.argmax(-1)  # the first maximum (and NaN wins), as in torch
+        values = np.take_along_axis(flat, choice[..., None], -1)[..., 0]
+        ki, kj = np.divmod(choice, kernel[1])
+        rows = np.arange(oh)[:, None] * stride[0] - padding[0] + ki * dilation[0]
+        cols_ = np.arange(ow)[None, :] * stride[1] - padding[1] + kj * dilation[1]
+        indices = (rows * w + cols_).astype(np.int64)
+        if ctx is not None:
+            ctx.keep("indices", indices)
+        return np.ascontiguousarray(values), indices
+
+    def backward(self, grads):
+        grad = grads[0]
+        if grad is None:
+            return None
+        return MaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
+                                     indices=self._indices())
+
+    def _indices(self):
+        return self.saved("indices")
+
+
+@register
+class MaxPoolBackward(Op):
+    node = "MaxPool2DWithIndicesBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, indices):
+        n, c, h, w = input_sizes
+        out = np.zeros((n, c, h * w), dtype=grad.dtype)
+        np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
+                        indices.reshape(n, c, -1)), grad.reshape(n, c, -1))
+        return out.reshape(input_sizes)
+
+    def backward(self, grad):
+        indices = self._params["indices"]
+        n, c = indices.shape[:2]
+        flat = grad.reshape(n, c, -1)
+        from ..tensor import _wrap
+
+        picked = flat.gather(2, _wrap(indices.reshape(n, c, -1)))
+        return picked.reshape(*indices.shape)
+
+
+def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, divisor_override):
+    if divisor_override:
+        return float(divisor_override)
+    h, w = x_shape[2:]
+    rows = np.arange(oh) * stride[0] - padding[0]
+    cols = np.arange(ow) * stride[1] - padding[1]
+    # windows are clipped to the padded input (ceil_mode overhang never counts)
+    r_end = np.minimum(rows + kernel[0], h + padding[0])
+    c_end = np.minimum(cols + kernel[1], w + padding[1])
+    if count_include_pad:
+        heights, widths = r_end - rows, c_end - cols
+    else:
+        heights = np.minimum(r_end, h) - np.maximum(rows, 0)
+        widths = np.minimum(c_end, w) - np.maximum(cols, 0)
+    return (heights[:, None] * widths[None, :]).astype(np.float64)
+
+
+@register
+class AvgPool2d(Op):
+    node = "AvgPool2DBackward0"
+    torch_names = ("nn.functional.avg_pool2d",)
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        oh, ow, extra = _geometry(x.shape, kernel, stride, padding, (1, 1), ceil_mode)
+        cols = _windows(_padded(x, padding, extra, 0), *kernel, oh, ow, stride, (1, 1))
+        divisor = _avg_divisor(x.shape, kernel, stride, padding, oh, ow, count_include_pad,
+                               divisor_override)
+        return (cols.sum((-1, -2)) / divisor).astype(x.dtype)
+
+    def backward(self, grad):
+        return AvgPoolBackward.apply(grad, input_sizes=self.input_shape(), **self._params)
+
+
+@register
+class AvgPoolBackward(Op):
+    node = "AvgPool2DBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, kernel, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
+        n, c, oh, ow = grad.shape
+        _, _, extra = _geometry(input_sizes, kernel, stride, padding, (1, 1), ceil_mode)
+        divisor = _avg_divisor(input_sizes, kernel, stride, padding, oh, ow, count_include_pad,
+                               divisor_override)
+        share = grad / divisor
+        height = input_sizes[2] + 2 * padding[0] + extra[0]
+        width = input_sizes[3] + 2 * padding[1] + extra[1]
+        out = np.zeros((n, c, height, width), dtype=grad.dtype)
+        for i in range(kernel[0]):
+            for j in range(kernel[1]):
+                out[:, :, i:i + stride[0] * (oh - 1) + 1:stride[0],
+                    j:j + stride[1] * (ow - 1) + 1:stride[1]] += share
+        ph, pw = padding
+        return np.ascontiguousarray(out[:, :, ph:ph + input_sizes[2], pw:pw + input_sizes[3]])
+
+    def backward(self, grad):
+        params = {k: v for k, v in self._params.items() if k != "input_sizes"}
+        return AvgPool2d.apply(grad, **params)
+
+
+def _adaptive_bounds(size: int, out: int):
+    index = np.arange(out)
+    starts = (index * size) // out
+    ends = -((-(index + 1) * size) // out)  # ceil
+    return starts, ends
+
+
+@register
+class AdaptiveAvgPool2d(Op):
+    """Average over adaptive bins, computed from an integral image (no loop over bins)."""
+
+    node = "AdaptiveAvgPool2DBackward0"
+    torch_names = ("nn.functional.adaptive_avg_pool2d",)
+
+    @staticmethod
+    def forward(ctx, x, output_size):
+        n, c, h, w = x.shape
+        oh, ow = output_size
+        rs, re = _adaptive_bounds(h, oh)
+        cs, ce = _adaptive_bounds(w, ow)
+        integral = np.zeros((n, c, h + 1, w + 1), dtype=np.float64)
+        integral[:, :, 1:, 1:] = x.cumsum(2, dtype=np.float64).cumsum(3)
+        total = (integral[:, :, re[:, None], ce[None, :]] - integral[:, :, rs[:, None], ce[None, :]]
+                 - integral[:, :, re[:, None], cs[None, :]] + integral[:, :, rs[:, None], cs[None, :]])
+        area = (re - rs)[:, None] * (ce - cs)[None, :]
+        return (total / area).astype(x.dtype)
+
+    def backward(self, grad):
+        return AdaptiveAvgPoolBackward.apply(grad, input_sizes=self.input_shape())
+
+
+@register
+class AdaptiveAvgPoolBackward(Op):
+    node = "AdaptiveAvgPool2DBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes):
+        n, c, h, w = input_sizes
+        oh, ow = grad.shape[2:]
+        rs, re = _adaptive_bounds(h, oh)
+        cs, ce = _adaptive_bounds(w, ow)
+        share = grad / ((re - rs)[:, None] * (ce - cs)[None, :])
+        # 2-d difference array: +share at (rs, cs), -share past each bin's end; then cumsum.
+        diff = np.zeros((n, c, h + 1, w + 1), dtype=np.float64)
+        for rows, sign_r in ((rs, 1), (re, -1)):
+            for cols, sign_c in ((cs, 1), (ce, -1)):
+                np.add.at(diff, (slice(None), slice(None), rows[:, None], cols[None, :]),
+                          sign_r * sign_c * share)
+        return diff.cumsum(2).cumsum(3)[:, :, :h, :w].astype(grad.dtype)
+
+    def backward(self, grad):
+        return AdaptiveAvgPool2d.apply(grad, output_size=tuple(self.input_shape(0)[2:]))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride) if stride not in (None, [], ()) else kernel
+    padding, dilation = _pair(padding), _pair(dilation)
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise RuntimeError(
+            "pad should be at most half of effective kernel size, but got pad="
+            f"{padding[0]}, kernel_size={kernel[0]} and dilation={dilation[0]}"
+        )
+    values, indices = MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=padding,
+                                      dilation=dilation, ceil_mode=ceil_mode)
+    if unbatched:
+        values, indices = values.squeeze(0), indices.squeeze(0)
+    return (values, indices) if return_indices else values
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride) if stride not in (None, [], ()) else kernel
+    padding = _pair(padding)
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
+    out = AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                          count_include_pad=count_include_pad, divisor_override=divisor_override)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool2d(x, output_size):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    size = _pair(output_size)
+    size = tuple(x.shape[2 + i] if s is None else s for i, s in enumerate(size))
+    if size == (1, 1):
+        out = x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
+    else:
+        out = AdaptiveAvgPool2d.apply(x, output_size=size)
+    return out.squeeze(0) if unbatched else out
