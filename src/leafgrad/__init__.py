@@ -32,11 +32,11 @@ from ._functions import *  # noqa: F403 - the torch.<op> namespace, listed in _f
 from ._functions_math import *  # noqa: F403
 from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
-try:  # DEV-ONLY guard while helpers write these modules
+from ._printing import set_printoptions
+try:  # DEV-ONLY guard while the RNG module is being written
     from ._random import (
         Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
     )
-    from ._printing import set_printoptions, get_printoptions
 except ImportError:
     pass
 from . import autograd, linalg, nn, ops, optim  # noqa: E402

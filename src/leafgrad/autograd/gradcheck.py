@@ -18,8 +18,8 @@ Differences from torch, all deliberate:
   call, which is exactly what an undefined grad means to the engine (torch inserts an
   internal ``UndefinedGrad`` node that has no public equivalent).
 - Outputs that are not floating point are skipped wherever they sit among the outputs (torch
-  misaligns its Jacobians when one comes before a floating output and fails with IndexError),
-  and a wrong-dtype or wrong-size analytical grad gets the message that names its real
+  misaligns its Jacobians after an integer output, failing with IndexError, and cannot take
+  differences of bool outputs), and a wrong-dtype or wrong-size analytical grad gets the message that names its real
   problem (torch swaps "dtype mismatch" and "incorrect size").
 - ``gradgradcheck`` draws its random ``grad_outputs`` from a private NumPy generator with a
   fixed seed, so results are reproducible and the global random state is left alone.
@@ -348,7 +348,7 @@ def _slow_gradcheck(lib, func, func_out: tuple, inputs: tuple, outputs: tuple, e
                     raise GradcheckError("Numerical gradient for function expected to be zero")
         return
     # Keep the Jacobians of the outputs that require grad, in their order.
-    diff_positions = [k for k, o in enumerate(func_out) if o.requires_grad]
+    diff_positions = list(range(len(outputs)))
     for output_index, (position, output) in enumerate(zip(diff_positions, outputs)):
         analytical = _analytical_jacobians(
             lib, diff_inputs, output, nondet_tol, check_grad_dtypes
