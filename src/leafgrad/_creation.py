@@ -92,8 +92,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             UserWarning,
             stacklevel=2,
         )
-    array = _infer_array(data)
-    array = np.array(array, dtype=dtype.np if dtype is not None else None, copy=True)
+    if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
+        # Convert straight to the requested dtype: going through the inferred default dtype
+        # first would round 0.3 to float32 before widening it.
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _replace_tensors(data)
+        array = np.array(data, dtype=dtype.np)
+    else:
+        array = np.array(_infer_array(data), dtype=dtype.np if dtype is not None else None,
+                         copy=True)
     return _finish(array, requires_grad, device)
 
 

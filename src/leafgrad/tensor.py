@@ -60,7 +60,7 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
-    "github.com/pytorch/pytorch/pull/30531 for more informations."
+    "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 
 
@@ -213,6 +213,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False  # leafgrad has no complex dtypes
 
     def is_contiguous(self, memory_format=None) -> bool:
         return self._data.flags.c_contiguous
@@ -949,10 +952,10 @@ def _can_steal(grad: "Tensor") -> bool:
     )
 
 
-# References to a stealable grad seen inside ``_can_steal``: the engine's local, the argument
-# of ``_accumulate_grad`` and of ``_can_steal``, getrefcount's own. Calibrated by
-# tests/autograd/test_accumulate.py.
-_STEAL_REFS = 4
+# References to a stealable grad seen inside ``_can_steal``: the engine's local and its input
+# buffer, the arguments of ``_accumulate_grad`` and ``_can_steal``, getrefcount's own.
+# Calibrated by tests/autograd/test_engine.py (test_first_grad_is_stolen_only_when...).
+_STEAL_REFS = 5
 
 
 # c10's scalar type names, used in some of torch's messages

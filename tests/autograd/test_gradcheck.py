@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import os
 import warnings
 
 import numpy as np
@@ -19,22 +18,15 @@ import pytest
 
 import leafgrad
 
+from .._torch import require_torch
+
 gc = importlib.import_module("leafgrad.autograd.gradcheck")
-
-
-def _require_torch():
-    """torch for differential tests: required under CI, otherwise the test is skipped."""
-    if os.environ.get("CI"):
-        import torch
-
-        return torch
-    return pytest.importorskip("torch")
 
 
 @pytest.fixture(params=["leafgrad", "torch"])
 def backend(request, monkeypatch):
     """(lib, torch): the library our gradcheck runs on, and torch for the expected outcome."""
-    torch = _require_torch()
+    torch = require_torch()
     if request.param == "torch":
         monkeypatch.setattr(gc, "_lib", lambda: torch)
         return torch, torch

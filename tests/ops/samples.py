@@ -21,6 +21,7 @@ class Sample:
     node: str | None = None
     check_node: bool = True
     second_order: bool = True
+    finite_differences: bool = True  # False only where torch defines a non-derivative gradient
     note: str = ""
     # gradcheck options for samples that leave float64 (a cast to float32 loses precision)
     check_options: dict = field(default_factory=dict)

@@ -92,6 +92,11 @@ def test_gradcheck(name, index):
         # Comparisons: the output must never require grad (torch agrees: test_matches_torch).
         assert not sample.call(leafgrad, *ours).requires_grad
         return
+    if not sample.finite_differences:
+        # Documented in the sample: torch's gradient is a convention, not the derivative; the
+        # gradient is compared with torch's in test_matches_torch.
+        assert sample.note
+        return
     options = {"eps": 1e-6, "atol": 1e-5, **sample.check_options}
     assert gradcheck(lambda *xs: sample.call(leafgrad, *xs), ours, **options)
     if sample.second_order:

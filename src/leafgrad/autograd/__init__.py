@@ -49,6 +49,9 @@ CREATE_GRAPH_CYCLE_WARNING = (
 )
 
 
+_warned = {"create_graph": False}
+
+
 def _tensor_cls():
     from ..tensor import Tensor
 
@@ -163,7 +166,8 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outputs)
-    if create_graph and inputs is None:
+    if create_graph and inputs is None and not _warned["create_graph"]:
+        _warned["create_graph"] = True  # torch warns once per process (TORCH_WARN_ONCE)
         warnings.warn(CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
     input_edges = _input_edges(inputs, for_backward=True) if inputs is not None else None
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)

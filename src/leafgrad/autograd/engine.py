@@ -133,16 +133,17 @@ def run_backward(
 
     previous_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
+    pop, push, get_count = heapq.heappop, heapq.heappush, dependencies.get
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[2]
             buffer = buffers.pop(node, None)
             grads_in = None
-            if buffer is not None and any(g is not None for g in buffer):
+            if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:
                     _call_tensor_pre_hooks(hookset, buffer)
-                captured = captures.get(node)
+                captured = captures.get(node) if captures else None
                 if captured is not None:
                     for output_nr, index, tensor in captured:
                         grad = buffer[output_nr] if output_nr < len(buffer) else None
@@ -154,13 +155,36 @@ def run_backward(
                 if not run and any(child in dependencies for child, _ in node.next_functions):
                     run = True
                 if run:
-                    grads_in = _run_node(node, buffer)
+                    grads_in = node._apply(buffer) if hookset is None else _run_hooked(
+                        node, hookset, buffer)
                     if not retain_graph:
                         node._release()
-            _deliver(node, grads_in, dependencies, buffers, ready, ticket)
+            # Pass the results along the edges; queue children whose inputs are complete.
+            position = -1
+            for child, output_nr in node.next_functions:
+                position += 1
+                if child is None:
+                    continue
+                count = get_count(child)
+                if count is None:
+                    continue
+                if grads_in is not None:
+                    grad = grads_in[position]
+                    if grad is not None:
+                        child_buffer = buffers.get(child)
+                        if child_buffer is None:
+                            buffers[child] = child_buffer = [None] * (output_nr + 1)
+                        _add_to_buffer(child_buffer, output_nr, grad)
+                dependencies[child] = count - 1
+                if count == 1:
+                    push(ready, (-child._sequence_nr, ticket(), child))
     finally:
         _grad_state.grad_enabled = previous_mode
     return results
+
+
+def _any_grad(buffer: list) -> bool:
+    return any(grad is not None for grad in buffer)
 
 
 def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
@@ -170,10 +194,8 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
     buffer[output_nr] = grad if previous is None else previous + grad
 
 
-def _run_node(node: Node, buffer: list):
-    hookset = node._hookset
-    if hookset is None:
-        return node._apply(buffer)
+def _run_hooked(node: Node, hookset, buffer: list):
+    """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order)."""
     if hookset.pre:
         for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))
@@ -186,21 +208,3 @@ def _run_node(node: Node, buffer: list):
             if result is not None:
                 grads_in = tuple(result)
     return grads_in
-
-
-def _deliver(node, grads_in, dependencies, buffers, ready, ticket) -> None:
-    """Pass a node's results along its edges; queue children whose inputs are complete."""
-    edges = node.next_functions
-    for position, (child, output_nr) in enumerate(edges):
-        if child is None:
-            continue
-        count = dependencies.get(child)
-        if count is None:
-            continue
-        grad = grads_in[position] if grads_in is not None else None
-        if grad is not None:
-            _add_to_buffer(buffers.setdefault(child, []), output_nr, grad)
-        count -= 1
-        dependencies[child] = count
-        if count == 0:
-            heapq.heappush(ready, (-child._sequence_nr, ticket(), child))

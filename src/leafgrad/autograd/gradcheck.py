@@ -348,7 +348,7 @@ def _slow_gradcheck(lib, func, func_out: tuple, inputs: tuple, outputs: tuple, e
                     raise GradcheckError("Numerical gradient for function expected to be zero")
         return
     # Keep the Jacobians of the outputs that require grad, in their order.
-    diff_positions = list(range(len(outputs)))
+    diff_positions = [k for k, o in enumerate(func_out) if o.requires_grad]
     for output_index, (position, output) in enumerate(zip(diff_positions, outputs)):
         analytical = _analytical_jacobians(
             lib, diff_inputs, output, nondet_tol, check_grad_dtypes

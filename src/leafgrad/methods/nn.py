@@ -1,9 +1,17 @@
-"""Tensor methods for the ops in leafgrad/ops/ (topic: nn)."""
+"""Tensor methods for nn-style ops (softmax, log_softmax)."""
 
 from __future__ import annotations
 
-from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+from . import lazy_ops as _ops
 
 
 class NNMethods:
     __slots__ = ()
+
+    def softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _ops.Softmax.apply(source, dim=_ops.wrap_dim(dim, self.ndim))
+
+    def log_softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _ops.LogSoftmax.apply(source, dim=_ops.wrap_dim(dim, self.ndim))

@@ -4,9 +4,12 @@ normalisation in the sibling ``_functional_*`` modules, re-exported below."""
 from __future__ import annotations
 
 from .. import ops as _ops
+from ._functional_nn import *  # noqa: F403 - activations, losses, normalisation, padding
+from ._functional_nn import __all__ as _nn_all
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    *_nn_all,
 ]
 
 

@@ -308,3 +308,16 @@ from .pool import (  # noqa: E402
     AdaptiveAvgPool2d, AdaptiveAvgPoolBackward, AvgPool2d, AvgPoolBackward, MaxPool2d,
     MaxPoolBackward, adaptive_avg_pool2d, avg_pool2d, max_pool2d,
 )
+from .linalg import Addmm  # noqa: E402
+from .activation import (  # noqa: E402
+    Celu, Elu, Gelu, GeluBackward, Hardtanh, LeakyRelu, LogSoftmax, Mish, Silu, Softmax, Softplus,
+)
+from .loss import (  # noqa: E402
+    BinaryCrossEntropy, BinaryCrossEntropyWithLogits, DivScalar, HuberLoss, MseLoss, NllLoss,
+    NllLoss2d,
+    NllLossBackward, SmoothL1Loss, check_reduction,
+)
+from .norm import (  # noqa: E402
+    PAD_OPS, BatchNorm, BatchNormEval, ConstantPadNd, Embedding, EmbeddingBackward, GroupNorm,
+    LayerNorm,
+)

@@ -123,8 +123,7 @@ class Div(Op):
         if a.dtype.kind != "f":
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
             a, b = a.astype(dtype), np.asarray(b).astype(dtype)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return a / b
+        return a / b
 
     def backward(self, grad):
         other = self.saved("other")
@@ -162,9 +161,7 @@ class Reciprocal(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _promote.float_result(a)
-        with np.errstate(divide="ignore"):
-            return np.reciprocal(a)
+        return np.reciprocal(_promote.float_result(a))
 
     def backward(self, grad):
         result = self.saved("result")
@@ -187,8 +184,7 @@ class PowScalar(Op):
         a, exp = _promote.binary(a, exponent)
         if a.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(a, exp)
+        return np.power(a, exp)
 
     def backward(self, grad):
         exponent = self._params["exponent"]
@@ -210,8 +206,7 @@ class PowTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b = _promote.binary(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(a, b)
+        return np.power(a, b)
 
     def backward(self, grad):
         base = self.saved("self")
@@ -242,8 +237,7 @@ class PowScalarBase(Op):
     @staticmethod
     def forward(ctx, exponent, base):
         exp, b = _promote.binary(exponent, base)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(b, exp)
+        return np.power(b, exp)
 
     def backward(self, grad):
         base = self._params["base"]
@@ -267,8 +261,7 @@ class _Unary(Op):
 
     @classmethod
     def forward(cls, ctx, a):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return cls.ufunc(_promote.float_result(a))
+        return cls.ufunc(_promote.float_result(a))
 
 
 @register

@@ -188,8 +188,7 @@ def _ufunc_inplace(ufunc, target: Tensor, other) -> Tensor:
             )
     if isinstance(value, np.ndarray) and value.dtype != result:
         value = value.astype(result)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ufunc(data, value, out=data, casting="unsafe")
+    ufunc(data, value, out=data, casting="unsafe")
     target._bump_version()
     return target
 

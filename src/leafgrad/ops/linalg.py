@@ -115,6 +115,46 @@ class Dot(Op):
         return grad_self, grad_other
 
 
+@register
+class Addmm(Op):
+    """``beta * self + alpha * (mat1 @ mat2)``; ``nn.functional.linear`` uses it with a bias."""
+
+    node = "AddmmBackward0"
+    inputs = ("self", "mat1", "mat2")
+    saves = {"mat1": ("mat2",), "mat2": ("mat1",)}
+    broadcasts = True
+    torch_names = ("addmm", "nn.functional.linear")
+
+    @staticmethod
+    def forward(ctx, bias, a, b, beta=1, alpha=1):
+        product = Mm.forward(None, a, b)
+        if alpha != 1:
+            product = product * alpha
+        if beta == 0:
+            return np.broadcast_to(product, np.broadcast_shapes(bias.shape, product.shape)).copy()
+        if np.broadcast_shapes(bias.shape, product.shape) != product.shape:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({product.shape[-1]}) must match the existing "
+                f"size ({bias.shape[-1]}) at non-singleton dimension {bias.ndim - 1}.  Target "
+                f"sizes: {list(product.shape)}.  Tensor sizes: {list(bias.shape)}"
+            )
+        return product + (bias * beta if beta != 1 else bias)
+
+    def backward(self, grad):
+        p = self._params
+        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        grad_bias = grad_a = grad_b = None
+        if self.needs_grad(0):
+            grad_bias = grad if beta == 1 else grad * beta
+        if self.needs_grad(1):
+            grad_a = grad.mm(self.saved("mat2").t())
+            grad_a = grad_a if alpha == 1 else grad_a * alpha
+        if self.needs_grad(2):
+            grad_b = self.saved("mat1").t().mm(grad)
+            grad_b = grad_b if alpha == 1 else grad_b * alpha
+        return grad_bias, grad_a, grad_b
+
+
 def _legacy(a: np.ndarray) -> str:
     from .._dtype import from_numpy_dtype
 

@@ -9,6 +9,7 @@ instance of it as the result's ``grad_fn``.
 from __future__ import annotations
 
 import types
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,13 @@ from ..autograd.graph import Node, SavedTensor, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS"]
+
+# Note: floating-point warnings
+# torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
+# `with np.errstate(...)` around each call costs ~1.5 us, most of a small op's budget
+# (benchmarks/bench_core.py), so instead NumPy's warnings are ignored when they are raised from
+# leafgrad's op modules. Warnings from the user's own NumPy code are untouched.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"leafgrad\.ops(\.|$)")
 
 _NO_EDGE = (None, 0)
 _ops: dict[str, type] = {}

@@ -1,0 +1,549 @@
+"""Activations, softmax, dropout, linear, embedding, normalisation, padding and losses
+(the part of ``leafgrad.nn.functional`` beyond convolution and pooling)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import ops as _ops
+from ..autograd.grad_mode import no_grad
+
+__all__ = [
+    "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus",
+    "hardtanh", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout", "linear",
+    "embedding", "one_hot", "layer_norm", "batch_norm", "group_norm", "normalize",
+    "cosine_similarity", "pad", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "kl_div",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+# -- activations ------------------------------------------------------------------------------
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return _ops.inplace(_ops.LeakyRelu, input, negative_slope=negative_slope)
+    return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
+    return _ops.inplace(_ops.Elu, input, **params) if inplace else _ops.Elu.apply(input, **params)
+
+
+def selu(input, inplace=False):
+    params = dict(alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
+    return _ops.inplace(_ops.Elu, input, **params) if inplace else _ops.Elu.apply(input, **params)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+    return _ops.inplace(_ops.Celu, input, **params) if inplace else _ops.Celu.apply(input, **params)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return _ops.Gelu.apply(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return _ops.inplace(_ops.Silu, input) if inplace else _ops.Silu.apply(input)
+
+
+def mish(input, inplace=False):
+    return _ops.inplace(_ops.Mish, input) if inplace else _ops.Mish.apply(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _ops.Softplus.apply(input, beta=beta, threshold=threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    params = dict(min_val=min_val, max_val=max_val)
+    if inplace:
+        return _ops.inplace(_ops.Hardtanh, input, **params)
+    return _ops.Hardtanh.apply(input, **params)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def _softmax_dim(input, dim, name):
+    if dim is None:
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.", UserWarning, stacklevel=3,
+        )
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _ops.wrap_dim(dim, input.ndim)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    dim = _softmax_dim(input, dim, "softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _ops.Softmax.apply(input, dim=dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    dim = _softmax_dim(input, dim, "log_softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _ops.LogSoftmax.apply(input, dim=dim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from .. import _random
+    from ..tensor import _wrap
+
+    if p == 1:
+        mask = np.zeros(input.shape, dtype=input._data.dtype)
+    else:
+        keep = _random.bernoulli(1 - p, tuple(input.shape), input._data.dtype)
+        mask = (keep / (1 - p)).astype(input._data.dtype)
+    if inplace:
+        return input.mul_(_wrap(mask))
+    return input * _wrap(mask)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
+    if bias is not None and input.ndim == 2:
+        return _ops.Addmm.apply(bias, input, weight.t())
+    if bias is not None and input.ndim == 3 and input.is_contiguous():
+        # torch flattens contiguous 3-d input into one addmm, then views it back
+        flat = input.reshape(-1, input.shape[-1])
+        return _ops.Addmm.apply(bias, flat, weight.t()).view(*input.shape[:-1], weight.shape[0])
+    output = input.matmul(weight.t())
+    if bias is not None:
+        output = output.add_(bias)  # in place, as torch does (AddBackward0)
+    return output
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    indices = input._data
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{input.dtype._legacy}Tensor instead (while "
+            "checking arguments for embedding)"
+        )
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    if max_norm is not None:
+        with no_grad():
+            rows = np.unique(indices)
+            norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
+            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+            weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding with scale_grad_by_freq or sparse gradients")
+    return _ops.Embedding.apply(weight, indices=indices.astype(np.int64), padding_idx=padding_idx)
+
+
+def one_hot(tensor, num_classes=-1):
+    from ..tensor import _wrap
+
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    if data.size and (data.min() < 0):
+        raise RuntimeError("Class values must be non-negative.")
+    if data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _wrap(np.eye(num_classes, dtype=np.int64)[data])
+
+
+# -- normalisation ------------------------------------------------------------------------------
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
+        normalized_shape)
+    count = len(normalized_shape)
+    if tuple(input.shape[input.ndim - count:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{list(input.shape)}"
+        )
+    return _ops.LayerNorm.apply(input, weight, bias, normalized_ndim=count, eps=eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    if training:
+        dims = (0,) + tuple(range(2, input.ndim))
+        count = input.numel() // input.shape[1]
+        if count <= 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                data = input._data
+                mean = data.mean(axis=dims)
+                var = data.var(axis=dims) * count / (count - 1)
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(_wrap_array(mean, running_mean),
+                                                         alpha=momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(_wrap_array(var, running_var),
+                                                        alpha=momentum)
+        return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return _ops.BatchNormEval.apply(input, weight, bias, mean=running_mean._data.copy(),
+                                    var=running_var._data.copy(), eps=eps)
+
+
+def _wrap_array(array, like):
+    from ..tensor import _wrap
+
+    return _wrap(array.astype(like._data.dtype))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.shape[1] % num_groups != 0:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    return _ops.GroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    norm = _p_norm(input, p, dim)
+    return input / norm.clamp(min=eps).expand_as(input)
+
+
+def _p_norm(input, p, dim):
+    if p == 2:
+        return (input * input).sum(dim, keepdim=True).sqrt()
+    if p == 1:
+        return input.abs().sum(dim, keepdim=True)
+    return (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    norm1 = (x1 * x1).sum(dim, keepdim=True).sqrt().clamp(min=eps)
+    norm2 = (x2 * x2).sum(dim, keepdim=True).sqrt().clamp(min=eps)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           "dimension but got padding length " + str(len(pad)) + " and input of "
+                           "dimension " + str(input.ndim))
+    if mode == "constant":
+        return _ops.ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
+    dims = len(pad) // 2
+    if mode in ("reflect", "replicate"):
+        if input.ndim not in (dims + 1, dims + 2):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
+            )
+        if mode == "reflect":
+            for i in range(dims):
+                size = input.shape[input.ndim - 1 - i]
+                if pad[2 * i] >= size or pad[2 * i + 1] >= size:
+                    raise RuntimeError(
+                        f"Argument #4: Padding size should be less than the corresponding input "
+                        f"dimension, but got: padding ({pad[2 * i]}, {pad[2 * i + 1]}) at "
+                        f"dimension {input.ndim - 1 - i} of input {list(input.shape)}"
+                    )
+        return _ops.PAD_OPS[(mode, dims)][0].apply(input, pad=pad)
+    if mode == "circular":
+        return _circular_pad(input, pad)
+    raise NotImplementedError(f"Unrecognised padding mode {mode}")
+
+
+def _circular_pad(input, pad):
+    """torch builds circular padding by copying slices into a new tensor (CopySlices)."""
+    dims = len(pad) // 2
+    shape = list(input.shape)
+    for i in range(dims):
+        shape[input.ndim - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    out = input.new_zeros(tuple(shape))
+    centre = [slice(None)] * input.ndim
+    for i in range(dims):
+        d = input.ndim - 1 - i
+        centre[d] = slice(pad[2 * i], pad[2 * i] + input.shape[d])
+    out[tuple(centre)] = input
+    for i in range(dims):
+        d = input.ndim - 1 - i
+        before, after, size = pad[2 * i], pad[2 * i + 1], input.shape[d]
+        if before:
+            target = [slice(None)] * input.ndim
+            source = [slice(None)] * input.ndim
+            target[d] = slice(0, before)
+            source[d] = slice(size, size + before)
+            out[tuple(target)] = out[tuple(source)]
+        if after:
+            target = [slice(None)] * input.ndim
+            source = [slice(None)] * input.ndim
+            target[d] = slice(before + size, before + size + after)
+            source[d] = slice(before, before + after)
+            out[tuple(target)] = out[tuple(source)]
+    return out
+
+
+# -- losses ---------------------------------------------------------------------------------------
+
+
+def _not_differentiable(function: str, argument: str, tensor) -> None:
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if tensor is not None and tensor.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True."
+        )
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _warn_shape(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=3,
+        )
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    _warn_shape(input, target, "mse_loss")
+    return _ops.MseLoss.apply(input, target, reduction=reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    _warn_shape(input, target, "l1_loss")
+    losses = (input - target).abs()
+    return _reduce(losses, reduction)
+
+
+def _reduce(losses, reduction):
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _warn_shape(input, target, "smooth_l1_loss")
+    return _ops.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _ops.check_reduction(reduction)
+    _warn_shape(input, target, "huber_loss")
+    return _ops.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim > 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]})."
+        )
+    _not_differentiable("nll_loss_forward", "weight", weight)
+    target_data = target._data
+    if target_data.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"expected scalar type Long but found {target.dtype._legacy}"
+        )
+    target_data = target_data.astype(np.int64)
+    if input.ndim <= 2:
+        return _ops.NllLoss.apply(input, weight, target=target_data, reduction=reduction,
+                                  ignore_index=ignore_index)
+    # torch runs every spatial rank through the 4-d kernel, viewing in and out
+    n, c = input.shape[:2]
+    flat_input = input if input.ndim == 4 else input.reshape(n, c, -1, 1)
+    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, -1, 1)
+    out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
+                               ignore_index=ignore_index)
+    if reduction == "none" and input.ndim != 4:
+        out = out.view(*target.shape)
+    return out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    log_p = log_softmax(input, class_dim)
+    classes = input.shape[class_dim]
+    if target.dtype.is_floating_point:
+        return _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing,
+                                            class_dim, classes)
+    nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    ignored = target._data == ignore_index
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        smooth = -(log_p * weight.view(*shape)).sum(class_dim)
+    else:
+        smooth = -log_p.sum(class_dim)
+    smooth = smooth._masked_zero(ignored)
+    if reduction == "mean":
+        if weight is not None:
+            safe = np.where(ignored, 0, target._data)
+            total = float(weight._data[safe][~ignored].sum())
+            smooth = smooth.sum() / total
+        else:
+            smooth = smooth.sum() / max(int((~ignored).sum()), 1) if ignored.any() else smooth.mean()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
+                                 classes):
+    if tuple(log_p.shape) != tuple(target.shape):
+        raise RuntimeError(
+            f"Expected target size {list(log_p.shape)}, got {list(target.shape)}"
+        )
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    product = log_p * target
+    if weight is not None:
+        shape = [1] * log_p.ndim
+        shape[class_dim] = classes
+        product = product * weight.view(*shape)
+    losses = -product.sum(class_dim)
+    if reduction == "mean":
+        count = log_p.numel() // classes
+        return _ops.DivScalar.apply(losses.sum(), other=count)
+    if reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    _not_differentiable("binary_cross_entropy", "weight", weight)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(*input.shape)
+    return _ops.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _ops.check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
+    _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(*input.shape)
+    if pos_weight is not None and tuple(pos_weight.shape) != tuple(input.shape):
+        pos_weight = pos_weight.expand(*input.shape)
+    return _ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,
+                                                   reduction=reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", UserWarning, stacklevel=2,
+        )
+    if log_target:
+        losses = target.exp() * (target - input)
+    else:
+        # xlogy(t, t) - t * input, with 0 * log(0) taken as 0
+        zero = target._data == 0
+        losses = (target * target._masked_zero(zero).clamp(min=1e-300).log())._masked_zero(zero) \
+            - target * input
+    if reduction == "batchmean":
+        return losses.sum() / input.shape[0] if input.ndim else losses.sum()
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _reduce(losses, reduction)
+

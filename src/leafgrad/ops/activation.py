@@ -1,0 +1,268 @@
+"""Activations and (log-)softmax, with torch's node names.
+
+Backwards multiply the incoming grad by masks (constants) and smooth Tensor expressions, so
+every order of derivative is recorded; the kinks use torch's one-sided choices.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _promote
+from ._special import erf
+from .registry import Op, register
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_BETA = math.sqrt(2.0 / math.pi)
+_TANH_KAPPA = 0.044715
+
+
+def _float(a: np.ndarray) -> np.ndarray:
+    return _promote.float_result(a)
+
+
+def _mask(condition: np.ndarray, like: np.ndarray):
+    """A constant 0/1 tensor in ``like``'s dtype."""
+    from ..tensor import _wrap
+
+    return _wrap(condition.astype(like.dtype))
+
+
+@register
+class LeakyRelu(Op):
+    node = "LeakyReluBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.leaky_relu",)
+
+    @staticmethod
+    def forward(ctx, a, negative_slope):
+        return np.where(a > 0, a, a * a.dtype.type(negative_slope))
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        slope = self._params["negative_slope"]
+        return grad * _mask(np.where(x > 0, 1.0, slope), x)
+
+
+@register
+class Elu(Op):
+    """elu / selu / celu: ``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``."""
+
+    node = "EluBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.elu", "nn.functional.selu")
+
+    @staticmethod
+    def forward(ctx, a, alpha, scale, input_scale):
+        a = _float(a)
+        with np.errstate(over="ignore"):
+            negative = alpha * np.expm1(np.minimum(a, 0) * input_scale)
+        return (scale * np.where(a > 0, a, negative)).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        p = self._params
+        positive = _mask(x._data > 0, x._data)
+        negative = (x.clamp(max=0) * p["input_scale"]).exp() * (
+            p["alpha"] * p["scale"] * p["input_scale"]
+        )
+        return grad * (positive * p["scale"] + (1 - positive) * negative)
+
+
+@register
+class Celu(Elu):
+    """celu(x, alpha) = elu with input_scale 1/alpha; torch records its own node name."""
+
+    node = "CeluBackward0"
+    torch_names = ("nn.functional.celu",)
+
+
+@register
+class Gelu(Op):
+    node = "GeluBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.gelu",)
+
+    @staticmethod
+    def forward(ctx, a, approximate):
+        a = _float(a)
+        x = a.astype(np.float64)
+        if approximate == "tanh":
+            out = 0.5 * x * (1.0 + np.tanh(_TANH_BETA * (x + _TANH_KAPPA * x ** 3)))
+        else:
+            out = 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
+        return out.astype(a.dtype)
+
+    def backward(self, grad):
+        return GeluBackward.apply(grad, self.saved("self"), approximate=self._params["approximate"])
+
+
+@register
+class GeluBackward(Op):
+    """``grad * gelu'(x)``; linear in grad, so its own grad in grad is itself again."""
+
+    node = "GeluBackwardBackward0"
+    inputs = ("grad_output", "self")
+    saves = {"grad_output": ("self",), "self": ("grad_output", "self")}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, a, approximate):
+        x = a.astype(np.float64)
+        if approximate == "tanh":
+            inner = _TANH_BETA * (x + _TANH_KAPPA * x ** 3)
+            t = np.tanh(inner)
+            derivative = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _TANH_BETA * (
+                1 + 3 * _TANH_KAPPA * x * x
+            )
+        else:
+            cdf = 0.5 * (1.0 + erf(x * _SQRT_HALF))
+            derivative = cdf + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x)
+        return (grad * derivative).astype(np.result_type(grad, a))
+
+    def backward(self, grad):
+        approximate = self._params["approximate"]
+        x = self.saved("self")
+        grad_grad = grad_x = None
+        if self.needs_grad(0):
+            grad_grad = GeluBackward.apply(grad, x, approximate=approximate)
+        if self.needs_grad(1):
+            g = self.saved("grad_output")
+            if approximate == "tanh":
+                inner = (x + x * x * x * _TANH_KAPPA) * _TANH_BETA
+                t = inner.tanh()
+                d_inner = (x * x * (3 * _TANH_KAPPA) + 1) * _TANH_BETA
+                sech2 = 1 - t * t
+                second = sech2 * d_inner + x * 0.5 * (
+                    -2 * t * sech2 * d_inner * d_inner + sech2 * (x * (6 * _TANH_KAPPA * _TANH_BETA))
+                )
+            else:
+                pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+                second = pdf * (2 - x * x)
+            grad_x = grad * g * second
+        return grad_grad, grad_x
+
+
+@register
+class Silu(Op):
+    node = "SiluBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.silu",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _float(a)
+        from .elementwise import _sigmoid
+
+        return a * _sigmoid(a)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        s = x.sigmoid()
+        return grad * (s * (1 + x * (1 - s)))
+
+
+def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    scaled = a * beta
+    with np.errstate(over="ignore"):
+        soft = np.logaddexp(0, scaled) / beta
+    return np.where(scaled > threshold, a, soft).astype(a.dtype)
+
+
+@register
+class Softplus(Op):
+    node = "SoftplusBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.softplus",)
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        return _softplus(_float(a), beta, threshold)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        beta, threshold = self._params["beta"], self._params["threshold"]
+        linear = _mask(x._data * beta > threshold, x._data)
+        return grad * (linear + (1 - linear) * (x * beta).sigmoid())
+
+
+@register
+class Mish(Op):
+    node = "MishBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.mish",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _float(a)
+        return a * np.tanh(_softplus(a, 1.0, 20.0))
+
+    def backward(self, grad):
+        x = self.saved("self")
+        s = x.sigmoid()
+        t = (x.exp() + 1).log().tanh()  # tanh(softplus(x))
+        return grad * (t + x * s * (1 - t * t))
+
+
+@register
+class Hardtanh(Op):
+    node = "HardtanhBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.hardtanh", "nn.functional.relu6")
+
+    @staticmethod
+    def forward(ctx, a, min_val, max_val):
+        return np.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        p = self._params
+        # torch passes the gradient only strictly inside (min_val, max_val)
+        return grad * _mask((x > p["min_val"]) & (x < p["max_val"]), x)
+
+
+def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
+    shifted = a - a.max(axis=dim, keepdims=True) if a.size else a
+    e = np.exp(shifted)
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+@register
+class Softmax(Op):
+    node = "SoftmaxBackward0"
+    saves = {"result": ("self",)}
+    torch_names = ("softmax", "nn.functional.softmax")
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        with np.errstate(invalid="ignore"):
+            return _softmax_array(_float(a), dim)
+
+    def backward(self, grad):
+        result = self.saved("result")
+        dim = self._params["dim"]
+        return (grad - (grad * result).sum(dim, keepdim=True)) * result
+
+
+@register
+class LogSoftmax(Op):
+    node = "LogSoftmaxBackward0"
+    saves = {"result": ("self",)}
+    torch_names = ("log_softmax", "nn.functional.log_softmax")
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        a = _float(a)
+        if a.size == 0:
+            return a.copy()
+        shifted = a - a.max(axis=dim, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+    def backward(self, grad):
+        result = self.saved("result")
+        dim = self._params["dim"]
+        return grad - result.exp() * grad.sum(dim, keepdim=True)

@@ -1,0 +1,290 @@
+"""Loss ops whose torch node is a dedicated one (MseLossBackward0, NllLossBackward0, ...).
+Losses torch composes from other ops (l1_loss, kl_div, cross_entropy) live in nn/functional."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _promote
+from .registry import Op, register
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.asarray(values.mean(dtype=values.dtype))
+    if reduction == "sum":
+        return np.asarray(values.sum(dtype=values.dtype))
+    return values
+
+
+def _unreduce(grad, shape, reduction: str):
+    """The incoming grad of a reduced loss, spread back over the pointwise losses."""
+    if reduction == "none":
+        return grad
+    count = int(np.prod(shape))
+    spread = grad.expand(shape)
+    return spread / count if reduction == "mean" else spread
+
+
+@register
+class DivScalar(Op):
+    """``tensor / number`` as torch's C++ code writes it (DivBackward1, one edge)."""
+
+    node = "DivBackward1"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return a / a.dtype.type(other)
+
+    def backward(self, grad):
+        return grad / self._params["other"]
+
+
+class _Pointwise(Op):
+    """A loss over ``input - target`` (broadcast), then reduced."""
+
+    __slots__ = ()
+    inputs = ("self", "target")
+    saves = {"self": ("self", "target"), "target": ("self", "target")}
+
+    @classmethod
+    def forward(cls, ctx, a, target, reduction, **params):
+        a, target = _promote.binary(a, target)
+        return _reduce(cls.pointwise(a - target, **params), reduction)
+
+    def backward(self, grad):
+        diff = self.saved("self") - self.saved("target")
+        params = {k: v for k, v in self._params.items() if k != "reduction"}
+        local = _unreduce(grad, tuple(diff.shape), self._params["reduction"]) * self.slope(
+            diff, **params
+        )
+        return (local if self.needs_grad(0) else None), (-local if self.needs_grad(1) else None)
+
+
+@register
+class MseLoss(_Pointwise):
+    node = "MseLossBackward0"
+    broadcasts = True
+    torch_names = ("nn.functional.mse_loss",)
+
+    @staticmethod
+    def pointwise(diff):
+        return diff * diff
+
+    @staticmethod
+    def slope(diff):
+        return diff * 2
+
+
+@register
+class SmoothL1Loss(_Pointwise):
+    node = "SmoothL1LossBackward0"
+    broadcasts = True
+    torch_names = ("nn.functional.smooth_l1_loss",)
+
+    @staticmethod
+    def pointwise(diff, beta):
+        absolute = np.abs(diff)
+        if beta == 0:
+            return absolute
+        return np.where(absolute < beta, 0.5 * diff * diff / beta, absolute - 0.5 * beta)
+
+    @staticmethod
+    def slope(diff, beta):
+        from .activation import _mask
+
+        data = diff._data
+        inside = _mask(np.abs(data) < beta, data) if beta else _mask(data != data, data)
+        return inside * (diff / beta if beta else diff) + (1 - inside) * diff.sign()
+
+
+@register
+class HuberLoss(_Pointwise):
+    node = "HuberLossBackward0"
+    broadcasts = True
+    torch_names = ("nn.functional.huber_loss",)
+
+    @staticmethod
+    def pointwise(diff, delta):
+        absolute = np.abs(diff)
+        return np.where(absolute < delta, 0.5 * diff * diff, delta * (absolute - 0.5 * delta))
+
+    @staticmethod
+    def slope(diff, delta):
+        from .activation import _mask
+
+        data = diff._data
+        inside = _mask(np.abs(data) <= delta, data)
+        return inside * diff + (1 - inside) * diff.sign() * delta
+
+
+def _nll_parts(shape, target, weight, ignore_index):
+    """Per-target weights (0 where ignored) and the (n, class, rest...) index of each pick."""
+    classes = shape[1] if len(shape) > 1 else shape[0]
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    if np.any((safe < 0) | (safe >= classes)):
+        bad = int(safe[(safe < 0) | (safe >= classes)][0])
+        raise IndexError(f"Target {bad} is out of bounds.")
+    picked = weight[safe] if weight is not None else np.ones(target.shape)
+    return np.where(valid, picked, 0.0), safe
+
+
+def _nll_index(shape, safe):
+    if len(shape) == 1:
+        return (safe,)
+    grids = np.indices(safe.shape, sparse=True)
+    return (grids[0], safe) + tuple(grids[1:])
+
+
+@register
+class NllLoss(Op):
+    """``-weight[t] * input[n, t]``, reduced; ``mean`` divides by the summed weights."""
+
+    node = "NllLossBackward0"
+    inputs = ("self", "weight")
+    torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
+
+    @staticmethod
+    def forward(ctx, a, weight, target, reduction, ignore_index):
+        if ctx is not None:
+            ctx.keep("weight_array", weight)
+        weights, safe = _nll_parts(a.shape, target, weight, ignore_index)
+        losses = -a[_nll_index(a.shape, safe)] * weights
+        if reduction == "none":
+            return losses.astype(a.dtype)
+        total = losses.sum()
+        if reduction == "mean":
+            total = total / weights.sum()
+        return np.asarray(total, dtype=a.dtype)
+
+    def backward(self, grad):
+        # torch does not differentiate nll_loss with respect to ``weight``
+        grad_input = NllLossBackward.apply(grad, input_sizes=self.input_shape(0),
+                                           weight=self.saved("weight_array"), **self._params)
+        return grad_input, None
+
+
+@register
+class NllLoss2d(NllLoss):
+    """nll_loss over (N, C, H, W) input; torch reshapes other spatial ranks to this one."""
+
+    node = "NllLoss2DBackward0"
+    torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
+
+
+@register
+class NllLossBackward(Op):
+    """The input gradient of nll_loss: ``-grad * weight[t] / total`` scattered at targets."""
+
+    node = "NllLossBackwardBackward0"
+    inputs = ("grad_output",)
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, input_sizes, target, reduction, ignore_index, weight):
+        weights, safe = _nll_parts(input_sizes, target, weight, ignore_index)
+        if reduction == "mean":
+            weights = weights / weights.sum()
+        out = np.zeros(input_sizes, dtype=grad.dtype)
+        out[_nll_index(input_sizes, safe)] = -(weights * grad)
+        return out
+
+    def backward(self, grad):
+        # Linear in grad_output: its gradient there is nll_loss of the incoming grad itself.
+        from ..tensor import _wrap
+
+        p = self._params
+        weight = None if p["weight"] is None else _wrap(p["weight"])
+        return NllLoss.apply(grad, weight, target=p["target"], reduction=p["reduction"],
+                             ignore_index=p["ignore_index"])
+
+
+@register
+class BinaryCrossEntropy(Op):
+    node = "BinaryCrossEntropyBackward0"
+    inputs = ("self", "target", "weight")
+    saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
+    torch_names = ("nn.functional.binary_cross_entropy",)
+
+    @staticmethod
+    def forward(ctx, a, target, weight, reduction):
+        if np.any((a < 0) | (a > 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore"):
+            # torch clamps each log at -100 so that 0 * log(0) stays finite
+            log_a = np.maximum(np.log(a), -100)
+            log_1a = np.maximum(np.log1p(-a), -100)
+        losses = -(target * log_a + (1 - target) * log_1a)
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(losses.astype(a.dtype), reduction)
+
+    def backward(self, grad):
+        x, target = self.saved("self"), self.saved("target")
+        weight = self._saved.get("weight") if self._saved else None
+        local = _unreduce(grad, tuple(x.shape), self._params["reduction"])
+        if weight is not None:
+            local = local * self.saved("weight")
+        grad_x = grad_t = None
+        if self.needs_grad(0):
+            grad_x = local * (x - target) / ((1 - x) * x).clamp(min=1e-12)
+        if self.needs_grad(1):
+            grad_t = local * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return grad_x, grad_t, None
+
+
+@register
+class BinaryCrossEntropyWithLogits(Op):
+    node = "BinaryCrossEntropyWithLogitsBackward0"
+    inputs = ("self", "target", "weight", "pos_weight")
+    saves = {"self": ("self", "target"), "target": ("self", "target"),
+             "weight": ("self", "target"), "pos_weight": ("self", "target")}
+    torch_names = ("nn.functional.binary_cross_entropy_with_logits",)
+
+    @staticmethod
+    def forward(ctx, a, target, weight, pos_weight, reduction):
+        # log(1 + exp(-|x|)) + max(-x, 0) is log(1 + exp(-x)) without overflow
+        softplus_neg = np.log1p(np.exp(-np.abs(a))) + np.maximum(-a, 0)
+        if pos_weight is not None:
+            factor = 1 + (pos_weight - 1) * target
+            losses = (1 - target) * a + factor * softplus_neg
+        else:
+            losses = (1 - target) * a + softplus_neg
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(losses.astype(a.dtype), reduction)
+
+    def backward(self, grad):
+        x, target = self.saved("self"), self.saved("target")
+        saved = self._saved or {}
+        local = _unreduce(grad, tuple(x.shape), self._params["reduction"])
+        if saved.get("weight") is not None:
+            local = local * self.saved("weight")
+        s = x.sigmoid()
+        grad_x = grad_t = None
+        if saved.get("pos_weight") is not None:  # torch's formulas, with log_sigmoid
+            pw = self.saved("pos_weight")
+            if self.needs_grad(0):
+                grad_x = local * (s * (1 + (pw - 1) * target) - pw * target)
+            if self.needs_grad(1):
+                grad_t = local * (_log_sigmoid(-x) - _log_sigmoid(x) * pw)
+        else:
+            if self.needs_grad(0):
+                grad_x = local * (s - target)
+            if self.needs_grad(1):
+                grad_t = local * -x
+        return grad_x, grad_t, None, None
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = -(log1p(exp(-|x|)) + max(-x, 0)), stable for large |x|."""
+    return -(((-x.abs()).exp() + 1).log() + (-x).clamp(min=0))

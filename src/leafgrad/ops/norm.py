@@ -1,0 +1,318 @@
+"""Normalisation (layer, batch, group), embedding and padding ops.
+
+The three normalisations share one formula: x_hat = (x - mean) / sqrt(var + eps) over some
+dims, then an affine per-channel weight and bias. Their backward is written with Tensor ops
+that recompute the statistics from the saved input, so second derivatives are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+
+
+def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
+    mean = x.mean(axis=dims, keepdims=True)
+    var = x.var(axis=dims, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def _normalise_tensor(x, dims: tuple, eps: float):
+    centred = x - x.mean(dims, keepdim=True)
+    rstd = ((centred * centred).mean(dims, keepdim=True) + eps) ** -0.5
+    return centred * rstd, rstd
+
+
+def _norm_input_grad(x, g, dims: tuple, eps: float):
+    """d(x_hat)^T g for x_hat normalised over ``dims`` (the classic three-term formula)."""
+    x_hat, rstd = _normalise_tensor(x, dims, eps)
+    return rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
+
+
+class _Normalisation(Op):
+    """Subclasses give the dims reduced over and how weight/bias broadcast against the input."""
+
+    __slots__ = ()
+    inputs = ("input", "weight", "bias")
+    saves = {"input": ("input", "weight"), "weight": ("input",)}
+
+    @staticmethod
+    def dims(shape, params) -> tuple:
+        raise NotImplementedError
+
+    @staticmethod
+    def affine_shape(shape, params) -> tuple:
+        raise NotImplementedError
+
+    @classmethod
+    def forward(cls, ctx, x, weight, bias, **params):
+        shape = x.shape
+        grouped = cls.grouped(x, params)
+        out = _normalise_array(grouped, cls.dims(grouped.shape, params), params["eps"])
+        out = out.reshape(shape)
+        affine = cls.affine_shape(shape, params)
+        if weight is not None:
+            out = out * weight.reshape(affine)
+        if bias is not None:
+            out = out + bias.reshape(affine)
+        return out.astype(x.dtype)
+
+    @staticmethod
+    def grouped(x, params):
+        return x
+
+    @classmethod
+    def grouped_tensor(cls, x, params):
+        return x
+
+    def backward(self, grad):
+        p = self._params
+        x = self.saved("input")
+        shape = tuple(x.shape)
+        affine = self.affine_shape(shape, p)
+        keep = tuple(i for i, size in enumerate(affine) if size != 1)
+        summed = tuple(i for i in range(len(shape)) if i not in keep)
+        grad_x = grad_w = grad_b = None
+        if self.needs_grad(0):
+            g = grad
+            if self._saved.get("weight") is not None:
+                g = grad * self.saved("weight").reshape(affine)
+            gx = self.grouped_tensor(x, p)
+            dims = self.dims(tuple(gx.shape), p)
+            grad_x = _norm_input_grad(gx, g.reshape(tuple(gx.shape)), dims, p["eps"]).reshape(shape)
+        if self.needs_grad(1):
+            gx = self.grouped_tensor(x, p)
+            x_hat, _ = _normalise_tensor(gx, self.dims(tuple(gx.shape), p), p["eps"])
+            grad_w = (grad * x_hat.reshape(shape)).sum(summed).reshape(self.input_shape(1))
+        if self.needs_grad(2):
+            grad_b = grad.sum(summed).reshape(self.input_shape(2))
+        return grad_x, grad_w, grad_b
+
+
+@register
+class LayerNorm(_Normalisation):
+    node = "NativeLayerNormBackward0"
+    torch_names = ("nn.functional.layer_norm",)
+
+    @staticmethod
+    def dims(shape, params):
+        count = params["normalized_ndim"]
+        return tuple(range(len(shape) - count, len(shape)))
+
+    @staticmethod
+    def affine_shape(shape, params):
+        count = params["normalized_ndim"]
+        return (1,) * (len(shape) - count) + tuple(shape[len(shape) - count:])
+
+
+@register
+class BatchNorm(_Normalisation):
+    """Training-mode batch norm (batch statistics); eval mode is a fixed affine map."""
+
+    node = "NativeBatchNormBackward0"
+    torch_names = ("nn.functional.batch_norm",)
+
+    @staticmethod
+    def dims(shape, params):
+        return (0,) + tuple(range(2, len(shape)))
+
+    @staticmethod
+    def affine_shape(shape, params):
+        return (1, shape[1]) + (1,) * (len(shape) - 2)
+
+
+@register
+class GroupNorm(_Normalisation):
+    node = "NativeGroupNormBackward0"
+    torch_names = ("nn.functional.group_norm",)
+
+    @staticmethod
+    def grouped(x, params):
+        return x.reshape(x.shape[0], params["num_groups"], -1)
+
+    @classmethod
+    def grouped_tensor(cls, x, params):
+        return x.reshape(x.shape[0], params["num_groups"], -1)
+
+    @staticmethod
+    def dims(shape, params):
+        return (2,)
+
+    @staticmethod
+    def affine_shape(shape, params):
+        return (1, shape[1]) + (1,) * (len(shape) - 2)
+
+
+@register
+class BatchNormEval(Op):
+    """Batch norm with given statistics: ``(x - mean) / sqrt(var + eps) * w + b``."""
+
+    node = "NativeBatchNormBackward0"
+    inputs = ("input", "weight", "bias")
+    saves = {"input": ("weight",), "weight": ("input",)}
+    torch_names = ("nn.functional.batch_norm",)
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, mean, var, eps):
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        return out.astype(x.dtype)
+
+    def backward(self, grad):
+        from ..tensor import _wrap
+
+        p = self._params
+        x_shape = self.input_shape(0)
+        shape = (1, x_shape[1]) + (1,) * (len(x_shape) - 2)
+        scale = _wrap((1 / np.sqrt(p["var"] + p["eps"])).reshape(shape).astype(grad._data.dtype))
+        summed = (0,) + tuple(range(2, len(x_shape)))
+        grad_x = grad_w = grad_b = None
+        if self.needs_grad(0):
+            weight = self.saved("weight") if "weight" in (self._saved or {}) else None
+            grad_x = grad * scale if weight is None else grad * scale * weight.reshape(shape)
+        if self.needs_grad(1):
+            centred = self.saved("input") - _wrap(p["mean"].reshape(shape).astype(grad._data.dtype))
+            grad_w = (grad * centred * scale).sum(summed)
+        if self.needs_grad(2):
+            grad_b = grad.sum(summed)
+        return grad_x, grad_w, grad_b
+
+
+@register
+class Embedding(Op):
+    node = "EmbeddingBackward0"
+    inputs = ("weight",)
+    torch_names = ("nn.functional.embedding",)
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        return weight[indices]
+
+    def backward(self, grad):
+        p = self._params
+        return EmbeddingBackward.apply(grad, num_weights=self.input_shape(0)[0],
+                                       indices=p["indices"], padding_idx=p["padding_idx"])
+
+
+@register
+class EmbeddingBackward(Op):
+    """Rows of ``grad`` summed into their embedding rows; the padding row gets nothing."""
+
+    node = "EmbeddingDenseBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, num_weights, indices, padding_idx):
+        out = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
+        flat = indices.reshape(-1)
+        rows = grad.reshape(-1, grad.shape[-1])
+        if padding_idx is not None:
+            keep = flat != padding_idx
+            flat, rows = flat[keep], rows[keep]
+        np.add.at(out, flat, rows)
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        picked = Embedding.apply(grad, indices=p["indices"], padding_idx=p["padding_idx"])
+        if p["padding_idx"] is not None:
+            picked = picked._masked_zero((p["indices"] == p["padding_idx"])[..., None])
+        return picked
+
+
+# -- padding ------------------------------------------------------------------------------------
+
+
+@register
+class ConstantPadNd(Op):
+    """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
+
+    node = "ConstantPadNdBackward0"
+    torch_names = ("nn.functional.pad",)
+
+    @staticmethod
+    def forward(ctx, a, pad, value):
+        widths = [(0, 0)] * a.ndim
+        for i in range(len(pad) // 2):
+            widths[a.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        crop = tuple(slice(max(0, -lo), size - max(0, -hi)) for (lo, hi), size in
+                     zip(widths, a.shape))
+        cropped = a[crop]
+        grow = [(max(0, lo), max(0, hi)) for lo, hi in widths]
+        return np.pad(cropped, grow, constant_values=value)
+
+    def backward(self, grad):
+        return ConstantPadNd.apply(grad, pad=tuple(-p for p in self._params["pad"]), value=0)
+
+
+def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each output position along one padded dim, the input position it copies."""
+    positions = np.arange(-before, size + after)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        positions = np.abs(positions) % period if period else np.zeros_like(positions)
+        return np.where(positions >= size, period - positions, positions)
+    return np.clip(positions, 0, size - 1)  # replicate
+
+
+class _ModePad(Op):
+    __slots__ = ()
+    mode = ""
+
+    @classmethod
+    def forward(cls, ctx, a, pad):
+        index = cls.index(a.shape, pad)
+        return a[(Ellipsis,) + np.ix_(*index)]
+
+    @classmethod
+    def index(cls, shape, pad):
+        count = len(pad) // 2
+        axes = []
+        for i in range(count - 1, -1, -1):  # pad lists the last dim first
+            size = shape[len(shape) - 1 - i]
+            axes.append(_source_index(size, pad[2 * i], pad[2 * i + 1], cls.mode))
+        return axes
+
+    def backward(self, grad):
+        return self.backward_op.apply(grad, input_sizes=self.input_shape(), pad=self._params["pad"])
+
+
+class _ModePadBackward(Op):
+    __slots__ = ()
+    pad_op = None
+
+    @classmethod
+    def forward(cls, ctx, grad, input_sizes, pad):
+        index = cls.pad_op.index(input_sizes, pad)
+        out = np.zeros(input_sizes, dtype=grad.dtype)
+        np.add.at(out, (Ellipsis,) + np.ix_(*index), grad)
+        return out
+
+    def backward(self, grad):
+        return self.pad_op.apply(grad, pad=self._params["pad"])
+
+
+def _make_pad_ops():
+    made = {}
+    for mode, title in (("reflect", "Reflection"), ("replicate", "Replication")):
+        for dims in (1, 2, 3):
+            forward_cls = type(f"{title}Pad{dims}d", (_ModePad,), {
+                "__slots__": (), "node": f"{title}Pad{dims}DBackward0", "mode": mode,
+                "torch_names": ("nn.functional.pad",),
+            })
+            backward_cls = type(f"{title}Pad{dims}dBackward", (_ModePadBackward,), {
+                "__slots__": (), "node": f"{title}Pad{dims}DBackwardBackward0",
+                "torch_names": (),
+            })
+            backward_cls.pad_op = forward_cls
+            forward_cls.backward_op = backward_cls
+            made[(mode, dims)] = (register(forward_cls), register(backward_cls))
+    return made
+
+
+PAD_OPS = _make_pad_ops()
