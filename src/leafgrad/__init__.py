@@ -33,13 +33,32 @@ from ._functions_math import *  # noqa: F403
 from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
 from ._printing import set_printoptions
-try:  # DEV-ONLY guard while the RNG module is being written
-    from ._random import (
-        Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
-    )
-except ImportError:
-    pass
+from ._random import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, linalg, nn, ops, optim  # noqa: E402
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state as a uint8 tensor (torch's byte layout)."""
+    from . import _random
+    from .tensor import _wrap
+
+    return _wrap(_random.get_rng_state())
+
+
+def set_rng_state(new_state) -> None:
+    from . import _random
+
+    _random.set_rng_state(new_state._data if isinstance(new_state, Tensor) else new_state)
+
+
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
+    """0/1 draws with probabilities ``input`` (the same stream as torch for the same seed)."""
+    from . import _random
+    from .tensor import _wrap
+
+    probabilities = input._data if p is None else p
+    return _wrap(_random.bernoulli(probabilities, tuple(input.shape), input._data.dtype,
+                                   generator=generator))
 
 
 def result_type(tensor1, tensor2) -> dtype:

@@ -934,6 +934,43 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def copy_(self, src, non_blocking=False):
         return _ops.inplace(_ops.Copy, self, src)
 
+    # -- random fills (the same streams as torch's CPU generator) ------------------------------
+    def _random_fill(self, values: np.ndarray) -> "Tensor":
+        if _grad_state.grad_enabled and self._requires_grad:
+            if self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+            raise NotImplementedError("random in-place fills of tensors that require grad")
+        np.copyto(self._data, values, casting="unsafe")
+        self._bump_version()
+        return self
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        from . import _random
+
+        return self._random_fill(_random.uniform(self._data.shape, self._data.dtype, a, b,
+                                                 generator=generator))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        from . import _random
+
+        return self._random_fill(_random.normal(self._data.shape, self._data.dtype, mean, std,
+                                                generator=generator))
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        from . import _random
+
+        probability = p._data if isinstance(p, Tensor) else p
+        return self._random_fill(_random.bernoulli(probability, self._data.shape,
+                                                   self._data.dtype, generator=generator))
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        from . import _random
+
+        if to is None:
+            from_, to = 0, from_ if from_ else 2 ** min(self._data.itemsize * 8 - 1, 53)
+        return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
+                                                 generator=generator))
+
 
 def _can_steal(grad: "Tensor") -> bool:
     """Whether AccumulateGrad may keep an engine-made gradient instead of copying it.

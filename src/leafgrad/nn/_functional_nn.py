@@ -147,6 +147,8 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
     if bias is not None and input.ndim == 2:
         return _ops.Addmm.apply(bias, input, weight.t())
+    if bias is not None and input.ndim == 1:
+        return _ops.Addmm.apply(bias, input.view(1, -1), weight.t()).view(weight.shape[0])
     if bias is not None and input.ndim == 3 and input.is_contiguous():
         # torch flattens contiguous 3-d input into one addmm, then views it back
         flat = input.reshape(-1, input.shape[-1])
@@ -233,7 +235,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                                                         alpha=momentum)
         return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
     if running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        missing = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{missing} must be defined in evaluation mode")
     return _ops.BatchNormEval.apply(input, weight, bias, mean=running_mean._data.copy(),
                                     var=running_var._data.copy(), eps=eps)
 
@@ -283,7 +286,7 @@ def pad(input, pad, mode="constant", value=None):
     if mode == "constant":
         return _ops.ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
     dims = len(pad) // 2
-    if mode in ("reflect", "replicate"):
+    if mode in ("reflect", "replicate", "circular"):
         if input.ndim not in (dims + 1, dims + 2):
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
@@ -297,9 +300,9 @@ def pad(input, pad, mode="constant", value=None):
                         f"dimension, but got: padding ({pad[2 * i]}, {pad[2 * i + 1]}) at "
                         f"dimension {input.ndim - 1 - i} of input {list(input.shape)}"
                     )
+        if mode == "circular":
+            return _circular_pad(input, pad)
         return _ops.PAD_OPS[(mode, dims)][0].apply(input, pad=pad)
-    if mode == "circular":
-        return _circular_pad(input, pad)
     raise NotImplementedError(f"Unrecognised padding mode {mode}")
 
 
@@ -394,6 +397,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_shape(input, target, "smooth_l1_loss")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)  # torch's own shortcut
     return _ops.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
@@ -418,7 +423,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target_data = target._data
     if target_data.dtype.kind not in "iu":
         raise RuntimeError(
-            f"expected scalar type Long but found {target.dtype._legacy}"
+            f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
     target_data = target_data.astype(np.int64)
     if input.ndim <= 2:

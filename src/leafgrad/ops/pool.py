@@ -10,6 +10,32 @@ from .conv import _pair, _windows
 from .registry import Op, register
 
 
+def _batched(function):
+    """Let a pooling kernel written for (N, C, H, W) also take unbatched (C, H, W) arrays,
+    as torch's pooling ops do natively (no squeeze node in the graph)."""
+
+    def wrapper(ctx, x, *args, **kwargs):
+        if x.ndim != 3:
+            return function(ctx, x, *args, **kwargs)
+        out = function(ctx, x[None], *args, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(o[0] for o in out)
+        return out[0]
+
+    return staticmethod(wrapper)
+
+
+def _input_sizes_batched(function):
+    """The same for the backward kernels, whose first argument is the grad."""
+
+    def wrapper(ctx, grad, input_sizes, *args, **kwargs):
+        if len(input_sizes) != 3:
+            return function(ctx, grad, input_sizes, *args, **kwargs)
+        return function(ctx, grad[None], (1, *input_sizes), *args, **kwargs)[0]
+
+    return staticmethod(wrapper)
+
+
 def _pool_size(size, kernel, stride, padding, dilation, ceil_mode) -> int:
     span = size + 2 * padding - dilation * (kernel - 1) - 1
     out = (math.ceil(span / stride) if ceil_mode else span // stride) + 1
@@ -45,7 +71,7 @@ class MaxPool2d(Op):
     multi_output = True
     torch_names = ("nn.functional.max_pool2d",)
 
-    @staticmethod
+    @_batched
     def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):
         n, c, h, w = x.shape
         oh, ow, extra = _geometry(x.shape, kernel, stride, padding, dilation, ceil_mode)
@@ -78,7 +104,7 @@ class MaxPoolBackward(Op):
     node = "MaxPool2DWithIndicesBackwardBackward0"
     torch_names = ()
 
-    @staticmethod
+    @_input_sizes_batched
     def forward(ctx, grad, input_sizes, indices):
         n, c, h, w = input_sizes
         out = np.zeros((n, c, h * w), dtype=grad.dtype)
@@ -87,12 +113,12 @@ class MaxPoolBackward(Op):
         return out.reshape(input_sizes)
 
     def backward(self, grad):
-        indices = self._params["indices"]
-        n, c = indices.shape[:2]
-        flat = grad.reshape(n, c, -1)
         from ..tensor import _wrap
 
-        picked = flat.gather(2, _wrap(indices.reshape(n, c, -1)))
+        indices = self._params["indices"]
+        lead = indices.shape[:-2]
+        flat = grad.reshape(*lead, -1)
+        picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
         return picked.reshape(*indices.shape)
 
 
@@ -118,7 +144,7 @@ class AvgPool2d(Op):
     node = "AvgPool2DBackward0"
     torch_names = ("nn.functional.avg_pool2d",)
 
-    @staticmethod
+    @_batched
     def forward(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
         oh, ow, extra = _geometry(x.shape, kernel, stride, padding, (1, 1), ceil_mode)
         cols = _windows(_padded(x, padding, extra, 0), *kernel, oh, ow, stride, (1, 1))
@@ -135,7 +161,7 @@ class AvgPoolBackward(Op):
     node = "AvgPool2DBackwardBackward0"
     torch_names = ()
 
-    @staticmethod
+    @_input_sizes_batched
     def forward(ctx, grad, input_sizes, kernel, stride, padding, ceil_mode, count_include_pad,
                 divisor_override):
         n, c, oh, ow = grad.shape
@@ -172,7 +198,7 @@ class AdaptiveAvgPool2d(Op):
     node = "AdaptiveAvgPool2DBackward0"
     torch_names = ("nn.functional.adaptive_avg_pool2d",)
 
-    @staticmethod
+    @_batched
     def forward(ctx, x, output_size):
         n, c, h, w = x.shape
         oh, ow = output_size
@@ -194,7 +220,7 @@ class AdaptiveAvgPoolBackward(Op):
     node = "AdaptiveAvgPool2DBackwardBackward0"
     torch_names = ()
 
-    @staticmethod
+    @_input_sizes_batched
     def forward(ctx, grad, input_sizes):
         n, c, h, w = input_sizes
         oh, ow = grad.shape[2:]
@@ -215,9 +241,6 @@ class AdaptiveAvgPoolBackward(Op):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = x.unsqueeze(0)
     kernel = _pair(kernel_size)
     stride = _pair(stride) if stride not in (None, [], ()) else kernel
     padding, dilation = _pair(padding), _pair(dilation)
@@ -228,16 +251,11 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         )
     values, indices = MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=padding,
                                       dilation=dilation, ceil_mode=ceil_mode)
-    if unbatched:
-        values, indices = values.squeeze(0), indices.squeeze(0)
     return (values, indices) if return_indices else values
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = x.unsqueeze(0)
     kernel = _pair(kernel_size)
     stride = _pair(stride) if stride not in (None, [], ()) else kernel
     padding = _pair(padding)
@@ -245,19 +263,13 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
         raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
                            f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
                            f"kH = {kernel[0]}")
-    out = AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                          count_include_pad=count_include_pad, divisor_override=divisor_override)
-    return out.squeeze(0) if unbatched else out
+    return AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                           count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
 def adaptive_avg_pool2d(x, output_size):
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = x.unsqueeze(0)
     size = _pair(output_size)
-    size = tuple(x.shape[2 + i] if s is None else s for i, s in enumerate(size))
+    size = tuple(x.shape[x.ndim - 2 + i] if s is None else s for i, s in enumerate(size))
     if size == (1, 1):
-        out = x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
-    else:
-        out = AdaptiveAvgPool2d.apply(x, output_size=size)
-    return out.squeeze(0) if unbatched else out
+        return x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
+    return AdaptiveAvgPool2d.apply(x, output_size=size)

@@ -205,8 +205,9 @@ class SqueezeDims(_View):
 
 
 @register
-class SqueezeLast(_View):
-    """The ``squeeze_(-2)`` that ``matmul`` of a vector and a matrix ends with."""
+class SqueezeLast(Op):
+    """The in-place ``squeeze_(0)`` that ``matmul`` of a vector and a matrix ends with (on a
+    fresh product, so the result is not a view of anything the user holds)."""
 
     node = "SqueezeBackward4"
     torch_names = ("matmul",)
