@@ -171,6 +171,8 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: a.view(-1), ((S0, A),)),
         Sample(lambda lib, a: a.reshape(6), ((S23, A),)),
     ],
+    "ReshapeAlias": [Sample(lambda lib, a: a[::2].reshape(-1), (((4, 1), A),),
+                            note="a non-contiguous tensor whose strides allow a view")],
     "UnsafeView": [Sample(lambda lib, a: a.t().reshape(6), ((S23, A),))],
     "T": [Sample(lambda lib, a: a.t(), ((S23, A),)), Sample(lambda lib, a: a.t(), ((S3, A),))],
     "Transpose": [Sample(lambda lib, a: a.transpose(0, -1), (((2, 3, 4), A),))],

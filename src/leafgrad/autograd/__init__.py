@@ -169,7 +169,14 @@ def backward(
     if create_graph and inputs is None and not _warned["create_graph"]:
         _warned["create_graph"] = True  # torch warns once per process (TORCH_WARN_ONCE)
         warnings.warn(CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
-    input_edges = _input_edges(inputs, for_backward=True) if inputs is not None else None
+    input_edges = None
+    if inputs is not None:
+        input_edges = _input_edges(inputs, for_backward=True)
+        for tensor in inputs:
+            # torch retains the grad of a non-leaf listed in inputs; its .grad is filled by the
+            # retain_grad hook when the engine reaches it.
+            if tensor._grad_fn is not None:
+                tensor.retain_grad()
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
 
 

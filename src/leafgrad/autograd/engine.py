@@ -101,7 +101,7 @@ def run_backward(
 
     ``inputs`` are ``(node, output_nr, tensor)`` triples. With ``accumulate`` the leaves'
     ``.grad`` are updated (``Tensor.backward``); ``inputs`` then restricts which ones (a non-leaf
-    listed there gets its ``.grad`` too). Without it (``autograd.grad``) nothing is written and
+    listed there retains its grad through its retain_grad hook). Without it (``autograd.grad``) nothing is written and
     the gradient arriving at each input's edge is returned, ``None`` where none arrived.
     """
     root_nodes = []
@@ -149,8 +149,8 @@ def run_backward(
                         grad = buffer[output_nr] if output_nr < len(buffer) else None
                         if not accumulate:
                             results[index] = grad
-                        elif grad is not None and type(node) is not AccumulateGrad:
-                            tensor._accumulate_grad(grad)
+                        # (backward(inputs=...) on a non-leaf: its retain_grad hook, run
+                        # above, has already stored the grad)
                 run = captured is None or (accumulate and type(node) is AccumulateGrad)
                 if not run and any(child in dependencies for child, _ in node.next_functions):
                     run = True

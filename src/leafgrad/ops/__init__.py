@@ -16,7 +16,7 @@ from .elementwise import (
 )
 from .reduce import mean, sum  # noqa: A004 - torch's names
 from .shape import (
-    Alias, AsStrided, Cat, Expand, Unbind, ViewScatter, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
+    Alias, AsStrided, Cat, Expand, ReshapeAlias, Unbind, ViewScatter, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims, Stack, T,
     Transpose, UnsafeView, Unsqueeze, View, _try_view, infer_shape, parse_shape,
 )
 from .linalg import Bmm, Dot, Mm, Mv, matmul
@@ -95,7 +95,9 @@ def reshape(tensor, shape):
     """A view when the strides allow, else a copy (torch: clone then _unsafe_view)."""
     shape = infer_shape(parse_shape(shape), tensor._data.size)
     if _try_view(tensor._data, shape) is not None:
-        return View.apply(tensor, shape=shape)
+        if tensor._data.flags.c_contiguous:
+            return View.apply(tensor, shape=shape)
+        return ReshapeAlias.apply(tensor, shape=shape)
     return UnsafeView.apply(Clone.apply(tensor), shape=shape)
 
 

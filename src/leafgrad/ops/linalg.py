@@ -193,7 +193,7 @@ class Bmm(Op):
 
 def matmul(a, b):
     """torch.matmul: dispatch on dimensions the way ATen does, so node names match."""
-    from .shape import SqueezeLast, UnsafeView
+    from .shape import SqueezeLast
 
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
@@ -208,54 +208,91 @@ def matmul(a, b):
         return SqueezeLast.apply(Mm.apply(a.unsqueeze(0), b), dim=0)
     if da == 2 and db == 2:
         return Mm.apply(a, b)
-    if da >= 3 and db in (1, 2):
-        # Fold the batch into rows: (..., n, k) @ (k, m) -> (rows, k) @ (k, m).
-        if a.shape[-1] != b.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(a.shape[:-1]))}x"
-                f"{a.shape[-1]} and {b.shape[0]}x{b.shape[1] if db == 2 else 1})"
-            )
-        batch = a.shape[:-1]
-        folded = a.reshape(-1, a.shape[-1])
-        if db == 1:
-            out = Mv.apply(folded, b)
-            return UnsafeView.apply(out, shape=tuple(batch))
-        out = Mm.apply(folded, b)
-        return UnsafeView.apply(out, shape=tuple(batch) + (b.shape[1],))
+    if da == 3 and db == 3:
+        # A batch of one that requires grad is squeezed to a matrix so that the fold below
+        # applies (observed in torch 2.13: SqueezeBackward1 under MmBackward0).
+        if b.shape[0] == 1 and a.shape[0] != 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+        if a.shape[0] == 1 and b.shape[0] != 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+    if _should_fold(a, b):
+        return _folded(a, b)
     return _batched(a, b)
 
 
-def _batched(a, b):
-    """Broadcast batch dims, fold them into one, and use bmm (torch's general case)."""
+def _should_fold(a, b) -> bool:
+    """ATen's should_fold: fold the larger operand's batch into rows and call mm/mv when that
+    needs no copy, or when the smaller operand requires grad (a smaller backward)."""
+    larger_first = a.ndim >= b.ndim
+    big = a if larger_first else b
+    small = b if larger_first else a
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False  # folding would need a transposed, then copied, result
+    shape = list(big.shape)
+    strides = list(big.stride())
+    if not larger_first:  # big is b.mT
+        shape[-1], shape[-2] = shape[-2], shape[-1]
+        strides[-1], strides[-2] = strides[-2], strides[-1]
+    if 0 in shape:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded(a, b):
     from .shape import UnsafeView
 
-    squeeze_a = squeeze_b = False
-    if a.ndim == 1:
-        a = a.unsqueeze(0)
-        squeeze_a = True
-    if b.ndim == 1:
-        b = b.unsqueeze(-1)
-        squeeze_b = True
-    n, k = a.shape[-2:]
-    k2, m = b.shape[-2:]
-    try:
-        batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    except ValueError:
-        raise RuntimeError(_batch_mismatch(a, b)) from None
-    if k != k2:
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    output_shape = tuple(t1.shape[:-1])
+    rows = int(np.prod(output_shape)) if output_shape else 1
+    if t1.shape[-1] != t2.shape[0]:
+        left = (rows, t1.shape[-1])
+        right = (t2.shape[0], t2.shape[1] if t2.ndim == 2 else 1)
+        if transpose:
+            left, right = (right[1], right[0]), (left[1], left[0])
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, {k2}]."
+            f"mat1 and mat2 shapes cannot be multiplied ({left[0]}x{left[1]} and "
+            f"{right[0]}x{right[1]})"
         )
-    count = int(np.prod(batch))
-    a3 = a.expand(*batch, n, k).reshape(count, n, k)
-    b3 = b.expand(*batch, k, m).reshape(count, k, m)
-    out_shape = tuple(batch) + ((n,) if not squeeze_a else ()) + ((m,) if not squeeze_b else ())
-    return UnsafeView.apply(Bmm.apply(a3, b3), shape=out_shape)
+    folded = t1.reshape(rows, t1.shape[-1])
+    if t2.ndim == 2:
+        output = UnsafeView.apply(Mm.apply(folded, t2), shape=output_shape + (t2.shape[1],))
+        return output.mT.contiguous() if transpose else output
+    return UnsafeView.apply(Mv.apply(folded, t2), shape=output_shape)
 
 
-def _batch_mismatch(a, b) -> str:
-    sa, sb = list(a.shape[:-2]), list(b.shape[:-2])
+def _batched(a, b):
+    """Broadcast the batch dims, flatten them into one and call bmm (ATen's general case)."""
+    from .shape import UnsafeView
+
+    da, db = a.ndim, b.ndim
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    batch1 = tuple(a.shape[:max(da - 2, 0)])
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch2 = tuple(b.shape[:max(db - 2, 0)])
+    try:
+        batch = tuple(np.broadcast_shapes(batch1, batch2))
+    except ValueError:
+        raise RuntimeError(_batch_mismatch(batch1, batch2)) from None
+    count = int(np.prod(batch)) if batch else 1
+    left = a.expand(*batch, n, m1).reshape(count, n, m1)
+    output_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    if db == 1:
+        right = b.expand(*batch, m2).reshape(count, m2, 1)
+        return UnsafeView.apply(Bmm.apply(left, right).squeeze(-1), shape=output_shape)
+    right = b.expand(*batch, m2, p).reshape(count, m2, p)
+    return UnsafeView.apply(Bmm.apply(left, right), shape=output_shape)
+
+
+def _batch_mismatch(sa, sb) -> str:
+    sa, sb = list(sa), list(sb)
     for i in range(1, min(len(sa), len(sb)) + 1):
         if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
             return (

@@ -86,6 +86,14 @@ class View(_View):
 
 
 @register
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor whose strides still allow a view."""
+
+    node = "ReshapeAliasBackward0"
+    torch_names = ("reshape",)
+
+
+@register
 class UnsafeView(Op):
     """The reshape of a fresh copy (``reshape`` of a non-viewable tensor, ``matmul`` folding)."""
 
@@ -122,6 +130,8 @@ class Transpose(_View):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        if a.ndim == 0:
+            return a.view()  # torch treats a 0-d tensor as having one (size-1) dim here
         return np.swapaxes(a, dim0, dim1)
 
     def backward(self, grad):

@@ -1,0 +1,15 @@
+"""The op coverage page is generated from the op table; it must be current."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ops_page_is_up_to_date():
+    result = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_ops.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
