@@ -236,7 +236,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "Bmm": [
         Sample(lambda lib, a, b: a.bmm(b), (((2, 2, 3), A), ((2, 3, 2), A))),
         Sample(lambda lib, a, b: a @ b, (((2, 1, 2, 3), A), ((3, 3, 2), A)), node="UnsafeViewBackward0"),
-        Sample(lambda lib, a, b: a @ b, ((S3, A), ((2, 3, 2), A)), node="UnsafeViewBackward0"),
+        Sample(lambda lib, a, b: a @ b, (((2, 2, 3), A), ((2, 3, 2), A))),
     ],
 }
 
