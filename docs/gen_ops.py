@@ -63,8 +63,80 @@ def render() -> str:
             f"| {name} | `{cls.node}` | {torch_names} | {_module(cls)} | {len(samples)} | "
             f"{'yes' if samples else 'NO'} | {first_text} | {second_text} | {notes} |"
         )
-    lines.append("")
+    lines.extend(render_checklist())
     return "\n".join(lines)
+
+
+# Every callable issue #3 names, by section; the checklist says where each one lives.
+CHECKLIST = {
+    "views": "view reshape transpose permute t expand squeeze unsqueeze flatten unflatten "
+             "narrow select unbind split chunk diagonal movedim as_strided",
+    "indexing": "index_select gather scatter scatter_add index_add index_put_ masked_fill "
+                "masked_select take where nonzero argwhere",
+    "elementwise": "exp2 expm1 log2 log10 log1p rsqrt reciprocal square sin cos tan asin acos "
+                   "atan sinh cosh tanh asinh acosh atanh erf erfc erfinv sign floor ceil round "
+                   "trunc frac clamp clip maximum minimum fmod remainder atan2 hypot lerp "
+                   "addcmul addcdiv logaddexp xlogy nan_to_num isnan isinf isfinite "
+                   "logical_and logical_or logical_xor logical_not eq ne lt le gt ge",
+    "reductions": "sum mean prod max min amax amin argmax argmin var std norm "
+                  "linalg.vector_norm logsumexp cumsum cumprod all any median mode sort topk "
+                  "kthvalue",
+    "linear algebra": "matmul mm bmm mv dot outer einsum tensordot baddbmm addmm linalg.inv "
+                      "linalg.det linalg.slogdet linalg.solve linalg.cholesky linalg.qr "
+                      "linalg.svd linalg.svdvals linalg.eigh linalg.norm trace tril triu diag "
+                      "kron",
+    "shape building": "cat stack hstack vstack repeat repeat_interleave tile flip roll rot90 "
+                      "broadcast_to broadcast_tensors meshgrid nn.functional.pad",
+    "nn.functional": "relu leaky_relu elu selu gelu silu mish softplus hardtanh softmax "
+                     "log_softmax dropout linear conv1d conv2d conv_transpose2d max_pool2d "
+                     "avg_pool2d adaptive_avg_pool2d embedding one_hot layer_norm batch_norm "
+                     "group_norm normalize cosine_similarity mse_loss l1_loss smooth_l1_loss "
+                     "huber_loss cross_entropy nll_loss binary_cross_entropy "
+                     "binary_cross_entropy_with_logits kl_div",
+}
+
+
+def _lookup(section: str, name: str) -> tuple[str, str]:
+    """(where it is reachable, which ops implement it) for one checklist name."""
+    if section == "nn.functional" or name.startswith("nn.functional."):
+        short = name.split(".")[-1]
+        target = getattr(leafgrad.nn.functional, short, None)
+        spelled = f"nn.functional.{short}"
+    elif name.startswith("linalg."):
+        short = name.split(".")[-1]
+        target = getattr(leafgrad.linalg, short, None)
+        spelled = name
+    else:
+        short = name
+        target = getattr(leafgrad, name, None) or getattr(leafgrad.Tensor, name, None)
+        spelled = name
+    ops = sorted(
+        op for op, cls in OPS.items()
+        if any(t.split(".")[-1] == short for t in cls.torch_names)
+    )
+    if target is None:
+        return spelled, "MISSING"
+    return spelled, ", ".join(ops) if ops else "composite or non-differentiable (no node of its own)"
+
+
+def render_checklist() -> list[str]:
+    lines = [
+        "",
+        "## Issue #3 checklist",
+        "",
+        "Each callable the issue names, and the registered ops that implement it. \"composite\"",
+        "means it is built from other ops (as torch builds it), so its graph shows their nodes, or it returns integer/bool data that never requires grad;",
+        "its behaviour is covered by the differential tests in tests/ops/.",
+        "",
+        "| section | callable | ops |",
+        "|---|---|---|",
+    ]
+    for section, names in CHECKLIST.items():
+        for name in names.split():
+            spelled, ops = _lookup(section, name)
+            lines.append(f"| {section} | `{spelled}` | {ops} |")
+    lines.append("")
+    return lines
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ from ._functions import *  # noqa: F403 - the torch.<op> namespace, listed in _f
 from ._functions_math import *  # noqa: F403
 from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
+from ._functions_linalg import *  # noqa: F403
 from ._printing import set_printoptions
 from ._random import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, linalg, nn, ops, optim  # noqa: E402

@@ -221,7 +221,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self._data.flags.c_contiguous
 
     def stride(self, dim: int | None = None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        data = self._data
+        if data.size == 0:
+            # NumPy gives empty arrays zero strides; torch reports the contiguous ones
+            strides, step = [], 1
+            for size in reversed(data.shape):
+                strides.append(step)
+                step *= max(size, 1)
+            strides = tuple(reversed(strides))
+        else:
+            strides = tuple(s // data.itemsize for s in data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
@@ -268,7 +277,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         value = bool(value)
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients"
+                "only Tensors of floating point and complex dtype can require gradients"
             )
         self._requires_grad = value
 
@@ -880,8 +889,19 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def mul_(self, other):
         return _ops.inplace(_ops.Mul, self, other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            from .ops.math_binary import DivRounding
+
+            if rounding_mode not in ("trunc", "floor"):
+                raise RuntimeError(
+                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                    f"found '{rounding_mode}'"
+                )
+            return _ops.inplace(DivRounding, self, other, rounding_mode=rounding_mode)
         return _ops.inplace(_ops.Div, self, other)
+
+    divide_ = true_divide_ = div_
 
     def neg_(self):
         return _ops.inplace(_ops.Neg, self)

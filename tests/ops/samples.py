@@ -125,10 +125,27 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: lib.clamp(a, max=0.2), ((S0, "away0"),)),
     ],
     "MaskedZero": [
-        # Internal: only backward formulas use it (pow's grads are zeroed where exponent == 0).
-        Sample(lambda lib, a, b: lib.autograd.grad((a ** b).sum(), a, create_graph=True)[0],
-               ((S23, "pos"), (S23, A)), check_node=False,
-               note="torch builds this derivative with where (WhereBackward0) instead"),
+        # Internal: backward formulas use it to zero a gradient under a mask (masked_fill's).
+        Sample(lambda lib, a: lib.autograd.grad((a.masked_fill(a > 0, 0.5) ** 2).sum(), a,
+                                                create_graph=True)[0],
+               ((S23, "away0"),), check_node=False,
+               note="torch records masked_fill's backward with different internal nodes"),
+    ],
+    "MulScalar": [
+        Sample(lambda lib, a: lib.autograd.grad((a ** 3).sum(), a, create_graph=True)[0],
+               ((S23, A),), note="the number-times-tensor product of torch's C++ formulas"),
+    ],
+    "TanhBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((a.tanh() ** 2).sum(), a, create_graph=True)[0],
+               ((S23, A),)),
+    ],
+    "SigmoidBackward": [
+        Sample(lambda lib, a: lib.autograd.grad(a.sigmoid().sum(), a, create_graph=True)[0],
+               ((S3, A),)),
+    ],
+    "ThresholdBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((a.relu() ** 2).sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
     ],
     "Eq": [Sample(lambda lib, a, b: a == b, ((S23, A), (S3, A)), node=None)],
     "Ne": [Sample(lambda lib, a, b: a != b, ((S23, A), (S3, A)), node=None)],

@@ -225,10 +225,10 @@ def grad(
     results = run_backward(
         roots, root_grads, bool(retain_graph), bool(create_graph), edges, accumulate=False
     )
-    return _finish_results(results, inputs_t, allow_unused, materialize_grads)
+    return _finish_results(results, inputs_t, allow_unused, materialize_grads, create_graph)
 
 
-def _finish_results(results, inputs, allow_unused, materialize_grads) -> tuple:
+def _finish_results(results, inputs, allow_unused, materialize_grads, create_graph) -> tuple:
     from .._creation import zeros_like
 
     finished = []
@@ -240,7 +240,9 @@ def _finish_results(results, inputs, allow_unused, materialize_grads) -> tuple:
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                result = zeros_like(tensor)
+                # torch's materialized zeros require grad under create_graph, so that a
+                # further derivative through them is allowed (and is zero)
+                result = zeros_like(tensor, requires_grad=bool(create_graph))
         finished.append(result)
     return tuple(finished)
 

@@ -251,10 +251,10 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
     if where is not None:
         fn, output_nr = where
         op = re.sub(r"Backward\d*$", "", fn.name())
-        text = f", which is output {output_nr} of {op}"
+        text = f", which is output {output_nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{tensor.dtype._legacy}Tensor [{shape}]]{text}, is at version {now}; "
+        f"operation: [torch.{tensor.dtype._legacy}Tensor [{shape}]]{text} is at version {now}; "
         f"expected version {expected} instead. Hint: enable anomaly detection to find the "
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."

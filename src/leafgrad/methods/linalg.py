@@ -1,9 +1,72 @@
-"""Tensor methods for the ops in leafgrad/ops/ (topic: linalg)."""
+"""Tensor methods for the linear-algebra ops (ops/linalg_ext.py and the modules it gathers)."""
 
 from __future__ import annotations
 
-from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+from . import lazy_ops as _ops
 
 
 class LinalgMethods:
     __slots__ = ()
+
+    def outer(self, vec2):
+        return _ops.outer(self, vec2)
+
+    ger = outer
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def trace(self):
+        return _ops.trace(self)
+
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return _ops.tril_(self, diagonal)
+
+    def triu_(self, diagonal=0):
+        return _ops.triu_(self, diagonal)
+
+    def diag(self, diagonal=0):
+        return _ops.diag(self, diagonal)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _ops.diag_embed(self, offset, dim1, dim2)
+
+    def kron(self, other):
+        return _ops.kron(self, other)
+
+    def inverse(self):
+        return _ops.linalg_inv(self)
+
+    def det(self):
+        return _ops.linalg_det(self)
+
+    def logdet(self):
+        return _ops.logdet(self)
+
+    def slogdet(self):
+        from .._functions_linalg import slogdet_result
+
+        return slogdet_result(_ops.linalg_slogdet(self))
+
+    def svd(self, some=True, compute_uv=True):
+        from .._functions_linalg import svd
+
+        return svd(self, some, compute_uv)
+
+    def pinverse(self, rcond=1e-15):
+        return _ops.linalg_pinv(self, rtol=rcond)
+
+    def matrix_power(self, n):
+        return _ops.linalg_matrix_power(self, n)

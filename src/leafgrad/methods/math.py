@@ -1,9 +1,359 @@
-"""Tensor methods for the ops in leafgrad/ops/ (topic: math)."""
+"""Tensor methods for the ops in leafgrad/ops/ (topic: math).
+
+The ops live in ops/math_unary.py, ops/math_binary.py, ops/math_clamp.py and ops/math_logic.py;
+each method is a thin call to one op class (``Op.apply``) or, for an in-place ``name_``, to
+``ops.inplace``.
+"""
 
 from __future__ import annotations
 
-from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+from . import lazy_ops as _ops
+
+
+def _tensor_type():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def _require_tensor(value, function: str, argument: str, position: int) -> None:
+    """torch's argument-parser TypeError for a number where only a Tensor is accepted."""
+    if not isinstance(value, _tensor_type()):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__}"
+        )
+
+
+def _unary(name: str, op_name: str, module: str = "math_unary"):
+    """``Tensor.<name>()`` and its in-place form for a unary op of ops/<module>.py."""
+
+    def method(self):
+        return getattr(getattr(_ops, module), op_name).apply(self)
+
+    def method_(self):
+        return _ops.inplace(getattr(getattr(_ops, module), op_name), self)
+
+    method.__name__ = method.__qualname__ = name
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method.__doc__ = f"Elementwise ``{name}`` (see ops/{module}.py, {op_name})."
+    method_.__doc__ = f"In-place ``{name}``."
+    return method, method_
 
 
 class MathMethods:
     __slots__ = ()
+
+    # -- unary math (see ops/math_unary.py) ----------------------------------------------------
+    exp2, exp2_ = _unary("exp2", "Exp2")
+    expm1, expm1_ = _unary("expm1", "Expm1")
+    log2, log2_ = _unary("log2", "Log2")
+    log10, log10_ = _unary("log10", "Log10")
+    log1p, log1p_ = _unary("log1p", "Log1p")
+    rsqrt, rsqrt_ = _unary("rsqrt", "Rsqrt")
+    tan, tan_ = _unary("tan", "Tan")
+    asin, asin_ = arcsin, arcsin_ = _unary("asin", "Asin")
+    acos, acos_ = arccos, arccos_ = _unary("acos", "Acos")
+    atan, atan_ = arctan, arctan_ = _unary("atan", "Atan")
+    sinh, sinh_ = _unary("sinh", "Sinh")
+    cosh, cosh_ = _unary("cosh", "Cosh")
+    # torch's in-place asinh_/acosh_/atanh_ have no derivative (AsinhBackward1 raises);
+    # leafgrad differentiates them like the out-of-place forms.
+    asinh, asinh_ = arcsinh, arcsinh_ = _unary("asinh", "Asinh")
+    acosh, acosh_ = arccosh, arccosh_ = _unary("acosh", "Acosh")
+    atanh, atanh_ = arctanh, arctanh_ = _unary("atanh", "Atanh")
+    erf, erf_ = _unary("erf", "Erf")
+    erfc, erfc_ = _unary("erfc", "Erfc")
+    erfinv, erfinv_ = _unary("erfinv", "Erfinv")
+    floor, floor_ = _unary("floor", "Floor")
+    ceil, ceil_ = _unary("ceil", "Ceil")
+    trunc, trunc_ = fix, fix_ = _unary("trunc", "Trunc")
+    frac, frac_ = _unary("frac", "Frac")
+    sgn, sgn_ = _unary("sgn", "Sgn")
+
+    def round(self, *, decimals=None):
+        """Round half to even; ``decimals`` digits after the point (negative: before it).
+
+        torch's ``round(decimals=d)`` is another overload (RoundBackward1), even for d == 0.
+        """
+        if decimals is None:
+            return _ops.math_unary.Round.apply(self)
+        return _ops.math_unary.RoundDecimals.apply(self, decimals=decimals)
+
+    def round_(self, *, decimals=None):
+        if decimals is None:
+            return _ops.inplace(_ops.math_unary.Round, self)
+        return _ops.inplace(_ops.math_unary.RoundDecimals, self, decimals=decimals)
+
+    def reciprocal_(self):
+        return _ops.inplace(_ops.Reciprocal, self)
+
+    def sign_(self):
+        return _ops.inplace(_ops.Sign, self)
+
+    def square(self):
+        """``self ** 2`` (torch records it as PowBackward0)."""
+        return _ops.PowScalar.apply(self, exponent=2)
+
+    def square_(self):
+        return _ops.inplace(_ops.PowScalar, self, exponent=2)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.math_unary.NanToNum.apply(self, nan=nan, posinf=posinf, neginf=neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.inplace(_ops.math_unary.NanToNum, self, nan=nan, posinf=posinf,
+                            neginf=neginf)
+
+    # -- clamp family (Tensor.clamp itself dispatches through ops.clamp) -------------------
+    def clamp_min(self, min):  # noqa: A002 - torch's name
+        return _clamp_side(self, min, "clamp_min", "ClampMin", "ClampMinTensor", False)
+
+    def clamp_min_(self, min):  # noqa: A002
+        return _clamp_side(self, min, "clamp_min_", "ClampMin", "ClampMinTensor", True)
+
+    def clamp_max(self, max):  # noqa: A002
+        return _clamp_side(self, max, "clamp_max", "ClampMax", "ClampMaxTensor", False)
+
+    def clamp_max_(self, max):  # noqa: A002
+        return _clamp_side(self, max, "clamp_max_", "ClampMax", "ClampMaxTensor", True)
+
+    # -- binary math (see ops/math_binary.py) ----------------------------------------------
+    def maximum(self, other):
+        _require_tensor(other, "maximum", "other", 1)
+        return _ops.math_clamp.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        _require_tensor(other, "minimum", "other", 1)
+        return _ops.math_clamp.Minimum.apply(self, other)
+
+    def fmax(self, other):
+        _require_tensor(other, "fmax", "other", 1)
+        return _ops.math_clamp.Fmax.apply(self, other)
+
+    def fmin(self, other):
+        _require_tensor(other, "fmin", "other", 1)
+        return _ops.math_clamp.Fmin.apply(self, other)
+
+    def fmod(self, other):
+        return _binary_or_scalar(self, other, "Fmod", "FmodTensor", False)
+
+    def fmod_(self, other):
+        return _binary_or_scalar(self, other, "Fmod", "FmodTensor", True)
+
+    def remainder(self, other):
+        return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", False)
+
+    def remainder_(self, other):
+        return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", True)
+
+    __mod__ = remainder
+    __imod__ = remainder_
+
+    def __rmod__(self, other):
+        # torch has no derivative for number % tensor (NotImplemented node); leafgrad's is
+        # -grad * floor(other / self), the same formula as for two tensors.
+        return _ops.math_binary.RemainderTensor.apply(other, self)
+
+    def floor_divide(self, other):
+        """``self // other`` (torch: floor_divide, which has no derivative; leafgrad gives the
+        zero gradient of ``div(rounding_mode='floor')``)."""
+        return _ops.math_binary.DivRounding.apply(self, other, rounding_mode="floor")
+
+    def floor_divide_(self, other):
+        return _ops.inplace(_ops.math_binary.DivRounding, self, other, rounding_mode="floor")
+
+    __floordiv__ = floor_divide
+    __ifloordiv__ = floor_divide_
+
+    def __rfloordiv__(self, other):
+        return _ops.math_binary.DivRounding.apply(other, self, rounding_mode="floor")
+
+    def atan2(self, other):
+        _require_tensor(other, "atan2", "other", 1)
+        return _ops.math_binary.Atan2.apply(self, other)
+
+    def atan2_(self, other):
+        _require_tensor(other, "atan2_", "other", 1)
+        return _ops.inplace(_ops.math_binary.Atan2, self, other)
+
+    arctan2, arctan2_ = atan2, atan2_
+
+    def hypot(self, other):
+        _require_tensor(other, "hypot", "other", 1)
+        return _ops.math_binary.Hypot.apply(self, other)
+
+    def hypot_(self, other):
+        _require_tensor(other, "hypot_", "other", 1)
+        return _ops.inplace(_ops.math_binary.Hypot, self, other)
+
+    def logaddexp(self, other):
+        _require_tensor(other, "logaddexp", "other", 1)
+        return _ops.math_binary.Logaddexp.apply(self, other)
+
+    def logaddexp2(self, other):
+        _require_tensor(other, "logaddexp2", "other", 1)
+        return _ops.math_binary.Logaddexp2.apply(self, other)
+
+    def xlogy(self, other):
+        if isinstance(other, _tensor_type()):
+            return _ops.math_binary.Xlogy.apply(self, other)
+        return _ops.math_binary.XlogyScalarOther.apply(self, other=other)
+
+    def xlogy_(self, other):
+        if isinstance(other, _tensor_type()):
+            return _ops.inplace(_ops.math_binary.Xlogy, self, other)
+        return _ops.inplace(_ops.math_binary.XlogyScalarOther, self, other=other)
+
+    def lerp(self, end, weight):
+        _require_tensor(end, "lerp", "end", 1)
+        if isinstance(weight, _tensor_type()):
+            return _ops.math_binary.LerpTensor.apply(self, end, weight)
+        return _ops.math_binary.Lerp.apply(self, end, weight=weight)
+
+    def lerp_(self, end, weight):
+        _require_tensor(end, "lerp_", "end", 1)
+        if isinstance(weight, _tensor_type()):
+            return _ops.inplace(_ops.math_binary.LerpTensor, self, end, weight)
+        return _ops.inplace(_ops.math_binary.Lerp, self, end, weight=weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
+
+    def float_power(self, exponent):
+        """``self ** exponent`` computed in float64 (a ToCopyBackward0 first when needed)."""
+        base = self.double()
+        if isinstance(exponent, _tensor_type()):
+            return _ops.PowTensor.apply(base, exponent.double())
+        return _ops.PowScalar.apply(base, exponent=float(exponent))
+
+    def float_power_(self, exponent):
+        if self.dtype.name != "float64":
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {self.dtype._legacy} but the "
+                "operation's result requires dtype Double"
+            )
+        if isinstance(exponent, _tensor_type()):
+            return _ops.inplace(_ops.PowTensor, self, exponent.double())
+        return _ops.inplace(_ops.PowScalar, self, exponent=float(exponent))
+
+    # -- where, logical ops and tests (see ops/math_logic.py) -------------------------------
+    def where(self, condition, other):
+        """``torch.where(condition, self, other)``."""
+        return where(condition, self, other)
+
+    def logical_and(self, other):
+        _require_tensor(other, "logical_and", "other", 1)
+        return _ops.math_logic.LogicalAnd.apply(self, other)
+
+    def logical_and_(self, other):
+        _require_tensor(other, "logical_and_", "other", 1)
+        return _ops.inplace(_ops.math_logic.LogicalAnd, self, other)
+
+    def logical_or(self, other):
+        _require_tensor(other, "logical_or", "other", 1)
+        return _ops.math_logic.LogicalOr.apply(self, other)
+
+    def logical_or_(self, other):
+        _require_tensor(other, "logical_or_", "other", 1)
+        return _ops.inplace(_ops.math_logic.LogicalOr, self, other)
+
+    def logical_xor(self, other):
+        _require_tensor(other, "logical_xor", "other", 1)
+        return _ops.math_logic.LogicalXor.apply(self, other)
+
+    def logical_xor_(self, other):
+        _require_tensor(other, "logical_xor_", "other", 1)
+        return _ops.inplace(_ops.math_logic.LogicalXor, self, other)
+
+    logical_not, logical_not_ = _unary("logical_not", "LogicalNot", "math_logic")
+
+    def isnan(self):
+        return _ops.math_logic.IsNan.apply(self)
+
+    def isinf(self):
+        return _ops.math_logic.IsInf.apply(self)
+
+    def isposinf(self):
+        return _ops.math_logic.IsPosInf.apply(self)
+
+    def isneginf(self):
+        return _ops.math_logic.IsNegInf.apply(self)
+
+    def isfinite(self):
+        return _ops.math_logic.IsFinite.apply(self)
+
+    def signbit(self):
+        return _ops.math_logic.Signbit.apply(self)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        _require_tensor(other, "isclose", "other", 1)
+        return _ops.math_logic.IsClose.apply(self, other, rtol=rtol, atol=atol,
+                                            equal_nan=equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+        _require_tensor(other, "allclose", "other", 1)
+        close = _ops.math_logic.isclose_array(self._data, other._data, rtol, atol, equal_nan)
+        return bool(close.all())
+
+    # torch's aliases of the comparison methods
+    def greater(self, other):
+        return _ops.Gt.apply(self, other)
+
+    def greater_equal(self, other):
+        return _ops.Ge.apply(self, other)
+
+    def less(self, other):
+        return _ops.Lt.apply(self, other)
+
+    def less_equal(self, other):
+        return _ops.Le.apply(self, other)
+
+    def not_equal(self, other):
+        return _ops.Ne.apply(self, other)
+
+
+def _clamp_side(tensor, bound, name: str, scalar_op: str, tensor_op: str, in_place: bool):
+    """clamp_min / clamp_max: a number bound (Backward0) or a tensor bound (Backward1)."""
+    if bound is None:
+        raise _ops.math_clamp.invalid_arguments(name, (bound,))
+    module = _ops.math_clamp
+    if isinstance(bound, _tensor_type()):
+        op, args, params = getattr(module, tensor_op), (bound,), {}
+    else:
+        keyword = "min" if "min" in name else "max"
+        op, args, params = getattr(module, scalar_op), (), {keyword: bound}
+    if in_place:
+        return _ops.inplace(op, tensor, *args, **params)
+    return op.apply(tensor, *args, **params)
+
+
+def _binary_or_scalar(tensor, other, scalar_op: str, tensor_op: str, in_place: bool):
+    """fmod / remainder: a number ``other`` (Backward0) or a tensor ``other`` (Backward1)."""
+    binary = _ops.math_binary
+    if isinstance(other, _tensor_type()):
+        op, args, params = getattr(binary, tensor_op), (other,), {}
+    else:
+        op, args, params = getattr(binary, scalar_op), (), {"other": other}
+    if in_place:
+        return _ops.inplace(op, tensor, *args, **params)
+    return op.apply(tensor, *args, **params)
+
+
+def where(condition, input, other):  # noqa: A002 - torch's names
+    """``torch.where(condition, input, other)`` (WhereBackward0); numbers may stand for either
+    branch. See Note: where's gradient is NaN-safe the way torch's is (ops/math_logic.py)."""
+    Tensor = _tensor_type()
+    if not isinstance(condition, Tensor):
+        raise _ops.math_clamp.invalid_arguments("where", (condition, input, other))
+    condition = _ops.math_logic.bool_condition(condition)
+    return _ops.math_logic.Where.apply(input, other, condition=condition)

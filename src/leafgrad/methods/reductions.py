@@ -1,9 +1,89 @@
-"""Tensor methods for the ops in leafgrad/ops/ (topic: reductions)."""
+"""Tensor methods for the reductions (ops/reductions*.py): prod, max/min, var/std, norm, sort..."""
 
 from __future__ import annotations
 
-from . import lazy_ops as _ops  # noqa: F401 - methods call _ops.<Op>.apply(...)
+from . import lazy_ops as _ops
 
 
 class ReductionMethods:
     __slots__ = ()
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.prod(self, dim, keepdim, dtype)
+
+    def max(self, dim=None, keepdim=False):
+        """The largest element; with ``dim``, (values, indices); with a tensor, maximum."""
+        return _ops.reduce_max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        """The smallest element; with ``dim``, (values, indices); with a tensor, minimum."""
+        return _ops.reduce_min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _ops.tensor_norm(self, p, dim, keepdim, dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.logsumexp(self, dim, keepdim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.cumsum(self, dim, dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _ops.cumprod(self, dim, dtype)
+
+    def all(self, dim=None, keepdim=False):
+        return _ops.reduce_all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _ops.reduce_any(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        return _ops.count_nonzero(self, dim)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nansum(self, dim, keepdim, dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.nanmean(self, dim, keepdim, dtype)
+
+    def median(self, dim=None, keepdim=False):
+        return _ops.median(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        return _ops.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        return _ops.mode(self, dim, keepdim)
+
+    def sort(self, dim=-1, descending=False, *, stable=None):
+        return _ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        return _ops.argsort(self, dim, descending, stable)
+
+    def msort(self):
+        return _ops.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _ops.kthvalue(self, k, dim, keepdim)

@@ -50,7 +50,9 @@ def pow(base, exponent):  # noqa: A001 - torch's name
 def div(a, b, rounding_mode=None):
     if rounding_mode is None:
         return Div.apply(a, b)
-    raise NotImplementedError("div with rounding_mode arrives with issue #3")
+    from .math_binary import div_rounding
+
+    return div_rounding(a, b, rounding_mode)
 
 
 def clamp(tensor, min=None, max=None):  # noqa: A002
@@ -323,3 +325,7 @@ from .norm import (  # noqa: E402
     PAD_OPS, BatchNorm, BatchNormEval, ConstantPadNd, Embedding, EmbeddingBackward, GroupNorm,
     LayerNorm,
 )
+from . import math_unary, math_binary, math_clamp, math_logic  # noqa: E402,F401 - issue #3 math
+from .math_clamp import clamp, clamp_  # noqa: E402,F811 - clamp with number or tensor bounds
+from .linalg_ext import *  # noqa: E402,F403 - linalg topic (issue #3): see linalg_ext.__all__
+from .reductions import *  # noqa: E402,F403 - reductions topic (issue #3): see reductions.__all__

@@ -107,6 +107,26 @@ class Mul(Op):
 
 
 @register
+class MulScalar(Op):
+    """``tensor * number`` as torch's C++ formulas write it (MulBackward1, one edge)."""
+
+    node = "MulBackward1"
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, a, other):
+        a, other = _promote.binary(a, other)
+        return a * other
+
+    def backward(self, grad):
+        return MulScalar.apply(grad, other=self._params["other"])
+
+
+def _scale(tensor, number):
+    return MulScalar.apply(tensor, other=number)
+
+
+@register
 class Div(Op):
     """True division (integer inputs give a float result)."""
 
@@ -190,7 +210,7 @@ class PowScalar(Op):
         exponent = self._params["exponent"]
         if exponent == 0:
             return grad * 0
-        return grad * exponent * self.saved("self").pow(exponent - 1)
+        return grad * _scale(self.saved("self").pow(exponent - 1), exponent)
 
 
 @register
@@ -214,14 +234,13 @@ class PowTensor(Op):
         if self.needs_grad(0):
             exponent = self.saved("exponent")
             # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
-            grad_self = (grad * exponent * base.pow(exponent - 1))._masked_zero(exponent == 0)
+            # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
+            grad_self = _where(exponent == 0, 0.0, grad * (exponent * base.pow(exponent - 1)))
         if self.needs_grad(1):
             result = self.saved("result")
             # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
             exponent = self.saved("exponent")
-            grad_exponent = (grad * (result * base.log()))._masked_zero(
-                (base == 0) & (exponent >= 0)
-            )
+            grad_exponent = grad * _where((base == 0) & (exponent >= 0), 0.0, result * base.log())
         return grad_self, grad_exponent
 
 
@@ -243,11 +262,10 @@ class PowScalarBase(Op):
         base = self._params["base"]
         result = self.saved("result")
         if base == 0:
-            # 0 ** e: the gradient is 0 where e >= 0, and -inf * 0 style values elsewhere.
-            with np.errstate(divide="ignore"):
-                log_base = float(np.log(np.float64(0)))
-            return (grad * (result * log_base))._masked_zero(self.saved("exponent") >= 0)
-        return grad * (result * float(np.log(base)))
+            # 0 ** e: the gradient is 0 where e >= 0 (torch's pow_backward_exponent)
+            log_base = float(np.log(np.float64(0)))
+            return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
+        return grad * _scale(result, float(np.log(base)))
 
 
 # -- unary math -------------------------------------------------------------------------------
@@ -294,7 +312,7 @@ class Sqrt(_Unary):
     torch_names = ("sqrt",)
 
     def backward(self, grad):
-        return grad / (2 * self.saved("result"))
+        return grad / _scale(self.saved("result"), 2)
 
 
 @register
@@ -327,8 +345,7 @@ class Tanh(_Unary):
     torch_names = ("tanh",)
 
     def backward(self, grad):
-        result = self.saved("result")
-        return grad * (1 - result * result)
+        return TanhBackward.apply(grad, self.saved("result"))
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
@@ -345,8 +362,85 @@ class Sigmoid(_Unary):
     torch_names = ("sigmoid",)
 
     def backward(self, grad):
-        result = self.saved("result")
-        return grad * (result * (1 - result))
+        return SigmoidBackward.apply(grad, self.saved("result"))
+
+
+def _where(condition, a, b):
+    from .math_logic import Where
+
+    return Where.apply(a, b, condition=condition)
+
+
+@register
+class TanhBackward(Op):
+    """``grad * (1 - y**2)`` as its own node, as torch records it (TanhBackwardBackward0)."""
+
+    node = "TanhBackwardBackward0"
+    inputs = ("grad_output", "output")
+    saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        grad, y = _promote.binary(grad, y)
+        return grad * (1 - y * y)
+
+    def backward(self, gg):
+        y = self.saved("output")
+        grad_grad = grad_y = None
+        if self.needs_grad(0):
+            grad_grad = TanhBackward.apply(gg, y)
+        if self.needs_grad(1):
+            grad_y = gg * self.saved("grad_output") * _scale(y, -2)
+        return grad_grad, grad_y
+
+
+@register
+class SigmoidBackward(Op):
+    """``grad * y * (1 - y)`` as its own node (SigmoidBackwardBackward0)."""
+
+    node = "SigmoidBackwardBackward0"
+    inputs = ("grad_output", "output")
+    saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        grad, y = _promote.binary(grad, y)
+        return grad * (y * (1 - y))
+
+    def backward(self, gg):
+        y = self.saved("output")
+        grad_grad = grad_y = None
+        if self.needs_grad(0):
+            grad_grad = SigmoidBackward.apply(gg, y)
+        if self.needs_grad(1):
+            grad_y = gg * self.saved("grad_output") * (1 - _scale(y, 2))
+        return grad_grad, grad_y
+
+
+@register
+class ThresholdBackward(Op):
+    """``grad`` where ``self > threshold`` else 0 (relu's backward, ThresholdBackwardBackward0).
+    Its gradient in ``self`` is zero (torch's formula)."""
+
+    node = "ThresholdBackwardBackward0"
+    inputs = ("grad_output", "self")
+    saves = {"self": ("grad_output",)}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, a, threshold):
+        grad, a = _promote.binary(grad, a)
+        keep = np.broadcast_to(a > threshold, np.broadcast_shapes(grad.shape, a.shape))
+        return np.where(keep, grad, grad.dtype.type(0))
+
+    def backward(self, gg):
+        grad_grad = None
+        if self.needs_grad(0):
+            grad_grad = ThresholdBackward.apply(gg, self.saved("self"),
+                                                threshold=self._params["threshold"])
+        return grad_grad, (gg * 0 if self.needs_grad(1) else None)
 
 
 @register
@@ -360,8 +454,10 @@ class Abs(Op):
         return np.abs(a)
 
     def backward(self, grad):
-        # abs'(0) is taken as 0 (sign(0) = 0), matching torch.
-        return grad * self.saved("self").sign()
+        # abs'(0) is taken as 0 (sgn(0) = 0), matching torch.
+        from .math_unary import Sgn
+
+        return grad * Sgn.apply(self.saved("self"))
 
 
 @register
@@ -373,10 +469,14 @@ class Sign(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.sign(a)
+        from .math_unary import sign_array
+
+        return sign_array(a)  # sign(nan) is 0 in torch, nan in NumPy
 
     def backward(self, grad):
-        return grad * 0
+        from ..tensor import _wrap
+
+        return _wrap(np.zeros(grad.shape, grad._data.dtype))  # zero even for inf grads
 
 
 @register
@@ -389,11 +489,12 @@ class Relu(Op):
     def forward(ctx, a):
         if a.dtype == np.bool_:
             raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-        return np.maximum(a, 0, dtype=a.dtype)
+        # torch keeps x unless x < 0, so relu(-0.) is -0. and NaN stays NaN
+        return np.where(a < 0, a.dtype.type(0), a)
 
     def backward(self, grad):
         # relu'(0) is taken as 0, matching torch; gradcheck avoids x == 0.
-        return grad * (self.saved("result") > 0)
+        return ThresholdBackward.apply(grad, self.saved("result"), threshold=0)
 
 
 @register
@@ -507,7 +608,7 @@ class Ge(_Compare):
 
 def _bitwise_check(a, b, name):
     if a.dtype.kind == "f":
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{_legacy_name(a)}\'')
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_legacy_name(a)}\'')
 
 
 def _legacy_name(a):
@@ -559,7 +660,9 @@ class BitwiseNot(Op):
     @staticmethod
     def forward(ctx, a):
         if a.dtype.kind == "f":
-            raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{_legacy_name(a)}\'')
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return np.invert(a)
 
 
@@ -609,6 +712,8 @@ class Copy(Op):
     def forward(ctx, a, src):
         if not isinstance(src, np.ndarray):
             src = np.asarray(src)
+        if src.shape != a.shape:
+            _promote.check_broadcast(a.shape, src.shape)
         return np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape)).astype(a.dtype)
 
     def backward(self, grad):

@@ -21,6 +21,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap
 from . import _promote
+from .registry import _loud, _quiet
 
 _BY_NP = {d.np: d for d in _dtype.ALL}
 
@@ -64,7 +65,11 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if ufunc is not None and len(others) == 1 and params.get("alpha", 1) == 1:
             return _ufunc_inplace(ufunc, target, others[0])
         arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-        out = np.asarray(op.forward(None, target._data, *arrays, **params))
+        token = _quiet()
+        try:
+            out = np.asarray(op.forward(None, target._data, *arrays, **params))
+        finally:
+            _loud(token)
         _check_result(target, out)
         np.copyto(target._data, out, casting="unsafe")
         target._bump_version()
@@ -188,7 +193,11 @@ def _ufunc_inplace(ufunc, target: Tensor, other) -> Tensor:
             )
     if isinstance(value, np.ndarray) and value.dtype != result:
         value = value.astype(result)
-    ufunc(data, value, out=data, casting="unsafe")
+    token = _quiet()
+    try:
+        ufunc(data, value, out=data, casting="unsafe")
+    finally:
+        _loud(token)
     target._bump_version()
     return target
 

@@ -7,7 +7,9 @@ import numpy as np
 
 from .registry import Op, register
 
-_NAMES = {"float16": "Half", "float32": "float", "float64": "double"}
+_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
+          "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+          "bool": "bool"}
 
 
 def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "m2") -> None:
@@ -74,7 +76,7 @@ class Mv(Op):
     def backward(self, grad):
         grad_self = grad_vec = None
         if self.needs_grad(0):
-            grad_self = grad.unsqueeze(1).mm(self.saved("vec").unsqueeze(0))
+            grad_self = grad.unsqueeze(1) * self.saved("vec")  # torch: grad.ger(vec)
         if self.needs_grad(1):
             grad_vec = self.saved("self").t().mv(grad)
         return grad_self, grad_vec
@@ -205,7 +207,9 @@ def matmul(a, b):
     if da == 2 and db == 1:
         return Mv.apply(a, b)
     if da == 1 and db == 2:
-        return SqueezeLast.apply(Mm.apply(a.unsqueeze(0), b), dim=0)
+        out = SqueezeLast.apply(Mm.apply(a.unsqueeze(0), b), dim=0)
+        out._bump_version()  # torch squeezes in place (squeeze_), which counts as a write
+        return out
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 3 and db == 3:
@@ -250,15 +254,6 @@ def _folded(a, b):
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
     output_shape = tuple(t1.shape[:-1])
     rows = int(np.prod(output_shape)) if output_shape else 1
-    if t1.shape[-1] != t2.shape[0]:
-        left = (rows, t1.shape[-1])
-        right = (t2.shape[0], t2.shape[1] if t2.ndim == 2 else 1)
-        if transpose:
-            left, right = (right[1], right[0]), (left[1], left[0])
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({left[0]}x{left[1]} and "
-            f"{right[0]}x{right[1]})"
-        )
     folded = t1.reshape(rows, t1.shape[-1])
     if t2.ndim == 2:
         output = UnsafeView.apply(Mm.apply(folded, t2), shape=output_shape + (t2.shape[1],))

@@ -95,8 +95,10 @@ class Mean(Op):
             return np.asarray(a.mean(dtype=a.dtype))
 
     def backward(self, grad):
+        from .loss import DivScalar
+
         shape = self.input_shape()
-        return grad.expand(shape) / max(int(np.prod(shape)), 1) if shape else grad
+        return DivScalar.apply(grad.expand(shape), other=int(np.prod(shape)))
 
 
 @register
@@ -120,7 +122,10 @@ class MeanDim(Op):
         count = 1
         for d in params["dim"]:
             count *= shape[d]
-        return _expand_back(grad, shape, params["dim"], params["keepdim"]) / count
+        from .loss import DivScalar
+
+        return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"]),
+                               other=count)
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name

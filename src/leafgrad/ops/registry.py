@@ -9,7 +9,6 @@ instance of it as the result's ``grad_fn``.
 from __future__ import annotations
 
 import types
-import warnings
 from typing import Any
 
 import numpy as np
@@ -22,10 +21,32 @@ __all__ = ["Op", "register", "OPS"]
 
 # Note: floating-point warnings
 # torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
-# `with np.errstate(...)` around each call costs ~1.5 us, most of a small op's budget
-# (benchmarks/bench_core.py), so instead NumPy's warnings are ignored when they are raised from
-# leafgrad's op modules. Warnings from the user's own NumPy code are untouched.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"leafgrad\.ops(\.|$)")
+# `with np.errstate(all="ignore")` around each forward costs ~1.5 us, most of a small op's
+# budget (benchmarks/bench_core.py), and a warnings filter is undone by any user who resets the
+# filters. So forwards run with NumPy's error state switched straight through the context
+# variable np.errstate itself sets (~0.15 us), falling back to np.errstate on NumPy versions
+# that lack it. The user's own NumPy calls keep their error state.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _errors
+
+    with np.errstate(all="ignore"):
+        _IGNORE_ALL = _errors.get()
+
+    def _quiet():
+        return _errors.set(_IGNORE_ALL)
+
+    def _loud(token) -> None:
+        _errors.reset(token)
+
+except ImportError:  # pragma: no cover - other NumPy layouts
+
+    def _quiet():
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def _loud(state) -> None:
+        state.__exit__(None, None, None)
 
 _NO_EDGE = (None, 0)
 _ops: dict[str, type] = {}
@@ -124,7 +145,11 @@ class Op(Node):
                 if isinstance(arg, Tensor) and arg._requires_grad:
                     return cls._record(args, params)
         arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
-        out = cls.forward(None, *arrays, **params)
+        token = _quiet()
+        try:
+            out = cls.forward(None, *arrays, **params)
+        finally:
+            _loud(token)
         if cls.is_view:
             if cls.multi_output:
                 return tuple(
@@ -132,6 +157,8 @@ class Op(Node):
                     for i, o in enumerate(out)
                 )
             return _wrap_view(out, args[0], False, None, (cls, params))
+        if cls.multi_output:
+            return tuple(_wrap(o) for o in out)
         return _wrap(out)
 
     @classmethod
@@ -162,9 +189,15 @@ class Op(Node):
                 edges.append(_NO_EDGE)
         node.next_functions = edges = tuple(edges)
         node._input_meta = meta
-        out = cls.forward(node, *arrays, **params)
+        token = _quiet()
+        try:
+            out = cls.forward(node, *arrays, **params)
+        finally:
+            _loud(token)
         if cls.multi_output:
-            return cls._wrap_outputs(out, args, node)
+            results = cls._wrap_outputs(out, args, node)
+            cls._save_inputs(node, args)
+            return results
         if out.dtype.kind != "f":  # Note: integer tensors never require grad
             return _wrap(out)
         if cls.is_view:
@@ -188,6 +221,18 @@ class Op(Node):
             else:
                 saved[name] = value
         return result
+
+    @classmethod
+    def _save_inputs(cls, node: "Op", args: tuple) -> None:
+        """``saves`` for multi-output ops (inputs only; outputs are kept by the op itself)."""
+        saved = node._saved
+        edges = node.next_functions
+        for name, index, needing in cls._save_plan:
+            if index is None or index < 0:
+                continue
+            if any(i < len(edges) and edges[i][0] is not None for i in needing):
+                value = args[index]
+                saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
 
     @classmethod
     def view_step(cls, params: dict, output_nr: int) -> tuple:
@@ -242,6 +287,8 @@ def _np_to_dtype(np_dtype: np.dtype):
 
 def _sum_to(grad: Tensor, shape: tuple) -> Tensor:
     """Sum a broadcast gradient back to ``shape`` (torch's sum_to): leading dims, then size-1 dims."""
+    if not shape:
+        return grad.sum()
     leading = grad.ndim - len(shape)
     dims = list(range(leading))
     for i, size in enumerate(shape):

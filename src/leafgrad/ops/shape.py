@@ -25,9 +25,11 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for index, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {index} of shape {list(shape)}"
+            )
     known = 1
     for s in shape:
         if s != -1:
@@ -448,8 +450,19 @@ class AsStrided(_View):
         return replay_array(a, steps)
 
     def backward(self, grad):
-        zeros = grad.new_zeros(self.input_shape())
-        return ViewScatter.apply(zeros, grad, steps=self._params["steps"])
+        # The adjoint of replaying the view's steps: run those steps' own backwards, by
+        # differentiating the replay on a stand-in leaf. This sums where the view overlaps
+        # itself (expand), which scattering into the region could not.
+        from ..autograd import grad as autograd_grad
+        from ..autograd.grad_mode import enable_grad
+        from ..tensor import _wrap
+
+        with enable_grad():
+            stand_in = _wrap(np.zeros(self.input_shape(), grad._data.dtype), True)
+            region = replay(stand_in, self._params["steps"])
+        create = grad.requires_grad
+        (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
+        return result
 
 
 @register

@@ -1,0 +1,171 @@
+"""The ``leafgrad.<name>(...)`` forms of the linear-algebra ops, and their named-tuple results.
+
+>>> import leafgrad as torch
+>>> torch.einsum("ij,jk->ik", torch.ones(2, 3), torch.ones(3, 1))
+tensor([[3.],
+        [3.]])
+"""
+
+from __future__ import annotations
+
+import operator
+
+from . import ops as _ops
+
+__all__ = [
+    "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
+    "diag", "diag_embed", "kron", "inverse", "det", "logdet", "slogdet", "svd", "pinverse",
+    "matrix_power",
+]
+
+
+class _StructSeq(tuple):
+    """A tuple with named fields that behaves like torch's ``torch.return_types`` structseqs:
+    built from one sequence, unpacks and indexes like a tuple, prints field by field."""
+
+    __slots__ = ()
+    _names: tuple = ()
+
+    def __new__(cls, sequence):
+        items = tuple(sequence)
+        if len(items) != len(cls._names):
+            raise TypeError(
+                f"leafgrad.return_types.{cls.__name__} takes a {len(cls._names)}-sequence "
+                f"({len(items)}-sequence given)"
+            )
+        return super().__new__(cls, items)
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._names, self))
+        return f"leafgrad.return_types.{type(self).__name__}(\n{body})"
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+def _return_type(name: str, fields: tuple) -> type:
+    namespace = {
+        "__slots__": (), "__module__": "leafgrad.return_types", "_names": fields,
+        "n_fields": len(fields), "n_sequence_fields": len(fields), "n_unnamed_fields": 0,
+    }
+    for index, field in enumerate(fields):
+        namespace[field] = property(operator.itemgetter(index))
+    cls = type(name, (_StructSeq,), namespace)
+    cls.__qualname__ = name
+    return cls
+
+
+linalg_slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+slogdet_result = _return_type("slogdet", ("sign", "logabsdet"))
+linalg_qr = _return_type("linalg_qr", ("Q", "R"))
+linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
+svd_result = _return_type("svd", ("U", "S", "V"))
+linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+
+
+def outer(input, vec2):
+    """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``."""
+    return _ops.outer(input, vec2)
+
+
+ger = outer
+
+
+def einsum(*args):
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``."""
+    return _ops.einsum(*args)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (or explicit lists)."""
+    if out is not None:
+        raise NotImplementedError("tensordot(out=...) is not supported by leafgrad")
+    return _ops.tensordot(a, b, dims)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _ops.addmv(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
+    return _ops.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def trace(input):
+    """Sum of the main diagonal of a 2-d tensor."""
+    return _ops.trace(input)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dims (on and below ``diagonal``)."""
+    return _ops.tril(input, diagonal)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dims (on and above ``diagonal``)."""
+    return _ops.triu(input, diagonal)
+
+
+def diag(input, diagonal=0):
+    """A 1-d input as a diagonal matrix, or a 2-d input's diagonal as a vector."""
+    return _ops.diag(input, diagonal)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """The last dim of ``input`` laid on a diagonal of two new dims."""
+    return _ops.diag_embed(input, offset, dim1, dim2)
+
+
+def kron(input, other):
+    """Kronecker product."""
+    return _ops.kron(input, other)
+
+
+def inverse(input):
+    """Same as ``leafgrad.linalg.inv``."""
+    return _ops.linalg_inv(input)
+
+
+def det(input):
+    """Same as ``leafgrad.linalg.det``."""
+    return _ops.linalg_det(input)
+
+
+def logdet(input):
+    """log(det(input)): nan where the determinant is negative."""
+    return _ops.logdet(input)
+
+
+def slogdet(input):
+    """``(sign, logabsdet)`` of the determinant, as ``leafgrad.return_types.slogdet``."""
+    return slogdet_result(_ops.linalg_slogdet(input))
+
+
+def svd(input, some=True, compute_uv=True):
+    """The older SVD API: ``(U, S, V)`` with ``input = U diag(S) V^T``."""
+    if not compute_uv:
+        values = _ops.linalg_svdvals(input)
+        # torch fills U and V with zeros of their full (square) shapes, whatever ``some`` is
+        m, n = input.shape[-2], input.shape[-1]
+        zeros_u = input.new_zeros((*input.shape[:-2], m, m))
+        zeros_v = input.new_zeros((*input.shape[:-2], n, n))
+        return svd_result((zeros_u, values, zeros_v))
+    u, s, vh = _ops.linalg_svd(input, full_matrices=not some)
+    return svd_result((u, s, vh.mT))
+
+
+def pinverse(input, rcond=1e-15):
+    """Pseudo-inverse with singular values below ``rcond * max`` treated as zero."""
+    return _ops.linalg_pinv(input, rtol=rcond)
+
+
+def matrix_power(input, n):
+    """Same as ``leafgrad.linalg.matrix_power``."""
+    return _ops.linalg_matrix_power(input, n)

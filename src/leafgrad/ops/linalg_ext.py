@@ -1,0 +1,383 @@
+"""Matrix products beyond ``ops/linalg.py`` and the triangle/diagonal ops.
+
+``baddbmm``, ``addmv``, ``trace``, ``tril``/``triu``, ``diag_embed`` and ``diag`` are primitives
+(one node each, as in torch); ``outer`` and ``kron`` are composites that build the same graph
+torch builds (``MulBackward0`` and ``UnsafeViewBackward0`` on top). This module is also the one
+``ops/__init__.py`` star-imports for the whole linalg topic: it re-exports the contractions
+(``linalg_contract.py``), inverse/determinants/solvers (``linalg_decomp.py``), factorizations
+(``linalg_factor.py``) and norms (``linalg_norm.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import from_numpy_dtype
+from .linalg import Bmm, Mv
+from .registry import Op, register
+from .shape import _wrap_dim
+from .shape_ext import Diagonal, DiagonalBackward
+
+
+def _legacy_name(array: np.ndarray) -> str:
+    return from_numpy_dtype(array.dtype)._legacy
+
+
+def _expanded_size_error(target: tuple, have: tuple) -> RuntimeError:
+    """torch's message when ``self`` of an addmm-like op does not broadcast to the product."""
+    lead = len(target) - len(have)
+    for i in range(len(have) - 1, -1, -1):
+        if have[i] != 1 and have[i] != target[lead + i]:
+            return RuntimeError(
+                f"The expanded size of the tensor ({target[lead + i]}) must match the existing "
+                f"size ({have[i]}) at non-singleton dimension {lead + i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(have)}"
+            )
+    return RuntimeError(f"expand: cannot broadcast {list(have)} to {list(target)}")
+
+
+def _add_scaled(bias: np.ndarray, product: np.ndarray, beta, alpha) -> np.ndarray:
+    """``beta * bias + alpha * product`` with ``bias`` broadcast to the product's shape.
+
+    With ``beta == 0`` the bias is ignored, NaNs included (torch's rule for the add*mm family).
+    """
+    if alpha != 1:
+        product = product * alpha
+    try:
+        fits = np.broadcast_shapes(bias.shape, product.shape) == product.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _expanded_size_error(product.shape, bias.shape)
+    if beta == 0:
+        return product
+    return product + (bias * beta if beta != 1 else bias)
+
+
+def _scaled(grad, factor):
+    return grad if factor == 1 else grad * factor
+
+
+@register
+class Baddbmm(Op):
+    """``beta * self + alpha * (batch1 @ batch2)`` for 3-d batches."""
+
+    node = "BaddbmmBackward0"
+    inputs = ("self", "batch1", "batch2")
+    saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
+    broadcasts = True
+    torch_names = ("baddbmm", "Tensor.baddbmm")
+
+    @staticmethod
+    def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):
+        if not bias.dtype == batch1.dtype == batch2.dtype:
+            raise RuntimeError(
+                f"Input dtypes must be the same, got: input {_legacy_name(bias).lower()}, batch1: "
+                f"{_legacy_name(batch1).lower()}, batch2: {_legacy_name(batch2).lower()}"
+            )
+        return _add_scaled(bias, Bmm.forward(None, batch1, batch2), beta, alpha)
+
+    def backward(self, grad):
+        p = self._params
+        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        grad_self = grad_batch1 = grad_batch2 = None
+        if self.needs_grad(0):
+            grad_self = _scaled(grad, beta)
+        if self.needs_grad(1):
+            grad_batch1 = _scaled(grad.bmm(self.saved("batch2").transpose(1, 2)), alpha)
+        if self.needs_grad(2):
+            grad_batch2 = _scaled(self.saved("batch1").transpose(1, 2).bmm(grad), alpha)
+        return grad_self, grad_batch1, grad_batch2
+
+
+@register
+class Addmv(Op):
+    """``beta * self + alpha * (mat @ vec)``."""
+
+    node = "AddmvBackward0"
+    inputs = ("self", "mat", "vec")
+    saves = {"mat": ("vec",), "vec": ("mat",)}
+    broadcasts = True
+    torch_names = ("addmv", "Tensor.addmv")
+
+    @staticmethod
+    def forward(ctx, bias, mat, vec, beta=1, alpha=1):
+        if mat.ndim != 2 or vec.ndim != 1 or bias.ndim > 1:
+            raise RuntimeError(
+                f"vector + matrix @ vector expected, got {bias.ndim}, {mat.ndim}, {vec.ndim}"
+            )
+        rows = mat.shape[0]
+        if mat.shape[1] != vec.shape[0] or (bias.ndim == 1 and bias.shape[0] not in (1, rows)):
+            size = bias.shape[0] if bias.ndim == 1 else 1
+            raise RuntimeError(
+                f"size mismatch, got input ({size}), mat ({rows}x{mat.shape[1]}), vec "
+                f"({vec.shape[0]})"
+            )
+        if not bias.dtype == mat.dtype == vec.dtype:
+            raise RuntimeError(
+                "addmv input tensors must have the same dtype, but got "
+                f"{_legacy_name(bias)}, {_legacy_name(mat)}, and {_legacy_name(vec)}"
+            )
+        return _add_scaled(bias, Mv.forward(None, mat, vec), beta, alpha)
+
+    def backward(self, grad):
+        p = self._params
+        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        grad_self = grad_mat = grad_vec = None
+        if self.needs_grad(0):
+            grad_self = _scaled(grad, beta)
+        if self.needs_grad(1):
+            grad_mat = _scaled(outer(grad, self.saved("vec")), alpha)
+        if self.needs_grad(2):
+            grad_vec = _scaled(self.saved("mat").t().mv(grad), alpha)
+        return grad_self, grad_mat, grad_vec
+
+
+@register
+class Trace(Op):
+    """Sum of the main diagonal of a matrix (rectangular allowed)."""
+
+    node = "TraceBackward0"
+    torch_names = ("trace", "Tensor.trace")
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        if a.dtype == np.bool_:
+            raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+        # Like sum, integer traces accumulate (and come back) in int64.
+        dtype = np.int64 if a.dtype.kind in "iu" else a.dtype
+        return np.asarray(np.trace(a, dtype=dtype))
+
+    def backward(self, grad):
+        rows, cols = self.input_shape()
+        diagonal = grad.expand(min(rows, cols))
+        return DiagonalBackward.apply(diagonal, input_sizes=(rows, cols), offset=0, dim1=0,
+                                      dim2=1)
+
+
+def _check_triangle(a: np.ndarray, name: str) -> None:
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+@register
+class Tril(Op):
+    """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
+
+    node = "TrilBackward0"
+    torch_names = ("tril", "Tensor.tril", "Tensor.tril_")
+
+    @staticmethod
+    def forward(ctx, a, diagonal=0):
+        _check_triangle(a, "tril")
+        return np.tril(a, diagonal)
+
+    def backward(self, grad):
+        return grad.tril(self._params.get("diagonal", 0))
+
+
+@register
+class Triu(Op):
+    """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
+
+    node = "TriuBackward0"
+    torch_names = ("triu", "Tensor.triu", "Tensor.triu_")
+
+    @staticmethod
+    def forward(ctx, a, diagonal=0):
+        _check_triangle(a, "triu")
+        return np.triu(a, diagonal)
+
+    def backward(self, grad):
+        return grad.triu(self._params.get("diagonal", 0))
+
+
+@register
+class DiagEmbed(Op):
+    """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
+
+    node = "DiagEmbedBackward0"
+    torch_names = ("diag_embed", "diag", "Tensor.diag_embed", "Tensor.diag")
+
+    @staticmethod
+    def forward(ctx, a, offset=0, dim1=-2, dim2=-1):
+        dim1, dim2 = _embed_dims(a.ndim, dim1, dim2)
+        size = a.shape[-1] + abs(offset)
+        shape = list(a.shape[:-1])
+        for dim in sorted((dim1, dim2)):
+            shape.insert(dim, size)
+        return DiagonalBackward.forward(None, a, tuple(shape), offset, dim1, dim2)
+
+    def backward(self, grad):
+        p = self._params
+        dim1, dim2 = _embed_dims(len(self.input_shape()), p.get("dim1", -2), p.get("dim2", -1))
+        return Diagonal.apply(grad, offset=p.get("offset", 0), dim1=dim1, dim2=dim2)
+
+
+def _embed_dims(ndim: int, dim1: int, dim2: int) -> tuple:
+    if ndim == 0:
+        raise IndexError(
+            "Dimension out of range (expected to be in range of [-1, 0], but got -2)"
+        )
+    dim1, dim2 = _wrap_dim(dim1, ndim + 1), _wrap_dim(dim2, ndim + 1)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dim1, dim2
+
+
+@register
+class DiagonalCopy(Op):
+    """``torch.diag`` of a matrix: a copy of one diagonal.
+
+    torch 2.13 routes ``diag(matrix)`` through ``diagonal_copy``; its node prints as
+    ``DiagonalBackward0_copy`` and its output is not a view, so neither is ours.
+    """
+
+    node = "DiagonalBackward0_copy"
+    torch_names = ("diag",)
+
+    @staticmethod
+    def forward(ctx, a, offset=0, dim1=0, dim2=1):
+        if ctx is not None:
+            ctx.keep("self_sym_sizes", a.shape)
+        return np.diagonal(a, offset, dim1, dim2).copy()
+
+    def backward(self, grad):
+        p = self._params
+        return DiagonalBackward.apply(grad, input_sizes=self.input_shape(),
+                                      offset=p.get("offset", 0), dim1=p.get("dim1", 0),
+                                      dim2=p.get("dim2", 1))
+
+
+# -- functions ------------------------------------------------------------------------------------
+
+
+def _check_vector(tensor, name: str, what: str) -> None:
+    if tensor.ndim != 1:
+        raise RuntimeError(f"{name}: Expected 1-D argument {what}, but got {tensor.ndim}-D")
+
+
+def outer(a, b):
+    """torch.outer / ger: ``a.reshape(-1, 1) * b`` (so the node is ``MulBackward0``)."""
+    from . import reshape
+
+    _check_vector(a, "outer", "self")
+    _check_vector(b, "outer", "vec2")
+    return reshape(a, (-1, 1)) * b
+
+
+def addmm(bias, mat1, mat2, beta=1, alpha=1):
+    from .linalg import Addmm
+
+    for name, other in (("self", bias), ("mat1", mat1)):
+        if other.dtype != mat2.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got "
+                f"{other.dtype._legacy} and {mat2.dtype._legacy}"
+            )
+    return Addmm.apply(bias, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmv(bias, mat, vec, beta=1, alpha=1):
+    return Addmv.apply(bias, mat, vec, beta=beta, alpha=alpha)
+
+
+def baddbmm(bias, batch1, batch2, beta=1, alpha=1):
+    return Baddbmm.apply(bias, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def trace(tensor):
+    return Trace.apply(tensor)
+
+
+def tril(tensor, diagonal=0):
+    return Tril.apply(tensor, diagonal=diagonal)
+
+
+def triu(tensor, diagonal=0):
+    return Triu.apply(tensor, diagonal=diagonal)
+
+
+def tril_(tensor, diagonal=0):
+    from .inplace import inplace
+
+    _check_triangle(tensor._data, "tril")
+    return inplace(Tril, tensor, diagonal=diagonal)
+
+
+def triu_(tensor, diagonal=0):
+    from .inplace import inplace
+
+    _check_triangle(tensor._data, "triu")
+    return inplace(Triu, tensor, diagonal=diagonal)
+
+
+def diag_embed(tensor, offset=0, dim1=-2, dim2=-1):
+    return DiagEmbed.apply(tensor, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def diag(tensor, diagonal=0):
+    """A vector to a diagonal matrix, or a matrix's diagonal (a copy) to a vector."""
+    if tensor.ndim == 1:
+        return DiagEmbed.apply(tensor, offset=diagonal, dim1=0, dim2=1)
+    if tensor.ndim == 2:
+        return DiagonalCopy.apply(tensor, offset=diagonal, dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {tensor.ndim}D")
+
+
+def kron(a, b):
+    """Kronecker product, built like torch's: interleave singleton dims, multiply, reshape."""
+    from .shape import UnsafeView
+
+    ndim = max(a.ndim, b.ndim)
+    a_shape = (1,) * (ndim - a.ndim) + tuple(a.shape)
+    b_shape = (1,) * (ndim - b.ndim) + tuple(b.shape)
+    a_view, b_view, result_shape = [], [], []
+    for size_a, size_b in zip(a_shape, b_shape):
+        a_view += [size_a, 1]
+        b_view += [1, size_b]
+        result_shape.append(size_a * size_b)
+    product = UnsafeView.apply(a, shape=tuple(a_view)) * UnsafeView.apply(b, shape=tuple(b_view))
+    return UnsafeView.apply(product, shape=tuple(result_shape))
+
+
+# The ``torch.linalg`` functions are exported with a ``linalg_`` prefix: plain ``norm``, ``inv``
+# or ``svd`` would shadow other names in ``leafgrad.ops`` (``ops.norm`` is a module).
+from .linalg_contract import einsum, tensordot  # noqa: E402
+from .linalg_decomp import (  # noqa: E402
+    LinAlgError, LinalgDet, LinalgInvEx, LinalgSlogdet, LinalgSolveEx, LinalgSolveTriangular,
+    MultiOutputOp,
+)
+from .linalg_decomp import det as linalg_det, inv as linalg_inv, logdet  # noqa: E402
+from .linalg_decomp import slogdet as linalg_slogdet, solve as linalg_solve  # noqa: E402
+from .linalg_decomp import solve_triangular as linalg_solve_triangular  # noqa: E402
+from .linalg_factor import (  # noqa: E402
+    LinalgCholeskyEx, LinalgEigh, LinalgPinv, LinalgQr, LinalgSvd,
+)
+from .linalg_factor import cholesky as linalg_cholesky, eigh as linalg_eigh  # noqa: E402
+from .linalg_factor import eigvalsh as linalg_eigvalsh, pinv as linalg_pinv  # noqa: E402
+from .linalg_factor import qr as linalg_qr, svd as linalg_svd  # noqa: E402
+from .linalg_factor import svdvals as linalg_svdvals  # noqa: E402
+from .linalg_norm import matrix_norm as linalg_matrix_norm  # noqa: E402
+from .linalg_norm import matrix_power as linalg_matrix_power, norm as linalg_norm  # noqa: E402
+from .linalg_norm import vector_norm as linalg_vector_norm  # noqa: E402
+
+__all__ = [
+    # ops
+    "Addmv", "Baddbmm", "DiagEmbed", "DiagonalCopy", "LinalgCholeskyEx", "LinalgDet",
+    "LinalgEigh", "LinalgInvEx", "LinalgPinv", "LinalgQr", "LinalgSlogdet", "LinalgSolveEx",
+    "LinalgSolveTriangular", "LinalgSvd", "Trace", "Tril", "Triu",
+    "LinAlgError", "MultiOutputOp",
+    # torch.<name>
+    "addmm", "addmv", "baddbmm", "diag", "diag_embed", "einsum", "kron", "logdet", "outer",
+    "tensordot", "trace", "tril", "tril_", "triu", "triu_",
+    # torch.linalg.<name>
+    "linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_eigvalsh", "linalg_inv",
+    "linalg_matrix_norm", "linalg_matrix_power", "linalg_norm", "linalg_pinv", "linalg_qr",
+    "linalg_slogdet", "linalg_solve", "linalg_solve_triangular", "linalg_svd", "linalg_svdvals",
+    "linalg_vector_norm",
+]

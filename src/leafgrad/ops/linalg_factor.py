@@ -1,0 +1,364 @@
+"""Factorizations: ``cholesky``, ``qr``, ``svd``/``svdvals``, ``eigh``/``eigvalsh``, ``pinv``.
+
+Forwards are NumPy's LAPACK calls: the routines torch's CPU build calls, from another LAPACK,
+so the factors' signs usually agree with torch's but are not guaranteed to. Backwards are
+torch's formulas from FunctionsManual.cpp (``cholesky_backward``, ``linalg_qr_backward``,
+``svd_backward``, ``linalg_eig_backward``, ``pinv_backward``) written with Tensor ops. The outputs are saved as outputs (see ``MultiOutputOp``), so double backward
+differentiates through the factorization again, as in torch.
+
+The gradients of ``svd``/``eigh``/``qr`` factors are only defined for loss functions invariant
+under the factors' sign choices, and assume distinct singular values / eigenvalues (torch's
+assumptions too).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _wrap
+from .linalg_decomp import (
+    MultiOutputOp, _batch_prefix, _check_float, _check_matrix, _check_square_float, _LinAlgError,
+    _diag_embed, _matmul, solve_triangular,
+)
+from .registry import Op, register
+
+
+def _eye(n: int, like: Tensor) -> Tensor:
+    return _wrap(np.eye(n, dtype=like._data.dtype))
+
+
+# -- Cholesky -------------------------------------------------------------------------------------
+
+
+def _not_positive_definite(a: np.ndarray) -> _LinAlgError:
+    """torch's message: the first batch element and leading minor where potrf stops."""
+    n = a.shape[-1]
+    for index, matrix in enumerate(a.reshape(-1, n, n)):
+        for order in range(1, n + 1):
+            try:
+                np.linalg.cholesky(matrix[:order, :order])
+            except np.linalg.LinAlgError:
+                return _LinAlgError(
+                    f"linalg.cholesky: {_batch_prefix(a, index)}The factorization could not be "
+                    "completed because the input is not positive-definite (the leading minor of "
+                    f"order {order} is not positive-definite)."
+                )
+    return _LinAlgError(
+        "linalg.cholesky: The factorization could not be completed because the input is not "
+        "positive-definite."
+    )
+
+
+@register
+class LinalgCholeskyEx(Op):
+    """``L`` with ``A = L L^T`` from A's lower triangle, or ``U`` with ``A = U^T U`` from its
+    upper triangle (``upper=True``)."""
+
+    node = "LinalgCholeskyExBackward0"
+    saves = {"result": ("self",)}
+    torch_names = ("linalg.cholesky",)
+
+    @staticmethod
+    def forward(ctx, a, upper=False):
+        _check_square_float(a, "linalg.cholesky", "cholesky_cpu")
+        if upper:  # U from A's upper triangle is the transpose of L from A^T's lower one
+            a = np.swapaxes(a, -1, -2)
+        try:
+            lower = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            raise _not_positive_definite(a) from None
+        return np.ascontiguousarray(np.swapaxes(lower, -1, -2)) if upper else lower
+
+    def backward(self, grad):
+        # gA = L^{-T} phi(L^T gL) L^{-1}, phi(X) = tril(X) with its strict part mirrored and the
+        # diagonal halved, so gA is symmetric (torch's cholesky_backward).
+        lower = self.saved("result")
+        if self._params.get("upper", False):
+            lower, grad = lower.mT, grad.mT
+        g_a = _matmul(lower.mT, grad).tril()
+        g_a = 0.5 * (g_a + g_a.tril(-1).mT)
+        g_a = solve_triangular(lower.mT, g_a, upper=True, left=True)
+        return solve_triangular(lower, g_a, upper=False, left=False)
+
+
+# -- QR -------------------------------------------------------------------------------------------
+
+_QR_NEEDS_Q = (
+    "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+    "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+)
+
+
+@register
+class LinalgQr(MultiOutputOp):
+    """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
+
+    node = "LinalgQrBackward0"
+    inputs = ("A",)
+    output_names = ("Q", "R")
+    torch_names = ("linalg.qr",)
+
+    @staticmethod
+    def forward(ctx, a, mode="reduced"):
+        _check_matrix(a, "linalg.qr")
+        _check_float(a, "linalg.qr", "geqrf_cpu")
+        if mode not in ("reduced", "complete", "r"):
+            raise RuntimeError(
+                f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                "(default), 'r', or 'complete'"
+            )
+        if mode == "r":  # torch returns an empty Q
+            return np.empty((0,), dtype=a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype)
+        q, r = np.linalg.qr(a, mode=mode)
+        return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+
+    def backward(self, grads):
+        mode = self._params.get("mode", "reduced")
+        if mode == "r":
+            raise RuntimeError(_QR_NEEDS_Q)
+        g_q, g_r = self.padded(grads, 2)
+        q, r = self.outputs()
+        m, n = q.shape[-2], r.shape[-1]
+        if mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > "
+                "ncols."
+            )
+        if g_q is None and g_r is None:
+            return None
+        if g_q is None:
+            g_a = _matmul(g_r, r.mT)
+        elif g_r is None:
+            g_a = -_matmul(q.mT, g_q)
+        else:
+            g_a = _matmul(g_r, r.mT) - _matmul(q.mT, g_q)
+        if m >= n:
+            # syminvadj(triu(X)) = triu(X) + triu(X, 1)^T
+            upper = g_a.triu()
+            g_a = _matmul(q, upper + upper.triu(1).mT)
+            if g_q is not None:
+                g_a = g_a + g_q
+            return solve_triangular(r.mT, g_a, upper=False, left=False)
+        from . import cat
+
+        g_a = _matmul(q, (g_a.mT - g_a).tril())  # trilImInvAdjSkew(-X) = tril(X^T - X)
+        g_a = solve_triangular(r[..., :m].mT, g_a, upper=False, left=False)
+        g_a = cat([g_a, g_a.new_zeros((*r.shape[:-1], n - m))], dim=-1)
+        if g_r is not None:
+            g_a = g_a + _matmul(q, g_r)
+        return g_a
+
+
+# -- SVD ------------------------------------------------------------------------------------------
+
+
+@register
+class LinalgSvd(MultiOutputOp):
+    """``A = U diag(S) Vh`` (S descending); ``svdvals`` is output 1 of the same node."""
+
+    node = "LinalgSvdBackward0"
+    inputs = ("A",)
+    output_names = ("U", "S", "Vh")
+    torch_names = ("linalg.svd", "linalg.svdvals", "svd", "Tensor.svd")
+
+    @staticmethod
+    def forward(ctx, a, full_matrices=True, compute_uv=True):
+        _check_matrix(a, "linalg.svd")
+        _check_float(a, "linalg.svd", "linalg_svd_cpu")
+        if not compute_uv:
+            empty = np.empty((0,), dtype=a.dtype)
+            return empty, np.linalg.svd(a, compute_uv=False).astype(a.dtype), empty
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype)
+
+    def backward(self, grads):
+        g_u, g_s, g_vh = self.padded(grads, 3)
+        u, s, vh = self.outputs()
+        if self._params.get("full_matrices", True):
+            k = s.shape[-1]
+            u, vh = u[..., :k], vh[..., :k, :]
+            g_u = None if g_u is None else g_u[..., :k]
+            g_vh = None if g_vh is None else g_vh[..., :k, :]
+        return _svd_backward(g_u, g_s, g_vh, u, s, vh)
+
+
+def _svd_backward(g_u, g_s, g_vh, u, s, vh):
+    """torch's svd_backward for real inputs with distinct singular values (full rank if
+    rectangular):  gA = U [(skew(U^T gU) / E) S + S (skew(V^T gV) / E) + diag(gS)] V^T
+    (+ the terms for the part of gU / gV outside the span of U / V)."""
+    if g_u is None and g_s is None and g_vh is None:
+        return None
+    m, n = u.shape[-2], vh.shape[-1]
+    if g_u is None and g_vh is None:
+        if m >= n:
+            return _matmul(u, g_s.unsqueeze(-1) * vh)
+        return _matmul(u * g_s.unsqueeze(-2), vh)
+    k = s.shape[-1]
+    s_col, s_row = s.unsqueeze(-1), s.unsqueeze(-2)
+    squares = s * s
+    # E_jk = S_k^2 - S_j^2 off the diagonal; the diagonal is 1 (it only ever divides zeros)
+    gaps = squares.unsqueeze(-2) - squares.unsqueeze(-1) + _eye(k, s)
+    uhgu = vhgv = None
+    if g_u is not None:
+        uhgu = _matmul(u.mT, g_u)
+        uhgu = uhgu - uhgu.mT
+    if g_vh is not None:
+        vhgv = _matmul(vh, g_vh.mT)
+        vhgv = vhgv - vhgv.mT
+    if uhgu is not None and vhgv is not None:
+        inner = (uhgu * s_row + s_col * vhgv) / gaps
+    elif uhgu is not None:
+        inner = (uhgu / gaps) * s_row
+    else:
+        inner = s_col * (vhgv / gaps)
+    if g_s is not None:
+        inner = inner + _diag_embed(g_s)
+    if m > n and g_u is not None:
+        g_a = _matmul(u, inner)
+        g_u_sinv = g_u / s_row
+        g_a = g_a + g_u_sinv - _matmul(u, _matmul(u.mT, g_u_sinv))
+        return _matmul(g_a, vh)
+    if m < n and g_vh is not None:
+        g_a = _matmul(inner, vh)
+        sinv_g_vh = g_vh / s_col
+        g_a = g_a + sinv_g_vh - _matmul(_matmul(sinv_g_vh, vh.mT), vh)
+        return _matmul(u, g_a)
+    if m >= n:
+        return _matmul(u, _matmul(inner, vh))
+    return _matmul(_matmul(u, inner), vh)
+
+
+# -- eigh -----------------------------------------------------------------------------------------
+
+
+@register
+class LinalgEigh(MultiOutputOp):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix, read from
+    its ``UPLO`` triangle."""
+
+    node = "LinalgEighBackward0"
+    inputs = ("A",)
+    output_names = ("eigenvalues", "eigenvectors")
+    torch_names = ("linalg.eigh", "linalg.eigvalsh")
+
+    @staticmethod
+    def forward(ctx, a, UPLO="L", compute_v=True):  # noqa: N803 - torch's name
+        if UPLO not in ("L", "U"):
+            raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+        _check_matrix(a, "linalg.eigh")
+        if a.shape[-1] != a.shape[-2]:
+            raise RuntimeError(
+                f"linalg.eigh: A must be batches of square matrices, but they are {a.shape[-2]} "
+                f"by {a.shape[-1]} matrices"
+            )
+        if a.dtype.kind != "f" or a.dtype == np.float16:
+            from .._dtype import from_numpy_dtype
+
+            raise NotImplementedError(
+                f"\"linalg_eigh_cpu\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'"
+            )
+        if not compute_v:
+            return np.linalg.eigvalsh(a, UPLO).astype(a.dtype), np.empty((0,), dtype=a.dtype)
+        values, vectors = np.linalg.eigh(a, UPLO)
+        return values.astype(a.dtype, copy=False), vectors.astype(a.dtype, copy=False)
+
+    def backward(self, grads):
+        # torch's linalg_eig_backward, Hermitian case:
+        # gA = V (diag(gL) + skew(V^T gV) / (2 E)) V^T,  E_ij = L_j - L_i (1 on the diagonal)
+        g_values, g_vectors = self.padded(grads, 2)
+        values, vectors = self.outputs()
+        if g_values is None and g_vectors is None:
+            return None
+        if g_vectors is None:
+            return _matmul(vectors * g_values.unsqueeze(-2), vectors.mT)
+        inner = _matmul(vectors.mT, g_vectors)
+        inner = 0.5 * (inner - inner.mT)
+        gaps = values.unsqueeze(-2) - values.unsqueeze(-1) + _eye(values.shape[-1], values)
+        inner = inner / gaps
+        if g_values is not None:
+            inner = inner + _diag_embed(g_values)
+        return _matmul(vectors, _matmul(inner, vectors.mT))
+
+
+# -- pseudo-inverse -------------------------------------------------------------------------------
+
+
+@register
+class LinalgPinv(Op):
+    """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as 0."""
+
+    node = "LinalgPinvBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("linalg.pinv", "pinverse", "Tensor.pinverse")
+
+    @staticmethod
+    def forward(ctx, a, atol=None, rtol=None, hermitian=False):
+        if a.ndim < 2 or a.dtype.kind != "f" or a.dtype == np.float16:
+            from .._dtype import from_numpy_dtype
+
+            raise RuntimeError(
+                f"linalg.pinv({from_numpy_dtype(a.dtype)._legacy}{{{list(a.shape)}}}): expected a "
+                "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
+            )
+        if rtol is None:
+            # torch: rtol defaults to eps * max(m, n) unless a positive atol is given
+            rtol = np.finfo(a.dtype).eps * max(a.shape[-2:]) if not atol else 0.0
+        atol = 0.0 if atol is None else atol
+        if hermitian:
+            values, vectors = np.linalg.eigh(a)
+            magnitude = np.abs(values)
+            cutoff = np.maximum(atol, rtol * magnitude.max(axis=-1, keepdims=True, initial=0))
+            inverse = np.where(magnitude > cutoff, 1 / np.where(magnitude > cutoff, values, 1), 0)
+            result = (vectors * inverse[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+            return result.astype(a.dtype)
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        cutoff = np.maximum(atol, rtol * s.max(axis=-1, keepdims=True, initial=0))
+        inverse = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
+        return (np.swapaxes(vh, -1, -2) * inverse[..., None, :]) @ np.swapaxes(u, -1, -2)
+
+    def backward(self, grad):
+        # torch's pinv_backward (real case), arranged so the largest products are smallest
+        a, pinv_a = self.saved("self"), self.saved("result")
+        m, n = a.shape[-2], a.shape[-1]
+        pinv_t, grad_t = pinv_a.mT, grad.mT
+        if m <= n:
+            k = _matmul(grad_t, pinv_a)
+            k_pinv_t = _matmul(k, pinv_t)
+            return (-_matmul(pinv_a, k).mT + k_pinv_t - _matmul(_matmul(a, pinv_a), k_pinv_t)
+                    + _matmul(_matmul(pinv_t, pinv_a), grad_t - _matmul(k, a)))
+        k = _matmul(pinv_a, grad_t)
+        pinv_t_k = _matmul(pinv_t, k)
+        return (-_matmul(k, pinv_a).mT + _matmul(_matmul(grad_t - _matmul(a, k), pinv_a), pinv_t)
+                + pinv_t_k - _matmul(_matmul(pinv_t_k, pinv_a), a))
+
+
+# -- functions ------------------------------------------------------------------------------------
+
+
+def cholesky(a: Tensor, *, upper: bool = False) -> Tensor:
+    return LinalgCholeskyEx.apply(a, upper=upper)
+
+
+def qr(a: Tensor, mode: str = "reduced") -> tuple:
+    return LinalgQr.apply(a, mode=mode)
+
+
+def svd(a: Tensor, full_matrices: bool = True) -> tuple:
+    return LinalgSvd.apply(a, full_matrices=full_matrices)
+
+
+def svdvals(a: Tensor) -> Tensor:
+    # torch computes U and V only when a gradient may need them; S is output 1 either way.
+    return LinalgSvd.apply(a, full_matrices=False, compute_uv=a.requires_grad)[1]
+
+
+def eigh(a: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - torch's name
+    return LinalgEigh.apply(a, UPLO=UPLO)
+
+
+def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    return LinalgEigh.apply(a, UPLO=UPLO, compute_v=a.requires_grad)[0]
+
+
+def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    return LinalgPinv.apply(a, atol=atol, rtol=rtol, hermitian=hermitian)

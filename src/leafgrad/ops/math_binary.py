@@ -1,0 +1,542 @@
+"""Binary and ternary math: fmod/remainder, division with rounding, atan2, hypot, logaddexp,
+xlogy, lerp, addcmul and addcdiv (clamp and maximum/minimum are in math_clamp.py).
+
+Backward formulas follow torch's derivatives.yaml and are written with Tensor ops so they can
+themselves be differentiated.
+
+Note: opmath for float16
+torch's CPU kernels compute a float16 expression in float32 and round once at the end. The
+formulas here with more than one operation (remainder, floor division, lerp, addcmul, ...) do
+the same through ``_opmath``; a chain of NumPy float16 operations would round after each.
+xlogy is the exception: torch rounds log(y) to float16 before the product, and so does _xlogy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from . import _promote
+from .math_logic import check_broadcast_all
+from .math_unary import _not_implemented, _zeros_like
+from .registry import Op, register
+
+_ZERO_DIVISION = "ZeroDivisionError"
+
+
+def _opmath(*arrays):
+    """Arrays to compute in: float16 ones in float32 (see Note: opmath for float16)."""
+    return [a.astype(np.float32) if isinstance(a, (np.ndarray, np.generic))
+            and a.dtype == np.float16 else a for a in arrays]
+
+
+def _check_divisor(b, dtype: np.dtype) -> None:
+    """Integer division by zero is an error in torch (floats give inf/nan)."""
+    if dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError(_ZERO_DIVISION)
+
+
+# -- fmod, remainder and division with rounding ---------------------------------------------------
+
+
+def _integer_binary(a, b, kernel: str):
+    """Promote, refuse bool (torch has no bool kernel) and integer division by zero."""
+    a, b = _promote.binary(a, b)
+    dtype = np.asarray(a).dtype
+    if dtype == np.bool_:
+        raise _not_implemented(kernel, np.asarray(a))
+    _check_divisor(b, dtype)
+    return a, b, dtype
+
+
+def _fmod(a, b):
+    a, b, dtype = _integer_binary(a, b, "fmod_cpu")
+    x, y = _opmath(a, b)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.fmod(x, y)).astype(dtype, copy=False)
+
+
+def _remainder(a, b):
+    """Python's modulo (sign of the divisor), computed as torch does:
+    ``mod = fmod(a, b); mod + b where mod != 0 and sign(mod) != sign(b)``."""
+    a, b, dtype = _integer_binary(a, b, "remainder_cpu")
+    with np.errstate(all="ignore"):
+        if dtype.kind in "iu":
+            return np.asarray(np.remainder(a, b))
+        x, y = _opmath(a, b)
+        mod = np.fmod(x, y)
+        fix = (mod != 0) & ((y < 0) != (mod < 0))
+        return np.asarray(np.where(fix, mod + y, mod)).astype(dtype, copy=False)
+
+
+def _div_floor_float(x, y):
+    """torch's div_floor_floating (Python's float floor division, ``a // b``)."""
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    div = np.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1, div)
+    floored = np.floor(div)
+    floored = np.where(div - floored > 0.5, floored + 1, floored)
+    quotient = x / y
+    floored = np.where(div == 0, np.copysign(np.zeros_like(quotient), quotient), floored)
+    return np.where(y == 0, quotient, floored)  # division by zero: the IEEE result
+
+
+def _div_rounding(a, b, rounding_mode: str):
+    a, b, dtype = _integer_binary(a, b, f"div_{rounding_mode}_cpu")
+    with np.errstate(all="ignore"):
+        if dtype.kind in "iu":
+            floored = np.floor_divide(a, b)
+            if rounding_mode == "floor":
+                return np.asarray(floored)
+            inexact = np.remainder(a, b) != 0
+            return np.asarray(floored + (inexact & ((np.asarray(a) < 0) != (np.asarray(b) < 0))))
+        x, y = _opmath(a, b)
+        if rounding_mode == "trunc":
+            out = np.trunc(x / y)
+        else:
+            out = _div_floor_float(x, y)
+        return np.asarray(out).astype(dtype, copy=False)
+
+
+@register
+class Fmod(Op):
+    """``fmod(self, number)``: C's fmod (the sign of the dividend)."""
+
+    node = "FmodBackward0"
+    torch_names = ("fmod",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _fmod(a, other)
+
+    def backward(self, grad):
+        return grad
+
+
+@register
+class FmodTensor(Op):
+    node = "FmodBackward1"
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("other",)}
+    broadcasts = True
+    torch_names = ("fmod",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _fmod(a, b)
+
+    def backward(self, grad):
+        grad_other = None
+        if self.needs_grad(1):
+            quotient = DivRounding.apply(self.saved("self"), self.saved("other"),
+                                         rounding_mode="trunc")
+            grad_other = -grad * quotient
+        return grad, grad_other
+
+
+@register
+class Remainder(Op):
+    """``remainder(self, number)``: Python's modulo (the sign of the divisor)."""
+
+    node = "RemainderBackward0"
+    torch_names = ("remainder", "Tensor.__mod__")
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _remainder(a, other)
+
+    def backward(self, grad):
+        return grad
+
+
+@register
+class RemainderTensor(Op):
+    node = "RemainderBackward1"
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("other",)}
+    broadcasts = True
+    torch_names = ("remainder", "Tensor.__mod__")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _remainder(a, b)
+
+    def backward(self, grad):
+        grad_other = None
+        if self.needs_grad(1):
+            # self may be a Python number here (``7 % x``)
+            quotient = DivRounding.apply(self.saved("self"), self.saved("other"),
+                                         rounding_mode="floor")
+            grad_other = -grad * quotient
+        return grad, grad_other
+
+
+@register
+class DivRounding(Op):
+    """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
+
+    node = "DivBackward2"
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("div", "divide", "floor_divide")
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        return _div_rounding(a, b, rounding_mode)
+
+    def backward(self, grad):
+        zeros = _zeros_like(grad)
+        return zeros, (zeros if self.needs_grad(1) else None)
+
+
+# -- atan2, hypot, logaddexp ----------------------------------------------------------------------
+
+
+def _float_binary(a, b, kernel: str | None = None):
+    """Promote; integer results either compute in the default float dtype (kernel None) or are
+    refused with torch's NotImplementedError for ``kernel``."""
+    a, b = _promote.binary(a, b)
+    dtype = np.asarray(a).dtype
+    if dtype.kind != "f":
+        if kernel is not None:
+            raise _not_implemented(kernel, np.asarray(a))
+        dtype = _dtype.get_default_dtype().np
+        a, b = np.asarray(a).astype(dtype), np.asarray(b).astype(dtype)
+    return a, b, dtype
+
+
+@register
+class Atan2(Op):
+    node = "Atan2Backward0"
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("atan2", "arctan2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, _ = _float_binary(a, b)
+        return np.asarray(np.arctan2(a, b))
+
+    def backward(self, grad):
+        a, b = self.saved("self"), self.saved("other")
+        denominator = a * a + b * b
+        # torch zeroes 1 / denominator where it is 0, so atan2(0, 0) gets a zero gradient
+        recip = denominator.reciprocal()._masked_zero(denominator == 0)
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad * b * recip
+        if self.needs_grad(1):
+            grad_other = grad * -a * recip
+        return grad_self, grad_other
+
+
+@register
+class Hypot(Op):
+    node = "HypotBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("self",), "other": ("other",), "result": ("self", "other")}
+    broadcasts = True
+    torch_names = ("hypot",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, _ = _float_binary(a, b, "hypot_cpu")
+        return np.asarray(np.hypot(a, b))
+
+    def backward(self, grad):
+        result = self.saved("result")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad * self.saved("self") / result
+        if self.needs_grad(1):
+            grad_other = grad * self.saved("other") / result
+        return grad_self, grad_other
+
+
+@register
+class Logaddexp(Op):
+    node = "LogaddexpBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("logaddexp",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, dtype = _float_binary(a, b, "logaddexp_cpu")
+        x, y = _opmath(a, b)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.logaddexp(x, y)).astype(dtype, copy=False)
+
+    def backward(self, grad):
+        a, b = self.saved("self"), self.saved("other")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad / (1 + (b - a).exp())
+        if self.needs_grad(1):
+            grad_other = grad / (1 + (a - b).exp())
+        return grad_self, grad_other
+
+
+@register
+class Logaddexp2(Op):
+    node = "Logaddexp2Backward0"
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("logaddexp2",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, dtype = _float_binary(a, b, "logaddexp2_cpu")
+        x, y = _opmath(a, b)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.logaddexp2(x, y)).astype(dtype, copy=False)
+
+    def backward(self, grad):
+        a, b = self.saved("self"), self.saved("other")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad / (1 + 2 ** (b - a))
+        if self.needs_grad(1):
+            grad_other = grad / (1 + 2 ** (a - b))
+        return grad_self, grad_other
+
+
+# -- xlogy ---------------------------------------------------------------------------------------
+
+
+def _xlogy(a, b):
+    """``x * log(y)`` with torch's rules: nan where y is nan, else 0 where x == 0."""
+    a, b, dtype = _float_binary(a, b)
+    # torch rounds log(y) to the tensor's dtype before the product (float16 too): so do we
+    a, b = (x if isinstance(x, np.ndarray) else dtype.type(x) for x in (a, b))
+    with np.errstate(all="ignore"):
+        out = np.where(a == 0, 0, a * np.log(b))
+        out = np.where(np.isnan(b), np.nan, out)
+    return np.asarray(out).astype(dtype, copy=False)
+
+
+@register
+class Xlogy(Op):
+    node = "XlogyBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("xlogy", "special.xlogy")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _xlogy(a, b)
+
+    def backward(self, grad):
+        x, y = self.saved("self"), self.saved("other")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            # Note: x * log(y) is undefined for y <= 0; torch takes 0 at x == 0 there.
+            grad_self = Xlogy.apply(grad, y)._masked_zero((x == 0) & (y <= 0))
+        if self.needs_grad(1):
+            grad_other = grad * x / y
+        return grad_self, grad_other
+
+
+@register
+class XlogyScalarSelf(Op):
+    """``xlogy(number, other)``."""
+
+    node = "XlogyBackward1"
+    inputs = ("other",)
+    saves = {"other": ("other",)}
+    torch_names = ("xlogy",)
+
+    @staticmethod
+    def forward(ctx, b, self):
+        return _xlogy(self, b)
+
+    def backward(self, grad):
+        return grad * self._params["self"] / self.saved("other")
+
+
+@register
+class XlogyScalarOther(Op):
+    """``xlogy(self, number)``."""
+
+    node = "XlogyBackward2"
+    saves = {"self": ("self",)}
+    torch_names = ("xlogy",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _xlogy(a, other)
+
+    def backward(self, grad):
+        other = self._params["other"]
+        grad_self = XlogyScalarOther.apply(grad, other=other)
+        if other > 0:
+            return grad_self
+        return grad_self._masked_zero(self.saved("self") == 0)
+
+
+# -- lerp, addcmul, addcdiv ----------------------------------------------------------------------
+
+
+def _c_name(array: np.ndarray) -> str:
+    from ..tensor import _C_NAMES
+
+    return _C_NAMES[array.dtype.name]
+
+
+def _lerp(start, end, weight, kernel: str):
+    if end.dtype != start.dtype:
+        raise RuntimeError(
+            f"expected dtype {_c_name(start)} for `end` but got dtype {_c_name(end)}"
+        )
+    if isinstance(weight, np.ndarray) and weight.ndim > 0 and weight.dtype != start.dtype:
+        raise RuntimeError(
+            f"expected dtype {_c_name(start)} for `weight` but got dtype {_c_name(weight)}"
+        )
+    if start.dtype.kind != "f":
+        raise _not_implemented(kernel, start)
+    check_broadcast_all(start, end, *([weight] if isinstance(weight, np.ndarray) else []))
+    s, e = _opmath(start, end)
+    w = np.asarray(weight).astype(s.dtype) if isinstance(weight, np.ndarray) else weight
+    # torch's lerp: start + w * (end - start) for |w| < 0.5, else end - (end - start) * (1 - w)
+    # (the better-conditioned form on each side)
+    small = np.abs(w) < 0.5
+    with np.errstate(all="ignore"):
+        diff = e - s
+        out = np.where(small, s + w * diff, e - diff * (1 - w))
+    return np.asarray(out).astype(start.dtype, copy=False)
+
+
+@register
+class Lerp(Op):
+    """``lerp(self, end, weight)`` with a number weight."""
+
+    node = "LerpBackward0"
+    inputs = ("self", "end")
+    broadcasts = True
+    torch_names = ("lerp",)
+
+    @staticmethod
+    def forward(ctx, a, end, weight):
+        return _lerp(a, end, weight, "lerp_kernel_scalar")
+
+    def backward(self, grad):
+        weight = self._params["weight"]
+        grad_end = grad * weight if self.needs_grad(1) else None
+        return grad * (1 - float(weight)), grad_end
+
+
+@register
+class LerpTensor(Op):
+    node = "LerpBackward1"
+    inputs = ("self", "end", "weight")
+    saves = {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")}
+    broadcasts = True
+    torch_names = ("lerp",)
+
+    @staticmethod
+    def forward(ctx, a, end, weight):
+        return _lerp(a, end, weight, "lerp_kernel_tensor")
+
+    def backward(self, grad):
+        grad_self = grad_end = grad_weight = None
+        if self.needs_grad(0) or self.needs_grad(1):
+            weight = self.saved("weight")
+            if self.needs_grad(0):
+                grad_self = grad * (1 - weight)
+            if self.needs_grad(1):
+                grad_end = grad * weight
+        if self.needs_grad(2):
+            grad_weight = grad * (self.saved("end") - self.saved("self"))
+        return grad_self, grad_end, grad_weight
+
+
+def _addc_operands(a, b, c, value):
+    """Operands in the compute dtype, the result dtype, and ``value`` as a compute scalar
+    (truncated for integer results, as torch casts it)."""
+    check_broadcast_all(a, b, c)
+    target = _promote.result_np_dtype(a, b, c)
+    a, b, c = _opmath(*(x.astype(target, copy=False) for x in (a, b, c)))
+    return (a, b, c), target, a.dtype.type(value)
+
+
+@register
+class Addcmul(Op):
+    """``self + value * tensor1 * tensor2``."""
+
+    node = "AddcmulBackward0"
+    inputs = ("self", "tensor1", "tensor2")
+    saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
+    broadcasts = True
+    torch_names = ("addcmul",)
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1):
+        (x, y, z), target, scale = _addc_operands(a, t1, t2, value)
+        if target == np.bool_:
+            raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
+        with np.errstate(all="ignore"):
+            out = x + scale * y * z
+        return np.asarray(out).astype(target, copy=False)
+
+    def backward(self, grad):
+        value = self._params.get("value", 1)
+        grad1 = grad2 = None
+        if self.needs_grad(1):
+            grad1 = grad * (self.saved("tensor2") * value)
+        if self.needs_grad(2):
+            grad2 = grad * (self.saved("tensor1") * value)
+        return grad, grad1, grad2
+
+
+@register
+class Addcdiv(Op):
+    """``self + value * tensor1 / tensor2``."""
+
+    node = "AddcdivBackward0"
+    inputs = ("self", "tensor1", "tensor2")
+    saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1", "tensor2")}
+    broadcasts = True
+    torch_names = ("addcdiv",)
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1):
+        if t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+        (x, y, z), target, scale = _addc_operands(a, t1, t2, value)
+        with np.errstate(all="ignore"):
+            out = x + scale * y / z
+        return np.asarray(out).astype(target, copy=False)
+
+    def backward(self, grad):
+        value = self._params.get("value", 1)
+        grad1 = grad2 = None
+        t2 = self.saved("tensor2")
+        if self.needs_grad(1):
+            grad1 = grad * (value / t2)
+        if self.needs_grad(2):
+            grad2 = -grad * (value * self.saved("tensor1") / (t2 * t2))
+        return grad, grad1, grad2
+
+
+# -- dispatch (Tensor.div with a rounding mode calls this) -----------------------------------------
+
+
+def div_rounding(a, b, rounding_mode):
+    """``div(a, b, rounding_mode=...)`` for a mode other than None (DivBackward2)."""
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    return DivRounding.apply(a, b, rounding_mode=rounding_mode)

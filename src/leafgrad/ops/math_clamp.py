@@ -1,0 +1,290 @@
+"""clamp/clip with tensor bounds, clamp_min/clamp_max, maximum/minimum and fmax/fmin, and the
+function that picks clamp's overload (number bounds: ClampBackward1 in elementwise.py; tensor
+bounds: ClampBackward0 here).
+
+Backward formulas follow torch's derivatives.yaml; they route gradients with the differentiable
+``where`` (WhereBackward0) as torch's do, so the gradient at a bound or a tie is torch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _promote
+from .math_logic import Where, check_broadcast_all
+from .registry import Op, register
+
+
+def _where(condition, a, b):
+    """``where`` for backward formulas: differentiable (WhereBackward0), as torch's is."""
+    return Where.apply(a, b, condition=condition)
+
+
+# -- clamp with tensor bounds ---------------------------------------------------------------------
+
+
+@register
+class ClampTensor(Op):
+    """``clamp(min=Tensor, max=Tensor)`` (either may be None): ``min(max(x, min), max)``."""
+
+    node = "ClampBackward0"
+    inputs = ("self", "min", "max")
+    saves = {"self": ("self", "min", "max"), "min": ("self", "min", "max"),
+             "max": ("self", "min", "max")}
+    broadcasts = True
+    torch_names = ("clamp", "clip")
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        present = [x for x in (a, low, high) if x is not None]
+        check_broadcast_all(*present)
+        target = _promote.result_np_dtype(*present)
+        if target == np.bool_:
+            raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
+        out = a.astype(target, copy=False)
+        if low is not None:
+            out = np.maximum(out, low.astype(target, copy=False))
+        if high is not None:
+            out = np.minimum(out, high.astype(target, copy=False))
+        return np.asarray(out)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        has_low, has_high = self._has_input(1), self._has_input(2)
+        low = self.saved("min") if has_low else None
+        high = self.saved("max") if has_high else None
+        grad_self = grad_low = grad_high = None
+        # torch: the bounds themselves get the gradient only where they are the result; at
+        # x == min (or max) the gradient goes to x (subgradient 1 for x).
+        if self.needs_grad(0):
+            if has_low and has_high:
+                grad_self = _where((x >= low) & (x <= high), grad, 0.0)
+            elif has_low:
+                grad_self = _where(x >= low, grad, 0.0)
+            else:
+                grad_self = _where(x <= high, grad, 0.0)
+        if has_low and has_high:
+            if self.needs_grad(1):
+                grad_low = _where((x < low) & (low < high), grad, 0.0)
+            if self.needs_grad(2):
+                grad_high = _where((x > high) | (high < low), grad, 0.0)
+        elif has_low and self.needs_grad(1):
+            grad_low = _where(x < low, grad, 0.0)
+        elif has_high and self.needs_grad(2):
+            grad_high = _where(x > high, grad, 0.0)
+        return grad_self, grad_low, grad_high
+
+    def _has_input(self, index: int) -> bool:
+        """Whether the optional bound ``index`` was given (None bounds have no metadata)."""
+        return self._input_meta[index] is not None
+
+
+def _clamp_one_side(a, bound, ufunc):
+    target = _promote.result_np_dtype(a, bound)
+    if isinstance(bound, np.ndarray):
+        check_broadcast_all(a, bound)
+        bound = bound.astype(target, copy=False)
+    else:
+        bound = target.type(bound)
+    return np.asarray(ufunc(a.astype(target, copy=False), bound))
+
+
+@register
+class ClampMin(Op):
+    node = "ClampMinBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("clamp_min",)
+
+    @staticmethod
+    def forward(ctx, a, min):  # noqa: A002 - torch's name
+        return _clamp_one_side(a, min, np.maximum)
+
+    def backward(self, grad):
+        return _where(self.saved("self") >= self._params["min"], grad, 0.0)
+
+
+@register
+class ClampMinTensor(Op):
+    node = "ClampMinBackward1"
+    inputs = ("self", "min")
+    saves = {"self": ("self", "min"), "min": ("self", "min")}
+    broadcasts = True
+    torch_names = ("clamp_min",)
+
+    @staticmethod
+    def forward(ctx, a, low):
+        return _clamp_one_side(a, low, np.maximum)
+
+    def backward(self, grad):
+        x, low = self.saved("self"), self.saved("min")
+        grad_self = grad_low = None
+        if self.needs_grad(0):
+            grad_self = _where(x >= low, grad, 0.0)
+        if self.needs_grad(1):
+            grad_low = _where(x < low, grad, 0.0)
+        return grad_self, grad_low
+
+
+@register
+class ClampMax(Op):
+    node = "ClampMaxBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("clamp_max",)
+
+    @staticmethod
+    def forward(ctx, a, max):  # noqa: A002 - torch's name
+        return _clamp_one_side(a, max, np.minimum)
+
+    def backward(self, grad):
+        return _where(self.saved("self") <= self._params["max"], grad, 0.0)
+
+
+@register
+class ClampMaxTensor(Op):
+    node = "ClampMaxBackward1"
+    inputs = ("self", "max")
+    saves = {"self": ("self", "max"), "max": ("self", "max")}
+    broadcasts = True
+    torch_names = ("clamp_max",)
+
+    @staticmethod
+    def forward(ctx, a, high):
+        return _clamp_one_side(a, high, np.minimum)
+
+    def backward(self, grad):
+        x, high = self.saved("self"), self.saved("max")
+        grad_self = grad_high = None
+        if self.needs_grad(0):
+            grad_self = _where(x <= high, grad, 0.0)
+        if self.needs_grad(1):
+            grad_high = _where(x > high, grad, 0.0)
+        return grad_self, grad_high
+
+
+# -- maximum / minimum --------------------------------------------------------------------------
+
+
+class _Extremum(Op):
+    __slots__ = ()
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    ufunc = None
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        a, b = _promote.binary(a, b)
+        return np.asarray(cls.ufunc(a, b))
+
+
+@register
+class Maximum(_Extremum):
+    """Elementwise max; nan wins. At a tie each input gets half the gradient (torch's rule)."""
+
+    node = "MaximumBackward0"
+    ufunc = np.maximum
+    torch_names = ("maximum",)
+
+    def backward(self, grad):
+        return _split_ties(self, grad, lambda a, b: a < b, lambda a, b: a > b)
+
+
+@register
+class Minimum(_Extremum):
+    node = "MinimumBackward0"
+    ufunc = np.minimum
+    torch_names = ("minimum",)
+
+    def backward(self, grad):
+        return _split_ties(self, grad, lambda a, b: a > b, lambda a, b: a < b)
+
+
+def _split_ties(node, grad, self_loses, other_loses):
+    """torch: ``where(self == other, grad / 2, grad).masked_fill_(<input lost>, 0)``."""
+    a, b = node.saved("self"), node.saved("other")
+    shared = _where(a == b, grad / 2, grad)
+    grad_self = grad_other = None
+    if node.needs_grad(0):
+        grad_self = shared._masked_zero(self_loses(a, b))
+    if node.needs_grad(1):
+        grad_other = shared._masked_zero(other_loses(a, b))
+    return grad_self, grad_other
+
+
+@register
+class Fmax(_Extremum):
+    """Elementwise max ignoring nan; a tie gives the whole gradient to ``self``."""
+
+    node = "FmaxBackward0"
+    ufunc = np.fmax
+    torch_names = ("fmax",)
+
+    def backward(self, grad):
+        a, b = self.saved("self"), self.saved("other")
+        keeps_self = (a >= b) | b.isnan()
+        return _fmax_fmin_grads(self, grad, keeps_self)
+
+
+@register
+class Fmin(_Extremum):
+    node = "FminBackward0"
+    ufunc = np.fmin
+    torch_names = ("fmin",)
+
+    def backward(self, grad):
+        a, b = self.saved("self"), self.saved("other")
+        keeps_self = (a <= b) | b.isnan()
+        return _fmax_fmin_grads(self, grad, keeps_self)
+
+
+def _fmax_fmin_grads(node, grad, keeps_self):
+    grad_self = grad_other = None
+    if node.needs_grad(0):
+        grad_self = grad._masked_zero(~keeps_self)
+    if node.needs_grad(1):
+        grad_other = grad._masked_zero(keeps_self)
+    return grad_self, grad_other
+
+
+# -- dispatch between clamp's overloads (Tensor.clamp and Tensor.clamp_ call these) -------------
+
+
+def invalid_arguments(name: str, args: tuple) -> TypeError:
+    """torch's argument-parser error (first line) for positional ``args``, e.g. for
+    ``clamp(Tensor, float)``. (torch spells keyword arguments differently; Tensor.clamp passes
+    its bounds on positionally, so the keyword spelling is not reproduced.)"""
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+        "one of:"
+    )
+
+
+def _clamp_dispatch(tensor, low, high, name: str):
+    """``(op, args, params)`` for clamp: number bounds -> ClampBackward1, tensor bounds ->
+    ClampBackward0; a number and a tensor together is torch's argument error."""
+    from ..tensor import Tensor
+    from .elementwise import Clamp
+
+    if low is None and high is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    tensors = isinstance(low, Tensor) or isinstance(high, Tensor)
+    if tensors:
+        for bound in (low, high):
+            if bound is not None and not isinstance(bound, Tensor):
+                raise invalid_arguments(name, (low, high))
+        return ClampTensor, (low, high), {}
+    return Clamp, (), {"min": low, "max": high}
+
+
+def clamp(tensor, min=None, max=None):  # noqa: A002 - torch's names
+    """``Tensor.clamp``: number bounds (ClampBackward1) or tensor bounds (ClampBackward0)."""
+    op, args, params = _clamp_dispatch(tensor, min, max, "clamp")
+    return op.apply(tensor, *args, **params)
+
+
+def clamp_(tensor, min=None, max=None):  # noqa: A002
+    from .inplace import inplace
+
+    op, args, params = _clamp_dispatch(tensor, min, max, "clamp_")
+    return inplace(op, tensor, *args, **params)

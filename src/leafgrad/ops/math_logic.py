@@ -1,0 +1,222 @@
+"""``where`` and the ops whose outputs are bool masks: logical ops, isnan/isinf/isfinite,
+signbit and isclose.
+
+Note: where's gradient is NaN-safe the way torch's is
+``where(cond, a, b)`` sends ``where(cond, grad, 0)`` to ``a`` and ``where(cond, 0, grad)`` to
+``b``: the unselected branch receives an exact zero, never ``grad * 0`` (which would turn an
+infinite incoming gradient into nan). A nan can still come from the branch's own backward
+(``where(x > 0, x.sqrt(), 0.)`` at x < 0: sqrt's backward computes 0 / (2 * nan)); torch gives
+the same nan, so leafgrad does too.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _promote
+from .elementwise import _legacy_name
+from .registry import Op, register
+
+
+def check_broadcast_all(*operands) -> None:
+    """torch's broadcast error for several operands: shapes are combined left to right (as
+    TensorIterator does), so the message names the running shape as tensor a."""
+    shape = None
+    for operand in operands:
+        if not isinstance(operand, np.ndarray):
+            continue
+        if shape is None:
+            shape = operand.shape
+            continue
+        if operand.shape != shape:
+            _promote.check_broadcast(shape, operand.shape)
+            shape = np.broadcast_shapes(shape, operand.shape)
+
+
+def bool_condition(condition):
+    """A where condition as a bool tensor (uint8 is accepted with torch's deprecation warning)."""
+    array = condition._data
+    if array.dtype == np.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return condition != 0
+    if array.dtype != np.bool_:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_legacy_name(array)}"
+        )
+    return condition
+
+
+@register
+class Where(Op):
+    """``where(condition, self, other)``; the condition (a bool Tensor, kept as a parameter
+    and shown as ``_saved_condition``) is not a graph input.
+
+    See Note: where's gradient is NaN-safe the way torch's is.
+    """
+
+    node = "WhereBackward0"
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("where", "Tensor.where")
+
+    @staticmethod
+    def forward(ctx, a, b, condition):
+        mask = condition._data
+        check_broadcast_all(mask, a, b)
+        a, b = _promote.binary(a, b)
+        return np.asarray(np.where(mask, a, b))
+
+    def backward(self, grad):
+        condition = self._params["condition"]
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = Where.apply(grad, 0.0, condition=condition)
+        if self.needs_grad(1):
+            grad_other = Where.apply(0.0, grad, condition=condition)
+        return grad_self, grad_other
+
+
+# -- logical ops (bool outputs, never require grad) ------------------------------------------------
+
+
+class _LogicalBinary(Op):
+    __slots__ = ()
+    differentiable = False
+    inputs = ("self", "other")
+    ufunc = None
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        check_broadcast_all(a, b)
+        return np.asarray(cls.ufunc(a, b))
+
+
+@register
+class LogicalAnd(_LogicalBinary):
+    node = "LogicalAndBackward0"
+    ufunc = np.logical_and
+    torch_names = ("logical_and",)
+
+
+@register
+class LogicalOr(_LogicalBinary):
+    node = "LogicalOrBackward0"
+    ufunc = np.logical_or
+    torch_names = ("logical_or",)
+
+
+@register
+class LogicalXor(_LogicalBinary):
+    node = "LogicalXorBackward0"
+    ufunc = np.logical_xor
+    torch_names = ("logical_xor",)
+
+
+class _Predicate(Op):
+    """A unary test: bool output of the input's shape."""
+
+    __slots__ = ()
+    differentiable = False
+    ufunc = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        return np.asarray(cls.ufunc(a))
+
+
+@register
+class LogicalNot(_Predicate):
+    node = "LogicalNotBackward0"
+    ufunc = np.logical_not
+    torch_names = ("logical_not",)
+
+
+@register
+class IsNan(_Predicate):
+    node = "IsnanBackward0"
+    ufunc = np.isnan
+    torch_names = ("isnan",)
+
+
+@register
+class IsInf(_Predicate):
+    node = "IsinfBackward0"
+    ufunc = np.isinf
+    torch_names = ("isinf",)
+
+
+@register
+class IsPosInf(_Predicate):
+    node = "IsposinfBackward0"
+    ufunc = np.isposinf
+    torch_names = ("isposinf",)
+
+
+@register
+class IsNegInf(_Predicate):
+    node = "IsneginfBackward0"
+    ufunc = np.isneginf
+    torch_names = ("isneginf",)
+
+
+@register
+class IsFinite(_Predicate):
+    node = "IsfiniteBackward0"
+    ufunc = np.isfinite
+    torch_names = ("isfinite",)
+
+
+@register
+class Signbit(_Predicate):
+    """True for negative numbers including -0. (and for nan with the sign bit set)."""
+
+    node = "SignbitBackward0"
+    ufunc = np.signbit
+    torch_names = ("signbit",)
+
+
+@register
+class IsClose(Op):
+    """``|self - other| <= atol + rtol * |other|`` elementwise (torch's asymmetric test)."""
+
+    node = "IscloseBackward0"
+    inputs = ("self", "other")
+    differentiable = False
+    torch_names = ("isclose", "allclose")
+
+    @staticmethod
+    def forward(ctx, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return isclose_array(a, b, rtol, atol, equal_nan)
+
+
+def isclose_array(a: np.ndarray, b: np.ndarray, rtol, atol, equal_nan) -> np.ndarray:
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{_legacy_name(a)} did not match {_legacy_name(b)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    check_broadcast_all(a, b)
+    close = np.asarray(a == b)
+    if equal_nan and a.dtype.kind == "f":
+        close = close | (np.isnan(a) & np.isnan(b))
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype.kind != "f":
+        # torch measures integer (and bool) distances in the default float dtype
+        from .._dtype import get_default_dtype
+
+        a = a.astype(get_default_dtype().np)
+        b = b.astype(a.dtype)
+    with np.errstate(all="ignore"):
+        allowed = atol + np.abs(rtol * b)
+        actual = np.abs(a - b)
+        return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))

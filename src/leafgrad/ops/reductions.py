@@ -1,0 +1,364 @@
+"""Reductions beyond sum and mean: prod, logsumexp, nansum/nanmean, all/any, count_nonzero, and
+the helpers the other reductions modules share.
+
+Extrema (max/min, amax/amin, argmax/argmin) live in reductions_extrema.py, statistics (var, std,
+vector norms) in reductions_stats.py, scans (cumsum, cumprod) in reductions_scan.py and the
+order-based ops (sort, topk, median, mode, kthvalue) in reductions_order.py; this module's
+``__all__`` gathers all of them for ``leafgrad.ops``.
+
+Note: dims. Functions here take torch's ``dim`` (None, an int, or a tuple/list of ints, possibly
+negative) and pass ops a sorted tuple of wrapped dims (``reduce.reduce_dims``). For a 0-d
+tensor a valid dim (0 or -1) reduces nothing, so ops get ``()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import Tensor, _wrap, _wrap_dim
+from . import return_types
+from .elementwise import Div
+from .gather import Scatter
+from .reduce import _expand_back, _sum_dtype, reduce_dims
+from .registry import Op, register
+
+# -- shared helpers (also used by the other reductions_* modules) ---------------------------------
+
+
+def dims_of(dim, ndim: int):
+    """torch's ``dim`` argument as None (every dim) or a sorted tuple of wrapped dims."""
+    if dim is None:
+        return None
+    dims = reduce_dims(dim, ndim)
+    return () if ndim == 0 else dims
+
+
+def all_dims(dims, ndim: int) -> tuple:
+    return tuple(range(ndim)) if dims is None else dims
+
+
+def one_dim(dim, ndim: int, name: str) -> int:
+    """A single ``dim`` argument (ops such as max(dim) take exactly one int)."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(
+            f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+        )
+    return _wrap_dim(int(dim), ndim)
+
+
+def check_nonempty(name: str, a: np.ndarray, dims, error=RuntimeError, hint: bool = True) -> None:
+    """torch's errors for reducing an empty tensor (or an empty dim) without an identity."""
+    if a.size:
+        return
+    if dims is None or (len(dims) == 0 and a.ndim > 0):
+        message = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+        if hint:
+            message += " Specify the reduction dim with the 'dim' argument."
+        raise error(message)
+    for d in dims:
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def unsqueeze_dims(grad: Tensor, dims: tuple) -> Tensor:
+    for d in dims:  # sorted, so each lands in place
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+def constant(array: np.ndarray, like: Tensor) -> Tensor:
+    """A tensor that never requires grad, in ``like``'s dtype (masks and counts in formulas)."""
+    return _wrap(np.asarray(array, dtype=like._data.dtype))
+
+
+def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
+                    keepdim: bool) -> Tensor:
+    """torch's ``value_selecting_reduction_backward``: grad goes to the selected positions."""
+    if len(shape) == 0:
+        return grad
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = np.expand_dims(indices, dim)
+    return Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
+
+
+class MultiOutput(Op):
+    """Base of the topic's multi-output ops.
+
+    Note: Op.apply's unrecorded path wraps a multi-output forward's tuple as ONE array (a core
+    issue, reported), so these ops wrap each output themselves when nothing is recorded.
+    """
+
+    multi_output = True
+
+    @classmethod
+    def apply(cls, *args, **params):
+        if _grad_state.grad_enabled:
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._requires_grad:
+                    return cls._record(args, params)
+        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+        return tuple(_wrap(out) for out in cls.forward(None, *arrays, **params))
+
+
+def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
+    """torch's ``evenly_distribute_backward``: ties (or NaNs, if the value is NaN) share grad."""
+    data, result = self._data, value._data
+    if result.dtype.kind == "f" and np.isnan(result):
+        mask = np.isnan(data)
+    else:
+        mask = data == result
+    return (grad / int(mask.sum()))._masked_zero(~mask)
+
+
+# -- prod -----------------------------------------------------------------------------------------
+
+
+def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
+    """d prod / d a_i as the product of the others: exclusive cumprods from both ends.
+
+    No division, so it is right with zeros in ``a`` and differentiable again (torch's
+    ``prod_safe_zeros_backward``).
+    """
+    from . import cat, flip, narrow
+    from .reductions_scan import Cumprod
+
+    size = a.shape[dim]
+    if a.numel() == 0:
+        return grad.expand(a.shape)
+    ones_shape = list(a.shape)
+    ones_shape[dim] = 1
+    ones = constant(np.ones(ones_shape), grad)
+    before = cat([ones, narrow(a, dim, 0, size - 1)], dim)
+    after = cat([ones, flip(narrow(a, dim, 1, size - 1), (dim,))], dim)
+    exclusive_before = Cumprod.apply(before, dim=dim)
+    exclusive_after = flip(Cumprod.apply(after, dim=dim), (dim,))
+    return grad * (exclusive_before * exclusive_after)
+
+
+@register
+class Prod(Op):
+    node = "ProdBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("prod",)
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        return np.asarray(np.prod(a, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        a = self.saved("self")
+        if a.ndim == 0:
+            return grad
+        if a.dtype != grad.dtype:
+            a = a.to(grad.dtype)
+        zeros = int(np.count_nonzero(a._data == 0))
+        if zeros == 0:
+            return grad * (self.saved("result") / a)
+        from ..autograd.grad_mode import is_grad_enabled
+
+        if zeros > 1 and not is_grad_enabled():
+            return grad.new_zeros(a.shape)  # every partial product contains a zero
+        return _prod_safe_zeros(grad, a.reshape(-1), 0).view(a.shape)
+
+
+@register
+class ProdDim(Op):
+    node = "ProdBackward1"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("prod",)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False, dtype=None):
+        if a.ndim == 0:
+            return np.array(a, dtype=_sum_dtype(a, dtype) or a.dtype)
+        return np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        a = self.saved("self")
+        if a.ndim == 0:
+            return grad
+        if a.dtype != grad.dtype:
+            a = a.to(grad.dtype)
+        dim, result = self._params["dim"], self.saved("result")
+        if not self._params["keepdim"]:
+            grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+        if not np.any(a._data == 0):
+            return grad * (result / a)
+        return _prod_safe_zeros(grad, a, dim)
+
+
+def prod(tensor, dim=None, keepdim=False, dtype=None):
+    if dim is None:
+        return Prod.apply(tensor, dtype=dtype)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(
+            "prod() received an invalid combination of arguments - got (Tensor, tuple), but "
+            "expected one of:"
+        )
+    return ProdDim.apply(tensor, dim=one_dim(dim, tensor.ndim, "prod"), keepdim=keepdim,
+                         dtype=dtype)
+
+
+# -- logsumexp ------------------------------------------------------------------------------------
+
+
+@register
+class Logsumexp(Op):
+    """log(sum(exp(x))) computed stably: the max (0 where it is infinite) is factored out."""
+
+    node = "LogsumexpBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("logsumexp",)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        if a.dtype.kind != "f":  # torch promotes integral inputs to the default float dtype
+            from .._dtype import get_default_dtype
+
+            a = a.astype(get_default_dtype().np)
+        if a.size == 0:
+            with np.errstate(divide="ignore"):  # log(0) = -inf: the sum over nothing
+                return np.asarray(np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)))
+        shift = np.amax(a, axis=dim, keepdims=True)
+        shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype)
+        out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
+        return np.asarray(out if keepdim else out.squeeze(dim))
+
+    def backward(self, grad):
+        dims, result = self._params["dim"], self.saved("result")
+        if not self._params["keepdim"]:
+            grad, result = unsqueeze_dims(grad, dims), unsqueeze_dims(result, dims)
+        return grad * (self.saved("self") - result).exp()
+
+
+def logsumexp(tensor, dim, keepdim=False):
+    # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
+    dims = dims_of(dim, tensor.ndim)
+    return Logsumexp.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim)
+
+
+# -- nansum / nanmean -----------------------------------------------------------------------------
+
+
+@register
+class Nansum(Op):
+    node = "NansumBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nansum", "nanmean")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False, dtype=None):
+        return np.asarray(np.nansum(a, axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        a = self.saved("self")
+        dims = all_dims(self._params["dim"], a.ndim)
+        expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
+        return expanded * constant(~np.isnan(a._data), grad)
+
+
+def nansum(tensor, dim=None, keepdim=False, dtype=None):
+    dims = dims_of(dim, tensor.ndim)
+    return Nansum.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim,
+                        dtype=dtype)
+
+
+def nanmean(tensor, dim=None, keepdim=False, dtype=None):
+    """nansum divided by the count of non-NaN values (torch's composite: DivBackward0)."""
+    data = tensor._data
+    if data.dtype.kind != "f":
+        from .._dtype import from_numpy_dtype
+
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{from_numpy_dtype(data.dtype)._legacy}"
+        )
+    dims = dims_of(dim, tensor.ndim) or all_dims(None, tensor.ndim)
+    count = np.sum(~np.isnan(data), axis=dims, keepdims=keepdim, dtype=np.int64)
+    return Div.apply(nansum(tensor, dims, keepdim, dtype), _wrap(np.asarray(count)))
+
+
+# -- all / any / count_nonzero --------------------------------------------------------------------
+
+
+class _Truth(Op):
+    """all/any: bool results (uint8 for uint8 inputs, as torch); ``dim=()`` reduces nothing."""
+
+    differentiable = False
+    reduce = None
+
+    @classmethod
+    def forward(cls, ctx, a, dim=None, keepdim=False):
+        truth = a != 0
+        if dim is None:
+            out = np.asarray(cls.reduce(truth))
+            if keepdim:
+                out = out.reshape((1,) * a.ndim)
+        else:
+            out = np.asarray(cls.reduce(truth, axis=dim, keepdims=keepdim))
+        return out.astype(np.uint8) if a.dtype == np.uint8 else out
+
+
+@register
+class All(_Truth):
+    node = "AllBackward0"
+    torch_names = ("all",)
+    reduce = staticmethod(np.all)
+
+
+@register
+class Any(_Truth):
+    node = "AnyBackward0"
+    torch_names = ("any",)
+    reduce = staticmethod(np.any)
+
+
+def reduce_all(tensor, dim=None, keepdim=False):
+    return All.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
+
+
+def reduce_any(tensor, dim=None, keepdim=False):
+    return Any.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
+
+
+@register
+class CountNonzero(Op):
+    node = "CountNonzeroBackward0"
+    differentiable = False
+    torch_names = ("count_nonzero",)
+
+    @staticmethod
+    def forward(ctx, a, dim=None):
+        return np.asarray(np.sum(a != 0, axis=dim, dtype=np.int64))
+
+
+def count_nonzero(tensor, dim=None):
+    return CountNonzero.apply(tensor, dim=dims_of(dim, tensor.ndim))
+
+
+# The rest of the topic; imported last because they use the helpers above.
+from .reductions_extrema import (  # noqa: E402
+    Amax, Amin, Argmax, Argmin, MaxAll, MaxDim, MinAll, MinDim, amax, amin, argmax, argmin,
+    reduce_max, reduce_min,
+)
+from .reductions_scan import Cumprod, Cumsum, cumprod, cumsum  # noqa: E402
+from .reductions_stats import (  # noqa: E402
+    LinalgVectorNorm, Std, StdMean, Var, VarMean, std, std_mean, tensor_norm, var, var_mean,
+)
+from .reductions_order import (  # noqa: E402
+    KthvalueOp, MedianAll, MedianDim, Mode, NanmedianAll, NanmedianDim, Sort, SortStable, Topk,
+    argsort, kthvalue, median, msort, nanmedian, mode, sort, topk,
+)
+
+__all__ = [
+    "Prod", "ProdDim", "MaxAll", "MinAll", "MaxDim", "MinDim", "Amax", "Amin", "Argmax",
+    "Argmin", "Logsumexp", "Nansum", "All", "Any", "CountNonzero", "Cumsum", "Cumprod", "Var",
+    "Std", "VarMean", "StdMean", "LinalgVectorNorm", "Sort", "SortStable", "Topk", "KthvalueOp",
+    "MedianAll", "MedianDim", "NanmedianAll", "NanmedianDim", "Mode",
+    "prod", "reduce_max", "reduce_min", "amax", "amin", "argmax", "argmin", "logsumexp",
+    "nansum", "nanmean", "reduce_all", "reduce_any", "count_nonzero", "cumsum", "cumprod", "var",
+    "std", "var_mean", "std_mean", "tensor_norm", "sort", "argsort", "msort", "topk",
+    "kthvalue", "median", "nanmedian", "mode", "return_types",
+]

@@ -1,0 +1,237 @@
+"""Extrema: max/min (of everything, along a dim with indices, or of two tensors), amax/amin,
+argmax/argmin. Ties: max()/amax share the gradient evenly among equal values; max(dim) picks
+the first extremum's index (a NaN wins), as torch's CPU kernels do."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import return_types
+from .reductions import (
+    MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute, one_dim,
+    select_backward, unsqueeze_dims,
+)
+from .registry import Op, register
+
+
+# -- max / min ------------------------------------------------------------------------------------
+
+
+class _ExtremumAll(Op):
+    """max() / min() of every element; ties (or NaNs) share the gradient evenly."""
+
+    saves = {"self": ("self",), "result": ("self",)}
+    fname = ""
+    reduce = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        check_nonempty(cls.fname, a, None)
+        return np.asarray(cls.reduce(a))
+
+    def backward(self, grad):
+        return evenly_distribute(grad, self.saved("self"), self.saved("result"))
+
+
+@register
+class MaxAll(_ExtremumAll):
+    node = "MaxBackward1"
+    torch_names = ("max",)
+    fname = "max"
+    reduce = staticmethod(np.max)
+
+
+@register
+class MinAll(_ExtremumAll):
+    node = "MinBackward1"
+    torch_names = ("min",)
+    fname = "min"
+    reduce = staticmethod(np.min)
+
+
+class _ExtremumDim(MultiOutput):
+    """max(dim) / min(dim): values and the index of the first extremum (a NaN wins), as torch."""
+
+    saves = {"indices": ("self",)}
+    fname = ""
+    arg = None
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim=False):
+        if a.ndim == 0:
+            values, indices = a.copy(), np.zeros((), np.int64)
+        else:
+            check_nonempty(cls.fname, a, (dim,))
+            indices = cls.arg(a, axis=dim, keepdims=True).astype(np.int64)
+            values = np.take_along_axis(a, indices, dim)
+            if not keepdim:
+                values, indices = values.squeeze(dim), indices.squeeze(dim)
+        if ctx is not None:
+            ctx.keep("indices", indices)
+        return values, indices
+
+    def backward(self, grads):
+        if grads[0] is None:
+            return None
+        params = self._params
+        return select_backward(grads[0], params["dim"], self.saved("indices"),
+                               self.input_shape(), params["keepdim"])
+
+
+@register
+class MaxDim(_ExtremumDim):
+    node = "MaxBackward0"
+    torch_names = ("max",)
+    fname = "max"
+    arg = staticmethod(np.argmax)
+
+
+@register
+class MinDim(_ExtremumDim):
+    node = "MinBackward0"
+    torch_names = ("min",)
+    fname = "min"
+    arg = staticmethod(np.argmin)
+
+
+def _binary_extremum(name: str, a, b):
+    """torch.max(a, b) is torch.maximum(a, b) (MaximumBackward0): the math topic's op."""
+    method = getattr(a, "maximum" if name == "max" else "minimum", None)
+    if method is None:
+        raise NotImplementedError(f"{name}(input, other) needs Tensor.{name}imum")
+    return method(b)
+
+
+def _extremum(name: str, all_op, dim_op, tensor, dim, keepdim, other):
+    if other is not None:
+        return _binary_extremum(name, tensor, other)
+    if isinstance(dim, Tensor):
+        return _binary_extremum(name, tensor, dim)
+    if dim is None:
+        return all_op.apply(tensor)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, "
+            f"{type(dim).__name__}), but expected one of:"
+        )
+    values, indices = dim_op.apply(tensor, dim=one_dim(dim, tensor.ndim, name), keepdim=keepdim)
+    return getattr(return_types, name)((values, indices))
+
+
+def reduce_max(tensor, dim=None, keepdim=False, other=None):
+    """``torch.max``: of everything, along ``dim`` (values, indices), or of two tensors."""
+    return _extremum("max", MaxAll, MaxDim, tensor, dim, keepdim, other)
+
+
+def reduce_min(tensor, dim=None, keepdim=False, other=None):
+    """``torch.min``: of everything, along ``dim`` (values, indices), or of two tensors."""
+    return _extremum("min", MinAll, MinDim, tensor, dim, keepdim, other)
+
+
+# -- amax / amin ----------------------------------------------------------------------------------
+
+
+class _Amax(Op):
+    """amax/amin over dims (all when none given); ties share the gradient evenly."""
+
+    saves = {"self": ("self",), "result": ("self",)}
+    fname = ""
+    reduce = None
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim=False):
+        return np.asarray(cls.reduce(a, axis=dim, keepdims=keepdim))
+
+    def backward(self, grad):
+        # torch's scale_grad_by_count: (grad / count) * mask, with count and mask constants.
+        dims, keepdim = self._params["dim"], self._params["keepdim"]
+        a, result = self.saved("self")._data, self.saved("result")._data
+        if not keepdim:
+            grad = unsqueeze_dims(grad, dims)
+            result = np.expand_dims(result, dims)
+        mask = result == a
+        count = mask.sum(axis=dims, keepdims=True)
+        return (grad / constant(count, grad)) * constant(mask, grad)
+
+
+@register
+class Amax(_Amax):
+    node = "AmaxBackward0"
+    torch_names = ("amax",)
+    fname = "amax"
+    reduce = staticmethod(np.amax)
+
+
+@register
+class Amin(_Amax):
+    node = "AminBackward0"
+    torch_names = ("amin",)
+    fname = "amin"
+    reduce = staticmethod(np.amin)
+
+
+def _amax_dims(name: str, tensor, dim) -> tuple:
+    dims = dims_of(dim, tensor.ndim) or None  # () and None: every dim
+    check_nonempty(name, tensor._data, dims)
+    return all_dims(dims, tensor.ndim)
+
+
+def amax(tensor, dim=(), keepdim=False):
+    return Amax.apply(tensor, dim=_amax_dims("amax", tensor, dim), keepdim=keepdim)
+
+
+def amin(tensor, dim=(), keepdim=False):
+    return Amin.apply(tensor, dim=_amax_dims("amin", tensor, dim), keepdim=keepdim)
+
+
+# -- argmax / argmin ------------------------------------------------------------------------------
+
+
+class _ArgExtremum(Op):
+    """Index of the first maximum/minimum (a NaN wins); int64 and never differentiable."""
+
+    differentiable = False
+    fname = ""
+    arg = None
+
+    @classmethod
+    def forward(cls, ctx, a, dim=None, keepdim=False):
+        if a.dtype == np.bool_:
+            raise RuntimeError(f"{cls.fname}(): does not support bool input")
+        if dim is None:
+            check_nonempty(cls.fname, a, None, error=IndexError, hint=False)
+            out = np.asarray(cls.arg(a), dtype=np.int64)
+            return out.reshape((1,) * a.ndim) if keepdim else out
+        if a.ndim == 0:
+            return np.zeros((), np.int64)
+        check_nonempty(cls.fname, a, (dim,), error=IndexError, hint=False)
+        return cls.arg(a, axis=dim, keepdims=keepdim).astype(np.int64)
+
+
+@register
+class Argmax(_ArgExtremum):
+    node = "ArgmaxBackward0"  # never recorded: the output is an integer tensor
+    torch_names = ("argmax",)
+    fname = "argmax"
+    arg = staticmethod(np.argmax)
+
+
+@register
+class Argmin(_ArgExtremum):
+    node = "ArgminBackward0"
+    torch_names = ("argmin",)
+    fname = "argmin"
+    arg = staticmethod(np.argmin)
+
+
+def argmax(tensor, dim=None, keepdim=False):
+    if dim is not None:
+        dim = one_dim(dim, tensor.ndim, "argmax")
+    return Argmax.apply(tensor, dim=dim, keepdim=keepdim)
+
+
+def argmin(tensor, dim=None, keepdim=False):
+    if dim is not None:
+        dim = one_dim(dim, tensor.ndim, "argmin")
+    return Argmin.apply(tensor, dim=dim, keepdim=keepdim)

@@ -1,0 +1,97 @@
+"""Scans along a dim: cumsum and cumprod (the latter with torch's zero-safe gradient)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .reduce import _sum_dtype
+from .reductions import constant, one_dim
+from .registry import Op, register
+from .shape_ext import Flip
+
+
+def _torch_dtype(np_dtype):
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _reversed_cumsum(tensor, dim: int):
+    """sum_{k >= j} t_k along ``dim`` (flip, cumsum, flip: differentiable again)."""
+    flipped = Flip.apply(tensor, dims=(dim,))
+    return Flip.apply(Cumsum.apply(flipped, dim=dim), dims=(dim,))
+
+
+@register
+class Cumsum(Op):
+    node = "CumsumBackward0"
+    torch_names = ("cumsum",)
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype=None):
+        acc = _sum_dtype(a, dtype)  # integers and bools accumulate in int64, as torch
+        if a.ndim == 0:
+            return np.array(a, dtype=acc or a.dtype)
+        return np.cumsum(a, axis=dim, dtype=acc)
+
+    def backward(self, grad):
+        shape, dtype = self._input_meta[0]
+        if grad._data.dtype != dtype:  # torch casts the gradient to the input's dtype first
+            grad = grad.to(_torch_dtype(dtype))
+        dim = self._params["dim"]
+        if grad.numel() <= 1 or shape[dim] == 1:
+            return grad
+        return _reversed_cumsum(grad, dim)
+
+
+@register
+class Cumprod(Op):
+    node = "CumprodBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("cumprod",)
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype=None):
+        acc = _sum_dtype(a, dtype)
+        if a.ndim == 0:
+            return np.array(a, dtype=acc or a.dtype)
+        return np.cumprod(a, axis=dim, dtype=acc)
+
+    def backward(self, grad):
+        a = self.saved("self")
+        dim = self._params["dim"]
+        if a.numel() <= 1 or a.shape[dim] == 1:
+            return grad
+        if grad.dtype != a.dtype:
+            grad = grad.to(a.dtype)
+        if not np.any(a._data == 0):
+            # d out_k / d a_j = out_k / a_j for k >= j (torch's formula for inputs without 0s)
+            return _reversed_cumsum(self.saved("result") * grad, dim) / a
+        return _cumprod_grad_with_zeros(grad, a, dim)
+
+
+def _cumprod_grad_with_zeros(grad, a, dim: int):
+    """grad_j = sum_{k >= j} grad_k * prod_{i <= k, i != j} a_i, without dividing by a_j.
+
+    Built as an (n, n) matrix per slice: row j holds a with a_j replaced by 1, so its cumprod
+    is the product of every factor but a_j; entries with k < j are masked out. O(n^2) memory
+    along the scanned dim, like torch's double-backward path, and differentiable again.
+    """
+    last = a.ndim - 1
+    size = a.shape[dim]
+    moved, grad_moved = a.transpose(dim, last), grad.transpose(dim, last)
+    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], size, size)  # rows[..., j, k] = a_k
+    eye = np.eye(size)
+    rows = rows * constant(1 - eye, a) + constant(eye, a)
+    partial = Cumprod.apply(rows, dim=rows.ndim - 1)
+    upper = constant(np.triu(np.ones((size, size))), a)  # keeps k >= j
+    summed = (partial * upper * grad_moved.unsqueeze(-2)).sum(-1)
+    return summed.transpose(dim, last)
+
+
+def cumsum(tensor, dim, dtype=None):
+    return Cumsum.apply(tensor, dim=one_dim(dim, tensor.ndim, "cumsum"), dtype=dtype)
+
+
+def cumprod(tensor, dim, dtype=None):
+    return Cumprod.apply(tensor, dim=one_dim(dim, tensor.ndim, "cumprod"), dtype=dtype)

@@ -1,0 +1,328 @@
+"""Statistics: var/std (``correction``, legacy ``unbiased``), var_mean/std_mean, and
+linalg.vector_norm (the op behind ``torch.norm`` and ``Tensor.norm`` too)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..autograd.graph import SavedTensor
+from .reduce import _expand_back
+from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
+from .registry import Op, register
+
+# -- var / std ------------------------------------------------------------------------------------
+
+
+def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
+    """(variance, mean) over ``dim`` (None: every dim), dividing by max(0, n - correction)."""
+    count = a.size if dim is None else math.prod(a.shape[d] for d in dim)
+    dof = max(0, count - correction)
+    if count and dof > 0:
+        mean = a.mean(axis=dim, keepdims=True)
+        deviation = a - mean
+        variance = np.sum(deviation * deviation, axis=dim, keepdims=keepdim) / dof
+    else:  # 0 dof: inf (or nan for 0/0), silently, as torch
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.sum(a, axis=dim, keepdims=True) / count
+            deviation = a - mean
+            variance = np.sum(deviation * deviation, axis=dim, keepdims=keepdim) / dof
+    if not keepdim:
+        mean = mean.reshape(()) if dim is None else mean.squeeze(dim)
+    return np.asarray(variance, dtype=a.dtype), np.asarray(mean, dtype=a.dtype)
+
+
+def _var_backward(grad, a, dim, correction, keepdim: bool):
+    """torch's var_backward: 2 / (n - correction) * grad * (a - mean)."""
+    if a.ndim == 0 or dim is None:
+        dof = a.numel() - correction
+        if dof <= 0:
+            # 2 / 0 is inf; times (a - mean) it is nan where a == mean, inf elsewhere.
+            data = a._data
+            return grad * constant(np.where(data == data.mean(), np.nan, np.inf), grad)
+        return (2.0 / dof) * grad * (a - a.mean())
+    if not keepdim:
+        grad = unsqueeze_dims(grad, dim)
+    dof = math.prod(a.shape[d] for d in dim) - correction
+    factor = 2.0 / dof if dof != 0 else math.inf
+    return factor * grad * (a - a.mean(dim, keepdim=True))
+
+
+def _std_grad_to_var_grad(grad, std):
+    """d std = d var / (2 std); torch masks the 0/0 where std == 0 to 0."""
+    return (grad / (std * 2))._masked_zero(std._data == 0)
+
+
+def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
+    dims = all_dims(dim, len(shape))
+    count = math.prod(shape[d] for d in dims)
+    return _expand_back(grad, shape, dims, keepdim) / count
+
+
+@register
+class Var(Op):
+    node = "VarBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("var",)
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim=False):
+        return _moments(a, dim, correction, keepdim)[0]
+
+    def backward(self, grad):
+        p = self._params
+        return _var_backward(grad, self.saved("self"), p["dim"], p["correction"], p["keepdim"])
+
+
+@register
+class Std(Op):
+    node = "StdBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("std",)
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim=False):
+        return np.sqrt(_moments(a, dim, correction, keepdim)[0])
+
+    def backward(self, grad):
+        p = self._params
+        grad_var = _std_grad_to_var_grad(grad, self.saved("result"))
+        return _var_backward(grad_var, self.saved("self"), p["dim"], p["correction"],
+                             p["keepdim"])
+
+
+class _Moments(MultiOutput):
+    """var_mean / std_mean: two outputs from one node."""
+
+    saves = {"self": ("self",)}
+    with_std = False
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim=False):
+        return _moments(a, dim, correction, keepdim)
+
+    @classmethod
+    def _wrap_outputs(cls, arrays, args, node):
+        # Note: Op._record hands multi-output results back before it applies ``saves``, so
+        # these ops save their input (and std_mean its std output) themselves.
+        outputs = super()._wrap_outputs(arrays, args, node)
+        if node.next_functions[0][0] is not None:
+            node._saved["self"] = SavedTensor(args[0])
+            if cls.with_std:
+                node._saved["result0"] = SavedTensor(outputs[0], True)
+        return outputs
+
+    def backward(self, grads):
+        p = self._params
+        grad_spread, grad_mean = grads[0], grads[1] if len(grads) > 1 else None
+        result = None
+        if grad_spread is not None:
+            if self.with_std:
+                grad_spread = _std_grad_to_var_grad(grad_spread, self.saved("result0"))
+            result = _var_backward(grad_spread, self.saved("self"), p["dim"], p["correction"],
+                                   p["keepdim"])
+        if grad_mean is not None:
+            part = _mean_backward(grad_mean, self.input_shape(), p["dim"], p["keepdim"])
+            result = part if result is None else result + part
+        return result
+
+
+@register
+class VarMean(_Moments):
+    node = "VarMeanBackward0"
+    torch_names = ("var_mean",)
+
+
+@register
+class StdMean(_Moments):
+    node = "StdMeanBackward0"
+    torch_names = ("std_mean",)
+    with_std = True
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim=False):
+        variance, mean = _moments(a, dim, correction, keepdim)
+        return np.sqrt(variance), mean
+
+
+def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
+    """Parse torch's var/std overloads: (dim, unbiased, keepdim), (unbiased), (dim, *,
+    correction, keepdim); check the dtype; warn as torch when no degree of freedom is left."""
+    if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got both 'unbiased' and "
+            "'correction', but expected one of:"
+        )
+    data = tensor._data
+    if data.dtype.kind != "f":
+        what = "std and var" if name in ("var", "std") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    # dim=() and dim=[] reduce every dim (torch's forward does; its backward then returns inf)
+    dims = dims_of(dim, tensor.ndim) or None
+    out_numel = 1 if dims is None else math.prod(
+        size for d, size in enumerate(data.shape) if d not in dims
+    )
+    if data.size // max(out_numel, 1) - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+
+
+def var(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return Var.apply(tensor, **_spread_args("var", tensor, dim, unbiased, keepdim, correction))
+
+
+def std(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return Std.apply(tensor, **_spread_args("std", tensor, dim, unbiased, keepdim, correction))
+
+
+def var_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    args = _spread_args("var_mean", tensor, dim, unbiased, keepdim, correction)
+    return VarMean.apply(tensor, **args)
+
+
+def std_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    args = _spread_args("std_mean", tensor, dim, unbiased, keepdim, correction)
+    return StdMean.apply(tensor, **args)
+
+
+# -- norms ----------------------------------------------------------------------------------------
+
+
+@register
+class LinalgVectorNorm(Op):
+    node = "LinalgVectorNormBackward0"
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("linalg.vector_norm", "linalg.norm", "norm", "Tensor.norm")
+
+    @staticmethod
+    def forward(ctx, a, ord=2.0, dim=None, keepdim=False, dtype=None):  # noqa: A002
+        if dtype is not None:
+            a = a.astype(dtype.np)
+        x = np.abs(a)
+        if ord == math.inf:
+            out = np.amax(x, axis=dim, keepdims=keepdim)
+        elif ord == -math.inf:
+            out = np.amin(x, axis=dim, keepdims=keepdim)
+        elif ord == 0:
+            out = np.sum(x != 0, axis=dim, keepdims=keepdim)
+        elif ord == 1:
+            out = np.sum(x, axis=dim, keepdims=keepdim)
+        elif ord == 2:
+            out = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
+        else:
+            out = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+        return np.asarray(out, dtype=a.dtype)
+
+    def backward(self, grad):
+        p = self._params
+        return _norm_backward(grad, self.saved("self"), p["ord"], self.saved("result"),
+                              p["dim"], p["keepdim"])
+
+
+def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
+    """torch's norm_backward, case by case (each masks the 0/0 its formula would make)."""
+    if not keepdim and a.ndim != 0 and dim is not None:
+        grad, norm = unsqueeze_dims(grad, dim), unsqueeze_dims(norm, dim)
+    if ord == 0:
+        return None  # torch returns no gradient: the count of non-zeros is piecewise constant
+    if ord == 1:
+        return a.sign() * grad
+    zero_norm = norm._data == 0
+    if ord == 2:
+        return grad * (a / norm)._masked_zero(zero_norm)
+    if math.isinf(ord):
+        magnitude = np.abs(a._data)
+        mask = (magnitude == norm._data) | np.isnan(magnitude)
+        count = mask.sum(axis=dim, keepdims=True)
+        return a.sign() * ((grad / constant(count, grad)) * constant(mask, grad))
+    if ord < 1:
+        scaled = a.sign() * a.abs().pow(ord - 1)._masked_zero(a._data == 0)
+        return scaled * grad * norm.pow(1 - ord)
+    if ord < 2:
+        scaled = a.sign() * a.abs().pow(ord - 1)
+    else:
+        scaled = a * a.abs().pow(ord - 2)
+    return scaled * (grad / norm.pow(ord - 1))._masked_zero(zero_norm)
+
+
+def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
+    """``torch.linalg.vector_norm``: the ord-norm of the entries over ``dim`` (all if None).
+
+    >>> import leafgrad as torch
+    >>> torch.linalg.vector_norm(torch.tensor([3., -4.]), 1)
+    tensor(7.)
+    """
+    from .._dtype import from_numpy_dtype, promote_types
+
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            "linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+            f"{type(ord).__name__}"
+        )
+    data = tensor._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{from_numpy_dtype(data.dtype)._legacy}"
+        )
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(
+                "linalg.vector_norm: dtype should be floating point or complex, but got "
+                f"{dtype._legacy}"
+            )
+        given = from_numpy_dtype(data.dtype)
+        if promote_types(given, dtype) is not dtype:
+            raise RuntimeError(
+                f"linalg.vector_norm: the dtype of the input ({given._legacy}) should be "
+                f"convertible without narrowing to the specified dtype ({dtype._legacy})"
+            )
+    if isinstance(dim, bool):
+        raise TypeError(
+            "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found "
+            "element of type bool at pos 0"
+        )
+    dims = dims_of(dim, tensor.ndim) or None
+    ord = float(ord)  # noqa: A001
+    if (ord < 0 or math.isinf(ord)) and data.size == 0:  # min and max have no identity
+        if dims is None:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
+        for d in dims:
+            if data.shape[d] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
+                    "because this dimension is empty and the operation does not have an identity"
+                )
+    return LinalgVectorNorm.apply(tensor, ord=ord, dim=dims, keepdim=keepdim, dtype=dtype)
+
+
+# -- torch.norm -----------------------------------------------------------------------------------
+
+
+def tensor_norm(tensor, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm`` / ``Tensor.norm``: torch sends vector norms (and 'fro' over at most two
+    dims) to linalg.vector_norm, and the other string norms to linalg.matrix_norm."""
+    from .linalg_norm import matrix_norm
+
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return vector_norm(tensor, 2, dim, keepdim, dtype=dtype)
+        dims = tuple(range(tensor.ndim)) if dim is None else dim
+        return matrix_norm(tensor, p, dims, keepdim, dtype=dtype)
+    return vector_norm(tensor, 2.0 if p is None else p, dim, keepdim, dtype=dtype)

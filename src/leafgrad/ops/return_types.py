@@ -1,0 +1,63 @@
+"""``leafgrad.return_types``: the (values, indices) results of max(dim), sort, topk, ...
+
+torch returns these as structseqs: tuples with named fields that unpack, index, compare and
+concatenate like tuples, and print as ``torch.return_types.max(\\nvalues=...,\\nindices=...)``.
+leafgrad's print ``leafgrad.return_types.max(...)``, as its dtypes print ``leafgrad.float32``.
+
+>>> import leafgrad as torch
+>>> values, indices = torch.tensor([[1., 5.], [7., 2.]]).max(1)
+>>> indices
+tensor([1, 0])
+"""
+
+from __future__ import annotations
+
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode"]
+
+_MODULE = "leafgrad.return_types"
+
+
+class _ValuesIndices(tuple):
+    """A ``(values, indices)`` pair with torch's structseq behaviour."""
+
+    __slots__ = ()
+    n_fields = 2
+    n_sequence_fields = 2
+    n_unnamed_fields = 0
+
+    def __new__(cls, sequence):
+        items = tuple(sequence)
+        if len(items) != 2:
+            raise TypeError(f"{_MODULE}.{cls.__name__} takes a 2-sequence ({len(items)}-sequence "
+                            "given)")
+        return super().__new__(cls, items)
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"{_MODULE}.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+def _make(name: str) -> type:
+    cls = type(name, (_ValuesIndices,), {"__slots__": (), "__module__": _MODULE})
+    cls.__qualname__ = name
+    return cls
+
+
+max = _make("max")  # noqa: A001 - torch's names
+min = _make("min")  # noqa: A001
+sort = _make("sort")
+topk = _make("topk")
+kthvalue = _make("kthvalue")
+median = _make("median")
+nanmedian = _make("nanmedian")
+mode = _make("mode")

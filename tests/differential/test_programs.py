@@ -1,0 +1,250 @@
+"""Random programs run on torch and on leafgrad must be observed identically (see programs.py).
+
+Each seed is two test cases, so that a failure says what kind of difference it is:
+`test_semantics` (values, dtypes, shapes, leaf/requires_grad/retains_grad state, gradients,
+aliasing, errors) and `test_presentation` (reprs, grad_fn names and next_functions, version
+counters, warnings). A failure prints the whole program (runnable with `import leafgrad as lib`)
+and a readable list of differences.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+from .programs import (
+    PRESENTATION_FIELDS,
+    SEMANTIC_FIELDS,
+    Program,
+    compare,
+    generate,
+)
+
+torch = require_torch()
+
+SEEDS = range(400)
+
+# Every op family of the core op set, and every way of differentiating, must appear somewhere in
+# the generated programs: if the generator stops producing one, the coverage test says so.
+REQUIRED_KINDS = {
+    "+",
+    "-",
+    "*",
+    "/",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "pow_scalar",
+    "pow_tensor",
+    "rpow",
+    "rdiv",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "sum_all",
+    "sum_dim",
+    "sum_keepdim",
+    "sum_tuple",
+    "mean_all",
+    "mean_dim",
+    "mean_keepdim",
+    "matmul_1d_1d",
+    "matmul_1d_2d",
+    "matmul_2d_1d",
+    "matmul_2d_2d",
+    "matmul_3d_3d",
+    "matmul_2d_3d",
+    "matmul_3d_1d",
+    "matmul_1d_3d",
+    "matmul_3d_2d",
+    "mm",
+    "reshape",
+    "view",
+    "t",
+    "transpose",
+    "cat",
+    "stack",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "ones_like",
+    "zeros_like",
+    "clone",
+    "detach",
+    "double",
+    "float",
+    "compare",
+    "mul_bool",
+    "inplace_add_",
+    "inplace_mul_",
+    "inplace_sub_",
+    "inplace_div_",
+    "inplace_zero_",
+    "inplace_fill_",
+    "inplace_clamp_",
+    "inplace_+=",
+    "inplace_*=",
+    "retain_grad",
+    "backward_sum",
+    "backward_gradient",
+    "backward_grad",
+    "backward_grad_create",
+    "backward_retain_twice",
+    "backward_inputs",
+    "backward_create_graph_backward",
+}
+
+
+@functools.cache
+def _program(seed: int) -> Program:
+    return generate(seed, torch)
+
+
+@functools.cache
+def _runs(seed: int):
+    program = _program(seed)
+    return program.run(torch), program.run(leafgrad)
+
+
+def _check(seed: int, fields) -> None:
+    expected, actual = _runs(seed)
+    assert not [r for r in expected if r[0] == "raised"], "the generator wrote an invalid program"
+    difference = compare(expected, actual, fields=fields)
+    rerun = f"tests.differential.programs.generate({seed}, torch).run(leafgrad)"
+    assert not difference, f"seed {seed} (rerun: {rerun})\n{_program(seed).source}\n{difference}"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_semantics(seed):
+    _check(seed, SEMANTIC_FIELDS)
+
+
+# Known presentation differences, each a deliberate open item (listed in issue #2's closing
+# note). strict=True: when one gets fixed, the test says so and the entry must be removed.
+KNOWN_PRESENTATION_DIFFERENCES = {
+    29: "create_graph: torch's stack backward records CloneBackward0 where leafgrad has Stack",
+    35: "create_graph: torch folds pow's constant factor as MulBackward1 on the base",
+    99: "create_graph: torch's _unsafe_view backward records UnsafeViewBackward0, leafgrad View",
+    177: "a zero gradient prints as -0. in torch (sign of zero from its formula), 0. here",
+    195: "create_graph: torch's sum backward of a keepdim-less dim uses view, leafgrad unsqueeze",
+    248: "a zero gradient prints as -0. in torch (sign of zero from its formula), 0. here",
+    307: "float32 matmul: a cancelling entry differs in the 4th digit (BLAS summation order)",
+}
+
+
+def _presentation_case(seed):
+    reason = KNOWN_PRESENTATION_DIFFERENCES.get(seed)
+    if reason is None:
+        return seed
+    return pytest.param(seed, marks=pytest.mark.xfail(reason=reason, strict=True))
+
+
+@pytest.mark.parametrize("seed", [_presentation_case(seed) for seed in SEEDS])
+def test_presentation(seed):
+    _check(seed, PRESENTATION_FIELDS)
+
+
+# --- the harness itself ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 37))
+def test_generation_is_deterministic_and_torch_agrees_with_itself(seed):
+    program = generate(seed, torch)
+    assert program.source == _program(seed).source
+    assert compare(program.run(torch), program.run(torch)) == ""
+
+
+def test_generated_programs_cover_the_op_set():
+    kinds = Counter()
+    for seed in SEEDS:
+        kinds.update(_program(seed).kinds)
+    assert REQUIRED_KINDS - set(kinds) == set()
+
+
+def test_programs_use_only_the_library_they_are_given():
+    # A program that reached for torch or leafgrad directly would compare a library with itself.
+    for seed in SEEDS:
+        source = _program(seed).source
+        assert "torch" not in source and "leafgrad" not in source, seed
+
+
+def _perturbed(records, label, key, change):
+    records = [(name, dict(snapshot)) for name, snapshot in records]
+    for name, snapshot in records:
+        if name == label:
+            snapshot[key] = change(snapshot[key])
+            return records
+    raise AssertionError(f"no record {label!r}")
+
+
+@pytest.mark.parametrize(
+    "key, change",
+    [
+        ("values", lambda v: v + np.asarray(1e-3, dtype=v.dtype)),
+        ("dtype", lambda d: "leafgrad.float16"),
+        ("requires_grad", lambda r: not r),
+        ("grad_fn", lambda f: ("MulBackward0", "MulBackward0")),
+        ("_version", lambda v: v + 1),
+        ("repr", lambda r: r.replace("1", "7", 1)),
+    ],
+)
+def test_compare_reports_every_kind_of_difference(key, change):
+    program = Program(
+        -1,
+        "def program(lib, O=None):\n"
+        "    x = lib.tensor([1.25, -2.5], requires_grad=True)\n"
+        "    O.new('x', x)\n"
+        "    y = (x * 3).exp()\n"
+        "    O.new('y', y)\n"
+        "    return O.records\n",
+    )
+    records = program.run(torch)
+    assert compare(records, records) == ""
+    changed = _perturbed(records, "y", key, change)
+    assert key in compare(records, changed)
+
+
+def test_compare_accepts_last_digit_rounding_but_not_more():
+    program = Program(
+        -2,
+        "def program(lib, O=None):\n"
+        "    x = lib.tensor([0.12345], dtype=lib.float32)\n"
+        "    O.new('x', x)\n"
+        "    return O.records\n",
+    )
+    records = program.run(torch)
+    close = _perturbed(records, "x", "values", lambda v: np.nextafter(v, np.float32(1)))
+    close = _perturbed(close, "x", "repr", lambda r: r.replace("0.1235", "0.1234"))
+    assert compare(records, close) == ""
+    far = _perturbed(records, "x", "repr", lambda r: r.replace("0.1235", "0.1237"))
+    assert "repr" in compare(records, far)
+
+
+def test_compare_accepts_a_rounding_switch_to_scientific_notation():
+    program = Program(
+        -3,
+        "def program(lib, O=None):\n"
+        "    x = lib.tensor([0.0, 0.6265], dtype=lib.float64)\n"
+        "    O.new('x', x)\n"
+        "    return O.records\n",
+    )
+    records = program.run(torch)
+    tiny = _perturbed(records, "x", "values", lambda v: v - np.array([2.7838e-17, 0.0]))
+    printed = "tensor([-2.7838e-17,  6.2650e-01], dtype=leafgrad.float64)"
+    assert compare(records, _perturbed(tiny, "x", "repr", lambda r: printed)) == ""
+    wrong = "tensor([-2.7838e-17,  6.2750e-01], dtype=leafgrad.float64)"
+    assert "repr" in compare(records, _perturbed(tiny, "x", "repr", lambda r: wrong))
