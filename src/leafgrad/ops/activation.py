@@ -12,6 +12,8 @@ import numpy as np
 
 from . import _promote
 from ._special import erf
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import _wrap
 from .registry import Op, register
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -224,10 +226,31 @@ class Hardtanh(Op):
         return grad * _mask((x > p["min_val"]) & (x < p["max_val"]), x)
 
 
+def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
+    """``a.sum(dim, keepdims=True)``; along the last axis of a contiguous float array it is a
+    matrix-vector product with ones, which BLAS does ~7x faster than NumPy's pairwise sum
+    (benchmarks/bench_nn.py, ce512)."""
+    if dim == a.ndim - 1 and a.dtype.kind == "f" and a.flags.c_contiguous and a.size:
+        last = a.shape[-1]
+        ones = np.ones(last, dtype=a.dtype)
+        return (a.reshape(-1, last) @ ones).reshape(a.shape[:-1] + (1,))
+    return a.sum(axis=dim, keepdims=True)
+
+
 def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
-    shifted = a - a.max(axis=dim, keepdims=True) if a.size else a
-    e = np.exp(shifted)
-    return e / e.sum(axis=dim, keepdims=True)
+    if not a.size:
+        return a.copy()
+    e = a - a.max(axis=dim, keepdims=True)
+    np.exp(e, out=e)  # in place: one temporary for the whole softmax
+    e /= _sum_keepdim(e, dim)
+    return e
+
+
+# Note: array-level backwards
+# When grad mode is off during backward (no create_graph), a Tensor-op backward records
+# nothing anyway, so softmax-like backwards run on arrays with in-place temporaries instead
+# (benchmarks/bench_nn.py, ce512). Under create_graph the Tensor-op formula runs, so every
+# order of derivative is still recorded.
 
 
 @register
@@ -244,13 +267,19 @@ class Softmax(Op):
     def backward(self, grad):
         result = self.saved("result")
         dim = self._params["dim"]
+        if not _grad_state.grad_enabled:  # Note: array-level backwards
+            g, y = grad._data, result._data
+            out = g * y
+            total = _sum_keepdim(out, dim)
+            out -= y * total
+            return _wrap(out)
         return (grad - (grad * result).sum(dim, keepdim=True)) * result
 
 
 @register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
-    saves = {"result": ("self",)}
+    saves = {"result": ("self",), "softmax": ("self",)}
     torch_names = ("log_softmax", "nn.functional.log_softmax")
 
     @staticmethod
@@ -259,10 +288,22 @@ class LogSoftmax(Op):
         if a.size == 0:
             return a.copy()
         shifted = a - a.max(axis=dim, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+        exps = np.exp(shifted)
+        total = _sum_keepdim(exps, dim)
+        if ctx is not None:
+            # softmax = exps / total = exp(result); kept as its two factors so the backward
+            # neither recomputes the exp nor pays a division pass here
+            ctx.keep("softmax", (exps, total))
+        shifted -= np.log(total)
+        return shifted
 
     def backward(self, grad):
-        result = self.saved("result")
         dim = self._params["dim"]
+        if not _grad_state.grad_enabled:  # Note: array-level backwards
+            exps, total = self.saved("softmax")
+            g = grad._data
+            out = exps * (_sum_keepdim(g, dim) / total)
+            np.subtract(g, out, out=out)
+            return _wrap(out)
+        result = self.saved("result")
         return grad - result.exp() * grad.sum(dim, keepdim=True)

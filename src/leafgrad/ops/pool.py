@@ -63,6 +63,23 @@ def _geometry(x_shape, kernel, stride, padding, dilation, ceil_mode):
     return oh, ow, extra
 
 
+def _max_over_offsets(padded, kernel, stride, dilation, oh, ow):
+    """Max and first argmax over each window: the K kernel offsets are stacked as strided
+    slices along a new first axis, then reduced along it (contiguous rows, so NumPy's argmax
+    is fast there: ~2x quicker than argmax over copied windows, benchmarks/bench_nn.py).
+    argmax keeps the first maximum and lets NaN win, as torch does."""
+    parts = []
+    for i in range(kernel[0]):
+        top = i * dilation[0]
+        for j in range(kernel[1]):
+            left = j * dilation[1]
+            parts.append(padded[:, :, top:top + stride[0] * (oh - 1) + 1:stride[0],
+                                left:left + stride[1] * (ow - 1) + 1:stride[1]])
+    stacked = np.stack(parts)
+    choice = stacked.argmax(0)
+    return stacked.max(0), choice
+
+
 @register
 class MaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane, as torch returns)."""
@@ -76,14 +93,14 @@ class MaxPool2d(Op):
         n, c, h, w = x.shape
         oh, ow, extra = _geometry(x.shape, kernel, stride, padding, dilation, ceil_mode)
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        cols = _windows(_padded(x, padding, extra, fill), *kernel, oh, ow, stride, dilation)
-        flat = cols.reshape(n, c, oh, ow, -1)
-        choice = flat.argmax(-1)  # the first maximum (and NaN wins), as in torch
-        values = np.take_along_axis(flat, choice[..., None], -1)[..., 0]
-        ki, kj = np.divmod(choice, kernel[1])
-        rows = np.arange(oh)[:, None] * stride[0] - padding[0] + ki * dilation[0]
-        cols_ = np.arange(ow)[None, :] * stride[1] - padding[1] + kj * dilation[1]
-        indices = (rows * w + cols_).astype(np.int64)
+        padded = _padded(x, padding, extra, fill)
+        values, choice = _max_over_offsets(padded, kernel, stride, dilation, oh, ow)
+        # flat input position = window origin + the chosen offset, each looked up once
+        ki, kj = np.divmod(np.arange(kernel[0] * kernel[1]), kernel[1])
+        offset_position = ki * dilation[0] * w + kj * dilation[1]
+        origin = ((np.arange(oh) * stride[0] - padding[0])[:, None] * w
+                  + (np.arange(ow) * stride[1] - padding[1])[None, :])
+        indices = offset_position[choice] + origin
         if ctx is not None:
             ctx.keep("indices", indices)
         return np.ascontiguousarray(values), indices
@@ -99,6 +116,12 @@ class MaxPool2d(Op):
         return self.saved("indices")
 
 
+def _unique_rows(indices: np.ndarray) -> bool:
+    """Whether no index repeats within a plane (non-overlapping windows never repeat)."""
+    ordered = np.sort(indices, axis=-1)
+    return not np.any(ordered[..., 1:] == ordered[..., :-1])
+
+
 @register
 class MaxPoolBackward(Op):
     node = "MaxPool2DWithIndicesBackwardBackward0"
@@ -108,8 +131,13 @@ class MaxPoolBackward(Op):
     def forward(ctx, grad, input_sizes, indices):
         n, c, h, w = input_sizes
         out = np.zeros((n, c, h * w), dtype=grad.dtype)
-        np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
-                        indices.reshape(n, c, -1)), grad.reshape(n, c, -1))
+        flat_indices = indices.reshape(n, c, -1)
+        flat_grad = grad.reshape(n, c, -1)
+        if _unique_rows(flat_indices):
+            np.put_along_axis(out, flat_indices, flat_grad, axis=2)  # no collisions to add
+        else:
+            np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
+                            flat_indices), flat_grad)
         return out.reshape(input_sizes)
 
     def backward(self, grad):
