@@ -69,11 +69,24 @@ def _normalise(tensor, index) -> list:
 
 
 def getitem(tensor, index):
-    from . import Alias, Slice, Unsqueeze, select
+    from . import Alias
 
     Tensor = _tensor_cls()
-    if index is Ellipsis or index == (Ellipsis,) if not isinstance(index, Tensor) else False:
+    if index is Ellipsis or (isinstance(index, tuple) and len(index) == 1
+                             and index[0] is Ellipsis):
         return Alias.apply(tensor)
+    result, advanced = _split(tensor, index)
+    if advanced is None:
+        return result
+    return Index.apply(result, index=advanced)
+
+
+def _split(tensor, index):
+    """Apply the basic part of an index as views (torch's order); return the view and the
+    advanced index still to apply to it (None when there is none)."""
+    from . import Slice, Unsqueeze, select
+
+    Tensor = _tensor_cls()
     items = _normalise(tensor, index)
     lone_full_slice = len(items) == 1 and isinstance(items[0], slice) and items[0] == slice(None)
     result = tensor
@@ -130,10 +143,10 @@ def getitem(tensor, index):
                 "are valid indices (got " + type(item).__name__ + ")"
             )
     if not any_advanced:
-        return result
+        return result, None
     while advanced and isinstance(advanced[-1], slice):
         advanced.pop()
-    return Index.apply(result, index=tuple(advanced))
+    return result, tuple(advanced)
 
 
 @register
@@ -183,16 +196,10 @@ def setitem(tensor, index, value) -> None:
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, tensor)
     if _has_advanced(index):
-        items = index if isinstance(index, tuple) else (index,)
-        if any(item is None or item is Ellipsis for item in items) or any(
-            isinstance(item, (int, slice)) for item in items
-        ):
-            # Mixed basic/advanced: take the basic part as a view first.
-            view_index, advanced = _split_mixed(tensor, items)
-            target = getitem(tensor, view_index) if view_index is not None else tensor
-        else:
-            target, advanced = tensor, tuple(_as_index_array(item) for item in items)
-        inplace(IndexPut, target, value, index=advanced)
+        # As torch does: the basic part of the index becomes a view (so a write through it is
+        # CopySlices on the base), then index_put_ applies the advanced part to that view.
+        view, advanced = _split(tensor, index)
+        inplace(IndexPut, view, value, index=advanced)
         return
     view = getitem(tensor, index)
     if view is tensor:
@@ -204,22 +211,6 @@ def _scalar_tensor(value, like):
     from ..tensor import _wrap
 
     return _wrap(np.asarray(value, dtype=like._data.dtype))
-
-
-def _split_mixed(tensor, items):
-    """Advanced indices mixed with slices: keep slices in the advanced index as slice(None) after
-    viewing (only full slices are supported in mixed assignment)."""
-    advanced = []
-    for item in items:
-        if isinstance(item, slice) and item == slice(None):
-            advanced.append(slice(None))
-        elif _is_advanced(item):
-            advanced.append(_as_index_array(item))
-        else:
-            raise NotImplementedError(
-                "assignment mixing integer/partial-slice and tensor indices is not supported yet"
-            )
-    return None, tuple(advanced)
 
 
 @register
