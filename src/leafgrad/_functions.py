@@ -12,7 +12,7 @@ __all__ = [
     "dot", "bmm", "reshape", "flatten", "t", "transpose", "swapaxes", "swapdims", "permute",
     "unsqueeze", "squeeze", "narrow", "select", "unbind", "cat", "concat", "concatenate",
     "stack", "clone", "eq", "ne", "lt", "le", "gt", "ge", "equal", "numel", "is_tensor",
-    "is_floating_point", "broadcast_shapes",
+    "is_floating_point", "broadcast_shapes", "detach",
 ]
 
 
@@ -204,6 +204,10 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0, *, out=None):
     return _ops.stack(tensors, dim)
+
+
+def detach(input):
+    return input.detach()
 
 
 def clone(input, *, memory_format=None):

@@ -150,7 +150,9 @@ class Generator:
         name = str(device)
         if name != "cpu":
             raise RuntimeError(f"leafgrad only has CPU generators, got device '{name}'")
-        self.device = "cpu"
+        from ._device import CPU
+
+        self.device = CPU
         self._bitgen = np.random.MT19937(0)
         self._reseed(_DEFAULT_SEED)
 

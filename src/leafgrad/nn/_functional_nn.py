@@ -145,6 +145,11 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
+    if bias is not None and input.dtype is not weight.dtype and input.ndim in (2, 3):
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {input.dtype._legacy} and "
+            f"{weight.dtype._legacy}"
+        )
     if bias is not None and input.ndim == 2:
         return _ops.Addmm.apply(bias, input, weight.t())
     if bias is not None and input.ndim == 1:
