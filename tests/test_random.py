@@ -547,3 +547,14 @@ def test_public_factories_follow_the_same_stream():
     assert_same(leafgrad.rand(4, generator=generator).numpy(),
                 torch.rand(4, generator=torch.Generator().manual_seed(3)))
     assert leafgrad.initial_seed() == torch.initial_seed() == 7
+
+
+def test_normal_with_tensor_mean_and_std_follows_torchs_stream():
+    torch = require_torch()
+    import leafgrad
+
+    leafgrad.manual_seed(3)
+    torch.manual_seed(3)
+    ours = leafgrad.normal(leafgrad.arange(20.0), leafgrad.ones(20) * 2).tolist()
+    theirs = torch.normal(torch.arange(20.0), torch.ones(20) * 2).tolist()
+    assert ours == theirs

@@ -305,7 +305,16 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
     if size is None:
-        raise NotImplementedError("normal with tensor mean/std arrives with issue #3")
+        # tensor mean and/or std: torch draws normal_(0, 1) into the broadcast shape, then
+        # scales and shifts (so the stream matches torch's)
+        from . import _random
+
+        means = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
+        stds = std._data if isinstance(std, Tensor) else np.asarray(std)
+        shape = np.broadcast_shapes(means.shape, stds.shape)
+        np_dtype = np.result_type(*(t._data.dtype for t in (mean, std) if isinstance(t, Tensor)))
+        draws = _random.normal(shape, np_dtype, 0.0, 1.0, generator=generator)
+        return _finish((draws * stds + means).astype(np_dtype), requires_grad)
     from . import _random
 
     data = _random.normal(_size((size,)), _np_dtype(dtype), mean, std, generator=generator)
