@@ -197,3 +197,59 @@ def profile(fn: Callable[[], object], calls: int = 1, top: int = 25, sort: str =
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(sort).print_stats(top)
     return out.getvalue()
+
+
+def ratio(results: dict, case: str, other: str, stat: str) -> float | None:
+    """leafgrad's time over ``other``'s for one case ("median" or "min"); None if missing."""
+    timings = results[case]
+    if other not in timings or "leafgrad" not in timings:
+        return None
+    return getattr(timings["leafgrad"], stat) / getattr(timings[other], stat)
+
+
+def report(cases: dict, results: dict, targets: dict, label_width: int = 26,
+           targets_heading: str = "targets (ratio of medians):") -> tuple[str, list[dict]]:
+    """The results table with one line per target, and the target verdicts.
+
+    ``cases`` maps a key to its label, unit and optional ``divisor`` (calls per timed call);
+    ``targets`` maps a key to ``(other implementation, largest allowed ratio)``.
+    """
+    impls = ("leafgrad", "torch", "numpy")
+    rows = []
+    for key, case in cases.items():
+        timings, divisor = results[key], case.get("divisor", 1)
+        cells = [f"{case['label']} ({case['unit']})"]
+        for impl in impls:
+            if impl in timings:
+                t = timings[impl]
+                cells.append(f"{format_seconds(t.median / divisor)} / "
+                             f"{format_seconds(t.min / divisor)}")
+            else:
+                cells.append("n/a")
+        for other in ("torch", "numpy"):
+            value = ratio(results, key, other, "median")
+            cells.append("n/a" if value is None else f"{value:.2f}x")
+        rows.append(cells)
+    table = format_table(
+        ["case", "leafgrad", "torch", "numpy", "leafgrad/torch", "leafgrad/numpy"], rows
+    )
+    verdicts, lines = [], []
+    for key, (other, limit) in targets.items():
+        if key not in results:
+            continue
+        value = ratio(results, key, other, "median")
+        best = ratio(results, key, other, "min")
+        verdict = "n/a" if value is None else ("PASS" if value <= limit else "MISS")
+        verdicts.append(
+            {"case": key, "ratio": f"leafgrad/{other}", "median_ratio": value,
+             "min_ratio": best, "target": limit, "verdict": verdict}
+        )
+        shown = "n/a" if value is None else f"{value:.2f}x (min {best:.2f}x)"
+        lines.append(
+            f"{cases[key]['label']:<{label_width}} leafgrad/{other:<6} {shown:<22} "
+            f"target <= {limit}x  {verdict}"
+        )
+    text = "\n".join(
+        ["", table, "", "times: median / min over interleaved blocks", "", targets_heading, *lines]
+    )
+    return text, verdicts

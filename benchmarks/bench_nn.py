@@ -268,56 +268,10 @@ def build_cases(libs: dict) -> dict[str, dict]:
     }
 
 
-def ratio(results: dict, case: str, other: str, stat: str) -> float | None:
-    timings = results[case]
-    if other not in timings or "leafgrad" not in timings:
-        return None
-    return getattr(timings["leafgrad"], stat) / getattr(timings[other], stat)
-
-
 def report(cases: dict, results: dict) -> tuple[str, list[dict]]:
     """The results table with the target lines, and the target verdicts."""
-    impls = ("leafgrad", "torch", "numpy")
-    rows = []
-    for key, case in cases.items():
-        timings = results[key]
-        cells = [f"{case['label']} ({case['unit']})"]
-        for impl in impls:
-            if impl in timings:
-                t = timings[impl]
-                cells.append(
-                    f"{_harness.format_seconds(t.median)} / {_harness.format_seconds(t.min)}"
-                )
-            else:
-                cells.append("n/a")
-        for other in ("torch", "numpy"):
-            value = ratio(results, key, other, "median")
-            cells.append("n/a" if value is None else f"{value:.2f}x")
-        rows.append(cells)
-    table = _harness.format_table(
-        ["case", "leafgrad", "torch", "numpy", "leafgrad/torch", "leafgrad/numpy"], rows
-    )
-    verdicts, lines = [], []
-    for key, (other, limit) in TARGETS.items():
-        if key not in results:
-            continue
-        value = ratio(results, key, other, "median")
-        best = ratio(results, key, other, "min")
-        verdict = "n/a" if value is None else ("PASS" if value <= limit else "MISS")
-        verdicts.append(
-            {"case": key, "ratio": f"leafgrad/{other}", "median_ratio": value,
-             "min_ratio": best, "target": limit, "verdict": verdict}
-        )
-        shown = "n/a" if value is None else f"{value:.2f}x (min {best:.2f}x)"
-        lines.append(
-            f"{cases[key]['label']:<30} leafgrad/{other:<6} {shown:<22} "
-            f"target <= {limit}x  {verdict}"
-        )
-    text = "\n".join(
-        ["", table, "", "times: median / min over interleaved blocks",
-         "", "targets (ratio of medians; softmax512 is reported, no target):", *lines]
-    )
-    return text, verdicts
+    heading = "targets (ratio of medians; softmax512 is reported, no target):"
+    return _harness.report(cases, results, TARGETS, label_width=30, targets_heading=heading)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -402,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
                     "unit": case["unit"],
                     "timings": {name: t.as_dict() for name, t in results[key].items()},
                     "ratios_median": {
-                        f"leafgrad/{other}": ratio(results, key, other, "median")
+                        f"leafgrad/{other}": _harness.ratio(results, key, other, "median")
                         for other in ("torch", "numpy")
                     },
                 }
