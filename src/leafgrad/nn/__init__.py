@@ -1,5 +1,9 @@
-"""``leafgrad.nn``: for now the functional layer (``leafgrad.nn.functional``)."""
+"""``leafgrad.nn``: modules (layers, containers, losses), ``Parameter``, ``init`` and the
+functional layer ``leafgrad.nn.functional``."""
 
-from . import functional
+from . import functional, init
+from .parameter import Buffer, Parameter
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
 
-__all__ = ["functional"]
+__all__ = ["functional", "init", "Parameter", "Buffer", *_modules_all]

@@ -1,0 +1,131 @@
+"""Module full backward hooks: identity nodes around a module's inputs and outputs.
+
+As in torch, a call of a module with full backward (pre-)hooks passes its tensor outputs
+through an identity Function (``BackwardHookFunctionBackward``) whose backward sees the
+gradients of the outputs (pre-hooks may replace them), and its tensor inputs through another,
+whose backward sees the gradients of the inputs and calls ``hook(module, grad_input,
+grad_output)`` (a hook may return replacements for ``grad_input``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ...autograd.function import Function
+from ...tensor import Tensor
+
+__all__ = ["BackwardHook"]
+
+
+class BackwardHookFunction(Function):
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[a for a in args if isinstance(a, Tensor)
+                                      and not a.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return ctx.on_backward(grads)
+
+
+def _pack_with_none(indices: list, values, size: int) -> tuple:
+    packed = [None] * size
+    for index, value in zip(indices, values):
+        packed[index] = value
+    return tuple(packed)
+
+
+class BackwardHook:
+    """What one call of a hooked module sets up (a new instance per call, as in torch)."""
+
+    def __init__(self, module, hooks: list, pre_hooks: list):
+        self.module = module
+        self.hooks = hooks
+        self.pre_hooks = pre_hooks
+        self.grad_outputs = None
+        self.n_inputs = -1
+        self.input_indices = None
+
+    def _wrap(self, values, on_backward):
+        """Pass the tensors requiring grad among ``values`` through one identity node."""
+        if not isinstance(values, tuple):
+            values = (values,)
+        indices = [i for i, v in enumerate(values) if isinstance(v, Tensor) and v.requires_grad]
+        if not indices:
+            return values, None
+        outputs = BackwardHookFunction.apply(*[values[i] for i in indices])
+        if not isinstance(outputs, tuple):
+            outputs = (outputs,)
+        outputs[0].grad_fn.on_backward = on_backward  # read by BackwardHookFunction.backward
+        result = list(values)
+        for i, out in zip(indices, outputs):
+            result[i] = out
+        return tuple(result), indices
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        self.n_inputs = len(args)
+
+        def on_input_grads(grads):
+            grad_input = _pack_with_none(self.input_indices, grads, self.n_inputs)
+            for hook in self.hooks:
+                result = hook(self.module, grad_input, self.grad_outputs)
+                if result is None:
+                    continue
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(grad_input):
+                    raise RuntimeError(
+                        "Backward hook returned an invalid number of grad_input, got "
+                        f"{len(result)}, but expected {len(grad_input)}"
+                    )
+                grad_input = result
+            return tuple(grad_input[i] for i in self.input_indices)
+
+        wrapped, self.input_indices = self._wrap(args, on_input_grads)
+        return wrapped
+
+    def setup_output_hook(self, result):
+        single = not isinstance(result, tuple)
+        outputs = (result,) if single else result
+        n_outputs = len(outputs)
+        indices_holder = {}
+
+        def on_output_grads(grads):
+            grad_outputs = _pack_with_none(indices_holder["indices"], grads, n_outputs)
+            for hook in self.pre_hooks:
+                replaced = hook(self.module, grad_outputs)
+                if replaced is None:
+                    continue
+                replaced = tuple(replaced) if isinstance(replaced, (tuple, list)) else (replaced,)
+                if len(replaced) != len(grad_outputs):
+                    raise RuntimeError(
+                        "Backward pre hook returned an invalid number of grad_output, got "
+                        f"{len(replaced)}, but expected {len(grad_outputs)}"
+                    )
+                grad_outputs = replaced
+            self.grad_outputs = grad_outputs
+            if self.input_indices is None:
+                # No input requires grad: the hooks run now, with None for every input.
+                if self.hooks:
+                    warnings.warn(
+                        "Full backward hook is firing when gradients are computed with respect "
+                        "to module outputs since no inputs require gradients. See "
+                        "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                        "#torch.nn.Module.register_full_backward_hook for more details.",
+                        stacklevel=2,
+                    )
+                grad_input = (None,) * max(self.n_inputs, 0)
+                for hook in self.hooks:
+                    returned = hook(self.module, grad_input, self.grad_outputs)
+                    if returned is not None and not all(r is None for r in returned):
+                        raise RuntimeError(
+                            "Backward hook for Modules where no input requires gradient should "
+                            "always return None or None for all gradients."
+                        )
+            return tuple(grad_outputs[i] for i in indices_holder["indices"])
+
+        wrapped, indices = self._wrap(outputs, on_output_grads)
+        indices_holder["indices"] = indices
+        if indices is None:
+            return result
+        return wrapped[0] if single else wrapped
