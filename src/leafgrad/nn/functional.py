@@ -6,10 +6,12 @@ from __future__ import annotations
 from .. import ops as _ops
 from ._functional_nn import *  # noqa: F403 - activations, losses, normalisation, padding
 from ._functional_nn import __all__ as _nn_all
+from ._functional_layers import *  # noqa: F403 - 1-d pooling through the 2-d kernels
+from ._functional_layers import __all__ as _layers_all
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-    *_nn_all,
+    *_nn_all, *_layers_all,
 ]
 
 

@@ -4,6 +4,12 @@ from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Identity, Linear
 from .flatten import Flatten, Unflatten
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
+                      MaxPool2d)
+from .dropout import Dropout
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .sparse import Embedding
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .loss import *  # noqa: F403
@@ -11,5 +17,8 @@ from .loss import __all__ as _loss_all
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-    "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", *_activation_all, *_loss_all,
+    "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Conv1d", "Conv2d",
+    "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+    "Embedding", *_activation_all, *_loss_all,
 ]

@@ -41,7 +41,7 @@ class Hardtanh(Module):
         self.max_val = max_val
         self.inplace = inplace
         if self.max_val <= self.min_val:
-            raise ValueError(
+            raise AssertionError(
                 f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
             )
 

@@ -1,0 +1,218 @@
+"""Layers against torch.nn: same seed -> same initial weights; same weights and input -> same
+outputs, input gradients and parameter gradients (float32 and float64, train and eval); reprs;
+running statistics; constructor and shape errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+
+# (constructor, input shape, input domain) ; constructors are written against the torch API
+LAYERS = [
+    ("Linear(5, 3)", (4, 5)),
+    ("Linear(5, 3, bias=False)", (2, 3, 5)),
+    ("Linear(5, 3)", (5,)),
+    ("Bilinear(3, 3, 2)", None),
+    ("Conv1d(2, 4, 3)", (2, 2, 9)),
+    ("Conv1d(2, 4, 3, stride=2, padding=1, dilation=2, bias=False)", (3, 2, 11)),
+    ("Conv1d(4, 4, 3, groups=2, padding='same')", (2, 4, 7)),
+    ("Conv1d(2, 3, 3, padding=2, padding_mode='reflect')", (2, 2, 6)),
+    ("Conv1d(2, 3, 3)", (2, 7)),
+    ("Conv2d(1, 8, 3, padding=1)", (4, 1, 8, 8)),
+    ("Conv2d(3, 6, (3, 2), stride=(2, 1), padding=(1, 0), groups=3)", (2, 3, 7, 6)),
+    ("Conv2d(2, 4, 3, padding='same', dilation=2)", (2, 2, 9, 9)),
+    ("Conv2d(2, 4, 3, padding='valid')", (2, 2, 5, 5)),
+    ("Conv2d(2, 2, 3, padding=1, padding_mode='circular')", (1, 2, 5, 5)),
+    ("Conv2d(2, 2, 3, padding=1, padding_mode='replicate')", (1, 2, 5, 5)),
+    ("Conv2d(2, 4, 3)", (2, 6, 6)),
+    ("ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)", (2, 2, 4, 4)),
+    ("ConvTranspose2d(4, 2, 2, groups=2, bias=False)", (1, 4, 3, 3)),
+    ("MaxPool2d(2)", (2, 3, 8, 8)),
+    ("MaxPool2d(3, stride=2, padding=1, ceil_mode=True)", (2, 2, 7, 7)),
+    ("MaxPool1d(2)", (2, 3, 8)),
+    ("MaxPool1d(3, stride=1, padding=1)", (3, 9)),
+    ("AvgPool2d(2)", (2, 3, 6, 6)),
+    ("AvgPool2d(3, stride=2, padding=1, count_include_pad=False)", (1, 2, 7, 7)),
+    ("AvgPool1d(3, stride=2)", (2, 3, 9)),
+    ("AdaptiveAvgPool2d((2, 3))", (2, 3, 7, 8)),
+    ("AdaptiveAvgPool2d(1)", (2, 3, 5, 5)),
+    ("AdaptiveAvgPool1d(4)", (2, 3, 9)),
+    ("BatchNorm1d(3)", (5, 3)),
+    ("BatchNorm1d(3, momentum=None)", (4, 3, 6)),
+    ("BatchNorm1d(3, affine=False)", (4, 3)),
+    ("BatchNorm1d(3, bias=False)", (4, 3)),
+    ("GroupNorm(2, 4, bias=False)", (3, 4, 5)),
+    ("BatchNorm2d(4)", (3, 4, 5, 5)),
+    ("BatchNorm2d(4, track_running_stats=False)", (3, 4, 2, 2)),
+    ("LayerNorm(6)", (3, 6)),
+    ("LayerNorm((2, 6), elementwise_affine=False)", (3, 2, 6)),
+    ("LayerNorm(6, bias=False)", (2, 4, 6)),
+    ("GroupNorm(2, 4)", (3, 4, 5)),
+    ("GroupNorm(1, 4, affine=False)", (2, 4, 3, 3)),
+    ("Flatten()", (2, 3, 4)),
+    ("Flatten(0, 1)", (2, 3, 4)),
+    ("Unflatten(1, (2, 3))", (4, 6)),
+    ("Identity(54, unused=1)", (2, 3)),
+    ("ReLU()", (3, 4)), ("Tanh()", (3, 4)), ("Sigmoid()", (3, 4)), ("GELU()", (3, 4)),
+    ("GELU(approximate='tanh')", (3, 4)), ("SiLU()", (3, 4)), ("ELU(0.5)", (3, 4)),
+    ("LeakyReLU(0.2)", (3, 4)), ("Softmax(dim=1)", (3, 4)), ("LogSoftmax(dim=-1)", (3, 4)),
+    ("Softplus(beta=2.0)", (3, 4)), ("Hardtanh(-0.5, 0.5)", (3, 4)), ("ReLU6()", (3, 4)),
+    ("SELU()", (3, 4)), ("CELU(2.0)", (3, 4)), ("Mish()", (3, 4)), ("Softmin(dim=0)", (3, 4)),
+]
+
+
+def _build(lib, spec: str, dtype: str, seed: int):
+    lib.manual_seed(seed)
+    module = eval("lib.nn." + spec, {"lib": lib})  # noqa: S307 - specs are literals above
+    return module.to(getattr(lib, dtype))
+
+
+def _inputs(lib, spec, shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if shape is None:  # Bilinear
+        arrays = [rng.normal(size=(4, 3)), rng.normal(size=(4, 3))]
+    else:
+        arrays = [rng.normal(size=shape)]
+    return [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True) for a in arrays]
+
+
+def _run(lib, spec, shape, dtype, training):
+    module = _build(lib, spec, dtype, seed=7)
+    init = {k: v.clone().numpy() for k, v in module.state_dict().items()}
+    module.train(training)
+    xs = _inputs(lib, spec, shape, dtype, seed=11)
+    out = module(*xs)
+    out2 = module(*xs)  # a second call: running statistics move again
+    weight = np.random.default_rng(5).normal(size=tuple(out.shape))
+    loss = (out * lib.tensor(weight, dtype=out.dtype)).sum() + out2.sum()
+    loss.backward()
+    state = {k: v.clone().numpy() for k, v in module.state_dict().items()}
+    grads = {n: p.grad.numpy() for n, p in module.named_parameters() if p.grad is not None}
+    name = out.grad_fn.name() if out.grad_fn is not None else None  # Identity: the input
+    return dict(init=init, out=out.detach().numpy(), xgrads=[x.grad.numpy() for x in xs],
+                grads=grads, state=state, repr=repr(module), name=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("spec,shape", LAYERS, ids=[s for s, _ in LAYERS])
+def test_layer_matches_torch(spec, shape, dtype, training):
+    ours, theirs = _run(leafgrad, spec, shape, dtype, training), _run(torch, spec, shape, dtype,
+                                                                       training)
+    def close(actual, desired):
+        # float32 sums in another order cancel differently: atol scales with the magnitudes
+        scale = max(1.0, float(np.abs(desired).max(initial=0)))
+        if dtype == "float32":
+            np.testing.assert_allclose(actual, desired, rtol=2e-5, atol=2e-6 * scale)
+        else:
+            np.testing.assert_allclose(actual, desired, rtol=1e-10, atol=1e-12 * scale)
+
+    assert ours["repr"] == theirs["repr"]
+    assert ours["name"] == theirs["name"]
+    assert list(ours["init"]) == list(theirs["init"])
+    for key in ours["init"]:  # same seed -> the same initial numbers
+        np.testing.assert_array_equal(ours["init"][key], theirs["init"][key])
+    close(ours["out"], theirs["out"])
+    for a, b in zip(ours["xgrads"], theirs["xgrads"]):
+        close(a, b)
+    assert list(ours["grads"]) == list(theirs["grads"])
+    for key in ours["grads"]:
+        close(ours["grads"][key], theirs["grads"][key])
+    for key in ours["state"]:
+        close(ours["state"][key], theirs["state"][key])
+
+
+def test_dropout_masks_match_torch_and_eval_is_identity():
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.Dropout(0.3)
+        x = lib.ones(4, 5, requires_grad=True)
+        y = layer(x)
+        y.sum().backward()
+        layer.eval()
+        return y.detach().numpy(), x.grad.numpy(), layer(x) is x, repr(layer)
+
+    ours, theirs = run(leafgrad), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0])
+    np.testing.assert_allclose(ours[1], theirs[1])
+    assert ours[2:] == theirs[2:]
+
+
+def test_embedding_padding_pretrained_and_grads():
+    def run(lib):
+        lib.manual_seed(0)
+        emb = lib.nn.Embedding(6, 3, padding_idx=-2)
+        idx = lib.tensor([[0, 4, 4], [5, 1, 0]])
+        out = emb(idx)
+        (out * out).sum().backward()
+        pre = lib.nn.Embedding.from_pretrained(lib.arange(6.0).reshape(3, 2))
+        pre2 = lib.nn.Embedding.from_pretrained(lib.arange(6.0).reshape(3, 2), freeze=False,
+                                               padding_idx=0)
+        return (emb.weight.detach().numpy(), out.detach().numpy(), emb.weight.grad.numpy(),
+                repr(emb), pre.weight.requires_grad, pre2.weight.requires_grad, repr(pre2),
+                pre(lib.tensor([2, 0])).tolist())
+
+    ours, theirs = run(leafgrad), run(torch)
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert ours[3:] == theirs[3:]
+
+
+def test_batchnorm_state_dict_version_and_old_checkpoints():
+    def run(lib):
+        bn = lib.nn.BatchNorm1d(2)
+        state = bn.state_dict()
+        old = {k: v for k, v in state.items() if k != "num_batches_tracked"}
+        result = bn.load_state_dict(old)  # a version-1 checkpoint: no num_batches_tracked
+        return list(state), dict(state._metadata), repr(result), str(state["num_batches_tracked"].dtype)
+
+    ours, theirs = run(leafgrad), run(torch)
+    assert ours[:3] == theirs[:3]
+    assert ours[3].split(".")[-1] == theirs[3].split(".")[-1]
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as error:  # noqa: BLE001
+        return type(error).__name__, str(error).splitlines()[0].replace("leafgrad.", "torch.")
+    return None
+
+
+BAD = [
+    "nn.Conv2d(3, 4, 3, groups=2)", "nn.Conv2d(4, 3, 3, groups=2)", "nn.Conv2d(2, 2, 3, groups=0)",
+    "nn.Conv2d(2, 2, 3, padding='full')", "nn.Conv2d(2, 2, 3, stride=2, padding='same')",
+"nn.Dropout(1.5)", "nn.GroupNorm(3, 4)",
+    "nn.Hardtanh(1.0, 0.0)", "nn.Linear(3, 2)(lib.zeros(2, 4))",
+    "nn.Linear(3, 2)(lib.zeros(4))", "nn.BatchNorm2d(3)(lib.zeros(2, 3))",
+    "nn.BatchNorm1d(3)(lib.zeros(2, 3, 4, 5))", "nn.BatchNorm1d(3)(lib.zeros(1, 3))",
+    "nn.Embedding(3, 2, padding_idx=5)", "nn.LayerNorm(4)(lib.zeros(2, 3))",
+    "nn.Unflatten(1, 3)", "nn.ConvTranspose2d(2, 2, 3, padding_mode='reflect')",
+    "nn.Sequential(nn.Linear(2, 2))[5]", "nn.Embedding.from_pretrained(lib.zeros(3))",
+]
+
+
+@pytest.mark.parametrize("code", BAD)
+def test_bad_input_matches_torch(code):
+    def run(lib):
+        return _error(lambda: eval(code, {"lib": lib, "nn": lib.nn}))  # noqa: S307
+
+    assert run(leafgrad) == run(torch)
+
+
+def test_bad_padding_mode_lists_the_same_modes_as_torch():
+    # torch prints a set, whose order varies from process to process: compare the contents
+    import re
+
+    def run(lib):
+        kind, message = _error(lambda: lib.nn.Conv2d(2, 2, 3, padding_mode="mirror"))
+        listed = sorted(re.findall(r"'(\w+)'", message))
+        return kind, re.sub(r"\{.*\}", "{...}", message), listed
+
+    assert run(leafgrad) == run(torch)
