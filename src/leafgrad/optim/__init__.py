@@ -1,6 +1,7 @@
-"""Optimizers (``leafgrad.optim.SGD``); built on Tensor only."""
+"""Optimizers (``leafgrad.optim.SGD``, ``Adam``, ``AdamW``); built on Tensor only."""
 
 from .optimizer import Optimizer
 from .sgd import SGD
+from .adam import Adam, AdamW
 
-__all__ = ["Optimizer", "SGD"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

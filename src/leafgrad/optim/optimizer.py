@@ -1,10 +1,29 @@
-"""The Optimizer base: parameter groups, ``zero_grad`` and state, as in torch.optim."""
+"""The Optimizer base: parameter groups, per-parameter state, ``zero_grad``, hooks and state
+dicts in torch's structure (``{"state": {index: {...}}, "param_groups": [{..., "params":
+[indices]}]}``), so a saved optimizer state looks and loads like torch's."""
 
 from __future__ import annotations
 
+import copy
+import warnings
+from collections import OrderedDict, defaultdict
+from itertools import chain
+
+from ..autograd.grad_mode import no_grad
+from ..nn.modules.module import RemovableHandle, _typename
 from ..tensor import Tensor
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group must give (e.g. SGD's old required lr)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
 
 
 class Optimizer:
@@ -12,36 +31,102 @@ class Optimizer:
 
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
-        self.state: dict = {}
-        self.param_groups: list[dict] = []
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
-                f"dicts, but got {type(params).__name__}"
+                f"dicts, but got {_typename(params)}"
             )
-        params = list(params)
-        if not params:
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        groups = list(params)
+        if not groups:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(params[0], dict):
-            params = [{"params": params}]
-        for group in params:
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
             self.add_param_group(group)
 
-    def add_param_group(self, group: dict) -> None:
-        group = dict(group)
-        params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
-        for param in group["params"]:
+    def __getstate__(self) -> dict:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own options (missing ones from the defaults).
+
+        Every check runs before the group is changed or added, so a rejected group leaves the
+        optimizer and the dict as they were."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        else:
+            params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names and len(names) != len(tensors):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are missing"
+            )
+        for param in tensors:
             if not isinstance(param, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
-                    + type(param).__name__
+                    + _typename(param)
                 )
-            if not param.is_leaf:
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-        for key, value in self.defaults.items():
-            group.setdefault(key, value)
-        self.param_groups.append(group)
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization parameter "
+                    + name
+                )
+        existing = set()
+        for group in self.param_groups:
+            existing.update(id(p) for p in group["params"])
+            if ("param_names" in group) != bool(names):
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add param "
+                    "group " + ("with" if names else "without") + " names to the optimizer"
+                )
+        if not existing.isdisjoint(id(p) for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        # checks passed: now change the group dict (torch keeps the caller's dict object)
+        param_group["params"] = tensors
+        if names:
+            param_group["param_names"] = names
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: set ``.grad`` to None (default) or zero it in place."""
@@ -59,17 +144,124 @@ class Optimizer:
                         grad.requires_grad_(False)
                     grad.zero_()
 
+    def _run_step(self, update, closure):
+        """Hooks, the closure under enable_grad, then ``update()`` without recording."""
+        from ..autograd.grad_mode import enable_grad
+
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, (), {})
+            if result is not None:
+                raise RuntimeError(
+                    "optimizer step pre-hooks returning new arguments are not supported"
+                )
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            update()
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, (), {})
+        return loss
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state dicts ----------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        index = {}
+        """``{"state": {param index: state}, "param_groups": [options + param indices]}``;
+        the state values are the live tensors, as in torch."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        mapping: dict = {}
+        start = 0
         groups = []
         for group in self.param_groups:
-            ids = []
-            for param in group["params"]:
-                index.setdefault(id(param), len(index))
-                ids.append(index[id(param)])
-            groups.append({**{k: v for k, v in group.items() if k != "params"}, "params": ids})
-        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for index, param in enumerate(group["params"], start):
+                mapping.setdefault(id(param), index)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        result = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            returned = hook(self, result)
+            if returned is not None:
+                result = returned
+        return result
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a state from ``state_dict()`` (deep-copied; floating state is cast to each
+        parameter's dtype as torch does). Nothing changes if the groups do not match."""
+        state_dict = dict(state_dict)
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            returned = hook(self, state_dict)
+            if returned is not None:
+                state_dict = returned
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                if key == "step":
+                    return value.clone()
+                if param.is_floating_point():
+                    return value.to(param.dtype).clone() if value.is_floating_point() else \
+                        value.clone()
+                return value.clone()
+            if isinstance(value, dict):
+                return {k: cast(param, v, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return copy.deepcopy(value)
+
+        state: defaultdict = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = cast(param, value)
+            else:
+                state[key] = copy.deepcopy(value)
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
 
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]
@@ -80,3 +272,11 @@ class Optimizer:
                     lines.append(f"    {key}: {group[key]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _add(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle

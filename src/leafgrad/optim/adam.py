@@ -1,0 +1,150 @@
+"""Adam and AdamW with torch's single-tensor update, step for step.
+
+The update runs on the parameters' arrays in place (one NumPy call per term, no graph), in
+the order and precision torch's CPU kernels use: ``exp_avg.lerp_(grad, 1 - beta1)``,
+``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)``, then
+``param.addcdiv_(exp_avg, exp_avg_sq.sqrt() / sqrt(bc2) + eps, value=-lr / bc1)`` with the
+bias corrections computed in Python floats from the float32 ``step`` counter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._creation import tensor, zeros_like
+from .. import _dtype
+from ..tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+def _scalar(value) -> float:
+    return value.item() if isinstance(value, Tensor) else value
+
+
+class Adam(Optimizer):
+    """Adaptive moment estimation (Kingma & Ba), with torch's options."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if differentiable:
+            raise RuntimeError(
+                "leafgrad's Adam does not support differentiable=True (the update runs on "
+                "arrays, outside the graph)"
+            )
+        betas = tuple(_scalar(b) for b in betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+
+    def step(self, closure=None):
+        return self._run_step(self._update, closure)
+
+    def _update(self) -> None:
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            lr = _scalar(group["lr"])
+            weight_decay, eps = group["weight_decay"], group["eps"]
+            amsgrad, maximize = group["amsgrad"], group["maximize"]
+            decoupled = group["decoupled_weight_decay"]
+            for param in group["params"]:
+                grad_t = param._grad
+                if grad_t is None:
+                    continue
+                state = self.state[param]
+                if len(state) == 0:
+                    state["step"] = tensor(0.0, dtype=_dtype.float32)
+                    state["exp_avg"] = zeros_like(param)
+                    state["exp_avg_sq"] = zeros_like(param)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_like(param)
+                data = param._data
+                kind = data.dtype.type
+                grad = np.negative(grad_t._data) if maximize else grad_t._data
+                step_t = state["step"]
+                step_t._data += np.float32(1)
+                step_t._bump_version()
+                if weight_decay != 0:
+                    if decoupled:
+                        data *= kind(1 - lr * weight_decay)
+                    else:
+                        grad = grad + kind(weight_decay) * data
+                exp_avg = state["exp_avg"]._data
+                exp_avg_sq = state["exp_avg_sq"]._data
+                # lerp_ with weight < 0.5: self + weight * (end - self)
+                exp_avg += kind(1 - beta1) * (grad - exp_avg)
+                exp_avg_sq *= kind(beta2)
+                exp_avg_sq += kind(1 - beta2) * grad * grad
+                step = float(step_t._data)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                step_size = lr / bias_correction1
+                if amsgrad:
+                    maximum = state["max_exp_avg_sq"]._data
+                    np.maximum(maximum, exp_avg_sq, out=maximum)
+                    denom = np.sqrt(maximum)
+                else:
+                    denom = np.sqrt(exp_avg_sq)
+                denom /= kind(bias_correction2_sqrt)
+                denom += kind(eps)
+                # addcdiv_: param + value * (exp_avg / denom)
+                np.divide(exp_avg, denom, out=denom)
+                denom *= kind(-step_size)
+                data += denom
+                for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+                    if name in state:
+                        state[name]._bump_version()
+                param._bump_version()
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter); weight_decay defaults to 1e-2."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True
