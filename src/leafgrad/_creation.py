@@ -270,7 +270,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(data, requires_grad, device)
 
 
-def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high

@@ -803,6 +803,27 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     return values.astype(dtype).reshape(shape)
 
 
+def random_full(shape, np_dtype, generator=None) -> np.ndarray:
+    """``tensor.random_()`` with no range: torch's uniform_int over the dtype's default range.
+
+    int64 and float64 take one 64-bit draw per element, other dtypes one 32-bit draw; the value
+    is the draw modulo max + 1 (integers), modulo 2**digits + 1 (floats), or its low bit
+    (bool), as torch's CPU kernel computes it.
+    """
+    gen = _generator(generator)
+    dtype = np.dtype(np_dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    wide = dtype in (np.dtype(np.int64), np.dtype(np.float64))
+    raw = gen._words64(count) if wide else gen._words(count)
+    if dtype.kind == "b":
+        values = (raw & _U64(1)).astype(bool)
+    elif dtype.kind == "f":
+        values = (raw % _U64((1 << (np.finfo(dtype).nmant + 1)) + 1)).astype(dtype)
+    else:
+        values = (raw % _U64(int(np.iinfo(dtype).max) + 1)).astype(dtype)
+    return values.reshape(shape)
+
+
 def randperm(n, np_dtype, generator=None) -> np.ndarray:
     """``torch.randperm(n)``: torch's Fisher-Yates shuffle, ``swap(i, i + word % (n - i))``.
 

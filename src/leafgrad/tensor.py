@@ -986,8 +986,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def random_(self, from_=0, to=None, *, generator=None):
         from . import _random
 
+        if to is None and not from_:
+            return self._random_fill(_random.random_full(self._data.shape, self._data.dtype,
+                                                         generator=generator))
         if to is None:
-            from_, to = 0, from_ if from_ else 2 ** min(self._data.itemsize * 8 - 1, 53)
+            from_, to = 0, from_
         return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
                                                  generator=generator))
 
