@@ -36,6 +36,7 @@ from ._functions_linalg import *  # noqa: F403
 from ._printing import set_printoptions
 from ._random import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, linalg, nn, ops, optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 
 def get_rng_state() -> Tensor:

@@ -1,0 +1,402 @@
+"""``leafgrad.save`` / ``leafgrad.load``: PyTorch's checkpoint format, both ways, safely.
+
+A checkpoint is the zip archive ``torch.save`` writes: ``<name>/data.pkl`` (a protocol-2
+pickle of the object in which every tensor is ``torch._utils._rebuild_tensor_v2(storage,
+offset, size, stride, requires_grad, hooks)`` and every storage a persistent id
+``("storage", torch.FloatStorage, key, "cpu", numel)``), one record ``<name>/data/<key>`` of raw
+little-endian bytes per storage (64-byte aligned), and small records for the format version,
+alignment and byte order. So ``torch.load(path, weights_only=True)`` reads what
+``leafgrad.save`` writes, and ``leafgrad.load`` reads what ``torch.save`` writes; tensors that
+share memory are written once and load sharing memory again.
+
+Note: loading never runs code from the file. The unpickler resolves globals through an
+allow-list (the tensor/parameter rebuild functions, storage and dtype names, ``torch.Size``,
+``OrderedDict``, the ``_codecs.encode`` that protocol-2 bytes use) and refuses any other with
+``pickle.UnpicklingError``, the check torch's ``weights_only=True`` makes.
+
+>>> leafgrad.save({"w": leafgrad.ones(2)}, "/tmp/w.pt")
+>>> leafgrad.load("/tmp/w.pt")
+{'w': tensor([1., 1.])}
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import os
+import pickle
+import struct
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from .tensor import Size, Tensor, _wrap
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
+
+_ALIGNMENT = 64
+_STORAGE_TYPES = {
+    "FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
+    "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,
+    "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_,
+}
+_STORAGE_BY_DTYPE = {np.dtype(v): k for k, v in _STORAGE_TYPES.items()}
+_USER_SAFE_GLOBALS: list = []
+
+
+# -- saving ---------------------------------------------------------------------------------------
+class _TorchGlobal:
+    """A name in torch's namespace, written into the pickle as a GLOBAL (torch need not be
+    installed to write it)."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle requires reduce functions to be callable
+        raise TypeError(f"{self.module}.{self.name} is a placeholder for writing checkpoints")
+
+
+class _StorageRef:
+    __slots__ = ("key", "dtype", "numel")
+
+    def __init__(self, key: str, dtype: np.dtype, numel: int):
+        self.key, self.dtype, self.numel = key, dtype, numel
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array that owns ``array``'s memory (following ``.base``), or ``array`` itself when
+    the owner is not an ndarray of the same dtype with a contiguous block."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype != array.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return array
+    return root
+
+
+class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be written by name
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, protocol: int):
+        super().__init__(file, protocol)
+        self.storages: dict[int, tuple[str, np.ndarray]] = {}
+
+    def _save_torch_global(self, obj: _TorchGlobal) -> None:
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_TorchGlobal] = _save_torch_global
+
+    def _save_dtype(self, obj) -> None:
+        self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_dtype.dtype] = _save_dtype
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _StorageRef):
+            storage_type = _TorchGlobal("torch", _STORAGE_BY_DTYPE[obj.dtype])
+            return ("storage", storage_type, obj.key, "cpu", obj.numel)
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            return self._reduce_tensor(obj)
+        if isinstance(obj, Size):
+            return (_TorchGlobal("torch", "Size"), (tuple(obj),))
+        return NotImplemented
+
+    def _storage(self, array: np.ndarray) -> tuple[_StorageRef, int, tuple]:
+        """(storage, element offset, element strides) for an array, sharing storages."""
+        root = _root(array)
+        itemsize = array.itemsize
+        offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        strides = tuple(s // itemsize for s in array.strides)
+        if root is array and not array.flags.c_contiguous:
+            root = offset = None
+        if (root is None or offset % itemsize or any(s < 0 for s in strides)
+                or any(s % itemsize for s in array.strides)):
+            # negative or misaligned strides cannot be described to torch: store a copy
+            root = np.ascontiguousarray(array)
+            offset = 0
+            strides = tuple(s // itemsize for s in root.strides)
+        entry = self.storages.get(id(root))
+        if entry is None:
+            key = str(len(self.storages))
+            self.storages[id(root)] = entry = (key, root)
+        if array.size == 0:
+            strides = _contiguous_strides(array.shape)
+        ref = _StorageRef(entry[0], array.dtype, root.size)
+        return ref, offset // itemsize, strides
+
+    def _reduce_tensor(self, tensor: Tensor):
+        from .nn.parameter import Parameter
+
+        if isinstance(tensor, Parameter):
+            plain = _wrap(tensor._data)
+            return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
+                    (plain, tensor._requires_grad, collections.OrderedDict()))
+        storage, offset, strides = self._storage(tensor._data)
+        args = (storage, offset, tuple(tensor._data.shape), strides, tensor._requires_grad,
+                collections.OrderedDict())
+        return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"), args)
+
+
+def _contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _archive_name(f) -> str:
+    if isinstance(f, (str, os.PathLike)):
+        name = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        return name or "archive"
+    return "archive"
+
+
+def save(obj: Any, f, pickle_module=pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False
+         ) -> None:
+    """Write ``obj`` (tensors, Parameters, state dicts, containers, numbers, strings) to
+    ``f`` (a path or a binary file) in torch's checkpoint format."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "leafgrad.save writes only torch's zip format (_use_new_zipfile_serialization=True)"
+        )
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer, pickle_protocol)
+    pickler.dump(obj)
+    name = _archive_name(f)
+    records = [("data.pkl", buffer.getvalue()), (".format_version", b"1"),
+               (".storage_alignment", str(_ALIGNMENT).encode())]
+    if not _disable_byteorder_record:
+        records.append(("byteorder", b"little"))
+    for key, root in pickler.storages.values():
+        array = root.astype(root.dtype.newbyteorder("<"), copy=False)
+        records.append((f"data/{key}", array.ravel(order="K").tobytes(order="A")))
+    records.append(("version", b"3\n"))
+    records.append((".data/serialization_id", _serialization_id(records)))
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as handle:
+            _write_zip(handle, name, records)
+    else:
+        _write_zip(f, name, records)
+
+
+def _serialization_id(records) -> bytes:
+    import hashlib
+
+    digest = hashlib.sha1()
+    for record, data in records:
+        digest.update(record.encode())
+        digest.update(data)
+    return digest.hexdigest().zfill(40).encode()
+
+
+def _write_zip(handle, name: str, records) -> None:
+    """Stored (uncompressed) records, each one's data starting at a multiple of 64 bytes."""
+    start = handle.tell() if handle.seekable() else 0
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED) as archive:
+        for record, data in records:
+            info = zipfile.ZipInfo(f"{name}/{record}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            header = handle.tell() - start if handle.seekable() else 0
+            used = header + 30 + len(info.filename.encode()) + 4
+            padding = (-used) % _ALIGNMENT
+            info.extra = b"FB" + struct.pack("<H", padding) + b"Z" * padding
+            archive.writestr(info, data)
+
+
+# -- loading -------------------------------------------------------------------------------------
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       metadata=None) -> Tensor:
+    array = storage
+    itemsize = array.itemsize
+    if len(size) and 0 in size:
+        data = np.empty(size, dtype=array.dtype)
+    else:
+        data = np.lib.stride_tricks.as_strided(
+            array[storage_offset:], shape=tuple(size),
+            strides=tuple(s * itemsize for s in stride))
+    return _wrap(data, bool(requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
+    from .nn.parameter import Parameter
+
+    return Parameter(data, requires_grad)
+
+
+def _size(values) -> Size:
+    return Size(values)
+
+
+def _allowed_globals() -> dict:
+    allowed = {
+        ("collections", "OrderedDict"): collections.OrderedDict,
+        ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+        ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
+        ("torch", "Size"): _size,
+        ("_codecs", "encode"): _latin1_encode,
+        ("builtins", "set"): set,
+        ("builtins", "frozenset"): frozenset,
+        ("builtins", "slice"): slice,
+        ("builtins", "complex"): complex,
+        ("builtins", "bytearray"): bytearray,
+    }
+    for d in _dtype.ALL:
+        allowed[("torch", d.name)] = d
+    for user in _USER_SAFE_GLOBALS:
+        obj, name = user if isinstance(user, tuple) else (user, None)
+        key = (obj.__module__, name or obj.__qualname__)
+        allowed[key] = obj
+    return allowed
+
+
+def _latin1_encode(text, encoding="latin1"):
+    if not isinstance(text, str) or encoding != "latin1":
+        raise pickle.UnpicklingError("_codecs.encode is allowed only for latin1 bytes")
+    return text.encode("latin1")
+
+
+_UNSAFE_MESSAGE = (
+    "Weights only load failed. In PyTorch 2.6, we changed the default value of the "
+    "`weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
+    "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary "
+    "code execution. Do it only if you got the file from a trusted source.\n"
+    "leafgrad refuses the global {module}.{name}: loading it could run code from the file. "
+    "If you trust the file and the global is safe, allow it with "
+    "leafgrad.serialization.add_safe_globals([...])."
+)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, read_record, allowed: dict):
+        super().__init__(file, encoding="utf-8")
+        self.read_record = read_record
+        self.allowed = allowed
+        self.storages: dict[str, np.ndarray] = {}
+
+    def find_class(self, module: str, name: str):
+        if module == "torch" and name in _STORAGE_TYPES:
+            return _STORAGE_TYPES[name]
+        try:
+            return self.allowed[(module, name)]
+        except KeyError:
+            raise pickle.UnpicklingError(
+                _UNSAFE_MESSAGE.format(module=module, name=name)) from None
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"unsupported persistent id {pid!r}")
+        _, storage_type, key, location, numel = pid
+        array = self.storages.get(key)
+        if array is None:
+            if isinstance(storage_type, type) and issubclass(storage_type, np.generic):
+                dtype = np.dtype(storage_type)
+            else:
+                raise pickle.UnpicklingError(f"unsupported storage type {storage_type!r}")
+            raw = self.read_record(f"data/{key}")
+            if len(raw) != numel * dtype.itemsize:
+                raise RuntimeError(
+                    f"storage data/{key} holds {len(raw)} bytes, expected {numel} elements of "
+                    f"{dtype.itemsize} bytes: the file is corrupted"
+                )
+            array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+            self.storages[key] = array
+        return array
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap=None, **pickle_load_args):
+    """Read a checkpoint written by ``torch.save`` or ``leafgrad.save``.
+
+    Only allow-listed globals are resolved (see Note: loading never runs code); everything
+    loads on the CPU, whatever ``map_location`` says."""
+    if weights_only is False:
+        raise pickle.UnpicklingError(
+            "leafgrad.load never unpickles arbitrary objects (weights_only=False): it could run "
+            "code from the file. Allow the classes you trust with "
+            "leafgrad.serialization.add_safe_globals([...]) instead."
+        )
+    data = _read_bytes(f)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        if data[:2] == b"PK":
+            raise RuntimeError(
+                "PytorchStreamReader failed reading zip archive: failed finding central "
+                "directory"
+            ) from None
+        raise pickle.UnpicklingError(
+            "not a checkpoint leafgrad can read: expected torch's zip format (torch.save with "
+            "_use_new_zipfile_serialization=True, the default since torch 1.6)"
+        ) from None
+    with archive:
+        names = archive.namelist()
+        pickles = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
+        if not pickles:
+            raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+        prefix = pickles[0][: -len("data.pkl")]
+
+        def read_record(record: str) -> bytes:
+            try:
+                return archive.read(prefix + record)
+            except KeyError:
+                raise RuntimeError(
+                    f"PytorchStreamReader failed locating file {record}: file not found"
+                ) from None
+            except (zipfile.BadZipFile, OSError) as error:
+                raise RuntimeError(
+                    f"PytorchStreamReader failed reading file {record}: {error}") from None
+
+        byteorder = prefix + "byteorder"
+        if byteorder in names and archive.read(byteorder) not in (b"little",):
+            raise RuntimeError("leafgrad reads only little-endian checkpoints")
+        unpickler = _Unpickler(io.BytesIO(read_record("data.pkl")), read_record,
+                               _allowed_globals())
+        return unpickler.load()
+
+
+def _read_bytes(f) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as handle:
+            return handle.read()
+    return f.read()
+
+
+# -- user allow-list (torch.serialization's names) ---------------------------------------------
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow these classes/functions (or ``(obj, "module.name")`` pairs) in ``load``."""
+    _USER_SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    return list(_USER_SAFE_GLOBALS)
+
+
+def clear_safe_globals() -> None:
+    _USER_SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """Context manager: ``add_safe_globals`` for the duration of a ``with`` block."""
+
+    def __init__(self, safe_globals: list):
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self):
+        _USER_SAFE_GLOBALS.extend(self.safe_globals)
+
+    def __exit__(self, *exc) -> None:
+        for obj in self.safe_globals:
+            _USER_SAFE_GLOBALS.remove(obj)
