@@ -1,22 +1,32 @@
-# The two commands the README documents. Each creates .venv on first use.
+# The two commands the README documents. Each creates .venv on first use and installs what it
+# needs (the stamps depend on pyproject.toml, so a changed dependency list is installed again).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
 .PHONY: demo test bench
 
-$(VENV)/.runtime:
-	$(PYTHON) -m venv $(VENV)
+$(VENV)/.runtime: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.examples: $(VENV)/.runtime
+	$(PY) -m pip install --quiet -e ".[examples]"
 	touch $@
 
 $(VENV)/.test: $(VENV)/.runtime
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-demo: $(VENV)/.runtime
+# The seed tour (every example of the seed tutorials, explained), then a real model: a CNN
+# trained on scikit-learn's handwritten digits with nn, optim.Adam and a DataLoader.
+demo: $(VENV)/.examples
 	$(PY) demo/seeds_tour.py
+	@echo
+	@echo "== Training a CNN on the handwritten digits (examples/digits_cnn.py)"
+	$(PY) examples/digits_cnn.py
 
 test: $(VENV)/.test
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m pytest -n 2 tests
