@@ -219,7 +219,8 @@ class PowTensor(Op):
 
     node = "PowBackward1"
     inputs = ("self", "exponent")
-    saves = {"self": ("self", "exponent"), "exponent": ("self",), "result": ("exponent",)}
+    saves = {"self": ("self", "exponent"), "exponent": ("self", "exponent"),
+             "result": ("exponent",)}
     broadcasts = True
     torch_names = ("pow",)
 
@@ -233,7 +234,6 @@ class PowTensor(Op):
         grad_self = grad_exponent = None
         if self.needs_grad(0):
             exponent = self.saved("exponent")
-            # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
             # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
             grad_self = _where(exponent == 0, 0.0, grad * (exponent * base.pow(exponent - 1)))
         if self.needs_grad(1):

@@ -521,10 +521,10 @@ class Addcdiv(Op):
     def backward(self, grad):
         value = self._params.get("value", 1)
         grad1 = grad2 = None
-        t2 = self.saved("tensor2")
         if self.needs_grad(1):
-            grad1 = grad * (value / t2)
+            grad1 = grad * (value / self.saved("tensor2"))
         if self.needs_grad(2):
+            t2 = self.saved("tensor2")
             grad2 = -grad * (value * self.saved("tensor1") / (t2 * t2))
         return grad, grad1, grad2
 

@@ -68,13 +68,13 @@ class _Normalisation(Op):
 
     def backward(self, grad):
         p = self._params
-        x = self.saved("input")
-        shape = tuple(x.shape)
+        shape = self.input_shape(0)
         affine = self.affine_shape(shape, p)
         keep = tuple(i for i, size in enumerate(affine) if size != 1)
         summed = tuple(i for i in range(len(shape)) if i not in keep)
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
+            x = self.saved("input")
             g = grad
             if self._saved.get("weight") is not None:
                 g = grad * self.saved("weight").reshape(affine)
@@ -82,7 +82,7 @@ class _Normalisation(Op):
             dims = self.dims(tuple(gx.shape), p)
             grad_x = _norm_input_grad(gx, g.reshape(tuple(gx.shape)), dims, p["eps"]).reshape(shape)
         if self.needs_grad(1):
-            gx = self.grouped_tensor(x, p)
+            gx = self.grouped_tensor(self.saved("input"), p)
             x_hat, _ = _normalise_tensor(gx, self.dims(tuple(gx.shape), p), p["eps"])
             grad_w = (grad * x_hat.reshape(shape)).sum(summed).reshape(self.input_shape(1))
         if self.needs_grad(2):
