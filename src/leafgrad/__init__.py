@@ -37,6 +37,15 @@ from ._printing import set_printoptions
 from ._random import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, linalg, nn, ops, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
+from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
+from . import accelerator, backends, cuda, profiler  # noqa: E402
+from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
+
+# x.sum(axis=0, keepdims=True) and torch.mean(x, axis=1) work, as in torch
+_add_methods(Tensor)
+_add_aliases(globals(), [n for n in dir() if not n.startswith("_")])
+del _add_aliases, _add_methods
 
 
 def get_rng_state() -> Tensor:

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import device as _device
+from ._device import use as _device_use
 from .tensor import Tensor, _wrap
 
 __all__ = [
@@ -23,7 +23,7 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 
 def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
     if device is not None:
-        _device(device)
+        _device_use(device)
     if requires_grad and data.dtype.kind != "f":
         raise RuntimeError(INT_REQUIRES_GRAD)
     return _wrap(data, bool(requires_grad))
@@ -148,18 +148,29 @@ def _np_dtype(dtype, default=None) -> np.dtype:
     return dtype.np
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
+def _sizes(positional: tuple, keyword) -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))`` or torch's keyword form ``zeros(size=(2, 3))``."""
+    if keyword is None:
+        return positional
+    if positional:
+        raise TypeError("argument 'size' given by name ('size') and position")
+    return (keyword,)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.ones(_size(size, "ones"), _np_dtype(dtype)), requires_grad, device)
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.zeros(_size(_sizes(sizes, size)), _np_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.ones(_size(_sizes(sizes, size), "ones"), _np_dtype(dtype)), requires_grad,
+                   device)
+
+
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None) -> Tensor:
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
-    return _finish(np.zeros(_size(size, "empty"), _np_dtype(dtype)), requires_grad, device)
+    return _finish(np.zeros(_size(_sizes(sizes, size), "empty"), _np_dtype(dtype)),
+                   requires_grad, device)
 
 
 def _fill_dtype(value):
@@ -252,21 +263,21 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
 # -- random ---------------------------------------------------------------------------------------
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _random
 
-    data = _random.uniform(_size(size), _np_dtype(dtype), generator=generator)
+    data = _random.uniform(_size(_sizes(sizes, size)), _np_dtype(dtype), generator=generator)
     return _finish(data, requires_grad, device)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
     """Standard normal; the same stream as torch for the same seed."""
     from . import _random
 
-    data = _random.normal(_size(size), _np_dtype(dtype), generator=generator)
+    data = _random.normal(_size(_sizes(sizes, size)), _np_dtype(dtype), generator=generator)
     return _finish(data, requires_grad, device)
 
 

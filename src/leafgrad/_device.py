@@ -1,12 +1,18 @@
-"""``device``: leafgrad runs on the CPU only; the class exists so torch code that names it runs."""
+"""``device``: leafgrad runs on the CPU only. As on a CPU-only build of torch, any device can be
+named (``leafgrad.device("cuda")``), and using one that is not the CPU fails with torch's error
+(``use``)."""
 
 from __future__ import annotations
 
-__all__ = ["device", "CPU"]
+__all__ = ["device", "CPU", "use"]
+
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+          "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+          "privateuseone")
 
 
 class device:
-    """``leafgrad.device('cpu')``; any other device type is refused with torch's error shape."""
+    """``leafgrad.device('cpu')``; other device types can be named, not used (see ``use``)."""
 
     __slots__ = ("type", "index")
 
@@ -14,14 +20,17 @@ class device:
         if isinstance(type, device):
             type, index = type.type, type.index
         text = str(type)
+        if isinstance(type, int) and not isinstance(type, bool):
+            text, index = "cuda", type  # torch.device(0) is the first accelerator
         if ":" in text:
             text, _, number = text.partition(":")
             index = int(number)
-        if text != "cpu":
+        if text not in _TYPES:
             raise RuntimeError(
-                f"leafgrad runs on the CPU only; device '{type}' is not available"
+                f"Expected one of {', '.join(_TYPES)} device type at start of device string: "
+                f"{text}"
             )
-        self.type = "cpu"
+        self.type = text
         self.index = index
 
     def __repr__(self) -> str:
@@ -42,3 +51,16 @@ class device:
 
 
 CPU = device("cpu")
+
+
+def use(where) -> device:
+    """The device ``where`` names, if leafgrad can put tensors there (only the CPU); otherwise
+    torch's error on a CPU-only build."""
+    target = where if isinstance(where, device) else device(where)
+    if target.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if target.type not in ("cpu", "meta"):
+        raise RuntimeError(
+            f"leafgrad runs on the CPU only; device '{target}' is not available"
+        )
+    return target

@@ -20,8 +20,13 @@ from .ops.linalg_decomp import LinAlgError
 __all__ = [
     "LinAlgError", "inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "qr", "svd",
     "svdvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_power", "pinv",
-    "matmul", "diagonal",
+    "matmul", "diagonal", "cross",
 ]
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
+    return _ops.linalg_cross(input, other, dim=dim, out=out)
 
 
 def inv(A):

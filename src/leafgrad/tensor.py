@@ -16,6 +16,7 @@ from . import _dtype
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
 from .methods.nn import NNMethods
@@ -102,6 +103,7 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
 
 
 _new = object.__new__
+_WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
 def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
@@ -114,7 +116,8 @@ def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
 SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
-class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods):
+class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
+             ExtraMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
@@ -137,6 +140,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_view_steps",
         "_view_src",
         "__weakref__",
+        "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
     # Note: NumPy defers to us in ``ndarray + Tensor`` because of this.
     __array_priority__ = 1000
@@ -351,8 +355,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @property
     def T(self) -> "Tensor":
-        if self.ndim <= 2:
-            return self.t() if self.ndim == 2 else self
+        # torch reverses the dims with permute for every rank (PermuteBackward0), warning once
+        # for ranks other than 2
+        if self.ndim != 2 and not _WARNED["T"]:
+            _WARNED["T"] = True
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                "is deprecated and it will throw an error in a future release. Consider `x.mT` "
+                "to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, "
+                "-1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
         return self.permute(*reversed(range(self.ndim)))
 
     @property
@@ -414,9 +425,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self) -> int:
@@ -479,6 +494,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
+        from ._device import use
+
+        use("cuda" if device is None else device)
         return self
 
     # -- autograd -----------------------------------------------------------------------------

@@ -159,9 +159,7 @@ def backward(
     else:
         grads = tuple(grad_tensors)
     if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"got {len(grads)} tensors and {len(outputs)} gradients"
-        )
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     root_grads = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -208,10 +206,7 @@ def grad(
     else:
         grads = _as_tuple(grad_outputs, "grad_outputs")
     if len(grads) != len(outputs_t):
-        raise RuntimeError(
-            f"grad requires one grad_output per output, got {len(grads)} grad_outputs and "
-            f"{len(outputs_t)} outputs"
-        )
+        raise RuntimeError(f"got {len(outputs_t)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
@@ -284,3 +279,5 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
 # Imported last: gradcheck uses the functions above. Binding the names here also makes
 # ``leafgrad.autograd.gradcheck`` the function rather than the submodule, as in torch.
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from . import profiler  # noqa: E402
+from .variable import Variable  # noqa: E402

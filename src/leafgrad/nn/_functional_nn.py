@@ -493,13 +493,13 @@ def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothi
         shape = [1] * log_p.ndim
         shape[class_dim] = classes
         product = product * weight.view(*shape)
-    losses = -product.sum(class_dim)
+    # torch negates after summing: -(sum over classes) per item, or -(sum of everything)
     if reduction == "mean":
         count = log_p.numel() // classes
-        return _ops.DivScalar.apply(losses.sum(), other=count)
+        return _ops.DivScalar.apply(-product.sum(), other=count)
     if reduction == "sum":
-        return losses.sum()
-    return losses
+        return -product.sum()
+    return -product.sum(class_dim)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

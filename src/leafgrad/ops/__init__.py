@@ -22,6 +22,7 @@ from .shape import (
 from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
+from .cross import LinalgCross, cross, linalg_cross
 
 __all__ = ["OPS", "Op", "register"]
 
@@ -66,9 +67,9 @@ def to(tensor, *args, **kwargs):
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if "device" in kwargs:
-        from .._device import device
+        from .._device import use
 
-        device(kwargs.pop("device"))
+        use(kwargs.pop("device"))
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     Tensor = _tensor_type()
@@ -80,9 +81,9 @@ def to(tensor, *args, **kwargs):
         elif isinstance(arg, bool):
             copy = arg if dtype is not None else copy
         else:
-            from .._device import device
+            from .._device import use
 
-            device(arg)
+            use(arg)
     if dtype is None or dtype.np == tensor._data.dtype:
         return Clone.apply(tensor) if copy else tensor
     return ToCopy.apply(tensor, dtype=dtype.np)

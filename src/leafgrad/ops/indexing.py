@@ -56,6 +56,15 @@ def _normalise(tensor, index) -> list:
         else:
             consumed += 1
     if consumed > tensor.ndim:
+        if tensor.ndim == 0 and len(items) == 1:
+            first = items[0]
+            if isinstance(first, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
+                raise IndexError(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                )
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim}")
     if sum(1 for item in items if item is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -77,7 +86,8 @@ def getitem(tensor, index):
         return Alias.apply(tensor)
     result, advanced = _split(tensor, index)
     if advanced is None:
-        return result
+        # every item kept its whole dim: torch still returns a new view (AliasBackward0)
+        return Alias.apply(tensor) if result is tensor else result
     return Index.apply(result, index=advanced)
 
 
@@ -88,7 +98,7 @@ def _split(tensor, index):
 
     Tensor = _tensor_cls()
     items = _normalise(tensor, index)
-    lone_full_slice = len(items) == 1 and isinstance(items[0], slice) and items[0] == slice(None)
+    lone_slice = isinstance(index, slice)  # x[a:b]; in a tuple, whole-dim slices are skipped
     result = tensor
     dim = 0
     advanced = []  # per remaining dim after the basic pass: slice(None) or an index array
@@ -112,9 +122,10 @@ def _split(tensor, index):
             size = result.shape[dim]
             if item.step is not None and item.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None) or lone_full_slice:  # torch skips a bare ':'
-                start, stop, step = item.indices(size)
-                stop = max(stop, start)
+            start, stop, step = item.indices(size)
+            stop = max(stop, start)
+            # torch skips a slice that keeps the whole dim, unless it is the lone index
+            if lone_slice or not (start == 0 and stop == size and step == 1):
                 result = Slice.apply(result, dim=dim, start=start, end=stop, step=step)
             advanced.append(slice(None))
             dim += 1

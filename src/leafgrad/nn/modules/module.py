@@ -480,7 +480,7 @@ class Module:
     def to(self, *args, **kwargs) -> "Module":
         """Cast floating-point parameters and buffers (``to(dtype)``); devices other than the
         CPU raise torch's error."""
-        from ..._device import device as device_cls
+        from ..._device import use as device_cls
 
         dtype = kwargs.pop("dtype", None)
         if "device" in kwargs:
@@ -525,9 +525,9 @@ class Module:
         return self
 
     def cuda(self, device=None) -> "Module":
-        from ..._device import device as device_cls
+        from ..._device import use
 
-        device_cls("cuda" if device is None else device)
+        use("cuda" if device is None else device)
         return self
 
     def share_memory(self) -> "Module":

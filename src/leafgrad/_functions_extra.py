@@ -1,0 +1,172 @@
+"""The rest of torch's top-level namespace that tutorials reach for: nn.functional functions
+torch also exposes at top level (with torch's signatures where they differ), in-place
+functions (``torch.sin_(x)``), bitwise functions, ``unique``, ``cross``, default device."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+from .nn import functional as _F
+from .ops import cross  # noqa: F401 - re-exported
+from .tensor import Tensor, _wrap
+
+__all__ = [
+    "softmax", "log_softmax", "relu_", "selu", "selu_", "celu", "celu_", "conv1d", "conv2d",
+    "conv_transpose2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d",
+    "adaptive_avg_pool1d", "cosine_similarity", "dropout", "layer_norm", "group_norm",
+    "batch_norm", "embedding", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "unique", "unique_consecutive", "cross", "set_default_device", "get_default_device",
+    "is_nonzero", "is_same_size",
+]
+
+# identical signatures in torch's top level and torch.nn.functional
+softmax = _F.softmax
+log_softmax = _F.log_softmax
+selu = _F.selu
+celu = _F.celu
+conv1d = _F.conv1d
+conv2d = _F.conv2d
+conv_transpose2d = _F.conv_transpose2d
+max_pool1d = _F.max_pool1d
+max_pool1d_with_indices = _F.max_pool1d_with_indices
+max_pool2d = _F.max_pool2d
+avg_pool1d = _F.avg_pool1d
+adaptive_avg_pool1d = _F.adaptive_avg_pool1d
+cosine_similarity = _F.cosine_similarity
+
+
+def relu_(input: Tensor) -> Tensor:
+    return _F.relu(input, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return _F.selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _F.celu(input, alpha, inplace=True)
+
+
+# torch's top-level forms whose arguments differ from nn.functional's
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _F.dropout(input, p, train)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5,
+               cudnn_enable: bool = True):
+    return _F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5,
+               cudnn_enabled: bool = True):
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool = True):
+    return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                         eps)
+
+
+def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False):
+    return _F.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# -- bitwise (the operators' ops, under torch's function names) --------------------------------
+def bitwise_and(input, other):
+    return input & other
+
+
+def bitwise_or(input, other):
+    return input | other
+
+
+def bitwise_xor(input, other):
+    return input ^ other
+
+
+def bitwise_not(input):
+    return ~input
+
+
+# -- set-like operations (no gradient, as in torch where their backward is not implemented) -----
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None):
+    """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
+    data = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(data.shape)
+    else:
+        dim = dim + data.ndim if dim < 0 else dim
+        moved = np.moveaxis(data, dim, 0).reshape(data.shape[dim], -1)
+        rows, inverse, counts = np.unique(moved, axis=0, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+        shape = (rows.shape[0],) + tuple(np.delete(data.shape, dim))
+        values = np.moveaxis(rows.reshape(shape), 0, dim)
+    result = [_wrap(np.ascontiguousarray(values))]
+    if return_inverse:
+        result.append(_wrap(inverse.astype(np.int64)))
+    if return_counts:
+        result.append(_wrap(counts.astype(np.int64)))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None):
+    """Collapse runs of equal consecutive values (elements, or slices along ``dim``)."""
+    data = input._data
+    if dim is None:
+        flat = data.reshape(-1)
+        starts = np.ones(flat.shape[0], dtype=bool)
+        starts[1:] = flat[1:] != flat[:-1]
+        values = flat[starts]
+        group = np.cumsum(starts) - 1
+        inverse = group.reshape(data.shape)
+    else:
+        dim = dim + data.ndim if dim < 0 else dim
+        moved = np.moveaxis(data, dim, 0)
+        rows = moved.reshape(moved.shape[0], -1)
+        starts = np.ones(rows.shape[0], dtype=bool)
+        starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+        values = np.moveaxis(moved[starts], 0, dim)
+        group = np.cumsum(starts) - 1
+        inverse = group
+    counts = np.diff(np.append(np.flatnonzero(starts), starts.shape[0]))
+    result = [_wrap(np.ascontiguousarray(values))]
+    if return_inverse:
+        result.append(_wrap(inverse.astype(np.int64)))
+    if return_counts:
+        result.append(_wrap(counts.astype(np.int64)))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def is_nonzero(input: Tensor) -> bool:
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(()))
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return input.shape == other.shape
+
+
+# -- default device (the CPU is the only one leafgrad has) --------------------------------------
+def set_default_device(device) -> None:
+    from ._device import use
+
+    if device is not None:
+        use(device)
+
+
+def get_default_device():
+    from ._device import CPU
+
+    return CPU
+

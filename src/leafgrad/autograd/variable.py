@@ -1,0 +1,32 @@
+"""``autograd.Variable``: the pre-0.4 wrapper, now any Tensor (torchviz imports it).
+
+``Variable(t, requires_grad=True)`` returns a new leaf sharing ``t``'s data, and
+``isinstance(x, Variable)`` is true for every tensor, as in torch.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Variable"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other) -> bool:
+        from ..tensor import Tensor
+
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+        from ..tensor import Tensor, _wrap
+
+        if data is None:
+            import numpy as np
+
+            data = _wrap(np.zeros(0, dtype=np.float32))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        result = data.detach()
+        if requires_grad:
+            result.requires_grad_(True)
+        return result

@@ -1,0 +1,25 @@
+"""``leafgrad.backends``: the flags torch code reads, with a CPU-only build's values."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+
+class _Flags(SimpleNamespace):
+    """A backend's settings: attributes a script may read or set; availability is fixed."""
+
+
+def _unavailable() -> bool:
+    return False
+
+
+cudnn = _Flags(enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
+               is_available=_unavailable, version=lambda: None)
+mps = _Flags(is_available=_unavailable, is_built=_unavailable)
+cuda = _Flags(matmul=_Flags(allow_tf32=False, allow_fp16_reduced_precision_reduction=True),
+              is_built=_unavailable)
+mkldnn = _Flags(enabled=True, is_available=lambda: True)
+openmp = _Flags(is_available=lambda: False)
+mkl = _Flags(is_available=lambda: False)
+
+__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl"]

@@ -1,0 +1,124 @@
+"""Tensor methods torch has that the topic mixins did not: bitwise and set-like functions,
+``cross``, in-place shape changes (``unsqueeze_``...), and small queries (``itemsize``...)."""
+
+from __future__ import annotations
+
+from . import lazy_ops as _ops
+
+
+class ExtraMethods:
+    __slots__ = ()
+
+    # -- bitwise (the operators' ops) --------------------------------------------------------
+    def bitwise_and(self, other):
+        return self & other
+
+    def bitwise_or(self, other):
+        return self | other
+
+    def bitwise_xor(self, other):
+        return self ^ other
+
+    def bitwise_not(self):
+        return ~self
+
+    def bitwise_and_(self, other):
+        return _ops.inplace(_ops.BitwiseAnd, self, other)
+
+    def bitwise_or_(self, other):
+        return _ops.inplace(_ops.BitwiseOr, self, other)
+
+    def bitwise_xor_(self, other):
+        return _ops.inplace(_ops.BitwiseXor, self, other)
+
+    def bitwise_not_(self):
+        return _ops.inplace(_ops.BitwiseNot, self)
+
+    # -- others --------------------------------------------------------------------------------
+    def cross(self, other, dim=None):
+        return _ops.cross(self, other, dim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+        from .._functions_extra import unique
+
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        from .._functions_extra import unique_consecutive
+
+        return unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def is_signed(self) -> bool:
+        return self._data.dtype.kind in "if"
+
+    def is_nonzero(self) -> bool:
+        from .._functions_extra import is_nonzero
+
+        return is_nonzero(self)
+
+    def is_same_size(self, other) -> bool:
+        return self.shape == other.shape
+
+    def get_device(self) -> int:
+        return -1  # the CPU
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def positive(self):
+        if self._data.dtype.kind == "b":
+            raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def storage_offset(self) -> int:
+        data = self._data
+        root = data
+        while root.base is not None and hasattr(root.base, "__array_interface__"):
+            root = root.base
+        offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return offset // data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    # -- in-place shape changes: the tensor itself becomes the view ----------------------------
+    def _become(self, view):
+        """Take ``view``'s data and history (torch changes the tensor's metadata in place)."""
+        from ..autograd.grad_mode import state
+
+        if state.grad_enabled and self._requires_grad and self._grad_fn is None:
+            from ..tensor import LEAF_INPLACE
+
+            raise RuntimeError(LEAF_INPLACE)
+        self._data = view._data
+        if view._grad_fn is not None:
+            self._grad_fn = view._grad_fn
+            self._output_nr = view._output_nr
+        self._bump_version()
+        return self
+
+    def unsqueeze_(self, dim):
+        return self._become(self.unsqueeze(dim))
+
+    def squeeze_(self, dim=None):
+        return self._become(self.squeeze(dim))
+
+    def t_(self):
+        return self._become(self.t())
+
+    def transpose_(self, dim0, dim1):
+        return self._become(self.transpose(dim0, dim1))
+
+    swapaxes_ = swapdims_ = transpose_

@@ -1,0 +1,66 @@
+"""The 3-vector cross product along one dim (``linalg.cross``, ``torch.cross``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _promote
+from .registry import Op, register
+
+
+@register
+class LinalgCross(Op):
+    """``a x b`` along ``dim`` (size 3), broadcasting the other dims."""
+
+    node = "LinalgCrossBackward0"
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("self",)}
+    broadcasts = True
+    torch_names = ("linalg.cross", "cross")
+
+    @staticmethod
+    def forward(ctx, a, b, dim=-1):
+        a, b = _promote.binary(a, b)
+        return np.cross(a, b, axisa=dim, axisb=dim, axisc=dim)
+
+    def backward(self, grad):
+        # d/da <g, a x b> = b x g ; d/db <g, a x b> = g x a
+        dim = self._params.get("dim", -1)
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = LinalgCross.apply(self.saved("other"), grad, dim=dim)
+        if self.needs_grad(1):
+            grad_other = LinalgCross.apply(grad, self.saved("self"), dim=dim)
+        return grad_self, grad_other
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    if out is not None:
+        raise NotImplementedError("out= is not supported by leafgrad.linalg.cross")
+    if input.ndim != other.ndim:
+        raise RuntimeError(
+            f"linalg.cross: inputs must have the same number of dimensions."
+        )
+    ndim = input.ndim
+    wrapped = dim + ndim if dim < 0 else dim
+    if input.shape[wrapped] != 3 or other.shape[wrapped] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+            f"{input.shape[wrapped]} and {other.shape[wrapped]}"
+        )
+    return LinalgCross.apply(input, other, dim=wrapped - ndim)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """torch.cross: with no dim, the first dim of size 3 (deprecated in torch, with a warning)."""
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release.",
+            UserWarning, stacklevel=2)
+        dim = next((i for i, size in enumerate(np.broadcast_shapes(input.shape, other.shape))
+                    if size == 3), -1)
+    return linalg_cross(input, other, dim=dim, out=out)
