@@ -37,3 +37,11 @@ def test_digits_cnn_reaches_97_percent_and_saves_a_torch_checkpoint(tmp_path):
 
 def test_detach_example_prints_what_torch_prints():
     assert _run("detach_two_models.py") == _run("detach_two_models.py", backend="torch")
+
+
+def test_char_lm_trains_and_samples_what_torch_does():
+    # same seed, same initial weights, same batches: the same loss and the same sampled text
+    ours = _run("char_lm.py", "--no-progress", "--steps", "30")
+    theirs = _run("char_lm.py", "--no-progress", "--steps", "30", backend="torch")
+    assert ours.splitlines()[1:] == theirs.splitlines()[1:]
+    assert ours.split("final loss ")[1][:5] == theirs.split("final loss ")[1][:5]

@@ -23,6 +23,7 @@ from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 from .cross import LinalgCross, cross, linalg_cross
+from .rnn import LSTMStep, lstm_cell
 
 __all__ = ["OPS", "Op", "register"]
 

@@ -10,6 +10,7 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .dropout import Dropout
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .sparse import Embedding
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .loss import *  # noqa: F403
@@ -20,5 +21,6 @@ __all__ = [
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Conv1d", "Conv2d",
     "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
-    "Embedding", *_activation_all, *_loss_all,
+    "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+    "GRUCell", *_activation_all, *_loss_all,
 ]

@@ -1,0 +1,421 @@
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their one-step cells, with torch's
+parameter names, order, initialisation, shapes and errors.
+
+A layer is computed as torch defines it, from differentiable ops (so every order of derivative
+works): the input projections of all time steps are one matrix product, then each step adds
+the hidden projection and applies the gate nonlinearities. Gate order is torch's: LSTM
+(input, forget, cell, output), GRU (reset, update, new).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ... import ops as _ops
+from ..._creation import empty, zeros
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    """Shared by RNN, LSTM and GRU: parameters per layer and direction, checks, the loop."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        directions = 2 if bidirectional else 1
+        if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
+                or isinstance(dropout, bool)):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            import warnings
+
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}", stacklevel=2)
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        gate_size = _GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                real_hidden = proj_size if proj_size > 0 else hidden_size
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [("weight_ih", (gate_size, layer_input)),
+                          ("weight_hh", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                names = []
+                for kind, shape in shapes:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(empty(shape, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def flatten_parameters(self) -> None:
+        """A no-op: leafgrad keeps no fused weight buffer."""
+
+    @property
+    def all_weights(self) -> list:
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    def extra_repr(self) -> str:
+        text = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            text += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            text += ", num_layers={num_layers}"
+        if self.bias is not True:
+            text += ", bias={bias}"
+        if self.batch_first is not False:
+            text += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            text += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            text += ", bidirectional={bidirectional}"
+        return text.format(**self.__dict__)
+
+    # -- checks (torch's messages) ---------------------------------------------------------
+    def _check_input(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
+                "instead"
+            )
+        if self.input_size != input.size(-1):
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.size(-1)}"
+            )
+
+    def _check_hidden(self, hx: Tensor, expected: tuple, message: str) -> None:
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(message.format(tuple(expected), list(hx.shape)))
+
+    def _state_shape(self, batch: int, size: int) -> tuple:
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+
+    # -- the recurrence --------------------------------------------------------------------------
+    def _step(self, projected: Tensor, state, weights: dict):
+        raise NotImplementedError
+
+    def _run(self, input: Tensor, states: list) -> tuple:
+        """``input`` (L, N, H_in); ``states`` per (layer, direction); returns (output, finals)."""
+        from ... import cat, stack
+
+        directions = 2 if self.bidirectional else 1
+        layer_input = input
+        finals = []
+        steps = input.size(0)
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                names = self._all_weights[layer * directions + direction]
+                weights = {name.split("_l")[0]: getattr(self, name) for name in names}
+                projected = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
+                # one unbind, not a select per step: each select's backward would fill a
+                # zero gradient of the whole sequence
+                per_step = projected.unbind(0)
+                state = states[layer * directions + direction]
+                order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
+                hiddens = [None] * steps
+                for t in order:
+                    state, hidden = self._step(per_step[t], state, weights)
+                    hiddens[t] = hidden
+                outputs.append(stack(hiddens) if steps else projected[:, :, :0])
+                finals.append(state)
+            layer_output = outputs[0] if directions == 1 else cat(outputs, dim=2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_output = F.dropout(layer_output, self.dropout, True)
+            layer_input = layer_output
+        return layer_input, finals
+
+    def _prepare(self, input: Tensor):
+        self._check_input(input)
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        return input, batched
+
+    def _finish(self, output: Tensor, batched: bool) -> Tensor:
+        if not batched:
+            return output.squeeze(1)
+        return output.transpose(0, 1) if self.batch_first else output
+
+
+def _split_state(hx: Tensor | None, count: int, shape: tuple, like: Tensor):
+    if hx is None:
+        return [zeros(shape[1:], dtype=like.dtype) for _ in range(count)]
+    return list(hx.unbind(0))
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h' = tanh(W_ih x + b_ih + W_hh h + b_hh)`` (or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(mode, *args, **kwargs)
+
+    def _step(self, projected, state, weights):
+        pre = projected + F.linear(state, weights["weight_hh"], weights.get("bias_hh"))
+        hidden = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
+        return hidden, hidden
+
+    def forward(self, input: Tensor, hx: Tensor | None = None):
+        input, batched = self._prepare(input)
+        batch = input.size(1)
+        shape = self._state_shape(batch, self.hidden_size)
+        if hx is not None:
+            if not batched:
+                if hx.dim() != 2:
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D "
+                        "tensor")
+                hx = hx.unsqueeze(1)
+            elif hx.dim() != 3:
+                raise RuntimeError(
+                    f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+            self._check_hidden(hx, shape, "Expected hidden size {}, got {}")
+        states = _split_state(hx, shape[0], shape, input)
+        output, finals = self._run(input, states)
+        from ... import stack
+
+        h_n = stack(finals)
+        if not batched:
+            h_n = h_n.squeeze(1)
+        return self._finish(output, batched), h_n
+
+
+class LSTM(RNNBase):
+    """Long short-term memory: gates (i, f, g, o); ``c' = f c + i g``, ``h' = o tanh(c')``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def _step(self, projected, state, weights):
+        h, c = state
+        h, c = _ops.LSTMStep.apply(projected, h, c, weights["weight_hh"], weights.get("bias_hh"))
+        if "weight_hr" in weights:
+            h = F.linear(h, weights["weight_hr"])
+        return (h, c), h
+
+    def forward(self, input: Tensor, hx=None):
+        from ... import stack
+
+        input, batched = self._prepare(input)
+        batch = input.size(1)
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = self._state_shape(batch, real_hidden)
+        c_shape = self._state_shape(batch, self.hidden_size)
+        if hx is not None:
+            h0, c0 = hx
+            if not batched:
+                if h0.dim() != 2 or c0.dim() != 2:
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx and cx should also be 2-D but got "
+                        f"({h0.dim()}-D, {c0.dim()}-D) tensors")
+                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+            elif h0.dim() != 3 or c0.dim() != 3:
+                raise RuntimeError(
+                    f"For batched 3-D input, hx and cx should also be 3-D but got "
+                    f"({h0.dim()}-D, {c0.dim()}-D) tensors")
+            self._check_hidden(h0, h_shape, "Expected hidden[0] size {}, got {}")
+            self._check_hidden(c0, c_shape, "Expected hidden[1] size {}, got {}")
+            states = list(zip(h0.unbind(0), c0.unbind(0)))
+        else:
+            states = [(zeros(h_shape[1:], dtype=input.dtype), zeros(c_shape[1:], dtype=input.dtype))
+                      for _ in range(h_shape[0])]
+        output, finals = self._run(input, states)
+        h_n = stack([h for h, _ in finals])
+        c_n = stack([c for _, c in finals])
+        if not batched:
+            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        return self._finish(output, batched), (h_n, c_n)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit: ``n = tanh(x_n + r (W_hn h + b_hn))``, ``h' = n + z (h - n)``."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError(
+                "proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def _step(self, projected, state, weights):
+        size = self.hidden_size
+        hidden = F.linear(state, weights["weight_hh"], weights.get("bias_hh"))
+        rz = (projected[..., :2 * size] + hidden[..., :2 * size]).sigmoid()
+        r, z = rz[..., :size], rz[..., size:]
+        n = (projected[..., 2 * size:] + r * hidden[..., 2 * size:]).tanh()
+        h = n + z * (state - n)
+        return h, h
+
+    forward = RNN.forward
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self) -> str:
+        text = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            text += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            text += ", nonlinearity={nonlinearity}"
+        return text.format(**self.__dict__)
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def _prepare(self, input: Tensor, hx, name: str):
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(
+                f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        input, hx, batched = self._prepare(input, hx, "RNNCell")
+        pre = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(hx, self.weight_hh,
+                                                                          self.bias_hh)
+        out = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx=None):
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            h = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            c = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        else:
+            h, c = hx
+            if not batched:
+                h, c = h.unsqueeze(0), c.unsqueeze(0)
+        h, c = _ops.LSTMStep.apply(F.linear(input, self.weight_ih, self.bias_ih), h, c,
+                                   self.weight_hh, self.bias_hh)
+        if not batched:
+            return h.squeeze(0), c.squeeze(0)
+        return h, c
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        input, hx, batched = self._prepare(input, hx, "GRUCell")
+        size = self.hidden_size
+        projected = F.linear(input, self.weight_ih, self.bias_ih)
+        hidden = F.linear(hx, self.weight_hh, self.bias_hh)
+        rz = (projected[..., :2 * size] + hidden[..., :2 * size]).sigmoid()
+        r, z = rz[..., :size], rz[..., size:]
+        n = (projected[..., 2 * size:] + r * hidden[..., 2 * size:]).tanh()
+        out = n + z * (hx - n)
+        return out if batched else out.squeeze(0)
