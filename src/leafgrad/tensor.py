@@ -1025,12 +1025,16 @@ def _can_steal(grad: "Tensor") -> bool:
     """
     data = grad._data
     flags = data.flags
-    return (
-        flags.owndata
-        and flags.c_contiguous
-        and flags.writeable
-        and sys.getrefcount(grad) <= _STEAL_REFS
-    )
+    if not (flags.c_contiguous and flags.writeable and sys.getrefcount(grad) <= _STEAL_REFS):
+        return False
+    if flags.owndata:
+        return True
+    # A contiguous view of the whole of an array that nothing else holds (the transposed
+    # product of Note: gradient layout in ops/linalg.py) is as private as the array itself:
+    # getrefcount sees the view's reference and its own argument.
+    base = data.base
+    return (type(base) is np.ndarray and base.flags.owndata and base.nbytes == data.nbytes
+            and sys.getrefcount(base) <= 2)
 
 
 # References to a stealable grad seen inside ``_can_steal``: the engine's local and its input

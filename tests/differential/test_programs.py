@@ -141,7 +141,6 @@ KNOWN_PRESENTATION_DIFFERENCES = {
     99: "create_graph: torch's _unsafe_view backward records UnsafeViewBackward0, leafgrad View",
     177: "a zero gradient prints as -0. in torch (sign of zero from its formula), 0. here",
     195: "create_graph: torch's sum backward of a keepdim-less dim uses view, leafgrad unsqueeze",
-    248: "a zero gradient prints as -0. in torch (sign of zero from its formula), 0. here",
     307: "float32 matmul: a cancelling entry differs in the 4th digit (BLAS summation order)",
 }
 

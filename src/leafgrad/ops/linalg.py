@@ -26,7 +26,7 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 class Mm(Op):
     node = "MmBackward0"
     inputs = ("self", "mat2")
-    saves = {"self": ("mat2",), "mat2": ("self",)}
+    saves = {"self": ("mat2",), "mat2": ("self",), "layouts": ("self", "mat2")}
     torch_names = ("mm", "matmul")
 
     @staticmethod
@@ -41,15 +41,38 @@ class Mm(Op):
                 f"{b.shape[0]}x{b.shape[1]})"
             )
         _same_dtype(a, b)
+        if ctx is not None:
+            ctx.keep("layouts", (_column_major(a), _column_major(b)))
         return a @ b
 
     def backward(self, grad):
         grad_self = grad_mat2 = None
         if self.needs_grad(0):
-            grad_self = grad.mm(self.saved("mat2").t())
+            grad_self = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
         if self.needs_grad(1):
-            grad_mat2 = self.saved("self").t().mm(grad)
+            grad_mat2 = _mat2_grad(grad, self.saved("self"), self.saved("layouts")[1])
         return grad_self, grad_mat2
+
+
+# Note: gradient layout
+# torch's mm_mat1_backward / mm_mat2_backward return a column-major gradient for a column-major
+# (transposed) input: grad.t().mm(mat1).t() instead of mat1.t().mm(grad). nn.Linear passes
+# weight.t(), so its weight gradient arrives contiguous in the weight's own layout and the leaf
+# can keep it without a copy (benchmarks/bench_train.py, mlp32). Same arithmetic as torch's.
+def _column_major(a: np.ndarray) -> bool:
+    return a.ndim == 2 and a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
+
+
+def _mat1_grad(grad, mat2, column_major: bool):
+    if column_major:
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def _mat2_grad(grad, mat1, column_major: bool):
+    if column_major:
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
 
 
 @register
@@ -123,13 +146,15 @@ class Addmm(Op):
 
     node = "AddmmBackward0"
     inputs = ("self", "mat1", "mat2")
-    saves = {"mat1": ("mat2",), "mat2": ("mat1",)}
+    saves = {"mat1": ("mat2",), "mat2": ("mat1",), "layouts": ("mat1", "mat2")}
     broadcasts = True
     torch_names = ("addmm", "nn.functional.linear")
 
     @staticmethod
     def forward(ctx, bias, a, b, beta=1, alpha=1):
         product = Mm.forward(None, a, b)
+        if ctx is not None:
+            ctx.keep("layouts", (_column_major(a), _column_major(b)))
         if alpha != 1:
             product = product * alpha
         if beta == 0:
@@ -149,10 +174,10 @@ class Addmm(Op):
         if self.needs_grad(0):
             grad_bias = grad if beta == 1 else grad * beta
         if self.needs_grad(1):
-            grad_a = grad.mm(self.saved("mat2").t())
+            grad_a = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
             grad_a = grad_a if alpha == 1 else grad_a * alpha
         if self.needs_grad(2):
-            grad_b = self.saved("mat1").t().mm(grad)
+            grad_b = _mat2_grad(grad, self.saved("mat1"), self.saved("layouts")[1])
             grad_b = grad_b if alpha == 1 else grad_b * alpha
         return grad_bias, grad_a, grad_b
 
