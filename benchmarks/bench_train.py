@@ -174,7 +174,7 @@ def lstm_numpy():
     w_ih, w_hh, b_ih, b_hh = params
     H = HIDDEN
 
-    def step():
+    def forward_backward():
         projected = x @ w_ih.T + b_ih + b_hh
         h = np.zeros((BATCH, H), np.float32)
         c = np.zeros((BATCH, H), np.float32)
@@ -207,11 +207,15 @@ def lstm_numpy():
         flat = grad_gates.reshape(-1, 4 * H)
         hs = np.concatenate([np.zeros((1, BATCH, H), np.float32), out[:-1]]).reshape(-1, H)
         grads = [flat.T @ x.reshape(-1, H), flat.T @ hs, flat.sum(0), flat.sum(0)]
+        return loss, grads
+
+    def step():
+        loss, grads = forward_backward()
         for p, grad in zip(params, grads):
             p -= LR * grad
         return loss
 
-    return step
+    return step, forward_backward
 
 
 # -- digits epoch ---------------------------------------------------------------------------------
@@ -265,7 +269,7 @@ def build(libs, wanted):
         "mlp512": ("MLP SGD step, batch 512", lambda lib: mlp_lib(lib, 512),
                    lambda: mlp_numpy(512)[0]),
         "cnn64": ("CNN SGD step, batch 64", cnn_lib, cnn_numpy),
-        "lstm": ("LSTM SGD step, 32x32x128", lstm_lib, lstm_numpy),
+        "lstm": ("LSTM SGD step, 32x32x128", lstm_lib, lambda: lstm_numpy()[0]),
         "digits": ("digits CNN epoch (Adam)", digits_lib, None),
     }
     for key in wanted:
