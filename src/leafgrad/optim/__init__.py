@@ -1,8 +1,11 @@
-"""Optimizers (``leafgrad.optim.SGD``, ``Adam``, ``AdamW``); built on Tensor only."""
+"""Optimizers with torch's update rules and state dicts, and ``lr_scheduler``; built on Tensor
+only."""
 
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
+from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "NAdam", "RAdam", "lr_scheduler"]

@@ -1,0 +1,306 @@
+"""RMSprop, Adagrad, Adadelta, Adamax, NAdam and RAdam with torch's single-tensor updates.
+
+Each update is the sequence of in-place tensor operations torch's (non-foreach) kernels run,
+in the same order, on tensors of the parameter's dtype, with torch's state keys (a float32
+``step`` tensor per parameter, ``square_avg``, ``exp_avg``, ...), so parameters and
+``state_dict()`` agree with torch step for step.
+"""
+
+from __future__ import annotations
+
+from .._creation import full_like, tensor, zeros_like
+from .. import _dtype
+from ..tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
+
+
+def _lr(value):
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _check(lr, eps=None, weight_decay=0.0, betas=None) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if betas is not None:
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _step_counter() -> Tensor:
+    return tensor(0.0, dtype=_dtype.float32)
+
+
+class _Adaptive(Optimizer):
+    """The loop shared by these optimizers: skip parameters without grad, init state once."""
+
+    def step(self, closure=None):
+        return self._run_step(self._update, closure)
+
+    def _update(self) -> None:
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if len(state) == 0:
+                    self._init_state(state, param, group)
+                grad = param.grad if not group["maximize"] else -param.grad
+                self._update_one(param, grad, state, group)
+
+    def _init_state(self, state: dict, param: Tensor, group: dict) -> None:
+        raise NotImplementedError
+
+    def _update_one(self, param, grad, state, group) -> None:
+        raise NotImplementedError
+
+
+class RMSprop(_Adaptive):
+    """Divide by a running root mean square of the gradients (optionally centred, with
+    momentum)."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        _check(lr, eps, weight_decay)
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["square_avg"] = zeros_like(param)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_like(param)
+        if group["centered"]:
+            state["grad_avg"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        alpha, eps, lr = group["alpha"], group["eps"], _lr(group["lr"])
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-lr)
+        else:
+            param.addcdiv_(grad, avg, value=-lr)
+
+
+class Adagrad(_Adaptive):
+    """Divide by the root of the summed squared gradients (``lr`` decays with ``lr_decay``)."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
+                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
+                 differentiable=False, fused=None):
+        _check(lr, None, weight_decay)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
+                                      weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, fused=fused))
+        # torch creates the state of every parameter up front
+        for group in self.param_groups:
+            for param in group["params"]:
+                self._init_state(self.state[param], param, group)
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["sum"] = full_like(param, self.defaults["initial_accumulator_value"])
+
+    def _update_one(self, param, grad, state, group):
+        state["step"] += 1
+        step = state["step"].item()
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        clr = _lr(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+        state["sum"].addcmul_(grad, grad, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        param.addcdiv_(grad, std, value=-clr)
+
+
+class Adadelta(_Adaptive):
+    """Steps scaled by the ratio of running RMS of updates to running RMS of gradients."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        _check(lr, None, 0.0)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize, capturable=capturable, foreach=foreach,
+                                      differentiable=differentiable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["square_avg"] = zeros_like(param)
+        state["acc_delta"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        rho, eps = group["rho"], group["eps"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_()
+        delta.div_(std).mul_(grad)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        param.add_(delta, alpha=-_lr(group["lr"]))
+
+
+class Adamax(_Adaptive):
+    """Adam with the infinity norm of past gradients in place of the second moment."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        _check(lr, eps, weight_decay, betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, capturable=capturable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["exp_avg"] = zeros_like(param)
+        state["exp_inf"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        from .. import maximum
+
+        beta1, beta2 = group["betas"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
+        clr = _lr(group["lr"]) / (1 - beta1 ** state["step"].item())
+        param.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+
+class NAdam(_Adaptive):
+    """Adam with Nesterov momentum (momentum decaying by ``momentum_decay``)."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _check(lr, eps, weight_decay, betas)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["mu_product"] = tensor(1.0, dtype=_dtype.float32)
+        state["exp_avg"] = zeros_like(param)
+        state["exp_avg_sq"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr, eps, decay = _lr(group["lr"]), group["eps"], group["momentum_decay"]
+        state["step"] += 1
+        step = state["step"].item()
+        bias_correction2 = 1 - beta2**step
+        if group["weight_decay"] != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * group["weight_decay"])
+            else:
+                grad = grad.add(param, alpha=group["weight_decay"])
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
+        mu_product = state["mu_product"]
+        mu_product *= mu  # a float32 tensor, as torch keeps it
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = exp_avg_sq.div(bias_correction2).sqrt()
+        product = mu_product.item()
+        product_next = product * mu_next
+        denom.add_(eps)
+        param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - product)))
+        param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - product_next))
+
+
+class RAdam(_Adaptive):
+    """Rectified Adam: plain momentum steps until the variance estimate is reliable."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check(lr, eps, weight_decay, betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      differentiable=differentiable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = _step_counter()
+        state["exp_avg"] = zeros_like(param)
+        state["exp_avg_sq"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr, eps = _lr(group["lr"]), group["eps"]
+        state["step"] += 1
+        step = state["step"].item()
+        if group["weight_decay"] != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * group["weight_decay"])
+            else:
+                grad = grad.add(param, alpha=group["weight_decay"])
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        corrected = exp_avg / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
+            param.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+        else:
+            param.add_(corrected * lr, alpha=-1.0)
