@@ -225,7 +225,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if count <= 1:
             raise ValueError(
                 "Expected more than 1 value per channel when training, got input size "
-                f"{input.shape}"
+                f"torch.Size({list(input.shape)})"
             )
         if running_mean is not None or running_var is not None:
             with no_grad():

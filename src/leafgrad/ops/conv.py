@@ -310,7 +310,7 @@ def _check_conv(x, w, groups, spatial, name, transposed=False):
         )
     if x.ndim != dims:
         raise RuntimeError(
-            f"Expected {dims}D (unbatched) or {dims + 1}D (batched) input to {name}, but got "
+            f"Expected {dims - 1}D (unbatched) or {dims}D (batched) input to {name}, but got "
             f"input of size: {list(x.shape)}"
         )
     channels = w.shape[0] if transposed else w.shape[1] * groups
@@ -346,9 +346,11 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
     elif padding == "same":
         kernel = weight.shape[2:] if spatial == 2 else (1, weight.shape[2])
         total = [d * (k - 1) for d, k in zip(dilation, kernel)]
-        if any(t % 2 for t in total):
-            raise NotImplementedError("padding='same' with an asymmetric total padding")
         padding = (total[0] // 2, total[1] // 2)
+        if any(t % 2 for t in total):  # ATen: zero-pad the right side by the odd one first
+            from .norm import ConstantPadNd
+            pad = (0, total[1] % 2) if spatial == 1 else (0, total[1] % 2, 0, total[0] % 2)
+            x = ConstantPadNd.apply(x, pad=pad, value=0)
     else:
         padding = _pair(padding)
     out = Convolution.apply(x, weight, bias, stride=tuple(stride), padding=tuple(padding),

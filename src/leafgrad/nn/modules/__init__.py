@@ -7,7 +7,9 @@ from .flatten import Flatten, Unflatten
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
-from .dropout import Dropout
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .padding import *  # noqa: F403
+from .padding import __all__ as _padding_all
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
@@ -20,7 +22,8 @@ __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Conv1d", "Conv2d",
     "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+    "AdaptiveAvgPool2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+    "FeatureAlphaDropout", *_padding_all, "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
     "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
     "GRUCell", *_activation_all, *_loss_all,
 ]

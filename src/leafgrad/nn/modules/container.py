@@ -10,7 +10,7 @@ from typing import Iterable
 
 from ...tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent
+from .module import Module, _addindent, _typename
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -308,11 +308,11 @@ class ModuleDict(Module):
         )
 
 
-def _parameter_repr(value) -> str:
+def _parameter_repr(value, type_text) -> str:
     if isinstance(value, Tensor):
         kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
         size = "x".join(str(s) for s in value.shape)
-        return f"{kind} containing: [{value.dtype} of size {size}]"
+        return f"{kind} containing: [{type_text(value)} of size {size}]"
     return "Object of type: " + type(value).__name__
 
 
@@ -376,13 +376,9 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({i}): {_parameter_repr(p)}" for i, p in enumerate(self))
-
-    def __repr__(self) -> str:
-        lines = [f"({i}): {_parameter_repr(p)}" for i, p in enumerate(self)]
-        if not lines:
-            return self._get_name() + "()"
-        return self._get_name() + "(\n    " + "\n    ".join(lines) + "\n)"
+        # torch prints the dtype here (and torch.typename in ParameterDict)
+        return "\n".join(f"  ({i}): {_parameter_repr(p, lambda t: t.dtype)}"
+                         for i, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -496,11 +492,8 @@ class ParameterDict(Module):
                     )
                 self[pair[0]] = pair[1]
 
-    def __repr__(self) -> str:
-        lines = [f"({k}): {_parameter_repr(v)}" for k, v in self.items()]
-        if not lines:
-            return self._get_name() + "()"
-        return self._get_name() + "(\n    " + "\n    ".join(lines) + "\n)"
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({k}): {_parameter_repr(v, _typename)}" for k, v in self.items())
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

@@ -1,4 +1,5 @@
-"""``Dropout``: zeroes elements with probability ``p`` in training mode (torch's stream)."""
+"""Dropout layers: elementwise, channel-wise (1d/2d/3d) and alpha dropout; the masks come from
+torch's random stream in torch's order."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    _function = None
+
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         if p < 0 or p > 1:
@@ -18,7 +22,37 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training, self.inplace)
+        return type(self)._function(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zero each element with probability ``p`` in training and scale the rest by 1/(1-p)."""
+    _function = staticmethod(F.dropout)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) or (C, L) input with probability ``p`` in training."""
+    _function = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of (N, C, H, W) input with probability ``p`` in training."""
+    _function = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) input with probability ``p`` in training."""
+    _function = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps SELU activations' mean and variance (dropped values saturate)."""
+    _function = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels."""
+    _function = staticmethod(F.feature_alpha_dropout)
