@@ -78,8 +78,10 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator=None) -> Tensor:
-    """Normal values redrawn into [a, b]: uniform in CDF space, then the inverse CDF (torch's
-    method, so the same numbers)."""
+    """Normal(mean, std) values restricted to [a, b], by torch 2.13's rejection sampling (so the
+    same numbers after the same seed): redraw whole normal tensors while any value falls
+    outside when [a, b] holds more than 30% of the mass, else uniform proposals in [a, b]
+    accepted against the normal density."""
 
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -91,13 +93,54 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             stacklevel=2,
         )
     with no_grad():
-        low, high = cdf((a - mean) / std), cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            _trunc_normal_by_redraw(tensor, mean, std, a, b, generator)
+        else:
+            _trunc_normal_by_uniform(tensor, mean, std, a, b, generator)
         return tensor
+
+
+def _trunc_normal_by_redraw(tensor, mean, std, a, b, generator) -> None:
+    from .._creation import empty_like
+    from .._functions_math import where
+
+    # the bounds in the tensor's dtype, so the mask agrees with representable values
+    low, high = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            break
+        fresh = empty_like(result).normal_(mean, std, generator=generator)
+        result = where(outside, fresh, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _trunc_normal_by_uniform(tensor, mean, std, a, b, generator) -> None:
+    from .._creation import empty_like
+    from .._functions_math import where
+
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    candidates, accept = empty_like(tensor), empty_like(tensor)
+    tensor.uniform_(a, b, generator=generator)
+    candidates.copy_(tensor)
+    # log density relative to its peak, then accept where log(u) <= it
+    candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+    pending = accept.uniform_(generator=generator).log_().gt(candidates)
+    if not pending.any():
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = where(pending, candidates, result)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates),
+                        pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
