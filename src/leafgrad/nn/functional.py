@@ -8,10 +8,12 @@ from ._functional_nn import *  # noqa: F403 - activations, losses, normalisation
 from ._functional_nn import __all__ as _nn_all
 from ._functional_layers import *  # noqa: F403 - 1-d pooling through the 2-d kernels
 from ._functional_layers import __all__ as _layers_all
+from ._functional_act import *  # noqa: F403 - more activations
+from ._functional_act import __all__ as _act_all
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-    *_nn_all, *_layers_all,
+    *_nn_all, *_layers_all, *_act_all,
 ]
 
 

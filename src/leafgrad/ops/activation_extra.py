@@ -1,0 +1,191 @@
+"""More activations with torch's node names: hardshrink, softshrink, hardsigmoid, hardswish,
+logsigmoid, threshold, glu, prelu. Backwards use constant masks and Tensor expressions of the
+saved input, so they can be differentiated again (see ops/activation.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .activation import _float, _mask
+from .registry import Op, register
+
+
+@register
+class Hardshrink(Op):
+    """``x`` where ``|x| > lambd``, else 0."""
+
+    node = "HardshrinkBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.hardshrink",)
+
+    @staticmethod
+    def forward(ctx, a, lambd):
+        return np.where(np.abs(a) > lambd, a, a.dtype.type(0))
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        return grad * _mask(np.abs(x) > self._params["lambd"], x)
+
+
+@register
+class Softshrink(Op):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+
+    node = "SoftshrinkBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.softshrink",)
+
+    @staticmethod
+    def forward(ctx, a, lambd):
+        shrink = a.dtype.type(lambd)
+        return np.where(a > lambd, a - shrink, np.where(a < -lambd, a + shrink,
+                                                       a.dtype.type(0)))
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        return grad * _mask(np.abs(x) > self._params["lambd"], x)
+
+
+@register
+class Hardsigmoid(Op):
+    """``clip(x / 6 + 1/2, 0, 1)``."""
+
+    node = "HardsigmoidBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.hardsigmoid",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _float(a)
+        return np.clip(a / a.dtype.type(6) + a.dtype.type(0.5), 0, 1).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        # torch's slope is 1/6 strictly inside (-3, 3)
+        return grad * _mask((x > -3) & (x < 3), x) / 6
+
+
+@register
+class Hardswish(Op):
+    """``x * clip(x + 3, 0, 6) / 6``."""
+
+    node = "HardswishBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.hardswish",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _float(a)
+        return (a * np.clip(a + a.dtype.type(3), 0, 6) / a.dtype.type(6)).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        data = x._data
+        # torch's hardswish_backward: 0 below -3, x/3 + 1/2 on [-3, 3], 1 above 3
+        middle = _mask((data >= -3) & (data <= 3), data)
+        above = _mask(data > 3, data)
+        return grad * (middle * (x / 3 + 0.5) + above)
+
+
+@register
+class LogSigmoid(Op):
+    """``log(sigmoid(x))`` computed without overflow."""
+
+    node = "LogSigmoidBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.logsigmoid",)
+
+    @staticmethod
+    def forward(ctx, a):
+        a = _float(a)
+        return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype)
+
+    def backward(self, grad):
+        return grad * (-self.saved("self")).sigmoid()
+
+
+@register
+class Threshold(Op):
+    """``x`` where ``x > threshold``, else ``value``."""
+
+    node = "ThresholdBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.threshold",)
+
+    @staticmethod
+    def forward(ctx, a, threshold, value):
+        return np.where(a > threshold, a, a.dtype.type(value))
+
+    def backward(self, grad):
+        x = self.saved("self")._data
+        return grad * _mask(x > self._params["threshold"], x)
+
+
+@register
+class Glu(Op):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
+
+    node = "GluBackward0"
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.glu",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        first, second = np.split(_float(a), 2, axis=dim)
+        return first / (1 + np.exp(-second))
+
+    def backward(self, grad):
+        from . import Cat
+
+        dim = self._params["dim"]
+        first, second = self.saved("self").chunk(2, dim)
+        gate = second.sigmoid()
+        return Cat.apply_list([grad * gate, grad * first * gate * (1 - gate)], dim)
+
+
+@register
+class Prelu(Op):
+    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``channels`` entries."""
+
+    node = "PreluKernelBackward0"
+    inputs = ("self", "weight")
+    saves = {"self": ("self", "weight"), "weight": ("self",)}
+    torch_names = ("nn.functional.prelu",)
+
+    @staticmethod
+    def _broadcast_shape(ndim: int, count: int) -> tuple:
+        # one weight for all, or one per channel (dim 1)
+        if count == 1:
+            return (1,) * ndim
+        return (1, count) + (1,) * (ndim - 2)
+
+    @staticmethod
+    def forward(ctx, a, weight):
+        if weight.size != 1 and (a.ndim < 2 or a.shape[1] != weight.size):
+            channels = a.shape[1] if a.ndim >= 2 else 1
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.size} and channel size = {channels}."
+            )
+        w = weight.reshape(Prelu._broadcast_shape(a.ndim, weight.size))
+        return np.where(a > 0, a, w * a).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        data = x._data
+        count = self.input_shape(1)
+        count = int(np.prod(count)) if count else 1
+        shape = self._broadcast_shape(data.ndim, count)
+        positive = _mask(data > 0, data)
+        grad_x = grad_w = None
+        if self.needs_grad(0):
+            weight = self.saved("weight").reshape(shape)
+            grad_x = grad * (positive + (1 - positive) * weight)
+        if self.needs_grad(1):
+            contribution = grad * x * (1 - positive)
+            if count == 1:
+                grad_w = contribution.sum().reshape(self.input_shape(1))
+            else:
+                dims = [d for d in range(data.ndim) if d != 1]
+                grad_w = contribution.sum(dims).reshape(self.input_shape(1))
+        return grad_x, grad_w

@@ -1,0 +1,32 @@
+"""Samples for ops/activation_extra.py."""
+
+from __future__ import annotations
+
+from .samples import Sample
+
+A, AWAY = "any", "away0"
+S23, S0, S243 = (2, 3), (), (2, 4, 3)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+SAMPLES = {
+    "Hardshrink": [Sample(lambda lib, x: F(lib).hardshrink(x, 0.4), ((S23, AWAY),)),
+                   Sample(lambda lib, x: F(lib).hardshrink(x.t()), (((3, 2), AWAY),))],
+    "Softshrink": [Sample(lambda lib, x: F(lib).softshrink(x, 0.2), ((S23, AWAY),)),
+                   Sample(lambda lib, x: F(lib).softshrink(x), ((S0, AWAY),))],
+    "Hardsigmoid": [Sample(lambda lib, x: F(lib).hardsigmoid(x * 4), ((S23, AWAY),))],
+    "Hardswish": [Sample(lambda lib, x: F(lib).hardswish(x * 4), ((S243, AWAY),))],
+    "LogSigmoid": [Sample(lambda lib, x: F(lib).logsigmoid(x * 10), ((S23, A),)),
+                   Sample(lambda lib, x: F(lib).logsigmoid(x), ((S0, A),))],
+    "Threshold": [Sample(lambda lib, x: F(lib).threshold(x, 0.1, 20.0), ((S23, AWAY),)),
+                  Sample(lambda lib, x: F(lib).threshold(x.t(), -0.05, -2.0), (((3, 2), AWAY),))],
+    "Glu": [Sample(lambda lib, x: F(lib).glu(x), (((2, 4), A),)),
+            Sample(lambda lib, x: F(lib).glu(x, 1), ((S243, A),)),
+            Sample(lambda lib, x: F(lib).glu(x, 0), (((2, 3), A),))],
+    "Prelu": [Sample(lambda lib, x, w: F(lib).prelu(x, w), ((S243, AWAY), ((4,), A))),
+              Sample(lambda lib, x, w: F(lib).prelu(x, w), ((S23, AWAY), ((1,), A))),
+              Sample(lambda lib, x, w: F(lib).prelu(x, w), (((5,), AWAY), ((1,), A)))],
+}
