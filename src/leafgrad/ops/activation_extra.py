@@ -9,6 +9,8 @@ import numpy as np
 from .activation import _float, _mask
 from .registry import Op, register
 
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
 
 @register
 class Hardshrink(Op):
@@ -61,8 +63,9 @@ class Hardsigmoid(Op):
 
     def backward(self, grad):
         x = self.saved("self")._data
-        # torch's slope is 1/6 strictly inside (-3, 3)
-        return grad * _mask((x > -3) & (x < 3), x) / 6
+        # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
+        # in its kernel: float32's 1/6 even for float64 tensors
+        return grad * _mask((x > -3) & (x < 3), x) * _ONE_SIXTH_F32
 
 
 @register
