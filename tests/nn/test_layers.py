@@ -64,6 +64,16 @@ LAYERS = [
     ("LeakyReLU(0.2)", (3, 4)), ("Softmax(dim=1)", (3, 4)), ("LogSoftmax(dim=-1)", (3, 4)),
     ("Softplus(beta=2.0)", (3, 4)), ("Hardtanh(-0.5, 0.5)", (3, 4)), ("ReLU6()", (3, 4)),
     ("SELU()", (3, 4)), ("CELU(2.0)", (3, 4)), ("Mish()", (3, 4)), ("Softmin(dim=0)", (3, 4)),
+    ("ConvTranspose1d(2, 3, 3)", (2, 2, 5)),
+    ("ConvTranspose1d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2)",
+     (2, 4, 6)),
+    ("ConvTranspose1d(3, 2, (2,), stride=(3,), bias=False)", (3, 4)),
+    ("ConvTranspose2d(2, 2, (3, 2), stride=(2, 1), dilation=(1, 2), output_padding=(1, 0))",
+     (1, 2, 3, 4)),
+    ("ConvTranspose2d(2, 3, 3)", (2, 4, 4)),
+    ("AdaptiveMaxPool2d(2)", (2, 3, 4, 4)), ("AdaptiveMaxPool2d((3, 2))", (2, 2, 7, 5)),
+    ("AdaptiveMaxPool2d((None, 3))", (3, 5, 7)), ("AdaptiveMaxPool2d(5)", (1, 2, 3, 3)),
+    ("AdaptiveMaxPool1d(3)", (2, 3, 8)), ("AdaptiveMaxPool1d((4,))", (3, 7)),
     ("Conv2d(2, 3, 4, padding='same')", (2, 2, 5, 6)),
     ("Conv1d(2, 3, 2, padding='same', dilation=3)", (2, 2, 7)),
     ("Conv1d(2, 3, 4, padding='same')", (2, 7)),
@@ -224,6 +234,16 @@ BAD = [
     "nn.CircularPad2d(1)(lib.zeros(2, 3))", "nn.CircularPad1d(1)(lib.zeros(1, 2, 3, 4))",
     "nn.ReflectionPad1d(5)(lib.zeros(1, 2, 3))", "nn.ZeroPad2d((1, 2, 3))(lib.zeros(1, 2, 3, 3))",
     "nn.ReplicationPad2d(1)(lib.zeros(3))",
+    "nn.ConvTranspose1d(2, 4, 3, padding_mode='circular')",
+    "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 2, 5, 5))",
+    "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 3, 5))",
+    "nn.ConvTranspose1d(2, 4, 3, output_padding=1)(lib.zeros(1, 2, 5))",
+    "nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=(0, 2))(lib.zeros(1, 2, 5, 5))",
+    "nn.AdaptiveMaxPool1d(3)(lib.zeros(2, 3, 4, 5))",
+    "nn.AdaptiveMaxPool1d((3, 2))(lib.zeros(2, 3, 4))",
+    "nn.AdaptiveMaxPool2d((3, 2, 2))(lib.zeros(2, 3, 4))",
+    "nn.AdaptiveMaxPool2d(2)(lib.zeros(2))",
+    "nn.AdaptiveMaxPool2d(2)(lib.zeros(2, 0, 4))", "nn.AdaptiveMaxPool2d(-1)(lib.zeros(2, 3, 4))",
 ]
 
 
@@ -247,3 +267,64 @@ def test_bad_padding_mode_lists_the_same_modes_as_torch():
         return kind, re.sub(r"\{.*\}", "{...}", message), listed
 
     assert run(leafgrad) == run(torch)
+
+
+@pytest.mark.parametrize("spec,shape", [
+    ("MaxPool2d(2, return_indices=True)", (2, 3, 4, 4)),
+    ("MaxPool1d(3, stride=2, return_indices=True)", (2, 9)),
+    ("AdaptiveMaxPool2d((2, 3), return_indices=True)", (2, 3, 5, 7)),
+    ("AdaptiveMaxPool1d(3, True)", (2, 3, 8)),
+])
+def test_pooling_indices_match_torch(spec, shape):
+    def run(lib):
+        module = eval("lib.nn." + spec, {"lib": lib})  # noqa: S307 - literals above
+        x = lib.tensor(np.random.default_rng(0).normal(size=shape), requires_grad=True)
+        values, indices = module(x)
+        values.sum().backward()
+        return (values.detach().numpy(), indices.numpy(), str(indices.dtype).split(".")[1],
+                x.grad.numpy(), values.grad_fn.name())
+
+    ours, theirs = run(leafgrad), run(torch)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_adaptive_max_pool_picks_torchs_maximum_among_ties_and_nans():
+    row = [1.0, 3.0, 3.0, float("nan"), 2.0, float("nan"), 5.0, 5.0]
+
+    def run(lib):
+        x = lib.tensor([[row, row[::-1]]], requires_grad=True)
+        values, indices = lib.nn.functional.adaptive_max_pool2d(x, (1, 3), return_indices=True)
+        values.nan_to_num().sum().backward()
+        return values.detach().numpy(), indices.numpy(), x.grad.numpy()
+
+    for a, b in zip(run(leafgrad), run(torch)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("spec,shape,size", [
+    ("ConvTranspose2d(2, 3, 3, stride=2)", (1, 2, 4, 4), [10, 9]),
+    ("ConvTranspose2d(2, 3, 3, stride=2)", (2, 4, 4), [3, 9, 10]),
+    ("ConvTranspose2d(2, 3, 3, stride=2)", (1, 2, 4, 4), [1, 3, 9, 10]),
+    ("ConvTranspose1d(2, 3, 3, stride=3, padding=1)", (1, 2, 4), [12]),
+    ("ConvTranspose1d(2, 3, 3, stride=3, padding=1)", (2, 4), (3, 10)),
+    ("ConvTranspose2d(2, 3, 3, stride=2)", (1, 2, 4, 4), [12, 9]),
+    ("ConvTranspose2d(2, 3, 3, stride=2)", (1, 2, 4, 4), [9, 9, 9]),
+    ("ConvTranspose1d(2, 3, 3, stride=3)", (1, 2, 4), [8]),
+])
+def test_conv_transpose_output_size_matches_torch(spec, shape, size):
+    def run(lib):
+        lib.manual_seed(0)
+        module = eval("lib.nn." + spec, {"lib": lib})  # noqa: S307 - literals above
+        x = lib.tensor(np.random.default_rng(0).normal(size=shape), dtype=lib.float32)
+        try:
+            out = module(x, output_size=size)
+        except Exception as error:  # noqa: BLE001
+            return type(error).__name__, str(error).splitlines()[0]
+        return out.detach().numpy()
+
+    ours, theirs = run(leafgrad), run(torch)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)

@@ -1,6 +1,8 @@
 """Functional layers composed from existing ops the way ATen composes them, so grad_fn names
-are torch's: 1-d pooling (unsqueeze, the 2-d kernel, squeeze: SqueezeBackward1) and the
-channel-wise / alpha dropouts (the input times a noise tensor: MulBackward0 / AddBackward0)."""
+are torch's: 1-d pooling (unsqueeze, the 2-d kernel, squeeze: SqueezeBackward1), adaptive max
+pooling (its own op, ``_layer_ops.py``), conv_transpose1d (the transposed convolution op at
+height 1: ConvolutionBackward0) and the channel-wise / alpha dropouts (the input times a noise
+tensor: MulBackward0 / AddBackward0)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,14 @@ import numpy as np
 
 from .. import _random
 from .. import ops as _ops
+from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..tensor import _wrap
+from ._layer_ops import AdaptiveMaxPool2d  # registers the op in leafgrad.ops.OPS
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
-           "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+           "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
+           "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
 def _one(value, name: str):
@@ -65,6 +71,82 @@ def adaptive_avg_pool1d(input, output_size):
     _check_3d(input, "adaptive_avg_pool1d")
     size = _one(output_size, "adaptive_avg_pool1d: output_size")
     return _ops.adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max over adaptive bins of (N, C, H, W) or (C, H, W) input (AdaptiveMaxPool2DBackward0)."""
+    if isinstance(output_size, (tuple, list)):
+        # torch's _list_with_default: None keeps that input size
+        if input.dim() <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        tail = input.shape[input.dim() - len(output_size):]
+        size = tuple(d if s is None else s for s, d in zip(output_size, tail))
+    else:
+        size = (output_size, output_size)
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
+        )
+    for dim in range(1, input.dim()):
+        if input.shape[dim] <= 0:
+            raise RuntimeError(
+                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
+                "being empty"
+            )
+    shape = [*input.shape[:-2], *size]
+    if any(s < 0 for s in size):
+        negative = next(s for s in size if s < 0)
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {negative}: {shape}"
+        )
+    values, indices = AdaptiveMaxPool2d.apply(input, output_size=tuple(size))
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max over adaptive bins of (N, C, L) or (C, L) input, through the 2-d kernel."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument "
+            "#1 'self' (while checking arguments for adaptive_max_pool1d)"
+        )
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError(
+                "adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                f"{len(output_size)})"
+            )
+        output_size = output_size[0]
+    size = output_size
+    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    if return_indices:
+        return values.squeeze(-2), indices.squeeze(-2)
+    return values.squeeze(-2)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The gradient of conv1d with respect to its input, over (N, C, L) or (C, L) input."""
+    unbatched = input.dim() == 2
+    x = input.unsqueeze(0) if unbatched else input
+    _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True)
+    step, pad = _one(stride, "stride"), _one(padding, "padding")
+    extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
+    check_output_padding((0, extra), (1, step), (1, spread))
+    length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
+    out = ConvTranspose.apply(x, weight, bias, stride=(1, step), padding=(0, pad),
+                              dilation=(1, spread), groups=groups, spatial=1,
+                              output_shape=(x.shape[0], weight.shape[1] * groups, length))
+    return out.squeeze(0) if unbatched else out
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

@@ -282,10 +282,13 @@ class ConvTranspose(Op):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial, output_shape):
-        out = conv_input_grad(x, w, output_shape, stride, padding, dilation, groups)
+        if spatial == 1:  # conv_transpose1d (nn/_functional_layers.py): height 1, as conv1d
+            output_shape = (*output_shape[:2], 1, output_shape[2])
+        out = conv_input_grad(_as_2d(x, spatial), _as_2d(w, spatial), output_shape, stride,
+                              padding, dilation, groups)
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
-        return np.ascontiguousarray(out)
+        return np.ascontiguousarray(_from_2d(out, spatial))
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "output_shape"}
@@ -296,7 +299,7 @@ class ConvTranspose(Op):
             grad_w = ConvWeightGrad.apply(grad, self.saved("input"),
                                           weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = grad.sum((0, 2, 3))
+            grad_b = grad.sum((0, 2) if p["spatial"] == 1 else (0, 2, 3))
         return grad_x, grad_w, grad_b
 
 
@@ -305,8 +308,9 @@ def _check_conv(x, w, groups, spatial, name, transposed=False):
     if w.ndim != dims:
         raise RuntimeError(
             f"weight should have at least three dimensions" if w.ndim < 3 else
-            f"Expected {dims}-dimensional input for {dims}-dimensional weight {list(w.shape)}, "
-            f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead"
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+            f"{list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} "
+            "instead"
         )
     if x.ndim != dims:
         raise RuntimeError(
@@ -368,6 +372,7 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
     _check_conv(x, weight, groups, 2, "conv_transpose2d", transposed=True)
     stride, padding = _pair(stride), _pair(padding)
     output_padding, dilation = _pair(output_padding), _pair(dilation)
+    check_output_padding(output_padding, stride, dilation)
     kh, kw = weight.shape[2:]
     height = (x.shape[2] - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + \
         output_padding[0] + 1
@@ -377,6 +382,18 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
     out = ConvTranspose.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation,
                               groups=groups, spatial=2, output_shape=out_shape)
     return out.squeeze(0) if unbatched else out
+
+
+def check_output_padding(output_padding, stride, dilation) -> None:
+    """ATen's check (in its 2-d terms, also for 1-d): each output padding below its stride or
+    its dilation."""
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {output_padding[0]} output_padding_width: "
+            f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
+            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}"
+        )
 
 
 def _first(value):

@@ -113,7 +113,9 @@ class MaxPool2d(Op):
                                      indices=self._indices())
 
     def _indices(self):
-        return self.saved("indices")
+        indices = self.saved("indices")
+        # kept by the batched kernel: an unbatched input's indices drop that batch of one
+        return indices[0] if len(self.input_shape()) == 3 else indices
 
 
 def _unique_rows(indices: np.ndarray) -> bool:

@@ -4,9 +4,9 @@ from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Identity, Linear
 from .flatten import Flatten, Unflatten
-from .conv import Conv1d, Conv2d, ConvTranspose2d
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
-                      MaxPool2d)
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                      AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
@@ -20,10 +20,13 @@ from .loss import __all__ as _loss_all
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-    "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Conv1d", "Conv2d",
-    "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-    "FeatureAlphaDropout", *_padding_all, "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
-    "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
-    "GRUCell", *_activation_all, *_loss_all,
+    "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    *_padding_all,
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    *_activation_all, *_loss_all,
 ]

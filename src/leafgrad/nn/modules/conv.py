@@ -1,5 +1,5 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d`` (torch's parameters,
-checks, initialisation and repr)."""
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``
+(torch's parameters, checks, initialisation and repr)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -154,40 +154,70 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class ConvTranspose2d(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 output_padding, groups, bias, padding_mode, device, dtype, dims: int):
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {type(self).__name__}'
+            )
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, dims),
+                         _ntuple(stride, dims), _ntuple(padding, dims), _ntuple(dilation, dims),
+                         True, _ntuple(output_padding, dims), groups, bias, padding_mode,
+                         device, dtype)
+
+    def _output_padding(self, input: Tensor, output_size, dims: int) -> tuple:
+        """The output padding that makes the result ``output_size`` (torch's ranges and
+        messages)."""
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)
+        leading = 2 if input.dim() == dims + 2 else 1
+        if len(output_size) == leading + dims:
+            output_size = output_size[leading:]
+        if len(output_size) != dims:
+            raise ValueError(
+                f"ConvTranspose{dims}D: for {input.dim()}D input, output_size must have {dims} "
+                f"or {leading + dims} elements (got {len(output_size)})"
+            )
+        smallest = [(input.shape[d + leading] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(dims)]
+        largest = [low + self.stride[d] - 1 for d, low in enumerate(smallest)]
+        for size, low, high in zip(output_size, smallest, largest):
+            if size < low or size > high:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{smallest} to {largest} (for an input of "
+                    f"torch.Size({list(input.shape[2:])}))"
+                )
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """The gradient of Conv1d with respect to its input, as a layer (a "deconvolution")."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, groups, bias, padding_mode, device, dtype, 1)
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        output_padding = self._output_padding(input, output_size, 1)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     """The gradient of Conv2d with respect to its input, as a layer (a "deconvolution")."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
                  padding_mode: str = "zeros", device=None, dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError(
-                f'Only "zeros" padding mode is supported for {type(self).__name__}'
-            )
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2),
-                         _ntuple(padding, 2), _ntuple(dilation, 2), True,
-                         _ntuple(output_padding, 2), groups, bias, padding_mode, device, dtype)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, groups, bias, padding_mode, device, dtype, 2)
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:
-        output_padding = self.output_padding
-        if output_size is not None:
-            output_padding = self._output_padding(input, output_size)
+        output_padding = self._output_padding(input, output_size, 2)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
-
-    def _output_padding(self, input: Tensor, output_size) -> tuple:
-        output_size = list(output_size)[-2:]
-        spatial = input.shape[-2:]
-        result = []
-        for d in range(2):
-            smallest = ((spatial[d] - 1) * self.stride[d] - 2 * self.padding[d]
-                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            largest = smallest + self.stride[d] - 1
-            if not smallest <= output_size[d] <= largest:
-                raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from "
-                    f"{[smallest, smallest]} to {[largest, largest]} (for an input of "
-                    f"{list(spatial)})"
-                )
-            result.append(output_size[d] - smallest)
-        return tuple(result)

@@ -1,0 +1,70 @@
+"""Ops the nn layers need beyond ``leafgrad.ops``: adaptive max pooling (torch's bins, first
+maximum, NaN wins as in ATen's CPU kernel) and its backward."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched
+from ..ops.registry import Op, register
+
+
+def _bin_argmax(window: np.ndarray) -> np.ndarray:
+    """Per (N, C) row of a flattened bin: ATen's choice, ``val > max || isnan(val)`` scanning
+    in order, i.e. the first maximum, or the last NaN when there is one."""
+    choice = window.argmax(-1)
+    if window.dtype.kind == "f":
+        nan = np.isnan(window)
+        has_nan = nan.any(-1)
+        if has_nan.any():
+            last_nan = window.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
+            choice = np.where(has_nan, last_nan, choice)
+    return choice
+
+
+@register
+class AdaptiveMaxPool2d(Op):
+    """Values and int64 indices (flat positions within each input plane) over adaptive bins:
+    bin i spans [floor(i * H / oh), ceil((i + 1) * H / oh))."""
+
+    node = "AdaptiveMaxPool2DBackward0"
+    multi_output = True
+    torch_names = ("nn.functional.adaptive_max_pool2d",)
+
+    @_batched
+    def forward(ctx, x, output_size):
+        n, c, h, w = x.shape
+        oh, ow = output_size
+        rs, re = _adaptive_bounds(h, oh)
+        cs, ce = _adaptive_bounds(w, ow)
+        values = np.empty((n, c, oh, ow), dtype=x.dtype)
+        indices = np.empty((n, c, oh, ow), dtype=np.int64)
+        # one vectorised reduction per bin: bins are few (output sizes are small), planes many
+        for i in range(oh):
+            for j in range(ow):
+                width = ce[j] - cs[j]
+                window = x[:, :, rs[i]:re[i], cs[j]:ce[j]].reshape(n, c, -1)
+                choice = _bin_argmax(window)
+                values[:, :, i, j] = np.take_along_axis(window, choice[..., None], -1)[..., 0]
+                indices[:, :, i, j] = (rs[i] + choice // width) * w + cs[j] + choice % width
+        if ctx is not None:
+            ctx.keep("indices", indices)
+        return values, indices
+
+    def backward(self, grads):
+        grad = grads[0]
+        if grad is None:
+            return None
+        indices = self.saved("indices")
+        if len(self.input_shape()) == 3:  # kept by the batched kernel: drop its batch of one
+            indices = indices[0]
+        return AdaptiveMaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
+                                             indices=indices)
+
+
+@register
+class AdaptiveMaxPoolBackward(MaxPoolBackward):
+    """The gradient scattered (added, bins may overlap) to each bin's chosen position."""
+
+    node = "AdaptiveMaxPool2DBackwardBackward0"
+    torch_names = ()

@@ -1,0 +1,29 @@
+"""Samples for the ops the nn layers add (src/leafgrad/nn/_layer_ops.py): adaptive max pooling
+and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input."""
+
+from __future__ import annotations
+
+from .samples import Sample
+
+A = "any"
+
+
+def _grad_of(lib, out, inputs):
+    return lib.autograd.grad((out * out).sum(), inputs, create_graph=True)
+
+
+SAMPLES = {
+    "AdaptiveMaxPool2d": [
+        Sample(lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, 2), (((2, 2, 4, 4), A),)),
+        Sample(lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, (3, 2)),
+               (((1, 2, 5, 7), A),), note="overlapping bins"),
+        Sample(lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, (None, 3)),
+               (((2, 3, 5), A),), note="unbatched, None keeps a size"),
+        Sample(lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 4), (((2, 3, 7), A),),
+               node="SqueezeBackward1"),
+    ],
+    "AdaptiveMaxPoolBackward": [
+        Sample(lambda lib, x: _grad_of(lib, lib.nn.functional.adaptive_max_pool2d(x, (3, 2)),
+                                       x)[0], (((1, 2, 5, 4), A),)),
+    ],
+}
