@@ -85,3 +85,32 @@ def test_dropout_errors_match_torch(code):
     expected = run(torch)
     assert expected is not None
     assert run(leafgrad) == expected
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("call,shapes", [
+    ("F.cosine_similarity(a, b)", [(3, 4), (3, 4)]),
+    ("F.cosine_similarity(a, b, dim=0, eps=1e-3)", [(3, 4), (1, 4)]),
+    ("F.cosine_similarity(a * 1e-9, b, dim=-1)", [(2, 3), (2, 3)]),  # a norm below eps
+    ("F.bilinear(a, b, c)", [(4, 2), (4, 3), (5, 2, 3)]),
+    ("F.bilinear(a, b, c, d)", [(2, 4, 2), (2, 4, 3), (5, 2, 3), (5,)]),
+    ("F.rms_norm(a, (4,))", [(3, 4)]),
+    ("F.rms_norm(a, [2, 4], b, 1e-2)", [(3, 2, 4), (2, 4)]),
+    ("F.rms_norm(a * 1e-5, (4,), eps=None)", [(3, 4)]),
+])
+def test_functional_layers_match_torch(call, shapes, dtype):
+    def run(lib):
+        rng = np.random.default_rng(4)
+        tensors = [lib.tensor(rng.normal(size=s), dtype=getattr(lib, dtype), requires_grad=True)
+                   for s in shapes]
+        names = dict(zip("abcd", tensors))
+        out = eval(call, {"F": lib.nn.functional, **names})  # noqa: S307 - literals above
+        weight = lib.tensor(rng.normal(size=tuple(out.shape)), dtype=out.dtype)
+        (out * weight).sum().backward()
+        return [out.detach().numpy()] + [t.grad.numpy() for t in tensors], out.grad_fn.name()
+
+    (ours, our_node), (theirs, their_node) = run(leafgrad), run(torch)
+    assert our_node == their_node
+    tol = dict(rtol=2e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, **tol)

@@ -74,6 +74,12 @@ LAYERS = [
     ("AdaptiveMaxPool2d(2)", (2, 3, 4, 4)), ("AdaptiveMaxPool2d((3, 2))", (2, 2, 7, 5)),
     ("AdaptiveMaxPool2d((None, 3))", (3, 5, 7)), ("AdaptiveMaxPool2d(5)", (1, 2, 3, 3)),
     ("AdaptiveMaxPool1d(3)", (2, 3, 8)), ("AdaptiveMaxPool1d((4,))", (3, 7)),
+    ("Bilinear(3, 4, 2, bias=False)", [(2, 5, 3), (2, 5, 4)]),
+    ("Bilinear(2, 3, 4)", [(2,), (3,)]),
+    ("RMSNorm(6)", (3, 6)), ("RMSNorm([2, 6], eps=1e-3)", (3, 2, 6)),
+    ("RMSNorm((4,), elementwise_affine=False)", (2, 3, 4)),
+    ("CosineSimilarity()", [(3, 4), (3, 4)]),
+    ("CosineSimilarity(dim=0, eps=1e-3)", [(3, 4), (1, 4)]),
     ("Conv2d(2, 3, 4, padding='same')", (2, 2, 5, 6)),
     ("Conv1d(2, 3, 2, padding='same', dilation=3)", (2, 2, 7)),
     ("Conv1d(2, 3, 4, padding='same')", (2, 7)),
@@ -109,6 +115,8 @@ def _inputs(lib, spec, shape, dtype, seed):
     rng = np.random.default_rng(seed)
     if shape is None:  # Bilinear
         arrays = [rng.normal(size=(4, 3)), rng.normal(size=(4, 3))]
+    elif isinstance(shape, list):  # layers of two inputs: one shape each
+        arrays = [rng.normal(size=s) for s in shape]
     else:
         arrays = [rng.normal(size=shape)]
     return [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True) for a in arrays]
@@ -234,6 +242,10 @@ BAD = [
     "nn.CircularPad2d(1)(lib.zeros(2, 3))", "nn.CircularPad1d(1)(lib.zeros(1, 2, 3, 4))",
     "nn.ReflectionPad1d(5)(lib.zeros(1, 2, 3))", "nn.ZeroPad2d((1, 2, 3))(lib.zeros(1, 2, 3, 3))",
     "nn.ReplicationPad2d(1)(lib.zeros(3))",
+    "nn.Bilinear(2, 3, 4)(lib.zeros(2, 2), lib.zeros(3, 3))",
+    "nn.Bilinear(2, 3, 4)(lib.zeros(2, 2), lib.zeros(2, 4))",
+    "nn.Bilinear(2, 3, 4)(lib.zeros(2, 2), lib.zeros(2, 2, 3))",
+    "nn.RMSNorm(4)(lib.zeros(2, 3))", "nn.RMSNorm([2, 3])(lib.zeros(3))", "nn.RMSNorm([])(lib.zeros(2))",
     "nn.ConvTranspose1d(2, 4, 3, padding_mode='circular')",
     "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 2, 5, 5))",
     "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 3, 5))",

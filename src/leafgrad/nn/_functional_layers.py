@@ -20,7 +20,7 @@ from ._layer_ops import AdaptiveMaxPool2d  # registers the op in leafgrad.ops.OP
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
-           "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm"]
 
 
 def _one(value, name: str):
@@ -147,6 +147,71 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               dilation=(1, spread), groups=groups, spatial=1,
                               output_shape=(x.shape[0], weight.shape[1] * groups, length))
     return out.squeeze(0) if unbatched else out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = input1 @ weight[o] @ input2 (+ bias[o])`` over matching batch dims; built
+    as ATen builds it (flatten the batch, contract, reshape back: ViewBackward0)."""
+    from .. import einsum
+
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
+    for dim in range(input1.dim() - 1):
+        if input1.shape[dim] != input2.shape[dim]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {dim}: got "
+                f"{input1.shape[dim]} and {input2.shape[dim]}"
+            )
+    for which, tensor, axis in (("input1", input1, 1), ("input2", input2, 2)):
+        if tensor.shape[-1] != weight.shape[axis]:
+            raise RuntimeError(
+                f"bilinear(): {which} size does not match weight size: got {tensor.shape[-1]} "
+                f"but expected {weight.shape[axis]}"
+            )
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+            f"expected {weight.shape[0]}"
+        )
+    flat1 = input1.reshape(-1, input1.shape[-1])
+    flat2 = input2.reshape(-1, input2.shape[-1])
+    out = einsum("bi,oij,bj->bo", flat1, weight, flat2)
+    out = out.reshape(*input1.shape[:-1], weight.shape[0])
+    return out + bias if bias is not None else out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2 over the last dims) + eps) * weight`` (eps None: the dtype's
+    machine epsilon), composed as ATen composes it."""
+    shape = tuple(normalized_shape)
+    count = len(shape)
+    if count == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {list(shape)}"
+        )
+    if input.dim() < count:
+        raise ValueError(
+            f"Input tensor must have at least {count} dimensions, but got {input.dim()}"
+        )
+    if tuple(input.shape[input.dim() - count:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.dim() - count, input.dim()))
+    scale = input.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
+    out = input * scale
+    return out * weight if weight is not None else out
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

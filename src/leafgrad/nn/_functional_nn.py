@@ -275,8 +275,18 @@ def _p_norm(input, p, dim):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    norm1 = (x1 * x1).sum(dim, keepdim=True).sqrt().clamp(min=eps)
-    norm2 = (x2 * x2).sum(dim, keepdim=True).sqrt().clamp(min=eps)
+    """As ATen: broadcast, divide each side by its norm first (stabler), the norms clamped to
+    eps without recording the clamp (so its gradient passes through)."""
+    from .. import broadcast_tensors, linalg
+    from ..autograd.grad_mode import no_grad
+
+    if x1.shape != x2.shape:
+        x1, x2 = broadcast_tensors(x1, x2)
+    norm1 = linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    norm2 = linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with no_grad():
+        norm1.clamp_min_(eps)
+        norm2.clamp_min_(eps)
     return ((x1 / norm1) * (x2 / norm2)).sum(dim)
 
 

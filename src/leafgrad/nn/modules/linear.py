@@ -78,10 +78,7 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
-        from ... import einsum
-
-        out = einsum("...i,oij,...j->...o", input1, self.weight, input2)
-        return out + self.bias if self.bias is not None else out
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "

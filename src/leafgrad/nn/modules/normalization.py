@@ -1,4 +1,4 @@
-"""Normalisation layers: ``BatchNorm1d/2d`` (running statistics), ``LayerNorm``,
+"""Normalisation layers: ``BatchNorm1d/2d`` (running statistics), ``LayerNorm``, ``RMSNorm``,
 ``GroupNorm``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class _BatchNorm(Module):
@@ -180,3 +180,33 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
             **self.__dict__, use_bias=self.bias is not None)
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, with an
+    optional elementwise scale (``eps=None``: the input dtype's machine epsilon)."""
+
+    def __init__(self, normalized_shape, eps: float | None = None,
+                 elementwise_affine: bool = True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return ("{normalized_shape}, eps={eps}, "
+                "elementwise_affine={elementwise_affine}").format(**self.__dict__)
