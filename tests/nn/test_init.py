@@ -146,3 +146,22 @@ def test_zero_element_tensors_warn_like_torch():
                 getattr(lib.nn.init, call)(lib.empty(0, 3))
             results.append([str(w.message) for w in caught])
         assert results[0] == results[1] and results[0]
+
+
+@pytest.mark.parametrize("call", [
+    "uniform(t, -1, 1)", "normal(t)", "constant(t, 2.0)", "eye(t)", "xavier_uniform(t)",
+    "xavier_normal(t, gain=2.0)", "kaiming_uniform(t, a=1)", "kaiming_normal(t)",
+    "orthogonal(t)", "sparse(t, 0.5)", "dirac(t.view(4, 6, 1))",
+])
+def test_deprecated_names_warn_and_initialise_like_torch(call):
+    def run(lib):
+        lib.manual_seed(0)
+        t = lib.empty(4, 6)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            eval("lib.nn.init." + call, {"lib": lib, "t": t})  # noqa: S307 - literals above
+        return t.numpy(), [(w.category.__name__, str(w.message)) for w in caught]
+
+    (ours, our_warnings), (theirs, their_warnings) = run(leafgrad), run(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)  # orthogonal: LAPACK
+    assert our_warnings == their_warnings

@@ -18,6 +18,7 @@ tensors that fit before it raises).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from collections import OrderedDict, namedtuple
@@ -333,6 +334,20 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
 
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Replace (or, unless ``strict``, add) the submodule at the dotted path ``target``."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     def _owner_and_name(self, target: str) -> tuple["Module", str]:
         module_path, _, name = target.rpartition(".")
         return self.get_submodule(module_path), name
@@ -457,10 +472,11 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> "Module":
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
         """Replace every parameter's and buffer's data by ``fn(data)``, keeping the objects."""
-        for module in self.children():
-            module._apply(fn)
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for key, param in self._parameters.items():
                 if param is None:
@@ -530,6 +546,25 @@ class Module:
         use("cuda" if device is None else device)
         return self
 
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Give parameters and buffers new uninitialised memory (on the CPU: the only device)."""
+        from ..._creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def xpu(self, device=None) -> "Module":
+        return self._apply(_no_backend("AssertionError", "Torch not compiled with XPU enabled"))
+
+    def ipu(self, device=None) -> "Module":
+        return self._apply(_no_backend(
+            "RuntimeError", "PyTorch is not linked with support for ipu devices"))
+
+    def mtia(self, device=None) -> "Module":
+        return self._apply(_no_backend(
+            "AssertionError", "Torch not compiled with MTIA enabled. Ensure you have `import "
+            "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+            "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!"))
+
     def share_memory(self) -> "Module":
         return self  # one process, one memory: nothing to share
 
@@ -541,6 +576,25 @@ class Module:
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def get_extra_state(self) -> Any:
+        """Override (with ``set_extra_state``) to keep a non-tensor value in the state dict,
+        under ``<prefix>_extra_state``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state: Any) -> None:
+        """Override to restore what ``get_extra_state`` returned."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """Parameters and persistent buffers by dotted name (an OrderedDict with torch's
@@ -603,11 +657,15 @@ class Module:
                     f"{_size_text(param.shape)}."
                 )
                 continue
-            action = (self, name, param, value, assign)
-            if pending is not None:
-                pending.append(action)
-            else:
-                _copy_entry(*action)
+            _queue(pending, functools.partial(_copy_entry, self, name, param, value, assign))
+        extra_key = prefix + "_extra_state"
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                _queue(pending, functools.partial(self.set_extra_state, state_dict[extra_key]))
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict.keys():
                 if key.startswith(prefix) and key != prefix + "_extra_state":
@@ -658,7 +716,7 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
         for action in pending:
-            _copy_entry(*action)
+            action()
         result = _IncompatibleKeys(missing, unexpected)
         for module in self.modules():
             for hook in module._load_state_dict_post_hooks.values():
@@ -771,6 +829,26 @@ def _remove_from(name: str, *stores) -> None:
                 del store[name]
             else:
                 store.discard(name)
+
+
+def _queue(pending: list | None, action: Callable[[], None]) -> None:
+    """Defer a state-dict write until every check passed (run it now outside load_state_dict,
+    when a subclass calls ``_load_from_state_dict`` itself)."""
+    if pending is not None:
+        pending.append(action)
+    else:
+        action()
+
+
+def _no_backend(kind: str, message: str) -> Callable[[Tensor], Tensor]:
+    """The move function of a device this build has no backend for: torch's error on the
+    first tensor (a module without tensors moves without complaint, as in torch)."""
+    error = {"AssertionError": AssertionError, "RuntimeError": RuntimeError}[kind]
+
+    def move(tensor: Tensor) -> Tensor:
+        raise error(message)
+
+    return move
 
 
 def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
