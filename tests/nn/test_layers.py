@@ -80,6 +80,13 @@ LAYERS = [
     ("RMSNorm((4,), elementwise_affine=False)", (2, 3, 4)),
     ("CosineSimilarity()", [(3, 4), (3, 4)]),
     ("CosineSimilarity(dim=0, eps=1e-3)", [(3, 4), (1, 4)]),
+    ("BatchNorm3d(3)", (2, 3, 2, 2, 3)), ("BatchNorm3d(2, momentum=None)", (3, 2, 1, 2, 2)),
+    ("InstanceNorm1d(3)", (2, 3, 5)), ("InstanceNorm1d(3, affine=True)", (3, 6)),
+    ("InstanceNorm2d(3, affine=True)", (2, 3, 4, 4)),
+    ("InstanceNorm2d(3, track_running_stats=True)", (2, 3, 3, 4)),
+    ("InstanceNorm2d(3, affine=True, track_running_stats=True, momentum=0.3)", (3, 3, 4)),
+    ("InstanceNorm3d(2, affine=True, track_running_stats=True, momentum=None)",
+     (2, 2, 2, 3, 3)),
     ("Conv2d(2, 3, 4, padding='same')", (2, 2, 5, 6)),
     ("Conv1d(2, 3, 2, padding='same', dilation=3)", (2, 2, 7)),
     ("Conv1d(2, 3, 4, padding='same')", (2, 7)),
@@ -246,6 +253,10 @@ BAD = [
     "nn.Bilinear(2, 3, 4)(lib.zeros(2, 2), lib.zeros(2, 4))",
     "nn.Bilinear(2, 3, 4)(lib.zeros(2, 2), lib.zeros(2, 2, 3))",
     "nn.RMSNorm(4)(lib.zeros(2, 3))", "nn.RMSNorm([2, 3])(lib.zeros(3))", "nn.RMSNorm([])(lib.zeros(2))",
+    "nn.InstanceNorm1d(3)(lib.zeros(2, 3, 4, 5))", "nn.InstanceNorm1d(3)(lib.zeros(2, 3, 1))",
+    "nn.InstanceNorm2d(3, affine=True)(lib.zeros(2, 4, 5, 5))", "nn.BatchNorm3d(3)(lib.zeros(2, 3))",
+    "lib.nn.functional.instance_norm(lib.zeros(2, 3, 4), use_input_stats=False)",
+    "nn.InstanceNorm1d(3).load_state_dict({'running_mean': lib.ones(3)})",
     "nn.ConvTranspose1d(2, 4, 3, padding_mode='circular')",
     "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 2, 5, 5))",
     "nn.ConvTranspose1d(2, 4, 3)(lib.zeros(1, 3, 5))",
@@ -340,3 +351,19 @@ def test_conv_transpose_output_size_matches_torch(spec, shape, size):
         assert ours == theirs
     else:
         np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
+
+
+def test_instance_norm_warns_like_torch_when_channels_differ_without_affine():
+    import warnings
+
+    def run(lib):
+        layer = lib.nn.InstanceNorm1d(3)
+        x = lib.tensor(np.random.default_rng(0).normal(size=(2, 4, 5)), dtype=lib.float32)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = layer(x)
+        return out.numpy(), [str(w.message) for w in caught]
+
+    (ours, our_warnings), (theirs, their_warnings) = run(leafgrad), run(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
+    assert our_warnings == their_warnings and our_warnings

@@ -14,13 +14,15 @@ import numpy as np
 from .. import _random
 from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
+from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
 from ._layer_ops import AdaptiveMaxPool2d  # registers the op in leafgrad.ops.OPS
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
-           "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm"]
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
+           "instance_norm"]
 
 
 def _one(value, name: str):
@@ -212,6 +214,43 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     scale = input.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
     out = input * scale
     return out * weight if weight is not None else out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) plane on its own: ATen's batch norm over the input
+    viewed as (1, N*C, ...), per-channel parameters and statistics repeated N times, the
+    running statistics then averaged back over the batch (ViewBackward0 on top)."""
+    from ._functional_nn import batch_norm
+
+    if use_input_stats:
+        spatial = 1
+        for size in input.shape[2:]:
+            spatial *= size
+        if spatial == 1:
+            raise ValueError(
+                "Expected more than 1 spatial element when training, got input size "
+                f"torch.Size({list(input.shape)})"
+            )
+    elif running_mean is None or running_var is None:
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    batch, channels = input.shape[0], input.shape[1]
+
+    def repeated(t):
+        return None if t is None else t.repeat(batch)
+
+    stats_mean, stats_var = repeated(running_mean), repeated(running_var)
+    flat = input.contiguous().view(1, batch * channels, *input.shape[2:])
+    out = batch_norm(flat, stats_mean, stats_var, repeated(weight), repeated(bias),
+                     use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(stats_mean.view(batch, channels).mean(0))
+        if running_var is not None:
+            running_var.copy_(stats_var.view(batch, channels).mean(0))
+    return out.view(input.shape)
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

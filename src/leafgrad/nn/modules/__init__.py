@@ -10,7 +10,8 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, A
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
 from .distance import CosineSimilarity
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
@@ -27,7 +28,8 @@ __all__ = [
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
     "CosineSimilarity",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     *_activation_all, *_loss_all,

@@ -1,9 +1,10 @@
-"""Normalisation layers: ``BatchNorm1d/2d`` (running statistics), ``LayerNorm``, ``RMSNorm``,
-``GroupNorm``."""
+"""Normalisation layers: ``BatchNorm1d/2d/3d`` (running statistics), ``InstanceNorm1d/2d/3d``,
+``LayerNorm``, ``RMSNorm``, ``GroupNorm``."""
 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 from ..._creation import empty, ones, tensor, zeros
 from ... import _dtype
@@ -13,10 +14,13 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """Parameters, running statistics and checkpoint rules shared by batch and instance norm."""
+
     _version = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
@@ -77,6 +81,10 @@ class _BatchNorm(Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
+
+class _BatchNorm(_NormBase):
+    """Batch statistics in training (updating the running ones), running ones in eval."""
+
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -105,6 +113,92 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    """Per-sample, per-channel normalisation; by default no affine and no running stats."""
+
+    _batched_dims = 3
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        dims = self._batched_dims
+        if input.dim() not in (dims - 1, dims):
+            raise ValueError(f"expected {dims - 1}D or {dims}D input (got {input.dim()}D input)")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            # checkpoints from before 0.4 kept running stats that are no longer tracked
+            stale = [prefix + n for n in ("running_mean", "running_var")
+                     if prefix + n in state_dict]
+            if stale:
+                klass = type(self).__name__
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {' and '.join(repr(k) for k in stale)} "
+                    f"for {klass} with track_running_stats=False. If state_dict is a checkpoint "
+                    f"saved before 0.4.0, this may be expected because {klass} does not track "
+                    "running stats by default since 0.4.0. Please remove these keys from "
+                    "state_dict. If the running stats are actually needed, instead set "
+                    f"track_running_stats=True in {klass} to enable them. See the "
+                    f"documentation of {klass} for details."
+                )
+                for key in stale:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        feature_dim = input.dim() - (self._batched_dims - 1)
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(
+                    f"expected input's size at dim={feature_dim} to match num_features "
+                    f"({self.num_features}), but got: {input.shape[feature_dim]}."
+                )
+            warnings.warn(
+                f"input's size at dim={feature_dim} does not match num_features. You can "
+                "silence this warning by not passing in num_features, which is not used "
+                "because affine=False",
+                stacklevel=2,
+            )
+        unbatched = input.dim() == self._batched_dims - 1
+        if unbatched:
+            input = input.unsqueeze(0)
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                              self.bias, self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation over (N, C, L) or (C, L) input."""
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation over (N, C, H, W) or (C, H, W) input."""
+
+    _batched_dims = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation over (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _batched_dims = 5
 
 
 class LayerNorm(Module):
