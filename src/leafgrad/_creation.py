@@ -34,8 +34,12 @@ def _infer_array(data) -> np.ndarray:
     int64, bools -> bool."""
     if isinstance(data, Tensor):
         return data._data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _replace_tensors(data)
+    leaves = None
+    if isinstance(data, (list, tuple)):
+        leaves = _flat(data)
+        if any(isinstance(x, Tensor) for x in leaves):
+            data = _replace_tensors(data)
+    _check_int64(data if leaves is None else leaves)
     array = np.array(data)
     kind = array.dtype.kind
     if kind == "f":
@@ -58,13 +62,41 @@ def _infer_array(data) -> np.ndarray:
     return array
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _check_int64(data) -> None:
+    """torch infers int64 for Python ints; one that does not fit raises torch's ValueError
+    (NumPy would quietly wrap it or turn the whole list into floats)."""
+    values = data if isinstance(data, list) else [data]
+    if not all(isinstance(x, (int, bool, np.integer)) for x in values):
+        return  # a float or another type makes the result floating (or an error elsewhere)
+    for value in values:
+        if type(value) is int and not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+
+
 def _flat(data):
+    """The leaves of nested lists/tuples, depth first. A list that contains itself raises
+    torch's TypeError instead of expanding forever (the walk is bounded by the input's size)."""
     out = []
-    stack = [data]
+    stack = [iter((data,))]
+    open_containers: list = []  # the containers whose items are being walked
+    open_ids: set = set()
     while stack:
-        item = stack.pop()
+        try:
+            item = next(stack[-1])
+        except StopIteration:
+            stack.pop()
+            if open_containers:  # the exhausted iterator was this container's
+                open_ids.discard(id(open_containers.pop()))
+            continue
         if isinstance(item, (list, tuple)):
-            stack.extend(item)
+            if id(item) in open_ids:
+                raise TypeError("new(): self-referential lists are incompatible")
+            open_ids.add(id(item))
+            open_containers.append(item)
+            stack.append(iter(item))
         else:
             out.append(item)
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import ops as _ops
-from .tensor import Tensor
+from .tensor import _check_other, Tensor
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
@@ -25,12 +25,14 @@ def _tensor(value):
 
 
 def add(input, other, *, alpha=1, out=None):
+    _check_other(other, "add", 2)
     if not isinstance(input, Tensor):
         return _ops.Add.apply(_tensor(input), other, alpha=alpha)
     return input.add(other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1, out=None):
+    _check_other(other, "sub", 2)
     return _tensor(input).sub(other, alpha=alpha)
 
 
@@ -44,6 +46,7 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
+    _check_other(other, "mul", 2)
     if not isinstance(input, Tensor):
         return _ops.Mul.apply(_tensor(input), other)
     return input.mul(other)
@@ -53,6 +56,7 @@ multiply = mul
 
 
 def div(input, other, *, rounding_mode=None, out=None):
+    _check_other(other, "div", 2)
     return _tensor(input).div(other, rounding_mode=rounding_mode)
 
 

@@ -103,6 +103,13 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
 
 
 _new = object.__new__
+
+# Note: operands
+# What torch's operators accept besides tensors: Python and NumPy numbers and NumPy arrays.
+# Anything else (None, str, list, Decimal...) makes the operator return NotImplemented, so
+# Python raises "unsupported operand type(s)" as it does for torch, instead of NumPy
+# converting it silently.
+_OPERANDS = (bool, int, float, complex, np.generic, np.ndarray)
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -585,34 +592,54 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- ops (each forwards to one op class in leafgrad.ops) -----------------------------------
     def __add__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Add.apply(self, other)
 
     def __radd__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Add.apply(self, other)
 
     def __sub__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Sub.apply(self, other)
 
     def __rsub__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Rsub.apply(self, other=other)
 
     def __mul__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Mul.apply(self, other)
 
     def __rmul__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Mul.apply(self, other)
 
     def __truediv__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Div.apply(self, other)
 
     def __rtruediv__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
 
     def __pow__(self, exponent):
+        if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.pow(self, exponent)
 
     def __rpow__(self, base):
+        if base.__class__ is not Tensor and not isinstance(base, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.pow(base, self)
 
     def __neg__(self):
@@ -625,40 +652,62 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Abs.apply(self)
 
     def __matmul__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Eq.apply(self, other)
 
     def __ne__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Ne.apply(self, other)
 
     def __lt__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Lt.apply(self, other)
 
     def __le__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Le.apply(self, other)
 
     def __gt__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Gt.apply(self, other)
 
     def __ge__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Ge.apply(self, other)
 
     def __and__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.BitwiseAnd.apply(self, other)
 
     __rand__ = __and__
 
     def __or__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.BitwiseOr.apply(self, other)
 
     __ror__ = __or__
 
     def __xor__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.BitwiseXor.apply(self, other)
 
     __rxor__ = __xor__
@@ -667,31 +716,43 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.BitwiseNot.apply(self)
 
     def __iadd__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.inplace(_ops.Add, self, other)
 
     def __isub__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.inplace(_ops.Sub, self, other)
 
     def __imul__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.inplace(_ops.Mul, self, other)
 
     def __itruediv__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.inplace(_ops.Div, self, other)
 
     def add(self, other, *, alpha=1):
+        _check_other(other, "add")
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
+        _check_other(other, "sub")
         return _ops.Sub.apply(self, other, alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
+        _check_other(other, "mul")
         return _ops.Mul.apply(self, other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
+        _check_other(other, "div")
         return _ops.div(self, other, rounding_mode)
 
     divide = true_divide = div
@@ -1014,6 +1075,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             from_, to = 0, from_
         return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
                                                  generator=generator))
+
+
+def _check_other(other, function: str, position: int = 1) -> None:
+    """torch's argument-parser TypeError for an ``other`` that is not a tensor or a number."""
+    if other.__class__ is not Tensor and not isinstance(other, (Tensor,) + _OPERANDS):
+        cls = type(other)
+        name = cls.__name__ if cls.__module__ != "decimal" else f"decimal.{cls.__name__}"
+        raise TypeError(
+            f"{function}(): argument 'other' (position {position}) must be Tensor, not {name}"
+        )
 
 
 def _can_steal(grad: "Tensor") -> bool:

@@ -78,7 +78,20 @@ class ShapeMethods:
 
         array = _ops.gather_index(index, "scatter_")
         dim = _ops.wrap_dim(dim, self.ndim)
+        _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         src = value if src is None else src
+        if reduce is not None:
+            if reduce not in ("add", "multiply"):
+                raise RuntimeError("reduce argument must be either add or multiply.")
+            if isinstance(src, Tensor):
+                import warnings
+
+                warnings.warn(
+                    "The reduce argument of torch.scatter with Tensor src is deprecated and "
+                    "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                    "instead for more reduction options.", UserWarning, stacklevel=2)
+            return _ops.inplace(_ops.ScatterReduceLegacy, self, src, dim=dim, index=array,
+                                reduce=reduce)
         if isinstance(src, Tensor):
             return _ops.inplace(_ops.Scatter, self, src, dim=dim, index=array)
         return _ops.inplace(_ops.ScatterValue, self, dim=dim, index=array, value=src)
@@ -87,16 +100,19 @@ class ShapeMethods:
         return _ops.scatter_add(self, dim, index, src)
 
     def scatter_add_(self, dim, index, src):
-        return _ops.inplace(_ops.ScatterAdd, self, src, dim=_ops.wrap_dim(dim, self.ndim),
-                            index=_ops.gather_index(index, "scatter_add_"))
+        dim = _ops.wrap_dim(dim, self.ndim)
+        array = _ops.gather_index(index, "scatter_add_")
+        _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
+        return _ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array)
 
     def index_add(self, dim, index, source, *, alpha=1):
         return _ops.index_add(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
         array = _ops.gather_index(index, "index_add_").reshape(-1)
-        return _ops.inplace(_ops.IndexAdd, self, source, dim=_ops.wrap_dim(dim, self.ndim),
-                            index=array, alpha=alpha)
+        dim = _ops.wrap_dim(dim, self.ndim)
+        _ops.check_index_add_bounds(array, self.shape[dim] if self.ndim else 1)
+        return _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha)
 
     def index_put_(self, indices, values, accumulate=False):
         arrays = tuple(_ops.as_index_array(i) for i in indices)

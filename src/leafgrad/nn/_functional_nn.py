@@ -173,6 +173,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             f"types: Long, Int; but got torch.{input.dtype._legacy}Tensor instead (while "
             "checking arguments for embedding)"
         )
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if max_norm is not None:

@@ -306,6 +306,10 @@ from .gather import (  # noqa: E402
     masked_select, nonzero, scatter, scatter_add, take,
 )
 from .gather import _index_array as gather_index, _mask_array as mask_array  # noqa: E402
+from .gather import (  # noqa: E402
+    _ScatterReduceLegacyNode as ScatterReduceLegacy, check_index_add_bounds,
+    check_scatter_gather_bounds,
+)
 from .indexing import _as_index_array as as_index_array  # noqa: E402
 from .shape import _wrap_dim as wrap_dim  # noqa: E402
 from .conv import (  # noqa: E402

@@ -51,13 +51,28 @@ def binary(a, b):
         if a.dtype != target:
             a = a.astype(target)
     else:
-        a = target.type(a)
+        a = _scalar(target, a)
     if b_is_array:
         if b.dtype != target:
             b = b.astype(target)
     else:
-        b = target.type(b)
+        b = _scalar(target, b)
     return a, b
+
+
+def _scalar(target: np.dtype, value):
+    """A weak Python scalar in ``target``. An integer that does not fit an integer dtype wraps
+    around as in torch (``int8_tensor + 300`` adds 44); NumPy 2 would raise OverflowError."""
+    try:
+        return target.type(value)
+    except OverflowError:
+        if target.kind not in "iu" or not isinstance(value, int):
+            raise
+        bits = target.itemsize * 8
+        wrapped = value % (1 << bits)
+        if target.kind == "i" and wrapped >= 1 << (bits - 1):
+            wrapped -= 1 << bits
+        return target.type(wrapped)
 
 
 def float_result(a):

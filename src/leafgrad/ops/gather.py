@@ -271,6 +271,32 @@ class Take(Op):
 
 # -- functions --------------------------------------------------------------------------------
 
+# Note: index bounds
+# gather/scatter/index_select/index_add take indices in [0, size): torch raises for -1 where
+# NumPy would wrap around to the last entry. Only indexing (a[-1], a[tensor([-1])]) wraps.
+def _out_of_bounds(array: np.ndarray, size: int):
+    """The first offending index value (the largest too-big one, else the smallest negative)."""
+    if not array.size:
+        return None
+    high, low = array.max(), array.min()
+    if high >= size:
+        return int(high)
+    if low < 0:
+        return int(low)
+    return None
+
+
+def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
+    bad = _out_of_bounds(array, size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def check_index_add_bounds(array: np.ndarray, size: int) -> None:
+    if _out_of_bounds(array, size) is not None:
+        raise IndexError("index out of range in self")
+
+
 
 def index_select(tensor, dim, index):
     array = _index_array(index, "index_select")
@@ -278,8 +304,8 @@ def index_select(tensor, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim] if tensor.ndim else 1
-    if array.size and (array.max() >= size or array.min() < -size):
-        bad = int(array.max()) if array.max() >= size else int(array.min())
+    bad = _out_of_bounds(array, size)
+    if bad is not None:
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     return IndexSelect.apply(tensor, dim=dim, index=array.reshape(-1))
 
@@ -289,10 +315,7 @@ def gather(tensor, dim, index):
     dim = _wrap_dim(dim, tensor.ndim)
     if array.ndim != tensor.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    size = tensor.shape[dim]
-    if array.size and (array.max() >= size or array.min() < -size):
-        bad = int(array.max()) if array.max() >= size else int(array.min())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     return Gather.apply(tensor, dim=dim, index=array)
 
 
@@ -301,22 +324,26 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 
     array = _index_array(index, "scatter")
     dim = _wrap_dim(dim, tensor.ndim)
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
+    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     if src is None:
         src = value
+    if reduce is not None:
+        return scatter_reduce_legacy(tensor, dim, array, src, reduce)
     if isinstance(src, Tensor):
         return Scatter.apply(tensor, src, dim=dim, index=array)
     return ScatterValue.apply(tensor, dim=dim, index=array, value=src)
 
 
 def scatter_add(tensor, dim, index, src):
-    return ScatterAdd.apply(tensor, src, dim=_wrap_dim(dim, tensor.ndim),
-                            index=_index_array(index, "scatter_add"))
+    dim = _wrap_dim(dim, tensor.ndim)
+    array = _index_array(index, "scatter_add")
+    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
+    return ScatterAdd.apply(tensor, src, dim=dim, index=array)
 
 
 def index_add(tensor, dim, index, source, alpha=1):
     array = _index_array(index, "index_add").reshape(-1)
+    check_index_add_bounds(array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1)
     return IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
                           alpha=alpha)
 
@@ -370,3 +397,48 @@ def nonzero(tensor, as_tuple=False):
 
 def argwhere(tensor):
     return nonzero(tensor)
+
+
+class _ScatterReduceLegacyNode(Op):
+    """The node of ``scatter(..., reduce=)``: torch has no derivative for it (its node is
+    named NotImplemented and its backward raises); not in the op table, as it has no
+    gradient to test."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    inputs = ("self", "src")
+    _save_plan = ()
+
+    @staticmethod
+    def forward(ctx, a, src, dim, index, reduce):
+        out = np.array(a, copy=True)
+        where = _along(dim, index, a.ndim)
+        if isinstance(src, np.ndarray):
+            src = src[tuple(slice(0, n) for n in index.shape)].astype(a.dtype, copy=False)
+        else:
+            src = np.full(index.shape, src, dtype=a.dtype)
+        (np.add if reduce == "add" else np.multiply).at(out, where, src)
+        return out
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+_ScatterReduceLegacyNode.__name__ = _ScatterReduceLegacyNode.__qualname__ = "NotImplemented"
+
+
+def scatter_reduce_legacy(tensor, dim, array, src, reduce):
+    """``scatter(dim, index, src, reduce='add'|'multiply')``: every index adds (multiplies)
+    its source value in, repeated indices included."""
+    import warnings
+
+    from ..tensor import Tensor
+
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):  # a number src is not deprecated
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.", UserWarning, stacklevel=3)
+    return _ScatterReduceLegacyNode.apply(tensor, src, dim=dim, index=array, reduce=reduce)
