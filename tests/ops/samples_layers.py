@@ -1,5 +1,6 @@
 """Samples for the ops the nn layers add (src/leafgrad/nn/_layer_ops.py): adaptive max pooling
-and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input."""
+and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input;
+pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d."""
 
 from __future__ import annotations
 
@@ -25,5 +26,14 @@ SAMPLES = {
     "AdaptiveMaxPoolBackward": [
         Sample(lambda lib, x: _grad_of(lib, lib.nn.functional.adaptive_max_pool2d(x, (3, 2)),
                                        x)[0], (((1, 2, 5, 4), A),)),
+    ],
+    "PixelShuffle": [
+        Sample(lambda lib, x: lib.nn.functional.pixel_shuffle(x, 2), (((2, 8, 2, 3), A),)),
+        Sample(lambda lib, x: lib.nn.functional.pixel_shuffle(x, 3), (((9, 2, 2), A),)),
+        Sample(lambda lib, x: lib.nn.functional.pixel_shuffle(x, 2), (((2, 1, 4, 2, 2), A),)),
+    ],
+    "PixelUnshuffle": [
+        Sample(lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 2), (((2, 3, 4, 6), A),)),
+        Sample(lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 3), (((1, 6, 3), A),)),
     ],
 }

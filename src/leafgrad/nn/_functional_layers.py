@@ -16,13 +16,13 @@ from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
-from ._layer_ops import AdaptiveMaxPool2d  # registers the op in leafgrad.ops.OPS
+from ._layer_ops import AdaptiveMaxPool2d, PixelShuffle, PixelUnshuffle  # registered ops
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
-           "instance_norm"]
+           "instance_norm", "pixel_shuffle", "pixel_unshuffle"]
 
 
 def _one(value, name: str):
@@ -251,6 +251,46 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if running_var is not None:
             running_var.copy_(stats_var.view(batch, channels).mean(0))
     return out.view(input.shape)
+
+
+def _check_factor(input, factor, name: str, argument: str) -> None:
+    if not isinstance(factor, int) or isinstance(factor, bool):
+        raise TypeError(
+            f"{name}(): argument '{argument}' (position 2) must be int, not "
+            f"{type(factor).__name__}"
+        )
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"{name} expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {argument}, but got {factor}")
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    _check_factor(input, upscale_factor, "pixel_shuffle", "upscale_factor")
+    channels = input.shape[-3]
+    if channels % (upscale_factor * upscale_factor):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={channels} is not divisible by "
+            f"{upscale_factor * upscale_factor}"
+        )
+    return PixelShuffle.apply(input, factor=upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    _check_factor(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
+    for name, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % downscale_factor:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                f"input.size({dim})={input.shape[dim]} is not divisible by {downscale_factor}"
+            )
+    return PixelUnshuffle.apply(input, factor=downscale_factor)
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

@@ -68,3 +68,54 @@ class AdaptiveMaxPoolBackward(MaxPoolBackward):
 
     node = "AdaptiveMaxPool2DBackwardBackward0"
     torch_names = ()
+
+
+# -- pixel shuffle ------------------------------------------------------------------------------
+
+
+def _shuffle(a: np.ndarray, r: int) -> np.ndarray:
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): channel block (i, j) fills offset (i, j)."""
+    *lead, c, h, w = a.shape
+    out = a.reshape(*lead, c // (r * r), r, r, h, w)
+    k = len(lead)
+    out = out.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return np.ascontiguousarray(out).reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def _unshuffle(a: np.ndarray, r: int) -> np.ndarray:
+    """The inverse: (*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    *lead, c, h, w = a.shape
+    out = a.reshape(*lead, c, h // r, r, w // r, r)
+    k = len(lead)
+    out = out.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return np.ascontiguousarray(out).reshape(*lead, c * r * r, h // r, w // r)
+
+
+@register
+class PixelShuffle(Op):
+    """Rearrange channel blocks into space (sub-pixel convolution's upsampling)."""
+
+    node = "PixelShuffleBackward0"
+    torch_names = ("nn.functional.pixel_shuffle",)
+
+    @staticmethod
+    def forward(ctx, a, factor):
+        return _shuffle(a, factor)
+
+    def backward(self, grad):
+        return PixelUnshuffle.apply(grad, factor=self._params["factor"])
+
+
+@register
+class PixelUnshuffle(Op):
+    """Rearrange space into channel blocks (the inverse of pixel shuffle)."""
+
+    node = "PixelUnshuffleBackward0"
+    torch_names = ("nn.functional.pixel_unshuffle",)
+
+    @staticmethod
+    def forward(ctx, a, factor):
+        return _unshuffle(a, factor)
+
+    def backward(self, grad):
+        return PixelShuffle.apply(grad, factor=self._params["factor"])

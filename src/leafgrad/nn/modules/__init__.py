@@ -13,6 +13,7 @@ from .padding import __all__ as _padding_all
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
 from .distance import CosineSimilarity
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .activation import *  # noqa: F403
@@ -30,7 +31,7 @@ __all__ = [
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
-    "CosineSimilarity",
+    "CosineSimilarity", "PixelShuffle", "PixelUnshuffle",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     *_activation_all, *_loss_all,
 ]
