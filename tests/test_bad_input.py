@@ -113,3 +113,25 @@ def test_self_referential_list_fails_fast():
     deep = [[1, [2, 3]], [_self_referential()]]
     with pytest.raises(TypeError):
         leafgrad.tensor(deep)
+
+
+ZERO_D = ["F.softmax(x, 0)", "F.log_softmax(x, 0)", "F.softmax(x, -1)", "x.softmax(0)",
+          "lib.log_softmax(x, -1)", "x.flip(0)", "x.flip([])", "x.chunk(1)", "x.chunk(2, 0)",
+          "x.split(1)", "x.narrow(0, 0, 1)", "F.softmax(x * float('inf'), 0)"]
+
+
+@pytest.mark.parametrize("code", ZERO_D)
+def test_zero_dim_inputs_match_torch(code):
+    """0-d tensors (issue 11 item 9): torch's values and gradients, or its message."""
+
+    def run(lib):
+        x = lib.tensor(2.0, requires_grad=True)
+        try:
+            y = eval(code, {"lib": lib, "F": lib.nn.functional, "x": x})  # noqa: S307
+        except Exception as error:  # noqa: BLE001
+            return type(error).__name__, str(error).splitlines()[0]
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist(), y.grad_fn.name()
+
+    ours, theirs = run(leafgrad), run(torch)
+    assert repr(ours) == repr(theirs)

@@ -193,6 +193,8 @@ def expand(tensor, sizes):
 
 
 def narrow(tensor, dim, start, length):
+    if tensor.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim]
     if start < 0:

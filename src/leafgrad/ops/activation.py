@@ -230,6 +230,8 @@ def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
     """``a.sum(dim, keepdims=True)``; along the last axis of a contiguous float array it is a
     matrix-vector product with ones, which BLAS does ~7x faster than NumPy's pairwise sum
     (benchmarks/bench_nn.py, ce512)."""
+    if a.ndim == 0:  # a 0-d tensor's dim 0 is itself
+        return a.copy()
     if dim == a.ndim - 1 and a.dtype.kind == "f" and a.flags.c_contiguous and a.size:
         last = a.shape[-1]
         ones = np.ones(last, dtype=a.dtype)
@@ -240,6 +242,9 @@ def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
 def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
     if not a.size:
         return a.copy()
+    if a.ndim == 0:  # softmax over a single element: 1 (nan for inf/nan, as torch)
+        e = np.exp(np.asarray(a - a))
+        return np.asarray(e / e)
     e = a - a.max(axis=dim, keepdims=True)
     np.exp(e, out=e)  # in place: one temporary for the whole softmax
     e /= _sum_keepdim(e, dim)
@@ -269,7 +274,7 @@ class Softmax(Op):
         dim = self._params["dim"]
         if not _grad_state.grad_enabled:  # Note: array-level backwards
             g, y = grad._data, result._data
-            out = g * y
+            out = np.asarray(g * y)
             total = _sum_keepdim(out, dim)
             out -= y * total
             return _wrap(out)
@@ -287,6 +292,12 @@ class LogSoftmax(Op):
         a = _float(a)
         if a.size == 0:
             return a.copy()
+        if a.ndim == 0:  # one element: computed as a 1-element vector, kept 0-d
+            out = LogSoftmax.forward(ctx, a.reshape(1), 0)
+            if ctx is not None:
+                exps, total = ctx._saved["softmax"]
+                ctx.keep("softmax", (exps.reshape(()), total.reshape(())))
+            return out.reshape(())
         shifted = a - a.max(axis=dim, keepdims=True)
         exps = np.exp(shifted)
         total = _sum_keepdim(exps, dim)
@@ -302,7 +313,7 @@ class LogSoftmax(Op):
         if not _grad_state.grad_enabled:  # Note: array-level backwards
             exps, total = self.saved("softmax")
             g = grad._data
-            out = exps * (_sum_keepdim(g, dim) / total)
+            out = np.asarray(exps * (_sum_keepdim(g, dim) / total))  # 0-d: a NumPy scalar
             np.subtract(g, out, out=out)
             return _wrap(out)
         result = self.saved("result")

@@ -239,6 +239,8 @@ class Rot90(Op):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, tensor.ndim)
     if isinstance(split_size_or_sections, int):
         if split_size_or_sections <= 0 and tensor.shape[dim] > 0:
@@ -257,6 +259,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(tensor, chunks, dim=0):
+    if tensor.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     dim = _wrap_dim(dim, tensor.ndim)
@@ -336,7 +340,10 @@ def tile(tensor, dims):
 
 def flip(tensor, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return Flip.apply(tensor, dims=tuple(_wrap_dim(d, tensor.ndim) for d in dims))
+    wrapped = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    if tensor.ndim == 0:
+        wrapped = ()  # a 0-d tensor accepts dim 0 (or -1); there is nothing to reverse
+    return Flip.apply(tensor, dims=wrapped)
 
 
 def roll(tensor, shifts, dims=None):
