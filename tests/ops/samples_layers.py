@@ -1,6 +1,7 @@
 """Samples for the ops the nn layers add (src/leafgrad/nn/_layer_ops.py): adaptive max pooling
 and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input;
-pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d."""
+pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d; im2col and
+col2im (F.unfold / F.fold) with overlapping blocks, padding, dilation and strides."""
 
 from __future__ import annotations
 
@@ -35,5 +36,17 @@ SAMPLES = {
     "PixelUnshuffle": [
         Sample(lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 2), (((2, 3, 4, 6), A),)),
         Sample(lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 3), (((1, 6, 3), A),)),
+    ],
+    "Im2Col": [
+        Sample(lambda lib, x: lib.nn.functional.unfold(x, 2), (((2, 2, 3, 4), A),)),
+        Sample(lambda lib, x: lib.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                                       stride=(2, 1)), (((2, 4, 5), A),),
+               note="unbatched, padded, dilated"),
+    ],
+    "Col2Im": [
+        Sample(lambda lib, x: lib.nn.functional.fold(x, (3, 4), 2), (((2, 8, 6), A),)),
+        Sample(lambda lib, x: lib.nn.functional.fold(x, (3, 5), (2, 3), dilation=(1, 2),
+                                                     padding=1, stride=2), (((12, 4), A),),
+               note="unbatched, padded, dilated, strided"),
     ],
 }

@@ -16,13 +16,14 @@ from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
-from ._layer_ops import AdaptiveMaxPool2d, PixelShuffle, PixelUnshuffle  # registered ops
+from ._layer_ops import (AdaptiveMaxPool2d, Col2Im, Im2Col, PixelShuffle,  # registered ops
+                         PixelUnshuffle, _blocks)
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
-           "instance_norm", "pixel_shuffle", "pixel_unshuffle"]
+           "instance_norm", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
 
 
 def _one(value, name: str):
@@ -291,6 +292,95 @@ def pixel_unshuffle(input, downscale_factor):
                 f"input.size({dim})={input.shape[dim]} is not divisible by {downscale_factor}"
             )
     return PixelUnshuffle.apply(input, factor=downscale_factor)
+
+
+def _pair_of(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+_BLOCK_CHECKS = {
+    "kernel": ("kernel size should be greater than zero, but got kernel_height: {} "
+               "kernel_width: {}", lambda v: v > 0),
+    "dilation": ("dilation should be greater than zero, but got dilation_height: {} "
+                 "dilation_width: {}", lambda v: v > 0),
+    "padding": ("padding should be non-negative, but got pad_height: {} pad_width: {}",
+                lambda v: v >= 0),
+    "stride": ("stride should be greater than zero, but got stride_height: {} "
+               "stride_width: {}", lambda v: v > 0),
+}
+
+
+def _check_blocks(order, **values) -> None:
+    """ATen's im2col/col2im argument checks, in the order each kernel makes them."""
+    for name in order:
+        message, valid = _BLOCK_CHECKS[name]
+        if not all(valid(v) for v in values[name]):
+            raise RuntimeError(message.format(*values[name]))
+
+
+def _check_float(input, kernel_name: str) -> None:
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f'"{kernel_name}" not implemented for \'{input.dtype._legacy}\''
+        )
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding blocks of (N, C, H, W) or (C, H, W) input as columns (N, C*kh*kw, L)."""
+    dims = input.dim()
+    if dims < 3:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-dims}, {dims - 1}], but "
+            f"got {dims})"
+        )
+    params = dict(kernel=_pair_of(kernel_size), dilation=_pair_of(dilation),
+                  padding=_pair_of(padding), stride=_pair_of(stride))
+    _check_blocks(("kernel", "dilation", "padding", "stride"), **params)
+    if dims not in (3, 4) or any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
+        )
+    size = tuple(input.shape[-2:])
+    blocks = _blocks(size, **params)
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(
+            f"Given input with spatial size {size}, kernel_size={params['kernel']}, "
+            f"dilation={params['dilation']}, padding={params['padding']}, calculated shape of "
+            f"the array of sliding blocks as {blocks}, but its components must be at least one."
+        )
+    _check_float(input, "im2col_out_cpu")
+    return Im2Col.apply(input, **params)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Columns (N, C*kh*kw, L) or (C*kh*kw, L) summed back into (N, C, H, W) images."""
+    size = _pair_of(output_size)
+    params = dict(kernel=_pair_of(kernel_size), dilation=_pair_of(dilation),
+                  padding=_pair_of(padding), stride=_pair_of(stride))
+    _check_blocks(("kernel", "stride", "dilation", "padding"), **params)
+    if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[input.dim() - 2:]):
+        raise RuntimeError(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+            f"non-zero dimensions for input, but got: {list(input.shape)}"
+        )
+    kernel = params["kernel"]
+    channels, count = input.shape[-2], input.shape[-1]
+    if channels % (kernel[0] * kernel[1]):
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={channels} and kernel_size={kernel}."
+        )
+    blocks = _blocks(size, **params)
+    if blocks[0] * blocks[1] != count:
+        raise RuntimeError(
+            f"Given output_size={size}, kernel_size={kernel}, dilation={params['dilation']}, "
+            f"padding={params['padding']}, stride={params['stride']}, expected size of input's "
+            "dimension 2 to match the calculated number of sliding blocks "
+            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={count}."
+        )
+    _check_float(input, "col2im_out_cpu")
+    return Col2Im.apply(input, size=size, **params)
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

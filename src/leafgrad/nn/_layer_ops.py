@@ -119,3 +119,95 @@ class PixelUnshuffle(Op):
 
     def backward(self, grad):
         return PixelShuffle.apply(grad, factor=self._params["factor"])
+
+
+# -- im2col / col2im (F.unfold / F.fold) --------------------------------------------------------
+
+
+def _blocks(size, kernel, dilation, padding, stride) -> tuple:
+    """Number of sliding blocks along each of the two spatial dims (C's truncating division,
+    as ATen, so a too-small input gives 0 rather than a negative count)."""
+    spans = [size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1 for i in range(2)]
+    return tuple(int(span / stride[i]) + 1 for i, span in enumerate(spans))
+
+
+def _offsets(kernel, dilation, stride, blocks):
+    """For each kernel offset (ki, kj): the strided slices of the padded plane it reads."""
+    for ki in range(kernel[0]):
+        top = ki * dilation[0]
+        rows = slice(top, top + stride[0] * (blocks[0] - 1) + 1, stride[0])
+        for kj in range(kernel[1]):
+            left = kj * dilation[1]
+            yield ki, kj, rows, slice(left, left + stride[1] * (blocks[1] - 1) + 1, stride[1])
+
+
+def im2col(x: np.ndarray, kernel, dilation, padding, stride) -> np.ndarray:
+    """(N, C, H, W) -> (N, C*kh*kw, L): channel-major, then kernel row, then kernel column."""
+    n, c, h, w = x.shape
+    blocks = _blocks((h, w), kernel, dilation, padding, stride)
+    padded = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
+    out = np.empty((n, c, kernel[0], kernel[1], *blocks), dtype=x.dtype)
+    for ki, kj, rows, cols in _offsets(kernel, dilation, stride, blocks):
+        out[:, :, ki, kj] = padded[:, :, rows, cols]
+    return out.reshape(n, c * kernel[0] * kernel[1], blocks[0] * blocks[1])
+
+
+def col2im(cols: np.ndarray, size, kernel, dilation, padding, stride) -> np.ndarray:
+    """The adjoint of im2col: every column entry added back to the pixel it was read from."""
+    n = cols.shape[0]
+    c = cols.shape[1] // (kernel[0] * kernel[1])
+    blocks = _blocks(size, kernel, dilation, padding, stride)
+    parts = cols.reshape(n, c, kernel[0], kernel[1], *blocks)
+    padded = np.zeros((n, c, size[0] + 2 * padding[0], size[1] + 2 * padding[1]),
+                      dtype=cols.dtype)
+    for ki, kj, rows, cols_ in _offsets(kernel, dilation, stride, blocks):
+        padded[:, :, rows, cols_] += parts[:, :, ki, kj]
+    return np.ascontiguousarray(padded[:, :, padding[0]:padding[0] + size[0],
+                                       padding[1]:padding[1] + size[1]])
+
+
+def _unbatched(function, batched_ndim: int):
+    """Run a kernel written for batched arrays on an unbatched one too (no squeeze node)."""
+
+    def wrapper(ctx, a, **params):
+        if a.ndim == batched_ndim:
+            return function(ctx, a, **params)
+        return function(ctx, a[None], **params)[0]
+
+    return staticmethod(wrapper)
+
+
+@register
+class Im2Col(Op):
+    """F.unfold: the sliding blocks of (N, C, H, W) input as columns (N, C*kh*kw, L)."""
+
+    node = "Im2ColBackward0"
+    torch_names = ("nn.functional.unfold",)
+
+    @staticmethod
+    def _kernel(ctx, x, kernel, dilation, padding, stride):
+        return im2col(x, kernel, dilation, padding, stride)
+
+    forward = _unbatched(_kernel.__func__, 4)
+
+    def backward(self, grad):
+        size = tuple(self.input_shape()[-2:])
+        return Col2Im.apply(grad, size=size, **self._params)
+
+
+@register
+class Col2Im(Op):
+    """F.fold: columns (N, C*kh*kw, L) summed back into (N, C, H, W) images."""
+
+    node = "Col2ImBackward0"
+    torch_names = ("nn.functional.fold",)
+
+    @staticmethod
+    def _kernel(ctx, cols, size, kernel, dilation, padding, stride):
+        return col2im(cols, size, kernel, dilation, padding, stride)
+
+    forward = _unbatched(_kernel.__func__, 3)
+
+    def backward(self, grad):
+        params = {k: v for k, v in self._params.items() if k != "size"}
+        return Im2Col.apply(grad, **params)

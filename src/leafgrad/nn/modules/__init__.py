@@ -14,6 +14,7 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, In
                             InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
 from .distance import CosineSimilarity
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .fold import Fold, Unfold
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .activation import *  # noqa: F403
@@ -31,7 +32,7 @@ __all__ = [
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
-    "CosineSimilarity", "PixelShuffle", "PixelUnshuffle",
+    "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     *_activation_all, *_loss_all,
 ]
