@@ -10,10 +10,12 @@ from ._functional_layers import *  # noqa: F403 - 1-d pooling through the 2-d ke
 from ._functional_layers import __all__ as _layers_all
 from ._functional_act import *  # noqa: F403 - more activations
 from ._functional_act import __all__ as _act_all
+from ._functional_attention import *  # noqa: F403 - attention
+from ._functional_attention import __all__ as _attention_all
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-    *_nn_all, *_layers_all, *_act_all,
+    *_nn_all, *_layers_all, *_act_all, *_attention_all,
 ]
 
 

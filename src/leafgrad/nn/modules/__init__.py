@@ -17,6 +17,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .loss import *  # noqa: F403
@@ -34,5 +35,6 @@ __all__ = [
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
     "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
     *_activation_all, *_loss_all,
 ]

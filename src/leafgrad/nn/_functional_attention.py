@@ -1,0 +1,170 @@
+"""Attention: ``scaled_dot_product_attention`` and ``multi_head_attention_forward``, composed from
+differentiable ops in the order torch's math path computes them."""
+
+from __future__ import annotations
+
+import math
+
+from ..tensor import Tensor
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _float_mask(mask: Tensor | None, like: Tensor) -> Tensor | None:
+    """A boolean mask (True = not allowed) as an additive float mask (-inf where True)."""
+    if mask is None:
+        return None
+    if mask.dtype.is_floating_point:
+        return mask
+    from .. import zeros_like
+
+    return zeros_like(mask, dtype=like.dtype).masked_fill(mask, float("-inf"))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False):
+    """``softmax(q @ k^T * scale + mask) @ v`` over the last two dims (torch's math path)."""
+    from .. import ones, tril
+    from . import functional as F
+
+    length, source = query.size(-2), key.size(-2)
+    factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    if enable_gqa and query.size(-3) != key.size(-3):
+        repeat = query.size(-3) // key.size(-3)
+        key = key.repeat_interleave(repeat, -3)
+        value = value.repeat_interleave(repeat, -3)
+    bias = None
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        allowed = tril(ones(length, source, dtype=bool_dtype()))
+        bias = _float_mask(~allowed, query)
+    elif attn_mask is not None:
+        # here a boolean mask marks the positions that DO take part (MultiheadAttention's
+        # marks the ones that do not)
+        bias = attn_mask if attn_mask.dtype.is_floating_point else _float_mask(~attn_mask, query)
+    scores = query @ key.transpose(-2, -1) * factor
+    if bias is not None:
+        scores = scores + bias
+    weights = F.softmax(scores, dim=-1)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, dropout_p, True)
+    return weights @ value
+
+
+def bool_dtype():
+    from .. import bool as bool_
+
+    return bool_
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v,
+                                 add_zero_attn: bool, dropout_p: float, out_proj_weight,
+                                 out_proj_bias, training: bool = True, key_padding_mask=None,
+                                 need_weights: bool = True, attn_mask=None,
+                                 use_separate_proj_weight: bool = False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights: bool = True,
+                                 is_causal: bool = False):
+    """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)); torch's steps."""
+    from .. import bmm, cat, zeros
+    from . import functional as F
+
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None and not need_weights:
+        causal_sdpa = True
+    else:
+        causal_sdpa = False
+        if is_causal and attn_mask is None:
+            raise RuntimeError(
+                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                "module method `generate_square_subsequent_mask` to create this mask.")
+    # input projections (one packed weight, or three)
+    if not use_separate_proj_weight:
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+    else:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+    q = F.linear(query, w_q, b_q)
+    k = F.linear(key, w_k, b_k)
+    v = F.linear(value, w_v, b_v)
+    attn_mask = _float_mask(attn_mask, q)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+    if bias_k is not None and bias_v is not None:
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:
+        k = cat([k, zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], dim=1)
+        v = cat([v, zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], dim=1)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        padding = _float_mask(key_padding_mask, q).view(bsz, 1, 1, src_len)
+        padding = padding.expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = padding if attn_mask is None else attn_mask + padding
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
+        scores = bmm(q_scaled, k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, dim=-1)
+        if dropout_p > 0.0:
+            weights = F.dropout(weights, p=dropout_p)
+        output = bmm(weights, v)
+        output = output.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
+        output = F.linear(output, out_proj_weight, out_proj_bias)
+        output = output.view(tgt_len, bsz, output.size(1))
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not batched:
+            output, weights = output.squeeze(1), weights.squeeze(0)
+        return output, weights
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, causal_sdpa)
+    output = output.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
+    output = F.linear(output, out_proj_weight, out_proj_bias)
+    output = output.view(tgt_len, bsz, output.size(1))
+    if not batched:
+        output = output.squeeze(1)
+    return output, None
