@@ -1,0 +1,149 @@
+"""More losses of ``nn.functional``, written as ATen (or torch's Python) composes them, so the
+recorded graph ends in the same nodes: margin ranking, hinge embedding, cosine embedding,
+triplet margin (with ``pairwise_distance``), Poisson and Gaussian NLL, multilabel soft margin."""
+
+from __future__ import annotations
+
+import math
+
+
+from ._functional_nn import _legacy_reduction, _reduce
+
+__all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+           "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "multilabel_soft_margin_loss"]
+
+_EPSILON = 1e-12  # ATen's cosine_embedding_loss
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None,
+                        reduce=None, reduction: str = "mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+            .replace("leafgrad.Size", "torch.Size"))
+    output = (-target * (input1 - input2) + margin).clamp_min_(0)
+    return _reduce(output, reduction)
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean"):
+    from .. import where, zeros_like
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = zeros_like(input)
+    margin_clamp = (margin - input).clamp_min_(0)
+    output_margin = where(target != 1, margin_clamp, zeros)
+    output_self = where(target != -1, input, zeros)
+    return _reduce(output_margin + output_self, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_average=None,
+                          reduce=None, reduction: str = "mean"):
+    from .. import where, zeros_like
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dim = input1.dim() - 1 if input1.dim() else 0
+    prod_sum = (input1 * input2).sum(dim)
+    mag_square1 = (input1 * input1).sum(dim) + _EPSILON
+    mag_square2 = (input2 * input2).sum(dim) + _EPSILON
+    denom = (mag_square1 * mag_square2).sqrt_()
+    cos = prod_sum / denom
+    zeros = zeros_like(cos)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min_(0)
+    output = where(target == 1, pos, zeros) + where(target == -1, neg, zeros)
+    return _reduce(output, reduction)
+
+
+def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+    """``||x1 - x2 + eps||_p`` over the last dim."""
+    dim = max(x1.dim(), x2.dim()) - 1
+    if dim < 0:
+        return (x1 - x2 + eps).abs()
+    return (x1 - x2 + eps).norm(p, dim, keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
+                        reduction: str = "mean"):
+    from .. import minimum
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if not (dims[0] == dims[1] == dims[2]):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = (margin + dist_pos - dist_neg).clamp_min(0)
+    return _reduce(output, reduction)
+
+
+def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean"):
+    from ..autograd.grad_mode import no_grad
+
+    if isinstance(var, (int, float)):
+        from .. import full_like
+
+        var = full_like(input, var)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction: str = "mean"):
+    from ._functional_act import logsigmoid
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
