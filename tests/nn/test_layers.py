@@ -382,3 +382,44 @@ def test_instance_norm_warns_like_torch_when_channels_differ_without_affine():
     (ours, our_warnings), (theirs, their_warnings) = run(leafgrad), run(torch)
     np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
     assert our_warnings == their_warnings and our_warnings
+
+
+@pytest.mark.parametrize("spec,shape", LAYERS[::3], ids=[s for s, _ in LAYERS[::3]])
+def test_layers_survive_deepcopy_and_pickle(spec, shape):
+    import copy
+    import pickle
+
+    module = _build(leafgrad, spec, "float64", seed=3).eval()
+    xs = _inputs(leafgrad, spec, shape, "float64", seed=4)
+    expected = module(*xs)
+    for clone in (copy.deepcopy(module), pickle.loads(pickle.dumps(module))):
+        assert repr(clone) == repr(module)
+        assert [type(p) for p in clone.parameters()] == [type(p) for p in module.parameters()]
+        assert list(clone.state_dict()) == list(module.state_dict())
+        out = clone(*xs)
+        got = out[0] if isinstance(out, tuple) else out
+        want = expected[0] if isinstance(expected, tuple) else expected
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("options", [dict(scale_grad_by_freq=True),
+                                     dict(scale_grad_by_freq=True, padding_idx=1),
+                                     dict(scale_grad_by_freq=True, max_norm=1.0)])
+def test_embedding_scale_grad_by_freq_matches_torch(options, dtype):
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.Embedding(5, 3, **options).to(getattr(lib, dtype))
+        idx = lib.tensor([[0, 2, 4, 1], [2, 2, 1, 0]])
+        out = layer(idx)
+        w = lib.tensor(np.random.default_rng(0).normal(size=(2, 4, 3)), dtype=out.dtype,
+                       requires_grad=True)
+        grad, = lib.autograd.grad((out * w).sum(), layer.weight, create_graph=True)
+        (grad * grad).sum().backward()  # torch's double backward does not rescale: same here
+        return (repr(layer), out.detach().numpy(), grad.detach().numpy(), w.grad.numpy(),
+                grad.grad_fn.name())
+
+    ours, theirs = run(leafgrad), run(torch)
+    assert ours[0] == theirs[0] and ours[4] == theirs[4]
+    for a, b in zip(ours[1:4], theirs[1:4]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

@@ -183,9 +183,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
             scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
             weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding with scale_grad_by_freq or sparse gradients")
-    return _ops.Embedding.apply(weight, indices=indices.astype(np.int64), padding_idx=padding_idx)
+    if sparse:
+        raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
+    return _ops.Embedding.apply(weight, indices=indices.astype(np.int64), padding_idx=padding_idx,
+                                scale_grad_by_freq=scale_grad_by_freq)
 
 
 def one_hot(tensor, num_classes=-1):

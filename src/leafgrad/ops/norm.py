@@ -190,13 +190,14 @@ class Embedding(Op):
     torch_names = ("nn.functional.embedding",)
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx):
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq=False):
         return weight[indices]
 
     def backward(self, grad):
         p = self._params
         return EmbeddingBackward.apply(grad, num_weights=self.input_shape(0)[0],
-                                       indices=p["indices"], padding_idx=p["padding_idx"])
+                                       indices=p["indices"], padding_idx=p["padding_idx"],
+                                       scale_grad_by_freq=p.get("scale_grad_by_freq", False))
 
 
 @register
@@ -207,10 +208,13 @@ class EmbeddingBackward(Op):
     torch_names = ()
 
     @staticmethod
-    def forward(ctx, grad, num_weights, indices, padding_idx):
+    def forward(ctx, grad, num_weights, indices, padding_idx, scale_grad_by_freq=False):
         out = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
         flat = indices.reshape(-1)
         rows = grad.reshape(-1, grad.shape[-1])
+        if scale_grad_by_freq:  # each row over its index's count in the whole batch (ATen)
+            counts = np.bincount(flat, minlength=num_weights)
+            rows = rows * (1.0 / counts[flat]).astype(grad.dtype)[:, None]
         if padding_idx is not None:
             keep = flat != padding_idx
             flat, rows = flat[keep], rows[keep]
