@@ -95,6 +95,24 @@ class Sequential(Module):
                 result.append(module)
         return result
 
+    def __rmul__(self, other: int) -> "Sequential":
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> "Sequential":
+        if not isinstance(other, int):
+            raise TypeError(
+                f"unsupported operand type(s) for *: {type(self)} and {type(other)}"
+            )
+        if other <= 0:
+            raise ValueError(
+                f"Non-positive multiplication factor {other} for {type(self)}"
+            )
+        modules = list(self)  # the same module objects repeated in place, as torch
+        for _ in range(other - 1):
+            for module in modules:
+                self.append(module)
+        return self
+
     def __dir__(self):
         return [key for key in super().__dir__() if not key.isdigit()]
 
@@ -430,6 +448,20 @@ class ParameterDict(Module):
 
     def copy(self) -> "ParameterDict":
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def __or__(self, other: "ParameterDict") -> "ParameterDict":
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: "ParameterDict") -> "ParameterDict":
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: "ParameterDict") -> "ParameterDict":
+        self.update(other)
+        return self
 
     def setdefault(self, key: str, default=None):
         if key not in self:
