@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
@@ -140,12 +141,45 @@ class Module:
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+        # what the call reached, for the always-called hooks if it fails: the arguments after
+        # the pre-hooks, the output so far, and the always-called hooks that already ran
+        state = {"args": args, "kwargs": kwargs, "result": None, "called": set()}
+        try:
+            return self._call_with_hooks(args, kwargs, state)
+        except Exception:
+            args, kwargs, result, called = (state["args"], state["kwargs"], state["result"],
+                                            state["called"])
+            # torch: forward hooks registered with always_call=True still run (once), their
+            # own errors silenced with a warning, then the original error propagates
+            for hooks, always, with_kwargs, kind in (
+                    (_global_forward_hooks, _global_forward_hooks_always_called,
+                     _global_forward_hooks_with_kwargs, "global module"),
+                    (self._forward_hooks, self._forward_hooks_always_called,
+                     self._forward_hooks_with_kwargs, "module")):
+                for hook_id, hook in list(hooks.items()):
+                    if hook_id not in always or hook_id in called:
+                        continue
+                    try:
+                        if hook_id in with_kwargs:
+                            hook_result = hook(self, args, kwargs, result)
+                        else:
+                            hook_result = hook(self, args, result)
+                        if hook_result is not None:
+                            result = hook_result
+                    except Exception as error:  # noqa: BLE001 - silenced, as torch does
+                        warnings.warn(
+                            f"{kind} forward hook with ``always_call=True`` raised an "
+                            "exception that was silenced as another error was raised in "
+                            f"forward: {error}", stacklevel=2)
+            raise
 
-    def _call_with_hooks(self, args: tuple, kwargs: dict):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+    def _call_with_hooks(self, args: tuple, kwargs: dict, state: dict):
+        pre_hooks = [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]
+        for hook_id, hook in pre_hooks:
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -160,21 +194,30 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+            state["args"], state["kwargs"] = args, kwargs
         backward_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             from ._backward_hooks import BackwardHook
 
-            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
-                                         list(self._backward_pre_hooks.values()))
-            args = backward_hook.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
+            # global hooks first, then the module's own (torch's _get_backward_hooks)
+            backward_hook = BackwardHook(
+                self, [*_global_backward_hooks.values(), *self._backward_hooks.values()],
+                [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()])
+            args = state["args"] = backward_hook.setup_input_hook(args)
+        result = state["result"] = self.forward(*args, **kwargs)
+        post_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+        for hook_id, hook in post_hooks:
+            if hook_id in self._forward_hooks_always_called or \
+                    hook_id in _global_forward_hooks_always_called:
+                state["called"].add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs or \
+                    hook_id in _global_forward_hooks_with_kwargs:
                 hook_result = hook(self, args, kwargs, result)
             else:
                 hook_result = hook(self, args, result)
             if hook_result is not None:
-                result = hook_result
+                result = state["result"] = hook_result
         if backward_hook is not None:
             result = backward_hook.setup_output_hook(result)
         return result
@@ -829,6 +872,49 @@ def _remove_from(name: str, *stores) -> None:
                 del store[name]
             else:
                 store.discard(name)
+
+
+# -- global hooks: every module's calls (torch.nn.modules.module.register_module_*) -------------
+_global_forward_pre_hooks: dict = OrderedDict()
+_global_forward_hooks: dict = OrderedDict()
+_global_forward_hooks_with_kwargs: dict = OrderedDict()
+_global_forward_hooks_always_called: dict = OrderedDict()
+_global_backward_pre_hooks: dict = OrderedDict()
+_global_backward_hooks: dict = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, args)`` before every module's forward (before its own pre-hooks)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Run ``hook(module, args, output)`` after every module's forward (before its own)."""
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=_global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, grad_output)`` in every module's backward (before its own)."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, grad_input, grad_output)`` in every module's backward."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
 
 
 def _queue(pending: list | None, action: Callable[[], None]) -> None:
