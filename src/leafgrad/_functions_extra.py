@@ -8,7 +8,7 @@ import numpy as np
 
 
 from .nn import functional as _F
-from .ops import cross, lstm_cell  # noqa: F401 - re-exported
+from .ops import cross, lstm, lstm_cell  # noqa: F401 - re-exported
 from .tensor import Tensor, _wrap
 
 __all__ = [
@@ -17,7 +17,7 @@ __all__ = [
     "adaptive_avg_pool1d", "cosine_similarity", "dropout", "layer_norm", "group_norm",
     "batch_norm", "embedding", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "unique", "unique_consecutive", "cross", "set_default_device", "get_default_device",
-    "is_nonzero", "is_same_size", "lstm_cell",
+    "is_nonzero", "is_same_size", "lstm_cell", "lstm",
 ]
 
 # identical signatures in torch's top level and torch.nn.functional

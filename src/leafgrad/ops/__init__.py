@@ -23,7 +23,7 @@ from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 from .cross import LinalgCross, cross, linalg_cross
-from .rnn import LSTMStep, lstm_cell
+from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
 from . import activation_extra  # noqa: F401 - registers its ops
 
 __all__ = ["OPS", "Op", "register"]

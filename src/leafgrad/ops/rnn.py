@@ -125,3 +125,182 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
     h, c = hx
     return LSTMStep.apply(F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
+
+
+@register
+class LSTMLayer(Op):
+    """A whole LSTM layer in one direction: ``(output, h_n, c_n)`` from the input projections
+    of every step (L, N, 4H), the initial state and the recurrent weights.
+
+    One node for the sequence instead of one per step: the backward is one reverse loop of
+    array operations and a single matrix product for the recurrent weight's gradient
+    (benchmarks/bench_train.py, lstm). See Note: two backwards."""
+
+    node = "LstmLayerBackward0"
+    inputs = _ALL
+    saves = {name: _ALL for name in _ALL} | {"arrays": _ALL}
+    multi_output = True
+    torch_names = ("nn.LSTM",)
+
+    @staticmethod
+    def forward(ctx, projected, h, c, weight_hh, bias_hh, reverse=False):
+        steps = projected.shape[0]
+        size = weight_hh.shape[0] // 4
+        dtype = h.dtype
+        outputs = np.empty(projected.shape[:-1] + (size,), dtype=dtype)
+        keep = ctx is not None
+        if keep:
+            gates_all = np.empty(projected.shape, dtype=dtype)  # i, f, g, o after activation
+            tanh_all = np.empty_like(outputs)
+            c_prev_all = np.empty_like(outputs)
+            h_prev_all = np.empty_like(outputs)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        w_t = weight_hh.T
+        if not keep:  # one workspace is enough when nothing is kept for backward
+            workspace = np.empty(projected.shape[1:], dtype=dtype)
+        for t in order:
+            gates = gates_all[t] if keep else workspace
+            np.matmul(h, w_t, out=gates)
+            gates += projected[t]
+            if bias_hh is not None:
+                gates += bias_hh
+            g = np.tanh(gates[..., 2 * size:3 * size])
+            np.negative(gates, out=gates)  # sigmoid in place: 1 / (1 + exp(-x))
+            np.exp(gates, out=gates)
+            gates += 1
+            np.reciprocal(gates, out=gates)
+            gates[..., 2 * size:3 * size] = g
+            i, f, o = gates[..., :size], gates[..., size:2 * size], gates[..., 3 * size:]
+            if keep:
+                c_prev_all[t] = c
+                h_prev_all[t] = h
+            c = f * c
+            c += i * g
+            tanh_c = tanh_all[t] if keep else np.empty_like(c)
+            np.tanh(c, out=tanh_c)
+            h = outputs[t]
+            np.multiply(o, tanh_c, out=h)
+        if keep:
+            ctx.keep("arrays", (gates_all, tanh_all, c_prev_all, h_prev_all))
+        return outputs, h.astype(dtype, copy=False), c.astype(dtype, copy=False)
+
+    def backward(self, grads):
+        grads = list(grads) + [None] * (3 - len(grads))
+        if _grad_state.grad_enabled:
+            return self._backward_recorded(grads)
+        from ..tensor import _wrap
+
+        grad_out, grad_h, grad_c = (None if g is None else g._data for g in grads)
+        gates_all, tanh_all, c_prev_all, h_prev_all = self.saved("arrays")
+        weight = self.saved("weight_hh")._data
+        size = weight.shape[0] // 4
+        steps = gates_all.shape[0]
+        reverse = self._params.get("reverse", False)
+        dh = np.zeros(h_prev_all.shape[1:], dtype=h_prev_all.dtype) if grad_h is None \
+            else grad_h.copy()
+        dc = np.zeros_like(dh) if grad_c is None else grad_c.copy()
+        dgates = np.empty_like(gates_all)
+        order = range(steps) if reverse else range(steps - 1, -1, -1)
+        for t in order:
+            if grad_out is not None:
+                dh += grad_out[t]
+            i = gates_all[t, ..., :size]
+            f = gates_all[t, ..., size:2 * size]
+            g = gates_all[t, ..., 2 * size:3 * size]
+            o = gates_all[t, ..., 3 * size:]
+            tanh_c = tanh_all[t]
+            out = dgates[t]
+            d_i, d_f = out[..., :size], out[..., size:2 * size]
+            d_g, d_o = out[..., 2 * size:3 * size], out[..., 3 * size:]
+            # d_o first, as scratch: dh * o * (1 - tanh_c**2) joins dc
+            np.multiply(tanh_c, tanh_c, out=d_g)
+            np.subtract(1, d_g, out=d_g)
+            d_g *= o
+            d_g *= dh
+            dc += d_g
+            np.subtract(1, o, out=d_o)
+            d_o *= o
+            d_o *= tanh_c
+            d_o *= dh
+            np.subtract(1, i, out=d_i)
+            d_i *= i
+            d_i *= g
+            d_i *= dc
+            np.subtract(1, f, out=d_f)
+            d_f *= f
+            d_f *= c_prev_all[t]
+            d_f *= dc
+            np.multiply(g, g, out=d_g)
+            np.subtract(1, d_g, out=d_g)
+            d_g *= i
+            d_g *= dc
+            dh = out @ weight
+            dc *= f
+        results = [None] * 5
+        flat = dgates.reshape(-1, dgates.shape[-1])
+        if self.needs_grad(0):
+            results[0] = _wrap(dgates)
+        if self.needs_grad(1):
+            results[1] = _wrap(dh)
+        if self.needs_grad(2):
+            results[2] = _wrap(dc)
+        if self.needs_grad(3):
+            results[3] = _wrap(flat.T @ h_prev_all.reshape(-1, size))
+        if self.needs_grad(4):
+            results[4] = _wrap(flat.sum(0))
+        return tuple(results)
+
+    def _backward_recorded(self, grads):
+        from ..autograd import grad as autograd_grad
+        from . import Stack
+
+        inputs = [self.saved(name) for name in _ALL]
+        projected, h, c, weight, bias = inputs
+        steps = projected.shape[0]
+        reverse = self._params.get("reverse", False)
+        outputs = [None] * steps
+        per_step = projected.unbind(0)
+        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+            h, c = lstm_step_reference(per_step[t], h, c, weight, bias)
+            outputs[t] = h
+        recomputed = (Stack.apply(*outputs, dim=0), h, c)
+        wanted = [k for k in range(5) if self.needs_grad(k)]
+        pairs = [(out, g) for out, g in zip(recomputed, grads) if g is not None]
+        found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
+                              [g for _, g in pairs], create_graph=True, allow_unused=True)
+        results = [None] * 5
+        for k, value in zip(wanted, found):
+            results[k] = value
+        return tuple(results)
+
+
+def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, train: bool,
+         bidirectional: bool, batch_first: bool):
+    """torch.lstm: a multi-layer (bi)directional LSTM over ``params`` given per layer and
+    direction as [w_ih, w_hh(, b_ih, b_hh)]; returns ``(output, h_n, c_n)``."""
+    from ..nn import functional as F
+    from . import Cat, Stack
+
+    per_direction = 4 if has_biases else 2
+    directions = 2 if bidirectional else 1
+    h0, c0 = hx
+    layer_input = input.transpose(0, 1) if batch_first else input
+    hs, cs = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            weights = params[index * per_direction:(index + 1) * per_direction]
+            w_ih, w_hh = weights[0], weights[1]
+            b_ih, b_hh = (weights[2], weights[3]) if has_biases else (None, None)
+            projected = F.linear(layer_input, w_ih, b_ih)
+            output, h_n, c_n = LSTMLayer.apply(projected, h0[index], c0[index], w_hh, b_hh,
+                                               reverse=direction == 1)
+            outputs.append(output)
+            hs.append(h_n)
+            cs.append(c_n)
+        layer_input = outputs[0] if directions == 1 else Cat.apply_list(outputs, 2)
+        if dropout and train and layer < num_layers - 1:
+            layer_input = F.dropout(layer_input, dropout, True)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    return output, Stack.apply(*hs, dim=0), Stack.apply(*cs, dim=0)

@@ -161,10 +161,18 @@ class RNNBase(Module):
                 names = self._all_weights[layer * directions + direction]
                 weights = {name.split("_l")[0]: getattr(self, name) for name in names}
                 projected = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
+                state = states[layer * directions + direction]
+                if self.mode == "LSTM" and "weight_hr" not in weights and steps:
+                    # the whole sequence as one op (ops/rnn.py, LSTMLayer)
+                    output, h_n, c_n = _ops.LSTMLayer.apply(
+                        projected, state[0], state[1], weights["weight_hh"],
+                        weights.get("bias_hh"), reverse=direction == 1)
+                    outputs.append(output)
+                    finals.append((h_n, c_n))
+                    continue
                 # one unbind, not a select per step: each select's backward would fill a
                 # zero gradient of the whole sequence
                 per_step = projected.unbind(0)
-                state = states[layer * directions + direction]
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 hiddens = [None] * steps
                 for t in order:
