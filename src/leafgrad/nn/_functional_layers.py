@@ -23,7 +23,8 @@ __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
-           "instance_norm", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
+           "instance_norm", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold",
+           "lp_pool1d", "lp_pool2d"]
 
 
 def _one(value, name: str):
@@ -381,6 +382,45 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         )
     _check_float(input, "col2im_out_cpu")
     return Col2Im.apply(input, size=size, **params)
+
+
+def _lp_finish(out, window: int, norm_type):
+    """torch's tail: sign(out) * relu(|out|) times the window size, to the power 1/p."""
+    from .. import sign
+    from ._functional_nn import relu
+
+    return (sign(out) * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling: ``(sum over each window of x^p) ^ (1/p)`` (p = inf: max |x|)."""
+    from .functional import avg_pool2d, max_pool2d
+
+    kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 2
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, kw * kh, norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over the last dim of (N, C, L) or (C, L) input."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, kernel_size, norm_type)
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

@@ -1,4 +1,5 @@
-"""Pooling layers (max, average, adaptive average, adaptive max) in 1-d and 2-d."""
+"""Pooling layers (max, average, adaptive average, adaptive max, power-average) in 1-d and
+2-d."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -117,3 +118,32 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+                "ceil_mode={ceil_mode}").format(**self.__dict__)
+
+
+class LPPool1d(_LPPoolNd):
+    """``(sum over each window of x^p) ^ (1/p)`` over (N, C, L) or (C, L) input."""
+
+    def forward(self, input: Tensor):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """``(sum over each window of x^p) ^ (1/p)`` over (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
