@@ -30,6 +30,11 @@ CASES = [
     "reduction='none')(x, (y > 0).double())",
     "nn.PairwiseDistance()(x, y).sum()", "nn.PairwiseDistance(p=1, keepdim=True)(x, y).sum()",
     "F.margin_ranking_loss(a, b, t, size_average=False)",
+    "F.soft_margin_loss(x, lib.sign(y))", "nn.SoftMarginLoss(reduction='none')(x, lib.sign(y))",
+    "F.multi_margin_loss(x, lib.tensor([0, 2, 1, 2]))",
+    "nn.MultiMarginLoss(p=2, margin=0.5, reduction='sum')(x, lib.tensor([0, 2, 1, 2]))",
+    "nn.MultiMarginLoss(weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), "
+    "reduction='none')(x, lib.tensor([0, 2, 1, 2]))",
 ]
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 
-from ._functional_nn import _legacy_reduction, _reduce
+from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "multilabel_soft_margin_loss"]
+           "multilabel_soft_margin_loss", "soft_margin_loss", "multi_margin_loss"]
 
 _EPSILON = 1e-12  # ATen's cosine_embedding_loss
 
@@ -147,3 +147,35 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
 
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """``log(1 + exp(-target * input))`` averaged (or summed); targets are +1 or -1."""
+    from ..ops.loss_extra import SoftMarginLoss
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return SoftMarginLoss.apply(input, target, reduction=reduction)
+
+
+def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None,
+                      size_average=None, reduce=None, reduction: str = "mean"):
+    """The multi-class hinge loss over (N, C) (or (C,)) scores and class indices."""
+    from ..ops.loss_extra import MultiMarginLoss
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(input.shape)}")
+    if weight is not None:
+        _not_differentiable("multi_margin_loss", "weight", weight)
+    indices = target._data
+    classes = input.shape[-1] if input.dim() else 1
+    if indices.size and (indices.min() < 0 or indices.max() >= classes):
+        raise RuntimeError("target out of range")
+    return MultiMarginLoss.apply(input, weight, target=indices, p=p, margin=margin,
+                                 reduction=reduction)
