@@ -426,3 +426,50 @@ def test_embedding_scale_grad_by_freq_matches_torch(options, dtype):
     assert ours[0] == theirs[0] and ours[4] == theirs[4]
     for a, b in zip(ours[1:4], theirs[1:4]):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("pool,unpool,shape,size", [
+    ("MaxPool2d(2, return_indices=True)", "MaxUnpool2d(2)", (2, 3, 4, 6), None),
+    ("MaxPool2d(3, stride=2, padding=1, return_indices=True)",
+     "MaxUnpool2d(3, stride=2, padding=1)", (1, 2, 7, 7), [7, 7]),
+    ("MaxPool2d((2, 3), return_indices=True)", "MaxUnpool2d((2, 3))", (3, 4, 6), [1, 3, 5, 7]),
+    ("MaxPool1d(2, return_indices=True)", "MaxUnpool1d(2)", (2, 3, 8), None),
+    ("MaxPool1d(3, stride=2, return_indices=True)", "MaxUnpool1d(3, stride=2)", (3, 9), [10]),
+])
+def test_max_unpool_matches_torch(pool, unpool, shape, size, dtype):
+    def run(lib):
+        x = lib.tensor(np.random.default_rng(0).normal(size=shape), dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        values, indices = eval("lib.nn." + pool, {"lib": lib})(x)  # noqa: S307
+        layer = eval("lib.nn." + unpool, {"lib": lib})  # noqa: S307
+        out = layer(values, indices, output_size=size)
+        weight = lib.tensor(np.random.default_rng(1).normal(size=tuple(out.shape)), dtype=out.dtype)
+        (out * weight).sum().backward()
+        return repr(layer), out.grad_fn.name(), out.detach().numpy(), x.grad.numpy()
+
+    ours, theirs = run(leafgrad), run(torch)
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_array_equal(ours[2], theirs[2])
+    np.testing.assert_array_equal(ours[3], theirs[3])
+
+
+@pytest.mark.parametrize("code", [
+    "F.max_unpool2d(v, i.int(), 2)", "F.max_unpool2d(v, i[..., :1], 2)",
+    "F.max_unpool2d(v, i + 100, 2)", "F.max_unpool2d(v, i, 2, output_size=(7, 5))",
+    "F.max_unpool2d(v, i, 2, output_size=(5,))", "F.max_unpool2d(v[0, 0], i[0, 0], 2)",
+    "F.max_unpool2d(v, i, 2, stride=1)",
+])
+def test_max_unpool_errors_match_torch(code):
+    def run(lib):
+        x = lib.arange(32.0).reshape(1, 2, 4, 4)
+        v, i = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        try:
+            eval(code, {"F": lib.nn.functional, "v": v, "i": i})  # noqa: S307
+        except Exception as error:  # noqa: BLE001
+            return type(error).__name__, str(error).splitlines()[0]
+        return None
+
+    expected = run(torch)
+    assert expected is not None
+    assert run(leafgrad) == expected

@@ -1,7 +1,8 @@
 """Samples for the ops the nn layers add (src/leafgrad/nn/_layer_ops.py): adaptive max pooling
 and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input;
 pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d; im2col and
-col2im (F.unfold / F.fold) with overlapping blocks, padding, dilation and strides."""
+col2im (F.unfold / F.fold) with overlapping blocks, padding, dilation and strides; max
+unpooling of max_pool's own values and indices."""
 
 from __future__ import annotations
 
@@ -48,5 +49,15 @@ SAMPLES = {
         Sample(lambda lib, x: lib.nn.functional.fold(x, (3, 5), (2, 3), dilation=(1, 2),
                                                      padding=1, stride=2), (((12, 4), A),),
                note="unbatched, padded, dilated, strided"),
+    ],
+    "MaxUnpool2d": [
+        Sample(lambda lib, x: lib.nn.functional.max_unpool2d(
+            *lib.nn.functional.max_pool2d(x, 2, return_indices=True), 2), (((2, 2, 4, 6), A),)),
+        Sample(lambda lib, x: lib.nn.functional.max_unpool2d(
+            *lib.nn.functional.max_pool2d(x, 2, return_indices=True), 2, output_size=(4, 5)),
+            (((2, 4, 5), A),), note="unbatched, output_size"),
+        Sample(lambda lib, x: lib.nn.functional.max_unpool1d(
+            *lib.nn.functional.max_pool1d(x, 3, return_indices=True), 3),
+            (((2, 3, 9), A),), node="SqueezeBackward1"),
     ],
 }

@@ -16,15 +16,15 @@ from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
-from ._layer_ops import (AdaptiveMaxPool2d, Col2Im, Im2Col, PixelShuffle,  # registered ops
-                         PixelUnshuffle, _blocks)
+from ._layer_ops import (AdaptiveMaxPool2d, Col2Im, Im2Col, MaxUnpool2d,  # registered ops
+                         PixelShuffle, PixelUnshuffle, _blocks)
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
            "instance_norm", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold",
-           "lp_pool1d", "lp_pool2d"]
+           "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d"]
 
 
 def _one(value, name: str):
@@ -421,6 +421,77 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     else:
         out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return _lp_finish(out, kernel_size, norm_type)
+
+
+def _unpool_output_size(input, kernel, stride, padding, output_size) -> list:
+    """torch's default (each dim: (in - 1) * stride + kernel - 2 * padding) or a checked
+    ``output_size``."""
+    dims = len(kernel)
+    default = [(input.shape[input.dim() - dims + d] - 1) * stride[d] + kernel[d]
+               - 2 * padding[d] for d in range(dims)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == dims + 2:
+        output_size = output_size[2:]
+    if len(output_size) != dims:
+        raise ValueError(
+            f"output_size should be a sequence containing {dims} or {dims + 2} elements, but "
+            f"it has a length of '{len(output_size)}'"
+        )
+    for d in range(dims):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(
+                f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {low} '
+                f"and {high})"
+            )
+    return output_size
+
+
+def _max_unpool(input, indices, output_size):
+    """ATen's max_unpooling2d checks, then the op."""
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(
+            f"elements in indices should be type int64 but got: {indices.dtype._legacy}"
+        )
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}"
+        )
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
+        )
+    plane = output_size[0] * output_size[1]
+    flat = indices._data
+    if flat.size and (flat.min() < 0 or flat.max() >= plane):
+        bad = int(flat[(flat < 0) | (flat >= plane)][-1])  # ATen reports the last one
+        raise RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size "
+            f"{output_size[0]}x{output_size[1]})"
+        )
+    return MaxUnpool2d.apply(input, indices=flat, output_size=tuple(output_size))
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d: values back at their indices, zeros elsewhere."""
+    kernel = _pair_of(kernel_size)
+    step = _pair_of(stride) if stride is not None else kernel
+    size = _unpool_output_size(input, kernel, step, _pair_of(padding), output_size)
+    return _max_unpool(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool1d (through the 2-d kernel, as torch)."""
+    kernel = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (kernel_size,)
+    step = (tuple(stride) if isinstance(stride, (tuple, list)) else (stride,)) \
+        if stride is not None else kernel
+    pad = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,)
+    size = _unpool_output_size(input, kernel, step, pad, output_size)
+    return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1]).squeeze(-1)
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

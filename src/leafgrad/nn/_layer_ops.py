@@ -211,3 +211,33 @@ class Col2Im(Op):
     def backward(self, grad):
         params = {k: v for k, v in self._params.items() if k != "size"}
         return Im2Col.apply(grad, **params)
+
+
+# -- max unpooling ------------------------------------------------------------------------------
+
+
+@register
+class MaxUnpool2d(Op):
+    """Each input value written at its flat index in a zero (N, C, H, W) output plane."""
+
+    node = "MaxUnpool2DBackward0"
+    torch_names = ("nn.functional.max_unpool2d",)
+
+    @staticmethod
+    def forward(ctx, x, indices, output_size):
+        unbatched = x.ndim == 3
+        if unbatched:
+            x, indices = x[None], indices[None]
+        n, c = x.shape[:2]
+        out = np.zeros((n, c, output_size[0] * output_size[1]), dtype=x.dtype)
+        np.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), axis=2)
+        out = out.reshape(n, c, *output_size)
+        return out[0] if unbatched else out
+
+    def backward(self, grad):
+        from ..tensor import _wrap
+
+        indices = self._params["indices"]
+        lead = indices.shape[:-2]
+        picked = grad.reshape(*lead, -1).gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+        return picked.reshape(*indices.shape)

@@ -1,5 +1,5 @@
-"""Pooling layers (max, average, adaptive average, adaptive max, power-average) in 1-d and
-2-d."""
+"""Pooling layers (max, average, adaptive average, adaptive max, power-average) and max
+unpooling, in 1-d and 2-d."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d",
+           "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -147,3 +148,40 @@ class LPPool2d(_LPPoolNd):
     def forward(self, input: Tensor):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+
+        def expand(value):
+            if isinstance(value, (tuple, list)):
+                return tuple(value)
+            return (value,) * self._dims
+
+        self.kernel_size = expand(kernel_size)
+        self.stride = expand(stride if stride is not None else kernel_size)
+        self.padding = expand(padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Put max_pool1d's values back at their indices (zeros elsewhere)."""
+
+    _dims = 1
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Put max_pool2d's values back at their indices (zeros elsewhere)."""
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
