@@ -2,7 +2,7 @@
 and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input;
 pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d; im2col and
 col2im (F.unfold / F.fold) with overlapping blocks, padding, dilation and strides; max
-unpooling of max_pool's own values and indices."""
+unpooling of max_pool's own values and indices; channel shuffle (its own backward)."""
 
 from __future__ import annotations
 
@@ -59,5 +59,9 @@ SAMPLES = {
         Sample(lambda lib, x: lib.nn.functional.max_unpool1d(
             *lib.nn.functional.max_pool1d(x, 3, return_indices=True), 3),
             (((2, 3, 9), A),), node="SqueezeBackward1"),
+    ],
+    "ChannelShuffle": [
+        Sample(lambda lib, x: lib.nn.functional.channel_shuffle(x, 2), (((2, 6, 3), A),)),
+        Sample(lambda lib, x: lib.nn.functional.channel_shuffle(x, 3), (((1, 6, 2, 2), A),)),
     ],
 }

@@ -16,15 +16,16 @@ from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
-from ._layer_ops import (AdaptiveMaxPool2d, Col2Im, Im2Col, MaxUnpool2d,  # registered ops
-                         PixelShuffle, PixelUnshuffle, _blocks)
+from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
+                         MaxUnpool2d, PixelShuffle, PixelUnshuffle, _blocks)
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "conv_transpose1d", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "bilinear", "rms_norm",
            "instance_norm", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold",
-           "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d"]
+           "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "channel_shuffle",
+           "native_channel_shuffle", "local_response_norm"]
 
 
 def _one(value, name: str):
@@ -492,6 +493,63 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     pad = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,)
     size = _unpool_output_size(input, kernel, step, pad, output_size)
     return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1]).squeeze(-1)
+
+
+def channel_shuffle(input, groups):
+    """Interleave the channels of ``groups`` equal groups (ShuffleNet)."""
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(
+            f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
+            f"{type(groups).__name__}"
+        )
+    if input.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+            f"{list(input.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    if input.shape[1] % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {input.shape[1]} channels "
+            f"and {groups} groups."
+        )
+    return ChannelShuffle.apply(input, groups=groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide by ``(k + alpha * mean of squares over ``size`` neighbouring channels) ^ beta``
+    (torch's composite; the 4-d and higher case pools a (N, 1, C, rest) view in 2-d, the same
+    window sums as torch's avg_pool3d)."""
+    from ._functional_nn import pad
+    from .functional import avg_pool2d
+
+    dims = input.dim()
+    if dims < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dims} "
+            "dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dims == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
 
 
 # -- dropout variants (ATen's _dropout_impl) ----------------------------------------------------

@@ -241,3 +241,25 @@ class MaxUnpool2d(Op):
         lead = indices.shape[:-2]
         picked = grad.reshape(*lead, -1).gather(len(lead), _wrap(indices.reshape(*lead, -1)))
         return picked.reshape(*indices.shape)
+
+
+# -- channel shuffle ----------------------------------------------------------------------------
+
+
+@register
+class ChannelShuffle(Op):
+    """(N, g*k, *) -> (N, k*g, *): channel ``i*k + j`` moves to ``j*g + i``."""
+
+    node = "ChannelShuffleBackward0"
+    torch_names = ("nn.functional.channel_shuffle",)
+
+    @staticmethod
+    def forward(ctx, a, groups):
+        n, c = a.shape[:2]
+        rest = a.shape[2:]
+        out = a.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
+        return np.ascontiguousarray(out).reshape(a.shape)
+
+    def backward(self, grad):
+        # the inverse permutation is the shuffle with the other factor
+        return ChannelShuffle.apply(grad, groups=grad.shape[1] // self._params["groups"])

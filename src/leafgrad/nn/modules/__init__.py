@@ -12,10 +12,12 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, Fea
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
-                            InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, LocalResponseNorm,
+                            RMSNorm)
 from .distance import CosineSimilarity
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
+from .channelshuffle import ChannelShuffle
 from .sparse import Embedding
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
@@ -34,8 +36,9 @@ __all__ = [
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding",
     "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
+    "ChannelShuffle",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
     *_activation_all, *_loss_all,

@@ -1,5 +1,5 @@
 """Normalisation layers: ``BatchNorm1d/2d/3d`` (running statistics), ``InstanceNorm1d/2d/3d``,
-``LayerNorm``, ``RMSNorm``, ``GroupNorm``."""
+``LayerNorm``, ``RMSNorm``, ``GroupNorm``, ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-           "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
+           "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class _NormBase(Module):
@@ -304,3 +304,21 @@ class RMSNorm(Module):
     def extra_repr(self) -> str:
         return ("{normalized_shape}, eps={eps}, "
                 "elementwise_affine={elementwise_affine}").format(**self.__dict__)
+
+
+class LocalResponseNorm(Module):
+    """Normalise each channel by the squares of ``size`` neighbouring channels (AlexNet)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
