@@ -17,7 +17,7 @@ __all__ = [
     "adaptive_avg_pool1d", "cosine_similarity", "dropout", "layer_norm", "group_norm",
     "batch_norm", "embedding", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "unique", "unique_consecutive", "cross", "set_default_device", "get_default_device",
-    "is_nonzero", "is_same_size", "lstm_cell", "lstm",
+    "is_nonzero", "is_same_size", "lstm_cell", "lstm", "multinomial",
 ]
 
 # identical signatures in torch's top level and torch.nn.functional
@@ -143,6 +143,34 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if return_counts:
         result.append(_wrap(counts.astype(np.int64)))
     return result[0] if len(result) == 1 else tuple(result)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
+                out=None) -> Tensor:
+    """Indices drawn from the categorical distributions in the rows of ``input`` (torch's
+    stream with replacement; see _random.multinomial)."""
+    from . import _random
+
+    data = input._data
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: "
+            f"{input.dtype._legacy}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = data.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not np.isfinite(data).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (data < 0).any():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if (np.atleast_2d(data).sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    return _wrap(_random.multinomial(data, num_samples, replacement, generator=generator))
 
 
 def is_nonzero(input: Tensor) -> bool:

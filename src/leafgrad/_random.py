@@ -1019,3 +1019,33 @@ def _bernoulli_mkl(gen: Generator, count: int, p: float, dtype=None) -> np.ndarr
         raise _not_implemented("bernoulli_scalar_cpu_", dtype)
     uniforms = (_mcg31(seed, count) / _MCG31_MODULUS).astype(np.float32)
     return uniforms < np.float32(p)
+
+
+def multinomial(probabilities: np.ndarray, num_samples: int, replacement: bool,
+                generator=None) -> np.ndarray:
+    """Category indices drawn from each row of ``probabilities`` (weights, not normalised).
+
+    With replacement this is torch's CPU kernel draw for draw: per row, the running sums in
+    the weights' dtype divided by the total, the last bucket set to 1, then for each sample
+    one 53-bit uniform double (a 64-bit draw) located by binary search. Without replacement,
+    torch's exponential race (the top ``num_samples`` of ``p / q``, q ~ Exp(1)), with
+    exponentials from this generator's uniforms: the same distribution, not torch's numbers.
+    """
+    gen = _generator(generator)
+    rows = np.atleast_2d(probabilities)
+    count = rows.shape[1]
+    if not replacement:
+        q = -np.log1p(-_uniform53(gen, rows.size)).reshape(rows.shape)
+        keys = rows / q
+        order = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        return order.reshape(probabilities.shape[:-1] + (num_samples,)).astype(np.int64)
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for r, row in enumerate(rows):
+        cumulative = np.cumsum(row, dtype=row.dtype)
+        total = cumulative[-1]
+        cumulative = (cumulative / total).astype(row.dtype)
+        cumulative[-1] = 1
+        draws = _uniform53(gen, num_samples)
+        # left-most slot whose cumulative probability is >= the draw (torch's binary search)
+        out[r] = np.searchsorted(cumulative.astype(np.float64), draws, side="left")
+    return out.reshape(probabilities.shape[:-1] + (num_samples,))
