@@ -12,7 +12,14 @@ def F(lib):
     return lib.nn.functional
 
 
+def _rrelu_train(lib, x):
+    lib.manual_seed(0)  # the same slopes on every call (finite differences re-run the sample)
+    return F(lib).rrelu(x, 0.1, 0.3, training=True)
+
+
 SAMPLES = {
+    "RreluWithNoise": [Sample(lambda lib, x: F(lib).rrelu(x, 0.1, 0.3), ((S23, AWAY),)),
+                       Sample(_rrelu_train, ((S243, AWAY),))],
     "Hardshrink": [Sample(lambda lib, x: F(lib).hardshrink(x, 0.4), ((S23, AWAY),)),
                    Sample(lambda lib, x: F(lib).hardshrink(x.t()), (((3, 2), AWAY),))],
     "Softshrink": [Sample(lambda lib, x: F(lib).softshrink(x, 0.2), ((S23, AWAY),)),

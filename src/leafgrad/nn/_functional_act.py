@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from .. import ops as _ops
 from ..ops.activation_extra import (Glu, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Prelu,
-                                    Softshrink, Threshold)
+                                    RreluWithNoise, Softshrink, Threshold)
 
 __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", "hardswish",
-           "logsigmoid", "glu", "threshold", "threshold_", "prelu"]
+           "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_"]
 
 
 def hardshrink(input, lambd: float = 0.5):
@@ -17,8 +17,15 @@ def hardshrink(input, lambd: float = 0.5):
 
 def softshrink(input, lambd: float = 0.5):
     if lambd < 0:
+        import numpy as np
+
+        top = np.finfo(input._data.dtype).max if input._data.dtype.kind == "f" else 0
+        name = {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
+            input._data.dtype.name, input._data.dtype.name)
+        # C++'s %g of the value and the bound, as torch prints them
         raise RuntimeError(
-            f"lambda must be greater or equal to 0, but found to be {lambd}.")
+            f"lambda must be in range [0, {float(top):g}] for input dtype {name}, but found "
+            f"{lambd:g}")
     return Softshrink.apply(input, lambd=lambd)
 
 
@@ -70,3 +77,15 @@ def threshold_(input, threshold: float, value: float):
 
 def prelu(input, weight):
     return Prelu.apply(input, weight)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False):
+    """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
+    if inplace:
+        return _ops.inplace(RreluWithNoise, input, lower=lower, upper=upper, training=training)
+    return RreluWithNoise.apply(input, lower=lower, upper=upper, training=training)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    return rrelu(input, lower, upper, training, inplace=True)

@@ -192,3 +192,38 @@ class Prelu(Op):
                 dims = [d for d in range(data.ndim) if d != 1]
                 grad_w = contribution.sum(dims).reshape(self.input_shape(1))
         return grad_x, grad_w
+
+
+@register
+class RreluWithNoise(Op):
+    """Randomised leaky ReLU: in training each non-positive element is scaled by its own
+    slope drawn uniformly from [lower, upper) (torch's stream: one 53-bit uniform per such
+    element, in order); in evaluation the slope is (lower + upper) / 2."""
+
+    node = "RreluWithNoiseBackward0"
+    saves = {"noise": ("self",)}
+    torch_names = ("nn.functional.rrelu",)
+
+    @staticmethod
+    def forward(ctx, a, lower, upper, training):
+        from .. import _random
+
+        a = _float(a)
+        if training:
+            negative = a <= 0
+            noise = np.ones_like(a)
+            gen = _random.default_generator
+            # torch takes lower/upper as the input's scalar type before the double arithmetic
+            low, high = float(a.dtype.type(lower)), float(a.dtype.type(upper))
+            draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
+            noise[negative] = draws.astype(a.dtype)
+        else:
+            noise = np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))
+        if ctx is not None:
+            ctx.keep("noise", noise)
+        return a * noise
+
+    def backward(self, grad):
+        from ..tensor import _wrap
+
+        return grad * _wrap(self.saved("noise"))

@@ -10,7 +10,7 @@ __all__ = [
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
     "Tanh", "Softplus", "Hardtanh", "Softmax", "LogSoftmax", "Softmin", "Hardshrink",
     "Softshrink", "Tanhshrink", "Softsign", "Hardsigmoid", "Hardswish", "LogSigmoid",
-    "Threshold", "GLU", "PReLU", "Softmax2d",
+    "Threshold", "GLU", "PReLU", "Softmax2d", "RReLU",
 ]
 
 
@@ -305,3 +305,17 @@ class Softmax2d(Module):
             raise ValueError(
                 f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+class RReLU(Module):
+    """Randomised leaky ReLU (random slopes in training mode, their mean in eval mode)."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + _inplace_note(self.inplace, False)
