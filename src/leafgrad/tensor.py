@@ -1134,5 +1134,9 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim + bound if dim < 0 else dim
 
 
+# Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
+# ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.
+_OPERANDS = _OPERANDS + (Tensor,)
+
 # The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
 from . import ops as _ops  # noqa: E402
