@@ -2,13 +2,23 @@
 and its backward, with overlapping bins (sizes that do not divide), unbatched and 1-d input;
 pixel shuffle and unshuffle (each the other's backward), batched, unbatched and 5-d; im2col and
 col2im (F.unfold / F.fold) with overlapping blocks, padding, dilation and strides; max
-unpooling of max_pool's own values and indices; channel shuffle (its own backward)."""
+unpooling of max_pool's own values and indices; channel shuffle (its own backward); weight
+norm's fused op (dim 0 and the last dim)."""
 
 from __future__ import annotations
 
 from .samples import Sample
 
 A = "any"
+
+
+def _weight_norm(lib, v, g, dim):
+    """torch._weight_norm; leafgrad keeps it with nn.utils.weight_norm (not a top-level name)."""
+    if lib.__name__ == "torch":
+        return lib._weight_norm(v, g, dim)
+    import sys
+
+    return sys.modules["leafgrad.nn.utils.weight_norm"]._weight_norm(v, g, dim)
 
 
 def _grad_of(lib, out, inputs):
@@ -63,5 +73,10 @@ SAMPLES = {
     "ChannelShuffle": [
         Sample(lambda lib, x: lib.nn.functional.channel_shuffle(x, 2), (((2, 6, 3), A),)),
         Sample(lambda lib, x: lib.nn.functional.channel_shuffle(x, 3), (((1, 6, 2, 2), A),)),
+    ],
+    "WeightNormInterface": [
+        Sample(lambda lib, v, g: _weight_norm(lib, v, g, 0), (((3, 4), A), ((3, 1), "pos"))),
+        Sample(lambda lib, v, g: _weight_norm(lib, v, g, 2),
+               (((2, 3, 4), A), ((1, 1, 4), "pos")), note="the last dim"),
     ],
 }

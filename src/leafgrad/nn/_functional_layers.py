@@ -18,6 +18,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
 from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
                          MaxUnpool2d, PixelShuffle, PixelUnshuffle, _blocks)
+from ._layer_ops import WeightNormInterface  # noqa: F401 - registered (nn.utils.weight_norm)
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",

@@ -263,3 +263,40 @@ class ChannelShuffle(Op):
     def backward(self, grad):
         # the inverse permutation is the shuffle with the other factor
         return ChannelShuffle.apply(grad, groups=grad.shape[1] // self._params["groups"])
+
+
+# -- weight norm (ATen's _weight_norm_interface: dim 0 or the last dim) -------------------------
+
+
+def _norm_axes(ndim: int, dim: int) -> tuple:
+    return tuple(i for i in range(ndim) if i != dim)
+
+
+@register
+class WeightNormInterface(Op):
+    """``w = v * g / ||v||``, the norm over every dim but ``dim`` (kept as size 1)."""
+
+    node = "WeightNormInterfaceBackward0"
+    inputs = ("v", "g")
+    saves = {"v": ("v", "g"), "g": ("v",)}
+    torch_names = ("_weight_norm",)
+
+    @staticmethod
+    def forward(ctx, v, g, dim):
+        axes = _norm_axes(v.ndim, dim)
+        norms = np.sqrt(np.sum(v * v, axis=axes, keepdims=True))
+        return v * (g / norms)
+
+    def backward(self, grad):
+        v = self.saved("v")
+        axes = _norm_axes(v.dim(), self._params["dim"])
+        # the norms again, from v as tensors: under create_graph their dependence on v counts
+        norms = (v * v).sum(axes, keepdim=True).sqrt()
+        along = (grad * v).sum(axes, keepdim=True)
+        grad_v = grad_g = None
+        if self.needs_grad(0):
+            g = self.saved("g")
+            grad_v = (g / norms) * (grad - v * (along / (norms * norms)))
+        if self.needs_grad(1):
+            grad_g = along / norms
+        return grad_v, grad_g

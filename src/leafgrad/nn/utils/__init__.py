@@ -1,5 +1,5 @@
-"""``nn.utils``: gradient clipping, flattening parameters to one vector, batch-norm fusion and
-``skip_init``."""
+"""``nn.utils``: gradient clipping, flattening parameters to one vector, batch-norm fusion,
+``skip_init`` and the hook-based ``weight_norm``."""
 
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
@@ -7,7 +7,9 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .init import skip_init
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters", "fuse_conv_bn_eval",
-           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init"]
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
+           "weight_norm", "remove_weight_norm"]
