@@ -35,6 +35,9 @@ CASES = [
     "nn.MultiMarginLoss(p=2, margin=0.5, reduction='sum')(x, lib.tensor([0, 2, 1, 2]))",
     "nn.MultiMarginLoss(weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), "
     "reduction='none')(x, lib.tensor([0, 2, 1, 2]))",
+    "F.triplet_margin_with_distance_loss(x, y, y * 2)",
+    "nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: (a - b).abs().sum(-1), "
+    "swap=True, reduction='sum')(x, y, y * 2)",
 ]
 
 

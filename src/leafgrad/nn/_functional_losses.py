@@ -11,7 +11,8 @@ from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "multilabel_soft_margin_loss", "soft_margin_loss", "multi_margin_loss"]
+           "multilabel_soft_margin_loss", "soft_margin_loss", "multi_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 _EPSILON = 1e-12  # ATen's cosine_embedding_loss
 
@@ -179,3 +180,28 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
         raise RuntimeError("target out of range")
     return MultiMarginLoss.apply(input, weight, target=indices, p=p, margin=margin,
                                  reduction=reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean"):
+    """The triplet loss with any distance (default ``pairwise_distance``)."""
+    from .. import minimum
+
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if not (dims[0] == dims[1] == dims[2]):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    return _reduce(loss, reduction)
