@@ -196,14 +196,16 @@ class Module:
                     args = result if isinstance(result, tuple) else (result,)
             state["args"], state["kwargs"] = args, kwargs
         backward_hook = None
-        if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
-                or _global_backward_pre_hooks):
+        # global hooks first, then the module's own (torch's _get_backward_hooks); a module's
+        # hooks are full ones unless registered with the deprecated register_backward_hook
+        full_hooks = [*_global_backward_hooks.values()]
+        if self._is_full_backward_hook is not False:
+            full_hooks += self._backward_hooks.values()
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        if full_hooks or pre_hooks:
             from ._backward_hooks import BackwardHook
 
-            # global hooks first, then the module's own (torch's _get_backward_hooks)
-            backward_hook = BackwardHook(
-                self, [*_global_backward_hooks.values(), *self._backward_hooks.values()],
-                [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()])
+            backward_hook = BackwardHook(self, full_hooks, pre_hooks)
             args = state["args"] = backward_hook.setup_input_hook(args)
         result = state["result"] = self.forward(*args, **kwargs)
         post_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
@@ -220,6 +222,10 @@ class Module:
                 result = state["result"] = hook_result
         if backward_hook is not None:
             result = backward_hook.setup_output_hook(result)
+        if self._is_full_backward_hook is False and self._backward_hooks:
+            from ._backward_hooks import attach_node_hooks
+
+            attach_node_hooks(self, list(self._backward_hooks.values()), args, result)
         return result
 
     # -- registration ---------------------------------------------------------------------------
@@ -796,6 +802,19 @@ class Module:
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Deprecated (torch too): ``hook(module, grad_input, grad_output)`` on the node that
+        made the output, so it sees that node's gradients only."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
