@@ -161,14 +161,10 @@ def test_corrupted_truncated_and_foreign_files(tmp_path):
         leafgrad.load(text)
 
 
-def test_safe_globals_allow_user_classes(tmp_path):
+def test_counter_is_allowed_as_in_torch(tmp_path):
     path = tmp_path / "c.pt"
     torch.save({"shape": collections.Counter(a=1)}, path)
-    with pytest.raises(pickle.UnpicklingError):
-        leafgrad.load(path)
-    with leafgrad.serialization.safe_globals([collections.Counter]):
-        assert leafgrad.load(path) == {"shape": collections.Counter(a=1)}
-    assert leafgrad.serialization.get_safe_globals() == []
+    assert leafgrad.load(path) == torch.load(path) == {"shape": collections.Counter(a=1)}
 
 
 def test_non_leaf_tensors_load_as_leaves_requiring_grad(tmp_path):

@@ -21,6 +21,7 @@ allow-list (the tensor/parameter rebuild functions, storage and dtype names, ``t
 
 from __future__ import annotations
 
+import _compat_pickle
 import collections
 import io
 import os
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._device import device as _device
 from .tensor import Size, Tensor, _wrap
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -109,6 +111,9 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
             return self._reduce_tensor(obj)
         if isinstance(obj, Size):
             return (_TorchGlobal("torch", "Size"), (tuple(obj),))
+        if isinstance(obj, _device):
+            args = (obj.type,) if obj.index is None else (obj.type, obj.index)
+            return (_TorchGlobal("torch", "device"), args)
         return NotImplemented
 
     def _storage(self, array: np.ndarray) -> tuple[_StorageRef, int, tuple]:
@@ -137,14 +142,21 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     def _reduce_tensor(self, tensor: Tensor):
         from .nn.parameter import Parameter
 
+        state = tensor.__dict__  # user attributes travel as torch's do
         if isinstance(tensor, Parameter):
-            plain = _wrap(tensor._data)
-            return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
-                    (plain, tensor._requires_grad, collections.OrderedDict()))
+            args = (_wrap(tensor._data), tensor._requires_grad, collections.OrderedDict())
+            if state:
+                return (_TorchGlobal("torch._utils", "_rebuild_parameter_with_state"),
+                        args + (dict(state),))
+            return (_TorchGlobal("torch._utils", "_rebuild_parameter"), args)
         storage, offset, strides = self._storage(tensor._data)
         args = (storage, offset, tuple(tensor._data.shape), strides, tensor._requires_grad,
                 collections.OrderedDict())
-        return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"), args)
+        rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+        if state:
+            return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"),
+                    (rebuild, _TorchGlobal("torch", "Tensor"), args, dict(state)))
+        return (rebuild, args)
 
 
 def _contiguous_strides(shape) -> tuple:
@@ -234,10 +246,44 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     return _wrap(data, bool(requires_grad))
 
 
+def _set_state(obj, state):
+    """Restore saved attributes (a ``__dict__``, or a ``(__dict__, slots)`` pair)."""
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        parts = state
+    else:
+        parts = (state,)
+    for part in parts:
+        for key, value in (part or {}).items():
+            setattr(obj, key, value)
+    return obj
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     from .nn.parameter import Parameter
 
-    return Parameter(data, requires_grad)
+    return _set_state(Parameter(data, requires_grad), state)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """A tensor saved with attributes (or as a subclass): rebuilt by ``func``, then given
+    its attributes; only types on the allow-list reach here."""
+    result = func(*args)
+    if type(result) is not new_type:
+        raise pickle.UnpicklingError(
+            f"leafgrad cannot rebuild a tensor as {new_type.__qualname__}")
+    setstate = getattr(type(result), "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        result.__setstate__(state)
+        return result
+    return _set_state(result, state)
+
+
+def _parameter_class():
+    from .nn.parameter import Parameter
+
+    return Parameter
 
 
 def _size(values) -> Size:
@@ -246,24 +292,34 @@ def _size(values) -> Size:
 
 def _allowed_globals() -> dict:
     allowed = {
-        ("collections", "OrderedDict"): collections.OrderedDict,
-        ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-        ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-        ("torch", "Size"): _size,
-        ("_codecs", "encode"): _latin1_encode,
-        ("builtins", "set"): set,
-        ("builtins", "frozenset"): frozenset,
-        ("builtins", "slice"): slice,
-        ("builtins", "complex"): complex,
-        ("builtins", "bytearray"): bytearray,
+        "collections.OrderedDict": collections.OrderedDict,
+        "collections.Counter": collections.Counter,
+        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch.nn.parameter.Parameter": _parameter_class(),
+        "torch.Tensor": Tensor,
+        "torch.Size": _size,
+        "torch.device": _device,
+        "_codecs.encode": _latin1_encode,
+        "builtins.set": set,
+        "builtins.complex": complex,
+        "builtins.bytearray": bytearray,
     }
     for d in _dtype.ALL:
-        allowed[("torch", d.name)] = d
-    for user in _USER_SAFE_GLOBALS:
-        obj, name = user if isinstance(user, tuple) else (user, None)
-        key = (obj.__module__, name or obj.__qualname__)
-        allowed[key] = obj
+        allowed["torch." + d.name] = d
+    for user in _USER_SAFE_GLOBALS:  # torch's rules for add_safe_globals entries
+        if isinstance(user, tuple):
+            if len(user) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full "
+                                 f"path), but got tuple of length: {len(user)}")
+            if type(user[1]) is not str:
+                raise TypeError("Expected second item in tuple to be str of callable full "
+                                f"path, but got: {type(user[1])}")
+            allowed[user[1]] = user[0]
+        else:
+            allowed[f"{user.__module__}.{user.__qualname__}"] = user
     return allowed
 
 
@@ -273,15 +329,37 @@ def _latin1_encode(text, encoding="latin1"):
     return text.encode("latin1")
 
 
-_UNSAFE_MESSAGE = (
-    "Weights only load failed. In PyTorch 2.6, we changed the default value of the "
-    "`weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
-    "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary "
-    "code execution. Do it only if you got the file from a trusted source.\n"
-    "leafgrad refuses the global {module}.{name}: loading it could run code from the file. "
-    "If you trust the file and the global is safe, allow it with "
-    "leafgrad.serialization.add_safe_globals([...])."
+# torch's wording (first lines included), then leafgrad's own note
+_WEIGHTS_ONLY = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+    "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to "
+    "`False` will likely succeed, but it can result in arbitrary code execution. Do it only if "
+    "you got the file from a trusted source."
 )
+_LEAFGRAD_NOTE = (
+    "\n(leafgrad never unpickles arbitrary objects, weights_only=False included: resolving this "
+    "global could run code from the file.)"
+)
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")
+
+
+def _unsafe(module: str, name: str) -> pickle.UnpicklingError:
+    full = f"{module}.{name}"
+    if module in _BLOCKED_MODULES:
+        detail = f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked."
+        message = f"Weights only load failed. {_WEIGHTS_ONLY}\n\n\n{detail}"
+    else:
+        shown = name if module == "builtins" else full
+        detail = (f"Unsupported global: GLOBAL {shown} was not an allowed global by default. "
+                  f"Please use `torch.serialization.add_safe_globals([{shown}])` or the "
+                  f"`torch.serialization.safe_globals([{shown}])` context manager to allowlist "
+                  "this global if you trust this class/function.")
+        message = ("Weights only load failed. This file can still be loaded, to do so you have "
+                   "two options, \033[1mdo those steps only if you trust the source of the "
+                   f"checkpoint\033[0m. \n\t(1) {_WEIGHTS_ONLY}\n\t(2) Alternatively, to load "
+                   "with `weights_only=True` please check the recommended steps in the "
+                   f"following error message.\n\tWeightsUnpickler error: {detail}")
+    return pickle.UnpicklingError(message + _LEAFGRAD_NOTE)
 
 
 _CUDA_MESSAGE = (
@@ -354,16 +432,21 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unsupported storage type {storage_type!r}")
 
     def find_class(self, module: str, name: str):
+        # protocol-2 pickles name Python 2 modules (__builtin__.set): Python 3's names
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if module == "torch" and name in _STORAGE_TYPES:
             return _STORAGE_TYPES[name]
         if module == "torch" and name.endswith("Storage") and name[:1].isupper():
             raise pickle.UnpicklingError(
                 f"the file holds a torch.{name}, a dtype leafgrad does not have")
+        if module in _BLOCKED_MODULES:
+            raise _unsafe(module, name)
         try:
-            return self.allowed[(module, name)]
+            return self.allowed[f"{module}.{name}"]
         except KeyError:
-            raise pickle.UnpicklingError(
-                _UNSAFE_MESSAGE.format(module=module, name=name)) from None
+            raise _unsafe(module, name) from None
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
@@ -459,8 +542,12 @@ def _read_bytes(f) -> bytes:
 
 # -- user allow-list (torch.serialization's names) ---------------------------------------------
 def add_safe_globals(safe_globals: list) -> None:
-    """Allow these classes/functions (or ``(obj, "module.name")`` pairs) in ``load``."""
-    _USER_SAFE_GLOBALS.extend(safe_globals)
+    """Allow these classes/functions (or ``(obj, "module.name")`` pairs) in ``load``.
+
+    >>> leafgrad.serialization.add_safe_globals([MyConfig])  # doctest: +SKIP"""
+    for entry in safe_globals:
+        if entry not in _USER_SAFE_GLOBALS:
+            _USER_SAFE_GLOBALS.append(entry)
 
 
 def get_safe_globals() -> list:
@@ -478,8 +565,8 @@ class safe_globals:
         self.safe_globals = list(safe_globals)
 
     def __enter__(self):
-        _USER_SAFE_GLOBALS.extend(self.safe_globals)
+        self.saved = list(_USER_SAFE_GLOBALS)
+        add_safe_globals(self.safe_globals)
 
     def __exit__(self, *exc) -> None:
-        for obj in self.safe_globals:
-            _USER_SAFE_GLOBALS.remove(obj)
+        _USER_SAFE_GLOBALS[:] = self.saved
