@@ -176,3 +176,49 @@ def test_legacy_malicious_file_runs_nothing(tmp_path):
         leafgrad.load(path)
     assert "system" in str(error.value)
     assert not marker.exists()
+
+
+def test_archive_layout_matches_torch(tmp_path):
+    """Same records in the same order, stored, each one's data at a multiple of 64 bytes,
+    under the archive name torch uses (the file's stem, "archive" for file objects)."""
+    import struct
+
+    def layout(lib, target):
+        lib.save({"a": lib.ones(3), "b": lib.ones(2, dtype=lib.int64)}, target)
+        data = target.getvalue() if isinstance(target, io.BytesIO) else target.read_bytes()
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        out = []
+        for info in archive.infolist():
+            name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26:
+                                                           info.header_offset + 30])
+            start = info.header_offset + 30 + name_len + extra_len
+            out.append((info.filename, info.compress_type, start % 64))
+        return out
+
+    assert layout(leafgrad, io.BytesIO()) == layout(torch, io.BytesIO())
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert layout(leafgrad, tmp_path / "a" / "net.pth") == layout(torch, tmp_path / "b" / "net.pth")
+
+
+def test_save_and_load_path_errors(tmp_path):
+    missing = tmp_path / "nowhere" / "x.pt"
+    for lib in (torch, leafgrad):
+        with pytest.raises(RuntimeError) as error:
+            lib.save(lib.ones(1), missing)
+        assert str(error.value) == f"Parent directory {missing.parent} does not exist."
+        with pytest.raises(FileNotFoundError):
+            lib.load(tmp_path / "absent.pt")
+    assert not missing.parent.exists()
+
+
+def test_explicit_pickle_module_with_weights_only():
+    buffer = io.BytesIO()
+    torch.save(torch.ones(1), buffer)
+    for lib in (torch, leafgrad):
+        with pytest.raises(RuntimeError) as error:
+            lib.load(io.BytesIO(buffer.getvalue()), weights_only=True, pickle_module=pickle)
+        assert str(error.value).startswith(
+            "Can not safely load weights when explicit pickle_module is specified")
+    # without weights_only, leafgrad stays safe (torch would unpickle anything)
+    assert leafgrad.load(io.BytesIO(buffer.getvalue()), pickle_module=pickle).tolist() == [1.0]

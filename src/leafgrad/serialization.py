@@ -179,6 +179,10 @@ def save(obj: Any, f, pickle_module=pickle, pickle_protocol: int = 2,
          ) -> None:
     """Write ``obj`` (tensors, Parameters, state dicts, containers, numbers, strings) to
     ``f`` (a path or a binary file) in torch's checkpoint format."""
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f))
+        if parent and not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
     if not _use_new_zipfile_serialization:
         from .serialization_legacy import save_legacy
 
@@ -483,6 +487,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             "code from the file. Allow the classes you trust with "
             "leafgrad.serialization.add_safe_globals([...]) instead."
         )
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     restore = _restore_location(map_location)
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
