@@ -16,7 +16,9 @@ import struct
 
 import numpy as np
 
-from .serialization import _STORAGE_BY_DTYPE, _Pickler, _TorchGlobal, _Unpickler
+from ._format import _STORAGE_BY_DTYPE
+from ._load import _Unpickler
+from ._save import _Pickler
 
 _MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 _PROTOCOL_VERSION = 1001

@@ -1,0 +1,196 @@
+"""Reading checkpoints: torch's zip format here, the legacy format in ``_legacy``; every
+global goes through the allow-list, every storage through ``map_location``."""
+
+from __future__ import annotations
+
+import _compat_pickle
+import io
+import os
+import pickle
+import zipfile
+
+import numpy as np
+
+from ._allowlist import _BLOCKED_MODULES, _allowed_globals, _unsafe
+from ._format import _STORAGE_TYPES
+
+
+_CUDA_MESSAGE = (
+    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+    "If you are running on a CPU-only machine, please use torch.load with "
+    "map_location=torch.device('cpu') to map your storages to the CPU."
+)
+
+
+def _to_cpu(array: np.ndarray, location: str) -> np.ndarray:
+    """The default placement: leafgrad is CPU-only, so storages saved on a GPU ("cuda:0")
+    load on the CPU (torch would refuse on a machine without CUDA)."""
+    if not isinstance(location, str) or not (
+            location == "cpu" or location == "cuda" or (
+                location.startswith("cuda:") and location[5:].isdigit())):
+        raise RuntimeError(
+            f"don't know how to restore data location of torch.storage.UntypedStorage "
+            f"(tagged with {location})")
+    return array
+
+
+def _explicit(array: np.ndarray, location) -> np.ndarray:
+    """A placement the caller asked for: "cuda" cannot be honoured, as in torch without CUDA."""
+    location = str(location)
+    if location == "cuda" or location.startswith("cuda:"):
+        raise RuntimeError(_CUDA_MESSAGE)
+    return _to_cpu(array, location)
+
+
+def _restore_location(map_location):
+    """``map_location`` (None, a str, a device, a dict or a callable) as a function
+    ``(storage array, saved location) -> storage array``."""
+    if map_location is None:
+        return _to_cpu
+    if isinstance(map_location, bytes):
+        map_location = map_location.decode()
+    if isinstance(map_location, dict):
+        def restore(array, location):
+            if location in map_location:
+                return _explicit(array, map_location[location])
+            return _to_cpu(array, location)
+        return restore
+    if isinstance(map_location, str) or type(map_location).__name__ == "device":
+        return lambda array, location: _explicit(array, map_location)
+    if not callable(map_location):
+        raise TypeError(f"'{type(map_location).__name__}' object is not callable")
+
+    def restore(array, location):
+        result = map_location(array, location)
+        if result is None:
+            return _to_cpu(array, location)
+        if not isinstance(result, np.ndarray) or result.shape != array.shape:
+            raise TypeError("map_location must return the storage it was given (leafgrad "
+                            "keeps every storage on the CPU) or None")
+        return result
+    return restore
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, read_record, allowed: dict, restore=_to_cpu):
+        super().__init__(file, encoding="utf-8")
+        self.read_record = read_record
+        self.allowed = allowed
+        self.restore = restore
+        self.storages: dict[str, np.ndarray] = {}
+
+    def storage_dtype(self, storage_type) -> np.dtype:
+        if isinstance(storage_type, type) and issubclass(storage_type, np.generic):
+            return np.dtype(storage_type)
+        raise pickle.UnpicklingError(f"unsupported storage type {storage_type!r}")
+
+    def find_class(self, module: str, name: str):
+        # protocol-2 pickles name Python 2 modules (__builtin__.set): Python 3's names
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
+        if module == "torch" and name in _STORAGE_TYPES:
+            return _STORAGE_TYPES[name]
+        if module == "torch" and name.endswith("Storage") and name[:1].isupper():
+            raise pickle.UnpicklingError(
+                f"the file holds a torch.{name}, a dtype leafgrad does not have")
+        if module in _BLOCKED_MODULES:
+            raise _unsafe(module, name)
+        try:
+            return self.allowed[f"{module}.{name}"]
+        except KeyError:
+            raise _unsafe(module, name) from None
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"unsupported persistent id {pid!r}")
+        _, storage_type, key, location, numel = pid
+        array = self.storages.get(key)
+        if array is None:
+            dtype = self.storage_dtype(storage_type)
+            raw = self.read_record(f"data/{key}")
+            if len(raw) != numel * dtype.itemsize:
+                raise RuntimeError(
+                    f"storage data/{key} holds {len(raw)} bytes, expected {numel} elements of "
+                    f"{dtype.itemsize} bytes: the file is corrupted"
+                )
+            array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+            array = self.restore(array, location)
+            self.storages[key] = array
+        return array
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap=None, **pickle_load_args):
+    """Read a checkpoint written by ``torch.save`` or ``leafgrad.save``.
+
+    Only allow-listed globals are resolved (see Note: loading never runs code), so
+    ``weights_only=False`` is refused. Storages load on the CPU, also those saved on a GPU;
+    ``map_location`` takes torch's forms (a str, device, dict or callable) and an explicit
+    "cuda" fails as in torch without CUDA. Files in torch's legacy (non-zip) format load too.
+
+    >>> leafgrad.load("model.pt", map_location="cpu")  # doctest: +SKIP"""
+    if weights_only is False:
+        raise pickle.UnpicklingError(
+            "leafgrad.load never unpickles arbitrary objects (weights_only=False): it could run "
+            "code from the file. Allow the classes you trust with "
+            "leafgrad.serialization.add_safe_globals([...]) instead."
+        )
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    restore = _restore_location(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    data = _read_bytes(f)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        if data[:2] == b"PK":
+            raise RuntimeError(
+                "PytorchStreamReader failed reading zip archive: failed finding central "
+                "directory"
+            ) from None
+        if mmap:
+            raise RuntimeError(
+                "mmap can only be used with files saved with "
+                "`torch.save(_use_new_zipfile_serialization=True), please torch.save your "
+                "checkpoint with this option in order to use mmap.") from None
+        from ._legacy import load_legacy
+
+        return load_legacy(io.BytesIO(data), _allowed_globals(), restore)
+    with archive:
+        names = archive.namelist()
+        if not any(n.endswith("/version") or n.endswith("/.data/version") for n in names):
+            raise RuntimeError(
+                'Expected hasRecord("version") to be true, but got false.  (a zip archive '
+                "without torch's version record is not a checkpoint)")
+        pickles = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
+        if not pickles:
+            raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+        prefix = pickles[0][: -len("data.pkl")]
+
+        def read_record(record: str) -> bytes:
+            try:
+                return archive.read(prefix + record)
+            except KeyError:
+                raise RuntimeError(
+                    f"PytorchStreamReader failed locating file {record}: file not found"
+                ) from None
+            except (zipfile.BadZipFile, OSError) as error:
+                raise RuntimeError(
+                    f"PytorchStreamReader failed reading file {record}: {error}") from None
+
+        byteorder = prefix + "byteorder"
+        if byteorder in names and archive.read(byteorder) not in (b"little",):
+            raise RuntimeError("leafgrad reads only little-endian checkpoints")
+        unpickler = _Unpickler(io.BytesIO(read_record("data.pkl")), read_record,
+                               _allowed_globals(), restore)
+        return unpickler.load()
+
+
+def _read_bytes(f) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as handle:
+            return handle.read()
+    return f.read()
+

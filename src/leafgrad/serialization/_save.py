@@ -1,0 +1,206 @@
+"""Writing torch's zip checkpoint: a pickle whose tensors reduce through torch's rebuild
+functions and whose storages are persistent ids, plus one aligned raw record per storage."""
+
+from __future__ import annotations
+
+import collections
+import io
+import os
+import pickle
+import struct
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._device import device as _device
+from ..tensor import Size, Tensor, _wrap
+from ._format import _ALIGNMENT, _STORAGE_BY_DTYPE
+
+
+class _TorchGlobal:
+    """A name in torch's namespace, written into the pickle as a GLOBAL (torch need not be
+    installed to write it)."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle requires reduce functions to be callable
+        raise TypeError(f"{self.module}.{self.name} is a placeholder for writing checkpoints")
+
+
+class _StorageRef:
+    __slots__ = ("key", "dtype", "numel")
+
+    def __init__(self, key: str, dtype: np.dtype, numel: int):
+        self.key, self.dtype, self.numel = key, dtype, numel
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array that owns ``array``'s memory (following ``.base``), or ``array`` itself when
+    the owner is not an ndarray of the same dtype with a contiguous block."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype != array.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return array
+    return root
+
+
+class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be written by name
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, protocol: int):
+        super().__init__(file, protocol)
+        self.storages: dict[int, tuple[str, np.ndarray]] = {}
+
+    def _save_torch_global(self, obj: _TorchGlobal) -> None:
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_TorchGlobal] = _save_torch_global
+
+    def _save_dtype(self, obj) -> None:
+        self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_dtype.dtype] = _save_dtype
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _StorageRef):
+            storage_type = _TorchGlobal("torch", _STORAGE_BY_DTYPE[obj.dtype])
+            return ("storage", storage_type, obj.key, "cpu", obj.numel)
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            return self._reduce_tensor(obj)
+        if isinstance(obj, Size):
+            return (_TorchGlobal("torch", "Size"), (tuple(obj),))
+        if isinstance(obj, _device):
+            args = (obj.type,) if obj.index is None else (obj.type, obj.index)
+            return (_TorchGlobal("torch", "device"), args)
+        return NotImplemented
+
+    def _storage(self, array: np.ndarray) -> tuple[_StorageRef, int, tuple]:
+        """(storage, element offset, element strides) for an array, sharing storages."""
+        root = _root(array)
+        itemsize = array.itemsize
+        offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        strides = tuple(s // itemsize for s in array.strides)
+        if root is array and not array.flags.c_contiguous:
+            root = offset = None
+        if (root is None or offset % itemsize or any(s < 0 for s in strides)
+                or any(s % itemsize for s in array.strides)):
+            # negative or misaligned strides cannot be described to torch: store a copy
+            root = np.ascontiguousarray(array)
+            offset = 0
+            strides = tuple(s // itemsize for s in root.strides)
+        entry = self.storages.get(id(root))
+        if entry is None:
+            key = str(len(self.storages))
+            self.storages[id(root)] = entry = (key, root)
+        if array.size == 0:
+            strides = _contiguous_strides(array.shape)
+        ref = _StorageRef(entry[0], array.dtype, root.size)
+        return ref, offset // itemsize, strides
+
+    def _reduce_tensor(self, tensor: Tensor):
+        from ..nn.parameter import Parameter
+
+        state = tensor.__dict__  # user attributes travel as torch's do
+        if isinstance(tensor, Parameter):
+            args = (_wrap(tensor._data), tensor._requires_grad, collections.OrderedDict())
+            if state:
+                return (_TorchGlobal("torch._utils", "_rebuild_parameter_with_state"),
+                        args + (dict(state),))
+            return (_TorchGlobal("torch._utils", "_rebuild_parameter"), args)
+        storage, offset, strides = self._storage(tensor._data)
+        args = (storage, offset, tuple(tensor._data.shape), strides, tensor._requires_grad,
+                collections.OrderedDict())
+        rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+        if state:
+            return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"),
+                    (rebuild, _TorchGlobal("torch", "Tensor"), args, dict(state)))
+        return (rebuild, args)
+
+
+def _contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _archive_name(f) -> str:
+    if isinstance(f, (str, os.PathLike)):
+        name = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        return name or "archive"
+    return "archive"
+
+
+def save(obj: Any, f, pickle_module=pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False
+         ) -> None:
+    """Write ``obj`` (tensors, Parameters, state dicts, containers, numbers, strings) to
+    ``f`` (a path or a binary file) in torch's checkpoint format."""
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f))
+        if parent and not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if not _use_new_zipfile_serialization:
+        from ._legacy import save_legacy
+
+        if isinstance(f, (str, os.PathLike)):
+            with open(f, "wb") as handle:
+                save_legacy(obj, handle, pickle_protocol)
+        else:
+            save_legacy(obj, f, pickle_protocol)
+        return
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer, pickle_protocol)
+    pickler.dump(obj)
+    name = _archive_name(f)
+    records = [("data.pkl", buffer.getvalue()), (".format_version", b"1"),
+               (".storage_alignment", str(_ALIGNMENT).encode())]
+    if not _disable_byteorder_record:
+        records.append(("byteorder", b"little"))
+    for key, root in pickler.storages.values():
+        array = root.astype(root.dtype.newbyteorder("<"), copy=False)
+        records.append((f"data/{key}", array.ravel(order="K").tobytes(order="A")))
+    records.append(("version", b"3\n"))
+    records.append((".data/serialization_id", _serialization_id(records)))
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as handle:
+            _write_zip(handle, name, records)
+    else:
+        _write_zip(f, name, records)
+
+
+def _serialization_id(records) -> bytes:
+    import hashlib
+
+    digest = hashlib.sha1()
+    for record, data in records:
+        digest.update(record.encode())
+        digest.update(data)
+    return digest.hexdigest().zfill(40).encode()
+
+
+def _write_zip(handle, name: str, records) -> None:
+    """Stored (uncompressed) records, each one's data starting at a multiple of 64 bytes."""
+    start = handle.tell() if handle.seekable() else 0
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED) as archive:
+        for record, data in records:
+            info = zipfile.ZipInfo(f"{name}/{record}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            header = handle.tell() - start if handle.seekable() else 0
+            used = header + 30 + len(info.filename.encode()) + 4
+            padding = (-used) % _ALIGNMENT
+            info.extra = b"FB" + struct.pack("<H", padding) + b"Z" * padding
+            archive.writestr(info, data)
+
