@@ -139,8 +139,9 @@ def test_malicious_file_runs_nothing_and_raises(tmp_path):
     assert "Weights only load failed" in str(error.value).splitlines()[0]
     assert "system" in str(error.value)
     assert not marker.exists()
-    with pytest.raises(pickle.UnpicklingError):
-        leafgrad.load(path, weights_only=False)
+    for weights_only in (True, None):
+        with pytest.raises(pickle.UnpicklingError):
+            leafgrad.load(path, weights_only=weights_only)
     assert not marker.exists()
 
 

@@ -127,3 +127,31 @@ def test_devices_and_attributes_both_ways():
     assert (theirs["t"].note, theirs["p"].tag) == ("scaled", {"frozen": False})
     assert isinstance(theirs["p"], torch.nn.Parameter) and theirs["d"] == torch.device("cpu")
     assert _describe(theirs["t"]) == _describe(_with_attributes(torch)["t"])
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_weights_only_false_unpickles_trusted_objects_as_torch(legacy):
+    import numpy as np
+
+    def obj(lib):
+        return {"config": Config(0.5, (2, 3)), "array": np.arange(4.0), "w": lib.ones(2),
+                "args": __import__("argparse").Namespace(epochs=3)}
+
+    buffer = io.BytesIO()
+    torch.save(obj(torch), buffer, _use_new_zipfile_serialization=not legacy)
+    data = buffer.getvalue()
+    with pytest.raises(pickle.UnpicklingError):
+        leafgrad.load(io.BytesIO(data))
+    theirs = torch.load(io.BytesIO(data), weights_only=False)
+    ours = leafgrad.load(io.BytesIO(data), weights_only=False)
+    assert ours["config"] == theirs["config"] and ours["args"] == theirs["args"]
+    np.testing.assert_array_equal(ours["array"], theirs["array"])
+    assert _describe(ours["w"]) == _describe(obj(leafgrad)["w"])
+
+
+def test_whole_torch_models_cannot_be_rebuilt():
+    buffer = io.BytesIO()
+    torch.save(torch.nn.Linear(2, 2), buffer)
+    with pytest.raises(pickle.UnpicklingError) as error:
+        leafgrad.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+    assert "state_dict" in str(error.value)

@@ -9,10 +9,12 @@ alignment and byte order. So ``torch.load(path, weights_only=True)`` reads what
 ``leafgrad.save`` writes, and ``leafgrad.load`` reads what ``torch.save`` writes; tensors that
 share memory are written once and load sharing memory again.
 
-Note: loading never runs code from the file. The unpickler resolves globals through an
-allow-list (the tensor/parameter rebuild functions, storage and dtype names, ``torch.Size``,
-``OrderedDict``, the ``_codecs.encode`` that protocol-2 bytes use) and refuses any other with
-``pickle.UnpicklingError``, the check torch's ``weights_only=True`` makes.
+Note: by default loading never runs code from the file. The unpickler resolves globals
+through torch's ``weights_only=True`` allow-list (the tensor/parameter rebuild functions,
+storage and dtype names, ``torch.Size``, ``torch.device``, ``OrderedDict``, ``Counter``, the
+``_codecs.encode`` that protocol-2 bytes use) plus what ``add_safe_globals`` adds, and refuses
+any other with ``pickle.UnpicklingError``. ``load(..., weights_only=False)`` unpickles anything,
+as torch does, so it runs whatever the file names: only for files you trust.
 
 >>> leafgrad.save({"w": leafgrad.ones(2)}, "/tmp/w.pt")
 >>> leafgrad.load("/tmp/w.pt")

@@ -120,8 +120,8 @@ _WEIGHTS_ONLY = (
     "you got the file from a trusted source."
 )
 _LEAFGRAD_NOTE = (
-    "\n(leafgrad never unpickles arbitrary objects, weights_only=False included: resolving this "
-    "global could run code from the file.)"
+    "\n(leafgrad resolves only allow-listed globals unless weights_only=False: resolving this "
+    "one could run code from the file.)"
 )
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 

@@ -49,8 +49,8 @@ def save_legacy(obj, handle, protocol: int) -> None:
 
 
 class _LegacyUnpickler(_Unpickler):
-    def __init__(self, file, allowed: dict, restore, storages: dict):
-        super().__init__(file, None, allowed, restore)
+    def __init__(self, file, allowed: dict, restore, storages: dict, trusted=False):
+        super().__init__(file, None, allowed, restore, trusted)
         self.storages = storages
 
     def persistent_load(self, pid):
@@ -73,7 +73,7 @@ def _plain(file, allowed: dict):
     return _LegacyUnpickler(file, allowed, None, {}).load()
 
 
-def load_legacy(file, allowed: dict, restore):
+def load_legacy(file, allowed: dict, restore, trusted: bool = False):
     """Read a legacy checkpoint from the seekable binary stream ``file``."""
     try:
         magic = _plain(file, allowed)
@@ -88,7 +88,7 @@ def load_legacy(file, allowed: dict, restore):
             raise EOFError("the checkpoint ends before its header does: truncated file?") from None
         raise
     storages: dict = {}
-    result = _LegacyUnpickler(file, allowed, restore, storages).load()
+    result = _LegacyUnpickler(file, allowed, restore, storages, trusted).load()
     keys = _plain(file, allowed)
     for key in keys:
         if key not in storages:

@@ -72,8 +72,9 @@ def _restore_location(map_location):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, read_record, allowed: dict, restore=_to_cpu):
+    def __init__(self, file, read_record, allowed: dict, restore=_to_cpu, trusted=False):
         super().__init__(file, encoding="utf-8")
+        self.trusted = trusted
         self.read_record = read_record
         self.allowed = allowed
         self.restore = restore
@@ -94,12 +95,16 @@ class _Unpickler(pickle.Unpickler):
         if module == "torch" and name.endswith("Storage") and name[:1].isupper():
             raise pickle.UnpicklingError(
                 f"the file holds a torch.{name}, a dtype leafgrad does not have")
-        if module in _BLOCKED_MODULES:
+        found = self.allowed.get(f"{module}.{name}")
+        if found is not None and module not in _BLOCKED_MODULES:
+            return found
+        if not self.trusted:
             raise _unsafe(module, name)
-        try:
-            return self.allowed[f"{module}.{name}"]
-        except KeyError:
-            raise _unsafe(module, name) from None
+        if module == "torch" or module.startswith("torch."):
+            raise pickle.UnpicklingError(
+                f"the file holds {module}.{name}, a torch object leafgrad cannot rebuild (a "
+                "whole pickled torch model, say): save and load its state_dict instead")
+        return super().find_class(module, name)  # weights_only=False: the caller trusts it
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
@@ -124,18 +129,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
          mmap=None, **pickle_load_args):
     """Read a checkpoint written by ``torch.save`` or ``leafgrad.save``.
 
-    Only allow-listed globals are resolved (see Note: loading never runs code), so
-    ``weights_only=False`` is refused. Storages load on the CPU, also those saved on a GPU;
+    By default only allow-listed globals are resolved (see Note: loading never runs code).
+    ``weights_only=False`` unpickles any object, as torch does, which RUNS WHATEVER CODE THE
+    FILE NAMES: use it only for files you trust; torch objects other than tensors, Parameters,
+    storages, sizes, devices and dtypes cannot be rebuilt even then. Storages load on the CPU, also those saved on a GPU;
     ``map_location`` takes torch's forms (a str, device, dict or callable) and an explicit
     "cuda" fails as in torch without CUDA. Files in torch's legacy (non-zip) format load too.
 
     >>> leafgrad.load("model.pt", map_location="cpu")  # doctest: +SKIP"""
-    if weights_only is False:
-        raise pickle.UnpicklingError(
-            "leafgrad.load never unpickles arbitrary objects (weights_only=False): it could run "
-            "code from the file. Allow the classes you trust with "
-            "leafgrad.serialization.add_safe_globals([...]) instead."
-        )
+    trusted = weights_only is False
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     restore = _restore_location(map_location)
@@ -157,7 +159,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                 "checkpoint with this option in order to use mmap.") from None
         from ._legacy import load_legacy
 
-        return load_legacy(io.BytesIO(data), _allowed_globals(), restore)
+        return load_legacy(io.BytesIO(data), _allowed_globals(), restore, trusted)
     with archive:
         names = archive.namelist()
         if not any(n.endswith("/version") or n.endswith("/.data/version") for n in names):
@@ -184,7 +186,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         if byteorder in names and archive.read(byteorder) not in (b"little",):
             raise RuntimeError("leafgrad reads only little-endian checkpoints")
         unpickler = _Unpickler(io.BytesIO(read_record("data.pkl")), read_record,
-                               _allowed_globals(), restore)
+                               _allowed_globals(), restore, trusted)
         return unpickler.load()
 
 
