@@ -222,3 +222,34 @@ def test_explicit_pickle_module_with_weights_only():
             "Can not safely load weights when explicit pickle_module is specified")
     # without weights_only, leafgrad stays safe (torch would unpickle anything)
     assert leafgrad.load(io.BytesIO(buffer.getvalue()), pickle_module=pickle).tolist() == [1.0]
+
+
+class _Pipe(io.RawIOBase):
+    """A write-only stream that cannot seek or tell (a socket, a pipe)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, chunk):
+        self.data += chunk
+        return len(chunk)
+
+
+def test_file_objects_mid_file_and_unseekable():
+    def obj(lib):
+        return {"a": lib.arange(5.0), "b": lib.ones(2, 2, dtype=lib.int32)}
+
+    for lib in (leafgrad, torch):
+        buffer = io.BytesIO(b"header")
+        buffer.seek(6)
+        lib.save(obj(lib), buffer)
+        for reader in (leafgrad, torch):
+            buffer.seek(6)
+            assert _describe(reader.load(buffer)) == _describe(obj(reader))
+    pipe = _Pipe()
+    leafgrad.save(obj(leafgrad), pipe)
+    for reader in (leafgrad, torch):
+        assert _describe(reader.load(io.BytesIO(bytes(pipe.data)))) == _describe(obj(reader))

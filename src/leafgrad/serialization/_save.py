@@ -191,16 +191,46 @@ def _serialization_id(records) -> bytes:
     return digest.hexdigest().zfill(40).encode()
 
 
+class _FromHere:
+    """A binary file seen from its current position: the archive's offsets start at 0 there
+    (torch reads a checkpoint saved mid-file from that point), and a stream that cannot seek
+    still reports how much was written, so data records stay aligned."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.can_seek = handle.seekable() if hasattr(handle, "seekable") else False
+        self.start = handle.tell() if self.can_seek else 0
+        self.written = 0
+
+    def seekable(self) -> bool:
+        return self.can_seek
+
+    def write(self, data) -> int:
+        self.handle.write(data)
+        self.written += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.handle.tell() - self.start if self.can_seek else self.written
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence == 0:
+            offset += self.start
+        return self.handle.seek(offset, whence) - self.start
+
+    def flush(self) -> None:
+        if hasattr(self.handle, "flush"):
+            self.handle.flush()
+
+
 def _write_zip(handle, name: str, records) -> None:
     """Stored (uncompressed) records, each one's data starting at a multiple of 64 bytes."""
-    start = handle.tell() if handle.seekable() else 0
-    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED) as archive:
+    stream = _FromHere(handle)
+    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
         for record, data in records:
             info = zipfile.ZipInfo(f"{name}/{record}", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_STORED
-            header = handle.tell() - start if handle.seekable() else 0
-            used = header + 30 + len(info.filename.encode()) + 4
+            used = stream.tell() + 30 + len(info.filename.encode()) + 4
             padding = (-used) % _ALIGNMENT
             info.extra = b"FB" + struct.pack("<H", padding) + b"Z" * padding
             archive.writestr(info, data)
-
