@@ -253,3 +253,26 @@ def test_file_objects_mid_file_and_unseekable():
     leafgrad.save(obj(leafgrad), pipe)
     for reader in (leafgrad, torch):
         assert _describe(reader.load(io.BytesIO(bytes(pipe.data)))) == _describe(obj(reader))
+
+
+def test_mmap_loads_views_of_the_file(tmp_path):
+    def obj(lib):
+        x = lib.arange(12.0).reshape(3, 4)
+        return {"x": x, "v": x[1:, ::2], "i": lib.arange(5), "e": lib.zeros(0, 2),
+                "p": lib.nn.Parameter(lib.ones(2))}
+
+    for writer in (leafgrad, torch):
+        path = tmp_path / f"{writer.__name__}.pt"
+        writer.save(obj(writer), path)
+        before = path.read_bytes()
+        loaded = leafgrad.load(path, mmap=True)
+        assert _describe(loaded) == _describe(torch.load(path, mmap=True))
+        assert _describe(loaded) == _describe(obj(leafgrad))
+        assert np.shares_memory(loaded["x"].numpy(), loaded["v"].numpy())
+        owner = loaded["x"].numpy()
+        while isinstance(owner, np.ndarray) or type(owner).__name__ == "DummyArray":
+            owner = owner.base
+        assert type(owner.obj).__name__ == "mmap"  # a view of the mapped file, not a copy
+        loaded["x"].add_(1)  # copy-on-write: the file is unchanged
+        assert loaded["v"][0, 0].item() == 5.0
+        assert path.read_bytes() == before

@@ -7,6 +7,7 @@ import _compat_pickle
 import io
 import os
 import pickle
+import struct
 import zipfile
 
 import numpy as np
@@ -119,7 +120,9 @@ class _Unpickler(pickle.Unpickler):
                     f"storage data/{key} holds {len(raw)} bytes, expected {numel} elements of "
                     f"{dtype.itemsize} bytes: the file is corrupted"
                 )
-            array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+            array = np.frombuffer(raw, dtype=dtype.newbyteorder("<"))
+            if array.dtype != dtype or not array.flags.writeable:  # a mapped file needs neither
+                array = array.astype(dtype)
             array = self.restore(array, location)
             self.storages[key] = array
         return array
@@ -143,9 +146,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     restore = _restore_location(map_location)
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
-    data = _read_bytes(f)
+    data = _read_bytes(f, bool(mmap))
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else f)
     except zipfile.BadZipFile:
         if data[:2] == b"PK":
             raise RuntimeError(
@@ -173,6 +176,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
 
         def read_record(record: str) -> bytes:
             try:
+                if mmap and record.startswith("data/"):
+                    return _mapped(data, archive.getinfo(prefix + record))
                 return archive.read(prefix + record)
             except KeyError:
                 raise RuntimeError(
@@ -190,9 +195,29 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         return unpickler.load()
 
 
-def _read_bytes(f) -> bytes:
+def _read_bytes(f, mapped: bool = False):
+    """The file's bytes; with ``mapped``, a private (copy-on-write) memory map of the path,
+    so storages are read from disk only when touched, as torch's mmap=True."""
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as handle:
+            if mapped and os.fstat(handle.fileno()).st_size:
+                import mmap
+
+                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
             return handle.read()
     return f.read()
+
+
+def _mapped(data, info: zipfile.ZipInfo) -> memoryview:
+    """A stored record's bytes as a view of the mapped file (no copy)."""
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise RuntimeError(f"PytorchStreamReader failed reading file {info.filename}: "
+                           "compressed records cannot be memory-mapped")
+    header = bytes(data[info.header_offset:info.header_offset + 30])
+    if header[:4] != b"PK\x03\x04":
+        raise RuntimeError(f"PytorchStreamReader failed reading file {info.filename}: "
+                           "invalid local header")
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    start = info.header_offset + 30 + name_len + extra_len
+    return memoryview(data)[start:start + info.file_size]
 
