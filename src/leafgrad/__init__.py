@@ -18,6 +18,8 @@ from ._dtype import (  # noqa: F401 - torch's names
     short, uint8, can_cast,
 )
 from ._device import device
+from ._memory_format import (  # noqa: F401 - torch's names
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format)
 from .tensor import Size, Tensor
 from .autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,

@@ -215,7 +215,7 @@ def detach(input):
 
 
 def clone(input, *, memory_format=None):
-    return input.clone()
+    return input.clone(memory_format=memory_format)
 
 
 def eq(input, other, *, out=None):

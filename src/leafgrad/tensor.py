@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
@@ -229,7 +229,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return False  # leafgrad has no complex dtypes
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return self._data.flags.c_contiguous
+        if memory_format is None or memory_format is _memory_format.contiguous_format \
+                or memory_format is _memory_format.preserve_format:
+            return self._data.flags.c_contiguous
+        from .ops._layout import is_channels_last
+
+        if memory_format is _memory_format.channels_last:
+            return is_channels_last(self._data)
+        if memory_format is _memory_format.channels_last_3d:
+            return is_channels_last(self._data, rank=5)
+        return False
 
     def stride(self, dim: int | None = None):
         data = self._data
@@ -899,12 +908,19 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.unbind(self, dim)
 
     def clone(self, *, memory_format=None):
-        return _ops.Clone.apply(self)
+        if memory_format is None or memory_format is _memory_format.preserve_format:
+            return _ops.Clone.apply(self)
+        return _ops.Clone.apply(self, memory_format=memory_format)
 
     def contiguous(self, memory_format=None):
-        if self._data.flags.c_contiguous:
+        if memory_format is None:
+            memory_format = _memory_format.contiguous_format
+        if self.is_contiguous(memory_format=memory_format):
             return self
-        return _ops.Clone.apply(self)
+        if memory_format is _memory_format.preserve_format:
+            raise RuntimeError(
+                "preserve memory format is unsupported by the contiguous operator")
+        return _ops.Clone.apply(self, memory_format=memory_format)
 
     def to(self, *args, **kwargs):
         return _ops.to(self, *args, **kwargs)

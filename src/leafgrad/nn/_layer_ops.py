@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched
+from ..ops import _layout
 from ..ops.registry import Op, register
 
 
@@ -49,7 +50,7 @@ class AdaptiveMaxPool2d(Op):
                 indices[:, :, i, j] = (rs[i] + choice // width) * w + cs[j] + choice % width
         if ctx is not None:
             ctx.keep("indices", indices)
-        return values, indices
+        return _layout.suggested(values, x), _layout.suggested(indices, x)
 
     def backward(self, grads):
         grad = grads[0]
@@ -100,7 +101,7 @@ class PixelShuffle(Op):
 
     @staticmethod
     def forward(ctx, a, factor):
-        return _shuffle(a, factor)
+        return _layout.suggested(_shuffle(a, factor), a)
 
     def backward(self, grad):
         return PixelUnshuffle.apply(grad, factor=self._params["factor"])
@@ -115,7 +116,7 @@ class PixelUnshuffle(Op):
 
     @staticmethod
     def forward(ctx, a, factor):
-        return _unshuffle(a, factor)
+        return _layout.suggested(_unshuffle(a, factor), a)
 
     def backward(self, grad):
         return PixelShuffle.apply(grad, factor=self._params["factor"])
@@ -231,7 +232,7 @@ class MaxUnpool2d(Op):
         n, c = x.shape[:2]
         out = np.zeros((n, c, output_size[0] * output_size[1]), dtype=x.dtype)
         np.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), axis=2)
-        out = out.reshape(n, c, *output_size)
+        out = _layout.suggested(out.reshape(n, c, *output_size), x)
         return out[0] if unbatched else out
 
     def backward(self, grad):
@@ -258,7 +259,7 @@ class ChannelShuffle(Op):
         n, c = a.shape[:2]
         rest = a.shape[2:]
         out = a.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
-        return np.ascontiguousarray(out).reshape(a.shape)
+        return _layout.suggested(np.ascontiguousarray(out).reshape(a.shape), a)
 
     def backward(self, grad):
         # the inverse permutation is the shuffle with the other factor

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from ._special import erf
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import _wrap
@@ -267,7 +267,7 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, a, dim):
         with np.errstate(invalid="ignore"):
-            return _softmax_array(_float(a), dim)
+            return _softmax_array(_layout.contiguous(_float(a)), dim)
 
     def backward(self, grad):
         result = self.saved("result")
@@ -289,7 +289,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def forward(ctx, a, dim):
-        a = _float(a)
+        a = _layout.contiguous(_float(a))
         if a.size == 0:
             return a.copy()
         if a.ndim == 0:  # one element: computed as a 1-element vector, kept 0-d

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .activation import _float, _mask
+from . import _layout
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -101,7 +102,7 @@ class LogSigmoid(Op):
     @staticmethod
     def forward(ctx, a):
         a = _float(a)
-        return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype)
+        return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
 
     def backward(self, grad):
         return grad * (-self.saved("self")).sigmoid()
@@ -221,7 +222,7 @@ class RreluWithNoise(Op):
             noise = np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))
         if ctx is not None:
             ctx.keep("noise", noise)
-        return a * noise
+        return _layout.contiguous(a * noise)
 
     def backward(self, grad):
         from ..tensor import _wrap

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import _wrap
+from . import _layout
 from .registry import Op, register
 
 
@@ -191,7 +192,7 @@ class Convolution(Op):
             # The im2col matrices, reused by the weight gradient when it runs on arrays
             # (Note: array-level backwards in activation.py); freed with the node's saved state.
             ctx.keep("columns", keep)
-        return np.ascontiguousarray(_from_2d(out, spatial))
+        return _layout.suggested(_from_2d(out, spatial), x)
 
     def backward(self, grad):
         p = self._params
@@ -231,7 +232,7 @@ class ConvInputGrad(Op):
                                                   input_shape[2])
         out = conv_input_grad(_as_2d(g, spatial), _as_2d(w, spatial), shape, stride, padding,
                               dilation, groups)
-        return np.ascontiguousarray(_from_2d(out, spatial))
+        return _layout.suggested(_from_2d(out, spatial), g)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "input_shape"}
@@ -258,7 +259,7 @@ class ConvWeightGrad(Op):
         shape = weight_shape if spatial == 2 else (*weight_shape[:2], 1, weight_shape[2])
         out = conv_weight_grad(_as_2d(x, spatial), _as_2d(g, spatial), shape, stride, padding,
                                dilation, groups)
-        return np.ascontiguousarray(out.reshape(weight_shape))
+        return _layout.suggested(out.reshape(weight_shape), x)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "weight_shape"}
@@ -288,7 +289,7 @@ class ConvTranspose(Op):
                               padding, dilation, groups)
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
-        return np.ascontiguousarray(_from_2d(out, spatial))
+        return _layout.suggested(_from_2d(out, spatial), x)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "output_shape"}

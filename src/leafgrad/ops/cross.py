@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from .registry import Op, register
 
 
@@ -21,7 +21,7 @@ class LinalgCross(Op):
     @staticmethod
     def forward(ctx, a, b, dim=-1):
         a, b = _promote.binary(a, b)
-        return np.cross(a, b, axisa=dim, axisb=dim, axisc=dim)
+        return _layout.contiguous(np.cross(a, b, axisa=dim, axisb=dim, axisc=dim))
 
     def backward(self, grad):
         # d/da <g, a x b> = b x g ; d/db <g, a x b> = g x a

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from .registry import Op, register
 
 # -- binary arithmetic ------------------------------------------------------------------------
@@ -256,7 +256,7 @@ class PowScalarBase(Op):
     @staticmethod
     def forward(ctx, exponent, base):
         exp, b = _promote.binary(exponent, base)
-        return np.power(b, exp)
+        return _layout.contiguous(np.power(b, exp))
 
     def backward(self, grad):
         base = self._params["base"]
@@ -550,7 +550,7 @@ class MaskedZero(Op):
     @staticmethod
     def forward(ctx, a, mask):
         shape = np.broadcast_shapes(a.shape, mask.shape)
-        out = np.array(np.broadcast_to(a, shape), copy=True)
+        out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
         out[np.broadcast_to(mask, shape)] = 0
         return out
 
@@ -684,8 +684,18 @@ class Clone(Op):
     torch_names = ("clone", "Tensor.contiguous")
 
     @staticmethod
-    def forward(ctx, a):
-        return np.array(a, copy=True, order="C")
+    def forward(ctx, a, memory_format=None):
+        from .._memory_format import channels_last, channels_last_3d, contiguous_format
+
+        if memory_format is contiguous_format:
+            return np.array(a, copy=True, order="C")
+        if memory_format is channels_last or memory_format is channels_last_3d:
+            rank, name = (4, "channels_last") if memory_format is channels_last else (
+                5, "channels_last_3d")
+            if a.ndim != rank:
+                raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+            return _layout.to_channels_last(a)
+        return _layout.copy_like(a)  # torch's preserve_format
 
     def backward(self, grad):
         return grad

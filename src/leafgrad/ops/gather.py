@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .registry import Op, register
 from .shape import _wrap_dim
 
@@ -63,7 +64,7 @@ class IndexAdd(Op):
         out = np.array(a, copy=True)
         moved = np.moveaxis(out, dim, 0)
         np.add.at(moved, index, np.moveaxis(source * alpha if alpha != 1 else source, dim, 0))
-        return out
+        return _layout.contiguous(out)
 
     def backward(self, grad):
         p = self._params
@@ -98,7 +99,7 @@ class ScatterAdd(Op):
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
-        out = np.array(a, copy=True)
+        out = np.array(a, copy=True, order="C")
         src = src[tuple(slice(0, n) for n in index.shape)]
         np.add.at(out, _along(dim, index, a.ndim), src)
         return out
@@ -122,7 +123,7 @@ class Scatter(Op):
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
-        out = np.array(a, copy=True)
+        out = np.array(a, copy=True, order="C")
         src = src[tuple(slice(0, n) for n in index.shape)]
         out[_along(dim, index, a.ndim)] = src
         return out
@@ -145,7 +146,7 @@ class ScatterValue(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index, value):
-        out = np.array(a, copy=True)
+        out = np.array(a, copy=True, order="C")
         out[_along(dim, index, a.ndim)] = value
         return out
 
@@ -186,7 +187,7 @@ class MaskedFill(Op):
                 f"{len(shape) - 1}.  Target sizes: {list(a.shape)}.  Tensor sizes: "
                 f"{list(mask.shape)}"
             )
-        out = np.array(a, copy=True)
+        out = np.array(a, copy=True, order="C")
         out[np.broadcast_to(mask, shape)] = value
         return out
 
@@ -209,7 +210,7 @@ class MaskedFillTensor(Op):
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.ndim} dimension(s)."
             )
-        out = np.array(a, copy=True)
+        out = np.array(a, copy=True, order="C")
         out[np.broadcast_to(mask, a.shape)] = value
         return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .registry import Op, register
 
 
@@ -169,7 +170,7 @@ class Index(Op):
 
     @staticmethod
     def forward(ctx, a, index):
-        return np.array(a[index], copy=True)
+        return np.array(a[index], copy=True, order="C")
 
     def backward(self, grad):
         return IndexBackward.apply(grad, input_sizes=self.input_shape(), index=self._params["index"])

@@ -21,6 +21,7 @@ import numpy as np
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
+from . import _layout
 from .registry import Op, register
 
 
@@ -141,7 +142,7 @@ class LinalgInvEx(Op):
     def forward(ctx, a):
         _check_square_float(a, "linalg.inv")
         try:
-            return np.linalg.inv(a)
+            return _layout.column_major(np.linalg.inv(a))
         except np.linalg.LinAlgError:
             raise _singular_error(a, "inv") from None
 
@@ -351,7 +352,12 @@ class LinalgSolveEx(Op):
                 )
         except np.linalg.LinAlgError:
             raise _singular_error(a_full, "solve") from None
-        return out[..., 0] if vector else out
+        # torch's layouts: column-major solutions; a batch of vectors as the columns of a
+        # matrix (its last batch dim innermost); X of XA = B is the transpose of a column-major
+        # solution of A^T X^T = B^T, so row-major
+        if vector:
+            return _layout.column_major(out[..., 0])
+        return _layout.column_major(out) if left else _layout.contiguous(out)
 
     def backward(self, grad):
         # X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T   (X = B A^{-1}: gB = gX A^{-T}, gA = -X^T gB)
@@ -397,11 +403,11 @@ class LinalgSolveTriangular(Op):
         with np.errstate(divide="ignore", invalid="ignore"):
             try:
                 if left:
-                    return np.linalg.solve(a_full, b_full)
-                return np.swapaxes(np.linalg.solve(np.swapaxes(a_full, -1, -2),
-                                                   np.swapaxes(b_full, -1, -2)), -1, -2)
+                    return _layout.column_major(np.linalg.solve(a_full, b_full))
+                return _layout.column_major(np.swapaxes(np.linalg.solve(
+                    np.swapaxes(a_full, -1, -2), np.swapaxes(b_full, -1, -2)), -1, -2))
             except np.linalg.LinAlgError:  # a zero on the diagonal: LAPACK's trtrs gives inf/nan
-                return _substitute(a_full, b_full, upper, left)
+                return _layout.column_major(_substitute(a_full, b_full, upper, left))
 
     def backward(self, grad):
         p = self._params

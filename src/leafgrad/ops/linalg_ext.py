@@ -14,6 +14,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .linalg import Bmm, Mv
+from . import _layout
 from .registry import Op, register
 from .shape import _wrap_dim
 from .shape_ext import Diagonal, DiagonalBackward
@@ -174,7 +175,7 @@ class Tril(Op):
     @staticmethod
     def forward(ctx, a, diagonal=0):
         _check_triangle(a, "tril")
-        return np.tril(a, diagonal)
+        return _layout.contiguous(np.tril(a, diagonal))
 
     def backward(self, grad):
         return grad.tril(self._params.get("diagonal", 0))
@@ -190,7 +191,7 @@ class Triu(Op):
     @staticmethod
     def forward(ctx, a, diagonal=0):
         _check_triangle(a, "triu")
-        return np.triu(a, diagonal)
+        return _layout.contiguous(np.triu(a, diagonal))
 
     def backward(self, grad):
         return grad.triu(self._params.get("diagonal", 0))

@@ -20,6 +20,7 @@ from .linalg_decomp import (
     MultiOutputOp, _batch_prefix, _check_float, _check_matrix, _check_square_float, _LinAlgError,
     _diag_embed, _matmul, solve_triangular,
 )
+from . import _layout
 from .registry import Op, register
 
 
@@ -67,7 +68,7 @@ class LinalgCholeskyEx(Op):
             lower = np.linalg.cholesky(a)
         except np.linalg.LinAlgError:
             raise _not_positive_definite(a) from None
-        return np.ascontiguousarray(np.swapaxes(lower, -1, -2)) if upper else lower
+        return _layout.column_major(np.swapaxes(lower, -1, -2) if upper else lower)
 
     def backward(self, grad):
         # gA = L^{-T} phi(L^T gL) L^{-1}, phi(X) = tril(X) with its strict part mirrored and the
@@ -110,7 +111,8 @@ class LinalgQr(MultiOutputOp):
         if mode == "r":  # torch returns an empty Q
             return np.empty((0,), dtype=a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype)
         q, r = np.linalg.qr(a, mode=mode)
-        return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+        return (_layout.column_major(q.astype(a.dtype, copy=False)),
+                _layout.column_major(r.astype(a.dtype, copy=False)))
 
     def backward(self, grads):
         mode = self._params.get("mode", "reduced")
@@ -169,7 +171,9 @@ class LinalgSvd(MultiOutputOp):
             empty = np.empty((0,), dtype=a.dtype)
             return empty, np.linalg.svd(a, compute_uv=False).astype(a.dtype), empty
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-        return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype)
+        return (_layout.column_major(u.astype(a.dtype, copy=False)),
+                _layout.contiguous(s.astype(a.dtype, copy=False)),
+                _layout.column_major(vh.astype(a.dtype)))
 
     def backward(self, grads):
         g_u, g_s, g_vh = self.padded(grads, 3)
@@ -260,7 +264,8 @@ class LinalgEigh(MultiOutputOp):
         if not compute_v:
             return np.linalg.eigvalsh(a, UPLO).astype(a.dtype), np.empty((0,), dtype=a.dtype)
         values, vectors = np.linalg.eigh(a, UPLO)
-        return values.astype(a.dtype, copy=False), vectors.astype(a.dtype, copy=False)
+        return (_layout.contiguous(values.astype(a.dtype, copy=False)),
+                _layout.column_major(vectors.astype(a.dtype, copy=False)))
 
     def backward(self, grads):
         # torch's linalg_eig_backward, Hermitian case:

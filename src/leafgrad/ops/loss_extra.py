@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .activation import _mask
+from . import _layout
 from .registry import Op, register
 
 
@@ -38,7 +39,7 @@ class SoftMarginLoss(Op):
     @staticmethod
     def forward(ctx, a, target, reduction):
         z = -target * a
-        losses = np.logaddexp(0, z).astype(a.dtype, copy=False)
+        losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
         return _reduce_array(losses, reduction)
 
     def backward(self, grad):

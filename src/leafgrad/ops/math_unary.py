@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
 from .elementwise import _legacy_name
 from .registry import Op, register
@@ -470,7 +470,7 @@ class NanToNum(Op):
 
     @staticmethod
     def forward(ctx, a, nan=None, posinf=None, neginf=None):
-        out = a.copy()
+        out = _layout.copy_like(a)
         if a.dtype.kind != "f":
             return out
         info = np.finfo(a.dtype)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .registry import Op, register
 
 
@@ -56,7 +57,7 @@ class _Normalisation(Op):
             out = out * weight.reshape(affine)
         if bias is not None:
             out = out + bias.reshape(affine)
-        return out.astype(x.dtype)
+        return _layout.suggested(out.astype(x.dtype), x)
 
     @staticmethod
     def grouped(x, params):
@@ -161,7 +162,7 @@ class BatchNormEval(Op):
             out = out * weight.reshape(shape)
         if bias is not None:
             out = out + bias.reshape(shape)
-        return out.astype(x.dtype)
+        return _layout.suggested(out.astype(x.dtype), x)
 
     def backward(self, grad):
         from ..tensor import _wrap
@@ -248,7 +249,7 @@ class ConstantPadNd(Op):
                      zip(widths, a.shape))
         cropped = a[crop]
         grow = [(max(0, lo), max(0, hi)) for lo, hi in widths]
-        return np.pad(cropped, grow, constant_values=value)
+        return _layout.contiguous(np.pad(cropped, grow, constant_values=value))
 
     def backward(self, grad):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in self._params["pad"]), value=0)
@@ -271,7 +272,7 @@ class _ModePad(Op):
     @classmethod
     def forward(cls, ctx, a, pad):
         index = cls.index(a.shape, pad)
-        return a[(Ellipsis,) + np.ix_(*index)]
+        return _layout.suggested(a[(Ellipsis,) + np.ix_(*index)], a)
 
     @classmethod
     def index(cls, shape, pad):
@@ -295,7 +296,7 @@ class _ModePadBackward(Op):
         index = cls.pad_op.index(input_sizes, pad)
         out = np.zeros(input_sizes, dtype=grad.dtype)
         np.add.at(out, (Ellipsis,) + np.ix_(*index), grad)
-        return out
+        return _layout.suggested(out, grad)
 
     def backward(self, grad):
         return self.pad_op.apply(grad, pad=self._params["pad"])

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .conv import _pair, _windows
+from . import _layout
 from .registry import Op, register
 
 
@@ -103,7 +104,7 @@ class MaxPool2d(Op):
         indices = offset_position[choice] + origin
         if ctx is not None:
             ctx.keep("indices", indices)
-        return np.ascontiguousarray(values), indices
+        return _layout.suggested(values, x), _layout.suggested(indices, x)
 
     def backward(self, grads):
         grad = grads[0]
@@ -140,7 +141,7 @@ class MaxPoolBackward(Op):
         else:
             np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
                             flat_indices), flat_grad)
-        return out.reshape(input_sizes)
+        return _layout.suggested(out.reshape(input_sizes), grad)
 
     def backward(self, grad):
         from ..tensor import _wrap
@@ -180,7 +181,7 @@ class AvgPool2d(Op):
         cols = _windows(_padded(x, padding, extra, 0), *kernel, oh, ow, stride, (1, 1))
         divisor = _avg_divisor(x.shape, kernel, stride, padding, oh, ow, count_include_pad,
                                divisor_override)
-        return (cols.sum((-1, -2)) / divisor).astype(x.dtype)
+        return _layout.suggested((cols.sum((-1, -2)) / divisor).astype(x.dtype), x)
 
     def backward(self, grad):
         return AvgPoolBackward.apply(grad, input_sizes=self.input_shape(), **self._params)
@@ -239,7 +240,7 @@ class AdaptiveAvgPool2d(Op):
         total = (integral[:, :, re[:, None], ce[None, :]] - integral[:, :, rs[:, None], ce[None, :]]
                  - integral[:, :, re[:, None], cs[None, :]] + integral[:, :, rs[:, None], cs[None, :]])
         area = (re - rs)[:, None] * (ce - cs)[None, :]
-        return (total / area).astype(x.dtype)
+        return _layout.suggested((total / area).astype(x.dtype), x)
 
     def backward(self, grad):
         return AdaptiveAvgPoolBackward.apply(grad, input_sizes=self.input_shape())

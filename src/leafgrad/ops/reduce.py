@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from . import _layout
 from .registry import Op, register
 
 
@@ -62,7 +63,7 @@ class SumDim(Op):
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return np.asarray(a.sum(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return _layout.contiguous(a.sum(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
         params = self._params
@@ -114,7 +115,7 @@ class MeanDim(Op):
         if dtype is not None:
             a = a.astype(dtype.np)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
+            return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
     def backward(self, grad):
         params = self._params

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap, _wrap_dim
-from . import return_types
+from . import _layout, return_types
 from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
@@ -173,7 +173,8 @@ class ProdDim(Op):
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         if a.ndim == 0:
             return np.array(a, dtype=_sum_dtype(a, dtype) or a.dtype)
-        return np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return _layout.contiguous(np.prod(a, axis=dim, keepdims=keepdim,
+                                          dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
         a = self.saved("self")
@@ -224,7 +225,7 @@ class Logsumexp(Op):
         shift = np.amax(a, axis=dim, keepdims=True)
         shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype)
         out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
-        return np.asarray(out if keepdim else out.squeeze(dim))
+        return _layout.contiguous(out if keepdim else out.squeeze(dim))
 
     def backward(self, grad):
         dims, result = self._params["dim"], self.saved("result")
@@ -250,7 +251,8 @@ class Nansum(Op):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
-        return np.asarray(np.nansum(a, axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return _layout.contiguous(np.nansum(a, axis=dim, keepdims=keepdim,
+                                            dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
         a = self.saved("self")
@@ -297,7 +299,7 @@ class _Truth(Op):
             if keepdim:
                 out = out.reshape((1,) * a.ndim)
         else:
-            out = np.asarray(cls.reduce(truth, axis=dim, keepdims=keepdim))
+            out = _layout.contiguous(cls.reduce(truth, axis=dim, keepdims=keepdim))
         return out.astype(np.uint8) if a.dtype == np.uint8 else out
 
 
@@ -331,7 +333,7 @@ class CountNonzero(Op):
 
     @staticmethod
     def forward(ctx, a, dim=None):
-        return np.asarray(np.sum(a != 0, axis=dim, dtype=np.int64))
+        return _layout.contiguous(np.sum(a != 0, axis=dim, dtype=np.int64))
 
 
 def count_nonzero(tensor, dim=None):

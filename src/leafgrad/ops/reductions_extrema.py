@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from . import return_types
+from . import _layout, return_types
 from .reductions import (
     MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute, one_dim,
     select_backward, unsqueeze_dims,
@@ -67,6 +67,7 @@ class _ExtremumDim(MultiOutput):
             values = np.take_along_axis(a, indices, dim)
             if not keepdim:
                 values, indices = values.squeeze(dim), indices.squeeze(dim)
+            values, indices = _layout.contiguous(values), _layout.contiguous(indices)
         if ctx is not None:
             ctx.keep("indices", indices)
         return values, indices
@@ -141,7 +142,7 @@ class _Amax(Op):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim=False):
-        return np.asarray(cls.reduce(a, axis=dim, keepdims=keepdim))
+        return _layout.contiguous(cls.reduce(a, axis=dim, keepdims=keepdim))
 
     def backward(self, grad):
         # torch's scale_grad_by_count: (grad / count) * mask, with count and mask constants.
@@ -206,7 +207,7 @@ class _ArgExtremum(Op):
         if a.ndim == 0:
             return np.zeros((), np.int64)
         check_nonempty(cls.fname, a, (dim,), error=IndexError, hint=False)
-        return cls.arg(a, axis=dim, keepdims=keepdim).astype(np.int64)
+        return _layout.contiguous(cls.arg(a, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 @register

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from . import _ordering, return_types
+from . import _layout, _ordering, return_types
 from .reductions import MultiOutput, evenly_distribute, one_dim, select_backward
 from .registry import Op, register
 
@@ -131,7 +131,8 @@ class Sort(_Selecting):
             if not stable:
                 for r in np.flatnonzero(_tied_rows(rows)):
                     order[r] = _sort_row(rows[r], descending)
-        return _finish(ctx, rows, order, moved_shape, dim)
+        values, indices = _finish(ctx, rows, order, moved_shape, dim)
+        return _layout.like(values, a), _layout.like(indices, a)
 
 
 @register

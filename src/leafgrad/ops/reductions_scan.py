@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .reduce import _sum_dtype
 from .reductions import constant, one_dim
 from .registry import Op, register
@@ -32,7 +33,7 @@ class Cumsum(Op):
         acc = _sum_dtype(a, dtype)  # integers and bools accumulate in int64, as torch
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
-        return np.cumsum(a, axis=dim, dtype=acc)
+        return _layout.contiguous(np.cumsum(a, axis=dim, dtype=acc))
 
     def backward(self, grad):
         shape, dtype = self._input_meta[0]
@@ -55,7 +56,7 @@ class Cumprod(Op):
         acc = _sum_dtype(a, dtype)
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
-        return np.cumprod(a, axis=dim, dtype=acc)
+        return _layout.contiguous(np.cumprod(a, axis=dim, dtype=acc))
 
     def backward(self, grad):
         a = self.saved("self")

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..autograd.graph import SavedTensor
+from . import _layout
 from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from .registry import Op, register
@@ -31,7 +32,8 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
             variance = np.sum(deviation * deviation, axis=dim, keepdims=keepdim) / dof
     if not keepdim:
         mean = mean.reshape(()) if dim is None else mean.squeeze(dim)
-    return np.asarray(variance, dtype=a.dtype), np.asarray(mean, dtype=a.dtype)
+    return (_layout.contiguous(np.asarray(variance, dtype=a.dtype)),
+            _layout.contiguous(np.asarray(mean, dtype=a.dtype)))
 
 
 def _var_backward(grad, a, dim, correction, keepdim: bool):
@@ -222,7 +224,7 @@ class LinalgVectorNorm(Op):
             out = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
         else:
             out = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-        return np.asarray(out, dtype=a.dtype)
+        return _layout.contiguous(np.asarray(out, dtype=a.dtype))
 
     def backward(self, grad):
         p = self._params

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .registry import Op, register
 
 
@@ -386,7 +387,9 @@ class Cat(Op):
         target = result_np_dtype(*arrays)
         # torch skips legacy empty 1-d tensors (shape [0]) when joining.
         kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)] or [arrays[0]]
-        return np.concatenate([a.astype(target, copy=False) for a in kept], axis=dim)
+        out = np.concatenate([a.astype(target, copy=False) for a in kept], axis=dim)
+        return _layout.suggested(out, kept[0]) if all(
+            a.ndim == 4 for a in kept) else _layout.contiguous(out)
 
     def backward(self, grad):
         dim = self._params["dim"]
@@ -412,7 +415,7 @@ class Stack(Op):
         from ._promote import result_np_dtype
 
         target = result_np_dtype(*arrays)
-        return np.stack([a.astype(target, copy=False) for a in arrays], axis=dim)
+        return _layout.contiguous(np.stack([a.astype(target, copy=False) for a in arrays], axis=dim))
 
     def backward(self, grad):
         dim = self._params["dim"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -199,7 +200,7 @@ class Flip(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
-        return np.flip(a, dims).copy()
+        return _layout.like(np.flip(a, dims), a)
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self._params["dims"])
@@ -214,7 +215,7 @@ class Roll(Op):
     def forward(ctx, a, shifts, dims):
         if dims is None:
             return np.roll(a.reshape(-1), shifts).reshape(a.shape)
-        return np.roll(a, shifts, dims)
+        return _layout.contiguous(np.roll(a, shifts, dims))
 
     def backward(self, grad):
         shifts, dims = self._params["shifts"], self._params["dims"]
@@ -229,7 +230,16 @@ class Rot90(Op):
 
     @staticmethod
     def forward(ctx, a, k, dims):
-        return np.rot90(a, k, dims).copy()
+        # torch: k = 1 and 3 flip one dim (a copy laid out like the input), then transpose
+        # that copy (a view), so the result is not contiguous; k = 0 is a contiguous clone.
+        k %= 4
+        first, second = dims
+        if k == 0:
+            return np.array(a, copy=True, order="C")
+        if k == 2:
+            return _layout.like(np.flip(a, dims), a)
+        flipped = _layout.like(np.flip(a, second if k == 1 else first), a)
+        return np.swapaxes(flipped, first, second)
 
     def backward(self, grad):
         return Rot90.apply(grad, k=-self._params["k"], dims=self._params["dims"])
