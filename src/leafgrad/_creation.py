@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import use as _device_use
+from ._alloc import check_storage
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
 
@@ -172,7 +173,12 @@ def _size(size, name: str = "zeros") -> tuple:
             )
         if s < 0:
             raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-    return tuple(int(s) for s in size)
+        if s > 2**63 - 1:
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{position + 1} with error \"Overflow when unpacking long long")
+    size = tuple(int(s) for s in size)
+    check_storage(size, 1)
+    return size
 
 
 def _np_dtype(dtype, default=None) -> np.dtype:

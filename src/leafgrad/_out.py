@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._alloc import alloc_error
 from .autograd.grad_mode import state as _grad_state
 from .tensor import LEAF_INPLACE, Tensor
 
@@ -177,7 +178,10 @@ def takes_out(spec):
         @functools.wraps(fn)
         def with_out(*args, out=None, **kwargs):
             if out is None:
-                return fn(*args, **kwargs)
+                try:
+                    return fn(*args, **kwargs)
+                except MemoryError as error:  # factories allocate outside the ops
+                    raise alloc_error(error) from None
             chosen = spec if type(spec) is Out else spec(args, kwargs)
             return _call(fn, chosen, args, kwargs, out)
 
