@@ -141,7 +141,7 @@ AUTOGRAD = [
     "(lambda y: (lib.autograd.grad(y, w), lib.autograd.grad(y, w)))(h.sum())",
     "w.add_(1)", "w.numpy()", "h.numpy()", "w.__setitem__(0, 1.0)",
     "lib.autograd.grad(h.sum(), a)", "lib.autograd.grad(h.sum(), w, lib.ones(2))",
-    "lib.autograd.grad(h, w)", "w.grad.zero_()", "i.requires_grad_()", "h.requires_grad_(False)",
+    "lib.autograd.grad(h, w)", "w.grad.zero_()", "h.requires_grad_(False)",
     "h.backward(lib.ones(2))", "h.backward(lib.ones(3, dtype=lib.int64))",
     "(lambda y: (y.mul_(2), y.sum().backward()))(w.exp())",
     "lib.autograd.grad([h.sum(), h.sum()], w, [lib.ones(())])", "F.relu(w, inplace=True)",
