@@ -10,6 +10,8 @@ import numpy as np
 
 from . import _dtype
 from ._device import use as _device_use
+from ._alloc import check_storage
+from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
 
 __all__ = [
@@ -171,7 +173,12 @@ def _size(size, name: str = "zeros") -> tuple:
             )
         if s < 0:
             raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-    return tuple(int(s) for s in size)
+        if s > 2**63 - 1:
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{position + 1} with error \"Overflow when unpacking long long")
+    size = tuple(int(s) for s in size)
+    check_storage(size, 1)
+    return size
 
 
 def _np_dtype(dtype, default=None) -> np.dtype:
@@ -189,16 +196,49 @@ def _sizes(positional: tuple, keyword) -> tuple:
     return (keyword,)
 
 
-def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def _arange_resized(old: tuple, new: tuple) -> str | None:
+    count = math.prod(old)
+    if count == math.prod(new):
+        return None
+    return (f"The number of elements in the out tensor of shape {list(old)} is {count} which does "
+            f"not match the computed number of elements {math.prod(new)}. Note that this may "
+            f"occur as a result of rounding error. The out tensor will be resized to a tensor of "
+            f"shape {tuple(new)}.")
+
+
+# Factories with out=: built in out's dtype, out resized silently (see _out.py).
+_FACTORY_OUT = {
+    "zeros": Out("aten::zeros", ANY, mode="factory"),
+    "ones": Out("aten::ones", ANY, mode="factory"),
+    "empty": Out("aten::empty", ANY, mode="factory", grad_error=RESIZE_GRAD),
+    "full": Out("aten::full", ANY, mode="factory"),
+    "eye": Out("aten::eye", ANY, mode="factory"),
+    "arange": Out("aten::arange", not_bool("\"arange_cpu\" not implemented for '{O}'"),
+                  mode="factory", resize_warning=_arange_resized),
+    "linspace": Out("aten::linspace", not_bool("\"linspace_cpu\" not implemented for '{O}'"),
+                    mode="factory"),
+    "rand": Out("aten::rand", floating("\"check_uniform_bounds\" not implemented for '{O}'",
+                                       NotImplementedError), mode="factory"),
+    "randn": Out("aten::randn", floating("\"normal_kernel_cpu\" not implemented for '{O}'",
+                                         NotImplementedError), mode="factory",
+                 grad_error=RESIZE_GRAD),
+    "randint": Out("aten::randint", ANY, mode="factory"),
+}
+
+
+@takes_out(_FACTORY_OUT["zeros"])
+def zeros(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.zeros(_size(_sizes(sizes, size)), _np_dtype(dtype)), requires_grad, device)
 
 
-def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+@takes_out(_FACTORY_OUT["ones"])
+def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.ones(_size(_sizes(sizes, size), "ones"), _np_dtype(dtype)), requires_grad,
                    device)
 
 
-def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+@takes_out(_FACTORY_OUT["empty"])
+def empty(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None) -> Tensor:
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
     return _finish(np.zeros(_size(_sizes(sizes, size), "empty"), _np_dtype(dtype)),
@@ -211,7 +251,8 @@ def _fill_dtype(value):
     return _dtype._scalar_dtype(value)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["full"])
+def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     dtype = dtype or _fill_dtype(fill_value)
     return _finish(np.full(_size((size,)), fill_value, dtype.np), requires_grad, device)
@@ -245,7 +286,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _finish(np.full(shape, fill_value, np_dtype), requires_grad, device)
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["arange"])
+def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
     if end is None:
@@ -269,7 +311,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     return _finish(data, requires_grad, device)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["linspace"])
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     np_dtype = _np_dtype(dtype)
     if steps < 0:
@@ -287,7 +330,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(data.astype(np_dtype), requires_grad, device)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["eye"])
+def eye(n, m=None, *, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad, device)
 
@@ -295,7 +339,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
 # -- random ---------------------------------------------------------------------------------------
 
 
-def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["rand"])
+def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _random
@@ -304,7 +349,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     return _finish(data, requires_grad, device)
 
 
-def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+@takes_out(_FACTORY_OUT["randn"])
+def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
     """Standard normal; the same stream as torch for the same seed."""
     from . import _random
@@ -313,7 +359,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     return _finish(data, requires_grad, device)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+@takes_out(_FACTORY_OUT["randint"])
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import ops as _ops
+from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
 from .tensor import _check_other, Tensor
 
 __all__ = [
@@ -24,14 +25,16 @@ def _tensor(value):
     return tensor(value)
 
 
-def add(input, other, *, alpha=1, out=None):
+@takes_out(Out("add", CAST, overlap=True))
+def add(input, other, *, alpha=1):
     _check_other(other, "add", 2)
     if not isinstance(input, Tensor):
         return _ops.Add.apply(_tensor(input), other, alpha=alpha)
     return input.add(other, alpha=alpha)
 
 
-def sub(input, other, *, alpha=1, out=None):
+@takes_out(Out("sub", CAST, overlap=True))
+def sub(input, other, *, alpha=1):
     _check_other(other, "sub", 2)
     return _tensor(input).sub(other, alpha=alpha)
 
@@ -45,7 +48,8 @@ def rsub(input, other, *, alpha=1):
     return _ops.Rsub.apply(input, other=other, alpha=alpha)
 
 
-def mul(input, other, *, out=None):
+@takes_out(Out("mul", CAST, overlap=True))
+def mul(input, other):
     _check_other(other, "mul", 2)
     if not isinstance(input, Tensor):
         return _ops.Mul.apply(_tensor(input), other)
@@ -55,7 +59,8 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+@takes_out(Out("div", CAST, overlap=True))
+def div(input, other, *, rounding_mode=None):
     _check_other(other, "div", 2)
     return _tensor(input).div(other, rounding_mode=rounding_mode)
 
@@ -63,57 +68,69 @@ def div(input, other, *, rounding_mode=None, out=None):
 divide = true_divide = div
 
 
-def neg(input, *, out=None):
+@takes_out(Out("neg", FOUND, overlap=True))
+def neg(input):
     return input.neg()
 
 
 negative = neg
 
 
-def reciprocal(input, *, out=None):
+@takes_out(Out("reciprocal", CAST, overlap=True))
+def reciprocal(input):
     return input.reciprocal()
 
 
-def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
+@takes_out(Out("pow", CAST, overlap=True))
+def pow(input, exponent):  # noqa: A001 - torch's name
     return _ops.pow(input, exponent)
 
 
-def exp(input, *, out=None):
+@takes_out(Out("exp", CAST, overlap=True))
+def exp(input):
     return input.exp()
 
 
-def log(input, *, out=None):
+@takes_out(Out("log", CAST, overlap=True))
+def log(input):
     return input.log()
 
 
-def sqrt(input, *, out=None):
+@takes_out(Out("sqrt", CAST, overlap=True))
+def sqrt(input):
     return input.sqrt()
 
 
-def abs(input, *, out=None):  # noqa: A001
+@takes_out(Out("abs", FOUND, overlap=True))
+def abs(input):  # noqa: A001
     return input.abs()
 
 
 absolute = abs
 
 
-def sign(input, *, out=None):
+@takes_out(Out("sign", FOUND, overlap=True))
+def sign(input):
     return input.sign()
 
 
-def sin(input, *, out=None):
+@takes_out(Out("sin", CAST, overlap=True))
+def sin(input):
     return input.sin()
 
 
-def cos(input, *, out=None):
+@takes_out(Out("cos", CAST, overlap=True))
+def cos(input):
     return input.cos()
 
 
-def tanh(input, *, out=None):
+@takes_out(Out("tanh", CAST, overlap=True))
+def tanh(input):
     return input.tanh()
 
 
-def sigmoid(input, *, out=None):
+@takes_out(Out("sigmoid", CAST, overlap=True))
+def sigmoid(input):
     return input.sigmoid()
 
 
@@ -121,38 +138,46 @@ def relu(input):
     return input.relu()
 
 
-def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+@takes_out(Out("clamp", FOUND, overlap=True))
+def clamp(input, min=None, max=None):  # noqa: A002
     return input.clamp(min, max)
 
 
 clip = clamp
 
 
+@takes_out(Out("sum", ANY, mode="dtype"))
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     return input.sum(dim, keepdim, dtype=dtype)
 
 
+@takes_out(Out("mean", CAST))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     return input.mean(dim, keepdim, dtype=dtype)
 
 
-def matmul(input, other, *, out=None):
+@takes_out(Out("matmul", EXPECT))
+def matmul(input, other):
     return _ops.matmul(input, other)
 
 
-def mm(input, mat2, *, out=None):
+@takes_out(Out("mm", EXPECT))
+def mm(input, mat2):
     return _ops.mm(input, mat2)
 
 
-def mv(input, vec, *, out=None):
+@takes_out(Out("mv", EXPECT))
+def mv(input, vec):
     return _ops.mv(input, vec)
 
 
-def dot(input, tensor, *, out=None):
+@takes_out(Out("dot", same_as("result dtype {O} does not match input dtype {R}")))
+def dot(input, tensor):
     return _ops.dot(input, tensor)
 
 
-def bmm(input, mat2, *, out=None):
+@takes_out(Out("bmm", EXPECT))
+def bmm(input, mat2):
     return _ops.bmm(input, mat2)
 
 
@@ -199,14 +224,16 @@ def unbind(input, dim=0):
     return input.unbind(dim)
 
 
-def cat(tensors, dim=0, *, out=None):
+@takes_out(Out("cat", CAT))
+def cat(tensors, dim=0):
     return _ops.cat(tensors, dim)
 
 
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0, *, out=None):
+@takes_out(Out("stack", CAT))
+def stack(tensors, dim=0):
     return _ops.stack(tensors, dim)
 
 
@@ -218,27 +245,33 @@ def clone(input, *, memory_format=None):
     return input.clone(memory_format=memory_format)
 
 
-def eq(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def eq(input, other):
     return input.eq(other)
 
 
-def ne(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def ne(input, other):
     return input.ne(other)
 
 
-def lt(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def lt(input, other):
     return input.lt(other)
 
 
-def le(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def le(input, other):
     return input.le(other)
 
 
-def gt(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def gt(input, other):
     return input.gt(other)
 
 
-def ge(input, other, *, out=None):
+@takes_out(Out(None, ANY, overlap=True))
+def ge(input, other):
     return input.ge(other)
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 
+from . import _dtype
+from ._out import CAST, EXPECT, FOUND, Out, Rule, takes_out
 from .nn import functional as _F
-from .ops import cross, lstm, lstm_cell  # noqa: F401 - re-exported
+from .ops import cross as _cross, lstm, lstm_cell  # noqa: F401 - re-exported
 from .tensor import Tensor, _wrap
 
 __all__ = [
@@ -21,8 +23,10 @@ __all__ = [
 ]
 
 # identical signatures in torch's top level and torch.nn.functional
-softmax = _F.softmax
-log_softmax = _F.log_softmax
+# torch.softmax and torch.log_softmax take out= (nn.functional's do not)
+softmax = takes_out(Out(None, EXPECT, out_name="aten::softmax"))(_F.softmax)
+log_softmax = takes_out(Out(None, EXPECT, out_name="aten::log_softmax"))(_F.log_softmax)
+cross = takes_out(Out("linalg_cross", EXPECT))(_cross)
 selu = _F.selu
 celu = _F.celu
 conv1d = _F.conv1d
@@ -76,18 +80,22 @@ def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool =
 
 
 # -- bitwise (the operators' ops, under torch's function names) --------------------------------
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_and"))
 def bitwise_and(input, other):
     return input & other
 
 
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_or"))
 def bitwise_or(input, other):
     return input | other
 
 
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_xor"))
 def bitwise_xor(input, other):
     return input ^ other
 
 
+@takes_out(Out(None, FOUND, overlap=True, out_name="aten::bitwise_not"))
 def bitwise_not(input):
     return ~input
 
@@ -145,8 +153,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return result[0] if len(result) == 1 else tuple(result)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
-                out=None) -> Tensor:
+@takes_out(Out(None, Rule("multinomial expects Long tensor out, got: {O}", lambda result, out: out is _dtype.int64)))
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator=None) -> Tensor:
     """Indices drawn from the categorical distributions in the rows of ``input`` (torch's
     stream with replacement; see _random.multinomial)."""
     from . import _random

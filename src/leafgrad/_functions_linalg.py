@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 from . import ops as _ops
+from ._out import CAST, EXPECT, Out, Rules, castable, same_as, takes_out
 
 __all__ = [
     "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
@@ -55,14 +56,23 @@ def _return_type(name: str, fields: tuple) -> type:
     return cls
 
 
+_MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely castable from {R} dtype, "
+                               "but got result with dtype {O}"), EXPECT)
 linalg_slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 slogdet_result = _return_type("slogdet", ("sign", "logabsdet"))
 linalg_qr = _return_type("linalg_qr", ("Q", "R"))
 linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
 svd_result = _return_type("svd", ("U", "S", "V"))
 linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+# what the out= forms return: the out tensors, under torch's <name>_out types
+linalg_slogdet_out = _return_type("linalg_slogdet_out", ("sign", "logabsdet"))
+slogdet_out = _return_type("slogdet_out", ("sign", "logabsdet"))
+linalg_qr_out = _return_type("linalg_qr_out", ("Q", "R"))
+linalg_svd_out = _return_type("linalg_svd_out", ("U", "S", "Vh"))
+linalg_eigh_out = _return_type("linalg_eigh_out", ("eigenvalues", "eigenvectors"))
 
 
+@takes_out(Out("mul", CAST, overlap=True))
 def outer(input, vec2):
     """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``."""
     return _ops.outer(input, vec2)
@@ -76,23 +86,29 @@ def einsum(*args):
     return _ops.einsum(*args)
 
 
-def tensordot(a, b, dims=2, out=None):
+@takes_out(Out(None, same_as("tensordot: Expected the output tensor to have dtype {R}, but got an "
+                             "output tensor with dtype {O}"), mode="copy", grad_error=(
+    "tensordot(): the 'out' tensor was specified and requires gradients, and its shape does not "
+    "match the expected result. Either remove the 'out' argument, ensure it does not require "
+    "gradients, or make sure its shape matches the expected output.")))
+def tensordot(a, b, dims=2):
     """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (or explicit lists)."""
-    if out is not None:
-        raise NotImplementedError("tensordot(out=...) is not supported by leafgrad")
     return _ops.tensordot(a, b, dims)
 
 
+@takes_out(Out("addmm", EXPECT))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
+@takes_out(Out("addmv", EXPECT))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
     return _ops.addmv(input, mat, vec, beta=beta, alpha=alpha)
 
 
+@takes_out(Out("baddbmm", EXPECT))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
     return _ops.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -103,16 +119,19 @@ def trace(input):
     return _ops.trace(input)
 
 
+@takes_out(Out("tril", EXPECT))
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below ``diagonal``)."""
     return _ops.tril(input, diagonal)
 
 
+@takes_out(Out("triu", EXPECT))
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above ``diagonal``)."""
     return _ops.triu(input, diagonal)
 
 
+@takes_out(Out(None, EXPECT, out_name="aten::diagonal_copy"))
 def diag(input, diagonal=0):
     """A 1-d input as a diagonal matrix, or a 2-d input's diagonal as a vector."""
     return _ops.diag(input, diagonal)
@@ -123,11 +142,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _ops.diag_embed(input, offset, dim1, dim2)
 
 
+@takes_out(Out("mul", CAST))
 def kron(input, other):
     """Kronecker product."""
     return _ops.kron(input, other)
 
 
+@takes_out(Out("linalg_inv_ex", EXPECT))
 def inverse(input):
     """Same as ``leafgrad.linalg.inv``."""
     return _ops.linalg_inv(input)
@@ -143,6 +164,7 @@ def logdet(input):
     return _ops.logdet(input)
 
 
+@takes_out(Out("_linalg_slogdet", (EXPECT, EXPECT), returns=slogdet_out))
 def slogdet(input):
     """``(sign, logabsdet)`` of the determinant, as ``leafgrad.return_types.slogdet``."""
     return slogdet_result(_ops.linalg_slogdet(input))
@@ -166,6 +188,7 @@ def pinverse(input, rcond=1e-15):
     return _ops.linalg_pinv(input, rtol=rcond)
 
 
+@takes_out(Out("matmul", _MATRIX_POWER))
 def matrix_power(input, n):
     """Same as ``leafgrad.linalg.matrix_power``."""
     return _ops.linalg_matrix_power(input, n)

@@ -7,6 +7,7 @@ Tensor is accepted is a TypeError naming the argument) and then calls the Tensor
 from __future__ import annotations
 
 from . import ops as _ops
+from ._out import ANY, CAST, FOUND, Out, bool_only, same_as, takes_out
 from .methods import math as _methods
 from .tensor import Tensor
 
@@ -31,71 +32,84 @@ def _require_tensor(value, function: str, argument: str, position: int) -> None:
         )
 
 
-def _unary(name: str):
-    def function(input, *, out=None):  # noqa: A002 - torch's name
-        _reject_out(out)
+def _unary(name: str, out: Out | None = None):
+    """``torch.<name>(input)``; with ``out``, it takes ``out=`` that way."""
+
+    def function(input):  # noqa: A002 - torch's name
         _require_tensor(input, name, "input", 1)
         return getattr(input, name)()
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``torch.{name}(input)``: elementwise; see ``Tensor.{name}``."
-    return function
+    return function if out is None else takes_out(out)(function)
 
 
-def _reject_out(out) -> None:
-    if out is not None:
-        raise NotImplementedError("leafgrad does not support out= arguments")
+def _cast(name: str) -> Out:
+    """TensorIterator's rule: the result must cast safely to out's dtype."""
+    return Out(name, CAST, overlap=True)
 
 
-exp2 = _unary("exp2")
-expm1 = _unary("expm1")
-log2 = _unary("log2")
-log10 = _unary("log10")
-log1p = _unary("log1p")
-rsqrt = _unary("rsqrt")
-square = _unary("square")
-tan = _unary("tan")
-asin = arcsin = _unary("asin")
-acos = arccos = _unary("acos")
-atan = arctan = _unary("atan")
-sinh = _unary("sinh")
-cosh = _unary("cosh")
-asinh = arcsinh = _unary("asinh")
-acosh = arccosh = _unary("acosh")
-atanh = arctanh = _unary("atanh")
-erf = _unary("erf")
-erfc = _unary("erfc")
-erfinv = _unary("erfinv")
-sgn = _unary("sgn")
-floor = _unary("floor")
-ceil = _unary("ceil")
-trunc = fix = _unary("trunc")
-frac = _unary("frac")
-logical_not = _unary("logical_not")
+def _found(name: str) -> Out:
+    """Kernels that need out's dtype to be the result's ("Found dtype Long but expected Float")."""
+    return Out(name, FOUND, overlap=True)
+
+
+def _bool_out(name: str) -> Out:
+    return Out(None, bool_only(f"{name} does not support non-boolean outputs."), overlap=True)
+
+
+_LOGICAL = Out(None, ANY, overlap=True)  # comparisons and logical ops write any dtype
+
+
+exp2 = _unary("exp2", _cast("exp2"))
+expm1 = _unary("expm1", _cast("expm1"))
+log2 = _unary("log2", _cast("log2"))
+log10 = _unary("log10", _cast("log10"))
+log1p = _unary("log1p", _cast("log1p"))
+rsqrt = _unary("rsqrt", _cast("rsqrt"))
+square = _unary("square", _cast("pow"))
+tan = _unary("tan", _cast("tan"))
+asin = arcsin = _unary("asin", _cast("asin"))
+acos = arccos = _unary("acos", _cast("acos"))
+atan = arctan = _unary("atan", _cast("atan"))
+sinh = _unary("sinh", _cast("sinh"))
+cosh = _unary("cosh", _cast("cosh"))
+asinh = arcsinh = _unary("asinh", _cast("asinh"))
+acosh = arccosh = _unary("acosh", _cast("acosh"))
+atanh = arctanh = _unary("atanh", _cast("atanh"))
+erf = _unary("erf", _cast("erf"))
+erfc = _unary("erfc", _cast("erfc"))
+erfinv = _unary("erfinv", _cast("erfinv"))
+sgn = _unary("sgn", _found("sgn"))
+floor = _unary("floor", _found("floor"))
+ceil = _unary("ceil", _found("ceil"))
+trunc = fix = _unary("trunc", _found("trunc"))
+frac = _unary("frac", _found("frac"))
+logical_not = _unary("logical_not", _LOGICAL)
 isnan = _unary("isnan")
 isinf = _unary("isinf")
-isposinf = _unary("isposinf")
-isneginf = _unary("isneginf")
+isposinf = _unary("isposinf", _bool_out("isposinf"))
+isneginf = _unary("isneginf", _bool_out("isneginf"))
 isfinite = _unary("isfinite")
-signbit = _unary("signbit")
+signbit = _unary("signbit", _bool_out("signbit"))
 
 
-def round(input, *, decimals=None, out=None):  # noqa: A001 - torch's name
+@takes_out(_found("round"))
+def round(input, *, decimals=None):  # noqa: A001 - torch's name
     """Round half to even, optionally to ``decimals`` digits."""
-    _reject_out(out)
     return input.round(decimals=decimals)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+@takes_out(Out("nan_to_num", same_as("nan_to_num: dtype of out: {O} should be same as input: {R}")))
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace nan and infinities by finite numbers."""
-    _reject_out(out)
     return input.nan_to_num(nan, posinf, neginf)
 
 
-def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+@takes_out(_found("clamp"))
+def clamp(input, min=None, max=None):  # noqa: A002
     """Clamp to ``[min, max]``; bounds are both numbers (ClampBackward1) or tensors
     (ClampBackward0)."""
-    _reject_out(out)
     for bound in (min, max):
         if isinstance(bound, Tensor):
             for other in (min, max):
@@ -107,64 +121,65 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 clip = clamp
 
 
+@takes_out(_found("clamp_min"))
 def clamp_min(input, min):  # noqa: A002
     return input.clamp_min(min)
 
 
+@takes_out(_found("clamp_max"))
 def clamp_max(input, max):  # noqa: A002
     return input.clamp_max(max)
 
 
-def _tensor_pair(name: str):
-    def function(input, other, *, out=None):  # noqa: A002
-        _reject_out(out)
+def _tensor_pair(name: str, out: Out):
+    def function(input, other):  # noqa: A002
         _require_tensor(input, name, "input", 1)
         _require_tensor(other, name, "other", 2)
         return getattr(input, name)(other)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``torch.{name}(input, other)`` for two tensors."
-    return function
+    return takes_out(out)(function)
 
 
-maximum = _tensor_pair("maximum")
-minimum = _tensor_pair("minimum")
-fmax = _tensor_pair("fmax")
-fmin = _tensor_pair("fmin")
-atan2 = arctan2 = _tensor_pair("atan2")
-hypot = _tensor_pair("hypot")
-logaddexp = _tensor_pair("logaddexp")
-logaddexp2 = _tensor_pair("logaddexp2")
-logical_and = _tensor_pair("logical_and")
-logical_or = _tensor_pair("logical_or")
-logical_xor = _tensor_pair("logical_xor")
+maximum = _tensor_pair("maximum", _cast("maximum"))
+minimum = _tensor_pair("minimum", _cast("minimum"))
+fmax = _tensor_pair("fmax", _cast("fmax"))
+fmin = _tensor_pair("fmin", _cast("fmin"))
+atan2 = arctan2 = _tensor_pair("atan2", _cast("atan2"))
+hypot = _tensor_pair("hypot", _cast("hypot"))
+logaddexp = _tensor_pair("logaddexp", _cast("logaddexp"))
+logaddexp2 = _tensor_pair("logaddexp2", _cast("logaddexp2"))
+logical_and = _tensor_pair("logical_and", _LOGICAL)
+logical_or = _tensor_pair("logical_or", _LOGICAL)
+logical_xor = _tensor_pair("logical_xor", _LOGICAL)
 
 
-def fmod(input, other, *, out=None):  # noqa: A002
+@takes_out(_cast("fmod"))
+def fmod(input, other):  # noqa: A002
     """C's remainder (sign of the dividend)."""
-    _reject_out(out)
     if not isinstance(input, Tensor):
         raise _ops.math_clamp.invalid_arguments("fmod", (input, other))
     return input.fmod(other)
 
 
-def remainder(input, other, *, out=None):  # noqa: A002
+@takes_out(_cast("remainder"))
+def remainder(input, other):  # noqa: A002
     """Python's remainder (sign of the divisor); ``input`` may be a number."""
-    _reject_out(out)
     if not isinstance(input, Tensor):
         _require_tensor(other, "remainder", "other", 2)
         return other.__rmod__(input)
     return input.remainder(other)
 
 
-def floor_divide(input, other, *, out=None):  # noqa: A002
-    _reject_out(out)
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::floor_divide"))
+def floor_divide(input, other):  # noqa: A002
     return input.floor_divide(other)
 
 
-def xlogy(input, other, *, out=None):  # noqa: A002
+@takes_out(_cast("xlogy"))
+def xlogy(input, other):  # noqa: A002
     """``input * log(other)``, 0 where input == 0 (unless other is nan)."""
-    _reject_out(out)
     if isinstance(input, Tensor):
         return input.xlogy(other)
     if not isinstance(other, Tensor):
@@ -172,25 +187,25 @@ def xlogy(input, other, *, out=None):  # noqa: A002
     return _ops.math_binary.XlogyScalarSelf.apply(other, self=input)
 
 
-def lerp(input, end, weight, *, out=None):  # noqa: A002
+@takes_out(_cast("lerp"))
+def lerp(input, end, weight):  # noqa: A002
     """``input + weight * (end - input)``."""
-    _reject_out(out)
     return input.lerp(end, weight)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):  # noqa: A002
-    _reject_out(out)
+@takes_out(_cast("addcmul"))
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
     return input.addcmul(tensor1, tensor2, value=value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):  # noqa: A002
-    _reject_out(out)
+@takes_out(_cast("addcdiv"))
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     return input.addcdiv(tensor1, tensor2, value=value)
 
 
-def float_power(input, exponent, *, out=None):  # noqa: A002
+@takes_out(Out(None, same_as("the output given to float_power has dtype {O} but the operation's result requires dtype {R}")))
+def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` in float64; either may be a number (not both)."""
-    _reject_out(out)
     if isinstance(input, Tensor):
         return input.float_power(exponent)
     if not isinstance(exponent, Tensor):
@@ -198,7 +213,8 @@ def float_power(input, exponent, *, out=None):  # noqa: A002
     return _ops.PowScalarBase.apply(exponent.double(), base=float(input))
 
 
-def where(condition, input=None, other=None, *, out=None):  # noqa: A002
+@takes_out(Out("where", same_as("Expected out type to be {R} but got {O}")))
+def where(condition, input=None, other=None):  # noqa: A002
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``.
 
@@ -206,7 +222,6 @@ def where(condition, input=None, other=None, *, out=None):  # noqa: A002
     >>> leafgrad.where(x > 0, x.sqrt(), 0.)
     tensor([0., 2.], grad_fn=<WhereBackward0>)
     """
-    _reject_out(out)
     if input is None and other is None:
         return _ops.nonzero(condition, as_tuple=True)
     if input is None or other is None:
@@ -225,21 +240,26 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # 
     return input.allclose(other, rtol, atol, equal_nan)
 
 
-def greater(input, other, *, out=None):  # noqa: A002
+@takes_out(_LOGICAL)
+def greater(input, other):  # noqa: A002
     return input.gt(other)
 
 
-def greater_equal(input, other, *, out=None):  # noqa: A002
+@takes_out(_LOGICAL)
+def greater_equal(input, other):  # noqa: A002
     return input.ge(other)
 
 
-def less(input, other, *, out=None):  # noqa: A002
+@takes_out(_LOGICAL)
+def less(input, other):  # noqa: A002
     return input.lt(other)
 
 
-def less_equal(input, other, *, out=None):  # noqa: A002
+@takes_out(_LOGICAL)
+def less_equal(input, other):  # noqa: A002
     return input.le(other)
 
 
-def not_equal(input, other, *, out=None):  # noqa: A002
+@takes_out(_LOGICAL)
+def not_equal(input, other):  # noqa: A002
     return input.ne(other)

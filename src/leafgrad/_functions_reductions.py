@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import sys
 
+from . import _dtype
 from . import ops as _ops
+from ._out import (
+    ANY, CAST, EXPECT, Out, bool_only, castable, floating, not_bool, same_as, takes_out,
+)
 from .ops import return_types
+from .tensor import Tensor
 
 __all__ = [
     "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "var_mean",
@@ -20,115 +25,162 @@ __all__ = [
 sys.modules.setdefault("leafgrad.return_types", return_types)
 
 
-def _no_out(out) -> None:
-    if out is not None:
-        raise NotImplementedError("leafgrad does not support out= for reductions")
+def _pair(name: str, values=EXPECT, indices=EXPECT, grad_name=None) -> Out:
+    """out=(values, indices) of max(dim), sort, topk...: returned as return_types.<name>_out."""
+    return Out(grad_name or name, (values, indices), returns=getattr(return_types, name + "_out"))
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def _extremum(name: str):
+    """max/min: one out for the whole tensor, (values, indices) along a dim, or elementwise."""
+    whole = Out(name, castable(
+        "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype()))"
+        " to be true, but got false.  (Could this error message be improved?  If so, please "
+        "report an enhancement request to PyTorch.)"))
+    along = _pair(name)
+    elementwise = Out("maximum" if name == "max" else "minimum", CAST, overlap=True)
+
+    def choose(args, kwargs):
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        if kwargs.get("other") is not None or isinstance(dim, Tensor):
+            return elementwise
+        return whole if dim is None else along
+
+    return choose
+
+
+_MEDIAN_VALUES = same_as("Expected tensor for 'values' to have the same type as tensor for "
+                         "argument #2 'self'; but type {T} does not equal {TR} (while checking "
+                         "arguments for median)")
+_SAME_AS_INPUT = same_as("Expected the dtype for input and out to match, but got {R} for input's "
+                         "dtype and {O} for out's dtype.")
+_NANSUM = floating('"nansum_cpu" not implemented for \'{O}\'', NotImplementedError)
+_MEDIAN_INDICES = same_as("Expected tensor for argument #1 'indices' to have scalar type Long; "
+                          "but got {T} instead (while checking arguments for median)")
+
+
+def _logical_in_uint8(args, kwargs, outs):
+    """all/any into a uint8 out reduce the input converted to uint8 (0.5 counts as 0), as torch."""
+    if outs[0].dtype is not _dtype.uint8:
+        return args, kwargs
+    return (args[0].to(_dtype.uint8), *args[1:]), kwargs
+
+
+def _median(name: str):
+    """median(input, dim) takes out=(values, indices); median(input) takes none."""
+    along = _pair(name, _MEDIAN_VALUES, _MEDIAN_INDICES)
+
+    def choose(args, kwargs):
+        if (args[1] if len(args) > 1 else kwargs.get("dim")) is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        return along
+
+    return choose
+
+
+@takes_out(Out("prod", ANY, mode="dtype"))
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along ``dim`` (its gradient is right with zeros too)."""
-    _no_out(out)
     return _ops.prod(input, dim, keepdim, dtype)
 
 
-def max(input, dim=None, keepdim=False, *, other=None, out=None):  # noqa: A001 - torch's name
+@takes_out(_extremum("max"))
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's name
     """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``.
 
     >>> import leafgrad as torch
     >>> torch.max(torch.tensor([[1., 5.], [7., 2.]]), 1).indices
     tensor([1, 0])
     """
-    _no_out(out)
     return _ops.reduce_max(input, dim, keepdim, other)
 
 
-def min(input, dim=None, keepdim=False, *, other=None, out=None):  # noqa: A001
+@takes_out(_extremum("min"))
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """``min(input)``, ``min(input, dim, keepdim)`` -> (values, indices), ``min(input, other)``."""
-    _no_out(out)
     return _ops.reduce_min(input, dim, keepdim, other)
 
 
-def amax(input, dim=(), keepdim=False, *, out=None):
+@takes_out(Out("amax", _SAME_AS_INPUT))
+def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (every dim by default); ties share the gradient evenly."""
-    _no_out(out)
     return _ops.amax(input, dim, keepdim)
 
 
-def amin(input, dim=(), keepdim=False, *, out=None):
+@takes_out(Out("amin", _SAME_AS_INPUT))
+def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (every dim by default); ties share the gradient evenly."""
-    _no_out(out)
     return _ops.amin(input, dim, keepdim)
 
 
-def argmax(input, dim=None, keepdim=False, *, out=None):
+@takes_out(Out(None, EXPECT))
+def argmax(input, dim=None, keepdim=False):
     """Index of the first largest value (of the flattened tensor if ``dim`` is None)."""
-    _no_out(out)
     return _ops.argmax(input, dim, keepdim)
 
 
-def argmin(input, dim=None, keepdim=False, *, out=None):
+@takes_out(Out(None, EXPECT))
+def argmin(input, dim=None, keepdim=False):
     """Index of the first smallest value (of the flattened tensor if ``dim`` is None)."""
-    _no_out(out)
     return _ops.argmin(input, dim, keepdim)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+@takes_out(Out("var", CAST))
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` dividing by ``n - correction`` (``unbiased=False``: correction 0)."""
-    _no_out(out)
     return _ops.var(input, dim, unbiased, keepdim, correction=correction)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+@takes_out(Out("std", CAST))
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` (square root of :func:`var`)."""
-    _no_out(out)
     return _ops.std(input, dim, unbiased, keepdim, correction=correction)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(variance, mean) from one node (VarMeanBackward0)."""
-    _no_out(out)
     return _ops.var_mean(input, dim, unbiased, keepdim, correction=correction)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) from one node (StdMeanBackward0)."""
-    _no_out(out)
     return _ops.std_mean(input, dim, unbiased, keepdim, correction=correction)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+@takes_out(Out("linalg_vector_norm", EXPECT))
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm of order ``p`` ('fro' is 2) over ``dim``, as ``torch.norm``."""
-    _no_out(out)
     return _ops.tensor_norm(input, p, dim, keepdim, dtype)
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+@takes_out(Out("logsumexp", floating("logsumexp(): Expected floating point type for result tensor, but got: {O}")))
+def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow."""
-    _no_out(out)
     return _ops.logsumexp(input, dim, keepdim)
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+@takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``."""
-    _no_out(out)
     return _ops.cumsum(input, dim, dtype)
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+@takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+def cumprod(input, dim, *, dtype=None):
     """Running product along ``dim`` (its gradient is right with zeros too)."""
-    _no_out(out)
     return _ops.cumprod(input, dim, dtype)
 
 
-def all(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+@takes_out(Out(None, bool_only("all only supports bool tensor for result, got: {O}", uint8=True),
+              prepare=_logical_in_uint8))
+def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
-    _no_out(out)
     return _ops.reduce_all(input, dim, keepdim)
 
 
-def any(input, dim=None, keepdim=False, *, out=None):  # noqa: A001
+@takes_out(Out(None, bool_only("any only supports bool tensor for result, got: {O}", uint8=True),
+              prepare=_logical_in_uint8))
+def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
-    _no_out(out)
     return _ops.reduce_any(input, dim, keepdim)
 
 
@@ -137,37 +189,38 @@ def count_nonzero(input, dim=None):
     return _ops.count_nonzero(input, dim)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out(Out("nansum", _NANSUM, mode="dtype"))
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
-    _no_out(out)
     return _ops.nansum(input, dim, keepdim, dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out(Out("nansum", _NANSUM))
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements."""
-    _no_out(out)
     return _ops.nanmean(input, dim, keepdim, dtype)
 
 
-def median(input, dim=None, keepdim=False, *, out=None):
+@takes_out(_median("median"))
+def median(input, dim=None, keepdim=False):
     """Lower median of all elements, or (values, indices) along ``dim``."""
-    _no_out(out)
     return _ops.median(input, dim, keepdim)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+@takes_out(_median("nanmedian"))
+def nanmedian(input, dim=None, keepdim=False):
     """Like :func:`median`, ignoring NaNs."""
-    _no_out(out)
     return _ops.nanmedian(input, dim, keepdim)
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):
+@takes_out(_pair("mode", same_as("expected scalar type '{R}' but got '{O}' for values output"), same_as("expected scalar type '{R}' but got '{O}' for indices output")))
+def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among equally frequent) and an index."""
-    _no_out(out)
     return _ops.mode(input, dim, keepdim)
 
 
-def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+@takes_out(_pair("sort"))
+def sort(input, dim=-1, descending=False, stable=None):
     """Sorted values and the indices they came from, along ``dim``.
 
     Equal values come in torch's order (``stable=True``: input order).
@@ -176,7 +229,6 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     >>> torch.sort(torch.tensor([3., 1., 2.]), descending=True).indices
     tensor([0, 2, 1])
     """
-    _no_out(out)
     return _ops.sort(input, dim, descending, stable)
 
 
@@ -185,19 +237,19 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return _ops.argsort(input, dim, descending, stable)
 
 
-def msort(input, *, out=None):
+@takes_out(Out("sort", EXPECT))
+def msort(input):
     """``input`` sorted along dim 0."""
-    _no_out(out)
     return _ops.msort(input)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
+@takes_out(_pair("topk"))
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
-    _no_out(out)
     return _ops.topk(input, k, dim, largest, sorted)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+@takes_out(_pair("kthvalue", same_as("output values must be of same type as input"), same_as("output indices must be of scalar type Long")))
+def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` and its index."""
-    _no_out(out)
     return _ops.kthvalue(input, k, dim, keepdim)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._out import CAT, EXPECT, Out, same_as, takes_out
 from . import ops as _ops
 
 __all__ = [
@@ -68,10 +69,12 @@ def rot90(input, k=1, dims=(0, 1)):
     return _ops.rot90(input, k, dims)
 
 
+@takes_out(Out("cat", CAT))
 def hstack(tensors):
     return _ops.hstack(tensors)
 
 
+@takes_out(Out("cat", CAT))
 def vstack(tensors):
     return _ops.vstack(tensors)
 
@@ -96,26 +99,32 @@ def meshgrid(*tensors, indexing="ij"):
     return _ops.meshgrid(*tensors, indexing=indexing)
 
 
+@takes_out(Out("index_select", same_as("index_select(): self and result must have the same scalar type")))
 def index_select(input, dim, index):
     return _ops.index_select(input, dim, index)
 
 
+@takes_out(Out("gather", EXPECT))
 def gather(input, dim, index):
     return _ops.gather(input, dim, index)
 
 
+@takes_out(Out("gather", EXPECT))
 def take_along_dim(input, indices, dim):
     return _ops.gather(input, dim, indices)
 
 
+@takes_out(Out("scatter", EXPECT))
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _ops.scatter(input, dim, index, src, value, reduce)
 
 
+@takes_out(Out("scatter_add", EXPECT))
 def scatter_add(input, dim, index, src):
     return _ops.scatter_add(input, dim, index, src)
 
 
+@takes_out(Out("index_add", EXPECT))
 def index_add(input, dim, index, source, *, alpha=1):
     return _ops.index_add(input, dim, index, source, alpha)
 
@@ -124,14 +133,17 @@ def masked_fill(input, mask, value):
     return _ops.masked_fill(input, mask, value)
 
 
+@takes_out(Out("masked_select", same_as("masked_select(): self and result must have the same scalar type")))
 def masked_select(input, mask):
     return _ops.masked_select(input, mask)
 
 
+@takes_out(Out("take", same_as("take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}")))
 def take(input, index):
     return _ops.take(input, index)
 
 
+@takes_out(Out(None, same_as("nonzero: Expected out tensor to have scalar type Long but got scalar type{O}")))
 def nonzero(input, *, as_tuple=False):
     return _ops.nonzero(input, as_tuple)
 

@@ -11,11 +11,19 @@ tensor(5., grad_fn=<LinalgDetBackward0>)
 from __future__ import annotations
 
 from . import ops as _ops
+from ._out import EXPECT, Out, Rules, castable, same_as, takes_out
 from ._functions_linalg import linalg_eigh as _eigh_result
+from ._functions_linalg import linalg_eigh_out as _eigh_out
 from ._functions_linalg import linalg_qr as _qr_result
+from ._functions_linalg import linalg_qr_out as _qr_out
 from ._functions_linalg import linalg_slogdet as _slogdet_result
+from ._functions_linalg import linalg_slogdet_out as _slogdet_out
 from ._functions_linalg import linalg_svd as _svd_result
+from ._functions_linalg import linalg_svd_out as _svd_out
 from .ops.linalg_decomp import LinAlgError
+
+_MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely castable from {R} dtype, "
+                               "but got result with dtype {O}"), EXPECT)
 
 __all__ = [
     "LinAlgError", "inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "qr", "svd",
@@ -24,87 +32,105 @@ __all__ = [
 ]
 
 
-def cross(input, other, *, dim=-1, out=None):
+@takes_out(Out("linalg_cross", EXPECT))
+def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
-    return _ops.linalg_cross(input, other, dim=dim, out=out)
+    return _ops.linalg_cross(input, other, dim=dim)
 
 
+@takes_out(Out("linalg_inv_ex", EXPECT))
 def inv(A):
     """The inverse of each square matrix; raises ``LinAlgError`` for a singular one."""
     return _ops.linalg_inv(A)
 
 
+@takes_out(Out("_linalg_det", EXPECT))
 def det(A):
     """The determinant of each square matrix."""
     return _ops.linalg_det(A)
 
 
+@takes_out(Out("_linalg_slogdet", (EXPECT, EXPECT), returns=_slogdet_out))
 def slogdet(A):
     """``(sign, logabsdet)`` with ``det(A) = sign * exp(logabsdet)``."""
     return _slogdet_result(_ops.linalg_slogdet(A))
 
 
+@takes_out(Out("_linalg_solve_ex", EXPECT))
 def solve(A, B, *, left=True):
     """``X`` with ``A @ X = B`` (``left=True``) or ``X @ A = B``; B may be a vector."""
     return _ops.linalg_solve(A, B, left=left)
 
 
+@takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}")))
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """``solve`` for a triangular ``A`` (only its ``upper`` or lower triangle is read)."""
     return _ops.linalg_solve_triangular(A, B, upper=upper, left=left,
                                         unitriangular=unitriangular)
 
 
+@takes_out(Out("linalg_cholesky_ex", EXPECT))
 def cholesky(A, *, upper=False):
     """``L`` with ``A = L @ L.mT`` for a symmetric positive-definite ``A`` (``L.mT`` if upper)."""
     return _ops.linalg_cholesky(A, upper=upper)
 
 
+@takes_out(Out("linalg_qr", (EXPECT, EXPECT), returns=_qr_out))
 def qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q @ R``, Q orthonormal columns and R upper triangular."""
     return _qr_result(_ops.linalg_qr(A, mode))
 
 
+@takes_out(Out("_linalg_svd", (EXPECT, EXPECT, EXPECT), returns=_svd_out))
 def svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U @ diag(S) @ Vh`` and S descending."""
     return _svd_result(_ops.linalg_svd(A, full_matrices))
 
 
+@takes_out(Out("_linalg_svd", EXPECT))
 def svdvals(A):
     """The singular values of ``A``, descending."""
     return _ops.linalg_svdvals(A)
 
 
+@takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0)))
 def eigh(A, UPLO="L"):  # noqa: N803 - torch's name
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix, eigenvalues ascending."""
     return _eigh_result(_ops.linalg_eigh(A, UPLO))
 
 
+@takes_out(Out("_linalg_eigh", EXPECT))
 def eigvalsh(A, UPLO="L"):  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending."""
     return _ops.linalg_eigvalsh(A, UPLO)
 
 
+@takes_out(Out(None, same_as("linalg.norm expected out tensor dtype {R} but got: {O}"), mode="copy"))
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - torch's name
     """A vector norm, or a matrix norm when ``ord`` is given for 2 dims."""
     return _ops.linalg_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+@takes_out(Out("linalg_vector_norm", EXPECT))
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """``sum(|x|^ord)^(1/ord)`` over ``dim`` (all dims by default)."""
     return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
+@takes_out(Out(None, same_as("linalg.matrix_norm expected out tensor dtype {R} but got: {O}"),
+              mode="copy"))
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """Frobenius, nuclear, spectral (2), 1 or inf norm of the matrices in ``dim``."""
     return _ops.linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+@takes_out(Out("matmul", _MATRIX_POWER))
 def matrix_power(A, n):
     """``A`` multiplied by itself ``n`` times (``inv(A)`` for negative ``n``)."""
     return _ops.linalg_matrix_power(A, n)
 
 
+@takes_out(Out("linalg_pinv", castable("linalg.pinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")))
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """Moore-Penrose pseudo-inverse (``rcond`` is the older name of ``rtol``)."""
     if rcond is not None:
@@ -112,6 +138,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     return _ops.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
+@takes_out(Out("matmul", EXPECT))
 def matmul(input, other):
     """Same as ``leafgrad.matmul``."""
     return _ops.matmul(input, other)

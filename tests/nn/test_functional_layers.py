@@ -62,10 +62,6 @@ def test_dropout_variants_match_torch(name, shape, kwargs, dtype, inplace):
     np.testing.assert_array_equal(ours["after"], theirs["after"])
     assert ours["same"] == theirs["same"]
     assert ours["messages"] == theirs["messages"]
-    if ours["node"] != theirs["node"] and theirs["node"] == "SqueezeBackward4":
-        # torch names in-place squeeze_(dim) SqueezeBackward4; the core's squeeze_ reuses the
-        # out-of-place node (methods/extra.py, reported): everything else above matched
-        pytest.xfail("core: squeeze_(dim) records SqueezeBackward1, torch SqueezeBackward4")
     assert ours["node"] == theirs["node"]
 
 

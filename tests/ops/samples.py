@@ -204,7 +204,28 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: a.squeeze(1), ((S23, A),)),
     ],
     "SqueezeDims": [Sample(lambda lib, a: a.squeeze((0, 2)), (((1, 3, 1), A),))],
-    "SqueezeLast": [Sample(lambda lib, a, b: a @ b, ((S3, A), ((3, 2), A)))],
+    "SqueezeLast": [
+        Sample(lambda lib, a, b: a @ b, ((S3, A), ((3, 2), A))),
+        Sample(lambda lib, a: (a * 1).squeeze_(1), (((2, 1, 3), A),)),
+        Sample(lambda lib, a: (a * 1).squeeze_(-3), (((2, 1, 3), A),)),  # size 2: kept
+        Sample(lambda lib, a: (a * 1).squeeze_(0), ((S0, A),)),
+    ],
+    "UnsqueezeInplace": [
+        Sample(lambda lib, a: (a * 1).unsqueeze_(1), ((S23, A),)),
+        Sample(lambda lib, a: (a * 1).unsqueeze_(-1), ((S0, A),)),
+    ],
+    "SqueezeAllInplace": [Sample(lambda lib, a: (a * 1).squeeze_(), (((2, 1, 3, 1), A),))],
+    "SqueezeDimsInplace": [Sample(lambda lib, a: (a * 1).squeeze_((1, 2)), (((2, 1, 3), A),))],
+    "TInplace": [
+        Sample(lambda lib, a: (a * 1).t_(), ((S23, A),)),
+        Sample(lambda lib, a: (a * 1)[0].t_(), ((S23, A),)),
+    ],
+    "TransposeInplace": [
+        Sample(lambda lib, a: (a * 1).transpose_(0, 2), (((2, 1, 3), A),)),
+        Sample(lambda lib, a: (a * 1).swapaxes_(-1, 0), ((S23, A),)),
+    ],
+    "AsStridedInplace": [Sample(lambda lib, a: (a * 1).as_strided_((2, 2), (1, 2), 1),
+                                ((S23, A),))],
     "Expand": [
         Sample(lambda lib, a: a.expand(2, 3), ((S13, A),)),
         Sample(lambda lib, a: a.expand(4, 2, 3), ((S23, A),)),

@@ -109,16 +109,35 @@ class ExtraMethods:
         self._bump_version()
         return self
 
+    # each records torch's in-place node (UnsqueezeBackward1, ...: ops/shape_inplace.py)
     def unsqueeze_(self, dim):
-        return self._become(self.unsqueeze(dim))
+        return self._become(_ops.shape_inplace.UnsqueezeInplace.apply(
+            self, dim=_ops.wrap_dim(dim, self.ndim + 1)))
 
     def squeeze_(self, dim=None):
-        return self._become(self.squeeze(dim))
+        ndim = self.ndim
+        if dim is None:
+            view = _ops.shape_inplace.SqueezeAllInplace.apply(self)
+        elif isinstance(dim, (tuple, list)):
+            dims = tuple(_ops.wrap_dim(d, ndim) for d in dim)
+            view = _ops.shape_inplace.SqueezeDimsInplace.apply(self, dims=dims)
+        else:
+            view = _ops.shape.SqueezeLast.apply(self, dim=_ops.wrap_dim(dim, ndim))
+        return self._become(view)
 
     def t_(self):
-        return self._become(self.t())
+        if self.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                               f"{self.ndim}D")
+        return self._become(_ops.shape_inplace.TInplace.apply(self))
 
     def transpose_(self, dim0, dim1):
-        return self._become(self.transpose(dim0, dim1))
+        ndim = self.ndim
+        return self._become(_ops.shape_inplace.TransposeInplace.apply(
+            self, dim0=_ops.wrap_dim(dim0, ndim), dim1=_ops.wrap_dim(dim1, ndim)))
 
     swapaxes_ = swapdims_ = transpose_
+
+    def as_strided_(self, size, stride, storage_offset=0):
+        return self._become(_ops.shape_inplace.AsStridedInplace.apply(
+            self, size=tuple(size), stride=tuple(stride), storage_offset=int(storage_offset)))

@@ -147,12 +147,19 @@ class MathMethods:
     def remainder_(self, other):
         return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", True)
 
-    __mod__ = remainder
-    __imod__ = remainder_
+    # Note: operands (tensor.py): anything but tensors and numbers gives NotImplemented, so
+    # Python raises torch's "unsupported operand type(s)"
+    def __mod__(self, other):
+        return self.remainder(other) if _operand(other) else NotImplemented
+
+    def __imod__(self, other):
+        return self.remainder_(other) if _operand(other) else NotImplemented
 
     def __rmod__(self, other):
         # torch has no derivative for number % tensor (NotImplemented node); leafgrad's is
         # -grad * floor(other / self), the same formula as for two tensors.
+        if not _operand(other):
+            return NotImplemented
         return _ops.math_binary.RemainderTensor.apply(other, self)
 
     def floor_divide(self, other):
@@ -163,10 +170,15 @@ class MathMethods:
     def floor_divide_(self, other):
         return _ops.inplace(_ops.math_binary.DivRounding, self, other, rounding_mode="floor")
 
-    __floordiv__ = floor_divide
-    __ifloordiv__ = floor_divide_
+    def __floordiv__(self, other):
+        return self.floor_divide(other) if _operand(other) else NotImplemented
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other) if _operand(other) else NotImplemented
 
     def __rfloordiv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _ops.math_binary.DivRounding.apply(other, self, rounding_mode="floor")
 
     def atan2(self, other):
@@ -357,3 +369,10 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         raise _ops.math_clamp.invalid_arguments("where", (condition, input, other))
     condition = _ops.math_logic.bool_condition(condition)
     return _ops.math_logic.Where.apply(input, other, condition=condition)
+
+
+def _operand(other) -> bool:
+    """Whether ``other`` is an operand torch's operators take (Note: operands in tensor.py)."""
+    from ..tensor import _OPERANDS, Tensor
+
+    return isinstance(other, (Tensor,) + _OPERANDS)

@@ -265,8 +265,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    norm = _p_norm(input, p, dim)
-    return input / norm.clamp(min=eps).expand_as(input)
+    norm = _p_norm(input, p, dim).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / norm
+    from .. import _functions
+
+    return _functions.div(input, norm, out=out)  # torch's composite: div with out=
 
 
 def _p_norm(input, p, dim):

@@ -296,6 +296,7 @@ def dot(a, b):
 
 def bmm(a, b):
     return Bmm.apply(a, b)
+from . import shape_inplace  # noqa: E402 - Tensor.unsqueeze_ and the other in-place shapes
 from .shape_ext import (  # noqa: E402
     AsStridedPublic, AsStridedScatterAdd, Diagonal, DiagonalBackward, Flip, Repeat, Roll, Rot90,
     Split, SplitWithSizes, as_strided, atleast_1d, atleast_2d, broadcast_tensors, broadcast_to,

@@ -34,9 +34,7 @@ class LinalgCross(Op):
         return grad_self, grad_other
 
 
-def linalg_cross(input, other, *, dim=-1, out=None):
-    if out is not None:
-        raise NotImplementedError("out= is not supported by leafgrad.linalg.cross")
+def linalg_cross(input, other, *, dim=-1):
     if input.ndim != other.ndim:
         raise RuntimeError(
             f"linalg.cross: inputs must have the same number of dimensions."
@@ -51,7 +49,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     return LinalgCross.apply(input, other, dim=wrapped - ndim)
 
 
-def cross(input, other, dim=None, *, out=None):
+def cross(input, other, dim=None):
     """torch.cross: with no dim, the first dim of size 3 (deprecated in torch, with a warning)."""
     if dim is None:
         import warnings
@@ -63,4 +61,4 @@ def cross(input, other, dim=None, *, out=None):
             UserWarning, stacklevel=2)
         dim = next((i for i, size in enumerate(np.broadcast_shapes(input.shape, other.shape))
                     if size == 3), -1)
-    return linalg_cross(input, other, dim=dim, out=out)
+    return linalg_cross(input, other, dim=dim)

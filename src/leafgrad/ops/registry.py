@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._alloc import alloc_error as _alloc_error
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
@@ -148,6 +149,8 @@ class Op(Node):
         token = _quiet()
         try:
             out = cls.forward(None, *arrays, **params)
+        except MemoryError as error:
+            raise _alloc_error(error) from None
         finally:
             _loud(token)
         if cls.is_view:
@@ -192,6 +195,8 @@ class Op(Node):
         token = _quiet()
         try:
             out = cls.forward(node, *arrays, **params)
+        except MemoryError as error:
+            raise _alloc_error(error) from None
         finally:
             _loud(token)
         if cls.multi_output:

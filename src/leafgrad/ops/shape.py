@@ -219,18 +219,21 @@ class SqueezeDims(_View):
 
 @register
 class SqueezeLast(Op):
-    """The in-place ``squeeze_(0)`` that ``matmul`` of a vector and a matrix ends with (on a
-    fresh product, so the result is not a view of anything the user holds)."""
+    """The in-place ``squeeze_(dim)``: ``Tensor.squeeze_(dim)``, and the ``squeeze_(0)`` that
+    ``matmul`` of a vector and a matrix ends with. A dim of size other than 1 stays (the node is
+    recorded all the same, as in torch)."""
 
     node = "SqueezeBackward4"
-    torch_names = ("matmul",)
+    torch_names = ("matmul", "Tensor.squeeze_")
 
     @staticmethod
     def forward(ctx, a, dim):
-        return np.squeeze(a, dim)
+        return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a.view()
 
     def backward(self, grad):
-        return grad.unsqueeze(self._params["dim"])
+        shape = self.input_shape()
+        dim = self._params["dim"]
+        return grad.unsqueeze(dim) if shape and shape[dim] == 1 else grad
 
 
 @register

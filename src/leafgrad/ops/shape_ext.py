@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._alloc import check_storage
 from . import _layout
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
@@ -178,7 +179,15 @@ class Repeat(Op):
     @staticmethod
     def forward(ctx, a, repeats):
         lead = len(repeats) - a.ndim
-        return np.tile(a.reshape((1,) * lead + a.shape), repeats)
+        full = (1,) * lead + a.shape
+        shape = tuple(r * s for r, s in zip(repeats, full))
+        check_storage(shape, a.itemsize)
+        # one allocation of the result, filled by broadcasting (np.tile allocates step by step:
+        # a huge repeat filled memory for seconds before failing)
+        out = np.empty(shape, a.dtype)
+        split = [n for pair in zip(repeats, full) for n in pair]
+        out.reshape(split)[...] = a.reshape([n for s in full for n in (1, s)])
+        return out
 
     def backward(self, grad):
         repeats = self._params["repeats"]

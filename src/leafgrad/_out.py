@@ -1,0 +1,358 @@
+"""``out=`` arguments, with torch's rules in one place.
+
+A function that takes ``out=`` is decorated with :func:`takes_out` and a :class:`Out` spec
+saying how torch treats its out tensor(s):
+
+- Not differentiable: when grad mode is on and an input (or the out tensor) requires grad,
+  torch raises ``"<aten name>(): functions with out=... arguments don't support automatic
+  differentiation, but one of the arguments requires grad."`` before computing anything.
+  Functions torch implements by composition (``tensordot``, ``softmax``, comparisons...)
+  skip that check, and their out tensor never requires grad.
+- dtype: each kernel family checks the out dtype against the result dtype its own way
+  (:class:`Rule`: castable, identical, bool only...) with its own message.
+- shape: an out of another shape is resized; torch warns when it had elements
+  (``"An output with one or more elements was resized..."``). Factories resize silently.
+- The result is written into ``out`` (its version counter moves) and ``out`` is returned
+  (a ``return_types.<name>_out`` for several outputs).
+
+Note: out= and failures. Every check runs before the first write, so a call that raises leaves
+``out`` (values, shape, version) as it was.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._alloc import alloc_error
+from .autograd.grad_mode import state as _grad_state
+from .tensor import LEAF_INPLACE, Tensor
+
+__all__ = ["Out", "Rule", "takes_out"]
+
+RESIZE_WARNING = (
+    "An output with one or more elements was resized since it had shape {old}, which does not "
+    "match the required output shape {new}. This behavior is deprecated, and in a future PyTorch "
+    "release outputs will not be resized unless they have zero elements. You can explicitly "
+    "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0)."
+)
+RESIZE_GRAD = "cannot resize variables that require grad"
+OVERLAP_ERROR = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
+_C10 = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+        "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+        "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int",
+        "uint64": "unsigned long"}
+
+
+class Rule:
+    """How a kernel checks an out tensor's dtype against the result's.
+
+    ``allowed(result, out)`` decides; ``message`` is formatted with ``R``/``O`` (torch's scalar
+    type names, ``Float``), ``r``/``o`` (c10's, ``float``) and ``T`` (the legacy tensor type,
+    ``torch.FloatTensor``, and ``TR`` for the result's) of the result and the out tensor.
+    """
+
+    __slots__ = ("allowed", "message", "error")
+
+    def __init__(self, message, allowed, error=RuntimeError):
+        self.message = message
+        self.allowed = allowed
+        self.error = error
+
+    def check(self, result: _dtype.dtype, out: _dtype.dtype) -> None:
+        if not self.allowed(result, out):
+            raise self.error(self.message.format(
+                R=result._legacy, O=out._legacy, r=_C10[result.name], o=_C10[out.name],
+                T=_tensor_type(out), TR=_tensor_type(result)))
+
+
+def _tensor_type(dtype: _dtype.dtype) -> str:
+    # torch names a bool tensor's type by its dispatch key in these messages
+    return "CPUBoolType" if dtype is _dtype.bool else f"torch.{dtype._legacy}Tensor"
+
+
+def _same(result, out):
+    return result is out
+
+
+CAST = Rule("result type {R} can't be cast to the desired output type {O}", _dtype.can_cast)
+FOUND = Rule("Found dtype {O} but expected {R}", _same)
+EXPECT = Rule("Expected out tensor to have dtype {r}, but got {o} instead", _same)
+ANY = Rule("", lambda result, out: True)
+CAT = Rule("torch.cat(): input types can't be cast to the desired output type {O}",
+           _dtype.can_cast, TypeError)
+
+
+class Rules(Rule):
+    """Several checks in torch's order (``matrix_power``: castable, then matmul's exact dtype)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, *rules: Rule):
+        self.rules = rules
+
+    def check(self, result: _dtype.dtype, out: _dtype.dtype) -> None:
+        for rule in self.rules:
+            rule.check(result, out)
+
+
+def same_as(message: str, error=RuntimeError) -> Rule:
+    """A rule requiring the result's dtype exactly, with the kernel's own message."""
+    return Rule(message, _same, error)
+
+
+def bool_only(message: str, uint8: bool = False) -> Rule:
+    """Bool outputs only (``isposinf``), or bool and uint8 (``all``/``any``)."""
+    kinds = (_dtype.bool, _dtype.uint8) if uint8 else (_dtype.bool,)
+    return Rule(message, lambda result, out: out in kinds)
+
+
+def castable(message: str) -> Rule:
+    return Rule(message, _dtype.can_cast)
+
+
+def floating(message: str, error=RuntimeError) -> Rule:
+    """Floating-point outs only (``logsumexp``, ``nansum``, ``rand``)."""
+    return Rule(message, lambda result, out: out.is_floating_point, error)
+
+
+def not_bool(message: str) -> Rule:
+    """Any dtype but bool: kernels with no bool version (``cumsum``, ``arange``)."""
+    return Rule(message, lambda result, out: out is not _dtype.bool, NotImplementedError)
+
+
+class Out:
+    """How one function treats ``out=`` (see the module docstring).
+
+    - ``name``: the aten name in the requires-grad error, or None where torch does not check.
+    - ``rules``: one :class:`Rule` per output (one tensor, or a tuple of them).
+    - ``overlap``: TensorIterator kernels reject an out that partly overlaps an input.
+    - ``returns``: the structseq class of a tuple result (``return_types.max_out``).
+    - ``out_name``: for kernels torch does not differentiate, the aten name in the error for an
+      out tensor that requires grad (their inputs may require grad).
+    - ``prepare``: rewrites the arguments for kernels that compute in out's dtype.
+    - ``mode``: ``"result"`` computes and casts into out; ``"dtype"`` computes in out's dtype
+      (``sum``, ``cumsum``: their ``dtype=`` argument, given, must equal out's); ``"factory"``
+      builds in out's dtype, resizes silently and sets ``requires_grad`` on out; ``"copy"``
+      (torch's composites ``tensordot``, ``linalg.norm``) computes with autograd and copies into
+      out with ``copy_``, so out joins the graph (CopyBackwards) when an input requires grad.
+    """
+
+    __slots__ = ("name", "rules", "overlap", "returns", "mode", "grad_error", "resize_warning",
+                 "prepare", "out_error", "order")
+
+    def __init__(self, name=None, rules=CAST, *, overlap=False, returns=None, mode="result",
+                 grad_error=None, resize_warning=None, prepare=None, out_name=None, order=None):
+        self.name = name
+        self.rules = rules if type(rules) is tuple else (rules,)
+        self.order = order or tuple(range(len(self.rules)))  # which out torch checks first
+        self.overlap = overlap
+        self.returns = returns
+        self.mode = mode
+        self.grad_error = grad_error or (
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+        # factories resize silently, except where a kernel warns its own way (arange)
+        self.resize_warning = resize_warning
+        # (args, kwargs, outs) -> (args, kwargs): a kernel that computes in out's dtype
+        self.prepare = prepare
+        # kernels without a derivative still refuse an out that requires grad (aten::bitwise_and)
+        self.out_error = out_name and (
+            f"{out_name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+
+
+def takes_out(spec):
+    """Give ``fn`` torch's ``out=`` keyword; ``spec`` is an :class:`Out` or a function of the
+    call's ``(args, kwargs)`` returning one (for overloads such as ``max(x)``/``max(x, dim)``)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def with_out(*args, out=None, **kwargs):
+            if out is None:
+                try:
+                    return fn(*args, **kwargs)
+                except MemoryError as error:  # factories allocate outside the ops
+                    raise alloc_error(error) from None
+            chosen = spec if type(spec) is Out else spec(args, kwargs)
+            return _call(fn, chosen, args, kwargs, out)
+
+        signature = inspect.signature(fn)
+        parameters = list(signature.parameters.values())
+        place = len(parameters)
+        if parameters and parameters[-1].kind is inspect.Parameter.VAR_KEYWORD:
+            place -= 1
+        parameters.insert(place, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                                   default=None))
+        with_out.__signature__ = signature.replace(parameters=parameters)
+        return with_out
+
+    return decorate
+
+
+def _tensors(args, kwargs):
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Tensor):
+            yield value
+        elif type(value) in (list, tuple):
+            for item in value:
+                if isinstance(item, Tensor):
+                    yield item
+
+
+def _outs(fn, spec: Out, out) -> tuple:
+    count = len(spec.rules)
+    if count == 1:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not "
+                            f"{type(out).__name__}")
+        return (out,)
+    if type(out) not in (list, tuple) or not all(isinstance(o, Tensor) for o in out):
+        raise TypeError(f"{fn.__name__}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    if len(out) != count:
+        raise TypeError(f"expected tuple of {count} elements but got {len(out)}")
+    return tuple(out)
+
+
+def _call(fn, spec: Out, args, kwargs, out):
+    outs = _outs(fn, spec, out)
+    if spec.out_error is not None and _grad_state.grad_enabled:
+        if any(t._requires_grad for t in outs):
+            raise RuntimeError(spec.out_error)
+    if spec.name is not None and _grad_state.grad_enabled:
+        inputs = outs if spec.mode == "factory" else (*_tensors(args, kwargs), *outs)
+        if any(t._requires_grad for t in inputs):
+            raise RuntimeError(spec.grad_error)
+    if spec.mode == "factory":
+        return _factory(fn, spec, args, kwargs, outs[0])
+    if spec.mode == "copy":
+        result = fn(*args, **kwargs)
+        target = outs[0]
+        spec.rules[0].check(result.dtype, target.dtype)
+        resized = target._data.shape != result._data.shape
+        if target._requires_grad and _grad_state.grad_enabled:
+            # torch's composite copies into out: a leaf that requires grad refuses (tensordot
+            # says so itself when out would also need resizing)
+            own = spec.grad_error.startswith(fn.__name__)
+            raise RuntimeError(spec.grad_error if own and resized else LEAF_INPLACE)
+        if resized:
+            _warn_resize(target._data.shape, result._data.shape)
+            resize(target, result._data.shape)
+        return target.copy_(result)
+    if spec.mode == "dtype":
+        wanted = kwargs.get("dtype")
+        if wanted is None:
+            kwargs = dict(kwargs, dtype=outs[0].dtype)
+        else:
+            EXPECT.check(wanted, outs[0].dtype)
+        spec.rules[0].check(kwargs["dtype"], outs[0].dtype)  # the kernel's own dtype support
+    if spec.prepare is not None:
+        args, kwargs = spec.prepare(args, kwargs, outs)
+    results = fn(*args, **kwargs)
+    if len(outs) == 1:
+        results = (results,)
+    for index in spec.order:
+        spec.rules[index].check(results[index].dtype, outs[index].dtype)
+    if spec.overlap:
+        for target in outs:
+            for tensor in _tensors(args, kwargs):
+                _check_overlap(tensor._data, target._data)
+    for result, target in zip(results, outs):
+        _store(target, result._data, warn=True)
+    if len(outs) == 1:
+        return outs[0]
+    return spec.returns(outs) if spec.returns is not None else tuple(outs)
+
+
+def _factory(fn, spec: Out, args, kwargs, out: Tensor) -> Tensor:
+    if spec.grad_error == RESIZE_GRAD and out._requires_grad:
+        raise RuntimeError(RESIZE_GRAD)  # empty/randn resize out first, whatever the grad mode
+    wanted = kwargs.get("dtype")
+    if wanted is not None and wanted is not out.dtype:
+        raise RuntimeError(f"dtype {wanted._legacy} does not match dtype of out parameter "
+                           f"({out.dtype._legacy})")
+    spec.rules[0].check(out.dtype, out.dtype)  # whether the kernel exists for out's dtype
+    requires_grad = kwargs.pop("requires_grad", False)
+    kwargs = dict(kwargs, dtype=out.dtype)
+    result = fn(*args, **kwargs)
+    old, new = out._data.shape, result._data.shape
+    value = result._data
+    if spec.resize_warning is not None and old != new and out._data.size:
+        message = spec.resize_warning(old, new)
+        if message:
+            warnings.warn(message, UserWarning, stacklevel=3)
+        else:  # the same count: arange fills out in its own shape
+            value = value.reshape(old)
+    _store(out, value, warn=False)
+    out.requires_grad_(requires_grad)  # the factory's requires_grad=, False by default
+    return out
+
+
+def _warn_resize(old: tuple, new: tuple) -> None:
+    if math.prod(old):
+        warnings.warn(RESIZE_WARNING.format(old=list(old), new=list(new)), UserWarning,
+                      stacklevel=5)
+
+
+def _store(out: Tensor, value: np.ndarray, warn: bool) -> None:
+    data = out._data
+    if data.shape != value.shape:
+        if warn:
+            _warn_resize(data.shape, value.shape)
+        resize(out, value.shape)
+        data = out._data
+    np.copyto(data, value, casting="unsafe")
+    out._bump_version()
+
+
+def resize(tensor: Tensor, shape: tuple) -> None:
+    """torch's resize_: same memory when the element count is kept on a contiguous tensor
+    (views of it see later writes), fresh memory otherwise."""
+    data = tensor._data
+    size = 1
+    for n in shape:
+        size *= n
+    if data.size == size and data.flags.c_contiguous:
+        tensor._data = data.reshape(shape)
+    else:
+        tensor._data = np.zeros(shape, dtype=data.dtype)
+
+
+def _dense_span(array: np.ndarray):
+    """(start, end) bytes of a non-overlapping dense array, or None (torch: too hard to tell)."""
+    if array.size == 0:
+        return None
+    strides = sorted((abs(s), n) for s, n in zip(array.strides, array.shape) if n != 1)
+    expected = array.itemsize
+    for stride, n in strides:
+        if stride != expected:
+            return None
+        expected *= n
+    low = high = array.__array_interface__["data"][0]
+    for stride, n in zip(array.strides, array.shape):
+        if stride < 0:
+            low += stride * (n - 1)
+        else:
+            high += stride * (n - 1)
+    return low, high + array.itemsize
+
+
+def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
+    """torch's assert_no_partial_overlap: an input may be the out tensor itself, not part of it."""
+    if source is target:
+        return
+    a, b = _dense_span(source), _dense_span(target)
+    if a is None or b is None or a[1] <= b[0] or b[1] <= a[0]:
+        return
+    if a == b and source.strides == target.strides and source.shape == target.shape:
+        return
+    raise RuntimeError(OVERLAP_ERROR)
