@@ -147,9 +147,12 @@ class RNNBase(Module):
     def _step(self, projected: Tensor, state, weights: dict):
         raise NotImplementedError
 
-    def _run(self, input: Tensor, states: list) -> tuple:
-        """``input`` (L, N, H_in); ``states`` per (layer, direction); returns (output, finals)."""
-        from ... import cat, stack
+    def _run(self, input: Tensor, states: list, lengths: list | None = None) -> tuple:
+        """``input`` (L, N, H_in); ``states`` per (layer, direction); returns (output, finals).
+
+        ``lengths`` (sorted, longest first) comes with packed input: a row's state stops
+        changing after its last step (and, in reverse, starts at it)."""
+        from ... import cat, stack, tensor, where
 
         directions = 2 if self.bidirectional else 1
         layer_input = input
@@ -162,7 +165,8 @@ class RNNBase(Module):
                 weights = {name.split("_l")[0]: getattr(self, name) for name in names}
                 projected = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
                 state = states[layer * directions + direction]
-                if self.mode == "LSTM" and "weight_hr" not in weights and steps:
+                if self.mode == "LSTM" and "weight_hr" not in weights and steps \
+                        and lengths is None:
                     # the whole sequence as one op (ops/rnn.py, LSTMLayer)
                     output, h_n, c_n = _ops.LSTMLayer.apply(
                         projected, state[0], state[1], weights["weight_hh"],
@@ -176,7 +180,15 @@ class RNNBase(Module):
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 hiddens = [None] * steps
                 for t in order:
-                    state, hidden = self._step(per_step[t], state, weights)
+                    new_state, hidden = self._step(per_step[t], state, weights)
+                    if lengths is not None:
+                        active = tensor([[n > t] for n in lengths])
+                        if isinstance(new_state, tuple):
+                            new_state = tuple(where(active, a, b)
+                                              for a, b in zip(new_state, state))
+                        else:
+                            new_state = where(active, new_state, state)
+                    state = new_state
                     hiddens[t] = hidden
                 outputs.append(stack(hiddens) if steps else projected[:, :, :0])
                 finals.append(state)
@@ -185,6 +197,37 @@ class RNNBase(Module):
                 layer_output = F.dropout(layer_output, self.dropout, True)
             layer_input = layer_output
         return layer_input, finals
+
+    def _dispatch(self, input, hx):
+        """Plain tensors go straight through; a PackedSequence runs padded, in its sorted
+        order, with each row's state frozen past its length, and is packed again."""
+        from ..utils.rnn import PackedSequence
+
+        if not isinstance(input, PackedSequence):
+            return self._forward_impl(input, hx)
+        from ... import cat, zeros
+
+        sizes = input.batch_sizes.tolist()
+        data = input.data
+        padded = zeros((len(sizes), sizes[0]) + tuple(data.shape[1:]), dtype=data.dtype)
+        offset = 0
+        for t, size in enumerate(sizes):
+            padded[t, :size] = data[offset:offset + size]
+            offset += size
+        lengths = [sum(1 for size in sizes if size > row) for row in range(sizes[0])]
+
+        def permute(state, order):
+            if state is None or order is None:
+                return state
+            if isinstance(state, tuple):
+                return tuple(s.index_select(1, order) for s in state)
+            return state.index_select(1, order)
+
+        output, final = self._forward_impl(padded, permute(hx, input.sorted_indices), lengths)
+        packed = cat([output[t, :size] for t, size in enumerate(sizes)])
+        return (PackedSequence(packed, input.batch_sizes, input.sorted_indices,
+                               input.unsorted_indices),
+                permute(final, input.unsorted_indices))
 
     def _prepare(self, input: Tensor):
         self._check_input(input)
@@ -231,7 +274,10 @@ class RNN(RNNBase):
         return hidden, hidden
 
     def forward(self, input: Tensor, hx: Tensor | None = None):
-        input, batched = self._prepare(input)
+        return self._dispatch(input, hx)
+
+    def _forward_impl(self, input: Tensor, hx, lengths=None):
+        input, batched = self._prepare(input) if lengths is None else (input, True)
         batch = input.size(1)
         shape = self._state_shape(batch, self.hidden_size)
         if hx is not None:
@@ -246,12 +292,14 @@ class RNN(RNNBase):
                     f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
             self._check_hidden(hx, shape, "Expected hidden size {}, got {}")
         states = _split_state(hx, shape[0], shape, input)
-        output, finals = self._run(input, states)
+        output, finals = self._run(input, states, lengths)
         from ... import stack
 
         h_n = stack(finals)
         if not batched:
             h_n = h_n.squeeze(1)
+        if lengths is not None:
+            return output, h_n
         return self._finish(output, batched), h_n
 
 
@@ -269,9 +317,12 @@ class LSTM(RNNBase):
         return (h, c), h
 
     def forward(self, input: Tensor, hx=None):
+        return self._dispatch(input, hx)
+
+    def _forward_impl(self, input: Tensor, hx, lengths=None):
         from ... import stack
 
-        input, batched = self._prepare(input)
+        input, batched = self._prepare(input) if lengths is None else (input, True)
         batch = input.size(1)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         h_shape = self._state_shape(batch, real_hidden)
@@ -294,11 +345,13 @@ class LSTM(RNNBase):
         else:
             states = [(zeros(h_shape[1:], dtype=input.dtype), zeros(c_shape[1:], dtype=input.dtype))
                       for _ in range(h_shape[0])]
-        output, finals = self._run(input, states)
+        output, finals = self._run(input, states, lengths)
         h_n = stack([h for h, _ in finals])
         c_n = stack([c for _, c in finals])
         if not batched:
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        if lengths is not None:
+            return output, (h_n, c_n)
         return self._finish(output, batched), (h_n, c_n)
 
 
@@ -321,6 +374,7 @@ class GRU(RNNBase):
         return h, h
 
     forward = RNN.forward
+    _forward_impl = RNN._forward_impl
 
 
 class RNNCellBase(Module):

@@ -7,6 +7,7 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .init import skip_init
+from . import rnn  # noqa: E402 - nn.utils.rnn, as torch exposes it
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",

@@ -1,8 +1,12 @@
-"""``nn.utils.rnn.pad_sequence``: variable-length sequences stacked into one padded tensor."""
+"""``nn.utils.rnn``: variable-length sequences padded into one tensor, or packed step by step
+(``PackedSequence``, which RNN/LSTM/GRU accept)."""
 
 from __future__ import annotations
 
-__all__ = ["pad_sequence"]
+from collections import namedtuple
+
+__all__ = ["pad_sequence", "PackedSequence", "pack_padded_sequence", "pad_packed_sequence",
+           "pack_sequence", "unpack_sequence", "unpad_sequence"]
 
 
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
@@ -27,3 +31,155 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         else:
             out[rows, i] = sequence
     return out
+
+
+class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices",
+                                                    "unsorted_indices"])):
+    """Sequences of different lengths packed time step by time step: ``data`` holds the
+    entries still running at each step (``batch_sizes[t]`` of them), longest first."""
+
+    __slots__ = ()
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        if unsorted_indices is None and sorted_indices is not None:
+            unsorted_indices = _invert_permutation(sorted_indices)
+        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+
+    def __repr__(self) -> str:
+        return (f"PackedSequence(data={self.data!r}, batch_sizes={self.batch_sizes!r}, "
+                f"sorted_indices={self.sorted_indices!r}, "
+                f"unsorted_indices={self.unsorted_indices!r})")
+
+    def to(self, *args, **kwargs) -> "PackedSequence":
+        """``data`` converted as ``Tensor.to`` converts it; the index tensors stay as they are
+        (only their device would follow, and leafgrad has one)."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
+    def cpu(self, *args, **kwargs) -> "PackedSequence":
+        return self.to("cpu")
+
+    def double(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("float64"))
+
+    def float(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("float32"))
+
+    def half(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("float16"))
+
+    def long(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("int64"))
+
+    def int(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("int32"))
+
+    def short(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("int16"))
+
+    def char(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("int8"))
+
+    def byte(self) -> "PackedSequence":
+        return self.to(dtype=_dtype("uint8"))
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_pinned(self) -> bool:
+        return False
+
+
+def _dtype(name: str):
+    from ... import _dtype as dtypes
+
+    return getattr(dtypes, name)
+
+
+def _invert_permutation(permutation):
+    from ... import empty_like, arange
+
+    inverse = empty_like(permutation)
+    inverse[permutation] = arange(permutation.numel(), dtype=permutation.dtype)
+    return inverse
+
+
+def pack_padded_sequence(input, lengths, batch_first: bool = False,
+                         enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a padded (L, N, *) (or (N, L, *)) batch whose sequences have ``lengths``."""
+    from ... import cat, int64, tensor
+    from ...tensor import Tensor
+
+    lengths = lengths.to(int64) if isinstance(lengths, Tensor) else tensor(lengths,
+                                                                          dtype=int64)
+    values = lengths.tolist()
+    if enforce_sorted:
+        if any(a < b for a, b in zip(values, values[1:])):
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+                "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+                "pack_sequence to sidestep this requirement if you do not need ONNX "
+                "exportability.")
+        sorted_indices = None
+    else:
+        lengths, sorted_indices = lengths.sort(descending=True)
+        values = lengths.tolist()
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
+    if values and values[-1] <= 0:
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+            "that is <= 0")
+    steps = input.transpose(0, 1) if batch_first else input
+    batch_sizes = [sum(1 for n in values if n > t) for t in range(values[0] if values else 0)]
+    data = cat([steps[t, :size] for t, size in enumerate(batch_sizes)])
+    return PackedSequence(data, tensor(batch_sizes, dtype=int64), sorted_indices, None)
+
+
+def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
+                        padding_value: float = 0.0, total_length=None):
+    """The padded batch and the lengths (in the original order) of a PackedSequence."""
+    from ... import full, int64, tensor
+
+    data, batch_sizes = sequence.data, sequence.batch_sizes.tolist()
+    batch = batch_sizes[0] if batch_sizes else 0
+    steps = len(batch_sizes)
+    if total_length is not None:
+        if total_length < steps:
+            raise ValueError(
+                "Expected total_length to be at least the length of the longest sequence in "
+                f"input, but got total_length={total_length} and max sequence length being "
+                f"{steps}")
+        steps = total_length
+    out = full((steps, batch) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
+    offset = 0
+    for t, size in enumerate(batch_sizes):
+        out[t, :size] = data[offset:offset + size]
+        offset += size
+    lengths = [sum(1 for size in batch_sizes if size > b) for b in range(batch)]
+    lengths = tensor(lengths, dtype=int64)
+    if sequence.unsorted_indices is not None:
+        out = out.index_select(1, sequence.unsorted_indices)
+        lengths = lengths[sequence.unsorted_indices]
+    return (out.transpose(0, 1) if batch_first else out), lengths
+
+
+def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a list of (L_i, *) tensors."""
+    lengths = [s.size(0) for s in sequences]
+    return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list:
+    """The list of (L_i, *) tensors a PackedSequence was packed from, in their original order."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first: bool = False) -> list:
+    """The list of (L_i, *) tensors of a padded batch whose sequences have ``lengths``."""
+    if not batch_first:
+        padded_sequences = padded_sequences.transpose(0, 1)
+    return [row[:int(n)] for row, n in zip(padded_sequences, lengths)]
