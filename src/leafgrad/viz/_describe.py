@@ -44,8 +44,19 @@ def array_summary(data: np.ndarray) -> dict:
             summary["norm"] = float(np.sqrt(np.square(good).sum()))
         summary["zeros"] = int((values == 0).sum())
     if data.size <= FULL_VALUES:
-        summary["values"] = data.tolist()
+        summary["values"] = _json_values(data.tolist())
     return summary
+
+
+def _json_values(values):
+    """Nested lists with nan/inf as strings, so the summary stays valid JSON."""
+    if isinstance(values, list):
+        return [_json_values(v) for v in values]
+    if isinstance(values, float) and values != values:
+        return "nan"
+    if isinstance(values, float) and values in (float("inf"), float("-inf")):
+        return "inf" if values > 0 else "-inf"
+    return values
 
 
 def tensor_summary(tensor) -> dict:
