@@ -282,3 +282,4 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from . import profiler  # noqa: E402
 from .variable import Variable  # noqa: E402
 from .trace import trace  # noqa: E402
+from .explain import explain_grad  # noqa: E402

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from . import _record
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
 
@@ -139,6 +140,7 @@ def run_backward(
         if node in dependencies and dependencies[node] == 0:
             heapq.heappush(ready, (-node._sequence_nr, ticket(), node))
 
+    _record.note_backward(root_nodes, accumulate, inputs)
     observer = _observer
     if observer is not None:
         observer.begin(root_nodes, roots, root_grads, retain_graph, accumulate)

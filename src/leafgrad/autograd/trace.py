@@ -84,7 +84,12 @@ class Trace:
         for position, node in enumerate(order):
             if node._hookset is not None:
                 hooksets[id(node._hookset)] = node
-        run = {"roots": list(root_nodes), "index": index, "hooksets": hooksets,
+        from ..viz._names import caller_frame, names_in
+
+        frame = caller_frame(1)  # the user's code that called backward: its variables name
+        names = names_in([frame.f_locals, frame.f_globals]) if frame is not None else {}
+        del frame
+        run = {"roots": list(root_nodes), "index": index, "hooksets": hooksets, "names": names,
                "retain_graph": bool(retain_graph), "accumulate": bool(accumulate),
                "first_step": len(self.events) if not self._keep_last else 0,
                "root_grads": [_summary(g) for g in root_grads]}
@@ -189,9 +194,10 @@ class Trace:
         record = self.runs[run]
         number = self.runs.index(record)
         roots = list(record["roots"])
-        named = [t for _, t in self._names.values()
+        names = {**self._names, **record["names"]}
+        named = [t for _, t in names.values()
                  if t._grad_fn is not None and t._grad_fn in record["roots"]]
-        model = build(roots + named, params=params, max_nodes=max_nodes, names=self._names)
+        model = build(roots + named, params=params, max_nodes=max_nodes, names=names)
         events = [e for e in self.events if e["run"] == number]
         trace = {"events": events, "root_grads": record["root_grads"],
                  "retain_graph": record["retain_graph"]}

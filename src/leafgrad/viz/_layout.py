@@ -26,6 +26,8 @@ LINE_HEIGHT = 15.0
 PAD_X = 10.0
 PAD_Y = 6.0
 GAP_X = 18.0  # between neighbours in a layer
+CLUSTER_GAP = 30.0
+BLOCK_GAP = 46.0  # between the outlines of sibling groups side by side  # more between neighbours in different groups (room for the group boxes)
 GAP_Y = 44.0  # between layers
 DUMMY_WIDTH = 6.0
 MAX_LABEL_CHARS = 46
@@ -44,7 +46,9 @@ def node_size(lines: list) -> tuple[float, float]:
 
 
 def layout(nodes: list, edges: list) -> dict:
-    """``nodes``: ``[{"id", "w", "h"}]``; ``edges``: ``[{"from", "to", "input"}]`` (data flow).
+    """``nodes``: ``[{"id", "w", "h", "cluster"}]``; ``edges``: ``[{"from", "to", "input"}]``
+    (data flow). ``cluster`` (optional) lists the open groups around a node, outermost first:
+    the members of a group are kept next to each other in every layer.
 
     Returns ``{"nodes": {id: {"x", "y", "w", "h"}}, "edges": [[[x, y], ...], ...], "width",
     "height"}``; ``x, y`` are box centres, edge routes are listed in the order of ``edges``.
@@ -55,6 +59,7 @@ def layout(nodes: list, edges: list) -> dict:
     for i in range(count):
         position_of[ids[i]] = i
     width = [float(node["w"]) for node in nodes]
+    cluster = [list(node.get("cluster") or ()) for node in nodes]
     height = [float(node["h"]) for node in nodes]
     succ = [[] for _ in range(count)]
     pred = [[] for _ in range(count)]
@@ -127,9 +132,11 @@ def layout(nodes: list, edges: list) -> dict:
         if v_layer[i] + 1 > layer_count:
             layer_count = v_layer[i] + 1
     rows = _initial_order(total, v_layer, v_succ, v_pred, layer_count)
-    rows = _reduce_crossings(rows, v_succ, v_pred, port_of)
+    v_cluster = cluster + [[] for _ in range(total - count)]
+    rows = _reduce_crossings(rows, v_succ, v_pred, port_of, v_cluster)
 
-    x = _place(rows, v_width, v_succ, v_pred)
+    x = _place(rows, v_width, v_succ, v_pred, v_cluster)
+    _separate_clusters(rows, x, v_width, v_cluster)
 
     # -- y by layer --------------------------------------------------------------------------
     y = [0.0] * total
@@ -312,7 +319,30 @@ def _total_crossings(rows: list, v_succ: list, port_of: dict) -> int:
     return total
 
 
-def _reduce_crossings(rows: list, v_succ: list, v_pred: list, port_of: dict) -> list:
+def _by_cluster(row: list, v_cluster: list) -> list:
+    """The row with each group's members made contiguous, groups where their first member is."""
+    first = {}
+    for i in range(len(row)):
+        path = v_cluster[row[i]]
+        for depth in range(len(path)):
+            prefix = "/".join(path[:depth + 1])
+            if prefix not in first:
+                first[prefix] = i
+    keyed = []
+    for i in range(len(row)):
+        path = v_cluster[row[i]]
+        key = []
+        for depth in range(len(path)):
+            key.append(first["/".join(path[:depth + 1])])
+        key.append(i)
+        keyed.append((key, row[i]))
+    keyed.sort(key=lambda item: item[0])
+    return [item[1] for item in keyed]
+
+
+def _reduce_crossings(rows: list, v_succ: list, v_pred: list, port_of: dict,
+                      v_cluster: list) -> list:
+    rows = [_by_cluster(row, v_cluster) for row in rows]
     best = [list(row) for row in rows]
     best_count = _total_crossings(best, v_succ, port_of)
     current = [list(row) for row in rows]
@@ -321,10 +351,12 @@ def _reduce_crossings(rows: list, v_succ: list, v_pred: list, port_of: dict) -> 
             break
         if sweep % 2 == 0:
             for r in range(len(current) - 2, -1, -1):  # upward: by consumers below
-                current[r] = _by_barycenter(current[r], current[r + 1], v_succ, port_of, True)
+                current[r] = _by_cluster(
+                    _by_barycenter(current[r], current[r + 1], v_succ, port_of, True), v_cluster)
         else:
             for r in range(1, len(current)):  # downward: by producers above
-                current[r] = _by_barycenter(current[r], current[r - 1], v_pred, port_of, False)
+                current[r] = _by_cluster(
+                    _by_barycenter(current[r], current[r - 1], v_pred, port_of, False), v_cluster)
         count = _total_crossings(current, v_succ, port_of)
         if count < best_count:
             best_count = count
@@ -354,12 +386,15 @@ def _by_barycenter(row: list, reference: list, neighbours: list, port_of: dict,
     return [item[2] for item in keyed]
 
 
-def _place(rows: list, v_width: list, v_succ: list, v_pred: list) -> list:
+def _place(rows: list, v_width: list, v_succ: list, v_pred: list, v_cluster: list) -> list:
     total = len(v_width)
     x = [0.0] * total
     for row in rows:
         cursor = 0.0
-        for i in row:
+        for k in range(len(row)):
+            i = row[k]
+            if k and v_cluster[row[k - 1]] != v_cluster[i]:
+                cursor += CLUSTER_GAP
             x[i] = cursor + v_width[i] / 2.0
             cursor += v_width[i] + GAP_X
     for sweep in range(2 * SWEEPS):
@@ -387,19 +422,96 @@ def _place(rows: list, v_width: list, v_succ: list, v_pred: list) -> list:
                         total_x += x[u]
                         found += 1
                 desired.append(total_x / found if found else x[i])
-            placed = _closest_spaced(desired, [v_width[i] for i in row])
+            gaps = [0.0]
+            for k in range(1, len(row)):
+                same = v_cluster[row[k - 1]] == v_cluster[row[k]]
+                gaps.append(GAP_X if same else GAP_X + CLUSTER_GAP)
+            placed = _closest_spaced(desired, [v_width[i] for i in row], gaps)
             for k in range(len(row)):
                 x[row[k]] = placed[k]
     return x
 
 
-def _closest_spaced(desired: list, widths: list) -> list:
+def _separate_clusters(rows: list, x: list, v_width: list, v_cluster: list) -> None:
+    """Move sibling groups apart as blocks, so that the boxes drawn around them do not overlap
+    where their layers overlap; then re-space each row in its order."""
+    row_of = {}
+    for r in range(len(rows)):
+        for i in rows[r]:
+            row_of[i] = r
+    members = {}
+    order = []
+    for r in range(len(rows)):
+        for i in rows[r]:
+            path = v_cluster[i]
+            for depth in range(len(path)):
+                prefix = "/".join(path[:depth + 1])
+                if prefix not in members:
+                    members[prefix] = []
+                    order.append((depth, prefix, "/".join(path[:depth])))
+                members[prefix].append(i)
+    deepest = 0
+    for depth, _, _ in order:
+        if depth + 1 > deepest:
+            deepest = depth + 1
+    for level in range(deepest):
+        parents = []
+        siblings = {}
+        for depth, prefix, parent in order:
+            if depth != level:
+                continue
+            if parent not in siblings:
+                siblings[parent] = []
+                parents.append(parent)
+            siblings[parent].append(prefix)
+        for parent in parents:
+            blocks = []
+            for number in range(len(siblings[parent])):
+                prefix = siblings[parent][number]
+                nodes = members[prefix]
+                left = right = None
+                low = high = None
+                total = 0.0
+                for i in nodes:
+                    a = x[i] - v_width[i] / 2.0
+                    b = x[i] + v_width[i] / 2.0
+                    left = a if left is None or a < left else left
+                    right = b if right is None or b > right else right
+                    low = row_of[i] if low is None or row_of[i] < low else low
+                    high = row_of[i] if high is None or row_of[i] > high else high
+                    total += x[i]
+                blocks.append([total / len(nodes), number, left, right, low, high, nodes])
+            blocks.sort(key=lambda block: (block[0], block[1]))
+            for k in range(1, len(blocks)):
+                block = blocks[k]
+                need = 0.0
+                for j in range(k):
+                    other = blocks[j]
+                    if other[4] <= block[5] and block[4] <= other[5]:
+                        gap = other[3] + BLOCK_GAP - block[2]
+                        if gap > need:
+                            need = gap
+                if need > 0.0:
+                    for i in block[6]:
+                        x[i] += need
+                    block[2] += need
+                    block[3] += need
+    for row in rows:
+        for k in range(1, len(row)):
+            a, b = row[k - 1], row[k]
+            gap = GAP_X if v_cluster[a] == v_cluster[b] else GAP_X + CLUSTER_GAP
+            least = x[a] + (v_width[a] + v_width[b]) / 2.0 + gap
+            if x[b] < least:
+                x[b] = least
+
+
+def _closest_spaced(desired: list, widths: list, gaps: list) -> list:
     """Positions nearest (least squares) to ``desired`` that keep boxes ``GAP_X`` apart, in
     order: isotonic regression on the positions minus their cumulative spacing."""
     n = len(desired)
     offsets = [0.0] * n
     for k in range(1, n):
-        offsets[k] = offsets[k - 1] + (widths[k - 1] + widths[k]) / 2.0 + GAP_X
+        offsets[k] = offsets[k - 1] + (widths[k - 1] + widths[k]) / 2.0 + gaps[k]
     # pool adjacent violators: blocks of (sum, count), each block's mean is its value
     sums = []
     counts = []

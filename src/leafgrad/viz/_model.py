@@ -147,6 +147,14 @@ class _Builder:
         scopes = _scopes.recorded_scopes(order) if scope_records else {}
         if not scopes:
             scopes = _scopes.infer_scopes(order, is_acc, index, self.param_names)
+        # a leaf read only inside one module call belongs to it (its parameters)
+        consumers = self._acc_consumers() if scopes else {}
+        for position, readers in consumers.items():
+            if position in scopes:
+                continue
+            chains = [scopes.get(reader) for reader in readers]
+            if chains and all(c is not None and c[-1][0] == chains[0][-1][0] for c in chains):
+                scopes[position] = chains[0]
         self.scope_of = scopes
 
         repeats = self._find_repeats()

@@ -10,12 +10,14 @@ in ``Linear``) belongs to ``layer1``.
 from __future__ import annotations
 
 import bisect
+import collections
 import threading
 import weakref
 
 __all__ = ["record_scopes", "ScopeRecords", "recorded_scopes", "infer_scopes"]
 
-_recorders: "weakref.WeakSet[ScopeRecords]" = weakref.WeakSet()
+# the latest recordings, kept after their block ends so that a later draw() can use them
+_recorders: collections.deque = collections.deque(maxlen=4)
 
 
 class ScopeRecords:
@@ -37,7 +39,8 @@ class ScopeRecords:
             _module.register_module_forward_pre_hook(self._pre),
             _module.register_module_forward_hook(self._post, always_call=True),
         ]
-        _recorders.add(self)
+        if self not in _recorders:
+            _recorders.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -59,9 +62,10 @@ class ScopeRecords:
                     if child is module:
                         name = child_name
                         break
-            path = self.records[parent][2] + "." + (name or type(module).__name__)
+            above = self.records[parent][2]
+            path = (above + "." if above else "") + (name or type(module).__name__)
         else:
-            path = type(module).__name__
+            path = ""  # the outermost module: named by its class
         start = next(_sequence)
         self.records.append([start, None, path, type(module).__name__, parent,
                              weakref.ref(module)])
@@ -105,7 +109,7 @@ def record_scopes() -> ScopeRecords:
 def recorded_scopes(nodes: list) -> dict:
     """``{node index: [(scope key, label, parent key), ...] outermost first}`` from recordings."""
     result = {}
-    recorders = [r for r in list(_recorders) if r.records]
+    recorders = [r for r in reversed(_recorders) if r.records]
     if not recorders:
         return result
     for position, node in enumerate(nodes):
@@ -118,7 +122,8 @@ def recorded_scopes(nodes: list) -> dict:
             while index is not None and index >= 0:
                 record = recorder.records[index]
                 key = ("rec", id(recorder), index)
-                chain.append((key, f"{record[2]} ({record[3]})", record[4]))
+                label = f"{record[2]} ({record[3]})" if record[2] else record[3]
+                chain.append((key, label, record[4]))
                 index = record[4] if record[4] >= 0 else None
             chain.reverse()
             result[position] = [

@@ -84,15 +84,23 @@ def to_svg(model: dict, expanded: set | None = None) -> str:
 
 def render(units: list, edges: list, placed: dict, boxes: list) -> str:
     """SVG text for laid-out units (``label`` lines, ``fill``, ``title``) and edges."""
-    width, height = placed["width"], placed["height"]
+    left, top = 0.0, 0.0
+    right, bottom = placed["width"], placed["height"]
+    for box in boxes:  # group outlines reach a little past the nodes
+        left = min(left, box["x"] - 4)
+        top = min(top, box["y"] - 4)
+        right = max(right, box["x"] + box["w"] + 4)
+        bottom = max(bottom, box["y"] + box["h"] + 4)
+    width, height = right - left, bottom - top
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.1f} {height:.1f}">',
+        f'viewBox="{left:.1f} {top:.1f} {width:.1f} {height:.1f}">',
         f"<style>{STYLE}</style>",
         '<defs><marker id="lg-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#555"/>'
         "</marker></defs>",
-        f'<rect width="{width:.1f}" height="{height:.1f}" fill="#ffffff"/>',
+        f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height:.1f}" '
+        'fill="#ffffff"/>',
         '<g class="lg-boxes">',
     ]
     for box in boxes:

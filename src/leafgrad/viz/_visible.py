@@ -68,6 +68,15 @@ def visible(model: dict, expanded: set | None = None) -> dict:
                           "role": node.get("role"), "node": node})
     for unit in units:
         unit["w"], unit["h"] = _layout.node_size(unit["label"])
+        # the open groups around the unit, outermost first (kept together by the layout)
+        start = groups[unit["id"]].get("parent") if unit["kind"] == "group" else (
+            unit["node"].get("group"))
+        chain = []
+        while start is not None:
+            chain.append(start)
+            start = groups[start].get("parent")
+        chain.reverse()
+        unit["cluster"] = chain
     edges = []
     seen_edges = {}
     for edge in model["edges"]:

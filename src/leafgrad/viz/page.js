@@ -9,7 +9,7 @@
   const TRACE = DATA.trace || null;
 
   // ---------------------------------------------------------------- layout (_layout.py)
-  const CHAR_WIDTH = 7.2, LINE_HEIGHT = 15.0, PAD_X = 10.0, PAD_Y = 6.0, GAP_X = 18.0;
+  const CHAR_WIDTH = 7.2, LINE_HEIGHT = 15.0, PAD_X = 10.0, PAD_Y = 6.0, GAP_X = 18.0, CLUSTER_GAP = 30.0, BLOCK_GAP = 46.0;
   const GAP_Y = 44.0, DUMMY_WIDTH = 6.0, MAX_LABEL_CHARS = 46, SWEEPS = 6, MARGIN = 16.0;
 
   function nodeSize(lines) {
@@ -24,6 +24,7 @@
     const positionOf = new Map();
     for (let i = 0; i < count; i++) positionOf.set(ids[i], i);
     const width = nodes.map((n) => n.w), height = nodes.map((n) => n.h);
+    const cluster = nodes.map((n) => (n.cluster || []).slice());
     const succ = [], pred = [];
     for (let i = 0; i < count; i++) { succ.push([]); pred.push([]); }
     const edgePairs = [];
@@ -77,8 +78,11 @@
     let layerCount = 0;
     for (let i = 0; i < total; i++) if (vLayer[i] + 1 > layerCount) layerCount = vLayer[i] + 1;
     let rows = initialOrder(total, vLayer, vSucc, vPred, layerCount);
-    rows = reduceCrossings(rows, vSucc, vPred, portOf);
-    const x = place(rows, vWidth, vSucc, vPred);
+    const vCluster = cluster.slice();
+    for (let i = count; i < total; i++) vCluster.push([]);
+    rows = reduceCrossings(rows, vSucc, vPred, portOf, vCluster);
+    const x = place(rows, vWidth, vSucc, vPred, vCluster);
+    separateClusters(rows, x, vWidth, vCluster);
 
     const y = new Array(total).fill(0.0);
     let top = MARGIN;
@@ -221,7 +225,33 @@
     return total;
   }
 
-  function reduceCrossings(rows, vSucc, vPred, portOf) {
+  function byCluster(row, vCluster) {
+    const first = new Map();
+    for (let i = 0; i < row.length; i++) {
+      const path = vCluster[row[i]];
+      for (let depth = 0; depth < path.length; depth++) {
+        const prefix = path.slice(0, depth + 1).join("/");
+        if (!first.has(prefix)) first.set(prefix, i);
+      }
+    }
+    const keyed = [];
+    for (let i = 0; i < row.length; i++) {
+      const path = vCluster[row[i]];
+      const k = [];
+      for (let depth = 0; depth < path.length; depth++) k.push(first.get(path.slice(0, depth + 1).join("/")));
+      k.push(i);
+      keyed.push([k, row[i]]);
+    }
+    keyed.sort((p, q) => {
+      const a = p[0], b = q[0];
+      for (let j = 0; j < Math.min(a.length, b.length); j++) if (a[j] !== b[j]) return a[j] - b[j];
+      return a.length - b.length;
+    });
+    return keyed.map((item) => item[1]);
+  }
+
+  function reduceCrossings(rows, vSucc, vPred, portOf, vCluster) {
+    rows = rows.map((row) => byCluster(row, vCluster));
     let best = rows.map((r) => r.slice());
     let bestCount = totalCrossings(best, vSucc, portOf);
     const current = rows.map((r) => r.slice());
@@ -229,11 +259,11 @@
       if (bestCount === 0) break;
       if (sweep % 2 === 0) {
         for (let r = current.length - 2; r >= 0; r--) {
-          current[r] = byBarycenter(current[r], current[r + 1], vSucc, portOf, true);
+          current[r] = byCluster(byBarycenter(current[r], current[r + 1], vSucc, portOf, true), vCluster);
         }
       } else {
         for (let r = 1; r < current.length; r++) {
-          current[r] = byBarycenter(current[r], current[r - 1], vPred, portOf, false);
+          current[r] = byCluster(byBarycenter(current[r], current[r - 1], vPred, portOf, false), vCluster);
         }
       }
       const count = totalCrossings(current, vSucc, portOf);
@@ -263,12 +293,17 @@
     return keyed.map((item) => item[2]);
   }
 
-  function place(rows, vWidth, vSucc, vPred) {
+  function place(rows, vWidth, vSucc, vPred, vCluster) {
     const total = vWidth.length;
     const x = new Array(total).fill(0.0);
+    const same = (a, b) => vCluster[a].join("/") === vCluster[b].join("/");
     for (const row of rows) {
       let cursor = 0.0;
-      for (const i of row) { x[i] = cursor + vWidth[i] / 2.0; cursor += vWidth[i] + GAP_X; }
+      for (let k = 0; k < row.length; k++) {
+        const i = row[k];
+        if (k && !same(row[k - 1], i)) cursor += CLUSTER_GAP;
+        x[i] = cursor + vWidth[i] / 2.0; cursor += vWidth[i] + GAP_X;
+      }
     }
     for (let sweep = 0; sweep < 2 * SWEEPS; sweep++) {
       let order = [], both = false, use = null;
@@ -284,17 +319,84 @@
           for (const neighbours of lists) for (const u of neighbours) { totalX += x[u]; found += 1; }
           desired.push(found ? totalX / found : x[i]);
         }
-        const placed = closestSpaced(desired, row.map((i) => vWidth[i]));
+        const gaps = [0.0];
+        for (let k = 1; k < row.length; k++) gaps.push(same(row[k - 1], row[k]) ? GAP_X : GAP_X + CLUSTER_GAP);
+        const placed = closestSpaced(desired, row.map((i) => vWidth[i]), gaps);
         for (let k = 0; k < row.length; k++) x[row[k]] = placed[k];
       }
     }
     return x;
   }
 
-  function closestSpaced(desired, widths) {
+  function separateClusters(rows, x, vWidth, vCluster) {
+    const rowOf = new Map();
+    rows.forEach((row, r) => { for (const i of row) rowOf.set(i, r); });
+    const members = new Map();
+    const order = [];
+    for (const row of rows) for (const i of row) {
+      const path = vCluster[i];
+      for (let depth = 0; depth < path.length; depth++) {
+        const prefix = path.slice(0, depth + 1).join("/");
+        if (!members.has(prefix)) { members.set(prefix, []); order.push([depth, prefix, path.slice(0, depth).join("/")]); }
+        members.get(prefix).push(i);
+      }
+    }
+    let deepest = 0;
+    for (const [depth] of order) if (depth + 1 > deepest) deepest = depth + 1;
+    for (let level = 0; level < deepest; level++) {
+      const parents = [], siblings = new Map();
+      for (const [depth, prefix, parent] of order) {
+        if (depth !== level) continue;
+        if (!siblings.has(parent)) { siblings.set(parent, []); parents.push(parent); }
+        siblings.get(parent).push(prefix);
+      }
+      for (const parent of parents) {
+        const blocks = [];
+        siblings.get(parent).forEach((prefix, number) => {
+          const nodes = members.get(prefix);
+          let left = null, right = null, low = null, high = null, total = 0.0;
+          for (const i of nodes) {
+            const a = x[i] - vWidth[i] / 2.0, b = x[i] + vWidth[i] / 2.0, r = rowOf.get(i);
+            if (left === null || a < left) left = a;
+            if (right === null || b > right) right = b;
+            if (low === null || r < low) low = r;
+            if (high === null || r > high) high = r;
+            total += x[i];
+          }
+          blocks.push([total / nodes.length, number, left, right, low, high, nodes]);
+        });
+        blocks.sort((p, q) => (p[0] - q[0]) || (p[1] - q[1]));
+        for (let k = 1; k < blocks.length; k++) {
+          const block = blocks[k];
+          let need = 0.0;
+          for (let j = 0; j < k; j++) {
+            const other = blocks[j];
+            if (other[4] <= block[5] && block[4] <= other[5]) {
+              const gap = other[3] + BLOCK_GAP - block[2];
+              if (gap > need) need = gap;
+            }
+          }
+          if (need > 0.0) {
+            for (const i of block[6]) x[i] += need;
+            block[2] += need; block[3] += need;
+          }
+        }
+      }
+    }
+    for (const row of rows) {
+      for (let k = 1; k < row.length; k++) {
+        const a = row[k - 1], b = row[k];
+        const gap = vCluster[a].join("/") === vCluster[b].join("/") ? GAP_X : GAP_X + CLUSTER_GAP;
+        const least = x[a] + (vWidth[a] + vWidth[b]) / 2.0 + gap;
+        if (x[b] < least) x[b] = least;
+      }
+    }
+  }
+
+  function closestSpaced(desired, widths, gaps) {
     const n = desired.length;
     const offsets = new Array(n).fill(0.0);
-    for (let k = 1; k < n; k++) offsets[k] = offsets[k - 1] + (widths[k - 1] + widths[k]) / 2.0 + GAP_X;
+    for (let k = 1; k < n; k++) offsets[k] = offsets[k - 1] + (widths[k - 1] + widths[k]) / 2.0 + gaps[k];
     const sums = [], counts = [];
     for (let k = 0; k < n; k++) {
       sums.push(desired[k] - offsets[k]); counts.push(1);
@@ -358,7 +460,13 @@
         units.push({ id: node.id, kind: node.kind, label: node.label, role: node.role, node: node });
       }
     }
-    for (const unit of units) [unit.w, unit.h] = nodeSize(unit.label);
+    for (const unit of units) {
+      [unit.w, unit.h] = nodeSize(unit.label);
+      let start = unit.kind === "group" ? GROUPS.get(unit.id).parent : unit.node.group;
+      const chain = [];
+      while (start !== null && start !== undefined) { chain.push(start); start = GROUPS.get(start).parent; }
+      unit.cluster = chain.reverse();
+    }
     const edges = [];
     const seenEdges = new Set();
     for (const edge of MODEL.edges) {
@@ -524,9 +632,14 @@
 
   function fit() {
     const rect = svg.getBoundingClientRect();
-    const w = shown.layout.width, h = shown.layout.height;
+    let left = 0, top = 0, right = shown.layout.width, bottom = shown.layout.height;
+    for (const box of shown.boxes) {
+      left = Math.min(left, box.x - 4); top = Math.min(top, box.y - 4);
+      right = Math.max(right, box.x + box.w + 4); bottom = Math.max(bottom, box.y + box.h + 4);
+    }
+    const w = right - left, h = bottom - top;
     const k = Math.min(rect.width / w, rect.height / h, 1.5);
-    view = { k, tx: (rect.width - w * k) / 2, ty: Math.max(0, (rect.height - h * k) / 2) };
+    view = { k, tx: (rect.width - w * k) / 2 - left * k, ty: Math.max(0, (rect.height - h * k) / 2) - top * k };
     applyView();
   }
 
@@ -878,7 +991,7 @@
       const isCurrent = carried && state.current && carried.step === state.current.step;
       path.classList.toggle("carried", !!carried);
       path.classList.toggle("fresh", !!isCurrent);
-      text.textContent = carried ? shortValue(carried.grad) : "";
+      text.textContent = carried && carried.grad.numel <= 6 ? shortValue(carried.grad) : "";
       text.classList.toggle("fresh", !!isCurrent);
     }
     document.getElementById("lg-step").textContent = "step " + step + " / " + TRACE.events.length;
