@@ -50,6 +50,8 @@ def note_cut(kind: str, source, result) -> None:
     The graph above a cut is usually dropped right away (``h = (w * 2).detach()``), so the
     leaves it led to are noted now, from a walk bounded to ``CUT_WALK`` nodes.
     """
+    from .graph import AccumulateGrad
+
     fn = source._grad_fn
     leaves = []
     if fn is None:
@@ -62,9 +64,9 @@ def note_cut(kind: str, source, result) -> None:
             if node in seen:
                 continue
             seen.add(node)
-            variable = getattr(node, "variable", None)
-            if variable is not None:
-                leaves.append(_ref(variable))
+            if type(node) is AccumulateGrad:
+                leaves.append(_ref(node.variable))
+                continue
             for child, _ in node.next_functions:
                 if child is not None:
                     stack.append(child)
