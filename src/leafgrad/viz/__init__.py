@@ -14,8 +14,22 @@ live graph; nothing in the engine depends on it.
 
 from __future__ import annotations
 
-from ._dot import Digraph, make_dot
-from ._scopes import record_scopes
-from ._view import GraphView, draw
+import importlib
 
 __all__ = ["draw", "GraphView", "make_dot", "Digraph", "record_scopes"]
+
+# Loaded on first use: ``import leafgrad`` should not pay for the drawing code.
+_HOME = {"draw": "_view", "GraphView": "_view", "make_dot": "_dot", "Digraph": "_dot",
+         "record_scopes": "_scopes"}
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(list(globals()) + list(_HOME))

@@ -421,7 +421,8 @@ def model_dot(model: dict) -> str:
             fill = "white"
         else:
             fill = "lightgrey"
-        return f"{indent}{quote(node['id'])}{attr_list(chr(10).join(node['label']), {'fillcolor': fill})}\n"
+        label = "\n".join(node["label"])
+        return f"{indent}{quote(node['id'])}{attr_list(label, {'fillcolor': fill})}\n"
 
     # groups as nested clusters, written without recursion: (group or None, depth) pairs
     stack = [(None, 0, False)]

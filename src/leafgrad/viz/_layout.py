@@ -13,6 +13,10 @@ The classic four steps, each without recursion:
    positions that keep nodes apart are found exactly (isotonic regression by pool-adjacent-
    violators), sweeping down and up a few times.
 
+Open groups (module scopes) stay together: their members are kept contiguous in every layer,
+and sibling groups are then moved apart as blocks so the outlines drawn around them do not
+overlap.
+
 ``page.js`` carries a line-for-line port of this file so that the page can lay out a graph again
 when a group is expanded; the browser test checks both give the same coordinates.
 """
@@ -26,8 +30,8 @@ LINE_HEIGHT = 15.0
 PAD_X = 10.0
 PAD_Y = 6.0
 GAP_X = 18.0  # between neighbours in a layer
-CLUSTER_GAP = 30.0
-BLOCK_GAP = 46.0  # between the outlines of sibling groups side by side  # more between neighbours in different groups (room for the group boxes)
+CLUSTER_GAP = 30.0  # more between neighbours in different groups (room for their boxes)
+BLOCK_GAP = 46.0  # between the outlines of sibling groups side by side
 GAP_Y = 44.0  # between layers
 DUMMY_WIDTH = 6.0
 MAX_LABEL_CHARS = 46
