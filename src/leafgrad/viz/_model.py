@@ -16,12 +16,10 @@ import numpy as np
 from ..autograd.graph import AccumulateGrad, SavedTensor
 from ..tensor import Tensor, _wrap
 from . import _describe, _formula, _scopes
+from ._repeats import MIN_RUN_NODES, periodic_runs
 
 __all__ = ["build", "walk", "flatten_roots"]
 
-MIN_REPEATS = 4  # a run repeated fewer times stays expanded
-MIN_RUN_NODES = 12  # ... and so does one covering fewer nodes
-MAX_PERIOD = 8  # longest repeated pattern looked for (an LSTM step is shorter)
 SMALL_VALUE = 6  # tensors up to this many elements show their values in the node's box
 
 
@@ -258,7 +256,7 @@ class _Builder:
                 continue
             for position in chain:
                 names[position] = order[position].name()
-            runs.extend(_periodic_runs(chain, [names[p] for p in chain]))
+            runs.extend(periodic_runs(chain, [names[p] for p in chain]))
         return runs
 
     def _innermost_scope(self, position: int):
@@ -567,39 +565,6 @@ class _Builder:
         description["label"] = label
         self.nodes.append(description)
         return tid
-
-
-def _periodic_runs(chain: list, names: list) -> list[dict]:
-    """Cut a chain into runs of one pattern repeated (greedy, longest coverage first)."""
-    runs = []
-    length = len(names)
-    start = 0
-    while start < length:
-        best = None
-        for period in range(1, MAX_PERIOD + 1):
-            if start + MIN_REPEATS * period > length:
-                break
-            pattern = names[start:start + period]
-            repeats = 1
-            while (start + (repeats + 1) * period <= length
-                   and names[start + repeats * period:start + (repeats + 1) * period] == pattern):
-                repeats += 1
-            covered = repeats * period
-            if repeats >= MIN_REPEATS and covered >= MIN_RUN_NODES and (
-                    best is None or covered > best[0] * best[1]):
-                best = (repeats, period)
-        if best is None:
-            start += 1
-            continue
-        repeats, period = best
-        end = start + repeats * period
-        members = chain[start:end]
-        # read in data-flow order (leaf side first), as the drawing shows it
-        pattern = list(reversed(names[end - period:end]))
-        runs.append({"members": members, "period": period, "repeats": repeats,
-                     "pattern": pattern})
-        start = end
-    return runs
 
 
 def _expected_saves(node) -> list:
