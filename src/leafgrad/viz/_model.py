@@ -387,9 +387,8 @@ class _Builder:
                     by_id[edge["from"]]["group"] = group
 
     def _only_consumers_in(self, position: int, inside: set) -> bool:
-        target = self.order[position]
         consumers = self._acc_consumers().get(position, ())
-        return bool(consumers) and all(c in inside for c in consumers) and target is not None
+        return bool(consumers) and all(c in inside for c in consumers)
 
     def _acc_consumers(self) -> dict:
         cached = getattr(self, "_consumers_cache", None)
