@@ -20,10 +20,13 @@ $(VENV)/.test: $(VENV)/.runtime
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-# The seed tour (every example of the seed tutorials, explained), then a real model: a CNN
+# The seed tour (every example of the seed tutorials, explained), the seeds' graph as a page
+# (values, gradients, the backward replay: build/seeds_graph.html), then a real model: a CNN
 # trained on scikit-learn's handwritten digits with nn, optim.Adam and a DataLoader.
 demo: $(VENV)/.examples
 	$(PY) demo/seeds_tour.py
+	@echo
+	$(PY) demo/seeds_graph.py
 	@echo
 	@echo "== Training a CNN on the handwritten digits (examples/digits_cnn.py)"
 	$(PY) examples/digits_cnn.py

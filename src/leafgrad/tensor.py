@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
+from .autograd import _record
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
@@ -363,7 +364,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     @property
     def data(self) -> "Tensor":
         """The same storage without history or version sharing (the pre-0.4 escape hatch)."""
-        return _wrap(self._data)
+        result = _wrap(self._data)
+        if self._requires_grad:
+            _record.note_cut("data", self, result)  # for explain_grad
+        return result
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -583,6 +587,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         """A tensor sharing storage and version counter, outside the graph."""
         t = _wrap(self._data)
         t._vc = self._version_counter()
+        if self._requires_grad:
+            _record.note_cut("detach", self, t)  # for explain_grad
         return t
 
     def detach_(self) -> "Tensor":

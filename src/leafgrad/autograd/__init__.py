@@ -281,3 +281,5 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from . import profiler  # noqa: E402
 from .variable import Variable  # noqa: E402
+from .trace import trace  # noqa: E402
+from .explain import explain_grad  # noqa: E402

@@ -12,10 +12,15 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from . import _record
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
 
 __all__ = ["run_backward"]
+
+# Set by ``autograd.trace()`` while it records (None otherwise, so the engine pays one check per
+# node); it is told of each node run, accumulation, hook call and freed buffer, in order.
+_observer = None
 
 
 def _discover(roots: list[Node]) -> dict:
@@ -80,6 +85,8 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
         for output_nr, fn in list(hooks.values()):
             if output_nr < len(buffer) and buffer[output_nr] is not None:
                 result = fn(buffer[output_nr])
+                if _observer is not None:
+                    _observer.hook(hookset, "tensor hook", fn, (buffer[output_nr],), result)
                 if result is not None:
                     buffer[output_nr] = result
     retains = hookset.retains_grad
@@ -87,6 +94,8 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
         for output_nr, fn in list(retains.items()):
             if output_nr < len(buffer) and buffer[output_nr] is not None:
                 fn(buffer[output_nr])
+                if _observer is not None:
+                    _observer.retained(hookset, output_nr, fn, buffer[output_nr])
 
 
 def run_backward(
@@ -131,6 +140,10 @@ def run_backward(
         if node in dependencies and dependencies[node] == 0:
             heapq.heappush(ready, (-node._sequence_nr, ticket(), node))
 
+    _record.note_backward(root_nodes, accumulate, inputs)
+    observer = _observer
+    if observer is not None:
+        observer.begin(root_nodes, roots, root_grads, retain_graph, accumulate)
     previous_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
     pop, push, get_count = heapq.heappop, heapq.heappush, dependencies.get
@@ -155,8 +168,11 @@ def run_backward(
                 if not run and any(child in dependencies for child, _ in node.next_functions):
                     run = True
                 if run:
-                    grads_in = node._apply(buffer) if hookset is None else _run_hooked(
-                        node, hookset, buffer)
+                    if observer is None:
+                        grads_in = node._apply(buffer) if hookset is None else _run_hooked(
+                            node, hookset, buffer)
+                    else:
+                        grads_in = observer.run(node, buffer, hookset, _run_hooked, retain_graph)
                     if not retain_graph:
                         node._release()
             # Pass the results along the edges; queue children whose inputs are complete.
@@ -199,12 +215,16 @@ def _run_hooked(node: Node, hookset, buffer: list):
     if hookset.pre:
         for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))
+            if _observer is not None:
+                _observer.hook(hookset, "prehook", fn, tuple(buffer), result)
             if result is not None:
                 buffer = list(result)
     grads_in = node._apply(buffer)
     if hookset.post:
         for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
+            if _observer is not None:
+                _observer.hook(hookset, "hook", fn, tuple(grads_in), result)
             if result is not None:
                 grads_in = tuple(result)
     return grads_in
