@@ -13,3 +13,12 @@ def test_ops_page_is_up_to_date():
     result = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_ops.py"), "--check"],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_coverage_page_is_up_to_date():
+    from ._torch import require_torch
+
+    require_torch()  # the page compares with torch 2.13's namespaces
+    result = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_coverage.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
