@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import device as _device_cls, CPU as _CPU
+from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
@@ -146,6 +147,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_retains_grad",
         "_view_steps",
         "_view_src",
+        "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
         "__weakref__",
         "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
@@ -460,6 +462,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             extras.append(f"grad_fn=<{type(fn).__name__}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
+        if _dual_state.level is not None:
+            from .autograd.forward_ad import get_tangent
+
+            tangent = get_tangent(self)
+            if tangent is not None:
+                extras.append(f"tangent={tangent}")
         return tensor_repr(self._data, self.dtype, extras)
 
     __str__ = __repr__
@@ -1044,6 +1052,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise NotImplementedError("random in-place fills of tensors that require grad")
         np.copyto(self._data, values, casting="unsafe")
         self._bump_version()
+        if _dual_state.active:
+            from .ops._forward import zero_tangent
+
+            zero_tangent(self)
         return self
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -174,6 +175,8 @@ class Index(Op):
     def backward(self, grad):
         return IndexBackward.apply(grad, input_sizes=self.input_shape(), index=self._params["index"])
 
+    jvp = auto_linear
+
 
 @register
 class IndexBackward(Op):
@@ -190,6 +193,8 @@ class IndexBackward(Op):
 
     def backward(self, grad):
         return Index.apply(grad, index=self._params["index"])
+
+    jvp = auto_linear
 
 
 def _has_advanced(index) -> bool:
@@ -253,3 +258,5 @@ class IndexPut(Op):
 
             grad_values = _sum_to(Index.apply(grad, index=index), self.input_shape(1))
         return grad_self, grad_values
+
+    jvp = auto_linear

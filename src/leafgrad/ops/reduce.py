@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -52,6 +53,8 @@ class Sum(Op):
     def backward(self, grad):
         return grad.expand(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class SumDim(Op):
@@ -67,6 +70,8 @@ class SumDim(Op):
     def backward(self, grad):
         params = self._params
         return _expand_back(grad, self.input_shape(), params["dim"], params["keepdim"])
+
+    jvp = auto_linear
 
 
 def _mean_check(a: np.ndarray, dtype) -> None:
@@ -100,6 +105,8 @@ class Mean(Op):
         shape = self.input_shape()
         return DivScalar.apply(grad.expand(shape), other=int(np.prod(shape)))
 
+    jvp = auto_linear
+
 
 @register
 class MeanDim(Op):
@@ -126,6 +133,8 @@ class MeanDim(Op):
 
         return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"]),
                                other=count)
+
+    jvp = auto_linear
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name

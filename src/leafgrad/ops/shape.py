@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -86,6 +87,8 @@ class View(_View):
     def backward(self, grad):
         return grad.reshape(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class ReshapeAlias(View):
@@ -111,6 +114,8 @@ class UnsafeView(Op):
     def backward(self, grad):
         return grad.reshape(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class T(_View):
@@ -123,6 +128,8 @@ class T(_View):
 
     def backward(self, grad):
         return grad.t()
+
+    jvp = auto_linear
 
 
 @register
@@ -139,6 +146,8 @@ class Transpose(_View):
     def backward(self, grad):
         return grad.transpose(self._params["dim0"], self._params["dim1"])
 
+    jvp = auto_linear
+
 
 @register
 class Permute(_View):
@@ -152,6 +161,8 @@ class Permute(_View):
     def backward(self, grad):
         return grad.permute(*np.argsort(self._params["dims"]).tolist())
 
+    jvp = auto_linear
+
 
 @register
 class Unsqueeze(_View):
@@ -164,6 +175,8 @@ class Unsqueeze(_View):
 
     def backward(self, grad):
         return grad.squeeze(self._params["dim"])
+
+    jvp = auto_linear
 
 
 @register
@@ -179,6 +192,8 @@ class SqueezeAll(_View):
 
     def backward(self, grad):
         return grad.reshape(self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -199,6 +214,8 @@ class SqueezeDim(_View):
             return grad
         return grad.unsqueeze(dim)
 
+    jvp = auto_linear
+
 
 @register
 class SqueezeDims(_View):
@@ -214,6 +231,8 @@ class SqueezeDims(_View):
 
     def backward(self, grad):
         return grad.reshape(self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -231,6 +250,8 @@ class SqueezeLast(Op):
     def backward(self, grad):
         return grad.unsqueeze(self._params["dim"])
 
+    jvp = auto_linear
+
 
 @register
 class Expand(_View):
@@ -247,6 +268,8 @@ class Expand(_View):
         from .registry import _sum_to
 
         return _sum_to(grad, self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -269,6 +292,8 @@ class Slice(_View):
             step=p.get("step", 1),
         )
 
+    jvp = auto_linear
+
 
 @register
 class SliceBackward(Op):
@@ -288,6 +313,8 @@ class SliceBackward(Op):
     def backward(self, grad):
         p = self._params
         return Slice.apply(grad, dim=p["dim"], start=p["start"], end=p["end"], step=p["step"])
+
+    jvp = auto_linear
 
 
 @register
@@ -309,6 +336,8 @@ class Select(_View):
             grad, input_sizes=self.input_shape(), dim=p["dim"], index=p["index"]
         )
 
+    jvp = auto_linear
+
 
 @register
 class SelectBackward(Op):
@@ -326,6 +355,8 @@ class SelectBackward(Op):
     def backward(self, grad):
         p = self._params
         return Select.apply(grad, dim=p["dim"], index=p["index"])
+
+    jvp = auto_linear
 
 
 @register
@@ -353,6 +384,8 @@ class Unbind(_View):
         filled = [g if g is not None else present * 0 for g in grads]
         return Stack.apply(*filled, dim=dim)
 
+    jvp = auto_linear
+
 
 @register
 class Alias(_View):
@@ -365,6 +398,8 @@ class Alias(_View):
 
     def backward(self, grad):
         return grad
+
+    jvp = auto_linear
 
 
 # -- joins ----------------------------------------------------------------------------------------
@@ -401,6 +436,8 @@ class Cat(Op):
             offset += size
         return tuple(grads)
 
+    jvp = auto_linear
+
 
 @register
 class Stack(Op):
@@ -417,6 +454,8 @@ class Stack(Op):
     def backward(self, grad):
         dim = self._params["dim"]
         return tuple(grad.select(dim, i) for i in range(len(self._input_meta)))
+
+    jvp = auto_linear
 
 
 # -- regenerated views and in-place ops on views (torch's CopySlices) ----------------------------
@@ -464,6 +503,8 @@ class AsStrided(_View):
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
         return result
 
+    jvp = auto_linear
+
 
 @register
 class ViewScatter(Op):
@@ -490,3 +531,5 @@ class ViewScatter(Op):
         if self.needs_grad(1):
             grad_src = replay(grad, steps)
         return grad_base, grad_src
+
+    jvp = auto_linear

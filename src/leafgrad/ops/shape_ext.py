@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import auto_linear
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -35,6 +36,8 @@ class Split(_View):
     def backward(self, grads):
         return _join_split_grads(self, grads, _split_sizes(self))
 
+    jvp = auto_linear
+
 
 @register
 class SplitWithSizes(_View):
@@ -58,6 +61,8 @@ class SplitWithSizes(_View):
 
     def backward(self, grads):
         return _join_split_grads(self, grads, list(self._params["split_sizes"]))
+
+    jvp = auto_linear
 
 
 def _slice(a: np.ndarray, dim: int, start: int, end: int) -> np.ndarray:
@@ -102,6 +107,8 @@ class Diagonal(_View):
         return DiagonalBackward.apply(grad, input_sizes=self.input_shape(), offset=p["offset"],
                                       dim1=p["dim1"], dim2=p["dim2"])
 
+    jvp = auto_linear
+
 
 @register
 class DiagonalBackward(Op):
@@ -119,6 +126,8 @@ class DiagonalBackward(Op):
     def backward(self, grad):
         p = self._params
         return Diagonal.apply(grad, offset=p["offset"], dim1=p["dim1"], dim2=p["dim2"])
+
+    jvp = auto_linear
 
 
 @register
@@ -140,6 +149,8 @@ class AsStridedPublic(_View):
         p = self._params
         return AsStridedScatterAdd.apply(grad, input_sizes=self.input_shape(), size=p["size"],
                                          stride=p["stride"], storage_offset=p["storage_offset"])
+
+    jvp = auto_linear
 
 
 @register
@@ -164,6 +175,8 @@ class AsStridedScatterAdd(Op):
         p = self._params
         return AsStridedPublic.apply(grad.contiguous(), size=p["size"], stride=p["stride"],
                                      storage_offset=p["storage_offset"])
+
+    jvp = auto_linear
 
 
 # -- builders -------------------------------------------------------------------------------------
@@ -191,6 +204,8 @@ class Repeat(Op):
         summed = grad.reshape(*split).sum(tuple(range(0, 2 * len(full), 2)))
         return summed.reshape(shape)
 
+    jvp = auto_linear
+
 
 @register
 class Flip(Op):
@@ -203,6 +218,8 @@ class Flip(Op):
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self._params["dims"])
+
+    jvp = auto_linear
 
 
 @register
@@ -221,6 +238,8 @@ class Roll(Op):
         negated = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
         return Roll.apply(grad, shifts=negated, dims=dims)
 
+    jvp = auto_linear
+
 
 @register
 class Rot90(Op):
@@ -233,6 +252,8 @@ class Rot90(Op):
 
     def backward(self, grad):
         return Rot90.apply(grad, k=-self._params["k"], dims=self._params["dims"])
+
+    jvp = auto_linear
 
 
 # -- functions ----------------------------------------------------------------------------------
