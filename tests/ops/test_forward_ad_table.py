@@ -22,6 +22,12 @@ from .test_op_table import CASES, _inputs
 torch = require_torch()
 
 
+# Ops torch 2.13 has no forward-mode formula for (its samples raise torch's "Trying to use
+# forward AD with ... that does not support it"); leafgrad has one, checked against its own
+# reverse mode only.
+BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface"}
+
+
 def test_every_differentiable_op_has_a_jvp_formula():
     missing = [name for name, cls in OPS.items() if cls.differentiable and
                getattr(cls, "jvp", None) is None]
@@ -42,7 +48,7 @@ def _jvp(lib, sample, inputs, tangents):
         out = sample.call(lib, *duals)
         primal, tangent = forward_ad.unpack_dual(out)
         return primal.detach().numpy().copy(), (
-            None if tangent is None else tangent.detach().numpy().copy())
+            None if tangent is None else tangent.detach().numpy(force=True).copy())
 
 
 def _reverse_jvp(out, inputs, tangents) -> np.ndarray:
@@ -64,7 +70,16 @@ def test_jvp_matches_reverse_mode_and_torch(name, index):
     primal, jvp = _jvp(leafgrad, sample, ours, tangents)
     out = sample.call(leafgrad, *ours)
     np.testing.assert_allclose(primal, out.detach().numpy(), rtol=1e-12, atol=1e-12)
-    torch_primal, torch_jvp = _jvp(torch, sample, theirs, tangents)
+    try:
+        _, torch_jvp = _jvp(torch, sample, theirs, tangents)
+    except NotImplementedError as error:
+        assert name in BEYOND_TORCH, error
+        assert "Trying to use forward AD with" in str(error)
+        assert out.requires_grad and jvp is not None
+        reverse = _reverse_jvp(out, ours, tangents)
+        np.testing.assert_allclose(jvp, reverse, rtol=1e-9, atol=1e-10)
+        return
+    assert name not in BEYOND_TORCH, "torch supports it now: compare with torch"
     if not out.requires_grad:
         assert jvp is None and torch_jvp is None
         return

@@ -73,6 +73,28 @@ def auto_linear(self, tangents, primals, result):
     return cls.apply(*args, **self._params)
 
 
+def jvp_by_decomposition(function, primals, tangents) -> tuple:
+    """The output tangents of ``function(*primals)``, a Tensor-op decomposition of a fused op,
+    run in forward mode (torch's forward mode differentiates such ops through the ops they
+    decompose into). Each input with a tangent enters as a recorded alias carrying it."""
+    duals = []
+    for primal, tangent in zip(primals, tangents):
+        if tangent is None:
+            duals.append(primal)
+            continue
+        dual = FwPrimal.apply(primal)
+        set_tangent(dual, tangent)
+        duals.append(dual)
+    state.active = True
+    try:
+        outputs = function(*duals)
+    finally:
+        state.active = False
+    if isinstance(outputs, Tensor):
+        return get_tangent(outputs)
+    return tuple(get_tangent(out) for out in outputs)
+
+
 def _zeros_like(tensor: Tensor) -> Tensor:
     return _wrap(np.zeros(tensor._data.shape, tensor._data.dtype))
 
