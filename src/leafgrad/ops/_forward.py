@@ -320,6 +320,11 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
         history = target.grad_fn
         old = _wrap(target._data.copy(), target._requires_grad, history)
         old._output_nr = target._output_nr
+        old_tangent = None
+        if target_tangent is not None:
+            # the tangent is about to be overwritten: the formula, and the old value the node
+            # saves, read a copy (torch clones self and self_t before an in-place op too)
+            old_tangent = tangents[0] = target_tangent.clone()
         inplace(op, target, *others, **params)
         primals = (old,) + others
         ctx = _context(op, primals, tangents, params, target)
@@ -330,7 +335,7 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
             target_tangent.copy_(tangent)
         else:
             _set_inplace_tangent(target, _finish(tangent, target, primals, tangents))
-        _keep_inplace_saved_tangent(target, op)
+        _keep_inplace_saved_tangents(target, op, old_tangent)
     finally:
         state.active = True
     return target
@@ -351,12 +356,19 @@ def _set_inplace_tangent(target: Tensor, tangent: Tensor) -> None:
     set_tangent(target, view_tangent)
 
 
-def _keep_inplace_saved_tangent(target: Tensor, op) -> None:
+def _keep_inplace_saved_tangents(target: Tensor, op, old_tangent) -> None:
+    """The op's node saved the target's old value (a stand-in copy) and its new value: both
+    keep their tangents, for a backward run on dual tensors."""
     node = target._grad_fn
     if target._base is not None:
         base_fn = target._base._grad_fn
         node = getattr(base_fn, "_op_node", None)  # CopySlices wraps the op's node
+    if node is None or type(node) is not op or not node._saved:
+        return
     _keep_saved_tangents(node, op, (target,))
+    stand_in = node._saved.get("self")
+    if old_tangent is not None and type(stand_in) is SavedTensor and stand_in.tensor is not None:
+        set_tangent(stand_in.tensor, old_tangent)
 
 
 def zero_tangent(tensor: Tensor) -> None:

@@ -221,7 +221,8 @@ class Convolution(Op):
         p = self._params
         bias_shape = (1, -1) + (1,) * p["spatial"]
         return jvp_sum(tangents, lambda t: Convolution.apply(t, w, None, **p),
-                       lambda t: Convolution.apply(x, t, None, **p), lambda t: t.reshape(bias_shape))
+                       lambda t: Convolution.apply(x, t, None, **p),
+                       lambda t: t.reshape(bias_shape))
 
 
 @register

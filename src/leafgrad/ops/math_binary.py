@@ -554,7 +554,8 @@ class Addcmul(Op):
     def jvp(self, tangents, primals, result):
         _, t1, t2 = primals
         value = self._params.get("value", 1)
-        return jvp_sum(tangents, lambda t: t, lambda t: t * (t2 * value), lambda t: t * (t1 * value))
+        return jvp_sum(tangents, lambda t: t, lambda t: t * (t2 * value),
+                       lambda t: t * (t1 * value))
 
 
 @register

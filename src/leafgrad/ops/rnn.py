@@ -112,13 +112,17 @@ class LSTMStep(Op):
 
     def _backward_recorded(self, grads):
         from ..autograd import grad as autograd_grad
+        from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
+        recording = is_grad_enabled()
         inputs = [self.saved(name) for name in _ALL]
-        outputs = lstm_step_reference(*inputs)
+        with enable_grad():  # also when a dual level, not create_graph, brought us here
+            outputs = lstm_step_reference(*inputs)
         wanted = [k for k in range(5) if self.needs_grad(k)]
         pairs = [(out, g) for out, g in zip(outputs, grads) if g is not None]
         found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
-                              [g for _, g in pairs], create_graph=True, allow_unused=True)
+                              [g for _, g in pairs], create_graph=recording,
+                              allow_unused=True)
         results = [None] * 5
         for k, value in zip(wanted, found):
             results[k] = value
@@ -264,13 +268,18 @@ class LSTMLayer(Op):
 
     def _backward_recorded(self, grads):
         from ..autograd import grad as autograd_grad
+        from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
+        recording = is_grad_enabled()
         inputs = [self.saved(name) for name in _ALL]
-        recomputed = lstm_layer_reference(*inputs, reverse=self._params.get("reverse", False))
+        with enable_grad():  # also when a dual level, not create_graph, brought us here
+            recomputed = lstm_layer_reference(*inputs,
+                                              reverse=self._params.get("reverse", False))
         wanted = [k for k in range(5) if self.needs_grad(k)]
         pairs = [(out, g) for out, g in zip(recomputed, grads) if g is not None]
         found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
-                              [g for _, g in pairs], create_graph=True, allow_unused=True)
+                              [g for _, g in pairs], create_graph=recording,
+                              allow_unused=True)
         results = [None] * 5
         for k, value in zip(wanted, found):
             results[k] = value
