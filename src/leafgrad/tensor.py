@@ -459,7 +459,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         extras = []
         fn = self._grad_fn
         if fn is not None:
-            extras.append(f"grad_fn=<{type(fn).__name__}>")
+            name = type(fn).__name__
+            if name == "CppFunction":  # torch prints a C++ node by its short name()
+                name = fn.name().rsplit("::", 1)[-1]
+            extras.append(f"grad_fn=<{name}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
         if _dual_state.level is not None:
@@ -551,7 +554,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if tensor is None:
                 return
             if tensor._grad is None:
-                tensor._grad = grad.clone() if _grad_state.grad_enabled else _wrap(grad._data.copy())
+                if _grad_state.grad_enabled or _dual_state.active:
+                    tensor._grad = grad.clone()  # recorded, and keeps a tangent, as torch's
+                else:
+                    tensor._grad = _wrap(grad._data.copy())
             else:
                 tensor._grad = tensor._grad + grad
 
@@ -569,11 +575,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
                 self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
             elif _can_steal(grad):
-                self._grad = grad if grad._grad_fn is None else grad.detach()
+                # torch stores it detached: no history, and no forward-AD tangent either
+                keep = grad._grad_fn is None and not _dual_state.active
+                self._grad = grad if keep else grad.detach()
             else:
                 self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
         elif _grad_state.grad_enabled:
             self._grad = old + grad
+        elif _dual_state.active:
+            old.add_(grad)  # in a dual level torch's in-place sum adds the tangents too
         else:
             np.add(old._data, grad._data, out=old._data, casting="unsafe")
             old._bump_version()

@@ -180,17 +180,18 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
             f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
             f"{type(tensor).__name__}"
         )
-    if level != _current_level:
-        raise RuntimeError("Invalid level given to _fw_primal")
     from ..ops._forward import FwPrimal
 
-    tangent = get_tangent(tensor)
-    state.active = False
+    # as torch, the level is only checked against a tensor that has a tangent
+    tangent = get_tangent(tensor) if state.level is not None else None
+    if tangent is not None and level != _current_level:
+        raise RuntimeError("Invalid level given to _fw_primal")
+    active, state.active = state.active, False
     try:
         primal = FwPrimal.apply(tensor)
     finally:
-        state.active = True
-    return UnpackedDualTensor(primal, tangent)
+        state.active = active
+    return UnpackedDualTensor(primal, tangent if level == _current_level else None)
 
 
 # -- tangent storage (used by ops/_forward.py and the Tensor's repr) ---------------------------
@@ -206,7 +207,7 @@ def get_tangent(tensor):
     if tangent is not None or state.level is None:
         return tangent
     base = tensor._base
-    if base is None:
+    if base is None or _hides_tangent(tensor._view_steps):
         return None
     base_tangent = getattr(base, "_fw_grad", None)
     if base_tangent is None:
@@ -220,6 +221,15 @@ def get_tangent(tensor):
         state.active = active
     set_tangent(tensor, tangent)
     return tangent
+
+
+def _hides_tangent(steps: tuple) -> bool:
+    """Whether a view was made through unpack_dual's primal (torch's _fw_primal view is not
+    forward-differentiable: it never shows its base's tangent)."""
+    for op, _ in steps:
+        if op.op_name == "FwPrimal":
+            return True
+    return False
 
 
 def set_tangent(tensor, tangent) -> None:

@@ -142,13 +142,14 @@ def empty_strided_like(tensor: Tensor, dtype=None) -> Tensor:
 
 class FwPrimal(Op):
     """The primal ``unpack_dual`` returns: a view without the tangent (torch's ``_fw_primal``,
-    whose node torch names ``torch::autograd::Identity``).
+    whose node is a C++ function torch names ``torch::autograd::Identity``, printed as
+    ``grad_fn=<Identity>``).
 
     Machinery of forward_ad rather than an op of the table (like CopySlices for in-place
     ops): it only exists inside a dual level, where the table's samples cannot open one.
     """
 
-    node = "Identity"
+    node = "CppFunction"
     qualified_name = "torch::autograd::Identity"
     is_view = True
     _save_plan = ()
@@ -165,7 +166,7 @@ class FwPrimal(Op):
 
 
 FwPrimal.op_name = "FwPrimal"
-FwPrimal.__name__ = FwPrimal.__qualname__ = "Identity"
+FwPrimal.__name__ = FwPrimal.__qualname__ = "CppFunction"
 
 
 # -- running an op on dual tensors ---------------------------------------------------------------
