@@ -8,59 +8,15 @@ tensors, tangents vanishing at exit, gradients inside a level, and Hessian-vecto
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 import leafgrad
 
 from .._torch import require_torch
+from ._differential import observe as _observe
 
 torch = require_torch()
-
-
-class _Raised:
-    def __init__(self, error: BaseException):
-        text = str(error).splitlines()[0] if str(error) else ""
-        self.text = f"{type(error).__name__}: {text}".replace("torch.", "leafgrad.")
-
-    def __eq__(self, other):
-        return isinstance(other, _Raised) and self.text == other.text
-
-    def __repr__(self):
-        return self.text
-
-
-def _normalise(value):
-    if isinstance(value, str):
-        return re.sub(r"\bat 0x[0-9a-f]+", "at 0x", value.replace("torch.", "leafgrad."))
-    if isinstance(value, (list, tuple)):
-        return [_normalise(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return value
-
-
-def _observe(program, lib) -> list:
-    seen = []
-
-    def note(thunk):
-        try:
-            value = thunk()
-        except Exception as error:  # noqa: BLE001 - the exception is the observation
-            seen.append(_Raised(error))
-            return None
-        seen.append(_normalise(value))
-        return value
-
-    try:
-        program(lib, note)
-    finally:
-        lib.autograd.forward_ad._current_level  # noqa: B018 - the module must exist
-        while lib.autograd.forward_ad._current_level >= 0:  # a failed program left a level
-            lib.autograd.forward_ad.exit_dual_level()
-    return seen
 
 
 PROGRAMS = {}
@@ -75,7 +31,7 @@ def _values(tensor):
     return None if tensor is None else tensor.detach().numpy(force=True).tolist()
 
 
-# -- levels ---------------------------------------------------------------------------------------
+# -- levels ----------------------------------------------------------------------------------------
 
 
 @program
@@ -115,7 +71,7 @@ def dual_level_as_decorator(lib, note):
     note(lambda: fw._current_level)
 
 
-# -- make_dual / unpack_dual --------------------------------------------------------------------
+# -- make_dual / unpack_dual -----------------------------------------------------------------------
 
 
 @program
@@ -234,7 +190,7 @@ def unpack_dual_outside_and_inside(lib, note):
     note(lambda: repr(fw.unpack_dual(d)))
 
 
-# -- printing -------------------------------------------------------------------------------------
+# -- printing --------------------------------------------------------------------------------------
 
 
 @program
@@ -288,7 +244,7 @@ def mixed_dtypes(lib, note):
         note(lambda: repr(e.double()))
 
 
-# -- views and in-place ops -------------------------------------------------------------------------
+# -- views and in-place ops ------------------------------------------------------------------------
 
 
 @program

@@ -116,7 +116,7 @@ def test_jvp_matches_reverse_mode_and_torch(name, index):
                                    err_msg="forward mode differs from reverse mode")
 
 
-# -- second order --------------------------------------------------------------------------------
+# -- second order ----------------------------------------------------------------------------------
 
 
 def _reverse_over_forward(lib, sample, inputs, tangents, weights):

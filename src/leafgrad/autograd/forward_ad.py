@@ -194,7 +194,7 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     return UnpackedDualTensor(primal, tangent if level == _current_level else None)
 
 
-# -- tangent storage (used by ops/_forward.py and the Tensor's repr) ---------------------------
+# -- tangent storage (used by ops/_forward.py and the Tensor's repr) -------------------------------
 
 
 def get_tangent(tensor):

@@ -36,7 +36,7 @@ from .registry import Op
 __all__ = ["dual_apply", "dual_inplace", "auto_linear", "auto_element_wise", "jvp_sum"]
 
 
-# -- helpers for formulas ---------------------------------------------------------------------
+# -- helpers for formulas --------------------------------------------------------------------------
 
 
 def jvp_sum(tangents, *terms):
@@ -137,7 +137,7 @@ def empty_strided_like(tensor: Tensor, dtype=None) -> Tensor:
     return _wrap(array)
 
 
-# -- unpack_dual's primal -----------------------------------------------------------------------
+# -- unpack_dual's primal --------------------------------------------------------------------------
 
 
 class FwPrimal(Op):
@@ -169,7 +169,7 @@ FwPrimal.op_name = "FwPrimal"
 FwPrimal.__name__ = FwPrimal.__qualname__ = "CppFunction"
 
 
-# -- running an op on dual tensors ---------------------------------------------------------------
+# -- running an op on dual tensors -----------------------------------------------------------------
 
 
 def _no_formula(cls):
@@ -298,7 +298,7 @@ def _saved_with_tangent(value: SavedTensor, node, tangent) -> SavedTensor:
     return kept
 
 
-# -- in-place ops on dual tensors ----------------------------------------------------------------
+# -- in-place ops on dual tensors ------------------------------------------------------------------
 
 
 def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
