@@ -447,6 +447,10 @@ class _ScatterReduceLegacyNode(Op):
     def backward(self, grad):
         raise RuntimeError("derivative for aten::scatter is not implemented")
 
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            "Trying to use forward AD with aten::scatter that does not support it.")
+
 
 _ScatterReduceLegacyNode.__name__ = _ScatterReduceLegacyNode.__qualname__ = "NotImplemented"
 
