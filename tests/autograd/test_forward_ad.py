@@ -329,6 +329,18 @@ def tangents_vanish_at_exit(lib, note):
         note(lambda: (fw.unpack_dual(y).tangent, repr(y * 2)))
 
 
+@program
+def disabling_forward_grad(lib, note):
+    fw = lib.autograd.forward_ad
+    note(lambda: fw._is_fwd_grad_enabled())
+    with fw.dual_level():
+        d = fw.make_dual(lib.ones(2), lib.ones(2))
+        with fw._set_fwd_grad_enabled(False):
+            note(lambda: (repr(d * 2), fw._is_fwd_grad_enabled(), repr(d)))
+            note(lambda: repr(fw.unpack_dual(d)))
+        note(lambda: (repr(d * 2), fw._is_fwd_grad_enabled()))
+
+
 # -- gradients and second order --------------------------------------------------------------------
 
 

@@ -39,14 +39,16 @@ class _State:
     """``active`` is the one flag the op hot path reads (Op.apply, in-place ops, Function).
 
     It is True inside a level, except while an op computes its primal result and its tangent
-    formula: those inner ops work on plain values (see ``ops/_forward.py``).
+    formula (those inner ops work on plain values, see ``ops/_forward.py``) and while
+    ``_set_fwd_grad_enabled(False)`` holds.
     """
 
-    __slots__ = ("active", "level")
+    __slots__ = ("active", "level", "enabled")
 
     def __init__(self) -> None:
         self.active = False
         self.level = None
+        self.enabled = True
 
 
 state = _State()
@@ -72,7 +74,7 @@ def enter_dual_level() -> int:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     state.level = _Level(_current_level + 1)
     _current_level = state.level.index
-    state.active = True
+    state.active = state.enabled
     return _current_level
 
 
@@ -156,13 +158,13 @@ def make_dual(tensor, tangent, *, level: int | None = None):
         )
     from ..ops import View
 
-    state.active = False
+    active, state.active = state.active, False
     try:
         # torch's make_dual is an alias of the primal recorded as a view (ViewBackward0)
         dual = View.apply(tensor, shape=tensor._data.shape)
         set_tangent(dual, _same_layout(tangent, tensor))
     finally:
-        state.active = True
+        state.active = active
     return dual
 
 
@@ -194,6 +196,34 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     return UnpackedDualTensor(primal, tangent if level == _current_level else None)
 
 
+class _set_fwd_grad_enabled(_Switch):
+    """Turn the propagation of tangents off (or on) while it holds (torch's private switch,
+    used by function transforms): ops inside a level then act as outside one."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set_enabled(self.prev)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+def _set_enabled(mode: bool) -> None:
+    state.enabled = mode
+    state.active = mode and state.level is not None
+
+
+def _is_fwd_grad_enabled() -> bool:
+    return state.enabled
+
+
 # -- tangent storage (used by ops/_forward.py and the Tensor's repr) -------------------------------
 
 
@@ -203,6 +233,8 @@ def get_tangent(tensor):
     A view without a tangent of its own gets a view of its base's tangent (made on first
     access and kept, as torch does), so in-place updates of either are seen by both.
     """
+    if not state.enabled:
+        return None  # _set_fwd_grad_enabled(False) hides every tangent
     tangent = getattr(tensor, "_fw_grad", None)
     if tangent is not None or state.level is None:
         return tangent

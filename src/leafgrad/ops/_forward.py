@@ -264,7 +264,8 @@ def dual_apply(cls, args: tuple, params: dict):
             tangent = _finish(tangent, out, args, tangents)
             if tangent is not None:
                 set_tangent(out, tangent)
-        _keep_saved_tangents(outputs[0]._grad_fn, cls, outputs)
+        node = next((out._grad_fn for out in outputs if out._grad_fn is not None), None)
+        _keep_saved_tangents(node, cls, outputs)
     finally:
         state.active = True
     return result
