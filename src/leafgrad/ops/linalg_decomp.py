@@ -191,9 +191,9 @@ class LinalgDet(Op):
         return adjugate
 
     def jvp(self, tangents, primals, result):
-        # torch's linalg_det_jvp: det * tr(A^{-1} A_t). Near a singular matrix leafgrad takes
-        # tr(adj(A) A_t), the derivative reverse mode uses too (torch solves with a perturbed LU
-        # there, which gives 0 at an exactly singular matrix).
+        # torch's linalg_det_jvp: det * tr(A^{-1} A_t). Near a singular matrix, tr(adj(A) A_t)
+        # from the SVD, as the backward; 0 where det is exactly 0, as torch's perturbed LU
+        # solve (and leafgrad's unrecorded backward) give there.
         a, tangent = primals[0], tangents[0]
         if a._data.size == 0:
             return result * 0
@@ -201,7 +201,8 @@ class LinalgDet(Op):
         if not np.any(np.abs(result._data) < 100 * eps):
             return solve(a, tangent).diagonal(0, -2, -1).sum(-1) * result
         ones = _wrap(np.ones(result.shape, a._data.dtype))
-        return (_det_backward_singular(ones, a) * tangent).sum((-2, -1))
+        derivative = (_det_backward_singular(ones, a) * tangent).sum((-2, -1))
+        return derivative * _wrap(np.asarray(result._data != 0, dtype=a._data.dtype))
 
 
 def _det_backward_singular(grad: Tensor, a: Tensor) -> Tensor:
