@@ -17,11 +17,19 @@ gradients (forward-over-reverse).
 an elementwise op can state ``jvp = auto_element_wise`` (its backward applied to the tangent)
 and a linear op ``jvp = auto_linear`` (the op itself applied to the tangents).
 
+Note: zero tangents
+torch gives a formula a zero tensor (a ZeroTensor, which costs no arithmetic) for each input
+without a tangent. leafgrad passes None instead and skips those terms (``jvp_sum``), unless
+the formula is recorded (grad mode on and some input or tangent requires grad): then real zeros
+are passed, as torch's are recorded, so a tangent's ``requires_grad`` and ``grad_fn`` are
+torch's (``x * 2`` with ``x`` requiring grad: ``AddBackward0``). Python numbers in an op's
+tensor positions count as inputs (torch's wrapped numbers).
+
 Around every formula, as torch does: a tangent that is one of the inputs' tangent objects is
 copied (a result never aliases an input's tangent unless it is a view of it); a tangent
 smaller than its result (a broadcast input) is expanded into a new tensor; and when every
 input tangent has its primal's dtype the result's tangent gets the result's dtype (torch's
-formulas add a zero tangent for each input without one, which promotes the same way).
+zero tangents promote it so).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.forward_ad import get_tangent, set_tangent, state
+from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
 from .registry import Op
@@ -43,7 +52,7 @@ def jvp_sum(tangents, *terms):
     """``sum(term_i(tangent_i))`` over the inputs that have a tangent; None if none has.
 
     The JVP of an op is linear in the tangents: one term per input, skipped when that input's
-    tangent is absent (torch adds a zero tensor there instead).
+    tangent is absent (see Note: zero tangents).
     """
     total = None
     for tangent, term in zip(tangents, terms):
@@ -223,9 +232,33 @@ def _finish(tangent, result: Tensor, primals, tangents):
 
 def _tangent_dtypes_match(primals, tangents) -> bool:
     for primal, tangent in zip(primals, tangents):
-        if tangent is not None and tangent._data.dtype != primal._data.dtype:
+        if (tangent is not None and isinstance(primal, Tensor)
+                and tangent._data.dtype != primal._data.dtype):
             return False
     return True
+
+
+def _recorded_zeros(cls, args, tangents: list) -> list:
+    """See Note: zero tangents."""
+    if not _grad_state.grad_enabled:
+        return tangents
+    for value in (*args, *tangents):
+        if isinstance(value, Tensor) and value._requires_grad:
+            break
+    else:
+        return tangents
+    filled = list(tangents)
+    positions = len(cls.inputs)
+    for index, (arg, tangent) in enumerate(zip(args, tangents)):
+        if tangent is not None:
+            continue
+        if isinstance(arg, Tensor):
+            if arg._data.dtype.kind == "f":
+                filled[index] = _zeros_like(arg)
+        elif index < positions and isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            filled[index] = _wrap(np.zeros((), np.float64 if isinstance(arg, float)
+                                           else np.int64))
+    return filled
 
 
 def _input_tangents(args) -> list | None:
@@ -254,6 +287,7 @@ def dual_apply(cls, args: tuple, params: dict):
         outputs = result if cls.multi_output else (result,)
         if not any(out._data.dtype.kind == "f" for out in outputs):
             return result
+        tangents = _recorded_zeros(cls, args, tangents)
         ctx = _context(cls, args, tangents, params, result)
         out_tangents = jvp(ctx, tangents, args, result)
         if not cls.multi_output:
@@ -329,6 +363,7 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
             old_tangent = tangents[0] = target_tangent.clone()
         inplace(op, target, *others, **params)
         primals = (old,) + others
+        tangents = _recorded_zeros(op, primals, tangents)
         ctx = _context(op, primals, tangents, params, target)
         tangent = jvp(ctx, tangents, primals, target)
         if tangent is None:
