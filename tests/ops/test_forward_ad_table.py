@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import leafgrad
-import leafgrad.autograd.forward_ad as fwAD
 from leafgrad.ops import OPS
 
 from .._torch import require_torch
