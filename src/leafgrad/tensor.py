@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd import _record
+from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
@@ -147,6 +148,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_retains_grad",
         "_view_steps",
         "_view_src",
+        "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
         "__weakref__",
         "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
@@ -470,9 +472,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         extras = []
         fn = self._grad_fn
         if fn is not None:
-            extras.append(f"grad_fn=<{type(fn).__name__}>")
+            name = type(fn).__name__
+            if name == "CppFunction":  # torch prints a C++ node by its short name()
+                name = fn.name().rsplit("::", 1)[-1]
+            extras.append(f"grad_fn=<{name}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
+        if _dual_state.level is not None:
+            from .autograd.forward_ad import get_tangent
+
+            tangent = get_tangent(self)
+            if tangent is not None:
+                extras.append(f"tangent={tangent}")
         return tensor_repr(self._data, self.dtype, extras)
 
     __str__ = __repr__
@@ -556,7 +567,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if tensor is None:
                 return
             if tensor._grad is None:
-                tensor._grad = grad.clone() if _grad_state.grad_enabled else _wrap(grad._data.copy())
+                if _grad_state.grad_enabled or _dual_state.active:
+                    tensor._grad = grad.clone()  # recorded, and keeps a tangent, as torch's
+                else:
+                    tensor._grad = _wrap(grad._data.copy())
             else:
                 tensor._grad = tensor._grad + grad
 
@@ -574,11 +588,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
                 self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
             elif _can_steal(grad):
-                self._grad = grad if grad._grad_fn is None else grad.detach()
+                # torch stores it detached: no history, and no forward-AD tangent either
+                keep = grad._grad_fn is None and not _dual_state.active
+                self._grad = grad if keep else grad.detach()
             else:
                 self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
         elif _grad_state.grad_enabled:
             self._grad = old + grad
+        elif _dual_state.active:
+            old.add_(grad)  # in a dual level torch's in-place sum adds the tangents too
         else:
             np.add(old._data, grad._data, out=old._data, casting="unsafe")
             old._bump_version()
@@ -1066,6 +1084,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise NotImplementedError("random in-place fills of tensors that require grad")
         np.copyto(self._data, values, casting="unsafe")
         self._bump_version()
+        if _dual_state.active:
+            from .ops._forward import zero_tangent
+
+            zero_tangent(self)
         return self
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):

@@ -241,6 +241,82 @@ def case_loose_tolerance(lib):
     return func, inputs, {"rtol": 1.5, "atol": 0.0}
 
 
+# -- forward mode (check_forward_ad) --
+
+
+def _scale_function(lib, jvp_factor):
+    """x * 2 as a custom Function whose jvp multiplies by ``jvp_factor`` (2 is right)."""
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return tangent * jvp_factor
+
+    return Scale
+
+
+def case_forward_ad(lib):
+    func, inputs, _ = case_correct(lib)
+    return func, inputs, {"check_forward_ad": True}
+
+
+def case_forward_ad_only(lib):
+    func, inputs, _ = case_multiple_outputs(lib)
+    return func, inputs, {"check_forward_ad": True, "check_backward_ad": False}
+
+
+def case_forward_ad_non_tensor_arguments(lib):
+    func, inputs, _ = case_non_tensor_arguments(lib)
+    return func, inputs, {"check_forward_ad": True}
+
+
+def case_forward_ad_wrong_jvp(lib):
+    scale = _scale_function(lib, 3.0)
+    return (lambda x: scale.apply(x).sin(), (_leaf(lib, _values(24, (2, 2))),),
+            {"check_forward_ad": True})
+
+
+def case_forward_ad_wrong_jvp_backward_only(lib):
+    func, inputs, _ = case_forward_ad_wrong_jvp(lib)
+    return func, inputs, {}
+
+
+def case_forward_ad_wrong_jvp_no_raise(lib):
+    func, inputs, _ = case_forward_ad_wrong_jvp(lib)
+    return func, inputs, {"check_forward_ad": True, "check_backward_ad": False,
+                          "raise_exception": False}
+
+
+def case_forward_ad_missing_jvp(lib):
+    class NoJvp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    return NoJvp.apply, (_leaf(lib, _values(25, 3)),), {"check_forward_ad": True}
+
+
+def case_forward_ad_no_differentiable_output(lib):
+    return (lambda x: x.detach() * 2, (_leaf(lib, _values(26, 3)),),
+            {"check_forward_ad": True, "check_backward_ad": False})
+
+
+def case_forward_ad_zero_dim(lib):
+    func, inputs, _ = case_zero_dim(lib)
+    return func, inputs, {"check_forward_ad": True}
+
+
 GRADCHECK_CASES = [value for name, value in sorted(globals().items()) if name.startswith("case_")]
 
 
@@ -313,6 +389,17 @@ def gg_case_wrong_first_derivative(lib):
 def gg_case_undefined_grad_without_rev_over_rev(lib):
     func, inputs, grad_outputs, _ = gg_case_smooth(lib)
     return func, inputs, grad_outputs, {"check_rev_over_rev": False}
+
+
+def gg_case_forward_over_reverse(lib):
+    func, inputs, grad_outputs, _ = gg_case_multiple_outputs(lib)
+    return func, inputs, grad_outputs, {"check_fwd_over_rev": True}
+
+
+def gg_case_forward_over_reverse_only(lib):
+    func, inputs, grad_outputs, _ = gg_case_smooth(lib)
+    return func, inputs, grad_outputs, {"check_fwd_over_rev": True, "check_rev_over_rev": False,
+                                        "check_undefined_grad": False}
 
 
 GRADGRADCHECK_CASES = [
@@ -499,30 +586,39 @@ def test_gradgradcheck_random_grad_outputs_follow_output_dtype_and_layout():
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"check_forward_ad": True},
-        {"check_forward_ad": True, "check_backward_ad": False},
         {"check_batched_grad": True},
         {"check_forward_ad": True, "check_batched_forward_grad": True},
     ],
 )
 def test_unsupported_gradcheck_options_raise(kwargs):
     x = _leaf(leafgrad, _values(59, 2))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError, match="needs vmap"):
         gc.gradcheck(lambda x: x * 2, (x,), **kwargs)
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {"check_fwd_over_rev": True},
-        {"check_fwd_over_rev": True, "check_rev_over_rev": False, "check_undefined_grad": False},
-        {"check_batched_grad": True},
-    ],
-)
-def test_unsupported_gradgradcheck_options_raise(kwargs):
+def test_unsupported_gradgradcheck_options_raise():
     x = _leaf(leafgrad, _values(60, 2))
-    with pytest.raises(NotImplementedError):
-        gc.gradgradcheck(lambda x: x * x, (x,), **kwargs)
+    with pytest.raises(NotImplementedError, match="needs vmap"):
+        gc.gradgradcheck(lambda x: x * x, (x,), check_batched_grad=True)
+
+
+def test_forward_check_leaves_no_level_open():
+    x = _leaf(leafgrad, _values(62, 3))
+    assert gc.gradcheck(lambda x: x.exp(), (x,), check_forward_ad=True)
+    assert leafgrad.autograd.forward_ad._current_level == -1
+    assert leafgrad.autograd.forward_ad.unpack_dual(x).tangent is None
+
+
+def test_forward_check_finds_a_wrong_jvp_formula(monkeypatch):
+    # A broken formula in the op table is what check_forward_ad is for.
+    from leafgrad.ops import OPS
+
+    monkeypatch.setattr(OPS["Sin"], "jvp", lambda self, tangents, primals, result:
+                        tangents[0] * primals[0].cos() * 1.5)
+    x = _leaf(leafgrad, _values(63, 3))
+    assert gc.gradcheck(lambda x: x.sin(), (x,))
+    with pytest.raises(gc.GradcheckError, match="Jacobian computed with forward mode mismatch"):
+        gc.gradcheck(lambda x: x.sin(), (x,), check_forward_ad=True)
 
 
 def test_option_consistency_is_checked_before_support():

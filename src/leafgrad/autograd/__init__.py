@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from . import graph
+from . import forward_ad, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -26,6 +26,7 @@ __all__ = [
     "backward",
     "grad",
     "graph",
+    "forward_ad",
     "no_grad",
     "enable_grad",
     "set_grad_enabled",

@@ -11,32 +11,56 @@
 ...         return 3 * x ** 2 * grad
 >>> y = Cube.apply(leafgrad.tensor(2., requires_grad=True))
 >>> y.grad_fn
-<CubeBackward object at 0x...>
+<leafgrad.autograd.function.CubeBackward object at 0x...>
+
+Both of torch's styles work: ``forward(ctx, *args)``, or ``forward(*args)`` with
+``setup_context(ctx, inputs, output)``. ``jvp(ctx, *tangents)`` gives forward mode
+(``ctx.save_for_forward``). The rules torch applies to the outputs (inputs returned as views,
+``mark_dirty``, ``mark_non_differentiable``) are in ``_function_outputs.py``.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import warnings
 from typing import Any
 
-from .grad_mode import no_grad, state as _grad_state
+from .grad_mode import is_grad_enabled, no_grad
 from .graph import Node, SavedTensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
-    """What ``forward`` and ``backward`` share; also the node in the graph (as in torch)."""
+    """What ``forward`` (or ``setup_context``), ``backward`` and ``jvp`` share; also the node in
+    the graph (as in torch)."""
 
     def save_for_backward(self, *tensors) -> None:
+        """Tensors (or None) for ``backward``, read back as ``ctx.saved_tensors``."""
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        """Tensors (or None) for ``jvp``, read back there as ``ctx.saved_tensors``."""
+        from ..tensor import Tensor
+
+        for tensor in tensors:
+            assert isinstance(tensor, Tensor) or tensor is None, (
+                "save_for_forward expects all arguments to be tensors; you should save "
+                "non-tensors as attributes on ctx."
+            )
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *tensors) -> None:
+        """Declare inputs ``forward`` modified in place (they must be returned)."""
         self.dirty_tensors = tensors
 
     def mark_non_differentiable(self, *tensors) -> None:
+        """Declare outputs that never require grad (their gradient in backward is zero)."""
         self.non_differentiable = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
+        """False: ``backward`` gets None, not zeros, for outputs without a gradient."""
         self.materialize_grads = value
 
 
@@ -44,9 +68,12 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node of a custom Function; one subclass per Function, named ``<Function>Backward``."""
 
     _forward_cls: Any = None
+    _in_jvp = False
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:  # inside jvp: what save_for_forward kept
+            return tuple(getattr(self, "saved_for_forward", ()))
         saved = self._saved
         if saved is None:
             from .graph import FREED_MESSAGE
@@ -61,52 +88,31 @@ class BackwardCFunction(Node, FunctionCtx):
     def needs_input_grad(self) -> tuple:
         return self._needs_input_grad
 
+    def __repr__(self) -> str:
+        # a Python class in torch too: the default repr, with its module
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+
     def _apply(self, grads: list) -> tuple:
-        from .._creation import zeros_like
+        from ._function_outputs import materialized, checked_input_grads
 
         grads = list(grads) + [None] * (len(self._output_meta) - len(grads))
         if getattr(self, "materialize_grads", True):
-            grads = [
-                g if g is not None else zeros_like(_meta_tensor(meta))
-                for g, meta in zip(grads, self._output_meta)
-            ]
-        results = self._forward_cls.backward(self, *grads)
+            grads = materialized(grads, self._output_meta)
+        results = self._user_backward()(self, *grads)
         if not isinstance(results, tuple):
             results = (results,)
-        expected = len(self._tensor_positions_all)
-        if len(results) < expected:
+        return checked_input_grads(self, results)
+
+    def _user_backward(self):
+        cls = self._forward_cls
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
             raise RuntimeError(
-                f"function {self.name()} returned an incorrect number of gradients (expected "
-                f"{expected}, got {len(results)})"
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
             )
-        grads_in = []
-        for index, position in enumerate(self._tensor_positions):
-            grad = results[position]
-            meta = self._input_meta[index]
-            if grad is not None and meta is not None and tuple(grad.shape) != meta[0]:
-                from ..ops.registry import _sum_to
-
-                try:
-                    grad = _sum_to(grad, meta[0])
-                except Exception:
-                    grad = None
-                if grad is None or tuple(grad.shape) != meta[0]:
-                    raise RuntimeError(
-                        f"Function {self.name()} returned an invalid gradient at index {index} - "
-                        f"got {list(results[position].shape)} but expected shape compatible with "
-                        f"{list(meta[0])}"
-                    )
-            grads_in.append(grad)
-        return tuple(grads_in)
-
-
-def _meta_tensor(meta):
-    import numpy as np
-
-    from ..tensor import _wrap
-
-    shape, dtype = meta
-    return _wrap(np.zeros(shape, dtype))
+        return vjp if vjp is not Function.vjp else backward
 
 
 class _FunctionMeta(type):
@@ -116,13 +122,34 @@ class _FunctionMeta(type):
 
 
 class Function(metaclass=_FunctionMeta):
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call ``apply``."""
+    """Subclass with static ``forward`` and ``backward`` (and optionally ``setup_context`` and
+    ``jvp``); call ``apply``."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
 
     @staticmethod
-    def forward(ctx, *args, **kwargs):
+    def forward(*args, **kwargs):
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grads):
@@ -131,70 +158,65 @@ class Function(metaclass=_FunctionMeta):
             "autograd.Function to use it with backward mode AD."
         )
 
+    vjp = backward  # torch's alias: a Function defines one of the two
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor, _wrap
+        from . import forward_ad
+        from ._function_outputs import forward_mode, wrap_outputs
 
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:
+            # torch binds keyword and default arguments to forward's positional ones
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
         node = cls._backward_cls.__new__(cls._backward_cls)
         Node.__init__(node)
-        positions = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
-        node._tensor_positions = positions
-        node._tensor_positions_all = list(range(len(args)))
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        node._needs_input_grad = needs
-        recording = _grad_state.grad_enabled and any(needs)
-        with no_grad():
-            outputs = cls.forward(node, *args, **kwargs)
-        single = not isinstance(outputs, tuple)
-        outputs_t = (outputs,) if single else outputs
-        if not recording:
-            return outputs
-        edges = []
-        meta = []
-        for i in positions:
-            arg = args[i]
-            data = arg._data
-            meta.append((data.shape, data.dtype))
-            if arg._requires_grad:
-                fn = arg._grad_fn
-                edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
-            else:
-                edges.append((None, 0))
-        node.next_functions = tuple(edges)
-        node._input_meta = meta
-        non_diff = {id(t) for t in getattr(node, "non_differentiable", ())}
-        wrapped = []
-        output_meta = []
-        for output_nr, out in enumerate(outputs_t):
-            if not isinstance(out, Tensor):
-                wrapped.append(out)
-                continue
-            output_meta.append((out._data.shape, out._data.dtype))
-            if id(out) in non_diff or out._data.dtype.kind != "f":
-                wrapped.append(out)
-                continue
-            if any(out is args[i] for i in positions) or out._grad_fn is not None:
-                out = _wrap(out._data)  # an input returned as is: a new tensor sharing data
-            out._grad_fn = node
-            out._requires_grad = True
-            out._output_nr = output_nr
-            wrapped.append(out)
-        node._output_meta = output_meta
-        saved = [
-            SavedTensor(t, is_output=t._grad_fn is node) if isinstance(t, Tensor) else t
-            for t in getattr(node, "to_save", ())
-        ]
-        node._saved = {"tensors": saved}
-        return wrapped[0] if single else tuple(wrapped)
+        node._needs_input_grad = tuple(_requires_grad(a) for a in args)
+        dual = forward_ad.state.active
+        forward_ad.state.active = False  # forward and setup_context see plain values
+        try:
+            with no_grad():
+                if uses_setup_context:
+                    outputs = cls.forward(*args)
+                    cls.setup_context(node, args, outputs)
+                else:
+                    outputs = cls.forward(node, *args, **kwargs)
+            result = wrap_outputs(cls, node, args, outputs)
+            if dual:
+                forward_mode(cls, node, args, result)
+        finally:
+            forward_ad.state.active = dual
+        return result
+
+
+def _requires_grad(value) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(value, Tensor) and value._requires_grad
 
 
 def once_differentiable(fn):
-    """Run ``backward`` without recording, so it cannot be differentiated again."""
+    """Run ``backward`` without recording; differentiating its result again raises torch's
+    error, when (and only when) that is attempted."""
 
+    @functools.wraps(fn)
     def wrapper(ctx, *args):
-        with no_grad():
-            return fn(ctx, *args)
+        from ._function_outputs import delayed_error
 
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled() or not any(_requires_grad(arg) for arg in args):
+            return outputs
+        return delayed_error(outputs, "trying to differentiate twice a function that was marked "
+                                      "with @once_differentiable")
+
     return wrapper

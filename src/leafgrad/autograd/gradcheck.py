@@ -12,8 +12,9 @@ Differences from torch, all deliberate:
 
 - ``fast_mode=True`` runs the slow (full Jacobian) check. It is stricter than torch's random
   projection, so it can only fail where torch's fast mode might pass, never the reverse.
-- Forward-mode AD, batched (vmap) gradients and complex inputs/outputs are not supported by
-  leafgrad; asking for them raises ``NotImplementedError`` instead of being ignored.
+- Batched (vmap) gradients and complex inputs/outputs are not supported by leafgrad; asking
+  for them raises ``NotImplementedError`` instead of being ignored. ``check_forward_ad`` runs
+  torch's slow forward-mode check (``_gradcheck_forward.py``).
 - ``check_undefined_grad`` leaves the output whose grad is "undefined" out of the backward
   call, which is exactly what an undefined grad means to the engine (torch inserts an
   internal ``UndefinedGrad`` node that has no public equivalent).
@@ -440,16 +441,24 @@ def _check_undefined_grad(lib, func, inputs: tuple, num_outputs: int) -> None:
 
 
 def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
-               check_grad_dtypes, masked) -> bool:
+               check_grad_dtypes, masked, check_forward_ad, check_backward_ad) -> bool:
     lib = _lib()
     inputs = _as_tuple(inputs)
     _check_inputs(lib, inputs)
     func_out = _as_tuple(func(*inputs))
     outputs = _differentiable_outputs(func_out)
     _reject_complex(lib, inputs, func_out)
-    _slow_gradcheck(
-        lib, func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
-    )
+    if check_backward_ad:
+        _slow_gradcheck(
+            lib, func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
+        )
+    if check_forward_ad:
+        from ._gradcheck_forward import forward_gradcheck
+
+        forward_gradcheck(lib, func, func_out, inputs, outputs, eps, rtol, atol,
+                          check_grad_dtypes)
+    if not check_backward_ad:
+        return True  # the remaining checks are of backward mode
     _check_backward_mul_by_grad_output(lib, outputs, inputs, masked)
     if check_undefined_grad:
         _check_undefined_grad(lib, func, inputs, len(outputs))
@@ -484,6 +493,8 @@ def gradcheck(
     grad; non-tensor inputs are passed through unchanged. Returns True, or on a mismatch
     raises :class:`GradcheckError` (``raise_exception=True``) or returns False. The default
     tolerances are meant for float64 inputs. ``fast_mode`` runs the full (slow) check.
+    ``check_forward_ad`` checks forward mode (jvp formulas) the same way; ``check_backward_ad``
+    may turn the backward checks off.
 
     >>> x = leafgrad.randn(3, dtype=leafgrad.float64, requires_grad=True)
     >>> gradcheck(lambda x: x.sin() * x, (x,))
@@ -501,9 +512,9 @@ def gradcheck(
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
-    if check_forward_ad:
+    if check_batched_forward_grad:
         raise NotImplementedError(
-            "gradcheck: check_forward_ad=True needs forward-mode AD, which leafgrad does not "
+            "gradcheck: check_batched_forward_grad=True needs vmap, which leafgrad does not "
             "implement"
         )
     if check_batched_grad:
@@ -521,6 +532,8 @@ def gradcheck(
             check_undefined_grad=check_undefined_grad,
             check_grad_dtypes=check_grad_dtypes,
             masked=masked,
+            check_forward_ad=check_forward_ad,
+            check_backward_ad=check_backward_ad,
         )
     except GradcheckError:
         if raise_exception:

@@ -106,6 +106,11 @@ class ExtraMethods:
         if view._grad_fn is not None:
             self._grad_fn = view._grad_fn
             self._output_nr = view._output_nr
+        tangent = getattr(view, "_fw_grad", None)
+        if tangent is not None:  # a dual tensor's tangent changes shape with it
+            from ..autograd.forward_ad import set_tangent
+
+            set_tangent(self, tangent)
         self._bump_version()
         return self
 

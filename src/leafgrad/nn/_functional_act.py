@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from .. import ops as _ops
 from ..ops.activation_extra import (Glu, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Prelu,
-                                    RreluWithNoise, Softshrink, Threshold)
+                                    RreluWithNoise, Softshrink, Threshold,
+                                    rrelu_noise)
 
 __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", "hardswish",
            "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_"]
@@ -82,9 +83,11 @@ def prelu(input, weight):
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False):
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
+    noise = rrelu_noise(input._data, lower, upper, training)
     if inplace:
-        return _ops.inplace(RreluWithNoise, input, lower=lower, upper=upper, training=training)
-    return RreluWithNoise.apply(input, lower=lower, upper=upper, training=training)
+        return _ops.inplace(RreluWithNoise, input, noise=noise, lower=lower, upper=upper,
+                            training=training)
+    return RreluWithNoise.apply(input, noise=noise, lower=lower, upper=upper, training=training)
 
 
 def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):

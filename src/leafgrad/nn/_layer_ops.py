@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched
 from ..ops import _layout
+from ..ops._forward import auto_linear, jvp_sum
+from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched, gather_pooled
 from ..ops.registry import Op, register
 
 
@@ -62,6 +63,10 @@ class AdaptiveMaxPool2d(Op):
         return AdaptiveMaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
                                              indices=indices)
 
+    def jvp(self, tangents, primals, result):
+        # torch: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        return gather_pooled(tangents[0], result[1]._data), None
+
 
 @register
 class AdaptiveMaxPoolBackward(MaxPoolBackward):
@@ -106,6 +111,8 @@ class PixelShuffle(Op):
     def backward(self, grad):
         return PixelUnshuffle.apply(grad, factor=self._params["factor"])
 
+    jvp = auto_linear
+
 
 @register
 class PixelUnshuffle(Op):
@@ -120,6 +127,8 @@ class PixelUnshuffle(Op):
 
     def backward(self, grad):
         return PixelShuffle.apply(grad, factor=self._params["factor"])
+
+    jvp = auto_linear
 
 
 # -- im2col / col2im (F.unfold / F.fold) --------------------------------------------------------
@@ -195,6 +204,8 @@ class Im2Col(Op):
         size = tuple(self.input_shape()[-2:])
         return Col2Im.apply(grad, size=size, **self._params)
 
+    jvp = auto_linear
+
 
 @register
 class Col2Im(Op):
@@ -212,6 +223,8 @@ class Col2Im(Op):
     def backward(self, grad):
         params = {k: v for k, v in self._params.items() if k != "size"}
         return Im2Col.apply(grad, **params)
+
+    jvp = auto_linear
 
 
 # -- max unpooling ------------------------------------------------------------------------------
@@ -243,6 +256,8 @@ class MaxUnpool2d(Op):
         picked = grad.reshape(*lead, -1).gather(len(lead), _wrap(indices.reshape(*lead, -1)))
         return picked.reshape(*indices.shape)
 
+    jvp = auto_linear
+
 
 # -- channel shuffle ----------------------------------------------------------------------------
 
@@ -264,6 +279,8 @@ class ChannelShuffle(Op):
     def backward(self, grad):
         # the inverse permutation is the shuffle with the other factor
         return ChannelShuffle.apply(grad, groups=grad.shape[1] // self._params["groups"])
+
+    jvp = auto_linear
 
 
 # -- weight norm (ATen's _weight_norm_interface: dim 0 or the last dim) -------------------------
@@ -301,3 +318,14 @@ class WeightNormInterface(Op):
         if self.needs_grad(1):
             grad_g = along / norms
         return grad_v, grad_g
+
+    def jvp(self, tangents, primals, result):
+        # torch has no forward-mode formula for _weight_norm_interface; this differentiates
+        # w = v * g / ||v||: (g / n) * (v_t - v * <v, v_t> / n^2) + v * g_t / n
+        v, g = primals
+        axes = _norm_axes(v.dim(), self._params["dim"])
+        norms = (v * v).sum(axes, keepdim=True).sqrt()
+        return jvp_sum(
+            tangents,
+            lambda t: (g / norms) * (t - v * ((t * v).sum(axes, keepdim=True) / (norms * norms))),
+            lambda t: v * (t / norms))

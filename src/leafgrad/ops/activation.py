@@ -12,9 +12,9 @@ import numpy as np
 
 from . import _layout, _promote
 from ._special import erf
-from ..autograd.grad_mode import state as _grad_state
 from ..tensor import _wrap
-from .registry import Op, register
+from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
+from .registry import Op, plain_backward, register
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -48,6 +48,8 @@ class LeakyRelu(Op):
         slope = self._params["negative_slope"]
         return grad * _mask(np.where(x > 0, 1.0, slope), x)
 
+    jvp = auto_element_wise
+
 
 @register
 class Elu(Op):
@@ -72,6 +74,8 @@ class Elu(Op):
             p["alpha"] * p["scale"] * p["input_scale"]
         )
         return grad * (positive * p["scale"] + (1 - positive) * negative)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -100,6 +104,8 @@ class Gelu(Op):
 
     def backward(self, grad):
         return GeluBackward.apply(grad, self.saved("self"), approximate=self._params["approximate"])
+
+    jvp = auto_element_wise
 
 
 @register
@@ -132,20 +138,30 @@ class GeluBackward(Op):
         if self.needs_grad(0):
             grad_grad = GeluBackward.apply(grad, x, approximate=approximate)
         if self.needs_grad(1):
-            g = self.saved("grad_output")
-            if approximate == "tanh":
-                inner = (x + x * x * x * _TANH_KAPPA) * _TANH_BETA
-                t = inner.tanh()
-                d_inner = (x * x * (3 * _TANH_KAPPA) + 1) * _TANH_BETA
-                sech2 = 1 - t * t
-                second = sech2 * d_inner + x * 0.5 * (
-                    -2 * t * sech2 * d_inner * d_inner + sech2 * (x * (6 * _TANH_KAPPA * _TANH_BETA))
-                )
-            else:
-                pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-                second = pdf * (2 - x * x)
-            grad_x = grad * g * second
+            grad_x = grad * self.saved("grad_output") * _gelu_second_derivative(x, approximate)
         return grad_grad, grad_x
+
+    def jvp(self, tangents, primals, result):
+        # torch: gelu_backward(grad_output_t, self_p) + gelu_double_backward(self_t, grad_output_p,
+        # self_p)
+        grad, x = primals
+        approximate = self._params["approximate"]
+        return jvp_sum(tangents, lambda t: GeluBackward.apply(t, x, approximate=approximate),
+                       lambda t: t * grad * _gelu_second_derivative(x, approximate))
+
+
+def _gelu_second_derivative(x, approximate: str):
+    """gelu''(x) as Tensor ops (torch's gelu_double_backward without its grad factors)."""
+    if approximate == "tanh":
+        inner = (x + x * x * x * _TANH_KAPPA) * _TANH_BETA
+        t = inner.tanh()
+        d_inner = (x * x * (3 * _TANH_KAPPA) + 1) * _TANH_BETA
+        sech2 = 1 - t * t
+        return sech2 * d_inner + x * 0.5 * (
+            -2 * t * sech2 * d_inner * d_inner + sech2 * (x * (6 * _TANH_KAPPA * _TANH_BETA))
+        )
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return pdf * (2 - x * x)
 
 
 @register
@@ -165,6 +181,8 @@ class Silu(Op):
         x = self.saved("self")
         s = x.sigmoid()
         return grad * (s * (1 + x * (1 - s)))
+
+    jvp = auto_element_wise
 
 
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
@@ -190,6 +208,8 @@ class Softplus(Op):
         linear = _mask(x._data * beta > threshold, x._data)
         return grad * (linear + (1 - linear) * (x * beta).sigmoid())
 
+    jvp = auto_element_wise
+
 
 @register
 class Mish(Op):
@@ -208,6 +228,8 @@ class Mish(Op):
         t = (x.exp() + 1).log().tanh()  # tanh(softplus(x))
         return grad * (t + x * s * (1 - t * t))
 
+    jvp = auto_element_wise
+
 
 @register
 class Hardtanh(Op):
@@ -224,6 +246,8 @@ class Hardtanh(Op):
         p = self._params
         # torch passes the gradient only strictly inside (min_val, max_val)
         return grad * _mask((x > p["min_val"]) & (x < p["max_val"]), x)
+
+    jvp = auto_element_wise
 
 
 def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
@@ -255,7 +279,8 @@ def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
 # When grad mode is off during backward (no create_graph), a Tensor-op backward records
 # nothing anyway, so softmax-like backwards run on arrays with in-place temporaries instead
 # (benchmarks/bench_nn.py, ce512). Under create_graph the Tensor-op formula runs, so every
-# order of derivative is still recorded.
+# order of derivative is still recorded; inside a forward-AD level too, so that gradients get
+# tangents (registry.plain_backward).
 
 
 @register
@@ -272,13 +297,18 @@ class Softmax(Op):
     def backward(self, grad):
         result = self.saved("result")
         dim = self._params["dim"]
-        if not _grad_state.grad_enabled:  # Note: array-level backwards
+        if plain_backward():  # Note: array-level backwards
             g, y = grad._data, result._data
             out = np.asarray(g * y)
             total = _sum_keepdim(out, dim)
             out -= y * total
             return _wrap(out)
         return (grad - (grad * result).sum(dim, keepdim=True)) * result
+
+    def jvp(self, tangents, primals, result):
+        # torch: result * (self_t - logsumexp_jvp(self_p, self_t, {dim}, true))
+        dim = self._params["dim"]
+        return result * (tangents[0] - logsumexp_jvp(primals[0], tangents[0], (dim,), True))
 
 
 @register
@@ -310,7 +340,7 @@ class LogSoftmax(Op):
 
     def backward(self, grad):
         dim = self._params["dim"]
-        if not _grad_state.grad_enabled:  # Note: array-level backwards
+        if plain_backward():  # Note: array-level backwards
             exps, total = self.saved("softmax")
             g = grad._data
             out = np.asarray(exps * (_sum_keepdim(g, dim) / total))  # 0-d: a NumPy scalar
@@ -318,3 +348,8 @@ class LogSoftmax(Op):
             return _wrap(out)
         result = self.saved("result")
         return grad - result.exp() * grad.sum(dim, keepdim=True)
+
+    def jvp(self, tangents, primals, result):
+        # torch: self_t - logsumexp_jvp(self_p, self_t, {dim}, true)
+        dim = self._params["dim"]
+        return tangents[0] - logsumexp_jvp(primals[0], tangents[0], (dim,), True)

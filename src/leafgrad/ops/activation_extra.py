@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import auto_element_wise, filled
 from .activation import _float, _mask
 from . import _layout
+from .math_logic import Where
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -29,6 +31,8 @@ class Hardshrink(Op):
         x = self.saved("self")._data
         return grad * _mask(np.abs(x) > self._params["lambd"], x)
 
+    jvp = auto_element_wise
+
 
 @register
 class Softshrink(Op):
@@ -47,6 +51,8 @@ class Softshrink(Op):
     def backward(self, grad):
         x = self.saved("self")._data
         return grad * _mask(np.abs(x) > self._params["lambd"], x)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -67,6 +73,8 @@ class Hardsigmoid(Op):
         # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
         # in its kernel: float32's 1/6 even for float64 tensors
         return grad * _mask((x > -3) & (x < 3), x) * _ONE_SIXTH_F32
+
+    jvp = auto_element_wise
 
 
 @register
@@ -90,6 +98,8 @@ class Hardswish(Op):
         above = _mask(data > 3, data)
         return grad * (middle * (x / 3 + 0.5) + above)
 
+    jvp = auto_element_wise
+
 
 @register
 class LogSigmoid(Op):
@@ -107,6 +117,8 @@ class LogSigmoid(Op):
     def backward(self, grad):
         return grad * (-self.saved("self")).sigmoid()
 
+    jvp = auto_element_wise
+
 
 @register
 class Threshold(Op):
@@ -123,6 +135,8 @@ class Threshold(Op):
     def backward(self, grad):
         x = self.saved("self")._data
         return grad * _mask(x > self._params["threshold"], x)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -145,6 +159,13 @@ class Glu(Op):
         first, second = self.saved("self").chunk(2, dim)
         gate = second.sigmoid()
         return Cat.apply_list([grad * gate, grad * first * gate * (1 - gate)], dim)
+
+    def jvp(self, tangents, primals, result):
+        # torch's glu_jvp: da * sigmoid(b) + glu * (db - sigmoid(b) * db)
+        dim = self._params["dim"]
+        gate = primals[0].chunk(2, dim)[1].sigmoid()
+        da, db = tangents[0].chunk(2, dim)
+        return da * gate + result * (db - gate * db)
 
 
 @register
@@ -194,37 +215,51 @@ class Prelu(Op):
                 grad_w = contribution.sum(dims).reshape(self.input_shape(1))
         return grad_x, grad_w
 
+    def jvp(self, tangents, primals, result):
+        # torch: where(self_p >= 0, self_t, weight_p * self_t + weight_t * self_p)
+        x, weight = primals
+        shape = self._broadcast_shape(x.ndim, weight.numel())
+        x_t, weight_t = filled(tangents, primals)
+        return Where.apply(x_t, weight.reshape(shape) * x_t + weight_t.reshape(shape) * x,
+                           condition=x >= 0)
+
+
+def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:
+    """The slopes rrelu multiplies ``a`` by (torch's ``noise`` argument of rrelu_with_noise):
+    in training a draw from [lower, upper) for each non-positive element, in torch's stream
+    (one 53-bit uniform per such element, in order), 1 elsewhere; in evaluation the mean slope
+    for non-positive elements."""
+    from .. import _random
+
+    a = _float(a)
+    if training:
+        negative = a <= 0
+        noise = np.ones_like(a)
+        gen = _random.default_generator
+        # torch takes lower/upper as the input's scalar type before the double arithmetic
+        low, high = float(a.dtype.type(lower)), float(a.dtype.type(upper))
+        draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
+        noise[negative] = draws.astype(a.dtype)
+        return noise
+    return np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))
+
 
 @register
 class RreluWithNoise(Op):
-    """Randomised leaky ReLU: in training each non-positive element is scaled by its own
-    slope drawn uniformly from [lower, upper) (torch's stream: one 53-bit uniform per such
-    element, in order); in evaluation the slope is (lower + upper) / 2."""
+    """Randomised leaky ReLU: ``self * noise`` with the slopes of ``rrelu_noise``, drawn before
+    the op as torch draws them into its ``noise`` argument (so the forward-mode formula, like
+    the backward, multiplies by the same slopes)."""
 
     node = "RreluWithNoiseBackward0"
-    saves = {"noise": ("self",)}
     torch_names = ("nn.functional.rrelu",)
 
     @staticmethod
-    def forward(ctx, a, lower, upper, training):
-        from .. import _random
-
-        a = _float(a)
-        if training:
-            negative = a <= 0
-            noise = np.ones_like(a)
-            gen = _random.default_generator
-            # torch takes lower/upper as the input's scalar type before the double arithmetic
-            low, high = float(a.dtype.type(lower)), float(a.dtype.type(upper))
-            draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
-            noise[negative] = draws.astype(a.dtype)
-        else:
-            noise = np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))
-        if ctx is not None:
-            ctx.keep("noise", noise)
-        return _layout.contiguous(a * noise)
+    def forward(ctx, a, noise, lower, upper, training):
+        return _layout.contiguous(_float(a) * noise)
 
     def backward(self, grad):
         from ..tensor import _wrap
 
-        return grad * _wrap(self.saved("noise"))
+        return grad * _wrap(self._params["noise"])
+
+    jvp = auto_element_wise

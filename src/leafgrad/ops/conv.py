@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import state as _grad_state
 from ..tensor import _wrap
 from . import _layout
-from .registry import Op, register
+from ._forward import jvp_sum
+from .registry import Op, plain_backward, register
 
 
 def _pair(value) -> tuple:
@@ -201,7 +201,7 @@ class Convolution(Op):
             grad_x = ConvInputGrad.apply(grad, self.saved("weight"),
                                          input_shape=self.input_shape(0), **p)
         if self.needs_grad(1):
-            if not _grad_state.grad_enabled:
+            if plain_backward():
                 shape = self.input_shape(1)
                 shape2 = shape if p["spatial"] == 2 else (*shape[:2], 1, shape[2])
                 array = conv_weight_grad(None, _as_2d(grad._data, p["spatial"]), shape2,
@@ -215,6 +215,15 @@ class Convolution(Op):
             dims = (0, 2) if p["spatial"] == 1 else (0, 2, 3)
             grad_b = grad.sum(dims)
         return grad_x, grad_w, grad_b
+
+    def jvp(self, tangents, primals, result):
+        # torch's convolution_jvp: bilinear in (input, weight), plus the bias tangent
+        x, w, _ = primals
+        p = self._params
+        bias_shape = (1, -1) + (1,) * p["spatial"]
+        return jvp_sum(tangents, lambda t: Convolution.apply(t, w, None, **p),
+                       lambda t: Convolution.apply(x, t, None, **p),
+                       lambda t: t.reshape(bias_shape))
 
 
 @register
@@ -244,6 +253,12 @@ class ConvInputGrad(Op):
                                           weight_shape=self.input_shape(1), **p)
         return grad_g, grad_w
 
+    def jvp(self, tangents, primals, result):
+        g, w = primals  # bilinear in (grad, weight)
+        p = self._params
+        return jvp_sum(tangents, lambda t: ConvInputGrad.apply(t, w, **p),
+                       lambda t: ConvInputGrad.apply(g, t, **p))
+
 
 @register
 class ConvWeightGrad(Op):
@@ -270,6 +285,12 @@ class ConvWeightGrad(Op):
         if self.needs_grad(1):
             grad_g = Convolution.apply(self.saved("input"), grad, None, **p)
         return grad_x, grad_g
+
+    def jvp(self, tangents, primals, result):
+        x, g = primals  # bilinear in (input, grad)
+        p = self._params
+        return jvp_sum(tangents, lambda t: ConvWeightGrad.apply(t, g, **p),
+                       lambda t: ConvWeightGrad.apply(x, t, **p))
 
 
 @register
@@ -302,6 +323,14 @@ class ConvTranspose(Op):
         if self.needs_grad(2):
             grad_b = grad.sum((0, 2) if p["spatial"] == 1 else (0, 2, 3))
         return grad_x, grad_w, grad_b
+
+    def jvp(self, tangents, primals, result):
+        x, w, _ = primals  # bilinear in (input, weight), plus the bias tangent
+        p = self._params
+        bias_shape = (1, -1) + (1,) * p["spatial"]
+        return jvp_sum(tangents, lambda t: ConvTranspose.apply(t, w, None, **p),
+                       lambda t: ConvTranspose.apply(x, t, None, **p),
+                       lambda t: t.reshape(bias_shape))
 
 
 def _check_conv(x, w, groups, spatial, name, transposed=False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout, _promote
+from ._forward import jvp_sum
 from .registry import Op, register
 
 
@@ -32,6 +33,13 @@ class LinalgCross(Op):
         if self.needs_grad(1):
             grad_other = LinalgCross.apply(grad, self.saved("self"), dim=dim)
         return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        # torch: linalg_cross(self_t, other_p, dim) + linalg_cross(self_p, other_t, dim)
+        a, b = primals
+        dim = self._params.get("dim", -1)
+        return jvp_sum(tangents, lambda t: LinalgCross.apply(t, b, dim=dim),
+                       lambda t: LinalgCross.apply(a, t, dim=dim))
 
 
 def linalg_cross(input, other, *, dim=-1):

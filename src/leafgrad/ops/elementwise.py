@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout, _promote
+from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from .registry import Op, register
 
 # -- binary arithmetic ------------------------------------------------------------------------
@@ -34,6 +35,10 @@ class Add(Op):
     def backward(self, grad):
         alpha = self._params.get("alpha", 1)
         return grad, (grad if alpha == 1 else grad * alpha)
+
+    def jvp(self, tangents, primals, result):
+        alpha = self._params.get("alpha", 1)
+        return jvp_sum(tangents, lambda t: t, lambda t: t if alpha == 1 else t * alpha)
 
 
 @register
@@ -62,6 +67,10 @@ class Sub(Op):
         alpha = self._params.get("alpha", 1)
         return grad, (-grad if alpha == 1 else grad * -alpha)
 
+    def jvp(self, tangents, primals, result):
+        alpha = self._params.get("alpha", 1)
+        return jvp_sum(tangents, lambda t: t, lambda t: -t if alpha == 1 else t * -alpha)
+
 
 @register
 class Rsub(Op):
@@ -79,6 +88,8 @@ class Rsub(Op):
     def backward(self, grad):
         alpha = self._params.get("alpha", 1)
         return -grad if alpha == 1 else grad * -alpha
+
+    jvp = auto_element_wise
 
 
 @register
@@ -105,6 +116,10 @@ class Mul(Op):
             grad_other = grad * self.saved("self")
         return grad_self, grad_other
 
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t * b, lambda t: t * a)
+
 
 @register
 class MulScalar(Op):
@@ -120,6 +135,8 @@ class MulScalar(Op):
 
     def backward(self, grad):
         return MulScalar.apply(grad, other=self._params["other"])
+
+    jvp = auto_element_wise
 
 
 def _scale(tensor, number):
@@ -154,6 +171,11 @@ class Div(Op):
             grad_other = -grad * ((self.saved("self") / other) / other)
         return grad_self, grad_other
 
+    def jvp(self, tangents, primals, result):
+        # torch: (self_t - other_t * result) / other_p
+        numerator = jvp_sum(tangents, lambda t: t, lambda t: -(t * result))
+        return numerator / primals[1]
+
 
 @register
 class Neg(Op):
@@ -172,6 +194,8 @@ class Neg(Op):
     def backward(self, grad):
         return -grad
 
+    jvp = auto_element_wise
+
 
 @register
 class Reciprocal(Op):
@@ -186,6 +210,8 @@ class Reciprocal(Op):
     def backward(self, grad):
         result = self.saved("result")
         return -grad * (result * result)
+
+    jvp = auto_element_wise
 
 
 # -- powers -------------------------------------------------------------------------------------
@@ -212,6 +238,8 @@ class PowScalar(Op):
             return grad * 0
         return grad * _scale(self.saved("self").pow(exponent - 1), exponent)
 
+    jvp = auto_element_wise
+
 
 @register
 class PowTensor(Op):
@@ -233,15 +261,26 @@ class PowTensor(Op):
         base = self.saved("self")
         grad_self = grad_exponent = None
         if self.needs_grad(0):
-            exponent = self.saved("exponent")
-            # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
-            grad_self = _where(exponent == 0, 0.0, grad * (exponent * base.pow(exponent - 1)))
+            grad_self = _pow_grad_self(grad, base, self.saved("exponent"))
         if self.needs_grad(1):
-            result = self.saved("result")
-            # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
-            exponent = self.saved("exponent")
-            grad_exponent = grad * _where((base == 0) & (exponent >= 0), 0.0, result * base.log())
+            grad_exponent = _pow_grad_exponent(grad, base, self.saved("exponent"),
+                                               self.saved("result"))
         return grad_self, grad_exponent
+
+    def jvp(self, tangents, primals, result):
+        base, exponent = primals
+        return jvp_sum(tangents, lambda t: _pow_grad_self(t, base, exponent),
+                       lambda t: _pow_grad_exponent(t, base, exponent, result))
+
+
+def _pow_grad_self(grad, base, exponent):
+    # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
+    return _where(exponent == 0, 0.0, grad * (exponent * base.pow(exponent - 1)))
+
+
+def _pow_grad_exponent(grad, base, exponent, result):
+    # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
+    return grad * _where((base == 0) & (exponent >= 0), 0.0, result * base.log())
 
 
 @register
@@ -266,6 +305,8 @@ class PowScalarBase(Op):
             log_base = float(np.log(np.float64(0)))
             return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
         return grad * _scale(result, float(np.log(base)))
+
+    jvp = auto_element_wise
 
 
 # -- unary math -------------------------------------------------------------------------------
@@ -292,6 +333,8 @@ class Exp(_Unary):
     def backward(self, grad):
         return grad * self.saved("result")
 
+    jvp = auto_element_wise
+
 
 @register
 class Log(_Unary):
@@ -302,6 +345,8 @@ class Log(_Unary):
 
     def backward(self, grad):
         return grad / self.saved("self")
+
+    jvp = auto_element_wise
 
 
 @register
@@ -314,6 +359,8 @@ class Sqrt(_Unary):
     def backward(self, grad):
         return grad / _scale(self.saved("result"), 2)
 
+    jvp = auto_element_wise
+
 
 @register
 class Sin(_Unary):
@@ -324,6 +371,8 @@ class Sin(_Unary):
 
     def backward(self, grad):
         return grad * self.saved("self").cos()
+
+    jvp = auto_element_wise
 
 
 @register
@@ -336,6 +385,8 @@ class Cos(_Unary):
     def backward(self, grad):
         return grad * -self.saved("self").sin()
 
+    jvp = auto_element_wise
+
 
 @register
 class Tanh(_Unary):
@@ -346,6 +397,8 @@ class Tanh(_Unary):
 
     def backward(self, grad):
         return TanhBackward.apply(grad, self.saved("result"))
+
+    jvp = auto_element_wise
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
@@ -363,6 +416,8 @@ class Sigmoid(_Unary):
 
     def backward(self, grad):
         return SigmoidBackward.apply(grad, self.saved("result"))
+
+    jvp = auto_element_wise
 
 
 def _where(condition, a, b):
@@ -394,6 +449,11 @@ class TanhBackward(Op):
             grad_y = gg * self.saved("grad_output") * _scale(y, -2)
         return grad_grad, grad_y
 
+    def jvp(self, tangents, primals, result):
+        grad, y = primals
+        return jvp_sum(tangents, lambda t: TanhBackward.apply(t, y),
+                       lambda t: t * (_scale(y, -2) * grad))
+
 
 @register
 class SigmoidBackward(Op):
@@ -417,6 +477,11 @@ class SigmoidBackward(Op):
         if self.needs_grad(1):
             grad_y = gg * self.saved("grad_output") * (1 - _scale(y, 2))
         return grad_grad, grad_y
+
+    def jvp(self, tangents, primals, result):
+        grad, y = primals
+        return jvp_sum(tangents, lambda t: SigmoidBackward.apply(t, y),
+                       lambda t: t * (grad * (1 - _scale(y, 2))))
 
 
 @register
@@ -444,6 +509,13 @@ class ThresholdBackward(Op):
                                                 threshold=self._params["threshold"])
         return grad_grad, (gg * 0 if self.needs_grad(1) else None)
 
+    def jvp(self, tangents, primals, result):
+        # torch: zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)
+        threshold = self._params["threshold"]
+        return jvp_sum(tangents,
+                       lambda t: ThresholdBackward.apply(t, primals[1], threshold=threshold),
+                       zeros_tangent)
+
 
 @register
 class Abs(Op):
@@ -460,6 +532,8 @@ class Abs(Op):
         from .math_unary import Sgn
 
         return grad * Sgn.apply(self.saved("self"))
+
+    jvp = auto_element_wise
 
 
 @register
@@ -479,6 +553,8 @@ class Sign(Op):
         from ..tensor import _wrap
 
         return _wrap(np.zeros(grad.shape, grad._data.dtype))  # zero even for inf grads
+
+    jvp = auto_element_wise
 
 
 @register
@@ -504,6 +580,8 @@ class Relu(Op):
     def backward(self, grad):
         # relu'(0) is taken as 0, matching torch; gradcheck avoids x == 0.
         return ThresholdBackward.apply(grad, self.saved("result"), threshold=0)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -537,6 +615,8 @@ class Clamp(Op):
             mask = (x <= high) if mask is None else (mask & (x <= high))
         return grad * mask
 
+    jvp = auto_element_wise
+
 
 @register
 class MaskedZero(Op):
@@ -556,6 +636,8 @@ class MaskedZero(Op):
 
     def backward(self, grad):
         return grad._masked_zero(self._params["mask"])
+
+    jvp = auto_linear
 
 
 # -- comparisons (outputs never require grad) --------------------------------------------------
@@ -700,6 +782,8 @@ class Clone(Op):
     def backward(self, grad):
         return grad
 
+    jvp = auto_linear
+
 
 @register
 class ToCopy(Op):
@@ -715,6 +799,8 @@ class ToCopy(Op):
     def backward(self, grad):
         # The base class casts the gradient back to the input's dtype.
         return grad
+
+    jvp = auto_linear
 
 
 @register
@@ -738,6 +824,11 @@ class Copy(Op):
     def backward(self, grad):
         return grad * 0, grad  # the overwritten values get a zero gradient, as in torch
 
+    def jvp(self, tangents, primals, result):
+        # torch's copy_: the source's tangent (broadcast), or zeros when the source has none
+        source = tangents[1]
+        return source if source is not None else zeros_tangent(result)
+
 
 @register
 class Zero(Op):
@@ -751,6 +842,8 @@ class Zero(Op):
     def backward(self, grad):
         return grad * 0
 
+    jvp = auto_linear
+
 
 @register
 class Fill(Op):
@@ -763,6 +856,9 @@ class Fill(Op):
 
     def backward(self, grad):
         return grad * 0
+
+    def jvp(self, tangents, primals, result):
+        return zeros_tangent(result)  # torch: self_t.fill_(0)
 
 
 @register
@@ -784,3 +880,7 @@ class FillTensor(Op):
 
     def backward(self, grad):
         return grad * 0, grad.sum()
+
+    def jvp(self, tangents, primals, result):
+        value = tangents[1]  # torch: self_t.fill_(value_t)
+        return value.expand(result.shape) if value is not None else zeros_tangent(result)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from ._forward import auto_linear
 from .registry import Op, register
 from .shape import _wrap_dim
 
@@ -50,6 +51,8 @@ class IndexSelect(Op):
         return IndexAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
                               index=p["index"])
 
+    jvp = auto_linear
+
 
 @register
 class IndexAdd(Op):
@@ -75,6 +78,8 @@ class IndexAdd(Op):
                 grad_source = grad_source * p["alpha"]
         return grad, grad_source
 
+    jvp = auto_linear
+
 
 @register
 class Gather(Op):
@@ -89,6 +94,8 @@ class Gather(Op):
         p = self._params
         return ScatterAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
                                 index=p["index"])
+
+    jvp = auto_linear
 
 
 @register
@@ -111,6 +118,8 @@ class ScatterAdd(Op):
             gathered = Gather.apply(grad, dim=p["dim"], index=p["index"])
             grad_src = _pad_to(gathered, self.input_shape(1))
         return grad, grad_src
+
+    jvp = auto_linear
 
 
 @register
@@ -138,6 +147,8 @@ class Scatter(Op):
                                self.input_shape(1))
         return grad_self, grad_src
 
+    jvp = auto_linear
+
 
 @register
 class ScatterValue(Op):
@@ -153,6 +164,10 @@ class ScatterValue(Op):
     def backward(self, grad):
         p = self._params
         return ScatterValue.apply(grad, dim=p["dim"], index=p["index"], value=0)
+
+    def jvp(self, tangents, primals, result):
+        p = self._params  # torch: self_t.scatter(dim, index, 0)
+        return ScatterValue.apply(tangents[0], dim=p["dim"], index=p["index"], value=0)
 
 
 def _pad_to(grad, shape):
@@ -194,6 +209,9 @@ class MaskedFill(Op):
     def backward(self, grad):
         return grad._masked_zero(self._params["mask"])
 
+    def jvp(self, tangents, primals, result):
+        return tangents[0]._masked_zero(self._params["mask"])  # torch: self_t.masked_fill(mask, 0)
+
 
 @register
 class MaskedFillTensor(Op):
@@ -225,6 +243,8 @@ class MaskedFillTensor(Op):
             grad_value = (grad * keep).sum()
         return grad_self, grad_value
 
+    jvp = auto_linear
+
 
 @register
 class MaskedSelect(Op):
@@ -245,6 +265,8 @@ class MaskedSelect(Op):
         full = IndexBackward.apply(grad, input_sizes=shape,
                                    index=(np.broadcast_to(mask, shape),))
         return _sum_to(full, self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -268,6 +290,8 @@ class Take(Op):
                                    index=(self._params["index"] % max(1, int(np.prod(
                                        self.input_shape()))),))
         return flat.reshape(self.input_shape())
+
+    jvp = auto_linear
 
 
 # -- functions --------------------------------------------------------------------------------
@@ -423,6 +447,10 @@ class _ScatterReduceLegacyNode(Op):
 
     def backward(self, grad):
         raise RuntimeError("derivative for aten::scatter is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            "Trying to use forward AD with aten::scatter that does not support it.")
 
 
 _ScatterReduceLegacyNode.__name__ = _ScatterReduceLegacyNode.__qualname__ = "NotImplemented"

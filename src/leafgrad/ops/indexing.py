@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -175,6 +176,8 @@ class Index(Op):
     def backward(self, grad):
         return IndexBackward.apply(grad, input_sizes=self.input_shape(), index=self._params["index"])
 
+    jvp = auto_linear
+
 
 @register
 class IndexBackward(Op):
@@ -191,6 +194,8 @@ class IndexBackward(Op):
 
     def backward(self, grad):
         return Index.apply(grad, index=self._params["index"])
+
+    jvp = auto_linear
 
 
 def _has_advanced(index) -> bool:
@@ -254,3 +259,5 @@ class IndexPut(Op):
 
             grad_values = _sum_to(Index.apply(grad, index=index), self.input_shape(1))
         return grad_self, grad_values
+
+    jvp = auto_linear

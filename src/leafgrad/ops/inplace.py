@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap
@@ -43,6 +44,10 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
 
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
+    if _dual_state.active:
+        from ._forward import dual_inplace
+
+        return dual_inplace(op, target, others, params)
     recording = _grad_state.grad_enabled and op.differentiable and (
         target._requires_grad
         or any(isinstance(o, Tensor) and o._requires_grad for o in others)

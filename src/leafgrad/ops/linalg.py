@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import jvp_sum
 from .registry import Op, register
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
@@ -52,6 +53,10 @@ class Mm(Op):
         if self.needs_grad(1):
             grad_mat2 = _mat2_grad(grad, self.saved("self"), self.saved("layouts")[1])
         return grad_self, grad_mat2
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals  # torch: mm(self_t, mat2_p) + mm(self_p, mat2_t)
+        return jvp_sum(tangents, lambda t: t.mm(b), lambda t: a.mm(t))
 
 
 # Note: gradient layout
@@ -104,6 +109,10 @@ class Mv(Op):
             grad_vec = self.saved("self").t().mv(grad)
         return grad_self, grad_vec
 
+    def jvp(self, tangents, primals, result):
+        a, v = primals  # torch: mv(self_t, vec_p) + mv(self_p, vec_t)
+        return jvp_sum(tangents, lambda t: t.mv(v), lambda t: a.mv(t))
+
 
 @register
 class Dot(Op):
@@ -138,6 +147,10 @@ class Dot(Op):
         if self.needs_grad(1):
             grad_other = grad * self.saved("self")
         return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals  # torch: dot(self_t, tensor_p) + dot(self_p, tensor_t)
+        return jvp_sum(tangents, lambda t: t.dot(b), lambda t: a.dot(t))
 
 
 @register
@@ -181,6 +194,14 @@ class Addmm(Op):
             grad_b = grad_b if alpha == 1 else grad_b * alpha
         return grad_bias, grad_a, grad_b
 
+    def jvp(self, tangents, primals, result):
+        # torch: beta * self_t + alpha * mat1_t.mm(mat2_p) + alpha * mat1_p.mm(mat2_t)
+        _, a, b = primals
+        alpha, beta = self._params.get("alpha", 1), self._params.get("beta", 1)
+        return jvp_sum(tangents, lambda t: t if beta == 1 else t * beta,
+                       lambda t: t.mm(b) if alpha == 1 else t.mm(b) * alpha,
+                       lambda t: a.mm(t) if alpha == 1 else a.mm(t) * alpha)
+
 
 def _legacy(a: np.ndarray) -> str:
     from .._dtype import from_numpy_dtype
@@ -216,6 +237,10 @@ class Bmm(Op):
         if self.needs_grad(1):
             grad_mat2 = self.saved("self").transpose(1, 2).bmm(grad)
         return grad_self, grad_mat2
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals  # torch: self_t.bmm(mat2_p) + self_p.bmm(mat2_t)
+        return jvp_sum(tangents, lambda t: t.bmm(b), lambda t: a.bmm(t))
 
 
 def matmul(a, b):

@@ -22,6 +22,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
 from . import _layout
+from ._forward import jvp_sum
 from .registry import Op, register
 
 
@@ -150,6 +151,10 @@ class LinalgInvEx(Op):
         inverse_t = self.saved("result").mT
         return -_matmul(inverse_t, _matmul(grad, inverse_t))
 
+    def jvp(self, tangents, primals, result):
+        # torch: -inverse @ A_t @ inverse
+        return -_matmul(_matmul(result, tangents[0]), result)
+
 
 @register
 class LinalgDet(Op):
@@ -186,6 +191,20 @@ class LinalgDet(Op):
             adjugate = adjugate * keep.unsqueeze(-1).unsqueeze(-1)
         return adjugate
 
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_det_jvp: det * tr(A^{-1} A_t). Near a singular matrix, tr(adj(A) A_t)
+        # from the SVD, as the backward; 0 where det is exactly 0, as torch's perturbed LU
+        # solve (and leafgrad's unrecorded backward) give there.
+        a, tangent = primals[0], tangents[0]
+        if a._data.size == 0:
+            return result * 0
+        eps = np.finfo(a._data.dtype).eps
+        if not np.any(np.abs(result._data) < 100 * eps):
+            return solve(a, tangent).diagonal(0, -2, -1).sum(-1) * result
+        ones = _wrap(np.ones(result.shape, a._data.dtype))
+        derivative = (_det_backward_singular(ones, a) * tangent).sum((-2, -1))
+        return derivative * _wrap(np.asarray(result._data != 0, dtype=a._data.dtype))
+
 
 def _det_backward_singular(grad: Tensor, a: Tensor) -> Tensor:
     """grad * adj(A)^T = grad * det(U) det(V) * U diag(prod_{j != i} S_j) V^T."""
@@ -219,17 +238,6 @@ class MultiOutputOp(Op):
     multi_output = True
     output_names: tuple = ()
     save_input = False
-
-    @classmethod
-    def apply(cls, *args, **params) -> tuple:
-        # Op.apply's unrecorded path wraps a single array (multi-output ops there are views);
-        # without a graph to record, each output is wrapped on its own.
-        if _grad_state.grad_enabled:
-            for arg in args:
-                if isinstance(arg, Tensor) and arg._requires_grad:
-                    return cls._record(args, params)
-        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
-        return tuple(_wrap(out) for out in cls.forward(None, *arrays, **params))
 
     @classmethod
     def _wrap_outputs(cls, arrays, args, node):
@@ -275,6 +283,15 @@ class LinalgSlogdet(MultiOutputOp):
         a = self.saved("A")
         scaled = _diag_embed(grad.unsqueeze(-1).expand(*grad.shape, a.shape[-1]))
         return solve(a.mT, scaled)
+
+    def jvp(self, tangents, primals, result):
+        # torch's slogdet_jvp: (0, tr(A^{-1} A_t)); nan for a singular A, as torch's LU solve gives
+        sign = result[0]
+        try:
+            trace = solve(primals[0], tangents[0]).diagonal(0, -2, -1).sum(-1)
+        except _LinAlgError:
+            trace = _wrap(np.full(sign.shape, np.nan, dtype=sign._data.dtype))
+        return sign * 0, trace
 
 
 # -- solvers --------------------------------------------------------------------------------------
@@ -376,6 +393,23 @@ class LinalgSolveEx(Op):
             grad_b = grad_b.squeeze(-1)
         return grad_a, grad_b if self.needs_grad(1) else None
 
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_solve_jvp: solve(A, B_t - A_t X) (left) or solve(A, B_t - X A_t) (right)
+        a, b = primals
+        left = self._params.get("left", True)
+        vector = _is_vector_rhs(a.ndim, tuple(b.shape), tuple(a.shape))
+        x = result.unsqueeze(-1) if vector else result
+
+        def through_a(t):
+            return -_matmul(t, x) if left else -_matmul(x, t)
+
+        def through_b(t):
+            return t.unsqueeze(-1) if vector else t
+
+        rhs = jvp_sum(tangents, through_a, through_b)
+        out = solve(a, rhs, left=left)
+        return out.squeeze(-1) if vector else out
+
 
 @register
 class LinalgSolveTriangular(Op):
@@ -420,6 +454,18 @@ class LinalgSolveTriangular(Op):
             grad_a = -_matmul(grad_b, x_t) if left else -_matmul(x_t, grad_b)
             grad_a = grad_a.triu(int(unit)) if upper else grad_a.tril(-int(unit))
         return grad_a, grad_b if self.needs_grad(1) else None
+
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_solve_triangular_forward_AD: solve_triangular(A, B_t - proj(A_t) X)
+        p = self._params
+        upper, left, unit = p["upper"], p.get("left", True), p.get("unitriangular", False)
+
+        def through_a(t):
+            projected = t.triu(int(unit)) if upper else t.tril(-int(unit))
+            return -_matmul(projected, result) if left else -_matmul(result, projected)
+
+        rhs = jvp_sum(tangents, through_a, lambda t: t)
+        return solve_triangular(primals[0], rhs, upper=upper, left=left, unitriangular=unit)
 
 
 def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, left: bool) -> np.ndarray:

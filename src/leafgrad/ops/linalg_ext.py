@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from ._forward import auto_linear, jvp_sum
 from .linalg import Bmm, Mv
 from . import _layout
 from .registry import Op, register
@@ -90,6 +91,14 @@ class Baddbmm(Op):
             grad_batch2 = _scaled(self.saved("batch1").transpose(1, 2).bmm(grad), alpha)
         return grad_self, grad_batch1, grad_batch2
 
+    def jvp(self, tangents, primals, result):
+        # torch: beta * self_t + alpha * batch1_t.bmm(batch2_p) + alpha * batch1_p.bmm(batch2_t)
+        _, batch1, batch2 = primals
+        alpha, beta = self._params.get("alpha", 1), self._params.get("beta", 1)
+        return jvp_sum(tangents, lambda t: _scaled(t, beta),
+                       lambda t: _scaled(t.bmm(batch2), alpha),
+                       lambda t: _scaled(batch1.bmm(t), alpha))
+
 
 @register
 class Addmv(Op):
@@ -133,6 +142,13 @@ class Addmv(Op):
             grad_vec = _scaled(self.saved("mat").t().mv(grad), alpha)
         return grad_self, grad_mat, grad_vec
 
+    def jvp(self, tangents, primals, result):
+        # torch: beta * self_t + alpha * mat_t.mv(vec_p) + alpha * mat_p.mv(vec_t)
+        _, mat, vec = primals
+        alpha, beta = self._params.get("alpha", 1), self._params.get("beta", 1)
+        return jvp_sum(tangents, lambda t: _scaled(t, beta), lambda t: _scaled(t.mv(vec), alpha),
+                       lambda t: _scaled(mat.mv(t), alpha))
+
 
 @register
 class Trace(Op):
@@ -159,6 +175,8 @@ class Trace(Op):
         return DiagonalBackward.apply(diagonal, input_sizes=(rows, cols), offset=0, dim1=0,
                                       dim2=1)
 
+    jvp = auto_linear
+
 
 def _check_triangle(a: np.ndarray, name: str) -> None:
     if a.ndim < 2:
@@ -180,6 +198,8 @@ class Tril(Op):
     def backward(self, grad):
         return grad.tril(self._params.get("diagonal", 0))
 
+    jvp = auto_linear
+
 
 @register
 class Triu(Op):
@@ -195,6 +215,8 @@ class Triu(Op):
 
     def backward(self, grad):
         return grad.triu(self._params.get("diagonal", 0))
+
+    jvp = auto_linear
 
 
 @register
@@ -217,6 +239,8 @@ class DiagEmbed(Op):
         p = self._params
         dim1, dim2 = _embed_dims(len(self.input_shape()), p.get("dim1", -2), p.get("dim2", -1))
         return Diagonal.apply(grad, offset=p.get("offset", 0), dim1=dim1, dim2=dim2)
+
+    jvp = auto_linear
 
 
 def _embed_dims(ndim: int, dim1: int, dim2: int) -> tuple:
@@ -252,6 +276,8 @@ class DiagonalCopy(Op):
         return DiagonalBackward.apply(grad, input_sizes=self.input_shape(),
                                       offset=p.get("offset", 0), dim1=p.get("dim1", 0),
                                       dim2=p.get("dim2", 1))
+
+    jvp = auto_linear
 
 
 # -- functions ------------------------------------------------------------------------------------

@@ -28,6 +28,11 @@ def _eye(n: int, like: Tensor) -> Tensor:
     return _wrap(np.eye(n, dtype=like._data.dtype))
 
 
+def _inverse_upper(r: Tensor) -> Tensor:
+    """R^{-1} for an upper-triangular R (a triangular solve against the identity)."""
+    return solve_triangular(r, _eye(r.shape[-1], r).expand(*r.shape), upper=True)
+
+
 # -- Cholesky -------------------------------------------------------------------------------------
 
 
@@ -80,6 +85,16 @@ class LinalgCholeskyEx(Op):
         g_a = 0.5 * (g_a + g_a.tril(-1).mT)
         g_a = solve_triangular(lower.mT, g_a, upper=True, left=True)
         return solve_triangular(lower, g_a, upper=False, left=False)
+
+    def jvp(self, tangents, primals, result):
+        # torch's cholesky_jvp: dL = L phi(L^{-1} dA L^{-T}), phi = the lower triangle with the
+        # diagonal halved
+        lower = result.mT if self._params.get("upper", False) else result
+        inner = solve_triangular(lower, tangents[0], upper=False, left=True)
+        inner = solve_triangular(lower.mT, inner, upper=True, left=False)
+        inner = inner.tril() - _diag_embed(inner.diagonal(0, -2, -1) * 0.5)
+        out = _matmul(lower, inner)
+        return out.mT if self._params.get("upper", False) else out
 
 
 # -- QR -------------------------------------------------------------------------------------------
@@ -150,6 +165,36 @@ class LinalgQr(MultiOutputOp):
             g_a = g_a + _matmul(q, g_r)
         return g_a
 
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_qr_jvp
+        mode = self._params.get("mode", "reduced")
+        if mode == "r":
+            raise RuntimeError(_QR_NEEDS_Q)
+        q, r = result
+        tangent = tangents[0]
+        m, n = tangent.shape[-2], tangent.shape[-1]
+        if mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+            )
+        if m >= n:
+            # dR = syminv(sym(Q^T dA R^{-1})) R, dQ = dA R^{-1} - Q syminv(...)
+            tangent_rinv = solve_triangular(r, tangent, upper=True, left=False)
+            product = _matmul(q.mT, tangent_rinv)
+            upper = (product + product.mT).triu()
+            upper = upper - _diag_embed(upper.diagonal(0, -2, -1) * 0.5)
+            return tangent_rinv - _matmul(q, upper), _matmul(upper, r)
+        # m < n: A = Q [R1 R2] with R1 square; the square case's skew part Omega moves R2 too
+        from . import cat
+
+        r1, r2 = r[..., :m], r[..., m:]
+        product = _matmul(_matmul(q.mT, tangent[..., :m]), _inverse_upper(r1))
+        lower = product.tril(-1)
+        omega = lower - lower.mT
+        d_r1 = _matmul(product - omega, r1)
+        d_r2 = _matmul(q.mT, tangent[..., m:]) - _matmul(omega, r2)
+        return _matmul(q, omega), cat([d_r1, d_r2], dim=-1)
+
 
 # -- SVD ------------------------------------------------------------------------------------------
 
@@ -184,6 +229,41 @@ class LinalgSvd(MultiOutputOp):
             g_u = None if g_u is None else g_u[..., :k]
             g_vh = None if g_vh is None else g_vh[..., :k, :]
         return _svd_backward(g_u, g_s, g_vh, u, s, vh)
+
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_svd_jvp; the full_matrices case pads with zeros, as torch does
+        u, s, vh = result
+        tangent = tangents[0]
+        full = self._params.get("full_matrices", True)
+        m, n, k = tangent.shape[-2], tangent.shape[-1], s.shape[-1]
+        if full:
+            u, vh = u[..., :k], vh[..., :k, :]
+        v = vh.mT
+        product = (_matmul(u.mT, _matmul(tangent, v)) if m >= n
+                   else _matmul(_matmul(u.mT, tangent), v))
+        d_s = product.diagonal(0, -2, -1)
+        product = product - _diag_embed(d_s)
+        squares = s * s
+        gaps = squares.unsqueeze(-2) - squares.unsqueeze(-1) + _eye(k, s)
+        d_u = product * s.unsqueeze(-2)
+        d_u = _matmul(u, (d_u + d_u.mT) / gaps)
+        if m > k:
+            from . import cat
+
+            projected = _matmul(tangent, v / s.unsqueeze(-2))
+            d_u = d_u + projected - _matmul(u, _matmul(u.mT, projected))
+            if full:
+                d_u = cat([d_u, d_u.new_zeros((*d_u.shape[:-1], m - k))], dim=-1)
+        d_vh = s.unsqueeze(-1) * product
+        d_vh = _matmul(-(d_vh + d_vh.mT) / gaps, vh)
+        if n > k:
+            from . import cat
+
+            projected = _matmul(u.mT / s.unsqueeze(-1), tangent)
+            d_vh = d_vh + projected - _matmul(_matmul(projected, v), vh)
+            if full:
+                d_vh = cat([d_vh, d_vh.new_zeros((*d_vh.shape[:-2], n - k, n))], dim=-2)
+        return d_u, d_s, d_vh
 
 
 def _svd_backward(g_u, g_s, g_vh, u, s, vh):
@@ -284,6 +364,17 @@ class LinalgEigh(MultiOutputOp):
             inner = inner + _diag_embed(g_values)
         return _matmul(vectors, _matmul(inner, vectors.mT))
 
+    def jvp(self, tangents, primals, result):
+        # torch's linalg_eig_jvp, Hermitian case: dL = diag(V^T dA V),
+        # dV = V ((V^T dA V) / E) with E_ij = L_j - L_i and a zero diagonal
+        values, vectors = result
+        product = _matmul(_matmul(vectors.mT, tangents[0]), vectors)
+        d_values = product.diagonal(0, -2, -1)
+        k = values.shape[-1]
+        gaps = values.unsqueeze(-2) - values.unsqueeze(-1) + _eye(k, values)
+        off_diagonal = _wrap(1 - np.eye(k, dtype=values._data.dtype))
+        return d_values, _matmul(vectors, product / gaps * off_diagonal)
+
 
 # -- pseudo-inverse -------------------------------------------------------------------------------
 
@@ -336,6 +427,22 @@ class LinalgPinv(Op):
         return (-_matmul(k, pinv_a).mT + _matmul(_matmul(grad_t - _matmul(a, k), pinv_a), pinv_t)
                 + pinv_t_k - _matmul(_matmul(pinv_t_k, pinv_a), a))
 
+    def jvp(self, tangents, primals, result):
+        # torch's pinv_jvp (real case), arranged so the largest products are smallest
+        a, pinv_a, tangent = primals[0], result, tangents[0]
+        m, n = a.shape[-2], a.shape[-1]
+        tangent_t, pinv_t = tangent.mT, pinv_a.mT
+        if m <= n:
+            k = _matmul(pinv_t, tangent_t)
+            return (_matmul(pinv_a, k - k.mT - _matmul(k, _matmul(a, pinv_a)))
+                    + _matmul(tangent_t - _matmul(pinv_a, _matmul(a, tangent_t)),
+                              _matmul(pinv_t, pinv_a)))
+        k = _matmul(pinv_a, tangent)
+        k_t = k.mT
+        return (_matmul(k_t - k - _matmul(_matmul(pinv_a, a), k_t), pinv_a)
+                + _matmul(_matmul(pinv_a, pinv_t), tangent_t - _matmul(_matmul(tangent_t, a),
+                                                                       pinv_a)))
+
 
 # -- functions ------------------------------------------------------------------------------------
 
@@ -353,8 +460,15 @@ def svd(a: Tensor, full_matrices: bool = True) -> tuple:
 
 
 def svdvals(a: Tensor) -> Tensor:
-    # torch computes U and V only when a gradient may need them; S is output 1 either way.
-    return LinalgSvd.apply(a, full_matrices=False, compute_uv=a.requires_grad)[1]
+    # torch computes U and V only when a gradient (reverse or forward mode) may need them; S is
+    # output 1 either way.
+    return LinalgSvd.apply(a, full_matrices=False, compute_uv=_may_need_grad(a))[1]
+
+
+def _may_need_grad(a: Tensor) -> bool:
+    from ..autograd.forward_ad import get_tangent, state
+
+    return a.requires_grad or (state.level is not None and get_tangent(a) is not None)
 
 
 def eigh(a: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - torch's name
@@ -362,7 +476,7 @@ def eigh(a: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - torch's name
 
 
 def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
-    return LinalgEigh.apply(a, UPLO=UPLO, compute_v=a.requires_grad)[0]
+    return LinalgEigh.apply(a, UPLO=UPLO, compute_v=_may_need_grad(a))[0]
 
 
 def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:

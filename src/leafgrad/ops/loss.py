@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _promote
+from ._forward import auto_element_wise, auto_linear, jvp_sum
 from .registry import Op, register
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -33,6 +34,15 @@ def _unreduce(grad, shape, reduction: str):
     return spread / count if reduction == "mean" else spread
 
 
+def _reduce_tangent(tangent, reduction: str):
+    """torch's apply_loss_reduction on the pointwise tangents of a loss."""
+    if reduction == "mean":
+        return tangent.mean()
+    if reduction == "sum":
+        return tangent.sum()
+    return tangent
+
+
 @register
 class DivScalar(Op):
     """``tensor / number`` as torch's C++ code writes it (DivBackward1, one edge)."""
@@ -46,6 +56,8 @@ class DivScalar(Op):
 
     def backward(self, grad):
         return grad / self._params["other"]
+
+    jvp = auto_element_wise
 
 
 class _Pointwise(Op):
@@ -67,6 +79,15 @@ class _Pointwise(Op):
             diff, **params
         )
         return (local if self.needs_grad(0) else None), (-local if self.needs_grad(1) else None)
+
+    def jvp(self, tangents, primals, result):
+        # torch: reduce(loss_backward(self_t, self_p, target_p) + loss_backward(target_t, target_p,
+        # self_p)); each slope is odd in the difference
+        diff = primals[0] - primals[1]
+        params = {k: v for k, v in self._params.items() if k != "reduction"}
+        slope = self.slope(diff, **params)
+        pointwise = jvp_sum(tangents, lambda t: t * slope, lambda t: -t * slope)
+        return _reduce_tangent(pointwise.expand(diff.shape), self._params["reduction"])
 
 
 @register
@@ -172,6 +193,13 @@ class NllLoss(Op):
                                            weight=self.saved("weight_array"), **self._params)
         return grad_input, None
 
+    def jvp(self, tangents, primals, result):
+        # torch: nll_loss_forward(self_t, target, weight, reduction, ignore_index) (the weight is
+        # not differentiated)
+        if tangents[0] is None:
+            return None
+        return type(self).apply(tangents[0], primals[1], **self._params)
+
 
 @register
 class NllLoss2d(NllLoss):
@@ -207,6 +235,8 @@ class NllLossBackward(Op):
         return NllLoss.apply(grad, weight, target=p["target"], reduction=p["reduction"],
                              ignore_index=p["ignore_index"])
 
+    jvp = auto_linear
+
 
 @register
 class BinaryCrossEntropy(Op):
@@ -240,6 +270,16 @@ class BinaryCrossEntropy(Op):
         if self.needs_grad(1):
             grad_t = local * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
         return grad_x, grad_t, None
+
+    def jvp(self, tangents, primals, result):
+        # torch: reduce(bce_backward(self_t, ...) + bce_target_backward(target_t, ...)) (the weight
+        # is not differentiated)
+        x, target, weight = primals
+        scale = 1 if weight is None else weight
+        pointwise = jvp_sum(
+            tangents, lambda t: t * scale * (x - target) / ((1 - x) * x).clamp(min=1e-12),
+            lambda t: t * scale * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100)))
+        return _reduce_tangent(pointwise, self._params["reduction"])
 
 
 @register
@@ -283,6 +323,18 @@ class BinaryCrossEntropyWithLogits(Op):
             if self.needs_grad(1):
                 grad_t = local * -x
         return grad_x, grad_t, None, None
+
+    def jvp(self, tangents, primals, result):
+        # torch: reduce(bce_with_logits_backward(self_t, ...) + ..._target_backward(target_t, ...))
+        x, target, weight, pos_weight = primals
+        scale = 1 if weight is None else weight
+        if pos_weight is not None:
+            slope_x = x.sigmoid() * (1 + (pos_weight - 1) * target) - pos_weight * target
+            slope_t = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+        else:
+            slope_x, slope_t = x.sigmoid() - target, -x
+        pointwise = jvp_sum(tangents, lambda t: t * scale * slope_x, lambda t: t * scale * slope_t)
+        return _reduce_tangent(pointwise, self._params["reduction"])
 
 
 def _log_sigmoid(x):

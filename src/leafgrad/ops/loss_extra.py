@@ -49,6 +49,18 @@ class SoftMarginLoss(Op):
         # d/dx log(1 + exp(-y x)) = -y * sigmoid(-y x)
         return spread * (-y * (-y * x).sigmoid()), None
 
+    def jvp(self, tangents, primals, result):
+        # torch: reduce(soft_margin_loss_backward(self_t, self_p, target, none)) (the target is
+        # not differentiated)
+        if tangents[0] is None:
+            return None
+        x, y = primals
+        pointwise = tangents[0] * (-y * (-y * x).sigmoid())
+        reduction = self._params["reduction"]
+        if reduction == "mean":
+            return pointwise.mean()
+        return pointwise.sum() if reduction == "sum" else pointwise
+
 
 @register
 class MultiMarginLoss(Op):
@@ -82,7 +94,8 @@ class MultiMarginLoss(Op):
             losses = losses.reshape(())
         return _reduce_array(losses, reduction)
 
-    def backward(self, grad):
+    def _per_sample(self):
+        """d loss_n / d x[n, j] as a (samples, classes) matrix (before the reduction)."""
         from ..tensor import _wrap
 
         p = self._params
@@ -105,10 +118,28 @@ class MultiMarginLoss(Op):
             slope = slope * weight[_wrap(target)].reshape(samples, 1)
         slope = slope / classes
         one_hot = _mask(np.eye(classes, dtype=bool)[target], data)
-        per_sample = slope - one_hot * slope.sum(1, keepdim=True)
-        reduction = p["reduction"]
+        return slope - one_hot * slope.sum(1, keepdim=True)
+
+    def backward(self, grad):
+        per_sample = self._per_sample()
+        samples = per_sample.shape[0]
+        reduction = self._params["reduction"]
         if reduction == "none":
             g = grad.reshape(samples, 1)
         else:
             g = grad / samples if reduction == "mean" else grad
-        return (g * per_sample).reshape(tuple(x.shape)), None
+        return (g * per_sample).reshape(tuple(self.input_shape(0))), None
+
+    def jvp(self, tangents, primals, result):
+        # torch has no forward-mode formula for multi_margin_loss; this is J @ t from the same
+        # per-sample slopes as the backward (the weight is not differentiated)
+        if tangents[0] is None:
+            return None
+        per_sample = self._per_sample()
+        losses = (per_sample * tangents[0].reshape(per_sample.shape)).sum(1)
+        if primals[0].ndim == 1:
+            losses = losses.reshape(())
+        reduction = self._params["reduction"]
+        if reduction == "mean":
+            return losses.mean()
+        return losses.sum() if reduction == "sum" else losses

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from . import _promote
+from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from .registry import Op, register
@@ -112,6 +113,8 @@ class Fmod(Op):
     def backward(self, grad):
         return grad
 
+    jvp = auto_element_wise
+
 
 @register
 class FmodTensor(Op):
@@ -133,6 +136,12 @@ class FmodTensor(Op):
             grad_other = -grad * quotient
         return grad, grad_other
 
+    def jvp(self, tangents, primals, result):
+        # torch: self_t - other_t * self_p.div(other_p, rounding_mode="trunc")
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t,
+                       lambda t: -t * DivRounding.apply(a, b, rounding_mode="trunc"))
+
 
 @register
 class Remainder(Op):
@@ -147,6 +156,8 @@ class Remainder(Op):
 
     def backward(self, grad):
         return grad
+
+    jvp = auto_element_wise
 
 
 @register
@@ -170,6 +181,12 @@ class RemainderTensor(Op):
             grad_other = -grad * quotient
         return grad, grad_other
 
+    def jvp(self, tangents, primals, result):
+        # torch: self_t - other_t * self_p.div(other_p, rounding_mode="floor")
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t,
+                       lambda t: -t * DivRounding.apply(a, b, rounding_mode="floor"))
+
 
 @register
 class DivRounding(Op):
@@ -187,6 +204,9 @@ class DivRounding(Op):
     def backward(self, grad):
         zeros = _zeros_like(grad)
         return zeros, (zeros if self.needs_grad(1) else None)
+
+    def jvp(self, tangents, primals, result):
+        return zeros_tangent(result)
 
 
 # -- atan2, hypot, logaddexp ----------------------------------------------------------------------
@@ -230,6 +250,11 @@ class Atan2(Op):
             grad_other = grad * -a * recip
         return grad_self, grad_other
 
+    def jvp(self, tangents, primals, result):
+        # torch: (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2))
+        a, b = primals
+        return jvp_sum(tangents, lambda t: b * t, lambda t: -a * t) / (a.pow(2) + b.pow(2))
+
 
 @register
 class Hypot(Op):
@@ -252,6 +277,10 @@ class Hypot(Op):
         if self.needs_grad(1):
             grad_other = grad * self.saved("other") / result
         return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t * a / result, lambda t: t * b / result)
 
 
 @register
@@ -278,6 +307,11 @@ class Logaddexp(Op):
             grad_other = grad / (1 + (a - b).exp())
         return grad_self, grad_other
 
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t / (1 + (b - a).exp()),
+                       lambda t: t / (1 + (a - b).exp()))
+
 
 @register
 class Logaddexp2(Op):
@@ -302,6 +336,11 @@ class Logaddexp2(Op):
         if self.needs_grad(1):
             grad_other = grad / (1 + 2 ** (a - b))
         return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return jvp_sum(tangents, lambda t: t / (1 + 2 ** (b - a)),
+                       lambda t: t / (1 + 2 ** (a - b)))
 
 
 # -- xlogy ---------------------------------------------------------------------------------------
@@ -340,6 +379,13 @@ class Xlogy(Op):
             grad_other = grad * x / y
         return grad_self, grad_other
 
+    def jvp(self, tangents, primals, result):
+        # torch: xlogy(self_t, other_p).masked_fill((self_p == 0) & (other_p <= 0), 0)
+        #        + other_t * self_p / other_p
+        x, y = primals
+        return jvp_sum(tangents, lambda t: Xlogy.apply(t, y)._masked_zero((x == 0) & (y <= 0)),
+                       lambda t: t * x / y)
+
 
 @register
 class XlogyScalarSelf(Op):
@@ -356,6 +402,8 @@ class XlogyScalarSelf(Op):
 
     def backward(self, grad):
         return grad * self._params["self"] / self.saved("other")
+
+    jvp = auto_element_wise
 
 
 @register
@@ -376,6 +424,8 @@ class XlogyScalarOther(Op):
         if other > 0:
             return grad_self
         return grad_self._masked_zero(self.saved("self") == 0)
+
+    jvp = auto_element_wise
 
 
 # -- lerp, addcmul, addcdiv ----------------------------------------------------------------------
@@ -428,6 +478,10 @@ class Lerp(Op):
         grad_end = grad * weight if self.needs_grad(1) else None
         return grad * (1 - float(weight)), grad_end
 
+    def jvp(self, tangents, primals, result):
+        weight = self._params["weight"]  # torch: lerp(self_t, end_t, weight)
+        return jvp_sum(tangents, lambda t: t * (1 - float(weight)), lambda t: t * weight)
+
 
 @register
 class LerpTensor(Op):
@@ -452,6 +506,12 @@ class LerpTensor(Op):
         if self.needs_grad(2):
             grad_weight = grad * (self.saved("end") - self.saved("self"))
         return grad_self, grad_end, grad_weight
+
+    def jvp(self, tangents, primals, result):
+        # torch: lerp(self_t, end_t, weight_p) + weight_t * (end_p - self_p)
+        start, end, weight = primals
+        return jvp_sum(tangents, lambda t: t * (1 - weight), lambda t: t * weight,
+                       lambda t: t * (end - start))
 
 
 def _addc_operands(a, b, c, value):
@@ -491,6 +551,12 @@ class Addcmul(Op):
             grad2 = grad * (self.saved("tensor1") * value)
         return grad, grad1, grad2
 
+    def jvp(self, tangents, primals, result):
+        _, t1, t2 = primals
+        value = self._params.get("value", 1)
+        return jvp_sum(tangents, lambda t: t, lambda t: t * (t2 * value),
+                       lambda t: t * (t1 * value))
+
 
 @register
 class Addcdiv(Op):
@@ -527,6 +593,14 @@ class Addcdiv(Op):
             t2 = self.saved("tensor2")
             grad2 = -grad * (value * self.saved("tensor1") / (t2 * t2))
         return grad, grad1, grad2
+
+    def jvp(self, tangents, primals, result):
+        # torch: self_t + value * tensor1_t / tensor2_p
+        #        - value * tensor2_t * (tensor1_p / tensor2_p) / tensor2_p
+        _, t1, t2 = primals
+        value = self._params.get("value", 1)
+        return jvp_sum(tangents, lambda t: t, lambda t: t * (value / t2),
+                       lambda t: -t * (value * t1 / (t2 * t2)))
 
 
 # -- dispatch (Tensor.div with a rounding mode calls this) -----------------------------------------

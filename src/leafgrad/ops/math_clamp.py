@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _promote
+from ._forward import auto_element_wise, filled
 from .math_logic import Where, check_broadcast_all
 from .registry import Op, register
 
@@ -74,6 +75,17 @@ class ClampTensor(Op):
             grad_high = _where(x > high, grad, 0.0)
         return grad_self, grad_low, grad_high
 
+    def jvp(self, tangents, primals, result):
+        # torch's clamp_jvp: the tangent of whichever of self/min/max the result is
+        x, low, high = primals
+        x_t, low_t, high_t = filled(tangents, primals)
+        if low is not None and high is not None:
+            inner = _where(x < low, low_t, _where(x > high, high_t, x_t))
+            return _where(low > high, high_t, inner)
+        if low is not None:
+            return _where(x > low, x_t, low_t)
+        return _where(x < high, x_t, high_t)
+
     def _has_input(self, index: int) -> bool:
         """Whether the optional bound ``index`` was given (None bounds have no metadata)."""
         return self._input_meta[index] is not None
@@ -102,6 +114,8 @@ class ClampMin(Op):
     def backward(self, grad):
         return _where(self.saved("self") >= self._params["min"], grad, 0.0)
 
+    jvp = auto_element_wise
+
 
 @register
 class ClampMinTensor(Op):
@@ -124,6 +138,11 @@ class ClampMinTensor(Op):
             grad_low = _where(x < low, grad, 0.0)
         return grad_self, grad_low
 
+    def jvp(self, tangents, primals, result):
+        x, low = primals
+        x_t, low_t = filled(tangents, primals)
+        return _where(x >= low, x_t, low_t)
+
 
 @register
 class ClampMax(Op):
@@ -137,6 +156,8 @@ class ClampMax(Op):
 
     def backward(self, grad):
         return _where(self.saved("self") <= self._params["max"], grad, 0.0)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -159,6 +180,11 @@ class ClampMaxTensor(Op):
         if self.needs_grad(1):
             grad_high = _where(x > high, grad, 0.0)
         return grad_self, grad_high
+
+    def jvp(self, tangents, primals, result):
+        x, high = primals
+        x_t, high_t = filled(tangents, primals)
+        return _where(x <= high, x_t, high_t)
 
 
 # -- maximum / minimum --------------------------------------------------------------------------
@@ -188,6 +214,10 @@ class Maximum(_Extremum):
     def backward(self, grad):
         return _split_ties(self, grad, lambda a, b: a < b, lambda a, b: a > b)
 
+    def jvp(self, tangents, primals, result):
+        # torch: other_t + where(self_p == other_p, 0.5, self_p > other_p) * (self_t - other_t)
+        return _extremum_jvp(tangents, primals, result, lambda a, b: a > b)
+
 
 @register
 class Minimum(_Extremum):
@@ -197,6 +227,9 @@ class Minimum(_Extremum):
 
     def backward(self, grad):
         return _split_ties(self, grad, lambda a, b: a > b, lambda a, b: a < b)
+
+    def jvp(self, tangents, primals, result):
+        return _extremum_jvp(tangents, primals, result, lambda a, b: a < b)
 
 
 def _split_ties(node, grad, self_loses, other_loses):
@@ -224,6 +257,11 @@ class Fmax(_Extremum):
         keeps_self = (a >= b) | b.isnan()
         return _fmax_fmin_grads(self, grad, keeps_self)
 
+    def jvp(self, tangents, primals, result):
+        # torch: other_t + (self_p > other_p).logical_or_(other_p.isnan()) * (self_t - other_t)
+        a, b = primals
+        return _fmax_fmin_jvp(tangents, primals, (a > b) | b.isnan())
+
 
 @register
 class Fmin(_Extremum):
@@ -235,6 +273,22 @@ class Fmin(_Extremum):
         a, b = self.saved("self"), self.saved("other")
         keeps_self = (a <= b) | b.isnan()
         return _fmax_fmin_grads(self, grad, keeps_self)
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return _fmax_fmin_jvp(tangents, primals, (a <= b) | b.isnan())
+
+
+def _extremum_jvp(tangents, primals, result, wins):
+    a, b = primals
+    a_t, b_t = filled(tangents, primals)
+    share = _where(a == b, 0.5, wins(a, b).to(result.dtype))
+    return b_t + share * (a_t - b_t)
+
+
+def _fmax_fmin_jvp(tangents, primals, keeps_self):
+    a_t, b_t = filled(tangents, primals)
+    return b_t + keeps_self * (a_t - b_t)
 
 
 def _fmax_fmin_grads(node, grad, keeps_self):

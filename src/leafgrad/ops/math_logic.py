@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _promote
 from .elementwise import _legacy_name
+from ._forward import jvp_sum
 from .registry import Op, register
 
 
@@ -82,6 +83,11 @@ class Where(Op):
         if self.needs_grad(1):
             grad_other = Where.apply(0.0, grad, condition=condition)
         return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        condition = self._params["condition"]  # torch: where(condition, self_t, other_t)
+        return jvp_sum(tangents, lambda t: Where.apply(t, 0.0, condition=condition),
+                       lambda t: Where.apply(0.0, t, condition=condition))
 
 
 # -- logical ops (bool outputs, never require grad) ------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
+from ._forward import auto_element_wise
 from .elementwise import _legacy_name
 from .registry import Op, register
 from ..tensor import _wrap
@@ -75,6 +76,8 @@ class Exp2(_FloatUnary):
     def backward(self, grad):
         return grad * self.saved("result") * _LN2
 
+    jvp = auto_element_wise
+
 
 @register
 class Expm1(_FloatUnary):
@@ -85,6 +88,8 @@ class Expm1(_FloatUnary):
 
     def backward(self, grad):
         return grad * (self.saved("result") + 1)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -97,6 +102,8 @@ class Log2(_FloatUnary):
     def backward(self, grad):
         return grad / (self.saved("self") * _LN2)
 
+    jvp = auto_element_wise
+
 
 @register
 class Log10(_FloatUnary):
@@ -108,6 +115,8 @@ class Log10(_FloatUnary):
     def backward(self, grad):
         return grad / (self.saved("self") * _LN10)
 
+    jvp = auto_element_wise
+
 
 @register
 class Log1p(_FloatUnary):
@@ -118,6 +127,8 @@ class Log1p(_FloatUnary):
 
     def backward(self, grad):
         return grad / (self.saved("self") + 1)
+
+    jvp = auto_element_wise
 
 
 def _rsqrt(a: np.ndarray) -> np.ndarray:
@@ -134,6 +145,8 @@ class Rsqrt(_FloatUnary):
     def backward(self, grad):
         return -0.5 * grad * self.saved("result").pow(3)
 
+    jvp = auto_element_wise
+
 
 # -- trigonometric and hyperbolic -----------------------------------------------------------------
 
@@ -148,6 +161,8 @@ class Tan(_FloatUnary):
     def backward(self, grad):
         return grad * (1 + self.saved("result").pow(2))
 
+    jvp = auto_element_wise
+
 
 @register
 class Asin(_FloatUnary):
@@ -159,6 +174,8 @@ class Asin(_FloatUnary):
     def backward(self, grad):
         x = self.saved("self")
         return grad * (-x * x + 1).rsqrt()
+
+    jvp = auto_element_wise
 
 
 @register
@@ -172,6 +189,8 @@ class Acos(_FloatUnary):
         x = self.saved("self")
         return grad * -((-x * x + 1).rsqrt())
 
+    jvp = auto_element_wise
+
 
 @register
 class Atan(_FloatUnary):
@@ -184,6 +203,8 @@ class Atan(_FloatUnary):
         x = self.saved("self")
         return grad / (x * x + 1)
 
+    jvp = auto_element_wise
+
 
 @register
 class Sinh(_FloatUnary):
@@ -194,6 +215,8 @@ class Sinh(_FloatUnary):
 
     def backward(self, grad):
         return grad * self.saved("self").cosh()
+
+    jvp = auto_element_wise
 
 
 @register
@@ -206,6 +229,8 @@ class Cosh(_FloatUnary):
     def backward(self, grad):
         return grad * self.saved("self").sinh()
 
+    jvp = auto_element_wise
+
 
 @register
 class Asinh(_FloatUnary):
@@ -216,6 +241,8 @@ class Asinh(_FloatUnary):
 
     def backward(self, grad):
         return grad * (self.saved("self").pow(2) + 1).rsqrt()
+
+    jvp = auto_element_wise
 
 
 @register
@@ -229,6 +256,8 @@ class Acosh(_FloatUnary):
         x = self.saved("self")
         return grad * (x * x - 1).rsqrt()
 
+    jvp = auto_element_wise
+
 
 @register
 class Atanh(_FloatUnary):
@@ -239,6 +268,8 @@ class Atanh(_FloatUnary):
 
     def backward(self, grad):
         return grad / (1 - self.saved("self").pow(2))
+
+    jvp = auto_element_wise
 
 
 # -- error function family ----------------------------------------------------------------------
@@ -312,6 +343,8 @@ class Erf(_FloatUnary):
     def backward(self, grad):
         return _TWO_OVER_SQRT_PI * (-(self.saved("self").pow(2))).exp() * grad
 
+    jvp = auto_element_wise
+
 
 @register
 class Erfc(_FloatUnary):
@@ -322,6 +355,8 @@ class Erfc(_FloatUnary):
 
     def backward(self, grad):
         return -_TWO_OVER_SQRT_PI * (-(self.saved("self").pow(2))).exp() * grad
+
+    jvp = auto_element_wise
 
 
 @register
@@ -334,6 +369,8 @@ class Erfinv(_FloatUnary):
     def backward(self, grad):
         # torch recomputes erfinv(self) here rather than saving the result
         return _HALF_SQRT_PI * self.saved("self").erfinv().pow(2).exp() * grad
+
+    jvp = auto_element_wise
 
 
 # -- rounding: zero gradients (torch: zeros_like(grad)) -------------------------------------------
@@ -356,6 +393,8 @@ class _Rounding(Op):
 
     def backward(self, grad):
         return _zeros_like(grad)
+
+    jvp = auto_element_wise
 
 
 @register
@@ -417,6 +456,8 @@ class RoundDecimals(Op):
     def backward(self, grad):
         return _zeros_like(grad)
 
+    jvp = auto_element_wise
+
 
 @register
 class Frac(Op):
@@ -434,6 +475,8 @@ class Frac(Op):
 
     def backward(self, grad):
         return grad
+
+    jvp = auto_element_wise
 
 
 def sign_array(a: np.ndarray) -> np.ndarray:
@@ -459,6 +502,8 @@ class Sgn(Op):
     def backward(self, grad):
         return _zeros_like(grad)
 
+    jvp = auto_element_wise
+
 
 @register
 class NanToNum(Op):
@@ -483,3 +528,5 @@ class NanToNum(Op):
     def backward(self, grad):
         finite = np.isfinite(self.saved("self")._data)
         return grad * _wrap(finite)
+
+    jvp = auto_element_wise

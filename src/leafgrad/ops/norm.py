@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
 
 
@@ -26,7 +27,8 @@ def _normalise_tensor(x, dims: tuple, eps: float):
 
 
 def _norm_input_grad(x, g, dims: tuple, eps: float):
-    """d(x_hat)^T g for x_hat normalised over ``dims`` (the classic three-term formula)."""
+    """d(x_hat)^T g for x_hat normalised over ``dims`` (the classic three-term formula). The
+    Jacobian is symmetric, so this is also d(x_hat) g, the forward-mode tangent."""
     x_hat, rstd = _normalise_tensor(x, dims, eps)
     return rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
 
@@ -89,6 +91,27 @@ class _Normalisation(Op):
         if self.needs_grad(2):
             grad_b = grad.sum(summed).reshape(self.input_shape(2))
         return grad_x, grad_w, grad_b
+
+    def jvp(self, tangents, primals, result):
+        # torch's layer_norm_jvp / batch_norm_jvp / group_norm_jvp: the tangent of x_hat (the
+        # three-term formula: the normalisation's Jacobian is symmetric), then the affine map
+        p = self._params
+        x, weight, _ = primals
+        shape = tuple(x.shape)
+        affine = self.affine_shape(shape, p)
+        grouped = self.grouped_tensor(x, p)
+        dims = self.dims(tuple(grouped.shape), p)
+
+        def through_input(t):
+            t_hat = _norm_input_grad(grouped, t.reshape(tuple(grouped.shape)), dims, p["eps"])
+            t_hat = t_hat.reshape(shape)
+            return t_hat if weight is None else t_hat * weight.reshape(affine)
+
+        def through_weight(t):
+            x_hat, _ = _normalise_tensor(grouped, dims, p["eps"])
+            return x_hat.reshape(shape) * t.reshape(affine)
+
+        return jvp_sum(tangents, through_input, through_weight, lambda t: t.reshape(affine))
 
 
 @register
@@ -183,6 +206,20 @@ class BatchNormEval(Op):
             grad_b = grad.sum(summed)
         return grad_x, grad_w, grad_b
 
+    def jvp(self, tangents, primals, result):
+        # torch's batch_norm_jvp with the running statistics (constants)
+        from ..tensor import _wrap
+
+        p = self._params
+        x, weight, _ = primals
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        dtype = result._data.dtype
+        scale = _wrap((1 / np.sqrt(p["var"] + p["eps"])).reshape(shape).astype(dtype))
+        mean = _wrap(p["mean"].reshape(shape).astype(dtype))
+        return jvp_sum(tangents,
+                       lambda t: t * scale if weight is None else t * scale * weight.reshape(shape),
+                       lambda t: (x - mean) * scale * t.reshape(shape), lambda t: t.reshape(shape))
+
 
 @register
 class Embedding(Op):
@@ -199,6 +236,8 @@ class Embedding(Op):
         return EmbeddingBackward.apply(grad, num_weights=self.input_shape(0)[0],
                                        indices=p["indices"], padding_idx=p["padding_idx"],
                                        scale_grad_by_freq=p.get("scale_grad_by_freq", False))
+
+    jvp = auto_linear
 
 
 @register
@@ -229,6 +268,8 @@ class EmbeddingBackward(Op):
             picked = picked._masked_zero((p["indices"] == p["padding_idx"])[..., None])
         return picked
 
+    jvp = auto_linear
+
 
 # -- padding ------------------------------------------------------------------------------------
 
@@ -253,6 +294,10 @@ class ConstantPadNd(Op):
 
     def backward(self, grad):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in self._params["pad"]), value=0)
+
+    def jvp(self, tangents, primals, result):
+        # torch: constant_pad_nd(self_t, pad, 0)
+        return ConstantPadNd.apply(tangents[0], pad=self._params["pad"], value=0)
 
 
 def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
@@ -286,6 +331,8 @@ class _ModePad(Op):
     def backward(self, grad):
         return self.backward_op.apply(grad, input_sizes=self.input_shape(), pad=self._params["pad"])
 
+    jvp = auto_linear
+
 
 class _ModePadBackward(Op):
     __slots__ = ()
@@ -300,6 +347,8 @@ class _ModePadBackward(Op):
 
     def backward(self, grad):
         return self.pad_op.apply(grad, pad=self._params["pad"])
+
+    jvp = auto_linear
 
 
 def _make_pad_ops():

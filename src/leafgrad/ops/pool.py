@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ._forward import auto_linear
 from .conv import _pair, _windows
 from . import _layout
 from .registry import Op, register
@@ -113,10 +114,25 @@ class MaxPool2d(Op):
         return MaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
                                      indices=self._indices())
 
+    def jvp(self, tangents, primals, result):
+        # torch: gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)
+        return gather_pooled(tangents[0], result[1]._data), None
+
     def _indices(self):
         indices = self.saved("indices")
         # kept by the batched kernel: an unbatched input's indices drop that batch of one
         return indices[0] if len(self.input_shape()) == 3 else indices
+
+
+def gather_pooled(tangent, indices: np.ndarray):
+    """The tangent at a max pool's picks (flat positions within each plane): torch's
+    ``gather(self_t.flatten(-2), -1, indices.flatten(-2)).view_as(indices)``."""
+    from ..tensor import _wrap
+
+    lead = indices.shape[:-2]
+    flat = tangent.reshape(*lead, -1)
+    picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+    return picked.reshape(*indices.shape)
 
 
 def _unique_rows(indices: np.ndarray) -> bool:
@@ -152,6 +168,8 @@ class MaxPoolBackward(Op):
         picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
         return picked.reshape(*indices.shape)
 
+    jvp = auto_linear
+
 
 def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, divisor_override):
     if divisor_override:
@@ -186,6 +204,8 @@ class AvgPool2d(Op):
     def backward(self, grad):
         return AvgPoolBackward.apply(grad, input_sizes=self.input_shape(), **self._params)
 
+    jvp = auto_linear
+
 
 @register
 class AvgPoolBackward(Op):
@@ -213,6 +233,8 @@ class AvgPoolBackward(Op):
     def backward(self, grad):
         params = {k: v for k, v in self._params.items() if k != "input_sizes"}
         return AvgPool2d.apply(grad, **params)
+
+    jvp = auto_linear
 
 
 def _adaptive_bounds(size: int, out: int):
@@ -245,6 +267,8 @@ class AdaptiveAvgPool2d(Op):
     def backward(self, grad):
         return AdaptiveAvgPoolBackward.apply(grad, input_sizes=self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class AdaptiveAvgPoolBackward(Op):
@@ -268,6 +292,8 @@ class AdaptiveAvgPoolBackward(Op):
 
     def backward(self, grad):
         return AdaptiveAvgPool2d.apply(grad, output_size=tuple(self.input_shape(0)[2:]))
+
+    jvp = auto_linear
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from . import _layout
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -53,6 +54,8 @@ class Sum(Op):
     def backward(self, grad):
         return grad.expand(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class SumDim(Op):
@@ -68,6 +71,8 @@ class SumDim(Op):
     def backward(self, grad):
         params = self._params
         return _expand_back(grad, self.input_shape(), params["dim"], params["keepdim"])
+
+    jvp = auto_linear
 
 
 def _mean_check(a: np.ndarray, dtype) -> None:
@@ -101,6 +106,8 @@ class Mean(Op):
         shape = self.input_shape()
         return DivScalar.apply(grad.expand(shape), other=int(np.prod(shape)))
 
+    jvp = auto_linear
+
 
 @register
 class MeanDim(Op):
@@ -127,6 +134,8 @@ class MeanDim(Op):
 
         return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"]),
                                other=count)
+
+    jvp = auto_linear
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _layout, return_types
+from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
-from .registry import Op, register
+from .registry import Op, plain_backward, register
 
 # -- shared helpers (also used by the other reductions_* modules) ---------------------------------
 
@@ -67,6 +67,19 @@ def unsqueeze_dims(grad: Tensor, dims: tuple) -> Tensor:
     return grad
 
 
+def gather_at_indices(tangent: Tensor, dim: int, indices: np.ndarray, keepdim: bool) -> Tensor:
+    """torch's ``gather_with_keepdimed_indices``: the entries of ``tangent`` a values-and-indices
+    reduction selected (the forward-mode formula of max(dim), sort, topk, median...)."""
+    from .gather import Gather
+
+    if tangent.ndim == 0:
+        return tangent * 1
+    if not keepdim:
+        indices = np.expand_dims(indices, dim)
+    out = Gather.apply(tangent, dim=dim, index=indices)
+    return out if keepdim else out.squeeze(dim)
+
+
 def constant(array: np.ndarray, like: Tensor) -> Tensor:
     """A tensor that never requires grad, in ``like``'s dtype (masks and counts in formulas)."""
     return _wrap(np.asarray(array, dtype=like._data.dtype))
@@ -84,22 +97,9 @@ def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
 
 
 class MultiOutput(Op):
-    """Base of the topic's multi-output ops.
-
-    Note: Op.apply's unrecorded path wraps a multi-output forward's tuple as ONE array (a core
-    issue, reported), so these ops wrap each output themselves when nothing is recorded.
-    """
+    """Base of the topic's multi-output ops (Op.apply wraps each output on its own)."""
 
     multi_output = True
-
-    @classmethod
-    def apply(cls, *args, **params):
-        if _grad_state.grad_enabled:
-            for arg in args:
-                if isinstance(arg, Tensor) and arg._requires_grad:
-                    return cls._record(args, params)
-        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
-        return tuple(_wrap(out) for out in cls.forward(None, *arrays, **params))
 
 
 def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
@@ -110,6 +110,13 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     else:
         mask = data == result
     return (grad / int(mask.sum()))._masked_zero(~mask)
+
+
+def evenly_read_jvp(tangent: Tensor, self: Tensor, value: Tensor) -> Tensor:
+    """torch's ``evenly_read_jvp``: the mean of the tangent over the entries equal to the value
+    (the forward-mode formula of max(), min(), median())."""
+    mask = constant(self._data == value._data, tangent)
+    return (mask * (tangent / mask.sum())).sum()
 
 
 # -- prod -----------------------------------------------------------------------------------------
@@ -156,11 +163,13 @@ class Prod(Op):
         zeros = int(np.count_nonzero(a._data == 0))
         if zeros == 0:
             return grad * (self.saved("result") / a)
-        from ..autograd.grad_mode import is_grad_enabled
-
-        if zeros > 1 and not is_grad_enabled():
+        if zeros > 1 and plain_backward():
             return grad.new_zeros(a.shape)  # every partial product contains a zero
         return _prod_safe_zeros(grad, a.reshape(-1), 0).view(a.shape)
+
+    def jvp(self, tangents, primals, result):
+        # torch: (prod_backward(ones_like(result), self_p, result) * self_t).sum()
+        return (self.backward(_ones_like(result)) * tangents[0]).sum()
 
 
 @register
@@ -188,6 +197,18 @@ class ProdDim(Op):
         if not np.any(a._data == 0):
             return grad * (result / a)
         return _prod_safe_zeros(grad, a, dim)
+
+    def jvp(self, tangents, primals, result):
+        # torch: (prod_backward(ones_like(result), self_p, result, dim, keepdim) * self_t)
+        #        .sum(dim, keepdim)
+        if primals[0].ndim == 0:
+            return tangents[0]
+        p = self._params
+        return (self.backward(_ones_like(result)) * tangents[0]).sum(p["dim"], keepdim=p["keepdim"])
+
+
+def _ones_like(tensor: Tensor) -> Tensor:
+    return _wrap(np.ones(tensor._data.shape, tensor._data.dtype))
 
 
 def prod(tensor, dim=None, keepdim=False, dtype=None):
@@ -233,6 +254,10 @@ class Logsumexp(Op):
             grad, result = unsqueeze_dims(grad, dims), unsqueeze_dims(result, dims)
         return grad * (self.saved("self") - result).exp()
 
+    def jvp(self, tangents, primals, result):
+        p = self._params
+        return logsumexp_jvp(primals[0], tangents[0], p["dim"], p["keepdim"])
+
 
 def logsumexp(tensor, dim, keepdim=False):
     # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
@@ -259,6 +284,12 @@ class Nansum(Op):
         dims = all_dims(self._params["dim"], a.ndim)
         expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
         return expanded * constant(~np.isnan(a._data), grad)
+
+    def jvp(self, tangents, primals, result):
+        # torch: where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)
+        p = self._params
+        kept = tangents[0]._masked_zero(primals[0].isnan())
+        return kept.sum(p["dim"], keepdim=p["keepdim"], dtype=p.get("dtype"))
 
 
 def nansum(tensor, dim=None, keepdim=False, dtype=None):

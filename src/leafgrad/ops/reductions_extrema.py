@@ -9,8 +9,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import _layout, return_types
 from .reductions import (
-    MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute, one_dim,
-    select_backward, unsqueeze_dims,
+    MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute,
+    evenly_read_jvp, gather_at_indices, one_dim, select_backward, unsqueeze_dims,
 )
 from .registry import Op, register
 
@@ -32,6 +32,9 @@ class _ExtremumAll(Op):
 
     def backward(self, grad):
         return evenly_distribute(grad, self.saved("self"), self.saved("result"))
+
+    def jvp(self, tangents, primals, result):
+        return evenly_read_jvp(tangents[0], primals[0], result)
 
 
 @register
@@ -78,6 +81,11 @@ class _ExtremumDim(MultiOutput):
         params = self._params
         return select_backward(grads[0], params["dim"], self.saved("indices"),
                                self.input_shape(), params["keepdim"])
+
+    def jvp(self, tangents, primals, result):
+        # torch's gather_with_keepdimed_indices: the tangent at the selected index
+        return gather_at_indices(tangents[0], self._params["dim"], result[1]._data,
+                                 self._params["keepdim"]), None
 
 
 @register
@@ -154,6 +162,13 @@ class _Amax(Op):
         mask = result == a
         count = mask.sum(axis=dims, keepdims=True)
         return (grad / constant(count, grad)) * constant(mask, grad)
+
+    def jvp(self, tangents, primals, result):
+        # torch's amaxamin_jvp: the mean of the tangent over the extremal entries
+        dims, keepdim = self._params["dim"], self._params["keepdim"]
+        extremum = result._data if keepdim else np.expand_dims(result._data, dims)
+        mask = constant(primals[0]._data == extremum, tangents[0])
+        return (tangents[0] * mask).sum(dims, keepdim=keepdim) / mask.sum(dims, keepdim=keepdim)
 
 
 @register

@@ -14,7 +14,9 @@ import math
 import numpy as np
 
 from . import _layout, _ordering, return_types
-from .reductions import MultiOutput, evenly_distribute, one_dim, select_backward
+from .reductions import (
+    MultiOutput, evenly_distribute, evenly_read_jvp, gather_at_indices, one_dim, select_backward,
+)
 from .registry import Op, register
 
 # -- rows: the reduced dim moved last, everything else flattened ----------------------------------
@@ -75,6 +77,12 @@ class _Selecting(MultiOutput):
     def backward(self, grads):
         keepdim = self.keeps_dim or self._params.get("keepdim", False)
         return _value_indices_backward(self, grads, keepdim)
+
+    def jvp(self, tangents, primals, result):
+        # torch's gather_with_keepdimed_indices: the tangent at the selected indices
+        keepdim = self.keeps_dim or self._params.get("keepdim", False)
+        dim = self._params["dim"]
+        return gather_at_indices(tangents[0], dim, result[1]._data, keepdim), None
 
 
 def _scalar_result(ctx, a: np.ndarray) -> tuple:
@@ -271,6 +279,9 @@ class _MedianAll(Op):
 
     def backward(self, grad):
         return evenly_distribute(grad, self.saved("self"), self.saved("result"))
+
+    def jvp(self, tangents, primals, result):
+        return evenly_read_jvp(tangents[0], primals[0], result)
 
 
 @register

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from ._forward import auto_linear
 from .reduce import _sum_dtype
 from .reductions import constant, one_dim
 from .registry import Op, register
@@ -44,6 +45,8 @@ class Cumsum(Op):
             return grad
         return _reversed_cumsum(grad, dim)
 
+    jvp = auto_linear
+
 
 @register
 class Cumprod(Op):
@@ -70,6 +73,20 @@ class Cumprod(Op):
             return _reversed_cumsum(self.saved("result") * grad, dim) / a
         return _cumprod_grad_with_zeros(grad, a, dim)
 
+    def jvp(self, tangents, primals, result):
+        # torch's cumprod_jvp: d out_k = sum_{j <= k} t_j * prod_{i <= k, i != j} a_i
+        a, tangent = primals[0], tangents[0]
+        dim = self._params["dim"]
+        if a.numel() <= 1 or a.shape[dim] == 1:
+            return tangent.to(result.dtype)
+        if tangent.dtype != a.dtype:
+            tangent = tangent.to(a.dtype)
+        if not np.any(a._data == 0):
+            out = (tangent / a).cumsum(dim) * result
+        else:
+            out = _cumprod_jvp_with_zeros(tangent, a, dim)
+        return out.to(result.dtype)
+
 
 def _cumprod_grad_with_zeros(grad, a, dim: int):
     """grad_j = sum_{k >= j} grad_k * prod_{i <= k, i != j} a_i, without dividing by a_j.
@@ -87,6 +104,21 @@ def _cumprod_grad_with_zeros(grad, a, dim: int):
     partial = Cumprod.apply(rows, dim=rows.ndim - 1)
     upper = constant(np.triu(np.ones((size, size))), a)  # keeps k >= j
     summed = (partial * upper * grad_moved.unsqueeze(-2)).sum(-1)
+    return summed.transpose(dim, last)
+
+
+def _cumprod_jvp_with_zeros(tangent, a, dim: int):
+    """The forward-mode counterpart of ``_cumprod_grad_with_zeros``: out_k sums, over j <= k,
+    tangent_j times the product of every a_i (i <= k) but a_j; no division by a_j."""
+    last = a.ndim - 1
+    size = a.shape[dim]
+    moved, tangent_moved = a.transpose(dim, last), tangent.transpose(dim, last)
+    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], size, size)  # rows[..., j, k] = a_k
+    eye = np.eye(size)
+    rows = rows * constant(1 - eye, a) + constant(eye, a)
+    partial = Cumprod.apply(rows, dim=rows.ndim - 1)  # partial[..., j, k]: a_j left out
+    upper = constant(np.triu(np.ones((size, size))), a)  # keeps j <= k
+    summed = (partial * upper * tangent_moved.unsqueeze(-1)).sum(-2)
     return summed.transpose(dim, last)
 
 

@@ -57,6 +57,17 @@ def _std_grad_to_var_grad(grad, std):
     return (grad / (std * 2))._masked_zero(std._data == 0)
 
 
+def _var_jvp(params: dict, a, tangent):
+    """torch: var_backward(self_t, self_p, dim, correction, keepdim=True).sum(dim, keepdim)."""
+    dim = params["dim"]
+    spread = _var_backward(tangent, a, dim, params["correction"], True)
+    return spread.sum(all_dims(dim, a.ndim), keepdim=params["keepdim"])
+
+
+def _std_jvp(var_tangent, std):
+    return (var_tangent / (std * 2))._masked_zero(std._data == 0)
+
+
 def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
     dims = all_dims(dim, len(shape))
     count = math.prod(shape[d] for d in dims)
@@ -77,6 +88,10 @@ class Var(Op):
         p = self._params
         return _var_backward(grad, self.saved("self"), p["dim"], p["correction"], p["keepdim"])
 
+    def jvp(self, tangents, primals, result):
+        # torch: var_backward(self_t, self_p, dim, correction, keepdim=True).sum(dim, keepdim)
+        return _var_jvp(self._params, primals[0], tangents[0])
+
 
 @register
 class Std(Op):
@@ -93,6 +108,10 @@ class Std(Op):
         grad_var = _std_grad_to_var_grad(grad, self.saved("result"))
         return _var_backward(grad_var, self.saved("self"), p["dim"], p["correction"],
                              p["keepdim"])
+
+    def jvp(self, tangents, primals, result):
+        # torch: (var_jvp / (2 * result)).masked_fill_(result == 0, 0)
+        return _std_jvp(_var_jvp(self._params, primals[0], tangents[0]), result)
 
 
 class _Moments(MultiOutput):
@@ -129,6 +148,14 @@ class _Moments(MultiOutput):
             part = _mean_backward(grad_mean, self.input_shape(), p["dim"], p["keepdim"])
             result = part if result is None else result + part
         return result
+
+    def jvp(self, tangents, primals, result):
+        p = self._params
+        spread = _var_jvp(p, primals[0], tangents[0])
+        if self.with_std:
+            spread = _std_jvp(spread, result[0])
+        dims = all_dims(p["dim"], primals[0].ndim)
+        return spread, tangents[0].mean(dims, keepdim=p["keepdim"])
 
 
 @register
@@ -231,6 +258,10 @@ class LinalgVectorNorm(Op):
         return _norm_backward(grad, self.saved("self"), p["ord"], self.saved("result"),
                               p["dim"], p["keepdim"])
 
+    def jvp(self, tangents, primals, result):
+        p = self._params
+        return _norm_jvp(primals[0], tangents[0], p["ord"], result, p["dim"], p["keepdim"])
+
 
 def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     """torch's norm_backward, case by case (each masks the 0/0 its formula would make)."""
@@ -256,6 +287,33 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     else:
         scaled = a * a.abs().pow(ord - 2)
     return scaled * (grad / norm.pow(ord - 1))._masked_zero(zero_norm)
+
+
+def _norm_jvp(a, tangent, ord: float, norm, dim, keepdim: bool):  # noqa: A002
+    """torch's linalg_vector_norm_jvp (norm_jvp), case by case."""
+    dims = all_dims(dim, a.ndim)
+    zero_norm = norm._data == 0
+    if ord == 0:
+        return norm * 0
+    if ord == 1:
+        return (a.sign() * tangent).sum(dims, keepdim=keepdim)
+    if ord == 2:
+        return ((a * tangent).sum(dims, keepdim=keepdim) / norm)._masked_zero(zero_norm)
+    if math.isinf(ord):
+        full = norm if keepdim or a.ndim == 0 else unsqueeze_dims(norm, dims)
+        magnitude = np.abs(a._data)
+        mask = (magnitude == full._data) | (np.isnan(a._data) & np.isnan(full._data))
+        count = mask.sum(axis=dims, keepdims=True)
+        share = constant(mask, tangent) / constant(count, tangent)
+        return (a.sign() * tangent * share).sum(dims, keepdim=keepdim)
+    if ord < 1:
+        scaled = a.abs().pow(ord - 1)._masked_zero(a._data == 0) * a.sign() * tangent
+        return scaled.sum(dims, keepdim=keepdim) * norm.pow(1 - ord)
+    if ord < 2:
+        scaled = a.abs().pow(ord - 1) * a.sign() * tangent
+    else:
+        scaled = a.abs().pow(ord - 2) * a * tangent
+    return (scaled.sum(dims, keepdim=keepdim) / norm.pow(ord - 1))._masked_zero(zero_norm)
 
 
 def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS"]
+__all__ = ["Op", "register", "OPS", "plain_backward"]
 
 # Note: floating-point warnings
 # torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
@@ -78,6 +79,13 @@ def _save_plan(cls) -> tuple:
         else:
             plan.append((name, None, needing))  # kept by forward via ctx.keep
     return tuple(plan)
+
+
+def plain_backward() -> bool:
+    """Whether a backward formula may use array-level shortcuts instead of its Tensor ops:
+    nothing records it (grad mode off, no create_graph) and no forward-AD level would give
+    its result a tangent (forward-over-reverse)."""
+    return not _grad_state.grad_enabled and not _dual_state.active
 
 
 class Op(Node):
@@ -141,6 +149,10 @@ class Op(Node):
     # -- running forward ---------------------------------------------------------------------
     @classmethod
     def apply(cls, *args, **params) -> Tensor:
+        if _dual_state.active:  # inside a forward-AD level (the only cost when outside one)
+            from ._forward import dual_apply
+
+            return dual_apply(cls, args, params)
         if _grad_state.grad_enabled and cls.differentiable:
             for arg in args:
                 if isinstance(arg, Tensor) and arg._requires_grad:

@@ -5,16 +5,17 @@ does one matrix product and a few in-place NumPy passes forward, and one pass ba
 
 Note: two backwards. When no graph is being recorded (an ordinary ``backward()``), the
 gradients are computed on arrays from the gates kept by the forward. Under ``create_graph``
-the step is recomputed from its saved inputs with differentiable Tensor ops and differentiated
-with ``autograd.grad``, so derivatives of every order stay exact.
+(or inside a forward-AD level) the step is recomputed from its saved inputs with
+differentiable Tensor ops and differentiated with ``autograd.grad``, so derivatives of every
+order stay exact. The forward-mode formulas run the same Tensor-op reference in forward mode.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import state as _grad_state
-from .registry import Op, register
+from ._forward import jvp_by_decomposition
+from .registry import Op, plain_backward, register
 
 _ALL = ("projected", "hx", "cx", "weight_hh", "bias_hh")
 
@@ -71,7 +72,7 @@ class LSTMStep(Op):
 
     def backward(self, grads):
         grads = list(grads) + [None] * (2 - len(grads))
-        if _grad_state.grad_enabled:
+        if not plain_backward():
             return self._backward_recorded(grads)
         from ..tensor import _wrap
 
@@ -104,15 +105,24 @@ class LSTMStep(Op):
             results[4] = _wrap(gates.reshape(-1, gates.shape[-1]).sum(0))
         return tuple(results)
 
+    def jvp(self, tangents, primals, result):
+        # torch has no fused LSTM op on the CPU: its forward mode differentiates the ops the
+        # step decomposes into, as this does
+        return jvp_by_decomposition(lstm_step_reference, primals, tangents)
+
     def _backward_recorded(self, grads):
         from ..autograd import grad as autograd_grad
+        from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
+        recording = is_grad_enabled()
         inputs = [self.saved(name) for name in _ALL]
-        outputs = lstm_step_reference(*inputs)
+        with enable_grad():  # also when a dual level, not create_graph, brought us here
+            outputs = lstm_step_reference(*inputs)
         wanted = [k for k in range(5) if self.needs_grad(k)]
         pairs = [(out, g) for out, g in zip(outputs, grads) if g is not None]
         found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
-                              [g for _, g in pairs], create_graph=True, allow_unused=True)
+                              [g for _, g in pairs], create_graph=recording,
+                              allow_unused=True)
         results = [None] * 5
         for k, value in zip(wanted, found):
             results[k] = value
@@ -186,7 +196,7 @@ class LSTMLayer(Op):
 
     def backward(self, grads):
         grads = list(grads) + [None] * (3 - len(grads))
-        if _grad_state.grad_enabled:
+        if not plain_backward():
             return self._backward_recorded(grads)
         from ..tensor import _wrap
 
@@ -250,28 +260,43 @@ class LSTMLayer(Op):
             results[4] = _wrap(flat.sum(0))
         return tuple(results)
 
+    def jvp(self, tangents, primals, result):
+        # torch decomposes the layer into per-step ops on the CPU; so does this formula
+        reverse = self._params.get("reverse", False)
+        return jvp_by_decomposition(
+            lambda *inputs: lstm_layer_reference(*inputs, reverse=reverse), primals, tangents)
+
     def _backward_recorded(self, grads):
         from ..autograd import grad as autograd_grad
-        from . import Stack
+        from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
+        recording = is_grad_enabled()
         inputs = [self.saved(name) for name in _ALL]
-        projected, h, c, weight, bias = inputs
-        steps = projected.shape[0]
-        reverse = self._params.get("reverse", False)
-        outputs = [None] * steps
-        per_step = projected.unbind(0)
-        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-            h, c = lstm_step_reference(per_step[t], h, c, weight, bias)
-            outputs[t] = h
-        recomputed = (Stack.apply(*outputs, dim=0), h, c)
+        with enable_grad():  # also when a dual level, not create_graph, brought us here
+            recomputed = lstm_layer_reference(*inputs,
+                                              reverse=self._params.get("reverse", False))
         wanted = [k for k in range(5) if self.needs_grad(k)]
         pairs = [(out, g) for out, g in zip(recomputed, grads) if g is not None]
         found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
-                              [g for _, g in pairs], create_graph=True, allow_unused=True)
+                              [g for _, g in pairs], create_graph=recording,
+                              allow_unused=True)
         results = [None] * 5
         for k, value in zip(wanted, found):
             results[k] = value
         return tuple(results)
+
+
+def lstm_layer_reference(projected, h, c, weight_hh, bias_hh, reverse=False):
+    """The layer with differentiable Tensor ops, step by step: ``(output, h_n, c_n)``."""
+    from . import Stack
+
+    steps = projected.shape[0]
+    outputs = [None] * steps
+    per_step = projected.unbind(0)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        h, c = lstm_step_reference(per_step[t], h, c, weight_hh, bias_hh)
+        outputs[t] = h
+    return Stack.apply(*outputs, dim=0), h, c
 
 
 def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, train: bool,

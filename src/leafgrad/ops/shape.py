@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from ._forward import auto_linear
 from .registry import Op, register
 
 
@@ -87,6 +88,8 @@ class View(_View):
     def backward(self, grad):
         return grad.reshape(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class ReshapeAlias(View):
@@ -112,6 +115,8 @@ class UnsafeView(Op):
     def backward(self, grad):
         return grad.reshape(self.input_shape())
 
+    jvp = auto_linear
+
 
 @register
 class T(_View):
@@ -124,6 +129,8 @@ class T(_View):
 
     def backward(self, grad):
         return grad.t()
+
+    jvp = auto_linear
 
 
 @register
@@ -140,6 +147,8 @@ class Transpose(_View):
     def backward(self, grad):
         return grad.transpose(self._params["dim0"], self._params["dim1"])
 
+    jvp = auto_linear
+
 
 @register
 class Permute(_View):
@@ -153,6 +162,8 @@ class Permute(_View):
     def backward(self, grad):
         return grad.permute(*np.argsort(self._params["dims"]).tolist())
 
+    jvp = auto_linear
+
 
 @register
 class Unsqueeze(_View):
@@ -165,6 +176,8 @@ class Unsqueeze(_View):
 
     def backward(self, grad):
         return grad.squeeze(self._params["dim"])
+
+    jvp = auto_linear
 
 
 @register
@@ -180,6 +193,8 @@ class SqueezeAll(_View):
 
     def backward(self, grad):
         return grad.reshape(self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -200,6 +215,8 @@ class SqueezeDim(_View):
             return grad
         return grad.unsqueeze(dim)
 
+    jvp = auto_linear
+
 
 @register
 class SqueezeDims(_View):
@@ -215,6 +232,8 @@ class SqueezeDims(_View):
 
     def backward(self, grad):
         return grad.reshape(self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -235,6 +254,8 @@ class SqueezeLast(Op):
         dim = self._params["dim"]
         return grad.unsqueeze(dim) if shape and shape[dim] == 1 else grad
 
+    jvp = auto_linear
+
 
 @register
 class Expand(_View):
@@ -251,6 +272,8 @@ class Expand(_View):
         from .registry import _sum_to
 
         return _sum_to(grad, self.input_shape())
+
+    jvp = auto_linear
 
 
 @register
@@ -273,6 +296,8 @@ class Slice(_View):
             step=p.get("step", 1),
         )
 
+    jvp = auto_linear
+
 
 @register
 class SliceBackward(Op):
@@ -292,6 +317,8 @@ class SliceBackward(Op):
     def backward(self, grad):
         p = self._params
         return Slice.apply(grad, dim=p["dim"], start=p["start"], end=p["end"], step=p["step"])
+
+    jvp = auto_linear
 
 
 @register
@@ -313,6 +340,8 @@ class Select(_View):
             grad, input_sizes=self.input_shape(), dim=p["dim"], index=p["index"]
         )
 
+    jvp = auto_linear
+
 
 @register
 class SelectBackward(Op):
@@ -330,6 +359,8 @@ class SelectBackward(Op):
     def backward(self, grad):
         p = self._params
         return Select.apply(grad, dim=p["dim"], index=p["index"])
+
+    jvp = auto_linear
 
 
 @register
@@ -357,6 +388,8 @@ class Unbind(_View):
         filled = [g if g is not None else present * 0 for g in grads]
         return Stack.apply(*filled, dim=dim)
 
+    jvp = auto_linear
+
 
 @register
 class Alias(_View):
@@ -369,6 +402,8 @@ class Alias(_View):
 
     def backward(self, grad):
         return grad
+
+    jvp = auto_linear
 
 
 # -- joins ----------------------------------------------------------------------------------------
@@ -407,6 +442,8 @@ class Cat(Op):
             offset += size
         return tuple(grads)
 
+    jvp = auto_linear
+
 
 @register
 class Stack(Op):
@@ -423,6 +460,8 @@ class Stack(Op):
     def backward(self, grad):
         dim = self._params["dim"]
         return tuple(grad.select(dim, i) for i in range(len(self._input_meta)))
+
+    jvp = auto_linear
 
 
 # -- regenerated views and in-place ops on views (torch's CopySlices) ----------------------------
@@ -470,6 +509,8 @@ class AsStrided(_View):
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
         return result
 
+    jvp = auto_linear
+
 
 @register
 class ViewScatter(Op):
@@ -496,3 +537,5 @@ class ViewScatter(Op):
         if self.needs_grad(1):
             grad_src = replay(grad, steps)
         return grad_base, grad_src
+
+    jvp = auto_linear

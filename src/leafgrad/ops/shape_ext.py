@@ -10,6 +10,7 @@ import numpy as np
 
 from .._alloc import check_storage
 from . import _layout
+from ._forward import auto_linear
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -37,6 +38,8 @@ class Split(_View):
     def backward(self, grads):
         return _join_split_grads(self, grads, _split_sizes(self))
 
+    jvp = auto_linear
+
 
 @register
 class SplitWithSizes(_View):
@@ -60,6 +63,8 @@ class SplitWithSizes(_View):
 
     def backward(self, grads):
         return _join_split_grads(self, grads, list(self._params["split_sizes"]))
+
+    jvp = auto_linear
 
 
 def _slice(a: np.ndarray, dim: int, start: int, end: int) -> np.ndarray:
@@ -104,6 +109,8 @@ class Diagonal(_View):
         return DiagonalBackward.apply(grad, input_sizes=self.input_shape(), offset=p["offset"],
                                       dim1=p["dim1"], dim2=p["dim2"])
 
+    jvp = auto_linear
+
 
 @register
 class DiagonalBackward(Op):
@@ -121,6 +128,8 @@ class DiagonalBackward(Op):
     def backward(self, grad):
         p = self._params
         return Diagonal.apply(grad, offset=p["offset"], dim1=p["dim1"], dim2=p["dim2"])
+
+    jvp = auto_linear
 
 
 @register
@@ -142,6 +151,8 @@ class AsStridedPublic(_View):
         p = self._params
         return AsStridedScatterAdd.apply(grad, input_sizes=self.input_shape(), size=p["size"],
                                          stride=p["stride"], storage_offset=p["storage_offset"])
+
+    jvp = auto_linear
 
 
 @register
@@ -166,6 +177,8 @@ class AsStridedScatterAdd(Op):
         p = self._params
         return AsStridedPublic.apply(grad.contiguous(), size=p["size"], stride=p["stride"],
                                      storage_offset=p["storage_offset"])
+
+    jvp = auto_linear
 
 
 # -- builders -------------------------------------------------------------------------------------
@@ -201,6 +214,8 @@ class Repeat(Op):
         summed = grad.reshape(*split).sum(tuple(range(0, 2 * len(full), 2)))
         return summed.reshape(shape)
 
+    jvp = auto_linear
+
 
 @register
 class Flip(Op):
@@ -213,6 +228,8 @@ class Flip(Op):
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self._params["dims"])
+
+    jvp = auto_linear
 
 
 @register
@@ -230,6 +247,8 @@ class Roll(Op):
         shifts, dims = self._params["shifts"], self._params["dims"]
         negated = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
         return Roll.apply(grad, shifts=negated, dims=dims)
+
+    jvp = auto_linear
 
 
 @register
@@ -252,6 +271,8 @@ class Rot90(Op):
 
     def backward(self, grad):
         return Rot90.apply(grad, k=-self._params["k"], dims=self._params["dims"])
+
+    jvp = auto_linear
 
 
 # -- functions ----------------------------------------------------------------------------------
