@@ -11,6 +11,8 @@ import pickle
 import re
 import warnings
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -97,7 +99,7 @@ SELECTING = {
 @pytest.mark.parametrize("name", sorted(SELECTING))
 @pytest.mark.parametrize("shape,dim", [((40,), 0), ((5, 23), 1), ((23, 5), 0), ((3, 4, 20), -1)])
 def test_ties_pick_torchs_index_and_gradient(name, shape, dim):
-    rng = np.random.default_rng(abs(hash((name, shape))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{shape}".encode()))
     for levels in (2, 5):
         ours, theirs = _pair(_tied(rng, shape, levels))
         got, want = SELECTING[name](ours, dim), SELECTING[name](theirs, dim)
