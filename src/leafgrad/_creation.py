@@ -312,19 +312,55 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
 
 
 @takes_out(_FACTORY_OUT["linspace"])
+def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
+    """``a * b + c`` (a: float64 integers) rounded once in ``dtype``, as a fused multiply-add.
+
+    float32: the product is exact in float64 and the sum is rounded to float64 and then to
+    float32 (a second rounding that is almost never visible). float64: the product is split
+    exactly into p + e (Veltkamp/Dekker), p + c is summed with its rounding error (Knuth's
+    two-sum), and the error terms are added last.
+    """
+    if dtype.itemsize < 8:
+        return (a * np.float64(b) + np.float64(c)).astype(dtype)
+    b = np.float64(b)
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        ah = a * split
+        ah = ah - (ah - a)
+        al = a - ah
+        bh = b * split
+        bh = bh - (bh - b)
+        bl = b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)
+        out = s + (err + e)
+    return np.where(np.isfinite(out), out, p + c)
+
+
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     np_dtype = _np_dtype(dtype)
     if steps < 0:
         raise RuntimeError("linspace(): number of steps must be non-negative")
     # torch computes in the output dtype and fills the first half from start and the second half
-    # from end, symmetrically.
+    # from end, symmetrically: start + step * i and end - step * (steps - 1 - i), each one fused
+    # multiply-add (its compiler contracts them), so they are rounded once, as here.
     work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
+    if work == np.float16 and max(abs(float(start)), abs(float(end))) > 65504:
+        raise RuntimeError("value cannot be converted to type c10::Half without overflow")
     start_w, end_w = work.type(start), work.type(end)
     step = (end_w - start_w) / work.type(steps - 1) if steps > 1 else work.type(0)
-    index = np.arange(steps, dtype=work)
     half = steps // 2
-    data = np.where(index < half, start_w + step * index, end_w - step * (steps - index - 1))
+    if work == np.float16:  # Half arithmetic, op by op (closer to torch than a fused form)
+        index = np.arange(steps, dtype=work)
+        data = np.where(index < half, start_w + step * index, end_w - step * (steps - index - 1))
+    else:
+        index = np.arange(steps, dtype=np.float64)
+        data = np.where(index < half, _fma(index, step, start_w, work),
+                        _fma(np.float64(steps - 1) - index, -step, end_w, work))
     if steps == 1:
         data = np.array([start_w], dtype=work)
     return _finish(data.astype(np_dtype), requires_grad, device)

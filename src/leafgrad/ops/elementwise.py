@@ -217,6 +217,19 @@ class Reciprocal(Op):
 # -- powers -------------------------------------------------------------------------------------
 
 
+# torch's pow(Tensor, Scalar) kernel computes these exponents of floating tensors with
+# multiplications, a square root or a division instead of pow(), so the last bits follow those
+# operations (x ** 3 is (x * x) * x; x ** -2 is 1 / (x * x)).
+_FLOAT_POWERS = {
+    2: lambda a: a * a,
+    3: lambda a: a * a * a,
+    0.5: np.sqrt,
+    -0.5: lambda a: np.reciprocal(np.sqrt(a)),
+    -1: np.reciprocal,
+    -2: lambda a: np.reciprocal(a * a),
+}
+
+
 @register
 class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
@@ -230,6 +243,10 @@ class PowScalar(Op):
         a, exp = _promote.binary(a, exponent)
         if a.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a.dtype.kind == "f":
+            special = _FLOAT_POWERS.get(exponent) if isinstance(exponent, (int, float)) else None
+            if special is not None:
+                return special(a)
         return np.power(a, exp)
 
     def backward(self, grad):

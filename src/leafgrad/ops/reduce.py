@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from . import _layout
+from . import _cascade_sum, _layout
 from ._forward import auto_linear
 from .registry import Op, register
 
@@ -32,6 +32,28 @@ def _sum_dtype(a: np.ndarray, dtype) -> np.dtype | None:
     return None
 
 
+def _sum_all(a: np.ndarray, dtype) -> np.ndarray:
+    """Sum of every element; floats in torch's order of additions (``_cascade_sum``)."""
+    out_dtype = _sum_dtype(a, dtype)
+    if out_dtype is not None and out_dtype != a.dtype:
+        a = a.astype(out_dtype)
+    if _cascade_sum.applies(a):
+        return _cascade_sum.total(a)
+    return np.asarray(a.sum(dtype=out_dtype))
+
+
+def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype) -> np.ndarray:
+    """Sum over ``dims``; one dim of a contiguous float array in torch's order."""
+    out_dtype = _sum_dtype(a, dtype)
+    if out_dtype is not None and out_dtype != a.dtype:
+        a = a.astype(out_dtype)
+    if len(dims) == 1 and _cascade_sum.applies(a):
+        out = _cascade_sum.along(a, dims[0], keepdim)
+        if out is not None:
+            return out
+    return a.sum(axis=dims, keepdims=keepdim, dtype=out_dtype)
+
+
 def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
     """Undo a reduction's shape change on ``grad``, then broadcast it to ``shape``."""
     if not keepdim:
@@ -49,7 +71,7 @@ class Sum(Op):
     def forward(ctx, a, dtype=None):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return np.asarray(a.sum(dtype=_sum_dtype(a, dtype)))
+        return _sum_all(a, dtype)
 
     def backward(self, grad):
         return grad.expand(self.input_shape())
@@ -66,7 +88,7 @@ class SumDim(Op):
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return _layout.contiguous(a.sum(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return _layout.contiguous(_sum_dims(a, dim, keepdim, dtype))
 
     def backward(self, grad):
         params = self._params
@@ -97,6 +119,8 @@ class Mean(Op):
             ctx.keep("self_sym_numel", a.size)
         if dtype is not None:
             a = a.astype(dtype.np)
+        if _cascade_sum.applies(a):  # torch divides its sum by the count
+            return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.asarray(a.mean(dtype=a.dtype))
 
@@ -121,6 +145,10 @@ class MeanDim(Op):
             ctx.keep("self_sym_sizes", a.shape)
         if dtype is not None:
             a = a.astype(dtype.np)
+        if len(dim) == 1 and _cascade_sum.applies(a):  # torch divides its sum by the count
+            total = _cascade_sum.along(a, dim[0], keepdim)
+            if total is not None:
+                return total / a.dtype.type(a.shape[dim[0]])
         with np.errstate(invalid="ignore", divide="ignore"):
             return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
 

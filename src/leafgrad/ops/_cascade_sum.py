@@ -1,0 +1,170 @@
+"""Floating-point sums in torch's order of additions (its CPU ``cascade_sum`` kernel).
+
+NumPy sums float arrays pairwise, torch in a different order, so the last bits of a float32
+sum differ from torch's about half the time, and a loss printed by a tutorial drifts after a
+few steps. The order torch's kernel uses (ATen's SumKernel.cpp, single-threaded) is:
+
+- a **row sum** reads the reduced elements as rows of 4 (``ilp``: element i goes to partial
+  sum i % 4, over the first 4 * (n // 4) elements), sums each partial by the 4-level cascade
+  below, adds the last n % 4 elements to partial 0 one by one, then adds partials 1, 2, 3 to
+  it in turn;
+- the **cascade** (``multi_row_sum``) adds rows one by one into level 0 and, every
+  S = 2 ** max(4, ceil(log2 n) // 4) rows, moves level 0 into level 1; level 1 moves into
+  level 2 every S ** 2 rows, level 2 into level 3 every S ** 3; the rows left over after the
+  last full chunk go into level 0, and the result is ((l0 + l1) + l2) + l3;
+- a reduction over the **contiguous last dimension** with at least one vector's worth of
+  elements (8 float32 or 4 float64: 32-byte vectors) row-sums the whole vectors lane by lane,
+  adds the remaining elements one by one into a scalar, then adds the lanes to it in order;
+  shorter rows are row-summed element by element;
+- a reduction over an **outer dimension** (the kept elements contiguous) sums each kept
+  element's column by the cascade alone where the columns come in full blocks of 4 vectors
+  (of 4 elements when there are fewer columns than a vector holds), and by a row sum for the
+  columns after them.
+
+Every partial sum starts at +0 and each addition is rounded, as the C++ does. The additions run
+as NumPy reductions across all rows or columns at once: NumPy sums along a non-innermost axis
+of a C-contiguous array strictly in order (pairwise summation is only used along the
+innermost axis), and ``add.accumulate`` always adds in order, so each level is one call. Only C-contiguous float32/float64 inputs reduced over everything or over one
+dimension take this path; other cases use NumPy's sum. Past 32768 elements torch splits a
+full reduction among its threads, so its result depends on its thread count; this follows
+torch running on one thread.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_VECTOR_BYTES = 32
+
+
+def _in_order(rows: np.ndarray) -> np.ndarray:
+    """Sum a C-contiguous array along axis 0, one row at a time (len(rows) >= 1)."""
+    if rows.ndim > 1 and rows[0].size > 1:
+        return rows.sum(axis=0)
+    return np.add.accumulate(rows, axis=0)[-1]
+
+
+def _chunked(x: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """In-order sums of the full chunks of ``step`` rows of x, and the rows left over."""
+    full = len(x) // step
+    chunks = x[: full * step].reshape((full, step) + x.shape[1:])
+    if x[0].size > 1:
+        sums = chunks.sum(axis=1)
+    else:
+        sums = np.add.accumulate(chunks, axis=1)[:, -1]
+    return sums, x[full * step:]
+
+
+def _cascade(x: np.ndarray) -> np.ndarray:
+    """torch's multi_row_sum of a C-contiguous 2-d x along axis 0, through four levels."""
+    size = len(x)
+    if size == 0:
+        return np.zeros(x.shape[1:], x.dtype)
+    step = 1 << max(4, (size - 1).bit_length() // 4)
+    if size < step:
+        return _in_order(x)
+    # level 0 takes the rows after the last full chunk; each level's full chunks of `step`
+    # inputs become inputs of the next level, whose leftover stays in it; level 3 keeps all
+    parts = []
+    rest = x
+    for _ in range(3):
+        sums, left = _chunked(rest, step)
+        parts.append(left)
+        rest = sums
+        if len(rest) < step:
+            break
+    parts.append(rest)
+    result = None
+    for part in parts:  # ((level 0 + level 1) + level 2) + level 3; empty levels add +0
+        if len(part):
+            value = _in_order(part)
+            result = value if result is None else result + value
+    return result
+
+
+def _row_sum(x: np.ndarray) -> np.ndarray:
+    """torch's row_sum of a C-contiguous 2-d x along axis 0: four interleaved partial sums."""
+    size, cols = x.shape
+    quads = size // 4
+    if quads == 0:
+        return _in_order(x)
+    partials = _cascade(x[: quads * 4].reshape(quads, 4 * cols)).reshape(4, cols)
+    # partial 0, then the rows after the last full quad, then partials 1, 2, 3, in order
+    return _in_order(np.concatenate([partials[:1], x[quads * 4:], partials[1:]]))
+
+
+def _inner(rows: np.ndarray) -> np.ndarray:
+    """Sum each row of a C-contiguous 2-d array (the reduced dimension is the last)."""
+    count, n = rows.shape
+    lanes = _VECTOR_BYTES // rows.dtype.itemsize
+    if n < lanes:
+        return _row_sum(np.ascontiguousarray(rows.T))
+    vectors = n // lanes
+    body = rows[:, : vectors * lanes].reshape(count, vectors, lanes)
+    if count > 1:
+        body = np.ascontiguousarray(body.transpose(1, 0, 2))
+    else:
+        body = body[0]
+    lane_sums = _row_sum(body.reshape(vectors, count * lanes)).reshape(count, lanes)
+    # the elements after the last full vector, in order, then the lanes in order
+    ordered = np.concatenate([rows[:, vectors * lanes:], lane_sums], axis=1)
+    return np.add.accumulate(ordered, axis=1)[:, -1]
+
+
+def _outer(block: np.ndarray) -> np.ndarray:
+    """Sum a C-contiguous (reduced, lead, kept) array over its first axis."""
+    size, lead, cols = block.shape
+    lanes = _VECTOR_BYTES // block.dtype.itemsize
+    width = 4 * lanes if cols >= lanes else 4
+    split = cols // width * width
+    if split == cols:
+        return _cascade(block.reshape(size, lead * cols)).reshape(lead, cols)
+    out = np.empty((lead, cols), block.dtype)
+    if split:
+        out[:, :split] = _cascade(np.ascontiguousarray(block[:, :, :split]).reshape(
+            size, lead * split)).reshape(lead, split)
+    rest = cols - split
+    out[:, split:] = _row_sum(np.ascontiguousarray(block[:, :, split:]).reshape(
+        size, lead * rest)).reshape(lead, rest)
+    return out
+
+
+def applies(a: np.ndarray) -> bool:
+    return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.size > 0 and a.flags.c_contiguous
+
+
+# Fewer elements than a vector holds: a row sum of scalars is one sequence of additions,
+# element 0, then the elements after the last full quad, then elements 1, 2, 3.
+_SHORT_ORDERS = [np.arange(n) if n < 4 else np.array([0, *range(4, n), 1, 2, 3])
+                 for n in range(8)]
+
+
+def total(a: np.ndarray) -> np.ndarray:
+    """The sum of every element of ``a`` (``applies(a)``), as a 0-d array."""
+    flat = a.reshape(-1)
+    if flat.size < _VECTOR_BYTES // a.dtype.itemsize:
+        value = np.add.accumulate(flat[_SHORT_ORDERS[flat.size]])[-1]
+    else:
+        value = _inner(flat.reshape(1, -1))[0]
+    # + 0: torch's partial sums start at +0, so a sum of negative zeros is +0
+    return np.asarray(value + a.dtype.type(0))
+
+
+def along(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray | None:
+    """The sum of ``a`` (``applies(a)``) over one dimension, or None for an empty result."""
+    shape = a.shape
+    lead = math.prod(shape[:dim])
+    size = shape[dim]
+    tail = math.prod(shape[dim + 1:])
+    if size == 0 or lead == 0 or tail == 0:
+        return None
+    if tail == 1:
+        out = _inner(a.reshape(lead, size))
+    elif lead == 1:
+        out = _outer(a.reshape(size, 1, tail))
+    else:
+        out = _outer(np.ascontiguousarray(a.reshape(lead, size, tail).transpose(1, 0, 2)))
+    out = out + a.dtype.type(0)
+    return out.reshape(shape[:dim] + ((1,) if keepdim else ()) + shape[dim + 1:])
