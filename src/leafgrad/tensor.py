@@ -115,6 +115,28 @@ _OPERANDS = (bool, int, float, complex, np.generic, np.ndarray)
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
+def _deepcopy_data(data: np.ndarray, memo: dict) -> np.ndarray:
+    """A copy of ``data`` for deepcopy: tensors that share memory share it in the copy too.
+
+    As torch copies each storage once per deepcopy call, the array that owns the memory is
+    copied once (kept in ``memo``) and ``data`` is rebuilt on the copy with its offset and
+    strides, so ``deepcopy((base, view))`` gives a view of the copied base.
+    """
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous) or root.size == 0:
+        return data.copy()
+    key = ("leafgrad.storage", id(root))
+    copied = memo.get(key)
+    if copied is None:
+        copied = memo[key] = root.copy(order="K")
+        memo.setdefault(id(memo), []).append(root)  # keep the id from being reused
+    offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    return np.ndarray(data.shape, data.dtype, buffer=copied.ravel(order="K"),
+                      offset=offset, strides=data.strides)
+
+
 def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
     t = _wrap(data, True, node)
     t._vc = counter
@@ -506,7 +528,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        new = _wrap(self._data.copy(), self._requires_grad)
+        new = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
             new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new
         if self._grad is not None:
