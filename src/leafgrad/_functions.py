@@ -13,7 +13,7 @@ __all__ = [
     "dot", "bmm", "reshape", "flatten", "t", "transpose", "swapaxes", "swapdims", "permute",
     "unsqueeze", "squeeze", "narrow", "select", "unbind", "cat", "concat", "concatenate",
     "stack", "clone", "eq", "ne", "lt", "le", "gt", "ge", "equal", "numel", "is_tensor",
-    "is_floating_point", "broadcast_shapes", "detach",
+    "is_floating_point", "is_inference", "broadcast_shapes", "detach",
 ]
 
 
@@ -289,6 +289,10 @@ def is_tensor(obj) -> bool:
 
 def is_floating_point(input) -> bool:
     return input.is_floating_point()
+
+
+def is_inference(input) -> bool:
+    return input.is_inference()
 
 
 def broadcast_shapes(*shapes):

@@ -31,7 +31,7 @@ import numpy as np
 from . import _dtype
 from ._alloc import alloc_error
 from .autograd.grad_mode import state as _grad_state
-from .tensor import LEAF_INPLACE, Tensor
+from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed
 
 __all__ = ["Out", "Rule", "takes_out"]
 
@@ -225,6 +225,8 @@ def _outs(fn, spec: Out, out) -> tuple:
 
 def _call(fn, spec: Out, args, kwargs, out):
     outs = _outs(fn, spec, out)
+    for target in outs:
+        check_inplace_allowed(target)
     if spec.out_error is not None and _grad_state.grad_enabled:
         if any(t._requires_grad for t in outs):
             raise RuntimeError(spec.out_error)

@@ -16,8 +16,8 @@ from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd import _record
 from .autograd.forward_ad import state as _dual_state
-from .autograd.grad_mode import state as _grad_state
-from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
+from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
@@ -58,6 +58,20 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_OF_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+# (Note: inference tensors, in autograd/graph.py: they share the counter INFERENCE_VC.)
+
+
+def check_inplace_allowed(tensor: "Tensor") -> None:
+    """torch's error for an in-place update of an inference tensor outside inference mode."""
+    if tensor._vc is INFERENCE_VC and not _grad_state.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
+
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -77,7 +91,7 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     t._grad_fn = grad_fn
     t._output_nr = 0
     t._grad = None
-    t._vc = None
+    t._vc = INFERENCE_VC if _INFERENCE_BLOCKS[0] and _grad_state.inference else None
     t._base = None
     t._hooks = None
     t._acc = None
@@ -96,7 +110,8 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     base by replaying those steps (AsStridedBackward0), as torch does.
     """
     t = _wrap(data, requires_grad, grad_fn)
-    t._vc = parent._version_counter()
+    counter = parent._version_counter()
+    t._vc = INFERENCE_VC if counter is INFERENCE_DETACHED else counter
     base = parent._base if parent._base is not None else parent
     t._base = base
     t._view_steps = parent._view_steps + (step,)
@@ -113,6 +128,28 @@ _new = object.__new__
 # converting it silently.
 _OPERANDS = (bool, int, float, complex, np.generic, np.ndarray)
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
+
+
+def _deepcopy_data(data: np.ndarray, memo: dict) -> np.ndarray:
+    """A copy of ``data`` for deepcopy: tensors that share memory share it in the copy too.
+
+    As torch copies each storage once per deepcopy call, the array that owns the memory is
+    copied once (kept in ``memo``) and ``data`` is rebuilt on the copy with its offset and
+    strides, so ``deepcopy((base, view))`` gives a view of the copied base.
+    """
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous) or root.size == 0:
+        return data.copy()
+    key = ("leafgrad.storage", id(root))
+    copied = memo.get(key)
+    if copied is None:
+        copied = memo[key] = root.copy(order="K")
+        memo.setdefault(id(memo), []).append(root)  # keep the id from being reused
+    offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    return np.ndarray(data.shape, data.dtype, buffer=copied.ravel(order="K"),
+                      offset=offset, strides=data.strides)
 
 
 def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
@@ -298,6 +335,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "var_no_grad = var.detach()."
             )
         value = bool(value)
+        if value and self.is_inference() and not _grad_state.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed.")
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -311,6 +352,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
+        if requires_grad and self.is_inference() and not _grad_state.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed.")
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
@@ -361,12 +406,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     @property
     def _version(self) -> int:
         counter = self._vc
-        return 0 if counter is None else counter[0]
+        if counter is INFERENCE_VC:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return 0 if counter is None or counter is INFERENCE_DETACHED else counter[0]
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in ``inference_mode()`` (or is a view or detached
+        alias of one)."""
+        counter = self._vc
+        return counter is INFERENCE_VC or counter is INFERENCE_DETACHED
 
     @property
     def data(self) -> "Tensor":
         """The same storage without history or version sharing (the pre-0.4 escape hatch)."""
         result = _wrap(self._data)
+        if self.is_inference():
+            result._vc = INFERENCE_DETACHED
         if self._requires_grad:
             _record.note_cut("data", self, result)  # for explain_grad
         return result
@@ -506,7 +561,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        new = _wrap(self._data.copy(), self._requires_grad)
+        new = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
             new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new
         if self._grad is not None:
@@ -604,7 +659,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def detach(self) -> "Tensor":
         """A tensor sharing storage and version counter, outside the graph."""
         t = _wrap(self._data)
-        t._vc = self._version_counter()
+        counter = self._version_counter()
+        t._vc = INFERENCE_DETACHED if counter is INFERENCE_VC else counter
         if self._requires_grad:
             _record.note_cut("detach", self, t)  # for explain_grad
         return t
@@ -1078,6 +1134,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- random fills (the same streams as torch's CPU generator) ------------------------------
     def _random_fill(self, values: np.ndarray) -> "Tensor":
+        check_inplace_allowed(self)
         if _grad_state.grad_enabled and self._requires_grad:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)

@@ -127,6 +127,12 @@ class set_grad_enabled(_Switch):
         return type(self)(self.mode)
 
 
+# How many inference_mode(True) blocks are open in all threads: tensor creation reads the
+# thread-local flag only while this is non-zero, so tensors made outside any inference block
+# pay one list lookup for the feature.
+inference_blocks = [0]
+
+
 class inference_mode(_Switch):
     """Like ``no_grad``; tensors made inside are inference tensors (``is_inference()``)."""
 
@@ -145,11 +151,14 @@ class inference_mode(_Switch):
         if self.mode:
             state.grad_enabled = False
             state.inference = True
+            inference_blocks[0] += 1
         else:
             state.inference = False
 
     def __exit__(self, *exc) -> None:
         state.grad_enabled, state.inference = self.prev
+        if self.mode:
+            inference_blocks[0] -= 1
 
     def clone(self):
         return type(self)(self.mode)

@@ -16,6 +16,18 @@ import itertools
 import re
 from typing import Any, Callable
 
+from .grad_mode import state as _grad_state
+
+# Note: inference tensors. Tensors made inside inference_mode() share this one version counter,
+# which marks them (torch's inference tensors track no version). Views of an inference tensor
+# inherit it; a view of a normal tensor keeps its base's counter, and so stays normal, as in
+# torch. Outside inference mode they cannot be updated in place, saved for backward or made to
+# require grad. detach() and .data of one give INFERENCE_DETACHED: still inference tensors, but
+# (as in torch) updatable in place and with a readable _version of 0; their views are guarded
+# again.
+INFERENCE_VC = [0]
+INFERENCE_DETACHED = [0]
+
 __all__ = ["Node", "Hooks", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
@@ -218,6 +230,13 @@ class SavedTensor:
 
     def __init__(self, tensor, is_output: bool = False):
         counter = tensor._version_counter()
+        if (counter is INFERENCE_VC or counter is INFERENCE_DETACHED) \
+                and not _grad_state.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`.")
         self.version_counter = counter
         self.version = counter[0]
         if is_output:

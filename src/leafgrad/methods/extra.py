@@ -97,7 +97,9 @@ class ExtraMethods:
     def _become(self, view):
         """Take ``view``'s data and history (torch changes the tensor's metadata in place)."""
         from ..autograd.grad_mode import state
+        from ..tensor import check_inplace_allowed
 
+        check_inplace_allowed(self)
         if state.grad_enabled and self._requires_grad and self._grad_fn is None:
             from ..tensor import LEAF_INPLACE
 

@@ -63,17 +63,22 @@ class Elu(Op):
     def forward(ctx, a, alpha, scale, input_scale):
         a = _float(a)
         with np.errstate(over="ignore"):
-            negative = alpha * np.expm1(np.minimum(a, 0) * input_scale)
+            negative = alpha * np.expm1(a * input_scale)  # -0. stays -0., as torch
         return (scale * np.where(a > 0, a, negative)).astype(a.dtype)
 
     def backward(self, grad):
         x = self.saved("self")
         p = self._params
-        positive = _mask(x._data > 0, x._data)
+        # torch's elu_backward: x <= 0 ? grad * negcoef * exp(x * input_scale) : grad * scale
+        # (so a NaN input passes grad * scale)
+        from .math_logic import Where
+
+        data = x._data
         negative = (x.clamp(max=0) * p["input_scale"]).exp() * (
             p["alpha"] * p["scale"] * p["input_scale"]
         )
-        return grad * (positive * p["scale"] + (1 - positive) * negative)
+        scale = _mask(np.ones_like(data, dtype=bool), data) * p["scale"]
+        return grad * Where.apply(negative, scale, condition=_wrap(data <= 0))
 
     jvp = auto_element_wise
 
@@ -245,7 +250,7 @@ class Hardtanh(Op):
         x = self.saved("self")._data
         p = self._params
         # torch passes the gradient only strictly inside (min_val, max_val)
-        return grad * _mask((x > p["min_val"]) & (x < p["max_val"]), x)
+        return grad * _mask(~((x <= p["min_val"]) | (x >= p["max_val"])), x)
 
     jvp = auto_element_wise
 

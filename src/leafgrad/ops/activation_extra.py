@@ -10,9 +10,15 @@ from ._forward import auto_element_wise, filled
 from .activation import _float, _mask
 from . import _layout
 from .math_logic import Where
+from ..tensor import _wrap
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
+
+def _outside(x: np.ndarray, lambd):
+    """1 unless -lambd <= x <= lambd (torch's shrink backward: NaN passes the gradient)."""
+    return _mask(~((x >= -lambd) & (x <= lambd)), x)
 
 
 @register
@@ -25,11 +31,11 @@ class Hardshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
-        return np.where(np.abs(a) > lambd, a, a.dtype.type(0))
+        # torch: (x >= -lambd && x <= lambd) ? 0 : x, so NaN passes through
+        return np.where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
 
     def backward(self, grad):
-        x = self.saved("self")._data
-        return grad * _mask(np.abs(x) > self._params["lambd"], x)
+        return grad * _outside(self.saved("self")._data, self._params["lambd"])
 
     jvp = auto_element_wise
 
@@ -44,13 +50,14 @@ class Softshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
+        # torch: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so NaN passes
+        # through and -0. stays -0.
         shrink = a.dtype.type(lambd)
         return np.where(a > lambd, a - shrink, np.where(a < -lambd, a + shrink,
-                                                       a.dtype.type(0)))
+                                                       a * a.dtype.type(0)))
 
     def backward(self, grad):
-        x = self.saved("self")._data
-        return grad * _mask(np.abs(x) > self._params["lambd"], x)
+        return grad * _outside(self.saved("self")._data, self._params["lambd"])
 
     jvp = auto_element_wise
 
@@ -93,10 +100,10 @@ class Hardswish(Op):
     def backward(self, grad):
         x = self.saved("self")
         data = x._data
-        # torch's hardswish_backward: 0 below -3, x/3 + 1/2 on [-3, 3], 1 above 3
-        middle = _mask((data >= -3) & (data <= 3), data)
-        above = _mask(data > 3, data)
-        return grad * (middle * (x / 3 + 0.5) + above)
+        # torch's hardswish_backward: 0 below -3, x/3 + 1/2 on [-3, 3], else 1 (NaN too)
+        middle = (data >= -3) & (data <= 3)
+        above = _mask(~(data < -3) & ~middle, data)
+        return grad * Where.apply(x / 3 + 0.5, above, condition=_wrap(middle))
 
     jvp = auto_element_wise
 
@@ -130,11 +137,11 @@ class Threshold(Op):
 
     @staticmethod
     def forward(ctx, a, threshold, value):
-        return np.where(a > threshold, a, a.dtype.type(value))
+        return np.where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
         x = self.saved("self")._data
-        return grad * _mask(x > self._params["threshold"], x)
+        return grad * _mask(~(x <= self._params["threshold"]), x)
 
     jvp = auto_element_wise
 

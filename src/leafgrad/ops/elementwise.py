@@ -503,7 +503,7 @@ class SigmoidBackward(Op):
 
 @register
 class ThresholdBackward(Op):
-    """``grad`` where ``self > threshold`` else 0 (relu's backward, ThresholdBackwardBackward0).
+    """``grad`` unless ``self <= threshold``, else 0 (relu's backward, ThresholdBackwardBackward0).
     Its gradient in ``self`` is zero (torch's formula)."""
 
     node = "ThresholdBackwardBackward0"
@@ -514,7 +514,7 @@ class ThresholdBackward(Op):
     @staticmethod
     def forward(ctx, grad, a, threshold):
         grad, a = _promote.binary(grad, a)
-        out = grad * (a > threshold)
+        out = grad * ~(a <= threshold)  # torch: self <= threshold ? 0 : grad (NaN passes)
         if out.dtype.kind == "f":
             out += 0.0  # -0. (negative grad times False) becomes 0., as torch's select gives
         return out

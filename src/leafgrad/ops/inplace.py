@@ -20,7 +20,7 @@ from .. import _dtype
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
-from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap
+from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
 from . import _promote
 from .registry import _loud, _quiet
 
@@ -44,6 +44,7 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
 
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
+    check_inplace_allowed(target)
     if _dual_state.active:
         from ._forward import dual_inplace
 

@@ -24,6 +24,19 @@ def _reversed_cumsum(tensor, dim: int):
     return Flip.apply(Cumsum.apply(flipped, dim=dim), dims=(dim,))
 
 
+# torch's CPU scans carry the running value in a wider type than float32/float16 (its
+# acc_type: double for float, float for half) and round each output from it.
+_SCAN_ACCUMULATOR = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
+def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
+    out_dtype = np.dtype(acc) if acc is not None else a.dtype
+    wide = _SCAN_ACCUMULATOR.get(out_dtype)
+    if wide is None:
+        return scan(a, axis=dim, dtype=acc)
+    return scan(a, axis=dim, dtype=wide).astype(out_dtype)
+
+
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
@@ -34,7 +47,7 @@ class Cumsum(Op):
         acc = _sum_dtype(a, dtype)  # integers and bools accumulate in int64, as torch
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
-        return _layout.contiguous(np.cumsum(a, axis=dim, dtype=acc))
+        return _layout.contiguous(_scan(np.cumsum, a, dim, acc))
 
     def backward(self, grad):
         shape, dtype = self._input_meta[0]
@@ -59,7 +72,7 @@ class Cumprod(Op):
         acc = _sum_dtype(a, dtype)
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
-        return _layout.contiguous(np.cumprod(a, axis=dim, dtype=acc))
+        return _layout.contiguous(_scan(np.cumprod, a, dim, acc))
 
     def backward(self, grad):
         a = self.saved("self")
