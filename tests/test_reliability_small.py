@@ -92,3 +92,18 @@ def test_deepcopy_of_a_module_copies_its_parameters():
     with leafgrad.no_grad():
         clone.weight.fill_(0.0)
     assert float(model.weight.abs().sum()) > 0
+
+
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+def test_writing_through_a_diagonal_view(offset):
+    """NumPy's diagonal views are read-only; torch writes through them (and records it)."""
+    results = []
+    for lib in (leafgrad, torch):
+        z = lib.zeros(4, 3)
+        z.diagonal(offset).fill_(1.0)
+        x = lib.ones(3, 3, requires_grad=True)
+        y = x * 1
+        y.diagonal(offset).mul_(3.0)
+        y.sum().backward()
+        results.append((z.numpy().tolist(), x.grad.numpy().tolist(), y.grad_fn.name()))
+    assert results[0] == results[1]

@@ -102,7 +102,10 @@ class Diagonal(_View):
 
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
-        return np.diagonal(a, offset, dim1, dim2)  # a read-only view in NumPy
+        view = np.diagonal(a, offset, dim1, dim2)
+        if a.flags.writeable:  # NumPy marks diagonal views read-only; torch writes through them
+            view.flags.writeable = True
+        return view
 
     def backward(self, grad):
         p = self._params
