@@ -38,6 +38,7 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "once_differentiable",
+    "functional",
 ]
 
 
@@ -284,3 +285,4 @@ from . import profiler  # noqa: E402
 from .variable import Variable  # noqa: E402
 from .trace import trace  # noqa: E402
 from .explain import explain_grad  # noqa: E402
+from . import functional  # noqa: E402
