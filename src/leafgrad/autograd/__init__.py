@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import warnings
 
-from . import forward_ad, graph
+from . import anomaly_mode, forward_ad, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -39,6 +40,9 @@ __all__ = [
     "FunctionCtx",
     "once_differentiable",
     "functional",
+    "anomaly_mode",
+    "detect_anomaly",
+    "set_detect_anomaly",
 ]
 
 
