@@ -199,6 +199,23 @@ def test_jacobian_0d_and_empty_shapes():
     _check(program)
 
 
+def test_jacobian_of_an_input_with_no_elements():
+    def program(lib):
+        F = lib.autograd.functional
+        e = lib.ones(0, 2, dtype=lib.float64)
+        x = lib.tensor([0.5, 2.0], dtype=lib.float64)
+        return [
+            F.jacobian(lambda t: t * 2, e, vectorize=True, strategy="forward-mode"),
+            F.jacobian(lambda t, u: (t.sum() * u, u.exp()), (e, x), vectorize=True,
+                       strategy="forward-mode"),
+            F.jacobian(lambda t: (t * 2).sum(), e),
+            F.jacobian(lambda t: (t * 2).sum(), e, vectorize=True),
+            F.vjp(lambda t: (t * 2).sum(), e),
+        ]
+
+    _check(program)
+
+
 def test_jacobian_of_an_output_with_no_elements():
     """Beyond torch: 2.13 fails on an output with no elements (stack of an empty list, or an
     IndexError when vectorized); leafgrad returns the empty Jacobian, shaped as always."""
@@ -467,3 +484,34 @@ def test_namespace():
     assert sorted(leafgrad.autograd.functional.__all__) == sorted(names)
     assert sorted(torch.autograd.functional.__all__) == sorted(names)
     from leafgrad.autograd.functional import hessian  # noqa: F401 - the import form works
+
+
+@pytest.mark.parametrize("create_graph", (False, True))
+@pytest.mark.parametrize("fn_name", ("vjp", "jvp", "hvp", "vhp"))
+def test_v_that_requires_grad(fn_name, create_graph):
+    """Under create_graph the result also carries the graph back to v (v is linear in it)."""
+    def program(lib):
+        F = lib.autograd.functional
+        x = lib.tensor([0.6, -0.2], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        func = (lambda t: (t ** 3).sum()) if fn_name in ("hvp", "vhp") else (lambda t: t ** 3)
+        result = getattr(F, fn_name)(func, x, v, create_graph=create_graph)
+        return [result, *_graph_grads(lib, result, (x, v))]
+
+    _check(program)
+
+
+@pytest.mark.parametrize("create_graph", (False, True))
+@pytest.mark.parametrize("vectorize", (False, True))
+def test_jacobian_and_hessian_under_no_grad(create_graph, vectorize):
+    def program(lib):
+        F = lib.autograd.functional
+        x = lib.tensor([0.6, -0.2], dtype=lib.float64, requires_grad=True)
+        with lib.no_grad():
+            jac = F.jacobian(lambda t: t ** 3, x, create_graph=create_graph,
+                             vectorize=vectorize)
+            hess = F.hessian(lambda t: (t ** 3).sum(), x, create_graph=create_graph,
+                             vectorize=vectorize)
+        return [jac, hess, *_graph_grads(lib, (jac, hess), (x,))]
+
+    _check(program)

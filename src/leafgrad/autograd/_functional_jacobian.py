@@ -224,10 +224,14 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     tangents_by_column = []
     # Note: one dual level per unit tangent
     # torch runs these columns at once under vmap; here each is its own pass through func.
-    for column in range(sum(numels)):
+    # Inputs with no elements at all give no column; one pass with (empty) zero tangents still
+    # finds the outputs' shapes, as torch's vmap over a batch of 0 does.
+    columns = sum(numels)
+    for column in range(max(columns, 1)):
         with fwAD.dual_level():
             duals = tuple(
-                fwAD.make_dual(tensor, block[column].view_as(tensor))
+                fwAD.make_dual(tensor, block[column].view_as(tensor) if columns else
+                               zeros_like(tensor))
                 for tensor, block in zip(inputs, basis)
             )
             outputs_were_tuple, outputs = fu.as_tuple(func(*duals), "outputs", None)
@@ -238,6 +242,12 @@ def _jacobian_forward(func, inputs, strict, vectorize):
                 tangents.append(zeros_like(primal) if tangent is None else tangent)
             tangents_by_column.append(tangents)
     result = []
+    if not columns:
+        return fu.unpack(
+            [[_zeros(primal, tuple(primal.shape) + tuple(tensor.shape)) for tensor in inputs]
+             for primal in primals],
+            (outputs_were_tuple, inputs_were_tuple),
+        )
     for i, primal in enumerate(primals):
         stacked = stack([tangents[i] for tangents in tangents_by_column])
         row, start = [], 0
