@@ -83,7 +83,7 @@ def _observe(prog, lib):
     return seen
 
 
-# -- switching the mode --------------------------------------------------------------------------
+# -- switching the mode ----------------------------------------------------------------------------
 
 
 @program
@@ -144,7 +144,7 @@ def metadata_holds_the_forward_traceback(lib, note):
     note(lambda: _clean_traceback(z.grad_fn.metadata["traceback_"]))
 
 
-# -- errors in backward ------------------------------------------------------------------------------
+# -- errors in backward ----------------------------------------------------------------------------
 
 
 def _raising_function(lib):
@@ -197,7 +197,7 @@ def node_made_before_anomaly_mode(lib, note):
         note(lambda: y.sum().backward())
 
 
-# -- nan checks ----------------------------------------------------------------------------------------
+# -- nan checks ------------------------------------------------------------------------------------
 
 
 @program
@@ -271,7 +271,7 @@ def double_backward_names_the_parent(lib, note):
         note(lambda: (g * 0).sum().backward())
 
 
-# -- in-place modification ----------------------------------------------------------------------------
+# -- in-place modification -------------------------------------------------------------------------
 
 
 @program
@@ -317,7 +317,7 @@ def test_inplace_error_without_a_noted_write_keeps_torchs_message():
     assert len(str(info.value).splitlines()) == 1
 
 
-# -- cost when off, threads ------------------------------------------------------------------------------
+# -- cost when off, threads ------------------------------------------------------------------------
 
 
 def test_off_records_nothing():

@@ -78,7 +78,7 @@ def _check(program):
     return theirs
 
 
-# -- functions and inputs -----------------------------------------------------------------------------
+# -- functions and inputs --------------------------------------------------------------------------
 
 DTYPES = ("float32", "float64")
 
@@ -113,7 +113,7 @@ def _tuple_in(lib, dtype, requires_grad, as_tuple):
     return (a,) if as_tuple else a
 
 
-# -- jacobian ----------------------------------------------------------------------------------------
+# -- jacobian --------------------------------------------------------------------------------------
 
 JACOBIAN_OPTIONS = list(itertools.product(
     (False, True),  # create_graph
@@ -230,7 +230,7 @@ def test_jacobian_of_an_output_with_no_elements():
                 lambda t: t[:0] * 2, torch.ones(2, 3, dtype=torch.float64), vectorize=vectorize)
 
 
-# -- hessian -----------------------------------------------------------------------------------------
+# -- hessian ---------------------------------------------------------------------------------------
 
 HESSIAN_OPTIONS = list(itertools.product(
     (False, True),  # create_graph
@@ -246,9 +246,7 @@ HESSIAN_OPTIONS = list(itertools.product(
 @pytest.mark.parametrize("name", ("scalar", "vector", "linear", "constant"))
 def test_hessian_one_input(dtype, options, requires_grad, name):
     create_graph, strict, vectorize, strategy = options
-    func = ONE_INPUT[name]
-    if name == "vector":
-        func = ONE_INPUT["vector"]  # not scalar: torch's error
+    func = ONE_INPUT[name]  # "vector" is not a scalar function: torch's error
 
     def program(lib):
         x = _inputs(lib, dtype, (requires_grad, False))[0]
@@ -295,7 +293,7 @@ def test_hessian_single_input_tuple_and_0d():
     _check(program)
 
 
-# -- vjp, jvp, hvp, vhp --------------------------------------------------------------------------------
+# -- vjp, jvp, hvp, vhp ----------------------------------------------------------------------------
 
 PRODUCT_OPTIONS = list(itertools.product((False, True), (False, True)))  # create_graph, strict
 
@@ -406,7 +404,7 @@ def test_inputs_captured_by_the_closure_are_not_the_arguments():
     _check(program)
 
 
-# -- errors --------------------------------------------------------------------------------------------
+# -- errors ----------------------------------------------------------------------------------------
 
 
 def _error_programs():

@@ -121,7 +121,7 @@ class set_detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-# -- recording (called only while the mode is on) -----------------------------------------------
+# -- recording (called only while the mode is on) --------------------------------------------------
 
 
 _inside_package: dict = {}  # co_filename -> whether the file is part of leafgrad
@@ -182,7 +182,7 @@ def write_location(counter, expected: int) -> str:
     )
 
 
-# -- the engine's hook points ---------------------------------------------------------------------
+# -- the engine's hook points ----------------------------------------------------------------------
 
 
 def enter_node(node):
