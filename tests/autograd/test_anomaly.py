@@ -271,6 +271,30 @@ def double_backward_names_the_parent(lib, note):
         note(lambda: (g * 0).sum().backward())
 
 
+@program
+def error_in_a_backward_run_inside_a_backward(lib, note):
+    """A Function's backward runs its own backward, which fails: both nodes are reported, and
+    the inner graph's node names the outer node as the one that induced it."""
+    class Outer(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            with lib.enable_grad():
+                inner = x.detach().requires_grad_()
+                (g,) = lib.autograd.grad((inner - 2).sqrt().sum(), inner)
+            return grad * g
+
+    with lib.autograd.detect_anomaly():
+        x = lib.tensor([1.0], requires_grad=True)
+        out = Outer.apply(x)
+        note(lambda: out.sum().backward())
+
+
 # -- in-place modification -------------------------------------------------------------------------
 
 
