@@ -25,6 +25,9 @@ from .autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+from .autograd.anomaly_mode import (  # noqa: F401 - torch's names
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
+)
 from ._creation import (
     arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, tensor,

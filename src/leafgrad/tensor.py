@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd import _record
+from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
@@ -209,9 +210,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def _bump_version(self) -> None:
         counter = self._vc
         if counter is None:
-            self._vc = [1]
+            self._vc = counter = [1]
         else:
             counter[0] += 1
+        if _anomaly_state.enabled:  # the line that wrote, for the in-place error (anomaly_mode)
+            _anomaly_note_write(counter)
 
     def _accumulator(self) -> AccumulateGrad:
         """The leaf's AccumulateGrad node, shared by every op that uses the leaf while alive."""

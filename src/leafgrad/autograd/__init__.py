@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import warnings
 
-from . import forward_ad, graph
+from . import anomaly_mode, forward_ad, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -38,6 +39,10 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "once_differentiable",
+    "functional",
+    "anomaly_mode",
+    "detect_anomaly",
+    "set_detect_anomaly",
 ]
 
 
@@ -284,3 +289,4 @@ from . import profiler  # noqa: E402
 from .variable import Variable  # noqa: E402
 from .trace import trace  # noqa: E402
 from .explain import explain_grad  # noqa: E402
+from . import functional  # noqa: E402

@@ -13,6 +13,7 @@ import heapq
 import itertools
 
 from . import _record
+from . import anomaly_mode as _anomaly
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
 
@@ -147,6 +148,11 @@ def run_backward(
     previous_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
     pop, push, get_count = heapq.heappop, heapq.heappush, dependencies.get
+    # Anomaly mode (anomaly_mode.py) is read once per backward; while off it costs one local
+    # check per node run.
+    anomaly = _anomaly.state.enabled
+    parent = _anomaly.enter_node(None) if anomaly else None
+    node = None
     try:
         while ready:
             node = pop(ready)[2]
@@ -168,11 +174,15 @@ def run_backward(
                 if not run and any(child in dependencies for child, _ in node.next_functions):
                     run = True
                 if run:
+                    if anomaly:
+                        _anomaly.enter_node(node)
                     if observer is None:
                         grads_in = node._apply(buffer) if hookset is None else _run_hooked(
                             node, hookset, buffer)
                     else:
                         grads_in = observer.run(node, buffer, hookset, _run_hooked, retain_graph)
+                    if anomaly:
+                        _anomaly.check_nan(node, grads_in)
                     if not retain_graph:
                         node._release()
             # Pass the results along the edges; queue children whose inputs are complete.
@@ -194,8 +204,14 @@ def run_backward(
                 dependencies[child] = count - 1
                 if count == 1:
                     push(ready, (-child._sequence_nr, ticket(), child))
+    except Exception:
+        if anomaly:
+            _anomaly.report_error(node)
+        raise
     finally:
         _grad_state.grad_enabled = previous_mode
+        if anomaly:
+            _anomaly.leave_backward(parent)
     return results
 
 

@@ -16,6 +16,7 @@ import itertools
 import re
 from typing import Any, Callable
 
+from .anomaly_mode import record_node, state as _anomaly_state, write_location
 from .grad_mode import state as _grad_state
 
 # Note: inference tensors. Tensors made inside inference_mode() share this one version counter,
@@ -109,6 +110,8 @@ class Node:
         self._params = {}
         self._input_meta = ()
         self._hookset = None
+        if _anomaly_state.enabled:
+            record_node(self)
 
     # Set where torch's name() differs from the class name (torch::autograd::CopyBackwards).
     qualified_name = None
@@ -274,7 +277,13 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{tensor.dtype._legacy}Tensor [{shape}]]{text} is at version {now}; "
-        f"expected version {expected} instead. Hint: enable anomaly detection to find the "
-        "operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"expected version {expected} instead. "
+        + (
+            "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!" + write_location(getattr(tensor, "_vc", None), expected)
+            if _anomaly_state.enabled
+            else "Hint: enable anomaly detection to find the operation that failed to compute "
+            "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
     )

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _sequence
@@ -183,6 +184,8 @@ class Op(Node):
         node._saved = {}
         node._params = params
         node._hookset = None
+        if _anomaly_state.enabled:
+            _anomaly_record(node)
         edges = []
         meta = []
         arrays = []
