@@ -53,6 +53,9 @@ CREATE_GRAPH_CYCLE_WARNING = (
 _warned = {"create_graph": False}
 
 
+from ._vmap_state import state as _vmap_state
+
+
 def _tensor_cls():
     from ..tensor import Tensor
 
@@ -210,6 +213,14 @@ def grad(
         raise RuntimeError(f"got {len(outputs_t)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
+    if _vmap_state.active and not is_grads_batched:
+        from ..ops._batching import batched_grad
+
+        result = batched_grad(outputs_t, inputs_t, grads, retain_graph=retain_graph,
+                              create_graph=create_graph, allow_unused=allow_unused,
+                              materialize_grads=materialize_grads)
+        if result is not NotImplemented:
+            return result
     if is_grads_batched:
         return _batched_grad(
             outputs_t, inputs_t, grads, retain_graph, create_graph, allow_unused,

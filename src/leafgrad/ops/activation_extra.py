@@ -10,6 +10,7 @@ from ._forward import auto_element_wise, filled
 from .activation import _float, _mask
 from . import _layout
 from .math_logic import Where
+from . import _batching_rules as batch
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -144,6 +145,7 @@ class Glu(Op):
     """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
 
     node = "GluBackward0"
+    vmap = batch.dims("dim")
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.glu",)
 

@@ -1,0 +1,44 @@
+"""The one flag the op hot path reads for vmap (``Op.apply``, in-place ops, random ops).
+
+``active`` is True while any ``vmap`` level is open; ``apply``/``inplace`` are installed by
+``ops/_batching.py`` (which knows the batched tensor type) and return ``NotImplemented`` when
+no argument is batched, so the op then runs as usual. ``levels`` is the stack of open levels:
+``(level, batch size, randomness)``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["state"]
+
+
+class _State:
+    __slots__ = ("active", "levels", "apply", "inplace", "counter")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.levels = []
+        self.apply = None
+        self.inplace = None
+        self.counter = 0
+
+
+state = _State()
+
+RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out of "
+    "vmap"
+)
+
+
+def random_levels() -> tuple:
+    """Before a random draw inside vmap: torch's error in ``randomness='error'`` mode, else the
+    ``(levels, sizes)`` of the levels whose examples draw different numbers."""
+    levels, sizes = [], []
+    for level, size, randomness in state.levels:
+        if randomness == "error":
+            raise RuntimeError(RANDOM_ERROR)
+        if randomness == "different":
+            levels.append(level)
+            sizes.append(size)
+    return tuple(levels), tuple(sizes)
