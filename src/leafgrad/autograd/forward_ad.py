@@ -157,7 +157,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
             f"{list(tangent.shape)}."
         )
     if type(tensor).__name__ == "BatchedTensor" or type(tangent).__name__ == "BatchedTensor":
-        from ..ops._batching import batched_make_dual
+        from ..ops._batching_autograd import batched_make_dual
 
         return batched_make_dual(make_dual, tensor, tangent, level)
     from ..ops import View
