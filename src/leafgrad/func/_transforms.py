@@ -45,7 +45,7 @@ def _check_argnums(argnums, count: int):
                     f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
         normalized = tuple(_check_argnums(value, count) for value in argnums)
         if len(set(normalized)) != len(normalized):
-            raise RuntimeError(f"argnums must be unique, got {argnums}")
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
         return normalized
     if not -count <= argnums < count:
         raise RuntimeError(f"Got argnum={argnums}, but only {count} positional inputs")
@@ -117,8 +117,10 @@ def _detach_tree(tree, keep: bool):
     if keep:
         return tree
     leaves, spec = flatten(tree)
-    return unflatten([leaf.detach() if isinstance(leaf, Tensor) else leaf for leaf in leaves],
-                     spec)
+    dual = fwAD.state.level is not None
+    return unflatten([leaf.detach() if isinstance(leaf, Tensor) and not (
+        dual and fwAD.get_tangent(physical(leaf)) is not None) else leaf for leaf in leaves],
+        spec)
 
 
 def _zeros_like(tensor):
@@ -271,22 +273,12 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         )
     _check_tensors(p_leaves)
     _check_tensors(t_leaves)
-    for primal, tangent in zip(p_leaves, t_leaves):
-        if tuple(primal.shape) != tuple(tangent.shape):
-            raise RuntimeError(
-                "jvp(f, primals, tangents): Expected primals and tangents to have the same "
-                f"shape. Got primal with shape {list(primal.shape)} and tangent with shape "
-                f"{list(tangent.shape)}"
-            )
     if fwAD.state.level is not None:
         return _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux)
+    keep = _keeps_graph(p_leaves + t_leaves)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        _Depth.value += 1
-        try:
-            output = func(*unflatten(duals, p_spec))
-        finally:
-            _Depth.value -= 1
+        output = func(*unflatten(duals, p_spec))
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -312,9 +304,10 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
             aux_leaves, aux_spec = flatten(aux)
             aux = unflatten([fwAD.unpack_dual(a).primal if isinstance(a, Tensor) else a
                              for a in aux_leaves], aux_spec)
-    result = (unflatten(primal_out, out_spec), unflatten(tangent_out, out_spec))
+    result = (_detach_tree(unflatten(primal_out, out_spec), keep),
+              _detach_tree(unflatten(tangent_out, out_spec), keep))
     if has_aux:
-        return result + (aux,)
+        return result + (_detach_tree(aux, keep),)
     return result
 
 
@@ -438,8 +431,10 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
             return result[1:] if not has_aux else (result[1], result[2], result[0])
 
         if has_aux:
-            tangents_out, aux, output = vmap(push, randomness=randomness,
-                                              out_dims=(0, None, None))(*rows)
+            tangents_out, aux, _ = vmap(push, randomness=randomness)(*rows)
+            aux_leaves, aux_spec = flatten(aux)
+            aux = unflatten([a[0] if isinstance(a, Tensor) else a for a in aux_leaves],
+                            aux_spec)
         else:
             (tangents_out,) = vmap(push, randomness=randomness)(*rows)
         out_leaves, out_spec = flatten(tangents_out)
