@@ -268,16 +268,15 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
                 f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
                 f"as the batch dimension. The sizes of the remaining dimensions are expected to "
                 f"match the shape of corresponding output, but a mismatch was detected: "
-                f"grad_output[{index}] has a shape of {row.shape} and output[{index}] has a "
-                f"shape of {output.shape}. If you only want some tensors in `grad_output` to be "
+                f"grad_output[{index}] has a shape of torch.Size({list(row.shape[1:])}) and "
+                f"output[{index}] has a shape of torch.Size({list(output.shape)}). If you only want some tensors in `grad_output` to be "
                 f"considered batched, consider using vmap."
             )
     unused = [False] * len(inputs)
 
     def one(*row_grads):
         results = grad(outputs, inputs, row_grads, retain_graph=True,
-                       create_graph=create_graph, allow_unused=allow_unused,
-                       materialize_grads=materialize_grads)
+                       create_graph=create_graph, allow_unused=allow_unused)
         filled = []
         for index, (result, tensor) in enumerate(zip(results, inputs)):
             if result is None:
@@ -288,7 +287,9 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
 
     in_dims = tuple(None if g is None else 0 for g in grads)
     stacked = vmap(one, in_dims=in_dims)(*grads)
-    return tuple(None if missing else result for missing, result in zip(unused, stacked))
+    # as torch: an unused input's materialized gradient is one unbatched zero tensor
+    return tuple((zeros_like(tensor) if materialize_grads else None) if missing else result
+                 for missing, result, tensor in zip(unused, stacked, inputs))
 
 
 # Imported last: gradcheck uses the functions above. Binding the names here also makes

@@ -143,6 +143,8 @@ def _unbatch_outputs(func, outputs, out_dims, level, size):
             "appear."
         )
     leaves, spec = flatten(outputs)
+    if isinstance(out_dims, tuple) and len(out_dims) == 1 and spec.is_leaf:
+        out_dims = out_dims[0]  # torch accepts (d,) for a single output
     for leaf, dim in zip(leaves, broadcast_prefix(out_dims, spec) or [0] * len(leaves)):
         if not isinstance(leaf, Tensor) and dim is not None:
             raise ValueError(
