@@ -26,14 +26,17 @@ def _merge(parameter_and_buffer_dicts) -> dict:
     if isinstance(parameter_and_buffer_dicts, dict):
         return dict(parameter_and_buffer_dicts)
     merged: dict = {}
+    repeated = []
     for mapping in parameter_and_buffer_dicts:
         for key, value in mapping.items():
-            if key in merged:
-                raise ValueError(
-                    f"{key} appeared in multiple dictionaries; behavior of functional call is "
-                    "ambiguous"
-                )
+            if key in merged and key not in repeated:
+                repeated.append(key)
             merged[key] = value
+    if repeated:
+        raise ValueError(
+            f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
+            "ambiguous"
+        )
     return merged
 
 
@@ -59,7 +62,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             if missing:
                 lines.append("Missing key(s): " + ", ".join(repr(k) for k in missing))
             raise RuntimeError(
-                "Error(s) in reloading parameters for Module:\n\t" + ".\n\t".join(lines) + "."
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + ".\n\t".join(lines) + "."
             )
     if tie_weights:
         # names sharing one tensor (tied weights) all take the value given for any of them
