@@ -318,6 +318,7 @@ def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
 
 class _ModePad(Op):
     __slots__ = ()
+    vmap = batch.leading  # the padding indexes the last dims after an Ellipsis
     mode = ""
 
     @classmethod
@@ -342,6 +343,7 @@ class _ModePad(Op):
 
 class _ModePadBackward(Op):
     __slots__ = ()
+    vmap = batch.dims(sizes="input_sizes")  # grad and input_sizes get the batch dims in front
     pad_op = None
 
     @classmethod
