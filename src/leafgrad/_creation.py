@@ -267,9 +267,11 @@ def _vmapped_random(draw, shape):
     levels, sizes = random_levels()
     if not levels:
         return None
+    from .autograd._vmap_state import batched_draw
     from .ops._batching import wrap
 
-    return wrap(_wrap(draw(tuple(sizes) + tuple(shape))), levels)
+    with batched_draw():
+        return wrap(_wrap(draw(tuple(sizes) + tuple(shape))), levels)
 
 
 def _batched_like(input, physical):

@@ -38,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from .autograd._vmap_state import random_levels, state as _vmap_state
+from .autograd._vmap_state import check_draw, state as _vmap_state
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -297,7 +297,7 @@ def set_rng_state(new_state) -> None:
 
 def _generator(generator) -> Generator:
     if _vmap_state.active:
-        random_levels()  # raises in vmap's randomness='error' mode
+        check_draw()  # vmap's randomness modes
     return default_generator if generator is None else generator
 
 

@@ -302,3 +302,13 @@ def test_mlp_per_example_gradients_match_a_loop():
         stacked = np.stack([row[k].numpy() for row in ours_loop])
         np.testing.assert_allclose(ours[k].numpy(), stacked, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_randomness_different_unsupported_draw_raises():
+    """leafgrad draws per example only in rand/randn/dropout/rrelu; any other draw in
+    randomness='different' raises instead of repeating one value for every example."""
+    x = leafgrad.ones(3, 4)
+    with pytest.raises(RuntimeError, match="randomness='different' draws one value"):
+        leafgrad.vmap(lambda a: a + leafgrad.randint(0, 5, (4,)), randomness="different")(x)
+    out = leafgrad.vmap(lambda a: a + leafgrad.randint(0, 5, (4,)), randomness="same")(x)
+    assert (out == out[0]).all()

@@ -12,10 +12,11 @@ __all__ = ["state"]
 
 
 class _State:
-    __slots__ = ("active", "levels", "apply", "inplace", "counter")
+    __slots__ = ("active", "levels", "apply", "inplace", "counter", "batched_draw")
 
     def __init__(self) -> None:
         self.active = False
+        self.batched_draw = False  # a draw that makes one value per example is under way
         self.levels = []
         self.apply = None
         self.inplace = None
@@ -29,6 +30,32 @@ RANDOM_ERROR = (
     "'same' or 'different' randomness flags on vmap or perform the randomness operation out of "
     "vmap"
 )
+
+
+DIFFERENT_UNSUPPORTED = (
+    "vmap: randomness='different' draws one value per example only in rand, randn, rand_like, "
+    "randn_like, dropout and rrelu in leafgrad; this random operation would give every example "
+    "the same values. Use randomness='same', or draw outside vmap"
+)
+
+
+class batched_draw:
+    """Marks a draw that gives each example its own values (``randomness='different'``)."""
+
+    def __enter__(self):
+        self.previous = state.batched_draw
+        state.batched_draw = True
+
+    def __exit__(self, *exc):
+        state.batched_draw = self.previous
+
+
+def check_draw() -> None:
+    """Every draw inside vmap: torch's error in 'error' mode; in 'different' mode, draws that
+    are not made per example raise rather than repeat one value for every example."""
+    levels, _ = random_levels()
+    if levels and not state.batched_draw:
+        raise RuntimeError(DIFFERENT_UNSUPPORTED)
 
 
 def random_levels() -> tuple:

@@ -143,7 +143,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         mask = np.zeros(shape, dtype=input._data.dtype)
     else:
-        keep = _random.bernoulli(1 - p, shape, input._data.dtype)
+        from ..autograd._vmap_state import batched_draw
+
+        with batched_draw():
+            keep = _random.bernoulli(1 - p, shape, input._data.dtype)
         mask = (keep / (1 - p)).astype(input._data.dtype)
     mask = _wrap(mask)
     if levels:
