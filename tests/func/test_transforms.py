@@ -94,6 +94,16 @@ def test_grad_result_keeps_outer_graph():
     same(program)
 
 
+def test_grad_with_closure_parameter_keeps_graph():
+    def program(lib):
+        w = t(lib, W, requires_grad=True)
+        g = lib.func.grad(lambda x: ((w @ x).tanh() ** 2).sum())(t(lib, V))
+        out, fn = lib.func.vjp(lambda x: (w @ x).sin(), t(lib, V))
+        return g, lib.autograd.grad(g.sum(), w)[0], out, fn(t(lib, np.ones(5)))
+
+    same(program)
+
+
 def test_grad_perturbation_confusion():
     # d/dx [ d/dy (x * y) at y = x ] = 1, not 2
     same(lambda lib: lib.func.grad(lambda x: lib.func.grad(lambda y: (x * y).sum())(x).sum())(

@@ -104,6 +104,27 @@ def _keeps_graph(leaves: list) -> bool:
     return any(physical(leaf)._requires_grad for leaf in leaves if isinstance(leaf, Tensor))
 
 
+def _reaches_outside(outputs: list, inner: list) -> bool:
+    """Whether the outputs' graph reaches a leaf requiring grad other than the transform's own
+    inputs (a closure's parameter): then the results keep their graph, as torch's do."""
+    from ..autograd.graph import AccumulateGrad
+
+    own = {id(physical(x)) for x in inner}
+    seen = set()
+    stack = [physical(o)._grad_fn for o in outputs if isinstance(o, Tensor)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is AccumulateGrad:
+            if id(node.variable) not in own:
+                return True
+            continue
+        stack.extend(child for child, _ in node.next_functions)
+    return False
+
+
 def _run(func, args, kwargs):
     _Depth.value += 1
     try:
@@ -174,6 +195,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
                 f"tensor with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev "
                 "APIs instead?"
             )
+        keep = keep or (_grad_state.grad_enabled and _reaches_outside([output], inner))
         grads = _grads([output], inner, [None], keep, False)
         grads = unflatten(_detach_tree(grads, keep), spec)
         value = _detach_tree(output, keep)
@@ -228,6 +250,7 @@ def vjp(func, *primals, has_aux: bool = False):
                 "vjp(f, *primals): Expected f to be a function that has non-empty output "
                 f"tuple of Tensors, got {type(leaf)}"
             )
+    keep = keep or (_grad_state.grad_enabled and _reaches_outside(out_leaves, inner))
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph=None):
         ct_leaves, ct_spec = flatten(cotangents)
