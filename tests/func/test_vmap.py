@@ -312,3 +312,19 @@ def test_randomness_different_unsupported_draw_raises():
         leafgrad.vmap(lambda a: a + leafgrad.randint(0, 5, (4,)), randomness="different")(x)
     out = leafgrad.vmap(lambda a: a + leafgrad.randint(0, 5, (4,)), randomness="same")(x)
     assert (out == out[0]).all()
+
+
+def test_batched_tensor_repr_inside_vmap():
+    def program(lib):
+        seen = []
+
+        def record(x):
+            seen.append(repr(x).replace("leafgrad", "torch"))
+            seen.append(str(x).replace("leafgrad", "torch"))
+            return x
+
+        lib.vmap(lib.vmap(record))(lib.arange(4.0).view(2, 2))
+        lib.vmap(record)(lib.arange(4.0).view(2, 2))
+        return seen
+
+    assert program(leafgrad) == program(torch)

@@ -12,7 +12,7 @@ __all__ = ["state"]
 
 
 class _State:
-    __slots__ = ("active", "levels", "apply", "inplace", "counter", "batched_draw")
+    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw")
 
     def __init__(self) -> None:
         self.active = False
@@ -20,7 +20,6 @@ class _State:
         self.levels = []
         self.apply = None
         self.inplace = None
-        self.counter = 0
 
 
 state = _State()

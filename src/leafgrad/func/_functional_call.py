@@ -62,7 +62,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             if missing:
                 lines.append("Missing key(s): " + ", ".join(repr(k) for k in missing))
             raise RuntimeError(
-                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + ".\n\t".join(lines) + "."
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                + ".\n\t".join(lines) + "."
             )
     if tie_weights:
         # names sharing one tensor (tied weights) all take the value given for any of them
@@ -117,7 +118,8 @@ def stack_module_state(models) -> tuple[dict, dict]:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     first = models[0]
     if not (all(m.training for m in models) or not any(m.training for m in models)):
-        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode.")
     first_type = type(first)
     if not all(type(m) is first_type for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")

@@ -21,7 +21,7 @@ import functools
 from ..autograd import forward_ad as fwAD
 from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.grad_mode import enable_grad, state as _grad_state
-from ..ops._batching import BatchedTensor, align, level_sizes, levels_of, physical, wrap
+from ..ops._batching import align, level_sizes, levels_of, physical, wrap
 from ..tensor import Tensor
 from ._pytree import flatten, unflatten
 from ._vmap import vmap
@@ -489,14 +489,9 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` evaluates the Jacobian-vector
     product at ``primals`` (torch.func.linearize)."""
     output = func(*primals)
-    out_leaves, out_spec = flatten(output)
 
     def jvp_fn(*tangents):
         _, tangent_out = jvp(func, primals, tangents)
         return tangent_out
 
     return _detach_tree(output, False), jvp_fn
-
-
-def is_batched(value) -> bool:
-    return type(value) is BatchedTensor

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from ..autograd._vmap_state import state
-from ..ops._batching import BatchedTensor, levels_of, physical, wrap
+from ..ops._batching import levels_of, physical, wrap
 from ..tensor import Tensor
 from ._pytree import broadcast_prefix, flatten, unflatten
 
@@ -110,8 +110,7 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 
 def _run(func, leaves, spec, dims, size, out_dims, randomness, kwargs):
-    state.counter += 1
-    level = state.counter
+    level = len(state.levels) + 1  # torch's levels: the nesting depth
     batched = []
     for leaf, dim in zip(leaves, dims):
         if dim is None:
@@ -221,7 +220,3 @@ def _chunked(func, leaves, spec, dims, size, out_dims, randomness, chunk_size, k
         else:
             results.append(cat(parts, dim))
     return unflatten(results, out_spec)
-
-
-def is_batched(value) -> bool:
-    return type(value) is BatchedTensor

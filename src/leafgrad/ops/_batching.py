@@ -75,8 +75,14 @@ class BatchedTensor(Tensor):
     __slots__ = ("_value", "_levels")
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        sizes = ", ".join(f"lvl={level}, bdim={i}, value=" for i, level in enumerate(self._levels))
-        return f"BatchedTensor({sizes}{self._value!r})"
+        # torch's nesting, innermost level outside; leafgrad keeps batch dims in front
+        text = repr(self._value)
+        for level in self._levels:
+            inner = "\n".join("    " + line for line in text.splitlines())
+            text = f"BatchedTensor(lvl={level}, bdim=0, value=\n{inner}\n)"
+        return text
+
+    __str__ = __repr__
 
     @property
     def requires_grad(self) -> bool:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd._vmap_state import state
 from ..tensor import Tensor
 from ._batching import (
     BatchedTensor,
