@@ -328,3 +328,26 @@ def test_batched_tensor_repr_inside_vmap():
         return seen
 
     assert program(leafgrad) == program(torch)
+
+
+def test_cnn_per_example_gradients():
+    """vmap(grad) through conv2d with per-example weights (one grouped convolution)."""
+    rng = np.random.default_rng(17)
+    images = rng.normal(size=(4, 1, 6, 6))
+    labels = np.array([0, 2, 1, 2])
+    kernel, bias = rng.normal(size=(3, 1, 3, 3)) / 3, rng.normal(size=3) / 3
+    head = rng.normal(size=(3, 3 * 6 * 6)) / 10
+
+    def program(lib):
+        functional = lib.nn.functional
+
+        def loss(params, image, label):
+            hidden = functional.conv2d(image.unsqueeze(0), params[0], params[1], padding=1)
+            logits = functional.linear(hidden.relu().flatten(1), params[2])
+            return functional.cross_entropy(logits, label.unsqueeze(0))
+
+        params = (t(lib, kernel), t(lib, bias), t(lib, head))
+        return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(
+            params, t(lib, images), lib.tensor(labels))
+
+    same(program)

@@ -55,8 +55,8 @@ LOOP_FALLBACK = {
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
-# non-adjacent advanced indices, a batched weight of a conv/embedding...).
-PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Convolution", "Embedding", "GroupNorm",
+# a batched weight of a transposed conv, a norm or an embedding, roll without dims).
+PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "GroupNorm",
                  "LayerNorm", "Roll"}
 
 

@@ -513,3 +513,40 @@ def _masked_fill_tensor(a, value, *, mask):
 
 
 masked_fill_tensor = decompose(_masked_fill_tensor)
+
+
+_fold_spatial = fold("spatial")
+
+
+def convolution(cls, args, params):
+    """conv1d/conv2d: an unbatched weight folds the batch into N; a batched weight (per-example
+    gradients of a CNN) becomes one grouped convolution, each example's channels a group of
+    its own weight's."""
+    x, w, b = args
+    if type(w) is not BatchedTensor and type(b) is not BatchedTensor:
+        return _fold_spatial(cls, args, params)
+    levels = all_levels(args, params)
+    sizes = level_sizes(args, params, levels)
+    count = len(levels)
+    total = int(np.prod(sizes))
+    has_n = x._data.ndim == params["spatial"] + 2
+    px = align(x, levels, sizes)
+    if not has_n:
+        px = px.unsqueeze(count)
+    shape = px._data.shape
+    n, channels, space = shape[count], shape[count + 1], shape[count + 2:]
+    px = px.reshape((total, n, channels) + space).movedim(0, 1)
+    px = px.reshape((n, total * channels) + space)
+    pw = align(w, levels, sizes)
+    outs = pw._data.shape[count]
+    pw = pw.reshape((total * outs,) + pw._data.shape[count + 1:])
+    pb = None if b is None else align(b, levels, sizes).reshape(total * outs)
+    new = dict(params)
+    new["groups"] = params["groups"] * total
+    out = cls.apply(px, pw, pb, **new)
+    out_space = out._data.shape[2:]
+    out = out.reshape((n, total, outs) + out_space).movedim(1, 0)
+    out = out.reshape(tuple(sizes) + (n, outs) + out_space)
+    if not has_n:
+        out = out.squeeze(count)
+    return wrap(out, levels)

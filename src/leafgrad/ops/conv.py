@@ -180,7 +180,7 @@ class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
 
     node = "ConvolutionBackward0"
-    vmap = batch.fold("spatial")
+    vmap = batch.convolution
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
     torch_names = ("nn.functional.conv1d", "nn.functional.conv2d")
