@@ -351,3 +351,23 @@ def test_cnn_per_example_gradients():
             params, t(lib, images), lib.tensor(labels))
 
     same(program)
+
+
+def test_layer_and_group_norm_per_example_gradients():
+    rng = np.random.default_rng(19)
+    x = rng.normal(size=(3, 4, 6))
+    weight, bias = rng.normal(size=6), rng.normal(size=6)
+    gweight, gbias = rng.normal(size=4), rng.normal(size=4)
+
+    def program(lib):
+        functional = lib.nn.functional
+
+        def loss(params, a):
+            out = functional.layer_norm(a, (6,), params[0], params[1])
+            out = functional.group_norm(out.unsqueeze(0), 2, params[2], params[3])
+            return (out.tanh() ** 2).sum()
+
+        params = tuple(t(lib, p) for p in (weight, bias, gweight, gbias))
+        return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(params, t(lib, x))
+
+    same(program)

@@ -55,9 +55,8 @@ LOOP_FALLBACK = {
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
-# a batched weight of a transposed conv, a norm or an embedding, roll without dims).
-PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "GroupNorm",
-                 "LayerNorm", "Roll"}
+# a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).
+PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll"}
 
 
 def _examples(name, index, batch, rng):

@@ -550,3 +550,22 @@ def convolution(cls, args, params):
     if not has_n:
         out = out.squeeze(count)
     return wrap(out, levels)
+
+
+def affine(inner):
+    """layer_norm / group_norm with a batched weight or bias (per-example gradients): the
+    normalisation batched by ``inner`` without them, then the affine map as batched ops."""
+
+    def rule(cls, args, params):
+        x, weight, bias = args
+        if type(weight) is not BatchedTensor and type(bias) is not BatchedTensor:
+            return inner(cls, args, params)
+        out = cls.apply(x, None, None, **params)
+        shape = cls.affine_shape(tuple(x.shape), params)
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        return out
+
+    return rule

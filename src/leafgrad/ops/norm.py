@@ -118,7 +118,7 @@ class _Normalisation(Op):
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
-    vmap = batch.leading_first
+    vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
 
     @staticmethod
@@ -151,7 +151,7 @@ class BatchNorm(_Normalisation):
 @register
 class GroupNorm(_Normalisation):
     node = "NativeGroupNormBackward0"
-    vmap = batch.fold(None)
+    vmap = batch.affine(batch.fold(None))
     torch_names = ("nn.functional.group_norm",)
 
     @staticmethod
