@@ -371,3 +371,18 @@ def test_layer_and_group_norm_per_example_gradients():
         return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(params, t(lib, x))
 
     same(program)
+
+
+def test_embedding_per_example_gradients():
+    rng = np.random.default_rng(23)
+    table = rng.normal(size=(6, 3))
+    tokens = np.array([[0, 2, 2], [5, 1, 0]])
+
+    def program(lib):
+        def loss(weight, ids):
+            return (lib.nn.functional.embedding(ids, weight).sin() ** 2).sum()
+
+        return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(t(lib, table),
+                                                                      lib.tensor(tokens))
+
+    same(program)

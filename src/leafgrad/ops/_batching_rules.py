@@ -376,11 +376,37 @@ nll_loss = decompose(_nll)
 def _embedding(weight, *, indices, **params):
     from .registry import OPS
 
-    if type(weight) is BatchedTensor or not _is_batched(indices):
+    if type(weight) is BatchedTensor:
+        return _embedding_batched_weight(weight, indices, params)
+    if not _is_batched(indices):
         return NotImplemented
     source = indices.batched
     array = physical_param(indices, source._levels)
     return wrap(OPS["Embedding"].apply(weight, indices=array, **params), source._levels)
+
+
+def _embedding_batched_weight(weight, indices, params):
+    """Each example looks rows up in its own weight: one advanced index over the flattened
+    batch (its backward scatters into each example's rows). padding_idx and
+    scale_grad_by_freq change the weight's gradient, so those calls take the loop."""
+    from .registry import OPS
+
+    padding = params.get("padding_idx")
+    if (padding is not None and padding >= 0) or params.get("scale_grad_by_freq"):
+        return NotImplemented
+    levels = all_levels((weight,), {"indices": indices})
+    sizes = level_sizes((weight,), {"indices": indices}, levels)
+    total = int(np.prod(sizes))
+    table = align(weight, levels, sizes)
+    table = table.reshape((total,) + table._data.shape[len(levels):])
+    if _is_batched(indices):
+        rows = physical_param(indices, levels, sizes)
+    else:
+        rows = np.broadcast_to(np.asarray(indices), tuple(sizes) + np.shape(indices))
+    rows = np.ascontiguousarray(rows).reshape((total,) + rows.shape[len(levels):])
+    examples = np.arange(total).reshape((total,) + (1,) * (rows.ndim - 1))
+    out = OPS["Index"].apply(table, index=(examples, rows.astype(np.int64)))
+    return wrap(out.reshape(tuple(sizes) + out._data.shape[1:]), levels)
 
 
 embedding = decompose(_embedding)
