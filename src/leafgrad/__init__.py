@@ -40,7 +40,8 @@ from ._functions_shape import *  # noqa: F403
 from ._functions_linalg import *  # noqa: F403
 from ._printing import set_printoptions
 from ._random import Generator, default_generator, initial_seed, manual_seed, seed
-from . import autograd, linalg, nn, ops, optim, utils  # noqa: E402
+from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402
+from .func import vmap  # noqa: E402 - torch.vmap
 from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends

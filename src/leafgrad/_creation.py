@@ -258,6 +258,28 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
     return _finish(np.full(_size((size,)), fill_value, dtype.np), requires_grad, device)
 
 
+def _vmapped_random(draw, shape):
+    """Inside vmap(randomness='different'): one draw per example, as a batched tensor."""
+    from .autograd._vmap_state import random_levels, state
+
+    if not state.active:
+        return None
+    levels, sizes = random_levels()
+    if not levels:
+        return None
+    from .autograd._vmap_state import batched_draw
+    from .ops._batching import wrap
+
+    with batched_draw():
+        return wrap(_wrap(draw(tuple(sizes) + tuple(shape))), levels)
+
+
+def _batched_like(input, physical):
+    from .ops._batching import wrap
+
+    return wrap(physical, input._levels)
+
+
 def _like(input: Tensor, dtype):
     return input._data.shape, (dtype or input.dtype).np
 
@@ -265,24 +287,36 @@ def _like(input: Tensor, dtype):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
+        shape = input._value._data.shape
+        return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
     return _finish(np.zeros(shape, np_dtype), requires_grad, device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
+        shape = input._value._data.shape
+        return _batched_like(input, _finish(np.ones(shape, np_dtype), requires_grad, device))
     return _finish(np.ones(shape, np_dtype), requires_grad, device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
+        shape = input._value._data.shape
+        return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
     return _finish(np.zeros(shape, np_dtype), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
+        shape = input._value._data.shape
+        return _batched_like(input, _finish(np.full(shape, fill_value, np_dtype), requires_grad, device))
     return _finish(np.full(shape, fill_value, np_dtype), requires_grad, device)
 
 
@@ -381,7 +415,11 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _random
 
-    data = _random.uniform(_size(_sizes(sizes, size)), _np_dtype(dtype), generator=generator)
+    shape, np_dtype = _size(_sizes(sizes, size)), _np_dtype(dtype)
+    batched = _vmapped_random(lambda s: _random.uniform(s, np_dtype, generator=generator), shape)
+    if batched is not None:
+        return batched
+    data = _random.uniform(shape, np_dtype, generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -391,7 +429,11 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     """Standard normal; the same stream as torch for the same seed."""
     from . import _random
 
-    data = _random.normal(_size(_sizes(sizes, size)), _np_dtype(dtype), generator=generator)
+    shape, np_dtype = _size(_sizes(sizes, size)), _np_dtype(dtype)
+    batched = _vmapped_random(lambda s: _random.normal(s, np_dtype, generator=generator), shape)
+    if batched is not None:
+        return batched
+    data = _random.normal(shape, np_dtype, generator=generator)
     return _finish(data, requires_grad, device)
 
 

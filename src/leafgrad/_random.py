@@ -38,6 +38,8 @@ import warnings
 
 import numpy as np
 
+from .autograd._vmap_state import check_draw, state as _vmap_state
+
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "uniform", "normal", "randint", "randperm", "bernoulli",
@@ -294,6 +296,8 @@ def set_rng_state(new_state) -> None:
 
 
 def _generator(generator) -> Generator:
+    if _vmap_state.active:
+        check_draw()  # vmap's randomness modes
     return default_generator if generator is None else generator
 
 

@@ -58,6 +58,9 @@ CREATE_GRAPH_CYCLE_WARNING = (
 _warned = {"create_graph": False}
 
 
+from ._vmap_state import state as _vmap_state
+
+
 def _tensor_cls():
     from ..tensor import Tensor
 
@@ -215,6 +218,14 @@ def grad(
         raise RuntimeError(f"got {len(outputs_t)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
+    if _vmap_state.active and not is_grads_batched:
+        from ..ops._batching_autograd import batched_grad
+
+        result = batched_grad(outputs_t, inputs_t, grads, retain_graph=retain_graph,
+                              create_graph=create_graph, allow_unused=allow_unused,
+                              materialize_grads=materialize_grads)
+        if result is not NotImplemented:
+            return result
     if is_grads_batched:
         return _batched_grad(
             outputs_t, inputs_t, grads, retain_graph, create_graph, allow_unused,
@@ -250,36 +261,40 @@ def _finish_results(results, inputs, allow_unused, materialize_grads, create_gra
 
 def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
                   materialize_grads) -> tuple:
-    """``is_grads_batched``: one backward per row of the batched grad_outputs, stacked."""
+    """``is_grads_batched``: the backward vmapped over the first dim of the grad_outputs, as
+    torch does (the backward formulas run once on batched gradients, through the batching
+    rules)."""
     from .._creation import zeros_like
-    from ..ops import stack
+    from ..func import vmap
 
-    batch = grads[0].shape[0]
-    rows = []
-    for i in range(batch):
-        row_grads = [g[i] if g is not None else None for g in grads]
-        root_grads = _make_grads(outputs, row_grads)
-        results = run_backward(
-            _root_edges(outputs), root_grads, True if i < batch - 1 else bool(retain_graph),
-            bool(create_graph), _input_edges(inputs), accumulate=False,
-        )
-        rows.append(results)
-    finished = []
-    for index, tensor in enumerate(inputs):
-        column = [row[index] for row in rows]
-        if all(c is None for c in column):
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {index} appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
-                )
-            finished.append(
-                stack([zeros_like(tensor)] * batch) if materialize_grads else None
+    for index, (output, row) in enumerate(zip(outputs, grads)):
+        if row is not None and tuple(row.shape[1:]) != tuple(output.shape):
+            raise RuntimeError(
+                f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                f"as the batch dimension. The sizes of the remaining dimensions are expected to "
+                f"match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{index}] has a shape of torch.Size({list(row.shape[1:])}) and "
+                f"output[{index}] has a shape of torch.Size({list(output.shape)}). If you only want some tensors in `grad_output` to be "
+                f"considered batched, consider using vmap."
             )
-            continue
-        column = [c if c is not None else zeros_like(tensor) for c in column]
-        finished.append(stack(column))
-    return tuple(finished)
+    unused = [False] * len(inputs)
+
+    def one(*row_grads):
+        results = grad(outputs, inputs, row_grads, retain_graph=True,
+                       create_graph=create_graph, allow_unused=allow_unused)
+        filled = []
+        for index, (result, tensor) in enumerate(zip(results, inputs)):
+            if result is None:
+                unused[index] = True
+                result = zeros_like(tensor)
+            filled.append(result)
+        return tuple(filled)
+
+    in_dims = tuple(None if g is None else 0 for g in grads)
+    stacked = vmap(one, in_dims=in_dims)(*grads)
+    # as torch: an unused input's materialized gradient is one unbatched zero tensor
+    return tuple((zeros_like(tensor) if materialize_grads else None) if missing else result
+                 for missing, result, tensor in zip(unused, stacked, inputs))
 
 
 # Imported last: gradcheck uses the functions above. Binding the names here also makes

@@ -1,7 +1,8 @@
 """``jacobian`` and ``hessian`` of ``autograd.functional`` (see functional.py for the shapes).
 
 Reverse mode builds a Jacobian one row per output element; ``vectorize=True`` hands all rows
-to ``_batched_vjp`` at once (one backward per row today; see its note). Forward mode, which
+to ``_batched_vjp`` at once (one batched backward, as torch, unless the Jacobian must be
+differentiable: see its note). Forward mode, which
 torch allows only with ``vectorize=True``, pushes one tangent per input element through the
 function inside a dual level.
 """
@@ -46,14 +47,19 @@ def _batched_vjp(outputs: tuple, inputs: tuple, batched_grad_outputs: tuple,
     Returns one tensor per input, shape ``(batch, *input.shape)``; an input the outputs do not
     depend on gets None.
 
-    Note: batched vjp is a loop today
-    This runs one backward per row of the batch, which gives the right result. Branch ``func``
-    adds ``autograd.grad(..., is_grads_batched=True)`` that runs the backward once over the
-    whole batch (vmap's batching rules); after merging, the lead routes this function to it:
-    ``fu.grad_of``'s filtered call with ``is_grads_batched=True``. Callers need no change.
+    As torch does, this is one ``autograd.grad(..., is_grads_batched=True)``: the backward runs
+    once over the whole batch, through vmap's batching rules (func/, ops/_batching*.py).
+
+    Note: with ``create_graph=True`` the rows still run one backward each. The graph a batched
+    backward records is not yet differentiable again (a node recorded under vmap reports its
+    batched gradient against its input's unbatched shape), so a Jacobian that must itself be
+    differentiated, such as the inner one of ``hessian``, is built row by row.
     """
-    from ..ops import stack
+    if not create_graph:
+        return fu.grad_of(outputs, inputs, batched_grad_outputs, create_graph=False,
+                          retain_graph=retain_graph, is_grads_batched=True)
     from .._creation import zeros_like
+    from ..ops import stack
 
     batch = batched_grad_outputs[0].shape[0]
     unbound = [grad.unbind(0) for grad in batched_grad_outputs]
@@ -62,7 +68,7 @@ def _batched_vjp(outputs: tuple, inputs: tuple, batched_grad_outputs: tuple,
         row_grads = tuple(grads[index] for grads in unbound)
         last = index == batch - 1
         rows.append(fu.grad_of(
-            outputs, inputs, row_grads, create_graph=create_graph,
+            outputs, inputs, row_grads, create_graph=True,
             retain_graph=retain_graph if last else True,
         ))
     results = []

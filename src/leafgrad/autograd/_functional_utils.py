@@ -130,7 +130,7 @@ def check_requires_grad(tensors: tuple, kind: str, strict: bool) -> None:
 
 
 def grad_of(outputs: tuple, inputs: tuple, grad_outputs=None, create_graph: bool = False,
-            retain_graph=None) -> tuple:
+            retain_graph=None, is_grads_batched: bool = False) -> tuple:
     """``autograd.grad`` that skips outputs not requiring grad (None for every input if none
     does) and gives None for inputs the outputs do not depend on."""
     from . import grad
@@ -146,7 +146,7 @@ def grad_of(outputs: tuple, inputs: tuple, grad_outputs=None, create_graph: bool
         return (None,) * len(inputs)
     return grad(
         tuple(used_outputs), inputs, tuple(used_grads), retain_graph=retain_graph,
-        create_graph=create_graph, allow_unused=True,
+        create_graph=create_graph, allow_unused=True, is_grads_batched=is_grads_batched,
     )
 
 

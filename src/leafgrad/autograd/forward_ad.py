@@ -156,6 +156,10 @@ def make_dual(tensor, tangent, *, level: int | None = None):
             f"{list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}."
         )
+    if type(tensor).__name__ == "BatchedTensor" or type(tangent).__name__ == "BatchedTensor":
+        from ..ops._batching_autograd import batched_make_dual
+
+        return batched_make_dual(make_dual, tensor, tangent, level)
     from ..ops import View
 
     active, state.active = state.active, False
@@ -182,6 +186,13 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
             f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
             f"{type(tensor).__name__}"
         )
+    if type(tensor).__name__ == "BatchedTensor":  # inside vmap: the physical tensor's
+        from ..ops._batching import wrap
+
+        unpacked = unpack_dual(tensor._value, level=level)
+        tangent = unpacked.tangent
+        return UnpackedDualTensor(wrap(unpacked.primal, tensor._levels),
+                                  None if tangent is None else wrap(tangent, tensor._levels))
     from ..ops._forward import FwPrimal
 
     # as torch, the level is only checked against a tensor that has a tangent

@@ -32,6 +32,9 @@ from .graph import Node, SavedTensor
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
+from ._vmap_state import state as _vmap_state
+
+
 class FunctionCtx:
     """What ``forward`` (or ``setup_context``), ``backward`` and ``jvp`` share; also the node in
     the graph (as in torch)."""
@@ -79,10 +82,17 @@ class BackwardCFunction(Node, FunctionCtx):
             from .graph import FREED_MESSAGE
 
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(
+        tensors = tuple(
             item.unpack(self) if isinstance(item, SavedTensor) else item
             for item in saved.get("tensors", ())
         )
+        batched = getattr(self, "_vmap_saved", None)
+        if batched is not None:  # saved by a Function's generated vmap rule: batched again
+            from ..ops._batching import wrap
+
+            tensors = tuple(wrap(t, levels) if levels else t
+                            for t, levels in zip(tensors, batched))
+        return tensors
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -178,6 +188,10 @@ class Function(metaclass=_FunctionMeta):
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, {}
+        if _vmap_state.active and any(type(a).__name__ == "BatchedTensor" for a in args):
+            from ..ops._batching_function import function_apply
+
+            return function_apply(cls, args, uses_setup_context)
         node = cls._backward_cls.__new__(cls._backward_cls)
         Node.__init__(node)
         node._needs_input_grad = tuple(_requires_grad(a) for a in args)

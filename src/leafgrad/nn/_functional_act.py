@@ -83,7 +83,9 @@ def prelu(input, weight):
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False):
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
-    noise = rrelu_noise(input._data, lower, upper, training)
+    noise = _vmapped_noise(input, lower, upper, training)
+    if noise is None:
+        noise = rrelu_noise(input._data, lower, upper, training)
     if inplace:
         return _ops.inplace(RreluWithNoise, input, noise=noise, lower=lower, upper=upper,
                             training=training)
@@ -92,3 +94,19 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
 
 def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
     return rrelu(input, lower, upper, training, inplace=True)
+
+
+def _vmapped_noise(input, lower, upper, training):
+    """Inside vmap: every example's slopes, from the physical tensor (a random draw refuses
+    vmap's randomness='error' mode, as torch)."""
+    from ..autograd._vmap_state import random_levels, state
+
+    if not state.active or type(input).__name__ != "BatchedTensor":
+        return None
+    if training:
+        random_levels()
+    from ..ops._batching import wrap
+    from ..tensor import _wrap
+
+    noise = rrelu_noise(input._value._data, lower, upper, training)
+    return wrap(_wrap(noise), input._levels)._data

@@ -133,14 +133,29 @@ def dropout(input, p=0.5, training=True, inplace=False):
     from .. import _random
     from ..tensor import _wrap
 
+    shape = tuple(input.shape)
+    levels = ()
+    from ..autograd._vmap_state import random_levels, state as vmap_state
+
+    if vmap_state.active and p != 1:
+        levels, sizes = random_levels()  # vmap(randomness='different'): a mask per example
+        shape = tuple(sizes) + shape
     if p == 1:
-        mask = np.zeros(input.shape, dtype=input._data.dtype)
+        mask = np.zeros(shape, dtype=input._data.dtype)
     else:
-        keep = _random.bernoulli(1 - p, tuple(input.shape), input._data.dtype)
+        from ..autograd._vmap_state import batched_draw
+
+        with batched_draw():
+            keep = _random.bernoulli(1 - p, shape, input._data.dtype)
         mask = (keep / (1 - p)).astype(input._data.dtype)
+    mask = _wrap(mask)
+    if levels:
+        from ..ops._batching import wrap
+
+        mask = wrap(mask, levels)
     if inplace:
-        return input.mul_(_wrap(mask))
-    return input * _wrap(mask)
+        return input.mul_(mask)
+    return input * mask
 
 
 def linear(input, weight, bias=None):

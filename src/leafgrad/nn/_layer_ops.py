@@ -8,6 +8,7 @@ import numpy as np
 from ..ops import _layout
 from ..ops._forward import auto_linear, jvp_sum
 from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched, gather_pooled
+from ..ops import _batching_rules as batch
 from ..ops.registry import Op, register
 
 
@@ -30,6 +31,7 @@ class AdaptiveMaxPool2d(Op):
     bin i spans [floor(i * H / oh), ceil((i + 1) * H / oh))."""
 
     node = "AdaptiveMaxPool2DBackward0"
+    vmap = batch.fold(4)
     multi_output = True
     torch_names = ("nn.functional.adaptive_max_pool2d",)
 
@@ -102,6 +104,7 @@ class PixelShuffle(Op):
     """Rearrange channel blocks into space (sub-pixel convolution's upsampling)."""
 
     node = "PixelShuffleBackward0"
+    vmap = batch.leading
     torch_names = ("nn.functional.pixel_shuffle",)
 
     @staticmethod
@@ -119,6 +122,7 @@ class PixelUnshuffle(Op):
     """Rearrange space into channel blocks (the inverse of pixel shuffle)."""
 
     node = "PixelUnshuffleBackward0"
+    vmap = batch.leading
     torch_names = ("nn.functional.pixel_unshuffle",)
 
     @staticmethod
@@ -192,6 +196,7 @@ class Im2Col(Op):
     """F.unfold: the sliding blocks of (N, C, H, W) input as columns (N, C*kh*kw, L)."""
 
     node = "Im2ColBackward0"
+    vmap = batch.fold(4)
     torch_names = ("nn.functional.unfold",)
 
     @staticmethod
@@ -212,6 +217,7 @@ class Col2Im(Op):
     """F.fold: columns (N, C*kh*kw, L) summed back into (N, C, H, W) images."""
 
     node = "Col2ImBackward0"
+    vmap = batch.fold(3)
     torch_names = ("nn.functional.fold",)
 
     @staticmethod
@@ -235,6 +241,7 @@ class MaxUnpool2d(Op):
     """Each input value written at its flat index in a zero (N, C, H, W) output plane."""
 
     node = "MaxUnpool2DBackward0"
+    vmap = batch.fold(4, batched_params=("indices",))
     torch_names = ("nn.functional.max_unpool2d",)
 
     @staticmethod
@@ -267,6 +274,7 @@ class ChannelShuffle(Op):
     """(N, g*k, *) -> (N, k*g, *): channel ``i*k + j`` moves to ``j*g + i``."""
 
     node = "ChannelShuffleBackward0"
+    vmap = batch.fold(None)
     torch_names = ("nn.functional.channel_shuffle",)
 
     @staticmethod

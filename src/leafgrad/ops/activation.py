@@ -14,6 +14,7 @@ from . import _layout, _promote
 from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
+from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -118,6 +119,7 @@ class GeluBackward(Op):
     """``grad * gelu'(x)``; linear in grad, so its own grad in grad is itself again."""
 
     node = "GeluBackwardBackward0"
+    vmap = batch.elementwise
     inputs = ("grad_output", "self")
     saves = {"grad_output": ("self",), "self": ("grad_output", "self")}
     torch_names = ()
@@ -291,6 +293,7 @@ def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
+    vmap = batch.dims("dim")
     saves = {"result": ("self",)}
     torch_names = ("softmax", "nn.functional.softmax")
 
@@ -319,6 +322,7 @@ class Softmax(Op):
 @register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
+    vmap = batch.dims("dim")
     saves = {"result": ("self",), "softmax": ("self",)}
     torch_names = ("log_softmax", "nn.functional.log_softmax")
 

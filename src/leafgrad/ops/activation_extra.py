@@ -11,6 +11,7 @@ from .activation import _float, _mask
 from . import _layout
 from .math_logic import Where
 from ..tensor import _wrap
+from . import _batching_rules as batch
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -151,6 +152,7 @@ class Glu(Op):
     """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
 
     node = "GluBackward0"
+    vmap = batch.dims("dim")
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.glu",)
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..tensor import _wrap
 from . import _layout
 from ._forward import jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
 
 
@@ -179,6 +180,7 @@ class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
 
     node = "ConvolutionBackward0"
+    vmap = batch.convolution
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
     torch_names = ("nn.functional.conv1d", "nn.functional.conv2d")
@@ -298,6 +300,7 @@ class ConvTranspose(Op):
     """conv_transpose2d: ``weight`` is (C_in, C_out/groups, KH, KW)."""
 
     node = "ConvolutionBackward0"
+    vmap = batch.fold("spatial")
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}
     torch_names = ("nn.functional.conv_transpose2d",)

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _layout, _promote
 from ._forward import jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -14,6 +15,7 @@ class LinalgCross(Op):
     """``a x b`` along ``dim`` (size 3), broadcasting the other dims."""
 
     node = "LinalgCrossBackward0"
+    vmap = batch.dims("dim")
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True

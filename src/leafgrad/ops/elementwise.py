@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _layout, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
+from . import _batching_rules as batch
 from .registry import Op, register
 
 # -- binary arithmetic ------------------------------------------------------------------------
@@ -20,6 +21,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.add
@@ -46,6 +48,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.subtract
@@ -97,6 +100,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True
@@ -148,6 +152,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self", "other")}
     broadcasts = True
@@ -263,6 +268,7 @@ class PowTensor(Op):
     """``self ** exponent`` for two tensors."""
 
     node = "PowBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "exponent")
     saves = {"self": ("self", "exponent"), "exponent": ("self", "exponent"),
              "result": ("exponent",)}
@@ -448,6 +454,7 @@ class TanhBackward(Op):
     """``grad * (1 - y**2)`` as its own node, as torch records it (TanhBackwardBackward0)."""
 
     node = "TanhBackwardBackward0"
+    vmap = batch.elementwise
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
     torch_names = ()
@@ -477,6 +484,7 @@ class SigmoidBackward(Op):
     """``grad * y * (1 - y)`` as its own node (SigmoidBackwardBackward0)."""
 
     node = "SigmoidBackwardBackward0"
+    vmap = batch.elementwise
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
     torch_names = ()
@@ -507,6 +515,7 @@ class ThresholdBackward(Op):
     Its gradient in ``self`` is zero (torch's formula)."""
 
     node = "ThresholdBackwardBackward0"
+    vmap = batch.elementwise
     inputs = ("grad_output", "self")
     saves = {"self": ("grad_output",)}
     torch_names = ()
@@ -640,6 +649,7 @@ class MaskedZero(Op):
     """``where(mask, 0, self)``: zero a gradient where a formula has a removable 0 * inf."""
 
     node = "MaskedFillBackward0"
+    vmap = batch.elementwise
     inputs = ("self",)
     broadcasts = True
     torch_names = ("masked_fill",)
@@ -675,6 +685,7 @@ class _Compare(Op):
 @register
 class Eq(_Compare):
     node = "EqBackward0"
+    vmap = batch.elementwise
     ufunc = np.equal
     torch_names = ("eq", "Tensor.__eq__")
 
@@ -682,6 +693,7 @@ class Eq(_Compare):
 @register
 class Ne(_Compare):
     node = "NeBackward0"
+    vmap = batch.elementwise
     ufunc = np.not_equal
     torch_names = ("ne", "Tensor.__ne__")
 
@@ -689,6 +701,7 @@ class Ne(_Compare):
 @register
 class Lt(_Compare):
     node = "LtBackward0"
+    vmap = batch.elementwise
     ufunc = np.less
     torch_names = ("lt", "Tensor.__lt__")
 
@@ -696,6 +709,7 @@ class Lt(_Compare):
 @register
 class Le(_Compare):
     node = "LeBackward0"
+    vmap = batch.elementwise
     ufunc = np.less_equal
     torch_names = ("le", "Tensor.__le__")
 
@@ -703,6 +717,7 @@ class Le(_Compare):
 @register
 class Gt(_Compare):
     node = "GtBackward0"
+    vmap = batch.elementwise
     ufunc = np.greater
     torch_names = ("gt", "Tensor.__gt__")
 
@@ -710,6 +725,7 @@ class Gt(_Compare):
 @register
 class Ge(_Compare):
     node = "GeBackward0"
+    vmap = batch.elementwise
     ufunc = np.greater_equal
     torch_names = ("ge", "Tensor.__ge__")
 
@@ -738,6 +754,7 @@ class _Bitwise(_Compare):
 @register
 class BitwiseAnd(_Bitwise):
     node = "BitwiseAndBackward0"
+    vmap = batch.elementwise
     ufunc = np.bitwise_and
     kernel = "bitwise_and"
     torch_names = ("bitwise_and", "Tensor.__and__")
@@ -746,6 +763,7 @@ class BitwiseAnd(_Bitwise):
 @register
 class BitwiseOr(_Bitwise):
     node = "BitwiseOrBackward0"
+    vmap = batch.elementwise
     ufunc = np.bitwise_or
     kernel = "bitwise_or"
     torch_names = ("bitwise_or", "Tensor.__or__")
@@ -754,6 +772,7 @@ class BitwiseOr(_Bitwise):
 @register
 class BitwiseXor(_Bitwise):
     node = "BitwiseXorBackward0"
+    vmap = batch.elementwise
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor"
     torch_names = ("bitwise_xor", "Tensor.__xor__")
@@ -762,6 +781,7 @@ class BitwiseXor(_Bitwise):
 @register
 class BitwiseNot(Op):
     node = "BitwiseNotBackward0"
+    vmap = batch.elementwise
     differentiable = False
     torch_names = ("bitwise_not", "Tensor.__invert__")
 
@@ -780,6 +800,7 @@ class BitwiseNot(Op):
 @register
 class Clone(Op):
     node = "CloneBackward0"
+    vmap = batch.elementwise
     torch_names = ("clone", "Tensor.contiguous")
 
     @staticmethod
@@ -807,6 +828,7 @@ class ToCopy(Op):
     """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
 
     node = "ToCopyBackward0"
+    vmap = batch.elementwise
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
 
     @staticmethod
@@ -825,6 +847,7 @@ class Copy(Op):
     """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
 
     node = "CopyBackwards"
+    vmap = batch.elementwise
     qualified_name = "torch::autograd::CopyBackwards"  # what name() says; the class is CopyBackwards
     inputs = ("self", "src")
     broadcasts = True
@@ -850,6 +873,7 @@ class Copy(Op):
 @register
 class Zero(Op):
     node = "ZeroBackward0"
+    vmap = batch.elementwise
     torch_names = ("Tensor.zero_",)
 
     @staticmethod
@@ -865,6 +889,7 @@ class Zero(Op):
 @register
 class Fill(Op):
     node = "FillBackward2"
+    vmap = batch.elementwise
     torch_names = ("Tensor.fill_",)
 
     @staticmethod
@@ -883,6 +908,7 @@ class FillTensor(Op):
     """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
 
     node = "FillBackward3"
+    vmap = batch.fill_tensor
     inputs = ("self", "value")
     torch_names = ("Tensor.fill_",)
 

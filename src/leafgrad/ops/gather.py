@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _layout
 from ._forward import auto_linear
+from . import _batching_rules as batch
 from .registry import Op, register
 from .shape import _wrap_dim
 
@@ -40,6 +41,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("index_select", "repeat_interleave")
 
     @staticmethod
@@ -59,6 +61,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
+    vmap = batch.dims("dim")
     inputs = ("self", "source")
     torch_names = ("index_add",)
 
@@ -84,6 +87,7 @@ class IndexAdd(Op):
 @register
 class Gather(Op):
     node = "GatherBackward0"
+    vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("gather", "take_along_dim")
 
     @staticmethod
@@ -101,6 +105,7 @@ class Gather(Op):
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
+    vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     torch_names = ("scatter_add",)
 
@@ -127,6 +132,7 @@ class Scatter(Op):
     """``scatter(dim, index, src)``: the written positions of self get no gradient."""
 
     node = "ScatterBackward0"
+    vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     torch_names = ("scatter",)
 
@@ -153,6 +159,7 @@ class Scatter(Op):
 @register
 class ScatterValue(Op):
     node = "ScatterBackward1"
+    vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("scatter",)
 
     @staticmethod
@@ -189,6 +196,7 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    vmap = batch.elementwise
     broadcasts = True
     torch_names = ("masked_fill",)
 
@@ -218,6 +226,7 @@ class MaskedFillTensor(Op):
     """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
 
     node = "MaskedFillBackward1"
+    vmap = batch.masked_fill_tensor
     inputs = ("self", "value")
     torch_names = ("masked_fill",)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _layout
 from ._forward import auto_linear
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -167,6 +168,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
 
     @staticmethod
@@ -235,6 +237,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    vmap = batch.index_put
     inputs = ("self", "values")
     torch_names = ("index_put_", "Tensor.__setitem__")
 

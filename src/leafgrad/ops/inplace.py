@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
@@ -45,6 +46,10 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
     check_inplace_allowed(target)
+    if _vmap_state.active:
+        result = _vmap_state.inplace(op, target, others, params)
+        if result is not NotImplemented:
+            return result
     if _dual_state.active:
         from ._forward import dual_inplace
 

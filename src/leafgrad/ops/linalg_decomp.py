@@ -23,6 +23,7 @@ from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
 from . import _layout
 from ._forward import jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -135,6 +136,7 @@ class LinalgInvEx(Op):
     """The inverse of each square matrix; a singular one raises ``LinAlgError``."""
 
     node = "LinalgInvExBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     saves = {"result": ("A",)}
     torch_names = ("linalg.inv", "inverse", "Tensor.inverse", "linalg.matrix_power")
@@ -161,6 +163,7 @@ class LinalgDet(Op):
     """The determinant of each square matrix."""
 
     node = "LinalgDetBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     saves = {"A": ("A",), "result": ("A",)}
     torch_names = ("linalg.det", "det", "Tensor.det")
@@ -263,6 +266,7 @@ class LinalgSlogdet(MultiOutputOp):
     """``(sign, log|det|)`` of each square matrix."""
 
     node = "LinalgSlogdetBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     output_names = ("sign",)  # kept for parity with torch's node; the formula needs only A
     save_input = True
@@ -323,6 +327,7 @@ class LinalgSolveEx(Op):
     """``X`` with ``A X = B`` (``left=True``) or ``X A = B``; B may be a (batch of) vector(s)."""
 
     node = "LinalgSolveExBackward0"
+    vmap = batch.solve
     inputs = ("A", "B")
     saves = {"A": ("A", "B"), "result": ("A",)}
     broadcasts = True
@@ -416,6 +421,7 @@ class LinalgSolveTriangular(Op):
     """``X`` with ``A X = B`` (or ``X A = B``) reading only A's ``upper`` or lower triangle."""
 
     node = "LinalgSolveTriangularBackward0"
+    vmap = batch.solve
     inputs = ("self", "B")
     saves = {"self": ("self", "B"), "result": ("self",)}
     broadcasts = True

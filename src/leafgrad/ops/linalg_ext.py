@@ -16,6 +16,7 @@ from .._dtype import from_numpy_dtype
 from ._forward import auto_linear, jvp_sum
 from .linalg import Bmm, Mv
 from . import _layout
+from . import _batching_rules as batch
 from .registry import Op, register
 from .shape import _wrap_dim
 from .shape_ext import Diagonal, DiagonalBackward
@@ -65,6 +66,7 @@ class Baddbmm(Op):
     """``beta * self + alpha * (batch1 @ batch2)`` for 3-d batches."""
 
     node = "BaddbmmBackward0"
+    vmap = batch.addmm
     inputs = ("self", "batch1", "batch2")
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
     broadcasts = True
@@ -105,6 +107,7 @@ class Addmv(Op):
     """``beta * self + alpha * (mat @ vec)``."""
 
     node = "AddmvBackward0"
+    vmap = batch.addmm
     inputs = ("self", "mat", "vec")
     saves = {"mat": ("vec",), "vec": ("mat",)}
     broadcasts = True
@@ -155,6 +158,7 @@ class Trace(Op):
     """Sum of the main diagonal of a matrix (rectangular allowed)."""
 
     node = "TraceBackward0"
+    vmap = batch.trace
     torch_names = ("trace", "Tensor.trace")
 
     @staticmethod
@@ -188,6 +192,7 @@ class Tril(Op):
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TrilBackward0"
+    vmap = batch.leading
     torch_names = ("tril", "Tensor.tril", "Tensor.tril_")
 
     @staticmethod
@@ -206,6 +211,7 @@ class Triu(Op):
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TriuBackward0"
+    vmap = batch.leading
     torch_names = ("triu", "Tensor.triu", "Tensor.triu_")
 
     @staticmethod
@@ -224,6 +230,7 @@ class DiagEmbed(Op):
     """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
 
     node = "DiagEmbedBackward0"
+    vmap = batch.dims("dim1", "dim2", extra_rank=1)
     torch_names = ("diag_embed", "diag", "Tensor.diag_embed", "Tensor.diag")
 
     @staticmethod
@@ -263,6 +270,7 @@ class DiagonalCopy(Op):
     """
 
     node = "DiagonalBackward0_copy"
+    vmap = batch.dims("dim1", "dim2")
     torch_names = ("diag",)
 
     @staticmethod

@@ -21,6 +21,7 @@ from .linalg_decomp import (
     _diag_embed, _matmul, solve_triangular,
 )
 from . import _layout
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -61,6 +62,7 @@ class LinalgCholeskyEx(Op):
     upper triangle (``upper=True``)."""
 
     node = "LinalgCholeskyExBackward0"
+    vmap = batch.leading
     saves = {"result": ("self",)}
     torch_names = ("linalg.cholesky",)
 
@@ -110,6 +112,7 @@ class LinalgQr(MultiOutputOp):
     """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
 
     node = "LinalgQrBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     output_names = ("Q", "R")
     torch_names = ("linalg.qr",)
@@ -204,6 +207,7 @@ class LinalgSvd(MultiOutputOp):
     """``A = U diag(S) Vh`` (S descending); ``svdvals`` is output 1 of the same node."""
 
     node = "LinalgSvdBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     output_names = ("U", "S", "Vh")
     torch_names = ("linalg.svd", "linalg.svdvals", "svd", "Tensor.svd")
@@ -321,6 +325,7 @@ class LinalgEigh(MultiOutputOp):
     its ``UPLO`` triangle."""
 
     node = "LinalgEighBackward0"
+    vmap = batch.leading
     inputs = ("A",)
     output_names = ("eigenvalues", "eigenvectors")
     torch_names = ("linalg.eigh", "linalg.eigvalsh")
@@ -384,6 +389,7 @@ class LinalgPinv(Op):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as 0."""
 
     node = "LinalgPinvBackward0"
+    vmap = batch.leading
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("linalg.pinv", "pinverse", "Tensor.pinverse")
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, register
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -93,6 +94,7 @@ class _Pointwise(Op):
 @register
 class MseLoss(_Pointwise):
     node = "MseLossBackward0"
+    vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.mse_loss",)
 
@@ -108,6 +110,7 @@ class MseLoss(_Pointwise):
 @register
 class SmoothL1Loss(_Pointwise):
     node = "SmoothL1LossBackward0"
+    vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.smooth_l1_loss",)
 
@@ -130,6 +133,7 @@ class SmoothL1Loss(_Pointwise):
 @register
 class HuberLoss(_Pointwise):
     node = "HuberLossBackward0"
+    vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.huber_loss",)
 
@@ -171,6 +175,7 @@ class NllLoss(Op):
     """``-weight[t] * input[n, t]``, reduced; ``mean`` divides by the summed weights."""
 
     node = "NllLossBackward0"
+    vmap = batch.nll_loss
     inputs = ("self", "weight")
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
 
@@ -206,6 +211,7 @@ class NllLoss2d(NllLoss):
     """nll_loss over (N, C, H, W) input; torch reshapes other spatial ranks to this one."""
 
     node = "NllLoss2DBackward0"
+    vmap = None  # spatial targets: the per-example loop (see _batching_rules.nll_loss)
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
 
 
@@ -241,6 +247,7 @@ class NllLossBackward(Op):
 @register
 class BinaryCrossEntropy(Op):
     node = "BinaryCrossEntropyBackward0"
+    vmap = batch.loss
     inputs = ("self", "target", "weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
     torch_names = ("nn.functional.binary_cross_entropy",)
@@ -285,6 +292,7 @@ class BinaryCrossEntropy(Op):
 @register
 class BinaryCrossEntropyWithLogits(Op):
     node = "BinaryCrossEntropyWithLogitsBackward0"
+    vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"),
              "weight": ("self", "target"), "pos_weight": ("self", "target")}

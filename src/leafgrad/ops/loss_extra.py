@@ -8,6 +8,7 @@ import numpy as np
 
 from .activation import _mask
 from . import _layout
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -32,6 +33,7 @@ class SoftMarginLoss(Op):
     """``log(1 + exp(-target * input))``, reduced."""
 
     node = "SoftMarginLossBackward0"
+    vmap = batch.loss
     inputs = ("self", "target")
     saves = {"self": ("self",), "target": ("self",)}
     torch_names = ("nn.functional.soft_margin_loss",)

@@ -20,6 +20,7 @@ from . import _promote
 from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
+from . import _batching_rules as batch
 from .registry import Op, register
 
 _ZERO_DIVISION = "ZeroDivisionError"
@@ -119,6 +120,7 @@ class Fmod(Op):
 @register
 class FmodTensor(Op):
     node = "FmodBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("other",)}
     broadcasts = True
@@ -163,6 +165,7 @@ class Remainder(Op):
 @register
 class RemainderTensor(Op):
     node = "RemainderBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("other",)}
     broadcasts = True
@@ -193,6 +196,7 @@ class DivRounding(Op):
     """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
 
     node = "DivBackward2"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
     torch_names = ("div", "divide", "floor_divide")
@@ -228,6 +232,7 @@ def _float_binary(a, b, kernel: str | None = None):
 @register
 class Atan2(Op):
     node = "Atan2Backward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
     broadcasts = True
@@ -259,6 +264,7 @@ class Atan2(Op):
 @register
 class Hypot(Op):
     node = "HypotBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self",), "other": ("other",), "result": ("self", "other")}
     broadcasts = True
@@ -286,6 +292,7 @@ class Hypot(Op):
 @register
 class Logaddexp(Op):
     node = "LogaddexpBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
     broadcasts = True
@@ -316,6 +323,7 @@ class Logaddexp(Op):
 @register
 class Logaddexp2(Op):
     node = "Logaddexp2Backward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
     broadcasts = True
@@ -360,6 +368,7 @@ def _xlogy(a, b):
 @register
 class Xlogy(Op):
     node = "XlogyBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
     broadcasts = True
@@ -465,6 +474,7 @@ class Lerp(Op):
     """``lerp(self, end, weight)`` with a number weight."""
 
     node = "LerpBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "end")
     broadcasts = True
     torch_names = ("lerp",)
@@ -486,6 +496,7 @@ class Lerp(Op):
 @register
 class LerpTensor(Op):
     node = "LerpBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "end", "weight")
     saves = {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")}
     broadcasts = True
@@ -528,6 +539,7 @@ class Addcmul(Op):
     """``self + value * tensor1 * tensor2``."""
 
     node = "AddcmulBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
     broadcasts = True
@@ -563,6 +575,7 @@ class Addcdiv(Op):
     """``self + value * tensor1 / tensor2``."""
 
     node = "AddcdivBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1", "tensor2")}
     broadcasts = True

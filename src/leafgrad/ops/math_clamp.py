@@ -13,6 +13,7 @@ import numpy as np
 from . import _promote
 from ._forward import auto_element_wise, filled
 from .math_logic import Where, check_broadcast_all
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -29,6 +30,7 @@ class ClampTensor(Op):
     """``clamp(min=Tensor, max=Tensor)`` (either may be None): ``min(max(x, min), max)``."""
 
     node = "ClampBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "min", "max")
     saves = {"self": ("self", "min", "max"), "min": ("self", "min", "max"),
              "max": ("self", "min", "max")}
@@ -120,6 +122,7 @@ class ClampMin(Op):
 @register
 class ClampMinTensor(Op):
     node = "ClampMinBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "min")
     saves = {"self": ("self", "min"), "min": ("self", "min")}
     broadcasts = True
@@ -163,6 +166,7 @@ class ClampMax(Op):
 @register
 class ClampMaxTensor(Op):
     node = "ClampMaxBackward1"
+    vmap = batch.elementwise
     inputs = ("self", "max")
     saves = {"self": ("self", "max"), "max": ("self", "max")}
     broadcasts = True
@@ -208,6 +212,7 @@ class Maximum(_Extremum):
     """Elementwise max; nan wins. At a tie each input gets half the gradient (torch's rule)."""
 
     node = "MaximumBackward0"
+    vmap = batch.elementwise
     ufunc = np.maximum
     torch_names = ("maximum",)
 
@@ -222,6 +227,7 @@ class Maximum(_Extremum):
 @register
 class Minimum(_Extremum):
     node = "MinimumBackward0"
+    vmap = batch.elementwise
     ufunc = np.minimum
     torch_names = ("minimum",)
 
@@ -249,6 +255,7 @@ class Fmax(_Extremum):
     """Elementwise max ignoring nan; a tie gives the whole gradient to ``self``."""
 
     node = "FmaxBackward0"
+    vmap = batch.elementwise
     ufunc = np.fmax
     torch_names = ("fmax",)
 
@@ -266,6 +273,7 @@ class Fmax(_Extremum):
 @register
 class Fmin(_Extremum):
     node = "FminBackward0"
+    vmap = batch.elementwise
     ufunc = np.fmin
     torch_names = ("fmin",)
 

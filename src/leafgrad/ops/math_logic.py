@@ -18,6 +18,7 @@ import numpy as np
 from . import _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -64,6 +65,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
     torch_names = ("where", "Tensor.where")
@@ -108,6 +110,7 @@ class _LogicalBinary(Op):
 @register
 class LogicalAnd(_LogicalBinary):
     node = "LogicalAndBackward0"
+    vmap = batch.elementwise
     ufunc = np.logical_and
     torch_names = ("logical_and",)
 
@@ -115,6 +118,7 @@ class LogicalAnd(_LogicalBinary):
 @register
 class LogicalOr(_LogicalBinary):
     node = "LogicalOrBackward0"
+    vmap = batch.elementwise
     ufunc = np.logical_or
     torch_names = ("logical_or",)
 
@@ -122,6 +126,7 @@ class LogicalOr(_LogicalBinary):
 @register
 class LogicalXor(_LogicalBinary):
     node = "LogicalXorBackward0"
+    vmap = batch.elementwise
     ufunc = np.logical_xor
     torch_names = ("logical_xor",)
 
@@ -141,6 +146,7 @@ class _Predicate(Op):
 @register
 class LogicalNot(_Predicate):
     node = "LogicalNotBackward0"
+    vmap = batch.elementwise
     ufunc = np.logical_not
     torch_names = ("logical_not",)
 
@@ -148,6 +154,7 @@ class LogicalNot(_Predicate):
 @register
 class IsNan(_Predicate):
     node = "IsnanBackward0"
+    vmap = batch.elementwise
     ufunc = np.isnan
     torch_names = ("isnan",)
 
@@ -155,6 +162,7 @@ class IsNan(_Predicate):
 @register
 class IsInf(_Predicate):
     node = "IsinfBackward0"
+    vmap = batch.elementwise
     ufunc = np.isinf
     torch_names = ("isinf",)
 
@@ -162,6 +170,7 @@ class IsInf(_Predicate):
 @register
 class IsPosInf(_Predicate):
     node = "IsposinfBackward0"
+    vmap = batch.elementwise
     ufunc = np.isposinf
     torch_names = ("isposinf",)
 
@@ -169,6 +178,7 @@ class IsPosInf(_Predicate):
 @register
 class IsNegInf(_Predicate):
     node = "IsneginfBackward0"
+    vmap = batch.elementwise
     ufunc = np.isneginf
     torch_names = ("isneginf",)
 
@@ -176,6 +186,7 @@ class IsNegInf(_Predicate):
 @register
 class IsFinite(_Predicate):
     node = "IsfiniteBackward0"
+    vmap = batch.elementwise
     ufunc = np.isfinite
     torch_names = ("isfinite",)
 
@@ -185,6 +196,7 @@ class Signbit(_Predicate):
     """True for negative numbers including -0. (and for nan with the sign bit set)."""
 
     node = "SignbitBackward0"
+    vmap = batch.elementwise
     ufunc = np.signbit
     torch_names = ("signbit",)
 
@@ -194,6 +206,7 @@ class IsClose(Op):
     """``|self - other| <= atol + rtol * |other|`` elementwise (torch's asymmetric test)."""
 
     node = "IscloseBackward0"
+    vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
     torch_names = ("isclose", "allclose")

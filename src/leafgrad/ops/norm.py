@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _layout
 from ._forward import auto_linear, jvp_sum
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -117,6 +118,7 @@ class _Normalisation(Op):
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
+    vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
 
     @staticmethod
@@ -149,6 +151,7 @@ class BatchNorm(_Normalisation):
 @register
 class GroupNorm(_Normalisation):
     node = "NativeGroupNormBackward0"
+    vmap = batch.affine(batch.fold(None))
     torch_names = ("nn.functional.group_norm",)
 
     @staticmethod
@@ -173,6 +176,7 @@ class BatchNormEval(Op):
     """Batch norm with given statistics: ``(x - mean) / sqrt(var + eps) * w + b``."""
 
     node = "NativeBatchNormBackward0"
+    vmap = batch.fold(None)
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}
     torch_names = ("nn.functional.batch_norm",)
@@ -224,6 +228,7 @@ class BatchNormEval(Op):
 @register
 class Embedding(Op):
     node = "EmbeddingBackward0"
+    vmap = batch.embedding
     inputs = ("weight",)
     torch_names = ("nn.functional.embedding",)
 
@@ -279,6 +284,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    vmap = batch.leading
     torch_names = ("nn.functional.pad",)
 
     @staticmethod
@@ -312,6 +318,7 @@ def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
 
 class _ModePad(Op):
     __slots__ = ()
+    vmap = batch.leading  # the padding indexes the last dims after an Ellipsis
     mode = ""
 
     @classmethod
@@ -336,6 +343,7 @@ class _ModePad(Op):
 
 class _ModePadBackward(Op):
     __slots__ = ()
+    vmap = batch.dims(sizes="input_sizes")  # grad and input_sizes get the batch dims in front
     pad_op = None
 
     @classmethod

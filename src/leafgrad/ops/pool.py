@@ -9,6 +9,7 @@ import numpy as np
 from ._forward import auto_linear
 from .conv import _pair, _windows
 from . import _layout
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -87,6 +88,7 @@ class MaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane, as torch returns)."""
 
     node = "MaxPool2DWithIndicesBackward0"
+    vmap = batch.fold(4)
     multi_output = True
     torch_names = ("nn.functional.max_pool2d",)
 
@@ -191,6 +193,7 @@ def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, di
 @register
 class AvgPool2d(Op):
     node = "AvgPool2DBackward0"
+    vmap = batch.fold(4)
     torch_names = ("nn.functional.avg_pool2d",)
 
     @_batched
@@ -249,6 +252,7 @@ class AdaptiveAvgPool2d(Op):
     """Average over adaptive bins, computed from an integral image (no loop over bins)."""
 
     node = "AdaptiveAvgPool2DBackward0"
+    vmap = batch.fold(4)
     torch_names = ("nn.functional.adaptive_avg_pool2d",)
 
     @_batched

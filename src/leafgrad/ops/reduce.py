@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype
 from . import _cascade_sum, _layout
 from ._forward import auto_linear
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -65,6 +66,7 @@ def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
 @register
 class Sum(Op):
     node = "SumBackward0"
+    vmap = batch.reduce_all("SumDim")
     torch_names = ("sum",)
 
     @staticmethod
@@ -82,6 +84,7 @@ class Sum(Op):
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("sum",)
 
     @staticmethod
@@ -109,6 +112,7 @@ def _mean_check(a: np.ndarray, dtype) -> None:
 @register
 class Mean(Op):
     node = "MeanBackward0"
+    vmap = batch.reduce_all("MeanDim")
     torch_names = ("mean",)
 
     @staticmethod
@@ -136,6 +140,7 @@ class Mean(Op):
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("mean",)
 
     @staticmethod

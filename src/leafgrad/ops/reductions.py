@@ -21,6 +21,7 @@ from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
+from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
 
 # -- shared helpers (also used by the other reductions_* modules) ---------------------------------
@@ -147,6 +148,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    vmap = batch.reduce_all("ProdDim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 
@@ -175,6 +177,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 
@@ -231,6 +234,7 @@ class Logsumexp(Op):
     """log(sum(exp(x))) computed stably: the max (0 where it is infinite) is factored out."""
 
     node = "LogsumexpBackward0"
+    vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logsumexp",)
 
@@ -271,6 +275,7 @@ def logsumexp(tensor, dim, keepdim=False):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
     torch_names = ("nansum", "nanmean")
 
@@ -337,6 +342,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("all",)
     reduce = staticmethod(np.all)
 
@@ -344,6 +350,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("any",)
     reduce = staticmethod(np.any)
 
@@ -359,6 +366,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     differentiable = False
     torch_names = ("count_nonzero",)
 

@@ -12,6 +12,7 @@ from .reductions import (
     MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute,
     evenly_read_jvp, gather_at_indices, one_dim, select_backward, unsqueeze_dims,
 )
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -40,6 +41,7 @@ class _ExtremumAll(Op):
 @register
 class MaxAll(_ExtremumAll):
     node = "MaxBackward1"
+    vmap = batch.reduce_all("Amax")
     torch_names = ("max",)
     fname = "max"
     reduce = staticmethod(np.max)
@@ -48,6 +50,7 @@ class MaxAll(_ExtremumAll):
 @register
 class MinAll(_ExtremumAll):
     node = "MinBackward1"
+    vmap = batch.reduce_all("Amin")
     torch_names = ("min",)
     fname = "min"
     reduce = staticmethod(np.min)
@@ -91,6 +94,7 @@ class _ExtremumDim(MultiOutput):
 @register
 class MaxDim(_ExtremumDim):
     node = "MaxBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("max",)
     fname = "max"
     arg = staticmethod(np.argmax)
@@ -99,6 +103,7 @@ class MaxDim(_ExtremumDim):
 @register
 class MinDim(_ExtremumDim):
     node = "MinBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("min",)
     fname = "min"
     arg = staticmethod(np.argmin)
@@ -174,6 +179,7 @@ class _Amax(Op):
 @register
 class Amax(_Amax):
     node = "AmaxBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amax",)
     fname = "amax"
     reduce = staticmethod(np.amax)
@@ -182,6 +188,7 @@ class Amax(_Amax):
 @register
 class Amin(_Amax):
     node = "AminBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amin",)
     fname = "amin"
     reduce = staticmethod(np.amin)
@@ -228,6 +235,7 @@ class _ArgExtremum(Op):
 @register
 class Argmax(_ArgExtremum):
     node = "ArgmaxBackward0"  # never recorded: the output is an integer tensor
+    vmap = batch.dims("dim", none=batch.reduce_all("Argmax"))
     torch_names = ("argmax",)
     fname = "argmax"
     arg = staticmethod(np.argmax)
@@ -236,6 +244,7 @@ class Argmax(_ArgExtremum):
 @register
 class Argmin(_ArgExtremum):
     node = "ArgminBackward0"
+    vmap = batch.dims("dim", none=batch.reduce_all("Argmin"))
     torch_names = ("argmin",)
     fname = "argmin"
     arg = staticmethod(np.argmin)

@@ -17,6 +17,7 @@ from . import _layout, _ordering, return_types
 from .reductions import (
     MultiOutput, evenly_distribute, evenly_read_jvp, gather_at_indices, one_dim, select_backward,
 )
+from . import _batching_rules as batch
 from .registry import Op, register
 
 # -- rows: the reduced dim moved last, everything else flattened ----------------------------------
@@ -122,6 +123,7 @@ def _sort_row(row: np.ndarray, descending: bool) -> list:
 @register
 class Sort(_Selecting):
     node = "SortBackward0"
+    vmap = batch.dims("dim")
     keeps_dim = True
     torch_names = ("sort", "argsort", "msort")
 
@@ -146,6 +148,7 @@ class Sort(_Selecting):
 @register
 class SortStable(Sort):
     node = "SortBackward1"  # torch's node for sort(stable=...) given as a keyword
+    vmap = batch.dims("dim")
     torch_names = ("sort",)
 
 
@@ -182,6 +185,7 @@ def _topk_row(row: np.ndarray, k: int, largest: bool, ordered: bool) -> list:
 @register
 class Topk(_Selecting):
     node = "TopkBackward0"
+    vmap = batch.dims("dim")
     keeps_dim = True
     torch_names = ("topk",)
 
@@ -222,6 +226,7 @@ def _kth_row(row: np.ndarray, k: int) -> int:
 @register
 class KthvalueOp(_Selecting):
     node = "KthvalueBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("kthvalue",)
 
     @staticmethod
@@ -287,12 +292,14 @@ class _MedianAll(Op):
 @register
 class MedianAll(_MedianAll):
     node = "MedianBackward0"
+    vmap = batch.reduce_all("MedianDim")
     torch_names = ("median",)
 
 
 @register
 class NanmedianAll(_MedianAll):
     node = "NanmedianBackward0"
+    vmap = batch.reduce_all("NanmedianDim")
     torch_names = ("nanmedian",)
     skip_nan = True
 
@@ -331,12 +338,14 @@ class _MedianDim(_Selecting):
 @register
 class MedianDim(_MedianDim):
     node = "MedianBackward1"
+    vmap = batch.dims("dim")
     torch_names = ("median",)
 
 
 @register
 class NanmedianDim(_MedianDim):
     node = "NanmedianBackward1"
+    vmap = batch.dims("dim")
     torch_names = ("nanmedian",)
     skip_nan = True
 
@@ -380,6 +389,7 @@ def _mode_row(row: np.ndarray) -> int:
 @register
 class Mode(_Selecting):
     node = "ModeBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("mode",)
 
     @staticmethod

@@ -8,6 +8,7 @@ from . import _layout
 from ._forward import auto_linear
 from .reduce import _sum_dtype
 from .reductions import constant, one_dim
+from . import _batching_rules as batch
 from .registry import Op, register
 from .shape_ext import Flip
 
@@ -40,6 +41,7 @@ def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("cumsum",)
 
     @staticmethod
@@ -64,6 +66,7 @@ class Cumsum(Op):
 @register
 class Cumprod(Op):
     node = "CumprodBackward0"
+    vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("cumprod",)
 

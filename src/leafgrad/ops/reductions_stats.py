@@ -12,6 +12,7 @@ from ..autograd.graph import SavedTensor
 from . import _layout
 from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
+from . import _batching_rules as batch
 from .registry import Op, register
 
 # -- var / std ------------------------------------------------------------------------------------
@@ -77,6 +78,7 @@ def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
 @register
 class Var(Op):
     node = "VarBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
     torch_names = ("var",)
 
@@ -96,6 +98,7 @@ class Var(Op):
 @register
 class Std(Op):
     node = "StdBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("std",)
 
@@ -161,12 +164,14 @@ class _Moments(MultiOutput):
 @register
 class VarMean(_Moments):
     node = "VarMeanBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("var_mean",)
 
 
 @register
 class StdMean(_Moments):
     node = "StdMeanBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     torch_names = ("std_mean",)
     with_std = True
 
@@ -231,6 +236,7 @@ def std_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None)
 @register
 class LinalgVectorNorm(Op):
     node = "LinalgVectorNormBackward0"
+    vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("linalg.vector_norm", "linalg.norm", "norm", "Tensor.norm")
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
+from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _sequence
@@ -150,6 +151,10 @@ class Op(Node):
     # -- running forward ---------------------------------------------------------------------
     @classmethod
     def apply(cls, *args, **params) -> Tensor:
+        if _vmap_state.active:  # inside vmap: batched arguments go to the op's batching rule
+            result = _vmap_state.apply(cls, args, params)
+            if result is not NotImplemented:
+                return result
         if _dual_state.active:  # inside a forward-AD level (the only cost when outside one)
             from ._forward import dual_apply
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _layout
 from ._forward import auto_linear
+from . import _batching_rules as batch
 from .registry import Op, register
 
 
@@ -71,6 +72,7 @@ class _View(Op):
 @register
 class View(_View):
     node = "ViewBackward0"
+    vmap = batch.shape("shape")
     torch_names = ("Tensor.view", "reshape", "Tensor.view_as", "flatten")
 
     @staticmethod
@@ -96,6 +98,7 @@ class ReshapeAlias(View):
     """``reshape`` of a non-contiguous tensor whose strides still allow a view."""
 
     node = "ReshapeAliasBackward0"
+    vmap = batch.shape("shape")
     torch_names = ("reshape",)
 
 
@@ -104,6 +107,7 @@ class UnsafeView(Op):
     """The reshape of a fresh copy (``reshape`` of a non-viewable tensor, ``matmul`` folding)."""
 
     node = "UnsafeViewBackward0"
+    vmap = batch.shape("shape")
     torch_names = ("reshape",)
 
     @staticmethod
@@ -121,6 +125,7 @@ class UnsafeView(Op):
 @register
 class T(_View):
     node = "TBackward0"
+    vmap = batch.t
     torch_names = ("t", "Tensor.T")
 
     @staticmethod
@@ -136,6 +141,7 @@ class T(_View):
 @register
 class Transpose(_View):
     node = "TransposeBackward0"
+    vmap = batch.dims("dim0", "dim1")
     torch_names = ("transpose", "swapaxes", "swapdims")
 
     @staticmethod
@@ -153,6 +159,7 @@ class Transpose(_View):
 @register
 class Permute(_View):
     node = "PermuteBackward0"
+    vmap = batch.permute
     torch_names = ("permute",)
 
     @staticmethod
@@ -168,6 +175,7 @@ class Permute(_View):
 @register
 class Unsqueeze(_View):
     node = "UnsqueezeBackward0"
+    vmap = batch.dims("dim", extra_rank=1)
     torch_names = ("unsqueeze",)
 
     @staticmethod
@@ -183,6 +191,7 @@ class Unsqueeze(_View):
 @register
 class SqueezeAll(_View):
     node = "SqueezeBackward0"
+    vmap = batch.squeeze_all
     torch_names = ("squeeze",)
 
     @staticmethod
@@ -200,6 +209,7 @@ class SqueezeAll(_View):
 @register
 class SqueezeDim(_View):
     node = "SqueezeBackward1"
+    vmap = batch.dims("dim")
     torch_names = ("squeeze",)
 
     @staticmethod
@@ -221,6 +231,7 @@ class SqueezeDim(_View):
 @register
 class SqueezeDims(_View):
     node = "SqueezeBackward2"
+    vmap = batch.dims("dims")
     torch_names = ("squeeze",)
 
     @staticmethod
@@ -243,6 +254,7 @@ class SqueezeLast(Op):
     recorded all the same, as in torch)."""
 
     node = "SqueezeBackward4"
+    vmap = batch.dims("dim")
     torch_names = ("matmul", "Tensor.squeeze_")
 
     @staticmethod
@@ -260,6 +272,7 @@ class SqueezeLast(Op):
 @register
 class Expand(_View):
     node = "ExpandBackward0"
+    vmap = batch.shape("shape")
     torch_names = ("expand", "Tensor.expand_as", "broadcast_to")
 
     @staticmethod
@@ -279,6 +292,7 @@ class Expand(_View):
 @register
 class Slice(_View):
     node = "SliceBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("narrow", "Tensor.__getitem__")
 
     @staticmethod
@@ -304,6 +318,7 @@ class SliceBackward(Op):
     """Zeros of the input's shape with ``grad`` placed in the slice (and its own backward)."""
 
     node = "SliceBackwardBackward0"
+    vmap = batch.dims("dim", sizes="input_sizes")
     torch_names = ()
 
     @staticmethod
@@ -324,6 +339,7 @@ class SliceBackward(Op):
 @register
 class Select(_View):
     node = "SelectBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("select", "unbind", "Tensor.__getitem__")
 
     @staticmethod
@@ -346,6 +362,7 @@ class Select(_View):
 @register
 class SelectBackward(Op):
     node = "SelectBackwardBackward0"
+    vmap = batch.dims("dim", extra_rank=1, sizes="input_sizes")
     torch_names = ()
 
     @staticmethod
@@ -368,6 +385,7 @@ class Unbind(_View):
     """Every slice along ``dim`` as views; a missing output grad counts as zeros."""
 
     node = "UnbindBackward0"
+    vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("unbind", "Tensor.__iter__")
 
@@ -394,6 +412,7 @@ class Unbind(_View):
 @register
 class Alias(_View):
     node = "AliasBackward0"
+    vmap = batch.elementwise
     torch_names = ("Tensor.__getitem__",)
 
     @staticmethod
@@ -412,6 +431,7 @@ class Alias(_View):
 @register
 class Cat(Op):
     node = "CatBackward0"
+    vmap = batch.dims("dim")
     torch_names = ("cat", "concat", "concatenate")
 
     @classmethod
@@ -448,6 +468,7 @@ class Cat(Op):
 @register
 class Stack(Op):
     node = "StackBackward0"
+    vmap = batch.dims("dim", extra_rank=1)
     torch_names = ("stack",)
 
     @staticmethod

@@ -11,6 +11,7 @@ import numpy as np
 from .._alloc import check_storage
 from . import _layout
 from ._forward import auto_linear
+from . import _batching_rules as batch
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -20,6 +21,7 @@ class Split(_View):
     """Equal chunks of ``split_size`` along ``dim`` (the last one may be shorter)."""
 
     node = "SplitBackward0"
+    vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("split", "chunk", "Tensor.split", "Tensor.chunk")
 
@@ -44,6 +46,7 @@ class Split(_View):
 @register
 class SplitWithSizes(_View):
     node = "SplitWithSizesBackward0"
+    vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("split",)
 
@@ -98,6 +101,7 @@ def _join_split_grads(node, grads, sizes):
 @register
 class Diagonal(_View):
     node = "DiagonalBackward0"
+    vmap = batch.dims("dim1", "dim2")
     torch_names = ("diagonal", "Tensor.diagonal")
 
     @staticmethod
@@ -118,6 +122,7 @@ class Diagonal(_View):
 @register
 class DiagonalBackward(Op):
     node = "DiagonalBackwardBackward0"
+    vmap = batch.dims("dim1", "dim2", extra_rank=1, sizes="input_sizes")
     torch_names = ()
 
     @staticmethod
@@ -190,6 +195,7 @@ class AsStridedScatterAdd(Op):
 @register
 class Repeat(Op):
     node = "RepeatBackward0"
+    vmap = batch.shape("repeats")
     torch_names = ("Tensor.repeat", "tile")
 
     @staticmethod
@@ -223,6 +229,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
+    vmap = batch.dims("dims")
     torch_names = ("flip", "fliplr", "flipud")
 
     @staticmethod
@@ -238,6 +245,7 @@ class Flip(Op):
 @register
 class Roll(Op):
     node = "RollBackward0"
+    vmap = batch.dims("dims")
     torch_names = ("roll",)
 
     @staticmethod
@@ -257,6 +265,7 @@ class Roll(Op):
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
+    vmap = batch.dims("dims")
     torch_names = ("rot90",)
 
     @staticmethod

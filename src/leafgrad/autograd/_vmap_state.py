@@ -1,0 +1,70 @@
+"""The one flag the op hot path reads for vmap (``Op.apply``, in-place ops, random ops).
+
+``active`` is True while any ``vmap`` level is open; ``apply``/``inplace`` are installed by
+``ops/_batching.py`` (which knows the batched tensor type) and return ``NotImplemented`` when
+no argument is batched, so the op then runs as usual. ``levels`` is the stack of open levels:
+``(level, batch size, randomness)``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["state"]
+
+
+class _State:
+    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.batched_draw = False  # a draw that makes one value per example is under way
+        self.levels = []
+        self.apply = None
+        self.inplace = None
+
+
+state = _State()
+
+RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out of "
+    "vmap"
+)
+
+
+DIFFERENT_UNSUPPORTED = (
+    "vmap: randomness='different' draws one value per example only in rand, randn, rand_like, "
+    "randn_like, dropout and rrelu in leafgrad; this random operation would give every example "
+    "the same values. Use randomness='same', or draw outside vmap"
+)
+
+
+class batched_draw:
+    """Marks a draw that gives each example its own values (``randomness='different'``)."""
+
+    def __enter__(self):
+        self.previous = state.batched_draw
+        state.batched_draw = True
+
+    def __exit__(self, *exc):
+        state.batched_draw = self.previous
+
+
+def check_draw() -> None:
+    """Every draw inside vmap: torch's error in 'error' mode; in 'different' mode, draws that
+    are not made per example raise rather than repeat one value for every example."""
+    levels, _ = random_levels()
+    if levels and not state.batched_draw:
+        raise RuntimeError(DIFFERENT_UNSUPPORTED)
+
+
+def random_levels() -> tuple:
+    """Before a random draw inside vmap: torch's error in ``randomness='error'`` mode, else the
+    ``(levels, sizes)`` of the levels whose examples draw different numbers."""
+    levels, sizes = [], []
+    for level, size, randomness in state.levels:
+        if randomness == "error":
+            raise RuntimeError(RANDOM_ERROR)
+        if randomness == "different":
+            levels.append(level)
+            sizes.append(size)
+    return tuple(levels), tuple(sizes)

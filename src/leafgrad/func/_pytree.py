@@ -1,0 +1,110 @@
+"""The nested containers torch.func accepts (tuples, lists, dicts, namedtuples): flatten, rebuild,
+and torch's ``TreeSpec`` text for error messages."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+__all__ = ["flatten", "unflatten", "Spec", "broadcast_prefix"]
+
+
+class Spec:
+    """The structure of a tree: its type, keys (dicts) and children; a leaf has type None."""
+
+    __slots__ = ("kind", "context", "children")
+
+    def __init__(self, kind, context, children):
+        self.kind = kind
+        self.context = context
+        self.children = children
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind is None
+
+    def leaves(self) -> int:
+        return 1 if self.is_leaf else sum(child.leaves() for child in self.children)
+
+    def same_structure(self, other: "Spec") -> bool:
+        if self.is_leaf or other.is_leaf:
+            return self.is_leaf and other.is_leaf
+        return (self.kind is other.kind and self.context == other.context
+                and len(self.children) == len(other.children)
+                and all(a.same_structure(b) for a, b in zip(self.children, other.children)))
+
+    def text(self, depth: int = 1) -> str:
+        if self.is_leaf:
+            return "*"
+        joiner = ",\n" + "  " * depth
+        children = joiner.join(child.text(depth + 1) for child in self.children)
+        context = "None" if self.context is None else repr(self.context)
+        return f"TreeSpec({self.kind.__name__}, {context}, [{children}])"
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def _is_namedtuple(value) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def flatten(tree) -> tuple[list, Spec]:
+    """The leaves in order and the structure."""
+    leaves: list = []
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(tree, leaves: list) -> Spec:
+    if isinstance(tree, (tuple, list)) and (type(tree) in (tuple, list) or _is_namedtuple(tree)):
+        children = [_flatten(item, leaves) for item in tree]
+        context = list(type(tree)._fields) if _is_namedtuple(tree) else None
+        return Spec(type(tree), context, children)
+    if type(tree) in (dict, OrderedDict):
+        keys = list(tree.keys())
+        children = [_flatten(tree[key], leaves) for key in keys]
+        return Spec(type(tree), keys, children)
+    leaves.append(tree)
+    return Spec(None, None, None)
+
+
+def unflatten(leaves, spec: Spec):
+    iterator = iter(leaves)
+    return _build(iterator, spec)
+
+
+def _build(iterator, spec: Spec):
+    if spec.is_leaf:
+        return next(iterator)
+    items = [_build(iterator, child) for child in spec.children]
+    if spec.kind in (dict, OrderedDict):
+        return spec.kind(zip(spec.context, items))
+    if spec.context is not None:  # namedtuple
+        return spec.kind(*items)
+    return spec.kind(items)
+
+
+def broadcast_prefix(prefix, tree_spec: Spec):
+    """``prefix`` (a tree whose leaves apply to whole subtrees of the tree) expanded to one
+    value per leaf of the tree; None when the structures do not match."""
+    out: list = []
+    if not _broadcast(prefix, tree_spec, out):
+        return None
+    return out
+
+
+def _broadcast(prefix, spec: Spec, out: list) -> bool:
+    prefix_leaves, prefix_spec = flatten(prefix)
+    if prefix_spec.is_leaf:
+        out.extend([prefix] * spec.leaves())
+        return True
+    if spec.is_leaf:
+        return False
+    if prefix_spec.kind is not spec.kind or len(prefix_spec.children) != len(spec.children):
+        return False
+    if spec.kind in (dict, OrderedDict):
+        if set(prefix.keys()) != set(spec.context):
+            return False
+        items = [prefix[key] for key in spec.context]
+    else:
+        items = list(prefix)
+    return all(_broadcast(item, child, out) for item, child in zip(items, spec.children))

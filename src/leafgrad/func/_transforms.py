@@ -1,0 +1,497 @@
+"""grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, linearize (torch.func).
+
+>>> leafgrad.func.grad(lambda x: (x ** 2).sum())(leafgrad.tensor([1., 2.]))
+tensor([2., 4.])
+
+Note: levels without level tensors
+torch.func wraps each input in a tensor that knows its transform level. leafgrad runs the
+transforms on ordinary autograd instead: each differentiated input enters as a fresh tensor
+requiring grad (an alias of the caller's, so an outer transform or the caller's own graph
+still sees through it), the function runs, and ``autograd.grad`` differentiates with respect to
+exactly those tensors, so a closure's tensor or an outer level's input is never confused with
+the inner one. The graph of the result is kept (``create_graph``) only when something outside
+can differentiate it: an enclosing transform, or an input that requires grad. Under vmap, the
+inputs are first batched at every open level so that each example's gradient is its own.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..autograd import forward_ad as fwAD
+from ..autograd._vmap_state import state as _vmap_state
+from ..autograd.grad_mode import enable_grad, state as _grad_state
+from ..ops._batching import align, level_sizes, levels_of, physical, wrap
+from ..tensor import Tensor
+from ._pytree import flatten, unflatten
+from ._vmap import vmap
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
+
+
+class _Depth:
+    value = 0
+
+
+def _check_argnums(argnums, count: int):
+    if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        for value in argnums:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise RuntimeError(
+                    f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+        normalized = tuple(_check_argnums(value, count) for value in argnums)
+        if len(set(normalized)) != len(normalized):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        return normalized
+    if not -count <= argnums < count:
+        raise RuntimeError(f"Got argnum={argnums}, but only {count} positional inputs")
+    return argnums % count
+
+
+def _selected(args: tuple, argnums):
+    if isinstance(argnums, tuple):
+        return tuple(args[i] for i in argnums)
+    return args[argnums]
+
+
+def _replace(args: tuple, argnums, values) -> tuple:
+    args = list(args)
+    if isinstance(argnums, tuple):
+        for index, value in zip(argnums, values):
+            args[index] = value
+    else:
+        args[argnums] = values
+    return tuple(args)
+
+
+def _check_tensors(leaves: list) -> None:
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(leaf)}")
+
+
+def _enter(tensor: Tensor) -> Tensor:
+    """The tensor a transform differentiates with respect to (see Note: levels without level
+    tensors)."""
+    levels = tuple(level for level, _, _ in _vmap_state.levels)
+    if levels:
+        sizes = tuple(size for _, size, _ in _vmap_state.levels)
+        present = levels_of(tensor)
+        own_sizes = level_sizes((tensor,), {}, present)
+        sizes = tuple(own_sizes[present.index(level)] if level in present else size
+                      for level, size in zip(levels, sizes))
+        value = align(tensor, levels, sizes)
+    else:
+        value = physical(tensor)
+    if value._requires_grad or fwAD.get_tangent(value) is not None:
+        inner = value.view_as(value)
+        if not inner._requires_grad:
+            inner.requires_grad_()
+    else:
+        inner = value.detach().requires_grad_()
+    return wrap(inner, levels) if levels else inner
+
+
+def _keeps_graph(leaves: list) -> bool:
+    if not _grad_state.grad_enabled:
+        return False
+    if _Depth.value > 0:
+        return True
+    return any(physical(leaf)._requires_grad for leaf in leaves if isinstance(leaf, Tensor))
+
+
+def _reaches_outside(outputs: list, inner: list) -> bool:
+    """Whether the outputs' graph reaches a leaf requiring grad other than the transform's own
+    inputs (a closure's parameter): then the results keep their graph, as torch's do."""
+    from ..autograd.graph import AccumulateGrad
+
+    own = {id(physical(x)) for x in inner}
+    seen = set()
+    stack = [physical(o)._grad_fn for o in outputs if isinstance(o, Tensor)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is AccumulateGrad:
+            if id(node.variable) not in own:
+                return True
+            continue
+        stack.extend(child for child, _ in node.next_functions)
+    return False
+
+
+def _run(func, args, kwargs):
+    _Depth.value += 1
+    try:
+        with enable_grad():
+            return func(*args, **kwargs)
+    finally:
+        _Depth.value -= 1
+
+
+def _detach_tree(tree, keep: bool):
+    if keep:
+        return tree
+    leaves, spec = flatten(tree)
+    dual = fwAD.state.level is not None
+    return unflatten([leaf.detach() if isinstance(leaf, Tensor) and not (
+        dual and fwAD.get_tangent(physical(leaf)) is not None) else leaf for leaf in leaves],
+        spec)
+
+
+def _zeros_like(tensor):
+    from .. import zeros_like
+
+    return zeros_like(tensor)
+
+
+def _grads(outputs: list, inputs: list, cotangents, keep: bool, retain: bool) -> list:
+    from ..autograd import grad as autograd_grad
+
+    pairs = [(o, c) for o, c in zip(outputs, cotangents)
+             if physical(o)._requires_grad]
+    if not pairs:
+        return [_zeros_like(x) for x in inputs]
+    results = autograd_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                            retain_graph=retain or keep, create_graph=keep, allow_unused=True)
+    return [_zeros_like(x) if r is None else r for r, x in zip(results, inputs)]
+
+
+# -- grad ---------------------------------------------------------------------------------------
+
+
+def grad_and_value(func, argnums=0, has_aux: bool = False):
+    """``func``'s gradient with respect to ``args[argnums]`` and its value (torch.func)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        index = _check_argnums(argnums, len(args))
+        leaves, spec = flatten(_selected(args, index))
+        _check_tensors(leaves)
+        keep = _keeps_graph(leaves)
+        inner = [_enter(leaf) for leaf in leaves]
+        output = _run(func, _replace(args, index, unflatten(inner, spec)), kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True"
+                )
+            output, aux = output
+        if not isinstance(output, Tensor):
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                f"{type(output)}"
+            )
+        if output.dim() != 0:
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                f"tensor with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev "
+                "APIs instead?"
+            )
+        keep = keep or (_grad_state.grad_enabled and _reaches_outside([output], inner))
+        grads = _grads([output], inner, [None], keep, False)
+        grads = unflatten(_detach_tree(grads, keep), spec)
+        value = _detach_tree(output, keep)
+        if has_aux:
+            return grads, (value, _detach_tree(aux, keep))
+        return grads, value
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux: bool = False):
+    """The gradient of a scalar function with respect to ``args[argnums]`` (torch.func.grad).
+
+    >>> leafgrad.func.grad(lambda x: x.sin().sum())(leafgrad.tensor([0.]))
+    tensor([1.])
+    """
+    computed = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        grads, value = computed(*args, **kwargs)
+        if has_aux:
+            return grads, value[1]
+        return grads
+
+    return wrapper
+
+
+# -- vjp ----------------------------------------------------------------------------------------
+
+
+def vjp(func, *primals, has_aux: bool = False):
+    """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives the vector-Jacobian
+    products, one per primal (torch.func.vjp)."""
+    leaves, spec = flatten(primals)
+    _check_tensors(leaves)
+    keep = _keeps_graph(leaves)
+    inner = [_enter(leaf) for leaf in leaves]
+    output = _run(func, unflatten(inner, spec), {})
+    aux = None
+    if has_aux:
+        if not (isinstance(output, tuple) and len(output) == 2):
+            raise RuntimeError(
+                "vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
+                "has_aux is True"
+            )
+        output, aux = output
+    out_leaves, out_spec = flatten(output)
+    for leaf in out_leaves:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(
+                "vjp(f, *primals): Expected f to be a function that has non-empty output "
+                f"tuple of Tensors, got {type(leaf)}"
+            )
+    keep = keep or (_grad_state.grad_enabled and _reaches_outside(out_leaves, inner))
+
+    def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph=None):
+        ct_leaves, ct_spec = flatten(cotangents)
+        if not ct_spec.same_structure(out_spec):
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}"
+            )
+        for ct, out in zip(ct_leaves, out_leaves):
+            if tuple(ct.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[0] has a shape of "
+                    f"torch.Size({list(ct.shape)}) and output[0] has a shape of "
+                    f"torch.Size({list(out.shape)})."
+                )
+        keep_now = keep or _keeps_graph(ct_leaves) or bool(create_graph)
+        grads = _grads(out_leaves, inner, ct_leaves, keep_now, retain_graph)
+        return unflatten(_detach_tree(grads, keep_now), spec)
+
+    result = (_detach_tree(output, keep), vjp_fn)
+    if has_aux:
+        return result + (_detach_tree(aux, keep),)
+    return result
+
+
+# -- jvp ----------------------------------------------------------------------------------------
+
+
+def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+    """``(func(*primals), J @ tangents)`` by forward-mode AD (torch.func.jvp)."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+            "valid to call f(*primals)."
+        )
+    p_leaves, p_spec = flatten(primals)
+    t_leaves, t_spec = flatten(tangents)
+    if not p_spec.same_structure(t_spec):
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must "
+            f"be. Got primals with structure {p_spec} and tangents with structure {t_spec}"
+        )
+    _check_tensors(p_leaves)
+    _check_tensors(t_leaves)
+    if fwAD.state.level is not None:
+        return _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux)
+    keep = _keeps_graph(p_leaves + t_leaves)
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+        output = func(*unflatten(duals, p_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "jvp(f, primals, tangents): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True"
+                )
+            output, aux = output
+        out_leaves, out_spec = flatten(output)
+        for leaf in out_leaves:
+            if not isinstance(leaf, Tensor):
+                raise RuntimeError(
+                    "jvp(f, primals, tangents): Expected f(*primals) to return only tensors, "
+                    f"got unsupported type {type(leaf)}"
+                )
+        primal_out, tangent_out = [], []
+        for leaf in out_leaves:
+            unpacked = fwAD.unpack_dual(leaf)
+            primal_out.append(unpacked.primal)
+            tangent_out.append(unpacked.tangent if unpacked.tangent is not None
+                               else _zeros_like(unpacked.primal))
+        if aux is not None:
+            aux_leaves, aux_spec = flatten(aux)
+            aux = unflatten([fwAD.unpack_dual(a).primal if isinstance(a, Tensor) else a
+                             for a in aux_leaves], aux_spec)
+    result = (_detach_tree(unflatten(primal_out, out_spec), keep),
+              _detach_tree(unflatten(tangent_out, out_spec), keep))
+    if has_aux:
+        return result + (_detach_tree(aux, keep),)
+    return result
+
+
+def _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux):
+    """jvp inside a forward-AD level (leafgrad has one level, see forward_ad): ``J t`` as the
+    gradient of ``u -> (u^T J) . t`` with respect to ``u`` (the double-vjp identity)."""
+    from ..autograd import grad as autograd_grad
+
+    keep = True
+    inner = [_enter(leaf) for leaf in p_leaves]
+    output = _run(func, unflatten(inner, p_spec), {})
+    aux = None
+    if has_aux:
+        output, aux = output
+    out_leaves, out_spec = flatten(output)
+    dummies = [_enter(_zeros_like(o)) for o in out_leaves]
+    with enable_grad():
+        pulled = autograd_grad(out_leaves, inner, dummies, create_graph=True,
+                               allow_unused=True)
+        total = None
+        for value, tangent in zip(pulled, t_leaves):
+            if value is None:
+                continue
+            term = (value * tangent).sum()
+            total = term if total is None else total + term
+        if total is None:
+            tangents_out = [_zeros_like(o) for o in out_leaves]
+        else:
+            found = autograd_grad([total], dummies, create_graph=keep, allow_unused=True)
+            tangents_out = [_zeros_like(o) if f is None else f
+                            for f, o in zip(found, out_leaves)]
+    result = (unflatten(out_leaves, out_spec), unflatten(tangents_out, out_spec))
+    if has_aux:
+        return result + (aux,)
+    return result
+
+
+# -- Jacobians ----------------------------------------------------------------------------------
+
+
+def _basis(leaves: list):
+    """One-hot rows for every element of ``leaves``, split per leaf: ``[total, *shape]``."""
+    from .. import eye
+
+    total = sum(leaf.numel() for leaf in leaves)
+    dtype = leaves[0].dtype if leaves else None
+    identity = eye(total, dtype=dtype)
+    pieces, start = [], 0
+    for leaf in leaves:
+        count = leaf.numel()
+        pieces.append(identity[:, start:start + count].reshape((total,) + tuple(leaf.shape)))
+        start += count
+    return pieces, total
+
+
+def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
+           _preallocate_and_copy=False):
+    """The Jacobian of ``func`` with respect to ``args[argnums]`` by reverse mode: ``vjp``
+    vmapped over the rows of the identity (torch.func.jacrev)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        index = _check_argnums(argnums, len(args))
+        selected = _selected(args, index)
+
+        def inner_func(*values):
+            return func(*_replace(args, index, values if isinstance(index, tuple)
+                                  else values[0]), **kwargs)
+
+        primals = selected if isinstance(index, tuple) else (selected,)
+        result = vjp(inner_func, *primals, has_aux=has_aux)
+        output, vjp_fn = result[0], result[1]
+        out_leaves, out_spec = flatten(output)
+        rows, total = _basis(out_leaves)
+        if total == 0:
+            grads = vjp_fn(unflatten([r[:0].reshape(tuple(o.shape)) for r, o in
+                                      zip(rows, out_leaves)], out_spec))
+            grads_rows = [g.reshape((0,) + tuple(g.shape)) for g in flatten(grads)[0]]
+        else:
+            batched = vmap(vjp_fn, chunk_size=chunk_size)(unflatten(rows, out_spec))
+            grads_rows = flatten(batched)[0]
+        in_leaves, in_spec = flatten(primals)
+        jac = []
+        start = 0
+        for out in out_leaves:
+            count = out.numel()
+            per_input = [g[start:start + count].reshape(tuple(out.shape) + tuple(x.shape))
+                         for g, x in zip(grads_rows, in_leaves)]
+            tree = unflatten(per_input, in_spec)
+            jac.append(tree if isinstance(index, tuple) else tree[0])
+            start += count
+        jacobian = unflatten(jac, out_spec)
+        if has_aux:
+            return jacobian, result[2]
+        return jacobian
+
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
+    """The Jacobian of ``func`` with respect to ``args[argnums]`` by forward mode: ``jvp``
+    vmapped over the rows of the identity (torch.func.jacfwd)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        index = _check_argnums(argnums, len(args))
+        selected = _selected(args, index)
+        primals = selected if isinstance(index, tuple) else (selected,)
+        in_leaves, in_spec = flatten(primals)
+        _check_tensors(in_leaves)
+
+        def inner_func(*values):
+            return func(*_replace(args, index, values if isinstance(index, tuple)
+                                  else values[0]), **kwargs)
+
+        rows, total = _basis(in_leaves)
+
+        def push(*tangent_leaves):
+            result = jvp(inner_func, primals, unflatten(list(tangent_leaves), in_spec),
+                         has_aux=has_aux)
+            return result[1:] if not has_aux else (result[1], result[2], result[0])
+
+        if has_aux:
+            tangents_out, aux, _ = vmap(push, randomness=randomness)(*rows)
+            aux_leaves, aux_spec = flatten(aux)
+            aux = unflatten([a[0] if isinstance(a, Tensor) else a for a in aux_leaves],
+                            aux_spec)
+        else:
+            (tangents_out,) = vmap(push, randomness=randomness)(*rows)
+        out_leaves, out_spec = flatten(tangents_out)
+        jac = []
+        for out in out_leaves:
+            per_input, start = [], 0
+            for x in in_leaves:
+                count = x.numel()
+                block = out[start:start + count]
+                shape = tuple(block.shape[1:])
+                per_input.append(block.movedim(0, -1).reshape(shape + tuple(x.shape)))
+                start += count
+            tree = unflatten(per_input, in_spec)
+            jac.append(tree if isinstance(index, tuple) else tree[0])
+        jacobian = unflatten(jac, out_spec)
+        if has_aux:
+            return jacobian, aux
+        return jacobian
+
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """Second derivatives: ``jacfwd(jacrev(func))`` (torch.func.hessian)."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` evaluates the Jacobian-vector
+    product at ``primals`` (torch.func.linearize)."""
+    output = func(*primals)
+
+    def jvp_fn(*tangents):
+        _, tangent_out = jvp(func, primals, tangents)
+        return tangent_out
+
+    return _detach_tree(output, False), jvp_fn

@@ -1,0 +1,469 @@
+"""Running ops on batched tensors (vmap): the batched tensor, and how the op table's rules run.
+
+Note: batched tensors
+Inside ``vmap`` a batched value is a ``BatchedTensor``: a Tensor whose ``_value`` is a plain
+"physical" Tensor holding every example, with one batch dim per open vmap level in front
+(``_levels``, ascending; an inner level's dim comes after an outer one's). What the function
+sees is the logical tensor, one example: ``shape``, ``dtype``, ``ndim`` are read from its
+``_data``, a read-only view of the first example (a ``LogicalArray``), so every shape check
+written for plain tensors works unchanged. Values are never read from ``_data``: every op
+reaches ``Op.apply``, which hands batched arguments to ``batched_apply`` here. It finds the
+op's batching rule (``vmap`` in the op's class, or one derived from what the class declares,
+see ``rule_for``), which moves batch dims to the front and calls the same op once on the
+physical tensors. Autograd and forward-mode AD only ever see physical tensors, so a gradient
+or a tangent lives on the physical tensor and every transform composes with vmap.
+Python-level reads of values (``item``, ``bool``, ``tolist``) raise torch's vmap errors.
+
+Note: batched arrays in parameters
+Some ops take a tensor argument as an array parameter (an index, a mask, a target). A batched
+tensor's ``_data`` is a ``LogicalArray`` that knows its tensor, so a rule can use the physical
+values (``physical_param``). An array computed from one (by a ufunc or a reshape) no longer
+maps onto the batch, and reaching an op with it raises instead of using the first example.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..autograd._vmap_state import state
+from ..tensor import Tensor, _new
+
+__all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
+
+
+class LogicalArray(np.ndarray):
+    """The first example of a batched tensor (see Note: batched arrays in parameters)."""
+
+    def __array_finalize__(self, obj) -> None:
+        source = getattr(obj, "batched", None)
+        if source is not None and source is not False and self.shape == obj.shape:
+            self.batched = source  # a same-shape view (reshape(-1) of a vector, astype)
+        else:
+            self.batched = False if isinstance(obj, LogicalArray) else None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [x.view(np.ndarray) if isinstance(x, LogicalArray) else x for x in inputs]
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, LogicalArray) else o
+                                  for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if isinstance(result, np.ndarray) and result.ndim:
+            result = result.view(LogicalArray)
+            result.batched = False  # computed from example values: no longer batched
+        return result
+
+
+VMAP_ITEM = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling "
+    ".item() on a Tensor, please try to rewrite what you're doing with other operations. If "
+    "error is occurring somewhere inside PyTorch internals, please file a bug report."
+)
+VMAP_CONTROL_FLOW = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
+    "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/"
+    "issues ."
+)
+NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+
+
+class BatchedTensor(Tensor):
+    """A Tensor seen one example at a time inside vmap (see Note: batched tensors)."""
+
+    __slots__ = ("_value", "_levels")
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        # torch's nesting, innermost level outside; leafgrad keeps batch dims in front
+        text = repr(self._value)
+        for level in self._levels:
+            inner = "\n".join("    " + line for line in text.splitlines())
+            text = f"BatchedTensor(lvl={level}, bdim=0, value=\n{inner}\n)"
+        return text
+
+    __str__ = __repr__
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._value.requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self._value.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._value.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._value.is_leaf
+
+    @property
+    def grad(self):
+        grad = self._value.grad
+        return None if grad is None else wrap(grad, self._levels)
+
+    def detach(self) -> Tensor:
+        return wrap(self._value.detach(), self._levels)
+
+    @property
+    def data(self) -> Tensor:
+        return wrap(self._value.data, self._levels)
+
+    def item(self):
+        raise RuntimeError(VMAP_ITEM)
+
+    def __bool__(self) -> bool:
+        raise RuntimeError(VMAP_CONTROL_FLOW)
+
+    __float__ = __int__ = __index__ = item
+
+    def tolist(self):
+        raise RuntimeError(NO_STORAGE)
+
+    def numpy(self, *, force: bool = False):
+        raise RuntimeError(NO_STORAGE)
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError(NO_STORAGE)
+
+    def data_ptr(self) -> int:
+        raise RuntimeError(NO_STORAGE)
+
+    def _become(self, view):
+        """The in-place shape methods (``unsqueeze_``...): the physical tensor changes shape."""
+        if type(view) is not BatchedTensor:  # pragma: no cover - a batched input gives one
+            raise RuntimeError("vmap: an in-place shape method lost the batch")
+        self._value._become(view._value)
+        self._levels = view._levels
+        self._data = view._data
+        self._data.batched = self
+        return self
+
+
+def wrap(value: Tensor, levels: tuple) -> Tensor:
+    """The batched tensor whose physical tensor is ``value`` (batch dims for ``levels`` in
+    front); ``value`` itself when ``levels`` is empty."""
+    if not levels:
+        return value
+    data = value._data
+    count = len(levels)
+    if 0 in data.shape[:count]:
+        logical = np.zeros(data.shape[count:], data.dtype).view(LogicalArray)
+    else:
+        logical = data[(0,) * count + (Ellipsis,)].view(LogicalArray)
+    logical.flags.writeable = False
+    t = _new(BatchedTensor)
+    logical.batched = t
+    t._data = logical
+    t._value = value
+    t._levels = levels
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._vc = None
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._view_steps = ()
+    t._view_src = None
+    return t
+
+
+def levels_of(value) -> tuple:
+    return value._levels if type(value) is BatchedTensor else ()
+
+
+def physical(value) -> Tensor:
+    return value._value if type(value) is BatchedTensor else value
+
+
+def batch_sizes(value) -> tuple:
+    if type(value) is not BatchedTensor:
+        return ()
+    return value._value._data.shape[: len(value._levels)]
+
+
+def align(value, levels: tuple, sizes: tuple | None = None, rank: int | None = None) -> Tensor:
+    """``value``'s physical tensor with batch dims for exactly ``levels`` in front (size 1 for a
+    level it lacks, or expanded to ``sizes``) and its logical rank padded to ``rank`` with
+    leading size-1 dims (NumPy broadcasting then lines examples up as torch does)."""
+    own = levels_of(value)
+    tensor = physical(value)
+    shape = tensor._data.shape
+    logical = shape[len(own):]
+    if own != levels or (rank is not None and rank > len(logical)):
+        batch = []
+        for level in levels:
+            batch.append(shape[own.index(level)] if level in own else 1)
+        pad = (1,) * (rank - len(logical)) if rank is not None and rank > len(logical) else ()
+        tensor = tensor.reshape(tuple(batch) + pad + logical)
+        shape = tensor._data.shape
+    if sizes is not None and shape[: len(levels)] != tuple(sizes):
+        tensor = tensor.expand(tuple(sizes) + shape[len(levels):])
+    return tensor
+
+
+def physical_param(value, levels: tuple, sizes: tuple | None = None, rank=None):
+    """An array parameter aligned like ``align`` (see Note: batched arrays in parameters)."""
+    if type(value) is BatchedTensor:
+        return align(value, levels, sizes, rank)
+    if not isinstance(value, LogicalArray):
+        if sizes is not None and isinstance(value, np.ndarray):
+            return np.broadcast_to(value, tuple(sizes) + value.shape)
+        return value
+    source = value.batched
+    if source is False or source is None:
+        raise RuntimeError(
+            "vmap: an array computed from a batched tensor was passed to an op; leafgrad has "
+            "no batching rule for this use. Please compute it with tensor operations."
+        )
+    array = align(source, levels, sizes, rank)._data
+    return array if array.dtype == value.dtype else array.astype(value.dtype)
+
+
+def _param_levels(value) -> tuple:
+    if isinstance(value, LogicalArray):
+        source = value.batched
+        if source is False:
+            return (None,)  # poisoned: forces the rule-less path, which raises
+        return source._levels if source is not None else ()
+    if type(value) is BatchedTensor:
+        return value._levels
+    if isinstance(value, (tuple, list)):
+        found = ()
+        for item in value:
+            found = found + _param_levels(item)
+        return found
+    return ()
+
+
+def all_levels(args, params) -> tuple:
+    """The sorted levels of every batched argument and array parameter."""
+    found = set()
+    for arg in args:
+        if type(arg) is BatchedTensor:
+            found.update(arg._levels)
+    for value in params.values():
+        found.update(_param_levels(value))
+    return tuple(sorted(found, key=lambda x: -1 if x is None else x))
+
+
+def level_sizes(args, params, levels: tuple) -> tuple:
+    sizes = dict()
+    values = list(args) + [p.batched if isinstance(p, LogicalArray) else p
+                           for p in _flat_params(params)]
+    for value in values:
+        if type(value) is BatchedTensor:
+            for level, size in zip(value._levels, value._value._data.shape):
+                sizes[level] = size
+    return tuple(sizes[level] for level in levels)
+
+
+def _flat_params(params) -> list:
+    flat = []
+    for value in params.values():
+        if isinstance(value, (tuple, list)):
+            flat.extend(value)
+        else:
+            flat.append(value)
+    return flat
+
+
+def _has_batched(args, params) -> bool:
+    for arg in args:
+        if type(arg) is BatchedTensor:
+            return True
+    for value in params.values():
+        if isinstance(value, LogicalArray) or type(value) is BatchedTensor:
+            return True
+        if type(value) in (tuple, list):
+            for item in value:
+                if isinstance(item, LogicalArray) or type(item) is BatchedTensor:
+                    return True
+    return False
+
+
+def wrap_result(result, levels: tuple):
+    if isinstance(result, tuple):
+        return tuple(wrap(r, levels) if isinstance(r, Tensor) else r for r in result)
+    if isinstance(result, list):
+        return [wrap(r, levels) if isinstance(r, Tensor) else r for r in result]
+    return wrap(result, levels)
+
+
+# -- dispatch -------------------------------------------------------------------------------------
+
+
+def rule_for(cls):
+    """The op's batching rule: its own ``vmap``, else one derived from what it declares
+    (an elementwise op, ``jvp = auto_element_wise``, needs the generic elementwise rule)."""
+    rule = getattr(cls, "vmap", None)
+    if rule is not None:
+        return rule
+    from ._batching_rules import elementwise
+    from ._forward import auto_element_wise
+
+    if getattr(cls, "jvp", None) is auto_element_wise:
+        return elementwise
+    return None
+
+
+def batched_apply(cls, args: tuple, params: dict):
+    """``cls.apply`` inside vmap: NotImplemented when nothing is batched (the op runs as
+    usual), else the op's batching rule, or a loop over the examples when it has none."""
+    if not _has_batched(args, params):
+        return NotImplemented
+    if None in all_levels(args, params):
+        physical_param(_poisoned(params), ())  # raises
+    rule = rule_for(cls)
+    if rule is not None:
+        result = rule(cls, args, params)
+        if result is not NotImplemented:
+            return result
+    return fallback(cls, args, params)
+
+
+def _poisoned(params):
+    for value in _flat_params(params):
+        if isinstance(value, LogicalArray) and value.batched is False:
+            return value
+    return None
+
+
+_WARNED: set = set()
+
+
+def fallback(cls, args: tuple, params: dict):
+    """No batching rule: run the op once per example of the innermost level and stack the
+    results (torch's slow fallback), warning once per op."""
+    if cls.op_name not in _WARNED:
+        _WARNED.add(cls.op_name)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule "
+            f"for {cls.op_name}. Please file us an issue on GitHub so that we can prioritize its "
+            "implementation.",
+            UserWarning,
+            stacklevel=3,
+        )
+    levels = all_levels(args, params)
+    level = levels[-1]
+    size = level_sizes(args, params, (level,))[0]
+    rows = []
+    for index in range(size):
+        row_args = [select_example(arg, level, index) for arg in args]
+        row_params = {name: _select_param(value, level, index) for name, value in params.items()}
+        rows.append(cls.apply(*row_args, **row_params))
+    shapes = {tuple(r.shape) for row in rows for r in (row if isinstance(row, tuple) else (row,))
+              if isinstance(r, Tensor)} if not isinstance(rows[0], tuple) else set()
+    if len(shapes) > 1:
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. "
+            f"Attempted to vmap over aten::{cls.op_name}. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature."
+        )
+    if not rows:
+        raise RuntimeError(
+            f"vmap: leafgrad cannot run {cls.op_name} over an empty batch without a batching rule"
+        )
+    if isinstance(rows[0], tuple):
+        return tuple(stack_level([row[i] for row in rows], level, size)
+                     for i in range(len(rows[0])))
+    return stack_level(rows, level, size)
+
+
+def select_example(value, level, index):
+    """Example ``index`` of ``value`` at ``level`` (``value`` itself if not batched there)."""
+    if type(value) is BatchedTensor and level in value._levels:
+        position = value._levels.index(level)
+        rest = value._levels[:position] + value._levels[position + 1:]
+        return wrap(value._value.select(position, index), rest)
+    return value
+
+
+def _select_param(value, level, index):
+    if isinstance(value, LogicalArray):
+        source = value.batched
+        if level not in source._levels:
+            return value
+        example = select_example(source, level, index)
+        data = example._data
+        return data if data.dtype == value.dtype else data.astype(value.dtype)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_select_param(v, level, index) for v in value)
+    return value
+
+
+def stack_level(rows: list, level: int, size: int) -> Tensor:
+    """Stack per-example results into a tensor batched at ``level``."""
+    from . import stack
+
+    if not isinstance(rows[0], Tensor):
+        raise RuntimeError("vmap: a fallback op returned a non-tensor value")
+    levels = tuple(sorted(set().union(*(levels_of(r) for r in rows))))
+    sizes = level_sizes(rows, {}, levels)
+    physicals = [align(r, levels, sizes) for r in rows]
+    position = sum(1 for other in levels if other < level)
+    stacked = stack(physicals, position)
+    return wrap(stacked, tuple(sorted(levels + (level,))))
+
+
+# -- in-place ops --------------------------------------------------------------------------------
+
+VMAP_INPLACE = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor "
+    "`other` in extra_args that has more elements than `self`. This happened due to `other` "
+    "being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+    "out-of-place operators instead of inplace arithmetic. If said operator is being called "
+    "inside the PyTorch framework, please file a bug report instead."
+)
+
+
+def batched_inplace(op, target, others: tuple, params: dict):
+    """``inplace(op, target, *others)`` inside vmap: the physical target is updated. A value
+    batched where the target is not cannot be written into it (torch's errors)."""
+    args = (target,) + others
+    if not _has_batched(args, params):
+        return NotImplemented
+    own = levels_of(target)
+    levels = all_levels(args, params)
+    missing = [level for level in levels if level not in own]
+    if missing:
+        if op.op_name == "Copy":
+            raise RuntimeError(VMAP_INPLACE)
+        sizes = level_sizes(args, params, tuple(missing))
+        shape = list(target._data.shape)
+        raise RuntimeError(
+            f"output with shape {shape} doesn't match the broadcast shape {list(sizes) + shape}"
+        )
+    from ._batching_rules import elementwise
+    from .inplace import inplace
+
+    if rule_for(op) is elementwise:
+        rank = target._data.ndim
+        aligned = [align(o, own, rank=rank) if type(o) is BatchedTensor else o for o in others]
+        aligned_params = {
+            name: physical_param(v, own, rank=rank) if isinstance(v, LogicalArray) else v
+            for name, v in params.items()
+        }
+        inplace(op, target._value, *aligned, **aligned_params)
+        return target
+    from .registry import OPS
+
+    result = batched_apply(op, args, params)
+    if result is NotImplemented:  # pragma: no cover - target is batched
+        result = op.apply(*args, **params)
+    inplace(OPS["Copy"], target._value, align(result, own))
+    return target
+
+
+state.apply = batched_apply
+state.inplace = batched_inplace

@@ -1,0 +1,144 @@
+"""``autograd.Function`` under vmap: the class's own ``vmap`` staticmethod, or the rule torch
+generates with ``generate_vmap_rule = True`` (forward, setup_context and backward run on
+batched tensors, so their ops go through the batching rules)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..autograd._vmap_state import state
+from ..tensor import Tensor
+from ._batching import BatchedTensor, align, all_levels, level_sizes, levels_of, physical, wrap
+
+__all__ = ["function_apply"]
+
+_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+class VmapInfo(NamedTuple):
+    """What a Function's ``vmap`` staticmethod gets first (torch's VmapInfo)."""
+
+    batch_size: int
+    randomness: str
+
+
+def function_apply(cls, args: tuple, uses_setup_context: bool):
+    """``cls.apply(*args)`` with some argument batched."""
+    from ..autograd.function import Function
+
+    if not uses_setup_context:
+        raise RuntimeError(
+            "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+            "jacrev, ...), it must override the setup_context staticmethod. " + _DOCS
+        )
+    if getattr(cls, "vmap", None) is not getattr(Function, "vmap", None):
+        return _own_rule(cls, args)
+    if getattr(cls, "generate_vmap_rule", False):
+        return _generated_rule(cls, args)
+    raise RuntimeError(
+        f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
+        "override and implement the vmap staticmethod or set generate_vmap_rule=True. " + _DOCS
+    )
+
+
+def _own_rule(cls, args: tuple):
+    """The class's ``vmap(info, in_dims, *args)`` for the innermost level: a batched argument
+    comes with that level's dim as its dim 0 (``in_dims`` 0; outer levels stay batched)."""
+    level = max(all_levels(args, {}))
+    size = level_sizes(args, {}, (level,))[0]
+    randomness = next(r for lvl, _, r in state.levels if lvl == level) \
+        if any(lvl == level for lvl, _, _ in state.levels) else "error"
+    peeled, in_dims = [], []
+    for arg in args:
+        if type(arg) is BatchedTensor and level in arg._levels:
+            position = arg._levels.index(level)
+            rest = arg._levels[:position] + arg._levels[position + 1:]
+            value = arg._value.movedim(position, len(rest))
+            peeled.append(wrap(value, rest))
+            in_dims.append(0)
+        else:
+            peeled.append(arg)
+            in_dims.append(None)
+    outputs, out_dims = cls.vmap(VmapInfo(size, randomness), tuple(in_dims), *peeled)
+    single = not isinstance(outputs, tuple)
+    outputs = (outputs,) if single else outputs
+    if not isinstance(out_dims, tuple):
+        out_dims = (out_dims,) * len(outputs)
+    results = []
+    for output, dim in zip(outputs, out_dims):
+        if dim is None or not isinstance(output, Tensor):
+            results.append(output)
+            continue
+        own = levels_of(output)
+        dim %= output.ndim
+        levels = tuple(sorted(own + (level,)))
+        value = physical(output).movedim(len(own) + dim, levels.index(level))
+        results.append(wrap(value, levels))
+    return results[0] if single else tuple(results)
+
+
+def _generated_rule(cls, args: tuple):
+    """torch's generated rule: the Function applied once to the physical tensors, its
+    forward, setup_context and backward seeing batched tensors."""
+    levels = all_levels(args, {})
+    sizes = level_sizes(args, {}, levels)
+    physical_args = [align(a, levels, sizes) if isinstance(a, Tensor) else a for a in args]
+    outputs = _physical_function(cls, levels, sizes).apply(*physical_args)
+    if isinstance(outputs, tuple):
+        return tuple(wrap(o, levels) if isinstance(o, Tensor) else o for o in outputs)
+    return wrap(outputs, levels)
+
+
+def _batched(values, levels):
+    return tuple(wrap(v, levels) if isinstance(v, Tensor) else v for v in values)
+
+
+def _unbatched(values, levels, sizes):
+    return tuple(align(v, levels, sizes) if isinstance(v, Tensor) else v for v in values)
+
+
+class _Levels:
+    """Re-opens vmap's dispatch while a generated rule's backward runs after vmap returned."""
+
+    def __enter__(self):
+        self.active = state.active
+        state.active = True
+
+    def __exit__(self, *exc):
+        state.active = self.active
+
+
+def _physical_function(cls, levels: tuple, sizes: tuple):
+    from ..autograd.function import Function
+
+    def forward(*values):
+        with _Levels():
+            outputs = cls.forward(*_batched(values, levels))
+        if isinstance(outputs, tuple):
+            return _unbatched(outputs, levels, sizes)
+        return align(outputs, levels, sizes)
+
+    def setup_context(ctx, inputs, output):
+        outputs = output if isinstance(output, tuple) else (output,)
+        batched_out = _batched(outputs, levels)
+        with _Levels():
+            cls.setup_context(ctx, _batched(inputs, levels),
+                              batched_out if isinstance(output, tuple) else batched_out[0])
+        saved = getattr(ctx, "to_save", None)
+        if saved:
+            ctx._vmap_saved = tuple(levels_of(t) if isinstance(t, Tensor) else None
+                                    for t in saved)
+            ctx.to_save = tuple(physical(t) if isinstance(t, Tensor) else t for t in saved)
+
+    def backward(ctx, *grads):
+        with _Levels():
+            results = cls.backward(ctx, *_batched(grads, levels))
+        if not isinstance(results, tuple):
+            results = (results,)
+        return _unbatched(results, levels, sizes)
+
+    return type(cls.__name__, (Function,), {
+        "forward": staticmethod(forward),
+        "setup_context": staticmethod(setup_context),
+        "backward": staticmethod(backward),
+    })

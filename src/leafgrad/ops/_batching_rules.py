@@ -1,0 +1,597 @@
+"""Batching rules an op class declares as ``vmap`` (see Note: batched tensors in _batching.py).
+
+A rule is called as ``rule(cls, args, params)`` with some arguments batched; it calls the op
+(or a few ops) once on physical tensors whose batch dims are in front and returns the batched
+result. Most ops need one of a handful of generic rules, built here from what the op declares:
+
+- ``elementwise``: broadcasting ops; batched operands get size-1 dims for levels they lack and
+  their logical rank padded, so NumPy's broadcasting lines examples up.
+- ``dims("dim", ...)``: ops that act along named dims and treat the others independently
+  (reductions, scans, softmax, cat, gather, transpose...): the named dims are shifted past the
+  batch dims; every tensor operand is expanded to the full batch.
+- ``shape("shape")``: view/expand/reshape-like ops: the batch sizes are prepended.
+- ``leading``: ops that act on trailing dims and accept any leading dims (linalg, padding,
+  layer_norm): the physical tensor is passed as it is.
+- ``fold(rank)``: ops with a fixed-rank layout (conv, pooling): the batch is folded into N.
+- ``reduce_all(op, "dim")``: full reductions, as the op's dim form over the flattened example.
+- ``decompose(function)``: the op written with other ops on batched tensors (addmm as mm + add).
+A rule returns NotImplemented for a case it does not cover; the op then runs once per example
+(``fallback`` in _batching.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from ._batching import (
+    BatchedTensor,
+    LogicalArray,
+    align,
+    all_levels,
+    level_sizes,
+    physical_param,
+    wrap,
+    wrap_result,
+)
+
+__all__ = ["elementwise", "dims", "shape", "leading", "fold", "reduce_all", "decompose",
+           "permute", "matmul_like", "loss"]
+
+
+def _logical_rank(value) -> int:
+    if isinstance(value, Tensor):
+        return value._data.ndim
+    if isinstance(value, np.ndarray):
+        return value.ndim
+    return 0
+
+
+def _is_batched(value) -> bool:
+    return type(value) is BatchedTensor or (
+        isinstance(value, LogicalArray) and type(value.batched) is BatchedTensor
+    )
+
+
+def elementwise(cls, args, params):
+    levels = all_levels(args, params)
+    rank = 0
+    for value in (*args, *params.values()):
+        if isinstance(value, (Tensor, np.ndarray)):
+            rank = max(rank, _logical_rank(value))
+    new_args = [align(a, levels, rank=rank) if type(a) is BatchedTensor else a for a in args]
+    new_params = {name: physical_param(v, levels, rank=rank) if _is_batched(v) else v
+                  for name, v in params.items()}
+    return wrap_result(cls.apply(*new_args, **new_params), levels)
+
+
+def _dim_error(dim, rank):
+    low, high = (-1, 0) if rank == 0 else (-rank, rank - 1)
+    return IndexError(
+        f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+    )
+
+
+def _shift(dim, rank: int, count: int):
+    if isinstance(dim, (tuple, list)):
+        return type(dim)(_shift(d, rank, count) for d in dim)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        return dim
+    span = max(rank, 1)
+    if dim < -span or dim >= span:
+        raise _dim_error(dim, rank)
+    return dim % span + count
+
+
+def dims(*names, extra_rank: int = 0, sizes: str | None = None, all_dims: bool = False,
+         none=None, arrays: tuple = ()):
+    """The rule for ops acting along the dims named by the parameters ``names``.
+
+    ``extra_rank``: the dims index a result one rank larger (unsqueeze, stack, diag_embed).
+    ``sizes``: a parameter holding the input's shape (the backward ops) gets the batch sizes.
+    ``all_dims``: a dim of None or () reduces every logical dim (the op accepts a tuple).
+    ``none``: the rule for a dim of None (argmax over the flattened example).
+    ``arrays``: array parameters laid out like the input (gather's index), expanded with it;
+    any other batched array parameter (index_select's index) is left to the fallback.
+    """
+
+    def rule(cls, args, params):
+        if none is not None and any(params.get(n, 0) is None for n in names):
+            return none(cls, args, params)
+        levels = all_levels(args, params)
+        batch = level_sizes(args, params, levels)
+        count = len(levels)
+        first = args[0]
+        rank = _logical_rank(first)
+        pad = rank == 0 and extra_rank == 0
+        target = 1 if pad else None
+        new_args = [
+            align(a, levels, batch, rank=target) if isinstance(a, Tensor) else a for a in args
+        ]
+        new_params = {}
+        for name, value in params.items():
+            if name in names:
+                if value is None or (all_dims and value == ()):
+                    if not all_dims:
+                        return NotImplemented
+                    value = tuple(range(max(rank, 1)))
+                value = _shift(value, rank + extra_rank, count)
+            elif name == sizes:
+                value = tuple(batch) + tuple(value)
+            elif name in arrays:
+                if _is_batched(value):
+                    value = physical_param(value, levels, batch, rank=target)
+                else:
+                    array = np.asarray(value)
+                    if pad:
+                        array = array.reshape((1,) * (1 - array.ndim) + array.shape)
+                    value = np.broadcast_to(array, tuple(batch) + array.shape)
+            elif _is_batched(value):
+                return NotImplemented
+            new_params[name] = value
+        result = cls.apply(*new_args, **new_params)
+        if pad:
+            result = _unpad(result, count)
+        return wrap_result(result, levels)
+
+    return rule
+
+
+def _unpad(result, count: int):
+    if isinstance(result, (tuple, list)):
+        return type(result)(_unpad(r, count) for r in result)
+    if isinstance(result, Tensor) and result._data.ndim > count:
+        return result.reshape(result._data.shape[:count])
+    return result
+
+
+def shape(name: str = "shape"):
+    """The rule for ops given the result's shape (view, reshape, expand, repeat)."""
+
+    def rule(cls, args, params):
+        (value,) = args
+        levels = value._levels
+        target = tuple(params[name])
+        count = len(levels)
+        tensor = value._value
+        if cls.op_name in ("Expand", "Repeat"):
+            tensor = align(value, levels, rank=len(target))
+            if cls.op_name == "Repeat":
+                target = (1,) * count + target
+            else:
+                target = tensor._data.shape[:count] + target
+        else:
+            target = tensor._data.shape[:count] + target
+        new = dict(params)
+        new[name] = target
+        try:
+            return wrap(cls.apply(tensor, **new), levels)
+        except RuntimeError:
+            if cls.op_name != "View":
+                raise
+            # the example is a view of contiguous memory but the batch is not: copy first
+            return wrap(cls.apply(tensor.contiguous(), **new), levels)
+
+    return rule
+
+
+def leading(cls, args, params):
+    """Ops on trailing dims that take any leading dims: the physical tensors as they are
+    (every tensor operand expanded to the full batch)."""
+    levels = all_levels(args, params)
+    batch = level_sizes(args, params, levels)
+    new_args = [align(a, levels, batch) if isinstance(a, Tensor) else a for a in args]
+    new_params = {name: physical_param(v, levels, batch) if _is_batched(v) else v
+                  for name, v in params.items()}
+    return wrap_result(cls.apply(*new_args, **new_params), levels)
+
+
+def leading_first(cls, args, params):
+    """``leading`` for ops whose later tensor operands are per-channel parameters (weights,
+    biases): only the first operand may be batched."""
+    if any(type(a) is BatchedTensor for a in args[1:]) or any(
+            _is_batched(v) for v in params.values()):
+        return NotImplemented
+    value = args[0]
+    return wrap_result(cls.apply(value._value, *args[1:], **params), value._levels)
+
+
+def fold(rank, batched_params: tuple = ()):
+    """Ops with an N-first layout of ``rank`` dims (N, C, spatial...; ``"spatial"``: the
+    ``spatial`` parameter + 2) that also accept an input without N (``rank`` None: N is
+    always there): the batch dims are folded into N, weights and biases unbatched."""
+
+    def rule(cls, args, params):
+        value = args[0]
+        if type(value) is not BatchedTensor or any(type(a) is BatchedTensor for a in args[1:]):
+            return NotImplemented
+        full = rank
+        if rank == "spatial":
+            full = params["spatial"] + 2
+        for name, param in params.items():
+            if _is_batched(param) and name not in batched_params:
+                return NotImplemented
+        levels = value._levels
+        count = len(levels)
+        tensor = value._value
+        data_shape = tensor._data.shape
+        batch, logical = data_shape[:count], data_shape[count:]
+        has_n = full is None or len(logical) == full
+        folded = tensor.reshape((-1,) + logical[1:] if has_n else (-1,) + logical)
+        new_params = {}
+        for name, param in params.items():
+            if _is_batched(param):
+                array = physical_param(param, levels, batch)
+                param = array.reshape((-1,) + array.shape[count + 1:] if has_n
+                                      else (-1,) + array.shape[count:])
+            new_params[name] = param
+        result = cls.apply(folded, *args[1:], **new_params)
+
+        def unfold(out):
+            if not isinstance(out, Tensor):
+                return out
+            rest = out._data.shape[1:]
+            shape = batch + ((logical[0],) if has_n else ()) + rest
+            return wrap(out.reshape(shape), levels)
+
+        if isinstance(result, tuple):
+            return tuple(unfold(r) for r in result)
+        return unfold(result)
+
+    return rule
+
+
+def reduce_all(op_name: str, *, dim: str = "dim", **fixed):
+    """A full reduction: the op's dim form over the flattened example."""
+
+    def rule(cls, args, params):
+        from .registry import OPS
+
+        value = args[0]
+        levels = value._levels
+        count = len(levels)
+        tensor = value._value
+        flat = tensor.reshape(tensor._data.shape[:count] + (-1,))
+        new = dict(params)
+        new.pop(dim, None)
+        new.update(fixed)
+        new[dim] = (count,) if op_name in ("SumDim", "MeanDim", "Amax", "Amin") else count
+        if "keepdim" in OPS[op_name].forward.__code__.co_varnames:
+            new.setdefault("keepdim", False)
+        result = OPS[op_name].apply(flat, **new)
+        if isinstance(result, tuple):
+            result = result[0]
+        if params.get("keepdim"):
+            result = result.reshape(result._data.shape[:count] + (1,) * value._data.ndim)
+        return wrap(result, levels)
+
+    return rule
+
+
+def decompose(function):
+    """A rule that writes the op with other ops on the (batched) arguments."""
+
+    def rule(cls, args, params):
+        return function(*args, **params)
+
+    return rule
+
+
+def permute(cls, args, params):
+    (value,) = args
+    count = len(value._levels)
+    rank = value._data.ndim
+    order = tuple(range(count)) + tuple(_shift(d, rank, count) for d in params["dims"])
+    return wrap(cls.apply(value._value, dims=order), value._levels)
+
+
+def matmul_like(cls, args, params):
+    """mm, mv, dot, bmm: torch.matmul on the physical tensors (a batch folds into rows when
+    the other operand is unbatched); both batched: batched matrix products."""
+    from .linalg import matmul
+
+    a, b = args
+    levels = all_levels(args, params)
+    batch = level_sizes(args, params, levels)
+    name = cls.op_name
+    if type(b) is not BatchedTensor:
+        out = matmul(a._value, b)
+    elif type(a) is not BatchedTensor and name in ("Mm", "Bmm"):
+        out = matmul(a, b._value)
+    else:
+        pa = align(a, levels, batch)
+        pb = align(b, levels, batch)
+        if name == "Mv":
+            out = matmul(pa, pb.unsqueeze(-1)).squeeze(-1)
+        elif name == "Dot":
+            out = matmul(pa.unsqueeze(-2), pb.unsqueeze(-1)).reshape(tuple(batch))
+        else:
+            out = matmul(pa, pb)
+    return wrap(out, levels)
+
+
+def loss(cls, args, params):
+    """Elementwise losses: per-example ``reduction='none'``, then each example reduced."""
+    reduction = params.get("reduction", "mean")
+    rank = max(_logical_rank(a) for a in args if isinstance(a, (Tensor, np.ndarray)))
+    levels = all_levels(args, params)
+    batch = level_sizes(args, params, levels)
+    new_args = [align(a, levels, batch, rank=rank) if isinstance(a, Tensor) else a
+                for a in args]
+    new_params = {name: physical_param(v, levels, batch, rank=rank) if _is_batched(v) else v
+                  for name, v in params.items()}
+    new_params["reduction"] = "none"
+    out = cls.apply(*new_args, **new_params)
+    count = len(levels)
+    if reduction != "none" and out._data.ndim > count:
+        dims = tuple(range(count, out._data.ndim))
+        out = out.sum(dims) if reduction == "sum" else out.mean(dims)
+    elif reduction != "none":
+        out = out.reshape(tuple(batch))
+    return wrap(out, levels)
+
+
+def _nll(a, weight, *, target, reduction, ignore_index):
+    """nll_loss per example: 'none' over the batch, then each example's sum or weighted mean."""
+    from .registry import OPS
+
+    nll = OPS["NllLoss"]
+    if type(weight) is BatchedTensor or type(a) is not BatchedTensor:
+        return NotImplemented
+    levels = a._levels
+    count = len(levels)
+    tensor = a._value
+    batch = tensor._data.shape[:count]
+    classes = tensor._data.shape[-1] if a._data.ndim else 1
+    has_n = a._data.ndim == 2
+    target_array = physical_param(target, levels, batch) if _is_batched(target) else \
+        np.broadcast_to(np.asarray(target), batch + np.shape(target))
+    flat = tensor.reshape(-1, classes)
+    flat_target = np.ascontiguousarray(target_array).reshape(-1)
+    out = nll.apply(flat, weight, target=flat_target, reduction="none",
+                    ignore_index=ignore_index)
+    out = out.reshape(batch + ((a._data.shape[0],) if has_n else ()))
+    if reduction == "none":
+        return wrap(out, levels)
+    dims = tuple(range(count, out._data.ndim))
+    total = out.sum(dims) if dims else out
+    if reduction == "sum":
+        return wrap(total, levels)
+    valid = flat_target != ignore_index
+    if weight is not None:
+        safe = np.where(valid, flat_target, 0)
+        per = np.where(valid, weight._data[safe], 0).astype(tensor._data.dtype)
+    else:
+        per = valid.astype(tensor._data.dtype)
+    per = per.reshape(out._data.shape)
+    norm = per.sum(axis=dims) if dims else per
+    from ..tensor import _wrap
+
+    return wrap(total / _wrap(np.asarray(norm, dtype=tensor._data.dtype)), levels)
+
+
+nll_loss = decompose(_nll)
+
+
+def _embedding(weight, *, indices, **params):
+    from .registry import OPS
+
+    if type(weight) is BatchedTensor:
+        return _embedding_batched_weight(weight, indices, params)
+    if not _is_batched(indices):
+        return NotImplemented
+    source = indices.batched
+    array = physical_param(indices, source._levels)
+    return wrap(OPS["Embedding"].apply(weight, indices=array, **params), source._levels)
+
+
+def _embedding_batched_weight(weight, indices, params):
+    """Each example looks rows up in its own weight: one advanced index over the flattened
+    batch (its backward scatters into each example's rows). padding_idx and
+    scale_grad_by_freq change the weight's gradient, so those calls take the loop."""
+    from .registry import OPS
+
+    padding = params.get("padding_idx")
+    if (padding is not None and padding >= 0) or params.get("scale_grad_by_freq"):
+        return NotImplemented
+    levels = all_levels((weight,), {"indices": indices})
+    sizes = level_sizes((weight,), {"indices": indices}, levels)
+    total = int(np.prod(sizes))
+    table = align(weight, levels, sizes)
+    table = table.reshape((total,) + table._data.shape[len(levels):])
+    if _is_batched(indices):
+        rows = physical_param(indices, levels, sizes)
+    else:
+        rows = np.broadcast_to(np.asarray(indices), tuple(sizes) + np.shape(indices))
+    rows = np.ascontiguousarray(rows).reshape((total,) + rows.shape[len(levels):])
+    examples = np.arange(total).reshape((total,) + (1,) * (rows.ndim - 1))
+    out = OPS["Index"].apply(table, index=(examples, rows.astype(np.int64)))
+    return wrap(out.reshape(tuple(sizes) + out._data.shape[1:]), levels)
+
+
+embedding = decompose(_embedding)
+
+
+def _index_key(index) -> tuple | None:
+    """The index with room for the batch dims in front, or None when NumPy would move the
+    advanced indices to the front (they are not adjacent) or one of them is batched."""
+    key = index if isinstance(index, tuple) else (index,)
+    advanced = []
+    for position, item in enumerate(key):
+        if _is_batched(item) or type(item) is BatchedTensor:
+            return None
+        if isinstance(item, np.ndarray) or isinstance(item, (int, np.integer, list)):
+            advanced.append(position)
+    if any(isinstance(item, np.ndarray) or isinstance(item, list) for item in key):
+        if advanced and advanced[-1] - advanced[0] != len(advanced) - 1:
+            return None
+    return key
+
+
+def index(cls, args, params):
+    (value,) = args
+    key = _index_key(params["index"])
+    if key is None or type(value) is not BatchedTensor:
+        return NotImplemented
+    count = len(value._levels)
+    out = cls.apply(value._value, index=(slice(None),) * count + key)
+    return wrap(out, value._levels)
+
+
+def index_put(cls, args, params):
+    value, values = args
+    key = _index_key(params["index"])
+    if key is None or type(value) is not BatchedTensor:
+        return NotImplemented
+    levels = value._levels
+    if any(level not in levels for level in _levels_of(values)):
+        return NotImplemented
+    count = len(levels)
+    indexed_rank = np.empty(value._data.shape, np.int8)[key].ndim
+    if type(values) is BatchedTensor:
+        values = align(values, levels, rank=indexed_rank)
+    new = dict(params)
+    new["index"] = (slice(None),) * count + key
+    return wrap(cls.apply(value._value, values, **new), levels)
+
+
+def _levels_of(value) -> tuple:
+    return value._levels if type(value) is BatchedTensor else ()
+
+
+def _t(a):
+    if a.ndim < 2:
+        return a.view_as(a) if a.ndim else a.view(())
+    return a.transpose(0, 1)
+
+
+t = decompose(_t)
+
+
+def _squeeze_all(a):
+    dims_ = tuple(i for i, size in enumerate(a.shape) if size == 1)
+    return a.squeeze(dims_) if dims_ else a.view(a.shape)
+
+
+squeeze_all = decompose(_squeeze_all)
+
+
+def _trace(a):
+    return a.diagonal().sum()
+
+
+trace = decompose(_trace)
+
+
+def addmm(cls, args, params):
+    """addmm, addmv, baddbmm: ``beta * self + alpha * (mat1 @ mat2)``, each op batched."""
+    from .registry import OPS
+
+    bias, a, b = args
+    product = OPS[{"Addmm": "Mm", "Addmv": "Mv", "Baddbmm": "Bmm"}[cls.op_name]].apply(a, b)
+    alpha = params.get("alpha", 1)
+    beta = params.get("beta", 1)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (bias if beta == 1 else bias * beta)
+
+
+def _fill_tensor(a, value):
+    return value.to(a.dtype).expand(a.shape).clone()
+
+
+fill_tensor = decompose(_fill_tensor)
+
+
+def solve(cls, args, params):
+    """linalg.solve(_triangular): ``leading``, with a vector B given a trailing matrix dim
+    (B is a vector when it has one dim, or A's shape without the last, as torch decides) and
+    both operands padded to one rank so that their own batch dims broadcast as torch's do."""
+    a, b = args
+    vector = cls.op_name == "LinalgSolveEx" and (b._data.ndim == 1 or (
+        b._data.ndim == a._data.ndim - 1 and b._data.shape == a._data.shape[:-1]))
+    axis = -1 if params.get("left", True) else -2
+    if vector:
+        b = b.unsqueeze(axis)
+    levels = all_levels((a, b), params)
+    batch = level_sizes((a, b), params, levels)
+    rank = max(a._data.ndim, b._data.ndim)
+    result = cls.apply(align(a, levels, batch, rank), align(b, levels, batch, rank), **params)
+    if vector:
+        if isinstance(result, tuple):
+            result = (result[0].squeeze(axis),) + tuple(result[1:])
+        else:
+            result = result.squeeze(axis)
+    return wrap_result(result, levels)
+
+
+def _masked_fill_tensor(a, value, *, mask):
+    from ..tensor import _wrap
+    from .registry import OPS
+
+    if isinstance(mask, LogicalArray) and type(mask.batched) is BatchedTensor:
+        condition = mask.batched
+    else:
+        condition = _wrap(np.asarray(mask))
+    return OPS["Where"].apply(value.to(a.dtype), a, condition=condition)
+
+
+masked_fill_tensor = decompose(_masked_fill_tensor)
+
+
+_fold_spatial = fold("spatial")
+
+
+def convolution(cls, args, params):
+    """conv1d/conv2d: an unbatched weight folds the batch into N; a batched weight (per-example
+    gradients of a CNN) becomes one grouped convolution, each example's channels a group of
+    its own weight's."""
+    x, w, b = args
+    if type(w) is not BatchedTensor and type(b) is not BatchedTensor:
+        return _fold_spatial(cls, args, params)
+    levels = all_levels(args, params)
+    sizes = level_sizes(args, params, levels)
+    count = len(levels)
+    total = int(np.prod(sizes))
+    has_n = x._data.ndim == params["spatial"] + 2
+    px = align(x, levels, sizes)
+    if not has_n:
+        px = px.unsqueeze(count)
+    shape = px._data.shape
+    n, channels, space = shape[count], shape[count + 1], shape[count + 2:]
+    px = px.reshape((total, n, channels) + space).movedim(0, 1)
+    px = px.reshape((n, total * channels) + space)
+    pw = align(w, levels, sizes)
+    outs = pw._data.shape[count]
+    pw = pw.reshape((total * outs,) + pw._data.shape[count + 1:])
+    pb = None if b is None else align(b, levels, sizes).reshape(total * outs)
+    new = dict(params)
+    new["groups"] = params["groups"] * total
+    out = cls.apply(px, pw, pb, **new)
+    out_space = out._data.shape[2:]
+    out = out.reshape((n, total, outs) + out_space).movedim(1, 0)
+    out = out.reshape(tuple(sizes) + (n, outs) + out_space)
+    if not has_n:
+        out = out.squeeze(count)
+    return wrap(out, levels)
+
+
+def affine(inner):
+    """layer_norm / group_norm with a batched weight or bias (per-example gradients): the
+    normalisation batched by ``inner`` without them, then the affine map as batched ops."""
+
+    def rule(cls, args, params):
+        x, weight, bias = args
+        if type(weight) is not BatchedTensor and type(bias) is not BatchedTensor:
+            return inner(cls, args, params)
+        out = cls.apply(x, None, None, **params)
+        shape = cls.affine_shape(tuple(x.shape), params)
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        return out
+
+    return rule

@@ -1,0 +1,167 @@
+"""vmap over every op-table sample: a random batch equals stacking per-example results.
+
+For each sample of ``tests/ops/samples*.py``: B examples (B random in 2..4) of every input are
+stacked along a random dim; ``vmap(sample)`` over them must equal ``stack([sample(example_i)])``
+and its gradients (of a random projection of the output) must equal the loop's. The same runs
+with only the first input batched (the others shared by every example). Ops that fall back to
+the per-example loop are recorded in ``FALLBACK_OPS`` below: the test fails if that set
+changes, so a new rule (or a lost one) shows up.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+
+import leafgrad
+from leafgrad.ops import OPS
+
+from ..ops.samples import SAMPLES, values
+
+CASES = [
+    pytest.param(name, i, id=f"{name}-{i}")
+    for name in sorted(OPS)
+    for i in range(len(SAMPLES.get(name, [])))
+]
+
+# Samples whose sample itself cannot run under vmap, with the reason (torch refuses them too).
+NOT_VMAPPABLE = {
+    "_copy_slices_grad": "calls autograd.grad on a graph built inside the sample",
+    "_regenerated_view": "in-place on a view whose base history is rewritten",
+}
+
+
+# Samples that vmap refuses, with the start of the error, as torch refuses them.
+DYNAMIC = "vmap: We do not support batching operators that can output dynamic shape."
+REFUSED = {
+    ("Index", 2): DYNAMIC,  # a[a > 0]
+    ("MaskedSelect", 0): DYNAMIC,
+    ("MaskedSelect", 1): DYNAMIC,
+    ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
+    # repeat_interleave with a tensor of repeats reads the repeats' values
+    ("IndexSelect", 2): "only one element tensors can be converted to Python scalars",
+}
+
+
+# Ops without a batching rule: vmap loops over the examples (see test_ops_without_batching_rules).
+LOOP_FALLBACK = {
+    "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AsStrided", "AsStridedInplace",
+    "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm", "ConvInputGrad",
+    "ConvWeightGrad", "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",
+    "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
+    "Prelu", "Take", "ViewScatter", "WeightNormInterface",
+}
+# Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
+# a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).
+PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll"}
+
+
+def _examples(name, index, batch, rng):
+    sample = SAMPLES[name][index]
+    stacks = []
+    for shape, domain in sample.shapes:
+        stacks.append(np.stack([values(shape, domain, rng) for _ in range(batch)]))
+    return sample, stacks
+
+
+def _flat(out):
+    return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def _run_case(name, index, share_rest: bool):
+    rng = np.random.default_rng(zlib.crc32(f"vmap-{name}-{index}-{share_rest}".encode()))
+    batch = int(rng.integers(2, 5))
+    sample, stacks = _examples(name, index, batch, rng)
+    if getattr(sample.call, "__name__", "") in NOT_VMAPPABLE:
+        pytest.skip(NOT_VMAPPABLE[sample.call.__name__])
+    in_dims = []
+    inputs = []
+    for position, array in enumerate(stacks):
+        if share_rest and position > 0:
+            array = array[0]
+            in_dims.append(None)
+        else:
+            dim = int(rng.integers(0, array.ndim))
+            array = np.moveaxis(array, 0, dim)
+            in_dims.append(dim)
+        inputs.append(leafgrad.tensor(array, dtype=leafgrad.float64, requires_grad=True))
+
+    def example(i):
+        return [t.select(d, i) if d is not None else t for t, d in zip(inputs, in_dims)]
+
+    expected = []
+    for i in range(batch):
+        expected.append(_flat(sample.call(leafgrad, *example(i))))
+    mapped = leafgrad.vmap(lambda *xs: sample.call(leafgrad, *xs), in_dims=tuple(in_dims))
+    if (name, index) in REFUSED and not share_rest:
+        with pytest.raises((RuntimeError, ValueError)) as error:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                mapped(*inputs)
+        assert str(error.value).startswith(REFUSED[name, index])
+        return set()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = mapped(*inputs)
+    fallback = {str(w.message).split("rule for ")[1].split(".")[0] for w in caught
+                if "performance drop" in str(w.message)}
+    got = _flat(got)
+    assert len(got) == len(expected[0])
+    for position, out in enumerate(got):
+        want = leafgrad.stack([row[position] for row in expected])
+        assert tuple(out.shape) == tuple(want.shape)
+        assert out.dtype == want.dtype
+        np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+    differentiable = [(g, w) for g, w in zip(got, expected[0]) if g.requires_grad]
+    if differentiable:
+        projections = [leafgrad.tensor(rng.normal(size=tuple(g.shape))) for g, _ in
+                       differentiable]
+        total = sum((g * p).sum() for (g, _), p in zip(differentiable, projections))
+        grads = leafgrad.autograd.grad(total, inputs, allow_unused=True)
+        loop_total = 0
+        for i in range(batch):
+            for (position, p) in zip(
+                    [k for k, g in enumerate(got) if g.requires_grad], projections):
+                loop_total = loop_total + (expected[i][position] * p[i]).sum()
+        want_grads = leafgrad.autograd.grad(loop_total, inputs, allow_unused=True)
+        for g, w in zip(grads, want_grads):
+            if w is None:
+                assert g is None or not np.any(g.numpy())
+                continue
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-9, atol=1e-11)
+    return fallback
+
+
+@pytest.mark.parametrize("name,index", CASES)
+def test_vmap_matches_loop(name, index):
+    _check_fallback(name, index, _run_case(name, index, share_rest=False))
+
+
+MULTI = [pytest.param(name, i, id=f"{name}-{i}") for name in sorted(OPS)
+         for i, s in enumerate(SAMPLES.get(name, [])) if len(s.shapes) > 1]
+
+
+@pytest.mark.parametrize("name,index", MULTI)
+def test_vmap_with_shared_inputs(name, index):
+    _check_fallback(name, index, _run_case(name, index, share_rest=True))
+
+
+def _check_fallback(name, index, used: set) -> None:
+    import os
+
+    if os.environ.get("LEAFGRAD_PRINT_FALLBACK"):
+        print("FALLBACK", name, index, sorted(used))
+    unexpected = used - LOOP_FALLBACK - PARTIAL_RULES
+    assert not unexpected, f"ops that fell back to the per-example loop: {unexpected}"
+
+
+def test_ops_without_batching_rules():
+    """The ops that run as a per-example loop under vmap (each warns once), kept explicit so
+    that a lost or new rule shows up here."""
+    from leafgrad.ops._batching import rule_for
+
+    assert {name for name, cls in OPS.items() if rule_for(cls) is None} == LOOP_FALLBACK
