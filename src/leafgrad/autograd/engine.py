@@ -30,7 +30,7 @@ def _discover(roots: list[Node]) -> dict:
     stack = list(roots)
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child is None:
                 continue
             dependencies[child] = dependencies.get(child, 0) + 1
@@ -56,7 +56,7 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
             continue
         seen.add(node)
         order.append(node)
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child is None:
                 continue
             remaining[child] -= 1
@@ -67,13 +67,13 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
         if node in targets:
             needed.add(node)
             continue
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child in needed:
                 needed.add(node)
                 break
     pruned = {node: 0 for node in needed}
     for node in needed:
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child in needed:
                 pruned[child] += 1
     return pruned
@@ -165,7 +165,7 @@ def run_backward(
                         # (backward(inputs=...) on a non-leaf: its retain_grad hook, run
                         # above, has already stored the grad)
                 run = captured is None or (accumulate and type(node) is AccumulateGrad)
-                if not run and any(child in dependencies for child, _ in node.next_functions):
+                if not run and any(child in dependencies for child in node._next_nodes):
                     run = True
                 if run:
                     if observer is None:
@@ -177,7 +177,7 @@ def run_backward(
                         node._release()
             # Pass the results along the edges; queue children whose inputs are complete.
             position = -1
-            for child, output_nr in node.next_functions:
+            for child, output_nr in zip(node._next_nodes, node._next_nrs):
                 position += 1
                 if child is None:
                     continue

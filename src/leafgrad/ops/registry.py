@@ -16,7 +16,7 @@ import numpy as np
 from .._alloc import alloc_error as _alloc_error
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor, _sequence
+from ..autograd.graph import Node, SavedTensor, _output_numbers, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS", "plain_backward"]
@@ -137,7 +137,7 @@ class Op(Node):
         return value.unpack(self) if type(value) is SavedTensor else value
 
     def needs_grad(self, index: int) -> bool:
-        return self.next_functions[index][0] is not None
+        return self._next_nodes[index] is not None
 
     def input_shape(self, index: int = 0) -> tuple:
         return self._input_meta[index][0]
@@ -183,7 +183,8 @@ class Op(Node):
         node._saved = {}
         node._params = params
         node._hookset = None
-        edges = []
+        children = []  # see Note: edges kept flat (autograd/graph.py)
+        numbers = []
         meta = []
         arrays = []
         for arg in args:
@@ -195,15 +196,21 @@ class Op(Node):
                 meta.append((data.shape, data.dtype))
                 if arg._requires_grad:
                     fn = arg._grad_fn
-                    edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
-                else:
-                    edges.append(_NO_EDGE)
+                    if fn is not None:
+                        children.append(fn)
+                        numbers.append(arg._output_nr)
+                    else:
+                        children.append(arg._accumulator())
+                        numbers.append(0)
+                    continue
             else:
                 arrays.append(arg)
                 meta.append(None)
-                edges.append(_NO_EDGE)
-        node.next_functions = edges = tuple(edges)
-        node._input_meta = meta
+            children.append(None)
+            numbers.append(0)
+        node._next_nodes = children = tuple(children)
+        node._next_nrs = _output_numbers(tuple(numbers))
+        node._input_meta = tuple(meta)  # a tuple: untracked by the collector once seen
         token = _quiet()
         try:
             out = cls.forward(node, *arrays, **params)
@@ -222,10 +229,10 @@ class Op(Node):
         else:
             result = _wrap(out, True, node)
         saved = node._saved
-        count = len(edges)
+        count = len(children)
         for name, index, needing in cls._save_plan:
             for i in needing:
-                if i < count and edges[i][0] is not None:
+                if i < count and children[i] is not None:
                     break
             else:
                 saved.pop(name, None)  # no gradient that needs it is computed
@@ -243,11 +250,11 @@ class Op(Node):
     def _save_inputs(cls, node: "Op", args: tuple) -> None:
         """``saves`` for multi-output ops (inputs only; outputs are kept by the op itself)."""
         saved = node._saved
-        edges = node.next_functions
+        children = node._next_nodes
         for name, index, needing in cls._save_plan:
             if index is None or index < 0:
                 continue
-            if any(i < len(edges) and edges[i][0] is not None for i in needing):
+            if any(i < len(children) and children[i] is not None for i in needing):
                 value = args[index]
                 saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
 
@@ -278,7 +285,7 @@ class Op(Node):
             results = (results,)
         fixed = []
         for index, (result, meta) in enumerate(zip(results, self._input_meta)):
-            if result is None or meta is None or self.next_functions[index][0] is None:
+            if result is None or meta is None or self._next_nodes[index] is None:
                 fixed.append(None)
                 continue
             shape, dtype = meta
