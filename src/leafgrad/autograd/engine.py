@@ -188,9 +188,12 @@ def run_backward(
                     grad = grads_in[position]
                     if grad is not None:
                         child_buffer = buffers.get(child)
-                        if child_buffer is None:
-                            buffers[child] = child_buffer = [None] * (output_nr + 1)
-                        _add_to_buffer(child_buffer, output_nr, grad)
+                        if child_buffer is None and output_nr == 0:
+                            buffers[child] = [grad]  # the usual case, without a call
+                        else:
+                            if child_buffer is None:
+                                buffers[child] = child_buffer = [None] * (output_nr + 1)
+                            _add_to_buffer(child_buffer, output_nr, grad)
                 dependencies[child] = count - 1
                 if count == 1:
                     push(ready, (-child._sequence_nr, ticket(), child))

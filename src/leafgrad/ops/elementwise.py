@@ -110,9 +110,10 @@ class Mul(Op):
 
     def backward(self, grad):
         grad_self = grad_other = None
-        if self.needs_grad(0):
+        needs_self, needs_other = self._next_nodes  # see needs_grad
+        if needs_self is not None:
             grad_self = grad * self.saved("other")
-        if self.needs_grad(1):
+        if needs_other is not None:
             grad_other = grad * self.saved("self")
         return grad_self, grad_other
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._alloc import alloc_error as _alloc_error
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor, _output_numbers, _sequence
+from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS", "plain_backward"]
@@ -37,8 +37,7 @@ try:
     def _quiet():
         return _errors.set(_IGNORE_ALL)
 
-    def _loud(token) -> None:
-        _errors.reset(token)
+    _loud = _errors.reset  # a C method: the hot paths call it without a Python frame
 
 except ImportError:  # pragma: no cover - other NumPy layouts
 
@@ -51,6 +50,7 @@ except ImportError:  # pragma: no cover - other NumPy layouts
         state.__exit__(None, None, None)
 
 _NO_EDGE = (None, 0)
+_new = object.__new__
 _ops: dict[str, type] = {}
 OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
 
@@ -115,8 +115,13 @@ class Op(Node):
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
+    _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._plain_result = not cls.is_view and not cls.multi_output
 
     @staticmethod
     def forward(ctx, *args, **params):  # pragma: no cover - every op overrides
@@ -157,7 +162,18 @@ class Op(Node):
             for arg in args:
                 if isinstance(arg, Tensor) and arg._requires_grad:
                     return cls._record(args, params)
-        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+        # Unrecorded (every op of a plain backward pass too): unwrap the arguments without a
+        # comprehension's frame for the usual one or two.
+        count = len(args)
+        if count == 2:
+            a, b = args
+            arrays = (a._data if isinstance(a, Tensor) else a,
+                      b._data if isinstance(b, Tensor) else b)
+        elif count == 1:
+            a = args[0]
+            arrays = (a._data if isinstance(a, Tensor) else a,)
+        else:
+            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
         token = _quiet()
         try:
             out = cls.forward(None, *arrays, **params)
@@ -165,6 +181,8 @@ class Op(Node):
             raise _alloc_error(error) from None
         finally:
             _loud(token)
+        if cls._plain_result:
+            return _wrap(out)
         if cls.is_view:
             if cls.multi_output:
                 return tuple(
@@ -172,13 +190,12 @@ class Op(Node):
                     for i, o in enumerate(out)
                 )
             return _wrap_view(out, args[0], False, None, (cls, params))
-        if cls.multi_output:
-            return tuple(_wrap(o) for o in out)
-        return _wrap(out)
+        return tuple(_wrap(o) for o in out)
 
     @classmethod
     def _record(cls, args: tuple, params: dict) -> Tensor:
-        node = cls.__new__(cls)
+        # The hot path of every recorded op: plain loops, no helper calls where a line does.
+        node = _new(cls)
         node._sequence_nr = next(_sequence)
         node._saved = {}
         node._params = params
@@ -187,6 +204,7 @@ class Op(Node):
         numbers = []
         meta = []
         arrays = []
+        numbered = False  # some edge leads to an output other than 0
         for arg in args:
             if isinstance(arg, Tensor):
                 if arg._base is not None and arg._view_src is not arg._base._grad_fn:
@@ -198,10 +216,15 @@ class Op(Node):
                     fn = arg._grad_fn
                     if fn is not None:
                         children.append(fn)
-                        numbers.append(arg._output_nr)
-                    else:
-                        children.append(arg._accumulator())
-                        numbers.append(0)
+                        output_nr = arg._output_nr
+                        numbers.append(output_nr)
+                        if output_nr:
+                            numbered = True
+                        continue
+                    acc = arg._acc  # the leaf's accumulator, if a live graph holds it
+                    fn = acc() if acc is not None else None
+                    children.append(fn if fn is not None else arg._accumulator())
+                    numbers.append(0)
                     continue
             else:
                 arrays.append(arg)
@@ -209,7 +232,8 @@ class Op(Node):
             children.append(None)
             numbers.append(0)
         node._next_nodes = children = tuple(children)
-        node._next_nrs = _output_numbers(tuple(numbers))
+        count = len(numbers)
+        node._next_nrs = _ZEROS[count] if count < len(_ZEROS) and not numbered else tuple(numbers)
         node._input_meta = tuple(meta)  # a tuple: untracked by the collector once seen
         token = _quiet()
         try:
@@ -229,7 +253,6 @@ class Op(Node):
         else:
             result = _wrap(out, True, node)
         saved = node._saved
-        count = len(children)
         for name, index, needing in cls._save_plan:
             for i in needing:
                 if i < count and children[i] is not None:
@@ -284,12 +307,15 @@ class Op(Node):
         if type(results) is not tuple:
             results = (results,)
         fixed = []
-        for index, (result, meta) in enumerate(zip(results, self._input_meta)):
-            if result is None or meta is None or self._next_nodes[index] is None:
+        index = -1
+        for result, meta, child in zip(results, self._input_meta, self._next_nodes):
+            index += 1
+            if result is None or meta is None or child is None:
                 fixed.append(None)
                 continue
             shape, dtype = meta
-            if result._data.shape != shape:
+            data = result._data
+            if data.shape != shape:
                 if not self.broadcasts:
                     raise RuntimeError(
                         f"Function {self.name()} returned an invalid gradient at index {index} - "
@@ -297,7 +323,8 @@ class Op(Node):
                         f"{list(shape)}"
                     )
                 result = _sum_to(result, shape)
-            if result._data.dtype != dtype:
+                data = result._data
+            if data.dtype is not dtype and data.dtype != dtype:
                 result = result.to(_np_to_dtype(dtype))
             fixed.append(result)
         return tuple(fixed)
