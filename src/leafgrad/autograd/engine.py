@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
+
+import numpy as np
 
 from . import _record
+from ._fp_errors import loud as _loud, quiet as _quiet
+from .forward_ad import state as _dual_state
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
 
@@ -210,7 +215,45 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
     while len(buffer) <= output_nr:
         buffer.append(None)
     previous = buffer[output_nr]
-    buffer[output_nr] = grad if previous is None else previous + grad
+    if previous is None:
+        buffer[output_nr] = grad
+    elif not _sum_in_place(previous, grad):
+        buffer[output_nr] = previous + grad
+
+
+# Note: summing gradients in place
+# A gradient arriving at an input that already has one is added to it. When nothing records
+# that sum (no create_graph, no forward-AD level) and the buffer's tensor is private to the
+# buffer (held by nothing else, its array not shared, owning its memory, writeable, same
+# dtype and shape), the sum is written into it instead of into a new tensor, as torch's
+# InputBuffer does: one ufunc call instead of an op. A leaf used at every step of a chain
+# (benchmarks/bench_chain.py) gets one such sum per use.
+# References to ``previous`` seen here: the buffer list, _add_to_buffer's local, this
+# function's argument and getrefcount's own; to its array: the tensor, the local ``data`` and
+# getrefcount's own. Calibrated by tests/autograd/test_engine.py
+# (test_gradients_are_summed_in_place_only_into_private_buffers).
+_PRIVATE_REFS = 4
+
+
+def _sum_in_place(previous, grad) -> bool:
+    if _grad_state.grad_enabled or _dual_state.active:
+        return False
+    data = previous._data
+    other = grad._data
+    if data.dtype is not other.dtype or data.shape != other.shape:
+        return False
+    # the tensor is held by the buffer alone, and its array by that tensor alone
+    if sys.getrefcount(previous) > _PRIVATE_REFS or sys.getrefcount(data) > 3:
+        return False
+    flags = data.flags  # (counted after: a flags object holds its array)
+    if not (flags.owndata and flags.writeable and flags.c_contiguous):
+        return False
+    token = _quiet()  # torch sums silently (see Note: floating-point warnings)
+    try:
+        np.add(data, other, out=data)
+    finally:
+        _loud(token)
+    return True
 
 
 def _run_hooked(node: Node, hookset, buffer: list):

@@ -14,40 +14,13 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floating-point warnings
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS", "plain_backward"]
-
-# Note: floating-point warnings
-# torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
-# `with np.errstate(all="ignore")` around each forward costs ~1.5 us, most of a small op's
-# budget (benchmarks/bench_core.py), and a warnings filter is undone by any user who resets the
-# filters. So forwards run with NumPy's error state switched straight through the context
-# variable np.errstate itself sets (~0.15 us), falling back to np.errstate on NumPy versions
-# that lack it. The user's own NumPy calls keep their error state.
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _errors
-
-    with np.errstate(all="ignore"):
-        _IGNORE_ALL = _errors.get()
-
-    def _quiet():
-        return _errors.set(_IGNORE_ALL)
-
-    _loud = _errors.reset  # a C method: the hot paths call it without a Python frame
-
-except ImportError:  # pragma: no cover - other NumPy layouts
-
-    def _quiet():
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def _loud(state) -> None:
-        state.__exit__(None, None, None)
 
 _NO_EDGE = (None, 0)
 _new = object.__new__
