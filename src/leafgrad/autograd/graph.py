@@ -268,19 +268,23 @@ class SavedTensor:
         return counter if counter is not None else self.tensor._version_counter()
 
     def unpack(self, node: Node):
-        if self.output_nr is not None:
-            tensor = SavedTensor.rebuild_output(self.data, self._counter, node, self.output_nr)
-            where = (node, self.output_nr)
-        else:
+        output_nr = self.output_nr
+        if output_nr is None:
             tensor = self.tensor
+            counter = self._counter if self._counter is not None else tensor._vc
+            now = 0 if counter is None else counter[0]
+            if now == self.version:
+                return tensor
             # torch names the tensor's history as it is now, not as it was when saved.
             fn = tensor._grad_fn
             where = None if fn is None else (fn, tensor._output_nr)
-        counter = self._counter if self._counter is not None else tensor._vc
-        now = 0 if counter is None else counter[0]
-        if now != self.version:
-            raise RuntimeError(_modified_message(tensor, where, now, self.version))
-        return tensor
+        else:
+            tensor = SavedTensor.rebuild_output(self.data, self._counter, node, output_nr)
+            now = self._counter[0]
+            if now == self.version:
+                return tensor
+            where = (node, output_nr)
+        raise RuntimeError(_modified_message(tensor, where, now, self.version))
 
 
 def _modified_message(tensor, where, now: int, expected: int) -> str:
