@@ -110,10 +110,9 @@ class Mul(Op):
 
     def backward(self, grad):
         grad_self = grad_other = None
-        needs_self, needs_other = self._next_nodes  # see needs_grad
-        if needs_self is not None:
+        if self.needs_grad(0):
             grad_self = grad * self.saved("other")
-        if needs_other is not None:
+        if self.needs_grad(1):
             grad_other = grad * self.saved("self")
         return grad_self, grad_other
 
