@@ -345,7 +345,6 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
     return _finish(data, requires_grad, device)
 
 
-@takes_out(_FACTORY_OUT["linspace"])
 def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
     """``a * b + c`` (a: float64 integers) rounded once in ``dtype``, as a fused multiply-add.
 
@@ -374,6 +373,7 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
     return np.where(np.isfinite(out), out, p + c)
 
 
+@takes_out(_FACTORY_OUT["linspace"])
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     np_dtype = _np_dtype(dtype)

@@ -102,6 +102,57 @@ def test_stealing_happens_for_fresh_grads():
     assert seen == [True]
 
 
+def test_gradients_are_summed_in_place_only_into_private_buffers():
+    engine = sys.modules["leafgrad.autograd.engine"]
+    seen = []
+    original = engine._sum_in_place
+
+    def spy(previous, grad):
+        result = original(previous, grad)
+        seen.append(result)
+        return result
+
+    engine._sum_in_place = spy
+    engine._PRIVATE_REFS += 1  # the spy's own frame holds one more reference
+    try:
+        x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+        (x * 3 + x * 4).sum().backward()  # two fresh products arrive at x's accumulator
+        assert seen == [True] and x.grad.tolist() == [7.0, 7.0]
+        seen.clear()
+        y = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+        z = y * 1.0
+        (z + z).sum().backward()  # AddBackward0 gives the same tensor for both edges
+        assert seen == [False] and y.grad.tolist() == [2.0, 2.0]
+        seen.clear()
+        (x * 3 + x * 4).sum().backward(create_graph=True)  # a recorded sum is never in place
+        assert seen == [False]
+    finally:
+        engine._sum_in_place = original
+        engine._PRIVATE_REFS -= 1
+
+
+def test_summed_gradients_match_torch_when_buffers_share_tensors():
+    torch = require_torch()
+    values = np.array([0.5, -1.5, 2.0], dtype=np.float32)
+    grads = {}
+    for lib in (leafgrad, torch):
+        x = lib.tensor(values, requires_grad=True)
+        seen = []
+        a = x * 2.0
+        a.register_hook(lambda g: seen.append(g.clone()))
+        b = a + a  # one tensor for both edges into a's node
+        c = b + x  # and the same tensor again toward x
+        out = (c * x).sum() + (a * a).sum() + x.expand(2, 3).sum()
+        (g,) = lib.autograd.grad(out, x, retain_graph=True)
+        out.backward()
+        grads[lib.__name__] = (g.numpy(), x.grad.numpy(), [s.numpy() for s in seen])
+    ours, theirs = grads["leafgrad"], grads["torch"]
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    for mine, other in zip(ours[2], theirs[2]):
+        np.testing.assert_allclose(mine, other, rtol=1e-6)
+
+
 def test_grad_mode_is_thread_local():
     results = {}
 

@@ -23,6 +23,8 @@ READS = [
     "x[lib.tensor([[0], [2]]), lib.tensor([1, 2])]", "x[1:, [0, 2]]", "x[0, [True, False, True]]",
     # errors
     "x[3]", "x[0, 0, 0]", "x[[0, 5]]", "x[lib.tensor([0.5])]", "x[::-1]",
+    # a lone int (Tensor.__getitem__'s shortcut to select), at the edges and on a 0-d tensor
+    "x[-3]", "x[2]", "x[-4]", "x[True]", "x[1][2]", "x[1][-1][0]",
 ]
 
 

@@ -181,7 +181,7 @@ class _FunctionCopySlices(CopySlices):
         op_grads = list(self._op_node._apply(output_grads))
         region_grad = op_grads.pop(self._dirty_input)
         grad_base = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             if region_grad is None:
                 region_grad = region * 0
             grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
+
+import numpy as np
 
 from . import _record
 from . import anomaly_mode as _anomaly
+from ._fp_errors import loud as _loud, quiet as _quiet
+from .forward_ad import state as _dual_state
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
 
@@ -31,7 +36,7 @@ def _discover(roots: list[Node]) -> dict:
     stack = list(roots)
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child is None:
                 continue
             dependencies[child] = dependencies.get(child, 0) + 1
@@ -57,7 +62,7 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
             continue
         seen.add(node)
         order.append(node)
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child is None:
                 continue
             remaining[child] -= 1
@@ -68,13 +73,13 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
         if node in targets:
             needed.add(node)
             continue
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child in needed:
                 needed.add(node)
                 break
     pruned = {node: 0 for node in needed}
     for node in needed:
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child in needed:
                 pruned[child] += 1
     return pruned
@@ -171,7 +176,7 @@ def run_backward(
                         # (backward(inputs=...) on a non-leaf: its retain_grad hook, run
                         # above, has already stored the grad)
                 run = captured is None or (accumulate and type(node) is AccumulateGrad)
-                if not run and any(child in dependencies for child, _ in node.next_functions):
+                if not run and any(child in dependencies for child in node._next_nodes):
                     run = True
                 if run:
                     if anomaly:
@@ -187,7 +192,7 @@ def run_backward(
                         node._release()
             # Pass the results along the edges; queue children whose inputs are complete.
             position = -1
-            for child, output_nr in node.next_functions:
+            for child, output_nr in zip(node._next_nodes, node._next_nrs):
                 position += 1
                 if child is None:
                     continue
@@ -198,9 +203,12 @@ def run_backward(
                     grad = grads_in[position]
                     if grad is not None:
                         child_buffer = buffers.get(child)
-                        if child_buffer is None:
-                            buffers[child] = child_buffer = [None] * (output_nr + 1)
-                        _add_to_buffer(child_buffer, output_nr, grad)
+                        if child_buffer is None and output_nr == 0:
+                            buffers[child] = [grad]  # the usual case, without a call
+                        else:
+                            if child_buffer is None:
+                                buffers[child] = child_buffer = [None] * (output_nr + 1)
+                            _add_to_buffer(child_buffer, output_nr, grad)
                 dependencies[child] = count - 1
                 if count == 1:
                     push(ready, (-child._sequence_nr, ticket(), child))
@@ -223,7 +231,45 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
     while len(buffer) <= output_nr:
         buffer.append(None)
     previous = buffer[output_nr]
-    buffer[output_nr] = grad if previous is None else previous + grad
+    if previous is None:
+        buffer[output_nr] = grad
+    elif not _sum_in_place(previous, grad):
+        buffer[output_nr] = previous + grad
+
+
+# Note: summing gradients in place
+# A gradient arriving at an input that already has one is added to it. When nothing records
+# that sum (no create_graph, no forward-AD level) and the buffer's tensor is private to the
+# buffer (held by nothing else, its array not shared, owning its memory, writeable, same
+# dtype and shape), the sum is written into it instead of into a new tensor, as torch's
+# InputBuffer does: one ufunc call instead of an op. A leaf used at every step of a chain
+# (benchmarks/bench_chain.py) gets one such sum per use.
+# References to ``previous`` seen here: the buffer list, _add_to_buffer's local, this
+# function's argument and getrefcount's own; to its array: the tensor, the local ``data`` and
+# getrefcount's own. Calibrated by tests/autograd/test_engine.py
+# (test_gradients_are_summed_in_place_only_into_private_buffers).
+_PRIVATE_REFS = 4
+
+
+def _sum_in_place(previous, grad) -> bool:
+    if _grad_state.grad_enabled or _dual_state.active:
+        return False
+    data = previous._data
+    other = grad._data
+    if data.dtype is not other.dtype or data.shape != other.shape:
+        return False
+    # the tensor is held by the buffer alone, and its array by that tensor alone
+    if sys.getrefcount(previous) > _PRIVATE_REFS or sys.getrefcount(data) > 3:
+        return False
+    flags = data.flags  # (counted after: a flags object holds its array)
+    if not (flags.owndata and flags.writeable and flags.c_contiguous):
+        return False
+    token = _quiet()  # torch sums silently (see Note: floating-point warnings)
+    try:
+        np.add(data, other, out=data)
+    finally:
+        _loud(token)
+    return True
 
 
 def _run_hooked(node: Node, hookset, buffer: list):

@@ -46,6 +46,17 @@ FREED_MESSAGE = (
 _sequence = itertools.count()
 
 
+# Shared tuples of zeros for the usual ``_next_nrs`` (every edge to output 0).
+_ZEROS = tuple((0,) * n for n in range(9))
+
+
+def _output_numbers(numbers: tuple) -> tuple:
+    """``numbers``, or the shared tuple equal to it when every one is 0."""
+    if len(numbers) < len(_ZEROS) and not any(numbers):
+        return _ZEROS[len(numbers)]
+    return numbers
+
+
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
 
@@ -93,8 +104,15 @@ class Node:
     (``MulBackward0``), so ``type(y.grad_fn).__name__`` matches torch too.
     """
 
+    # Note: edges kept flat
+    # ``next_functions`` is stored as two tuples, the child nodes and their output numbers,
+    # and built as torch's tuple of pairs only when asked for. A pair per edge would be one
+    # more object per edge for the cyclic garbage collector to traverse while the graph is
+    # alive (each collection of the oldest generation walks every live node): on the
+    # 100,000-op chain of benchmarks/bench_chain.py that traversal was most of the forward.
     __slots__ = (
-        "next_functions",
+        "_next_nodes",
+        "_next_nrs",
         "_sequence_nr",
         "_saved",
         "_params",
@@ -112,6 +130,15 @@ class Node:
         self._hookset = None
         if _anomaly_state.enabled:
             record_node(self)
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges) -> None:
+        self._next_nodes = tuple([node for node, _ in edges])
+        self._next_nrs = _output_numbers(tuple([output_nr for _, output_nr in edges]))
 
     # Set where torch's name() differs from the class name (torch::autograd::CopyBackwards).
     qualified_name = None
@@ -226,13 +253,13 @@ class SavedTensor:
     kept as data plus version counter and rebuilt, pointing at the node, when unpacked.
     """
 
-    __slots__ = ("tensor", "data", "version_counter", "version", "output_nr")
+    __slots__ = ("tensor", "data", "_counter", "version", "output_nr")
 
     # Set by tensor.py: builds the tensor an unpacked output is, ``(data, counter, node, nr)``.
     rebuild_output: Callable = None
 
     def __init__(self, tensor, is_output: bool = False):
-        counter = tensor._version_counter()
+        counter = tensor._vc
         if (counter is INFERENCE_VC or counter is INFERENCE_DETACHED) \
                 and not _grad_state.inference:
             raise RuntimeError(
@@ -240,31 +267,47 @@ class SavedTensor:
                 "created in inference mode in computation tracked by autograd. To work around "
                 "this, you can make a clone to get a normal tensor and use it in autograd, or "
                 "use `torch.no_grad()` instead of `torch.inference_mode()`.")
-        self.version_counter = counter
-        self.version = counter[0]
         if is_output:
+            counter = tensor._version_counter()
+            self._counter = counter
+            self.version = counter[0]
             self.tensor = None
             self.data = tensor._data
             self.output_nr = tensor._output_nr
         else:
+            # A kept input is asked for its counter when unpacked, so a tensor never modified
+            # in place needs none (a counter is one more object per op for the collector; see
+            # Note: edges kept flat). A tensor's counter, once made, is never replaced.
+            counter = tensor._vc
+            self._counter = None
+            self.version = 0 if counter is None else counter[0]
             self.tensor = tensor
             self.data = None
             self.output_nr = None
 
+    @property
+    def version_counter(self) -> list:
+        counter = self._counter
+        return counter if counter is not None else self.tensor._version_counter()
+
     def unpack(self, node: Node):
-        if self.output_nr is not None:
-            tensor = SavedTensor.rebuild_output(self.data, self.version_counter, node, self.output_nr)
-            where = (node, self.output_nr)
-        else:
+        output_nr = self.output_nr
+        if output_nr is None:
             tensor = self.tensor
+            counter = self._counter if self._counter is not None else tensor._vc
+            now = 0 if counter is None else counter[0]
+            if now == self.version:
+                return tensor
             # torch names the tensor's history as it is now, not as it was when saved.
             fn = tensor._grad_fn
             where = None if fn is None else (fn, tensor._output_nr)
-        if self.version_counter[0] != self.version:
-            raise RuntimeError(
-                _modified_message(tensor, where, self.version_counter[0], self.version)
-            )
-        return tensor
+        else:
+            tensor = SavedTensor.rebuild_output(self.data, self._counter, node, output_nr)
+            now = self._counter[0]
+            if now == self.version:
+                return tensor
+            where = (node, output_nr)
+        raise RuntimeError(_modified_message(tensor, where, now, self.version))
 
 
 def _modified_message(tensor, where, now: int, expected: int) -> str:

@@ -35,6 +35,9 @@ def result_np_dtype(*operands) -> np.dtype:
     return _dtype.result_type(*wrapped).np
 
 
+_EXACT_INT = 2**53  # every int up to this converts to float64 exactly, and once to float32/16
+
+
 def binary(a, b):
     """Cast array operands to the dtype torch computes ``a op b`` in; scalars stay weak."""
     a_is_array = isinstance(a, np.ndarray)
@@ -44,8 +47,13 @@ def binary(a, b):
             check_broadcast(a.shape, b.shape)
         if a.dtype == b.dtype:
             return a, b
-    elif a_is_array and type(b) is float and a.dtype.kind == "f":
-        return a, b  # the hot case: float tensor with a Python float
+    elif a_is_array and a.dtype.kind == "f":
+        # The hot cases: a float tensor with a Python float, or with an int small enough that
+        # NumPy's weak-scalar conversion gives exactly target.type(b) (torch keeps the tensor's
+        # dtype for both, as NumPy does). Skips result_np_dtype's general ranking (~1 us).
+        kind = type(b)
+        if kind is float or (kind is int and -_EXACT_INT <= b <= _EXACT_INT):
+            return a, b
     target = result_np_dtype(a, b)
     if a_is_array:
         if a.dtype != target:

@@ -165,7 +165,7 @@ class CopySlices(Node):
         region = replay(grad, self._steps)
         op_grads = self._op_node._apply([region])
         grad_base = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             region_grad = op_grads[0] if op_grads[0] is not None else region * 0
             grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)
         return (grad_base,) + tuple(op_grads[1:])

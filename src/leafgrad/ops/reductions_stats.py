@@ -132,7 +132,7 @@ class _Moments(MultiOutput):
         # Note: Op._record hands multi-output results back before it applies ``saves``, so
         # these ops save their input (and std_mean its std output) themselves.
         outputs = super()._wrap_outputs(arrays, args, node)
-        if node.next_functions[0][0] is not None:
+        if node._next_nodes[0] is not None:
             node._saved["self"] = SavedTensor(args[0])
             if cls.with_std:
                 node._saved["result0"] = SavedTensor(outputs[0], True)

@@ -16,43 +16,16 @@ import numpy as np
 from .._alloc import alloc_error as _alloc_error
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
 from ..autograd._vmap_state import state as _vmap_state
+from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floating-point warnings
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor, _sequence
+from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
 __all__ = ["Op", "register", "OPS", "plain_backward"]
 
-# Note: floating-point warnings
-# torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
-# `with np.errstate(all="ignore")` around each forward costs ~1.5 us, most of a small op's
-# budget (benchmarks/bench_core.py), and a warnings filter is undone by any user who resets the
-# filters. So forwards run with NumPy's error state switched straight through the context
-# variable np.errstate itself sets (~0.15 us), falling back to np.errstate on NumPy versions
-# that lack it. The user's own NumPy calls keep their error state.
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _errors
-
-    with np.errstate(all="ignore"):
-        _IGNORE_ALL = _errors.get()
-
-    def _quiet():
-        return _errors.set(_IGNORE_ALL)
-
-    def _loud(token) -> None:
-        _errors.reset(token)
-
-except ImportError:  # pragma: no cover - other NumPy layouts
-
-    def _quiet():
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def _loud(state) -> None:
-        state.__exit__(None, None, None)
-
 _NO_EDGE = (None, 0)
+_new = object.__new__
 _ops: dict[str, type] = {}
 OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
 
@@ -117,8 +90,13 @@ class Op(Node):
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
+    _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._plain_result = not cls.is_view and not cls.multi_output
 
     @staticmethod
     def forward(ctx, *args, **params):  # pragma: no cover - every op overrides
@@ -139,7 +117,7 @@ class Op(Node):
         return value.unpack(self) if type(value) is SavedTensor else value
 
     def needs_grad(self, index: int) -> bool:
-        return self.next_functions[index][0] is not None
+        return self._next_nodes[index] is not None
 
     def input_shape(self, index: int = 0) -> tuple:
         return self._input_meta[index][0]
@@ -163,7 +141,18 @@ class Op(Node):
             for arg in args:
                 if isinstance(arg, Tensor) and arg._requires_grad:
                     return cls._record(args, params)
-        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+        # Unrecorded (every op of a plain backward pass too): unwrap the arguments without a
+        # comprehension's frame for the usual one or two.
+        count = len(args)
+        if count == 2:
+            a, b = args
+            arrays = (a._data if isinstance(a, Tensor) else a,
+                      b._data if isinstance(b, Tensor) else b)
+        elif count == 1:
+            a = args[0]
+            arrays = (a._data if isinstance(a, Tensor) else a,)
+        else:
+            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
         token = _quiet()
         try:
             out = cls.forward(None, *arrays, **params)
@@ -171,6 +160,8 @@ class Op(Node):
             raise _alloc_error(error) from None
         finally:
             _loud(token)
+        if cls._plain_result:
+            return _wrap(out)
         if cls.is_view:
             if cls.multi_output:
                 return tuple(
@@ -178,22 +169,23 @@ class Op(Node):
                     for i, o in enumerate(out)
                 )
             return _wrap_view(out, args[0], False, None, (cls, params))
-        if cls.multi_output:
-            return tuple(_wrap(o) for o in out)
-        return _wrap(out)
+        return tuple(_wrap(o) for o in out)
 
     @classmethod
     def _record(cls, args: tuple, params: dict) -> Tensor:
-        node = cls.__new__(cls)
+        # The hot path of every recorded op: plain loops, no helper calls where a line does.
+        node = _new(cls)
         node._sequence_nr = next(_sequence)
         node._saved = {}
         node._params = params
         node._hookset = None
         if _anomaly_state.enabled:
             _anomaly_record(node)
-        edges = []
+        children = []  # see Note: edges kept flat (autograd/graph.py)
+        numbers = []
         meta = []
         arrays = []
+        numbered = False  # some edge leads to an output other than 0
         for arg in args:
             if isinstance(arg, Tensor):
                 if arg._base is not None and arg._view_src is not arg._base._grad_fn:
@@ -203,15 +195,27 @@ class Op(Node):
                 meta.append((data.shape, data.dtype))
                 if arg._requires_grad:
                     fn = arg._grad_fn
-                    edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
-                else:
-                    edges.append(_NO_EDGE)
+                    if fn is not None:
+                        children.append(fn)
+                        output_nr = arg._output_nr
+                        numbers.append(output_nr)
+                        if output_nr:
+                            numbered = True
+                        continue
+                    acc = arg._acc  # the leaf's accumulator, if a live graph holds it
+                    fn = acc() if acc is not None else None
+                    children.append(fn if fn is not None else arg._accumulator())
+                    numbers.append(0)
+                    continue
             else:
                 arrays.append(arg)
                 meta.append(None)
-                edges.append(_NO_EDGE)
-        node.next_functions = edges = tuple(edges)
-        node._input_meta = meta
+            children.append(None)
+            numbers.append(0)
+        node._next_nodes = children = tuple(children)
+        count = len(numbers)
+        node._next_nrs = _ZEROS[count] if count < len(_ZEROS) and not numbered else tuple(numbers)
+        node._input_meta = tuple(meta)  # a tuple: untracked by the collector once seen
         token = _quiet()
         try:
             out = cls.forward(node, *arrays, **params)
@@ -230,10 +234,9 @@ class Op(Node):
         else:
             result = _wrap(out, True, node)
         saved = node._saved
-        count = len(edges)
         for name, index, needing in cls._save_plan:
             for i in needing:
-                if i < count and edges[i][0] is not None:
+                if i < count and children[i] is not None:
                     break
             else:
                 saved.pop(name, None)  # no gradient that needs it is computed
@@ -251,11 +254,11 @@ class Op(Node):
     def _save_inputs(cls, node: "Op", args: tuple) -> None:
         """``saves`` for multi-output ops (inputs only; outputs are kept by the op itself)."""
         saved = node._saved
-        edges = node.next_functions
+        children = node._next_nodes
         for name, index, needing in cls._save_plan:
             if index is None or index < 0:
                 continue
-            if any(i < len(edges) and edges[i][0] is not None for i in needing):
+            if any(i < len(children) and children[i] is not None for i in needing):
                 value = args[index]
                 saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
 
@@ -285,12 +288,15 @@ class Op(Node):
         if type(results) is not tuple:
             results = (results,)
         fixed = []
-        for index, (result, meta) in enumerate(zip(results, self._input_meta)):
-            if result is None or meta is None or self.next_functions[index][0] is None:
+        index = -1
+        for result, meta, child in zip(results, self._input_meta, self._next_nodes):
+            index += 1
+            if result is None or meta is None or child is None:
                 fixed.append(None)
                 continue
             shape, dtype = meta
-            if result._data.shape != shape:
+            data = result._data
+            if data.shape != shape:
                 if not self.broadcasts:
                     raise RuntimeError(
                         f"Function {self.name()} returned an invalid gradient at index {index} - "
@@ -298,7 +304,8 @@ class Op(Node):
                         f"{list(shape)}"
                     )
                 result = _sum_to(result, shape)
-            if result._data.dtype != dtype:
+                data = result._data
+            if data.dtype is not dtype and data.dtype != dtype:
                 result = result.to(_np_to_dtype(dtype))
             fixed.append(result)
         return tuple(fixed)
