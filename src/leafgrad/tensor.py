@@ -17,6 +17,7 @@ from ._device import device as _device_cls, CPU as _CPU
 from .autograd import _record
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
+from .autograd import graph as _graph
 from .autograd.graph import AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
@@ -1177,6 +1178,8 @@ def _wrap_dim(dim: int, ndim: int) -> int:
         )
     return dim + bound if dim < 0 else dim
 
+
+_graph.tensor_class = Tensor  # for the engine's checks of hook results
 
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.

@@ -14,7 +14,7 @@ import itertools
 
 from . import _record
 from .grad_mode import state as _grad_state
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
 
 __all__ = ["run_backward"]
 
@@ -88,6 +88,7 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
                 if _observer is not None:
                     _observer.hook(hookset, "tensor hook", fn, (buffer[output_nr],), result)
                 if result is not None:
+                    check_hook_value(fn, buffer[output_nr], result)  # Note: hook results
                     buffer[output_nr] = result
     retains = hookset.retains_grad
     if retains:
@@ -218,13 +219,16 @@ def _run_hooked(node: Node, hookset, buffer: list):
             if _observer is not None:
                 _observer.hook(hookset, "prehook", fn, tuple(buffer), result)
             if result is not None:
-                buffer = list(result)
-    grads_in = node._apply(buffer)
+                buffer = list(check_hook_values(fn, tuple(buffer), result))
+    if _any_grad(buffer):
+        grads_in = node._apply(buffer)
+    else:  # the pre-hooks replaced every gradient with None: torch's backward gives None too
+        grads_in = (None,) * len(node.next_functions)
     if hookset.post:
         for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
             if _observer is not None:
                 _observer.hook(hookset, "hook", fn, tuple(grads_in), result)
             if result is not None:
-                grads_in = tuple(result)
+                grads_in = check_hook_values(fn, tuple(grads_in), result)
     return grads_in

@@ -245,6 +245,52 @@ class SavedTensor:
         return tensor
 
 
+# Note: hook results
+# What a hook returns replaces a gradient only after torch's checks (python_hook.cpp): a tensor
+# hook must return None or a tensor of the same type (dtype) and size as the gradient it saw; a
+# node hook must return None or a tuple with one entry per gradient, each checked the same way,
+# and may not put a value where the gradient was None. A failed check raises before anything is
+# replaced or accumulated.
+
+# Set by tensor.py: the Tensor class (this module does not import it).
+tensor_class: type = None
+
+
+def hook_name(fn) -> str:
+    return getattr(fn, "__name__", "<unknown>")
+
+
+def check_hook_value(fn, original, result) -> None:
+    """Raise torch's error if ``result`` may not replace the gradient ``original``."""
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, tensor_class):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    was, got = original._data, result._data
+    if was.dtype != got.dtype:
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has changed the type of value (was "
+            f"torch.{original.dtype._legacy}Tensor got torch.{result.dtype._legacy}Tensor)"
+        )
+    if was.shape != got.shape:
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value")
+
+
+def check_hook_values(fn, originals: tuple, result) -> tuple:
+    """Check a node hook's result (a tuple replacing ``originals``); return it as a tuple."""
+    if type(result) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(originals)})"
+        )
+    for original, value in zip(originals, result):
+        if value is not None:
+            check_hook_value(fn, original, value)
+    return result
+
+
 def _modified_message(tensor, where, now: int, expected: int) -> str:
     shape = ", ".join(str(s) for s in tensor.shape)
     text = ""
