@@ -281,25 +281,6 @@ def test_bernoulli_errors_match_and_leave_the_same_state():
                             lambda: torch.empty(shape).bernoulli_(torch.from_numpy(p)))
 
 
-def test_mkl_bernoulli_path_is_the_mcg31_stream(monkeypatch):
-    """Intel CPUs: torch's bernoulli_(float) runs MKL's MCG31 generator seeded with one
-    mt19937 word (this machine may not be Intel, so the stream is checked against its
-    definition, x_{k+1} = 1132489760 x_k mod 2**31 - 1, and the uniform x / m in float32)."""
-    monkeypatch.setattr(_random, "_INTEL", True)
-    generator = _random.Generator().manual_seed(77)
-    seed_word = int(_random.Generator().manual_seed(77)._words(1)[0])
-    ours = _random.bernoulli(0.37, (3000,), np.float32, generator=generator)
-    x = seed_word % (2**31 - 1) or 1
-    expected = []
-    for _ in range(3000):
-        expected.append(1.0 if np.float32(x / (2**31 - 1)) < np.float32(0.37) else 0.0)
-        x = x * 1132489760 % (2**31 - 1)
-    assert ours.tolist() == expected
-    reference = _random.Generator().manual_seed(77)
-    reference._words(1)  # exactly one word consumed
-    assert_same(generator.get_state(), reference.get_state())
-
-
 # -- the stream across calls and generators -------------------------------------------------------
 
 

@@ -85,21 +85,8 @@ def _cpu_capability() -> str:
     return "avx2" if features.get("AVX2") and features.get("FMA3") else "default"
 
 
-def _cpu_vendor_is_intel() -> bool:
-    """torch's bernoulli_(float) takes an MKL path on Intel CPUs only (see ``bernoulli``)."""
-    try:
-        with open("/proc/cpuinfo") as file:
-            for line in file:
-                if line.startswith("vendor_id"):
-                    return "GenuineIntel" in line
-    except OSError:
-        pass
-    return "GenuineIntel" in platform.processor()
-
-
 _CAPABILITY = _cpu_capability()
 _FUSED_UNIFORM = _CAPABILITY == "avx2" or not _X86
-_INTEL = _cpu_vendor_is_intel()
 
 
 # -- the generator ------------------------------------------------------------------------------
@@ -924,9 +911,10 @@ def bernoulli(p, shape, np_dtype, generator=None) -> np.ndarray:
     ``shape``: a float64 array compares 53-bit uniforms in float64, any other float array 24-bit
     uniforms in float32, exactly as torch's kernels do.
 
-    Note: on Intel CPUs torch's bernoulli_(float) uses MKL's own generator seeded from one
-    mt19937 word (``_bernoulli_mkl``); on other CPUs it uses mt19937 directly. Both are replayed,
-    chosen by the CPU vendor as torch chooses.
+    torch 2.13's bernoulli_(float) draws one 53-bit uniform per element from mt19937 on every
+    CPU. (Older releases ran MKL's MCG31 generator on Intel CPUs; checked on an Intel Xeon with
+    torch 2.13, whose cpuinfo reports the Intel vendor: values and generator state follow the
+    mt19937 path.)
     """
     dtype = np.dtype(np_dtype)
     shape = tuple(shape)
@@ -939,10 +927,7 @@ def bernoulli(p, shape, np_dtype, generator=None) -> np.ndarray:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_format(p)}")
     if count == 0:
         return np.empty(shape, dtype=dtype)
-    if _INTEL:
-        hits = _bernoulli_mkl(gen, count, p, dtype)
-    else:
-        hits = _uniform53(gen, count) < p
+    hits = _uniform53(gen, count) < p
     return hits.astype(dtype).reshape(shape)
 
 
@@ -986,39 +971,6 @@ def _expand_message(small, target, dtype) -> str:
                     f"{index + offset}.  Target sizes: {list(target)}.  Tensor sizes: "
                     f"{list(small)}")
     return "expand failed"
-
-
-_MCG31_MODULUS = 2**31 - 1
-_MCG31_MULTIPLIER = 1132489760
-
-
-def _mcg31(seed: int, count: int) -> np.ndarray:
-    """MKL's VSL_BRNG_MCG31 stream x_k = x_0 * a**k mod (2**31 - 1), x_0 = seed mod m (0 -> 1).
-
-    The powers of a are built by doubling: [a**0 .. a**(L-1)] * a**L gives the next L.
-    Products of two residues stay below 2**62, so int64 holds them exactly.
-    """
-    powers = np.ones(1, dtype=np.int64)
-    while powers.size < count:
-        step = pow(_MCG31_MULTIPLIER, powers.size, _MCG31_MODULUS)
-        powers = np.concatenate([powers, powers * step % _MCG31_MODULUS])
-    first = seed % _MCG31_MODULUS or 1
-    return powers[:count] * first % _MCG31_MODULUS
-
-
-def _bernoulli_mkl(gen: Generator, count: int, p: float, dtype=None) -> np.ndarray:
-    """torch's bernoulli_(float) on Intel CPUs: MKL's viRngBernoulli (ICDF method) on an MCG31
-    stream seeded with one mt19937 word; torch's parallel chunks skip ahead in that one stream.
-
-    MKL compares in float32: ``float32(x / m) < float32(p)``. Checked against MKL 2026.2's
-    own viRngBernoulli (through ctypes, every instruction-set path) on adversarial p; torch 2.13
-    links MKL 2024.2. Not checked against torch itself: that needs an Intel CPU.
-    """
-    seed = int(gen._words(1)[0])
-    if dtype == np.float16:  # that kernel's dispatch list has no Half (the seed is drawn first)
-        raise _not_implemented("bernoulli_scalar_cpu_", dtype)
-    uniforms = (_mcg31(seed, count) / _MCG31_MODULUS).astype(np.float32)
-    return uniforms < np.float32(p)
 
 
 def multinomial(probabilities: np.ndarray, num_samples: int, replacement: bool,

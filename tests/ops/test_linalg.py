@@ -400,7 +400,7 @@ def _observe(lib, program):
     names = {
         "lib": lib, "r23": lib.ones(2, 3), "i22": lib.tensor([[1, 2], [3, 4]]),
         "v3": lib.ones(3), "sing2": lib.tensor([[1.0, 2.0], [2.0, 4.0]]),
-        "sing3": lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),
+        "sing3": lib.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [7.0, 8.0, 9.0]]),
     }
     try:
         result = eval(program, names)
