@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from typing import Any, Callable
 
 __all__ = ["Node", "Hooks", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
@@ -186,11 +187,17 @@ class Node:
 class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_lock")
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        # Note: concurrent accumulation. Threads running backward into the same leaf share
+        # this node (tensor.py creates it under a lock) and take turns on its lock, as on
+        # torch's per-accumulator mutex: the read-add-write of .grad, including the first
+        # assignment and NumPy's in-place add (which releases the GIL on large arrays), is
+        # atomic per leaf. Post-accumulate hooks run inside it, as in torch.
+        self._lock = threading.Lock()
         # Note: execution order. Accumulators run before any other ready node.
         self._sequence_nr = float("inf")
         # Hooks registered on the leaf run as this node's tensor pre-hooks (same dict object).
@@ -200,7 +207,16 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def _apply(self, grads: list) -> tuple:
-        self.variable._accumulate_grad(grads[0])
+        variable = self.variable
+        with self._lock:
+            variable._accumulate_grad(grads[0])
+            hooks = variable._post_accumulate_hooks()
+            if hooks:
+                for fn in list(hooks.values()):
+                    result = fn(variable)
+                    if result is not None and result is not variable:
+                        check_hook_value(fn, variable, result)  # Note: hook results
+                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 
