@@ -11,16 +11,39 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 
 from . import _record
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "current_task"]
 
 # Set by ``autograd.trace()`` while it records (None otherwise, so the engine pays one check per
 # node); it is told of each node run, accumulation, hook call and freed buffer, in order.
 _observer = None
+
+
+class _Task:
+    """What hooks may ask about the backward running in this thread (torch's graph task)."""
+
+    __slots__ = ("id", "nodes", "partial", "accumulates")
+
+    def __init__(self, nodes: dict, partial: bool, accumulates: bool):
+        self.id = next(_task_ids)
+        self.nodes = nodes  # every node this backward will reach (after pruning to inputs)
+        self.partial = partial  # inputs= or autograd.grad: torch's checkpoint-invalid case
+        self.accumulates = accumulates  # False under autograd.grad
+
+
+_task_ids = itertools.count()
+_running = threading.local()  # .tasks: the backward calls running in this thread, innermost last
+
+
+def current_task() -> _Task | None:
+    """The innermost backward running in this thread, or None outside backward."""
+    tasks = getattr(_running, "tasks", None)
+    return tasks[-1] if tasks else None
 
 
 def _discover(roots: list[Node]) -> dict:
@@ -148,6 +171,10 @@ def run_backward(
     previous_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
     pop, push, get_count = heapq.heappop, heapq.heappush, dependencies.get
+    tasks = getattr(_running, "tasks", None)
+    if tasks is None:
+        tasks = _running.tasks = []
+    tasks.append(_Task(dependencies, inputs is not None, accumulate))
     try:
         while ready:
             node = pop(ready)[2]
@@ -197,6 +224,7 @@ def run_backward(
                     push(ready, (-child._sequence_nr, ticket(), child))
     finally:
         _grad_state.grad_enabled = previous_mode
+        tasks.pop()
     return results
 
 

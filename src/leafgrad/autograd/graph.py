@@ -17,7 +17,22 @@ import re
 import threading
 from typing import Any, Callable
 
-__all__ = ["Node", "Hooks", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
+__all__ = [
+    "Node",
+    "Hooks",
+    "AccumulateGrad",
+    "SavedTensor",
+    "RemovableHandle",
+    "FREED_MESSAGE",
+    "GradientEdge",
+    "get_gradient_edge",
+    "increment_version",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "register_multi_grad_hook",
+    "allow_mutation_on_saved_tensors",
+]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -220,6 +235,20 @@ class AccumulateGrad(Node):
         return ()
 
 
+# Note: saved-tensor hooks
+# Inside ``saved_tensors_hooks(pack, unpack)`` a SavedTensor keeps ``pack(tensor)`` instead of
+# the tensor and calls ``unpack`` on it when the backward needs the value (graph_hooks.py). The
+# stack of hook pairs is per thread, as in torch; ``hooks_entered`` counts the pairs entered in
+# any thread so that saving pays one global read while no hooks exist anywhere.
+class _SavedHooksState(threading.local):
+    stack: tuple = ()  # (pack, unpack) pairs, innermost last
+    disabled: str | None = None  # disable_saved_tensors_hooks' message while it is active
+
+
+saved_hooks_state = _SavedHooksState()
+hooks_entered = 0
+
+
 class SavedTensor:
     """A tensor kept by a node for its backward, with the version it had when saved.
 
@@ -227,12 +256,18 @@ class SavedTensor:
     kept as data plus version counter and rebuilt, pointing at the node, when unpacked.
     """
 
-    __slots__ = ("tensor", "data", "version_counter", "version", "output_nr")
+    # With saved-tensor hooks (graph_hooks.py) ``tensor`` and ``data`` are None and the slots
+    # after ``output_nr`` hold what the pack hook returned and how to rebuild the tensor.
+    __slots__ = ("tensor", "data", "version_counter", "version", "output_nr",
+                 "packed", "unpack_hook", "history")
 
     # Set by tensor.py: builds the tensor an unpacked output is, ``(data, counter, node, nr)``.
     rebuild_output: Callable = None
 
     def __init__(self, tensor, is_output: bool = False):
+        if hooks_entered and saved_hooks_state.stack:  # Note: saved-tensor hooks
+            graph_hooks.pack(self, tensor, is_output)
+            return
         counter = tensor._version_counter()
         self.version_counter = counter
         self.version = counter[0]
@@ -246,6 +281,8 @@ class SavedTensor:
             self.output_nr = None
 
     def unpack(self, node: Node):
+        if self.tensor is None and self.data is None:
+            return graph_hooks.unpack(self, node)
         if self.output_nr is not None:
             tensor = SavedTensor.rebuild_output(self.data, self.version_counter, node, self.output_nr)
             where = (node, self.output_nr)
@@ -321,3 +358,16 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+
+
+from . import graph_hooks  # noqa: E402  (it builds on the classes above)
+from .graph_hooks import (  # noqa: E402,F401  (torch.autograd.graph's public names)
+    GradientEdge,
+    allow_mutation_on_saved_tensors,
+    disable_saved_tensors_hooks,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
