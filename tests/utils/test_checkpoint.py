@@ -309,3 +309,47 @@ def grad_mode_and_outputs(lib, note):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_matches_torch(name):
     assert observe(PROGRAMS[name], leafgrad) == observe(PROGRAMS[name], torch)
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_segment_inputs_are_freed_during_backward(reentrant):
+    # Each checkpointed segment's input is released once its segment's backward has run, not
+    # at the end: a Function's ctx.to_save used to keep it (torch sets it to None once saved).
+    seen = []
+
+    def segment(t):
+        return (t * 2).relu()
+
+    x = leafgrad.ones(8, requires_grad=True)
+    hidden = [x]
+    for _ in range(3):
+        hidden.append(checkpoint(segment, hidden[-1], use_reentrant=reentrant))
+    refs = [weakref.ref(h) for h in hidden[1:-1]]
+    loss = hidden[-1].sum()
+    del hidden
+
+    def check(grad):
+        gc.collect()
+        seen.append([ref() is None for ref in refs])
+
+    x.register_hook(check)
+    loss.backward()
+    assert seen == [[True, True]]
+
+
+def test_function_to_save_is_none_after_forward_as_in_torch():
+    def program(lib, note):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        y = Double.apply(lib.ones(2, requires_grad=True))
+        note(lambda: y.grad_fn.to_save)
+
+    assert observe(program, leafgrad) == observe(program, torch)
