@@ -554,3 +554,31 @@ def test_unpacked_saved_tensor_of_a_leaf_accumulates_into_the_leaf():
     assert saved.is_leaf and saved.requires_grad
     (saved * 3).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_gradient_edges_as_inputs_and_outputs():
+    def program(lib, note):
+        edge = lib.autograd.graph.get_gradient_edge
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        z = y.sum()
+        note(lambda: _values(lib.autograd.grad(z, edge(x), retain_graph=True)[0]))
+        note(lambda: _values(lib.autograd.grad(z, edge(y), retain_graph=True)[0]))
+        note(lambda: [_values(g) for g in lib.autograd.grad(z, [x, edge(y)],
+                                                             retain_graph=True)])
+        note(lambda: _values(lib.autograd.grad(edge(y), x, grad_outputs=lib.ones(2),
+                                               retain_graph=True)[0]))
+        note(lambda: lib.autograd.grad(edge(y), x, retain_graph=True))  # non-scalar: error
+        z.backward(inputs=[edge(x)], retain_graph=True)
+        note(lambda: _values(x.grad))
+        z.backward(inputs=[edge(y)], retain_graph=True)
+        note(lambda: _values(x.grad))
+        other = lib.ones(2, requires_grad=True)
+        note(lambda: lib.autograd.grad(z, edge(other), retain_graph=True))
+        note(lambda: lib.autograd.grad(z, edge(other), retain_graph=True, allow_unused=True))
+        note(lambda: lib.autograd.grad(z, edge(other), retain_graph=True,
+                                       materialize_grads=True))
+        lib.autograd.backward(edge(y), lib.ones(2))
+        note(lambda: _values(x.grad))
+
+    assert observe(program, leafgrad) == observe(program, torch)
