@@ -7,6 +7,7 @@ allow_mutation_on_saved_tensors; removable handles."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import leafgrad
@@ -540,6 +541,34 @@ def allow_mutation_on_saved_tensors_rules(lib, note):
         note(lambda: "reusable after a failed nesting")
 
 
+@program
+def raw_saved_tensor_register_hooks(lib, note):
+    events = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    raw = y.grad_fn._raw_saved_result
+    note(lambda: raw.register_hooks(
+        lambda t: events.append(("pack", t.grad_fn, t.requires_grad, t.is_leaf)) or t * 2,
+        lambda p: events.append("unpack") or p))
+    note(lambda: raw.register_hooks(lambda t: t, lambda p: p))
+    note(lambda: _values(y.grad_fn._saved_result))
+    note(lambda: y.grad_fn._saved_result.grad_fn.name())
+    y.sum().backward()
+    note(lambda: _values(x.grad))
+    x.grad = None
+    z = x.sin()
+    z.grad_fn._raw_saved_self.register_hooks(
+        lambda t: events.append(("pack self", t.is_leaf, t.requires_grad)) or t.detach(),
+        lambda p: p * 3)
+    note(lambda: _values(z.grad_fn._saved_self))
+    note(lambda: z.grad_fn._saved_self.requires_grad)
+    z.sum().backward()
+    note(lambda: _values(x.grad))
+    note(lambda: events)
+    w = x.sin()
+    note(lambda: w.grad_fn._raw_saved_self.register_hooks(1, 2))
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_matches_torch(name):
     assert observe(PROGRAMS[name], leafgrad) == observe(PROGRAMS[name], torch)
@@ -582,3 +611,20 @@ def test_gradient_edges_as_inputs_and_outputs():
         note(lambda: _values(x.grad))
 
     assert observe(program, leafgrad) == observe(program, torch)
+
+
+def test_drawing_and_tracing_a_graph_with_packed_saved_tensors():
+    # leafgrad's own tools: a saved tensor held by a pack hook shows as "packed", sizes unknown
+    x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+    with leafgrad.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda p: p):
+        y = (x * x).sin()
+    view = leafgrad.viz.draw(y)
+    states = [entry["state"] for node in view.nodes for entry in node.get("saved", [])]
+    assert states and set(states) == {"packed"}
+    with leafgrad.autograd.trace() as recorded:
+        y.sum().backward()
+    freed = [event for event in recorded.events if event["kind"] == "free"]
+    assert {event["node"] for event in freed} >= {"SinBackward0", "MulBackward0"}
+    assert all(event["bytes"] == 0 for event in freed)  # packed: nothing leafgrad can size
+    values = x.detach().numpy()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * values * np.cos(values ** 2), rtol=1e-6)

@@ -136,6 +136,12 @@ class Node:
 
     def __getattr__(self, attr: str) -> Any:
         # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
+        if attr.startswith("_raw_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            if isinstance(saved.get(attr[11:]), SavedTensor):
+                return graph_hooks.RawSavedTensor(self, attr[11:])
         if attr.startswith("_saved_"):
             key = attr[7:]
             saved = object.__getattribute__(self, "_saved")

@@ -50,11 +50,12 @@ _count_lock = threading.Lock()  # guards graph.hooks_entered (entered from any t
 
 
 # -- saved-tensor hooks ---------------------------------------------------------------------------
-def pack(saved, tensor, is_output: bool) -> None:
-    """Fill ``saved`` (a SavedTensor) from the innermost pack hook's result."""
+def pack(saved, tensor, is_output: bool, hooks: tuple | None = None) -> None:
+    """Fill ``saved`` (a SavedTensor) from the pack hook's result (``hooks``, else the
+    innermost pair in effect)."""
     counter = tensor._version_counter()
     version = counter[0]
-    pack_hook, unpack_hook = _graph.saved_hooks_state.stack[-1]
+    pack_hook, unpack_hook = hooks or _graph.saved_hooks_state.stack[-1]
     previous = _grad_state.grad_enabled
     _grad_state.grad_enabled = False  # torch runs pack hooks with grad mode off
     try:
@@ -102,6 +103,58 @@ def unpack(saved, node):
     if grad_fn is None:
         rebuilt._acc = accumulator  # gradients reach the saved leaf's .grad
     return rebuilt
+
+
+class RawSavedTensor:
+    """What ``grad_fn._raw_saved_<name>`` returns: one saved tensor, to unpack or to give a
+    pair of hooks of its own (``register_hooks``: pack runs at once, unpack on each use)."""
+
+    def __init__(self, node, name: str):
+        self._node = node
+        self._name = name
+
+    def _saved(self):
+        saved = self._node._saved
+        return None if saved is None else saved[self._name]
+
+    def unpack(self):
+        saved = self._saved()
+        if saved is None:
+            raise RuntimeError(_graph.FREED_MESSAGE)
+        return saved.unpack(self._node)
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:"
+            )
+        saved = self._saved()
+        if saved is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        if saved.tensor is None and saved.data is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        from ..tensor import _wrap
+
+        output_nr = saved.output_nr
+        tensor = saved.unpack(self._node)
+        plain = _wrap(tensor._data)  # torch's pack hook sees the bare data here, no history
+        plain._vc = tensor._version_counter()
+        hooked = object.__new__(_graph.SavedTensor)
+        pack(hooked, plain, False, (pack_hook, unpack_hook))
+        hooked.output_nr = output_nr
+        if output_nr is None and tensor._requires_grad:
+            hooked.history = (tensor._grad_fn, tensor._output_nr, tensor._acc)
+        self._node._saved[self._name] = hooked
 
 
 class saved_tensors_hooks:
