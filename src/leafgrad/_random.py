@@ -34,6 +34,7 @@ import math
 import os
 import platform
 import secrets
+import threading
 import warnings
 
 import numpy as np
@@ -142,11 +143,26 @@ class Generator:
         from ._device import CPU
 
         self.device = CPU
+        # Note: one draw at a time. Every draw (a whole kernel call: uniform, normal, randint,
+        # ...) and every state read/write holds this lock, as torch's kernels hold the
+        # generator's mutex: draws from several threads interleave whole, so together they
+        # are a permutation of the sequential stream's draws. Reentrant: a draw may call
+        # another under it.
+        self._lock = threading.RLock()
         self._bitgen = np.random.MT19937(0)
         self._reseed(_DEFAULT_SEED)
 
     def __repr__(self) -> str:
         return f"<leafgrad.Generator object at {id(self):#x}>"
+
+    def __getstate__(self) -> dict:  # copies and pickles get a lock of their own
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # state --------------------------------------------------------------------------------
     def _reseed(self, seed: int) -> None:
@@ -164,13 +180,16 @@ class Generator:
 
     def manual_seed(self, seed) -> "Generator":
         """Seed like torch: ints in [-2**63, 2**64) (negatives wrap); returns self."""
-        self._reseed(_check_seed(seed))
+        seed = _check_seed(seed)
+        with self._lock:
+            self._reseed(seed)
         return self
 
     def seed(self) -> int:
         """Reseed from the operating system's entropy and return the new seed."""
         new_seed = secrets.randbits(64)
-        self._reseed(new_seed)
+        with self._lock:
+            self._reseed(new_seed)
         return new_seed
 
     def initial_seed(self) -> int:
@@ -182,6 +201,10 @@ class Generator:
 
         Bytes from torch.Generator.get_state() load here and the other way round.
         """
+        with self._lock:
+            return self._get_state()
+
+    def _get_state(self) -> np.ndarray:
         state = self._bitgen.state["state"]
         if self._pending is not None:
             left, next_ = len(self._pending[0]) + 1, self._pending[1]
@@ -205,6 +228,10 @@ class Generator:
 
     def set_state(self, new_state) -> "Generator":
         """Load a state from ``get_state`` (this class's or torch's); returns self."""
+        with self._lock:
+            return self._set_state(new_state)
+
+    def _set_state(self, new_state) -> "Generator":
         raw = np.asarray(new_state)
         if raw.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
@@ -1005,3 +1032,25 @@ def multinomial(probabilities: np.ndarray, num_samples: int, replacement: bool,
         # left-most slot whose cumulative probability is >= the draw (torch's binary search)
         out[r] = np.searchsorted(cumulative.astype(np.float64), draws, side="left")
     return out.reshape(probabilities.shape[:-1] + (num_samples,))
+
+
+# Note: one draw at a time. The public draws, each made atomic on its generator's lock.
+def _atomic(draw, generator_position: int):
+    @functools.wraps(draw)
+    def locked(*args, **kwargs):
+        generator = kwargs.get("generator")
+        if generator is None and len(args) > generator_position:
+            generator = args[generator_position]
+        with _generator(generator)._lock:
+            return draw(*args, **kwargs)
+
+    return locked
+
+
+uniform = _atomic(uniform, 4)
+normal = _atomic(normal, 4)
+randint = _atomic(randint, 4)
+random_full = _atomic(random_full, 2)
+randperm = _atomic(randperm, 2)
+bernoulli = _atomic(bernoulli, 3)
+multinomial = _atomic(multinomial, 3)

@@ -6,6 +6,7 @@ Every arithmetic method calls an op from ``leafgrad.ops``; this file holds no de
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 import weakref
 from typing import Any, Callable
@@ -18,6 +19,7 @@ from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
+from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
@@ -121,6 +123,8 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
 
 
 _new = object.__new__
+_ACCUMULATOR_LOCK = threading.Lock()
+_RETAIN_LOCK = threading.Lock()
 
 # Note: operands
 # What torch's operators accept besides tensors: Python and NumPy numbers and NumPy arrays.
@@ -187,6 +191,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_view_steps",
         "_view_src",
         "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
+        "_post_acc_hooks",  # register_post_accumulate_grad_hook's; unset until one is added
         "__weakref__",
         "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
@@ -220,11 +225,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         """The leaf's AccumulateGrad node, shared by every op that uses the leaf while alive."""
         acc = self._acc() if self._acc is not None else None
         if acc is None:
-            if self._hooks is None:
-                self._hooks = {}
-            acc = AccumulateGrad(self)
-            self._acc = weakref.ref(acc)
+            with _ACCUMULATOR_LOCK:  # Note: concurrent accumulation (one node per leaf)
+                acc = self._acc() if self._acc is not None else None
+                if acc is None:
+                    if self._hooks is None:
+                        self._hooks = {}
+                    acc = AccumulateGrad(self)
+                    self._acc = weakref.ref(acc)
         return acc
+
+    def _post_accumulate_hooks(self) -> dict | None:
+        try:
+            return self._post_acc_hooks
+        except AttributeError:  # the slot stays unset until a hook is registered
+            return None
 
     # -- metadata ---------------------------------------------------------------------------------
     @property
@@ -617,6 +631,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 acc._hooks().tensor_pre = self._hooks
         return _add_hook(self._hooks, (0, hook))
 
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(tensor)`` runs after a backward has accumulated into this leaf's ``.grad``.
+
+        >>> w = leafgrad.ones(2, requires_grad=True)
+        >>> handle = w.register_post_accumulate_grad_hook(lambda t: print(t.grad))
+        >>> (w * 3).sum().backward()
+        tensor([3., 3.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        hooks = self._post_accumulate_hooks()
+        if hooks is None:
+            hooks = self._post_acc_hooks = {}
+        return _add_hook(hooks, hook)
+
     def retain_grad(self) -> None:
         """Keep the gradient of a non-leaf in ``.grad`` during backward."""
         if not self._requires_grad:
@@ -630,13 +663,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             tensor = ref()
             if tensor is None:
                 return
-            if tensor._grad is None:
-                if _grad_state.grad_enabled or _dual_state.active:
-                    tensor._grad = grad.clone()  # recorded, and keeps a tangent, as torch's
+            with _RETAIN_LOCK:  # Note: concurrent accumulation
+                if tensor._grad is None:
+                    if _grad_state.grad_enabled or _dual_state.active:
+                        tensor._grad = grad.clone()  # recorded, and keeps a tangent, as torch's
+                    else:
+                        tensor._grad = _wrap(grad._data.copy())
                 else:
-                    tensor._grad = _wrap(grad._data.copy())
-            else:
-                tensor._grad = tensor._grad + grad
+                    tensor._grad = tensor._grad + grad
 
         fn._register_retains_grad(self._output_nr, retain)
         self._retains_grad = True
@@ -1243,6 +1277,8 @@ def _wrap_dim(dim: int, ndim: int) -> int:
         )
     return dim + bound if dim < 0 else dim
 
+
+_graph.tensor_class = Tensor  # for the engine's checks of hook results
 
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.

@@ -71,7 +71,7 @@ def _as_tuple(value, name: str) -> tuple:
     Tensor = _tensor_cls()
     if value is None:
         return ()
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, graph.GradientEdge)):  # a GradientEdge is a tuple too
         return (value,)
     return tuple(value)
 
@@ -83,6 +83,16 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
 
     result = []
     for output, grad in zip(outputs, grads):
+        if isinstance(output, graph.GradientEdge):
+            # Note: gradient edges. leafgrad's nodes do not record their outputs' shapes, so
+            # the gradient of an edge output must be given (torch makes ones for a scalar).
+            if not isinstance(grad, Tensor):
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs\n(leafgrad needs "
+                    "grad_outputs for every GradientEdge output, scalar ones too)"
+                )
+            result.append(grad)
+            continue
         if isinstance(grad, Tensor):
             shape = grad.shape[1:] if is_grads_batched else grad.shape
             if shape != output.shape:
@@ -110,6 +120,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
 
 
 def _edge(tensor) -> tuple:
+    if isinstance(tensor, graph.GradientEdge):
+        return tensor.node, tensor.output_nr
     fn = tensor._grad_fn
     if fn is not None:
         return fn, tensor._output_nr
@@ -119,7 +131,7 @@ def _edge(tensor) -> tuple:
 def _root_edges(outputs: tuple) -> list:
     edges = []
     for index, output in enumerate(outputs):
-        if not output._requires_grad:
+        if not isinstance(output, graph.GradientEdge) and not output._requires_grad:
             raise RuntimeError(
                 f"element {index} of tensors does not require grad and does not have a grad_fn"
             )
@@ -130,6 +142,9 @@ def _root_edges(outputs: tuple) -> list:
 def _input_edges(inputs: tuple, for_backward: bool = False) -> list:
     edges = []
     for tensor in inputs:
+        if isinstance(tensor, graph.GradientEdge):
+            edges.append((tensor.node, tensor.output_nr, None))
+            continue
         if not tensor._requires_grad:
             if for_backward:
                 # torch's wording: backward(inputs=...) retains grads on the inputs.
@@ -182,7 +197,7 @@ def backward(
         for tensor in inputs:
             # torch retains the grad of a non-leaf listed in inputs; its .grad is filled by the
             # retain_grad hook when the engine reaches it.
-            if tensor._grad_fn is not None:
+            if not isinstance(tensor, graph.GradientEdge) and tensor._grad_fn is not None:
                 tensor.retain_grad()
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
 
@@ -252,6 +267,10 @@ def _finish_results(results, inputs, allow_unused, materialize_grads, create_gra
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
+                if isinstance(tensor, graph.GradientEdge):
+                    raise RuntimeError(
+                        "materialize_grads cannot be used when the given input is a GradientEdge"
+                    )
                 # torch's materialized zeros require grad under create_graph, so that a
                 # further derivative through them is allowed (and is zero)
                 result = zeros_like(tensor, requires_grad=bool(create_graph))

@@ -91,6 +91,10 @@ def wrap_outputs(cls, node, args: tuple, outputs):
             SavedTensor(t, is_output=t._grad_fn is node) if isinstance(t, Tensor) else t
             for t in to_save
         ]}
+    if to_save:
+        # torch leaves ``ctx.to_save`` None once saved: kept, the tensors would outlive the
+        # release of the saved values (a checkpointed segment's input held to the end)
+        node.to_save = None
     return wrapped[0] if single else tuple(wrapped)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+import threading
 
 import numpy as np
 
@@ -20,13 +21,35 @@ from . import anomaly_mode as _anomaly
 from ._fp_errors import loud as _loud, quiet as _quiet
 from .forward_ad import state as _dual_state
 from .grad_mode import state as _grad_state
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "current_task"]
 
 # Set by ``autograd.trace()`` while it records (None otherwise, so the engine pays one check per
 # node); it is told of each node run, accumulation, hook call and freed buffer, in order.
 _observer = None
+
+
+class _Task:
+    """What hooks may ask about the backward running in this thread (torch's graph task)."""
+
+    __slots__ = ("id", "nodes", "partial", "accumulates")
+
+    def __init__(self, nodes: dict, partial: bool, accumulates: bool):
+        self.id = next(_task_ids)
+        self.nodes = nodes  # every node this backward will reach (after pruning to inputs)
+        self.partial = partial  # inputs= or autograd.grad: torch's checkpoint-invalid case
+        self.accumulates = accumulates  # False under autograd.grad
+
+
+_task_ids = itertools.count()
+_running = threading.local()  # .tasks: the backward calls running in this thread, innermost last
+
+
+def current_task() -> _Task | None:
+    """The innermost backward running in this thread, or None outside backward."""
+    tasks = getattr(_running, "tasks", None)
+    return tasks[-1] if tasks else None
 
 
 def _discover(roots: list[Node]) -> dict:
@@ -94,6 +117,7 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
                 if _observer is not None:
                     _observer.hook(hookset, "tensor hook", fn, (buffer[output_nr],), result)
                 if result is not None:
+                    check_hook_value(fn, buffer[output_nr], result)  # Note: hook results
                     buffer[output_nr] = result
     retains = hookset.retains_grad
     if retains:
@@ -158,6 +182,10 @@ def run_backward(
     anomaly = _anomaly.state.enabled
     parent = _anomaly.enter_node(None) if anomaly else None
     node = None
+    tasks = getattr(_running, "tasks", None)
+    if tasks is None:
+        tasks = _running.tasks = []
+    tasks.append(_Task(dependencies, inputs is not None, accumulate))
     try:
         while ready:
             node = pop(ready)[2]
@@ -220,6 +248,7 @@ def run_backward(
         _grad_state.grad_enabled = previous_mode
         if anomaly:
             _anomaly.leave_backward(parent)
+        tasks.pop()
     return results
 
 
@@ -280,13 +309,16 @@ def _run_hooked(node: Node, hookset, buffer: list):
             if _observer is not None:
                 _observer.hook(hookset, "prehook", fn, tuple(buffer), result)
             if result is not None:
-                buffer = list(result)
-    grads_in = node._apply(buffer)
+                buffer = list(check_hook_values(fn, tuple(buffer), result))
+    if _any_grad(buffer):
+        grads_in = node._apply(buffer)
+    else:  # the pre-hooks replaced every gradient with None: torch's backward gives None too
+        grads_in = (None,) * len(node.next_functions)
     if hookset.post:
         for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
             if _observer is not None:
                 _observer.hook(hookset, "hook", fn, tuple(grads_in), result)
             if result is not None:
-                grads_in = tuple(result)
+                grads_in = check_hook_values(fn, tuple(grads_in), result)
     return grads_in

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from typing import Any, Callable
 
 from .anomaly_mode import record_node, state as _anomaly_state, write_location
@@ -29,7 +30,22 @@ from .grad_mode import state as _grad_state
 INFERENCE_VC = [0]
 INFERENCE_DETACHED = [0]
 
-__all__ = ["Node", "Hooks", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED_MESSAGE"]
+__all__ = [
+    "Node",
+    "Hooks",
+    "AccumulateGrad",
+    "SavedTensor",
+    "RemovableHandle",
+    "FREED_MESSAGE",
+    "GradientEdge",
+    "get_gradient_edge",
+    "increment_version",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "register_multi_grad_hook",
+    "allow_mutation_on_saved_tensors",
+]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -162,6 +178,12 @@ class Node:
 
     def __getattr__(self, attr: str) -> Any:
         # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
+        if attr.startswith("_raw_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            if isinstance(saved.get(attr[11:]), SavedTensor):
+                return graph_hooks.RawSavedTensor(self, attr[11:])
         if attr.startswith("_saved_"):
             key = attr[7:]
             saved = object.__getattribute__(self, "_saved")
@@ -228,11 +250,17 @@ class Node:
 class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_lock")
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        # Note: concurrent accumulation. Threads running backward into the same leaf share
+        # this node (tensor.py creates it under a lock) and take turns on its lock, as on
+        # torch's per-accumulator mutex: the read-add-write of .grad, including the first
+        # assignment and NumPy's in-place add (which releases the GIL on large arrays), is
+        # atomic per leaf. Post-accumulate hooks run inside it, as in torch.
+        self._lock = threading.Lock()
         # Note: execution order. Accumulators run before any other ready node.
         self._sequence_nr = float("inf")
         # Hooks registered on the leaf run as this node's tensor pre-hooks (same dict object).
@@ -242,8 +270,31 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def _apply(self, grads: list) -> tuple:
-        self.variable._accumulate_grad(grads[0])
+        variable = self.variable
+        with self._lock:
+            variable._accumulate_grad(grads[0])
+            hooks = variable._post_accumulate_hooks()
+            if hooks:
+                for fn in list(hooks.values()):
+                    result = fn(variable)
+                    if result is not None and result is not variable:
+                        check_hook_value(fn, variable, result)  # Note: hook results
+                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+# Note: saved-tensor hooks
+# Inside ``saved_tensors_hooks(pack, unpack)`` a SavedTensor keeps ``pack(tensor)`` instead of
+# the tensor and calls ``unpack`` on it when the backward needs the value (graph_hooks.py). The
+# stack of hook pairs is per thread, as in torch; ``hooks_entered`` counts the pairs entered in
+# any thread so that saving pays one global read while no hooks exist anywhere.
+class _SavedHooksState(threading.local):
+    stack: tuple = ()  # (pack, unpack) pairs, innermost last
+    disabled: str | None = None  # disable_saved_tensors_hooks' message while it is active
+
+
+saved_hooks_state = _SavedHooksState()
+hooks_entered = 0
 
 
 class SavedTensor:
@@ -253,7 +304,10 @@ class SavedTensor:
     kept as data plus version counter and rebuilt, pointing at the node, when unpacked.
     """
 
-    __slots__ = ("tensor", "data", "_counter", "version", "output_nr")
+    # With saved-tensor hooks (graph_hooks.py) ``tensor`` and ``data`` are None and the slots
+    # after ``output_nr`` hold what the pack hook returned and how to rebuild the tensor.
+    __slots__ = ("tensor", "data", "_counter", "version", "output_nr",
+                 "packed", "unpack_hook", "history")
 
     # Set by tensor.py: builds the tensor an unpacked output is, ``(data, counter, node, nr)``.
     rebuild_output: Callable = None
@@ -267,6 +321,9 @@ class SavedTensor:
                 "created in inference mode in computation tracked by autograd. To work around "
                 "this, you can make a clone to get a normal tensor and use it in autograd, or "
                 "use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        if hooks_entered and saved_hooks_state.stack:  # Note: saved-tensor hooks
+            graph_hooks.pack(self, tensor, is_output)
+            return
         if is_output:
             counter = tensor._version_counter()
             self._counter = counter
@@ -291,6 +348,8 @@ class SavedTensor:
         return counter if counter is not None else self.tensor._version_counter()
 
     def unpack(self, node: Node):
+        if self.tensor is None and self.data is None:  # packed by a saved-tensor hook
+            return graph_hooks.unpack(self, node)
         output_nr = self.output_nr
         if output_nr is None:
             tensor = self.tensor
@@ -308,6 +367,52 @@ class SavedTensor:
                 return tensor
             where = (node, output_nr)
         raise RuntimeError(_modified_message(tensor, where, now, self.version))
+
+
+# Note: hook results
+# What a hook returns replaces a gradient only after torch's checks (python_hook.cpp): a tensor
+# hook must return None or a tensor of the same type (dtype) and size as the gradient it saw; a
+# node hook must return None or a tuple with one entry per gradient, each checked the same way,
+# and may not put a value where the gradient was None. A failed check raises before anything is
+# replaced or accumulated.
+
+# Set by tensor.py: the Tensor class (this module does not import it).
+tensor_class: type = None
+
+
+def hook_name(fn) -> str:
+    return getattr(fn, "__name__", "<unknown>")
+
+
+def check_hook_value(fn, original, result) -> None:
+    """Raise torch's error if ``result`` may not replace the gradient ``original``."""
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, tensor_class):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    was, got = original._data, result._data
+    if was.dtype != got.dtype:
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has changed the type of value (was "
+            f"torch.{original.dtype._legacy}Tensor got torch.{result.dtype._legacy}Tensor)"
+        )
+    if was.shape != got.shape:
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value")
+
+
+def check_hook_values(fn, originals: tuple, result) -> tuple:
+    """Check a node hook's result (a tuple replacing ``originals``); return it as a tuple."""
+    if type(result) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(originals)})"
+        )
+    for original, value in zip(originals, result):
+        if value is not None:
+            check_hook_value(fn, original, value)
+    return result
 
 
 def _modified_message(tensor, where, now: int, expected: int) -> str:
@@ -330,3 +435,16 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
             "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
     )
+
+
+from . import graph_hooks  # noqa: E402  (it builds on the classes above)
+from .graph_hooks import (  # noqa: E402,F401  (torch.autograd.graph's public names)
+    GradientEdge,
+    allow_mutation_on_saved_tensors,
+    disable_saved_tensors_hooks,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
+    save_on_cpu,
+    saved_tensors_hooks,
+)

@@ -228,6 +228,8 @@ def _saved_sizes(node) -> list:
         items = [(f"tensors[{i}]", v) for i, v in enumerate(items[0][1])]
     for name, value in items:
         if isinstance(value, SavedTensor):
+            if value.data is None and value.tensor is None:
+                continue  # kept by a saved_tensors_hooks pack hook: its size is the hook's
             data = value.data if value.data is not None else value.tensor._data
             sizes.append({"name": name, "bytes": int(data.nbytes),
                           "shape": [int(s) for s in data.shape]})

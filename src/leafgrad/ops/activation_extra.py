@@ -247,7 +247,8 @@ def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np
         gen = _random.default_generator
         # torch takes lower/upper as the input's scalar type before the double arithmetic
         low, high = float(a.dtype.type(lower)), float(a.dtype.type(upper))
-        draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
+        with gen._lock:  # Note: one draw at a time (in _random.py)
+            draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
         noise[negative] = draws.astype(a.dtype)
         return noise
     return np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))

@@ -1,5 +1,6 @@
-"""``leafgrad.utils``: data loading (``leafgrad.utils.data``)."""
+"""``leafgrad.utils``: data loading (``leafgrad.utils.data``) and activation checkpointing
+(``leafgrad.utils.checkpoint``)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

@@ -496,7 +496,9 @@ class _Builder:
         if len(items) == 1 and items[0][0] == "tensors" and isinstance(items[0][1], list):
             items = [(f"tensors[{i}]", v) for i, v in enumerate(items[0][1])]
         for key, value in items:
-            if isinstance(value, SavedTensor):
+            if isinstance(value, SavedTensor) and value.data is None and value.tensor is None:
+                entries.append({"name": key, "state": "packed"})  # by saved_tensors_hooks
+            elif isinstance(value, SavedTensor):
                 data = value.data if value.data is not None else value.tensor._data
                 now = value.version_counter[0]
                 entries.append({

@@ -812,6 +812,7 @@
           const info = state.freeInfo.get(node.id + "/" + s.name);
           text += info ? "(" + info.shape.join(", ") + ") \u00b7 " + bytes(info.bytes) + " \u00b7 kept (not yet freed at this step)" : "kept";
         } else if (s.state === "freed") text += "freed (backward ran without retain_graph=True)";
+        else if (s.state === "packed") text += "kept by a saved_tensors_hooks pack hook";
         else text += "(" + s.shape.join(", ") + ") " + s.dtype + " \u00b7 " + bytes(s.bytes) + " \u00b7 saved at version " +
           s.version_saved + (s.state === "modified" ? " \u00b7 MODIFIED since (now " + s.version_now + "): backward will fail" : " \u00b7 kept");
         html += "<li>" + esc(text) + "</li>";
