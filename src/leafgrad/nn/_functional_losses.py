@@ -12,7 +12,7 @@ from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "multilabel_soft_margin_loss", "soft_margin_loss", "multi_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "multilabel_margin_loss"]
 
 _EPSILON = 1e-12  # ATen's cosine_embedding_loss
 
@@ -205,3 +205,29 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         dist_neg = minimum(dist_neg, distance(positive, negative))
     loss = (margin + dist_pos - dist_neg).clamp_min(0)
     return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None,
+                           reduction: str = "mean"):
+    """The multi-label hinge loss over (N, C) (or (C,)) scores; each target row lists class
+    indices up to its first -1."""
+    from ..ops.loss_extra import MultilabelMarginLoss
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    shape = list(input.shape)
+    if not (input.dim() == 2 and shape[1] != 0 or input.dim() == 1 and shape[0] != 0
+            or input.dim() == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {shape}")
+    if list(target.shape) != shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{shape}")
+    if str(target.dtype).split(".")[-1] != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
+    indices = target._data
+    classes = shape[-1] if shape else 1
+    if indices.size and (indices.min() < -1 or indices.max() >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return MultilabelMarginLoss.apply(input, target=indices, reduction=reduction)
+

@@ -19,7 +19,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 from .channelshuffle import ChannelShuffle
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .activation import *  # noqa: F403
@@ -37,7 +37,7 @@ __all__ = [
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding", "EmbeddingBag",
     "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
     "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",

@@ -11,6 +11,7 @@ __all__ = [
     "HuberLoss", "SmoothL1Loss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
     "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MultiLabelSoftMarginLoss", "PairwiseDistance", "SoftMarginLoss", "MultiMarginLoss",
+    "MultiLabelMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
 
@@ -213,6 +214,11 @@ class PairwiseDistance(Module):
 class SoftMarginLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):
