@@ -173,7 +173,9 @@ class _UpsampleBackward(Op):
     @classmethod
     def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None):
         plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
-        return resample_adjoint(grad, plan, input_size[2:])
+        out = resample_adjoint(grad, plan, input_size[2:])
+        # ATen's bicubic backward has no channels-last kernel: its result is row-major
+        return out if cls.mode == "bicubic" else _layout.suggested(out, grad)
 
     def backward(self, grad):
         params = {k: v for k, v in self._params.items() if k != "input_size"}
