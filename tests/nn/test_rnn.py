@@ -147,3 +147,26 @@ def test_errors_match_torch(code):
         return _error(lambda: eval(code, {"lib": lib, "nn": lib.nn}))  # noqa: S307
 
     assert run(leafgrad) == run(torch)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_outputs_own_their_memory(bidirectional):
+    """The fused layer keeps its own copies of the states: modifying the output or h_n/c_n in
+    place changes neither the other results nor the gradients of what was computed."""
+    def run(lib):
+        lib.manual_seed(3)
+        lstm = lib.nn.LSTM(3, 4, bidirectional=bidirectional).double()
+        x = lib.randn(5, 2, 3, dtype=lib.float64, requires_grad=True)
+        out, (h, c) = lstm(x)
+        before = out.detach().clone()
+        h.add_(1)
+        c.mul_(3)
+        changed = (out.detach() - before).abs().max()
+        loss = (out * 3).sum() + (h * c).sum()
+        out.mul_(2)
+        loss = loss + out.sum()
+        loss.backward()
+        return [changed.numpy(), x.grad.numpy()] + [p.grad.numpy() for p in lstm.parameters()]
+
+    for a, b in zip(run(leafgrad), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

@@ -37,3 +37,19 @@ SAMPLES = {
             reduction="sum"), (((3, 4), A),)),
     ],
 }
+
+
+def _labels(lib):
+    # sample 0: classes 3, 0 (then ignored past -1); sample 1: all four; sample 2: class 1
+    return lib.tensor([[3, 0, -1, 1], [0, 1, 2, 3], [1, -1, 2, 2]])
+
+
+SAMPLES["MultilabelMarginLoss"] = [
+    # scores scaled so every hinge is away from its kink
+    Sample(lambda lib, x: F(lib).multilabel_margin_loss(x * 3, _labels(lib)), (((3, 4), A),)),
+    Sample(lambda lib, x: F(lib).multilabel_margin_loss(x * 3, _labels(lib), reduction="none"),
+           (((3, 4), A),)),
+    Sample(lambda lib, x: F(lib).multilabel_margin_loss(x * 3, lib.tensor([2, 2, 0, -1]),
+                                                        reduction="sum"), (((4,), A),),
+           note="one sample, a repeated target"),
+]

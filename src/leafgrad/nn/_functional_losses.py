@@ -1,18 +1,20 @@
 """More losses of ``nn.functional``, written as ATen (or torch's Python) composes them, so the
 recorded graph ends in the same nodes: margin ranking, hinge embedding, cosine embedding,
-triplet margin (with ``pairwise_distance``), Poisson and Gaussian NLL, multilabel soft margin."""
+triplet margin (with ``pairwise_distance``), Poisson and Gaussian NLL, multilabel soft margin;
+multilabel margin and CTC (ops of their own)."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 
 from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "multilabel_soft_margin_loss", "soft_margin_loss", "multi_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "multilabel_margin_loss", "ctc_loss"]
 
 _EPSILON = 1e-12  # ATen's cosine_embedding_loss
 
@@ -205,3 +207,101 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         dist_neg = minimum(dist_neg, distance(positive, negative))
     loss = (margin + dist_pos - dist_neg).clamp_min(0)
     return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None,
+                           reduction: str = "mean"):
+    """The multi-label hinge loss over (N, C) (or (C,)) scores; each target row lists class
+    indices up to its first -1."""
+    from ..ops.loss_extra import MultilabelMarginLoss
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    shape = list(input.shape)
+    if not (input.dim() == 2 and shape[1] != 0 or input.dim() == 1 and shape[0] != 0
+            or input.dim() == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {shape}")
+    if list(target.shape) != shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{shape}")
+    if str(target.dtype).split(".")[-1] != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
+    indices = target._data
+    classes = shape[-1] if shape else 1
+    if indices.size and (indices.min() < -1 or indices.max() >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return MultilabelMarginLoss.apply(input, target=indices, reduction=reduction)
+
+
+
+def _lengths(value, name: str) -> np.ndarray:
+    from ..tensor import Tensor
+
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+        return value._data.reshape(-1).astype(np.int64)
+    return np.asarray(value, dtype=np.int64).reshape(-1)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False):
+    """The connectionist temporal classification loss of (T, N, C) (or (T, C)) log
+    probabilities against padded (N, S) or concatenated targets (torch's CPU algorithm)."""
+    from .. import tensor as make_tensor, where, zeros
+    from ..ops.loss_ctc import CtcLoss
+
+    _check_reduction(reduction)
+    batched = log_probs.dim() == 3
+    inputs = _lengths(input_lengths, "input_lengths")
+    sizes = _lengths(target_lengths, "target_lengths")
+    probs = log_probs if batched else log_probs.unsqueeze(1)
+    steps, batch, classes = probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(inputs) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(sizes) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    labels = targets._data.astype(np.int64)
+    if not batched:
+        labels = labels[None]
+    where_ = "(while checking arguments for ctc_loss_allocate_outputs)"
+    padded = np.zeros((batch, int(sizes.max()) if batch and sizes.size else 0), np.int64)
+    offset = 0
+    for n in range(batch):
+        size = sizes[n]
+        if size < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got "
+                               f"value {size} {where_}")
+        if labels.ndim == 1:
+            if offset + size <= labels.shape[0]:
+                padded[n, :size] = labels[offset:offset + size]
+            offset += size
+        else:
+            if size > labels.shape[1]:
+                raise RuntimeError(f"Expected tensor to have size at least {size} at dimension "
+                                   f"1, but got size {labels.shape[1]} for argument #2 'targets'"
+                                   f" {where_}")
+            padded[n, :size] = labels[n, :size]
+    if labels.ndim == 1 and labels.shape[0] != offset:  # concatenated: exactly the lengths
+        raise RuntimeError(f"Expected tensor to have size {offset} at dimension 0, but got size "
+                           f"{labels.shape[0]} for argument #2 'targets' {where_}")
+    for n in range(batch):
+        if inputs[n] < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got "
+                               f"value {inputs[n]} {where_}")
+        if inputs[n] > steps:
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got "
+                               f"value {inputs[n]} {where_}")
+    loss = CtcLoss.apply(probs, targets=padded, input_lengths=inputs, target_lengths=sizes,
+                         blank=blank, zero_infinity=bool(zero_infinity))
+    if zero_infinity:
+        loss = where(loss == float("inf"), zeros((), dtype=loss.dtype), loss)
+    if reduction == "mean":
+        divisors = make_tensor(sizes, dtype=loss.dtype).clamp_min(1)
+        loss = (loss / divisors).mean()
+    elif reduction == "sum":
+        loss = loss.sum()
+    return loss if batched or reduction != "none" else loss.squeeze(0)

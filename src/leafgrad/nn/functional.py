@@ -14,10 +14,14 @@ from ._functional_attention import *  # noqa: F403 - attention
 from ._functional_attention import __all__ as _attention_all
 from ._functional_losses import *  # noqa: F403 - more losses
 from ._functional_losses import __all__ as _losses_all
+from ._functional_upsample import *  # noqa: F403 - interpolate
+from ._functional_upsample import __all__ as _upsample_all
+from ._embedding_bag import embedding_bag  # noqa: F401 - bags of embeddings
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
     *_nn_all, *_layers_all, *_act_all, *_attention_all, *_losses_all,
+    *_upsample_all, "embedding_bag",
 ]
 
 

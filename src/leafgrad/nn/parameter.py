@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor, _wrap
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
@@ -77,3 +77,142 @@ class Buffer(Tensor):
         t = _alias(cls, data, data._requires_grad)
         t.persistent = persistent
         return t
+
+
+# -- uninitialized parameters and buffers (lazy modules) --------------------------------------
+
+_RAW = Tensor.__dict__["_data"]  # the slot itself, under the property that guards it below
+
+
+def _caller_name() -> str:
+    """The leafgrad function the user called, for torch's 'Attempted to use ... in <func>'
+    (torch names the intercepted callable; here the outermost leafgrad frame)."""
+    import sys
+
+    frame, name = sys._getframe(2), "an operation"
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("leafgrad"):
+            name = frame.f_code.co_name
+        elif name != "an operation":
+            break
+        frame = frame.f_back
+    return name
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet. Its dtype, ``size()``,
+    ``requires_grad`` and conversions (``float()``, ``to()``) work; anything that reads its
+    values raises torch's ValueError; ``materialize(shape)`` turns it into the plain class."""
+
+    cls_to_become: type = Tensor
+
+    @property
+    def _data(self):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {_caller_name()}. This error "
+            "happens when you are using a `LazyModule` or explicitly manipulating "
+            f"`torch.nn.parameter.{type(self).__name__}` objects. When using LazyModules Call "
+            "`forward` with a dummy batch to initialize the parameters before calling torch "
+            "functions")
+
+    @_data.setter
+    def _data(self, value) -> None:
+        _RAW.__set__(self, value)
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give it ``shape`` (uninitialized values, as torch.empty) and its final class."""
+        import numpy as np
+
+        dtype = _RAW.__get__(self).dtype if dtype is None else dtype.np
+        _RAW.__set__(self, np.empty(tuple(shape), dtype=dtype))
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def size(self, dim=None):
+        from ..tensor import Size
+
+        shape = _RAW.__get__(self).shape
+        return Size(shape) if dim is None else shape[dim]
+
+    @property
+    def dtype(self):
+        from .._dtype import from_numpy_dtype
+
+        return from_numpy_dtype(_RAW.__get__(self).dtype)
+
+    def _converted(self, dtype) -> None:
+        """``float()`` / ``double()`` / ``to(dtype)``: the same object, another dtype."""
+        import numpy as np
+
+        _RAW.__set__(self, np.empty(0, dtype=dtype.np))
+        return self
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self._requires_grad,))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter of a lazy module before its first forward.
+
+    >>> p = leafgrad.nn.UninitializedParameter()
+    >>> p.materialize((2, 3)); type(p).__name__
+    'Parameter'
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        from .._creation import empty
+
+        return _alias(cls, empty(0, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self._requires_grad, None, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module before its first forward."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None,
+                persistent: bool = True):
+        from .._creation import empty
+
+        t = _alias(cls, empty(0, dtype=dtype), requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self._requires_grad, None, self.dtype, self.persistent)
+        memo[id(self)] = result
+        return result
+
+
+def is_lazy(value) -> bool:
+    return isinstance(value, UninitializedTensorMixin)

@@ -145,3 +145,81 @@ class MultiMarginLoss(Op):
         if reduction == "mean":
             return losses.mean()
         return losses.sum() if reduction == "sum" else losses
+
+
+@register
+class MultilabelMarginLoss(Op):
+    """The multi-label hinge loss: each sample's target classes (its target row up to the first
+    -1) against every class that is not one of them, ``max(0, 1 - x[y] + x[i]) / C``."""
+
+    node = "MultilabelMarginLossBackward0"
+    inputs = ("self",)
+    saves = {"self": ("self",)}
+    torch_names = ("nn.functional.multilabel_margin_loss",)
+
+    @staticmethod
+    def _active(x: np.ndarray, target: np.ndarray):
+        """(targets, valid, hinge): the target class per (sample, slot) (0 where unused), which
+        slots come before the first -1, and which (sample, slot, class) hinges are positive."""
+        samples, classes = x.shape
+        ended = np.cumsum(target < 0, axis=1) > 0
+        valid = ~ended
+        targets = np.where(valid, target, 0)
+        rows = np.arange(samples)[:, None]
+        is_target = np.zeros((samples, classes), dtype=bool)
+        is_target[np.broadcast_to(rows, targets.shape)[valid], targets[valid]] = True
+        margins = 1 - x[rows, targets][:, :, None] + x[:, None, :]
+        hinge = valid[:, :, None] & ~is_target[:, None, :] & (margins > 0)
+        return targets, hinge, margins
+
+    @staticmethod
+    def forward(ctx, a, target, reduction):
+        x = a.reshape(1, -1) if a.ndim < 2 else a
+        t = target.reshape(x.shape)
+        _, hinge, margins = MultilabelMarginLoss._active(x, t)
+        losses = (np.where(hinge, margins, 0).sum((1, 2)) / x.shape[1]).astype(a.dtype)
+        if a.ndim < 2:
+            losses = losses.reshape(())
+        return _reduce_array(losses, reduction)
+
+    def _per_sample(self) -> np.ndarray:
+        """d loss_n / d x[n, i] (before the reduction): +1/C per positive hinge with class i
+        as the other class, -1/C per positive hinge of target i."""
+        data = self.saved("self")._data
+        x = data.reshape(1, -1) if data.ndim < 2 else data
+        t = self._params["target"].reshape(x.shape)
+        targets, hinge, _ = self._active(x, t)
+        samples, classes = x.shape
+        slopes = hinge.sum(1).astype(x.dtype)
+        per_slot = hinge.sum(2).astype(x.dtype)
+        np.add.at(slopes, (np.broadcast_to(np.arange(samples)[:, None], targets.shape), targets),
+                  -per_slot)
+        return slopes / classes
+
+    def backward(self, grad):
+        from ..tensor import _wrap
+
+        per_sample = _wrap(self._per_sample())  # constant: the loss is piecewise linear
+        samples = per_sample.shape[0]
+        reduction = self._params["reduction"]
+        if reduction == "none":
+            g = grad.reshape(samples, 1)
+        else:
+            g = grad / samples if reduction == "mean" else grad
+        return (g * per_sample).reshape(tuple(self.input_shape(0)))
+
+    def jvp(self, tangents, primals, result):
+        # torch has no forward-mode formula here (NotImplementedError); this is J @ t with the
+        # backward's slopes
+        from ..tensor import _wrap
+
+        if tangents[0] is None:
+            return None
+        per_sample = _wrap(self._per_sample())
+        losses = (per_sample * tangents[0].reshape(per_sample.shape)).sum(1)
+        if primals[0].ndim < 2:
+            losses = losses.reshape(())
+        reduction = self._params["reduction"]
+        if reduction == "mean":
+            return losses.mean()
+        return losses.sum() if reduction == "sum" else losses

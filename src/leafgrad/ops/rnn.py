@@ -154,45 +154,58 @@ class LSTMLayer(Op):
 
     @staticmethod
     def forward(ctx, projected, h, c, weight_hh, bias_hh, reverse=False):
+        # Note: negated gates. The loop works on -gates (negated weights and projections:
+        # sign flips are exact in IEEE arithmetic), so the sigmoid 1 / (1 + exp(-x)) needs no
+        # negation pass, and tanh (odd) gives -g. Per step that is 11 NumPy calls instead of 16
+        # (benchmarks/bench_train.py, lstm).
         steps = projected.shape[0]
         size = weight_hh.shape[0] // 4
         dtype = h.dtype
-        outputs = np.empty(projected.shape[:-1] + (size,), dtype=dtype)
-        keep = ctx is not None
-        if keep:
-            gates_all = np.empty(projected.shape, dtype=dtype)  # i, f, g, o after activation
-            tanh_all = np.empty_like(outputs)
-            c_prev_all = np.empty_like(outputs)
-            h_prev_all = np.empty_like(outputs)
+        state_shape = projected.shape[1:-1] + (size,)
+        negated = np.negative(projected)  # all gates of all steps, negated
+        if bias_hh is not None:
+            negated -= bias_hh
+        # a contiguous copy of -W^T: BLAS multiplies it faster than the transposed view
+        w_t = np.ascontiguousarray(np.negative(weight_hh).T)
+        # the states with the initial one: step t reads hs[t] and writes hs[t + 1] (in
+        # reverse: reads hs[t + 1], writes hs[t]); so the backward finds every step's input
+        hs = np.empty((steps + 1,) + state_shape, dtype=dtype)
+        cs = np.empty_like(hs)
+        first = steps if reverse else 0
+        hs[first] = h
+        cs[first] = c
+        neg_g_all = np.empty((steps,) + state_shape, dtype=dtype)  # -g = tanh(-x)
+        tanh_all = np.empty_like(neg_g_all)
+        scratch = np.empty(projected.shape[1:], dtype=dtype)
+        small = np.empty(state_shape, dtype=dtype)
         order = range(steps - 1, -1, -1) if reverse else range(steps)
-        w_t = weight_hh.T
-        if not keep:  # one workspace is enough when nothing is kept for backward
-            workspace = np.empty(projected.shape[1:], dtype=dtype)
-        for t in order:
-            gates = gates_all[t] if keep else workspace
-            np.matmul(h, w_t, out=gates)
-            gates += projected[t]
-            if bias_hh is not None:
-                gates += bias_hh
-            g = np.tanh(gates[..., 2 * size:3 * size])
-            np.negative(gates, out=gates)  # sigmoid in place: 1 / (1 + exp(-x))
-            np.exp(gates, out=gates)
-            gates += 1
-            np.reciprocal(gates, out=gates)
-            gates[..., 2 * size:3 * size] = g
-            i, f, o = gates[..., :size], gates[..., size:2 * size], gates[..., 3 * size:]
-            if keep:
-                c_prev_all[t] = c
-                h_prev_all[t] = h
-            c = f * c
-            c += i * g
-            tanh_c = tanh_all[t] if keep else np.empty_like(c)
-            np.tanh(c, out=tanh_c)
-            h = outputs[t]
-            np.multiply(o, tanh_c, out=h)
-        if keep:
-            ctx.keep("arrays", (gates_all, tanh_all, c_prev_all, h_prev_all))
-        return outputs, h.astype(dtype, copy=False), c.astype(dtype, copy=False)
+        shift = 0 if reverse else 1
+        h, c = hs[first], cs[first]
+        with np.errstate(over="ignore"):  # exp(-x) = inf is sigmoid(x) = 0, as wanted
+            for t in order:
+                gates = negated[t]
+                np.matmul(h, w_t, out=scratch)
+                gates += scratch
+                neg_g = neg_g_all[t]
+                np.tanh(gates[..., 2 * size:3 * size], out=neg_g)
+                np.exp(gates, out=gates)  # the g quarter is computed and not used
+                gates += 1
+                np.reciprocal(gates, out=gates)  # sigmoid of i, f, o
+                i, f, o = gates[..., :size], gates[..., size:2 * size], gates[..., 3 * size:]
+                c_next = cs[t + shift]
+                np.multiply(f, c, out=c_next)
+                np.multiply(i, neg_g, out=small)
+                c_next -= small
+                c = c_next
+                tanh_c = tanh_all[t]
+                np.tanh(c, out=tanh_c)
+                h = hs[t + shift]
+                np.multiply(o, tanh_c, out=h)
+        if ctx is not None:
+            ctx.keep("arrays", (negated, neg_g_all, hs, cs, tanh_all))
+        outputs = hs[:steps] if reverse else hs[1:]
+        # copies: what is kept for the backward is not the caller's to modify
+        return outputs.copy(), h.copy(), c.copy()
 
     def backward(self, grads):
         grads = list(grads) + [None] * (3 - len(grads))
@@ -201,51 +214,47 @@ class LSTMLayer(Op):
         from ..tensor import _wrap
 
         grad_out, grad_h, grad_c = (None if g is None else g._data for g in grads)
-        gates_all, tanh_all, c_prev_all, h_prev_all = self.saved("arrays")
+        sig_all, neg_g_all, hs, cs, tanh_all = self.saved("arrays")
         weight = self.saved("weight_hh")._data
         size = weight.shape[0] // 4
-        steps = gates_all.shape[0]
+        steps = sig_all.shape[0]
         reverse = self._params.get("reverse", False)
-        dh = np.zeros(h_prev_all.shape[1:], dtype=h_prev_all.dtype) if grad_h is None \
-            else grad_h.copy()
-        dc = np.zeros_like(dh) if grad_c is None else grad_c.copy()
-        dgates = np.empty_like(gates_all)
+        dtype = hs.dtype
+        # each step's input state
+        h_prev_all, c_prev_all = (hs[1:], cs[1:]) if reverse else (hs[:-1], cs[:-1])
+        # Everything but dh and dc, for all steps at once:
+        #   d_i = dc * g i (1-i)   d_f = dc * c_prev f (1-f)   d_g = dc * i (1-g^2)
+        #   d_o = dh * tanh_c o (1-o)   and dc gains dh * o (1 - tanh_c^2)
+        dgates = np.subtract(1, sig_all)
+        dgates *= sig_all
+        i = sig_all[..., :size]
+        o = sig_all[..., 3 * size:]
+        dgates[..., :size] *= neg_g_all
+        np.negative(dgates[..., :size], out=dgates[..., :size])
+        dgates[..., size:2 * size] *= c_prev_all
+        d_g = dgates[..., 2 * size:3 * size]
+        np.multiply(neg_g_all, neg_g_all, out=d_g)
+        np.subtract(1, d_g, out=d_g)
+        d_g *= i
+        dgates[..., 3 * size:] *= tanh_all
+        through_tanh = np.multiply(tanh_all, tanh_all)
+        np.subtract(1, through_tanh, out=through_tanh)
+        through_tanh *= o
+        dh = np.zeros(hs.shape[1:], dtype=dtype) if grad_h is None else grad_h.astype(dtype)
+        dc = np.zeros_like(dh) if grad_c is None else grad_c.astype(dtype)
+        small = np.empty_like(dh)
         order = range(steps) if reverse else range(steps - 1, -1, -1)
         for t in order:
             if grad_out is not None:
                 dh += grad_out[t]
-            i = gates_all[t, ..., :size]
-            f = gates_all[t, ..., size:2 * size]
-            g = gates_all[t, ..., 2 * size:3 * size]
-            o = gates_all[t, ..., 3 * size:]
-            tanh_c = tanh_all[t]
+            np.multiply(dh, through_tanh[t], out=small)
+            dc += small
             out = dgates[t]
-            d_i, d_f = out[..., :size], out[..., size:2 * size]
-            d_g, d_o = out[..., 2 * size:3 * size], out[..., 3 * size:]
-            # d_o first, as scratch: dh * o * (1 - tanh_c**2) joins dc
-            np.multiply(tanh_c, tanh_c, out=d_g)
-            np.subtract(1, d_g, out=d_g)
-            d_g *= o
-            d_g *= dh
-            dc += d_g
-            np.subtract(1, o, out=d_o)
-            d_o *= o
-            d_o *= tanh_c
-            d_o *= dh
-            np.subtract(1, i, out=d_i)
-            d_i *= i
-            d_i *= g
-            d_i *= dc
-            np.subtract(1, f, out=d_f)
-            d_f *= f
-            d_f *= c_prev_all[t]
-            d_f *= dc
-            np.multiply(g, g, out=d_g)
-            np.subtract(1, d_g, out=d_g)
-            d_g *= i
-            d_g *= dc
+            ifg = out.reshape(out.shape[:-1] + (4, size))[..., :3, :]  # a view: out is whole
+            np.multiply(ifg, dc[..., None, :], out=ifg)
+            out[..., 3 * size:] *= dh
             dh = out @ weight
-            dc *= f
+            dc *= sig_all[t, ..., size:2 * size]
         results = [None] * 5
         flat = dgates.reshape(-1, dgates.shape[-1])
         if self.needs_grad(0):

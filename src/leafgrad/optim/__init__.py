@@ -5,7 +5,10 @@ from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop
+from .classic import ASGD, Rprop, SparseAdam
+from .lbfgs import LBFGS
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "SparseAdam", "LBFGS",
+           "lr_scheduler"]

@@ -23,6 +23,7 @@ __all__ = [
     "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
     "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "SequentialLR",
     "ChainedScheduler", "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau",
+    "CyclicLR",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -746,3 +747,6 @@ class ReduceLROnPlateau(LRScheduler):
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
                 _set(group, "lr", new)
+
+
+from ._cyclic import CyclicLR  # noqa: E402 - builds on LRScheduler above

@@ -18,9 +18,12 @@ from .distance import CosineSimilarity
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 from .channelshuffle import ChannelShuffle
-from .sparse import Embedding
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .lazy import *  # noqa: F403
+from .lazy import __all__ as _lazy_all
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .loss import *  # noqa: F403
@@ -36,10 +39,10 @@ __all__ = [
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding", "EmbeddingBag",
     "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
-    "ChannelShuffle",
+    "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-    *_activation_all, *_loss_all,
+    *_activation_all, *_loss_all, *[name for name in _lazy_all if name != "LazyModuleMixin"],
 ]

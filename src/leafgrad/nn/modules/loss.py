@@ -11,6 +11,7 @@ __all__ = [
     "HuberLoss", "SmoothL1Loss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
     "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MultiLabelSoftMarginLoss", "PairwiseDistance", "SoftMarginLoss", "MultiMarginLoss",
+    "MultiLabelMarginLoss", "CTCLoss",
     "TripletMarginWithDistanceLoss",
 ]
 
@@ -213,6 +214,23 @@ class PairwiseDistance(Module):
 class SoftMarginLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor,
+                target_lengths: Tensor) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 from ..._dtype import dtype as _dtype_cls
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module"]
 
@@ -523,12 +523,17 @@ class Module:
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
         """Replace every parameter's and buffer's data by ``fn(data)``, keeping the objects."""
+        from ..._creation import empty as _empty
+
         if recurse:
             for module in self.children():
                 module._apply(fn)
         with no_grad():
             for key, param in self._parameters.items():
                 if param is None:
+                    continue
+                if is_lazy(param):  # only its dtype can change (torch allows the conversions)
+                    param._converted(fn(_empty(0, dtype=param.dtype)).dtype)
                     continue
                 new = fn(param)
                 if new is not param:
@@ -538,7 +543,9 @@ class Module:
                     if new_grad is not param._grad:
                         param._grad = _plain(new_grad)
             for key, buffer in self._buffers.items():
-                if buffer is not None:
+                if buffer is not None and is_lazy(buffer):
+                    buffer._converted(fn(_empty(0, dtype=buffer.dtype)).dtype)
+                elif buffer is not None:
                     self._buffers[key] = fn(buffer)
         return self
 
@@ -619,12 +626,15 @@ class Module:
 
     # -- state dicts ----------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        # uninitialized (lazy) entries go in as they are, as torch's LazyModuleMixin does
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                keep = keep_vars or is_lazy(param)
+                destination[prefix + name] = param if keep else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+                keep = keep_vars or is_lazy(buffer)
+                destination[prefix + name] = buffer if keep else buffer.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + "_extra_state"] = self.get_extra_state()
 
@@ -697,6 +707,15 @@ class Module:
                     f"Tensor-like object from checkpoint but received {type(value)}"
                 )
                 continue
+            if is_lazy(param):
+                # torch materialises a lazy entry to the loaded shape (its lazy load hook);
+                # here that waits, with the copies, until every check has passed
+                if not is_lazy(value):
+                    _queue(pending, functools.partial(_materialize_entry, self, name, param,
+                                                      value, assign))
+                continue
+            if is_lazy(value):
+                value.shape  # noqa: B018 - raises torch's RuntimeError (before any copy)
             if param.ndim == 0 and value.ndim == 1:
                 value = value[0]  # torch's 0.3 compatibility rule
             if value.shape != param.shape:
@@ -954,6 +973,12 @@ def _no_backend(kind: str, message: str) -> Callable[[Tensor], Tensor]:
         raise error(message)
 
     return move
+
+
+def _materialize_entry(module: Module, name: str, param: Tensor, value: Tensor,
+                       assign: bool) -> None:
+    param.materialize(value.shape)
+    _copy_entry(module, name, param, value, assign)
 
 
 def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign: bool) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["pad_sequence", "PackedSequence", "pack_padded_sequence", "pad_packed_sequence",
-           "pack_sequence", "unpack_sequence", "unpad_sequence"]
+           "pack_sequence", "unpack_sequence", "unpad_sequence", "invert_permutation"]
 
 
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
@@ -183,3 +183,14 @@ def unpad_sequence(padded_sequences, lengths, batch_first: bool = False) -> list
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
     return [row[:int(n)] for row, n in zip(padded_sequences, lengths)]
+
+
+def invert_permutation(permutation):
+    """The inverse of a permutation of ``range(n)`` (None stays None)."""
+    from ... import empty_like, arange, int64
+
+    if permutation is None:
+        return None
+    output = empty_like(permutation)
+    output.scatter_(0, permutation, arange(0, permutation.numel(), dtype=int64))
+    return output

@@ -1,0 +1,215 @@
+"""The upsampling ops behind ``F.interpolate``: nearest, nearest-exact (1-3 spatial dims),
+linear, bilinear, bicubic, trilinear; each with torch's node name and its adjoint as the
+backward's own op (``...BackwardBackward0`` under create_graph), each the other's backward.
+
+Note: separable resampling
+Every mode maps an output position along one spatial dim to a few input positions with
+weights that depend on that dim only (torch computes them per dim too: ATen's
+``compute_indices_weights_*``), so the op is applied one spatial dim at a time: a gather of
+each tap along the dim, times its weights, summed in tap order (``x0 * w0 + x1 * w1 ...`` as
+ATen). The adjoint sums each tap's share back into its input position; a tap's indices never
+decrease along the output, so ``np.add.reduceat`` over runs of equal indices does it without
+``np.add.at``. Positions follow ATen's arithmetic: the scale in the op's math type (float for
+float32 input; the nearest modes always in float), ``scale * (j + 0.5) - 0.5`` without align
+corners, ``scale * j`` with them, and the scale ``1 / scale_factor`` when a factor is given
+(not recomputed) instead of ``in / out``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import _batching_rules as batch
+from ..ops import _layout
+from ..ops._forward import auto_linear
+from ..ops.registry import Op, register
+
+# mode -> (spatial dims -> torch's node stem), as the ATen kernels are named
+_STEMS = {
+    "nearest": {1: "UpsampleNearest1D", 2: "UpsampleNearest2D", 3: "UpsampleNearest3D"},
+    "nearest-exact": {1: "UpsampleNearestExact1D", 2: "UpsampleNearestExact2D",
+                      3: "UpsampleNearestExact3D"},
+    "linear": {1: "UpsampleLinear1D"},
+    "bilinear": {2: "UpsampleBilinear2D"},
+    "bicubic": {2: "UpsampleBicubic2D"},
+    "trilinear": {3: "UpsampleTrilinear3D"},
+}
+_CUBIC_A = -0.75
+
+
+def _scale(math_type, in_size: int, out_size: int, align_corners, scale):
+    """ATen's area_pixel_compute_scale / compute_scales_value."""
+    if align_corners:
+        return math_type(in_size - 1) / math_type(out_size - 1) if out_size > 1 \
+            else math_type(0)
+    if scale is not None and scale > 0:
+        return math_type(1.0 / scale)
+    return math_type(in_size) / math_type(out_size)
+
+
+def _source(math_type, positions, scale, align_corners, clamp: bool):
+    """ATen's area_pixel_compute_source_index for output positions ``positions``."""
+    if align_corners:
+        return scale * positions
+    source = scale * (positions + math_type(0.5)) - math_type(0.5)
+    return np.maximum(source, math_type(0)) if clamp else source
+
+
+def _cubic_weights(t):
+    """The four cubic-convolution coefficients (A = -0.75) for fractional offsets ``t``."""
+    a = t.dtype.type(_CUBIC_A)
+    one = t.dtype.type(1)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + one), near(t), near(one - t), far(one - t + one)
+
+
+def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtype) -> list:
+    """``[(indices, weights or None), ...]`` for one spatial dim: output position j reads
+    input ``indices[j]`` of each tap, times ``weights[j]``."""
+    positions = np.arange(out_size)
+    if mode in ("nearest", "nearest-exact"):
+        if mode == "nearest" and out_size == in_size:
+            return [(positions, None)]
+        if mode == "nearest" and out_size == 2 * in_size:
+            return [(positions >> 1, None)]
+        step = _scale(np.float32, in_size, out_size, False, scale)
+        where = positions.astype(np.float32)
+        if mode == "nearest-exact":
+            where = where + np.float32(0.5)
+        indices = np.floor(where * step).astype(np.int64)
+        return [(np.minimum(indices, in_size - 1), None)]
+    math_type = np.float32 if dtype == np.float32 else np.float64
+    if mode != "bicubic" and out_size == in_size:
+        return [(positions, None)]  # ATen copies
+    step = _scale(math_type, in_size, out_size, align_corners, scale)
+    source = _source(math_type, positions.astype(math_type), step, align_corners,
+                     clamp=mode != "bicubic")
+    index = np.minimum(np.floor(source).astype(np.int64), in_size - 1)
+    fraction = np.clip(source - index.astype(math_type), 0, 1).astype(math_type)
+    if mode == "bicubic":
+        return [(np.clip(index - 1 + k, 0, in_size - 1), weight)
+                for k, weight in enumerate(_cubic_weights(fraction))]
+    upper = index + (index < in_size - 1)
+    return [(index, math_type(1) - fraction), (upper, fraction)]
+
+
+def _plan(mode: str, in_sizes, out_sizes, align_corners, scales, dtype) -> list:
+    scales = scales if scales is not None else (None,) * len(out_sizes)
+    return [axis_taps(mode, i, o, align_corners, s, dtype)
+            for i, o, s in zip(in_sizes, out_sizes, scales)]
+
+
+def _shaped(weights, axis: int, ndim: int):
+    return weights.reshape((-1,) + (1,) * (ndim - axis - 1))
+
+
+def resample(x: np.ndarray, plan: list) -> np.ndarray:
+    """Apply each spatial dim's taps in turn (dims 2, 3, ...). See Note: separable
+    resampling."""
+    for offset, taps in enumerate(plan):
+        axis = 2 + offset
+        out = None
+        for indices, weights in taps:
+            part = np.take(x, indices, axis=axis)
+            if weights is not None:
+                part = part * _shaped(weights, axis, x.ndim)
+            out = part if out is None else out + part
+        x = out.astype(x.dtype, copy=False)
+    return x
+
+
+def _scatter(values: np.ndarray, indices: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Sum ``values`` along ``axis`` into ``size`` positions by non-decreasing ``indices``."""
+    starts = np.flatnonzero(np.r_[True, indices[1:] != indices[:-1]])
+    sums = np.add.reduceat(values, starts, axis=axis)
+    shape = list(values.shape)
+    shape[axis] = size
+    out = np.zeros(shape, dtype=values.dtype)
+    target = [slice(None)] * values.ndim
+    target[axis] = indices[starts]
+    out[tuple(target)] = sums
+    return out
+
+
+def resample_adjoint(grad: np.ndarray, plan: list, in_sizes) -> np.ndarray:
+    """The transpose of ``resample``: every output's gradient back to the inputs it read."""
+    for offset in range(len(plan) - 1, -1, -1):
+        axis = 2 + offset
+        out = None
+        for indices, weights in plan[offset]:
+            part = grad if weights is None else grad * _shaped(weights, axis, grad.ndim)
+            part = _scatter(part, indices, in_sizes[offset], axis)
+            out = part if out is None else out + part
+        grad = out.astype(grad.dtype, copy=False)
+    return grad
+
+
+class _Upsample(Op):
+    """One mode and number of spatial dims; parameters as ATen's ``upsample_*`` ops."""
+
+    mode = ""
+
+    @classmethod
+    def _kernel(cls, ctx, x, output_size, scales=None, align_corners=None):
+        plan = _plan(cls.mode, x.shape[2:], output_size, align_corners, scales, x.dtype)
+        return _layout.suggested(resample(x, plan), x)
+
+    def backward(self, grad):
+        return self.adjoint.apply(grad, input_size=tuple(self.input_shape()), **self._params)
+
+    jvp = auto_linear
+
+
+class _UpsampleBackward(Op):
+    """The adjoint: (N, C, *output_size) gradients to (N, C, *input_size[2:])."""
+
+    mode = ""
+
+    @classmethod
+    def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None):
+        plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
+        out = resample_adjoint(grad, plan, input_size[2:])
+        # ATen's bicubic backward has no channels-last kernel: its result is row-major
+        return out if cls.mode == "bicubic" else _layout.suggested(out, grad)
+
+    def backward(self, grad):
+        params = {k: v for k, v in self._params.items() if k != "input_size"}
+        return self.forward_op.apply(grad, **params)
+
+    jvp = auto_linear
+
+
+def _make(mode: str, dims: int, stem: str) -> tuple:
+    def forward(ctx, x, **params):
+        return forward_class._kernel(ctx, x, **params)
+
+    def backward_forward(ctx, grad, **params):
+        return backward_class._kernel(ctx, grad, **params)
+
+    forward_class = type(f"{stem}", (_Upsample,), {
+        "__doc__": f"F.interpolate(mode={mode!r}) over {dims} spatial dim(s).",
+        "node": f"{stem}Backward0", "mode": mode,
+        "torch_names": ("nn.functional.interpolate", "nn.Upsample"),
+        "vmap": batch.fold(None),  # vmap folds its batch dims into N
+        "forward": staticmethod(forward)})
+    backward_class = type(f"{stem}Backward", (_UpsampleBackward,), {
+        "__doc__": f"The backward of {stem}, differentiable (its own backward is {stem}).",
+        "node": f"{stem}BackwardBackward0", "mode": mode, "torch_names": (),
+        "forward": staticmethod(backward_forward)})
+    forward_class.adjoint = backward_class
+    backward_class.forward_op = forward_class
+    return register(forward_class), register(backward_class)
+
+
+def _make_all() -> dict:
+    return {(mode, dims): _make(mode, dims, stem)[0]
+            for mode, by_dims in _STEMS.items() for dims, stem in by_dims.items()}
+
+
+UPSAMPLE = _make_all()  # (mode, spatial dims) -> op

@@ -1,0 +1,129 @@
+"""Rprop, ASGD and SparseAdam with torch's single-tensor updates and state keys.
+
+As in ``adaptive.py``, each update is the sequence of tensor operations torch's (non-foreach)
+kernel runs, in its order, so parameters and ``state_dict()`` agree with torch step for step.
+"""
+
+from __future__ import annotations
+
+from .._creation import full_like, tensor, zeros_like
+from ..tensor import Tensor
+from .adaptive import _Adaptive, _lr
+from .optimizer import Optimizer
+
+__all__ = ["Rprop", "ASGD", "SparseAdam"]
+
+
+def _scalar_dtype():
+    """torch's _get_scalar_dtype(): the default dtype (float32 or float64)."""
+    from .._dtype import get_default_dtype
+
+    return get_default_dtype()
+
+
+class Rprop(_Adaptive):
+    """Resilient backpropagation: a step size per element, grown while the gradient keeps its
+    sign and shrunk when it flips (the update skipped for that element)."""
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
+
+    def _init_state(self, state, param, group):
+        state["step"] = tensor(0.0, dtype=_scalar_dtype())
+        state["prev"] = zeros_like(param)
+        state["step_size"] = full_like(param.grad, _lr(group["lr"]))
+
+    def _update_one(self, param, grad, state, group):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        prev, step_size = state["prev"], state["step_size"]
+        state["step"] += 1
+        sign = grad.mul(prev).sign()
+        sign[sign.gt(0)] = etaplus
+        sign[sign.lt(0)] = etaminus
+        sign[sign.eq(0)] = 1
+        step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+        grad = grad.clone()
+        grad[sign.eq(etaminus)] = 0  # the sign flipped: no step for that element
+        param.addcmul_(grad.sign(), step_size, value=-1)
+        prev.copy_(grad)
+
+
+class ASGD(_Adaptive):
+    """Averaged SGD: SGD with a decaying step size ``eta`` and a running average ``ax`` of the
+    iterates (started after ``t0`` steps)."""
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
+                                      weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
+
+    def _init_state(self, state, param, group):
+        scalar = _scalar_dtype()
+        state["step"] = tensor(0.0, dtype=scalar)
+        state["eta"] = tensor(_lr(group["lr"]), dtype=scalar)
+        state["mu"] = tensor(1.0, dtype=scalar)
+        state["ax"] = zeros_like(param)
+
+    def _update_one(self, param, grad, state, group):
+        lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+        lr = _lr(group["lr"])
+        mu, ax, eta = state["mu"], state["ax"], state["eta"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        eta_value = eta.item()
+        param.mul_(1 - lambd * eta_value)
+        param.add_(grad, alpha=-eta_value)
+        if mu.item() != 1:
+            ax.add_(param.sub(ax).mul_(mu))
+        else:
+            ax.copy_(param)
+        step = state["step"].item()
+        # torch.as_tensor(python float) is a default-dtype scalar, copied into the state's
+        eta.copy_(tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(tensor(1 / max(1, step - t0)))
+
+
+class SparseAdam(Optimizer):
+    """Adam for sparse gradients. leafgrad has no sparse tensors, so every gradient is dense
+    and ``step`` refuses it with torch's error, as torch does for dense gradients."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        if not 0.0 < lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        raise RuntimeError("SparseAdam does not support dense gradients, please "
+                                           "consider Adam instead")
+
+        return self._run_step(update, closure)
+
