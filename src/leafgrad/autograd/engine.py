@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from .._compile.state import state as _capture
 from . import _record
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node
@@ -155,6 +156,9 @@ def run_backward(
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:
+                    if _capture.active and (hookset.tensor_pre or hookset.retains_grad
+                                            or hookset.pre or hookset.post):
+                        _capture.tracer.broke("a backward hook (register_hook, retain_grad) ran")
                     _call_tensor_pre_hooks(hookset, buffer)
                 captured = captures.get(node) if captures else None
                 if captured is not None:

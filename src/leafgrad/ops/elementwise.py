@@ -23,6 +23,7 @@ class Add(Op):
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.add
+    capture_ufunc = np.add  # Note: capture kernels (_compile/codegen.py)
     torch_names = ("add", "Tensor.__add__", "Tensor.add_")
 
     @staticmethod
@@ -49,6 +50,7 @@ class Sub(Op):
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.subtract
+    capture_ufunc = np.subtract
     torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
 
     @staticmethod
@@ -101,6 +103,7 @@ class Mul(Op):
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True
     inplace_ufunc = np.multiply
+    capture_ufunc = np.multiply
     torch_names = ("mul", "Tensor.__mul__", "Tensor.mul_")
 
     @staticmethod
@@ -126,6 +129,8 @@ class MulScalar(Op):
     """``tensor * number`` as torch's C++ formulas write it (MulBackward1, one edge)."""
 
     node = "MulBackward1"
+    capture_ufunc = np.multiply
+    capture_params = ("other",)
     torch_names = ()
 
     @staticmethod
@@ -148,6 +153,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    capture_ufunc = np.true_divide
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self", "other")}
     broadcasts = True
@@ -180,6 +186,7 @@ class Div(Op):
 @register
 class Neg(Op):
     node = "NegBackward0"
+    capture_ufunc = np.negative
     torch_names = ("neg", "negative", "Tensor.__neg__")
 
     @staticmethod
@@ -317,6 +324,7 @@ class _Unary(Op):
 
     __slots__ = ()
     ufunc = None
+    capture_ufunc = "ufunc"  # the class's own ufunc, where it is a NumPy ufunc
 
     @classmethod
     def forward(cls, ctx, a):

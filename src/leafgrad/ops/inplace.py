@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
@@ -48,6 +49,8 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         from ._forward import dual_inplace
 
         return dual_inplace(op, target, others, params)
+    if _capture.active:  # leafgrad.compile is recording (_compile/capture.py)
+        return _capture.tracer.inplace(op, target, others, params)
     recording = _grad_state.grad_enabled and op.differentiable and (
         target._requires_grad
         or any(isinstance(o, Tensor) and o._requires_grad for o in others)

@@ -161,6 +161,7 @@ class LinalgDet(Op):
     """The determinant of each square matrix."""
 
     node = "LinalgDetBackward0"
+    backward_reads_values = True  # its backward branches on the input's values
     inputs = ("A",)
     saves = {"A": ("A",), "result": ("A",)}
     torch_names = ("linalg.det", "det", "Tensor.det")

@@ -147,6 +147,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 
@@ -175,6 +176,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 

@@ -51,6 +51,7 @@ class Cumsum(Op):
 @register
 class Cumprod(Op):
     node = "CumprodBackward0"
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("cumprod",)
 

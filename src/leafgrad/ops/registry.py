@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS", "plain_backward"]
+__all__ = ["Op", "register", "OPS", "plain_backward", "array_kernel"]
 
 # Note: floating-point warnings
 # torch computes log(-1) = nan or exp(1000) = inf silently; NumPy warns (RuntimeWarning). A
@@ -88,6 +89,15 @@ def plain_backward() -> bool:
     return not _grad_state.grad_enabled and not _dual_state.active
 
 
+def array_kernel(fn, *arrays, **params):
+    """Run an op's array-level backward helper ``fn(*arrays, **params)`` (see Note: array-level
+    backwards in activation.py). Under leafgrad.compile the call is recorded as one node of the
+    captured graph, replayed as the same call; otherwise it is just the call."""
+    if _capture.active:
+        return _capture.tracer.kernel(fn, arrays, params)
+    return fn(*arrays, **params)
+
+
 class Op(Node):
     """Base of every differentiable op.
 
@@ -115,6 +125,18 @@ class Op(Node):
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
+    # The backward formula chooses its branch from the values (zeros in prod, a singular
+    # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
+    backward_reads_values = False
+    # Parameters that may hold a boolean mask, which makes the result's shape depend on the
+    # values (x[mask], masked_select): leafgrad.compile cannot capture those either.
+    mask_params: tuple = ()
+    # Note: capture kernels. A NumPy ufunc that computes this op when its operands already
+    # have the result's dtype; leafgrad.compile's replay then calls it directly (with out=
+    # into a reused buffer) instead of ``forward``. ``capture_params`` lists parameters that
+    # are operands after the tensor arguments (``other`` of ``x * 2.0``).
+    capture_ufunc = None
+    capture_params: tuple = ()
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
 
@@ -153,6 +175,8 @@ class Op(Node):
             from ._forward import dual_apply
 
             return dual_apply(cls, args, params)
+        if _capture.active:  # leafgrad.compile is recording (_compile/capture.py)
+            return _capture.tracer.op(cls, args, params)
         if _grad_state.grad_enabled and cls.differentiable:
             for arg in args:
                 if isinstance(arg, Tensor) and arg._requires_grad:
