@@ -261,4 +261,77 @@ def test_graph_prints_code_and_diff():
     diff = first.diff(second)
     assert "-%v0 = TanhBackward0(%x0)" in diff.replace("  ", " ").replace("  ", " ") or \
         "TanhBackward0" in diff and "SigmoidBackward0" in diff
-    assert "DOT" not in f.to_dot() and f.to_dot().lstrip().startswith("digraph")
+    dot = f.to_dot()
+    assert dot.lstrip().startswith("digraph") and "SigmoidBackward0(%x0)" in dot
+    view = f.graph_view()
+    assert [n["name"] for n in view.nodes if n["kind"] == "function"] == ["SigmoidBackward0"]
+    assert view.to_svg().startswith("<svg") and "SigmoidBackward0" in view.to_html()
+
+
+class _Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x * x
+
+
+class _NumpySin(torch.autograd.Function):
+    """Computes outside the op table: the capture cannot see it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return torch.tensor(np.sin(x.detach().numpy()))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+@pytest.mark.parametrize("function, captured", [(_Cube, True), (_NumpySin, False)])
+def test_custom_functions_are_captured_or_run_eagerly(function, captured):
+    w = _fresh((4,), seed=5, requires_grad=True)
+
+    def step(x):
+        y = function.apply(x * w).sum()
+        y.backward()
+        return y.detach()
+
+    compiled = torch.compile(step)
+    for seed in range(3):
+        x = _fresh((4,), seed=seed)
+        w.grad = None
+        got, got_grad = compiled(x).numpy().copy(), w.grad.numpy().copy()
+        w.grad = None
+        want, want_grad = step(x).numpy().copy(), w.grad.numpy().copy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_grad, want_grad)
+    assert (compiled.replays == 2) == captured
+
+
+class _TrainEval(torch.nn.Module):
+    def forward(self, x):
+        return x * 2.0 if self.training else x * 3.0
+
+
+def test_a_module_switched_to_eval_inside_a_compiled_function_recaptures():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), _TrainEval())
+    f = torch.compile(lambda x: model(x).detach())
+    x = _fresh((5, 4))
+    f(x), f(x)
+    model.eval()
+    np.testing.assert_array_equal(f(x).numpy(), model(x).detach().numpy())
+    assert len(f.captures) == 2 and f.replays == 1
+
+
+def test_module_hooks_break_the_graph():
+    model = torch.nn.Linear(4, 4)
+    calls = []
+    model.register_forward_hook(lambda m, i, o: calls.append(1))
+    f = torch.compile(lambda x: model(x).detach())
+    f(_fresh((2, 4))), f(_fresh((2, 4)))
+    assert f.replays == 0 and len(calls) == 2

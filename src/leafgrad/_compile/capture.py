@@ -80,7 +80,8 @@ class Tracer:
         self.created: dict = {}  # id(ndarray) -> Tensor made inside the call (a constant)
         self.grad_seen: dict = {}  # id(param) -> param whose .grad state the trace depends on
         self.by_layout: dict = {}  # (address, shape, strides, dtype) -> Value
-        self.fresh: dict = {}  # id(Tensor) -> Tensor made during the call outside the ops
+        self.fresh: dict = {}
+        self.modules_seen: set = set()  # id(Tensor) -> Tensor made during the call outside the ops
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
 
@@ -379,6 +380,16 @@ class Tracer:
                            if isinstance(a, np.ndarray))
         self.graph.nodes.append(node)
         return out
+
+    def module_called(self, module, plain: bool) -> None:
+        """An nn.Module call: its ``training`` flag is guarded (train/eval change the ops);
+        forward hooks are Python a replay would not run."""
+        if not plain:
+            self.broke(f"{type(module).__name__} has forward or backward hooks")
+        if id(module) not in self.modules_seen:
+            self.modules_seen.add(id(module))
+            self.keep.append(module)
+            self.graph.module_guards.append((module, module.training))
 
     def created_tensor(self, tensor) -> None:
         self.created[id(tensor._data)] = tensor

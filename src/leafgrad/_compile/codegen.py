@@ -161,14 +161,18 @@ class _Namespace:
 
 
 def _kernel(node: Node):
-    """The ufunc a node can call directly, with its operands, or None."""
+    """``(function, operands, composite)`` for a node that can call its capture ufunc or
+    kernel directly, or None."""
     op = node.op
-    ufunc = getattr(op, "capture_ufunc", None)
-    if ufunc is None or node.kind != "op" or node.multi:
+    if node.kind != "op" or node.multi:
+        return None
+    composite = getattr(op, "capture_kernel", None)
+    ufunc = composite or getattr(op, "capture_ufunc", None)
+    if ufunc is None:
         return None
     if isinstance(ufunc, str):  # names the op's own ufunc attribute (the unary math ops)
         ufunc = getattr(op, ufunc, None)
-    if not isinstance(ufunc, np.ufunc):
+    if composite is None and not isinstance(ufunc, np.ufunc):
         return None
     out = node.outputs[0]
     if out.dtype.kind != "f" or not out.shape:
@@ -178,15 +182,15 @@ def _kernel(node: Node):
         if name not in operand_params and not (name == "alpha" and value == 1):
             return None
     operands = list(node.args) + [node.params[n] for n in operand_params if n in node.params]
-    if len(operands) != ufunc.nin:
+    if composite is None and len(operands) != ufunc.nin:
         return None
     for item in operands:
         if isinstance(item, Value):
             if item.dtype != out.dtype:
                 return None
-        elif type(item) is not float:
+        elif type(item) is not float and not (composite and type(item) in (int, float)):
             return None
-    return ufunc, operands
+    return ufunc, operands, composite is not None
 
 
 def _plan_buffers(graph: Graph, kernels: dict) -> dict:
@@ -213,7 +217,7 @@ def _plan_buffers(graph: Graph, kernels: dict) -> dict:
         if out in unsafe or out.escapes:
             continue
         chosen = None
-        for item in kernels[node][1]:
+        for item in kernels[node][1] if not kernels[node][2] else ():
             if (isinstance(item, Value) and item in buffer_of and last_use.get(item) == position
                     and item.shape == out.shape and item.dtype == out.dtype
                     and item.strides == out.strides):
@@ -277,6 +281,8 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         guard.append(f"{t}._data.shape != {value.shape!r} or {t}._data.dtype != "
                      f"{ns.add(value.dtype, 'D')} or {t}._requires_grad is not "
                      f"{value.tensor._requires_grad!r}")
+    for module, training in graph.module_guards:
+        guard.append(f"{ns.add(module, 'N')}.training is not {training!r}")
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad is None) is not {was_none!r}")
@@ -385,14 +391,15 @@ def _tensor_of(value: Value, ns, graph) -> str | None:
 def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list:
     if node.kind == "op":
         if node in kernels:
-            ufunc, operands = kernels[node]
+            ufunc, operands, composite = kernels[node]
             name = ns.add(ufunc, "U")
             args = ", ".join(code(o) for o in operands)
             out = node.outputs[0]
             plan = buffer_of.get(out)
+            # out positional: a ufunc parses it faster than the keyword
             if plan is not None:
-                return [f"{out.name} = {name}({args}, out={buffers[plan[0]]})"]
-            return [f"{out.name} = {name}({args})"]
+                return [f"{out.name} = {name}({args}, {buffers[plan[0]]})"]
+            return [f"{out.name} = {name}({args}{', None' if composite else ''})"]
         forward = ns.add(node.op.forward, "F")
         args = "".join(", " + code(a) for a in node.args)
         params = "".join(f", {k}={code(v)}" for k, v in node.params.items())

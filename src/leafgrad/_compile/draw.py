@@ -68,7 +68,8 @@ def graph_view(graph: Graph):
             index_of[value] = f"t{value.index}"
             nodes.append({"id": f"t{value.index}", "kind": "tensor", "name": value.name,
                           "label": [value.name, f"{tuple(value.shape)} {value.dtype}"],
-                          "role": value.kind})
+                          "role": value.kind,
+                          "value": {"repr": f"{tuple(value.shape)} {value.dtype}"}})
     for position, node in enumerate(graph.live_nodes()):
         nid = f"f{position}"
         nodes.append({"id": nid, "kind": "function", "name": node.label().split("(")[0],

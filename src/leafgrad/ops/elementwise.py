@@ -448,6 +448,12 @@ class TanhBackward(Op):
         grad, y = _promote.binary(grad, y)
         return grad * (1 - y * y)
 
+    @staticmethod
+    def capture_kernel(grad, y, out):  # Note: capture kernels in registry.py
+        t = np.multiply(y, y, out)
+        np.subtract(1, t, t)
+        return np.multiply(grad, t, t)
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -477,6 +483,12 @@ class SigmoidBackward(Op):
         grad, y = _promote.binary(grad, y)
         return grad * (y * (1 - y))
 
+    @staticmethod
+    def capture_kernel(grad, y, out):
+        t = np.subtract(1, y, out)
+        np.multiply(y, t, t)
+        return np.multiply(grad, t, t)
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -498,6 +510,7 @@ class ThresholdBackward(Op):
     Its gradient in ``self`` is zero (torch's formula)."""
 
     node = "ThresholdBackwardBackward0"
+    capture_params = ("threshold",)
     inputs = ("grad_output", "self")
     saves = {"self": ("grad_output",)}
     torch_names = ()
@@ -508,6 +521,12 @@ class ThresholdBackward(Op):
         out = grad * (a > threshold)
         if out.dtype.kind == "f":
             out += 0.0  # -0. (negative grad times False) becomes 0., as torch's select gives
+        return out
+
+    @staticmethod
+    def capture_kernel(grad, a, threshold, out):
+        out = np.multiply(grad, np.greater(a, threshold), out)
+        out += 0.0
         return out
 
     def backward(self, gg):
@@ -583,6 +602,14 @@ class Relu(Op):
             zeros = a == 0
             if zeros.any():
                 np.copysign(out, a, out=out, where=zeros)
+        return out
+
+    @staticmethod
+    def capture_kernel(a, out):
+        out = np.maximum(a, a.dtype.type(0), out=out)
+        zeros = a == 0
+        if zeros.any():
+            np.copysign(out, a, out=out, where=zeros)
         return out
 
     def backward(self, grad):

@@ -134,8 +134,12 @@ class Op(Node):
     # Note: capture kernels. A NumPy ufunc that computes this op when its operands already
     # have the result's dtype; leafgrad.compile's replay then calls it directly (with out=
     # into a reused buffer) instead of ``forward``. ``capture_params`` lists parameters that
-    # are operands after the tensor arguments (``other`` of ``x * 2.0``).
+    # are operands after the tensor arguments (``other`` of ``x * 2.0``). ``capture_kernel``,
+    # a staticmethod ``(*operands, out)`` making the same NumPy calls as ``forward`` (out None:
+    # fresh arrays), serves ops that are a few ufunc calls (tanh's backward); its ``out`` is
+    # never one of its operands.
     capture_ufunc = None
+    capture_kernel = None
     capture_params: tuple = ()
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
