@@ -157,14 +157,15 @@ def build(leafgrad, torch, wanted, chain_ops: int, torch_compile: bool, notes: l
                 step = chain_step(lib, wt, bt, chain_ops)
                 fns[name] = _bind(step, lib.tensor(x))
                 if lib is leafgrad:
-                    fns["compiled"] = _bind(leafgrad.compile(step), lib.tensor(x))
+                    compiled = leafgrad.compile(step)
+                    fns["compiled"] = _bind(compiled, lib.tensor(x))
             fns["numpy"] = lambda x=x, w=w, b=b: chain_numpy(x, w, b, chain_ops)
             cases[key] = {"label": f"chain fwd+bwd, {size} elem", "unit": "per op",
-                          "divisor": chain_ops, "fns": fns}
+                          "divisor": chain_ops, "fns": fns, "compiled": compiled}
         elif key.startswith("mlp"):
             batch = int(key[3:])
             fns["leafgrad"] = bench_train.mlp_lib(leafgrad, batch)
-            fns["compiled"] = leafgrad.compile(bench_train.mlp_lib(leafgrad, batch))
+            fns["compiled"] = compiled = leafgrad.compile(bench_train.mlp_lib(leafgrad, batch))
             if torch is not None:
                 fns["torch"] = bench_train.mlp_lib(torch, batch)
                 if torch_compile and key == "mlp32":
@@ -174,12 +175,13 @@ def build(leafgrad, torch, wanted, chain_ops: int, torch_compile: bool, notes: l
                         fns["torch.compile"] = found
             fns["numpy"] = bench_train.mlp_numpy(batch)[0]
             cases[key] = {"label": f"mlp step, batch {batch}", "unit": "per step",
-                          "divisor": 1, "fns": fns}
+                          "divisor": 1, "fns": fns, "compiled": compiled}
         elif key == "digits":
             step, args = digits_step(leafgrad)
             fns["leafgrad"] = _bind(step, *args)
             step, args = digits_step(leafgrad)
-            fns["compiled"] = _bind(leafgrad.compile(step), *args)
+            compiled = leafgrad.compile(step)
+            fns["compiled"] = _bind(compiled, *args)
             if torch is not None:
                 step, args = digits_step(torch)
                 fns["torch"] = _bind(step, *args)
@@ -189,7 +191,7 @@ def build(leafgrad, torch, wanted, chain_ops: int, torch_compile: bool, notes: l
                     if found is not None:
                         fns["torch.compile"] = found
             cases[key] = {"label": "digits CNN Adam step, batch 32", "unit": "per step",
-                          "divisor": 1, "fns": fns}
+                          "divisor": 1, "fns": fns, "compiled": compiled}
     return cases
 
 
@@ -279,6 +281,10 @@ def main(argv=None) -> int:
                                                  warmup=1 if args.quick else 2)
     text, verdicts = report(cases, results)
     print(text)
+    for key, case in cases.items():
+        compiled = case["compiled"]
+        notes.append(f"{key}: the compiled step was captured {len(compiled.captures)}x and "
+                     f"replayed {compiled.replays}x")
     for note in notes:
         print(note)
     if args.json:

@@ -407,8 +407,12 @@ def _inplace_path(op, target, others: tuple, params: dict):
     recording = grad_state.grad_enabled and op.differentiable and (
         target._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
         or (target._base is not None and target._base._requires_grad))
+    from ..ops.inplace import scaled_operand
+
     ufunc = op.inplace_ufunc
-    if recording or ufunc is None or len(others) != 1 or params.get("alpha", 1) != 1:
+    if recording or ufunc is None or len(others) != 1:
+        return "forward", None
+    if params.get("alpha", 1) != 1 and not scaled_operand(target, others[0]):
         return "forward", None
     data = target._data
     value = others[0]._data if isinstance(others[0], Tensor) else others[0]

@@ -440,6 +440,9 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
             cast = node.cast
             if cast is not None and isinstance(other, Value):
                 operand = f"{operand}.astype({ns.add(cast, 'D')})"
+            alpha = node.params.get("alpha", 1)
+            if alpha != 1:  # ops/inplace.py scaled_operand
+                operand = f"{operand} * {code(alpha)}"
             lines.append(f"{ns.add(ufunc, 'U')}({target.name}, {operand}, out={target.name}, "
                          "casting='unsafe')")
         else:
