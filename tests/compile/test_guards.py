@@ -335,3 +335,27 @@ def test_module_hooks_break_the_graph():
     f = torch.compile(lambda x: model(x).detach())
     f(_fresh((2, 4))), f(_fresh((2, 4)))
     assert f.replays == 0 and len(calls) == 2
+
+
+def test_a_tensor_array_passed_as_a_parameter_is_found_after_gc_freeze():
+    """nll_loss passes its target's array as a parameter; the capture finds the tensor that
+    owns it, also when the objects alive were frozen (benchmarks/_harness.py does that)."""
+    import gc
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3)
+    target = torch.tensor([0, 2, 1, 1, 0])
+
+    def step(x):
+        loss = torch.nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        return loss.detach()
+
+    f = torch.compile(step)
+    gc.freeze()
+    try:
+        for seed in range(3):
+            f(_fresh((5, 4), seed=seed))
+    finally:
+        gc.unfreeze()
+    assert f.captures[0].breaks == [] and f.replays >= 1
