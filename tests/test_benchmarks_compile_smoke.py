@@ -31,6 +31,9 @@ def test_quick_run_reports_every_target():
     for label in ("chain fwd+bwd, 1 elem", "mlp step, batch 512", "digits CNN Adam step"):
         assert label in proc.stdout
     assert proc.stdout.count("target <=") == 4
+    # every compiled column timed replays, not the eager fallback
+    assert proc.stdout.count("the compiled step was captured 1x") == 5
+    assert "replayed 0x" not in proc.stdout
 
 
 def test_numpy_chain_gradients_are_torchs():
