@@ -26,6 +26,8 @@ $(VENV)/.test: $(VENV)/.runtime
 demo: $(VENV)/.examples
 	$(PY) demo/seeds_tour.py
 	@echo
+	$(PY) demo/dynamic_vs_static.py
+	@echo
 	$(PY) demo/seeds_graph.py
 	@echo
 	@echo "== Training a CNN on the handwritten digits (examples/digits_cnn.py)"

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._compile.state import state as _capture
 from ._device import use as _device_use
 from ._alloc import check_storage
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
@@ -28,7 +29,10 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
         _device_use(device)
     if requires_grad and data.dtype.kind != "f":
         raise RuntimeError(INT_REQUIRES_GRAD)
-    return _wrap(data, bool(requires_grad))
+    result = _wrap(data, bool(requires_grad))
+    if _capture.active:  # a constant of the graph leafgrad.compile is capturing
+        _capture.tracer.created_tensor(result)
+    return result
 
 
 def _infer_array(data) -> np.ndarray:

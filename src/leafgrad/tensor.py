@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
+from ._compile.state import state as _capture
 from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
@@ -101,6 +102,8 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     t._retains_grad = False
     t._view_steps = ()
     t._view_src = None
+    if _capture.active:  # leafgrad.compile: a tensor made outside the op table
+        _capture.tracer.wrapped(t)
     return t
 
 
@@ -213,6 +216,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return counter
 
     def _bump_version(self) -> None:
+        if _capture.active:  # a write the tracer did not see (recorded writes run untraced)
+            _capture.tracer.bumped(self)
         counter = self._vc
         if counter is None:
             self._vc = counter = [1]
@@ -385,6 +390,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def grad(self):
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        if _capture.active:
+            _capture.tracer.read_grad(self, self._grad)
         return self._grad
 
     @grad.setter
@@ -410,10 +417,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
                     "tensor are the same size"
                 )
+        if _capture.active:
+            _capture.tracer.set_grad(self, value)
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
+        if _capture.active:
+            _capture.tracer.set_grad(self, None)
         self._grad = None
 
     @property
@@ -436,6 +447,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     @property
     def data(self) -> "Tensor":
         """The same storage without history or version sharing (the pre-0.4 escape hatch)."""
+        if _capture.active:
+            _capture.tracer.ref(self)  # the alias reads the same array
         result = _wrap(self._data)
         if self.is_inference():
             result._vc = INFERENCE_DETACHED
@@ -445,6 +458,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @data.setter
     def data(self, value: "Tensor") -> None:
+        if _capture.active:
+            _capture.tracer.broke("Tensor.data was assigned (a tensor's array replaced)")
         self._data = value._data
 
     @property
@@ -489,6 +504,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- conversion ---------------------------------------------------------------------------
     def item(self):
+        if _capture.active:
+            _capture.tracer.broke("Tensor.item() reads a value into Python")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -496,9 +513,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if _capture.active:
+            _capture.tracer.broke("Tensor.tolist() reads values into Python")
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        if _capture.active:
+            _capture.tracer.broke("Tensor.numpy() hands the array to code outside the graph")
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -507,6 +528,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if _capture.active:
+            _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -518,6 +541,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return array.copy() if copy else array
 
     def __bool__(self) -> bool:
+        if _capture.active:
+            _capture.tracer.broke("bool(tensor): Python control flow on a tensor's value")
         if self._data.size != 1:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
@@ -525,16 +550,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
+        if _capture.active:
+            _capture.tracer.broke("float(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
+        if _capture.active:
+            _capture.tracer.broke("int(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self) -> int:
+        if _capture.active:
+            _capture.tracer.broke("a tensor was used as a Python index (__index__)")
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
@@ -677,6 +708,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def _accumulate_grad(self, grad: "Tensor") -> None:
         """What AccumulateGrad does with an arriving gradient (torch's accumulateGrad)."""
+        if _capture.active:
+            return _capture.tracer.accumulate(self, grad)
         old = self._grad
         if old is None:
             if _grad_state.grad_enabled:
@@ -701,6 +734,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def detach(self) -> "Tensor":
         """A tensor sharing storage and version counter, outside the graph."""
+        if _capture.active:
+            _capture.tracer.ref(self)  # the alias reads the same array
         t = _wrap(self._data)
         counter = self._version_counter()
         t._vc = INFERENCE_DETACHED if counter is INFERENCE_VC else counter

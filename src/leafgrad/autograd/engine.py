@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from .._compile.state import state as _capture
 from . import _record
 from . import anomaly_mode as _anomaly
 from ._fp_errors import loud as _loud, quiet as _quiet
@@ -194,6 +195,9 @@ def run_backward(
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:
+                    if _capture.active and (hookset.tensor_pre or hookset.retains_grad
+                                            or hookset.pre or hookset.post):
+                        _capture.tracer.broke("a backward hook (register_hook, retain_grad) ran")
                     _call_tensor_pre_hooks(hookset, buffer)
                 captured = captures.get(node) if captures else None
                 if captured is not None:

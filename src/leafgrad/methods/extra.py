@@ -104,6 +104,10 @@ class ExtraMethods:
             from ..tensor import LEAF_INPLACE
 
             raise RuntimeError(LEAF_INPLACE)
+        from .._compile.state import state as capture
+
+        if capture.active:
+            capture.tracer.become(self)
         self._data = view._data
         if view._grad_fn is not None:
             self._grad_fn = view._grad_fn

@@ -462,7 +462,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
-    target_data = target_data.astype(np.int64)
+    # copy=False: an int64 target's own array, so leafgrad.compile sees it is the input's
+    target_data = target_data.astype(np.int64, copy=False)
     if input.ndim <= 2:
         return _ops.NllLoss.apply(input, weight, target=target_data, reduction=reduction,
                                   ignore_index=ignore_index)

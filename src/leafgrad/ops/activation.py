@@ -15,7 +15,7 @@ from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
 from . import _batching_rules as batch
-from .registry import Op, plain_backward, register
+from .registry import Op, array_kernel, plain_backward, register
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -257,6 +257,19 @@ class Hardtanh(Op):
     jvp = auto_element_wise
 
 
+def _softmax_grad(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
+    out = np.asarray(g * y)
+    total = _sum_keepdim(out, dim)
+    out -= y * total
+    return out
+
+
+def _log_softmax_grad(g: np.ndarray, exps: np.ndarray, total: np.ndarray, dim: int):
+    out = np.asarray(exps * (_sum_keepdim(g, dim) / total))  # 0-d: a NumPy scalar
+    np.subtract(g, out, out=out)
+    return out
+
+
 def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
     """``a.sum(dim, keepdims=True)``; along the last axis of a contiguous float array it is a
     matrix-vector product with ones, which BLAS does ~7x faster than NumPy's pairwise sum
@@ -306,11 +319,7 @@ class Softmax(Op):
         result = self.saved("result")
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
-            g, y = grad._data, result._data
-            out = np.asarray(g * y)
-            total = _sum_keepdim(out, dim)
-            out -= y * total
-            return _wrap(out)
+            return _wrap(array_kernel(_softmax_grad, grad._data, result._data, dim=dim))
         return (grad - (grad * result).sum(dim, keepdim=True)) * result
 
     def jvp(self, tangents, primals, result):
@@ -351,10 +360,7 @@ class LogSoftmax(Op):
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
             exps, total = self.saved("softmax")
-            g = grad._data
-            out = np.asarray(exps * (_sum_keepdim(g, dim) / total))  # 0-d: a NumPy scalar
-            np.subtract(g, out, out=out)
-            return _wrap(out)
+            return _wrap(array_kernel(_log_softmax_grad, grad._data, exps, total, dim=dim))
         result = self.saved("result")
         return grad - result.exp() * grad.sum(dim, keepdim=True)
 

@@ -16,7 +16,7 @@ from ..tensor import _wrap
 from . import _layout
 from ._forward import jvp_sum
 from . import _batching_rules as batch
-from .registry import Op, plain_backward, register
+from .registry import Op, array_kernel, plain_backward, register
 
 
 def _pair(value) -> tuple:
@@ -150,6 +150,14 @@ def _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups) ->
     return grad[:, :, ph:ph + input_shape[2], pw:pw + input_shape[3]]
 
 
+def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, groups, spatial):
+    """The weight gradient from the forward's im2col columns (no graph: see Note: array-level
+    backwards in activation.py)."""
+    array = conv_weight_grad(None, _as_2d(g, spatial), shape2, stride, padding, dilation, groups,
+                             columns=columns)
+    return np.ascontiguousarray(array.reshape(shape))
+
+
 def conv_weight_grad(x, g, weight_shape, stride, padding, dilation, groups,
                      columns=None) -> np.ndarray:
     """The adjoint of conv_forward in w: correlate the input windows with g."""
@@ -206,10 +214,11 @@ class Convolution(Op):
             if plain_backward():
                 shape = self.input_shape(1)
                 shape2 = shape if p["spatial"] == 2 else (*shape[:2], 1, shape[2])
-                array = conv_weight_grad(None, _as_2d(grad._data, p["spatial"]), shape2,
-                                         p["stride"], p["padding"], p["dilation"], p["groups"],
-                                         columns=self.saved("columns"))
-                grad_w = _wrap(np.ascontiguousarray(array.reshape(shape)))
+                array = array_kernel(_weight_grad_plain, grad._data, self.saved("columns"),
+                                     shape=shape, shape2=shape2, stride=p["stride"],
+                                     padding=p["padding"], dilation=p["dilation"],
+                                     groups=p["groups"], spatial=p["spatial"])
+                grad_w = _wrap(array)
             else:
                 grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
                                               weight_shape=self.input_shape(1), **p)

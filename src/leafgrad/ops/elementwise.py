@@ -25,6 +25,7 @@ class Add(Op):
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.add
+    capture_ufunc = np.add  # Note: capture kernels (_compile/codegen.py)
     torch_names = ("add", "Tensor.__add__", "Tensor.add_")
 
     @staticmethod
@@ -52,6 +53,7 @@ class Sub(Op):
     inputs = ("self", "other")
     broadcasts = True
     inplace_ufunc = np.subtract
+    capture_ufunc = np.subtract
     torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
 
     @staticmethod
@@ -105,6 +107,7 @@ class Mul(Op):
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True
     inplace_ufunc = np.multiply
+    capture_ufunc = np.multiply
     torch_names = ("mul", "Tensor.__mul__", "Tensor.mul_")
 
     @staticmethod
@@ -130,6 +133,8 @@ class MulScalar(Op):
     """``tensor * number`` as torch's C++ formulas write it (MulBackward1, one edge)."""
 
     node = "MulBackward1"
+    capture_ufunc = np.multiply
+    capture_params = ("other",)
     torch_names = ()
 
     @staticmethod
@@ -153,6 +158,7 @@ class Div(Op):
 
     node = "DivBackward0"
     vmap = batch.elementwise
+    capture_ufunc = np.true_divide
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self", "other")}
     broadcasts = True
@@ -185,6 +191,7 @@ class Div(Op):
 @register
 class Neg(Op):
     node = "NegBackward0"
+    capture_ufunc = np.negative
     torch_names = ("neg", "negative", "Tensor.__neg__")
 
     @staticmethod
@@ -340,6 +347,7 @@ class _Unary(Op):
 
     __slots__ = ()
     ufunc = None
+    capture_ufunc = "ufunc"  # the class's own ufunc, where it is a NumPy ufunc
 
     @classmethod
     def forward(cls, ctx, a):
@@ -464,6 +472,12 @@ class TanhBackward(Op):
         grad, y = _promote.binary(grad, y)
         return grad * (1 - y * y)
 
+    @staticmethod
+    def capture_kernel(grad, y, out):  # Note: capture kernels in registry.py
+        t = np.multiply(y, y, out)
+        np.subtract(1, t, t)
+        return np.multiply(grad, t, t)
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -494,6 +508,12 @@ class SigmoidBackward(Op):
         grad, y = _promote.binary(grad, y)
         return grad * (y * (1 - y))
 
+    @staticmethod
+    def capture_kernel(grad, y, out):
+        t = np.subtract(1, y, out)
+        np.multiply(y, t, t)
+        return np.multiply(grad, t, t)
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -516,6 +536,7 @@ class ThresholdBackward(Op):
 
     node = "ThresholdBackwardBackward0"
     vmap = batch.elementwise
+    capture_params = ("threshold",)
     inputs = ("grad_output", "self")
     saves = {"self": ("grad_output",)}
     torch_names = ()
@@ -526,6 +547,12 @@ class ThresholdBackward(Op):
         out = grad * ~(a <= threshold)  # torch: self <= threshold ? 0 : grad (NaN passes)
         if out.dtype.kind == "f":
             out += 0.0  # -0. (negative grad times False) becomes 0., as torch's select gives
+        return out
+
+    @staticmethod
+    def capture_kernel(grad, a, threshold, out):
+        out = np.multiply(grad, np.greater(a, threshold), out)
+        out += 0.0
         return out
 
     def backward(self, gg):
@@ -601,6 +628,14 @@ class Relu(Op):
             zeros = a == 0
             if zeros.any():
                 np.copysign(out, a, out=out, where=zeros)
+        return out
+
+    @staticmethod
+    def capture_kernel(a, out):
+        out = np.maximum(a, a.dtype.type(0), out=out)
+        zeros = a == 0
+        if zeros.any():
+            np.copysign(out, a, out=out, where=zeros)
         return out
 
     def backward(self, grad):

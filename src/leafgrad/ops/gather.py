@@ -259,6 +259,7 @@ class MaskedFillTensor(Op):
 class MaskedSelect(Op):
     node = "MaskedSelectBackward0"
     torch_names = ("masked_select",)
+    mask_params = ("mask",)
 
     @staticmethod
     def forward(ctx, a, mask):

@@ -170,6 +170,7 @@ class Index(Op):
     node = "IndexBackward0"
     vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
+    mask_params = ("index",)
 
     @staticmethod
     def forward(ctx, a, index):

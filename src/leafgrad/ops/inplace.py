@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd._vmap_state import state as _vmap_state
+from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
@@ -54,6 +55,8 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         from ._forward import dual_inplace
 
         return dual_inplace(op, target, others, params)
+    if _capture.active:  # leafgrad.compile is recording (_compile/capture.py)
+        return _capture.tracer.inplace(op, target, others, params)
     recording = _grad_state.grad_enabled and op.differentiable and (
         target._requires_grad
         or any(isinstance(o, Tensor) and o._requires_grad for o in others)
@@ -73,8 +76,12 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         )
     if not recording:
         ufunc = op.inplace_ufunc
-        if ufunc is not None and len(others) == 1 and params.get("alpha", 1) == 1:
-            return _ufunc_inplace(ufunc, target, others[0])
+        if ufunc is not None and len(others) == 1:
+            alpha = params.get("alpha", 1)
+            if alpha == 1:
+                return _ufunc_inplace(ufunc, target, others[0])
+            if scaled_operand(target, others[0]):
+                return _ufunc_inplace(ufunc, target, others[0], alpha)
         arrays = [o._data if isinstance(o, Tensor) else o for o in others]
         token = _quiet()
         try:
@@ -178,9 +185,20 @@ class CopySlices(Node):
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
 
 
-def _ufunc_inplace(ufunc, target: Tensor, other) -> Tensor:
+def scaled_operand(target: Tensor, other) -> bool:
+    """Whether ``target.add_(other, alpha=a)`` (or sub_) may run as ``ufunc(target, other * a,
+    out=target)``: a floating tensor operand (the forward would scale it in its own dtype, as
+    this does, and add in the result dtype) on a floating target. SGD's update takes this
+    path: two passes and one temporary instead of the forward's three and two."""
+    if not isinstance(other, Tensor):
+        return False
+    return target._data.dtype.kind == "f" and other._data.dtype.kind == "f"
+
+
+def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     """The unrecorded ``a += b`` family straight into ``target``'s memory: one pass, no
-    temporary (measured on the SGD update in benchmarks/bench_core.py)."""
+    temporary (measured on the SGD update in benchmarks/bench_core.py); with ``alpha``, the
+    scaled operand is one temporary (see ``scaled_operand``)."""
     data = target._data
     value = other._data if isinstance(other, Tensor) else other
     if isinstance(value, np.ndarray):
@@ -206,6 +224,8 @@ def _ufunc_inplace(ufunc, target: Tensor, other) -> Tensor:
         value = value.astype(result)
     token = _quiet()
     try:
+        if alpha != 1:
+            value = value * alpha
         ufunc(data, value, out=data, casting="unsafe")
     finally:
         _loud(token)

@@ -164,6 +164,7 @@ class LinalgDet(Op):
 
     node = "LinalgDetBackward0"
     vmap = batch.leading
+    backward_reads_values = True  # its backward branches on the input's values
     inputs = ("A",)
     saves = {"A": ("A",), "result": ("A",)}
     torch_names = ("linalg.det", "det", "Tensor.det")

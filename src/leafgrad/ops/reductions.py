@@ -149,6 +149,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 class Prod(Op):
     node = "ProdBackward0"
     vmap = batch.reduce_all("ProdDim")
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 
@@ -178,6 +179,7 @@ class Prod(Op):
 class ProdDim(Op):
     node = "ProdBackward1"
     vmap = batch.dims("dim")
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 

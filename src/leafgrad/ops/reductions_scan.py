@@ -67,6 +67,7 @@ class Cumsum(Op):
 class Cumprod(Op):
     node = "CumprodBackward0"
     vmap = batch.dims("dim")
+    backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("cumprod",)
 

@@ -17,12 +17,13 @@ from .._alloc import alloc_error as _alloc_error
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
 from ..autograd._vmap_state import state as _vmap_state
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floating-point warnings
+from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS", "plain_backward"]
+__all__ = ["Op", "register", "OPS", "plain_backward", "array_kernel"]
 
 _NO_EDGE = (None, 0)
 _new = object.__new__
@@ -63,6 +64,15 @@ def plain_backward() -> bool:
     return not _grad_state.grad_enabled and not _dual_state.active
 
 
+def array_kernel(fn, *arrays, **params):
+    """Run an op's array-level backward helper ``fn(*arrays, **params)`` (see Note: array-level
+    backwards in activation.py). Under leafgrad.compile the call is recorded as one node of the
+    captured graph, replayed as the same call; otherwise it is just the call."""
+    if _capture.active:
+        return _capture.tracer.kernel(fn, arrays, params)
+    return fn(*arrays, **params)
+
+
 class Op(Node):
     """Base of every differentiable op.
 
@@ -91,6 +101,22 @@ class Op(Node):
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
+    # The backward formula chooses its branch from the values (zeros in prod, a singular
+    # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
+    backward_reads_values = False
+    # Parameters that may hold a boolean mask, which makes the result's shape depend on the
+    # values (x[mask], masked_select): leafgrad.compile cannot capture those either.
+    mask_params: tuple = ()
+    # Note: capture kernels. A NumPy ufunc that computes this op when its operands already
+    # have the result's dtype; leafgrad.compile's replay then calls it directly (with out=
+    # into a reused buffer) instead of ``forward``. ``capture_params`` lists parameters that
+    # are operands after the tensor arguments (``other`` of ``x * 2.0``). ``capture_kernel``,
+    # a staticmethod ``(*operands, out)`` making the same NumPy calls as ``forward`` (out None:
+    # fresh arrays), serves ops that are a few ufunc calls (tanh's backward); its ``out`` is
+    # never one of its operands.
+    capture_ufunc = None
+    capture_kernel = None
+    capture_params: tuple = ()
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
 
@@ -137,6 +163,8 @@ class Op(Node):
             from ._forward import dual_apply
 
             return dual_apply(cls, args, params)
+        if _capture.active:  # leafgrad.compile is recording (_compile/capture.py)
+            return _capture.tracer.op(cls, args, params)
         if _grad_state.grad_enabled and cls.differentiable:
             for arg in args:
                 if isinstance(arg, Tensor) and arg._requires_grad:

@@ -9,6 +9,9 @@ import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
+import functools
+
+from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import RemovableHandle, _typename
 from ..tensor import Tensor
@@ -26,8 +29,30 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+def _captured(method):
+    """``step``/``zero_grad`` under leafgrad.compile: recorded as a call, replayed as the same
+    call on the live optimizer (see _compile/capture.py, Note: what a capture records)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if _capture.active:
+            return _capture.tracer.call(functools.partial(method, self), self, method.__name__,
+                                        args, kwargs)
+        return method(self, *args, **kwargs)
+
+    wrapper._captured = True
+    return wrapper
+
+
 class Optimizer:
     """Holds parameter groups (lists of leaf tensors plus their options) and per-parameter state."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("step", "zero_grad"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_captured", False):
+                setattr(cls, name, _captured(method))
 
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
@@ -128,6 +153,7 @@ class Optimizer:
             param_group.setdefault(name, default)
         self.param_groups.append(param_group)
 
+    @_captured
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: set ``.grad`` to None (default) or zero it in place."""
         for group in self.param_groups:

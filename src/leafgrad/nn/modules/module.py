@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
+from ..._compile.state import state as _capture
 from ..._dtype import dtype as _dtype_cls
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
@@ -140,10 +141,13 @@ class Module:
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks or _global_backward_hooks
-                or _global_backward_pre_hooks):
+        plain = not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                     or self._backward_pre_hooks or _global_forward_pre_hooks
+                     or _global_forward_hooks or _global_backward_hooks
+                     or _global_backward_pre_hooks)
+        if _capture.active:  # leafgrad.compile guards on .training and cannot replay hooks
+            _capture.tracer.module_called(self, plain)
+        if plain:
             return self.forward(*args, **kwargs)
         # what the call reached, for the always-called hooks if it fails: the arguments after
         # the pre-hooks, the output so far, and the always-called hooks that already ran

@@ -1,0 +1,342 @@
+"""``leafgrad.compile``: capture on the first call, replay on later ones, guarded.
+
+Note: guards and the cache
+A capture is specialised to what the first call saw. It is reused only when a new call has:
+the same structure of arguments; for each tensor argument the same shape, dtype,
+``requires_grad`` and aliasing (which arguments are the same tensor); equal non-tensor
+arguments (numbers, strings, ... by value; other objects by identity); the same grad mode;
+for a module, the same ``training`` flags; and, checked by the replay itself, the same shape,
+dtype and ``requires_grad`` for every tensor from outside the call it reads (parameters) and
+the same set/unset state of every ``.grad`` it depends on. A call that matches no capture is
+captured again; after ``cache_size_limit`` captures (8, as torch's recompile limit) the
+function warns once and runs eagerly from then on. ``dynamic=True`` is accepted but shapes are
+still specialised (a new shape is a new capture).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..autograd.forward_ad import state as _dual_state
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import Tensor, _wrap
+from . import codegen
+from .capture import Tracer, Unsupported
+from .graph import Graph, Live, Value
+from .state import state
+
+__all__ = ["compile", "CompiledFunction", "explain", "ExplainOutput", "Unsupported"]
+
+cache_size_limit = 8
+
+
+class _Entry:
+    """One capture: its graph and replay function, or the reasons it could not be made."""
+
+    __slots__ = ("graph", "code", "replay", "breaks", "template")
+
+    def __init__(self, graph: Graph | None, breaks: list) -> None:
+        self.graph = graph
+        self.breaks = breaks
+        self.code = None
+        self.replay = None
+        self.template = None
+
+
+def _flatten(item, key: list, tensors: list, seen: dict) -> None:
+    """The guard key of an argument structure; tensors collected in order."""
+    if isinstance(item, Tensor):
+        data = item._data
+        alias = seen.get(id(item))
+        if alias is None:
+            seen[id(item)] = len(tensors)
+            tensors.append(item)
+        key.append(("T", data.shape, data.dtype.str, item._requires_grad, alias,
+                    item._grad_fn is not None))
+    elif type(item) in (tuple, list):
+        key.append((type(item).__name__, len(item)))
+        for i in item:
+            _flatten(i, key, tensors, seen)
+    elif type(item) is dict:
+        key.append(("dict", tuple(item)))
+        for i in item.values():
+            _flatten(i, key, tensors, seen)
+    else:
+        try:
+            hash(item)
+            key.append((type(item), item))
+        except TypeError:
+            key.append(("id", id(item)))
+
+
+def _template(item, tracer: Tracer, inputs: dict, breaks: list):
+    if isinstance(item, Tensor):
+        if item._requires_grad and item._grad_fn is not None and not any(
+                node.kind == "accumulate" for node in tracer.graph.nodes):
+            # Note: results that require grad. A replay computes arrays and builds no autograd
+            # history, so a function whose caller would backpropagate through its result runs
+            # eagerly. When the function ran its own backward (a training step returning its
+            # loss), the replayed result is returned without history (requires_grad=False).
+            tracer.broke("the result requires grad and the function ran no backward (a "
+                         "replay builds no autograd history; call backward() inside it)")
+            return None
+        if id(item) in inputs:
+            return Live(input_index=inputs[id(item)])
+        value = tracer.ref(item)
+        if value.kind in ("external",) and value.tensor is item:
+            return Live(tensor=item)
+        value.escapes = True
+        return value
+    if type(item) in (tuple, list):
+        return type(item)(_template(i, tracer, inputs, breaks) for i in item)
+    if type(item) is dict:
+        return {k: _template(v, tracer, inputs, breaks) for k, v in item.items()}
+    return item
+
+
+def _build(template, arrays: dict, inputs: list):
+    if isinstance(template, Value):
+        return _wrap(arrays[template])
+    if isinstance(template, Live):
+        return inputs[template.input_index] if template.input_index is not None else template.tensor
+    if type(template) in (tuple, list):
+        return type(template)(_build(t, arrays, inputs) for t in template)
+    if type(template) is dict:
+        return {k: _build(v, arrays, inputs) for k, v in template.items()}
+    return template
+
+
+class CompiledFunction:
+    """What ``leafgrad.compile(fn)`` returns: call it like ``fn``.
+
+    ``.graph`` and ``.code`` show the latest capture (printable graph, generated source);
+    ``.captures`` lists all of them; ``.graph_view()`` / ``.to_dot()`` draw the graph.
+    """
+
+    def __init__(self, fn, fullgraph: bool = False, dynamic: bool = False, module=None,
+                 optimise: bool = True, buffers: bool = True) -> None:
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.module = module
+        self.optimise = optimise
+        self.buffers = buffers
+        self.cache: dict = {}
+        self.captures: list[_Entry] = []
+        self.eager = False  # past the cache size limit
+        self.replays = 0
+        self.eager_calls = 0
+        try:
+            self.__wrapped__ = fn
+            self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+            self.__doc__ = getattr(fn, "__doc__", None)
+        except AttributeError:  # pragma: no cover
+            pass
+
+    def __repr__(self) -> str:
+        return f"<leafgrad.compile of {self.fn!r}: {len(self.captures)} captures>"
+
+    def __get__(self, obj, objtype=None):  # decorating a method
+        if obj is None:
+            return self
+        import functools
+
+        return functools.partial(self, obj)
+
+    # -- what users look at --------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph | None:
+        for entry in reversed(self.captures):
+            if entry.graph is not None and entry.replay is not None:
+                return entry.graph
+        return None
+
+    @property
+    def code(self) -> str | None:
+        for entry in reversed(self.captures):
+            if entry.code is not None:
+                return entry.code
+        return None
+
+    def graph_view(self):
+        """The latest capture as a ``leafgrad.viz`` GraphView."""
+        from .draw import graph_view
+
+        return graph_view(self.graph)
+
+    def to_dot(self) -> str:
+        """The latest capture in Graphviz's DOT language."""
+        from .draw import to_dot
+
+        return to_dot(self.graph)
+
+    # -- calling -------------------------------------------------------------------------------
+    def _key(self, args, kwargs):
+        key: list = [_grad_state.grad_enabled]
+        tensors: list = []
+        seen: dict = {}
+        _flatten(args, key, tensors, seen)
+        if kwargs:
+            _flatten(kwargs, key, tensors, seen)
+        if self.module is not None:
+            key.append(tuple(m.training for m in self.module.modules()))
+        return tuple(key), tensors
+
+    def __call__(self, *args, **kwargs):
+        if state.active or _dual_state.active or self.eager:
+            # inside another capture (its tracer records these ops) or forward-AD: eager
+            return self.fn(*args, **kwargs)
+        key, tensors = self._key(args, kwargs)
+        entries = self.cache.get(key)
+        if entries:
+            for entry in entries:
+                if entry.replay is None:
+                    self.eager_calls += 1
+                    return self.fn(*args, **kwargs)
+                arrays = entry.replay(tensors)
+                if arrays is not codegen.MISS:
+                    self.replays += 1
+                    values = dict(zip(entry.graph.output_values, arrays))
+                    return _build(entry.template, values, tensors)
+        if len(self.captures) >= cache_size_limit:
+            self.eager = True
+            warnings.warn(
+                f"leafgrad.compile: {self.__name__} was captured {cache_size_limit} times "
+                f"(cache_size_limit); running it eagerly from now on. The last capture was "
+                f"for a call the earlier ones' guards did not accept.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return self.fn(*args, **kwargs)
+        result, entry = _capture(self.fn, args, kwargs, tensors, self.fullgraph, self.optimise,
+                                 self.buffers)
+        self.captures.append(entry)
+        self.cache.setdefault(key, []).append(entry)
+        return result
+
+
+def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
+    """Run ``fn`` once eagerly under a tracer; return its result and the capture."""
+    from .._random import default_generator
+
+    tracer = Tracer(fullgraph)
+    for index, tensor in enumerate(tensors):
+        tracer.add_input(tensor, (index,))
+    rng_before = default_generator.get_state()
+    state.tracer = tracer
+    state.active = True
+    try:
+        result = fn(*args, **kwargs)
+        if (default_generator.get_state() != rng_before).any():
+            tracer.broke("random numbers were drawn (dropout, rand, randn, ...): a replay "
+                         "would repeat them")
+        inputs = {id(t): i for i, t in enumerate(tensors)}
+        state.active = False
+        template = _template(result, tracer, inputs, tracer.breaks)
+    finally:
+        state.active = False
+        state.tracer = None
+    if tracer.breaks:
+        return result, _Entry(None, tracer.breaks)
+    graph = tracer.graph
+    graph.output_template = template
+    entry = _Entry(graph, [])
+    _finish(graph, optimise)
+    entry.template = graph.output_template
+    source, namespace = codegen.generate(graph, use_buffers=buffers)
+    exec(_compile_builtin(source, f"<leafgrad.compile {getattr(fn, '__name__', 'fn')}>", "exec"),
+         namespace)
+    entry.code = source
+    entry.replay = namespace["replay"]
+    graph.seal()
+    tracer.keep.clear()
+    return result, entry
+
+
+def _finish(graph: Graph, optimise: bool) -> None:
+    if optimise:
+        codegen.optimise(graph)
+    else:
+        codegen.optimise(graph, cse=False)
+    graph.output_values = list(dict.fromkeys(codegen._template_values(graph.output_template)))
+    graph.name_values()
+
+
+_compile_builtin = compile
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic: bool = False, backend=None,
+            mode=None, options=None, disable: bool = False):
+    """Capture ``model`` (a function or an ``nn.Module``) into a static graph on its first call
+    and replay it as straight-line NumPy on later calls (torch.compile's signature)::
+
+        step = leafgrad.compile(train_step)      # or @leafgrad.compile
+        step(x, y)                               # captured (runs eagerly once)
+        step(x, y)                               # replayed
+        print(step.graph); print(step.code)
+
+    See ``leafgrad/_compile/api.py`` (Note: guards and the cache) for when a capture is reused.
+    """
+    if model is None:
+        return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                  mode=mode, options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("torch.compile: model must be callable")  # pragma: no cover
+    if disable:
+        return model
+    from ..nn import Module
+
+    if isinstance(model, Module):
+        from .module import OptimizedModule
+
+        return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic)
+    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+
+
+class ExplainOutput:
+    """What ``leafgrad.compile.explain`` finds (torch._dynamo.explain's fields)."""
+
+    def __init__(self, graphs: list, breaks: list) -> None:
+        self.graphs = graphs
+        self.graph_count = len(graphs)
+        self.graph_break_count = len(breaks)
+        self.break_reasons = breaks
+        self.op_count = sum(len(g.live_nodes()) for g in graphs)
+
+    def __str__(self) -> str:
+        lines = [f"Graph Count: {self.graph_count}",
+                 f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {self.op_count}"]
+        if self.break_reasons:
+            lines.append("Break Reasons:")
+            for i, record in enumerate(self.break_reasons, 1):
+                lines.append(f"  Break Reason {i}:")
+                lines.append(f"    Reason: {record.reason}")
+                lines.append(f"    User Stack: {record.filename}:{record.lineno}")
+                if record.line:
+                    lines.append(f"      {record.line}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def explain(fn, *args, **kwargs) -> ExplainOutput:
+    """Capture ``fn(*args, **kwargs)`` once (it runs eagerly, with its side effects) and say
+    whether it makes one graph, and if not which lines broke it and why."""
+    if isinstance(fn, CompiledFunction):
+        fn = fn.fn
+    from ..nn import Module
+
+    if isinstance(fn, Module) and hasattr(fn, "_orig_mod"):
+        fn = fn._orig_mod
+    tensors: list = []
+    _flatten((args, kwargs), [], tensors, {})
+    _, entry = _capture(fn, args, kwargs, tensors, False)
+    graphs = [entry.graph] if entry.graph is not None else []
+    return ExplainOutput(graphs, entry.breaks)
+
+
+compile.explain = explain
+compile.Unsupported = Unsupported
+compile.CompiledFunction = CompiledFunction
+compile.ExplainOutput = ExplainOutput

@@ -1,0 +1,477 @@
+"""Capturing a call: the first call runs eagerly while a tracer writes down what happened.
+
+Note: what a capture records
+The eager code reports to the tracer at a few places (each behind ``state.active``):
+
+- ``Op.apply`` and the in-place path: every op of the table, forward and backward alike (the
+  engine runs backward formulas as table ops; ``plain_backward()`` is False while capturing so
+  formulas take no array-level shortcuts the tracer could not see).
+- ``Tensor._accumulate_grad``: what AccumulateGrad does to a leaf's ``.grad`` (store the first
+  gradient, or add into the existing one in place).
+- ``Tensor.grad``'s getter and setter, and ``Optimizer.step``/``zero_grad``: an optimizer call
+  is recorded as a call, replayed by calling the same method on the live optimizer (its state
+  dictionaries, step counters and hyperparameters stay the optimizer's own business, so a
+  replay updates them exactly as eager code does).
+- Tensor creation (``_finish``): a tensor made inside the function is a constant of the
+  graph, copied afresh on each replay if the graph writes into it.
+- ``.item()``, ``bool()``, ``.tolist()``, ``.numpy()`` and friends, hooks, ``out=``, random
+  numbers, forward-AD: graph breaks. The call goes on eagerly (its result is the eager result)
+  and the capture is dropped, with the line and the reason kept for ``explain``.
+
+Values are keyed by the identity of their NumPy array (all arrays are kept alive during the
+trace, so identities are not reused): an op's output array is a graph value; an array the
+tracer has not seen before belongs to a tensor that existed before the call (a parameter, a
+tensor from a closure), read from that tensor object on every replay.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import threading
+
+import numpy as np
+
+from .graph import AsTensor, Graph, Node, Value
+from .state import state
+
+__all__ = ["Tracer", "Unsupported"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Unsupported(RuntimeError):
+    """Raised by a ``fullgraph=True`` function at a graph break (torch._dynamo's Unsupported)."""
+
+
+class Break:
+    """Why and where a capture had to give up."""
+
+    __slots__ = ("reason", "filename", "lineno", "line")
+
+    def __init__(self, reason: str, filename: str, lineno: int, line: str) -> None:
+        self.reason, self.filename, self.lineno, self.line = reason, filename, lineno, line
+
+    def __repr__(self) -> str:
+        where = f"{os.path.basename(self.filename)}:{self.lineno}" if self.filename else "?"
+        text = f"  {self.line}" if self.line else ""
+        return f"{self.reason} at {where}{text}"
+
+
+def _user_frame():
+    """The innermost frame outside the leafgrad package (the line of user code responsible)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    return frame
+
+
+class Tracer:
+    """Records one eager call into a ``Graph`` (see Note: what a capture records)."""
+
+    def __init__(self, fullgraph: bool = False) -> None:
+        self.fullgraph = fullgraph
+        self.thread = threading.get_ident()
+        self.graph = Graph()
+        self.slot_of: dict = {}  # id(ndarray) -> Value
+        self.keep: list = []  # every array and tensor seen, alive until the trace ends
+        self.external_of: dict = {}  # id(Tensor) -> Value, for tensors from before the call
+        self.created: dict = {}  # id(ndarray) -> Tensor made inside the call (a constant)
+        self.grad_seen: dict = {}  # id(param) -> param whose .grad state the trace depends on
+        self.by_layout: dict = {}  # (address, shape, strides, dtype) -> Value
+        self.fresh: dict = {}
+        self.modules_seen: set = set()  # id(Tensor) -> Tensor made during the call outside the ops
+        self.breaks: list = []
+        self.mutated: set = set()  # Values written in place
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def broke(self, reason: str) -> None:
+        frame = _user_frame()
+        if frame is not None:
+            filename, lineno = frame.f_code.co_filename, frame.f_lineno
+            line = linecache.getline(filename, lineno).strip()
+        else:
+            filename, lineno, line = "", 0, ""
+        record = Break(reason, filename, lineno, line)
+        self.breaks.append(record)
+        if self.fullgraph:
+            state.active = False
+            state.tracer = None
+            raise Unsupported(f"graph break: {record!r}")
+
+    def _foreign(self) -> bool:
+        if threading.get_ident() != self.thread:
+            self.broke("an op ran in another thread during the capture")
+            return True
+        return False
+
+    def add_input(self, tensor, path: tuple) -> None:
+        data = tensor._data
+        value = self.graph.value("input", data, path=path)
+        value.tensor_index = len(self.graph.inputs)
+        self.graph.input_index[id(tensor)] = value.tensor_index
+        self.graph.inputs.append(value)
+        self._register(data, value)
+        self.keep.append(tensor)
+
+    def ref(self, item, nested: bool = False):
+        """The graph's handle for an op argument: a Value for tensors, the item otherwise.
+        ``nested``: the op receives tensors there as Tensors (parameters, list members)."""
+        from ..tensor import Tensor
+
+        if isinstance(item, Tensor):
+            data = item._data
+            value = self.slot_of.get(id(data))
+            if value is None:
+                value = self._outside(item)
+            return AsTensor(value) if nested else value
+        if isinstance(item, np.bool_):
+            self.broke("a formula passed a truth value computed from the values (a NumPy bool)")
+            return item
+        if isinstance(item, np.ndarray):
+            value = self.slot_of.get(id(item))
+            if value is None:
+                owner = _owner(item)
+                if owner is not None:  # a tensor's own array, passed as a parameter
+                    return self.ref(owner)
+                self.broke("an array made outside the op table was passed to an op "
+                           f"({type(item).__name__} {item.shape} {item.dtype})")
+                return item
+            return value
+        if isinstance(item, (list, tuple)) and any(_has_tensor(i) for i in item):
+            return type(item)(self.ref(i, True) for i in item)
+        return item
+
+    def _outside(self, tensor):
+        """A tensor the trace did not make with an op: made inside the call (a constant), or
+        from before it (read from the tensor object at every replay)."""
+        data = tensor._data
+        self.keep.append(tensor)
+        self.keep.append(data)
+        made = self.created.get(id(data))
+        same = self.by_layout.get(_layout(data))
+        if same is not None:
+            # another array object over the same memory and layout as a graph value (a view
+            # regenerated after an in-place op on its base): the same values at every moment
+            self.slot_of[id(data)] = same
+            return same
+        if made is not None:
+            value = self.graph.value("constant", data, tensor=made)
+        elif id(tensor) in self.fresh:
+            # made during the call around an array no op made: a formula computed it with
+            # NumPy (a mask, a helper array); a replay could not recompute it
+            self.broke("a tensor was made from an array computed outside the op table")
+            value = self.graph.value("constant", data, tensor=tensor)
+        else:
+            value = self.external_of.get(id(tensor))
+            if value is not None and value.array is not data:
+                value = None  # the tensor's array was replaced during the call
+            if value is None:
+                value = self.graph.value("external", data, tensor=tensor)
+                self.external_of[id(tensor)] = value
+                self.graph.externals.append(value)
+        self._register(data, value)
+        return value
+
+    def _output(self, array, node: Node) -> "Value":
+        value = self.graph.value("op", array, producer=node)
+        self._register(array, value)
+        return value
+
+    def _register(self, array, value) -> None:
+        self.slot_of[id(array)] = value
+        self.keep.append(array)
+        self.by_layout[_layout(array)] = value
+
+    def _grad_state(self, param) -> None:
+        """The first time the trace meets a parameter's ``.grad``: guard on whether it is set."""
+        key = id(param)
+        if key not in self.grad_seen:
+            self.grad_seen[key] = param
+            self.graph.grad_guards.append((param, param._grad is None))
+            self.keep.append(param)
+
+    # -- reports from the eager code -----------------------------------------------------------
+    def op(self, cls, args: tuple, params: dict):
+        state.active = False
+        try:
+            result = cls.apply(*args, **params)
+        finally:
+            state.active = True
+        if self._foreign():
+            return result
+        refs = [self.ref(a) for a in args]
+        param_refs = {k: self.ref(v, True) for k, v in params.items()}
+        for name in cls.mask_params:
+            if _has_bool(params.get(name)):
+                self.broke(f"{cls.__name__} with a boolean mask: the result's shape depends "
+                           "on the values")
+        node = Node("op", cls, refs, param_refs)
+        outputs = result if cls.multi_output else (result,)
+        from ..tensor import Tensor
+
+        arrays = [a._data for a in args if isinstance(a, Tensor)]
+        node.aliases = cls.is_view or any(
+            np.may_share_memory(t._data, a) for t in outputs for a in arrays)
+        node.outputs = [self._output(t._data, node) for t in outputs]
+        node.multi = cls.multi_output
+        recorded = outputs[0]._grad_fn if outputs and isinstance(outputs[0], Tensor) else None
+        if type(recorded) is cls:
+            if cls.backward_reads_values:
+                self.broke(f"{cls.__name__}'s backward branches on the values")
+            self._kept(node, recorded)
+        if node.aliases and refs and isinstance(refs[0], Value):
+            root = refs[0].alias_of or refs[0]
+            for value in node.outputs:
+                value.alias_of = root
+        self.graph.nodes.append(node)
+        return result
+
+    def _kept(self, node: Node, recorded) -> None:
+        """Arrays the forward kept for the backward (``ctx.keep``) become results of the
+        node: the replay runs the forward with a context that keeps them too."""
+        saved = recorded._saved
+        if not saved:
+            return
+        for key, item in saved.items():
+            items = item if isinstance(item, (tuple, list)) else (item,)
+            for index, array in enumerate(items):
+                if type(array) is np.ndarray and id(array) not in self.slot_of:
+                    value = self._output(array, node)
+                    node.kept.append((key, index if item is not array else None, value))
+        if node.kept:
+            node.needs = tuple(fn is not None for fn, _ in recorded.next_functions)
+
+    def inplace(self, op, target, others: tuple, params: dict):
+        from ..ops.inplace import inplace
+
+        if self._foreign():
+            return _untraced(inplace, op, target, *others, **params)
+        target_ref = self.ref(target)
+        before = target._data
+        path, cast = _inplace_path(op, target, others, params)
+        result = _untraced(inplace, op, target, *others, **params)
+        if target._data is not before:  # a view regenerated from its base: same memory
+            self.slot_of[id(target._data)] = target_ref
+            self.keep.append(target._data)
+        refs = [self.ref(o) for o in others]
+        param_refs = {k: self.ref(v, True) for k, v in params.items()}
+        node = Node("inplace", op, [target_ref] + refs, param_refs)
+        # A recorded in-place op that saves ``self`` saved a copy of the old values
+        # (ops/inplace.py): the replay makes the same copy before writing.
+        recorded = target._grad_fn
+        if target._base is not None and target._base._grad_fn is not None:
+            recorded = getattr(target._base._grad_fn, "_op_node", recorded)
+        saved = getattr(recorded, "_saved", None) if isinstance(recorded, op) else None
+        old = saved.get("self") if saved else None
+        old = getattr(old, "tensor", None)
+        if old is not None and id(old._data) not in self.slot_of:
+            value = self.graph.value("op", old._data, producer=node)
+            self._register(old._data, value)
+            node.kept.append(("old", None, value))
+        node.target_tensor = target
+        node.mode = path
+        node.cast = cast
+        self.keep.append(target)
+        self.graph.nodes.append(node)
+        self.mutated.add(target_ref)
+        return result
+
+    def accumulate(self, param, grad) -> None:
+        """AccumulateGrad on ``param`` with ``grad`` (called in place of the eager update)."""
+        self._grad_state(param)
+        mode = "set" if param._grad is None else "add"
+        ref = self.ref(grad)
+        _untraced(param._accumulate_grad, grad)
+        node = Node("accumulate", None, [ref], {})
+        node.param = param
+        node.mode = mode
+        if mode == "set":
+            # Eager code keeps the gradient's own array when nothing else holds it and its
+            # layout is plain (tensor.py _can_steal); the trace itself holds every array, so
+            # the layout half is decided here and the "nothing else" half by the code
+            # generator from the graph's uses.
+            data = grad._data
+            flags = data.flags
+            base = data.base
+            node.copy = not (flags.c_contiguous and flags.writeable and (
+                flags.owndata or (type(base) is np.ndarray and base.flags.owndata
+                                  and base.nbytes == data.nbytes)))
+            ref.escapes = True
+        self.graph.nodes.append(node)
+
+    def read_grad(self, param, grad) -> None:
+        """``param.grad`` read by the function: a graph value, or the live ``.grad`` if it
+        was set before the call."""
+        self._grad_state(param)
+        if grad is None or id(grad._data) in self.slot_of:
+            return
+        value = self.graph.value("grad", grad._data, tensor=param)
+        self.slot_of[id(grad._data)] = value
+        self.keep.append(grad._data)
+        self.graph.grad_reads.append(value)
+
+    def set_grad(self, param, grad) -> None:
+        if id(param) not in self.grad_seen:  # overwritten: its state before does not matter
+            self.grad_seen[id(param)] = param
+            self.keep.append(param)
+        ref = self.ref(grad) if grad is not None else None
+        node = Node("setgrad", None, [ref] if ref is not None else [], {})
+        node.param = param
+        if ref is not None:
+            ref.escapes = True
+        self.graph.nodes.append(node)
+
+    def call(self, method, optimizer, name: str, args: tuple, kwargs: dict):
+        """An optimizer's ``step``/``zero_grad``: run now, replayed as the same call."""
+        if args or any(k != "set_to_none" for k in kwargs):
+            self.broke(f"{type(optimizer).__name__}.{name} with arguments (a closure)")
+        forgets = name == "zero_grad" and kwargs.get("set_to_none", True)
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if forgets and id(param) not in self.grad_seen:
+                    self.grad_seen[id(param)] = param  # None afterwards, whatever it was
+                    self.keep.append(param)
+                    continue
+                self._grad_state(param)
+                grad = param._grad
+                if grad is not None:
+                    # the optimizer reads .grad: values it uses must exist at replay
+                    ref = self.slot_of.get(id(grad._data))
+                    if ref is not None:
+                        ref.escapes = True
+        result = _untraced(method, *args, **kwargs)
+        node = Node("call", method, list(args), dict(kwargs))
+        node.param = optimizer
+        node.mode = name
+        self.graph.nodes.append(node)
+        return result
+
+    def bumped(self, tensor) -> None:
+        """A version bump the tracer did not cause: a write outside the op table, unless it
+        marks the result the last op just made (matmul's squeeze counts as a write)."""
+        value = self.slot_of.get(id(tensor._data))
+        nodes = self.graph.nodes
+        if value is not None and nodes and value in nodes[-1].outputs:
+            return
+        self.broke("a tensor was written outside the op table (out=, a random fill, ...)")
+
+    def become(self, tensor) -> None:
+        """An in-place shape change (``unsqueeze_``...): fine for a value of this call."""
+        value = self.slot_of.get(id(tensor._data))
+        if value is None or value.kind != "op":
+            self.broke("an in-place shape change of a tensor from outside the call")
+
+    def wrapped(self, tensor) -> None:
+        self.fresh[id(tensor)] = tensor
+
+    def kernel(self, fn, arrays: tuple, params: dict):
+        """An op's array-level backward helper (``ops.registry.array_kernel``)."""
+        refs = [self.ref(a) for a in arrays]
+        param_refs = {k: self.ref(v, True) for k, v in params.items()}
+        out = _untraced(fn, *arrays, **params)
+        if self._foreign():
+            return out
+        node = Node("kernel", fn, refs, param_refs)
+        out = np.asarray(out)
+        node.outputs = [self._output(out, node)]
+        node.aliases = any(np.may_share_memory(out, a) for a in arrays
+                           if isinstance(a, np.ndarray))
+        self.graph.nodes.append(node)
+        return out
+
+    def module_called(self, module, plain: bool) -> None:
+        """An nn.Module call: its ``training`` flag is guarded (train/eval change the ops);
+        forward hooks are Python a replay would not run."""
+        if not plain:
+            self.broke(f"{type(module).__name__} has forward or backward hooks")
+        if id(module) not in self.modules_seen:
+            self.modules_seen.add(id(module))
+            self.keep.append(module)
+            self.graph.module_guards.append((module, module.training))
+
+    def created_tensor(self, tensor) -> None:
+        self.created[id(tensor._data)] = tensor
+        self.keep.append(tensor)
+
+
+def _inplace_path(op, target, others: tuple, params: dict):
+    """Which of ops/inplace.py's two paths eager code takes ("ufunc": one ufunc call with
+    out=, after casting the other operand to ``cast``; "forward": the op's forward, then
+    copyto), decided as ``inplace`` decides it."""
+    from ..autograd.grad_mode import state as grad_state
+    from ..ops import _promote
+    from ..tensor import Tensor
+
+    recording = grad_state.grad_enabled and op.differentiable and (
+        target._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        or (target._base is not None and target._base._requires_grad))
+    from ..ops.inplace import scaled_operand
+
+    ufunc = op.inplace_ufunc
+    if recording or ufunc is None or len(others) != 1:
+        return "forward", None
+    if params.get("alpha", 1) != 1 and not scaled_operand(target, others[0]):
+        return "forward", None
+    data = target._data
+    value = others[0]._data if isinstance(others[0], Tensor) else others[0]
+    result = _promote.result_np_dtype(data, value)
+    if ufunc is np.true_divide and result.kind != "f":
+        result = _promote.float_result(np.empty(0, result)).dtype
+    if isinstance(value, np.ndarray) and value.dtype != result:
+        return "ufunc", result
+    return "ufunc", None
+
+
+def _owner(array):
+    """The tensor whose array ``array`` is, if one holds it (an op parameter made from a
+    tensor, as nll_loss's target). Looked up through the garbage collector's referrers: slow,
+    but only for arrays the trace has not seen, once per capture."""
+    import gc
+
+    from ..tensor import Tensor
+
+    for referrer in gc.get_referrers(array):
+        if isinstance(referrer, Tensor) and referrer._data is array:
+            return referrer
+    if gc.get_freeze_count():
+        # get_referrers does not see objects moved out of the collector's reach by
+        # gc.freeze() (benchmarks/_harness.py freezes everything alive after warm-up): look
+        # again with them back, then freeze again (objects made since are frozen with them)
+        gc.unfreeze()
+        try:
+            for referrer in gc.get_referrers(array):
+                if isinstance(referrer, Tensor) and referrer._data is array:
+                    return referrer
+        finally:
+            gc.freeze()
+    return None
+
+
+def _layout(array) -> tuple:
+    return (array.__array_interface__["data"][0], array.shape, array.strides, array.dtype.str)
+
+
+def _has_bool(item) -> bool:
+    if isinstance(item, (list, tuple)):
+        return any(_has_bool(i) for i in item)
+    data = getattr(item, "_data", item)
+    return isinstance(data, np.ndarray) and data.dtype == np.bool_
+
+
+def _has_tensor(item) -> bool:
+    from ..tensor import Tensor
+
+    if isinstance(item, (list, tuple)):
+        return any(_has_tensor(i) for i in item)
+    return isinstance(item, (Tensor, np.ndarray))
+
+
+def _untraced(fn, *args, **kwargs):
+    """Run eager code with the capture switched off (its ops are the caller's business)."""
+    state.active = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.active = True

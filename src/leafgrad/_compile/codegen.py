@@ -1,0 +1,475 @@
+"""From a captured graph to straight-line Python: passes, then the source of one function.
+
+Passes (in order):
+
+- dead code: op nodes whose results nothing reads (no later node, not returned, not stored as
+  a ``.grad``) are dropped; in-place writes, ``.grad`` updates and optimizer calls always stay.
+- common subexpressions: an op node with the same op, arguments and parameters as an earlier
+  one, with no write in between (in-place op, ``.grad`` update, optimizer call), reuses the
+  earlier result. Results that reach the caller are never merged (two ``.grad``s must not
+  share an array).
+- kernels: an op class may name a NumPy ufunc as its capture kernel (``capture_ufunc``, plus
+  ``capture_params`` for parameters that are operands). Where the arguments already have the
+  result's dtype (so the op's dtype promotion has nothing to do) the replay calls the ufunc
+  directly instead of the op's forward, which is the same NumPy call.
+- buffers: a kernel's result that never reaches the caller and is not aliased by a view is
+  written with ``out=`` into a buffer kept between calls; when one of its arguments dies at
+  that node and owns a buffer of the same shape and dtype, the result takes that buffer over,
+  so a chain of elementwise ops runs in one buffer without temporaries.
+
+Every other op runs as ``forward(None, *arrays, **params)``: the same array-level code eager
+``Op.apply`` runs, so results are bitwise those of eager mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import AsTensor, Graph, Node, Value
+
+__all__ = ["optimise", "generate"]
+
+
+def _hashable_key(item):
+    if isinstance(item, Value):
+        return ("v", item.index)
+    if isinstance(item, AsTensor):
+        return ("t", item.value.index)
+    if isinstance(item, (list, tuple)):
+        return (type(item).__name__,) + tuple(_hashable_key(i) for i in item)
+    if isinstance(item, float) and item != item:
+        raise TypeError("nan is not a key")
+    hash(item)
+    return (type(item).__name__, item)
+
+
+def _substitute(item, mapping: dict):
+    if isinstance(item, Value):
+        return mapping.get(item, item)
+    if isinstance(item, AsTensor):
+        return AsTensor(mapping.get(item.value, item.value))
+    if isinstance(item, (list, tuple)):
+        return type(item)(_substitute(i, mapping) for i in item)
+    return item
+
+
+def _template_values(template):
+    if isinstance(template, Value):
+        yield template
+    elif isinstance(template, (list, tuple)):
+        for t in template:
+            yield from _template_values(t)
+    elif isinstance(template, dict):
+        for t in template.values():
+            yield from _template_values(t)
+
+
+def optimise(graph: Graph, cse: bool = True) -> None:
+    """Dead code and common subexpressions (see the module docstring)."""
+    stats = graph.stats
+    stats["nodes captured"] = len(graph.nodes)
+    if cse:
+        _cse(graph)
+    _dead_code(graph)
+    stats["nodes after passes"] = len(graph.live_nodes())
+
+
+def _cse(graph: Graph) -> None:
+    seen: dict = {}
+    mapping: dict = {}
+    epoch = 0
+    merged = 0
+    for node in graph.nodes:
+        if mapping:
+            node.args = [_substitute(a, mapping) for a in node.args]
+            node.params = {k: _substitute(v, mapping) for k, v in node.params.items()}
+        if node.kind != "op":
+            if node.kind != "accumulate" or node.mode == "add":
+                epoch += 1  # a write: values computed before may differ from those after
+            continue
+        if node.multi or node.op.is_view or node.kept or any(v.escapes for v in node.outputs):
+            continue
+        try:
+            key = (epoch, node.op, tuple(_hashable_key(a) for a in node.args),
+                   tuple(sorted((k, _hashable_key(v)) for k, v in node.params.items())))
+        except TypeError:
+            continue
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = node
+            continue
+        mapping[node.outputs[0]] = earlier.outputs[0]
+        node.dead = True
+        merged += 1
+    if mapping:
+        graph.output_template = _substitute_template(graph.output_template, mapping)
+    graph.stats["common subexpressions merged"] = merged
+
+
+def _substitute_template(template, mapping):
+    if isinstance(template, Value):
+        return mapping.get(template, template)
+    if isinstance(template, list):
+        return [_substitute_template(t, mapping) for t in template]
+    if isinstance(template, tuple):
+        return tuple(_substitute_template(t, mapping) for t in template)
+    if isinstance(template, dict):
+        return {k: _substitute_template(v, mapping) for k, v in template.items()}
+    return template
+
+
+def _dead_code(graph: Graph) -> None:
+    needed = set(_template_values(graph.output_template))
+    removed = 0
+    for node in reversed(graph.nodes):
+        if node.dead:
+            continue
+        if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()):
+            node.dead = True
+            removed += 1
+            continue
+        needed.update(node.values_read())
+    for value in graph.values:
+        value.users = 0
+    for node in graph.live_nodes():
+        for value in node.values_read():
+            value.users += 1
+    for value in _template_values(graph.output_template):
+        value.users += 1
+    graph.stats["dead nodes removed"] = removed
+
+
+# -- code generation -------------------------------------------------------------------------
+
+
+class _Namespace:
+    """Constants the generated code refers to by name."""
+
+    def __init__(self) -> None:
+        self.names: dict = {}
+        self.by_id: dict = {}
+
+    def add(self, obj, hint: str) -> str:
+        key = id(obj)
+        name = self.by_id.get(key)
+        if name is not None and self.names[name] is obj:
+            return name
+        name = f"{hint}{len(self.names)}"
+        self.names[name] = obj
+        self.by_id[key] = name
+        return name
+
+
+def _kernel(node: Node):
+    """``(function, operands, composite)`` for a node that can call its capture ufunc or
+    kernel directly, or None."""
+    op = node.op
+    if node.kind != "op" or node.multi:
+        return None
+    composite = getattr(op, "capture_kernel", None)
+    ufunc = composite or getattr(op, "capture_ufunc", None)
+    if ufunc is None:
+        return None
+    if isinstance(ufunc, str):  # names the op's own ufunc attribute (the unary math ops)
+        ufunc = getattr(op, ufunc, None)
+    if composite is None and not isinstance(ufunc, np.ufunc):
+        return None
+    out = node.outputs[0]
+    if out.dtype.kind != "f" or not out.shape:
+        return None  # 0-d results: the op's forward makes the array eager code wraps
+    operand_params = getattr(op, "capture_params", ())
+    for name, value in node.params.items():
+        if name not in operand_params and not (name == "alpha" and value == 1):
+            return None
+    operands = list(node.args) + [node.params[n] for n in operand_params if n in node.params]
+    if composite is None and len(operands) != ufunc.nin:
+        return None
+    for item in operands:
+        if isinstance(item, Value):
+            if item.dtype != out.dtype:
+                return None
+        elif type(item) is not float and not (composite and type(item) in (int, float)):
+            return None
+    return ufunc, operands, composite is not None
+
+
+def _plan_buffers(graph: Graph, kernels: dict) -> dict:
+    """Which kernel results get an ``out=`` buffer, and which buffer (see the module doc)."""
+    unsafe = set()
+    for node in graph.live_nodes():
+        if node.kind == "op" and node in kernels:
+            continue
+        if node.kind in ("op", "kernel") and not node.multi and not node.aliases:
+            continue
+        unsafe.update(node.values_read())  # read by code that might keep or alias the array
+    for value in _template_values(graph.output_template):
+        unsafe.add(value)
+    last_use: dict = {}
+    for position, node in enumerate(graph.live_nodes()):
+        for value in node.values_read():
+            last_use[value] = position
+    buffer_of: dict = {}
+    counter = 0
+    for position, node in enumerate(graph.live_nodes()):
+        if node not in kernels:
+            continue
+        out = node.outputs[0]
+        if out in unsafe or out.escapes:
+            continue
+        chosen = None
+        for item in kernels[node][1] if not kernels[node][2] else ():
+            if (isinstance(item, Value) and item in buffer_of and last_use.get(item) == position
+                    and item.shape == out.shape and item.dtype == out.dtype
+                    and item.strides == out.strides):
+                chosen = buffer_of[item]
+                break
+        if chosen is None:
+            # the layout eager NumPy gave the result (C or F order...): reductions over it
+            # then add in the same order, so results stay bitwise eager's
+            chosen = (counter, np.empty_like(out.array))
+            counter += 1
+        buffer_of[out] = chosen
+    graph.stats["buffers"] = counter
+    graph.stats["results written into buffers"] = len(buffer_of)
+    return buffer_of
+
+
+def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
+    """The replay function's source and the namespace it runs in.
+
+    ``replay(inputs)`` takes the input tensors in order and returns the arrays of the values
+    the output template names (in ``graph.output_values`` order), or ``MISS`` when a guard on
+    state from outside the call fails.
+    """
+    from ..ops.registry import _loud, _quiet
+    from ..tensor import _wrap
+
+    ns = _Namespace()
+    lines = []
+    live = graph.live_nodes()
+    kernels = {}
+    for node in live:
+        found = _kernel(node)
+        if found is not None:
+            kernels[node] = found
+    buffer_of = _plan_buffers(graph, kernels) if use_buffers else {}
+    buffers = {}
+    for plan in buffer_of.values():
+        if plan[0] not in buffers:
+            buffers[plan[0]] = ns.add(plan[1], "B")
+    graph.stats["nodes calling a ufunc directly"] = len(kernels)
+
+    def code(item) -> str:
+        if isinstance(item, Value):
+            return item.name
+        if isinstance(item, AsTensor):
+            return f"wrap({item.value.name})"
+        if isinstance(item, list):
+            return "[" + ", ".join(code(i) for i in item) + "]"
+        if isinstance(item, tuple):
+            return "(" + "".join(code(i) + ", " for i in item) + ")"
+        if item is None or type(item) in (bool, int, str):
+            return repr(item)
+        return ns.add(item, "K")
+
+    # guards on state from outside the call
+    guard = []
+    for value in graph.externals:
+        if not value.users:
+            continue
+        t = ns.add(value.tensor, "E")
+        guard.append(f"{t}._data.shape != {value.shape!r} or {t}._data.dtype != "
+                     f"{ns.add(value.dtype, 'D')} or {t}._requires_grad is not "
+                     f"{value.tensor._requires_grad!r}")
+    for module, training in graph.module_guards:
+        guard.append(f"{ns.add(module, 'N')}.training is not {training!r}")
+    for param, was_none in graph.grad_guards:
+        p = _param(param, graph, ns)
+        guard.append(f"({p}._grad is None) is not {was_none!r}")
+    if guard:
+        lines.append("    if (" + "\n            or ".join(guard) + "):")
+        lines.append("        return MISS")
+    # reading the inputs
+    for value in graph.values:
+        if not value.users and value not in set(_template_values(graph.output_template)):
+            continue
+        if value.kind == "input":
+            lines.append(f"    {value.name} = inputs[{value.tensor_index}]._data")
+        elif value.kind == "external":
+            lines.append(f"    {value.name} = {ns.add(value.tensor, 'E')}._data")
+        elif value.kind == "grad":
+            lines.append(f"    {value.name} = {_param(value.tensor, graph, ns)}._grad._data")
+        elif value.kind == "constant":
+            array = ns.add(value.tensor._data, "C")
+            fresh = value in _written(graph) or value.escapes
+            lines.append(f"    {value.name} = {array}{'.copy()' if fresh else ''}")
+    lines.append("    token = quiet()")
+    lines.append("    try:")
+    body = []
+    for node in live:
+        body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph))
+    body.append("return (" + "".join(v.name + ", " for v in graph.output_values) + ")")
+    lines.extend("        " + line for line in body)
+    lines.append("    finally:")
+    lines.append("        loud(token)")
+    source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
+    namespace = dict(ns.names)
+    namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
+                     MISS=MISS, Keeper=Keeper)
+    return source, namespace
+
+
+class Keeper:
+    """The ``ctx`` a replayed forward gets when the backward needs what it keeps: answers
+    ``needs_grad`` as the captured node did and stores ``keep``s."""
+
+    __slots__ = ("_saved", "_needs")
+
+    def __init__(self, needs: tuple) -> None:
+        self._saved = {}
+        self._needs = needs
+
+    def keep(self, name: str, value) -> None:
+        self._saved[name] = value
+
+    def needs_grad(self, index: int) -> bool:
+        return self._needs[index]
+
+
+class _Miss:
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS = _Miss()
+
+
+def _written(graph: Graph) -> set:
+    found = getattr(graph, "_written_cache", None)
+    if found is None:
+        found = {n.args[0] for n in graph.live_nodes() if n.kind == "inplace"}
+        graph._written_cache = found
+    return found
+
+
+def _private(value: Value, graph: Graph) -> bool:
+    """Whether nothing but its one reader holds ``value``'s memory (so a ``.grad`` may keep it,
+    as eager AccumulateGrad steals a gradient nothing else references)."""
+    if value.kind != "op" or value.users > 1 or value in graph.output_values:
+        return False
+    root = value.alias_of
+    if root is None:
+        return True
+    if root.kind != "op" or root in graph.output_values:
+        return False
+    for other in graph.values:
+        if other is not value and (other is root or other.alias_of is root) and (
+                other.users > 1 or other.escapes or other in graph.output_values):
+            return False
+    return True
+
+
+def _param(tensor, graph: Graph, ns) -> str:
+    """Code for a tensor whose ``.grad`` the replay reads or writes: an input of this call
+    (``inputs[i]``, a new object on every call) or a tensor from outside (a parameter)."""
+    index = graph.input_index.get(id(tensor))
+    return f"inputs[{index}]" if index is not None else ns.add(tensor, "P")
+
+
+def _tensor_of(value: Value, ns, graph) -> str | None:
+    """Code for the live tensor behind a value whose version eager code bumps, if any."""
+    root = value.alias_of or value
+    if root.kind == "input":
+        return f"inputs[{root.tensor_index}]"
+    if root.kind == "external":
+        return ns.add(root.tensor, "E")
+    if root.kind == "grad":
+        return f"{_param(root.tensor, graph, ns)}._grad"
+    return None
+
+
+def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list:
+    if node.kind == "op":
+        if node in kernels:
+            ufunc, operands, composite = kernels[node]
+            name = ns.add(ufunc, "U")
+            args = ", ".join(code(o) for o in operands)
+            out = node.outputs[0]
+            plan = buffer_of.get(out)
+            # out positional: a ufunc parses it faster than the keyword
+            if plan is not None:
+                return [f"{out.name} = {name}({args}, {buffers[plan[0]]})"]
+            return [f"{out.name} = {name}({args}{', None' if composite else ''})"]
+        forward = ns.add(node.op.forward, "F")
+        args = "".join(", " + code(a) for a in node.args)
+        params = "".join(f", {k}={code(v)}" for k, v in node.params.items())
+        kept = [(key, index, value) for key, index, value in node.kept if value.users]
+        lines = []
+        if kept:
+            # the backward reads arrays the forward keeps: run it with a context that keeps
+            lines.append(f"ctx = Keeper({node.needs!r})")
+            call = f"{forward}(ctx{args}{params})"
+        else:
+            call = f"{forward}(None{args}{params})"
+        if node.multi:
+            outs = ", ".join(v.name for v in node.outputs)
+            lines.append(f"{outs}, = {call}" if len(node.outputs) == 1 else f"{outs} = {call}")
+        else:
+            out = node.outputs[0]
+            if not out.shape:
+                call = f"asarray({call})"
+            lines.append(f"{out.name} = {call}")
+        for key, index, value in kept:
+            where = "" if index is None else f"[{index}]"
+            lines.append(f"{value.name} = ctx._saved[{key!r}]{where}")
+        return lines
+    if node.kind == "kernel":
+        fn = ns.add(node.op, "A")
+        args = ", ".join(code(a) for a in node.args)
+        params = "".join(f", {k}={code(v)}" for k, v in node.params.items())
+        return [f"{node.outputs[0].name} = asarray({fn}({args}{params}))"]
+    if node.kind == "inplace":
+        target = node.args[0]
+        others = node.args[1:]
+        lines = [f"{value.name} = {target.name}.copy()" for _, _, value in node.kept]
+        ufunc = node.op.inplace_ufunc
+        if node.mode == "ufunc":
+            # the eager unrecorded path (ops/inplace.py _ufunc_inplace): cast, then one ufunc
+            other = others[0]
+            operand = code(other)
+            cast = node.cast
+            if cast is not None and isinstance(other, Value):
+                operand = f"{operand}.astype({ns.add(cast, 'D')})"
+            alpha = node.params.get("alpha", 1)
+            if alpha != 1:  # ops/inplace.py scaled_operand
+                operand = f"{operand} * {code(alpha)}"
+            lines.append(f"{ns.add(ufunc, 'U')}({target.name}, {operand}, out={target.name}, "
+                         "casting='unsafe')")
+        else:
+            forward = ns.add(node.op.forward, "F")
+            args = "".join(", " + code(a) for a in others)
+            params = "".join(f", {k}={code(v)}" for k, v in node.params.items())
+            lines.append(f"np.copyto({target.name}, asarray({forward}(None, {target.name}{args}"
+                         f"{params})), casting='unsafe')")
+        tensor = _tensor_of(target, ns, graph)
+        if tensor is not None:
+            lines.append(f"{tensor}._bump_version()")
+        return lines
+    if node.kind == "accumulate":
+        p = _param(node.param, graph, ns)
+        grad = node.args[0]
+        if node.mode == "add":
+            return [f"g = {p}._grad",
+                    f"np.add(g._data, {code(grad)}, out=g._data, casting='unsafe')",
+                    "g._bump_version()"]
+        if node.copy or not _private(grad, graph):
+            return [f"{p}._grad = wrap(np.array({code(grad)}, copy=True, order='C'))"]
+        return [f"{p}._grad = wrap({code(grad)})"]
+    if node.kind == "setgrad":
+        p = _param(node.param, graph, ns)
+        if not node.args:
+            return [f"{p}._grad = None"]
+        return [f"{p}._grad = wrap({code(node.args[0])})"]
+    method = ns.add(node.op, "M")
+    params = ", ".join(f"{k}={code(v)}" for k, v in node.params.items())
+    return [f"{method}({params})"]
