@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
-from .tensor import _check_other, Tensor
+from . import _argparse
+from .tensor import Tensor
+
+_NUMBERS = _argparse.NUMBERS
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
@@ -27,7 +30,9 @@ def _tensor(value):
 
 @takes_out(Out("add", CAST, overlap=True))
 def add(input, other, *, alpha=1):
-    _check_other(other, "add", 2)
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS) or alpha.__class__ not in _NUMBERS:
+        _argparse.check("add", (input, other), {"alpha": alpha})
     if not isinstance(input, Tensor):
         return _ops.Add.apply(_tensor(input), other, alpha=alpha)
     return input.add(other, alpha=alpha)
@@ -35,7 +40,9 @@ def add(input, other, *, alpha=1):
 
 @takes_out(Out("sub", CAST, overlap=True))
 def sub(input, other, *, alpha=1):
-    _check_other(other, "sub", 2)
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS) or alpha.__class__ not in _NUMBERS:
+        _argparse.check("sub", (input, other), {"alpha": alpha})
     return _tensor(input).sub(other, alpha=alpha)
 
 
@@ -50,7 +57,9 @@ def rsub(input, other, *, alpha=1):
 
 @takes_out(Out("mul", CAST, overlap=True))
 def mul(input, other):
-    _check_other(other, "mul", 2)
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("mul", (input, other))
     if not isinstance(input, Tensor):
         return _ops.Mul.apply(_tensor(input), other)
     return input.mul(other)
@@ -61,7 +70,9 @@ multiply = mul
 
 @takes_out(Out("div", CAST, overlap=True))
 def div(input, other, *, rounding_mode=None):
-    _check_other(other, "div", 2)
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("div", (input, other))
     return _tensor(input).div(other, rounding_mode=rounding_mode)
 
 
@@ -83,6 +94,9 @@ def reciprocal(input):
 
 @takes_out(Out("pow", CAST, overlap=True))
 def pow(input, exponent):  # noqa: A001 - torch's name
+    if input.__class__ is not Tensor or exponent.__class__ is not Tensor and (
+            exponent.__class__ not in _NUMBERS):
+        _argparse.check("pow", (input, exponent))
     return _ops.pow(input, exponent)
 
 
@@ -247,31 +261,49 @@ def clone(input, *, memory_format=None):
 
 @takes_out(Out(None, ANY, overlap=True))
 def eq(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("eq", (input, other))
     return input.eq(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def ne(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("ne", (input, other))
     return input.ne(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def lt(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("lt", (input, other))
     return input.lt(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def le(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("le", (input, other))
     return input.le(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def gt(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("gt", (input, other))
     return input.gt(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def ge(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and (
+            other.__class__ not in _NUMBERS):
+        _argparse.check("ge", (input, other))
     return input.ge(other)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _dtype, _memory_format
+from . import _argparse, _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from .autograd import _record
 from .autograd.forward_ad import state as _dual_state
@@ -111,7 +111,13 @@ _new = object.__new__
 # Anything else (None, str, list, Decimal...) makes the operator return NotImplemented, so
 # Python raises "unsupported operand type(s)" as it does for torch, instead of NumPy
 # converting it silently.
-_OPERANDS = (bool, int, float, complex, np.generic, np.ndarray)
+# A NumPy array is not one of them: ``a + np.array(2.0)`` lets NumPy compute (``__array__``)
+# and wraps its result (``__array_wrap__``), so the result has NumPy's dtype (float64 here) as
+# in torch; ``==`` and ``!=`` still compare elementwise (_EQ_OPERANDS).
+_OPERANDS = (bool, int, float, complex, np.generic)
+_EQ_OPERANDS = _OPERANDS + (np.ndarray,)
+_NUMBERS = _argparse.NUMBERS
+_CLAMP_BOUNDS = _NUMBERS | {type(None)}
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -305,6 +311,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad.__class__ is not bool:
+            _argparse.check("Tensor.requires_grad_", (requires_grad,))
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -438,6 +446,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
         return array.copy() if copy else array
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # NumPy's result for ``tensor + ndarray`` and ``np.sin(tensor)`` comes back as a tensor,
+        # with torch's quirk of bool results as uint8 (Note: operands).
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _wrap(np.asarray(array))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -695,12 +710,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Eq.apply(self, other)
 
     def __ne__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Ne.apply(self, other)
 
@@ -769,23 +784,27 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Div, self, other)
 
     def add(self, other, *, alpha=1):
-        _check_other(other, "add")
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or alpha.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.add", (other,), {"alpha": alpha})
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        _check_other(other, "sub")
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or alpha.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.sub", (other,), {"alpha": alpha})
         return _ops.Sub.apply(self, other, alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
-        _check_other(other, "mul")
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.mul", (other,))
         return _ops.Mul.apply(self, other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
-        _check_other(other, "div")
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.div", (other,))
         return _ops.div(self, other, rounding_mode)
 
     divide = true_divide = div
@@ -799,6 +818,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Reciprocal.apply(self)
 
     def pow(self, exponent):
+        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.pow", (exponent,))
         return _ops.pow(self, exponent)
 
     def exp(self):
@@ -834,26 +855,40 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Relu.apply(self)
 
     def clamp(self, min=None, max=None):
+        if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
+            _argparse.check("Tensor.clamp", _argparse.given(min, max))
         return _ops.clamp(self, min, max)
 
     clip = clamp
 
     def eq(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.eq", (other,))
         return _ops.Eq.apply(self, other)
 
     def ne(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.ne", (other,))
         return _ops.Ne.apply(self, other)
 
     def lt(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.lt", (other,))
         return _ops.Lt.apply(self, other)
 
     def le(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.le", (other,))
         return _ops.Le.apply(self, other)
 
     def gt(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.gt", (other,))
         return _ops.Gt.apply(self, other)
 
     def ge(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.ge", (other,))
         return _ops.Ge.apply(self, other)
 
     def _masked_zero(self, mask):
@@ -1003,15 +1038,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
     def add_(self, other, *, alpha=1):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or (
+                alpha.__class__ not in _NUMBERS):
+            _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or (
+                alpha.__class__ not in _NUMBERS):
+            _argparse.check("Tensor.sub_", (other,), {"alpha": alpha})
         return _ops.inplace(_ops.Sub, self, other, alpha=alpha)
 
     def mul_(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.mul_", (other,))
         return _ops.inplace(_ops.Mul, self, other)
 
     def div_(self, other, *, rounding_mode=None):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.div_", (other,))
         if rounding_mode is not None:
             from .ops.math_binary import DivRounding
 
@@ -1029,6 +1074,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Neg, self)
 
     def pow_(self, exponent):
+        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.pow_", (exponent,))
         if isinstance(exponent, Tensor):
             return _ops.inplace(_ops.PowTensor, self, exponent)
         return _ops.inplace(_ops.PowScalar, self, exponent=exponent)
@@ -1061,6 +1108,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Relu, self)
 
     def clamp_(self, min=None, max=None):
+        if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
+            _argparse.check("Tensor.clamp_", _argparse.given(min, max))
         return _ops.clamp_(self, min, max)
 
     clip_ = clamp_
@@ -1119,16 +1168,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             from_, to = 0, from_
         return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
                                                  generator=generator))
-
-
-def _check_other(other, function: str, position: int = 1) -> None:
-    """torch's argument-parser TypeError for an ``other`` that is not a tensor or a number."""
-    if other.__class__ is not Tensor and not isinstance(other, (Tensor,) + _OPERANDS):
-        cls = type(other)
-        name = cls.__name__ if cls.__module__ != "decimal" else f"decimal.{cls.__name__}"
-        raise TypeError(
-            f"{function}(): argument 'other' (position {position}) must be Tensor, not {name}"
-        )
 
 
 def _can_steal(grad: "Tensor") -> bool:
