@@ -139,18 +139,19 @@ class Signature:
         for key in kwargs:
             if key not in by_name:
                 return "unknown", key
-        for index, (param, value) in enumerate(zip(positional, args)):
+        for param in positional[:len(args)]:
             if param.name in kwargs:
                 return "twice", param.name
+        missing = [p.name for p in positional[len(args):]
+                   if p.default is None and not p.optional and p.name not in kwargs]
+        if missing:
+            return "missing", missing
+        for index, (param, value) in enumerate(zip(positional, args)):
             if not param.accepts(value):
                 return "type", (param, value, index + 1)
         for key, value in kwargs.items():
             if not by_name[key].accepts(value):
                 return "type", (by_name[key], value, None)
-        missing = [p.name for p in positional[len(args):]
-                   if p.default is None and not p.optional and p.name not in kwargs]
-        if missing:
-            return "missing", missing
         return None
 
     def __str__(self) -> str:
@@ -298,6 +299,21 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     count = len(signature.positional)
     plural = "argument" if count == 1 else "arguments"
     return TypeError(f"{function}() takes {count} positional {plural} but {details} were given")
+
+
+def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:
+    """torch's multi-overload message for a function whose overloads are not declared here
+    (the factories' name/generator overloads): the first line, which names what was given."""
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({_got(args, kwargs)}), but expected one of:")
+
+
+def scalar(value):
+    """A Number argument as a Python number (NumPy scalars and 0-d tensors accepted by the
+    checker become plain numbers, which stay weak in type promotion)."""
+    if isinstance(value, (np.generic, np.ndarray)) or _is_tensor(value):
+        return value.item()
+    return value
 
 
 def check(name: str, args: tuple, kwargs: dict | None = None) -> None:

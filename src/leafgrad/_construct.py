@@ -85,6 +85,10 @@ def infer_dtype(data):
             if id(item) in open_set:
                 raise TypeError("new(): self-referential lists are incompatible")
             classes = set(map(type, item))
+            if not classes:  # an empty sequence infers the default dtype (torch)
+                leaf = _dtype.get_default_dtype()
+                result = leaf if result is None else _dtype.promote_types(result, leaf)
+                continue
             if classes <= _PLAIN:  # the common innermost level: Python numbers only
                 for cls in classes:
                     leaf = _PLAIN_DTYPE[cls]()
@@ -102,7 +106,9 @@ def infer_dtype(data):
 def compute_sizes(data) -> list:
     sizes = []
     value = data
-    while _is_sequence(value):
+    while _is_sequence(value) or isinstance(value, str):
+        if isinstance(value, str):  # a str is a sequence to torch, of too many dims
+            raise ValueError("too many dimensions 'str'")
         if isinstance(value, np.ndarray) and value.ndim == 0:
             raise TypeError("len() of unsized object")
         length = len(value)
@@ -183,6 +189,38 @@ def check_structure(data, sizes: list, target) -> bool:
     return has_tensor
 
 
+def _given_dtype_leaves(data, target):
+    """With ``dtype=`` torch infers nothing: each leaf is converted to the target, and one that
+    is not a number fails as the conversion does. Returns the dtype the leaves would infer to
+    (for the float -> int conversion rules of array_from_data)."""
+    try:
+        return infer_dtype(data)
+    except RuntimeError:
+        pass
+    except TypeError as error:
+        if "self-referential" in str(error):
+            raise
+    for leaf in _leaves(data):
+        try:
+            _leaf_dtype(leaf)
+        except (RuntimeError, TypeError):
+            kind = type(leaf).__name__
+            if target.np.kind in "iu":
+                raise TypeError(f"'{kind}' object cannot be interpreted as an integer") from None
+            raise TypeError(f"must be real number, not {kind}") from None
+    return target
+
+
+def _leaves(data):
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple, range)):
+            stack.extend(reversed(value))
+        else:
+            yield value
+
+
 def _replace_tensors(data):
     tensor_cls = _tensor_cls()
     if isinstance(data, tensor_cls):
@@ -200,9 +238,13 @@ def array_from_data(data, target=None) -> np.ndarray:
     if not _is_sequence(data) and not isinstance(data, (int, float, bool, np.generic,
                                                         _tensor_cls())):
         _leaf_dtype(data)  # raises torch's error for None, dict, set, generators...
-    inferred = infer_dtype(data)
-    target = target or inferred
     sizes = compute_sizes(data)
+    if target is None:
+        inferred = target = infer_dtype(data)
+    else:
+        inferred = _given_dtype_leaves(data, target)
+    if 0 in sizes:  # torch stores nothing into an empty tensor, so checks nothing further
+        return np.zeros(sizes, target.np)
     if check_structure(data, sizes, target):
         data = _replace_tensors(data)
     if target.np.kind in "iu" and inferred.is_floating_point:

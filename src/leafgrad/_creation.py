@@ -313,12 +313,24 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None,
 # -- random ---------------------------------------------------------------------------------------
 
 
+def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
+    """rand and randn have several overloads in torch (generator=, names=), so a size given
+    twice or a bad dtype is the "invalid combination" message there, not a named argument's."""
+    bad_dtype = dtype is not None and dtype.__class__ is not _dtype.dtype and not any(
+        dtype is kind for kind in (int, float, bool))
+    if bad_dtype or (size is not None and sizes):
+        given = {key: value for key, value in (("size", size), ("dtype", dtype))
+                 if value is not None}
+        raise _argparse.invalid_combination(name, sizes, given)
+
+
 @takes_out(_FACTORY_OUT["rand"])
 def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _random
 
+    _random_overloads("rand", sizes, size, dtype)
     data = _random.uniform(_size(_sizes(sizes, size, "rand"), "rand"),
                            _np_dtype(dtype, function="rand"), generator=generator)
     return _finish(data, requires_grad, device)
@@ -330,6 +342,7 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     """Standard normal; the same stream as torch for the same seed."""
     from . import _random
 
+    _random_overloads("randn", sizes, size, dtype)
     data = _random.normal(_size(_sizes(sizes, size, "randn"), "randn"),
                           _np_dtype(dtype, function="randn"), generator=generator)
     return _finish(data, requires_grad, device)

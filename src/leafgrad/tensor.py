@@ -115,7 +115,6 @@ _new = object.__new__
 # and wraps its result (``__array_wrap__``), so the result has NumPy's dtype (float64 here) as
 # in torch; ``==`` and ``!=`` still compare elementwise (_EQ_OPERANDS).
 _OPERANDS = (bool, int, float, complex, np.generic)
-_EQ_OPERANDS = _OPERANDS + (np.ndarray,)
 _NUMBERS = _argparse.NUMBERS
 _CLAMP_BOUNDS = _NUMBERS | {type(None)}
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
@@ -200,6 +199,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
@@ -784,26 +785,28 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Div, self, other)
 
     def add(self, other, *, alpha=1):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or alpha.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or alpha.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.sub", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.Sub.apply(self, other, alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.mul", (other,))
         return _ops.Mul.apply(self, other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div", (other,))
         return _ops.div(self, other, rounding_mode)
 
@@ -818,7 +821,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Reciprocal.apply(self)
 
     def pow(self, exponent):
-        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+        if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow", (exponent,))
         return _ops.pow(self, exponent)
 
@@ -862,34 +865,64 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     clip = clamp
 
     def eq(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.eq", (other,))
         return _ops.Eq.apply(self, other)
 
     def ne(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.ne", (other,))
         return _ops.Ne.apply(self, other)
 
     def lt(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.lt", (other,))
         return _ops.Lt.apply(self, other)
 
     def le(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.le", (other,))
         return _ops.Le.apply(self, other)
 
     def gt(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.gt", (other,))
         return _ops.Gt.apply(self, other)
 
     def ge(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.ge", (other,))
         return _ops.Ge.apply(self, other)
+
+    def _compare_(self, other, name: str, op):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check(f"Tensor.{name}_", (other,))
+        if self._requires_grad and _grad_state.grad_enabled:
+            # a comparison has a zero gradient: written as zero_ then add_ of the 0/1 values
+            # (torch's node is EqBackward0; leafgrad's ZeroBackward0 + AddBackward0 give the
+            # same gradients, and the leaf check of any in-place op)
+            values = op.apply(self.detach(), other)
+            return self.zero_().add_(values.to(self.dtype))
+        return _ops.inplace(op, self, other)
+
+    def eq_(self, other):
+        """``self = (self == other)`` in self's dtype (1 and 0)."""
+        return self._compare_(other, "eq", _ops.Eq)
+
+    def ne_(self, other):
+        return self._compare_(other, "ne", _ops.Ne)
+
+    def lt_(self, other):
+        return self._compare_(other, "lt", _ops.Lt)
+
+    def le_(self, other):
+        return self._compare_(other, "le", _ops.Le)
+
+    def gt_(self, other):
+        return self._compare_(other, "gt", _ops.Gt)
+
+    def ge_(self, other):
+        return self._compare_(other, "ge", _ops.Ge)
 
     def _masked_zero(self, mask):
         """``masked_fill(mask, 0)`` for backward formulas (mask: bool Tensor or array)."""
@@ -943,6 +976,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     swapaxes = swapdims = transpose
 
     def permute(self, *dims):
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _ops.permute(self, dims)
 
     def unsqueeze(self, dim):
@@ -1017,14 +1052,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import zeros
+        from ._creation import _size, zeros
 
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
+        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import ones
+        from ._creation import _size, ones
 
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_ones")  # torch's checks and messages under this method's name
+        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         from ._creation import full
@@ -1032,30 +1069,33 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import empty
+        from ._creation import _size, empty
 
-        return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_empty")  # torch's checks and messages under this method's name
+        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
     def add_(self, other, *, alpha=1):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or (
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS or (
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.sub_", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.inplace(_ops.Sub, self, other, alpha=alpha)
 
     def mul_(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.mul_", (other,))
         return _ops.inplace(_ops.Mul, self, other)
 
     def div_(self, other, *, rounding_mode=None):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div_", (other,))
         if rounding_mode is not None:
             from .ops.math_binary import DivRounding
@@ -1074,7 +1114,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Neg, self)
 
     def pow_(self, exponent):
-        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+        if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow_", (exponent,))
         if isinstance(exponent, Tensor):
             return _ops.inplace(_ops.PowTensor, self, exponent)
@@ -1220,6 +1260,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.
 _OPERANDS = _OPERANDS + (Tensor,)
+_EQ_OPERANDS = _OPERANDS + (np.ndarray,)  # Note: operands
 
 # The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
 from . import ops as _ops  # noqa: E402
