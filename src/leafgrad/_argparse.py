@@ -35,6 +35,8 @@ def typename(value) -> str:
     """The type name torch prints (CPython's ``tp_name``: dotted for C extension types)."""
     cls = type(value)
     module = cls.__module__
+    if module.startswith("leafgrad") and cls.__name__ in ("dtype", "device", "layout"):
+        return f"torch.{cls.__name__}"
     if cls.__name__ in ("Tensor", "Parameter") or module == "builtins":
         return cls.__name__
     if module == "numpy":

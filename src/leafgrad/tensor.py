@@ -952,8 +952,21 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bmm(self, mat2):
         return _ops.bmm(self, mat2)
 
-    def view(self, *shape):
-        return _ops.view(self, shape)
+    def view(self, *shape, dtype=None):
+        if dtype is not None or shape and isinstance(shape[0], _dtype.dtype):
+            from ._view_dtype import view_dtype
+
+            if shape and dtype is not None or len(shape) > 1:
+                raise _argparse.invalid_combination("view", shape, {} if dtype is None else
+                                                    {"dtype": dtype})
+            return view_dtype(self, dtype if dtype is not None else shape[0])
+        try:
+            return _ops.view(self, shape)
+        except (TypeError, ValueError):
+            sizes = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+            if all(isinstance(s, (int, np.integer)) for s in sizes):
+                raise
+            raise _argparse.invalid_combination("view", shape, {}) from None
 
     def view_as(self, other):
         return _ops.view(self, (other.shape,))

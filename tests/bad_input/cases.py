@@ -264,6 +264,9 @@ INDEX_WRITES = [
     "z.scatter_add(0, lib.tensor(0), lib.tensor(1.0))", "z.index_select(0, lib.tensor([-1]))",
     "i.log_softmax(0)", "m.long().softmax(0)", "lib.softmax(i, 0)", "F.softmax(i, 0)",
     "lib.softmax(i, 0, dtype=lib.float32)", "a.bitwise_not_()", "bl.bitwise_not()",
+    "a.view(lib.float64)", "z.view(lib.int16)", "m.t().view(lib.int16)", "m[:, 1:].view(lib.float64)",
+    "a.view(lib.int32, 3)", "a.view('x')", "w.view(lib.int32)", "a.view(dtype=lib.int16)",
+    "lib.zeros(0, 2).mean()", "lib.zeros(0, 3).mean(1)", "lib.from_numpy(np.array([1], dtype=object))",
 ]
 
 CASES = (OPERANDS + CONSTRUCTORS + SHAPES + DTYPES + INDICES + NAN_INF + EMPTY_0D + AUTOGRAD + HUGE

@@ -97,6 +97,8 @@ class Mean(Op):
             ctx.keep("self_sym_numel", a.size)
         if dtype is not None:
             a = a.astype(dtype.np)
+        if a.size == 0:  # nan, as torch, without NumPy's "Mean of empty slice" warning
+            return np.full((), np.nan, a.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.asarray(a.mean(dtype=a.dtype))
 
@@ -122,6 +124,11 @@ class MeanDim(Op):
         if dtype is not None:
             a = a.astype(dtype.np)
         with np.errstate(invalid="ignore", divide="ignore"):
+            if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
+                total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)
+                count = int(np.prod([a.shape[d] for d in np.atleast_1d(dim)])) if dim is not None \
+                    else a.size
+                return _layout.contiguous(np.asarray(total / a.dtype.type(count)))
             return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
     def backward(self, grad):
