@@ -181,6 +181,7 @@ OUT_CASES = {
     "scatter": "lib.scatter(x, 1, lib.tensor([[0], [1]]), y, out=OUT)",
     "scatter_add": "lib.scatter_add(x, 1, lib.tensor([[0], [1]]), y, out=OUT)",
     "index_add": "lib.index_add(x, 1, lib.tensor([0]), y[:, :1], out=OUT)",
+    "index_copy": "lib.index_copy(x, 1, lib.tensor([0]), y[:, :1], out=OUT)",
     "softmax": "lib.softmax(x, 1, out=OUT)",
     "log_softmax": "lib.log_softmax(x, 1, out=OUT)",
     "slogdet": "lib.slogdet(m, out=OUT2)",

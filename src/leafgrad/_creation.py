@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _argparse, _construct, _dtype
 from ._compile.state import state as _capture
 from ._device import use as _device_use
 from ._alloc import check_storage
@@ -37,83 +37,14 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
 
 def _infer_array(data) -> np.ndarray:
     """An array from Python data, with torch's inference: floats -> default dtype, ints ->
-    int64, bools -> bool."""
+    int64, bools -> bool (NumPy arrays and scalars keep their dtype); see _construct."""
     if isinstance(data, Tensor):
         return data._data
-    leaves = None
-    if isinstance(data, (list, tuple)):
-        leaves = _flat(data)
-        if any(isinstance(x, Tensor) for x in leaves):
-            data = _replace_tensors(data)
-    _check_int64(data if leaves is None else leaves)
-    array = np.array(data)
-    kind = array.dtype.kind
-    if kind == "f":
-        if not isinstance(data, np.ndarray) and not isinstance(data, np.generic):
-            array = array.astype(_dtype.get_default_dtype().np)
-    elif kind in "iu":
-        if not isinstance(data, (np.ndarray, np.generic)):
-            array = array.astype(np.int64)
-    elif kind == "b":
-        pass
-    elif kind == "U" or kind == "S":
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    elif kind == "O":
-        raise TypeError("Could not infer dtype of " + type(_flat(data)[0]).__name__)
-    if array.size == 0 and kind == "f" and not isinstance(data, np.ndarray):
-        array = array.astype(_dtype.get_default_dtype().np)
-    if array.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32",
-                                "int64", "uint8", "bool"):
-        array = array.astype(_dtype.from_numpy_dtype(array.dtype).np)
-    return array
-
-
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def _check_int64(data) -> None:
-    """torch infers int64 for Python ints; one that does not fit raises torch's ValueError
-    (NumPy would quietly wrap it or turn the whole list into floats)."""
-    values = data if isinstance(data, list) else [data]
-    if not all(isinstance(x, (int, bool, np.integer)) for x in values):
-        return  # a float or another type makes the result floating (or an error elsewhere)
-    for value in values:
-        if type(value) is int and not _INT64_MIN <= value <= _INT64_MAX:
-            raise ValueError("Overflow when unpacking long long")
-
-
-def _flat(data):
-    """The leaves of nested lists/tuples, depth first. A list that contains itself raises
-    torch's TypeError instead of expanding forever (the walk is bounded by the input's size)."""
-    out = []
-    stack = [iter((data,))]
-    open_containers: list = []  # the containers whose items are being walked
-    open_ids: set = set()
-    while stack:
-        try:
-            item = next(stack[-1])
-        except StopIteration:
-            stack.pop()
-            if open_containers:  # the exhausted iterator was this container's
-                open_ids.discard(id(open_containers.pop()))
-            continue
-        if isinstance(item, (list, tuple)):
-            if id(item) in open_ids:
-                raise TypeError("new(): self-referential lists are incompatible")
-            open_ids.add(id(item))
-            open_containers.append(item)
-            stack.append(iter(item))
-        else:
-            out.append(item)
-    return out
-
-
-def _replace_tensors(data):
-    if isinstance(data, Tensor):
-        return data._data if data.ndim else data.item()
-    if isinstance(data, (list, tuple)):
-        return [_replace_tensors(x) for x in data]
-    return data
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind not in "biuf":
+            _dtype.from_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
+        return data
+    return _construct.array_from_data(data)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -122,6 +53,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     >>> leafgrad.tensor([1., 2.], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
+    if dtype.__class__ is not _dtype.dtype:
+        dtype = _argparse.dtype_arg("tensor", dtype)
+    if requires_grad.__class__ is not bool:
+        requires_grad = _argparse.bool_arg("tensor", "requires_grad", requires_grad)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
@@ -133,9 +68,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
         # Convert straight to the requested dtype: going through the inferred default dtype
         # first would round 0.3 to float32 before widening it.
-        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-            data = _replace_tensors(data)
-        array = np.array(data, dtype=dtype.np)
+        array = _construct.array_from_data(data, dtype)
     else:
         array = np.array(_infer_array(data), dtype=dtype.np if dtype is not None else None,
                          copy=True)
@@ -148,14 +81,12 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if dtype is None or dtype is data.dtype:
             return data
         return data.to(dtype)
+    dtype = _argparse.dtype_arg("as_tensor", dtype)
     if isinstance(data, np.ndarray):
         array = data if dtype is None else data.astype(dtype.np, copy=False)
         return _finish(_infer_array(array) if array.dtype.kind not in "fiub" else array, False,
                        device)
-    array = _infer_array(data)
-    if dtype is not None:
-        array = array.astype(dtype.np)
-    return _finish(array, False, device)
+    return _finish(_construct.array_from_data(data, dtype), False, device)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -167,36 +98,60 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def _size(size, name: str = "zeros") -> tuple:
+    """A size given as ``2, 3`` or ``(2, 3)``, checked with torch's argument-parser messages
+    (its IntArrayRef parsing) and its negative-dimension errors (``zeros``/``ones`` say
+    "Dimension size must be non-negative", the other factories "Trying to create tensor with
+    negative dimension")."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
+        size, packed = tuple(size[0]), True
+    else:
+        packed = False
     for position, s in enumerate(size):
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
-                f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element "
-                f"of type {type(s).__name__} at pos {position}"
-            )
+        if s.__class__ is int:
+            continue
+        if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
+            continue
+        if isinstance(s, Tensor) and s.ndim == 0 and s.dtype.np.kind in "iu":
+            continue
+        kind = _argparse.typename(s)
+        if position == 0 and (packed or len(size) == 1):
+            if packed:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"but found element of type {kind} at pos 0")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {kind}")
+        if position == 0:
+            raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+        raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                        f"{position + 1} with error \"type must be tuple of ints,but got {kind}\"")
+    size = tuple(int(s) for s in size)
+    for position, s in enumerate(size):
         if s < 0:
-            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+            if name in ("zeros", "ones"):
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
         if s > 2**63 - 1:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{position + 1} with error \"Overflow when unpacking long long")
-    size = tuple(int(s) for s in size)
     check_storage(size, 1)
     return size
 
 
-def _np_dtype(dtype, default=None) -> np.dtype:
+def _np_dtype(dtype, default=None, function: str = "zeros") -> np.dtype:
     if dtype is None:
         return (default or _dtype.get_default_dtype()).np
+    if dtype.__class__ is not _dtype.dtype:
+        dtype = _argparse.dtype_arg(function, dtype)
     return dtype.np
 
 
-def _sizes(positional: tuple, keyword) -> tuple:
+def _sizes(positional: tuple, keyword, name: str = "zeros") -> tuple:
     """``zeros(2, 3)``, ``zeros((2, 3))`` or torch's keyword form ``zeros(size=(2, 3))``."""
     if keyword is None:
         return positional
     if positional:
-        raise TypeError("argument 'size' given by name ('size') and position")
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
     return (keyword,)
 
 
@@ -232,12 +187,13 @@ _FACTORY_OUT = {
 
 @takes_out(_FACTORY_OUT["zeros"])
 def zeros(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.zeros(_size(_sizes(sizes, size)), _np_dtype(dtype)), requires_grad, device)
+    return _finish(np.zeros(_size(_sizes(sizes, size, "zeros")), _np_dtype(dtype)),
+                   requires_grad, device)
 
 
 @takes_out(_FACTORY_OUT["ones"])
 def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.ones(_size(_sizes(sizes, size), "ones"), _np_dtype(dtype)), requires_grad,
+    return _finish(np.ones(_size(_sizes(sizes, size, "ones"), "ones"), _np_dtype(dtype, function="ones")), requires_grad,
                    device)
 
 
@@ -245,7 +201,7 @@ def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=
 def empty(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None) -> Tensor:
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
-    return _finish(np.zeros(_size(_sizes(sizes, size), "empty"), _np_dtype(dtype)),
+    return _finish(np.zeros(_size(_sizes(sizes, size, "empty"), "empty"), _np_dtype(dtype, function="empty")),
                    requires_grad, device)
 
 
@@ -258,8 +214,12 @@ def _fill_dtype(value):
 @takes_out(_FACTORY_OUT["full"])
 def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
-    dtype = dtype or _fill_dtype(fill_value)
-    return _finish(np.full(_size((size,)), fill_value, dtype.np), requires_grad, device)
+    if fill_value.__class__ not in _argparse.NUMBERS or size.__class__ not in (tuple, list):
+        _argparse.check("full", (size, fill_value), {"dtype": dtype})
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
+    return _finish(np.full(_size((size,), "full"), fill_value, dtype.np), requires_grad, device)
 
 
 def _vmapped_random(draw, shape):
@@ -338,6 +298,9 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
+    dtype = _argparse.dtype_arg("arange", dtype)
+    if dtype is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
@@ -380,9 +343,12 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
 @takes_out(_FACTORY_OUT["linspace"])
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
-    np_dtype = _np_dtype(dtype)
+    np_dtype = _np_dtype(dtype, function="linspace")
+    if steps.__class__ is not int:
+        _argparse.check("linspace", (start, end, steps))
+    steps = int(steps)
     if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
+        raise RuntimeError("number of steps must be non-negative")
     # torch computes in the output dtype and fills the first half from start and the second half
     # from end, symmetrically: start + step * i and end - step * (steps - 1 - i), each one fused
     # multiply-add (its compiler contracts them), so they are rounded once, as here.
@@ -407,10 +373,29 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
 @takes_out(_FACTORY_OUT["eye"])
 def eye(n, m=None, *, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
-    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad, device)
+    if n.__class__ is not int or m.__class__ not in (int, type(None)):
+        _argparse.check("eye", (n,) if m is None else (n, m))
+    m = n if m is None else m
+    for name, value in (("n", n), ("m", m)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    check_storage((int(n), int(m)), 1)
+    return _finish(np.eye(int(n), int(m), dtype=_np_dtype(dtype, function="eye")),
+                   requires_grad, device)
 
 
 # -- random ---------------------------------------------------------------------------------------
+
+
+def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
+    """rand and randn have several overloads in torch (generator=, names=), so a size given
+    twice or a bad dtype is the "invalid combination" message there, not a named argument's."""
+    bad_dtype = dtype is not None and dtype.__class__ is not _dtype.dtype and not any(
+        dtype is kind for kind in (int, float, bool))
+    if bad_dtype or (size is not None and sizes):
+        given = {key: value for key, value in (("size", size), ("dtype", dtype))
+                 if value is not None}
+        raise _argparse.invalid_combination(name, sizes, given)
 
 
 @takes_out(_FACTORY_OUT["rand"])
@@ -419,7 +404,9 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _random
 
-    shape, np_dtype = _size(_sizes(sizes, size)), _np_dtype(dtype)
+    _random_overloads("rand", sizes, size, dtype)
+    shape = _size(_sizes(sizes, size, "rand"), "rand")
+    np_dtype = _np_dtype(dtype, function="rand")
     batched = _vmapped_random(lambda s: _random.uniform(s, np_dtype, generator=generator), shape)
     if batched is not None:
         return batched
@@ -433,7 +420,9 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     """Standard normal; the same stream as torch for the same seed."""
     from . import _random
 
-    shape, np_dtype = _size(_sizes(sizes, size)), _np_dtype(dtype)
+    _random_overloads("randn", sizes, size, dtype)
+    shape = _size(_sizes(sizes, size, "randn"), "randn")
+    np_dtype = _np_dtype(dtype, function="randn")
     batched = _vmapped_random(lambda s: _random.normal(s, np_dtype, generator=generator), shape)
     if batched is not None:
         return batched
@@ -450,7 +439,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
         low, high = 0, low
     from . import _random
 
-    data = _random.randint(low, high, _size((size,)), _np_dtype(dtype, _dtype.int64),
+    data = _random.randint(low, high, _size((size,), "randint"), _np_dtype(dtype, _dtype.int64, "randint"),
                            generator=generator)
     return _finish(data, requires_grad, device)
 
@@ -471,7 +460,7 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     from . import _random
 
-    data = _random.randperm(n, _np_dtype(dtype, _dtype.int64), generator=generator)
+    data = _random.randperm(n, _np_dtype(dtype, _dtype.int64, "randperm"), generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -489,7 +478,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         return _finish((draws * stds + means).astype(np_dtype), requires_grad)
     from . import _random
 
-    data = _random.normal(_size((size,)), _np_dtype(dtype), mean, std, generator=generator)
+    data = _random.normal(_size((size,), "normal"), _np_dtype(dtype, function="normal"), mean, std,
+                          generator=generator)
     return _finish(data, requires_grad)
 
 

@@ -77,7 +77,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
         found = _BY_NP.get(np.dtype(np_dtype))
     if found is None:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
+            "supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
             "int8, uint64, uint32, uint16, uint8, and bool."
         )

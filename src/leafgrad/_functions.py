@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
-from .tensor import _check_other, Tensor
+from . import _argparse
+from .tensor import Tensor
+
+_NUMBERS = _argparse.NUMBERS
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "neg",
@@ -27,7 +30,10 @@ def _tensor(value):
 
 @takes_out(Out("add", CAST, overlap=True))
 def add(input, other, *, alpha=1):
-    _check_other(other, "add", 2)
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
+        _argparse.check("add", (input, other), {"alpha": alpha})
+        alpha = _argparse.scalar(alpha)
     if not isinstance(input, Tensor):
         return _ops.Add.apply(_tensor(input), other, alpha=alpha)
     return input.add(other, alpha=alpha)
@@ -35,7 +41,10 @@ def add(input, other, *, alpha=1):
 
 @takes_out(Out("sub", CAST, overlap=True))
 def sub(input, other, *, alpha=1):
-    _check_other(other, "sub", 2)
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
+        _argparse.check("sub", (input, other), {"alpha": alpha})
+        alpha = _argparse.scalar(alpha)
     return _tensor(input).sub(other, alpha=alpha)
 
 
@@ -50,7 +59,9 @@ def rsub(input, other, *, alpha=1):
 
 @takes_out(Out("mul", CAST, overlap=True))
 def mul(input, other):
-    _check_other(other, "mul", 2)
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("mul", (input, other))
     if not isinstance(input, Tensor):
         return _ops.Mul.apply(_tensor(input), other)
     return input.mul(other)
@@ -61,7 +72,9 @@ multiply = mul
 
 @takes_out(Out("div", CAST, overlap=True))
 def div(input, other, *, rounding_mode=None):
-    _check_other(other, "div", 2)
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("div", (input, other))
     return _tensor(input).div(other, rounding_mode=rounding_mode)
 
 
@@ -83,6 +96,9 @@ def reciprocal(input):
 
 @takes_out(Out("pow", CAST, overlap=True))
 def pow(input, exponent):  # noqa: A001 - torch's name
+    if not isinstance(input, Tensor) or exponent.__class__ not in _NUMBERS and (
+            not isinstance(exponent, Tensor)):
+        _argparse.check("pow", (input, exponent))
     return _ops.pow(input, exponent)
 
 
@@ -247,31 +263,49 @@ def clone(input, *, memory_format=None):
 
 @takes_out(Out(None, ANY, overlap=True))
 def eq(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("eq", (input, other))
     return input.eq(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def ne(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("ne", (input, other))
     return input.ne(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def lt(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("lt", (input, other))
     return input.lt(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def le(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("le", (input, other))
     return input.le(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def gt(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("gt", (input, other))
     return input.gt(other)
 
 
 @takes_out(Out(None, ANY, overlap=True))
 def ge(input, other):
+    if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
+            not isinstance(other, Tensor)):
+        _argparse.check("ge", (input, other))
     return input.ge(other)
 
 
@@ -300,4 +334,20 @@ def broadcast_shapes(*shapes):
 
     from .tensor import Size
 
-    return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+    shapes = [tuple(s) if not isinstance(s, int) else (s,) for s in shapes]
+    result: tuple = ()
+    for index, shape in enumerate(shapes):
+        ndim = max(len(result), len(shape))
+        padded = (1,) * (ndim - len(result)) + result
+        merged = list(padded)
+        for offset in range(1, len(shape) + 1):
+            size, have = shape[-offset], padded[-offset]
+            if size != have and size != 1 and have != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {size} at {-offset}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {list(padded)}")
+            if have == 1:
+                merged[-offset] = size
+        result = tuple(merged)
+    return Size(result)

@@ -145,6 +145,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 @takes_out(Out("mul", CAST))
 def kron(input, other):
     """Kronecker product."""
+    from . import _argparse
+    from .tensor import Tensor
+
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        _argparse.check("kron", (input, other))
     return _ops.kron(input, other)
 
 

@@ -6,6 +6,7 @@ Tensor is accepted is a TypeError naming the argument) and then calls the Tensor
 
 from __future__ import annotations
 
+from . import _argparse
 from . import ops as _ops
 from ._out import ANY, CAST, FOUND, Out, bool_only, same_as, takes_out
 from .methods import math as _methods
@@ -24,11 +25,19 @@ __all__ = [
 ]
 
 
+_BOUNDS = _argparse.NUMBERS | {type(None)}
+_MISSING = object()  # where(condition) and where(condition, None, x) differ in torch
+
+
+def _operand(value) -> bool:
+    return value.__class__ in _argparse.NUMBERS or isinstance(value, Tensor)
+
+
 def _require_tensor(value, function: str, argument: str, position: int) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(
             f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
-            f"{type(value).__name__}"
+            f"{_argparse.typename(value)}"
         )
 
 
@@ -110,11 +119,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def clamp(input, min=None, max=None):  # noqa: A002
     """Clamp to ``[min, max]``; bounds are both numbers (ClampBackward1) or tensors
     (ClampBackward0)."""
-    for bound in (min, max):
-        if isinstance(bound, Tensor):
-            for other in (min, max):
-                if other is not None and not isinstance(other, Tensor):
-                    raise _ops.math_clamp.invalid_arguments("clamp", (input, min, max))
+    if min.__class__ not in _BOUNDS or max.__class__ not in _BOUNDS:
+        _argparse.check("clamp", _argparse.given(input, min, max))
     return input.clamp(min, max)
 
 
@@ -158,16 +164,17 @@ logical_xor = _tensor_pair("logical_xor", _LOGICAL)
 @takes_out(_cast("fmod"))
 def fmod(input, other):  # noqa: A002
     """C's remainder (sign of the dividend)."""
-    if not isinstance(input, Tensor):
-        raise _ops.math_clamp.invalid_arguments("fmod", (input, other))
+    if not isinstance(input, Tensor) or not _operand(other):
+        _argparse.check("fmod", (input, other))
     return input.fmod(other)
 
 
 @takes_out(_cast("remainder"))
 def remainder(input, other):  # noqa: A002
     """Python's remainder (sign of the divisor); ``input`` may be a number."""
+    if not isinstance(input, Tensor) or not _operand(other):
+        _argparse.check("remainder", (input, other))
     if not isinstance(input, Tensor):
-        _require_tensor(other, "remainder", "other", 2)
         return other.__rmod__(input)
     return input.remainder(other)
 
@@ -214,7 +221,7 @@ def float_power(input, exponent):  # noqa: A002
 
 
 @takes_out(Out("where", same_as("Expected out type to be {R} but got {O}")))
-def where(condition, input=None, other=None):  # noqa: A002
+def where(condition, input=_MISSING, other=_MISSING):  # noqa: A002
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``.
 
@@ -222,11 +229,12 @@ def where(condition, input=None, other=None):  # noqa: A002
     >>> leafgrad.where(x > 0, x.sqrt(), 0.)
     tensor([0., 2.], grad_fn=<WhereBackward0>)
     """
-    if input is None and other is None:
+    if input is _MISSING and other is _MISSING:
+        _argparse.check("where", (condition,))
         return _ops.nonzero(condition, as_tuple=True)
-    if input is None or other is None:
-        given = tuple(a for a in (condition, input, other) if a is not None)
-        raise _ops.math_clamp.invalid_arguments("where", given)
+    if input is _MISSING or other is _MISSING:
+        given = tuple(a for a in (condition, input, other) if a is not _MISSING)
+        _argparse.check("where", given)
     return _methods.where(condition, input, other)
 
 

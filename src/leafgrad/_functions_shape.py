@@ -9,7 +9,8 @@ __all__ = [
     "split", "chunk", "diagonal", "movedim", "moveaxis", "unflatten", "as_strided", "tile",
     "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "hstack", "vstack",
     "atleast_1d", "atleast_2d", "broadcast_to", "broadcast_tensors", "meshgrid", "index_select",
-    "gather", "take_along_dim", "scatter", "scatter_add", "index_add", "masked_fill",
+    "gather", "take_along_dim", "scatter", "scatter_add", "index_add", "index_fill", "index_copy",
+    "put", "masked_fill",
     "masked_select", "take", "nonzero", "argwhere",
 ]
 
@@ -122,6 +123,19 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 @takes_out(Out("scatter_add", EXPECT))
 def scatter_add(input, dim, index, src):
     return _ops.scatter_add(input, dim, index, src)
+
+
+def index_fill(input, dim, index, value):
+    return input.index_fill(dim, index, value)
+
+
+@takes_out(Out("index_copy", EXPECT))
+def index_copy(input, dim, index, source):
+    return input.index_copy(dim, index, source)
+
+
+def put(input, index, source, accumulate=False):
+    return input.put(index, source, accumulate)
 
 
 @takes_out(Out("index_add", EXPECT))

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _dtype, _memory_format
+from . import _argparse, _dtype, _memory_format
 from ._device import device as _device_cls, CPU as _CPU
 from ._compile.state import state as _capture
 from .autograd import _record
@@ -134,7 +134,12 @@ _RETAIN_LOCK = threading.Lock()
 # Anything else (None, str, list, Decimal...) makes the operator return NotImplemented, so
 # Python raises "unsupported operand type(s)" as it does for torch, instead of NumPy
 # converting it silently.
-_OPERANDS = (bool, int, float, complex, np.generic, np.ndarray)
+# A NumPy array is not one of them: ``a + np.array(2.0)`` lets NumPy compute (``__array__``)
+# and wraps its result (``__array_wrap__``), so the result has NumPy's dtype (float64 here) as
+# in torch; ``==`` and ``!=`` still compare elementwise (_EQ_OPERANDS).
+_OPERANDS = (bool, int, float, complex, np.generic)
+_NUMBERS = _argparse.NUMBERS
+_CLAMP_BOUNDS = _NUMBERS | {type(None)}
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -253,6 +258,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
@@ -368,6 +375,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad.__class__ is not bool:
+            _argparse.check("Tensor.requires_grad_", (requires_grad,))
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -539,6 +548,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
         return array.copy() if copy else array
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # NumPy's result for ``tensor + ndarray`` and ``np.sin(tensor)`` comes back as a tensor,
+        # with torch's quirk of bool results as uint8 (Note: operands).
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _wrap(np.asarray(array))
 
     def __bool__(self) -> bool:
         if _capture.active:
@@ -829,12 +845,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Eq.apply(self, other)
 
     def __ne__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
         return _ops.Ne.apply(self, other)
 
@@ -903,23 +919,29 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Div, self, other)
 
     def add(self, other, *, alpha=1):
-        _check_other(other, "add")
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.add", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        _check_other(other, "sub")
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
+            _argparse.check("Tensor.sub", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.Sub.apply(self, other, alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
-        _check_other(other, "mul")
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.mul", (other,))
         return _ops.Mul.apply(self, other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
-        _check_other(other, "div")
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.div", (other,))
         return _ops.div(self, other, rounding_mode)
 
     divide = true_divide = div
@@ -933,6 +955,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Reciprocal.apply(self)
 
     def pow(self, exponent):
+        if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
+            _argparse.check("Tensor.pow", (exponent,))
         return _ops.pow(self, exponent)
 
     def exp(self):
@@ -968,27 +992,71 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Relu.apply(self)
 
     def clamp(self, min=None, max=None):
+        if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
+            _argparse.check("Tensor.clamp", _argparse.given(min, max))
         return _ops.clamp(self, min, max)
 
     clip = clamp
 
     def eq(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.eq", (other,))
         return _ops.Eq.apply(self, other)
 
     def ne(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.ne", (other,))
         return _ops.Ne.apply(self, other)
 
     def lt(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.lt", (other,))
         return _ops.Lt.apply(self, other)
 
     def le(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.le", (other,))
         return _ops.Le.apply(self, other)
 
     def gt(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.gt", (other,))
         return _ops.Gt.apply(self, other)
 
     def ge(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.ge", (other,))
         return _ops.Ge.apply(self, other)
+
+    def _compare_(self, other, name: str, op):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check(f"Tensor.{name}_", (other,))
+        if self._requires_grad and _grad_state.grad_enabled:
+            # a comparison has a zero gradient: written as zero_ then add_ of the 0/1 values
+            # (torch's node is EqBackward0; leafgrad's ZeroBackward0 + AddBackward0 give the
+            # same gradients, and the leaf check of any in-place op)
+            values = op.apply(self.detach(), other)
+            return self.zero_().add_(values.to(self.dtype))
+        return _ops.inplace(op, self, other)
+
+    def eq_(self, other):
+        """``self = (self == other)`` in self's dtype (1 and 0)."""
+        return self._compare_(other, "eq", _ops.Eq)
+
+    def ne_(self, other):
+        return self._compare_(other, "ne", _ops.Ne)
+
+    def lt_(self, other):
+        return self._compare_(other, "lt", _ops.Lt)
+
+    def le_(self, other):
+        return self._compare_(other, "le", _ops.Le)
+
+    def gt_(self, other):
+        return self._compare_(other, "gt", _ops.Gt)
+
+    def ge_(self, other):
+        return self._compare_(other, "ge", _ops.Ge)
 
     def _masked_zero(self, mask):
         """``masked_fill(mask, 0)`` for backward formulas (mask: bool Tensor or array)."""
@@ -1018,8 +1086,21 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bmm(self, mat2):
         return _ops.bmm(self, mat2)
 
-    def view(self, *shape):
-        return _ops.view(self, shape)
+    def view(self, *shape, dtype=None):
+        if dtype is not None or shape and isinstance(shape[0], _dtype.dtype):
+            from ._view_dtype import view_dtype
+
+            if shape and dtype is not None or len(shape) > 1:
+                raise _argparse.invalid_combination("view", shape, {} if dtype is None else
+                                                    {"dtype": dtype})
+            return view_dtype(self, dtype if dtype is not None else shape[0])
+        try:
+            return _ops.view(self, shape)
+        except (TypeError, ValueError):
+            sizes = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+            if all(isinstance(s, (int, np.integer)) for s in sizes):
+                raise
+            raise _argparse.invalid_combination("view", shape, {}) from None
 
     def view_as(self, other):
         return _ops.view(self, (other.shape,))
@@ -1042,6 +1123,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     swapaxes = swapdims = transpose
 
     def permute(self, *dims):
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _ops.permute(self, dims)
 
     def unsqueeze(self, dim):
@@ -1116,14 +1199,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import zeros
+        from ._creation import _size, zeros
 
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
+        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import ones
+        from ._creation import _size, ones
 
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_ones")  # torch's checks and messages under this method's name
+        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         from ._creation import full
@@ -1131,21 +1216,34 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import empty
+        from ._creation import _size, empty
 
-        return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        size = _size(size, "new_empty")  # torch's checks and messages under this method's name
+        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
     def add_(self, other, *, alpha=1):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
+                alpha.__class__ not in _NUMBERS):
+            _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
+                alpha.__class__ not in _NUMBERS):
+            _argparse.check("Tensor.sub_", (other,), {"alpha": alpha})
+            alpha = _argparse.scalar(alpha)
         return _ops.inplace(_ops.Sub, self, other, alpha=alpha)
 
     def mul_(self, other):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.mul_", (other,))
         return _ops.inplace(_ops.Mul, self, other)
 
     def div_(self, other, *, rounding_mode=None):
+        if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check("Tensor.div_", (other,))
         if rounding_mode is not None:
             from .ops.math_binary import DivRounding
 
@@ -1163,6 +1261,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Neg, self)
 
     def pow_(self, exponent):
+        if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
+            _argparse.check("Tensor.pow_", (exponent,))
         if isinstance(exponent, Tensor):
             return _ops.inplace(_ops.PowTensor, self, exponent)
         return _ops.inplace(_ops.PowScalar, self, exponent=exponent)
@@ -1195,6 +1295,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Relu, self)
 
     def clamp_(self, min=None, max=None):
+        if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
+            _argparse.check("Tensor.clamp_", _argparse.given(min, max))
         return _ops.clamp_(self, min, max)
 
     clip_ = clamp_
@@ -1256,16 +1358,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                                                  generator=generator))
 
 
-def _check_other(other, function: str, position: int = 1) -> None:
-    """torch's argument-parser TypeError for an ``other`` that is not a tensor or a number."""
-    if other.__class__ is not Tensor and not isinstance(other, (Tensor,) + _OPERANDS):
-        cls = type(other)
-        name = cls.__name__ if cls.__module__ != "decimal" else f"decimal.{cls.__name__}"
-        raise TypeError(
-            f"{function}(): argument 'other' (position {position}) must be Tensor, not {name}"
-        )
-
-
 def _can_steal(grad: "Tensor") -> bool:
     """Whether AccumulateGrad may keep an engine-made gradient instead of copying it.
 
@@ -1318,6 +1410,7 @@ _graph.tensor_class = Tensor  # for the engine's checks of hook results
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.
 _OPERANDS = _OPERANDS + (Tensor,)
+_EQ_OPERANDS = _OPERANDS + (np.ndarray,)  # Note: operands
 
 # The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
 from . import ops as _ops  # noqa: E402

@@ -164,4 +164,110 @@ HUGE = [
     "lib.zeros(2**63)", "lib.ones(10**5, 10**5, 10**5)", "a.new_zeros(10**13)",
 ]
 
-CASES = OPERANDS + CONSTRUCTORS + SHAPES + DTYPES + INDICES + NAN_INF + EMPTY_0D + AUTOGRAD + HUGE
+# The argument parser's messages across whole families (every form of each function: the
+# torch.<name> function, the method, the in-place method), NumPy operands, size and dtype
+# arguments.
+PARSER = (
+    [f"lib.{fn}(a, None)" for fn in ("ne", "lt", "le", "gt", "ge")]
+    + [f"a.{fn}({value})" for fn in ("eq", "ne", "lt", "ge", "pow", "fmod", "remainder",
+                                     "eq_", "pow_", "fmod_", "remainder_")
+       for value in ("None", "'x'")]
+    + [f"a.{fn}({value})" for fn in ("add", "sub", "mul", "div", "add_", "sub_", "div_",
+                                     "maximum", "atan2", "hypot_")
+       for value in ("None", "[1]")]
+    + ["a.clamp('0')", "a.clamp_(None, '1')", "lib.clamp(a, None, '0')", "lib.clamp(a, min='x')",
+       "lib.clamp(a, max=None)", "lib.where(None, a, a)", "lib.where(bl, a)", "lib.where(bl, None, a)",
+       "lib.where(bl, 1, a)", "lib.pow(None, a)", "lib.pow(a)", "lib.pow(2, 3)", "lib.pow(2, a)",
+       "lib.pow(a, np.float64(2))", "lib.pow(a, np.array(2.0))", "lib.pow(a, exponent=None)",
+       "lib.pow(a, 2, 3)", "lib.eq(a, 1, 2)", "lib.eq(2, a)", "lib.eq(a, other='x')",
+       "lib.eq(a, np.float64(2))", "lib.eq(a, np.array([1.0, 2.0, 3.0]))",
+       "lib.remainder(2, a)", "lib.remainder(None, a)", "lib.fmod(2, a)", "lib.mul(a)",
+       "lib.mul(None, a)", "lib.add(None, a)", "lib.add(a, other=None)", "lib.add(a, np.array(2.0))",
+       "lib.add(a, a, alpha=None)", "a.add_(a, alpha='x')", "lib.sub(a, a, alpha='1')",
+       "a.add(a, alpha=np.int64(2))", "a.add(a, alpha=lib.tensor(2))", "lib.minimum(a, 2)",
+       "lib.atan2(a, 2)", "lib.kron('a', m)", "a.kron(2)", "lib.full((2,), a)", "lib.full(None, 1)",
+       "lib.full((2,), lib.tensor(1.0))", "lib.full((2,), np.float32(1.0))",
+       "lib.full((2,), 1, dtype=int)", "a.requires_grad_(1)", "lib.tensor([1.0], requires_grad=None)",
+       "lib.eye(2.5)", "lib.eye(None)", "lib.eye(2, -1)", "lib.eye(2, dtype=int)",
+       "lib.linspace(0, 1, 2.5)", "lib.linspace(0, 1, None)", "m.permute()", "z.size(-1)",
+       "m.size(2)", "lib.broadcast_shapes((2, 3), (4, 1, 2))", "lib.broadcast_shapes((2, 1), (3,))"]
+    + ["a - np.array([1, 2, 3])", "a / np.array(2)", "a ** np.array(2)", "a // np.array(2)",
+       "a % np.array(2.0)", "a @ np.ones(3)", "a < np.array(2.0)", "i & np.array(1)",
+       "w + np.array(2.0)", "w * np.array([1.0, 2.0, 3.0])", "i + np.array(2.5)",
+       "a == np.array([1.0, 5.0, 3.0])", "a.add(np.array(2.0))", "i + np.float32(2.5)",
+       "i + np.int32(2)", "np.float64(2) + a", "i8 + np.array(2, dtype=np.int8)"]
+    + ["lib.ones(2, 'a')", "lib.ones(2, None)", "lib.ones('a')", "lib.zeros((2, 2.5))",
+       "lib.zeros(2, 2.5)", "lib.zeros((2.5,))", "lib.zeros(np.int64(2))", "lib.zeros(lib.tensor(2))",
+       "lib.zeros(True)", "lib.zeros((True, 2))", "lib.empty(-2)", "lib.randn(2, -1)",
+       "lib.full((-1,), 1.0)", "lib.randint(0, 5, (-1,))", "a.new_ones((2, -1))", "a.new_empty(-1)",
+       "a.new_full((-1,), 2.0)", "lib.rand(2, size=(2,))", "lib.zeros(2, dtype=bool)",
+       "lib.ones(2, dtype=str)", "lib.zeros(2, dtype=np.float32)", "lib.arange(3, dtype=float)",
+       "lib.rand(2, dtype='float32')", "lib.tile(m, (2, -1))", "m.repeat(-1, 2)"]
+)
+
+# tensor() from Python data: inference, ragged lists, leaves of every kind, overflow per dtype.
+DATA = [
+    "lib.tensor([lib.tensor([1, 2]), lib.tensor([3, 4])])", "lib.tensor([[1], 2])",
+    "lib.tensor([[1], [2, 3]], dtype=lib.float32)", "lib.tensor([1, [2]], dtype=lib.float32)",
+    "lib.tensor([1.5, [2]])", "lib.tensor([lib.tensor([1.5]), 2])", "lib.tensor([np.array(1.5), 2])",
+    "lib.tensor([None])", "lib.tensor([None], dtype=lib.float32)", "lib.tensor([[None]])",
+    "lib.tensor(['a', 1])", "lib.tensor([b'a'])", "lib.tensor(range(1, 4))",
+    "lib.tensor([range(2), range(2)])", "lib.tensor([[], [1]])", "lib.tensor([[1], []])",
+    "lib.tensor([1.5, 2**63])", "lib.tensor(2**64)", "lib.tensor(-1, dtype=lib.uint8)",
+    "lib.tensor(300, dtype=lib.int8)", "lib.tensor([300], dtype=lib.int8)",
+    "lib.tensor([-129], dtype=lib.int8)", "lib.tensor([-200], dtype=lib.uint8)",
+    "lib.tensor([1.7], dtype=lib.int64)", "lib.tensor(float('nan'), dtype=lib.int64)",
+    "lib.tensor([1, True])", "lib.tensor([np.float64(1.5), 1])", "lib.tensor([np.int32(1), 1.5])",
+    "lib.tensor([lib.tensor(1, dtype=lib.int8), 1])", "lib.tensor([lib.tensor(1.0, dtype=lib.float64), 1])",
+    "lib.as_tensor(None)", "lib.tensor([{}])", "lib.tensor({'a': 1})", "lib.tensor([object()])",
+    "lib.tensor([2**63], dtype=lib.float32)", "lib.tensor([1, 2], dtype=int)",
+    "lib.tensor([1, 2], dtype=float)", "lib.tensor([0, 2], dtype=bool)", "lib.as_tensor([1, 2], dtype='x')",
+    "lib.tensor((1, (2, 3)))", "lib.tensor([[1, 2], [3, 4.5]])",
+]
+
+# index_fill, index_copy, put (new in issue 11) and the index checks around them.
+INDEX_WRITES = [
+    "lib.zeros(3).index_fill_(0, lib.tensor([-1]), 1.0)", "lib.zeros(3).index_fill(0, lib.tensor([-4]), 1.0)",
+    "lib.zeros(3).index_fill(0, lib.tensor([1.0]), 1.0)", "lib.zeros(3).index_fill(0, lib.tensor([[1]]), 1.0)",
+    "lib.zeros(3).index_fill(0, lib.tensor(1), 1.0)",
+    "lib.zeros(3).index_fill(0, lib.tensor([1], dtype=lib.int32), 1.0)",
+    "lib.zeros(3).index_fill(1, lib.tensor([1]), 1.0)", "lib.zeros(3).index_fill(0, lib.tensor([1]), a)",
+    "lib.zeros(3).index_fill(0, lib.tensor([1]), z)", "w.index_fill(0, lib.tensor([1]), 2.0)",
+    "w.index_fill(0, lib.tensor([1]), z.requires_grad_())", "z.index_fill(0, lib.tensor([0]), 5.0)",
+    "z.index_fill(0, lib.tensor([1]), 5.0)", "i.index_fill(0, lib.tensor([1]), 2.5)",
+    "lib.index_fill(m, 1, lib.tensor([0, 2]), -1.0)", "w.index_fill_(0, lib.tensor([0]), 1.0)",
+    "lib.zeros(3).index_copy_(0, lib.tensor([-1]), lib.ones(1))",
+    "lib.zeros(3).index_copy(0, lib.tensor([1, 1]), lib.tensor([1.0, 2.0]))",
+    "lib.zeros(3).index_copy(0, lib.tensor([1]), lib.ones(2))",
+    "lib.zeros(3).index_copy(0, lib.tensor([1]), lib.ones(1, dtype=lib.float64))",
+    "lib.zeros(3).index_copy(0, lib.tensor([1.0]), lib.ones(1))",
+    "lib.zeros(2, 3).index_copy(1, lib.tensor([2, 0]), lib.ones(2, 2))",
+    "lib.zeros(2, 3).index_copy(1, lib.tensor([2, 0]), lib.ones(3, 2))",
+    "z.index_copy(0, lib.tensor([0]), lib.tensor(5.0))", "lib.index_copy(m, 0, lib.tensor([1]), w[None, :])",
+    "lib.zeros(3).put_(lib.tensor([-1]), lib.ones(1))", "lib.zeros(3).put_(lib.tensor([-4]), lib.ones(1))",
+    "lib.zeros(3).put(lib.tensor([1, 1]), lib.tensor([1.0, 2.0]), accumulate=True)",
+    "lib.zeros(3).put(lib.tensor([1]), lib.ones(2))", "lib.zeros(3).put(lib.tensor([1.0, 2.0]), lib.ones(2))",
+    "lib.zeros(3).put(lib.tensor([1]), lib.ones(1, dtype=lib.float64))",
+    "m.put(lib.tensor([[1], [5]]), lib.tensor([1.0, 2.0]))", "lib.put(m, lib.tensor([0]), w[:1])",
+    "z.put(lib.tensor([0]), lib.tensor(2.0))", "lib.zeros(3).put_(lib.tensor([1]), 1.0)",
+    "w.put_(lib.tensor([0]), lib.ones(1))",
+    "m[..., 0, ...]", "m[None, ..., None, ...]", "m[..., ..., ...]", "m[:, lib.tensor([True, False])]",
+    "m[lib.tensor([True, False, True])]", "m[None, 'a']", "m[None, 1.5]",
+    "lib.zeros(3).index_put_((lib.tensor([-4]),), lib.ones(1))",
+    "lib.zeros(2, 3).index_put_((lib.tensor([0]), lib.tensor([5])), lib.ones(1))",
+    "m.masked_fill(lib.ones(3, 3, dtype=lib.bool), 1.0)", "m.masked_fill_(lib.ones(4, dtype=lib.bool), 1.0)",
+    "lib.zeros(2, 3).scatter(1, lib.tensor([[0, 1]]), lib.ones(1, 1))",
+    "lib.zeros(3).scatter_add(0, lib.tensor([0, 1]), lib.ones(1))",
+    "lib.zeros(3).scatter_add_(0, lib.tensor([0, 1]), lib.ones(1))",
+    "lib.zeros(2, 3).index_add_(1, lib.tensor([0]), lib.ones(3, 1))",
+    "lib.zeros(3).index_add(0, lib.tensor([0]), lib.ones(2))", "z.scatter(0, lib.tensor(0), 3.0)",
+    "z.scatter_add(0, lib.tensor(0), lib.tensor(1.0))", "z.index_select(0, lib.tensor([-1]))",
+    "i.log_softmax(0)", "m.long().softmax(0)", "lib.softmax(i, 0)", "F.softmax(i, 0)",
+    "lib.softmax(i, 0, dtype=lib.float32)", "a.bitwise_not_()", "bl.bitwise_not()",
+    "a.view(lib.float64)", "z.view(lib.int16)", "m.t().view(lib.int16)", "m[:, 1:].view(lib.float64)",
+    "a.view(lib.int32, 3)", "a.view('x')", "w.view(lib.int32)", "a.view(dtype=lib.int16)",
+    "lib.zeros(0, 2).mean()", "lib.zeros(0, 3).mean(1)", "lib.from_numpy(np.array([1], dtype=object))",
+]
+
+CASES = (OPERANDS + CONSTRUCTORS + SHAPES + DTYPES + INDICES + NAN_INF + EMPTY_0D + AUTOGRAD + HUGE
+         + PARSER + DATA + INDEX_WRITES)

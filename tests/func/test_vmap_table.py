@@ -42,7 +42,7 @@ REFUSED = {
     ("MaskedSelect", 1): DYNAMIC,
     ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
     # repeat_interleave with a tensor of repeats reads the repeats' values
-    ("IndexSelect", 2): "only one element tensors can be converted to Python scalars",
+    ("IndexSelect", 3): "only one element tensors can be converted to Python scalars",
 }
 
 
@@ -56,6 +56,8 @@ LOOP_FALLBACK = {
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",
+    # added with the bad-input work (issue 11): index_fill, index_copy, put
+    "IndexCopy", "IndexFill", "IndexFillTensor", "Put",
     "UpsampleBicubic2DBackward", "UpsampleBilinear2DBackward", "UpsampleLinear1DBackward",
     "UpsampleNearest1DBackward", "UpsampleNearest2DBackward", "UpsampleNearest3DBackward",
     "UpsampleNearestExact1DBackward", "UpsampleNearestExact2DBackward",

@@ -53,6 +53,7 @@ SAMPLES = {
     "IndexSelect": [
         Sample(lambda lib, a: a.index_select(1, _long(lib, [2, 0, 2])), ((S23, A),)),
         Sample(lambda lib, a: lib.index_select(a, -2, _long(lib, [1])), ((S23, A),)),
+        Sample(lambda lib, a: a.index_select(0, _long(lib, [0])), ((S0, A),), note="0-d"),
         Sample(lambda lib, a: a.repeat_interleave(_long(lib, [1, 0, 2])), ((S3, A),)),
     ],
     "IndexAdd": [
@@ -62,10 +63,12 @@ SAMPLES = {
     "Gather": [
         Sample(lambda lib, a: a.gather(1, _long(lib, [[0, 0], [2, 1]])), ((S23, A),)),
         Sample(lambda lib, a: lib.gather(a, 0, _long(lib, [[1, 0, 1]])), ((S23, A),)),
+        Sample(lambda lib, a: a.gather(0, _long(lib, 0)), ((S0, A),), note="0-d"),
     ],
     "ScatterAdd": [
         Sample(lambda lib, a, s: a.scatter_add(1, _long(lib, [[0, 0], [2, 1]]), s), ((S23, A), ((2, 2), A))),
         Sample(lambda lib, a, s: a.scatter_add(0, _long(lib, [[1, 0, 1]]), s), ((S23, A), (S13, A))),
+        Sample(lambda lib, a, s: a.scatter_add(0, _long(lib, 0), s), ((S0, A), (S0, A)), note="0-d"),
     ],
     "Scatter": [
         Sample(lambda lib, a, s: a.scatter(1, _long(lib, [[0], [2]]), s), ((S23, A), ((2, 1), A))),
@@ -82,4 +85,37 @@ SAMPLES = {
         Sample(lambda lib, a, b: a.masked_select(b > 0), ((S3, A), (S23, A)), note="broadcast mask"),
     ],
     "Take": [Sample(lambda lib, a: a.take(_long(lib, [[0, 5], [-1, 2]])), ((S23, A),))],
+    "IndexFill": [
+        Sample(lambda lib, a: a.index_fill(1, _long(lib, [2, 0, 2]), -1.5), ((S23, A),)),
+        Sample(lambda lib, a: lib.index_fill(a, -2, _long(lib, 1), 2), ((S23, A),),
+               note="0-d index, negative dim"),
+        Sample(lambda lib, a: a.index_fill(0, _long(lib, [-1]), 0.5), ((S0, A),), note="0-d"),
+        Sample(lambda lib, a: a.t().index_fill(0, _long(lib, [1]), 3.0), ((S23, A),),
+               note="non-contiguous input"),
+        Sample(lambda lib, a: a.clone().index_fill_(0, _long(lib, [0]), 1.0), ((S23, A),),
+               note="in place"),
+    ],
+    "IndexFillTensor": [
+        Sample(lambda lib, a, v: a.index_fill(1, _long(lib, [2, 0]), v), ((S23, A), (S0, A))),
+        Sample(lambda lib, a, v: a.clone().index_fill_(0, _long(lib, [0, 0]), v),
+               ((S3, A), (S0, A)), note="in place, repeated index"),
+        Sample(lambda lib, a, v: a.index_fill(0, _long(lib, [0]), v), ((S0, A), (S0, A)),
+               note="0-d"),
+    ],
+    "IndexCopy": [
+        Sample(lambda lib, a, s: a.index_copy(1, _long(lib, [2, 0]), s), ((S23, A), ((2, 2), A))),
+        Sample(lambda lib, a, s: lib.index_copy(a, 0, _long(lib, [1]), s), ((S23, A), (S13, A))),
+        Sample(lambda lib, a, s: a.clone().index_copy_(-1, _long(lib, [0, 2]), s.t()),
+               ((S23, A), ((2, 2), A)), note="in place, non-contiguous source"),
+        Sample(lambda lib, a, s: a.index_copy(0, _long(lib, [0]), s), ((S0, A), (S0, A)),
+               note="0-d"),
+    ],
+    "Put": [
+        Sample(lambda lib, a, s: a.put(_long(lib, [[5, 0], [-2, 2]]), s), ((S23, A), ((2, 2), A))),
+        Sample(lambda lib, a, s: lib.put(a, _long(lib, [1, 1, 4]), s, accumulate=True),
+               ((S23, A), (S3, A)), note="accumulate with a repeated index"),
+        Sample(lambda lib, a, s: a.t().clone().put_(_long(lib, [3]), s), ((S23, A), ((1,), A)),
+               note="in place"),
+        Sample(lambda lib, a, s: a.put(_long(lib, [0]), s), ((S0, A), (S0, A)), note="0-d"),
+    ],
 }

@@ -20,6 +20,9 @@ class ExtraMethods:
         return self ^ other
 
     def bitwise_not(self):
+        if self.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"bitwise_not_cpu\" not implemented for '{self.dtype._legacy}'")
         return ~self
 
     def bitwise_and_(self, other):
@@ -32,6 +35,9 @@ class ExtraMethods:
         return _ops.inplace(_ops.BitwiseXor, self, other)
 
     def bitwise_not_(self):
+        if self.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"bitwise_not_cpu\" not implemented for '{self.dtype._legacy}'")
         return _ops.inplace(_ops.BitwiseNot, self)
 
     # -- others --------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ class LinalgMethods:
         return _ops.diag_embed(self, offset, dim1, dim2)
 
     def kron(self, other):
+        if not isinstance(other, type(self)):
+            from .. import _argparse
+
+            _argparse.check("Tensor.kron", (other,))
         return _ops.kron(self, other)
 
     def inverse(self):

@@ -7,6 +7,7 @@ each method is a thin call to one op class (``Op.apply``) or, for an in-place ``
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -21,7 +22,7 @@ def _require_tensor(value, function: str, argument: str, position: int) -> None:
     if not isinstance(value, _tensor_type()):
         raise TypeError(
             f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
-            f"{type(value).__name__}"
+            f"{_argparse.typename(value)}"
         )
 
 
@@ -136,15 +137,23 @@ class MathMethods:
         return _ops.math_clamp.Fmin.apply(self, other)
 
     def fmod(self, other):
+        if other.__class__ not in _argparse.NUMBERS:
+            _check_binary("Tensor.fmod", other)
         return _binary_or_scalar(self, other, "Fmod", "FmodTensor", False)
 
     def fmod_(self, other):
+        if other.__class__ not in _argparse.NUMBERS:
+            _check_binary("Tensor.fmod_", other)
         return _binary_or_scalar(self, other, "Fmod", "FmodTensor", True)
 
     def remainder(self, other):
+        if other.__class__ not in _argparse.NUMBERS:
+            _check_binary("Tensor.remainder", other)
         return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", False)
 
     def remainder_(self, other):
+        if other.__class__ not in _argparse.NUMBERS:
+            _check_binary("Tensor.remainder_", other)
         return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", True)
 
     # Note: operands (tensor.py): anything but tensors and numbers gives NotImplemented, so
@@ -365,10 +374,17 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     """``torch.where(condition, input, other)`` (WhereBackward0); numbers may stand for either
     branch. See Note: where's gradient is NaN-safe the way torch's is (ops/math_logic.py)."""
     Tensor = _tensor_type()
-    if not isinstance(condition, Tensor):
-        raise _ops.math_clamp.invalid_arguments("where", (condition, input, other))
+    if not isinstance(condition, Tensor) or not (
+            input.__class__ in _argparse.NUMBERS or isinstance(input, Tensor)) or not (
+            other.__class__ in _argparse.NUMBERS or isinstance(other, Tensor)):
+        _argparse.check("where", (condition, input, other))
     condition = _ops.math_logic.bool_condition(condition)
     return _ops.math_logic.Where.apply(input, other, condition=condition)
+
+
+def _check_binary(name: str, other) -> None:
+    if not isinstance(other, _tensor_type()):
+        _argparse.check(name, (other,))
 
 
 def _operand(other) -> bool:

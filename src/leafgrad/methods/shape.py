@@ -78,8 +78,10 @@ class ShapeMethods:
 
         array = _ops.gather_index(index, "scatter_")
         dim = _ops.wrap_dim(dim, self.ndim)
-        _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         src = value if src is None else src
+        if self.ndim:
+            _ops.check_scatter_shapes(self, dim, array, src)
+        _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         if reduce is not None:
             if reduce not in ("add", "multiply"):
                 raise RuntimeError("reduce argument must be either add or multiply.")
@@ -102,6 +104,8 @@ class ShapeMethods:
     def scatter_add_(self, dim, index, src):
         dim = _ops.wrap_dim(dim, self.ndim)
         array = _ops.gather_index(index, "scatter_add_")
+        if self.ndim:
+            _ops.check_scatter_shapes(self, dim, array, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         return _ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array)
 
@@ -111,15 +115,42 @@ class ShapeMethods:
     def index_add_(self, dim, index, source, *, alpha=1):
         array = _ops.gather_index(index, "index_add_").reshape(-1)
         dim = _ops.wrap_dim(dim, self.ndim)
+        _ops.check_index_add_source(self, dim, array, source)
         _ops.check_index_add_bounds(array, self.shape[dim] if self.ndim else 1)
         return _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha)
 
+    def index_fill(self, dim, index, value):
+        op, tensors, params = _ops.index_fill_args(self, dim, index, value)
+        return op.apply(self, *tensors, **params)
+
+    def index_fill_(self, dim, index, value):
+        op, tensors, params = _ops.index_fill_args(self, dim, index, value)
+        return _ops.inplace(op, self, *tensors, **params)
+
+    def index_copy(self, dim, index, source):
+        op, tensors, params = _ops.index_copy_args(self, dim, index, source)
+        return op.apply(self, *tensors, **params)
+
+    def index_copy_(self, dim, index, source):
+        op, tensors, params = _ops.index_copy_args(self, dim, index, source)
+        return _ops.inplace(op, self, *tensors, **params)
+
+    def put(self, index, source, accumulate=False):
+        op, tensors, params = _ops.put_args(self, index, source, accumulate, "put")
+        return op.apply(self, *tensors, **params)
+
+    def put_(self, index, source, accumulate=False):
+        op, tensors, params = _ops.put_args(self, index, source, accumulate)
+        return _ops.inplace(op, self, *tensors, **params)
+
     def index_put_(self, indices, values, accumulate=False):
         arrays = tuple(_ops.as_index_array(i) for i in indices)
+        _ops.check_index_put(self, arrays)
         return _ops.inplace(_ops.IndexPut, self, values, index=arrays, accumulate=accumulate)
 
     def index_put(self, indices, values, accumulate=False):
         arrays = tuple(_ops.as_index_array(i) for i in indices)
+        _ops.check_index_put(self, arrays)
         return _ops.IndexPut.apply(self, values, index=arrays, accumulate=accumulate)
 
     def masked_fill(self, mask, value):
@@ -129,6 +160,8 @@ class ShapeMethods:
         from ..tensor import Tensor
 
         array = _ops.mask_array(mask)
+        if array.shape != self.shape:
+            _ops.check_broadcast(self.shape, array.shape)  # in place: self is torch's "a"
         if isinstance(value, Tensor):
             return _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
         return _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)

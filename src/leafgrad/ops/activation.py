@@ -303,6 +303,17 @@ def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
 # tangents (registry.plain_backward).
 
 
+def _check_softmax_dtype(a: np.ndarray, dim: int, name: str) -> None:
+    """torch has no integer softmax kernels (``dtype=`` casts first)."""
+    if a.dtype.kind in "biu":
+        from .._dtype import from_numpy_dtype
+
+        kernel = f"{name}_lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim <= 1 else \
+            f"{name}_kernel_impl"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'")
+
+
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
@@ -312,6 +323,7 @@ class Softmax(Op):
 
     @staticmethod
     def forward(ctx, a, dim):
+        _check_softmax_dtype(a, dim, "softmax")
         with np.errstate(invalid="ignore"):
             return _softmax_array(_layout.contiguous(_float(a)), dim)
 
@@ -337,6 +349,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def forward(ctx, a, dim):
+        _check_softmax_dtype(a, dim, "log_softmax")
         a = _layout.contiguous(_float(a))
         if a.size == 0:
             return a.copy()

@@ -46,7 +46,8 @@ class IndexSelect(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        return np.take(a, index, axis=dim) if a.ndim else a[index].reshape(index.shape)
+        # a 0-d tensor is one slice along dim 0; torch's result stays 0-d
+        return np.take(a, index, axis=dim) if a.ndim else a.copy()
 
     def backward(self, grad):
         p = self._params
@@ -68,8 +69,11 @@ class IndexAdd(Op):
     @staticmethod
     def forward(ctx, a, source, dim, index, alpha=1):
         out = np.array(a, copy=True)
+        source = source * alpha if alpha != 1 else source
+        if out.ndim == 0:  # one slice; index is [0] or [-1]
+            return out + source.sum() * index.size if source.ndim else out + source * index.size
         moved = np.moveaxis(out, dim, 0)
-        np.add.at(moved, index, np.moveaxis(source * alpha if alpha != 1 else source, dim, 0))
+        np.add.at(moved, index, np.moveaxis(source, dim, 0))
         return _layout.contiguous(out)
 
     def backward(self, grad):
@@ -92,7 +96,7 @@ class Gather(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        return a[_along(dim, index, a.ndim)]
+        return a[_along(dim, index, a.ndim)] if a.ndim else a.copy()  # 0-d: its one value
 
     def backward(self, grad):
         p = self._params
@@ -113,6 +117,8 @@ class ScatterAdd(Op):
     def forward(ctx, a, src, dim, index):
         out = np.array(a, copy=True, order="C")
         src = src[tuple(slice(0, n) for n in index.shape)]
+        if out.ndim == 0:
+            return out + src.reshape(())
         np.add.at(out, _along(dim, index, a.ndim), src)
         return out
 
@@ -140,6 +146,8 @@ class Scatter(Op):
     def forward(ctx, a, src, dim, index):
         out = np.array(a, copy=True, order="C")
         src = src[tuple(slice(0, n) for n in index.shape)]
+        if out.ndim == 0:
+            return src.reshape(()).astype(out.dtype)
         out[_along(dim, index, a.ndim)] = src
         return out
 
@@ -165,7 +173,7 @@ class ScatterValue(Op):
     @staticmethod
     def forward(ctx, a, dim, index, value):
         out = np.array(a, copy=True, order="C")
-        out[_along(dim, index, a.ndim)] = value
+        out[_along(dim, index, a.ndim) if out.ndim else ()] = value
         return out
 
     def backward(self, grad):
@@ -327,6 +335,39 @@ def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def check_index_add_source(tensor, dim: int, array: np.ndarray, source) -> None:
+    """index_add's shape rules with torch's messages (NumPy's broadcasting error otherwise)."""
+    count = source.shape[dim] if source.ndim else 1
+    if array.size != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({array.size}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {dim}")
+    rest = [n for k, n in enumerate(tensor.shape) if k != dim]
+    if source.ndim and tensor.ndim and rest != [n for k, n in enumerate(source.shape) if k != dim]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(tensor.shape)} "
+                           f"source.shape = {list(source.shape)}")
+
+
+def check_scatter_shapes(tensor, dim: int, array: np.ndarray, src) -> None:
+    """scatter/scatter_add: index no larger than self (apart from dim) and than src."""
+    from ..tensor import Tensor
+
+    if array.ndim != tensor.ndim and array.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    src_shape = tuple(src.shape) if isinstance(src, Tensor) else None
+    too_big = any(n > tensor.shape[k] for k, n in enumerate(array.shape) if k != dim)
+    if src_shape is not None and (too_big or len(src_shape) == array.ndim and any(
+            n > src_shape[k] for k, n in enumerate(array.shape))):
+        raise RuntimeError(
+            f"Expected index {list(array.shape)} to be no larger than self "
+            f"{list(tensor.shape)} apart from dimension {dim} and to be no larger size than src "
+            f"{list(src_shape)}")
+    if too_big:
+        raise RuntimeError(
+            f"Expected index {list(array.shape)} to be no larger than self "
+            f"{list(tensor.shape)} apart from dimension {dim}")
+
+
 def check_index_add_bounds(array: np.ndarray, size: int) -> None:
     if _out_of_bounds(array, size) is not None:
         raise IndexError("index out of range in self")
@@ -341,6 +382,8 @@ def index_select(tensor, dim, index):
     size = tensor.shape[dim] if tensor.ndim else 1
     bad = _out_of_bounds(array, size)
     if bad is not None:
+        if not tensor.ndim:
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     return IndexSelect.apply(tensor, dim=dim, index=array.reshape(-1))
 
@@ -359,9 +402,11 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 
     array = _index_array(index, "scatter")
     dim = _wrap_dim(dim, tensor.ndim)
-    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     if src is None:
         src = value
+    if tensor.ndim:
+        check_scatter_shapes(tensor, dim, array, src)
+    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     if reduce is not None:
         return scatter_reduce_legacy(tensor, dim, array, src, reduce)
     if isinstance(src, Tensor):
@@ -372,12 +417,15 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 def scatter_add(tensor, dim, index, src):
     dim = _wrap_dim(dim, tensor.ndim)
     array = _index_array(index, "scatter_add")
+    if tensor.ndim:
+        check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     return ScatterAdd.apply(tensor, src, dim=dim, index=array)
 
 
 def index_add(tensor, dim, index, source, alpha=1):
     array = _index_array(index, "index_add").reshape(-1)
+    check_index_add_source(tensor, _wrap_dim(dim, tensor.ndim), array, source)
     check_index_add_bounds(array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1)
     return IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
                           alpha=alpha)
@@ -401,6 +449,10 @@ def masked_fill(tensor, mask, value):
     from ..tensor import Tensor
 
     array = _mask_array(mask)
+    if array.shape != tensor.shape:
+        from ._promote import check_broadcast
+
+        check_broadcast(array.shape, tensor.shape)
     if isinstance(value, Tensor):
         return MaskedFillTensor.apply(tensor, value, mask=array)
     return MaskedFill.apply(tensor, mask=array, value=value)
@@ -412,6 +464,10 @@ def masked_select(tensor, mask):
     array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if array.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if array.shape != tensor.shape:
+        from ._promote import check_broadcast
+
+        check_broadcast(array.shape, tensor.shape)
     return MaskedSelect.apply(tensor, mask=array)
 
 

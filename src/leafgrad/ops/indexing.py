@@ -69,15 +69,49 @@ def _normalise(tensor, index) -> list:
                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                 )
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim}")
-    if sum(1 for item in items if item is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis in [i for i in items if not isinstance(i, (Tensor, np.ndarray, list))]:
-        position = next(
-            k for k, i in enumerate(items)
-            if not isinstance(i, (Tensor, np.ndarray, list)) and i is Ellipsis
-        )
-        items[position:position + 1] = [slice(None)] * (tensor.ndim - consumed)
+    marks = sum(1 for item in items if item is Ellipsis)
+    if marks:
+        # torch expands every ``...`` to the dims the other items leave (so x[..., None, ...]
+        # works); whole-dim slices past the last dim are no-ops, an integer there is out of
+        # bounds (for a dim of size 0, as torch reports it)
+        fill = tensor.ndim - consumed
+        expanded = []
+        for item in items:
+            expanded.extend([_FROM_ELLIPSIS] * fill if item is Ellipsis else [item])
+        excess = consumed + fill * marks - tensor.ndim
+        while excess and expanded:
+            last = max(k for k, item in enumerate(expanded)
+                       if item is not None and item is not _FROM_ELLIPSIS) if any(
+                item is not None and item is not _FROM_ELLIPSIS for item in expanded) else -1
+            trailing = [k for k, item in enumerate(expanded) if item is _FROM_ELLIPSIS and k > last]
+            if not trailing:
+                position = tensor.ndim
+                for item in expanded:
+                    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                        raise IndexError(f"index {int(item)} is out of bounds for dimension "
+                                         f"{position} with size 0")
+                raise IndexError(f"too many indices for tensor of dimension {tensor.ndim}")
+            del expanded[trailing[-1]]
+            excess -= 1
+        items = expanded
     return items
+
+
+_FROM_ELLIPSIS = slice(None)  # the whole-dim slices a ``...`` stands for (compared by identity)
+
+
+def check_index_put(tensor, arrays) -> None:
+    """index_put_'s bounds check with torch's message (NumPy's says "axis")."""
+    dim = 0
+    for array in arrays:
+        if array.dtype == np.bool_:
+            dim += max(array.ndim, 1)
+            continue
+        size = tensor.shape[dim] if dim < tensor.ndim else 0
+        if array.size and (array.max() >= size or array.min() < -size):
+            bad = int(array.max()) if array.max() >= size else int(array.min())
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
 
 
 def getitem(tensor, index):
@@ -136,6 +170,14 @@ def _split(tensor, index):
             array = _as_index_array(item)
             any_advanced = True
             if array.dtype == np.bool_:
+                covered = tuple(result.shape[dim:dim + array.ndim])
+                if array.ndim and array.shape != covered:
+                    j = next((k for k, (x, y) in enumerate(zip(array.shape, covered)) if x != y),
+                             len(covered))
+                    raise IndexError(
+                        f"The shape of the mask {list(array.shape)} at index {j} does not "
+                        f"match the shape of the indexed tensor {list(result.shape)} at index "
+                        f"{dim + j}")
                 advanced.append(array)
                 dim += max(array.ndim, 1) if array.ndim else 0
                 if array.ndim == 0:
@@ -151,6 +193,8 @@ def _split(tensor, index):
                     )
                 advanced.append(array)
                 dim += 1
+        elif isinstance(item, (str, bytes)):  # torch makes a tensor of it first
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "

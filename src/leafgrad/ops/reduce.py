@@ -123,6 +123,8 @@ class Mean(Op):
             ctx.keep("self_sym_numel", a.size)
         if dtype is not None:
             a = a.astype(dtype.np)
+        if a.size == 0:  # nan, as torch, without NumPy's "Mean of empty slice" warning
+            return np.full((), np.nan, a.dtype)
         if _cascade_sum.applies(a):  # torch divides its sum by the count
             return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -155,6 +157,11 @@ class MeanDim(Op):
             if total is not None:
                 return total / a.dtype.type(a.shape[dim[0]])
         with np.errstate(invalid="ignore", divide="ignore"):
+            if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
+                total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)
+                count = int(np.prod([a.shape[d] for d in np.atleast_1d(dim)])) if dim is not None \
+                    else a.size
+                return _layout.contiguous(np.asarray(total / a.dtype.type(count)))
             return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
     def backward(self, grad):

@@ -203,6 +203,10 @@ class Repeat(Op):
         lead = len(repeats) - a.ndim
         full = (1,) * lead + a.shape
         shape = tuple(r * s for r, s in zip(repeats, full))
+        negative = [n for n in shape if n < 0]
+        if negative:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: "
+                               f"{list(shape)}")
         check_storage(shape, a.itemsize)
         # one allocation of the result, filled by broadcasting (np.tile allocates step by step:
         # a huge repeat filled memory for seconds before failing)

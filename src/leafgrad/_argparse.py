@@ -1,0 +1,351 @@
+"""torch's argument-parser errors, derived from declared signatures.
+
+torch checks every call against the signatures of its native functions (``pow(Tensor input,
+Number exponent)``...) and raises a TypeError whose first line depends on how many overloads
+the function has:
+
+- one overload: ``add(): argument 'alpha' must be Number, not str``, with ``(position N)``
+  when the argument was given positionally;
+- several: ``pow() received an invalid combination of arguments - got (Tensor, NoneType), but
+  expected one of:`` followed by the overloads;
+- wrong arity: ``mul() missing 1 required positional arguments: "other"``, ``mul() takes 2
+  positional arguments but 3 were given``.
+
+Functions declare their signatures once, in ``SIGNATURES``, and keep their own fast type test
+(``type(x) in NUMBERS or isinstance(x, Tensor)``); only when it fails do they call
+``check(name, args, kwargs)``, which returns quietly when an overload accepts the call (a NumPy
+scalar, a 0-d tensor for a Number) and raises torch's error otherwise. The per-op hot path
+therefore never runs this module.
+
+Note: numbers as tensors
+torch accepts a Python number for a ``Tensor`` parameter of a few binary ops (add, sub, mul,
+div and their in-place forms: "allow_numbers_as_tensors" in torch's parser), so
+``torch.add(a, 2)`` works while ``torch.atan2(a, 2)`` raises. Those signatures spell the
+parameter ``Tensor~``; the message still says ``Tensor``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUMBERS = frozenset((int, float, bool))  # for the callers' fast tests
+
+
+def typename(value) -> str:
+    """The type name torch prints (CPython's ``tp_name``: dotted for C extension types)."""
+    cls = type(value)
+    module = cls.__module__
+    if module.startswith("leafgrad") and cls.__name__ in ("dtype", "device", "layout"):
+        return f"torch.{cls.__name__}"
+    if cls.__name__ in ("Tensor", "Parameter") or module == "builtins":
+        return cls.__name__
+    if module == "numpy":
+        return f"numpy.{cls.__name__}"
+    if module == "decimal":
+        return f"decimal.{cls.__name__}"
+    return cls.__name__
+
+
+def _is_tensor(value) -> bool:
+    from .tensor import Tensor
+
+    return isinstance(value, Tensor)
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        return True
+    # a 0-d tensor that does not require grad stands for a Number (torch's Scalar parsing)
+    return _is_tensor(value) and value.ndim == 0 and not value.requires_grad
+
+
+def _is_int(value) -> bool:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return True
+    return _is_tensor(value) and value.ndim == 0 and value.dtype.name.startswith(("int", "uint"))
+
+
+def _is_int_list(value) -> bool:
+    if _is_int(value):
+        return True
+    return isinstance(value, (tuple, list)) and all(_is_int(v) for v in value)
+
+
+def _is_dtype(value) -> bool:
+    from ._dtype import dtype
+
+    return isinstance(value, dtype) or any(value is kind for kind in (int, float, bool, complex))
+
+
+_ACCEPTS = {
+    "Tensor": _is_tensor,
+    "Tensor~": lambda v: _is_tensor(v) or _is_number(v),
+    "Number": _is_number,
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "int": _is_int,
+    "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
+    "str": lambda v: isinstance(v, str),
+    "tuple of ints": _is_int_list,
+    "torch.dtype": _is_dtype,
+}
+
+
+class _Param:
+    __slots__ = ("type", "name", "optional", "default", "keyword_only")
+
+    def __init__(self, text: str, keyword_only: bool):
+        declared, _, default = text.partition("=")
+        kind, name = declared.strip().rsplit(" ", 1)
+        self.optional = kind.endswith("?")
+        self.type = kind.rstrip("?")
+        self.name = name
+        self.default = default.strip() or None
+        self.keyword_only = keyword_only
+
+    def accepts(self, value) -> bool:
+        if value is None and (self.optional or self.default == "None"):
+            return True
+        return _ACCEPTS[self.type](value)
+
+    def __str__(self) -> str:
+        kind = self.type.rstrip("~") + ("?" if self.optional else "")
+        text = f"{kind} {self.name}"
+        return f"{text} = {self.default}" if self.default is not None else text
+
+
+class Signature:
+    """One overload: ``"pow(Tensor input, Number exponent, *, Tensor? out=None)"``."""
+
+    def __init__(self, text: str):
+        name, _, rest = text.partition("(")
+        self.name = name
+        self.params: list[_Param] = []
+        keyword_only = False
+        for part in rest.rstrip(")").split(","):
+            part = part.strip()
+            if part == "*":
+                keyword_only = True
+            elif part:
+                self.params.append(_Param(part, keyword_only))
+
+    @property
+    def positional(self) -> list[_Param]:
+        return [p for p in self.params if not p.keyword_only]
+
+    def bind(self, args: tuple, kwargs: dict):
+        """``None`` when the call fits, else ``(kind, details)`` describing the first misfit."""
+        positional = self.positional
+        if len(args) > len(positional):
+            return "too_many", len(args)
+        by_name = {p.name: p for p in self.params}
+        for key in kwargs:
+            if key not in by_name:
+                return "unknown", key
+        for param in positional[:len(args)]:
+            if param.name in kwargs:
+                return "twice", param.name
+        missing = [p.name for p in positional[len(args):]
+                   if p.default is None and not p.optional and p.name not in kwargs]
+        if missing:
+            return "missing", missing
+        for index, (param, value) in enumerate(zip(positional, args)):
+            if not param.accepts(value):
+                return "type", (param, value, index + 1)
+        for key, value in kwargs.items():
+            if not by_name[key].accepts(value):
+                return "type", (by_name[key], value, None)
+        return None
+
+    def __str__(self) -> str:
+        params, starred = [], False
+        for param in self.params:
+            if param.keyword_only and not starred:
+                params.append("*")
+                starred = True
+            params.append(str(param))
+        return f"({', '.join(params)})"
+
+
+def _overloads(*texts: str) -> tuple[Signature, ...]:
+    return tuple(Signature(text) for text in texts)
+
+
+def _binary(name: str, number_self: bool = False, method: bool = False):
+    """The Tensor/Number overloads of a comparison or remainder-like binary function."""
+    if method:
+        return _overloads(f"{name}(Tensor other)", f"{name}(Number other)")
+    texts = [f"{name}(Tensor input, Tensor other, *, Tensor? out=None)"]
+    if number_self:
+        texts.append(f"{name}(Number self, Tensor other)")
+    texts.append(f"{name}(Tensor input, Number other, *, Tensor? out=None)")
+    return _overloads(*texts)
+
+
+def _tensor_pair(name: str, method: bool = False):
+    if method:
+        return _overloads(f"{name}(Tensor other)")
+    return _overloads(f"{name}(Tensor input, Tensor other, *, Tensor? out=None)")
+
+
+def _arith(name: str, method: bool = False, alpha: bool = True):
+    alpha_param = ", Number alpha=1" if alpha else ""
+    if method:
+        return _overloads(f"{name}(Tensor~ other, *{alpha_param})")
+    return _overloads(f"{name}(Tensor~ input, Tensor~ other, *{alpha_param}, Tensor? out=None)")
+
+
+SIGNATURES: dict[str, tuple[Signature, ...]] = {
+    "pow": _overloads("pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
+                      "pow(Number self, Tensor exponent, *, Tensor? out=None)",
+                      "pow(Tensor input, Number exponent, *, Tensor? out=None)"),
+    "Tensor.pow": _overloads("pow(Tensor exponent)", "pow(Number exponent)"),
+    "Tensor.pow_": _overloads("pow_(Tensor exponent)", "pow_(Number exponent)"),
+    "clamp": _overloads(
+        "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+        "clamp(Tensor input, Number? min=None, Number? max=None, *, Tensor? out=None)"),
+    "Tensor.clamp": _overloads("clamp(Tensor? min=None, Tensor? max=None)",
+                               "clamp(Number? min=None, Number? max=None)"),
+    "Tensor.clamp_": _overloads("clamp_(Tensor? min=None, Tensor? max=None)",
+                                "clamp_(Number? min=None, Number? max=None)"),
+    "where": _overloads("where(Tensor condition)",
+                        "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+                        "where(Tensor condition, Number self, Tensor other)",
+                        "where(Tensor condition, Tensor input, Number other)",
+                        "where(Tensor condition, Number self, Number other)"),
+    "Tensor.where": _overloads("where(Tensor condition, Tensor other)",
+                               "where(Tensor condition, Number other)"),
+    "full": _overloads("full(tuple of ints size, Number fill_value, *, torch.dtype? dtype=None)"),
+    "eye": _overloads("eye(int n, *, Tensor? out=None)", "eye(int n, int m, *, Tensor? out=None)"),
+    "linspace": _overloads(*(f"linspace({start} start, {end} end, int steps, *, Tensor? out=None)"
+                             for start, end in (("Tensor", "Tensor"), ("Number", "Tensor"),
+                                                ("Tensor", "Number"), ("Number", "Number")))),
+    "Tensor.requires_grad_": _overloads("requires_grad_(bool requires_grad=True)"),
+    "kron": _tensor_pair("kron"),
+    "Tensor.kron": _tensor_pair("kron", method=True),
+}
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod"):
+    SIGNATURES[_name] = _binary(_name)
+    SIGNATURES[f"Tensor.{_name}"] = _binary(_name, method=True)
+    SIGNATURES[f"Tensor.{_name}_"] = _binary(f"{_name}_", method=True)
+SIGNATURES["remainder"] = _binary("remainder", number_self=True)
+SIGNATURES["Tensor.remainder"] = _binary("remainder", method=True)
+SIGNATURES["Tensor.remainder_"] = _binary("remainder_", method=True)
+for _name in ("add", "sub", "subtract"):
+    SIGNATURES[_name] = _arith(_name)
+    SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True)
+    SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True)
+for _name in ("mul", "multiply", "div", "divide", "true_divide"):
+    SIGNATURES[_name] = _arith(_name, alpha=False)
+    SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True, alpha=False)
+    SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True, alpha=False)
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
+              "logaddexp2", "logical_and", "logical_or", "logical_xor"):
+    SIGNATURES[_name] = _tensor_pair(_name)
+    SIGNATURES[f"Tensor.{_name}"] = _tensor_pair(_name, method=True)
+    SIGNATURES[f"Tensor.{_name}_"] = _tensor_pair(f"{_name}_", method=True)
+
+
+def given(*args) -> tuple:
+    """``args`` without its trailing Nones: the arguments a call gave when its optional
+    parameters default to None (torch lists only those in "got (...)")."""
+    end = len(args)
+    while end and args[end - 1] is None:
+        end -= 1
+    return args[:end]
+
+
+def _got(args: tuple, kwargs: dict) -> str:
+    parts = [typename(a) for a in args]
+    parts += [f"{key}={typename(value)}" for key, value in sorted(kwargs.items())]
+    return ", ".join(parts)
+
+
+def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | None:
+    """torch's TypeError for calling ``name`` (a key of SIGNATURES) with ``args``/``kwargs``,
+    or None when one of its overloads accepts them."""
+    kwargs = {k: v for k, v in (kwargs or {}).items() if not (k == "out" and v is None)}
+    overloads = SIGNATURES[name]
+    misfits = []
+    for signature in overloads:
+        misfit = signature.bind(args, kwargs)
+        if misfit is None:
+            return None
+        misfits.append(misfit)
+    function = overloads[0].name
+    # torch names the failing argument when only one overload fits the call's arity and
+    # keywords ("plausible"), and lists the overloads otherwise
+    plausible = [i for i, misfit in enumerate(misfits) if misfit[0] == "type"]
+    if len(overloads) > 1 and len(plausible) == 1:
+        overloads, misfits = (overloads[plausible[0]],), [misfits[plausible[0]]]
+    if len(overloads) > 1:
+        listing = "\n".join(f" * {signature}" for signature in overloads)
+        return TypeError(
+            f"{function}() received an invalid combination of arguments - got "
+            f"({_got(args, kwargs)}), but expected one of:\n{listing}\n")
+    kind, details = misfits[0]
+    signature = overloads[0]
+    if kind == "type":
+        param, value, position = details
+        where = f" (position {position})" if position is not None else ""
+        expected = param.type.rstrip("~")
+        return TypeError(f"{function}(): argument '{param.name}'{where} must be {expected}, "
+                         f"not {typename(value)}")
+    if kind == "missing":
+        names = ", ".join(f'"{n}"' for n in details)
+        return TypeError(f"{function}() missing {len(details)} required positional arguments: "
+                         f"{names}")
+    if kind == "twice":
+        return TypeError(f"{function}() got multiple values for argument '{details}'")
+    if kind == "unknown":
+        return TypeError(f"{function}() got an unexpected keyword argument '{details}'")
+    count = len(signature.positional)
+    plural = "argument" if count == 1 else "arguments"
+    return TypeError(f"{function}() takes {count} positional {plural} but {details} were given")
+
+
+def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:
+    """torch's multi-overload message for a function whose overloads are not declared here
+    (the factories' name/generator overloads): the first line, which names what was given."""
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({_got(args, kwargs)}), but expected one of:")
+
+
+def scalar(value):
+    """A Number argument as a Python number (NumPy scalars and 0-d tensors accepted by the
+    checker become plain numbers, which stay weak in type promotion)."""
+    if isinstance(value, (np.generic, np.ndarray)) or _is_tensor(value):
+        return value.item()
+    return value
+
+
+def check(name: str, args: tuple, kwargs: dict | None = None) -> None:
+    """Raise torch's TypeError unless an overload of ``name`` accepts the call."""
+    problem = error(name, args, kwargs)
+    if problem is not None:
+        raise problem
+
+
+def dtype_arg(function: str, value):
+    """A ``dtype=`` argument as a leafgrad dtype: torch's dtypes, or Python's ``int``/
+    ``float``/``bool`` (torch maps them to int64/float64/bool); anything else is torch's
+    ``zeros(): argument 'dtype' must be torch.dtype, not str``. None stays None."""
+    from . import _dtype
+
+    if value is None or isinstance(value, _dtype.dtype):
+        return value
+    python_types = {int: _dtype.int64, float: _dtype.float64, bool: _dtype.bool}
+    for kind, resolved in python_types.items():
+        if value is kind:
+            return resolved
+    if value is complex:
+        raise TypeError("complex numbers are not supported by leafgrad")
+    raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not {typename(value)}")
+
+
+def bool_arg(function: str, name: str, value) -> bool:
+    """A keyword-only bool argument (``requires_grad=``): torch refuses 1 and None."""
+    if value.__class__ is bool:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise TypeError(f"{function}(): argument '{name}' must be bool, not {typename(value)}")

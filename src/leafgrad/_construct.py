@@ -1,0 +1,261 @@
+"""``tensor(data)`` from Python data, the way torch's tensor_new.cpp does it.
+
+Three passes over the data, each with torch's errors:
+
+1. infer the dtype (``infer_scalar_type``): every leaf gives a dtype (float -> the default,
+   int -> int64, bool -> bool, a NumPy scalar or array or a tensor -> its own) and they promote;
+   a str/bytes leaf is ``TypeError: new(): invalid data type 'str'``, anything else that is not
+   a sequence ``RuntimeError: Could not infer dtype of NoneType``; a list that contains itself
+   is torch's ``self-referential lists`` TypeError (the walk is bounded by the input's size);
+2. the shape from the first element of each level (``compute_sizes``);
+3. check every level against that shape (``expected sequence of length 2 at dim 1 (got 1)``)
+   and every leaf against the dtype (a list where a number belongs, a tensor of several
+   elements, an int that overflows), then let NumPy build the array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _tensor_cls():
+    from .tensor import Tensor
+
+    return Tensor
+
+
+def _typename(value) -> str:
+    from ._argparse import typename
+
+    return typename(value)
+
+
+def _is_sequence(value) -> bool:
+    """PySequence_Check as torch uses it: lists, tuples, ranges, NumPy arrays (not str)."""
+    return isinstance(value, (list, tuple, range, np.ndarray))
+
+
+def _leaf_dtype(value):
+    cls = value.__class__
+    if cls is float:
+        return _dtype.get_default_dtype()
+    if cls is int:
+        return _dtype.int64
+    if cls is bool:
+        return _dtype.bool
+    if isinstance(value, _tensor_cls()):
+        return value.dtype
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
+        return _dtype.from_numpy_dtype(value.dtype)
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError("complex numbers are not supported by leafgrad")
+    if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+    if isinstance(value, (bool, int, np.bool_)):  # subclasses of int
+        return _dtype.bool if isinstance(value, (bool, np.bool_)) else _dtype.int64
+    if isinstance(value, float):
+        return _dtype.get_default_dtype()
+    raise RuntimeError(f"Could not infer dtype of {_typename(value)}")
+
+
+_PLAIN = {float, int, bool}
+_PLAIN_DTYPE = {float: _dtype.get_default_dtype, int: lambda: _dtype.int64,
+                bool: lambda: _dtype.bool}
+
+
+def infer_dtype(data):
+    """torch's infer_scalar_type over nested sequences (iterative; see module docstring)."""
+    result = None
+    stack = [iter((data,))]
+    open_ids: list = []
+    open_set: set = set()
+    while stack:
+        try:
+            item = next(stack[-1])
+        except StopIteration:
+            stack.pop()
+            if open_ids:
+                open_set.discard(open_ids.pop())
+            continue
+        if isinstance(item, (list, tuple, range)):
+            if id(item) in open_set:
+                raise TypeError("new(): self-referential lists are incompatible")
+            classes = set(map(type, item))
+            if not classes:  # an empty sequence infers the default dtype (torch)
+                leaf = _dtype.get_default_dtype()
+                result = leaf if result is None else _dtype.promote_types(result, leaf)
+                continue
+            if classes <= _PLAIN:  # the common innermost level: Python numbers only
+                for cls in classes:
+                    leaf = _PLAIN_DTYPE[cls]()
+                    result = leaf if result is None else _dtype.promote_types(result, leaf)
+                continue
+            open_ids.append(id(item))
+            open_set.add(id(item))
+            stack.append(iter(item))
+            continue
+        leaf = _leaf_dtype(item)
+        result = leaf if result is None else _dtype.promote_types(result, leaf)
+    return result if result is not None else _dtype.get_default_dtype()
+
+
+def compute_sizes(data) -> list:
+    sizes = []
+    value = data
+    while _is_sequence(value) or isinstance(value, str):
+        if isinstance(value, str):  # a str is a sequence to torch, of too many dims
+            raise ValueError("too many dimensions 'str'")
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            raise TypeError("len() of unsized object")
+        length = len(value)
+        sizes.append(length)
+        if length == 0:
+            break
+        value = value[0]
+    return sizes
+
+
+def _check_leaf(value, target) -> None:
+    kind = target.np.kind
+    if _is_sequence(value):
+        if kind in "iu":
+            raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    if isinstance(value, _tensor_cls()) and value.numel() != 1:
+        if kind in "iu":
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    if value.__class__ is int and kind in "iu":
+        _check_int(value, target)
+
+
+def _check_int(value: int, target) -> None:
+    """An int leaf stored into an integer dtype: torch's checked conversion (int64 unpacks
+    a C long long; narrower types refuse what they cannot hold, except that an unsigned type
+    wraps negatives down to -max)."""
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(target.np)
+    if target.np.kind == "u":
+        if value > info.max or value < -info.max:
+            raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+    elif not info.min <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+
+
+def check_structure(data, sizes: list, target) -> bool:
+    """Walk ``data`` against ``sizes`` raising torch's errors. Returns whether it holds a
+    tensor leaf (the caller replaces those by their values)."""
+    ndim = len(sizes)
+    has_tensor = False
+    tensor_cls = _tensor_cls()
+    stack = [(data, 0)]
+    while stack:
+        value, dim = stack.pop()
+        if dim == ndim:
+            _check_leaf(value, target)
+            has_tensor = has_tensor or isinstance(value, tensor_cls)
+            continue
+        if not _is_sequence(value):
+            raise TypeError("not a sequence")
+        if isinstance(value, np.ndarray):
+            if value.shape != tuple(sizes[dim:]):
+                got = value.shape[0] if value.ndim else 0
+                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                                 f"(got {got})")
+            continue
+        if len(value) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {len(value)})")
+        if dim == ndim - 1:
+            classes = set(map(type, value))
+            if classes <= _PLAIN:  # numbers only: only ints can fail, at their extremes
+                if int in classes and target.np.kind in "iu":
+                    ints = value if float not in classes else [
+                        v for v in value if v.__class__ is int]
+                    _check_int(max(ints), target)
+                    _check_int(min(ints), target)
+                continue
+            for item in value:
+                _check_leaf(item, target)
+                has_tensor = has_tensor or isinstance(item, tensor_cls)
+            continue
+        stack.extend((item, dim + 1) for item in reversed(value))
+    return has_tensor
+
+
+def _given_dtype_leaves(data, target):
+    """With ``dtype=`` torch infers nothing: each leaf is converted to the target, and one that
+    is not a number fails as the conversion does. Returns the dtype the leaves would infer to
+    (for the float -> int conversion rules of array_from_data)."""
+    try:
+        return infer_dtype(data)
+    except RuntimeError:
+        pass
+    except TypeError as error:
+        if "self-referential" in str(error):
+            raise
+    for leaf in _leaves(data):
+        try:
+            _leaf_dtype(leaf)
+        except (RuntimeError, TypeError):
+            kind = type(leaf).__name__
+            if target.np.kind in "iu":
+                raise TypeError(f"'{kind}' object cannot be interpreted as an integer") from None
+            raise TypeError(f"must be real number, not {kind}") from None
+    return target
+
+
+def _leaves(data):
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple, range)):
+            stack.extend(reversed(value))
+        else:
+            yield value
+
+
+def _replace_tensors(data):
+    tensor_cls = _tensor_cls()
+    if isinstance(data, tensor_cls):
+        return data._data.reshape(()).item()
+    if isinstance(data, (list, tuple, range)):
+        return [_replace_tensors(x) for x in data]
+    return data
+
+
+def array_from_data(data, target=None) -> np.ndarray:
+    """A new array holding ``data`` (nested sequences of numbers, arrays or one-element
+    tensors) in ``target`` or in the inferred dtype."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if not _is_sequence(data) and not isinstance(data, (int, float, bool, np.generic,
+                                                        _tensor_cls())):
+        _leaf_dtype(data)  # raises torch's error for None, dict, set, generators...
+    sizes = compute_sizes(data)
+    if target is None:
+        inferred = target = infer_dtype(data)
+    else:
+        inferred = _given_dtype_leaves(data, target)
+    if 0 in sizes:  # torch stores nothing into an empty tensor, so checks nothing further
+        return np.zeros(sizes, target.np)
+    if check_structure(data, sizes, target):
+        data = _replace_tensors(data)
+    if target.np.kind in "iu" and inferred.is_floating_point:
+        array = np.array(data, dtype=np.float64)
+        info = np.iinfo(target.np)
+        if not np.isfinite(array).all() or array.size and (
+                array.max() >= -float(info.min) or array.min() < float(info.min) - 1):
+            raise RuntimeError(f"value cannot be converted to type {target.name} without "
+                               "overflow")
+        return array.astype(target.np)
+    if target.np.kind == "u" and inferred.np.kind in "iu":
+        # negative ints wrap into an unsigned dtype (checked by _check_int)
+        return np.array(data, dtype=np.int64).astype(target.np)
+    return np.array(data, dtype=target.np)

@@ -1,0 +1,228 @@
+"""index_fill, index_copy and put (issue 11 item 12): writes at indexed positions, with
+torch's formulas (derivatives.yaml) and errors.
+
+- ``index_fill(dim, index, value)``: IndexFillBackward0 for a number value, IndexFillBackward1
+  for a 0-d tensor value (whose gradient is the sum of the filled positions' gradients);
+- ``index_copy(dim, index, source)``: IndexCopyBackward0 (source slices land at the indices);
+- ``put(index, source, accumulate=False)``: PutBackward0 on the flattened tensor.
+All three are linear in their tensor inputs, so their forward-mode formulas are the op
+applied to the tangents (``auto_linear``), except that a filled value of a number has no
+tangent (the positions it fills get 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._forward import auto_linear
+from .gather import IndexSelect, Take
+from .registry import Op, register
+from .shape import _wrap_dim
+
+
+def _slices(array: np.ndarray, dim: int) -> np.ndarray:
+    """A view of ``array`` with ``dim`` first (a 0-d array counts as one slice)."""
+    return np.moveaxis(array, dim, 0) if array.ndim else array.reshape(1)
+
+
+@register
+class IndexFill(Op):
+    node = "IndexFillBackward0"
+    torch_names = ("index_fill", "Tensor.index_fill_")
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value):
+        out = np.array(a, copy=True, order="K")  # torch keeps the input's layout
+        _slices(out, dim)[index] = value
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        return IndexFill.apply(grad, dim=p["dim"], index=p["index"], value=0)
+
+    def jvp(self, tangents, primals, result):
+        p = self._params  # torch: self_t.index_fill(dim, index, 0)
+        return IndexFill.apply(tangents[0], dim=p["dim"], index=p["index"], value=0)
+
+
+@register
+class IndexFillTensor(Op):
+    node = "IndexFillBackward1"
+    inputs = ("self", "value")
+    torch_names = ("index_fill", "Tensor.index_fill_")
+
+    @staticmethod
+    def forward(ctx, a, value, dim, index):
+        out = np.array(a, copy=True, order="K")  # torch keeps the input's layout
+        _slices(out, dim)[index] = value
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_self = grad_value = None
+        if self.needs_grad(0):
+            grad_self = IndexFill.apply(grad, dim=p["dim"], index=p["index"], value=0)
+        if self.needs_grad(1):
+            # each filled position once, however often its index repeats (torch: _unique)
+            unique = np.unique(p["index"])
+            grad_value = IndexSelect.apply(grad, dim=p["dim"], index=unique).sum()
+        return grad_self, grad_value
+
+    jvp = auto_linear
+
+
+@register
+class IndexCopy(Op):
+    node = "IndexCopyBackward0"
+    inputs = ("self", "source")
+    torch_names = ("index_copy", "Tensor.index_copy_")
+
+    @staticmethod
+    def forward(ctx, a, source, dim, index):
+        out = np.array(a, copy=True, order="C")  # torch's index_copy output is row-major
+        _slices(out, dim)[index] = _slices(source, dim)
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_self = grad_source = None
+        if self.needs_grad(0):
+            grad_self = IndexFill.apply(grad, dim=p["dim"], index=p["index"], value=0)
+        if self.needs_grad(1):
+            grad_source = IndexSelect.apply(grad, dim=p["dim"], index=p["index"])
+            grad_source = grad_source.reshape(self.input_shape(1))
+        return grad_self, grad_source
+
+    jvp = auto_linear
+
+
+@register
+class Put(Op):
+    node = "PutBackward0"
+    inputs = ("self", "source")
+    torch_names = ("put", "Tensor.put_")
+
+    @staticmethod
+    def forward(ctx, a, source, index, accumulate):
+        work = np.array(a, copy=True, order="C")  # the flat index is row-major
+        flat = work.reshape(-1)
+        if accumulate:
+            np.add.at(flat, index, source.reshape(-1))
+        else:
+            flat[index] = source.reshape(-1)
+        if a.flags.c_contiguous:
+            return work
+        out = np.empty_like(a, order="K")  # torch keeps the input's layout
+        out[...] = work
+        return out
+
+    def backward(self, grad):
+        p = self._params
+        grad_self = grad_source = None
+        if self.needs_grad(0):
+            grad_self = grad if p["accumulate"] else Put.apply(
+                grad, grad.new_zeros(self.input_shape(1)), index=p["index"], accumulate=False)
+        if self.needs_grad(1):
+            grad_source = Take.apply(grad, index=p["index"]).reshape(self.input_shape(1))
+        return grad_self, grad_source
+
+    jvp = auto_linear
+
+
+# -- argument checks (torch's messages), shared by the functions and the in-place methods -------
+
+
+def _long_index(index, message: str, error=RuntimeError) -> np.ndarray:
+    from ..tensor import Tensor
+
+    if not isinstance(index, Tensor):
+        from .._argparse import typename
+
+        raise TypeError(f"{message.split('(')[0]}(): argument 'index' must be Tensor, not "
+                        f"{typename(index)}")
+    array = index._data
+    if array.dtype != np.int64:
+        raise error(message.format(legacy=index.dtype._legacy))
+    return array
+
+
+def index_fill_args(tensor, dim, index, value):
+    """``(op, tensors, params)`` for ``tensor.index_fill(dim, index, value)``."""
+    from ..tensor import Tensor
+
+    dim = _wrap_dim(dim, tensor.ndim)
+    array = _long_index(index, "index_fill_(): Expected dtype int64 for index.", IndexError)
+    if array.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    array = array.reshape(-1)
+    size = tensor.shape[dim] if tensor.ndim else 1
+    bad = array[(array < -size) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size "
+                         f"{size}")
+    array = np.where(array < 0, array + size, array)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        return IndexFillTensor, (value,), {"dim": dim, "index": array}
+    return IndexFill, (), {"dim": dim, "index": array, "value": value}
+
+
+def index_copy_args(tensor, dim, index, source):
+    dim = _wrap_dim(dim, tensor.ndim)
+    array = _long_index(index, "index_copy_(): Expected a long tensor for index, but got "
+                               "{legacy}")
+    if array.ndim > 1:
+        raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{array.ndim})")
+    array = array.reshape(-1)
+    count = source.shape[dim] if source.ndim else 1
+    if array.size != count:
+        raise IndexError(f"index_copy_(): Number of indices ({array.size}) should be equal to "
+                         f"source.size(dim) ({count})")
+    if source.dtype is not tensor.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {tensor.dtype._legacy} and (source) "
+                           f"{source.dtype._legacy}")
+    self_rest = [n for i, n in enumerate(tensor.shape) if i != dim]
+    source_rest = [n for i, n in enumerate(source.shape) if i != dim]
+    if tensor.ndim and source.ndim and self_rest != source_rest:
+        bad = next(i for i, (x, y) in enumerate(zip(self_rest, source_rest)) if x != y) \
+            if len(self_rest) == len(source_rest) else 0
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {self_rest[bad] if self_rest else 1} at dimension {bad + (bad >= dim)}"
+            f" and source slice shape: {source_rest[bad] if source_rest else 1} at dimension 0.")
+    size = tensor.shape[dim] if tensor.ndim else 1
+    bad = array[(array < 0) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"index_copy_(): index {int(bad[0])} is out of bounds for dimension "
+                         f"{dim} with size {size}")
+    return IndexCopy, (source,), {"dim": dim, "index": array}
+
+
+def put_args(tensor, index, source, accumulate, name: str = "put_"):
+    from .. import _argparse
+    from ..tensor import Tensor
+
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' (position 2) must be Tensor, not "
+                        f"{_argparse.typename(source)}")
+    array = _long_index(index, "put_(): Expected a long tensor for index, but got {legacy}")
+    if array.size != source.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{array.size}")
+    if source.dtype is not tensor.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {tensor.dtype._legacy} and source.dtype = "
+                           f"{source.dtype._legacy}")
+    size = tensor.numel()
+    array = array.reshape(-1)
+    bad = array[(array < -size) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{size} elements.")
+    array = np.where(array < 0, array + size, array)
+    return Put, (source,), {"index": array, "accumulate": bool(accumulate)}
