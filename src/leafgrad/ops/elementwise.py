@@ -551,7 +551,7 @@ class ThresholdBackward(Op):
 
     @staticmethod
     def capture_kernel(grad, a, threshold, out):
-        out = np.multiply(grad, np.greater(a, threshold), out)
+        out = np.multiply(grad, np.logical_not(np.less_equal(a, threshold)), out)  # NaN passes
         out += 0.0
         return out
 
