@@ -1,4 +1,4 @@
-"""leafgrad._random against torch 2.13's CPU generator: same seeds, same bits, same state bytes.
+"""leafgrad._rng against torch 2.13's CPU generator: same seeds, same bits, same state bytes.
 
 Every comparison is exact (dtype, shape and raw bytes), and after each draw the two generators'
 states must be byte-identical too, so a stream that drifts by one word fails at once.
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from leafgrad import _random
+from leafgrad import _rng as _random
 
 from ._torch import require_torch
 
@@ -437,7 +437,7 @@ def test_default_cpu_capability_path_matches_torch():
     sincosf for float32 normals and does not fuse uniform_'s multiply-add; replay both."""
     program = textwrap.dedent("""
         import numpy as np, torch
-        from leafgrad import _random
+        from leafgrad import _rng as _random
         assert torch.backends.cpu.get_cpu_capability() == "DEFAULT", "capability not forced"
         assert _random._CAPABILITY == "default" and not _random._FUSED_UNIFORM
         for seed in (0, 99):

@@ -107,3 +107,20 @@ def test_writing_through_a_diagonal_view(offset):
         y.sum().backward()
         results.append((z.numpy().tolist(), x.grad.numpy().tolist(), y.grad_fn.name()))
     assert results[0] == results[1]
+
+
+def test_no_module_shadows_a_c_module_of_the_standard_library():
+    """Python run from inside the package directory puts it first on sys.path: a file named
+    like one of the standard library's C modules (_random, _json, ...) would replace it.
+    (random.py is torch's own torch.random, which shadows the pure-Python module in torch too.)"""
+    import pathlib
+    import subprocess
+    import sys
+
+    package = pathlib.Path(leafgrad.__file__).parent
+    names = sorted(p.stem for p in package.glob("_*.py") if p.stem in sys.builtin_module_names
+                   or p.stem in getattr(sys, "stdlib_module_names", ()))
+    assert names == []
+    result = subprocess.run([sys.executable, "-c", "import _random; _random.Random(1)"],
+                            cwd=package, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -39,7 +39,7 @@ from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
 from ._functions_linalg import *  # noqa: F403
 from ._printing import set_printoptions
-from ._random import Generator, default_generator, initial_seed, manual_seed, seed
+from ._rng import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402
 from .func import vmap  # noqa: E402 - torch.vmap
 from .serialization import load, save  # noqa: E402
@@ -58,21 +58,21 @@ del _add_aliases, _add_methods
 
 def get_rng_state() -> Tensor:
     """The default generator's state as a uint8 tensor (torch's byte layout)."""
-    from . import _random
+    from . import _rng as _random
     from .tensor import _wrap
 
     return _wrap(_random.get_rng_state())
 
 
 def set_rng_state(new_state) -> None:
-    from . import _random
+    from . import _rng as _random
 
     _random.set_rng_state(new_state._data if isinstance(new_state, Tensor) else new_state)
 
 
 def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """0/1 draws with probabilities ``input`` (the same stream as torch for the same seed)."""
-    from . import _random
+    from . import _rng as _random
     from .tensor import _wrap
 
     probabilities = input._data if p is None else p

@@ -402,7 +402,7 @@ def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
 def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
-    from . import _random
+    from . import _rng as _random
 
     _random_overloads("rand", sizes, size, dtype)
     shape = _size(_sizes(sizes, size, "rand"), "rand")
@@ -418,7 +418,7 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
 def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
     """Standard normal; the same stream as torch for the same seed."""
-    from . import _random
+    from . import _rng as _random
 
     _random_overloads("randn", sizes, size, dtype)
     shape = _size(_sizes(sizes, size, "randn"), "randn")
@@ -437,7 +437,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
         low, high, size = 0, low, high
     if high is None and size is not None and isinstance(size, (tuple, list)):
         low, high = 0, low
-    from . import _random
+    from . import _rng as _random
 
     data = _random.randint(low, high, _size((size,), "randint"), _np_dtype(dtype, _dtype.int64, "randint"),
                            generator=generator)
@@ -458,7 +458,7 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    from . import _random
+    from . import _rng as _random
 
     data = _random.randperm(n, _np_dtype(dtype, _dtype.int64, "randperm"), generator=generator)
     return _finish(data, requires_grad, device)
@@ -468,7 +468,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
     if size is None:
         # tensor mean and/or std: torch draws normal_(0, 1) into the broadcast shape, then
         # scales and shifts (so the stream matches torch's)
-        from . import _random
+        from . import _rng as _random
 
         means = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
         stds = std._data if isinstance(std, Tensor) else np.asarray(std)
@@ -476,7 +476,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         np_dtype = np.result_type(*(t._data.dtype for t in (mean, std) if isinstance(t, Tensor)))
         draws = _random.normal(shape, np_dtype, 0.0, 1.0, generator=generator)
         return _finish((draws * stds + means).astype(np_dtype), requires_grad)
-    from . import _random
+    from . import _rng as _random
 
     data = _random.normal(_size((size,), "normal"), _np_dtype(dtype, function="normal"), mean, std,
                           generator=generator)

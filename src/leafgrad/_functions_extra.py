@@ -158,7 +158,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None) -> Tensor:
     """Indices drawn from the categorical distributions in the rows of ``input`` (torch's
     stream with replacement; see _random.multinomial)."""
-    from . import _random
+    from . import _rng as _random
 
     data = input._data
     if data.ndim not in (1, 2):

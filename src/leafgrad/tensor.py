@@ -1328,26 +1328,26 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        from . import _random
+        from . import _rng as _random
 
         return self._random_fill(_random.uniform(self._data.shape, self._data.dtype, a, b,
                                                  generator=generator))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        from . import _random
+        from . import _rng as _random
 
         return self._random_fill(_random.normal(self._data.shape, self._data.dtype, mean, std,
                                                 generator=generator))
 
     def bernoulli_(self, p=0.5, *, generator=None):
-        from . import _random
+        from . import _rng as _random
 
         probability = p._data if isinstance(p, Tensor) else p
         return self._random_fill(_random.bernoulli(probability, self._data.shape,
                                                    self._data.dtype, generator=generator))
 
     def random_(self, from_=0, to=None, *, generator=None):
-        from . import _random
+        from . import _rng as _random
 
         if to is None and not from_:
             return self._random_fill(_random.random_full(self._data.shape, self._data.dtype,

@@ -217,7 +217,7 @@ class CompiledFunction:
 
 def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     """Run ``fn`` once eagerly under a tracer; return its result and the capture."""
-    from .._random import default_generator
+    from .._rng import default_generator
 
     tracer = Tracer(fullgraph)
     for index, tensor in enumerate(tensors):

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from .. import _rng as _random
 from .. import ops as _ops
 from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
 from ..autograd.grad_mode import no_grad

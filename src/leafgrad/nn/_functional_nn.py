@@ -130,7 +130,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .. import _random
+    from .. import _rng as _random
     from ..tensor import _wrap
 
     shape = tuple(input.shape)

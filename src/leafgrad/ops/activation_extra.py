@@ -238,7 +238,7 @@ def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np
     in training a draw from [lower, upper) for each non-positive element, in torch's stream
     (one 53-bit uniform per such element, in order), 1 elsewhere; in evaluation the mean slope
     for non-positive elements."""
-    from .. import _random
+    from .. import _rng as _random
 
     a = _float(a)
     if training:
@@ -247,7 +247,7 @@ def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np
         gen = _random.default_generator
         # torch takes lower/upper as the input's scalar type before the double arithmetic
         low, high = float(a.dtype.type(lower)), float(a.dtype.type(upper))
-        with gen._lock:  # Note: one draw at a time (in _random.py)
+        with gen._lock:  # Note: one draw at a time (in _rng.py)
             draws = _random._uniform53(gen, int(negative.sum())) * (high - low) + low
         noise[negative] = draws.astype(a.dtype)
         return noise

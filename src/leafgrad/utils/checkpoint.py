@@ -29,7 +29,7 @@ import contextlib
 import warnings
 from typing import Any, Callable, Iterable
 
-from .. import _random
+from .. import _rng as _random
 from ..autograd import engine as _engine
 from ..autograd.function import Function
 from ..autograd.graph_hooks import saved_tensors_hooks

@@ -16,7 +16,7 @@ def skip_init(module_cls, *args, **kwargs):
     with the default generator's state put back afterwards, so, as in torch, no random number
     is consumed and the values are whatever ``to_empty`` allocates.
     """
-    from ... import _random
+    from ... import _rng as _random
 
     if not issubclass(module_cls, Module):  # a non-class raises issubclass's TypeError, as torch
         raise RuntimeError(f"Expected a Module; got {module_cls}")

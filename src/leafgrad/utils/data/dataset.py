@@ -9,7 +9,7 @@ import warnings
 from typing import Sequence
 
 from ..._creation import randperm
-from ..._random import default_generator
+from ..._rng import default_generator
 from ...tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",

@@ -6,7 +6,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ... import _dtype
 from ..._creation import empty, randint, randperm
-from ..._random import Generator
+from ..._rng import Generator
 
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
