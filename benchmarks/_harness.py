@@ -185,6 +185,43 @@ def machine_info(threads: int) -> dict:
     return info
 
 
+def load_libs(threads: int) -> dict:
+    """leafgrad, and torch pinned to ``threads`` (None when torch is not installed)."""
+    import importlib
+
+    libs = {"leafgrad": importlib.import_module("leafgrad")}
+    try:
+        libs["torch"] = importlib.import_module("torch")
+        libs["torch"].set_num_threads(threads)
+    except ImportError:
+        libs["torch"] = None
+    return libs
+
+
+def print_header(title: str, info: dict, libs: dict, threads: int, repeats: int,
+                 target_s: float, quick: bool, extra: str = "") -> None:
+    """The two lines every benchmark starts with: what runs, and on what."""
+    print(title)
+    print(f"python {info['python']}, numpy {info['numpy']}, torch "
+          f"{getattr(libs.get('torch'), '__version__', None)}; {info['cpu_count']} cpus, threads "
+          f"{threads}; {extra}repeats {repeats}, block {target_s:g} s"
+          + (", QUICK (smoke run, figures not meaningful)" if quick else ""), flush=True)
+
+
+def time_cases(cases: dict, repeats: int, target_s: float, quick: bool) -> dict:
+    """time_interleaved for every case: ``{case: {implementation: Timing}}``."""
+    return {key: time_interleaved(case["fns"], repeats=repeats, target_s=target_s,
+                                  warmup=1 if quick else 2)
+            for key, case in cases.items()}
+
+
+def cases_json(cases: dict, results: dict) -> dict:
+    """The ``cases`` part of a benchmark's JSON: labels, units and every timing."""
+    return {key: {"label": case["label"], "unit": case["unit"], "divisor": case["divisor"],
+                  "timings": {name: t.as_dict() for name, t in results[key].items()}}
+            for key, case in cases.items()}
+
+
 def write_json(path: str, payload: dict) -> None:
     """Dump results (indent 2, keys in insertion order) to path."""
     with open(path, "w", encoding="utf-8") as handle:

@@ -24,7 +24,6 @@ if __name__ == "__main__":
     _harness.pin_threads(_harness.threads_from_argv(sys.argv))
 
 import argparse  # noqa: E402
-import importlib  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -169,31 +168,19 @@ def main(argv: list[str] | None = None) -> int:
     chain_ops = 200 if args.quick else CHAIN_OPS
     repeats = 2 if args.quick else 7
     target_s = 0.005 if args.quick else 0.2
-    libs = {"leafgrad": importlib.import_module("leafgrad")}
-    try:
-        libs["torch"] = importlib.import_module("torch")
-        libs["torch"].set_num_threads(args.threads)
-    except ImportError:
-        libs["torch"] = None
+    libs = _harness.load_libs(args.threads)
     info = _harness.machine_info(args.threads)
-    print("bench_forward_ad: leafgrad vs torch vs hand-written NumPy (forward mode)")
-    print(f"python {info['python']}, numpy {info['numpy']}, torch "
-          f"{getattr(libs['torch'], '__version__', None)}; {info['cpu_count']} cpus, threads "
-          f"{args.threads}; chain ops {chain_ops}, repeats {repeats}, block {target_s:g} s"
-          + (", QUICK (smoke run, figures not meaningful)" if args.quick else ""), flush=True)
+    _harness.print_header(
+        "bench_forward_ad: leafgrad vs torch vs hand-written NumPy (forward mode)",
+        info, libs, args.threads, repeats, target_s, args.quick, extra=f"chain ops {chain_ops}, ")
     cases = build_cases(libs, chain_ops)
-    results = {key: _harness.time_interleaved(case["fns"], repeats=repeats, target_s=target_s,
-                                              warmup=1 if args.quick else 2)
-               for key, case in cases.items()}
+    results = _harness.time_cases(cases, repeats, target_s, args.quick)
     text, _ = _harness.report(cases, results, {}, targets_heading="")
     print(text.rstrip())
     if args.json:
         _harness.write_json(args.json, {
             "machine": info,
-            "cases": {key: {"label": case["label"], "unit": case["unit"],
-                            "divisor": case["divisor"],
-                            "timings": {n: t.as_dict() for n, t in results[key].items()}}
-                      for key, case in cases.items()},
+            "cases": _harness.cases_json(cases, results),
         })
     return 0
 

@@ -23,7 +23,6 @@ if __name__ == "__main__":
     _harness.pin_threads(_harness.threads_from_argv(sys.argv))
 
 import argparse  # noqa: E402
-import importlib  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -77,12 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     repeats = 2 if args.quick else 7
     target_s = 0.005 if args.quick else 0.3
-    libs = {"leafgrad": importlib.import_module("leafgrad")}
-    try:
-        libs["torch"] = importlib.import_module("torch")
-        libs["torch"].set_num_threads(args.threads)
-    except ImportError:
-        libs["torch"] = None
+    libs = _harness.load_libs(args.threads)
     cases = build_cases(libs)
     if args.profile:
         for key, case in cases.items():
@@ -90,23 +84,16 @@ def main(argv: list[str] | None = None) -> int:
             print(_harness.profile(case["fns"]["leafgrad"], calls=3, top=30))
         return 0
     info = _harness.machine_info(args.threads)
-    print("bench_functional: leafgrad vs torch vs hand-written NumPy (autograd.functional)")
-    print(f"python {info['python']}, numpy {info['numpy']}, torch "
-          f"{getattr(libs['torch'], '__version__', None)}; {info['cpu_count']} cpus, threads "
-          f"{args.threads}; repeats {repeats}, block {target_s:g} s"
-          + (", QUICK (smoke run, figures not meaningful)" if args.quick else ""), flush=True)
-    results = {key: _harness.time_interleaved(case["fns"], repeats=repeats, target_s=target_s,
-                                              warmup=1 if args.quick else 2)
-               for key, case in cases.items()}
+    _harness.print_header(
+        "bench_functional: leafgrad vs torch vs hand-written NumPy (autograd.functional)",
+        info, libs, args.threads, repeats, target_s, args.quick)
+    results = _harness.time_cases(cases, repeats, target_s, args.quick)
     text, verdicts = _harness.report(cases, results, TARGETS, label_width=34)
     print(text.rstrip())
     if args.json:
         _harness.write_json(args.json, {
             "machine": info,
-            "cases": {key: {"label": case["label"], "unit": case["unit"],
-                            "divisor": case["divisor"],
-                            "timings": {n: t.as_dict() for n, t in results[key].items()}}
-                      for key, case in cases.items()},
+            "cases": _harness.cases_json(cases, results),
             "targets": verdicts,
         })
     return 0
