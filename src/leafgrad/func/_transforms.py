@@ -68,6 +68,18 @@ def _replace(args: tuple, argnums, values) -> tuple:
     return tuple(args)
 
 
+def _split_aux(output, has_aux: bool, call: str):
+    """``(output, aux)`` of a function run with ``has_aux``; torch's error for anything but a
+    pair (``call`` names the transform as torch's message does)."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(
+            f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return output
+
+
 def _check_tensors(leaves: list) -> None:
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
@@ -176,14 +188,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
         keep = _keeps_graph(leaves)
         inner = [_enter(leaf) for leaf in leaves]
         output = _run(func, _replace(args, index, unflatten(inner, spec)), kwargs)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "grad_and_value(f)(*args): output of function f should be a tuple: "
-                    "(output, aux) if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
         if not isinstance(output, Tensor):
             raise RuntimeError(
                 "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -235,14 +240,7 @@ def vjp(func, *primals, has_aux: bool = False):
     keep = _keeps_graph(leaves)
     inner = [_enter(leaf) for leaf in leaves]
     output = _run(func, unflatten(inner, spec), {})
-    aux = None
-    if has_aux:
-        if not (isinstance(output, tuple) and len(output) == 2):
-            raise RuntimeError(
-                "vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
-                "has_aux is True"
-            )
-        output, aux = output
+    output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = flatten(output)
     for leaf in out_leaves:
         if not isinstance(leaf, Tensor):
@@ -302,14 +300,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
         output = func(*unflatten(duals, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "jvp(f, primals, tangents): output of function f should be a tuple: "
-                    "(output, aux) if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
         out_leaves, out_spec = flatten(output)
         for leaf in out_leaves:
             if not isinstance(leaf, Tensor):
