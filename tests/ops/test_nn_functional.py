@@ -57,6 +57,17 @@ PROGRAMS = [
     "F.gelu(x, approximate='fast')", "F.embedding(lib.tensor([0.5]), w)",
     "F.batch_norm(x, None, None, training=False)",
     "F.max_pool2d(x.view(1, 1, 3, 4), 2, padding=2)",
+    # target dtype and shape rules of cross_entropy / nll_loss
+    "F.cross_entropy(x, lib.tensor([[0, 1, 2, 3]] * 3))",
+    "F.cross_entropy(x, x.softmax(1), ignore_index=1)",
+    "F.cross_entropy(x, lib.rand(3))", "F.cross_entropy(x, lib.rand(3, 5))",
+    "F.cross_entropy(x, lib.tensor([1, 2, 3]).int())",
+    "F.cross_entropy(x, lib.tensor([1, 2, 3]).to(lib.uint8))",
+    "F.nll_loss(x, lib.tensor([1, 2, 3]).to(lib.int16))", "F.nll_loss(x, lib.zeros(3, 4).long())",
+    "F.nll_loss(x.view(3, 2, 2), lib.zeros(3, 2).to(lib.uint8))",
+    "F.nll_loss(x.view(3, 2, 2), lib.zeros(3, 2).bool())",
+    "F.cross_entropy(x.view(3, 2, 2), x.view(3, 2, 2).softmax(1).detach(), label_smoothing=0.1,"
+    " reduction='none')",
 ]
 
 

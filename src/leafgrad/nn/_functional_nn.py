@@ -458,10 +458,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         )
     _not_differentiable("nll_loss_forward", "weight", weight)
     target_data = target._data
-    if target_data.dtype.kind not in "iu":
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target_data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
+    if input.ndim > 2 and target_data.dtype == np.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
     # copy=False: an int64 target's own array, so leafgrad.compile sees it is the input's
     target_data = target_data.astype(np.int64, copy=False)
     if input.ndim <= 2:
@@ -487,7 +491,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input.ndim == 1 else 1
     log_p = log_softmax(input, class_dim)
     classes = input.shape[class_dim]
-    if target.dtype.is_floating_point:
+    if tuple(input.shape) == tuple(target.shape):
+        # same shapes: torch reads the target as class probabilities, whatever its dtype
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype._legacy}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing,
                                             class_dim, classes)
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -515,10 +525,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
                                  classes):
-    if tuple(log_p.shape) != tuple(target.shape):
-        raise RuntimeError(
-            f"Expected target size {list(log_p.shape)}, got {list(target.shape)}"
-        )
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     product = log_p * target
