@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtype
 from ._out import CAST, EXPECT, FOUND, Out, Rule, takes_out
 from .nn import functional as _F
+from . import ops as _ops
 from .ops import cross as _cross, lstm, lstm_cell  # noqa: F401 - re-exported
 from .tensor import Tensor, _wrap
 
@@ -18,6 +19,7 @@ __all__ = [
     "conv_transpose2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d",
     "adaptive_avg_pool1d", "cosine_similarity", "dropout", "layer_norm", "group_norm",
     "batch_norm", "embedding", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_left_shift", "bitwise_right_shift",
     "unique", "unique_consecutive", "cross", "set_default_device", "get_default_device",
     "is_nonzero", "is_same_size", "lstm_cell", "lstm", "multinomial",
 ]
@@ -93,6 +95,16 @@ def bitwise_or(input, other):
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_xor"))
 def bitwise_xor(input, other):
     return input ^ other
+
+
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_left_shift"))
+def bitwise_left_shift(input, other):
+    return _ops.LeftShift.apply(input, other)
+
+
+@takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_right_shift"))
+def bitwise_right_shift(input, other):
+    return _ops.RightShift.apply(input, other)
 
 
 @takes_out(Out(None, FOUND, overlap=True, out_name="aten::bitwise_not"))

@@ -898,6 +898,53 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __invert__(self):
         return _ops.BitwiseNot.apply(self)
 
+    def __lshift__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        return _ops.LeftShift.apply(self, other)
+
+    def __rlshift__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return _ops.LeftShift.apply(other, self)
+
+    def __rshift__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        return _ops.RightShift.apply(self, other)
+
+    def __rrshift__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return _ops.RightShift.apply(other, self)
+
+    # a &= b, a <<= b ... update a in place, as torch does (without these Python would rebind
+    # the name to a new tensor and leave other references to a unchanged)
+    def __iand__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return _ops.inplace(_ops.BitwiseAnd, self, other)
+
+    def __ior__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return _ops.inplace(_ops.BitwiseOr, self, other)
+
+    def __ixor__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return _ops.inplace(_ops.BitwiseXor, self, other)
+
+    def __ilshift__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return self.bitwise_right_shift_(other)
+
     def __iadd__(self, other):
         if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError

@@ -5,8 +5,6 @@ the cases; the same list is in docs/known-differences.md."""
 # fmt: off
 KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
             'value ["tensor", "complex64", [3], ["(1+2j)", "(2+2j)", "(3+2j)"], false, null]'),
- 'a << 1': ("TypeError: unsupported operand type(s) for <<: 'Tensor' and 'int'",
-            'NotImplementedError: "lshift_cpu" not implemented for \'Float\''),
  'lib.histc(i, 3)': ("AttributeError: module 'leafgrad' has no attribute 'histc'",
                      'NotImplementedError: "histogram_cpu" not implemented for \'Long\''),
  'lib.bincount(a)': ("AttributeError: module 'leafgrad' has no attribute 'bincount'",
@@ -96,8 +94,6 @@ KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
 
 REASONS = {'a + 2j': 'no complex dtypes in leafgrad yet (issue 11 item 12); refused with a TypeError rather '
            'than computed wrongly',
- 'a << 1': "shift operators (<<, >>, bitwise_left_shift) are not implemented; Python's "
-           "unsupported-operand TypeError instead of torch's kernel error",
  'lib.histc(i, 3)': 'histc is not implemented',
  'lib.bincount(a)': 'bincount is not implemented',
  'lib.bincount(lib.tensor([-1]))': 'bincount is not implemented',

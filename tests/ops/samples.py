@@ -157,6 +157,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "BitwiseOr": [Sample(lambda lib, a, b: (a > 0) | (b > 0), ((S3, A), (S3, A)))],
     "BitwiseXor": [Sample(lambda lib, a, b: (a > 0) ^ (b > 0), ((S23, A), (S3, A)))],
     "BitwiseNot": [Sample(lambda lib, a: ~(a > 0), ((S23, A),))],
+    "LeftShift": [Sample(lambda lib, a, b: (a * 10).long() << (b * 4).long().abs(), ((S23, A), (S3, A)))],
+    "RightShift": [Sample(lambda lib, a, b: (a * 1000).int() >> (b * 4).long(), ((S23, A), (S3, A)))],
     "Clone": [Sample(lambda lib, a: a.clone(), ((S23, A),)), Sample(lambda lib, a: a.t().contiguous(), ((S23, A),))],
     "ToCopy": [
         Sample(lambda lib, a: a.float(), ((S23, A),),

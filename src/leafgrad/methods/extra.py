@@ -40,6 +40,20 @@ class ExtraMethods:
                 f"\"bitwise_not_cpu\" not implemented for '{self.dtype._legacy}'")
         return _ops.inplace(_ops.BitwiseNot, self)
 
+    def bitwise_left_shift(self, other):
+        return _ops.LeftShift.apply(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops.RightShift.apply(self, other)
+
+    def bitwise_left_shift_(self, other):
+        _check_shift_result(self, other)
+        return _ops.inplace(_ops.LeftShift, self, other)
+
+    def bitwise_right_shift_(self, other):
+        _check_shift_result(self, other)
+        return _ops.inplace(_ops.RightShift, self, other)
+
     # -- others --------------------------------------------------------------------------------
     def cross(self, other, dim=None):
         return _ops.cross(self, other, dim)
@@ -158,3 +172,13 @@ class ExtraMethods:
     def as_strided_(self, size, stride, storage_offset=0):
         return self._become(_ops.shape_inplace.AsStridedInplace.apply(
             self, size=tuple(size), stride=tuple(stride), storage_offset=int(storage_offset)))
+
+
+def _check_shift_result(target, other):
+    """torch checks an in-place shift's result type before its kernel refuses floats."""
+    from .. import _dtype
+
+    have = _dtype.result_type(target, other)
+    if not _dtype.can_cast(have, target.dtype):
+        raise RuntimeError(f"result type {have._legacy} can't be cast to the desired output "
+                           f"type {target.dtype._legacy}")

@@ -813,6 +813,46 @@ class BitwiseXor(_Bitwise):
     torch_names = ("bitwise_xor", "Tensor.__xor__")
 
 
+def _shift_operands(a, b, kernel):
+    a, b = _promote.binary(a, b)
+    if a.dtype.kind not in "iu":
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_legacy_name(a)}\'')
+    a, b = np.asarray(a), np.asarray(b)
+    # torch shifts by an amount outside [0, bits) as if by the whole width: nothing is left
+    # of a left shift, a right shift leaves only the sign
+    bits = a.dtype.itemsize * 8
+    in_range = (b >= 0) & (b < bits)
+    return a, b, in_range, bits
+
+
+@register
+class LeftShift(_Compare):
+    node = "LshiftBackward1"
+    vmap = batch.elementwise
+    torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, in_range, _ = _shift_operands(a, b, "lshift")
+        shifted = np.left_shift(a, np.where(in_range, b, 0).astype(a.dtype, copy=False))
+        return np.where(in_range, shifted, np.zeros((), a.dtype))
+
+
+@register
+class RightShift(_Compare):
+    node = "RshiftBackward1"
+    vmap = batch.elementwise
+    torch_names = ("bitwise_right_shift", "Tensor.__rshift__")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, in_range, bits = _shift_operands(a, b, "rshift")
+        if a.dtype.kind == "u":
+            shifted = np.right_shift(a, np.where(in_range, b, 0).astype(a.dtype, copy=False))
+            return np.where(in_range, shifted, np.zeros((), a.dtype))
+        return np.right_shift(a, np.where(in_range, b, bits - 1).astype(a.dtype, copy=False))
+
+
 @register
 class BitwiseNot(Op):
     node = "BitwiseNotBackward0"
