@@ -22,10 +22,33 @@ torch = require_torch()
 
 @pytest.fixture(autouse=True)
 def _one_thread():
+    """One torch thread, and leafgrad's SLEEF replays on (sigmoid, silu, pow: off by default
+    for their cost, ops/_float_kernels.py); test_default_mode_shares checks the default."""
     previous = torch.get_num_threads()
     torch.set_num_threads(1)
+    leafgrad.backends.cpu.torch_bits = True
     yield
+    leafgrad.backends.cpu.torch_bits = False
     torch.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("name,make", [
+    ("sigmoid", lambda lib, x: lib.sigmoid(x)),
+    ("silu", lambda lib, x: lib.nn.functional.silu(x)),
+    ("x ** 4", lambda lib, x: x ** 4), ("x ** 1.5", lambda lib, x: x.abs() ** 1.5),
+    ("x ** x", lambda lib, x: x.abs() ** (x / 7)),
+])
+def test_default_mode_shares(name, make):
+    """Without the switch: torch's scalar formulas on every element, most of torch's bits."""
+    leafgrad.backends.cpu.torch_bits = False
+    grid = np.linspace(-20, 20, 100_000, dtype=np.float32)
+    ours = make(leafgrad, leafgrad.tensor(grid)).numpy()
+    theirs = make(torch, torch.from_numpy(grid)).numpy()
+    same = np.mean((ours == theirs) | (np.isnan(ours) & np.isnan(theirs)))
+    assert same >= 0.95, f"{name}: {same:.2%}"
+    leafgrad.backends.cpu.torch_bits = True
+    exact = make(leafgrad, leafgrad.tensor(grid)).numpy()
+    assert np.array_equal(exact, theirs, equal_nan=True) or name == "x ** x"
 
 
 def _same_bits(ours, theirs) -> None:

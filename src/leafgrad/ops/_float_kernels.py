@@ -29,6 +29,12 @@ vec512_float.h, Loops.h), and what this module does to give the same bits:
   too: SLEEF's ``powf`` in the vectors (ops/_sleef_powf.py, exact) and ``std::pow`` in double
   for the leftover elements (float64's pow rounded once).
 
+The SLEEF replays (sigmoid's and silu's vector path, pow's) cost 20-100x NumPy's own kernel
+(about 20 NumPy passes per element), so they run only when a user asks for torch's exact bits
+with ``leafgrad.backends.cpu.torch_bits = True``. By default sigmoid and silu use torch's
+scalar formula on every element (float32 arithmetic around a once-rounded exp: 96% of
+sigmoid's bits) and pow rounds float64's pow once (98% of the bits), each a few NumPy calls.
+
 float64 tensors keep NumPy's float64 kernels (torch's MKL/SLEEF float64 results are within
 an ulp of them; matching those bits is not attempted).
 
@@ -41,6 +47,8 @@ which the grids above never hit.
 from __future__ import annotations
 
 import numpy as np
+
+from ..backends import cpu as _cpu
 
 _F32 = np.float32
 _F64 = np.float64
@@ -182,7 +190,7 @@ def _silu_scalar(a: np.ndarray) -> np.ndarray:
 def silu(a: np.ndarray) -> np.ndarray:
     """torch's ``silu`` of a float32 array: ``x / (1 + exp(-x))``, with SLEEF's expf in the
     vectorised loop and glibc's expf in the scalar one, as sigmoid."""
-    part = _scalar_part(a)
+    part = _scalar_part(a) if _cpu.torch_bits else ...
     if part is Ellipsis:
         return np.asarray(_silu_scalar(a), dtype=_F32)
     out = a / (_F32(1) + sleef_expf(np.negative(a)))
@@ -195,6 +203,8 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
     """torch's ``sigmoid`` of a float32 array (float64: ``1 / (1 + exp(-a))`` in float64)."""
     if a.dtype != _F32:
         return (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False)
+    if not _cpu.torch_bits:  # torch's scalar formula everywhere: cheap, ~96% of the bits
+        return np.asarray(_sigmoid_scalar(a), dtype=_F32)
     part = _scalar_part(a)
     if part is Ellipsis:
         return np.asarray(_sigmoid_scalar(a), dtype=_F32)
@@ -244,7 +254,7 @@ def pow_scalar(a: np.ndarray, exponent: float) -> np.ndarray:
     loop, ``std::pow(double(x), exponent)`` rounded to float32 in the scalar one."""
     from ._sleef_powf import powf
 
-    part = _scalar_part(a)
+    part = _scalar_part(a) if _cpu.torch_bits else ...
     exponent = float(exponent)
     if part is Ellipsis:
         return np.asarray(np.power(a, exponent, dtype=_F64).astype(_F32))
@@ -285,7 +295,7 @@ def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     from ._sleef_powf import powf
 
     shape = np.broadcast_shapes(a.shape, b.shape)
-    part = _scalar_part_of(shape, (a, b))
+    part = _scalar_part_of(shape, (a, b)) if _cpu.torch_bits else ...
     av, bv = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     if part is Ellipsis:
         return np.asarray(np.power(av, bv, dtype=_F64).astype(_F32))
