@@ -22,3 +22,13 @@ def test_coverage_page_is_up_to_date():
     result = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_coverage.py"), "--check"],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_float32_bits_page_is_up_to_date():
+    """docs/float32-bits.md's shares of bit-identical float32 results are measured now."""
+    from ._torch import require_torch
+
+    require_torch()
+    result = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_float_bits.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -305,11 +305,41 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
     count = math.ceil((end - start) / step)
-    # Computed as start + i * step in double precision, then cast (as torch does).
-    data = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.np)
+    data = _arange_float(float(start), float(step), count, dtype.np)
     if dtype.np.kind in "iu":
         data = (np.arange(count, dtype=np.int64) * int(step) + int(start)).astype(dtype.np)
     return _finish(data, requires_grad, device)
+
+
+def _arange_float(start: float, step: float, count: int, np_dtype) -> np.ndarray:
+    """torch's CPU arange kernel (RangeFactoriesKernel.cpp) for floating dtypes.
+
+    It computes in double and runs its vectorised loop with 32-byte vectors (8 float32 or 4
+    float64 lanes; the AVX2 kernel, also used on AVX-512 machines), two vectors per step: a
+    vector's first element is ``start + step * i`` in double, cast to the dtype, and lane k
+    adds ``k * step`` to that cast value in double before its own cast. The compiler fuses
+    each ``a + b * c`` into one fused multiply-add (rounded once, in double). The elements after
+    the last full pair of vectors are ``start + step * i`` cast directly. (One thread: past
+    32768 elements torch splits the range among its threads, and each thread's share starts
+    its own vectors.) Other dtypes (float16, bfloat16) take ``start + step * i`` throughout.
+    """
+    index = np.arange(count, dtype=np.float64)
+    if np_dtype not in (np.float32, np.float64):
+        return (start + index * step).astype(np_dtype)
+    direct = _fma(index, step, start, _DOUBLE).astype(np_dtype)
+    lanes = 32 // np.dtype(np_dtype).itemsize
+    vector = count - count % (2 * lanes)
+    if vector:
+        first = direct[:vector:lanes].astype(np.float64)  # each vector's base, cast
+        lane = np.arange(lanes, dtype=np.float64)
+        blocks = np.broadcast_shapes(first[:, None].shape, lane.shape)
+        direct[:vector] = _fma(np.broadcast_to(lane, blocks), step,
+                               np.broadcast_to(first[:, None], blocks), _DOUBLE
+                               ).astype(np_dtype).reshape(-1)
+    return direct
+
+
+_DOUBLE = np.dtype(np.float64)
 
 
 def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:

@@ -36,6 +36,11 @@ def test_twenty_steps_match_torch(cls, options, dtype):
         # sqrt(square_avg - grad_avg**2) cancels: float32 rounding differences grow to ~1e-3
         # (float64 agrees to 1e-12, so the formula is torch's)
         tol = dict(rtol=2e-3, atol=1e-4)
+    elif dtype == "float32" and options.get("momentum"):
+        # the momentum buffer sums 20 steps of grad / sqrt(square_avg) whose float32 last
+        # bits differ (leafgrad's matmul is not MKL's): an entry that cancels to -0.035 keeps
+        # the terms' absolute differences, ~2e-6 (float64 agrees to 1e-12)
+        tol = dict(rtol=2e-5, atol=5e-6)
     for a, b in zip(ours[:2], theirs[:2]):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **tol)
     state, expected = ours[2].state_dict(), theirs[2].state_dict()

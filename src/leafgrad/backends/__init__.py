@@ -21,5 +21,9 @@ cuda = _Flags(matmul=_Flags(allow_tf32=False, allow_fp16_reduced_precision_reduc
 mkldnn = _Flags(enabled=True, is_available=lambda: True)
 openmp = _Flags(is_available=lambda: False)
 mkl = _Flags(is_available=lambda: False)
+# leafgrad's own switch (not torch's): True makes float32 sigmoid, silu and pow replay torch's
+# SLEEF vector kernels operation by operation, for bit-identical results at 20-100x the cost
+# (ops/_float_kernels.py, docs/float32-bits.md)
+cpu = _Flags(torch_bits=False)
 
-__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl"]
+__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _layout, _promote
+from . import _float_kernels, _layout, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -256,9 +256,12 @@ class PowScalar(Op):
         if a.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if a.dtype.kind == "f":
-            special = _FLOAT_POWERS.get(exponent) if isinstance(exponent, (int, float)) else None
+            real = isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
+            special = _FLOAT_POWERS.get(exponent) if real else None
             if special is not None:
                 return special(a)
+            if real and a.dtype == np.float32 and exponent not in (0, 1):
+                return _float_kernels.pow_scalar(a, exponent)  # torch's bits
         return np.power(a, exp)
 
     def backward(self, grad):
@@ -285,6 +288,8 @@ class PowTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b = _promote.binary(a, b)
+        if a.dtype == np.float32 and b.dtype == np.float32:
+            return _float_kernels.pow_tensor(a, b)  # torch's bits (ops/_float_kernels.py)
         return np.power(a, b)
 
     def backward(self, grad):
@@ -358,8 +363,12 @@ class _Unary(Op):
 class Exp(_Unary):
     node = "ExpBackward0"
     saves = {"result": ("self",)}
-    ufunc = np.exp
+    ufunc = staticmethod(_float_kernels.exp)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("exp",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.exp_into(a, out)
 
     def backward(self, grad):
         return grad * self.saved("result")
@@ -371,8 +380,12 @@ class Exp(_Unary):
 class Log(_Unary):
     node = "LogBackward0"
     saves = {"self": ("self",)}
-    ufunc = np.log
+    ufunc = staticmethod(_float_kernels.log)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("log",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.log_into(a, out)
 
     def backward(self, grad):
         return grad / self.saved("self")
@@ -397,8 +410,12 @@ class Sqrt(_Unary):
 class Sin(_Unary):
     node = "SinBackward0"
     saves = {"self": ("self",)}
-    ufunc = np.sin
+    ufunc = staticmethod(_float_kernels.sin)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("sin",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.sin_into(a, out)
 
     def backward(self, grad):
         return grad * self.saved("self").cos()
@@ -410,8 +427,12 @@ class Sin(_Unary):
 class Cos(_Unary):
     node = "CosBackward0"
     saves = {"self": ("self",)}
-    ufunc = np.cos
+    ufunc = staticmethod(_float_kernels.cos)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("cos",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.cos_into(a, out)
 
     def backward(self, grad):
         return grad * -self.saved("self").sin()
@@ -423,8 +444,12 @@ class Cos(_Unary):
 class Tanh(_Unary):
     node = "TanhBackward0"
     saves = {"result": ("self",)}
-    ufunc = np.tanh
+    ufunc = staticmethod(_float_kernels.tanh)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("tanh",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.tanh_into(a, out)
 
     def backward(self, grad):
         return TanhBackward.apply(grad, self.saved("result"))
@@ -433,6 +458,8 @@ class Tanh(_Unary):
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f" and a.itemsize >= 4:
+        return _float_kernels.sigmoid(a)  # float32: torch's bits (ops/_float_kernels.py)
     # exp of a negative argument only, so large |a| neither overflows nor warns.
     out = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False)

@@ -1,0 +1,305 @@
+"""float32 results with torch's last bits: exp, log, tanh, sin, cos, sigmoid, pow (issue 11, 13).
+
+What torch 2.13's CPU kernels run for a float32 tensor (ATen's UnaryOpsKernel.cpp, vml.h,
+vec512_float.h, Loops.h), and what this module does to give the same bits:
+
+- **exp, log, tanh, sin, cos** (and sqrt) call Intel MKL's vector math library
+  (``vmsExp``/``vmsLn``/``vmsTanh``/``vmsSin``/``vmsCos`` in high-accuracy mode) on every
+  contiguous run of elements, the whole tensor through one call; a strided operand is copied
+  into a buffer first, so every element goes through the same MKL code whatever the shape.
+  MKL's code is not public; its high-accuracy float32 results are the correctly rounded ones
+  except near a rounding midpoint. Computing the function in float64 and rounding once to
+  float32 therefore reproduces torch's result on 99.0% (exp), 99.99% (log) and 99.6% (tanh)
+  of a grid of 100,000 inputs (``docs/float32-bits.md``), where NumPy's float32 kernels
+  agree on 61%, 95% and 62%. For sin and cos the rounding agrees on 95% (NumPy's float32:
+  84%, 81%): MKL's float32 sine and cosine err by up to 0.6 ulp, in a pattern that looks
+  random from one input to the next (float32 arithmetic inside MKL), which only MKL's own
+  code reproduces.
+- **sigmoid** is torch's own kernel (``cpu_kernel_vec``): in 16-lane AVX-512 vectors it
+  computes ``1 / ((exp(0 - x)) + 1)`` with SLEEF's ``expf`` (u10), replayed below operation
+  by operation; the elements left over after the last full pair of vectors (``n % 32`` in a
+  contiguous run, every element of a strided run) take the scalar path
+  ``1 / (1 + std::exp(-x))``, whose ``expf`` is glibc's: float64's exp rounded once is
+  glibc's result except on about 0.07% of inputs (glibc's expf is not quite correctly
+  rounded; replaying it is not done). Rows that TensorIterator cannot merge (a slice
+  ``x[:, :k]``) each have their own leftover.
+- **silu** (``x / (1 + exp(-x))``) runs the same two paths as sigmoid.
+- **pow** with a number exponent other than 0, 1, 2, 3, -2, 0.5, -0.5, -1 (those are
+  products, square roots and quotients, ops/elementwise.py) is torch's ``cpu_kernel_vec``
+  too: SLEEF's ``powf`` in the vectors (ops/_sleef_powf.py, exact) and ``std::pow`` in double
+  for the leftover elements (float64's pow rounded once).
+
+The SLEEF replays (sigmoid's and silu's vector path, pow's) cost 20-100x NumPy's own kernel
+(about 20 NumPy passes per element), so they run only when a user asks for torch's exact bits
+with ``leafgrad.backends.cpu.torch_bits = True``. By default sigmoid and silu use torch's
+scalar formula on every element (float32 arithmetic around a once-rounded exp: 96% of
+sigmoid's bits) and pow rounds float64's pow once (98% of the bits), each a few NumPy calls.
+
+float64 tensors keep NumPy's float64 kernels (torch's MKL/SLEEF float64 results are within
+an ulp of them; matching those bits is not attempted).
+
+A float32 fused multiply-add ``a * b + c`` is replayed in float64: the product of two float32
+values is exact there, the sum is rounded to float64 and then to float32. The two roundings
+differ from the single one only when the float64 sum lands exactly on a float32 midpoint,
+which the grids above never hit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+
+_F32 = np.float32
+_F64 = np.float64
+
+# Below this many elements the float64 temporaries cost less than a buffered ufunc call.
+_BUFFERED_FROM = 4096
+
+
+def _rounded(ufunc, a: np.ndarray) -> np.ndarray:
+    """``ufunc`` computed in float64 and rounded once to float32 (``a`` float32)."""
+    if a.size < _BUFFERED_FROM:
+        return ufunc(a, dtype=_F64).astype(_F32)
+    return ufunc(a, out=np.empty_like(a), dtype=_F64, casting="same_kind")
+
+
+def exp(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.exp, a) if a.dtype == _F32 else np.exp(a)
+
+
+def log(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.log, a) if a.dtype == _F32 else np.log(a)
+
+
+def tanh(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.tanh, a) if a.dtype == _F32 else np.tanh(a)
+
+
+def sin(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.sin, a) if a.dtype == _F32 else np.sin(a)
+
+
+def cos(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.cos, a) if a.dtype == _F32 else np.cos(a)
+
+
+# -- SLEEF's expf (u10), as torch's Vectorized<float>::exp runs it with FMA ---------------------
+
+_R_LN2 = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2U = float(_F32(0.693145751953125))
+_L2L = float(_F32(1.428606765330187045e-06))
+_EXP_POLY = tuple(float(_F32(c)) for c in (
+    0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
+    0.0416664853692054748535156, 0.166666671633720397949219, 0.5))
+
+
+def _fma_into(a, b, c, wide: np.ndarray, narrow: np.ndarray) -> np.ndarray:
+    """float32 ``a * b + c`` rounded once (see the module doc), from float64 operands: the
+    result is left in ``narrow`` (float32) and, widened again, in ``wide`` (returned).
+    ``wide`` may be ``a`` but not ``c``."""
+    np.multiply(a, b, out=wide)
+    wide += c
+    narrow[...] = wide
+    wide[...] = narrow
+    return wide
+
+
+_BLOCK = 8192  # elements per pass: the temporaries of one block stay in the CPU's cache
+
+
+def sleef_expf(d: np.ndarray) -> np.ndarray:
+    """SLEEF's ``expf`` u10 on a float32 array, operation by operation (run by an op's
+    forward: NumPy's floating-point warnings are off, ops/registry.py)."""
+    flat = d.reshape(-1)
+    out = np.empty(flat.shape, _F32)
+    size = min(flat.size, _BLOCK)
+    q, s, u, ss = (np.empty(size, _F64) for _ in range(4))
+    narrow = np.empty(size, _F32)
+    for start in range(0, flat.size, _BLOCK):
+        x = flat[start:start + _BLOCK]
+        n = x.size
+        qb, sb, ub, ssb, nb = q[:n], s[:n], u[:n], ss[:n], narrow[:n]
+        np.multiply(x, _R_LN2, out=nb)  # a float32 product,
+        np.rint(nb, out=nb)  # rounded to an integer (ties to even)
+        qb[...] = nb
+        _fma_into(qb, -_L2U, x, ssb, nb)
+        _fma_into(qb, -_L2L, ssb, sb, nb)  # s: the reduced argument
+        ub[...] = _EXP_POLY[0]
+        for c in _EXP_POLY[1:]:
+            _fma_into(ub, sb, c, ub, nb)
+        np.multiply(sb, sb, out=ssb)  # a float32 product: exact in float64, rounded once
+        nb[...] = ssb
+        ssb[...] = nb
+        _fma_into(ssb, ub, sb, ub, nb)
+        nb += _F32(1)  # a float32 addition
+        # SLEEF scales by 2**(q >> 1), then by 2**(q - (q >> 1)) (vldexp2); q is small
+        # wherever the result is not replaced below
+        qi = np.minimum(np.maximum(qb, -255), 255).astype(np.int32)
+        half = qi >> 1
+        qi -= half
+        np.ldexp(nb, half, out=nb)
+        np.ldexp(nb, qi, out=out[start:start + n])
+    out[flat < -104] = 0
+    out[flat > 100] = np.inf
+    nan = np.isnan(flat)
+    out[nan] = flat[nan]
+    return out.reshape(d.shape)
+
+
+# -- torch's vectorised loop: which elements take the scalar path ------------------------------
+
+_PAIR = 32  # two 16-lane AVX-512 float32 vectors per step of Loops.h's vectorized_loop
+
+
+def _scalar_part(a: np.ndarray):
+    """The elements torch's vectorised loop leaves to the scalar op: None (none of them),
+    ``...`` (all), or an index into ``a`` for the leftover of each contiguous run."""
+    n = a.size
+    if n < _PAIR:
+        return ...
+    item = a.itemsize
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        tail = n % _PAIR
+        if not tail:
+            return None
+        flat = np.arange(n - tail, n)  # the last elements in memory order
+        return np.unravel_index(flat, a.shape, order="C" if a.flags.c_contiguous else "F")
+    if a.strides[-1] == item:  # rows TensorIterator runs one by one
+        inner = a.shape[-1]
+        tail = inner % _PAIR
+        if inner < _PAIR:
+            return ...
+        return (Ellipsis, slice(inner - tail, inner)) if tail else None
+    return ...
+
+
+def _sigmoid_scalar(a: np.ndarray) -> np.ndarray:
+    e = np.exp(np.negative(a, dtype=_F64)).astype(_F32)  # glibc's expf: rounded once
+    return _F32(1) / (_F32(1) + e)
+
+
+def _sigmoid_vector(a: np.ndarray) -> np.ndarray:
+    return _F32(1) / (sleef_expf(_F32(0) - a) + _F32(1))
+
+
+def _silu_scalar(a: np.ndarray) -> np.ndarray:
+    return a / (_F32(1) + np.exp(np.negative(a, dtype=_F64)).astype(_F32))
+
+
+def silu(a: np.ndarray) -> np.ndarray:
+    """torch's ``silu`` of a float32 array: ``x / (1 + exp(-x))``, with SLEEF's expf in the
+    vectorised loop and glibc's expf in the scalar one, as sigmoid."""
+    part = _scalar_part(a) if _cpu.torch_bits else ...
+    if part is Ellipsis:
+        return np.asarray(_silu_scalar(a), dtype=_F32)
+    out = a / (_F32(1) + sleef_expf(np.negative(a)))
+    if part is not None:
+        out[part] = _silu_scalar(a[part])
+    return out
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    """torch's ``sigmoid`` of a float32 array (float64: ``1 / (1 + exp(-a))`` in float64)."""
+    if a.dtype != _F32:
+        return (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False)
+    if not _cpu.torch_bits:  # torch's scalar formula everywhere: cheap, ~96% of the bits
+        return np.asarray(_sigmoid_scalar(a), dtype=_F32)
+    part = _scalar_part(a)
+    if part is Ellipsis:
+        return np.asarray(_sigmoid_scalar(a), dtype=_F32)
+    out = _sigmoid_vector(a)
+    if part is not None:
+        out[part] = _sigmoid_scalar(a[part])
+    return out
+
+
+def _into(ufunc, a: np.ndarray, out) -> np.ndarray:
+    """``ufunc(a)`` as ``exp``/``log``/``tanh`` above compute it, written into ``out``
+    (leafgrad.compile's capture kernels; ``out`` None: a fresh array)."""
+    if a.dtype != _F32:
+        return ufunc(a, out=out)
+    if out is None:
+        return _rounded(ufunc, a)
+    return ufunc(a, out=out, dtype=_F64, casting="same_kind")
+
+
+def exp_into(a, out):
+    return _into(np.exp, a, out)
+
+
+def log_into(a, out):
+    return _into(np.log, a, out)
+
+
+def tanh_into(a, out):
+    return _into(np.tanh, a, out)
+
+
+def sin_into(a, out):
+    return _into(np.sin, a, out)
+
+
+def cos_into(a, out):
+    return _into(np.cos, a, out)
+
+
+# -- pow with a number exponent: SLEEF's powf in the vector loop, double pow in the scalar one --
+
+
+def pow_scalar(a: np.ndarray, exponent: float) -> np.ndarray:
+    """torch's ``a ** exponent`` for a float32 array and a real exponent other than those its
+    pow kernel computes otherwise (0, 1, 2, 3, -2, 0.5, -0.5, -1): ``Vectorized<float>::pow``
+    (SLEEF's powf with the exponent rounded to float32, ops/_sleef_powf.py) in the vectorised
+    loop, ``std::pow(double(x), exponent)`` rounded to float32 in the scalar one."""
+    from ._sleef_powf import powf
+
+    part = _scalar_part(a) if _cpu.torch_bits else ...
+    exponent = float(exponent)
+    if part is Ellipsis:
+        return np.asarray(np.power(a, exponent, dtype=_F64).astype(_F32))
+    out = powf(a, exponent)
+    if part is not None:
+        out[part] = np.power(a[part], exponent, dtype=_F64)
+    return out
+
+
+def _scalar_part_of(shape: tuple, operands: tuple):
+    """``_scalar_part`` for a result of ``shape`` computed from broadcast operands: one run
+    when every operand is C-contiguous of that shape or a single element, runs along the
+    last dimension when each operand steps by one element (or stays) along it, else none.
+    (TensorIterator also merges other dimensions it can; such leftovers are not followed.)"""
+    first = operands[0]
+    if all(op.shape == shape and op.strides == first.strides for op in operands):
+        return _scalar_part(first)
+    n = int(np.prod(shape))
+    if n < _PAIR:
+        return ...
+    if all(op.size == 1 or (op.shape == shape and op.flags.c_contiguous) for op in operands):
+        tail = n % _PAIR
+        return np.unravel_index(np.arange(n - tail, n), shape) if tail else None
+    views = [np.broadcast_to(op, shape) for op in operands]
+    if shape and all(v.strides[-1] in (0, v.itemsize) for v in views):
+        inner = shape[-1]
+        if inner < _PAIR:
+            return ...
+        tail = inner % _PAIR
+        return (Ellipsis, slice(inner - tail, inner)) if tail else None
+    return ...
+
+
+def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's ``a ** b`` for two float32 arrays (broadcast together): SLEEF's powf in the
+    vectorised loop, ``std::pow`` of the two floats (glibc's powf: float64's pow rounded
+    once) in the scalar one."""
+    from ._sleef_powf import powf
+
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    part = _scalar_part_of(shape, (a, b)) if _cpu.torch_bits else ...
+    av, bv = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    if part is Ellipsis:
+        return np.asarray(np.power(av, bv, dtype=_F64).astype(_F32))
+    out = powf(np.ascontiguousarray(av), np.ascontiguousarray(bv))
+    if part is not None:
+        out[part] = np.power(av[part], bv[part], dtype=_F64)
+    return out
