@@ -46,7 +46,7 @@ from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
-from . import testing  # noqa: E402 - torch.testing
+from . import distributions, testing  # noqa: E402 - torch.distributions, torch.testing
 from . import viz  # noqa: E402 - leafgrad's own: graph pictures (not in torch)
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
