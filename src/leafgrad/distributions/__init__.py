@@ -7,12 +7,18 @@ with torch's gradients.
 
 from __future__ import annotations
 
-from . import constraints, utils
+from . import constraints, transforms, utils
+from ._composite import Independent, LogNormal, TransformedDistribution
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
 from .distribution import Distribution, ExponentialFamily
+from .kl import kl_divergence, register_kl
+from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Laplace",
-    "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Uniform",
-]
+    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
+    "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "kl_divergence",
+    "register_kl",
+] + transforms.__all__
