@@ -130,13 +130,12 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        # torch.cholesky_inverse(L) = (L L^T)^-1, from two triangular solves with identity
+        # torch.cholesky_inverse(L) = (L L^T)^-1; inv(L @ L.mT) has the same value and the
+        # same gradient, -R (G + G^T) R L, which reaches L's upper triangle as torch's does
         from .. import linalg
 
         L = self._unbroadcasted_scale_tril
-        identity = _creation.eye(L.shape[-1], dtype=L.dtype)
-        L_inv = linalg.solve_triangular(L, identity, upper=False)
-        return L_inv.mT.matmul(L_inv).expand(self._matrix_shape())
+        return linalg.inv(L.matmul(L.mT)).expand(self._matrix_shape())
 
     @property
     def mean(self):
