@@ -120,9 +120,8 @@ class Bernoulli(_ProbsOrLogits, ExponentialFamily):
 
     @property
     def _natural_params(self):
-        from .. import logit
-
-        return (logit(self.probs),)
+        # torch.logit(p) = log(p / (1 - p)); leafgrad has no logit op yet
+        return ((self.probs / (1 - self.probs)).log(),)
 
     def _log_normalizer(self, x):
         return x.exp().log1p()

@@ -51,7 +51,9 @@ def _batch_mahalanobis(bL, bx):
     inverse = list(range(outer))
     for i in range(bL_batch_dims):
         inverse += [outer + i, old_dims + i]
-    return permuted.permute(inverse).reshape(bx_batch_shape)
+    if inverse:  # leafgrad's permute refuses the empty permutation of a 0-d tensor
+        permuted = permuted.permute(inverse)
+    return permuted.reshape(bx_batch_shape)
 
 
 def _precision_to_scale_tril(P):
