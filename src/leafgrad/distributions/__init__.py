@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from . import constraints, transforms, utils
 from ._composite import Independent, LogNormal, TransformedDistribution
+from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
+                     RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
@@ -17,7 +19,9 @@ from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
+    "Bernoulli", "Categorical", "Cauchy", "Geometric", "MixtureSameFamily", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "Distribution", "Exponential", "ExponentialFamily",
     "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "kl_divergence",
     "register_kl",

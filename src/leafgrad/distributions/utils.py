@@ -135,3 +135,14 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
 
 def _size(shape) -> Size:
     return shape if isinstance(shape, Size) else Size(tuple(shape))
+
+
+def _cauchy(shape, dtype) -> Tensor:
+    """``empty(shape).cauchy_()``: torch's CPU kernel, tan(pi * (u - 0.5)) of a 53-bit uniform
+    with the C library's tan, rounded to ``dtype`` (a private helper, as ``_exponential``)."""
+    from .. import _rng
+
+    gen = _rng._generator(None)
+    u = _rng._uniform53(gen, int(math.prod(shape)))
+    values = _rng._libm_map(math.tan, math.pi * (u - 0.5))
+    return _creation.tensor(values.astype(dtype.np).reshape(tuple(shape)), dtype=dtype)
