@@ -137,3 +137,34 @@ def test_independent():
 def test_independent_errors():
     assert_same(lambda m: ({"d": repr(m.distributions.Independent(
         m.distributions.Normal(m.zeros(2), 1.0), 2))}, []))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_low_rank_multivariate_normal(batched):
+    def run(m):
+        loc, W, D = params(m, [0.0, 1.0, -1.0], [[0.5, 0.1], [0.2, -0.3], [1.0, 0.4]],
+                           [1.0, 0.5, 2.0])
+        if batched:
+            d = m.distributions.LowRankMultivariateNormal(loc.expand(2, 3), W, D)
+        else:
+            d = m.distributions.LowRankMultivariateNormal(loc, W, D)
+        x = m.tensor([[0.3, 0.2, 0.1], [1.0, -1.0, 2.0]])
+        return {"rsample": d.rsample((2,)), "lp": d.log_prob(x), "ent": d.entropy(),
+                "var": d.variance, "cov": d.covariance_matrix, "prec": d.precision_matrix,
+                "tril": d.scale_tril, "batch": d.batch_shape, "event": d.event_shape,
+                "expand": d.expand((4,) + tuple(d.batch_shape)).rsample()}, [loc, W, D]
+
+    assert_same(run, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("build", [
+    lambda m: m.distributions.LowRankMultivariateNormal(m.tensor(0.0), m.ones(1, 1), m.ones(1)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2), m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(3)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), -m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(3, 2), m.ones(2, 2, 1),
+                                                        m.ones(2)),
+])
+def test_low_rank_errors(build):
+    assert_same(lambda m: ({"d": repr(build(m))}, []))

@@ -12,6 +12,7 @@ from ._composite import Independent, LogNormal, TransformedDistribution
 from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
                      RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
 from .distribution import Distribution, ExponentialFamily
@@ -22,7 +23,7 @@ __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Geometric", "MixtureSameFamily", "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "Distribution", "Exponential", "ExponentialFamily",
-    "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "Independent", "Laplace", "LowRankMultivariateNormal", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "kl_divergence",
     "register_kl",
 ] + transforms.__all__
