@@ -12,6 +12,7 @@ from ._composite import Independent, LogNormal, TransformedDistribution
 from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
                      RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from ._gamma import Beta, Chi2, Dirichlet, Gamma
 from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
@@ -20,7 +21,7 @@ from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
 __all__ = [
-    "Bernoulli", "Categorical", "Cauchy", "Geometric", "MixtureSameFamily", "RelaxedBernoulli",
+    "Bernoulli", "Beta", "Categorical", "Chi2", "Dirichlet", "Gamma", "Cauchy", "Geometric", "MixtureSameFamily", "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "Distribution", "Exponential", "ExponentialFamily",
     "Independent", "Laplace", "LowRankMultivariateNormal", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",

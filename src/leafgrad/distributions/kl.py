@@ -268,3 +268,39 @@ def _kl_independent_independent(p, q):
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
+
+
+# the gamma family (lgamma/digamma from _gamma: leafgrad's ops when present)
+from ._gamma import Beta, Dirichlet, Gamma, _digamma, _lgamma  # noqa: E402
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = _lgamma(q.concentration1) + _lgamma(q.concentration0) + _lgamma(sum_params_p)
+    t2 = _lgamma(p.concentration1) + _lgamma(p.concentration0) + _lgamma(sum_params_q)
+    t3 = (p.concentration1 - q.concentration1) * _digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * _digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * _digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = _lgamma(sum_p) - _lgamma(sum_q)
+    t2 = (_lgamma(p.concentration) - _lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = _digamma(p.concentration) - _digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = _lgamma(q.concentration) - _lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * _digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
