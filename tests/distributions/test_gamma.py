@@ -96,3 +96,20 @@ def test_gamma_family_kl():
                 "chi2": D.kl_divergence(D.Chi2(a), D.Chi2(b))}, [a, b]
 
     assert_same(run, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_student_t(dtype):
+    def run(m):
+        df, loc, scale = params(m, [0.8, 1.5, 3.0, 30.0], [0.0, 1.0, -1.0, 0.5],
+                                [1.0, 0.5, 2.0, 1.0], dtype=dtype)
+        d = m.distributions.StudentT(df, loc, scale)
+        v = m.tensor([0.5, 1.0, -3.0, 0.0], dtype=df.dtype)
+        return {"sample": d.sample((5,)), "lp": d.log_prob(v), "entropy": d.entropy(),
+                "mean": d.mean, "var": d.variance, "mode": d.mode,
+                "scalar": m.distributions.StudentT(4.0).sample((3,)),
+                "batch": m.distributions.StudentT(4.0).batch_shape,
+                "r_loc_scale": m.distributions.StudentT(df.detach(), loc, scale).rsample()}, \
+            [df, loc, scale]
+
+    assert_same(run, rtol=1e-5, atol=1e-5)

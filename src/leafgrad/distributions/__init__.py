@@ -12,7 +12,7 @@ from ._composite import Independent, LogNormal, TransformedDistribution
 from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
                      RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
-from ._gamma import Beta, Chi2, Dirichlet, Gamma
+from ._gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
@@ -25,6 +25,6 @@ __all__ = [
     "RelaxedOneHotCategorical",
     "Distribution", "Exponential", "ExponentialFamily",
     "Independent", "Laplace", "LowRankMultivariateNormal", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "kl_divergence",
+    "OneHotCategoricalStraightThrough", "StudentT", "TransformedDistribution", "Uniform", "kl_divergence",
     "register_kl",
 ] + transforms.__all__

@@ -27,7 +27,7 @@ from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from .utils import _is_number, _size, broadcast_all
 
-__all__ = ["Gamma", "Chi2", "Dirichlet", "Beta"]
+__all__ = ["Gamma", "Chi2", "Dirichlet", "Beta", "StudentT"]
 
 
 # ---- special functions (private fallbacks) -------------------------------------------------
@@ -427,3 +427,71 @@ class Beta(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         return _lgamma(x) + _lgamma(y) - _lgamma(x + y)
+
+
+class StudentT(Distribution):
+    """Student's t: loc + scale * X / sqrt(Z / df), X ~ N(0, 1) drawn first, Z ~ Chi2(df)."""
+
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real,
+                       "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df)
+        super().__init__(self.df.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(StudentT, _instance)
+        batch_shape = _size(batch_shape)
+        new.df = self.df.expand(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        new._chi2 = self._chi2.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        m = self.loc.clone()
+        m[self.df <= 1] = math.nan
+        return m
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        m = self.df.clone()
+        big = self.df > 2
+        m[big] = self.scale[big].pow(2) * self.df[big] / (self.df[big] - 2)
+        m[(self.df <= 2) & (self.df > 1)] = math.inf
+        m[self.df <= 1] = math.nan
+        return m
+
+    def rsample(self, sample_shape=Size()):
+        from .utils import _standard_normal
+
+        shape = self._extended_shape(sample_shape)
+        X = _standard_normal(shape, dtype=self.df.dtype)
+        Z = self._chi2.rsample(sample_shape)
+        Y = X * (Z / self.df).rsqrt()
+        return self.loc + self.scale * Y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (value - self.loc) / self.scale
+        Z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
+             + _lgamma(0.5 * self.df) - _lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * (y ** 2.0 / self.df).log1p() - Z
+
+    def entropy(self):
+        lbeta = _lgamma(0.5 * self.df) + math.lgamma(0.5) - _lgamma(0.5 * (self.df + 1))
+        return (self.scale.log()
+                + 0.5 * (self.df + 1) * (_digamma(0.5 * (self.df + 1))
+                                         - _digamma(0.5 * self.df))
+                + 0.5 * self.df.log() + lbeta)
