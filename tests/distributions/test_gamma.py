@@ -42,7 +42,8 @@ def test_chi2_and_scalars():
         d = m.distributions.Chi2(m.tensor([1.0, 3.0]))
         g = m.distributions.Gamma(2.0, 3.0)
         return {"s": d.sample((5,)), "df": d.df, "lp": d.log_prob(m.tensor([0.5, 2.0])),
-                "g": g.sample((4,)), "gb": g.batch_shape, "c": m.distributions.Chi2(4.0).sample()}, []
+                "g": g.sample((4,)), "gb": g.batch_shape,
+                "c": m.distributions.Chi2(4.0).sample()}, []
 
     assert_same(run, rtol=1e-5, exact=("s", "g", "c"))
 

@@ -13,6 +13,7 @@ from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
                      RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from ._gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from ._half import Gumbel, HalfCauchy, HalfNormal
 from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
 from ._univariate import Exponential, Laplace, Normal, Uniform
@@ -20,11 +21,11 @@ from .distribution import Distribution, ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
-__all__ = [
-    "Bernoulli", "Beta", "Categorical", "Chi2", "Dirichlet", "Gamma", "Cauchy", "Geometric", "MixtureSameFamily", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical",
-    "Distribution", "Exponential", "ExponentialFamily",
-    "Independent", "Laplace", "LowRankMultivariateNormal", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "StudentT", "TransformedDistribution", "Uniform", "kl_divergence",
-    "register_kl",
-] + transforms.__all__
+__all__ = sorted([
+    "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
+    "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+] + transforms.__all__)

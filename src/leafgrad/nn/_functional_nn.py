@@ -23,7 +23,9 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-from ..amp._state import fp32_inputs as _fp32_inputs, lower_inputs as _lower_inputs  # noqa: E402,E501
+from ..amp._state import fp32_inputs as _fp32_inputs  # noqa: E402 - autocast
+from ..amp._state import lower_inputs as _lower_inputs  # noqa: E402
+
 
 def _tensor_cls():
     from ..tensor import Tensor
