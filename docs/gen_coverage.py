@@ -28,7 +28,8 @@ NAMESPACES = [
     "torch.fft", "torch.autograd", "torch.autograd.functional", "torch.autograd.forward_ad",
     "torch.autograd.graph", "torch.func", "torch.nn", "torch.nn.init", "torch.nn.utils",
     "torch.nn.utils.rnn", "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data",
-    "torch.utils.checkpoint", "torch.random", "torch.profiler",
+    "torch.utils.checkpoint", "torch.random", "torch.profiler", "torch.testing", "torch.distributions",
+    "torch.distributions.constraints", "torch.distributions.transforms", "torch.amp",
 ]
 
 # Modules whose objects leak into torch's namespaces through imports (typing helpers etc.).

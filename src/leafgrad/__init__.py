@@ -46,6 +46,12 @@ from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
+from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
+from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
+    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+    get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+    set_autocast_dtype, set_autocast_enabled,
+)
 from . import viz  # noqa: E402 - leafgrad's own: graph pictures (not in torch)
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods

@@ -1017,10 +1017,18 @@ def multinomial(probabilities: np.ndarray, num_samples: int, replacement: bool,
     gen = _generator(generator)
     rows = np.atleast_2d(probabilities)
     count = rows.shape[1]
-    if not replacement:
-        q = -np.log1p(-_uniform53(gen, rows.size)).reshape(rows.shape)
-        keys = rows / q
-        order = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    if not replacement or num_samples == 1:
+        # torch's fast path: q = empty_like(p).exponential_(1) (-log1p(-u) of a 53-bit
+        # uniform, in double with the C library's log1p, rounded to p's dtype), then the
+        # argmax (one sample) or the top num_samples of p / q in p's dtype
+        u = _uniform53(gen, rows.size)
+        q = (-1.0 * _libm_map(math.log1p, -u)).astype(rows.dtype).reshape(rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = rows / q
+        if num_samples == 1:
+            order = np.argmax(keys, axis=1).reshape(-1, 1)
+        else:
+            order = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
         return order.reshape(probabilities.shape[:-1] + (num_samples,)).astype(np.int64)
     out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for r, row in enumerate(rows):

@@ -77,6 +77,9 @@ def threshold_(input, threshold: float, value: float):
 
 
 def prelu(input, weight):
+    from ..amp._state import lower_inputs
+
+    input, weight = lower_inputs(input, weight)  # torch's CPU autocast list: cast first
     return Prelu.apply(input, weight)
 
 

@@ -23,6 +23,10 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+from ..amp._state import fp32_inputs as _fp32_inputs  # noqa: E402 - autocast
+from ..amp._state import lower_inputs as _lower_inputs  # noqa: E402
+
+
 def _tensor_cls():
     from ..tensor import Tensor
 
@@ -160,6 +164,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
+    input, weight, bias = _lower_inputs(input, weight, bias)  # torch's CPU autocast list
     if bias is not None and input.dtype is not weight.dtype and input.ndim in (2, 3):
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {input.dtype._legacy} and "
@@ -416,6 +421,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _ops.check_reduction(reduction)
     _warn_shape(input, target, "l1_loss")
+    input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     losses = (input - target).abs()
     return _reduce(losses, reduction)
 
@@ -488,6 +494,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _ops.check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     class_dim = 0 if input.ndim == 1 else 1
     log_p = log_softmax(input, class_dim)
     classes = input.shape[class_dim]

@@ -180,6 +180,7 @@ class Glu(Op):
 @register
 class Prelu(Op):
     """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``channels`` entries."""
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "PreluKernelBackward0"
     inputs = ("self", "weight")

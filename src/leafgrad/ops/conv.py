@@ -186,6 +186,7 @@ def _geometry(params: dict) -> tuple:
 @register
 class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
     vmap = batch.convolution
@@ -307,6 +308,7 @@ class ConvWeightGrad(Op):
 @register
 class ConvTranspose(Op):
     """conv_transpose2d: ``weight`` is (C_in, C_out/groups, KH, KW)."""
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
     vmap = batch.fold("spatial")

@@ -53,7 +53,7 @@ def _normalise(tensor, index) -> list:
         if isinstance(item, Tensor) and item.dtype.name == "bool" or (
             isinstance(item, np.ndarray) and item.dtype == np.bool_
         ):
-            consumed += max(np.ndim(item._data if isinstance(item, Tensor) else item), 1)
+            consumed += np.ndim(item._data if isinstance(item, Tensor) else item)  # 0-d: none
         elif isinstance(item, bool):
             continue
         else:

@@ -26,6 +26,7 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 
 @register
 class Mm(Op):
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "MmBackward0"
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
@@ -160,6 +161,7 @@ class Dot(Op):
 @register
 class Addmm(Op):
     """``beta * self + alpha * (mat1 @ mat2)``; ``nn.functional.linear`` uses it with a bias."""
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "AddmmBackward0"
     vmap = batch.addmm
@@ -216,6 +218,7 @@ def _legacy(a: np.ndarray) -> str:
 
 @register
 class Bmm(Op):
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "BmmBackward0"
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
@@ -256,7 +259,11 @@ class Bmm(Op):
 
 def matmul(a, b):
     """torch.matmul: dispatch on dimensions the way ATen does, so node names match."""
+    from ..amp._state import state as autocast_state
     from .shape import SqueezeLast
+
+    if autocast_state.active:  # torch's CPU autocast casts at matmul, before its reshapes
+        a, b = autocast_state.cast_args("lower_precision_fp", (a, b))
 
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:

@@ -64,6 +64,7 @@ def _scaled(grad, factor):
 @register
 class Baddbmm(Op):
     """``beta * self + alpha * (batch1 @ batch2)`` for 3-d batches."""
+    autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "BaddbmmBackward0"
     vmap = batch.addmm

@@ -93,6 +93,7 @@ class _Pointwise(Op):
 
 @register
 class MseLoss(_Pointwise):
+    autocast = "fp32"  # torch's CPU autocast list
     node = "MseLossBackward0"
     vmap = batch.loss
     broadcasts = True
@@ -109,6 +110,7 @@ class MseLoss(_Pointwise):
 
 @register
 class SmoothL1Loss(_Pointwise):
+    autocast = "fp32"  # torch's CPU autocast list
     node = "SmoothL1LossBackward0"
     vmap = batch.loss
     broadcasts = True
@@ -132,6 +134,7 @@ class SmoothL1Loss(_Pointwise):
 
 @register
 class HuberLoss(_Pointwise):
+    autocast = "fp32"  # torch's CPU autocast list
     node = "HuberLossBackward0"
     vmap = batch.loss
     broadcasts = True
@@ -173,6 +176,7 @@ def _nll_index(shape, safe):
 @register
 class NllLoss(Op):
     """``-weight[t] * input[n, t]``, reduced; ``mean`` divides by the summed weights."""
+    autocast = "fp32"  # torch's CPU autocast list
 
     node = "NllLossBackward0"
     vmap = batch.nll_loss
@@ -246,6 +250,7 @@ class NllLossBackward(Op):
 
 @register
 class BinaryCrossEntropy(Op):
+    autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyBackward0"
     vmap = batch.loss
     inputs = ("self", "target", "weight")
@@ -291,6 +296,7 @@ class BinaryCrossEntropy(Op):
 
 @register
 class BinaryCrossEntropyWithLogits(Op):
+    autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyWithLogitsBackward0"
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")

@@ -145,6 +145,7 @@ def _ctc_gradient(log_probs, nll, alpha, gathered, input_lengths, target_lengths
 @register
 class CtcLoss(Op):
     """Per-sequence CTC negative log likelihood (reduction 'none') of (T, N, C) log_probs."""
+    autocast = "fp32"  # torch's CPU autocast list
 
     node = "CtcLossBackward0"
     inputs = ("log_probs",)

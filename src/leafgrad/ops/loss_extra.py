@@ -31,6 +31,7 @@ def _reduce_grad(grad, shape, reduction: str, count: int):
 @register
 class SoftMarginLoss(Op):
     """``log(1 + exp(-target * input))``, reduced."""
+    autocast = "fp32"  # torch's CPU autocast list
 
     node = "SoftMarginLossBackward0"
     vmap = batch.loss
@@ -68,6 +69,7 @@ class SoftMarginLoss(Op):
 class MultiMarginLoss(Op):
     """``sum_{j != y} max(0, margin - x[y] + x[j]) ** p / C`` per sample (weighted by
     ``weight[y]``), reduced."""
+    autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultiMarginLossBackward0"
     inputs = ("self", "weight")
@@ -151,6 +153,7 @@ class MultiMarginLoss(Op):
 class MultilabelMarginLoss(Op):
     """The multi-label hinge loss: each sample's target classes (its target row up to the first
     -1) against every class that is not one of them, ``max(0, 1 - x[y] + x[i]) / C``."""
+    autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultilabelMarginLossBackward0"
     inputs = ("self",)

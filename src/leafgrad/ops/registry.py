@@ -15,6 +15,7 @@ import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
+from ..amp._state import state as _autocast_state
 from ..autograd._vmap_state import state as _vmap_state
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floating-point warnings
 from .._compile.state import state as _capture
@@ -119,6 +120,9 @@ class Op(Node):
     capture_params: tuple = ()
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
+    # torch's CPU autocast list this op is on: "lower_precision_fp" (runs in the autocast
+    # dtype) or "fp32" (runs in float32); None: it runs in its inputs' dtype (amp/_state.py)
+    autocast = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -155,6 +159,8 @@ class Op(Node):
     # -- running forward ---------------------------------------------------------------------
     @classmethod
     def apply(cls, *args, **params) -> Tensor:
+        if _autocast_state.active and cls.autocast is not None:  # inside leafgrad.autocast
+            args = _autocast_state.cast_args(cls.autocast, args)
         if _vmap_state.active:  # inside vmap: batched arguments go to the op's batching rule
             result = _vmap_state.apply(cls, args, params)
             if result is not NotImplemented:

@@ -430,6 +430,7 @@ class Alias(_View):
 
 @register
 class Cat(Op):
+    autocast = "promote"  # torch's CPU autocast list: the widest floating dtype
     node = "CatBackward0"
     vmap = batch.dims("dim")
     torch_names = ("cat", "concat", "concatenate")

@@ -1,0 +1,31 @@
+"""torch.distributions: probability distributions with torch's sampling streams and formulas.
+
+``import leafgrad as torch`` then ``torch.distributions.Normal(0., 1.).sample((3,))`` gives
+torch's values for the same seed; ``log_prob``, ``entropy`` and ``rsample`` are differentiable
+with torch's gradients.
+"""
+
+from __future__ import annotations
+
+from . import constraints, transforms, utils
+from ._composite import Independent, LogNormal, TransformedDistribution
+from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
+                     RelaxedOneHotCategorical)
+from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from ._gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from ._half import Gumbel, HalfCauchy, HalfNormal
+from ._lowrank import LowRankMultivariateNormal
+from ._mvn import MultivariateNormal
+from ._univariate import Exponential, Laplace, Normal, Uniform
+from .distribution import Distribution, ExponentialFamily
+from .kl import kl_divergence, register_kl
+from .transforms import *  # noqa: F403 - torch re-exports every transform here
+
+__all__ = sorted([
+    "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
+    "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+] + transforms.__all__)
