@@ -196,6 +196,10 @@ class NllLoss(Op):
             total = total / weights.sum()
         return np.asarray(total, dtype=a.dtype)
 
+    @property
+    def next_functions(self) -> tuple:  # torch's node has no edge for the weight
+        return super().next_functions[:1]
+
     def backward(self, grad):
         # torch does not differentiate nll_loss with respect to ``weight``
         grad_input = NllLossBackward.apply(grad, input_sizes=self.input_shape(0),

@@ -76,6 +76,10 @@ class MultiMarginLoss(Op):
     saves = {"self": ("self",), "weight": ("self",)}
     torch_names = ("nn.functional.multi_margin_loss",)
 
+    @property
+    def next_functions(self) -> tuple:  # torch's node has no edge for the weight
+        return super().next_functions[:1]
+
     @staticmethod
     def _terms(x: np.ndarray, target: np.ndarray, p: int, margin: float, weight):
         rows = np.arange(x.shape[0])

@@ -471,7 +471,12 @@ def broadcast_to(tensor, shape):
 def broadcast_tensors(*tensors):
     from . import expand
 
-    shape = np.broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    from ._promote import check_broadcast
+
+    shape = ()
+    for t in tensors:  # torch's order of checks, so its message names the same sizes
+        check_broadcast(shape, tuple(t.shape))
+        shape = np.broadcast_shapes(shape, tuple(t.shape))
     return tuple(expand(t, shape) for t in tensors)
 
 
