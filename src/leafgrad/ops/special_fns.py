@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from . import _layout
 from . import _special_fns as fns
 from . import _batching_rules as batch
 from ._forward import auto_element_wise, jvp_sum
@@ -60,7 +61,7 @@ class Digamma(_FloatUnary):
     node = "DigammaBackward0"
     vmap = batch.elementwise
     saves = {"self": ("self",)}
-    compute = staticmethod(lambda a: fns.digamma(a).astype(a.dtype, copy=False))
+    compute = staticmethod(lambda a: _layout.like(fns.digamma(a).astype(a.dtype, copy=False), a))
     torch_names = ("digamma", "special.digamma", "special.psi")
 
     def backward(self, grad):
@@ -81,7 +82,7 @@ class Polygamma(Op):
         from . import _promote
 
         a = _promote.float_result(a)
-        return np.asarray(fns.polygamma(n, a)).astype(a.dtype, copy=False)
+        return _layout.like(np.asarray(fns.polygamma(n, a)).astype(a.dtype, copy=False), a)
 
     def backward(self, grad):
         return grad * Polygamma.apply(self.saved("self"), n=self._params["n"] + 1)
@@ -106,7 +107,7 @@ class Mvlgamma(Op):
         shifts = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
         total = fns.lgamma(a.astype(np.float64)[..., None] + shifts).sum(-1)
         total = total + p * (p - 1) / 4.0 * math.log(math.pi)
-        return np.asarray(total).astype(a.dtype, copy=False)
+        return _layout.contiguous(np.asarray(total).astype(a.dtype, copy=False))
 
     def backward(self, grad):
         # torch: grad * digamma(self.unsqueeze(-1) + arange(-p/2 + 1/2, 1/2, 1/2)).sum(-1)
@@ -511,6 +512,17 @@ class SpecialXlog1pyScalarOther(Op):
     jvp = auto_element_wise
 
 
+def _binary_layout(out: np.ndarray, a, b) -> np.ndarray:
+    """The result laid out as torch's TensorIterator lays it out from its operands: like the
+    first operand of the result's shape (the special functions below build their results with
+    np.where, which is row-major)."""
+    same = [operand for operand in (a, b)
+            if isinstance(operand, np.ndarray) and operand.shape == out.shape]
+    # a row-major first operand defers to a permuted second one (TensorIterator's order)
+    chosen = next((operand for operand in same if not operand.flags.c_contiguous), None)
+    return _layout.like(out, chosen) if chosen is not None else _layout.contiguous(out)
+
+
 def _not_implemented_derivative(name: str):
     return NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
@@ -529,7 +541,7 @@ class _IncompleteGamma(Op):
     @classmethod
     def forward(cls, ctx, a, b):
         a, b, dtype = _float_binary(a, b, kernel=f"{cls.kernel}_cpu")
-        return np.asarray(cls.compute(a, b)).astype(dtype, copy=False)
+        return _binary_layout(np.asarray(cls.compute(a, b)).astype(dtype, copy=False), a, b)
 
     def _other_derivative(self, a, x):
         # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
@@ -582,7 +594,7 @@ class SpecialZeta(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b, dtype = _float_binary(a, b)
-        return np.asarray(fns.zeta(a, b)).astype(dtype, copy=False)
+        return _binary_layout(np.asarray(fns.zeta(a, b)).astype(dtype, copy=False), a, b)
 
     def backward(self, grad):
         if self.needs_grad(0):
