@@ -45,6 +45,8 @@ from .func import vmap  # noqa: E402 - torch.vmap
 from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
+from ._functions_math_extra import *  # noqa: F403,E402 - distances, special functions
+from ._functions_composites import *  # noqa: F403,E402 - diff, splits, trapezoid, ...
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
 from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
 from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
@@ -53,6 +55,7 @@ from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
     set_autocast_dtype, set_autocast_enabled,
 )
 from . import viz  # noqa: E402 - leafgrad's own: graph pictures (not in torch)
+from . import special  # noqa: E402 - torch.special
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
 

@@ -25,6 +25,7 @@ from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, Re
 from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
+from .methods.math_extra import MathExtraMethods
 from .methods.nn import NNMethods
 from .methods.reductions import ReductionMethods
 from .methods.shape import ShapeMethods
@@ -176,7 +177,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods):
+             ExtraMethods, MathExtraMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)

@@ -86,7 +86,9 @@ class ExtraMethods:
         return -1  # the CPU
 
     def ravel(self):
-        return self.reshape(-1)
+        from .._functions_composites import ravel  # torch: contiguous().view(-1)
+
+        return ravel(self)
 
     def positive(self):
         if self._data.dtype.kind == "b":

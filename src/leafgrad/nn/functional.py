@@ -21,8 +21,9 @@ from ._embedding_bag import embedding_bag  # noqa: F401 - bags of embeddings
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
     *_nn_all, *_layers_all, *_act_all, *_attention_all, *_losses_all,
-    *_upsample_all, "embedding_bag",
+    *_upsample_all, "embedding_bag", "pdist",
 ]
+pdist = _ops.pdist
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

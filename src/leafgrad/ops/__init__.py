@@ -23,6 +23,8 @@ from .linalg import Bmm, Dot, Mm, Mv, matmul
 from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 from .cross import LinalgCross, cross, linalg_cross
+from .distance import cdist, dist, pdist
+from . import special_fns  # noqa: F401 - registers its ops
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
 from . import activation_extra, loss_ctc, loss_extra  # noqa: F401 - register their ops
 

@@ -1,0 +1,492 @@
+"""torch functions that torch itself writes as compositions of other ops (their gradients and
+grad_fn names come from those ops), and small non-differentiable helpers computed with NumPy:
+``diff``, ``ravel``, the stacking/splitting family, ``inner``, ``cartesian_prod``,
+``combinations``, ``trapezoid``, ``cumulative_trapezoid``, ``vander``, ``diagflat``,
+``logspace``, ``range``, ``scalar_tensor``, ``tril_indices``/``triu_indices``, ``bucketize``,
+``searchsorted``, ``isin``, ``unravel_index``, ``histc``, ``bincount``.
+
+>>> import leafgrad as torch
+>>> torch.diff(torch.tensor([1., 4., 9.]))
+tensor([3., 5.])
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from .tensor import Tensor, _wrap
+
+__all__ = [
+    "diff", "ravel", "column_stack", "row_stack", "dstack", "atleast_3d", "tensor_split",
+    "hsplit", "vsplit", "dsplit", "inner", "cartesian_prod", "combinations", "trapezoid",
+    "trapz", "cumulative_trapezoid", "vander", "diagflat", "logspace", "range",
+    "scalar_tensor", "tril_indices", "triu_indices", "bucketize", "searchsorted", "isin",
+    "unravel_index", "histc", "bincount",
+]
+
+
+def _lib():
+    import leafgrad
+
+    return leafgrad
+
+
+def _require_tensor(value, function: str, argument: str, position: int) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
+                        f"Tensor, not {type(value).__name__}")
+
+
+# -- differences and integrals -----------------------------------------------------------------
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's name
+    """``torch.diff``: the n-th forward difference along ``dim`` (``prepend``/``append`` are
+    concatenated first); bool tensors give logical xor, as in torch."""
+    lib = _lib()
+    _require_tensor(input, "diff", "input", 1)
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return lib.empty_like(input).copy_(input)  # torch's copy (CopyBackwards)
+    pieces = [t for t in (prepend, input, append) if t is not None]
+    if len(pieces) > 1:
+        pieces = [p if isinstance(p, Tensor) else lib.tensor(p, dtype=input.dtype) for p in pieces]
+        pieces = [p.expand(*input.shape[:dim % input.ndim], p.shape[dim % input.ndim] if p.ndim
+                           else 1, *input.shape[dim % input.ndim + 1:]) if p.ndim != input.ndim
+                  else p for p in pieces]
+        input = lib.cat(pieces, dim)  # noqa: A001
+    for _ in builtins.range(n):
+        length = input.shape[dim]
+        if length == 0:
+            break
+        upper = input.narrow(dim, 1, length - 1)
+        lower = input.narrow(dim, 0, length - 1)
+        input = lib.logical_xor(upper, lower) if input.dtype is _dtype.bool else upper - lower  # noqa: A001
+    return input
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """``torch.trapezoid``: the trapezoidal rule along ``dim`` (spacing ``dx`` or samples
+    ``x``), written as torch writes it."""
+    _require_tensor(y, "trapezoid", "y", 1)
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments")
+    from .ops.elementwise import MulScalar
+    from .ops.loss import DivScalar
+
+    length = y.shape[dim]
+    if x is None or not isinstance(x, Tensor):
+        # torch (C++): (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+        spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
+        if length == 0:
+            return _lib().zeros_like(y.sum(dim)).detach()
+        ends = MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), other=0.5)
+        return MulScalar.apply(y.sum(dim) - ends, other=spacing)
+    if length == 0:
+        return _lib().zeros_like(y.sum(dim)).detach()
+    if x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    dx_values = diff(x, dim=dim)
+    pairs = y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+    return DivScalar.apply((dx_values * pairs).sum(dim), other=2.0)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """``torch.trapz``: an alias of ``trapezoid``."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """``torch.cumulative_trapezoid``: the running trapezoidal integral along ``dim``."""
+    from .ops.elementwise import MulScalar
+    from .ops.loss import DivScalar
+
+    _require_tensor(y, "cumulative_trapezoid", "y", 1)
+    length = y.shape[dim]
+    pairs = y.narrow(dim, 1, max(length - 1, 0)) + y.narrow(dim, 0, max(length - 1, 0))
+    if isinstance(x, Tensor):
+        if x.ndim == 1:
+            shape = [1] * y.ndim
+            shape[dim] = x.shape[0]
+            x = x.view(shape)
+        return DivScalar.apply((diff(x, dim=dim) * pairs).cumsum(dim), other=2.0)
+    spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
+    return MulScalar.apply(pairs, other=spacing / 2.0).cumsum(dim)
+
+
+# -- shapes: flattening, stacking, splitting --------------------------------------------------
+
+
+def ravel(input):  # noqa: A002 - torch's name
+    """``torch.ravel``: the elements as a 1-d tensor (a view when possible)."""
+    from .ops.shape import View
+
+    _require_tensor(input, "ravel", "input", 1)
+    return View.apply(input.contiguous(), shape=(input.numel(),))  # torch: contiguous().view(-1)
+
+
+def atleast_3d(*tensors):
+    """``torch.atleast_3d``: 0-d -> (1, 1, 1), 1-d (n,) -> (1, n, 1), 2-d (m, n) -> (m, n, 1)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+        return tuple(atleast_3d(t) for t in tensors)
+    if len(tensors) > 1:
+        return tuple(atleast_3d(t) for t in tensors)
+    (tensor,) = tensors
+    if tensor.ndim == 0:
+        return tensor.reshape(1, 1, 1)
+    if tensor.ndim == 1:
+        return tensor.unsqueeze(0).unsqueeze(-1)
+    if tensor.ndim == 2:
+        return tensor.unsqueeze(-1)
+    return tensor
+
+
+def column_stack(tensors):
+    """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+    lib = _lib()
+    columns = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
+    return lib.hstack(columns)
+
+
+def row_stack(tensors):
+    """``torch.row_stack``: an alias of ``vstack``."""
+    return _lib().vstack(tensors)
+
+
+def dstack(tensors):
+    """``torch.dstack``: stack along the third dim after ``atleast_3d``."""
+    return _lib().cat([atleast_3d(t) for t in tensors], 2)
+
+
+def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002 - torch's name
+    """``torch.tensor_split``: views of ``input`` split into ``n`` nearly equal parts or at the
+    given indices."""
+    _require_tensor(input, "tensor_split", "input", 1)
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim_size = input.shape[dim]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim == 0:
+            indices_or_sections = indices_or_sections.item()
+        else:
+            indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        base, extra = divmod(dim_size, sections)
+        bounds = [0]
+        for i in builtins.range(sections):
+            bounds.append(bounds[-1] + base + (1 if i < extra else 0))
+    else:
+        bounds = [0, *indices_or_sections, dim_size]
+    parts = []
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        start = min(max(start + dim_size if start < 0 else start, 0), dim_size)
+        stop = min(max(stop + dim_size if stop < 0 else stop, start), dim_size)
+        parts.append(input.narrow(dim, start, stop - start))
+    return tuple(parts)
+
+
+def _split_family(name: str, dim: int, least: int):
+    def function(input, indices_or_sections):  # noqa: A002 - torch's name
+        _require_tensor(input, name, "input", 1)
+        if input.ndim < least:
+            raise RuntimeError(
+                f"torch.{name} requires a tensor with at least {least} dimension, but got a "
+                f"tensor with {input.ndim} dimensions!")
+        split_dim = 0 if name == "hsplit" and input.ndim == 1 else dim
+        if isinstance(indices_or_sections, int):
+            size = input.shape[split_dim]
+            if indices_or_sections == 0 or size % indices_or_sections:
+                raise RuntimeError(
+                    f"torch.{name} attempted to split along dimension {split_dim}, but the size "
+                    f"of the dimension {size} is not divisible by the split_size "
+                    f"{indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, split_dim)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}``: ``tensor_split`` along dim {dim}."
+    return function
+
+
+hsplit = _split_family("hsplit", 1, 1)
+vsplit = _split_family("vsplit", 0, 2)
+dsplit = _split_family("dsplit", 2, 3)
+
+
+# -- products, combinations -------------------------------------------------------------------
+
+
+def inner(input, other):  # noqa: A002 - torch's name
+    """``torch.inner``: the sum over the last dims (a product for 0-d operands)."""
+    lib = _lib()
+    _require_tensor(input, "inner", "input", 1)
+    _require_tensor(other, "inner", "other", 2)
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}")
+    return lib.tensordot(input, other, dims=([-1], [-1]))
+
+
+def cartesian_prod(*tensors):
+    """``torch.cartesian_prod``: every combination of one element from each 1-d tensor."""
+    lib = _lib()
+    for tensor in tensors:
+        if tensor.ndim != 1:
+            raise RuntimeError("Expect a 1D vector, but got shape " + str(list(tensor.shape)))
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = lib.meshgrid(*tensors, indexing="ij")
+    return lib.stack([grid.flatten() for grid in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):  # noqa: A002 - torch's name
+    """``torch.combinations``: the length-r combinations of a 1-d tensor's elements, in
+    lexicographic order of positions."""
+    lib = _lib()
+    _require_tensor(input, "combinations", "input", 1)
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return lib.empty(0, dtype=input.dtype)
+    chooser = (itertools.combinations_with_replacement if with_replacement
+               else itertools.combinations)
+    rows = np.array(list(chooser(builtins.range(input.shape[0]), r)), dtype=np.int64)
+    if rows.size == 0:
+        rows = np.zeros((0, r), dtype=np.int64)
+    return lib.stack([input[lib.tensor(rows[:, k])] for k in builtins.range(r)], 1)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - torch's name
+    """``torch.vander``: columns x^(N-1), ..., x^0 (or increasing powers)."""
+    lib = _lib()
+    _require_tensor(x, "vander", "x", 1)
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    count = x.shape[0] if N is None else N
+    if count < 0:
+        raise RuntimeError("N must be non-negative.")
+    if count == 0:
+        return lib.empty(x.shape[0], 0, dtype=x.dtype)
+    dtype = x.dtype if x.dtype.is_floating_point else _dtype.int64
+    # torch: ones, then result[:, 1:] = powers (CopySlices), flipped for decreasing powers
+    result = lib.ones(x.shape[0], count, dtype=dtype)
+    if count > 1:
+        result[:, 1:] = x.unsqueeze(1).expand(x.shape[0], count - 1).to(dtype).cumprod(1)
+    return result if increasing else result.flip(1)
+
+
+def diagflat(input, offset=0):  # noqa: A002 - torch's name
+    """``torch.diagflat``: the flattened input on the ``offset`` diagonal of a square matrix."""
+    _require_tensor(input, "diagflat", "input", 1)
+    return _lib().diag_embed(input.reshape(-1), offset)
+
+
+# -- creation -----------------------------------------------------------------------------------
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, **kwargs):
+    """``torch.logspace``: ``base ** linspace(start, end, steps)``."""
+    lib = _lib()
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
+                        f"{type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    target = dtype or _dtype.get_default_dtype()
+    exponents = lib.linspace(start, end, steps, dtype=_dtype.float64)._data
+    values = np.power(float(base), exponents)
+    if not target.is_floating_point:
+        values = np.trunc(values)
+    return lib.tensor(values.astype(target.np), dtype=target, requires_grad=requires_grad)
+
+
+_NO_END = object()
+
+
+def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwargs):  # noqa: A001
+    """``torch.range`` (deprecated in torch, with its warning): ``end`` included."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).", UserWarning, stacklevel=2)
+    if end is _NO_END:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    lib = _lib()
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    count = int(math.floor((end - start) / step)) + 1
+    if count < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    target = dtype or _dtype.get_default_dtype()
+    values = start + np.arange(count, dtype=np.float64) * step
+    return lib.tensor(values.astype(target.np), dtype=target, requires_grad=requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, requires_grad=False, **kwargs):
+    """``torch.scalar_tensor``: a 0-d tensor of the default dtype (or ``dtype``)."""
+    if isinstance(s, Tensor):
+        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
+    return _lib().tensor(s, dtype=dtype or _dtype.get_default_dtype(),
+                         requires_grad=requires_grad)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: bool):
+    if dtype is None:
+        dtype = _dtype.int64
+    if dtype not in (_dtype.int32, _dtype.int64):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype._legacy}'")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    mask = np.ones((row, col), dtype=bool)
+    mask = np.triu(mask, offset) if upper else np.tril(mask, offset)
+    rows, cols = np.nonzero(mask)
+    return _wrap(np.stack([rows, cols]).astype(dtype.np).reshape(2, -1))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, **kwargs):
+    """``torch.tril_indices``: the (2, N) coordinates of a lower triangle, row by row."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, upper=False)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, **kwargs):
+    """``torch.triu_indices``: the (2, N) coordinates of an upper triangle, row by row."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, upper=True)
+
+
+# -- searching, counting ------------------------------------------------------------------------
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
+                 sorter=None):
+    """``torch.searchsorted``: insertion points of ``input`` in the innermost dim of
+    ``sorted_sequence`` (left, or right with ``right=True``/``side='right'``)."""
+    _require_tensor(sorted_sequence, "searchsorted", "sorted_sequence", 1)
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    boundaries = sorted_sequence._data
+    if sorter is not None:
+        boundaries = np.take_along_axis(boundaries, sorter._data, -1)
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    how = "right" if right else "left"
+    if boundaries.ndim == 1:
+        result = np.searchsorted(boundaries, values, side=how)
+    else:
+        if boundaries.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(boundaries.shape)} and input value tensor "
+                f"{list(values.shape)}")
+        flat_b = boundaries.reshape(-1, boundaries.shape[-1])
+        flat_v = values.reshape(-1, values.shape[-1])
+        result = np.stack([np.searchsorted(b, v, side=how) for b, v in zip(flat_b, flat_v)])
+        result = result.reshape(values.shape)
+    return _wrap(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
+    """``torch.bucketize``: the bucket of each element given 1-d sorted ``boundaries``."""
+    _require_tensor(boundaries, "bucketize", "boundaries", 2)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """``torch.isin``: whether each element occurs in ``test_elements``."""
+    first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    second = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(
+        test_elements)
+    return _wrap(np.isin(first, second, invert=invert))
+
+
+def unravel_index(indices, shape):
+    """``torch.unravel_index``: flat indices to coordinate tensors (one per dim of ``shape``)."""
+    _require_tensor(indices, "unravel_index", "indices", 1)
+    if indices._data.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    # torch divides and takes remainders (floor semantics) from the last dim, unchecked
+    remaining = indices._data.astype(np.int64)
+    coordinates = []
+    for size in reversed(tuple(shape)):
+        coordinates.append(np.mod(remaining, size))
+        remaining = np.floor_divide(remaining, size)
+    return tuple(_wrap(np.asarray(c, dtype=np.int64)) for c in reversed(coordinates))
+
+
+def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
+    """``torch.histc``: counts in ``bins`` equal-width bins over [min, max] (the data's range
+    when both are 0); the result has the input's dtype."""
+    _require_tensor(input, "histc", "input", 1)
+    data = input._data
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"histogram_cpu\" not implemented for '{input.dtype._legacy}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for bins")
+    low, high = float(min), float(max)
+    if low == high and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if low > high:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {low} max "
+                           f"{high}")
+    values = data[(data >= low) & (data <= high)].astype(np.float64)
+    positions = np.floor((values - low) * bins / (high - low)).astype(np.int64)
+    positions = np.minimum(positions, bins - 1)
+    counts = np.bincount(positions, minlength=bins)[:bins]
+    return _wrap(counts.astype(data.dtype))
+
+
+def bincount(input, weights=None, minlength=0):  # noqa: A002 - torch's name
+    """``torch.bincount``: occurrences of each non-negative integer (weighted sums with
+    ``weights``)."""
+    _require_tensor(input, "bincount", "input", 1)
+    data = input._data
+    if data.dtype.kind not in "iub" or data.dtype.kind == "b":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return _wrap(np.bincount(data, minlength=minlength).astype(np.int64))
+    if weights.ndim != 1 or weights.shape[0] != data.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    weight_data = weights._data
+    dtype = weight_data.dtype if weight_data.dtype.kind == "f" else np.float64
+    result = np.bincount(data, weights=weight_data.astype(np.float64), minlength=minlength)
+    return _wrap(result.astype(dtype))

@@ -1,0 +1,98 @@
+"""``leafgrad.<name>`` forms of the math ops added with the namespace-coverage work: distances
+(ops/distance.py) and special functions (ops/special_fns.py)."""
+
+from __future__ import annotations
+
+from ._functions_math import _cast, _require_tensor, _unary
+from . import _dtype
+from ._out import Out, Rule, takes_out
+from .nn._functional_losses import pairwise_distance
+from .ops.distance import cdist, dist, pdist
+
+__all__ = [
+    "cdist", "pdist", "dist", "pairwise_distance", "lgamma", "digamma", "polygamma",
+    "mvlgamma", "i0", "i0_", "sinc", "sinc_", "logit", "logit_", "deg2rad", "deg2rad_",
+    "rad2deg", "rad2deg_", "copysign", "igamma", "igammac",
+]
+
+lgamma = _unary("lgamma", _cast("lgamma"))
+digamma = _unary("digamma", _cast("digamma"))
+i0 = _unary("i0", _cast("i0"))
+sinc = _unary("sinc", _cast("sinc"))
+deg2rad = _unary("deg2rad", _cast("deg2rad"))
+rad2deg = _unary("rad2deg", _cast("rad2deg"))
+
+
+def _inplace(name: str):
+    def function(input):  # noqa: A002 - torch's name
+        _require_tensor(input, name, "input", 1)
+        return getattr(input, name)()
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input)``: in place; see ``Tensor.{name}``."
+    return function
+
+
+i0_ = _inplace("i0_")
+sinc_ = _inplace("sinc_")
+deg2rad_ = _inplace("deg2rad_")
+rad2deg_ = _inplace("rad2deg_")
+
+
+@takes_out(_cast("polygamma"))
+def polygamma(n, input):  # noqa: A002 - torch's name
+    """``torch.polygamma(n, input)``: the n-th derivative of digamma.
+
+    >>> import leafgrad as torch
+    >>> torch.polygamma(1, torch.tensor([1.0]))
+    tensor([1.6449])
+    """
+    _require_tensor(input, "polygamma", "input", 2)
+    return input.polygamma(n)
+
+
+# torch's mvlgamma names the input's dtype twice in its out-dtype error
+_MVLGAMMA_OUT = Out("mvlgamma", Rule("mvlgamma: result type {R} can't be cast to the desired "
+                                     "output type {R}", _dtype.can_cast), overlap=True)
+
+
+@takes_out(_MVLGAMMA_OUT)
+def mvlgamma(input, p):  # noqa: A002 - torch's name
+    """``torch.mvlgamma(input, p)``: the multivariate log-gamma of dimension p."""
+    _require_tensor(input, "mvlgamma", "input", 1)
+    return input.mvlgamma(p)
+
+
+@takes_out(_cast("logit"))
+def logit(input, eps=None):  # noqa: A002 - torch's name
+    """``torch.logit(input, eps=None)``: log(p / (1 - p)), p clamped to [eps, 1 - eps]."""
+    _require_tensor(input, "logit", "input", 1)
+    return input.logit(eps)
+
+
+def logit_(input, eps=None):  # noqa: A002 - torch's name
+    _require_tensor(input, "logit_", "input", 1)
+    return input.logit_(eps)
+
+
+def _binary(name: str, numbers: bool = False):
+    from .methods.math_extra import _check_number
+    from .tensor import Tensor
+
+    @takes_out(_cast(name))
+    def function(input, other):  # noqa: A002 - torch's name
+        _require_tensor(input, name, "input", 1)
+        if numbers and not isinstance(other, Tensor):
+            _check_number(name, other, "Tensor, ")
+        else:
+            _require_tensor(other, name, "other", 2)
+        return getattr(input, name)(other)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, other)``: elementwise; see ``Tensor.{name}``."
+    return function
+
+
+copysign = _binary("copysign", numbers=True)
+igamma = _binary("igamma")
+igammac = _binary("igammac")

@@ -1,0 +1,155 @@
+"""Tensor methods of the math ops added with the namespace-coverage work: distances
+(ops/distance.py) and special functions (ops/special_fns.py)."""
+
+from __future__ import annotations
+
+from . import lazy_ops as _ops
+from .math import _require_tensor, _tensor_type
+from .. import _argparse
+
+
+def _check_number(name: str, value, got: str = "") -> None:
+    if value.__class__ not in _argparse.NUMBERS:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({got}{_argparse.typename(value)}), but expected one of:")
+
+
+def _special(name: str, op_name: str):
+    """``Tensor.<name>()`` and ``Tensor.<name>_()`` for a unary op of ops/special_fns.py."""
+
+    def method(self):
+        return getattr(_ops.special_fns, op_name).apply(self)
+
+    def method_(self):
+        return _ops.inplace(getattr(_ops.special_fns, op_name), self)
+
+    method.__name__ = method.__qualname__ = name
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method.__doc__ = f"Elementwise ``{name}`` (see ops/special_fns.py, {op_name})."
+    method_.__doc__ = f"In-place ``{name}``."
+    return method, method_
+
+
+def _binary(name: str, op_name: str):
+    def method(self, other):
+        _require_tensor(other, name, "other", 1)
+        return getattr(_ops.special_fns, op_name).apply(self, other)
+
+    def method_(self, other):
+        _require_tensor(other, name + "_", "other", 1)
+        return _ops.inplace(getattr(_ops.special_fns, op_name), self, other)
+
+    method.__name__ = method.__qualname__ = name
+    method_.__name__ = method_.__qualname__ = name + "_"
+    return method, method_
+
+
+def _check_polygamma(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return n
+
+
+def _check_mvlgamma(p) -> int:
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not "
+                        f"{type(p).__name__}")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return p
+
+
+class MathExtraMethods:
+    __slots__ = ()
+
+    def dist(self, other, p=2):
+        return _ops.dist(self, other, p)
+
+    lgamma, lgamma_ = _special("lgamma", "Lgamma")
+    digamma, digamma_ = _special("digamma", "Digamma")
+    i0, i0_ = _special("i0", "I0")
+    sinc, sinc_ = _special("sinc", "Sinc")
+    deg2rad, deg2rad_ = _special("deg2rad", "Deg2Rad")
+    rad2deg, rad2deg_ = _special("rad2deg", "Rad2Deg")
+    igamma, igamma_ = _binary("igamma", "Igamma")
+    igammac, igammac_ = _binary("igammac", "Igammac")
+
+    def copysign(self, other):
+        if isinstance(other, _tensor_type()):
+            return _ops.special_fns.Copysign.apply(self, other)
+        _check_number("copysign", other)
+        return _ops.special_fns.CopysignScalar.apply(self, other=other)
+
+    def copysign_(self, other):
+        if isinstance(other, _tensor_type()):
+            return _ops.inplace(_ops.special_fns.Copysign, self, other)
+        _check_number("copysign_", other)
+        return _ops.inplace(_ops.special_fns.CopysignScalar, self, other=other)
+
+    def polygamma(self, n):
+        return _ops.special_fns.Polygamma.apply(self, n=_check_polygamma(n))
+
+    def polygamma_(self, n):
+        return _ops.inplace(_ops.special_fns.Polygamma, self, n=_check_polygamma(n))
+
+    def mvlgamma(self, p):
+        return _ops.special_fns.Mvlgamma.apply(self, p=_check_mvlgamma(p))
+
+    def mvlgamma_(self, p):
+        return _ops.inplace(_ops.special_fns.Mvlgamma, self, p=_check_mvlgamma(p))
+
+    def logit(self, eps=None):
+        return _ops.special_fns.Logit.apply(self, eps=None if eps is None else float(eps))
+
+    def logit_(self, eps=None):
+        return _ops.inplace(_ops.special_fns.Logit, self,
+                            eps=None if eps is None else float(eps))
+
+    # -- torch's composites (leafgrad/_functions_composites.py) -------------------------------
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        from .._functions_composites import diff
+
+        return diff(self, n, dim, prepend, append)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        from .._functions_composites import tensor_split
+
+        return tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        from .._functions_composites import hsplit
+
+        return hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        from .._functions_composites import vsplit
+
+        return vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        from .._functions_composites import dsplit
+
+        return dsplit(self, indices_or_sections)
+
+    def inner(self, other):
+        from .._functions_composites import inner
+
+        return inner(self, other)
+
+    def diagflat(self, offset=0):
+        from .._functions_composites import diagflat
+
+        return diagflat(self, offset)
+
+    def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's names
+        from .._functions_composites import histc
+
+        return histc(self, bins, min, max)
+
+    def bincount(self, weights=None, minlength=0):
+        from .._functions_composites import bincount
+
+        return bincount(self, weights, minlength)

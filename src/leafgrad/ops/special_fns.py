@@ -1,0 +1,651 @@
+"""Special functions (``torch.special`` and their top-level forms): the gamma family, modified
+Bessel functions, the normal distribution's functions, incomplete gamma, Hurwitz zeta, sinc,
+logit, entr, deg2rad/rad2deg and copysign. Values come from ops/_special_fns.py (float64,
+rounded to the input's dtype); backward formulas are torch's derivatives.yaml, in Tensor ops.
+
+Note: dtype rules of special functions
+As the transcendental functions of math_unary.py: integer and bool tensors compute in the
+default float dtype; float16/float32 are computed in float64 and rounded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _layout
+from . import _special_fns as fns
+from . import _batching_rules as batch
+from ._forward import auto_element_wise, jvp_sum
+from .math_binary import _float_binary
+from .math_logic import Where
+from .math_unary import _FloatUnary, _in_float64
+from .registry import Op, register
+from ..tensor import _wrap
+
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _constant(value: float, like):
+    """A 0-d constant in ``like``'s dtype (never requires grad)."""
+    return _wrap(np.asarray(value, dtype=like._data.dtype))
+
+
+def _where(mask, a, b):
+    from ..tensor import Tensor
+
+    return Where.apply(a, b, condition=mask if isinstance(mask, Tensor) else _wrap(mask))
+
+
+# -- the gamma family -------------------------------------------------------------------------
+
+
+@register
+class Lgamma(_FloatUnary):
+    node = "LgammaBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    compute = staticmethod(_in_float64(fns.lgamma))
+    torch_names = ("lgamma", "special.gammaln")
+
+    def backward(self, grad):
+        return grad * Digamma.apply(self.saved("self"))
+
+    jvp = auto_element_wise
+
+
+@register
+class Digamma(_FloatUnary):
+    node = "DigammaBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    compute = staticmethod(lambda a: _layout.like(fns.digamma(a).astype(a.dtype, copy=False), a))
+    torch_names = ("digamma", "special.digamma", "special.psi")
+
+    def backward(self, grad):
+        return grad * Polygamma.apply(self.saved("self"), n=1)
+
+    jvp = auto_element_wise
+
+
+@register
+class Polygamma(Op):
+    node = "PolygammaBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    torch_names = ("polygamma", "special.polygamma")
+
+    @staticmethod
+    def forward(ctx, a, n):
+        from . import _promote
+
+        a = _promote.float_result(a)
+        return _layout.like(np.asarray(fns.polygamma(n, a)).astype(a.dtype, copy=False), a)
+
+    def backward(self, grad):
+        return grad * Polygamma.apply(self.saved("self"), n=self._params["n"] + 1)
+
+    jvp = auto_element_wise
+
+
+@register
+class Mvlgamma(Op):
+    """The multivariate log-gamma: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
+
+    node = "MvlgammaBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    torch_names = ("mvlgamma", "special.multigammaln")
+
+    @staticmethod
+    def forward(ctx, a, p):
+        from . import _promote
+
+        a = _promote.float_result(a)
+        shifts = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
+        total = fns.lgamma(a.astype(np.float64)[..., None] + shifts).sum(-1)
+        total = total + p * (p - 1) / 4.0 * math.log(math.pi)
+        return _layout.contiguous(np.asarray(total).astype(a.dtype, copy=False))
+
+    def backward(self, grad):
+        # torch: grad * digamma(self.unsqueeze(-1) + arange(-p/2 + 1/2, 1/2, 1/2)).sum(-1)
+        p = self._params["p"]
+        x = self.saved("self")
+        shifts = _wrap(np.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(x._data.dtype))
+        return grad * Digamma.apply(x.unsqueeze(-1) + shifts).sum(-1)
+
+    jvp = auto_element_wise
+
+
+# -- modified Bessel functions ----------------------------------------------------------------
+
+
+def _not_tiny(x):
+    eps = np.finfo(x._data.dtype).eps
+    mask = np.abs(x._data) > eps
+    return mask, _where(mask, x, _constant(eps, x))
+
+
+@register
+class I0(_FloatUnary):
+    node = "I0Backward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    compute = staticmethod(_in_float64(fns.i0))
+    torch_names = ("i0", "special.i0")
+
+    def backward(self, grad):
+        return grad * SpecialI1.apply(self.saved("self"))
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialI0e(_FloatUnary):
+    node = "SpecialI0EBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    compute = staticmethod(_in_float64(fns.i0e))
+    torch_names = ("special.i0e",)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        return grad * (SpecialI1e.apply(x) - x.sgn() * self.saved("result"))
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialI1(_FloatUnary):
+    node = "SpecialI1Backward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    compute = staticmethod(_in_float64(fns.i1))
+    torch_names = ("special.i1",)
+
+    def backward(self, grad):
+        # torch's i1_backward: i0(x) - i1(x)/x, with 1/2 where |x| <= eps
+        mask, safe = _not_tiny(self.saved("self"))
+        derivative = I0.apply(safe) - self.saved("result") * safe.reciprocal()
+        return grad * _where(mask, derivative, _constant(0.5, safe))
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialI1e(_FloatUnary):
+    node = "SpecialI1EBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    compute = staticmethod(_in_float64(fns.i1e))
+    torch_names = ("special.i1e",)
+
+    def backward(self, grad):
+        # torch's i1e_backward: i0e(x) - i1e(x) (sgn(x) + 1/x), with 1/2 where |x| <= eps
+        mask, safe = _not_tiny(self.saved("self"))
+        derivative = SpecialI0e.apply(safe) - self.saved("result") * (
+            safe.sgn() + safe.reciprocal())
+        return grad * _where(mask, derivative, _constant(0.5, safe))
+
+    jvp = auto_element_wise
+
+
+# -- the normal distribution, erfcx, entr, sinc, logit -----------------------------------------
+
+
+@register
+class SpecialNdtri(_FloatUnary):
+    node = "SpecialNdtriBackward0"
+    vmap = batch.elementwise
+    saves = {"result": ("self",)}
+    compute = staticmethod(_in_float64(fns.ndtri))
+    torch_names = ("special.ndtri",)
+
+    def backward(self, grad):
+        return grad * _SQRT_2PI * (self.saved("result").square() / 2).exp()
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialLogNdtr(_FloatUnary):
+    node = "SpecialLogNdtrBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    compute = staticmethod(_in_float64(fns.log_ndtr))
+    torch_names = ("special.log_ndtr",)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        return grad / _SQRT_2PI * (-(self.saved("result") + x.pow(2) / 2)).exp()
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialErfcx(_FloatUnary):
+    node = "SpecialErfcxBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    compute = staticmethod(_in_float64(fns.erfcx))
+    torch_names = ("special.erfcx",)
+
+    def backward(self, grad):
+        return (2.0 * self.saved("self") * self.saved("result") - _TWO_OVER_SQRT_PI) * grad
+
+    jvp = auto_element_wise
+
+
+def _entr(x: np.ndarray) -> np.ndarray:
+    out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), 0.0)
+    out = np.where(x < 0, -np.inf, out)
+    return np.where(np.isnan(x), np.nan, out).astype(x.dtype, copy=False)
+
+
+@register
+class SpecialEntr(_FloatUnary):
+    node = "SpecialEntrBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    compute = staticmethod(_entr)
+    torch_names = ("special.entr",)
+
+    def backward(self, grad):
+        return grad * -(1 + self.saved("self").log())
+
+    jvp = auto_element_wise
+
+
+def _sinc(x: np.ndarray) -> np.ndarray:
+    scaled = np.pi * x
+    with np.errstate(all="ignore"):
+        out = np.sin(scaled) / scaled
+    return np.where(x == 0, 1.0, out).astype(x.dtype, copy=False)
+
+
+@register
+class Sinc(_FloatUnary):
+    node = "SincBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    compute = staticmethod(_sinc)
+    torch_names = ("sinc", "special.sinc")
+
+    def backward(self, grad):
+        # torch: ((pi x cos(pi x) - sin(pi x)) / (pi x^2)) * grad, 0 at x == 0
+        x = self.saved("self")
+        scaled = x * math.pi
+        derivative = (scaled * scaled.cos() - scaled.sin()) / (scaled * x)
+        return _where(x._data == 0, _constant(0.0, x), derivative * grad)
+
+    jvp = auto_element_wise
+
+
+@register
+class Logit(Op):
+    node = "LogitBackward0"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    torch_names = ("logit", "special.logit")
+
+    @staticmethod
+    def forward(ctx, a, eps=None):
+        from . import _promote
+
+        a = _promote.float_result(a)
+        if eps is not None:
+            a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.log(a / (1 - a)))
+
+    def backward(self, grad):
+        x = self.saved("self")
+        eps = self._params.get("eps")
+        derivative = grad / (x * (1 - x))
+        if eps is None:
+            outside = (x._data < 0) | (x._data > 1)
+            return _where(outside, _constant(math.nan, x), derivative)
+        outside = (x._data < eps) | (x._data > 1 - eps)
+        return _where(outside, _constant(0.0, x), derivative)
+
+    jvp = auto_element_wise
+
+
+@register
+class AddScalarFormula(Op):
+    """``tensor + number`` inside a composite torch writes in C++ (AddBackward1, one edge):
+    ``special.ndtr`` is ``(1 + erf(x / sqrt 2)) / 2`` there."""
+
+    node = "AddBackward1"
+    vmap = batch.elementwise
+    torch_names = ("special.ndtr",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        from . import _promote
+
+        a, other = _promote.binary(a, other)
+        return np.asarray(a + other)
+
+    def backward(self, grad):
+        return grad
+
+    jvp = auto_element_wise
+
+
+def ndtr(x):
+    """``special.ndtr``: torch's composite (1 + erf(x / sqrt 2)) * 0.5 (float results)."""
+    from .elementwise import MulScalar
+    from .math_unary import Erf
+    from . import _promote
+
+    if x._data.dtype.kind != "f":
+        x = _wrap(_promote.float_result(x._data))
+    scaled = Erf.apply(MulScalar.apply(x, other=math.sqrt(0.5)))
+    return MulScalar.apply(AddScalarFormula.apply(scaled, other=1), other=0.5)
+
+
+# -- angles, copysign --------------------------------------------------------------------------
+
+
+@register
+class Deg2Rad(_FloatUnary):
+    node = "Deg2RadBackward0"
+    vmap = batch.elementwise
+    torch_names = ("deg2rad",)
+    compute = staticmethod(lambda a: a * a.dtype.type(math.pi / 180.0))
+
+    def backward(self, grad):
+        return grad * (math.pi / 180.0)
+
+    jvp = auto_element_wise
+
+
+@register
+class Rad2Deg(_FloatUnary):
+    node = "Rad2DegBackward0"
+    vmap = batch.elementwise
+    torch_names = ("rad2deg",)
+    compute = staticmethod(lambda a: a * a.dtype.type(180.0 / math.pi))
+
+    def backward(self, grad):
+        return grad * (180.0 / math.pi)
+
+    jvp = auto_element_wise
+
+
+@register
+class Copysign(Op):
+    node = "CopysignBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    saves = {"self": ("self",), "result": ("self",)}
+    broadcasts = True
+    torch_names = ("copysign",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, dtype = _float_binary(a, b)
+        return np.asarray(np.copysign(a, b)).astype(dtype, copy=False)
+
+    def backward(self, grad):
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            # torch's copysign_tensor_self_backward: grad * result / self, 0 where self == 0
+            x = self.saved("self")
+            grad_self = grad * (self.saved("result") / x)._masked_zero(x._data == 0)
+        if self.needs_grad(1):
+            grad_other = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+        return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        x = primals[0]
+        ratio = (result / x)._masked_zero(x._data == 0)
+        return jvp_sum(tangents[:1], lambda t: t * ratio)
+
+
+@register
+class CopysignScalar(Op):
+    """``copysign(self, number)``."""
+
+    node = "CopysignBackward1"
+    vmap = batch.elementwise
+    saves = {"self": ("self",), "result": ("self",)}
+    torch_names = ("copysign",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return Copysign.forward(None, a, other)
+
+    def backward(self, grad):
+        x = self.saved("self")
+        return grad * (self.saved("result") / x)._masked_zero(x._data == 0)
+
+    jvp = auto_element_wise
+
+
+# -- binary special functions -------------------------------------------------------------------
+
+
+def _xlog1py(a, b):
+    a, b, dtype = _float_binary(a, b)
+    a, b = (x if isinstance(x, np.ndarray) else dtype.type(x) for x in (a, b))
+    with np.errstate(all="ignore"):
+        out = np.where(a == 0, 0, a * np.log1p(b))
+        out = np.where(np.isnan(b), np.nan, out)
+    return np.asarray(out).astype(dtype, copy=False)
+
+
+@register
+class SpecialXlog1py(Op):
+    node = "SpecialXlog1PyBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    saves = {"self": ("self", "other"), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("special.xlog1py",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _xlog1py(a, b)
+
+    def backward(self, grad):
+        # torch: self: xlog1py(grad, other).masked_fill((self == 0) & (other <= -1), 0)
+        #        other: grad * self / (other + 1)
+        x, y = self.saved("self"), self.saved("other")
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = SpecialXlog1py.apply(grad, y)._masked_zero(
+                (x._data == 0) & (y._data <= -1))
+        if self.needs_grad(1):
+            grad_other = grad * x / (y + 1)
+        return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        x, y = primals
+        return jvp_sum(tangents, lambda t: SpecialXlog1py.apply(t, y)._masked_zero(
+            (x._data == 0) & (y._data <= -1)), lambda t: t * x / (y + 1))
+
+
+@register
+class SpecialXlog1pyScalarSelf(Op):
+    """``special.xlog1py(number, other)``."""
+
+    node = "SpecialXlog1PyBackward1"
+    vmap = batch.elementwise
+    inputs = ("other",)
+    saves = {"other": ("other",)}
+    torch_names = ("special.xlog1py",)
+
+    @staticmethod
+    def forward(ctx, b, self):
+        return _xlog1py(self, b)
+
+    def backward(self, grad):
+        return grad * self._params["self"] / (self.saved("other") + 1)
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialXlog1pyScalarOther(Op):
+    """``special.xlog1py(self, number)``."""
+
+    node = "SpecialXlog1PyBackward2"
+    vmap = batch.elementwise
+    saves = {"self": ("self",)}
+    torch_names = ("special.xlog1py",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _xlog1py(a, other)
+
+    def backward(self, grad):
+        other = self._params["other"]
+        grad_self = SpecialXlog1pyScalarOther.apply(grad, other=other)
+        if other > -1:
+            return grad_self
+        return grad_self._masked_zero(self.saved("self")._data == 0)
+
+    jvp = auto_element_wise
+
+
+def _binary_layout(out: np.ndarray, a, b) -> np.ndarray:
+    """The result laid out as torch's TensorIterator lays it out from its operands: like the
+    first operand of the result's shape (the special functions below build their results with
+    np.where, which is row-major)."""
+    same = [operand for operand in (a, b)
+            if isinstance(operand, np.ndarray) and operand.shape == out.shape]
+    # a row-major first operand defers to a permuted second one (TensorIterator's order)
+    chosen = next((operand for operand in same if not operand.flags.c_contiguous), None)
+    return _layout.like(out, chosen) if chosen is not None else _layout.contiguous(out)
+
+
+def _not_implemented_derivative(name: str):
+    return NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+class _IncompleteGamma(Op):
+    """igamma / igammac: torch differentiates only with respect to ``other`` (x)."""
+
+    __slots__ = ()
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("other",)}
+    broadcasts = True
+    compute = None
+    sign = 1.0
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        a, b, dtype = _float_binary(a, b, kernel=f"{cls.kernel}_cpu")
+        return _binary_layout(np.asarray(cls.compute(a, b)).astype(dtype, copy=False), a, b)
+
+    def _other_derivative(self, a, x):
+        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
+        return self.sign * ((a - 1) * x.log() - x - Lgamma.apply(a)).exp()
+
+    def backward(self, grad):
+        if self.needs_grad(0):
+            raise _not_implemented_derivative(f"{self.kernel}: input")
+        return None, grad * self._other_derivative(self.saved("self"), self.saved("other"))
+
+    def jvp(self, tangents, primals, result):
+        # a zero tangent (leafgrad fills one in for a constant made from a dual tensor) carries
+        # nothing through the missing formula
+        if tangents[0] is not None and np.any(tangents[0]._data):
+            raise _not_implemented_derivative(f"{self.kernel}: input")
+        if tangents[1] is None:
+            return None
+        return tangents[1] * self._other_derivative(*primals)
+
+
+@register
+class Igamma(_IncompleteGamma):
+    node = "IgammaBackward0"
+    kernel = "igamma"
+    compute = staticmethod(fns.gammainc)
+    torch_names = ("igamma", "special.gammainc")
+
+
+@register
+class Igammac(_IncompleteGamma):
+    node = "IgammacBackward0"
+    kernel = "igammac"
+    sign = -1.0
+    compute = staticmethod(fns.gammaincc)
+    torch_names = ("igammac", "special.gammaincc")
+
+
+@register
+class SpecialZeta(Op):
+    """Hurwitz zeta(self, other); torch differentiates only with respect to ``other``:
+    d/dq zeta(s, q) = -s zeta(s + 1, q)."""
+
+    node = "SpecialZetaBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("other",)}
+    broadcasts = True
+    torch_names = ("special.zeta",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b, dtype = _float_binary(a, b)
+        return _binary_layout(np.asarray(fns.zeta(a, b)).astype(dtype, copy=False), a, b)
+
+    def backward(self, grad):
+        if self.needs_grad(0):
+            raise _not_implemented_derivative("zeta")
+        s = self.saved("self")
+        return None, grad * -s * SpecialZeta.apply(s + 1.0, self.saved("other"))
+
+    def jvp(self, tangents, primals, result):
+        if tangents[0] is not None and np.any(tangents[0]._data):
+            raise _not_implemented_derivative("zeta")
+        if tangents[1] is None:
+            return None
+        s, q = primals
+        return tangents[1] * -s * SpecialZeta.apply(s + 1.0, q)
+
+
+@register
+class SpecialZetaScalarSelf(Op):
+    """``special.zeta(number, other)``."""
+
+    node = "SpecialZetaBackward1"
+    vmap = batch.elementwise
+    inputs = ("other",)
+    saves = {"other": ("other",)}
+    torch_names = ("special.zeta",)
+
+    @staticmethod
+    def forward(ctx, b, self):
+        return SpecialZeta.forward(None, self, b)
+
+    def backward(self, grad):
+        s = self._params["self"]
+        return grad * -s * SpecialZetaScalarSelf.apply(self.saved("other"), self=s + 1.0)
+
+    jvp = auto_element_wise
+
+
+@register
+class SpecialZetaScalarOther(Op):
+    """``special.zeta(self, number)``: no derivative in torch."""
+
+    node = "SpecialZetaBackward2"
+    vmap = batch.elementwise
+    torch_names = ("special.zeta",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return SpecialZeta.forward(None, a, other)
+
+    def backward(self, grad):
+        raise _not_implemented_derivative("zeta")
+
+    def jvp(self, tangents, primals, result):
+        raise _not_implemented_derivative("zeta")

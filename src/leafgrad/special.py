@@ -1,0 +1,115 @@
+"""``torch.special``: the special functions (ops/special_fns.py) and the aliases torch keeps in
+this namespace for ops that live elsewhere.
+
+>>> import leafgrad as torch
+>>> torch.special.gammaln(torch.tensor([4.0]))
+tensor([1.7918])
+"""
+
+from __future__ import annotations
+
+from . import _functions_math as _math
+from ._functions import sigmoid as _sigmoid
+from ._functions_math import _cast, _require_tensor, _unary
+from ._functions_math_extra import digamma, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from ._functions_reductions import logsumexp
+from ._out import takes_out
+from .nn import functional as _F
+from .ops import special_fns as _fns
+
+__all__ = [
+    "expit", "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "logit", "logsumexp",
+    "softmax", "log_softmax", "round", "sinc", "xlogy", "xlog1py", "psi", "digamma", "gammaln",
+    "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "polygamma",
+    "multigammaln", "zeta", "gammainc", "gammaincc", "erfcx",
+]
+
+erf = _math.erf
+erfc = _math.erfc
+erfinv = _math.erfinv
+exp2 = _math.exp2
+expm1 = _math.expm1
+log1p = _math.log1p
+xlogy = _math.xlogy
+psi = digamma
+gammaln = lgamma
+multigammaln = mvlgamma
+
+
+@takes_out(_cast("sigmoid"))
+def expit(input):  # noqa: A002 - torch's name
+    """The logistic sigmoid, 1 / (1 + exp(-x))."""
+    _require_tensor(input, "special_expit", "input", 1)
+    return _sigmoid(input)
+
+
+@takes_out(_cast("special_round"))
+def round(input, *, decimals=0):  # noqa: A001,A002 - torch's names
+    """Round half to even (``decimals=0``: torch's RoundBackward1 node)."""
+    _require_tensor(input, "special_round", "input", 1)
+    return input.round(decimals=decimals)
+
+
+def softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
+    return _F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
+    return _F.log_softmax(input, dim, dtype=dtype)
+
+
+def _special_unary(name: str, op_name: str):
+    @takes_out(_cast(f"special_{name}"))
+    def function(input):  # noqa: A002 - torch's name
+        _require_tensor(input, f"special_{name}", "input", 1)
+        return getattr(_fns, op_name).apply(input)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.special.{name}(input)``: elementwise (ops/special_fns.py)."
+    return function
+
+
+i0e = _special_unary("i0e", "SpecialI0e")
+i1 = _special_unary("i1", "SpecialI1")
+i1e = _special_unary("i1e", "SpecialI1e")
+ndtri = _special_unary("ndtri", "SpecialNdtri")
+log_ndtr = _special_unary("log_ndtr", "SpecialLogNdtr")
+entr = _special_unary("entr", "SpecialEntr")
+erfcx = _special_unary("erfcx", "SpecialErfcx")
+
+
+@takes_out(_cast("special_ndtr"))
+def ndtr(input):  # noqa: A002 - torch's name
+    """The standard normal CDF (torch's composite (1 + erf(x / sqrt 2)) / 2)."""
+    _require_tensor(input, "special_ndtr", "input", 1)
+    return _fns.ndtr(input)
+
+
+def _scalar_overloads(name: str, tensor_op, scalar_self, scalar_other, tensors_only=False):
+    """A binary special function with torch's overloads: (Tensor, Tensor), (number, Tensor)
+    and (Tensor, number), each its own node."""
+    from .tensor import Tensor
+
+    @takes_out(_cast(f"special_{name}"))
+    def function(input, other):  # noqa: A002 - torch's name
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            return tensor_op.apply(input, other)
+        if tensors_only or not (isinstance(input, Tensor) or isinstance(other, Tensor)):
+            bad, position, value = (("input", 1, input) if not isinstance(input, Tensor)
+                                    else ("other", 2, other))
+            raise TypeError(f"special_{name}(): argument '{bad}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}")
+        if isinstance(other, Tensor):
+            return scalar_self.apply(other, self=input)
+        return scalar_other.apply(input, other=other)
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+xlog1py = _scalar_overloads("xlog1py", _fns.SpecialXlog1py, _fns.SpecialXlog1pyScalarSelf,
+                            _fns.SpecialXlog1pyScalarOther)
+zeta = _scalar_overloads("zeta", _fns.SpecialZeta, _fns.SpecialZetaScalarSelf,
+                         _fns.SpecialZetaScalarOther)
+gammainc = _scalar_overloads("gammainc", _fns.Igamma, None, None, tensors_only=True)
+gammaincc = _scalar_overloads("gammaincc", _fns.Igammac, None, None, tensors_only=True)
