@@ -5,13 +5,6 @@ the cases; the same list is in docs/known-differences.md."""
 # fmt: off
 KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
             'value ["tensor", "complex64", [3], ["(1+2j)", "(2+2j)", "(3+2j)"], false, null]'),
- 'lib.histc(i, 3)': ("AttributeError: module 'leafgrad' has no attribute 'histc'",
-                     'NotImplementedError: "histogram_cpu" not implemented for \'Long\''),
- 'lib.bincount(a)': ("AttributeError: module 'leafgrad' has no attribute 'bincount'",
-                     'NotImplementedError: "bincount_cpu" not implemented for \'Float\''),
- 'lib.bincount(lib.tensor([-1]))': ("AttributeError: module 'leafgrad' has no attribute 'bincount'",
-                                    'RuntimeError: bincount only supports 1-d non-negative '
-                                    'integral inputs.'),
  "lib.zeros(3).scatter_reduce(0, lib.tensor([0, 0]), lib.tensor([2.0, 3.0]), 'sum')": ('AttributeError: '
                                                                                        "'Tensor' "
                                                                                        'object has '
@@ -94,9 +87,6 @@ KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
 
 REASONS = {'a + 2j': 'no complex dtypes in leafgrad yet (issue 11 item 12); refused with a TypeError rather '
            'than computed wrongly',
- 'lib.histc(i, 3)': 'histc is not implemented',
- 'lib.bincount(a)': 'bincount is not implemented',
- 'lib.bincount(lib.tensor([-1]))': 'bincount is not implemented',
  "lib.zeros(3).scatter_reduce(0, lib.tensor([0, 0]), lib.tensor([2.0, 3.0]), 'sum')": 'scatter_reduce '
                                                                                       'is not '
                                                                                       'implemented '
