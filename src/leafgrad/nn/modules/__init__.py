@@ -22,6 +22,7 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 from .lazy import *  # noqa: F403
 from .lazy import __all__ as _lazy_all
 from .activation import *  # noqa: F403
@@ -44,5 +45,6 @@ __all__ = [
     "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     *_activation_all, *_loss_all, *[name for name in _lazy_all if name != "LazyModuleMixin"],
 ]
