@@ -45,6 +45,7 @@ from .func import vmap  # noqa: E402 - torch.vmap
 from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
+from ._functions_nn_aliases import *  # noqa: F403,E402 - torch.kl_div(...) and friends
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
 from . import viz  # noqa: E402 - leafgrad's own: graph pictures (not in torch)
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay

@@ -27,7 +27,7 @@ torch = require_torch()
 # forward AD with ... that does not support it"); leafgrad has one, checked against its own
 # reverse mode only.
 BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface", "MultilabelMarginLoss", "EmbeddingBag",
-                "CtcLoss"}
+                "CtcLoss", "RreluWithNoiseInplace", "GridSampler2d"}
 
 
 def test_every_differentiable_op_has_a_jvp_formula():

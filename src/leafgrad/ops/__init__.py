@@ -24,7 +24,7 @@ from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 from .cross import LinalgCross, cross, linalg_cross
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
-from . import activation_extra, loss_ctc, loss_extra  # noqa: F401 - register their ops
+from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
 
 __all__ = ["OPS", "Op", "register"]
 

@@ -1,0 +1,70 @@
+"""3-d pooling layers: ``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``,
+``AdaptiveMaxPool3d``, ``LPPool3d``, ``MaxUnpool3d`` (the 2-d layers' bases, torch's reprs)."""
+
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import functional as F
+from .pooling import (AdaptiveAvgPool2d, _AdaptiveMaxPoolNd, _AvgPoolNd, _LPPoolNd,
+                      _MaxPoolNd, _MaxUnpoolNd)
+
+__all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+           "MaxUnpool3d"]
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over 3-d windows of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def forward(self, input: Tensor):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """Average over 3-d windows of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average over adaptive 3-d bins (None keeps a size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max over adaptive 3-d bins (None keeps a size)."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool3d(_LPPoolNd):
+    """``(sum over each window of x^p) ^ (1/p)`` over 3-d windows."""
+
+    def forward(self, input: Tensor):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Put max_pool3d's values back at their indices (zeros elsewhere)."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
