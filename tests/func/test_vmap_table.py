@@ -51,7 +51,9 @@ REFUSED = {
 LOOP_FALLBACK = {
     "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AdaptiveAvgPool3dBackward",
     "AdaptiveMaxPool3dBackward", "AvgPool3dBackward", "MaxPool3dBackward",
-    "AffineGridGenerator", "GridSampler2d", "AsStrided",
+    "AffineGridGenerator", "GridSampler2d", "FractionalMaxPool2d",
+    "FractionalMaxPool2dBackward", "FractionalMaxPool3d", "FractionalMaxPool3dBackward",
+    "AsStrided",
     "AsStridedInplace",
     "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm", "ConvInputGrad",
     "ConvWeightGrad", "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",

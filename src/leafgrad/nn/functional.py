@@ -21,13 +21,17 @@ from ._functional_pool3d import *  # noqa: F403 - 3-d pooling
 from ._functional_pool3d import __all__ as _pool3d_all
 from ._functional_sampling import affine_grid, gumbel_softmax  # noqa: F401
 from ._grid_sample import grid_sample  # noqa: F401
+from ._fractional_pool import (fractional_max_pool2d,  # noqa: F401
+                               fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                               fractional_max_pool3d_with_indices)
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d", "max_pool2d",
     "avg_pool2d", "adaptive_avg_pool2d",
     *_nn_all, *_layers_all, *_act_all, *_attention_all, *_losses_all,
     *_upsample_all, "embedding_bag", *_pool3d_all, "affine_grid", "gumbel_softmax",
-    "grid_sample",
+    "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 

@@ -8,8 +8,8 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AvgPool1d, AvgPool2d, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
                       MaxUnpool1d, MaxUnpool2d)
-from .pooling3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d, MaxPool3d,
-                        MaxUnpool3d)
+from .pooling3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d,
+                        FractionalMaxPool3d, LPPool3d, MaxPool3d, MaxUnpool3d)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
@@ -25,6 +25,7 @@ from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .lazy import *  # noqa: F403
 from .lazy import __all__ as _lazy_all
 from .activation import *  # noqa: F403
@@ -39,7 +40,7 @@ __all__ = [
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
     "MaxUnpool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
-    "MaxUnpool3d",
+    "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
@@ -48,6 +49,6 @@ __all__ = [
     "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-    "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+    "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "AdaptiveLogSoftmaxWithLoss",
     *_activation_all, *_loss_all, *[name for name in _lazy_all if name != "LazyModuleMixin"],
 ]
