@@ -133,28 +133,42 @@ class Signature:
         return [p for p in self.params if not p.keyword_only]
 
     def bind(self, args: tuple, kwargs: dict):
-        """``None`` when the call fits, else ``(kind, details)`` describing the first misfit."""
+        """``None`` when the call fits, else ``(kind, details)`` describing the first misfit,
+        found in torch's order: too many positional arguments, then each parameter in turn
+        (given twice, missing, wrong type), then unknown keywords."""
         positional = self.positional
         if len(args) > len(positional):
             return "too_many", len(args)
-        by_name = {p.name: p for p in self.params}
-        for key in kwargs:
-            if key not in by_name:
-                return "unknown", key
-        for param in positional[:len(args)]:
-            if param.name in kwargs:
-                return "twice", param.name
-        missing = [p.name for p in positional[len(args):]
-                   if p.default is None and not p.optional and p.name not in kwargs]
-        if missing:
-            return "missing", missing
-        for index, (param, value) in enumerate(zip(positional, args)):
+        for index, param in enumerate(self.params):
+            if index < len(args) and not param.keyword_only:
+                if param.name in kwargs:
+                    return "twice", param.name
+                value, position = args[index], index + 1
+            elif param.name in kwargs:
+                value, position = kwargs[param.name], None
+            else:
+                if param.default is None and not param.optional:
+                    return "missing", [p.name for p in self.params[index:]
+                                       if p.default is None and not p.optional]
+                continue
             if not param.accepts(value):
-                return "type", (param, value, index + 1)
-        for key, value in kwargs.items():
-            if not by_name[key].accepts(value):
-                return "type", (by_name[key], value, None)
+                return "type", (param, value, position)
+        names = {p.name for p in self.params}
+        for key in kwargs:
+            if key not in names:
+                return "unknown", key
         return None
+
+    def fits_arity(self, args: tuple, kwargs: dict) -> bool:
+        """Whether the call's count of positional arguments and its keywords fit (types
+        aside): torch names the failing argument only when one overload fits so."""
+        if len(args) > len(self.positional):
+            return False
+        names = {p.name for p in self.params}
+        if any(key not in names for key in kwargs):
+            return False
+        return all(i < len(args) or p.name in kwargs or p.default is not None or p.optional
+                   for i, p in enumerate(self.params))
 
     def __str__(self) -> str:
         params, starred = [], False
@@ -274,7 +288,8 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     function = overloads[0].name
     # torch names the failing argument when only one overload fits the call's arity and
     # keywords ("plausible"), and lists the overloads otherwise
-    plausible = [i for i, misfit in enumerate(misfits) if misfit[0] == "type"]
+    plausible = [i for i, (signature, misfit) in enumerate(zip(overloads, misfits))
+                 if misfit[0] == "type" and signature.fits_arity(args, kwargs)]
     if len(overloads) > 1 and len(plausible) == 1:
         overloads, misfits = (overloads[plausible[0]],), [misfits[plausible[0]]]
     if len(overloads) > 1:
@@ -292,13 +307,19 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
                          f"not {typename(value)}")
     if kind == "missing":
         names = ", ".join(f'"{n}"' for n in details)
-        return TypeError(f"{function}() missing {len(details)} required positional arguments: "
-                         f"{names}")
+        # torch's plural is the wrong way round: "1 ... arguments", "2 ... argument"
+        plural = "s" if len(details) == 1 else ""
+        return TypeError(f"{function}() missing {len(details)} required positional "
+                         f"argument{plural}: {names}")
     if kind == "twice":
         return TypeError(f"{function}() got multiple values for argument '{details}'")
     if kind == "unknown":
         return TypeError(f"{function}() got an unexpected keyword argument '{details}'")
     count = len(signature.positional)
+    required = sum(1 for p in signature.positional if p.default is None and not p.optional)
+    if required != count:
+        return TypeError(f"{function}() takes from {required} to {count} positional arguments "
+                         f"but {details} were given")
     plural = "argument" if count == 1 else "arguments"
     return TypeError(f"{function}() takes {count} positional {plural} but {details} were given")
 

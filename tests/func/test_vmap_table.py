@@ -41,6 +41,7 @@ REFUSED = {
     ("MaskedSelect", 0): DYNAMIC,
     ("MaskedSelect", 1): DYNAMIC,
     ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
+    ("RreluWithNoiseInplace", 1): "vmap: called random operation while in randomness error mode.",
     # repeat_interleave with a tensor of repeats reads the repeats' values
     ("IndexSelect", 3): "only one element tensors can be converted to Python scalars",
 }
@@ -48,7 +49,12 @@ REFUSED = {
 
 # Ops without a batching rule: vmap loops over the examples (see test_ops_without_batching_rules).
 LOOP_FALLBACK = {
-    "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AsStrided", "AsStridedInplace",
+    "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AdaptiveAvgPool3dBackward",
+    "AdaptiveMaxPool3dBackward", "AvgPool3dBackward", "MaxPool3dBackward",
+    "AffineGridGenerator", "GridSampler2d", "FractionalMaxPool2d",
+    "FractionalMaxPool2dBackward", "FractionalMaxPool3d", "FractionalMaxPool3dBackward",
+    "AsStrided",
+    "AsStridedInplace",
     "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm", "ConvInputGrad",
     "ConvWeightGrad", "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",

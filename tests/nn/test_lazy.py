@@ -25,6 +25,8 @@ MODULES = [
     ("LazyConv2d(4, 3, padding=1, groups=2)", (2, 4, 5, 5)),
     ("LazyConvTranspose1d(4, 3, stride=2)", (2, 3, 5)),
     ("LazyConvTranspose2d(6, 2, groups=3, bias=False)", (1, 3, 4, 4)),
+    ("LazyConv3d(4, 2, padding=1, groups=2)", (2, 4, 3, 4, 3)),
+    ("LazyConvTranspose3d(4, (2, 1, 2), stride=2)", (3, 2, 3, 2)),
     ("LazyBatchNorm1d()", (4, 3)), ("LazyBatchNorm2d(affine=False)", (2, 3, 4, 4)),
     ("LazyBatchNorm3d(momentum=None)", (2, 3, 2, 2, 2)),
     ("LazyInstanceNorm1d(affine=True)", (2, 3, 6)),

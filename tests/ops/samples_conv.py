@@ -24,19 +24,31 @@ SAMPLES = {
                (((2, 3, 6), A), ((2, 3, 3), A))),
         Sample(lambda lib, x, w: lib.nn.functional.conv2d(x, w), (((2, 3, 3), A), ((1, 2, 2, 2), A)),
                note="unbatched input"),
+        Sample(lambda lib, x, w, b: lib.nn.functional.conv3d(x, w, b, stride=(1, 2, 1),
+                                                             padding=(1, 0, 1), dilation=(1, 1, 2)),
+               (((2, 2, 3, 4, 4), A), ((3, 2, 2, 2, 2), A), ((3,), A))),
+        Sample(lambda lib, x, w: lib.nn.functional.conv3d(x, w, groups=2, padding="same"),
+               (((4, 3, 3, 2), A), ((2, 2, 2, 2, 1), A)), note="unbatched, grouped, same"),
     ],
     "ConvInputGrad": [
         Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv2d(x, w, padding=1), x)[0],
                (((1, 2, 4, 4), A), ((2, 2, 3, 3), A))),
+        Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv3d(x, w, stride=2), x)[0],
+               (((1, 2, 3, 4, 3), A), ((2, 2, 2, 2, 2), A))),
     ],
     "ConvWeightGrad": [
         Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv2d(x, w, stride=2), w)[0],
                (((1, 2, 5, 5), A), ((2, 2, 3, 3), A))),
+        Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv3d(x, w, padding=1), w)[0],
+               (((1, 2, 3, 3, 2), A), ((2, 2, 2, 2, 2), A))),
     ],
     "ConvTranspose": [
         Sample(lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(
             x, w, b, stride=2, padding=1, output_padding=1),
             (((1, 2, 3, 3), A), ((2, 3, 3, 3), A), ((3,), A))),
+        Sample(lambda lib, x, w, b: lib.nn.functional.conv_transpose3d(
+            x, w, b, stride=(2, 1, 2), padding=(1, 0, 0), output_padding=(1, 0, 1), groups=2),
+            (((1, 4, 2, 3, 2), A), ((4, 1, 2, 2, 3), A), ((2,), A))),
     ],
     "MaxPool2d": [
         Sample(lambda lib, x: lib.nn.functional.max_pool2d(x, 2), (((2, 2, 4, 4), A),)),

@@ -28,7 +28,7 @@ torch = require_torch()
 # reverse mode only.
 BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface", "MultilabelMarginLoss", "EmbeddingBag",
                 "CtcLoss", "Cdist", "EuclideanDist", "Pdist", "Igamma", "Igammac",
-                "SpecialZeta", "SpecialZetaScalarSelf"}
+                "SpecialZeta", "SpecialZetaScalarSelf", "RreluWithNoiseInplace", "GridSampler2d"}
 
 
 def test_every_differentiable_op_has_a_jvp_formula():

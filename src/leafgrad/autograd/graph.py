@@ -420,7 +420,9 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
     text = ""
     if where is not None:
         fn, output_nr = where
-        op = re.sub(r"Backward\d*$", "", fn.name())
+        # torch names the op without "Backward0" but keeps other overload numbers:
+        # MulBackward0 -> Mul, SumBackward1 -> Sum1
+        op = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), fn.name())
         text = f", which is output {output_nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "

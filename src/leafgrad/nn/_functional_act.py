@@ -7,9 +7,11 @@ from .. import ops as _ops
 from ..ops.activation_extra import (Glu, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Prelu,
                                     RreluWithNoise, Softshrink, Threshold,
                                     rrelu_noise)
+from ..ops.activation_inplace import RreluWithNoiseInplace, ThresholdInplace
 
 __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", "hardswish",
-           "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_"]
+           "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
+           "relu_", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_"]
 
 
 def hardshrink(input, lambd: float = 0.5):
@@ -68,12 +70,12 @@ def glu(input, dim: int = -1):
 
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     if inplace:
-        return _ops.inplace(Threshold, input, threshold=threshold, value=value)
+        return _ops.inplace(ThresholdInplace, input, threshold=threshold, value=value)
     return Threshold.apply(input, threshold=threshold, value=value)
 
 
 def threshold_(input, threshold: float, value: float):
-    return _ops.inplace(Threshold, input, threshold=threshold, value=value)
+    return _ops.inplace(ThresholdInplace, input, threshold=threshold, value=value)
 
 
 def prelu(input, weight):
@@ -90,7 +92,7 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
     if noise is None:
         noise = rrelu_noise(input._data, lower, upper, training)
     if inplace:
-        return _ops.inplace(RreluWithNoise, input, noise=noise, lower=lower, upper=upper,
+        return _ops.inplace(RreluWithNoiseInplace, input, noise=noise, lower=lower, upper=upper,
                             training=training)
     return RreluWithNoise.apply(input, noise=noise, lower=lower, upper=upper, training=training)
 
@@ -113,3 +115,39 @@ def _vmapped_noise(input, lower, upper, training):
 
     noise = rrelu_noise(input._value._data, lower, upper, training)
     return wrap(_wrap(noise), input._levels)._data
+
+
+# the in-place forms torch's nn.functional exposes under their own names
+def relu_(input):
+    return input.relu_()
+
+
+def elu_(input, alpha: float = 1.0):
+    from ._functional_nn import elu
+
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha: float = 1.0):
+    from ._functional_nn import celu
+
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    from ._functional_nn import selu
+
+    return selu(input, inplace=True)
+
+
+def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
+    # torch's hardtanh_ is the ATen function: no min_val <= max_val check (F.hardtanh's)
+    from ..ops import Hardtanh
+
+    return _ops.inplace(Hardtanh, input, min_val=min_val, max_val=max_val)
+
+
+def leaky_relu_(input, negative_slope: float = 0.01):
+    from ._functional_nn import leaky_relu
+
+    return leaky_relu(input, negative_slope, inplace=True)

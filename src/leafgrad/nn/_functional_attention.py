@@ -78,6 +78,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+            "module method `generate_square_subsequent_mask` to create this mask.")
+    # torch hands a causal hint without padding mask or weights to SDPA as is_causal
+    causal_sdpa = is_causal and key_padding_mask is None and not need_weights
+    if causal_sdpa:
+        attn_mask = None
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
     if embed_dim != embed_dim_to_check:
@@ -86,14 +94,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
-    if is_causal and attn_mask is None and not need_weights:
-        causal_sdpa = True
-    else:
-        causal_sdpa = False
-        if is_causal and attn_mask is None:
-            raise RuntimeError(
-                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                "module method `generate_square_subsequent_mask` to create this mask.")
     # input projections (one packed weight, or three)
     if not use_separate_proj_weight:
         w_q, w_k, w_v = in_proj_weight.chunk(3)

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import ops as _ops
+from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -46,23 +47,29 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
-        return _ops.inplace(_ops.LeakyRelu, input, negative_slope=negative_slope)
+        return _ops.inplace(_inplace_ops.LeakyReluInplace, input, negative_slope=negative_slope)
     return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
-    return _ops.inplace(_ops.Elu, input, **params) if inplace else _ops.Elu.apply(input, **params)
+    if inplace:
+        return _ops.inplace(_inplace_ops.EluInplace, input, **params)
+    return _ops.Elu.apply(input, **params)
 
 
 def selu(input, inplace=False):
     params = dict(alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
-    return _ops.inplace(_ops.Elu, input, **params) if inplace else _ops.Elu.apply(input, **params)
+    if inplace:
+        return _ops.inplace(_inplace_ops.EluInplace, input, **params)
+    return _ops.Elu.apply(input, **params)
 
 
 def celu(input, alpha=1.0, inplace=False):
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
-    return _ops.inplace(_ops.Celu, input, **params) if inplace else _ops.Celu.apply(input, **params)
+    if inplace:
+        return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
+    return _ops.Celu.apply(input, **params)
 
 
 def gelu(input, approximate="none"):

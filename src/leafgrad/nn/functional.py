@@ -17,11 +17,21 @@ from ._functional_losses import __all__ as _losses_all
 from ._functional_upsample import *  # noqa: F403 - interpolate
 from ._functional_upsample import __all__ as _upsample_all
 from ._embedding_bag import embedding_bag  # noqa: F401 - bags of embeddings
+from ._functional_pool3d import *  # noqa: F403 - 3-d pooling
+from ._functional_pool3d import __all__ as _pool3d_all
+from ._functional_sampling import affine_grid, gumbel_softmax  # noqa: F401
+from ._grid_sample import grid_sample  # noqa: F401
+from ._fractional_pool import (fractional_max_pool2d,  # noqa: F401
+                               fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                               fractional_max_pool3d_with_indices)
 
 __all__ = [
-    "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    "conv1d", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d", "max_pool2d",
+    "avg_pool2d", "adaptive_avg_pool2d",
     *_nn_all, *_layers_all, *_act_all, *_attention_all, *_losses_all,
-    *_upsample_all, "embedding_bag", "pdist",
+    *_upsample_all, "embedding_bag", "pdist", *_pool3d_all, "affine_grid", "gumbel_softmax",
+    "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 pdist = _ops.pdist
 
@@ -34,6 +44,18 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-d cross-correlation over (N, C, H, W) input (im2col + one BLAS product per group)."""
     return _ops.convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d cross-correlation over (N, C, D, H, W) input (im2col + one BLAS product per group)."""
+    return _ops.convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    from ..ops.conv import conv_transpose3d as _transpose3d
+
+    return _transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

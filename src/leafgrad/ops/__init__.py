@@ -26,7 +26,7 @@ from .cross import LinalgCross, cross, linalg_cross
 from .distance import cdist, dist, pdist
 from . import special_fns  # noqa: F401 - registers its ops
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
-from . import activation_extra, loss_ctc, loss_extra  # noqa: F401 - register their ops
+from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
 
 __all__ = ["OPS", "Op", "register"]
 

@@ -1,4 +1,4 @@
-"""Convolutions (1-d and 2-d, stride, padding, dilation, groups, transposed).
+"""Convolutions (1-d, 2-d and 3-d; stride, padding, dilation, groups, transposed).
 
 Vectorised with NumPy: the input's sliding windows are a strided view (no copy), one matrix
 product per group does the arithmetic (BLAS), and scattering gradients back to the input is a
@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from . import _layout
+from . import conv3d as _nd
 from ._forward import jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, array_kernel, plain_backward, register
@@ -87,6 +88,8 @@ def _kernel_matrix(w: np.ndarray) -> np.ndarray:
 
 def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np.ndarray:
     """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation)."""
+    if x.ndim == 5:
+        return _nd.forward(x, w, stride, padding, dilation, groups, bias, keep)
     n = x.shape[0]
     out_channels, group_channels, kh, kw = w.shape
     oh = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
@@ -109,6 +112,8 @@ def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) 
 
 def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarray:
     """The adjoint of conv_forward in x."""
+    if g.ndim == 5:
+        return _nd.input_grad(g, w, input_shape, stride, padding, dilation, groups)
     out_channels, group_channels, kh, kw = w.shape
     full = (dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1])
     if stride == (1, 1) and full[0] >= 0 and full[1] >= 0:
@@ -161,6 +166,8 @@ def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, gro
 def conv_weight_grad(x, g, weight_shape, stride, padding, dilation, groups,
                      columns=None) -> np.ndarray:
     """The adjoint of conv_forward in w: correlate the input windows with g."""
+    if g.ndim == 5:
+        return _nd.weight_grad(x, g, weight_shape, stride, padding, dilation, groups, columns)
     n, _, oh, ow = g.shape
     out_channels, group_channels, kh, kw = weight_shape
     per_group = out_channels // groups
@@ -192,7 +199,7 @@ class Convolution(Op):
     vmap = batch.convolution
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
-    torch_names = ("nn.functional.conv1d", "nn.functional.conv2d")
+    torch_names = ("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d")
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial):
@@ -214,7 +221,7 @@ class Convolution(Op):
         if self.needs_grad(1):
             if plain_backward():
                 shape = self.input_shape(1)
-                shape2 = shape if p["spatial"] == 2 else (*shape[:2], 1, shape[2])
+                shape2 = shape if p["spatial"] != 1 else (*shape[:2], 1, shape[2])
                 array = array_kernel(_weight_grad_plain, grad._data, self.saved("columns"),
                                      shape=shape, shape2=shape2, stride=p["stride"],
                                      padding=p["padding"], dilation=p["dilation"],
@@ -224,8 +231,7 @@ class Convolution(Op):
                 grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
                                               weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            dims = (0, 2) if p["spatial"] == 1 else (0, 2, 3)
-            grad_b = grad.sum(dims)
+            grad_b = grad.sum((0,) + tuple(range(2, 2 + p["spatial"])))
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -249,7 +255,7 @@ class ConvInputGrad(Op):
 
     @staticmethod
     def forward(ctx, g, w, input_shape, stride, padding, dilation, groups, spatial):
-        shape = input_shape if spatial == 2 else (input_shape[0], input_shape[1], 1,
+        shape = input_shape if spatial != 1 else (input_shape[0], input_shape[1], 1,
                                                   input_shape[2])
         out = conv_input_grad(_as_2d(g, spatial), _as_2d(w, spatial), shape, stride, padding,
                               dilation, groups)
@@ -283,7 +289,7 @@ class ConvWeightGrad(Op):
 
     @staticmethod
     def forward(ctx, x, g, weight_shape, stride, padding, dilation, groups, spatial):
-        shape = weight_shape if spatial == 2 else (*weight_shape[:2], 1, weight_shape[2])
+        shape = weight_shape if spatial != 1 else (*weight_shape[:2], 1, weight_shape[2])
         out = conv_weight_grad(_as_2d(x, spatial), _as_2d(g, spatial), shape, stride, padding,
                                dilation, groups)
         return _layout.suggested(out.reshape(weight_shape), x)
@@ -307,14 +313,14 @@ class ConvWeightGrad(Op):
 
 @register
 class ConvTranspose(Op):
-    """conv_transpose2d: ``weight`` is (C_in, C_out/groups, KH, KW)."""
+    """conv_transpose1d/2d/3d: ``weight`` is (C_in, C_out/groups, *kernel)."""
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
     vmap = batch.fold("spatial")
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}
-    torch_names = ("nn.functional.conv_transpose2d",)
+    torch_names = ("nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d")
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial, output_shape):
@@ -323,7 +329,7 @@ class ConvTranspose(Op):
         out = conv_input_grad(_as_2d(x, spatial), _as_2d(w, spatial), output_shape, stride,
                               padding, dilation, groups)
         if b is not None:
-            out = out + b.reshape(1, -1, 1, 1)
+            out = out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
         return _layout.suggested(_from_2d(out, spatial), x)
 
     def backward(self, grad):
@@ -335,7 +341,7 @@ class ConvTranspose(Op):
             grad_w = ConvWeightGrad.apply(grad, self.saved("input"),
                                           weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = grad.sum((0, 2) if p["spatial"] == 1 else (0, 2, 3))
+            grad_b = grad.sum((0,) + tuple(range(2, 2 + p["spatial"])))
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -376,31 +382,83 @@ def _check_conv(x, w, groups, spatial, name, transposed=False):
         )
 
 
+def _expand(value, name: str, spatial: int) -> tuple:
+    """An int or a list of ``spatial`` ints, as ATen's expand_param_if_needed."""
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1:
+            return tuple(value) * spatial
+        if len(value) != spatial:
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of {spatial} values to "
+                f"match the convolution dimensions, but got {name}={list(value)}")
+        return tuple(value)
+    return (value,) * spatial
+
+
+def _check_params(x, weight, name, spatial, stride, padding, groups) -> None:
+    """ATen's checks before the shapes': the parameter lists against the weight's dims, the
+    input's dims, then groups, padding and stride."""
+    dims = weight.ndim - 2
+    if weight.ndim >= 3 and dims != spatial:
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {dims} values to match "
+            f"the convolution dimensions, but got stride={list(stride)}")
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, "
+            f"but got input of size: {list(x.shape)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+
+
+def _check_kernel(x, weight, padding, dilation) -> None:
+    """ATen's last check: every dilated kernel extent fits the padded input."""
+    spatial = x.shape[2:]
+    padded = [s + 2 * p for s, p in zip(spatial, padding)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+    if any(k > s for k, s in zip(kernel, padded)):
+        sizes = " x ".join(str(s) for s in padded)
+        kernels = " x ".join(str(k) for k in kernel)
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({sizes}). Kernel size: ({kernels}). "
+            "Kernel size can't be greater than actual input size")
+
+
 def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, name):
-    """Shared by conv1d/conv2d: normalises arguments, accepts unbatched input."""
+    """Shared by conv1d/conv2d/conv3d: normalises arguments, accepts unbatched input."""
+    stride = _expand(stride, "stride", spatial)
+    dilation = _expand(dilation, "dilation", spatial)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(
+                f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = _expand(padding, "padding", spatial)
+    _check_params(x, weight, name, spatial, stride, padding, groups)
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = x.unsqueeze(0)
     _check_conv(x, weight, groups, spatial, name)
-    if spatial == 1:
-        stride, dilation = (1, _first(stride)), (1, _first(dilation))
-        padding = "same" if padding == "same" else (0, _first(padding))
-        if padding == "valid":
-            padding = (0, 0)
-    else:
-        stride, dilation = _pair(stride), _pair(dilation)
     if padding == "valid":
-        padding = (0, 0)
+        padding = (0,) * spatial
     elif padding == "same":
-        kernel = weight.shape[2:] if spatial == 2 else (1, weight.shape[2])
-        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
-        padding = (total[0] // 2, total[1] // 2)
+        total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+        padding = tuple(t // 2 for t in total)
         if any(t % 2 for t in total):  # ATen: zero-pad the right side by the odd one first
             from .norm import ConstantPadNd
-            pad = (0, total[1] % 2) if spatial == 1 else (0, total[1] % 2, 0, total[0] % 2)
-            x = ConstantPadNd.apply(x, pad=pad, value=0)
-    else:
-        padding = _pair(padding)
+            pad = []
+            for t in reversed(total):
+                pad += [0, t % 2]
+            x = ConstantPadNd.apply(x, pad=tuple(pad), value=0)
+    _check_kernel(x, weight, padding, dilation)
+    if spatial == 1:  # 1-d runs as 2-d with a height of 1
+        stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
     out = Convolution.apply(x, weight, bias, stride=tuple(stride), padding=tuple(padding),
                             dilation=tuple(dilation), groups=groups, spatial=spatial)
     if unbatched:
@@ -410,34 +468,53 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    unbatched = x.ndim == 3
+    return conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                          "conv_transpose2d")
+
+
+def conv_transpose3d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                          "conv_transpose3d")
+
+
+def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                   spatial, name):
+    """conv_transpose2d/3d: the input gradient of the matching convolution, plus the bias."""
+    stride, padding = _expand(stride, "stride", spatial), _expand(padding, "padding", spatial)
+    output_padding = _expand(output_padding, "output_padding", spatial)
+    dilation = _expand(dilation, "dilation", spatial)
+    _check_params(x, weight, name, spatial, stride, padding, groups)
+    unbatched = x.ndim == spatial + 1
     if unbatched:
         x = x.unsqueeze(0)
-    _check_conv(x, weight, groups, 2, "conv_transpose2d", transposed=True)
-    stride, padding = _pair(stride), _pair(padding)
-    output_padding, dilation = _pair(output_padding), _pair(dilation)
+    _check_conv(x, weight, groups, spatial, name, transposed=True)
     check_output_padding(output_padding, stride, dilation)
-    kh, kw = weight.shape[2:]
-    height = (x.shape[2] - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + \
-        output_padding[0] + 1
-    width = (x.shape[3] - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + \
-        output_padding[1] + 1
-    out_shape = (x.shape[0], weight.shape[1] * groups, height, width)
+    sizes = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(
+        x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
+    out_shape = (x.shape[0], weight.shape[1] * groups) + sizes
     out = ConvTranspose.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation,
-                              groups=groups, spatial=2, output_shape=out_shape)
+                              groups=groups, spatial=spatial, output_shape=out_shape)
     return out.squeeze(0) if unbatched else out
 
 
 def check_output_padding(output_padding, stride, dilation) -> None:
-    """ATen's check (in its 2-d terms, also for 1-d): each output padding below its stride or
-    its dilation."""
+    """ATen's check (in its 2-d terms for 1-d and 2-d, 3-d terms for 3-d): each output padding
+    below its stride or its dilation."""
     if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {output_padding[0]} output_padding_width: "
-            f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
-            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}"
-        )
+        names = ("depth", "height", "width") if len(stride) == 3 else ("height", "width")
+        parts = [f"{kind}_{name}: {value}"
+                 for kind, values in (("output_padding", output_padding), ("stride", stride),
+                                      ("dilation", dilation))
+                 for name, value in zip(names, values)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(parts))
+
+
+def _ntuple(value, count: int) -> tuple:
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,) * count
 
 
 def _first(value):

@@ -4,10 +4,12 @@ from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Identity, Linear
 from .flatten import Flatten, Unflatten
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AvgPool1d, AvgPool2d, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
                       MaxUnpool1d, MaxUnpool2d)
+from .pooling3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d,
+                        FractionalMaxPool3d, LPPool3d, MaxPool3d, MaxUnpool3d)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
@@ -22,6 +24,8 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .lazy import *  # noqa: F403
 from .lazy import __all__ as _lazy_all
 from .activation import *  # noqa: F403
@@ -32,10 +36,11 @@ from .loss import __all__ as _loss_all
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
-    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
-    "MaxUnpool2d",
+    "MaxUnpool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+    "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
@@ -44,5 +49,6 @@ __all__ = [
     "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "AdaptiveLogSoftmaxWithLoss",
     *_activation_all, *_loss_all, *[name for name in _lazy_all if name != "LazyModuleMixin"],
 ]

@@ -1,5 +1,5 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``
-(torch's parameters, checks, initialisation and repr)."""
+"""Convolution layers: ``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d`` (torch's parameters,
+checks, initialisation and repr)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -154,6 +155,28 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-d cross-correlation over (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3),
+                         padding if isinstance(padding, str) else _ntuple(padding, 3),
+                         _ntuple(dilation, 3), False, (0, 0, 0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv3d(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
                  output_padding, groups, bias, padding_mode, device, dtype, dims: int):
@@ -220,4 +243,19 @@ class ConvTranspose2d(_ConvTransposeNd):
     def forward(self, input: Tensor, output_size=None) -> Tensor:
         output_padding = self._output_padding(input, output_size, 2)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The gradient of Conv3d with respect to its input, as a layer (a "deconvolution")."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, groups, bias, padding_mode, device, dtype, 3)
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        output_padding = self._output_padding(input, output_size, 3)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)

@@ -15,14 +15,15 @@ import itertools
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,
                             InstanceNorm2d, InstanceNorm3d, _BatchNorm, _InstanceNorm,
                             _NormBase)
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d",
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
@@ -158,6 +159,8 @@ LazyConv1d = _lazy_conv(Conv1d, 1, False)
 LazyConv2d = _lazy_conv(Conv2d, 2, False)
 LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, 1, True)
 LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, 2, True)
+LazyConv3d = _lazy_conv(Conv3d, 3, False)
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, 3, True)
 
 
 class _LazyNormBase(LazyModuleMixin, _NormBase):

@@ -1,0 +1,89 @@
+"""The in-place activations' own nodes: torch records ``elu_``, ``celu_``, ``selu_``,
+``leaky_relu_``, ``threshold_`` and ``rrelu_`` under ``...Backward1`` nodes, and the elu and
+leaky-relu ones save the result instead of the input (their backward reads the output, so a
+negative slope, which makes the output ambiguous, is refused when the backward runs, with
+torch's message). The forward is the out-of-place op's; ``ops.inplace`` writes it into the
+input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import _wrap
+from ._forward import auto_element_wise
+from .activation import Elu, LeakyRelu, _mask
+from .activation_extra import RreluWithNoise, Threshold
+from .registry import register
+
+_ELU_NEGATIVE = ("In-place elu backward calculation is triggered with a negative slope which is "
+                 "not supported. This is caused by calling in-place forward function with a "
+                 "negative slope, please call out-of-place version instead.")
+_LEAKY_NEGATIVE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+    "calculation with negative slope")
+
+
+@register
+class EluInplace(Elu):
+    """``elu_`` / ``selu_``: the backward from the result, ``r <= 0 ? grad * input_scale *
+    (r + alpha * scale) : grad * scale`` (torch's elu_backward with is_result)."""
+
+    node = "EluBackward1"
+    saves = {"result": ("self",)}
+    torch_names = ("nn.functional.elu_", "nn.functional.selu_", "selu_")
+
+    def backward(self, grad):
+        p = self._params
+        if p["alpha"] < 0:
+            raise RuntimeError(_ELU_NEGATIVE)
+        from .math_logic import Where
+
+        r = self.saved("result")
+        data = r._data
+        # the slope depends on r only where r < 0 (torch's elu_double_backward with is_result
+        # masks r < 0); at r == 0 it is the constant alpha * scale * input_scale
+        negative = (r + p["alpha"] * p["scale"]) * p["input_scale"]
+        constant = _wrap(np.where(data == 0, p["alpha"] * p["scale"] * p["input_scale"],
+                                  p["scale"]).astype(data.dtype))
+        return grad * Where.apply(negative, constant, condition=_wrap(data < 0))
+
+    jvp = auto_element_wise
+
+
+@register
+class CeluInplace(EluInplace):
+    node = "CeluBackward1"
+    torch_names = ("nn.functional.celu_", "celu_")
+
+
+@register
+class LeakyReluInplace(LeakyRelu):
+    """``leaky_relu_``: the backward from the result's sign."""
+
+    node = "LeakyReluBackward1"
+    saves = {"result": ("self",)}
+    torch_names = ("nn.functional.leaky_relu_",)
+
+    def backward(self, grad):
+        slope = self._params["negative_slope"]
+        if slope < 0:
+            raise RuntimeError(_LEAKY_NEGATIVE)
+        r = self.saved("result")._data
+        return grad * _mask(np.where(r > 0, 1.0, slope), r)
+
+    jvp = auto_element_wise
+
+
+@register
+class ThresholdInplace(Threshold):
+    node = "ThresholdBackward1"
+    torch_names = ("nn.functional.threshold_", "threshold_")
+
+
+@register
+class RreluWithNoiseInplace(RreluWithNoise):
+    node = "RreluWithNoiseBackward1"
+    torch_names = ("nn.functional.rrelu_", "rrelu_")
