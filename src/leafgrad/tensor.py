@@ -24,6 +24,7 @@ from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
 from .methods.legacy import LegacyMethods
+from .methods.random import RandomMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
 from .methods.nn import NNMethods
@@ -177,7 +178,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods, LegacyMethods):
+             ExtraMethods, LegacyMethods, RandomMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
