@@ -25,6 +25,7 @@ from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, Re
 from .methods.extra import ExtraMethods
 from .methods.legacy import LegacyMethods
 from .methods.random import RandomMethods
+from .methods.linalg_more import LinalgMoreMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
 from .methods.nn import NNMethods
@@ -178,7 +179,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods, LegacyMethods, RandomMethods):
+             ExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
