@@ -8,8 +8,8 @@ from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop
 from .classic import ASGD, Rprop, SparseAdam
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
            "NAdam", "RAdam", "Rprop", "ASGD", "SparseAdam", "LBFGS", "Adafactor",
-           "lr_scheduler"]
+           "lr_scheduler", "swa_utils"]
