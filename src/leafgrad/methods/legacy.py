@@ -25,6 +25,17 @@ class LegacyMethods:
         return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
                              device=device, requires_grad=requires_grad)
 
+    # -- storages (read access; see leafgrad._storage) ------------------------------------------
+    def untyped_storage(self):
+        from .._storage import untyped_storage
+
+        return untyped_storage(self)
+
+    def storage(self):
+        from .._storage import typed_storage
+
+        return typed_storage(self)
+
     # -- resizing ------------------------------------------------------------------------------
     def resize_(self, *sizes, memory_format=None):
         """Change the shape in place, keeping the storage's leading elements in order; new
