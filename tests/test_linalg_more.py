@@ -147,6 +147,10 @@ def _tensor(lib, array, grad=True):
 GRAD_CASES = {
     "lu_factor": (lambda lib, a: lib.linalg.lu_factor(a).LU, [SQUARE]),
     "lu_factor_batch": (lambda lib, a: lib.linalg.lu_factor(a)[0], [BATCH]),
+    "lu_factor_tall": (lambda lib, a: lib.linalg.lu_factor(a)[0], [TALL]),
+    "lu_factor_wide": (lambda lib, a: lib.linalg.lu_factor(a)[0], [WIDE]),
+    "lu_wide_U": (lambda lib, a: lib.linalg.lu(a).U, [WIDE]),
+    "lu_tall_L": (lambda lib, a: lib.linalg.lu(a).L, [TALL]),
     "lu_L": (lambda lib, a: lib.linalg.lu(a).L, [SQUARE]),
     "lu_U": (lambda lib, a: lib.linalg.lu(a).U, [SQUARE]),
     "lu_solve": (lambda lib, lu, b: lib.linalg.lu_solve(

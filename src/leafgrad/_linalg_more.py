@@ -9,8 +9,7 @@ Most are composites of ops that already have gradients (triangular solves, matmu
 cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
 last op of the composite rather than torch's single node (``LinalgLstsqBackward0``,
 ``CholeskySolveBackward0``, ...). Two are primitives written as autograd Functions with
-torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``,
-square matrices) and ``matrix_exp`` (``LinalgMatrixExpBackward0``: the backward is the
+torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``) and ``matrix_exp`` (``LinalgMatrixExpBackward0``: the backward is the
 matrix exponential of a block matrix, so it is itself differentiable).
 
 Values agree with torch to rounding: LU is an unblocked right-looking elimination with
@@ -132,25 +131,42 @@ class _LuFactor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # torch's linalg_lu_backward for square A = P L U:
-        # gA = P L^{-H} ((L^H gL).tril(-1) + (gU U^H).triu()) U^{-H}
+        # A = P L U, with L (m x k) unit lower and U (k x n) upper, k = min(m, n).
+        # Square: gA = P L^-H phi U^-H, phi = (L^H gL).tril(-1) + (gU U^H).triu().
+        # Wide (U = [U1 U2]): U2 = L^-1 A2 adds -gU2 U2^H to the L part of phi, gA2 = L^-H gU2.
+        # Tall (L = [L1; L2]): L2 = A2 U^-1 adds -L2^H gL2 to the U part, gA2 = gL2 U^-H.
         lib = _lib()
         (packed,) = ctx.saved_tensors
         m, n = packed.shape[-2:]
-        if m != n:
-            raise NotImplementedError("leafgrad: the gradient of linalg.lu_factor is implemented "
-                                      "for square matrices only")
-        eye = lib.eye(n, dtype=packed.dtype)
-        lower = packed.tril(-1) + eye
-        upper = packed.triu()
-        phi = (lower.mT @ grad.tril(-1)).tril(-1) + (grad.triu() @ upper.mT).triu()
-        x = lib.linalg.solve_triangular(lower.mT, phi, upper=True, unitriangular=True)
-        x = lib.linalg.solve_triangular(upper.mT, x, upper=False, left=False)
+        k = min(m, n)
+        eye = lib.eye(k, dtype=packed.dtype)
+        lower1 = packed[..., :k, :k].tril(-1) + eye
+        upper1 = packed[..., :k, :k].triu()
+        g_lower1 = grad[..., :k, :k].tril(-1)
+        g_upper1 = grad[..., :k, :k].triu()
+        lower_part = lower1.mT @ g_lower1
+        upper_part = g_upper1 @ upper1.mT
+        if n > m:
+            upper2, g_upper2 = packed[..., :, m:], grad[..., :, m:]
+            lower_part = lower_part - g_upper2 @ upper2.mT
+        if m > n:
+            lower2, g_lower2 = packed[..., n:, :], grad[..., n:, :]
+            upper_part = upper_part - lower2.mT @ g_lower2
+        phi = lower_part.tril(-1) + upper_part.triu()
+        x = lib.linalg.solve_triangular(lower1.mT, phi, upper=True, unitriangular=True)
+        x = lib.linalg.solve_triangular(upper1.mT, x, upper=False, left=False)
+        if n > m:
+            extra = lib.linalg.solve_triangular(lower1.mT, g_upper2, upper=True,
+                                                unitriangular=True)
+            x = lib.cat([x, extra], -1)
+        if m > n:
+            extra = lib.linalg.solve_triangular(upper1.mT, g_lower2, upper=False, left=False)
+            x = lib.cat([x, extra], -2)
         perm = _permutation(ctx.pivots, m)
         inverse = np.argsort(perm, axis=-1)
-        index = _wrap(np.ascontiguousarray(inverse[..., :, None]
-                                           * np.ones((1, n), np.int64)).astype(np.int64))
-        return x.gather(-2, index.expand(x.shape)), None, None
+        index = np.ascontiguousarray(np.broadcast_to(inverse[..., :, None],
+                                                     inverse.shape + (n,))).astype(np.int64)
+        return x.gather(-2, _wrap(index)), None, None
 
 
 _LuFactor._backward_cls.__name__ = _LuFactor._backward_cls.__qualname__ = \
