@@ -15,6 +15,9 @@ matrix exponential of a block matrix, so it is itself differentiable).
 Values agree with torch to rounding: LU is an unblocked right-looking elimination with
 LAPACK's pivot choice (first largest magnitude), matrix_exp a degree-13 Pade approximant with
 scaling and squaring (torch uses Bader-Blanes-Casas Taylor polynomials).
+
+None of these takes ``out=`` yet (torch's do): passing it raises TypeError rather than being
+ignored.
 """
 
 from __future__ import annotations
@@ -179,11 +182,9 @@ def _lu_dims(A, name: str) -> None:
                            f"{list(A.shape)} instead")
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``(LU, pivots, info)``: the packed LU factorization ``A = P L U`` (LAPACK's layout,
     1-based int32 pivots) and the index of the first zero pivot (0 when none)."""
-    if out is not None:
-        raise NotImplementedError("leafgrad: linalg.lu_factor_ex(out=...) is not supported")
     _lu_dims(A, "torch.lu_factor")
     _float_check(A, "lu_cpu")
     if not pivot:
@@ -206,7 +207,7 @@ def _lu_error(name: str, info: np.ndarray):
                        "linalg.lu_factor_ex(A, pivot)")
 
 
-def lu_factor(A, *, pivot=True, out=None):
+def lu_factor(A, *, pivot=True):
     """``(LU, pivots)`` of ``lu_factor_ex``; a zero pivot raises torch's error."""
     _lu_dims(A, "torch.lu_factor")
     _float_check(A, "lu_cpu")
@@ -240,7 +241,7 @@ def lu_unpack_(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noq
     return LuUnpack((p, lower, upper))
 
 
-def lu(A, *, pivot=True, out=None):
+def lu(A, *, pivot=True):
     """``(P, L, U)`` with ``A = P @ L @ U``."""
     _lu_dims(A, "linalg.lu")
     _float_check(A, "lu_cpu")
@@ -260,7 +261,7 @@ def _permute_rows(b: Tensor, perm: np.ndarray, inverse: bool) -> Tensor:
     return b.gather(-2, _wrap(index.astype(np.int64)))
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
     """``X`` with ``A X = B`` (or ``X A = B``, or with ``A^H``) from ``lu_factor``'s result."""
     lib = _lib()
     if B.ndim < 2:
@@ -281,7 +282,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
 
 
 # -- _ex forms ------------------------------------------------------------------------------------
-def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)`` of ``linalg.solve``; a singular A gives info > 0 instead of raising
     (the result then holds the infs/NaNs the division by the zero pivot makes)."""
     lib = _lib()
@@ -299,7 +300,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return SolveEx((x.squeeze(-1) if vector else x, info))
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+def inv_ex(A, *, check_errors=False):
     """``(inverse, info)`` of ``linalg.inv``; a singular A gives info > 0 instead of raising."""
     lib = _lib()
     try:
@@ -315,7 +316,7 @@ def inv_ex(A, *, check_errors=False, out=None):
         return InvEx((lu_solve(packed, pivots, eye), info))
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+def cholesky_ex(A, *, upper=False, check_errors=False):
     """``(L, info)`` of ``linalg.cholesky``; info is the order of the first leading minor that
     is not positive-definite (0 when none) instead of an error."""
     lib = _lib()
@@ -398,7 +399,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return Lstsq((solution, residuals, rank_out, values))
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The number of singular values above ``max(atol, rtol * largest)`` (rtol defaults to
     eps * max(m, n) when no tolerance is given)."""
     _matrix_check(A, "torch.linalg.matrix_rank")
@@ -423,7 +424,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     return _wrap((singular > tolerance).sum(-1).astype(np.int64))
 
 
-def cond(A, p=None, *, out=None):
+def cond(A, p=None):
     """The condition number of ``A`` in the norm ``p`` (2-norm ratio of singular values when
     p is None or +-2)."""
     lib = _lib()
@@ -442,7 +443,7 @@ def cond(A, p=None, *, out=None):
 
 
 # -- products -------------------------------------------------------------------------------------
-def vecdot(x, y, *, dim=-1, out=None):
+def vecdot(x, y, *, dim=-1):
     """``sum(x * y, dim)`` (x conjugated for complex inputs), broadcasting x and y."""
     if x.dtype is not y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
@@ -452,7 +453,7 @@ def vecdot(x, y, *, dim=-1, out=None):
     return (x * y).sum(dim)
 
 
-def multi_dot(tensors, *, out=None):
+def multi_dot(tensors):
     """The product of a chain of matrices in the cheapest order (the first and last may be
     vectors), as torch's matrix-chain ordering."""
     tensors = list(tensors)
@@ -538,7 +539,7 @@ def vander(x, *, N=None):  # noqa: N803 - torch's name
     return lib.cat([ones, powers], -1)
 
 
-def householder_product(A, tau, *, out=None):
+def householder_product(A, tau):
     """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i``
     the i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr)."""
     lib = _lib()
@@ -641,7 +642,7 @@ def matrix_exp(A):
 
 
 # -- tensor inverse and solve ---------------------------------------------------------------------
-def tensorinv(A, ind=2, *, out=None):
+def tensorinv(A, ind=2):
     """The tensor ``X`` with ``tensordot(X, A, ind) = I``: ``inv`` of A seen as a matrix."""
     lib = _lib()
     if ind <= 0:
@@ -654,7 +655,7 @@ def tensorinv(A, ind=2, *, out=None):
     return lib.linalg.inv(A.reshape(rows, cols)).reshape(back + front)
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
+def tensorsolve(A, B, dims=None):
     """``X`` with ``tensordot(A, X, X.ndim) = B``."""
     lib = _lib()
     if dims is not None:
@@ -682,7 +683,7 @@ def _deprecated_once(name: str, message: str) -> None:
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
+def cholesky_solve(B, L, upper=False):  # noqa: N803
     """``X`` with ``(L L^H) X = B`` (``U^H U`` if upper) from a Cholesky factor."""
     lib = _lib()
     if upper:
@@ -692,14 +693,14 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
     return lib.linalg.solve_triangular(L.mT, x, upper=True)
 
 
-def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
+def cholesky_inverse(L, upper=False):  # noqa: N803
     """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
     lib = _lib()
     eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))
     return cholesky_solve(eye, L, upper)
 
 
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """Deprecated: ``(X, A.clone())`` with ``A X = b`` (``A^T X = b`` if transpose)."""
     lib = _lib()
     _deprecated_once(
@@ -714,7 +715,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     return TriangularSolve((solution, A.clone()))
 
 
-def lu_solve_legacy(b, LU_data, LU_pivots, *, out=None):  # noqa: N803
+def lu_solve_legacy(b, LU_data, LU_pivots):  # noqa: N803
     """Deprecated ``torch.lu_solve(b, LU, pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
     _deprecated_once(
         "lu_solve",
@@ -725,7 +726,7 @@ def lu_solve_legacy(b, LU_data, LU_pivots, *, out=None):  # noqa: N803
     return lu_solve(LU_data, LU_pivots, b)
 
 
-def qr_legacy(input, some=True, *, out=None):  # noqa: A002
+def qr_legacy(input, some=True):  # noqa: A002
     """Deprecated ``torch.qr(A, some)``: ``linalg.qr(A, 'reduced' if some else 'complete')``."""
     lib = _lib()
     _deprecated_once(
