@@ -39,6 +39,11 @@ from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
 from ._functions_linalg import *  # noqa: F403
 from ._printing import set_printoptions
+from ._info import *  # noqa: F403 - constants, finfo/iinfo, thread and determinism settings
+from ._legacy import *  # noqa: F403 - FloatTensor(...) and the other legacy constructors
+from ._functions_random import *  # noqa: F403 - poisson, binomial
+from ._storage import TypedStorage, UntypedStorage  # noqa: F401 - t.storage()'s types
+from ._functions_linalg_more import *  # noqa: F403 - cholesky_solve, lu_unpack, qr, ...
 from ._rng import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402
 from .func import vmap  # noqa: E402 - torch.vmap

@@ -517,14 +517,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
 
 
 def _legacy_new(cls, *args, **kwargs):
-    """``torch.Tensor(2, 3)`` (uninitialised float32) and ``torch.Tensor([1, 2])`` (values)."""
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        data = args[0]
-        if isinstance(data, Tensor):
-            return data
-        array = np.array(_infer_array(data), dtype=_dtype.get_default_dtype().np)
-        return _wrap(array)
-    return _wrap(np.zeros(_size(args), _dtype.get_default_dtype().np))
+    """``torch.Tensor(2, 3)`` (uninitialised, here zeros, default dtype), ``torch.Tensor([1, 2])``
+    (values) and ``torch.Tensor(t)`` (an alias of t, any dtype): see leafgrad._legacy."""
+    from ._legacy import construct
+
+    return construct(_dtype.get_default_dtype(), args, kwargs, check_dtype=False)
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -147,3 +147,15 @@ def matmul(input, other):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonals of the matrices in the last two dims (a view)."""
     return A.diagonal(offset, dim1, dim2)
+
+
+from ._linalg_more import (  # noqa: E402 - LU, lstsq and the rest (see _linalg_more.py)
+    cholesky_ex, cond, householder_product, inv_ex, lstsq, lu, lu_factor, lu_factor_ex, lu_solve,
+    matrix_exp, matrix_rank, multi_dot, solve_ex, tensorinv, tensorsolve, vander, vecdot,
+)
+
+__all__ += [
+    "cholesky_ex", "cond", "householder_product", "inv_ex", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_rank", "multi_dot", "solve_ex", "tensorinv",
+    "tensorsolve", "vander", "vecdot",
+]

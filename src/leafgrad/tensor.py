@@ -23,6 +23,9 @@ from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as 
 from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.extra import ExtraMethods
+from .methods.legacy import LegacyMethods
+from .methods.random import RandomMethods
+from .methods.linalg_more import LinalgMoreMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
 from .methods.math_extra import MathExtraMethods
@@ -177,7 +180,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods, MathExtraMethods):
+             ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
@@ -648,6 +651,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 if f"torch.{d._legacy}Tensor" == dtype or f"leafgrad.{d._legacy}Tensor" == dtype:
                     return self.to(d)
             raise ValueError(f"invalid type: '{dtype}'")
+        legacy = getattr(dtype, "dtype", None)  # torch.FloatTensor and friends
+        if isinstance(legacy, _dtype.dtype) and isinstance(dtype, type):
+            return self.to(legacy)
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":

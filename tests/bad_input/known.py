@@ -40,8 +40,6 @@ KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
                                                      '[2.0, 2.0, 2.0], false, null]]',
                                                      "TypeError: 'str' object cannot be "
                                                      'interpreted as an integer'),
- 'w.resize_(6)': ("AttributeError: 'Tensor' object has no attribute 'resize_'",
-                  'RuntimeError: cannot resize variables that require grad'),
  'lib.randn(10**7, 10**7)': ('RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. '
                              "DefaultCPUAllocator: can't allocate memory: you tr",
                              'RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. '
@@ -100,7 +98,6 @@ REASONS = {'a + 2j': 'no complex dtypes in leafgrad yet (issue 11 item 12); refu
                                                                                         'implemented',
  "lib.autograd.grad(h.sum(), w, allow_unused='x')": 'autograd.grad takes any truthy allow_unused; '
                                                     'torch converts it to a C++ bool',
- 'w.resize_(6)': 'resize_ is not implemented',
  'lib.randn(10**7, 10**7)': 'same error; the byte count later in the line differs (torch counts '
                             "float32 bytes of the request, leafgrad reports NumPy's)",
  "lib.clamp(a, min='x')": "torch writes keyword arguments as min=str in its message; leafgrad's "

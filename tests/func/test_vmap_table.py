@@ -42,6 +42,8 @@ REFUSED = {
     ("MaskedSelect", 1): DYNAMIC,
     ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
     ("RreluWithNoiseInplace", 1): "vmap: called random operation while in randomness error mode.",
+    ("Poisson", 0): "vmap: called random operation while in randomness error mode.",
+    ("Poisson", 1): "vmap: called random operation while in randomness error mode.",
     # repeat_interleave with a tensor of repeats reads the repeats' values
     ("IndexSelect", 3): "only one element tensors can be converted to Python scalars",
 }

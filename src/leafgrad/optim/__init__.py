@@ -7,8 +7,9 @@ from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop
 from .classic import ASGD, Rprop, SparseAdam
 from .lbfgs import LBFGS
-from . import lr_scheduler
+from .adafactor import Adafactor
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "SparseAdam", "LBFGS",
-           "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "SparseAdam", "LBFGS", "Adafactor",
+           "lr_scheduler", "swa_utils"]

@@ -1,0 +1,739 @@
+"""More of ``torch.linalg`` (real dtypes): LU (``lu_factor``, ``lu``, ``lu_solve``, the ``_ex``
+forms), ``lstsq``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matrix_exp``, ``cond``,
+``tensorinv``, ``tensorsolve``, ``vander``, ``householder_product``, and the legacy top-level
+``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``, ``lu_solve``, ``lu_unpack``,
+``qr``.
+
+Note: composites
+Most are composites of ops that already have gradients (triangular solves, matmul, pinv,
+cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
+last op of the composite rather than torch's single node (``LinalgLstsqBackward0``,
+``CholeskySolveBackward0``, ...). Two are primitives written as autograd Functions with
+torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``) and ``matrix_exp`` (``LinalgMatrixExpBackward0``: the backward is the
+matrix exponential of a block matrix, so it is itself differentiable).
+
+Values agree with torch to rounding: LU is an unblocked right-looking elimination with
+LAPACK's pivot choice (first largest magnitude), matrix_exp a degree-13 Pade approximant with
+scaling and squaring (torch uses Bader-Blanes-Casas Taylor polynomials).
+
+None of these takes ``out=`` yet (torch's do): passing it raises TypeError rather than being
+ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ._functions_linalg import _return_type
+from .autograd.function import Function
+from .tensor import Tensor, _wrap
+
+__all__ = [
+    "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack_", "solve_ex", "inv_ex",
+    "cholesky_ex", "lstsq", "matrix_rank", "multi_dot", "vecdot", "matrix_exp", "cond",
+    "tensorinv", "tensorsolve", "vander", "householder_product",
+]
+
+LuFactor = _return_type("linalg_lu_factor", ("LU", "pivots"))
+LuFactorEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+Lu = _return_type("linalg_lu", ("P", "L", "U"))
+LuUnpack = _return_type("lu_unpack", ("P", "L", "U"))
+SolveEx = _return_type("linalg_solve_ex", ("result", "info"))
+InvEx = _return_type("linalg_inv_ex", ("inverse", "info"))
+CholeskyEx = _return_type("linalg_cholesky_ex", ("L", "info"))
+Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+TriangularSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
+Qr = _return_type("qr", ("Q", "R"))
+
+_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def _lib():
+    import leafgrad
+
+    return leafgrad
+
+
+def _float_check(a: Tensor, kernel: str) -> None:
+    if a.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_TYPE_NAMES.get(a.dtype.name, a.dtype.name)}'")
+
+
+def _matrix_check(a: Tensor, name: str) -> None:
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+
+
+def _square_check(a: Tensor, name: str) -> None:
+    _matrix_check(a, name)
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+# -- LU -------------------------------------------------------------------------------------------
+def _getrf(a: np.ndarray):
+    """LAPACK getrf's result on a batch: packed LU, 1-based int32 pivots and info (the first
+    zero pivot, 1-based; 0 when none), by partial pivoting on the largest magnitude."""
+    lu = np.array(a, dtype=a.dtype, copy=True)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    batch = lu.shape[:-2]
+    flat = lu.reshape((-1, m, n))
+    pivots = np.zeros((flat.shape[0], k), np.int32)
+    info = np.zeros(flat.shape[0], np.int32)
+    rows = np.arange(flat.shape[0])
+    for j in range(k):
+        column = np.abs(flat[:, j:, j])
+        p = j + np.argmax(column, axis=1)
+        pivots[:, j] = p + 1
+        swap = p != j
+        if swap.any():
+            upper = flat[rows[swap], j, :].copy()
+            flat[rows[swap], j, :] = flat[rows[swap], p[swap], :]
+            flat[rows[swap], p[swap], :] = upper
+        pivot = flat[:, j, j]
+        zero = pivot == 0
+        info[(info == 0) & zero] = j + 1
+        safe = np.where(zero, 1, pivot)
+        with np.errstate(all="ignore"):
+            factors = np.where(zero[:, None], flat[:, j + 1:, j], flat[:, j + 1:, j] / safe[:, None])
+        flat[:, j + 1:, j] = factors
+        flat[:, j + 1:, j + 1:] -= factors[:, :, None] * flat[:, j, None, j + 1:]
+    return lu.reshape(batch + (m, n)), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
+    """Row order ``perm`` with ``A[perm] = L @ U`` from LAPACK's sequential swaps."""
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for j in range(flat.shape[1]):
+        target = flat[:, j].astype(np.int64) - 1
+        held = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, target]
+        perm[rows, target] = held
+    return perm.reshape(batch + (m,))
+
+
+class _LuFactor(Function):
+    @staticmethod
+    def forward(a, lu_array, pivots):
+        return _wrap(lu_array)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+        ctx.pivots = inputs[2]
+
+    @staticmethod
+    def backward(ctx, grad):
+        # A = P L U, with L (m x k) unit lower and U (k x n) upper, k = min(m, n).
+        # Square: gA = P L^-H phi U^-H, phi = (L^H gL).tril(-1) + (gU U^H).triu().
+        # Wide (U = [U1 U2]): U2 = L^-1 A2 adds -gU2 U2^H to the L part of phi, gA2 = L^-H gU2.
+        # Tall (L = [L1; L2]): L2 = A2 U^-1 adds -L2^H gL2 to the U part, gA2 = gL2 U^-H.
+        lib = _lib()
+        (packed,) = ctx.saved_tensors
+        m, n = packed.shape[-2:]
+        k = min(m, n)
+        eye = lib.eye(k, dtype=packed.dtype)
+        lower1 = packed[..., :k, :k].tril(-1) + eye
+        upper1 = packed[..., :k, :k].triu()
+        g_lower1 = grad[..., :k, :k].tril(-1)
+        g_upper1 = grad[..., :k, :k].triu()
+        lower_part = lower1.mT @ g_lower1
+        upper_part = g_upper1 @ upper1.mT
+        if n > m:
+            upper2, g_upper2 = packed[..., :, m:], grad[..., :, m:]
+            lower_part = lower_part - g_upper2 @ upper2.mT
+        if m > n:
+            lower2, g_lower2 = packed[..., n:, :], grad[..., n:, :]
+            upper_part = upper_part - lower2.mT @ g_lower2
+        phi = lower_part.tril(-1) + upper_part.triu()
+        x = lib.linalg.solve_triangular(lower1.mT, phi, upper=True, unitriangular=True)
+        x = lib.linalg.solve_triangular(upper1.mT, x, upper=False, left=False)
+        if n > m:
+            extra = lib.linalg.solve_triangular(lower1.mT, g_upper2, upper=True,
+                                                unitriangular=True)
+            x = lib.cat([x, extra], -1)
+        if m > n:
+            extra = lib.linalg.solve_triangular(upper1.mT, g_lower2, upper=False, left=False)
+            x = lib.cat([x, extra], -2)
+        perm = _permutation(ctx.pivots, m)
+        inverse = np.argsort(perm, axis=-1)
+        index = np.ascontiguousarray(np.broadcast_to(inverse[..., :, None],
+                                                     inverse.shape + (n,))).astype(np.int64)
+        return x.gather(-2, _wrap(index)), None, None
+
+
+_LuFactor._backward_cls.__name__ = _LuFactor._backward_cls.__qualname__ = \
+    "LinalgLuFactorExBackward0"
+
+
+def _lu_dims(A, name: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``: the packed LU factorization ``A = P L U`` (LAPACK's layout,
+    1-based int32 pivots) and the index of the first zero pivot (0 when none)."""
+    _lu_dims(A, "torch.lu_factor")
+    _float_check(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    packed, pivots, info = _getrf(A._data)
+    if check_errors and info.any():
+        raise _lu_error("torch.linalg.lu_factor_ex", info)
+    result = _LuFactor.apply(A, packed, pivots)
+    return LuFactorEx((result, _wrap(pivots), _wrap(info)))
+
+
+def _lu_error(name: str, info: np.ndarray):
+    flat = info.reshape(-1)
+    index = int(np.nonzero(flat)[0][0])
+    prefix = f"(Batch element {index}): " if info.ndim else ""
+    zero = int(flat[index])
+    return RuntimeError(f"{name}: {prefix}U[{zero},{zero}] is zero and using it on lu_solve would "
+                       "result in a division by zero. If you still want to perform the "
+                       "factorization, consider calling linalg.lu(A, pivot) or "
+                       "linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor(A, *, pivot=True):
+    """``(LU, pivots)`` of ``lu_factor_ex``; a zero pivot raises torch's error."""
+    _lu_dims(A, "torch.lu_factor")
+    _float_check(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    packed, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if info._data.any():
+        raise _lu_error("torch.linalg.lu_factor", info._data)
+    return LuFactor((packed, pivots))
+
+
+def lu_unpack_(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
+    """``(P, L, U)`` from a packed LU and its pivots (torch.lu_unpack)."""
+    lib = _lib()
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    if unpack_data:
+        lower = LU_data[..., :, :k].tril(-1) + lib.eye(m, k, dtype=LU_data.dtype)
+        upper = LU_data[..., :k, :].triu()
+    else:
+        lower = lib.empty(0, dtype=LU_data.dtype)
+        upper = lib.empty(0, dtype=LU_data.dtype)
+    if unpack_pivots:
+        perm = _permutation(LU_pivots._data, m)
+        permutation = np.zeros(perm.shape + (m,), LU_data._data.dtype)
+        np.put_along_axis(permutation, perm[..., :, None], 1, axis=-1)
+        permutation = np.swapaxes(permutation, -1, -2)  # P[perm[i], i] = 1
+        p = _wrap(np.ascontiguousarray(permutation))
+    else:
+        p = lib.empty(0, dtype=LU_data.dtype)
+    return LuUnpack((p, lower, upper))
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P @ L @ U``."""
+    _lu_dims(A, "linalg.lu")
+    _float_check(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    packed, pivots, _ = lu_factor_ex(A)
+    return Lu(tuple(lu_unpack_(packed, pivots)))
+
+
+def _permute_rows(b: Tensor, perm: np.ndarray, inverse: bool) -> Tensor:
+    order = np.argsort(perm, axis=-1) if inverse else perm
+    cols = b.shape[-1]
+    index = np.broadcast_to(order[..., :, None], order.shape + (cols,))
+    batch = np.broadcast_shapes(index.shape[:-2], tuple(b.shape[:-2]))
+    index = np.ascontiguousarray(np.broadcast_to(index, batch + index.shape[-2:]))
+    b = b.expand(batch + tuple(b.shape[-2:]))
+    return b.gather(-2, _wrap(index.astype(np.int64)))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
+    """``X`` with ``A X = B`` (or ``X A = B``, or with ``A^H``) from ``lu_factor``'s result."""
+    lib = _lib()
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        return lu_solve(LU, pivots, B.mT, left=True, adjoint=not adjoint).mT
+    m = LU.shape[-1]
+    lower = LU.tril(-1) + lib.eye(m, dtype=LU.dtype)
+    upper = LU.triu()
+    perm = _permutation(pivots._data, m)
+    if not adjoint:  # A = P L U: X = U^{-1} L^{-1} P^T B
+        x = _permute_rows(B, perm, inverse=False)
+        x = lib.linalg.solve_triangular(lower, x, upper=False, unitriangular=True)
+        return lib.linalg.solve_triangular(upper, x, upper=True)
+    x = lib.linalg.solve_triangular(upper.mT, B, upper=False)
+    x = lib.linalg.solve_triangular(lower.mT, x, upper=True, unitriangular=True)
+    return _permute_rows(x, perm, inverse=True)
+
+
+# -- _ex forms ------------------------------------------------------------------------------------
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)`` of ``linalg.solve``; a singular A gives info > 0 instead of raising
+    (the result then holds the infs/NaNs the division by the zero pivot makes)."""
+    lib = _lib()
+    try:
+        return SolveEx((lib.linalg.solve(A, B, left=left),
+                        _wrap(np.zeros(A.shape[:-2], np.int32))))
+    except RuntimeError as error:
+        if check_errors or "singular" not in str(error):
+            raise
+    packed, pivots, info = lu_factor_ex(A.detach())
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    rhs = B.detach().unsqueeze(-1) if vector else B.detach()
+    with np.errstate(all="ignore"):
+        x = lu_solve(packed, pivots, rhs, left=left)
+    return SolveEx((x.squeeze(-1) if vector else x, info))
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)`` of ``linalg.inv``; a singular A gives info > 0 instead of raising."""
+    lib = _lib()
+    try:
+        return InvEx((lib.linalg.inv(A), _wrap(np.zeros(A.shape[:-2], np.int32))))
+    except RuntimeError as error:
+        if check_errors and "singular" in str(error):
+            raise type(error)(str(error).replace("linalg.inv:", "linalg.inv_ex:", 1)) from None
+        if "singular" not in str(error):
+            raise
+    packed, pivots, info = lu_factor_ex(A.detach())
+    eye = lib.eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape))
+    with np.errstate(all="ignore"):
+        return InvEx((lu_solve(packed, pivots, eye), info))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)`` of ``linalg.cholesky``; info is the order of the first leading minor that
+    is not positive-definite (0 when none) instead of an error."""
+    lib = _lib()
+    try:
+        return CholeskyEx((lib.linalg.cholesky(A, upper=upper),
+                           _wrap(np.zeros(A.shape[:-2], np.int32))))
+    except RuntimeError as error:
+        if check_errors and "positive-definite" in str(error):
+            raise type(error)(str(error).replace("linalg.cholesky:", "linalg.cholesky_ex:",
+                                                 1)) from None
+        if "positive-definite" not in str(error):
+            raise
+    # the order of the first failing minor, per matrix; the factor is returned as NaN-free
+    # partial work is not reproduced (see the report): the failed matrices' L is left as A's
+    # triangle, as LAPACK's potrf leaves the unfactored part
+    data = A._data if not upper else np.swapaxes(A._data, -1, -2)
+    flat = data.reshape((-1,) + data.shape[-2:])
+    info = np.zeros(flat.shape[0], np.int32)
+    factors = np.tril(flat).astype(flat.dtype)
+    n = flat.shape[-1]
+    for index, matrix in enumerate(flat):
+        for order in range(1, n + 1):
+            try:
+                factors[index] = np.tril(matrix)
+                factors[index][:order, :order] = np.linalg.cholesky(matrix[:order, :order])
+            except np.linalg.LinAlgError:
+                info[index] = order
+                break
+    factors = factors.reshape(data.shape)
+    if upper:
+        factors = np.swapaxes(factors, -1, -2)
+    return CholeskyEx((_wrap(np.ascontiguousarray(factors)), _wrap(info.reshape(A.shape[:-2]))))
+
+
+# -- least squares, rank, condition --------------------------------------------------------------
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (min-norm for rank-deficient A), with torch's
+    ``(solution, residuals, rank, singular_values)`` per driver (default ``gelsy``)."""
+    lib = _lib()
+    if driver is None:
+        driver = "gelsy"
+    if driver not in _DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
+    if A.dtype is not B.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                           f"but got input's dtype {A.dtype._legacy} and other's dtype "
+                           f"{B.dtype._legacy}")
+    _matrix_check(A, "torch.linalg.lstsq")
+    m, n = A.shape[-2:]
+    vector = B.ndim == A.ndim - 1
+    rhs = B.unsqueeze(-1) if vector else B
+    if rhs.shape[-2] != m:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if rcond is None:
+        rcond = float(np.finfo(A._data.dtype).eps) * max(m, n)
+    singular = np.linalg.svd(A._data, compute_uv=False) if A.numel() else \
+        np.zeros(A.shape[:-2] + (0,), A._data.dtype)
+    largest = singular[..., :1] if singular.shape[-1] else singular
+    rank = (singular > rcond * largest).sum(-1).astype(np.int64) if singular.shape[-1] else \
+        np.zeros(A.shape[:-2], np.int64)
+    if driver == "gels":
+        solution = lib.linalg.pinv(A) @ rhs
+    else:
+        solution = lib.linalg.pinv(A, rtol=rcond) @ rhs
+    empty = lib.empty(0, dtype=A.dtype)
+    full_rank = bool((rank == min(m, n)).all())
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = ((A @ solution - rhs) ** 2).sum(-2)
+        if vector:
+            residuals = residuals.squeeze(-1)
+    else:
+        residuals = empty
+    solution = solution.squeeze(-1) if vector else solution
+    rank_out = lib.empty(0, dtype=lib.int64) if driver == "gels" else _wrap(rank)
+    values = _wrap(singular) if driver in ("gelsd", "gelss") else empty
+    return Lstsq((solution, residuals, rank_out, values))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values above ``max(atol, rtol * largest)`` (rtol defaults to
+    eps * max(m, n) when no tolerance is given)."""
+    _matrix_check(A, "torch.linalg.matrix_rank")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    data = A._data.astype(np.float64) if A._data.dtype.kind != "f" else A._data
+    m, n = A.shape[-2:]
+    if hermitian:
+        singular = np.abs(np.linalg.eigvalsh(data))
+        singular = np.sort(singular, axis=-1)[..., ::-1]
+    else:
+        singular = np.linalg.svd(data, compute_uv=False)
+    atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
+    if rtol is None:
+        rtol_value = float(np.finfo(data.dtype).eps) * max(m, n) if atol is None or \
+            (not isinstance(atol, Tensor) and atol <= 0) else 0.0
+    else:
+        rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol
+    largest = singular[..., :1] if singular.shape[-1] else np.zeros(singular.shape[:-1] + (1,))
+    tolerance = np.maximum(np.asarray(atol_value)[..., None] if np.ndim(atol_value) else
+                           atol_value, rtol_value * largest)
+    return _wrap((singular > tolerance).sum(-1).astype(np.int64))
+
+
+def cond(A, p=None):
+    """The condition number of ``A`` in the norm ``p`` (2-norm ratio of singular values when
+    p is None or +-2)."""
+    lib = _lib()
+    _matrix_check(A, "linalg.cond")
+    if p is None or p in (2, -2):
+        values = lib.linalg.svdvals(A)
+        if p == -2:
+            return values[..., -1] / values[..., 0]
+        return values[..., 0] / values[..., -1]
+    if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    return lib.linalg.matrix_norm(A, p) * lib.linalg.matrix_norm(lib.linalg.inv(A), p)
+
+
+# -- products -------------------------------------------------------------------------------------
+def vecdot(x, y, *, dim=-1):
+    """``sum(x * y, dim)`` (x conjugated for complex inputs), broadcasting x and y."""
+    if x.dtype is not y.dtype:
+        raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
+                           f"of type {x.dtype._legacy} and y of type {y.dtype._legacy} instead")
+    if x.dtype.is_complex:
+        x = x.conj()
+    return (x * y).sum(dim)
+
+
+def multi_dot(tensors):
+    """The product of a chain of matrices in the cheapest order (the first and last may be
+    vectors), as torch's matrix-chain ordering."""
+    tensors = list(tensors)
+    count = len(tensors)
+    if count < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {count}")
+    first, last = tensors[0], tensors[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
+    for index in range(1, count - 1):
+        if tensors[index].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {index} must be 2D but got "
+                               f"{tensors[index].ndim}D")
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) > 1:
+        raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 "
+                           f"is {first.dtype._legacy} and tensor "
+                           f"{next(i for i, t in enumerate(tensors) if t.dtype is not first.dtype)}"
+                           f" {next(t for t in tensors if t.dtype is not first.dtype).dtype._legacy}")
+    matrices = [first.unsqueeze(0) if first.ndim == 1 else first] + tensors[1:-1] + \
+        [last.unsqueeze(-1) if last.ndim == 1 else last]
+    for index in range(count - 1):
+        if matrices[index].shape[1] != matrices[index + 1].shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {index} and {index + 1} with shapes "
+                f"{list(tensors[index].shape)} and {list(tensors[index + 1].shape)} cannot be "
+                "multiplied")
+    if count == 2:
+        return first @ last
+    if count == 3:
+        a, b = matrices[0].shape
+        c, d = matrices[2].shape
+        cost1 = (a * c) * (b + d)  # (AB)C
+        cost2 = (b * d) * (a + c)  # A(BC)
+        if cost1 > cost2:
+            result = matrices[0] @ (matrices[1] @ matrices[2])
+        else:
+            result = (matrices[0] @ matrices[1]) @ matrices[2]
+    else:
+        result = _chain(matrices)
+    if first.ndim == 1:
+        result = result.squeeze(0)
+    if last.ndim == 1:
+        result = result.squeeze(-1)
+    return result
+
+
+def _chain(matrices):
+    """The textbook matrix-chain order (torch's matrix_chain_order), then the products."""
+    count = len(matrices)
+    dims = [matrices[0].shape[0]] + [m.shape[1] for m in matrices]
+    cost = [[0] * count for _ in range(count)]
+    split = [[0] * count for _ in range(count)]
+    for length in range(1, count):
+        for i in range(count - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+
+    def product(i, j):
+        if i == j:
+            return matrices[i]
+        return product(i, split[i][j]) @ product(split[i][j] + 1, j)
+
+    return product(0, count - 1)
+
+
+def vander(x, *, N=None):  # noqa: N803 - torch's name
+    """``x[..., :, None] ** arange(N)``: the Vandermonde matrix, powers increasing."""
+    lib = _lib()
+    count = x.shape[-1] if x.ndim else 1
+    if N is None:
+        N = count  # noqa: N806
+    if N <= 1 or x.ndim == 0:
+        raise RuntimeError("N must be greater than 1.")
+    ones = lib.ones_like(x).unsqueeze(-1)
+    powers = x.unsqueeze(-1).expand(tuple(x.shape) + (N - 1,)).cumprod(-1)
+    return lib.cat([ones, powers], -1)
+
+
+def householder_product(A, tau):
+    """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i``
+    the i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr)."""
+    lib = _lib()
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
+                           "dimensions.")
+    m, n = A.shape[-2:]
+    k = tau.shape[-1] if tau.ndim else 0
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError("torch.linalg.householder_product: Expected tau to have one "
+                           "dimension less than input, but got tau.ndim equal to "
+                           f"{tau.ndim} and input.ndim is equal to {A.ndim}")
+    if A.dtype is not tau.dtype:
+        raise RuntimeError("torch.linalg.householder_product: tau dtype "
+                           f"{tau.dtype._legacy} does not match input dtype {A.dtype._legacy}")
+    eye = lib.eye(m, dtype=A.dtype)
+    reflectors = A.tril(-1) + eye[:, :n]
+    result = eye[:, :n].expand(tuple(A.shape))
+    for i in range(k - 1, -1, -1):
+        v = reflectors[..., :, i:i + 1]
+        result = result - tau[..., i, None, None] * (v @ (v.mT @ result))
+    return result
+
+
+# -- matrix exponential ---------------------------------------------------------------------------
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    """Higham's scaling and squaring with the degree-13 Pade approximant, in float64."""
+    work = a.astype(np.float64)
+    n = work.shape[-1]
+    if work.size == 0:
+        return work.copy()
+    norm = np.abs(work).sum(-2).max(-1)
+    with np.errstate(divide="ignore"):
+        squarings = np.maximum(0, np.ceil(np.log2(norm / _THETA13))).astype(np.int64)
+    squarings = np.where(np.isfinite(norm), squarings, 0)
+    scale = np.ldexp(1.0, -squarings)[..., None, None]
+    x = work * scale
+    eye = np.broadcast_to(np.eye(n), x.shape)
+    x2 = x @ x
+    x4 = x2 @ x2
+    x6 = x4 @ x2
+    b = _PADE13
+    u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2
+             + b[1] * eye)
+    v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 + \
+        b[0] * eye
+    result = np.linalg.solve(v - u, v + u)
+    flat = result.reshape((-1, n, n))
+    counts = np.broadcast_to(squarings, result.shape[:-2]).reshape(-1)
+    for index, count in enumerate(counts):
+        for _ in range(int(count)):
+            flat[index] = flat[index] @ flat[index]
+    return flat.reshape(result.shape)
+
+
+class _MatrixExp(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _wrap(np.ascontiguousarray(_expm(a._data).astype(a._data.dtype)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        # torch's differential_analytic_matrix_function: the top-right block of
+        # exp([[A^H, G], [0, A^H]])
+        lib = _lib()
+        (a,) = ctx.saved_tensors
+        n = a.shape[-1]
+        top = lib.cat([a.mT, grad], -1)
+        bottom = lib.cat([lib.zeros_like(a), a.mT], -1)
+        block = lib.cat([top, bottom], -2)
+        return _MatrixExp.apply(block)[..., :n, n:]
+
+
+_MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = \
+    "LinalgMatrixExpBackward0"
+
+
+def matrix_exp(A):
+    """``exp(A) = sum_k A^k / k!`` of each square matrix."""
+    _square_check(A, "linalg.matrix_exp")
+    if A.dtype.name not in ("float16", "float32", "float64"):
+        raise NotImplementedError(f'"linalg_matrix_exp" not implemented for '
+                                  f"'{_TYPE_NAMES.get(A.dtype.name, A.dtype.name)}'")
+    if A.shape[-1] == 1:
+        return A.exp()
+    return _MatrixExp.apply(A)
+
+
+# -- tensor inverse and solve ---------------------------------------------------------------------
+def tensorinv(A, ind=2):
+    """The tensor ``X`` with ``tensordot(X, A, ind) = I``: ``inv`` of A seen as a matrix."""
+    lib = _lib()
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    front, back = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    rows, cols = math.prod(front), math.prod(back)
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return lib.linalg.inv(A.reshape(rows, cols)).reshape(back + front)
+
+
+def tensorsolve(A, B, dims=None):
+    """``X`` with ``tensordot(A, X, X.ndim) = B``."""
+    lib = _lib()
+    if dims is not None:
+        dims = [d + A.ndim if d < 0 else d for d in dims]
+        order = [d for d in range(A.ndim) if d not in dims] + list(dims)
+        A = A.permute(order)
+    result_shape = tuple(A.shape[B.ndim:])
+    rows = B.numel()
+    cols = math.prod(result_shape)
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+                           f"== prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    return lib.linalg.solve(A.reshape(rows, cols), B.reshape(rows)).reshape(result_shape)
+
+
+# -- legacy top-level forms -----------------------------------------------------------------------
+_DEPRECATED = {}
+
+
+def _deprecated_once(name: str, message: str) -> None:
+    from ._info import is_warn_always_enabled
+
+    if name not in _DEPRECATED or is_warn_always_enabled():
+        _DEPRECATED[name] = True
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def cholesky_solve(B, L, upper=False):  # noqa: N803
+    """``X`` with ``(L L^H) X = B`` (``U^H U`` if upper) from a Cholesky factor."""
+    lib = _lib()
+    if upper:
+        x = lib.linalg.solve_triangular(L.mT, B, upper=False)
+        return lib.linalg.solve_triangular(L, x, upper=True)
+    x = lib.linalg.solve_triangular(L, B, upper=False)
+    return lib.linalg.solve_triangular(L.mT, x, upper=True)
+
+
+def cholesky_inverse(L, upper=False):  # noqa: N803
+    """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
+    lib = _lib()
+    eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))
+    return cholesky_solve(eye, L, upper)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated: ``(X, A.clone())`` with ``A X = b`` (``A^T X = b`` if transpose)."""
+    lib = _lib()
+    _deprecated_once(
+        "triangular_solve",
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will "
+        "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+        "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
+        "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
+    matrix = A.mT if transpose else A
+    solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
+                                           unitriangular=unitriangular)
+    return TriangularSolve((solution, A.clone()))
+
+
+def lu_solve_legacy(b, LU_data, LU_pivots):  # noqa: N803
+    """Deprecated ``torch.lu_solve(b, LU, pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
+    _deprecated_once(
+        "lu_solve",
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+        "X = torch.linalg.lu_solve(LU, pivots, B)")
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+def qr_legacy(input, some=True):  # noqa: A002
+    """Deprecated ``torch.qr(A, some)``: ``linalg.qr(A, 'reduced' if some else 'complete')``."""
+    lib = _lib()
+    _deprecated_once(
+        "qr",
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string parameter "
+        "'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, "
+        "'reduced' if some else 'complete')")
+    q, r = lib.linalg.qr(input, "reduced" if some else "complete")
+    return Qr((q, r))

@@ -1,0 +1,37 @@
+"""Tensor methods of the legacy linear-algebra functions (see leafgrad._linalg_more)."""
+
+from __future__ import annotations
+
+
+class LinalgMoreMethods:
+    __slots__ = ()
+
+    def matrix_exp(self):
+        from .._linalg_more import matrix_exp
+
+        return matrix_exp(self)
+
+    def cholesky_solve(self, input2, upper=False):
+        from .._linalg_more import cholesky_solve
+
+        return cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper=False):
+        from .._linalg_more import cholesky_inverse
+
+        return cholesky_inverse(self, upper)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        from .._linalg_more import triangular_solve
+
+        return triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def lu_solve(self, LU_data, LU_pivots):  # noqa: N803 - torch's names
+        from .._linalg_more import lu_solve_legacy
+
+        return lu_solve_legacy(self, LU_data, LU_pivots)
+
+    def qr(self, some=True):
+        from .._linalg_more import qr_legacy
+
+        return qr_legacy(self, some)
