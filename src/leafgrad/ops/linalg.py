@@ -183,7 +183,12 @@ class Addmm(Op):
                 f"size ({bias.shape[-1]}) at non-singleton dimension {bias.ndim - 1}.  Target "
                 f"sizes: {list(product.shape)}.  Tensor sizes: {list(bias.shape)}"
             )
-        return product + (bias * beta if beta != 1 else bias)
+        addend = bias * beta if beta != 1 else bias
+        if getattr(addend, "dtype", None) == product.dtype:
+            # the product is a fresh array nothing else holds: add in place, saving a
+            # batch x out temporary (benchmarks/bench_train.py, mlp512)
+            return np.add(product, addend, out=product)
+        return product + addend
 
     def backward(self, grad):
         p = self._params
