@@ -478,6 +478,9 @@ class TanhBackward(Op):
         np.subtract(1, t, t)
         return np.multiply(grad, t, t)
 
+    # the same calls, inlined by the replay: (ufunc, operands...), "out" the result so far
+    capture_steps = ((np.multiply, 1, 1), (np.subtract, 1.0, "out"), (np.multiply, 0, "out"))
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -513,6 +516,8 @@ class SigmoidBackward(Op):
         t = np.subtract(1, y, out)
         np.multiply(y, t, t)
         return np.multiply(grad, t, t)
+
+    capture_steps = ((np.subtract, 1.0, 1), (np.multiply, 1, "out"), (np.multiply, 0, "out"))
 
     def backward(self, gg):
         y = self.saved("output")
