@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import AsTensor, Graph, Node, Value
+from .replay_optim import fast_call, param_ids
 
 __all__ = ["optimise", "generate"]
 
@@ -294,6 +295,13 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad is None) is not {was_none!r}")
+    optimizers = {id(n.param): n.param for n in graph.live_nodes() if n.kind == "call"}
+    for optimizer in optimizers.values():
+        # the replay's .grad reads and writes assume the parameters the optimizer's
+        # zero_grad/step touched at capture (add_param_group after it: retrace)
+        guard.append(f"param_ids({ns.add(optimizer, 'N')}) != "
+                     f"{ns.add(param_ids(optimizer), 'I')}")
+        ns.add(tuple(p for g in optimizer.param_groups for p in g["params"]), "L")  # ids live
     if guard:
         lines.append("    if (" + "\n            or ".join(guard) + "):")
         lines.append("        return MISS")
@@ -323,7 +331,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
-                     MISS=MISS, Keeper=Keeper)
+                     MISS=MISS, Keeper=Keeper, param_ids=param_ids)
     return source, namespace
 
 
@@ -539,4 +547,9 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
         return [f"{p}._grad = wrap({code(node.args[0])})"]
     method = ns.add(node.op, "M")
     params = ", ".join(f"{k}={code(v)}" for k, v in node.params.items())
+    fast = fast_call(node.op, node.param, node.mode, node.params)
+    if fast is not None:  # array code for the call where it covers it (replay_optim.py)
+        function, arguments = fast
+        args = ", ".join(ns.add(a, "O") for a in arguments)
+        return [f"if not {ns.add(function, 'S')}({args}):", f"    {method}({params})"]
     return [f"{method}({params})"]
