@@ -299,6 +299,11 @@ class Tracer:
                 flags.owndata or (type(base) is np.ndarray and base.flags.owndata
                                   and base.nbytes == data.nbytes)))
             ref.escapes = True
+            kept = param._grad._data
+            if id(kept) not in self.slot_of:
+                # eager stored a copy: the new .grad is this node's result, so a later read
+                # of param.grad (returned, used) is that array and not the .grad from before
+                node.outputs = [self._output(kept, node)]
         self.graph.nodes.append(node)
 
     def read_grad(self, param, grad) -> None:

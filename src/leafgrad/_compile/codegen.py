@@ -538,8 +538,12 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
                     f"np.add(g._data, {code(grad)}, out=g._data, casting='unsafe')",
                     "g._bump_version()"]
         if node.copy or not _private(grad, graph):
-            return [f"{p}._grad = wrap(np.array({code(grad)}, copy=True, order='C'))"]
-        return [f"{p}._grad = wrap({code(grad)})"]
+            array = f"np.array({code(grad)}, copy=True, order='C')"
+        else:
+            array = code(grad)
+        if node.outputs:  # the new .grad's array is read later (capture.py accumulate)
+            return [f"{node.outputs[0].name} = {array}", f"{p}._grad = wrap({node.outputs[0].name})"]
+        return [f"{p}._grad = wrap({array})"]
     if node.kind == "setgrad":
         p = _param(node.param, graph, ns)
         if not node.args:
