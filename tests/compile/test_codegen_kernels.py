@@ -73,6 +73,35 @@ def test_inlined_steps_bitwise(dtype):
     assert id(SigmoidBackward.capture_kernel) not in used
 
 
+@pytest.mark.parametrize("dtype", [leafgrad.float32, leafgrad.float64])
+def test_matmul_kernels_bitwise(dtype):
+    from leafgrad.ops.linalg import Addmm, Mm
+
+    rng = np.random.default_rng(1)
+
+    def tensor(*shape, grad=False):
+        return leafgrad.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=grad)
+
+    w, b = tensor(6, 9, grad=True), tensor(6, grad=True)
+    v, c = tensor(6, 9, grad=True), tensor(5, 1, grad=True)
+
+    def step(x):
+        w.grad = b.grad = v.grad = c.grad = None
+        h = leafgrad.nn.functional.linear(x, w, b).relu()  # addmm into a buffer
+        y = leafgrad.addmm(c, h.t().t(), w) @ v.t()  # broadcast bias; transposed operands
+        (y * y).sum().backward()
+        return y.detach(), w.grad, b.grad, v.grad, c.grad
+
+    compiled = leafgrad.compile(step)
+    for _ in range(3):
+        x = tensor(5, 9)
+        assert [_bits(t) for t in compiled(x)] == [_bits(t) for t in step(x)]
+    assert compiled.replays == 2
+    names = compiled.captures[-1].replay.__globals__
+    used = {id(value) for value in names.values()}
+    assert id(Mm.capture_kernel) in used and id(Addmm.capture_kernel) in used
+
+
 def test_returned_grad_is_the_new_one():
     # w.grad is set during the call from an array eager copies (a transposed sum of two
     # contributions); the replay returned the .grad the call started with

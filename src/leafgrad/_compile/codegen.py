@@ -184,6 +184,8 @@ def _kernel(node: Node):
     out = node.outputs[0]
     if out.dtype.kind != "f" or not out.shape:
         return None  # 0-d results: the op's forward makes the array eager code wraps
+    if any(value.users for _, _, value in node.kept):
+        return None  # the backward reads arrays the forward keeps: only forward keeps them
     operand_params = getattr(op, "capture_params", ())
     for name, value in node.params.items():
         if name not in operand_params and not (name == "alpha" and value == 1):
