@@ -130,7 +130,8 @@ def _dead_code(graph: Graph) -> None:
     for node in reversed(graph.nodes):
         if node.dead:
             continue
-        if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()):
+        if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()) \
+                and not getattr(node.op, "draws_random", False):  # the generator must advance
             node.dead = True
             removed += 1
             continue
@@ -502,9 +503,8 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
         return lines
     if node.kind == "kernel":
         fn = ns.add(node.op, "A")
-        args = ", ".join(code(a) for a in node.args)
-        params = "".join(f", {k}={code(v)}" for k, v in node.params.items())
-        return [f"{node.outputs[0].name} = asarray({fn}({args}{params}))"]
+        args = [code(a) for a in node.args] + [f"{k}={code(v)}" for k, v in node.params.items()]
+        return [f"{node.outputs[0].name} = asarray({fn}({', '.join(args)}))"]
     if node.kind == "inplace":
         target = node.args[0]
         others = node.args[1:]
