@@ -222,13 +222,13 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     tracer = Tracer(fullgraph)
     for index, tensor in enumerate(tensors):
         tracer.add_input(tensor, (index,))
-    rng_before = default_generator.get_state()
+    tracer.rng_state = default_generator.get_state()
     state.tracer = tracer
     state.active = True
     try:
         result = fn(*args, **kwargs)
-        if (default_generator.get_state() != rng_before).any():
-            tracer.broke("random numbers were drawn (dropout, rand, randn, ...): a replay "
+        if (default_generator.get_state() != tracer.rng_state).any():
+            tracer.broke("random numbers were drawn (rand, randn, ...): a replay "
                          "would repeat them")
         inputs = {id(t): i for i, t in enumerate(tensors)}
         state.active = False

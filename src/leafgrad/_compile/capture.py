@@ -84,6 +84,7 @@ class Tracer:
         self.modules_seen: set = set()  # id(Tensor) -> Tensor made during the call outside the ops
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
+        self.rng_state = None  # the generator's state after the last recorded draw
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def broke(self, reason: str) -> None:
@@ -299,6 +300,11 @@ class Tracer:
                 flags.owndata or (type(base) is np.ndarray and base.flags.owndata
                                   and base.nbytes == data.nbytes)))
             ref.escapes = True
+            kept = param._grad._data
+            if id(kept) not in self.slot_of:
+                # eager stored a copy: the new .grad is this node's result, so a later read
+                # of param.grad (returned, used) is that array and not the .grad from before
+                node.outputs = [self._output(kept, node)]
         self.graph.nodes.append(node)
 
     def read_grad(self, param, grad) -> None:
@@ -367,10 +373,22 @@ class Tracer:
         self.fresh[id(tensor)] = tensor
 
     def kernel(self, fn, arrays: tuple, params: dict):
-        """An op's array-level backward helper (``ops.registry.array_kernel``)."""
+        """An op's array-level backward helper (``ops.registry.array_kernel``), or a kernel
+        that draws from the default generator (``draws_random``: dropout's mask), which a
+        replay runs again. Draws outside such kernels break the graph (api.py _capture): the
+        generator must be where the last recorded draw left it."""
         refs = [self.ref(a) for a in arrays]
         param_refs = {k: self.ref(v, True) for k, v in params.items()}
+        draws = getattr(fn, "draws_random", False)
+        if draws:
+            from .._rng import default_generator
+
+            if (default_generator.get_state() != self.rng_state).any():
+                self.broke("random numbers were drawn (rand, randn, ...): a replay would "
+                           "repeat them")
         out = _untraced(fn, *arrays, **params)
+        if draws:
+            self.rng_state = default_generator.get_state()
         if self._foreign():
             return out
         node = Node("kernel", fn, refs, param_refs)

@@ -11,7 +11,10 @@ Passes (in order):
 - kernels: an op class may name a NumPy ufunc as its capture kernel (``capture_ufunc``, plus
   ``capture_params`` for parameters that are operands). Where the arguments already have the
   result's dtype (so the op's dtype promotion has nothing to do) the replay calls the ufunc
-  directly instead of the op's forward, which is the same NumPy call.
+  directly instead of the op's forward, which is the same NumPy call. A Python number operand
+  becomes a 0-d array of the result's dtype (the array NumPy would convert it to on every
+  call), and an op whose kernel is a few ufunc calls (``capture_steps``: tanh's and sigmoid's
+  backward) has them written inline.
 - buffers: a kernel's result that never reaches the caller and is not aliased by a view is
   written with ``out=`` into a buffer kept between calls; when one of its arguments dies at
   that node and owns a buffer of the same shape and dtype, the result takes that buffer over,
@@ -26,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import AsTensor, Graph, Node, Value
+from .replay_optim import fast_call, param_ids
 
 __all__ = ["optimise", "generate"]
 
@@ -39,6 +43,8 @@ def _hashable_key(item):
         return (type(item).__name__,) + tuple(_hashable_key(i) for i in item)
     if isinstance(item, float) and item != item:
         raise TypeError("nan is not a key")
+    if type(item) is float and item == 0:
+        return ("float", repr(item))  # x * -0. and x * 0. differ: 0. == -0. must not merge them
     hash(item)
     return (type(item).__name__, item)
 
@@ -124,7 +130,8 @@ def _dead_code(graph: Graph) -> None:
     for node in reversed(graph.nodes):
         if node.dead:
             continue
-        if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()):
+        if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()) \
+                and not getattr(node.op, "draws_random", False):  # the generator must advance
             node.dead = True
             removed += 1
             continue
@@ -148,6 +155,7 @@ class _Namespace:
     def __init__(self) -> None:
         self.names: dict = {}
         self.by_id: dict = {}
+        self.typed: dict = {}  # (type, number, dtype) -> name of its 0-d array (_typed)
 
     def add(self, obj, hint: str) -> str:
         key = id(obj)
@@ -177,6 +185,8 @@ def _kernel(node: Node):
     out = node.outputs[0]
     if out.dtype.kind != "f" or not out.shape:
         return None  # 0-d results: the op's forward makes the array eager code wraps
+    if any(value.users for _, _, value in node.kept):
+        return None  # the backward reads arrays the forward keeps: only forward keeps them
     operand_params = getattr(op, "capture_params", ())
     for name, value in node.params.items():
         if name not in operand_params and not (name == "alpha" and value == 1):
@@ -260,6 +270,8 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     graph.stats["nodes calling a ufunc directly"] = len(kernels)
 
     def code(item) -> str:
+        if isinstance(item, _Code):
+            return item
         if isinstance(item, Value):
             return item.name
         if isinstance(item, AsTensor):
@@ -286,6 +298,13 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad is None) is not {was_none!r}")
+    optimizers = {id(n.param): n.param for n in graph.live_nodes() if n.kind == "call"}
+    for optimizer in optimizers.values():
+        # the replay's .grad reads and writes assume the parameters the optimizer's
+        # zero_grad/step touched at capture (add_param_group after it: retrace)
+        guard.append(f"param_ids({ns.add(optimizer, 'N')}) != "
+                     f"{ns.add(param_ids(optimizer), 'I')}")
+        ns.add(tuple(p for g in optimizer.param_groups for p in g["params"]), "L")  # ids live
     if guard:
         lines.append("    if (" + "\n            or ".join(guard) + "):")
         lines.append("        return MISS")
@@ -315,7 +334,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
-                     MISS=MISS, Keeper=Keeper)
+                     MISS=MISS, Keeper=Keeper, param_ids=param_ids)
     return source, namespace
 
 
@@ -388,14 +407,73 @@ def _tensor_of(value: Value, ns, graph) -> str | None:
     return None
 
 
+class _Code(str):
+    """Source text that ``code()`` passes through as it is (a name in the namespace)."""
+
+
+def _typed(item, dtype, ns):
+    """A Python number operand of a ufunc whose array operands all have ``dtype``, as a 0-d
+    array of that dtype: NumPy converts a weak Python scalar to exactly that array before the
+    loop runs (so the result's bits are the same), and a 0-d array operand skips the
+    conversion, ~0.2 us of a ~0.4 us call on small arrays (benchmarks/bench_compile.py,
+    chain1). Numbers the dtype cannot hold exactly enough (an int past its mantissa, a float
+    overflowing it) stay Python numbers."""
+    if isinstance(item, Value) or type(item) not in (int, float):
+        return item
+    key = (type(item), repr(item), dtype)  # repr: -0. and 0. are different constants
+    known = ns.typed.get(key)
+    if known is not None:
+        return known
+    with np.errstate(all="ignore"):
+        typed = np.asarray(item, dtype)
+    if type(item) is int and int(typed) != item:
+        return item
+    if type(item) is float and np.isfinite(item) and not np.isfinite(typed):
+        return item
+    typed.flags.writeable = False
+    known = ns.typed[key] = _Code(ns.add(typed, "K"))
+    return known
+
+
+def _steps_code(steps, operands, out, plan, buffers, code, ns) -> list:
+    """A kernel written as a few ufunc calls (an op's ``capture_steps``), inlined: each step
+    ``(ufunc, *operands)`` names the node's operands by position, the result so far as
+    ``"out"`` and constants as Python floats; the first step writes the result's buffer (or
+    a new array), the others write it in place."""
+    lines = []
+    target = out.name
+    for index, (ufunc, *args) in enumerate(steps):
+        texts = []
+        for arg in args:
+            if arg == "out":
+                texts.append(target)
+            elif type(arg) is int:
+                texts.append(code(operands[arg]))
+            else:
+                texts.append(code(_typed(arg, out.dtype, ns)))
+        call = f"{ns.add(ufunc, 'U')}({', '.join(texts)}"
+        if index == 0:
+            tail = f", {buffers[plan[0]]})" if plan is not None else ")"
+            lines.append(f"{target} = {call}{tail}")
+        else:
+            lines.append(f"{call}, {target})")
+    return lines
+
+
 def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list:
     if node.kind == "op":
         if node in kernels:
             ufunc, operands, composite = kernels[node]
-            name = ns.add(ufunc, "U")
-            args = ", ".join(code(o) for o in operands)
             out = node.outputs[0]
             plan = buffer_of.get(out)
+            steps = getattr(node.op, "capture_steps", None) if composite else None
+            if steps is not None:
+                return _steps_code(steps, operands, out, plan, buffers, code, ns)
+            name = ns.add(ufunc, "U")
+            if composite:
+                args = ", ".join(code(o) for o in operands)
+            else:
+                args = ", ".join(code(_typed(o, out.dtype, ns)) for o in operands)
             # out positional: a ufunc parses it faster than the keyword
             if plan is not None:
                 return [f"{out.name} = {name}({args}, {buffers[plan[0]]})"]
@@ -425,9 +503,8 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
         return lines
     if node.kind == "kernel":
         fn = ns.add(node.op, "A")
-        args = ", ".join(code(a) for a in node.args)
-        params = "".join(f", {k}={code(v)}" for k, v in node.params.items())
-        return [f"{node.outputs[0].name} = asarray({fn}({args}{params}))"]
+        args = [code(a) for a in node.args] + [f"{k}={code(v)}" for k, v in node.params.items()]
+        return [f"{node.outputs[0].name} = asarray({fn}({', '.join(args)}))"]
     if node.kind == "inplace":
         target = node.args[0]
         others = node.args[1:]
@@ -463,8 +540,12 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
                     f"np.add(g._data, {code(grad)}, out=g._data, casting='unsafe')",
                     "g._bump_version()"]
         if node.copy or not _private(grad, graph):
-            return [f"{p}._grad = wrap(np.array({code(grad)}, copy=True, order='C'))"]
-        return [f"{p}._grad = wrap({code(grad)})"]
+            array = f"np.array({code(grad)}, copy=True, order='C')"
+        else:
+            array = code(grad)
+        if node.outputs:  # the new .grad's array is read later (capture.py accumulate)
+            return [f"{node.outputs[0].name} = {array}", f"{p}._grad = wrap({node.outputs[0].name})"]
+        return [f"{p}._grad = wrap({array})"]
     if node.kind == "setgrad":
         p = _param(node.param, graph, ns)
         if not node.args:
@@ -472,4 +553,9 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
         return [f"{p}._grad = wrap({code(node.args[0])})"]
     method = ns.add(node.op, "M")
     params = ", ".join(f"{k}={code(v)}" for k, v in node.params.items())
+    fast = fast_call(node.op, node.param, node.mode, node.params)
+    if fast is not None:  # array code for the call where it covers it (replay_optim.py)
+        function, arguments = fast
+        args = ", ".join(ns.add(a, "O") for a in arguments)
+        return [f"if not {ns.add(function, 'S')}({args}):", f"    {method}({params})"]
     return [f"{method}({params})"]

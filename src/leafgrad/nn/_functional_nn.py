@@ -135,13 +135,25 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _ops.LogSoftmax.apply(input, dim=dim)
 
 
+def _dropout_mask(p, shape, dtype):
+    """Dropout's mask: bernoulli(1 - p) draws from the default generator, scaled by 1/(1-p)."""
+    from .. import _rng as _random
+
+    if p == 1:
+        return np.zeros(shape, dtype=dtype)  # no draw, as torch
+    keep = _random.bernoulli(1 - p, shape, dtype)
+    return (keep / (1 - p)).astype(dtype)
+
+
+_dropout_mask.draws_random = True  # leafgrad.compile: replayed, never dropped or merged
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .. import _rng as _random
     from ..tensor import _wrap
 
     shape = tuple(input.shape)
@@ -151,14 +163,17 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if vmap_state.active and p != 1:
         levels, sizes = random_levels()  # vmap(randomness='different'): a mask per example
         shape = tuple(sizes) + shape
-    if p == 1:
-        mask = np.zeros(shape, dtype=input._data.dtype)
-    else:
+    if levels:
         from ..autograd._vmap_state import batched_draw
 
         with batched_draw():
-            keep = _random.bernoulli(1 - p, shape, input._data.dtype)
-        mask = (keep / (1 - p)).astype(input._data.dtype)
+            mask = _dropout_mask(p=p, shape=shape, dtype=input._data.dtype)
+    else:
+        from ..ops.registry import array_kernel
+
+        # leafgrad.compile records the draw as one node its replay runs again, so the
+        # generator advances on every call exactly as eager
+        mask = array_kernel(_dropout_mask, p=p, shape=shape, dtype=input._data.dtype)
     mask = _wrap(mask)
     if levels:
         from ..ops._batching import wrap

@@ -505,6 +505,9 @@ class TanhBackward(Op):
         np.subtract(1, t, t)
         return np.multiply(grad, t, t)
 
+    # the same calls, inlined by the replay: (ufunc, operands...), "out" the result so far
+    capture_steps = ((np.multiply, 1, 1), (np.subtract, 1.0, "out"), (np.multiply, 0, "out"))
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -541,6 +544,8 @@ class SigmoidBackward(Op):
         np.multiply(y, t, t)
         return np.multiply(grad, t, t)
 
+    capture_steps = ((np.subtract, 1.0, 1), (np.multiply, 1, "out"), (np.multiply, 0, "out"))
+
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
@@ -554,6 +559,36 @@ class SigmoidBackward(Op):
         grad, y = primals
         return jvp_sum(tangents, lambda t: SigmoidBackward.apply(t, y),
                        lambda t: t * (grad * (1 - _scale(y, 2))))
+
+
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _threshold_grad(grad: np.ndarray, a: np.ndarray, threshold, out=None):
+    """torch's ``self <= threshold ? 0 : grad`` (NaN in ``self`` passes the gradient).
+
+    Float gradients: the bits of ``grad`` ANDed with a mask of all ones where it passes and
+    all zeros (+0.) where it is blocked, so a passed gradient keeps its exact bits (-0., NaN,
+    inf) and a blocked one is +0. even when the gradient is inf or NaN, as torch's select
+    gives. Three array passes (a compare, a 1-byte subtract, one AND reading the mask as
+    it widens it) instead of four with a float multiply by a bool mask and a ``+ 0.`` to
+    turn -0. into 0. (benchmarks/bench_train.py, mlp512)."""
+    itype = _SAME_SIZE_INT.get(grad.dtype.itemsize)
+    if grad.dtype.kind != "f" or itype is None or grad.ndim == 0 or a.ndim == 0:
+        zero = grad.dtype.type(0)
+        return np.asarray(np.where(np.less_equal(a, threshold), zero, grad))
+    mask = np.less_equal(a, threshold).view(np.int8)  # 1 where blocked
+    np.subtract(mask, 1, out=mask)  # 0 where blocked, -1 (every bit set) where passed
+    bits = grad.view(itype)
+    if out is not None:
+        result = out.view(itype)
+        np.copyto(result, mask)
+        np.bitwise_and(bits, result, out=result)
+        return out
+    if mask.shape != np.broadcast_shapes(mask.shape, grad.shape):
+        return np.bitwise_and(bits, mask).view(grad.dtype)
+    mask = mask.astype(itype)
+    return np.bitwise_and(bits, mask, out=mask).view(grad.dtype)
 
 
 @register
@@ -571,16 +606,11 @@ class ThresholdBackward(Op):
     @staticmethod
     def forward(ctx, grad, a, threshold):
         grad, a = _promote.binary(grad, a)
-        out = grad * ~(a <= threshold)  # torch: self <= threshold ? 0 : grad (NaN passes)
-        if out.dtype.kind == "f":
-            out += 0.0  # -0. (negative grad times False) becomes 0., as torch's select gives
-        return out
+        return _threshold_grad(grad, a, threshold)
 
     @staticmethod
     def capture_kernel(grad, a, threshold, out):
-        out = np.multiply(grad, np.logical_not(np.less_equal(a, threshold)), out)  # NaN passes
-        out += 0.0
-        return out
+        return _threshold_grad(grad, a, threshold, out)
 
     def backward(self, gg):
         grad_grad = None

@@ -49,6 +49,11 @@ class Mm(Op):
             ctx.keep("layouts", (_column_major(a), _column_major(b)))
         return a @ b
 
+    @staticmethod
+    def capture_kernel(a, b, out):  # Note: capture kernels in registry.py
+        # the same BLAS call as a @ b, written into the replay's buffer
+        return np.matmul(a, b, out=out)
+
     def backward(self, grad):
         grad_self = grad_mat2 = None
         if self.needs_grad(0):
@@ -185,7 +190,19 @@ class Addmm(Op):
                 f"size ({bias.shape[-1]}) at non-singleton dimension {bias.ndim - 1}.  Target "
                 f"sizes: {list(product.shape)}.  Tensor sizes: {list(bias.shape)}"
             )
-        return product + (bias * beta if beta != 1 else bias)
+        addend = bias * beta if beta != 1 else bias
+        if getattr(addend, "dtype", None) == product.dtype:
+            # the product is a fresh array nothing else holds: add in place, saving a
+            # batch x out temporary (benchmarks/bench_train.py, mlp512)
+            return np.add(product, addend, out=product)
+        return product + addend
+
+    @staticmethod
+    def capture_kernel(bias, a, b, out):
+        # beta = alpha = 1 (the replay checks): the product into the buffer, the bias added
+        # into it, as forward does
+        product = np.matmul(a, b, out=out)
+        return np.add(product, bias, out=product)
 
     def backward(self, grad):
         p = self._params
