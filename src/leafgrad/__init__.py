@@ -38,6 +38,7 @@ from ._functions_math import *  # noqa: F403
 from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
 from ._functions_linalg import *  # noqa: F403
+from ._functions_complex import *  # noqa: F403
 from ._printing import set_printoptions
 from ._rng import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402

@@ -22,6 +22,7 @@ from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+from .methods.complex import ComplexMethods
 from .methods.extra import ExtraMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
@@ -31,7 +32,7 @@ from .methods.shape import ShapeMethods
 
 __all__ = ["Tensor", "Size"]
 
-_BY_NP = {d.np: d for d in _dtype.ALL}
+_BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
 
 class Size(tuple):
@@ -176,7 +177,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods):
+             ExtraMethods, ComplexMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
@@ -294,9 +295,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
-    def is_complex(self) -> bool:
-        return False  # leafgrad has no complex dtypes
-
     def is_contiguous(self, memory_format=None) -> bool:
         if memory_format is None or memory_format is _memory_format.contiguous_format \
                 or memory_format is _memory_format.preserve_format:
@@ -368,7 +366,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
@@ -387,7 +385,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
             )

@@ -158,6 +158,7 @@ class Trace(Op):
     """Sum of the main diagonal of a matrix (rectangular allowed)."""
 
     node = "TraceBackward0"
+    complex_ok = True
     vmap = batch.trace
     torch_names = ("trace", "Tensor.trace")
 
@@ -192,6 +193,7 @@ class Tril(Op):
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TrilBackward0"
+    complex_ok = True
     vmap = batch.leading
     torch_names = ("tril", "Tensor.tril", "Tensor.tril_")
 
@@ -211,6 +213,7 @@ class Triu(Op):
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TriuBackward0"
+    complex_ok = True
     vmap = batch.leading
     torch_names = ("triu", "Tensor.triu", "Tensor.triu_")
 

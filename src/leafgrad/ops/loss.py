@@ -49,6 +49,7 @@ class DivScalar(Op):
     """``tensor / number`` as torch's C++ code writes it (DivBackward1, one edge)."""
 
     node = "DivBackward1"
+    complex_ok = True
     torch_names = ()
 
     @staticmethod
@@ -56,7 +57,10 @@ class DivScalar(Op):
         return a / a.dtype.type(other)
 
     def backward(self, grad):
-        return grad / self._params["other"]
+        other = self._params["other"]
+        if isinstance(other, complex):  # Note: torch's convention for complex gradients
+            other = other.conjugate()
+        return grad / other
 
     jvp = auto_element_wise
 

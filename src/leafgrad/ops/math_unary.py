@@ -493,14 +493,31 @@ class Sgn(Op):
     """sgn(x) = sign(x) for real tensors; torch's gradient for real inputs is zero."""
 
     node = "SgnBackward0"
+    complex_ok = True
+    saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("sgn",)
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "c":
+            magnitude = np.abs(a)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(magnitude == 0, 0, a / magnitude).astype(a.dtype)
         return sign_array(a)
 
     def backward(self, grad):
-        return _zeros_like(grad)
+        a = self.saved("self")
+        if a._data.dtype.kind != "c":
+            return _zeros_like(grad)
+        # z / |z| moves only along the circle: the gradient is grad's component tangent to it,
+        # over |z| (torch's sgn_backward), and 0 at z == 0
+        from .complex import Conj, Real
+        from .math_logic import Where
+
+        result = self.saved("result")
+        magnitude = a.abs()
+        tangent = grad - result * Real.apply(grad * Conj.apply(result))
+        return Where.apply(0j, tangent / magnitude, condition=magnitude == 0)
 
     jvp = auto_element_wise
 
