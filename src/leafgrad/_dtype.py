@@ -58,7 +58,7 @@ class dtype:
             return self
         found = _TO_COMPLEX.get(self)
         if found is None:
-            raise RuntimeError(f"Unsupported dtype {self._legacy}")
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._legacy}")
         return found
 
 
@@ -81,6 +81,8 @@ class _ComplexDtype(dtype):
     def np(self):
         if _first_complex:
             _first_complex.pop()()
+        if self.name == "complex32":
+            check_storable(self)
         return dtype.np.__get__(self)
 
     @np.setter
@@ -101,7 +103,11 @@ complex128 = _ComplexDtype("complex128", np.complex128, "ComplexDouble")
 # Note: complex32. torch's ComplexHalf has no NumPy counterpart: the name exists (and float16
 # promotes to it with a complex number, as in torch), but no leafgrad tensor holds it; making one
 # raises (see _check_storable). Its ``np`` is complex64 only so that the object is well formed.
-complex32 = _ComplexDtype("complex32", np.complex64, "ComplexHalf")
+complex32 = _ComplexDtype.__new__(_ComplexDtype)
+for _name, _value in (("name", "complex32"), ("np", np.dtype(np.complex64)),
+                      ("is_floating_point", False), ("is_complex", True), ("is_signed", True),
+                      ("itemsize", 4), ("_legacy", "ComplexHalf")):
+    dtype.__dict__[_name].__set__(complex32, _value)
 
 half, float, double = float16, float32, float64  # noqa: A001 - torch's aliases
 short, int, long = int16, int32, int64  # noqa: A001
@@ -115,7 +121,7 @@ _TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex32}
 def check_storable(d: dtype) -> None:
     """Raise for complex32, the one torch dtype leafgrad names but cannot hold (NumPy has no
     complex half type)."""
-    if d is complex32:
+    if d.name == "complex32":
         raise TypeError("leafgrad has no complex32 (ComplexHalf) tensors: NumPy has no such type")
 _BY_NP = {d.np: d for d in ALL}
 _BY_NP_TYPE = {d.np.type: d for d in ALL}

@@ -118,7 +118,8 @@ def view_as_real(input: Tensor) -> Tensor:  # noqa: A002
     if input.is_conj():
         raise RuntimeError(
             "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
-            "conjugate tensor so you can view it as real, use self.resolve_conj()"
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
+            "warned that the resulting tensor will NOT alias the original."
         )
     return _ops().ViewAsReal.apply(input)
 

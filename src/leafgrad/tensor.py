@@ -532,6 +532,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if not force and self._data.dtype.kind == "c" and self.is_conj():
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                "tensor.resolve_conj().numpy() instead."
+            )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -568,6 +573,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("float(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._data.dtype.kind == "c":
+            return float(_complex_to_real(self.item(), "double"))
         return float(self.item())
 
     def __int__(self) -> int:
@@ -575,6 +582,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("int(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._data.dtype.kind == "c":
+            return int(_complex_to_real(self.item(), "int64_t"))
         return int(self.item())
 
     def __index__(self) -> int:
@@ -1387,6 +1396,13 @@ _STEAL_REFS = 5
 _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
             "bool": "bool"}
+
+
+def _complex_to_real(value: complex, target: str) -> float:
+    """A complex number as a real one, as torch converts it (only without an imaginary part)."""
+    if value.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+    return value.real
 
 
 def _torch_type_name(t: Tensor) -> str:

@@ -3,9 +3,7 @@ torch's outcome), and why (REASONS). Written by ``python -m tests.bad_input.rege
 the cases; the same list is in docs/known-differences.md."""
 
 # fmt: off
-KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
-            'value ["tensor", "complex64", [3], ["(1+2j)", "(2+2j)", "(3+2j)"], false, null]'),
- 'a << 1': ("TypeError: unsupported operand type(s) for <<: 'Tensor' and 'int'",
+KNOWN = {'a << 1': ("TypeError: unsupported operand type(s) for <<: 'Tensor' and 'int'",
             'NotImplementedError: "lshift_cpu" not implemented for \'Float\''),
  'lib.nn.functional.cross_entropy(a, i)': ('IndexError: Target 3 is out of bounds.',
                                            'RuntimeError: Expected floating point type for target '
@@ -97,9 +95,7 @@ KNOWN = {'a + 2j': ('TypeError: complex numbers are not supported by leafgrad',
                                                                        'shapes. Destination slice '
                                                                        'shape: 2')}
 
-REASONS = {'a + 2j': 'no complex dtypes in leafgrad yet (issue 11 item 12); refused with a TypeError rather '
-           'than computed wrongly',
- 'a << 1': "shift operators (<<, >>, bitwise_left_shift) are not implemented; Python's "
+REASONS = {'a << 1': "shift operators (<<, >>, bitwise_left_shift) are not implemented; Python's "
            "unsupported-operand TypeError instead of torch's kernel error",
  'lib.nn.functional.cross_entropy(a, i)': 'cross_entropy with class-probability targets (input and '
                                           'target of the same shape) is not implemented; leafgrad '

@@ -601,8 +601,7 @@ def _random_grad_outputs(lib, outputs: tuple, noncontiguous: bool) -> tuple:
         else:
             values = generator.uniform(-1, 1, shape).astype(dtype)
         if kind.is_complex:
-            values = values + 1j * generator.uniform(-1, 1, shape)
-            values = values.astype(dtype)
+            values = np.asarray(values + 1j * generator.uniform(-1, 1, shape), dtype)
         result.append(lib.from_numpy(values).requires_grad_())
     return tuple(result)
 

@@ -69,6 +69,36 @@ class ComplexMethods:
     def is_neg(self) -> bool:
         return False
 
+    @property
+    def mH(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of the last two dims."""
+        if self._data.ndim < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                               f"Got {self._data.ndim}-D tensor.")
+        return self.transpose(-2, -1).conj()
+
+    @property
+    def H(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of a matrix."""
+        if self._data.ndim != 2:
+            extra = (" For batches of matrices, consider using tensor.mH"
+                     if self._data.ndim > 2 else "")
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{self._data.ndim}-D tensor.{extra}")
+        return self.transpose(0, 1).conj()
+
+    def cfloat(self):
+        return self.to(_dtypes().complex64)
+
+    def cdouble(self):
+        return self.to(_dtypes().complex128)
+
+    def chalf(self):
+        return self.to(_dtypes().complex32)  # raises: see _dtype's Note: complex32
+
+    def adjoint(self):
+        return self.mH
+
     def angle(self):
         return _complex_ops().Angle.apply(self)
 
@@ -83,7 +113,11 @@ class ComplexMethods:
         return self.imag == 0
 
 
-def _bool():
+def _dtypes():
     from .. import _dtype
 
-    return _dtype.bool
+    return _dtype
+
+
+def _bool():
+    return _dtypes().bool

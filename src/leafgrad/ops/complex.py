@@ -127,7 +127,7 @@ def check_view_as_complex(tensor: Tensor) -> None:
             raise RuntimeError("leafgrad has no complex32 (ComplexHalf) tensors: NumPy has no "
                                "such type")
         raise RuntimeError(
-            "view_as_complex is only supported for float and double tensors, but got a tensor "
+            "view_as_complex is only supported for half, float and double tensors, but got a tensor "
             f"of scalar type: {tensor.dtype._legacy}"
         )
     if data.ndim == 0 or data.shape[-1] != 2:

@@ -621,6 +621,7 @@ class Sign(Op):
     """sign(x); its gradient is zero everywhere (torch defines it so, rather than undefined)."""
 
     node = "SignBackward0"
+    complex_message = 'Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.'
     torch_names = ("sign",)
 
     @staticmethod
@@ -640,6 +641,7 @@ class Sign(Op):
 @register
 class Relu(Op):
     node = "ReluBackward0"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"result": ("self",)}
     torch_names = ("relu",)
 
@@ -677,6 +679,7 @@ class Clamp(Op):
     """clamp with Python-number bounds."""
 
     node = "ClampBackward1"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp", "clip")
 
@@ -899,7 +902,7 @@ class ToCopy(Op):
 
     @staticmethod
     def forward(ctx, a, dtype):
-        if a.dtype.kind == "c" and dtype.kind != "c":
+        if a.dtype.kind == "c" and dtype.kind not in "cb":  # to bool: z != 0, silently
             import warnings
 
             warnings.warn("Casting complex values to real discards the imaginary part",

@@ -233,6 +233,7 @@ class DiagEmbed(Op):
     """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
 
     node = "DiagEmbedBackward0"
+    complex_ok = True
     vmap = batch.dims("dim1", "dim2", extra_rank=1)
     torch_names = ("diag_embed", "diag", "Tensor.diag_embed", "Tensor.diag")
 
@@ -273,6 +274,7 @@ class DiagonalCopy(Op):
     """
 
     node = "DiagonalBackward0_copy"
+    complex_ok = True
     vmap = batch.dims("dim1", "dim2")
     torch_names = ("diag",)
 

@@ -98,6 +98,7 @@ class _Pointwise(Op):
 @register
 class MseLoss(_Pointwise):
     node = "MseLossBackward0"
+    complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.mse_loss",)
@@ -114,6 +115,7 @@ class MseLoss(_Pointwise):
 @register
 class SmoothL1Loss(_Pointwise):
     node = "SmoothL1LossBackward0"
+    complex_message = '"smooth_l1_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.smooth_l1_loss",)
@@ -137,6 +139,7 @@ class SmoothL1Loss(_Pointwise):
 @register
 class HuberLoss(_Pointwise):
     node = "HuberLossBackward0"
+    complex_message = '"huber_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.huber_loss",)
@@ -179,6 +182,7 @@ class NllLoss(Op):
     """``-weight[t] * input[n, t]``, reduced; ``mean`` divides by the summed weights."""
 
     node = "NllLossBackward0"
+    complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
@@ -215,6 +219,7 @@ class NllLoss2d(NllLoss):
     """nll_loss over (N, C, H, W) input; torch reshapes other spatial ranks to this one."""
 
     node = "NllLoss2DBackward0"
+    complex_message = '"nll_loss2d_forward_out_frame" not implemented for \'ComplexFloat\''
     vmap = None  # spatial targets: the per-example loop (see _batching_rules.nll_loss)
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
 
@@ -251,6 +256,7 @@ class NllLossBackward(Op):
 @register
 class BinaryCrossEntropy(Op):
     node = "BinaryCrossEntropyBackward0"
+    complex_message = '"binary_cross_entropy" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
@@ -296,6 +302,7 @@ class BinaryCrossEntropy(Op):
 @register
 class BinaryCrossEntropyWithLogits(Op):
     node = "BinaryCrossEntropyWithLogitsBackward0"
+    complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"),

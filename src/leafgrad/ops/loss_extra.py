@@ -70,6 +70,7 @@ class MultiMarginLoss(Op):
     ``weight[y]``), reduced."""
 
     node = "MultiMarginLossBackward0"
+    complex_message = '"multi_margin_loss_cpu_kernel" not implemented for \'ComplexFloat\''
     inputs = ("self", "weight")
     saves = {"self": ("self",), "weight": ("self",)}
     torch_names = ("nn.functional.multi_margin_loss",)
@@ -153,6 +154,7 @@ class MultilabelMarginLoss(Op):
     -1) against every class that is not one of them, ``max(0, 1 - x[y] + x[i]) / C``."""
 
     node = "MultilabelMarginLossBackward0"
+    complex_message = '"multilabel_margin_loss_forward_out_frame" not implemented for \'ComplexFloat\''
     inputs = ("self",)
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.multilabel_margin_loss",)

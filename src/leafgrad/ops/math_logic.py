@@ -200,6 +200,7 @@ class Signbit(_Predicate):
     """True for negative numbers including -0. (and for nan with the sign bit set)."""
 
     node = "SignbitBackward0"
+    complex_message = 'signbit is not implemented for complex tensors.'
     vmap = batch.elementwise
     ufunc = np.signbit
     torch_names = ("signbit",)

@@ -336,6 +336,7 @@ def _giles_erfinv(w: np.ndarray) -> np.ndarray:
 @register
 class Erf(_FloatUnary):
     node = "ErfBackward0"
+    complex_message = '"erf_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erf64))
     torch_names = ("erf", "special.erf")
@@ -349,6 +350,7 @@ class Erf(_FloatUnary):
 @register
 class Erfc(_FloatUnary):
     node = "ErfcBackward0"
+    complex_message = '"erfc_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfc64))
     torch_names = ("erfc", "special.erfc")
@@ -362,6 +364,7 @@ class Erfc(_FloatUnary):
 @register
 class Erfinv(_FloatUnary):
     node = "ErfinvBackward0"
+    complex_message = '"erfinv_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfinv64))
     torch_names = ("erfinv", "special.erfinv")
@@ -400,6 +403,7 @@ class _Rounding(Op):
 @register
 class Floor(_Rounding):
     node = "FloorBackward0"
+    complex_message = 'floor is not supported for complex inputs'
     compute = staticmethod(np.floor)
     kernel = "floor_vml_cpu"
     torch_names = ("floor",)
@@ -408,6 +412,7 @@ class Floor(_Rounding):
 @register
 class Ceil(_Rounding):
     node = "CeilBackward0"
+    complex_message = 'ceil is not supported for complex inputs'
     compute = staticmethod(np.ceil)
     kernel = "ceil_vml_cpu"
     torch_names = ("ceil",)
@@ -416,6 +421,7 @@ class Ceil(_Rounding):
 @register
 class Trunc(_Rounding):
     node = "TruncBackward0"
+    complex_message = 'trunc is not supported for complex inputs'
     compute = staticmethod(np.trunc)
     kernel = "trunc_vml_cpu"
     torch_names = ("trunc", "fix")
@@ -426,6 +432,7 @@ class Round(_Rounding):
     """Round half to even (torch's nearbyint), like np.rint."""
 
     node = "RoundBackward0"
+    complex_message = '"round_vml_cpu" not implemented for \'ComplexFloat\''
     compute = staticmethod(np.rint)
     kernel = "round_vml_cpu"
     torch_names = ("round",)

@@ -280,6 +280,8 @@ def logsumexp(tensor, dim, keepdim=False):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    complex_message = 'nansum on CPU does not support complex inputs'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
     torch_names = ("nansum", "nanmean")

@@ -172,6 +172,7 @@ class AsStridedScatterAdd(Op):
     positions accumulate)."""
 
     node = "AsStridedBackwardBackward0"
+    complex_ok = True
     torch_names = ()
 
     @staticmethod
