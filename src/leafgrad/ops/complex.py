@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
-from ._forward import auto_element_wise, auto_linear
+from . import _batching_rules as batch
+from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
 
 __all__ = ["conj", "install_complex_check"]
@@ -58,6 +59,7 @@ class _PartView(Op):
 class Real(_PartView):
     """``z.real``: a view of the real parts (a real tensor's ``.real`` is the tensor itself)."""
 
+    vmap = batch.elementwise
     torch_names = ("real", "Tensor.real")
 
     @staticmethod
@@ -72,6 +74,7 @@ class Real(_PartView):
 class Imag(_PartView):
     """``z.imag``: a view of the imaginary parts."""
 
+    vmap = batch.elementwise
     torch_names = ("imag", "Tensor.imag")
 
     @staticmethod
@@ -86,6 +89,7 @@ class Imag(_PartView):
 class ViewAsReal(Op):
     """``view_as_real(z)``: the same memory as a real tensor with a last dim of 2."""
 
+    vmap = batch.elementwise
     node = "ViewAsRealBackward0"
     is_view = True
     complex_ok = True
@@ -145,6 +149,7 @@ def check_view_as_complex(tensor: Tensor) -> None:
 class Complex(Op):
     """``complex(real, imag)``: a new complex tensor (broadcasting its two real inputs)."""
 
+    vmap = batch.elementwise
     node = "ComplexBackward0"
     inputs = ("real", "imag")
     broadcasts = True
@@ -167,13 +172,15 @@ class Complex(Op):
             grad_imag = Imag.apply(grad)
         return grad_real, grad_imag
 
-    jvp = auto_element_wise
+    def jvp(self, tangents, primals, result):
+        return jvp_sum(tangents, lambda t: t * (1 + 0j), lambda t: t * 1j)
 
 
 @register
 class Polar(Op):
     """``polar(abs, angle)`` = abs * (cos(angle) + i sin(angle))."""
 
+    vmap = batch.elementwise
     node = "PolarBackward0"
     inputs = ("abs", "angle")
     saves = {"result": ("abs", "angle")}
@@ -202,6 +209,12 @@ class Polar(Op):
             grad_angle = Real.apply(Conj.apply(grad) * (result * 1j))
         return grad_abs, grad_angle
 
+    def jvp(self, tangents, primals, result):
+        # d(r e^{i angle}) = sgn(result) dr + i result d(angle)
+        from .math_unary import Sgn
+
+        return jvp_sum(tangents, lambda t: Sgn.apply(result) * t, lambda t: (result * 1j) * t)
+
 
 # -- conjugation and angle ------------------------------------------------------------------------
 
@@ -210,6 +223,7 @@ class Polar(Op):
 class Conj(Op):
     """``z.conj()``, computed eagerly (see Note: conj is eager)."""
 
+    vmap = batch.elementwise
     node = "ConjBackward0"
     complex_ok = True
     torch_names = ("conj", "Tensor.conj")
@@ -228,6 +242,7 @@ class Conj(Op):
 class ConjPhysical(Op):
     """``conj_physical(z)``: the conjugate as a new tensor (no conjugate bit)."""
 
+    vmap = batch.elementwise
     node = "ConjPhysicalBackward0"
     complex_ok = True
     torch_names = ("conj_physical",)
@@ -246,6 +261,7 @@ class ConjPhysical(Op):
 class Angle(Op):
     """``angle(z)``: the argument in (-pi, pi]; for real tensors pi where x < 0, else 0."""
 
+    vmap = batch.elementwise
     node = "AngleBackward0"
     saves = {"self": ("self",)}
     complex_ok = True
@@ -270,6 +286,14 @@ class Angle(Op):
         squared = a.abs().pow(2)
         value = (grad * a / squared) * 1j
         return Where.apply(0j, value, condition=a == 0)
+
+    def jvp(self, tangents, primals, result):
+        (a,) = primals
+        (tangent,) = tangents
+        if a._data.dtype.kind != "c":
+            return tangent * 0
+        # d angle(z) = Im(conj(z) dz) / |z|^2
+        return Imag.apply(Conj.apply(a) * tangent) / a.abs().pow(2)
 
 
 # -- the check for ops without complex support ----------------------------------------------------

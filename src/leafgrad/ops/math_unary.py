@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _layout, _promote
+from . import _batching_rules as batch, _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
@@ -501,6 +501,7 @@ class Sgn(Op):
 
     node = "SgnBackward0"
     complex_ok = True
+    vmap = batch.elementwise  # (its jvp is not auto_element_wise, which would imply this rule)
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("sgn",)
 
@@ -526,7 +527,13 @@ class Sgn(Op):
         tangent = grad - result * Real.apply(grad * Conj.apply(result))
         return Where.apply(0j, tangent / magnitude, condition=magnitude == 0)
 
-    jvp = auto_element_wise
+    def jvp(self, tangents, primals, result):
+        # sgn is not holomorphic: its derivative along dz is the backward formula with dz in
+        # place of grad (torch's sgn_backward(self_p, self_t, result)), not the conjugated one
+        # auto_element_wise takes for complex numbers
+        if primals[0]._data.dtype.kind != "c":
+            return _zeros_like(tangents[0])
+        return self.backward(tangents[0])
 
 
 @register
