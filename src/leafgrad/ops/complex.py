@@ -145,6 +145,14 @@ def check_view_as_complex(tensor: Tensor) -> None:
 # -- building complex tensors ---------------------------------------------------------------------
 
 
+def _empty_like_inputs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """An uninitialised complex array of the two inputs' broadcast shape, laid out like the
+    first (as torch's TensorIterator lays out an elementwise result: a transposed input gives a
+    transposed output)."""
+    dtype = _dtype.from_numpy_dtype(first.dtype).to_complex().np
+    return np.empty_like(np.broadcast_arrays(first, second)[0], dtype=dtype)
+
+
 @register
 class Complex(Op):
     """``complex(real, imag)``: a new complex tensor (broadcasting its two real inputs)."""
@@ -158,8 +166,7 @@ class Complex(Op):
 
     @staticmethod
     def forward(ctx, real, imag):
-        shape = np.broadcast_shapes(real.shape, imag.shape)
-        out = np.empty(shape, _dtype.from_numpy_dtype(real.dtype).to_complex().np)
+        out = _empty_like_inputs(real, imag)
         out.real = real  # set apart: real + 1j * imag turns an infinite imag into nan + infj
         out.imag = imag
         return out
@@ -190,8 +197,7 @@ class Polar(Op):
 
     @staticmethod
     def forward(ctx, radius, angle):
-        shape = np.broadcast_shapes(radius.shape, angle.shape)
-        out = np.empty(shape, _dtype.from_numpy_dtype(radius.dtype).to_complex().np)
+        out = _empty_like_inputs(radius, angle)
         out.real = radius * np.cos(angle)
         out.imag = radius * np.sin(angle)
         return out
@@ -270,7 +276,7 @@ class Angle(Op):
     @staticmethod
     def forward(ctx, a):
         if a.dtype.kind == "c":
-            return np.angle(a)
+            return np.asarray(np.angle(a), order="C")  # row-major whatever the layout, as torch
         if a.dtype.kind != "f":
             a = a.astype(_dtype.get_default_dtype().np)
         out = np.where(a < 0, np.pi, 0.0).astype(a.dtype)
