@@ -38,12 +38,19 @@ def render() -> str:
         "order are recorded. Columns: **torch** = forward values, dtype, shape, grad_fn name and",
         "gradients compared with PyTorch 2.13 on every sample; **gradcheck** / **gradgradcheck** =",
         "finite differences in float64 pass on every sample (\"n/a\" for ops whose outputs never",
-        "require grad). Notes record deliberate exceptions, taken from the samples.",
+        "require grad). **complex** = the op computes complex tensors: its samples run with",
+        "complex128 inputs through the same checks against torch and gradcheck (torch's",
+        "convention for complex gradients; `tests/ops/test_complex_table.py`); an op without it",
+        "raises torch's error for complex inputs. Notes record deliberate exceptions, taken from",
+        "the samples.",
+        "",
+        f"{sum(1 for cls in OPS.values() if cls.complex_ok)} ops support complex tensors.",
         "",
         f"{len(OPS)} ops, {sum(len(SAMPLES.get(name, [])) for name in OPS)} samples.",
         "",
-        "| op | grad_fn | torch callables | file | samples | torch | gradcheck | gradgradcheck | notes |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| op | grad_fn | torch callables | file | samples | torch | gradcheck | gradgradcheck "
+        "| complex | notes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(OPS, key=lambda n: (_module(OPS[n]), n)):
         cls = OPS[name]
@@ -61,7 +68,8 @@ def render() -> str:
         torch_names = ", ".join(f"`{t}`" for t in cls.torch_names) or "(internal)"
         lines.append(
             f"| {name} | `{cls.node}` | {torch_names} | {_module(cls)} | {len(samples)} | "
-            f"{'yes' if samples else 'NO'} | {first_text} | {second_text} | {notes} |"
+            f"{'yes' if samples else 'NO'} | {first_text} | {second_text} | "
+            f"{'yes' if cls.complex_ok else ''} | {notes} |"
         )
     lines.extend(render_checklist())
     return "\n".join(lines)

@@ -38,6 +38,7 @@ from ._functions_math import *  # noqa: F403
 from ._functions_reductions import *  # noqa: F403
 from ._functions_shape import *  # noqa: F403
 from ._functions_linalg import *  # noqa: F403
+from ._functions_complex import *  # noqa: F403
 from ._printing import set_printoptions
 from ._info import *  # noqa: F403 - constants, finfo/iinfo, thread and determinism settings
 from ._legacy import *  # noqa: F403 - FloatTensor(...) and the other legacy constructors

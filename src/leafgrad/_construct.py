@@ -49,10 +49,10 @@ def _leaf_dtype(value):
         return _dtype.bool
     if isinstance(value, _tensor_cls()):
         return value.dtype
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
         return _dtype.from_numpy_dtype(value.dtype)
-    if isinstance(value, (complex, np.complexfloating)):
-        raise TypeError("complex numbers are not supported by leafgrad")
+    if isinstance(value, complex):
+        return _dtype.default_complex_dtype()
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
         raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
     if isinstance(value, (bool, int, np.bool_)):  # subclasses of int
@@ -132,6 +132,10 @@ def _check_leaf(value, target) -> None:
         raise ValueError("only one element tensors can be converted to Python scalars")
     if value.__class__ is int and kind in "iu":
         _check_int(value, target)
+    if kind in "iuf" and isinstance(value, (complex, np.complexfloating)):
+        if kind in "iu":
+            raise TypeError("'complex' object cannot be interpreted as an integer")
+        raise TypeError("must be real number, not complex")
 
 
 def _check_int(value: int, target) -> None:

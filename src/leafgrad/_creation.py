@@ -27,7 +27,7 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
     if device is not None:
         _device_use(device)
-    if requires_grad and data.dtype.kind != "f":
+    if requires_grad and data.dtype.kind not in "fc":
         raise RuntimeError(INT_REQUIRES_GRAD)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing
@@ -53,7 +53,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     >>> leafgrad.tensor([1., 2.], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
-    if dtype.__class__ is not _dtype.dtype:
+    if not isinstance(dtype, _dtype.dtype):
         dtype = _argparse.dtype_arg("tensor", dtype)
     if requires_grad.__class__ is not bool:
         requires_grad = _argparse.bool_arg("tensor", "requires_grad", requires_grad)
@@ -141,7 +141,7 @@ def _size(size, name: str = "zeros") -> tuple:
 def _np_dtype(dtype, default=None, function: str = "zeros") -> np.dtype:
     if dtype is None:
         return (default or _dtype.get_default_dtype()).np
-    if dtype.__class__ is not _dtype.dtype:
+    if not isinstance(dtype, _dtype.dtype):
         dtype = _argparse.dtype_arg(function, dtype)
     return dtype.np
 
@@ -420,7 +420,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None,
 def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
     """rand and randn have several overloads in torch (generator=, names=), so a size given
     twice or a bad dtype is the "invalid combination" message there, not a named argument's."""
-    bad_dtype = dtype is not None and dtype.__class__ is not _dtype.dtype and not any(
+    bad_dtype = dtype is not None and not isinstance(dtype, _dtype.dtype) and not any(
         dtype is kind for kind in (int, float, bool))
     if bad_dtype or (size is not None and sizes):
         given = {key: value for key, value in (("size", size), ("dtype", dtype))

@@ -18,6 +18,9 @@ __all__ = [
     "int64",
     "uint8",
     "bool",
+    "complex64",
+    "complex128",
+    "complex32",
     "get_default_dtype",
     "set_default_dtype",
     "promote_types",
@@ -46,10 +49,17 @@ class dtype:
         return self.name
 
     def to_real(self) -> "dtype":
-        return self
+        """The real counterpart of a complex dtype (complex64 -> float32); others unchanged."""
+        return _TO_REAL.get(self, self)
 
     def to_complex(self) -> "dtype":
-        raise NotImplementedError("complex dtypes are not supported by leafgrad")
+        """The complex counterpart of a floating dtype (float32 -> complex64), as torch."""
+        if self.is_complex:
+            return self
+        found = _TO_COMPLEX.get(self)
+        if found is None:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._legacy}")
+        return found
 
 
 float16 = dtype("float16", np.float16, "Half")
@@ -61,11 +71,58 @@ int32 = dtype("int32", np.int32, "Int")
 int64 = dtype("int64", np.int64, "Long")
 uint8 = dtype("uint8", np.uint8, "Byte")
 bool = dtype("bool", np.bool_, "Bool")  # noqa: A001 - torch.bool
+class _ComplexDtype(dtype):
+    """A complex dtype. Asking for its NumPy type (which every way of making a tensor of it
+    does) tells ``on_first_complex``'s listener once (see ops/complex.py)."""
+
+    __slots__ = ()
+
+    @property
+    def np(self):
+        if _first_complex:
+            _first_complex.pop()()
+        if self.name == "complex32":
+            check_storable(self)
+        return dtype.np.__get__(self)
+
+    @np.setter
+    def np(self, value):
+        dtype.np.__set__(self, value)
+
+
+_first_complex: list = []
+
+
+def on_first_complex(listener) -> None:
+    """Call ``listener()`` once, when the process first makes a complex tensor."""
+    _first_complex.append(listener)
+
+
+complex64 = _ComplexDtype("complex64", np.complex64, "ComplexFloat")
+complex128 = _ComplexDtype("complex128", np.complex128, "ComplexDouble")
+# Note: complex32. torch's ComplexHalf has no NumPy counterpart: the name exists (and float16
+# promotes to it with a complex number, as in torch), but no leafgrad tensor holds it; making one
+# raises (see _check_storable). Its ``np`` is complex64 only so that the object is well formed.
+complex32 = _ComplexDtype.__new__(_ComplexDtype)
+for _name, _value in (("name", "complex32"), ("np", np.dtype(np.complex64)),
+                      ("is_floating_point", False), ("is_complex", True), ("is_signed", True),
+                      ("itemsize", 4), ("_legacy", "ComplexHalf")):
+    dtype.__dict__[_name].__set__(complex32, _value)
 
 half, float, double = float16, float32, float64  # noqa: A001 - torch's aliases
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble, chalf = complex64, complex128, complex32
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+_TO_REAL = {complex64: float32, complex128: float64, complex32: float16}
+_TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex32}
+
+
+def check_storable(d: dtype) -> None:
+    """Raise for complex32, the one torch dtype leafgrad names but cannot hold (NumPy has no
+    complex half type)."""
+    if d.name == "complex32":
+        raise TypeError("leafgrad has no complex32 (ComplexHalf) tensors: NumPy has no such type")
 _BY_NP = {d.np: d for d in ALL}
 _BY_NP_TYPE = {d.np.type: d for d in ALL}
 
@@ -82,6 +139,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
             "int8, uint64, uint32, uint16, uint8, and bool."
         )
+    if found.is_complex:
+        found.np  # noqa: B018 - a complex array: see _ComplexDtype
     return found
 
 
@@ -104,12 +163,19 @@ def set_default_dtype(d: dtype) -> None:
         _default["dtype"] = d
 
 
-# Categories for promotion: bool < integer < floating.
+def default_complex_dtype() -> dtype:
+    """complex128 when the default dtype is float64, else complex64 (torch's pairing)."""
+    return complex128 if _default["dtype"] is float64 else complex64
+
+
+# Categories for promotion: bool < integer < floating < complex.
 def _category(d: dtype) -> builtins.int:
     if d is bool:
         return 0
     if d.is_floating_point:
         return 2
+    if d.is_complex:
+        return 3
     return 1
 
 
@@ -125,6 +191,14 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     ca, cb = _category(a), _category(b)
+    if ca == 3 or cb == 3:
+        # complex with anything: the complex type of the wider real part (float64 + complex64
+        # is complex128, int64 + complex64 is complex64)
+        real_a = a.to_real() if ca == 3 else (a if ca == 2 else None)
+        real_b = b.to_real() if cb == 3 else (b if cb == 2 else None)
+        if real_a is None or real_b is None:
+            return a if ca == 3 else b
+        return promote_types(real_a, real_b).to_complex()
     if ca != cb:
         return a if ca > cb else b
     if ca == 2:
@@ -142,7 +216,9 @@ def _scalar_dtype(value) -> dtype:
     if isinstance(value, (builtins.int, np.integer)):
         return int64
     if isinstance(value, (builtins.complex, np.complexfloating)):
-        raise TypeError("complex numbers are not supported by leafgrad")
+        result = default_complex_dtype()
+        result.np  # noqa: B018 - a complex operand: see _ComplexDtype
+        return result
     return get_default_dtype()
 
 
@@ -153,11 +229,14 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
-    if higher.is_floating_point:
+    category_higher, category_lower = _category(higher), _category(lower)
+    if category_higher >= category_lower:
         return higher
-    if higher is bool or lower.is_floating_point:
-        return promote_types(higher, lower)
-    return higher
+    if category_lower == 3 and category_higher == 2:
+        # a float tensor with a complex scalar keeps the tensor's precision (float64 * 1j is
+        # complex128, float16 * 1j complex32)
+        return higher.to_complex()
+    return promote_types(higher, lower)
 
 
 def result_type(*operands) -> dtype:

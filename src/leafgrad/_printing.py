@@ -159,6 +159,25 @@ def _shown_rows(length: int, edge: int, summarize: bool) -> list[int | None]:
     return list(range(length))
 
 
+class _ComplexFormatter:
+    """torch's pair of formatters for complex tensors: one chosen from the real parts, one from
+    the imaginary parts; an element prints as ``real`` then ``imag`` with its sign and ``j``."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(np.ascontiguousarray(values.real), True)
+        self.imag = _Formatter(np.ascontiguousarray(values.imag), True)
+        # torch's element width for line breaking: both widths and the "j"
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        value = complex(value)
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        if imag[0] in "+-":  # a negative imaginary part (also -0.) carries its own sign
+            return real + imag
+        return real + "+" + imag
+
+
 def _vector_str(data: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
     element_length = fmt.max_width + 2  # ", " between elements
     per_line = max(1, math.floor((_opts["linewidth"] - indent) / element_length))
@@ -194,6 +213,8 @@ def _body(data: np.ndarray, floating: bool, indent: int) -> str:
     """The bracketed values of a non-empty array, indented for a prefix of ``indent`` columns."""
     summarize = data.size > _opts["threshold"]
     shown = _summarized(data, _opts["edgeitems"]) if summarize else data
+    if data.dtype.kind == "c":
+        return _nested_str(data, indent, summarize, _ComplexFormatter(shown))
     return _nested_str(data, indent, summarize, _Formatter(shown, floating))
 
 
@@ -248,7 +269,7 @@ def tensor_repr(data: np.ndarray, dtype, extras: list[str], prefix: str = "tenso
     else:
         if not _opts["edgeitems"]:
             suffixes.append(f"size={tuple(data.shape)}")
-        if dtype not in (default, _dtype.int64, _dtype.bool):
+        if dtype not in (default, _dtype.default_complex_dtype(), _dtype.int64, _dtype.bool):
             suffixes.append(f"dtype={dtype}")
         body = _body(data, dtype.is_floating_point, indent)
     return _add_suffixes(prefix + body, suffixes + list(extras), indent)

@@ -22,6 +22,7 @@ from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
+from .methods.complex import ComplexMethods
 from .methods.extra import ExtraMethods
 from .methods.legacy import LegacyMethods
 from .methods.random import RandomMethods
@@ -35,7 +36,7 @@ from .methods.shape import ShapeMethods
 
 __all__ = ["Tensor", "Size"]
 
-_BY_NP = {d.np: d for d in _dtype.ALL}
+_BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
 
 class Size(tuple):
@@ -180,7 +181,8 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
-             ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods):
+             ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
+             ComplexMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
@@ -298,9 +300,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
-    def is_complex(self) -> bool:
-        return False  # leafgrad has no complex dtypes
-
     def is_contiguous(self, memory_format=None) -> bool:
         if memory_format is None or memory_format is _memory_format.contiguous_format \
                 or memory_format is _memory_format.preserve_format:
@@ -372,7 +371,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
@@ -391,7 +390,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
             )
@@ -538,6 +537,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if not force and self._data.dtype.kind == "c" and self.is_conj():
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                "tensor.resolve_conj().numpy() instead."
+            )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -574,6 +578,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("float(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._data.dtype.kind == "c":
+            return float(_complex_to_real(self.item(), "double"))
         return float(self.item())
 
     def __int__(self) -> int:
@@ -581,6 +587,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("int(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._data.dtype.kind == "c":
+            return int(_complex_to_real(self.item(), "int64_t"))
         return int(self.item())
 
     def __index__(self) -> int:
@@ -1443,6 +1451,13 @@ _STEAL_REFS = 5
 _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
             "bool": "bool"}
+
+
+def _complex_to_real(value: complex, target: str) -> float:
+    """A complex number as a real one, as torch converts it (only without an imaginary part)."""
+    if value.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+    return value.real
 
 
 def _torch_type_name(t: Tensor) -> str:

@@ -166,7 +166,7 @@ def test_search_opens_a_repeated_run_and_shows_the_formula(browser, tmp_path):
     search.send_keys("SinBackward0")
     search.send_keys("\n")
     assert browser.find_elements("css selector", 'g.lg-node[data-name="SinBackward0"]')
-    assert "grad_self = grad * self.cos()" in _details(browser)
+    assert "grad_self = grad * conj(self.cos())" in _details(browser)
     # collapsing the run again through its box label
     browser.find_element("id", "lg-fit").click()
     browser.find_element("css selector", ".lg-box-label").click()

@@ -71,7 +71,7 @@ def test_seeds_graph_nodes_edges_and_values():
     assert y_node["value"]["values"] == [6.0]
     assert (w_node["is_leaf"], w_node["requires_grad"], w_node["retains_grad"]) == (
         tw.is_leaf, tw.requires_grad, tw.retains_grad)
-    assert mul["formula"] == ["grad_self = grad * other", "grad_other = grad * self"]
+    assert mul["formula"] == ["grad_self = grad * conj(other)", "grad_other = grad * conj(self)"]
     assert mul["source"].endswith(".py:" + mul["source"].rsplit(":", 1)[1])
     # saved tensors were freed by backward (no retain_graph)
     assert [(s["name"], s["state"]) for s in mul["saved"]] == [("self", "freed"),
@@ -246,8 +246,8 @@ def test_formulas_come_from_the_op_classes():
     assert formula(torch.add(x, x).grad_fn) == ["grad_self = grad", "grad_other = grad"]
     assert formula(torch.add(x, x, alpha=2).grad_fn) == ["grad_self = grad",
                                                          "grad_other = grad * 2"]
-    assert formula((x * 3).sin().grad_fn) == ["grad_self = grad * self.cos()"]
-    assert formula(x.exp().grad_fn) == ["grad_self = grad * result"]
+    assert formula((x * 3).sin().grad_fn) == ["grad_self = grad * conj(self.cos())"]
+    assert formula(x.exp().grad_fn) == ["grad_self = grad * conj(result)"]
     assert formula((x ** 0).grad_fn) == ["grad_self = grad * 0"]
     # every op: a list of "grad_<input> = ..." lines or None, never an error
     derived = 0

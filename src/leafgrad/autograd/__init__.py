@@ -109,6 +109,9 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if output._requires_grad:
                 if output.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if output._data.dtype.kind != "f":
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {output.dtype}")
                 result.append(ones_like(output))
             else:
                 result.append(None)

@@ -31,6 +31,7 @@ class AdaptiveMaxPool2d(Op):
     bin i spans [floor(i * H / oh), ceil((i + 1) * H / oh))."""
 
     node = "AdaptiveMaxPool2DBackward0"
+    complex_message = '"adaptive_max_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     multi_output = True
     torch_names = ("nn.functional.adaptive_max_pool2d",)
@@ -303,6 +304,7 @@ class WeightNormInterface(Op):
     """``w = v * g / ||v||``, the norm over every dim but ``dim`` (kept as size 1)."""
 
     node = "WeightNormInterfaceBackward0"
+    complex_message = '"weight_norm_kernel" not implemented for \'ComplexFloat\''
     inputs = ("v", "g")
     saves = {"v": ("v", "g"), "g": ("v",)}
     torch_names = ("_weight_norm",)

@@ -65,8 +65,15 @@ def jvp_sum(tangents, *terms):
 
 def auto_element_wise(self, tangents, primals, result):
     """torch's ``auto_element_wise``: the backward formula applied to the tangent (the Jacobian
-    of an elementwise single-input op is diagonal, so its transpose is itself)."""
-    return self.backward(tangents[0])
+    of an elementwise single-input op is diagonal, so its transpose is itself). With complex
+    numbers the backward carries conjugates (Note: torch's convention for complex gradients,
+    ops/complex.py), so the tangent goes through conj(backward(conj(tangent))), as in torch."""
+    tangent = tangents[0]
+    if tangent._data.dtype.kind == "c" or result._data.dtype.kind == "c":
+        from .complex import conj
+
+        return conj(self.backward(conj(tangent)))
+    return self.backward(tangent)
 
 
 def auto_linear(self, tangents, primals, result):
@@ -225,6 +232,8 @@ def _finish(tangent, result: Tensor, primals, tangents):
     if tangent._data.shape != shape:
         tangent = tangent.expand(shape).clone()
     dtype = result._data.dtype
+    if tangent._data.dtype.kind == "c" and dtype.kind != "c":
+        tangent = tangent.real  # a real output's tangent is real (torch's handle_r_to_c)
     if tangent._data.dtype != dtype and _tangent_dtypes_match(primals, tangents):
         tangent = tangent.to(result.dtype)
     return tangent
@@ -253,7 +262,7 @@ def _recorded_zeros(cls, args, tangents: list) -> list:
         if tangent is not None:
             continue
         if isinstance(arg, Tensor):
-            if arg._data.dtype.kind == "f":
+            if arg._data.dtype.kind in "fc":
                 filled[index] = _zeros_like(arg)
         elif index < positions and isinstance(arg, (int, float)) and not isinstance(arg, bool):
             filled[index] = _wrap(np.zeros((), np.float64 if isinstance(arg, float)
@@ -285,7 +294,7 @@ def dual_apply(cls, args: tuple, params: dict):
         if jvp is None:
             _no_formula(cls)
         outputs = result if cls.multi_output else (result,)
-        if not any(out._data.dtype.kind == "f" for out in outputs):
+        if not any(out._data.dtype.kind in "fc" for out in outputs):
             return result
         tangents = _recorded_zeros(cls, args, tangents)
         ctx = _context(cls, args, tangents, params, result)
@@ -293,7 +302,7 @@ def dual_apply(cls, args: tuple, params: dict):
         if not cls.multi_output:
             out_tangents = (out_tangents,)
         for out, tangent in zip(outputs, out_tangents):
-            if out._data.dtype.kind != "f":
+            if out._data.dtype.kind not in "fc":
                 continue
             tangent = _finish(tangent, out, args, tangents)
             if tangent is not None:

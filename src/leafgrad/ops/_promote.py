@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype
 
-_BY_NP = {d.np: d for d in _dtype.ALL}
+_BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
 
 def operand_dtype(value) -> "_dtype.dtype":
@@ -85,7 +85,7 @@ def _scalar(target: np.dtype, value):
 
 def float_result(a):
     """Cast integer/bool arrays to the default float dtype (for ``sqrt`` of an int tensor)."""
-    if isinstance(a, np.ndarray) and a.dtype.kind != "f":
+    if isinstance(a, np.ndarray) and a.dtype.kind not in "fc":
         return a.astype(_dtype.get_default_dtype().np)
     return a
 

@@ -89,12 +89,14 @@ class Celu(Elu):
     """celu(x, alpha) = elu with input_scale 1/alpha; torch records its own node name."""
 
     node = "CeluBackward0"
+    complex_message = '"elu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.celu",)
 
 
 @register
 class Gelu(Op):
     node = "GeluBackward0"
+    complex_message = '"GeluKernelImpl" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.gelu",)
 
@@ -245,6 +247,7 @@ class Mish(Op):
 @register
 class Hardtanh(Op):
     node = "HardtanhBackward0"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.hardtanh", "nn.functional.relu6")
 
@@ -321,6 +324,7 @@ def _check_softmax_dtype(a: np.ndarray, dim: int, name: str) -> None:
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
+    complex_message = '"softmax_lastdim_kernel_impl" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     saves = {"result": ("self",)}
     torch_names = ("softmax", "nn.functional.softmax")
@@ -347,6 +351,7 @@ class Softmax(Op):
 @register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
+    complex_message = '"log_softmax_lastdim_kernel_impl" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     saves = {"result": ("self",), "softmax": ("self",)}
     torch_names = ("log_softmax", "nn.functional.log_softmax")

@@ -46,6 +46,7 @@ class Softshrink(Op):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
 
     node = "SoftshrinkBackward0"
+    complex_message = '"softshrink_check" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.softshrink",)
 
@@ -114,6 +115,7 @@ class LogSigmoid(Op):
     """``log(sigmoid(x))`` computed without overflow."""
 
     node = "LogSigmoidBackward0"
+    complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.logsigmoid",)
 
@@ -262,6 +264,7 @@ class RreluWithNoise(Op):
     the backward, multiplies by the same slopes)."""
 
     node = "RreluWithNoiseBackward0"
+    complex_message = '"leaky_relu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.rrelu",)
 
     @staticmethod

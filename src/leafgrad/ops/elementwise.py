@@ -12,6 +12,7 @@ from . import _float_kernels, _layout, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 # -- binary arithmetic ------------------------------------------------------------------------
 
@@ -21,6 +22,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
@@ -49,6 +51,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
@@ -82,6 +85,7 @@ class Rsub(Op):
     """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
 
     node = "RsubBackward1"
+    complex_ok = True
     inputs = ("self",)
     torch_names = ("rsub", "Tensor.__rsub__")
 
@@ -102,6 +106,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
@@ -118,9 +123,9 @@ class Mul(Op):
     def backward(self, grad):
         grad_self = grad_other = None
         if self.needs_grad(0):
-            grad_self = grad * self.saved("other")
+            grad_self = grad * conj(self.saved("other"))
         if self.needs_grad(1):
-            grad_other = grad * self.saved("self")
+            grad_other = grad * conj(self.saved("self"))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -133,6 +138,7 @@ class MulScalar(Op):
     """``tensor * number`` as torch's C++ formulas write it (MulBackward1, one edge)."""
 
     node = "MulBackward1"
+    complex_ok = True
     capture_ufunc = np.multiply
     capture_params = ("other",)
     torch_names = ()
@@ -143,7 +149,7 @@ class MulScalar(Op):
         return a * other
 
     def backward(self, grad):
-        return MulScalar.apply(grad, other=self._params["other"])
+        return MulScalar.apply(grad, other=conj(self._params["other"]))
 
     jvp = auto_element_wise
 
@@ -157,6 +163,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     capture_ufunc = np.true_divide
     inputs = ("self", "other")
@@ -168,7 +175,7 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b = _promote.binary(a, b)
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fc":
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
             a, b = a.astype(dtype), np.asarray(b).astype(dtype)
         return a / b
@@ -177,9 +184,9 @@ class Div(Op):
         other = self.saved("other")
         grad_self = grad_other = None
         if self.needs_grad(0):
-            grad_self = grad / other
+            grad_self = grad / conj(other)
         if self.needs_grad(1):
-            grad_other = -grad * ((self.saved("self") / other) / other)
+            grad_other = -grad * conj((self.saved("self") / other) / other)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -191,6 +198,7 @@ class Div(Op):
 @register
 class Neg(Op):
     node = "NegBackward0"
+    complex_ok = True
     capture_ufunc = np.negative
     torch_names = ("neg", "negative", "Tensor.__neg__")
 
@@ -212,6 +220,7 @@ class Neg(Op):
 @register
 class Reciprocal(Op):
     node = "ReciprocalBackward0"
+    complex_ok = True
     saves = {"result": ("self",)}
     torch_names = ("reciprocal",)
 
@@ -221,7 +230,7 @@ class Reciprocal(Op):
 
     def backward(self, grad):
         result = self.saved("result")
-        return -grad * (result * result)
+        return -grad * conj(result * result)
 
     jvp = auto_element_wise
 
@@ -247,6 +256,7 @@ class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
 
     node = "PowBackward0"
+    complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("pow", "Tensor.__pow__")
 
@@ -268,7 +278,7 @@ class PowScalar(Op):
         exponent = self._params["exponent"]
         if exponent == 0:
             return grad * 0
-        return grad * _scale(self.saved("self").pow(exponent - 1), exponent)
+        return grad * conj(_scale(self.saved("self").pow(exponent - 1), exponent))
 
     jvp = auto_element_wise
 
@@ -278,6 +288,7 @@ class PowTensor(Op):
     """``self ** exponent`` for two tensors."""
 
     node = "PowBackward1"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "exponent")
     saves = {"self": ("self", "exponent"), "exponent": ("self", "exponent"),
@@ -310,12 +321,13 @@ class PowTensor(Op):
 
 def _pow_grad_self(grad, base, exponent):
     # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
-    return _where(exponent == 0, 0.0, grad * (exponent * base.pow(exponent - 1)))
+    return _where(exponent == 0, 0.0, grad * conj(exponent * base.pow(exponent - 1)))
 
 
 def _pow_grad_exponent(grad, base, exponent, result):
     # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
-    return grad * _where((base == 0) & (exponent >= 0), 0.0, result * base.log())
+    real_exponent = exponent.real if exponent.is_complex() else exponent
+    return grad * conj(_where((base == 0) & (real_exponent >= 0), 0.0, result * base.log()))
 
 
 @register
@@ -323,6 +335,7 @@ class PowScalarBase(Op):
     """``base ** exponent`` for a Python number base (``2 ** x``)."""
 
     node = "PowBackward2"
+    complex_ok = True
     inputs = ("exponent",)
     saves = {"result": ("exponent",), "exponent": ("exponent",)}
     torch_names = ("pow", "Tensor.__rpow__")
@@ -339,7 +352,9 @@ class PowScalarBase(Op):
             # 0 ** e: the gradient is 0 where e >= 0 (torch's pow_backward_exponent)
             log_base = float(np.log(np.float64(0)))
             return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
-        return grad * _scale(result, float(np.log(base)))
+        if isinstance(base, complex) or base < 0:
+            return grad * conj(_scale(result, complex(np.log(complex(base)))))
+        return grad * conj(_scale(result, float(np.log(base))))
 
     jvp = auto_element_wise
 
@@ -362,6 +377,7 @@ class _Unary(Op):
 @register
 class Exp(_Unary):
     node = "ExpBackward0"
+    complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.exp)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("exp",)
@@ -371,7 +387,7 @@ class Exp(_Unary):
         return _float_kernels.exp_into(a, out)
 
     def backward(self, grad):
-        return grad * self.saved("result")
+        return grad * conj(self.saved("result"))
 
     jvp = auto_element_wise
 
@@ -379,6 +395,7 @@ class Exp(_Unary):
 @register
 class Log(_Unary):
     node = "LogBackward0"
+    complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.log)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("log",)
@@ -388,7 +405,7 @@ class Log(_Unary):
         return _float_kernels.log_into(a, out)
 
     def backward(self, grad):
-        return grad / self.saved("self")
+        return grad / conj(self.saved("self"))
 
     jvp = auto_element_wise
 
@@ -396,12 +413,13 @@ class Log(_Unary):
 @register
 class Sqrt(_Unary):
     node = "SqrtBackward0"
+    complex_ok = True
     saves = {"result": ("self",)}
     ufunc = np.sqrt
     torch_names = ("sqrt",)
 
     def backward(self, grad):
-        return grad / _scale(self.saved("result"), 2)
+        return grad / conj(_scale(self.saved("result"), 2))
 
     jvp = auto_element_wise
 
@@ -409,6 +427,7 @@ class Sqrt(_Unary):
 @register
 class Sin(_Unary):
     node = "SinBackward0"
+    complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.sin)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("sin",)
@@ -418,7 +437,7 @@ class Sin(_Unary):
         return _float_kernels.sin_into(a, out)
 
     def backward(self, grad):
-        return grad * self.saved("self").cos()
+        return grad * conj(self.saved("self").cos())
 
     jvp = auto_element_wise
 
@@ -426,6 +445,7 @@ class Sin(_Unary):
 @register
 class Cos(_Unary):
     node = "CosBackward0"
+    complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.cos)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("cos",)
@@ -435,7 +455,7 @@ class Cos(_Unary):
         return _float_kernels.cos_into(a, out)
 
     def backward(self, grad):
-        return grad * -self.saved("self").sin()
+        return grad * conj(-self.saved("self").sin())
 
     jvp = auto_element_wise
 
@@ -443,6 +463,7 @@ class Cos(_Unary):
 @register
 class Tanh(_Unary):
     node = "TanhBackward0"
+    complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.tanh)  # float32: torch's bits (ops/_float_kernels.py)
     torch_names = ("tanh",)
@@ -452,12 +473,14 @@ class Tanh(_Unary):
         return _float_kernels.tanh_into(a, out)
 
     def backward(self, grad):
-        return TanhBackward.apply(grad, self.saved("result"))
+        return TanhBackward.apply(grad, conj(self.saved("result")))
 
     jvp = auto_element_wise
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "c":
+        return 1 / (1 + np.exp(-a))
     if a.dtype.kind == "f" and a.itemsize >= 4:
         return _float_kernels.sigmoid(a)  # float32: torch's bits (ops/_float_kernels.py)
     # exp of a negative argument only, so large |a| neither overflows nor warns.
@@ -468,12 +491,13 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 @register
 class Sigmoid(_Unary):
     node = "SigmoidBackward0"
+    complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_sigmoid)
     torch_names = ("sigmoid",)
 
     def backward(self, grad):
-        return SigmoidBackward.apply(grad, self.saved("result"))
+        return SigmoidBackward.apply(grad, conj(self.saved("result")))
 
     jvp = auto_element_wise
 
@@ -489,6 +513,7 @@ class TanhBackward(Op):
     """``grad * (1 - y**2)`` as its own node, as torch records it (TanhBackwardBackward0)."""
 
     node = "TanhBackwardBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
@@ -512,9 +537,9 @@ class TanhBackward(Op):
         y = self.saved("output")
         grad_grad = grad_y = None
         if self.needs_grad(0):
-            grad_grad = TanhBackward.apply(gg, y)
+            grad_grad = TanhBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * self.saved("grad_output") * _scale(y, -2)
+            grad_y = gg * conj(self.saved("grad_output") * _scale(y, -2))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
@@ -528,6 +553,7 @@ class SigmoidBackward(Op):
     """``grad * y * (1 - y)`` as its own node (SigmoidBackwardBackward0)."""
 
     node = "SigmoidBackwardBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
@@ -550,9 +576,9 @@ class SigmoidBackward(Op):
         y = self.saved("output")
         grad_grad = grad_y = None
         if self.needs_grad(0):
-            grad_grad = SigmoidBackward.apply(gg, y)
+            grad_grad = SigmoidBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * self.saved("grad_output") * (1 - _scale(y, 2))
+            grad_y = gg * conj(self.saved("grad_output") * (1 - _scale(y, 2)))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
@@ -630,6 +656,7 @@ class ThresholdBackward(Op):
 @register
 class Abs(Op):
     node = "AbsBackward0"
+    complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("abs", "absolute")
 
@@ -651,6 +678,7 @@ class Sign(Op):
     """sign(x); its gradient is zero everywhere (torch defines it so, rather than undefined)."""
 
     node = "SignBackward0"
+    complex_message = 'Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.'
     torch_names = ("sign",)
 
     @staticmethod
@@ -670,6 +698,7 @@ class Sign(Op):
 @register
 class Relu(Op):
     node = "ReluBackward0"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"result": ("self",)}
     torch_names = ("relu",)
 
@@ -707,6 +736,7 @@ class Clamp(Op):
     """clamp with Python-number bounds."""
 
     node = "ClampBackward1"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp", "clip")
 
@@ -777,6 +807,7 @@ class _Compare(Op):
 @register
 class Eq(_Compare):
     node = "EqBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     ufunc = np.equal
     torch_names = ("eq", "Tensor.__eq__")
@@ -785,6 +816,7 @@ class Eq(_Compare):
 @register
 class Ne(_Compare):
     node = "NeBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     ufunc = np.not_equal
     torch_names = ("ne", "Tensor.__ne__")
@@ -932,6 +964,7 @@ class BitwiseNot(Op):
 @register
 class Clone(Op):
     node = "CloneBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("clone", "Tensor.contiguous")
 
@@ -960,11 +993,18 @@ class ToCopy(Op):
     """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
 
     node = "ToCopyBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
 
     @staticmethod
     def forward(ctx, a, dtype):
+        if a.dtype.kind == "c" and dtype.kind not in "cb":  # to bool: z != 0, silently
+            import warnings
+
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+            a = a.real
         return a.astype(dtype, copy=True)
 
     def backward(self, grad):
@@ -979,6 +1019,7 @@ class Copy(Op):
     """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
 
     node = "CopyBackwards"
+    complex_ok = True
     vmap = batch.elementwise
     qualified_name = "torch::autograd::CopyBackwards"  # what name() says; the class is CopyBackwards
     inputs = ("self", "src")
@@ -1005,6 +1046,7 @@ class Copy(Op):
 @register
 class Zero(Op):
     node = "ZeroBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.zero_",)
 
@@ -1021,6 +1063,7 @@ class Zero(Op):
 @register
 class Fill(Op):
     node = "FillBackward2"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.fill_",)
 
@@ -1040,6 +1083,7 @@ class FillTensor(Op):
     """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
 
     node = "FillBackward3"
+    complex_ok = True
     vmap = batch.fill_tensor
     inputs = ("self", "value")
     torch_names = ("Tensor.fill_",)

@@ -41,6 +41,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("index_select", "repeat_interleave")
 
@@ -62,6 +63,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     inputs = ("self", "source")
     torch_names = ("index_add",)
@@ -91,6 +93,7 @@ class IndexAdd(Op):
 @register
 class Gather(Op):
     node = "GatherBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("gather", "take_along_dim")
 
@@ -109,6 +112,7 @@ class Gather(Op):
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     torch_names = ("scatter_add",)
@@ -138,6 +142,7 @@ class Scatter(Op):
     """``scatter(dim, index, src)``: the written positions of self get no gradient."""
 
     node = "ScatterBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     torch_names = ("scatter",)
@@ -167,6 +172,7 @@ class Scatter(Op):
 @register
 class ScatterValue(Op):
     node = "ScatterBackward1"
+    complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("scatter",)
 
@@ -204,6 +210,7 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     broadcasts = True
     torch_names = ("masked_fill",)
@@ -234,6 +241,7 @@ class MaskedFillTensor(Op):
     """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
 
     node = "MaskedFillBackward1"
+    complex_ok = True
     vmap = batch.masked_fill_tensor
     inputs = ("self", "value")
     torch_names = ("masked_fill",)
@@ -266,6 +274,7 @@ class MaskedFillTensor(Op):
 @register
 class MaskedSelect(Op):
     node = "MaskedSelectBackward0"
+    complex_ok = True
     torch_names = ("masked_select",)
     mask_params = ("mask",)
 
@@ -290,6 +299,7 @@ class MaskedSelect(Op):
 @register
 class Take(Op):
     node = "TakeBackward0"
+    complex_ok = True
     torch_names = ("take",)
 
     @staticmethod

@@ -28,6 +28,7 @@ def _slices(array: np.ndarray, dim: int) -> np.ndarray:
 @register
 class IndexFill(Op):
     node = "IndexFillBackward0"
+    complex_ok = True
     torch_names = ("index_fill", "Tensor.index_fill_")
 
     @staticmethod
@@ -48,6 +49,7 @@ class IndexFill(Op):
 @register
 class IndexFillTensor(Op):
     node = "IndexFillBackward1"
+    complex_ok = True
     inputs = ("self", "value")
     torch_names = ("index_fill", "Tensor.index_fill_")
 
@@ -74,6 +76,7 @@ class IndexFillTensor(Op):
 @register
 class IndexCopy(Op):
     node = "IndexCopyBackward0"
+    complex_ok = True
     inputs = ("self", "source")
     torch_names = ("index_copy", "Tensor.index_copy_")
 
@@ -99,6 +102,7 @@ class IndexCopy(Op):
 @register
 class Put(Op):
     node = "PutBackward0"
+    complex_ok = True
     inputs = ("self", "source")
     torch_names = ("put", "Tensor.put_")
 

@@ -212,6 +212,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    complex_ok = True
     vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
     mask_params = ("index",)
@@ -231,6 +232,7 @@ class IndexBackward(Op):
     """Zeros with ``grad`` added at the indexed positions (repeated indices accumulate)."""
 
     node = "IndexPutImplBackward0"
+    complex_ok = True
     torch_names = ("index_put",)
 
     @staticmethod
@@ -282,6 +284,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    complex_ok = True
     vmap = batch.index_put
     inputs = ("self", "values")
     torch_names = ("index_put_", "Tensor.__setitem__")

@@ -26,7 +26,7 @@ from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_in
 from . import _promote
 from .registry import _loud, _quiet
 
-_BY_NP = {d.np: d for d in _dtype.ALL}
+_BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
 
 def _check_result(target: Tensor, out: np.ndarray) -> None:

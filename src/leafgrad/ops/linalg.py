@@ -8,10 +8,12 @@ import numpy as np
 from ._forward import jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool"}
+          "bool": "bool", "complex64": "c10::complex<float>",
+          "complex128": "c10::complex<double>"}
 
 
 def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "m2") -> None:
@@ -28,6 +30,7 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 class Mm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "MmBackward0"
+    complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",), "layouts": ("self", "mat2")}
@@ -78,19 +81,20 @@ def _column_major(a: np.ndarray) -> bool:
 
 def _mat1_grad(grad, mat2, column_major: bool):
     if column_major:
-        return mat2.mm(grad.t()).t()
-    return grad.mm(mat2.t())
+        return conj(mat2).mm(grad.t()).t()
+    return grad.mm(conj(mat2).t())
 
 
 def _mat2_grad(grad, mat1, column_major: bool):
     if column_major:
-        return grad.t().mm(mat1).t()
-    return mat1.t().mm(grad)
+        return grad.t().mm(conj(mat1)).t()
+    return conj(mat1).t().mm(grad)
 
 
 @register
 class Mv(Op):
     node = "MvBackward0"
+    complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "vec")
     saves = {"self": ("vec",), "vec": ("self",)}
@@ -113,9 +117,9 @@ class Mv(Op):
     def backward(self, grad):
         grad_self = grad_vec = None
         if self.needs_grad(0):
-            grad_self = grad.unsqueeze(1) * self.saved("vec")  # torch: grad.ger(vec)
+            grad_self = grad.unsqueeze(1) * conj(self.saved("vec"))  # torch: grad.ger(vec.conj())
         if self.needs_grad(1):
-            grad_vec = self.saved("self").t().mv(grad)
+            grad_vec = conj(self.saved("self")).t().mv(grad)
         return grad_self, grad_vec
 
     def jvp(self, tangents, primals, result):
@@ -126,6 +130,7 @@ class Mv(Op):
 @register
 class Dot(Op):
     node = "DotBackward0"
+    complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "tensor")
     saves = {"self": ("tensor",), "tensor": ("self",)}
@@ -153,9 +158,9 @@ class Dot(Op):
     def backward(self, grad):
         grad_self = grad_other = None
         if self.needs_grad(0):
-            grad_self = grad * self.saved("tensor")
+            grad_self = grad * conj(self.saved("tensor"))
         if self.needs_grad(1):
-            grad_other = grad * self.saved("self")
+            grad_other = grad * conj(self.saved("self"))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -164,11 +169,55 @@ class Dot(Op):
 
 
 @register
+class Vdot(Op):
+    """``vdot(a, b)`` = sum(conj(a) * b); ``dot`` for real vectors."""
+
+    node = "VdotBackward0"
+    complex_ok = True
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("self",)}
+    torch_names = ("vdot",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.ndim != 1 or b.ndim != 1:
+            raise RuntimeError(
+                f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
+            )
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+                "elements respectively"
+            )
+        if a.dtype != b.dtype:
+            raise RuntimeError(
+                "vdot : expected both vectors to have same dtype, but found "
+                f"{_legacy(a)} and {_legacy(b)}"
+            )
+        return np.asarray(np.vdot(a, b))
+
+    def backward(self, grad):
+        # derivatives.yaml: self: grad.conj() * other, other: grad * self
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = conj(grad) * self.saved("other")
+        if self.needs_grad(1):
+            grad_other = grad * self.saved("self")
+        return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        return jvp_sum(tangents, lambda t: Vdot.apply(t, b), lambda t: Vdot.apply(a, t))
+
+
+@register
 class Addmm(Op):
     """``beta * self + alpha * (mat1 @ mat2)``; ``nn.functional.linear`` uses it with a bias."""
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "AddmmBackward0"
+    complex_ok = True
     vmap = batch.addmm
     inputs = ("self", "mat1", "mat2")
     saves = {"mat1": ("mat2",), "mat2": ("mat1",), "layouts": ("mat1", "mat2")}
@@ -209,13 +258,13 @@ class Addmm(Op):
         alpha, beta = p.get("alpha", 1), p.get("beta", 1)
         grad_bias = grad_a = grad_b = None
         if self.needs_grad(0):
-            grad_bias = grad if beta == 1 else grad * beta
+            grad_bias = grad if beta == 1 else grad * conj(beta)
         if self.needs_grad(1):
             grad_a = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
-            grad_a = grad_a if alpha == 1 else grad_a * alpha
+            grad_a = grad_a if alpha == 1 else grad_a * conj(alpha)
         if self.needs_grad(2):
             grad_b = _mat2_grad(grad, self.saved("mat1"), self.saved("layouts")[1])
-            grad_b = grad_b if alpha == 1 else grad_b * alpha
+            grad_b = grad_b if alpha == 1 else grad_b * conj(alpha)
         return grad_bias, grad_a, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -237,6 +286,7 @@ def _legacy(a: np.ndarray) -> str:
 class Bmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "BmmBackward0"
+    complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",)}
@@ -264,9 +314,9 @@ class Bmm(Op):
     def backward(self, grad):
         grad_self = grad_mat2 = None
         if self.needs_grad(0):
-            grad_self = grad.bmm(self.saved("mat2").transpose(1, 2))
+            grad_self = grad.bmm(conj(self.saved("mat2")).transpose(1, 2))
         if self.needs_grad(1):
-            grad_mat2 = self.saved("self").transpose(1, 2).bmm(grad)
+            grad_mat2 = conj(self.saved("self")).transpose(1, 2).bmm(grad)
         return grad_self, grad_mat2
 
     def jvp(self, tangents, primals, result):

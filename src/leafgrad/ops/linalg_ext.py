@@ -159,6 +159,7 @@ class Trace(Op):
     """Sum of the main diagonal of a matrix (rectangular allowed)."""
 
     node = "TraceBackward0"
+    complex_ok = True
     vmap = batch.trace
     torch_names = ("trace", "Tensor.trace")
 
@@ -193,6 +194,7 @@ class Tril(Op):
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TrilBackward0"
+    complex_ok = True
     vmap = batch.leading
     torch_names = ("tril", "Tensor.tril", "Tensor.tril_")
 
@@ -212,6 +214,7 @@ class Triu(Op):
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TriuBackward0"
+    complex_ok = True
     vmap = batch.leading
     torch_names = ("triu", "Tensor.triu", "Tensor.triu_")
 
@@ -231,6 +234,7 @@ class DiagEmbed(Op):
     """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
 
     node = "DiagEmbedBackward0"
+    complex_ok = True
     vmap = batch.dims("dim1", "dim2", extra_rank=1)
     torch_names = ("diag_embed", "diag", "Tensor.diag_embed", "Tensor.diag")
 
@@ -271,6 +275,7 @@ class DiagonalCopy(Op):
     """
 
     node = "DiagonalBackward0_copy"
+    complex_ok = True
     vmap = batch.dims("dim1", "dim2")
     torch_names = ("diag",)
 

@@ -49,6 +49,7 @@ class DivScalar(Op):
     """``tensor / number`` as torch's C++ code writes it (DivBackward1, one edge)."""
 
     node = "DivBackward1"
+    complex_ok = True
     torch_names = ()
 
     @staticmethod
@@ -56,7 +57,10 @@ class DivScalar(Op):
         return a / a.dtype.type(other)
 
     def backward(self, grad):
-        return grad / self._params["other"]
+        other = self._params["other"]
+        if isinstance(other, complex):  # Note: torch's convention for complex gradients
+            other = other.conjugate()
+        return grad / other
 
     jvp = auto_element_wise
 
@@ -95,6 +99,7 @@ class _Pointwise(Op):
 class MseLoss(_Pointwise):
     autocast = "fp32"  # torch's CPU autocast list
     node = "MseLossBackward0"
+    complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.mse_loss",)
@@ -112,6 +117,7 @@ class MseLoss(_Pointwise):
 class SmoothL1Loss(_Pointwise):
     autocast = "fp32"  # torch's CPU autocast list
     node = "SmoothL1LossBackward0"
+    complex_message = '"smooth_l1_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.smooth_l1_loss",)
@@ -136,6 +142,7 @@ class SmoothL1Loss(_Pointwise):
 class HuberLoss(_Pointwise):
     autocast = "fp32"  # torch's CPU autocast list
     node = "HuberLossBackward0"
+    complex_message = '"huber_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
     torch_names = ("nn.functional.huber_loss",)
@@ -179,6 +186,7 @@ class NllLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "NllLossBackward0"
+    complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
@@ -219,6 +227,7 @@ class NllLoss2d(NllLoss):
     """nll_loss over (N, C, H, W) input; torch reshapes other spatial ranks to this one."""
 
     node = "NllLoss2DBackward0"
+    complex_message = '"nll_loss2d_forward_out_frame" not implemented for \'ComplexFloat\''
     vmap = None  # spatial targets: the per-example loop (see _batching_rules.nll_loss)
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
 
@@ -256,6 +265,7 @@ class NllLossBackward(Op):
 class BinaryCrossEntropy(Op):
     autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyBackward0"
+    complex_message = '"binary_cross_entropy" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
@@ -302,6 +312,7 @@ class BinaryCrossEntropy(Op):
 class BinaryCrossEntropyWithLogits(Op):
     autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyWithLogitsBackward0"
+    complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")
     saves = {"self": ("self", "target"), "target": ("self", "target"),

@@ -72,6 +72,7 @@ class MultiMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultiMarginLossBackward0"
+    complex_message = '"multi_margin_loss_cpu_kernel" not implemented for \'ComplexFloat\''
     inputs = ("self", "weight")
     saves = {"self": ("self",), "weight": ("self",)}
     torch_names = ("nn.functional.multi_margin_loss",)
@@ -160,6 +161,7 @@ class MultilabelMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultilabelMarginLossBackward0"
+    complex_message = '"multilabel_margin_loss_forward_out_frame" not implemented for \'ComplexFloat\''
     inputs = ("self",)
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.multilabel_margin_loss",)

@@ -196,6 +196,7 @@ class DivRounding(Op):
     """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
 
     node = "DivBackward2"
+    complex_message = '"div_floor_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True

@@ -30,6 +30,7 @@ class ClampTensor(Op):
     """``clamp(min=Tensor, max=Tensor)`` (either may be None): ``min(max(x, min), max)``."""
 
     node = "ClampBackward0"
+    complex_message = 'clamp is not supported for complex types'
     vmap = batch.elementwise
     inputs = ("self", "min", "max")
     saves = {"self": ("self", "min", "max"), "min": ("self", "min", "max"),
@@ -106,6 +107,7 @@ def _clamp_one_side(a, bound, ufunc):
 @register
 class ClampMin(Op):
     node = "ClampMinBackward0"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_min",)
 
@@ -122,6 +124,7 @@ class ClampMin(Op):
 @register
 class ClampMinTensor(Op):
     node = "ClampMinBackward1"
+    complex_message = '"maximum_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "min")
     saves = {"self": ("self", "min"), "min": ("self", "min")}
@@ -150,6 +153,7 @@ class ClampMinTensor(Op):
 @register
 class ClampMax(Op):
     node = "ClampMaxBackward0"
+    complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_max",)
 
@@ -166,6 +170,7 @@ class ClampMax(Op):
 @register
 class ClampMaxTensor(Op):
     node = "ClampMaxBackward1"
+    complex_message = '"minimum_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "max")
     saves = {"self": ("self", "max"), "max": ("self", "max")}
@@ -212,6 +217,8 @@ class Maximum(_Extremum):
     """Elementwise max; nan wins. At a tie each input gets half the gradient (torch's rule)."""
 
     node = "MaximumBackward0"
+    complex_message = 'maximum not implemented for complex tensors.'
+    complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.maximum
     torch_names = ("maximum",)
@@ -227,6 +234,8 @@ class Maximum(_Extremum):
 @register
 class Minimum(_Extremum):
     node = "MinimumBackward0"
+    complex_message = 'minimum not implemented for complex tensors.'
+    complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.minimum
     torch_names = ("minimum",)
@@ -255,6 +264,8 @@ class Fmax(_Extremum):
     """Elementwise max ignoring nan; a tie gives the whole gradient to ``self``."""
 
     node = "FmaxBackward0"
+    complex_message = 'fmax not implemented for complex tensors.'
+    complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.fmax
     torch_names = ("fmax",)
@@ -273,6 +284,8 @@ class Fmax(_Extremum):
 @register
 class Fmin(_Extremum):
     node = "FminBackward0"
+    complex_message = 'fmin not implemented for complex tensors.'
+    complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.fmin
     torch_names = ("fmin",)

@@ -65,6 +65,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
@@ -154,6 +155,7 @@ class LogicalNot(_Predicate):
 @register
 class IsNan(_Predicate):
     node = "IsnanBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isnan
     torch_names = ("isnan",)
@@ -162,6 +164,7 @@ class IsNan(_Predicate):
 @register
 class IsInf(_Predicate):
     node = "IsinfBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isinf
     torch_names = ("isinf",)
@@ -186,6 +189,7 @@ class IsNegInf(_Predicate):
 @register
 class IsFinite(_Predicate):
     node = "IsfiniteBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isfinite
     torch_names = ("isfinite",)
@@ -196,6 +200,7 @@ class Signbit(_Predicate):
     """True for negative numbers including -0. (and for nan with the sign bit set)."""
 
     node = "SignbitBackward0"
+    complex_message = 'signbit is not implemented for complex tensors.'
     vmap = batch.elementwise
     ufunc = np.signbit
     torch_names = ("signbit",)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _layout, _promote
+from . import _batching_rules as batch, _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
@@ -336,6 +336,7 @@ def _giles_erfinv(w: np.ndarray) -> np.ndarray:
 @register
 class Erf(_FloatUnary):
     node = "ErfBackward0"
+    complex_message = '"erf_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erf64))
     torch_names = ("erf", "special.erf")
@@ -349,6 +350,7 @@ class Erf(_FloatUnary):
 @register
 class Erfc(_FloatUnary):
     node = "ErfcBackward0"
+    complex_message = '"erfc_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfc64))
     torch_names = ("erfc", "special.erfc")
@@ -362,6 +364,7 @@ class Erfc(_FloatUnary):
 @register
 class Erfinv(_FloatUnary):
     node = "ErfinvBackward0"
+    complex_message = '"erfinv_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfinv64))
     torch_names = ("erfinv", "special.erfinv")
@@ -400,6 +403,7 @@ class _Rounding(Op):
 @register
 class Floor(_Rounding):
     node = "FloorBackward0"
+    complex_message = 'floor is not supported for complex inputs'
     compute = staticmethod(np.floor)
     kernel = "floor_vml_cpu"
     torch_names = ("floor",)
@@ -408,6 +412,7 @@ class Floor(_Rounding):
 @register
 class Ceil(_Rounding):
     node = "CeilBackward0"
+    complex_message = 'ceil is not supported for complex inputs'
     compute = staticmethod(np.ceil)
     kernel = "ceil_vml_cpu"
     torch_names = ("ceil",)
@@ -416,6 +421,7 @@ class Ceil(_Rounding):
 @register
 class Trunc(_Rounding):
     node = "TruncBackward0"
+    complex_message = 'trunc is not supported for complex inputs'
     compute = staticmethod(np.trunc)
     kernel = "trunc_vml_cpu"
     torch_names = ("trunc", "fix")
@@ -426,6 +432,7 @@ class Round(_Rounding):
     """Round half to even (torch's nearbyint), like np.rint."""
 
     node = "RoundBackward0"
+    complex_message = '"round_vml_cpu" not implemented for \'ComplexFloat\''
     compute = staticmethod(np.rint)
     kernel = "round_vml_cpu"
     torch_names = ("round",)
@@ -493,16 +500,40 @@ class Sgn(Op):
     """sgn(x) = sign(x) for real tensors; torch's gradient for real inputs is zero."""
 
     node = "SgnBackward0"
+    complex_ok = True
+    vmap = batch.elementwise  # (its jvp is not auto_element_wise, which would imply this rule)
+    saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("sgn",)
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "c":
+            magnitude = np.abs(a)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(magnitude == 0, 0, a / magnitude).astype(a.dtype)
         return sign_array(a)
 
     def backward(self, grad):
-        return _zeros_like(grad)
+        a = self.saved("self")
+        if a._data.dtype.kind != "c":
+            return _zeros_like(grad)
+        # z / |z| moves only along the circle: the gradient is grad's component tangent to it,
+        # over |z| (torch's sgn_backward), and 0 at z == 0
+        from .complex import Conj, Real
+        from .math_logic import Where
 
-    jvp = auto_element_wise
+        result = self.saved("result")
+        magnitude = a.abs()
+        tangent = grad - result * Real.apply(grad * Conj.apply(result))
+        return Where.apply(0j, tangent / magnitude, condition=magnitude == 0)
+
+    def jvp(self, tangents, primals, result):
+        # sgn is not holomorphic: its derivative along dz is the backward formula with dz in
+        # place of grad (torch's sgn_backward(self_p, self_t, result)), not the conjugated one
+        # auto_element_wise takes for complex numbers
+        if primals[0]._data.dtype.kind != "c":
+            return _zeros_like(tangents[0])
+        return self.backward(tangents[0])
 
 
 @register

@@ -118,6 +118,7 @@ class _Normalisation(Op):
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
+    complex_message = '"LayerNormKernelImpl" not implemented for \'ComplexFloat\''
     vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
 
@@ -137,6 +138,7 @@ class BatchNorm(_Normalisation):
     """Training-mode batch norm (batch statistics); eval mode is a fixed affine map."""
 
     node = "NativeBatchNormBackward0"
+    complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.batch_norm",)
 
     @staticmethod
@@ -151,6 +153,7 @@ class BatchNorm(_Normalisation):
 @register
 class GroupNorm(_Normalisation):
     node = "NativeGroupNormBackward0"
+    complex_message = '"GroupNormKernelImpl" not implemented for \'ComplexFloat\''
     vmap = batch.affine(batch.fold(None))
     torch_names = ("nn.functional.group_norm",)
 
@@ -176,6 +179,7 @@ class BatchNormEval(Op):
     """Batch norm with given statistics: ``(x - mean) / sqrt(var + eps) * w + b``."""
 
     node = "NativeBatchNormBackward0"
+    complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     vmap = batch.fold(None)
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}
@@ -284,6 +288,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    complex_ok = True
     vmap = batch.leading
     torch_names = ("nn.functional.pad",)
 

@@ -88,6 +88,7 @@ class MaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane, as torch returns)."""
 
     node = "MaxPool2DWithIndicesBackward0"
+    complex_message = '"max_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     multi_output = True
     torch_names = ("nn.functional.max_pool2d",)
@@ -193,6 +194,7 @@ def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, di
 @register
 class AvgPool2d(Op):
     node = "AvgPool2DBackward0"
+    complex_message = '"avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     torch_names = ("nn.functional.avg_pool2d",)
 
@@ -252,6 +254,7 @@ class AdaptiveAvgPool2d(Op):
     """Average over adaptive bins, computed from an integral image (no loop over bins)."""
 
     node = "AdaptiveAvgPool2DBackward0"
+    complex_message = '"adaptive_avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     torch_names = ("nn.functional.adaptive_avg_pool2d",)
 

@@ -66,6 +66,7 @@ def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
 @register
 class Sum(Op):
     node = "SumBackward0"
+    complex_ok = True
     vmap = batch.reduce_all("SumDim")
     torch_names = ("sum",)
 
@@ -84,6 +85,7 @@ class Sum(Op):
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("sum",)
 
@@ -101,7 +103,7 @@ class SumDim(Op):
 
 
 def _mean_check(a: np.ndarray, dtype) -> None:
-    if dtype is None and a.dtype.kind != "f":
+    if dtype is None and a.dtype.kind not in "fc":
         name = _dtype.from_numpy_dtype(a.dtype)._legacy
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -112,6 +114,7 @@ def _mean_check(a: np.ndarray, dtype) -> None:
 @register
 class Mean(Op):
     node = "MeanBackward0"
+    complex_ok = True
     vmap = batch.reduce_all("MeanDim")
     torch_names = ("mean",)
 
@@ -142,6 +145,7 @@ class Mean(Op):
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("mean",)
 

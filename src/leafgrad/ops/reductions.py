@@ -22,6 +22,7 @@ from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, plain_backward, register
 
 # -- shared helpers (also used by the other reductions_* modules) ---------------------------------
@@ -148,6 +149,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    complex_ok = True
     vmap = batch.reduce_all("ProdDim")
     backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
@@ -165,10 +167,10 @@ class Prod(Op):
             a = a.to(grad.dtype)
         zeros = int(np.count_nonzero(a._data == 0))
         if zeros == 0:
-            return grad * (self.saved("result") / a)
+            return grad * conj(self.saved("result") / a)
         if zeros > 1 and plain_backward():
             return grad.new_zeros(a.shape)  # every partial product contains a zero
-        return _prod_safe_zeros(grad, a.reshape(-1), 0).view(a.shape)
+        return _prod_safe_zeros(grad, conj(a).reshape(-1), 0).view(a.shape)
 
     def jvp(self, tangents, primals, result):
         # torch: (prod_backward(ones_like(result), self_p, result) * self_t).sum()
@@ -178,6 +180,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    complex_ok = True
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
@@ -200,8 +203,8 @@ class ProdDim(Op):
         if not self._params["keepdim"]:
             grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
         if not np.any(a._data == 0):
-            return grad * (result / a)
-        return _prod_safe_zeros(grad, a, dim)
+            return grad * conj(result / a)
+        return _prod_safe_zeros(grad, conj(a), dim)
 
     def jvp(self, tangents, primals, result):
         # torch: (prod_backward(ones_like(result), self_p, result, dim, keepdim) * self_t)
@@ -277,6 +280,8 @@ def logsumexp(tensor, dim, keepdim=False):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    complex_message = 'nansum on CPU does not support complex inputs'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
     torch_names = ("nansum", "nanmean")

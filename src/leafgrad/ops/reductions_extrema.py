@@ -41,6 +41,7 @@ class _ExtremumAll(Op):
 @register
 class MaxAll(_ExtremumAll):
     node = "MaxBackward1"
+    complex_message = '"max_all" not implemented for \'ComplexFloat\''
     vmap = batch.reduce_all("Amax")
     torch_names = ("max",)
     fname = "max"
@@ -50,6 +51,7 @@ class MaxAll(_ExtremumAll):
 @register
 class MinAll(_ExtremumAll):
     node = "MinBackward1"
+    complex_message = '"min_all" not implemented for \'ComplexFloat\''
     vmap = batch.reduce_all("Amin")
     torch_names = ("min",)
     fname = "min"
@@ -94,6 +96,8 @@ class _ExtremumDim(MultiOutput):
 @register
 class MaxDim(_ExtremumDim):
     node = "MaxBackward0"
+    complex_message = 'max(): does not support complex input'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
     torch_names = ("max",)
     fname = "max"
@@ -103,6 +107,8 @@ class MaxDim(_ExtremumDim):
 @register
 class MinDim(_ExtremumDim):
     node = "MinBackward0"
+    complex_message = 'min(): does not support complex input'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
     torch_names = ("min",)
     fname = "min"
@@ -179,6 +185,7 @@ class _Amax(Op):
 @register
 class Amax(_Amax):
     node = "AmaxBackward0"
+    complex_message = '"max_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amax",)
     fname = "amax"
@@ -188,6 +195,7 @@ class Amax(_Amax):
 @register
 class Amin(_Amax):
     node = "AminBackward0"
+    complex_message = '"min_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amin",)
     fname = "amin"
@@ -235,6 +243,8 @@ class _ArgExtremum(Op):
 @register
 class Argmax(_ArgExtremum):
     node = "ArgmaxBackward0"  # never recorded: the output is an integer tensor
+    complex_message = "argmax(): does not support complex input"
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", none=batch.reduce_all("Argmax"))
     torch_names = ("argmax",)
     fname = "argmax"
@@ -244,6 +254,8 @@ class Argmax(_ArgExtremum):
 @register
 class Argmin(_ArgExtremum):
     node = "ArgminBackward0"
+    complex_message = 'argmin(): does not support complex input'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", none=batch.reduce_all("Argmin"))
     torch_names = ("argmin",)
     fname = "argmin"

@@ -123,6 +123,8 @@ def _sort_row(row: np.ndarray, descending: bool) -> list:
 @register
 class Sort(_Selecting):
     node = "SortBackward0"
+    complex_message = ' Sort does not support complex dtypes on CPU'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
     keeps_dim = True
     torch_names = ("sort", "argsort", "msort")
@@ -185,6 +187,8 @@ def _topk_row(row: np.ndarray, k: int, largest: bool, ordered: bool) -> list:
 @register
 class Topk(_Selecting):
     node = "TopkBackward0"
+    complex_message = ' topk does not support complex dtypes on CPU'
+    complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
     keeps_dim = True
     torch_names = ("topk",)
@@ -299,6 +303,7 @@ class MedianAll(_MedianAll):
 @register
 class NanmedianAll(_MedianAll):
     node = "NanmedianBackward0"
+    complex_message = '"median_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.reduce_all("NanmedianDim")
     torch_names = ("nanmedian",)
     skip_nan = True
@@ -338,6 +343,7 @@ class _MedianDim(_Selecting):
 @register
 class MedianDim(_MedianDim):
     node = "MedianBackward1"
+    complex_message = '"median_out" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     torch_names = ("median",)
 
@@ -345,6 +351,7 @@ class MedianDim(_MedianDim):
 @register
 class NanmedianDim(_MedianDim):
     node = "NanmedianBackward1"
+    complex_message = '"median_out" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     torch_names = ("nanmedian",)
     skip_nan = True

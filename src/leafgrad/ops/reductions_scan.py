@@ -41,6 +41,7 @@ def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("cumsum",)
 

@@ -192,6 +192,9 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
             "'correction', but expected one of:"
         )
     data = tensor._data
+    if data.dtype.kind == "c":  # not yet: refuse rather than compute the real parts' spread
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{tensor.dtype._legacy}'")
     if data.dtype.kind != "f":
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
@@ -337,6 +340,14 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
             f"{type(ord).__name__}"
         )
     data = tensor._data
+    if data.dtype.kind == "c":
+        # the norm of the moduli, in the real dtype: abs's gradient sgn(z) carries torch's
+        # complex convention
+        if dtype is not None and not dtype.is_complex:
+            raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
+                               f"but got {dtype._legacy}")
+        real_dtype = None if dtype is None else dtype.to_real()
+        return vector_norm(tensor.abs(), ord, dim, keepdim, real_dtype)
     if data.dtype.kind != "f":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "

@@ -101,6 +101,12 @@ class Op(Node):
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
     differentiable = True
+    # Note: complex support. Whether the op computes complex tensors with torch's values and
+    # gradients; the others raise torch's "not implemented for 'ComplexFloat'" (see
+    # ops/complex.py, which installs that check once the process makes a complex tensor).
+    complex_ok = False
+    complex_message = None  # torch's message where it is not '"<name>_cpu" not implemented...'
+    complex_error_type = "NotImplementedError"
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
@@ -261,7 +267,7 @@ class Op(Node):
             results = cls._wrap_outputs(out, args, node)
             cls._save_inputs(node, args)
             return results
-        if out.dtype.kind != "f":  # Note: integer tensors never require grad
+        if out.dtype.kind not in "fc":  # Note: integer tensors never require grad
             return _wrap(out)
         if cls.is_view:
             result = _wrap_view(out, args[0], True, node, (cls, params))
@@ -305,7 +311,7 @@ class Op(Node):
     def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
         outputs = []
         for output_nr, out in enumerate(arrays):
-            differentiable = out.dtype.kind == "f"
+            differentiable = out.dtype.kind in "fc"
             grad_fn = node if differentiable else None
             if cls.is_view:
                 step = cls.view_step(node._params, output_nr)
@@ -340,6 +346,10 @@ class Op(Node):
                 result = _sum_to(result, shape)
                 data = result._data
             if data.dtype is not dtype and data.dtype != dtype:
+                if data.dtype.kind == "c" and dtype.kind != "c":
+                    # Note: real inputs of complex ops. The gradient of a real input is the
+                    # real part of the complex one (torch's handle_r_to_c).
+                    result = result.real
                 result = result.to(_np_to_dtype(dtype))
             fixed.append(result)
         return tuple(fixed)

@@ -67,6 +67,7 @@ def _try_view(a: np.ndarray, shape: tuple):
 class _View(Op):
     __slots__ = ()
     is_view = True
+    complex_ok = True  # Note: complex support (registry.py): views move values, any dtype
 
 
 @register
@@ -107,6 +108,7 @@ class UnsafeView(Op):
     """The reshape of a fresh copy (``reshape`` of a non-viewable tensor, ``matmul`` folding)."""
 
     node = "UnsafeViewBackward0"
+    complex_ok = True
     vmap = batch.shape("shape")
     torch_names = ("reshape",)
 
@@ -318,6 +320,7 @@ class SliceBackward(Op):
     """Zeros of the input's shape with ``grad`` placed in the slice (and its own backward)."""
 
     node = "SliceBackwardBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", sizes="input_sizes")
     torch_names = ()
 
@@ -362,6 +365,7 @@ class Select(_View):
 @register
 class SelectBackward(Op):
     node = "SelectBackwardBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", extra_rank=1, sizes="input_sizes")
     torch_names = ()
 
@@ -385,6 +389,7 @@ class Unbind(_View):
     """Every slice along ``dim`` as views; a missing output grad counts as zeros."""
 
     node = "UnbindBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("unbind", "Tensor.__iter__")
@@ -412,6 +417,7 @@ class Unbind(_View):
 @register
 class Alias(_View):
     node = "AliasBackward0"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.__getitem__",)
 
@@ -432,6 +438,7 @@ class Alias(_View):
 class Cat(Op):
     autocast = "promote"  # torch's CPU autocast list: the widest floating dtype
     node = "CatBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("cat", "concat", "concatenate")
 
@@ -469,6 +476,7 @@ class Cat(Op):
 @register
 class Stack(Op):
     node = "StackBackward0"
+    complex_ok = True
     vmap = batch.dims("dim", extra_rank=1)
     torch_names = ("stack",)
 
@@ -539,6 +547,7 @@ class ViewScatter(Op):
     """``base`` with the region a view's steps select replaced by ``src`` (a copy)."""
 
     node = "AsStridedScatterBackward0"
+    complex_ok = True
     inputs = ("self", "src")
     torch_names = ("as_strided_scatter", "select_scatter", "slice_scatter")
 

@@ -21,6 +21,7 @@ class Split(_View):
     """Equal chunks of ``split_size`` along ``dim`` (the last one may be shorter)."""
 
     node = "SplitBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("split", "chunk", "Tensor.split", "Tensor.chunk")
@@ -46,6 +47,7 @@ class Split(_View):
 @register
 class SplitWithSizes(_View):
     node = "SplitWithSizesBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
     torch_names = ("split",)
@@ -122,6 +124,7 @@ class Diagonal(_View):
 @register
 class DiagonalBackward(Op):
     node = "DiagonalBackwardBackward0"
+    complex_ok = True
     vmap = batch.dims("dim1", "dim2", extra_rank=1, sizes="input_sizes")
     torch_names = ()
 
@@ -169,6 +172,7 @@ class AsStridedScatterAdd(Op):
     positions accumulate)."""
 
     node = "AsStridedBackwardBackward0"
+    complex_ok = True
     torch_names = ()
 
     @staticmethod
@@ -195,6 +199,7 @@ class AsStridedScatterAdd(Op):
 @register
 class Repeat(Op):
     node = "RepeatBackward0"
+    complex_ok = True
     vmap = batch.shape("repeats")
     torch_names = ("Tensor.repeat", "tile")
 
@@ -233,6 +238,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
+    complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("flip", "fliplr", "flipud")
 
@@ -249,6 +255,7 @@ class Flip(Op):
 @register
 class Roll(Op):
     node = "RollBackward0"
+    complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("roll",)
 
@@ -269,6 +276,7 @@ class Roll(Op):
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
+    complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("rot90",)
 

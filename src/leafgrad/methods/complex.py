@@ -1,0 +1,123 @@
+"""Tensor methods for complex numbers (the ops are in ops/complex.py)."""
+
+from __future__ import annotations
+
+from . import lazy_ops as _ops
+
+
+def _complex_ops():
+    from ..ops import complex as module
+
+    return module
+
+
+class ComplexMethods:
+    __slots__ = ()
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_conj(self) -> bool:
+        """Whether torch would hold this tensor with its conjugate bit set (after ``conj()``)."""
+        return _complex_ops().is_conj(self)
+
+    @property
+    def real(self):
+        """The real parts as a view (a real tensor's ``real`` is itself)."""
+        if self._data.dtype.kind != "c":
+            return self
+        return _complex_ops().Real.apply(self)
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts as a view; real tensors have none (torch's error)."""
+        if self._data.dtype.kind != "c":
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        return _complex_ops().Imag.apply(self)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
+    def conj(self):
+        """The complex conjugate; torch marks it lazily (``is_conj()``), leafgrad computes it."""
+        if self._data.dtype.kind != "c":
+            return self
+        module = _complex_ops()
+        result = module.Conj.apply(self)
+        return result if module.is_conj(self) else module.mark_conj(result)
+
+    def conj_physical(self):
+        """The conjugate as a new tensor (a real tensor itself, as in torch)."""
+        if self._data.dtype.kind != "c":
+            return self
+        return _complex_ops().ConjPhysical.apply(self)
+
+    def resolve_conj(self):
+        """A tensor without the conjugate bit: a copy if it is set, else the tensor itself."""
+        if not _complex_ops().is_conj(self):
+            return self
+        return _ops.Clone.apply(self)
+
+    def resolve_neg(self):
+        return self
+
+    def is_neg(self) -> bool:
+        return False
+
+    @property
+    def mH(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of the last two dims."""
+        if self._data.ndim < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                               f"Got {self._data.ndim}-D tensor.")
+        return self.transpose(-2, -1).conj()
+
+    @property
+    def H(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of a matrix."""
+        if self._data.ndim != 2:
+            extra = (" For batches of matrices, consider using tensor.mH"
+                     if self._data.ndim > 2 else "")
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{self._data.ndim}-D tensor.{extra}")
+        return self.transpose(0, 1).conj()
+
+    def cfloat(self):
+        return self.to(_dtypes().complex64)
+
+    def cdouble(self):
+        return self.to(_dtypes().complex128)
+
+    def chalf(self):
+        return self.to(_dtypes().complex32)  # raises: see _dtype's Note: complex32
+
+    def adjoint(self):
+        return self.mH
+
+    def angle(self):
+        return _complex_ops().Angle.apply(self)
+
+    def vdot(self, other):
+        from ..ops.linalg import Vdot
+
+        return Vdot.apply(self, other)
+
+    def isreal(self):
+        if self._data.dtype.kind != "c":
+            return self.new_ones(self.shape, dtype=_bool())
+        return self.imag == 0
+
+
+def _dtypes():
+    from .. import _dtype
+
+    return _dtype
+
+
+def _bool():
+    return _dtypes().bool

@@ -1,0 +1,357 @@
+"""Complex tensors: the ops that move between real and complex, and the complex-support check.
+
+Note: torch's convention for complex gradients. For a real loss L of z = x + iy, torch's
+``z.grad`` is dL/dx + i dL/dy (twice the conjugate Wirtinger derivative dL/d(conj z)). For a
+holomorphic f that makes the backward ``grad * conj(f'(z))``: derivatives.yaml's formulas carry
+``.conj()`` (mul: ``grad * other.conj()``), written here with ``conj`` below, which leaves real
+tensors untouched. A real input of an op whose gradient came out complex receives its real part
+(registry.py, Note: real inputs of complex ops).
+
+Note: conj is eager. torch's ``conj()`` is a lazy view with a conjugate bit; leafgrad computes
+the conjugate at once (a new array) and remembers the bit only to report ``is_conj()`` and to
+refuse what torch refuses on such tensors (view_as_real). Writing into ``z.conj()`` therefore
+does not write into ``z`` as it would in torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..tensor import Tensor
+from . import _batching_rules as batch
+from ._forward import auto_linear, jvp_sum
+from .registry import Op, register
+
+__all__ = ["conj", "install_complex_check"]
+
+
+def conj(value):
+    """``value.conj()`` for complex tensors and numbers; real ones are returned as they are."""
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind == "c":
+            return Conj.apply(value)
+        return value
+    if isinstance(value, (complex, np.complexfloating)):
+        return value.conjugate()
+    return value
+
+
+def _complex_of(grad: Tensor) -> Tensor:
+    """A real gradient as the complex one of a complex input (imaginary part 0)."""
+    return Complex.apply(grad, grad.new_zeros(()).expand(grad.shape))
+
+
+# -- real <-> complex views -----------------------------------------------------------------------
+
+
+class _PartView(Op):
+    __slots__ = ()
+    is_view = True
+    complex_ok = True
+    # torch implements real/imag as view_as_real(self).select(-1, i): its node is a select
+    node = "SelectBackward0"
+
+    jvp = auto_linear
+
+
+@register
+class Real(_PartView):
+    """``z.real``: a view of the real parts (a real tensor's ``.real`` is the tensor itself)."""
+
+    vmap = batch.elementwise
+    torch_names = ("real", "Tensor.real")
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.real
+
+    def backward(self, grad):
+        return _complex_of(grad)
+
+
+@register
+class Imag(_PartView):
+    """``z.imag``: a view of the imaginary parts."""
+
+    vmap = batch.elementwise
+    torch_names = ("imag", "Tensor.imag")
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.imag
+
+    def backward(self, grad):
+        return Complex.apply(grad.new_zeros(()).expand(grad.shape), grad)
+
+
+@register
+class ViewAsReal(Op):
+    """``view_as_real(z)``: the same memory as a real tensor with a last dim of 2."""
+
+    vmap = batch.elementwise
+    node = "ViewAsRealBackward0"
+    is_view = True
+    complex_ok = True
+    torch_names = ("view_as_real",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return a[..., None].view(a.real.dtype)
+
+    def backward(self, grad):
+        return ViewAsComplex.apply(grad.contiguous())
+
+    jvp = auto_linear
+
+
+@register
+class ViewAsComplex(Op):
+    """``view_as_complex(x)``: pairs along a last dim of 2 read as complex numbers."""
+
+    node = "ViewAsComplexBackward0"
+    is_view = True
+    complex_ok = True
+    torch_names = ("view_as_complex",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view(_dtype.from_numpy_dtype(a.dtype).to_complex().np)[..., 0]
+
+    def backward(self, grad):
+        return ViewAsReal.apply(grad)
+
+    jvp = auto_linear
+
+
+def check_view_as_complex(tensor: Tensor) -> None:
+    data = tensor._data
+    if data.dtype not in (np.float32, np.float64):
+        if data.dtype == np.float16:
+            raise RuntimeError("leafgrad has no complex32 (ComplexHalf) tensors: NumPy has no "
+                               "such type")
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a tensor "
+            f"of scalar type: {tensor.dtype._legacy}"
+        )
+    if data.ndim == 0 or data.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if data.strides[-1] != data.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(stride % (2 * data.itemsize) for stride in data.strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+
+
+# -- building complex tensors ---------------------------------------------------------------------
+
+
+def _empty_like_inputs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """An uninitialised complex array of the two inputs' broadcast shape, laid out like the
+    first (as torch's TensorIterator lays out an elementwise result: a transposed input gives a
+    transposed output)."""
+    dtype = _dtype.from_numpy_dtype(first.dtype).to_complex().np
+    return np.empty_like(np.broadcast_arrays(first, second)[0], dtype=dtype)
+
+
+@register
+class Complex(Op):
+    """``complex(real, imag)``: a new complex tensor (broadcasting its two real inputs)."""
+
+    vmap = batch.elementwise
+    node = "ComplexBackward0"
+    inputs = ("real", "imag")
+    broadcasts = True
+    complex_ok = True
+    torch_names = ("complex",)
+
+    @staticmethod
+    def forward(ctx, real, imag):
+        out = _empty_like_inputs(real, imag)
+        out.real = real  # set apart: real + 1j * imag turns an infinite imag into nan + infj
+        out.imag = imag
+        return out
+
+    def backward(self, grad):
+        grad_real = grad_imag = None
+        if self.needs_grad(0):
+            grad_real = Real.apply(grad)
+        if self.needs_grad(1):
+            grad_imag = Imag.apply(grad)
+        return grad_real, grad_imag
+
+    def jvp(self, tangents, primals, result):
+        return jvp_sum(tangents, lambda t: t * (1 + 0j), lambda t: t * 1j)
+
+
+@register
+class Polar(Op):
+    """``polar(abs, angle)`` = abs * (cos(angle) + i sin(angle))."""
+
+    vmap = batch.elementwise
+    node = "PolarBackward0"
+    inputs = ("abs", "angle")
+    saves = {"result": ("abs", "angle")}
+    broadcasts = True
+    complex_ok = True
+    torch_names = ("polar",)
+
+    @staticmethod
+    def forward(ctx, radius, angle):
+        out = _empty_like_inputs(radius, angle)
+        out.real = radius * np.cos(angle)
+        out.imag = radius * np.sin(angle)
+        return out
+
+    def backward(self, grad):
+        # d result / d abs = sgn(result), d result / d angle = i * result; a real input gets
+        # Re(conj(grad) * derivative) (torch's polar_backward)
+        from .math_unary import Sgn
+
+        result = self.saved("result")
+        grad_abs = grad_angle = None
+        if self.needs_grad(0):
+            grad_abs = Real.apply(Conj.apply(grad) * Sgn.apply(result))
+        if self.needs_grad(1):
+            grad_angle = Real.apply(Conj.apply(grad) * (result * 1j))
+        return grad_abs, grad_angle
+
+    def jvp(self, tangents, primals, result):
+        # d(r e^{i angle}) = sgn(result) dr + i result d(angle)
+        from .math_unary import Sgn
+
+        return jvp_sum(tangents, lambda t: Sgn.apply(result) * t, lambda t: (result * 1j) * t)
+
+
+# -- conjugation and angle ------------------------------------------------------------------------
+
+
+@register
+class Conj(Op):
+    """``z.conj()``, computed eagerly (see Note: conj is eager)."""
+
+    vmap = batch.elementwise
+    node = "ConjBackward0"
+    complex_ok = True
+    torch_names = ("conj", "Tensor.conj")
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.conj(a)
+
+    def backward(self, grad):
+        return Conj.apply(grad)
+
+    jvp = auto_linear
+
+
+@register
+class ConjPhysical(Op):
+    """``conj_physical(z)``: the conjugate as a new tensor (no conjugate bit)."""
+
+    vmap = batch.elementwise
+    node = "ConjPhysicalBackward0"
+    complex_ok = True
+    torch_names = ("conj_physical",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.conj(a)
+
+    def backward(self, grad):
+        return ConjPhysical.apply(grad)
+
+    jvp = auto_linear
+
+
+@register
+class Angle(Op):
+    """``angle(z)``: the argument in (-pi, pi]; for real tensors pi where x < 0, else 0."""
+
+    vmap = batch.elementwise
+    node = "AngleBackward0"
+    saves = {"self": ("self",)}
+    complex_ok = True
+    torch_names = ("angle",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype.kind == "c":
+            return np.asarray(np.angle(a), order="C")  # row-major whatever the layout, as torch
+        if a.dtype.kind != "f":
+            a = a.astype(_dtype.get_default_dtype().np)
+        out = np.where(a < 0, np.pi, 0.0).astype(a.dtype)
+        return np.where(np.isnan(a), a, out)  # nan stays nan, as in torch
+
+    def backward(self, grad):
+        a = self.saved("self")
+        if a._data.dtype.kind != "c":
+            return grad.new_zeros(a.shape)
+        # torch's angle_backward: grad * z / |z|^2 * i, and 0 at z == 0
+        from .math_logic import Where
+
+        squared = a.abs().pow(2)
+        value = (grad * a / squared) * 1j
+        return Where.apply(0j, value, condition=a == 0)
+
+    def jvp(self, tangents, primals, result):
+        (a,) = primals
+        (tangent,) = tangents
+        if a._data.dtype.kind != "c":
+            return tangent * 0
+        # d angle(z) = Im(conj(z) dz) / |z|^2
+        return Imag.apply(Conj.apply(a) * tangent) / a.abs().pow(2)
+
+
+# -- the check for ops without complex support ----------------------------------------------------
+
+
+def complex_error(cls, dtype) -> NotImplementedError:
+    """The error torch raises when the op ``cls`` meets a complex tensor of ``dtype``."""
+    message = cls.complex_message
+    if message is None:
+        name = cls.torch_names[0] if cls.torch_names else cls.op_name.lower()
+        message = f'"{name.rsplit(".", 1)[-1]}_cpu" not implemented for \'{dtype._legacy}\''
+    error_type = RuntimeError if cls.complex_error_type == "RuntimeError" else NotImplementedError
+    return error_type(message.replace("ComplexFloat", dtype._legacy))
+
+
+_installed = []
+
+
+def install_complex_check() -> None:
+    """Make ``Op.apply`` refuse complex tensors for ops without complex support.
+
+    Installed the first time the process makes a complex tensor (the complex dtypes call it
+    when their NumPy type is first asked for), so that programs without complex numbers pay
+    nothing for the check on every op.
+    """
+    if _installed:
+        return
+    plain_apply = Op.__dict__["apply"].__func__
+
+    def apply(cls, *args, **params):
+        if not cls.complex_ok:
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._data.dtype.kind == "c":
+                    raise complex_error(cls, arg.dtype)
+        return plain_apply(cls, *args, **params)
+
+    apply.__doc__ = plain_apply.__doc__
+    Op.apply = classmethod(apply)
+    _installed.append(plain_apply)
+
+
+_dtype.on_first_complex(install_complex_check)
+
+
+def mark_conj(tensor: Tensor) -> Tensor:
+    """Record torch's conjugate bit on the result of ``conj()`` (see Note: conj is eager)."""
+    tensor.__dict__["_is_conj"] = True
+    return tensor
+
+
+def is_conj(tensor: Tensor) -> bool:
+    try:
+        return tensor.__dict__.get("_is_conj", False)
+    except AttributeError:
+        return False
