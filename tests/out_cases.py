@@ -187,6 +187,7 @@ OUT_CASES = {
     "bitwise_xor": "lib.bitwise_xor(i, i, out=OUT)",
     "bitwise_left_shift": "lib.bitwise_left_shift(i, i, out=OUT)",
     "bitwise_right_shift": "lib.bitwise_right_shift(i, i, out=OUT)",
+    "scatter_reduce": "lib.scatter_reduce(x, 0, lib.tensor([[0, 1, 0]]), y, 'amax', out=OUT)",
     "bitwise_not": "lib.bitwise_not(i, out=OUT)",
     "hstack": "lib.hstack([x, y], out=OUT)",
     "vstack": "lib.vstack([x, y], out=OUT)",

@@ -9,7 +9,7 @@ __all__ = [
     "split", "chunk", "diagonal", "movedim", "moveaxis", "unflatten", "as_strided", "tile",
     "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "hstack", "vstack",
     "atleast_1d", "atleast_2d", "broadcast_to", "broadcast_tensors", "meshgrid", "index_select",
-    "gather", "take_along_dim", "scatter", "scatter_add", "index_add", "index_fill", "index_copy",
+    "gather", "take_along_dim", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_fill", "index_copy",
     "put", "masked_fill",
     "masked_select", "take", "nonzero", "argwhere",
 ]
@@ -118,6 +118,11 @@ def take_along_dim(input, indices, dim):
 @takes_out(Out("scatter", EXPECT))
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _ops.scatter(input, dim, index, src, value, reduce)
+
+
+@takes_out(Out("scatter_reduce", EXPECT))
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    return _ops.scatter_reduce(input, dim, index, src, reduce, include_self)
 
 
 @takes_out(Out("scatter_add", EXPECT))

@@ -54,6 +54,12 @@ class ExtraMethods:
         _check_shift_result(self, other)
         return _ops.inplace(_ops.RightShift, self, other)
 
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.scatter_reduce(self, dim, index, src, reduce, include_self)
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.scatter_reduce(self, dim, index, src, reduce, include_self, inplace=True)
+
     # -- others --------------------------------------------------------------------------------
     def cross(self, other, dim=None):
         return _ops.cross(self, other, dim)

@@ -24,6 +24,7 @@ from .inplace import clamp_, inplace
 from .indexing import Index, IndexBackward, IndexPut, getitem, setitem
 from .cross import LinalgCross, cross, linalg_cross
 from .distance import cdist, dist, pdist
+from .scatter_reduce import ScatterReduce, scatter_reduce
 from . import special_fns  # noqa: F401 - registers its ops
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
 from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops

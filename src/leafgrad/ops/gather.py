@@ -327,20 +327,22 @@ class Take(Op):
 # Note: index bounds
 # gather/scatter/index_select/index_add take indices in [0, size): torch raises for -1 where
 # NumPy would wrap around to the last entry. Only indexing (a[-1], a[tensor([-1])]) wraps.
-def _out_of_bounds(array: np.ndarray, size: int):
-    """The first offending index value (the largest too-big one, else the smallest negative)."""
+def _out_of_bounds(array: np.ndarray, size: int, dim: int | None = None):
+    """The first offending index value in the order torch's scatter/gather kernels report it
+    (row-major; without ``dim``: the largest too-big value, else the smallest negative one)."""
     if not array.size:
         return None
     high, low = array.max(), array.min()
-    if high >= size:
-        return int(high)
-    if low < 0:
-        return int(low)
-    return None
+    if high < size and low >= 0:
+        return None
+    if dim is not None and array.ndim:
+        ordered = array.reshape(-1)
+        return int(ordered[np.argmax((ordered < 0) | (ordered >= size))])
+    return int(high) if high >= size else int(low)
 
 
 def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
-    bad = _out_of_bounds(array, size)
+    bad = _out_of_bounds(array, size, dim)
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 

@@ -1,0 +1,207 @@
+"""``scatter_reduce(dim, index, src, reduce, include_self=True)``: every ``src[i]`` is folded
+into ``out[index[i]]`` along ``dim`` with ``sum``, ``prod``, ``mean``, ``amax`` or ``amin``;
+with ``include_self=False`` the positions written to start from the reduction's identity
+instead of their own value (untouched positions keep it either way).
+
+The gradient is torch's (derivatives.yaml's scatter_reduce_backward), written with Tensor ops
+so that it can be differentiated again: ``sum`` passes the gradient through and gathers it for
+``src``; ``mean`` divides by the number of values averaged; ``prod`` divides the result by the
+factor (replacing a single zero factor by the product of the others); ``amax``/``amin`` share
+the gradient evenly among the values equal to the result."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _batching_rules as batch
+from .gather import Gather, ScatterAdd, ScatterValue, _along, _pad_to
+from .registry import Op, register
+
+REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_FOLD = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+         "amin": np.minimum}
+
+
+def _identity(reduce: str, dtype: np.dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if reduce == "amax" else np.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = np.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def scatter_reduce_array(a, src, dim, index, reduce, include_self):
+    """The forward on arrays (also used by the backward of ``prod``)."""
+    out = np.array(a, copy=True, order="C")
+    src = src[tuple(slice(0, n) for n in index.shape)]
+    flat = out.reshape(1) if out.ndim == 0 else out  # a 0-d self is one position
+    if out.ndim == 0:
+        src, index = src.reshape(-1), index.reshape(-1)
+    where = _along(dim, index, flat.ndim)
+    if not include_self:
+        flat[where] = _identity(reduce, flat.dtype)
+    _FOLD[reduce].at(flat, where, src)
+    if reduce == "mean":
+        count = np.zeros(flat.shape, np.int64)
+        np.add.at(count, where, 1)
+        if include_self:
+            count += 1
+        np.maximum(count, 1, out=count)  # nothing averaged: the value stays
+        if flat.dtype.kind == "f":
+            flat /= count.astype(flat.dtype)
+        else:
+            np.floor_divide(flat, count.astype(flat.dtype), out=flat)  # torch: floor
+    return out
+
+
+@register
+class ScatterReduce(Op):
+    node = "ScatterReduceBackward0"
+    vmap = batch.dims("dim", arrays=("index",))
+    inputs = ("self", "src")
+    saves = {"self": ("self", "src"), "src": ("self", "src"), "result": ("self", "src")}
+    torch_names = ("scatter_reduce", "Tensor.scatter_reduce")
+
+    @staticmethod
+    def forward(ctx, a, src, dim, index, reduce, include_self):
+        return scatter_reduce_array(a, src, dim, index, reduce, include_self)
+
+    def backward(self, grad):
+        p = self._params
+        dim, index, reduce, include_self = p["dim"], p["index"], p["reduce"], p["include_self"]
+        self_, src = self.saved("self"), self.saved("src")
+        # src may be larger than index: only its leading block was read
+        used = tuple(slice(0, n) for n in index.shape)
+        src_used = src[used] if tuple(src.shape) != tuple(index.shape) else src
+
+        def gather(t):
+            return Gather.apply(t, dim=dim, index=index)
+
+        if reduce == "sum":
+            grad_self, grad_src = grad, gather(grad)
+        elif reduce == "mean":
+            start = grad.new_ones(grad.shape) if include_self else grad.new_zeros(grad.shape)
+            n = ScatterAdd.apply(start, src_used.new_ones(src_used.shape).to(grad.dtype), dim=dim,
+                                 index=index)
+            n = n.masked_fill(n == 0, 1)
+            grad_self = grad / n
+            grad_src = gather(grad) / gather(n)
+        elif reduce == "prod":
+            result = self.saved("result")
+            masked_self = self_.masked_fill(self_ == 0, 1)
+            masked_self_result = ScatterReduce.apply(masked_self, src, **p)
+            grad_self = grad * masked_self_result / masked_self
+            src_zero = src_used == 0
+            zeros_per_slot = ScatterAdd.apply(self_.new_zeros(self_.shape), src_zero.to(grad.dtype),
+                                              dim=dim, index=index)
+            src_zero_count = gather(zeros_per_slot)
+            single_zero = src_zero & (src_zero_count == 1)
+            masked_src = src_used.masked_fill(single_zero, 1)
+            masked_src_result = ScatterReduce.apply(self_, masked_src, **p)
+            grad_src = _where(single_zero, gather(grad * masked_src_result),
+                              gather(grad * result) / src_used.masked_fill(src_zero, 1))
+        else:  # amax, amin: the gradient is shared among the values equal to the result
+            result = self.saved("result")
+            value = gather(result)
+            self_is_result = (self_ == result).to(grad.dtype)
+            src_is_result = (src_used == value).to(grad.dtype)
+            count = ScatterAdd.apply(self_is_result, src_is_result, dim=dim, index=index)
+            share = grad / count
+            grad_self = self_is_result * share
+            grad_src = src_is_result * gather(share)
+        if not include_self:
+            grad_self = ScatterValue.apply(grad_self, dim=dim, index=index, value=0)
+        grad_src = _pad_to(grad_src, self.input_shape(1))
+        return (grad_self if self.needs_grad(0) else None,
+                grad_src if self.needs_grad(1) else None)
+
+    def jvp(self, tangents, primals, result):
+        from ._forward import auto_linear, filled
+
+        p = self._params
+        reduce = p["reduce"]
+        if reduce in ("sum", "mean"):  # linear in (self, src) together
+            return auto_linear(self, tangents, primals, result)
+        self_t, src_t = filled(tangents, primals)
+        self_p, src_p = primals
+        dim, index = p["dim"], p["index"]
+        src_p, src_t = (src_p[tuple(slice(0, n) for n in index.shape)],
+                        src_t[tuple(slice(0, n) for n in index.shape)])
+        if reduce == "prod":  # torch 2.13 leaves this tangent undefined; leafgrad computes it
+            return _prod_jvp(self_p, self_t, src_p, src_t, p)
+        value = Gather.apply(result, dim=dim, index=index)
+        self_is_result = (self_p == result).to(self_t.dtype)
+        if not p["include_self"]:
+            self_is_result = ScatterValue.apply(self_is_result, dim=dim, index=index, value=0)
+        src_is_result = (src_p == value).to(self_t.dtype)
+        count = ScatterAdd.apply(self_is_result, src_is_result, dim=dim, index=index)
+        total = ScatterAdd.apply(self_is_result * self_t, src_is_result * src_t, dim=dim,
+                                 index=index)
+        return total / count
+
+
+def _prod_jvp(self_p, self_t, src_p, src_t, p):
+    """d(product of a slot's factors): sum of t_k * (product of the others), zero-safe. A slot
+    with no zero factor: product * sum(t_k / x_k); one zero factor: that factor's tangent
+    times the product of the others; more: 0. Untouched slots keep self's tangent."""
+    dim, index, include_self = p["dim"], p["index"], p["include_self"]
+
+    def scatter_sum(start, values):
+        return ScatterAdd.apply(start, values, dim=dim, index=index)
+
+    self_zero, src_zero = self_p == 0, src_p == 0
+    own = self_t.new_ones(self_t.shape) if include_self else self_t.new_zeros(self_t.shape)
+    masked_self, masked_src = self_p.masked_fill(self_zero, 1), src_p.masked_fill(src_zero, 1)
+    params = dict(p)
+    params["include_self"] = True
+    others = ScatterReduce.apply(masked_self if include_self else masked_self * 0 + 1,
+                                 masked_src, **params)  # product of the non-zero factors
+    zeros = scatter_sum(own * self_zero.to(own.dtype), src_zero.to(own.dtype))
+    zero_tangent = scatter_sum(own * self_zero.to(own.dtype) * self_t,
+                               src_zero.to(own.dtype) * src_t)
+    ratio = scatter_sum(own * (~self_zero).to(own.dtype) * self_t / masked_self,
+                        (~src_zero).to(own.dtype) * src_t / masked_src)
+    out = _where(zeros == 0, others * ratio,
+                 _where(zeros == 1, others * zero_tangent, others * 0))
+    if not include_self:  # slots no src reaches keep self's value, so its tangent
+        touched = scatter_sum(self_t.new_zeros(self_t.shape), src_t.new_ones(src_t.shape)) > 0
+        out = _where(touched, out, self_t)
+    return out
+
+
+def _where(condition, a, b):
+    from .. import where
+
+    return where(condition, a, b)
+
+
+def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=False):
+    """Checks in torch's order, then the op (``inplace``: ``scatter_reduce_``)."""
+    from ..tensor import Tensor
+    from .gather import _index_array, check_scatter_gather_bounds, check_scatter_shapes
+    from .inplace import inplace as _inplace
+    from .shape import _wrap_dim
+
+    if reduce not in REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, "
+                           f"got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError("scatter_reduce(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    array = _index_array(index, "scatter")
+    dim = _wrap_dim(dim, tensor.ndim)
+    if tensor.dtype is not src.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if tensor.ndim:
+        check_scatter_shapes(tensor, dim, array, src)
+    check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
+    params = {"dim": dim, "index": array, "reduce": reduce, "include_self": bool(include_self)}
+    if inplace:
+        return _inplace(ScatterReduce, tensor, src, **params)
+    return ScatterReduce.apply(tensor, src, **params)
+
