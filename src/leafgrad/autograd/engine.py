@@ -195,10 +195,16 @@ def run_backward(
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:
-                    if _capture.active and (hookset.tensor_pre or hookset.retains_grad
-                                            or hookset.pre or hookset.post):
-                        _capture.tracer.broke("a backward hook (register_hook, retain_grad) ran")
-                    _call_tensor_pre_hooks(hookset, buffer)
+                    if not (hookset.tensor_pre or hookset.retains_grad or hookset.pre
+                            or hookset.post):
+                        # no hook in it (every AccumulateGrad has one: it shares its leaf's
+                        # hook dict, empty unless the leaf has hooks): run the node plainly
+                        hookset = None
+                    else:
+                        if _capture.active:
+                            _capture.tracer.broke(
+                                "a backward hook (register_hook, retain_grad) ran")
+                        _call_tensor_pre_hooks(hookset, buffer)
                 captured = captures.get(node) if captures else None
                 if captured is not None:
                     for output_nr, index, tensor in captured:

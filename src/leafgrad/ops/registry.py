@@ -140,7 +140,16 @@ class Op(Node):
 
             raise RuntimeError(FREED_MESSAGE)
         value = saved[name]
-        return value.unpack(self) if type(value) is SavedTensor else value
+        if type(value) is not SavedTensor:
+            return value
+        # SavedTensor.unpack's usual case inlined (one frame less per saved value): a kept
+        # input never modified in place since (no counter, or its count unchanged).
+        tensor = value.tensor
+        if tensor is not None and value._counter is None:
+            counter = tensor._vc
+            if (0 if counter is None else counter[0]) == value.version:
+                return tensor
+        return value.unpack(self)
 
     def needs_grad(self, index: int) -> bool:
         return self._next_nodes[index] is not None
