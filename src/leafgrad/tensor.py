@@ -245,10 +245,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return acc
 
     def _post_accumulate_hooks(self) -> dict | None:
-        try:
-            return self._post_acc_hooks
-        except AttributeError:  # the slot stays unset until a hook is registered
-            return None
+        # the slot stays unset until a hook is registered (getattr's default: no Python-level
+        # exception on every accumulation)
+        return getattr(self, "_post_acc_hooks", None)
 
     # -- metadata ---------------------------------------------------------------------------------
     @property
