@@ -23,7 +23,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS", "plain_backward", "array_kernel"]
+__all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel"]
 
 _NO_EDGE = (None, 0)
 _new = object.__new__
@@ -62,6 +62,14 @@ def plain_backward() -> bool:
     nothing records it (grad mode off, no create_graph) and no forward-AD level would give
     its result a tangent (forward-over-reverse)."""
     return not _grad_state.grad_enabled and not _dual_state.active
+
+
+def on_arrays() -> bool:
+    """Whether a backward formula may make its NumPy calls itself instead of Tensor ops (see
+    Note: array-level backwards in activation.py): ``plain_backward()``, and neither vmap nor
+    leafgrad.compile is running (both see a backward only through its Tensor ops)."""
+    return not (_grad_state.grad_enabled or _dual_state.active or _vmap_state.active
+                or _capture.active)
 
 
 def array_kernel(fn, *arrays, **params):
