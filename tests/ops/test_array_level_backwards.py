@@ -63,3 +63,25 @@ def test_array_level_backward_checks_saved_versions():
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_second_derivatives_on_arrays_equal_the_recorded_formulas_and_torch(dtype):
+    # grad of a create_graph gradient runs the backwards of TanhBackwardBackward0,
+    # MulBackward1 (tensor * number in a formula) and MulBackward0 on arrays when plain.
+    torch = require_torch()
+    rng = np.random.default_rng(3)
+    x0, w0, v0 = (rng.standard_normal(5).astype(dtype) for _ in range(3))
+
+    def second(lib, create_graph):
+        x = lib.tensor(x0, requires_grad=True)
+        w = lib.tensor(w0, requires_grad=True)
+        out = ((x * w).tanh() ** 2).sum()
+        (g,) = lib.autograd.grad(out, x, create_graph=True)
+        return lib.autograd.grad(g, (x, w), lib.tensor(v0), create_graph=create_graph)
+
+    plain, recorded, expected = second(leafgrad, False), second(leafgrad, True), \
+        second(torch, False)
+    for a, b, c in zip(plain, recorded, expected):
+        np.testing.assert_array_equal(a.numpy(), b.detach().numpy())
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-6)

@@ -145,6 +145,22 @@ def _times(grad: Tensor, other):
     return grad * other
 
 
+def _plain(op, *args, **params) -> Tensor:
+    """``op.apply(*args, **params)`` in a backward. When nothing records (on_arrays()) that
+    call would take apply's unrecorded path: this is that path (the op's forward on the
+    arrays, wrapped) without the dispatch to reach it. Only for ops with a plain result."""
+    if not on_arrays():
+        return op.apply(*args, **params)
+    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+    token = _quiet()
+    try:
+        return _wrap(op.forward(None, *arrays, **params))
+    except MemoryError as error:
+        raise _alloc_error(error) from None
+    finally:
+        _loud(token)
+
+
 def _plain_ufunc(ufunc, *arrays) -> Tensor:
     """``ufunc(*arrays)`` wrapped, with floating-point warnings off as in every forward."""
     token = _quiet()
@@ -171,7 +187,7 @@ class MulScalar(Op):
         return a * other
 
     def backward(self, grad):
-        return MulScalar.apply(grad, other=self._params["other"])
+        return _plain(MulScalar, grad, other=self._params["other"])
 
     jvp = auto_element_wise
 
@@ -521,9 +537,9 @@ class TanhBackward(Op):
         y = self.saved("output")
         grad_grad = grad_y = None
         if self.needs_grad(0):
-            grad_grad = TanhBackward.apply(gg, y)
+            grad_grad = _plain(TanhBackward, gg, y)
         if self.needs_grad(1):
-            grad_y = gg * self.saved("grad_output") * _scale(y, -2)
+            grad_y = _times(_times(gg, self.saved("grad_output")), _plain(MulScalar, y, other=-2))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
