@@ -119,12 +119,15 @@ class Mul(Op):
         return a * b
 
     def backward(self, grad):
+        if on_arrays():  # Note: array-level backwards (activation.py)
+            children = self._next_nodes
+            return (_times(grad, self.saved("other")) if children[0] is not None else None,
+                    _times(grad, self.saved("self")) if children[1] is not None else None)
         grad_self = grad_other = None
-        children = self._next_nodes  # (needs_grad(i) inlined: one of the hottest backwards)
-        if children[0] is not None:
-            grad_self = _times(grad, self.saved("other"))
-        if children[1] is not None:
-            grad_other = _times(grad, self.saved("self"))
+        if self.needs_grad(0):
+            grad_self = grad * self.saved("other")
+        if self.needs_grad(1):
+            grad_other = grad * self.saved("self")
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -187,7 +190,9 @@ class MulScalar(Op):
         return a * other
 
     def backward(self, grad):
-        return _plain(MulScalar, grad, other=self._params["other"])
+        if on_arrays():  # Note: array-level backwards (activation.py)
+            return _plain(MulScalar, grad, other=self._params["other"])
+        return MulScalar.apply(grad, other=self._params["other"])
 
     jvp = auto_element_wise
 
@@ -536,10 +541,18 @@ class TanhBackward(Op):
     def backward(self, gg):
         y = self.saved("output")
         grad_grad = grad_y = None
+        if on_arrays():  # Note: array-level backwards (activation.py)
+            children = self._next_nodes
+            if children[0] is not None:
+                grad_grad = _plain(TanhBackward, gg, y)
+            if children[1] is not None:
+                grad_y = _times(_times(gg, self.saved("grad_output")),
+                                _plain(MulScalar, y, other=-2))
+            return grad_grad, grad_y
         if self.needs_grad(0):
-            grad_grad = _plain(TanhBackward, gg, y)
+            grad_grad = TanhBackward.apply(gg, y)
         if self.needs_grad(1):
-            grad_y = _times(_times(gg, self.saved("grad_output")), _plain(MulScalar, y, other=-2))
+            grad_y = gg * self.saved("grad_output") * _scale(y, -2)
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
