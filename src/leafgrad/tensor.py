@@ -251,10 +251,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return acc
 
     def _post_accumulate_hooks(self) -> dict | None:
-        try:
-            return self._post_acc_hooks
-        except AttributeError:  # the slot stays unset until a hook is registered
-            return None
+        # the slot stays unset until a hook is registered (getattr's default: no Python-level
+        # exception on every accumulation)
+        return getattr(self, "_post_acc_hooks", None)
 
     # -- metadata ---------------------------------------------------------------------------------
     @property
@@ -751,7 +750,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
             elif _can_steal(grad):
                 # torch stores it detached: no history, and no forward-AD tangent either
-                keep = grad._grad_fn is None and not _dual_state.active
+                keep = grad._grad_fn is None and not _dual_state.active and grad._base is None
                 self._grad = grad if keep else grad.detach()
             else:
                 self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
@@ -1434,11 +1433,24 @@ def _can_steal(grad: "Tensor") -> bool:
     if flags.owndata:
         return True
     # A contiguous view of the whole of an array that nothing else holds (the transposed
-    # product of Note: gradient layout in ops/linalg.py) is as private as the array itself:
-    # getrefcount sees the view's reference and its own argument.
+    # product of Note: gradient layout in ops/linalg.py, a bias gradient's reshaped sum) is
+    # as private as the array itself. getrefcount sees the view's reference, the local
+    # ``base`` and its own argument; and more when the view tensor's root base tensor
+    # (``_base``, itself held by nothing else) holds that array or a view of it held by
+    # nothing else. The kept grad is then a detached tensor (no ``_base``: torch's stolen
+    # grad is no view either).
     base = data.base
-    return (type(base) is np.ndarray and base.flags.owndata and base.nbytes == data.nbytes
-            and sys.getrefcount(base) <= 2)
+    if type(base) is not np.ndarray or not base.flags.owndata or base.nbytes != data.nbytes:
+        return False
+    limit = 3
+    holder = grad._base
+    if holder is not None and sys.getrefcount(holder) <= 3:  # its view, the local, the argument
+        held = holder._data
+        if held is base:
+            limit = 5  # and the holder's and the local ``held``
+        elif held.base is base and sys.getrefcount(held) <= 3:  # holder's, local, argument
+            limit = 4  # and ``held``'s
+    return sys.getrefcount(base) <= limit
 
 
 # References to a stealable grad seen inside ``_can_steal``: the engine's local and its input

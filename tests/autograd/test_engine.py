@@ -81,6 +81,66 @@ def test_first_grad_is_stolen_only_when_nothing_else_holds_it():
     assert s.grad.tolist() == [2.0, 2.0]
 
 
+def _steal_spy(monkeypatch) -> list:
+    module = sys.modules["leafgrad.tensor"]
+    original = module._can_steal
+    seen = []
+
+    def spy(grad):
+        result = original(grad)
+        seen.append((tuple(grad.shape), result))
+        return result
+
+    monkeypatch.setattr(module, "_can_steal", spy)
+    monkeypatch.setattr(module, "_STEAL_REFS", module._STEAL_REFS + 1)  # the spy's frame
+    return seen
+
+
+def test_linear_grads_made_as_views_of_private_arrays_are_kept_not_copied(monkeypatch):
+    # nn.Linear's weight grad is the transposed product (Note: gradient layout) and its bias
+    # grad a reshaped sum: views whose memory nothing else holds. They are kept, as torch keeps
+    # them, and stored as ordinary (non-view) tensors with torch's values.
+    torch = require_torch()
+    seen = _steal_spy(monkeypatch)
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    mine = leafgrad.nn.Linear(4, 3)
+    ref = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(mine.weight.detach().numpy()))
+        ref.bias.copy_(torch.tensor(mine.bias.detach().numpy()))
+    for _ in range(2):  # the second backward adds into the kept grads
+        (mine(leafgrad.tensor(x)) ** 2).sum().backward()
+        (ref(torch.tensor(x)) ** 2).sum().backward()
+    assert seen == [((3,), True), ((3, 4), True)]
+    for p, q in ((mine.weight, ref.weight), (mine.bias, ref.bias)):
+        assert p.grad._is_view() is q.grad._is_view() is False
+        assert p.grad.is_contiguous()
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5)
+
+
+def test_a_grad_viewing_memory_held_elsewhere_is_copied(monkeypatch):
+    # A custom backward returning a view of a tensor someone else holds: .grad gets a copy,
+    # so updating .grad in place leaves that tensor alone.
+    seen = _steal_spy(monkeypatch)
+    held = leafgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+
+    class Reshaped(leafgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return held.view(4)
+
+    x = leafgrad.zeros(4, requires_grad=True)
+    Reshaped.apply(x).backward()
+    x.grad.add_(10)
+    assert held.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert x.grad.tolist() == [11.0, 12.0, 13.0, 14.0]
+    assert seen == [((4,), False)]
+
+
 def test_stealing_happens_for_fresh_grads():
     sys_module = sys.modules["leafgrad.tensor"]
     seen = []

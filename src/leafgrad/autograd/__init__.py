@@ -62,9 +62,17 @@ from ._vmap_state import state as _vmap_state
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
+    # (imported on first use: tensor.py imports this package. Kept afterwards, as an import
+    # statement costs ~1 us on every autograd.grad / backward call.)
+    global _TENSOR
+    if _TENSOR is None:
+        from ..tensor import Tensor
 
-    return Tensor
+        _TENSOR = Tensor
+    return _TENSOR
+
+
+_TENSOR = None
 
 
 def _as_tuple(value, name: str) -> tuple:
@@ -78,9 +86,7 @@ def _as_tuple(value, name: str) -> tuple:
 
 def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
     """torch's _make_grads: check given grads against outputs, make ones for scalar outputs."""
-    from .._creation import ones_like
-    from ..tensor import Tensor
-
+    Tensor = _tensor_cls()
     result = []
     for output, grad in zip(outputs, grads):
         if isinstance(output, graph.GradientEdge):
@@ -112,6 +118,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if output._data.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
+                from .._creation import ones_like
+
                 result.append(ones_like(output))
             else:
                 result.append(None)
@@ -259,11 +267,11 @@ def grad(
 
 
 def _finish_results(results, inputs, allow_unused, materialize_grads, create_graph) -> tuple:
-    from .._creation import zeros_like
-
     finished = []
     for index, (result, tensor) in enumerate(zip(results, inputs)):
         if result is None:
+            from .._creation import zeros_like
+
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {index} appears to not have been used "

@@ -188,17 +188,30 @@ def run_backward(
         tasks = _running.tasks = []
     tasks.append(_Task(dependencies, inputs is not None, accumulate))
     try:
-        while ready:
-            node = pop(ready)[2]
+        upcoming = None  # see Note: the next node without the heap
+        while True:
+            if upcoming is not None:
+                node = upcoming
+                upcoming = None
+            elif ready:
+                node = pop(ready)[2]
+            else:
+                break
             buffer = buffers.pop(node, None)
             grads_in = None
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:
-                    if _capture.active and (hookset.tensor_pre or hookset.retains_grad
-                                            or hookset.pre or hookset.post):
-                        _capture.tracer.broke("a backward hook (register_hook, retain_grad) ran")
-                    _call_tensor_pre_hooks(hookset, buffer)
+                    if not (hookset.tensor_pre or hookset.retains_grad or hookset.pre
+                            or hookset.post):
+                        # no hook in it (every AccumulateGrad has one: it shares its leaf's
+                        # hook dict, empty unless the leaf has hooks): run the node plainly
+                        hookset = None
+                    else:
+                        if _capture.active:
+                            _capture.tracer.broke(
+                                "a backward hook (register_hook, retain_grad) ran")
+                        _call_tensor_pre_hooks(hookset, buffer)
                 captured = captures.get(node) if captures else None
                 if captured is not None:
                     for output_nr, index, tensor in captured:
@@ -223,6 +236,7 @@ def run_backward(
                     if not retain_graph:
                         node._release()
             # Pass the results along the edges; queue children whose inputs are complete.
+            first = None  # the first child this node made ready (_QUEUED once it is queued)
             position = -1
             for child, output_nr in zip(node._next_nodes, node._next_nrs):
                 position += 1
@@ -243,7 +257,18 @@ def run_backward(
                             _add_to_buffer(child_buffer, output_nr, grad)
                 dependencies[child] = count - 1
                 if count == 1:
+                    if first is None:
+                        first = child
+                        continue
+                    if first is not _QUEUED:
+                        push(ready, (-first._sequence_nr, ticket(), first))
+                        first = _QUEUED
                     push(ready, (-child._sequence_nr, ticket(), child))
+            if first is not None and first is not _QUEUED:
+                if ready and ready[0][0] <= -first._sequence_nr:
+                    push(ready, (-first._sequence_nr, ticket(), first))
+                else:
+                    upcoming = first
     except Exception:
         if anomaly:
             _anomaly.report_error(node)
@@ -254,6 +279,14 @@ def run_backward(
             _anomaly.leave_backward(parent)
         tasks.pop()
     return results
+
+
+# Note: the next node without the heap
+# The heap pops the ready node with the highest sequence number, accumulators first, ties in
+# the order they got ready. When a node makes exactly one child ready and that child outranks
+# everything queued (strictly: a tie goes to the node queued earlier), the heap would pop it
+# next anyway, so it runs next without a push and a pop: the usual step of a chain.
+_QUEUED = object()
 
 
 def _any_grad(buffer: list) -> bool:

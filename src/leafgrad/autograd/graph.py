@@ -253,7 +253,15 @@ class AccumulateGrad(Node):
     __slots__ = ("variable", "_lock")
 
     def __init__(self, variable):
-        super().__init__(())
+        # Node.__init__ spelled out for the no-edge case: one is made per leaf per backward
+        self._next_nodes = self._next_nrs = ()
+        self._sequence_nr = next(_sequence)  # (a number taken, as by every node)
+        self._saved = {}
+        self._params = {}
+        self._input_meta = ()
+        self._hookset = None
+        if _anomaly_state.enabled:
+            record_node(self)
         self.variable = variable
         # Note: concurrent accumulation. Threads running backward into the same leaf share
         # this node (tensor.py creates it under a lock) and take turns on its lock, as on

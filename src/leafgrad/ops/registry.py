@@ -24,7 +24,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS", "plain_backward", "array_kernel"]
+__all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel"]
 
 _NO_EDGE = (None, 0)
 _new = object.__new__
@@ -63,6 +63,14 @@ def plain_backward() -> bool:
     nothing records it (grad mode off, no create_graph) and no forward-AD level would give
     its result a tangent (forward-over-reverse)."""
     return not _grad_state.grad_enabled and not _dual_state.active
+
+
+def on_arrays() -> bool:
+    """Whether a backward formula may make its NumPy calls itself instead of Tensor ops (see
+    Note: array-level backwards in activation.py): ``plain_backward()``, and neither vmap nor
+    leafgrad.compile is running (both see a backward only through its Tensor ops)."""
+    return not (_grad_state.grad_enabled or _dual_state.active or _vmap_state.active
+                or _capture.active)
 
 
 def array_kernel(fn, *arrays, **params):
@@ -150,7 +158,16 @@ class Op(Node):
 
             raise RuntimeError(FREED_MESSAGE)
         value = saved[name]
-        return value.unpack(self) if type(value) is SavedTensor else value
+        if type(value) is not SavedTensor:
+            return value
+        # SavedTensor.unpack's usual case inlined (one frame less per saved value): a kept
+        # input never modified in place since (no counter, or its count unchanged).
+        tensor = value.tensor
+        if tensor is not None and value._counter is None:
+            counter = tensor._vc
+            if (0 if counter is None else counter[0]) == value.version:
+                return tensor
+        return value.unpack(self)
 
     def needs_grad(self, index: int) -> bool:
         return self._next_nodes[index] is not None

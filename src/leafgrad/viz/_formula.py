@@ -215,6 +215,8 @@ class _Evaluator:
             return None if inner is None else not inner
         if _is_grad_mode(test):
             return True  # the Tensor-level path is the formula
+        if ast.unparse(test) in ("on_arrays()", "plain_backward()"):
+            return False  # the array-level fast path is not the formula either
         value = self.constant(self.expr(test, env))
         if value is _UNKNOWN:
             return None
