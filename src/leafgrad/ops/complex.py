@@ -339,6 +339,9 @@ def install_complex_check() -> None:
     apply.__doc__ = plain_apply.__doc__
     Op.apply = classmethod(apply)
     _installed.append(plain_apply)
+    from .inplace import COMPLEX_SEEN
+
+    COMPLEX_SEEN[0] = True
 
 
 _dtype.on_first_complex(install_complex_check)

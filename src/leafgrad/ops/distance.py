@@ -456,6 +456,11 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     _promote.check_broadcast(tuple(input.shape), tuple(other.shape))
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
+    if dtype.kind == "c":  # torch computes it; not leafgrad yet (a gap, never a wrong value)
+        from .._dtype import from_numpy_dtype
+
+        raise NotImplementedError(
+            f"\"dist_cpu\" not implemented for '{from_numpy_dtype(dtype)._legacy}'")
     if dtype.kind != "f":
         from .._dtype import from_numpy_dtype
 

@@ -609,7 +609,7 @@ class TanhBackward(Op):
         if self.needs_grad(0):
             grad_grad = TanhBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * conj(self.saved("grad_output") * _scale(y, -2))
+            grad_y = gg * conj(self.saved("grad_output")) * conj(_scale(y, -2))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
@@ -648,7 +648,7 @@ class SigmoidBackward(Op):
         if self.needs_grad(0):
             grad_grad = SigmoidBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * conj(self.saved("grad_output") * (1 - _scale(y, 2)))
+            grad_y = gg * conj(self.saved("grad_output")) * conj(1 - _scale(y, 2))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):

@@ -44,9 +44,20 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
             )
 
 
+# Set by ops/complex.py once the process makes a complex tensor: in-place ops without complex
+# support then refuse complex operands, as Op.apply does (Note: complex support, registry.py)
+COMPLEX_SEEN = [False]
+
+
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
     check_inplace_allowed(target)
+    if COMPLEX_SEEN[0] and not op.complex_ok:
+        from .complex import complex_error
+
+        for operand in (target,) + others:
+            if isinstance(operand, Tensor) and operand._data.dtype.kind == "c":
+                raise complex_error(op, operand.dtype)
     if _vmap_state.active:
         result = _vmap_state.inplace(op, target, others, params)
         if result is not NotImplemented:
