@@ -8,6 +8,7 @@ import numpy as np
 from . import _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
+from ..autograd.graph import Node as _Node
 from .registry import Op, register
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -204,9 +205,9 @@ class NllLoss(Op):
             total = total / weights.sum()
         return np.asarray(total, dtype=a.dtype)
 
-    @property
-    def next_functions(self) -> tuple:  # torch's node has no edge for the weight
-        return super().next_functions[:1]
+    # torch's node has no edge for the weight (never differentiated)
+    next_functions = property(lambda self: _Node.next_functions.fget(self)[:1],
+                              _Node.next_functions.fset)
 
     def backward(self, grad):
         # torch does not differentiate nll_loss with respect to ``weight``

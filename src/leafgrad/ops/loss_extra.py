@@ -9,6 +9,7 @@ import numpy as np
 from .activation import _mask
 from . import _layout
 from . import _batching_rules as batch
+from ..autograd.graph import Node as _Node
 from .registry import Op, register
 
 
@@ -77,9 +78,9 @@ class MultiMarginLoss(Op):
     saves = {"self": ("self",), "weight": ("self",)}
     torch_names = ("nn.functional.multi_margin_loss",)
 
-    @property
-    def next_functions(self) -> tuple:  # torch's node has no edge for the weight
-        return super().next_functions[:1]
+    # torch's node has no edge for the weight (never differentiated)
+    next_functions = property(lambda self: _Node.next_functions.fget(self)[:1],
+                              _Node.next_functions.fset)
 
     @staticmethod
     def _terms(x: np.ndarray, target: np.ndarray, p: int, margin: float, weight):
