@@ -127,6 +127,21 @@ class Mv(Op):
         return jvp_sum(tangents, lambda t: t.mv(v), lambda t: a.mv(t))
 
 
+def _check_vectors(a, b, name: str) -> None:
+    """torch's checks for dot/vdot, in its order and words."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+            f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+            "elements respectively"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{_legacy(a)} and {_legacy(b)}")
+
+
 @register
 class Dot(Op):
     node = "DotBackward0"
@@ -138,21 +153,7 @@ class Dot(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        if a.ndim != 1 or b.ndim != 1:
-            raise RuntimeError(
-                f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
-            )
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-                f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
-                "elements respectively"
-            )
-        if a.dtype != b.dtype:
-            raise RuntimeError(
-                "dot : expected both vectors to have same dtype, but found "
-                f"{_legacy(a)} and {_legacy(b)}"
-            )
+        _check_vectors(a, b, "dot")
         return np.asarray(np.dot(a, b))
 
     def backward(self, grad):
@@ -180,21 +181,7 @@ class Vdot(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        if a.ndim != 1 or b.ndim != 1:
-            raise RuntimeError(
-                f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
-            )
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-                f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
-                "elements respectively"
-            )
-        if a.dtype != b.dtype:
-            raise RuntimeError(
-                "vdot : expected both vectors to have same dtype, but found "
-                f"{_legacy(a)} and {_legacy(b)}"
-            )
+        _check_vectors(a, b, "vdot")
         return np.asarray(np.vdot(a, b))
 
     def backward(self, grad):
