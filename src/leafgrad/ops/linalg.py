@@ -7,7 +7,8 @@ import numpy as np
 
 from ._forward import jvp_sum
 from . import _batching_rules as batch
-from .registry import Op, register
+from ..tensor import _wrap
+from .registry import Op, on_arrays, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
@@ -58,6 +59,10 @@ class Mm(Op):
         return np.matmul(a, b, out=out)
 
     def backward(self, grad):
+        if on_arrays():  # Note: array-level backwards (activation.py)
+            grads = _mm_grads_on_arrays(self, grad, 0)
+            if grads is not None:
+                return grads
         grad_self = grad_mat2 = None
         if self.needs_grad(0):
             grad_self = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
@@ -89,6 +94,30 @@ def _mat2_grad(grad, mat1, column_major: bool):
     if column_major:
         return grad.t().mm(conj(mat1)).t()
     return conj(mat1).t().mm(grad)
+
+
+def _mm_grads_on_arrays(node, grad, first: int):
+    """``_mat1_grad`` and ``_mat2_grad`` for a real product that records nothing: the same
+    BLAS calls on the arrays (so the same bits), the transposes as NumPy views, one Tensor per
+    gradient (benchmarks/bench_train.py, mlp32: an nn.Linear backward without the mm, t and
+    view dispatches). ``first`` is the index of mat1 among the node's inputs. None (take the
+    Tensor formulas) for complex products or a gradient of another dtype."""
+    g = grad._data
+    if g.dtype.kind == "c" or g.ndim != 2:
+        return None
+    children = node._next_nodes
+    grad_a = grad_b = None
+    if children[first] is not None:
+        mat2 = node.saved("mat2")._data
+        if mat2.dtype is not g.dtype:
+            return None
+        grad_a = _wrap((mat2 @ g.T).T if node.saved("layouts")[0] else g @ mat2.T)
+    if children[first + 1] is not None:
+        mat1 = node.saved("mat1" if first else "self")._data
+        if mat1.dtype is not g.dtype:
+            return None
+        grad_b = _wrap((g.T @ mat1).T if node.saved("layouts")[1] else mat1.T @ g)
+    return grad_a, grad_b
 
 
 @register
@@ -243,6 +272,11 @@ class Addmm(Op):
     def backward(self, grad):
         p = self._params
         alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        if alpha == 1 and beta == 1 and on_arrays():  # Note: array-level backwards
+            grads = _mm_grads_on_arrays(self, grad, 1)
+            if grads is not None:
+                # the bias gradient is ``grad``, summed to the bias's shape by Op._apply
+                return (grad if self.needs_grad(0) else None,) + grads
         grad_bias = grad_a = grad_b = None
         if self.needs_grad(0):
             grad_bias = grad if beta == 1 else grad * conj(beta)

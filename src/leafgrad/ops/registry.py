@@ -360,7 +360,10 @@ class Op(Node):
                         f"got {list(result.shape)} but expected shape compatible with "
                         f"{list(shape)}"
                     )
-                result = _sum_to(result, shape)
+                if on_arrays():  # Note: array-level backwards (activation.py)
+                    result = _wrap(sum_to_array(data, shape))
+                else:
+                    result = _sum_to(result, shape)
                 data = result._data
             if data.dtype is not dtype and data.dtype != dtype:
                 if data.dtype.kind == "c" and dtype.kind != "c":
@@ -376,6 +379,27 @@ def _np_to_dtype(np_dtype: np.dtype):
     from .._dtype import from_numpy_dtype
 
     return from_numpy_dtype(np_dtype)
+
+
+def sum_to_array(data: np.ndarray, shape: tuple) -> np.ndarray:
+    """``_sum_to`` on arrays: the same sums (the forwards ``sum`` runs, so the same order of
+    additions and the same bits) without a Tensor op per step, for backwards that record
+    nothing (benchmarks/bench_train.py, mlp32: a bias gradient per layer)."""
+    from . import _layout
+    from .reduce import _sum_all, _sum_dims
+
+    if not shape:
+        return _sum_all(data, None)
+    leading = data.ndim - len(shape)
+    dims = list(range(leading))
+    for i, size in enumerate(shape):
+        if size == 1 and data.shape[leading + i] != 1:
+            dims.append(leading + i)
+    if dims:
+        data = _layout.contiguous(_sum_dims(data, tuple(dims), True, None))
+    if leading:
+        data = data.reshape(shape)
+    return data
 
 
 def _sum_to(grad: Tensor, shape: tuple) -> Tensor:
