@@ -1,0 +1,88 @@
+"""``leafgrad.<name>`` forms of the ops added for torch-namespace coverage: matrix products
+(ops/matrix_extra.py), scatters (ops/scatter_extra.py) and elementwise extras
+(ops/elementwise_misc.py)."""
+
+from __future__ import annotations
+
+from ._functions_linalg import _return_type
+from ._functions_math import _cast, _require_tensor
+from . import _dtype
+from ._out import ANY, CAST, Out, Rule, same_as, takes_out
+
+__all__ = [
+    "heaviside", "nextafter", "ldexp", "ldexp_", "frexp", "gcd", "gcd_", "lcm", "lcm_",
+]
+
+frexp_result = _return_type("frexp", ("mantissa", "exponent"))
+frexp_out = _return_type("frexp_out", ("mantissa", "exponent"))
+
+
+def _pair(name: str, out: Out | None = None):
+    def function(input, other):  # noqa: A002 - torch's name
+        _require_tensor(input, name, "input", 1)
+        _require_tensor(other, name, "other", 2)
+        return getattr(input, name)(other)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, other)``: elementwise; see ``Tensor.{name}``."
+    return takes_out(out)(function) if out is not None else function
+
+
+# torch's heaviside checks out's dtype as an operand's; its out never joins the graph in
+# leafgrad (tests/out_cases.py: OUT_JOINS_GRAPH_IN_TORCH)
+_HEAVISIDE_OUT = Out(None, same_as("heaviside is not yet implemented for tensors with different "
+                                   "dtypes."), overlap=True, out_name="aten::heaviside")
+
+
+def _ldexp_out_check(args, kwargs, outs):
+    """torch's ldexp is ``mul(self, pow(2, other), out=out)``: out must be floating; for floating
+    inputs its dtype must be the result's (torch fails an internal assert otherwise)."""
+    out = outs[0].dtype
+    if not out.is_floating_point:
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {out._legacy}")
+    operands = [a for a in (*args, *kwargs.values()) if hasattr(a, "dtype")]
+    if any(a.dtype.is_floating_point for a in operands):
+        result = _dtype.promote_types(*[a.dtype for a in operands[:2]])
+        if result is not out:
+            raise RuntimeError(
+                '!needs_dynamic_casting<func_t>::check(iter) INTERNAL ASSERT FAILED at "/__w/'
+                'pytorch/pytorch/aten/src/ATen/native/cpu/Loops.h":311, please report a bug to '
+                'PyTorch. ')
+    return args, kwargs
+
+
+_FREXP_OUT = Out("frexp", (
+    same_as("torch.frexp() expects mantissa to have dtype {r} but got {o}"),
+    Rule("torch.frexp() expects exponent to have int dtype but got {o}",
+         lambda result, out: out is _dtype.int32)), returns=frexp_out)
+
+
+@takes_out(_HEAVISIDE_OUT)
+def heaviside(input, values):  # noqa: A002 - torch's name
+    """``torch.heaviside(input, values)``: 0 where input < 0, values where 0, 1 where > 0."""
+    _require_tensor(input, "heaviside", "input", 1)
+    _require_tensor(values, "heaviside", "values", 2)
+    return input.heaviside(values)
+
+
+nextafter = _pair("nextafter", out=_cast("nextafter"))
+ldexp = _pair("ldexp", out=Out("ldexp", ANY, prepare=_ldexp_out_check))
+gcd = _pair("gcd", out=Out(None, CAST, overlap=True, out_name="aten::gcd"))
+lcm = _pair("lcm", out=Out(None, CAST, overlap=True, out_name="aten::lcm"))
+ldexp_ = _pair("ldexp_")
+gcd_ = _pair("gcd_")
+lcm_ = _pair("lcm_")
+
+
+@takes_out(_FREXP_OUT)
+def frexp(input):  # noqa: A002 - torch's name
+    """``torch.frexp(input)``: ``(mantissa, exponent)`` with ``input == mantissa * 2**exponent``.
+
+    >>> import leafgrad as torch
+    >>> torch.frexp(torch.tensor([8.0]))
+    leafgrad.return_types.frexp(
+    mantissa=tensor([0.5000]),
+    exponent=tensor([4], dtype=leafgrad.int32))
+    """
+    _require_tensor(input, "frexp", "input", 1)
+    return input.frexp()

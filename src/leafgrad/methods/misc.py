@@ -1,0 +1,67 @@
+"""Tensor methods of the ops added for torch-namespace coverage (matrix, scatter and
+elementwise extras): ops/elementwise_misc.py, ops/matrix_extra.py, ops/scatter_extra.py."""
+
+from __future__ import annotations
+
+from .math import _require_tensor
+
+
+def _ops():
+    from .. import ops
+
+    return ops
+
+
+def _elementwise():
+    from ..ops import elementwise_misc
+
+    return elementwise_misc
+
+
+def _binary(name: str, op_name: str, argument: str = "other"):
+    """``Tensor.<name>(other)`` and ``Tensor.<name>_(other)`` for two tensors."""
+
+    def method(self, other):
+        _require_tensor(other, name, argument, 1)
+        return getattr(_elementwise(), op_name).apply(self, other)
+
+    def method_(self, other):
+        _require_tensor(other, name + "_", argument, 1)
+        return _ops().inplace(getattr(_elementwise(), op_name), self, other)
+
+    method.__name__ = method.__qualname__ = name
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method.__doc__ = f"Elementwise ``{name}`` (ops/elementwise_misc.py)."
+    method_.__doc__ = f"In-place ``{name}``."
+    return method, method_
+
+
+class MiscMethods:
+    __slots__ = ()
+
+    nextafter, nextafter_ = _binary("nextafter", "Nextafter")
+    ldexp, _ = _binary("ldexp", "Ldexp")
+    gcd, gcd_ = _binary("gcd", "Gcd")
+    lcm, lcm_ = _binary("lcm", "Lcm")
+
+    def heaviside(self, values):
+        _require_tensor(values, "heaviside", "values", 1)
+        return _elementwise().heaviside(self, values)
+
+    def heaviside_(self, values):
+        _require_tensor(values, "heaviside_", "values", 1)
+        return _elementwise().heaviside(self, values, inplace_form=True)
+
+    def ldexp_(self, other):
+        _require_tensor(other, "ldexp_", "other", 1)
+        if not self.dtype.is_floating_point:  # torch: self.mul_(pow(2, other))
+            raise RuntimeError(
+                f"ldexp can't be cast to the desired output type {self.dtype._legacy}")
+        return _ops().inplace(_elementwise().Ldexp, self, other)
+
+    del _
+
+    def frexp(self):
+        from .._functions_misc import frexp_result
+
+        return frexp_result(_elementwise().Frexp.apply(self))
