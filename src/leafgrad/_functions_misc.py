@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from ._functions_linalg import _return_type
 from ._functions_math import _cast, _require_tensor
+import numpy as np
+
 from . import _dtype
 from ._out import ANY, CAST, Out, Rule, same_as, takes_out
 
 __all__ = [
+    "addr", "addbmm", "block_diag", "chain_matmul",
     "heaviside", "nextafter", "ldexp", "ldexp_", "frexp", "gcd", "gcd_", "lcm", "lcm_",
 ]
 
@@ -86,3 +89,83 @@ def frexp(input):  # noqa: A002 - torch's name
     """
     _require_tensor(input, "frexp", "input", 1)
     return input.frexp()
+
+
+# -- matrix products (ops/matrix_extra.py) --------------------------------------------------------
+
+
+@takes_out(Out("addr", CAST))
+def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002 - torch's name
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    >>> import leafgrad as torch
+    >>> torch.addr(torch.zeros(2, 2), torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    _require_tensor(input, "addr", "input", 1)
+    _require_tensor(vec1, "addr", "vec1", 2)
+    _require_tensor(vec2, "addr", "vec2", 3)
+    return input.addr(vec1, vec2, beta=beta, alpha=alpha)
+
+
+def _addbmm_resize(args, kwargs, outs):
+    """torch's addbmm resizes its out without the resize warning: done here for a call that
+    will succeed (out of the right dtype, operands of matching sizes), before the kernel."""
+    from ._out import resize
+
+    out, (bias, batch1, batch2) = outs[0], (list(args) + [None] * 3)[:3]
+    if batch1 is None or batch2 is None or out.dtype is not batch2.dtype:
+        return args, kwargs
+    if batch1.ndim == 3 and batch2.ndim == 3 and batch1.dtype is batch2.dtype and \
+            batch1.shape[0] == batch2.shape[0] and batch1.shape[2] == batch2.shape[1]:
+        shape = (batch1.shape[1], batch2.shape[2])
+        try:
+            fits = np.broadcast_shapes(tuple(bias.shape), shape) == shape
+        except ValueError:
+            fits = False
+        if tuple(out.shape) != shape and bias.dtype is batch2.dtype and fits:
+            resize(out, shape)
+    return args, kwargs
+
+
+@takes_out(Out("addbmm", same_as("self and mat2 must have the same dtype, but got {O} and {R}"),
+               prepare=_addbmm_resize))
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - torch's name
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    _require_tensor(input, "addbmm", "input", 1)
+    _require_tensor(batch1, "addbmm", "batch1", 2)
+    _require_tensor(batch2, "addbmm", "batch2", 3)
+    return input.addbmm(batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _tensors_only(name: str, tensors) -> None:
+    from .tensor import Tensor
+
+    for index, tensor in enumerate(tensors):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"expected Tensor as element {index} in argument 0, but got "
+                            f"{type(tensor).__name__}")
+
+
+def block_diag(*tensors):
+    """The tensors on the diagonal of a zero matrix (0-d as 1x1, 1-d as a row).
+
+    >>> import leafgrad as torch
+    >>> torch.block_diag(torch.tensor([[1, 2]]), torch.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    from .ops.matrix_extra import block_diag as op
+
+    _tensors_only("block_diag", tensors)
+    return op(*tensors)
+
+
+@takes_out(Out("mm", same_as("multi_dot(): expected out tensor to have dtype {r} but got {o}")))
+def chain_matmul(*matrices):
+    """Deprecated in torch: the product of 2-d tensors, as ``linalg.multi_dot(matrices)``."""
+    from .ops.matrix_extra import chain_matmul as op
+
+    _tensors_only("chain_matmul", matrices)
+    return op(*matrices)

@@ -51,6 +51,7 @@ REFUSED = {
 
 # Ops without a batching rule: vmap loops over the examples (see test_ops_without_batching_rules).
 LOOP_FALLBACK = {
+    "Addbmm", "Addr", "BlockDiag",
     "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AdaptiveAvgPool3dBackward",
     "AdaptiveMaxPool3dBackward", "AvgPool3dBackward", "MaxPool3dBackward",
     "AffineGridGenerator", "GridSampler2d", "FractionalMaxPool2d",

@@ -13,7 +13,38 @@ def _ints(lib, a):
     return (a.detach() * 6).round().long()
 
 
+def _addr_ints(lib, m, a, b):
+    return lib.addr(m, _ints(lib, a), _ints(lib, b), alpha=2)
+
+
 SAMPLES = {
+    "Addr": [
+        Sample(lambda lib, m, a, b: lib.addr(m, a, b), (((3, 4), A), (S3, A), ((4,), A))),
+        Sample(lambda lib, m, a, b: lib.addr(m, a, b, beta=0.5, alpha=-2),
+               (((4,), A), (S3, A), ((4,), A))),
+        Sample(lambda lib, m, a, b: m.addr(a, b, beta=0), ((S0, A), ((2,), A), (S3, A))),
+        Sample(lambda lib, m, a, b: lib.addr(m.t(), a[::2], b), (((4, 3), A), ((6,), A), ((4,), A))),
+        Sample(lambda lib, m, a, b: lib.addr(m, a, b), (((0, 3), A), ((0,), A), (S3, A))),
+        Sample(lambda lib, m, a, b: (m * 1).addr_(a, b, alpha=3), (((3, 4), A), (S3, A), ((4,), A))),
+        Sample(_addr_ints, (((3, 4), A), (S3, A), ((4,), A))),
+    ],
+    "Addbmm": [
+        Sample(lambda lib, m, a, b: lib.addbmm(m, a, b),
+               (((3, 4), A), ((2, 3, 5), A), ((2, 5, 4), A))),
+        Sample(lambda lib, m, a, b: lib.addbmm(m, a, b, beta=-1.5, alpha=0.5),
+               (((4,), A), ((3, 2, 2), A), ((3, 2, 4), A))),
+        Sample(lambda lib, m, a, b: m.addbmm(a.transpose(1, 2), b, beta=0),
+               ((S0, A), ((2, 3, 2), A), ((2, 3, 3), A))),
+        Sample(lambda lib, m, a, b: lib.addbmm(m, a, b), ((S23, A), ((0, 2, 4), A), ((0, 4, 3), A))),
+        Sample(lambda lib, m, a, b: (m * 1).addbmm_(a, b, alpha=2),
+               ((S23, A), ((2, 2, 1), A), ((2, 1, 3), A))),
+    ],
+    "BlockDiag": [
+        Sample(lambda lib, a, b, c: lib.block_diag(a, b, c), ((S23, A), (S3, A), (S0, A))),
+        Sample(lambda lib, a, b: lib.block_diag(a.t(), b), (((3, 2), A), ((0, 2), A))),
+        Sample(lambda lib, a, b: lib.block_diag(a, _ints(lib, b)), ((S23, A), (S3, A))),
+        Sample(lambda lib, a: lib.block_diag(a), (((2, 2), A),)),
+    ],
     "Nextafter": [
         Sample(lambda lib, a, b: lib.nextafter(a, b), ((S23, A), (S23, A))),
         Sample(lambda lib, a, b: a.nextafter(b), ((S23, A), (S3, A))),

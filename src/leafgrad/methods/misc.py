@@ -18,6 +18,12 @@ def _elementwise():
     return elementwise_misc
 
 
+def _matrix():
+    from ..ops import matrix_extra
+
+    return matrix_extra
+
+
 def _binary(name: str, op_name: str, argument: str = "other"):
     """``Tensor.<name>(other)`` and ``Tensor.<name>_(other)`` for two tensors."""
 
@@ -60,6 +66,29 @@ class MiscMethods:
         return _ops().inplace(_elementwise().Ldexp, self, other)
 
     del _
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        _require_tensor(vec1, "addr", "vec1", 1)
+        _require_tensor(vec2, "addr", "vec2", 2)
+        return _matrix().Addr.apply(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        _require_tensor(vec1, "addr_", "vec1", 1)
+        _require_tensor(vec2, "addr_", "vec2", 2)
+        if vec1.ndim == 1 and vec2.ndim == 1 and tuple(self.shape) != (len(vec1), len(vec2)):
+            raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: "
+                               f"{list(vec1.shape)}, v2: {list(vec2.shape)}")
+        return _ops().inplace(_matrix().Addr, self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        _require_tensor(batch1, "addbmm", "batch1", 1)
+        _require_tensor(batch2, "addbmm", "batch2", 2)
+        return _matrix().Addbmm.apply(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        _require_tensor(batch1, "addbmm_", "batch1", 1)
+        _require_tensor(batch2, "addbmm_", "batch2", 2)
+        return _ops().inplace(_matrix().Addbmm, self, batch1, batch2, beta=beta, alpha=alpha)
 
     def frexp(self):
         from .._functions_misc import frexp_result
