@@ -187,6 +187,7 @@ OUT_CASES = {
     "addr": "lib.addr(x, v[:2], v, beta=0.5, out=OUT)",
     "addbmm": "lib.addbmm(m, b, b, alpha=2, out=OUT)",
     "chain_matmul": "lib.chain_matmul(m, m, out=OUT)",
+    "narrow_copy": "lib.narrow_copy(x, 1, 1, 2, out=OUT)",
     "nextafter": "lib.nextafter(x, y, out=OUT)",
     "ldexp": "lib.ldexp(x, i, out=OUT)",
     "frexp": "lib.frexp(x, out=OUT2)",

@@ -12,7 +12,8 @@ from . import _dtype
 from ._out import ANY, CAST, Out, Rule, same_as, takes_out
 
 __all__ = [
-    "addr", "addbmm", "block_diag", "chain_matmul",
+    "addr", "addbmm", "block_diag", "chain_matmul", "narrow_copy", "unsafe_chunk",
+    "unsafe_split", "unsafe_split_with_sizes",
     "heaviside", "nextafter", "ldexp", "ldexp_", "frexp", "gcd", "gcd_", "lcm", "lcm_",
 ]
 
@@ -169,3 +170,71 @@ def chain_matmul(*matrices):
 
     _tensors_only("chain_matmul", matrices)
     return op(*matrices)
+
+
+# -- shape (ops/shape_misc.py) ------------------------------------------------------------------
+
+
+def _int(function: str, argument: str, position: int, value) -> int:
+    from .methods.misc import _int as check
+
+    return check(function, argument, position, value)
+
+
+def _narrow_copy_resize(args, kwargs, outs):
+    """torch's narrow_copy resizes its out without the resize warning: done here for a call that
+    will succeed (out of the input's dtype, valid arguments), before the kernel."""
+    from ._out import resize
+    from .autograd.grad_mode import no_grad
+
+    out = outs[0]
+    if args and getattr(args[0], "dtype", None) is out.dtype:
+        try:
+            with no_grad():
+                shape = tuple(narrow_copy.__wrapped__(*args, **kwargs).shape)
+        except Exception:  # noqa: BLE001 - the real call raises it
+            return args, kwargs
+        if tuple(out.shape) != shape:
+            resize(out, shape)
+    return args, kwargs
+
+
+@takes_out(Out("narrow_copy", same_as(
+    "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
+    "message be improved?  If so, please report an enhancement request to PyTorch.)"),
+    prepare=_narrow_copy_resize))
+def narrow_copy(input, dim, start, length):  # noqa: A002 - torch's name
+    """A copy of ``input.narrow(dim, start, length)``."""
+    from .ops.shape_misc import narrow_copy as op
+
+    _require_tensor(input, "narrow_copy", "input", 1)
+    return op(input, _int("narrow_copy", "dim", 2, dim), _int("narrow_copy", "start", 3, start),
+              _int("narrow_copy", "length", 4, length))
+
+
+def unsafe_chunk(input, chunks, dim=0):  # noqa: A002 - torch's name
+    """``chunk`` whose pieces are not tracked as views of ``input`` (see ops/shape_misc.py)."""
+    from .ops.shape_misc import unsafe_chunk as op
+
+    _require_tensor(input, "unsafe_chunk", "input", 1)
+    return op(input, _int("unsafe_chunk", "chunks", 2, chunks), _int("unsafe_chunk", "dim", 3, dim))
+
+
+def unsafe_split(input, split_size, dim=0):  # noqa: A002 - torch's name
+    """``split`` whose pieces are not tracked as views of ``input`` (see ops/shape_misc.py)."""
+    from .ops.shape_misc import unsafe_split as op
+
+    _require_tensor(input, "unsafe_split", "input", 1)
+    return op(input, _int("unsafe_split", "split_size", 2, split_size),
+              _int("unsafe_split", "dim", 3, dim))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):  # noqa: A002 - torch's name
+    from . import _argparse
+    from .ops.shape_misc import unsafe_split_with_sizes as op
+
+    _require_tensor(input, "unsafe_split_with_sizes", "input", 1)
+    if isinstance(split_sizes, int) or not _argparse._is_int_list(split_sizes):
+        raise TypeError("unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be "
+                        f"tuple of ints, not {_argparse.typename(split_sizes)}")
+    return op(input, [int(s) for s in split_sizes], _int("unsafe_split_with_sizes", "dim", 3, dim))

@@ -77,7 +77,7 @@ LOOP_FALLBACK = {
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
 # a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).
-PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll"}
+PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll", "Unfold"}
 
 
 def _examples(name, index, batch, rng):

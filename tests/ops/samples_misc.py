@@ -17,7 +17,37 @@ def _addr_ints(lib, m, a, b):
     return lib.addr(m, _ints(lib, a), _ints(lib, b), alpha=2)
 
 
+def _unfold_grad(lib, a, w):
+    return lib.autograd.grad((a.unfold(1, 3, 2) * w).sum(), a, create_graph=True)[0] * a
+
+
 SAMPLES = {
+    "Unfold": [
+        Sample(lambda lib, a: a.unfold(1, 2, 1), (((2, 5), A),)),
+        Sample(lambda lib, a: a.unfold(0, 2, 2), (((5, 2), A),)),
+        Sample(lambda lib, a: a.t().unfold(-1, 3, 1) * 2, (((4, 3), A),)),
+        Sample(lambda lib, a: a.unfold(0, 1, 1), ((S0, A),)),
+        Sample(lambda lib, a: a.unfold(1, 0, 1), ((S23, A),)),
+        Sample(lambda lib, a: a.unfold(0, 3, 3), (((7,), A),)),
+    ],
+    "UnfoldBackward": [
+        Sample(_unfold_grad, (((2, 7), A), ((2, 3, 3), A)), node=None,
+               note="double backward of unfold"),
+    ],
+    "NarrowCopy": [
+        Sample(lambda lib, a: lib.narrow_copy(a, 1, 1, 2), ((S23, A),)),
+        Sample(lambda lib, a: a.narrow_copy(-1, -2, 1), ((S23, A),)),
+        Sample(lambda lib, a: a.t().narrow_copy(0, 0, 0), ((S23, A),)),
+    ],
+    "UnsafeSplit": [
+        Sample(lambda lib, a: lib.unsafe_split(a, 2, 1)[1], (((2, 5), A),)),
+        Sample(lambda lib, a: lib.stack(a.unsafe_chunk(3, 0)).sum(0), (((3, 2), A),)),
+        Sample(lambda lib, a: a.t().unsafe_chunk(2)[0], ((S23, A),)),
+    ],
+    "UnsafeSplitWithSizes": [
+        Sample(lambda lib, a: lib.unsafe_split_with_sizes(a, [1, 3], 1)[1], (((2, 4), A),)),
+        Sample(lambda lib, a: a.unsafe_split_with_sizes([0, 2])[1] * 2, (((2, 3), A),)),
+    ],
     "Addr": [
         Sample(lambda lib, m, a, b: lib.addr(m, a, b), (((3, 4), A), (S3, A), ((4,), A))),
         Sample(lambda lib, m, a, b: lib.addr(m, a, b, beta=0.5, alpha=-2),

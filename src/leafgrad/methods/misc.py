@@ -18,6 +18,22 @@ def _elementwise():
     return elementwise_misc
 
 
+def _shape():
+    from ..ops import shape_misc
+
+    return shape_misc
+
+
+def _int(function: str, argument: str, position: int, value) -> int:
+    """torch's argument-parser check of an int argument (a 0-d integer tensor counts)."""
+    from .. import _argparse
+
+    if not _argparse._is_int(value):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be int, "
+                        f"not {_argparse.typename(value)}")
+    return int(value)
+
+
 def _matrix():
     from ..ops import matrix_extra
 
@@ -89,6 +105,40 @@ class MiscMethods:
         _require_tensor(batch1, "addbmm_", "batch1", 1)
         _require_tensor(batch2, "addbmm_", "batch2", 2)
         return _ops().inplace(_matrix().Addbmm, self, batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- shape (ops/shape_misc.py) ----------------------------------------------------------------
+    def unfold(self, dimension, size, step):
+        """Windows of ``size`` elements, ``step`` apart, along ``dimension`` (a view).
+
+        >>> import leafgrad as torch
+        >>> torch.arange(5.).unfold(0, 2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
+        return _shape().unfold(self, _int("unfold", "dimension", 1, dimension),
+                               _int("unfold", "size", 2, size), _int("unfold", "step", 3, step))
+
+    def narrow_copy(self, dim, start, length):
+        return _shape().narrow_copy(self, _int("narrow_copy", "dim", 1, dim),
+                                    _int("narrow_copy", "start", 2, start),
+                                    _int("narrow_copy", "length", 3, length))
+
+    def unsafe_chunk(self, chunks, dim=0):
+        return _shape().unsafe_chunk(self, _int("unsafe_chunk", "chunks", 1, chunks),
+                                     _int("unsafe_chunk", "dim", 2, dim))
+
+    def unsafe_split(self, split_size, dim=0):
+        return _shape().unsafe_split(self, _int("unsafe_split", "split_size", 1, split_size),
+                                     _int("unsafe_split", "dim", 2, dim))
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        from .. import _argparse
+
+        if isinstance(split_sizes, int) or not _argparse._is_int_list(split_sizes):
+            raise TypeError("unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must "
+                            f"be tuple of ints, not {_argparse.typename(split_sizes)}")
+        return _shape().unsafe_split_with_sizes(
+            self, [int(s) for s in split_sizes], _int("unsafe_split_with_sizes", "dim", 2, dim))
 
     def frexp(self):
         from .._functions_misc import frexp_result
