@@ -188,6 +188,8 @@ OUT_CASES = {
     "addbmm": "lib.addbmm(m, b, b, alpha=2, out=OUT)",
     "chain_matmul": "lib.chain_matmul(m, m, out=OUT)",
     "narrow_copy": "lib.narrow_copy(x, 1, 1, 2, out=OUT)",
+    "slice_scatter": "lib.slice_scatter(x, y[:, :2], 1, 0, 2, out=OUT)",
+    "index_reduce": "lib.index_reduce(x, 1, lib.tensor([0, 2]), y[:, :2], 'amax', out=OUT)",
     "nextafter": "lib.nextafter(x, y, out=OUT)",
     "ldexp": "lib.ldexp(x, i, out=OUT)",
     "frexp": "lib.frexp(x, out=OUT2)",

@@ -9,11 +9,12 @@ from ._functions_math import _cast, _require_tensor
 import numpy as np
 
 from . import _dtype
-from ._out import ANY, CAST, Out, Rule, same_as, takes_out
+from ._out import ANY, CAST, EXPECT, Out, Rule, same_as, takes_out
 
 __all__ = [
     "addr", "addbmm", "block_diag", "chain_matmul", "narrow_copy", "unsafe_chunk",
-    "unsafe_split", "unsafe_split_with_sizes",
+    "unsafe_split", "unsafe_split_with_sizes", "select_scatter", "slice_scatter",
+    "diagonal_scatter", "masked_scatter", "index_reduce",
     "heaviside", "nextafter", "ldexp", "ldexp_", "frexp", "gcd", "gcd_", "lcm", "lcm_",
 ]
 
@@ -238,3 +239,59 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):  # noqa: A002 - torch's 
         raise TypeError("unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be "
                         f"tuple of ints, not {_argparse.typename(split_sizes)}")
     return op(input, [int(s) for s in split_sizes], _int("unsafe_split_with_sizes", "dim", 3, dim))
+
+
+# -- scatters (ops/scatter_extra.py) ------------------------------------------------------------
+
+
+def select_scatter(input, src, dim, index):  # noqa: A002 - torch's name
+    """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
+    _require_tensor(input, "select_scatter", "input", 1)
+    _require_tensor(src, "select_scatter", "src", 2)
+    return input.select_scatter(src, dim, index)
+
+
+# torch's slice_scatter out= is a composite's copy: out joins the graph when an input requires
+# grad, and an out that requires grad is refused under the aten name
+@takes_out(Out(None, EXPECT, mode="copy", out_name="aten::slice_scatter"))
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A002
+    """A copy of ``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src``."""
+    _require_tensor(input, "slice_scatter", "input", 1)
+    _require_tensor(src, "slice_scatter", "src", 2)
+    return input.slice_scatter(src, dim, start, end, step)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002 - torch's name
+    """A copy of ``input`` with a diagonal (``offset``, ``dim1``, ``dim2``) replaced by ``src``."""
+    _require_tensor(input, "diagonal_scatter", "input", 1)
+    _require_tensor(src, "diagonal_scatter", "src", 2)
+    return input.diagonal_scatter(src, offset, dim1, dim2)
+
+
+def masked_scatter(input, mask, source):  # noqa: A002 - torch's name
+    """``input`` (broadcast with ``mask``) with its True positions taking ``source``'s leading
+    elements in row-major order.
+
+    >>> import leafgrad as torch
+    >>> torch.masked_scatter(torch.zeros(3), torch.tensor([True, False, True]),
+    ...                      torch.tensor([1., 2., 3.]))
+    tensor([1., 0., 2.])
+    """
+    _require_tensor(input, "masked_scatter", "input", 1)
+    _require_tensor(mask, "masked_scatter", "mask", 2)
+    _require_tensor(source, "masked_scatter", "source", 3)
+    return input.masked_scatter(mask, source)
+
+
+@takes_out(Out("index_reduce", EXPECT))
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
+    """``source``'s slices folded into ``input`` at ``index`` along ``dim`` with ``reduce``
+    (prod, mean, amax or amin); ``include_self=False`` leaves ``input``'s values out."""
+    _require_tensor(input, "index_reduce", "input", 1)
+    _require_tensor(index, "index_reduce", "index", 3)
+    _require_tensor(source, "index_reduce", "source", 4)
+    from .methods.misc import _bool, _check_reduce
+
+    _check_reduce("index_reduce", reduce, 5)
+    include_self = _bool("index_reduce", "include_self", include_self)
+    return input.index_reduce(dim, index, source, reduce, include_self=include_self)

@@ -21,11 +21,75 @@ def _unfold_grad(lib, a, w):
     return lib.autograd.grad((a.unfold(1, 3, 2) * w).sum(), a, create_graph=True)[0] * a
 
 
+def _mask(lib):
+    return lib.tensor([[True, False, True], [False, True, True]])
+
+
+def _index_reduce(reduce, include_self=True, inplace=False):
+    def call(lib, a, b):
+        index = lib.tensor([0, 2, 0, 1])
+        if inplace:
+            return (a * 1).index_reduce_(1, index, b, reduce, include_self=include_self)
+        return lib.index_reduce(a, 1, index, b, reduce, include_self=include_self)
+
+    return call
+
+
+def _prod_with_zero(lib, a, b):
+    zeroed = b * lib.tensor([1.0, 0.0, 1.0, 1.0])  # one zero factor in column 2's product
+    return a.index_reduce(1, lib.tensor([0, 2, 0, 1]), zeroed, "prod")
+
+
 SAMPLES = {
+    "SelectScatter": [
+        Sample(lambda lib, a, b: lib.select_scatter(a, b, 0, 1), ((S23, A), (S3, A))),
+        Sample(lambda lib, a, b: a.select_scatter(b, -1, -1), ((S23, A), ((2,), A))),
+        Sample(lambda lib, a, b: lib.select_scatter(a.t(), b, 1, 0), ((S23, A), (S3, A))),
+        Sample(lambda lib, a, b: lib.select_scatter(a, b, 0, 0), (((1,), A), (S0, A))),
+        Sample(lambda lib, a, b: lib.select_scatter(a, b, 1, 1), (((0, 2), A), ((0,), A))),
+    ],
+    "SliceScatter": [
+        Sample(lambda lib, a, b: lib.slice_scatter(a, b, 1, 0, 2), ((S23, A), ((2, 2), A))),
+        Sample(lambda lib, a, b: a.slice_scatter(b, dim=1, start=0, step=2),
+               (((2, 4), A), ((2, 2), A))),
+        Sample(lambda lib, a, b: lib.slice_scatter(a, b), ((S23, A), (S23, A))),
+        Sample(lambda lib, a, b: lib.slice_scatter(a.t(), b, 0, -1), ((S23, A), ((1, 2), A))),
+        Sample(lambda lib, a, b: lib.slice_scatter(a, b, 1, 5, 9), ((S23, A), ((2, 0), A))),
+    ],
+    "DiagonalScatter": [
+        Sample(lambda lib, a, b: lib.diagonal_scatter(a, b), (((3, 4), A), (S3, A))),
+        Sample(lambda lib, a, b: a.diagonal_scatter(b, 1), (((3, 4), A), (S3, A))),
+        Sample(lambda lib, a, b: lib.diagonal_scatter(a, b, -1, 2, 0),
+               (((3, 2, 4), A), ((2, 3), A))),
+        Sample(lambda lib, a, b: lib.diagonal_scatter(a.t(), b, 0, 1, 0), ((S23, A), ((2,), A))),
+        Sample(lambda lib, a, b: lib.diagonal_scatter(a, b, 5), ((S23, A), ((0,), A))),
+    ],
+    "MaskedScatter": [
+        Sample(lambda lib, a, b: lib.masked_scatter(a, _mask(lib), b), ((S23, A), ((7,), A))),
+        Sample(lambda lib, a, b: a.masked_scatter(_mask(lib)[0], b), ((S23, A), ((2, 3), A))),
+        Sample(lambda lib, a, b: a.masked_scatter(_mask(lib), b), ((S3, A), ((4,), A))),
+        Sample(lambda lib, a, b: a.t().masked_scatter(_mask(lib).t(), b), ((S23, A), ((5,), A))),
+        Sample(lambda lib, a, b: a.masked_scatter(lib.tensor(True), b), ((S0, A), (S3, A))),
+        Sample(lambda lib, a, b: (a * 1).masked_scatter_(_mask(lib)[:, :1], b),
+               ((S23, A), ((3, 2), A))),
+        Sample(lambda lib, a, b: a.masked_scatter(_mask(lib) & False, b), ((S23, A), ((0,), A))),
+    ],
+    "IndexReduce": [
+        Sample(_index_reduce("prod"), ((S23, AWAY), ((2, 4), AWAY))),
+        Sample(_index_reduce("prod", False), ((S23, AWAY), ((2, 4), AWAY))),
+        Sample(_index_reduce("mean"), ((S23, A), ((2, 4), A))),
+        Sample(_index_reduce("mean", False), ((S23, A), ((2, 4), A))),
+        Sample(_index_reduce("amax"), ((S23, A), ((2, 4), A))),
+        Sample(_index_reduce("amin", False), ((S23, A), ((2, 4), A))),
+        Sample(_prod_with_zero, ((S23, AWAY), ((2, 4), AWAY))),
+        Sample(lambda lib, a, b: a.index_reduce(0, lib.tensor(0), b, "amax"), ((S0, A), (S0, A))),
+        Sample(lambda lib, a, b: a.t().index_reduce(0, lib.tensor([1, 1]), b, "mean"),
+               ((S23, A), ((2, 2), A))),
+    ],
     "Unfold": [
         Sample(lambda lib, a: a.unfold(1, 2, 1), (((2, 5), A),)),
         Sample(lambda lib, a: a.unfold(0, 2, 2), (((5, 2), A),)),
-        Sample(lambda lib, a: a.t().unfold(-1, 3, 1) * 2, (((4, 3), A),)),
+        Sample(lambda lib, a: a.t().unfold(-1, 3, 1), (((4, 3), A),)),
         Sample(lambda lib, a: a.unfold(0, 1, 1), ((S0, A),)),
         Sample(lambda lib, a: a.unfold(1, 0, 1), ((S23, A),)),
         Sample(lambda lib, a: a.unfold(0, 3, 3), (((7,), A),)),

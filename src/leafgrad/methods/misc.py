@@ -34,6 +34,26 @@ def _int(function: str, argument: str, position: int, value) -> int:
     return int(value)
 
 
+def _scatter():
+    from ..ops import scatter_extra
+
+    return scatter_extra
+
+
+def _bool(function: str, argument: str, value) -> bool:
+    from .. import _argparse
+
+    return _argparse.bool_arg(function, argument, value)
+
+
+def _check_reduce(function: str, reduce, position: int) -> None:
+    from .. import _argparse
+
+    if not isinstance(reduce, str):
+        raise TypeError(f"{function}(): argument 'reduce' (position {position}) must be str, not "
+                        f"{_argparse.typename(reduce)}")
+
+
 def _matrix():
     from ..ops import matrix_extra
 
@@ -105,6 +125,49 @@ class MiscMethods:
         _require_tensor(batch1, "addbmm_", "batch1", 1)
         _require_tensor(batch2, "addbmm_", "batch2", 2)
         return _ops().inplace(_matrix().Addbmm, self, batch1, batch2, beta=beta, alpha=alpha)
+
+    # -- scatters (ops/scatter_extra.py) -----------------------------------------------------------
+    def select_scatter(self, src, dim, index):
+        _require_tensor(src, "select_scatter", "src", 1)
+        return _scatter().select_scatter(self, src, _int("select_scatter", "dim", 2, dim),
+                                         _int("select_scatter", "index", 3, index))
+
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        _require_tensor(src, "slice_scatter", "src", 1)
+        start = None if start is None else _int("slice_scatter", "start", 3, start)
+        end = None if end is None else _int("slice_scatter", "end", 4, end)
+        return _scatter().slice_scatter(self, src, _int("slice_scatter", "dim", 2, dim), start,
+                                        end, _int("slice_scatter", "step", 5, step))
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        _require_tensor(src, "diagonal_scatter", "src", 1)
+        return _scatter().diagonal_scatter(
+            self, src, _int("diagonal_scatter", "offset", 2, offset),
+            _int("diagonal_scatter", "dim1", 3, dim1), _int("diagonal_scatter", "dim2", 4, dim2))
+
+    def masked_scatter(self, mask, source):
+        _require_tensor(mask, "masked_scatter", "mask", 1)
+        _require_tensor(source, "masked_scatter", "source", 2)
+        return _scatter().masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        _require_tensor(mask, "masked_scatter_", "mask", 1)
+        _require_tensor(source, "masked_scatter_", "source", 2)
+        return _scatter().masked_scatter(self, mask, source, inplace=True)
+
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        _require_tensor(source, "index_reduce", "source", 3)
+        _check_reduce("index_reduce", reduce, 4)
+        include_self = _bool("index_reduce", "include_self", include_self)
+        return _scatter().index_reduce(self, _int("index_reduce", "dim", 1, dim), index, source,
+                                       reduce, include_self)
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        _require_tensor(source, "index_reduce_", "source", 3)
+        _check_reduce("index_reduce_", reduce, 4)
+        include_self = _bool("index_reduce_", "include_self", include_self)
+        return _scatter().index_reduce(self, _int("index_reduce_", "dim", 1, dim), index, source,
+                                       reduce, include_self, inplace=True)
 
     # -- shape (ops/shape_misc.py) ----------------------------------------------------------------
     def unfold(self, dimension, size, step):

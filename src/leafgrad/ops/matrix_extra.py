@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _wrap
-from . import _promote
+from . import _layout, _promote
 from ._forward import auto_linear, jvp_sum
 from .linalg_ext import _expanded_size_error, _legacy_name, _scaled
 from .math_unary import _not_implemented
@@ -50,7 +50,7 @@ def _check_scalars(dtype: np.dtype, beta, alpha) -> None:
                                "floating point number.")
 
 
-def _as(tensor, dtype):
+def _cast_to(tensor, dtype):
     """``tensor`` in ``dtype`` (a differentiable cast when it differs)."""
     return tensor if tensor._data.dtype == dtype else tensor.to(_dtype.from_numpy_dtype(dtype))
 
@@ -89,7 +89,8 @@ class Addr(Op):
             if beta == 0:  # the bias is ignored, NaNs included (torch's rule for add*mm)
                 return np.asarray(product, dtype=dtype)
             scaled = bias if beta == 1 else bias * np.asarray(beta).astype(dtype)
-            return np.asarray(product + scaled, dtype=dtype)
+            # torch's kernel is elementwise over (self, outer): a full-shape self's layout
+            return _layout.like(np.asarray(product + scaled, dtype=dtype), bias)
 
     def backward(self, grad):
         p = self._params
@@ -99,9 +100,9 @@ class Addr(Op):
         if self.needs_grad(0):
             grad_self = _scaled(grad, beta)
         if self.needs_grad(1):
-            grad_vec1 = _scaled(grad.mv(_as(self.saved("vec2"), dtype)), alpha)
+            grad_vec1 = _scaled(grad.mv(_cast_to(self.saved("vec2"), dtype)), alpha)
         if self.needs_grad(2):
-            grad_vec2 = _scaled(grad.t().mv(_as(self.saved("vec1"), dtype)), alpha)
+            grad_vec2 = _scaled(grad.t().mv(_cast_to(self.saved("vec1"), dtype)), alpha)
         return grad_self, grad_vec1, grad_vec2
 
     def jvp(self, tangents, primals, result):
