@@ -3,7 +3,6 @@ semantics, call forms and errors against torch 2.13 (values and gradients: the o
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import leafgrad

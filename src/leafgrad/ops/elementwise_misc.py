@@ -18,7 +18,7 @@ from .. import _dtype
 from ..tensor import _wrap
 from . import _promote
 from . import _batching_rules as batch
-from ._forward import auto_element_wise, jvp_sum
+from ._forward import jvp_sum
 from .math_unary import _not_implemented
 from .registry import Op, register
 

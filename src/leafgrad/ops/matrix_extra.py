@@ -147,7 +147,7 @@ class Addbmm(Op):
                     f"{name} and mat2 must have the same dtype, but got {_legacy_name(other)} "
                     f"and {_legacy_name(batch2)}")
         if batch1.ndim != 3 or batch2.ndim != 3:
-            raise RuntimeError(f"batch1 must be a 3D tensor")
+            raise RuntimeError("batch1 must be a 3D tensor")
         if batch1.shape[0] != batch2.shape[0]:
             raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                                f"{batch1.shape[0]} and {batch2.shape[0]}")

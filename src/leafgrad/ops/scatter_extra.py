@@ -18,7 +18,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from .registry import Op, register
-from .scatter_reduce import ScatterReduce, scatter_reduce_array
+from .scatter_reduce import ScatterReduce
 from .shape import _wrap_dim
 from .shape_ext import Diagonal
 
