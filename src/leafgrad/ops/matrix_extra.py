@@ -14,6 +14,7 @@ from .. import _dtype
 from ..tensor import _wrap
 from . import _layout, _promote
 from ._forward import auto_linear, jvp_sum
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .linalg_ext import _expanded_size_error, _legacy_name, _scaled
 from .math_unary import _not_implemented
 from .registry import Op, register
@@ -63,6 +64,7 @@ class Addr(Op):
     """``beta * self + alpha * outer(vec1, vec2)``; the three operands promote together."""
 
     node = "AddrBackward0"
+    complex_ok = True
     inputs = ("self", "vec1", "vec2")
     saves = {"vec1": ("vec2",), "vec2": ("vec1",)}
     broadcasts = True
@@ -97,12 +99,15 @@ class Addr(Op):
         alpha, beta = p.get("alpha", 1), p.get("beta", 1)
         dtype = grad._data.dtype
         grad_self = grad_vec1 = grad_vec2 = None
+        # torch: grad * conj(beta), grad.mv(conj(vec2)) * conj(alpha), grad.t().mv(conj(vec1)) *
+        # conj(alpha)
         if self.needs_grad(0):
-            grad_self = _scaled(grad, beta)
+            grad_self = _scaled(grad, conj(beta))
         if self.needs_grad(1):
-            grad_vec1 = _scaled(grad.mv(_cast_to(self.saved("vec2"), dtype)), alpha)
+            grad_vec1 = _scaled(grad.mv(conj(_cast_to(self.saved("vec2"), dtype))), conj(alpha))
         if self.needs_grad(2):
-            grad_vec2 = _scaled(grad.t().mv(_cast_to(self.saved("vec1"), dtype)), alpha)
+            grad_vec2 = _scaled(grad.t().mv(conj(_cast_to(self.saved("vec1"), dtype))),
+                                conj(alpha))
         return grad_self, grad_vec1, grad_vec2
 
     def jvp(self, tangents, primals, result):
