@@ -183,6 +183,18 @@ OUT_CASES = {
     "clamp_min": "lib.clamp_min(x, 0.3, out=OUT)",
     "clamp_max": "lib.clamp_max(x, 0.3, out=OUT)",
     "bitwise_and": "lib.bitwise_and(i, i, out=OUT)",
+    "heaviside": "lib.heaviside(x - 0.5, y, out=OUT)",
+    "addr": "lib.addr(x, v[:2], v, beta=0.5, out=OUT)",
+    "addbmm": "lib.addbmm(m, b, b, alpha=2, out=OUT)",
+    "chain_matmul": "lib.chain_matmul(m, m, out=OUT)",
+    "narrow_copy": "lib.narrow_copy(x, 1, 1, 2, out=OUT)",
+    "slice_scatter": "lib.slice_scatter(x, y[:, :2], 1, 0, 2, out=OUT)",
+    "index_reduce": "lib.index_reduce(x, 1, lib.tensor([0, 2]), y[:, :2], 'amax', out=OUT)",
+    "nextafter": "lib.nextafter(x, y, out=OUT)",
+    "ldexp": "lib.ldexp(x, i, out=OUT)",
+    "frexp": "lib.frexp(x, out=OUT2)",
+    "gcd": "lib.gcd(i, i + 2, out=OUT)",
+    "lcm": "lib.lcm(i, i + 2, out=OUT)",
     "bitwise_or": "lib.bitwise_or(i, i, out=OUT)",
     "bitwise_xor": "lib.bitwise_xor(i, i, out=OUT)",
     "bitwise_left_shift": "lib.bitwise_left_shift(i, i, out=OUT)",
@@ -242,4 +254,4 @@ WARNING_SHAPES_DIFFER = {"lib.kthvalue", "lib.mode"}
 # and keeps out outside the graph (docs/known-differences.md).
 _NOT_IMPLEMENTED_NODE = "torch gives out a NotImplemented grad_fn; leafgrad keeps out a leaf"
 OUT_JOINS_GRAPH_IN_TORCH = {name: _NOT_IMPLEMENTED_NODE
-                            for name in ("floor_divide", "softmax", "log_softmax")}
+                            for name in ("floor_divide", "softmax", "log_softmax", "heaviside")}

@@ -52,6 +52,7 @@ from .serialization import load, save  # noqa: E402
 from ._functions_extra import *  # noqa: F403,E402 - torch's top-level aliases and extras
 from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
 from ._functions_math_extra import *  # noqa: F403,E402 - distances, special functions
+from ._functions_misc import *  # noqa: F403,E402 - matrix/scatter/elementwise extras
 from ._functions_composites import *  # noqa: F403,E402 - diff, splits, trapezoid, ...
 from ._functions_nn_aliases import *  # noqa: F403,E402 - torch.kl_div(...) and friends
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402

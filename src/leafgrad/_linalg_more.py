@@ -471,10 +471,12 @@ def multi_dot(tensors):
                                f"{tensors[index].ndim}D")
     dtypes = {t.dtype for t in tensors}
     if len(dtypes) > 1:
+        from ._out import _C10  # torch names the dtypes as C++ types here (float, double)
+
+        other = next(i for i, t in enumerate(tensors) if t.dtype is not first.dtype)
         raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 "
-                           f"is {first.dtype._legacy} and tensor "
-                           f"{next(i for i, t in enumerate(tensors) if t.dtype is not first.dtype)}"
-                           f" {next(t for t in tensors if t.dtype is not first.dtype).dtype._legacy}")
+                           f"is {_C10[first.dtype.name]} and tensor {other} "
+                           f"{_C10[tensors[other].dtype.name]}")
     matrices = [first.unsqueeze(0) if first.ndim == 1 else first] + tensors[1:-1] + \
         [last.unsqueeze(-1) if last.ndim == 1 else last]
     for index in range(count - 1):
@@ -483,9 +485,13 @@ def multi_dot(tensors):
                 f"multi_dot(): tensors {index} and {index + 1} with shapes "
                 f"{list(tensors[index].shape)} and {list(tensors[index + 1].shape)} cannot be "
                 "multiplied")
+    # torch multiplies the 2-d forms and views the product in the result's shape (the grad_fn
+    # is ViewBackward0 in every case)
+    shape = ([first.shape[0]] if first.ndim == 2 else []) + (
+        [last.shape[1]] if last.ndim == 2 else [])
     if count == 2:
-        return first @ last
-    if count == 3:
+        result = matrices[0] @ matrices[1]
+    elif count == 3:
         a, b = matrices[0].shape
         c, d = matrices[2].shape
         cost1 = (a * c) * (b + d)  # (AB)C
@@ -496,11 +502,7 @@ def multi_dot(tensors):
             result = (matrices[0] @ matrices[1]) @ matrices[2]
     else:
         result = _chain(matrices)
-    if first.ndim == 1:
-        result = result.squeeze(0)
-    if last.ndim == 1:
-        result = result.squeeze(-1)
-    return result
+    return result.view(shape)
 
 
 def _chain(matrices):

@@ -30,6 +30,7 @@ from .methods.linalg_more import LinalgMoreMethods
 from .methods.linalg import LinalgMethods
 from .methods.math import MathMethods
 from .methods.math_extra import MathExtraMethods
+from .methods.misc import MiscMethods
 from .methods.nn import NNMethods
 from .methods.reductions import ReductionMethods
 from .methods.shape import ShapeMethods
@@ -182,7 +183,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
-             ComplexMethods):
+             ComplexMethods, MiscMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)

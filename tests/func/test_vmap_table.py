@@ -51,6 +51,7 @@ REFUSED = {
 
 # Ops without a batching rule: vmap loops over the examples (see test_ops_without_batching_rules).
 LOOP_FALLBACK = {
+    "Addbmm", "Addr", "BlockDiag", "MaskedScatter",
     "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AdaptiveAvgPool3dBackward",
     "AdaptiveMaxPool3dBackward", "AvgPool3dBackward", "MaxPool3dBackward",
     "AffineGridGenerator", "GridSampler2d", "FractionalMaxPool2d",
@@ -76,7 +77,7 @@ LOOP_FALLBACK = {
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
 # a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).
-PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll"}
+PARTIAL_RULES = {"BatchNormEval", "ConvTranspose", "Embedding", "Roll", "Unfold"}
 
 
 def _examples(name, index, batch, rng):

@@ -28,7 +28,8 @@ torch = require_torch()
 # reverse mode only.
 BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface", "MultilabelMarginLoss", "EmbeddingBag",
                 "CtcLoss", "Cdist", "EuclideanDist", "Pdist", "Igamma", "Igammac",
-                "SpecialZeta", "SpecialZetaScalarSelf", "RreluWithNoiseInplace", "GridSampler2d"}
+                "SpecialZeta", "SpecialZetaScalarSelf", "RreluWithNoiseInplace", "GridSampler2d",
+                "IndexReduce"}
 
 
 # Samples whose tangent torch 2.13 leaves undefined without an error (scatter_reduce's prod);

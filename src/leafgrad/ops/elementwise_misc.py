@@ -1,0 +1,304 @@
+"""Elementwise ops on the bits and integers of numbers: heaviside, nextafter, ldexp, frexp,
+gcd and lcm.
+
+Gradients as torch 2.13 has them (probed): ldexp, frexp and nextafter have formulas
+(``LdexpBackward0``, ``FrexpBackward0``, ``NextafterBackward0``: nextafter passes ``grad`` to
+``self`` and zeros to ``other``); heaviside records a node named ``NotImplemented`` whose
+backward raises "derivative for aten::heaviside is not implemented"; gcd and lcm take integer
+tensors only, which never require grad.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype
+from ..tensor import _wrap
+from . import _promote
+from . import _batching_rules as batch
+from ._forward import jvp_sum
+from .math_unary import _not_implemented
+from .registry import Op, register
+
+__all__ = ["Heaviside", "Nextafter", "Ldexp", "Frexp", "Gcd", "Lcm", "heaviside", "nextafter",
+           "ldexp", "frexp", "gcd", "lcm"]
+
+
+def _constant(array: np.ndarray):
+    return _wrap(np.asarray(array))
+
+
+# -- heaviside ----------------------------------------------------------------------------------
+
+
+def _heaviside(a, values):
+    if a.dtype.kind == "c" or values.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if a.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    # torch's kernel: a == 0 ? values : (a > 0); NaN gives 0
+    with np.errstate(invalid="ignore"):
+        out = np.where(a == 0, values, (a > 0).astype(a.dtype))
+    return np.asarray(out, dtype=a.dtype)
+
+
+class _HeavisideNode(Op):
+    """torch records heaviside under a node named ``NotImplemented`` (no derivative); not in the
+    op table, as it has no gradient to test (like scatter's ``reduce=`` node in gather.py).
+    torch's node has edges only to the operands that require grad: see _HeavisideOneNode."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    inputs = ("self", "values")
+    _save_plan = ()
+    vmap = batch.elementwise
+
+    @staticmethod
+    def forward(ctx, a, values, inplace_form=False):
+        return _heaviside(a, values)
+
+    def backward(self, grad):
+        name = "heaviside_" if self._params.get("inplace_form") else "heaviside"
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        name = "heaviside_" if self._params.get("inplace_form") else "heaviside"
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{name} that does not support it.")
+
+
+class _HeavisideOneNode(_HeavisideNode):
+    """heaviside with one operand requiring grad: the other is a parameter (no edge)."""
+
+    inputs = ("input",)
+
+    @staticmethod
+    def forward(ctx, tensor, other, tensor_is_self, inplace_form=False):
+        return _heaviside(tensor, other) if tensor_is_self else _heaviside(other, tensor)
+
+
+for _cls in (_HeavisideNode, _HeavisideOneNode):
+    _cls.__name__ = _cls.__qualname__ = "NotImplemented"
+Heaviside = _HeavisideNode
+
+
+def heaviside(a, values, inplace_form: bool = False):
+    """``a`` and ``values`` are Tensors; the in-place form writes into ``a``."""
+    from ..autograd.grad_mode import state
+    from .inplace import inplace
+
+    wants = (a.requires_grad, values.requires_grad)
+    if state.grad_enabled and wants == (True, False):
+        if inplace_form:
+            return inplace(_HeavisideOneNode, a, other=values._data, tensor_is_self=True,
+                           inplace_form=True)
+        return _HeavisideOneNode.apply(a, other=values._data, tensor_is_self=True)
+    if state.grad_enabled and wants == (False, True) and not inplace_form:
+        return _HeavisideOneNode.apply(values, other=a._data, tensor_is_self=False)
+    if inplace_form:
+        return inplace(_HeavisideNode, a, values, inplace_form=True)
+    return _HeavisideNode.apply(a, values)
+
+
+# -- nextafter ----------------------------------------------------------------------------------
+
+
+@register
+class Nextafter(Op):
+    """The next representable float after ``self`` towards ``other``."""
+
+    node = "NextafterBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("nextafter", "Tensor.nextafter")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _promote.binary(a, b)
+        if a.dtype.kind != "f":
+            raise _not_implemented("nextafter_cpu", a)
+        return np.asarray(np.nextafter(a, b))
+
+    def backward(self, grad):
+        # torch 2.13: grad to self, zeros to other (probed)
+        grad_other = None
+        if self.needs_grad(1):
+            grad_other = _constant(np.zeros(grad._data.shape, grad._data.dtype))
+        return grad, grad_other
+
+    def jvp(self, tangents, primals, result):
+        return jvp_sum(tangents[:1], lambda t: t)
+
+
+# -- ldexp --------------------------------------------------------------------------------------
+
+
+def _ldexp_operands(a, b):
+    """torch's ldexp dtype: the promoted type, the default float dtype for integers."""
+    target = _promote.result_np_dtype(a, b)
+    if target.kind not in "fc":
+        target = _dtype.get_default_dtype().np
+    return a.astype(target, copy=False), b.astype(target, copy=False), target
+
+
+def _pow2(other):
+    """torch's ``pow(2, other)`` in ``other``'s dtype, the factor of ldexp's derivatives.
+
+    Note: ldexp's gradient with integer exponents. torch computes the factor with integer
+    arithmetic when ``other`` is an integer tensor: ``2 ** -k`` is 0 there, so the gradient of
+    ``self`` is 0 wherever the exponent is negative (probed on torch 2.13), and 2 ** 63 wraps.
+    leafgrad follows torch (values must agree with it), though the true derivative is 2 ** -k.
+    """
+    from . import pow as power
+
+    data = other._data
+    if data.dtype.kind in "fc":
+        return power(2.0, other)  # differentiable when other requires grad
+    exponent = data.astype(np.int64) if data.dtype == np.bool_ else data
+    bits = exponent.dtype.itemsize * 8
+    inside = (exponent >= 0) & (exponent < bits)
+    shifted = np.left_shift(np.ones((), exponent.dtype), np.where(inside, exponent, 0))
+    return _constant(np.where(inside, shifted, np.zeros((), exponent.dtype)))
+
+
+@register
+class Ldexp(Op):
+    """``self * 2 ** other``."""
+
+    node = "LdexpBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    saves = {"self": ("other",), "other": ("self", "other")}
+    broadcasts = True
+    torch_names = ("ldexp", "Tensor.ldexp")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.shape != b.shape:
+            _promote.check_broadcast(a.shape, b.shape)
+        a, b, dtype = _ldexp_operands(a, b)
+        with np.errstate(all="ignore"):
+            return np.asarray(a * np.power(dtype.type(2), b), dtype=dtype)
+
+    def backward(self, grad):
+        grad_self = grad_other = None
+        if self.needs_grad(0):
+            grad_self = grad * _pow2(self.saved("other"))
+        if self.needs_grad(1):
+            grad_other = grad * self.saved("self") * _pow2(self.saved("other")) * math.log(2.0)
+        return grad_self, grad_other
+
+    def jvp(self, tangents, primals, result):
+        a, b = primals
+        factor = _pow2(b)
+        return jvp_sum(tangents, lambda t: t * factor,
+                       lambda t: t * a * factor * math.log(2.0))
+
+
+# -- frexp --------------------------------------------------------------------------------------
+
+
+@register
+class Frexp(Op):
+    """``(mantissa, exponent)`` with ``self == mantissa * 2 ** exponent``, |mantissa| in
+    [0.5, 1); the exponent is int32, as torch's."""
+
+    node = "FrexpBackward0"
+    vmap = batch.elementwise
+    multi_output = True
+    torch_names = ("frexp", "Tensor.frexp")
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype.kind != "f":
+            raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        mantissa, exponent = np.frexp(a)
+        exponent = np.asarray(exponent, dtype=np.int32)
+        if ctx is not None:
+            ctx.keep("exponent", exponent)
+        return np.asarray(mantissa, dtype=a.dtype), exponent
+
+    def backward(self, grads):
+        grad = grads[0]
+        if grad is None:
+            return None
+        scale = np.ldexp(np.ones((), grad._data.dtype), -self.saved("exponent"))
+        return grad * _constant(scale.astype(grad._data.dtype, copy=False))
+
+    def jvp(self, tangents, primals, result):
+        tangent = tangents[0]
+        if tangent is None:
+            return None
+        exponent = result[1]._data
+        scale = np.ldexp(np.ones((), result[0]._data.dtype), -exponent)
+        return tangent * _constant(scale.astype(result[0]._data.dtype, copy=False)), None
+
+
+# -- gcd, lcm -----------------------------------------------------------------------------------
+
+
+def _integer_operands(a, b, kernel: str):
+    a, b = _promote.binary(a, b)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu":
+        raise _not_implemented(kernel, a)
+    return a, b
+
+
+@register
+class Gcd(Op):
+    node = "GcdBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    differentiable = False
+    torch_names = ("gcd", "Tensor.gcd")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _integer_operands(a, b, "gcd_cpu")
+        return np.asarray(np.gcd(a, b), dtype=a.dtype)
+
+
+@register
+class Lcm(Op):
+    node = "LcmBackward0"
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    differentiable = False
+    torch_names = ("lcm", "Tensor.lcm")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = _integer_operands(a, b, "lcm_cpu")
+        # torch: g = gcd(a, b); g == 0 ? 0 : abs(a / g * b), with the integer type's wrap-around
+        with np.errstate(all="ignore"):
+            g = np.gcd(a, b)
+            safe = np.where(g == 0, np.ones((), a.dtype), g)
+            out = np.where(g == 0, np.zeros((), a.dtype), np.abs((a // safe) * b))
+        return np.asarray(out, dtype=a.dtype)
+
+
+# -- functions ------------------------------------------------------------------------------------
+
+
+def nextafter(a, b):
+    return Nextafter.apply(a, b)
+
+
+def ldexp(a, b):
+    return Ldexp.apply(a, b)
+
+
+def frexp(a):
+    return Frexp.apply(a)
+
+
+def gcd(a, b):
+    return Gcd.apply(a, b)
+
+
+def lcm(a, b):
+    return Lcm.apply(a, b)

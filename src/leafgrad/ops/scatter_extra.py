@@ -1,0 +1,346 @@
+"""Scatters added for torch-namespace coverage: ``select_scatter``, ``slice_scatter``,
+``diagonal_scatter`` (a copy of ``self`` with one view of it replaced by ``src``),
+``masked_scatter`` (``source``'s leading elements, in row-major order, written where ``mask`` is
+True) and ``index_reduce`` (``scatter_reduce`` with a vector index along ``dim``).
+
+Gradients are torch's (derivatives.yaml): ``self`` gets ``grad`` with the written part zeroed,
+``src`` the written part of ``grad``; for masked_scatter the source's unread elements get 0;
+index_reduce uses scatter_reduce's formulas (ops/scatter_reduce.py) on the expanded index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import from_numpy_dtype
+from ..tensor import Tensor, _wrap
+from . import _layout
+from ._forward import auto_linear
+from . import _batching_rules as batch
+from .registry import Op, register
+from .scatter_reduce import ScatterReduce
+from .shape import _wrap_dim
+from .shape_ext import Diagonal
+
+__all__ = ["SelectScatter", "SliceScatter", "DiagonalScatter", "MaskedScatter", "IndexReduce",
+           "select_scatter", "slice_scatter", "diagonal_scatter", "masked_scatter",
+           "index_reduce"]
+
+
+def _slice_index(ndim: int, dim: int, key) -> tuple:
+    index = [slice(None)] * ndim
+    index[dim] = key
+    return tuple(index)
+
+
+def _check_src(src_shape: tuple, slice_shape: tuple) -> None:
+    if tuple(src_shape) != tuple(slice_shape):
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src_shape)}, slice size = {list(slice_shape)}")
+
+
+class _ViewScatter(Op):
+    """``self`` copied, with ``_view(copy)`` overwritten by ``src`` (cast to self's dtype)."""
+
+    inputs = ("self", "src")
+    complex_ok = True
+
+    @classmethod
+    def _view(cls, array: np.ndarray, params: dict) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def _view_of(cls, tensor, params: dict):  # the same view as a Tensor op (for backward)
+        raise NotImplementedError  # pragma: no cover
+
+    @classmethod
+    def forward(cls, ctx, a, src, **params):
+        out = _layout.copy_like(a)  # torch's self.clone(): self's layout
+        view = cls._view(out, params)
+        _check_src(src.shape, view.shape)
+        view[...] = src
+        return out
+
+    def backward(self, grad):
+        grad_self = grad_src = None
+        if self.needs_grad(0):
+            src_shape = self.input_shape(1)
+            grad_self = type(self).apply(grad, grad.new_zeros(src_shape), **self._params)
+        if self.needs_grad(1):
+            grad_src = self._view_of(grad, self._params)
+        return grad_self, grad_src
+
+    jvp = auto_linear
+
+
+@register
+class SelectScatter(_ViewScatter):
+    node = "SelectScatterBackward0"
+    vmap = batch.dims("dim")
+    torch_names = ("select_scatter", "Tensor.select_scatter")
+
+    @classmethod
+    def _view(cls, array, params):
+        return array[_slice_index(array.ndim, params["dim"], params["index"])]
+
+    @classmethod
+    def _view_of(cls, tensor, params):
+        return tensor.select(params["dim"], params["index"])
+
+    @classmethod
+    def forward(cls, ctx, a, src, dim, index):
+        out = _layout.copy_like(a)
+        _check_src(src.shape, out[_slice_index(out.ndim, dim, index)].shape)
+        out[_slice_index(out.ndim, dim, index)] = src
+        return out
+
+
+@register
+class SliceScatter(_ViewScatter):
+    node = "SliceScatterBackward0"
+    vmap = batch.dims("dim")
+    torch_names = ("slice_scatter", "Tensor.slice_scatter")
+
+    @classmethod
+    def _view(cls, array, params):
+        key = slice(params["start"], params["end"], params["step"])
+        return array[_slice_index(array.ndim, params["dim"], key)]
+
+    @classmethod
+    def _view_of(cls, tensor, params):
+        from .shape import Slice
+
+        return Slice.apply(tensor, dim=params["dim"], start=params["start"], end=params["end"],
+                           step=params["step"])
+
+    @classmethod
+    def forward(cls, ctx, a, src, dim, start, end, step):
+        return _ViewScatter.forward.__func__(cls, ctx, a, src, dim=dim, start=start, end=end,
+                                             step=step)
+
+
+@register
+class DiagonalScatter(_ViewScatter):
+    node = "DiagonalScatterBackward0"
+    vmap = batch.dims("dim1", "dim2")
+    torch_names = ("diagonal_scatter", "Tensor.diagonal_scatter")
+
+    @classmethod
+    def _view(cls, array, params):
+        return Diagonal.forward(None, array, params["offset"], params["dim1"], params["dim2"])
+
+    @classmethod
+    def _view_of(cls, tensor, params):
+        return tensor.diagonal(params["offset"], params["dim1"], params["dim2"])
+
+    @classmethod
+    def forward(cls, ctx, a, src, offset, dim1, dim2):
+        return _ViewScatter.forward.__func__(cls, ctx, a, src, offset=offset, dim1=dim1,
+                                             dim2=dim2)
+
+
+# -- masked_scatter -------------------------------------------------------------------------------
+
+
+@register
+class MaskedScatter(Op):
+    """``self`` (broadcast with ``mask``) with the True positions taking ``source``'s leading
+    elements in row-major order."""
+
+    node = "MaskedScatterBackward0"
+    inputs = ("self", "source")
+    broadcasts = True
+    complex_ok = True
+    torch_names = ("masked_scatter", "Tensor.masked_scatter")
+
+    @staticmethod
+    def forward(ctx, a, source, mask):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
+        where = np.broadcast_to(mask, shape)
+        count = int(where.sum())
+        if source.size < count:
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        out[where] = source.reshape(-1)[:count]
+        return out
+
+    def backward(self, grad):
+        from .. import cat
+
+        mask = _wrap(self._params["mask"])
+        grad_self = grad_source = None
+        if self.needs_grad(0):
+            from .. import where
+
+            grad_self = where(mask, grad.new_zeros(()), grad)  # masked_fill(mask, 0)
+        if self.needs_grad(1):
+            shape = self.input_shape(1)
+            selected = grad.masked_select(mask)
+            missing = int(np.prod(shape)) - selected.shape[0]
+            if missing > 0:
+                selected = cat([selected, grad.new_zeros((missing,))])
+            grad_source = selected.view(shape)
+        return grad_self, grad_source
+
+    jvp = auto_linear
+
+
+# -- index_reduce ---------------------------------------------------------------------------------
+
+
+@register
+class IndexReduce(ScatterReduce):
+    """``index_reduce``: ScatterReduce with the vector index expanded along ``dim`` to the
+    source's shape (its forward, backward and forward-mode formulas)."""
+
+    node = "IndexReduceBackward0"
+    torch_names = ("index_reduce", "Tensor.index_reduce")
+
+
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+_index_reduce_warned = []
+
+
+def _expanded_index(index: np.ndarray, source_shape: tuple, dim: int) -> np.ndarray:
+    if len(source_shape) == 0:
+        return index.reshape(())
+    shape = [1] * len(source_shape)
+    shape[dim] = index.size
+    return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source_shape))
+
+
+def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=False):
+    """Checks in torch's order (its messages name the in-place kernel), then the op."""
+    import warnings
+
+    from .._info import is_warn_always_enabled
+    from .gather import _index_array, check_index_add_bounds
+    from .inplace import inplace as _inplace
+
+    if not _index_reduce_warned or is_warn_always_enabled():
+        _index_reduce_warned.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=3)
+    dim = _wrap_dim(dim, tensor.ndim)
+    if not isinstance(index, Tensor) or index._data.ndim > 1:
+        data = index._data if isinstance(index, Tensor) else np.asarray(index)
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {data.ndim} with "
+            f"type: {from_numpy_dtype(data.dtype)._legacy} and size: {list(data.shape)}")
+    if index._data.dtype not in (np.int32, np.int64):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._legacy}")
+    array = _index_array(index, "index_reduce").reshape(-1)
+    if source.ndim and dim >= source.ndim:
+        raise RuntimeError(f"index_reduce_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {source.ndim}")
+    count = source.shape[dim] if source.ndim else 1
+    if array.size != count:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({array.size}) should be equal "
+                           f"to source.size(dim): ({count}), for dim: {dim}")
+    if tensor.dtype is not source.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({tensor.dtype._legacy}) and source "
+                           f"({source.dtype._legacy}) must have the same scalar type")
+    rest = [n for k, n in enumerate(tensor.shape) if k != dim]
+    if tensor.ndim != source.ndim or rest != [n for k, n in enumerate(source.shape) if k != dim]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(tensor.shape)} "
+                           f"source.shape = {list(source.shape)}")
+    check_index_add_bounds(array, tensor.shape[dim] if tensor.ndim else 1)
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    params = {"dim": dim, "index": _expanded_index(array, tuple(source.shape), dim),
+              "reduce": reduce, "include_self": bool(include_self)}
+    if inplace:
+        return _inplace(IndexReduce, tensor, source, **params)
+    return IndexReduce.apply(tensor, source, **params)
+
+
+# -- functions (torch's checks, then the op) ------------------------------------------------------
+
+
+def _check_grad_dtype(tensor, src, name: str, complex_ok: bool = False) -> None:
+    """torch refuses to record these ops for an integer result (a src requiring grad written
+    into an integer self) and for complex results."""
+    from ..autograd.grad_mode import state
+
+    if not state.grad_enabled or not (src.requires_grad or tensor.requires_grad):
+        return
+    kind = tensor._data.dtype.kind
+    if kind == "c" and not complex_ok:
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+    if src.requires_grad and kind not in "fc":
+        raise RuntimeError(f"Autograd not support dtype: {tensor.dtype._legacy}")
+
+
+def select_scatter(tensor, src, dim, index):
+    if tensor.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(tensor.shape)} at dimension {dim}")
+    _check_grad_dtype(tensor, src, "select_scatter")
+    return SelectScatter.apply(tensor, src, dim=dim, index=index % size)
+
+
+def slice_scatter(tensor, src, dim=0, start=None, end=None, step=1):
+    if tensor.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, tensor.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    size = tensor.shape[dim]
+    start, end, _ = slice(start, end).indices(size)  # torch clamps as Python slices do
+    end = max(end, start)
+    _check_grad_dtype(tensor, src, "slice_scatter")
+    return SliceScatter.apply(tensor, src, dim=dim, start=start, end=end, step=step)
+
+
+def diagonal_scatter(tensor, src, offset=0, dim1=0, dim2=1):
+    ndim = tensor.ndim
+    dim1, dim2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    _check_grad_dtype(tensor, src, "diagonal_scatter", complex_ok=True)
+    return DiagonalScatter.apply(tensor, src, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def _expand_error(mask: np.ndarray, shape: tuple) -> RuntimeError:
+    if mask.ndim > len(shape):
+        return RuntimeError(
+            f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(shape)}): the number of sizes "
+            f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({mask.ndim})")
+    from .linalg_ext import _expanded_size_error
+
+    return _expanded_size_error(tuple(shape), mask.shape)
+
+
+def masked_scatter(tensor, mask, source, inplace=False):
+    from .inplace import inplace as _inplace
+
+    array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if array.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{from_numpy_dtype(array.dtype)._legacy}")
+    if tensor.dtype is not source.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{tensor.dtype._legacy} and {source.dtype._legacy}")
+    if inplace:
+        try:
+            fits = np.broadcast_shapes(array.shape, tuple(tensor.shape)) == tuple(tensor.shape)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise _expand_error(array, tuple(tensor.shape))
+        return _inplace(MaskedScatter, tensor, source, mask=array)
+    from ._promote import check_broadcast
+
+    if array.shape != tuple(tensor.shape):
+        check_broadcast(array.shape, tuple(tensor.shape))
+    return MaskedScatter.apply(tensor, source, mask=array)
