@@ -1,0 +1,45 @@
+"""The ``leafgrad.<name>(...)`` forms of the scans and statistics added with the coverage work:
+cummax/cummin, logcumsumexp (ops/scans_extra.py), aminmax, quantile/nanquantile, cov/corrcoef,
+renorm, histogram and gradient (ops/stats_extra.py)."""
+
+from __future__ import annotations
+
+from . import ops as _ops
+from ._out import Out, Rule, takes_out
+from .ops import return_types
+from .ops.scans_extra import _REQUIRED
+
+__all__ = ["cummax", "cummin", "logcumsumexp"]
+
+
+def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
+    return Rule(message, lambda result, out: result is out)
+
+
+def _cumextremum_out(name: str) -> Out:
+    # torch checks the indices' dtype first
+    return Out(name, (_scalar_type(), _scalar_type()), order=(1, 0),
+               returns=getattr(return_types, name + "_out"))
+
+
+@takes_out(_cumextremum_out("cummax"))
+def cummax(input, dim=_REQUIRED):
+    """(values, indices) of the running maximum along ``dim``; a tie moves the index forward.
+
+    >>> import leafgrad as torch
+    >>> torch.cummax(torch.tensor([1, 3, 3, 2]), 0).indices
+    tensor([0, 1, 2, 2])
+    """
+    return _ops.cummax(input, dim)
+
+
+@takes_out(_cumextremum_out("cummin"))
+def cummin(input, dim=_REQUIRED):
+    """(values, indices) of the running minimum along ``dim``; a tie moves the index forward."""
+    return _ops.cummin(input, dim)
+
+
+@takes_out(Out("logcumsumexp", _scalar_type()))
+def logcumsumexp(input, dim=_REQUIRED):
+    """log(cumsum(exp(input))) along ``dim``, without overflow."""
+    return _ops.logcumsumexp(input, dim)

@@ -1,0 +1,42 @@
+"""Samples for the scans and statistics of ops/scans_extra.py and ops/stats_extra.py.
+
+Inputs are random normals, so running extrema never tie: the gradchecks see smooth functions.
+Ties, NaNs, infinities, errors and the composite functions (quantile, cov, ...) are compared
+with torch in test_stats.py.
+"""
+
+from __future__ import annotations
+
+from .samples import Sample
+
+A = "any"
+S23, S3, S0, S234, S35 = (2, 3), (3,), (), (2, 3, 4), (3, 5)
+FIRST_ORDER = {"second_order": False}  # empty outputs: see samples_reductions.py
+
+
+def _rows0(a):
+    return a[:0]
+
+
+SAMPLES = {
+    "Cummax": [
+        Sample(lambda lib, a: a.cummax(1).values, ((S23, A),)),
+        Sample(lambda lib, a: lib.cummax(a.t(), -1)[0], ((S23, A),), note="non-contiguous"),
+        Sample(lambda lib, a: lib.cummax(a, dim=0).values, ((S234, A),)),
+        Sample(lambda lib, a: a.cummax(0).values, ((S0, A),)),
+        Sample(lambda lib, a: _rows0(a).cummax(0).values, ((S23, A),), **FIRST_ORDER),
+    ],
+    "Cummin": [
+        Sample(lambda lib, a: a.cummin(0).values, ((S23, A),)),
+        Sample(lambda lib, a: lib.cummin(a[:, ::2], -1).values, ((S35, A),)),
+        Sample(lambda lib, a: a.cummin(-1).values, ((S0, A),)),
+        Sample(lambda lib, a: _rows0(a).cummin(1).values, ((S23, A),), **FIRST_ORDER),
+    ],
+    "Logcumsumexp": [
+        Sample(lambda lib, a: a.logcumsumexp(1), ((S23, A),)),
+        Sample(lambda lib, a: lib.logcumsumexp(a.t(), 0), ((S23, A),), note="non-contiguous"),
+        Sample(lambda lib, a: lib.logcumsumexp(a, dim=-1), ((S234, A),)),
+        Sample(lambda lib, a: a.logcumsumexp(0), ((S0, A),)),
+        Sample(lambda lib, a: _rows0(a).logcumsumexp(1), ((S23, A),), **FIRST_ORDER),
+    ],
+}

@@ -1,0 +1,231 @@
+"""Scans and statistics against torch (ops/scans_extra.py, ops/stats_extra.py): ties, NaNs and
+infinities (indices, values and gradients to second order), result types and reprs, every call
+form, dtypes and errors. Smooth inputs are covered by the op table (samples_stats.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+NAN, INF = float("nan"), float("inf")
+
+
+def _tensors(lib, arrays, dtype, requires_grad):
+    out = []
+    for array in arrays:
+        if isinstance(array, np.ndarray):
+            t = lib.tensor(array, dtype=getattr(lib, dtype))
+            if requires_grad and t.is_floating_point():
+                t.requires_grad_()
+            out.append(t)
+        else:
+            out.append(array)
+    return out
+
+
+def _run(lib, fn, arrays, dtype, requires_grad):
+    inputs = _tensors(lib, arrays, dtype, requires_grad)
+    try:
+        return inputs, fn(lib, *inputs)
+    except Exception as error:  # noqa: BLE001 - comparing torch's exceptions
+        return inputs, (type(error).__name__, str(error).splitlines()[0])
+
+
+def _flat(result):
+    if isinstance(result, (tuple, list)):
+        return [t for item in result for t in _flat(item)]
+    return [result]
+
+
+def _np(tensor):
+    return tensor.detach().numpy(force=True)
+
+
+def _same_tensor(ours, theirs, rtol, atol):
+    if not isinstance(theirs, torch.Tensor):
+        assert ours == theirs
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    if rtol == 0:
+        np.testing.assert_array_equal(_np(ours), _np(theirs))
+    else:
+        np.testing.assert_allclose(_np(ours), _np(theirs), rtol=rtol, atol=atol)
+    assert ours.requires_grad == theirs.requires_grad
+    ours_node = type(ours.grad_fn).__name__ if ours.grad_fn is not None else None
+    theirs_node = type(theirs.grad_fn).__name__ if theirs.grad_fn is not None else None
+    assert ours_node == theirs_node
+
+
+def check(fn, *arrays, dtype="float64", grad=True, rtol=0.0, atol=0.0, grad_rtol=1e-10,
+          second_order=True, seed=0):
+    """``fn(lib, *tensors)`` gives torch's values, result types, grad_fn names and errors; with
+    ``grad``, its first and second-order gradients for a random upstream gradient too."""
+    arrays = [np.asarray(a) if isinstance(a, (list, np.ndarray)) else a for a in arrays]
+    ours_in, ours = _run(leafgrad, fn, arrays, dtype, grad)
+    theirs_in, theirs = _run(torch, fn, arrays, dtype, grad)
+    if isinstance(theirs, tuple) and isinstance(theirs[0], str):
+        assert ours == theirs
+        return
+    assert not (isinstance(ours, tuple) and isinstance(ours[0], str)), ours
+    assert type(ours).__name__ == type(theirs).__name__
+    if type(theirs).__module__ == "torch.return_types":
+        assert repr(ours).split("(")[0] == repr(theirs).split("(")[0].replace("torch.",
+                                                                              "leafgrad.")
+    ours_flat, theirs_flat = _flat(ours), _flat(theirs)
+    assert len(ours_flat) == len(theirs_flat)
+    for o, t in zip(ours_flat, theirs_flat):
+        _same_tensor(o, t, rtol, atol)
+    if not grad:
+        return
+    _grads_match(ours_in, theirs_in, ours_flat, theirs_flat, grad_rtol, second_order, seed)
+
+
+def _grads_match(ours_in, theirs_in, ours_out, theirs_out, rtol, second_order, seed):
+    rng = np.random.default_rng(seed)
+    pairs = [(o, t) for o, t in zip(ours_out, theirs_out)
+             if isinstance(t, torch.Tensor) and t.requires_grad]
+    wrt = [(o, t) for o, t in zip(ours_in, theirs_in)
+           if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not pairs or not wrt:
+        return
+    ups = [rng.normal(size=tuple(t.shape)) for _, t in pairs]
+    ours_total = sum((o * leafgrad.tensor(u, dtype=o.dtype)).sum() for (o, _), u in zip(pairs, ups))
+    theirs_total = sum((t * torch.tensor(u, dtype=t.dtype)).sum() for (_, t), u in zip(pairs, ups))
+    ours_g = leafgrad.autograd.grad(ours_total, [o for o, _ in wrt], create_graph=True,
+                                    allow_unused=True)
+    theirs_g = torch.autograd.grad(theirs_total, [t for _, t in wrt], create_graph=True,
+                                   allow_unused=True)
+    for o, t in zip(ours_g, theirs_g):
+        if t is None:
+            assert o is None or not np.any(_np(o))
+            continue
+        np.testing.assert_allclose(_np(o), _np(t), rtol=rtol, atol=rtol)
+    if not second_order:
+        return
+    weights = [rng.normal(size=tuple(t.shape)) if t is not None else None for t in theirs_g]
+    ours_second = [(o * leafgrad.tensor(w, dtype=o.dtype)).sum() for o, w in zip(ours_g, weights)
+                   if o is not None and o.requires_grad]
+    theirs_second = [(t * torch.tensor(w, dtype=t.dtype)).sum()
+                     for t, w in zip(theirs_g, weights) if t is not None and t.requires_grad]
+    assert len(ours_second) == len(theirs_second)
+    if not theirs_second:
+        return
+    ours_gg = leafgrad.autograd.grad(sum(ours_second), [o for o, _ in wrt], allow_unused=True)
+    theirs_gg = torch.autograd.grad(sum(theirs_second), [t for _, t in wrt], allow_unused=True)
+    for o, t in zip(ours_gg, theirs_gg):
+        if t is None:
+            assert o is None or not np.any(_np(o))
+            continue
+        np.testing.assert_allclose(_np(o), _np(t), rtol=rtol, atol=rtol)
+
+
+# -- cummax / cummin ------------------------------------------------------------------------------
+
+TIES = [[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, -0.0, 0.0, -1.0, -1.0]]
+WITH_NAN = [[1.0, NAN, 0.0, NAN, 5.0], [NAN, 2.0, NAN, 1.0, 1.0]]
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("values", [TIES, WITH_NAN, [[INF, -INF, INF, -INF, 0.0]] * 2])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumextremum_ties_nans_and_gradients(name, values, dim):
+    check(lambda lib, x: getattr(lib, name)(x, dim), values)
+    check(lambda lib, x: getattr(x, name)(dim=dim), values, dtype="float32")
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float16"])
+def test_cumextremum_dtypes(name, dtype):
+    values = [[1, 0, 1, 3], [2, 2, 0, 1]]
+    check(lambda lib, x: getattr(lib, name)(x, 1), values, dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.cummax(x, 2),
+    lambda lib, x: lib.cummax(x, 1.0),
+    lambda lib, x: lib.cummax(x),
+    lambda lib, x: lib.cummin(x, dim="a"),
+    lambda lib, x: lib.cummax(x[0, 0], 0),
+    lambda lib, x: lib.cummin(x[0, 0], -1),
+    lambda lib, x: lib.cummax(x[:0], 0),
+    lambda lib, x: lib.cummin(x[:, :0], 1),
+    lambda lib, x: lib.cummax(x.to(lib.complex64), 0),
+    lambda lib, x: lib.cummin(x.to(lib.complex64), 0),
+    lambda lib, x: lib.cummax(x.t(), 1),
+])
+def test_cumextremum_call_forms_and_errors(call):
+    check(call, np.arange(6.0).reshape(2, 3) % 4)
+
+
+def test_cumextremum_result_type():
+    ours = leafgrad.cummax(leafgrad.tensor([1, 3, 2]), 0)
+    theirs = torch.cummax(torch.tensor([1, 3, 2]), 0)
+    assert repr(ours) == repr(theirs).replace("torch.", "leafgrad.")
+    values, indices = ours
+    assert values is ours.values and indices is ours.indices
+
+
+@pytest.mark.parametrize("outs", [("float32", "int64"), ("float32", "float32"),
+                                  ("float64", "int64"), ("int64", "int64")])
+def test_cumextremum_out(outs):
+    def call(lib, x):
+        out = tuple(lib.empty(0, dtype=getattr(lib, d)) for d in outs)
+        result = lib.cummax(x, 1, out=out)
+        assert result[0] is out[0] and result[1] is out[1]
+        return result
+
+    check(call, [[1.0, 3.0, 2.0], [0.0, 1.0, 1.0]], dtype="float32", grad=False)
+    check(call, [[1.0, 3.0, 2.0], [0.0, 1.0, 1.0]], dtype="float32", grad=True)
+
+
+# -- logcumsumexp ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("values", [
+    [[-INF, 1.0, -INF, 2.0], [-INF, -INF, -INF, -INF]],
+    [[INF, 1.0, -INF, 2.0], [1.0, INF, 3.0, -INF]],
+    [[NAN, 1.0, 2.0, 3.0], [1.0, 2.0, NAN, 3.0]],
+    [[1000.0, 1000.0, -1000.0, 999.0], [-1000.0, -999.0, -1001.0, -1000.0]],
+])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_logcumsumexp_extremes(values, dim):
+    check(lambda lib, x: lib.logcumsumexp(x, dim), values, grad_rtol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_logcumsumexp_float32_values_bitwise(dtype):
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(4, 50)) * 10
+    check(lambda lib, x: lib.logcumsumexp(x, 1), values, dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.logcumsumexp(x.long(), 0),
+    lambda lib, x: lib.logcumsumexp(x > 0, 0),
+    lambda lib, x: lib.logcumsumexp(x, 5),
+    lambda lib, x: lib.logcumsumexp(x, dim=-2),
+    lambda lib, x: x.logcumsumexp(1),
+    lambda lib, x: lib.logcumsumexp(x[0, 0], 0),
+    lambda lib, x: lib.logcumsumexp(x[:0], 1),
+    lambda lib, x: lib.logcumsumexp(x, 0, out=lib.empty(0, dtype=lib.float64)),
+    lambda lib, x: lib.logcumsumexp(x.detach(), 0, out=lib.empty(0, dtype=lib.float64)),
+    lambda lib, x: lib.logcumsumexp(x.detach(), 0, out=lib.empty(0)),
+])
+def test_logcumsumexp_call_forms_and_errors(call):
+    check(call, [[0.5, -1.0, 2.0], [1.0, 0.0, -3.0]])
+
+
+def test_logcumsumexp_forward_ad_on_an_empty_dim_raises_as_torch():
+    def call(lib, x):
+        with lib.autograd.forward_ad.dual_level():
+            dual = lib.autograd.forward_ad.make_dual(x, lib.ones_like(x))
+            return lib.autograd.forward_ad.unpack_dual(lib.logcumsumexp(dual, 0)).tangent
+
+    check(call, np.zeros((0, 2)), grad=False)
+    check(call, np.array([[1.0, -INF], [2.0, 0.5]]), grad=False, rtol=1e-12, atol=1e-12)
