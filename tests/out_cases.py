@@ -142,6 +142,7 @@ OUT_CASES = {
     "cummax": "lib.cummax(x, 1, out=OUT2)",
     "cummin": "lib.cummin(x, 0, out=OUT2)",
     "logcumsumexp": "lib.logcumsumexp(x, 1, out=OUT)",
+    "aminmax": "lib.aminmax(x, dim=1, out=OUT2)",
     "sort": "lib.sort(x, 1, out=OUT2)",
     "topk": "lib.topk(x, 2, out=OUT2)",
     "matmul": "lib.matmul(x, m, out=OUT)",

@@ -5,11 +5,11 @@ renorm, histogram and gradient (ops/stats_extra.py)."""
 from __future__ import annotations
 
 from . import ops as _ops
-from ._out import Out, Rule, takes_out
+from ._out import EXPECT, Out, Rule, takes_out
 from .ops import return_types
 from .ops.scans_extra import _REQUIRED
 
-__all__ = ["cummax", "cummin", "logcumsumexp"]
+__all__ = ["cummax", "cummin", "logcumsumexp", "aminmax"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -43,3 +43,14 @@ def cummin(input, dim=_REQUIRED):
 def logcumsumexp(input, dim=_REQUIRED):
     """log(cumsum(exp(input))) along ``dim``, without overflow."""
     return _ops.logcumsumexp(input, dim)
+
+
+@takes_out(Out("aminmax", (EXPECT, EXPECT), returns=return_types.aminmax_out))
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of all elements, or along ``dim``; ties share each gradient evenly.
+
+    >>> import leafgrad as torch
+    >>> torch.aminmax(torch.tensor([[1., 3.], [0., 2.]]), dim=1).max
+    tensor([3., 2.])
+    """
+    return _ops.aminmax(input, dim=dim, keepdim=keepdim)

@@ -39,4 +39,13 @@ SAMPLES = {
         Sample(lambda lib, a: a.logcumsumexp(0), ((S0, A),)),
         Sample(lambda lib, a: _rows0(a).logcumsumexp(1), ((S23, A),), **FIRST_ORDER),
     ],
+    "Aminmax": [
+        Sample(lambda lib, a: lib.aminmax(a).min, ((S23, A),)),
+        Sample(lambda lib, a: a.aminmax(dim=1).max, ((S23, A),)),
+        Sample(lambda lib, a: lib.aminmax(a.t(), dim=-1, keepdim=True).min, ((S23, A),),
+               note="non-contiguous"),
+        Sample(lambda lib, a: lib.aminmax(a, dim=None, keepdim=True).max, ((S234, A),)),
+        Sample(lambda lib, a: a.aminmax(dim=0).max, ((S0, A),)),
+        Sample(lambda lib, a: _rows0(a).aminmax(dim=1).min, ((S23, A),), **FIRST_ORDER),
+    ],
 }

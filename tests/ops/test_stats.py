@@ -229,3 +229,48 @@ def test_logcumsumexp_forward_ad_on_an_empty_dim_raises_as_torch():
 
     check(call, np.zeros((0, 2)), grad=False)
     check(call, np.array([[1.0, -INF], [2.0, 0.5]]), grad=False, rtol=1e-12, atol=1e-12)
+
+
+# -- aminmax --------------------------------------------------------------------------------------
+
+AMINMAX_TIES = [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.aminmax(x),
+    lambda lib, x: lib.aminmax(x, dim=1),
+    lambda lib, x: lib.aminmax(x, dim=-2, keepdim=True),
+    lambda lib, x: lib.aminmax(x, dim=None, keepdim=True),
+    lambda lib, x: x.aminmax(dim=0),
+    lambda lib, x: lib.aminmax(x, dim=1).max,
+    lambda lib, x: lib.aminmax(x).min,
+    lambda lib, x: lib.aminmax(x[0, 0], dim=0, keepdim=True),
+    lambda lib, x: lib.aminmax(x, 1),
+    lambda lib, x: lib.aminmax(x, dim=(0, 1)),
+    lambda lib, x: lib.aminmax(x, dim=2),
+    lambda lib, x: lib.aminmax(x[:0]),
+    lambda lib, x: lib.aminmax(x[:0], dim=0),
+    lambda lib, x: lib.aminmax(x[:0], dim=1),
+    lambda lib, x: lib.aminmax(x.to(lib.complex64)),
+])
+def test_aminmax_ties_call_forms_and_errors(call):
+    check(call, AMINMAX_TIES)
+    check(call, [[1.0, NAN, 3.0], [2.0, 2.0, 0.0]])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool", "float16", "float32"])
+def test_aminmax_dtypes(dtype):
+    check(lambda lib, x: lib.aminmax(x, dim=0), [[1, 0, 1], [0, 1, 1]], dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("outs", [("float32", "float32"), ("int64", "float32"),
+                                  ("float32", "float64")])
+@pytest.mark.parametrize("grad", [False, True])
+def test_aminmax_out(outs, grad):
+    def call(lib, x):
+        out = tuple(lib.empty(0, dtype=getattr(lib, d)) for d in outs)
+        result = lib.aminmax(x, dim=1, out=out)
+        assert result[0] is out[0] and result[1] is out[1]
+        return result
+
+    check(call, AMINMAX_TIES, dtype="float32", grad=grad)

@@ -19,3 +19,7 @@ class StatsMethods:
 
     def logcumsumexp(self, dim):
         return _ops.logcumsumexp(self, dim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        """(min, max) of all elements, or along ``dim``."""
+        return _ops.aminmax(self, dim=dim, keepdim=keepdim)
