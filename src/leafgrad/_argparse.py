@@ -237,6 +237,13 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "kron": _tensor_pair("kron"),
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
+for _name in ("quantile", "nanquantile"):  # ops/stats_composite.py
+    SIGNATURES[_name] = _overloads(*(
+        f"{_name}(Tensor input, {q} q, int? dim=None, bool keepdim=False, *, "
+        "str interpolation=\"linear\", Tensor? out=None)" for q in ("Tensor", "float")))
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(*(
+        f"{_name}({q} q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\")"
+        for q in ("Tensor", "float")))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod"):
     SIGNATURES[_name] = _binary(_name)
     SIGNATURES[f"Tensor.{_name}"] = _binary(_name, method=True)

@@ -5,11 +5,12 @@ renorm, histogram and gradient (ops/stats_extra.py)."""
 from __future__ import annotations
 
 from . import ops as _ops
-from ._out import EXPECT, Out, Rule, takes_out
+from ._out import EXPECT, Out, Rule, same_as, takes_out
 from .ops import return_types
 from .ops.scans_extra import _REQUIRED
 
-__all__ = ["cummax", "cummin", "logcumsumexp", "aminmax"]
+__all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
+           "corrcoef"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -54,3 +55,42 @@ def aminmax(input, *, dim=None, keepdim=False):
     tensor([3., 2.])
     """
     return _ops.aminmax(input, dim=dim, keepdim=keepdim)
+
+
+_QUANTILE_OUT = Out(None, same_as("quantile() out tensor must be same dtype as the input tensor"),
+                    mode="copy")
+
+
+@takes_out(_QUANTILE_OUT)
+def quantile(*args, **kwargs):
+    """``quantile(input, q, dim=None, keepdim=False, *, interpolation='linear')``: the q-th
+    quantiles (q a number or a 1-d tensor), by sorting, as torch.
+
+    >>> import leafgrad as torch
+    >>> torch.quantile(torch.tensor([1., 2., 3., 4.]), 0.5)
+    tensor(2.5000)
+    """
+    return _ops.quantile(*args, **kwargs)
+
+
+@takes_out(_QUANTILE_OUT)
+def nanquantile(*args, **kwargs):
+    """Like :func:`quantile`, computed over the non-NaN values of each slice."""
+    return _ops.nanquantile(*args, **kwargs)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the rows (variables) over the columns (observations), with integer
+    frequency weights and float importance weights as numpy.cov.
+
+    >>> import leafgrad as torch
+    >>> torch.cov(torch.tensor([[0., 1., 2.], [2., 1., 0.]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    return _ops.cov(input, correction=correction, fweights=fweights, aweights=aweights)
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
+    return _ops.corrcoef(input)

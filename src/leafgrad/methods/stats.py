@@ -23,3 +23,19 @@ class StatsMethods:
     def aminmax(self, *, dim=None, keepdim=False):
         """(min, max) of all elements, or along ``dim``."""
         return _ops.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def quantile(self, *args, **kwargs):
+        """``quantile(q, dim=None, keepdim=False, *, interpolation='linear')``."""
+        return _ops.tensor_quantile(self, *args, **kwargs)
+
+    def nanquantile(self, *args, **kwargs):
+        """Like :meth:`quantile`, ignoring NaNs."""
+        return _ops.tensor_nanquantile(self, *args, **kwargs)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        """Covariance matrix of the rows (variables) over the columns (observations)."""
+        return _ops.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self):
+        """Pearson correlation coefficients of the rows."""
+        return _ops.corrcoef(self)

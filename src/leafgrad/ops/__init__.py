@@ -349,3 +349,4 @@ from .linalg_ext import *  # noqa: E402,F403 - linalg topic (issue #3): see lina
 from .reductions import *  # noqa: E402,F403 - reductions topic (issue #3): see reductions.__all__
 from .scans_extra import *  # noqa: E402,F403 - cummax, cummin, logcumsumexp
 from .stats_extra import *  # noqa: E402,F403 - aminmax, renorm
+from .stats_composite import *  # noqa: E402,F403 - quantile, cov, histogram, gradient, ...
