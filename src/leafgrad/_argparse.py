@@ -237,6 +237,10 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "kron": _tensor_pair("kron"),
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
+SIGNATURES["renorm"] = _overloads(  # ops/stats_extra.py
+    "renorm(Tensor input, Number p, int dim, Number maxnorm, *, Tensor? out=None)")
+SIGNATURES["Tensor.renorm"] = _overloads("renorm(Number p, int dim, Number maxnorm)")
+SIGNATURES["Tensor.renorm_"] = _overloads("renorm_(Number p, int dim, Number maxnorm)")
 for _name in ("quantile", "nanquantile"):  # ops/stats_composite.py
     SIGNATURES[_name] = _overloads(*(
         f"{_name}(Tensor input, {q} q, int? dim=None, bool keepdim=False, *, "

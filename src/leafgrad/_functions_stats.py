@@ -10,7 +10,7 @@ from .ops import return_types
 from .ops.scans_extra import _REQUIRED
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
-           "corrcoef"]
+           "corrcoef", "renorm"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -94,3 +94,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def corrcoef(input):
     """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
     return _ops.corrcoef(input)
+
+
+@takes_out(Out("renorm", EXPECT))
+def renorm(*args, **kwargs):
+    """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm`` rescaled to norm
+    ``maxnorm`` (the others unchanged).
+
+    >>> import leafgrad as torch
+    >>> torch.renorm(torch.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    return _ops.renorm(*args, **kwargs)

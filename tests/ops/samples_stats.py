@@ -10,7 +10,8 @@ from __future__ import annotations
 from .samples import Sample
 
 A = "any"
-S23, S3, S0, S234, S35 = (2, 3), (3,), (), (2, 3, 4), (3, 5)
+S23, S3, S0, S234, S35, S34 = (2, 3), (3,), (), (2, 3, 4), (3, 5), (3, 4)
+NONZERO = "away0"
 FIRST_ORDER = {"second_order": False}  # empty outputs: see samples_reductions.py
 
 
@@ -47,5 +48,15 @@ SAMPLES = {
         Sample(lambda lib, a: lib.aminmax(a, dim=None, keepdim=True).max, ((S234, A),)),
         Sample(lambda lib, a: a.aminmax(dim=0).max, ((S0, A),)),
         Sample(lambda lib, a: _rows0(a).aminmax(dim=1).min, ((S23, A),), **FIRST_ORDER),
+    ],
+    "Renorm": [
+        Sample(lambda lib, a: lib.renorm(a, 2, 0, 1.5), ((S34, A),)),
+        Sample(lambda lib, a: a.renorm(1, 1, 2.0), ((S34, A),)),
+        Sample(lambda lib, a: a.t().renorm(float("inf"), -1, 1.0), ((S34, A),),
+               note="non-contiguous"),
+        Sample(lambda lib, a: lib.renorm(a, p=3, dim=2, maxnorm=1.0), ((S234, A),)),
+        Sample(lambda lib, a: lib.renorm(a, 0.5, 0, 4.0), ((S34, NONZERO),)),
+        Sample(lambda lib, a: (a * 1).renorm_(2, 0, 1.5), ((S34, A),), note="in place"),
+        Sample(lambda lib, a: _rows0(a).renorm(2, 1, 1.0), ((S23, A),), **FIRST_ORDER),
     ],
 }

@@ -39,3 +39,11 @@ class StatsMethods:
     def corrcoef(self):
         """Pearson correlation coefficients of the rows."""
         return _ops.corrcoef(self)
+
+    def renorm(self, *args, **kwargs):
+        """``renorm(p, dim, maxnorm)``: each slice along ``dim`` with p-norm above ``maxnorm``
+        rescaled to norm ``maxnorm``."""
+        return _ops.tensor_renorm(self, *args, **kwargs)
+
+    def renorm_(self, *args, **kwargs):
+        return _ops.renorm_(self, *args, **kwargs)

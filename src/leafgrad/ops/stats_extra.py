@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _argparse
 from ..tensor import _wrap_dim
 from . import _layout
 from . import _batching_rules as batch
@@ -88,4 +89,108 @@ def aminmax(tensor, *, dim=None, keepdim=False):
     return return_types.aminmax(Aminmax.apply(tensor, dim=dims, keepdim=keepdim))
 
 
-__all__ = ["Aminmax", "aminmax"]
+# -- renorm ---------------------------------------------------------------------------------------
+
+
+def _renorm_norm(a: np.ndarray, p: float, dims: tuple) -> np.ndarray:
+    from .reductions_stats import LinalgVectorNorm
+
+    return LinalgVectorNorm.forward(None, a, ord=p, dim=dims, keepdim=True)
+
+
+@register
+class Renorm(Op):
+    """Each slice ``select(dim, i)`` whose p-norm exceeds maxnorm scaled to norm maxnorm: the
+    factor is maxnorm / (norm + 1e-7), computed in the input's dtype as torch's CPU kernel."""
+
+    node = "RenormBackward0"
+    saves = {"self": ("self",)}
+    vmap = batch.dims("dims")  # the reduced dims: vmap's batch dims stay out of the norm
+    torch_names = ("renorm",)
+
+    @staticmethod
+    def forward(ctx, a, p, dims, maxnorm):
+        if a.dtype.kind not in "fc":
+            from .._dtype import from_numpy_dtype
+
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                               f"as input. Got {from_numpy_dtype(a.dtype)._legacy}")
+        # the norm in the input's precision (float16: in float32, then the factor in float16)
+        wide = a.astype(np.float32) if a.dtype == np.float16 else a
+        norm = _renorm_norm(wide, p, dims)
+        eps = norm.dtype.type(1e-7)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(norm > maxnorm, (maxnorm / (norm + eps)).astype(norm.dtype),
+                              norm.dtype.type(1))
+        return _layout.contiguous((a * factor.astype(a.dtype)).astype(a.dtype, copy=False))
+
+    def backward(self, grad):
+        # torch's renorm_backward: maxnorm/(n + eps) * (grad - nb/(n + eps)) where the slice is
+        # scaled, nb being the norm's gradient for sum(self * grad) over the slice; else grad
+        from .reductions_stats import LinalgVectorNorm, _norm_backward
+
+        a = self.saved("self")
+        p, dims, maxnorm = (self._params[k] for k in ("p", "dims", "maxnorm"))
+        norm = LinalgVectorNorm.apply(a, ord=p, dim=dims, keepdim=True)
+        grad_output = (a.conj() * grad).sum(dims, keepdim=True)
+        nb = _norm_backward(grad_output, a, p, norm, dims, True)
+        inverse = (norm + 1e-7).reciprocal()
+        scaled = inverse * maxnorm * (grad - inverse * nb)
+        return scaled.where(constant(norm._data > maxnorm, norm).bool(), grad)
+
+    def jvp(self, tangents, primals, result):
+        # d(x * m / (n + eps)) = m / (n + eps) * (t - x * dn / (n + eps)) where scaled
+        from .reductions_stats import LinalgVectorNorm, _norm_jvp
+
+        a, tangent = primals[0], tangents[0]
+        p, dims, maxnorm = (self._params[k] for k in ("p", "dims", "maxnorm"))
+        norm = LinalgVectorNorm.apply(a, ord=p, dim=dims, keepdim=True)
+        norm_tangent = _norm_jvp(a, tangent, p, norm, dims, True)
+        inverse = (norm + 1e-7).reciprocal()
+        scaled = inverse * maxnorm * (tangent - a * inverse * norm_tangent)
+        return scaled.where(constant(norm._data > maxnorm, norm).bool(), tangent)
+
+
+def _renorm_args(name: str, args: tuple, kwargs: dict) -> tuple:
+    """(tensor, params) of a renorm call, with torch's argument errors, then its value errors."""
+    _argparse.check(name, args[1:] if name.startswith("Tensor.") else args, kwargs)
+    names = ("input", "p", "dim", "maxnorm")
+    values = dict(zip(names, args))  # a method's self is the input
+    values.update(kwargs)
+    tensor = values["input"]
+    p = float(_argparse.scalar(values["p"]))
+    maxnorm = float(_argparse.scalar(values["maxnorm"]))
+    dim = _wrap_dim(int(values["dim"]), tensor.ndim)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {_number(maxnorm)}")
+    if tensor.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {tensor.ndim} "
+                           "dimensions")
+    dims = tuple(d for d in range(tensor.ndim) if d != dim)  # every dim but dim
+    return tensor, {"p": p, "dims": dims, "maxnorm": maxnorm}
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def renorm(*args, **kwargs):
+    tensor, params = _renorm_args("renorm", args, kwargs)
+    return Renorm.apply(tensor, **params)
+
+
+def tensor_renorm(*args, **kwargs):
+    tensor, params = _renorm_args("Tensor.renorm", args, kwargs)
+    return Renorm.apply(tensor, **params)
+
+
+def renorm_(*args, **kwargs):
+    from .inplace import inplace
+
+    tensor, params = _renorm_args("Tensor.renorm_", args, kwargs)
+    return inplace(Renorm, tensor, **params)
+
+
+__all__ = ["Aminmax", "aminmax", "Renorm", "renorm", "renorm_", "tensor_renorm"]
