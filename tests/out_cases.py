@@ -145,6 +145,7 @@ OUT_CASES = {
     "aminmax": "lib.aminmax(x, dim=1, out=OUT2)",
     "quantile": "lib.quantile(x, 0.3, dim=1, out=OUT)",
     "renorm": "lib.renorm(x, 2, 0, 0.5, out=OUT)",
+    "histogram": "lib.histogram(x, 3, out=OUT2)",
     "nanquantile": "lib.nanquantile(x, lib.tensor([0.3, 0.6]), out=OUT)",
     "sort": "lib.sort(x, 1, out=OUT2)",
     "topk": "lib.topk(x, 2, out=OUT2)",

@@ -86,6 +86,8 @@ _ACCEPTS = {
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
     "str": lambda v: isinstance(v, str),
     "tuple of ints": _is_int_list,
+    "float[]": lambda v: isinstance(v, (list, tuple)) and all(
+        isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
 }
 
@@ -241,6 +243,14 @@ SIGNATURES["renorm"] = _overloads(  # ops/stats_extra.py
     "renorm(Tensor input, Number p, int dim, Number maxnorm, *, Tensor? out=None)")
 SIGNATURES["Tensor.renorm"] = _overloads("renorm(Number p, int dim, Number maxnorm)")
 SIGNATURES["Tensor.renorm_"] = _overloads("renorm_(Number p, int dim, Number maxnorm)")
+SIGNATURES["histogram"] = _overloads(  # ops/histogram.py
+    "histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, "
+    "Tensor? out=None)",
+    "histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+    "bool density=False, Tensor? out=None)")
+SIGNATURES["Tensor.histogram"] = _overloads(
+    "histogram(Tensor bins, *, Tensor? weight=None, bool density=False)",
+    "histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)")
 for _name in ("quantile", "nanquantile"):  # ops/stats_composite.py
     SIGNATURES[_name] = _overloads(*(
         f"{_name}(Tensor input, {q} q, int? dim=None, bool keepdim=False, *, "

@@ -10,7 +10,7 @@ from .ops import return_types
 from .ops.scans_extra import _REQUIRED
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
-           "corrcoef", "renorm"]
+           "corrcoef", "renorm", "histogram"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -107,3 +107,23 @@ def renorm(*args, **kwargs):
             [0.3000, 0.4000]])
     """
     return _ops.renorm(*args, **kwargs)
+
+
+def _histogram_out_rule(what: str, dim: str = "") -> Rule:
+    return Rule(f"torch.histogram: input tensor and {what} tensor should have the same dtype, "
+                f"but got input {{r}} and {what} {{o}}{dim}", lambda result, out: result is out)
+
+
+@takes_out(Out(None, (_histogram_out_rule("hist"), _histogram_out_rule("bin_edges",
+                                                                        " for dimension 0")),
+               returns=return_types.histogram_out, out_name="aten::histogram"))
+def histogram(*args, **kwargs):
+    """``histogram(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
+    bin_edges): counts (or summed weights) of the values in ``bins`` equal bins over ``range``
+    (the data's by default), or between the edges of a 1-d ``bins`` tensor.
+
+    >>> import leafgrad as torch
+    >>> torch.histogram(torch.tensor([0., 1., 2., 3.]), 3).hist
+    tensor([1., 1., 2.])
+    """
+    return _ops.histogram(*args, **kwargs)

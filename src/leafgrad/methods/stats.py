@@ -47,3 +47,7 @@ class StatsMethods:
 
     def renorm_(self, *args, **kwargs):
         return _ops.renorm_(self, *args, **kwargs)
+
+    def histogram(self, *args, **kwargs):
+        """``histogram(bins, *, range=None, weight=None, density=False)`` -> (hist, bin_edges)."""
+        return _ops.tensor_histogram(self, *args, **kwargs)

@@ -350,3 +350,4 @@ from .reductions import *  # noqa: E402,F403 - reductions topic (issue #3): see 
 from .scans_extra import *  # noqa: E402,F403 - cummax, cummin, logcumsumexp
 from .stats_extra import *  # noqa: E402,F403 - aminmax, renorm
 from .stats_composite import *  # noqa: E402,F403 - quantile, cov, histogram, gradient, ...
+from .histogram import *  # noqa: E402,F403 - histogram
