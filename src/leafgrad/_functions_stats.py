@@ -10,7 +10,8 @@ from .ops import return_types
 from .ops.scans_extra import _REQUIRED
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
-           "corrcoef", "renorm", "histogram"]
+           "corrcoef", "renorm", "histogram",
+           "gradient"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -127,3 +128,16 @@ def histogram(*args, **kwargs):
     tensor([1., 1., 2.])
     """
     return _ops.histogram(*args, **kwargs)
+
+
+def gradient(*args, **kwargs):
+    """``gradient(input, *, spacing=1, dim=None, edge_order=1)``: estimates of the derivative
+    of ``input`` along each of ``dim`` (every dim by default) by
+    central differences, one-sided of order ``edge_order`` at the ends; ``spacing`` a number,
+    one per dim, or the sample coordinates (one 1-d tensor per dim). Returns a tuple.
+
+    >>> import leafgrad as torch
+    >>> torch.gradient(torch.tensor([1., 4., 9., 16.]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    return _ops.gradient(*args, **kwargs)

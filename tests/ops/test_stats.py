@@ -38,6 +38,10 @@ def _run(lib, fn, arrays, dtype, requires_grad):
         return inputs, (type(error).__name__, str(error).splitlines()[0])
 
 
+def _is_error(outcome) -> bool:
+    return type(outcome) is tuple and len(outcome) == 2 and isinstance(outcome[0], str)
+
+
 def _flat(result):
     if isinstance(result, (tuple, list)):
         return [t for item in result for t in _flat(item)]
@@ -71,10 +75,10 @@ def check(fn, *arrays, dtype="float64", grad=True, rtol=0.0, atol=0.0, grad_rtol
     arrays = [np.asarray(a, dtype=float) if isinstance(a, list) else a for a in arrays]
     ours_in, ours = _run(leafgrad, fn, arrays, dtype, grad)
     theirs_in, theirs = _run(torch, fn, arrays, dtype, grad)
-    if isinstance(theirs, tuple) and isinstance(theirs[0], str):
+    if _is_error(theirs):
         assert ours == theirs
         return
-    assert not (isinstance(ours, tuple) and isinstance(ours[0], str)), ours
+    assert not _is_error(ours), ours
     assert type(ours).__name__ == type(theirs).__name__
     if type(theirs).__module__ == "torch.return_types":
         assert repr(ours).split("(")[0] == repr(theirs).split("(")[0].replace("torch.",
@@ -592,3 +596,49 @@ def test_histogram_with_grad_has_torchs_not_implemented_node(call):
         return names
 
     assert run(leafgrad) == run(torch)
+
+
+# -- gradient -------------------------------------------------------------------------------------
+
+GRADIENT_INPUT = [[0.3, -1.2, 2.0, 0.1], [1.5, 0.2, -0.7, 0.9], [0.0, -0.4, 1.1, -2.2]]
+COORDINATES = (np.array([0.0, 0.5, 2.0]), np.array([-1.0, 0.0, 0.2, 3.0]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, c0, c1: lib.gradient(x),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=2.0),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=[2.0, 0.5]),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=(c0, c1)),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=[c1], dim=1),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=[c1], dim=[-1]),
+    lambda lib, x, c0, c1: lib.gradient(x, dim=1),
+    lambda lib, x, c0, c1: lib.gradient(x, dim=-1, edge_order=2),
+    lambda lib, x, c0, c1: lib.gradient(x, dim=[0, 1], edge_order=2, spacing=[1, 3]),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=(c0, c1), edge_order=2),
+    lambda lib, x, c0, c1: lib.gradient(x.t(), spacing=(c1, c0), edge_order=2),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=3, dim=0),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=lib.tensor(2.0)),
+    lambda lib, x, c0, c1: lib.gradient(x[0]),
+    lambda lib, x, c0, c1: lib.gradient(x.detach().long()),
+    lambda lib, x, c0, c1: lib.gradient(x.detach().int(), spacing=2),
+    lambda lib, x, c0, c1: lib.gradient(x.detach().long(), spacing=(c0.long(), c1.long())),
+    lambda lib, x, c0, c1: lib.gradient(x, edge_order=3),
+    lambda lib, x, c0, c1: lib.gradient(x, edge_order=0),
+    lambda lib, x, c0, c1: lib.gradient(x[:2], edge_order=2),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=[1.0]),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=[1.0], dim=[0, 1]),
+    lambda lib, x, c0, c1: lib.gradient(x, dim=[0, 0]),
+    lambda lib, x, c0, c1: lib.gradient(x, dim=2),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=(c0[None], c1)),
+    lambda lib, x, c0, c1: lib.gradient(x.detach().to(lib.uint8)),
+    lambda lib, x, c0, c1: lib.gradient(x.detach() > 0),
+    lambda lib, x, c0, c1: lib.gradient(x[0, 0]),
+    lambda lib, x, c0, c1: lib.gradient(x, 1),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=(c0, 2.0)),
+    lambda lib, x, c0, c1: lib.gradient(x, spacing=c0, dim=0),
+])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gradient(call, dtype):
+    tolerance = 1e-6 if dtype == "float32" else 1e-14
+    check(call, GRADIENT_INPUT, *COORDINATES, dtype=dtype, rtol=tolerance, atol=tolerance,
+          grad_rtol=1e-5 if dtype == "float32" else 1e-10)

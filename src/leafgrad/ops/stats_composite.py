@@ -217,4 +217,138 @@ def corrcoef(tensor):
     return c.clip(-1, 1)
 
 
-__all__ = ["quantile", "nanquantile", "tensor_quantile", "tensor_nanquantile", "cov", "corrcoef"]
+# -- gradient -------------------------------------------------------------------------------------
+
+
+def _gradient_dims(tensor, dim) -> tuple:
+    if dim is None:
+        return tuple(range(tensor.ndim)), False
+    if isinstance(dim, (list, tuple)):
+        return tuple(int(d) for d in dim), True
+    return (int(dim),), True
+
+
+def _gradient_checks(tensor, spacing_size, dims: tuple, dim_given: bool, edge_order: int):
+    """torch's pre_check_gradient, in its order."""
+    if tensor.dtype == _dtype.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if spacing_size is not None and not dim_given:
+        if spacing_size != tensor.ndim:
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar, or a list of "
+                f"length equal to 'self.dim() = {tensor.ndim}', since dim argument was not "
+                f"given, but got a list of length {spacing_size}")
+    if spacing_size is not None and dim_given and spacing_size != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            "dim arguments to have the same length, but got a spacing argument of length "
+            f"{spacing_size} and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    wrapped = [_wrap_dim(d, tensor.ndim) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    for d in wrapped:
+        if tensor.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    return wrapped
+
+
+def _uniform_gradient(tensor, direction: int, step, edge_order: int):
+    """Central differences inside, one-sided (first or second order) at both ends, for a
+    uniform spacing ``step`` (torch's gradient_helper_float)."""
+    size = tensor.shape[direction]
+    center = (tensor.narrow(direction, 2, size - 2) - tensor.narrow(direction, 0, size - 2))
+    center = center / step
+    first, second, third = (tensor.narrow(direction, i, 1) for i in (0, 1, 2))
+    last, before, third_last = (tensor.narrow(direction, size - i, 1) for i in (1, 2, 3))
+    if edge_order == 1:
+        prepend = (second - first) / step
+        append = (last - before) / step
+    else:
+        prepend = (first * -1.5 + second * 2 - third * 0.5) / step
+        append = (third_last * 0.5 - before * 2 + last * 1.5) / step
+    from .. import cat
+
+    return cat([prepend, center / 2, append], direction)
+
+
+def _coordinate_gradient(tensor, direction: int, coordinates, edge_order: int):
+    """The gradient for sample coordinates along ``direction`` (torch's gradient_helper): the
+    second-order accurate three-point formula for uneven steps inside."""
+    from .. import cat
+
+    if coordinates.ndim != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {coordinates.ndim} dimensions!")
+    shape = [1] * tensor.ndim
+    shape[direction] = -1
+    steps = coordinates.diff(1, 0)
+    dx1, dx2 = steps[:-1], steps[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    size = tensor.shape[direction]
+
+    def part(start, stop):
+        return tensor.narrow(direction, start, stop - start)
+
+    center = a * part(0, size - 2) + b * part(1, size - 1) + c * part(2, size)
+    if edge_order == 1:
+        prepend = (part(1, 2) - part(0, 1)) / steps[0]
+        append = (part(size - 1, size) - part(size - 2, size - 1)) / steps[-1]
+    else:
+        h0, h1 = steps[0], steps[1]
+        a = -(2.0 * h0 + h1) / (h0 * (h0 + h1))
+        b = (h0 + h1) / (h0 * h1)
+        c = (-h0) / (h1 * (h0 + h1))
+        prepend = a * part(0, 1) + b * part(1, 2) + c * part(2, 3)
+        h0, h1 = steps[-1], steps[-2]
+        a = h0 / (h1 * (h0 + h1))
+        b = -(h0 + h1) / (h0 * h1)
+        c = (2 * h0 + h1) / (h0 * (h0 + h1))
+        append = a * part(size - 3, size - 2) + b * part(size - 2, size - 1) + c * part(size - 1,
+                                                                                         size)
+    return cat([prepend, center, append], direction)
+
+
+def gradient(*args, **kwargs):
+    """torch.gradient: the derivative estimate along each of ``dim`` (every dim by default), by
+    central differences; ``spacing`` a number, one number per dim, or sample coordinates (one
+    1-d tensor per dim). Returns a tuple of tensors."""
+    if len(args) != 1 or set(kwargs) - {"spacing", "dim", "edge_order"}:
+        raise _argparse.invalid_combination("gradient", args, kwargs)
+    tensor = args[0]
+    spacing, dim = kwargs.get("spacing", 1), kwargs.get("dim")
+    edge_order = kwargs.get("edge_order", 1)
+    if isinstance(spacing, Tensor):
+        if spacing.ndim != 0:  # a lone tensor is no overload's spacing (only a 0-d Scalar)
+            raise _argparse.invalid_combination("gradient", args, kwargs)
+        spacing = spacing.item()
+    dims, dim_given = _gradient_dims(tensor, dim)
+    if isinstance(spacing, (list, tuple)):
+        spacing_size = len(spacing)
+        steps = list(spacing)
+        if steps and isinstance(steps[0], Tensor):
+            for index, step in enumerate(steps):
+                if not isinstance(step, Tensor):
+                    raise TypeError(f"expected Tensor as element {index} in argument 1, but "
+                                    f"got {_argparse.typename(step)}")
+    else:
+        spacing_size = None
+        steps = [spacing] * len(dims)
+    wrapped = _gradient_checks(tensor, spacing_size, dims, dim_given, edge_order)
+    results = []
+    for direction, step in zip(wrapped, steps):
+        if isinstance(step, Tensor):
+            results.append(_coordinate_gradient(tensor, direction, step, edge_order))
+        else:
+            results.append(_uniform_gradient(tensor, direction, _argparse.scalar(step),
+                                             edge_order))
+    return tuple(results)
+
+
+__all__ = ["quantile", "nanquantile", "tensor_quantile", "tensor_nanquantile", "cov", "corrcoef",
+           "gradient"]
