@@ -642,3 +642,38 @@ def test_gradient(call, dtype):
     tolerance = 1e-6 if dtype == "float32" else 1e-14
     check(call, GRADIENT_INPUT, *COORDINATES, dtype=dtype, rtol=tolerance, atol=tolerance,
           grad_rtol=1e-5 if dtype == "float32" else 1e-10)
+
+
+# -- in-place scans (Tensor.cumsum_, Tensor.cumprod_) ---------------------------------------------
+
+SCAN_INPUT = [[0.3, -1.2, 2.0, 0.1], [1.5, 0.2, -0.7, 0.9], [0.0, -0.4, 1.1, -2.2]]
+
+
+def _views_scanned(lib, x):
+    y = x * 1
+    y[:, 1].cumsum_(0)  # a view: its base's history becomes CopySlices
+    return y
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: (x * 1).cumsum_(1),
+    lambda lib, x: (x * 1).cumprod_(0),
+    lambda lib, x: (x * 1).cumprod_(dim=-1),
+    lambda lib, x: (x * 1).t().cumsum_(dim=1),
+    lambda lib, x: _views_scanned(lib, x),
+    lambda lib, x: (x * 1).cumsum_(0, dtype=x.dtype),
+    lambda lib, x: x.cumsum_(0),
+    lambda lib, x: x.detach().clone().cumsum_(0, dtype=lib.float16),
+    lambda lib, x: x.detach().long().cumsum_(1),
+    lambda lib, x: x.detach().long().cumprod_(0, dtype=lib.float32),
+    lambda lib, x: (x.detach() > 0).cumsum_(0),
+    lambda lib, x: (x.detach() > 0).cumprod_(0),
+    lambda lib, x: x.detach().long().cumsum_(0, dtype=lib.int32),
+    lambda lib, x: (x[0, 0] * 1).cumsum_(0),
+    lambda lib, x: (x * 1).cumsum_(3),
+    lambda lib, x: (x * 1).cumsum_(),
+    lambda lib, x: (x * 1).cumprod_(0, x.dtype),
+    lambda lib, x: (x[:0] * 1).cumprod_(1),
+])
+def test_inplace_scans(call):
+    check(call, SCAN_INPUT, rtol=1e-15, atol=1e-15)

@@ -17,6 +17,18 @@ class StatsMethods:
         """(values, indices) of the running minimum along ``dim``."""
         return _ops.cummin(self, dim)
 
+    def cumsum_(self, *args, **kwargs):
+        """``cumsum_(dim, *, dtype=None)``: the cumulative sum written into this tensor."""
+        if len(args) > 1:  # dtype is keyword-only
+            raise TypeError(f"cumsum_() takes 1 positional argument but {len(args)} were given")
+        return _ops.cumsum_(self, *args, **kwargs)
+
+    def cumprod_(self, *args, **kwargs):
+        """``cumprod_(dim, *, dtype=None)``: the cumulative product written into this tensor."""
+        if len(args) > 1:  # dtype is keyword-only
+            raise TypeError(f"cumprod_() takes 1 positional argument but {len(args)} were given")
+        return _ops.cumprod_(self, *args, **kwargs)
+
     def logcumsumexp(self, dim):
         return _ops.logcumsumexp(self, dim)
 

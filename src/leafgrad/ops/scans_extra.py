@@ -177,4 +177,34 @@ def logcumsumexp(tensor, dim=_REQUIRED):
     return Logcumsumexp.apply(tensor, dim=_dim_arg(dim, tensor, "logcumsumexp"))
 
 
-__all__ = ["Cummax", "Cummin", "Logcumsumexp", "cummax", "cummin", "logcumsumexp"]
+def _scan_(op, name: str, tensor, dim, dtype):
+    """``Tensor.cumsum_``/``cumprod_``: the scan written into ``tensor``, in its own dtype."""
+    from .._dtype import from_numpy_dtype
+    from .._out import _C10
+    from .inplace import inplace
+
+    if dim is _REQUIRED:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    own = from_numpy_dtype(tensor._data.dtype)
+    if dtype is not None and dtype is not own:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_C10[own.name]} and output "
+                           f"tensor dtype {_C10[dtype.name]} should match")
+    if tensor._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{name[:-1]}_out_cpu" not implemented for \'Bool\'')
+    return inplace(op, tensor, dim=_dim_arg(dim, tensor, name), dtype=own)
+
+
+def cumsum_(tensor, dim=_REQUIRED, *, dtype=None):
+    from .reductions_scan import Cumsum
+
+    return _scan_(Cumsum, "cumsum_", tensor, dim, dtype)
+
+
+def cumprod_(tensor, dim=_REQUIRED, *, dtype=None):
+    from .reductions_scan import Cumprod
+
+    return _scan_(Cumprod, "cumprod_", tensor, dim, dtype)
+
+
+__all__ = ["Cummax", "Cummin", "Logcumsumexp", "cummax", "cummin", "logcumsumexp", "cumsum_",
+           "cumprod_"]
