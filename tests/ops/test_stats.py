@@ -20,9 +20,9 @@ def _tensors(lib, arrays, dtype, requires_grad):
     for array in arrays:
         if isinstance(array, np.ndarray):
             # float arrays take the test's dtype; integer arrays (weights, counts) stay int64
-            kind = dtype if array.dtype.kind == "f" else "int64"
+            kind = {"f": dtype, "c": "complex128"}.get(array.dtype.kind, "int64")
             t = lib.tensor(array, dtype=getattr(lib, kind))
-            if requires_grad and t.is_floating_point():
+            if requires_grad and (t.is_floating_point() or t.is_complex()):
                 t.requires_grad_()
             out.append(t)
         else:
@@ -92,6 +92,10 @@ def check(fn, *arrays, dtype="float64", grad=True, rtol=0.0, atol=0.0, grad_rtol
     _grads_match(ours_in, theirs_in, ours_flat, theirs_flat, grad_rtol, second_order, seed)
 
 
+def _real(tensor):
+    return tensor.real if tensor.is_complex() else tensor
+
+
 def _grads_match(ours_in, theirs_in, ours_out, theirs_out, rtol, second_order, seed):
     rng = np.random.default_rng(seed)
     pairs = [(o, t) for o, t in zip(ours_out, theirs_out)
@@ -115,9 +119,9 @@ def _grads_match(ours_in, theirs_in, ours_out, theirs_out, rtol, second_order, s
     if not second_order:
         return
     weights = [rng.normal(size=tuple(t.shape)) if t is not None else None for t in theirs_g]
-    ours_second = [(o * leafgrad.tensor(w, dtype=o.dtype)).sum() for o, w in zip(ours_g, weights)
-                   if o is not None and o.requires_grad]
-    theirs_second = [(t * torch.tensor(w, dtype=t.dtype)).sum()
+    ours_second = [_real((o * leafgrad.tensor(w, dtype=o.dtype)).sum())
+                   for o, w in zip(ours_g, weights) if o is not None and o.requires_grad]
+    theirs_second = [_real((t * torch.tensor(w, dtype=t.dtype)).sum())
                      for t, w in zip(theirs_g, weights) if t is not None and t.requires_grad]
     assert len(ours_second) == len(theirs_second)
     if not theirs_second:
@@ -677,3 +681,23 @@ def _views_scanned(lib, x):
 ])
 def test_inplace_scans(call):
     check(call, SCAN_INPUT, rtol=1e-15, atol=1e-15)
+
+
+# -- complex input (cov, corrcoef, gradient compute it; the others refuse it as torch does) -------
+
+COMPLEX_INPUT = np.array(COV_INPUT) + 1j * np.array(COV_INPUT)[:, ::-1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, z: lib.view_as_real(lib.cov(z)),
+    lambda lib, z: lib.view_as_real(lib.cov(z, aweights=lib.tensor([1.0, 2.0, 1.0, 0.5],
+                                                                   dtype=lib.float64))),
+    lambda lib, z: lib.view_as_real(lib.corrcoef(z)),
+    lambda lib, z: [lib.view_as_real(g) for g in lib.gradient(z, spacing=[2.0, 0.5])],
+    lambda lib, z: lib.cummax(z, 0),
+    lambda lib, z: lib.aminmax(z),
+    lambda lib, z: lib.quantile(z, 0.5),
+    lambda lib, z: lib.histogram(z, 3),
+])
+def test_complex_input(call):
+    check(call, COMPLEX_INPUT, rtol=1e-12, atol=1e-15, grad_rtol=1e-10)

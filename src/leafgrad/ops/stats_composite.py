@@ -214,6 +214,10 @@ def corrcoef(tensor):
     stddev = (diagonal.real if diagonal.is_complex() else diagonal).sqrt()
     c = c / stddev.view(-1, 1)
     c = c / stddev.view(1, -1)
+    if c.is_complex():  # the real and imaginary parts clipped on their own, as torch
+        from .. import complex as make_complex
+
+        return make_complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)
 
 
