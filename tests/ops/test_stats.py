@@ -694,6 +694,9 @@ COMPLEX_INPUT = np.array(COV_INPUT) + 1j * np.array(COV_INPUT)[:, ::-1]
                                                                    dtype=lib.float64))),
     lambda lib, z: lib.view_as_real(lib.corrcoef(z)),
     lambda lib, z: [lib.view_as_real(g) for g in lib.gradient(z, spacing=[2.0, 0.5])],
+    lambda lib, z: lib.view_as_real(lib.logcumsumexp(z, 1)),
+    lambda lib, z: lib.view_as_real(lib.logcumsumexp(z.t() * 3, 1)),
+    lambda lib, z: lib.logcumsumexp(z.detach().to(lib.complex64), 0),
     lambda lib, z: lib.cummax(z, 0),
     lambda lib, z: lib.aminmax(z),
     lambda lib, z: lib.quantile(z, 0.5),
@@ -701,3 +704,14 @@ COMPLEX_INPUT = np.array(COV_INPUT) + 1j * np.array(COV_INPUT)[:, ::-1]
 ])
 def test_complex_input(call):
     check(call, COMPLEX_INPUT, rtol=1e-12, atol=1e-15, grad_rtol=1e-10)
+
+
+@pytest.mark.parametrize("values", [
+    [complex(-INF, 0), complex(-INF, 1), complex(1, 2), complex(INF, 0), complex(INF, 1)],
+    [complex(1, 0), complex(NAN, 1), complex(1, 2)],
+    [complex(1, 0), complex(1, NAN), complex(-1, 2)],
+    [complex(700, 1), complex(700, -1), complex(-700, 3)],
+])
+def test_complex_logcumsumexp_extremes(values):
+    check(lambda lib, z: lib.logcumsumexp(z, 0), np.array(values), grad=False, rtol=1e-15,
+          atol=1e-15)

@@ -91,6 +91,32 @@ class Cummin(_Cumextremum):
     accumulate = staticmethod(np.minimum.accumulate)
 
 
+def _complex_log_add_exp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's _log_add_exp_helper for complex numbers: ordered by real part, NaNs infectious,
+    two infinite real parts of one sign handled apart from log1p(exp(min - max)) + max."""
+    swap = x.real < y.real
+    low, high = np.where(swap, x, y), np.where(swap, y, x)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(low - high)) + high
+        both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
+        out = np.where(both_infinite & (low.real < 0), low, out)
+        out = np.where(both_infinite & (low.real > 0), np.log(np.exp(low) + np.exp(high)), out)
+    nan = np.isnan(x.real) | np.isnan(x.imag) | np.isnan(y.real) | np.isnan(y.imag)
+    return np.where(nan, complex(np.nan, np.nan), out)
+
+
+def _complex_logcumsumexp(a: np.ndarray, dim: int) -> np.ndarray:
+    """The running log-add-exp of complex values, carried in complex128 (torch's acc type for
+    complex64), one step along ``dim`` at a time (vectorised over the other dims)."""
+    moved = np.moveaxis(a.astype(np.complex128), dim, 0)
+    out = np.empty_like(moved)
+    running = np.full(moved.shape[1:], complex(-np.inf, 0.0))
+    for index in range(moved.shape[0]):
+        running = _complex_log_add_exp(moved[index], running)
+        out[index] = running
+    return np.moveaxis(out, 0, dim).astype(a.dtype)
+
+
 def _reverse_logcumsumexp(tensor, dim: int):
     flipped = Flip.apply(tensor, dims=(dim,))
     return Flip.apply(Logcumsumexp.apply(flipped, dim=dim), dims=(dim,))
@@ -102,19 +128,22 @@ class Logcumsumexp(Op):
     max + log1p(exp(min - max)), carried in float64 for float32/float16 (torch's acc type)."""
 
     node = "LogcumsumexpBackward0"
+    complex_ok = True
     vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logcumsumexp",)
 
     @staticmethod
     def forward(ctx, a, dim):
-        if a.dtype.kind not in "f":
+        if a.dtype.kind not in "fc":
             from .._dtype import from_numpy_dtype
 
             raise NotImplementedError(
                 f'"logcumsumexp_out_cpu" not implemented for \'{from_numpy_dtype(a.dtype)._legacy}\'')
         if a.ndim == 0 or a.size == 0:
             return a.copy()
+        if a.dtype.kind == "c":
+            return _layout.contiguous(_complex_logcumsumexp(a, dim))
         wide = _SCAN_ACCUMULATOR.get(a.dtype, a.dtype)
         with np.errstate(invalid="ignore"):
             out = np.logaddexp.accumulate(a.astype(wide, copy=False), axis=dim)
@@ -127,6 +156,9 @@ class Logcumsumexp(Op):
         if grad.ndim == 0 or grad.numel() == 0:
             return grad
         dim = self._params["dim"]
+        if grad.is_complex():  # no sign split needed: the log of a complex number exists
+            log_grad = grad.conj().log()
+            return (_reverse_logcumsumexp(log_grad - result, dim) + a).exp().conj()
         lowest = constant(np.finfo(grad._data.dtype).min, grad)
         log_abs = grad.abs().log()
         positive = log_abs.where(grad > 0, lowest)
@@ -144,7 +176,10 @@ class Logcumsumexp(Op):
             return tangent * 1
         if a.shape[dim] == 0:  # torch's max(dim) refuses it
             raise IndexError(f"max(): Expected reduction dim {dim} to have non-zero size.")
-        shifted = (a - a.amax(dim, keepdim=True).detach()).exp()
+        if a.is_complex():  # torch's complex branch skips the max shift
+            shifted = a.exp()
+        else:
+            shifted = (a - a.amax(dim, keepdim=True).detach()).exp()
         return (shifted * tangent).cumsum(dim) / (shifted.cumsum(dim) + 1e-13)
 
 
