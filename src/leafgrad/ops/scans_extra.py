@@ -24,14 +24,18 @@ def _running_extremum(a: np.ndarray, dim: int, accumulate) -> tuple:
     ties)."""
     running = accumulate(a, axis=dim)  # NaN propagates through np.maximum/np.minimum
     hit = a == running
-    if a.dtype.kind in "fc":
+    floating = a.dtype.kind == "f"
+    if floating and np.isnan(running.take(-1, axis=dim)).any():  # a NaN reaches the end
         hit |= np.isnan(a)
     shape = [1] * a.ndim
     shape[dim] = a.shape[dim]
     positions = np.arange(a.shape[dim], dtype=np.int64).reshape(shape)
     indices = np.maximum.accumulate(np.where(hit, positions, 0), axis=dim)
-    # the values are read at the indices (a later 0.0 replaces -0.0, as torch's ">=" does)
-    values = np.take_along_axis(a, indices, dim)
+    values = running
+    if floating and (running == 0).any():
+        # torch's ">=" lets a later 0.0 replace -0.0 (and the reverse): read the values at the
+        # indices, which NumPy's maximum does not promise
+        values = np.take_along_axis(a, indices, dim)
     return _layout.contiguous(values), _layout.contiguous(indices)
 
 
