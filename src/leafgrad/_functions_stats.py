@@ -11,7 +11,7 @@ from .ops.scans_extra import _REQUIRED
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
            "corrcoef", "renorm", "histogram",
-           "gradient"]
+           "histogramdd", "gradient"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -141,3 +141,16 @@ def gradient(*args, **kwargs):
     (tensor([3., 4., 6., 7.]),)
     """
     return _ops.gradient(*args, **kwargs)
+
+
+def histogramdd(*args, **kwargs):
+    """``histogramdd(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
+    bin_edges): the multi-dimensional histogram of the rows of ``input`` (its innermost dim
+    holds the coordinates); ``bins`` an int, one int per dim or one tensor of edges per dim.
+
+    >>> import leafgrad as torch
+    >>> torch.histogramdd(torch.tensor([[0., 0.], [1., 1.], [1., 0.]]), 2).hist
+    tensor([[1., 0.],
+            [1., 1.]])
+    """
+    return _ops.histogramdd(*args, **kwargs)

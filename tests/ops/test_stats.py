@@ -715,3 +715,75 @@ def test_complex_input(call):
 def test_complex_logcumsumexp_extremes(values):
     check(lambda lib, z: lib.logcumsumexp(z, 0), np.array(values), grad=False, rtol=1e-15,
           atol=1e-15)
+
+
+# -- histogramdd ----------------------------------------------------------------------------------
+
+POINTS = [[0.3, -1.2], [2.0, 0.1], [1.5, 0.2], [-0.7, 0.9], [0.0, -0.4], [1.1, -2.2], [0.2, 0.2]]
+
+
+def _edges(lib, x, *rows):
+    return [lib.tensor(row, dtype=x.dtype) for row in rows]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.histogramdd(x, 3),
+    lambda lib, x: lib.histogramdd(x, [2, 3]),
+    lambda lib, x: lib.histogramdd(x, bins=(2, 3), range=[-1.0, 1.0, -2.0, 2.0]),
+    lambda lib, x: lib.histogramdd(x, _edges(lib, x, [-1.0, 0.0, 2.0], [-3.0, 0.0, 1.0])),
+    lambda lib, x: lib.histogramdd(x, 2, weight=x[:, 0].abs(), density=True),
+    lambda lib, x: lib.histogramdd(x.view(7, 1, 2).expand(7, 2, 2), [4, 1]),
+    lambda lib, x: lib.histogramdd(lib.cat([x, x[:, :1]], 1), [2, 2, 3], density=True),
+    lambda lib, x: lib.histogramdd(x[:, 0], 2),
+    lambda lib, x: lib.histogramdd(x, [2]),
+    lambda lib, x: lib.histogramdd(x, [2, 0]),
+    lambda lib, x: lib.histogramdd(x, [2, -1]),
+    lambda lib, x: lib.histogramdd(x, [2, 1.5]),
+    lambda lib, x: lib.histogramdd(x, 2, range=[0.0, 1.0]),
+    lambda lib, x: lib.histogramdd(x, 2, weight=x[:, 0:1]),
+    lambda lib, x: lib.histogramdd(x, 2, weight=x[:, 0].double() if x.dtype == lib.float32
+                                   else x[:, 0].float()),
+    lambda lib, x: lib.histogramdd(x.long(), 2),
+    lambda lib, x: lib.histogramdd(x, _edges(lib, x, [-1.0, 0.0, 2.0])),
+    lambda lib, x: lib.histogramdd(x, _edges(lib, x, [-1.0, 2.0], [[0.0, 1.0]])),
+    lambda lib, x: lib.histogramdd(x, lib.tensor([2, 3])),
+    lambda lib, x: lib.histogramdd(x[:0], 2),
+    lambda lib, x: lib.histogramdd(lib.tensor([[1.0, float("nan")]], dtype=x.dtype),
+                                   _edges(lib, x, [0.0, 2.0], [0.0, 2.0])),
+    lambda lib, x: lib.histogramdd(x * 0 + 1, [2, 1]),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogramdd(call, dtype):
+    check(call, POINTS, dtype=dtype, grad=False)
+
+
+def test_histogramdd_returns_the_given_edges_and_torchs_node():
+    def run(lib):
+        x = lib.tensor(POINTS, requires_grad=True)
+        edges = _edges(lib, x, [-1.0, 0.0, 2.0], [-3.0, 0.0, 1.0])
+        given = lib.histogramdd(x, edges)
+        made = lib.histogramdd(x, 2)
+        return (given.bin_edges[0] is edges[0], type(given.bin_edges).__name__,
+                type(given.hist.grad_fn).__name__, type(made.bin_edges[1].grad_fn).__name__,
+                repr(made).split("(")[0])
+
+    assert run(leafgrad) == tuple(
+        v.replace("torch.", "leafgrad.") if isinstance(v, str) else v for v in run(torch))
+
+
+def test_histogramdd_random_inputs_equal_torchs():
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        dims = int(rng.integers(1, 4))
+        points = np.round(rng.normal(size=(int(rng.integers(1, 300)), dims)) * 4) / 4
+        bins = [int(b) for b in rng.integers(1, 9, size=dims)]
+        dtype = ("float32", "float64")[trial % 2]
+        weight = rng.uniform(size=points.shape[0]) if trial % 3 == 0 else None
+
+        def call(lib, x, w=None):
+            return lib.histogramdd(x, bins, weight=w, density=trial % 4 == 1)
+
+        if weight is None:
+            check(call, points, dtype=dtype, grad=False, rtol=1e-6, atol=1e-7)
+        else:
+            check(call, points, weight, dtype=dtype, grad=False, rtol=1e-6, atol=1e-7)

@@ -13,7 +13,7 @@ tensor([1, 0])
 from __future__ import annotations
 
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax",
-           "cummin", "aminmax", "histogram"]
+           "cummin", "aminmax", "histogram", "histogramdd"]
 
 _MODULE = "leafgrad.return_types"
 
@@ -111,3 +111,4 @@ aminmax = _make_pair("aminmax", ("min", "max"))
 aminmax_out = _make_pair("aminmax_out", ("min", "max"))
 histogram = _make_pair("histogram", ("hist", "bin_edges"))
 histogram_out = _make_pair("histogram_out", ("hist", "bin_edges"))
+histogramdd = _make_pair("histogramdd", ("hist", "bin_edges"))
