@@ -2,7 +2,8 @@
 
 Inputs are random normals, so running extrema never tie: the gradchecks see smooth functions.
 Ties, NaNs, infinities, errors and the composite functions (quantile, cov, ...) are compared
-with torch in test_stats.py.
+with torch in test_scans_extra.py, test_stats_extra.py, test_stats_composite.py and
+test_histogram.py.
 """
 
 from __future__ import annotations
