@@ -7,7 +7,6 @@ from __future__ import annotations
 from . import ops as _ops
 from ._out import EXPECT, Out, Rule, same_as, takes_out
 from .ops import return_types
-from .ops.scans_extra import _REQUIRED
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
            "corrcoef", "renorm", "histogram",
@@ -25,37 +24,37 @@ def _cumextremum_out(name: str) -> Out:
 
 
 @takes_out(_cumextremum_out("cummax"))
-def cummax(input, dim=_REQUIRED):
+def cummax(*args, **kwargs):
     """(values, indices) of the running maximum along ``dim``; a tie moves the index forward.
 
     >>> import leafgrad as torch
     >>> torch.cummax(torch.tensor([1, 3, 3, 2]), 0).indices
     tensor([0, 1, 2, 2])
     """
-    return _ops.cummax(input, dim)
+    return _ops.cummax(*args, **kwargs)
 
 
 @takes_out(_cumextremum_out("cummin"))
-def cummin(input, dim=_REQUIRED):
+def cummin(*args, **kwargs):
     """(values, indices) of the running minimum along ``dim``; a tie moves the index forward."""
-    return _ops.cummin(input, dim)
+    return _ops.cummin(*args, **kwargs)
 
 
 @takes_out(Out("logcumsumexp", _scalar_type()))
-def logcumsumexp(input, dim=_REQUIRED):
+def logcumsumexp(*args, **kwargs):
     """log(cumsum(exp(input))) along ``dim``, without overflow."""
-    return _ops.logcumsumexp(input, dim)
+    return _ops.logcumsumexp(*args, **kwargs)
 
 
 @takes_out(Out("aminmax", (EXPECT, EXPECT), returns=return_types.aminmax_out))
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(*args, **kwargs):
     """(min, max) of all elements, or along ``dim``; ties share each gradient evenly.
 
     >>> import leafgrad as torch
     >>> torch.aminmax(torch.tensor([[1., 3.], [0., 2.]]), dim=1).max
     tensor([3., 2.])
     """
-    return _ops.aminmax(input, dim=dim, keepdim=keepdim)
+    return _ops.aminmax(*args, **kwargs)
 
 
 _QUANTILE_OUT = Out(None, same_as("quantile() out tensor must be same dtype as the input tensor"),
@@ -80,7 +79,7 @@ def nanquantile(*args, **kwargs):
     return _ops.nanquantile(*args, **kwargs)
 
 
-def cov(input, *, correction=1, fweights=None, aweights=None):
+def cov(*args, **kwargs):
     """Covariance matrix of the rows (variables) over the columns (observations), with integer
     frequency weights and float importance weights as numpy.cov.
 
@@ -89,7 +88,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    return _ops.cov(input, correction=correction, fweights=fweights, aweights=aweights)
+    return _ops.cov(*args, **kwargs)
 
 
 def corrcoef(input):

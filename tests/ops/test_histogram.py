@@ -45,6 +45,9 @@ HIST_INPUT = [[0.3, -1.2, 2.0, 0.1], [1.5, 0.2, -0.7, 0.9], [0.0, -0.4, 1.1, -2.
     lambda lib, x: lib.histogram(x, 3, weight=x[0]),
     lambda lib, x: lib.histogram(x, 3, weight=x.half()),
     lambda lib, x: lib.histogram(x, 3.0),
+    lambda lib, x: x.histogram(),
+    lambda lib, x: lib.histogram(x),
+    lambda lib, x: x.histogram(bins=3),
     lambda lib, x: lib.histogram(lib.linspace(-3, 3, 1000, dtype=x.dtype) * 1.37, 11),
     lambda lib, x: lib.histogram(lib.linspace(-3, 3, 1000, dtype=x.dtype), 7, density=True),
 ])

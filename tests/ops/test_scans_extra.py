@@ -46,6 +46,13 @@ def test_cumextremum_dtypes(name, dtype):
     lambda lib, x: lib.cummax(x.to(lib.complex64), 0),
     lambda lib, x: lib.cummin(x.to(lib.complex64), 0),
     lambda lib, x: lib.cummax(x.t(), 1),
+    lambda lib, x: x.cummax(),
+    lambda lib, x: x.cummin(0, 1),
+    lambda lib, x: x.cummax(None),
+    lambda lib, x: x.cummin(dim=None),
+    lambda lib, x: lib.cummax(x, lib.tensor(1)),
+    lambda lib, x: lib.cummin(x, dim=-1, out=None),
+    lambda lib, x: lib.cummax(input=x, dim=0),
 ])
 def test_cumextremum_call_forms_and_errors(call):
     check(call, np.arange(6.0).reshape(2, 3) % 4)
@@ -104,6 +111,10 @@ def test_logcumsumexp_float32_values_bitwise(dtype):
     lambda lib, x: lib.logcumsumexp(x, 0, out=lib.empty(0, dtype=lib.float64)),
     lambda lib, x: lib.logcumsumexp(x.detach(), 0, out=lib.empty(0, dtype=lib.float64)),
     lambda lib, x: lib.logcumsumexp(x.detach(), 0, out=lib.empty(0)),
+    lambda lib, x: x.logcumsumexp(),
+    lambda lib, x: x.logcumsumexp(dim=None),
+    lambda lib, x: lib.logcumsumexp(x, 1.5),
+    lambda lib, x: lib.logcumsumexp(x, lib.tensor(-1)),
 ])
 def test_logcumsumexp_call_forms_and_errors(call):
     check(call, [[0.5, -1.0, 2.0], [1.0, 0.0, -3.0]])

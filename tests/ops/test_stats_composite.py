@@ -134,6 +134,10 @@ AWEIGHTS = np.array([0.5, 1.0, 2.0, 0.1])
     lambda lib, x, f, a: lib.corrcoef(lib.stack([x[0] * 0 + 1, x[1]])),
     lambda lib, x, f, a: lib.corrcoef(x.round().long()),
     lambda lib, x, f, a: lib.corrcoef(x.view(3, 2, 2)),
+    lambda lib, x, f, a: x.cov(1),
+    lambda lib, x, f, a: x.corrcoef(1),
+    lambda lib, x, f, a: lib.cov(x, correction=1.5),
+    lambda lib, x, f, a: lib.cov(x, correction=lib.tensor(0)),
 ])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_cov_corrcoef(call, dtype):
@@ -229,6 +233,8 @@ COORDINATES = (np.array([0.0, 0.5, 2.0]), np.array([-1.0, 0.0, 0.2, 3.0]))
     lambda lib, x, c0, c1: lib.gradient(x, 1),
     lambda lib, x, c0, c1: lib.gradient(x, spacing=(c0, 2.0)),
     lambda lib, x, c0, c1: lib.gradient(x, spacing=c0, dim=0),
+    lambda lib, x, c0, c1: lib.gradient(x[:2], spacing=[1, 2], dim=(0, 1)),
+    lambda lib, x, c0, c1: lib.gradient(x[:, :2], dim=-1),
 ])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_gradient(call, dtype):

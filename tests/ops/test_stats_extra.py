@@ -29,6 +29,10 @@ AMINMAX_TIES = [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]
     lambda lib, x: lib.aminmax(x[:0], dim=0),
     lambda lib, x: lib.aminmax(x[:0], dim=1),
     lambda lib, x: lib.aminmax(x.to(lib.complex64)),
+    lambda lib, x: x.aminmax(0),
+    lambda lib, x: lib.aminmax(x, dim=0, keepdim=1),
+    lambda lib, x: lib.aminmax(x, dim=lib.tensor(1)),
+    lambda lib, x: x.aminmax(dim=-1, keepdim=True),
 ])
 def test_aminmax_ties_call_forms_and_errors(call):
     check(call, AMINMAX_TIES)

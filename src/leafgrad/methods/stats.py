@@ -9,13 +9,13 @@ from . import lazy_ops as _ops
 class StatsMethods:
     __slots__ = ()
 
-    def cummax(self, dim):
-        """(values, indices) of the running maximum along ``dim``."""
-        return _ops.cummax(self, dim)
+    def cummax(self, *args, **kwargs):
+        """``cummax(dim)``: (values, indices) of the running maximum along ``dim``."""
+        return _ops.cummax(self, *args, _method=True, **kwargs)
 
-    def cummin(self, dim):
-        """(values, indices) of the running minimum along ``dim``."""
-        return _ops.cummin(self, dim)
+    def cummin(self, *args, **kwargs):
+        """``cummin(dim)``: (values, indices) of the running minimum along ``dim``."""
+        return _ops.cummin(self, *args, _method=True, **kwargs)
 
     def cumsum_(self, *args, **kwargs):
         """``cumsum_(dim, *, dtype=None)``: the cumulative sum written into this tensor."""
@@ -29,12 +29,14 @@ class StatsMethods:
             raise TypeError(f"cumprod_() takes 1 positional argument but {len(args)} were given")
         return _ops.cumprod_(self, *args, **kwargs)
 
-    def logcumsumexp(self, dim):
-        return _ops.logcumsumexp(self, dim)
+    def logcumsumexp(self, *args, **kwargs):
+        """``logcumsumexp(dim)``: log(cumsum(exp(self))) along ``dim``, without overflow."""
+        return _ops.logcumsumexp(self, *args, _method=True, **kwargs)
 
-    def aminmax(self, *, dim=None, keepdim=False):
-        """(min, max) of all elements, or along ``dim``."""
-        return _ops.aminmax(self, dim=dim, keepdim=keepdim)
+    def aminmax(self, *args, **kwargs):
+        """``aminmax(*, dim=None, keepdim=False)``: (min, max) of all elements, or along
+        ``dim``."""
+        return _ops.aminmax(self, *args, _method=True, **kwargs)
 
     def quantile(self, *args, **kwargs):
         """``quantile(q, dim=None, keepdim=False, *, interpolation='linear')``."""
@@ -44,12 +46,15 @@ class StatsMethods:
         """Like :meth:`quantile`, ignoring NaNs."""
         return _ops.tensor_nanquantile(self, *args, **kwargs)
 
-    def cov(self, *, correction=1, fweights=None, aweights=None):
-        """Covariance matrix of the rows (variables) over the columns (observations)."""
-        return _ops.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+    def cov(self, *args, **kwargs):
+        """``cov(*, correction=1, fweights=None, aweights=None)``: covariance matrix of the rows
+        (variables) over the columns (observations)."""
+        return _ops.cov(self, *args, _method=True, **kwargs)
 
-    def corrcoef(self):
+    def corrcoef(self, *args):
         """Pearson correlation coefficients of the rows."""
+        if args:  # torch's C method takes no arguments
+            raise TypeError(f"TensorBase.corrcoef() takes no arguments ({len(args)} given)")
         return _ops.corrcoef(self)
 
     def renorm(self, *args, **kwargs):

@@ -156,7 +156,7 @@ def histogram(*args, **kwargs):
     names = ("input", "bins")
     values = dict(zip(names, args))
     values.update(kwargs)
-    tensor, bins = values["input"], values["bins"]
+    tensor, bins = values["input"], values.get("bins", 100)  # torch's default: 100 bins
     range_, weight = values.get("range"), values.get("weight")
     density = bool(values.get("density", False))
     if tensor._data.dtype not in (np.float32, np.float64):

@@ -14,6 +14,8 @@ import numpy as np
 from . import _layout
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, gather_at_indices, one_dim
+from .. import _argparse
+from ..tensor import Tensor
 from .registry import Op, register
 from .reductions_scan import _SCAN_ACCUMULATOR
 from .shape_ext import Flip
@@ -195,25 +197,38 @@ def _dim_arg(dim, tensor, name: str) -> int:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
     if isinstance(dim, str):
         raise TypeError(f"{name}(): argument 'dim' must be int, not str")
+    if isinstance(dim, Tensor) and dim.ndim == 0 and dim.dtype.name.startswith(("int", "uint")):
+        dim = int(dim.item())  # torch reads a 0-d integer tensor as an int
     return one_dim(dim, tensor.ndim, name)
 
 
-def cummax(tensor, dim=_REQUIRED):
+def _parse(name: str, args: tuple, kwargs: dict, method: bool) -> tuple:
+    """(tensor, wrapped dim) of a cummax/cummin/logcumsumexp call, with the argument parser's
+    TypeErrors (a method's args start with self)."""
+    _argparse.check(f"Tensor.{name}" if method else name, args[1:] if method else args, kwargs)
+    values = dict(zip(("input", "dim"), args))
+    values.update(kwargs)
+    tensor = values["input"]
+    return tensor, _dim_arg(values["dim"], tensor, name)
+
+
+def cummax(*args, _method=False, **kwargs):
     from . import return_types
 
-    result = Cummax.apply(tensor, dim=_dim_arg(dim, tensor, "cummax"))
-    return return_types.cummax(result)
+    tensor, dim = _parse("cummax", args, kwargs, _method)
+    return return_types.cummax(Cummax.apply(tensor, dim=dim))
 
 
-def cummin(tensor, dim=_REQUIRED):
+def cummin(*args, _method=False, **kwargs):
     from . import return_types
 
-    result = Cummin.apply(tensor, dim=_dim_arg(dim, tensor, "cummin"))
-    return return_types.cummin(result)
+    tensor, dim = _parse("cummin", args, kwargs, _method)
+    return return_types.cummin(Cummin.apply(tensor, dim=dim))
 
 
-def logcumsumexp(tensor, dim=_REQUIRED):
-    return Logcumsumexp.apply(tensor, dim=_dim_arg(dim, tensor, "logcumsumexp"))
+def logcumsumexp(*args, _method=False, **kwargs):
+    tensor, dim = _parse("logcumsumexp", args, kwargs, _method)
+    return Logcumsumexp.apply(tensor, dim=dim)
 
 
 def _scan_(op, name: str, tensor, dim, dtype):

@@ -160,12 +160,17 @@ def _check_weights(kind: str, weights, observations: int) -> None:
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
-def cov(tensor, *, correction=1, fweights=None, aweights=None):
+def cov(*args, _method=False, **kwargs):
     """torch.cov: rows are variables, columns observations; frequency and importance weights
     as numpy.cov (the normalisation is sum(w) - correction * sum(w * aweights) / sum(w))."""
     import warnings
 
     from .._creation import tensor as make_tensor
+
+    _argparse.check("Tensor.cov" if _method else "cov", args[1:] if _method else args, kwargs)
+    tensor = kwargs.get("input", args[0] if args else None)
+    correction = int(_argparse.scalar(kwargs.get("correction", 1)))
+    fweights, aweights = kwargs.get("fweights"), kwargs.get("aweights")
 
     if tensor.ndim > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
@@ -266,12 +271,14 @@ def _uniform_gradient(tensor, direction: int, step, edge_order: int):
     size = tensor.shape[direction]
     center = (tensor.narrow(direction, 2, size - 2) - tensor.narrow(direction, 0, size - 2))
     center = center / step
-    first, second, third = (tensor.narrow(direction, i, 1) for i in (0, 1, 2))
-    last, before, third_last = (tensor.narrow(direction, size - i, 1) for i in (1, 2, 3))
+    first, second = tensor.narrow(direction, 0, 1), tensor.narrow(direction, 1, 1)
+    last, before = tensor.narrow(direction, size - 1, 1), tensor.narrow(direction, size - 2, 1)
     if edge_order == 1:
         prepend = (second - first) / step
         append = (last - before) / step
-    else:
+    else:  # the dim has at least 3 entries (checked)
+        third = tensor.narrow(direction, 2, 1)
+        third_last = tensor.narrow(direction, size - 3, 1)
         prepend = (first * -1.5 + second * 2 - third * 0.5) / step
         append = (third_last * 0.5 - before * 2 + last * 1.5) / step
     from .. import cat

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _argparse
-from ..tensor import _wrap_dim
+from ..tensor import Tensor, _wrap_dim
 from . import _layout
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, unsqueeze_dims
@@ -70,11 +70,15 @@ class Aminmax(MultiOutput):
         return tuple(_extremum_jvp(tangents[0], a, r._data, dims, keepdim) for r in result)
 
 
-def aminmax(tensor, *, dim=None, keepdim=False):
+def aminmax(*args, _method=False, **kwargs):
     from . import return_types
 
-    if dim is not None and (not isinstance(dim, (int, np.integer)) or isinstance(dim, bool)):
-        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    _argparse.check("Tensor.aminmax" if _method else "aminmax", args[1:] if _method else args,
+                    kwargs)
+    tensor = kwargs.get("input", args[0] if args else None)
+    dim, keepdim = kwargs.get("dim"), bool(kwargs.get("keepdim", False))
+    if isinstance(dim, Tensor):
+        dim = int(dim.item())  # a 0-d integer tensor stands for an int
     data = tensor._data
     if dim is None:
         if data.size == 0:
