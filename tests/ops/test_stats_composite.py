@@ -80,9 +80,14 @@ def test_quantile_call_forms_and_errors(call):
     check(call, Q_INPUT)
 
 
-def test_quantile_gradient_reaches_q():
-    check(lambda lib, x, q: lib.quantile(x, q.requires_grad_(), dim=1), Q_INPUT,
-          np.array([0.2, 0.65]), rtol=1e-15, atol=1e-15)
+@pytest.mark.parametrize("which", ["both", "q", "input"])
+def test_quantile_gradient_reaches_q(which):
+    def call(lib, x, q):
+        x = x if which != "q" else x.detach()
+        q = q if which != "input" else q.detach()
+        return lib.quantile(x, q, dim=1)
+
+    check(call, Q_INPUT, np.array([0.2, 0.65]), rtol=1e-15, atol=1e-15)
 
 
 @pytest.mark.parametrize("out_dtype", ["float64", "float32"])
@@ -127,7 +132,9 @@ AWEIGHTS = np.array([0.5, 1.0, 2.0, 0.1])
     lambda lib, x, f, a: lib.cov(x, aweights=a * 0),
     lambda lib, x, f, a: lib.cov(x, aweights=a[None]),
     lambda lib, x, f, a: lib.cov(x, 1),
-    lambda lib, x, f, a: lib.cov(x, fweights=f, aweights=a.requires_grad_()),
+    lambda lib, x, f, a: lib.cov(x, fweights=f, aweights=a),
+    lambda lib, x, f, a: lib.cov(x.detach(), fweights=f, aweights=a),
+    lambda lib, x, f, a: lib.cov(x, aweights=a.detach(), correction=2),
     lambda lib, x, f, a: lib.corrcoef(x),
     lambda lib, x, f, a: x.t().corrcoef(),
     lambda lib, x, f, a: lib.corrcoef(x[0]),
