@@ -1,6 +1,7 @@
 """The ``leafgrad.<name>(...)`` forms of the scans and statistics added with the coverage work:
-cummax/cummin, logcumsumexp (ops/scans_extra.py), aminmax, quantile/nanquantile, cov/corrcoef,
-renorm, histogram and gradient (ops/stats_extra.py)."""
+cummax/cummin, logcumsumexp (ops/scans_extra.py), aminmax, renorm (ops/stats_extra.py),
+quantile/nanquantile, cov/corrcoef, gradient (ops/stats_composite.py), histogram and
+histogramdd (ops/histogram.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from ._out import EXPECT, Out, Rule, same_as, takes_out
 from .ops import return_types
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
-           "corrcoef", "renorm", "histogram",
-           "histogramdd", "gradient"]
+           "corrcoef", "renorm", "histogram", "histogramdd", "gradient"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -25,7 +25,8 @@ def _cumextremum_out(name: str) -> Out:
 
 @takes_out(_cumextremum_out("cummax"))
 def cummax(*args, **kwargs):
-    """(values, indices) of the running maximum along ``dim``; a tie moves the index forward.
+    """``cummax(input, dim)``: (values, indices) of the running maximum along ``dim``; a tie
+    moves the index forward.
 
     >>> import leafgrad as torch
     >>> torch.cummax(torch.tensor([1, 3, 3, 2]), 0).indices
@@ -36,19 +37,21 @@ def cummax(*args, **kwargs):
 
 @takes_out(_cumextremum_out("cummin"))
 def cummin(*args, **kwargs):
-    """(values, indices) of the running minimum along ``dim``; a tie moves the index forward."""
+    """``cummin(input, dim)``: (values, indices) of the running minimum along ``dim``; a tie
+    moves the index forward."""
     return _ops.cummin(*args, **kwargs)
 
 
 @takes_out(Out("logcumsumexp", _scalar_type()))
 def logcumsumexp(*args, **kwargs):
-    """log(cumsum(exp(input))) along ``dim``, without overflow."""
+    """``logcumsumexp(input, dim)``: log(cumsum(exp(input))) along ``dim``, without overflow."""
     return _ops.logcumsumexp(*args, **kwargs)
 
 
 @takes_out(Out("aminmax", (EXPECT, EXPECT), returns=return_types.aminmax_out))
 def aminmax(*args, **kwargs):
-    """(min, max) of all elements, or along ``dim``; ties share each gradient evenly.
+    """``aminmax(input, *, dim=None, keepdim=False)``: (min, max) of all elements, or along
+    ``dim``; ties share each gradient evenly.
 
     >>> import leafgrad as torch
     >>> torch.aminmax(torch.tensor([[1., 3.], [0., 2.]]), dim=1).max
@@ -80,8 +83,9 @@ def nanquantile(*args, **kwargs):
 
 
 def cov(*args, **kwargs):
-    """Covariance matrix of the rows (variables) over the columns (observations), with integer
-    frequency weights and float importance weights as numpy.cov.
+    """``cov(input, *, correction=1, fweights=None, aweights=None)``: covariance matrix of the
+    rows (variables) over the columns (observations), with integer frequency weights and float
+    importance weights as numpy.cov.
 
     >>> import leafgrad as torch
     >>> torch.cov(torch.tensor([[0., 1., 2.], [2., 1., 0.]]))
@@ -98,8 +102,8 @@ def corrcoef(input):
 
 @takes_out(Out("renorm", EXPECT))
 def renorm(*args, **kwargs):
-    """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm`` rescaled to norm
-    ``maxnorm`` (the others unchanged).
+    """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose p-norm
+    exceeds ``maxnorm`` rescaled to norm ``maxnorm`` (the others unchanged).
 
     >>> import leafgrad as torch
     >>> torch.renorm(torch.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.0)

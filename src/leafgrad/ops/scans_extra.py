@@ -144,8 +144,9 @@ class Logcumsumexp(Op):
         if a.dtype.kind not in "fc":
             from .._dtype import from_numpy_dtype
 
+            name = from_numpy_dtype(a.dtype)._legacy
             raise NotImplementedError(
-                f'"logcumsumexp_out_cpu" not implemented for \'{from_numpy_dtype(a.dtype)._legacy}\'')
+                f'"logcumsumexp_out_cpu" not implemented for \'{name}\'')
         if a.ndim == 0 or a.size == 0:
             return a.copy()
         if a.dtype.kind == "c":

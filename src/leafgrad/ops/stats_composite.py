@@ -1,7 +1,7 @@
 """Statistics written with other ops, as torch writes them (CompositeImplicitAutograd): their
 gradients, forward-mode tangents and vmap come from the ops they are made of, and their grad_fn
-names are torch's (quantile ends in ``SqueezeBackward4`` after ``LerpBackward1``, ``GatherBackward0``
-and ``SortBackward0``).
+names are torch's (quantile ends in ``SqueezeBackward4`` after ``LerpBackward1``,
+``GatherBackward0`` and ``SortBackward0``).
 
 quantile/nanquantile follow torch's sort-based algorithm: sort along the reduced dim (moved
 last), turn each q into a fractional rank, and read (or linearly interpolate) the sorted values
