@@ -139,6 +139,14 @@ OUT_CASES = {
     "nanmedian.dim": "lib.nanmedian(x, 1, out=OUT2)",
     "mode": "lib.mode(x, 1, out=OUT2)",
     "kthvalue": "lib.kthvalue(x, 2, 1, out=OUT2)",
+    "cummax": "lib.cummax(x, 1, out=OUT2)",
+    "cummin": "lib.cummin(x, 0, out=OUT2)",
+    "logcumsumexp": "lib.logcumsumexp(x, 1, out=OUT)",
+    "aminmax": "lib.aminmax(x, dim=1, out=OUT2)",
+    "quantile": "lib.quantile(x, 0.3, dim=1, out=OUT)",
+    "renorm": "lib.renorm(x, 2, 0, 0.5, out=OUT)",
+    "histogram": "lib.histogram(x, 3, out=OUT2)",
+    "nanquantile": "lib.nanquantile(x, lib.tensor([0.3, 0.6]), out=OUT)",
     "sort": "lib.sort(x, 1, out=OUT2)",
     "topk": "lib.topk(x, 2, out=OUT2)",
     "matmul": "lib.matmul(x, m, out=OUT)",
@@ -242,7 +250,7 @@ NO_OUT = [
     "lib.masked_fill(x, x > 0.5, 0., out=OUT)", "lib.clone(x, out=OUT)", "lib.relu(x, out=OUT)",
     "lib.zeros_like(x, out=OUT)", "lib.det(m, out=OUT)", "lib.median(x, out=OUT)",
     "lib.nn.functional.embedding(lib.tensor([0]), m, out=OUT)",
-    "lib.nn.functional.relu(x, out=OUT)", "lib.nn.functional.softmax(x, 1, out=OUT)",
+    "lib.nn.functional.relu(x, out=OUT)", "lib.cov(x, out=OUT)", "lib.corrcoef(x, out=OUT)", "lib.nn.functional.softmax(x, 1, out=OUT)",
 ]
 
 # torch's resize warning for these prints the shapes with the reduced dim kept ([7, 1] for an

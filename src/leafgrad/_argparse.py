@@ -86,6 +86,8 @@ _ACCEPTS = {
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
     "str": lambda v: isinstance(v, str),
     "tuple of ints": _is_int_list,
+    "float[]": lambda v: isinstance(v, (list, tuple)) and all(
+        isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
 }
 
@@ -237,6 +239,35 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "kron": _tensor_pair("kron"),
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
+for _name in ("cummax", "cummin", "logcumsumexp"):  # ops/scans_extra.py
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, int dim, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int dim)")
+SIGNATURES["aminmax"] = _overloads(  # ops/stats_extra.py
+    "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? out=None)")
+SIGNATURES["Tensor.aminmax"] = _overloads("aminmax(*, int? dim=None, bool keepdim=False)")
+SIGNATURES["cov"] = _overloads(  # ops/stats_composite.py
+    "cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)")
+SIGNATURES["Tensor.cov"] = _overloads(
+    "cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)")
+SIGNATURES["renorm"] = _overloads(  # ops/stats_extra.py
+    "renorm(Tensor input, Number p, int dim, Number maxnorm, *, Tensor? out=None)")
+SIGNATURES["Tensor.renorm"] = _overloads("renorm(Number p, int dim, Number maxnorm)")
+SIGNATURES["Tensor.renorm_"] = _overloads("renorm_(Number p, int dim, Number maxnorm)")
+SIGNATURES["histogram"] = _overloads(  # ops/histogram.py
+    "histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, "
+    "Tensor? out=None)",
+    "histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+    "bool density=False, Tensor? out=None)")
+SIGNATURES["Tensor.histogram"] = _overloads(
+    "histogram(Tensor bins, *, Tensor? weight=None, bool density=False)",
+    "histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)")
+for _name in ("quantile", "nanquantile"):  # ops/stats_composite.py
+    SIGNATURES[_name] = _overloads(*(
+        f"{_name}(Tensor input, {q} q, int? dim=None, bool keepdim=False, *, "
+        "str interpolation=\"linear\", Tensor? out=None)" for q in ("Tensor", "float")))
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(*(
+        f"{_name}({q} q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\")"
+        for q in ("Tensor", "float")))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod"):
     SIGNATURES[_name] = _binary(_name)
     SIGNATURES[f"Tensor.{_name}"] = _binary(_name, method=True)
@@ -321,7 +352,8 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
         return TypeError(f"{function}() takes from {required} to {count} positional arguments "
                          f"but {details} were given")
     plural = "argument" if count == 1 else "arguments"
-    return TypeError(f"{function}() takes {count} positional {plural} but {details} were given")
+    verb = "was" if details == 1 else "were"  # torch: "takes 0 positional arguments but 1 was given"
+    return TypeError(f"{function}() takes {count} positional {plural} but {details} {verb} given")
 
 
 def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:

@@ -33,6 +33,7 @@ from .methods.math_extra import MathExtraMethods
 from .methods.misc import MiscMethods
 from .methods.nn import NNMethods
 from .methods.reductions import ReductionMethods
+from .methods.stats import StatsMethods
 from .methods.shape import ShapeMethods
 
 __all__ = ["Tensor", "Size"]
@@ -183,7 +184,7 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
-             ComplexMethods, MiscMethods):
+             ComplexMethods, MiscMethods, StatsMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)

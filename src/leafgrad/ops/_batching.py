@@ -458,6 +458,10 @@ def batched_inplace(op, target, others: tuple, params: dict):
         return target
     from .registry import OPS
 
+    if "self" in op.saves:
+        # the result is computed out of place and then copied into target: an op that saves
+        # self must save the old values, not target's storage that the copy overwrites
+        args = (target.clone(),) + others
     result = batched_apply(op, args, params)
     if result is NotImplemented:  # pragma: no cover - target is batched
         result = op.apply(*args, **params)

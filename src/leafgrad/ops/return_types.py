@@ -12,7 +12,8 @@ tensor([1, 0])
 
 from __future__ import annotations
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode"]
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax",
+           "cummin", "aminmax", "histogram", "histogramdd"]
 
 _MODULE = "leafgrad.return_types"
 
@@ -70,3 +71,44 @@ kthvalue_out = _make("kthvalue_out")
 median_out = _make("median_out")
 nanmedian_out = _make("nanmedian_out")
 mode_out = _make("mode_out")
+cummax = _make("cummax")
+cummin = _make("cummin")
+cummax_out = _make("cummax_out")
+cummin_out = _make("cummin_out")
+
+
+class _Pair(_ValuesIndices):
+    """A structseq of two tensors whose fields are not (values, indices): aminmax's (min, max),
+    histogram's (hist, bin_edges)."""
+
+    __slots__ = ()
+    fields = ("values", "indices")
+
+    def __repr__(self) -> str:
+        first, second = type(self).fields
+        return f"{_MODULE}.{type(self).__name__}(\n{first}={self[0]!r},\n{second}={self[1]!r})"
+
+
+def _no_such_field(name: str):
+    def missing(self):
+        raise AttributeError(f"'{_MODULE}.{type(self).__name__}' object has no attribute "
+                             f"'{name}'")
+
+    return property(missing)
+
+
+def _make_pair(name: str, fields: tuple) -> type:
+    namespace = {"__slots__": (), "__module__": _MODULE, "fields": fields,
+                 "values": _no_such_field("values"), "indices": _no_such_field("indices")}
+    namespace[fields[0]] = property(lambda self: self[0])
+    namespace[fields[1]] = property(lambda self: self[1])
+    cls = type(name, (_Pair,), namespace)
+    cls.__qualname__ = name
+    return cls
+
+
+aminmax = _make_pair("aminmax", ("min", "max"))
+aminmax_out = _make_pair("aminmax_out", ("min", "max"))
+histogram = _make_pair("histogram", ("hist", "bin_edges"))
+histogram_out = _make_pair("histogram_out", ("hist", "bin_edges"))
+histogramdd = _make_pair("histogramdd", ("hist", "bin_edges"))
