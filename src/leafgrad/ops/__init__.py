@@ -347,3 +347,4 @@ from . import math_unary, math_binary, math_clamp, math_logic  # noqa: E402,F401
 from .math_clamp import clamp, clamp_  # noqa: E402,F811 - clamp with number or tensor bounds
 from .linalg_ext import *  # noqa: E402,F403 - linalg topic (issue #3): see linalg_ext.__all__
 from .reductions import *  # noqa: E402,F403 - reductions topic (issue #3): see reductions.__all__
+from . import _uint  # noqa: E402,F401 - installs the uint16/32/64 check on first use

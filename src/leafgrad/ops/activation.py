@@ -247,6 +247,7 @@ class Mish(Op):
 @register
 class Hardtanh(Op):
     node = "HardtanhBackward0"
+    uint_kernel = "clamp_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.hardtanh", "nn.functional.relu6")

@@ -196,6 +196,7 @@ class Convolution(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
+    uint_kernel = "slow_conv2d_cpu"
     vmap = batch.convolution
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
@@ -317,6 +318,7 @@ class ConvTranspose(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
+    uint_kernel = "slow_conv_transpose2d_out_cpu"
     vmap = batch.fold("spatial")
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}

@@ -25,6 +25,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    uint_kernel = "add_stub"
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -54,6 +55,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    uint_kernel = "add_stub"
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -88,6 +90,7 @@ class Rsub(Op):
     """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
 
     node = "RsubBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     inputs = ("self",)
     torch_names = ("rsub", "Tensor.__rsub__")
@@ -109,6 +112,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -213,6 +217,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     capture_ufunc = np.true_divide
@@ -270,6 +275,7 @@ class Neg(Op):
 @register
 class Reciprocal(Op):
     node = "ReciprocalBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     torch_names = ("reciprocal",)
@@ -306,6 +312,7 @@ class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
 
     node = "PowBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("pow", "Tensor.__pow__")
@@ -338,6 +345,7 @@ class PowTensor(Op):
     """``self ** exponent`` for two tensors."""
 
     node = "PowBackward1"
+    uint_kernel = "pow"
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "exponent")
@@ -385,6 +393,7 @@ class PowScalarBase(Op):
     """``base ** exponent`` for a Python number base (``2 ** x``)."""
 
     node = "PowBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     inputs = ("exponent",)
     saves = {"result": ("exponent",), "exponent": ("exponent",)}
@@ -427,6 +436,7 @@ class _Unary(Op):
 @register
 class Exp(_Unary):
     node = "ExpBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.exp)  # float32: torch's bits (ops/_float_kernels.py)
@@ -445,6 +455,7 @@ class Exp(_Unary):
 @register
 class Log(_Unary):
     node = "LogBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.log)  # float32: torch's bits (ops/_float_kernels.py)
@@ -463,6 +474,7 @@ class Log(_Unary):
 @register
 class Sqrt(_Unary):
     node = "SqrtBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = np.sqrt
@@ -477,6 +489,7 @@ class Sqrt(_Unary):
 @register
 class Sin(_Unary):
     node = "SinBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.sin)  # float32: torch's bits (ops/_float_kernels.py)
@@ -495,6 +508,7 @@ class Sin(_Unary):
 @register
 class Cos(_Unary):
     node = "CosBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.cos)  # float32: torch's bits (ops/_float_kernels.py)
@@ -513,6 +527,7 @@ class Cos(_Unary):
 @register
 class Tanh(_Unary):
     node = "TanhBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.tanh)  # float32: torch's bits (ops/_float_kernels.py)
@@ -552,6 +567,7 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 @register
 class Sigmoid(_Unary):
     node = "SigmoidBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_sigmoid)
@@ -768,6 +784,7 @@ class Sign(Op):
 @register
 class Relu(Op):
     node = "ReluBackward0"
+    uint_kernel = "clamp_min_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"result": ("self",)}
     torch_names = ("relu",)
@@ -806,6 +823,7 @@ class Clamp(Op):
     """clamp with Python-number bounds."""
 
     node = "ClampBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp", "clip")
@@ -877,6 +895,7 @@ class _Compare(Op):
 @register
 class Eq(_Compare):
     node = "EqBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.equal
@@ -886,6 +905,7 @@ class Eq(_Compare):
 @register
 class Ne(_Compare):
     node = "NeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.not_equal
@@ -1034,6 +1054,7 @@ class BitwiseNot(Op):
 @register
 class Clone(Op):
     node = "CloneBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("clone", "Tensor.contiguous")
@@ -1063,6 +1084,7 @@ class ToCopy(Op):
     """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
 
     node = "ToCopyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
@@ -1089,6 +1111,7 @@ class Copy(Op):
     """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
 
     node = "CopyBackwards"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     qualified_name = "torch::autograd::CopyBackwards"  # what name() says; the class is CopyBackwards
@@ -1116,6 +1139,7 @@ class Copy(Op):
 @register
 class Zero(Op):
     node = "ZeroBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.zero_",)
@@ -1133,6 +1157,7 @@ class Zero(Op):
 @register
 class Fill(Op):
     node = "FillBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.fill_",)
@@ -1153,6 +1178,7 @@ class FillTensor(Op):
     """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
 
     node = "FillBackward3"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.fill_tensor
     inputs = ("self", "value")

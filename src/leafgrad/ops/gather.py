@@ -41,6 +41,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("index_select", "repeat_interleave")
@@ -63,6 +64,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim")
     inputs = ("self", "source")
@@ -93,6 +95,7 @@ class IndexAdd(Op):
 @register
 class Gather(Op):
     node = "GatherBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("gather", "take_along_dim")
@@ -112,6 +115,7 @@ class Gather(Op):
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
@@ -142,6 +146,7 @@ class Scatter(Op):
     """``scatter(dim, index, src)``: the written positions of self get no gradient."""
 
     node = "ScatterBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
@@ -172,6 +177,7 @@ class Scatter(Op):
 @register
 class ScatterValue(Op):
     node = "ScatterBackward1"
+    uint_kernel = "scatter_gather_scalar_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("scatter",)

@@ -212,6 +212,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
@@ -284,6 +285,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    uint_kernel = "index_put"
     complex_ok = True
     vmap = batch.index_put
     inputs = ("self", "values")

@@ -30,6 +30,7 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 class Mm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "MmBackward0"
+    uint_kernel = "addmm_impl_cpu_"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
@@ -94,6 +95,7 @@ def _mat2_grad(grad, mat1, column_major: bool):
 @register
 class Mv(Op):
     node = "MvBackward0"
+    uint_kernel = "addmv_impl_cpu"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "vec")
@@ -145,6 +147,7 @@ def _check_vectors(a, b, name: str) -> None:
 @register
 class Dot(Op):
     node = "DotBackward0"
+    uint_kernel = "dot"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "tensor")
@@ -174,6 +177,7 @@ class Vdot(Op):
     """``vdot(a, b)`` = sum(conj(a) * b); ``dot`` for real vectors."""
 
     node = "VdotBackward0"
+    uint_kernel = "dot"
     complex_ok = True
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
@@ -204,6 +208,7 @@ class Addmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "AddmmBackward0"
+    uint_kernel = "addmm_impl_cpu_"
     complex_ok = True
     vmap = batch.addmm
     inputs = ("self", "mat1", "mat2")
@@ -273,6 +278,7 @@ def _legacy(a: np.ndarray) -> str:
 class Bmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "BmmBackward0"
+    uint_kernel = "bmm"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")

@@ -105,6 +105,7 @@ class Fmod(Op):
     """``fmod(self, number)``: C's fmod (the sign of the dividend)."""
 
     node = "FmodBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("fmod",)
 
     @staticmethod
@@ -150,6 +151,7 @@ class Remainder(Op):
     """``remainder(self, number)``: Python's modulo (the sign of the divisor)."""
 
     node = "RemainderBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("remainder", "Tensor.__mod__")
 
     @staticmethod
@@ -233,6 +235,7 @@ def _float_binary(a, b, kernel: str | None = None):
 @register
 class Atan2(Op):
     node = "Atan2Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
@@ -369,6 +372,7 @@ def _xlogy(a, b):
 @register
 class Xlogy(Op):
     node = "XlogyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
@@ -402,6 +406,7 @@ class XlogyScalarSelf(Op):
     """``xlogy(number, other)``."""
 
     node = "XlogyBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     inputs = ("other",)
     saves = {"other": ("other",)}
     torch_names = ("xlogy",)
@@ -421,6 +426,7 @@ class XlogyScalarOther(Op):
     """``xlogy(self, number)``."""
 
     node = "XlogyBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     torch_names = ("xlogy",)
 
@@ -475,6 +481,7 @@ class Lerp(Op):
     """``lerp(self, end, weight)`` with a number weight."""
 
     node = "LerpBackward0"
+    uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
     inputs = ("self", "end")
     broadcasts = True
@@ -497,6 +504,7 @@ class Lerp(Op):
 @register
 class LerpTensor(Op):
     node = "LerpBackward1"
+    uint_kernel = "lerp_kernel_tensor"
     vmap = batch.elementwise
     inputs = ("self", "end", "weight")
     saves = {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")}
@@ -540,6 +548,7 @@ class Addcmul(Op):
     """``self + value * tensor1 * tensor2``."""
 
     node = "AddcmulBackward0"
+    uint_kernel = "addcmul_cpu_out"
     vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
@@ -576,6 +585,7 @@ class Addcdiv(Op):
     """``self + value * tensor1 / tensor2``."""
 
     node = "AddcdivBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1", "tensor2")}

@@ -107,6 +107,7 @@ def _clamp_one_side(a, bound, ufunc):
 @register
 class ClampMin(Op):
     node = "ClampMinBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_min",)
@@ -153,6 +154,7 @@ class ClampMinTensor(Op):
 @register
 class ClampMax(Op):
     node = "ClampMaxBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_max",)
@@ -264,6 +266,7 @@ class Fmax(_Extremum):
     """Elementwise max ignoring nan; a tie gives the whole gradient to ``self``."""
 
     node = "FmaxBackward0"
+    uint_kernel = "maximum_cpu"
     complex_message = 'fmax not implemented for complex tensors.'
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise
@@ -284,6 +287,7 @@ class Fmax(_Extremum):
 @register
 class Fmin(_Extremum):
     node = "FminBackward0"
+    uint_kernel = "minimum_cpu"
     complex_message = 'fmin not implemented for complex tensors.'
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise

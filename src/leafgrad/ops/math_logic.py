@@ -200,6 +200,7 @@ class Signbit(_Predicate):
     """True for negative numbers including -0. (and for nan with the sign bit set)."""
 
     node = "SignbitBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'signbit is not implemented for complex tensors.'
     vmap = batch.elementwise
     ufunc = np.signbit
@@ -211,6 +212,7 @@ class IsClose(Op):
     """``|self - other| <= atol + rtol * |other|`` elementwise (torch's asymmetric test)."""
 
     node = "IscloseBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False

@@ -232,6 +232,7 @@ class BatchNormEval(Op):
 @register
 class Embedding(Op):
     node = "EmbeddingBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.embedding
     inputs = ("weight",)
     torch_names = ("nn.functional.embedding",)
@@ -288,6 +289,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.leading
     torch_names = ("nn.functional.pad",)

@@ -66,6 +66,7 @@ def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
 @register
 class Sum(Op):
     node = "SumBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.reduce_all("SumDim")
     torch_names = ("sum",)
@@ -85,6 +86,7 @@ class Sum(Op):
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("sum",)
@@ -114,6 +116,7 @@ def _mean_check(a: np.ndarray, dtype) -> None:
 @register
 class Mean(Op):
     node = "MeanBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.reduce_all("MeanDim")
     torch_names = ("mean",)
@@ -145,6 +148,7 @@ class Mean(Op):
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("mean",)

@@ -149,6 +149,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.reduce_all("ProdDim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -180,6 +181,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -239,6 +241,7 @@ class Logsumexp(Op):
     """log(sum(exp(x))) computed stably: the max (0 where it is infinite) is factored out."""
 
     node = "LogsumexpBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logsumexp",)
@@ -280,6 +283,7 @@ def logsumexp(tensor, dim, keepdim=False):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'nansum on CPU does not support complex inputs'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", all_dims=True)
@@ -349,6 +353,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("all",)
     reduce = staticmethod(np.all)
@@ -357,6 +362,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("any",)
     reduce = staticmethod(np.any)

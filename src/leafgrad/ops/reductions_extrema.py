@@ -96,6 +96,7 @@ class _ExtremumDim(MultiOutput):
 @register
 class MaxDim(_ExtremumDim):
     node = "MaxBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'max(): does not support complex input'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -185,6 +186,7 @@ class _Amax(Op):
 @register
 class Amax(_Amax):
     node = "AmaxBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"max_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amax",)

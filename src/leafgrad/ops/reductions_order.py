@@ -123,6 +123,7 @@ def _sort_row(row: np.ndarray, descending: bool) -> list:
 @register
 class Sort(_Selecting):
     node = "SortBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = ' Sort does not support complex dtypes on CPU'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -151,6 +152,7 @@ class Sort(_Selecting):
 class SortStable(Sort):
     node = "SortBackward1"  # torch's node for sort(stable=...) given as a keyword
     vmap = batch.dims("dim")
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("sort",)
 
 
@@ -187,6 +189,7 @@ def _topk_row(row: np.ndarray, k: int, largest: bool, ordered: bool) -> list:
 @register
 class Topk(_Selecting):
     node = "TopkBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = ' topk does not support complex dtypes on CPU'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -230,6 +233,7 @@ def _kth_row(row: np.ndarray, k: int) -> int:
 @register
 class KthvalueOp(_Selecting):
     node = "KthvalueBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("kthvalue",)
 
@@ -396,6 +400,7 @@ def _mode_row(row: np.ndarray) -> int:
 @register
 class Mode(_Selecting):
     node = "ModeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("mode",)
 

@@ -41,6 +41,7 @@ def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("cumsum",)
@@ -67,6 +68,7 @@ class Cumsum(Op):
 @register
 class Cumprod(Op):
     node = "CumprodBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}

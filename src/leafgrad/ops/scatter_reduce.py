@@ -62,6 +62,7 @@ def scatter_reduce_array(a, src, dim, index, reduce, include_self):
 @register
 class ScatterReduce(Op):
     node = "ScatterReduceBackward0"
+    uint_kernel = "scatter_reduce_exclude_input_init"
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     saves = {"self": ("self", "src"), "src": ("self", "src"), "result": ("self", "src")}
