@@ -230,6 +230,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     ca, cb = _category(a), _category(b)
     if ca == 3 or cb == 3:
+        if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:  # uint16/32/64 promote with floats only
+            raise _wide_unsigned_promotion(a, b)
         # complex with anything: the complex type of the wider real part (float64 + complex64
         # is complex128, int64 + complex64 is complex64)
         real_a = a.to_real() if ca == 3 else (a if ca == 2 else None)
@@ -253,7 +255,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _wide_unsigned_promotion(a: dtype, b: dtype) -> RuntimeError:
-    """torch 2.13 promotes uint16/uint32/uint64 with floating and complex dtypes only."""
+    """torch 2.13 promotes uint16/uint32/uint64 with floating dtypes only."""
     return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
                         f"to promote {a._legacy} and {b._legacy}")
 

@@ -48,7 +48,6 @@ class EmbeddingBag(Op):
     optionally weighted per entry (mode sum)."""
 
     node = "EmbeddingBagBackward0"
-    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_message = "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, Float, Double; but got CPUComplexFloatType instead (while checking arguments for embedding_bag)"
     complex_error_type = "RuntimeError"
     inputs = ("weight", "per_sample_weights")

@@ -9,7 +9,10 @@ class says which applies to it:
 - ``uint_ok = True``: the forward runs on the NumPy array (NumPy computes what torch does, or
   the forward raises torch's own error, e.g. "cdist only supports floating-point dtypes").
 - ``uint_kernel``: torch's kernel name in its message when it is not the one the op's
-  ``complex_message`` names, nor ``"<torch name>_cpu"``.
+  ``complex_message`` names, nor ``"<torch name>_cpu"`` (or a function of the call's
+  parameters giving it).
+- ``uint_params``: parameters that are number operands (``exponent`` of ``x ** 2.5``): they
+  take part in choosing the dtype the op computes in.
 
 The check is installed into ``Op.apply`` (and the in-place path) the first time the process
 makes a tensor of one of these dtypes (see _dtype._WideUnsignedDtype), so programs without
@@ -20,56 +23,150 @@ from __future__ import annotations
 
 from .. import _dtype
 from ..tensor import Tensor
+from ._batching_rules import elementwise as _ELEMENTWISE
 from .registry import Op
 
 _NOT_IMPLEMENTED = "not implemented for 'ComplexFloat'"
 
 
-def uint_error(cls, dtype) -> NotImplementedError:
-    """The error torch raises when the op ``cls`` meets a uint16/32/64 tensor of ``dtype``."""
+def uint_error(cls, dtype, params=None, operands=()):
+    """The error torch raises when the op ``cls`` meets a uint16/32/64 tensor of ``dtype``
+    (None: this call works after all, e.g. ``x ** 1``)."""
     kernel = cls.uint_kernel
+    if callable(kernel):  # the kernel depends on the call (clamp with one or two bounds)
+        kernel = kernel(params or {}, operands)
+        if kernel is None:
+            return None
     if kernel is None:
         message = cls.complex_message
         if message is not None and message.endswith(_NOT_IMPLEMENTED):
             return NotImplementedError(message.replace("ComplexFloat", dtype._legacy))
+        if message is not None and "ComplexFloat" in message:  # a dtype check (embedding_bag)
+            error_type = (RuntimeError if cls.complex_error_type == "RuntimeError"
+                          else NotImplementedError)
+            return error_type(message.replace("ComplexFloat", dtype._legacy))
         name = cls.torch_names[0] if cls.torch_names else cls.op_name.lower()
         kernel = name.rsplit(".", 1)[-1] + "_cpu"
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._legacy}'")
 
 
-def wide_dtype(cls, operands):
+def wide_dtype(cls, operands, params=None):
     """The uint16/32/64 dtype ``cls`` would compute ``operands`` in, or None.
 
     torch dispatches on the dtype an op computes in: ``uint16_tensor * 2.5`` computes in
-    float32 and works, ``uint16_tensor * 2`` in uint16. That is the promoted dtype of the
-    tensors and numbers among the operands; where they do not promote (an int64 index with a
-    uint16 source) it is the first tensor's dtype, except for broadcasting ops, which raise
-    torch's promotion error.
+    float32 and works, ``uint16_tensor * 2`` in uint16. For broadcasting (elementwise) ops and
+    ops with number operands (``uint_params``) or elementwise batching rules that is the promoted dtype of the tensors and
+    numbers among the operands (or torch's promotion error); the others dispatch on their
+    first tensor's dtype (a loss on its input, scatter on self, gather with a uint16 index
+    on an int64 self does not use a uint16 kernel).
     """
-    found = None
+    if params:
+        requested = params.get("dtype")  # x.sum(dtype=torch.uint16) computes in uint16
+        if requested in _dtype.WIDE_UNSIGNED:
+            return requested
+    first = None
+    found = False
     for arg in operands:
-        if isinstance(arg, Tensor) and arg._data.dtype.kind == "u" and arg._data.itemsize > 1:
-            found = arg
-            break
-    if found is None:
+        if isinstance(arg, Tensor):
+            if first is None:
+                first = arg
+            if arg._data.dtype.kind == "u" and arg._data.itemsize > 1:
+                found = True
+                break
+    if not found:
         return None
+    if not (cls.broadcasts or cls.uint_params or getattr(cls, "vmap", None) is _ELEMENTWISE):
+        # the others dispatch on their first tensor (a loss on its input, scatter on self)
+        return first.dtype if first.dtype in _dtype.WIDE_UNSIGNED else None
     values = [arg for arg in operands if isinstance(arg, (Tensor, int, float, complex))]
-    try:
-        computed = _dtype.result_type(*values)
-    except RuntimeError:
-        if cls.broadcasts:
-            raise
-        computed = next(arg for arg in operands if isinstance(arg, Tensor)).dtype
+    if params:  # number operands passed by name (``x ** 2.5``)
+        values += [params[name] for name in cls.uint_params
+                   if isinstance(params.get(name), (Tensor, int, float, complex))]
+    computed = _dtype.result_type(*values)  # raises torch's promotion error
     return computed if computed in _dtype.WIDE_UNSIGNED else None
 
 
-def check_operands(cls, operands) -> None:
+def check_operands(cls, operands, params=None) -> None:
     """Raise torch's error when ``cls`` cannot compute ``operands`` (Note: wide unsigned)."""
     if cls.uint_ok:
         return
-    computed = wide_dtype(cls, operands)
+    computed = wide_dtype(cls, operands, params)
     if computed is not None:
-        raise uint_error(cls, computed)
+        error = uint_error(cls, computed, params, operands)
+        if error is not None:
+            raise error
+
+
+# -- kernels that depend on the call ----------------------------------------------------------
+
+
+def only_with_dtype(kernel: str):
+    """Reductions (sum, prod, cumsum) accumulate uint16/32/64 in int64 and work; asked for a
+    uint16/32/64 result with ``dtype=`` they refuse."""
+
+    def choose(params, operands):
+        return kernel if params.get("dtype") in _dtype.WIDE_UNSIGNED else None
+
+    return choose
+
+
+def flip_kernel(params, operands):
+    """torch flips a contiguous tensor along leading dims by copying blocks (any dtype); its
+    element kernel, used when the last dim is flipped or the layout is strided, refuses."""
+    array = operands[0]._data
+    dims = params.get("dims") or ()
+    if array.ndim == 0 or array.size == 0 or not dims:
+        return None
+    if not array.flags.c_contiguous or any(d % array.ndim == array.ndim - 1 for d in dims):
+        return "flip_cpu"
+    return None
+
+
+def index_select_kernel(params, operands):
+    """torch's index_select copies slices of a tensor of two or more dims (any dtype); its
+    0-d/1-d kernel refuses."""
+    return "index_select" if operands[0]._data.ndim <= 1 else None
+
+
+def unless_trivial(kernel: str, zero_d: bool = True, empty: bool = True):
+    """Reductions torch answers without a kernel for 0-d (``zero_d``) or empty (``empty``)
+    tensors: max(dim), mode, kthvalue both; amax only empty ones, topk only 0-d ones."""
+
+    def choose(params, operands):
+        array = operands[0]._data
+        if zero_d and array.ndim == 0 or empty and array.size == 0:
+            return None
+        return kernel
+
+    return choose
+
+
+def div_rounding_kernel(params, operands):
+    return "div_trunc_cpu" if params.get("rounding_mode") == "trunc" else "div_floor_cpu"
+
+
+def clamp_tensor_kernel(params, operands):
+    low, high = (tuple(operands[1:3]) + (None, None))[:2]
+    if low is None:
+        return "minimum_cpu"
+    return "maximum_cpu" if high is None else "clamp_cpu"
+
+
+def rrelu_kernel(params, operands):
+    return "rrelu_with_noise_out_cpu" if params.get("training") else "leaky_relu_cpu"
+
+
+def scatter_reduce_kernel(params, operands):
+    if not params.get("include_self", True):
+        return "scatter_reduce_exclude_input_init"
+    reduce = params.get("reduce")
+    if reduce in ("mean", "amax", "amin"):
+        return f"scatter_gather_tensor_cpu_reduce_{reduce}"
+    return "scatter_gather_tensor_cpu"
+
+
+def round_decimals_kernel(params, operands):
+    return "round_vml_cpu" if params.get("decimals") == 0 else "round_cpu"
 
 
 _installed = []
@@ -83,7 +180,7 @@ def install_uint_check() -> None:
 
     def apply(cls, *args, **params):
         if not cls.uint_ok:
-            check_operands(cls, args)
+            check_operands(cls, args, params)
         return plain_apply(cls, *args, **params)
 
     apply.__doc__ = plain_apply.__doc__

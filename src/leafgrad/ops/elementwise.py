@@ -14,6 +14,7 @@ from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
+from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
 from .registry import Op, on_arrays, register
 
@@ -90,7 +91,8 @@ class Rsub(Op):
     """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
 
     node = "RsubBackward1"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = "add_stub"
+    uint_params = ("other",)
     complex_ok = True
     inputs = ("self",)
     torch_names = ("rsub", "Tensor.__rsub__")
@@ -312,7 +314,13 @@ class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
 
     node = "PowBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_params = ("exponent",)
+
+    @staticmethod
+    def uint_kernel(params, operands):
+        """torch's pow fills or copies for the exponents 0 and 1 (no kernel), else refuses."""
+        return None if params.get("exponent") in (0, 1) else "pow"
+
     complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("pow", "Tensor.__pow__")
@@ -393,7 +401,8 @@ class PowScalarBase(Op):
     """``base ** exponent`` for a Python number base (``2 ** x``)."""
 
     node = "PowBackward2"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = "pow"
+    uint_params = ("base",)
     complex_ok = True
     inputs = ("exponent",)
     saves = {"result": ("exponent",), "exponent": ("exponent",)}
@@ -823,7 +832,13 @@ class Clamp(Op):
     """clamp with Python-number bounds."""
 
     node = "ClampBackward1"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_params = ("min", "max")
+
+    @staticmethod
+    def uint_kernel(params, operands):
+        if params.get("min") is None:
+            return "clamp_max_scalar_cpu"
+        return "clamp_scalar_cpu" if params.get("max") is not None else "clamp_min_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp", "clip")
@@ -859,6 +874,7 @@ class MaskedZero(Op):
     """``where(mask, 0, self)``: zero a gradient where a formula has a removable 0 * inf."""
 
     node = "MaskedFillBackward0"
+    uint_kernel = "masked_fill"
     vmap = batch.elementwise
     inputs = ("self",)
     broadcasts = True
@@ -968,6 +984,7 @@ class _Bitwise(_Compare):
 @register
 class BitwiseAnd(_Bitwise):
     node = "BitwiseAndBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_and
     kernel = "bitwise_and"
@@ -977,6 +994,7 @@ class BitwiseAnd(_Bitwise):
 @register
 class BitwiseOr(_Bitwise):
     node = "BitwiseOrBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_or
     kernel = "bitwise_or"
@@ -986,6 +1004,7 @@ class BitwiseOr(_Bitwise):
 @register
 class BitwiseXor(_Bitwise):
     node = "BitwiseXorBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor"
@@ -1007,6 +1026,7 @@ def _shift_operands(a, b, kernel):
 @register
 class LeftShift(_Compare):
     node = "LshiftBackward1"
+    uint_kernel = "lshift_cpu"
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
 
@@ -1020,6 +1040,7 @@ class LeftShift(_Compare):
 @register
 class RightShift(_Compare):
     node = "RshiftBackward1"
+    uint_kernel = "rshift_cpu"
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")
 
@@ -1164,6 +1185,8 @@ class Fill(Op):
 
     @staticmethod
     def forward(ctx, a, value):
+        if a.dtype.kind == "u":  # uint16/32/64 convert as torch does (_construct.unsigned_fill)
+            value = unsigned_fill(value, a.dtype)
         return np.full_like(a, value)
 
     def backward(self, grad):

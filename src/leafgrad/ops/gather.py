@@ -8,6 +8,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 from .shape import _wrap_dim
 
@@ -24,7 +25,7 @@ def _index_array(index, what: str = "index") -> np.ndarray:
     from ..tensor import Tensor
 
     array = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if array.dtype.kind not in "iu" or array.dtype == np.uint8:
+    if array.dtype.kind != "i":  # unsigned indices (uint8 ... uint64) too, as torch
         name = what.rstrip("_")
         message = _DTYPE_MESSAGES.get(name, f"{name}(): Expected dtype int32/int64 for index")
         raise RuntimeError(message.format(legacy=from_numpy_dtype(array.dtype)._legacy))
@@ -41,7 +42,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = staticmethod(_uint.index_select_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("index_select", "repeat_interleave")
@@ -216,6 +217,7 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.elementwise
     broadcasts = True
@@ -247,6 +249,7 @@ class MaskedFillTensor(Op):
     """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
 
     node = "MaskedFillBackward1"
+    uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.masked_fill_tensor
     inputs = ("self", "value")
@@ -280,6 +283,7 @@ class MaskedFillTensor(Op):
 @register
 class MaskedSelect(Op):
     node = "MaskedSelectBackward0"
+    uint_kernel = "masked_select"
     complex_ok = True
     torch_names = ("masked_select",)
     mask_params = ("mask",)
@@ -497,6 +501,9 @@ def nonzero(tensor, as_tuple=False):
     from ..tensor import _wrap
 
     data = tensor._data
+    if data.dtype.kind == "u" and data.itemsize > 1:  # Note: wide unsigned support (_uint.py)
+        raise NotImplementedError(
+            f"\"nonzero_count_cpu\" not implemented for '{tensor.dtype._legacy}'")
     if as_tuple:
         if data.ndim == 0:
             return (_wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)

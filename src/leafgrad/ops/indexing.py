@@ -37,8 +37,11 @@ def _as_index_array(item) -> np.ndarray:
         if array.size == 0 and isinstance(item, list):
             return array.astype(np.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if array.dtype == np.uint8:
-        array = array.astype(bool)
+    if array.dtype.kind == "u":
+        if array.dtype == np.uint8:
+            return array.astype(bool)
+        if array.ndim:  # uint16/32/64: torch takes only a 0-d one (as an int)
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return array
 
 
@@ -275,9 +278,13 @@ def setitem(tensor, index, value) -> None:
 
 
 def _scalar_tensor(value, like):
+    from .._construct import unsigned_fill
     from ..tensor import _wrap
 
-    return _wrap(np.asarray(value, dtype=like._data.dtype))
+    dtype = like._data.dtype
+    if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
+        value = unsigned_fill(value, dtype)
+    return _wrap(np.asarray(value, dtype=dtype))
 
 
 @register

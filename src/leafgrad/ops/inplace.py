@@ -63,7 +63,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     if UINT_SEEN[0] and not op.uint_ok:
         from ._uint import check_operands
 
-        check_operands(op, (target,) + others)
+        check_operands(op, (target,) + others, params)
     if _vmap_state.active:
         result = _vmap_state.inplace(op, target, others, params)
         if result is not NotImplemented:

@@ -21,6 +21,7 @@ from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 _ZERO_DIVISION = "ZeroDivisionError"
@@ -105,7 +106,8 @@ class Fmod(Op):
     """``fmod(self, number)``: C's fmod (the sign of the dividend)."""
 
     node = "FmodBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = "fmod_cpu"
+    uint_params = ("other",)
     torch_names = ("fmod",)
 
     @staticmethod
@@ -151,7 +153,8 @@ class Remainder(Op):
     """``remainder(self, number)``: Python's modulo (the sign of the divisor)."""
 
     node = "RemainderBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = "remainder_cpu"
+    uint_params = ("other",)
     torch_names = ("remainder", "Tensor.__mod__")
 
     @staticmethod
@@ -198,6 +201,7 @@ class DivRounding(Op):
     """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
 
     node = "DivBackward2"
+    uint_kernel = staticmethod(_uint.div_rounding_kernel)
     complex_message = '"div_floor_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -222,14 +226,18 @@ class DivRounding(Op):
 def _float_binary(a, b, kernel: str | None = None):
     """Promote; integer results either compute in the default float dtype (kernel None) or are
     refused with torch's NotImplementedError for ``kernel``."""
-    a, b = _promote.binary(a, b)
-    dtype = np.asarray(a).dtype
+    promoted_a, promoted_b = _promote.binary(a, b)
+    dtype = np.asarray(promoted_a).dtype
     if dtype.kind != "f":
         if kernel is not None:
-            raise _not_implemented(kernel, np.asarray(a))
+            raise _not_implemented(kernel, np.asarray(promoted_a))
+        if dtype.kind == "c":
+            a, b = promoted_a, promoted_b
+        # the operands' own values in the default float dtype (xlogy(-1, uint8_tensor) takes
+        # log of the tensor's values times -1.0, not times 255 as a uint8 -1 would be)
         dtype = _dtype.get_default_dtype().np
-        a, b = np.asarray(a).astype(dtype), np.asarray(b).astype(dtype)
-    return a, b, dtype
+        return np.asarray(a).astype(dtype), np.asarray(b).astype(dtype), dtype
+    return promoted_a, promoted_b, dtype
 
 
 @register

@@ -65,6 +65,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -155,6 +156,7 @@ class LogicalNot(_Predicate):
 @register
 class IsNan(_Predicate):
     node = "IsnanBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isnan
@@ -164,6 +166,7 @@ class IsNan(_Predicate):
 @register
 class IsInf(_Predicate):
     node = "IsinfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isinf
@@ -173,6 +176,7 @@ class IsInf(_Predicate):
 @register
 class IsPosInf(_Predicate):
     node = "IsposinfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isposinf
     torch_names = ("isposinf",)
@@ -181,6 +185,7 @@ class IsPosInf(_Predicate):
 @register
 class IsNegInf(_Predicate):
     node = "IsneginfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isneginf
     torch_names = ("isneginf",)
@@ -189,6 +194,7 @@ class IsNegInf(_Predicate):
 @register
 class IsFinite(_Predicate):
     node = "IsfiniteBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isfinite

@@ -22,6 +22,7 @@ from . import _batching_rules as batch, _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
+from . import _uint
 from .registry import Op, register
 from ..tensor import _wrap
 
@@ -464,6 +465,7 @@ class RoundDecimals(Op):
     """``round(x, decimals=d)``: torch scales by 10**|d|, rounds half to even, scales back."""
 
     node = "RoundBackward1"
+    uint_kernel = staticmethod(_uint.round_decimals_kernel)
     torch_names = ("round",)
 
     @staticmethod

@@ -372,11 +372,11 @@ def _make_pad_ops():
         for dims in (1, 2, 3):
             forward_cls = type(f"{title}Pad{dims}d", (_ModePad,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackward0", "mode": mode,
-                "torch_names": ("nn.functional.pad",),
+                "torch_names": ("nn.functional.pad",), "uint_kernel": f"{title.lower()}_pad{dims}d",
             })
             backward_cls = type(f"{title}Pad{dims}dBackward", (_ModePadBackward,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackwardBackward0",
-                "torch_names": (),
+                "torch_names": (), "uint_kernel": f"{title.lower()}_pad{dims}d",
             })
             backward_cls.pad_op = forward_cls
             forward_cls.backward_op = backward_cls

@@ -22,6 +22,7 @@ from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
+from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, plain_backward, register
 
@@ -149,7 +150,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.reduce_all("ProdDim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -181,7 +182,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -379,6 +380,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
+    uint_kernel = "nonzero_count_cpu"
     vmap = batch.dims("dim", all_dims=True)
     differentiable = False
     torch_names = ("count_nonzero",)

@@ -119,6 +119,7 @@ class Op(Node):
     # tensors, and torch's kernel name in its "not implemented for 'UInt16'" otherwise.
     uint_ok = False
     uint_kernel = None
+    uint_params: tuple = ()
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.

@@ -12,6 +12,7 @@ from .._alloc import check_storage
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -243,7 +244,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = staticmethod(_uint.flip_kernel)
     complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("flip", "fliplr", "flipud")
