@@ -197,6 +197,87 @@ EXPRESSIONS = [
     "torch.arange(4).reshape(2, 2)[m[0] - m[0]]", "m @ m", "m.mm(m)", "torch.outer(x, x)", "torch.empty(3, dtype=torch.{u}).copy_(torch.tensor([1, 2, 3]))",
 ]
 
+# functions, nn, random, in-place methods and setitem (probed the same way)
+EXPRESSIONS += [
+    'torch.tensor(np.uint16(5))', 'torch.tensor([np.uint32(5)])', 'x * np.uint16(2)',
+    'x * np.int64(2)', 'x * np.float32(2)', 'torch.tensor(np.array(5, dtype=np.uint64))',
+    'x + np.array(1, dtype=np.uint16)', 'torch.nn.functional.one_hot(x)',
+    'torch.nn.functional.embedding(x, torch.randn(5, 2)).shape',
+    'torch.nn.functional.cross_entropy(torch.randn(3, 4), x)',
+    'torch.nn.functional.nll_loss(torch.randn(3, 4), x)',
+    'torch.cdist(m.float(), m.float()).dtype', 'torch.cdist(m, m)', 'torch.diff(x)',
+    'torch.kron(x, x)', 'torch.tensordot(m, m, 1)', "torch.einsum('i,i->', x, x)",
+    'torch.trapz(x)', 'torch.cartesian_prod(x, x)', "torch.meshgrid(x, x, indexing='ij')[0]",
+    'torch.tril_indices(3, 3, dtype=torch.{u})', 'torch.vstack([x, x])', 'torch.hstack([x, x])',
+    'torch.dstack([x, x])', 'torch.column_stack([x, x])', 'torch.atleast_2d(x)',
+    'torch.broadcast_to(x, (2, 3))', 'torch.movedim(m, 0, 1)', 'torch.squeeze(m)',
+    'torch.take(x, torch.tensor([0]))', 'torch.take_along_dim(m, torch.tensor([[0], [1]]), 1)',
+    'torch.gather(m, 1, torch.tensor([[0], [1]]))',
+    'torch.scatter(m, 1, torch.tensor([[0], [1]]), m)',
+    'torch.index_fill(m, 0, torch.tensor([0]), 1)',
+    'torch.index_copy(m, 0, torch.tensor([0]), m[:1])', 'torch.tril(m)', 'torch.triu(m)',
+    'torch.diag(x)', 'torch.diag(m)', 'torch.diagonal(m)', 'torch.diag_embed(x)', 'torch.trace(m)',
+    'torch.outer(x, x)', 'torch.mv(m, m[0])', 'torch.bmm(m[None], m[None])',
+    'torch.linalg.norm(m)', 'torch.norm(m)', 'torch.linalg.det(m)',
+    'torch.nn.functional.pad(m, (1, 1))', 'torch.nn.functional.pad(m, (1, 1), value=-1)',
+    "torch.nn.functional.pad(m[None], (1, 1), mode='reflect')",
+    'torch.nn.functional.avg_pool1d(m[None], 2)', 'torch.nn.functional.linear(m, m)',
+    'torch.nn.functional.dropout(m, 0.0)', 'torch.nn.functional.relu6(m)',
+    'torch.nn.functional.hardtanh(m)', 'torch.nn.functional.softmax(m, 1)',
+    'torch.nn.functional.mse_loss(m, m)', 'torch.nn.functional.l1_loss(m, m)',
+    'torch.nn.Linear(2, 2)(m)', 'torch.nn.Embedding(5, 2)(x).shape', 'torch.nn.Flatten()(m)',
+    'torch.nn.Identity()(m)', 'torch.var_mean(m)', 'torch.std_mean(m)', 'torch.nanmean(m)',
+    'torch.median(m, 0)', 'torch.mode(x)', 'torch.logsumexp(m, 0)', 'torch.prod(m, 0)',
+    'torch.cumsum(m, 1)', 'torch.amax(m, 0)', 'torch.argsort(x)', 'torch.sort(m, 1)',
+    'torch.topk(x, 1)', 'torch.flipud(x)', 'torch.rot90(m)', 'torch.roll(m, 1)',
+    'torch.roll(m, 1, 0)', 'torch.unique(m, dim=0)',
+    'torch.unique_consecutive(x, return_counts=True)', 'torch.bincount(x)',
+    'torch.count_nonzero(m, 0)', 'torch.nonzero(m, as_tuple=True)', 'torch.argwhere(m)',
+    'torch.where(m == 1)', 'torch.isclose(x, x)', 'torch.isclose(x, x.float())', 'torch.eq(x, x)',
+    'torch.ne(x, 1)', 'torch.gt(x, 1.5)', 'torch.maximum(x, x.float())', 'torch.fmax(x, x)',
+    'torch.lerp(x.float(), x.float(), 0.5)', 'torch.addcmul(x, x, x)', 'torch.addcdiv(x, x, x)',
+    'torch.mul(x, 2)', 'torch.multiply(x, x)', 'torch.true_divide(x, 2)',
+    'torch.floor_divide(x, 2)', "torch.div(x, 2, rounding_mode='floor')",
+    "torch.div(x, 2, rounding_mode='trunc')", "torch.div(x, 2.0, rounding_mode='floor')",
+    'torch.remainder(x, 2)', 'torch.fmod(x, 2)', 'torch.bitwise_left_shift(x, 1)',
+    'torch.bitwise_or(x, x)', 'torch.logical_or(x, x)', 'torch.sign(x)', 'torch.sgn(x)',
+    'torch.abs(x)', 'torch.negative(x)', 'torch.square(x)', 'torch.pow(x, 2)', 'torch.pow(2, x)',
+    'torch.pow(x, x)', 'torch.float_power(x, 2)', 'torch.exp2(x)', 'torch.sigmoid(x)',
+    'torch.erf(x)', 'torch.nan_to_num(x)', 'torch.clip(x, 0, 1)', 'torch.frac(x)',
+    'torch.round(x, decimals=1)', 'torch.ceil(x)', 'torch.signbit(x)', 'torch.hypot(x, x)',
+    'torch.atan2(x, x)', 'torch.logaddexp(x, x)', 'torch.xlogy(x, x)', 'torch.special.entr(x)',
+    'torch.special.expit(x)', 'torch.special.ndtr(x)', 'torch.special.sinc(x)', 'torch.rad2deg(x)',
+    'torch.deg2rad(x)', 'torch.angle(x)', 'torch.real(x)', 'torch.conj(x)',
+    'torch.is_nonzero(x[:1])', 'torch.numel(x)', 'torch.result_type(x, x)', 'torch.clone(x)',
+    'x.repeat(2, 1)', 'x.tile(2)', 'x.expand_as(m[:, :1].expand(2, 3))', 'x.unflatten(0, (3, 1))',
+    'x.view_as(x)', 'x.reshape_as(x)', 'x.split([1, 2])', 'x.tensor_split(2)', 'x.unbind()',
+    'x.swapaxes(0, 0)', 'x.as_strided((2,), (1,))', 'x.storage_offset()', 'x.stride()',
+    'x.is_contiguous()', 'x.data_ptr() > 0', 'x.dim()', 'len(x)', 'list(x)', 'x.__array__().dtype',
+    'np.asarray(x).dtype',
+    'x.index_put_((torch.tensor([0]),), torch.tensor([9], dtype=torch.{u}))',
+    'x.scatter_(0, torch.tensor([0]), 5)', 'x.masked_fill_(x == 1, 0)', 'x.clamp_(0, 1)',
+    'x.copy_(x)', 'x.resize_(2)', 'x.unsqueeze_(0)', 'x.t_()', 'x.squeeze_()', 'x.abs_()',
+    'x.floor_()', 'x.sqrt_()', 'x.mul_(x)', 'x.div_(2)', 'x.bitwise_and_(x)', 'x.__iand__(x)',
+    'x.__ior__(1)', 'x.__ixor__(x)', 'x.__imul__(2)', 'x.__iadd__(1)', 'x.__ilshift__(1)',
+    'x.__setitem__(0, 5) or x', 'x.__setitem__(0, -1) or x', 'x.__setitem__(0, 70000) or x',
+    'x.__setitem__(0, 1.5) or x', 'x.__setitem__(slice(None), torch.tensor([1, 2, 3])) or x',
+    'x.__setitem__(slice(None), torch.tensor([1., 2, 3])) or x', 'x.__setitem__(x == 1, 0) or x',
+    'x.__setitem__(torch.tensor([0]), 7) or x', 'torch.testing.assert_close(x, x)',
+    "torch.testing.make_tensor((2,), dtype=torch.{u}, device='cpu').dtype",
+    'torch.empty_strided((2,), (1,), dtype=torch.{u}).dtype', 'torch.full_like(x, 7)',
+    'torch.full_like(x, -1)', 'torch.randint_like(x, 5).dtype', 'torch.rand_like(x)',
+    'torch.randn(2, dtype=torch.{u})', 'torch.normal(0, 1, (2,), dtype=torch.{u})',
+    'torch.bernoulli(x)', 'torch.multinomial(x.float(), 1).dtype', 'torch.multinomial(x, 1)',
+    'x.random_(0, 5).dtype', 'x.uniform_()', 'x.normal_()', 'x.bernoulli_(0.5).dtype',
+    'x.exponential_()', 'torch.poisson(x)', 'torch.nn.utils.parameters_to_vector([x])',
+    'torch.nn.Parameter(x, requires_grad=False).dtype', 'torch.nn.Parameter(x)',
+    'torch.autograd.grad(x.sum(), x)', 'x.sum().backward()',
+    'torch.func.grad(lambda t: t.sum())(x)', 'torch.vmap(lambda t: t * 2)(m)',
+    'torch.vmap(lambda t: t + 1)(m)', 'torch.compile(lambda t: t * 2)(m)',
+    'x.to(dtype=torch.{u}, copy=True).data_ptr() != x.data_ptr()', 'x.__deepcopy__({})',
+    "__import__('copy').deepcopy(x)",
+]
+
 
 def _run(lib, expression: str, name: str):
     dtype = getattr(lib, name)
@@ -373,3 +454,21 @@ def test_complex_dtype_object_saves_as_torch_name(tmp_path):
     torch = require_torch()
     leafgrad.save({"d": leafgrad.complex64}, tmp_path / "c.pt")
     assert torch.load(tmp_path / "c.pt")["d"] is torch.complex64
+
+
+# -- a refused call modifies nothing ------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda x: x.add_(1), lambda x: x.neg_(), lambda x: x.clamp_(0, 1), lambda x: x.fill_(-0.5),
+    lambda x: x.masked_fill_(x == 1, 0), lambda x: x.__setitem__(x == 1, 0),
+    lambda x: x.__setitem__(0, 1.5e20), lambda x: x.__iadd__(1), lambda x: x.pow_(2),
+    lambda x: x.bernoulli_(0.5), lambda x: x.random_(), lambda x: x.abs_(),
+])
+@pytest.mark.parametrize("name", WIDE)
+def test_refused_inplace_call_modifies_nothing(call, name):
+    torch = require_torch()
+    for lib in (torch, leafgrad):
+        x = lib.tensor([1, 2, 3], dtype=getattr(lib, name))
+        version = x._version
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            call(x)
+        assert x.tolist() == [1, 2, 3] and x._version == version

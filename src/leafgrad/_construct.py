@@ -158,14 +158,18 @@ def _check_int(value: int, target) -> None:
         raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
 
 
-def unsigned_fill(value, np_dtype: np.dtype):
+def unsigned_fill(value, np_dtype: np.dtype, wrap: bool = True):
     """A Python number filled into a uint16/32/64 tensor (``full``, ``fill_``), converted as
     torch does: ints from -max to max wrap (-1 is the maximum), floats from 0 to max
-    truncate; anything else raises torch's overflow error. Other dtypes: ``value`` as is."""
+    truncate; anything else raises torch's overflow error. ``wrap=False`` (``F.pad``'s
+    value): only 0 to max. Other dtypes: ``value`` as is."""
     if np_dtype.kind != "u" or np_dtype.itemsize == 1 or isinstance(value, bool):
         return value
     info = np.iinfo(np_dtype)
-    if isinstance(value, (int, np.integer)):
+    if not wrap and isinstance(value, (int, float, np.integer, np.floating)):
+        if 0 <= value <= int(info.max):
+            return np_dtype.type(value)
+    elif isinstance(value, (int, np.integer)):
         value = int(value)
         if value >= 1 << 64:
             raise OverflowError("int too big to convert")

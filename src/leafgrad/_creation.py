@@ -280,6 +280,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
+        fill_value = _construct.unsigned_fill(fill_value, np_dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.full(shape, fill_value, np_dtype), requires_grad, device))

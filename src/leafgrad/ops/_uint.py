@@ -9,8 +9,8 @@ class says which applies to it:
 - ``uint_ok = True``: the forward runs on the NumPy array (NumPy computes what torch does, or
   the forward raises torch's own error, e.g. "cdist only supports floating-point dtypes").
 - ``uint_kernel``: torch's kernel name in its message when it is not the one the op's
-  ``complex_message`` names, nor ``"<torch name>_cpu"`` (or a function of the call's
-  parameters giving it).
+  ``complex_message`` names, nor ``"<torch name>_cpu"``; or a function of the call's
+  parameters and operands giving it (None: this call works, e.g. ``x ** 1``).
 - ``uint_params``: parameters that are number operands (``exponent`` of ``x ** 2.5``): they
   take part in choosing the dtype the op computes in.
 
@@ -54,11 +54,11 @@ def wide_dtype(cls, operands, params=None):
     """The uint16/32/64 dtype ``cls`` would compute ``operands`` in, or None.
 
     torch dispatches on the dtype an op computes in: ``uint16_tensor * 2.5`` computes in
-    float32 and works, ``uint16_tensor * 2`` in uint16. For broadcasting (elementwise) ops and
-    ops with number operands (``uint_params``) or elementwise batching rules that is the promoted dtype of the tensors and
-    numbers among the operands (or torch's promotion error); the others dispatch on their
-    first tensor's dtype (a loss on its input, scatter on self, gather with a uint16 index
-    on an int64 self does not use a uint16 kernel).
+    float32 and works, ``uint16_tensor * 2`` in uint16. For elementwise ops (broadcasting,
+    or with an elementwise batching rule) and ops with number operands (``uint_params``) that
+    is the promoted dtype of the tensors and numbers among the operands (or torch's promotion
+    error); the others dispatch on their first tensor's dtype (a loss on its input, scatter
+    on self; gather with a uint16 index on an int64 self does not use a uint16 kernel).
     """
     if params:
         requested = params.get("dtype")  # x.sum(dtype=torch.uint16) computes in uint16
@@ -167,6 +167,22 @@ def scatter_reduce_kernel(params, operands):
 
 def round_decimals_kernel(params, operands):
     return "round_vml_cpu" if params.get("decimals") == 0 else "round_cpu"
+
+
+def count_nonzero_kernel(params, operands):
+    """count_nonzero over dims works (a sum of ``!= 0``); over everything torch refuses."""
+    return "nonzero_count_cpu" if params.get("dim") is None else None
+
+
+def index_put_kernel(params, operands):
+    """``x[mask] = value`` with one bool mask and a 0-d value is torch's masked_fill."""
+    index = params.get("index")
+    index = index if isinstance(index, (tuple, list)) else (index,)
+    values = operands[1] if len(operands) > 1 else None
+    if (len(index) == 1 and getattr(index[0], "dtype", None) == bool
+            and isinstance(values, Tensor) and values._data.ndim == 0):
+        return "masked_fill"
+    return "index_put"
 
 
 _installed = []

@@ -12,6 +12,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -292,7 +293,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
-    uint_kernel = "index_put"
+    uint_kernel = staticmethod(_uint.index_put_kernel)
     complex_ok = True
     vmap = batch.index_put
     inputs = ("self", "values")

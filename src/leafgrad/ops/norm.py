@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -303,6 +304,8 @@ class ConstantPadNd(Op):
                      zip(widths, a.shape))
         cropped = a[crop]
         grow = [(max(0, lo), max(0, hi)) for lo, hi in widths]
+        if a.dtype.kind == "u":  # uint16/32/64: torch's checked conversion of the value
+            value = unsigned_fill(value, a.dtype, wrap=False)
         return _layout.contiguous(np.pad(cropped, grow, constant_values=value))
 
     def backward(self, grad):

@@ -380,7 +380,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
-    uint_kernel = "nonzero_count_cpu"
+    uint_kernel = staticmethod(_uint.count_nonzero_kernel)
     vmap = batch.dims("dim", all_dims=True)
     differentiable = False
     torch_names = ("count_nonzero",)
