@@ -278,6 +278,16 @@ EXPRESSIONS += [
     "__import__('copy').deepcopy(x)",
 ]
 
+EXPRESSIONS += [  # printing
+    "repr(torch.tensor([2**64 - 1, 1], dtype=torch.{u}))",
+    "repr(torch.tensor([[2**63, 0], [5, 2**32]], dtype=torch.{u}))",
+    "repr(torch.arange(1000).to(torch.{u}))",
+    "str(torch.tensor([65535, 0, 7], dtype=torch.{u}).reshape(3, 1))",
+    "repr(torch.tensor([4294967295, 12], dtype=torch.{u}))", "repr(torch.zeros(3, dtype=torch.{u})[1:])",
+    "repr(torch.tensor([1, 2], dtype=torch.{u}) * 2.5)", "format(torch.tensor(5, dtype=torch.{u}))",
+    "torch.tensor(5, dtype=torch.{u}).__format__('.2f')",
+]
+
 
 def _run(lib, expression: str, name: str):
     dtype = getattr(lib, name)

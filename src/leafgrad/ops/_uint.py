@@ -22,6 +22,7 @@ them pay nothing for it.
 from __future__ import annotations
 
 from .. import _dtype
+from . import _promote
 from ..tensor import Tensor
 from ._batching_rules import elementwise as _ELEMENTWISE
 from .registry import Op
@@ -82,7 +83,14 @@ def wide_dtype(cls, operands, params=None):
     if params:  # number operands passed by name (``x ** 2.5``)
         values += [params[name] for name in cls.uint_params
                    if isinstance(params.get(name), (Tensor, int, float, complex))]
-    computed = _dtype.result_type(*values)  # raises torch's promotion error
+    try:
+        computed = _dtype.result_type(*values)
+    except RuntimeError:  # torch's promotion error, after its broadcast check
+        if cls.uint_kernel is not promote_first:
+            shapes = [tuple(arg._data.shape) for arg in operands if isinstance(arg, Tensor)]
+            for shape in shapes[1:]:
+                _promote.check_broadcast(shapes[0], shape)
+        raise
     return computed if computed in _dtype.WIDE_UNSIGNED else None
 
 
@@ -183,6 +191,12 @@ def index_put_kernel(params, operands):
             and isinstance(values, Tensor) and values._data.ndim == 0):
         return "masked_fill"
     return "index_put"
+
+
+def promote_first(params, operands):
+    """where: torch computes the result dtype (its promotion error) before broadcasting, and
+    has a kernel for uint16/32/64."""
+    return None
 
 
 _installed = []

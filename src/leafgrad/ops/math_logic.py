@@ -19,6 +19,7 @@ from . import _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -65,7 +66,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
-    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    uint_kernel = staticmethod(_uint.promote_first)  # works; promotes before broadcasting
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
