@@ -341,7 +341,6 @@ KNOWN_DIFFERENCES = {
     "Convolution": (
         "torch's kernel name depends on the algorithm it picks (slow_conv_dilated<>, "
         "compute_columns3d, slow_conv2d_cpu); leafgrad names slow_conv2d_cpu"),
-    "Dot": _MIXED,
     "EmbeddingBag": _MIXED,
     "GridSampler2d": (
         "leafgrad checks the grid's dtype against the input's first; torch names "
@@ -352,19 +351,15 @@ KNOWN_DIFFERENCES = {
         "torch names add_stub or scatter_gather_tensor_cpu depending on the call; "
         "leafgrad names the latter"),
     "IndexPut": _MIXED,
-    "LSTMLayer": _MIXED,
-    "LSTMStep": _MIXED,
     "LayerNorm": _MIXED,
     "Lerp": _MIXED,
     "LerpTensor": _MIXED,
     "LinalgCross": _MIXED,
     "LinalgSolveTriangular": _MIXED,
-    "Mm": _MIXED,
     "Mv": _MIXED,
     "Prelu": _MIXED,
     "Scatter": _MIXED,
     "ScatterAdd": _MIXED,
-    "SqueezeLast": _MIXED,
     "UpsampleBilinear2D": (
         "torch's kernel name depends on its memory-format path "
         "(upsample_bilinear2d_channels_last vs compute_indices_weights_linear)"),

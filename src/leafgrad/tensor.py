@@ -1464,7 +1464,8 @@ _STEAL_REFS = 5
 # c10's scalar type names, used in some of torch's messages
 _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
-            "bool": "bool"}
+            "uint16": "short unsigned int", "uint32": "unsigned int",
+            "uint64": "long unsigned int", "bool": "bool"}
 
 
 def _int64_value(value) -> int:

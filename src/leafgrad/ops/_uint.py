@@ -11,6 +11,8 @@ class says which applies to it:
 - ``uint_kernel``: torch's kernel name in its message when it is not the one the op's
   ``complex_message`` names, nor ``"<torch name>_cpu"``; or a function of the call's
   parameters and operands giving it (None: this call works, e.g. ``x ** 1``).
+- ``uint_same_dtype``: the op first checks that its tensor operands' dtypes agree (mm, dot,
+  scatter): a mix goes to that check in the forward instead of the uint kernel error.
 - ``uint_params``: parameters that are number operands (``exponent`` of ``x ** 2.5``): they
   take part in choosing the dtype the op computes in.
 
@@ -77,7 +79,12 @@ def wide_dtype(cls, operands, params=None):
     if not found:
         return None
     if not (cls.broadcasts or cls.uint_params or getattr(cls, "vmap", None) is _ELEMENTWISE):
-        # the others dispatch on their first tensor (a loss on its input, scatter on self)
+        # the others dispatch on their first tensor (a loss on its input, scatter on self);
+        # ops that first check that their operands' dtypes agree (mm, dot, scatter) leave a
+        # mix to that check in their forward
+        if cls.uint_same_dtype and len({arg._data.dtype for arg in operands
+                                        if isinstance(arg, Tensor)}) > 1:
+            return None
         return first.dtype if first.dtype in _dtype.WIDE_UNSIGNED else None
     values = [arg for arg in operands if isinstance(arg, (Tensor, int, float, complex))]
     if params:  # number operands passed by name (``x ** 2.5``)

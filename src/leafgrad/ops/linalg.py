@@ -12,7 +12,8 @@ from .complex import conj  # Note: torch's convention for complex gradients (ops
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool", "complex64": "c10::complex<float>",
+          "uint16": "short unsigned int", "uint32": "unsigned int",
+          "uint64": "long unsigned int", "bool": "bool", "complex64": "c10::complex<float>",
           "complex128": "c10::complex<double>"}
 
 
@@ -30,6 +31,7 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 class Mm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "MmBackward0"
+    uint_same_dtype = True  # torch checks that the operands' dtypes agree first
     uint_kernel = "addmm_impl_cpu_"
     complex_ok = True
     vmap = batch.matmul_like
@@ -147,6 +149,7 @@ def _check_vectors(a, b, name: str) -> None:
 @register
 class Dot(Op):
     node = "DotBackward0"
+    uint_same_dtype = True  # torch checks that the operands' dtypes agree first
     uint_kernel = "dot"
     complex_ok = True
     vmap = batch.matmul_like

@@ -120,6 +120,7 @@ class Op(Node):
     uint_ok = False
     uint_kernel = None
     uint_params: tuple = ()
+    uint_same_dtype = False
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
