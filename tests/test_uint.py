@@ -278,6 +278,19 @@ EXPRESSIONS += [
     "__import__('copy').deepcopy(x)",
 ]
 
+EXPRESSIONS += [  # index_add's kernels (alpha, 1-d self) and interpolate/grid_sample/conv
+    "m.index_add(1, torch.tensor([1, 0]), m, alpha=2)", "x.index_add(0, torch.tensor([0]), x[:1].clone())",
+    "a3.index_add(2, torch.tensor([0]), a3[:, :, :1].clone())",
+    "torch.nn.functional.interpolate(m[None, None], scale_factor=2, mode='bilinear')",
+    "torch.nn.functional.interpolate(m[None, None], scale_factor=2, mode='bicubic')",
+    "torch.nn.functional.interpolate(m[None], scale_factor=2)",
+    "torch.nn.functional.grid_sample(m[None, None], torch.zeros(1, 2, 2, 2), align_corners=False)",
+    "torch.nn.functional.conv2d(m[None, None], m[None, None])",
+    "torch.nn.functional.conv2d(m[None, None], m[None, None], dilation=2, padding=2)",
+    "torch.nn.functional.conv3d(a3[None, None], a3[None, None, :1, :2, :2])",
+    "torch.nn.functional.conv_transpose2d(m[None, None], m[None, None])",
+]
+
 EXPRESSIONS += [  # printing
     "repr(torch.tensor([2**64 - 1, 1], dtype=torch.{u}))",
     "repr(torch.tensor([[2**63, 0], [5, 2**32]], dtype=torch.{u}))",
@@ -335,21 +348,11 @@ KNOWN_DIFFERENCES = {
     "BinaryCrossEntropy": (
         "torch checks the float64 weight against the float32 input first (Found dtype "
         "Double but expected Float)"),
-    "ConvInputGrad": "as Convolution",
-    "ConvTranspose": "as Convolution (slow_conv_transpose2d/3d)",
-    "ConvWeightGrad": "as Convolution",
-    "Convolution": (
-        "torch's kernel name depends on the algorithm it picks (slow_conv_dilated<>, "
-        "compute_columns3d, slow_conv2d_cpu); leafgrad names slow_conv2d_cpu"),
+    "Convolution": _MIXED,
     "EmbeddingBag": _MIXED,
-    "GridSampler2d": (
-        "leafgrad checks the grid's dtype against the input's first; torch names "
-        "grid_sampler_2d_cpu_kernel_impl"),
     "GroupNorm": _MIXED,
     "HuberLoss": _MIXED,
-    "IndexAdd": (
-        "torch names add_stub or scatter_gather_tensor_cpu depending on the call; "
-        "leafgrad names the latter"),
+    "IndexAdd": _MIXED,
     "IndexPut": _MIXED,
     "LayerNorm": _MIXED,
     "Lerp": _MIXED,
@@ -360,14 +363,6 @@ KNOWN_DIFFERENCES = {
     "Prelu": _MIXED,
     "Scatter": _MIXED,
     "ScatterAdd": _MIXED,
-    "UpsampleBilinear2D": (
-        "torch's kernel name depends on its memory-format path "
-        "(upsample_bilinear2d_channels_last vs compute_indices_weights_linear)"),
-    "UpsampleBilinear2DBackward": "as UpsampleBilinear2D",
-    "UpsampleNearest2D": "as UpsampleBilinear2D (nearest)",
-    "UpsampleNearest2DBackward": "as UpsampleBilinear2D (nearest)",
-    "UpsampleNearestExact2D": "as UpsampleBilinear2D (nearest)",
-    "UpsampleNearestExact2DBackward": "as UpsampleBilinear2D (nearest)",
     "Vdot": _MIXED,
 }
 

@@ -200,6 +200,26 @@ def index_put_kernel(params, operands):
     return "index_put"
 
 
+def conv_kernel(params, operands):
+    """torch's CPU convolution for non-float dtypes: slow_conv2d (1-d and 2-d), slow_conv3d's
+    column kernel, or the dilated kernel when any dilation is not 1."""
+    if any(d != 1 for d in params.get("dilation") or ()):
+        return "slow_conv_dilated<>"
+    return "compute_columns3d" if params.get("spatial") == 3 else "slow_conv2d_cpu"
+
+
+def conv_transpose_kernel(params, operands):
+    return f"slow_conv_transpose{3 if params.get('spatial') == 3 else 2}d_out_cpu"
+
+
+def index_add_kernel(params, operands):
+    """index_add: alpha != 1 scales the source first (add_stub); a 0-d/1-d self uses the
+    index_add_ kernel, others the scatter-gather one."""
+    if params.get("alpha", 1) != 1:
+        return "add_stub"
+    return "index_add_" if operands[0]._data.ndim <= 1 else "scatter_gather_tensor_cpu"
+
+
 def promote_first(params, operands):
     """where: torch computes the result dtype (its promotion error) before broadcasting, and
     has a kernel for uint16/32/64."""

@@ -65,7 +65,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
-    uint_kernel = "scatter_gather_tensor_cpu"
+    uint_kernel = staticmethod(_uint.index_add_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
     inputs = ("self", "source")
