@@ -279,7 +279,9 @@ EXPRESSIONS += [
 ]
 
 EXPRESSIONS += [  # index_add's kernels (alpha, 1-d self) and interpolate/grid_sample/conv
-    "m.index_add(1, torch.tensor([1, 0]), m, alpha=2)", "x.index_add(0, torch.tensor([0]), x[:1].clone())",
+    "m.index_add(1, torch.tensor([1, 0]), m, alpha=2)", "torch.add(x, x, alpha=2.5)",
+    "torch.sub(x, 1, alpha=0.5)", "torch.rsub(x, 1, alpha=0.5)", "torch.add(x, 1.5, alpha=2.5)",
+    "torch.add(x.float(), 1, alpha=1j)", "x.index_add(0, torch.tensor([0]), x[:1].clone())",
     "a3.index_add(2, torch.tensor([0]), a3[:, :, :1].clone())",
     "torch.nn.functional.interpolate(m[None, None], scale_factor=2, mode='bilinear')",
     "torch.nn.functional.interpolate(m[None, None], scale_factor=2, mode='bicubic')",
@@ -339,9 +341,6 @@ _MIXED = ("a uint tensor with an operand of another dtype: torch checks that the
           "agree (its own message) before it dispatches; leafgrad reports the uint kernel or "
           "promotion error")
 KNOWN_DIFFERENCES = {
-    "Add": (
-        "torch refuses a float alpha for integral inputs before dispatching; leafgrad "
-        "names the add_stub kernel"),
     "Addmm": _MIXED,
     "Addmv": _MIXED,
     "Baddbmm": _MIXED,

@@ -220,6 +220,12 @@ def index_add_kernel(params, operands):
     return "index_add_" if operands[0]._data.ndim <= 1 else "scatter_gather_tensor_cpu"
 
 
+def add_kernel(params, operands):
+    """add/sub/rsub: a float alpha is refused for integral inputs before dispatching (the
+    forward raises that); otherwise torch's add_stub refuses uint16/32/64."""
+    return None if isinstance(params.get("alpha"), float) else "add_stub"
+
+
 def promote_first(params, operands):
     """where: torch computes the result dtype (its promotion error) before broadcasting, and
     has a kernel for uint16/32/64."""

@@ -16,9 +16,22 @@ from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
+from . import _uint
 from .registry import Op, on_arrays, register
 
 # -- binary arithmetic ------------------------------------------------------------------------
+
+
+def _check_alpha(a: np.ndarray, alpha) -> None:
+    """torch's check of add/sub's alpha against the dtype they compute in."""
+    if isinstance(alpha, bool) and a.dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and a.dtype.kind in "iub":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if isinstance(alpha, complex) and a.dtype.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
 
 
 @register
@@ -26,7 +39,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
-    uint_kernel = "add_stub"
+    uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -39,6 +52,7 @@ class Add(Op):
     def forward(ctx, a, b, alpha=1):
         a, b = _promote.binary(a, b)
         if alpha != 1:
+            _check_alpha(a, alpha)
             b = b * alpha
         return a + b
 
@@ -56,7 +70,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
-    uint_kernel = "add_stub"
+    uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -74,6 +88,7 @@ class Sub(Op):
                 "`^` or `logical_xor()` operator instead."
             )
         if alpha != 1:
+            _check_alpha(a, alpha)
             b = b * alpha
         return a - b
 
@@ -91,7 +106,7 @@ class Rsub(Op):
     """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
 
     node = "RsubBackward1"
-    uint_kernel = "add_stub"
+    uint_kernel = staticmethod(_uint.add_kernel)
     uint_params = ("other",)
     complex_ok = True
     inputs = ("self",)
@@ -100,6 +115,8 @@ class Rsub(Op):
     @staticmethod
     def forward(ctx, a, other, alpha=1):
         a, other = _promote.binary(a, other)
+        if alpha != 1:
+            _check_alpha(a, alpha)
         return other - (a * alpha if alpha != 1 else a)
 
     def backward(self, grad):
