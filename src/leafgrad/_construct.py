@@ -141,7 +141,13 @@ def _check_leaf(value, target) -> None:
 def _check_int(value: int, target) -> None:
     """An int leaf stored into an integer dtype: torch's checked conversion (int64 unpacks
     a C long long; narrower types refuse what they cannot hold, except that an unsigned type
-    wraps negatives down to -max)."""
+    wraps negatives down to -max; uint64 unpacks an unsigned long long: no negatives)."""
+    if target.np.type is np.uint64:
+        if value < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value >= 1 << 64:
+            raise OverflowError("int too big to convert")
+        return
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError("Overflow when unpacking long long")
     info = np.iinfo(target.np)
@@ -150,6 +156,32 @@ def _check_int(value: int, target) -> None:
             raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
     elif not info.min <= value <= info.max:
         raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+
+
+def unsigned_fill(value, np_dtype: np.dtype, wrap: bool = True):
+    """A Python number filled into a uint16/32/64 tensor (``full``, ``fill_``), converted as
+    torch does: ints from -max to max wrap (-1 is the maximum), floats from 0 to max
+    truncate; anything else raises torch's overflow error. ``wrap=False`` (``F.pad``'s
+    value): only 0 to max. Other dtypes: ``value`` as is."""
+    if np_dtype.kind != "u" or np_dtype.itemsize == 1 or isinstance(value, bool):
+        return value
+    info = np.iinfo(np_dtype)
+    if not wrap and isinstance(value, (int, float, np.integer, np.floating)):
+        if 0 <= value <= int(info.max):
+            return np_dtype.type(value)
+    elif isinstance(value, (int, np.integer)):
+        value = int(value)
+        if value >= 1 << 64:
+            raise OverflowError("int too big to convert")
+        if value < _INT64_MIN:
+            raise OverflowError("can't convert negative int to unsigned")
+        if -int(info.max) <= value <= int(info.max):
+            return np_dtype.type(value % (1 << (8 * np_dtype.itemsize)))
+    elif isinstance(value, (float, np.floating)) and 0 <= value <= float(info.max):
+        return np_dtype.type(value)
+    elif not isinstance(value, (float, np.floating)):
+        return value
+    raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without overflow")
 
 
 def check_structure(data, sizes: list, target) -> bool:
@@ -252,14 +284,27 @@ def array_from_data(data, target=None) -> np.ndarray:
     if check_structure(data, sizes, target):
         data = _replace_tensors(data)
     if target.np.kind in "iu" and inferred.is_floating_point:
+        if target.np.type is np.uint64:  # torch unpacks an unsigned long long: no floats
+            raise TypeError("an integer is required")
         array = np.array(data, dtype=np.float64)
         info = np.iinfo(target.np)
-        if not np.isfinite(array).all() or array.size and (
-                array.max() >= -float(info.min) or array.min() < float(info.min) - 1):
+        # a float into an unsigned type must lie in [0, max] (torch refuses -0.5 and 255.5
+        # for uint8); into a signed one in [min - 1, -min)
+        if not np.isfinite(array).all():
+            bad = True
+        elif not array.size:
+            bad = False
+        elif target.np.kind == "u":
+            bad = array.max() > float(info.max) or array.min() < 0
+        else:
+            bad = array.max() >= -float(info.min) or array.min() < float(info.min) - 1
+        if bad:
             raise RuntimeError(f"value cannot be converted to type {target.name} without "
                                "overflow")
         return array.astype(target.np)
     if target.np.kind == "u" and inferred.np.kind in "iu":
+        if target.np.type is np.uint64:  # no negatives (checked by _check_int), up to 2**64-1
+            return np.array(data, dtype=np.uint64)
         # negative ints wrap into an unsigned dtype (checked by _check_int)
         return np.array(data, dtype=np.int64).astype(target.np)
     return np.array(data, dtype=target.np)

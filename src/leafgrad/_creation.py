@@ -219,6 +219,8 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
+    if dtype in _dtype.WIDE_UNSIGNED:
+        fill_value = _construct.unsigned_fill(fill_value, dtype.np)
     return _finish(np.full(_size((size,), "full"), fill_value, dtype.np), requires_grad, device)
 
 
@@ -278,6 +280,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
+        fill_value = _construct.unsigned_fill(fill_value, np_dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.full(shape, fill_value, np_dtype), requires_grad, device))
@@ -288,6 +292,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
+    _refuse_wide_unsigned(dtype, "arange_cpu")
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -373,6 +378,7 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
 @takes_out(_FACTORY_OUT["linspace"])
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
+    _refuse_wide_unsigned(dtype, "linspace_cpu")
     np_dtype = _np_dtype(dtype, function="linspace")
     if steps.__class__ is not int:
         _argparse.check("linspace", (start, end, steps))
@@ -400,6 +406,13 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
     return _finish(data.astype(np_dtype), requires_grad, device)
 
 
+def _refuse_wide_unsigned(dtype, kernel: str) -> None:
+    """torch 2.13 has no arange/linspace/eye kernel for uint16/32/64 (Note: wide unsigned
+    support, ops/_uint.py)."""
+    if dtype in _dtype.WIDE_UNSIGNED:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._legacy}'")
+
+
 @takes_out(_FACTORY_OUT["eye"])
 def eye(n, m=None, *, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
@@ -410,6 +423,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None,
         if value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     check_storage((int(n), int(m)), 1)
+    _refuse_wide_unsigned(dtype, "eye")
     return _finish(np.eye(int(n), int(m), dtype=_np_dtype(dtype, function="eye")),
                    requires_grad, device)
 

@@ -17,6 +17,9 @@ __all__ = [
     "int32",
     "int64",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "bool",
     "complex64",
     "complex128",
@@ -71,6 +74,40 @@ int32 = dtype("int32", np.int32, "Int")
 int64 = dtype("int64", np.int64, "Long")
 uint8 = dtype("uint8", np.uint8, "Byte")
 bool = dtype("bool", np.bool_, "Bool")  # noqa: A001 - torch.bool
+
+
+class _WideUnsignedDtype(dtype):
+    """uint16/uint32/uint64, which torch 2.13 supports only partly ("limited support"): most
+    kernels raise "not implemented for 'UInt16'" and they promote with no other dtype but
+    floating ones. Asking for the NumPy type (which every way of making a tensor of them does)
+    tells ``on_first_wide_unsigned``'s listener once (see ops/_uint.py), so that programs
+    without them pay nothing for the per-op check."""
+
+    __slots__ = ()
+
+    @property
+    def np(self):
+        if _first_wide_unsigned:
+            _first_wide_unsigned.pop()()
+        return dtype.np.__get__(self)
+
+    @np.setter
+    def np(self, value):
+        dtype.np.__set__(self, value)
+
+
+_first_wide_unsigned: list = []
+
+
+def on_first_wide_unsigned(listener) -> None:
+    """Call ``listener()`` once, when the process first makes a uint16/32/64 tensor."""
+    _first_wide_unsigned.append(listener)
+
+
+uint16 = _WideUnsignedDtype("uint16", np.uint16, "UInt16")
+uint32 = _WideUnsignedDtype("uint32", np.uint32, "UInt32")
+uint64 = _WideUnsignedDtype("uint64", np.uint64, "UInt64")
+WIDE_UNSIGNED = (uint16, uint32, uint64)
 class _ComplexDtype(dtype):
     """A complex dtype. Asking for its NumPy type (which every way of making a tensor of it
     does) tells ``on_first_complex``'s listener once (see ops/complex.py)."""
@@ -113,7 +150,8 @@ half, float, double = float16, float32, float64  # noqa: A001 - torch's aliases
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble, chalf = complex64, complex128, complex32
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128,
+       uint16, uint32, uint64)
 _TO_REAL = {complex64: float32, complex128: float64, complex32: float16}
 _TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex32}
 
@@ -139,8 +177,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
             "int8, uint64, uint32, uint16, uint8, and bool."
         )
-    if found.is_complex:
-        found.np  # noqa: B018 - a complex array: see _ComplexDtype
+    if found.is_complex or found in WIDE_UNSIGNED:
+        found.np  # noqa: B018 - see _ComplexDtype and _WideUnsignedDtype
     return found
 
 
@@ -192,6 +230,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     ca, cb = _category(a), _category(b)
     if ca == 3 or cb == 3:
+        if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:  # uint16/32/64 promote with floats only
+            raise _wide_unsigned_promotion(a, b)
         # complex with anything: the complex type of the wider real part (float64 + complex64
         # is complex128, int64 + complex64 is complex64)
         real_a = a.to_real() if ca == 3 else (a if ca == 2 else None)
@@ -200,14 +240,24 @@ def promote_types(a: dtype, b: dtype) -> dtype:
             return a if ca == 3 else b
         return promote_types(real_a, real_b).to_complex()
     if ca != cb:
+        if ca + cb == 1 and (a in WIDE_UNSIGNED or b in WIDE_UNSIGNED):  # bool with uint16/32/64
+            raise _wide_unsigned_promotion(a, b)
         return a if ca > cb else b
     if ca == 2:
         return a if a.itemsize >= b.itemsize else b
+    if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
+        raise _wide_unsigned_promotion(a, b)
     # integers: uint8 with a signed type needs the next wider signed type
     if a is uint8 or b is uint8:
         other = b if a is uint8 else a
         return int16 if other is int8 else other
     return a if _INT_ORDER[a] >= _INT_ORDER[b] else b
+
+
+def _wide_unsigned_promotion(a: dtype, b: dtype) -> RuntimeError:
+    """torch 2.13 promotes uint16/uint32/uint64 with floating dtypes only."""
+    return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                        f"to promote {a._legacy} and {b._legacy}")
 
 
 def _scalar_dtype(value) -> dtype:

@@ -378,6 +378,13 @@ def triu_indices(row, col, offset=0, *, dtype=None, **kwargs):
 # -- searching, counting ------------------------------------------------------------------------
 
 
+def _refuse_wide_unsigned(tensor, kernel: str) -> None:
+    """torch 2.13 has no kernel of these functions for uint16/32/64 (Note: wide unsigned
+    support, ops/_uint.py)."""
+    if isinstance(tensor, Tensor) and tensor.dtype in _dtype.WIDE_UNSIGNED:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{tensor.dtype._legacy}'")
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
                  sorter=None):
     """``torch.searchsorted``: insertion points of ``input`` in the innermost dim of
@@ -391,6 +398,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    _refuse_wide_unsigned(sorted_sequence, "searchsorted_out_cpu")
+    _refuse_wide_unsigned(input, "searchsorted_out_cpu")
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, -1)
@@ -423,6 +432,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
+    _refuse_wide_unsigned(elements, "isin_default_cpu")
+    _refuse_wide_unsigned(test_elements, "isin_default_cpu")
     first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     second = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(
         test_elements)
@@ -450,6 +461,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     when both are 0); the result has the input's dtype."""
     _require_tensor(input, "histc", "input", 1)
     data = input._data
+    # torch first finds the data's range (when not given), then makes the bin edges
+    _refuse_wide_unsigned(input, "aminmax_cpu" if float(min) == float(max) else "linspace_cpu")
     if data.dtype.kind != "f":
         raise NotImplementedError(
             f"\"histogram_cpu\" not implemented for '{input.dtype._legacy}'")
@@ -475,6 +488,7 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002 - torch's name
     ``weights``)."""
     _require_tensor(input, "bincount", "input", 1)
     data = input._data
+    _refuse_wide_unsigned(input, "bincount_cpu")
     if data.dtype.kind not in "iub" or data.dtype.kind == "b":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
                                   f"'{input.dtype._legacy}'")

@@ -33,6 +33,7 @@ __all__ = [
 _OPTION_NAMES = {
     "float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
     "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+    "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
     "bool": "bool",
 }
 

@@ -430,6 +430,12 @@ _CPP_NAMES = {  # the C++ type names torch prints via TypeMeta on Linux
 }
 
 
+def _wide_unsigned(np_dtype) -> bool:
+    """uint16/32/64 (Note: wide unsigned support, ops/_uint.py)."""
+    kind = np.dtype(np_dtype)
+    return kind.kind == "u" and kind.itemsize > 1
+
+
 def _not_implemented(kernel: str, dtype: np.dtype):
     return NotImplementedError(
         f'"{kernel}" not implemented for \'{_TYPE_NAMES.get(dtype.name, dtype.name)}\'')
@@ -828,6 +834,8 @@ def random_full(shape, np_dtype, generator=None) -> np.ndarray:
     is the draw modulo max + 1 (integers), modulo 2**digits + 1 (floats), or its low bit
     (bool), as torch's CPU kernel computes it.
     """
+    if _wide_unsigned(np_dtype):
+        raise _not_implemented("random_kernel_cpu", np.dtype(np_dtype))
     gen = _generator(generator)
     dtype = np.dtype(np_dtype)
     count = int(np.prod(shape, dtype=np.int64))
@@ -947,6 +955,10 @@ def bernoulli(p, shape, np_dtype, generator=None) -> np.ndarray:
     torch 2.13, whose cpuinfo reports the Intel vendor: values and generator state follow the
     mt19937 path.)
     """
+    if _wide_unsigned(np_dtype):  # torch 2.13 has no uint16/32/64 bernoulli kernel
+        kernel = ("bernoulli_tensor_cpu_self_" if isinstance(p, np.ndarray)
+                  else "bernoulli_scalar_cpu_")
+        raise _not_implemented(kernel, np.dtype(np_dtype))
     dtype = np.dtype(np_dtype)
     shape = tuple(shape)
     gen = _generator(generator)

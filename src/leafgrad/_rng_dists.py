@@ -30,9 +30,11 @@ from ._rng import _fma64, _FUSED_UNIFORM, _format, _generator, _libm_map, _norma
 
 _CPP_LONG = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
-             "bool": "bool"}
+             "uint16": "short unsigned int", "uint32": "unsigned int",
+             "uint64": "long unsigned int", "bool": "bool"}
 _TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool",
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 
 # The C library's functions (NumPy's own log1p/log/exp differ from it in the last bit at times),
@@ -80,7 +82,7 @@ def exponential(shape, dtype, lambd, generator=None) -> np.ndarray:
 
 def geometric(shape, dtype, p, generator=None) -> np.ndarray:
     dtype = np.dtype(dtype)
-    if dtype.kind == "b":
+    if dtype.kind == "b" or dtype.kind == "u" and dtype.itemsize > 1:  # bool, uint16/32/64
         raise _not_implemented("geometric_cpu", dtype)
     p = float(p)
     if not 0 < p < 1:

@@ -572,6 +572,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if self._data.dtype.type is np.uint64:
+            _int64_value(self.item())
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
@@ -590,14 +592,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._data.dtype.kind == "c":
             return int(_complex_to_real(self.item(), "int64_t"))
-        return int(self.item())
+        return _int64_value(self.item())
 
     def __index__(self) -> int:
         if _capture.active:
             _capture.tracer.broke("a tensor was used as a Python index (__index__)")
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return _int64_value(self.item())
 
     def __iter__(self):
         if self._data.ndim == 0:
@@ -1464,7 +1466,16 @@ _STEAL_REFS = 5
 # c10's scalar type names, used in some of torch's messages
 _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
-            "bool": "bool"}
+            "uint16": "short unsigned int", "uint32": "unsigned int",
+            "uint64": "long unsigned int", "bool": "bool"}
+
+
+def _int64_value(value) -> int:
+    """``int(tensor)``: torch reads the value as an int64 (a uint64 above 2**63 - 1 fails)."""
+    value = int(value)
+    if value > 9223372036854775807:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return value
 
 
 def _complex_to_real(value: complex, target: str) -> float:

@@ -285,7 +285,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
                  check_device=True, check_dtype=False, check_stride=False, msg=msg or None)
 
 
-_INTEGRAL = (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)
+_INTEGRAL = (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64, _dtype.uint16,
+             _dtype.uint32, _dtype.uint64)
 _FLOATING = (_dtype.float16, _dtype.float32, _dtype.float64)
 
 

@@ -269,5 +269,22 @@ INDEX_WRITES = [
     "lib.zeros(0, 2).mean()", "lib.zeros(0, 3).mean(1)", "lib.from_numpy(np.array([1], dtype=object))",
 ]
 
+# uint16/32/64 (torch 2.13's limited support: most kernels refuse them, no integer promotion)
+_U16 = "lib.tensor([1, 2], dtype=lib.uint16)"
+_U64 = "lib.tensor([1, 2], dtype=lib.uint64)"
+WIDE_UNSIGNED = [
+    f"{_U16} + 1", f"{_U16} - {_U16}", f"{_U16} + i", f"{_U16} * u8", f"{_U16} == bl",
+    f"{_U16} < 1", f"-{_U16}", f"{_U16}.max()", f"{_U16}.abs()", f"{_U16}.flip(0)",
+    f"{_U16}.mean()", f"{_U16}.add_(1)", f"{_U16}.fill_(-0.5)", f"{_U16}.fill_(2**64)",
+    f"{_U64} * {_U16}", f"{_U16}.requires_grad_()", f"{_U16}.sum(dtype=lib.uint16)",
+    "lib.tensor([-1], dtype=lib.uint64)", "lib.tensor([2**64], dtype=lib.uint64)",
+    "lib.tensor([1.5], dtype=lib.uint64)", "lib.tensor([-0.5], dtype=lib.uint16)",
+    "lib.tensor([70000], dtype=lib.uint16)", "lib.full((2,), 70000, dtype=lib.uint16)",
+    "lib.arange(3, dtype=lib.uint32)", "lib.zeros(2, dtype=lib.uint16, requires_grad=True)",
+    f"a[{_U16}]", f"a.gather(0, {_U16})", f"F.embedding({_U16}, m)",
+    f"lib.where({_U16} == 1, {_U16}, i)", f"int(lib.tensor(2**63, dtype=lib.uint64))",
+    f"F.pad({_U16}, (1, 1), value=-1)", f"{_U16}.bernoulli_(0.5)",
+]
+
 CASES = (OPERANDS + CONSTRUCTORS + SHAPES + DTYPES + INDICES + NAN_INF + EMPTY_0D + AUTOGRAD + HUGE
-         + PARSER + DATA + INDEX_WRITES)
+         + PARSER + DATA + INDEX_WRITES + WIDE_UNSIGNED)

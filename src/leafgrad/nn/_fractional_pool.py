@@ -40,6 +40,7 @@ class FractionalMaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane)."""
 
     node = "FractionalMaxPool2DBackward0"
+    uint_kernel = "fractional_max_pool2d_out_frame"
     multi_output = True
     torch_names = ("nn.functional.fractional_max_pool2d",)
 
@@ -87,6 +88,7 @@ class FractionalMaxPool2d(Op):
 @register
 class FractionalMaxPool2dBackward(MaxPoolBackward):
     node = "FractionalMaxPool2DBackwardBackward0"
+    uint_kernel = "fractional_max_pool2d_out_frame"
     torch_names = ()
 
 
@@ -139,6 +141,7 @@ class FractionalMaxPool3d(Op):
     0, 1, 2 place the windows along depth, height and width."""
 
     node = "FractionalMaxPool3DBackward0"
+    uint_kernel = "fractional_max_pool3d_out_frame"
     multi_output = True
     torch_names = ("nn.functional.fractional_max_pool3d",)
 
@@ -202,6 +205,7 @@ def _fractional3d_backward_base():
 @register
 class FractionalMaxPool3dBackward(_fractional3d_backward_base()):
     node = "FractionalMaxPool3DBackwardBackward0"
+    uint_kernel = "fractional_max_pool3d_out_frame"
     torch_names = ()
 
 

@@ -209,11 +209,14 @@ def linear(input, weight, bias=None):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     indices = input._data
-    if indices.dtype.kind not in "iu":
+    if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
+        # torch names a type without a legacy tensor class (uint16/32/64) as CPUUInt16Type
+        named = (f"CPU{input.dtype._legacy}Type" if indices.dtype.kind == "u"
+                 and indices.dtype.itemsize > 1 else f"torch.{input.dtype._legacy}Tensor")
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got torch.{input.dtype._legacy}Tensor instead (while "
-            "checking arguments for embedding)"
+            f"types: Long, Int; but got {named} instead (while checking arguments for "
+            "embedding)"
         )
     if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)

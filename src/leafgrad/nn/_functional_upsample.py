@@ -157,6 +157,8 @@ def _upsample(input, mode: str, dim: int, output_size, scale_factors, align_corn
     byte = input._data.dtype == np.uint8
     if not (input.dtype.is_floating_point
             or byte and mode in ("nearest", "nearest-exact", "bilinear", "bicubic")):
+        if dim == 2 and mode != "bicubic":  # torch's 2-d nearest/bilinear kernels check first
+            kernel = f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
         raise NotImplementedError(
             f'"{kernel}" not implemented for \'{_legacy_name(input._data)}\'')
     if byte and mode in ("bilinear", "bicubic"):

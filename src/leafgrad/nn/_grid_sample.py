@@ -269,6 +269,10 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
     if input.dim() != 4 or grid.dim() != 4 or grid.shape[-1] != 2 \
             or grid.shape[0] != input.shape[0]:
         _shape_error(input, grid)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # torch dispatches on the input's dtype before comparing the grid's
+        raise NotImplementedError("\"grid_sampler_2d_cpu_kernel_impl\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
     if input.dtype != grid.dtype:
         raise RuntimeError(
             f"expected scalar type {_name(input.dtype)} but found {_name(grid.dtype)}")

@@ -15,6 +15,7 @@ from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, array_kernel, plain_backward, register
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -247,6 +248,7 @@ class Mish(Op):
 @register
 class Hardtanh(Op):
     node = "HardtanhBackward0"
+    uint_kernel = "clamp_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.hardtanh", "nn.functional.relu6")
@@ -324,6 +326,7 @@ def _check_softmax_dtype(a: np.ndarray, dim: int, name: str) -> None:
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
+    uint_ok = True  # the forward raises torch's kernel error (_check_softmax_dtype)
     complex_message = '"softmax_lastdim_kernel_impl" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     saves = {"result": ("self",)}
@@ -351,6 +354,7 @@ class Softmax(Op):
 @register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
+    uint_ok = True  # the forward raises torch's kernel error (_check_softmax_dtype)
     complex_message = '"log_softmax_lastdim_kernel_impl" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     saves = {"result": ("self",), "softmax": ("self",)}

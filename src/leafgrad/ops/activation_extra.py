@@ -12,6 +12,7 @@ from . import _layout
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -264,6 +265,7 @@ class RreluWithNoise(Op):
     the backward, multiplies by the same slopes)."""
 
     node = "RreluWithNoiseBackward0"
+    uint_kernel = staticmethod(_uint.rrelu_kernel)
     complex_message = '"leaky_relu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.rrelu",)
 

@@ -32,6 +32,7 @@ class EluInplace(Elu):
     (r + alpha * scale) : grad * scale`` (torch's elu_backward with is_result)."""
 
     node = "EluBackward1"
+    uint_kernel = "elu_cpu"
     saves = {"result": ("self",)}
     torch_names = ("nn.functional.elu_", "nn.functional.selu_", "selu_")
 
@@ -56,6 +57,7 @@ class EluInplace(Elu):
 @register
 class CeluInplace(EluInplace):
     node = "CeluBackward1"
+    uint_kernel = "elu_cpu"
     torch_names = ("nn.functional.celu_", "celu_")
 
 
@@ -64,6 +66,7 @@ class LeakyReluInplace(LeakyRelu):
     """``leaky_relu_``: the backward from the result's sign."""
 
     node = "LeakyReluBackward1"
+    uint_kernel = "leaky_relu_cpu"
     saves = {"result": ("self",)}
     torch_names = ("nn.functional.leaky_relu_",)
 
@@ -80,6 +83,7 @@ class LeakyReluInplace(LeakyRelu):
 @register
 class ThresholdInplace(Threshold):
     node = "ThresholdBackward1"
+    uint_kernel = "threshold_cpu"
     torch_names = ("nn.functional.threshold_", "threshold_")
 
 

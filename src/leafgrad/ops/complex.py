@@ -269,6 +269,7 @@ class Angle(Op):
 
     vmap = batch.elementwise
     node = "AngleBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     complex_ok = True
     torch_names = ("angle",)

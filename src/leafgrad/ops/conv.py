@@ -17,6 +17,7 @@ from . import _layout
 from . import conv3d as _nd
 from ._forward import jvp_sum
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, array_kernel, plain_backward, register
 
 
@@ -196,6 +197,7 @@ class Convolution(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
+    uint_kernel = staticmethod(_uint.conv_kernel)
     vmap = batch.convolution
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
@@ -249,6 +251,7 @@ class ConvInputGrad(Op):
     """``g``, ``w`` -> the input gradient of a convolution (also conv_transpose's forward)."""
 
     node = "ConvolutionBackwardBackward0"
+    uint_kernel = staticmethod(_uint.conv_kernel)
     inputs = ("grad", "weight")
     saves = {"grad": ("weight",), "weight": ("grad",)}
     torch_names = ()
@@ -283,6 +286,7 @@ class ConvWeightGrad(Op):
     """``x``, ``g`` -> the weight gradient of a convolution."""
 
     node = "ConvolutionBackwardBackward0"
+    uint_kernel = staticmethod(_uint.conv_kernel)
     inputs = ("input", "grad")
     saves = {"input": ("grad",), "grad": ("input",)}
     torch_names = ()
@@ -317,6 +321,7 @@ class ConvTranspose(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "ConvolutionBackward0"
+    uint_kernel = staticmethod(_uint.conv_transpose_kernel)
     vmap = batch.fold("spatial")
     inputs = ("input", "weight", "bias")
     saves = {"input": ("weight",), "weight": ("input",)}

@@ -15,6 +15,7 @@ class LinalgCross(Op):
     """``a x b`` along ``dim`` (size 3), broadcasting the other dims."""
 
     node = "LinalgCrossBackward0"
+    uint_kernel = "cross"
     vmap = batch.dims("dim")
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}

@@ -464,6 +464,9 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     if dtype.kind != "f":
         from .._dtype import from_numpy_dtype
 
+        if dtype.kind == "u" and dtype.itemsize > 1:  # torch's uint16/32/64 subtraction
+            raise NotImplementedError(
+                f"\"add_stub\" not implemented for '{from_numpy_dtype(dtype)._legacy}'")
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {from_numpy_dtype(dtype)._legacy} instead.")
     p = float(p)

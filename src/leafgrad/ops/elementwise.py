@@ -14,10 +14,24 @@ from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
+from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
+from . import _uint
 from .registry import Op, on_arrays, register
 
 # -- binary arithmetic ------------------------------------------------------------------------
+
+
+def _check_alpha(a: np.ndarray, alpha) -> None:
+    """torch's check of add/sub's alpha against the dtype they compute in."""
+    if isinstance(alpha, bool) and a.dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and a.dtype.kind in "iub":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if isinstance(alpha, complex) and a.dtype.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
 
 
 @register
@@ -25,6 +39,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -37,6 +52,7 @@ class Add(Op):
     def forward(ctx, a, b, alpha=1):
         a, b = _promote.binary(a, b)
         if alpha != 1:
+            _check_alpha(a, alpha)
             b = b * alpha
         return a + b
 
@@ -54,6 +70,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -71,6 +88,7 @@ class Sub(Op):
                 "`^` or `logical_xor()` operator instead."
             )
         if alpha != 1:
+            _check_alpha(a, alpha)
             b = b * alpha
         return a - b
 
@@ -88,6 +106,8 @@ class Rsub(Op):
     """``other - alpha * self`` for a Python number ``other`` (``1 - x``)."""
 
     node = "RsubBackward1"
+    uint_kernel = staticmethod(_uint.add_kernel)
+    uint_params = ("other",)
     complex_ok = True
     inputs = ("self",)
     torch_names = ("rsub", "Tensor.__rsub__")
@@ -95,6 +115,8 @@ class Rsub(Op):
     @staticmethod
     def forward(ctx, a, other, alpha=1):
         a, other = _promote.binary(a, other)
+        if alpha != 1:
+            _check_alpha(a, alpha)
         return other - (a * alpha if alpha != 1 else a)
 
     def backward(self, grad):
@@ -109,6 +131,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -213,6 +236,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     capture_ufunc = np.true_divide
@@ -270,6 +294,7 @@ class Neg(Op):
 @register
 class Reciprocal(Op):
     node = "ReciprocalBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     torch_names = ("reciprocal",)
@@ -306,6 +331,13 @@ class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
 
     node = "PowBackward0"
+    uint_params = ("exponent",)
+
+    @staticmethod
+    def uint_kernel(params, operands):
+        """torch's pow fills or copies for the exponents 0 and 1 (no kernel), else refuses."""
+        return None if params.get("exponent") in (0, 1) else "pow"
+
     complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("pow", "Tensor.__pow__")
@@ -338,6 +370,7 @@ class PowTensor(Op):
     """``self ** exponent`` for two tensors."""
 
     node = "PowBackward1"
+    uint_kernel = "pow"
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "exponent")
@@ -385,6 +418,8 @@ class PowScalarBase(Op):
     """``base ** exponent`` for a Python number base (``2 ** x``)."""
 
     node = "PowBackward2"
+    uint_kernel = "pow"
+    uint_params = ("base",)
     complex_ok = True
     inputs = ("exponent",)
     saves = {"result": ("exponent",), "exponent": ("exponent",)}
@@ -427,6 +462,7 @@ class _Unary(Op):
 @register
 class Exp(_Unary):
     node = "ExpBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.exp)  # float32: torch's bits (ops/_float_kernels.py)
@@ -445,6 +481,7 @@ class Exp(_Unary):
 @register
 class Log(_Unary):
     node = "LogBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.log)  # float32: torch's bits (ops/_float_kernels.py)
@@ -463,6 +500,7 @@ class Log(_Unary):
 @register
 class Sqrt(_Unary):
     node = "SqrtBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = np.sqrt
@@ -477,6 +515,7 @@ class Sqrt(_Unary):
 @register
 class Sin(_Unary):
     node = "SinBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.sin)  # float32: torch's bits (ops/_float_kernels.py)
@@ -495,6 +534,7 @@ class Sin(_Unary):
 @register
 class Cos(_Unary):
     node = "CosBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"self": ("self",)}
     ufunc = staticmethod(_float_kernels.cos)  # float32: torch's bits (ops/_float_kernels.py)
@@ -513,6 +553,7 @@ class Cos(_Unary):
 @register
 class Tanh(_Unary):
     node = "TanhBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_float_kernels.tanh)  # float32: torch's bits (ops/_float_kernels.py)
@@ -552,6 +593,7 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 @register
 class Sigmoid(_Unary):
     node = "SigmoidBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
     ufunc = staticmethod(_sigmoid)
@@ -768,6 +810,7 @@ class Sign(Op):
 @register
 class Relu(Op):
     node = "ReluBackward0"
+    uint_kernel = "clamp_min_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"result": ("self",)}
     torch_names = ("relu",)
@@ -806,6 +849,13 @@ class Clamp(Op):
     """clamp with Python-number bounds."""
 
     node = "ClampBackward1"
+    uint_params = ("min", "max")
+
+    @staticmethod
+    def uint_kernel(params, operands):
+        if params.get("min") is None:
+            return "clamp_max_scalar_cpu"
+        return "clamp_scalar_cpu" if params.get("max") is not None else "clamp_min_scalar_cpu"
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp", "clip")
@@ -841,6 +891,7 @@ class MaskedZero(Op):
     """``where(mask, 0, self)``: zero a gradient where a formula has a removable 0 * inf."""
 
     node = "MaskedFillBackward0"
+    uint_kernel = "masked_fill"
     vmap = batch.elementwise
     inputs = ("self",)
     broadcasts = True
@@ -877,6 +928,7 @@ class _Compare(Op):
 @register
 class Eq(_Compare):
     node = "EqBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.equal
@@ -886,6 +938,7 @@ class Eq(_Compare):
 @register
 class Ne(_Compare):
     node = "NeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.not_equal
@@ -948,6 +1001,7 @@ class _Bitwise(_Compare):
 @register
 class BitwiseAnd(_Bitwise):
     node = "BitwiseAndBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_and
     kernel = "bitwise_and"
@@ -957,6 +1011,7 @@ class BitwiseAnd(_Bitwise):
 @register
 class BitwiseOr(_Bitwise):
     node = "BitwiseOrBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_or
     kernel = "bitwise_or"
@@ -966,6 +1021,7 @@ class BitwiseOr(_Bitwise):
 @register
 class BitwiseXor(_Bitwise):
     node = "BitwiseXorBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor"
@@ -987,6 +1043,7 @@ def _shift_operands(a, b, kernel):
 @register
 class LeftShift(_Compare):
     node = "LshiftBackward1"
+    uint_kernel = "lshift_cpu"
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
 
@@ -1000,6 +1057,7 @@ class LeftShift(_Compare):
 @register
 class RightShift(_Compare):
     node = "RshiftBackward1"
+    uint_kernel = "rshift_cpu"
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")
 
@@ -1034,6 +1092,7 @@ class BitwiseNot(Op):
 @register
 class Clone(Op):
     node = "CloneBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("clone", "Tensor.contiguous")
@@ -1063,6 +1122,7 @@ class ToCopy(Op):
     """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
 
     node = "ToCopyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
@@ -1089,6 +1149,7 @@ class Copy(Op):
     """``self.copy_(src)``: the old value of self gets no gradient; src gets it all."""
 
     node = "CopyBackwards"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     qualified_name = "torch::autograd::CopyBackwards"  # what name() says; the class is CopyBackwards
@@ -1116,6 +1177,7 @@ class Copy(Op):
 @register
 class Zero(Op):
     node = "ZeroBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.zero_",)
@@ -1133,12 +1195,15 @@ class Zero(Op):
 @register
 class Fill(Op):
     node = "FillBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.fill_",)
 
     @staticmethod
     def forward(ctx, a, value):
+        if a.dtype.kind == "u":  # uint16/32/64 convert as torch does (_construct.unsigned_fill)
+            value = unsigned_fill(value, a.dtype)
         return np.full_like(a, value)
 
     def backward(self, grad):
@@ -1153,6 +1218,7 @@ class FillTensor(Op):
     """``fill_`` with a 0-d tensor value: the value gets the summed gradient."""
 
     node = "FillBackward3"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.fill_tensor
     inputs = ("self", "value")

@@ -8,6 +8,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 from .shape import _wrap_dim
 
@@ -24,7 +25,7 @@ def _index_array(index, what: str = "index") -> np.ndarray:
     from ..tensor import Tensor
 
     array = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if array.dtype.kind not in "iu" or array.dtype == np.uint8:
+    if array.dtype.kind != "i":  # unsigned indices (uint8 ... uint64) too, as torch
         name = what.rstrip("_")
         message = _DTYPE_MESSAGES.get(name, f"{name}(): Expected dtype int32/int64 for index")
         raise RuntimeError(message.format(legacy=from_numpy_dtype(array.dtype)._legacy))
@@ -41,6 +42,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
+    uint_kernel = staticmethod(_uint.index_select_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("index_select", "repeat_interleave")
@@ -63,6 +65,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
+    uint_kernel = staticmethod(_uint.index_add_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
     inputs = ("self", "source")
@@ -93,6 +96,7 @@ class IndexAdd(Op):
 @register
 class Gather(Op):
     node = "GatherBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("gather", "take_along_dim")
@@ -112,6 +116,7 @@ class Gather(Op):
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
@@ -142,6 +147,7 @@ class Scatter(Op):
     """``scatter(dim, index, src)``: the written positions of self get no gradient."""
 
     node = "ScatterBackward0"
+    uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
@@ -172,6 +178,7 @@ class Scatter(Op):
 @register
 class ScatterValue(Op):
     node = "ScatterBackward1"
+    uint_kernel = "scatter_gather_scalar_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
     torch_names = ("scatter",)
@@ -210,6 +217,7 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.elementwise
     broadcasts = True
@@ -241,6 +249,7 @@ class MaskedFillTensor(Op):
     """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
 
     node = "MaskedFillBackward1"
+    uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.masked_fill_tensor
     inputs = ("self", "value")
@@ -274,6 +283,7 @@ class MaskedFillTensor(Op):
 @register
 class MaskedSelect(Op):
     node = "MaskedSelectBackward0"
+    uint_kernel = "masked_select"
     complex_ok = True
     torch_names = ("masked_select",)
     mask_params = ("mask",)
@@ -491,6 +501,9 @@ def nonzero(tensor, as_tuple=False):
     from ..tensor import _wrap
 
     data = tensor._data
+    if data.dtype.kind == "u" and data.itemsize > 1:  # Note: wide unsigned support (_uint.py)
+        raise NotImplementedError(
+            f"\"nonzero_count_cpu\" not implemented for '{tensor.dtype._legacy}'")
     if as_tuple:
         if data.ndim == 0:
             return (_wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)

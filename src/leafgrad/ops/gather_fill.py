@@ -102,6 +102,7 @@ class IndexCopy(Op):
 @register
 class Put(Op):
     node = "PutBackward0"
+    uint_kernel = "take_put_cpu"
     complex_ok = True
     inputs = ("self", "source")
     torch_names = ("put", "Tensor.put_")

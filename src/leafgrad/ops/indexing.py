@@ -12,6 +12,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -37,8 +38,11 @@ def _as_index_array(item) -> np.ndarray:
         if array.size == 0 and isinstance(item, list):
             return array.astype(np.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if array.dtype == np.uint8:
-        array = array.astype(bool)
+    if array.dtype.kind == "u":
+        if array.dtype == np.uint8:
+            return array.astype(bool)
+        if array.ndim:  # uint16/32/64: torch takes only a 0-d one (as an int)
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return array
 
 
@@ -212,6 +216,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
@@ -274,9 +279,13 @@ def setitem(tensor, index, value) -> None:
 
 
 def _scalar_tensor(value, like):
+    from .._construct import unsigned_fill
     from ..tensor import _wrap
 
-    return _wrap(np.asarray(value, dtype=like._data.dtype))
+    dtype = like._data.dtype
+    if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
+        value = unsigned_fill(value, dtype)
+    return _wrap(np.asarray(value, dtype=dtype))
 
 
 @register
@@ -284,6 +293,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    uint_kernel = staticmethod(_uint.index_put_kernel)
     complex_ok = True
     vmap = batch.index_put
     inputs = ("self", "values")

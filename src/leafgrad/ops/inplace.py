@@ -47,6 +47,8 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
 # Set by ops/complex.py once the process makes a complex tensor: in-place ops without complex
 # support then refuse complex operands, as Op.apply does (Note: complex support, registry.py)
 COMPLEX_SEEN = [False]
+# Set by ops/_uint.py once the process makes a uint16/32/64 tensor (Note: wide unsigned support)
+UINT_SEEN = [False]
 
 
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
@@ -58,6 +60,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         for operand in (target,) + others:
             if isinstance(operand, Tensor) and operand._data.dtype.kind == "c":
                 raise complex_error(op, operand.dtype)
+    if UINT_SEEN[0] and not op.uint_ok:
+        from ._uint import check_operands
+
+        check_operands(op, (target,) + others, params)
     if _vmap_state.active:
         result = _vmap_state.inplace(op, target, others, params)
         if result is not NotImplemented:

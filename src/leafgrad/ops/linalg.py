@@ -13,7 +13,8 @@ from .complex import conj  # Note: torch's convention for complex gradients (ops
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool", "complex64": "c10::complex<float>",
+          "uint16": "short unsigned int", "uint32": "unsigned int",
+          "uint64": "long unsigned int", "bool": "bool", "complex64": "c10::complex<float>",
           "complex128": "c10::complex<double>"}
 
 
@@ -31,6 +32,8 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
 class Mm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "MmBackward0"
+    uint_same_dtype = True  # torch checks that the operands' dtypes agree first
+    uint_kernel = "addmm_impl_cpu_"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
@@ -123,6 +126,7 @@ def _mm_grads_on_arrays(node, grad, first: int):
 @register
 class Mv(Op):
     node = "MvBackward0"
+    uint_kernel = "addmv_impl_cpu"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "vec")
@@ -174,6 +178,8 @@ def _check_vectors(a, b, name: str) -> None:
 @register
 class Dot(Op):
     node = "DotBackward0"
+    uint_same_dtype = True  # torch checks that the operands' dtypes agree first
+    uint_kernel = "dot"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "tensor")
@@ -203,6 +209,7 @@ class Vdot(Op):
     """``vdot(a, b)`` = sum(conj(a) * b); ``dot`` for real vectors."""
 
     node = "VdotBackward0"
+    uint_kernel = "dot"
     complex_ok = True
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
@@ -233,6 +240,7 @@ class Addmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "AddmmBackward0"
+    uint_kernel = "addmm_impl_cpu_"
     complex_ok = True
     vmap = batch.addmm
     inputs = ("self", "mat1", "mat2")
@@ -307,6 +315,7 @@ def _legacy(a: np.ndarray) -> str:
 class Bmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
     node = "BmmBackward0"
+    uint_kernel = "bmm"
     complex_ok = True
     vmap = batch.matmul_like
     inputs = ("self", "mat2")

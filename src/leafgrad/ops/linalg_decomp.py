@@ -163,6 +163,7 @@ class LinalgDet(Op):
     """The determinant of each square matrix."""
 
     node = "LinalgDetBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.leading
     backward_reads_values = True  # its backward branches on the input's values
     inputs = ("A",)
@@ -267,6 +268,7 @@ class LinalgSlogdet(MultiOutputOp):
     """``(sign, log|det|)`` of each square matrix."""
 
     node = "LinalgSlogdetBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("sign",)  # kept for parity with torch's node; the formula needs only A
@@ -422,6 +424,7 @@ class LinalgSolveTriangular(Op):
     """``X`` with ``A X = B`` (or ``X A = B``) reading only A's ``upper`` or lower triangle."""
 
     node = "LinalgSolveTriangularBackward0"
+    uint_kernel = "triangular_solve_cpu"
     vmap = batch.solve
     inputs = ("self", "B")
     saves = {"self": ("self", "B"), "result": ("self",)}

@@ -67,6 +67,7 @@ class Baddbmm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "BaddbmmBackward0"
+    uint_kernel = "baddbmm"
     vmap = batch.addmm
     inputs = ("self", "batch1", "batch2")
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
@@ -108,6 +109,7 @@ class Addmv(Op):
     """``beta * self + alpha * (mat @ vec)``."""
 
     node = "AddmvBackward0"
+    uint_kernel = "addmv_impl_cpu"
     vmap = batch.addmm
     inputs = ("self", "mat", "vec")
     saves = {"mat": ("vec",), "vec": ("mat",)}
@@ -159,6 +161,7 @@ class Trace(Op):
     """Sum of the main diagonal of a matrix (rectangular allowed)."""
 
     node = "TraceBackward0"
+    uint_kernel = "trace"
     complex_ok = True
     vmap = batch.trace
     torch_names = ("trace", "Tensor.trace")
@@ -194,6 +197,7 @@ class Tril(Op):
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TrilBackward0"
+    uint_kernel = "tril"
     complex_ok = True
     vmap = batch.leading
     torch_names = ("tril", "Tensor.tril", "Tensor.tril_")
@@ -214,6 +218,7 @@ class Triu(Op):
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
 
     node = "TriuBackward0"
+    uint_kernel = "triu"
     complex_ok = True
     vmap = batch.leading
     torch_names = ("triu", "Tensor.triu", "Tensor.triu_")
@@ -234,6 +239,7 @@ class DiagEmbed(Op):
     """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
 
     node = "DiagEmbedBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim1", "dim2", extra_rank=1)
     torch_names = ("diag_embed", "diag", "Tensor.diag_embed", "Tensor.diag")
@@ -275,6 +281,7 @@ class DiagonalCopy(Op):
     """
 
     node = "DiagonalBackward0_copy"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim1", "dim2")
     torch_names = ("diag",)

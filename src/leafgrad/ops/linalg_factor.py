@@ -112,6 +112,7 @@ class LinalgQr(MultiOutputOp):
     """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
 
     node = "LinalgQrBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("Q", "R")
@@ -207,6 +208,7 @@ class LinalgSvd(MultiOutputOp):
     """``A = U diag(S) Vh`` (S descending); ``svdvals`` is output 1 of the same node."""
 
     node = "LinalgSvdBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("U", "S", "Vh")
@@ -389,6 +391,7 @@ class LinalgPinv(Op):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as 0."""
 
     node = "LinalgPinvBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.leading
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("linalg.pinv", "pinverse", "Tensor.pinverse")

@@ -35,6 +35,7 @@ class SoftMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "SoftMarginLossBackward0"
+    uint_kernel = "neg_cpu"  # torch negates the target product first
     vmap = batch.loss
     inputs = ("self", "target")
     saves = {"self": ("self",), "target": ("self",)}

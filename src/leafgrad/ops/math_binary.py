@@ -21,6 +21,7 @@ from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 _ZERO_DIVISION = "ZeroDivisionError"
@@ -105,6 +106,8 @@ class Fmod(Op):
     """``fmod(self, number)``: C's fmod (the sign of the dividend)."""
 
     node = "FmodBackward0"
+    uint_kernel = "fmod_cpu"
+    uint_params = ("other",)
     torch_names = ("fmod",)
 
     @staticmethod
@@ -150,6 +153,8 @@ class Remainder(Op):
     """``remainder(self, number)``: Python's modulo (the sign of the divisor)."""
 
     node = "RemainderBackward0"
+    uint_kernel = "remainder_cpu"
+    uint_params = ("other",)
     torch_names = ("remainder", "Tensor.__mod__")
 
     @staticmethod
@@ -196,6 +201,7 @@ class DivRounding(Op):
     """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
 
     node = "DivBackward2"
+    uint_kernel = staticmethod(_uint.div_rounding_kernel)
     complex_message = '"div_floor_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -220,19 +226,24 @@ class DivRounding(Op):
 def _float_binary(a, b, kernel: str | None = None):
     """Promote; integer results either compute in the default float dtype (kernel None) or are
     refused with torch's NotImplementedError for ``kernel``."""
-    a, b = _promote.binary(a, b)
-    dtype = np.asarray(a).dtype
+    promoted_a, promoted_b = _promote.binary(a, b)
+    dtype = np.asarray(promoted_a).dtype
     if dtype.kind != "f":
         if kernel is not None:
-            raise _not_implemented(kernel, np.asarray(a))
+            raise _not_implemented(kernel, np.asarray(promoted_a))
+        if dtype.kind == "c":
+            a, b = promoted_a, promoted_b
+        # the operands' own values in the default float dtype (xlogy(-1, uint8_tensor) takes
+        # log of the tensor's values times -1.0, not times 255 as a uint8 -1 would be)
         dtype = _dtype.get_default_dtype().np
-        a, b = np.asarray(a).astype(dtype), np.asarray(b).astype(dtype)
-    return a, b, dtype
+        return np.asarray(a).astype(dtype), np.asarray(b).astype(dtype), dtype
+    return promoted_a, promoted_b, dtype
 
 
 @register
 class Atan2(Op):
     node = "Atan2Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
@@ -369,6 +380,7 @@ def _xlogy(a, b):
 @register
 class Xlogy(Op):
     node = "XlogyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
@@ -402,6 +414,7 @@ class XlogyScalarSelf(Op):
     """``xlogy(number, other)``."""
 
     node = "XlogyBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     inputs = ("other",)
     saves = {"other": ("other",)}
     torch_names = ("xlogy",)
@@ -421,6 +434,7 @@ class XlogyScalarOther(Op):
     """``xlogy(self, number)``."""
 
     node = "XlogyBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     torch_names = ("xlogy",)
 
@@ -475,6 +489,7 @@ class Lerp(Op):
     """``lerp(self, end, weight)`` with a number weight."""
 
     node = "LerpBackward0"
+    uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
     inputs = ("self", "end")
     broadcasts = True
@@ -497,6 +512,7 @@ class Lerp(Op):
 @register
 class LerpTensor(Op):
     node = "LerpBackward1"
+    uint_kernel = "lerp_kernel_tensor"
     vmap = batch.elementwise
     inputs = ("self", "end", "weight")
     saves = {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")}
@@ -540,6 +556,7 @@ class Addcmul(Op):
     """``self + value * tensor1 * tensor2``."""
 
     node = "AddcmulBackward0"
+    uint_kernel = "addcmul_cpu_out"
     vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
@@ -576,6 +593,7 @@ class Addcdiv(Op):
     """``self + value * tensor1 / tensor2``."""
 
     node = "AddcdivBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.elementwise
     inputs = ("self", "tensor1", "tensor2")
     saves = {"tensor1": ("tensor2",), "tensor2": ("tensor1", "tensor2")}

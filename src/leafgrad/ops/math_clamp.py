@@ -14,6 +14,7 @@ from . import _promote
 from ._forward import auto_element_wise, filled
 from .math_logic import Where, check_broadcast_all
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -30,6 +31,7 @@ class ClampTensor(Op):
     """``clamp(min=Tensor, max=Tensor)`` (either may be None): ``min(max(x, min), max)``."""
 
     node = "ClampBackward0"
+    uint_kernel = staticmethod(_uint.clamp_tensor_kernel)
     complex_message = 'clamp is not supported for complex types'
     vmap = batch.elementwise
     inputs = ("self", "min", "max")
@@ -107,6 +109,8 @@ def _clamp_one_side(a, bound, ufunc):
 @register
 class ClampMin(Op):
     node = "ClampMinBackward0"
+    uint_kernel = "clamp_min_scalar_cpu"
+    uint_params = ("min",)
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_min",)
@@ -153,6 +157,8 @@ class ClampMinTensor(Op):
 @register
 class ClampMax(Op):
     node = "ClampMaxBackward0"
+    uint_kernel = "clamp_max_scalar_cpu"
+    uint_params = ("max",)
     complex_message = 'clamp is not supported for complex types'
     saves = {"self": ("self",)}
     torch_names = ("clamp_max",)
@@ -264,6 +270,7 @@ class Fmax(_Extremum):
     """Elementwise max ignoring nan; a tie gives the whole gradient to ``self``."""
 
     node = "FmaxBackward0"
+    uint_kernel = "maximum_cpu"
     complex_message = 'fmax not implemented for complex tensors.'
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise
@@ -284,6 +291,7 @@ class Fmax(_Extremum):
 @register
 class Fmin(_Extremum):
     node = "FminBackward0"
+    uint_kernel = "minimum_cpu"
     complex_message = 'fmin not implemented for complex tensors.'
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise

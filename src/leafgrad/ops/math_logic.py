@@ -19,6 +19,7 @@ from . import _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -65,6 +66,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
+    uint_kernel = staticmethod(_uint.promote_first)  # works; promotes before broadcasting
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -155,6 +157,7 @@ class LogicalNot(_Predicate):
 @register
 class IsNan(_Predicate):
     node = "IsnanBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isnan
@@ -164,6 +167,7 @@ class IsNan(_Predicate):
 @register
 class IsInf(_Predicate):
     node = "IsinfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isinf
@@ -173,6 +177,7 @@ class IsInf(_Predicate):
 @register
 class IsPosInf(_Predicate):
     node = "IsposinfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isposinf
     torch_names = ("isposinf",)
@@ -181,6 +186,7 @@ class IsPosInf(_Predicate):
 @register
 class IsNegInf(_Predicate):
     node = "IsneginfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isneginf
     torch_names = ("isneginf",)
@@ -189,6 +195,7 @@ class IsNegInf(_Predicate):
 @register
 class IsFinite(_Predicate):
     node = "IsfiniteBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     ufunc = np.isfinite
@@ -200,6 +207,7 @@ class Signbit(_Predicate):
     """True for negative numbers including -0. (and for nan with the sign bit set)."""
 
     node = "SignbitBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'signbit is not implemented for complex tensors.'
     vmap = batch.elementwise
     ufunc = np.signbit
@@ -211,6 +219,7 @@ class IsClose(Op):
     """``|self - other| <= atol + rtol * |other|`` elementwise (torch's asymmetric test)."""
 
     node = "IscloseBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False

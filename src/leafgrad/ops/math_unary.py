@@ -22,6 +22,7 @@ from . import _batching_rules as batch, _layout, _promote
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
+from . import _uint
 from .registry import Op, register
 from ..tensor import _wrap
 
@@ -69,6 +70,7 @@ def _in_float64(function):
 @register
 class Exp2(_FloatUnary):
     node = "Exp2Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
     compute = staticmethod(np.exp2)
     torch_names = ("exp2", "special.exp2")
@@ -82,6 +84,7 @@ class Exp2(_FloatUnary):
 @register
 class Expm1(_FloatUnary):
     node = "Expm1Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
     compute = staticmethod(np.expm1)
     torch_names = ("expm1", "special.expm1")
@@ -95,6 +98,7 @@ class Expm1(_FloatUnary):
 @register
 class Log2(_FloatUnary):
     node = "Log2Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.log2)
     torch_names = ("log2",)
@@ -108,6 +112,7 @@ class Log2(_FloatUnary):
 @register
 class Log10(_FloatUnary):
     node = "Log10Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.log10)
     torch_names = ("log10",)
@@ -121,6 +126,7 @@ class Log10(_FloatUnary):
 @register
 class Log1p(_FloatUnary):
     node = "Log1PBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.log1p)
     torch_names = ("log1p", "special.log1p")
@@ -138,6 +144,7 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
 @register
 class Rsqrt(_FloatUnary):
     node = "RsqrtBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
     compute = staticmethod(_rsqrt)
     torch_names = ("rsqrt",)
@@ -154,6 +161,7 @@ class Rsqrt(_FloatUnary):
 @register
 class Tan(_FloatUnary):
     node = "TanBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
     compute = staticmethod(np.tan)
     torch_names = ("tan",)
@@ -167,6 +175,7 @@ class Tan(_FloatUnary):
 @register
 class Asin(_FloatUnary):
     node = "AsinBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.arcsin)
     torch_names = ("asin", "arcsin")
@@ -181,6 +190,7 @@ class Asin(_FloatUnary):
 @register
 class Acos(_FloatUnary):
     node = "AcosBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.arccos)
     torch_names = ("acos", "arccos")
@@ -195,6 +205,7 @@ class Acos(_FloatUnary):
 @register
 class Atan(_FloatUnary):
     node = "AtanBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.arctan)
     torch_names = ("atan", "arctan")
@@ -209,6 +220,7 @@ class Atan(_FloatUnary):
 @register
 class Sinh(_FloatUnary):
     node = "SinhBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.sinh)
     torch_names = ("sinh",)
@@ -222,6 +234,7 @@ class Sinh(_FloatUnary):
 @register
 class Cosh(_FloatUnary):
     node = "CoshBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.cosh)
     torch_names = ("cosh",)
@@ -235,6 +248,7 @@ class Cosh(_FloatUnary):
 @register
 class Asinh(_FloatUnary):
     node = "AsinhBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.arcsinh)
     torch_names = ("asinh", "arcsinh")
@@ -262,6 +276,7 @@ class Acosh(_FloatUnary):
 @register
 class Atanh(_FloatUnary):
     node = "AtanhBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     compute = staticmethod(np.arctanh)
     torch_names = ("atanh", "arctanh")
@@ -336,6 +351,7 @@ def _giles_erfinv(w: np.ndarray) -> np.ndarray:
 @register
 class Erf(_FloatUnary):
     node = "ErfBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"erf_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erf64))
@@ -350,6 +366,7 @@ class Erf(_FloatUnary):
 @register
 class Erfc(_FloatUnary):
     node = "ErfcBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"erfc_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfc64))
@@ -364,6 +381,7 @@ class Erfc(_FloatUnary):
 @register
 class Erfinv(_FloatUnary):
     node = "ErfinvBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"erfinv_vml_cpu" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(_erfinv64))
@@ -403,6 +421,7 @@ class _Rounding(Op):
 @register
 class Floor(_Rounding):
     node = "FloorBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'floor is not supported for complex inputs'
     compute = staticmethod(np.floor)
     kernel = "floor_vml_cpu"
@@ -412,6 +431,7 @@ class Floor(_Rounding):
 @register
 class Ceil(_Rounding):
     node = "CeilBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'ceil is not supported for complex inputs'
     compute = staticmethod(np.ceil)
     kernel = "ceil_vml_cpu"
@@ -421,6 +441,7 @@ class Ceil(_Rounding):
 @register
 class Trunc(_Rounding):
     node = "TruncBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'trunc is not supported for complex inputs'
     compute = staticmethod(np.trunc)
     kernel = "trunc_vml_cpu"
@@ -432,6 +453,7 @@ class Round(_Rounding):
     """Round half to even (torch's nearbyint), like np.rint."""
 
     node = "RoundBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"round_vml_cpu" not implemented for \'ComplexFloat\''
     compute = staticmethod(np.rint)
     kernel = "round_vml_cpu"
@@ -443,6 +465,7 @@ class RoundDecimals(Op):
     """``round(x, decimals=d)``: torch scales by 10**|d|, rounds half to even, scales back."""
 
     node = "RoundBackward1"
+    uint_kernel = staticmethod(_uint.round_decimals_kernel)
     torch_names = ("round",)
 
     @staticmethod
@@ -500,6 +523,7 @@ class Sgn(Op):
     """sgn(x) = sign(x) for real tensors; torch's gradient for real inputs is zero."""
 
     node = "SgnBackward0"
+    uint_kernel = "sign_cpu"
     complex_ok = True
     vmap = batch.elementwise  # (its jvp is not auto_element_wise, which would imply this rule)
     saves = {"self": ("self",), "result": ("self",)}
@@ -541,6 +565,7 @@ class NanToNum(Op):
     """Replace nan, +inf, -inf by numbers (defaults: 0 and the dtype's largest finite values)."""
 
     node = "NanToNumBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
     torch_names = ("nan_to_num",)
 

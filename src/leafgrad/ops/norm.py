@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -232,6 +233,7 @@ class BatchNormEval(Op):
 @register
 class Embedding(Op):
     node = "EmbeddingBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.embedding
     inputs = ("weight",)
     torch_names = ("nn.functional.embedding",)
@@ -288,6 +290,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.leading
     torch_names = ("nn.functional.pad",)
@@ -301,6 +304,8 @@ class ConstantPadNd(Op):
                      zip(widths, a.shape))
         cropped = a[crop]
         grow = [(max(0, lo), max(0, hi)) for lo, hi in widths]
+        if a.dtype.kind == "u":  # uint16/32/64: torch's checked conversion of the value
+            value = unsigned_fill(value, a.dtype, wrap=False)
         return _layout.contiguous(np.pad(cropped, grow, constant_values=value))
 
     def backward(self, grad):
@@ -370,11 +375,11 @@ def _make_pad_ops():
         for dims in (1, 2, 3):
             forward_cls = type(f"{title}Pad{dims}d", (_ModePad,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackward0", "mode": mode,
-                "torch_names": ("nn.functional.pad",),
+                "torch_names": ("nn.functional.pad",), "uint_kernel": f"{title.lower()}_pad{dims}d",
             })
             backward_cls = type(f"{title}Pad{dims}dBackward", (_ModePadBackward,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackwardBackward0",
-                "torch_names": (),
+                "torch_names": (), "uint_kernel": f"{title.lower()}_pad{dims}d",
             })
             backward_cls.pad_op = forward_cls
             forward_cls.backward_op = backward_cls

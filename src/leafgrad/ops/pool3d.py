@@ -87,6 +87,7 @@ class MaxPool3d(Op):
     """Values and int64 indices (flat positions within each input volume)."""
 
     node = "MaxPool3DWithIndicesBackward0"
+    uint_kernel = "max_pool3d"
     vmap = batch.fold(5)
     multi_output = True
     torch_names = ("nn.functional.max_pool3d",)
@@ -187,6 +188,7 @@ def _avg_divisor(sizes, kernel, stride, padding, outs, count_include_pad, diviso
 @register
 class AvgPool3d(Op):
     node = "AvgPool3DBackward0"
+    uint_kernel = "avg_pool3d_out_frame"
     vmap = batch.fold(5)
     torch_names = ("nn.functional.avg_pool3d",)
 

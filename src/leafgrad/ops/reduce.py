@@ -8,6 +8,7 @@ from .. import _dtype
 from . import _cascade_sum, _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -66,6 +67,7 @@ def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
 @register
 class Sum(Op):
     node = "SumBackward0"
+    uint_kernel = staticmethod(_uint.only_with_dtype("sum_cpu"))
     complex_ok = True
     vmap = batch.reduce_all("SumDim")
     torch_names = ("sum",)
@@ -85,6 +87,7 @@ class Sum(Op):
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    uint_kernel = staticmethod(_uint.only_with_dtype("sum_cpu"))
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("sum",)
@@ -114,6 +117,7 @@ def _mean_check(a: np.ndarray, dtype) -> None:
 @register
 class Mean(Op):
     node = "MeanBackward0"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.reduce_all("MeanDim")
     torch_names = ("mean",)
@@ -145,6 +149,7 @@ class Mean(Op):
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("mean",)

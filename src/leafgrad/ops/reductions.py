@@ -22,6 +22,7 @@ from .elementwise import Div
 from .gather import Scatter
 from .reduce import _expand_back, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
+from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, plain_backward, register
 
@@ -149,6 +150,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.reduce_all("ProdDim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -180,6 +182,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
@@ -239,6 +242,7 @@ class Logsumexp(Op):
     """log(sum(exp(x))) computed stably: the max (0 where it is infinite) is factored out."""
 
     node = "LogsumexpBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logsumexp",)
@@ -280,6 +284,7 @@ def logsumexp(tensor, dim, keepdim=False):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'nansum on CPU does not support complex inputs'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim", all_dims=True)
@@ -349,6 +354,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("all",)
     reduce = staticmethod(np.all)
@@ -357,6 +363,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("any",)
     reduce = staticmethod(np.any)
@@ -373,6 +380,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
+    uint_kernel = staticmethod(_uint.count_nonzero_kernel)
     vmap = batch.dims("dim", all_dims=True)
     differentiable = False
     torch_names = ("count_nonzero",)

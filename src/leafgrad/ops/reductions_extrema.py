@@ -13,6 +13,7 @@ from .reductions import (
     evenly_read_jvp, gather_at_indices, one_dim, select_backward, unsqueeze_dims,
 )
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 
@@ -96,6 +97,7 @@ class _ExtremumDim(MultiOutput):
 @register
 class MaxDim(_ExtremumDim):
     node = "MaxBackward0"
+    uint_kernel = staticmethod(_uint.unless_trivial("max_cpu"))
     complex_message = 'max(): does not support complex input'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -185,6 +187,7 @@ class _Amax(Op):
 @register
 class Amax(_Amax):
     node = "AmaxBackward0"
+    uint_kernel = staticmethod(_uint.unless_trivial("max_values_cpu", zero_d=False))
     complex_message = '"max_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amax",)

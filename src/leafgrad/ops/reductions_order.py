@@ -18,6 +18,7 @@ from .reductions import (
     MultiOutput, evenly_distribute, evenly_read_jvp, gather_at_indices, one_dim, select_backward,
 )
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 
 # -- rows: the reduced dim moved last, everything else flattened ----------------------------------
@@ -123,6 +124,7 @@ def _sort_row(row: np.ndarray, descending: bool) -> list:
 @register
 class Sort(_Selecting):
     node = "SortBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = ' Sort does not support complex dtypes on CPU'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -151,6 +153,7 @@ class Sort(_Selecting):
 class SortStable(Sort):
     node = "SortBackward1"  # torch's node for sort(stable=...) given as a keyword
     vmap = batch.dims("dim")
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("sort",)
 
 
@@ -187,6 +190,7 @@ def _topk_row(row: np.ndarray, k: int, largest: bool, ordered: bool) -> list:
 @register
 class Topk(_Selecting):
     node = "TopkBackward0"
+    uint_kernel = staticmethod(_uint.unless_trivial("topk_cpu", empty=False))
     complex_message = ' topk does not support complex dtypes on CPU'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -230,6 +234,7 @@ def _kth_row(row: np.ndarray, k: int) -> int:
 @register
 class KthvalueOp(_Selecting):
     node = "KthvalueBackward0"
+    uint_kernel = staticmethod(_uint.unless_trivial("kthvalue_cpu"))
     vmap = batch.dims("dim")
     torch_names = ("kthvalue",)
 
@@ -396,6 +401,7 @@ def _mode_row(row: np.ndarray) -> int:
 @register
 class Mode(_Selecting):
     node = "ModeBackward0"
+    uint_kernel = staticmethod(_uint.unless_trivial("mode_cpu"))
     vmap = batch.dims("dim")
     torch_names = ("mode",)
 

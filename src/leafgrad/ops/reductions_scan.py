@@ -9,6 +9,7 @@ from ._forward import auto_linear
 from .reduce import _sum_dtype
 from .reductions import constant, one_dim
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 from .shape_ext import Flip
 
@@ -41,6 +42,7 @@ def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
+    uint_kernel = staticmethod(_uint.only_with_dtype("cumsum_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("cumsum",)
@@ -67,6 +69,7 @@ class Cumsum(Op):
 @register
 class Cumprod(Op):
     node = "CumprodBackward0"
+    uint_kernel = staticmethod(_uint.only_with_dtype("cumprod_out_cpu"))
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}

@@ -115,6 +115,12 @@ class Op(Node):
     complex_ok = False
     complex_message = None  # torch's message where it is not '"<name>_cpu" not implemented...'
     complex_error_type = "NotImplementedError"
+    # Note: wide unsigned support (ops/_uint.py): whether the forward runs on uint16/32/64
+    # tensors, and torch's kernel name in its "not implemented for 'UInt16'" otherwise.
+    uint_ok = False
+    uint_kernel = None
+    uint_params: tuple = ()
+    uint_same_dtype = False
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _batching_rules as batch
 from .gather import Gather, ScatterAdd, ScatterValue, _along, _pad_to
+from . import _uint
 from .registry import Op, register
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -62,6 +63,7 @@ def scatter_reduce_array(a, src, dim, index, reduce, include_self):
 @register
 class ScatterReduce(Op):
     node = "ScatterReduceBackward0"
+    uint_kernel = staticmethod(_uint.scatter_reduce_kernel)
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
     saves = {"self": ("self", "src"), "src": ("self", "src"), "result": ("self", "src")}

@@ -73,6 +73,7 @@ class _View(Op):
 @register
 class View(_View):
     node = "ViewBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.shape("shape")
     torch_names = ("Tensor.view", "reshape", "Tensor.view_as", "flatten")
 
@@ -99,6 +100,7 @@ class ReshapeAlias(View):
     """``reshape`` of a non-contiguous tensor whose strides still allow a view."""
 
     node = "ReshapeAliasBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.shape("shape")
     torch_names = ("reshape",)
 
@@ -108,6 +110,7 @@ class UnsafeView(Op):
     """The reshape of a fresh copy (``reshape`` of a non-viewable tensor, ``matmul`` folding)."""
 
     node = "UnsafeViewBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.shape("shape")
     torch_names = ("reshape",)
@@ -127,6 +130,7 @@ class UnsafeView(Op):
 @register
 class T(_View):
     node = "TBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.t
     torch_names = ("t", "Tensor.T")
 
@@ -143,6 +147,7 @@ class T(_View):
 @register
 class Transpose(_View):
     node = "TransposeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim0", "dim1")
     torch_names = ("transpose", "swapaxes", "swapdims")
 
@@ -161,6 +166,7 @@ class Transpose(_View):
 @register
 class Permute(_View):
     node = "PermuteBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.permute
     torch_names = ("permute",)
 
@@ -177,6 +183,7 @@ class Permute(_View):
 @register
 class Unsqueeze(_View):
     node = "UnsqueezeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", extra_rank=1)
     torch_names = ("unsqueeze",)
 
@@ -193,6 +200,7 @@ class Unsqueeze(_View):
 @register
 class SqueezeAll(_View):
     node = "SqueezeBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.squeeze_all
     torch_names = ("squeeze",)
 
@@ -211,6 +219,7 @@ class SqueezeAll(_View):
 @register
 class SqueezeDim(_View):
     node = "SqueezeBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("squeeze",)
 
@@ -233,6 +242,7 @@ class SqueezeDim(_View):
 @register
 class SqueezeDims(_View):
     node = "SqueezeBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dims")
     torch_names = ("squeeze",)
 
@@ -256,6 +266,7 @@ class SqueezeLast(Op):
     recorded all the same, as in torch)."""
 
     node = "SqueezeBackward4"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("matmul", "Tensor.squeeze_")
 
@@ -274,6 +285,7 @@ class SqueezeLast(Op):
 @register
 class Expand(_View):
     node = "ExpandBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.shape("shape")
     torch_names = ("expand", "Tensor.expand_as", "broadcast_to")
 
@@ -294,6 +306,7 @@ class Expand(_View):
 @register
 class Slice(_View):
     node = "SliceBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("narrow", "Tensor.__getitem__")
 
@@ -342,6 +355,7 @@ class SliceBackward(Op):
 @register
 class Select(_View):
     node = "SelectBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim")
     torch_names = ("select", "unbind", "Tensor.__getitem__")
 
@@ -389,6 +403,7 @@ class Unbind(_View):
     """Every slice along ``dim`` as views; a missing output grad counts as zeros."""
 
     node = "UnbindBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
@@ -417,6 +432,7 @@ class Unbind(_View):
 @register
 class Alias(_View):
     node = "AliasBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
     torch_names = ("Tensor.__getitem__",)
@@ -438,6 +454,7 @@ class Alias(_View):
 class Cat(Op):
     autocast = "promote"  # torch's CPU autocast list: the widest floating dtype
     node = "CatBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     torch_names = ("cat", "concat", "concatenate")
@@ -476,6 +493,7 @@ class Cat(Op):
 @register
 class Stack(Op):
     node = "StackBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim", extra_rank=1)
     torch_names = ("stack",)

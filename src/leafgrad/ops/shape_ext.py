@@ -12,6 +12,7 @@ from .._alloc import check_storage
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
+from . import _uint
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
 
@@ -21,6 +22,7 @@ class Split(_View):
     """Equal chunks of ``split_size`` along ``dim`` (the last one may be shorter)."""
 
     node = "SplitBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
@@ -47,6 +49,7 @@ class Split(_View):
 @register
 class SplitWithSizes(_View):
     node = "SplitWithSizesBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
@@ -103,6 +106,7 @@ def _join_split_grads(node, grads, sizes):
 @register
 class Diagonal(_View):
     node = "DiagonalBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim1", "dim2")
     torch_names = ("diagonal", "Tensor.diagonal")
 
@@ -148,6 +152,7 @@ class AsStridedPublic(_View):
     """``as_strided(size, stride, storage_offset)`` over the tensor's own memory."""
 
     node = "AsStridedBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("as_strided",)
 
     @staticmethod
@@ -199,6 +204,7 @@ class AsStridedScatterAdd(Op):
 @register
 class Repeat(Op):
     node = "RepeatBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.shape("repeats")
     torch_names = ("Tensor.repeat", "tile")
@@ -238,6 +244,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
+    uint_kernel = staticmethod(_uint.flip_kernel)
     complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("flip", "fliplr", "flipud")
@@ -255,6 +262,7 @@ class Flip(Op):
 @register
 class Roll(Op):
     node = "RollBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("roll",)
@@ -276,6 +284,7 @@ class Roll(Op):
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
+    uint_kernel = "flip_cpu"
     complex_ok = True
     vmap = batch.dims("dims")
     torch_names = ("rot90",)

@@ -15,34 +15,40 @@ from .shape_ext import AsStridedPublic
 @register
 class UnsqueezeInplace(Unsqueeze):
     node = "UnsqueezeBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.unsqueeze_",)
 
 
 @register
 class SqueezeAllInplace(SqueezeAll):
     node = "SqueezeBackward3"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.squeeze_",)
 
 
 @register
 class SqueezeDimsInplace(SqueezeDims):
     node = "SqueezeBackward5"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.squeeze_",)
 
 
 @register
 class TInplace(T):
     node = "TBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.t_",)
 
 
 @register
 class TransposeInplace(Transpose):
     node = "TransposeBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.transpose_", "Tensor.swapaxes_", "Tensor.swapdims_")
 
 
 @register
 class AsStridedInplace(AsStridedPublic):
     node = "AsStridedBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     torch_names = ("Tensor.as_strided_",)

@@ -45,6 +45,7 @@ def _where(mask, a, b):
 @register
 class Lgamma(_FloatUnary):
     node = "LgammaBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(fns.lgamma))
@@ -59,6 +60,7 @@ class Lgamma(_FloatUnary):
 @register
 class Digamma(_FloatUnary):
     node = "DigammaBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(lambda a: _layout.like(fns.digamma(a).astype(a.dtype, copy=False), a))
@@ -73,6 +75,7 @@ class Digamma(_FloatUnary):
 @register
 class Polygamma(Op):
     node = "PolygammaBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     torch_names = ("polygamma", "special.polygamma")
@@ -95,6 +98,7 @@ class Mvlgamma(Op):
     """The multivariate log-gamma: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
 
     node = "MvlgammaBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     torch_names = ("mvlgamma", "special.multigammaln")
@@ -131,6 +135,7 @@ def _not_tiny(x):
 @register
 class I0(_FloatUnary):
     node = "I0Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(_in_float64(fns.i0))
@@ -145,6 +150,7 @@ class I0(_FloatUnary):
 @register
 class SpecialI0e(_FloatUnary):
     node = "SpecialI0EBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     compute = staticmethod(_in_float64(fns.i0e))
@@ -160,6 +166,7 @@ class SpecialI0e(_FloatUnary):
 @register
 class SpecialI1(_FloatUnary):
     node = "SpecialI1Backward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     compute = staticmethod(_in_float64(fns.i1))
@@ -177,6 +184,7 @@ class SpecialI1(_FloatUnary):
 @register
 class SpecialI1e(_FloatUnary):
     node = "SpecialI1EBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     compute = staticmethod(_in_float64(fns.i1e))
@@ -212,6 +220,7 @@ class SpecialNdtri(_FloatUnary):
 @register
 class SpecialLogNdtr(_FloatUnary):
     node = "SpecialLogNdtrBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     compute = staticmethod(_in_float64(fns.log_ndtr))
@@ -227,6 +236,7 @@ class SpecialLogNdtr(_FloatUnary):
 @register
 class SpecialErfcx(_FloatUnary):
     node = "SpecialErfcxBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     compute = staticmethod(_in_float64(fns.erfcx))
@@ -247,6 +257,7 @@ def _entr(x: np.ndarray) -> np.ndarray:
 @register
 class SpecialEntr(_FloatUnary):
     node = "SpecialEntrBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(_entr)
@@ -268,6 +279,7 @@ def _sinc(x: np.ndarray) -> np.ndarray:
 @register
 class Sinc(_FloatUnary):
     node = "SincBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(_sinc)
@@ -286,6 +298,7 @@ class Sinc(_FloatUnary):
 @register
 class Logit(Op):
     node = "LogitBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     torch_names = ("logit", "special.logit")
@@ -353,6 +366,7 @@ def ndtr(x):
 @register
 class Deg2Rad(_FloatUnary):
     node = "Deg2RadBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     torch_names = ("deg2rad",)
     compute = staticmethod(lambda a: a * a.dtype.type(math.pi / 180.0))
@@ -366,6 +380,7 @@ class Deg2Rad(_FloatUnary):
 @register
 class Rad2Deg(_FloatUnary):
     node = "Rad2DegBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     torch_names = ("rad2deg",)
     compute = staticmethod(lambda a: a * a.dtype.type(180.0 / math.pi))
@@ -379,6 +394,7 @@ class Rad2Deg(_FloatUnary):
 @register
 class Copysign(Op):
     node = "CopysignBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self",), "result": ("self",)}
@@ -411,6 +427,7 @@ class CopysignScalar(Op):
     """``copysign(self, number)``."""
 
     node = "CopysignBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("copysign",)
@@ -441,6 +458,7 @@ def _xlog1py(a, b):
 @register
 class SpecialXlog1py(Op):
     node = "SpecialXlog1PyBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
@@ -474,6 +492,7 @@ class SpecialXlog1pyScalarSelf(Op):
     """``special.xlog1py(number, other)``."""
 
     node = "SpecialXlog1PyBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("other",)
     saves = {"other": ("other",)}
@@ -494,6 +513,7 @@ class SpecialXlog1pyScalarOther(Op):
     """``special.xlog1py(self, number)``."""
 
     node = "SpecialXlog1PyBackward2"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     torch_names = ("special.xlog1py",)
@@ -585,6 +605,7 @@ class SpecialZeta(Op):
     d/dq zeta(s, q) = -s zeta(s + 1, q)."""
 
     node = "SpecialZetaBackward0"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("other",)}
@@ -616,6 +637,7 @@ class SpecialZetaScalarSelf(Op):
     """``special.zeta(number, other)``."""
 
     node = "SpecialZetaBackward1"
+    uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("other",)
     saves = {"other": ("other",)}

@@ -29,6 +29,22 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     return _wrap(data, bool(requires_grad))
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None) -> Tensor:
+    """torch's rebuild for dtypes without a typed storage (uint16/32/64): the storage is
+    bytes, viewed as ``dtype``."""
+    if not isinstance(dtype, _dtype.dtype) or storage.dtype != np.uint8:
+        raise pickle.UnpicklingError("_rebuild_tensor_v3 expects an untyped storage and a dtype")
+    np_dtype = dtype.np
+    if storage.size % np_dtype.itemsize:
+        raise RuntimeError(f"a storage of {storage.size} bytes cannot hold {dtype} elements: "
+                           "the file is corrupted")
+    typed = storage.view(np_dtype.newbyteorder("<"))
+    if typed.dtype != np_dtype:  # a big-endian machine
+        typed = typed.astype(np_dtype)
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks)
+
+
 def _set_state(obj, state):
     """Restore saved attributes (a ``__dict__``, or a ``(__dict__, slots)`` pair)."""
     if isinstance(state, tuple):
@@ -78,6 +94,8 @@ def _allowed_globals() -> dict:
         "collections.OrderedDict": collections.OrderedDict,
         "collections.Counter": collections.Counter,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
+        "torch.storage.UntypedStorage": np.uint8,  # the bytes of a uint16/32/64 tensor
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,

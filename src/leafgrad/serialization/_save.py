@@ -68,11 +68,16 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
         self.memoize(obj)
 
     dispatch[_dtype.dtype] = _save_dtype
+    dispatch[_dtype._WideUnsignedDtype] = _save_dtype
+    dispatch[_dtype._ComplexDtype] = _save_dtype  # (a dtype saved by itself, in a dict)
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
-            storage_type = _TorchGlobal("torch", _STORAGE_BY_DTYPE[obj.dtype])
-            return ("storage", storage_type, obj.key, "cpu", obj.numel)
+            name = _STORAGE_BY_DTYPE.get(obj.dtype)
+            if name is None:  # uint16/32/64 have no typed storage: bytes, as torch writes them
+                storage_type = _TorchGlobal("torch.storage", "UntypedStorage")
+                return ("storage", storage_type, obj.key, "cpu", obj.numel * obj.dtype.itemsize)
+            return ("storage", _TorchGlobal("torch", name), obj.key, "cpu", obj.numel)
         return None
 
     def reducer_override(self, obj):
@@ -122,6 +127,9 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
         args = (storage, offset, tuple(tensor._data.shape), strides, tensor._requires_grad,
                 collections.OrderedDict())
         rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+        if tensor._data.dtype not in _STORAGE_BY_DTYPE:  # uint16/32/64: torch's v3 names the dtype
+            rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
+            args = args + (tensor.dtype,)
         if state:
             return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"),
                     (rebuild, _TorchGlobal("torch", "Tensor"), args, dict(state)))
