@@ -486,6 +486,9 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None) -> np.ndarray:
     return result.reshape(shape)
 
 
+uniform.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
+
+
 def _scale(x, width, low, fma):
     """torch's ``x * (to - from) + from``, fused or not as the compiled kernel is."""
     if width == 1 and low == 0:
@@ -527,6 +530,9 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
         values = _normal_fill(gen, count, np.float32(mean), np.float32(std), _uniform24, fill,
                               draw_ragged=dtype == np.float32)
     return values.astype(dtype).reshape(shape)
+
+
+normal.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _normal_fill(gen, count, mean, std, draw, fill16, draw_ragged=True) -> np.ndarray:
@@ -821,6 +827,9 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     return values.astype(dtype).reshape(shape)
 
 
+randint.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
+
+
 def random_full(shape, np_dtype, generator=None) -> np.ndarray:
     """``tensor.random_()`` with no range: torch's uniform_int over the dtype's default range.
 
@@ -871,6 +880,9 @@ def randperm(n, np_dtype, generator=None) -> np.ndarray:
     else:
         perm = _inside_out_shuffle(gen, n)
     return perm.astype(dtype)
+
+
+randperm.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _fisher_yates(gen: Generator, n: int) -> np.ndarray:
@@ -960,6 +972,9 @@ def bernoulli(p, shape, np_dtype, generator=None) -> np.ndarray:
         return np.empty(shape, dtype=dtype)
     hits = _uniform53(gen, count) < p
     return hits.astype(dtype).reshape(shape)
+
+
+bernoulli.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _bernoulli_tensor(gen: Generator, p: np.ndarray, shape, dtype) -> np.ndarray:

@@ -264,37 +264,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
-    if training:
-        dims = (0,) + tuple(range(2, input.ndim))
-        count = input.numel() // input.shape[1]
-        if count <= 1:
-            raise ValueError(
-                "Expected more than 1 value per channel when training, got input size "
-                f"torch.Size({list(input.shape)})"
-            )
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                data = input._data
-                mean = data.mean(axis=dims)
-                var = data.var(axis=dims) * count / (count - 1)
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(_wrap_array(mean, running_mean),
-                                                         alpha=momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(_wrap_array(var, running_var),
-                                                        alpha=momentum)
-        return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
-    if running_mean is None or running_var is None:
-        missing = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{missing} must be defined in evaluation mode")
-    return _ops.BatchNormEval.apply(input, weight, bias, mean=running_mean._data.copy(),
-                                    var=running_var._data.copy(), eps=eps)
+    from ._functional_batchnorm import batch_norm_impl
 
-
-def _wrap_array(array, like):
-    from ..tensor import _wrap
-
-    return _wrap(array.astype(like._data.dtype))
+    return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum,
+                           eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -616,7 +589,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         losses = target.exp() * (target - input)
     else:
         # xlogy(t, t) - t * input, with 0 * log(0) taken as 0
-        zero = target._data == 0
+        from ..ops._masks import zero_mask
+
+        zero = zero_mask(target)  # a kernel: leafgrad.compile replays it
         losses = (target * target._masked_zero(zero).clamp(min=1e-300).log())._masked_zero(zero) \
             - target * input
     if reduction == "batchmean":
