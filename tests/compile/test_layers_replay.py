@@ -153,6 +153,9 @@ _BITS = _TARGETS.integers(0, 2, (4, 3)).astype(np.float32)
 
 LOSSES = {
     "cross_entropy": F.cross_entropy,
+    "cross_entropy-label-smoothing": lambda o, y: F.cross_entropy(o, y, label_smoothing=0.1),
+    "cross_entropy-label-smoothing-weight": lambda o, y: F.cross_entropy(
+        o, y, weight=torch.tensor([0.5, 1.0, 2.0]), label_smoothing=0.2),
     "nll_loss": lambda o, y: F.nll_loss(F.log_softmax(o, 1), y),
     "mse_loss": lambda o, y: F.mse_loss(o, torch.tensor(_REAL)),
     "l1_loss": lambda o, y: F.l1_loss(o, torch.tensor(_REAL)),
@@ -188,10 +191,6 @@ STILL_BREAK = {
     # torch's gaussian_nll_loss itself tests ``torch.any(var < 0)`` in Python
     "gaussian_nll_loss": ("bool(tensor)", lambda o, y: F.gaussian_nll_loss(
         o, torch.tensor(_REAL), torch.ones(4, 3))),
-    # the smoothing term branches in NumPy on whether any target is ignored (a mask
-    # the capture does not see: it must not become a kernel while that branch stays hidden)
-    "cross_entropy-label-smoothing": ("array made outside the op table", lambda o, y:
-                                      F.cross_entropy(o, y, label_smoothing=0.1)),
 }
 
 
@@ -321,3 +320,34 @@ def test_batch_norm_running_statistics_replayed_in_place():
     assert _bits(var) == _bits(eager_bn.running_var)
     assert mean._version == eager_bn.running_mean._version
     assert batches._version == eager_bn.num_batches_tracked._version
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_smoothing_replays_when_ignored_targets_come_and_go(weighted):
+    """The smoothing term's mask and divisor depend on which targets are ignored: recomputed
+    on every replay, so batches with and without ignored targets (all ignored too) give
+    eager's losses and weights."""
+    targets = [[0, 1, 2, 1], [0, -100, 2, -100], [1, 1, 0, 2], [-100] * 4, [2, -100, 0, 1]]
+
+    def run(compiled):
+        torch.manual_seed(0)
+        model = ACTIVATIONS["tanh"]()
+        weight = torch.tensor([0.5, 1.0, 2.0]) if weighted else None
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x), y, weight=weight, label_smoothing=0.3)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        fn = torch.compile(step) if compiled else step
+        rng = np.random.default_rng(2)
+        losses = [_bits(fn(torch.tensor(rng.standard_normal(FLAT).astype(np.float32)),
+                           torch.tensor(t))) for t in targets]
+        return losses, [_bits(p) for p in model.parameters()], fn
+
+    eager, compiled = run(False), run(True)
+    assert compiled[2].replays == 4
+    assert compiled[:2] == eager[:2]

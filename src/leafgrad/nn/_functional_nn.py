@@ -505,7 +505,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0:
         return nll
-    ignored = target._data == ignore_index
+    from ..ops.registry import array_kernel
+    from ..tensor import _wrap
+
+    # the ignored mask and the mean's divisor are kernels computed from the target (no branch
+    # on its values here), so leafgrad.compile replays them (Note: masks as kernels in
+    # ops/activation.py)
+    ignored = array_kernel(_ignored_targets, target._data, ignore_index=ignore_index)
     if weight is not None:
         shape = [1] * input.ndim
         shape[class_dim] = classes
@@ -514,15 +520,29 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = -log_p.sum(class_dim)
     smooth = smooth._masked_zero(ignored)
     if reduction == "mean":
-        if weight is not None:
-            safe = np.where(ignored, 0, target._data)
-            total = float(weight._data[safe][~ignored].sum())
-            smooth = smooth.sum() / total
-        else:
-            smooth = smooth.sum() / max(int((~ignored).sum()), 1) if ignored.any() else smooth.mean()
+        # the kept targets' count (at least 1), or their total weight: with none ignored,
+        # sum / count is the mean, bit for bit
+        total = array_kernel(_smoothing_divisor, target._data,
+                             *(() if weight is None else (weight._data,)),
+                             ignore_index=ignore_index, dtype=smooth._data.dtype)
+        smooth = smooth.sum() / _wrap(total)
     elif reduction == "sum":
         smooth = smooth.sum()
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _ignored_targets(target, ignore_index):
+    return target == ignore_index
+
+
+def _smoothing_divisor(target, *weight, ignore_index, dtype):
+    """cross_entropy's label-smoothing mean divides by the kept targets' count (at least 1),
+    or with ``weight`` by their total weight, as a 0-d array of the loss's dtype."""
+    ignored = target == ignore_index
+    if weight:
+        safe = np.where(ignored, 0, target)
+        return np.asarray(float(weight[0][safe][~ignored].sum()), dtype=dtype)
+    return np.asarray(max(int((~ignored).sum()), 1), dtype=dtype)
 
 
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
