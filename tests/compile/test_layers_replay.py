@@ -2,9 +2,6 @@
 layer of ``nn`` and per common loss is compiled; ``explain`` must report no graph break, and 5
 compiled steps must equal 5 eager steps bitwise (losses, weights, gradients, buffers such as
 BatchNorm's running statistics, optimizer state, the random generator's state).
-
-The few that still break are listed in ``STILL_BREAK`` with the reason ``explain`` gives; the
-test for them checks that the break is reported and the eager fallback gives eager's results.
 """
 
 from __future__ import annotations
@@ -156,6 +153,8 @@ LOSSES = {
     "cross_entropy-label-smoothing": lambda o, y: F.cross_entropy(o, y, label_smoothing=0.1),
     "cross_entropy-label-smoothing-weight": lambda o, y: F.cross_entropy(
         o, y, weight=torch.tensor([0.5, 1.0, 2.0]), label_smoothing=0.2),
+    "gaussian_nll_loss": lambda o, y: F.gaussian_nll_loss(o, torch.tensor(_REAL),
+                                                          torch.ones(4, 3)),
     "nll_loss": lambda o, y: F.nll_loss(F.log_softmax(o, 1), y),
     "mse_loss": lambda o, y: F.mse_loss(o, torch.tensor(_REAL)),
     "l1_loss": lambda o, y: F.l1_loss(o, torch.tensor(_REAL)),
@@ -186,13 +185,6 @@ LOSSES = {
     "triplet_margin_loss": lambda o, y: F.triplet_margin_loss(o, torch.tensor(_REAL),
                                                               torch.tensor(_REAL[::-1].copy())),
 }
-
-STILL_BREAK = {
-    # torch's gaussian_nll_loss itself tests ``torch.any(var < 0)`` in Python
-    "gaussian_nll_loss": ("bool(tensor)", lambda o, y: F.gaussian_nll_loss(
-        o, torch.tensor(_REAL), torch.ones(4, 3))),
-}
-
 
 def _bits(t):
     return np.ascontiguousarray(t._data if hasattr(t, "_data") else t).tobytes()
@@ -288,16 +280,37 @@ def test_train_then_eval_replays(name):
     assert compiled[:3] == eager[:3]
 
 
-@pytest.mark.parametrize("name", sorted(STILL_BREAK))
-def test_losses_that_still_break_fall_back_to_eager(name):
-    reason, loss_fn = STILL_BREAK[name]
-    explained = _explain(ACTIVATIONS["tanh"], FLAT, loss_fn, torch.float32)
-    assert explained.graph_break_count >= 1
-    assert any(reason in record.reason for record in explained.break_reasons), str(explained)
-    eager = _train(ACTIVATIONS["tanh"], FLAT, loss_fn, False, torch.float32)
-    compiled = _train(ACTIVATIONS["tanh"], FLAT, loss_fn, True, torch.float32)
-    assert compiled[3].replays == 0
-    assert compiled[:3] == eager[:3]
+def test_gaussian_nll_check_raises_on_replay_as_eager():
+    """gaussian_nll_loss's check of var < 0 is replayed: a later call with a negative var raises
+    eager's ValueError at the same point (before backward and the optimizer step)."""
+    def run(compiled):
+        torch.manual_seed(0)
+        model = ACTIVATIONS["tanh"]()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, var):
+            optimizer.zero_grad()
+            loss = F.gaussian_nll_loss(model(x), torch.tensor(_REAL), var)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        fn = torch.compile(step) if compiled else step
+        rng = np.random.default_rng(2)
+        out = []
+        for sign in (1, 1, -1, 1):
+            x = torch.tensor(rng.standard_normal(FLAT).astype(np.float32))
+            var = torch.tensor(np.abs(rng.standard_normal((4, 3))).astype(np.float32) * sign)
+            try:
+                out.append(_bits(fn(x, var)))
+            except ValueError as error:
+                out.append(str(error))
+        return out, [_bits(p) for p in model.parameters()], fn
+
+    eager, compiled = run(False), run(True)
+    assert eager[0][2] == "var has negative entry/entries"
+    assert compiled[2].replays == 2 and len(compiled[2].captures) == 1
+    assert compiled[:2] == eager[:2]
 
 
 def test_batch_norm_running_statistics_replayed_in_place():

@@ -130,8 +130,11 @@ def _dead_code(graph: Graph) -> None:
     for node in reversed(graph.nodes):
         if node.dead:
             continue
+        # unused results are dropped, except a draw's (the generator must advance) and a
+        # check's (it must raise as eager code does)
         if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()) \
-                and not getattr(node.op, "draws_random", False):  # the generator must advance
+                and not getattr(node.op, "draws_random", False) \
+                and not getattr(node.op, "always_runs", False):
             node.dead = True
             removed += 1
             continue
