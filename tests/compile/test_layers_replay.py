@@ -89,6 +89,44 @@ class _Cell(nn.Module):
         return self.fc(h)
 
 
+class _Embedding(nn.Module):
+    """Indices from the input's values (so they change every step) into an embedding."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self.embedding = nn.Embedding(10, 4, **kwargs)
+        self.fc = nn.Linear(24, 3)
+
+    def forward(self, x):
+        indices = (x.abs() * 3).long().clamp(max=9)
+        return self.fc(self.embedding(indices).flatten(1))
+
+
+class _Attention(nn.Module):
+    def __init__(self, transformer=False):
+        super().__init__()
+        self.attention = (nn.Transformer(6, 2, 1, 1, 12, dropout=0.1, batch_first=True)
+                          if transformer else nn.MultiheadAttention(6, 2, batch_first=True))
+        self.transformer = transformer
+        self.fc = nn.Linear(18, 3)
+
+    def forward(self, x):
+        out = self.attention(x, x) if self.transformer else self.attention(x, x, x)[0]
+        return self.fc(out.flatten(1))
+
+
+class _Pair(nn.Module):
+    def __init__(self, layer):
+        super().__init__()
+        self.linear = nn.Linear(6, 6)
+        self.layer = layer
+
+    def forward(self, x):
+        y = self.linear(x)
+        out = self.layer(x, y)
+        return out if out.ndim == 2 else torch.stack([out, out * 2, -out], 1)
+
+
 def _conv(norm, channels=4):
     return lambda: nn.Sequential(nn.Conv2d(1, channels, 3), norm(), nn.ReLU(), nn.Flatten(),
                                  nn.Linear(channels * 16, 3))
@@ -139,6 +177,39 @@ LAYERS = {
     "AdaptiveAvgPool2d": (_conv(lambda: nn.AdaptiveAvgPool2d(4)), IMAGE),
     "Dropout": (lambda: nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 3)), FLAT),
     "Dropout2d": (_conv(lambda: nn.Dropout2d(0.3)), IMAGE),
+    "Embedding": (lambda: _Embedding(), FLAT),
+    "Embedding-padding_idx": (lambda: _Embedding(padding_idx=0), FLAT),
+    "Embedding-scale_grad_by_freq": (lambda: _Embedding(scale_grad_by_freq=True), FLAT),
+    "MultiheadAttention": (lambda: _Attention(), SEQUENCE),
+    "Transformer": (lambda: _Attention(transformer=True), SEQUENCE),
+    "Bilinear": (lambda: _Pair(nn.Bilinear(6, 6, 3)), FLAT),
+    "CosineSimilarity": (lambda: _Pair(nn.CosineSimilarity()), FLAT),
+    "PairwiseDistance": (lambda: _Pair(nn.PairwiseDistance()), FLAT),
+    "Upsample-nearest": (_conv(lambda: nn.Sequential(nn.Upsample(scale_factor=2),
+                                                     nn.AvgPool2d(2))), IMAGE),
+    "Upsample-bilinear": (_conv(lambda: nn.Sequential(nn.Upsample(scale_factor=2,
+                                                                  mode="bilinear"),
+                                                      nn.AvgPool2d(2))), IMAGE),
+    "PixelShuffle": (lambda: nn.Sequential(nn.Conv2d(1, 4, 3), nn.PixelShuffle(2), nn.Flatten(),
+                                           nn.Linear(64, 3)), IMAGE),
+    "Unfold": (lambda: nn.Sequential(nn.Unfold(2), nn.Flatten(), nn.Linear(100, 3)), IMAGE),
+    "ReflectionPad2d": (_conv(lambda: nn.Sequential(nn.ReflectionPad2d(1), nn.AvgPool2d(3, 1))),
+                        IMAGE),
+    "ReplicationPad2d": (_conv(lambda: nn.Sequential(nn.ReplicationPad2d(1),
+                                                     nn.MaxPool2d(3, 1))), IMAGE),
+    "AdaptiveMaxPool2d": (_conv(lambda: nn.AdaptiveMaxPool2d(4)), IMAGE),
+    "LPPool2d": (_conv(lambda: nn.Sequential(nn.ZeroPad2d(1), nn.LPPool2d(2, 3, 1))), IMAGE),
+    "FractionalMaxPool2d": (_conv(lambda: nn.Sequential(nn.ZeroPad2d(1),
+                                                        nn.FractionalMaxPool2d(2, (4, 4)))),
+                            IMAGE),
+    "Conv3d": (lambda: nn.Sequential(nn.Conv3d(1, 2, 2), nn.Flatten(), nn.Linear(16, 3)),
+               (4, 1, 3, 3, 3)),
+    "ConvTranspose1d": (lambda: nn.Sequential(nn.ConvTranspose1d(2, 2, 2, stride=2),
+                                              nn.Flatten(), nn.Linear(24, 3)), (4, 2, 6)),
+    "Softmax2d": (_conv(lambda: nn.Softmax2d()), IMAGE),
+    "AlphaDropout": (lambda: nn.Sequential(nn.Linear(6, 8), nn.AlphaDropout(0.2),
+                                           nn.Linear(8, 3)), FLAT),
+    "ChannelShuffle": (_conv(lambda: nn.ChannelShuffle(2)), IMAGE),
     "TransformerEncoderLayer": (lambda: nn.Sequential(
         nn.TransformerEncoderLayer(6, 2, 12, dropout=0.1, batch_first=True), nn.Flatten(),
         nn.Linear(18, 3)), SEQUENCE),
@@ -364,3 +435,27 @@ def test_label_smoothing_replays_when_ignored_targets_come_and_go(weighted):
     eager, compiled = run(False), run(True)
     assert compiled[2].replays == 4
     assert compiled[:2] == eager[:2]
+
+
+def test_embedding_index_check_replays():
+    """The embedding's bounds check is part of the replay: an index out of range on a later
+    call raises eager's IndexError, not NumPy's (nor wraps a negative index around)."""
+    weight = torch.randn(5, 3, requires_grad=True)
+    step = torch.compile(lambda i: F.embedding(i, weight).sum().backward())
+    for good in ([0, 4, 2], [1, 1, 3], [2, 0, 4]):  # the 2nd captures again: .grad is set
+        step(torch.tensor(good))
+    assert step.replays == 1
+    before = weight.grad.numpy().copy()
+    for bad in ([0, 5, 1], [0, -1, 2]):
+        with pytest.raises(IndexError, match="index out of range in self"):
+            step(torch.tensor(bad))
+    assert step.replays == 1 and len(step.captures) == 2
+    np.testing.assert_array_equal(weight.grad.numpy(), before)  # the failed calls changed nothing
+
+
+def test_embedding_max_norm_breaks_the_graph():
+    """max_norm renormalises the weight in NumPy outside the op table: named, run eagerly."""
+    embedding = nn.Embedding(5, 3, max_norm=1.0)
+    explained = torch.compile.explain(lambda i: embedding(i).sum().backward(),
+                                      torch.tensor([0, 1]))
+    assert any("max_norm" in record.reason for record in explained.break_reasons)

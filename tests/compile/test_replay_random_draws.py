@@ -66,8 +66,8 @@ def _run(name, compiled):
 def test_random_draws_replay(name):
     torch.manual_seed(3)
     x = torch.ones(3, 4, requires_grad=True)
-    explained = torch.compile.explain(lambda x: (PROGRAMS[name](x, _user_generator()) ** 2)
-                                      .sum().backward(), x)
+    g = _user_generator()
+    explained = torch.compile.explain(lambda x: (PROGRAMS[name](x, g) ** 2).sum().backward(), x)
     assert explained.graph_break_count == 0, str(explained)
     eager, _ = _run(name, False)
     compiled, run = _run(name, True)
@@ -85,3 +85,36 @@ def test_draw_between_recorded_draws_still_breaks():
 
     explained = torch.compile.explain(f, torch.ones(3))
     assert explained.graph_break_count >= 1
+
+
+@pytest.mark.parametrize("case", ["seed", "set_state", "poisson-generator", "poisson-reseeded"])
+def test_generator_changes_outside_recorded_draws_break(case):
+    """A generator seeded or set inside the function, or drawn from outside a recorded draw
+    (torch.poisson), even a user generator or when re-seeding makes the default generator
+    end where it started: named by explain and run eagerly, never replayed stale."""
+    g = _user_generator()
+    state = torch.random.get_rng_state()
+
+    def f(x):
+        if case == "seed":
+            torch.manual_seed(0)
+            return x * torch.randn(3)
+        if case == "set_state":
+            torch.random.set_rng_state(state)
+            return x * torch.randn(3)
+        if case == "poisson-generator":
+            return torch.poisson(x, generator=g)
+        torch.manual_seed(0)
+        return torch.poisson(x)
+
+    explained = torch.compile.explain(f, torch.ones(3))
+    assert explained.graph_break_count >= 1
+    g.manual_seed(11)  # explain ran f once
+    compiled = torch.compile(f)
+    torch.manual_seed(0)
+    out = [_bits(compiled(torch.full((3,), 4.0))) for _ in range(3)]
+    assert compiled.replays == 0
+    if case == "poisson-generator":
+        g2 = _user_generator()
+        assert out == [_bits(torch.poisson(torch.full((3,), 4.0), generator=g2))
+                       for _ in range(3)]

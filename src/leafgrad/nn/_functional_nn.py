@@ -215,11 +215,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             f"types: Long, Int; but got torch.{input.dtype._legacy}Tensor instead (while "
             "checking arguments for embedding)"
         )
-    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)
+    from ..ops.registry import array_kernel
+
+    # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
+    # checks (and copies) the indices of every replay
+    checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if max_norm is not None:
+        from .._compile.state import state as _capture
+
+        if _capture.active:  # the renormalisation below writes outside the op table
+            _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
+                                  "outside the op table")
         with no_grad():
             rows = np.unique(indices)
             norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
@@ -227,8 +235,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
         raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
-    return _ops.Embedding.apply(weight, indices=indices.astype(np.int64), padding_idx=padding_idx,
+    return _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
                                 scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_indices(indices, rows):
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)
+    return indices.astype(np.int64)
 
 
 def one_hot(tensor, num_classes=-1):

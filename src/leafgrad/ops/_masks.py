@@ -8,9 +8,11 @@ ops/activation.py). Eagerly it is the same NumPy call.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .registry import array_kernel
 
-__all__ = ["zero_mask"]
+__all__ = ["zero_mask", "zeros_tensor"]
 
 
 def _is_zero(a):
@@ -20,3 +22,11 @@ def _is_zero(a):
 def zero_mask(tensor):
     """``tensor._data == 0``."""
     return array_kernel(_is_zero, tensor._data)
+
+
+def zeros_tensor(shape, dtype):
+    """A fresh zero Tensor (a backward's zero gradient), made by ``np.zeros`` through a kernel
+    so that a capture makes it again on every replay instead of refusing an unseen array."""
+    from ..tensor import _wrap
+
+    return _wrap(array_kernel(np.zeros, tuple(shape), dtype=dtype))

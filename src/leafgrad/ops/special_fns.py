@@ -398,7 +398,9 @@ class Copysign(Op):
             x = self.saved("self")
             grad_self = grad * (self.saved("result") / x)._masked_zero(zero_mask(x))
         if self.needs_grad(1):
-            grad_other = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+            from ._masks import zeros_tensor
+
+            grad_other = zeros_tensor(grad._data.shape, grad._data.dtype)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
