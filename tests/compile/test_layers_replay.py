@@ -210,6 +210,12 @@ LAYERS = {
     "AlphaDropout": (lambda: nn.Sequential(nn.Linear(6, 8), nn.AlphaDropout(0.2),
                                            nn.Linear(8, 3)), FLAT),
     "ChannelShuffle": (_conv(lambda: nn.ChannelShuffle(2)), IMAGE),
+    "max-over-time": (lambda: nn.Sequential(nn.Conv1d(2, 3, 3), Lambda(lambda x: x.max(2)[0]),
+                                            nn.Linear(3, 3)), (4, 2, 6)),
+    "max-min-amax-ties": (lambda: nn.Sequential(
+        nn.Linear(6, 8), Lambda(lambda x: (x * 2).round()),  # ties (and zero grads: round)
+        Lambda(lambda x: x - x.amax(1, keepdim=True) + x.min() * x.amin((0, 1))
+               + x.max(0).values), nn.Linear(8, 3)), FLAT),
     "TransformerEncoderLayer": (lambda: nn.Sequential(
         nn.TransformerEncoderLayer(6, 2, 12, dropout=0.1, batch_first=True), nn.Flatten(),
         nn.Linear(18, 3)), SEQUENCE),
