@@ -428,7 +428,6 @@ def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
         raise _argparse.invalid_combination(name, sizes, given)
 
 
-@takes_out(_FACTORY_OUT["rand"])
 def _draw(fn, *args, **kwargs):
     """A random draw ``fn(*args, **kwargs)`` of ``_rng``: under leafgrad.compile one node of
     the captured graph (registry.array_kernel) that a replay draws again, so that the
@@ -450,6 +449,7 @@ def _scaled_normal(means, stds, shape, np_dtype, generator):
 _scaled_normal.draws_random = True  # leafgrad.compile: replayed, never dropped or merged
 
 
+@takes_out(_FACTORY_OUT["rand"])
 def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
