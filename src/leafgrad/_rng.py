@@ -307,6 +307,8 @@ def _capture_break(reason: str) -> None:
     """leafgrad.compile: a generator changed outside a recorded draw (any generator: the
     capture's own check compares only the default one's state); each reason once per capture."""
     tracer = _capture.tracer
+    if tracer is None or threading.get_ident() != tracer.thread:
+        return  # another thread's draw: not the captured function's
     seen = tracer.__dict__.setdefault("generator_breaks", set())
     if reason not in seen:
         seen.add(reason)
