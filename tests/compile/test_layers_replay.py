@@ -465,3 +465,64 @@ def test_embedding_max_norm_breaks_the_graph():
     explained = torch.compile.explain(lambda i: embedding(i).sum().backward(),
                                       torch.tensor([0, 1]))
     assert any("max_norm" in record.reason for record in explained.break_reasons)
+
+
+BAG_CASES = {
+    "sum-2d": dict(mode="sum"),
+    "mean-2d": dict(mode="mean"),
+    "max-2d": dict(mode="max"),
+    "mean-offsets": dict(mode="mean", offsets=True),
+    "sum-offsets-last-padding": dict(mode="sum", offsets=True, include_last_offset=True,
+                                     padding_idx=0),
+    "sum-per-sample-weights": dict(mode="sum", offsets=True, per_sample=True),
+    "max-offsets": dict(mode="max", offsets=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAG_CASES))
+def test_embedding_bag_step_replays(name):
+    """EmbeddingBag: the bags come from each call's offsets (which change between calls, empty
+    bags included) and the indices are checked on every replay."""
+    case = dict(BAG_CASES[name])
+    use_offsets = case.pop("offsets", False)
+    per_sample = case.pop("per_sample", False)
+    calls = [([1, 2, 3, 4, 5, 6], [0, 2, 5]), ([0, 7, 7, 9, 2, 1], [0, 0, 3]),
+             ([3, 3, 3, 8, 0, 1], [0, 4, 6]), ([9, 8, 7, 6, 5, 4], [0, 1, 2])]
+
+    def run(compiled):
+        torch.manual_seed(0)
+        bag = nn.EmbeddingBag(10, 4, **case)
+        fc = nn.Linear(4, 3)
+        optimizer = torch.optim.SGD(list(bag.parameters()) + list(fc.parameters()), lr=0.1)
+        weights = torch.tensor(np.linspace(0.5, 1.5, 6).astype(np.float32))
+
+        def step(indices, offsets, y):
+            optimizer.zero_grad()
+            kwargs = {"per_sample_weights": weights} if per_sample else {}
+            out = bag(indices, offsets, **kwargs) if use_offsets else bag(indices.reshape(2, 3))
+            loss = F.cross_entropy(fc(out), y[:out.shape[0]])
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        fn = torch.compile(step) if compiled else step
+        losses = [_bits(fn(torch.tensor(i), torch.tensor(o), torch.tensor([0, 2, 1])))
+                  for i, o in calls]
+        return losses, [_bits(p) for p in bag.parameters()], fn
+
+    eager, compiled = run(False), run(True)
+    assert compiled[2].replays == len(calls) - len(compiled[2].captures)
+    assert compiled[2].replays >= 2
+    assert compiled[:2] == eager[:2]
+
+
+def test_index_select_check_replays():
+    x = torch.randn(5, 3, requires_grad=True)
+    step = torch.compile(lambda i: x.index_select(0, i).sum().backward())
+    for good in ([0, 4], [1, 1], [2, 3]):
+        step(torch.tensor(good))
+    assert step.replays == 1
+    for bad in ([0, 5], [-1, 2]):
+        with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds"):
+            step(torch.tensor(bad))
+    assert step.replays == 1
