@@ -9,6 +9,11 @@ Cases
                    with F.cross_entropy and optim.SGD (bench_train.py's step); NumPy by hand.
   digits           one Adam step of examples/digits_cnn.py's CNN on a batch of 32 8x8 images;
                    torch.compile's column where it runs on this machine.
+  digits_bn        the same CNN with BatchNorm2d after each convolution and BatchNorm1d after
+                   the hidden Linear (training mode: batch statistics, running statistics
+                   updated in place every step).
+  lstm             one SGD step of nn.LSTM(128, 128) over 32 steps of a batch of 32, loss
+                   mean(out ** 2) (bench_train.py's lstm case, whose NumPy column it shares).
 
 Targets (issue 10): chain compiled <= 0.25x torch eager; mlp32 compiled <= 0.9x torch eager;
 mlp512 compiled <= 1.05x NumPy.
@@ -38,7 +43,7 @@ import bench_train  # noqa: E402
 CHAIN_OPS = 2000
 TARGETS = {"chain1": ("torch", 0.25), "chain64": ("torch", 0.25), "mlp32": ("torch", 0.9),
            "mlp512": ("numpy", 1.05)}
-CASE_KEYS = ("chain1", "chain64", "mlp32", "mlp512", "digits")
+CASE_KEYS = ("chain1", "chain64", "mlp32", "mlp512", "digits", "digits_bn", "lstm")
 IMPLS = ("compiled", "leafgrad", "torch", "torch.compile", "numpy")
 
 
@@ -93,12 +98,26 @@ def chain_numpy(x, w, b, n_ops: int):
 
 
 # -- digits CNN -----------------------------------------------------------------------------------
-def digits_step(lib):
+def digits_bn_model(lib):
+    """examples/digits_cnn.py's CNN with batch normalisation after each conv and the hidden
+    Linear."""
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 16, kernel_size=3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 2 * 2, 64), nn.BatchNorm1d(64), nn.ReLU(),
+        nn.Linear(64, 10),
+    )
+
+
+def digits_step(lib, batch_norm: bool = False):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
     import digits_cnn
 
     lib.manual_seed(0)
-    model = digits_cnn.build_model(lib)
+    model = digits_bn_model(lib) if batch_norm else digits_cnn.build_model(lib)
     optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.random((32, 1, 8, 8)).astype(np.float32))
@@ -176,21 +195,31 @@ def build(leafgrad, torch, wanted, chain_ops: int, torch_compile: bool, notes: l
             fns["numpy"] = bench_train.mlp_numpy(batch)[0]
             cases[key] = {"label": f"mlp step, batch {batch}", "unit": "per step",
                           "divisor": 1, "fns": fns, "compiled": compiled}
-        elif key == "digits":
-            step, args = digits_step(leafgrad)
+        elif key in ("digits", "digits_bn"):
+            bn = key == "digits_bn"
+            step, args = digits_step(leafgrad, bn)
             fns["leafgrad"] = _bind(step, *args)
-            step, args = digits_step(leafgrad)
+            step, args = digits_step(leafgrad, bn)
             compiled = leafgrad.compile(step)
             fns["compiled"] = _bind(compiled, *args)
             if torch is not None:
-                step, args = digits_step(torch)
+                step, args = digits_step(torch, bn)
                 fns["torch"] = _bind(step, *args)
                 if torch_compile:
-                    step, args = digits_step(torch)
+                    step, args = digits_step(torch, bn)
                     found = _torch_compiled(torch, step, args, notes, key)
                     if found is not None:
                         fns["torch.compile"] = found
-            cases[key] = {"label": "digits CNN Adam step, batch 32", "unit": "per step",
+            label = "digits CNN+BatchNorm Adam step, b32" if bn else "digits CNN Adam step, batch 32"
+            cases[key] = {"label": label, "unit": "per step",
+                          "divisor": 1, "fns": fns, "compiled": compiled}
+        elif key == "lstm":
+            fns["leafgrad"] = bench_train.lstm_lib(leafgrad)
+            fns["compiled"] = compiled = leafgrad.compile(bench_train.lstm_lib(leafgrad))
+            if torch is not None:
+                fns["torch"] = bench_train.lstm_lib(torch)
+            fns["numpy"] = bench_train.lstm_numpy()[0]
+            cases[key] = {"label": "LSTM SGD step, 32x32x128", "unit": "per step",
                           "divisor": 1, "fns": fns, "compiled": compiled}
     return cases
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import leafgrad
 
@@ -28,11 +29,12 @@ def test_quick_run_reports_every_target():
     proc = subprocess.run([sys.executable, str(BENCH_DIR / "bench_compile.py"), "--quick"],
                           capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr
-    for label in ("chain fwd+bwd, 1 elem", "mlp step, batch 512", "digits CNN Adam step"):
+    for label in ("chain fwd+bwd, 1 elem", "mlp step, batch 512", "digits CNN Adam step",
+                  "digits CNN+BatchNorm Adam step", "LSTM SGD step"):
         assert label in proc.stdout
     assert proc.stdout.count("target <=") == 4
     # every compiled column timed replays, not the eager fallback
-    assert proc.stdout.count("the compiled step was captured 1x") == 5
+    assert proc.stdout.count("the compiled step was captured 1x") == 7
     assert "replayed 0x" not in proc.stdout
 
 
@@ -63,12 +65,26 @@ def test_compiled_chain_is_captured_and_equals_eager():
         np.testing.assert_array_equal(a, b_)
 
 
-def test_compiled_digits_step_is_captured_and_equals_eager():
+@pytest.mark.parametrize("batch_norm", [False, True])
+def test_compiled_digits_step_is_captured_and_equals_eager(batch_norm):
     losses = []
     for compiled in (False, True):
-        step, args = bench_compile.digits_step(leafgrad)
+        step, args = bench_compile.digits_step(leafgrad, batch_norm)
         run = leafgrad.compile(step) if compiled else step
         losses.append([run(*args).item() for _ in range(3)])
+        if compiled:
+            assert run.replays == 2
+    assert losses[0] == losses[1]
+
+
+def test_compiled_lstm_step_is_captured_and_equals_eager():
+    import bench_train
+
+    losses = []
+    for compiled in (False, True):
+        step = bench_train.lstm_lib(leafgrad)
+        run = leafgrad.compile(step) if compiled else step
+        losses.append([run().item() for _ in range(3)])
         if compiled:
             assert run.replays == 2
     assert losses[0] == losses[1]

@@ -442,6 +442,27 @@ def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
         raise _argparse.invalid_combination(name, sizes, given)
 
 
+def _draw(fn, *args, **kwargs):
+    """A random draw ``fn(*args, **kwargs)`` of ``_rng``: under leafgrad.compile one node of
+    the captured graph (registry.array_kernel) that a replay draws again, so that the
+    generator (the default one or ``generator=``) advances on every call as in eager mode."""
+    from .ops.registry import array_kernel
+
+    return array_kernel(fn, *args, **kwargs)
+
+
+def _scaled_normal(means, stds, shape, np_dtype, generator):
+    """``normal(mean, std)`` with tensor arguments: torch draws normal_(0, 1) into the
+    broadcast shape, then scales and shifts (so the stream matches torch's)."""
+    from . import _rng as _random
+
+    draws = _random.normal(shape, np_dtype, 0.0, 1.0, generator=generator)
+    return (draws * stds + means).astype(np_dtype)
+
+
+_scaled_normal.draws_random = True  # leafgrad.compile: replayed, never dropped or merged
+
+
 @takes_out(_FACTORY_OUT["rand"])
 def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
@@ -454,7 +475,7 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
     batched = _vmapped_random(lambda s: _random.uniform(s, np_dtype, generator=generator), shape)
     if batched is not None:
         return batched
-    data = _random.uniform(shape, np_dtype, generator=generator)
+    data = _draw(_random.uniform, shape, np_dtype, generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -470,7 +491,7 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     batched = _vmapped_random(lambda s: _random.normal(s, np_dtype, generator=generator), shape)
     if batched is not None:
         return batched
-    data = _random.normal(shape, np_dtype, generator=generator)
+    data = _draw(_random.normal, shape, np_dtype, generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -483,8 +504,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
         low, high = 0, low
     from . import _rng as _random
 
-    data = _random.randint(low, high, _size((size,), "randint"), _np_dtype(dtype, _dtype.int64, "randint"),
-                           generator=generator)
+    data = _draw(_random.randint, low, high, _size((size,), "randint"),
+                 _np_dtype(dtype, _dtype.int64, "randint"), generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -504,7 +525,8 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     from . import _rng as _random
 
-    data = _random.randperm(n, _np_dtype(dtype, _dtype.int64, "randperm"), generator=generator)
+    data = _draw(_random.randperm, n, _np_dtype(dtype, _dtype.int64, "randperm"),
+                 generator=generator)
     return _finish(data, requires_grad, device)
 
 
@@ -518,12 +540,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         stds = std._data if isinstance(std, Tensor) else np.asarray(std)
         shape = np.broadcast_shapes(means.shape, stds.shape)
         np_dtype = np.result_type(*(t._data.dtype for t in (mean, std) if isinstance(t, Tensor)))
-        draws = _random.normal(shape, np_dtype, 0.0, 1.0, generator=generator)
-        return _finish((draws * stds + means).astype(np_dtype), requires_grad)
+        return _finish(_draw(_scaled_normal, means, stds, shape=shape, np_dtype=np_dtype,
+                             generator=generator), requires_grad)
     from . import _rng as _random
 
-    data = _random.normal(_size((size,), "normal"), _np_dtype(dtype, function="normal"), mean, std,
-                          generator=generator)
+    data = _draw(_random.normal, _size((size,), "normal"), _np_dtype(dtype, function="normal"),
+                 mean, std, generator=generator)
     return _finish(data, requires_grad)
 
 

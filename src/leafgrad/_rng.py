@@ -39,6 +39,7 @@ import warnings
 
 import numpy as np
 
+from ._compile.state import state as _capture
 from .autograd._vmap_state import check_draw, state as _vmap_state
 
 __all__ = [
@@ -166,6 +167,9 @@ class Generator:
 
     # state --------------------------------------------------------------------------------
     def _reseed(self, seed: int) -> None:
+        if _capture.active:
+            _capture_break("a generator was seeded during the capture (manual_seed, seed): a "
+                           "replay would not seed it again")
         self._seed = seed
         self._load(_initial_key(seed & 0xFFFFFFFF), _STATE_N)
         self._exhausted_next = 0  # torch's ``next`` while no word is left: 0 right after seeding
@@ -232,6 +236,9 @@ class Generator:
             return self._set_state(new_state)
 
     def _set_state(self, new_state) -> "Generator":
+        if _capture.active:
+            _capture_break("a generator's state was set during the capture (set_rng_state, "
+                           "set_state): a replay would not set it again")
         raw = np.asarray(new_state)
         if raw.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
@@ -272,6 +279,9 @@ class Generator:
         """The next ``count`` 32-bit outputs of mt19937, as uint64."""
         if count <= 0:
             return np.empty(0, dtype=_U64)
+        if _capture.active:  # recorded draws (registry.array_kernel) run with capture off
+            _capture_break("random numbers were drawn outside a recorded draw (rand, randn, "
+                           "dropout... are recorded): a replay would repeat them")
         if self._pending is not None:
             return self._pending_words(count)
         self._exhausted_next = _STATE_N
@@ -291,6 +301,18 @@ class Generator:
         """The next ``count`` 64-bit draws (torch's random64: first word high)."""
         words = self._words(2 * count)
         return (words[0::2] << _U64(32)) | words[1::2]
+
+
+def _capture_break(reason: str) -> None:
+    """leafgrad.compile: a generator changed outside a recorded draw (any generator: the
+    capture's own check compares only the default one's state); each reason once per capture."""
+    tracer = _capture.tracer
+    if tracer is None or threading.get_ident() != tracer.thread:
+        return  # another thread's draw: not the captured function's
+    seen = tracer.__dict__.setdefault("generator_breaks", set())
+    if reason not in seen:
+        seen.add(reason)
+        tracer.broke(reason)
 
 
 default_generator = Generator()
@@ -492,6 +514,9 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None) -> np.ndarray:
     return result.reshape(shape)
 
 
+uniform.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
+
+
 def _scale(x, width, low, fma):
     """torch's ``x * (to - from) + from``, fused or not as the compiled kernel is."""
     if width == 1 and low == 0:
@@ -533,6 +558,9 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
         values = _normal_fill(gen, count, np.float32(mean), np.float32(std), _uniform24, fill,
                               draw_ragged=dtype == np.float32)
     return values.astype(dtype).reshape(shape)
+
+
+normal.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _normal_fill(gen, count, mean, std, draw, fill16, draw_ragged=True) -> np.ndarray:
@@ -827,6 +855,9 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     return values.astype(dtype).reshape(shape)
 
 
+randint.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
+
+
 def random_full(shape, np_dtype, generator=None) -> np.ndarray:
     """``tensor.random_()`` with no range: torch's uniform_int over the dtype's default range.
 
@@ -879,6 +910,9 @@ def randperm(n, np_dtype, generator=None) -> np.ndarray:
     else:
         perm = _inside_out_shuffle(gen, n)
     return perm.astype(dtype)
+
+
+randperm.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _fisher_yates(gen: Generator, n: int) -> np.ndarray:
@@ -972,6 +1006,9 @@ def bernoulli(p, shape, np_dtype, generator=None) -> np.ndarray:
         return np.empty(shape, dtype=dtype)
     hits = _uniform53(gen, count) < p
     return hits.astype(dtype).reshape(shape)
+
+
+bernoulli.draws_random = True  # leafgrad.compile: a kernel drawing these is replayed
 
 
 def _bernoulli_tensor(gen: Generator, p: np.ndarray, shape, dtype) -> np.ndarray:

@@ -141,19 +141,27 @@ def test_explain_of_a_capturable_function():
     assert "Graph Count: 1" in str(report)
 
 
-def test_random_numbers_break_the_graph():
-    # dropout's draws replay (tests/compile/test_replay_random.py); other draws break the graph
+def test_random_numbers_replay_with_fresh_draws():
+    # torch.rand & co. are recorded as draws the replay makes again (see
+    # tests/compile/test_replay_random_draws.py); an in-place fill (normal_) still breaks
     def f(x):
         return x * torch.rand(x.shape)
 
     compiled = torch.compile(f)
     x = _fresh()
     torch.manual_seed(0)
-    a = compiled(x)
-    b = compiled(x)
-    assert not np.array_equal(a.numpy(), b.numpy())  # fresh randomness on every call
-    assert compiled.replays == 0
-    assert any("random" in b.reason for b in torch.compile.explain(f, x).break_reasons)
+    got = [compiled(x).numpy().copy() for _ in range(3)]
+    torch.manual_seed(0)
+    expected = [f(x).numpy().copy() for _ in range(3)]
+    assert not np.array_equal(got[1], got[2])  # fresh randomness on every call
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+    assert compiled.replays == 2
+
+    def fill(x):
+        return x * torch.empty(x.shape).normal_()
+
+    assert any("random" in b.reason for b in torch.compile.explain(fill, x).break_reasons)
 
 
 def test_a_result_that_needs_a_graph_runs_eagerly():

@@ -392,12 +392,15 @@ class Tracer:
         if self._foreign():
             return out
         node = Node("kernel", fn, refs, param_refs)
-        out = np.asarray(out)
-        node.outputs = [self._output(out, node)]
-        node.aliases = any(np.may_share_memory(out, a) for a in arrays
+        # a tuple of arrays: a multi-output kernel (a backward's gradients, LSTM's)
+        multi = isinstance(out, tuple)
+        outs = tuple(np.asarray(o) for o in out) if multi else (np.asarray(out),)
+        node.outputs = [self._output(o, node) for o in outs]
+        node.multi = multi
+        node.aliases = any(np.may_share_memory(o, a) for o in outs for a in arrays
                            if isinstance(a, np.ndarray))
         self.graph.nodes.append(node)
-        return out
+        return outs if multi else outs[0]
 
     def module_called(self, module, plain: bool) -> None:
         """An nn.Module call: its ``training`` flag is guarded (train/eval change the ops);

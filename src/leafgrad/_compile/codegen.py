@@ -130,8 +130,11 @@ def _dead_code(graph: Graph) -> None:
     for node in reversed(graph.nodes):
         if node.dead:
             continue
+        # unused results are dropped, except a draw's (the generator must advance) and a
+        # check's (it must raise as eager code does)
         if node.kind in ("op", "kernel") and not any(v in needed for v in node.produced()) \
-                and not getattr(node.op, "draws_random", False):  # the generator must advance
+                and not getattr(node.op, "draws_random", False) \
+                and not getattr(node.op, "always_runs", False):
             node.dead = True
             removed += 1
             continue
@@ -492,6 +495,9 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
         if node.multi:
             outs = ", ".join(v.name for v in node.outputs)
             lines.append(f"{outs}, = {call}" if len(node.outputs) == 1 else f"{outs} = {call}")
+            # 0-d results as arrays, as eager wraps them (a NumPy scalar would promote as a
+            # Python number in the next op: std_mean's std * 2 became float32)
+            lines.extend(f"{v.name} = asarray({v.name})" for v in node.outputs if not v.shape)
         else:
             out = node.outputs[0]
             if not out.shape:
@@ -504,6 +510,12 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
     if node.kind == "kernel":
         fn = ns.add(node.op, "A")
         args = [code(a) for a in node.args] + [f"{k}={code(v)}" for k, v in node.params.items()]
+        if node.multi:  # a tuple of arrays (capture.py kernel)
+            if not node.outputs:
+                return [f"{fn}({', '.join(args)})"]
+            outs = ", ".join(v.name for v in node.outputs)
+            return [f"{outs}, = {fn}({', '.join(args)})"] + [
+                f"{v.name} = asarray({v.name})" for v in node.outputs if not v.shape]
         return [f"{node.outputs[0].name} = asarray({fn}({', '.join(args)}))"]
     if node.kind == "inplace":
         target = node.args[0]

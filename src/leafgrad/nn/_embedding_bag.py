@@ -17,7 +17,8 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..ops._forward import jvp_sum
 from ..ops.norm import EmbeddingBackward
-from ..ops.registry import Op, register
+from ..ops._masks import zeros_tensor
+from ..ops.registry import Op, array_kernel, register
 
 __all__ = ["embedding_bag"]
 
@@ -82,17 +83,12 @@ class EmbeddingBag(Op):
             out /= np.maximum(counts, 1).astype(out.dtype)[:, None]
         return out
 
-    def _entry_scale(self):
+    def _entry_scale(self, dtype):
         """Per entry, what its row is multiplied by (1, or 1 / its bag's size for a mean;
-        padding entries 0), as an array."""
+        padding entries 0), as an array of ``dtype`` (a kernel leafgrad.compile replays)."""
         p = self._params
-        indices, bags = p["indices"], p["bags"]
-        keep = _kept(indices, bags, p["padding_idx"])
-        scale = keep.astype(np.float64)
-        if p["mode"] == "mean":
-            counts = np.bincount(bags[keep], minlength=p["num_bags"])
-            scale = scale / np.maximum(counts, 1)[bags]
-        return scale
+        return array_kernel(_entry_scale, p["indices"], p["bags"], padding_idx=p["padding_idx"],
+                            mode=p["mode"], num_bags=p["num_bags"], dtype=dtype)
 
     def backward(self, grad):
         from ..tensor import _wrap
@@ -103,17 +99,15 @@ class EmbeddingBag(Op):
         grad_weight = grad_samples = None
         if p["mode"] == "max":
             if self.needs_grad(0):
-                choice = self.saved("choice")
-                valid = choice >= 0
                 dtype = grad._data.dtype
-                rows = _wrap(np.where(valid, indices[np.maximum(choice, 0)], 0))
-                zeros = _wrap(np.zeros((num_weights, grad.shape[1]), dtype=dtype))
-                grad_weight = zeros.scatter_add(0, rows, grad * _wrap(valid.astype(dtype)))
+                rows, valid = array_kernel(_chosen_rows, self.saved("choice"), indices,
+                                           dtype=dtype)
+                zeros = zeros_tensor((num_weights, grad.shape[1]), dtype)
+                grad_weight = zeros.scatter_add(0, _wrap(rows), grad * _wrap(valid))
             return grad_weight, None
-        picked = grad.index_select(0, _wrap(np.maximum(bags, 0)))  # -1: no bag, scale 0
+        picked = grad.index_select(0, _wrap(array_kernel(np.maximum, bags, 0)))  # -1: scale 0
         if self.needs_grad(0):
-            scale = self._entry_scale()
-            rows = picked * _wrap(scale.astype(grad._data.dtype))[:, None]
+            rows = picked * _wrap(self._entry_scale(grad._data.dtype))[:, None]
             if self._saved.get("per_sample_weights") is not None:
                 rows = rows * self.saved("per_sample_weights")[:, None]
             grad_weight = EmbeddingBackward.apply(
@@ -121,7 +115,7 @@ class EmbeddingBag(Op):
                 scale_grad_by_freq=p["scale_grad_by_freq"])
         if self.needs_grad(1):
             weight = self.saved("weight")
-            keep = _wrap(self._entry_scale().astype(grad._data.dtype))  # 1, or 0 for padding
+            keep = _wrap(self._entry_scale(grad._data.dtype))  # 1, or 0 for padding
             grad_samples = (picked * weight.index_select(0, _wrap(indices))).sum(1) * keep
         return grad_weight, grad_samples
 
@@ -149,6 +143,21 @@ class EmbeddingBag(Op):
         return jvp_sum(tangents,
                        lambda t: EmbeddingBag.apply(t, samples, **params),
                        lambda t: EmbeddingBag.apply(weight, t, **params))
+
+
+def _entry_scale(indices, bags, padding_idx, mode, num_bags, dtype):
+    keep = _kept(indices, bags, padding_idx)
+    scale = keep.astype(np.float64)
+    if mode == "mean":
+        counts = np.bincount(bags[keep], minlength=num_bags)
+        scale = scale / np.maximum(counts, 1)[bags]
+    return scale.astype(dtype)
+
+
+def _chosen_rows(choice, indices, dtype):
+    """The max mode's weight row per (bag, feature) (0 for an empty bag) and 1/0 validity."""
+    valid = choice >= 0
+    return np.where(valid, indices[np.maximum(choice, 0)], 0), valid.astype(dtype)
 
 
 def _check_indices(name: str, tensor) -> None:
@@ -190,7 +199,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
                 "if input is 2D, then offsets has to be None, as input is treated is a "
                 "mini-batch of fixed length sequences. However, found offsets of type "
                 f"{_type_name(offsets)}")
-        starts = np.arange(0, input.numel(), input.size(1), dtype=np.int64)
+        starts = None  # every row a bag (made by the bags kernel below)
+        row_length = input.size(1)
         include_last_offset = False
         flat = input._data.reshape(-1)
         if samples is not None:
@@ -202,6 +212,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
             raise ValueError("offsets has to be a 1D Tensor")
         flat = input._data
         starts = None
+        row_length = None
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{input.dim()}")
@@ -219,11 +230,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
             "GitHub.")
     # ATen's checks (before max_norm renormalises: a failing call changes nothing)
     _check_indices("indices", input)
-    if starts is None:
+    if row_length is None:
         _check_indices("offsets", offsets)
-        starts = offsets._data.astype(np.int64)
     num_weights = weight.shape[0]
-    bags, num_bags = _bag_of_each(starts, len(flat), include_last_offset)
+    # kernels (registry.array_kernel): leafgrad.compile recomputes the bags from every call's
+    # offsets, and checks every call's indices, instead of refusing these arrays
+    num_bags = _bag_count(len(flat) // row_length if row_length else len(offsets._data),
+                          include_last_offset)
+    offset_arrays = () if row_length else (offsets._data,)
+    bags = array_kernel(_bags, *offset_arrays, count=len(flat), row_length=row_length,
+                        include_last_offset=include_last_offset)
     if samples is not None and samples.dtype != weight.dtype:
         raise RuntimeError(
             "Expected tensor for argument #1 'weight' to have the same type as tensor for "
@@ -235,16 +251,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
             raise RuntimeError(f"padding_idx must be within the number of embeddings, -"
                                f"{num_weights} through {num_weights - 1}, but got {padding_idx}")
         padding_idx %= num_weights
-    if max_norm is not None:  # torch renormalises first, row by row in sorted order
-        wild = np.unique(flat[(flat < -num_weights) | (flat >= num_weights)])
-        if wild.size:
-            raise IndexError(f"select(): index {wild[0]} out of range for tensor of size "
-                             f"{list(weight.shape)} at dimension 0")
-    bad = np.flatnonzero((flat < 0) | (flat >= num_weights))
-    if bad.size:
-        raise RuntimeError(f"Index {bad[0]} of input takes value {flat[bad[0]]} which is not in "
-                           f"the valid range [0, {num_weights})")
+    indices = array_kernel(_checked_indices, input._data, num_weights=num_weights,
+                           weight_shape=tuple(weight.shape), max_norm=max_norm is not None)
     if max_norm is not None:
+        from .._compile.state import state as _capture
+
+        if _capture.active:  # the renormalisation below writes outside the op table
+            _capture.tracer.broke("embedding_bag with max_norm renormalises the weight in "
+                                  "place outside the op table")
         with no_grad():
             rows = np.unique(flat)
             norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
@@ -253,9 +267,44 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     if sparse:
         raise NotImplementedError("leafgrad: embedding_bag with sparse gradients (there are no "
                                   "sparse tensors)")
-    return EmbeddingBag.apply(weight, samples, indices=flat.astype(np.int64), bags=bags,
+    return EmbeddingBag.apply(weight, samples, indices=indices, bags=bags,
                               num_bags=num_bags, mode=mode, padding_idx=padding_idx,
                               scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def _bag_count(offsets: int, include_last_offset: bool) -> int:
+    if include_last_offset:
+        if offsets < 1:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
+        return offsets - 1
+    return offsets
+
+
+def _bags(*offsets, count: int, row_length, include_last_offset: bool) -> np.ndarray:
+    """Each entry's bag (-1: none): from the offsets, or every ``row_length`` entries a bag
+    (2-d input); one kernel with ATen's checks of the offsets."""
+    if row_length is not None:
+        starts = np.arange(0, count, row_length, dtype=np.int64)
+    else:
+        starts = offsets[0].astype(np.int64)
+    return _bag_of_each(starts, count, include_last_offset)[0]
+
+
+def _checked_indices(data: np.ndarray, num_weights: int, weight_shape: tuple,
+                     max_norm: bool) -> np.ndarray:
+    """ATen's range checks of the indices (max_norm's select() first), then their flat int64
+    copy."""
+    flat = data.reshape(-1)
+    if max_norm:  # torch renormalises first, row by row in sorted order
+        wild = np.unique(flat[(flat < -num_weights) | (flat >= num_weights)])
+        if wild.size:
+            raise IndexError(f"select(): index {wild[0]} out of range for tensor of size "
+                             f"{list(weight_shape)} at dimension 0")
+    bad = np.flatnonzero((flat < 0) | (flat >= num_weights))
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {flat[bad[0]]} which is not in "
+                           f"the valid range [0, {num_weights})")
+    return flat.astype(np.int64)
 
 
 def _bag_of_each(starts: np.ndarray, count: int, include_last_offset: bool):

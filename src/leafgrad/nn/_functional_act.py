@@ -90,7 +90,12 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
     noise = _vmapped_noise(input, lower, upper, training)
     if noise is None:
-        noise = rrelu_noise(input._data, lower, upper, training)
+        from ..ops.registry import array_kernel
+
+        # leafgrad.compile records the slopes as one node its replay computes (and, in
+        # training, draws) again, so the generator advances on every call as in eager mode
+        noise = array_kernel(rrelu_noise, input._data, lower=lower, upper=upper,
+                             training=training)
     if inplace:
         return _ops.inplace(RreluWithNoiseInplace, input, noise=noise, lower=lower, upper=upper,
                             training=training)

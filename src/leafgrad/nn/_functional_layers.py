@@ -571,21 +571,40 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if feature and input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     dtype = input._data.dtype
+    from ..ops.registry import array_kernel
+
     if p == 1:
-        zero = _wrap(np.zeros((), dtype=dtype))  # also for alpha dropout, as ATen does
+        # a kernel: leafgrad.compile records the constant instead of refusing a fresh array
+        zero = _wrap(array_kernel(np.zeros, (), dtype=dtype))  # also for alpha dropout (ATen)
         return input.mul_(zero) if inplace else input * zero
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    noise = _random.bernoulli(1 - p, shape, dtype)
-    scalar = dtype.type
+    # one kernel draws and scales the noise: leafgrad.compile replays it, so the generator
+    # advances on every call as in eager mode
     if alpha:
-        a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
-        shift = (noise - scalar(1)) * scalar(_SELU_ALPHA * a) + scalar(_SELU_ALPHA * a * p)
-        noise = noise * scalar(a)
+        noise, shift = array_kernel(_alpha_noise, p=p, shape=shape, dtype=dtype)
         if inplace:
             return input.mul_(_wrap(noise)).add_(_wrap(shift))
         return input * _wrap(noise) + _wrap(shift)
-    noise = noise / scalar(1 - p)
-    return input.mul_(_wrap(noise)) if inplace else input * _wrap(noise)
+    noise = _wrap(array_kernel(_feature_noise, p=p, shape=shape, dtype=dtype))
+    return input.mul_(noise) if inplace else input * noise
+
+
+def _feature_noise(p, shape, dtype):
+    """(Feature) dropout's scaled keep mask: one bernoulli_(1 - p) draw, / (1 - p)."""
+    noise = _random.bernoulli(1 - p, shape, dtype)
+    return noise / dtype.type(1 - p)
+
+
+def _alpha_noise(p, shape, dtype):
+    """Alpha dropout's multiplier and shift: ``(noise * a, (noise - 1) * alpha a + alpha a p)``."""
+    scalar = dtype.type
+    noise = _random.bernoulli(1 - p, shape, dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    shift = (noise - scalar(1)) * scalar(_SELU_ALPHA * a) + scalar(_SELU_ALPHA * a * p)
+    return noise * scalar(a), shift
+
+
+_feature_noise.draws_random = _alpha_noise.draws_random = True  # replayed, never dropped
 
 
 def _feature_dropout(input, p, training, inplace, batched_dim):

@@ -108,6 +108,15 @@ def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
     return _reduce(loss, reduction)
 
 
+def _check_var(var):
+    if (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+    return np.zeros(0, dtype=bool)
+
+
+_check_var.always_runs = True  # leafgrad.compile: a check, never dropped as dead code
+
+
 def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean"):
     from ..autograd.grad_mode import no_grad
@@ -125,8 +134,15 @@ def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    if var._data.dtype.kind == "c":
+        if bool((var < 0).any()):  # the Tensor comparison raises torch's complex error
+            raise ValueError("var has negative entry/entries")
+    else:
+        from ..ops.registry import array_kernel
+
+        # a check kernel: leafgrad.compile replays it (raising as eager code does) instead of
+        # breaking the graph at a Python branch on the values
+        array_kernel(_check_var, var._data)
     var = var.clone()
     with no_grad():
         var.clamp_(min=eps)

@@ -218,11 +218,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             f"types: Long, Int; but got {named} instead (while checking arguments for "
             "embedding)"
         )
-    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)
+    from ..ops.registry import array_kernel
+
+    # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
+    # checks (and copies) the indices of every replay
+    checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if max_norm is not None:
+        from .._compile.state import state as _capture
+
+        if _capture.active:  # the renormalisation below writes outside the op table
+            _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
+                                  "outside the op table")
         with no_grad():
             rows = np.unique(indices)
             norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
@@ -230,8 +238,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
         raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
-    return _ops.Embedding.apply(weight, indices=indices.astype(np.int64), padding_idx=padding_idx,
+    return _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
                                 scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_indices(indices, rows):
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError("index out of range in self")  # no wrap-around (Note: index bounds)
+    return indices.astype(np.int64)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -267,37 +281,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
-    if training:
-        dims = (0,) + tuple(range(2, input.ndim))
-        count = input.numel() // input.shape[1]
-        if count <= 1:
-            raise ValueError(
-                "Expected more than 1 value per channel when training, got input size "
-                f"torch.Size({list(input.shape)})"
-            )
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                data = input._data
-                mean = data.mean(axis=dims)
-                var = data.var(axis=dims) * count / (count - 1)
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(_wrap_array(mean, running_mean),
-                                                         alpha=momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(_wrap_array(var, running_var),
-                                                        alpha=momentum)
-        return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
-    if running_mean is None or running_var is None:
-        missing = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{missing} must be defined in evaluation mode")
-    return _ops.BatchNormEval.apply(input, weight, bias, mean=running_mean._data.copy(),
-                                    var=running_var._data.copy(), eps=eps)
+    from ._functional_batchnorm import batch_norm_impl
 
-
-def _wrap_array(array, like):
-    from ..tensor import _wrap
-
-    return _wrap(array.astype(like._data.dtype))
+    return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum,
+                           eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -535,7 +522,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0:
         return nll
-    ignored = target._data == ignore_index
+    from ..ops.registry import array_kernel
+    from ..tensor import _wrap
+
+    # the ignored mask and the mean's divisor are kernels computed from the target (no branch
+    # on its values here), so leafgrad.compile replays them (Note: masks as kernels in
+    # ops/activation.py)
+    ignored = array_kernel(_ignored_targets, target._data, ignore_index=ignore_index)
     if weight is not None:
         shape = [1] * input.ndim
         shape[class_dim] = classes
@@ -544,15 +537,29 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = -log_p.sum(class_dim)
     smooth = smooth._masked_zero(ignored)
     if reduction == "mean":
-        if weight is not None:
-            safe = np.where(ignored, 0, target._data)
-            total = float(weight._data[safe][~ignored].sum())
-            smooth = smooth.sum() / total
-        else:
-            smooth = smooth.sum() / max(int((~ignored).sum()), 1) if ignored.any() else smooth.mean()
+        # the kept targets' count (at least 1), or their total weight: with none ignored,
+        # sum / count is the mean, bit for bit
+        total = array_kernel(_smoothing_divisor, target._data,
+                             *(() if weight is None else (weight._data,)),
+                             ignore_index=ignore_index, dtype=smooth._data.dtype)
+        smooth = smooth.sum() / _wrap(total)
     elif reduction == "sum":
         smooth = smooth.sum()
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _ignored_targets(target, ignore_index):
+    return target == ignore_index
+
+
+def _smoothing_divisor(target, *weight, ignore_index, dtype):
+    """cross_entropy's label-smoothing mean divides by the kept targets' count (at least 1),
+    or with ``weight`` by their total weight, as a 0-d array of the loss's dtype."""
+    ignored = target == ignore_index
+    if weight:
+        safe = np.where(ignored, 0, target)
+        return np.asarray(float(weight[0][safe][~ignored].sum()), dtype=dtype)
+    return np.asarray(max(int((~ignored).sum()), 1), dtype=dtype)
 
 
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
@@ -619,7 +626,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         losses = target.exp() * (target - input)
     else:
         # xlogy(t, t) - t * input, with 0 * log(0) taken as 0
-        zero = target._data == 0
+        from ..ops._masks import zero_mask
+
+        zero = zero_mask(target)  # a kernel: leafgrad.compile replays it
         losses = (target * target._masked_zero(zero).clamp(min=1e-300).log())._masked_zero(zero) \
             - target * input
     if reduction == "batchmean":

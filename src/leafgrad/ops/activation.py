@@ -35,6 +35,40 @@ def _mask(condition: np.ndarray, like: np.ndarray):
     return _wrap(condition.astype(like.dtype))
 
 
+# Note: masks as kernels
+# A backward's constant (a 0/1 mask, a slope per element) is computed from the saved input's
+# values with NumPy; ``kernel_tensor`` makes that computation one call of a module-level
+# function through ``registry.array_kernel``, so that leafgrad.compile records it as a node of
+# the captured graph (its inputs graph values) and a replay computes it again from the new
+# values. Eagerly it is the same NumPy calls as before (one flag test more).
+
+
+def kernel_tensor(fn, *arrays, **params):
+    """``fn(*arrays, **params)`` (arrays in, one array out) as a constant Tensor."""
+    return _wrap(array_kernel(fn, *arrays, **params))
+
+
+def _leaky_slopes(x: np.ndarray, slope: float) -> np.ndarray:
+    return np.where(x > 0, 1.0, slope).astype(x.dtype)
+
+
+def _ones_mask(x: np.ndarray) -> np.ndarray:
+    return np.ones_like(x, dtype=bool).astype(x.dtype)
+
+
+def _nonpositive(x: np.ndarray) -> np.ndarray:
+    return x <= 0
+
+
+def _inside_open(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """1 strictly inside (low, high), else 0 (NaN: 1), in x's dtype."""
+    return (~((x <= low) | (x >= high))).astype(x.dtype)
+
+
+def _above(x: np.ndarray, scale: float, threshold: float) -> np.ndarray:
+    return (x * scale > threshold).astype(x.dtype)
+
+
 @register
 class LeakyRelu(Op):
     node = "LeakyReluBackward0"
@@ -48,7 +82,7 @@ class LeakyRelu(Op):
     def backward(self, grad):
         x = self.saved("self")._data
         slope = self._params["negative_slope"]
-        return grad * _mask(np.where(x > 0, 1.0, slope), x)
+        return grad * kernel_tensor(_leaky_slopes, x, slope=slope)
 
     jvp = auto_element_wise
 
@@ -79,8 +113,8 @@ class Elu(Op):
         negative = (x.clamp(max=0) * p["input_scale"]).exp() * (
             p["alpha"] * p["scale"] * p["input_scale"]
         )
-        scale = _mask(np.ones_like(data, dtype=bool), data) * p["scale"]
-        return grad * Where.apply(negative, scale, condition=_wrap(data <= 0))
+        scale = kernel_tensor(_ones_mask, data) * p["scale"]
+        return grad * Where.apply(negative, scale, condition=kernel_tensor(_nonpositive, data))
 
     jvp = auto_element_wise
 
@@ -219,7 +253,7 @@ class Softplus(Op):
     def backward(self, grad):
         x = self.saved("self")
         beta, threshold = self._params["beta"], self._params["threshold"]
-        linear = _mask(x._data * beta > threshold, x._data)
+        linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
         return grad * (linear + (1 - linear) * (x * beta).sigmoid())
 
     jvp = auto_element_wise
@@ -261,7 +295,7 @@ class Hardtanh(Op):
         x = self.saved("self")._data
         p = self._params
         # torch passes the gradient only strictly inside (min_val, max_val)
-        return grad * _mask(~((x <= p["min_val"]) | (x >= p["max_val"])), x)
+        return grad * kernel_tensor(_inside_open, x, low=p["min_val"], high=p["max_val"])
 
     jvp = auto_element_wise
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import auto_element_wise, filled
-from .activation import _float, _mask
+from .activation import _float, kernel_tensor
 from . import _layout
 from .math_logic import Where
 from ..tensor import _wrap
@@ -18,9 +18,34 @@ from .registry import Op, register
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
 
+def _outside_mask(x: np.ndarray, lambd) -> np.ndarray:
+    return (~((x >= -lambd) & (x <= lambd))).astype(x.dtype)
+
+
 def _outside(x: np.ndarray, lambd):
-    """1 unless -lambd <= x <= lambd (torch's shrink backward: NaN passes the gradient)."""
-    return _mask(~((x >= -lambd) & (x <= lambd)), x)
+    """1 unless -lambd <= x <= lambd (torch's shrink backward: NaN passes the gradient); a
+    capturable kernel (Note: masks as kernels in activation.py), as the masks below."""
+    return kernel_tensor(_outside_mask, x, lambd=lambd)
+
+
+def _hardsigmoid_mask(x: np.ndarray) -> np.ndarray:
+    return ((x > -3) & (x < 3)).astype(x.dtype)
+
+
+def _hardswish_middle(x: np.ndarray) -> np.ndarray:
+    return (x >= -3) & (x <= 3)
+
+
+def _hardswish_above(x: np.ndarray) -> np.ndarray:
+    return (~(x < -3) & ~((x >= -3) & (x <= 3))).astype(x.dtype)
+
+
+def _threshold_mask(x: np.ndarray, threshold) -> np.ndarray:
+    return (~(x <= threshold)).astype(x.dtype)
+
+
+def _positive_mask(x: np.ndarray) -> np.ndarray:
+    return (x > 0).astype(x.dtype)
 
 
 @register
@@ -82,7 +107,7 @@ class Hardsigmoid(Op):
         x = self.saved("self")._data
         # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
         # in its kernel: float32's 1/6 even for float64 tensors
-        return grad * _mask((x > -3) & (x < 3), x) * _ONE_SIXTH_F32
+        return grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
 
     jvp = auto_element_wise
 
@@ -104,9 +129,9 @@ class Hardswish(Op):
         x = self.saved("self")
         data = x._data
         # torch's hardswish_backward: 0 below -3, x/3 + 1/2 on [-3, 3], else 1 (NaN too)
-        middle = (data >= -3) & (data <= 3)
-        above = _mask(~(data < -3) & ~middle, data)
-        return grad * Where.apply(x / 3 + 0.5, above, condition=_wrap(middle))
+        above = kernel_tensor(_hardswish_above, data)
+        middle = kernel_tensor(_hardswish_middle, data)
+        return grad * Where.apply(x / 3 + 0.5, above, condition=middle)
 
     jvp = auto_element_wise
 
@@ -145,7 +170,7 @@ class Threshold(Op):
 
     def backward(self, grad):
         x = self.saved("self")._data
-        return grad * _mask(~(x <= self._params["threshold"]), x)
+        return grad * kernel_tensor(_threshold_mask, x, threshold=self._params["threshold"])
 
     jvp = auto_element_wise
 
@@ -214,7 +239,7 @@ class Prelu(Op):
         count = self.input_shape(1)
         count = int(np.prod(count)) if count else 1
         shape = self._broadcast_shape(data.ndim, count)
-        positive = _mask(data > 0, data)
+        positive = kernel_tensor(_positive_mask, data)
         grad_x = grad_w = None
         if self.needs_grad(0):
             weight = self.saved("weight").reshape(shape)
@@ -256,6 +281,9 @@ def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np
         noise[negative] = draws.astype(a.dtype)
         return noise
     return np.where(a > 0, a.dtype.type(1), a.dtype.type((lower + upper) / 2))
+
+
+rrelu_noise.draws_random = True  # leafgrad.compile: replayed, never dropped or merged
 
 
 @register

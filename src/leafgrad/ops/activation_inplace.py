@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _wrap
 from ._forward import auto_element_wise
-from .activation import Elu, LeakyRelu, _mask
+from .activation import Elu, LeakyRelu, _leaky_slopes, kernel_tensor
 from .activation_extra import RreluWithNoise, Threshold
 from .registry import register
 
@@ -24,6 +23,14 @@ _LEAKY_NEGATIVE = (
     "please call out-of-place version instead. File an issue at "
     "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
     "calculation with negative slope")
+
+
+def _elu_result_slopes(r: np.ndarray, zero: float, scale: float) -> np.ndarray:
+    return np.where(r == 0, zero, scale).astype(r.dtype)
+
+
+def _negative(r: np.ndarray) -> np.ndarray:
+    return r < 0
 
 
 @register
@@ -47,9 +54,9 @@ class EluInplace(Elu):
         # the slope depends on r only where r < 0 (torch's elu_double_backward with is_result
         # masks r < 0); at r == 0 it is the constant alpha * scale * input_scale
         negative = (r + p["alpha"] * p["scale"]) * p["input_scale"]
-        constant = _wrap(np.where(data == 0, p["alpha"] * p["scale"] * p["input_scale"],
-                                  p["scale"]).astype(data.dtype))
-        return grad * Where.apply(negative, constant, condition=_wrap(data < 0))
+        constant = kernel_tensor(_elu_result_slopes, data, zero=p["alpha"] * p["scale"] *
+                                 p["input_scale"], scale=p["scale"])
+        return grad * Where.apply(negative, constant, condition=kernel_tensor(_negative, data))
 
     jvp = auto_element_wise
 
@@ -75,7 +82,7 @@ class LeakyReluInplace(LeakyRelu):
         if slope < 0:
             raise RuntimeError(_LEAKY_NEGATIVE)
         r = self.saved("result")._data
-        return grad * _mask(np.where(r > 0, 1.0, slope), r)
+        return grad * kernel_tensor(_leaky_slopes, r, slope=slope)
 
     jvp = auto_element_wise
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
+from ._masks import zero_mask
 
 _NOT_IMPLEMENTED_FORWARD_AD = (
     "Trying to use forward AD with {} that does not support it because it has not been "
@@ -200,7 +201,7 @@ class EuclideanDist(Op):
     def backward(self, grad):
         # torch's _euclidean_dist_backward, in Tensor ops
         x1, x2, result = self.saved("x1"), self.saved("x2"), self.saved("result")
-        ratio = (grad / result)._masked_zero(result._data == 0)
+        ratio = (grad / result)._masked_zero(zero_mask(result))
         grad_x1 = grad_x2 = None
         if self.needs_grad(0):
             grad_x1 = x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2)
@@ -218,7 +219,7 @@ class EuclideanDist(Op):
         if t2 is not None:
             terms.append((x2 * t2).sum(-1).unsqueeze(-2) - x1.matmul(t2.mT))
         total = terms[0] if len(terms) == 1 else terms[0] + terms[1]
-        return (total / result)._masked_zero(result._data == 0)
+        return (total / result)._masked_zero(zero_mask(result))
 
 
 def _pdist_pairs(a: np.ndarray) -> np.ndarray:

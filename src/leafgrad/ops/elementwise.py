@@ -800,9 +800,9 @@ class Sign(Op):
         return sign_array(a)  # sign(nan) is 0 in torch, nan in NumPy
 
     def backward(self, grad):
-        from ..tensor import _wrap
+        from ._masks import zeros_tensor
 
-        return _wrap(np.zeros(grad.shape, grad._data.dtype))  # zero even for inf grads
+        return zeros_tensor(grad._data.shape, grad._data.dtype)  # zero even for inf grads
 
     jvp = auto_element_wise
 

@@ -402,12 +402,21 @@ def index_select(tensor, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim] if tensor.ndim else 1
+    from .registry import array_kernel
+
+    # the bounds check and the flat view are a kernel, so leafgrad.compile checks every
+    # call's index instead of refusing the view (Note: masks as kernels in activation.py)
+    flat = array_kernel(_checked_vector, array, size=size, scalar=not tensor.ndim)
+    return IndexSelect.apply(tensor, dim=dim, index=flat)
+
+
+def _checked_vector(array, size: int, scalar: bool):
     bad = _out_of_bounds(array, size)
     if bad is not None:
-        if not tensor.ndim:
+        if scalar:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
-    return IndexSelect.apply(tensor, dim=dim, index=array.reshape(-1))
+    return array.reshape(-1)
 
 
 def gather(tensor, dim, index):

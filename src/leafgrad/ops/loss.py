@@ -132,10 +132,9 @@ class SmoothL1Loss(_Pointwise):
 
     @staticmethod
     def slope(diff, beta):
-        from .activation import _mask
+        from .activation import kernel_tensor
 
-        data = diff._data
-        inside = _mask(np.abs(data) < beta, data) if beta else _mask(data != data, data)
+        inside = kernel_tensor(_smooth_l1_inside, diff._data, beta=beta)
         return inside * (diff / beta if beta else diff) + (1 - inside) * diff.sign()
 
 
@@ -155,11 +154,20 @@ class HuberLoss(_Pointwise):
 
     @staticmethod
     def slope(diff, delta):
-        from .activation import _mask
+        from .activation import kernel_tensor
 
-        data = diff._data
-        inside = _mask(np.abs(data) <= delta, data)
+        inside = kernel_tensor(_huber_inside, diff._data, delta=delta)
         return inside * diff + (1 - inside) * diff.sign() * delta
+
+
+def _smooth_l1_inside(data: np.ndarray, beta) -> np.ndarray:
+    """1 where smooth_l1's quadratic part applies (beta 0: only NaN), in data's dtype (a
+    leafgrad.compile kernel: Note: masks as kernels in activation.py)."""
+    return (np.abs(data) < beta if beta else data != data).astype(data.dtype)
+
+
+def _huber_inside(data: np.ndarray, delta) -> np.ndarray:
+    return (np.abs(data) <= delta).astype(data.dtype)
 
 
 def _nll_parts(shape, target, weight, ignore_index):

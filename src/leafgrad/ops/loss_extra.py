@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .activation import _mask
+from .registry import array_kernel
 from . import _layout
 from . import _batching_rules as batch
 from ..autograd.graph import Node as _Node
@@ -115,20 +115,21 @@ class MultiMarginLoss(Op):
         weight = self.saved("weight") if weight is not None else None
         data = x._data.reshape(1, -1) if x.ndim == 1 else x._data
         target = p["target"].reshape(-1)
-        rows = np.arange(data.shape[0])
         samples, classes = data.shape
+        # the arrays computed from values are kernels (Note: masks as kernels in
+        # activation.py), so leafgrad.compile recomputes them on every replay
+        rows = array_kernel(np.arange, samples)
         matrix = x.reshape(samples, classes)
         picked = matrix[_wrap(rows), _wrap(target)].reshape(samples, 1)
         margins = p["margin"] - picked + matrix
-        _, active = self._terms(data, target, p["p"], p["margin"], None
-                                if weight is None else weight._data)
-        mask = _mask(active, data)
+        mask = _wrap(array_kernel(_multi_margin_active, data, target, p=p["p"],
+                                  margin=p["margin"]))
         # clamp first: inactive entries give +0, as torch's kernel (not -0 from 2 * m * 0)
         slope = mask if p["p"] == 1 else 2 * margins.clamp(min=0) * mask
         if weight is not None:
             slope = slope * weight[_wrap(target)].reshape(samples, 1)
         slope = slope / classes
-        one_hot = _mask(np.eye(classes, dtype=bool)[target], data)
+        one_hot = _wrap(array_kernel(_one_hot, target, classes=classes, dtype=data.dtype))
         return slope - one_hot * slope.sum(1, keepdim=True)
 
     def backward(self, grad):
@@ -194,18 +195,10 @@ class MultilabelMarginLoss(Op):
         return _reduce_array(losses, reduction)
 
     def _per_sample(self) -> np.ndarray:
-        """d loss_n / d x[n, i] (before the reduction): +1/C per positive hinge with class i
-        as the other class, -1/C per positive hinge of target i."""
-        data = self.saved("self")._data
-        x = data.reshape(1, -1) if data.ndim < 2 else data
-        t = self._params["target"].reshape(x.shape)
-        targets, hinge, _ = self._active(x, t)
-        samples, classes = x.shape
-        slopes = hinge.sum(1).astype(x.dtype)
-        per_slot = hinge.sum(2).astype(x.dtype)
-        np.add.at(slopes, (np.broadcast_to(np.arange(samples)[:, None], targets.shape), targets),
-                  -per_slot)
-        return slopes / classes
+        """d loss_n / d x[n, i] (before the reduction), a kernel (leafgrad.compile replays
+        it; see Note: masks as kernels in activation.py)."""
+        return array_kernel(_multilabel_slopes, self.saved("self")._data,
+                            self._params["target"])
 
     def backward(self, grad):
         from ..tensor import _wrap
@@ -234,3 +227,26 @@ class MultilabelMarginLoss(Op):
         if reduction == "mean":
             return losses.mean()
         return losses.sum() if reduction == "sum" else losses
+
+
+def _multi_margin_active(data, target, p, margin):
+    """1 where multi_margin_loss's hinge is positive (not at the target), in data's dtype."""
+    return MultiMarginLoss._terms(data, target, p, margin, None)[1].astype(data.dtype)
+
+
+def _one_hot(target, classes, dtype):
+    return np.eye(classes, dtype=bool)[target].astype(dtype)
+
+
+def _multilabel_slopes(data, target):
+    """+1/C per positive hinge with class i as the other class, -1/C per positive hinge of
+    target i."""
+    x = data.reshape(1, -1) if data.ndim < 2 else data
+    t = target.reshape(x.shape)
+    targets, hinge, _ = MultilabelMarginLoss._active(x, t)
+    samples, classes = x.shape
+    slopes = hinge.sum(1).astype(x.dtype)
+    per_slot = hinge.sum(2).astype(x.dtype)
+    np.add.at(slopes, (np.broadcast_to(np.arange(samples)[:, None], targets.shape), targets),
+              -per_slot)
+    return slopes / classes

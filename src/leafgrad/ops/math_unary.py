@@ -35,7 +35,9 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 def _zeros_like(grad):
     """torch's ``zeros_like(grad)`` in a backward: a constant, so it starts no graph of its own
     (a create_graph gradient of floor/round/sign does not require grad, as in torch)."""
-    return _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+    from ._masks import zeros_tensor
+
+    return zeros_tensor(grad._data.shape, grad._data.dtype)  # a capturable kernel
 
 
 def _not_implemented(kernel: str, array: np.ndarray):

@@ -175,6 +175,14 @@ class GroupNorm(_Normalisation):
         return (1, shape[1]) + (1,) * (len(shape) - 2)
 
 
+def _eval_scale(var: np.ndarray, eps: float, shape: tuple, dtype) -> np.ndarray:
+    return (1 / np.sqrt(var + eps)).reshape(shape).astype(dtype)
+
+
+def _eval_mean(mean: np.ndarray, shape: tuple, dtype) -> np.ndarray:
+    return mean.reshape(shape).astype(dtype)
+
+
 @register
 class BatchNormEval(Op):
     """Batch norm with given statistics: ``(x - mean) / sqrt(var + eps) * w + b``."""
@@ -197,19 +205,22 @@ class BatchNormEval(Op):
         return _layout.suggested(out.astype(x.dtype), x)
 
     def backward(self, grad):
-        from ..tensor import _wrap
+        from .activation import kernel_tensor
 
         p = self._params
         x_shape = self.input_shape(0)
         shape = (1, x_shape[1]) + (1,) * (len(x_shape) - 2)
-        scale = _wrap((1 / np.sqrt(p["var"] + p["eps"])).reshape(shape).astype(grad._data.dtype))
+        dtype = grad._data.dtype
+        # kernels (Note: masks as kernels in activation.py): a capture recomputes them
+        scale = kernel_tensor(_eval_scale, p["var"], eps=p["eps"], shape=shape, dtype=dtype)
         summed = (0,) + tuple(range(2, len(x_shape)))
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
             weight = self.saved("weight") if "weight" in (self._saved or {}) else None
             grad_x = grad * scale if weight is None else grad * scale * weight.reshape(shape)
         if self.needs_grad(1):
-            centred = self.saved("input") - _wrap(p["mean"].reshape(shape).astype(grad._data.dtype))
+            centred = self.saved("input") - kernel_tensor(_eval_mean, p["mean"], shape=shape,
+                                                          dtype=dtype)
             grad_w = (grad * centred * scale).sum(summed)
         if self.needs_grad(2):
             grad_b = grad.sum(summed)

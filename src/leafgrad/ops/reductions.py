@@ -24,7 +24,7 @@ from .reduce import _expand_back, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .registry import Op, plain_backward, register
+from .registry import Op, array_kernel, plain_backward, register
 
 # -- shared helpers (also used by the other reductions_* modules) ---------------------------------
 
@@ -95,7 +95,9 @@ def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
         return grad
     if not keepdim:
         grad = grad.unsqueeze(dim)
-        indices = np.expand_dims(indices, dim)
+        # a kernel: leafgrad.compile sees the view of the kept indices (Note: masks as kernels
+        # in activation.py)
+        indices = array_kernel(np.expand_dims, indices, dim)
     return Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
 
 
@@ -107,12 +109,23 @@ class MultiOutput(Op):
 
 def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     """torch's ``evenly_distribute_backward``: ties (or NaNs, if the value is NaN) share grad."""
-    data, result = self._data, value._data
+    # the ties, their count and the rest are kernels, so leafgrad.compile recomputes them on
+    # every replay (dividing by the count as a 0-d array of grad's dtype: the bits of dividing
+    # by the Python int)
+    others = array_kernel(_not_ties, self._data, value._data)
+    count = array_kernel(_tie_count, others, dtype=grad._data.dtype)
+    return (grad / _wrap(count))._masked_zero(others)
+
+
+def _not_ties(data: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """The entries not equal to the extremum (not NaN, if the extremum is NaN)."""
     if result.dtype.kind == "f" and np.isnan(result):
-        mask = np.isnan(data)
-    else:
-        mask = data == result
-    return (grad / int(mask.sum()))._masked_zero(~mask)
+        return ~np.isnan(data)
+    return ~(data == result)
+
+
+def _tie_count(others: np.ndarray, dtype) -> np.ndarray:
+    return np.asarray(int(others.size - others.sum()), dtype=dtype)
 
 
 def evenly_read_jvp(tangent: Tensor, self: Tensor, value: Tensor) -> Tensor:

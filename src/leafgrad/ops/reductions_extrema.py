@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from . import _layout, return_types
 from .reductions import (
     MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute,
@@ -14,7 +14,7 @@ from .reductions import (
 )
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, array_kernel, register
 
 
 # -- max / min ------------------------------------------------------------------------------------
@@ -168,13 +168,13 @@ class _Amax(Op):
     def backward(self, grad):
         # torch's scale_grad_by_count: (grad / count) * mask, with count and mask constants.
         dims, keepdim = self._params["dim"], self._params["keepdim"]
-        a, result = self.saved("self")._data, self.saved("result")._data
         if not keepdim:
             grad = unsqueeze_dims(grad, dims)
-            result = np.expand_dims(result, dims)
-        mask = result == a
-        count = mask.sum(axis=dims, keepdims=True)
-        return (grad / constant(count, grad)) * constant(mask, grad)
+        # one kernel (leafgrad.compile replays it): Note: masks as kernels in activation.py
+        count, mask = array_kernel(_ties_and_count, self.saved("self")._data,
+                                   self.saved("result")._data, dims=dims, keepdim=keepdim,
+                                   dtype=grad._data.dtype)
+        return (grad / _wrap(count)) * _wrap(mask)
 
     def jvp(self, tangents, primals, result):
         # torch's amaxamin_jvp: the mean of the tangent over the extremal entries
@@ -182,6 +182,16 @@ class _Amax(Op):
         extremum = result._data if keepdim else np.expand_dims(result._data, dims)
         mask = constant(primals[0]._data == extremum, tangents[0])
         return (tangents[0] * mask).sum(dims, keepdim=keepdim) / mask.sum(dims, keepdim=keepdim)
+
+
+def _ties_and_count(a, result, dims, keepdim, dtype):
+    """amax/amin's backward constants: the count of extremal entries per reduced slice and
+    their mask, in the gradient's dtype."""
+    if not keepdim:
+        result = np.expand_dims(result, dims)
+    mask = result == a
+    count = mask.sum(axis=dims, keepdims=True)
+    return np.asarray(count, dtype=dtype), np.asarray(mask, dtype=dtype)
 
 
 @register

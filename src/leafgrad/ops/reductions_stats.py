@@ -14,6 +14,7 @@ from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from . import _batching_rules as batch
 from .registry import Op, register
+from ._masks import zero_mask
 
 # -- var / std ------------------------------------------------------------------------------------
 
@@ -55,7 +56,7 @@ def _var_backward(grad, a, dim, correction, keepdim: bool):
 
 def _std_grad_to_var_grad(grad, std):
     """d std = d var / (2 std); torch masks the 0/0 where std == 0 to 0."""
-    return (grad / (std * 2))._masked_zero(std._data == 0)
+    return (grad / (std * 2))._masked_zero(zero_mask(std))
 
 
 def _var_jvp(params: dict, a, tangent):
@@ -66,7 +67,7 @@ def _var_jvp(params: dict, a, tangent):
 
 
 def _std_jvp(var_tangent, std):
-    return (var_tangent / (std * 2))._masked_zero(std._data == 0)
+    return (var_tangent / (std * 2))._masked_zero(zero_mask(std))
 
 
 def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
@@ -280,7 +281,7 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
         return None  # torch returns no gradient: the count of non-zeros is piecewise constant
     if ord == 1:
         return a.sign() * grad
-    zero_norm = norm._data == 0
+    zero_norm = zero_mask(norm)
     if ord == 2:
         return grad * (a / norm)._masked_zero(zero_norm)
     if math.isinf(ord):
@@ -289,7 +290,7 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
         count = mask.sum(axis=dim, keepdims=True)
         return a.sign() * ((grad / constant(count, grad)) * constant(mask, grad))
     if ord < 1:
-        scaled = a.sign() * a.abs().pow(ord - 1)._masked_zero(a._data == 0)
+        scaled = a.sign() * a.abs().pow(ord - 1)._masked_zero(zero_mask(a))
         return scaled * grad * norm.pow(1 - ord)
     if ord < 2:
         scaled = a.sign() * a.abs().pow(ord - 1)
@@ -301,7 +302,7 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
 def _norm_jvp(a, tangent, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     """torch's linalg_vector_norm_jvp (norm_jvp), case by case."""
     dims = all_dims(dim, a.ndim)
-    zero_norm = norm._data == 0
+    zero_norm = zero_mask(norm)
     if ord == 0:
         return norm * 0
     if ord == 1:
@@ -316,7 +317,7 @@ def _norm_jvp(a, tangent, ord: float, norm, dim, keepdim: bool):  # noqa: A002
         share = constant(mask, tangent) / constant(count, tangent)
         return (a.sign() * tangent * share).sum(dims, keepdim=keepdim)
     if ord < 1:
-        scaled = a.abs().pow(ord - 1)._masked_zero(a._data == 0) * a.sign() * tangent
+        scaled = a.abs().pow(ord - 1)._masked_zero(zero_mask(a)) * a.sign() * tangent
         return scaled.sum(dims, keepdim=keepdim) * norm.pow(1 - ord)
     if ord < 2:
         scaled = a.abs().pow(ord - 1) * a.sign() * tangent

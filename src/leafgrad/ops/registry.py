@@ -76,7 +76,11 @@ def on_arrays() -> bool:
 def array_kernel(fn, *arrays, **params):
     """Run an op's array-level backward helper ``fn(*arrays, **params)`` (see Note: array-level
     backwards in activation.py). Under leafgrad.compile the call is recorded as one node of the
-    captured graph, replayed as the same call; otherwise it is just the call."""
+    captured graph, replayed as the same call; otherwise it is just the call.
+
+    ``fn`` returns an array or a tuple of arrays computed from its arguments (which it does not
+    modify). ``fn.draws_random = True``: it draws from a generator (replayed in order, never
+    dropped); ``fn.always_runs = True``: a check that may raise, never dropped as dead code."""
     if _capture.active:
         return _capture.tracer.kernel(fn, arrays, params)
     return fn(*arrays, **params)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import jvp_by_decomposition
-from .registry import Op, plain_backward, register
+from .registry import Op, array_kernel, plain_backward, register
 
 _ALL = ("projected", "hx", "cx", "weight_hh", "bias_hh")
 
@@ -39,6 +39,42 @@ def lstm_step_reference(projected, h, c, weight_hh, bias_hh):
     g = gates[..., 2 * size:3 * size].tanh()
     c_next = f * c + i * g
     return o * c_next.tanh(), c_next
+
+
+def _spread(found: tuple, needs: tuple) -> tuple:
+    """The gradients a kernel returned for the needed inputs, as Tensors in input order."""
+    from ..tensor import _wrap
+
+    found = iter(found)
+    return tuple(_wrap(next(found)) if need else None for need in needs)
+
+
+def _lstm_step_grads(grad_h, grad_c, i, f, g, o, tanh_c, c_prev, h, weight_hh, needs):
+    """LSTMStep's gradients on arrays (Note: two backwards), for the inputs ``needs`` marks;
+    one leafgrad.compile kernel (registry.array_kernel)."""
+    if grad_h is not None:
+        grad_o = grad_h * tanh_c
+        dc = grad_h * o * (1 - tanh_c * tanh_c)
+        if grad_c is not None:
+            dc += grad_c
+    else:
+        grad_o = np.zeros_like(o)
+        dc = grad_c.copy()
+    gates = np.concatenate(
+        [dc * g * i * (1 - i), dc * c_prev * f * (1 - f), dc * i * (1 - g * g),
+         grad_o * o * (1 - o)], axis=-1)
+    results = []
+    if needs[0]:
+        results.append(gates)
+    if needs[1]:
+        results.append(gates @ weight_hh)
+    if needs[2]:
+        results.append(dc * f)
+    if needs[3]:
+        results.append(gates.reshape(-1, gates.shape[-1]).T @ h.reshape(-1, h.shape[-1]))
+    if needs[4]:
+        results.append(gates.reshape(-1, gates.shape[-1]).sum(0))
+    return tuple(results)
 
 
 @register
@@ -74,36 +110,12 @@ class LSTMStep(Op):
         grads = list(grads) + [None] * (2 - len(grads))
         if not plain_backward():
             return self._backward_recorded(grads)
-        from ..tensor import _wrap
-
-        grad_h, grad_c = grads
-        i, f, g, o, tanh_c = self.saved("arrays")
-        c_prev = self.saved("cx")._data
-        if grad_h is not None:
-            gh = grad_h._data
-            grad_o = gh * tanh_c
-            dc = gh * o * (1 - tanh_c * tanh_c)
-            if grad_c is not None:
-                dc += grad_c._data
-        else:
-            grad_o = np.zeros_like(o)
-            dc = grad_c._data.copy()
-        gates = np.concatenate(
-            [dc * g * i * (1 - i), dc * c_prev * f * (1 - f), dc * i * (1 - g * g),
-             grad_o * o * (1 - o)], axis=-1)
-        results = [None] * 5
-        if self.needs_grad(0):
-            results[0] = _wrap(gates)
-        if self.needs_grad(1):
-            results[1] = _wrap(gates @ self.saved("weight_hh")._data)
-        if self.needs_grad(2):
-            results[2] = _wrap(dc * f)
-        if self.needs_grad(3):
-            h = self.saved("hx")._data
-            results[3] = _wrap(gates.reshape(-1, gates.shape[-1]).T @ h.reshape(-1, h.shape[-1]))
-        if self.needs_grad(4):
-            results[4] = _wrap(gates.reshape(-1, gates.shape[-1]).sum(0))
-        return tuple(results)
+        needs = tuple(self.needs_grad(k) for k in range(5))
+        grad_h, grad_c = (None if g is None else g._data for g in grads)
+        found = array_kernel(_lstm_step_grads, grad_h, grad_c, *self.saved("arrays"),
+                             self.saved("cx")._data, self.saved("hx")._data,
+                             self.saved("weight_hh")._data, needs=needs)
+        return _spread(found, needs)
 
     def jvp(self, tangents, primals, result):
         # torch has no fused LSTM op on the CPU: its forward mode differentiates the ops the
@@ -211,63 +223,12 @@ class LSTMLayer(Op):
         grads = list(grads) + [None] * (3 - len(grads))
         if not plain_backward():
             return self._backward_recorded(grads)
-        from ..tensor import _wrap
-
+        needs = tuple(self.needs_grad(k) for k in range(5))
         grad_out, grad_h, grad_c = (None if g is None else g._data for g in grads)
-        sig_all, neg_g_all, hs, cs, tanh_all = self.saved("arrays")
-        weight = self.saved("weight_hh")._data
-        size = weight.shape[0] // 4
-        steps = sig_all.shape[0]
-        reverse = self._params.get("reverse", False)
-        dtype = hs.dtype
-        # each step's input state
-        h_prev_all, c_prev_all = (hs[1:], cs[1:]) if reverse else (hs[:-1], cs[:-1])
-        # Everything but dh and dc, for all steps at once:
-        #   d_i = dc * g i (1-i)   d_f = dc * c_prev f (1-f)   d_g = dc * i (1-g^2)
-        #   d_o = dh * tanh_c o (1-o)   and dc gains dh * o (1 - tanh_c^2)
-        dgates = np.subtract(1, sig_all)
-        dgates *= sig_all
-        i = sig_all[..., :size]
-        o = sig_all[..., 3 * size:]
-        dgates[..., :size] *= neg_g_all
-        np.negative(dgates[..., :size], out=dgates[..., :size])
-        dgates[..., size:2 * size] *= c_prev_all
-        d_g = dgates[..., 2 * size:3 * size]
-        np.multiply(neg_g_all, neg_g_all, out=d_g)
-        np.subtract(1, d_g, out=d_g)
-        d_g *= i
-        dgates[..., 3 * size:] *= tanh_all
-        through_tanh = np.multiply(tanh_all, tanh_all)
-        np.subtract(1, through_tanh, out=through_tanh)
-        through_tanh *= o
-        dh = np.zeros(hs.shape[1:], dtype=dtype) if grad_h is None else grad_h.astype(dtype)
-        dc = np.zeros_like(dh) if grad_c is None else grad_c.astype(dtype)
-        small = np.empty_like(dh)
-        order = range(steps) if reverse else range(steps - 1, -1, -1)
-        for t in order:
-            if grad_out is not None:
-                dh += grad_out[t]
-            np.multiply(dh, through_tanh[t], out=small)
-            dc += small
-            out = dgates[t]
-            ifg = out.reshape(out.shape[:-1] + (4, size))[..., :3, :]  # a view: out is whole
-            np.multiply(ifg, dc[..., None, :], out=ifg)
-            out[..., 3 * size:] *= dh
-            dh = out @ weight
-            dc *= sig_all[t, ..., size:2 * size]
-        results = [None] * 5
-        flat = dgates.reshape(-1, dgates.shape[-1])
-        if self.needs_grad(0):
-            results[0] = _wrap(dgates)
-        if self.needs_grad(1):
-            results[1] = _wrap(dh)
-        if self.needs_grad(2):
-            results[2] = _wrap(dc)
-        if self.needs_grad(3):
-            results[3] = _wrap(flat.T @ h_prev_all.reshape(-1, size))
-        if self.needs_grad(4):
-            results[4] = _wrap(flat.sum(0))
-        return tuple(results)
+        found = array_kernel(_lstm_layer_grads, grad_out, grad_h, grad_c, *self.saved("arrays"),
+                             self.saved("weight_hh")._data, needs=needs,
+                             reverse=self._params.get("reverse", False))
+        return _spread(found, needs)
 
     def jvp(self, tangents, primals, result):
         # torch decomposes the layer into per-step ops on the CPU; so does this formula
@@ -293,6 +254,63 @@ class LSTMLayer(Op):
         for k, value in zip(wanted, found):
             results[k] = value
         return tuple(results)
+
+
+def _lstm_layer_grads(grad_out, grad_h, grad_c, sig_all, neg_g_all, hs, cs, tanh_all, weight,
+                      needs, reverse):
+    """LSTMLayer's gradients on arrays (Note: two backwards), for the inputs ``needs`` marks;
+    one leafgrad.compile kernel (registry.array_kernel)."""
+    size = weight.shape[0] // 4
+    steps = sig_all.shape[0]
+    dtype = hs.dtype
+    # each step's input state
+    h_prev_all, c_prev_all = (hs[1:], cs[1:]) if reverse else (hs[:-1], cs[:-1])
+    # Everything but dh and dc, for all steps at once:
+    #   d_i = dc * g i (1-i)   d_f = dc * c_prev f (1-f)   d_g = dc * i (1-g^2)
+    #   d_o = dh * tanh_c o (1-o)   and dc gains dh * o (1 - tanh_c^2)
+    dgates = np.subtract(1, sig_all)
+    dgates *= sig_all
+    i = sig_all[..., :size]
+    o = sig_all[..., 3 * size:]
+    dgates[..., :size] *= neg_g_all
+    np.negative(dgates[..., :size], out=dgates[..., :size])
+    dgates[..., size:2 * size] *= c_prev_all
+    d_g = dgates[..., 2 * size:3 * size]
+    np.multiply(neg_g_all, neg_g_all, out=d_g)
+    np.subtract(1, d_g, out=d_g)
+    d_g *= i
+    dgates[..., 3 * size:] *= tanh_all
+    through_tanh = np.multiply(tanh_all, tanh_all)
+    np.subtract(1, through_tanh, out=through_tanh)
+    through_tanh *= o
+    dh = np.zeros(hs.shape[1:], dtype=dtype) if grad_h is None else grad_h.astype(dtype)
+    dc = np.zeros_like(dh) if grad_c is None else grad_c.astype(dtype)
+    small = np.empty_like(dh)
+    order = range(steps) if reverse else range(steps - 1, -1, -1)
+    for t in order:
+        if grad_out is not None:
+            dh += grad_out[t]
+        np.multiply(dh, through_tanh[t], out=small)
+        dc += small
+        out = dgates[t]
+        ifg = out.reshape(out.shape[:-1] + (4, size))[..., :3, :]  # a view: out is whole
+        np.multiply(ifg, dc[..., None, :], out=ifg)
+        out[..., 3 * size:] *= dh
+        dh = out @ weight
+        dc *= sig_all[t, ..., size:2 * size]
+    results = []
+    flat = dgates.reshape(-1, dgates.shape[-1])
+    if needs[0]:
+        results.append(dgates)
+    if needs[1]:
+        results.append(dh)
+    if needs[2]:
+        results.append(dc)
+    if needs[3]:
+        results.append(flat.T @ h_prev_all.reshape(-1, size))
+    if needs[4]:
+        results.append(flat.sum(0))
+    return tuple(results)
 
 
 def lstm_layer_reference(projected, h, c, weight_hh, bias_hh, reverse=False):

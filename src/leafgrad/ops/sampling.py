@@ -8,8 +8,6 @@ numbers.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._forward import auto_element_wise
 from .registry import Op, register
 
@@ -24,8 +22,8 @@ class Poisson(Op):
         return samples
 
     def backward(self, grad):
-        from ..tensor import _wrap
+        from ._masks import zeros_tensor
 
-        return _wrap(np.zeros(grad.shape, grad._data.dtype))
+        return zeros_tensor(grad._data.shape, grad._data.dtype)
 
     jvp = auto_element_wise

@@ -22,6 +22,7 @@ from .math_binary import _float_binary
 from .math_logic import Where
 from .math_unary import _FloatUnary, _in_float64
 from .registry import Op, register
+from ._masks import zero_mask
 from ..tensor import _wrap
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -411,14 +412,16 @@ class Copysign(Op):
         if self.needs_grad(0):
             # torch's copysign_tensor_self_backward: grad * result / self, 0 where self == 0
             x = self.saved("self")
-            grad_self = grad * (self.saved("result") / x)._masked_zero(x._data == 0)
+            grad_self = grad * (self.saved("result") / x)._masked_zero(zero_mask(x))
         if self.needs_grad(1):
-            grad_other = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+            from ._masks import zeros_tensor
+
+            grad_other = zeros_tensor(grad._data.shape, grad._data.dtype)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
         x = primals[0]
-        ratio = (result / x)._masked_zero(x._data == 0)
+        ratio = (result / x)._masked_zero(zero_mask(x))
         return jvp_sum(tangents[:1], lambda t: t * ratio)
 
 
@@ -438,7 +441,7 @@ class CopysignScalar(Op):
 
     def backward(self, grad):
         x = self.saved("self")
-        return grad * (self.saved("result") / x)._masked_zero(x._data == 0)
+        return grad * (self.saved("result") / x)._masked_zero(zero_mask(x))
 
     jvp = auto_element_wise
 
@@ -527,7 +530,7 @@ class SpecialXlog1pyScalarOther(Op):
         grad_self = SpecialXlog1pyScalarOther.apply(grad, other=other)
         if other > -1:
             return grad_self
-        return grad_self._masked_zero(self.saved("self")._data == 0)
+        return grad_self._masked_zero(zero_mask(self.saved("self")))
 
     jvp = auto_element_wise
 

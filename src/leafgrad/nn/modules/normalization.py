@@ -10,6 +10,7 @@ from ..._creation import empty, ones, tensor, zeros
 from ... import _dtype
 from ...tensor import Tensor
 from .. import functional as F
+from .._functional_batchnorm import batch_norm_impl
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -88,15 +89,16 @@ class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
+        batches = None
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked)
+            if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked,
+                batches = self.num_batches_tracked  # read by the running-statistics update
         training = self.training or (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_stats else None,
-                            self.running_var if use_stats else None, self.weight, self.bias,
-                            training, factor, self.eps)
+        return batch_norm_impl(input, self.running_mean if use_stats else None,
+                               self.running_var if use_stats else None, self.weight, self.bias,
+                               training, factor, self.eps, batches)
 
 
 class BatchNorm1d(_BatchNorm):
