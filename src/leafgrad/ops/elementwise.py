@@ -723,7 +723,7 @@ def _threshold_grad(grad: np.ndarray, a: np.ndarray, threshold, out=None):
         np.copyto(result, mask)
         np.bitwise_and(bits, result, out=result)
         return out
-    if mask.shape != np.broadcast_shapes(mask.shape, grad.shape):
+    if mask.shape != grad.shape and mask.shape != np.broadcast_shapes(mask.shape, grad.shape):
         return np.bitwise_and(bits, mask).view(grad.dtype)
     mask = mask.astype(itype)
     return np.bitwise_and(bits, mask, out=mask).view(grad.dtype)
@@ -899,7 +899,7 @@ class MaskedZero(Op):
 
     @staticmethod
     def forward(ctx, a, mask):
-        shape = np.broadcast_shapes(a.shape, mask.shape)
+        shape = a.shape if a.shape == mask.shape else np.broadcast_shapes(a.shape, mask.shape)
         out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
         out[np.broadcast_to(mask, shape)] = 0
         return out

@@ -257,7 +257,9 @@ class Addmm(Op):
             product = product * alpha
         if beta == 0:
             return np.broadcast_to(product, np.broadcast_shapes(bias.shape, product.shape)).copy()
-        if np.broadcast_shapes(bias.shape, product.shape) != product.shape:
+        shape = bias.shape
+        if (shape != product.shape and shape != product.shape[1:]  # nn.Linear's bias: no call
+                and np.broadcast_shapes(shape, product.shape) != product.shape):
             raise RuntimeError(
                 f"The expanded size of the tensor ({product.shape[-1]}) must match the existing "
                 f"size ({bias.shape[-1]}) at non-singleton dimension {bias.ndim - 1}.  Target "

@@ -173,6 +173,11 @@ def _huber_inside(data: np.ndarray, delta) -> np.ndarray:
 def _nll_parts(shape, target, weight, ignore_index):
     """Per-target weights (0 where ignored) and the (n, class, rest...) index of each pick."""
     classes = shape[1] if len(shape) > 1 else shape[0]
+    if target.size:
+        low, high = target.min(), target.max()
+        if 0 <= low and high < classes and not low <= ignore_index <= high:
+            # every target a class and none ignored (the usual batch): three calls, not nine
+            return (weight[target] if weight is not None else np.ones(target.shape)), target
     valid = target != ignore_index
     safe = np.where(valid, target, 0)
     if np.any((safe < 0) | (safe >= classes)):
@@ -185,6 +190,8 @@ def _nll_parts(shape, target, weight, ignore_index):
 def _nll_index(shape, safe):
     if len(shape) == 1:
         return (safe,)
+    if safe.ndim == 1:
+        return (np.arange(len(safe)), safe)
     grids = np.indices(safe.shape, sparse=True)
     return (grids[0], safe) + tuple(grids[1:])
 

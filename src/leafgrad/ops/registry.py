@@ -391,22 +391,28 @@ def _np_to_dtype(np_dtype: np.dtype):
     return from_numpy_dtype(np_dtype)
 
 
+_SUMS: list = []  # reduce._sum_all, reduce._sum_dims, _layout.contiguous
+
+
 def sum_to_array(data: np.ndarray, shape: tuple) -> np.ndarray:
     """``_sum_to`` on arrays: the same sums (the forwards ``sum`` runs, so the same order of
     additions and the same bits) without a Tensor op per step, for backwards that record
     nothing (benchmarks/bench_train.py, mlp32: a bias gradient per layer)."""
-    from . import _layout
-    from .reduce import _sum_all, _sum_dims
+    sums = _SUMS
+    if not sums:  # reduce.py imports this module: bound on first use
+        from . import _layout
+        from .reduce import _sum_all, _sum_dims
 
+        sums.extend((_sum_all, _sum_dims, _layout.contiguous))
     if not shape:
-        return _sum_all(data, None)
+        return sums[0](data, None)
     leading = data.ndim - len(shape)
     dims = list(range(leading))
     for i, size in enumerate(shape):
         if size == 1 and data.shape[leading + i] != 1:
             dims.append(leading + i)
     if dims:
-        data = _layout.contiguous(_sum_dims(data, tuple(dims), True, None))
+        data = sums[2](sums[1](data, tuple(dims), True, None))
     if leading:
         data = data.reshape(shape)
     return data
