@@ -76,3 +76,26 @@ def _relu_grads(lib, compiled):
 def test_relu_backward_special_gradients(compiled):
     torch = require_torch()
     assert _bits(_relu_grads(leafgrad, compiled)) == _bits(_relu_grads(torch, False))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed", "short", "long"])
+def test_relu_forward_bits(dtype, layout):
+    """relu keeps -0. and NaN as torch does (x unless x < 0), whichever of its paths runs
+    (np.maximum(0, x) where the import-time probe allowed it)."""
+    torch = require_torch()
+    values = np.array(SPECIAL * 30, dtype)
+    if layout == "strided":
+        values = values[::3]
+    elif layout == "transposed":
+        values = values[:270].reshape(27, 10).T
+    elif layout == "short":
+        values = values[1:4]
+    elif layout == "long":
+        values = np.concatenate([values, -values])
+    expected = torch.relu(torch.tensor(values)).numpy()
+    ours = leafgrad.relu(leafgrad.tensor(values)).numpy()
+    assert _bits(ours) == _bits(expected)
+    inplace = leafgrad.tensor(values)
+    inplace.relu_()
+    assert _bits(inplace.numpy()) == _bits(expected)

@@ -218,6 +218,18 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     scaled operand is one temporary (see ``scaled_operand``)."""
     data = target._data
     value = other._data if isinstance(other, Tensor) else other
+    if (type(value) is np.ndarray and value.dtype is data.dtype and value.shape == data.shape
+            and data.dtype.kind == "f"):
+        # same shape, same float dtype (an optimizer's update): nothing to promote or check
+        token = _quiet()
+        try:
+            if alpha != 1:
+                value = value * alpha
+            ufunc(data, value, out=data)
+        finally:
+            _loud(token)
+        target._bump_version()
+        return target
     if isinstance(value, np.ndarray):
         if value.shape != data.shape:
             _promote.check_broadcast(data.shape, value.shape)
