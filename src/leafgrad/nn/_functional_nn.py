@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus",
@@ -394,8 +394,6 @@ def _circular_pad(input, pad):
 
 
 def _not_differentiable(function: str, argument: str, tensor) -> None:
-    from ..autograd.grad_mode import is_grad_enabled
-
     if tensor is not None and tensor.requires_grad and is_grad_enabled():
         raise RuntimeError(
             f"The function '{function}' is not differentiable with respect to argument "

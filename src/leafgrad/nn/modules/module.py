@@ -299,7 +299,12 @@ class Module:
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: parameters, buffers and submodules.
         d = self.__dict__
-        for store in ("_parameters", "_buffers", "_modules"):
+        params = d.get("_parameters")
+        if params is not None:  # the usual lookup first, one dict probe (a layer's weight)
+            value = params.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+        for store in ("_buffers", "_modules"):
             values = d.get(store)
             if values is not None and name in values:
                 return values[name]
@@ -917,6 +922,8 @@ def _remove_from(name: str, *stores) -> None:
 
 
 # -- global hooks: every module's calls (torch.nn.modules.module.register_module_*) -------------
+_MISSING = object()  # Module.__getattr__: a parameter registered as None is a value
+
 _global_forward_pre_hooks: dict = OrderedDict()
 _global_forward_hooks: dict = OrderedDict()
 _global_forward_hooks_with_kwargs: dict = OrderedDict()
