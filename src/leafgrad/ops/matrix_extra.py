@@ -214,6 +214,7 @@ class BlockDiag(Op):
 
     node = "BlockDiagBackward0"
     complex_ok = True
+    uint_ok = True  # a copy of any dtype; mixed dtypes reach torch's promotion error in forward
     torch_names = ("block_diag",)
 
     @staticmethod

@@ -45,6 +45,7 @@ class _ViewScatter(Op):
 
     inputs = ("self", "src")
     complex_ok = True
+    uint_ok = True  # torch copies any dtype (Note: wide unsigned)
 
     @classmethod
     def _view(cls, array: np.ndarray, params: dict) -> np.ndarray:  # pragma: no cover
@@ -153,6 +154,7 @@ class MaskedScatter(Op):
     broadcasts = True
     complex_ok = True
     torch_names = ("masked_scatter", "Tensor.masked_scatter")
+    uint_kernel = "masked_scatter"
 
     @staticmethod
     def forward(ctx, a, source, mask):
