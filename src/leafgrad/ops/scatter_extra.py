@@ -14,7 +14,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from ..tensor import Tensor, _wrap
-from . import _layout
+from . import _layout, _uint
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -198,6 +198,7 @@ class IndexReduce(ScatterReduce):
 
     node = "IndexReduceBackward0"
     torch_names = ("index_reduce", "Tensor.index_reduce")
+    uint_kernel = staticmethod(_uint.index_reduce_kernel)
 
 
 INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
