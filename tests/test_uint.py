@@ -293,6 +293,37 @@ EXPRESSIONS += [  # index_add's kernels (alpha, 1-d self) and interpolate/grid_s
     "torch.nn.functional.conv_transpose2d(m[None, None], m[None, None])",
 ]
 
+EXPRESSIONS += [  # the ops merged with opsa/opsb, through their Python functions and methods
+    "torch.histc(m, bins=4)", "torch.histc(m, bins=3, min=0, max=5)", "torch.histogram(m, bins=3)",
+    "torch.histogram(m.float(), bins=3, weight=m)", "torch.histogramdd(a3.reshape(-1, 2), bins=2)",
+    "torch.gradient(m)", "torch.gradient(a3, dim=1)", "torch.gradient(m, spacing=2)",
+    "torch.cov(m)", "torch.cov(m, fweights=m[0])", "torch.cov(m, aweights=m[0].double())",
+    "torch.corrcoef(a3[0])", "torch.quantile(m, 0.5)", "torch.nanquantile(m, 0.5)",
+    "m.quantile(0.3, dim=1)", "torch.heaviside(m, m.flip(0))", "torch.heaviside(m, m.long())",
+    "torch.gcd(m, m)", "torch.lcm(m, m)", "torch.chain_matmul(m, m.t())", "torch.chain_matmul(m)",
+    "torch.block_diag(m, x)", "torch.block_diag(m, x.long())", "torch.block_diag(m)",
+    "torch.unsafe_chunk(a3, 2, 1)[0]", "a3.unsafe_split(2)[0]", "torch.narrow_copy(a3, 2, 1, 2)",
+    "a3.unfold(2, 2, 1)", "a3.unfold(0, 2, 1).contiguous()", "torch.select_scatter(a3, a3[0], 0, 1)",
+    "torch.slice_scatter(a3, a3[:, :1], 1, 0, 1)", "torch.diagonal_scatter(m, x[:2])",
+    "torch.masked_scatter(m, m > 1, m)", "m.masked_scatter_(m == 1, m)", "torch.ldexp(m, m)",
+    "torch.ldexp(m, m.long())", "torch.ldexp(m.long(), m)", "torch.ldexp(m, m.half())",
+    "m.ldexp_(m)", "torch.frexp(m)", "torch.nextafter(m, m)", "torch.nextafter(m[:0], x)",
+    "torch.addr(m, m[0], m[1])", "torch.addr(m, m[0], m[1], beta=0.5)", "m.clone().addr_(x[:2], m[0])",
+    "torch.addr(m[0, 0], m[0].long(), m[1].long())", "torch.addr(m[:0], m[0, :0], x)",
+    "torch.addbmm(m, m[None], m[None])", "torch.addbmm(m, a3[:0, :2, :2], a3[:0, :2, :2])",
+    "torch.addbmm(m, a3[:1, :2, :0], a3[:1, :0, :2])", "torch.addbmm(m, m[None], m[None].long())",
+    "torch.cummax(a3, 0)[0]", "torch.cummax(x[0], 0)[1]", "a3[:0].cummin(1).values",
+    "m.cummin(1).indices", "m.logcumsumexp(0)", "torch.aminmax(m, dim=0).min", "m.aminmax()",
+    "x[0].aminmax(dim=0).max", "x[0].aminmax()", "a3[:0].aminmax(dim=2)[0]", "a3[:0].aminmax(dim=0)",
+    "m.renorm(2, 0, 1.0)", "m.renorm_(2, 0, 1.0)", "x.renorm(2, 0, 1.0)",
+    "a3.index_reduce(0, torch.tensor([0, 1]), a3, 'prod')",
+    "a3.index_reduce(0, torch.tensor([1, 1]), a3, 'mean')",
+    "m.clone().index_reduce_(0, torch.tensor([0, 1]), m, 'amax')",
+    "m.index_reduce(1, torch.tensor([0, 1]), m, 'amin', include_self=False)",
+    "x.index_reduce(0, torch.tensor([0, 2, 1]), x, 'prod')",
+    "m.index_reduce(0, torch.tensor([], dtype=torch.long), m[:0], 'mean')",
+]
+
 EXPRESSIONS += [  # printing
     "repr(torch.tensor([2**64 - 1, 1], dtype=torch.{u}))",
     "repr(torch.tensor([[2**63, 0], [5, 2**32]], dtype=torch.{u}))",

@@ -38,6 +38,10 @@ def _heaviside(a, values):
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if a.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if a.dtype.kind == "u" and a.dtype.itemsize > 1:  # after torch's checks and broadcast
+        if a.shape != values.shape:
+            _promote.check_broadcast(a.shape, values.shape)
+        raise _not_implemented("heaviside_cpu", a)
     # torch's kernel: a == 0 ? values : (a > 0); NaN gives 0
     with np.errstate(invalid="ignore"):
         out = np.where(a == 0, values, (a > 0).astype(a.dtype))
@@ -54,6 +58,7 @@ class _HeavisideNode(Op):
     inputs = ("self", "values")
     _save_plan = ()
     vmap = batch.elementwise
+    uint_ok = True  # the forward raises torch's dtype check, then heaviside_cpu's error
 
     @staticmethod
     def forward(ctx, a, values, inplace_form=False):

@@ -86,6 +86,10 @@ def aminmax(*args, _method=False, **kwargs):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                                "operation has no identity.")
         dims = tuple(range(data.ndim))
+        if data.ndim == 0 and data.dtype.kind == "u" and data.dtype.itemsize > 1:
+            # over everything even a 0-d tensor goes to the kernel (Note: wide unsigned)
+            raise NotImplementedError(
+                f"\"aminmax_cpu\" not implemented for '{tensor.dtype._legacy}'")
     else:
         wrapped = _wrap_dim(int(dim), data.ndim)
         if data.ndim and data.shape[wrapped] == 0:
