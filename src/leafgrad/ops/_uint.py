@@ -180,6 +180,48 @@ def scatter_reduce_kernel(params, operands):
     return "scatter_gather_tensor_cpu"
 
 
+def index_reduce_kernel(params, operands):
+    """index_reduce (probed on torch 2.13): include_self=False refuses in its init kernel; a
+    0-d/1-d self uses the element kernel index_func_; otherwise each index writes a slice with
+    mul (works: prod), maximum/minimum (amax/amin), or counts then divides (mean: add_stub),
+    and with no index nothing is computed."""
+    if not params.get("include_self", True):
+        return "index_reduce_func_exclude_input_init"
+    index = params.get("index")
+    if index is not None and getattr(index, "size", 1) == 0:
+        return None
+    if operands[0]._data.ndim <= 1:
+        return "index_func_"
+    return {"prod": None, "mean": "add_stub", "amax": "maximum_cpu",
+            "amin": "minimum_cpu"}.get(params.get("reduce"))
+
+
+def aminmax_kernel(params, operands):
+    """aminmax over a dim of a 0-d tensor is a copy (any dtype); reducing an empty dim (or
+    everything of an empty tensor) reaches aminmax's own errors first; other calls refuse."""
+    array = operands[0]._data
+    dim = params.get("dim")
+    if array.ndim == 0:
+        return None if dim is not None else "aminmax_cpu"
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if array.size == 0 and (dim is None or any(array.shape[d] == 0 for d in dims)):
+        return None
+    return "aminmax_cpu"
+
+
+def broadcast_then(kernel: str):
+    """Elementwise ops whose operands are broadcast (torch's size error) before the kernel
+    is chosen (nextafter)."""
+
+    def choose(params, operands):
+        shapes = [tuple(arg._data.shape) for arg in operands if isinstance(arg, Tensor)]
+        for shape in shapes[1:]:
+            _promote.check_broadcast(shapes[0], shape)
+        return kernel
+
+    return choose
+
+
 def round_decimals_kernel(params, operands):
     return "round_vml_cpu" if params.get("decimals") == 0 else "round_cpu"
 

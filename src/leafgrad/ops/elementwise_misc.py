@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _wrap
-from . import _promote
+from . import _promote, _uint
 from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
@@ -38,6 +38,10 @@ def _heaviside(a, values):
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if a.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if a.dtype.kind == "u" and a.dtype.itemsize > 1:  # after torch's checks and broadcast
+        if a.shape != values.shape:
+            _promote.check_broadcast(a.shape, values.shape)
+        raise _not_implemented("heaviside_cpu", a)
     # torch's kernel: a == 0 ? values : (a > 0); NaN gives 0
     with np.errstate(invalid="ignore"):
         out = np.where(a == 0, values, (a > 0).astype(a.dtype))
@@ -54,6 +58,7 @@ class _HeavisideNode(Op):
     inputs = ("self", "values")
     _save_plan = ()
     vmap = batch.elementwise
+    uint_ok = True  # the forward raises torch's dtype check, then heaviside_cpu's error
 
     @staticmethod
     def forward(ctx, a, values, inplace_form=False):
@@ -114,6 +119,7 @@ class Nextafter(Op):
     inputs = ("self", "other")
     broadcasts = True
     torch_names = ("nextafter", "Tensor.nextafter")
+    uint_kernel = staticmethod(_uint.broadcast_then("nextafter_cpu"))
 
     @staticmethod
     def forward(ctx, a, b):
@@ -137,10 +143,12 @@ class Nextafter(Op):
 
 
 def _ldexp_operands(a, b):
-    """torch's ldexp dtype: the promoted type, the default float dtype for integers."""
-    target = _promote.result_np_dtype(a, b)
-    if target.kind not in "fc":
+    """torch's ldexp dtype: the promoted type, the default float dtype for integers (two
+    integer dtypes are not promoted together: uint16 with int64 works, as in torch)."""
+    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
         target = _dtype.get_default_dtype().np
+    else:
+        target = _promote.result_np_dtype(a, b)
     return a.astype(target, copy=False), b.astype(target, copy=False), target
 
 
@@ -174,6 +182,7 @@ class Ldexp(Op):
     saves = {"self": ("other",), "other": ("self", "other")}
     broadcasts = True
     torch_names = ("ldexp", "Tensor.ldexp")
+    uint_ok = True  # computed in float: self * pow(2.0, other) (Note: wide unsigned)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -210,6 +219,7 @@ class Frexp(Op):
     vmap = batch.elementwise
     multi_output = True
     torch_names = ("frexp", "Tensor.frexp")
+    uint_ok = True  # the forward raises torch's floating-point-only error
 
     @staticmethod
     def forward(ctx, a):

@@ -290,8 +290,13 @@ def _check_edges(tensor, ndim: int, numel: int, dtype, dim: int) -> None:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got 0 for dimension {dim}")
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "bfloat16": "c10::BFloat16"}
+def _c_names() -> dict:
+    from ..tensor import _C_NAMES as names  # every dtype's C++ name (uint16: short unsigned int)
+
+    return {**names, "bfloat16": "c10::BFloat16"}
+
+
+_C_NAMES = _c_names()
 
 
 def tensor_histogram(*args, **kwargs):

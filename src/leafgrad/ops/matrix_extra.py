@@ -51,6 +51,10 @@ def _check_scalars(dtype: np.dtype, beta, alpha) -> None:
                                "floating point number.")
 
 
+def _wide_unsigned(dtype: np.dtype) -> bool:
+    return dtype.kind == "u" and dtype.itemsize > 1
+
+
 def _cast_to(tensor, dtype):
     """``tensor`` in ``dtype`` (a differentiable cast when it differs)."""
     return tensor if tensor._data.dtype == dtype else tensor.to(_dtype.from_numpy_dtype(dtype))
@@ -68,6 +72,7 @@ class Addr(Op):
     inputs = ("self", "vec1", "vec2")
     saves = {"vec1": ("vec2",), "vec2": ("vec1",)}
     broadcasts = True
+    uint_ok = True  # the forward raises torch's addr_cpu error after its checks
     torch_names = ("addr", "Tensor.addr")
 
     @staticmethod
@@ -75,10 +80,20 @@ class Addr(Op):
         for name, vec in (("vec1", vec1), ("vec2", vec2)):
             if vec.ndim != 1:
                 raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vec.ndim}-D")
+        dtypes = [bias.dtype, vec1.dtype, vec2.dtype]
+        if len(set(dtypes)) > 1 and any(_wide_unsigned(d) for d in dtypes):
+            # torch expands self, then promotes the dtypes pairwise (whatever their dims),
+            # which refuses any mix with uint16/32/64 (Note: wide unsigned)
+            _expand_to(bias, (vec1.shape[0], vec2.shape[0]))
+            common = _dtype.from_numpy_dtype(dtypes[0])
+            for other in dtypes[1:]:
+                common = _dtype.promote_types(common, _dtype.from_numpy_dtype(other))
         dtype = _promote.result_np_dtype(bias, vec1, vec2)
         _check_scalars(dtype, beta, alpha)
         shape = (vec1.shape[0], vec2.shape[0])
         bias = _expand_to(bias, shape)
+        if _wide_unsigned(dtype):  # torch checks dtypes and sizes first (Note: wide unsigned)
+            raise _not_implemented("addr_cpu", bias.astype(dtype, copy=False))
         bias, vec1, vec2 = (a.astype(dtype, copy=False) for a in (bias, vec1, vec2))
         if dtype == np.bool_:  # torch: (beta && self) || (alpha && vec1 ⊗ vec2)
             outer = np.logical_and.outer(vec1, vec2) & bool(alpha)
@@ -134,6 +149,7 @@ class Addbmm(Op):
     inputs = ("self", "batch1", "batch2")
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
     broadcasts = True
+    uint_ok = True  # the forward raises torch's addmm_impl_cpu_ error after its checks
     torch_names = ("addbmm", "Tensor.addbmm")
 
     @staticmethod
@@ -161,7 +177,9 @@ class Addbmm(Op):
                 f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
                 f"{batch2.shape[1]}x{batch2.shape[2]})")
         dtype = batch2.dtype
-        if dtype == np.bool_:
+        if dtype == np.bool_ or (_wide_unsigned(dtype) and batch1.size and batch2.size):
+            # uint16/32/64: torch's kernel refuses after the checks, unless there is nothing
+            # to multiply (no batches, or an empty inner dim) (Note: wide unsigned)
             raise _not_implemented("addmm_impl_cpu_", batch2)
         if dtype.kind in "iu":  # integer kernels take the scalars as integers
             alpha, beta = int(alpha), int(beta)
@@ -214,6 +232,7 @@ class BlockDiag(Op):
 
     node = "BlockDiagBackward0"
     complex_ok = True
+    uint_ok = True  # a copy of any dtype; mixed dtypes reach torch's promotion error in forward
     torch_names = ("block_diag",)
 
     @staticmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _layout
+from . import _layout, _uint
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, gather_at_indices, one_dim
 from .. import _argparse
@@ -86,6 +86,7 @@ class Cummax(_Cumextremum):
     node = "CummaxBackward0"
     vmap = batch.dims("dim")
     torch_names = ("cummax",)
+    uint_kernel = staticmethod(_uint.unless_trivial("cummax_cpu"))
     accumulate = staticmethod(np.maximum.accumulate)
 
 
@@ -94,6 +95,7 @@ class Cummin(_Cumextremum):
     node = "CumminBackward0"
     vmap = batch.dims("dim")
     torch_names = ("cummin",)
+    uint_kernel = staticmethod(_uint.unless_trivial("cummin_cpu"))
     accumulate = staticmethod(np.minimum.accumulate)
 
 
@@ -138,6 +140,7 @@ class Logcumsumexp(Op):
     vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logcumsumexp",)
+    uint_kernel = "logcumsumexp_out_cpu"
 
     @staticmethod
     def forward(ctx, a, dim):

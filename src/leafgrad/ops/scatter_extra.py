@@ -14,7 +14,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from ..tensor import Tensor, _wrap
-from . import _layout
+from . import _layout, _uint
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -45,6 +45,7 @@ class _ViewScatter(Op):
 
     inputs = ("self", "src")
     complex_ok = True
+    uint_ok = True  # torch copies any dtype (Note: wide unsigned)
 
     @classmethod
     def _view(cls, array: np.ndarray, params: dict) -> np.ndarray:  # pragma: no cover
@@ -153,6 +154,7 @@ class MaskedScatter(Op):
     broadcasts = True
     complex_ok = True
     torch_names = ("masked_scatter", "Tensor.masked_scatter")
+    uint_kernel = "masked_scatter"
 
     @staticmethod
     def forward(ctx, a, source, mask):
@@ -196,6 +198,7 @@ class IndexReduce(ScatterReduce):
 
     node = "IndexReduceBackward0"
     torch_names = ("index_reduce", "Tensor.index_reduce")
+    uint_kernel = staticmethod(_uint.index_reduce_kernel)
 
 
 INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")

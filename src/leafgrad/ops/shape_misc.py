@@ -54,6 +54,7 @@ class Unfold(_View):
 
     node = "UnfoldBackward0"
     vmap = _unfold_rule
+    uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
     torch_names = ("Tensor.unfold",)
 
     @staticmethod
@@ -104,6 +105,7 @@ class NarrowCopy(Op):
     node = "NarrowCopyBackward0"
     complex_ok = True
     vmap = batch.dims("dim")
+    uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
     torch_names = ("narrow_copy", "Tensor.narrow_copy")
 
     @staticmethod
@@ -124,6 +126,7 @@ class UnsafeSplit(Op):
     complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
+    uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
     torch_names = ("unsafe_split", "unsafe_chunk", "Tensor.unsafe_split",
                    "Tensor.unsafe_chunk")
 
@@ -145,6 +148,7 @@ class UnsafeSplitWithSizes(Op):
     complex_ok = True
     vmap = batch.dims("dim")
     multi_output = True
+    uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
     torch_names = ("unsafe_split_with_sizes", "Tensor.unsafe_split_with_sizes")
 
     @staticmethod

@@ -156,6 +156,8 @@ def _check_weights(kind: str, weights, observations: int) -> None:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are "
                            f"observations in the input but got {weights.numel()} != "
                            f"{observations}")
+    if observations and weights.dtype in _dtype.WIDE_UNSIGNED:  # torch checks min() >= 0
+        raise NotImplementedError(f"\"min_all\" not implemented for '{weights.dtype._legacy}'")
     if observations and bool((weights._data < 0).any()):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 

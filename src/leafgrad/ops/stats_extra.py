@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _argparse
 from ..tensor import Tensor, _wrap_dim
-from . import _layout
+from . import _layout, _uint
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, unsqueeze_dims
 from .registry import Op, register
@@ -43,6 +43,7 @@ class Aminmax(MultiOutput):
     saves = {"self": ("self",), "extrema": ("self",)}
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("aminmax",)
+    uint_kernel = staticmethod(_uint.aminmax_kernel)
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
@@ -85,6 +86,10 @@ def aminmax(*args, _method=False, **kwargs):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                                "operation has no identity.")
         dims = tuple(range(data.ndim))
+        if data.ndim == 0 and data.dtype.kind == "u" and data.dtype.itemsize > 1:
+            # over everything even a 0-d tensor goes to the kernel (Note: wide unsigned)
+            raise NotImplementedError(
+                f"\"aminmax_cpu\" not implemented for '{tensor.dtype._legacy}'")
     else:
         wrapped = _wrap_dim(int(dim), data.ndim)
         if data.ndim and data.shape[wrapped] == 0:
@@ -111,9 +116,19 @@ class Renorm(Op):
     saves = {"self": ("self",)}
     vmap = batch.dims("dims")  # the reduced dims: vmap's batch dims stay out of the norm
     torch_names = ("renorm",)
+    uint_ok = True  # the forward raises torch's error (Note: wide unsigned)
 
     @staticmethod
     def forward(ctx, a, p, dims, maxnorm):
+        if a.dtype.kind == "u" and a.dtype.itemsize > 1:
+            # torch 2.13 fails an internal assert choosing the accumulate type; leafgrad
+            # raises the same RuntimeError (first line) so that programs behave alike
+            from .._dtype import from_numpy_dtype
+
+            raise RuntimeError(
+                'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+                'AccumulateType.cpp":23, please report a bug to PyTorch. Unrecognized '
+                f"ScalarType: {from_numpy_dtype(a.dtype)._legacy}")
         if a.dtype.kind not in "fc":
             from .._dtype import from_numpy_dtype
 
