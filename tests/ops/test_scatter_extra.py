@@ -12,6 +12,7 @@ import pytest
 import leafgrad
 
 from .._torch import require_torch
+from ._table_outcome import assert_same, outcome
 
 torch = require_torch()
 
@@ -80,25 +81,12 @@ CASES = [
 
 
 def _outcome(lib, code):
-    namespace = {"lib": lib}
-    exec(SETUP, namespace)  # noqa: S102 - the table's setup
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = eval(code, namespace)  # noqa: S307 - the table's calls
-    except Exception as error:  # noqa: BLE001 - comparing torch's exceptions
-        return type(error).__name__, str(error).splitlines()[0]
-    return str(value.dtype).split(".")[-1], tuple(value.shape), value.numpy()
+    return outcome(lib, SETUP, code)
 
 
 @pytest.mark.parametrize("code", CASES)
 def test_values_dtypes_and_errors_match_torch(code):
-    ours, theirs = _outcome(leafgrad, code), _outcome(torch, code)
-    if len(theirs) == 2:
-        assert ours == theirs
-        return
-    assert ours[:2] == theirs[:2]
-    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6, atol=1e-6)
+    assert_same(_outcome(leafgrad, code), _outcome(torch, code))
 
 
 @pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
