@@ -24,14 +24,43 @@ from .registry import Op, on_arrays, register
 
 def _check_alpha(a: np.ndarray, alpha) -> None:
     """torch's check of add/sub's alpha against the dtype they compute in."""
-    if isinstance(alpha, bool) and a.dtype.kind != "b":
+    check_alpha_kind(a.dtype.kind, alpha)
+
+
+def check_alpha_kind(kind: str, alpha) -> None:
+    """``_check_alpha`` for a result dtype of NumPy kind ``kind`` (the in-place path)."""
+    if isinstance(alpha, bool) and kind != "b":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and a.dtype.kind in "iub":
+    if isinstance(alpha, (float, complex)) and kind in "iub":
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    if isinstance(alpha, complex) and a.dtype.kind != "c":
+    if isinstance(alpha, complex) and kind != "c":
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
+
+
+def _is_bool(value) -> bool:
+    if isinstance(value, Tensor):  # (Rsub's ``other`` when Tensor.__rsub__ is called directly)
+        value = value._data
+    cls = value.__class__
+    # (a NumPy bool scalar is a number to torch's argument parser: 1. - np.True_ is 0.)
+    return cls is bool or (cls is np.ndarray and value.dtype == np.bool_)
+
+
+def check_bool_subtraction(a, b) -> None:
+    """torch refuses ``-`` with any bool operand (tensor or Python bool), before promotion,
+    alpha or the in-place cast checks: NumPy would compute it (``1. - True`` is 0.)."""
+    a_bool, b_bool = _is_bool(a), _is_bool(b)
+    if a_bool and b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 @register
@@ -51,9 +80,10 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         a, b = _promote.binary(a, b)
-        if alpha != 1:
+        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
-            b = b * alpha
+            # a bool result scales by alpha as a bool (torch: True + 2 * True is True)
+            b = (b if alpha else np.zeros_like(b)) if a.dtype.kind == "b" else b * alpha
         return a + b
 
     def backward(self, grad):
@@ -81,13 +111,9 @@ class Sub(Op):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        check_bool_subtraction(a, b)
         a, b = _promote.binary(a, b)
-        if a.dtype == np.bool_:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                "`^` or `logical_xor()` operator instead."
-            )
-        if alpha != 1:
+        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
             b = b * alpha
         return a - b
@@ -114,8 +140,9 @@ class Rsub(Op):
 
     @staticmethod
     def forward(ctx, a, other, alpha=1):
+        check_bool_subtraction(other, a)
         a, other = _promote.binary(a, other)
-        if alpha != 1:
+        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
         return other - (a * alpha if alpha != 1 else a)
 

@@ -24,6 +24,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
 from . import _promote
+from .elementwise import check_alpha_kind, check_bool_subtraction
 from .registry import _loud, _quiet
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
@@ -93,13 +94,19 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         )
     if not recording:
         ufunc = op.inplace_ufunc
-        if ufunc is not None and len(others) == 1:
-            alpha = params.get("alpha", 1)
+        alpha = params.get("alpha", 1)
+        if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool:
+            # (a bool alpha takes the forward, which refuses it as torch does)
             if alpha == 1:
                 return _ufunc_inplace(ufunc, target, others[0])
             if scaled_operand(target, others[0]):
                 return _ufunc_inplace(ufunc, target, others[0], alpha)
         arrays = [o._data if isinstance(o, Tensor) else o for o in others]
+        if ufunc is not None and len(arrays) == 1 and (alpha != 1 or alpha is True):
+            # torch's order: the bool-subtraction and write-back checks before alpha's
+            if ufunc is np.subtract:
+                check_bool_subtraction(target._data, arrays[0])
+            _inplace_result(ufunc, target._data, arrays[0])
         token = _quiet()
         try:
             out = np.asarray(op.forward(None, target._data, *arrays, **params))
@@ -212,33 +219,9 @@ def scaled_operand(target: Tensor, other) -> bool:
     return target._data.dtype.kind == "f" and other._data.dtype.kind == "f"
 
 
-def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
-    """The unrecorded ``a += b`` family straight into ``target``'s memory: one pass, no
-    temporary (measured on the SGD update in benchmarks/bench_core.py); with ``alpha``, the
-    scaled operand is one temporary (see ``scaled_operand``)."""
-    data = target._data
-    value = other._data if isinstance(other, Tensor) else other
-    if (type(value) is np.ndarray and value.dtype is data.dtype and value.shape == data.shape
-            and data.dtype.kind == "f"):
-        # same shape, same float dtype (an optimizer's update): nothing to promote or check
-        token = _quiet()
-        try:
-            if alpha != 1:
-                value = value * alpha
-            ufunc(data, value, out=data)
-        finally:
-            _loud(token)
-        target._bump_version()
-        return target
-    if isinstance(value, np.ndarray):
-        if value.shape != data.shape:
-            _promote.check_broadcast(data.shape, value.shape)
-            shape = np.broadcast_shapes(data.shape, value.shape)
-            if shape != data.shape:
-                raise RuntimeError(
-                    f"output with shape {list(data.shape)} doesn't match the broadcast shape "
-                    f"{list(shape)}"
-                )
+def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:
+    """The dtype ``ufunc(data, value)`` computes in, after torch's check that it can be written
+    back into ``data`` (which torch makes before it looks at alpha)."""
     result = _promote.result_np_dtype(data, value)
     if ufunc is np.true_divide and result.kind != "f":
         result = _promote.float_result(np.empty(0, result)).dtype
@@ -249,6 +232,44 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
                 f"result type {have._legacy} can't be cast to the desired output type "
                 f"{want._legacy}"
             )
+    return result
+
+
+def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
+    """The unrecorded ``a += b`` family straight into ``target``'s memory: one pass, no
+    temporary (measured on the SGD update in benchmarks/bench_core.py); with ``alpha``, the
+    scaled operand is one temporary (see ``scaled_operand``)."""
+    data = target._data
+    value = other._data if isinstance(other, Tensor) else other
+    if (type(value) is np.ndarray and value.dtype is data.dtype and value.shape == data.shape
+            and data.dtype.kind == "f"):
+        # same shape, same float dtype (an optimizer's update): nothing to promote or check
+        # but a complex alpha, which torch refuses for a real result
+        if alpha != 1:
+            check_alpha_kind("f", alpha)
+        token = _quiet()
+        try:
+            if alpha != 1:
+                value = value * alpha
+            ufunc(data, value, out=data)
+        finally:
+            _loud(token)
+        target._bump_version()
+        return target
+    if ufunc is np.subtract:
+        check_bool_subtraction(data, value)
+    if isinstance(value, np.ndarray):
+        if value.shape != data.shape:
+            _promote.check_broadcast(data.shape, value.shape)
+            shape = np.broadcast_shapes(data.shape, value.shape)
+            if shape != data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+                    f"{list(shape)}"
+                )
+    result = _inplace_result(ufunc, data, value)
+    if alpha != 1:
+        check_alpha_kind(result.kind, alpha)
     if isinstance(value, np.ndarray) and value.dtype != result:
         value = value.astype(result)
     token = _quiet()
