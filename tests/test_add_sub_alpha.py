@@ -71,3 +71,41 @@ def test_python_scalars_match_torch(expression):
             return type(error).__name__, str(error).splitlines()[0]
 
     assert outcome(leafgrad) == outcome(torch)
+
+
+# -- in-place elementwise ops with an operand that overlaps the target --------------------------
+# torch refuses an operand that is part of the written tensor (it would read elements already
+# written); the target itself, disjoint parts and copies are fine. Operands torch cannot judge
+# (non-dense views such as m[:, :1]) are left out: torch then reads its own partial writes,
+# as masked_scatter_ does with a source aliasing self (no overlap check there).
+OVERLAP_CALLS = ["add_({})", "sub_({}, alpha=2)", "mul_({})", "div_({})", "pow_({})",
+                 "fmod_({})", "remainder_({})", "copysign_({})", "hypot_({})", "atan2_({})",
+                 "clamp_min_({})", "clamp_max_({})", "clamp_({}, m[2])", "lerp_({}, 0.5)",
+                 "lerp_(m[2], {})", "addcmul_({}, m[2])", "addcdiv_(m[2], {})", "copy_({})",
+                 "true_divide_({})", "floor_divide_({})", "xlogy_({})", "float_power_({})",
+                 "eq_({})", "lt_({})", "logical_and_({})", "ldexp_({})",
+                 "masked_fill_(m > 3, m[0, 0])"]
+OPERANDS = ["m[0]", "m.t()", "m", "m.view(-1)[1:4]", "m[0, 0]", "m[0].clone()", "m[1:][0]"]
+
+
+@pytest.mark.parametrize("call", OVERLAP_CALLS)
+@pytest.mark.parametrize("operand", OPERANDS)
+def test_inplace_overlap_matches_torch(call, operand):
+    torch = require_torch()
+    code = "m." + call.format(operand)
+
+    def outcome(lib):
+        m = lib.arange(1.0, 10.0).reshape(3, 3)
+        version = m._version
+        try:
+            eval(code, {"m": m, "lib": lib})  # noqa: S307 - the table's calls
+            result = "ok"
+        except Exception as error:  # noqa: BLE001 - comparing torch's exceptions
+            result = (type(error).__name__, str(error).splitlines()[0])
+        return result, [round(v, 4) for v in m.reshape(-1).tolist()], m._version - version
+
+    ours, theirs = outcome(leafgrad), outcome(torch)
+    assert ours[0] == theirs[0]
+    assert ours[1] == pytest.approx(theirs[1], rel=1e-6, nan_ok=True)
+    if theirs[0] != "ok":
+        assert ours[2] == theirs[2] == 0  # nothing written by a refused call

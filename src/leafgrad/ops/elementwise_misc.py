@@ -175,6 +175,7 @@ def _pow2(other):
 @register
 class Ldexp(Op):
     """``self * 2 ** other``."""
+    checks_overlap = False  # torch: self.mul_(pow(2, other)), no overlap check
 
     node = "LdexpBackward0"
     vmap = batch.elementwise

@@ -247,6 +247,7 @@ class MaskedFill(Op):
 @register
 class MaskedFillTensor(Op):
     """masked_fill with a 0-d tensor value: the value gets the sum of the masked gradient."""
+    checks_overlap = False  # torch reads the 0-d value; an alias of self is fine
 
     node = "MaskedFillBackward1"
     uint_kernel = "masked_fill"

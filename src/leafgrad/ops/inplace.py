@@ -25,6 +25,8 @@ from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
 from . import _promote
 from .elementwise import check_alpha_kind, check_bool_subtraction
+from .._out import _check_overlap
+from ._batching_rules import elementwise as _ELEMENTWISE_RULE
 from .registry import _loud, _quiet
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
@@ -65,6 +67,14 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         from ._uint import check_operands
 
         check_operands(op, (target,) + others, params)
+    data = target._data
+    elementwise = op.inplace_ufunc is not None or getattr(op, "vmap", None) is _ELEMENTWISE_RULE
+    for operand in others if op.checks_overlap and elementwise else ():
+        # torch's assert_no_partial_overlap: an operand may be the target itself, not a part
+        # of it (m.add_(m[0]) would read rows it already wrote). One C-level bounds test first.
+        if isinstance(operand, Tensor) and operand._data is not data and \
+                np.may_share_memory(operand._data, data):
+            _check_overlap(operand._data, data)
     if _vmap_state.active:
         result = _vmap_state.inplace(op, target, others, params)
         if result is not NotImplemented:

@@ -112,6 +112,11 @@ class Op(Node):
     is_view = False
     multi_output = False  # forward returns a tuple; backward gets the list of output grads
     inplace_ufunc = None  # the NumPy ufunc an unrecorded ``self.op_(other)`` may call with out=
+    # elementwise in-place forms refuse an operand that partly overlaps the target (torch's
+    # TensorIterator: assert_no_partial_overlap); False where torch computes the operand
+    # first (ldexp_) or reads it as a value (masked_fill_). Index and scatter ops check
+    # overlap after their own checks, in their own order: not here.
+    checks_overlap = True
     differentiable = True
     # Note: complex support. Whether the op computes complex tensors with torch's values and
     # gradients; the others raise torch's "not implemented for 'ComplexFloat'" (see
