@@ -3,6 +3,8 @@ masked_select, take, nonzero. Index tensors must be int64 (torch's rule for thes
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _layout
@@ -113,6 +115,14 @@ class Gather(Op):
     jvp = auto_linear
 
 
+def _src_block(src: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The leading block of src that index's positions read (a 0-d src is a size-1 block in
+    every dim, as torch's ensure_nonempty_size reads it)."""
+    if src.ndim == 0 and index.ndim:
+        src = src.reshape((1,) * index.ndim)
+    return src[tuple(slice(0, n) for n in index.shape)]
+
+
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
@@ -125,7 +135,9 @@ class ScatterAdd(Op):
     @staticmethod
     def forward(ctx, a, src, dim, index):
         out = np.array(a, copy=True, order="C")
-        src = src[tuple(slice(0, n) for n in index.shape)]
+        if not index.size:  # nothing to add (torch checks no src size then)
+            return out
+        src = _src_block(src, index)
         if out.ndim == 0:
             return out + src.reshape(())
         np.add.at(out, _along(dim, index, a.ndim), src)
@@ -156,7 +168,9 @@ class Scatter(Op):
     @staticmethod
     def forward(ctx, a, src, dim, index):
         out = np.array(a, copy=True, order="C")
-        src = src[tuple(slice(0, n) for n in index.shape)]
+        if not index.size:  # nothing to write (torch checks no src size then)
+            return out
+        src = _src_block(src, index)
         if out.ndim == 0:
             return src.reshape(()).astype(out.dtype)
         out[_along(dim, index, a.ndim)] = src
@@ -202,6 +216,8 @@ def _pad_to(grad, shape):
     """``src`` may be larger than ``index``; entries never read get a zero gradient."""
     if tuple(grad.shape) == tuple(shape):
         return grad
+    if not shape:  # a 0-d src read as a size-1 block: its one element's gradient
+        return grad.reshape(())
     from .shape import SliceBackward
 
     out = grad
@@ -378,9 +394,20 @@ def check_scatter_shapes(tensor, dim: int, array: np.ndarray, src) -> None:
     if array.ndim != tensor.ndim and array.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     src_shape = tuple(src.shape) if isinstance(src, Tensor) else None
+    if src_shape is not None and array.ndim and array.size:
+        # torch reads src.size(d) for each of index's dims (an IndexError past a non-empty
+        # src's last dim), then compares the ranks (a 0-d tensor counting as 1-d)
+        rank = len(src_shape)
+        if 1 <= rank < array.ndim and math.prod(src_shape):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-{rank}, "
+                             f"{rank - 1}], but got {rank})")
+        if max(rank, 1) != array.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
     too_big = any(n > tensor.shape[k] for k, n in enumerate(array.shape) if k != dim)
-    if src_shape is not None and (too_big or len(src_shape) == array.ndim and any(
-            n > src_shape[k] for k, n in enumerate(array.shape))):
+    src_sizes = src_shape if src_shape else (1,) * array.ndim  # a 0-d src: size 1 everywhere
+    if src_shape is not None and (too_big or len(src_sizes) == array.ndim and any(
+            n > src_sizes[k] for k, n in enumerate(array.shape))):
         raise RuntimeError(
             f"Expected index {list(array.shape)} to be no larger than self "
             f"{list(tensor.shape)} apart from dimension {dim} and to be no larger size than src "
