@@ -8,21 +8,9 @@ import numpy as np
 from ..ops import _layout
 from ..ops._forward import auto_linear, jvp_sum
 from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched, gather_pooled
+from ..ops.pool3d import _bin_choice  # ATen's first-max-or-last-NaN choice, shared
 from ..ops import _batching_rules as batch
 from ..ops.registry import Op, register
-
-
-def _bin_argmax(window: np.ndarray) -> np.ndarray:
-    """Per (N, C) row of a flattened bin: ATen's choice, ``val > max || isnan(val)`` scanning
-    in order, i.e. the first maximum, or the last NaN when there is one."""
-    choice = window.argmax(-1)
-    if window.dtype.kind == "f":
-        nan = np.isnan(window)
-        has_nan = nan.any(-1)
-        if has_nan.any():
-            last_nan = window.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
-            choice = np.where(has_nan, last_nan, choice)
-    return choice
 
 
 @register
@@ -49,7 +37,7 @@ class AdaptiveMaxPool2d(Op):
             for j in range(ow):
                 width = ce[j] - cs[j]
                 window = x[:, :, rs[i]:re[i], cs[j]:ce[j]].reshape(n, c, -1)
-                choice = _bin_argmax(window)
+                choice = _bin_choice(window)
                 values[:, :, i, j] = np.take_along_axis(window, choice[..., None], -1)[..., 0]
                 indices[:, :, i, j] = (rs[i] + choice // width) * w + cs[j] + choice % width
         if ctx is not None:

@@ -295,7 +295,9 @@ class AdaptiveAvgPool3dBackward(Op):
 
 
 def _bin_choice(window: np.ndarray) -> np.ndarray:
-    """ATen's adaptive max choice over a flattened bin: the first maximum, or the last NaN."""
+    """ATen's adaptive max choice over a flattened bin (``val > max || isnan(val)`` scanning in
+    order): the first maximum, or the last NaN. Shared with AdaptiveMaxPool2d
+    (nn/_layer_ops.py)."""
     choice = window.argmax(-1)
     if window.dtype.kind == "f":
         nan = np.isnan(window)
