@@ -530,10 +530,14 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
             if cast is not None and isinstance(other, Value):
                 operand = f"{operand}.astype({ns.add(cast, 'D')})"
             alpha = node.params.get("alpha", 1)
-            if alpha != 1:  # ops/inplace.py scaled_operand
-                operand = f"{operand} * {code(alpha)}"
-            lines.append(f"{ns.add(ufunc, 'U')}({target.name}, {operand}, out={target.name}, "
-                         "casting='unsafe')")
+            if alpha != 1:  # ops/inplace.py scaled_operand: one fused multiply-add
+                from ..ops._float_kernels import scaled_update
+
+                lines.append(f"{ns.add(scaled_update, 'F')}({ns.add(ufunc, 'U')}, "
+                             f"{target.name}, {operand}, {code(alpha)}, out={target.name})")
+            else:
+                lines.append(f"{ns.add(ufunc, 'U')}({target.name}, {operand}, "
+                             f"out={target.name}, casting='unsafe')")
         else:
             forward = ns.add(node.op.forward, "F")
             args = "".join(", " + code(a) for a in others)

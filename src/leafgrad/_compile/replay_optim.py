@@ -2,9 +2,9 @@
 replayed by calling the method on the live optimizer, see capture.py).
 
 ``sgd_step``: the plain SGD update (no momentum, weight decay or maximize, one float learning
-rate, no step hooks), ``p += g * -lr`` on the arrays: the same two NumPy calls eager
-``param.add_(grad, alpha=-lr)`` makes (ops/inplace.py ``_ufunc_inplace``: the scaled operand,
-then one add into the parameter), without the Tensor method, the in-place op's checks and the
+rate, no step hooks), ``p += g * -lr`` on the arrays: the same fused multiply-add eager
+``param.add_(grad, alpha=-lr)`` makes (ops/inplace.py ``_ufunc_inplace``,
+ops/_float_kernels.scaled_update), without the Tensor method, the in-place op's checks and the
 per-parameter Python of ``SGD.step``. Whatever it does not cover it leaves to the method: it
 returns False before touching anything and the replay calls ``SGD.step``.
 """
@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+
+from ..ops._float_kernels import scaled_update
 
 __all__ = ["fast_call", "param_ids"]
 
@@ -53,13 +55,12 @@ def sgd_step(optimizer, params: tuple) -> bool:
     if not _plain_sgd(optimizer, params):
         return False
     alpha = -optimizer.param_groups[0]["lr"]
-    add, multiply = np.add, np.multiply
     for param in params:
         grad = param._grad
         if grad is None:
             continue
         data = param._data
-        add(data, multiply(grad._data, alpha), out=data, casting="unsafe")
+        scaled_update(np.add, data, grad._data, alpha, out=data)  # one fused multiply-add
         param._bump_version()
     return True
 

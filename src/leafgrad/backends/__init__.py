@@ -20,10 +20,17 @@ cuda = _Flags(matmul=_Flags(allow_tf32=False, allow_fp16_reduced_precision_reduc
               is_built=_unavailable)
 mkldnn = _Flags(enabled=True, is_available=lambda: True)
 openmp = _Flags(is_available=lambda: False)
-mkl = _Flags(is_available=lambda: False)
+def _mkl_available() -> bool:
+    from ..ops import _mkl
+
+    return _mkl.available()
+
+
+mkl = _Flags(is_available=_mkl_available)
 # leafgrad's own switch (not torch's): True makes float32 sigmoid, silu and pow replay torch's
 # SLEEF vector kernels operation by operation, for bit-identical results at 20-100x the cost
-# (ops/_float_kernels.py, docs/float32-bits.md)
-cpu = _Flags(torch_bits=False)
+# (ops/_float_kernels.py, docs/float32-bits.md); mkl_vml: call Intel MKL's vector math
+# functions where torch does, when the optional ``mkl`` package is installed (ops/_mkl.py)
+cpu = _Flags(torch_bits=False, mkl_vml=True)
 
 __all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu"]

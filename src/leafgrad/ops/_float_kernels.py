@@ -5,16 +5,14 @@ vec512_float.h, Loops.h), and what this module does to give the same bits:
 
 - **exp, log, tanh, sin, cos** (and sqrt) call Intel MKL's vector math library
   (``vmsExp``/``vmsLn``/``vmsTanh``/``vmsSin``/``vmsCos`` in high-accuracy mode) on every
-  contiguous run of elements, the whole tensor through one call; a strided operand is copied
-  into a buffer first, so every element goes through the same MKL code whatever the shape.
-  MKL's code is not public; its high-accuracy float32 results are the correctly rounded ones
-  except near a rounding midpoint. Computing the function in float64 and rounding once to
-  float32 therefore reproduces torch's result on 99.0% (exp), 99.99% (log) and 99.6% (tanh)
-  of a grid of 100,000 inputs (``docs/float32-bits.md``), where NumPy's float32 kernels
-  agree on 61%, 95% and 62%. For sin and cos the rounding agrees on 95% (NumPy's float32:
-  84%, 81%): MKL's float32 sine and cosine err by up to 0.6 ulp, in a pattern that looks
-  random from one input to the next (float32 arithmetic inside MKL), which only MKL's own
-  code reproduces.
+  contiguous run of elements; a strided operand is copied into a buffer first, so every
+  element goes through the same MKL code whatever the shape. With the optional ``mkl``
+  package leafgrad calls the same functions (ops/_mkl.py) and every bit is torch's. Without
+  it: MKL's high-accuracy float32 results are the correctly rounded ones except near a
+  rounding midpoint, so computing the function in float64 and rounding once to float32
+  reproduces torch's result on 99.0% (exp), 99.99% (log) and 99.6% (tanh) of a grid of
+  100,000 inputs (``docs/float32-bits.md``), where NumPy's float32 kernels agree on 61%, 95%
+  and 62%; for sin and cos 95% (MKL's errors there look random from one input to the next).
 - **sigmoid** is torch's own kernel (``cpu_kernel_vec``): in 16-lane AVX-512 vectors it
   computes ``1 / ((exp(0 - x)) + 1)`` with SLEEF's ``expf`` (u10), replayed below operation
   by operation; the elements left over after the last full pair of vectors (``n % 32`` in a
@@ -35,8 +33,8 @@ with ``leafgrad.backends.cpu.torch_bits = True``. By default sigmoid and silu us
 scalar formula on every element (float32 arithmetic around a once-rounded exp: 96% of
 sigmoid's bits) and pow rounds float64's pow once (98% of the bits), each a few NumPy calls.
 
-float64 tensors keep NumPy's float64 kernels (torch's MKL/SLEEF float64 results are within
-an ulp of them; matching those bits is not attempted).
+float64 tensors use MKL where it is installed and NumPy's result differs from torch's (sin,
+cos, tanh, sqrt), NumPy's float64 kernels otherwise (within an ulp of torch's).
 
 A float32 fused multiply-add ``a * b + c`` is replayed in float64: the product of two float32
 values is exact there, the sum is rounded to float64 and then to float32. The two roundings
@@ -49,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
+from . import _mkl
 
 _F32 = np.float32
 _F64 = np.float64
@@ -64,24 +63,33 @@ def _rounded(ufunc, a: np.ndarray) -> np.ndarray:
     return ufunc(a, out=np.empty_like(a), dtype=_F64, casting="same_kind")
 
 
-def exp(a: np.ndarray) -> np.ndarray:
-    return _rounded(np.exp, a) if a.dtype == _F32 else np.exp(a)
+def _vml_or_rounded(name: str, ufunc):
+    """float32/float64: MKL's ``name`` where torch calls it and MKL is installed
+    (ops/_mkl.py); otherwise float32 rounds float64's ``ufunc`` once and the other dtypes
+    run ``ufunc``."""
+
+    def compute(a: np.ndarray) -> np.ndarray:
+        result = _mkl.kernel(name, a)
+        if result is not None:
+            return result
+        return _rounded(ufunc, a) if a.dtype == _F32 else ufunc(a)
+
+    compute.__name__ = name
+    return compute
 
 
-def log(a: np.ndarray) -> np.ndarray:
-    return _rounded(np.log, a) if a.dtype == _F32 else np.log(a)
+exp = _vml_or_rounded("exp", np.exp)
+log = _vml_or_rounded("log", np.log)
+tanh = _vml_or_rounded("tanh", np.tanh)
+sin = _vml_or_rounded("sin", np.sin)
+cos = _vml_or_rounded("cos", np.cos)
 
 
-def tanh(a: np.ndarray) -> np.ndarray:
-    return _rounded(np.tanh, a) if a.dtype == _F32 else np.tanh(a)
-
-
-def sin(a: np.ndarray) -> np.ndarray:
-    return _rounded(np.sin, a) if a.dtype == _F32 else np.sin(a)
-
-
-def cos(a: np.ndarray) -> np.ndarray:
-    return _rounded(np.cos, a) if a.dtype == _F32 else np.cos(a)
+def sqrt(a: np.ndarray) -> np.ndarray:
+    """NumPy's correctly rounded square root, or MKL's where torch calls it (1 ulp below on
+    about 0.6% of float32 and 0.7% of float64 inputs)."""
+    result = _mkl.kernel("sqrt", a)
+    return np.sqrt(a) if result is None else result
 
 
 # -- SLEEF's expf (u10), as torch's Vectorized<float>::exp runs it with FMA ---------------------
@@ -214,9 +222,13 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _into(ufunc, a: np.ndarray, out) -> np.ndarray:
+def _into(ufunc, a: np.ndarray, out, name: str | None = None) -> np.ndarray:
     """``ufunc(a)`` as ``exp``/``log``/``tanh`` above compute it, written into ``out``
     (leafgrad.compile's capture kernels; ``out`` None: a fresh array)."""
+    if name is not None:
+        result = _mkl.kernel(name, a, out)
+        if result is not None:
+            return result
     if a.dtype != _F32:
         return ufunc(a, out=out)
     if out is None:
@@ -225,23 +237,28 @@ def _into(ufunc, a: np.ndarray, out) -> np.ndarray:
 
 
 def exp_into(a, out):
-    return _into(np.exp, a, out)
+    return _into(np.exp, a, out, "exp")
 
 
 def log_into(a, out):
-    return _into(np.log, a, out)
+    return _into(np.log, a, out, "log")
 
 
 def tanh_into(a, out):
-    return _into(np.tanh, a, out)
+    return _into(np.tanh, a, out, "tanh")
 
 
 def sin_into(a, out):
-    return _into(np.sin, a, out)
+    return _into(np.sin, a, out, "sin")
 
 
 def cos_into(a, out):
-    return _into(np.cos, a, out)
+    return _into(np.cos, a, out, "cos")
+
+
+def sqrt_into(a, out):
+    result = _mkl.kernel("sqrt", a, out)
+    return np.sqrt(a, out=out) if result is None else result
 
 
 # -- pow with a number exponent: SLEEF's powf in the vector loop, double pow in the scalar one --
@@ -303,3 +320,68 @@ def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if part is not None:
         out[part] = np.power(av[part], bv[part], dtype=_F64)
     return out
+
+
+# -- tanh's backward: grad * (1 - y * y) with the bracket fused, as torch's kernel ------------------
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
+
+
+def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
+    """torch's ``tanh_backward(grad, y)`` for real arrays of one dtype: ATen's vectorised
+    kernel computes ``grad * (1 - y * y)`` with the bracket as one fused multiply-add, so
+    ``1 - y * y`` is rounded once (where ``y`` is near +-1 the unfused form loses most of its
+    bits: on tanh of [-7, 7] it is torch's result on 18% of float32 inputs, the fused one on
+    100%). float32: ``y * y`` is exact in float64 and the difference is rounded there and
+    then to float32 (two roundings agree but on exact float32 midpoints); float64: the
+    product split into a head and an exact tail (Veltkamp/Dekker), the difference summed in
+    double-double and rounded once. ``out``: where to write (may be ``grad``)."""
+    dtype = y.dtype
+    if dtype == _F32:
+        t = np.multiply(y, y, dtype=_F64)
+        t = np.subtract(1.0, t, out=t if type(t) is np.ndarray else None)  # 0-d: a scalar
+        return np.multiply(grad, t, out=out, dtype=_F32, casting="same_kind")
+    if dtype == _F64:
+        p = y * y
+        scaled = y * _SPLIT
+        high = scaled - (scaled - y)
+        low = y - high
+        tail = high * high - p  # p + tail + 2 high low + low low == y * y exactly
+        tail += 2 * high * low
+        tail += low * low
+        head = 1.0 - p
+        tail = ((1.0 - head) - p) - tail  # 1 - p - head exactly, minus the product's tail
+        head += tail
+        return np.multiply(grad, head, out=out)
+    return np.multiply(grad, 1 - y * y, out=out)
+
+
+# -- add/sub with alpha: one fused multiply-add, as torch's kernel --------------------------------
+
+
+def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
+    """torch's ``add(a, b, alpha=alpha)`` (``ufunc`` np.add) or ``sub`` (np.subtract) of real
+    arrays: ATen's add kernel computes ``a + alpha * b`` as one fused multiply-add,
+    ``fmadd(b, alpha, a)`` with ``alpha`` in the operands' dtype (sub: ``-alpha``), so the
+    product is not rounded on its own (SGD's ``p.add_(g, alpha=-lr)``: rounding it first
+    gave torch's bits on 99.6% of 1,000 float32 parameters, the fused form on all of them).
+    float32: the product of two float32 values is exact in float64, the sum is rounded there
+    and then to float32 (with a number operand torch's kernel agrees with this on 99.5% of
+    elements, a separately rounded product on 73%). Other dtypes scale first (float64 keeps
+    that rounding). ``out``: where to write (may be ``a``); None: a new array of the broadcast
+    shape."""
+    if type(b) is not np.ndarray:  # a wrapped number: the tensor's dtype, as torch's kernel
+        b = np.asarray(b, dtype=a.dtype if a.dtype.kind == "f" else None)
+    if a.dtype == _F32 and b.dtype == _F32 and type(alpha) is not complex:
+        scale = float(_F32(alpha))
+        wide = np.multiply(b, -scale if ufunc is np.subtract else scale, dtype=_F64)
+        wide = np.add(wide, a, out=wide if wide.shape == np.broadcast_shapes(a.shape, b.shape)
+                      and type(wide) is np.ndarray else None)
+        if out is None:
+            return np.asarray(wide, dtype=_F32)
+        np.copyto(out, wide, casting="unsafe")
+        return out
+    scaled = b * alpha
+    if out is None:
+        return ufunc(a, scaled)
+    return ufunc(a, scaled, out=out, casting="unsafe")

@@ -82,6 +82,8 @@ class Add(Op):
         a, b = _promote.binary(a, b)
         if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
+            if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
+                return _float_kernels.scaled_update(np.add, a, b, alpha)
             # a bool result scales by alpha as a bool (torch: True + 2 * True is True)
             b = (b if alpha else np.zeros_like(b)) if a.dtype.kind == "b" else b * alpha
         return a + b
@@ -115,6 +117,8 @@ class Sub(Op):
         a, b = _promote.binary(a, b)
         if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
+            if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
+                return _float_kernels.scaled_update(np.subtract, a, b, alpha)
             b = b * alpha
         return a - b
 
@@ -530,8 +534,12 @@ class Sqrt(_Unary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     saves = {"result": ("self",)}
-    ufunc = np.sqrt
+    ufunc = staticmethod(_float_kernels.sqrt)  # MKL's where installed (ops/_mkl.py)
     torch_names = ("sqrt",)
+
+    @staticmethod
+    def capture_kernel(a, out):  # Note: capture kernels in registry.py
+        return _float_kernels.sqrt_into(a, out)
 
     def backward(self, grad):
         return grad / conj(_scale(self.saved("result"), 2))
@@ -597,7 +605,7 @@ class Tanh(_Unary):
             if g.dtype is y.dtype:
                 token = _quiet()
                 try:
-                    return _wrap(g * (1 - y * y))
+                    return _wrap(_float_kernels.tanh_backward(g, y))  # torch's fused form
                 except MemoryError as error:
                     raise _alloc_error(error) from None
                 finally:
@@ -652,16 +660,13 @@ class TanhBackward(Op):
     @staticmethod
     def forward(ctx, grad, y):
         grad, y = _promote.binary(grad, y)
-        return grad * (1 - y * y)
+        if y.dtype.kind == "c":
+            return grad * (1 - y * y)
+        return _float_kernels.tanh_backward(grad, y)  # 1 - y * y fused, as torch's kernel
 
     @staticmethod
     def capture_kernel(grad, y, out):  # Note: capture kernels in registry.py
-        t = np.multiply(y, y, out)
-        np.subtract(1, t, t)
-        return np.multiply(grad, t, t)
-
-    # the same calls, inlined by the replay: (ufunc, operands...), "out" the result so far
-    capture_steps = ((np.multiply, 1, 1), (np.subtract, 1.0, "out"), (np.multiply, 0, "out"))
+        return _float_kernels.tanh_backward(grad, y, out)
 
     def backward(self, gg):
         y = self.saved("output")
@@ -671,14 +676,14 @@ class TanhBackward(Op):
                 children = self._next_nodes
                 if children[0] is not None:
                     grad_grad = _plain(TanhBackward, gg, y)
-                if children[1] is not None:
-                    grad_y = _times(_times(gg, self.saved("grad_output")),
-                                    _plain(MulScalar, y, other=-2))
+                if children[1] is not None:  # gg * ((-2 * y) * grad_output), torch's order
+                    grad_y = _times(gg, _times(_plain(MulScalar, y, other=-2),
+                                               self.saved("grad_output")))
                 return grad_grad, grad_y
         if self.needs_grad(0):
             grad_grad = TanhBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * conj(self.saved("grad_output")) * conj(_scale(y, -2))
+            grad_y = gg * conj(_scale(y, -2) * self.saved("grad_output"))
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):
@@ -689,7 +694,7 @@ class TanhBackward(Op):
 
 @register
 class SigmoidBackward(Op):
-    """``grad * y * (1 - y)`` as its own node (SigmoidBackwardBackward0)."""
+    """``grad * (1 - y) * y`` as its own node (SigmoidBackwardBackward0)."""
 
     node = "SigmoidBackwardBackward0"
     complex_ok = True
@@ -701,15 +706,16 @@ class SigmoidBackward(Op):
     @staticmethod
     def forward(ctx, grad, y):
         grad, y = _promote.binary(grad, y)
-        return grad * (y * (1 - y))
+        return grad * (1 - y) * y  # torch's kernel's order: (grad * (1 - y)) * y
 
     @staticmethod
     def capture_kernel(grad, y, out):
         t = np.subtract(1, y, out)
-        np.multiply(y, t, t)
-        return np.multiply(grad, t, t)
+        np.multiply(grad, t, t)
+        return np.multiply(t, y, t)
 
-    capture_steps = ((np.subtract, 1.0, 1), (np.multiply, 1, "out"), (np.multiply, 0, "out"))
+    # the same calls, inlined by the replay: (ufunc, operands...), "out" the result so far
+    capture_steps = ((np.subtract, 1.0, 1), (np.multiply, 0, "out"), (np.multiply, "out", 1))
 
     def backward(self, gg):
         y = self.saved("output")

@@ -23,7 +23,7 @@ from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
-from . import _promote
+from . import _float_kernels, _promote
 from .elementwise import check_alpha_kind, check_bool_subtraction
 from .._out import _check_overlap
 from ._batching_rules import elementwise as _ELEMENTWISE_RULE
@@ -259,9 +259,10 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
             check_alpha_kind("f", alpha)
         token = _quiet()
         try:
-            if alpha != 1:
-                value = value * alpha
-            ufunc(data, value, out=data)
+            if alpha != 1:  # one fused multiply-add, as torch's kernel
+                _float_kernels.scaled_update(ufunc, data, value, alpha, out=data)
+            else:
+                ufunc(data, value, out=data)
         finally:
             _loud(token)
         target._bump_version()
@@ -284,9 +285,14 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
         value = value.astype(result)
     token = _quiet()
     try:
-        if alpha != 1:
-            value = value * alpha
-        ufunc(data, value, out=data, casting="unsafe")
+        if alpha != 1 and result.kind == "f" and isinstance(value, np.ndarray):
+            # one fused multiply-add, as torch's kernel
+            _float_kernels.scaled_update(ufunc, data.astype(result, copy=False), value, alpha,
+                                         out=data)
+        else:
+            if alpha != 1:
+                value = value * alpha
+            ufunc(data, value, out=data, casting="unsafe")
     finally:
         _loud(token)
     target._bump_version()

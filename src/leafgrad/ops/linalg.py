@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import jvp_sum
-from . import _batching_rules as batch
+from . import _batching_rules as batch, _blas
 from ..tensor import _wrap
 from .registry import Op, on_arrays, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -54,12 +54,13 @@ class Mm(Op):
         _same_dtype(a, b)
         if ctx is not None:
             ctx.keep("layouts", (_column_major(a), _column_major(b)))
-        return a @ b
+        return _matmul(a, b)
 
     @staticmethod
     def capture_kernel(a, b, out):  # Note: capture kernels in registry.py
-        # the same BLAS call as a @ b, written into the replay's buffer
-        return np.matmul(a, b, out=out)
+        # the same BLAS call as forward, written into the replay's buffer
+        result = _blas.mm(a, b, out)
+        return np.matmul(a, b, out=out) if result is None else result
 
     def backward(self, grad):
         if on_arrays():  # Note: array-level backwards (activation.py)
@@ -76,6 +77,13 @@ class Mm(Op):
     def jvp(self, tangents, primals, result):
         a, b = primals  # torch: mm(self_t, mat2_p) + mm(self_p, mat2_t)
         return jvp_sum(tangents, lambda t: t.mm(b), lambda t: a.mm(t))
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The product of two matrices: MKL's gemm called as torch calls it where the ``mkl``
+    package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise."""
+    result = _blas.mm(a, b)
+    return a @ b if result is None else result
 
 
 # Note: gradient layout
@@ -114,12 +122,12 @@ def _mm_grads_on_arrays(node, grad, first: int):
         mat2 = node.saved("mat2")._data
         if mat2.dtype is not g.dtype:
             return None
-        grad_a = _wrap((mat2 @ g.T).T if node.saved("layouts")[0] else g @ mat2.T)
+        grad_a = _wrap(_matmul(mat2, g.T).T if node.saved("layouts")[0] else _matmul(g, mat2.T))
     if children[first + 1] is not None:
         mat1 = node.saved("mat1" if first else "self")._data
         if mat1.dtype is not g.dtype:
             return None
-        grad_b = _wrap((g.T @ mat1).T if node.saved("layouts")[1] else mat1.T @ g)
+        grad_b = _wrap(_matmul(g.T, mat1).T if node.saved("layouts")[1] else _matmul(mat1.T, g))
     return grad_a, grad_b
 
 
@@ -145,7 +153,8 @@ class Mv(Op):
                 f"vec ({v.shape[0]})"
             )
         _same_dtype(a, v)
-        return a @ v
+        result = _blas.mv(a, v)  # MKL's gemv as torch calls it, where installed
+        return a @ v if result is None else result
 
     def backward(self, grad):
         grad_self = grad_vec = None
@@ -189,7 +198,8 @@ class Dot(Op):
     @staticmethod
     def forward(ctx, a, b):
         _check_vectors(a, b, "dot")
-        return np.asarray(np.dot(a, b))
+        result = _blas.dot(a, b)  # MKL's dot as torch calls it, where installed
+        return np.asarray(np.dot(a, b)) if result is None else result
 
     def backward(self, grad):
         grad_self = grad_other = None
@@ -250,9 +260,12 @@ class Addmm(Op):
 
     @staticmethod
     def forward(ctx, bias, a, b, beta=1, alpha=1):
-        product = Mm.forward(None, a, b)
         if ctx is not None:
             ctx.keep("layouts", (_column_major(a), _column_major(b)))
+        fused = _addmm_mkl(bias, a, b, beta, alpha)
+        if fused is not None:
+            return fused
+        product = Mm.forward(None, a, b)
         if alpha != 1:
             product = product * alpha
         if beta == 0:
@@ -274,8 +287,11 @@ class Addmm(Op):
 
     @staticmethod
     def capture_kernel(bias, a, b, out):
-        # beta = alpha = 1 (the replay checks): the product into the buffer, the bias added
-        # into it, as forward does
+        # beta = alpha = 1 (the replay checks): as forward computes it, into the buffer
+        if bias.dtype == a.dtype and bias.ndim <= 2:
+            fused = _blas.addmm(bias, a, b, 1, 1, out)
+            if fused is not None:
+                return fused
         product = np.matmul(a, b, out=out)
         return np.add(product, bias, out=product)
 
@@ -305,6 +321,24 @@ class Addmm(Op):
         return jvp_sum(tangents, lambda t: t if beta == 1 else t * beta,
                        lambda t: t.mm(b) if alpha == 1 else t.mm(b) * alpha,
                        lambda t: a.mm(t) if alpha == 1 else a.mm(t) * alpha)
+
+
+def _addmm_mkl(bias, a, b, beta, alpha):
+    """Addmm's forward as torch's kernel computes it, the bias inside MKL's gemm call
+    (Note: torch's gemm call, ops/_blas.py), after Mm's and the bias's checks; None where
+    MKL does not serve it (no mkl package, other dtypes, complex or non-number scalars)."""
+    if (not isinstance(bias, np.ndarray) or bias.dtype != a.dtype or a.ndim != 2 or b.ndim != 2
+            or a.dtype.char not in "fd" or a.shape[1] != b.shape[0] or b.dtype != a.dtype
+            or bias.ndim > 2 or type(beta) not in (int, float) or type(alpha) not in (int, float)):
+        return None
+    shape = (a.shape[0], b.shape[1])
+    if bias.shape != shape and bias.shape != shape[1:]:
+        try:
+            if np.broadcast_shapes(bias.shape, shape) != shape:
+                return None  # the NumPy path raises torch's error
+        except ValueError:
+            return None
+    return _blas.addmm(bias, a, b, beta, alpha)
 
 
 def _legacy(a: np.ndarray) -> str:
@@ -341,7 +375,7 @@ class Bmm(Op):
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs
             # (benchmarks/bench_func.py)
             return np.multiply(a, b)
-        return np.matmul(a, b)
+        return _bmm(a, b)
 
     def backward(self, grad):
         grad_self = grad_mat2 = None
@@ -354,6 +388,28 @@ class Bmm(Op):
     def jvp(self, tangents, primals, result):
         a, b = primals  # torch: self_t.bmm(mat2_p) + self_p.bmm(mat2_t)
         return jvp_sum(tangents, lambda t: t.bmm(b), lambda t: a.bmm(t))
+
+
+def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's bmm kernel for real floats (ATen's bmm_out_or_baddbmm_): when
+    ``k * m * n < 400`` its own loop, each element ``sum += a[i, k] * b[k, j]`` in order with
+    the product rounded (NumPy's add.accumulate over the products is that sum); larger ones
+    one gemm per matrix, made as torch makes it (ops/_blas.py) where MKL is installed."""
+    batch, m, k = a.shape
+    n = b.shape[2]
+    if a.dtype.kind != "f" or b.dtype != a.dtype or a.dtype.itemsize < 4:
+        return np.matmul(a, b)
+    if k * m * n < 400:
+        if not (batch and m and n and k):
+            return np.matmul(a, b)  # zeros (k == 0) or an empty result
+        products = np.multiply(a[:, :, :, None], b[:, None, :, :])
+        return np.ascontiguousarray(np.add.accumulate(products, axis=2)[:, :, -1, :])
+    if batch and _blas.mm(a[0], b[0]) is not None:
+        out = np.empty((batch, m, n), a.dtype)
+        for index in range(batch):
+            _blas.mm(a[index], b[index], out[index])
+        return out
+    return np.matmul(a, b)
 
 
 def matmul(a, b):

@@ -1,0 +1,172 @@
+"""Intel MKL's vector math functions, where torch's CPU kernels call them (an optional extra).
+
+Note: torch's MKL functions
+torch 2.13's CPU build hands most float32 and float64 unary math on contiguous runs to MKL's
+vector math library (ATen's vml.h: ``vms<Name>``/``vmd<Name>`` with the mode
+``VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE``; a strided operand goes through a contiguous
+buffer, so every element takes the same code). MKL's algorithms are not public, and its
+high-accuracy results are not always the correctly rounded ones (sin, cos, tan, tanh, erf...
+err by up to ~0.6 ulp), so only MKL itself gives torch's last bits. When the ``mkl`` package
+is installed (``pip install leafgrad[mkl]``, which puts ``libmkl_rt`` under ``sys.prefix``),
+leafgrad calls the same functions with the same mode; without it the NumPy kernels (float64
+computations rounded once, ops/_float_kernels.py) give most of the bits.
+
+Which functions: those whose MKL result equals torch's on a grid of 100,001 inputs
+(docs/float32-bits.md, tests/ops/test_mkl_bits.py); where torch runs SLEEF or its own code
+instead (expm1, log1p, sinh, cosh, asinh, acosh, atanh, exp2, lgamma), MKL's results
+differ from torch's and are not used. float64 uses MKL only where NumPy's float64 kernel differs from
+torch's (sin, cos, tanh, sqrt, the erf family); elsewhere both are the same bits.
+
+MKL runs sequentially here (``MKL_Set_Threading_Layer(SEQUENTIAL)`` before any other call,
+so no OpenMP/TBB runtime is started); the mode is passed with every call, so calls from
+several threads are independent. ``leafgrad.backends.cpu.mkl_vml = False`` switches it off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+
+# ATen's mode for every vml call (vml.h): high accuracy, denormals kept, no error handling
+_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
+_SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+_CHUNK = 1 << 30  # elements per call: MKL_INT is 32-bit in the LP64 interface
+
+# (float32 names, float64 names): MKL's function name for each leafgrad kernel name
+FLOAT32 = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh", "sqrt": "Sqrt",
+           "asin": "Asin", "acos": "Acos", "atan": "Atan", "erf": "Erf", "erfc": "Erfc",
+           "erfinv": "ErfInv", "log10": "Log10", "log2": "Log2"}
+FLOAT64 = {"sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt", "erf": "Erf",
+           "erfc": "Erfc", "erfinv": "ErfInv"}
+
+_addressof = ctypes.addressof
+_char = ctypes.c_char
+_lock = threading.Lock()
+_library = None  # the loaded libmkl_rt, False once a search failed
+_served: dict = {}  # (NumPy dtype char, leafgrad name) -> MKL's ctypes function, once loaded
+
+
+def _candidates():
+    explicit = os.environ.get("LEAFGRAD_MKL")
+    if explicit:
+        yield explicit
+        return
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
+        for sub, names in (("lib", ("libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so",
+                                    "libmkl_rt.3.dylib", "libmkl_rt.2.dylib", "libmkl_rt.dylib")),
+                           (os.path.join("Library", "bin"), ("mkl_rt.3.dll", "mkl_rt.2.dll"))):
+            for name in names:
+                path = os.path.join(prefix, sub, name)
+                if os.path.exists(path):
+                    yield path
+    found = ctypes.util.find_library("mkl_rt")
+    if found:
+        yield found
+
+
+def _load():
+    global _library
+    with _lock:
+        if _library is not None:
+            return _library
+        for path in _candidates():
+            try:
+                library = ctypes.CDLL(path)
+                library.vmsSin  # noqa: B018 - a library without the vector math functions
+            except (OSError, AttributeError):
+                continue
+            try:
+                set_layer = library.MKL_Set_Threading_Layer
+                set_layer.argtypes = [ctypes.c_int]
+                set_layer(_SEQUENTIAL)
+            except AttributeError:
+                pass
+            for char, prefix, table in (("f", "vms", FLOAT32), ("d", "vmd", FLOAT64)):
+                for name, mkl_name in table.items():
+                    function = getattr(library, prefix + mkl_name)
+                    function.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.c_longlong]
+                    function.restype = None
+                    _served[(char, name)] = function
+            _library = library
+            return library
+        _library = False
+        return False
+
+
+def library():
+    """The loaded libmkl_rt, or False when it is not installed (searched once)."""
+    return _library if _library is not None else _load()
+
+
+def available() -> bool:
+    """Whether MKL's vector math functions were found (and are switched on)."""
+    return bool(_cpu.mkl_vml) and bool(_library if _library is not None else _load())
+
+
+def _dense(array: np.ndarray) -> bool:
+    """Whether ``array``'s elements fill one run of memory (any order of strides)."""
+    flags = array.flags
+    if flags.c_contiguous or flags.f_contiguous:
+        return True
+    pairs = sorted((abs(stride), size) for stride, size in zip(array.strides, array.shape)
+                   if size != 1)
+    expected = array.itemsize
+    for stride, size in pairs:
+        if stride != expected:
+            return False
+        expected *= size
+    return all(stride > 0 for stride, size in zip(array.strides, array.shape) if size != 1)
+
+
+def _first_element(array: np.ndarray) -> int:
+    """The address of the lowest element of a dense array with non-negative strides."""
+    return array.ctypes.data
+
+
+def kernel(name: str, a: np.ndarray, out: np.ndarray | None = None):
+    """MKL's ``name`` of the float32/float64 array ``a`` as torch computes it, into ``out`` if
+    given (same shape and dtype); None when MKL does not serve this function and dtype (the
+    caller then runs its own kernel)."""
+    function = _served.get((a.dtype.char, name))
+    if function is None:
+        if _library is not None or a.dtype.char not in "fd" or not _cpu.mkl_vml:
+            return None
+        _load()  # the first call: find MKL, then fill _served
+        return kernel(name, a, out)
+    if not _cpu.mkl_vml:
+        return None
+    # MKL computes in place (its functions allow the input and output to be one array): one
+    # copy into the result, and one address to find
+    # (the result keeps the operand's layout, as NumPy's and torch's unary kernels do: a dense
+    # copy in the operand's order of strides, which MKL reads as one run of elements)
+    if out is not None and out.dtype == a.dtype and _dense(out):
+        target = out
+        if not np.shares_memory(out, a) or out.strides != a.strides:
+            np.copyto(target, a)
+    else:
+        target = a.copy(order="K")
+    size = target.size
+    if target.flags.c_contiguous:
+        address = _addressof(_char.from_buffer(target)) if size else 0  # cheaper than .ctypes
+    else:
+        address = _first_element(target)
+    if size < _CHUNK:
+        if size:
+            function(size, address, address, _MODE)
+    else:
+        step = _CHUNK * a.dtype.itemsize
+        for start in range(0, size, _CHUNK):
+            pointer = address + (start // _CHUNK) * step
+            function(min(_CHUNK, size - start), pointer, pointer, _MODE)
+    if out is not None and target is not out:
+        out[...] = target
+        return out
+    return target
