@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from . import constraints, transforms, utils
 from ._composite import Independent, LogNormal, TransformedDistribution
+from ._continuous import ContinuousBernoulli, FisherSnedecor, GeneralizedPareto, VonMises
+from ._counts import Binomial, Multinomial, NegativeBinomial, Poisson
 from ._extra import (Cauchy, Geometric, MixtureSameFamily, RelaxedBernoulli,
                      RelaxedOneHotCategorical)
 from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
@@ -16,12 +18,16 @@ from ._gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from ._half import Gumbel, HalfCauchy, HalfNormal
 from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
+from ._transformed import InverseGamma, Kumaraswamy, LogisticNormal, Pareto, Weibull
 from ._univariate import Exponential, Laplace, Normal, Uniform
 from .distribution import Distribution, ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
 __all__ = sorted([
+    "Binomial", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "InverseGamma",
+    "Kumaraswamy", "LogisticNormal", "Multinomial", "NegativeBinomial", "Pareto", "Poisson",
+    "VonMises", "Weibull",
     "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
