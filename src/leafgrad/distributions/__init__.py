@@ -7,7 +7,7 @@ with torch's gradients.
 
 from __future__ import annotations
 
-from . import constraints, transforms, utils
+from . import constraint_registry, constraints, transforms, utils
 from ._composite import Independent, LogNormal, TransformedDistribution
 from ._continuous import ContinuousBernoulli, FisherSnedecor, GeneralizedPareto, VonMises
 from ._counts import Binomial, Multinomial, NegativeBinomial, Poisson
@@ -20,6 +20,7 @@ from ._lowrank import LowRankMultivariateNormal
 from ._mvn import MultivariateNormal
 from ._transformed import InverseGamma, Kumaraswamy, LogisticNormal, Pareto, Weibull
 from ._univariate import Exponential, Laplace, Normal, Uniform
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution, ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
@@ -27,7 +28,7 @@ from .transforms import *  # noqa: F403 - torch re-exports every transform here
 __all__ = sorted([
     "Binomial", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "InverseGamma",
     "Kumaraswamy", "LogisticNormal", "Multinomial", "NegativeBinomial", "Pareto", "Poisson",
-    "VonMises", "Weibull",
+    "VonMises", "Weibull", "biject_to", "transform_to",
     "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
