@@ -17,6 +17,7 @@ from ._discrete import Bernoulli, Categorical, OneHotCategorical, OneHotCategori
 from ._gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from ._half import Gumbel, HalfCauchy, HalfNormal
 from ._lowrank import LowRankMultivariateNormal
+from ._matrix import LKJCholesky, Wishart
 from ._mvn import MultivariateNormal
 from ._transformed import InverseGamma, Kumaraswamy, LogisticNormal, Pareto, Weibull
 from ._univariate import Exponential, Laplace, Normal, Uniform
@@ -28,7 +29,7 @@ from .transforms import *  # noqa: F403 - torch re-exports every transform here
 __all__ = sorted([
     "Binomial", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "InverseGamma",
     "Kumaraswamy", "LogisticNormal", "Multinomial", "NegativeBinomial", "Pareto", "Poisson",
-    "VonMises", "Weibull", "biject_to", "transform_to",
+    "LKJCholesky", "VonMises", "Weibull", "Wishart", "biject_to", "transform_to",
     "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
     "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
