@@ -51,7 +51,7 @@ def test_wishart_number_df_and_rsample_gradient():
         d = m.distributions.Wishart(df, scale_tril=tril)
         return {"r": d.rsample(),
                 "n": m.distributions.Wishart(4.0, scale_tril=tril.detach()).sample(),
-                "batch": d.batch_shape}, [tril]
+                "batch": d.batch_shape}, [tril, df]
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
