@@ -179,3 +179,24 @@ def test_student_t(dtype):
             [df, loc, scale]
 
     assert_same(run, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gamma_cdf(dtype):
+    def run(m):
+        (rate,) = params(m, [1.0, 0.5, 2.0, 3.0], dtype=dtype)
+        conc = m.tensor([0.3, 1.0, 2.5, 30.0], dtype=rate.dtype)
+        v = m.tensor([0.5, 1.0, 0.1, 9.0], dtype=rate.dtype)
+        return {"cdf": m.distributions.Gamma(conc, rate).cdf(v),
+                "inverse_gamma": m.distributions.InverseGamma(conc, rate).cdf(v),
+                "chi2": m.distributions.Chi2(conc).cdf(v)}, [rate]
+
+    assert_same_ok(run, rtol=1e-5, atol=1e-6)
+
+
+def test_gamma_cdf_errors():
+    def run(m):
+        d = m.distributions.Gamma(m.tensor([1.0]), m.tensor([1.0]))
+        return {"cdf": d.cdf(m.tensor([-1.0]))}, []
+
+    assert_same(run)

@@ -479,6 +479,13 @@ class Gamma(ExponentialFamily):
         return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
                 - self.rate * value - _lgamma(self.concentration))
 
+    def cdf(self, value):
+        from ..special import gammainc
+
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         return (self.concentration - self.rate.log() + _lgamma(self.concentration)
                 + (1.0 - self.concentration) * _digamma(self.concentration))
