@@ -180,3 +180,15 @@ def test_gradcheck(make):
 
     assert lg.autograd.gradcheck(fn, (first, second))
     assert lg.autograd.gradgradcheck(fn, (first, second))
+
+
+def test_half_precision_samplers_refused_as_torch():
+    # torch's CPU binomial, gamma and dirichlet kernels have no float16 version
+    for build in (lambda m: m.binomial(m.tensor([5.0], dtype=m.float16),
+                                       m.tensor([0.5], dtype=m.float16)),
+                  lambda m: m.distributions.Gamma(m.tensor([2.0], dtype=m.float16),
+                                                  1.0).sample(),
+                  lambda m: m.distributions.Dirichlet(m.tensor([2.0, 1.0],
+                                                               dtype=m.float16)).sample(),
+                  lambda m: m.poisson(m.tensor([5.0], dtype=m.float16))):
+        assert_same(lambda m: ({"s": build(m)}, []))

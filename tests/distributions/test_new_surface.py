@@ -115,3 +115,33 @@ def test_builders_cover_the_new_families():
              "GeneralizedPareto", "ContinuousBernoulli", "VonMises", "Wishart", "LKJCholesky"}
     assert set(BUILDERS) == added
     assert all(hasattr(torch.distributions, name) for name in added)
+
+
+HALF_MEMBERS = ["sample", "rsample", "log_prob", "mean", "variance", "entropy", "cdf", "repr"]
+
+
+@pytest.mark.parametrize("dtype", ["float16"])  # leafgrad has no bfloat16
+@pytest.mark.parametrize("member", HALF_MEMBERS)
+@pytest.mark.parametrize("family", sorted(BUILDERS))
+def test_half_precision(family, member, dtype):
+    # reduced-precision parameters: torch's value, or torch's error where a kernel has none
+    def run(m):
+        def f(values):
+            return m.tensor(values, dtype=getattr(m, dtype))
+
+        d = BUILDERS[family](m, f)
+        result = _member(m, d, member)
+        if not isinstance(result, m.Tensor):
+            result = _text(result)
+        return {"result": result}, []
+
+    def run_named(m):
+        try:
+            return run(m)
+        except NotImplementedError as error:
+            message = re.sub(r"<class '[\w.]+\.(\w+)'>", r"<class \1>", str(error))
+            raise NotImplementedError(message) from None
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(run_named, rtol=1e-2, atol=1e-2)

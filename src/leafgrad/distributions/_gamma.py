@@ -166,6 +166,8 @@ def _sample_gamma(alpha, gen, single: bool) -> float:
 def _standard_gamma_array(alpha: np.ndarray) -> np.ndarray:
     from .. import _rng
 
+    if alpha.dtype == np.float16:  # torch's CPU sampler is float and double only
+        raise NotImplementedError("\"gamma_cpu\" not implemented for 'Half'")
     gen = _rng._generator(None)
     with gen._lock:
         single = alpha.dtype == np.float32
@@ -178,6 +180,8 @@ def _standard_gamma_array(alpha: np.ndarray) -> np.ndarray:
 def _sample_dirichlet_array(alpha: np.ndarray) -> np.ndarray:
     from .. import _rng
 
+    if alpha.dtype == np.float16:
+        raise NotImplementedError("\"dirichlet\" not implemented for 'Half'")
     gen = _rng._generator(None)
     with gen._lock:
         gammas = np.array([_sample_gamma(a, gen, False) for a in
