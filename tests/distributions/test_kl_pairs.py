@@ -66,6 +66,11 @@ def _make(name, m, shift):
         (a,) = leaves([0.0, 1.0, -2.0])
         cov = m.tensor([[2.0, 0.3, 0.0], [0.3, 1.0, 0.1], [0.0, 0.1, 0.5]], dtype=m.float64)
         return D.MultivariateNormal(a, cov * (1 + shift)), [a]
+    if name == "LowRankMultivariateNormal":
+        a, diag = leaves([0.0, 1.0, -2.0], [1.0, 0.5, 2.0])
+        (w,) = params(m, [[0.5, 0.1 + shift], [0.2, -0.3], [0.1, 0.4 * shift]],
+                      dtype="float64")
+        return D.LowRankMultivariateNormal(a, w, diag), [a, w, diag]
     if name == "Pareto":
         a, b = leaves([0.5, 1.0, 2.0], [0.7, 2.5, 3.5])
         return D.Pareto(a, b), [a, b]
@@ -78,8 +83,7 @@ def _make(name, m, shift):
     raise KeyError(name)
 
 
-_ABSTRACT = {"ExponentialFamily", "TransformedDistribution", "Independent",
-             "LowRankMultivariateNormal"}
+_ABSTRACT = {"ExponentialFamily", "TransformedDistribution", "Independent"}
 PAIRS = sorted({(p.__name__, q.__name__) for p, q in torch.distributions.kl._KL_REGISTRY
                 if p.__name__ not in _ABSTRACT and q.__name__ not in _ABSTRACT})
 
@@ -100,12 +104,8 @@ def test_registry_has_torchs_pairs():
     def names(registry):
         return {(p.__name__, q.__name__) for p, q in registry}
 
-    missing = names(torch.distributions.kl._KL_REGISTRY) - names(
-        lg.distributions.kl._KL_REGISTRY)
-    # the low-rank normal pairs belong with LowRankMultivariateNormal (not in this change)
-    assert missing == {("LowRankMultivariateNormal", "LowRankMultivariateNormal"),
-                       ("LowRankMultivariateNormal", "MultivariateNormal"),
-                       ("MultivariateNormal", "LowRankMultivariateNormal")}
+    assert names(lg.distributions.kl._KL_REGISTRY) == names(
+        torch.distributions.kl._KL_REGISTRY)
 
 
 @pytest.mark.parametrize("build", [
@@ -130,4 +130,21 @@ def test_registry_has_torchs_pairs():
         m.distributions.Poisson(m.tensor([1.0])), m.distributions.Weibull(1.0, 2.0)),
 ])
 def test_kl_edge_cases(build):
+    assert_same(lambda m: ({"kl": build(m)}, []))
+
+
+def _lowrank(m, n):
+    return m.distributions.LowRankMultivariateNormal(m.zeros(n), m.ones(n, 1), m.ones(n))
+
+
+def _full(m, n):
+    return m.distributions.MultivariateNormal(m.zeros(n), m.eye(n))
+
+
+@pytest.mark.parametrize("build", [
+    lambda m: m.distributions.kl_divergence(_lowrank(m, 3), _lowrank(m, 2)),
+    lambda m: m.distributions.kl_divergence(_lowrank(m, 3), _full(m, 2)),
+    lambda m: m.distributions.kl_divergence(_full(m, 3), _lowrank(m, 2)),
+])
+def test_kl_lowrank_shape_errors(build):
     assert_same(lambda m: ({"kl": build(m)}, []))

@@ -1,5 +1,5 @@
 """The rest of torch's KL registry: pairs with Binomial, Poisson, Pareto and
-ContinuousBernoulli, torch's "infinite" pairs (q's support misses part of p's), and the
+ContinuousBernoulli, the low-rank normal pairs, torch's "infinite" pairs (q's support misses part of p's), and the
 closed forms between the Beta, Gamma, Gumbel, Exponential, Normal, Uniform, Geometric,
 HalfNormal and Cauchy families. Registered on import of ``kl`` (torch registers all of them
 in one module; this file only keeps kl.py short)."""
@@ -381,3 +381,79 @@ def _kl_uniform_pareto(p, q):
     result = t2 * (q.alpha + 1) - t1
     result[p.low < q.support.lower_bound] = inf
     return result
+
+
+# ---- low-rank normals ---------------------------------------------------------------------
+
+from ._lowrank import (LowRankMultivariateNormal, _batch_lowrank_logdet,  # noqa: E402
+                       _batch_lowrank_mahalanobis)
+from ._mvn import MultivariateNormal, _batch_mahalanobis  # noqa: E402
+from .kl import _batch_trace_XXT  # noqa: E402
+
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with                          "
+                         "different event shapes cannot be computed")
+
+
+def _lowrank_solve(q):
+    """A = L^-1 W^T D^-1 for q's capacitance factor L (torch's term for the trace)."""
+    from .. import linalg
+
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                   q._capacitance_tril)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                                     p._capacitance_tril))
+    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                       q.loc - p.loc, q._capacitance_tril)
+    A = _lowrank_solve(q)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                   q._capacitance_tril)
+             - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                       q.loc - p.loc, q._capacitance_tril)
+    A = _lowrank_solve(q)
+    term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    from .. import broadcast_shapes, linalg
+
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                                     p._capacitance_tril))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    batch = tuple(broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
+                                   tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = p._unbroadcasted_cov_diag.sqrt().diag_embed().expand(batch + (n, n))
+    term21 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
