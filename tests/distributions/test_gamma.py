@@ -200,3 +200,17 @@ def test_gamma_cdf_errors():
         return {"cdf": d.cdf(m.tensor([-1.0]))}, []
 
     assert_same(run)
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True)])
+def test_rsample_gradient_subsets(needs):
+    def run(m):
+        conc = m.tensor([0.3, 2.5, 30.0], dtype=m.float64, requires_grad=needs[0])
+        rate = m.tensor([1.0, 0.5, 2.0], dtype=m.float64, requires_grad=needs[1])
+        leaves = [x for x in (conc, rate) if x.requires_grad]
+        return {"gamma": m.distributions.Gamma(conc, rate).rsample((3,)),
+                "inverse": m.distributions.InverseGamma(conc, rate).rsample((2,)),
+                "dirichlet": m.distributions.Dirichlet(m.stack([conc, rate], -1)).rsample()}, \
+            leaves
+
+    assert_same_ok(run, rtol=1e-9, atol=1e-9)

@@ -177,3 +177,17 @@ def test_gradcheck():
     assert lg.autograd.gradcheck(precision, (tril,))
     assert lg.autograd.gradgradcheck(precision, (tril,))
     assert lg.autograd.gradgradcheck(lp, (df, tril))
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True)])
+def test_wishart_gradient_subsets(needs):
+    def run(m):
+        tril = m.tensor(SCALE, dtype=m.float64, requires_grad=needs[0])
+        df = m.tensor([3.5, 6.0], dtype=m.float64, requires_grad=needs[1])
+        d = m.distributions.Wishart(df, scale_tril=tril)
+        v = m.tensor([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.8]], dtype=m.float64)
+        leaves = [x for x in (tril, df) if x.requires_grad]
+        return {"lp": d.log_prob(v), "entropy": d.entropy(),
+                "precision": d.precision_matrix}, leaves
+
+    assert_same_ok(run, rtol=1e-9, atol=1e-9)

@@ -80,12 +80,16 @@ def _member(m, d, name):
     return getattr(d, name)
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
 @pytest.mark.parametrize("member", MEMBERS)
 @pytest.mark.parametrize("family", sorted(BUILDERS))
-def test_member(family, member):
+def test_member(family, member, layout):
     def run(m):
         def f(values):
-            return m.tensor(values)
+            if layout == "contiguous":
+                return m.tensor(values)
+            wide = m.tensor(values).unsqueeze(-1).expand(*m.tensor(values).shape, 2).clone()
+            return wide[..., 1]  # every other element: a non-contiguous view
 
         d = BUILDERS[family](m, f)
         result = _member(m, d, member)
