@@ -3,7 +3,6 @@ replayed), densities, entropies and their gradients."""
 
 import pytest
 
-import leafgrad as lg
 import numpy as np
 
 from tests.distributions._compare import assert_same, assert_same_ok, params

@@ -1,8 +1,8 @@
 """The rest of torch's KL registry: pairs with Binomial, Poisson, Pareto and
-ContinuousBernoulli, the low-rank normal pairs, torch's "infinite" pairs (q's support misses part of p's), and the
-closed forms between the Beta, Gamma, Gumbel, Exponential, Normal, Uniform, Geometric,
-HalfNormal and Cauchy families. Registered on import of ``kl`` (torch registers all of them
-in one module; this file only keeps kl.py short)."""
+ContinuousBernoulli, the low-rank normal pairs, torch's "infinite" pairs (q's support misses
+part of p's), and the closed forms between the Beta, Gamma, Gumbel, Exponential, Normal,
+Uniform, Geometric, HalfNormal and Cauchy families. Registered on import of ``kl`` (torch
+registers all of them in one module; this file only keeps kl.py short)."""
 
 from __future__ import annotations
 
