@@ -31,10 +31,7 @@ def _is_advanced(item) -> bool:
 
 def _as_index_array(item) -> np.ndarray:
     Tensor = _tensor_cls()
-    # a copy of an index tensor's data: the op keeps it for its backward, and a later in-place
-    # write to the index tensor must not change which entries the gradient goes to (torch
-    # either refuses such a backward or, for a 0-d mask, has already taken a copy)
-    array = np.array(item._data) if isinstance(item, Tensor) else np.asarray(item)
+    array = item._data if isinstance(item, Tensor) else np.asarray(item)
     if isinstance(item, bool):
         array = np.asarray(item)
     if array.dtype.kind == "f" or (array.dtype.kind not in "iub"):
