@@ -223,7 +223,9 @@ class Wishart(ExponentialFamily):
             warnings.warn("Singular sample detected.", stacklevel=2)
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(tuple(is_singular[is_singular].shape))
-                sample[is_singular] = sample_new
+                # indexed with a copy: is_singular is rewritten below, and leafgrad's index_put
+                # reads its index again in the backward (torch refuses that backward instead)
+                sample[is_singular.clone()] = sample_new
                 is_singular_new = ~self.support.check(sample_new)
                 if self._batch_shape:
                     is_singular_new = is_singular_new.amax(self._batch_dims)
