@@ -26,6 +26,19 @@ from .distribution import Distribution, ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .transforms import *  # noqa: F403 - torch re-exports every transform here
 
+
+# torch's module layout: torch.distributions.normal.Normal and the like. Each of these small
+# modules re-exports its classes and is their __module__, as torch's files are.
+from . import (  # noqa: E402,F401 - torch's module layout, see above
+    bernoulli, beta, binomial, categorical, cauchy, chi2, continuous_bernoulli, dirichlet,
+    exp_family, exponential, fishersnedecor, gamma, generalized_pareto, geometric, gumbel,
+    half_cauchy, half_normal, independent, inverse_gamma, kumaraswamy, laplace, lkj_cholesky,
+    log_normal, logistic_normal, lowrank_multivariate_normal, mixture_same_family, multinomial,
+    multivariate_normal, negative_binomial, normal, one_hot_categorical, pareto, poisson,
+    relaxed_bernoulli, relaxed_categorical, studentT, transformed_distribution, uniform,
+    von_mises, weibull, wishart,
+)
+
 __all__ = sorted([
     "Binomial", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "InverseGamma",
     "Kumaraswamy", "LogisticNormal", "Multinomial", "NegativeBinomial", "Pareto", "Poisson",

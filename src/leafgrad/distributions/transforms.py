@@ -594,3 +594,10 @@ from ._transforms_vector import (  # noqa: E402
     SoftmaxTransform, StickBreakingTransform,
 )
 from ._transforms_join import CatTransform, CorrCholeskyTransform, StackTransform  # noqa: E402
+
+# torch defines all of them in this module: name it as their home (reprs, pickles)
+for _split_out in (CumulativeDistributionTransform, LowerCholeskyTransform,
+                   PositiveDefiniteTransform, SoftmaxTransform, StickBreakingTransform,
+                   CatTransform, CorrCholeskyTransform, StackTransform):
+    _split_out.__module__ = __name__
+del _split_out
