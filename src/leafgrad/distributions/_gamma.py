@@ -5,10 +5,12 @@ uniforms and its cached Box-Muller normals (at::normal_distribution<double>), wi
 boosted by u^(1/alpha); ``_sample_dirichlet`` draws those gammas in double and normalises.
 Both are replayed here, so a seed gives torch's samples bit for bit.
 
-Not done: the reparameterized gradient of a sample with respect to the concentration
-(torch's ``_standard_gamma_grad`` / ``_dirichlet_grad`` approximations). rsample keeps the
-gradient through ``rate`` (Gamma, Chi2 has none); backpropagating into a concentration through
-a sample raises NotImplementedError instead of returning a wrong or zero gradient.
+The reparameterized gradient of a sample with respect to its concentration is torch's:
+``_standard_gamma_grad`` (a Taylor series for small x, Rice's saddle point expansion for large
+alpha, a bivariate rational approximation otherwise) and ``_dirichlet_grad`` (Beta-marginal
+expansions and a rational correction), evaluated in double as torch's CPU kernels do. As in
+torch, the gamma factor itself has no derivative (a second derivative raises) and the
+Dirichlet backward is once-differentiable.
 
 ``lgamma``/``digamma`` are the tensor methods when leafgrad has them; until then private
 differentiable versions (C library lgamma; Cephes' digamma and trigamma as torch's kernels).
@@ -21,7 +23,7 @@ import math
 import numpy as np
 
 from .. import _creation
-from ..autograd.function import Function
+from ..autograd.function import Function, once_differentiable
 from ..tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
@@ -164,6 +166,8 @@ def _sample_gamma(alpha, gen, single: bool) -> float:
 def _standard_gamma_array(alpha: np.ndarray) -> np.ndarray:
     from .. import _rng
 
+    if alpha.dtype == np.float16:  # torch's CPU sampler is float and double only
+        raise NotImplementedError("\"gamma_cpu\" not implemented for 'Half'")
     gen = _rng._generator(None)
     with gen._lock:
         single = alpha.dtype == np.float32
@@ -176,6 +180,8 @@ def _standard_gamma_array(alpha: np.ndarray) -> np.ndarray:
 def _sample_dirichlet_array(alpha: np.ndarray) -> np.ndarray:
     from .. import _rng
 
+    if alpha.dtype == np.float16:
+        raise NotImplementedError("\"dirichlet\" not implemented for 'Half'")
     gen = _rng._generator(None)
     with gen._lock:
         gammas = np.array([_sample_gamma(a, gen, False) for a in
@@ -184,30 +190,240 @@ def _sample_dirichlet_array(alpha: np.ndarray) -> np.ndarray:
     return (gammas / gammas.sum(-1, keepdims=True)).astype(alpha.dtype)
 
 
-class _StandardGamma(Function):
+# ---- reparameterized gradients (torch's approximations, see the module docstring) -----------
+
+_GAMMA_GRAD_COEF_UV = (
+    (0.16009398, -0.094634809, 0.025146376, -0.0030648343,
+     1, 0.32668115, 0.10406089, 0.0014179084),
+    (0.53487893, 0.1298071, 0.065735949, -0.0015649758,
+     0.16639465, 0.020070113, -0.0035938915, -0.00058392623),
+    (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777,
+     0.017050642, -0.0021309326, 0.00085092367, -1.5247877e-07),
+)
+
+
+# torch's kernel writes these thresholds as float literals (0.8f, ...), widened to double
+_F0_8, _F0_9, _F1_1 = (float(np.float32(v)) for v in (0.8, 0.9, 1.1))
+
+
+def _standard_gamma_grad_one(alpha: float, x: float) -> float:
+    """-(d/dalpha cdf(x; alpha)) / pdf(x; alpha) for x drawn from Gamma(alpha, 1)."""
+    if x < _F0_8:  # Taylor series of the incomplete gamma function
+        numer, denom = 1.0, alpha
+        series1 = numer / denom
+        series2 = numer / (denom * denom)
+        for i in range(1, 6):
+            numer *= -x / i
+            denom += 1
+            series1 += numer / denom
+            series2 += numer / (denom * denom)
+        with np.errstate(all="ignore"):
+            pow_x_alpha = _pow(x, alpha)
+            gamma_pdf = _pow(x, alpha - 1) * math.exp(-x)
+            gamma_cdf = pow_x_alpha * series1
+            gamma_cdf_alpha = ((_log(x) - _digamma_scalar(alpha)) * gamma_cdf
+                               - pow_x_alpha * series2)
+            result = -float(np.float64(gamma_cdf_alpha) / np.float64(gamma_pdf))
+        return 0.0 if math.isnan(result) else result
+    if alpha > 8.0:  # Rice's saddle point expansion
+        if _F0_9 * alpha <= x <= _F1_1 * alpha:
+            numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                       + alpha * (107 + 3600 * x))
+            denom = 1244160 * (alpha * alpha) * (alpha * alpha)
+            return numer_1 * numer_2 / denom
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = _pow(x - alpha - alpha * math.log(x / alpha), -1.5)
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        term1 = (math.log(x / alpha) * term23
+                 - math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x)))
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * (x * term1) / denom
+    u = math.log(x / alpha)  # a rational approximation in log(x / alpha), log(alpha)
+    v = math.log(alpha)
+    coef = [c0 + u * (c1 + u * c2) for c0, c1, c2 in zip(*_GAMMA_GRAD_COEF_UV)]
+    p = coef[0] + v * (coef[1] + v * (coef[2] + v * coef[3]))
+    q = coef[4] + v * (coef[5] + v * (coef[6] + v * coef[7]))
+    return math.exp(p / q)
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except (OverflowError, ValueError):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    """Reparameterized gradient of Beta(alpha, beta) in alpha near x = 0 (Taylor series)."""
+    factor = _digamma_scalar(alpha) - _digamma_scalar(alpha + beta) - _log(x)
+    numer = 1.0
+    series = numer / alpha * (factor + 1 / alpha)
+    for i in range(1, 11):
+        numer *= (i - beta) * x / i
+        denom = alpha + i
+        series += numer / denom * (factor + 1 / denom)
+    with np.errstate(all="ignore"):
+        result = float(np.float64(x) * np.power(np.float64(1 - x), -beta) * series)
+    return 0.0 if math.isnan(result) else result
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    """Reparameterized gradient of Beta(alpha, beta) in beta near x = 0 (Taylor series)."""
+    factor = _digamma_scalar(alpha + beta) - _digamma_scalar(beta)
+    numer, betas, dbetas, series = 1.0, 1.0, 0.0, factor / alpha
+    for i in range(1, 9):
+        numer *= -x / i
+        dbetas = dbetas * (beta - i) + betas
+        betas = betas * (beta - i)
+        series += numer / (alpha + i) * (dbetas + factor * betas)
+    with np.errstate(all="ignore"):
+        result = float(-np.power(np.float64(1 - x), 1 - beta) * series)
+    return 0.0 if math.isnan(result) else result
+
+
+def _beta_grad_alpha_mid(x, alpha, beta):
+    """Reparameterized gradient of Beta(alpha, beta) in alpha for large alpha and beta
+    (Rice's saddle point expansion)."""
+    total = alpha + beta
+    mean = alpha / total
+    std = math.sqrt(alpha * beta / (total + 1)) / total
+    if mean - 0.1 * std <= x <= mean + 0.1 * std:  # avoid the singularity at x = mean
+        poly = (47 * x * (beta * beta) * (beta * beta) + alpha * (
+            (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+                3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+                    (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (
+                        8 * (1 - x) * (135 * beta - 11))))))
+        prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+        prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+        return prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / math.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha))
+                * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+    axbx = alpha * (x - 1) + beta * x
+    term1_den = math.sqrt(2 * alpha / beta) * _pow(total, 1.5) * axbx * axbx
+    term1 = term1_num / term1_den
+    term2 = 0.5 * math.log(alpha / (total * x))
+    term3 = math.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4_base = (beta * math.log(beta / (total * (1 - x)))
+                  + alpha * math.log(alpha / (total * x)))
+    term4 = _pow(term4_base, -1.5)
+    term1234 = term1 + term2 * (term3 + (term4 if x < mean else -term4))
+    return stirling * prefactor * term1234
+
+
+_DIRICHLET_GRAD_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))),
+)
+
+
+def _dirichlet_grad_one(x: float, alpha: float, total: float) -> float:
+    """-(d/dalpha cdf(x; alpha, total - alpha)) / pdf(x; ...) / (1 - x): the Beta marginal's
+    reparameterized gradient, from which the Dirichlet one is assembled."""
+    beta = total - alpha
+    boundary = total * x * (1 - x)
+    if x <= 0.5 and boundary < 2.5:
+        return _beta_grad_alpha_small(x, alpha, beta)
+    if x >= 0.5 and boundary < 0.75:
+        return -_beta_grad_beta_small(1 - x, beta, alpha)
+    if alpha > 6 and beta > 6:
+        return _beta_grad_alpha_mid(x, alpha, beta)
+    u = _log(x)
+    a = math.log(alpha) - u
+    b = math.log(total) - a
+    pow_u = (1.0, u, u * u)
+    pow_a = (1.0, a, a * a)
+    p = q = 0.0
+    for i in range(3):
+        for j in range(3):
+            ua = pow_u[i] * pow_a[j]
+            cp, cq = _DIRICHLET_GRAD_C[0][i][j], _DIRICHLET_GRAD_C[1][i][j]
+            p += ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+            q += ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+    approx = x * (_digamma_scalar(total) - _digamma_scalar(alpha)) / beta
+    return p / q * approx
+
+
+def _elementwise(function, *arrays: np.ndarray) -> np.ndarray:
+    dtype = arrays[0].dtype
+    arrays = np.broadcast_arrays(*[a.astype(np.float64) for a in arrays])
+    values = [function(*args) for args in zip(*[a.reshape(-1).tolist() for a in arrays])]
+    return np.array(values, dtype=np.float64).reshape(arrays[0].shape).astype(dtype)
+
+
+class _StandardGammaGrad(Function):
+    """torch's ``_standard_gamma_grad(alpha, sample)``; like torch's, not differentiable."""
+
     @staticmethod
-    def forward(ctx, concentration):
-        return _creation.tensor(_standard_gamma_array(concentration.detach().numpy()),
-                                dtype=concentration.dtype)
+    def forward(ctx, concentration, sample):
+        values = _elementwise(_standard_gamma_grad_one, concentration.detach().numpy(),
+                              sample.detach().numpy())
+        return _creation.tensor(values, dtype=concentration.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        raise NotImplementedError("leafgrad: the gradient of a gamma sample with respect to "
-                                  "its concentration (torch's _standard_gamma_grad) is not "
-                                  "implemented")
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not "
+                                  "implemented.")
+
+
+class _StandardGamma(Function):
+    @staticmethod
+    def forward(ctx, concentration):
+        sample = _creation.tensor(_standard_gamma_array(concentration.detach().numpy()),
+                                  dtype=concentration.dtype)
+        if ctx is not None:  # None: called directly, nothing to differentiate
+            ctx.save_for_backward(concentration, sample)
+        return sample
+
+    @staticmethod
+    def backward(ctx, g):
+        concentration, sample = ctx.saved_tensors
+        return g * _StandardGammaGrad.apply(concentration, sample)
 
 
 class _Dirichlet(Function):
     @staticmethod
     def forward(ctx, concentration):
-        return _creation.tensor(_sample_dirichlet_array(concentration.detach().numpy()),
-                                dtype=concentration.dtype)
+        sample = _creation.tensor(_sample_dirichlet_array(concentration.detach().numpy()),
+                                  dtype=concentration.dtype)
+        if ctx is not None:
+            ctx.save_for_backward(sample, concentration)
+        return sample
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, g):
-        raise NotImplementedError("leafgrad: the gradient of a Dirichlet sample with respect "
-                                  "to its concentration (torch's _dirichlet_grad) is not "
-                                  "implemented")
+        sample, concentration = ctx.saved_tensors
+        total = concentration.sum(-1, True).expand_as(concentration)
+        grad = _creation.tensor(
+            _elementwise(_dirichlet_grad_one, sample.detach().numpy(),
+                         concentration.detach().numpy(), total.detach().numpy()),
+            dtype=concentration.dtype)
+        return grad * (g - (sample * g).sum(-1, True))
 
 
 def _standard_gamma(concentration: Tensor) -> Tensor:
@@ -266,6 +482,13 @@ class Gamma(ExponentialFamily):
             self._validate_sample(value)
         return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
                 - self.rate * value - _lgamma(self.concentration))
+
+    def cdf(self, value):
+        from ..special import gammainc
+
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         return (self.concentration - self.rate.log() + _lgamma(self.concentration)

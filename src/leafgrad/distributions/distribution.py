@@ -10,7 +10,7 @@ from ..tensor import Size, Tensor
 from . import constraints
 from .utils import _size, lazy_property
 
-__all__ = ["Distribution", "ExponentialFamily"]
+__all__ = ["Distribution"]  # ExponentialFamily: exp_family, as in torch
 
 
 class Distribution:

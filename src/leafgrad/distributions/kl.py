@@ -304,3 +304,7 @@ def _kl_gamma_gamma(p, q):
     t3 = (p.concentration - q.concentration) * _digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
+
+
+# torch's other pairs (with the count, Pareto and continuous Bernoulli families)
+from . import _kl_more  # noqa: E402,F401

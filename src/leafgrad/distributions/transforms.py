@@ -19,7 +19,8 @@ from . import constraints
 from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CorrCholeskyTransform", "StackTransform", "CumulativeDistributionTransform",
     "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StickBreakingTransform",
@@ -592,3 +593,11 @@ from ._transforms_vector import (  # noqa: E402
     CumulativeDistributionTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
     SoftmaxTransform, StickBreakingTransform,
 )
+from ._transforms_join import CatTransform, CorrCholeskyTransform, StackTransform  # noqa: E402
+
+# torch defines all of them in this module: name it as their home (reprs, pickles)
+for _split_out in (CumulativeDistributionTransform, LowerCholeskyTransform,
+                   PositiveDefiniteTransform, SoftmaxTransform, StickBreakingTransform,
+                   CatTransform, CorrCholeskyTransform, StackTransform):
+    _split_out.__module__ = __name__
+del _split_out

@@ -35,7 +35,10 @@ def broadcast_all(*values):
                      _dtype.get_default_dtype())
         values = [v if isinstance(v, Tensor) else _creation.tensor(v, dtype=dtype)
                   for v in values]
-    return broadcast_tensors(*values)
+    # torch's broadcast_tensors hands back, untouched, every tensor already of the broadcast
+    # shape (no ExpandBackward0 node, the same object); leafgrad's expands them all.
+    shape = tuple(broadcast_tensors(*[v.detach() for v in values])[0].shape)
+    return tuple(v if tuple(v.shape) == shape else v.expand(shape) for v in values)
 
 
 def _finfo(dtype):

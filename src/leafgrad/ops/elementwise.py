@@ -942,7 +942,9 @@ class Clamp(Op):
             mask = x >= low
         if high is not None:
             mask = (x <= high) if mask is None else (mask & (x <= high))
-        return grad * mask
+        # where, not grad * mask: an infinite incoming gradient outside [min, max] gives 0
+        # there, as torch's clamp_backward does (inf * False would be nan)
+        return _where(mask, grad, 0.0)
 
     jvp = auto_element_wise
 
