@@ -26,6 +26,8 @@ parameter ``Tensor~``; the message still says ``Tensor``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 NUMBERS = frozenset((int, float, bool))  # for the callers' fast tests
@@ -123,7 +125,8 @@ class Signature:
         self.name = name
         self.params: list[_Param] = []
         keyword_only = False
-        for part in rest.rstrip(")").split(","):
+        # commas inside a default's brackets (``dim=(-2, -1)``) do not separate parameters
+        for part in re.split(r",(?![^()\[\]]*[)\]])", rest[:-1] if rest.endswith(")") else rest):
             part = part.strip()
             if part == "*":
                 keyword_only = True
