@@ -356,7 +356,7 @@ def _ihfftn(out, x, s, dim, norm):
     x = ConjPhysical.apply(x)
     _check_out("ihfftn", out, True)
     return _run(FftC2C, "_fft_c2c", out, x, dim=tuple(dims[:-1]), normalization=mode,
-                forward=True)
+                forward=False)
 
 
 @_parsed(_N_DIM)

@@ -32,7 +32,6 @@ from ._forward import auto_linear
 from .complex import Real
 from .norm import ConstantPadNd
 from .registry import Op, register
-from ..tensor import _wrap
 
 __all__ = ["FftR2C", "FftC2R", "FftC2C"]
 
@@ -166,10 +165,8 @@ class FftC2R(Op):
         result = FftR2C.apply(grad, dim=dim, normalization=p["normalization"], onesided=True)
         # bins 1 .. n - (n // 2 + 1) stand for two entries of the full spectrum each
         doubled = grad.shape[last] - result.shape[last]
-        if doubled > 0:
-            weight = np.ones(result.shape[last], dtype=grad._data.dtype)
-            weight[1:1 + doubled] = 2
-            result = result * _wrap(weight.reshape((-1,) + (1,) * (result.ndim - 1 - last)))
+        if doubled > 0:  # in place on a slice, as torch (a CopySlices node under create_graph)
+            result.narrow(last, 1, doubled).mul_(2)
         return result
 
     jvp = auto_linear
