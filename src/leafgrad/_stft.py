@@ -41,8 +41,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     """The short-time Fourier transform of a 1-d signal or a batch of them (2-d): frames of
     ``n_fft`` samples every ``hop_length``, each multiplied by ``window`` and transformed."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"stft(): argument 'input' (position 1) must be Tensor, not "
-                        f"{_argparse.typename(input)}")
+        if center:  # torch's Python wrapper reads input.dim() first
+            raise AttributeError(f"'{_argparse.typename(input)}' object has no attribute 'dim'")
+        raise _argparse.invalid_combination("stft", (  # torch's _VF.stft call, positional
+            input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+            align_to_window), {})
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:

@@ -1,0 +1,143 @@
+"""torch.stft / Tensor.stft against torch 2.13: values, shapes, strides, grad_fn names, the
+warning for return_complex=False, errors, and gradients (against torch's, gradcheck)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import leafgrad
+from leafgrad.autograd import gradcheck, gradgradcheck
+
+from .._torch import require_torch
+from .test_fft import _array, _tensor, same
+
+torch = require_torch()
+
+
+def _signal(shape=(20,), dtype="float32", requires_grad=False, seed=0):
+    array = _array(shape, dtype, seed)
+    return lambda lib: _tensor(lib, array, dtype, requires_grad)
+
+
+CALLS = [
+    lambda lib, x: lib.stft(x, 8, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, window=lib.hann_window(8), return_complex=True),
+    lambda lib, x: lib.stft(x, 8, 3, 6, lib.hamming_window(6), return_complex=True),
+    lambda lib, x: x.stft(8, hop_length=3, win_length=5, return_complex=True),
+    lambda lib, x: x.stft(5, hop_length=1, normalized=True, onesided=False, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, center=False, win_length=4, align_to_window=True,
+                            return_complex=True),
+    lambda lib, x: lib.stft(x, 8, center=False, win_length=5, window=lib.hann_window(5),
+                            align_to_window=False, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, center=False, align_to_window=True, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, pad_mode="constant", return_complex=True),
+    lambda lib, x: lib.stft(x, 6, pad_mode="replicate", return_complex=True),
+    lambda lib, x: lib.stft(x, 4, pad_mode="circular", return_complex=True),
+    lambda lib, x: lib.stft(x, 8, window=lib.hann_window(8, dtype=lib.float64),
+                            return_complex=True),
+    lambda lib, x: lib.stft(x, 8, window=lib.hann_window(8).to(lib.complex64)),
+    lambda lib, x: lib.stft(x, 8, window=lib.hann_window(8).to(lib.complex64), onesided=True),
+    lambda lib, x: lib.stft(x, 8, return_complex=False),
+    lambda lib, x: lib.stft(x, 20, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, hop_length=100, return_complex=True),
+    # errors, in torch's order
+    lambda lib, x: lib.stft(x, 8),
+    lambda lib, x: lib.stft(x, 8, return_complex=None, window=lib.ones(8)),
+    lambda lib, x: lib.stft(x, 64, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x, 0, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, hop_length=0, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, hop_length=-2, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, win_length=9, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, win_length=0, return_complex=True),
+    lambda lib, x: lib.stft(x, 8, window=lib.ones(7), return_complex=True),
+    lambda lib, x: lib.stft(x, 8, window=lib.ones(2, 4), win_length=2, return_complex=False),
+    lambda lib, x: lib.stft(x, 8, pad_mode="foo", return_complex=True),
+    lambda lib, x: lib.stft(x, 8, align_to_window=True, return_complex=True),
+    lambda lib, x: lib.stft(x.half(), 8, return_complex=True),
+    lambda lib, x: lib.stft(x.long(), 8, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x.reshape(2, 2, 5), 2, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x[0], 8, return_complex=True),
+    lambda lib, x: lib.stft(x.tolist(), 8, return_complex=True),
+    lambda lib, x: lib.stft(x.tolist(), 8, center=False, return_complex=True),
+]
+
+
+@pytest.mark.parametrize("index", range(len(CALLS)))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stft(index, dtype):
+    same(CALLS[index], _signal((20,), dtype))
+
+
+@pytest.mark.parametrize("index", range(len(CALLS)))
+def test_stft_batched_and_non_contiguous(index):
+    same(CALLS[index], _signal((3, 20), "float64"))
+    array = _array((20, 3), "float64", 1)
+    same(lambda lib: CALLS[index](lib, lib.tensor(array)[:, 1]))
+
+
+@pytest.mark.parametrize("index", [1, 6, 7, 8, 16])
+def test_stft_of_complex_signals(index):
+    """Complex signals without reflection padding (leafgrad's reflect/replicate padding has
+    no complex kernels yet: see test_reflection_padding_of_complex_signals)."""
+    same(CALLS[index], _signal((20,), "complex128"))
+
+
+def test_reflection_padding_of_complex_signals():
+    """A known gap: torch pads complex signals by reflection; leafgrad's ReflectionPad has no
+    complex kernel and says so (NotImplementedError) instead of computing something wrong."""
+    signal = _array((20,), "complex128", 0)
+    torch.stft(torch.tensor(signal), 8, return_complex=True)
+    with pytest.raises(NotImplementedError):
+        leafgrad.stft(leafgrad.tensor(signal), 8, return_complex=True)
+
+
+def test_return_complex_false_warns_once_like_torch():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        leafgrad.stft(leafgrad.ones(16), 4, return_complex=False)
+        leafgrad.stft(leafgrad.ones(16), 4, return_complex=False)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) <= 1  # once per process, as torch's TORCH_WARN_ONCE
+    if messages:
+        assert messages[0].startswith("stft with return_complex=False is deprecated.")
+
+
+GRAD_CALLS = [
+    lambda lib, x, w: lib.view_as_real(lib.stft(x, 8, window=w, return_complex=True)),
+    lambda lib, x, w: lib.stft(x, 8, 3, window=w, center=False, return_complex=False),
+    lambda lib, x, w: lib.view_as_real(lib.stft(x, 8, 2, 6, w[:6], normalized=True,
+                                                onesided=False, return_complex=True)),
+    lambda lib, x, w: lib.view_as_real(lib.stft(x, 8, 5, 5, w[:5], center=False,
+                                                align_to_window=True, return_complex=True)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(GRAD_CALLS)))
+def test_stft_gradients(index):
+    """Gradients for the signal and the window (every subset requiring grad) equal torch's;
+    gradcheck and gradgradcheck pass."""
+    call = GRAD_CALLS[index]
+    signal, window = _array((2, 24), "float64", 2), _array((8,), "float64", 3)
+    for mask in ((True, True), (True, False), (False, True)):
+        results = []
+        for lib in (torch, leafgrad):
+            x = lib.tensor(signal, requires_grad=mask[0])
+            w = lib.tensor(window, requires_grad=mask[1])
+            out = call(lib, x, w)
+            grad_out = lib.tensor(_array(tuple(out.shape), "float64", 4))
+            inputs = [t for t, wanted in zip((x, w), mask) if wanted]
+            results.append([g.numpy() for g in lib.autograd.grad(out, inputs, grad_out)])
+            if lib is leafgrad:
+                assert out.grad_fn.name() == expected_name
+            else:
+                expected_name = out.grad_fn.name()
+        for got, want in zip(results[1], results[0]):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    x = leafgrad.tensor(signal, requires_grad=True)
+    w = leafgrad.tensor(window, requires_grad=True)
+    assert gradcheck(lambda a, b: call(leafgrad, a, b), (x, w), eps=1e-6, atol=1e-5)
+    assert gradgradcheck(lambda a, b: call(leafgrad, a, b), (x, w), eps=1e-6, atol=1e-5)
