@@ -5,6 +5,9 @@ c2c transform over the frames and an in-place transpose, so its graph has torch'
 >>> import leafgrad as torch
 >>> torch.stft(torch.arange(8.), 4, center=False, return_complex=True).shape
 leafgrad.Size([3, 3])
+
+``torch.istft`` inverts it by overlap-add (UnfoldBackwardBackward0) divided by the window's
+squared envelope, again with torch's steps and nodes.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from .nn import functional as _F
 from .ops.fft import FftC2C, FftR2C
 from .tensor import Tensor
 
-__all__ = ["stft"]
+__all__ = ["stft", "istft"]
 
 _RETURN_COMPLEX = ("stft requires the return_complex parameter be given for real inputs, and "
                    "will further require that return_complex=True in a future PyTorch release.")
@@ -32,6 +35,9 @@ def _flag(value) -> str:
 
 
 def _describe(tensor: Tensor) -> str:
+    """torch's Tensor::toString: a legacy type name, or the dispatch type for complex ones."""
+    if tensor.dtype.is_complex:
+        return f"CPU{tensor.dtype._legacy}Type"
     return f"torch.{tensor.dtype._legacy}Tensor"
 
 
@@ -129,3 +135,113 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     from ._functions_complex import view_as_real
 
     return view_as_real(out)
+
+
+_LENGTH_WARNING = ("The length of signal is shorter than the length parameter. Result is being "
+                   "padded with zeros in the tail. Please check your center and hop_length "
+                   "settings.")
+_warned_length = [False]
+
+
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,  # noqa: A002
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """The inverse of stft: overlap-add of the frames' inverse transforms, divided by the
+    sum of the squared (shifted) windows."""
+    from ._functions_complex import view_as_complex, view_as_real
+    from .ops.fft import FftC2R
+    from .ops.shape_misc import UnfoldBackward
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"istft(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_argparse.typename(input)}")
+    n_fft = int(n_fft)
+    hop = n_fft >> 2 if hop_length is None else int(hop_length)
+    win = n_fft if win_length is None else int(win_length)
+    if not input.dtype.is_complex:
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
+                           "from stft with return_complex=True.")
+    spectrum = input.resolve_conj()
+    real_dims = input.ndim + 1
+    for wanted in (-2, -3):
+        if real_dims < -wanted:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-real_dims}, {real_dims - 1}], but got {wanted})")
+    frame_count = input.shape[-1]
+    fft_size = input.shape[-2]
+    expected_length = n_fft + hop * (frame_count - 1)
+
+    def fail(problem: str, separator: str = " : "):
+        described = ("None" if window is None else
+                     f"{_describe(window)}{{{list(window.shape)}}}")
+        raise RuntimeError(
+            f"istft({_describe(input)}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, "
+            f"win_length={win}, window={described}, center={int(bool(center))}, "
+            f"normalized={int(bool(normalized))}, onesided={_flag(onesided)}, "
+            f"length={'None' if length is None else int(length)}, "
+            f"return_complex={int(bool(return_complex))}){separator}{problem}")
+
+    if input.numel() == 0:
+        fail("input tensor cannot be empty.")
+    if real_dims not in (3, 4):
+        fail(f"expected a tensor with 3 or 4 dimensions of float, but got {real_dims}")
+    one_sided = (fft_size != n_fft) if onesided is None else bool(onesided)
+    if one_sided and n_fft // 2 + 1 != fft_size:
+        fail("expected the frequency dimension (3rd to the last) of the input tensor to match "
+             f"n_fft / 2 + 1 when onesided=True, but got {fft_size}")
+    if not one_sided and n_fft != fft_size:
+        fail("expected the frequency dimension (3rd to the last) of the input tensor to match "
+             f"n_fft when onesided=False, but got {fft_size}")
+    if not 0 < hop <= win:
+        fail("expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        fail("expected 0 < win_length <= n_fft")
+    if window is not None and (window.ndim != 1 or window.shape[0] != win):
+        fail("Invalid window shape. window has to be 1D and length of `win_length`")
+    real_dtype = input.real.dtype
+    window_full = window if window is not None else spectrum.new_ones(win, dtype=real_dtype)
+    if win != n_fft:
+        left = (n_fft - win) // 2
+        window_full = _F.pad(window_full, [left, n_fft - win - left])
+    frames = view_as_real(spectrum)
+    if real_dims == 3:
+        frames = frames.unsqueeze(0)
+    frames = view_as_complex(frames.transpose(1, 2))  # (channel, frames, fft_size)
+    normalization = 1 if normalized else 2
+    last = frames.ndim - 1
+    if return_complex:
+        if one_sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        frames = FftC2C.apply(frames, dim=(last,), normalization=normalization, forward=False)
+    else:
+        if window is not None and window.dtype.is_complex:
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not one_sided:
+            frames = frames.narrow(-1, 0, n_fft // 2 + 1)
+        frames = FftC2R.apply(frames, dim=(last,), normalization=normalization,
+                              last_dim_size=n_fft)
+    weighted = frames * window_full.view(1, 1, n_fft)
+    signal = UnfoldBackward.apply(weighted, input_sizes=(weighted.shape[0], expected_length),
+                                  dimension=1, size=n_fft, step=hop)
+    squared = (window_full ** 2).expand(1, frame_count, n_fft)
+    envelope = UnfoldBackward.apply(squared, input_sizes=(1, expected_length), dimension=1,
+                                    size=n_fft, step=hop)
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        end = start + int(length)
+    elif center:
+        end = -(n_fft // 2)
+    else:
+        end = expected_length
+    signal = signal[:, start:end]
+    envelope = envelope[:, start:end]
+    if bool(envelope.abs().min() < 1e-11):
+        fail("window overlap add min: 1", separator=" ")
+    signal = signal / envelope
+    if real_dims == 3:
+        signal = signal.squeeze(0)
+    if end > expected_length:
+        if not _warned_length[0]:
+            _warned_length[0] = True
+            warnings.warn(_LENGTH_WARNING, UserWarning, stacklevel=2)
+        signal = _F.pad(signal, [0, end - expected_length])
+    return signal
