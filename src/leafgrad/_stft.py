@@ -183,7 +183,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if input.numel() == 0:
         fail("input tensor cannot be empty.")
     if real_dims not in (3, 4):
-        fail(f"expected a tensor with 3 or 4 dimensions of float, but got {real_dims}")
+        fail(f"expected a tensor with 3 or 4 dimensions, but got {real_dims}")
     one_sided = (fft_size != n_fft) if onesided is None else bool(onesided)
     if one_sided and n_fft // 2 + 1 != fft_size:
         fail("expected the frequency dimension (3rd to the last) of the input tensor to match "
