@@ -16,6 +16,7 @@ refused with torch's "Invalid number of data points (0) specified".
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -49,7 +50,51 @@ def _parsed(signature: str):
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            args, kwargs = _int_lists(key, args, kwargs)
             _argparse.check(key, args, kwargs)
+            return fn(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def _int_lists(key: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """torch's reading of the int-list arguments ``s`` and ``dim``: a one-element integer
+    tensor stands for its int; a list whose first item is an int but a later one is not fails
+    "to unpack" (a list not starting with an int is refused as a whole, by the signature)."""
+    names = ("s", "dim") if key != "fft_fftshift" and key != "fft_ifftshift" else ("dim",)
+    positions = (1, 2) if len(names) == 2 else (1,)
+
+    def read(name, value):
+        if (isinstance(value, Tensor) and value.numel() == 1
+                and value.dtype.name.startswith(("int", "uint"))):
+            return int(value.item())
+        if isinstance(value, (tuple, list)) and value and _argparse._is_int(value[0]):
+            for index, item in enumerate(value):
+                if not _argparse._is_int(item):
+                    raise TypeError(
+                        f"{key}(): argument '{name}' failed to unpack the object at pos "
+                        f"{index + 1} with error \"type must be tuple of ints,but got "
+                        f"{_argparse.typename(item)}\"")
+        return value
+
+    args = tuple(read(names[positions.index(i)], a) if i in positions else a
+                 for i, a in enumerate(args))
+    return args, {k: read(k, v) if k in names else v for k, v in kwargs.items()}
+
+
+def _keywords(name: str):
+    """torch's error naming ``name`` for an unknown keyword argument."""
+
+    def decorate(fn):
+        known = set(inspect.signature(fn).parameters)
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            for key in kwargs:
+                if key not in known:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
             return fn(*args, **kwargs)
 
         return checked
@@ -511,11 +556,13 @@ def _frequencies(name: str, n, d, dtype, requires_grad, out, right: bool):
     return _wrap(values, requires_grad)
 
 
+@_keywords("fft_fftfreq")
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point fft: [0, 1, ..., -(n // 2), ..., -1] / (d * n)."""
     return _frequencies("fftfreq", n, d, dtype, requires_grad, out, True)
 
 
+@_keywords("fft_rfftfreq")
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point rfft: [0, 1, ..., n // 2] / (d * n)."""
     return _frequencies("rfftfreq", n, d, dtype, requires_grad, out, False)

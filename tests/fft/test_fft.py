@@ -312,10 +312,12 @@ ERRORS = [
     (lambda lib, x: lib.fft.fftn(x, s=(0, 5)), M), (lambda lib, x: lib.fft.fftn(x, s=(-2, 5)), M),
     (lambda lib, x: lib.fft.rfftn(x, dim=()), M), (lambda lib, x: lib.fft.irfftn(x, dim=()), M),
     (lambda lib, x: lib.fft.hfftn(x, dim=()), M), (lambda lib, x: lib.fft.ihfftn(x, dim=()), M),
-    (lambda lib, x: lib.fft.fftn(x, dim=()), M), (lambda lib, x: lib.fft.rfftn(x), _input((), "float32")),
+    (lambda lib, x: lib.fft.fftn(x, dim=()), M),
+    (lambda lib, x: lib.fft.rfftn(x), _input((), "float32")),
     (lambda lib, x: lib.fft.fft2(x), X), (lambda lib, x: lib.fft.fftn(x, dim=(5,)), M),
     (lambda lib, x: lib.fft.fftn(x.half(), dim=(5,)), M),
-    (lambda lib, x: lib.fft.irfftn(x, s=(1,)), Z), (lambda lib, x: lib.fft.irfftn(x[:1], dim=(0,)), Z),
+    (lambda lib, x: lib.fft.irfftn(x, s=(1,)), Z),
+    (lambda lib, x: lib.fft.irfftn(x[:1], dim=(0,)), Z),
     (lambda lib, x: lib.fft.hfft2(x[:, :1]), ZM),
     (lambda lib, x: lib.fft.fftn(x, dim=(0,)), _input((), "float32")),
     # argument types (torch's parser)
@@ -325,11 +327,23 @@ ERRORS = [
     (lambda lib, x: lib.fft.fft2(x, dim=None), M), (lambda lib, x: lib.fft.fft2(x, s=None), M),
     (lambda lib, x: lib.fft.fft(x, norm=1), X), (lambda lib, x: lib.fft.fft(input=x), X),
     (lambda lib, x: lib.fft.fft(x, m=2), X), (lambda lib, x: lib.fft.fft(x, n=lib.tensor(3)), X),
-    (lambda lib, x: lib.fft.fft(x, 3, 0, "ortho"), X), (lambda lib, x: lib.fft.fft(x, 3, 0, "ortho", 1), X),
+    (lambda lib, x: lib.fft.fft(x, 3, 0, "ortho"), X),
+    (lambda lib, x: lib.fft.fft(x, 3, 0, "ortho", 1), X),
     (lambda lib, x: lib.fft.rfft2(x, (2, 2), (0, 1), "forward"), M),
     (lambda lib, x: lib.fft.fftshift(x, dim=0.5), X), (lambda lib, x: lib.fft.fftshift(x, 0), X),
     (lambda lib, x: lib.fft.fftshift(x), _input((), "float32")),
-    (lambda lib, x: lib.fft.fftshift(x, dim=2), M), (lambda lib, x: lib.fft.ifftshift(x, (1, -2)), M),
+    (lambda lib, x: lib.fft.fftshift(x, dim=2), M),
+    (lambda lib, x: lib.fft.ifftshift(x, (1, -2)), M),
+    (lambda lib, x: lib.fft.fftn(x, s=lib.tensor([3, 2])), M),
+    (lambda lib, x: lib.fft.rfftn(x, dim=lib.tensor([1])), M),
+    (lambda lib, x: lib.fft.fftshift(x, lib.tensor([0, 1])), M),
+    (lambda lib, x: lib.fft.fftn(x, s=(3, None)), M),
+    (lambda lib, x: lib.fft.fftn(x, s=(None, 3)), M),
+    (lambda lib, x: lib.fft.fftn(x, dim=(0, 1.5)), M),
+    (lambda lib, x: lib.fft.fftshift(x, lib.tensor([1])), M),
+    (lambda lib, x: lib.fft.fftn(x, s=lib.tensor(3)), M),
+    (lambda lib, x: lib.fft.fftn(x, dim=(lib.tensor(1),)), M),
+    (lambda lib, x: lib.fft.fftn(x, s=lib.tensor([3])), X),
 ]
 
 
@@ -352,10 +366,13 @@ OUT_CASES = [
     ("ihfft", X, "complex64", (0,)), ("ihfft", X, "float32", (0,)),
     ("fftn", ZM, "complex128", (0,)), ("fftn", M, "float32", (0,)), ("fftn", Z, "float32", (0,)),
     ("fft2", M, "complex64", (2, 3)), ("ifft2", ZM, "complex64", (6,)),
-    ("rfftn", M, "complex64", (0,)), ("rfftn", M, "float32", (0,)), ("rfft2", M, "complex128", (0,)),
-    ("irfftn", ZM, "float32", (0,)), ("irfftn", ZM, "complex64", (0,)), ("irfft2", ZM, "float64", (1,)),
+    ("rfftn", M, "complex64", (0,)), ("rfftn", M, "float32", (0,)),
+    ("rfft2", M, "complex128", (0,)),
+    ("irfftn", ZM, "float32", (0,)), ("irfftn", ZM, "complex64", (0,)),
+    ("irfft2", ZM, "float64", (1,)),
     ("hfftn", ZM, "float32", (0,)), ("hfft2", ZM, "complex64", (0,)),
-    ("ihfftn", M, "complex64", (0,)), ("ihfft2", M, "complex64", (0,)), ("ihfft2", M, "float32", (0,)),
+    ("ihfftn", M, "complex64", (0,)), ("ihfft2", M, "complex64", (0,)),
+    ("ihfft2", M, "float32", (0,)),
     ("ihfftn", M, "float32", (0,)),
 ]
 
@@ -474,6 +491,7 @@ FREQ_CALLS = [
     lambda lib, f: f(5, out=lib.zeros(5, requires_grad=True)),
     lambda lib, f: f(5, out=lib.zeros(5), requires_grad=True),
     lambda lib, f: f(5, dtype=lib.float64, out=lib.zeros(5)),
+    lambda lib, f: f(5, foo=1), lambda lib, f: f(n=4, d=0.5),
 ]
 
 

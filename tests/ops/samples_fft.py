@@ -39,7 +39,8 @@ SAMPLES = {
                check_node=False),
         Sample(lambda lib, a: _r(lib, lib.fft.rfftn(a, s=(4, 6), norm="forward")),
                ((S235, A),), check_node=False),
-        Sample(lambda lib, a: _r(lib, lib.fft.ihfft(a, n=3).resolve_conj()), ((S34, A),), check_node=False),
+        Sample(lambda lib, a: _r(lib, lib.fft.ihfft(a, n=3).resolve_conj()), ((S34, A),),
+               check_node=False),
         Sample(lambda lib, a: _r(lib, lib.fft.ihfft2(a)), ((S34, A),), check_node=False),
     ],
     "FftC2R": [
