@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 
 from . import _argparse
+from .amp._state import state as _autocast_state
 from .nn import functional as _F
 from .ops.fft import FftC2C, FftR2C
 from .tensor import Tensor
@@ -28,6 +29,12 @@ _DEPRECATED = ("stft with return_complex=False is deprecated. In a future pytorc
                "an error.\nNote: you can still call torch.view_as_real on the complex output to "
                "recover the old return format.")
 _warned = [False]  # torch's TORCH_WARN_ONCE
+_warned_window = [False]
+_NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to "
+              "cause spectral leakage. Other windows such as torch.hann_window or "
+              "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
+              "warning and use a rectangular window, explicitly set "
+              "`window=torch.ones(n_fft, device=<device>)`.")
 
 
 def _flag(value) -> str:
@@ -60,6 +67,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         pad = int(n_fft // 2)
         input = _F.pad(input.view(extended), [pad, pad], pad_mode)
         input = input.view(input.shape[-signal_dim:])
+    if _autocast_state.active:  # aten::stft is on torch's autocast float32 list
+        input, = _autocast_state.cast_args("fp32", (input,))
     n_fft = int(n_fft)
     hop = n_fft >> 2 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)
@@ -98,6 +107,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is not None and (window.ndim != 1 or window.shape[0] != win):
         fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window "
              f"with size {list(window.shape)}")
+    if window is None and not _warned_window[0]:  # torch's TORCH_WARN_ONCE
+        _warned_window[0] = True
+        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=2)
     padded_window = window
     if win < n_fft:
         left = (n_fft - win) // 2

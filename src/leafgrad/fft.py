@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _argparse, _dtype
 from ._out import _store
+from .amp._state import state as _autocast_state
 from .autograd.grad_mode import state as _grad_state
 from .ops.complex import ConjPhysical
 from .ops.fft import FftC2C, FftC2R, FftR2C
@@ -52,6 +53,8 @@ def _parsed(signature: str):
         def checked(*args, **kwargs):
             args, kwargs = _int_lists(key, args, kwargs)
             _argparse.check(key, args, kwargs)
+            if _autocast_state.active and fn.__name__ not in ("fftshift", "ifftshift"):
+                args, kwargs = _autocast_input(args, kwargs)
             return fn(*args, **kwargs)
 
         return checked
@@ -82,6 +85,16 @@ def _int_lists(key: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     args = tuple(read(names[positions.index(i)], a) if i in positions else a
                  for i, a in enumerate(args))
     return args, {k: read(k, v) if k in names else v for k, v in kwargs.items()}
+
+
+def _autocast_input(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Inside ``autocast("cpu")`` the transforms are on torch's float32 list: a float16 input
+    is cast to float32 first (a recorded ToCopy)."""
+    if args:
+        return _autocast_state.cast_args("fp32", args[:1]) + args[1:], kwargs
+    if "input" in kwargs:
+        kwargs = dict(kwargs, input=_autocast_state.cast_args("fp32", (kwargs["input"],))[0])
+    return args, kwargs
 
 
 def _keywords(name: str):
