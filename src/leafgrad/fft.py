@@ -35,31 +35,20 @@ __all__ = [
     "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
 ]
 
-_ONE_DIM = "(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"
-_N_DIM = ("(Tensor input, tuple of ints? s=None, tuple of ints? dim=None, str? norm=None, *, "
-          "Tensor? out=None)")
-_TWO_DIM = ("(Tensor input, tuple of ints? s=None, tuple of ints dim=(-2, -1), str? norm=None, "
-            "*, Tensor? out=None)")
+def _parsed(fn):
+    """Check a call against torch's signature ``fft_<name>(...)`` (_argparse.SIGNATURES, its
+    TypeErrors) first; inside autocast, cast a float16 input to float32."""
+    key = f"fft_{fn.__name__}"
 
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        args, kwargs = _int_lists(key, args, kwargs)
+        _argparse.check(key, args, kwargs)
+        if _autocast_state.active and fn.__name__ not in ("fftshift", "ifftshift"):
+            args, kwargs = _autocast_input(args, kwargs)
+        return fn(*args, **kwargs)
 
-def _parsed(signature: str):
-    """Check a call against torch's signature ``fft_<name>(...)`` (its TypeErrors) first."""
-
-    def decorate(fn):
-        key = f"fft_{fn.__name__}"
-        _argparse.SIGNATURES[key] = _argparse._overloads(key + signature)
-
-        @functools.wraps(fn)
-        def checked(*args, **kwargs):
-            args, kwargs = _int_lists(key, args, kwargs)
-            _argparse.check(key, args, kwargs)
-            if _autocast_state.active and fn.__name__ not in ("fftshift", "ifftshift"):
-                args, kwargs = _autocast_input(args, kwargs)
-            return fn(*args, **kwargs)
-
-        return checked
-
-    return decorate
+    return checked
 
 
 def _int_lists(key: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -312,7 +301,7 @@ def _c2r(name, out, x, n, dim, norm, forward):
                 last_dim_size=size)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def fft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002 - torch's names
     """The one-dimensional discrete Fourier transform of ``input`` along ``dim``."""
     if input.dtype.is_complex:
@@ -320,7 +309,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002 - torch's 
     return _r2c("fft", out, input, n, dim, norm, True, False)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The one-dimensional inverse discrete Fourier transform."""
     if input.dtype.is_complex:
@@ -328,25 +317,25 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     return _r2c("ifft", out, input, n, dim, norm, False, False)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The one-sided Fourier transform of a real signal (n // 2 + 1 bins)."""
     return _r2c("rfft", out, input, n, dim, norm, True, True)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The inverse of rfft: a real signal of length n (default 2 * (bins - 1))."""
     return _c2r("irfft", out, input, n, dim, norm, False)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The Fourier transform of a Hermitian-symmetric signal given by its first half."""
     return _c2r("hfft", out, input, n, dim, norm, True)
 
 
-@_parsed(_ONE_DIM)
+@_parsed
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The inverse of hfft: the first half of a real signal's inverse transform."""
     return _r2c("ihfft", out, input, n, dim, norm, False, True)
@@ -417,73 +406,73 @@ def _ihfftn(out, x, s, dim, norm):
                 forward=False)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def fftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The n-dimensional discrete Fourier transform over ``dim`` (default: all dims)."""
     return _fftn(out, input, s, dim, norm, True)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The n-dimensional inverse discrete Fourier transform."""
     return _fftn(out, input, s, dim, norm, False)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The n-dimensional Fourier transform of a real signal, one-sided in the last dim."""
     return _rfftn(out, input, s, dim, norm)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The inverse of rfftn."""
     return _irfftn(out, input, s, dim, norm)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The n-dimensional transform of a Hermitian-symmetric signal given by a half."""
     return _hfftn(out, input, s, dim, norm)
 
 
-@_parsed(_N_DIM)
+@_parsed
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
     """The inverse of hfftn."""
     return _ihfftn(out, input, s, dim, norm)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """The two-dimensional discrete Fourier transform (fftn over the last two dims)."""
     return _fftn(out, input, s, dim, norm, True)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """The two-dimensional inverse discrete Fourier transform."""
     return _fftn(out, input, s, dim, norm, False)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """rfftn over the last two dims."""
     return _rfftn(out, input, s, dim, norm)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """irfftn over the last two dims."""
     return _irfftn(out, input, s, dim, norm)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """hfftn over the last two dims."""
     return _hfftn(out, input, s, dim, norm)
 
 
-@_parsed(_TWO_DIM)
+@_parsed
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
     """ihfftn over the last two dims."""
     return _ihfftn(out, input, s, dim, norm)
@@ -503,13 +492,13 @@ def _shift(input, dim, rounding: int):
     return input.roll(shifts, tuple(dims))
 
 
-@_parsed("(Tensor input, tuple of ints? dim=None)")
+@_parsed
 def fftshift(input, dim=None):  # noqa: A002
     """Move the zero-frequency bin to the centre (a roll by n // 2 along each dim)."""
     return _shift(input, dim, 0)
 
 
-@_parsed("(Tensor input, tuple of ints? dim=None)")
+@_parsed
 def ifftshift(input, dim=None):  # noqa: A002
     """The inverse of fftshift (a roll by (n + 1) // 2)."""
     return _shift(input, dim, 1)
