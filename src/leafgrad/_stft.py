@@ -3,8 +3,9 @@ it: optional centre padding, frames as an ``as_strided`` view, the window produc
 c2c transform over the frames and an in-place transpose, so its graph has torch's nodes.
 
 >>> import leafgrad as torch
->>> torch.stft(torch.arange(8.), 4, center=False, return_complex=True).shape
-leafgrad.Size([3, 3])
+>>> torch.stft(torch.arange(8.), 4, window=torch.hann_window(4), center=False,
+...            return_complex=True).shape
+leafgrad.Size([3, 5])
 
 ``torch.istft`` inverts it by overlap-add (UnfoldBackwardBackward0) divided by the window's
 squared envelope, again with torch's steps and nodes.
