@@ -79,20 +79,11 @@ def test_stft_batched_and_non_contiguous(index):
     same(lambda lib: CALLS[index](lib, lib.tensor(array)[:, 1]))
 
 
-@pytest.mark.parametrize("index", [1, 6, 7, 8, 16])
+@pytest.mark.parametrize("index", [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 16])
 def test_stft_of_complex_signals(index):
-    """Complex signals without reflection padding (leafgrad's reflect/replicate padding has
-    no complex kernels yet: see test_reflection_padding_of_complex_signals)."""
+    """Complex signals: two-sided c2c transforms, padded by reflection, replication, zeros or
+    circularly as torch pads them; onesided=True refused as torch refuses it."""
     same(CALLS[index], _signal((20,), "complex128"))
-
-
-def test_reflection_padding_of_complex_signals():
-    """A known gap: torch pads complex signals by reflection; leafgrad's ReflectionPad has no
-    complex kernel and says so (NotImplementedError) instead of computing something wrong."""
-    signal = _array((20,), "complex128", 0)
-    torch.stft(torch.tensor(signal), 8, return_complex=True)
-    with pytest.raises(NotImplementedError):
-        leafgrad.stft(leafgrad.tensor(signal), 8, return_complex=True)
 
 
 def test_return_complex_false_warns_once_like_torch():
@@ -249,16 +240,19 @@ def test_no_window_warns_once_like_torch():
         assert str(theirs[0].message).startswith(messages[0])
 
 
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(6))
 def test_autocast_casts_half_inputs_to_float(index):
     """The transforms and stft are on torch's autocast float32 list: inside autocast("cpu")
-    a float16 input is cast to float32 (ToCopyBackward0 in the graph) and transformed.
-    (stft with center=True pads first; torch's reflection padding is on that list too, and
-    leafgrad's padding ops do not declare it yet, so that graph differs.)"""
+    a float16 input is cast to float32 (ToCopyBackward0 in the graph) and transformed; with
+    center=True the reflection padding (on that list too) casts first, constant padding
+    (not on it) leaves the cast to stft."""
     calls = [lambda lib, x: lib.fft.fft(x), lambda lib, x: lib.fft.rfftn(input=x, s=(6,)),
              lambda lib, x: lib.stft(x, 4, window=lib.ones(4), center=False,
                                      return_complex=True),
-             lambda lib, x: lib.fft.fftshift(x)]
+             lambda lib, x: lib.fft.fftshift(x),
+             lambda lib, x: lib.stft(x, 4, window=lib.ones(4), return_complex=True),
+             lambda lib, x: lib.stft(x, 4, window=lib.ones(4), pad_mode="constant",
+                                     return_complex=True)]
     results = []
     for lib in (torch, leafgrad):
         x = lib.tensor(_array((8,), "float64", 5)).half().requires_grad_()
