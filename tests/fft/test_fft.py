@@ -505,3 +505,23 @@ def test_frequencies(name, index):
     if theirs is not None:
         np.testing.assert_array_equal(_values(ours), _values(theirs))
         assert ours.is_leaf
+
+
+FUNC_CALLS = [
+    lambda lib, x: lib.vmap(lambda t: lib.fft.rfft2(t, norm="ortho"))(x),
+    lambda lib, x: lib.vmap(lambda t: lib.fft.fft(t, n=5, dim=0), in_dims=2)(x),
+    lambda lib, x: lib.vmap(lambda t: lib.fft.ihfftn(t, s=(3, 4)), in_dims=1)(x),
+    lambda lib, x: lib.func.jacrev(lambda t: lib.view_as_real(lib.fft.rfft(t)))(x[0, 0]),
+    lambda lib, x: lib.func.jacfwd(lambda t: lib.fft.irfft(lib.fft.rfft(t) * 2, n=6))(x[0, 0]),
+    lambda lib, x: lib.func.jacrev(lambda t: lib.fft.hfft(t.to(lib.complex128), n=7))(x[0, 0]),
+]
+
+
+@pytest.mark.parametrize("index", range(len(FUNC_CALLS)))
+def test_function_transforms(index):
+    """vmap (any batch dim), jacrev and jacfwd over the transforms give torch's results."""
+    array = _array((3, 4, 6), "float64", 11)
+    ours = FUNC_CALLS[index](leafgrad, leafgrad.tensor(array))
+    theirs = FUNC_CALLS[index](torch, torch.tensor(array))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(_values(ours), _values(theirs), rtol=1e-10, atol=1e-12)
