@@ -26,6 +26,8 @@ parameter ``Tensor~``; the message still says ``Tensor``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 NUMBERS = frozenset((int, float, bool))  # for the callers' fast tests
@@ -123,7 +125,8 @@ class Signature:
         self.name = name
         self.params: list[_Param] = []
         keyword_only = False
-        for part in rest.rstrip(")").split(","):
+        # commas inside a default's brackets (``dim=(-2, -1)``) do not separate parameters
+        for part in re.split(r",(?![^()\[\]]*[)\]])", rest[:-1] if rest.endswith(")") else rest):
             part = part.strip()
             if part == "*":
                 keyword_only = True
@@ -268,6 +271,20 @@ for _name in ("quantile", "nanquantile"):  # ops/stats_composite.py
     SIGNATURES[f"Tensor.{_name}"] = _overloads(*(
         f"{_name}({q} q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\")"
         for q in ("Tensor", "float")))
+for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):  # leafgrad/fft.py
+    SIGNATURES[f"fft_{_name}"] = _overloads(
+        f"fft_{_name}(Tensor input, int? n=None, int dim=-1, str? norm=None, *, "
+        "Tensor? out=None)")
+for _name in ("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"):
+    SIGNATURES[f"fft_{_name}"] = _overloads(
+        f"fft_{_name}(Tensor input, tuple of ints? s=None, tuple of ints? dim=None, "
+        "str? norm=None, *, Tensor? out=None)")
+for _name in ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"):
+    SIGNATURES[f"fft_{_name}"] = _overloads(
+        f"fft_{_name}(Tensor input, tuple of ints? s=None, tuple of ints dim=(-2, -1), "
+        "str? norm=None, *, Tensor? out=None)")
+for _name in ("fftshift", "ifftshift"):
+    SIGNATURES[f"fft_{_name}"] = _overloads(f"fft_{_name}(Tensor input, tuple of ints? dim=None)")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod"):
     SIGNATURES[_name] = _binary(_name)
     SIGNATURES[f"Tensor.{_name}"] = _binary(_name, method=True)

@@ -193,3 +193,26 @@ def test_custom_fwd_bwd():
         assert seen["leafgrad", key] == seen["torch", key]
     with pytest.raises(TypeError):
         lg.amp.custom_fwd(lambda ctx, x: x)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
+@pytest.mark.parametrize("shape", [(1, 1, 5), (1, 1, 4, 4), (1, 1, 3, 3, 3)])
+def test_padding_policies(mode, shape):
+    """Reflection (1-d, 2-d) and replication padding are on torch's CPU float32 list, so a
+    float16 input is padded in float32 inside autocast; reflection_pad3d, circular and
+    constant padding keep float16."""
+    pad = [1, 1] * (len(shape) - 2)
+    results = []
+    for m in (torch, lg):
+        x = m.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape)).half()
+        x.requires_grad_()
+        with m.autocast("cpu", dtype=m.float16):
+            out = m.nn.functional.pad(x, pad, mode)
+        grad, = m.autograd.grad(out.float().sum(), x)
+        results.append((str(out.dtype).split(".")[1], out.grad_fn.name(),
+                        out.detach().float().numpy(), str(grad.dtype).split(".")[1],
+                        grad.float().numpy()))
+    (td, tn, tv, tgd, tg), (ld, ln, lv, lgd, lgr) = results
+    assert (ld, ln, lgd) == (td, tn, tgd)
+    np.testing.assert_array_equal(lv, tv)
+    np.testing.assert_array_equal(lgr, tg)

@@ -65,6 +65,14 @@ COMPLEX_SAMPLES: dict[str, list[Sample]] = {
     "PowScalar": [Sample(lambda lib, a: a ** 2, ((S3, A),)),
                   Sample(lambda lib, a: a ** (0.5 - 1j), ((S3, POS),)),
                   Sample(lambda lib, a: a ** -1.5, ((S3, POS),))],
+    "SqueezeLast": [Sample(lambda lib, a: (a * 1).squeeze_(0), (((1, 3), A),), check_node=False),
+                    Sample(lambda lib, a: (a * 1).squeeze_(1) * 2, ((S23, A),), check_node=False)],
+    "FftC2C": [Sample(lambda lib, a: lib.fft.fft(a), ((S23, A),)),
+               Sample(lambda lib, a: lib.fft.ifftn(a, s=(3, 2), norm="ortho"), ((S23, A),))],
+    "FftR2C": [Sample(lambda lib, a: lib.fft.rfft(a.real * a.imag), ((S23, A),)),
+               Sample(lambda lib, a: lib.fft.ihfft2(a.imag, norm="forward"), ((S23, A),))],
+    "FftC2R": [Sample(lambda lib, a: lib.fft.irfft(a), ((S23, A),)),
+               Sample(lambda lib, a: lib.fft.hfftn(a, s=(2, 4)), ((S23, A),))],
 }
 # Ops whose table samples are made of real inputs only (complex() and polar() take real
 # parts) or whose own sample covers complex inputs already.

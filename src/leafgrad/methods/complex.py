@@ -14,6 +14,20 @@ def _complex_ops():
 class ComplexMethods:
     __slots__ = ()
 
+    def stft(self, *args, **kwargs):
+        """``stft(n_fft, hop_length=None, win_length=None, window=None, center=True, ...)``:
+        torch.stft of this tensor (leafgrad/_stft.py)."""
+        from .._stft import stft
+
+        return stft(self, *args, **kwargs)
+
+    def istft(self, *args, **kwargs):
+        """``istft(n_fft, hop_length=None, win_length=None, window=None, center=True, ...)``:
+        torch.istft of this spectrogram (leafgrad/_stft.py)."""
+        from .._stft import istft
+
+        return istft(self, *args, **kwargs)
+
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 

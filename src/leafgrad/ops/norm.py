@@ -340,6 +340,7 @@ def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
 class _ModePad(Op):
     __slots__ = ()
     vmap = batch.leading  # the padding indexes the last dims after an Ellipsis
+    complex_ok = True  # an index gather: any dtype
     mode = ""
 
     @classmethod
@@ -365,6 +366,7 @@ class _ModePad(Op):
 class _ModePadBackward(Op):
     __slots__ = ()
     vmap = batch.dims(sizes="input_sizes")  # grad and input_sizes get the batch dims in front
+    complex_ok = True  # a scatter-add: any dtype
     pad_op = None
 
     @classmethod
@@ -387,6 +389,8 @@ def _make_pad_ops():
             forward_cls = type(f"{title}Pad{dims}d", (_ModePad,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackward0", "mode": mode,
                 "torch_names": ("nn.functional.pad",), "uint_kernel": f"{title.lower()}_pad{dims}d",
+                # torch's CPU autocast float32 list has these, reflection_pad3d excepted
+                "autocast": None if (mode, dims) == ("reflect", 3) else "fp32",
             })
             backward_cls = type(f"{title}Pad{dims}dBackward", (_ModePadBackward,), {
                 "__slots__": (), "node": f"{title}Pad{dims}DBackwardBackward0",

@@ -267,6 +267,7 @@ class SqueezeLast(Op):
 
     node = "SqueezeBackward4"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    complex_ok = True  # a view (torch.stft ends with it on its complex result)
     vmap = batch.dims("dim")
     torch_names = ("matmul", "Tensor.squeeze_")
 
