@@ -11,6 +11,11 @@ class ShapeMethods:
     def split(self, split_size, dim=0):
         return _ops.split(self, split_size, dim)
 
+    def split_with_sizes(self, split_sizes, dim=0):
+        from .._functions_copies import split_with_sizes
+
+        return split_with_sizes(self, split_sizes, dim)
+
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
 

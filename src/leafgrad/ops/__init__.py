@@ -353,3 +353,4 @@ from .stats_extra import *  # noqa: E402,F403 - aminmax, renorm
 from .stats_composite import *  # noqa: E402,F403 - quantile, cov, histogram, gradient, ...
 from .histogram import *  # noqa: E402,F403 - histogram
 from . import _uint  # noqa: E402,F401 - installs the uint16/32/64 check on first use
+from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute_copy, ...)

@@ -1,0 +1,214 @@
+"""``leafgrad.<view>_copy(...)``: the views' values in fresh memory (see Note: view copies in
+ops/shape_copy.py), and ``split_with_sizes``."""
+
+from __future__ import annotations
+
+from ._functions_math import _require_tensor
+from ._out import EXPECT, Out, takes_out
+from . import ops as _ops
+from .ops import shape_copy as _copies
+
+__all__ = [
+    "alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy",
+    "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+    "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+    "view_as_real_copy", "view_as_complex_copy", "as_strided_copy", "indices_copy",
+    "values_copy", "split_with_sizes",
+]
+
+# torch's copy kernels want an out of the result's dtype, resize it (with the usual warning)
+# and, unlike most out= kernels, accept inputs that require grad.
+_OUT = Out(None, EXPECT)
+
+
+def _int(function: str, argument: str, position: int, value) -> int:
+    from .methods.misc import _int as check
+
+    return check(function, argument, position, value)
+
+
+def _ints(function: str, argument: str, position: int, value) -> tuple:
+    from . import _argparse
+
+    if isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value):
+        return tuple(int(v) for v in value)
+    if _argparse._is_int(value):
+        return (int(value),)
+    raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be tuple of "
+                    f"ints, not {_argparse.typename(value)}")
+
+
+@takes_out(_OUT)
+def alias_copy(input):  # noqa: A002 - torch's names throughout
+    """A copy of ``input`` recorded as ``AliasBackward0_copy``."""
+    _require_tensor(input, "alias_copy", "input", 1)
+    return _copies.as_copy(lambda t: _copies.Alias.apply(t), input)
+
+
+@takes_out(_OUT)
+def detach_copy(input):  # noqa: A002
+    """A copy of ``input``; torch gives it a node without a derivative (``NotImplemented``)."""
+    _require_tensor(input, "detach_copy", "input", 1)
+    return _copies.detach_copy(input)
+
+
+@takes_out(_OUT)
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+    _require_tensor(input, "diagonal_copy", "input", 1)
+    return _copies.as_copy(_ops.diagonal, input, _int("diagonal_copy", "offset", 2, offset),
+                           _int("diagonal_copy", "dim1", 3, dim1),
+                           _int("diagonal_copy", "dim2", 4, dim2))
+
+
+@takes_out(_OUT)
+def expand_copy(input, size, *, implicit=False):  # noqa: A002
+    _require_tensor(input, "expand_copy", "input", 1)
+    return _copies.as_copy(_ops.expand, input, _ints("expand_copy", "size", 2, size))
+
+
+@takes_out(_OUT)
+def permute_copy(input, dims):  # noqa: A002
+    _require_tensor(input, "permute_copy", "input", 1)
+    return _copies.as_copy(_ops.permute, input, _ints("permute_copy", "dims", 2, dims))
+
+
+@takes_out(_OUT)
+def select_copy(input, dim, index):  # noqa: A002
+    _require_tensor(input, "select_copy", "input", 1)
+    return _copies.as_copy(_ops.select, input, _int("select_copy", "dim", 2, dim),
+                           _int("select_copy", "index", 3, index))
+
+
+def _slice_view(tensor, dim, start, end, step):
+    if tensor.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    dim = _ops.wrap_dim(dim, tensor.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    start, end, _ = slice(start, end).indices(tensor.shape[dim])  # clamped as Python's slices
+    return _copies.Slice.apply(tensor, dim=dim, start=start, end=max(end, start), step=step)
+
+
+@takes_out(_OUT)
+def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
+    _require_tensor(input, "slice_copy", "input", 1)
+    start = None if start is None else _int("slice_copy", "start", 3, start)
+    end = None if end is None else _int("slice_copy", "end", 4, end)
+    return _copies.as_copy(_slice_view, input, _int("slice_copy", "dim", 2, dim), start, end,
+                           _int("slice_copy", "step", 5, step))
+
+
+def split_copy(input, split_size, dim=0):  # noqa: A002
+    _require_tensor(input, "split_copy", "input", 1)
+    return _copies.split_copy(input, _int("split_copy", "split_size", 2, split_size),
+                              _int("split_copy", "dim", 3, dim))
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0):  # noqa: A002
+    _require_tensor(input, "split_with_sizes_copy", "input", 1)
+    sizes = _ints("split_with_sizes_copy", "split_sizes", 2, split_sizes)
+    return _copies.split_with_sizes_copy(input, sizes,
+                                         _int("split_with_sizes_copy", "dim", 3, dim))
+
+
+def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
+    """Views of consecutive pieces of ``input`` along ``dim``, of the given sizes."""
+    _require_tensor(input, "split_with_sizes", "input", 1)
+    sizes = _ints("split_with_sizes", "split_sizes", 2, split_sizes)
+    return _ops.split(input, list(sizes), _int("split_with_sizes", "dim", 3, dim))
+
+
+@takes_out(_OUT)
+def squeeze_copy(input, dim=None):  # noqa: A002
+    _require_tensor(input, "squeeze_copy", "input", 1)
+    if isinstance(dim, (tuple, list)):
+        dim = list(_ints("squeeze_copy", "dim", 2, dim))
+    elif dim is not None:
+        dim = _int("squeeze_copy", "dim", 2, dim)
+    return _copies.as_copy(_ops.squeeze, input, dim)
+
+
+@takes_out(_OUT)
+def t_copy(input):  # noqa: A002
+    _require_tensor(input, "t_copy", "input", 1)
+    return _copies.as_copy(_ops.t, input)
+
+
+@takes_out(_OUT)
+def transpose_copy(input, dim0, dim1):  # noqa: A002
+    _require_tensor(input, "transpose_copy", "input", 1)
+    return _copies.as_copy(_ops.transpose, input, _int("transpose_copy", "dim0", 2, dim0),
+                           _int("transpose_copy", "dim1", 3, dim1))
+
+
+def unbind_copy(input, dim=0):  # noqa: A002
+    _require_tensor(input, "unbind_copy", "input", 1)
+    return _copies.unbind_copy(input, _int("unbind_copy", "dim", 2, dim))
+
+
+@takes_out(_OUT)
+def unfold_copy(input, dimension, size, step):  # noqa: A002
+    from .ops.shape_misc import unfold
+
+    _require_tensor(input, "unfold_copy", "input", 1)
+    return _copies.as_copy(unfold, input, _int("unfold_copy", "dimension", 2, dimension),
+                           _int("unfold_copy", "size", 3, size), _int("unfold_copy", "step", 4, step))
+
+
+@takes_out(_OUT)
+def unsqueeze_copy(input, dim):  # noqa: A002
+    _require_tensor(input, "unsqueeze_copy", "input", 1)
+    return _copies.as_copy(_ops.unsqueeze, input, _int("unsqueeze_copy", "dim", 2, dim))
+
+
+@takes_out(_OUT)
+def view_copy(input, size):  # noqa: A002
+    """``input.view(size)`` or ``input.view(dtype)`` in fresh memory."""
+    from ._dtype import dtype as _dtype_type
+
+    _require_tensor(input, "view_copy", "input", 1)
+    if isinstance(size, _dtype_type):
+        return input.view(size).clone()  # torch: no node for the dtype overload (as view)
+    from .ops.shape import infer_shape
+
+    shape = infer_shape(_ints("view_copy", "size", 2, size), input.numel())
+    return _copies.ViewCopy.apply(input, shape=shape)
+
+
+@takes_out(_OUT)
+def view_as_real_copy(input):  # noqa: A002
+    from ._functions_complex import view_as_real
+
+    _require_tensor(input, "view_as_real_copy", "input", 1)
+    return _copies.as_copy(view_as_real, input)
+
+
+@takes_out(_OUT)
+def view_as_complex_copy(input):  # noqa: A002
+    from ._functions_complex import view_as_complex
+
+    _require_tensor(input, "view_as_complex_copy", "input", 1)
+    return _copies.as_copy(view_as_complex, input)
+
+
+@takes_out(_OUT)
+def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
+    _require_tensor(input, "as_strided_copy", "input", 1)
+    size = _ints("as_strided_copy", "size", 2, size)
+    stride = _ints("as_strided_copy", "stride", 3, stride)
+    offset = 0 if storage_offset is None else _int("as_strided_copy", "storage_offset", 4,
+                                                   storage_offset)
+    return _copies.as_copy(_ops.as_strided, input, size, stride, offset)
+
+
+def indices_copy(input):  # noqa: A002
+    """Sparse tensors only; torch raises for a dense (strided) one, as here."""
+    _require_tensor(input, "indices_copy", "input", 1)
+    raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+
+def values_copy(input):  # noqa: A002
+    """Sparse tensors only; torch raises for a dense (strided) one, as here."""
+    _require_tensor(input, "values_copy", "input", 1)
+    raise RuntimeError("values expected sparse tensor layout but got Strided")
+
