@@ -3,6 +3,8 @@ ops/shape_copy.py), and ``split_with_sizes``."""
 
 from __future__ import annotations
 
+import functools
+
 from ._functions_math import _require_tensor
 from ._out import EXPECT, Out, takes_out
 from . import ops as _ops
@@ -21,6 +23,20 @@ __all__ = [
 _OUT = Out(None, EXPECT)
 
 
+def _copy_out(fn):
+    """torch's ``out=`` of a copy: see ``_OUT``; out joins the graph as in ``join_out``."""
+    with_out = takes_out(_OUT)(fn)
+
+    @functools.wraps(with_out)
+    def call(*args, out=None, **kwargs):
+        result = with_out(*args, out=out, **kwargs)
+        if out is not None:
+            _copies.join_out(out, args[0] if args else kwargs["input"], fn.__name__)
+        return result
+
+    return call
+
+
 def _int(function: str, argument: str, position: int, value) -> int:
     from .methods.misc import _int as check
 
@@ -32,27 +48,25 @@ def _ints(function: str, argument: str, position: int, value) -> tuple:
 
     if isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value):
         return tuple(int(v) for v in value)
-    if _argparse._is_int(value):
-        return (int(value),)
     raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be tuple of "
                     f"ints, not {_argparse.typename(value)}")
 
 
-@takes_out(_OUT)
+@_copy_out
 def alias_copy(input):  # noqa: A002 - torch's names throughout
     """A copy of ``input`` recorded as ``AliasBackward0_copy``."""
     _require_tensor(input, "alias_copy", "input", 1)
     return _copies.as_copy(lambda t: _copies.Alias.apply(t), input)
 
 
-@takes_out(_OUT)
+@_copy_out
 def detach_copy(input):  # noqa: A002
     """A copy of ``input``; torch gives it a node without a derivative (``NotImplemented``)."""
     _require_tensor(input, "detach_copy", "input", 1)
     return _copies.detach_copy(input)
 
 
-@takes_out(_OUT)
+@_copy_out
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     _require_tensor(input, "diagonal_copy", "input", 1)
     return _copies.as_copy(_ops.diagonal, input, _int("diagonal_copy", "offset", 2, offset),
@@ -60,19 +74,19 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):  # noqa: A002
                            _int("diagonal_copy", "dim2", 4, dim2))
 
 
-@takes_out(_OUT)
+@_copy_out
 def expand_copy(input, size, *, implicit=False):  # noqa: A002
     _require_tensor(input, "expand_copy", "input", 1)
     return _copies.as_copy(_ops.expand, input, _ints("expand_copy", "size", 2, size))
 
 
-@takes_out(_OUT)
+@_copy_out
 def permute_copy(input, dims):  # noqa: A002
     _require_tensor(input, "permute_copy", "input", 1)
     return _copies.as_copy(_ops.permute, input, _ints("permute_copy", "dims", 2, dims))
 
 
-@takes_out(_OUT)
+@_copy_out
 def select_copy(input, dim, index):  # noqa: A002
     _require_tensor(input, "select_copy", "input", 1)
     return _copies.as_copy(_ops.select, input, _int("select_copy", "dim", 2, dim),
@@ -89,7 +103,7 @@ def _slice_view(tensor, dim, start, end, step):
     return _copies.Slice.apply(tensor, dim=dim, start=start, end=max(end, start), step=step)
 
 
-@takes_out(_OUT)
+@_copy_out
 def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
     _require_tensor(input, "slice_copy", "input", 1)
     start = None if start is None else _int("slice_copy", "start", 3, start)
@@ -118,23 +132,27 @@ def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
     return _ops.split(input, list(sizes), _int("split_with_sizes", "dim", 3, dim))
 
 
-@takes_out(_OUT)
+@_copy_out
 def squeeze_copy(input, dim=None):  # noqa: A002
     _require_tensor(input, "squeeze_copy", "input", 1)
-    if isinstance(dim, (tuple, list)):
-        dim = list(_ints("squeeze_copy", "dim", 2, dim))
-    elif dim is not None:
-        dim = _int("squeeze_copy", "dim", 2, dim)
+    from . import _argparse
+
+    if isinstance(dim, (tuple, list)) and all(_argparse._is_int(d) for d in dim):
+        dim = [int(d) for d in dim]
+    elif _argparse._is_int(dim):
+        dim = int(dim)
+    elif dim is not None:  # three overloads: (), (int dim), (int[] dim)
+        raise _argparse.invalid_combination("squeeze_copy", (input, dim), {})
     return _copies.as_copy(_ops.squeeze, input, dim)
 
 
-@takes_out(_OUT)
+@_copy_out
 def t_copy(input):  # noqa: A002
     _require_tensor(input, "t_copy", "input", 1)
     return _copies.as_copy(_ops.t, input)
 
 
-@takes_out(_OUT)
+@_copy_out
 def transpose_copy(input, dim0, dim1):  # noqa: A002
     _require_tensor(input, "transpose_copy", "input", 1)
     return _copies.as_copy(_ops.transpose, input, _int("transpose_copy", "dim0", 2, dim0),
@@ -146,7 +164,7 @@ def unbind_copy(input, dim=0):  # noqa: A002
     return _copies.unbind_copy(input, _int("unbind_copy", "dim", 2, dim))
 
 
-@takes_out(_OUT)
+@_copy_out
 def unfold_copy(input, dimension, size, step):  # noqa: A002
     from .ops.shape_misc import unfold
 
@@ -155,27 +173,29 @@ def unfold_copy(input, dimension, size, step):  # noqa: A002
                            _int("unfold_copy", "size", 3, size), _int("unfold_copy", "step", 4, step))
 
 
-@takes_out(_OUT)
+@_copy_out
 def unsqueeze_copy(input, dim):  # noqa: A002
     _require_tensor(input, "unsqueeze_copy", "input", 1)
     return _copies.as_copy(_ops.unsqueeze, input, _int("unsqueeze_copy", "dim", 2, dim))
 
 
-@takes_out(_OUT)
+@_copy_out
 def view_copy(input, size):  # noqa: A002
     """``input.view(size)`` or ``input.view(dtype)`` in fresh memory."""
+    from . import _argparse
     from ._dtype import dtype as _dtype_type
+    from .ops.shape import infer_shape
 
     _require_tensor(input, "view_copy", "input", 1)
     if isinstance(size, _dtype_type):
         return input.view(size).clone()  # torch: no node for the dtype overload (as view)
-    from .ops.shape import infer_shape
-
-    shape = infer_shape(_ints("view_copy", "size", 2, size), input.numel())
+    if not (isinstance(size, (tuple, list)) and all(_argparse._is_int(s) for s in size)):
+        raise _argparse.invalid_combination("view_copy", (input, size), {})
+    shape = infer_shape(tuple(int(s) for s in size), input.numel())
     return _copies.ViewCopy.apply(input, shape=shape)
 
 
-@takes_out(_OUT)
+@_copy_out
 def view_as_real_copy(input):  # noqa: A002
     from ._functions_complex import view_as_real
 
@@ -183,7 +203,7 @@ def view_as_real_copy(input):  # noqa: A002
     return _copies.as_copy(view_as_real, input)
 
 
-@takes_out(_OUT)
+@_copy_out
 def view_as_complex_copy(input):  # noqa: A002
     from ._functions_complex import view_as_complex
 
@@ -191,7 +211,7 @@ def view_as_complex_copy(input):  # noqa: A002
     return _copies.as_copy(view_as_complex, input)
 
 
-@takes_out(_OUT)
+@_copy_out
 def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
     _require_tensor(input, "as_strided_copy", "input", 1)
     size = _ints("as_strided_copy", "size", 2, size)

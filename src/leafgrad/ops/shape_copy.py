@@ -89,10 +89,11 @@ _COPIES = {Alias: AliasCopy, Expand: ExpandCopy, Permute: PermuteCopy, Select: S
            ViewAsComplex: None}
 
 
-class _DetachCopyNode(Op):
-    """torch records ``detach_copy`` of a tensor requiring grad under a node named
-    ``NotImplemented`` whose backward raises (it has no derivative formula); the result still
-    requires grad. Not in the op table: there is no gradient to test (as heaviside's node)."""
+class _NoDerivative(Op):
+    """torch records ``detach_copy`` of a tensor requiring grad, and the ``out=`` form of every
+    copy, under a node named ``NotImplemented`` whose backward raises (there is no derivative
+    formula); the result still requires grad. Not in the op table: there is no gradient to test
+    (as heaviside's node)."""
 
     node = "NotImplemented"
     qualified_name = "torch::autograd::NotImplemented"
@@ -101,18 +102,20 @@ class _DetachCopyNode(Op):
     _save_plan = ()
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx, a, name="detach_copy"):
         return _fresh(a)
 
     def backward(self, grad):
-        raise RuntimeError("derivative for aten::detach_copy is not implemented")
+        name = self._params.get("name", "detach_copy")
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
 
     def jvp(self, tangents, primals, result):
+        name = self._params.get("name", "detach_copy")
         raise NotImplementedError(
-            "Trying to use forward AD with aten::detach_copy that does not support it.")
+            f"Trying to use forward AD with aten::{name} that does not support it.")
 
 
-_DetachCopyNode.__name__ = _DetachCopyNode.__qualname__ = "NotImplemented"
+_NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
 
 
 # -- functions ----------------------------------------------------------------------------------
@@ -161,7 +164,22 @@ def unbind_copy(tensor, dim=0):
 
 
 def detach_copy(tensor):
-    return _DetachCopyNode.apply(tensor)
+    return _NoDerivative.apply(tensor)
+
+
+def join_out(out, tensor, name: str) -> None:
+    """After ``<name>(tensor, ..., out=out)`` wrote out: torch's out= forms of the copies give
+    out a ``NotImplemented`` node on ``tensor`` when it requires grad (backward then raises)."""
+    from ..autograd.grad_mode import state
+
+    if not (state.grad_enabled and tensor.requires_grad) or out._base is not None:
+        return
+    if out._data.dtype.kind not in "fc":
+        return
+    node = _NoDerivative._record((tensor,), {"name": name})._grad_fn
+    out._grad_fn = node
+    out._output_nr = 0
+    out._requires_grad = True
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
