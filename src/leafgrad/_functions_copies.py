@@ -15,7 +15,7 @@ __all__ = [
     "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
     "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
     "view_as_real_copy", "view_as_complex_copy", "as_strided_copy", "indices_copy",
-    "values_copy", "split_with_sizes",
+    "values_copy", "split_with_sizes", "as_strided_scatter",
 ]
 
 # torch's copy kernels want an out of the result's dtype, resize it (with the usual warning)
@@ -232,3 +232,14 @@ def values_copy(input):  # noqa: A002
     _require_tensor(input, "values_copy", "input", 1)
     raise RuntimeError("values expected sparse tensor layout but got Strided")
 
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
+    """A copy of ``input`` whose ``as_strided(size, stride, storage_offset)`` region is ``src``."""
+    _require_tensor(input, "as_strided_scatter", "input", 1)
+    _require_tensor(src, "as_strided_scatter", "src", 2)
+    size = _ints("as_strided_scatter", "size", 3, size)
+    stride = _ints("as_strided_scatter", "stride", 4, stride)
+    if storage_offset is not None:
+        storage_offset = _int("as_strided_scatter", "storage_offset", 5, storage_offset)
+    return _copies.as_strided_scatter(input, src, size, stride, storage_offset)

@@ -1386,7 +1386,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         check_inplace_allowed(self)
         if _grad_state.grad_enabled and self._requires_grad:
             if self._grad_fn is None:
-                raise RuntimeError(LEAF_INPLACE)
+                raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
             raise NotImplementedError("random in-place fills of tensors that require grad")
         np.copyto(self._data, values, casting="unsafe")
         self._bump_version()

@@ -16,6 +16,11 @@ class ShapeMethods:
 
         return split_with_sizes(self, split_sizes, dim)
 
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        from .._functions_copies import as_strided_scatter
+
+        return as_strided_scatter(self, src, size, stride, storage_offset)
+
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forward import auto_linear
 from .complex import ViewAsComplex, ViewAsReal
 from .linalg_ext import DiagonalCopy
 from .registry import Op, register
@@ -186,3 +187,64 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     from ..tensor import _wrap_dim as wrap
 
     return wrap(dim, ndim)
+
+
+# -- as_strided_scatter -------------------------------------------------------------------------
+
+_NON_CONTIGUOUS_GRAD = (
+    '!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at '
+    '"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp":4754, please report a bug to '
+    'PyTorch. as_strided_scatter is currently only supported for contiguous inputs')
+
+
+@register
+class AsStridedScatter(Op):
+    """``as_strided_scatter(self, src, size, stride, storage_offset)``: a copy of ``self`` (in
+    its own memory layout, as torch's clone) whose strided region is ``src``."""
+
+    node = "AsStridedScatterBackward0"
+    inputs = ("self", "src")
+    complex_ok = True
+    uint_ok = True
+    torch_names = ("as_strided_scatter", "Tensor.as_strided_scatter")
+
+    @staticmethod
+    def forward(ctx, a, src, size, stride, storage_offset):
+        out = np.copy(a, order="K")
+        region = AsStridedPublic.forward(None, out, size, stride, storage_offset)
+        region[...] = src  # overlapping positions: the last write wins, as torch's copy_
+        return out
+
+    def backward(self, grad):
+        # torch requires a contiguous self under autograd, so grad's layout is the strides'
+        p = self._params
+        grad = grad.contiguous()
+        grad_self = grad_src = None
+        if self.needs_grad(0):
+            zeros = grad.new_zeros(p["size"])
+            grad_self = AsStridedScatter.apply(grad, zeros, **p)
+        if self.needs_grad(1):
+            grad_src = AsStridedPublic.apply(grad, **p)
+        return grad_self, grad_src
+
+    jvp = auto_linear
+
+
+def as_strided_scatter(tensor, src, size, stride, storage_offset=None):
+    from ..autograd.grad_mode import state
+    from .shape_ext import check_strided
+
+    size, stride = tuple(size), tuple(stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    check_strided(tensor._data, size, stride, offset)
+    if tuple(src.shape) != size:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(size)}")
+    if 0 not in size and any(st == 0 and n > 1 for n, st in zip(size, stride)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    if state.grad_enabled and tensor.requires_grad and not tensor.is_contiguous():
+        raise RuntimeError(_NON_CONTIGUOUS_GRAD)
+    return AsStridedScatter.apply(tensor, src, size=size, stride=stride, storage_offset=offset)
