@@ -46,7 +46,12 @@ def _int(function: str, argument: str, position: int, value) -> int:
 def _ints(function: str, argument: str, position: int, value) -> tuple:
     from . import _argparse
 
-    if isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value):
+    if isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            if not _argparse._is_int(item):
+                raise TypeError(f"{function}(): argument '{argument}' (position {position}) must "
+                                f"be tuple of ints, but found element of type "
+                                f"{_argparse.typename(item)} at pos {index}")
         return tuple(int(v) for v in value)
     raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be tuple of "
                     f"ints, not {_argparse.typename(value)}")

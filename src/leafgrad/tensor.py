@@ -851,6 +851,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Neg.apply(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
@@ -1329,6 +1331,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def neg_(self):
         return _ops.inplace(_ops.Neg, self)
 
+    negative_ = neg_
+
     def pow_(self, exponent):
         if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow_", (exponent,))
@@ -1376,6 +1380,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def fill_(self, value):
         if isinstance(value, Tensor):
             return _ops.inplace(_ops.FillTensor, self, value)
+        if value.__class__ is complex:
+            from ._functions_more import check_fill_value
+
+            check_fill_value(self, value)
         return _ops.inplace(_ops.Fill, self, value=value)
 
     def copy_(self, src, non_blocking=False):

@@ -200,7 +200,13 @@ _NON_CONTIGUOUS_GRAD = (
 @register
 class AsStridedScatter(Op):
     """``as_strided_scatter(self, src, size, stride, storage_offset)``: a copy of ``self`` (in
-    its own memory layout, as torch's clone) whose strided region is ``src``."""
+    its own memory layout, as torch's clone) whose strided region is ``src``.
+
+    Note: as_strided_scatter's gradient. torch 2.13 gives ``self`` the part of ``grad`` inside
+    the region (as_strided_scatter_backward copies grad's region into zeros), which is the
+    gradient of neither output part: the output's region holds ``src``, not ``self``. Here
+    ``self`` gets grad outside the region (zeros inside), the derivative (gradcheck agrees);
+    ``src`` gets grad's region, as in torch."""
 
     node = "AsStridedScatterBackward0"
     inputs = ("self", "src")
