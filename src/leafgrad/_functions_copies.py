@@ -48,10 +48,15 @@ def _ints(function: str, argument: str, position: int, value) -> tuple:
 
     if isinstance(value, (tuple, list)):
         for index, item in enumerate(value):
-            if not _argparse._is_int(item):
-                raise TypeError(f"{function}(): argument '{argument}' (position {position}) must "
-                                f"be tuple of ints, but found element of type "
-                                f"{_argparse.typename(item)} at pos {index}")
+            if _argparse._is_int(item):
+                continue
+            kind = _argparse.typename(item)
+            if index:  # torch's parser checks the first element, then unpacks the rest
+                raise TypeError(f"{function}(): argument '{argument}' failed to unpack the "
+                                f"object at pos {position} with error \"type must be tuple of "
+                                f"ints,but got {kind}\"")
+            raise TypeError(f"{function}(): argument '{argument}' (position {position}) must "
+                            f"be tuple of ints, but found element of type {kind} at pos 0")
         return tuple(int(v) for v in value)
     raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be tuple of "
                     f"ints, not {_argparse.typename(value)}")
@@ -194,9 +199,9 @@ def view_copy(input, size):  # noqa: A002
     _require_tensor(input, "view_copy", "input", 1)
     if isinstance(size, _dtype_type):
         return input.view(size).clone()  # torch: no node for the dtype overload (as view)
-    if not (isinstance(size, (tuple, list)) and all(_argparse._is_int(s) for s in size)):
+    if not (isinstance(size, (tuple, list)) and (not size or _argparse._is_int(size[0]))):
         raise _argparse.invalid_combination("view_copy", (input, size), {})
-    shape = infer_shape(tuple(int(s) for s in size), input.numel())
+    shape = infer_shape(_ints("view_copy", "size", 2, size), input.numel())
     return _copies.ViewCopy.apply(input, shape=shape)
 
 

@@ -221,3 +221,10 @@ def _out(lib, code, dtype, shape):
 @pytest.mark.parametrize("code,dtype,shape", OUT_CASES)
 def test_out_as_torch(code, dtype, shape):
     assert _out(leafgrad, code, dtype, shape) == _out(torch, code, dtype, shape)
+
+
+@pytest.mark.parametrize("code", ["lib.permute_copy(y, (0, 1.0))", "lib.permute_copy(y, (0.0, 1))",
+                                  "lib.expand_copy(y, [2, 'a'])", "lib.view_copy(y, (6, 4.0))",
+                                  "lib.split_with_sizes_copy(y, [1, 2.0], 1)"])
+def test_int_list_errors_as_torch(code):
+    assert _outcome(leafgrad, code) == _outcome(torch, code)
