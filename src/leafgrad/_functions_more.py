@@ -11,7 +11,7 @@ from .tensor import Tensor
 
 __all__ = [
     "adjoint", "positive", "fill", "is_neg", "get_device", "negative_", "conj_physical_",
-    "constant_pad_nd", "index_put", "nonzero_static", "empty_permuted",
+    "constant_pad_nd", "index_put", "nonzero_static", "empty_permuted", "addmv_",
 ]
 
 
@@ -62,6 +62,12 @@ def get_device(input) -> int:  # noqa: A002
 def negative_(input):  # noqa: A002
     _require_tensor(input, "negative_", "input", 1)
     return input.neg_()
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
+    """``input = beta * input + alpha * (mat @ vec)``, in place."""
+    _require_tensor(input, "addmv_", "input", 1)
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)
 
 
 def conj_physical_(input):  # noqa: A002
