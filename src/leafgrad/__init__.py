@@ -59,6 +59,7 @@ from ._functions_stats import *  # noqa: F403,E402 - cummax, quantile, cov, hist
 from ._functions_copies import *  # noqa: F403,E402 - permute_copy and the other view copies
 from ._functions_more import *  # noqa: F403,E402 - adjoint, fill, constant_pad_nd, ...
 from ._asarray import *  # noqa: F403,E402 - asarray, frombuffer
+from ._functions_native import *  # noqa: F403,E402 - native_layer_norm, cholesky, convolution, ...
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
 from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
 from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names

@@ -99,6 +99,7 @@ def permute_copy(input, dims):  # noqa: A002
 @_copy_out
 def select_copy(input, dim, index):  # noqa: A002
     _require_tensor(input, "select_copy", "input", 1)
+    _copies.check_complex_grad(input, "select_copy")
     return _copies.as_copy(_ops.select, input, _int("select_copy", "dim", 2, dim),
                            _int("select_copy", "index", 3, index))
 
@@ -116,6 +117,7 @@ def _slice_view(tensor, dim, start, end, step):
 @_copy_out
 def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
     _require_tensor(input, "slice_copy", "input", 1)
+    _copies.check_complex_grad(input, "slice_copy")
     start = None if start is None else _int("slice_copy", "start", 3, start)
     end = None if end is None else _int("slice_copy", "end", 4, end)
     return _copies.as_copy(_slice_view, input, _int("slice_copy", "dim", 2, dim), start, end,

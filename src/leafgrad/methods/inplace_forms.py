@@ -80,6 +80,11 @@ class InplaceFormMethods:
             _same_size(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
         return _ops.inplace(Baddbmm, self, batch1, batch2, beta=beta, alpha=alpha)
 
+    def cholesky(self, upper=False):
+        from .._functions_native import cholesky
+
+        return cholesky(self, upper)
+
     # -- fill_diagonal_ --------------------------------------------------------------------------
     def fill_diagonal_(self, fill_value, wrap=False):
         """Write ``fill_value`` on the main diagonal (all dims equal, or a 2-d matrix; ``wrap``:

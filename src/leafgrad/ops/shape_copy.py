@@ -129,6 +129,10 @@ def as_copy(make_view, tensor, *args):
 
     with no_grad():
         probe = make_view(tensor.detach(), *args)
+    if not probe._view_steps:
+        # under vmap the view is a batched wrapper without steps: the copy is the view's
+        # values in fresh memory, recorded as the view and a clone
+        return make_view(tensor, *args).clone().contiguous()
     view, params = probe._view_steps[-1]
     copy = _COPIES[view]
     if copy is None:  # view_as_complex_copy: torch has no complex-output derivative for it
@@ -139,6 +143,16 @@ def as_copy(make_view, tensor, *args):
                                "differentiation for outputs with complex dtype.")
         return probe.clone()
     return copy.apply(tensor, **params)
+
+
+def check_complex_grad(tensor, name: str) -> None:
+    """torch has no complex derivative for a few of these (select_copy, slice_copy,
+    native_dropout): it refuses a complex input that requires grad when recording."""
+    from ..autograd.grad_mode import state
+
+    if state.grad_enabled and tensor.requires_grad and tensor._data.dtype.kind == "c":
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
 
 
 def split_copy(tensor, split_size, dim=0):
