@@ -24,7 +24,7 @@ from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.complex import ComplexMethods
 from .methods.extra import ExtraMethods
-from .methods.inplace_forms import InplaceFormMethods
+from .methods.inplace_forms import InplaceFormMethods, TensorQueryMethods
 from .methods.legacy import LegacyMethods
 from .methods.random import RandomMethods
 from .methods.linalg_more import LinalgMoreMethods
@@ -185,7 +185,8 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
-             ComplexMethods, MiscMethods, StatsMethods, InplaceFormMethods):
+             ComplexMethods, MiscMethods, StatsMethods, InplaceFormMethods,
+             TensorQueryMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)

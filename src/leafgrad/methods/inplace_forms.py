@@ -1,6 +1,8 @@
-"""In-place Tensor methods torch has under a second name or that leafgrad lacked: the aliases
-(``absolute_``, ``greater_``, ``multiply_``, ``subtract_``, ...), the in-place matrix products
-(``addmm_``, ``addmv_``, ``baddbmm_``) and ``fill_diagonal_``."""
+"""Tensor methods torch has that leafgrad lacked: the in-place aliases (``absolute_``,
+``greater_``, ``multiply_``, ``subtract_``, ...), the in-place matrix products (``addmm_``,
+``addmv_``, ``baddbmm_``), ``fill_diagonal_``, ``cholesky``, ``sum_to_size``, the CPU-only
+``apply_``/``map_``/``map2_`` and a few queries (``output_nr``, ``is_sparse``, ``dim_order``...)
+whose answer on a dense CPU tensor is fixed."""
 
 from __future__ import annotations
 
@@ -117,6 +119,88 @@ class InplaceFormMethods:
             wrapped = (numel + width) // (width + 1) - size
             self.as_strided((wrapped,), (step,), (width + 1) * strides[0]).fill_(fill_value)
         return self
+
+
+class TensorQueryMethods:
+    __slots__ = ()
+
+    def sum_to_size(self, *size):
+        """The sum of this tensor down to ``size`` (which it must be expandable to): leading
+        dims and dims of size 1 in ``size`` are summed; the tensor itself when sizes agree."""
+        from ..ops.shape import parse_shape
+
+        shape = parse_shape(size)
+        mine = tuple(self.shape)
+        lead = len(mine) - len(shape)
+        if lead < 0 or any(s != 1 and s != m for s, m in zip(shape, mine[lead:])):
+            raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size "
+                               f"{{{list(mine)}}}.")
+        if shape == mine:
+            return self
+        if not shape:  # ATen's sum_to: the plain sum (SumBackward0)
+            return self.sum()
+        dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
+                                    if s == 1 and mine[lead + i] != 1]
+        result = self.sum(dims, keepdim=True) if dims else self
+        return result.view(shape) if lead else result
+
+    def apply_(self, callable):  # noqa: A002 - torch's name
+        """Replace each element by ``callable(element)`` (a Python number), in place."""
+        return _map_values(self, "apply_", callable)
+
+    def map_(self, tensor, callable):  # noqa: A002
+        """``self[i] = callable(self[i], tensor[i])`` with ``tensor`` broadcast to self."""
+        return _map_values(self, "map_", callable, tensor)
+
+    def map2_(self, x, y, callable):  # noqa: A002
+        """``self[i] = callable(self[i], x[i], y[i])`` with x and y broadcast to self."""
+        return _map_values(self, "map2_", callable, x, y)
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (0 for leaves)."""
+        return self._output_nr
+
+    # a dense CPU tensor: none of these layouts, devices or sharing states apply
+    is_sparse = property(lambda self: False)
+    is_sparse_csr = property(lambda self: False)
+    is_quantized = property(lambda self: False)
+    is_meta = property(lambda self: False)
+    is_nested = property(lambda self: False)
+    is_mkldnn = property(lambda self: False)
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def is_shared(self) -> bool:
+        return False
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from outermost to innermost in memory (largest stride first)."""
+        strides = self.stride()
+        return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+
+
+def _map_values(tensor, name: str, callable, *others):  # noqa: A002
+    """apply_/map_/map2_: torch runs the Python callable per element on CPU tensors that do
+    not require grad, casting each result to the tensor's dtype."""
+    import numpy as np
+
+    if tensor.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    from ..tensor import check_inplace_allowed
+
+    check_inplace_allowed(tensor)
+    data = tensor._data
+    operands = [np.broadcast_to(o._data, data.shape) for o in others]
+    flat = [np.asarray(o).reshape(-1) for o in operands]
+    values = [callable(*(v.item() for v in row)) for row in
+              zip(np.asarray(data).reshape(-1), *flat)]
+    result = np.array(values, dtype=object).reshape(data.shape) if values else data
+    # torch writes through the data pointer: the version counter does not move
+    np.copyto(data, result.astype(data.dtype) if values else data, casting="unsafe")
+    return tensor
 
 
 def _matrix_operands(name: str, *pairs) -> None:
