@@ -182,7 +182,8 @@ def unfold_copy(input, dimension, size, step):  # noqa: A002
 
     _require_tensor(input, "unfold_copy", "input", 1)
     return _copies.as_copy(unfold, input, _int("unfold_copy", "dimension", 2, dimension),
-                           _int("unfold_copy", "size", 3, size), _int("unfold_copy", "step", 4, step))
+                           _int("unfold_copy", "size", 3, size),
+                           _int("unfold_copy", "step", 4, step))
 
 
 @_copy_out

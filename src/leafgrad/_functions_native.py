@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _argparse
 from ._functions_math import _require_tensor
-from .tensor import Tensor, _wrap
+from .tensor import _wrap
 
 __all__ = [
     "native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
@@ -89,7 +89,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002
     return NativeGroupNorm.apply(input, weight, bias, num_groups=int(group), eps=float(eps))
 
 
-# -- dropout ------------------------------------------------------------------------------------------
+# -- dropout --------------------------------------------------------------------------------------
 
 
 def native_dropout(input, p, train):  # noqa: A002
@@ -100,7 +100,6 @@ def native_dropout(input, p, train):  # noqa: A002
     backward by 1 (derivatives.yaml reads an absent ``train`` as eval there), so its gradient
     is not the output's derivative; here the gradient uses the forward's scale, as for
     train=True."""
-    from . import _rng
     from .ops.native_forms import NativeDropout
     from .ops.registry import array_kernel
 
