@@ -384,6 +384,7 @@ KNOWN_DIFFERENCES = {
     "Convolution": _MIXED,
     "EmbeddingBag": _MIXED,
     "GroupNorm": _MIXED,
+    "NativeGroupNorm": _MIXED,
     "HuberLoss": _MIXED,
     "IndexAdd": _MIXED,
     "IndexPut": _MIXED,

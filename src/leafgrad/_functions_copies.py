@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from ._functions_math import _require_tensor
+from .tensor import Tensor
 from ._out import EXPECT, Out, takes_out
 from . import ops as _ops
 from .ops import shape_copy as _copies
@@ -18,19 +19,25 @@ __all__ = [
     "values_copy", "split_with_sizes", "as_strided_scatter",
 ]
 
-# torch's copy kernels want an out of the result's dtype, resize it (with the usual warning)
-# and, unlike most out= kernels, accept inputs that require grad.
-_OUT = Out(None, EXPECT)
-
-
 def _copy_out(fn):
-    """torch's ``out=`` of a copy: see ``_OUT``; out joins the graph as in ``join_out``."""
-    with_out = takes_out(_OUT)(fn)
+    """torch's ``out=`` of a copy: an out of the result's dtype, resized (with the usual
+    warning); unlike most out= kernels it accepts inputs that require grad (an out that requires
+    grad is refused). The values are computed without recording, then out joins the graph as
+    in ``join_out``."""
+    with_out = takes_out(Out(None, EXPECT, out_name=f"aten::{fn.__name__}"))(fn)
 
     @functools.wraps(with_out)
     def call(*args, out=None, **kwargs):
-        result = with_out(*args, out=out, **kwargs)
-        if out is not None:
+        if out is None:
+            return with_out(*args, **kwargs)
+        from .autograd.grad_mode import no_grad, state
+
+        recording = state.grad_enabled
+        if recording and isinstance(out, Tensor) and out.requires_grad:
+            return with_out(*args, out=out, **kwargs)  # raises torch's out= error
+        with no_grad():
+            result = with_out(*args, out=out, **kwargs)
+        if recording:
             _copies.join_out(out, args[0] if args else kwargs["input"], fn.__name__)
         return result
 

@@ -114,6 +114,9 @@ def native_dropout(input, p, train):  # noqa: A002
     if data.size == 0:
         return input, _wrap(np.zeros(data.shape, dtype=data.dtype))
     if train is None or train:
+        if data.dtype.kind == "u" and data.itemsize > 1:  # torch's input.mul(bool mask)
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               f"attempted to promote {input.dtype._legacy} and Bool")
         keep = array_kernel(_keep_mask, p=float(p), shape=data.shape, dtype=data.dtype)
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
         if data.dtype.kind not in "fc":
@@ -173,6 +176,9 @@ def frobenius_norm(input, dim=None, keepdim=False):  # noqa: A002
     _deprecated("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
                 "will be removed in a future PyTorch release. Please use "
                 "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {input.dtype._legacy} instead.")
     wrapped = tuple(_wrap_dim(d, input.ndim) for d in dims)
     return NormDims.apply(input, ord=2.0, dim=wrapped, keepdim=bool(keepdim))
 

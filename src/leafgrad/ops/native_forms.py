@@ -58,6 +58,7 @@ class NativeDropout(Op):
     node = "NativeDropoutBackward0"
     multi_output = True
     complex_ok = True
+    uint_ok = True  # eval mode copies any dtype (training refuses integers before the op)
     torch_names = ("native_dropout",)
 
     @staticmethod

@@ -185,9 +185,7 @@ def detach_copy(tensor):
 def join_out(out, tensor, name: str) -> None:
     """After ``<name>(tensor, ..., out=out)`` wrote out: torch's out= forms of the copies give
     out a ``NotImplemented`` node on ``tensor`` when it requires grad (backward then raises)."""
-    from ..autograd.grad_mode import state
-
-    if not (state.grad_enabled and tensor.requires_grad) or out._base is not None:
+    if not tensor.requires_grad or out._base is not None:
         return
     if out._data.dtype.kind not in "fc":
         return
