@@ -131,17 +131,24 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
                            _int("slice_copy", "step", 5, step))
 
 
-def split_copy(input, split_size, dim=0):  # noqa: A002
+def split_copy(input, split_size, dim=0, *, out=None):  # noqa: A002
     _require_tensor(input, "split_copy", "input", 1)
-    return _copies.split_copy(input, _int("split_copy", "split_size", 2, split_size),
-                              _int("split_copy", "dim", 3, dim))
+    split_size = _int("split_copy", "split_size", 2, split_size)
+    dim = _int("split_copy", "dim", 3, dim)
+    if out is not None:
+        return _pieces_out("split_copy_Tensor_out()", out, input, "copy",
+                           lambda t: _copies.split_copy(t, split_size, dim))
+    return _copies.split_copy(input, split_size, dim)
 
 
-def split_with_sizes_copy(input, split_sizes, dim=0):  # noqa: A002
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):  # noqa: A002
     _require_tensor(input, "split_with_sizes_copy", "input", 1)
     sizes = _ints("split_with_sizes_copy", "split_sizes", 2, split_sizes)
-    return _copies.split_with_sizes_copy(input, sizes,
-                                         _int("split_with_sizes_copy", "dim", 3, dim))
+    dim = _int("split_with_sizes_copy", "dim", 3, dim)
+    if out is not None:
+        return _pieces_out("split_with_sizes_copy_out", out, input, "resize",
+                           lambda t: _copies.split_with_sizes_copy(t, sizes, dim))
+    return _copies.split_with_sizes_copy(input, sizes, dim)
 
 
 def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
@@ -178,9 +185,47 @@ def transpose_copy(input, dim0, dim1):  # noqa: A002
                            _int("transpose_copy", "dim1", 3, dim1))
 
 
-def unbind_copy(input, dim=0):  # noqa: A002
+def unbind_copy(input, dim=0, *, out=None):  # noqa: A002
     _require_tensor(input, "unbind_copy", "input", 1)
-    return _copies.unbind_copy(input, _int("unbind_copy", "dim", 2, dim))
+    dim = _int("unbind_copy", "dim", 2, dim)
+    if out is not None:
+        from .autograd.grad_mode import state
+
+        if state.grad_enabled and any(isinstance(o, Tensor) and o.requires_grad for o in out):
+            raise RuntimeError("unbind_copy(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        return _pieces_out("unbind_copy_int_out", out, input, "resize",
+                           lambda t: _copies.unbind_copy(t, dim))
+    return _copies.unbind_copy(input, dim)
+
+
+def _pieces_out(name: str, out, input, mode: str, pieces):  # noqa: A002
+    """The multi-output copies' ``out=`` (a list, one tensor per piece; torch returns None).
+    split_copy copies each piece into its out as ``copy_`` would (broadcast and cast, no
+    resize); split_with_sizes_copy and unbind_copy check each out's dtype, then resize it (with
+    the usual warning when it had elements). Nothing joins the graph."""
+    from ._out import EXPECT as same_dtype, _warn_resize, resize
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        parts = pieces(input.detach())
+    out = list(out)
+    if len(out) != len(parts):
+        raise RuntimeError(f"{name} expected an out= argument of size {len(parts)}, got size "
+                           f"{len(out)}")
+    with no_grad():
+        for part, target in zip(parts, out):
+            if mode == "copy":
+                target.copy_(part)
+                continue
+            same_dtype.check(part.dtype, target.dtype)
+            if tuple(target.shape) != tuple(part.shape):
+                _warn_resize(tuple(target.shape), tuple(part.shape))
+                resize(target, tuple(part.shape))
+                target._bump_version()  # torch's resize_ moves the version too
+            target.copy_(part)
+    return None
 
 
 @_copy_out

@@ -228,3 +228,52 @@ def test_out_as_torch(code, dtype, shape):
                                   "lib.split_with_sizes_copy(y, [1, 2.0], 1)"])
 def test_int_list_errors_as_torch(code):
     assert _outcome(leafgrad, code) == _outcome(torch, code)
+
+
+# the multi-output copies' out=: a list of tensors (torch returns None); "call|outs"
+PIECES_OUT = [
+    'torch.split_copy(x,2,out=o)|[torch.zeros(2,2),torch.zeros(1,2)]',
+    'torch.split_copy(x,2,out=o)|[torch.zeros(2,2,dtype=torch.int64),torch.zeros(1,2)]',
+    'torch.split_copy(x,2,out=o)|[torch.zeros(2),torch.zeros(1,2)]',
+    'torch.split_copy(x,2,out=o)|[torch.zeros(0),torch.zeros(1,2)]',
+    'torch.split_copy(x,2,out=o)|[torch.zeros(2,2)]',
+    'torch.split_copy(x,2,out=o)|[torch.zeros(2,2,requires_grad=True),torch.zeros(1,2)]',
+    'torch.split_copy(x.requires_grad_(),2,out=o)|[torch.zeros(2,2),torch.zeros(1,2)]',
+    'torch.split_copy(x,2,1,out=o)|[torch.zeros(3,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(1,2),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(5),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(0),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(1,2,dtype=torch.int64),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(1,2,requires_grad=True),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x.detach().requires_grad_(),[1,2],out=o)|[torch.zeros(1,2),torch.zeros(2,2)]',
+    'torch.split_with_sizes_copy(x,[1,2],out=o)|[torch.zeros(1,2)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(2),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(5),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(0),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(2,dtype=torch.int64),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(2,requires_grad=True),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x.detach().requires_grad_(),out=o)|[torch.zeros(2),torch.zeros(2),torch.zeros(2)]',
+    'torch.unbind_copy(x,1,out=o)|[torch.zeros(3),torch.zeros(3)]',
+    'torch.unbind_copy(x,out=o)|[torch.zeros(2),torch.zeros(2)]',
+]
+
+
+def _pieces_out(lib, case):
+    call, outs = case.split("|")
+    x = lib.arange(6.0).reshape(3, 2)
+    outs = eval(outs, {"torch": lib})  # noqa: S307 - the table's out tensors
+    versions = [o._version for o in outs]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome = eval(call, {"torch": lib, "x": x, "o": outs})  # noqa: S307
+        except Exception as error:  # noqa: BLE001
+            outcome = type(error).__name__, str(error).splitlines()[0]
+    return (outcome, [(o.tolist(), str(o.dtype).split(".")[-1], o._version - v, o.requires_grad,
+                       o.grad_fn) for o, v in zip(outs, versions)],
+            [str(w.message).split(" (Triggered")[0] for w in caught])
+
+
+@pytest.mark.parametrize("case", PIECES_OUT)
+def test_multi_output_out_as_torch(case):
+    assert _pieces_out(leafgrad, case) == _pieces_out(torch, case)
