@@ -196,6 +196,22 @@ OUT_CASES = {
     "addbmm": "lib.addbmm(m, b, b, alpha=2, out=OUT)",
     "chain_matmul": "lib.chain_matmul(m, m, out=OUT)",
     "narrow_copy": "lib.narrow_copy(x, 1, 1, 2, out=OUT)",
+    "alias_copy": "lib.alias_copy(x, out=OUT)",
+    "as_strided_copy": "lib.as_strided_copy(x, (2, 2), (1, 2), 1, out=OUT)",
+    "detach_copy": "lib.detach_copy(x, out=OUT)",
+    "diagonal_copy": "lib.diagonal_copy(m, 1, out=OUT)",
+    "expand_copy": "lib.expand_copy(v, (2, 3), out=OUT)",
+    "permute_copy": "lib.permute_copy(b, (2, 0, 1), out=OUT)",
+    "select_copy": "lib.select_copy(x, 1, 2, out=OUT)",
+    "slice_copy": "lib.slice_copy(x, 1, 0, 2, out=OUT)",
+    "squeeze_copy": "lib.squeeze_copy(x[:1], 0, out=OUT)",
+    "t_copy": "lib.t_copy(x, out=OUT)",
+    "transpose_copy": "lib.transpose_copy(b, 0, 2, out=OUT)",
+    "unfold_copy": "lib.unfold_copy(x, 1, 2, 1, out=OUT)",
+    "unsqueeze_copy": "lib.unsqueeze_copy(x, 1, out=OUT)",
+    "view_as_complex_copy": "lib.view_as_complex_copy(lib.stack([x, y], -1), out=OUT)",
+    "view_as_real_copy": "lib.view_as_real_copy(lib.complex(x, y), out=OUT)",
+    "view_copy": "lib.view_copy(x, (3, 2), out=OUT)",
     "slice_scatter": "lib.slice_scatter(x, y[:, :2], 1, 0, 2, out=OUT)",
     "index_reduce": "lib.index_reduce(x, 1, lib.tensor([0, 2]), y[:, :2], 'amax', out=OUT)",
     "nextafter": "lib.nextafter(x, y, out=OUT)",
@@ -256,6 +272,11 @@ NO_OUT = [
 # torch's resize warning for these prints the shapes with the reduced dim kept ([7, 1] for an
 # out of shape [7]): leafgrad warns with the out's own shape (docs/known-differences.md).
 WARNING_SHAPES_DIFFER = {"lib.kthvalue", "lib.mode"}
+
+# out= as a list of one tensor per piece, each with its own shape, and None returned (torch's
+# multi-output copies): their out= is compared with torch in tests/ops/test_view_copies.py
+# (PIECES_OUT), not through this table's single-shape outs.
+OWN_OUT_TESTS = {"split_copy", "split_with_sizes_copy", "unbind_copy"}
 
 # With an input that requires grad, torch's composite kernels for these leave the out tensor
 # requiring grad under a NotImplemented node (whose backward raises); leafgrad writes the values

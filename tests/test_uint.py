@@ -388,6 +388,7 @@ KNOWN_DIFFERENCES = {
         "(2e-8) where the exact bins are 0; leafgrad computes in double precision and rounds "
         "once (Note: fft precision, ops/fft.py), giving 0"),
     "GroupNorm": _MIXED,
+    "NativeGroupNorm": _MIXED,
     "HuberLoss": _MIXED,
     "IndexAdd": _MIXED,
     "IndexPut": _MIXED,

@@ -289,6 +289,8 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod"):
     SIGNATURES[_name] = _binary(_name)
     SIGNATURES[f"Tensor.{_name}"] = _binary(_name, method=True)
     SIGNATURES[f"Tensor.{_name}_"] = _binary(f"{_name}_", method=True)
+for _name in ("greater", "greater_equal", "less", "less_equal", "not_equal"):
+    SIGNATURES[f"Tensor.{_name}_"] = _binary(f"{_name}_", method=True)
 SIGNATURES["remainder"] = _binary("remainder", number_self=True)
 SIGNATURES["Tensor.remainder"] = _binary("remainder", method=True)
 SIGNATURES["Tensor.remainder_"] = _binary("remainder_", method=True)
@@ -305,6 +307,11 @@ for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot",
     SIGNATURES[_name] = _tensor_pair(_name)
     SIGNATURES[f"Tensor.{_name}"] = _tensor_pair(_name, method=True)
     SIGNATURES[f"Tensor.{_name}_"] = _tensor_pair(f"{_name}_", method=True)
+
+# torch's Tensor.multiply_ and subtract_ have a Number overload of their own (mul_/sub_ do not)
+SIGNATURES["Tensor.multiply_"] = _overloads("multiply_(Tensor other)", "multiply_(Number other)")
+SIGNATURES["Tensor.subtract_"] = _overloads("subtract_(Tensor other, *, Number alpha=1)",
+                                            "subtract_(Number other, Number alpha=1)")
 
 
 def given(*args) -> tuple:

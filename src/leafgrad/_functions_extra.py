@@ -56,6 +56,9 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 # torch's top-level forms whose arguments differ from nn.functional's
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    from ._functions_nn_aliases import _aten_p
+
+    _aten_p(p)  # ATen's RuntimeError, before nn.functional's ValueError could be raised
     return _F.dropout(input, p, train)
 
 

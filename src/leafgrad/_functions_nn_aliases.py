@@ -16,7 +16,7 @@ __all__ = [
     "threshold", "threshold_", "hardshrink", "prelu", "rrelu", "rrelu_", "bilinear",
     "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
-    "instance_norm", "rms_norm", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
+    "dropout_", "feature_dropout", "feature_dropout_", "instance_norm", "rms_norm", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
     "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
     "binary_cross_entropy_with_logits", "conv_transpose1d", "conv3d", "conv_transpose3d",
     "adaptive_max_pool1d", "max_pool3d",
@@ -44,6 +44,9 @@ _SIGNATURES = {
     "alpha_dropout_": "alpha_dropout_(Tensor input, float p, bool train)",
     "feature_alpha_dropout": "feature_alpha_dropout(Tensor input, float p, bool train)",
     "feature_alpha_dropout_": "feature_alpha_dropout_(Tensor input, float p, bool train)",
+    "dropout_": "dropout_(Tensor input, float p, bool train)",
+    "feature_dropout": "feature_dropout(Tensor input, float p, bool train)",
+    "feature_dropout_": "feature_dropout_(Tensor input, float p, bool train)",
     "threshold": "threshold(Tensor input, Number threshold, Number value)",
     "threshold_": "threshold_(Tensor input, Number threshold, Number value)",
     "hardshrink": "hardshrink(Tensor input, Number lambd=0.5)",
@@ -152,24 +155,55 @@ def channel_shuffle(input, groups):
     return _F.channel_shuffle(input, groups)
 
 
+def _aten_p(p) -> None:
+    """ATen's check of a dropout probability: a RuntimeError (nn.functional's is a ValueError)."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout(input, p, train, *, inplace=False, feature=False, alpha=False):
+    from .nn._functional_layers import _dropout_impl
+
+    _aten_p(p)
+    return _dropout_impl(input, p, train, inplace, feature=feature, alpha=alpha)
+
+
 @_parsed("alpha_dropout")
 def alpha_dropout(input, p, train):
-    return _F.alpha_dropout(input, p, train)
+    return _dropout(input, p, train, alpha=True)
 
 
 @_parsed("alpha_dropout_")
 def alpha_dropout_(input, p, train):
-    return _F.alpha_dropout(input, p, train, inplace=True)
+    return _dropout(input, p, train, inplace=True, alpha=True)
 
 
 @_parsed("feature_alpha_dropout")
 def feature_alpha_dropout(input, p, train):
-    return _F.feature_alpha_dropout(input, p, train)
+    return _dropout(input, p, train, feature=True, alpha=True)
 
 
 @_parsed("feature_alpha_dropout_")
 def feature_alpha_dropout_(input, p, train):
-    return _F.feature_alpha_dropout(input, p, train, inplace=True)
+    return _dropout(input, p, train, inplace=True, feature=True, alpha=True)
+
+
+@_parsed("dropout_")
+def dropout_(input, p, train):
+    """``torch.dropout_``: dropout written into ``input``."""
+    _aten_p(p)
+    return _F.dropout(input, p, train, inplace=True)
+
+
+@_parsed("feature_dropout")
+def feature_dropout(input, p, train):
+    """Zero whole channels (dim 1) of an input of at least 2 dims, as ``dropout2d`` does."""
+    return _dropout(input, p, train, feature=True)
+
+
+@_parsed("feature_dropout_")
+def feature_dropout_(input, p, train):
+    return _dropout(input, p, train, inplace=True, feature=True)
 
 
 @_parsed("instance_norm")

@@ -49,7 +49,8 @@ OVERLAP_ERROR = (
 _C10 = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
         "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
         "bool": "bool", "uint16": "short unsigned int", "uint32": "unsigned int",
-        "uint64": "long unsigned int"}
+        "uint64": "long unsigned int", "complex64": "c10::complex<float>",
+        "complex128": "c10::complex<double>"}
 
 
 class Rule:

@@ -24,6 +24,7 @@ from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
 from .methods.complex import ComplexMethods
 from .methods.extra import ExtraMethods
+from .methods.inplace_forms import InplaceFormMethods, TensorQueryMethods
 from .methods.legacy import LegacyMethods
 from .methods.random import RandomMethods
 from .methods.linalg_more import LinalgMoreMethods
@@ -184,7 +185,8 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
-             ComplexMethods, MiscMethods, StatsMethods):
+             ComplexMethods, MiscMethods, StatsMethods, InplaceFormMethods,
+             TensorQueryMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
@@ -851,6 +853,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Neg.apply(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
@@ -1329,6 +1333,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def neg_(self):
         return _ops.inplace(_ops.Neg, self)
 
+    negative_ = neg_
+
     def pow_(self, exponent):
         if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow_", (exponent,))
@@ -1376,6 +1382,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def fill_(self, value):
         if isinstance(value, Tensor):
             return _ops.inplace(_ops.FillTensor, self, value)
+        if value.__class__ is complex:
+            from ._functions_more import check_fill_value
+
+            check_fill_value(self, value)
         return _ops.inplace(_ops.Fill, self, value=value)
 
     def copy_(self, src, non_blocking=False):
@@ -1386,7 +1396,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         check_inplace_allowed(self)
         if _grad_state.grad_enabled and self._requires_grad:
             if self._grad_fn is None:
-                raise RuntimeError(LEAF_INPLACE)
+                raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
             raise NotImplementedError("random in-place fills of tensors that require grad")
         np.copyto(self._data, values, casting="unsafe")
         self._bump_version()

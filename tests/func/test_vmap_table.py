@@ -42,6 +42,7 @@ REFUSED = {
     ("MaskedSelect", 1): DYNAMIC,
     ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
     ("RreluWithNoiseInplace", 1): "vmap: called random operation while in randomness error mode.",
+    ("NativeDropout", 1): "vmap: called random operation while in randomness error mode.",
     ("Poisson", 0): "vmap: called random operation while in randomness error mode.",
     ("Poisson", 1): "vmap: called random operation while in randomness error mode.",
     # repeat_interleave with a tensor of repeats reads the repeats' values
@@ -74,6 +75,9 @@ LOOP_FALLBACK = {
     "UpsampleNearest1DBackward", "UpsampleNearest2DBackward", "UpsampleNearest3DBackward",
     "UpsampleNearestExact1DBackward", "UpsampleNearestExact2DBackward",
     "UpsampleNearestExact3DBackward", "UpsampleTrilinear3DBackward",
+    # added with the torch-namespace functions: as_strided over each example's own memory,
+    # native_dropout's mask (drawn outside the op), native_group_norm's statistics outputs
+    "AsStridedPublicCopy", "AsStridedScatter", "NativeDropout", "NativeGroupNorm",
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
 # a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).

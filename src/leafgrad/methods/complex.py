@@ -71,6 +71,14 @@ class ComplexMethods:
             return self
         return _complex_ops().ConjPhysical.apply(self)
 
+    def conj_physical_(self):
+        """The conjugate written into this tensor (real tensors: values unchanged, the version
+        still moves, as torch's)."""
+        from ..ops.extra_forms import ConjPhysicalInplace
+        from ..ops.inplace import inplace
+
+        return inplace(ConjPhysicalInplace, self)
+
     def resolve_conj(self):
         """A tensor without the conjugate bit: a copy if it is set, else the tensor itself."""
         if not _complex_ops().is_conj(self):
@@ -111,6 +119,9 @@ class ComplexMethods:
         return self.to(_dtypes().complex32)  # raises: see _dtype's Note: complex32
 
     def adjoint(self):
+        if self._data.ndim < 2:
+            raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                               f"matrices. Got {self._data.ndim}-D tensor.")
         return self.mH
 
     def angle(self):

@@ -98,7 +98,7 @@ class ExtraMethods:
 
     def positive(self):
         if self._data.dtype.kind == "b":
-            raise TypeError("The `+` operator, on a bool tensor is not supported.")
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def storage_offset(self) -> int:

@@ -11,6 +11,16 @@ class ShapeMethods:
     def split(self, split_size, dim=0):
         return _ops.split(self, split_size, dim)
 
+    def split_with_sizes(self, split_sizes, dim=0):
+        from .._functions_copies import split_with_sizes
+
+        return split_with_sizes(self, split_sizes, dim)
+
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        from .._functions_copies import as_strided_scatter
+
+        return as_strided_scatter(self, src, size, stride, storage_offset)
+
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
 
@@ -174,6 +184,28 @@ class ShapeMethods:
 
     def nonzero(self, *, as_tuple=False):
         return _ops.nonzero(self, as_tuple)
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        """``nonzero()``'s rows cut or padded (with ``fill_value``) to exactly ``size``."""
+        import numpy as np
+
+        from .. import _argparse
+        from ..tensor import _wrap
+
+        for name, value in (("size", size), ("fill_value", fill_value)):
+            if not _argparse._is_int(value):
+                raise TypeError(f"nonzero_static(): argument '{name}' must be int, not "
+                                f"{_argparse.typename(value)}")
+        size, fill_value = int(size), int(fill_value)
+        if size < 0:
+            raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+        found = _ops.nonzero(self)._data
+        if self.ndim == 0:  # torch: (size, 0) whatever the value
+            found = found.reshape(-1, 0)
+        result = np.full((size, found.shape[1]), fill_value, dtype=np.int64)
+        count = min(size, found.shape[0])
+        result[:count] = found[:count]
+        return _wrap(result)
 
     def argwhere(self):
         return _ops.argwhere(self)

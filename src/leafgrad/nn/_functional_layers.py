@@ -568,8 +568,6 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     noise shape ((N, C, 1, ...) for feature dropout), scaled in the input's dtype."""
     if p == 0 or not train or input.numel() == 0:
         return input
-    if feature and input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     dtype = input._data.dtype
     from ..ops.registry import array_kernel
 
@@ -577,6 +575,8 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
         # a kernel: leafgrad.compile records the constant instead of refusing a fresh array
         zero = _wrap(array_kernel(np.zeros, (), dtype=dtype))  # also for alpha dropout (ATen)
         return input.mul_(zero) if inplace else input * zero
+    if feature and input.dim() < 2:  # ATen checks when it makes the noise, after p == 1
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
     # one kernel draws and scales the noise: leafgrad.compile replays it, so the generator
     # advances on every call as in eager mode
@@ -591,14 +591,20 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
 
 def _feature_noise(p, shape, dtype):
     """(Feature) dropout's scaled keep mask: one bernoulli_(1 - p) draw, / (1 - p)."""
+    from ._functional_nn import check_scalable
+
     noise = _random.bernoulli(1 - p, shape, dtype)
+    check_scalable(dtype, noise.size)
     return noise / dtype.type(1 - p)
 
 
 def _alpha_noise(p, shape, dtype):
     """Alpha dropout's multiplier and shift: ``(noise * a, (noise - 1) * alpha a + alpha a p)``."""
+    from ._functional_nn import check_scalable
+
     scalar = dtype.type
     noise = _random.bernoulli(1 - p, shape, dtype)
+    check_scalable(dtype, noise.size)
     a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
     shift = (noise - scalar(1)) * scalar(_SELU_ALPHA * a) + scalar(_SELU_ALPHA * a * p)
     return noise * scalar(a), shift

@@ -142,7 +142,18 @@ def _dropout_mask(p, shape, dtype):
     if p == 1:
         return np.zeros(shape, dtype=dtype)  # no draw, as torch
     keep = _random.bernoulli(1 - p, shape, dtype)
+    check_scalable(dtype, keep.size)
     return (keep / (1 - p)).astype(dtype)
+
+
+def check_scalable(dtype, size: int) -> None:
+    """ATen scales dropout's drawn noise in place (``noise.div_(1 - p)``): an integer or bool
+    input's noise cannot hold the float result, after the draw (the generator has moved)."""
+    if dtype.kind not in "fc" and size:
+        from .. import _dtype
+
+        name = _dtype.from_numpy_dtype(dtype)._legacy
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
 
 
 _dropout_mask.draws_random = True  # leafgrad.compile: replayed, never dropped or merged

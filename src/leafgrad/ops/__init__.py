@@ -354,3 +354,6 @@ from .stats_composite import *  # noqa: E402,F403 - quantile, cov, histogram, gr
 from .histogram import *  # noqa: E402,F403 - histogram
 from . import _uint  # noqa: E402,F401 - installs the uint16/32/64 check on first use
 from . import fft as _fft  # noqa: E402,F401 - registers the fft primitives
+from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute_copy, ...)
+from . import extra_forms  # noqa: E402,F401 - torch.fill and conj_physical_ nodes
+from . import native_forms  # noqa: E402,F401 - torch.cholesky, native_dropout, ... nodes

@@ -807,6 +807,8 @@ class Abs(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "b":  # torch has no bool kernel for abs
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         return np.abs(a)
 
     def backward(self, grad):

@@ -95,8 +95,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)
         recording = recording or base._requires_grad
     if recording:
-        if target._grad_fn is None and target._requires_grad and base is None:
-            raise RuntimeError(LEAF_INPLACE)
+        if target._grad_fn is None and target._requires_grad:
+            # a view made a leaf by requires_grad_() (its base does not require grad) is a view
+            # of a leaf for torch too
+            raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
     if not target._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "

@@ -175,7 +175,8 @@ class Permute(_View):
         return np.transpose(a, dims)
 
     def backward(self, grad):
-        return grad.permute(*np.argsort(self._params["dims"]).tolist())
+        # one tuple argument: a 0-d tensor's permute(()) has no dims to spread
+        return grad.permute(tuple(np.argsort(self._params["dims"]).tolist()))
 
     jvp = auto_linear
 

@@ -159,7 +159,11 @@ class AsStridedPublic(_View):
     def forward(ctx, a, size, stride, storage_offset):
         # Offsets and strides count elements from this tensor's first element (torch counts
         # from the start of its storage; the two agree for tensors that own their memory).
-        start = a.reshape(-1)[storage_offset:] if storage_offset else a
+        # (the offset moves through memory, not through a's logical order: a transposed
+        # tensor's offset 1 is its second element in memory, as in torch's storage)
+        start = np.lib.stride_tricks.as_strided(
+            a, shape=(storage_offset + 1,), strides=(a.itemsize,))[storage_offset:] \
+            if storage_offset else a
         strides = tuple(s * a.itemsize for s in stride)
         return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides)
 
@@ -390,9 +394,43 @@ def unflatten(tensor, dim, sizes):
     return view(tensor, (shape[:dim] + sizes + shape[dim + 1:],))
 
 
+def check_strided(data: np.ndarray, size: tuple, stride: tuple, storage_offset: int) -> None:
+    """torch's checks of an ``as_strided`` geometry, in its order, before any memory is read.
+    The bound is the memory from the tensor's first element to the end of its buffer (offsets
+    count from the first element: see AsStridedPublic)."""
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    if 0 in size:
+        return
+    needed = (storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride)))
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    start = data.__array_interface__["data"][0]
+    low = root.__array_interface__["data"][0]  # the owner: one contiguous buffer
+    high = low + root.nbytes
+    if start + needed * data.itemsize > high:
+        before = (start - low) // data.itemsize  # torch counts from the storage's start
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset + before}, and itemsize {data.itemsize} requiring a storage size "
+            f"of {(needed + before) * data.itemsize} are out of bounds for storage of size "
+            f"{high - low}")
+
+
 def as_strided(tensor, size, stride, storage_offset=0):
-    return AsStridedPublic.apply(tensor, size=tuple(size), stride=tuple(stride),
-                                 storage_offset=int(storage_offset))
+    size, stride = tuple(size), tuple(stride)
+    storage_offset = 0 if storage_offset is None else int(storage_offset)
+    check_strided(tensor._data, size, stride, storage_offset)
+    return AsStridedPublic.apply(tensor, size=size, stride=stride, storage_offset=storage_offset)
 
 
 def repeat(tensor, repeats):

@@ -472,12 +472,8 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        from ..._functions_native import gru_step
+
         input, hx, batched = self._prepare(input, hx, "GRUCell")
-        size = self.hidden_size
-        projected = F.linear(input, self.weight_ih, self.bias_ih)
-        hidden = F.linear(hx, self.weight_hh, self.bias_hh)
-        rz = (projected[..., :2 * size] + hidden[..., :2 * size]).sigmoid()
-        r, z = rz[..., :size], rz[..., size:]
-        n = (projected[..., 2 * size:] + r * hidden[..., 2 * size:]).tanh()
-        out = n + z * (hx - n)
+        out = gru_step(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return out if batched else out.squeeze(0)

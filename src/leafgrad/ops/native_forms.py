@@ -1,0 +1,107 @@
+"""ATen-level ops torch exposes in its namespace, under their own nodes: ``torch.cholesky``
+(CholeskyBackward0), ``torch.frobenius_norm`` (NormBackward1), ``torch.native_dropout``
+(NativeDropoutBackward0, with its mask) and ``torch.native_group_norm`` (NativeGroupNormBackward0
+with the mean and reciprocal standard deviation as outputs of the same node). The formulas are
+the ones of the ops they mirror."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _layout
+from .linalg_decomp import _LinAlgError
+from .linalg_factor import LinalgCholeskyEx
+from .norm import GroupNorm
+from .reductions_stats import LinalgVectorNorm
+from .registry import Op, register
+
+
+@register
+class Cholesky(LinalgCholeskyEx):
+    """The deprecated ``torch.cholesky(A, upper)``: linalg.cholesky's values and formulas,
+    its errors named ``cholesky`` and its kernel's dtype error."""
+
+    node = "CholeskyBackward0"
+    torch_names = ("cholesky", "Tensor.cholesky")
+
+    @staticmethod
+    def forward(ctx, a, upper=False):
+        if a.ndim < 2:
+            raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+        if a.shape[-1] != a.shape[-2]:
+            raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are "
+                               f"{a.shape[-2]} by {a.shape[-1]} matrices")
+        if a.dtype.kind not in "fc":
+            from .. import _dtype
+
+            name = _dtype.from_numpy_dtype(a.dtype)._legacy
+            raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{name}'")
+        try:
+            return LinalgCholeskyEx.forward(ctx, a, upper=upper)
+        except _LinAlgError as error:
+            raise _LinAlgError(str(error).replace("linalg.cholesky:", "cholesky:", 1)) from None
+
+
+@register
+class NormDims(LinalgVectorNorm):
+    """``norm(self, p, dim, keepdim)`` (ATen's norm.ScalarOpt_dim), which ``frobenius_norm``
+    calls: the vector norm's values and formulas under torch's NormBackward1."""
+
+    node = "NormBackward1"
+    torch_names = ("frobenius_norm",)
+
+
+@register
+class NativeDropout(Op):
+    """``(input * mask * scale, mask)`` for a mask drawn by the caller (``native_dropout``)."""
+
+    node = "NativeDropoutBackward0"
+    multi_output = True
+    complex_ok = True
+    uint_ok = True  # eval mode copies any dtype (training refuses integers before the op)
+    torch_names = ("native_dropout",)
+
+    @staticmethod
+    def forward(ctx, a, mask, scale):
+        if ctx is not None:
+            ctx.keep("mask", mask)
+        out = a * mask if scale == 1 else a * mask * a.dtype.type(scale)
+        # output and mask are laid out as the input (torch's mul and empty_like)
+        return _layout.like(np.asarray(out, dtype=a.dtype), a), _layout.like(mask.copy(), a)
+
+    def backward(self, grads):
+        grad = grads[0]
+        if grad is None:
+            return None
+        p = self._params
+        out = grad._masked_zero(~p["mask"])
+        return out * p["scale"] if p["scale"] != 1 else out
+
+    def jvp(self, tangents, primals, result):
+        return (NativeDropout.apply(tangents[0], **self._params)[0], None)
+
+
+@register
+class NativeGroupNorm(GroupNorm):
+    """group_norm returning ``(out, mean, rstd)`` as torch's native_group_norm: the statistics
+    are outputs of the same node (their incoming gradients are not used, as in torch)."""
+
+    multi_output = True
+    vmap = None
+    torch_names = ("native_group_norm",)
+
+    @classmethod
+    def forward(cls, ctx, x, weight, bias, **params):
+        out = GroupNorm.forward.__func__(cls, ctx, x, weight, bias, **params)
+        grouped = x.reshape(x.shape[0], params["num_groups"], -1).astype(np.float64)
+        mean = grouped.mean(axis=2)
+        rstd = 1 / np.sqrt(grouped.var(axis=2) + params["eps"])
+        return out, mean.astype(x.dtype), rstd.astype(x.dtype)
+
+    def backward(self, grads):
+        if grads[0] is None:
+            return None, None, None
+        return GroupNorm.backward(self, grads[0])
+
+    def jvp(self, tangents, primals, result):
+        return (GroupNorm.jvp(self, tangents, primals, result), None, None)
