@@ -98,11 +98,16 @@ def _operand(t: np.ndarray, transpose_c: bool, rows: int, cols: int):
     return copy, transposed, copy.strides[1 if transposed == transpose_c else 0] // item
 
 
+def off() -> bool:
+    """Whether MKL is switched off or known to be missing (the callers' cheap first test)."""
+    return not _cpu.mkl_vml or _mkl._library is False
+
+
 def addmm(bias, m1: np.ndarray, m2: np.ndarray, beta=0, alpha=1, out=None):
     """``beta * bias + alpha * (m1 @ m2)`` computed by MKL as torch computes it, or None
     (the caller then uses NumPy). ``bias`` broadcasts to the result (None with beta 0);
     ``out``: a C-contiguous result array to write into (a new one otherwise)."""
-    if not _cpu.mkl_vml:
+    if not _cpu.mkl_vml or _mkl._library is False:
         return None
     dtype = m1.dtype
     entry = _gemm.get(dtype.char)
@@ -243,3 +248,32 @@ def dot(x: np.ndarray, y: np.ndarray):
         incx = incy = 1
     value = entry[1](n, _pointer(x), incx, _pointer(y), incy)
     return np.asarray(value, dtype=x.dtype)
+
+
+_axpy_functions: dict = {}  # dtype char -> (cblas ?axpy, scalar type)
+
+
+def axpy(alpha, x: np.ndarray, y: np.ndarray) -> bool:
+    """``y += alpha * x`` in place with MKL's ``?axpy`` (one fused multiply-add per element:
+    torch's add kernel, ``fmadd(b, alpha, a)``, gives the same bits), for C-contiguous ``x``
+    and ``y`` of one float dtype and size; False (nothing done) where MKL does not serve it."""
+    char = y.dtype.char
+    if not _cpu.mkl_vml or char not in "fd" or x.dtype != y.dtype or x.size != y.size:
+        return False
+    entry = _axpy_functions.get(char)
+    if entry is None:
+        library = _mkl.library()
+        if not library:
+            return False
+        function = getattr(library, "cblas_saxpy" if char == "f" else "cblas_daxpy")
+        function.restype = None
+        entry = _axpy_functions[char] = (function,
+                                         ctypes.c_float if char == "f" else ctypes.c_double)
+    if not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable):
+        return False
+    size = y.size
+    if size > _INT_MAX:
+        return False
+    if size:
+        entry[0](size, entry[1](alpha), _pointer(x), 1, _pointer(y), 1)
+    return True

@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _mkl
+from . import _blas, _mkl
 
 _F32 = np.float32
 _F64 = np.float64
@@ -361,26 +361,30 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
 
 def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
     """torch's ``add(a, b, alpha=alpha)`` (``ufunc`` np.add) or ``sub`` (np.subtract) of real
-    arrays: ATen's add kernel computes ``a + alpha * b`` as one fused multiply-add,
-    ``fmadd(b, alpha, a)`` with ``alpha`` in the operands' dtype (sub: ``-alpha``), so the
-    product is not rounded on its own (SGD's ``p.add_(g, alpha=-lr)``: rounding it first
-    gave torch's bits on 99.6% of 1,000 float32 parameters, the fused form on all of them).
-    float32: the product of two float32 values is exact in float64, the sum is rounded there
-    and then to float32 (with a number operand torch's kernel agrees with this on 99.5% of
-    elements, a separately rounded product on 73%). Other dtypes scale first (float64 keeps
-    that rounding). ``out``: where to write (may be ``a``); None: a new array of the broadcast
-    shape."""
+    arrays. ATen's add kernel computes ``a + alpha * b`` as one fused multiply-add,
+    ``fmadd(b, alpha, a)`` with ``alpha`` in the operands' dtype (sub: ``-alpha``); MKL's
+    ``?axpy`` is the same arithmetic, every bit (ops/_blas.axpy), so where the ``mkl``
+    package is installed the update runs there: one pass, in place when ``out`` is ``a``
+    (SGD's ``p.add_(g, alpha=-lr)``; rounding the product first gave torch's bits on 99.6%
+    of 1,000 float32 parameters). Without MKL: the scaled operand, then the add (NumPy has
+    no fused multiply-add, and replaying one in float64 tripled the cost of an SGD step).
+    ``out``: where to write (may be ``a``); None: a new array of the broadcast shape."""
     if type(b) is not np.ndarray:  # a wrapped number: the tensor's dtype, as torch's kernel
         b = np.asarray(b, dtype=a.dtype if a.dtype.kind == "f" else None)
-    if a.dtype == _F32 and b.dtype == _F32 and type(alpha) is not complex:
-        scale = float(_F32(alpha))
-        wide = np.multiply(b, -scale if ufunc is np.subtract else scale, dtype=_F64)
-        wide = np.add(wide, a, out=wide if wide.shape == np.broadcast_shapes(a.shape, b.shape)
-                      and type(wide) is np.ndarray else None)
-        if out is None:
-            return np.asarray(wide, dtype=_F32)
-        np.copyto(out, wide, casting="unsafe")
-        return out
+    if (not _blas.off() and a.dtype.char in "fd" and b.dtype == a.dtype
+            and type(alpha) is not complex and _mkl.available()):
+        shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+        target = out if (out is a and a.flags.c_contiguous and a.shape == shape) else None
+        if target is None:
+            target = np.array(np.broadcast_to(a, shape), order="C")
+        source = b if (b.shape == shape and b.flags.c_contiguous) else np.ascontiguousarray(
+            np.broadcast_to(b, shape))
+        scale = -alpha if ufunc is np.subtract else alpha
+        if _blas.axpy(scale, source, target):
+            if out is not None and target is not out:
+                np.copyto(out, target, casting="unsafe")
+                return out
+            return target
     scaled = b * alpha
     if out is None:
         return ufunc(a, scaled)

@@ -82,6 +82,8 @@ class Mm(Op):
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The product of two matrices: MKL's gemm called as torch calls it where the ``mkl``
     package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise."""
+    if _blas.off():
+        return a @ b
     result = _blas.mm(a, b)
     return a @ b if result is None else result
 
@@ -327,6 +329,8 @@ def _addmm_mkl(bias, a, b, beta, alpha):
     """Addmm's forward as torch's kernel computes it, the bias inside MKL's gemm call
     (Note: torch's gemm call, ops/_blas.py), after Mm's and the bias's checks; None where
     MKL does not serve it (no mkl package, other dtypes, complex or non-number scalars)."""
+    if _blas.off():
+        return None
     if (not isinstance(bias, np.ndarray) or bias.dtype != a.dtype or a.ndim != 2 or b.ndim != 2
             or a.dtype.char not in "fd" or a.shape[1] != b.shape[0] or b.dtype != a.dtype
             or bias.ndim > 2 or type(beta) not in (int, float) or type(alpha) not in (int, float)):
