@@ -97,6 +97,16 @@ def _step(values, compute, store):
     return np.asarray(values, dtype=compute).astype(store).astype(compute)
 
 
+def _cos(values, store):
+    """torch's cos step: MKL's vector cosine for float32/float64 windows (ops/_mkl.py, where
+    installed: torch's bits), the float computation rounded for float16 ones."""
+    if store is np.float16:
+        return np.cos(values)
+    from .ops import _float_kernels
+
+    return _float_kernels.cos(np.ascontiguousarray(values))
+
+
 def _number(value: float, compute, store):
     """A Python number operand of a step: torch's float16 kernels round it to float16 first."""
     return compute(store(value))
@@ -105,7 +115,7 @@ def _number(value: float, compute, store):
 def _hamming(size, compute, store, alpha=0.54, beta=0.46):
     window = _step(np.arange(size), compute, store)
     window = _step(window * _number(math.pi * 2.0 / (size - 1), compute, store), compute, store)
-    window = _step(np.cos(window), compute, store)
+    window = _step(_cos(window, store), compute, store)
     window = _step(window * _number(-beta, compute, store), compute, store)
     return _step(window + _number(alpha, compute, store), compute, store)
 
@@ -122,9 +132,11 @@ def _bartlett(size, compute, store):
 def _blackman(size, compute, store):
     window = _step(np.arange(size), compute, store)
     window = _step(window * _number(math.pi / (size - 1), compute, store), compute, store)
-    four = _step(np.cos(_step(window * _number(4, compute, store), compute, store)), compute, store)
+    four = _step(_cos(_step(window * _number(4, compute, store), compute, store), store),
+                 compute, store)
     four = _step(four * _number(0.08, compute, store), compute, store)
-    two = _step(np.cos(_step(window * _number(2, compute, store), compute, store)), compute, store)
+    two = _step(_cos(_step(window * _number(2, compute, store), compute, store), store),
+                compute, store)
     two = _step(two * _number(0.5, compute, store), compute, store)
     return _step(_step(four - two, compute, store) + _number(0.42, compute, store), compute, store)
 

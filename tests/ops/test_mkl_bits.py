@@ -278,3 +278,19 @@ def test_the_switch_and_torchs_flag():
     assert leafgrad.backends.mkl.is_available() is bool(_mkl._library)
     assert _mkl.kernel("expm1", np.ones(3, np.float32)) is None  # torch's expm1 is not MKL's
     assert _mkl.kernel("sin", np.ones(3, np.float16)) is None  # float16: NumPy's loops
+
+
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window"])
+def test_cosine_windows_are_torchs_bits(name):
+    """The cosine windows take their cos step from MKL as torch does: every bit is torch's
+    in float32 and float64 (float16 rounds the float computation, also exact)."""
+    _require_mkl()
+    for dtype in ("float32", "float64", "float16"):
+        for length in (2, 8, 101, 1000, 4097):
+            for periodic in (True, False):
+                ours = getattr(leafgrad, name)(length, periodic,
+                                               dtype=getattr(leafgrad, dtype)).numpy()
+                theirs = getattr(torch, name)(length, periodic,
+                                              dtype=getattr(torch, dtype)).numpy()
+                assert ours.dtype == theirs.dtype and _bits(ours) == _bits(theirs), (
+                    dtype, length, periodic)
