@@ -46,8 +46,9 @@ FLOAT32 = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tan": "Tan", 
 FLOAT64 = {"sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt", "erf": "Erf",
            "erfc": "Erfc", "erfinv": "ErfInv"}
 
-_addressof = ctypes.addressof
-_char = ctypes.c_char
+_BYTES = ctypes.c_char * 1
+_void_p = ctypes.c_void_p
+_MODE_ARGUMENT = ctypes.c_longlong(_MODE)
 _lock = threading.Lock()
 _library = None  # the loaded libmkl_rt, False once a search failed
 _served: dict = {}  # (NumPy dtype char, leafgrad name) -> MKL's ctypes function, once loaded
@@ -91,8 +92,6 @@ def _load():
             for char, prefix, table in (("f", "vms", FLOAT32), ("d", "vmd", FLOAT64)):
                 for name, mkl_name in table.items():
                     function = getattr(library, prefix + mkl_name)
-                    function.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
-                                         ctypes.c_longlong]
                     function.restype = None
                     _served[(char, name)] = function
             _library = library
@@ -154,18 +153,20 @@ def kernel(name: str, a: np.ndarray, out: np.ndarray | None = None):
     else:
         target = a.copy(order="K")
     size = target.size
-    if target.flags.c_contiguous:
-        address = _addressof(_char.from_buffer(target)) if size else 0  # cheaper than .ctypes
-    else:
-        address = _first_element(target)
     if size < _CHUNK:
         if size:
-            function(size, address, address, _MODE)
+            # (no argtypes: the size goes as a C int, the array as a buffer, the mode as a
+            # prebuilt 64-bit integer: the cheapest call ctypes makes)
+            pointer = _BYTES.from_buffer(target) if target.flags.c_contiguous else _void_p(
+                _first_element(target))
+            function(size, pointer, pointer, _MODE_ARGUMENT)
     else:
+        address = _first_element(target)
         step = _CHUNK * a.dtype.itemsize
         for start in range(0, size, _CHUNK):
             pointer = address + (start // _CHUNK) * step
-            function(min(_CHUNK, size - start), pointer, pointer, _MODE)
+            function(min(_CHUNK, size - start), _void_p(pointer), _void_p(pointer),
+                     _MODE_ARGUMENT)
     if out is not None and target is not out:
         out[...] = target
         return out
