@@ -12,14 +12,20 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import os
 import platform
 import sys
 from pathlib import Path
 
-import numpy as np
-import torch
+# one thread for every BLAS before NumPy loads (a 2-thread OpenBLAS splits the sums of the
+# NumPy-only column's products differently, so the page would depend on the caller's settings)
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"
 
-import leafgrad
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import leafgrad  # noqa: E402
 
 N = 100_000
 
@@ -172,7 +178,7 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   extra leafgrad makes ATen's call (`ops/_blas.py`: `addmm_impl_cpu_`'s layout rules and
   `cpublas::normalize_last_dims`), and every element of a linear layer's output and
   gradients is torch's; NumPy's BLAS (OpenBLAS) sums in another order on some shapes: on
-  these eight shapes 98.5% of the elements agree, but on a 32 x 784 x 256 product (an MNIST
+  these eight shapes 98.4% of the elements agree, but on a 32 x 784 x 256 product (an MNIST
   MLP's first layer) only 14%. Batched products (`bmm`, `matmul` of
   3-d tensors that torch does not fold into one matrix) and matrix-vector products still
   use NumPy's.
