@@ -69,9 +69,10 @@ def _vml_or_rounded(name: str, ufunc):
     run ``ufunc``."""
 
     def compute(a: np.ndarray) -> np.ndarray:
-        result = _mkl.kernel(name, a)
-        if result is not None:
-            return result
+        if _mkl._library is not False:  # not known to be missing
+            result = _mkl.kernel(name, a)
+            if result is not None:
+                return result
         return _rounded(ufunc, a) if a.dtype == _F32 else ufunc(a)
 
     compute.__name__ = name
@@ -225,7 +226,7 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
 def _into(ufunc, a: np.ndarray, out, name: str | None = None) -> np.ndarray:
     """``ufunc(a)`` as ``exp``/``log``/``tanh`` above compute it, written into ``out``
     (leafgrad.compile's capture kernels; ``out`` None: a fresh array)."""
-    if name is not None:
+    if name is not None and _mkl._library is not False:
         result = _mkl.kernel(name, a, out)
         if result is not None:
             return result
