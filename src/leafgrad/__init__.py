@@ -18,6 +18,8 @@ from ._dtype import (  # noqa: F401 - torch's names
     short, uint8, uint16, uint32, uint64, can_cast,
 )
 from ._device import device
+from ._layouts import (  # noqa: F401 - torch's names
+    _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
 from ._memory_format import (  # noqa: F401 - torch's names
     channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format)
 from .tensor import Size, Tensor

@@ -283,6 +283,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _CPU
 
     @property
+    def layout(self):
+        """Always ``leafgrad.strided``: leafgrad's tensors are dense (torch's ``Tensor.layout``)."""
+        from ._layouts import strided
+
+        return strided
+
+    @property
     def is_cuda(self) -> bool:
         return False
 
