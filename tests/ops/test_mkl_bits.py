@@ -294,3 +294,26 @@ def test_cosine_windows_are_torchs_bits(name):
                                               dtype=getattr(torch, dtype)).numpy()
                 assert ours.dtype == theirs.dtype and _bits(ours) == _bits(theirs), (
                     dtype, length, periodic)
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (4, 3), (32, 10), (16, 16), (16, 17), (3, 33),
+                                   (64, 100), (8, 1000), (2, 3, 5), (7, 1)])
+def test_softmax_over_the_last_dim_is_torchs_kernel(shape):
+    """torch's float32 softmax over the last dim: SLEEF's expf of x - max, the 16-lane sum,
+    the product with its reciprocal: every bit (no MKL needed); log_softmax's log is SLEEF's
+    logf, taken as float64's log rounded, so a few rows may differ in the last place."""
+    rng = np.random.default_rng(sum(shape))
+    values = (rng.standard_normal(shape) * 3).astype(np.float32)
+    ours = leafgrad.softmax(leafgrad.tensor(values), -1)
+    theirs = torch.softmax(torch.from_numpy(values), -1)
+    assert _bits(ours.numpy()) == _bits(theirs.numpy())
+    ours = leafgrad.nn.functional.log_softmax(leafgrad.tensor(values), dim=-1).numpy()
+    theirs = torch.nn.functional.log_softmax(torch.from_numpy(values), dim=-1).numpy()
+    # a row whose logf rounds differently is one ulp (of the row's log-sum) apart throughout
+    assert np.mean(ours == theirs) >= 0.9
+    gap = np.abs(ours.astype(np.float64) - theirs)
+    assert np.all(gap <= 2 * np.spacing(np.abs(theirs).astype(np.float32)) + 1e-30)
+    compiled = leafgrad.compile(lambda x: leafgrad.softmax(x * 1.0, -1))
+    for _ in range(3):
+        assert _bits(compiled(leafgrad.tensor(values)).numpy()) == _bits(
+            torch.softmax(torch.from_numpy(values), -1).numpy())

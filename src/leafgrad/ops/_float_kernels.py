@@ -390,3 +390,68 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
     if out is None:
         return ufunc(a, scaled)
     return ufunc(a, scaled, out=out, casting="unsafe")
+
+
+# -- softmax and log_softmax over the last dim, as ATen's vectorised kernels -----------------------
+
+_LANES = 16  # float32 lanes of torch's AVX-512 Vectorized<float>
+# The SLEEF replay costs about 25x NumPy's exp (ops above); by default it runs up to this many
+# elements (a classifier's logits, a small attention map), beyond it only with torch_bits
+EXACT_SOFTMAX_UP_TO = 65536
+_TREE = [np.array([i ^ step for i in range(_LANES)]) for step in (8, 4, 2, 1)]
+
+
+def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
+    """torch's ``vec::reduce_all`` (and ``map_reduce_all``) sum of each row of a float32
+    matrix: 16 lane accumulators fed vector by vector, the last partial vector added to its
+    first lanes only, then the lanes folded in halves (8, 4, 2, 1 apart: the AVX-512
+    shuffles); a row shorter than a vector is summed in order."""
+    count, size = rows.shape
+    if size < _LANES:
+        total = rows[:, 0].copy()
+        for j in range(1, size):
+            total += rows[:, j]
+        return total
+    full = size - size % _LANES
+    lanes = rows[:, :_LANES].copy()
+    for start in range(_LANES, full, _LANES):
+        lanes += rows[:, start:start + _LANES]
+    rest = size - full
+    if rest:
+        lanes[:, :rest] += rows[:, full:]
+    for index in _TREE:
+        lanes = lanes + lanes[:, index]
+    return lanes[:, 0]
+
+
+def exact_softmax(a: np.ndarray) -> bool:
+    """Whether softmax/log_softmax of ``a`` over its last dim replays torch's kernel here."""
+    return a.dtype == _F32 and a.ndim >= 1 and a.shape[-1] > 0 and (
+        _cpu.torch_bits or a.size <= EXACT_SOFTMAX_UP_TO)
+
+
+def softmax_lastdim(a: np.ndarray) -> np.ndarray:
+    """torch's float32 softmax over the last dim of a C-contiguous array (ATen's
+    _vec_softmax_lastdim): the row maximum, SLEEF's expf of x - max, the lane-ordered sum,
+    and the products with its reciprocal (not quotients)."""
+    size = a.shape[-1]
+    rows = a.reshape(-1, size)
+    exps = sleef_expf(rows - rows.max(axis=1, keepdims=True))
+    scale = _F32(1) / reduce_all_sum(exps)
+    exps *= scale[:, None]
+    return exps.reshape(a.shape)
+
+
+def log_softmax_lastdim(a: np.ndarray):
+    """torch's float32 log_softmax over the last dim (ATen's serial_vec_log_softmax_lastdim
+    _range): ``(x - max) - log(sum(exp(x - max)))`` with SLEEF's expf, the lane-ordered sum
+    and the log (SLEEF's logf, taken as float64's log rounded once). Returns the result, the
+    exponentials and the row sums (shaped to broadcast against the result)."""
+    size = a.shape[-1]
+    rows = a.reshape(-1, size)
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    exps = sleef_expf(shifted)
+    total = reduce_all_sum(exps)
+    shifted -= np.log(total, dtype=_F64).astype(_F32)[:, None]
+    keep = a.shape[:-1] + (1,)
+    return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)

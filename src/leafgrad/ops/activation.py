@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _layout, _promote
+from . import _float_kernels, _layout, _promote
 from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
@@ -383,8 +383,11 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, a, dim):
         _check_softmax_dtype(a, dim, "softmax")
-        with np.errstate(invalid="ignore"):
-            return _softmax_array(_layout.contiguous(_float(a)), dim)
+        a = _layout.contiguous(_float(a))
+        with np.errstate(all="ignore"):
+            if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(a):
+                return _float_kernels.softmax_lastdim(a)  # torch's kernel, bit for bit
+            return _softmax_array(a, dim)
 
     def backward(self, grad):
         result = self.saved("result")
@@ -420,6 +423,12 @@ class LogSoftmax(Op):
                 exps, total = ctx._saved["softmax"]
                 ctx.keep("softmax", (exps.reshape(()), total.reshape(())))
             return out.reshape(())
+        if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(a):
+            with np.errstate(all="ignore"):  # torch's kernel, bit for bit (SLEEF's expf)
+                result, exps, total = _float_kernels.log_softmax_lastdim(a)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
         shifted = a - _max_keepdim(a, dim)
         exps = np.exp(shifted)
         total = _sum_keepdim(exps, dim)
