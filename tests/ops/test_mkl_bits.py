@@ -49,6 +49,7 @@ def _one_thread():
     torch.set_num_threads(1)
     yield
     leafgrad.backends.cpu.mkl_vml = True
+    leafgrad.backends.cpu.torch_bits = False
     torch.set_num_threads(previous)
 
 
@@ -299,11 +300,13 @@ def test_cosine_windows_are_torchs_bits(name):
 @pytest.mark.parametrize("shape", [(1,), (3,), (4, 3), (32, 10), (16, 16), (16, 17), (3, 33),
                                    (64, 100), (8, 1000), (2, 3, 5), (7, 1)])
 def test_softmax_over_the_last_dim_is_torchs_kernel(shape):
-    """torch's float32 softmax over the last dim: SLEEF's expf of x - max, the 16-lane sum,
-    the product with its reciprocal: every bit (no MKL needed); log_softmax's log is SLEEF's
-    logf, taken as float64's log rounded, so a few rows may differ in the last place."""
+    """With torch_bits, torch's float32 softmax over the last dim: SLEEF's expf of x - max, the
+    16-lane sum, the product with its reciprocal: every bit (no MKL needed); log_softmax's
+    log is SLEEF's logf, taken as float64's log rounded, so a few rows may differ in the last
+    place. (The fixture turns torch_bits off again.)"""
     rng = np.random.default_rng(sum(shape))
     values = (rng.standard_normal(shape) * 3).astype(np.float32)
+    leafgrad.backends.cpu.torch_bits = True  # the replay is opt-in (its cost)
     ours = leafgrad.softmax(leafgrad.tensor(values), -1)
     theirs = torch.softmax(torch.from_numpy(values), -1)
     assert _bits(ours.numpy()) == _bits(theirs.numpy())
