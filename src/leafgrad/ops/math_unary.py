@@ -25,6 +25,7 @@ from .elementwise import _legacy_name
 from . import _uint
 from .registry import Op, register
 from ..tensor import _wrap
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -104,6 +105,7 @@ class Exp2(_FloatUnary):
 
 @register
 class Expm1(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "Expm1Backward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
@@ -111,7 +113,7 @@ class Expm1(_FloatUnary):
     torch_names = ("expm1", "special.expm1")
 
     def backward(self, grad):
-        return grad * (self.saved("result") + 1)
+        return grad * (conj(self.saved("result")) + 1)
 
     jvp = auto_element_wise
 
@@ -146,6 +148,7 @@ class Log10(_FloatUnary):
 
 @register
 class Log1p(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "Log1PBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -153,7 +156,7 @@ class Log1p(_FloatUnary):
     torch_names = ("log1p", "special.log1p")
 
     def backward(self, grad):
-        return grad / (self.saved("self") + 1)
+        return grad / conj(self.saved("self") + 1)
 
     jvp = auto_element_wise
 
@@ -164,6 +167,7 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
 
 @register
 class Rsqrt(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "RsqrtBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
@@ -171,7 +175,7 @@ class Rsqrt(_FloatUnary):
     torch_names = ("rsqrt",)
 
     def backward(self, grad):
-        return -0.5 * grad * self.saved("result").pow(3)
+        return -0.5 * grad * conj(self.saved("result").pow(3))
 
     jvp = auto_element_wise
 
@@ -195,6 +199,7 @@ class Tan(_FloatUnary):
 
 @register
 class Asin(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AsinBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -203,13 +208,14 @@ class Asin(_FloatUnary):
 
     def backward(self, grad):
         x = self.saved("self")
-        return grad * (-x * x + 1).rsqrt()
+        return grad * conj((-x * x + 1).rsqrt())
 
     jvp = auto_element_wise
 
 
 @register
 class Acos(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AcosBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -218,13 +224,14 @@ class Acos(_FloatUnary):
 
     def backward(self, grad):
         x = self.saved("self")
-        return grad * -((-x * x + 1).rsqrt())
+        return grad * conj(-((-x * x + 1).rsqrt()))
 
     jvp = auto_element_wise
 
 
 @register
 class Atan(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AtanBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -233,7 +240,7 @@ class Atan(_FloatUnary):
 
     def backward(self, grad):
         x = self.saved("self")
-        return grad / (x * x + 1)
+        return grad / conj(x * x + 1)
 
     jvp = auto_element_wise
 
@@ -268,6 +275,7 @@ class Cosh(_FloatUnary):
 
 @register
 class Asinh(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AsinhBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -275,13 +283,14 @@ class Asinh(_FloatUnary):
     torch_names = ("asinh", "arcsinh")
 
     def backward(self, grad):
-        return grad * (self.saved("self").pow(2) + 1).rsqrt()
+        return grad * conj((self.saved("self").pow(2) + 1).rsqrt())
 
     jvp = auto_element_wise
 
 
 @register
 class Acosh(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AcoshBackward0"
     saves = {"self": ("self",)}
     compute = staticmethod(np.arccosh)
@@ -289,6 +298,8 @@ class Acosh(_FloatUnary):
 
     def backward(self, grad):
         x = self.saved("self")
+        if x._data.dtype.kind == "c":  # sqrt(x*y) != sqrt(x)*sqrt(y) off the real line
+            return grad * conj((x + 1).rsqrt() * (x - 1).rsqrt())
         return grad * (x * x - 1).rsqrt()
 
     jvp = auto_element_wise
@@ -296,6 +307,7 @@ class Acosh(_FloatUnary):
 
 @register
 class Atanh(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "AtanhBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -303,7 +315,7 @@ class Atanh(_FloatUnary):
     torch_names = ("atanh", "arctanh")
 
     def backward(self, grad):
-        return grad / (1 - self.saved("self").pow(2))
+        return grad / conj(1 - self.saved("self").pow(2))
 
     jvp = auto_element_wise
 

@@ -23,18 +23,26 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
     """(variance, mean) over ``dim`` (None: every dim), dividing by max(0, n - correction)."""
     count = a.size if dim is None else math.prod(a.shape[d] for d in dim)
     dof = max(0, count - correction)
+    # complex input: the variance of |x - mean|, a real tensor (torch: float for cfloat)
+    spread_dtype = a.real.dtype if a.dtype.kind == "c" else a.dtype
+
+    def squares(deviation):
+        if deviation.dtype.kind == "c":
+            return deviation.real * deviation.real + deviation.imag * deviation.imag
+        return deviation * deviation
+
     if count and dof > 0:
         mean = a.mean(axis=dim, keepdims=True)
         deviation = a - mean
-        variance = np.sum(deviation * deviation, axis=dim, keepdims=keepdim) / dof
+        variance = np.sum(squares(deviation), axis=dim, keepdims=keepdim) / dof
     else:  # 0 dof: inf (or nan for 0/0), silently, as torch
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = np.sum(a, axis=dim, keepdims=True) / count
             deviation = a - mean
-            variance = np.sum(deviation * deviation, axis=dim, keepdims=keepdim) / dof
+            variance = np.sum(squares(deviation), axis=dim, keepdims=keepdim) / dof
     if not keepdim:
         mean = mean.reshape(()) if dim is None else mean.squeeze(dim)
-    return (_layout.contiguous(np.asarray(variance, dtype=a.dtype)),
+    return (_layout.contiguous(np.asarray(variance, dtype=spread_dtype)),
             _layout.contiguous(np.asarray(mean, dtype=a.dtype)))
 
 
@@ -78,6 +86,7 @@ def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
 
 @register
 class Var(Op):
+    complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "VarBackward0"
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
@@ -98,6 +107,7 @@ class Var(Op):
 
 @register
 class Std(Op):
+    complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "StdBackward0"
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",), "result": ("self",)}
@@ -164,6 +174,7 @@ class _Moments(MultiOutput):
 
 @register
 class VarMean(_Moments):
+    complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "VarMeanBackward0"
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("var_mean",)
@@ -171,6 +182,7 @@ class VarMean(_Moments):
 
 @register
 class StdMean(_Moments):
+    complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "StdMeanBackward0"
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("std_mean",)
@@ -193,10 +205,7 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
             "'correction', but expected one of:"
         )
     data = tensor._data
-    if data.dtype.kind == "c":  # not yet: refuse rather than compute the real parts' spread
-        raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{tensor.dtype._legacy}'")
-    if data.dtype.kind != "f":
+    if data.dtype.kind not in "fc":
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if correction is None:

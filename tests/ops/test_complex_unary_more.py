@@ -1,0 +1,94 @@
+"""Complex inputs for asin, acos, atan, asinh, acosh, atanh, log1p, expm1 and rsqrt against
+torch 2.13: values (branch cuts, signed zeros, infinities), gradients with torch's conjugate
+convention (acosh's complex formula is torch's (x+1)^-1/2 (x-1)^-1/2), gradcheck and
+gradgradcheck in complex128. (Complex forward-mode AD is not built yet: README, Not yet.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+NAMES = ["asin", "acos", "atan", "asinh", "acosh", "atanh", "log1p", "expm1", "rsqrt"]
+TOLERANCE = {np.complex64: (2e-5, 2e-6), np.complex128: (1e-12, 1e-13)}
+
+
+def _points(dtype):
+    rng = np.random.default_rng(3)
+    z = (rng.standard_normal(40) + 1j * rng.standard_normal(40)) * 1.5
+    cuts = [0j, 1 + 0j, -1 + 0j, 2 + 0j, -2 + 0j, 2 - 0j, complex(2, -0.0), complex(-2, -0.0),
+            0.5j, -3j, complex(0.0, 2), complex(-0.0, 2), complex(0.0, -2), complex(-0.0, -2),
+            complex(np.inf, 1), complex(1, np.inf), complex(np.nan, 1), complex(-np.inf, 0)]
+    return np.concatenate([z, cuts]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", NAMES)
+def test_values_and_gradients(name, dtype):
+    rtol, atol = TOLERANCE[dtype]
+    z = _points(dtype)
+    ours = getattr(leafgrad, name)(leafgrad.tensor(z)).numpy()
+    theirs = getattr(torch, name)(torch.from_numpy(z)).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
+    finite = z[:40]
+    weights = (np.random.default_rng(4).standard_normal(40)
+               + 1j * np.random.default_rng(5).standard_normal(40)).astype(dtype)
+    grads = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(finite, requires_grad=True)
+        y = getattr(lib, name)(x)
+        ((y * lib.tensor(weights)).real.sum() + y.abs().sum()).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=rtol * 10, atol=atol * 10)
+    node = getattr(leafgrad, name)(leafgrad.tensor(finite, requires_grad=True)).grad_fn.name()
+    assert node == getattr(torch, name)(torch.tensor(finite, requires_grad=True)).grad_fn.name()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gradcheck_and_gradgradcheck(name):
+    rng = np.random.default_rng(6)
+    z = (rng.standard_normal(5) + 1j * rng.standard_normal(5)) * 0.6 + 0.2 + 0.3j
+    x = leafgrad.tensor(z, dtype=leafgrad.complex128, requires_grad=True)
+    function = getattr(leafgrad, name)
+    assert leafgrad.autograd.gradcheck(function, (x,))
+    assert leafgrad.autograd.gradgradcheck(function, (x,))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name,kwargs", [
+    ("var", {}), ("std", {}), ("var", {"dim": 1}), ("std", {"dim": 0, "keepdim": True}),
+    ("var", {"dim": 1, "correction": 0}), ("std", {"dim": (0, 1), "unbiased": False}),
+    ("var_mean", {"dim": 1}), ("std_mean", {}), ("var", {"dim": 0, "correction": 3})])
+def test_var_and_std_of_complex_tensors(name, kwargs, dtype):
+    """The spread of complex values is real (float for cfloat) and its gradient is torch's
+    var_backward, 2 / (n - correction) * grad * (x - mean); var_mean/std_mean keep a complex
+    mean."""
+    rtol, atol = TOLERANCE[dtype]
+    rng = np.random.default_rng(7)
+    z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z, requires_grad=True)
+        out = getattr(lib, name)(x, **kwargs)
+        spread = out[0] if isinstance(out, tuple) else out
+        loss = spread.sum() + (out[1].abs().sum() if isinstance(out, tuple) else 0)
+        loss.backward()
+        results.append([o.detach().numpy() for o in (out if isinstance(out, tuple) else (out,))]
+                       + [x.grad.numpy()])
+    for ours, theirs in zip(*results):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=rtol * 10, atol=atol * 10, equal_nan=True)
+
+
+def test_var_and_std_gradcheck_complex():
+    rng = np.random.default_rng(8)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    x = leafgrad.tensor(z, dtype=leafgrad.complex128, requires_grad=True)
+    assert leafgrad.autograd.gradcheck(lambda t: leafgrad.var(t, dim=1), (x,))
+    assert leafgrad.autograd.gradgradcheck(lambda t: leafgrad.std(t, dim=0), (x,))
+    assert leafgrad.autograd.gradcheck(lambda t: leafgrad.var_mean(t, dim=1), (x,))
