@@ -92,3 +92,18 @@ def test_var_and_std_gradcheck_complex():
     assert leafgrad.autograd.gradcheck(lambda t: leafgrad.var(t, dim=1), (x,))
     assert leafgrad.autograd.gradgradcheck(lambda t: leafgrad.std(t, dim=0), (x,))
     assert leafgrad.autograd.gradcheck(lambda t: leafgrad.var_mean(t, dim=1), (x,))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_normalize_of_complex_tensors(p):
+    """F.normalize divides by the real norm of the moduli (torch's input.norm(p, dim)), not
+    by the square root of z * z."""
+    z = np.array([[1 + 2j, 3 - 1j, 0.5], [0.5j, 2 + 0j, -1 - 1j]])
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z, requires_grad=True)
+        y = lib.nn.functional.normalize(x, p=p, dim=1)
+        (y.abs().sum() + y.real.sum()).backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)

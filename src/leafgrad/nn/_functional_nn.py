@@ -317,6 +317,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def _p_norm(input, p, dim):
+    if input.dtype.is_complex:  # the norm of the moduli: a real tensor, as torch's norm
+        from .. import linalg
+
+        return linalg.vector_norm(input, p, dim, keepdim=True)
     if p == 2:
         return (input * input).sum(dim, keepdim=True).sqrt()
     if p == 1:
