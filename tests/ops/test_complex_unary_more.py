@@ -107,3 +107,21 @@ def test_normalize_of_complex_tensors(p):
         results.append((y.detach().numpy(), x.grad.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 0.5), (3, 0, 2.0), (1.5, 1, 0.3)])
+def test_renorm_of_complex_tensors(p, dim, maxnorm):
+    """renorm scales by the real p-norm of the moduli; the gradient is torch's renorm_backward
+    (the real part of sum(conj(self) * grad) through norm_backward, sgn for p = 1)."""
+    rng = np.random.default_rng(9)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z, requires_grad=True)
+        y = lib.renorm(x, p, dim, maxnorm)
+        (y.abs().sum() + y.real.sum()).backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+    x = leafgrad.tensor(z * 0.3, requires_grad=True)
+    assert leafgrad.autograd.gradcheck(lambda t: leafgrad.renorm(t, p, dim, 0.5), (x,))

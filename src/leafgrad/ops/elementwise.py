@@ -957,6 +957,7 @@ class MaskedZero(Op):
 
     node = "MaskedFillBackward0"
     uint_kernel = "masked_fill"
+    complex_ok = True  # a linear mask: the same for complex values
     vmap = batch.elementwise
     inputs = ("self",)
     broadcasts = True

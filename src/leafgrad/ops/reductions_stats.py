@@ -286,10 +286,11 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     """torch's norm_backward, case by case (each masks the 0/0 its formula would make)."""
     if not keepdim and a.ndim != 0 and dim is not None:
         grad, norm = unsqueeze_dims(grad, dim), unsqueeze_dims(norm, dim)
+    sign = a.sgn if a._data.dtype.kind == "c" else a.sign  # torch's sgn for complex input
     if ord == 0:
         return None  # torch returns no gradient: the count of non-zeros is piecewise constant
     if ord == 1:
-        return a.sign() * grad
+        return sign() * grad
     zero_norm = zero_mask(norm)
     if ord == 2:
         return grad * (a / norm)._masked_zero(zero_norm)
@@ -297,12 +298,12 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
         magnitude = np.abs(a._data)
         mask = (magnitude == norm._data) | np.isnan(magnitude)
         count = mask.sum(axis=dim, keepdims=True)
-        return a.sign() * ((grad / constant(count, grad)) * constant(mask, grad))
+        return sign() * ((grad / constant(count, grad)) * constant(mask, grad))
     if ord < 1:
-        scaled = a.sign() * a.abs().pow(ord - 1)._masked_zero(zero_mask(a))
+        scaled = sign() * a.abs().pow(ord - 1)._masked_zero(zero_mask(a))
         return scaled * grad * norm.pow(1 - ord)
     if ord < 2:
-        scaled = a.sign() * a.abs().pow(ord - 1)
+        scaled = sign() * a.abs().pow(ord - 1)
     else:
         scaled = a * a.abs().pow(ord - 2)
     return scaled * (grad / norm.pow(ord - 1))._masked_zero(zero_norm)

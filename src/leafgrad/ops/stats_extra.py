@@ -113,6 +113,7 @@ class Renorm(Op):
     factor is maxnorm / (norm + 1e-7), computed in the input's dtype as torch's CPU kernel."""
 
     node = "RenormBackward0"
+    complex_ok = True  # the norm of the moduli (torch's renorm and renorm_backward)
     saves = {"self": ("self",)}
     vmap = batch.dims("dims")  # the reduced dims: vmap's batch dims stay out of the norm
     torch_names = ("renorm",)
@@ -136,7 +137,7 @@ class Renorm(Op):
                                f"as input. Got {from_numpy_dtype(a.dtype)._legacy}")
         # the norm in the input's precision (float16: in float32, then the factor in float16)
         wide = a.astype(np.float32) if a.dtype == np.float16 else a
-        norm = _renorm_norm(wide, p, dims)
+        norm = _renorm_norm(np.abs(wide) if wide.dtype.kind == "c" else wide, p, dims)
         eps = norm.dtype.type(1e-7)
         with np.errstate(divide="ignore", invalid="ignore"):
             factor = np.where(norm > maxnorm, (maxnorm / (norm + eps)).astype(norm.dtype),
@@ -150,8 +151,14 @@ class Renorm(Op):
 
         a = self.saved("self")
         p, dims, maxnorm = (self._params[k] for k in ("p", "dims", "maxnorm"))
-        norm = LinalgVectorNorm.apply(a, ord=p, dim=dims, keepdim=True)
-        grad_output = (a.conj() * grad).sum(dims, keepdim=True)
+        complex_input = a._data.dtype.kind == "c"
+        # the norm is real: of the moduli for complex input, and so is its gradient's weight
+        norm = LinalgVectorNorm.apply(a.abs() if complex_input else a, ord=p, dim=dims,
+                                      keepdim=True)
+        grad_output = a.conj() * grad
+        if complex_input:
+            grad_output = grad_output.real
+        grad_output = grad_output.sum(dims, keepdim=True)
         nb = _norm_backward(grad_output, a, p, norm, dims, True)
         inverse = (norm + 1e-7).reciprocal()
         scaled = inverse * maxnorm * (grad - inverse * nb)
