@@ -16,12 +16,23 @@ from ._functions_reductions import logsumexp
 from ._out import takes_out
 from .nn import functional as _F
 from .ops import special_fns as _fns
+from ._special_polynomials import (  # noqa: F401 - torch's names
+    chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
+    chebyshev_polynomial_w, hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
+    legendre_polynomial_p, modified_bessel_i0, modified_bessel_i1,
+    shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w, spherical_bessel_j0)
 
 __all__ = [
     "expit", "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "logit", "logsumexp",
     "softmax", "log_softmax", "round", "sinc", "xlogy", "xlog1py", "psi", "digamma", "gammaln",
     "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "polygamma",
     "multigammaln", "zeta", "gammainc", "gammaincc", "erfcx",
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+    "spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1",
 ]
 
 erf = _math.erf

@@ -1,0 +1,238 @@
+"""torch.special's orthogonal polynomials (Chebyshev T/U/V/W and their shifted forms,
+Hermite H/He, Laguerre L, Legendre P), spherical_bessel_j0 and modified_bessel_i0/i1.
+
+Each follows ATen's scalar kernel (Math.h): the special cases first (n < 0 gives 0, the
+values at the interval's ends, trigonometric closed forms for large n inside the interval),
+then the three-term recurrence, in the result's dtype (x and n promoted as torch's
+TensorIterator does; integer inputs give the default float dtype; a floating n is truncated
+to an integer). As in torch, the results have no autograd history (torch defines no
+derivative for these functions: the output does not require grad).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype
+from .tensor import Tensor, _wrap
+
+__all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+           "laguerre_polynomial_l", "legendre_polynomial_p", "spherical_bessel_j0",
+           "modified_bessel_i0", "modified_bessel_i1"]
+
+
+def _operands(name: str, x, n):
+    """(x array, integer n array, result numpy dtype), broadcast, as torch promotes them."""
+    if not isinstance(x, Tensor) and not isinstance(n, Tensor):
+        raise TypeError(f"special_{name}() received an invalid combination of arguments - got "
+                        f"({type(x).__name__}, {type(n).__name__}), but expected one of:")
+    from . import result_type
+
+    dtype = result_type(x, n)
+    if not dtype.is_floating_point:
+        if dtype.is_complex:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtype._legacy}\'')
+        dtype = _dtype.get_default_dtype()
+    target = dtype.np
+    xs = x._data if isinstance(x, Tensor) else np.asarray(x)
+    ns = n._data if isinstance(n, Tensor) else np.asarray(n)
+    if ns.dtype.kind == "c" or xs.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexFloat\'')
+    xs, ns = np.broadcast_arrays(np.asarray(xs, dtype=target), ns)
+    with np.errstate(invalid="ignore"):
+        counts = np.where(np.isfinite(ns), ns, 0).astype(np.int64) if ns.dtype.kind == "f" \
+            else ns.astype(np.int64)
+    return np.array(xs), counts, target
+
+
+def _recurrence(x, n, first, second, step, start: int = 2):
+    """p_0 = first, p_1 = second, p_k = step(k, p_{k-1}, p_{k-2}) up to each element's n."""
+    out = np.where(n == 0, first, second).astype(x.dtype)
+    top = int(n.max()) if n.size else 0
+    p, q = np.array(first, dtype=x.dtype) * np.ones_like(x), np.array(second, dtype=x.dtype)
+    q = q * np.ones_like(x)
+    for k in range(start, top + 1):
+        r = step(k, q, p)
+        done = n == k
+        if done.any():
+            out[done] = r[done]
+        p, q = q, r
+    return out
+
+
+def _finish(values: np.ndarray, target) -> Tensor:
+    return _wrap(np.ascontiguousarray(np.asarray(values, dtype=target)))
+
+
+def _polynomial(name: str, kernel):
+    def function(input, n, *, out=None):  # noqa: A002 - torch's names
+        x, counts, target = _operands(name, input, n)
+        with np.errstate(all="ignore"):
+            values = kernel(x, counts)
+        result = _finish(values, target)
+        if out is not None:
+            out.resize_(result.shape) if out.shape != result.shape else None
+            out._data[...] = result._data
+            out._bump_version()
+            return out
+        return result
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.special.{name}(input, n)`` (ATen's scalar kernel)."
+    return function
+
+
+def _one(x):
+    return np.ones_like(x)
+
+
+def _chebyshev_t(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x, lambda k, q, p: (x + x) * q - p)
+    closed = (n > 6) & (np.abs(x) < 1)
+    values = np.where(closed, np.cos(n * np.arccos(x)), values)
+    ends = np.abs(x) == 1
+    values = np.where(ends, np.where((x > 0) | (n % 2 == 0), one, -one), values)
+    return np.where(n < 0, 0, values)
+
+
+def _chebyshev_u(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x + x, lambda k, q, p: (x + x) * q - p)
+    angle = np.arccos(x)
+    sine = np.sin(angle)
+    closed = (n > 8) & (np.abs(x) < 1)
+    closed_value = np.where(sine != 0, np.sin((n + 1) * angle) / sine,
+                            (n + 1) * np.cos((n + 1) * angle) / x)
+    values = np.where(closed, closed_value, values)
+    ends = np.abs(x) == 1
+    values = np.where(ends, np.where((x > 0) | (n % 2 == 0), n + 1, -(n + 1)), values)
+    return np.where(n < 0, 0, values)
+
+
+def _chebyshev_v(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x + x - one, lambda k, q, p: (x + x) * q - p)
+    angle = np.arccos(x)
+    closed = (n > 8) & (np.abs(x) < 1)
+    closed_value = np.where(np.sin(angle / 2) != 1, np.cos((n + 0.5) * angle) / np.cos(angle / 2),
+                            np.where(n % 2 == 0, n + n + 1, -(n + n + 1)))
+    values = np.where(closed, closed_value, values)
+    ends = np.abs(x) == 1
+    values = np.where(ends, np.where(x > 0, one, np.where(n % 2 == 0, n + n + 1, -(n + n + 1))),
+                      values)
+    return np.where(n < 0, 0, values)
+
+
+def _chebyshev_w(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x + x + one, lambda k, q, p: (x + x) * q - p)
+    angle = np.arccos(x)
+    closed = (n > 8) & (np.abs(x) < 1)
+    closed_value = np.where(np.cos(angle / 2) != 1, np.sin((n + 0.5) * angle) / np.sin(angle / 2),
+                            np.where(x > 0, n + n + 1, np.where(n % 2 == 0, 1, -1)))
+    values = np.where(closed, closed_value, values)
+    ends = np.abs(x) == 1
+    values = np.where(ends, np.where(x > 0, n + n + 1, np.where(n % 2 == 0, one, -one)), values)
+    return np.where(n < 0, 0, values)
+
+
+def _shifted(kernel):
+    def shifted(x, n):
+        return kernel(x + x - x.dtype.type(1), n)
+
+    return shifted
+
+
+def _hermite_h(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x + x, lambda k, q, p: (x + x) * q - (k + k - 2) * p)
+    return np.where(n < 0, 0, values)
+
+
+def _hermite_he(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x, lambda k, q, p: x * q - (k - 1) * p)
+    return np.where(n < 0, 0, values)
+
+
+def _laguerre_l(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, one - x,
+                         lambda k, q, p: (((k - 1) + (k - 1) + (one - x)) * q - (k - 1) * p) / k)
+    values = np.where(np.abs(x) == 0, one, values)
+    return np.where(n < 0, 0, values)
+
+
+def _legendre_p(x, n):
+    one = x.dtype.type(1)
+    values = _recurrence(x, n, one, x,
+                         lambda k, q, p: (((k - 1) + (k - 1) + 1) * x * q - (k - 1) * p) / k)
+    ends = np.abs(x) == 1
+    values = np.where(ends, np.where((x > 0) | (n == 0), one, np.where(n % 2 == 0, one, -one)),
+                      values)
+    return np.where(n < 0, 0, values)
+
+
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", _chebyshev_t)
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", _chebyshev_u)
+chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", _chebyshev_v)
+chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", _chebyshev_w)
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t",
+                                             _shifted(_chebyshev_t))
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u",
+                                             _shifted(_chebyshev_u))
+shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v",
+                                             _shifted(_chebyshev_v))
+shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w",
+                                             _shifted(_chebyshev_w))
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", _hermite_h)
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", _hermite_he)
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _laguerre_l)
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", _legendre_p)
+
+
+def _unary_input(name: str, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    data = input._data
+    if data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{input.dtype._legacy}\'')
+    if data.dtype.kind != "f":
+        data = data.astype(_dtype.get_default_dtype().np)
+    return data
+
+
+def spherical_bessel_j0(input):  # noqa: A002 - torch's name
+    """sin(x) / x (1 - x^2/6 + x^4/120 - ... near 0, as ATen's kernel), no autograd history."""
+    x = _unary_input("spherical_bessel_j0", input)
+    wide = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        small = np.abs(wide) < 0.5
+        x2 = wide * wide
+        series = 1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (
+            1.0 / 362880 + x2 * (-1.0 / 39916800 + x2 / 6227020800.0)))))
+        values = np.where(small, series, np.sin(wide) / wide)
+        values = np.where(np.isinf(wide), 0.0, values)
+    return _finish(values, x.dtype)
+
+
+def _bessel_i(name: str, op_name: str):
+    def function(input):  # noqa: A002 - torch's name
+        x = _unary_input(name, input)
+        from .ops import special_fns
+
+        result = getattr(special_fns, op_name).apply(_wrap(x))
+        return _finish(result._data, x.dtype)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.special.{name}(input)``: no autograd history, as torch's."
+    return function
+
+
+modified_bessel_i0 = _bessel_i("modified_bessel_i0", "I0")
+modified_bessel_i1 = _bessel_i("modified_bessel_i1", "SpecialI1")
