@@ -13,14 +13,13 @@ package skips the MKL tests with a message; under ``CI=1`` it fails them.
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 import pytest
 
 import leafgrad
-from leafgrad.ops import _mkl
 from tests._torch import require_torch
+from tests.ops._mkl_support import one_thread_and_defaults, require_mkl
 
 torch = require_torch()
 
@@ -28,23 +27,12 @@ SHAPES = [(m, k, n) for m in (0, 1, 2, 5, 33) for k in (0, 1, 3, 17, 130) for n 
 DTYPES = [np.float32, np.float64]
 
 
-def _require_mkl():
-    leafgrad.backends.cpu.mkl_vml = True
-    if _mkl.available():
-        return
-    message = "the mkl package is not installed (pip install -e '.[mkl]')"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+_require_mkl = require_mkl
 
 
 @pytest.fixture(autouse=True)
 def _one_thread():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    leafgrad.backends.cpu.mkl_vml = True
-    torch.set_num_threads(previous)
+    yield from one_thread_and_defaults(torch)
 
 
 def _same(ours, theirs, what=""):

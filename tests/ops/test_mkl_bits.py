@@ -10,7 +10,6 @@ missing ``mkl`` package skips the MKL tests with a message; under ``CI=1`` it fa
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 import leafgrad
 from leafgrad.ops import _mkl
 from tests._torch import require_torch
+from tests.ops._mkl_support import one_thread_and_defaults, require_mkl
 
 torch = require_torch()
 
@@ -33,24 +33,12 @@ CASES = [(name, dtype) for dtype, table in ((np.float32, _mkl.FLOAT32), (np.floa
          for name in table]
 
 
-def _require_mkl():
-    leafgrad.backends.cpu.mkl_vml = True
-    if _mkl.available():
-        return
-    message = "the mkl package is not installed (pip install -e '.[mkl]')"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+_require_mkl = require_mkl
 
 
 @pytest.fixture(autouse=True)
 def _one_thread():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    leafgrad.backends.cpu.mkl_vml = True
-    leafgrad.backends.cpu.torch_bits = False
-    torch.set_num_threads(previous)
+    yield from one_thread_and_defaults(torch)
 
 
 def _grid(name, dtype, n=20_001):
