@@ -323,7 +323,7 @@ def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-# -- tanh's backward: grad * (1 - y * y) with the bracket fused, as torch's kernel ------------------
+# -- tanh's backward: grad * (1 - y * y) with the bracket fused, as torch's kernel ---------------
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
 

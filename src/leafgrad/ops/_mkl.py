@@ -14,8 +14,11 @@ computations rounded once, ops/_float_kernels.py) give most of the bits.
 Which functions: those whose MKL result equals torch's on a grid of 100,001 inputs
 (docs/float32-bits.md, tests/ops/test_mkl_bits.py); where torch runs SLEEF or its own code
 instead (expm1, log1p, sinh, cosh, asinh, acosh, atanh, exp2, lgamma), MKL's results
-differ from torch's and are not used. float64 uses MKL only where NumPy's float64 kernel differs from
-torch's (sin, cos, tanh, sqrt, the erf family); elsewhere both are the same bits.
+differ from torch's and are not used. float64 uses MKL only where NumPy's float64 kernel
+differs from torch's (sin, cos, tanh, sqrt, the erf family); elsewhere both are the same
+bits. The release matters: the mkl extra pins 2024.2.0, the MKL inside the torch 2.13 wheel
+(``torch.__config__.show()``); MKL 2026.2 gave other bits for exp, log, asin and acos and for
+small matrix products (ops/_blas.py).
 
 MKL runs sequentially here (``MKL_Set_Threading_Layer(SEQUENTIAL)`` before any other call,
 so no OpenMP/TBB runtime is started); the mode is passed with every call, so calls from
@@ -41,7 +44,8 @@ _SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
 _CHUNK = 1 << 30  # elements per call: MKL_INT is 32-bit in the LP64 interface
 
 # (float32 names, float64 names): MKL's function name for each leafgrad kernel name
-FLOAT32 = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh", "sqrt": "Sqrt",
+FLOAT32 = {"exp": "Exp", "log": "Ln", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh",
+           "sqrt": "Sqrt",
            "asin": "Asin", "acos": "Acos", "atan": "Atan", "erf": "Erf", "erfc": "Erfc",
            "erfinv": "ErfInv", "log10": "Log10", "log2": "Log2"}
 FLOAT64 = {"sin": "Sin", "cos": "Cos", "tanh": "Tanh", "sqrt": "Sqrt", "erf": "Erf",
