@@ -125,3 +125,48 @@ def test_renorm_of_complex_tensors(p, dim, maxnorm):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
     x = leafgrad.tensor(z * 0.3, requires_grad=True)
     assert leafgrad.autograd.gradcheck(lambda t: leafgrad.renorm(t, p, dim, 0.5), (x,))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("function,input_shape,weight_shape,kwargs", [
+    ("conv1d", (2, 2, 7), (3, 2, 3), {"padding": 1}),
+    ("conv2d", (2, 2, 5, 5), (3, 2, 3, 3), {}),
+    ("conv2d", (1, 4, 6, 6), (4, 2, 3, 3), {"groups": 2, "stride": 2}),
+    ("conv2d", (2, 5, 5), (3, 2, 3, 3), {"padding": "same"}),
+    ("conv3d", (1, 2, 4, 4, 4), (2, 2, 2, 2, 2), {}),
+])
+def test_complex_convolution(function, input_shape, weight_shape, kwargs, dtype):
+    """ATen's complex_convolution: three real convolutions combined as a - b + i (c - a - b),
+    so torch's graph ends in AddBackward0; values and the input, weight and bias gradients
+    against torch, with and without a bias."""
+    rng = np.random.default_rng(10)
+
+    def draw(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    x, w, b = draw(*input_shape), draw(*weight_shape), draw(weight_shape[0])
+    tolerance = 1e-4 if dtype == np.complex64 else 1e-10
+    for bias in (True, False):
+        results = []
+        for lib in (leafgrad, torch):
+            xs, ws, bs = (lib.tensor(v, requires_grad=True) for v in (x, w, b))
+            y = getattr(lib.nn.functional, function)(xs, ws, bs if bias else None, **kwargs)
+            (y.abs().sum() + y.real.sum()).backward()
+            results.append([y.grad_fn.name(), y.detach().numpy(), xs.grad.numpy(),
+                            ws.grad.numpy()] + ([bs.grad.numpy()] if bias else []))
+        assert results[0][0] == results[1][0]
+        for ours, theirs in zip(results[0][1:], results[1][1:]):
+            np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("input_dtype,weight_dtype", [
+    ("complex128", "float64"), ("complex64", "complex128"), ("float64", "complex128"),
+    ("complex64", "float64")])
+def test_complex_convolution_dtype_errors(input_dtype, weight_dtype):
+    messages = []
+    for lib in (leafgrad, torch):
+        with pytest.raises(RuntimeError) as error:
+            lib.nn.functional.conv2d(lib.ones(1, 2, 4, 4, dtype=getattr(lib, input_dtype)),
+                                     lib.ones(3, 2, 3, 3, dtype=getattr(lib, weight_dtype)))
+        messages.append(str(error.value).splitlines()[0])
+    assert messages[0] == messages[1]

@@ -464,11 +464,56 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
     _check_kernel(x, weight, padding, dilation)
     if spatial == 1:  # 1-d runs as 2-d with a height of 1
         stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
-    out = Convolution.apply(x, weight, bias, stride=tuple(stride), padding=tuple(padding),
-                            dilation=tuple(dilation), groups=groups, spatial=spatial)
+    params = dict(stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
+                  groups=groups, spatial=spatial)
+    if x._data.dtype.kind == "c" or weight._data.dtype.kind == "c":
+        _check_complex_types(x, weight)
+        out = _complex_convolution(x, weight, bias, params)
+    else:
+        out = Convolution.apply(x, weight, bias, **params)
     if unbatched:
         out = out.squeeze(0)
     return out
+
+
+def _check_complex_types(x, weight) -> None:
+    """torch's messages when a complex input or weight meets another dtype."""
+    if x.dtype is weight.dtype:
+        return
+    if x.dtype.is_complex:
+        def text(t):  # torch's toString of the tensor's type
+            return f"CPU{t.dtype._legacy}Type" if t.dtype.is_complex else \
+                f"torch.{t.dtype._legacy}Tensor"
+
+        raise RuntimeError(f"Input type ({text(x)}) and weight type ({text(weight)}) should be "
+                           "the same")
+    raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
+                       f"{weight.dtype._legacy}")
+
+
+def _complex_convolution(x, weight, bias, params):
+    """ATen's complex_convolution: three real convolutions (Gauss's trick) on the real and
+    imaginary parts, a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi,
+    br + bi), combined as a - b + i (c - a - b); the graph and gradients follow from those
+    ops (view_as_real's backward carries torch's complex convention)."""
+    from .complex import ViewAsReal
+
+    def parts(t):
+        pair = ViewAsReal.apply(t)
+        return pair.select(-1, 0), pair.select(-1, 1)
+
+    x_real, x_imag = parts(x)
+    w_real, w_imag = parts(weight)
+    if bias is None:
+        a = Convolution.apply(x_real, w_real, None, **params)
+        b = Convolution.apply(x_imag, w_imag, None, **params)
+        c = Convolution.apply(x_real + x_imag, w_real + w_imag, None, **params)
+    else:
+        b_real, b_imag = parts(bias)
+        a = Convolution.apply(x_real, w_real, b_real, **params)
+        b = Convolution.apply(x_imag, w_imag, None, **params)
+        c = Convolution.apply(x_real + x_imag, w_real + w_imag, b_real + b_imag, **params)
+    return a - b + 1j * (c - a - b)
 
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
