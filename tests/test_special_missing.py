@@ -92,6 +92,20 @@ def test_shapes_dtypes_out_and_no_history(name):
     assert ours_fn(leafgrad.tensor(x), out=out) is out
     np.testing.assert_allclose(out.numpy(), theirs_fn(torch.tensor(x)).numpy(), rtol=1e-6,
                                atol=1e-6)
+    # float64 input into a float32 out is allowed (torch casts), a float result into an
+    # integer out is refused and out is left untouched
+    out32 = leafgrad.empty(3)
+    ours_fn(leafgrad.tensor(x), out=out32)
+    theirs32 = theirs_fn(torch.tensor(x), out=torch.empty(3))
+    assert out32.dtype is leafgrad.float32
+    np.testing.assert_allclose(out32.numpy(), theirs32.numpy(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(RuntimeError) as theirs_error:
+        theirs_fn(torch.tensor(x), out=torch.zeros(3, dtype=torch.int64))
+    bad = leafgrad.zeros(3, dtype=leafgrad.int64)
+    with pytest.raises(RuntimeError) as ours_error:
+        ours_fn(leafgrad.tensor(x), out=bad)
+    assert str(ours_error.value).splitlines()[0] == str(theirs_error.value).splitlines()[0]
+    assert (bad.numpy() == 0).all()
 
 
 @pytest.mark.parametrize("name", NAMES)

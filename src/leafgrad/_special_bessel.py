@@ -19,6 +19,8 @@ import math
 import numpy as np
 
 from ._special_polynomials import _unary_input
+from ._functions_math import _cast
+from ._out import takes_out
 from .tensor import _wrap
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
@@ -29,9 +31,21 @@ _EULER = 0.57721566490153286061
 
 
 def _gauss(f, upper):
-    """int_0^upper f(t) dt for each element of the 1-d array upper."""
+    """int_0^upper f(t) dt for each element of the 1-d array upper (f sees a (n, nodes) t)."""
     t = upper[:, None] * (_U[None, :] + 1.0) / 2.0
     return (f(t) * _W[None, :]).sum(axis=1) * upper / 2.0
+
+
+def _chunked(kernel):
+    """Apply a 1-d kernel in blocks, bounding the (block, nodes) quadrature arrays' memory."""
+    def apply(x):
+        if x.size <= _BLOCK:
+            return kernel(x)
+        return np.concatenate([kernel(x[i:i + _BLOCK]) for i in range(0, x.size, _BLOCK)])
+    return apply
+
+
+_BLOCK = 4096
 
 
 def _scaled_k(nu: float, x: np.ndarray) -> np.ndarray:
@@ -88,31 +102,26 @@ def _jy(nu: float, x: np.ndarray):
 
 
 def _elementwise(name: str, kernel, argument: str = "input"):
-    def function(*args, out=None, **kwargs):
-        if len(args) + len(kwargs) != 1 or (kwargs and argument not in kwargs):
-            raise TypeError(f"special_{name}() missing required argument '{argument}' "
-                            f"(pos 1)" if not args and not kwargs else
-                            f"special_{name}() got an unexpected keyword argument")
-        tensor = args[0] if args else kwargs[argument]
+    def compute(tensor):
         try:
             data = _unary_input(name, tensor)
         except TypeError as error:
             raise TypeError(str(error).replace("'input'", f"'{argument}'")) from None
         wide = data.astype(np.float64).reshape(-1)
         with np.errstate(all="ignore"):
-            values = kernel(wide)
-        result = _wrap(np.array(values.reshape(data.shape), dtype=data.dtype))
-        if out is not None:
-            if out.shape != result.shape:
-                out.resize_(result.shape)
-            out._data[...] = result._data
-            out._bump_version()
-            return out
-        return result
+            values = _chunked(kernel)(wide)
+        return _wrap(np.array(values.reshape(data.shape), dtype=data.dtype))
+
+    if argument == "x":
+        def function(x):
+            return compute(x)
+    else:
+        def function(input):  # noqa: A002 - torch's name
+            return compute(input)
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"``torch.special.{name}(input)``: no autograd history, as torch's."
-    return function
+    function.__doc__ = f"``torch.special.{name}({argument})``: no autograd history, as torch's."
+    return takes_out(_cast(f"special_{name}"))(function)
 
 
 def _bessel_j(order: int):
