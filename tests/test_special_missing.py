@@ -131,3 +131,14 @@ def test_keyword_argument(name):
 def test_no_top_level_aliases_as_torch():
     for name in NAMES:
         assert hasattr(leafgrad, f"special_{name}") == hasattr(torch, f"special_{name}")
+
+
+@pytest.mark.parametrize("name", ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1",
+                                  "chebyshev_polynomial_t", "hermite_polynomial_h"])
+def test_zero_dim_shape_of_the_other_special_functions(name):
+    args = (lambda lib: (lib.tensor(0.5),)) if "bessel" in name else (
+        lambda lib: (lib.tensor(0.5), 3))
+    ours = getattr(leafgrad.special, name)(*args(leafgrad))
+    theirs = getattr(torch.special, name)(*args(torch))
+    assert tuple(ours.shape) == tuple(theirs.shape) == ()
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
