@@ -64,7 +64,8 @@ def _recurrence(x, n, first, second, step, start: int = 2):
 
 
 def _finish(values: np.ndarray, target) -> Tensor:
-    return _wrap(np.ascontiguousarray(np.asarray(values, dtype=target)))
+    # np.array (not np.ascontiguousarray, which makes a 0-d array 1-d): torch keeps 0-d shapes
+    return _wrap(np.array(values, dtype=target, order="C"))
 
 
 def _polynomial(name: str, kernel):

@@ -16,6 +16,9 @@ from ._functions_reductions import logsumexp
 from ._out import takes_out
 from .nn import functional as _F
 from .ops import special_fns as _fns
+from ._special_bessel import (  # noqa: F401 - torch's names
+    airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1,
+    scaled_modified_bessel_k0, scaled_modified_bessel_k1)
 from ._special_polynomials import (  # noqa: F401 - torch's names
     chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
     chebyshev_polynomial_w, hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
@@ -33,6 +36,8 @@ __all__ = [
     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
     "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
     "spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
 ]
 
 erf = _math.erf
