@@ -118,3 +118,82 @@ def test_real_input_with_complex_gradient_flowing_back(name):
     for ours, theirs in zip(*grads):
         assert ours.dtype == theirs.dtype
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+
+def _complex_or_real(rng, shape, kind, dtype):
+    real = rng.standard_normal(shape) + 0.5
+    if kind == "r":
+        return real.astype(np.float64 if dtype == np.complex128 else np.float32)
+    return (real + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+ADDC_VALUES = [1, 0.5, -2, 1.5 - 0.5j]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("kinds", ["ccc", "rcc", "crc", "ccr", "rrc", "crr"])
+@pytest.mark.parametrize("value", ADDC_VALUES)
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_complex(name, value, kinds, dtype):
+    """addcmul/addcdiv with complex and mixed real/complex operands (broadcast shapes), a
+    complex ``value``, every operand requiring grad: values, dtypes, grad_fn and the grads of
+    torch's derivatives.yaml (tensor1: grad * (tensor2 * value).conj(); real inputs get the
+    real part), or torch's error."""
+    rng = np.random.default_rng(19)
+    shapes = [(2, 3), (3,), (2, 1)]
+    arrays = [_complex_or_real(rng, shape, kind, dtype) for shape, kind in zip(shapes, kinds)]
+    weight = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(dtype)
+    outcomes = []
+    for lib in (leafgrad, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        try:  # torch's addcdiv backward fills a real tensor2 with a complex value and raises
+            out = getattr(lib, name)(*xs, value=value)
+            (out * lib.tensor(weight)).real.sum().backward()
+        except Exception as error:
+            outcomes.append((type(error), str(error).splitlines()[0]))
+            continue
+        outcomes.append((out, [x.grad.numpy() for x in xs], out.grad_fn.name()))
+    ours, theirs = outcomes
+    if isinstance(theirs[0], type):
+        assert ours == theirs
+        return
+    rtol, atol = TOLERANCE[dtype]
+    assert str(ours[0].dtype).split(".")[-1] == str(theirs[0].dtype).split(".")[-1]
+    np.testing.assert_allclose(ours[0].detach().numpy(), theirs[0].detach().numpy(),
+                               rtol=rtol * 10, atol=atol * 10)
+    assert ours[2] == theirs[2]
+    for got, want in zip(ours[1], theirs[1]):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_complex_forms_and_gradcheck(name):
+    """Method, in-place and out= forms with complex tensors; an in-place call on a real tensor
+    with a complex result raises torch's error and leaves the tensor as it was; gradcheck and
+    gradgradcheck in complex128."""
+    rng = np.random.default_rng(20)
+    a, b, c = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)) + 0.5
+               for _ in range(3))
+    results = []
+    for lib in (leafgrad, torch):
+        x, y, z = (lib.tensor(v) for v in (a, b, c))
+        method = getattr(x, name)(y, z, value=2)
+        inplace = x.clone()
+        getattr(inplace, name + "_")(y, z, value=0.5j)
+        out = lib.empty((2, 3), dtype=lib.complex128)
+        getattr(lib, name)(x, y, z, out=out)
+        real = lib.tensor(a.real)
+        try:
+            getattr(real, name + "_")(y, z)
+            error = None
+        except Exception as caught:
+            error = (type(caught), str(caught).splitlines()[0])
+        results.append(([method.numpy(), inplace.numpy(), out.numpy(), real.numpy()], error))
+    for got, want in zip(results[0][0], results[1][0]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
+    assert results[0][1] == results[1][1]
+    xs = [leafgrad.tensor(v, requires_grad=True) for v in (a, b, c)]
+    function = lambda *t: getattr(leafgrad, name)(*t, value=0.7 - 0.2j)  # noqa: E731
+    assert leafgrad.autograd.gradcheck(function, xs)
+    assert leafgrad.autograd.gradgradcheck(function, xs)

@@ -23,6 +23,7 @@ from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _ZERO_DIVISION = "ZeroDivisionError"
 
@@ -555,6 +556,7 @@ def _addc_operands(a, b, c, value):
 class Addcmul(Op):
     """``self + value * tensor1 * tensor2``."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "AddcmulBackward0"
     uint_kernel = "addcmul_cpu_out"
     vmap = batch.elementwise
@@ -576,9 +578,9 @@ class Addcmul(Op):
         value = self._params.get("value", 1)
         grad1 = grad2 = None
         if self.needs_grad(1):
-            grad1 = grad * (self.saved("tensor2") * value)
+            grad1 = grad * conj(self.saved("tensor2") * value)
         if self.needs_grad(2):
-            grad2 = grad * (self.saved("tensor1") * value)
+            grad2 = grad * conj(self.saved("tensor1") * value)
         return grad, grad1, grad2
 
     def jvp(self, tangents, primals, result):
@@ -592,6 +594,7 @@ class Addcmul(Op):
 class Addcdiv(Op):
     """``self + value * tensor1 / tensor2``."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "AddcdivBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.elementwise
@@ -620,10 +623,15 @@ class Addcdiv(Op):
         value = self._params.get("value", 1)
         grad1 = grad2 = None
         if self.needs_grad(1):
-            grad1 = grad * (value / self.saved("tensor2"))
+            t2 = self.saved("tensor2")
+            if isinstance(value, complex) and value.imag != 0 and not t2.is_complex():
+                # torch's value / tensor2 fills a tensor2-like tensor with value first
+                kind = "float" if t2._data.dtype == np.float32 else "double"
+                raise RuntimeError(f"value cannot be converted to type {kind} without overflow")
+            grad1 = grad * conj(value / t2)
         if self.needs_grad(2):
             t2 = self.saved("tensor2")
-            grad2 = -grad * (value * self.saved("tensor1") / (t2 * t2))
+            grad2 = -grad * conj(value * self.saved("tensor1") / (t2 * t2))
         return grad, grad1, grad2
 
     def jvp(self, tangents, primals, result):
