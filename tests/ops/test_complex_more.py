@@ -197,3 +197,79 @@ def test_addcmul_addcdiv_complex_forms_and_gradcheck(name):
     function = lambda *t: getattr(leafgrad, name)(*t, value=0.7 - 0.2j)  # noqa: E731
     assert leafgrad.autograd.gradcheck(function, xs)
     assert leafgrad.autograd.gradgradcheck(function, xs)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("weight", [0.3, 0.7, -1.5, 0.2 + 0.1j, 0.6 - 0.8j, "tensor"])
+@pytest.mark.parametrize("grads", ["se", "s", "e", "sew", "w"])
+def test_lerp_complex(grads, weight, dtype):
+    """lerp of complex tensors with a number (real or complex: torch picks its formula by
+    |weight| < 0.5) or tensor weight, each subset of inputs requiring grad: values, grad_fn
+    and torch's grads (derivatives.yaml: grad * (1 - weight).conj(), grad * weight.conj(),
+    grad * (end - self).conj())."""
+    if weight != "tensor" and "w" in grads:
+        return  # a number weight has no gradient; covered by the other subsets
+    rng = np.random.default_rng(21)
+    start, end, w = ((rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)))
+                     .astype(dtype) for _ in range(3))
+    upstream = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(dtype)
+    results = []
+    for lib in (leafgrad, torch):
+        xs = [lib.tensor(start, requires_grad="s" in grads),
+              lib.tensor(end, requires_grad="e" in grads),
+              lib.tensor(w, requires_grad="w" in grads)]
+        out = lib.lerp(xs[0], xs[1], xs[2] if weight == "tensor" else weight)
+        (out * lib.tensor(upstream)).real.sum().backward()
+        results.append((out.detach().numpy(), out.grad_fn.name(),
+                        [None if x.grad is None else x.grad.numpy() for x in xs]))
+    (ours, node, our_grads), (theirs, torch_node, torch_grads) = results
+    rtol, atol = TOLERANCE[dtype]
+    assert ours.dtype == theirs.dtype and node == torch_node
+    np.testing.assert_allclose(ours, theirs, rtol=rtol * 10, atol=atol * 10)
+    for got, want in zip(our_grads, torch_grads):
+        assert (got is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, a, c: lib.lerp(a, a, 0.5j),
+    lambda lib, a, c: lib.lerp(a.double(), a.double(), 1 - 2j),
+    lambda lib, a, c: lib.lerp(a, a, 1 + 0j),
+    lambda lib, a, c: lib.lerp(c, a, 0.5),
+    lambda lib, a, c: lib.lerp(c, c, a),
+    lambda lib, a, c: lib.lerp(c, c, c[0]),
+    lambda lib, a, c: c.lerp(c * 2, 0.25 + 1j),
+    lambda lib, a, c: c.clone().lerp_(c * 2, c * 0.5),
+    lambda lib, a, c: a.clone().lerp_(c, 0.5),
+    lambda lib, a, c: lib.lerp(c, c, 0.3, out=lib.empty(3, dtype=lib.complex64)),
+])
+def test_lerp_complex_forms_and_errors(call):
+    """Method, in-place, out= and 0-d-weight forms, and torch's errors: a complex weight with
+    real tensors, mixed real/complex start/end/weight."""
+    outcomes = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([1.0, 2.0, -0.5])
+        c = lib.tensor([1 + 1j, -2 + 0.5j, 0.25j], dtype=lib.complex64)
+        try:
+            outcomes.append(call(lib, a, c).numpy())
+        except Exception as error:
+            outcomes.append((type(error), str(error).splitlines()[0]))
+    ours, theirs = outcomes
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+def test_lerp_complex_gradcheck():
+    rng = np.random.default_rng(22)
+    xs = [leafgrad.tensor(rng.standard_normal(4) + 1j * rng.standard_normal(4),
+                          requires_grad=True) for _ in range(3)]
+    assert leafgrad.autograd.gradcheck(leafgrad.lerp, xs)
+    assert leafgrad.autograd.gradgradcheck(leafgrad.lerp, xs)
+    for weight in (0.3, 0.9 - 0.4j):
+        function = lambda s, e: leafgrad.lerp(s, e, weight)  # noqa: E731
+        assert leafgrad.autograd.gradcheck(function, xs[:2])
+        assert leafgrad.autograd.gradgradcheck(function, xs[:2])

@@ -471,8 +471,13 @@ def _lerp(start, end, weight, kernel: str):
         raise RuntimeError(
             f"expected dtype {_c_name(start)} for `weight` but got dtype {_c_name(weight)}"
         )
-    if start.dtype.kind != "f":
+    if start.dtype.kind not in "fc":
         raise _not_implemented(kernel, start)
+    if start.dtype.kind == "f" and isinstance(weight, complex) and weight.imag != 0:
+        kind = "double" if start.dtype == np.float64 else "float"  # torch's opmath type
+        raise RuntimeError(f"value cannot be converted to type {kind} without overflow")
+    if start.dtype.kind == "f" and isinstance(weight, complex):
+        weight = weight.real
     check_broadcast_all(start, end, *([weight] if isinstance(weight, np.ndarray) else []))
     s, e = _opmath(start, end)
     w = np.asarray(weight).astype(s.dtype) if isinstance(weight, np.ndarray) else weight
@@ -489,6 +494,7 @@ def _lerp(start, end, weight, kernel: str):
 class Lerp(Op):
     """``lerp(self, end, weight)`` with a number weight."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward0"
     uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
@@ -502,8 +508,12 @@ class Lerp(Op):
 
     def backward(self, grad):
         weight = self._params["weight"]
-        grad_end = grad * weight if self.needs_grad(1) else None
-        return grad * (1 - float(weight)), grad_end
+        if isinstance(weight, complex) and grad.is_complex():
+            # derivatives.yaml: grad * (1 - weight.conj()), grad * weight.conj()
+            grad_end = grad * weight.conjugate() if self.needs_grad(1) else None
+            return grad * (1 - weight.conjugate()), grad_end
+        grad_end = grad * getattr(weight, "real", weight) if self.needs_grad(1) else None
+        return grad * (1 - float(getattr(weight, "real", weight))), grad_end
 
     def jvp(self, tangents, primals, result):
         weight = self._params["weight"]  # torch: lerp(self_t, end_t, weight)
@@ -512,6 +522,7 @@ class Lerp(Op):
 
 @register
 class LerpTensor(Op):
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward1"
     uint_kernel = "lerp_kernel_tensor"
     vmap = batch.elementwise
@@ -529,11 +540,11 @@ class LerpTensor(Op):
         if self.needs_grad(0) or self.needs_grad(1):
             weight = self.saved("weight")
             if self.needs_grad(0):
-                grad_self = grad * (1 - weight)
+                grad_self = grad * conj(1 - weight)
             if self.needs_grad(1):
-                grad_end = grad * weight
+                grad_end = grad * conj(weight)
         if self.needs_grad(2):
-            grad_weight = grad * (self.saved("end") - self.saved("self"))
+            grad_weight = grad * conj(self.saved("end") - self.saved("self"))
         return grad_self, grad_end, grad_weight
 
     def jvp(self, tangents, primals, result):
