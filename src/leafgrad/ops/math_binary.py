@@ -23,6 +23,7 @@ from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _ZERO_DIVISION = "ZeroDivisionError"
 
@@ -470,8 +471,13 @@ def _lerp(start, end, weight, kernel: str):
         raise RuntimeError(
             f"expected dtype {_c_name(start)} for `weight` but got dtype {_c_name(weight)}"
         )
-    if start.dtype.kind != "f":
+    if start.dtype.kind not in "fc":
         raise _not_implemented(kernel, start)
+    if start.dtype.kind == "f" and isinstance(weight, complex) and weight.imag != 0:
+        kind = "double" if start.dtype == np.float64 else "float"  # torch's opmath type
+        raise RuntimeError(f"value cannot be converted to type {kind} without overflow")
+    if start.dtype.kind == "f" and isinstance(weight, complex):
+        weight = weight.real
     check_broadcast_all(start, end, *([weight] if isinstance(weight, np.ndarray) else []))
     s, e = _opmath(start, end)
     w = np.asarray(weight).astype(s.dtype) if isinstance(weight, np.ndarray) else weight
@@ -488,6 +494,7 @@ def _lerp(start, end, weight, kernel: str):
 class Lerp(Op):
     """``lerp(self, end, weight)`` with a number weight."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward0"
     uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
@@ -501,8 +508,12 @@ class Lerp(Op):
 
     def backward(self, grad):
         weight = self._params["weight"]
-        grad_end = grad * weight if self.needs_grad(1) else None
-        return grad * (1 - float(weight)), grad_end
+        if isinstance(weight, complex) and grad.is_complex():
+            # derivatives.yaml: grad * (1 - weight.conj()), grad * weight.conj()
+            grad_end = grad * weight.conjugate() if self.needs_grad(1) else None
+            return grad * (1 - weight.conjugate()), grad_end
+        grad_end = grad * getattr(weight, "real", weight) if self.needs_grad(1) else None
+        return grad * (1 - float(getattr(weight, "real", weight))), grad_end
 
     def jvp(self, tangents, primals, result):
         weight = self._params["weight"]  # torch: lerp(self_t, end_t, weight)
@@ -511,6 +522,7 @@ class Lerp(Op):
 
 @register
 class LerpTensor(Op):
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward1"
     uint_kernel = "lerp_kernel_tensor"
     vmap = batch.elementwise
@@ -528,11 +540,11 @@ class LerpTensor(Op):
         if self.needs_grad(0) or self.needs_grad(1):
             weight = self.saved("weight")
             if self.needs_grad(0):
-                grad_self = grad * (1 - weight)
+                grad_self = grad * conj(1 - weight)
             if self.needs_grad(1):
-                grad_end = grad * weight
+                grad_end = grad * conj(weight)
         if self.needs_grad(2):
-            grad_weight = grad * (self.saved("end") - self.saved("self"))
+            grad_weight = grad * conj(self.saved("end") - self.saved("self"))
         return grad_self, grad_end, grad_weight
 
     def jvp(self, tangents, primals, result):
@@ -555,6 +567,7 @@ def _addc_operands(a, b, c, value):
 class Addcmul(Op):
     """``self + value * tensor1 * tensor2``."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "AddcmulBackward0"
     uint_kernel = "addcmul_cpu_out"
     vmap = batch.elementwise
@@ -576,9 +589,9 @@ class Addcmul(Op):
         value = self._params.get("value", 1)
         grad1 = grad2 = None
         if self.needs_grad(1):
-            grad1 = grad * (self.saved("tensor2") * value)
+            grad1 = grad * conj(self.saved("tensor2") * value)
         if self.needs_grad(2):
-            grad2 = grad * (self.saved("tensor1") * value)
+            grad2 = grad * conj(self.saved("tensor1") * value)
         return grad, grad1, grad2
 
     def jvp(self, tangents, primals, result):
@@ -592,6 +605,7 @@ class Addcmul(Op):
 class Addcdiv(Op):
     """``self + value * tensor1 / tensor2``."""
 
+    complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "AddcdivBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     vmap = batch.elementwise
@@ -620,10 +634,15 @@ class Addcdiv(Op):
         value = self._params.get("value", 1)
         grad1 = grad2 = None
         if self.needs_grad(1):
-            grad1 = grad * (value / self.saved("tensor2"))
+            t2 = self.saved("tensor2")
+            if isinstance(value, complex) and value.imag != 0 and not t2.is_complex():
+                # torch's value / tensor2 fills a tensor2-like tensor with value first
+                kind = "float" if t2._data.dtype == np.float32 else "double"
+                raise RuntimeError(f"value cannot be converted to type {kind} without overflow")
+            grad1 = grad * conj(value / t2)
         if self.needs_grad(2):
             t2 = self.saved("tensor2")
-            grad2 = -grad * (value * self.saved("tensor1") / (t2 * t2))
+            grad2 = -grad * conj(value * self.saved("tensor1") / (t2 * t2))
         return grad, grad1, grad2
 
     def jvp(self, tangents, primals, result):

@@ -91,6 +91,7 @@ def _vml(name: str, fallback):
 
 @register
 class Exp2(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "Exp2Backward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
@@ -98,7 +99,7 @@ class Exp2(_FloatUnary):
     torch_names = ("exp2", "special.exp2")
 
     def backward(self, grad):
-        return grad * self.saved("result") * _LN2
+        return grad * conj(self.saved("result")) * _LN2
 
     jvp = auto_element_wise
 
@@ -120,6 +121,7 @@ class Expm1(_FloatUnary):
 
 @register
 class Log2(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "Log2Backward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -127,13 +129,14 @@ class Log2(_FloatUnary):
     torch_names = ("log2",)
 
     def backward(self, grad):
-        return grad / (self.saved("self") * _LN2)
+        return grad / (conj(self.saved("self")) * _LN2)
 
     jvp = auto_element_wise
 
 
 @register
 class Log10(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "Log10Backward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -141,7 +144,7 @@ class Log10(_FloatUnary):
     torch_names = ("log10",)
 
     def backward(self, grad):
-        return grad / (self.saved("self") * _LN10)
+        return grad / (conj(self.saved("self")) * _LN10)
 
     jvp = auto_element_wise
 
@@ -185,6 +188,7 @@ class Rsqrt(_FloatUnary):
 
 @register
 class Tan(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "TanBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
@@ -192,7 +196,7 @@ class Tan(_FloatUnary):
     torch_names = ("tan",)
 
     def backward(self, grad):
-        return grad * (1 + self.saved("result").pow(2))
+        return grad * conj(1 + self.saved("result").pow(2))
 
     jvp = auto_element_wise
 
@@ -247,6 +251,7 @@ class Atan(_FloatUnary):
 
 @register
 class Sinh(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "SinhBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -254,13 +259,14 @@ class Sinh(_FloatUnary):
     torch_names = ("sinh",)
 
     def backward(self, grad):
-        return grad * self.saved("self").cosh()
+        return grad * conj(self.saved("self").cosh())
 
     jvp = auto_element_wise
 
 
 @register
 class Cosh(_FloatUnary):
+    complex_ok = True  # Note: torch's convention for complex gradients
     node = "CoshBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
@@ -268,7 +274,7 @@ class Cosh(_FloatUnary):
     torch_names = ("cosh",)
 
     def backward(self, grad):
-        return grad * self.saved("self").sinh()
+        return grad * conj(self.saved("self").sinh())
 
     jvp = auto_element_wise
 
