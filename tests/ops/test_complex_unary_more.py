@@ -170,3 +170,23 @@ def test_complex_convolution_dtype_errors(input_dtype, weight_dtype):
                                      lib.ones(3, 2, 3, 3, dtype=getattr(lib, weight_dtype)))
         messages.append(str(error.value).splitlines()[0])
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name,shape,argument", [("pixel_shuffle", (2, 8, 3, 3), 2),
+                                                 ("pixel_unshuffle", (2, 2, 4, 4), 2),
+                                                 ("channel_shuffle", (2, 6, 3, 3), 3)])
+def test_shuffles_move_complex_values(name, shape, argument, dtype):
+    """pixel_shuffle, pixel_unshuffle and channel_shuffle only move values: complex ones too,
+    with the inverse move as the gradient (torch's nodes)."""
+    rng = np.random.default_rng(11)
+    z = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(x, argument)
+        (y.abs().sum() + y.real.sum()).backward()
+        results.append((y.grad_fn.name(), y.detach().numpy(), x.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    assert np.array_equal(results[0][1], results[1][1])
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-6, atol=1e-6)

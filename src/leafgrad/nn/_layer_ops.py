@@ -93,6 +93,7 @@ class PixelShuffle(Op):
     """Rearrange channel blocks into space (sub-pixel convolution's upsampling)."""
 
     node = "PixelShuffleBackward0"
+    complex_ok = True  # a permutation of the values
     uint_kernel = "pixel_shuffle"
     vmap = batch.leading
     torch_names = ("nn.functional.pixel_shuffle",)
@@ -112,6 +113,7 @@ class PixelUnshuffle(Op):
     """Rearrange space into channel blocks (the inverse of pixel shuffle)."""
 
     node = "PixelUnshuffleBackward0"
+    complex_ok = True  # a permutation of the values
     uint_kernel = "pixel_unshuffle"
     vmap = batch.leading
     torch_names = ("nn.functional.pixel_unshuffle",)
@@ -265,6 +267,7 @@ class ChannelShuffle(Op):
     """(N, g*k, *) -> (N, k*g, *): channel ``i*k + j`` moves to ``j*g + i``."""
 
     node = "ChannelShuffleBackward0"
+    complex_ok = True  # a permutation of the values
     uint_kernel = "channel_shuffle"
     vmap = batch.fold(None)
     torch_names = ("nn.functional.channel_shuffle",)
