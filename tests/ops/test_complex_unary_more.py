@@ -10,6 +10,7 @@ import pytest
 
 import leafgrad
 from tests._torch import require_torch
+from tests.ops._complex_support import assert_unary_gradients_match
 
 torch = require_torch()
 
@@ -38,15 +39,7 @@ def test_values_and_gradients(name, dtype):
     finite = z[:40]
     weights = (np.random.default_rng(4).standard_normal(40)
                + 1j * np.random.default_rng(5).standard_normal(40)).astype(dtype)
-    grads = []
-    for lib in (leafgrad, torch):
-        x = lib.tensor(finite, requires_grad=True)
-        y = getattr(lib, name)(x)
-        ((y * lib.tensor(weights)).real.sum() + y.abs().sum()).backward()
-        grads.append(x.grad.numpy())
-    np.testing.assert_allclose(grads[0], grads[1], rtol=rtol * 10, atol=atol * 10)
-    node = getattr(leafgrad, name)(leafgrad.tensor(finite, requires_grad=True)).grad_fn.name()
-    assert node == getattr(torch, name)(torch.tensor(finite, requires_grad=True)).grad_fn.name()
+    assert_unary_gradients_match(torch, name, finite, weights, rtol, atol)
 
 
 @pytest.mark.parametrize("name", NAMES)
