@@ -22,8 +22,8 @@ torch = require_torch()
 
 @pytest.fixture(autouse=True)
 def _one_thread():
-    """One torch thread, and leafgrad's SLEEF replays on (sigmoid, silu, pow: off by default
-    for their cost, ops/_float_kernels.py); test_default_mode_shares checks the default."""
+    """One torch thread, and leafgrad's exact SLEEF replays on (sigmoid, silu, pow: by
+    default a cheaper form, ops/_float_kernels.py); test_default_mode_shares checks the default."""
     previous = torch.get_num_threads()
     torch.set_num_threads(1)
     leafgrad.backends.cpu.torch_bits = True
@@ -35,20 +35,48 @@ def _one_thread():
 @pytest.mark.parametrize("name,make", [
     ("sigmoid", lambda lib, x: lib.sigmoid(x)),
     ("silu", lambda lib, x: lib.nn.functional.silu(x)),
-    ("x ** 4", lambda lib, x: x ** 4), ("x ** 1.5", lambda lib, x: x.abs() ** 1.5),
-    ("x ** x", lambda lib, x: x.abs() ** (x / 7)),
+    ("x ** 4", lambda lib, x: x ** 4), ("x ** -3", lambda lib, x: x ** -3),
+    ("x ** 1.5", lambda lib, x: x.abs() ** 1.5), ("x ** x", lambda lib, x: x.abs() ** (x / 7)),
 ])
 def test_default_mode_shares(name, make):
-    """Without the switch: torch's scalar formulas on every element, most of torch's bits."""
+    """Without the switch: SLEEF's kernels computed with fewer NumPy passes (ops/_float_kernels.py),
+    at least 99.9% of torch's bits (issue 11 asks for 99%); with it, every bit."""
     leafgrad.backends.cpu.torch_bits = False
     grid = np.linspace(-20, 20, 100_000, dtype=np.float32)
     ours = make(leafgrad, leafgrad.tensor(grid)).numpy()
     theirs = make(torch, torch.from_numpy(grid)).numpy()
     same = np.mean((ours == theirs) | (np.isnan(ours) & np.isnan(theirs)))
-    assert same >= 0.95, f"{name}: {same:.2%}"
+    assert same >= 0.999, f"{name}: {same:.3%}"
     leafgrad.backends.cpu.torch_bits = True
     exact = make(leafgrad, leafgrad.tensor(grid)).numpy()
     assert np.array_equal(exact, theirs, equal_nan=True) or name == "x ** x"
+
+
+@pytest.mark.parametrize("exponent", [4, 5, 7, 10, -3, -9, 33, 1.5, -0.3, 1 / 3, -12.25, 100.0])
+@pytest.mark.parametrize("low,high", [(-10, 10), (0.5, 2), (0, 1e3), (0.9, 1.1)])
+def test_pow_replays_only_near_midpoints(exponent, low, high):
+    """With torch_bits, the full powf replay runs only where float64's power lies within 0.125
+    float32 ulp of a rounding midpoint (SLEEF's error stays under 0.09 ulp): the result must be
+    the full replay's on every element (the replay itself is checked against torch above)."""
+    from leafgrad.ops._sleef_powf import powf
+
+    x = np.random.default_rng(11).uniform(low, high, 64 * 1024).astype(np.float32)
+    with np.errstate(all="ignore"):
+        full = powf(x, float(np.float32(exponent)))
+    ours = (leafgrad.tensor(x) ** exponent).numpy()
+    assert np.array_equal(ours, full, equal_nan=True)
+
+
+def test_pow_default_large_and_small_arrays_agree():
+    """Without the switch, arrays of 8192 elements or more compute SLEEF's value only near the
+    rounding midpoints: each element must come out as it does in a small array."""
+    leafgrad.backends.cpu.torch_bits = False
+    x = np.random.default_rng(12).uniform(-4, 4, 32 * 1024).astype(np.float32)
+    for exponent in (4, -3, 1.5):
+        whole = (leafgrad.tensor(x).abs() ** exponent).numpy()
+        pieces = np.concatenate([(leafgrad.tensor(chunk).abs() ** exponent).numpy()
+                                 for chunk in np.split(x, 32)])  # 1024 each: no leftover
+        assert np.array_equal(whole, pieces, equal_nan=True)
 
 
 def _same_bits(ours, theirs) -> None:
