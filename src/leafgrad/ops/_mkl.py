@@ -170,8 +170,8 @@ def kernel(name: str, a: np.ndarray, out: np.ndarray | None = None):
     # copy in the operand's order of strides, which MKL reads as one run of elements)
     if out is not None and out.dtype == a.dtype and _dense(out):
         target = out
-        if not np.shares_memory(out, a) or out.strides != a.strides:
-            np.copyto(target, a)
+        if out is not a:  # (a copy onto the same memory changes nothing, and costs less
+            np.copyto(target, a)  # than finding out whether it is that memory)
     else:
         target = a.copy(order="K")
     size = target.size
