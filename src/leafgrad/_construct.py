@@ -39,6 +39,21 @@ def _is_sequence(value) -> bool:
     return isinstance(value, (list, tuple, range, np.ndarray))
 
 
+def _other_sequence(value) -> bool:
+    """A sequence to torch (``PySequence_Check``) other than those ``_is_sequence`` walks:
+    deques, array.array, memoryviews, bytearrays, other classes with ``__getitem__`` and
+    ``__len__`` that are not mappings (torch.tensor reads their elements)."""
+    if isinstance(value, (list, tuple, range, np.ndarray, np.generic, str, bytes, dict,
+                          int, float, complex)) or isinstance(value, _tensor_cls()):
+        return False
+    kind = type(value)
+    if not (hasattr(kind, "__getitem__") and hasattr(kind, "__len__")):
+        return False
+    import collections.abc
+
+    return not isinstance(value, collections.abc.Mapping)
+
+
 def _leaf_dtype(value):
     cls = value.__class__
     if cls is float:
@@ -271,6 +286,8 @@ def array_from_data(data, target=None) -> np.ndarray:
     tensors) in ``target`` or in the inferred dtype."""
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if _other_sequence(data):  # a deque, array.array, memoryview, ...: its elements
+        data = [data[i] for i in range(len(data))]
     if not _is_sequence(data) and not isinstance(data, (int, float, bool, np.generic,
                                                         _tensor_cls())):
         _leaf_dtype(data)  # raises torch's error for None, dict, set, generators...

@@ -7,6 +7,11 @@ or bool tensors/lists then go to ``IndexBackward0`` in one step.
 
 from __future__ import annotations
 
+import array
+import collections
+import collections.abc
+import warnings
+
 import numpy as np
 
 from . import _layout
@@ -20,6 +25,101 @@ def _tensor_cls():
     from ..tensor import Tensor
 
     return Tensor
+
+
+# -- sequences in an index, as torch's python_variable_indexing.cpp reads them ------------------
+
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result")
+_SEQUENCES = (list, tuple, range, str, bytes, bytearray, memoryview, array.array,
+              collections.deque)
+
+
+def _is_sequence(item) -> bool:
+    """Python's sequence protocol as torch asks for it (``PySequence_Check``): lists, tuples,
+    ranges, strings, buffers, deques and other classes with ``__getitem__`` and ``__len__``
+    that are not mappings."""
+    if isinstance(item, _SEQUENCES):
+        return True
+    if isinstance(item, (dict, np.generic, np.ndarray, collections.abc.Mapping)) \
+            or isinstance(item, _tensor_cls()):
+        return False
+    kind = type(item)
+    return hasattr(kind, "__getitem__") and hasattr(kind, "__len__")
+
+
+def _treated_as_tuple(index) -> bool:
+    """NumPy's old rule, which torch keeps (with a deprecation warning): a short non-tuple
+    sequence holding a tensor, a sequence, a slice, ``...`` or None is a tuple of indices."""
+    try:
+        count = len(index)
+    except TypeError:
+        return False
+    if count >= 32:
+        return False
+    Tensor = _tensor_cls()
+    for i in range(count):
+        try:
+            item = index[i]
+        except Exception:  # (torch clears the error and reads it as one index)
+            return False
+        if isinstance(item, (Tensor, slice)) or item is Ellipsis or item is None \
+                or _is_sequence(item):
+            return True
+    return False
+
+
+def _index_array(item):
+    """torch's ``indexing_tensor_from_data``: a sequence or NumPy array used as an index
+    becomes a bool (or uint8) array, or else an int64 one (floats truncated); a 0-d one an
+    int."""
+    if isinstance(item, np.ndarray):
+        array_ = item
+        if array_.dtype.kind not in "biu":
+            if array_.dtype.kind == "O":
+                from .._creation import tensor as make
+
+                array_ = make(item.tolist())._data
+            if array_.dtype.kind not in "biu":
+                array_ = array_.astype(np.int64)
+    else:
+        from .._creation import tensor as make
+
+        if not isinstance(item, (list, tuple)):
+            item = [item[i] for i in range(len(item))]  # a range, deque, buffer, ...
+        array_ = make(item)._data  # torch.tensor's inference and errors
+        if array_.dtype != np.bool_:
+            array_ = array_.astype(np.int64)
+    if array_.ndim == 0 and array_.dtype != np.bool_:
+        return int(array_)
+    return array_
+
+
+def _convertible(item) -> bool:
+    return isinstance(item, np.ndarray) or (
+        _is_sequence(item) and not isinstance(item, (str, bytes)))
+
+
+def canonical_index(index):
+    """``index`` with the sequences and NumPy arrays in it made index arrays, and a
+    non-tuple sequence that torch reads as a tuple made one (with torch's warning)."""
+    if isinstance(index, tuple):
+        if any(_convertible(item) for item in index):
+            return tuple(_index_array(item) if _convertible(item) else item for item in index)
+        return index
+    if isinstance(index, np.ndarray):
+        return _index_array(index)
+    if not _is_sequence(index):
+        return index
+    if _treated_as_tuple(index):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=4)
+        return canonical_index(tuple(index[i] for i in range(len(index))))
+    if isinstance(index, (str, bytes)):
+        return index
+    return _index_array(index)
 
 
 def _is_advanced(item) -> bool:
@@ -122,6 +222,7 @@ def getitem(tensor, index):
     from . import Alias
 
     Tensor = _tensor_cls()
+    index = canonical_index(index)
     if index is Ellipsis or (isinstance(index, tuple) and len(index) == 1
                              and index[0] is Ellipsis):
         return Alias.apply(tensor)
@@ -264,6 +365,7 @@ def setitem(tensor, index, value) -> None:
     from .elementwise import Copy
     from .inplace import inplace
 
+    index = canonical_index(index)
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, tensor)
     if _has_advanced(index):
