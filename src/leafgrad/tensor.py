@@ -78,6 +78,18 @@ INFERENCE_INPLACE = (
 # (Note: inference tensors, in autograd/graph.py: they share the counter INFERENCE_VC.)
 
 
+_SCALAR_OF_GRAD = [False]  # torch warns once per process (TORCH_WARN_ONCE)
+
+
+def _warn_scalar_of_grad() -> None:
+    """torch's warning for ``float(t)``/``complex(t)`` of a tensor that requires grad."""
+    if not _SCALAR_OF_GRAD[0]:
+        _SCALAR_OF_GRAD[0] = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.",
+                      UserWarning, stacklevel=3)
+
+
 def check_inplace_allowed(tensor: "Tensor") -> None:
     """torch's error for an in-place update of an inference tensor outside inference mode."""
     if tensor._vc is INFERENCE_VC and not _grad_state.inference:
@@ -593,9 +605,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("float(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            _warn_scalar_of_grad()
         if self._data.dtype.kind == "c":
             return float(_complex_to_real(self.item(), "double"))
         return float(self.item())
+
+    def __complex__(self) -> complex:
+        if _capture.active:
+            _capture.tracer.broke("complex(tensor) reads a value into Python")
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            _warn_scalar_of_grad()
+        return complex(self.item())
 
     def __int__(self) -> int:
         if _capture.active:

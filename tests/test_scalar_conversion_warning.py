@@ -1,0 +1,47 @@
+"""float(t) and complex(t) of a tensor that requires grad: torch 2.13 warns once per process
+("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.");
+int(t), t.item() and detached tensors do not warn. Each case runs in a fresh child process
+for both libraries (the warning is once per process) and the outcomes are compared."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests._torch import require_torch
+
+require_torch()
+
+CHILD = """
+import json, sys, warnings
+lib = __import__(sys.argv[1])
+t = lib.tensor(1.5, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    value = repr(eval(sys.argv[2], {"torch": lib, "t": t}))
+print(json.dumps([value, [str(w.message).split(" (Triggered")[0] for w in caught],
+                  [w.category.__name__ for w in caught]]))
+"""
+
+CASES = ["float(t * 2)", "int(t)", "t.item()", "float(t.detach())",
+         "[float(t), float(t)]", "complex(t)", "complex(torch.tensor(1 + 2j))",
+         "complex(torch.tensor(1 + 2j, requires_grad=True))", "float(torch.ones(1))",
+         "bool(t)", "f'{t:.2f}'"]
+
+
+def _run(lib: str, code: str):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(os.path.dirname(__file__), "..", "src"), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", CHILD, lib, code], capture_output=True,
+                         text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("code", CASES)
+def test_warning_as_torch(code):
+    assert _run("leafgrad", code) == _run("torch", code)
