@@ -123,3 +123,45 @@ def test_returned_grad_is_the_new_one():
         assert got[0]._data is w.grad._data and got[1]._data is v.grad._data
         assert [_bits(t) for t in got] == [_bits(t) for t in step(x)]
     assert compiled.replays == 2
+
+
+@pytest.mark.parametrize("size", [1, 3])
+def test_one_element_results_never_overwrite_their_arguments(size):
+    """A one-element kernel result takes a buffer freed by an earlier node, never the buffer of
+    one of its own arguments (NumPy runs such a ufunc at twice the cost); larger results take
+    over a dying argument's buffer. Results and gradients stay bitwise eager's."""
+    import re
+
+    rng = np.random.default_rng(3)
+    w = leafgrad.tensor(rng.uniform(0.9, 1.1, size).astype(np.float32), requires_grad=True)
+    b = leafgrad.tensor(rng.uniform(-0.1, 0.1, size).astype(np.float32), requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        b.grad = None
+        y = x
+        for _ in range(6):
+            y = (y * w + b).tanh() * 1.7
+        y.sum().backward()
+        return y
+
+    compiled = leafgrad.compile(step)
+    for seed in range(3):
+        x = leafgrad.tensor(np.random.default_rng(seed).uniform(-1, 1, size).astype(np.float32))
+        expected = [_bits(step(x)), _bits(w.grad), _bits(b.grad)]
+        got = [_bits(compiled(x)), _bits(w.grad), _bits(b.grad)]
+        assert got == expected
+    holder = {}  # value name -> buffer name it was written into
+    overwrites = 0
+    for line in compiled.code.splitlines():
+        match = re.match(r"\s*(v\d+) = U\d+\((.*), (B\d+)\)$", line)
+        if not match:
+            continue
+        target, args, buffer = match.groups()
+        if any(holder.get(arg.strip()) == buffer for arg in args.split(",")):
+            overwrites += 1
+        holder[target] = buffer
+    if size == 1:
+        assert overwrites == 0
+    else:
+        assert overwrites > 0  # the chain runs in place

@@ -521,12 +521,14 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
     double-double and rounded once. ``out``: where to write (may be ``grad``)."""
     dtype = y.dtype
     if dtype == _F32:
-        t = y.astype(_F64)  # (a cast and a float64 square cost less than a mixed-type product)
+        # (a cast and a float64 square cost less than one mixed-type product; no step writes
+        # into its own operand: on one element NumPy takes twice as long for that)
+        t = y.astype(_F64)
+        square = np.multiply(t, t)
         if t.ndim:
-            np.multiply(t, t, t)
-            np.subtract(_ONE64, t, t)
+            np.subtract(_ONE64, square, t)
         else:
-            t = np.subtract(_ONE64, t * t)  # 0-d: NumPy's scalars
+            t = np.subtract(_ONE64, square)  # 0-d: NumPy's scalars
         return np.multiply(grad, t, out, dtype=_F32, casting="same_kind")
     if dtype == _F64:
         p = y * y
