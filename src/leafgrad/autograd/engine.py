@@ -332,7 +332,11 @@ def _sum_in_place(previous, grad) -> bool:
         return False
     token = _quiet()  # torch sums silently (see Note: floating-point warnings)
     try:
-        np.add(data, other, out=data)
+        if data.ndim and data.size == 1:  # NumPy adds into its own one-element operand at twice
+            # the cost (0-d: NumPy would return a scalar)
+            previous._data = np.add(data, other)  # (a new array: 0.59 against 0.31 us)
+        else:
+            np.add(data, other, out=data)
     finally:
         _loud(token)
     return True
