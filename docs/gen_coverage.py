@@ -29,7 +29,7 @@ NAMESPACES = [
     "torch.autograd.graph", "torch.func", "torch.nn", "torch.nn.init", "torch.nn.utils",
     "torch.nn.utils.rnn", "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data",
     "torch.utils.checkpoint", "torch.random", "torch.profiler", "torch.testing", "torch.distributions",
-    "torch.distributions.constraints", "torch.distributions.transforms", "torch.amp",
+    "torch.distributions.constraints", "torch.distributions.transforms", "torch.amp", "torch.jit",
 ]
 
 # Modules whose objects leak into torch's namespaces through imports (typing helpers etc.).
