@@ -17,6 +17,7 @@ import re
 import threading
 from typing import Any, Callable
 
+from .._hooks import RemovableHandle as _HandleBase
 from .anomaly_mode import record_node, state as _anomaly_state, write_location
 from .grad_mode import state as _grad_state
 
@@ -73,8 +74,10 @@ def _output_numbers(numbers: tuple) -> tuple:
     return numbers
 
 
-class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+class RemovableHandle(_HandleBase):
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook. A subclass of
+    ``torch.utils.hooks.RemovableHandle`` (isinstance holds, as in torch) that keeps its dict
+    strongly and nothing else."""
 
     __slots__ = ("_hooks", "_key")
     _ids = itertools.count()
@@ -83,14 +86,12 @@ class RemovableHandle:
         self._hooks = hooks
         self._key = next(RemovableHandle._ids)
 
+    @property
+    def id(self) -> int:
+        return self._key
+
     def remove(self) -> None:
         self._hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 def _add_hook(hooks: dict, fn: Callable) -> RemovableHandle:

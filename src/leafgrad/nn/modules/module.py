@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 
 from ..._compile.state import state as _capture
 from ..._dtype import dtype as _dtype_cls
+from ..._hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, is_lazy
@@ -43,33 +44,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Removes a hook from its dict (and from the extra dicts that flag it) on ``remove()``."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks: dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks)
-        self.id = next(RemovableHandle._ids)
-        extras = extra_dict if isinstance(extra_dict, list) else [extra_dict] if extra_dict else []
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
-
-    def remove(self) -> None:
-        hooks = self.hooks_dict_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
-        for ref in self.extra_dict_ref:
-            extra = ref()
-            if extra is not None:
-                extra.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 def _typename(value) -> str:
