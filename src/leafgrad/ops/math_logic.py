@@ -223,6 +223,7 @@ class IsClose(Op):
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    complex_ok = True
     torch_names = ("isclose", "allclose")
 
     @staticmethod
@@ -239,11 +240,11 @@ def isclose_array(a: np.ndarray, b: np.ndarray, rtol, atol, equal_nan) -> np.nda
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     check_broadcast_all(a, b)
     close = np.asarray(a == b)
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and a.dtype.kind in "fc":  # a complex number is nan with either part nan
         close = close | (np.isnan(a) & np.isnan(b))
     if rtol == 0 and atol == 0:
         return close
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         # torch measures integer (and bool) distances in the default float dtype
         from .._dtype import get_default_dtype
 

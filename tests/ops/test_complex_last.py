@@ -1,0 +1,322 @@
+"""Complex inputs for the last ops that refused them, against torch 2.13: logsumexp, logaddexp,
+sinc, isclose/allclose, cumprod (values in complex64/complex128 including special values,
+result dtypes, call forms, layouts, gradients with torch's conjugate convention, and
+gradcheck/gradgradcheck in complex128)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import leafgrad
+from leafgrad.autograd import gradcheck, gradgradcheck
+from tests._torch import require_torch
+
+torch = require_torch()
+
+DTYPES = ["complex64", "complex128"]
+TOLERANCE = {"complex64": (2e-5, 2e-6), "complex128": (1e-11, 1e-13)}
+SPECIAL = [0j, complex(-0.0, 0.0), 1 + 2j, -1 - 0.5j, 0.5j, 30 + 1j, -30 + 2j, 3 + 4j, 3 - 4j,
+           complex(np.inf, 1), complex(-np.inf, 1), complex(np.inf, -2), complex(-np.inf, 0),
+           complex(np.nan, 1), complex(1, np.nan), complex(np.inf, np.inf),
+           complex(-np.inf, np.inf), complex(1, np.inf)]
+
+
+def _complex(rng, shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _close(ours, theirs, dtype):
+    """Real and imaginary parts apart (NumPy calls inf+nanj unequal to itself)."""
+    rtol, atol = TOLERANCE[dtype]
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.dtype == theirs.dtype
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(ours), part(theirs), rtol=rtol, atol=atol,
+                                   equal_nan=True)
+
+
+def _name(dtype) -> str:
+    return str(dtype).split(".")[-1]
+
+
+def _grads(lib, function, arrays, dtype, weights, requires=None):
+    """Values, grad_fn name and the gradients of ``real(sum(f * w)) + sum(|f|)``."""
+    requires = requires or [True] * len(arrays)
+    inputs = [lib.tensor(a, dtype=getattr(lib, dtype) if np.iscomplexobj(a) else None,
+                         requires_grad=r) for a, r in zip(arrays, requires)]
+    out = function(lib, *inputs)
+    loss = (out * lib.tensor(weights, dtype=out.dtype)).real.sum() + out.abs().sum()
+    wanted = [x for x in inputs if x.requires_grad]
+    grads = lib.autograd.grad(loss, wanted)
+    return out.detach().numpy(), out.grad_fn.name(), [g.numpy() for g in grads]
+
+
+def _compare(function, arrays, dtype, seed=0, requires=None):
+    rng = np.random.default_rng(seed)
+    expected = function(torch, *[torch.tensor(a) for a in arrays])
+    weights = _complex(rng, tuple(expected.shape))
+    ours = _grads(leafgrad, function, arrays, dtype, weights, requires)
+    theirs = _grads(torch, function, arrays, dtype, weights, requires)
+    _close(ours[0], theirs[0], dtype)
+    assert ours[1] == theirs[1]
+    for got, want in zip(ours[2], theirs[2]):
+        assert got.dtype == want.dtype
+        rtol, atol = TOLERANCE[dtype]
+        np.testing.assert_allclose(got, want, rtol=rtol * 10, atol=atol * 10)
+
+
+def _checks(function, arrays):
+    inputs = [leafgrad.tensor(a, requires_grad=True) for a in arrays]
+    assert gradcheck(lambda *xs: function(leafgrad, *xs), inputs, eps=1e-6, atol=1e-5)
+    assert gradgradcheck(lambda *xs: function(leafgrad, *xs), inputs, eps=1e-6, atol=1e-5)
+
+
+def _same_error(function):
+    """leafgrad raises torch's exception type with torch's first line."""
+    with pytest.raises(Exception) as theirs:
+        function(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        function(leafgrad)
+    first = str(ours.value).replace("leafgrad.", "torch.").splitlines()[0]
+    assert first == str(theirs.value).splitlines()[0]
+
+
+# -- logsumexp ------------------------------------------------------------------------------------
+
+LOGSUMEXP_CALLS = [
+    lambda lib, x: lib.logsumexp(x, 0),
+    lambda lib, x: x.logsumexp(1, keepdim=True),
+    lambda lib, x: lib.logsumexp(x, dim=(0, 1)),
+    lambda lib, x: x.t().logsumexp(-1),
+    lambda lib, x: x[:, ::2].logsumexp(0),
+    lambda lib, x: x[1, 2].logsumexp(0),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index", range(len(LOGSUMEXP_CALLS)))
+def test_logsumexp(index, dtype):
+    z = _complex(np.random.default_rng(index), (3, 4)) * 2
+    _compare(LOGSUMEXP_CALLS[index], [z], dtype, seed=index)
+    if dtype == "complex128":
+        _checks(LOGSUMEXP_CALLS[index], [z])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logsumexp_special_values_empty_and_out(dtype):
+    z = np.array(SPECIAL, dtype=dtype).reshape(3, 6)
+    for dim in (0, 1):
+        ours = leafgrad.logsumexp(leafgrad.tensor(z), dim).numpy()
+        _close(ours, torch.logsumexp(torch.tensor(z), dim).numpy(), dtype)
+    empty = np.zeros((0, 3), dtype=dtype)
+    for dim in (0, 1):
+        ours = leafgrad.logsumexp(leafgrad.tensor(empty), dim)
+        theirs = torch.logsumexp(torch.tensor(empty), dim)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        _close(ours.numpy(), theirs.numpy(), dtype)
+    results = []
+    for lib in (leafgrad, torch):
+        out = lib.empty(4, dtype=getattr(lib, dtype))
+        lib.logsumexp(lib.tensor(z[:, :4]), 0, out=out)
+        results.append(out.numpy())
+    _close(*results, dtype)
+
+
+def test_logsumexp_out_of_integer_dtype():
+    z = _complex(np.random.default_rng(3), (2, 3))
+    _same_error(lambda lib: lib.logsumexp(lib.tensor(z), 0, out=lib.empty(3, dtype=lib.int64)))
+
+
+# -- logaddexp ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logaddexp_special_values(dtype):
+    pairs = np.array(list(itertools.product(SPECIAL, SPECIAL)), dtype=dtype)
+    ours = leafgrad.logaddexp(leafgrad.tensor(pairs[:, 0]), leafgrad.tensor(pairs[:, 1]))
+    theirs = torch.logaddexp(torch.tensor(pairs[:, 0]), torch.tensor(pairs[:, 1]))
+    _close(ours.numpy(), theirs.numpy(), dtype)
+
+
+LOGADDEXP_CALLS = [
+    lambda lib, a, b: lib.logaddexp(a, b),
+    lambda lib, a, b: a.logaddexp(b.t()[:, :1].t()),
+    lambda lib, a, b: lib.logaddexp(a.t(), b[0, ::2][0]),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index", range(len(LOGADDEXP_CALLS)))
+def test_logaddexp_gradients(index, dtype):
+    rng = np.random.default_rng(10 + index)
+    a, b = _complex(rng, (2, 3)), _complex(rng, (2, 3))
+    for requires in ([True, True], [True, False], [False, True]):
+        _compare(LOGADDEXP_CALLS[index], [a, b], dtype, seed=index, requires=requires)
+    if dtype == "complex128":
+        _checks(LOGADDEXP_CALLS[index], [a, b])
+
+
+def test_logaddexp_with_real_operands():
+    """A real tensor or number beside a complex one: torch's promoted dtype and values. A real
+    input that requires grad gets the real part of the complex gradient, as every other op
+    gives it (torch's logaddexp formula lacks handle_r_to_c: its backward raises 'Expected
+    isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex)'; see
+    docs/known-differences.md), compared here with torch's gradient of the input made complex."""
+    rng = np.random.default_rng(20)
+    z, x = _complex(rng, (2, 3)), rng.standard_normal((2, 3))
+    _compare(lambda lib, a, b: lib.logaddexp(a, b), [z, x], "complex128", requires=[True, False])
+    _compare(lambda lib, a, b: lib.logaddexp(b.float(), a), [z.astype(np.complex64), x],
+             "complex64", requires=[True, False])
+    weights = _complex(rng, (2, 3))
+    grads = []
+    for lib, real in ((leafgrad, lambda t: t), (torch, lambda t: t.to(torch.complex128))):
+        a = lib.tensor(x, requires_grad=True)
+        out = lib.logaddexp(real(a), lib.tensor(z))
+        ((out * lib.tensor(weights)).real.sum() + out.abs().sum()).backward()
+        grads.append(a.grad.numpy())
+    assert grads[0].dtype == np.float64
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-13)
+    with pytest.raises(RuntimeError, match="input_is_complex == grad_is_complex"):
+        a = torch.tensor(x, requires_grad=True)
+        torch.logaddexp(a, torch.tensor(z)).abs().sum().backward()
+    for other in (2.0, 1 - 1j):
+        ours = leafgrad.logaddexp(leafgrad.tensor(z), leafgrad.tensor(other))
+        theirs = torch.logaddexp(torch.tensor(z), torch.tensor(other))
+        _close(ours.numpy(), theirs.numpy(), "complex128")
+    results = []
+    for lib in (leafgrad, torch):
+        out = lib.empty((2, 3), dtype=lib.complex128)
+        lib.logaddexp(lib.tensor(z), lib.tensor(x), out=out)
+        results.append(out.numpy())
+    _close(*results, "complex128")
+    _same_error(lambda lib: lib.logaddexp(lib.tensor(z), lib.tensor(x), out=lib.empty((2, 3))))
+    _same_error(lambda lib: lib.logaddexp2(lib.tensor(z), lib.tensor(z)))
+
+
+# -- sinc -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sinc(dtype):
+    special = SPECIAL + [1 + 0j, 2 + 0j, 1e-8 + 1e-8j, 200 + 1j, 1 + 200j]
+    z = np.array(special, dtype=dtype)
+    for function in (leafgrad.sinc, leafgrad.special.sinc, lambda t: t.sinc()):
+        ours = function(leafgrad.tensor(z)).numpy()
+        _close(ours, torch.sinc(torch.tensor(z)).numpy(), dtype)
+    smooth = _complex(np.random.default_rng(30), (2, 3))
+    smooth[0, 0] = 0  # torch's gradient there is 0
+    calls = [lambda lib, x: lib.sinc(x), lambda lib, x: x.t().sinc(),
+             lambda lib, x: x[1, ::2].sinc(), lambda lib, x: lib.special.sinc(x[0, 1])]
+    for call in calls:
+        _compare(call, [smooth], dtype)
+    if dtype == "complex128":
+        _checks(calls[0], [smooth[:, 1:]])
+
+
+def test_sinc_inplace_and_out():
+    z = _complex(np.random.default_rng(31), 5)
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z)
+        x.sinc_()
+        out = lib.empty(5, dtype=lib.complex128)
+        lib.sinc(lib.tensor(z), out=out)
+        results.append((x.numpy(), out.numpy()))
+    _close(results[0][0], results[1][0], "complex128")
+    _close(results[0][1], results[1][1], "complex128")
+    _same_error(lambda lib: lib.sinc(lib.tensor(z), out=lib.empty(5)))
+
+
+# -- isclose / allclose ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_isclose_and_allclose(dtype):
+    a = np.array([1 + 1j, complex(np.nan, 0), complex(np.inf, 1), complex(1, np.nan),
+                  1 + 1e-9j, complex(np.inf, np.inf), 0j, 1e-3j], dtype=dtype)
+    b = np.array([1 + 1j, complex(np.nan, 0), complex(np.inf, 1), complex(2, np.nan), 1 + 0j,
+                  complex(np.inf, -np.inf), 1e-9 + 0j, 1.001e-3j], dtype=dtype)
+    options = [{}, {"equal_nan": True}, {"rtol": 0, "atol": 0}, {"rtol": 1e-2, "atol": 0},
+               {"rtol": 0, "atol": 1e-8}]
+    for option in options:
+        results = []
+        for lib in (leafgrad, torch):
+            x, y = lib.tensor(a), lib.tensor(b)
+            results.append((lib.isclose(x, y, **option).numpy(),
+                            x.isclose(y, **option).numpy(),
+                            x[::2].isclose(y[1::2], **option).numpy(),
+                            lib.allclose(x[:1], y[:1], **option),
+                            x.allclose(y, **option),
+                            lib.isclose(x[0], y[0], **option).numpy()))
+        for ours, theirs in zip(*results):
+            np.testing.assert_array_equal(ours, theirs)
+    empty = [lib.isclose(lib.tensor(a[:0]), lib.tensor(b[:0])) for lib in (leafgrad, torch)]
+    assert tuple(empty[0].shape) == tuple(empty[1].shape) == (0,)
+
+
+def test_isclose_refuses_mixed_dtypes():
+    z = np.array([1 + 1j, 2j])
+    _same_error(lambda lib: lib.isclose(lib.tensor(z), lib.tensor(z.real)))
+    _same_error(lambda lib: lib.isclose(lib.tensor(z.real), lib.tensor(z)))
+    _same_error(lambda lib: lib.isclose(lib.tensor(z), lib.tensor(z, dtype=lib.complex64)))
+    _same_error(lambda lib: lib.allclose(lib.tensor(z), lib.tensor(z.real)))
+    _same_error(lambda lib: lib.isclose(lib.tensor(z), lib.tensor(z), rtol=-1))
+
+
+# -- cumprod --------------------------------------------------------------------------------------
+
+
+def _with_zeros(index):
+    z = _complex(np.random.default_rng(40 + index), (3, 4))
+    if index == 1:
+        z[1, 1] = z[2, 0] = z[2, 3] = 0  # one zero per slice
+    if index == 2:
+        z[0, 1] = z[0, 2] = 0  # two zeros in one slice
+    return z
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("zeros", range(3))
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumprod_gradients_including_zeros(dim, zeros, dtype):
+    z = _with_zeros(zeros)
+    _compare(lambda lib, x: lib.cumprod(x, dim), [z], dtype, seed=zeros)
+    # the gradient of the gradient, through the formula with or without zeros
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z, dtype=getattr(lib, dtype), requires_grad=True)
+        y = x.cumprod(dim)
+        (grad,) = lib.autograd.grad((y * (1 - 2j)).real.sum() + y.abs().sum(), x,
+                                    create_graph=True)
+        (second,) = lib.autograd.grad((grad * grad.conj()).real.sum(), x)
+        results.append(second.numpy())
+    rtol, atol = TOLERANCE[dtype]
+    np.testing.assert_allclose(results[0], results[1], rtol=rtol * 100, atol=atol * 100)
+    if dtype == "complex128":
+        _checks(lambda lib, x: lib.cumprod(x, dim), [z])
+
+
+def test_cumprod_forms_layouts_and_dtypes():
+    z = _complex(np.random.default_rng(50), (3, 4))
+    calls = [lambda lib, x: x.cumprod(0), lambda lib, x: x.t().cumprod(1),
+             lambda lib, x: x[:, ::2].cumprod(dim=0), lambda lib, x: lib.cumprod(x[1, 1], 0),
+             lambda lib, x: lib.cumprod(x[:0], 1),
+             lambda lib, x: lib.cumprod(x.real.float(), 1, dtype=lib.complex64),
+             lambda lib, x: lib.cumprod(x, 1, dtype=lib.complex64)]
+    for call in calls:
+        ours, theirs = call(leafgrad, leafgrad.tensor(z)), call(torch, torch.tensor(z))
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        _close(ours.numpy(), theirs.numpy(), _name(theirs.dtype))
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(z)
+        x.cumprod_(1)
+        out = lib.empty((3, 4), dtype=lib.complex128)
+        lib.cumprod(lib.tensor(z), 0, out=out)
+        results.append((x.numpy(), out.numpy()))
+    for ours, theirs in zip(*results):
+        _close(ours, theirs, "complex128")
+    _same_error(lambda lib: lib.cumprod(lib.tensor(z), 2))
