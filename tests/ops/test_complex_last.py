@@ -320,3 +320,108 @@ def test_cumprod_forms_layouts_and_dtypes():
     for ours, theirs in zip(*results):
         _close(ours, theirs, "complex128")
     _same_error(lambda lib: lib.cumprod(lib.tensor(z), 2))
+
+
+# -- addmv, addbmm, baddbmm -----------------------------------------------------------------------
+
+# (function, shapes of self / the two operands); self broadcasts where torch lets it
+ADD_PRODUCTS = [
+    ("addmv", ((2,), (2, 3), (3,))),
+    ("addmv", ((), (2, 3), (3,))),
+    ("addmv", ((1,), (2, 3), (3,))),
+    ("baddbmm", ((2, 2, 4), (2, 2, 3), (2, 3, 4))),
+    ("baddbmm", ((2, 4), (2, 2, 3), (2, 3, 4))),
+    ("addbmm", ((2, 4), (3, 2, 3), (3, 3, 4))),
+    ("addbmm", ((4,), (3, 2, 3), (3, 3, 4))),
+]
+SCALARS = [{}, {"alpha": 1j, "beta": 2 - 1j}, {"alpha": 0.5, "beta": 0}, {"beta": 0j},
+           {"alpha": -1 + 0.5j}]
+
+
+def _product_call(name, scalars, method=False):
+    if method:
+        return lambda lib, s, a, b: getattr(s, name)(a, b, **scalars)
+    return lambda lib, s, a, b: getattr(lib, name)(s, a, b, **scalars)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", range(len(ADD_PRODUCTS)))
+def test_add_products_values_and_gradients(case, dtype):
+    name, shapes = ADD_PRODUCTS[case]
+    rng = np.random.default_rng(60 + case)
+    arrays = [_complex(rng, shape) for shape in shapes]
+    for index, scalars in enumerate(SCALARS):
+        call = _product_call(name, scalars, method=index % 2 == 1)
+        _compare(call, arrays, dtype, seed=index)
+        for requires in ([True, False, False], [False, True, False], [False, False, True]):
+            _compare(call, arrays, dtype, seed=index, requires=requires)
+    if dtype == "complex128":
+        for scalars in SCALARS[:2]:
+            _checks(_product_call(name, scalars), arrays)
+
+
+@pytest.mark.parametrize("name", ["addmv", "baddbmm", "addbmm"])
+def test_add_products_layouts_empty_out_and_inplace(name):
+    shapes = dict((n, s) for n, s in ADD_PRODUCTS[::-1])[name]
+    rng = np.random.default_rng(70)
+    arrays = [_complex(rng, shape) for shape in shapes]
+    transposed = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if a.ndim > 1 else a
+                  for a in arrays]
+
+    def views(lib, s, a, b):  # transposed (non-contiguous) operands
+        flip = [t.transpose(-1, -2) if t.ndim > 1 else t for t in (s, a, b)]
+        return getattr(lib, name)(*flip, alpha=2j)
+
+    _compare(views, transposed, "complex128")
+    empty_inner = [arrays[0], arrays[1][..., :0], arrays[2][..., :0, :] if arrays[2].ndim > 1
+                   else arrays[2][:0]]
+    for lib_args in (arrays, empty_inner):
+        ours = getattr(leafgrad, name)(*[leafgrad.tensor(a) for a in lib_args], beta=1j)
+        theirs = getattr(torch, name)(*[torch.tensor(a) for a in lib_args], beta=1j)
+        _close(ours.numpy(), theirs.numpy(), "complex128")
+    results = []
+    for lib in (leafgrad, torch):
+        tensors = [lib.tensor(a) for a in arrays]
+        result = getattr(lib, name)(*tensors, alpha=1 - 1j)
+        out = lib.empty(tuple(result.shape), dtype=lib.complex128)
+        getattr(lib, name)(*tensors, alpha=1 - 1j, out=out)
+        base = result.clone()
+        getattr(base, name + "_")(*tensors[1:], beta=0.5j)
+        results.append((out.numpy(), base.numpy()))
+    for ours, theirs in zip(*results):
+        _close(ours, theirs, "complex128")
+
+
+@pytest.mark.parametrize("name", ["addmv", "baddbmm", "addbmm", "addmm", "addr"])
+def test_add_products_refuse_what_torch_refuses(name):
+    """Mixed real/complex operands, complex64 beside complex128, and complex scalars for real
+    kernels (torch's checked conversion: an imaginary part is an overflow, named by the C type)."""
+    shapes = {"addmv": ((2,), (2, 3), (3,)), "baddbmm": ((2, 2, 4), (2, 2, 3), (2, 3, 4)),
+              "addbmm": ((2, 4), (3, 2, 3), (3, 3, 4)), "addmm": ((2, 4), (2, 3), (3, 4)),
+              "addr": ((2, 3), (2,), (3,))}[name]
+    rng = np.random.default_rng(80)
+    arrays = [_complex(rng, shape) for shape in shapes]
+    for which in range(3):
+        mixed = [a.real if i == which else a for i, a in enumerate(arrays)]
+        if name != "addr":  # addr promotes its operands
+            _same_error(lambda lib: getattr(lib, name)(*[lib.tensor(a) for a in mixed]))
+        narrow = [lib_a.astype(np.complex64) if i == which else lib_a
+                  for i, lib_a in enumerate(arrays)]
+        if name != "addr":
+            _same_error(lambda lib: getattr(lib, name)(*[lib.tensor(a) for a in narrow]))
+    for dtype in ("float64", "float32", "float16", "int64", "int32", "uint8", "bool"):
+        def tensors(lib):
+            return [lib.ones(shape, dtype=getattr(lib, dtype)) for shape in shapes]
+        for scalars in ({"alpha": 1j}, {"beta": 2 - 1j}):
+            _same_error(lambda lib: getattr(lib, name)(*tensors(lib), **scalars))
+        # a zero imaginary part converts (torch's checked conversion), floats truncate for
+        # integer kernels; bool kernels are refused
+        for scalars in ({"alpha": 2 + 0j, "beta": 1 + 0j}, {"alpha": 2.5}):
+            try:
+                theirs = getattr(torch, name)(*tensors(torch), **scalars)
+            except Exception:
+                _same_error(lambda lib: getattr(lib, name)(*tensors(lib), **scalars))
+                continue
+            ours = getattr(leafgrad, name)(*tensors(leafgrad), **scalars)
+            assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
