@@ -425,3 +425,91 @@ def test_add_products_refuse_what_torch_refuses(name):
             ours = getattr(leafgrad, name)(*tensors(leafgrad), **scalars)
             assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+# -- transposed convolutions, fold and unfold -----------------------------------------------------
+
+# (function, input/weight/bias shapes, keyword arguments)
+CONVOLUTIONS = [
+    ("conv_transpose2d", ((1, 2, 4, 4), (2, 3, 3, 3), (3,)),
+     {"stride": 2, "padding": 1, "output_padding": 1}),
+    ("conv_transpose2d", ((2, 4, 3, 3), (4, 1, 2, 2)), {"groups": 2, "dilation": 2}),
+    ("conv_transpose2d", ((2, 3, 3), (2, 2, 2, 2), (2,)), {}),
+    ("conv_transpose1d", ((2, 2, 5), (2, 3, 3), (3,)), {"stride": 2}),
+    ("conv_transpose1d", ((2, 5), (2, 3, 3)), {"padding": 1}),
+    ("conv_transpose3d", ((1, 2, 3, 3, 3), (2, 2, 2, 2, 2), (2,)), {"stride": (1, 2, 1)}),
+    ("fold", ((1, 8, 4),), {"output_size": (3, 3), "kernel_size": (2, 2)}),
+    ("fold", ((8, 6),), {"output_size": (4, 3), "kernel_size": 2, "padding": (1, 0),
+                         "stride": (2, 1)}),
+    ("unfold", ((2, 2, 4, 4),), {"kernel_size": 2, "padding": 1, "stride": 2}),
+    ("unfold", ((2, 4, 4),), {"kernel_size": (2, 3), "dilation": (2, 1)}),
+]
+
+
+def _functional(name, options):
+    return lambda lib, *xs: getattr(lib.nn.functional, name)(*xs, **options)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", range(len(CONVOLUTIONS)))
+def test_transposed_convolutions_fold_unfold(case, dtype):
+    name, shapes, options = CONVOLUTIONS[case]
+    rng = np.random.default_rng(90 + case)
+    arrays = [_complex(rng, shape) for shape in shapes]
+    call = _functional(name, options)
+    _compare(call, arrays, dtype, seed=case)
+    for which in range(len(arrays)):
+        requires = [i == which for i in range(len(arrays))]
+        _compare(call, arrays, dtype, seed=case, requires=requires)
+    doubled = [np.repeat(a, 2, axis=-1) for a in arrays]  # every other column: strided views
+    _compare(lambda lib, *xs: call(lib, *[x[..., ::2] for x in xs]), doubled, dtype)
+    if dtype == "complex128":
+        _checks(call, arrays)
+
+
+def test_transposed_convolution_modules_and_tensor_unfold():
+    rng = np.random.default_rng(100)
+    z = _complex(rng, (1, 2, 4, 4))
+    results = []
+    for lib in (leafgrad, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.ConvTranspose2d(2, 3, 2, stride=2, dtype=lib.complex64)
+        out = layer(lib.tensor(z, dtype=lib.complex64))
+        out.abs().sum().backward()
+        results.append((out.detach().numpy(), layer.weight.grad.numpy(), layer.bias.grad.numpy(),
+                        lib.tensor(z).unfold(2, 2, 1).numpy()))
+    for ours, theirs in zip(*results):
+        _close(ours, theirs, str(theirs.dtype))
+
+
+@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"])
+def test_transposed_convolutions_refuse_mixed_dtypes(name):
+    spatial = int(name[-2])
+    shapes = ((1, 2) + (3,) * spatial, (2, 2) + (2,) * spatial, (2,))
+    rng = np.random.default_rng(110)
+    z = [_complex(rng, shape) for shape in shapes]
+    variants = [[z[0], z[1].real, z[2]], [z[0].real, z[1], z[2]], [z[0], z[1], z[2].real],
+                [z[0], z[1].astype(np.complex64), z[2]], [z[0].real, z[1].real, z[2]]]
+    for arrays in variants:
+        _same_error(lambda lib: getattr(lib.nn.functional, name)(
+            *[lib.tensor(a) for a in arrays]))
+
+
+def test_real_convolutions_refuse_a_complex_bias():
+    for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                 "conv_transpose3d"):
+        spatial = int(name[-2])
+        for dtype in ("float32", "float64"):
+            def call(lib):
+                real = getattr(lib, dtype)
+                complex_dtype = lib.complex64 if dtype == "float32" else lib.complex128
+                return getattr(lib.nn.functional, name)(
+                    lib.ones((1, 2) + (3,) * spatial, dtype=real),
+                    lib.ones((2, 2) + (2,) * spatial, dtype=real),
+                    lib.ones(2, dtype=complex_dtype))
+            _same_error(call)
+
+
+def test_fold_unfold_refuse_integers_still():
+    _same_error(lambda lib: lib.nn.functional.unfold(lib.ones(1, 1, 2, 2, dtype=lib.int64), 1))
+    _same_error(lambda lib: lib.nn.functional.fold(lib.ones(1, 4, 1, dtype=lib.int32), 2, 2))
