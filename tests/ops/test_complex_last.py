@@ -6,6 +6,7 @@ gradcheck/gradgradcheck in complex128)."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -513,3 +514,170 @@ def test_real_convolutions_refuse_a_complex_bias():
 def test_fold_unfold_refuse_integers_still():
     _same_error(lambda lib: lib.nn.functional.unfold(lib.ones(1, 1, 2, 2, dtype=lib.int64), 1))
     _same_error(lambda lib: lib.nn.functional.fold(lib.ones(1, 4, 1, dtype=lib.int32), 2, 2))
+
+
+# -- linalg ---------------------------------------------------------------------------------------
+
+
+def _hermitian_pd(lib, a):
+    return a @ a.mH + 3 * lib.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _hermitian(lib, a):
+    return a + a.mH
+
+
+def _regular(lib, a):
+    return a + 4 * lib.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _svd_invariants(lib, a, full_matrices=False):
+    """What does not depend on the singular vectors' phases: U S Vh, S, |U|, |Vh|."""
+    u, s, vh = lib.linalg.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    return (u[..., :k] * s.unsqueeze(-2)) @ vh[..., :k, :], s, u[..., :k].abs(), vh[..., :k, :].abs()
+
+
+def _eigh_invariants(lib, a, uplo="L"):
+    values, vectors = lib.linalg.eigh(_hermitian(lib, a), UPLO=uplo)
+    return values, vectors.abs(), (vectors * values.unsqueeze(-2)) @ vectors.mH
+
+
+def _qr_parts(lib, a, mode="reduced"):
+    q, r = lib.linalg.qr(a, mode=mode)
+    return q, r
+
+
+LINALG = {
+    "inv": (lambda lib, a: lib.linalg.inv(_regular(lib, a)), [(3, 3)]),
+    "inverse_batched": (lambda lib, a: _regular(lib, a).inverse(), [(2, 3, 3)]),
+    "det": (lambda lib, a: lib.linalg.det(a), [(2, 3, 3)]),
+    "det_method": (lambda lib, a: a.mT.det(), [(3, 3)]),
+    "slogdet": (lambda lib, a: tuple(lib.linalg.slogdet(a)), [(2, 3, 3)]),
+    "slogdet_sign": (lambda lib, a: lib.linalg.slogdet(a).sign, [(3, 3)]),
+    "slogdet_logabsdet": (lambda lib, a: lib.slogdet(a)[1], [(3, 3)]),
+    "logdet": (lambda lib, a: lib.logdet(_regular(lib, a)), [(3, 3)]),
+    "solve": (lambda lib, a, b: lib.linalg.solve(_regular(lib, a), b), [(3, 3), (3, 2)]),
+    "solve_vector": (lambda lib, a, b: lib.linalg.solve(_regular(lib, a), b), [(2, 3, 3), (3,)]),
+    "solve_right": (lambda lib, a, b: lib.linalg.solve(_regular(lib, a), b, left=False),
+                    [(3, 3), (2, 3)]),
+    "solve_triangular": (lambda lib, a, b: lib.linalg.solve_triangular(
+        _regular(lib, a), b, upper=True), [(3, 3), (3, 2)]),
+    "solve_triangular_right_unit": (lambda lib, a, b: lib.linalg.solve_triangular(
+        a, b, upper=False, left=False, unitriangular=True), [(2, 3, 3), (2, 3)]),
+    "cholesky": (lambda lib, a: lib.linalg.cholesky(_hermitian_pd(lib, a)), [(3, 3)]),
+    "cholesky_upper": (lambda lib, a: lib.linalg.cholesky(_hermitian_pd(lib, a), upper=True),
+                       [(2, 3, 3)]),
+    "cholesky_legacy": (lambda lib, a: _hermitian_pd(lib, a).cholesky(), [(3, 3)]),
+    "qr": (lambda lib, a: _qr_parts(lib, a), [(4, 3)]),
+    "qr_wide": (lambda lib, a: _qr_parts(lib, a), [(3, 5)]),
+    "qr_complete_square": (lambda lib, a: _qr_parts(lib, a, "complete"), [(2, 3, 3)]),
+    "qr_r": (lambda lib, a: lib.linalg.qr(a).R, [(4, 3)]),
+    "svd": (lambda lib, a: _svd_invariants(lib, a), [(4, 3)]),
+    "svd_wide_batched": (lambda lib, a: _svd_invariants(lib, a), [(2, 3, 4)]),
+    "svdvals": (lambda lib, a: lib.linalg.svdvals(a), [(3, 4)]),
+    "eigh": (lambda lib, a: _eigh_invariants(lib, a), [(3, 3)]),
+    "eigh_upper": (lambda lib, a: _eigh_invariants(lib, a, "U"), [(2, 3, 3)]),
+    "eigvalsh": (lambda lib, a: lib.linalg.eigvalsh(_hermitian(lib, a)), [(3, 3)]),
+    "pinv": (lambda lib, a: lib.linalg.pinv(a), [(4, 3)]),
+    "pinv_wide": (lambda lib, a: lib.pinverse(a), [(2, 2, 3)]),
+    "pinv_hermitian": (lambda lib, a: lib.linalg.pinv(_hermitian_pd(lib, a), hermitian=True),
+                       [(3, 3)]),
+}
+LINALG_TOLERANCE = {"complex64": (2e-4, 2e-5), "complex128": (1e-9, 1e-11)}
+
+
+def _linalg_results(lib, function, arrays, dtype, weights):
+    inputs = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True) for a in arrays]
+    out = function(lib, *inputs)
+    outs = out if isinstance(out, tuple) else (out,)
+    loss = sum((o * lib.tensor(w, dtype=o.dtype)).real.sum() + o.abs().sum()
+               for o, w in zip(outs, weights))
+    grads = lib.autograd.grad(loss, inputs)
+    values = [o.detach().resolve_conj().numpy() for o in outs]
+    return values, [o.grad_fn.name() for o in outs], [g.resolve_conj().numpy() for g in grads]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_values_and_gradients(name, dtype):
+    function, shapes = LINALG[name]
+    rng = np.random.default_rng(zlib_seed(name))
+    arrays = [_complex(rng, shape) for shape in shapes]
+    probe = function(torch, *[torch.tensor(a) for a in arrays])
+    outs = probe if isinstance(probe, tuple) else (probe,)
+    weights = [_complex(rng, tuple(o.shape)) if o.is_complex() else
+               rng.standard_normal(tuple(o.shape)) for o in outs]
+    ours = _linalg_results(leafgrad, function, arrays, dtype, weights)
+    theirs = _linalg_results(torch, function, arrays, dtype, weights)
+    rtol, atol = LINALG_TOLERANCE[dtype]
+    for got, want in zip(ours[0], theirs[0]):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    assert ours[1] == theirs[1]
+    for got, want in zip(ours[2], theirs[2]):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol * 10, atol=atol * 10)
+    if dtype == "complex128":
+        _checks(function, arrays)
+
+
+def zlib_seed(name: str) -> int:
+    import zlib
+
+    return zlib.crc32(name.encode())
+
+
+def test_det_of_singular_complex_matrices():
+    """The adjugate formula (from the SVD) where det is 0 or nearly so."""
+    rng = np.random.default_rng(120)
+    rank_one = np.outer(_complex(rng, 3), _complex(rng, 3))
+    rank_two = _complex(rng, (3, 2)) @ _complex(rng, (2, 3))
+    for matrix in (rank_one, rank_two, np.zeros((3, 3), complex)):
+        _compare(lambda lib, a: lib.linalg.det(a), [matrix], "complex128")
+
+
+def test_phase_dependent_losses_are_refused():
+    rng = np.random.default_rng(130)
+    wide, square = _complex(rng, (4, 3)), _complex(rng, (3, 3))
+    losses = [lambda lib, a: lib.linalg.svd(a, full_matrices=False)[0].real.sum(),
+              lambda lib, a: lib.linalg.svd(a, full_matrices=False)[2].imag.sum(),
+              lambda lib, a: lib.linalg.eigh(a + a.mH)[1].real.sum()]
+    for loss in losses:
+        for matrix in (wide, square):
+            if loss is losses[2] and matrix is wide:
+                continue
+            _same_error(lambda lib: loss(lib, lib.tensor(matrix, requires_grad=True)).backward())
+
+
+def test_linalg_refuses_what_torch_refuses():
+    rng = np.random.default_rng(140)
+    z, x = _complex(rng, (3, 3)), rng.standard_normal((3, 2))
+    calls = [
+        lambda lib: lib.linalg.solve(lib.tensor(z), lib.tensor(x)),
+        lambda lib: lib.linalg.solve(lib.tensor(z.real), lib.tensor(z)),
+        lambda lib: lib.linalg.solve(lib.tensor(z, dtype=lib.complex64), lib.tensor(z)),
+        lambda lib: lib.linalg.inv(lib.tensor(z[:, :2])),
+        lambda lib: lib.linalg.det(lib.zeros((2, 3), dtype=lib.complex128)),
+        lambda lib: lib.linalg.cholesky(lib.tensor(z[:2, :3])),
+        lambda lib: lib.linalg.eigh(lib.tensor(z), UPLO="X"),
+        lambda lib: lib.linalg.qr(lib.tensor(z), mode="bad"),
+        lambda lib: lib.matmul(lib.tensor(z).expand(2, 3, 3), lib.tensor(z.real).expand(2, 3, 3)),
+        lambda lib: lib.mv(lib.tensor(z), lib.tensor(x[:, 0])),
+        lambda lib: lib.bmm(lib.tensor(z)[None], lib.tensor(z, dtype=lib.complex64)[None]),
+    ]
+    for call in calls:
+        _same_error(call)
+    # solve_triangular computes in A's dtype (B cast to it)
+    for a, b in ((z + 3 * np.eye(3), x), (x[:2, :2] + 3 * np.eye(2), z[:2]),
+                 (z.astype(np.complex64), z)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # complex B for a real A: the imaginary part goes
+            ours = leafgrad.linalg.solve_triangular(leafgrad.tensor(a), leafgrad.tensor(b),
+                                                    upper=True)
+            theirs = torch.linalg.solve_triangular(torch.tensor(a), torch.tensor(b), upper=True)
+        assert str(ours.dtype).split(".")[-1] == _name(theirs.dtype)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    # the legacy cholesky of a matrix that is not positive-definite: torch's message
+    with pytest.raises(RuntimeError, match="leading minor of order 1 is not positive-definite"):
+        leafgrad.linalg.cholesky(leafgrad.tensor(-np.eye(2, dtype=complex)))

@@ -154,7 +154,12 @@ class Mv(Op):
                 f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                 f"vec ({v.shape[0]})"
             )
-        _same_dtype(a, v)
+        if a.dtype != v.dtype:  # torch's mv is addmv into a vec-typed result
+            from .._dtype import from_numpy_dtype
+
+            names = [from_numpy_dtype(d)._legacy for d in (v.dtype, a.dtype, v.dtype)]
+            raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                               f"{names[0]}, {names[1]}, and {names[2]}")
         result = _blas.mv(a, v)  # MKL's gemv as torch calls it, where installed
         return a @ v if result is None else result
 
@@ -409,7 +414,11 @@ class Bmm(Op):
                 "Expected size for first two dimensions of batch2 tensor to be: "
                 f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
             )
-        _same_dtype(a, b)
+        if a.dtype != b.dtype:
+            from .._dtype import from_numpy_dtype
+
+            raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype)._legacy} but "
+                               f"found {from_numpy_dtype(b.dtype)._legacy}")
         if a.shape[2] == 1:
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs

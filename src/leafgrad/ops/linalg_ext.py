@@ -15,7 +15,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from ._forward import auto_linear, jvp_sum
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .linalg import Bmm, Mv, real_scalars
+from .linalg import _NAMES as _CPP_NAMES, Bmm, Mv, real_scalars
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -27,17 +27,9 @@ def _legacy_name(array: np.ndarray) -> str:
     return from_numpy_dtype(array.dtype)._legacy
 
 
-_CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
 def _c_name(array: np.ndarray) -> str:
     """The C++ type torch's baddbmm message names (``double``, ``long int``)."""
-    name = array.dtype.name
-    return _CPP_NAMES.get(name, _legacy_name(array).lower())
+    return _CPP_NAMES.get(array.dtype.name, _legacy_name(array).lower())
 
 
 def _expanded_size_error(target: tuple, have: tuple) -> RuntimeError:
