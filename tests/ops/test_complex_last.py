@@ -681,3 +681,107 @@ def test_linalg_refuses_what_torch_refuses():
     # the legacy cholesky of a matrix that is not positive-definite: torch's message
     with pytest.raises(RuntimeError, match="leading minor of order 1 is not positive-definite"):
         leafgrad.linalg.cholesky(leafgrad.tensor(-np.eye(2, dtype=complex)))
+
+
+# -- LU, lstsq, matrix_exp and the other composites; cross, dist, ldexp, frobenius_norm ----------
+
+COMPOSITES = {
+    "matrix_exp": (lambda lib, a: lib.linalg.matrix_exp(a), [(3, 3)]),
+    "matrix_exp_batched": (lambda lib, a: (a * 2).matrix_exp(), [(2, 3, 3)]),
+    "lu_factor": (lambda lib, a: lib.linalg.lu_factor(a).LU, [(3, 3)]),
+    "lu_wide": (lambda lib, a: tuple(lib.linalg.lu(a))[1:], [(3, 4)]),
+    "lu_tall": (lambda lib, a: tuple(lib.linalg.lu(a))[1:], [(4, 3)]),
+    "lu_solve": (lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b),
+                 [(3, 3), (3, 2)]),
+    "lu_solve_adjoint": (lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b,
+                                                               adjoint=True), [(3, 3), (3, 2)]),
+    "lu_solve_right": (lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b,
+                                                             left=False), [(3, 3), (2, 3)]),
+    "lstsq": (lambda lib, a, b: lib.linalg.lstsq(a, b).solution, [(4, 3), (4, 2)]),
+    "lstsq_gelsd": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gelsd"))[:2],
+                    [(4, 3), (4, 2)]),
+    "lstsq_wide": (lambda lib, a, b: lib.linalg.lstsq(a, b).solution, [(2, 3), (2, 2)]),
+    "cholesky_solve": (lambda lib, a, b: lib.cholesky_solve(b, lib.linalg.cholesky(
+        _hermitian_pd(lib, a))), [(3, 3), (3, 2)]),
+    "cholesky_solve_upper": (lambda lib, a, b: lib.cholesky_solve(b, lib.linalg.cholesky(
+        _hermitian_pd(lib, a), upper=True), upper=True), [(3, 3), (3, 2)]),
+    "cholesky_inverse": (lambda lib, a: lib.cholesky_inverse(lib.linalg.cholesky(
+        _hermitian_pd(lib, a))), [(3, 3)]),
+    "householder_product": (lambda lib, a, tau: lib.linalg.householder_product(a, tau),
+                            [(4, 3), (3,)]),
+    "matrix_power": (lambda lib, a: lib.linalg.matrix_power(_regular(lib, a), -2), [(3, 3)]),
+    "cond": (lambda lib, a: lib.linalg.cond(a), [(3, 3)]),
+    "inv_ex": (lambda lib, a: lib.linalg.inv_ex(_regular(lib, a)).inverse, [(3, 3)]),
+    "solve_ex": (lambda lib, a, b: lib.linalg.solve_ex(_regular(lib, a), b).result,
+                 [(3, 3), (3,)]),
+    "tensorinv": (lambda lib, a: lib.linalg.tensorinv(_regular(lib, a).reshape(2, 2, 4)),
+                  [(4, 4)]),
+    "cross": (lambda lib, a, b: lib.linalg.cross(a, b), [(2, 3), (2, 3)]),
+    "cross_broadcast": (lambda lib, a, b: lib.cross(a, b, dim=0), [(3, 2), (3, 1)]),
+    "dist": (lambda lib, a, b: lib.dist(a, b), [(2, 3), (2, 3)]),
+    "dist_1": (lambda lib, a, b: lib.dist(a, b, 1), [(2, 3), (3,)]),
+    "dist_inf": (lambda lib, a, b: a.dist(b, float("inf")), [(2, 3), (2, 3)]),
+    "dist_half": (lambda lib, a, b: lib.dist(a, b, 0.5), [(2, 3), (2, 3)]),
+    "ldexp": (lambda lib, a, b: lib.ldexp(a, b), [(3,), (3,)]),
+    "frobenius_norm": (lambda lib, a: lib.frobenius_norm(a, [1]), [(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composites_values_and_gradients(name, dtype):
+    function, shapes = COMPOSITES[name]
+    rng = np.random.default_rng(zlib_seed(name))
+    arrays = [_complex(rng, shape) for shape in shapes]
+    probe = function(torch, *[torch.tensor(a) for a in arrays])
+    outs = probe if isinstance(probe, tuple) else (probe,)
+    weights = [_complex(rng, tuple(o.shape)) if o.is_complex() else
+               rng.standard_normal(tuple(o.shape)) for o in outs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # frobenius_norm's deprecation
+        ours = _linalg_results(leafgrad, function, arrays, dtype, weights)
+        theirs = _linalg_results(torch, function, arrays, dtype, weights)
+    rtol, atol = LINALG_TOLERANCE[dtype]
+    for got, want in zip(ours[0], theirs[0]):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    for got, want in zip(ours[2], theirs[2]):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol * 10, atol=atol * 10)
+    if dtype == "complex128" and not name.startswith("lu") and name not in ("cond", "dist_inf"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _checks(function, arrays)
+
+
+def test_ldexp_with_real_operands_and_integer_exponents():
+    rng = np.random.default_rng(150)
+    z, x = _complex(rng, 4), rng.standard_normal(4)
+    for exponent in (np.arange(-1, 3), np.arange(4, dtype=np.int32)):
+        _compare(lambda lib, a, b: lib.ldexp(a, b), [z, exponent], "complex128",
+                 requires=[True, False])
+    for a, b in ((z, x), (x, z)):
+        ours = leafgrad.ldexp(leafgrad.tensor(a), leafgrad.tensor(b))
+        theirs = torch.ldexp(torch.tensor(a), torch.tensor(b))
+        _close(ours.numpy(), theirs.numpy(), "complex128")
+
+
+def test_custom_function_with_complex_output_is_differentiable():
+    """An autograd.Function returning a complex tensor records its node, as in torch."""
+    results = []
+    for lib in (leafgrad, torch):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * (2 - 1j)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * (2 + 1j)
+
+        x = lib.tensor([1 + 1j, -2j], requires_grad=True)
+        out = Twice.apply(x)
+        out.abs().sum().backward()
+        results.append((out.requires_grad, x.grad.numpy()))
+    assert results[0][0] and results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
