@@ -785,3 +785,29 @@ def test_custom_function_with_complex_output_is_differentiable():
         results.append((out.requires_grad, x.grad.numpy()))
     assert results[0][0] and results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+# -- all, any and the logical ops -----------------------------------------------------------------
+
+TRUTH_VALUES = np.array([0j, complex(-0.0, 0), 1j, 1 + 0j, complex(np.nan, 0), complex(0, np.nan),
+                         complex(np.inf, 0), 2 - 3j])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logical_ops_all_any(dtype):
+    """A complex number is true where either part is nonzero (nan included)."""
+    other = TRUTH_VALUES[::-1].copy()
+    results = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor(TRUTH_VALUES, dtype=getattr(lib, dtype))
+        b = lib.tensor(other, dtype=getattr(lib, dtype))
+        outs = [lib.logical_and(a, b), lib.logical_or(a, b), lib.logical_xor(a, b),
+                lib.logical_not(a), a.all(), a.any(), a.reshape(2, 4).all(1),
+                a.reshape(2, 4).any(0, keepdim=True), lib.logical_or(a, lib.tensor([True] * 8)),
+                lib.logical_and(a.real, b), a[:0].all(), a[:0].any(), lib.all(a[1:4]),
+                a.reshape(4, 2).t().any(1), a.clone().logical_not_(),
+                a.clone().logical_xor_(b)]
+        out = lib.empty(8, dtype=getattr(lib, dtype))
+        outs.append(lib.logical_or(a, b, out=out))
+        results.append([(str(o.dtype).split(".")[-1], o.numpy().tolist()) for o in outs])
+    assert results[0] == results[1]

@@ -113,6 +113,7 @@ class _LogicalBinary(Op):
 @register
 class LogicalAnd(_LogicalBinary):
     node = "LogicalAndBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_and
     torch_names = ("logical_and",)
@@ -121,6 +122,7 @@ class LogicalAnd(_LogicalBinary):
 @register
 class LogicalOr(_LogicalBinary):
     node = "LogicalOrBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_or
     torch_names = ("logical_or",)
@@ -129,6 +131,7 @@ class LogicalOr(_LogicalBinary):
 @register
 class LogicalXor(_LogicalBinary):
     node = "LogicalXorBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_xor
     torch_names = ("logical_xor",)
@@ -149,6 +152,7 @@ class _Predicate(Op):
 @register
 class LogicalNot(_Predicate):
     node = "LogicalNotBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_not
     torch_names = ("logical_not",)

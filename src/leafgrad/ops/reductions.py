@@ -370,6 +370,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("all",)
@@ -379,6 +380,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("any",)
