@@ -811,3 +811,40 @@ def test_logical_ops_all_any(dtype):
         outs.append(lib.logical_or(a, b, out=out))
         results.append([(str(o.dtype).split(".")[-1], o.numpy().tolist()) for o in outs])
     assert results[0] == results[1]
+
+
+# -- LSTM -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_lstm_layers_and_cells(dtype):
+    """nn.LSTM (two layers, bidirectional) and nn.LSTMCell with complex parameters: values
+    and the gradients of the input and every parameter, against torch."""
+    rng = np.random.default_rng(160)
+    x = _complex(rng, (5, 2, 3)) * 0.5
+    shapes = None
+    values = None
+    results = []
+    for lib in (leafgrad, torch):
+        complex_dtype = getattr(lib, dtype)
+        lstm = lib.nn.LSTM(3, 4, num_layers=2, bidirectional=True, dtype=complex_dtype)
+        cell = lib.nn.LSTMCell(3, 4, dtype=complex_dtype)
+        parameters = list(lstm.parameters()) + list(cell.parameters())
+        if values is None:
+            shapes = [tuple(p.shape) for p in parameters]
+            values = [_complex(rng, shape) * 0.3 for shape in shapes]
+        with lib.no_grad():
+            for parameter, value in zip(parameters, values):
+                parameter.copy_(lib.tensor(value, dtype=complex_dtype))
+        inputs = lib.tensor(x, dtype=complex_dtype, requires_grad=True)
+        out, (h, c) = lstm(inputs)
+        h_cell, c_cell = cell(inputs[0])
+        loss = (out.abs().sum() + h.real.sum() + c.imag.sum() + h_cell.abs().sum()
+                + (c_cell * (1 - 2j)).real.sum())
+        loss.backward()
+        results.append([t.detach().numpy() for t in (out, h, c, h_cell, c_cell, inputs.grad)]
+                       + [p.grad.numpy() for p in parameters])
+    rtol, atol = LINALG_TOLERANCE[dtype]
+    for got, want in zip(*results):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
