@@ -848,3 +848,39 @@ def test_complex_lstm_layers_and_cells(dtype):
     for got, want in zip(*results):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+# -- count_nonzero, nan_to_num, silu --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_count_nonzero_nan_to_num_silu_values(dtype):
+    special = np.array([[1 + 2j, complex(np.nan, 1), complex(np.inf, -np.inf)],
+                        [0j, 1j, complex(-np.inf, np.nan)]])
+    smooth = _complex(np.random.default_rng(170), (2, 3))
+    results = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor(special, dtype=getattr(lib, dtype))
+        s = lib.tensor(smooth, dtype=getattr(lib, dtype))
+        outs = [lib.count_nonzero(a), lib.count_nonzero(a, dim=1), a.t().count_nonzero(0),
+                lib.nan_to_num(a), lib.nan_to_num(a, nan=2.0, posinf=1.0, neginf=-1.0),
+                a.t().nan_to_num(), a.clone().nan_to_num_(0.5),
+                lib.nn.functional.silu(s), lib.nn.SiLU()(s.t()), s.clone().nan_to_num()]
+        results.append(outs)
+    for ours, theirs in zip(*results):
+        _close(ours.numpy(), theirs.numpy(), dtype) if theirs.is_complex() else \
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_silu_and_nan_to_num_refuse_complex_autograd():
+    """torch computes both for complex input but has no derivative for them: recording one
+    raises; without grad (or under no_grad) they compute."""
+    z = _complex(np.random.default_rng(171), 3)
+    for call in (lambda lib, x: lib.nn.functional.silu(x), lambda lib, x: lib.nn.SiLU()(x),
+                 lambda lib, x: lib.nan_to_num(x), lambda lib, x: x.nan_to_num()):
+        _same_error(lambda lib: call(lib, lib.tensor(z, requires_grad=True)))
+        values = []
+        for lib in (leafgrad, torch):
+            with lib.no_grad():
+                values.append(call(lib, lib.tensor(z, requires_grad=True)).numpy())
+        _close(*values, "complex128")

@@ -398,6 +398,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
+    complex_ok = True  # nonzero: either part
     uint_kernel = staticmethod(_uint.count_nonzero_kernel)
     vmap = batch.dims("dim", all_dims=True)
     differentiable = False
