@@ -884,3 +884,25 @@ def test_silu_and_nan_to_num_refuse_complex_autograd():
             with lib.no_grad():
                 values.append(call(lib, lib.tensor(z, requires_grad=True)).numpy())
         _close(*values, "complex128")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_soft_margin_loss(dtype):
+    """log1p(exp(-target * input)) on complex values, every reduction; a real input with a
+    complex target and complex autograd are refused as torch refuses them."""
+    x = np.array([1 + 1j, 0.5 - 2j, 40 + 1j, -40 + 3j])
+    y = np.array([1 + 0j, -1 + 0j, -1 + 0j, 1 + 2j])
+    results = []
+    for lib in (leafgrad, torch):
+        a, b = lib.tensor(x, dtype=getattr(lib, dtype)), lib.tensor(y, dtype=getattr(lib, dtype))
+        outs = [lib.nn.functional.soft_margin_loss(a, b, reduction=reduction)
+                for reduction in ("mean", "none", "sum")]
+        outs += [lib.nn.functional.soft_margin_loss(a, b.real),
+                 lib.nn.SoftMarginLoss(reduction="sum")(a.flip(0), lib.tensor([1.0, -1, 1, 1]))]
+        results.append(outs)
+    for ours, theirs in zip(*results):
+        _close(ours.numpy(), theirs.numpy(), dtype)
+    _same_error(lambda lib: lib.nn.functional.soft_margin_loss(lib.tensor(x.real),
+                                                               lib.tensor(y)))
+    _same_error(lambda lib: lib.nn.functional.soft_margin_loss(
+        lib.tensor(x, requires_grad=True), lib.tensor(y)))
