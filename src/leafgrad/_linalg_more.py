@@ -1,5 +1,5 @@
-"""More of ``torch.linalg`` (real and complex dtypes): LU (``lu_factor``, ``lu``, ``lu_solve``, the ``_ex``
-forms), ``lstsq``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matrix_exp``, ``cond``,
+"""More of ``torch.linalg`` (real and complex dtypes): LU (``lu_factor``, ``lu``,
+``lu_solve``, the ``_ex`` forms), ``lstsq``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matrix_exp``, ``cond``,
 ``tensorinv``, ``tensorsolve``, ``vander``, ``householder_product``, and the legacy top-level
 ``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``, ``lu_solve``, ``lu_unpack``,
 ``qr``.
