@@ -152,7 +152,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return _ops.tensor_norm(input, p, dim, keepdim, dtype)
 
 
-@takes_out(Out("logsumexp", floating("logsumexp(): Expected floating point type for result tensor, but got: {O}")))
+@takes_out(Out("logsumexp", floating(
+    "logsumexp(): Expected floating point type for result tensor, but got: {O}", complex_ok=True)))
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow."""
     return _ops.logsumexp(input, dim, keepdim)

@@ -1,5 +1,5 @@
-"""More of ``torch.linalg`` (real dtypes): LU (``lu_factor``, ``lu``, ``lu_solve``, the ``_ex``
-forms), ``lstsq``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matrix_exp``, ``cond``,
+"""More of ``torch.linalg`` (real and complex dtypes): LU (``lu_factor``, ``lu``,
+``lu_solve``, the ``_ex`` forms), ``lstsq``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matrix_exp``, ``cond``,
 ``tensorinv``, ``tensorsolve``, ``vander``, ``householder_product``, and the legacy top-level
 ``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``, ``lu_solve``, ``lu_unpack``,
 ``qr``.
@@ -50,6 +50,7 @@ Qr = _return_type("qr", ("Q", "R"))
 
 _TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+_LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
 
 
 def _lib():
@@ -59,7 +60,7 @@ def _lib():
 
 
 def _float_check(a: Tensor, kernel: str) -> None:
-    if a.dtype.name not in ("float32", "float64"):
+    if a.dtype.name not in _LAPACK_DTYPES:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_TYPE_NAMES.get(a.dtype.name, a.dtype.name)}'")
 
@@ -89,7 +90,10 @@ def _getrf(a: np.ndarray):
     info = np.zeros(flat.shape[0], np.int32)
     rows = np.arange(flat.shape[0])
     for j in range(k):
-        column = np.abs(flat[:, j:, j])
+        column = flat[:, j:, j]
+        # LAPACK's i?amax: |x| for real, |re| + |im| for complex (its cabs1)
+        column = np.abs(column.real) + np.abs(column.imag) if lu.dtype.kind == "c" else \
+            np.abs(column)
         p = j + np.argmax(column, axis=1)
         pivots[:, j] = p + 1
         swap = p != j
@@ -147,23 +151,23 @@ class _LuFactor(Function):
         upper1 = packed[..., :k, :k].triu()
         g_lower1 = grad[..., :k, :k].tril(-1)
         g_upper1 = grad[..., :k, :k].triu()
-        lower_part = lower1.mT @ g_lower1
-        upper_part = g_upper1 @ upper1.mT
+        lower_part = lower1.mH @ g_lower1
+        upper_part = g_upper1 @ upper1.mH
         if n > m:
             upper2, g_upper2 = packed[..., :, m:], grad[..., :, m:]
-            lower_part = lower_part - g_upper2 @ upper2.mT
+            lower_part = lower_part - g_upper2 @ upper2.mH
         if m > n:
             lower2, g_lower2 = packed[..., n:, :], grad[..., n:, :]
-            upper_part = upper_part - lower2.mT @ g_lower2
+            upper_part = upper_part - lower2.mH @ g_lower2
         phi = lower_part.tril(-1) + upper_part.triu()
-        x = lib.linalg.solve_triangular(lower1.mT, phi, upper=True, unitriangular=True)
-        x = lib.linalg.solve_triangular(upper1.mT, x, upper=False, left=False)
+        x = lib.linalg.solve_triangular(lower1.mH, phi, upper=True, unitriangular=True)
+        x = lib.linalg.solve_triangular(upper1.mH, x, upper=False, left=False)
         if n > m:
-            extra = lib.linalg.solve_triangular(lower1.mT, g_upper2, upper=True,
+            extra = lib.linalg.solve_triangular(lower1.mH, g_upper2, upper=True,
                                                 unitriangular=True)
             x = lib.cat([x, extra], -1)
         if m > n:
-            extra = lib.linalg.solve_triangular(upper1.mT, g_lower2, upper=False, left=False)
+            extra = lib.linalg.solve_triangular(upper1.mH, g_lower2, upper=False, left=False)
             x = lib.cat([x, extra], -2)
         perm = _permutation(ctx.pivots, m)
         inverse = np.argsort(perm, axis=-1)
@@ -267,7 +271,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     if not left:  # X A = B  <=>  A^H X^H = B^H
-        return lu_solve(LU, pivots, B.mT, left=True, adjoint=not adjoint).mT
+        return lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
     m = LU.shape[-1]
     lower = LU.tril(-1) + lib.eye(m, dtype=LU.dtype)
     upper = LU.triu()
@@ -276,8 +280,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
         x = _permute_rows(B, perm, inverse=False)
         x = lib.linalg.solve_triangular(lower, x, upper=False, unitriangular=True)
         return lib.linalg.solve_triangular(upper, x, upper=True)
-    x = lib.linalg.solve_triangular(upper.mT, B, upper=False)
-    x = lib.linalg.solve_triangular(lower.mT, x, upper=True, unitriangular=True)
+    x = lib.linalg.solve_triangular(upper.mH, B, upper=False)
+    x = lib.linalg.solve_triangular(lower.mH, x, upper=True, unitriangular=True)
     return _permute_rows(x, perm, inverse=True)
 
 
@@ -388,7 +392,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = lib.empty(0, dtype=A.dtype)
     full_rank = bool((rank == min(m, n)).all())
     if m > n and driver != "gelsy" and full_rank:
-        residuals = ((A @ solution - rhs) ** 2).sum(-2)
+        error = A @ solution - rhs
+        residuals = ((error.abs() if error.is_complex() else error) ** 2).sum(-2)
         if vector:
             residuals = residuals.squeeze(-1)
     else:
@@ -568,7 +573,7 @@ def householder_product(A, tau):
     result = eye[:, :n].expand(tuple(A.shape))
     for i in range(k - 1, -1, -1):
         v = reflectors[..., :, i:i + 1]
-        result = result - tau[..., i, None, None] * (v @ (v.mT @ result))
+        result = result - tau[..., i, None, None] * (v @ (v.mH @ result))
     return result
 
 
@@ -581,7 +586,7 @@ _THETA13 = 5.371920351148152
 
 def _expm(a: np.ndarray) -> np.ndarray:
     """Higham's scaling and squaring with the degree-13 Pade approximant, in float64."""
-    work = a.astype(np.float64)
+    work = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     n = work.shape[-1]
     if work.size == 0:
         return work.copy()
@@ -622,8 +627,8 @@ class _MatrixExp(Function):
         lib = _lib()
         (a,) = ctx.saved_tensors
         n = a.shape[-1]
-        top = lib.cat([a.mT, grad], -1)
-        bottom = lib.cat([lib.zeros_like(a), a.mT], -1)
+        top = lib.cat([a.mH, grad], -1)
+        bottom = lib.cat([lib.zeros_like(a), a.mH], -1)
         block = lib.cat([top, bottom], -2)
         return _MatrixExp.apply(block)[..., :n, n:]
 
@@ -635,7 +640,7 @@ _MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = \
 def matrix_exp(A):
     """``exp(A) = sum_k A^k / k!`` of each square matrix."""
     _square_check(A, "linalg.matrix_exp")
-    if A.dtype.name not in ("float16", "float32", "float64"):
+    if A.dtype.name not in ("float16",) + _LAPACK_DTYPES:
         raise NotImplementedError(f'"linalg_matrix_exp" not implemented for '
                                   f"'{_TYPE_NAMES.get(A.dtype.name, A.dtype.name)}'")
     if A.shape[-1] == 1:
@@ -689,10 +694,10 @@ def cholesky_solve(B, L, upper=False):  # noqa: N803
     """``X`` with ``(L L^H) X = B`` (``U^H U`` if upper) from a Cholesky factor."""
     lib = _lib()
     if upper:
-        x = lib.linalg.solve_triangular(L.mT, B, upper=False)
+        x = lib.linalg.solve_triangular(L.mH, B, upper=False)
         return lib.linalg.solve_triangular(L, x, upper=True)
     x = lib.linalg.solve_triangular(L, B, upper=False)
-    return lib.linalg.solve_triangular(L.mT, x, upper=True)
+    return lib.linalg.solve_triangular(L.mH, x, upper=True)
 
 
 def cholesky_inverse(L, upper=False):  # noqa: N803

@@ -120,8 +120,10 @@ def castable(message: str) -> Rule:
     return Rule(message, _dtype.can_cast)
 
 
-def floating(message: str, error=RuntimeError) -> Rule:
-    """Floating-point outs only (``logsumexp``, ``nansum``, ``rand``)."""
+def floating(message: str, error=RuntimeError, complex_ok: bool = False) -> Rule:
+    """Floating-point outs only (``nansum``, ``rand``), or complex ones too (``logsumexp``)."""
+    if complex_ok:
+        return Rule(message, lambda result, out: out.is_floating_point or out.is_complex, error)
     return Rule(message, lambda result, out: out.is_floating_point, error)
 
 

@@ -74,6 +74,66 @@ COMPLEX_SAMPLES: dict[str, list[Sample]] = {
     "FftC2R": [Sample(lambda lib, a: lib.fft.irfft(a), ((S23, A),)),
                Sample(lambda lib, a: lib.fft.hfftn(a, s=(2, 4)), ((S23, A),))],
 }
+
+
+def _hermitian_pd(lib, a):
+    """A Hermitian positive-definite matrix (the table's real samples use a @ a.mT)."""
+    return a @ a.mH + 3 * lib.eye(a.shape[-1], dtype=lib.float64)
+
+
+def _hermitian(lib, a):
+    return a + a.mH
+
+
+def _usv_product(lib, a, full_matrices=False):
+    """U diag(S) Vh: independent of the singular vectors' phases."""
+    u, s, vh = lib.linalg.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    return (u[..., :k] * s.unsqueeze(-2)) @ vh[..., :k, :]
+
+
+# Complex samples of the linalg ops whose table samples read a symmetric input (complex ones
+# need a Hermitian one) or depend on the phases of singular vectors / eigenvectors (complex
+# ones are defined up to e^{i phi} per column; torch's backward refuses such losses, tested in
+# tests/ops/test_complex_last.py).
+COMPLEX_SAMPLES.update({
+    "Cholesky": [Sample(lambda lib, a: lib.cholesky(_hermitian_pd(lib, a)), (((3, 3), A),)),
+                 Sample(lambda lib, a: _hermitian_pd(lib, a).cholesky(upper=True),
+                        (((2, 3, 3), A),))],
+    "LinalgCholeskyEx": [
+        Sample(lambda lib, a: lib.linalg.cholesky(_hermitian_pd(lib, a)), (((3, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.cholesky(_hermitian_pd(lib, a), upper=True),
+               (((2, 3, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.cholesky(_hermitian_pd(lib, a)), (((1, 1), A),)),
+    ],
+    "LinalgEigh": [
+        Sample(lambda lib, a: lib.linalg.eigh(_hermitian(lib, a)).eigenvalues, (((3, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.eigvalsh(_hermitian(lib, a), UPLO="U"),
+               (((2, 3, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.eigh(_hermitian(lib, a)).eigenvectors.abs(),
+               (((3, 3), A),), check_node=False),
+        Sample(lambda lib, a: (lambda pair: (pair[1] * pair[0].unsqueeze(-2)) @ pair[1].mH)(
+            lib.linalg.eigh(_hermitian(lib, a))), (((2, 3, 3), A),), check_node=False),
+    ],
+    "LinalgSvd": [
+        Sample(lambda lib, a: _usv_product(lib, a), (((4, 3), A),), check_node=False),
+        Sample(lambda lib, a: _usv_product(lib, a), (((2, 3, 4), A),), check_node=False),
+        Sample(lambda lib, a: _usv_product(lib, a, full_matrices=True), (((4, 2), A),),
+               check_node=False),
+        Sample(lambda lib, a: lib.linalg.svdvals(a), (((3, 4), A),)),
+        Sample(lambda lib, a: lib.linalg.svd(a, False).U.abs(), (((3, 3), A),),
+               check_node=False),
+        Sample(lambda lib, a: lib.linalg.svd(a, False).Vh.abs(), (((2, 4), A),),
+               check_node=False),
+    ],
+    "LinalgPinv": [
+        Sample(lambda lib, a: lib.linalg.pinv(a), (((4, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.pinv(a), (((2, 2, 3), A),)),
+        Sample(lambda lib, a: lib.pinverse(a), (((3, 3), A),)),
+        Sample(lambda lib, a: lib.linalg.pinv(_hermitian_pd(lib, a), hermitian=True),
+               (((3, 3), A),)),
+    ],
+})
 # Ops whose table samples are made of real inputs only (complex() and polar() take real
 # parts) or whose own sample covers complex inputs already.
 REAL_INPUT_ONLY = {"Complex", "Polar", "ViewAsComplex"}

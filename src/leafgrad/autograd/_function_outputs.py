@@ -65,7 +65,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         if not isinstance(out, Tensor):
             wrapped.append(out)
             continue
-        differentiable = (recording and out._data.dtype.kind == "f"
+        differentiable = (recording and out._data.dtype.kind in "fc"  # float and complex
                           and id(out) not in non_differentiable)
         if id(out) in dirty_ids:
             out._bump_version()

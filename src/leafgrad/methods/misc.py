@@ -96,7 +96,7 @@ class MiscMethods:
 
     def ldexp_(self, other):
         _require_tensor(other, "ldexp_", "other", 1)
-        if not self.dtype.is_floating_point:  # torch: self.mul_(pow(2, other))
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):  # self.mul_(2 ** other)
             raise RuntimeError(
                 f"ldexp can't be cast to the desired output type {self.dtype._legacy}")
         return _ops().inplace(_elementwise().Ldexp, self, other)

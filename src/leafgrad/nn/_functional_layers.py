@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import _rng as _random
 from .. import ops as _ops
-from ..ops.conv import ConvTranspose, _check_conv, check_output_padding
+from ..ops.conv import (ConvTranspose, _check_complex_types, _check_conv, _complex_convolution,
+                        check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
 from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
@@ -149,9 +150,14 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
-    out = ConvTranspose.apply(x, weight, bias, stride=(1, step), padding=(0, pad),
-                              dilation=(1, spread), groups=groups, spatial=1,
-                              output_shape=(x.shape[0], weight.shape[1] * groups, length))
+    params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,
+                  spatial=1, output_shape=(x.shape[0], weight.shape[1] * groups, length))
+    if x._data.dtype.kind == "c" or weight._data.dtype.kind == "c":
+        _check_complex_types(x, weight, bias)
+        out = _complex_convolution(ConvTranspose, x, weight, bias, params)
+    else:
+        check_real_with_complex_bias(x, bias, transposed=True)
+        out = ConvTranspose.apply(x, weight, bias, **params)
     return out.squeeze(0) if unbatched else out
 
 
@@ -322,7 +328,8 @@ def _check_blocks(order, **values) -> None:
 
 
 def _check_float(input, kernel_name: str) -> None:
-    if not input.is_floating_point():
+    """im2col/col2im have float and complex kernels only."""
+    if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(
             f'"{kernel_name}" not implemented for \'{input.dtype._legacy}\''
         )

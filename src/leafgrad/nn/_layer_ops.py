@@ -189,6 +189,7 @@ class Im2Col(Op):
     """F.unfold: the sliding blocks of (N, C, H, W) input as columns (N, C*kh*kw, L)."""
 
     node = "Im2ColBackward0"
+    complex_ok = True  # moves values: linear, so its gradient needs no conjugate
     vmap = batch.fold(4)
     torch_names = ("nn.functional.unfold",)
 
@@ -210,6 +211,7 @@ class Col2Im(Op):
     """F.fold: columns (N, C*kh*kw, L) summed back into (N, C, H, W) images."""
 
     node = "Col2ImBackward0"
+    complex_ok = True  # moves values: linear, so its gradient needs no conjugate
     vmap = batch.fold(3)
     torch_names = ("nn.functional.fold",)
 

@@ -211,11 +211,16 @@ def _gelu_second_derivative(x, approximate: str):
 @register
 class Silu(Op):
     node = "SiluBackward0"
+    complex_ok = True  # forward only (complex_autograd)
+    complex_autograd = False  # torch has no complex derivative for it
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.silu",)
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "c":  # x / (1 + exp(-x)), as torch's complex kernel
+            with np.errstate(all="ignore"):
+                return np.asarray(a / (1 + np.exp(-a)))
         a = _float(a)
         if a.dtype == np.float32:
             from . import _float_kernels

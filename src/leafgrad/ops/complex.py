@@ -319,6 +319,18 @@ def complex_error(cls, dtype) -> NotImplementedError:
 _installed = []
 
 
+def _check_complex_autograd(cls, args) -> None:
+    """torch's refusal to record an op without a complex derivative (``complex_autograd``)."""
+    from ..autograd.grad_mode import is_grad_enabled
+
+    tensors = [arg for arg in args if isinstance(arg, Tensor)]
+    if (any(t._data.dtype.kind == "c" for t in tensors) and is_grad_enabled()
+            and any(t.requires_grad for t in tensors)):
+        name = cls.torch_names[0].rsplit(".", 1)[-1]
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+
+
 def install_complex_check() -> None:
     """Make ``Op.apply`` refuse complex tensors for ops without complex support.
 
@@ -335,6 +347,8 @@ def install_complex_check() -> None:
             for arg in args:
                 if isinstance(arg, Tensor) and arg._data.dtype.kind == "c":
                     raise complex_error(cls, arg.dtype)
+        elif not cls.complex_autograd:
+            _check_complex_autograd(cls, args)
         return plain_apply(cls, *args, **params)
 
     apply.__doc__ = plain_apply.__doc__

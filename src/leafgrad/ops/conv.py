@@ -467,35 +467,57 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
     params = dict(stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
                   groups=groups, spatial=spatial)
     if x._data.dtype.kind == "c" or weight._data.dtype.kind == "c":
-        _check_complex_types(x, weight)
-        out = _complex_convolution(x, weight, bias, params)
+        _check_complex_types(x, weight, bias)
+        out = _complex_convolution(Convolution, x, weight, bias, params)
     else:
+        check_real_with_complex_bias(x, bias, transposed=False)
         out = Convolution.apply(x, weight, bias, **params)
     if unbatched:
         out = out.squeeze(0)
     return out
 
 
-def _check_complex_types(x, weight) -> None:
-    """torch's messages when a complex input or weight meets another dtype."""
-    if x.dtype is weight.dtype:
+def _check_complex_types(x, weight, bias=None) -> None:
+    """torch's messages when a complex input, weight or bias meets another dtype."""
+    def text(t):  # torch's toString of the tensor's type
+        return f"CPU{t.dtype._legacy}Type" if t.dtype.is_complex else \
+            f"torch.{t.dtype._legacy}Tensor"
+
+    if x.dtype is not weight.dtype:
+        if x.dtype.is_complex:
+            raise RuntimeError(f"Input type ({text(x)}) and weight type ({text(weight)}) should "
+                               "be the same")
+        raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
+    if bias is not None and bias.dtype is not x.dtype:
+        raise RuntimeError(f"Input type ({text(x)}) and bias type ({text(bias)}) should be the "
+                           "same")
+
+
+def check_real_with_complex_bias(x, bias, transposed: bool, spatial: int = 2) -> None:
+    """A complex bias for a real input and weight: torch's convolution refuses it by the C++
+    types; conv_transpose1d/2d add it into their real result and refuse that cast, and
+    conv_transpose3d's kernel checks the bias's scalar type."""
+    if bias is None or bias._data.dtype.kind != "c":
         return
-    if x.dtype.is_complex:
-        def text(t):  # torch's toString of the tensor's type
-            return f"CPU{t.dtype._legacy}Type" if t.dtype.is_complex else \
-                f"torch.{t.dtype._legacy}Tensor"
+    if transposed and spatial == 3:
+        raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
+                           f"{bias.dtype._legacy}")
+    if transposed:
+        raise RuntimeError(f"result type {bias.dtype._legacy} can't be cast to the desired "
+                           f"output type {x.dtype._legacy}")
+    from .linalg_ext import _c_name
 
-        raise RuntimeError(f"Input type ({text(x)}) and weight type ({text(weight)}) should be "
-                           "the same")
-    raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
-                       f"{weight.dtype._legacy}")
+    raise RuntimeError(f"Input type ({_c_name(x._data)}) and bias type ({_c_name(bias._data)}) "
+                       "should be the same")
 
 
-def _complex_convolution(x, weight, bias, params):
-    """ATen's complex_convolution: three real convolutions (Gauss's trick) on the real and
-    imaginary parts, a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi,
-    br + bi), combined as a - b + i (c - a - b); the graph and gradients follow from those
-    ops (view_as_real's backward carries torch's complex convention)."""
+def _complex_convolution(op, x, weight, bias, params):
+    """ATen's complex_convolution: three real convolutions (Gauss's trick; ``op`` is
+    Convolution or ConvTranspose) on the real and imaginary parts, a = conv(xr, wr, br),
+    b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi), combined as a - b + i (c - a - b);
+    the graph and gradients follow from those ops (view_as_real's backward carries torch's
+    complex convention)."""
     from .complex import ViewAsReal
 
     def parts(t):
@@ -505,14 +527,14 @@ def _complex_convolution(x, weight, bias, params):
     x_real, x_imag = parts(x)
     w_real, w_imag = parts(weight)
     if bias is None:
-        a = Convolution.apply(x_real, w_real, None, **params)
-        b = Convolution.apply(x_imag, w_imag, None, **params)
-        c = Convolution.apply(x_real + x_imag, w_real + w_imag, None, **params)
+        a = op.apply(x_real, w_real, None, **params)
+        b = op.apply(x_imag, w_imag, None, **params)
+        c = op.apply(x_real + x_imag, w_real + w_imag, None, **params)
     else:
         b_real, b_imag = parts(bias)
-        a = Convolution.apply(x_real, w_real, b_real, **params)
-        b = Convolution.apply(x_imag, w_imag, None, **params)
-        c = Convolution.apply(x_real + x_imag, w_real + w_imag, b_real + b_imag, **params)
+        a = op.apply(x_real, w_real, b_real, **params)
+        b = op.apply(x_imag, w_imag, None, **params)
+        c = op.apply(x_real + x_imag, w_real + w_imag, b_real + b_imag, **params)
     return a - b + 1j * (c - a - b)
 
 
@@ -543,8 +565,14 @@ def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dil
     sizes = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(
         x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
     out_shape = (x.shape[0], weight.shape[1] * groups) + sizes
-    out = ConvTranspose.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation,
-                              groups=groups, spatial=spatial, output_shape=out_shape)
+    params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+                  spatial=spatial, output_shape=out_shape)
+    if x._data.dtype.kind == "c" or weight._data.dtype.kind == "c":
+        _check_complex_types(x, weight, bias)
+        out = _complex_convolution(ConvTranspose, x, weight, bias, params)
+    else:
+        check_real_with_complex_bias(x, bias, transposed=True, spatial=spatial)
+        out = ConvTranspose.apply(x, weight, bias, **params)
     return out.squeeze(0) if unbatched else out
 
 

@@ -7,6 +7,7 @@ import numpy as np
 from . import _layout, _promote
 from ._forward import jvp_sum
 from . import _batching_rules as batch
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, register
 
 
@@ -16,6 +17,7 @@ class LinalgCross(Op):
 
     node = "LinalgCrossBackward0"
     uint_kernel = "cross"
+    complex_ok = True
     vmap = batch.dims("dim")
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
@@ -28,13 +30,14 @@ class LinalgCross(Op):
         return _layout.contiguous(np.cross(a, b, axisa=dim, axisb=dim, axisc=dim))
 
     def backward(self, grad):
-        # d/da <g, a x b> = b x g ; d/db <g, a x b> = g x a
+        # d/da <g, a x b> = b x g ; d/db <g, a x b> = g x a (torch: other.conj() x grad,
+        # grad x self.conj())
         dim = self._params.get("dim", -1)
         grad_self = grad_other = None
         if self.needs_grad(0):
-            grad_self = LinalgCross.apply(self.saved("other"), grad, dim=dim)
+            grad_self = LinalgCross.apply(conj(self.saved("other")), grad, dim=dim)
         if self.needs_grad(1):
-            grad_other = LinalgCross.apply(grad, self.saved("self"), dim=dim)
+            grad_other = LinalgCross.apply(grad, conj(self.saved("self")), dim=dim)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

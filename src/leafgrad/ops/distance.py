@@ -272,6 +272,7 @@ class Dist(Op):
     """``torch.dist``: the p-norm of ``self - other`` (broadcast) over every element."""
 
     node = "DistBackward0"
+    complex_ok = True  # the norm of the moduli, a real result (torch's norm_backward)
     vmap = batch.decompose(lambda a, b, p=2.0: _dist_decomposed(a, b, p))
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other"),
@@ -457,12 +458,7 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     _promote.check_broadcast(tuple(input.shape), tuple(other.shape))
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
-    if dtype.kind == "c":  # torch computes it; not leafgrad yet (a gap, never a wrong value)
-        from .._dtype import from_numpy_dtype
-
-        raise NotImplementedError(
-            f"\"dist_cpu\" not implemented for '{from_numpy_dtype(dtype)._legacy}'")
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         from .._dtype import from_numpy_dtype
 
         if dtype.kind == "u" and dtype.itemsize > 1:  # torch's uint16/32/64 subtraction

@@ -20,6 +20,7 @@ from . import _promote, _uint
 from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, register
 
 __all__ = ["Heaviside", "Nextafter", "Ldexp", "Frexp", "Gcd", "Lcm", "heaviside", "nextafter",
@@ -184,6 +185,7 @@ class Ldexp(Op):
     broadcasts = True
     torch_names = ("ldexp", "Tensor.ldexp")
     uint_ok = True  # computed in float: self * pow(2.0, other) (Note: wide unsigned)
+    complex_ok = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -195,10 +197,13 @@ class Ldexp(Op):
 
     def backward(self, grad):
         grad_self = grad_other = None
+        # conjugated factors for complex operands (Note: torch's convention for complex
+        # gradients, ops/complex.py)
         if self.needs_grad(0):
-            grad_self = grad * _pow2(self.saved("other"))
+            grad_self = grad * conj(_pow2(self.saved("other")))
         if self.needs_grad(1):
-            grad_other = grad * self.saved("self") * _pow2(self.saved("other")) * math.log(2.0)
+            factor = self.saved("self") * _pow2(self.saved("other")) * math.log(2.0)
+            grad_other = grad * conj(factor)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

@@ -154,7 +154,12 @@ class Mv(Op):
                 f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                 f"vec ({v.shape[0]})"
             )
-        _same_dtype(a, v)
+        if a.dtype != v.dtype:  # torch's mv is addmv into a vec-typed result
+            from .._dtype import from_numpy_dtype
+
+            names = [from_numpy_dtype(d)._legacy for d in (v.dtype, a.dtype, v.dtype)]
+            raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                               f"{names[0]}, {names[1]}, and {names[2]}")
         result = _blas.mv(a, v)  # MKL's gemv as torch calls it, where installed
         return a @ v if result is None else result
 
@@ -246,6 +251,39 @@ class Vdot(Op):
         return jvp_sum(tangents, lambda t: Vdot.apply(t, b), lambda t: Vdot.apply(a, t))
 
 
+_C_TYPES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+            "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def real_scalars(dtype: np.dtype, opmath: bool, *scalars, kernel: str | None = None):
+    """The add*mm family's ``beta``/``alpha`` for a kernel of ``dtype``: complex numbers stay
+    for complex kernels; a real kernel converts them to its scalar type, where torch's checked
+    conversion calls a nonzero imaginary part an overflow (naming the C type: ``float`` for the
+    float16 kernels computing in float, ``opmath``) and drops a zero one; integer kernels
+    truncate floats. A bool kernel is refused with ``kernel``'s NotImplementedError, where given
+    (torch has none for addmv and baddbmm)."""
+    if dtype.kind == "c":
+        return scalars
+    if dtype.kind == "b":
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        return scalars
+    converted = []
+    for value in scalars:
+        if isinstance(value, complex):
+            if value.imag != 0:
+                name = np.dtype(dtype).name
+                kind = "float" if opmath and name in ("float16", "bfloat16") else _C_TYPES.get(
+                    name, name)
+                raise RuntimeError(f"value cannot be converted to type {kind} without overflow")
+            value = value.real
+        if dtype.kind in "iu" and not isinstance(value, bool):
+            value = int(value)
+        converted.append(value)
+    return tuple(converted)
+
+
 @register
 class Addmm(Op):
     """``beta * self + alpha * (mat1 @ mat2)``; ``nn.functional.linear`` uses it with a bias."""
@@ -264,6 +302,9 @@ class Addmm(Op):
     def forward(ctx, bias, a, b, beta=1, alpha=1):
         if ctx is not None:
             ctx.keep("layouts", (_column_major(a), _column_major(b)))
+        if isinstance(beta, complex) or isinstance(alpha, complex) or a.dtype.kind in "biu":
+            beta, alpha = real_scalars(np.result_type(a, b), True, beta, alpha,
+                                       kernel="addmm_impl_cpu_")
         fused = _addmm_mkl(bias, a, b, beta, alpha)
         if fused is not None:
             return fused
@@ -373,7 +414,11 @@ class Bmm(Op):
                 "Expected size for first two dimensions of batch2 tensor to be: "
                 f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
             )
-        _same_dtype(a, b)
+        if a.dtype != b.dtype:
+            from .._dtype import from_numpy_dtype
+
+            raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype)._legacy} but "
+                               f"found {from_numpy_dtype(b.dtype)._legacy}")
         if a.shape[2] == 1:
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs

@@ -3,7 +3,9 @@ linalg_factor.py.
 
 Forwards call NumPy's LAPACK wrappers; backwards are torch's formulas (derivatives.yaml and
 FunctionsManual.cpp) written with Tensor ops, so second derivatives come for free. Every op
-works on batches ``(..., m, n)``. Only real dtypes exist in leafgrad, so ``A^H`` is ``A.mT``.
+works on batches ``(..., m, n)``; complex inputs follow torch's formulas with ``A^H`` (``.mH``,
+which is ``.mT`` for real tensors) and conjugated factors (Note: torch's convention for complex
+gradients, ops/complex.py).
 
 Note: LAPACK error reports
 torch reports the first zero pivot of the LU factorization (``inv``) or the first leading minor
@@ -24,6 +26,7 @@ from ..tensor import Tensor, _wrap
 from . import _layout
 from ._forward import jvp_sum
 from . import _batching_rules as batch
+from .complex import conj
 from .registry import Op, register
 
 
@@ -45,9 +48,9 @@ def _check_matrix(a: np.ndarray, name: str) -> None:
 
 
 def _check_float(a: np.ndarray, name: str, kernel: str | None = None) -> None:
-    """Floating inputs only; float16 is refused too (torch's CPU LAPACK kernels lack it), with
-    the message of torch's ``kernel`` dispatch when given, else of the op's own check."""
-    if a.dtype.kind != "f":
+    """Floating or complex inputs only; float16 is refused too (torch's CPU LAPACK kernels lack
+    it), with the message of torch's ``kernel`` dispatch when given, else of the op's own check."""
+    if a.dtype.kind not in "fc":
         from .._dtype import from_numpy_dtype
 
         raise RuntimeError(
@@ -136,6 +139,7 @@ class LinalgInvEx(Op):
     """The inverse of each square matrix; a singular one raises ``LinAlgError``."""
 
     node = "LinalgInvExBackward0"
+    complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
     saves = {"result": ("A",)}
@@ -150,8 +154,8 @@ class LinalgInvEx(Op):
             raise _singular_error(a, "inv") from None
 
     def backward(self, grad):
-        inverse_t = self.saved("result").mT
-        return -_matmul(inverse_t, _matmul(grad, inverse_t))
+        inverse_h = self.saved("result").mH
+        return -_matmul(inverse_h, _matmul(grad, inverse_h))
 
     def jvp(self, tangents, primals, result):
         # torch: -inverse @ A_t @ inverse
@@ -164,6 +168,7 @@ class LinalgDet(Op):
 
     node = "LinalgDetBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
+    complex_ok = True
     vmap = batch.leading
     backward_reads_values = True  # its backward branches on the input's values
     inputs = ("A",)
@@ -179,13 +184,14 @@ class LinalgDet(Op):
         a, det = self.saved("A"), self.saved("result")
         if a._data.size == 0:
             return grad.new_zeros(a.shape)
-        # The gradient solves A^T G = (grad * det) I: det(A) times the inverse transposed.
+        # The gradient solves A^H G = (grad * conj(det)) I: conj(det(A)) times the inverse's
+        # conjugate transpose.
         eps = np.finfo(a._data.dtype).eps
         singular = np.abs(det._data) < 100 * eps
         if not np.any(singular):
             n = a.shape[-1]
-            scaled = _diag_embed((grad * det).unsqueeze(-1).expand(*det.shape, n))
-            return solve(a.mT, scaled)
+            scaled = _diag_embed((grad * conj(det)).unsqueeze(-1).expand(*det.shape, n))
+            return solve(a.mH, scaled)
         # Near-singular: torch takes the adjugate from an SVD when recording a graph (so that
         # higher derivatives exist); otherwise it solves with a perturbed LU, which gives zeros
         # where det is exactly 0 and, up to rounding, the adjugate elsewhere. We use the
@@ -212,11 +218,12 @@ class LinalgDet(Op):
 
 
 def _det_backward_singular(grad: Tensor, a: Tensor) -> Tensor:
-    """grad * adj(A)^T = grad * det(U) det(V) * U diag(prod_{j != i} S_j) V^T."""
+    """grad * adj(A)^H = grad * conj(det(U) det(Vh)) * U diag(prod_{j != i} S_j) Vh."""
     from .linalg_factor import svd
 
     u, s, vh = svd(a)
-    signs = np.linalg.det(u._data) * np.linalg.det(vh._data)  # +-1: constant on the manifold
+    # unit modulus (+-1 for real A): constant on the manifold
+    signs = np.conj(np.linalg.det(u._data) * np.linalg.det(vh._data))
     alpha = grad * _wrap(np.asarray(signs, dtype=a._data.dtype))
     n = s.shape[-1]
     others = None
@@ -269,6 +276,7 @@ class LinalgSlogdet(MultiOutputOp):
 
     node = "LinalgSlogdetBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
+    complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("sign",)  # kept for parity with torch's node; the formula needs only A
@@ -284,12 +292,24 @@ class LinalgSlogdet(MultiOutputOp):
         return np.asarray(sign), np.asarray(logabsdet)
 
     def backward(self, grads):
-        grad = self.padded(grads, 2)[1]
-        if grad is None:  # the sign is piecewise constant: no gradient flows through it
-            return None
+        grad_sign, grad = self.padded(grads, 2)
         a = self.saved("A")
+        if a._data.dtype.kind == "c":
+            # torch's slogdet_backward: g = g_logabsdet - i Im(conj(g_sign) sign), gA = g A^{-H}
+            # (a complex sign moves with A; a real one is piecewise constant)
+            if grad_sign is None and grad is None:
+                return None
+            if grad is not None:
+                grad = grad.to(a.dtype)
+            if grad_sign is not None:
+                from .complex import Imag
+
+                rotation = Imag.apply(conj(grad_sign) * self.saved("sign")) * 1j
+                grad = -rotation if grad is None else grad - rotation
+        elif grad is None:  # the sign is piecewise constant: no gradient flows through it
+            return None
         scaled = _diag_embed(grad.unsqueeze(-1).expand(*grad.shape, a.shape[-1]))
-        return solve(a.mT, scaled)
+        return solve(a.mH, scaled)
 
     def jvp(self, tangents, primals, result):
         # torch's slogdet_jvp: (0, tr(A^{-1} A_t)); nan for a singular A, as torch's LU solve gives
@@ -330,6 +350,7 @@ class LinalgSolveEx(Op):
     """``X`` with ``A X = B`` (``left=True``) or ``X A = B``; B may be a (batch of) vector(s)."""
 
     node = "LinalgSolveExBackward0"
+    complex_ok = True
     vmap = batch.solve
     inputs = ("A", "B")
     saves = {"A": ("A", "B"), "result": ("A",)}
@@ -385,18 +406,18 @@ class LinalgSolveEx(Op):
         return _layout.column_major(out) if left else _layout.contiguous(out)
 
     def backward(self, grad):
-        # X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T   (X = B A^{-1}: gB = gX A^{-T}, gA = -X^T gB)
+        # X = A^{-1} B: gB = A^{-H} gX, gA = -gB X^H   (X = B A^{-1}: gB = gX A^{-H}, gA = -X^H gB)
         a = self.saved("A")
         left = self._params.get("left", True)
         vector = _is_vector_rhs(len(self.input_shape(0)), self.input_shape(1),
                                 self.input_shape(0))
         grad_matrix = grad.unsqueeze(-1) if vector else grad
-        grad_b = solve(a.mT, grad_matrix, left=left)
+        grad_b = solve(a.mH, grad_matrix, left=left)
         grad_a = None
         if self.needs_grad(0):
             x = self.saved("result")
             x = x.unsqueeze(-1) if vector else x
-            grad_a = -_matmul(grad_b, x.mT) if left else -_matmul(x.mT, grad_b)
+            grad_a = -_matmul(grad_b, x.mH) if left else -_matmul(x.mH, grad_b)
         if vector:
             grad_b = grad_b.squeeze(-1)
         return grad_a, grad_b if self.needs_grad(1) else None
@@ -425,6 +446,7 @@ class LinalgSolveTriangular(Op):
 
     node = "LinalgSolveTriangularBackward0"
     uint_kernel = "triangular_solve_cpu"
+    complex_ok = True
     vmap = batch.solve
     inputs = ("self", "B")
     saves = {"self": ("self", "B"), "result": ("self",)}
@@ -436,6 +458,14 @@ class LinalgSolveTriangular(Op):
         _check_square(a, "linalg.solve_triangular")
         _check_float(a, "linalg.solve_triangular", "triangular_solve_cpu")
         _check_matrix(b, "linalg.solve_triangular")
+        if b.dtype != a.dtype:  # torch computes in A's dtype (B is cast, as by copy_)
+            if b.dtype.kind == "c" and a.dtype.kind != "c":
+                import warnings
+
+                warnings.warn("Casting complex values to real discards the imaginary part",
+                              UserWarning, stacklevel=2)
+                b = b.real
+            b = b.astype(a.dtype)
         triangle = np.triu(a) if upper else np.tril(a)
         if unitriangular:
             triangle = triangle.copy()
@@ -457,10 +487,10 @@ class LinalgSolveTriangular(Op):
         p = self._params
         upper, left, unit = p["upper"], p.get("left", True), p.get("unitriangular", False)
         a = self.saved("self")
-        grad_b = solve_triangular(a.mT, grad, upper=not upper, left=left, unitriangular=unit)
+        grad_b = solve_triangular(a.mH, grad, upper=not upper, left=left, unitriangular=unit)
         grad_a = None
         if self.needs_grad(0):
-            x_t = self.saved("result").mT
+            x_t = self.saved("result").mH
             grad_a = -_matmul(grad_b, x_t) if left else -_matmul(x_t, grad_b)
             grad_a = grad_a.triu(int(unit)) if upper else grad_a.tril(-int(unit))
         return grad_a, grad_b if self.needs_grad(1) else None
@@ -517,6 +547,8 @@ def logdet(a: Tensor) -> Tensor:
 
     _check_square_float(a._data, "logdet")
     sign, logabsdet = LinalgSlogdet.apply(a)
+    if a._data.dtype.kind == "c":  # torch: log(sign) + logabsdet
+        return sign.log() + logabsdet
     # torch: where(sign == -1, nan, logabsdet), so the node is WhereBackward0
     return Where.apply(float("nan"), logabsdet, condition=sign == -1)
 

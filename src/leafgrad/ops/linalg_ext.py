@@ -14,7 +14,8 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from ._forward import auto_linear, jvp_sum
-from .linalg import Bmm, Mv
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from .linalg import _NAMES as _CPP_NAMES, Bmm, Mv, real_scalars
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -24,6 +25,11 @@ from .shape_ext import Diagonal, DiagonalBackward
 
 def _legacy_name(array: np.ndarray) -> str:
     return from_numpy_dtype(array.dtype)._legacy
+
+
+def _c_name(array: np.ndarray) -> str:
+    """The C++ type torch's baddbmm message names (``double``, ``long int``)."""
+    return _CPP_NAMES.get(array.dtype.name, _legacy_name(array).lower())
 
 
 def _expanded_size_error(target: tuple, have: tuple) -> RuntimeError:
@@ -68,6 +74,7 @@ class Baddbmm(Op):
 
     node = "BaddbmmBackward0"
     uint_kernel = "baddbmm"
+    complex_ok = True
     vmap = batch.addmm
     inputs = ("self", "batch1", "batch2")
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
@@ -76,23 +83,30 @@ class Baddbmm(Op):
 
     @staticmethod
     def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):
+        if bias.dtype == batch1.dtype != batch2.dtype:  # torch's bmm check comes first then
+            raise RuntimeError(f"expected scalar type {_legacy_name(batch1)} but found "
+                               f"{_legacy_name(batch2)}")
         if not bias.dtype == batch1.dtype == batch2.dtype:
             raise RuntimeError(
-                f"Input dtypes must be the same, got: input {_legacy_name(bias).lower()}, batch1: "
-                f"{_legacy_name(batch1).lower()}, batch2: {_legacy_name(batch2).lower()}"
+                f"Input dtypes must be the same, got: input {_c_name(bias)}, batch1: "
+                f"{_c_name(batch1)}, batch2: {_c_name(batch2)}"
             )
-        return _add_scaled(bias, Bmm.forward(None, batch1, batch2), beta, alpha)
+        product = Bmm.forward(None, batch1, batch2)
+        beta, alpha = real_scalars(batch1.dtype, True, beta, alpha, kernel="baddbmm")
+        return _add_scaled(bias, product, beta, alpha)
 
     def backward(self, grad):
+        # derivatives.yaml: grad * beta.conj(), grad.bmm(batch2.mH) * alpha.conj(),
+        # batch1.mH.bmm(grad) * alpha.conj()
         p = self._params
-        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        alpha, beta = conj(p.get("alpha", 1)), conj(p.get("beta", 1))
         grad_self = grad_batch1 = grad_batch2 = None
         if self.needs_grad(0):
             grad_self = _scaled(grad, beta)
         if self.needs_grad(1):
-            grad_batch1 = _scaled(grad.bmm(self.saved("batch2").transpose(1, 2)), alpha)
+            grad_batch1 = _scaled(grad.bmm(conj(self.saved("batch2").transpose(1, 2))), alpha)
         if self.needs_grad(2):
-            grad_batch2 = _scaled(self.saved("batch1").transpose(1, 2).bmm(grad), alpha)
+            grad_batch2 = _scaled(conj(self.saved("batch1").transpose(1, 2)).bmm(grad), alpha)
         return grad_self, grad_batch1, grad_batch2
 
     def jvp(self, tangents, primals, result):
@@ -110,6 +124,7 @@ class Addmv(Op):
 
     node = "AddmvBackward0"
     uint_kernel = "addmv_impl_cpu"
+    complex_ok = True
     vmap = batch.addmm
     inputs = ("self", "mat", "vec")
     saves = {"mat": ("vec",), "vec": ("mat",)}
@@ -134,18 +149,22 @@ class Addmv(Op):
                 "addmv input tensors must have the same dtype, but got "
                 f"{_legacy_name(bias)}, {_legacy_name(mat)}, and {_legacy_name(vec)}"
             )
-        return _add_scaled(bias, Mv.forward(None, mat, vec), beta, alpha)
+        product = Mv.forward(None, mat, vec)
+        beta, alpha = real_scalars(mat.dtype, False, beta, alpha, kernel="addmv_impl_cpu")
+        return _add_scaled(bias, product, beta, alpha)
 
     def backward(self, grad):
+        # derivatives.yaml: grad * beta.conj(), outer(grad, vec.conj()) * alpha.conj(),
+        # mat.mH.mv(grad) * alpha.conj()
         p = self._params
-        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        alpha, beta = conj(p.get("alpha", 1)), conj(p.get("beta", 1))
         grad_self = grad_mat = grad_vec = None
         if self.needs_grad(0):
             grad_self = _scaled(grad, beta)
         if self.needs_grad(1):
-            grad_mat = _scaled(outer(grad, self.saved("vec")), alpha)
+            grad_mat = _scaled(outer(grad, conj(self.saved("vec"))), alpha)
         if self.needs_grad(2):
-            grad_vec = _scaled(self.saved("mat").t().mv(grad), alpha)
+            grad_vec = _scaled(conj(self.saved("mat").t()).mv(grad), alpha)
         return grad_self, grad_mat, grad_vec
 
     def jvp(self, tangents, primals, result):

@@ -8,7 +8,10 @@ differentiates through the factorization again, as in torch.
 
 The gradients of ``svd``/``eigh``/``qr`` factors are only defined for loss functions invariant
 under the factors' sign choices, and assume distinct singular values / eigenvalues (torch's
-assumptions too).
+assumptions too). Complex inputs use the same formulas with conjugate transposes (``.mH``, which
+is ``.mT`` for real tensors); their singular vectors and eigenvectors are defined up to a phase
+e^{i phi} per column, and torch's backwards refuse a loss that depends on that phase (the checks
+are copied here with torch's tolerance and message).
 """
 
 from __future__ import annotations
@@ -23,6 +26,31 @@ from .linalg_decomp import (
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
+
+
+def _real_dtype(a: np.ndarray) -> np.dtype:
+    """The dtype of singular values and eigenvalues: real, of a's precision."""
+    return a.real.dtype
+
+
+def _real_diagonal(a: np.ndarray) -> np.ndarray:
+    """The real parts of a's diagonals as diagonal matrices."""
+    out = np.zeros_like(a)
+    np.einsum("...ii->...i", out)[...] = np.einsum("...ii->...i", a).real
+    return out
+
+
+def _check_phase_invariant(imaginary: Tensor, name: str, what: str, quantity: str) -> None:
+    """torch's check that a complex loss does not depend on the vectors' phases: the imaginary
+    parts of diag(V^H gV) (resp. their sum for U and V) are close to zero (rtol = atol = 1e-2)."""
+    values = np.asarray(imaginary._data)
+    if not np.allclose(values, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(f"{name}: The {what} in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on "
+                           f"{quantity}, making it ill-defined." if name == "svd_backward" else
+                           f"{name}: The {what} in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on "
+                           f"{quantity}, so it is ill-defined.")
 
 
 def _eye(n: int, like: Tensor) -> Tensor:
@@ -62,6 +90,7 @@ class LinalgCholeskyEx(Op):
     upper triangle (``upper=True``)."""
 
     node = "LinalgCholeskyExBackward0"
+    complex_ok = True
     vmap = batch.leading
     saves = {"result": ("self",)}
     torch_names = ("linalg.cholesky",)
@@ -69,23 +98,28 @@ class LinalgCholeskyEx(Op):
     @staticmethod
     def forward(ctx, a, upper=False):
         _check_square_float(a, "linalg.cholesky", "cholesky_cpu")
-        if upper:  # U from A's upper triangle is the transpose of L from A^T's lower one
-            a = np.swapaxes(a, -1, -2)
+        if upper:  # U from A's upper triangle is L^H of A^H's lower one
+            a = np.conj(np.swapaxes(a, -1, -2))
+        if a.dtype.kind == "c":
+            # LAPACK's potrf reads the lower triangle and the real part of the diagonal: the
+            # Hermitian matrix they define, so that NumPy's call sees what torch's sees
+            strict = np.tril(a, -1)
+            a = strict + np.conj(np.swapaxes(strict, -1, -2)) + _real_diagonal(a)
         try:
             lower = np.linalg.cholesky(a)
         except np.linalg.LinAlgError:
             raise _not_positive_definite(a) from None
-        return _layout.column_major(np.swapaxes(lower, -1, -2) if upper else lower)
+        return _layout.column_major(np.conj(np.swapaxes(lower, -1, -2)) if upper else lower)
 
     def backward(self, grad):
-        # gA = L^{-T} phi(L^T gL) L^{-1}, phi(X) = tril(X) with its strict part mirrored and the
-        # diagonal halved, so gA is symmetric (torch's cholesky_backward).
+        # gA = L^{-H} phi(L^H gL) L^{-1}, phi(X) = tril(X) with its strict part mirrored
+        # (conjugated) and the diagonal halved (torch's cholesky_backward).
         lower = self.saved("result")
         if self._params.get("upper", False):
-            lower, grad = lower.mT, grad.mT
-        g_a = _matmul(lower.mT, grad).tril()
-        g_a = 0.5 * (g_a + g_a.tril(-1).mT)
-        g_a = solve_triangular(lower.mT, g_a, upper=True, left=True)
+            lower, grad = lower.mH, grad.mH
+        g_a = _matmul(lower.mH, grad).tril()
+        g_a = 0.5 * (g_a + g_a.tril(-1).mH)
+        g_a = solve_triangular(lower.mH, g_a, upper=True, left=True)
         return solve_triangular(lower, g_a, upper=False, left=False)
 
     def jvp(self, tangents, primals, result):
@@ -113,6 +147,7 @@ class LinalgQr(MultiOutputOp):
 
     node = "LinalgQrBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
+    complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("Q", "R")
@@ -148,22 +183,33 @@ class LinalgQr(MultiOutputOp):
         if g_q is None and g_r is None:
             return None
         if g_q is None:
-            g_a = _matmul(g_r, r.mT)
+            g_a = _matmul(g_r, r.mH)
         elif g_r is None:
-            g_a = -_matmul(q.mT, g_q)
+            g_a = -_matmul(q.mH, g_q)
         else:
-            g_a = _matmul(g_r, r.mT) - _matmul(q.mT, g_q)
+            g_a = _matmul(g_r, r.mH) - _matmul(q.mH, g_q)
+        complex_input = q._data.dtype.kind == "c"
         if m >= n:
-            # syminvadj(triu(X)) = triu(X) + triu(X, 1)^T
+            # syminvadj(triu(X)) = X + X^H with the real part of the diagonal halved
+            # (for real X: triu(X) + triu(X, 1)^T)
             upper = g_a.triu()
-            g_a = _matmul(q, upper + upper.triu(1).mT)
+            if complex_input:
+                both = upper + upper.mH
+                adjoint = both - _diag_embed(both.diagonal(0, -2, -1).real * 0.5)
+            else:
+                adjoint = upper + upper.triu(1).mT
+            g_a = _matmul(q, adjoint)
             if g_q is not None:
                 g_a = g_a + g_q
-            return solve_triangular(r.mT, g_a, upper=False, left=False)
+            return solve_triangular(r.mH, g_a, upper=False, left=False)
         from . import cat
 
-        g_a = _matmul(q, (g_a.mT - g_a).tril())  # trilImInvAdjSkew(-X) = tril(X^T - X)
-        g_a = solve_triangular(r[..., :m].mT, g_a, upper=False, left=False)
+        # trilImInvAdjSkew(-X) = tril(X^H - X), the imaginary part of its diagonal halved
+        skew = (g_a.mH - g_a).tril()
+        if complex_input:
+            skew = skew - _diag_embed(skew.diagonal(0, -2, -1).imag * 0.5j)
+        g_a = _matmul(q, skew)
+        g_a = solve_triangular(r[..., :m].mH, g_a, upper=False, left=False)
         g_a = cat([g_a, g_a.new_zeros((*r.shape[:-1], n - m))], dim=-1)
         if g_r is not None:
             g_a = g_a + _matmul(q, g_r)
@@ -209,6 +255,7 @@ class LinalgSvd(MultiOutputOp):
 
     node = "LinalgSvdBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
+    complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("U", "S", "Vh")
@@ -220,10 +267,10 @@ class LinalgSvd(MultiOutputOp):
         _check_float(a, "linalg.svd", "linalg_svd_cpu")
         if not compute_uv:
             empty = np.empty((0,), dtype=a.dtype)
-            return empty, np.linalg.svd(a, compute_uv=False).astype(a.dtype), empty
+            return empty, np.linalg.svd(a, compute_uv=False).astype(_real_dtype(a)), empty
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
         return (_layout.column_major(u.astype(a.dtype, copy=False)),
-                _layout.contiguous(s.astype(a.dtype, copy=False)),
+                _layout.contiguous(s.astype(_real_dtype(a), copy=False)),
                 _layout.column_major(vh.astype(a.dtype)))
 
     def backward(self, grads):
@@ -273,13 +320,17 @@ class LinalgSvd(MultiOutputOp):
 
 
 def _svd_backward(g_u, g_s, g_vh, u, s, vh):
-    """torch's svd_backward for real inputs with distinct singular values (full rank if
-    rectangular):  gA = U [(skew(U^T gU) / E) S + S (skew(V^T gV) / E) + diag(gS)] V^T
-    (+ the terms for the part of gU / gV outside the span of U / V)."""
+    """torch's svd_backward for inputs with distinct singular values (full rank if
+    rectangular):  gA = U [(skew(U^H gU) / E) S + S (skew(V^H gV) / E) + diag(gS)
+    (+ diag(U^H gU) / (2 S) for complex inputs)] V^H (+ the terms for the part of gU / gV
+    outside the span of U / V)."""
     if g_u is None and g_s is None and g_vh is None:
         return None
     m, n = u.shape[-2], vh.shape[-1]
+    complex_input = u._data.dtype.kind == "c"
     if g_u is None and g_vh is None:
+        if complex_input:
+            g_s = g_s.to(u.dtype)
         if m >= n:
             return _matmul(u, g_s.unsqueeze(-1) * vh)
         return _matmul(u * g_s.unsqueeze(-2), vh)
@@ -290,11 +341,21 @@ def _svd_backward(g_u, g_s, g_vh, u, s, vh):
     gaps = squares.unsqueeze(-2) - squares.unsqueeze(-1) + _eye(k, s)
     uhgu = vhgv = None
     if g_u is not None:
-        uhgu = _matmul(u.mT, g_u)
-        uhgu = uhgu - uhgu.mT
+        uhgu = _matmul(u.mH, g_u)
+        uhgu = uhgu - uhgu.mH
     if g_vh is not None:
-        vhgv = _matmul(vh, g_vh.mT)
-        vhgv = vhgv - vhgv.mT
+        vhgv = _matmul(vh, g_vh.mH)
+        vhgv = vhgv - vhgv.mH
+    if complex_input:
+        # the loss must not depend on the phases: Im diag(U^H gU) = -Im diag(V^H gV)
+        imaginary = 0
+        if uhgu is not None:
+            imaginary = uhgu.diagonal(0, -2, -1).imag
+        if vhgv is not None:
+            imaginary = imaginary + vhgv.diagonal(0, -2, -1).imag
+        if not isinstance(imaginary, int):
+            _check_phase_invariant(imaginary, "svd_backward", "singular vectors",
+                                   "this phase term")
     if uhgu is not None and vhgv is not None:
         inner = (uhgu * s_row + s_col * vhgv) / gaps
     elif uhgu is not None:
@@ -303,15 +364,17 @@ def _svd_backward(g_u, g_s, g_vh, u, s, vh):
         inner = s_col * (vhgv / gaps)
     if g_s is not None:
         inner = inner + _diag_embed(g_s)
+    if complex_input and uhgu is not None and vhgv is not None:
+        inner = inner + _diag_embed(uhgu.diagonal(0, -2, -1) / (2 * s))
     if m > n and g_u is not None:
         g_a = _matmul(u, inner)
         g_u_sinv = g_u / s_row
-        g_a = g_a + g_u_sinv - _matmul(u, _matmul(u.mT, g_u_sinv))
+        g_a = g_a + g_u_sinv - _matmul(u, _matmul(u.mH, g_u_sinv))
         return _matmul(g_a, vh)
     if m < n and g_vh is not None:
         g_a = _matmul(inner, vh)
         sinv_g_vh = g_vh / s_col
-        g_a = g_a + sinv_g_vh - _matmul(_matmul(sinv_g_vh, vh.mT), vh)
+        g_a = g_a + sinv_g_vh - _matmul(_matmul(sinv_g_vh, vh.mH), vh)
         return _matmul(u, g_a)
     if m >= n:
         return _matmul(u, _matmul(inner, vh))
@@ -327,6 +390,7 @@ class LinalgEigh(MultiOutputOp):
     its ``UPLO`` triangle."""
 
     node = "LinalgEighBackward0"
+    complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
     output_names = ("eigenvalues", "eigenvectors")
@@ -342,34 +406,43 @@ class LinalgEigh(MultiOutputOp):
                 f"linalg.eigh: A must be batches of square matrices, but they are {a.shape[-2]} "
                 f"by {a.shape[-1]} matrices"
             )
-        if a.dtype.kind != "f" or a.dtype == np.float16:
+        if a.dtype.kind not in "fc" or a.dtype == np.float16:
             from .._dtype import from_numpy_dtype
 
             raise NotImplementedError(
                 f"\"linalg_eigh_cpu\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'"
             )
         if not compute_v:
-            return np.linalg.eigvalsh(a, UPLO).astype(a.dtype), np.empty((0,), dtype=a.dtype)
+            return (np.linalg.eigvalsh(a, UPLO).astype(_real_dtype(a)),
+                    np.empty((0,), dtype=a.dtype))
         values, vectors = np.linalg.eigh(a, UPLO)
-        return (_layout.contiguous(values.astype(a.dtype, copy=False)),
+        return (_layout.contiguous(values.astype(_real_dtype(a), copy=False)),
                 _layout.column_major(vectors.astype(a.dtype, copy=False)))
 
     def backward(self, grads):
         # torch's linalg_eig_backward, Hermitian case:
-        # gA = V (diag(gL) + skew(V^T gV) / (2 E)) V^T,  E_ij = L_j - L_i (1 on the diagonal)
+        # gA = V (diag(gL) + skew(V^H gV) / (2 E)) V^H,  E_ij = L_j - L_i (1 on the diagonal)
         g_values, g_vectors = self.padded(grads, 2)
         values, vectors = self.outputs()
         if g_values is None and g_vectors is None:
             return None
+        complex_input = vectors._data.dtype.kind == "c"
+        if g_values is not None and complex_input:
+            g_values = g_values.to(vectors.dtype)
         if g_vectors is None:
-            return _matmul(vectors * g_values.unsqueeze(-2), vectors.mT)
-        inner = _matmul(vectors.mT, g_vectors)
-        inner = 0.5 * (inner - inner.mT)
+            return _matmul(vectors * g_values.unsqueeze(-2), vectors.mH)
+        inner = _matmul(vectors.mH, g_vectors)
+        if complex_input:
+            _check_phase_invariant(inner.diagonal(0, -2, -1).imag, "linalg_eigh_backward",
+                                   "eigenvectors", "this quantity")
+        inner = 0.5 * (inner - inner.mH)
+        if complex_input:  # the skew-Hermitian part's diagonal is the phase term: dropped
+            inner = inner - _diag_embed(inner.diagonal(0, -2, -1))
         gaps = values.unsqueeze(-2) - values.unsqueeze(-1) + _eye(values.shape[-1], values)
         inner = inner / gaps
         if g_values is not None:
             inner = inner + _diag_embed(g_values)
-        return _matmul(vectors, _matmul(inner, vectors.mT))
+        return _matmul(vectors, _matmul(inner, vectors.mH))
 
     def jvp(self, tangents, primals, result):
         # torch's linalg_eig_jvp, Hermitian case: dL = diag(V^T dA V),
@@ -392,13 +465,14 @@ class LinalgPinv(Op):
 
     node = "LinalgPinvBackward0"
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
+    complex_ok = True
     vmap = batch.leading
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("linalg.pinv", "pinverse", "Tensor.pinverse")
 
     @staticmethod
     def forward(ctx, a, atol=None, rtol=None, hermitian=False):
-        if a.ndim < 2 or a.dtype.kind != "f" or a.dtype == np.float16:
+        if a.ndim < 2 or a.dtype.kind not in "fc" or a.dtype == np.float16:
             from .._dtype import from_numpy_dtype
 
             raise RuntimeError(
@@ -414,26 +488,28 @@ class LinalgPinv(Op):
             magnitude = np.abs(values)
             cutoff = np.maximum(atol, rtol * magnitude.max(axis=-1, keepdims=True, initial=0))
             inverse = np.where(magnitude > cutoff, 1 / np.where(magnitude > cutoff, values, 1), 0)
-            result = (vectors * inverse[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+            result = (vectors * inverse[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2))
             return result.astype(a.dtype)
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         cutoff = np.maximum(atol, rtol * s.max(axis=-1, keepdims=True, initial=0))
         inverse = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
-        return (np.swapaxes(vh, -1, -2) * inverse[..., None, :]) @ np.swapaxes(u, -1, -2)
+        return ((np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :])
+                @ np.conj(np.swapaxes(u, -1, -2)))
 
     def backward(self, grad):
-        # torch's pinv_backward (real case), arranged so the largest products are smallest
+        # torch's pinv_backward, arranged so the largest products are smallest (pinv_t and
+        # grad_t are the conjugate transposes)
         a, pinv_a = self.saved("self"), self.saved("result")
         m, n = a.shape[-2], a.shape[-1]
-        pinv_t, grad_t = pinv_a.mT, grad.mT
+        pinv_t, grad_t = pinv_a.mH, grad.mH
         if m <= n:
             k = _matmul(grad_t, pinv_a)
             k_pinv_t = _matmul(k, pinv_t)
-            return (-_matmul(pinv_a, k).mT + k_pinv_t - _matmul(_matmul(a, pinv_a), k_pinv_t)
+            return (-_matmul(pinv_a, k).mH + k_pinv_t - _matmul(_matmul(a, pinv_a), k_pinv_t)
                     + _matmul(_matmul(pinv_t, pinv_a), grad_t - _matmul(k, a)))
         k = _matmul(pinv_a, grad_t)
         pinv_t_k = _matmul(pinv_t, k)
-        return (-_matmul(k, pinv_a).mT + _matmul(_matmul(grad_t - _matmul(a, k), pinv_a), pinv_t)
+        return (-_matmul(k, pinv_a).mH + _matmul(_matmul(grad_t - _matmul(a, k), pinv_a), pinv_t)
                 + pinv_t_k - _matmul(_matmul(pinv_t_k, pinv_a), a))
 
     def jvp(self, tangents, primals, result):

@@ -29,6 +29,20 @@ def _reduce_grad(grad, shape, reduction: str, count: int):
     return (grad * scale).expand(*shape)
 
 
+def _complex_soft_margin(a, target, reduction):
+    """torch's kernel on complex values: log1p(exp(-target * input)), in the promoted dtype,
+    which must be the input's."""
+    from .._dtype import from_numpy_dtype
+
+    dtype = np.result_type(a, target)
+    if dtype != a.dtype:
+        raise RuntimeError(f"result type {from_numpy_dtype(dtype)._legacy} can't be cast to the "
+                           f"desired output type {from_numpy_dtype(a.dtype)._legacy}")
+    with np.errstate(all="ignore"):
+        losses = np.log1p(np.exp(-(target * a)))
+    return _reduce_array(_layout.like(losses.astype(dtype, copy=False), a), reduction)
+
+
 @register
 class SoftMarginLoss(Op):
     """``log(1 + exp(-target * input))``, reduced."""
@@ -40,9 +54,13 @@ class SoftMarginLoss(Op):
     inputs = ("self", "target")
     saves = {"self": ("self",), "target": ("self",)}
     torch_names = ("nn.functional.soft_margin_loss",)
+    complex_ok = True
+    complex_autograd = False  # torch computes complex losses without a derivative for them
 
     @staticmethod
     def forward(ctx, a, target, reduction):
+        if a.dtype.kind == "c" or target.dtype.kind == "c":
+            return _complex_soft_margin(a, target, reduction)
         z = -target * a
         losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
         return _reduce_array(losses, reduction)

@@ -302,6 +302,22 @@ class Hypot(Op):
         return jvp_sum(tangents, lambda t: t * a / result, lambda t: t * b / result)
 
 
+def _logaddexp_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's complex logaddexp: log1p(exp(min - max)) + max, the operands ordered by real
+    part; a nan part anywhere gives nan + nanj, equal infinite real parts exp and log directly
+    (-inf: the smaller operand itself)."""
+    a, b = np.broadcast_arrays(a, b)
+    smaller_first = a.real < b.real
+    low, high = np.where(smaller_first, a, b), np.where(smaller_first, b, a)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(low - high)) + high
+        infinite = ~np.isfinite(low.real) & (low.real == high.real)
+        both = np.log(np.exp(low) + np.exp(high))
+    out = np.where(infinite, np.where(low.real < 0, low, both), out)
+    nan = np.isnan(a.real) | np.isnan(a.imag) | np.isnan(b.real) | np.isnan(b.imag)
+    return np.asarray(np.where(nan, complex(np.nan, np.nan), out)).astype(a.dtype, copy=False)
+
+
 @register
 class Logaddexp(Op):
     node = "LogaddexpBackward0"
@@ -309,22 +325,27 @@ class Logaddexp(Op):
     inputs = ("self", "other")
     saves = {"self": ("self", "other"), "other": ("self", "other")}
     broadcasts = True
+    complex_ok = True
     torch_names = ("logaddexp",)
 
     @staticmethod
     def forward(ctx, a, b):
+        promoted_a, promoted_b = _promote.binary(a, b)
+        if np.asarray(promoted_a).dtype.kind == "c":
+            return _logaddexp_complex(np.asarray(promoted_a), np.asarray(promoted_b))
         a, b, dtype = _float_binary(a, b, "logaddexp_cpu")
         x, y = _opmath(a, b)
         with np.errstate(all="ignore"):
             return np.asarray(np.logaddexp(x, y)).astype(dtype, copy=False)
 
     def backward(self, grad):
+        # derivatives.yaml: grad / (1 + exp(other - self)).conj(), and the same for other
         a, b = self.saved("self"), self.saved("other")
         grad_self = grad_other = None
         if self.needs_grad(0):
-            grad_self = grad / (1 + (b - a).exp())
+            grad_self = grad / conj(1 + (b - a).exp())
         if self.needs_grad(1):
-            grad_other = grad / (1 + (a - b).exp())
+            grad_other = grad / conj(1 + (a - b).exp())
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

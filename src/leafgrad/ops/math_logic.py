@@ -113,6 +113,7 @@ class _LogicalBinary(Op):
 @register
 class LogicalAnd(_LogicalBinary):
     node = "LogicalAndBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_and
     torch_names = ("logical_and",)
@@ -121,6 +122,7 @@ class LogicalAnd(_LogicalBinary):
 @register
 class LogicalOr(_LogicalBinary):
     node = "LogicalOrBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_or
     torch_names = ("logical_or",)
@@ -129,6 +131,7 @@ class LogicalOr(_LogicalBinary):
 @register
 class LogicalXor(_LogicalBinary):
     node = "LogicalXorBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_xor
     torch_names = ("logical_xor",)
@@ -149,6 +152,7 @@ class _Predicate(Op):
 @register
 class LogicalNot(_Predicate):
     node = "LogicalNotBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_not
     torch_names = ("logical_not",)
@@ -223,6 +227,7 @@ class IsClose(Op):
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    complex_ok = True
     torch_names = ("isclose", "allclose")
 
     @staticmethod
@@ -239,11 +244,11 @@ def isclose_array(a: np.ndarray, b: np.ndarray, rtol, atol, equal_nan) -> np.nda
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     check_broadcast_all(a, b)
     close = np.asarray(a == b)
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and a.dtype.kind in "fc":  # a complex number is nan with either part nan
         close = close | (np.isnan(a) & np.isnan(b))
     if rtol == 0 and atol == 0:
         return close
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         # torch measures integer (and bool) distances in the default float dtype
         from .._dtype import get_default_dtype
 

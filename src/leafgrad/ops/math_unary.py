@@ -605,11 +605,18 @@ class NanToNum(Op):
 
     node = "NanToNumBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    complex_ok = True  # the real and imaginary parts apart (torch's kernel)
+    complex_autograd = False  # torch has no complex derivative for it
     saves = {"self": ("self",)}
     torch_names = ("nan_to_num",)
 
     @staticmethod
     def forward(ctx, a, nan=None, posinf=None, neginf=None):
+        if a.dtype.kind == "c":
+            out = _layout.copy_like(a)
+            out.real = NanToNum.forward(None, np.ascontiguousarray(a.real), nan, posinf, neginf)
+            out.imag = NanToNum.forward(None, np.ascontiguousarray(a.imag), nan, posinf, neginf)
+            return out
         out = _layout.copy_like(a)
         if a.dtype.kind != "f":
             return out

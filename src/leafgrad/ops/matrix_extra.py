@@ -15,6 +15,7 @@ from ..tensor import _wrap
 from . import _layout, _promote
 from ._forward import auto_linear, jvp_sum
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from .linalg import real_scalars
 from .linalg_ext import _expanded_size_error, _legacy_name, _scaled
 from .math_unary import _not_implemented
 from .registry import Op, register
@@ -41,12 +42,12 @@ def _expand_to(bias: np.ndarray, shape: tuple) -> np.ndarray:
 def _check_scalars(dtype: np.dtype, beta, alpha) -> None:
     """torch's addr rules for beta and alpha with integer and bool results."""
     for name, value in (("beta", beta), ("alpha", alpha)):
-        if isinstance(value, complex) and dtype.kind != "c":
-            raise RuntimeError("value cannot be converted to type float without overflow")
+        if isinstance(value, complex) and dtype.kind not in "iubc":
+            real_scalars(dtype, False, value)  # torch's overflow error for an imaginary part
         if isinstance(value, bool):
             if dtype != np.bool_:
                 raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-        elif dtype.kind in "iub" and isinstance(value, float):
+        elif dtype.kind in "iub" and isinstance(value, (float, complex)):
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                "floating point number.")
 
@@ -90,6 +91,8 @@ class Addr(Op):
                 common = _dtype.promote_types(common, _dtype.from_numpy_dtype(other))
         dtype = _promote.result_np_dtype(bias, vec1, vec2)
         _check_scalars(dtype, beta, alpha)
+        if dtype.kind != "c":  # a complex number with no imaginary part: its real part
+            beta, alpha = (v.real if isinstance(v, complex) else v for v in (beta, alpha))
         shape = (vec1.shape[0], vec2.shape[0])
         bias = _expand_to(bias, shape)
         if _wide_unsigned(dtype):  # torch checks dtypes and sizes first (Note: wide unsigned)
@@ -146,6 +149,7 @@ class Addbmm(Op):
     """``beta * self + alpha * sum_b(batch1[b] @ batch2[b])``."""
 
     node = "AddbmmBackward0"
+    complex_ok = True
     inputs = ("self", "batch1", "batch2")
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
     broadcasts = True
@@ -181,6 +185,7 @@ class Addbmm(Op):
             # uint16/32/64: torch's kernel refuses after the checks, unless there is nothing
             # to multiply (no batches, or an empty inner dim) (Note: wide unsigned)
             raise _not_implemented("addmm_impl_cpu_", batch2)
+        beta, alpha = real_scalars(dtype, True, beta, alpha)
         if dtype.kind in "iu":  # integer kernels take the scalars as integers
             alpha, beta = int(alpha), int(beta)
         with np.errstate(all="ignore"):
@@ -193,8 +198,10 @@ class Addbmm(Op):
             return np.asarray(product + scaled, dtype=dtype)
 
     def backward(self, grad):
+        # the baddbmm formulas with grad expanded over the batches (conj: Note: torch's
+        # convention for complex gradients)
         p = self._params
-        alpha, beta = p.get("alpha", 1), p.get("beta", 1)
+        alpha, beta = conj(p.get("alpha", 1)), conj(p.get("beta", 1))
         grad_self = grad_batch1 = grad_batch2 = None
         if self.needs_grad(0):
             grad_self = _scaled(grad, beta)
@@ -202,9 +209,11 @@ class Addbmm(Op):
             count = self.input_shape(1)[0]
             expanded = grad.unsqueeze(0).expand(count, *grad.shape)
             if self.needs_grad(1):
-                grad_batch1 = _scaled(expanded.bmm(self.saved("batch2").transpose(1, 2)), alpha)
+                batch2 = conj(self.saved("batch2").transpose(1, 2))
+                grad_batch1 = _scaled(expanded.bmm(batch2), alpha)
             if self.needs_grad(2):
-                grad_batch2 = _scaled(self.saved("batch1").transpose(1, 2).bmm(expanded), alpha)
+                batch1 = conj(self.saved("batch1").transpose(1, 2))
+                grad_batch2 = _scaled(batch1.bmm(expanded), alpha)
         return grad_self, grad_batch1, grad_batch2
 
     def jvp(self, tangents, primals, result):

@@ -48,6 +48,7 @@ class NormDims(LinalgVectorNorm):
     calls: the vector norm's values and formulas under torch's NormBackward1."""
 
     node = "NormBackward1"
+    complex_ok = True  # the norm of the moduli: a real result, sgn(z) in the gradient
     torch_names = ("frobenius_norm",)
 
 

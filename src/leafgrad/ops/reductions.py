@@ -256,29 +256,32 @@ class Logsumexp(Op):
 
     node = "LogsumexpBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    complex_ok = True
     vmap = batch.dims("dim")
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("logsumexp",)
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
-        if a.dtype.kind != "f":  # torch promotes integral inputs to the default float dtype
+        if a.dtype.kind not in "fc":  # torch promotes integral inputs to the default float dtype
             from .._dtype import get_default_dtype
 
             a = a.astype(get_default_dtype().np)
         if a.size == 0:
             with np.errstate(divide="ignore"):  # log(0) = -inf: the sum over nothing
                 return np.asarray(np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)))
-        shift = np.amax(a, axis=dim, keepdims=True)
+        # complex inputs factor out the largest real part (torch's logsumexp_out_impl)
+        shift = np.amax(a.real, axis=dim, keepdims=True)
         shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype)
-        out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
+        with np.errstate(all="ignore"):
+            out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
         return _layout.contiguous(out if keepdim else out.squeeze(dim))
 
     def backward(self, grad):
         dims, result = self._params["dim"], self.saved("result")
         if not self._params["keepdim"]:
             grad, result = unsqueeze_dims(grad, dims), unsqueeze_dims(result, dims)
-        return grad * (self.saved("self") - result).exp()
+        return grad * conj((self.saved("self") - result).exp())
 
     def jvp(self, tangents, primals, result):
         p = self._params
@@ -367,6 +370,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("all",)
@@ -376,6 +380,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("any",)
@@ -393,6 +398,7 @@ def reduce_any(tensor, dim=None, keepdim=False):
 @register
 class CountNonzero(Op):
     node = "CountNonzeroBackward0"
+    complex_ok = True  # nonzero: either part
     uint_kernel = staticmethod(_uint.count_nonzero_kernel)
     vmap = batch.dims("dim", all_dims=True)
     differentiable = False

@@ -11,6 +11,7 @@ from .reductions import constant, one_dim
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .shape_ext import Flip
 
 
@@ -70,6 +71,7 @@ class Cumsum(Op):
 class Cumprod(Op):
     node = "CumprodBackward0"
     uint_kernel = staticmethod(_uint.only_with_dtype("cumprod_out_cpu"))
+    complex_ok = True
     vmap = batch.dims("dim")
     backward_reads_values = True  # its backward branches on the input's values
     saves = {"self": ("self",), "result": ("self",)}
@@ -90,8 +92,9 @@ class Cumprod(Op):
         if grad.dtype != a.dtype:
             grad = grad.to(a.dtype)
         if not np.any(a._data == 0):
-            # d out_k / d a_j = out_k / a_j for k >= j (torch's formula for inputs without 0s)
-            return _reversed_cumsum(self.saved("result") * grad, dim) / a
+            # d out_k / d a_j = out_k / a_j for k >= j (torch's formula for inputs without 0s),
+            # conjugated for complex inputs (Note: torch's convention for complex gradients)
+            return _reversed_cumsum(conj(self.saved("result")) * grad, dim) / conj(a)
         return _cumprod_grad_with_zeros(grad, a, dim)
 
     def jvp(self, tangents, primals, result):
@@ -122,7 +125,7 @@ def _cumprod_grad_with_zeros(grad, a, dim: int):
     rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], size, size)  # rows[..., j, k] = a_k
     eye = np.eye(size)
     rows = rows * constant(1 - eye, a) + constant(eye, a)
-    partial = Cumprod.apply(rows, dim=rows.ndim - 1)
+    partial = conj(Cumprod.apply(rows, dim=rows.ndim - 1))
     upper = constant(np.triu(np.ones((size, size))), a)  # keeps k >= j
     summed = (partial * upper * grad_moved.unsqueeze(-2)).sum(-1)
     return summed.transpose(dim, last)

@@ -270,7 +270,8 @@ class LinalgVectorNorm(Op):
             out = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
         else:
             out = np.sum(x ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-        return _layout.contiguous(np.asarray(out, dtype=a.dtype))
+        # the norm of complex entries is real, of their precision (dist, frobenius_norm)
+        return _layout.contiguous(np.asarray(out, dtype=a.real.dtype))
 
     def backward(self, grad):
         p = self._params

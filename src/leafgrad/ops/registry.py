@@ -124,6 +124,10 @@ class Op(Node):
     complex_ok = False
     complex_message = None  # torch's message where it is not '"<name>_cpu" not implemented...'
     complex_error_type = "NotImplementedError"
+    # False where torch computes complex values but has no derivative for them: recording the
+    # op on a complex input that requires grad raises torch's "does not support automatic
+    # differentiation for outputs with complex dtype" (silu, nan_to_num)
+    complex_autograd = True
     # Note: wide unsigned support (ops/_uint.py): whether the forward runs on uint16/32/64
     # tensors, and torch's kernel name in its "not implemented for 'UInt16'" otherwise.
     uint_ok = False

@@ -8,6 +8,8 @@ gradients are computed on arrays from the gates kept by the forward. Under ``cre
 (or inside a forward-AD level) the step is recomputed from its saved inputs with
 differentiable Tensor ops and differentiated with ``autograd.grad``, so derivatives of every
 order stay exact. The forward-mode formulas run the same Tensor-op reference in forward mode.
+Complex inputs always take the Tensor-op path: its ops carry torch's conjugate convention,
+which the real array kernels do not.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ class LSTMStep(Op):
     weights: gates (i, f, g, o) as torch orders them."""
 
     node = "LstmStepBackward0"
+    complex_ok = True  # its complex backward is the Tensor-op one (Note: two backwards)
     inputs = _ALL
     saves = {name: _ALL for name in _ALL} | {"arrays": _ALL}
     multi_output = True
@@ -108,7 +111,7 @@ class LSTMStep(Op):
 
     def backward(self, grads):
         grads = list(grads) + [None] * (2 - len(grads))
-        if not plain_backward():
+        if not plain_backward() or self.saved("hx")._data.dtype.kind == "c":
             return self._backward_recorded(grads)
         needs = tuple(self.needs_grad(k) for k in range(5))
         grad_h, grad_c = (None if g is None else g._data for g in grads)
@@ -159,6 +162,7 @@ class LSTMLayer(Op):
     (benchmarks/bench_train.py, lstm). See Note: two backwards."""
 
     node = "LstmLayerBackward0"
+    complex_ok = True  # its complex backward is the Tensor-op one (Note: two backwards)
     inputs = _ALL
     saves = {name: _ALL for name in _ALL} | {"arrays": _ALL}
     multi_output = True
@@ -221,7 +225,7 @@ class LSTMLayer(Op):
 
     def backward(self, grads):
         grads = list(grads) + [None] * (3 - len(grads))
-        if not plain_backward():
+        if not plain_backward() or self.saved("hx")._data.dtype.kind == "c":
             return self._backward_recorded(grads)
         needs = tuple(self.needs_grad(k) for k in range(5))
         grad_out, grad_h, grad_c = (None if g is None else g._data for g in grads)

@@ -22,6 +22,7 @@ from .math_binary import _float_binary
 from .math_logic import Where
 from .math_unary import _FloatUnary, _in_float64
 from .registry import Op, register
+from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from ._masks import zero_mask
 from ..tensor import _wrap
 
@@ -281,17 +282,18 @@ def _sinc(x: np.ndarray) -> np.ndarray:
 class Sinc(_FloatUnary):
     node = "SincBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
+    complex_ok = True
     vmap = batch.elementwise
     saves = {"self": ("self",)}
     compute = staticmethod(_sinc)
     torch_names = ("sinc", "special.sinc")
 
     def backward(self, grad):
-        # torch: ((pi x cos(pi x) - sin(pi x)) / (pi x^2)) * grad, 0 at x == 0
+        # torch: ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj() * grad, 0 at x == 0
         x = self.saved("self")
         scaled = x * math.pi
         derivative = (scaled * scaled.cos() - scaled.sin()) / (scaled * x)
-        return _where(x._data == 0, _constant(0.0, x), derivative * grad)
+        return _where(x._data == 0, _constant(0.0, x), conj(derivative) * grad)
 
     jvp = auto_element_wise
 
