@@ -234,6 +234,7 @@ class MaxUnpool2d(Op):
     """Each input value written at its flat index in a zero (N, C, H, W) output plane."""
 
     node = "MaxUnpool2DBackward0"
+    index_saves = {"indices": ()}  # Note: saved index tensors (registry.py)
     vmap = batch.fold(4, batched_params=("indices",))
     torch_names = ("nn.functional.max_unpool2d",)
 

@@ -13,7 +13,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, keep_index, register
 
 
 def _tensor_cls():
@@ -129,7 +129,14 @@ def getitem(tensor, index):
     if advanced is None:
         # every item kept its whole dim: torch still returns a new view (AliasBackward0)
         return Alias.apply(tensor) if result is tensor else result
-    return Index.apply(result, index=advanced)
+    return keep_index(Index.apply(result, index=advanced), index_tensors(index), "indices")
+
+
+def index_tensors(index) -> tuple:
+    """The tensors among an index's items, which the node saves (Note: saved index tensors)."""
+    Tensor = _tensor_cls()
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(item for item in items if isinstance(item, Tensor) and _is_advanced(item))
 
 
 def _split(tensor, index):
@@ -216,6 +223,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    index_saves = {"indices": ()}  # the index tensors (Note: saved index tensors)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.index
@@ -271,6 +279,7 @@ def setitem(tensor, index, value) -> None:
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
         view, advanced = _split(tensor, index)
         inplace(IndexPut, view, value, index=advanced)
+        keep_index(view, index_tensors(index), "indices")
         return
     view = getitem(tensor, index)
     if view is tensor:
@@ -293,6 +302,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    index_saves = {"indices": ()}  # the index tensors (Note: saved index tensors)
     uint_kernel = staticmethod(_uint.index_put_kernel)
     complex_ok = True
     vmap = batch.index_put

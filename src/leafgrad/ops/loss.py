@@ -202,6 +202,7 @@ class NllLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "NllLossBackward0"
+    index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")

@@ -244,6 +244,7 @@ class BatchNormEval(Op):
 @register
 class Embedding(Op):
     node = "EmbeddingBackward0"
+    index_saves = {"indices": ()}  # Note: saved index tensors (registry.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.embedding
     inputs = ("weight",)
