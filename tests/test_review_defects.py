@@ -26,7 +26,8 @@ def _outcome(fn, module):
             result = fn(module)
     except Exception as error:  # noqa: BLE001 - the exception is what is compared
         return ("raise", type(error).__name__, str(error).split("\n")[0])
-    return ("ok", [None if r is None else np.asarray(r.detach().numpy()) for r in result])
+    return ("ok", [np.asarray(r.detach().numpy()) if hasattr(r, "detach") else r
+                   for r in result])
 
 
 def _same(fn):
@@ -38,9 +39,12 @@ def _same(fn):
     else:
         assert len(got[1]) == len(want[1])
         for g, w in zip(got[1], want[1]):
-            assert (g is None) == (w is None)
-            if w is not None:
+            if isinstance(w, np.ndarray):
+                assert isinstance(g, np.ndarray)
+                assert g.shape == w.shape and g.dtype == w.dtype, (g, w)
                 np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+            else:  # None, or a description (names, versions, flags)
+                assert g == w
 
 
 def _leaf(T, data, dtype=None):
@@ -341,5 +345,154 @@ def test_inplace_index_ops_save_the_index(method, when):
             mask[1] = True
         (target * T.arange(1.0, 5.0, dtype=T.float64)).sum().backward()
         return [y.grad, src.grad]
+
+    _same(fn)
+
+
+# -- item 2: in-place comparisons record torch's nodes ------------------------------------------
+
+COMPARISONS = ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "less_equal_",
+               "not_equal_", "greater_equal_", "less_"]
+OTHERS = {  # what is compared with: (other(T), whether it requires grad)
+    "number": lambda T: 0.5,
+    "int": lambda T: 1,
+    "tensor": lambda T: T.tensor([[0.5, 2.0, -1.0], [1.0, 1.0, 9.0]], dtype=T.float64),
+    "broadcast": lambda T: T.tensor([0.5, 2.0, -1.0], dtype=T.float64),
+    "0d_tensor": lambda T: T.tensor(1.0, dtype=T.float64),
+    "int_tensor": lambda T: T.tensor([1, 2, 0]),
+    "grad_tensor": lambda T: T.tensor([0.5, 2.0, -1.0], dtype=T.float64).requires_grad_(),
+}
+SELF = [[-1.0, 0.5, 2.0], [1.0, 3.0, -4.0]]
+
+
+def _describe(T, result, base):
+    fn = result.grad_fn
+    return (result.detach().numpy().tolist(), str(result.dtype).split(".")[-1],
+            None if fn is None else fn.name(), result.requires_grad, base._version,
+            None if fn is None else [None if n is None else n.name()
+                                     for n, _ in fn.next_functions])
+
+
+@pytest.mark.parametrize("method", COMPARISONS)
+@pytest.mark.parametrize("other", list(OTHERS))
+@pytest.mark.parametrize("target", ["leaf", "nonleaf", "view", "no_grad", "plain",
+                                    "transposed"])
+def test_inplace_comparison_matches_torch(method, other, target):
+    def fn(T):
+        x = _leaf(T, SELF)
+        o = OTHERS[other](T)
+        if target == "leaf":
+            y = x
+        elif target == "plain":
+            y = x.detach().clone()
+        elif target == "transposed":
+            y = (x * 2).t().contiguous().t()  # non-contiguous non-leaf
+        else:
+            y = x * 2
+        with leafgrad.no_grad() if T is leafgrad and target == "no_grad" else \
+                torch.no_grad() if target == "no_grad" else _Nothing():
+            if target == "view":
+                r = getattr(y[1:], method)(o[1:] if getattr(o, "ndim", 0) == 2 else o)
+            else:
+                r = getattr(y, method)(o)
+        described = _describe(T, y, y)
+        grads = []
+        if y.requires_grad:
+            (y * T.arange(1.0, 7.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+            grads = [x.grad, o.grad if isinstance(o, T.Tensor) and o.requires_grad else None]
+        return [T.tensor(described[0], dtype=T.float64), described[1:]] + grads \
+            + [None if target != "view" else tuple(r.shape)]
+
+    _same(fn)
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_inplace_comparison_names_and_versions():
+    """The node name, edges and version bump, compared directly (torch: one bump)."""
+    for method in ("gt_", "eq_", "le_"):
+        got = {}
+        for T in (torch, leafgrad):
+            x = _leaf(T, SELF)
+            y = x * 2
+            getattr(y, method)(0.5)
+            other = T.zeros(3, dtype=T.float64, requires_grad=True)
+            z = x * 2
+            getattr(z, method)(other)
+            plain = T.zeros(3, dtype=T.float64)
+            getattr(plain, method)(other)
+            got[T] = (_describe(T, y, y), _describe(T, z, z), _describe(T, plain, plain))
+        assert got[leafgrad] == got[torch]
+
+
+@pytest.mark.parametrize("method", ["eq_", "ne_", "gt_"])
+def test_inplace_comparison_complex(method):
+    def fn(T):
+        x = T.tensor([1j, 0j, 2.0 + 0j], requires_grad=True)
+        y = x * 1
+        getattr(y, method)(0)
+        y.abs().sum().backward()
+        return [x.grad, y]
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("method", ["gt_", "eq_"])
+def test_inplace_comparison_refuses_growing_and_keeps_self(method):
+    def fn(T):
+        x = _leaf(T, [1.0, 2.0, 3.0])
+        y = x * 1
+        try:
+            getattr(y, method)(T.zeros(2, 3, dtype=T.float64))
+        finally:
+            kept = (y.detach().clone(), y._version, y.grad_fn.name())
+            assert kept[2] == "MulBackward0"
+        return [kept[0]]
+
+    _same(fn)
+
+
+def test_inplace_comparison_forward_ad_tangent_is_zero():
+    def fn(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(T.tensor([1.0, -1.0], dtype=T.float64),
+                             T.tensor([3.0, 4.0], dtype=T.float64)) * 1
+            d.gt_(0)
+            primal, tangent = fw.unpack_dual(d)
+            return [primal, tangent]
+
+    _same(fn)
+
+
+def test_inplace_comparison_under_vmap_and_create_graph():
+    def fn(T):
+        out = T.func.vmap(lambda t: (t * 1).gt_(0))(T.tensor([[1.0, -1.0], [-2.0, 3.0]]))
+        x = _leaf(T, [1.0, -1.0])
+        y = x * x
+        y.gt_(0.5)
+        g, = T.autograd.grad(y.sum(), x, create_graph=True)
+        return [out, g]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's "no batching rule for aten::gt_" warning
+        _same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("method", ["eq_", "ne_", "lt_", "ge_"])
+@pytest.mark.parametrize("other", ["number", "int_tensor", "0d_tensor"])
+def test_inplace_comparison_keeps_self_dtype(dtype, method, other):
+    def fn(T):
+        x = T.tensor([[0, 1, 2], [3, 0, 1]]).to(getattr(T, dtype))
+        o = OTHERS[other](T)
+        return [getattr(x, method)(o), x._version]
 
     _same(fn)

@@ -1111,13 +1111,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def _compare_(self, other, name: str, op):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check(f"Tensor.{name}_", (other,))
-        if self._requires_grad and _grad_state.grad_enabled:
-            # a comparison has a zero gradient: written as zero_ then add_ of the 0/1 values
-            # (torch's node is EqBackward0; leafgrad's ZeroBackward0 + AddBackward0 give the
-            # same gradients, and the leaf check of any in-place op)
-            values = op.apply(self.detach(), other)
-            return self.zero_().add_(values.to(self.dtype))
-        return _ops.inplace(op, self, other)
+        # its own node when recording: GtBackward0 for a number, GtBackward1 for a tensor
+        from .ops.compare_inplace import INPLACE
+
+        if isinstance(other, Tensor):
+            return _ops.inplace(INPLACE[op][1], self, other)
+        return _ops.inplace(INPLACE[op][0], self, other=other)
 
     def eq_(self, other):
         """``self = (self == other)`` in self's dtype (1 and 0)."""

@@ -28,6 +28,7 @@ from .scatter_reduce import ScatterReduce, scatter_reduce
 from . import special_fns  # noqa: F401 - registers its ops
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
 from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
+from . import compare_inplace  # noqa: F401,E402 - registers its ops
 from . import elementwise_misc, matrix_extra, scatter_extra, shape_misc  # noqa: F401 - register their ops
 
 __all__ = ["OPS", "Op", "keep_index", "register"]
