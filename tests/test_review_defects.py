@@ -554,3 +554,99 @@ def test_broadcast_tensors_result_of_own_shape_is_the_input():
         return [x]
 
     _same(fn)
+
+
+# -- item 4: index_put's shape checks are torch's -----------------------------------------------
+
+def _mask(T):
+    return T.tensor([[True, False, True], [False, False, True]])
+
+
+PUT_CASES = {  # (index(T), value shape): the value broadcast to the indexing result, or not
+    "mask_too_few": (_mask, (2,)), "mask_too_many": (_mask, (4,)), "mask_one": (_mask, (1,)),
+    "mask_exact": (_mask, (3,)), "mask_empty_value": (_mask, (0,)),
+    "mask_column": (_mask, (3, 1)), "mask_leading_ones": (_mask, (1, 1, 3)),
+    "mask_0d_value": (_mask, ()),
+    "mask_none_true": (lambda T: T.zeros(2, 3, dtype=T.bool), (2,)),
+    "mask_none_true_1": (lambda T: T.zeros(2, 3, dtype=T.bool), (1,)),
+    "row_mask": (lambda T: T.tensor([True, False]), (2,)),
+    "row_mask_rows": (lambda T: T.tensor([True, False]), (2, 3)),
+    "row_mask_ok": (lambda T: T.tensor([True, False]), (3,)),
+    "rows": (lambda T: T.tensor([0, 1]), (4,)), "rows_ok": (lambda T: T.tensor([0, 1]), (2, 1)),
+    "rows_leading": (lambda T: T.tensor([0, 1]), (1, 1, 2, 3)),
+    "rows_extra": (lambda T: T.tensor([0, 1]), (3, 1, 3)),
+    "pairs": (lambda T: (T.tensor([0, 1]), T.tensor([1, 2])), (3,)),
+    "pairs_ok": (lambda T: (T.tensor([0, 1]), T.tensor([1, 2])), (1, 2)),
+    "pairs_unbroadcastable": (lambda T: (T.tensor([0, 1]), T.tensor([0, 1, 2])), (3,)),
+    "mask_and_index": (lambda T: (T.tensor([True, False]), T.tensor([0, 1, 2])), (2,)),
+    "column_mask": (lambda T: (slice(None), T.tensor([True, False, True])), (3,)),
+    "column_mask_ok": (lambda T: (slice(None), T.tensor([True, False, True])), (2, 1)),
+    "sliced_rows": (lambda T: (slice(1, None), T.tensor([True, False, True])), (2, 2)),
+    "index_2d": (lambda T: T.tensor([[0, 1]]), (2, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(PUT_CASES))
+@pytest.mark.parametrize("form", ["setitem", "index_put_", "index_put_accumulate",
+                                  "index_put", "recorded_setitem"])
+def test_index_put_checks_the_value_shape(case, form):
+    make_index, value_shape = PUT_CASES[case]
+
+    def fn(T):
+        index = make_index(T)
+        x = T.zeros(2, 3, dtype=T.float64)
+        value = T.arange(1.0, 1.0 + int(np.prod(value_shape)), dtype=T.float64)
+        value = value.reshape(value_shape)
+        if form == "recorded_setitem":
+            leaf = x.requires_grad_()
+            value.requires_grad_()
+            x = leaf * 1
+        before = x.detach().clone()
+        try:
+            if form in ("setitem", "recorded_setitem"):
+                x[index] = value
+                result = x
+            else:
+                indices = index if isinstance(index, tuple) else (index,)
+                if any(isinstance(i, slice) for i in indices):
+                    return ["slices are not index_put's"]
+                call = x.index_put if form == "index_put" else x.index_put_
+                result = call(indices, value, accumulate=form == "index_put_accumulate")
+        except Exception:
+            assert np.array_equal(x.detach().numpy(), before.numpy())  # nothing written
+            assert x._version == 0
+            raise
+        grads = []
+        if form == "recorded_setitem":
+            (result * T.arange(1.0, 7.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+            grads = [leaf.grad, value.grad, result.grad_fn.name(),
+                     [None if n is None else n.name() for n, _ in
+                      result.grad_fn.next_functions]]
+        return [result] + grads
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("values", [(2,), (5,), (6,), (2, 3), (0,)])
+def test_masked_scatter_value_count(values):
+    def fn(T):
+        x = T.zeros(2, 3)
+        x.masked_scatter_(_mask(T), T.ones(values))
+        return [x, T.zeros(2, 3).masked_scatter(_mask(T), T.ones(values))]
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("index", ["pair", "mask_pair", "three"])
+def test_getitem_index_shapes_must_broadcast(index):
+    def fn(T):
+        x = T.zeros(2, 3, 4)
+        item = {
+            "pair": (T.tensor([0, 1]), T.tensor([0, 1, 2])),
+            "mask_pair": (T.tensor([[True, False, True], [True, True, True]]),
+                          T.tensor([0, 1, 2])),
+            "three": (T.tensor([0, 1]), T.tensor([True, False, True]), T.tensor([0, 1, 2])),
+        }[index]
+        return [x[item]]
+
+    _same(fn)
