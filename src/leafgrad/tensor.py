@@ -97,6 +97,8 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     """Make a Tensor around an array the caller owns (the fast path of every op)."""
     if type(data) is not np.ndarray:
         data = np.asarray(data)
+    if not data.size and data.ndim:  # Note: strides of empty tensors
+        data = _empty_strides(data)
     t = _new(Tensor)
     t._data = data
     t._requires_grad = requires_grad
@@ -124,6 +126,7 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     base by replaying those steps (AsStridedBackward0), as torch does.
     """
     t = _wrap(data, requires_grad, grad_fn)
+    t._data = data  # an empty view keeps the strides NumPy derived from its parent's
     counter = parent._version_counter()
     t._vc = INFERENCE_VC if counter is INFERENCE_DETACHED else counter
     base = parent._base if parent._base is not None else parent
@@ -131,6 +134,22 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     t._view_steps = parent._view_steps + (step,)
     t._view_src = base._grad_fn
     return t
+
+
+# Note: strides of empty tensors
+# NumPy gives a newly made empty array zero strides; torch gives a new empty tensor contiguous
+# strides (a dim of size 0 counted as 1: (2, 0, 3) -> (3, 3, 1)) and derives a view's strides
+# from its base's whatever its size (x[:, 3:] of a 2x3 x: (3, 1)). Any strides are valid for an
+# empty array, so a new one is given torch's as its NumPy strides when wrapped; NumPy's views
+# then derive theirs as torch's do, and ``stride()`` reads them.
+def _empty_strides(data: np.ndarray) -> np.ndarray:
+    if any(data.strides) and min(data.strides) >= 0:
+        return data  # laid out already (a reshape, or a layout an op chose; not flip's view)
+    strides, step = [], data.itemsize
+    for size in reversed(data.shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return np.lib.stride_tricks.as_strided(data, strides=tuple(reversed(strides)))
 
 
 _new = object.__new__
@@ -327,8 +346,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def stride(self, dim: int | None = None):
         data = self._data
-        if data.size == 0:
-            # NumPy gives empty arrays zero strides; torch reports the contiguous ones
+        if data.size == 0 and self._base is None and not any(data.strides):
+            # an empty array not wrapped by _wrap: torch's contiguous strides (Note: strides of
+            # empty tensors)
             strides, step = [], 1
             for size in reversed(data.shape):
                 strides.append(step)

@@ -273,6 +273,8 @@ class Roll(Op):
 
     @staticmethod
     def forward(ctx, a, shifts, dims):
+        if not a.size:  # torch returns an empty tensor's clone, with its strides
+            return _layout.copy_like(a)
         if dims is None:
             return np.roll(a.reshape(-1), shifts).reshape(a.shape)
         return _layout.contiguous(np.roll(a, shifts, dims))
