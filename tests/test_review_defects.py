@@ -650,3 +650,58 @@ def test_getitem_index_shapes_must_broadcast(index):
         return [x[item]]
 
     _same(fn)
+
+
+# -- item 6: view_as_complex has a batching rule ---------------------------------------------------
+
+def _values(T, shape, dtype="float32", seed=0):
+    data = np.random.default_rng(seed).normal(size=shape)
+    return T.tensor(data.tolist(), dtype=getattr(T, dtype))
+
+
+VMAP_CASES = {
+    "dim0": lambda T: T.func.vmap(T.view_as_complex)(_values(T, (3, 4, 2))),
+    "dim1_contiguous": lambda T: T.func.vmap(T.view_as_complex, in_dims=1)(
+        _values(T, (4, 3, 2))),
+    "dim_after_pair": lambda T: T.func.vmap(T.view_as_complex, in_dims=2)(
+        _values(T, (4, 2, 3))),
+    "vector_examples": lambda T: T.func.vmap(T.view_as_complex)(_values(T, (3, 2))),
+    "transposed": lambda T: T.func.vmap(T.view_as_complex)(
+        _values(T, (3, 2, 3)).transpose(1, 2)),
+    "no_pair": lambda T: T.func.vmap(T.view_as_complex)(_values(T, (3, 3))),
+    "float64": lambda T: T.func.vmap(T.view_as_complex)(_values(T, (3, 4, 2), "float64")),
+    "int": lambda T: T.func.vmap(T.view_as_complex)(T.ones(3, 2, dtype=T.int64)),
+    "nested": lambda T: T.func.vmap(T.func.vmap(T.view_as_complex))(
+        _values(T, (2, 3, 4, 2))),
+    "out_dims": lambda T: T.func.vmap(T.view_as_complex, out_dims=1)(_values(T, (3, 4, 2))),
+    "empty_batch": lambda T: T.func.vmap(T.view_as_complex)(T.zeros(0, 4, 2)),
+    "empty_example": lambda T: T.func.vmap(T.view_as_complex)(T.zeros(3, 0, 2)),
+    "with_view_as_real": lambda T: T.func.vmap(
+        lambda t: T.view_as_real(T.view_as_complex(t)) * 2)(_values(T, (3, 4, 2))),
+    "jacrev": lambda T: T.func.jacrev(lambda t: T.view_as_complex(t).abs())(
+        _values(T, (4, 2), "float64")),
+    "vmap_of_vjp": lambda T: T.func.vmap(T.func.vjp(lambda t: T.view_as_complex(t * 2),
+                                                    _values(T, (4, 2)))[1])(
+        T.ones(5, 4, dtype=T.complex64))[0],
+}
+
+
+@pytest.mark.parametrize("case", list(VMAP_CASES))
+def test_view_as_complex_under_vmap(case):
+    def fn(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no per-example fallback (it warns)
+            result = VMAP_CASES[case](T)
+        return [result]
+
+    _same(fn)
+
+
+def test_view_as_complex_vmap_gradient():
+    def fn(T):
+        x = _values(T, (3, 4, 2), "float64").requires_grad_()
+        out = T.func.vmap(lambda t: T.view_as_complex(t).abs())(x)
+        (out * T.arange(12.0, dtype=T.float64).reshape(3, 4)).sum().backward()
+        return [out, x.grad]
+
+    _same(fn)
