@@ -705,3 +705,64 @@ def test_view_as_complex_vmap_gradient():
         return [out, x.grad]
 
     _same(fn)
+
+
+# -- the same class, found by a sweep: other tensors a node reads that are not graph inputs ------
+
+def _nll_weight(T, change):
+    x = _leaf(T, X2)
+    weight = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    y = T.nn.functional.nll_loss(x, T.tensor([2, 0]), weight=weight)
+    if change:
+        weight[0] = 3.0
+    y.backward()
+    return [x.grad]
+
+
+def _cross_entropy_weight(T, change):
+    x = _leaf(T, X2)
+    weight = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    y = T.nn.functional.cross_entropy(x.reshape(1, 3, 2), T.tensor([[2, 0]]), weight=weight)
+    if change:
+        weight.mul_(2)
+    y.backward()
+    return [x.grad]
+
+
+def _native_dropout_mask(T, change):
+    x = _leaf(T, X1)
+    T.manual_seed(0)
+    out, mask = T.native_dropout(x, 0.5, True)
+    if change:
+        mask.logical_not_()
+    out.sum().backward()
+    return [x.grad]
+
+
+def _ctc_targets(T, change, dtype="int64", flat=False):
+    log_probs = T.tensor(np.random.default_rng(0).normal(size=(5, 1, 4)).tolist(),
+                         dtype=T.float64).log_softmax(2).detach().requires_grad_()
+    targets = T.tensor([[1, 2]], dtype=getattr(T, dtype))
+    if flat:
+        targets = targets[0]
+    loss = T.nn.functional.ctc_loss(log_probs, targets, T.tensor([5]), T.tensor([2]))
+    if change:
+        targets.reshape(-1)[0] = 3
+    loss.backward()
+    return [log_probs.grad]
+
+
+SWEEP_CASES = {
+    "nll_weight": _nll_weight,
+    "cross_entropy_weight": _cross_entropy_weight,
+    "native_dropout_mask": _native_dropout_mask,
+    "ctc_targets": _ctc_targets,
+    "ctc_targets_flat": lambda T, change: _ctc_targets(T, change, flat=True),
+    "ctc_targets_int32": lambda T, change: _ctc_targets(T, change, dtype="int32"),
+}
+
+
+@pytest.mark.parametrize("case", list(SWEEP_CASES))
+@pytest.mark.parametrize("change", [False, True])
+def test_other_saved_tensors_changed_in_place(case, change):
+    _same(lambda T: SWEEP_CASES[case](T, change))

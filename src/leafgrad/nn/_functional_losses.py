@@ -316,6 +316,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
                                f"value {inputs[n]} {where_}")
     loss = CtcLoss.apply(probs, targets=padded, input_lengths=inputs, target_lengths=sizes,
                          blank=blank, zero_infinity=bool(zero_infinity))
+    if targets._data.dtype == np.int64:  # (torch saves a converted copy of other dtypes)
+        keep_index(loss, targets, "targets")
     if zero_infinity:
         loss = where(loss == float("inf"), zeros((), dtype=loss.dtype), loss)
     if reduction == "mean":

@@ -503,6 +503,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim <= 2:
         result = _ops.NllLoss.apply(input, weight, target=target_data, reduction=reduction,
                                     ignore_index=ignore_index)
+        _ops.keep_index(result, weight, "weight")
         return _ops.keep_index(result, target, "target")
     # torch runs every spatial rank through the 4-d kernel, viewing in and out
     n, c = input.shape[:2]
@@ -514,6 +515,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     # than 4 (a copy, which no later change reaches, if it was not contiguous)
     kept = target if input.ndim == 4 else target.contiguous().view(n, 1, -1)
     _ops.keep_index(out, kept, "target")
+    _ops.keep_index(out, weight, "weight")
     if reduction == "none" and input.ndim != 4:
         out = out.view(*target.shape)
     return out

@@ -202,7 +202,8 @@ class NllLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "NllLossBackward0"
-    index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
+    # the weight too: it is no graph input (Note: saved index tensors, registry.py)
+    index_saves = {"target": (), "weight": ()}
     complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")
