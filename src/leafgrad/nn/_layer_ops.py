@@ -254,7 +254,9 @@ class MaxUnpool2d(Op):
 
         indices = self._params["indices"]
         lead = indices.shape[:-2]
-        picked = grad.reshape(*lead, -1).gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+        kept = self.index_tensor("indices")  # the kept tensor: the gather keeps it too
+        index = _wrap(indices) if kept is None or kept.shape != indices.shape else kept
+        picked = grad.reshape(*lead, -1).gather(len(lead), index.reshape(*lead, -1))
         return picked.reshape(*indices.shape)
 
     jvp = auto_linear

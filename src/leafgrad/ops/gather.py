@@ -327,7 +327,7 @@ class MaskedSelect(Op):
         shape = np.broadcast_shapes(self.input_shape(), mask.shape)
         full = IndexBackward.apply(grad, input_sizes=shape,
                                    index=(np.broadcast_to(mask, shape),))
-        return _sum_to(full, self.input_shape())
+        return _sum_to(self.pass_index(full, "mask", "indices"), self.input_shape())
 
     jvp = auto_linear
 
@@ -354,7 +354,7 @@ class Take(Op):
         flat = IndexBackward.apply(grad, input_sizes=(int(np.prod(self.input_shape())),),
                                    index=(self._params["index"] % max(1, int(np.prod(
                                        self.input_shape()))),))
-        return flat.reshape(self.input_shape())
+        return self.pass_index(flat, "index", "indices").reshape(self.input_shape())
 
     jvp = auto_linear
 

@@ -294,6 +294,7 @@ class IndexBackward(Op):
     """Zeros with ``grad`` added at the indexed positions (repeated indices accumulate)."""
 
     node = "IndexPutImplBackward0"
+    index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     complex_ok = True
     torch_names = ("index_put",)
 

@@ -255,6 +255,7 @@ class NllLossBackward(Op):
     """The input gradient of nll_loss: ``-grad * weight[t] / total`` scattered at targets."""
 
     node = "NllLossBackwardBackward0"
+    index_saves = {"target": ()}  # under create_graph (Note: saved index tensors)
     inputs = ("grad_output",)
     torch_names = ()
 

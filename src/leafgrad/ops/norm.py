@@ -268,6 +268,7 @@ class EmbeddingBackward(Op):
     """Rows of ``grad`` summed into their embedding rows; the padding row gets nothing."""
 
     node = "EmbeddingDenseBackwardBackward0"
+    index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     torch_names = ()
 
     @staticmethod

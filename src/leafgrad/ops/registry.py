@@ -380,10 +380,33 @@ class Op(Node):
                         if isinstance(item, SavedTensor):
                             item.unpack(self)
 
+    def index_tensor(self, name: str):
+        """The index tensor ``keep_index`` saved as ``name`` (checked when the node started),
+        or None (Note: saved index tensors)."""
+        value = self._saved.get(name) if self._saved else None
+        return value.tensor if isinstance(value, SavedTensor) else None
+
+    def pass_index(self, result, name: str, to: str):
+        """Under create_graph, save this node's index ``name`` on the node that made ``result``
+        as ``to``, where the formula gave that op a transformed index array (Note: saved index
+        tensors); returns ``result``."""
+        value = self._saved.get(name) if self._saved else None
+        node = _index_node(result) if value is not None and _grad_state.grad_enabled else None
+        if node is not None and to in type(node).index_saves and node._saved is not None:
+            node._saved.setdefault(to, value)
+        return result
+
     def _apply(self, grads: list) -> tuple:
         if self.index_saves or self.multi_output:  # Note: saved index tensors
             self._unpack_index()
-        results = self.backward(grads if self.multi_output else grads[0])
+            if self.index_saves and _grad_state.grad_enabled and self._saved:
+                start = next(_sequence)  # create_graph: the nodes this backward records
+                results = self.backward(grads if self.multi_output else grads[0])
+                _pass_index(self, results, start)
+            else:
+                results = self.backward(grads if self.multi_output else grads[0])
+        else:
+            results = self.backward(grads if self.multi_output else grads[0])
         if type(results) is not tuple:
             results = (results,)
         fixed = []
@@ -454,6 +477,53 @@ def keep_index(result, tensor, name: str = "index"):
     elif isinstance(tensor, (tuple, list)):
         saved[name] = tuple(SavedTensor(t) if isinstance(t, Tensor) else t for t in tensor)
     return result
+
+
+def _index_param(node, name: str):
+    params = node._params
+    return params.get(name, params.get("index")) if name == "indices" else params.get(name)
+
+
+def _same_index(kept, param) -> bool:
+    """Whether ``param`` is the kept index array, or a tuple of index arrays holding it."""
+    if param is None:
+        return False
+    if param is kept:
+        return True
+    if type(param) is tuple:
+        if type(kept) is tuple:
+            return len(kept) == len(param) and all(a is b for a, b in zip(kept, param))
+        return any(item is kept for item in param)
+    return False
+
+
+def _pass_index(node: Op, results, start: int) -> None:
+    """Under create_graph, the index ops a backward formula records with this node's index (the
+    same array) save the same index tensor, as torch's double-backward nodes save the index
+    they were given (Note: saved index tensors)."""
+    kept = {}
+    for name in node.index_saves:
+        value = node._saved.get(name)
+        if value is not None:
+            kept[name] = (_index_param(node, name), value)
+    if not kept:
+        return
+    pending = [r._grad_fn for r in (results if type(results) is tuple else (results,))
+               if isinstance(r, Tensor) and r._grad_fn is not None]
+    seen = set()
+    while pending:
+        fn = pending.pop()
+        fn = getattr(fn, "_op_node", fn)
+        if fn is None or id(fn) in seen or getattr(fn, "_sequence_nr", -1) < start:
+            continue
+        seen.add(id(fn))
+        saved = fn._saved
+        if saved is not None:
+            for name in type(fn).index_saves if isinstance(fn, Op) else ():
+                for param, value in kept.values():
+                    if name not in saved and _same_index(param, _index_param(fn, name)):
+                        saved[name] = value
+        pending.extend(child for child in fn._next_nodes if child is not None)
 
 
 def _keep_index_outputs(node: Op, results: tuple) -> None:

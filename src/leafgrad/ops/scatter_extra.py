@@ -171,7 +171,8 @@ class MaskedScatter(Op):
     def backward(self, grad):
         from .. import cat
 
-        mask = _wrap(self._params["mask"])
+        mask = self.index_tensor("mask")  # the kept mask: the formula's ops keep it too
+        mask = _wrap(self._params["mask"]) if mask is None else mask
         grad_self = grad_source = None
         if self.needs_grad(0):
             from .. import where
