@@ -223,6 +223,8 @@ def _split(tensor, index):
 def _check_index_shapes(advanced: list) -> None:
     """torch's message when the index tensors do not broadcast together (a k-d mask counts as
     k index tensors of its number of True entries, as torch turns it into them)."""
+    if len(advanced) < 2:
+        return  # one index tensor (or mask of at most 1 dim): nothing to broadcast
     shapes = []
     for item in advanced:
         if isinstance(item, np.ndarray):
