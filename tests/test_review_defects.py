@@ -283,6 +283,12 @@ def test_saved_index_accessors_give_the_index_tensor():
         mask = T.tensor(MASK)
         assert T.where(mask, x, 0.0).grad_fn._saved_condition is mask
         assert x.masked_fill(mask, 1.0).grad_fn._saved_mask is mask
+        values, indices = x.max(1)
+        assert values.grad_fn._saved_indices is indices
+        values, indices = x.sort(1)
+        assert values.grad_fn._saved_indices is indices
+        out, kept = T.native_dropout(x, 0.5, True)
+        assert out.grad_fn._saved_result1 is kept
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",

@@ -189,6 +189,8 @@ class Node:
             saved = object.__getattribute__(self, "_saved")
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
+            if (key,) in saved:  # an integer output kept as an array (ops/registry.py)
+                return saved[(key,)].unpack(self)
             if key in saved:
                 value = saved[key]
                 if isinstance(value, tuple):  # a list of saved tensors (index's indices)
