@@ -123,8 +123,12 @@ def native_dropout(input, p, train):  # noqa: A002
             from .nn._functional_nn import check_scalable
 
             check_scalable(data.dtype, data.size)
-        return NativeDropout.apply(input, mask=keep, scale=scale)
-    return NativeDropout.apply(input, mask=np.ones(data.shape, dtype=bool), scale=1)
+        result = NativeDropout.apply(input, mask=keep, scale=scale)
+    else:
+        result = NativeDropout.apply(input, mask=np.ones(data.shape, dtype=bool), scale=1)
+    from .ops.registry import keep_index
+
+    return keep_index(result[0], result[1], "result1"), result[1]
 
 
 def _keep_mask(p, shape, dtype):

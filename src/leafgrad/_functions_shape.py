@@ -112,7 +112,7 @@ def gather(input, dim, index):
 
 @takes_out(Out("gather", EXPECT))
 def take_along_dim(input, indices, dim):
-    return _ops.gather(input, dim, indices)
+    return _ops.gather(input, dim, _ops.take_along_index(indices))
 
 
 @takes_out(Out("scatter", EXPECT))

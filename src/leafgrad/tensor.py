@@ -109,6 +109,8 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     """Make a Tensor around an array the caller owns (the fast path of every op)."""
     if type(data) is not np.ndarray:
         data = np.asarray(data)
+    if not data.size and data.ndim:  # Note: strides of empty tensors
+        data = _empty_strides(data)
     t = _new(Tensor)
     t._data = data
     t._requires_grad = requires_grad
@@ -136,6 +138,7 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     base by replaying those steps (AsStridedBackward0), as torch does.
     """
     t = _wrap(data, requires_grad, grad_fn)
+    t._data = data  # an empty view keeps the strides NumPy derived from its parent's
     counter = parent._version_counter()
     t._vc = INFERENCE_VC if counter is INFERENCE_DETACHED else counter
     base = parent._base if parent._base is not None else parent
@@ -143,6 +146,22 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     t._view_steps = parent._view_steps + (step,)
     t._view_src = base._grad_fn
     return t
+
+
+# Note: strides of empty tensors
+# NumPy gives a newly made empty array zero strides; torch gives a new empty tensor contiguous
+# strides (a dim of size 0 counted as 1: (2, 0, 3) -> (3, 3, 1)) and derives a view's strides
+# from its base's whatever its size (x[:, 3:] of a 2x3 x: (3, 1)). Any strides are valid for an
+# empty array, so a new one is given torch's as its NumPy strides when wrapped; NumPy's views
+# then derive theirs as torch's do, and ``stride()`` reads them.
+def _empty_strides(data: np.ndarray) -> np.ndarray:
+    if any(data.strides) and min(data.strides) >= 0:
+        return data  # laid out already (a reshape, or a layout an op chose; not flip's view)
+    strides, step = [], data.itemsize
+    for size in reversed(data.shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return np.lib.stride_tricks.as_strided(data, strides=tuple(reversed(strides)))
 
 
 _new = object.__new__
@@ -339,8 +358,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def stride(self, dim: int | None = None):
         data = self._data
-        if data.size == 0:
-            # NumPy gives empty arrays zero strides; torch reports the contiguous ones
+        if data.size == 0 and self._base is None and not any(data.strides):
+            # an empty array not wrapped by _wrap: torch's contiguous strides (Note: strides of
+            # empty tensors)
             strides, step = [], 1
             for size in reversed(data.shape):
                 strides.append(step)
@@ -1134,13 +1154,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def _compare_(self, other, name: str, op):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check(f"Tensor.{name}_", (other,))
-        if self._requires_grad and _grad_state.grad_enabled:
-            # a comparison has a zero gradient: written as zero_ then add_ of the 0/1 values
-            # (torch's node is EqBackward0; leafgrad's ZeroBackward0 + AddBackward0 give the
-            # same gradients, and the leaf check of any in-place op)
-            values = op.apply(self.detach(), other)
-            return self.zero_().add_(values.to(self.dtype))
-        return _ops.inplace(op, self, other)
+        # its own node when recording: GtBackward0 for a number, GtBackward1 for a tensor
+        from .ops.compare_inplace import INPLACE
+
+        if isinstance(other, Tensor):
+            return _ops.inplace(INPLACE[op][1], self, other)
+        return _ops.inplace(INPLACE[op][0], self, other=other)
 
     def eq_(self, other):
         """``self = (self == other)`` in self's dtype (1 and 0)."""

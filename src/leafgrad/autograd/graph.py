@@ -190,8 +190,13 @@ class Node:
             saved = object.__getattribute__(self, "_saved")
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
+            if (key,) in saved:  # an integer output kept as an array (ops/registry.py)
+                return saved[(key,)].unpack(self)
             if key in saved:
                 value = saved[key]
+                if isinstance(value, tuple):  # a list of saved tensors (index's indices)
+                    return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v
+                                 for v in value)
                 return value.unpack(self) if isinstance(value, SavedTensor) else value
             params = object.__getattribute__(self, "_params")
             if key in params:
@@ -424,6 +429,9 @@ def check_hook_values(fn, originals: tuple, result) -> tuple:
     return result
 
 
+_LEGACY_TYPE_NAMES = frozenset(("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"))
+
+
 def _modified_message(tensor, where, now: int, expected: int) -> str:
     shape = ", ".join(str(s) for s in tensor.shape)
     text = ""
@@ -433,9 +441,13 @@ def _modified_message(tensor, where, now: int, expected: int) -> str:
         # MulBackward0 -> Mul, SumBackward1 -> Sum1
         op = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), fn.name())
         text = f", which is output {output_nr} of {op},"
+    legacy = tensor.dtype._legacy
+    # torch's message names the type as at::Tensor::toString does ("CPUBoolType"); its Python
+    # layer rewrites only the legacy tensor types' names to "torch.FloatTensor" and the like.
+    kind = (f"torch.{legacy}Tensor" if legacy in _LEGACY_TYPE_NAMES else f"CPU{legacy}Type")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{tensor.dtype._legacy}Tensor [{shape}]]{text} is at version {now}; "
+        f"operation: [{kind} [{shape}]]{text} is at version {now}; "
         f"expected version {expected} instead. "
         + (
             "Hint: the backtrace further above shows the operation that failed to compute its "

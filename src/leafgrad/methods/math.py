@@ -378,8 +378,9 @@ def where(condition, input, other):  # noqa: A002 - torch's names
             input.__class__ in _argparse.NUMBERS or isinstance(input, Tensor)) or not (
             other.__class__ in _argparse.NUMBERS or isinstance(other, Tensor)):
         _argparse.check("where", (condition, input, other))
-    condition = _ops.math_logic.bool_condition(condition)
-    return _ops.math_logic.Where.apply(input, other, condition=condition)
+    result = _ops.math_logic.Where.apply(
+        input, other, condition=_ops.math_logic.bool_condition(condition))
+    return _ops.keep_index(result, condition, "condition")  # torch saves the uint8 one too
 
 
 def _check_binary(name: str, other) -> None:

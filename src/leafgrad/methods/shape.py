@@ -78,7 +78,7 @@ class ShapeMethods:
         return _ops.gather(self, dim, index)
 
     def take_along_dim(self, indices, dim):
-        return _ops.gather(self, dim, indices)
+        return _ops.gather(self, dim, _ops.take_along_index(indices))
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return _ops.scatter(self, dim, index, src, value, reduce)
@@ -105,8 +105,9 @@ class ShapeMethods:
             return _ops.inplace(_ops.ScatterReduceLegacy, self, src, dim=dim, index=array,
                                 reduce=reduce)
         if isinstance(src, Tensor):
-            return _ops.inplace(_ops.Scatter, self, src, dim=dim, index=array)
-        return _ops.inplace(_ops.ScatterValue, self, dim=dim, index=array, value=src)
+            return _ops.keep_index(_ops.inplace(_ops.Scatter, self, src, dim=dim, index=array), index)
+        return _ops.keep_index(_ops.inplace(_ops.ScatterValue, self, dim=dim, index=array, value=src),
+                          index)
 
     def scatter_add(self, dim, index, src):
         return _ops.scatter_add(self, dim, index, src)
@@ -117,7 +118,7 @@ class ShapeMethods:
         if self.ndim:
             _ops.check_scatter_shapes(self, dim, array, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
-        return _ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array)
+        return _ops.keep_index(_ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array), index)
 
     def index_add(self, dim, index, source, *, alpha=1):
         return _ops.index_add(self, dim, index, source, alpha)
@@ -127,41 +128,44 @@ class ShapeMethods:
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
         _ops.check_index_add_bounds(array, self.shape[dim] if self.ndim else 1)
-        return _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha)
+        return _ops.keep_index(
+            _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha), index)
 
     def index_fill(self, dim, index, value):
         op, tensors, params = _ops.index_fill_args(self, dim, index, value)
-        return op.apply(self, *tensors, **params)
+        return _ops.keep_index(op.apply(self, *tensors, **params), index)
 
     def index_fill_(self, dim, index, value):
         op, tensors, params = _ops.index_fill_args(self, dim, index, value)
-        return _ops.inplace(op, self, *tensors, **params)
+        return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def index_copy(self, dim, index, source):
         op, tensors, params = _ops.index_copy_args(self, dim, index, source)
-        return op.apply(self, *tensors, **params)
+        return _ops.keep_index(op.apply(self, *tensors, **params), index)
 
     def index_copy_(self, dim, index, source):
         op, tensors, params = _ops.index_copy_args(self, dim, index, source)
-        return _ops.inplace(op, self, *tensors, **params)
+        return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def put(self, index, source, accumulate=False):
         op, tensors, params = _ops.put_args(self, index, source, accumulate, "put")
-        return op.apply(self, *tensors, **params)
+        return _ops.keep_index(op.apply(self, *tensors, **params), index)
 
     def put_(self, index, source, accumulate=False):
         op, tensors, params = _ops.put_args(self, index, source, accumulate)
-        return _ops.inplace(op, self, *tensors, **params)
+        return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def index_put_(self, indices, values, accumulate=False):
         arrays = tuple(_ops.as_index_array(i) for i in indices)
         _ops.check_index_put(self, arrays)
-        return _ops.inplace(_ops.IndexPut, self, values, index=arrays, accumulate=accumulate)
+        result = _ops.inplace(_ops.IndexPut, self, values, index=arrays, accumulate=accumulate)
+        return _ops.keep_index(result, tuple(indices), "indices")
 
     def index_put(self, indices, values, accumulate=False):
         arrays = tuple(_ops.as_index_array(i) for i in indices)
         _ops.check_index_put(self, arrays)
-        return _ops.IndexPut.apply(self, values, index=arrays, accumulate=accumulate)
+        result = _ops.IndexPut.apply(self, values, index=arrays, accumulate=accumulate)
+        return _ops.keep_index(result, tuple(indices), "indices")
 
     def masked_fill(self, mask, value):
         return _ops.masked_fill(self, mask, value)
@@ -173,8 +177,10 @@ class ShapeMethods:
         if array.shape != self.shape:
             _ops.check_broadcast(self.shape, array.shape)  # in place: self is torch's "a"
         if isinstance(value, Tensor):
-            return _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
-        return _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)
+            result = _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
+        else:
+            result = _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)
+        return _ops.keep_index(result, mask, "mask")
 
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)

@@ -18,7 +18,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops._forward import jvp_sum
 from ..ops.norm import EmbeddingBackward
 from ..ops._masks import zeros_tensor
-from ..ops.registry import Op, array_kernel, register
+from ..ops.registry import Op, array_kernel, keep_index, register
 
 __all__ = ["embedding_bag"]
 
@@ -49,6 +49,7 @@ class EmbeddingBag(Op):
     optionally weighted per entry (mode sum)."""
 
     node = "EmbeddingBagBackward0"
+    index_saves = {"indices": (), "offsets": ()}  # Note: saved index tensors (registry.py)
     complex_message = "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, Float, Double; but got CPUComplexFloatType instead (while checking arguments for embedding_bag)"
     complex_error_type = "RuntimeError"
     inputs = ("weight", "per_sample_weights")
@@ -267,9 +268,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     if sparse:
         raise NotImplementedError("leafgrad: embedding_bag with sparse gradients (there are no "
                                   "sparse tensors)")
-    return EmbeddingBag.apply(weight, samples, indices=indices, bags=bags,
-                              num_bags=num_bags, mode=mode, padding_idx=padding_idx,
-                              scale_grad_by_freq=bool(scale_grad_by_freq))
+    result = EmbeddingBag.apply(weight, samples, indices=indices, bags=bags,
+                                num_bags=num_bags, mode=mode, padding_idx=padding_idx,
+                                scale_grad_by_freq=bool(scale_grad_by_freq))
+    # torch's node keeps the indices (a 2-d input flattened) and the offsets, each made
+    # contiguous (a copy, which no later change reaches, if it was not)
+    keep_index(result, input.reshape(-1).contiguous(), "indices")
+    if offsets is not None and input.dim() == 1:
+        keep_index(result, offsets.contiguous(), "offsets")
+    return result
 
 
 def _bag_count(offsets: int, include_last_offset: bool) -> int:

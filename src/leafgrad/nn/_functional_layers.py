@@ -482,7 +482,8 @@ def _max_unpool(input, indices, output_size):
             f"Found an invalid max index: {bad} (output volumes are of size "
             f"{output_size[0]}x{output_size[1]})"
         )
-    return MaxUnpool2d.apply(input, indices=flat, output_size=tuple(output_size))
+    result = MaxUnpool2d.apply(input, indices=flat, output_size=tuple(output_size))
+    return _ops.keep_index(result, indices, "indices")
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..ops.registry import keep_index
 from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
@@ -196,8 +197,9 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
     classes = input.shape[-1] if input.dim() else 1
     if indices.size and (indices.min() < 0 or indices.max() >= classes):
         raise RuntimeError("target out of range")
-    return MultiMarginLoss.apply(input, weight, target=indices, p=p, margin=margin,
-                                 reduction=reduction)
+    result = MultiMarginLoss.apply(input, weight, target=indices, p=p, margin=margin,
+                                   reduction=reduction)
+    return keep_index(result, target, "target")
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -247,7 +249,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,
     classes = shape[-1] if shape else 1
     if indices.size and (indices.min() < -1 or indices.max() >= classes):
         raise RuntimeError("argument #2 'target' is out of range")
-    return MultilabelMarginLoss.apply(input, target=indices, reduction=reduction)
+    return keep_index(MultilabelMarginLoss.apply(input, target=indices, reduction=reduction),
+                      target, "target")
 
 
 
@@ -313,6 +316,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
                                f"value {inputs[n]} {where_}")
     loss = CtcLoss.apply(probs, targets=padded, input_lengths=inputs, target_lengths=sizes,
                          blank=blank, zero_infinity=bool(zero_infinity))
+    if targets._data.dtype == np.int64:  # (torch saves a converted copy of other dtypes)
+        keep_index(loss, targets, "targets")
     if zero_infinity:
         loss = where(loss == float("inf"), zeros((), dtype=loss.dtype), loss)
     if reduction == "mean":

@@ -249,8 +249,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
         raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
-    return _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
-                                scale_grad_by_freq=scale_grad_by_freq)
+    result = _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
+                                  scale_grad_by_freq=scale_grad_by_freq)
+    return _ops.keep_index(result, input, "indices")
 
 
 def _embedding_indices(indices, rows):
@@ -500,14 +501,21 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     # copy=False: an int64 target's own array, so leafgrad.compile sees it is the input's
     target_data = target_data.astype(np.int64, copy=False)
     if input.ndim <= 2:
-        return _ops.NllLoss.apply(input, weight, target=target_data, reduction=reduction,
-                                  ignore_index=ignore_index)
+        result = _ops.NllLoss.apply(input, weight, target=target_data, reduction=reduction,
+                                    ignore_index=ignore_index)
+        _ops.keep_index(result, weight, "weight")
+        return _ops.keep_index(result, target, "target")
     # torch runs every spatial rank through the 4-d kernel, viewing in and out
     n, c = input.shape[:2]
     flat_input = input if input.ndim == 4 else input.reshape(n, c, -1, 1)
     flat_target = target_data if input.ndim == 4 else target_data.reshape(n, -1, 1)
     out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
+    # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
+    # than 4 (a copy, which no later change reaches, if it was not contiguous)
+    kept = target if input.ndim == 4 else target.contiguous().view(n, 1, -1)
+    _ops.keep_index(out, kept, "target")
+    _ops.keep_index(out, weight, "weight")
     if reduction == "none" and input.ndim != 4:
         out = out.view(*target.shape)
     return out

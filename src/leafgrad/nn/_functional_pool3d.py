@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..ops.registry import keep_index
 from ..ops.pool3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d,
                           MaxUnpool3d)
 
@@ -169,7 +170,8 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
         bad = int(flat[(flat < 0) | (flat >= volume)][0])
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{size[0]}x{size[1]}x{size[2]})")
-    return MaxUnpool3d.apply(input, indices=flat, output_size=tuple(size))
+    return keep_index(MaxUnpool3d.apply(input, indices=flat, output_size=tuple(size)),
+                      indices, "indices")
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

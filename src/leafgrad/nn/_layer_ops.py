@@ -236,6 +236,7 @@ class MaxUnpool2d(Op):
     """Each input value written at its flat index in a zero (N, C, H, W) output plane."""
 
     node = "MaxUnpool2DBackward0"
+    index_saves = {"indices": ()}  # Note: saved index tensors (registry.py)
     vmap = batch.fold(4, batched_params=("indices",))
     torch_names = ("nn.functional.max_unpool2d",)
 
@@ -255,7 +256,9 @@ class MaxUnpool2d(Op):
 
         indices = self._params["indices"]
         lead = indices.shape[:-2]
-        picked = grad.reshape(*lead, -1).gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+        kept = self.index_tensor("indices")  # the kept tensor: the gather keeps it too
+        index = _wrap(indices) if kept is None or kept.shape != indices.shape else kept
+        picked = grad.reshape(*lead, -1).gather(len(lead), index.reshape(*lead, -1))
         return picked.reshape(*indices.shape)
 
     jvp = auto_linear

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from .registry import OPS, Op, register
+from .registry import OPS, Op, keep_index, register
 from .elementwise import (
     Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
     BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, LeftShift, RightShift, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
@@ -28,9 +28,10 @@ from .scatter_reduce import ScatterReduce, scatter_reduce
 from . import special_fns  # noqa: F401 - registers its ops
 from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
 from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
+from . import compare_inplace  # noqa: F401,E402 - registers its ops
 from . import elementwise_misc, matrix_extra, scatter_extra, shape_misc  # noqa: F401 - register their ops
 
-__all__ = ["OPS", "Op", "register"]
+__all__ = ["OPS", "Op", "keep_index", "register"]
 
 
 def _tensor_type():
@@ -316,7 +317,7 @@ from .gather import _index_array as gather_index, _mask_array as mask_array  # n
 from .gather import (  # noqa: E402
     _ScatterReduceLegacyNode as ScatterReduceLegacy, check_index_add_bounds,
     check_index_add_source, check_scatter_shapes,
-    check_scatter_gather_bounds,
+    check_scatter_gather_bounds, take_along_index,
 )
 from .gather_fill import (  # noqa: E402
     IndexCopy, IndexFill, IndexFillTensor, Put, index_copy_args, index_fill_args, put_args,

@@ -595,3 +595,14 @@ def affine(inner):
         return out
 
     return rule
+
+
+def view_as_complex(cls, args, params):
+    """view_as_complex on the physical tensor, whose batch dims are already in front: as torch's
+    rule, a batch dim moved there from after the pair dim leaves it a stride other than 1,
+    which the physical tensor's check refuses with torch's message."""
+    from .complex import check_view_as_complex
+
+    value = args[0]
+    check_view_as_complex(value._value)
+    return wrap(cls.apply(value._value), value._levels)

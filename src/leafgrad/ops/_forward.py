@@ -144,7 +144,11 @@ def empty_strided_like(tensor: Tensor, dtype=None) -> Tensor:
     np_dtype = data.dtype if dtype is None else dtype.np
     strides = tensor.stride()
     if data.size == 0 or any(s <= 0 for s in strides) or data.flags.c_contiguous:
-        return _wrap(np.empty(data.shape, np_dtype))
+        from ._layout import empty_like_source
+
+        array = np.empty(data.shape, np_dtype)
+        kept = empty_like_source(array, data)  # an empty tensor's own strides, as torch
+        return _wrap(array if kept is None else kept)
     span = 1 + sum((size - 1) * stride for size, stride in zip(data.shape, strides))
     itemsize = np.dtype(np_dtype).itemsize
     storage = np.empty(span, np_dtype)

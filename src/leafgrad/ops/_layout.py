@@ -70,6 +70,17 @@ def suggested(array: np.ndarray, source: np.ndarray) -> np.ndarray:
     return contiguous(array)
 
 
+def empty_like_source(array: np.ndarray, source: np.ndarray):
+    """An empty ``array`` given an empty ``source``'s strides, as torch's empty_like and clone
+    keep an empty tensor's strides (Note: strides of empty tensors, tensor.py); None when the
+    source is not empty or its strides are not plain ones to copy."""
+    if source.size or array.ndim != source.ndim or not any(source.strides) \
+            or min(source.strides) < 0:
+        return None
+    strides = tuple(s // source.itemsize * array.itemsize for s in source.strides)
+    return np.lib.stride_tricks.as_strided(array, strides=strides)
+
+
 def _row_major_like(source: np.ndarray) -> bool:
     # torch's empty_like gives an expanded (stride-0) source the row-major layout
     return source.flags.c_contiguous or any(
@@ -80,6 +91,9 @@ def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
     """``array`` (of ``source``'s shape) laid out as torch's ``empty_like(source)``: the
     source's dims in the same order from outermost to innermost, densely packed (its exact
     strides when it is dense). NumPy's "K" order computes the same strides."""
+    kept = empty_like_source(array, source)
+    if kept is not None:
+        return kept
     if array.ndim != source.ndim or _row_major_like(source):
         return contiguous(array)
     out = np.empty_like(source, dtype=array.dtype)
@@ -91,7 +105,9 @@ def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
 
 def copy_like(source: np.ndarray) -> np.ndarray:
     """A copy of ``source`` in the layout ``like`` describes (torch's ``clone()``)."""
-    return np.array(source, copy=True, order="C" if _row_major_like(source) else "K")
+    copy = np.array(source, copy=True, order="C" if _row_major_like(source) else "K")
+    kept = empty_like_source(copy, source)
+    return copy if kept is None else kept
 
 
 def column_major(array: np.ndarray) -> np.ndarray:

@@ -109,6 +109,7 @@ class ViewAsReal(Op):
 class ViewAsComplex(Op):
     """``view_as_complex(x)``: pairs along a last dim of 2 read as complex numbers."""
 
+    vmap = batch.view_as_complex
     node = "ViewAsComplexBackward0"
     is_view = True
     complex_ok = True
@@ -136,9 +137,10 @@ def check_view_as_complex(tensor: Tensor) -> None:
         )
     if data.ndim == 0 or data.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    if data.strides[-1] != data.itemsize:
+    strides = tensor.stride()  # torch's (NumPy's differ for empty tensors)
+    if strides[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(stride % (2 * data.itemsize) for stride in data.strides[:-1]):
+    if any(stride % 2 for stride in strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
 
 

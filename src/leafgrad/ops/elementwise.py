@@ -956,6 +956,9 @@ class MaskedZero(Op):
     """``where(mask, 0, self)``: zero a gradient where a formula has a removable 0 * inf."""
 
     node = "MaskedFillBackward0"
+    # masked_fill's backward recorded under create_graph saves masked_fill's mask (Note: saved
+    # index tensors, registry.py)
+    index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True  # a linear mask: the same for complex values
     vmap = batch.elementwise

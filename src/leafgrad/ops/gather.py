@@ -11,7 +11,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, keep_index, register
 from .shape import _wrap_dim
 
 
@@ -44,6 +44,7 @@ def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
 @register
 class IndexSelect(Op):
     node = "IndexSelectBackward0"
+    index_saves = {"index": ()}
     uint_kernel = staticmethod(_uint.index_select_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
@@ -67,6 +68,7 @@ class IndexAdd(Op):
     """``self.index_add(dim, index, source)``: source slices added at the indexed positions."""
 
     node = "IndexAddBackward0"
+    index_saves = {"index": (1,)}  # only the source's gradient reads it
     uint_kernel = staticmethod(_uint.index_add_kernel)
     complex_ok = True
     vmap = batch.dims("dim")
@@ -98,6 +100,7 @@ class IndexAdd(Op):
 @register
 class Gather(Op):
     node = "GatherBackward0"
+    index_saves = {"index": ()}
     uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
@@ -126,6 +129,7 @@ def _src_block(src: np.ndarray, index: np.ndarray) -> np.ndarray:
 @register
 class ScatterAdd(Op):
     node = "ScatterAddBackward0"
+    index_saves = {"index": (1,)}  # only the source's gradient reads it
     uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
@@ -159,6 +163,7 @@ class Scatter(Op):
     """``scatter(dim, index, src)``: the written positions of self get no gradient."""
 
     node = "ScatterBackward0"
+    index_saves = {"index": ()}
     uint_kernel = "scatter_gather_tensor_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
@@ -192,6 +197,7 @@ class Scatter(Op):
 @register
 class ScatterValue(Op):
     node = "ScatterBackward1"
+    index_saves = {"index": ()}
     uint_kernel = "scatter_gather_scalar_cpu"
     complex_ok = True
     vmap = batch.dims("dim", arrays=("index",))
@@ -233,6 +239,7 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.elementwise
@@ -266,6 +273,7 @@ class MaskedFillTensor(Op):
     checks_overlap = False  # torch reads the 0-d value; an alias of self is fine
 
     node = "MaskedFillBackward1"
+    index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True
     vmap = batch.masked_fill_tensor
@@ -300,6 +308,7 @@ class MaskedFillTensor(Op):
 @register
 class MaskedSelect(Op):
     node = "MaskedSelectBackward0"
+    index_saves = {"mask": ()}
     uint_kernel = "masked_select"
     complex_ok = True
     torch_names = ("masked_select",)
@@ -318,7 +327,7 @@ class MaskedSelect(Op):
         shape = np.broadcast_shapes(self.input_shape(), mask.shape)
         full = IndexBackward.apply(grad, input_sizes=shape,
                                    index=(np.broadcast_to(mask, shape),))
-        return _sum_to(full, self.input_shape())
+        return _sum_to(self.pass_index(full, "mask", "indices"), self.input_shape())
 
     jvp = auto_linear
 
@@ -326,6 +335,7 @@ class MaskedSelect(Op):
 @register
 class Take(Op):
     node = "TakeBackward0"
+    index_saves = {"index": ()}
     complex_ok = True
     torch_names = ("take",)
 
@@ -344,7 +354,7 @@ class Take(Op):
         flat = IndexBackward.apply(grad, input_sizes=(int(np.prod(self.input_shape())),),
                                    index=(self._params["index"] % max(1, int(np.prod(
                                        self.input_shape()))),))
-        return flat.reshape(self.input_shape())
+        return self.pass_index(flat, "index", "indices").reshape(self.input_shape())
 
     jvp = auto_linear
 
@@ -435,7 +445,7 @@ def index_select(tensor, dim, index):
     # the bounds check and the flat view are a kernel, so leafgrad.compile checks every
     # call's index instead of refusing the view (Note: masks as kernels in activation.py)
     flat = array_kernel(_checked_vector, array, size=size, scalar=not tensor.ndim)
-    return IndexSelect.apply(tensor, dim=dim, index=flat)
+    return keep_index(IndexSelect.apply(tensor, dim=dim, index=flat), index)
 
 
 def _checked_vector(array, size: int, scalar: bool):
@@ -453,7 +463,15 @@ def gather(tensor, dim, index):
     if array.ndim != tensor.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
-    return Gather.apply(tensor, dim=dim, index=array)
+    return keep_index(Gather.apply(tensor, dim=dim, index=array), index)
+
+
+def take_along_index(index):
+    """take_along_dim's index: torch gathers with a broadcast copy of it, so the node keeps that
+    copy and a later in-place change to ``index`` neither reaches nor stops the backward."""
+    from ..tensor import Tensor
+
+    return index.clone() if isinstance(index, Tensor) else index
 
 
 def scatter(tensor, dim, index, src=None, value=None, reduce=None):
@@ -469,8 +487,8 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
     if reduce is not None:
         return scatter_reduce_legacy(tensor, dim, array, src, reduce)
     if isinstance(src, Tensor):
-        return Scatter.apply(tensor, src, dim=dim, index=array)
-    return ScatterValue.apply(tensor, dim=dim, index=array, value=src)
+        return keep_index(Scatter.apply(tensor, src, dim=dim, index=array), index)
+    return keep_index(ScatterValue.apply(tensor, dim=dim, index=array, value=src), index)
 
 
 def scatter_add(tensor, dim, index, src):
@@ -479,15 +497,16 @@ def scatter_add(tensor, dim, index, src):
     if tensor.ndim:
         check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
-    return ScatterAdd.apply(tensor, src, dim=dim, index=array)
+    return keep_index(ScatterAdd.apply(tensor, src, dim=dim, index=array), index)
 
 
 def index_add(tensor, dim, index, source, alpha=1):
     array = _index_array(index, "index_add").reshape(-1)
     check_index_add_source(tensor, _wrap_dim(dim, tensor.ndim), array, source)
     check_index_add_bounds(array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1)
-    return IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
-                          alpha=alpha)
+    result = IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
+                            alpha=alpha)
+    return keep_index(result, index)
 
 
 def _mask_array(mask):
@@ -513,8 +532,8 @@ def masked_fill(tensor, mask, value):
 
         check_broadcast(array.shape, tensor.shape)
     if isinstance(value, Tensor):
-        return MaskedFillTensor.apply(tensor, value, mask=array)
-    return MaskedFill.apply(tensor, mask=array, value=value)
+        return keep_index(MaskedFillTensor.apply(tensor, value, mask=array), mask, "mask")
+    return keep_index(MaskedFill.apply(tensor, mask=array, value=value), mask, "mask")
 
 
 def masked_select(tensor, mask):
@@ -527,11 +546,11 @@ def masked_select(tensor, mask):
         from ._promote import check_broadcast
 
         check_broadcast(array.shape, tensor.shape)
-    return MaskedSelect.apply(tensor, mask=array)
+    return keep_index(MaskedSelect.apply(tensor, mask=array), mask, "mask")
 
 
 def take(tensor, index):
-    return Take.apply(tensor, index=_index_array(index, "take"))
+    return keep_index(Take.apply(tensor, index=_index_array(index, "take")), index)
 
 
 def nonzero(tensor, as_tuple=False):

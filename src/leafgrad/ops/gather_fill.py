@@ -28,6 +28,7 @@ def _slices(array: np.ndarray, dim: int) -> np.ndarray:
 @register
 class IndexFill(Op):
     node = "IndexFillBackward0"
+    index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     complex_ok = True
     torch_names = ("index_fill", "Tensor.index_fill_")
 
@@ -49,6 +50,7 @@ class IndexFill(Op):
 @register
 class IndexFillTensor(Op):
     node = "IndexFillBackward1"
+    index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     complex_ok = True
     inputs = ("self", "value")
     torch_names = ("index_fill", "Tensor.index_fill_")
@@ -76,6 +78,7 @@ class IndexFillTensor(Op):
 @register
 class IndexCopy(Op):
     node = "IndexCopyBackward0"
+    index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     complex_ok = True
     inputs = ("self", "source")
     torch_names = ("index_copy", "Tensor.index_copy_")
@@ -102,6 +105,7 @@ class IndexCopy(Op):
 @register
 class Put(Op):
     node = "PutBackward0"
+    index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     uint_kernel = "take_put_cpu"
     complex_ok = True
     inputs = ("self", "source")

@@ -18,7 +18,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, keep_index, register
 
 
 def _tensor_cls():
@@ -205,7 +205,8 @@ _FROM_ELLIPSIS = slice(None)  # the whole-dim slices a ``...`` stands for (compa
 
 
 def check_index_put(tensor, arrays) -> None:
-    """index_put_'s bounds check with torch's message (NumPy's says "axis")."""
+    """index_put_'s checks with torch's messages (NumPy's say "arrays" and "axis")."""
+    _check_index_shapes(list(arrays))
     dim = 0
     for array in arrays:
         if array.dtype == np.bool_:
@@ -230,7 +231,14 @@ def getitem(tensor, index):
     if advanced is None:
         # every item kept its whole dim: torch still returns a new view (AliasBackward0)
         return Alias.apply(tensor) if result is tensor else result
-    return Index.apply(result, index=advanced)
+    return keep_index(Index.apply(result, index=advanced), index_tensors(index), "indices")
+
+
+def index_tensors(index) -> tuple:
+    """The tensors among an index's items, which the node saves (Note: saved index tensors)."""
+    Tensor = _tensor_cls()
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(item for item in items if isinstance(item, Tensor) and _is_advanced(item))
 
 
 def _split(tensor, index):
@@ -309,7 +317,57 @@ def _split(tensor, index):
         return result, None
     while advanced and isinstance(advanced[-1], slice):
         advanced.pop()
+    _check_index_shapes(advanced)
     return result, tuple(advanced)
+
+
+def _check_index_shapes(advanced: list) -> None:
+    """torch's message when the index tensors do not broadcast together (a k-d mask counts as
+    k index tensors of its number of True entries, as torch turns it into them)."""
+    if len(advanced) < 2:
+        return  # one index tensor (or mask of at most 1 dim): nothing to broadcast
+    shapes = []
+    for item in advanced:
+        if isinstance(item, np.ndarray):
+            if item.dtype == np.bool_:
+                shapes.extend([(int(item.sum()),)] * max(item.ndim, 1))
+            else:
+                shapes.append(item.shape)
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(str(list(shape)) for shape in shapes)
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         f"shapes {listed}") from None
+
+
+def _strip_leading_ones(value):
+    """torch's slicePrefix1sSize: ``x[index] = value`` first views ``value`` without its leading
+    size-1 dims (ViewBackward0 when that changes its shape)."""
+    shape = tuple(value.shape)
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    return value.view(shape[start:]) if start else value
+
+
+def index_result_shape(shape: tuple, index: tuple) -> tuple:
+    """The shape of ``x[index]`` for an ``x`` of ``shape`` (computed on a zero-strided array)."""
+    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.bool_), shape=shape,
+                                            strides=(0,) * len(shape))
+    return probe[index].shape
+
+
+def check_index_put_values(shape: tuple, index: tuple, values_shape: tuple) -> tuple:
+    """index_put_'s check: the values broadcast to the indexing result (torch's message; NumPy
+    says "could not be broadcast" or "cannot assign"). Returns the result's shape."""
+    result = index_result_shape(shape, index)
+    fits = len(values_shape) <= len(result) and all(
+        v in (1, r) for v, r in zip(values_shape[::-1], result[::-1]))
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values_shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(result)}")
+    return result
 
 
 @register
@@ -317,6 +375,7 @@ class Index(Op):
     """Advanced indexing (a copy, not a view)."""
 
     node = "IndexBackward0"
+    index_saves = {"indices": ()}  # the index tensors (Note: saved index tensors)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.index
@@ -338,6 +397,7 @@ class IndexBackward(Op):
     """Zeros with ``grad`` added at the indexed positions (repeated indices accumulate)."""
 
     node = "IndexPutImplBackward0"
+    index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     complex_ok = True
     torch_names = ("index_put",)
 
@@ -368,11 +428,13 @@ def setitem(tensor, index, value) -> None:
     index = canonical_index(index)
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, tensor)
+    value = _strip_leading_ones(value)
     if _has_advanced(index):
         # As torch does: the basic part of the index becomes a view (so a write through it is
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
         view, advanced = _split(tensor, index)
         inplace(IndexPut, view, value, index=advanced)
+        keep_index(view, index_tensors(index), "indices")
         return
     view = getitem(tensor, index)
     if view is tensor:
@@ -395,6 +457,7 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    index_saves = {"indices": ()}  # the index tensors (Note: saved index tensors)
     uint_kernel = staticmethod(_uint.index_put_kernel)
     complex_ok = True
     vmap = batch.index_put
@@ -403,6 +466,9 @@ class IndexPut(Op):
 
     @staticmethod
     def forward(ctx, a, values, index, accumulate=False):
+        shape = check_index_put_values(a.shape, index, values.shape)
+        if values.shape != shape:  # NumPy's boolean assignment takes no broadcasting value
+            values = np.broadcast_to(values, shape)
         out = a.copy()
         if accumulate:
             np.add.at(out, index, values)

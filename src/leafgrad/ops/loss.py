@@ -202,6 +202,8 @@ class NllLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "NllLossBackward0"
+    # the weight too: it is no graph input (Note: saved index tensors, registry.py)
+    index_saves = {"target": (), "weight": ()}
     complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")
@@ -253,6 +255,7 @@ class NllLossBackward(Op):
     """The input gradient of nll_loss: ``-grad * weight[t] / total`` scattered at targets."""
 
     node = "NllLossBackwardBackward0"
+    index_saves = {"target": ()}  # under create_graph (Note: saved index tensors)
     inputs = ("grad_output",)
     torch_names = ()
 

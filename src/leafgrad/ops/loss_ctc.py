@@ -148,6 +148,7 @@ class CtcLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "CtcLossBackward0"
+    index_saves = {"targets": ()}  # Note: saved index tensors (registry.py)
     inputs = ("log_probs",)
     saves = {"log_probs": ("log_probs",), "forward": ("log_probs",)}
     torch_names = ("nn.functional.ctc_loss", "nn.CTCLoss")

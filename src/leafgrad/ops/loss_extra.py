@@ -92,6 +92,7 @@ class MultiMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultiMarginLossBackward0"
+    index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multi_margin_loss_cpu_kernel" not implemented for \'ComplexFloat\''
     inputs = ("self", "weight")
     saves = {"self": ("self",), "weight": ("self",)}
@@ -182,6 +183,7 @@ class MultilabelMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultilabelMarginLossBackward0"
+    index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multilabel_margin_loss_forward_out_frame" not implemented for \'ComplexFloat\''
     inputs = ("self",)
     saves = {"self": ("self",)}

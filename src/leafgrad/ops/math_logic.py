@@ -66,6 +66,7 @@ class Where(Op):
     """
 
     node = "WhereBackward0"
+    index_saves = {"condition": ()}  # Note: saved index tensors (registry.py)
     uint_kernel = staticmethod(_uint.promote_first)  # works; promotes before broadcasting
     complex_ok = True
     vmap = batch.elementwise

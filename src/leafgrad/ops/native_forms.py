@@ -57,6 +57,7 @@ class NativeDropout(Op):
     """``(input * mask * scale, mask)`` for a mask drawn by the caller (``native_dropout``)."""
 
     node = "NativeDropoutBackward0"
+    index_saves = {"result1": ()}  # the mask output (Note: saved index tensors, registry.py)
     multi_output = True
     complex_ok = True
     uint_ok = True  # eval mode copies any dtype (training refuses integers before the op)

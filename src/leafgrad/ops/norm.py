@@ -244,6 +244,7 @@ class BatchNormEval(Op):
 @register
 class Embedding(Op):
     node = "EmbeddingBackward0"
+    index_saves = {"indices": ()}  # Note: saved index tensors (registry.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.embedding
     inputs = ("weight",)
@@ -267,6 +268,7 @@ class EmbeddingBackward(Op):
     """Rows of ``grad`` summed into their embedding rows; the padding row gets nothing."""
 
     node = "EmbeddingDenseBackwardBackward0"
+    index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     torch_names = ()
 
     @staticmethod

@@ -364,6 +364,7 @@ class MaxUnpool3d(Op):
     """Each input value written at its flat index in a zero (N, C, D, H, W) output volume."""
 
     node = "MaxUnpool3DBackward0"
+    index_saves = {"indices": ()}  # Note: saved index tensors (registry.py)
     vmap = batch.fold(5, batched_params=("indices",))
     torch_names = ("nn.functional.max_unpool3d",)
 

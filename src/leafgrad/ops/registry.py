@@ -24,7 +24,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 
-__all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel"]
+__all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel", "keep_index"]
 
 _NO_EDGE = (None, 0)
 _new = object.__new__
@@ -151,6 +151,9 @@ class Op(Node):
     capture_ufunc = None
     capture_kernel = None
     capture_params: tuple = ()
+    # Note: saved index tensors. ``{param: (inputs whose grad needs it, ...)}`` for params that
+    # hold an index or mask tensor's data, which torch saves for backward (see ``keep_index``).
+    index_saves: dict = {}
     # Only for the docs and tests: which torch callables this op implements.
     torch_names: tuple = ()
     # torch's CPU autocast list this op is on: "lower_precision_fp" (runs in the autocast
@@ -302,6 +305,8 @@ class Op(Node):
         if cls.multi_output:
             results = cls._wrap_outputs(out, args, node)
             cls._save_inputs(node, args)
+            if node._saved:
+                _keep_index_outputs(node, results)
             return results
         if out.dtype.kind not in "fc":  # Note: integer tensors never require grad
             return _wrap(out)
@@ -359,8 +364,53 @@ class Op(Node):
         return tuple(outputs)
 
     # -- running backward ------------------------------------------------------------------------
+    def _unpack_index(self) -> None:
+        """Check the index tensors ``keep_index`` saved on this node (Note: saved index tensors)."""
+        saved = self._saved
+        if saved is None:
+            if not self.index_saves:
+                return  # a multi-output op: its backward reports a freed graph if it reads one
+            from ..autograd.graph import FREED_MESSAGE
+
+            raise RuntimeError(FREED_MESSAGE)
+        for name, value in saved.items():
+            if name.__class__ is tuple:  # an integer output (see _keep_index_outputs)
+                value.unpack(self)
+            elif name in self.index_saves:
+                if isinstance(value, SavedTensor):
+                    value.unpack(self)
+                elif isinstance(value, tuple):
+                    for item in value:
+                        if isinstance(item, SavedTensor):
+                            item.unpack(self)
+
+    def index_tensor(self, name: str):
+        """The index tensor ``keep_index`` saved as ``name`` (checked when the node started),
+        or None (Note: saved index tensors)."""
+        value = self._saved.get(name) if self._saved else None
+        return value.tensor if isinstance(value, SavedTensor) else None
+
+    def pass_index(self, result, name: str, to: str):
+        """Under create_graph, save this node's index ``name`` on the node that made ``result``
+        as ``to``, where the formula gave that op a transformed index array (Note: saved index
+        tensors); returns ``result``."""
+        value = self._saved.get(name) if self._saved else None
+        node = _index_node(result) if value is not None and _grad_state.grad_enabled else None
+        if node is not None and to in type(node).index_saves and node._saved is not None:
+            node._saved.setdefault(to, value)
+        return result
+
     def _apply(self, grads: list) -> tuple:
-        results = self.backward(grads if self.multi_output else grads[0])
+        if self.index_saves or self.multi_output:  # Note: saved index tensors
+            self._unpack_index()
+            if self.index_saves and _grad_state.grad_enabled and self._saved:
+                start = next(_sequence)  # create_graph: the nodes this backward records
+                results = self.backward(grads if self.multi_output else grads[0])
+                _pass_index(self, results, start)
+            else:
+                results = self.backward(grads if self.multi_output else grads[0])
+        else:
+            results = self.backward(grads if self.multi_output else grads[0])
         if type(results) is not tuple:
             results = (results,)
         fixed = []
@@ -392,6 +442,107 @@ class Op(Node):
                 result = result.to(_np_to_dtype(dtype))
             fixed.append(result)
         return tuple(fixed)
+
+
+# Note: saved index tensors
+# torch saves an index op's index (or mask, or target) tensor for backward like any other input
+# and checks its version when the node runs: changing ``idx`` in place between ``x.gather(1,
+# idx)`` and ``backward`` raises "modified by an inplace operation" naming the index tensor, and
+# a second backward raises the "freed" error. Here such ops take the index as a parameter (its
+# array, read by the backward formula), so the public function hands the index tensor to
+# ``keep_index`` once the op is recorded, and ``Op._apply`` unpacks what was kept (the same
+# ``SavedTensor`` check as any saved input) before the formula reads the parameter.
+
+def _index_node(result):
+    if not isinstance(result, Tensor):
+        return None
+    base = result._base  # an in-place op on a view: the op node of the base's CopySlices
+    node = (result if base is None else base)._grad_fn
+    return getattr(node, "_op_node", node)
+
+
+def keep_index(result, tensor, name: str = "index"):
+    """Save ``tensor`` (a Tensor, or a sequence of Tensors and Nones) as ``name`` on the node
+    that just made ``result`` (Note: saved index tensors); returns ``result``."""
+    if not _grad_state.grad_enabled:
+        return result
+    node = _index_node(result)
+    if node is None:
+        return result
+    needing = type(node).index_saves.get(name)
+    saved = node._saved
+    if needing is None or saved is None or name in saved:
+        return result
+    if needing and all(i >= len(node._next_nodes) or node._next_nodes[i] is None
+                       for i in needing):
+        return result  # no gradient that needs it is computed: torch does not save it
+    if isinstance(tensor, Tensor):
+        saved[name] = SavedTensor(tensor)
+    elif isinstance(tensor, (tuple, list)):
+        saved[name] = tuple(SavedTensor(t) if isinstance(t, Tensor) else t for t in tensor)
+    return result
+
+
+def _index_param(node, name: str):
+    params = node._params
+    return params.get(name, params.get("index")) if name == "indices" else params.get(name)
+
+
+def _same_index(kept, param) -> bool:
+    """Whether ``param`` is the kept index array, or a tuple of index arrays holding it."""
+    if param is None:
+        return False
+    if param is kept:
+        return True
+    if type(param) is tuple:
+        if type(kept) is tuple:
+            return len(kept) == len(param) and all(a is b for a, b in zip(kept, param))
+        return any(item is kept for item in param)
+    return False
+
+
+def _pass_index(node: Op, results, start: int) -> None:
+    """Under create_graph, the index ops a backward formula records with this node's index (the
+    same array) save the same index tensor, as torch's double-backward nodes save the index
+    they were given (Note: saved index tensors)."""
+    kept = {}
+    for name in node.index_saves:
+        value = node._saved.get(name)
+        if value is not None:
+            kept[name] = (_index_param(node, name), value)
+    if not kept:
+        return
+    pending = [r._grad_fn for r in (results if type(results) is tuple else (results,))
+               if isinstance(r, Tensor) and r._grad_fn is not None]
+    seen = set()
+    while pending:
+        fn = pending.pop()
+        fn = getattr(fn, "_op_node", fn)
+        if fn is None or id(fn) in seen or getattr(fn, "_sequence_nr", -1) < start:
+            continue
+        seen.add(id(fn))
+        saved = fn._saved
+        if saved is not None:
+            for name in type(fn).index_saves if isinstance(fn, Op) else ():
+                for param, value in kept.values():
+                    if name not in saved and _same_index(param, _index_param(fn, name)):
+                        saved[name] = value
+        pending.extend(child for child in fn._next_nodes if child is not None)
+
+
+def _keep_index_outputs(node: Op, results: tuple) -> None:
+    """An integer output the op kept (as an array) for its backward, such as the indices of
+    max(dim), sort or max_pool2d, is saved as that output tensor too, so changing it in place
+    before backward raises as torch does (Note: saved index tensors). Its key is a tuple, so
+    ``_saved_<name>`` still gives the array the backward formula reads."""
+    saved = node._saved
+    for tensor in results:
+        data = tensor._data
+        if data.dtype.kind in "fc":
+            continue
+        for name, value in list(saved.items()):
+            if value is data:
+                saved[(name,)] = SavedTensor(tensor)
 
 
 def _np_to_dtype(np_dtype: np.dtype):

@@ -17,7 +17,7 @@ from ..tensor import Tensor, _wrap
 from . import _layout, _uint
 from ._forward import auto_linear
 from . import _batching_rules as batch
-from .registry import Op, register
+from .registry import Op, keep_index, register
 from .scatter_reduce import ScatterReduce
 from .shape import _wrap_dim
 from .shape_ext import Diagonal
@@ -150,6 +150,7 @@ class MaskedScatter(Op):
     elements in row-major order."""
 
     node = "MaskedScatterBackward0"
+    index_saves = {"mask": ()}  # Note: saved index tensors (registry.py)
     inputs = ("self", "source")
     broadcasts = True
     complex_ok = True
@@ -170,7 +171,8 @@ class MaskedScatter(Op):
     def backward(self, grad):
         from .. import cat
 
-        mask = _wrap(self._params["mask"])
+        mask = self.index_tensor("mask")  # the kept mask: the formula's ops keep it too
+        mask = _wrap(self._params["mask"]) if mask is None else mask
         grad_self = grad_source = None
         if self.needs_grad(0):
             from .. import where
@@ -257,8 +259,8 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
     params = {"dim": dim, "index": _expanded_index(array, tuple(source.shape), dim),
               "reduce": reduce, "include_self": bool(include_self)}
     if inplace:
-        return _inplace(IndexReduce, tensor, source, **params)
-    return IndexReduce.apply(tensor, source, **params)
+        return keep_index(_inplace(IndexReduce, tensor, source, **params), index)
+    return keep_index(IndexReduce.apply(tensor, source, **params), index)
 
 
 # -- functions (torch's checks, then the op) ------------------------------------------------------
@@ -341,9 +343,9 @@ def masked_scatter(tensor, mask, source, inplace=False):
             fits = False
         if not fits:
             raise _expand_error(array, tuple(tensor.shape))
-        return _inplace(MaskedScatter, tensor, source, mask=array)
+        return keep_index(_inplace(MaskedScatter, tensor, source, mask=array), mask, "mask")
     from ._promote import check_broadcast
 
     if array.shape != tuple(tensor.shape):
         check_broadcast(array.shape, tuple(tensor.shape))
-    return MaskedScatter.apply(tensor, source, mask=array)
+    return keep_index(MaskedScatter.apply(tensor, source, mask=array), mask, "mask")

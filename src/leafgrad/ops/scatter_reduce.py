@@ -16,7 +16,7 @@ import numpy as np
 from . import _batching_rules as batch
 from .gather import Gather, ScatterAdd, ScatterValue, _along, _pad_to
 from . import _uint
-from .registry import Op, register
+from .registry import Op, keep_index, register
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 _FOLD = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
@@ -63,6 +63,7 @@ def scatter_reduce_array(a, src, dim, index, reduce, include_self):
 @register
 class ScatterReduce(Op):
     node = "ScatterReduceBackward0"
+    index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     uint_kernel = staticmethod(_uint.scatter_reduce_kernel)
     vmap = batch.dims("dim", arrays=("index",))
     inputs = ("self", "src")
@@ -204,6 +205,6 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     params = {"dim": dim, "index": array, "reduce": reduce, "include_self": bool(include_self)}
     if inplace:
-        return _inplace(ScatterReduce, tensor, src, **params)
-    return ScatterReduce.apply(tensor, src, **params)
+        return keep_index(_inplace(ScatterReduce, tensor, src, **params), index)
+    return keep_index(ScatterReduce.apply(tensor, src, **params), index)
 

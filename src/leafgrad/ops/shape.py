@@ -190,7 +190,13 @@ class Unsqueeze(_View):
 
     @staticmethod
     def forward(ctx, a, dim):
-        return np.expand_dims(a, dim)
+        out = np.expand_dims(a, dim)
+        if not a.size and dim < a.ndim:  # Note: strides of empty tensors (tensor.py)
+            # torch's new stride is the size times the stride of the dim it goes before
+            strides = list(out.strides)
+            strides[dim] = a.shape[dim] * a.strides[dim]
+            out = np.lib.stride_tricks.as_strided(out, strides=tuple(strides))
+        return out
 
     def backward(self, grad):
         return grad.squeeze(self._params["dim"])
@@ -318,7 +324,14 @@ class Slice(_View):
             ctx.keep("self_sym_sizes", a.shape)
         index = [slice(None)] * a.ndim
         index[dim] = slice(start, end, step)
-        return a[tuple(index)]
+        out = a[tuple(index)]
+        if step != 1 and out.shape[dim] < 2 and out.strides[dim] != a.strides[dim] * step:
+            # NumPy keeps the old stride of a dim sliced to 0 or 1 entries; torch multiplies
+            # it by the step whatever the length (Note: strides of empty tensors, tensor.py)
+            strides = list(out.strides)
+            strides[dim] = a.strides[dim] * step
+            out = np.lib.stride_tricks.as_strided(out, strides=tuple(strides))
+        return out
 
     def backward(self, grad):
         p = self._params

@@ -273,6 +273,8 @@ class Roll(Op):
 
     @staticmethod
     def forward(ctx, a, shifts, dims):
+        if not a.size:  # torch returns an empty tensor's clone, with its strides
+            return _layout.copy_like(a)
         if dims is None:
             return np.roll(a.reshape(-1), shifts).reshape(a.shape)
         return _layout.contiguous(np.roll(a, shifts, dims))
@@ -532,7 +534,9 @@ def broadcast_tensors(*tensors):
     for t in tensors:  # torch's order of checks, so its message names the same sizes
         check_broadcast(shape, tuple(t.shape))
         shape = np.broadcast_shapes(shape, tuple(t.shape))
-    return tuple(expand(t, shape) for t in tensors)
+    # torch expands only the tensors that need it: one already of the broadcast shape is
+    # returned itself (no view, no ExpandBackward0)
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 def meshgrid(*tensors, indexing="ij"):
