@@ -22,7 +22,7 @@ lib = __import__(sys.argv[1])
 t = lib.tensor(1.5, requires_grad=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    value = repr(eval(sys.argv[2], {"torch": lib, "t": t}))
+    value = repr(eval(sys.argv[2], {"torch": lib, "t": t})).replace("leafgrad.", "torch.")
 print(json.dumps([value, [str(w.message).split(" (Triggered")[0] for w in caught],
                   [w.category.__name__ for w in caught]]))
 """
@@ -30,7 +30,8 @@ print(json.dumps([value, [str(w.message).split(" (Triggered")[0] for w in caught
 CASES = ["float(t * 2)", "int(t)", "t.item()", "float(t.detach())",
          "[float(t), float(t)]", "complex(t)", "complex(torch.tensor(1 + 2j))",
          "complex(torch.tensor(1 + 2j, requires_grad=True))", "float(torch.ones(1))",
-         "bool(t)", "f'{t:.2f}'"]
+         "bool(t)", "f'{t:.2f}'", "[torch.no_grad().__enter__(), float(t)]",
+         "[torch.inference_mode().__enter__(), complex(t)]"]
 
 
 def _run(lib: str, code: str):

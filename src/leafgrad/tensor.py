@@ -82,7 +82,8 @@ _SCALAR_OF_GRAD = [False]  # torch warns once per process (TORCH_WARN_ONCE)
 
 
 def _warn_scalar_of_grad() -> None:
-    """torch's warning for ``float(t)``/``complex(t)`` of a tensor that requires grad."""
+    """torch's warning for ``float(t)`` (while grad mode is on) and ``complex(t)`` of a tensor
+    that requires grad."""
     if not _SCALAR_OF_GRAD[0]:
         _SCALAR_OF_GRAD[0] = True
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
@@ -625,7 +626,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("float(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.grad_enabled:
             _warn_scalar_of_grad()
         if self._data.dtype.kind == "c":
             return float(_complex_to_real(self.item(), "double"))
@@ -636,7 +637,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("complex(tensor) reads a value into Python")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
+        if self._requires_grad:  # (torch's complex() warns in every grad mode)
             _warn_scalar_of_grad()
         return complex(self.item())
 
