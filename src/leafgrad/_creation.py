@@ -250,13 +250,27 @@ def _like(input: Tensor, dtype):
     return input._data.shape, (dtype or input.dtype).np
 
 
+def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
+    """``array`` in the layout torch's ``*_like(input, memory_format=...)`` allocates:
+    ``preserve_format`` (the default) follows ``input``'s strides as ``empty_like`` does."""
+    from . import _memory_format
+    from .ops import _layout
+
+    if memory_format is None or memory_format is _memory_format.preserve_format:
+        return _layout.like(array, input._data)
+    if memory_format is _memory_format.channels_last and array.ndim == 4:
+        return _layout.to_channels_last(array)
+    return array
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
-    return _finish(np.zeros(shape, np_dtype), requires_grad, device)
+    return _finish(_laid_out(np.zeros(shape, np_dtype), input, memory_format), requires_grad,
+                   device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -265,7 +279,8 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.ones(shape, np_dtype), requires_grad, device))
-    return _finish(np.ones(shape, np_dtype), requires_grad, device)
+    return _finish(_laid_out(np.ones(shape, np_dtype), input, memory_format), requires_grad,
+                   device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -274,7 +289,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
-    return _finish(np.zeros(shape, np_dtype), requires_grad, device)
+    return _finish(_laid_out(np.zeros(shape, np_dtype), input, memory_format), requires_grad,
+                   device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -285,7 +301,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.full(shape, fill_value, np_dtype), requires_grad, device))
-    return _finish(np.full(shape, fill_value, np_dtype), requires_grad, device)
+    return _finish(_laid_out(np.full(shape, fill_value, np_dtype), input, memory_format),
+                   requires_grad, device)
 
 
 @takes_out(_FACTORY_OUT["arange"])

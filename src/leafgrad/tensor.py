@@ -398,10 +398,24 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if source is self._view_src or source is None:
             return
         regenerated = _ops.AsStrided._record((base,), {"steps": self._view_steps})
+        old_fn, old_nr = self._grad_fn, self._output_nr
         self._grad_fn = regenerated._grad_fn
         self._output_nr = 0
         self._requires_grad = True
         self._view_src = source
+        self._move_retains_grad(old_fn, old_nr)
+
+    def _move_retains_grad(self, old_fn, old_nr: int) -> None:
+        """After an in-place op gave this tensor a new node: its ``retain_grad`` hook moves from
+        the old node to the new one, so ``.grad`` is the gradient of the current value (torch's
+        update_tensor_hooks_on_new_gradfn; hooks from ``register_hook`` stay where they are)."""
+        if not self._retains_grad or old_fn is None or old_fn is self._grad_fn:
+            return
+        hookset = old_fn._hookset
+        retains = hookset.retains_grad if hookset is not None else None
+        fn = retains.pop(old_nr, None) if retains else None
+        if fn is not None and self._grad_fn is not None:
+            self._grad_fn._register_retains_grad(self._output_nr, fn)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:

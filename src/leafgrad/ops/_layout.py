@@ -81,31 +81,103 @@ def empty_like_source(array: np.ndarray, source: np.ndarray):
     return np.lib.stride_tricks.as_strided(array, strides=strides)
 
 
-def _row_major_like(source: np.ndarray) -> bool:
-    # torch's empty_like gives an expanded (stride-0) source the row-major layout
-    return source.flags.c_contiguous or any(
-        stride == 0 and size > 1 for stride, size in zip(source.strides, source.shape))
+def _preserved_strides(source: np.ndarray):
+    """The element strides of torch's ``empty_like(source)`` (``MemoryFormat::Preserve``), or
+    None for plain row-major: a non-overlapping, dense source keeps its strides; any other
+    gets ``infer_dense_strides``: its dims ordered by stride (a stable insertion sort in which a
+    stride-0 dim never moves, ties going to the smaller size, as TensorIterator orders them),
+    then packed densely (a dim of size 0 or 1 adds nothing)."""
+    shape = source.shape
+    item = source.itemsize
+    strides = [stride // item for stride in source.strides]
+    if source.flags.c_contiguous and (source.ndim < 2 or 1 not in shape):
+        return None  # (NumPy's flag ignores the strides of size-1 dims; torch keeps them)
+    if min(strides, default=0) >= 0:  # non-overlapping and dense: the strides as they are
+        pairs = sorted((stride, size) for stride, size in zip(strides, shape) if size != 1)
+        expected = 1
+        for stride, size in pairs:
+            if stride != expected:
+                break
+            expected *= size
+        else:
+            return tuple(strides)
+    strides = [abs(stride) for stride in strides]
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # innermost candidate first
+
+    def order(dim0: int, dim1: int) -> int:
+        s0, s1 = strides[dim0], strides[dim1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[dim0] > shape[dim1] else 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = order(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    out = [0] * ndim
+    current = 1
+    for dim in perm:
+        out[dim] = current
+        if shape[dim] > 1:
+            current *= shape[dim]
+    row_major = [0] * ndim
+    current = 1
+    for dim in range(ndim - 1, -1, -1):
+        row_major[dim] = current
+        if shape[dim] > 1:
+            current *= shape[dim]
+    return None if out == row_major else tuple(out)
+
+
+def _strided_empty(shape: tuple, strides: tuple, dtype) -> np.ndarray:
+    size = 1
+    for n in shape:
+        size *= n
+    item = np.dtype(dtype).itemsize
+    return np.lib.stride_tricks.as_strided(np.empty(size, dtype), shape,
+                                           tuple(s * item for s in strides))
 
 
 def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """``array`` (of ``source``'s shape) laid out as torch's ``empty_like(source)``: the
-    source's dims in the same order from outermost to innermost, densely packed (its exact
-    strides when it is dense). NumPy's "K" order computes the same strides."""
+    """``array`` (of ``source``'s shape) laid out as torch's ``empty_like(source)``
+    (``_preserved_strides``); ``array`` itself when it already is."""
     kept = empty_like_source(array, source)
     if kept is not None:
         return kept
-    if array.ndim != source.ndim or _row_major_like(source):
+    if array.ndim != source.ndim:
         return contiguous(array)
-    out = np.empty_like(source, dtype=array.dtype)
-    if out.strides == array.strides:
+    strides = _preserved_strides(source)
+    if strides is None:
+        return contiguous(array)
+    item = array.itemsize
+    if array.strides == tuple(s * item for s in strides):
         return array
+    if array.flags.c_contiguous and all(
+            size == 1 or s * item == have
+            for size, s, have in zip(array.shape, strides, array.strides)):
+        # the same memory order; only size-1 dims' strides differ: a view says them
+        return np.lib.stride_tricks.as_strided(array, strides=tuple(s * item for s in strides))
+    out = _strided_empty(array.shape, strides, array.dtype)
     out[...] = array
     return out
 
 
 def copy_like(source: np.ndarray) -> np.ndarray:
     """A copy of ``source`` in the layout ``like`` describes (torch's ``clone()``)."""
-    copy = np.array(source, copy=True, order="C" if _row_major_like(source) else "K")
+    strides = _preserved_strides(source)
+    if strides is None:
+        copy = np.array(source, copy=True, order="C")
+    else:
+        copy = _strided_empty(source.shape, strides, source.dtype)
+        copy[...] = source
     kept = empty_like_source(copy, source)
     return copy if kept is None else kept
 

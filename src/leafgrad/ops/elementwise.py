@@ -19,6 +19,13 @@ from ..tensor import Tensor, _wrap
 from . import _uint
 from .registry import Op, on_arrays, register
 
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """torch's ``zeros_like(grad)`` in a derivative formula: exact zeros (whatever NaN or inf
+    ``grad`` holds, and +0. whatever its signs), recorded by nothing even under
+    ``create_graph``."""
+    return _wrap(np.zeros_like(grad._data))
+
 # -- binary arithmetic ------------------------------------------------------------------------
 
 
@@ -389,8 +396,8 @@ class PowScalar(Op):
 
     def backward(self, grad):
         exponent = self._params["exponent"]
-        if exponent == 0:
-            return grad * 0
+        if exponent == 0:  # torch: zeros_like(self) (grad * 0 would keep a NaN or inf of grad)
+            return _zeros_like(grad)
         return grad * conj(_scale(self.saved("self").pow(exponent - 1), exponent))
 
     jvp = auto_element_wise
@@ -1204,7 +1211,7 @@ class ToCopy(Op):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)
             a = a.real
-        return a.astype(dtype, copy=True)
+        return _layout.like(a.astype(dtype, copy=True), a)  # clone's layout (Preserve)
 
     def backward(self, grad):
         # The base class casts the gradient back to the input's dtype.
@@ -1235,7 +1242,7 @@ class Copy(Op):
         return np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape)).astype(a.dtype)
 
     def backward(self, grad):
-        return grad * 0, grad  # the overwritten values get a zero gradient, as in torch
+        return _zeros_like(grad), grad  # the overwritten values: torch's zeros_like(grad)
 
     def jvp(self, tangents, primals, result):
         # torch's copy_: the source's tangent (broadcast), or zeros when the source has none
@@ -1256,7 +1263,7 @@ class Zero(Op):
         return np.zeros_like(a)
 
     def backward(self, grad):
-        return grad * 0
+        return _zeros_like(grad)  # torch: zeros_like(grad)
 
     jvp = auto_linear
 
@@ -1276,7 +1283,7 @@ class Fill(Op):
         return np.full_like(a, value)
 
     def backward(self, grad):
-        return grad * 0
+        return _zeros_like(grad)  # torch: zeros_like(grad)
 
     def jvp(self, tangents, primals, result):
         return zeros_tangent(result)  # torch: self_t.fill_(0)
@@ -1303,7 +1310,7 @@ class FillTensor(Op):
         return np.full_like(a, value)
 
     def backward(self, grad):
-        return grad * 0, grad.sum()
+        return _zeros_like(grad), grad.sum()
 
     def jvp(self, tangents, primals, result):
         value = tangents[1]  # torch: self_t.fill_(value_t)

@@ -146,6 +146,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         target._grad_fn = node
         target._output_nr = 0
         target._requires_grad = True
+        target._move_retains_grad(old._grad_fn, old._output_nr)
         saved = node._saved
         if saved and "result" in saved:
             saved["result"] = SavedTensor(target, is_output=True)
@@ -174,9 +175,11 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
         (base_edge,) + op_node.next_functions[1:], op_node, view._view_steps,
         (base._data.shape, base._data.dtype),
     )
+    old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = copy_slices
     base._output_nr = 0
     base._requires_grad = True
+    base._move_retains_grad(old_fn, old_nr)
     saved = op_node._saved
     if saved and "result" in saved:
         saved["result"] = SavedTensor(view, is_output=True)

@@ -422,8 +422,11 @@ class Bmm(Op):
         if a.shape[2] == 1:
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs
-            # (benchmarks/bench_func.py)
-            return np.multiply(a, b)
+            # (benchmarks/bench_func.py); torch's sums start at +0., so no element is -0.
+            out = np.multiply(a, b)
+            if out.dtype.kind in "fc":
+                out += 0.0
+            return out
         return _bmm(a, b)
 
     def backward(self, grad):
@@ -452,7 +455,9 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if not (batch and m and n and k):
             return np.matmul(a, b)  # zeros (k == 0) or an empty result
         products = np.multiply(a[:, :, :, None], b[:, None, :, :])
-        return np.ascontiguousarray(np.add.accumulate(products, axis=2)[:, :, -1, :])
+        out = np.ascontiguousarray(np.add.accumulate(products, axis=2)[:, :, -1, :])
+        out += 0.0  # torch's sum starts at +0.: a sum of zeros is +0. even if they are all -0.
+        return out
     if batch and _blas.mm(a[0], b[0]) is not None:
         out = np.empty((batch, m, n), a.dtype)
         for index in range(batch):
