@@ -101,3 +101,42 @@ def test_sign_of_zero_in_batched_products(shape, form):
             out = lib.baddbmm(lib.zeros(batch, m, n), x, y, beta=0)
         seen.append(_describe(out))
     assert seen[0] == seen[1]
+
+
+EXPANDS = [((1, 1, 1), (-1, 3, -1)), ((2, 1, 3), (2, 4, 3)), ((3, 1), (2, 3, 4)), ((1, 4), (1, 4)),
+           ((1,), (5, 1)), ((), (2, 3)), ((2, 1, 1), (2, 1, 6)), ((1, 3, 1), (4, 3, 2))]
+
+
+@pytest.mark.parametrize("shape,target", EXPANDS)
+def test_expand_strides_as_torch(shape, target):
+    """A size-1 dim that stays size 1 keeps its stride (NumPy's broadcast gave it 0); matmul's
+    fold reads these strides, and so does everything printing stride()."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.arange(float(np.prod(shape) or 1)).reshape(shape).requires_grad_()
+        e = x.expand(target)
+        out = e @ lib.ones(e.shape[-1]) if e.ndim >= 3 else e.sum()
+        seen.append((e.stride(), e.is_contiguous(), type(out.grad_fn).__name__,
+                     [type(f[0]).__name__ for f in out.grad_fn.next_functions]))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("shape,call", [((), "squeeze()"), ((1, 3, 1), "squeeze()"),
+                                        ((2, 3), "squeeze()"), ((), "squeeze(-1)"),
+                                        ((1, 3, 1), "squeeze((0, 2))"),
+                                        ((1, 3, 1), "squeeze((0, 1))"),
+                                        ((3, 1), "squeeze(-1)")])
+def test_squeeze_double_backward_nodes_as_torch(shape, call):
+    """torch's squeeze backward is unsqueeze_to: one unsqueeze per size-1 dim, none when there
+    is none; a create_graph backward records exactly those nodes."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.arange(1.0, 1.0 + float(np.prod(shape) or 1)).reshape(shape).requires_grad_()
+        y = eval(f"x.{call}")  # noqa: S307 - the call forms above
+        (grad,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        chain, fn = [], grad.grad_fn
+        while fn is not None:
+            chain.append(type(fn).__name__)
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        seen.append((grad.tolist(), chain))
+    assert seen[0] == seen[1]

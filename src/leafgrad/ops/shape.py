@@ -218,7 +218,12 @@ class SqueezeAll(_View):
         return np.squeeze(a)
 
     def backward(self, grad):
-        return grad.reshape(self.input_shape())
+        # torch's unsqueeze_to: one unsqueeze per size-1 dim (nothing for none), so the
+        # nodes a create_graph backward records are torch's
+        for dim, size in enumerate(self.input_shape()):
+            if size == 1:
+                grad = grad.unsqueeze(dim)
+        return grad
 
     jvp = auto_linear
 
@@ -261,7 +266,12 @@ class SqueezeDims(_View):
         return np.squeeze(a, drop) if drop else a.view()
 
     def backward(self, grad):
-        return grad.reshape(self.input_shape())
+        shape = self.input_shape()  # torch's unsqueeze_to over the named dims, in order
+        named = {d % len(shape) for d in self._params["dims"]} if shape else set()
+        for dim, size in enumerate(shape):
+            if dim in named and size == 1:
+                grad = grad.unsqueeze(dim)
+        return grad
 
     jvp = auto_linear
 
@@ -301,7 +311,16 @@ class Expand(_View):
     def forward(ctx, a, shape):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return np.broadcast_to(a, shape)
+        out = np.broadcast_to(a, shape)
+        # torch gives stride 0 to the new and the expanded dims only; a size-1 dim that stays
+        # size 1 keeps its stride (NumPy zeroes it: the address is the same, but stride() and
+        # the layouts derived from it, such as matmul's fold, read it)
+        lead = len(shape) - a.ndim
+        strides = tuple(0 if i < lead or (a.shape[i - lead] == 1 and shape[i] != 1)
+                        else a.strides[i - lead] for i in range(len(shape)))
+        if strides != out.strides:
+            out = np.lib.stride_tricks.as_strided(out, strides=strides, writeable=False)
+        return out
 
     def backward(self, grad):
         from .registry import _sum_to
