@@ -64,12 +64,14 @@ linalg_qr = _return_type("linalg_qr", ("Q", "R"))
 linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
 svd_result = _return_type("svd", ("U", "S", "V"))
 linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 # what the out= forms return: the out tensors, under torch's <name>_out types
 linalg_slogdet_out = _return_type("linalg_slogdet_out", ("sign", "logabsdet"))
 slogdet_out = _return_type("slogdet_out", ("sign", "logabsdet"))
 linalg_qr_out = _return_type("linalg_qr_out", ("Q", "R"))
 linalg_svd_out = _return_type("linalg_svd_out", ("U", "S", "Vh"))
 linalg_eigh_out = _return_type("linalg_eigh_out", ("eigenvalues", "eigenvectors"))
+linalg_eig_out = _return_type("linalg_eig_out", ("eigenvalues", "eigenvectors"))
 
 
 @takes_out(Out("mul", CAST, overlap=True))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from . import ops as _ops
 from ._out import EXPECT, Out, Rules, castable, same_as, takes_out
+from ._functions_linalg import linalg_eig as _eig_result
+from ._functions_linalg import linalg_eig_out as _eig_out
 from ._functions_linalg import linalg_eigh as _eigh_result
 from ._functions_linalg import linalg_eigh_out as _eigh_out
 from ._functions_linalg import linalg_qr as _qr_result
@@ -27,7 +29,7 @@ _MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely casta
 
 __all__ = [
     "LinAlgError", "inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "qr", "svd",
-    "svdvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_power", "pinv",
+    "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_power", "pinv",
     "matmul", "diagonal", "cross",
 ]
 
@@ -91,6 +93,26 @@ def svd(A, full_matrices=True):
 def svdvals(A):
     """The singular values of ``A``, descending."""
     return _ops.linalg_svdvals(A)
+
+
+def _eig_rule(name: str, what: str):
+    return castable(f"torch.linalg.{name}: Expected {what} to be safely castable from {{R}} "
+                    f"dtype, but got {what} with dtype {{O}}")
+
+
+@takes_out(Out("linalg_eig", (_eig_rule("eig", "eigenvalues"), _eig_rule("eig", "eigenvectors")),
+               returns=_eig_out))
+def eig(A):
+    """``(eigenvalues, eigenvectors)`` of a square matrix, complex for every input dtype;
+    each eigenvector has unit norm (its phase is LAPACK's choice)."""
+    return _eig_result(_ops.linalg_eig(A))
+
+
+# torch's eigvals is a composite function: out= works for inputs that require grad too
+@takes_out(Out(None, _eig_rule("eigvals", "eigenvalues")))
+def eigvals(A):
+    """The eigenvalues of a square matrix, complex for every input dtype."""
+    return _ops.linalg_eigvals(A)
 
 
 @takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0)))
