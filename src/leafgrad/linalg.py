@@ -22,7 +22,10 @@ from ._functions_linalg import linalg_slogdet as _slogdet_result
 from ._functions_linalg import linalg_slogdet_out as _slogdet_out
 from ._functions_linalg import linalg_svd as _svd_result
 from ._functions_linalg import linalg_svd_out as _svd_out
+from .autograd.grad_mode import state as _grad_state
 from .ops.linalg_decomp import LinAlgError
+from .ops.linalg_eig import eigvals_out_node as _eigvals_out_node
+from .tensor import Tensor as _Tensor
 
 _MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely castable from {R} dtype, "
                                "but got result with dtype {O}"), EXPECT)
@@ -108,11 +111,22 @@ def eig(A):
     return _eig_result(_ops.linalg_eig(A))
 
 
-# torch's eigvals is a composite function: out= works for inputs that require grad too
-@takes_out(Out(None, _eig_rule("eigvals", "eigenvalues")))
-def eigvals(A):
-    """The eigenvalues of a square matrix, complex for every input dtype."""
+@takes_out(Out(None, _eig_rule("eigvals", "eigenvalues"), out_name="aten::linalg_eigvals"))
+def _eigvals(A):  # noqa: N803
     return _ops.linalg_eigvals(A)
+
+
+def eigvals(A, *, out=None):  # noqa: N803
+    """The eigenvalues of a square matrix, complex for every input dtype."""
+    if out is None or not (_grad_state.grad_enabled and isinstance(A, _Tensor)
+                           and A.requires_grad):
+        return _eigvals(A, out=out)
+    # torch's eigvals(out=) takes an input that requires grad: out gets the values and a
+    # NotImplemented node whose backward raises (ops/linalg_eig.py, _EigvalsOutNode)
+    _eigvals(A.detach(), out=out)
+    marker = _eigvals_out_node(A)
+    out._grad_fn, out._output_nr, out._requires_grad = marker._grad_fn, 0, True
+    return out
 
 
 @takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0)))

@@ -124,3 +124,34 @@ def eig(a: Tensor) -> tuple:
 
 def eigvals(a: Tensor) -> Tensor:
     return LinalgEig.apply(a, compute_v=_may_need_grad(a), name="linalg.eigvals")[0]
+
+
+class _EigvalsOutNode(LinalgEig):
+    """What torch records for ``linalg.eigvals(A, out=out)`` when A requires grad: its composite
+    ``out=`` form has no derivative, so ``out`` gets a node named ``NotImplemented`` whose
+    backward raises (like heaviside's in elementwise_misc.py). Not in the op table."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    multi_output = False
+    output_names = ()
+    inputs = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return LinalgEig.forward(ctx, a, compute_v=False, name="linalg.eigvals")[0]
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for aten::linalg_eigvals is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            "Trying to use forward AD with aten::linalg_eigvals that does not support it.")
+
+
+_EigvalsOutNode.__name__ = _EigvalsOutNode.__qualname__ = "NotImplemented"
+
+
+def eigvals_out_node(a: Tensor) -> Tensor:
+    """eigvals(a) recorded under torch's ``NotImplemented`` node (see _EigvalsOutNode)."""
+    return _EigvalsOutNode.apply(a)
