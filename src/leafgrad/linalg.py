@@ -32,8 +32,8 @@ _MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely casta
 
 __all__ = [
     "LinAlgError", "inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "qr", "svd",
-    "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_power", "pinv",
-    "matmul", "diagonal", "cross",
+    "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm",
+    "matrix_power", "pinv", "matmul", "diagonal", "cross",
 ]
 
 
@@ -122,10 +122,12 @@ def eigvals(A, *, out=None):  # noqa: N803
                            and A.requires_grad):
         return _eigvals(A, out=out)
     # torch's eigvals(out=) takes an input that requires grad: out gets the values and a
-    # NotImplemented node whose backward raises (ops/linalg_eig.py, _EigvalsOutNode)
+    # NotImplemented node whose backward raises (ops/linalg_eig.py, _EigvalsOutNode). An out
+    # that is a view keeps its base's history (torch would record CopySlices over it).
     _eigvals(A.detach(), out=out)
-    marker = _eigvals_out_node(A)
-    out._grad_fn, out._output_nr, out._requires_grad = marker._grad_fn, 0, True
+    if out._base is None:
+        marker = _eigvals_out_node(A)
+        out._grad_fn, out._output_nr, out._requires_grad = marker._grad_fn, 0, True
     return out
 
 

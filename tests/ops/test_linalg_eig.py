@@ -248,8 +248,9 @@ def test_out_errors_match_torch(case):
                   "requires grad": (c, c), "out requires grad": (c, c)}
         x = lib.tensor(a, requires_grad=case in ("requires grad", "eigvals both require grad"))
         if case.startswith("eigvals"):
-            out = lib.full((2,), 7.0, dtype={"eigvals float": f, "eigvals int": lib.int64}.get(
-                case, c), requires_grad=case in ("eigvals out requires grad", "eigvals both require grad"))
+            dtype = {"eigvals float": f, "eigvals int": lib.int64}.get(case, c)
+            wants_grad = case in ("eigvals out requires grad", "eigvals both require grad")
+            out = lib.full((2,), 7.0, dtype=dtype, requires_grad=wants_grad)
         else:
             out = tuple(lib.full((2,), 7.0, dtype=d) for d in dtypes[case])
             if case == "out requires grad":
@@ -339,7 +340,8 @@ def _vectors_only(lib, a):
 def _both_outputs(lib, a):
     values, vectors = lib.linalg.eig(a)
     product = (vectors * values.unsqueeze(-2)) @ vectors.mH  # phases cancel column by column
-    return lib.view_as_real(product).pow(2).sum() + (vectors.abs() * values.abs().unsqueeze(-2)).sum()
+    weighted = vectors.abs() * values.abs().unsqueeze(-2)
+    return lib.view_as_real(product).pow(2).sum() + weighted.sum()
 
 
 LOSSES = [_values_only, _eig_values_only, _vectors_only, _both_outputs]
@@ -410,9 +412,10 @@ def test_phase_dependent_loss_raises_torch_error(dtype, loss):
     assert ours.grad is None
 
 
-def test_forward_mode_matches_torch():
-    a = _array((2, 4, 4), "float64", seed=17)
-    tangent = np.random.default_rng(18).normal(size=a.shape)
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_forward_mode_matches_torch(dtype):
+    a = _array((2, 4, 4), dtype, seed=17)
+    tangent = _array(a.shape, dtype, seed=18)
     results = []
     for lib in (leafgrad, torch):
         forward_ad = lib.autograd.forward_ad
