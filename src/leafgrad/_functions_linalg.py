@@ -16,7 +16,7 @@ from ._out import CAST, EXPECT, Out, Rules, castable, same_as, takes_out
 __all__ = [
     "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
     "diag", "diag_embed", "kron", "inverse", "det", "logdet", "slogdet", "svd", "pinverse",
-    "matrix_power",
+    "matrix_power", "eig",
 ]
 
 
@@ -188,6 +188,20 @@ def svd(input, some=True, compute_uv=True):
         return svd_result((zeros_u, values, zeros_v))
     u, s, vh = _ops.linalg_svd(input, full_matrices=not some)
     return svd_result((u, s, vh.mT))
+
+
+EIG_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
+    "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
+    "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+    "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
+    "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)"
+)
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.eig``."""
+    raise RuntimeError(EIG_REMOVED)
 
 
 def pinverse(input, rcond=1e-15):

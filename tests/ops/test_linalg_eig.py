@@ -180,11 +180,19 @@ def test_eigvals_of_non_finite():
     assert _error(lambda: leafgrad.linalg.eigvals(leafgrad.full((2, 2), float("inf")))) == expected
 
 
-def test_removed_torch_eig_is_absent():
-    """torch.eig was removed (torch 2.13 keeps a stub that raises); linalg.eig replaces it."""
-    assert _error(lambda: torch.eig(torch.ones(2, 2)))[1].startswith(
-        "This function was deprecated since version 1.9 and is now removed.")
-    assert not hasattr(leafgrad, "eig")
+def test_removed_torch_eig_raises_torch_message():
+    """torch.eig was removed in 1.9; torch 2.13 keeps torch.eig and Tensor.eig to raise a
+    message pointing to linalg.eig/eigvals (the whole text is compared)."""
+    for call in (lambda lib: lib.eig(lib.ones(2, 2)),
+                 lambda lib: lib.ones(2, 2).eig(eigenvectors=True),
+                 lambda lib: lib.eig(lib.ones(2, 2), True, e=None, v=None)):
+        outcomes = []
+        for lib in (leafgrad, torch):
+            with pytest.raises(RuntimeError) as error:
+                call(lib)
+            outcomes.append(str(error.value))
+        assert outcomes[0] == outcomes[1]
+        assert outcomes[0].startswith("This function was deprecated since version 1.9")
 
 
 def test_call_forms():
