@@ -443,3 +443,30 @@ def test_vmap_matches_loop():
     batched = leafgrad.func.vmap(lambda x: leafgrad.linalg.eigvals(x))(a)
     looped = leafgrad.stack([leafgrad.linalg.eigvals(x) for x in a])
     np.testing.assert_array_equal(batched.numpy(), looped.numpy())
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)], ids=str)
+def test_empty_backward(shape):
+    for lib in (leafgrad, torch):
+        a = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+        values, vectors = lib.linalg.eig(a)
+        (values.abs().sum() + vectors.abs().sum()).backward()
+        assert tuple(a.grad.shape) == shape and a.grad.dtype == lib.float64
+
+
+def test_repeated_eigenvalues_and_1x1_like_torch():
+    """Repeated eigenvalues: the eigenvector gradient divides by zero gaps, NaN as in torch
+    (without NumPy warnings); a 1x1 matrix has no gaps at all."""
+    results = []
+    for lib in (leafgrad, torch):
+        grads = []
+        for a in (lib.eye(3, dtype=lib.float64), lib.tensor([[2.0]], dtype=lib.float64)):
+            a.requires_grad_()
+            values, vectors = lib.linalg.eig(a)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                (vectors.abs().sum() + values.real.sum()).backward()
+            grads.append(a.grad.numpy())
+        results.append(grads)
+    for mine, theirs in zip(*results, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
