@@ -79,7 +79,7 @@ def _same_states(ours, theirs, exact_version=True):
     for (dtype, shape, version, values), (t_dtype, t_shape, t_version, t_values) in zip(ours,
                                                                                          theirs):
         assert (dtype, shape) == (t_dtype, t_shape)
-        np.testing.assert_allclose(values.astype(np.float64), t_values.astype(np.float64),
+        np.testing.assert_allclose(values.astype(np.complex128), t_values.astype(np.complex128),
                                    rtol=1e-5, atol=1e-6)
 
 

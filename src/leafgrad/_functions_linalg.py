@@ -16,7 +16,7 @@ from ._out import CAST, EXPECT, Out, Rules, castable, same_as, takes_out
 __all__ = [
     "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
     "diag", "diag_embed", "kron", "inverse", "det", "logdet", "slogdet", "svd", "pinverse",
-    "matrix_power",
+    "matrix_power", "eig",
 ]
 
 
@@ -64,12 +64,14 @@ linalg_qr = _return_type("linalg_qr", ("Q", "R"))
 linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
 svd_result = _return_type("svd", ("U", "S", "V"))
 linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 # what the out= forms return: the out tensors, under torch's <name>_out types
 linalg_slogdet_out = _return_type("linalg_slogdet_out", ("sign", "logabsdet"))
 slogdet_out = _return_type("slogdet_out", ("sign", "logabsdet"))
 linalg_qr_out = _return_type("linalg_qr_out", ("Q", "R"))
 linalg_svd_out = _return_type("linalg_svd_out", ("U", "S", "Vh"))
 linalg_eigh_out = _return_type("linalg_eigh_out", ("eigenvalues", "eigenvectors"))
+linalg_eig_out = _return_type("linalg_eig_out", ("eigenvalues", "eigenvectors"))
 
 
 @takes_out(Out("mul", CAST, overlap=True))
@@ -186,6 +188,20 @@ def svd(input, some=True, compute_uv=True):
         return svd_result((zeros_u, values, zeros_v))
     u, s, vh = _ops.linalg_svd(input, full_matrices=not some)
     return svd_result((u, s, vh.mT))
+
+
+EIG_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
+    "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
+    "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+    "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
+    "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)"
+)
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.eig``."""
+    raise RuntimeError(EIG_REMOVED)
 
 
 def pinverse(input, rcond=1e-15):

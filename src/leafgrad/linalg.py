@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from . import ops as _ops
 from ._out import EXPECT, Out, Rules, castable, same_as, takes_out
+from ._functions_linalg import linalg_eig as _eig_result
+from ._functions_linalg import linalg_eig_out as _eig_out
 from ._functions_linalg import linalg_eigh as _eigh_result
 from ._functions_linalg import linalg_eigh_out as _eigh_out
 from ._functions_linalg import linalg_qr as _qr_result
@@ -20,15 +22,18 @@ from ._functions_linalg import linalg_slogdet as _slogdet_result
 from ._functions_linalg import linalg_slogdet_out as _slogdet_out
 from ._functions_linalg import linalg_svd as _svd_result
 from ._functions_linalg import linalg_svd_out as _svd_out
+from .autograd.grad_mode import state as _grad_state
 from .ops.linalg_decomp import LinAlgError
+from .ops.linalg_eig import eigvals_out_node as _eigvals_out_node
+from .tensor import Tensor as _Tensor
 
 _MATRIX_POWER = Rules(castable("matrix_power: Expected result to be safely castable from {R} dtype, "
                                "but got result with dtype {O}"), EXPECT)
 
 __all__ = [
     "LinAlgError", "inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "qr", "svd",
-    "svdvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_power", "pinv",
-    "matmul", "diagonal", "cross",
+    "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm",
+    "matrix_power", "pinv", "matmul", "diagonal", "cross",
 ]
 
 
@@ -91,6 +96,39 @@ def svd(A, full_matrices=True):
 def svdvals(A):
     """The singular values of ``A``, descending."""
     return _ops.linalg_svdvals(A)
+
+
+def _eig_rule(name: str, what: str):
+    return castable(f"torch.linalg.{name}: Expected {what} to be safely castable from {{R}} "
+                    f"dtype, but got {what} with dtype {{O}}")
+
+
+@takes_out(Out("linalg_eig", (_eig_rule("eig", "eigenvalues"), _eig_rule("eig", "eigenvectors")),
+               returns=_eig_out))
+def eig(A):
+    """``(eigenvalues, eigenvectors)`` of a square matrix, complex for every input dtype;
+    each eigenvector has unit norm (its phase is LAPACK's choice)."""
+    return _eig_result(_ops.linalg_eig(A))
+
+
+@takes_out(Out(None, _eig_rule("eigvals", "eigenvalues"), out_name="aten::linalg_eigvals"))
+def _eigvals(A):  # noqa: N803
+    return _ops.linalg_eigvals(A)
+
+
+def eigvals(A, *, out=None):  # noqa: N803
+    """The eigenvalues of a square matrix, complex for every input dtype."""
+    if out is None or not (_grad_state.grad_enabled and isinstance(A, _Tensor)
+                           and A.requires_grad):
+        return _eigvals(A, out=out)
+    # torch's eigvals(out=) takes an input that requires grad: out gets the values and a
+    # NotImplemented node whose backward raises (ops/linalg_eig.py, _EigvalsOutNode). An out
+    # that is a view keeps its base's history (torch would record CopySlices over it).
+    _eigvals(A.detach(), out=out)
+    if out._base is None:
+        marker = _eigvals_out_node(A)
+        out._grad_fn, out._output_nr, out._requires_grad = marker._grad_fn, 0, True
+    return out
 
 
 @takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0)))

@@ -50,6 +50,12 @@ def _eigh_weighted(lib, a):
     return (vectors * vectors) @ lib.diag_embed(values)
 
 
+def _eig_product(lib, a):
+    """V diag(L) V^H: each column's phase e^{i phi} cancels against its conjugate."""
+    values, vectors = lib.linalg.eig(a)
+    return lib.view_as_real((vectors * values.unsqueeze(-2)) @ vectors.mH)
+
+
 def _usv(lib, a, full_matrices=False):
     u, s, vh = lib.linalg.svd(a, full_matrices=full_matrices)
     k = s.shape[-1]
@@ -171,6 +177,16 @@ SAMPLES = {
         Sample(lambda lib, a: lib.linalg.eigh(_sym(lib, a)).eigenvectors ** 2, ((S33, A),),
                note="eigenvectors up to sign"),
         Sample(lambda lib, a: _eigh_weighted(lib, a), ((S233, A),)),
+    ],
+    # complex results end in view_as_real; eigenvectors only through phase-invariant functions
+    # (torch's and NumPy's LAPACKs choose different signs: ops/linalg_eig.py)
+    "LinalgEig": [
+        Sample(lambda lib, a: lib.view_as_real(lib.linalg.eigvals(a)), ((S33, A),)),
+        Sample(lambda lib, a: lib.view_as_real(lib.linalg.eig(a).eigenvalues), ((S233, A),),
+               note="batched"),
+        Sample(lambda lib, a: lib.linalg.eig(a).eigenvectors.abs(), ((S33, A),),
+               check_node=False, note="|V|: independent of the phases"),
+        Sample(_eig_product, ((S233, A),), note="eigenvalues and eigenvectors"),
     ],
     "LinalgPinv": [
         Sample(lambda lib, a: lib.linalg.pinv(a), (((4, 3), A),)),

@@ -69,6 +69,11 @@ class LinalgMethods:
 
         return svd(self, some, compute_uv)
 
+    def eig(self, eigenvectors=False, *, e=None, v=None):
+        from .._functions_linalg import EIG_REMOVED
+
+        raise RuntimeError(EIG_REMOVED)
+
     def pinverse(self, rcond=1e-15):
         return _ops.linalg_pinv(self, rtol=rcond)
 

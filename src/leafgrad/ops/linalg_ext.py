@@ -428,6 +428,8 @@ from .linalg_factor import (  # noqa: E402
 from .linalg_factor import cholesky as linalg_cholesky, eigh as linalg_eigh  # noqa: E402
 from .linalg_factor import eigvalsh as linalg_eigvalsh, pinv as linalg_pinv  # noqa: E402
 from .linalg_factor import qr as linalg_qr, svd as linalg_svd  # noqa: E402
+from .linalg_eig import LinalgEig  # noqa: E402
+from .linalg_eig import eig as linalg_eig, eigvals as linalg_eigvals  # noqa: E402
 from .linalg_factor import svdvals as linalg_svdvals  # noqa: E402
 from .linalg_norm import matrix_norm as linalg_matrix_norm  # noqa: E402
 from .linalg_norm import matrix_power as linalg_matrix_power, norm as linalg_norm  # noqa: E402
@@ -436,14 +438,15 @@ from .linalg_norm import vector_norm as linalg_vector_norm  # noqa: E402
 __all__ = [
     # ops
     "Addmv", "Baddbmm", "DiagEmbed", "DiagonalCopy", "LinalgCholeskyEx", "LinalgDet",
-    "LinalgEigh", "LinalgInvEx", "LinalgPinv", "LinalgQr", "LinalgSlogdet", "LinalgSolveEx",
+    "LinalgEig", "LinalgEigh", "LinalgInvEx", "LinalgPinv", "LinalgQr", "LinalgSlogdet", "LinalgSolveEx",
     "LinalgSolveTriangular", "LinalgSvd", "Trace", "Tril", "Triu",
     "LinAlgError", "MultiOutputOp",
     # torch.<name>
     "addmm", "addmv", "baddbmm", "diag", "diag_embed", "einsum", "kron", "logdet", "outer",
     "tensordot", "trace", "tril", "tril_", "triu", "triu_",
     # torch.linalg.<name>
-    "linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_eigvalsh", "linalg_inv",
+    "linalg_cholesky", "linalg_det", "linalg_eig", "linalg_eigh",
+    "linalg_eigvals", "linalg_eigvalsh", "linalg_inv",
     "linalg_matrix_norm", "linalg_matrix_power", "linalg_norm", "linalg_pinv", "linalg_qr",
     "linalg_slogdet", "linalg_solve", "linalg_solve_triangular", "linalg_svd", "linalg_svdvals",
     "linalg_vector_norm",
