@@ -1,0 +1,205 @@
+"""float32 layer norm and group norm with torch's last bits (ATen's RowwiseMoments replayed).
+
+What torch 2.13's CPU kernels compute for a contiguous float32 input (ATen's
+native/cpu/moments_utils.h, layer_norm_kernel.cpp, group_norm_kernel.cpp), and what this module
+replays with NumPy over all rows at once:
+
+- **Row moments** (``RowwiseMoments``): a row of ``N`` elements is read as ``N // 16`` AVX-512
+  vectors of 16 lanes, in chunks of 16 vectors. Each chunk runs Welford's update per lane
+  (``m1 += delta / (j + 1)``, ``m2 += delta * (x - m1)``, both fused multiply-adds, the
+  reciprocals ``1 / (j + 1)`` rounded to float32), then is merged into a cascade (a binary
+  counter of partial results, so that chunk ``i`` is merged after chunks ``i - 1``... in a
+  pairwise tree) with the parallel-variance formula (Chan et al.): ``c = n_b / (n_a + n_b)``,
+  ``m1 = m1_a + c * delta``, ``m2 = fma(delta * n_a, c * delta, m2_a + m2_b)``. The ``N % 16``
+  elements after the vectors run the scalar Welford update; the 16 lanes are then merged into
+  that scalar result one by one (``AddMoments``, scalar). The variance is ``m2 / N``.
+- **layer norm**: ``rstd = 1 / sqrt(var + eps)`` in float32 (eps rounded to float32), then
+  ``y = ((x - mean) * rstd) * gamma + beta``, each operation rounded to float32.
+- **group norm** (contiguous input): ``rstd = 1 / sqrt(max(var, 0) + eps)`` computed in
+  float64 (eps is a double there) and rounded to float32; without weight and bias
+  ``y = (x - mean) * rstd``; with either, per channel ``scale = rstd * gamma`` and
+  ``bias = -scale * mean + beta``, then ``y = scale * x + bias``.
+
+A float32 fused multiply-add ``a * b + c`` is replayed in float64 (the product of two float32
+values is exact there; the sum is rounded to float64, then to float32; the two roundings differ
+from one only when the float64 sum lands exactly on a float32 midpoint).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+_F32 = np.float32
+_F64 = np.float64
+_LANES = 8  # float32 lanes of ATen's Vectorized<float> in these kernels (see above)
+_CHUNK = 16  # vectors per Welford chunk (kChunkSize)
+_RECIPROCALS = [_F32(1) / _F32(j + 1) for j in range(_CHUNK)]
+
+
+def _fma(a, b, c) -> np.ndarray:
+    return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
+
+
+def _chunk_moments(vectors: np.ndarray, last: int):
+    """Welford per lane over the vectors of each chunk: ``vectors`` (16, rows, chunks, lanes)
+    holds vector ``j`` of every chunk at ``[j]``; the last chunk holds only ``last`` vectors
+    (when ``last``; the rest is padding) and its moments are taken after its own last one."""
+    steps = last if vectors.shape[2] == 1 and last else _CHUNK
+    m1 = vectors[0].copy()  # step 0: m1 = fma(1, x - 0, 0) = x, m2 = fma(x, x - x, 0) = 0
+    m2 = np.zeros_like(m1)
+    delta = np.empty_like(m1)
+    narrow = np.empty_like(m1)
+    wide = np.empty(m1.shape, _F64)
+    kept = None
+    for j in range(1, steps):
+        if j == last:
+            kept = m1[:, -1].copy(), m2[:, -1].copy()
+        x = vectors[j]
+        np.subtract(x, m1, out=delta)
+        if j & (j + 1) == 0:  # 1 / (j + 1) a power of two: the product is exact in float32
+            np.multiply(delta, _RECIPROCALS[j], out=narrow)
+            m1 += narrow
+        else:  # m1 = fma(1 / (j + 1), delta, m1)
+            np.multiply(delta, float(_RECIPROCALS[j]), out=wide, dtype=_F64)
+            wide += m1
+            m1[...] = wide
+        np.subtract(x, m1, out=narrow)  # m2 = fma(delta, x - m1, m2)
+        np.multiply(delta, narrow, out=wide, dtype=_F64)
+        wide += m2
+        m2[...] = wide
+    if kept is not None:
+        m1[:, -1], m2[:, -1] = kept
+    return m1, m2
+
+
+@functools.lru_cache(maxsize=256)
+def _cascade(counts: tuple):
+    """RowwiseMoments' cascade over chunks of these vector counts, as batches of independent
+    merges ``(destination chunks, source chunks, their counts before)``: each batch merges
+    source into destination. Merging into or from an empty stack level is an exact copy, so
+    only the merges of two non-empty partial results appear; the result ends in chunk 0's slot
+    or in the slot this returns."""
+    chunks = len(counts)
+    depth = (chunks - 1).bit_length() if chunks > 1 else 0
+    size = list(counts)
+    ready = [0] * chunks  # the batch after which each slot's value is final so far
+    merges = []  # (batch, destination, source, destination count, source count)
+
+    def merge(source, destination):
+        if source is None:
+            return destination
+        if destination is None:
+            return source
+        batch = max(ready[source], ready[destination])
+        merges.append((batch, destination, source, size[destination], size[source]))
+        size[destination] += size[source]
+        ready[destination] = batch + 1
+        return destination
+
+    stack = [None] * max(depth, 1)
+    for i in range(chunks):
+        stack[0] = merge(i, stack[0])
+        mask = i + 1
+        level = 1
+        while level < depth and mask & 1 == 0:
+            stack[level] = merge(stack[level - 1], stack[level])
+            stack[level - 1] = None
+            mask >>= 1
+            level += 1
+    for level in range(1, depth):
+        stack[0] = merge(stack[level], stack[0])
+    batches = []
+    for b in range(max((m[0] for m in merges), default=-1) + 1):
+        group = [m for m in merges if m[0] == b]
+        dst = np.array([m[1] for m in group])
+        src = np.array([m[2] for m in group])
+        before = np.array([m[3] for m in group], dtype=np.float32)
+        c = (np.array([m[4] for m in group], dtype=np.float32)
+             / np.array([m[3] + m[4] for m in group], dtype=np.float32))
+        batches.append((dst, src, before[:, None], c[:, None]))
+    return batches, stack[0]
+
+
+def row_moments(x: np.ndarray):
+    """``(mean, var)`` of each row of the float32 matrix ``x`` (rows, N), as RowwiseMoments."""
+    rows, length = x.shape
+    vectors = length // _LANES
+    m0 = 0
+    m1 = np.zeros(rows, _F32)
+    m2 = np.zeros(rows, _F32)
+    for k in range(vectors * _LANES, length):  # the scalar Welford over the tail
+        v = x[:, k]
+        delta = v - m1
+        m0 += 1
+        m1 = m1 + delta / _F32(m0)
+        m2 = m2 + delta * (v - m1)
+    if vectors:
+        count, last = divmod(vectors, _CHUNK)
+        body = x[:, :vectors * _LANES]
+        if last:
+            count += 1
+            body = np.concatenate(
+                [body, np.zeros((rows, (_CHUNK - last) * _LANES), _F32)], axis=1)
+        # vector j of every chunk of every row together, contiguous: body[j, row, chunk, lane]
+        body = np.ascontiguousarray(body.reshape(rows, count, _CHUNK, _LANES).transpose(2, 0, 1, 3))
+        m1v, m2v = _chunk_moments(body, last)
+        batches, slot = _cascade((_CHUNK,) * (count - 1 if last else count)
+                                 + ((last,) if last else ()))
+        for dst, src, before, c in batches:  # AddMomentsVec, one batch of merges at a time
+            a1, a2 = m1v[:, dst], m2v[:, dst]
+            delta = m1v[:, src] - a1
+            c_delta = c * delta
+            m2v[:, dst] = _fma(delta * before, c_delta, a2 + m2v[:, src])
+            m1v[:, dst] = a1 + c_delta
+        lanes1, lanes2 = m1v[:, slot], m2v[:, slot]
+        # AddMoments: each lane merged into the scalar result in turn
+        for lane in range(_LANES):
+            if m0 == 0:  # merging into nothing copies
+                m1, m2 = lanes1[:, 0].copy(), lanes2[:, 0].copy()
+                m0 = vectors
+                continue
+            total = m0 + vectors
+            c = _F32(vectors) / _F32(total)
+            delta = lanes1[:, lane] - m1
+            m1 = _fma(c, delta, m1)
+            m2 = m2 + _fma(delta * delta * c, _F32(m0), lanes2[:, lane])
+            m0 = total
+    return m1, m2 / _F32(length)
+
+
+def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int) -> np.ndarray:
+    """float32 ``F.layer_norm`` over the last ``count`` dims, with torch's bits."""
+    shape = x.shape
+    length = int(np.prod(shape[len(shape) - count:], dtype=np.int64))
+    rows = np.ascontiguousarray(x).reshape(-1, length)
+    mean, var = row_moments(rows)
+    rstd = _F32(1) / np.sqrt(var + _F32(eps))
+    centred = rows - mean[:, None]
+    if weight is None and bias is not None:
+        out = _fma(centred, rstd[:, None], bias.reshape(1, length))
+    else:
+        out = centred * rstd[:, None]
+        if weight is not None or bias is not None:
+            out = _fma(out, weight.reshape(1, length), 0.0 if bias is None else bias.reshape(1, length))
+    return out.reshape(shape)
+
+
+def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float) -> np.ndarray:
+    """float32 ``F.group_norm`` of a row-major input, with torch's bits."""
+    shape = x.shape
+    batch, channels = shape[0], shape[1]
+    per_group = channels // groups
+    rows = np.ascontiguousarray(x).reshape(batch * groups, -1)
+    mean, var = row_moments(rows)
+    rstd = (1.0 / np.sqrt(np.maximum(var, _F32(0)).astype(_F64) + eps)).astype(_F32)
+    if weight is None and bias is None:
+        return ((rows - mean[:, None]) * rstd[:, None]).reshape(shape)
+    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels)
+    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels)
+    # per (sample, channel): scale = rstd * gamma, shift = fma(-scale, mean, beta)
+    scale = rstd.reshape(batch, groups, 1) * gamma.reshape(1, groups, per_group)
+    shift = _fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
+    planes = rows.reshape(batch, groups, per_group, -1)
+    return _fma(scale[..., None], planes, shift[..., None]).reshape(shape)
