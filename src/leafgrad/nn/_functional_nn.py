@@ -282,6 +282,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
         normalized_shape)
     count = len(normalized_shape)
+    if not count:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            "element, but got normalized_shape = []")
     if tuple(input.shape[input.ndim - count:]) != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "

@@ -4,21 +4,34 @@ What torch 2.13's CPU kernels compute for a contiguous float32 input (ATen's
 native/cpu/moments_utils.h, layer_norm_kernel.cpp, group_norm_kernel.cpp), and what this module
 replays with NumPy over all rows at once:
 
-- **Row moments** (``RowwiseMoments``): a row of ``N`` elements is read as ``N // 16`` AVX-512
-  vectors of 16 lanes, in chunks of 16 vectors. Each chunk runs Welford's update per lane
-  (``m1 += delta / (j + 1)``, ``m2 += delta * (x - m1)``, both fused multiply-adds, the
-  reciprocals ``1 / (j + 1)`` rounded to float32), then is merged into a cascade (a binary
-  counter of partial results, so that chunk ``i`` is merged after chunks ``i - 1``... in a
-  pairwise tree) with the parallel-variance formula (Chan et al.): ``c = n_b / (n_a + n_b)``,
-  ``m1 = m1_a + c * delta``, ``m2 = fma(delta * n_a, c * delta, m2_a + m2_b)``. The ``N % 16``
-  elements after the vectors run the scalar Welford update; the 16 lanes are then merged into
-  that scalar result one by one (``AddMoments``, scalar). The variance is ``m2 / N``.
+- **Row moments** (``RowwiseMoments``): a row of ``N`` elements is read as ``N // 8`` vectors
+  of 8 float32 lanes (``Vectorized<float>`` of torch's AVX2 build: measured on an AVX-512
+  machine, where a 16-lane replay disagrees on most rows and the 8-lane one on none; ATen
+  dispatches most kernels to their AVX2 build there), in chunks of 16 vectors.
+  Each chunk runs Welford's update per lane (``m1 = fma(1 / (j + 1), delta, m1)``,
+  ``m2 = fma(delta, x - m1, m2)``, the reciprocals rounded to float32); the chunks' results are
+  merged through a cascade (a binary counter of partial results: a pairwise tree for a power of
+  two, the later part merged into the earlier otherwise) with Chan's formula
+  ``c = n_b / (n_a + n_b)``, ``m1 = m1_a + c * delta``,
+  ``m2 = fma(delta * n_a, c * delta, m2_a + m2_b)``. The ``N % 8`` elements after the vectors
+  run the scalar Welford update (``m1 += delta / k``, ``m2 += delta * (x - m1)``, unfused), and
+  the 8 lanes are then merged into that scalar result one by one (``AddMoments``, which the
+  compiler fuses to ``m1 = fma(c, delta, m1)``, ``m2 += fma(delta * delta * c, n_a, m2_b)``).
+  The variance is ``m2 / N``.
 - **layer norm**: ``rstd = 1 / sqrt(var + eps)`` in float32 (eps rounded to float32), then
-  ``y = ((x - mean) * rstd) * gamma + beta``, each operation rounded to float32.
+  ``y = fma((x - mean) * rstd, gamma, beta)`` (with weight and bias, or weight only and
+  ``beta = 0``); bias only: ``fma(x - mean, rstd, beta)`` (the compiler folds ``gamma = 1``);
+  neither: ``(x - mean) * rstd + 0``.
 - **group norm** (contiguous input): ``rstd = 1 / sqrt(max(var, 0) + eps)`` computed in
   float64 (eps is a double there) and rounded to float32; without weight and bias
   ``y = (x - mean) * rstd``; with either, per channel ``scale = rstd * gamma`` and
-  ``bias = -scale * mean + beta``, then ``y = scale * x + bias``.
+  ``bias = fma(-scale, mean, beta)``, then ``y = fma(scale, x, bias)``. A channels-last input
+  runs another kernel (sums of x and x * x): not replayed.
+
+Every element of layer_norm and group_norm on the shapes of tests/ops/test_norm_bits.py is
+torch's. The replay costs 2-10x NumPy's float64-statistics forward (many small NumPy calls:
+16 Welford steps, the cascade, 8 sequential lane merges), so it runs only under
+``leafgrad.backends.cpu.torch_bits``.
 
 A float32 fused multiply-add ``a * b + c`` is replayed in float64 (the product of two float32
 values is exact there; the sum is rounded to float64, then to float32; the two roundings differ
@@ -155,11 +168,7 @@ def row_moments(x: np.ndarray):
             m1v[:, dst] = a1 + c_delta
         lanes1, lanes2 = m1v[:, slot], m2v[:, slot]
         # AddMoments: each lane merged into the scalar result in turn
-        for lane in range(_LANES):
-            if m0 == 0:  # merging into nothing copies
-                m1, m2 = lanes1[:, 0].copy(), lanes2[:, 0].copy()
-                m0 = vectors
-                continue
+        for lane in range(_LANES):  # (merging into nothing is no copy: inf * 0 is NaN)
             total = m0 + vectors
             c = _F32(vectors) / _F32(total)
             delta = lanes1[:, lane] - m1
@@ -169,20 +178,44 @@ def row_moments(x: np.ndarray):
     return m1, m2 / _F32(length)
 
 
+def _layer_norm_stats(x: np.ndarray, eps: float, count: int):
+    length = int(np.prod(x.shape[x.ndim - count:], dtype=np.int64))
+    rows = np.ascontiguousarray(x).reshape(-1, length)
+    mean, var = row_moments(rows)
+    return rows, mean, _F32(1) / np.sqrt(var + _F32(eps))
+
+
+def layer_norm_stats(x: np.ndarray, eps: float, count: int):
+    """native_layer_norm's float32 ``(mean, rstd)`` of each row, flat, with torch's bits."""
+    return _layer_norm_stats(x, eps, count)[1:]
+
+
+def _group_norm_stats(x: np.ndarray, groups: int, eps: float):
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
+    mean, var = row_moments(rows)
+    rstd = (1.0 / np.sqrt(np.maximum(var, _F32(0)).astype(_F64) + eps)).astype(_F32)
+    return rows, mean, rstd
+
+
+def group_norm_stats(x: np.ndarray, groups: int, eps: float):
+    """native_group_norm's float32 ``(mean, rstd)`` of each (sample, group), flat."""
+    return _group_norm_stats(x, groups, eps)[1:]
+
+
 def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int) -> np.ndarray:
     """float32 ``F.layer_norm`` over the last ``count`` dims, with torch's bits."""
     shape = x.shape
-    length = int(np.prod(shape[len(shape) - count:], dtype=np.int64))
-    rows = np.ascontiguousarray(x).reshape(-1, length)
-    mean, var = row_moments(rows)
-    rstd = _F32(1) / np.sqrt(var + _F32(eps))
+    rows, mean, rstd = _layer_norm_stats(x, eps, count)
     centred = rows - mean[:, None]
-    if weight is None and bias is not None:
-        out = _fma(centred, rstd[:, None], bias.reshape(1, length))
+    if weight is None and bias is None:  # (x - mean) * rstd * 1 + 0: -0 becomes +0
+        return (centred * rstd[:, None] + _F32(0)).reshape(shape)
+    if weight is None:
+        # gamma == 1 folded by the compiler: fma(x - mean, rstd, beta)
+        out = _fma(centred, rstd[:, None], bias.reshape(1, -1))
     else:
         out = centred * rstd[:, None]
-        if weight is not None or bias is not None:
-            out = _fma(out, weight.reshape(1, length), 0.0 if bias is None else bias.reshape(1, length))
+        if weight is not None:  # (x - mean) * rstd * gamma + beta, fused: fma(., gamma, beta)
+            out = _fma(out, weight.reshape(1, -1), 0.0 if bias is None else bias.reshape(1, -1))
     return out.reshape(shape)
 
 
@@ -191,9 +224,7 @@ def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float) -> np.ndarr
     shape = x.shape
     batch, channels = shape[0], shape[1]
     per_group = channels // groups
-    rows = np.ascontiguousarray(x).reshape(batch * groups, -1)
-    mean, var = row_moments(rows)
-    rstd = (1.0 / np.sqrt(np.maximum(var, _F32(0)).astype(_F64) + eps)).astype(_F32)
+    rows, mean, rstd = _group_norm_stats(x, groups, eps)
     if weight is None and bias is None:
         return ((rows - mean[:, None]) * rstd[:, None]).reshape(shape)
     gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels)

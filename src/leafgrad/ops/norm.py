@@ -53,7 +53,9 @@ class _Normalisation(Op):
 
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):
-        if _cpu.torch_bits and x.dtype == np.float32 and x.size:
+        if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
+            return _layout.suggested(np.zeros_like(x), x)
+        if _cpu.torch_bits and x.dtype == np.float32:
             exact = cls.torch_kernel(x, weight, bias, params)
             if exact is not None:
                 return _layout.suggested(exact, x)
@@ -175,7 +177,14 @@ class GroupNorm(_Normalisation):
 
     @staticmethod
     def grouped(x, params):
-        return x.reshape(x.shape[0], params["num_groups"], -1)
+        return x.reshape(GroupNorm._grouped_shape(tuple(x.shape), params))
+
+    @staticmethod
+    def _grouped_shape(shape, params):
+        # explicit sizes: ``-1`` cannot be resolved for an empty batch
+        groups = params["num_groups"]
+        per_sample = int(np.prod(shape[1:], dtype=np.int64))
+        return (shape[0], groups, per_sample // groups)
 
     @staticmethod
     def torch_kernel(x, weight, bias, params):
@@ -186,7 +195,7 @@ class GroupNorm(_Normalisation):
 
     @classmethod
     def grouped_tensor(cls, x, params):
-        return x.reshape(x.shape[0], params["num_groups"], -1)
+        return x.reshape(cls._grouped_shape(tuple(x.shape), params))
 
     @staticmethod
     def dims(shape, params):
