@@ -285,3 +285,48 @@ def test_default_mode_is_close():
     ours = leafgrad.nn.functional.layer_norm(leafgrad.tensor(values), (200,)).numpy()
     theirs = torch.nn.functional.layer_norm(torch.from_numpy(values), (200,)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+_BAD_CALLS = {
+    "group_norm 0-d": lambda lib: lib.nn.functional.group_norm(lib.tensor(1.0), 1),
+    "group_norm 1-d": lambda lib: lib.nn.functional.group_norm(lib.ones(4), 2),
+    "group_norm weight size": lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4), 2,
+                                                                      lib.ones(3)),
+    "group_norm weight 2-d": lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4), 2,
+                                                                     lib.ones(2, 2)),
+    "group_norm bias size": lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4), 2,
+                                                                    lib.ones(4), lib.ones(3)),
+    "group_norm bias, no weight": lambda lib: lib.nn.functional.group_norm(
+        lib.ones(2, 4), 2, None, lib.ones(3)),
+    "group_norm indivisible before weight": lambda lib: lib.nn.functional.group_norm(
+        lib.ones(2, 5), 2, lib.ones(3)),
+    "group_norm one value per group": lambda lib: lib.nn.functional.group_norm(
+        lib.ones(1, 4, 1), 4),
+    "group_norm int64": lambda lib: lib.nn.functional.group_norm(
+        lib.ones(2, 4, dtype=lib.int64), 2),
+    "group_norm uint8": lambda lib: lib.nn.functional.group_norm(
+        lib.ones(2, 4, dtype=lib.uint8), 2),
+    "layer_norm weight shape": lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 4), (4,),
+                                                                       lib.ones(1, 4)),
+    "layer_norm bias shape": lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 4), (4,),
+                                                                     None, lib.ones(5)),
+    "layer_norm weight before input": lambda lib: lib.nn.functional.layer_norm(
+        lib.ones(2, 5), (4,), lib.ones(3)),
+    "layer_norm int64": lambda lib: lib.nn.functional.layer_norm(
+        lib.ones(2, 4, dtype=lib.int64), (4,)),
+    "layer_norm bool": lambda lib: lib.nn.functional.layer_norm(
+        lib.ones(2, 4, dtype=lib.bool), (4,)),
+    "layer_norm int32 module": lambda lib: lib.nn.LayerNorm(4, elementwise_affine=False)(
+        lib.ones(2, 4, dtype=lib.int32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_CALLS))
+def test_bad_calls_raise_torchs_error(name):
+    call = _BAD_CALLS[name]
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(Exception) as ours:
+        call(leafgrad)
+    assert type(ours.value).__name__ == type(theirs.value).__name__
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
