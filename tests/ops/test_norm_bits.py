@@ -224,14 +224,37 @@ def test_group_norm_bits_eps_module_and_native(eps):
     assert _bits(leafgrad.group_norm(x, 2).numpy()) == _bits(torch.group_norm(tx, 2).numpy())
 
 
-def test_group_norm_strided_and_channels_last():
-    """A strided input is made contiguous first (torch's kernel reads it row-major): torch's
-    bits. A channels-last input runs torch's other kernel (sums of x and x * x), which is not
-    replayed: the values stay within float tolerance and the layout is torch's."""
+def test_group_norm_strided():
+    """A strided input is made contiguous first (torch's kernel reads it row-major)."""
     values = _input((3, 4, 6, 5), 9)
     strided, tstrided = leafgrad.tensor(values)[:, :, ::2], torch.from_numpy(values)[:, :, ::2]
     assert _bits(leafgrad.nn.functional.group_norm(strided, 2).numpy()) == _bits(
         torch.nn.functional.group_norm(tstrided, 2).numpy())
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 12, 5, 7), 3), ((2, 40, 3, 3), 2),
+                                          ((3, 64, 4, 4), 4), ((2, 6, 31, 32), 3),
+                                          ((2, 8, 1, 1), 4), ((2, 9, 2, 3), 9)])
+@pytest.mark.parametrize("affine", _AFFINE)
+def test_group_norm_channels_last_bits(shape, groups, affine):
+    """A channels-last input runs torch's channels-last kernel (8-lane sums of x and x * x over
+    the group's channels, position by position): below 1024 positions replayed bit for bit, with
+    torch's output layout."""
+    values = _input(shape, groups + 20)
+    weight, bias = _affine(affine, shape[1], groups)
+    (w, tw), (b, tb) = _both(weight), _both(bias)
+    last = leafgrad.tensor(values).contiguous(memory_format=leafgrad.channels_last)
+    tlast = torch.from_numpy(values).contiguous(memory_format=torch.channels_last)
+    ours = leafgrad.nn.functional.group_norm(last, groups, w, b)
+    theirs = torch.nn.functional.group_norm(tlast, groups, tw, tb)
+    assert ours.stride() == theirs.stride()
+    assert _bits(ours.numpy()) == _bits(theirs.numpy())
+
+
+def test_group_norm_channels_last_large_feature_map():
+    """1024 positions or more: torch sums per thread (its bits depend on the thread count);
+    not replayed: float tolerance, torch's layout."""
+    values = _input((2, 4, 32, 33), 9)
     last = leafgrad.tensor(values).contiguous(memory_format=leafgrad.channels_last)
     tlast = torch.from_numpy(values).contiguous(memory_format=torch.channels_last)
     ours = leafgrad.nn.functional.group_norm(last, 2)

@@ -26,7 +26,8 @@ replays with NumPy over all rows at once:
   float64 (eps is a double there) and rounded to float32; without weight and bias
   ``y = (x - mean) * rstd``; with either, per channel ``scale = rstd * gamma`` and
   ``bias = fma(-scale, mean, beta)``, then ``y = fma(scale, x, bias)``. A channels-last input
-  runs another kernel (sums of x and x * x): not replayed.
+  runs another kernel (sums of x and x * x, ``group_norm_channels_last``), replayed below
+  1024 positions per channel; from there torch sums per thread (not replayed).
 
 Every element of layer_norm and group_norm on the shapes of tests/ops/test_norm_bits.py is
 torch's. The replay costs 2-10x NumPy's float64-statistics forward (many small NumPy calls:
@@ -234,3 +235,52 @@ def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float) -> np.ndarr
     shift = _fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
     planes = rows.reshape(batch, groups, per_group, -1)
     return _fma(scale[..., None], planes, shift[..., None]).reshape(shape)
+
+
+_FEATURE_MAP_THRESHOLD = 1024  # group_norm_kernel.cpp: below it, one task per (sample, group)
+
+
+def _lane_tree_sum(lanes: np.ndarray) -> np.ndarray:
+    """vec_reduce_all's sum of 8 lanes: the halves added, then pairs, then the last two."""
+    half = lanes[..., :4] + lanes[..., 4:]
+    pair = half[..., :2] + half[..., 2:]
+    return pair[..., 0] + pair[..., 1]
+
+
+def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: float):
+    """float32 ``F.group_norm`` of a channels-last input with torch's bits, or None where
+    torch's other channels-last kernel runs (HxW of 1024 or more: partial sums per thread).
+
+    ColumnwiseMoments: for each (sample, group), 8-lane sums of x and of x * x (rounded
+    products, unfused) over its D channels at every position in order, a partial last vector
+    zero-filled; the lanes summed as a tree; ``mean = sum * s``,
+    ``var = max(fma(sumsq, s, -(mean * mean)), 0)`` with ``s = 1 / (D * HxW)``; rstd in double.
+    Then per channel ``scale = rstd * gamma``, ``bias = fma(-scale, mean, beta)`` (bias without
+    weight: ``-rstd * mean`` rounded, then ``+ beta``; measured) and ``y = fma(x, scale, bias)``."""
+    batch, channels = x.shape[0], x.shape[1]
+    positions = int(np.prod(x.shape[2:], dtype=np.int64))
+    if positions >= _FEATURE_MAP_THRESHOLD:
+        return None
+    per_group = channels // groups
+    vectors = -(-per_group // _LANES)
+    rows = np.moveaxis(x, 1, -1).reshape(batch, positions, groups, per_group)
+    padded = np.zeros((positions, vectors * _LANES, batch, groups), _F32)
+    padded[:, :per_group] = rows.transpose(1, 3, 0, 2)
+    # the order of the additions: position by position, vector by vector within a group
+    stream = padded.reshape(positions * vectors, _LANES, batch, groups)
+    sums = np.add.accumulate(stream, axis=0)[-1]
+    squares = np.add.accumulate(stream * stream, axis=0)[-1]
+    s = _F32(1) / _F32(per_group * positions)
+    mean = _lane_tree_sum(np.moveaxis(sums, 0, -1)) * s
+    var = np.maximum(_fma(_lane_tree_sum(np.moveaxis(squares, 0, -1)), s, -(mean * mean)),
+                     _F32(0))
+    rstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(_F32)
+    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels)
+    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels)
+    scale = rstd[:, :, None] * gamma.reshape(groups, per_group)
+    if weight is None and bias is not None:  # -rstd * mean hoisted out of the channel loop
+        shift = -scale * mean[:, :, None] + beta.reshape(groups, per_group)
+    else:
+        shift = _fma(-scale, mean[:, :, None], beta.reshape(groups, per_group))
+    out = _fma(rows, scale[:, None], shift[:, None])  # (batch, positions, groups, per_group)
+    return np.moveaxis(out.reshape((batch,) + x.shape[2:] + (channels,)), -1, 1)

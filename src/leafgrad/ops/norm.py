@@ -188,9 +188,10 @@ class GroupNorm(_Normalisation):
 
     @staticmethod
     def torch_kernel(x, weight, bias, params):
-        # a channels-last input runs torch's other kernel (sums of x and x * x): not replayed
+        # a channels-last input runs torch's other kernel (sums of x and x * x)
         if x.ndim in (4, 5) and not x.flags.c_contiguous and _layout.is_channels_last(x, x.ndim):
-            return None
+            return _norm_kernels.group_norm_channels_last(x, weight, bias, params["num_groups"],
+                                                          params["eps"])
         return _norm_kernels.group_norm(x, weight, bias, params["num_groups"], params["eps"])
 
     @classmethod
