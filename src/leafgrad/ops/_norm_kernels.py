@@ -53,6 +53,7 @@ _RECIPROCALS = [_F32(1) / _F32(j + 1) for j in range(_CHUNK)]
 
 
 def _fma(a, b, c) -> np.ndarray:
+    """float32 ``a * b + c`` with one rounding (through float64; see the module doc)."""
     return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
 
 
@@ -92,9 +93,9 @@ def _chunk_moments(vectors: np.ndarray, last: int):
 def _cascade(counts: tuple):
     """RowwiseMoments' cascade over chunks of these vector counts, as batches of independent
     merges ``(destination chunks, source chunks, their counts before)``: each batch merges
-    source into destination. Merging into or from an empty stack level is an exact copy, so
-    only the merges of two non-empty partial results appear; the result ends in chunk 0's slot
-    or in the slot this returns."""
+    source into destination. Merging into or from an empty stack level is an exact copy (but
+    where ``mean * count`` overflows float32, which torch turns into NaN), so only the merges of
+    two non-empty partial results appear; the result ends in the slot this returns."""
     chunks = len(counts)
     depth = (chunks - 1).bit_length() if chunks > 1 else 0
     size = list(counts)
@@ -210,13 +211,11 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int) -> np.ndarra
     centred = rows - mean[:, None]
     if weight is None and bias is None:  # (x - mean) * rstd * 1 + 0: -0 becomes +0
         return (centred * rstd[:, None] + _F32(0)).reshape(shape)
-    if weight is None:
-        # gamma == 1 folded by the compiler: fma(x - mean, rstd, beta)
+    if weight is None:  # gamma == 1 folded by the compiler: fma(x - mean, rstd, beta)
         out = _fma(centred, rstd[:, None], bias.reshape(1, -1))
-    else:
-        out = centred * rstd[:, None]
-        if weight is not None:  # (x - mean) * rstd * gamma + beta, fused: fma(., gamma, beta)
-            out = _fma(out, weight.reshape(1, -1), 0.0 if bias is None else bias.reshape(1, -1))
+    else:  # (x - mean) * rstd * gamma + beta, fused: fma((x - mean) * rstd, gamma, beta)
+        beta = 0.0 if bias is None else bias.reshape(1, -1)
+        out = _fma(centred * rstd[:, None], weight.reshape(1, -1), beta)
     return out.reshape(shape)
 
 
