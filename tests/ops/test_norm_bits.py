@@ -353,3 +353,19 @@ def test_bad_calls_raise_torchs_error(name):
         call(leafgrad)
     assert type(ours.value).__name__ == type(theirs.value).__name__
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype,tolerance", [("float64", 1e-12), ("float16", 4e-3)])
+def test_other_dtypes_keep_their_path(dtype, tolerance):
+    """The replay is float32's: float64 and float16 inputs keep leafgrad's own computation
+    under torch_bits (close to torch's, their dtype kept)."""
+    values = _input((8, 40), 13).astype(np.float64)
+    for kind, args in (("layer_norm", ((40,),)), ("group_norm", (2,))):
+        shape = (8, 40) if kind == "layer_norm" else (8, 4, 10)
+        ours = getattr(leafgrad.nn.functional, kind)(
+            leafgrad.tensor(values.reshape(shape)).to(getattr(leafgrad, dtype)), *args)
+        theirs = getattr(torch.nn.functional, kind)(
+            torch.from_numpy(values.reshape(shape)).to(getattr(torch, dtype)), *args)
+        assert str(ours.dtype) == str(theirs.dtype).replace("torch", "leafgrad")
+        np.testing.assert_allclose(ours.to(leafgrad.float64).numpy(),
+                                   theirs.double().numpy(), rtol=tolerance, atol=tolerance)
