@@ -49,9 +49,10 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps=None):  # noqa:
     dims = tuple(range(input.ndim - count, input.ndim))
     data = input._data
     stats_shape = data.shape[:data.ndim - count] + (1,) * count
-    if _cpu.torch_bits and data.dtype == np.float32 and data.size:  # torch's kernel's bits
-        mean, rstd = _norm_kernels.layer_norm_stats(data, float(eps), count)
-        return out, _wrap(mean.reshape(stats_shape)), _wrap(rstd.reshape(stats_shape))
+    if _cpu.torch_bits and data.dtype in (np.float32, np.float16) and data.size:
+        mean, rstd = _norm_kernels.layer_norm_stats(data, float(eps), count)  # torch's bits
+        return (out, _wrap(mean.reshape(stats_shape).astype(data.dtype)),
+                _wrap(rstd.reshape(stats_shape).astype(data.dtype)))
     mean = data.mean(axis=dims, keepdims=True, dtype=np.float64)
     var = data.var(axis=dims, keepdims=True, dtype=np.float64)
     return (out, _wrap(mean.astype(data.dtype)),

@@ -355,17 +355,49 @@ def test_bad_calls_raise_torchs_error(name):
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
 
 
-@pytest.mark.parametrize("dtype,tolerance", [("float64", 1e-12), ("float16", 4e-3)])
-def test_other_dtypes_keep_their_path(dtype, tolerance):
-    """The replay is float32's: float64 and float16 inputs keep leafgrad's own computation
-    under torch_bits (close to torch's, their dtype kept)."""
+def test_float64_keeps_its_path():
+    """The replay is float32's and float16's: float64 inputs keep leafgrad's own computation
+    under torch_bits (close to torch's, float64 kept)."""
     values = _input((8, 40), 13).astype(np.float64)
     for kind, args in (("layer_norm", ((40,),)), ("group_norm", (2,))):
         shape = (8, 40) if kind == "layer_norm" else (8, 4, 10)
-        ours = getattr(leafgrad.nn.functional, kind)(
-            leafgrad.tensor(values.reshape(shape)).to(getattr(leafgrad, dtype)), *args)
-        theirs = getattr(torch.nn.functional, kind)(
-            torch.from_numpy(values.reshape(shape)).to(getattr(torch, dtype)), *args)
-        assert str(ours.dtype) == str(theirs.dtype).replace("torch", "leafgrad")
-        np.testing.assert_allclose(ours.to(leafgrad.float64).numpy(),
-                                   theirs.double().numpy(), rtol=tolerance, atol=tolerance)
+        ours = getattr(leafgrad.nn.functional, kind)(leafgrad.tensor(values.reshape(shape)),
+                                                     *args)
+        theirs = getattr(torch.nn.functional, kind)(torch.from_numpy(values.reshape(shape)),
+                                                    *args)
+        assert ours.dtype == leafgrad.float64
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (7, 15), (5, 16), (3, 40), (8, 300), (2, 1000),
+                                   (2, 4100)])
+@pytest.mark.parametrize("affine", _AFFINE)
+def test_float16_layer_norm_bits(shape, affine):
+    """float16 rows are read as 16-lane vectors, each converted to two float32 vectors that
+    take turns in the cascade; the output is computed in float32 and rounded to float16."""
+    values = _input(shape, sum(shape)).astype(np.float16)
+    weight, bias = (None if a is None else a.astype(np.float16)
+                    for a in _affine(affine, shape[-1], 4))
+    (w, tw), (b, tb) = _both(weight), _both(bias)
+    ours = leafgrad.nn.functional.layer_norm(leafgrad.tensor(values), (shape[-1],), w, b)
+    theirs = torch.nn.functional.layer_norm(torch.from_numpy(values), (shape[-1],), tw, tb)
+    assert ours.dtype == leafgrad.float16
+    assert _bits(ours.numpy()) == _bits(theirs.numpy())
+    ours = leafgrad.native_layer_norm(leafgrad.tensor(values), (shape[-1],), w, b, 1e-5)
+    theirs = torch.native_layer_norm(torch.from_numpy(values), (shape[-1],), tw, tb, 1e-5)
+    for mine, torchs in zip(ours, theirs):
+        assert _bits(mine.numpy()) == _bits(torchs.numpy())
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 6, 5), 3), ((8, 32, 7, 7), 8),
+                                          ((2, 12, 100), 4), ((3, 4), 2)])
+@pytest.mark.parametrize("affine", _AFFINE)
+def test_float16_group_norm_bits(shape, groups, affine):
+    values = _input(shape, sum(shape)).astype(np.float16)
+    weight, bias = (None if a is None else a.astype(np.float16)
+                    for a in _affine(affine, shape[1], 4))
+    (w, tw), (b, tb) = _both(weight), _both(bias)
+    ours = leafgrad.nn.functional.group_norm(leafgrad.tensor(values), groups, w, b)
+    theirs = torch.nn.functional.group_norm(torch.from_numpy(values), groups, tw, tb)
+    assert ours.dtype == leafgrad.float16
+    assert _bits(ours.numpy()) == _bits(theirs.numpy())

@@ -1,4 +1,4 @@
-"""float32 layer norm and group norm with torch's last bits (ATen's RowwiseMoments replayed).
+"""float32 and float16 layer norm and group norm with torch's last bits (ATen's RowwiseMoments).
 
 What torch 2.13's CPU kernels compute for a contiguous float32 input (ATen's
 native/cpu/moments_utils.h, layer_norm_kernel.cpp, group_norm_kernel.cpp), and what this module
@@ -17,15 +17,21 @@ replays with NumPy over all rows at once:
   run the scalar Welford update (``m1 += delta / k``, ``m2 += delta * (x - m1)``, unfused), and
   the 8 lanes are then merged into that scalar result one by one (``AddMoments``, which the
   compiler fuses to ``m1 = fma(c, delta, m1)``, ``m2 += fma(delta * delta * c, n_a, m2_b)``).
-  The variance is ``m2 / N``.
+  The variance is ``m2 / N``. float16 rows (``RowwiseMoments<Half>``) are read as 16-lane
+  vectors, each converted to two float32 vectors (elements 0-7 and 8-15) whose chunk results
+  are merged into the cascade's first level in turn; the scalar tail's ``m2`` update is fused
+  there; each lane then stands for ``2 * (N // 16)`` elements.
 - **layer norm**: ``rstd = 1 / sqrt(var + eps)`` in float32 (eps rounded to float32), then
   ``y = fma((x - mean) * rstd, gamma, beta)`` (with weight and bias, or weight only and
   ``beta = 0``); bias only: ``fma(x - mean, rstd, beta)`` (the compiler folds ``gamma = 1``);
-  neither: ``(x - mean) * rstd + 0``.
+  neither: ``(x - mean) * rstd + 0``. float16 (``layer_norm_kernel_mixed_type``, parameters
+  of the input's dtype): ``fma(fma(x, rstd, -rstd * mean), gamma, beta)`` in float32, then
+  rounded to float16.
 - **group norm** (contiguous input): ``rstd = 1 / sqrt(max(var, 0) + eps)`` computed in
   float64 (eps is a double there) and rounded to float32; without weight and bias
   ``y = (x - mean) * rstd``; with either, per channel ``scale = rstd * gamma`` and
-  ``bias = fma(-scale, mean, beta)``, then ``y = fma(scale, x, bias)``. A channels-last input
+  ``bias = fma(-scale, mean, beta)``, then ``y = fma(scale, x, bias)`` (float16: the same in
+  float32, then rounded). A float32 channels-last input
   runs another kernel (sums of x and x * x, ``group_norm_channels_last``), replayed below
   1024 positions per channel; from there torch sums per thread (not replayed).
 
@@ -57,11 +63,13 @@ def _fma(a, b, c) -> np.ndarray:
     return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
 
 
-def _chunk_moments(vectors: np.ndarray, last: int):
-    """Welford per lane over the vectors of each chunk: ``vectors`` (16, rows, chunks, lanes)
-    holds vector ``j`` of every chunk at ``[j]``; the last chunk holds only ``last`` vectors
-    (when ``last``; the rest is padding) and its moments are taken after its own last one."""
-    steps = last if vectors.shape[2] == 1 and last else _CHUNK
+def _chunk_moments(vectors: np.ndarray, last: int, pieces: int):
+    """Welford per lane over the vectors of each chunk: ``vectors`` (16, rows, slots, lanes)
+    holds vector ``j`` of every chunk at ``[j]``, each chunk in ``pieces`` consecutive slots
+    (float16: each 16-lane half vector as two float vectors); the last chunk holds only ``last``
+    vectors (when ``last``; the rest is padding) and its moments are taken after its own last
+    one."""
+    steps = last if vectors.shape[2] == pieces and last else _CHUNK
     m1 = vectors[0].copy()  # step 0: m1 = fma(1, x - 0, 0) = x, m2 = fma(x, x - x, 0) = 0
     m2 = np.zeros_like(m1)
     delta = np.empty_like(m1)
@@ -70,7 +78,7 @@ def _chunk_moments(vectors: np.ndarray, last: int):
     kept = None
     for j in range(1, steps):
         if j == last:
-            kept = m1[:, -1].copy(), m2[:, -1].copy()
+            kept = m1[:, -pieces:].copy(), m2[:, -pieces:].copy()
         x = vectors[j]
         np.subtract(x, m1, out=delta)
         if j & (j + 1) == 0:  # 1 / (j + 1) a power of two: the product is exact in float32
@@ -85,21 +93,22 @@ def _chunk_moments(vectors: np.ndarray, last: int):
         wide += m2
         m2[...] = wide
     if kept is not None:
-        m1[:, -1], m2[:, -1] = kept
+        m1[:, -pieces:], m2[:, -pieces:] = kept
     return m1, m2
 
 
 @functools.lru_cache(maxsize=256)
-def _cascade(counts: tuple):
-    """RowwiseMoments' cascade over chunks of these vector counts, as batches of independent
+def _cascade(counts: tuple, pieces: int):
+    """RowwiseMoments' cascade over chunks of these vector counts (each chunk ``pieces``
+    partial results merged into the first level in turn), as batches of independent
     merges ``(destination chunks, source chunks, their counts before)``: each batch merges
     source into destination. Merging into or from an empty stack level is an exact copy (but
     where ``mean * count`` overflows float32, which torch turns into NaN), so only the merges of
     two non-empty partial results appear; the result ends in the slot this returns."""
     chunks = len(counts)
     depth = (chunks - 1).bit_length() if chunks > 1 else 0
-    size = list(counts)
-    ready = [0] * chunks  # the batch after which each slot's value is final so far
+    size = [n for n in counts for _ in range(pieces)]
+    ready = [0] * len(size)  # the batch after which each slot's value is final so far
     merges = []  # (batch, destination, source, destination count, source count)
 
     def merge(source, destination):
@@ -115,7 +124,8 @@ def _cascade(counts: tuple):
 
     stack = [None] * max(depth, 1)
     for i in range(chunks):
-        stack[0] = merge(i, stack[0])
+        for piece in range(pieces):
+            stack[0] = merge(i * pieces + piece, stack[0])
         mask = i + 1
         level = 1
         while level < depth and mask & 1 == 0:
@@ -138,30 +148,40 @@ def _cascade(counts: tuple):
 
 
 def row_moments(x: np.ndarray):
-    """``(mean, var)`` of each row of the float32 matrix ``x`` (rows, N), as RowwiseMoments."""
+    """``(mean, var)`` (float32) of each row of the matrix ``x`` (rows, N), as RowwiseMoments:
+    float32 rows in 8-lane vectors; float16 rows in 16-lane vectors, each converted to two
+    float32 vectors that take turns in the cascade."""
+    pieces = 1 if x.dtype == _F32 else 2
+    width = _LANES * pieces  # input elements per vector
+    x = x.astype(_F32, copy=False)
     rows, length = x.shape
-    vectors = length // _LANES
+    vectors = length // width
     m0 = 0
     m1 = np.zeros(rows, _F32)
     m2 = np.zeros(rows, _F32)
-    for k in range(vectors * _LANES, length):  # the scalar Welford over the tail
+    for k in range(vectors * width, length):  # the scalar Welford over the tail
         v = x[:, k]
         delta = v - m1
         m0 += 1
         m1 = m1 + delta / _F32(m0)
-        m2 = m2 + delta * (v - m1)
+        if pieces == 1:
+            m2 = m2 + delta * (v - m1)
+        else:  # the float16 instantiation's compiled code fuses this one (measured)
+            m2 = _fma(delta, v - m1, m2)
     if vectors:
         count, last = divmod(vectors, _CHUNK)
-        body = x[:, :vectors * _LANES]
+        body = x[:, :vectors * width]
         if last:
             count += 1
             body = np.concatenate(
-                [body, np.zeros((rows, (_CHUNK - last) * _LANES), _F32)], axis=1)
-        # vector j of every chunk of every row together, contiguous: body[j, row, chunk, lane]
-        body = np.ascontiguousarray(body.reshape(rows, count, _CHUNK, _LANES).transpose(2, 0, 1, 3))
-        m1v, m2v = _chunk_moments(body, last)
+                [body, np.zeros((rows, (_CHUNK - last) * width), _F32)], axis=1)
+        # vector j of every chunk (piece) of every row together: body[j, row, slot, lane]
+        body = np.ascontiguousarray(
+            body.reshape(rows, count, _CHUNK, pieces, _LANES).transpose(2, 0, 1, 3, 4)
+        ).reshape(_CHUNK, rows, count * pieces, _LANES)
+        m1v, m2v = _chunk_moments(body, last, pieces)
         batches, slot = _cascade((_CHUNK,) * (count - 1 if last else count)
-                                 + ((last,) if last else ()))
+                                 + ((last,) if last else ()), pieces)
         for dst, src, before, c in batches:  # AddMomentsVec, one batch of merges at a time
             a1, a2 = m1v[:, dst], m2v[:, dst]
             delta = m1v[:, src] - a1
@@ -169,10 +189,11 @@ def row_moments(x: np.ndarray):
             m2v[:, dst] = _fma(delta * before, c_delta, a2 + m2v[:, src])
             m1v[:, dst] = a1 + c_delta
         lanes1, lanes2 = m1v[:, slot], m2v[:, slot]
+        per_lane = vectors * pieces
         # AddMoments: each lane merged into the scalar result in turn
         for lane in range(_LANES):  # (merging into nothing is no copy: inf * 0 is NaN)
-            total = m0 + vectors
-            c = _F32(vectors) / _F32(total)
+            total = m0 + per_lane
+            c = _F32(per_lane) / _F32(total)
             delta = lanes1[:, lane] - m1
             m1 = _fma(c, delta, m1)
             m2 = m2 + _fma(delta * delta * c, _F32(m0), lanes2[:, lane])
@@ -204,10 +225,27 @@ def group_norm_stats(x: np.ndarray, groups: int, eps: float):
     return _group_norm_stats(x, groups, eps)[1:]
 
 
-def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int) -> np.ndarray:
-    """float32 ``F.layer_norm`` over the last ``count`` dims, with torch's bits."""
+def _same_dtype(x: np.ndarray, *params) -> bool:
+    """Whether weight and bias (or None) have the input's dtype: a float16 input with float32
+    parameters runs torch's mixed-type kernel, not replayed."""
+    return all(p is None or p.dtype == x.dtype for p in params)
+
+
+def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int):
+    """``F.layer_norm`` over the last ``count`` dims of a float32 or float16 input with torch's
+    bits (float16: computed in float32 as torch's kernel, then rounded), or None."""
+    if not _same_dtype(x, weight, bias):
+        return None
     shape = x.shape
     rows, mean, rstd = _layer_norm_stats(x, eps, count)
+    if x.dtype != _F32:  # layer_norm_kernel_mixed_type: x * rstd + (-rstd * mean), fused
+        rows = rows.astype(_F32)
+        out = _fma(rows, rstd[:, None], -rstd[:, None] * mean[:, None])
+        if weight is not None or bias is not None:
+            gamma = _F32(1) if weight is None else weight.reshape(1, -1).astype(_F32)
+            beta = 0.0 if bias is None else bias.reshape(1, -1).astype(_F32)
+            out = _fma(out, gamma, beta)
+        return out.astype(x.dtype).reshape(shape)
     centred = rows - mean[:, None]
     if weight is None and bias is None:  # (x - mean) * rstd * 1 + 0: -0 becomes +0
         return (centred * rstd[:, None] + _F32(0)).reshape(shape)
@@ -219,21 +257,26 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int) -> np.ndarra
     return out.reshape(shape)
 
 
-def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float) -> np.ndarray:
-    """float32 ``F.group_norm`` of a row-major input, with torch's bits."""
+def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float):
+    """``F.group_norm`` of a row-major float32 or float16 input with torch's bits (float16:
+    computed in float32, then rounded), or None."""
+    if not _same_dtype(x, weight, bias):
+        return None
     shape = x.shape
     batch, channels = shape[0], shape[1]
     per_group = channels // groups
     rows, mean, rstd = _group_norm_stats(x, groups, eps)
+    rows = rows.astype(_F32, copy=False)
     if weight is None and bias is None:
-        return ((rows - mean[:, None]) * rstd[:, None]).reshape(shape)
-    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels)
-    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels)
+        return ((rows - mean[:, None]) * rstd[:, None]).astype(x.dtype, copy=False).reshape(shape)
+    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels).astype(_F32)
+    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels).astype(_F32)
     # per (sample, channel): scale = rstd * gamma, shift = fma(-scale, mean, beta)
     scale = rstd.reshape(batch, groups, 1) * gamma.reshape(1, groups, per_group)
     shift = _fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
     planes = rows.reshape(batch, groups, per_group, -1)
-    return _fma(scale[..., None], planes, shift[..., None]).reshape(shape)
+    return _fma(scale[..., None], planes, shift[..., None]).astype(x.dtype, copy=False).reshape(
+        shape)
 
 
 _FEATURE_MAP_THRESHOLD = 1024  # group_norm_kernel.cpp: below it, one task per (sample, group)
@@ -258,8 +301,8 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
     weight: ``-rstd * mean`` rounded, then ``+ beta``; measured) and ``y = fma(x, scale, bias)``."""
     batch, channels = x.shape[0], x.shape[1]
     positions = int(np.prod(x.shape[2:], dtype=np.int64))
-    if positions >= _FEATURE_MAP_THRESHOLD:
-        return None
+    if positions >= _FEATURE_MAP_THRESHOLD or x.dtype != _F32 or not _same_dtype(x, weight, bias):
+        return None  # (float16 sums its two float vectors per step first: not replayed)
     per_group = channels // groups
     vectors = -(-per_group // _LANES)
     rows = np.moveaxis(x, 1, -1).reshape(batch, positions, groups, per_group)

@@ -96,9 +96,10 @@ class NativeGroupNorm(GroupNorm):
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):
         out = GroupNorm.forward.__func__(cls, ctx, x, weight, bias, **params)
-        if _cpu.torch_bits and x.dtype == np.float32 and x.size:
+        if _cpu.torch_bits and x.dtype in (np.float32, np.float16) and x.size:
             mean, rstd = _norm_kernels.group_norm_stats(x, params["num_groups"], params["eps"])
-            return out, mean.reshape(x.shape[0], -1), rstd.reshape(x.shape[0], -1)
+            return (out, mean.reshape(x.shape[0], -1).astype(x.dtype),
+                    rstd.reshape(x.shape[0], -1).astype(x.dtype))
         grouped = x.reshape(GroupNorm._grouped_shape(tuple(x.shape), params)).astype(np.float64)
         mean = grouped.mean(axis=2)
         rstd = 1 / np.sqrt(grouped.var(axis=2) + params["eps"])

@@ -55,7 +55,7 @@ class _Normalisation(Op):
     def forward(cls, ctx, x, weight, bias, **params):
         if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
             return _layout.suggested(np.zeros_like(x), x)
-        if _cpu.torch_bits and x.dtype == np.float32:
+        if _cpu.torch_bits and x.dtype in (np.float32, np.float16):
             exact = cls.torch_kernel(x, weight, bias, params)
             if exact is not None:
                 return _layout.suggested(exact, x)
@@ -76,8 +76,8 @@ class _Normalisation(Op):
 
     @staticmethod
     def torch_kernel(x, weight, bias, params):
-        """torch's float32 result bit for bit (ops/_norm_kernels.py), or None where it is not
-        replayed."""
+        """torch's float32 / float16 result bit for bit (ops/_norm_kernels.py), or None where
+        it is not replayed."""
         return None
 
     @classmethod
