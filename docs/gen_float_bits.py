@@ -237,10 +237,10 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   `rstd = 1 / sqrt(var + eps)` (group_norm: in double) and each kernel's fused output
   formula. NumPy's float64 statistics rounded once give another last bit on about half the
   elements; `torch_bits = True` replays the kernels (`ops/_norm_kernels.py`: every element,
-  and native_layer_norm's mean and rstd; float16 inputs too, as torch's float16 kernels
-  compute them in float32, at 2-10x the default forward's cost; a channels-last
-  group_norm input runs torch's sums of x and x * x, replayed too below 1024 positions). Their backwards are leafgrad's
-  own formulas (float tolerance).
+  and native_layer_norm's mean and rstd, at 2-10x the default forward's cost), float16 inputs
+  too (torch's float16 kernels compute in float32 and round), and a channels-last group_norm
+  input's own kernel (sums of x and x * x) below 1024 positions. Their backwards are
+  leafgrad's own formulas (float tolerance).
 - **tanh's backward** is `grad * (1 - y * y)` with the bracket computed by one fused
   multiply-add in torch's kernel; leafgrad rounds it once too (float32 through float64,
   float64 through an exact split of the product): without that, 18% of the float32

@@ -96,7 +96,8 @@ def test_layer_norm_special_rows():
     rows = np.stack([np.full(40, 3.25), np.zeros(40), np.linspace(-1e30, 1e30, 40),
                      np.linspace(-1e-30, 1e-30, 40), np.r_[np.full(20, -0.0), np.full(20, 0.0)],
                      np.r_[np.full(39, 1.0), 1e6], np.r_[np.full(39, 1.0), np.inf],
-                     np.r_[np.full(39, 1.0), np.nan], np.linspace(-3e38, 3e38, 40)]).astype(np.float32)
+                     np.r_[np.full(39, 1.0), np.nan], np.linspace(-3e38, 3e38, 40)]
+                    ).astype(np.float32)
     for affine in _AFFINE:
         weight, bias = _affine(affine, 40, 0)
         (w, tw), (b, tb) = _both(weight), _both(bias)
