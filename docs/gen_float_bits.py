@@ -122,10 +122,33 @@ def _softmax(kind):
     return f"`{kind}` over the last dim (6 shapes)", same / total
 
 
+def _norm(kind):
+    """layer_norm over the last dim / group_norm, with weight and bias, every element."""
+    rng = np.random.default_rng(2)
+    same = total = 0
+    cases = ([(4, 6), (32, 64), (8, 16, 128), (2, 1000), (64, 768)] if kind == "layer_norm"
+             else [((4, 6, 5), 3), ((8, 32, 7, 7), 8), ((2, 12, 100), 4), ((16, 64, 3), 32)])
+    for case in cases:
+        shape, groups = (case, None) if kind == "layer_norm" else case
+        size = shape[-1] if kind == "layer_norm" else shape[1]
+        x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+        w, b = (rng.standard_normal(size).astype(np.float32) for _ in range(2))
+        results = []
+        for lib in (leafgrad, torch):
+            args = (lib.tensor(x), (size,) if groups is None else groups, lib.tensor(w),
+                    lib.tensor(b))
+            results.append(getattr(lib.nn.functional, kind)(*args).numpy())
+        same += int(np.sum(results[0] == results[1]))
+        total += x.size
+    label = "last dim, 5 shapes" if kind == "layer_norm" else "4 shapes"
+    return f"`{kind}` with weight and bias ({label})", same / total
+
+
 def _rows():
     rows = [_unary(*case) for case in _UNARY]
     rows += [_power(e) for e in (2, 3, 4, 5, 6, -1, -2, -3, -0.5, 1.5)]
-    return rows + [_linear(), _softmax("softmax"), _softmax("log_softmax"), _linspace(),
+    return rows + [_linear(), _softmax("softmax"), _softmax("log_softmax"), _norm("layer_norm"),
+                   _norm("group_norm"), _linspace(),
                    _arange(), _sums("sum", [3, 8, 100, 1000, 30000]),
                    _sums("mean", [3, 8, 100, 1000, 30000])]
 
@@ -207,6 +230,17 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   which differs on a few rows). leafgrad replays this with `torch_bits` (the expf replay
   costs about 25x NumPy's exp: by default it made a compiled MNIST-MLP step 8% slower);
   by default, other dims and the backwards use NumPy's exp and sums.
+- **layer_norm and group_norm** compute each row's (each group's) mean and variance with
+  ATen's `RowwiseMoments`: a Welford update per lane of 8-lane float32 vectors in chunks of
+  16 vectors, the chunks merged in a cascade (Chan's formula, fused multiply-adds), a scalar
+  Welford over the last N % 8 elements and the 8 lanes merged into it one by one; then
+  `rstd = 1 / sqrt(var + eps)` (group_norm: in double) and each kernel's fused output
+  formula. NumPy's float64 statistics rounded once give another last bit on about half the
+  elements; `torch_bits = True` replays the kernels (`ops/_norm_kernels.py`: every element,
+  and native_layer_norm's mean and rstd, at 2-10x the default forward's cost), float16 inputs
+  too (torch's float16 kernels compute in float32 and round), and a channels-last group_norm
+  input's own kernel (sums of x and x * x) below 1024 positions. Their backwards are
+  leafgrad's own formulas (float tolerance).
 - **tanh's backward** is `grad * (1 - y * y)` with the bracket computed by one fused
   multiply-add in torch's kernel; leafgrad rounds it once too (float32 through float64,
   float64 through an exact split of the product): without that, 18% of the float32

@@ -10,6 +10,8 @@ import warnings
 import numpy as np
 
 from . import _argparse
+from .backends import cpu as _cpu
+from .ops import _norm_kernels
 from ._functions_math import _require_tensor
 from .tensor import _wrap
 
@@ -46,6 +48,11 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps=None):  # noqa:
     count = len(shape)
     dims = tuple(range(input.ndim - count, input.ndim))
     data = input._data
+    stats_shape = data.shape[:data.ndim - count] + (1,) * count
+    if _cpu.torch_bits and data.dtype in (np.float32, np.float16) and data.size:
+        mean, rstd = _norm_kernels.layer_norm_stats(data, float(eps), count)  # torch's bits
+        return (out, _wrap(mean.reshape(stats_shape).astype(data.dtype)),
+                _wrap(rstd.reshape(stats_shape).astype(data.dtype)))
     mean = data.mean(axis=dims, keepdims=True, dtype=np.float64)
     var = data.var(axis=dims, keepdims=True, dtype=np.float64)
     return (out, _wrap(mean.astype(data.dtype)),

@@ -29,8 +29,10 @@ def _mkl_available() -> bool:
 mkl = _Flags(is_available=_mkl_available)
 # leafgrad's own switch (not torch's): True makes float32 sigmoid, silu and pow replay torch's
 # SLEEF vector kernels operation by operation, for bit-identical results at 20-100x the cost
-# (ops/_float_kernels.py, docs/float32-bits.md); mkl_vml: call Intel MKL's vector math
-# functions where torch does, when the optional ``mkl`` package is installed (ops/_mkl.py)
+# (ops/_float_kernels.py, docs/float32-bits.md), and float32/float16 layer_norm and group_norm
+# replay ATen's RowwiseMoments (ops/_norm_kernels.py, 2-10x the cost); mkl_vml: call Intel
+# MKL's vector math functions where torch does, when the optional ``mkl`` package is
+# installed (ops/_mkl.py)
 cpu = _Flags(torch_bits=False, mkl_vml=True)
 
 __all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu"]

@@ -282,13 +282,30 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
         normalized_shape)
     count = len(normalized_shape)
+    # ATen's _check_layer_norm_inputs, in its order; then the kernel's dtype check
+    if not count:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            "element, but got normalized_shape = []")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != normalized_shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(param.shape)} and normalized_shape = {list(normalized_shape)}")
     if tuple(input.shape[input.ndim - count:]) != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
             f"{list(input.shape)}"
         )
+    _norm_dtype_check(input, "LayerNormKernelImpl")
     return _ops.LayerNorm.apply(input, weight, bias, normalized_ndim=count, eps=eps)
+
+
+def _norm_dtype_check(input, kernel: str) -> None:
+    """Integer and bool inputs: the kernel's dispatch error (floating types only)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy}\'')
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -300,11 +317,31 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    if input.shape[1] % num_groups != 0:
+    if input.ndim < 2:  # torch's F.group_norm, then _verify_batch_size, then ATen's checks
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    shape = list(input.shape)
+    channels = shape[1]
+    if num_groups == 0:
+        raise ZeroDivisionError("integer division or modulo by zero")
+    verified = [shape[0] * channels // num_groups, num_groups] + shape[2:]
+    if int(np.prod([verified[0]] + verified[2:], dtype=np.int64)) == 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {verified}")
+    if channels % num_groups != 0:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got input "
-            f"of shape {list(input.shape)} and num_groups={num_groups}"
+            f"of shape {shape} and num_groups={num_groups}"
         )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and (param.ndim != 1 or param.numel() != channels):
+            # torch's bias message shows the weight's shape ([0] without a weight)
+            shown = [0] if weight is None else list(weight.shape)
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(param.shape) if name == 'weight' else shown}"
+                f" and input of shape {shape}")
+    _norm_dtype_check(input, "GroupNormKernelImpl")
     return _ops.GroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 

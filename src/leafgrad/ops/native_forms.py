@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _layout
+from ..backends import cpu as _cpu
+from . import _layout, _norm_kernels
 from .linalg_decomp import _LinAlgError
 from .linalg_factor import LinalgCholeskyEx
 from .norm import GroupNorm
@@ -95,7 +96,11 @@ class NativeGroupNorm(GroupNorm):
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):
         out = GroupNorm.forward.__func__(cls, ctx, x, weight, bias, **params)
-        grouped = x.reshape(x.shape[0], params["num_groups"], -1).astype(np.float64)
+        if _cpu.torch_bits and x.dtype in (np.float32, np.float16) and x.size:
+            mean, rstd = _norm_kernels.group_norm_stats(x, params["num_groups"], params["eps"])
+            return (out, mean.reshape(x.shape[0], -1).astype(x.dtype),
+                    rstd.reshape(x.shape[0], -1).astype(x.dtype))
+        grouped = x.reshape(GroupNorm._grouped_shape(tuple(x.shape), params)).astype(np.float64)
         mean = grouped.mean(axis=2)
         rstd = 1 / np.sqrt(grouped.var(axis=2) + params["eps"])
         return out, mean.astype(x.dtype), rstd.astype(x.dtype)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _layout
+from ..backends import cpu as _cpu
+from . import _layout, _norm_kernels
 from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
@@ -52,6 +53,12 @@ class _Normalisation(Op):
 
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):
+        if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
+            return _layout.suggested(np.zeros_like(x), x)
+        if _cpu.torch_bits and x.dtype in (np.float32, np.float16):
+            exact = cls.torch_kernel(x, weight, bias, params)
+            if exact is not None:
+                return _layout.suggested(exact, x)
         shape = x.shape
         grouped = cls.grouped(x, params)
         out = _normalise_array(grouped, cls.dims(grouped.shape, params), params["eps"])
@@ -66,6 +73,12 @@ class _Normalisation(Op):
     @staticmethod
     def grouped(x, params):
         return x
+
+    @staticmethod
+    def torch_kernel(x, weight, bias, params):
+        """torch's float32 / float16 result bit for bit (ops/_norm_kernels.py), or None where
+        it is not replayed."""
+        return None
 
     @classmethod
     def grouped_tensor(cls, x, params):
@@ -124,6 +137,10 @@ class LayerNorm(_Normalisation):
     torch_names = ("nn.functional.layer_norm",)
 
     @staticmethod
+    def torch_kernel(x, weight, bias, params):
+        return _norm_kernels.layer_norm(x, weight, bias, params["eps"], params["normalized_ndim"])
+
+    @staticmethod
     def dims(shape, params):
         count = params["normalized_ndim"]
         return tuple(range(len(shape) - count, len(shape)))
@@ -160,11 +177,26 @@ class GroupNorm(_Normalisation):
 
     @staticmethod
     def grouped(x, params):
-        return x.reshape(x.shape[0], params["num_groups"], -1)
+        return x.reshape(GroupNorm._grouped_shape(tuple(x.shape), params))
+
+    @staticmethod
+    def _grouped_shape(shape, params):
+        # explicit sizes: ``-1`` cannot be resolved for an empty batch
+        groups = params["num_groups"]
+        per_sample = int(np.prod(shape[1:], dtype=np.int64))
+        return (shape[0], groups, per_sample // groups)
+
+    @staticmethod
+    def torch_kernel(x, weight, bias, params):
+        # a channels-last input runs torch's other kernel (sums of x and x * x)
+        if x.ndim in (4, 5) and not x.flags.c_contiguous and _layout.is_channels_last(x, x.ndim):
+            return _norm_kernels.group_norm_channels_last(x, weight, bias, params["num_groups"],
+                                                          params["eps"])
+        return _norm_kernels.group_norm(x, weight, bias, params["num_groups"], params["eps"])
 
     @classmethod
     def grouped_tensor(cls, x, params):
-        return x.reshape(x.shape[0], params["num_groups"], -1)
+        return x.reshape(cls._grouped_shape(tuple(x.shape), params))
 
     @staticmethod
     def dims(shape, params):

@@ -1,0 +1,328 @@
+"""float32 and float16 layer norm and group norm with torch's last bits (ATen's RowwiseMoments).
+
+What torch 2.13's CPU kernels compute for a contiguous float32 input (ATen's
+native/cpu/moments_utils.h, layer_norm_kernel.cpp, group_norm_kernel.cpp), and what this module
+replays with NumPy over all rows at once:
+
+- **Row moments** (``RowwiseMoments``): a row of ``N`` elements is read as ``N // 8`` vectors
+  of 8 float32 lanes (``Vectorized<float>`` of torch's AVX2 build: measured on an AVX-512
+  machine, where a 16-lane replay disagrees on most rows and the 8-lane one on none; ATen
+  dispatches most kernels to their AVX2 build there), in chunks of 16 vectors.
+  Each chunk runs Welford's update per lane (``m1 = fma(1 / (j + 1), delta, m1)``,
+  ``m2 = fma(delta, x - m1, m2)``, the reciprocals rounded to float32); the chunks' results are
+  merged through a cascade (a binary counter of partial results: a pairwise tree for a power of
+  two, the later part merged into the earlier otherwise) with Chan's formula
+  ``c = n_b / (n_a + n_b)``, ``m1 = m1_a + c * delta``,
+  ``m2 = fma(delta * n_a, c * delta, m2_a + m2_b)``. The ``N % 8`` elements after the vectors
+  run the scalar Welford update (``m1 += delta / k``, ``m2 += delta * (x - m1)``, unfused), and
+  the 8 lanes are then merged into that scalar result one by one (``AddMoments``, which the
+  compiler fuses to ``m1 = fma(c, delta, m1)``, ``m2 += fma(delta * delta * c, n_a, m2_b)``).
+  The variance is ``m2 / N``. float16 rows (``RowwiseMoments<Half>``) are read as 16-lane
+  vectors, each converted to two float32 vectors (elements 0-7 and 8-15) whose chunk results
+  are merged into the cascade's first level in turn; the scalar tail's ``m2`` update is fused
+  there; each lane then stands for ``2 * (N // 16)`` elements.
+- **layer norm**: ``rstd = 1 / sqrt(var + eps)`` in float32 (eps rounded to float32), then
+  ``y = fma((x - mean) * rstd, gamma, beta)`` (with weight and bias, or weight only and
+  ``beta = 0``); bias only: ``fma(x - mean, rstd, beta)`` (the compiler folds ``gamma = 1``);
+  neither: ``(x - mean) * rstd + 0``. float16 (``layer_norm_kernel_mixed_type``, parameters
+  of the input's dtype): ``fma(fma(x, rstd, -rstd * mean), gamma, beta)`` in float32, then
+  rounded to float16.
+- **group norm** (contiguous input): ``rstd = 1 / sqrt(max(var, 0) + eps)`` computed in
+  float64 (eps is a double there) and rounded to float32; without weight and bias
+  ``y = (x - mean) * rstd``; with either, per channel ``scale = rstd * gamma`` and
+  ``bias = fma(-scale, mean, beta)``, then ``y = fma(scale, x, bias)`` (float16: the same in
+  float32, then rounded). A float32 channels-last input
+  runs another kernel (sums of x and x * x, ``group_norm_channels_last``), replayed below
+  1024 positions per channel; from there torch sums per thread (not replayed).
+
+Every element of layer_norm and group_norm on the shapes of tests/ops/test_norm_bits.py is
+torch's. The replay costs 2-10x NumPy's float64-statistics forward (many small NumPy calls:
+16 Welford steps, the cascade, 8 sequential lane merges), so it runs only under
+``leafgrad.backends.cpu.torch_bits``.
+
+A float32 fused multiply-add ``a * b + c`` is replayed in float64 (the product of two float32
+values is exact there; the sum is rounded to float64, then to float32; the two roundings differ
+from one only when the float64 sum lands exactly on a float32 midpoint).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+_F32 = np.float32
+_F64 = np.float64
+_LANES = 8  # float32 lanes of ATen's Vectorized<float> in these kernels (see above)
+_CHUNK = 16  # vectors per Welford chunk (kChunkSize)
+_RECIPROCALS = [_F32(1) / _F32(j + 1) for j in range(_CHUNK)]
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """float32 ``a * b + c`` with one rounding (through float64; see the module doc)."""
+    return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
+
+
+def _chunk_moments(vectors: np.ndarray, last: int, pieces: int):
+    """Welford per lane over the vectors of each chunk: ``vectors`` (16, rows, slots, lanes)
+    holds vector ``j`` of every chunk at ``[j]``, each chunk in ``pieces`` consecutive slots
+    (float16: each 16-lane half vector as two float vectors); the last chunk holds only ``last``
+    vectors (when ``last``; the rest is padding) and its moments are taken after its own last
+    one."""
+    steps = last if vectors.shape[2] == pieces and last else _CHUNK
+    m1 = vectors[0].copy()  # step 0: m1 = fma(1, x - 0, 0) = x, m2 = fma(x, x - x, 0) = 0
+    m2 = np.zeros_like(m1)
+    delta = np.empty_like(m1)
+    narrow = np.empty_like(m1)
+    wide = np.empty(m1.shape, _F64)
+    kept = None
+    for j in range(1, steps):
+        if j == last:
+            kept = m1[:, -pieces:].copy(), m2[:, -pieces:].copy()
+        x = vectors[j]
+        np.subtract(x, m1, out=delta)
+        if j & (j + 1) == 0:  # 1 / (j + 1) a power of two: the product is exact in float32
+            np.multiply(delta, _RECIPROCALS[j], out=narrow)
+            m1 += narrow
+        else:  # m1 = fma(1 / (j + 1), delta, m1)
+            np.multiply(delta, float(_RECIPROCALS[j]), out=wide, dtype=_F64)
+            wide += m1
+            m1[...] = wide
+        np.subtract(x, m1, out=narrow)  # m2 = fma(delta, x - m1, m2)
+        np.multiply(delta, narrow, out=wide, dtype=_F64)
+        wide += m2
+        m2[...] = wide
+    if kept is not None:
+        m1[:, -pieces:], m2[:, -pieces:] = kept
+    return m1, m2
+
+
+@functools.lru_cache(maxsize=256)
+def _cascade(counts: tuple, pieces: int):
+    """RowwiseMoments' cascade over chunks of these vector counts (each chunk ``pieces``
+    partial results merged into the first level in turn), as batches of independent
+    merges ``(destination chunks, source chunks, their counts before)``: each batch merges
+    source into destination. Merging into or from an empty stack level is an exact copy (but
+    where ``mean * count`` overflows float32, which torch turns into NaN), so only the merges of
+    two non-empty partial results appear; the result ends in the slot this returns."""
+    chunks = len(counts)
+    depth = (chunks - 1).bit_length() if chunks > 1 else 0
+    size = [n for n in counts for _ in range(pieces)]
+    ready = [0] * len(size)  # the batch after which each slot's value is final so far
+    merges = []  # (batch, destination, source, destination count, source count)
+
+    def merge(source, destination):
+        if source is None:
+            return destination
+        if destination is None:
+            return source
+        batch = max(ready[source], ready[destination])
+        merges.append((batch, destination, source, size[destination], size[source]))
+        size[destination] += size[source]
+        ready[destination] = batch + 1
+        return destination
+
+    stack = [None] * max(depth, 1)
+    for i in range(chunks):
+        for piece in range(pieces):
+            stack[0] = merge(i * pieces + piece, stack[0])
+        mask = i + 1
+        level = 1
+        while level < depth and mask & 1 == 0:
+            stack[level] = merge(stack[level - 1], stack[level])
+            stack[level - 1] = None
+            mask >>= 1
+            level += 1
+    for level in range(1, depth):
+        stack[0] = merge(stack[level], stack[0])
+    batches = []
+    for b in range(max((m[0] for m in merges), default=-1) + 1):
+        group = [m for m in merges if m[0] == b]
+        dst = np.array([m[1] for m in group])
+        src = np.array([m[2] for m in group])
+        before = np.array([m[3] for m in group], dtype=np.float32)
+        c = (np.array([m[4] for m in group], dtype=np.float32)
+             / np.array([m[3] + m[4] for m in group], dtype=np.float32))
+        batches.append((dst, src, before[:, None], c[:, None]))
+    return batches, stack[0]
+
+
+def row_moments(x: np.ndarray):
+    """``(mean, var)`` (float32) of each row of the matrix ``x`` (rows, N), as RowwiseMoments:
+    float32 rows in 8-lane vectors; float16 rows in 16-lane vectors, each converted to two
+    float32 vectors that take turns in the cascade."""
+    pieces = 1 if x.dtype == _F32 else 2
+    width = _LANES * pieces  # input elements per vector
+    x = x.astype(_F32, copy=False)
+    rows, length = x.shape
+    vectors = length // width
+    m0 = 0
+    m1 = np.zeros(rows, _F32)
+    m2 = np.zeros(rows, _F32)
+    for k in range(vectors * width, length):  # the scalar Welford over the tail
+        v = x[:, k]
+        delta = v - m1
+        m0 += 1
+        m1 = m1 + delta / _F32(m0)
+        if pieces == 1:
+            m2 = m2 + delta * (v - m1)
+        else:  # the float16 instantiation's compiled code fuses this one (measured)
+            m2 = _fma(delta, v - m1, m2)
+    if vectors:
+        count, last = divmod(vectors, _CHUNK)
+        body = x[:, :vectors * width]
+        if last:
+            count += 1
+            body = np.concatenate(
+                [body, np.zeros((rows, (_CHUNK - last) * width), _F32)], axis=1)
+        # vector j of every chunk (piece) of every row together: body[j, row, slot, lane]
+        body = np.ascontiguousarray(
+            body.reshape(rows, count, _CHUNK, pieces, _LANES).transpose(2, 0, 1, 3, 4)
+        ).reshape(_CHUNK, rows, count * pieces, _LANES)
+        m1v, m2v = _chunk_moments(body, last, pieces)
+        batches, slot = _cascade((_CHUNK,) * (count - 1 if last else count)
+                                 + ((last,) if last else ()), pieces)
+        for dst, src, before, c in batches:  # AddMomentsVec, one batch of merges at a time
+            a1, a2 = m1v[:, dst], m2v[:, dst]
+            delta = m1v[:, src] - a1
+            c_delta = c * delta
+            m2v[:, dst] = _fma(delta * before, c_delta, a2 + m2v[:, src])
+            m1v[:, dst] = a1 + c_delta
+        lanes1, lanes2 = m1v[:, slot], m2v[:, slot]
+        per_lane = vectors * pieces
+        # AddMoments: each lane merged into the scalar result in turn
+        for lane in range(_LANES):  # (merging into nothing is no copy: inf * 0 is NaN)
+            total = m0 + per_lane
+            c = _F32(per_lane) / _F32(total)
+            delta = lanes1[:, lane] - m1
+            m1 = _fma(c, delta, m1)
+            m2 = m2 + _fma(delta * delta * c, _F32(m0), lanes2[:, lane])
+            m0 = total
+    return m1, m2 / _F32(length)
+
+
+def _layer_norm_stats(x: np.ndarray, eps: float, count: int):
+    length = int(np.prod(x.shape[x.ndim - count:], dtype=np.int64))
+    rows = np.ascontiguousarray(x).reshape(-1, length)
+    mean, var = row_moments(rows)
+    return rows, mean, _F32(1) / np.sqrt(var + _F32(eps))
+
+
+def layer_norm_stats(x: np.ndarray, eps: float, count: int):
+    """native_layer_norm's float32 ``(mean, rstd)`` of each row, flat, with torch's bits."""
+    return _layer_norm_stats(x, eps, count)[1:]
+
+
+def _group_norm_stats(x: np.ndarray, groups: int, eps: float):
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
+    mean, var = row_moments(rows)
+    rstd = (1.0 / np.sqrt(np.maximum(var, _F32(0)).astype(_F64) + eps)).astype(_F32)
+    return rows, mean, rstd
+
+
+def group_norm_stats(x: np.ndarray, groups: int, eps: float):
+    """native_group_norm's float32 ``(mean, rstd)`` of each (sample, group), flat."""
+    return _group_norm_stats(x, groups, eps)[1:]
+
+
+def _same_dtype(x: np.ndarray, *params) -> bool:
+    """Whether weight and bias (or None) have the input's dtype: a float16 input with float32
+    parameters runs torch's mixed-type kernel, not replayed."""
+    return all(p is None or p.dtype == x.dtype for p in params)
+
+
+def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int):
+    """``F.layer_norm`` over the last ``count`` dims of a float32 or float16 input with torch's
+    bits (float16: computed in float32 as torch's kernel, then rounded), or None."""
+    if not _same_dtype(x, weight, bias):
+        return None
+    shape = x.shape
+    rows, mean, rstd = _layer_norm_stats(x, eps, count)
+    if x.dtype != _F32:  # layer_norm_kernel_mixed_type: x * rstd + (-rstd * mean), fused
+        rows = rows.astype(_F32)
+        out = _fma(rows, rstd[:, None], -rstd[:, None] * mean[:, None])
+        if weight is not None or bias is not None:
+            gamma = _F32(1) if weight is None else weight.reshape(1, -1).astype(_F32)
+            beta = 0.0 if bias is None else bias.reshape(1, -1).astype(_F32)
+            out = _fma(out, gamma, beta)
+        return out.astype(x.dtype).reshape(shape)
+    centred = rows - mean[:, None]
+    if weight is None and bias is None:  # (x - mean) * rstd * 1 + 0: -0 becomes +0
+        return (centred * rstd[:, None] + _F32(0)).reshape(shape)
+    if weight is None:  # gamma == 1 folded by the compiler: fma(x - mean, rstd, beta)
+        out = _fma(centred, rstd[:, None], bias.reshape(1, -1))
+    else:  # (x - mean) * rstd * gamma + beta, fused: fma((x - mean) * rstd, gamma, beta)
+        beta = 0.0 if bias is None else bias.reshape(1, -1)
+        out = _fma(centred * rstd[:, None], weight.reshape(1, -1), beta)
+    return out.reshape(shape)
+
+
+def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float):
+    """``F.group_norm`` of a row-major float32 or float16 input with torch's bits (float16:
+    computed in float32, then rounded), or None."""
+    if not _same_dtype(x, weight, bias):
+        return None
+    shape = x.shape
+    batch, channels = shape[0], shape[1]
+    per_group = channels // groups
+    rows, mean, rstd = _group_norm_stats(x, groups, eps)
+    rows = rows.astype(_F32, copy=False)
+    if weight is None and bias is None:
+        return ((rows - mean[:, None]) * rstd[:, None]).astype(x.dtype, copy=False).reshape(shape)
+    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels).astype(_F32)
+    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels).astype(_F32)
+    # per (sample, channel): scale = rstd * gamma, shift = fma(-scale, mean, beta)
+    scale = rstd.reshape(batch, groups, 1) * gamma.reshape(1, groups, per_group)
+    shift = _fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
+    planes = rows.reshape(batch, groups, per_group, -1)
+    return _fma(scale[..., None], planes, shift[..., None]).astype(x.dtype, copy=False).reshape(
+        shape)
+
+
+_FEATURE_MAP_THRESHOLD = 1024  # group_norm_kernel.cpp: below it, one task per (sample, group)
+
+
+def _lane_tree_sum(lanes: np.ndarray) -> np.ndarray:
+    """vec_reduce_all's sum of 8 lanes: the halves added, then pairs, then the last two."""
+    half = lanes[..., :4] + lanes[..., 4:]
+    pair = half[..., :2] + half[..., 2:]
+    return pair[..., 0] + pair[..., 1]
+
+
+def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: float):
+    """float32 ``F.group_norm`` of a channels-last input with torch's bits, or None where
+    torch's other channels-last kernel runs (HxW of 1024 or more: partial sums per thread).
+
+    ColumnwiseMoments: for each (sample, group), 8-lane sums of x and of x * x (rounded
+    products, unfused) over its D channels at every position in order, a partial last vector
+    zero-filled; the lanes summed as a tree; ``mean = sum * s``,
+    ``var = max(fma(sumsq, s, -(mean * mean)), 0)`` with ``s = 1 / (D * HxW)``; rstd in double.
+    Then per channel ``scale = rstd * gamma``, ``bias = fma(-scale, mean, beta)`` (bias without
+    weight: ``-rstd * mean`` rounded, then ``+ beta``; measured) and ``y = fma(x, scale, bias)``."""
+    batch, channels = x.shape[0], x.shape[1]
+    positions = int(np.prod(x.shape[2:], dtype=np.int64))
+    if positions >= _FEATURE_MAP_THRESHOLD or x.dtype != _F32 or not _same_dtype(x, weight, bias):
+        return None  # (float16 sums its two float vectors per step first: not replayed)
+    per_group = channels // groups
+    vectors = -(-per_group // _LANES)
+    rows = np.moveaxis(x, 1, -1).reshape(batch, positions, groups, per_group)
+    padded = np.zeros((positions, vectors * _LANES, batch, groups), _F32)
+    padded[:, :per_group] = rows.transpose(1, 3, 0, 2)
+    # the order of the additions: position by position, vector by vector within a group
+    stream = padded.reshape(positions * vectors, _LANES, batch, groups)
+    sums = np.add.accumulate(stream, axis=0)[-1]
+    squares = np.add.accumulate(stream * stream, axis=0)[-1]
+    s = _F32(1) / _F32(per_group * positions)
+    mean = _lane_tree_sum(np.moveaxis(sums, 0, -1)) * s
+    var = np.maximum(_fma(_lane_tree_sum(np.moveaxis(squares, 0, -1)), s, -(mean * mean)),
+                     _F32(0))
+    rstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(_F32)
+    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels)
+    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels)
+    scale = rstd[:, :, None] * gamma.reshape(groups, per_group)
+    if weight is None and bias is not None:  # -rstd * mean hoisted out of the channel loop
+        shift = -scale * mean[:, :, None] + beta.reshape(groups, per_group)
+    else:
+        shift = _fma(-scale, mean[:, :, None], beta.reshape(groups, per_group))
+    out = _fma(rows, scale[:, None], shift[:, None])  # (batch, positions, groups, per_group)
+    return np.moveaxis(out.reshape((batch,) + x.shape[2:] + (channels,)), -1, 1)
