@@ -140,3 +140,17 @@ def test_squeeze_double_backward_nodes_as_torch(shape, call):
             fn = fn.next_functions[0][0] if fn.next_functions else None
         seen.append((grad.tolist(), chain))
     assert seen[0] == seen[1]
+
+
+def test_mv_gradient_records_torch_nodes():
+    """torch's mv backward is grad.ger(vec), and ger is outer: reshape(n, 1) * vec, so a
+    create_graph backward records ViewBackward0 under MulBackward0 (not an unsqueeze)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        m = lib.tensor([[1.0], [2.0], [3.0]], requires_grad=True)
+        v = lib.tensor([-1.5], requires_grad=True)
+        (grad_m, grad_v) = lib.autograd.grad((m.matmul(v) ** 2).sum(), (m, v),
+                                             create_graph=True)
+        seen.append((grad_m.tolist(), grad_v.tolist(), type(grad_m.grad_fn).__name__,
+                     [type(f[0]).__name__ for f in grad_m.grad_fn.next_functions]))
+    assert seen[0] == seen[1]

@@ -166,7 +166,8 @@ class Mv(Op):
     def backward(self, grad):
         grad_self = grad_vec = None
         if self.needs_grad(0):
-            grad_self = grad.unsqueeze(1) * conj(self.saved("vec"))  # torch: grad.ger(vec.conj())
+            # torch: grad.ger(vec.conj()), and ger is outer: reshape(n, 1) * vec (ViewBackward0)
+            grad_self = grad.reshape(grad.shape[0], 1) * conj(self.saved("vec"))
         if self.needs_grad(1):
             grad_vec = conj(self.saved("self")).t().mv(grad)
         return grad_self, grad_vec
