@@ -154,3 +154,26 @@ def test_mv_gradient_records_torch_nodes():
         seen.append((grad_m.tolist(), grad_v.tolist(), type(grad_m.grad_fn).__name__,
                      [type(f[0]).__name__ for f in grad_m.grad_fn.next_functions]))
     assert seen[0] == seen[1]
+
+
+def test_root_tensor_hooks_run_when_inputs_exclude_the_root():
+    """torch's engine runs the tensor pre-hooks and retain_grad of every node it evaluates,
+    and it always evaluates the roots, even when ``inputs=`` makes them unnecessary."""
+    seen = []
+    for lib in (leafgrad, torch):
+        calls = []
+        x = lib.tensor([1.6, 2.0], requires_grad=True)
+        other = lib.tensor([1.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        z = y.sum()
+        z.retain_grad()
+        z.register_hook(lambda g: calls.append(("z", g.tolist())))
+        z.backward(inputs=[other])
+        w = y * 1
+        w.retain_grad()
+        w.register_hook(lambda g: calls.append(("w", g.tolist())))
+        result = lib.autograd.grad(w, [other], grad_outputs=lib.ones(2), allow_unused=True)
+        seen.append((calls, _describe(z.grad), _describe(y.grad), _describe(x.grad),
+                     _describe(w.grad), result[0] is None))
+    assert seen[0] == seen[1]

@@ -159,10 +159,9 @@ def run_backward(
     results = [None] * len(inputs) if inputs is not None else None
 
     buffers: dict = {}
+    skipped: dict = {}  # roots that lead to none of ``inputs``: only their tensor hooks run
     for (node, output_nr), grad in zip(roots, root_grads):
-        if node not in dependencies:
-            continue
-        buffer = buffers.setdefault(node, [])
+        buffer = (buffers if node in dependencies else skipped).setdefault(node, [])
         _add_to_buffer(buffer, output_nr, grad)
 
     ready = []
@@ -177,6 +176,16 @@ def run_backward(
         observer.begin(root_nodes, roots, root_grads, retain_graph, accumulate)
     previous_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
+    for node, buffer in skipped.items():
+        # torch's engine runs the tensor pre-hooks (retain_grad included) of every node it
+        # evaluates, needed or not; a root is always evaluated
+        hookset = node._hookset
+        if hookset is not None and (hookset.tensor_pre or hookset.retains_grad):
+            try:
+                _call_tensor_pre_hooks(hookset, buffer)
+            except BaseException:
+                _grad_state.grad_enabled = previous_mode
+                raise
     pop, push, get_count = heapq.heappop, heapq.heappush, dependencies.get
     # Anomaly mode (anomaly_mode.py) is read once per backward; while off it costs one local
     # check per node run.
