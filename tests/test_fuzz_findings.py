@@ -177,3 +177,33 @@ def test_root_tensor_hooks_run_when_inputs_exclude_the_root():
         seen.append((calls, _describe(z.grad), _describe(y.grad), _describe(x.grad),
                      _describe(w.grad), result[0] is None))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("op", ["mul_", "div_", "pow_"])
+def test_in_place_saves_a_recorded_clone_of_the_overwritten_value(op):
+    """torch saves an in-place op's original self as self.clone(): a create_graph backward
+    through the saved value passes CloneBackward0."""
+    def chain(fn, depth=0, out=None):
+        out = [] if out is None else out
+        if fn is None or depth > 5:
+            return out
+        out.append((depth, type(fn).__name__))
+        for child, _ in fn.next_functions:
+            chain(child, depth + 1, out)
+        return out
+
+    seen = []
+    for lib in (leafgrad, torch):
+        x0 = lib.tensor([[1.9], [0.5], [0.97]], requires_grad=True)
+        x = x0.double()
+        other = lib.tensor([[1.05], [-0.97], [0.25]], dtype=lib.float64, requires_grad=True)
+        if op == "mul_":
+            x.mul_(other)
+        elif op == "div_":
+            x.div_(other)
+        else:
+            x.pow_(other)
+        x.sum().backward(create_graph=True)
+        seen.append((np.round(other.grad.detach().numpy(), 6).tolist(), chain(other.grad.grad_fn),
+                     np.round(x0.grad.detach().numpy(), 6).tolist(), chain(x0.grad.grad_fn)))
+    assert seen[0] == seen[1]

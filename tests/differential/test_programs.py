@@ -140,10 +140,8 @@ def test_semantics(seed):
 # Known presentation differences, each a deliberate open item (listed in issue #2's closing
 # note). strict=True: when one gets fixed, the test says so and the entry must be removed.
 KNOWN_PRESENTATION_DIFFERENCES = {
-    29: "create_graph: torch's stack backward records CloneBackward0 where leafgrad has Stack",
     35: "create_graph: torch folds pow's constant factor as MulBackward1 on the base",
     99: "create_graph: torch's _unsafe_view backward records UnsafeViewBackward0, leafgrad View",
-    195: "create_graph: torch's sum backward of a keepdim-less dim uses view, leafgrad unsqueeze",
 }
 # Without the mkl package, NumPy's BLAS sums in another order than torch's MKL (ops/_blas.py)
 WITHOUT_MKL = {

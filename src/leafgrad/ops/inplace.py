@@ -133,10 +133,13 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         return _inplace_on_view(op, target, base, others, params)
     # Recording: the node's first input is a stand-in for target's old value and history.
     saves_self = "self" in op.saves
+    clones = saves_self and target._requires_grad
     old = _wrap(target._data.copy() if saves_self else target._data, target._requires_grad,
                 target._grad_fn)
     old._output_nr = target._output_nr
     result = op._record((old,) + others, params)
+    if clones:
+        _save_original_self(result._grad_fn, old)
     out = result._data
     _check_result(target, out)
     node = result._grad_fn
@@ -153,13 +156,27 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     return target
 
 
+def _save_original_self(node, old: Tensor) -> None:
+    """torch saves the value an in-place op overwrites as ``self.clone()``, a recorded clone:
+    a backward through the saved value (create_graph) passes a CloneBackward0 node, and the
+    saved tensor's own version counter is the clone's."""
+    from .elementwise import Clone
+
+    saved = node._saved if node is not None else None
+    if saved and "self" in saved:
+        saved["self"] = SavedTensor(Clone._record((old,), {}))
+
+
 def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict) -> Tensor:
     """An in-place op on a view: the base's history becomes CopySlices(old history, op)."""
     view._refresh_view()
+    clones = "self" in op.saves and view._requires_grad
     old = _wrap(view._data.copy() if "self" in op.saves else view._data, view._requires_grad,
                 view._grad_fn)
     old._output_nr = view._output_nr
     result = op._record((old,) + others, params)
+    if clones:
+        _save_original_self(result._grad_fn, old)
     out = result._data
     _check_result(view, out)
     op_node = result._grad_fn
