@@ -5,16 +5,8 @@ from __future__ import annotations
 __all__ = ["is_available", "device_count", "is_initialized", "current_device", "synchronize",
            "manual_seed", "empty_cache"]
 
-def is_available() -> bool:
-    return False
-
-
-def device_count() -> int:
-    return 0
-
-
-def is_initialized() -> bool:
-    return False
+# no device: the answers torch.cuda gives on a CPU-only build
+from .cuda import device_count, is_available, is_initialized, manual_seed  # noqa: E402,F401
 
 
 def current_device() -> int:
@@ -23,10 +15,6 @@ def current_device() -> int:
 
 def synchronize(device=None) -> None:
     raise RuntimeError("Cannot execute getCurrentDevice() without MTIA backend.")
-
-
-def manual_seed(seed: int) -> None:
-    """Does nothing without a device (as in torch)."""
 
 
 def empty_cache() -> None:

@@ -7,17 +7,8 @@ __all__ = ["is_available", "device_count", "is_initialized", "current_device", "
 
 _NOT_COMPILED = "Torch not compiled with XPU enabled"
 
-
-def is_available() -> bool:
-    return False
-
-
-def device_count() -> int:
-    return 0
-
-
-def is_initialized() -> bool:
-    return False
+# no device: the answers torch.cuda gives on a CPU-only build
+from .cuda import device_count, is_available, is_initialized, manual_seed  # noqa: E402,F401
 
 
 def current_device() -> int:
@@ -26,10 +17,6 @@ def current_device() -> int:
 
 def synchronize(device=None) -> None:
     raise AssertionError(_NOT_COMPILED)
-
-
-def manual_seed(seed: int) -> None:
-    """Does nothing without a device (as in torch)."""
 
 
 def empty_cache() -> None:

@@ -360,31 +360,13 @@ class DataLoader:
         return collate(batch)
 
     def _iterate_map(self, indices):
-        dataset, collate = self.dataset, self.collate_fn
-        if not self._auto_collation:
-            for index in indices:
-                yield collate(dataset[index])
-            return
-        getitems = getattr(dataset, "__getitems__", None)
         for batch in indices:
-            if callable(getitems):
-                yield collate(getitems(batch))
-            else:
-                yield collate([dataset[i] for i in batch])
+            yield self._fetch_map(batch)
 
     def _iterate_iterable(self, indices):
         source = iter(self.dataset)
-        collate = self.collate_fn
-        if not self._auto_collation:
-            for item in source:
-                yield collate(item)
-            return
         for _ in indices:
-            batch = []
-            for item in source:
-                batch.append(item)
-                if len(batch) == self.batch_size:
-                    break
-            if not batch or (self.drop_last and len(batch) < self.batch_size):
+            batch = self._fetch_iterable(source)
+            if batch is _END:
                 return
-            yield collate(batch)
+            yield batch
