@@ -207,3 +207,25 @@ def test_in_place_saves_a_recorded_clone_of_the_overwritten_value(op):
         seen.append((np.round(other.grad.detach().numpy(), 6).tolist(), chain(other.grad.grad_fn),
                      np.round(x0.grad.detach().numpy(), 6).tolist(), chain(x0.grad.grad_fn)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dims", [((2, 3, 4), (0, 1, 2)), ((2, 3, 4), (1, 2)),
+                                        ((2, 3, 4), (0, 1)), ((5, 7, 33), (1, 2)),
+                                        ((64, 3, 9), (0, 1)), ((4, 50, 40), (0, 1, 2)),
+                                        ((3, 100), (0, 1)), ((2, 3, 4), (0, 2)),
+                                        ((2, 3, 4), (-1, -2)), ((7, 1, 300), (1, 2))])
+def test_sum_over_adjacent_dims_adds_in_torchs_order(shape, dims, dtype):
+    """TensorIterator merges adjacent reduced dims of a contiguous tensor into one, so their
+    sum adds in the order of a one-dim (or the full) reduction: torch's bits (a gradient's
+    sum_to over several broadcast dims takes this path)."""
+    a = np.random.default_rng(sum(shape)).normal(0, 1, shape).astype(dtype)
+    for keepdim in (False, True):
+        ours = leafgrad.tensor(a).sum(dims, keepdim=keepdim)
+        theirs = torch.tensor(a).sum(dims, keepdim=keepdim)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+        ours_mean = leafgrad.tensor(a).mean(dims, keepdim=keepdim)
+        theirs_mean = torch.tensor(a).mean(dims, keepdim=keepdim)
+        tolerance = 2e-7 if dtype == "float32" else 1e-15
+        np.testing.assert_allclose(ours_mean.numpy(), theirs_mean.numpy(), rtol=tolerance)

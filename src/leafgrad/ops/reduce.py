@@ -53,6 +53,21 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype) -> np.ndarray:
         out = _cascade_sum.along(a, dims[0], keepdim)
         if out is not None:
             return out
+    elif dims and _cascade_sum.applies(a) and a.flags.c_contiguous:
+        # several adjacent dims of a contiguous array: torch's TensorIterator merges them into
+        # one, so they add in the order of one dim (all of them: the full sum's)
+        run = sorted(d % a.ndim for d in dims)
+        if run == list(range(run[0], run[-1] + 1)):
+            kept = a.shape[:run[0]] + a.shape[run[-1] + 1:]
+            if len(run) == a.ndim:
+                out = _cascade_sum.total(a)
+            else:
+                merged = a.reshape(a.shape[:run[0]] + (-1,) + a.shape[run[-1] + 1:])
+                out = _cascade_sum.along(merged, run[0], False)
+            if out is not None:
+                shape = (tuple(1 if i in run else n for i, n in enumerate(a.shape)) if keepdim
+                         else kept)
+                return np.asarray(out).reshape(shape)
     return a.sum(axis=dims, keepdims=keepdim, dtype=out_dtype)
 
 
@@ -165,6 +180,12 @@ class MeanDim(Op):
             total = _cascade_sum.along(a, dim[0], keepdim)
             if total is not None:
                 return total / a.dtype.type(a.shape[dim[0]])
+        elif dim and a.size and _cascade_sum.applies(a) and a.flags.c_contiguous:
+            count = 1
+            for d in dim:
+                count *= a.shape[d]
+            return _layout.contiguous(np.asarray(
+                _sum_dims(a, tuple(dim), keepdim, None) / a.dtype.type(count)))
         with np.errstate(invalid="ignore", divide="ignore"):
             if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
                 total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)
