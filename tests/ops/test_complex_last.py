@@ -599,16 +599,23 @@ def _linalg_results(lib, function, arrays, dtype, weights):
     return values, [o.grad_fn.name() for o in outs], [g.resolve_conj().numpy() for g in grads]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", sorted(LINALG))
-def test_linalg_values_and_gradients(name, dtype):
-    function, shapes = LINALG[name]
+def _inputs_and_weights(name, function, shapes):
+    """Complex inputs seeded by the case's name, and a weight per output of torch's result
+    (complex for complex outputs) for the weighted-sum loss the gradients come from."""
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     arrays = [_complex(rng, shape) for shape in shapes]
     probe = function(torch, *[torch.tensor(a) for a in arrays])
     outs = probe if isinstance(probe, tuple) else (probe,)
     weights = [_complex(rng, tuple(o.shape)) if o.is_complex() else
                rng.standard_normal(tuple(o.shape)) for o in outs]
+    return arrays, weights
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_values_and_gradients(name, dtype):
+    function, shapes = LINALG[name]
+    arrays, weights = _inputs_and_weights(name, function, shapes)
     ours = _linalg_results(leafgrad, function, arrays, dtype, weights)
     theirs = _linalg_results(torch, function, arrays, dtype, weights)
     rtol, atol = LINALG_TOLERANCE[dtype]
@@ -726,12 +733,7 @@ COMPOSITES = {
 @pytest.mark.parametrize("name", sorted(COMPOSITES))
 def test_composites_values_and_gradients(name, dtype):
     function, shapes = COMPOSITES[name]
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
-    arrays = [_complex(rng, shape) for shape in shapes]
-    probe = function(torch, *[torch.tensor(a) for a in arrays])
-    outs = probe if isinstance(probe, tuple) else (probe,)
-    weights = [_complex(rng, tuple(o.shape)) if o.is_complex() else
-               rng.standard_normal(tuple(o.shape)) for o in outs]
+    arrays, weights = _inputs_and_weights(name, function, shapes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # frobenius_norm's deprecation
         ours = _linalg_results(leafgrad, function, arrays, dtype, weights)
