@@ -253,6 +253,10 @@ def _like(input: Tensor, dtype):
 def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
     """``array`` in the layout torch's ``*_like(input, memory_format=...)`` allocates:
     ``preserve_format`` (the default) follows ``input``'s strides as ``empty_like`` does."""
+    source = input._data
+    if memory_format is None and source.size and source.flags.c_contiguous and (
+            source.ndim < 2 or 1 not in source.shape):
+        return array  # a plain row-major source (its strides are NumPy's own): row-major
     from . import _memory_format
     from .ops import _layout
 

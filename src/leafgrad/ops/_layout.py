@@ -23,6 +23,8 @@ costs one flag test.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["contiguous", "suggested", "like", "column_major", "is_channels_last",
@@ -146,9 +148,24 @@ def _strided_empty(shape: tuple, strides: tuple, dtype) -> np.ndarray:
                                            tuple(s * item for s in strides))
 
 
+def _dense_bytes(shape: tuple, itemsize: int) -> tuple:
+    strides, current = [], itemsize
+    for size in reversed(shape):
+        strides.append(current)
+        current *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+_dense_bytes_cached = functools.lru_cache(maxsize=1024)(_dense_bytes)
+
+
 def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
     """``array`` (of ``source``'s shape) laid out as torch's ``empty_like(source)``
     (``_preserved_strides``); ``array`` itself when it already is."""
+    if source.flags.c_contiguous and array.flags.c_contiguous and source.size and (
+            1 not in source.shape
+            or source.strides == _dense_bytes_cached(source.shape, source.itemsize)):
+        return array  # the common case: a plain row-major source (one cached lookup)
     kept = empty_like_source(array, source)
     if kept is not None:
         return kept
@@ -172,6 +189,10 @@ def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
 
 def copy_like(source: np.ndarray) -> np.ndarray:
     """A copy of ``source`` in the layout ``like`` describes (torch's ``clone()``)."""
+    if source.flags.c_contiguous and source.size and (
+            1 not in source.shape
+            or source.strides == _dense_bytes_cached(source.shape, source.itemsize)):
+        return np.array(source, copy=True, order="C")
     strides = _preserved_strides(source)
     if strides is None:
         copy = np.array(source, copy=True, order="C")
