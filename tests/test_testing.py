@@ -65,6 +65,22 @@ CASES = [
     (lambda m: "ab", lambda m: "ab", {}),
     (lambda m: m.tensor([1, 2]), lambda m: [1, 2], {}),
     (lambda m: m.tensor([1., 2.], requires_grad=True), lambda m: m.tensor([1., 2.]), {}),
+    # complex: torch's tolerances per complex dtype, distances as magnitudes
+    (lambda m: m.tensor([1 + 1j, 2j]), lambda m: m.tensor([1 + 2j, 2j]), {}),
+    (lambda m: m.tensor([1 + 1j, 2j]), lambda m: m.tensor([1 + 1.000001j, 2j]), {}),
+    (lambda m: m.tensor([1 + 1j], dtype=m.complex128),
+     lambda m: m.tensor([1 + 1.000001j], dtype=m.complex128), {}),
+    (lambda m: m.tensor(1 + 1j), lambda m: m.tensor(1 - 1j), {}),
+    (lambda m: m.tensor([1 + 1j, complex(NAN, 0)]), lambda m: m.tensor([1 + 1j, complex(0, NAN)]),
+     dict(equal_nan=True)),
+    (lambda m: m.tensor([1 + 1j, complex(NAN, 0)]), lambda m: m.tensor([1 + 1j, complex(0, NAN)]),
+     {}),
+    (lambda m: m.tensor([1 + 1j]), lambda m: m.tensor([1 + 1j], dtype=m.complex128), {}),
+    (lambda m: m.tensor([1., 2.]), lambda m: m.tensor([1 + 0j, 2]), dict(check_dtype=False)),
+    (lambda m: 1 + 2j, lambda m: 1 + 2.1j, {}),
+    (lambda m: 1 + 2j, lambda m: 1 + 2j, {}),
+    (lambda m: 1 + 2j, lambda m: 1.0, {}),
+    (lambda m: np.complex64(1 + 2j), lambda m: 1 + 2.5j, {}),
 ]
 
 

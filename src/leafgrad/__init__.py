@@ -46,6 +46,8 @@ from ._info import *  # noqa: F403 - constants, finfo/iinfo, thread and determin
 from ._legacy import *  # noqa: F403 - FloatTensor(...) and the other legacy constructors
 from ._functions_random import *  # noqa: F403 - poisson, binomial
 from ._storage import TypedStorage, UntypedStorage  # noqa: F401 - t.storage()'s types
+from . import storage  # noqa: F401,E402 - torch.storage
+from . import _C  # noqa: F401,E402 - torch._C.Generator
 from ._functions_linalg_more import *  # noqa: F403 - cholesky_solve, lu_unpack, qr, ...
 from ._rng import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402

@@ -14,6 +14,8 @@ _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "h
 class device:
     """``leafgrad.device('cpu')``; other device types can be named, not used (see ``use``)."""
 
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.device'>
+
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):  # noqa: A002 - torch's parameter name

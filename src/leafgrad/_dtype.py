@@ -34,6 +34,8 @@ __all__ = [
 class dtype:
     """A tensor element type, printed as ``leafgrad.float32`` (torch prints ``torch.float32``)."""
 
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.dtype'>
+
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_legacy")
 
     def __init__(self, name: str, np_dtype, legacy: str):
@@ -125,6 +127,13 @@ class _ComplexDtype(dtype):
     @np.setter
     def np(self, value):
         dtype.np.__set__(self, value)
+
+
+# torch has one dtype type: ``type(torch.uint16)`` and ``type(torch.complex64)`` print as
+# ``<class 'torch.dtype'>`` too
+_WideUnsignedDtype.__name__ = _ComplexDtype.__name__ = "dtype"
+_WideUnsignedDtype.__qualname__ = _ComplexDtype.__qualname__ = "dtype"
+_WideUnsignedDtype.__module__ = _ComplexDtype.__module__ = "leafgrad"
 
 
 _first_complex: list = []

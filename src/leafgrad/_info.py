@@ -61,6 +61,8 @@ class finfo:
     32
     """
 
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.finfo'>
+
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type=None):  # noqa: A002 - torch's parameter name
@@ -104,6 +106,8 @@ class iinfo:
     >>> iinfo(uint8).max
     255
     """
+
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.iinfo'>
 
     __slots__ = ("bits", "max", "min", "dtype")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 class layout:  # noqa: N801 - torch's name
     """A tensor memory layout; compares by identity, prints as torch prints it."""
 
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.layout'>
+
     __slots__ = ("_name",)
 
     def __init__(self, name: str):

@@ -12,6 +12,7 @@ __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last
 
 
 class memory_format:  # noqa: N801 - torch's name
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.memory_format'>
     __slots__ = ("_name",)
 
     def __init__(self, name: str):

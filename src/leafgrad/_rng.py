@@ -137,6 +137,8 @@ class Generator:
     array([0.4962566, 0.7682218], dtype=float32)
     """
 
+    __module__ = "leafgrad._C"  # as torch shows it: <class 'torch._C.Generator'>
+
     def __init__(self, device="cpu"):
         name = str(device)
         if name != "cpu":
@@ -154,7 +156,7 @@ class Generator:
         self._reseed(_DEFAULT_SEED)
 
     def __repr__(self) -> str:
-        return f"<leafgrad.Generator object at {id(self):#x}>"
+        return f"<leafgrad._C.Generator object at {id(self):#x}>"
 
     def __getstate__(self) -> dict:  # copies and pickles get a lock of their own
         state = dict(self.__dict__)

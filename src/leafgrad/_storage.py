@@ -41,6 +41,8 @@ def _buffer(array: np.ndarray) -> np.ndarray:
 class UntypedStorage:
     """The bytes behind a tensor."""
 
+    __module__ = "leafgrad.storage"  # torch's public home of the storage classes
+
     def __init__(self, data: np.ndarray):
         self._bytes = data
 
@@ -82,6 +84,8 @@ class UntypedStorage:
 class TypedStorage:
     """The elements behind a tensor, in its dtype (deprecated in torch, still read by old
     code)."""
+
+    __module__ = "leafgrad.storage"
 
     def __init__(self, data: np.ndarray, dtype: _dtype.dtype):
         self._bytes = data

@@ -45,6 +45,8 @@ _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 class Size(tuple):
     """A tensor's shape: a tuple of ints, printed as ``leafgrad.Size([2, 3])``."""
 
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.Size'>
+
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -226,6 +228,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     >>> x.grad
     tensor([2., 4.])
     """
+
+    __module__ = "leafgrad"  # as torch shows it: <class 'torch.Tensor'>
 
     __slots__ = (
         "_data",

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from .ops._float_kernels import magnitude
 from .ops.math_logic import isclose_array
 from .tensor import Tensor
 
@@ -26,8 +27,11 @@ _DTYPE_PRECISIONS = {
     _dtype.float16: (0.001, 1e-5),
     _dtype.float32: (1.3e-6, 1e-5),
     _dtype.float64: (1e-7, 1e-7),
+    _dtype.complex32: (0.001, 1e-5),
+    _dtype.complex64: (1.3e-6, 1e-5),
+    _dtype.complex128: (1e-7, 1e-7),
 }
-_NUMBER_DTYPES = {int: _dtype.int64, float: _dtype.float64}
+_NUMBER_DTYPES = {int: _dtype.int64, float: _dtype.float64, complex: _dtype.complex128}
 
 
 class _Failure(Exception):
@@ -107,10 +111,10 @@ def _tensor_msg(a: np.ndarray, b: np.ndarray, matches: np.ndarray, rtol, atol):
     if a.dtype.kind not in "fc":
         a, b = a.astype(np.int64), b.astype(np.int64)
     with np.errstate(all="ignore"):
-        abs_diff = np.abs(a - b)
+        abs_diff = magnitude(a - b)
         abs_diff[m] = 0
         # torch divides integers in the default float dtype
-        denominator = np.abs(b)
+        denominator = magnitude(b)
         if a.dtype.kind not in "fc":
             abs_for_rel = abs_diff.astype(_dtype.get_default_dtype().np)
             denominator = denominator.astype(abs_for_rel.dtype)
@@ -140,12 +144,10 @@ def _bool_pair(actual, expected, where, options):
 
 
 def _number_pair(actual, expected, where, options):
-    kinds = (int, float, np.number)
+    kinds = (int, float, complex, np.number)
     if not all(isinstance(x, kinds) for x in (actual, expected)):
         raise _Unsupported
     actual, expected = (x.item() if isinstance(x, np.number) else x for x in (actual, expected))
-    if isinstance(actual, complex) or isinstance(expected, complex):
-        raise _Unsupported  # leafgrad has no complex dtypes yet
     rtol, atol = _tolerances([_NUMBER_DTYPES[type(x)] for x in (actual, expected)],
                              options["rtol"], options["atol"], where)
     if options["check_dtype"] and type(actual) is not type(expected):

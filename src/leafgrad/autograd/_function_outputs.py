@@ -193,6 +193,7 @@ class _FunctionCopySlices(CopySlices):
 
 
 _FunctionCopySlices.__name__ = _FunctionCopySlices.__qualname__ = "CopySlices"
+_FunctionCopySlices.__module__ = "builtins"  # a C++ class in torch: <class 'CopySlices'>
 
 
 # -- backward --------------------------------------------------------------------------------------
@@ -360,6 +361,7 @@ class DelayedError(Node):
 
 
 DelayedError.__name__ = DelayedError.__qualname__ = "Error"
+DelayedError.__module__ = "builtins"
 
 
 def delayed_error(outputs, message: str):

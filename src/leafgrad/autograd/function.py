@@ -125,13 +125,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return vjp if vjp is not Function.vjp else backward
 
 
-class _FunctionMeta(type):
+class FunctionMeta(type):
     def __init__(cls, name, bases, namespace):
         super().__init__(name, bases, namespace)
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
 
 
-class Function(metaclass=_FunctionMeta):
+class Function(metaclass=FunctionMeta):
     """Subclass with static ``forward`` and ``backward`` (and optionally ``setup_context`` and
     ``jvp``); call ``apply``."""
 

@@ -112,6 +112,9 @@ class set_grad_enabled(_Switch):
         self.mode = bool(mode)
         state.grad_enabled = self.mode
 
+    def __repr__(self) -> str:
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+
     def __call__(self, func):
         # As a decorator, torch restores the mode set before the decorator was built.
         state.grad_enabled = self.prev

@@ -113,6 +113,9 @@ class Hooks:
         self.metadata = None
 
 
+_BUILTIN_HOMES = ("leafgrad.ops.", "leafgrad.nn.")  # where leafgrad writes torch's own nodes
+
+
 class Node:
     """A recorded operation; the object a tensor's ``grad_fn`` returns.
 
@@ -137,6 +140,14 @@ class Node:
         "_hookset",
         "__weakref__",
     )
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith(_BUILTIN_HOMES):
+            # torch's built-in nodes are C++ classes: ``type(y.grad_fn)`` prints
+            # ``<class 'MulBackward0'>``; where the class is written stays in ``defined_in``
+            cls.defined_in = cls.__module__
+            cls.__module__ = "builtins"
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
@@ -295,6 +306,10 @@ class AccumulateGrad(Node):
                         check_hook_value(fn, variable, result)  # Note: hook results
                         raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+AccumulateGrad.defined_in = __name__
+AccumulateGrad.__module__ = "builtins"  # a C++ class in torch: <class 'AccumulateGrad'>
 
 
 # Note: saved-tensor hooks

@@ -9,14 +9,14 @@ from __future__ import annotations
 __all__ = ["Variable"]
 
 
-class _VariableMeta(type):
+class VariableMeta(type):
     def __instancecheck__(cls, other) -> bool:
         from ..tensor import Tensor
 
         return isinstance(other, Tensor)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         from ..tensor import Tensor, _wrap
 

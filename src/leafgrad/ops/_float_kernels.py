@@ -504,6 +504,15 @@ def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _powf_where_needed(av, bv, np.power(av, bv, dtype=_F64), part)
 
 
+# -- |z| -------------------------------------------------------------------------------------------
+
+
+def magnitude(a: np.ndarray) -> np.ndarray:
+    """|a| with torch's bits: for complex, the C library's hypot (NumPy's own complex abs rounds
+    the other way on a third of float64 inputs; see tests/ops/test_complex_abs_bits.py)."""
+    return np.hypot(a.real, a.imag) if a.dtype.kind == "c" else np.abs(a)
+
+
 # -- tanh's backward: grad * (1 - y * y) with the bracket fused, as torch's kernel ---------------
 
 _ONE64 = np.float64(1.0)

@@ -816,7 +816,7 @@ class Abs(Op):
     def forward(ctx, a):
         if a.dtype.kind == "b":  # torch has no bool kernel for abs
             raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-        return np.abs(a)
+        return _float_kernels.magnitude(a)
 
     def backward(self, grad):
         # abs'(0) is taken as 0 (sgn(0) = 0), matching torch.

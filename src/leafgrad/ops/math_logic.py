@@ -18,6 +18,7 @@ import numpy as np
 from . import _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
+from ._float_kernels import magnitude
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
@@ -256,6 +257,6 @@ def isclose_array(a: np.ndarray, b: np.ndarray, rtol, atol, equal_nan) -> np.nda
         a = a.astype(get_default_dtype().np)
         b = b.astype(a.dtype)
     with np.errstate(all="ignore"):
-        allowed = atol + np.abs(rtol * b)
-        actual = np.abs(a - b)
+        allowed = atol + magnitude(rtol * b)
+        actual = magnitude(a - b)
         return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))

@@ -23,6 +23,7 @@ from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
 from . import _uint
+from ._float_kernels import magnitude
 from .registry import Op, register
 from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -571,9 +572,9 @@ class Sgn(Op):
     @staticmethod
     def forward(ctx, a):
         if a.dtype.kind == "c":
-            magnitude = np.abs(a)
+            modulus = magnitude(a)  # as Abs computes it
             with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(magnitude == 0, 0, a / magnitude).astype(a.dtype)
+                return np.where(modulus == 0, 0, a / modulus).astype(a.dtype)
         return sign_array(a)
 
     def backward(self, grad):

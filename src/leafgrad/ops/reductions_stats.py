@@ -13,6 +13,7 @@ from . import _layout
 from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from . import _batching_rules as batch
+from ._float_kernels import magnitude
 from .registry import Op, register
 from ._masks import zero_mask
 
@@ -257,7 +258,7 @@ class LinalgVectorNorm(Op):
     def forward(ctx, a, ord=2.0, dim=None, keepdim=False, dtype=None):  # noqa: A002
         if dtype is not None:
             a = a.astype(dtype.np)
-        x = np.abs(a)
+        x = magnitude(a)  # |z| as Abs computes it (the backward compares with it)
         if ord == math.inf:
             out = np.amax(x, axis=dim, keepdims=keepdim)
         elif ord == -math.inf:
@@ -296,8 +297,8 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     if ord == 2:
         return grad * (a / norm)._masked_zero(zero_norm)
     if math.isinf(ord):
-        magnitude = np.abs(a._data)
-        mask = (magnitude == norm._data) | np.isnan(magnitude)
+        modulus = magnitude(a._data)
+        mask = (modulus == norm._data) | np.isnan(modulus)
         count = mask.sum(axis=dim, keepdims=True)
         return sign() * ((grad / constant(count, grad)) * constant(mask, grad))
     if ord < 1:
@@ -322,8 +323,7 @@ def _norm_jvp(a, tangent, ord: float, norm, dim, keepdim: bool):  # noqa: A002
         return ((a * tangent).sum(dims, keepdim=keepdim) / norm)._masked_zero(zero_norm)
     if math.isinf(ord):
         full = norm if keepdim or a.ndim == 0 else unsqueeze_dims(norm, dims)
-        magnitude = np.abs(a._data)
-        mask = (magnitude == full._data) | (np.isnan(a._data) & np.isnan(full._data))
+        mask = (magnitude(a._data) == full._data) | (np.isnan(a._data) & np.isnan(full._data))
         count = mask.sum(axis=dims, keepdims=True)
         share = constant(mask, tangent) / constant(count, tangent)
         return (a.sign() * tangent * share).sum(dims, keepdim=keepdim)

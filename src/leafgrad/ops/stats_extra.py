@@ -13,6 +13,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import _layout, _uint
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, unsqueeze_dims
+from ._float_kernels import magnitude
 from .registry import Op, register
 
 
@@ -137,7 +138,7 @@ class Renorm(Op):
                                f"as input. Got {from_numpy_dtype(a.dtype)._legacy}")
         # the norm in the input's precision (float16: in float32, then the factor in float16)
         wide = a.astype(np.float32) if a.dtype == np.float16 else a
-        norm = _renorm_norm(np.abs(wide) if wide.dtype.kind == "c" else wide, p, dims)
+        norm = _renorm_norm(magnitude(wide) if wide.dtype.kind == "c" else wide, p, dims)
         eps = norm.dtype.type(1e-7)
         with np.errstate(divide="ignore", invalid="ignore"):
             factor = np.where(norm > maxnorm, (maxnorm / (norm + eps)).astype(norm.dtype),
