@@ -319,3 +319,33 @@ def test_no_reference_cycles_in_a_training_step():
         assert node() is None  # freed by refcounting alone, with the collector off
     finally:
         gc.enable()
+
+
+def test_pruning_shortcut_keeps_exactly_what_pruning_keeps():
+    """autograd.grad skips the pruning pass when every node without children is one of the
+    inputs; on random graphs, whenever it does, pruning would have returned the graph as is."""
+    import random
+
+    from leafgrad.autograd import engine
+
+    rng = random.Random(0)
+    skipped = 0
+    for _ in range(300):
+        leaves = [leafgrad.randn(2, requires_grad=True) for _ in range(4)]
+        values = list(leaves)
+        for _ in range(rng.randint(1, 12)):
+            a, b = rng.choice(values), rng.choice(values)
+            kind = rng.randrange(4)
+            values.append(a * b if kind == 0 else a + b if kind == 1 else a.tanh() if kind == 2
+                          else a.detach() * b)
+        out = values[-1]
+        if not out.requires_grad:
+            continue
+        roots = [out.grad_fn or out._accumulator()]
+        dependencies = engine._discover(roots)
+        targets = {t.grad_fn or t._accumulator()
+                   for t in rng.sample(values, rng.randint(1, 4)) if t.requires_grad}
+        if not engine._reaches_other_sinks(dependencies, targets):
+            skipped += 1
+            assert engine._prune(roots, dependencies, targets) == dependencies
+    assert skipped > 20  # the shortcut was exercised

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from . import anomaly_mode, forward_ad, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
@@ -118,9 +120,15 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if output._data.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
-                from .._creation import ones_like
+                if type(output) is Tensor:  # a one-element grad: any layout is torch's
+                    from ..tensor import _wrap
 
-                result.append(ones_like(output))
+                    data = output._data
+                    result.append(_wrap(np.ones(data.shape, data.dtype)))
+                else:
+                    from .._creation import ones_like
+
+                    result.append(ones_like(output))
             else:
                 result.append(None)
         else:

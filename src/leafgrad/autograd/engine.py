@@ -72,6 +72,22 @@ def _discover(roots: list[Node]) -> dict:
     return dependencies
 
 
+def _reaches_other_sinks(dependencies: dict, targets: set) -> bool:
+    """Whether some node without children is not a target. In a graph (a DAG) every node
+    reaches such a sink, so when all sinks are targets every node leads to a target and pruning
+    would keep the graph as it is (the usual ``autograd.grad(f, x)``: one pass instead of
+    three)."""
+    for node in dependencies:
+        if node in targets:
+            continue
+        for child in node._next_nodes:
+            if child is not None:
+                break
+        else:
+            return True
+    return False
+
+
 def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
     """Keep only nodes from which a target can be reached; recount edges among them."""
     # Kahn order from the roots gives parents before children; walking it backwards decides
@@ -155,7 +171,9 @@ def run_backward(
     if inputs is not None:
         for index, (node, output_nr, tensor) in enumerate(inputs):
             captures.setdefault(node, []).append((output_nr, index, tensor))
-        dependencies = _prune(root_nodes, dependencies, set(captures))
+        targets = set(captures)
+        if _reaches_other_sinks(dependencies, targets):
+            dependencies = _prune(root_nodes, dependencies, targets)
     results = [None] * len(inputs) if inputs is not None else None
 
     buffers: dict = {}

@@ -311,13 +311,21 @@ class Expand(_View):
     def forward(ctx, a, shape):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        out = np.broadcast_to(a, shape)
         # torch gives stride 0 to the new and the expanded dims only; a size-1 dim that stays
         # size 1 keeps its stride (NumPy zeroes it: the address is the same, but stride() and
         # the layouts derived from it, such as matmul's fold, read it)
         lead = len(shape) - a.ndim
         strides = tuple(0 if i < lead or (a.shape[i - lead] == 1 and shape[i] != 1)
                         else a.strides[i - lead] for i in range(len(shape)))
+        flags = a.flags
+        if flags.c_contiguous and flags.writeable and a.size and lead >= 0 and all(
+                n == m or n == 1 for n, m in zip(a.shape, shape[lead:])):
+            # the view built directly: 0.5 us where np.broadcast_to takes 1.9 (NumPy reads a
+            # buffer only from a contiguous writeable array); read-only, as broadcast_to's
+            out = np.ndarray(shape, a.dtype, a, 0, strides)
+            out.flags.writeable = False
+            return out
+        out = np.broadcast_to(a, shape)
         if strides != out.strides:
             out = np.lib.stride_tricks.as_strided(out, strides=strides, writeable=False)
         return out
