@@ -156,6 +156,7 @@ class GeluBackward(Op):
     """``grad * gelu'(x)``; linear in grad, so its own grad in grad is itself again."""
 
     node = "GeluBackwardBackward0"
+    broadcasts = True  # under vmap its inputs broadcast (one batched, one not)
     vmap = batch.elementwise
     inputs = ("grad_output", "self")
     saves = {"grad_output": ("self",), "self": ("grad_output", "self")}

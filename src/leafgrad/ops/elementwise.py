@@ -658,6 +658,7 @@ class TanhBackward(Op):
     """``grad * (1 - y**2)`` as its own node, as torch records it (TanhBackwardBackward0)."""
 
     node = "TanhBackwardBackward0"
+    broadcasts = True  # under vmap its inputs broadcast (one batched, one not)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("grad_output", "output")
@@ -704,6 +705,7 @@ class SigmoidBackward(Op):
     """``grad * (1 - y) * y`` as its own node (SigmoidBackwardBackward0)."""
 
     node = "SigmoidBackwardBackward0"
+    broadcasts = True  # under vmap its inputs broadcast (one batched, one not)
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("grad_output", "output")
@@ -775,6 +777,7 @@ class ThresholdBackward(Op):
     Its gradient in ``self`` is zero (torch's formula)."""
 
     node = "ThresholdBackwardBackward0"
+    broadcasts = True  # under vmap its inputs broadcast (one batched, one not)
     vmap = batch.elementwise
     capture_params = ("threshold",)
     inputs = ("grad_output", "self")

@@ -92,7 +92,11 @@ class View(_View):
     def backward(self, grad):
         return grad.reshape(self.input_shape())
 
-    jvp = auto_linear
+    def jvp(self, tangents, primals, result):
+        # torch keeps each tangent laid out as its primal, so a view of the primal is a view of
+        # the tangent; leafgrad's tangents keep the layout their formula gave (under vmap, the
+        # batch dim's place too), so one that cannot be viewed is reshaped (same values)
+        return tangents[0].reshape(self._params["shape"])
 
 
 @register
