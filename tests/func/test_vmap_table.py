@@ -59,8 +59,8 @@ LOOP_FALLBACK = {
     "FractionalMaxPool2dBackward", "FractionalMaxPool3d", "FractionalMaxPool3dBackward",
     "AsStrided",
     "AsStridedInplace",
-    "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm", "ConvInputGrad",
-    "ConvWeightGrad", "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",
+    "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm",
+    "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their

@@ -578,6 +578,54 @@ def convolution(cls, args, params):
     return wrap(out, levels)
 
 
+def conv_input_grad(cls, args, params):
+    """A convolution's input gradient of batched gradients (jacrev/vmap over a conv's vjp):
+    the batch folded into N, the weight shared."""
+    grad, weight = args
+    spatial = params["spatial"]
+    if type(grad) is not BatchedTensor or type(weight) is BatchedTensor:
+        return NotImplemented
+    levels = grad._levels
+    count = len(levels)
+    shape = grad._value._data.shape
+    batch, logical = shape[:count], shape[count:]
+    if len(logical) != spatial + 2 or len(params["input_shape"]) != spatial + 2:
+        return NotImplemented
+    folded = grad._value.reshape((-1,) + logical[1:])
+    new = dict(params)
+    new["input_shape"] = (folded._data.shape[0],) + tuple(params["input_shape"][1:])
+    out = cls.apply(folded, weight, **new)
+    return wrap(out.reshape(batch + (logical[0],) + out._data.shape[1:]), levels)
+
+
+def conv_weight_grad(cls, args, params):
+    """A convolution's weight gradient with batched gradients and/or inputs (jacrev over a
+    conv's weights, per-example gradients): every example becomes its own set of groups of
+    one grouped weight gradient, its input and gradient channels side by side."""
+    x, grad = args
+    spatial = params["spatial"]
+    if x._data.ndim - (len(x._levels) if type(x) is BatchedTensor else 0) != spatial + 2:
+        return NotImplemented  # an input without N
+    levels = all_levels(args, params)
+    sizes = level_sizes(args, params, levels)
+    count = len(levels)
+    total = int(np.prod(sizes))
+
+    def side_by_side(value):  # (levels..., N, C, space) -> (N, total * C, space)
+        physical_value = align(value, levels, sizes)
+        shape = physical_value._data.shape
+        n, channels, space = shape[count], shape[count + 1], shape[count + 2:]
+        physical_value = physical_value.reshape((total, n, channels) + space).movedim(0, 1)
+        return physical_value.reshape((n, total * channels) + space)
+
+    new = dict(params)
+    weight_shape = tuple(params["weight_shape"])
+    new["weight_shape"] = (total * weight_shape[0],) + weight_shape[1:]
+    new["groups"] = params["groups"] * total
+    out = cls.apply(side_by_side(x), side_by_side(grad), **new)
+    return wrap(out.reshape(tuple(sizes) + weight_shape), levels)
+
+
 def affine(inner):
     """layer_norm / group_norm with a batched weight or bias (per-example gradients): the
     normalisation batched by ``inner`` without them, then the affine map as batched ops."""

@@ -251,6 +251,7 @@ class ConvInputGrad(Op):
     """``g``, ``w`` -> the input gradient of a convolution (also conv_transpose's forward)."""
 
     node = "ConvolutionBackwardBackward0"
+    vmap = batch.conv_input_grad
     uint_kernel = staticmethod(_uint.conv_kernel)
     inputs = ("grad", "weight")
     saves = {"grad": ("weight",), "weight": ("grad",)}
@@ -286,6 +287,7 @@ class ConvWeightGrad(Op):
     """``x``, ``g`` -> the weight gradient of a convolution."""
 
     node = "ConvolutionBackwardBackward0"
+    vmap = batch.conv_weight_grad
     uint_kernel = staticmethod(_uint.conv_kernel)
     inputs = ("input", "grad")
     saves = {"input": ("grad",), "grad": ("input",)}

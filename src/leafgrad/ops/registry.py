@@ -60,9 +60,11 @@ def _save_plan(cls) -> tuple:
 
 def plain_backward() -> bool:
     """Whether a backward formula may use array-level shortcuts instead of its Tensor ops:
-    nothing records it (grad mode off, no create_graph) and no forward-AD level would give
-    its result a tangent (forward-over-reverse)."""
-    return not _grad_state.grad_enabled and not _dual_state.active
+    nothing records it (grad mode off, no create_graph), no forward-AD level would give
+    its result a tangent (forward-over-reverse) and no vmap is running (a batched gradient's
+    array holds every example: shortcuts reading it would mix them, as conv's weight
+    gradient did in ``jacrev``)."""
+    return not (_grad_state.grad_enabled or _dual_state.active or _vmap_state.active)
 
 
 def on_arrays() -> bool:
