@@ -641,3 +641,46 @@ def log_softmax_lastdim(a: np.ndarray):
     shifted -= np.log(total, dtype=_F64).astype(_F32)[:, None]
     keep = a.shape[:-1] + (1,)
     return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
+def softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """torch's float32 softmax backward over the last dim (ATen's
+    _vec_host_softmax_backward_lastdim): ``(grad - sum(grad * result)) * result``, the sum
+    ``vec::map2_reduce_all``'s: the rounded products of the whole vectors added lane by lane,
+    the last partial vector's products fused into their lanes' additions (one rounding: the
+    compiled kernel contracts that multiply-add, on torch's single-thread path), then the
+    lanes folded as ``reduce_all_sum``'s; a row shorter than a vector adds its rounded products
+    in order."""
+    size = result.shape[-1]
+    rows = np.ascontiguousarray(result).reshape(-1, size)
+    g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
+    rest = size % _LANES
+    if size < _LANES or not rest:
+        total = reduce_all_sum(g * rows)
+    else:
+        full = size - rest
+        lanes = g[:, :_LANES] * rows[:, :_LANES]
+        for start in range(_LANES, full, _LANES):
+            lanes += g[:, start:start + _LANES] * rows[:, start:start + _LANES]
+        tail = g[:, full:].astype(_F64) * rows[:, full:]
+        tail += lanes[:, :rest]
+        lanes[:, :rest] = tail
+        for index in _TREE:
+            lanes = lanes + lanes[:, index]
+        total = lanes[:, 0]
+    return ((g - total[:, None]) * rows).reshape(result.shape)
+
+
+def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """torch's float32 log_softmax backward over the last dim (ATen's
+    _vec_host_softmax_backward_lastdim): ``grad - exp(result) * sum(grad)`` with SLEEF's expf,
+    the lane-ordered sum and one fused multiply-subtract (rounded once; replayed in float64
+    as the module doc says)."""
+    size = result.shape[-1]
+    g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
+    total = reduce_all_sum(g)[:, None].astype(_F64)
+    with np.errstate(all="ignore"):
+        exps = sleef_expf(np.ascontiguousarray(result).reshape(-1, size))
+    out = g.astype(_F64)
+    out -= exps * total
+    return out.astype(_F32).reshape(result.shape)
