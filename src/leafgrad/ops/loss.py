@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _promote
+from . import _cascade_sum, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
 from ..autograd.graph import Node as _Node
@@ -20,6 +20,16 @@ def check_reduction(reduction: str) -> None:
 
 
 def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
+    """torch's apply_loss_reduction: ``loss.mean()`` / ``loss.sum()``, float sums in torch's
+    order of additions as Tensor.sum's (its mean divides that sum by the count); NumPy's
+    pairwise sum gave another last bit on about half of mse/bce/smooth_l1 losses."""
+    if reduction != "none" and values.size and values.dtype.kind == "f":
+        values = np.ascontiguousarray(values)
+        if _cascade_sum.applies(values):
+            total = _cascade_sum.total(values)
+            if reduction == "mean":
+                return np.asarray(total / values.dtype.type(values.size))
+            return total
     if reduction == "mean":
         return np.asarray(values.mean(dtype=values.dtype))
     if reduction == "sum":
