@@ -24,7 +24,7 @@ OUTPUT = ROOT / "docs" / "ops.md"
 
 
 def _module(cls) -> str:
-    return cls.__module__.replace("leafgrad.ops.", "ops/") + ".py"
+    return cls.defined_in.replace("leafgrad.ops.", "ops/") + ".py"
 
 
 def render() -> str:

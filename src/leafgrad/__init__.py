@@ -112,3 +112,10 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
 def result_type(tensor1, tensor2) -> dtype:
     """The dtype torch computes ``tensor1 op tensor2`` in (Python numbers are weak)."""
     return _result_type(tensor1, tensor2)
+
+
+# Note: public homes. torch's classes live in the ``torch`` namespace itself (``type(t)`` prints
+# <class 'torch.Tensor'>, not a submodule path); so do these, for the same reprs and pickles.
+for _cls in (Tensor, Size, dtype, device, finfo, iinfo, layout, memory_format):
+    _cls.__module__ = __name__
+del _cls

@@ -39,6 +39,8 @@ def register(cls: type) -> type:
         raise ValueError(f"op {key} registered twice")
     cls.op_name = key
     cls.__name__ = cls.__qualname__ = cls.node
+    cls.defined_in = cls.__module__  # the file, for the docs
+    cls.__module__ = "builtins"  # torch's nodes are C++ types: <class 'MulBackward0'>
     cls._save_plan = _save_plan(cls)
     _ops[key] = cls
     return cls
