@@ -31,3 +31,18 @@ def test_public_classes_still_pickle():
                   lg.contiguous_format):
         assert pickle.loads(pickle.dumps(value)) == value
     assert pickle.loads(pickle.dumps(t)).tolist() == [1.0, 2.0]
+
+
+def _optimizer_reprs(m):
+    a, b = m.nn.Parameter(m.ones(2)), m.nn.Parameter(m.ones(1))
+    optimizers = [m.optim.SGD([{"params": [a], "weight_decay": 3}, {"params": [b]}], lr=0.003),
+                  m.optim.Adam([a], lr=0.1), m.optim.AdamW([a, b])]
+    empty = m.optim.SGD([a], lr=0.1)
+    empty.param_groups.clear()
+    return [repr(o) for o in optimizers + [empty]]
+
+
+def test_optimizer_repr_separates_groups_as_torch():
+    # d2l's weight-decay section prints an SGD with two groups: torch puts a blank line
+    # between them
+    assert _optimizer_reprs(lg) == _optimizer_reprs(torch)
