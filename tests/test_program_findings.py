@@ -46,3 +46,37 @@ def test_optimizer_repr_separates_groups_as_torch():
     # d2l's weight-decay section prints an SGD with two groups: torch puts a blank line
     # between them
     assert _optimizer_reprs(lg) == _optimizer_reprs(torch)
+
+
+def _overlap_outcomes(m):
+    cases = {
+        "w[:] -= x, (1, 2)": lambda a: a.reshape(1, 6)[:].__isub__(1) and None,
+        "data[:] -= x, (1, 1, 1, 6)": lambda a: _isub_setitem(a.reshape(1, 1, 1, 6).data),
+        "setitem (1, 6) from itself": lambda a: _isub_setitem(a.reshape(1, 6)),
+        "setitem (3, 1, 2) from itself": lambda a: _isub_setitem(a.reshape(3, 1, 2)),
+        "setitem (6,) from itself": lambda a: _isub_setitem(a),
+        "a[1:] = a[:-1]": lambda a: a[1:].copy_(a[:-1]),
+        "a[:3] = a[3:]": lambda a: a[:3].copy_(a[3:]),
+        "a.T[:] = a.T": lambda a: a.reshape(2, 3).T.__setitem__(slice(None), a.reshape(2, 3).T),
+        "row from itself": lambda a: a.reshape(2, 3).__setitem__(0, a.reshape(2, 3)[0]),
+    }
+    outcomes = []
+    for name, case in cases.items():
+        a = m.arange(6.0)
+        try:
+            case(a)
+            outcomes.append((name, a.tolist()))
+        except RuntimeError as error:
+            outcomes.append((name, str(error).split("\n")[0]))
+    return outcomes
+
+
+def _isub_setitem(t):
+    t[:] -= 0.5  # Python: v = t[:]; v -= 0.5; t[:] = v (a full overlap torch allows)
+
+
+def test_setitem_from_a_view_of_itself_with_size_one_dims():
+    # d2l: conv2d.weight.data[:] -= lr * conv2d.weight.grad on a (1, 1, 1, 2) weight raised
+    # "unsupported operation: some elements of the input tensor and the written-to tensor
+    # refer to a single memory location"; torch copies
+    assert _overlap_outcomes(lg) == _overlap_outcomes(torch)
