@@ -627,9 +627,10 @@ def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
             total += rows[:, j]
         return total
     full = size - size % _LANES
-    lanes = rows[:, :_LANES].copy()
-    for start in range(_LANES, full, _LANES):
-        lanes += rows[:, start:start + _LANES]
+    # NumPy adds along a non-innermost axis strictly in order (pairwise summation is only
+    # used along the innermost one): one call adds the vectors lane by lane
+    lanes = np.ascontiguousarray(rows[:, :full]).reshape(count, full // _LANES, _LANES).sum(
+        axis=1)
     rest = size - full
     if rest:
         lanes[:, :rest] += rows[:, full:]
