@@ -215,21 +215,20 @@ def _scalar_part(a: np.ndarray, pair: int = _PAIR):
     """The elements torch's vectorised loop leaves to the scalar op: None (none of them),
     ``...`` (all), or an index into ``a`` for the leftover of each contiguous run. ``pair``:
     the elements of two vectors (32 float32, 16 float64)."""
-    _PAIR = pair  # noqa: N806 - the module constant, for this dtype
     n = a.size
-    if n < _PAIR:
+    if n < pair:
         return ...
     item = a.itemsize
     if a.flags.c_contiguous or a.flags.f_contiguous:
-        tail = n % _PAIR
+        tail = n % pair
         if not tail:
             return None
         flat = np.arange(n - tail, n)  # the last elements in memory order
         return np.unravel_index(flat, a.shape, order="C" if a.flags.c_contiguous else "F")
     if a.strides[-1] == item:  # rows TensorIterator runs one by one
         inner = a.shape[-1]
-        tail = inner % _PAIR
-        if inner < _PAIR:
+        tail = inner % pair
+        if inner < pair:
             return ...
         return (Ellipsis, slice(inner - tail, inner)) if tail else None
     return ...
