@@ -114,3 +114,4 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
 def result_type(tensor1, tensor2) -> dtype:
     """The dtype torch computes ``tensor1 op tensor2`` in (Python numbers are weak)."""
     return _result_type(tensor1, tensor2)
+

@@ -286,7 +286,7 @@ def _check_cell(input, hx, w_ih, w_hh) -> None:
 
 def _pre_activation(input, hx, w_ih, w_hh, b_ih, b_hh):
     F = _F()
-    return F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)
+    return F.linear(hx, w_hh, b_hh) + F.linear(input, w_ih, b_ih)  # torch's SimpleCell order
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
@@ -309,11 +309,18 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
 
 def gru_step(input, hx, w_ih, w_hh, b_ih, b_hh):  # noqa: A002
     """The GRU step on batched operands, as nn.GRUCell computes it."""
-    F = _F()
-    size = hx.shape[-1]
-    projected = F.linear(input, w_ih, b_ih)
-    hidden = F.linear(hx, w_hh, b_hh)
-    rz = (projected[..., :2 * size] + hidden[..., :2 * size]).sigmoid()
-    r, z = rz[..., :size], rz[..., size:]
-    n = (projected[..., 2 * size:] + r * hidden[..., 2 * size:]).tanh()
-    return n + z * (hx - n)
+    return gru_update(_F().linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def gru_update(projected, hx, w_hh, b_hh):
+    """The GRU step from the input's projection, with the ops and operand order of torch's
+    CPU GRUCell (RNN.cpp): unsafe_chunk both projections into (r, z, n) parts,
+    ``r = sigmoid(h_r + x_r)``, ``z = sigmoid(h_z + x_z)``, ``n = tanh(x_n + h_n * r)``,
+    ``h' = (h - n) * z + n`` (so h' is an AddBackward0 of (MulBackward0, TanhBackward0))."""
+    dim = projected.dim() - 1
+    igates = projected.unsafe_chunk(3, dim)
+    hgates = _F().linear(hx, w_hh, b_hh).unsafe_chunk(3, dim)
+    reset_gate = (hgates[0] + igates[0]).sigmoid()
+    input_gate = (hgates[1] + igates[1]).sigmoid()
+    new_gate = (igates[2] + hgates[2] * reset_gate).tanh()
+    return (hx - new_gate) * input_gate + new_gate

@@ -358,6 +358,15 @@ def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
     a, b = _dense_span(source), _dense_span(target)
     if a is None or b is None or a[1] <= b[0] or b[1] <= a[0]:
         return
-    if a == b and source.strides == target.strides and source.shape == target.shape:
+    if a == b and _dims_that_matter(source) == _dims_that_matter(target):
         return
     raise RuntimeError(OVERLAP_ERROR)
+
+
+def _dims_that_matter(array: np.ndarray) -> tuple:
+    """The (size, stride) of the dims longer than 1. torch compares the operand as expanded to
+    the target (setitem strips a value's leading 1s, then expands it back, and a size-1 dim's
+    stride is canonical there), where NumPy gives size-1 dims any stride: ``w[:] -= x`` of a
+    (1, 2) ``w`` (d2l's ``conv2d.weight.data[:] -= lr * grad``) raised where torch sees a full
+    overlap and copies."""
+    return tuple((size, step) for step, size in zip(array.strides, array.shape) if size != 1)

@@ -60,7 +60,7 @@ LOOP_FALLBACK = {
     "AsStrided",
     "AsStridedInplace",
     "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm",
-    "EmbeddingBackward", "IndexBackward", "LSTMLayer", "LSTMStep",
+    "EmbeddingBackward", "IndexBackward", "LSTMLayer",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their

@@ -166,6 +166,24 @@ def test_sigmoid_special_values():
     _same_bits(leafgrad.sigmoid(leafgrad.tensor(values)), torch.sigmoid(torch.from_numpy(values)))
 
 
+@pytest.mark.parametrize("layout", ["narrow rows", "rows of 45", "a column", "0-d",
+                                    "every other column", "empty"])
+def test_sigmoid_float64_scalar_path_bits(layout):
+    """float64: the elements torch's vectorised loop leaves to its scalar op (rows shorter than
+    16 doubles, as an LSTM's gate chunks; each row's leftover) are ``1 / (1 + exp(-x))`` with
+    glibc's exp: every bit. (The vector part's SLEEF exp is not replayed: NumPy's exp gives
+    torch's bits on about 97% of it.)"""
+    grid = np.linspace(-40, 40, 300 * 70).reshape(300, 70)
+    grid[0, :6] = [np.inf, -np.inf, np.nan, 800.0, -800.0, -0.0]
+    view = LAYOUTS[layout]
+    ours = leafgrad.sigmoid(view(leafgrad.tensor(grid))).numpy()
+    theirs = torch.sigmoid(view(torch.from_numpy(grid))).numpy()
+    if layout == "rows of 45":  # 32 by vectors, the last 13 of each row by the scalar op
+        ours, theirs = ours[:, 32:], theirs[:, 32:]
+    assert ours.shape == theirs.shape
+    assert np.array_equal(ours, theirs, equal_nan=True)
+
+
 # -- exp, log, tanh: float64 rounded once ------------------------------------------------------
 
 ROUNDED = [("exp", -20, 20, 0.985), ("log", 1e-3, 100, 0.999), ("tanh", -10, 10, 0.99),

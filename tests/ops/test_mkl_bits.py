@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from leafgrad.ops import _mkl
+from leafgrad.ops import _float_kernels, _mkl
 from tests._torch import require_torch
 from tests.ops._mkl_support import one_thread_and_defaults, require_mkl
 
@@ -309,3 +309,28 @@ def test_softmax_over_the_last_dim_is_torchs_kernel(shape):
     for _ in range(3):
         assert _bits(compiled(leafgrad.tensor(values)).numpy()) == _bits(
             torch.softmax(torch.from_numpy(values), -1).numpy())
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (4, 3), (32, 27), (16, 16), (16, 17), (3, 33),
+                                   (64, 100), (8, 1000), (2, 3, 5), (7, 1)])
+def test_softmax_backwards_over_the_last_dim_are_torchs_kernels(shape):
+    """With torch_bits, the float32 backwards over the last dim are torch's
+    _vec_host_softmax_backward_lastdim: softmax ``(g - sum(g * y)) * y``, log_softmax
+    ``g - exp(y) * sum(g)`` (SLEEF's expf, one fused multiply-subtract), sums in lane order."""
+    rng = np.random.default_rng(sum(shape) + 1)
+    values = (rng.standard_normal(shape) * 3).astype(np.float32)
+    grad = rng.standard_normal(shape).astype(np.float32)
+    leafgrad.backends.cpu.torch_bits = True
+    for name in ("softmax", "log_softmax"):
+        x = torch.from_numpy(values).requires_grad_()
+        y = getattr(torch, name)(x, -1)
+        y.backward(torch.from_numpy(grad))
+        # the kernel on torch's own forward result (log_softmax's forward log may differ in
+        # an ulp: test above)
+        kernel = getattr(_float_kernels, f"{name}_backward_lastdim")
+        assert _bits(kernel(grad, y.detach().numpy())) == _bits(x.grad.numpy()), name
+    ours = leafgrad.tensor(values, requires_grad=True)
+    leafgrad.softmax(ours, -1).backward(leafgrad.tensor(grad))
+    x = torch.from_numpy(values).requires_grad_()
+    torch.softmax(x, -1).backward(torch.from_numpy(grad))
+    assert _bits(ours.grad.numpy()) == _bits(x.grad.numpy())

@@ -26,7 +26,7 @@ from .cross import LinalgCross, cross, linalg_cross
 from .distance import cdist, dist, pdist
 from .scatter_reduce import ScatterReduce, scatter_reduce
 from . import special_fns  # noqa: F401 - registers its ops
-from .rnn import LSTMLayer, LSTMStep, lstm, lstm_cell
+from .rnn import LSTMLayer, lstm, lstm_cell, lstm_update
 from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
 from . import compare_inplace  # noqa: F401,E402 - registers its ops
 from . import elementwise_misc, matrix_extra, scatter_extra, shape_misc  # noqa: F401 - register their ops

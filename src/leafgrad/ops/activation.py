@@ -399,7 +399,12 @@ class Softmax(Op):
         result = self.saved("result")
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
-            return _wrap(array_kernel(_softmax_grad, grad._data, result._data, dim=dim))
+            y = result._data
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
+                    and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
+                return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim,
+                                          grad._data, y))
+            return _wrap(array_kernel(_softmax_grad, grad._data, y, dim=dim))
         return (grad - (grad * result).sum(dim, keepdim=True)) * result
 
     def jvp(self, tangents, primals, result):
@@ -448,6 +453,11 @@ class LogSoftmax(Op):
     def backward(self, grad):
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
+            y = self.saved("result")._data
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
+                    and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
+                return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
+                                          grad._data, y))
             exps, total = self.saved("softmax")
             return _wrap(array_kernel(_log_softmax_grad, grad._data, exps, total, dim=dim))
         result = self.saved("result")

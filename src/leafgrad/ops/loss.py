@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _promote
+from . import _cascade_sum, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
 from ..autograd.graph import Node as _Node
@@ -20,6 +20,16 @@ def check_reduction(reduction: str) -> None:
 
 
 def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
+    """torch's apply_loss_reduction: ``loss.mean()`` / ``loss.sum()``, float sums in torch's
+    order of additions as Tensor.sum's (its mean divides that sum by the count); NumPy's
+    pairwise sum gave another last bit on about half of mse/bce/smooth_l1 losses."""
+    if reduction != "none" and values.size and values.dtype.kind == "f":
+        values = np.ascontiguousarray(values)
+        if _cascade_sum.applies(values):
+            total = _cascade_sum.total(values)
+            if reduction == "mean":
+                return np.asarray(total / values.dtype.type(values.size))
+            return total
     if reduction == "mean":
         return np.asarray(values.mean(dtype=values.dtype))
     if reduction == "sum":
@@ -196,6 +206,74 @@ def _nll_index(shape, safe):
     return (grids[0], safe) + tuple(grids[1:])
 
 
+# Note: nll_loss's sums
+# torch's nll_loss (LossNLL.cpp's nll_loss_out_frame, LossNLL2d.cpp's for spatial targets) sums
+# the kept losses -weight[t] * input[..., t, ...] and their weights in the input's dtype, in
+# the order of the flattened target, through 8 partial sums: each loss is added to level 0,
+# and a target at linear position b with its low (j + 1) * p bits all zero (p = 4 below 2**40
+# targets) then moves level j into level j + 1 and zeroes it, for j = 0..6 in turn while that
+# holds; an ignored target adds nothing and moves nothing. The result is
+# (((0 + level 0) + level 1) + ...) + level 7; mean divides it by the summed weights (the kept
+# count without weights). A float64 sum rounded once (leafgrad before) differed from torch's
+# loss in its last bit on about half of the batches tried.
+
+_NLL_LEVELS = 8
+
+
+def _in_order_sums(values: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The in-order sum of each group of values; group k ends at index ends[k] (inclusive)."""
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    lengths = ends - starts + 1
+    width = int(lengths.max())
+    if len(ends) * width > 4 * len(values) + 4096:  # groups of very unequal sizes
+        return np.array([np.add.accumulate(values[start:end + 1])[-1]
+                         for start, end in zip(starts, ends)], dtype=values.dtype)
+    padded = np.zeros((len(ends), width), dtype=values.dtype)  # + 0 changes no sum
+    rows = np.repeat(np.arange(len(ends)), lengths)
+    padded[rows, np.arange(len(values)) - starts[rows]] = values
+    return np.add.accumulate(padded, axis=1)[:, -1]
+
+
+def _nll_cascade(values: np.ndarray, positions: np.ndarray, count: int):
+    """torch's sum of values (at these linear target positions, of count targets); see
+    Note: nll_loss's sums. Zeros' signs cannot differ from torch's: every partial ends up
+    added to a +0."""
+    dtype = values.dtype
+    ceil_log2 = max(1, (count - 1).bit_length())
+    power = max(4, ceil_log2 // _NLL_LEVELS)
+    result = dtype.type(0)
+    for level in range(_NLL_LEVELS - 1):
+        if not values.size:
+            return result
+        mask = (1 << (power * (level + 1))) - 1
+        ends = np.flatnonzero((positions & mask) == 0)
+        rest = values[ends[-1] + 1:] if ends.size else values
+        if rest.size:
+            result = result + np.add.accumulate(rest)[-1]
+        if not ends.size:
+            return result
+        values, positions = _in_order_sums(values[:ends[-1] + 1], ends), positions[ends]
+    if values.size:
+        result = result + np.add.accumulate(values)[-1]
+    return result
+
+
+def _nll_totals(losses, weights, kept, every, weighted, dtype=None):
+    """torch's summed losses (None when losses is None) and summed weights, in the losses'
+    (or dtype's) dtype (Note: nll_loss's sums)."""
+    dtype = losses.dtype if losses is not None else np.dtype(dtype)
+    count = kept.size
+    positions = (np.arange(count) if every else np.flatnonzero(kept.reshape(-1)))
+    total = None
+    if losses is not None:
+        flat = losses.reshape(-1)
+        total = _nll_cascade(flat if every else flat[positions], positions, count)
+    if not weighted:
+        return total, dtype.type(len(positions))
+    flat = weights.astype(dtype, copy=False).reshape(-1)
+    return total, _nll_cascade(flat if every else flat[positions], positions, count)
+
+
 @register
 class NllLoss(Op):
     """``-weight[t] * input[n, t]``, reduced; ``mean`` divides by the summed weights."""
@@ -214,12 +292,22 @@ class NllLoss(Op):
         if ctx is not None:
             ctx.keep("weight_array", weight)
         weights, safe = _nll_parts(a.shape, target, weight, ignore_index)
-        losses = -a[_nll_index(a.shape, safe)] * weights
+        picked = a[_nll_index(a.shape, safe)]
+        # -(input * weight), rounded once in the input's dtype; an ignored target's loss is +0
+        # (torch skips it), not -(x * 0)
+        losses = -picked if weight is None else -(picked * weights.astype(a.dtype, copy=False))
+        kept = target != ignore_index
+        every = bool(kept.all())
+        if not every:
+            losses = np.where(kept, losses, a.dtype.type(0))
         if reduction == "none":
-            return losses.astype(a.dtype)
-        total = losses.sum()
+            return losses.astype(a.dtype, copy=False)
+        total, total_weight = _nll_totals(losses, weights, kept, every, weight is not None)
         if reduction == "mean":
-            total = total / weights.sum()
+            if not losses.size:  # torch fills a quiet +NaN here (0 / 0 gives x86's -NaN)
+                return np.asarray(np.nan, dtype=a.dtype)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                total = total / total_weight
         return np.asarray(total, dtype=a.dtype)
 
     # torch's node has no edge for the weight (never differentiated)
@@ -262,10 +350,24 @@ class NllLossBackward(Op):
     @staticmethod
     def forward(ctx, grad, input_sizes, target, reduction, ignore_index, weight):
         weights, safe = _nll_parts(input_sizes, target, weight, ignore_index)
+        kept = target != ignore_index
+        every = bool(kept.all())
+        # torch: -(grad / total_weight) for mean (total_weight as the forward summed it),
+        # then times weight[t]; ignored targets keep their 0 (an inf or NaN grad included)
+        scale = -grad
         if reduction == "mean":
-            weights = weights / weights.sum()
+            _, total_weight = _nll_totals(None, weights, kept, every, weight is not None,
+                                          dtype=grad.dtype)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scale = -(grad / total_weight)
+        values = scale if weight is None else weights.astype(grad.dtype, copy=False) * scale
         out = np.zeros(input_sizes, dtype=grad.dtype)
-        out[_nll_index(input_sizes, safe)] = -(weights * grad)
+        index = _nll_index(input_sizes, safe)
+        if every:
+            out[index] = values
+        else:
+            values = np.broadcast_to(values, kept.shape)
+            out[tuple(np.broadcast_to(i, kept.shape)[kept] for i in index)] = values[kept]
         return out
 
     def backward(self, grad):

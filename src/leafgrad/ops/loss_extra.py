@@ -14,6 +14,10 @@ from .registry import Op, register
 
 
 def _reduce_array(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if losses.dtype.kind == "f":  # torch's order of additions (loss._reduce)
+        from .loss import _reduce
+
+        return _reduce(losses, reduction)
     if reduction == "mean":
         return np.asarray(losses.mean())
     if reduction == "sum":

@@ -26,6 +26,12 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
     dof = max(0, count - correction)
     # complex input: the variance of |x - mean|, a real tensor (torch: float for cfloat)
     spread_dtype = a.real.dtype if a.dtype.kind == "c" else a.dtype
+    result_dtype = a.dtype
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        # torch's CPU kernels (WelfordOps, std_var_all_cpu) accumulate float16/float32 in
+        # double and round once at the end: so do these moments (in float32 they matched
+        # torch's var on 15-60% of elements; in double, every one tried)
+        a = a.astype(np.float64)
 
     def squares(deviation):
         if deviation.dtype.kind == "c":
@@ -43,8 +49,23 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
             variance = np.sum(squares(deviation), axis=dim, keepdims=keepdim) / dof
     if not keepdim:
         mean = mean.reshape(()) if dim is None else mean.squeeze(dim)
+    if result_dtype == np.float16:  # torch computes half's moments in float, then rounds
+        variance, mean = (np.asarray(variance, dtype=np.float32),
+                          np.asarray(mean, dtype=np.float32))
     return (_layout.contiguous(np.asarray(variance, dtype=spread_dtype)),
-            _layout.contiguous(np.asarray(mean, dtype=a.dtype)))
+            _layout.contiguous(np.asarray(mean, dtype=result_dtype)))
+
+
+def _std_of(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
+    """(std, mean): torch takes float16/float32's square root in double too (WelfordOps'
+    take_sqrt) before rounding once."""
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        variance, mean = _moments(a.astype(np.float64), dim, correction, keepdim)
+        spread = np.asarray(np.sqrt(variance), dtype=np.float32)  # half: via float, as torch
+        return (_layout.contiguous(spread.astype(a.dtype)),
+                _layout.contiguous(np.asarray(mean, dtype=np.float32).astype(a.dtype)))
+    variance, mean = _moments(a, dim, correction, keepdim)
+    return np.sqrt(variance), mean
 
 
 def _var_backward(grad, a, dim, correction, keepdim: bool):
@@ -116,7 +137,7 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        return np.sqrt(_moments(a, dim, correction, keepdim)[0])
+        return _std_of(a, dim, correction, keepdim)[0]
 
     def backward(self, grad):
         p = self._params
@@ -191,8 +212,7 @@ class StdMean(_Moments):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        variance, mean = _moments(a, dim, correction, keepdim)
-        return np.sqrt(variance), mean
+        return _std_of(a, dim, correction, keepdim)
 
 
 def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:

@@ -1,7 +1,9 @@
-"""One LSTM time step as one op (the recurrent layers' hot loop).
+"""A whole LSTM layer as one op (nn.LSTM's hot loop), and the one-step cell.
 
-Written as ~13 small ops a step, an LSTM spends its time in per-op bookkeeping; as one op it
-does one matrix product and a few in-place NumPy passes forward, and one pass back.
+Written as ~13 small ops a step, an LSTM layer spends its time in per-op bookkeeping; as one op
+it does one matrix product and a few in-place NumPy passes a step forward, and one pass back
+(torch's CPU nn.LSTM is one oneDNN node too, MkldnnRnnLayerBackward0). The one-step cell
+(torch.lstm_cell, nn.LSTMCell) is torch's composition of ops, as torch's CPU cell is.
 
 Note: two backwards. When no graph is being recorded (an ordinary ``backward()``), the
 gradients are computed on arrays from the gates kept by the forward. Under ``create_graph``
@@ -20,14 +22,6 @@ from ._forward import jvp_by_decomposition
 from .registry import Op, array_kernel, plain_backward, register
 
 _ALL = ("projected", "hx", "cx", "weight_hh", "bias_hh")
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    out = np.negative(x)
-    np.exp(out, out=out)
-    out += 1
-    np.reciprocal(out, out=out)
-    return out
 
 
 def lstm_step_reference(projected, h, c, weight_hh, bias_hh):
@@ -51,105 +45,28 @@ def _spread(found: tuple, needs: tuple) -> tuple:
     return tuple(_wrap(next(found)) if need else None for need in needs)
 
 
-def _lstm_step_grads(grad_h, grad_c, i, f, g, o, tanh_c, c_prev, h, weight_hh, needs):
-    """LSTMStep's gradients on arrays (Note: two backwards), for the inputs ``needs`` marks;
-    one leafgrad.compile kernel (registry.array_kernel)."""
-    if grad_h is not None:
-        grad_o = grad_h * tanh_c
-        dc = grad_h * o * (1 - tanh_c * tanh_c)
-        if grad_c is not None:
-            dc += grad_c
-    else:
-        grad_o = np.zeros_like(o)
-        dc = grad_c.copy()
-    gates = np.concatenate(
-        [dc * g * i * (1 - i), dc * c_prev * f * (1 - f), dc * i * (1 - g * g),
-         grad_o * o * (1 - o)], axis=-1)
-    results = []
-    if needs[0]:
-        results.append(gates)
-    if needs[1]:
-        results.append(gates @ weight_hh)
-    if needs[2]:
-        results.append(dc * f)
-    if needs[3]:
-        results.append(gates.reshape(-1, gates.shape[-1]).T @ h.reshape(-1, h.shape[-1]))
-    if needs[4]:
-        results.append(gates.reshape(-1, gates.shape[-1]).sum(0))
-    return tuple(results)
-
-
-@register
-class LSTMStep(Op):
-    """``(h', c')`` from the input projection of one step, the state and the recurrent
-    weights: gates (i, f, g, o) as torch orders them."""
-
-    node = "LstmStepBackward0"
-    complex_ok = True  # its complex backward is the Tensor-op one (Note: two backwards)
-    inputs = _ALL
-    saves = {name: _ALL for name in _ALL} | {"arrays": _ALL}
-    multi_output = True
-    torch_names = ("lstm_cell",)
-
-    @staticmethod
-    def forward(ctx, projected, h, c, weight_hh, bias_hh):
-        gates = h @ weight_hh.T
-        gates += projected
-        if bias_hh is not None:
-            gates += bias_hh
-        size = weight_hh.shape[0] // 4
-        sig = _sigmoid(gates)
-        i, f, o = sig[..., :size], sig[..., size:2 * size], sig[..., 3 * size:]
-        g = np.tanh(gates[..., 2 * size:3 * size])
-        c_next = f * c
-        c_next += i * g
-        tanh_c = np.tanh(c_next)
-        h_next = o * tanh_c
-        if ctx is not None:
-            ctx.keep("arrays", (i, f, g, o, tanh_c))
-        return h_next.astype(h.dtype, copy=False), c_next.astype(c.dtype, copy=False)
-
-    def backward(self, grads):
-        grads = list(grads) + [None] * (2 - len(grads))
-        if not plain_backward() or self.saved("hx")._data.dtype.kind == "c":
-            return self._backward_recorded(grads)
-        needs = tuple(self.needs_grad(k) for k in range(5))
-        grad_h, grad_c = (None if g is None else g._data for g in grads)
-        found = array_kernel(_lstm_step_grads, grad_h, grad_c, *self.saved("arrays"),
-                             self.saved("cx")._data, self.saved("hx")._data,
-                             self.saved("weight_hh")._data, needs=needs)
-        return _spread(found, needs)
-
-    def jvp(self, tangents, primals, result):
-        # torch has no fused LSTM op on the CPU: its forward mode differentiates the ops the
-        # step decomposes into, as this does
-        return jvp_by_decomposition(lstm_step_reference, primals, tangents)
-
-    def _backward_recorded(self, grads):
-        from ..autograd import grad as autograd_grad
-        from ..autograd.grad_mode import enable_grad, is_grad_enabled
-
-        recording = is_grad_enabled()
-        inputs = [self.saved(name) for name in _ALL]
-        with enable_grad():  # also when a dual level, not create_graph, brought us here
-            outputs = lstm_step_reference(*inputs)
-        wanted = [k for k in range(5) if self.needs_grad(k)]
-        pairs = [(out, g) for out, g in zip(outputs, grads) if g is not None]
-        found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
-                              [g for _, g in pairs], create_graph=recording,
-                              allow_unused=True)
-        results = [None] * 5
-        for k, value in zip(wanted, found):
-            results[k] = value
-        return tuple(results)
-
-
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.lstm_cell: one LSTM step, ``(h', c')``."""
     from ..nn import functional as F
 
     h, c = hx
-    return LSTMStep.apply(F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
+    return lstm_update(F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
+
+
+def lstm_update(projected, h, c, w_hh, b_hh):
+    """One LSTM step from the input's projection, with the ops torch's CPU LSTMCell runs
+    (RNN.cpp): ``gates = linear(h, w_hh, b_hh) + projected``, unsafe_chunk into (i, f, g, o),
+    ``c' = sigmoid(f) * c + sigmoid(i) * tanh(g)``, ``h' = sigmoid(o) * tanh(c')``: torch's
+    values and nodes (h' a MulBackward0, c' an AddBackward0). A fused step op (LSTMStep,
+    removed) had torch's values only up to rounding and a node name torch never shows."""
+    from ..nn import functional as F
+
+    gates = F.linear(h, w_hh, b_hh) + projected
+    ingate, forgetgate, cellgate, outgate = gates.unsafe_chunk(4, gates.dim() - 1)
+    ingate, forgetgate = ingate.sigmoid(), forgetgate.sigmoid()
+    cellgate, outgate = cellgate.tanh(), outgate.sigmoid()
+    c_next = forgetgate * c + ingate * cellgate
+    return outgate * c_next.tanh(), c_next
 
 
 @register

@@ -290,14 +290,15 @@ class Optimizer:
             hook(self)
 
     def __repr__(self) -> str:
-        lines = [type(self).__name__ + " ("]
+        # torch's layout: each group opens with a newline and every line ends with one, so
+        # groups are separated by a blank line and no groups give "SGD ()"
+        text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(group):
                 if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        lines.append(")")
-        return "\n".join(lines)
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
 
 
 def _add(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:

@@ -269,7 +269,8 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def _step(self, projected, state, weights):
-        pre = projected + F.linear(state, weights["weight_hh"], weights.get("bias_hh"))
+        # torch's SimpleCell: linear_hh(hidden) + input projection (that operand order)
+        pre = F.linear(state, weights["weight_hh"], weights.get("bias_hh")) + projected
         hidden = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
         return hidden, hidden
 
@@ -311,7 +312,7 @@ class LSTM(RNNBase):
 
     def _step(self, projected, state, weights):
         h, c = state
-        h, c = _ops.LSTMStep.apply(projected, h, c, weights["weight_hh"], weights.get("bias_hh"))
+        h, c = _ops.lstm_update(projected, h, c, weights["weight_hh"], weights.get("bias_hh"))
         if "weight_hr" in weights:
             h = F.linear(h, weights["weight_hr"])
         return (h, c), h
@@ -365,12 +366,9 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def _step(self, projected, state, weights):
-        size = self.hidden_size
-        hidden = F.linear(state, weights["weight_hh"], weights.get("bias_hh"))
-        rz = (projected[..., :2 * size] + hidden[..., :2 * size]).sigmoid()
-        r, z = rz[..., :size], rz[..., size:]
-        n = (projected[..., 2 * size:] + r * hidden[..., 2 * size:]).tanh()
-        h = n + z * (state - n)
+        from ..._functions_native import gru_update
+
+        h = gru_update(projected, state, weights["weight_hh"], weights.get("bias_hh"))
         return h, h
 
     forward = RNN.forward
@@ -434,8 +432,9 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         input, hx, batched = self._prepare(input, hx, "RNNCell")
-        pre = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(hx, self.weight_hh,
-                                                                          self.bias_hh)
+        # torch's SimpleCell: linear_hh(hidden) + linear_ih(input) (that operand order)
+        pre = F.linear(hx, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih,
+                                                                     self.bias_ih)
         out = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
         return out if batched else out.squeeze(0)
 
@@ -459,8 +458,8 @@ class LSTMCell(RNNCellBase):
             h, c = hx
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
-        h, c = _ops.LSTMStep.apply(F.linear(input, self.weight_ih, self.bias_ih), h, c,
-                                   self.weight_hh, self.bias_hh)
+        h, c = _ops.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
+                              self.bias_hh)
         if not batched:
             return h.squeeze(0), c.squeeze(0)
         return h, c

@@ -55,3 +55,6 @@ def seed_all() -> None:
 
 def empty_cache() -> None:
     """Nothing to free: leafgrad keeps no device memory."""
+
+
+from . import amp  # noqa: E402 - torch.cuda.amp is there after `import torch`

@@ -1,0 +1,90 @@
+"""nll_loss / cross_entropy reductions in torch's order of additions, bit for bit (Note:
+nll_loss's sums in ops/loss.py), and ignored targets give +0 losses and gradients."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from tests._torch import require_torch
+
+torch = require_torch()
+
+SHAPES = [(5,), (1, 4), (3, 7), (16, 5), (17, 5), (33, 27), (300, 10), (1000, 3), (4100, 2),
+          (2, 3, 9), (3, 4, 5, 6), (2, 3, 17, 16), (2, 3, 2, 3, 4), (0, 4)]
+
+
+def _case(shape, dtype, seed, ignore):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    classes = shape[1] if len(shape) > 1 else shape[0]
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    t = rng.integers(0, classes, tshape)
+    if ignore == "some":
+        t = np.where(rng.random(tshape) < 0.3, -100, t)
+    elif ignore == "flush":  # every target at a multiple of 16 (where the sums move up)
+        flat = t.reshape(-1)
+        flat[::16] = -100
+    elif ignore == "all":
+        t = np.full(tshape, -100)
+    w = rng.random(classes).astype(dtype) + 0.5
+    g = rng.standard_normal(tshape).astype(dtype)
+    return x, t, w, g
+
+
+def _same(a, b):
+    """Equal bit for bit up to NaN payloads: dtype, shape, values, signs of zeros."""
+    return (a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+            and np.array_equal(np.signbit(a), np.signbit(b)))
+
+
+def _run(m, x, t, w, g, fn, reduction, weighted):
+    xt = m.tensor(x, requires_grad=True)
+    kwargs = {"reduction": reduction}
+    if weighted:
+        kwargs["weight"] = m.tensor(w)
+    if fn == "nll_loss":
+        out = m.nn.functional.nll_loss(xt, m.tensor(t), **kwargs)
+    else:
+        out = m.nn.functional.cross_entropy(xt, m.tensor(t), **kwargs)
+    seed = m.tensor(g) if reduction == "none" else m.tensor(float(g.reshape(-1)[0]) if g.size
+                                                              else 1.5, dtype=out.dtype)
+    out.backward(seed)
+    return out.detach().numpy(), xt.grad.numpy()
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("ignore", ["none", "some", "flush", "all"])
+def test_nll_loss_bits(shape, dtype, ignore):
+    for seed, reduction, weighted in ((0, "mean", False), (1, "mean", True), (2, "sum", False),
+                                      (3, "sum", True), (4, "none", False), (5, "none", True)):
+        x, t, w, g = _case(shape, dtype, seed, ignore)
+        want = _run(torch, x, t, w, g, "nll_loss", reduction, weighted)
+        got = _run(lg, x, t, w, g, "nll_loss", reduction, weighted)
+        for a, b in zip(got, want):
+            assert _same(a, b), (reduction, weighted)
+
+
+@pytest.mark.parametrize("shape", [(32, 27), (3, 16), (5, 100), (64, 65), (4, 3, 8)], ids=str)
+def test_cross_entropy_value_bits(shape):
+    # the loss printed by every classification script: the log_softmax is the same either
+    # way on these rows; the reduction must add in torch's order
+    for seed in range(4):
+        x, t, w, g = _case(shape, "float32", seed, "none")
+        lp = torch.log_softmax(torch.tensor(x), 1)
+        want = torch.nn.functional.nll_loss(lp, torch.tensor(t)).item()
+        got = lg.nn.functional.nll_loss(lg.tensor(lp.numpy()), lg.tensor(t)).item()
+        assert got == want
+
+
+def _ignored(m):
+    x = m.tensor([[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], requires_grad=True)
+    loss = m.nn.functional.nll_loss(x, m.tensor([1, -1]), ignore_index=-1, reduction="none")
+    loss.backward(m.tensor([2.0, float("inf")]))
+    return loss.detach().numpy(), x.grad.numpy()
+
+
+def test_ignored_targets_keep_zero_losses_and_grads():
+    # leafgrad gave -0. for an ignored target's loss and -0./NaN (0 * inf) in its gradient row
+    for a, b in zip(_ignored(lg), _ignored(torch)):
+        assert _same(a, b)
