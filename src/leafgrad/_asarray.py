@@ -149,7 +149,7 @@ def _from_tensor(obj: Tensor, dtype, copy, requires_grad) -> Tensor:
                 "instead of False. Pass requires_grad=False explicitly to get the old behavior "
                 "and silence this warning.", UserWarning, stacklevel=3)
         return tensor
-    if requires_grad and tensor._data.dtype.kind not in "fc":
+    if requires_grad and _dtype.kind(tensor._data) not in "fc":
         raise RuntimeError(INT_REQUIRES_GRAD)
     if tensor.is_leaf:
         return tensor.requires_grad_(bool(requires_grad))

@@ -27,7 +27,7 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
     if device is not None:
         _device_use(device)
-    if requires_grad and data.dtype.kind not in "fc":
+    if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing

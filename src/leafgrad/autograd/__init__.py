@@ -115,7 +115,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if output._requires_grad:
                 if output.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if output._data.dtype.kind != "f":
+                if not output.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
                 from .._creation import ones_like

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
@@ -371,7 +372,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     for name, value in (("X1", x1), ("X2", x2)):
-        if value._data.dtype.kind != "f":
+        if _dtype.kind(value._data) != "f":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{_legacy(value._data)}")
     if not p >= 0:
@@ -430,7 +431,7 @@ def pdist(input, p=2.0):  # noqa: A002 - torch's name
     p = _check_p("pdist", p)
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if input._data.dtype.kind != "f":
+    if _dtype.kind(input._data) != "f":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")

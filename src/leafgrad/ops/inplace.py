@@ -248,7 +248,7 @@ def scaled_operand(target: Tensor, other) -> bool:
     path: two passes and one temporary instead of the forward's three and two."""
     if not isinstance(other, Tensor):
         return False
-    return target._data.dtype.kind == "f" and other._data.dtype.kind == "f"
+    return _dtype.kind(target._data) == "f" and _dtype.kind(other._data) == "f"
 
 
 def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:

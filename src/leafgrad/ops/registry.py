@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from .._dtype import is_bfloat16_array as _is_bfloat16
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
 from ..amp._state import state as _autocast_state
 from ..autograd._vmap_state import state as _vmap_state
@@ -308,8 +309,8 @@ class Op(Node):
             if node._saved:
                 _keep_index_outputs(node, results)
             return results
-        if out.dtype.kind not in "fc":  # Note: integer tensors never require grad
-            return _wrap(out)
+        if out.dtype.kind not in "fc" and not _is_bfloat16(out):  # Note: integer tensors
+            return _wrap(out)  # never require grad
         if cls.is_view:
             result = _wrap_view(out, args[0], True, node, (cls, params))
         else:
@@ -352,7 +353,7 @@ class Op(Node):
     def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
         outputs = []
         for output_nr, out in enumerate(arrays):
-            differentiable = out.dtype.kind in "fc"
+            differentiable = out.dtype.kind in "fc" or _is_bfloat16(out)
             grad_fn = node if differentiable else None
             if cls.is_view:
                 step = cls.view_step(node._params, output_nr)
@@ -538,7 +539,7 @@ def _keep_index_outputs(node: Op, results: tuple) -> None:
     saved = node._saved
     for tensor in results:
         data = tensor._data
-        if data.dtype.kind in "fc":
+        if data.dtype.kind in "fc" or _is_bfloat16(data):
             continue
         for name, value in list(saved.items()):
             if value is data:

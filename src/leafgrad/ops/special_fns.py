@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from . import _layout
 from . import _special_fns as fns
@@ -357,7 +358,7 @@ def ndtr(x):
     from .math_unary import Erf
     from . import _promote
 
-    if x._data.dtype.kind != "f":
+    if _dtype.kind(x._data) != "f":
         x = _wrap(_promote.float_result(x._data))
     scaled = Erf.apply(MulScalar.apply(x, other=math.sqrt(0.5)))
     return MulScalar.apply(AddScalarFormula.apply(scaled, other=1), other=0.5)

@@ -1,0 +1,138 @@
+"""bfloat16: torch's CPU kernels compute in float32 and round the result once.
+
+Note: opmath for bfloat16. torch computes a bfloat16 op in float32 ("opmath": elementwise
+math, reductions accumulating in float32, matmul and convolution accumulating in float32) and
+rounds the result to bfloat16 once, as it does for float16 (see Note: opmath for float16 in
+math_binary.py). leafgrad's bfloat16 arrays are ml_dtypes' (Note: bfloat16 in _dtype.py),
+whose NumPy kind is "V", not "f": the op forwards, written for NumPy's own dtypes, never see
+one. Once the process makes a bfloat16 tensor, every op's forward that is not a view is
+wrapped: bfloat16 operands are widened to float32 (exact), the forward runs, and its float32
+results are rounded to bfloat16 (round to nearest even) unless the op asked for a dtype
+(``x.float()``, ``sum(dtype=...)``) or another dimensioned floating operand made float32 the
+result type (bfloat16 + float16 is float32, as in torch). View ops run on the bfloat16 array
+itself (they only reshape it). Programs without bfloat16 pay nothing: the wrapping happens on
+first use, as the uint16 check does (ops/_uint.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .registry import OPS
+
+_F32 = np.dtype(np.float32)
+
+
+def to_bfloat16(array, vector: bool = True):
+    """``array`` rounded to bfloat16 (to nearest even), as torch's conversion: through float32
+    (float64 -> bfloat16 gives the same bits either way), NaN as 0xFFFF where torch's
+    vectorized kernel converts (arrays of one or more dims), ml_dtypes' 0x7FC0 for 0-d ones
+    (torch's scalar path)."""
+    bf16 = _dtype.bfloat16.np
+    array = np.asarray(array)
+    if array.dtype == bf16:
+        return array.copy()
+    if array.dtype.kind == "c":
+        array = array.real
+    work = array if array.dtype == _F32 else array.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = work.astype(bf16)
+    if vector and out.ndim and out.size:
+        nan = np.isnan(work)
+        if nan.any():
+            out.view(np.uint16)[nan] = 0xFFFF
+    return out
+
+
+def _widen(value, bf16):
+    if value.__class__ is np.ndarray:
+        if value.dtype == bf16:
+            return value.astype(np.float32), True
+        return value, False
+    if value.__class__ in (tuple, list) and value:
+        changed = False
+        items = []
+        for item in value:
+            if item.__class__ is np.ndarray and item.dtype == bf16:
+                item = item.astype(np.float32)
+                changed = True
+            items.append(item)
+        if changed:
+            return value.__class__(items), True
+    return value, False
+
+
+def _other_float_wins(arrays, params, bf16) -> bool:
+    """Whether a floating operand that is not bfloat16 makes the result type float32 (or wider):
+    a dimensioned one, or a 0-d one when every bfloat16 operand is 0-d too."""
+    bf16_dims = False
+    others = []
+    for value in (*arrays, *params.values()):
+        items = value if value.__class__ in (tuple, list) else (value,)
+        for item in items:
+            if item.__class__ is np.ndarray:
+                if item.dtype == bf16:
+                    bf16_dims = bf16_dims or item.ndim > 0
+                elif item.dtype.kind in "fc":
+                    others.append(item.ndim)
+    return any(ndim > 0 for ndim in others) or (bool(others) and not bf16_dims)
+
+
+def _round(out):
+    if out.__class__ is np.ndarray:
+        return to_bfloat16(out, False) if out.dtype == _F32 else out
+    if out.__class__ is tuple:
+        return tuple(_round(item) for item in out)
+    if out.__class__ is list:
+        return [_round(item) for item in out]
+    return out
+
+
+def _wrap_forward(forward):
+    def run(ctx, *arrays, **params):
+        bf16 = _dtype._bfloat16_np
+        widened = []
+        found = False
+        for value in arrays:
+            value, changed = _widen(value, bf16)
+            found = found or changed
+            widened.append(value)
+        new_params = params
+        for name, value in params.items():
+            value, changed = _widen(value, bf16)
+            if changed:
+                if new_params is params:
+                    new_params = dict(params)
+                new_params[name] = value
+                found = True
+        if not found:
+            return forward(ctx, *arrays, **params)
+        out = forward(ctx, *widened, **new_params)
+        if params.get("dtype") is not None or _other_float_wins(arrays, params, bf16):
+            return out
+        return _round(out)
+
+    run.bfloat16_wrapped = forward
+    run.__doc__ = forward.__doc__
+    return run
+
+
+_installed = []
+
+
+def install_bfloat16() -> None:
+    """Wrap every non-view op's forward (see Note: opmath for bfloat16)."""
+    if _installed:
+        return
+    _installed.append(True)
+    for cls in OPS.values():
+        if cls.is_view:
+            continue
+        forward = cls.forward
+        if getattr(forward, "bfloat16_wrapped", None) is not None:
+            continue
+        cls.forward = staticmethod(_wrap_forward(forward))
+
+
+_dtype.on_first_bfloat16(install_bfloat16)
