@@ -443,13 +443,27 @@ _TYPE_NAMES = {  # at::toString(ScalarType), as in torch's messages
     "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
     "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
     "uint64": "UInt64", "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "bfloat16": "BFloat16",
 }
 _CPP_NAMES = {  # the C++ type names torch prints via TypeMeta on Linux
     "float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
     "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
     "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
-    "bool": "bool",
+    "bool": "bool", "bfloat16": "c10::BFloat16",
 }
+
+
+def _is_bfloat16(dtype: np.dtype) -> bool:
+    """ml_dtypes' bfloat16 (kind "V"): drawn as float16 is, in float32 then rounded."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
+
+def _finfo(dtype: np.dtype):
+    if _is_bfloat16(dtype):
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
 
 
 def _wide_unsigned(np_dtype) -> bool:
@@ -479,10 +493,10 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None) -> np.ndarray:
     if dtype.kind == "c":
         real = uniform(shape + (2,), _real_dtype(dtype), low, high, generator)
         return real.view(dtype).reshape(shape)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("check_uniform_bounds", dtype)
     low, high = float(low), float(high)
-    finfo = np.finfo(dtype)
+    finfo = _finfo(dtype)
     for value, name in ((low, "from"), (high, "to")):
         if not float(finfo.min) <= value <= float(finfo.max):
             raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[dtype.name]}")
@@ -543,7 +557,7 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
     if dtype.kind == "c":  # real and imaginary parts each get half the variance
         real = normal(shape + (2,), _real_dtype(dtype), mean, std / math.sqrt(2), generator)
         return real.view(dtype).reshape(shape)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("normal_kernel_cpu", dtype)
     count = math.prod(shape)
     gen = _generator(generator)
