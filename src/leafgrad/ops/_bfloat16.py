@@ -89,7 +89,19 @@ def _round(out):
     return out
 
 
-def _wrap_forward(forward):
+def _round_operand(value, bf16):
+    """A Python float or a (0-d) floating array of another dtype as torch's cast to bfloat16
+    of the operands leaves it, in float32."""
+    if value.__class__ is float:
+        return float(np.float32(value).astype(bf16))
+    if value.__class__ is np.ndarray and value.dtype.kind == "f" and value.dtype != _F32:
+        return value.astype(np.float32).astype(bf16).astype(np.float32)
+    if value.__class__ is np.ndarray and value.dtype == _F32 and value.ndim == 0:
+        return value.astype(bf16).astype(np.float32)
+    return value
+
+
+def _wrap_forward(cls, forward):
     def run(ctx, *arrays, **params):
         bf16 = _dtype._bfloat16_np
         widened = []
@@ -108,10 +120,16 @@ def _wrap_forward(forward):
                 found = True
         if not found:
             return forward(ctx, *arrays, **params)
-        out = forward(ctx, *widened, **new_params)
         if params.get("dtype") is not None or _other_float_wins(arrays, params, bf16):
-            return out
-        return _round(out)
+            return forward(ctx, *widened, **new_params)
+        if not cls.opmath_scalars:  # torch's TensorIterator casts them to bfloat16 first
+            widened = [_round_operand(value, bf16) for value in widened]
+            for name in (*cls.uint_params, "alpha"):  # add's alpha is cast too
+                if name in new_params:
+                    if new_params is params:
+                        new_params = dict(params)
+                    new_params[name] = _round_operand(new_params[name], bf16)
+        return _round(forward(ctx, *widened, **new_params))
 
     run.bfloat16_wrapped = forward
     run.__doc__ = forward.__doc__
@@ -132,7 +150,7 @@ def install_bfloat16() -> None:
         forward = cls.forward
         if getattr(forward, "bfloat16_wrapped", None) is not None:
             continue
-        cls.forward = staticmethod(_wrap_forward(forward))
+        cls.forward = staticmethod(_wrap_forward(cls, forward))
 
 
 _dtype.on_first_bfloat16(install_bfloat16)

@@ -169,6 +169,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -274,6 +275,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
