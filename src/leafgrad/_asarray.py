@@ -95,7 +95,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         return _from_tensor(obj, dtype, copy, requires_grad)
     if isinstance(obj, (np.ndarray, np.generic)):
         array = np.asarray(obj)
-        _dtype.from_numpy_dtype(array.dtype)  # torch's error for a dtype it has not
+        _dtype.from_user_numpy_dtype(array.dtype)  # torch's error for a dtype it has not
         tensor = _wrap(array)
         if dtype is not None and dtype.np != array.dtype:
             if copy is False:

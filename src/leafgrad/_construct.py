@@ -64,8 +64,8 @@ def _leaf_dtype(value):
         return _dtype.bool
     if isinstance(value, _tensor_cls()):
         return value.dtype
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
-        return _dtype.from_numpy_dtype(value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufcV":
+        return _dtype.from_user_numpy_dtype(value.dtype)  # V: ml_dtypes' (torch refuses)
     if isinstance(value, complex):
         return _dtype.default_complex_dtype()
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):

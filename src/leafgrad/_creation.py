@@ -42,7 +42,7 @@ def _infer_array(data) -> np.ndarray:
         return data._data
     if isinstance(data, np.ndarray):
         if data.dtype.kind not in "biuf":
-            _dtype.from_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
+            _dtype.from_user_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
         return data
     return _construct.array_from_data(data)
 
@@ -93,7 +93,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    _dtype.from_numpy_dtype(array.dtype)
+    _dtype.from_user_numpy_dtype(array.dtype)
     return _wrap(array)
 
 

@@ -244,15 +244,28 @@ def from_numpy_dtype(np_dtype) -> dtype:
     if found is None:
         found = _BY_NP.get(np.dtype(np_dtype))
     if found is None:
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
-            "supported "
-            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint64, uint32, uint16, uint8, and bool."
-        )
+        raise _unconvertible(np_dtype)
     if found.is_complex or found in WIDE_UNSIGNED:
         found.np  # noqa: B018 - see _ComplexDtype and _WideUnsignedDtype
     return found
+
+
+def from_user_numpy_dtype(np_dtype) -> dtype:
+    """``from_numpy_dtype`` for arrays handed in by the user (``from_numpy``, ``tensor``,
+    ``as_tensor``): torch refuses ml_dtypes' bfloat16 arrays, as it has no NumPy bfloat16."""
+    if np.dtype(np_dtype).kind == "V":
+        raise _unconvertible(np_dtype)
+    return from_numpy_dtype(np_dtype)
+
+
+def _unconvertible(np_dtype) -> TypeError:
+    kind = np.dtype(np_dtype).type
+    module = "numpy" if kind.__module__.startswith("numpy") else kind.__module__
+    return TypeError(
+        f"can't convert np.ndarray of type {module}.{kind.__name__}. The only supported types "
+        "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+        "uint64, uint32, uint16, uint8, and bool."
+    )
 
 
 # Note: default dtype
