@@ -129,11 +129,41 @@ def _wrap_forward(cls, forward):
                     if new_params is params:
                         new_params = dict(params)
                     new_params[name] = _round_operand(new_params[name], bf16)
-        return _round(forward(ctx, *widened, **new_params))
+        out = _round(forward(ctx, *widened, **new_params))
+        if cls.bfloat16_finish is not None:
+            out = cls.bfloat16_finish(out, widened, new_params)
+        return out
 
     run.bfloat16_wrapped = forward
     run.__doc__ = forward.__doc__
     return run
+
+
+def alpha_tail(ufunc):
+    """``bfloat16_finish`` of add/sub with an alpha: torch's vectorized loop computes
+    ``self + alpha * other`` in float (alpha rounded to bfloat16 first) and rounds once, but the
+    elements after the last 32 (two 16-lane vectors) of a contiguous run take its scalar path,
+    c10::BFloat16 arithmetic rounding ``alpha * other`` before the sum. Applied where the run
+    is the whole tensor: same-shape contiguous operands."""
+
+    def finish(out, operands, params):
+        alpha = params.get("alpha", 1)
+        if alpha == 1 or len(operands) != 2 or out.__class__ is not np.ndarray:
+            return out
+        a, b = operands
+        tail = out.size % 32
+        if (not tail or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray
+                or a.shape != b.shape or not (a.flags.c_contiguous and b.flags.c_contiguous
+                                              and out.flags.c_contiguous)):
+            return out
+        bf16 = out.dtype
+        scale = np.float32(np.float32(alpha).astype(bf16))
+        head = a.reshape(-1)[-tail:]
+        product = (b.reshape(-1)[-tail:] * scale).astype(bf16).astype(np.float32)
+        out.reshape(-1)[-tail:] = ufunc(head, product).astype(bf16)
+        return out
+
+    return finish
 
 
 _installed = []

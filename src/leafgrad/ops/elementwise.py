@@ -16,7 +16,7 @@ from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
-from . import _uint
+from . import _bfloat16, _uint
 from .registry import Op, on_arrays, register
 
 
@@ -82,6 +82,7 @@ class Add(Op):
     broadcasts = True
     inplace_ufunc = np.add
     capture_ufunc = np.add  # Note: capture kernels (_compile/codegen.py)
+    bfloat16_finish = staticmethod(_bfloat16.alpha_tail(np.add))
     torch_names = ("add", "Tensor.__add__", "Tensor.add_")
 
     @staticmethod
@@ -116,6 +117,7 @@ class Sub(Op):
     broadcasts = True
     inplace_ufunc = np.subtract
     capture_ufunc = np.subtract
+    bfloat16_finish = staticmethod(_bfloat16.alpha_tail(np.subtract))
     torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
 
     @staticmethod

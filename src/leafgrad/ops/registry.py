@@ -138,6 +138,7 @@ class Op(Node):
     # Note: opmath for bfloat16 (ops/_bfloat16.py): True where torch's kernel reads a Python
     # number operand in float32 (mul, div, lerp); otherwise it is rounded to bfloat16 first.
     opmath_scalars = False
+    bfloat16_finish = None  # adjusts the rounded result where torch's kernel has a scalar path
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
