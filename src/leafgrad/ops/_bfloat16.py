@@ -82,6 +82,8 @@ def _other_float_wins(arrays, params, bf16) -> bool:
 def _round(out):
     if out.__class__ is np.ndarray:
         return to_bfloat16(out, False) if out.dtype == _F32 else out
+    if out.__class__ is np.float32:  # a 0-d result NumPy gave as a scalar
+        return to_bfloat16(np.asarray(out), False)
     if out.__class__ is tuple:
         return tuple(_round(item) for item in out)
     if out.__class__ is list:
@@ -120,8 +122,13 @@ def _wrap_forward(cls, forward):
                 found = True
         if not found:
             return forward(ctx, *arrays, **params)
-        if params.get("dtype") is not None or _other_float_wins(arrays, params, bf16):
+        if params.get("dtype") is not None:
             return forward(ctx, *widened, **new_params)
+        if _other_float_wins(arrays, params, bf16):
+            out = forward(ctx, *widened, **new_params)
+            follows = (cls.bfloat16_follows_self and arrays and arrays[0].__class__ is np.ndarray
+                       and arrays[0].dtype == bf16)
+            return _round(out) if follows else out
         if not cls.opmath_scalars:  # torch's TensorIterator casts them to bfloat16 first
             widened = [_round_operand(value, bf16) for value in widened]
             for name in (*cls.uint_params, "alpha"):  # add's alpha is cast too

@@ -49,6 +49,7 @@ class SoftMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "SoftMarginLossBackward0"
+    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = "neg_cpu"  # torch negates the target product first
     vmap = batch.loss
     inputs = ("self", "target")

@@ -139,6 +139,9 @@ class Op(Node):
     # number operand in float32 (mul, div, lerp); otherwise it is rounded to bfloat16 first.
     opmath_scalars = False
     bfloat16_finish = None  # adjusts the rounded result where torch's kernel has a scalar path
+    # the result has self's dtype whatever the other operands' (torch writes into an output of
+    # the input's dtype: soft_margin_loss(bf16, float32 target) is bfloat16)
+    bfloat16_follows_self = False
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
