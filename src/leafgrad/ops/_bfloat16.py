@@ -91,6 +91,15 @@ def _round(out):
     return out
 
 
+def _refuse(kernel, arrays, params) -> None:
+    if callable(kernel):
+        error = kernel(arrays, params)
+        if error is not None:
+            raise error
+        return
+    raise NotImplementedError(f"\"{kernel}\" not implemented for 'BFloat16'")
+
+
 def _round_operand(value, bf16):
     """A Python float or a (0-d) floating array of another dtype as torch's cast to bfloat16
     of the operands leaves it, in float32."""
@@ -122,6 +131,9 @@ def _wrap_forward(cls, forward):
                 found = True
         if not found:
             return forward(ctx, *arrays, **params)
+        if cls.bfloat16_kernel is not None and arrays and arrays[0].__class__ is np.ndarray \
+                and arrays[0].dtype == bf16:  # torch dispatches on the first tensor's dtype
+            _refuse(cls.bfloat16_kernel, arrays, params)
         if params.get("dtype") is not None:
             return forward(ctx, *widened, **new_params)
         if _other_float_wins(arrays, params, bf16):

@@ -379,11 +379,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError("cdist only supports non-negative p values")
     check_broadcast(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     batch_shape = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
-    for value in (x1, x2):
-        if value._data.dtype.itemsize < 4:
-            raise NotImplementedError(f"\"cdist\" not implemented for '{_legacy(value._data)}'")
     r1, r2 = x1.shape[-2], x2.shape[-2]
     use_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+    for value in (x1, x2):
+        # float16 has no kernel at all; bfloat16 only the matrix-product one (empty inputs
+        # return before any kernel)
+        if value._data.dtype == np.float16 or (value._data.dtype.kind == "V" and not use_mm
+                                                and x1.numel() and x2.numel()):
+            raise NotImplementedError(f"\"cdist\" not implemented for '{_legacy(value._data)}'")
     if x1.numel() == 0 or x2.numel() == 0 or not use_mm:
         if x1._data.dtype != x2._data.dtype:
             raise RuntimeError(f"expected scalar type {_legacy(x1._data)} but found "
@@ -435,7 +438,8 @@ def pdist(input, p=2.0):  # noqa: A002 - torch's name
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    if input._data.dtype.itemsize < 4:
+    if input._data.dtype == np.float16 or (input._data.dtype.kind == "V" and input.shape[0] > 1
+                                           and input.shape[1]):  # bf16: empty ones return
         raise NotImplementedError(f"\"pdist\" not implemented for '{_legacy(input._data)}'")
     return Pdist.apply(input.contiguous(), p=p)
 

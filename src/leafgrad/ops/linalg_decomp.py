@@ -167,6 +167,7 @@ class LinalgDet(Op):
     """The determinant of each square matrix."""
 
     node = "LinalgDetBackward0"
+    bfloat16_kernel = "lu_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -445,6 +446,7 @@ class LinalgSolveTriangular(Op):
     """``X`` with ``A X = B`` (or ``X A = B``) reading only A's ``upper`` or lower triangle."""
 
     node = "LinalgSolveTriangularBackward0"
+    bfloat16_kernel = "triangular_solve_cpu"  # torch has no bfloat16 kernel
     uint_kernel = "triangular_solve_cpu"
     complex_ok = True
     vmap = batch.solve

@@ -146,6 +146,7 @@ class LinalgQr(MultiOutputOp):
     """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
 
     node = "LinalgQrBackward0"
+    bfloat16_kernel = "geqrf_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -254,6 +255,7 @@ class LinalgSvd(MultiOutputOp):
     """``A = U diag(S) Vh`` (S descending); ``svdvals`` is output 1 of the same node."""
 
     node = "LinalgSvdBackward0"
+    bfloat16_kernel = "linalg_svd_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -390,6 +392,7 @@ class LinalgEigh(MultiOutputOp):
     its ``UPLO`` triangle."""
 
     node = "LinalgEighBackward0"
+    bfloat16_kernel = "linalg_eigh_cpu"  # torch has no bfloat16 kernel
     complex_ok = True
     vmap = batch.leading
     inputs = ("A",)

@@ -93,6 +93,7 @@ class MultiMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultiMarginLossBackward0"
+    bfloat16_kernel = "multi_margin_loss_cpu_kernel"  # torch has no bfloat16 kernel
     index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multi_margin_loss_cpu_kernel" not implemented for \'ComplexFloat\''
     inputs = ("self", "weight")
@@ -184,6 +185,7 @@ class MultilabelMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultilabelMarginLossBackward0"
+    bfloat16_kernel = "multilabel_margin_loss_forward_out_frame"  # torch has no bfloat16 kernel
     index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multilabel_margin_loss_forward_out_frame" not implemented for \'ComplexFloat\''
     inputs = ("self",)

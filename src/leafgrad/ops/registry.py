@@ -142,6 +142,9 @@ class Op(Node):
     # the result has self's dtype whatever the other operands' (torch writes into an output of
     # the input's dtype: soft_margin_loss(bf16, float32 target) is bfloat16)
     bfloat16_follows_self = False
+    # torch's kernel name where it has no bfloat16 kernel (its '"<kernel>" not implemented for
+    # 'BFloat16'' error), or a function of the operand arrays and params giving the error
+    bfloat16_kernel = None
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.

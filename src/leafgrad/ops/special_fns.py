@@ -209,6 +209,7 @@ class SpecialI1e(_FloatUnary):
 @register
 class SpecialNdtri(_FloatUnary):
     node = "SpecialNdtriBackward0"
+    bfloat16_kernel = "ndtri_cpu"  # torch has no bfloat16 kernel
     vmap = batch.elementwise
     saves = {"result": ("self",)}
     compute = staticmethod(_in_float64(fns.ndtri))
@@ -223,6 +224,7 @@ class SpecialNdtri(_FloatUnary):
 @register
 class SpecialLogNdtr(_FloatUnary):
     node = "SpecialLogNdtrBackward0"
+    bfloat16_kernel = "log_ndtr_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
@@ -239,6 +241,7 @@ class SpecialLogNdtr(_FloatUnary):
 @register
 class SpecialErfcx(_FloatUnary):
     node = "SpecialErfcxBackward0"
+    bfloat16_kernel = "erfcx_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
@@ -611,6 +614,7 @@ class SpecialZeta(Op):
     d/dq zeta(s, q) = -s zeta(s + 1, q)."""
 
     node = "SpecialZetaBackward0"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -643,6 +647,7 @@ class SpecialZetaScalarSelf(Op):
     """``special.zeta(number, other)``."""
 
     node = "SpecialZetaBackward1"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("other",)
@@ -665,6 +670,7 @@ class SpecialZetaScalarOther(Op):
     """``special.zeta(self, number)``: no derivative in torch."""
 
     node = "SpecialZetaBackward2"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     vmap = batch.elementwise
     torch_names = ("special.zeta",)
 
