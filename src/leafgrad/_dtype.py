@@ -409,3 +409,13 @@ def kind(array) -> str:
     if found == "V" and is_bfloat16_array(array):
         return "f"
     return found
+
+
+def np_finfo(np_dtype):
+    """``np.finfo`` that also knows ml_dtypes' bfloat16 (Note: bfloat16)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "V" and np_dtype.name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.finfo(np_dtype)
+    return np.finfo(np_dtype)

@@ -158,6 +158,20 @@ def _wrap_forward(cls, forward):
     return run
 
 
+def _wrap_class_forward(cls, func):
+    """The same for a forward written as a classmethod (its ``__func__`` takes the class)."""
+
+    def call(klass):
+        return lambda ctx, *arrays, **params: func(klass, ctx, *arrays, **params)
+
+    def run(klass, ctx, *arrays, **params):
+        return _wrap_forward(cls, call(klass))(ctx, *arrays, **params)
+
+    run.bfloat16_wrapped = func
+    run.__doc__ = func.__doc__
+    return run
+
+
 def alpha_tail(ufunc):
     """``bfloat16_finish`` of add/sub with an alpha: torch's vectorized loop computes
     ``self + alpha * other`` in float (alpha rounded to bfloat16 first) and rounds once, but the
@@ -196,10 +210,15 @@ def install_bfloat16() -> None:
     for cls in OPS.values():
         if cls.is_view:
             continue
-        forward = cls.forward
-        if getattr(forward, "bfloat16_wrapped", None) is not None:
+        raw = next(klass.__dict__["forward"] for klass in cls.__mro__ if "forward" in
+                   klass.__dict__)
+        func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        if getattr(func, "bfloat16_wrapped", None) is not None:
             continue
-        cls.forward = staticmethod(_wrap_forward(cls, forward))
+        if isinstance(raw, classmethod):
+            cls.forward = classmethod(_wrap_class_forward(cls, func))
+        else:
+            cls.forward = staticmethod(_wrap_forward(cls, func))
 
 
 _dtype.on_first_bfloat16(install_bfloat16)

@@ -463,7 +463,7 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     _promote.check_broadcast(tuple(input.shape), tuple(other.shape))
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
-    if dtype.kind not in "fc":
+    if dtype.kind not in "fcV":  # V: bfloat16 (Note: bfloat16 in _dtype.py)
         from .._dtype import from_numpy_dtype
 
         if dtype.kind == "u" and dtype.itemsize > 1:  # torch's uint16/32/64 subtraction

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as _dtype
+
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
@@ -187,7 +189,7 @@ class LinalgDet(Op):
             return grad.new_zeros(a.shape)
         # The gradient solves A^H G = (grad * conj(det)) I: conj(det(A)) times the inverse's
         # conjugate transpose.
-        eps = np.finfo(a._data.dtype).eps
+        eps = _dtype.np_finfo(a._data.dtype).eps
         singular = np.abs(det._data) < 100 * eps
         if not np.any(singular):
             n = a.shape[-1]
@@ -210,7 +212,7 @@ class LinalgDet(Op):
         a, tangent = primals[0], tangents[0]
         if a._data.size == 0:
             return result * 0
-        eps = np.finfo(a._data.dtype).eps
+        eps = _dtype.np_finfo(a._data.dtype).eps
         if not np.any(np.abs(result._data) < 100 * eps):
             return solve(a, tangent).diagonal(0, -2, -1).sum(-1) * result
         ones = _wrap(np.ones(result.shape, a._data.dtype))

@@ -130,7 +130,7 @@ class Mvlgamma(Op):
 
 
 def _not_tiny(x):
-    eps = np.finfo(x._data.dtype).eps
+    eps = _dtype.np_finfo(x._data.dtype).eps
     mask = np.abs(x._data) > eps
     return mask, _where(mask, x, _constant(eps, x))
 
