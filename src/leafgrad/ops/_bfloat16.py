@@ -91,6 +91,11 @@ def _round(out):
     return out
 
 
+def legacy_name(array) -> str:
+    """torch's name of an operand array's dtype in messages (BFloat16, Float, ...)."""
+    return _dtype.from_numpy_dtype(array.dtype)._legacy
+
+
 def _refuse(kernel, arrays, params) -> None:
     if callable(kernel):
         error = kernel(arrays, params)
@@ -131,9 +136,10 @@ def _wrap_forward(cls, forward):
                 found = True
         if not found:
             return forward(ctx, *arrays, **params)
-        if cls.bfloat16_kernel is not None and arrays and arrays[0].__class__ is np.ndarray \
-                and arrays[0].dtype == bf16:  # torch dispatches on the first tensor's dtype
-            _refuse(cls.bfloat16_kernel, arrays, params)
+        kernel = cls.bfloat16_kernel
+        if kernel is not None and (callable(kernel) or (
+                arrays and arrays[0].__class__ is np.ndarray and arrays[0].dtype == bf16)):
+            _refuse(kernel, arrays, params)  # a name: torch dispatches on the first tensor
         if params.get("dtype") is not None:
             return forward(ctx, *widened, **new_params)
         if _other_float_wins(arrays, params, bf16):

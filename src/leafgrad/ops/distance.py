@@ -250,6 +250,8 @@ class Pdist(Op):
 
     def backward(self, grad):
         a, result = self.saved("self"), self.saved("result")
+        if a._data.dtype.kind == "V":  # torch's pdist_backward has no bfloat16 kernel
+            raise NotImplementedError("\"pdist_backward\" not implemented for 'BFloat16'")
         local, rows, cols = self._local(a._data, result._data)
         local = local * grad._data[..., None]
         gradient = np.zeros_like(a._data)

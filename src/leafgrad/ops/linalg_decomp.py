@@ -49,6 +49,27 @@ def _check_matrix(a: np.ndarray, name: str) -> None:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
 
 
+def _low_precision(a: np.ndarray, name: str):
+    """bfloat16 as ``_check_float`` refuses float16 (``Op.bfloat16_kernel``)."""
+    from ._bfloat16 import legacy_name
+
+    if a.ndim < 2 or a.dtype.kind != "V":
+        return None
+    return RuntimeError(f"{name}: Low precision dtypes not supported. Got {legacy_name(a)}")
+
+
+def _solve_bfloat16(a: np.ndarray, b: np.ndarray):
+    """linalg.solve with a bfloat16 operand: torch's dtype check, then no bfloat16 LU kernel."""
+    from ._bfloat16 import legacy_name
+
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.dtype.kind not in "fcV":
+        return None  # the forward's own checks come first
+    if a.dtype != b.dtype:
+        return RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A "
+                            f"of type {legacy_name(a)} and B of type {legacy_name(b)} instead")
+    return NotImplementedError("\"lu_cpu\" not implemented for 'BFloat16'")
+
+
 def _check_float(a: np.ndarray, name: str, kernel: str | None = None) -> None:
     """Floating or complex inputs only; float16 is refused too (torch's CPU LAPACK kernels lack
     it), with the message of torch's ``kernel`` dispatch when given, else of the op's own check."""
@@ -278,6 +299,7 @@ class LinalgSlogdet(MultiOutputOp):
     """``(sign, log|det|)`` of each square matrix."""
 
     node = "LinalgSlogdetBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _low_precision(arrays[0], "linalg.slogdet"))
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -353,6 +375,7 @@ class LinalgSolveEx(Op):
     """``X`` with ``A X = B`` (``left=True``) or ``X A = B``; B may be a (batch of) vector(s)."""
 
     node = "LinalgSolveExBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _solve_bfloat16(*arrays[:2]))
     complex_ok = True
     vmap = batch.solve
     inputs = ("A", "B")

@@ -462,11 +462,21 @@ class LinalgEigh(MultiOutputOp):
 # -- pseudo-inverse -------------------------------------------------------------------------------
 
 
+def _pinv_bfloat16(a: np.ndarray):
+    """torch's pinv has no bfloat16 kernel: its dtype check's message (``Op.bfloat16_kernel``)."""
+    if a.dtype.kind != "V":
+        return None
+    return RuntimeError(
+        f"linalg.pinv(BFloat16{{{list(a.shape)}}}): expected a tensor with 2 or more dimensions "
+        "of float, double, cfloat or cdouble types")
+
+
 @register
 class LinalgPinv(Op):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as 0."""
 
     node = "LinalgPinvBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _pinv_bfloat16(arrays[0]))
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading

@@ -129,6 +129,12 @@ class Mvlgamma(Op):
 # -- modified Bessel functions ----------------------------------------------------------------
 
 
+def _no_bfloat16_backward(x, kernel: str) -> None:
+    """torch's i1/i1e backward kernels have no bfloat16 version."""
+    if x._data.dtype.kind == "V":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'BFloat16'")
+
+
 def _not_tiny(x):
     eps = _dtype.np_finfo(x._data.dtype).eps
     mask = np.abs(x._data) > eps
@@ -177,6 +183,7 @@ class SpecialI1(_FloatUnary):
 
     def backward(self, grad):
         # torch's i1_backward: i0(x) - i1(x)/x, with 1/2 where |x| <= eps
+        _no_bfloat16_backward(self.saved("self"), "i1_backward")
         mask, safe = _not_tiny(self.saved("self"))
         derivative = I0.apply(safe) - self.saved("result") * safe.reciprocal()
         return grad * _where(mask, derivative, _constant(0.5, safe))
@@ -195,6 +202,7 @@ class SpecialI1e(_FloatUnary):
 
     def backward(self, grad):
         # torch's i1e_backward: i0e(x) - i1e(x) (sgn(x) + 1/x), with 1/2 where |x| <= eps
+        _no_bfloat16_backward(self.saved("self"), "i1e_backward")
         mask, safe = _not_tiny(self.saved("self"))
         derivative = SpecialI0e.apply(safe) - self.saved("result") * (
             safe.sgn() + safe.reciprocal())
