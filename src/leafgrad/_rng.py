@@ -770,7 +770,7 @@ def _fill16_float_libm(u: np.ndarray, mean, std) -> np.ndarray:
 
 # -- integers -----------------------------------------------------------------------------------
 
-_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+_DIGITS = {"float16": 11, "float32": 24, "float64": 53, "bfloat16": 8}
 
 
 def _through_dtype(value: int, dtype: np.dtype) -> int:
@@ -778,7 +778,7 @@ def _through_dtype(value: int, dtype: np.dtype) -> int:
     int64 -> float (-> Half) rounds to nearest; an out-of-range result (inf, or >= 2**63) becomes
     INT64_MIN, which is what the cvttss2si/cvttsd2si instructions return."""
     as_float = np.array(value, dtype=np.int64).astype(
-        np.float32 if dtype == np.float16 else dtype).astype(dtype).astype(np.float64)
+        np.float32 if dtype.itemsize == 2 else dtype).astype(dtype).astype(np.float64)
     if not -(2.0**63) <= float(as_float) < 2.0**63:
         return -(2**63)
     return int(as_float)
@@ -805,8 +805,8 @@ def _update_to(high: int, dtype: np.dtype) -> int:
 def _check_int_range(low: int, high_inclusive: int, dtype: np.dtype) -> None:
     """check_from_to_in_range: errors for integer dtypes, warnings for float precision."""
     name = _CPP_NAMES.get(dtype.name, dtype.name)
-    if dtype.kind == "f":
-        info = np.finfo(dtype)
+    if dtype.kind == "f" or _is_bfloat16(dtype):
+        info = _finfo(dtype)
         bounds = (float(info.min), float(info.max))
     elif dtype == np.uint64:
         bounds = (0, 2**63 - 1)
@@ -818,7 +818,7 @@ def _check_int_range(low: int, high_inclusive: int, dtype: np.dtype) -> None:
     for value, label in ((low, "from"), (high_inclusive, "to - 1")):
         if not bounds[0] <= value <= bounds[1]:
             raise RuntimeError(f"{label} is out of bounds for {name}")
-    if dtype.kind == "f":
+    if dtype.kind == "f" or _is_bfloat16(dtype):
         digits = _DIGITS[dtype.name]
         for value, label in ((low, "from"), (high_inclusive, "to - 1")):
             if value < -(1 << digits) or value > (1 << digits):
@@ -844,7 +844,7 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     if not low < high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if dtype.kind == "f":
+    if dtype.kind == "f" or _is_bfloat16(dtype):
         low, high = _update_from(low, dtype), _update_to(high, dtype)
         if not low < high:
             raise RuntimeError(
@@ -864,8 +864,8 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     values = (offsets + _U64(low % 2**64)).view(np.int64)  # uint64 wrap-around, as in C++
     if dtype == np.bool_:
         return (values != 0).reshape(shape)
-    if dtype == np.float16:
-        values = values.astype(np.float32)  # int64 -> float -> Half, as c10::Half converts
+    if dtype.itemsize == 2 and dtype.kind in "fV":  # int64 -> float -> Half/BFloat16, as c10
+        values = values.astype(np.float32)
     return values.astype(dtype).reshape(shape)
 
 

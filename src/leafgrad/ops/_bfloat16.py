@@ -27,8 +27,8 @@ _F32 = np.dtype(np.float32)
 def to_bfloat16(array, vector: bool = True):
     """``array`` rounded to bfloat16 (to nearest even), as torch's conversion: through float32
     (float64 -> bfloat16 gives the same bits either way), NaN as 0xFFFF where torch's
-    vectorized kernel converts (arrays of one or more dims), ml_dtypes' 0x7FC0 for 0-d ones
-    (torch's scalar path)."""
+    vectorized kernel converts (``vector``, arrays of one or more dims), 0x7FC0 on its scalar
+    path (0-d ones)."""
     bf16 = _dtype.bfloat16.np
     array = np.asarray(array)
     if array.dtype == bf16:
@@ -38,10 +38,10 @@ def to_bfloat16(array, vector: bool = True):
     work = array if array.dtype == _F32 else array.astype(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
         out = work.astype(bf16)
-    if vector and out.ndim and out.size:
+    if out.size:
         nan = np.isnan(work)
         if nan.any():
-            out.view(np.uint16)[nan] = 0xFFFF
+            out.view(np.uint16)[nan] = 0xFFFF if vector and out.ndim else 0x7FC0
     return out
 
 
@@ -203,6 +203,22 @@ def alpha_tail(ufunc):
         return out
 
     return finish
+
+
+def pow_steps(out, operands, params):
+    """``bfloat16_finish`` of ``x ** n``: torch's kernel computes the exponents 3 and -2 in
+    c10::BFloat16 arithmetic, rounding ``x * x`` before the last step (``x * x * x``,
+    ``1 / (x * x)``); other exponents are one rounding of ``pow`` in float."""
+    exponent = params.get("exponent")
+    if exponent not in (3, -2) or isinstance(exponent, bool) or out.__class__ is not np.ndarray \
+            or not operands or operands[0].__class__ is not np.ndarray:
+        return out
+    bf16 = out.dtype
+    x = operands[0].astype(np.float32)
+    square = (x * x).astype(bf16).astype(np.float32)
+    with np.errstate(all="ignore"):
+        last = square * x if exponent == 3 else np.float32(1) / square
+    return last.astype(bf16)
 
 
 _installed = []

@@ -374,6 +374,7 @@ class PowScalar(Op):
 
     node = "PowBackward0"
     uint_params = ("exponent",)
+    bfloat16_finish = staticmethod(_bfloat16.pow_steps)
 
     @staticmethod
     def uint_kernel(params, operands):
@@ -1215,6 +1216,8 @@ class ToCopy(Op):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)
             a = a.real
+        if dtype.kind == "V" and a.dtype != dtype:  # to bfloat16: torch's rounding and NaNs
+            return _layout.like(_bfloat16.to_bfloat16(a), a)
         return _layout.like(a.astype(dtype, copy=True), a)  # clone's layout (Preserve)
 
     def backward(self, grad):
