@@ -16,6 +16,8 @@ first use, as the uint16 check does (ops/_uint.py).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _dtype
@@ -159,8 +161,8 @@ def _wrap_forward(cls, forward):
             out = cls.bfloat16_finish(out, widened, new_params)
         return out
 
+    functools.update_wrapper(run, forward)  # signature, name and __wrapped__ for introspection
     run.bfloat16_wrapped = forward
-    run.__doc__ = forward.__doc__
     return run
 
 
@@ -173,8 +175,8 @@ def _wrap_class_forward(cls, func):
     def run(klass, ctx, *arrays, **params):
         return _wrap_forward(cls, call(klass))(ctx, *arrays, **params)
 
+    functools.update_wrapper(run, func)
     run.bfloat16_wrapped = func
-    run.__doc__ = func.__doc__
     return run
 
 
