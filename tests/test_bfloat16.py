@@ -438,3 +438,22 @@ def test_float32_programs_do_not_install_the_bfloat16_path():
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               check=True)
     assert done.stdout.split() == ["True", "False"]
+
+
+def test_transforms_after_bfloat16_was_used():
+    """Wrapping the forwards (on the first bfloat16 tensor) keeps what transforms read from
+    them: vmap's rule for batched reductions looks up a forward's keepdim parameter."""
+    leafgrad.ones(1, dtype=leafgrad.bfloat16)
+    results = []
+    for m in (torch, leafgrad):
+        x = m.arange(12.0).reshape(3, 4)
+        results.append([
+            m.func.vmap(m.func.hessian(lambda v: (v.tanh() ** 2).sum()))(x / 10).tolist(),
+            m.func.grad(lambda v: m.func.vmap(lambda row: (row.sin() * row.sum()).sum())(v)
+                        .sum())(x).tolist(),
+            m.func.vmap(lambda row: row.bfloat16().mean(0))(x).float().tolist()])
+    np.testing.assert_allclose(np.array(results[1][0]), np.array(results[0][0]), rtol=1e-6,
+                               atol=1e-7)
+    np.testing.assert_allclose(np.array(results[1][1]), np.array(results[0][1]), rtol=1e-6,
+                               atol=1e-6)
+    assert results[1][2] == results[0][2]
