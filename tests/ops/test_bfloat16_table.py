@@ -40,8 +40,8 @@ INTERMEDIATE_ROUNDING = {
     "UpsampleLinear1D-1", "UpsampleLinear1D-3", "UpsampleTrilinear3D-2", "UpsampleTrilinear3D-3",
     "UpsampleTrilinear3DBackward-0",
 }
-# torch checks that a float64 target/weight matches the bfloat16 input and raises; leafgrad
-# computes (these expect the failure: strict, so a fix shows up here)
+# torch raises where leafgrad computes (strict xfails, so a fix shows up here). The two loss
+# checks are missing for float32 inputs with a float64 target/weight too (not bfloat16's).
 DTYPE_CHECKS_MISSING = {
     "AffineGridGenerator-1": "torch's 5-d affine_grid builds its base grid with a kernel that "
                              "has no bfloat16 version (\"tensor_cpu\")",
