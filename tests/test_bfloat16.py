@@ -152,6 +152,16 @@ def test_bfloat16_to_other_dtypes(target):
         assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("data", [[float("nan"), -float("nan"), 1e40, -1e-45, 3, True],
+                                  -float("nan"), [[1.1, 2], [3, 4.7]], [2**60 + 1, -7]])
+def test_construction_bits(data):
+    """torch converts Python values on its scalar path: every NaN is 0x7FC0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = leafgrad.tensor(data, dtype=leafgrad.bfloat16)
+    assert np.array_equal(_bits(ours), _bits(torch.tensor(data, dtype=torch.bfloat16)))
+
+
 def test_python_values_item_tolist():
     t = torch.tensor([1.1, -2.5, 3e38, 1e-40, float("inf")], dtype=torch.bfloat16)
     ours = _lg(t)

@@ -324,4 +324,8 @@ def array_from_data(data, target=None) -> np.ndarray:
             return np.array(data, dtype=np.uint64)
         # negative ints wrap into an unsigned dtype (checked by _check_int)
         return np.array(data, dtype=np.int64).astype(target.np)
+    if target.name == "bfloat16":  # torch converts each value on its scalar path (NaN 0x7FC0)
+        from .ops._bfloat16 import to_bfloat16
+
+        return to_bfloat16(np.array(data, dtype=np.float64), vector=False)
     return np.array(data, dtype=target.np)

@@ -37,8 +37,8 @@ def to_bfloat16(array, vector: bool = True):
         return array.copy()
     if array.dtype.kind == "c":
         array = array.real
-    work = array if array.dtype == _F32 else array.astype(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
+        work = array if array.dtype == _F32 else array.astype(np.float32)
         out = work.astype(bf16)
     if out.size:
         nan = np.isnan(work)
