@@ -95,7 +95,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         return _from_tensor(obj, dtype, copy, requires_grad)
     if isinstance(obj, (np.ndarray, np.generic)):
         array = np.asarray(obj)
-        _dtype.from_numpy_dtype(array.dtype)  # torch's error for a dtype it has not
+        _dtype.from_user_numpy_dtype(array.dtype)  # torch's error for a dtype it has not
         tensor = _wrap(array)
         if dtype is not None and dtype.np != array.dtype:
             if copy is False:
@@ -149,7 +149,7 @@ def _from_tensor(obj: Tensor, dtype, copy, requires_grad) -> Tensor:
                 "instead of False. Pass requires_grad=False explicitly to get the old behavior "
                 "and silence this warning.", UserWarning, stacklevel=3)
         return tensor
-    if requires_grad and tensor._data.dtype.kind not in "fc":
+    if requires_grad and _dtype.kind(tensor._data) not in "fc":
         raise RuntimeError(INT_REQUIRES_GRAD)
     if tensor.is_leaf:
         return tensor.requires_grad_(bool(requires_grad))

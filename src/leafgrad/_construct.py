@@ -64,8 +64,8 @@ def _leaf_dtype(value):
         return _dtype.bool
     if isinstance(value, _tensor_cls()):
         return value.dtype
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
-        return _dtype.from_numpy_dtype(value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufcV":
+        return _dtype.from_user_numpy_dtype(value.dtype)  # V: ml_dtypes' (torch refuses)
     if isinstance(value, complex):
         return _dtype.default_complex_dtype()
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
@@ -324,4 +324,8 @@ def array_from_data(data, target=None) -> np.ndarray:
             return np.array(data, dtype=np.uint64)
         # negative ints wrap into an unsigned dtype (checked by _check_int)
         return np.array(data, dtype=np.int64).astype(target.np)
+    if target.name == "bfloat16":  # torch converts each value on its scalar path (NaN 0x7FC0)
+        from .ops._bfloat16 import to_bfloat16
+
+        return to_bfloat16(np.array(data, dtype=np.float64), vector=False)
     return np.array(data, dtype=target.np)

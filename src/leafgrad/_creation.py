@@ -27,7 +27,7 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
     if device is not None:
         _device_use(device)
-    if requires_grad and data.dtype.kind not in "fc":
+    if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing
@@ -42,7 +42,7 @@ def _infer_array(data) -> np.ndarray:
         return data._data
     if isinstance(data, np.ndarray):
         if data.dtype.kind not in "biuf":
-            _dtype.from_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
+            _dtype.from_user_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
         return data
     return _construct.array_from_data(data)
 
@@ -93,7 +93,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    _dtype.from_numpy_dtype(array.dtype)
+    _dtype.from_user_numpy_dtype(array.dtype)
     return _wrap(array)
 
 
@@ -347,9 +347,12 @@ def _arange_float(start: float, step: float, count: int, np_dtype) -> np.ndarray
     each ``a + b * c`` into one fused multiply-add (rounded once, in double). The elements after
     the last full pair of vectors are ``start + step * i`` cast directly. (One thread: past
     32768 elements torch splits the range among its threads, and each thread's share starts
-    its own vectors.) Other dtypes (float16, bfloat16) take ``start + step * i`` throughout.
+    its own vectors.) bfloat16 computes in float: vectors of 16 lanes, lane k is the vector's
+    base (cast) plus ``k * step`` in float, cast. float16 takes ``start + step * i`` throughout.
     """
     index = np.arange(count, dtype=np.float64)
+    if np_dtype.kind == "V":  # bfloat16
+        return _arange_bfloat16(start, step, count, np_dtype)
     if np_dtype not in (np.float32, np.float64):
         return (start + index * step).astype(np_dtype)
     direct = _fma(index, step, start, _DOUBLE).astype(np_dtype)
@@ -366,6 +369,19 @@ def _arange_float(start: float, step: float, count: int, np_dtype) -> np.ndarray
 
 
 _DOUBLE = np.dtype(np.float64)
+
+
+def _arange_bfloat16(start: float, step: float, count: int, bf16) -> np.ndarray:
+    """torch's arange for bfloat16 (see _arange_float): float arithmetic, 16-lane vectors."""
+    start32, step32 = np.float32(start), np.float32(step)
+    index = np.arange(count, dtype=np.float64)
+    direct = (index * np.float64(step32) + np.float64(start32)).astype(np.float32).astype(bf16)
+    vector = count - count % 32
+    if vector:
+        base = direct[:vector:16].astype(np.float32)
+        lane = np.arange(16, dtype=np.float32) * step32
+        direct[:vector] = (base[:, None] + lane).astype(bf16).reshape(-1)
+    return direct
 
 
 def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
@@ -409,6 +425,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
     # torch computes in the output dtype and fills the first half from start and the second half
     # from end, symmetrically: start + step * i and end - step * (steps - 1 - i), each one fused
     # multiply-add (its compiler contracts them), so they are rounded once, as here.
+    if np_dtype.kind == "V":  # bfloat16
+        return _finish(_linspace_bfloat16(start, end, steps, np_dtype), requires_grad, device)
     work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
     if work == np.float16 and max(abs(float(start)), abs(float(end))) > 65504:
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
@@ -425,6 +443,23 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
     if steps == 1:
         data = np.array([start_w], dtype=work)
     return _finish(data.astype(np_dtype), requires_grad, device)
+
+
+def _linspace_bfloat16(start, end, steps: int, bf16) -> np.ndarray:
+    """linspace in c10::BFloat16 arithmetic: each operation in float, rounded to bfloat16."""
+
+    def rounded(value):
+        return np.asarray(value, dtype=np.float32).astype(bf16).astype(np.float32)
+
+    start_w, end_w = rounded(float(start)), rounded(float(end))
+    if steps == 1:
+        return start_w.reshape(1).astype(bf16)
+    step = rounded(rounded(end_w - start_w) / rounded(steps - 1)) if steps > 1 else \
+        np.float32(0)
+    index = np.arange(steps, dtype=np.float32)
+    low = rounded(start_w + rounded(step * rounded(index)))
+    high = rounded(end_w - rounded(step * rounded(steps - index - 1)))
+    return np.where(index < steps // 2, low, high).astype(bf16)
 
 
 def _refuse_wide_unsigned(dtype, kernel: str) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "complex64",
     "complex128",
     "complex32",
+    "bfloat16",
     "get_default_dtype",
     "set_default_dtype",
     "promote_types",
@@ -155,6 +156,77 @@ for _name, _value in (("name", "complex32"), ("np", np.dtype(np.complex64)),
                       ("itemsize", 4), ("_legacy", "ComplexHalf")):
     dtype.__dict__[_name].__set__(complex32, _value)
 
+# Note: bfloat16. NumPy has no bfloat16; the optional ``ml_dtypes`` package (the ``bfloat16``
+# extra) provides one. ``leafgrad.bfloat16`` always exists (its repr, itemsize, finfo and
+# promotion need no NumPy type); asking for its NumPy type, which every way of making a
+# bfloat16 tensor does, imports ml_dtypes (a RuntimeError naming the extra without it) and,
+# the first time, tells ``on_first_bfloat16``'s listener (ops/_bfloat16.py installs torch's
+# compute-in-float32-and-round-once path for ops then, so that programs without bfloat16 pay
+# nothing for it).
+_BFLOAT16_MISSING = ("bfloat16 tensors need the ml_dtypes package (NumPy has no bfloat16 "
+                     "type): pip install 'leafgrad[bfloat16]'")
+_first_bfloat16: list = []
+
+
+def on_first_bfloat16(listener) -> None:
+    """Call ``listener()`` once, when the process first makes a bfloat16 tensor."""
+    _first_bfloat16.append(listener)
+
+
+def bfloat16_numpy():
+    """ml_dtypes' NumPy bfloat16 dtype, or None when ml_dtypes is not installed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+class _BFloat16Dtype(dtype):
+    """torch.bfloat16 (see Note: bfloat16)."""
+
+    __slots__ = ()
+
+    @property
+    def np(self):
+        found = _bfloat16_np
+        if found is None:
+            found = _load_bfloat16()
+        if _first_bfloat16:
+            _first_bfloat16.pop()()
+        return found
+
+    @np.setter
+    def np(self, value):
+        dtype.np.__set__(self, value)
+
+
+_bfloat16_np = None
+
+
+def _load_bfloat16():
+    global _bfloat16_np
+    found = bfloat16_numpy()
+    if found is None:
+        raise RuntimeError(_BFLOAT16_MISSING)
+    _BY_NP[found] = bfloat16
+    _BY_NP_TYPE[found.type] = bfloat16
+    _bfloat16_np = found
+    return found
+
+
+bfloat16 = _BFloat16Dtype.__new__(_BFloat16Dtype)
+for _name, _value in (("name", "bfloat16"), ("np", None), ("is_floating_point", True),
+                      ("is_complex", False), ("is_signed", True), ("itemsize", 2),
+                      ("_legacy", "BFloat16")):
+    dtype.__dict__[_name].__set__(bfloat16, _value)
+
+
+def is_bfloat16_array(array) -> builtins.bool:
+    """Whether ``array`` (an ndarray) holds bfloat16 (without importing ml_dtypes)."""
+    return _bfloat16_np is not None and array.dtype == _bfloat16_np
+
+
 half, float, double = float16, float32, float64  # noqa: A001 - torch's aliases
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble, chalf = complex64, complex128, complex32
@@ -163,6 +235,7 @@ ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, comple
        uint16, uint32, uint64)
 _TO_REAL = {complex64: float32, complex128: float64, complex32: float16}
 _TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex32}
+# (bfloat16 has no complex counterpart: torch's bfloat16 * 1j is complex64, as float32's)
 
 
 def check_storable(d: dtype) -> None:
@@ -180,15 +253,28 @@ def from_numpy_dtype(np_dtype) -> dtype:
     if found is None:
         found = _BY_NP.get(np.dtype(np_dtype))
     if found is None:
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
-            "supported "
-            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint64, uint32, uint16, uint8, and bool."
-        )
+        raise _unconvertible(np_dtype)
     if found.is_complex or found in WIDE_UNSIGNED:
         found.np  # noqa: B018 - see _ComplexDtype and _WideUnsignedDtype
     return found
+
+
+def from_user_numpy_dtype(np_dtype) -> dtype:
+    """``from_numpy_dtype`` for arrays handed in by the user (``from_numpy``, ``tensor``,
+    ``as_tensor``): torch refuses ml_dtypes' bfloat16 arrays, as it has no NumPy bfloat16."""
+    if np.dtype(np_dtype).kind == "V":
+        raise _unconvertible(np_dtype)
+    return from_numpy_dtype(np_dtype)
+
+
+def _unconvertible(np_dtype) -> TypeError:
+    kind = np.dtype(np_dtype).type
+    module = "numpy" if kind.__module__.startswith("numpy") else kind.__module__
+    return TypeError(
+        f"can't convert np.ndarray of type {module}.{kind.__name__}. The only supported types "
+        "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+        "uint64, uint32, uint16, uint8, and bool."
+    )
 
 
 # Note: default dtype
@@ -253,6 +339,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
             raise _wide_unsigned_promotion(a, b)
         return a if ca > cb else b
     if ca == 2:
+        if a.itemsize == b.itemsize == 2:  # float16 with bfloat16: neither holds the other
+            return float32
         return a if a.itemsize >= b.itemsize else b
     if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
         raise _wide_unsigned_promotion(a, b)
@@ -292,6 +380,8 @@ def _combine(higher, lower):
     if category_higher >= category_lower:
         return higher
     if category_lower == 3 and category_higher == 2:
+        if higher is bfloat16:  # no complex bfloat16: torch gives complex64
+            return complex64
         # a float tensor with a complex scalar keeps the tensor's precision (float64 * 1j is
         # complex128, float16 * 1j complex32)
         return higher.to_complex()
@@ -320,3 +410,21 @@ def result_type(*operands) -> dtype:
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """torch.can_cast: same-kind casting (no float to int, no int to bool)."""
     return _category(from_) <= _category(to)
+
+
+def kind(array) -> str:
+    """``array.dtype.kind``, with "f" for bfloat16 (ml_dtypes' kind is "V": Note: bfloat16)."""
+    found = array.dtype.kind
+    if found == "V" and is_bfloat16_array(array):
+        return "f"
+    return found
+
+
+def np_finfo(np_dtype):
+    """``np.finfo`` that also knows ml_dtypes' bfloat16 (Note: bfloat16)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "V" and np_dtype.name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.finfo(np_dtype)
+    return np.finfo(np_dtype)

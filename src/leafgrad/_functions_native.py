@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from . import _dtype as _dtype
 
 from . import _argparse
 from .backends import cpu as _cpu
@@ -187,7 +188,7 @@ def frobenius_norm(input, dim=None, keepdim=False):  # noqa: A002
     _deprecated("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
                 "will be removed in a future PyTorch release. Please use "
                 "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
-    if input._data.dtype.kind not in "fc":
+    if _dtype.kind(input._data) not in "fc":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {input.dtype._legacy} instead.")
     wrapped = tuple(_wrap_dim(d, input.ndim) for d in dims)

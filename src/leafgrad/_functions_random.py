@@ -37,8 +37,8 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
                          f"{count.dtype._legacy}")
     if prob.dtype is not count.dtype:
         raise RuntimeError(f"Found dtype {prob.dtype._legacy} but expected {count.dtype._legacy}")
-    if count._data.dtype == np.float16:  # torch's CPU kernel is float and double only
-        raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
+    if count._data.dtype.itemsize == 2:  # torch's CPU kernel is float and double only
+        raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{count.dtype._legacy}'")
     result = _rng_dists.binomial(count._data, prob._data, generator=generator)
     if result.shape != count._data.shape and count._data.size:
         # torch allocates the result with count's shape, then its iterator resizes it

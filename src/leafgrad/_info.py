@@ -74,6 +74,9 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
+        if type.name == "bfloat16":  # NumPy knows no bfloat16 (8 exponent, 7 fraction bits)
+            self._bfloat16()
+            return
         info = np.finfo(type.np)
         self.bits = builtins.int(info.bits)
         self.eps = builtins.float(info.eps)
@@ -83,6 +86,15 @@ class finfo:
         self.smallest_normal = self.tiny
         self.resolution = 10.0 ** -builtins.int(info.precision)  # exactly 1e-N, as torch
         self.dtype = type.name
+
+    def _bfloat16(self) -> None:
+        self.bits = 16
+        self.eps = 2.0 ** -7
+        self.max = (2.0 - 2.0 ** -7) * 2.0 ** 127
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** -126
+        self.resolution = 0.01  # 10 ** -floor(7 * log10(2)), torch's digits10 = 2
+        self.dtype = "bfloat16"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, finfo) and self.dtype == other.dtype

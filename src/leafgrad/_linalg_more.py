@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from . import _dtype as _dtype
+
 from ._functions_linalg import _return_type
 from .autograd.function import Function
 from .tensor import Tensor, _wrap
@@ -379,7 +381,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if rhs.shape[-2] != m:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     if rcond is None:
-        rcond = float(np.finfo(A._data.dtype).eps) * max(m, n)
+        rcond = float(_dtype.np_finfo(A._data.dtype).eps) * max(m, n)
     singular = np.linalg.svd(A._data, compute_uv=False) if A.numel() else \
         np.zeros(A.shape[:-2] + (0,), A._data.dtype)
     largest = singular[..., :1] if singular.shape[-1] else singular
@@ -419,7 +421,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         singular = np.linalg.svd(data, compute_uv=False)
     atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     if rtol is None:
-        rtol_value = float(np.finfo(data.dtype).eps) * max(m, n) if atol is None or \
+        rtol_value = float(_dtype.np_finfo(data.dtype).eps) * max(m, n) if atol is None or \
             (not isinstance(atol, Tensor) and atol <= 0) else 0.0
     else:
         rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol

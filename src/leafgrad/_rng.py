@@ -445,13 +445,27 @@ _TYPE_NAMES = {  # at::toString(ScalarType), as in torch's messages
     "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
     "int32": "Int", "int64": "Long", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
     "uint64": "UInt64", "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "bfloat16": "BFloat16",
 }
 _CPP_NAMES = {  # the C++ type names torch prints via TypeMeta on Linux
     "float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
     "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
     "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int",
-    "bool": "bool",
+    "bool": "bool", "bfloat16": "c10::BFloat16",
 }
+
+
+def _is_bfloat16(dtype: np.dtype) -> bool:
+    """ml_dtypes' bfloat16 (kind "V"): drawn as float16 is, in float32 then rounded."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
+
+def _finfo(dtype: np.dtype):
+    if _is_bfloat16(dtype):
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
 
 
 def _wide_unsigned(np_dtype) -> bool:
@@ -481,10 +495,10 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None) -> np.ndarray:
     if dtype.kind == "c":
         real = uniform(shape + (2,), _real_dtype(dtype), low, high, generator)
         return real.view(dtype).reshape(shape)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("check_uniform_bounds", dtype)
     low, high = float(low), float(high)
-    finfo = np.finfo(dtype)
+    finfo = _finfo(dtype)
     for value, name in ((low, "from"), (high, "to")):
         if not float(finfo.min) <= value <= float(finfo.max):
             raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[dtype.name]}")
@@ -545,7 +559,7 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
     if dtype.kind == "c":  # real and imaginary parts each get half the variance
         real = normal(shape + (2,), _real_dtype(dtype), mean, std / math.sqrt(2), generator)
         return real.view(dtype).reshape(shape)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("normal_kernel_cpu", dtype)
     count = math.prod(shape)
     gen = _generator(generator)
@@ -758,7 +772,7 @@ def _fill16_float_libm(u: np.ndarray, mean, std) -> np.ndarray:
 
 # -- integers -----------------------------------------------------------------------------------
 
-_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+_DIGITS = {"float16": 11, "float32": 24, "float64": 53, "bfloat16": 8}
 
 
 def _through_dtype(value: int, dtype: np.dtype) -> int:
@@ -766,7 +780,7 @@ def _through_dtype(value: int, dtype: np.dtype) -> int:
     int64 -> float (-> Half) rounds to nearest; an out-of-range result (inf, or >= 2**63) becomes
     INT64_MIN, which is what the cvttss2si/cvttsd2si instructions return."""
     as_float = np.array(value, dtype=np.int64).astype(
-        np.float32 if dtype == np.float16 else dtype).astype(dtype).astype(np.float64)
+        np.float32 if dtype.itemsize == 2 else dtype).astype(dtype).astype(np.float64)
     if not -(2.0**63) <= float(as_float) < 2.0**63:
         return -(2**63)
     return int(as_float)
@@ -793,8 +807,8 @@ def _update_to(high: int, dtype: np.dtype) -> int:
 def _check_int_range(low: int, high_inclusive: int, dtype: np.dtype) -> None:
     """check_from_to_in_range: errors for integer dtypes, warnings for float precision."""
     name = _CPP_NAMES.get(dtype.name, dtype.name)
-    if dtype.kind == "f":
-        info = np.finfo(dtype)
+    if dtype.kind == "f" or _is_bfloat16(dtype):
+        info = _finfo(dtype)
         bounds = (float(info.min), float(info.max))
     elif dtype == np.uint64:
         bounds = (0, 2**63 - 1)
@@ -806,7 +820,7 @@ def _check_int_range(low: int, high_inclusive: int, dtype: np.dtype) -> None:
     for value, label in ((low, "from"), (high_inclusive, "to - 1")):
         if not bounds[0] <= value <= bounds[1]:
             raise RuntimeError(f"{label} is out of bounds for {name}")
-    if dtype.kind == "f":
+    if dtype.kind == "f" or _is_bfloat16(dtype):
         digits = _DIGITS[dtype.name]
         for value, label in ((low, "from"), (high_inclusive, "to - 1")):
             if value < -(1 << digits) or value > (1 << digits):
@@ -832,7 +846,7 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     if not low < high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if dtype.kind == "f":
+    if dtype.kind == "f" or _is_bfloat16(dtype):
         low, high = _update_from(low, dtype), _update_to(high, dtype)
         if not low < high:
             raise RuntimeError(
@@ -852,8 +866,8 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
     values = (offsets + _U64(low % 2**64)).view(np.int64)  # uint64 wrap-around, as in C++
     if dtype == np.bool_:
         return (values != 0).reshape(shape)
-    if dtype == np.float16:
-        values = values.astype(np.float32)  # int64 -> float -> Half, as c10::Half converts
+    if dtype.itemsize == 2 and dtype.kind in "fV":  # int64 -> float -> Half/BFloat16, as c10
+        values = values.astype(np.float32)
     return values.astype(dtype).reshape(shape)
 
 

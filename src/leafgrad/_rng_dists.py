@@ -172,6 +172,8 @@ def _uniform_source(gen):
 
 
 def poisson(rates: np.ndarray, generator=None) -> np.ndarray:
+    if rates.dtype.kind == "V" and rates.dtype.name == "bfloat16":  # counts: exact either way
+        return poisson(rates.astype(np.float32), generator).astype(rates.dtype)
     if rates.dtype.kind != "f":
         raise _not_implemented("poisson_cpu", rates.dtype)
     gen = _generator(generator)

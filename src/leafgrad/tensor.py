@@ -347,7 +347,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self._data.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind == "f" or _dtype.is_bfloat16_array(self._data)
 
     def is_contiguous(self, memory_format=None) -> bool:
         if memory_format is None or memory_format is _memory_format.contiguous_format \
@@ -435,7 +435,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if value and self._data.dtype.kind not in "fc":
+        if value and self._data.dtype.kind not in "fc" and \
+                not _dtype.is_bfloat16_array(self._data):
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
@@ -454,7 +455,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed.")
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fc" and \
+                not _dtype.is_bfloat16_array(self._data):
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
             )
@@ -601,6 +603,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if _dtype.is_bfloat16_array(self._data):  # torch's numpy() has no bfloat16
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if not force and self._data.dtype.kind == "c" and self.is_conj():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that has conjugate bit set. Use "
@@ -732,7 +736,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if dtype is None:
             return _torch_type_name(self)
         if isinstance(dtype, str):
-            for d in _dtype.ALL:
+            for d in (*_dtype.ALL, _dtype.bfloat16):
                 if f"torch.{d._legacy}Tensor" == dtype or f"leafgrad.{d._legacy}Tensor" == dtype:
                     return self.to(d)
             raise ValueError(f"invalid type: '{dtype}'")
@@ -1315,6 +1319,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def half(self):
         return _ops.to(self, _dtype.float16)
+
+    def bfloat16(self):
+        return _ops.to(self, _dtype.bfloat16)
 
     def long(self):
         return _ops.to(self, _dtype.int64)

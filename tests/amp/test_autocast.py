@@ -1,4 +1,5 @@
-"""leafgrad.autocast / leafgrad.amp against torch (CPU, float16): dtypes, values, graphs."""
+"""leafgrad.autocast / leafgrad.amp against torch (CPU, float16 and the default bfloat16): dtypes,
+values, graphs."""
 
 import warnings
 
@@ -68,15 +69,25 @@ OPS = {
 _GRAPH_DIFFERS_ANYWAY = {"prelu", "matmul3"}
 
 
+# torch's own test suite compares bfloat16 results with rtol 1.6e-2 (8 significant bits)
+_TOLERANCE = {"float16": (2e-3, 5e-3), "bfloat16": (1.6e-2, 3e-2)}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", None])
 @pytest.mark.parametrize("name", list(OPS))
-def test_cpu_float16_ops(name):
+def test_cpu_float16_ops(name, dtype):
+    """dtype None: autocast("cpu") without dtype=, torch's bfloat16 default."""
+    pytest.importorskip("ml_dtypes") if dtype != "float16" else None
     results = []
     for m in (torch, lg):
         m.manual_seed(0)
         a = m.randn(3, 3, requires_grad=True)
         b = m.randn(3, 3, requires_grad=True)
         v = m.randn(3, requires_grad=True)
-        with m.autocast("cpu", dtype=m.float16):
+        region = (m.autocast("cpu") if dtype is None
+                  else m.autocast("cpu", dtype=getattr(m, dtype)))
+        with region:
+            assert m.get_autocast_dtype("cpu") is getattr(m, dtype or "bfloat16")
             out = OPS[name](m, a, b, v, m.nn.functional)
         out.float().sum().backward()
         results.append((str(out.dtype).split(".")[1], tuple(out.shape), _graph(out),
@@ -86,10 +97,11 @@ def test_cpu_float16_ops(name):
     if name in _GRAPH_DIFFERS_ANYWAY:
         lgr, tg = lgr[0], tg[0]
     assert (ld, ls, lgr) == (td, ts, tg)
-    np.testing.assert_allclose(lv, tv, rtol=2e-3, atol=2e-3)
+    value_tol, grad_tol = _TOLERANCE[dtype or "bfloat16"]
+    np.testing.assert_allclose(lv, tv, rtol=value_tol, atol=value_tol)
     assert len(lgrads) == len(tgrads)
     for x, y in zip(lgrads, tgrads):
-        np.testing.assert_allclose(x, y, rtol=5e-3, atol=5e-3)
+        np.testing.assert_allclose(x, y, rtol=grad_tol, atol=grad_tol)
 
 
 def test_state_functions_and_nesting():
@@ -137,13 +149,41 @@ def test_unsupported_dtype_and_cuda_warn_and_disable():
         assert outcomes[0] == outcomes[1]
 
 
-def test_default_cpu_dtype_is_bfloat16_which_leafgrad_lacks():
-    # torch's CPU default is bfloat16; leafgrad has none: it warns (torch's first line) and
-    # runs the region in float32
-    enabled, dtype, messages = _warned(lg, "cpu")
-    assert not enabled and dtype is lg.float32
-    assert messages == ["In CPU autocast, but the target dtype is not supported. Disabling "
-                        "autocast."]
+def test_default_cpu_dtype_is_bfloat16():
+    pytest.importorskip("ml_dtypes")
+    outcomes = []
+    for m in (torch, lg):
+        enabled, dtype, messages = _warned(m, "cpu")
+        outcomes.append((enabled, str(dtype).split(".")[1], messages,
+                         str(m.get_autocast_dtype("cpu")).split(".")[1]))
+    assert outcomes[0] == outcomes[1] == (True, "bfloat16", [], "bfloat16")
+
+
+def test_default_cpu_dtype_without_ml_dtypes():
+    """Without the optional ml_dtypes, a bfloat16 region warns (torch's first line, then how to
+    get bfloat16) and runs in float32."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, warnings\n"
+        "sys.modules['ml_dtypes'] = None  # hides it: import raises ImportError\n"
+        "import leafgrad as lg\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    with lg.autocast('cpu'):\n"
+        "        on = lg.is_autocast_enabled('cpu')\n"
+        "        dtype = (lg.ones(2, 2) @ lg.ones(2, 2)).dtype\n"
+        "print(on, dtype, lg.get_autocast_dtype('cpu'))\n"
+        "print(str(caught[0].message))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "False leafgrad.float32 leafgrad.bfloat16"
+    assert lines[1] == "In CPU autocast, but the target dtype is not supported. Disabling autocast."
+    assert lines[2].startswith("CPU Autocast only supports dtypes of leafgrad.bfloat16, "
+                               "leafgrad.float16 currently. (bfloat16 tensors need the "
+                               "ml_dtypes package")
 
 
 @pytest.mark.parametrize("args", [(1,), ("gpu",), ("cpux",)])

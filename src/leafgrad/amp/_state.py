@@ -16,7 +16,9 @@ class _AutocastState:
     def __init__(self):
         self.active = False  # CPU autocast on (what Op.apply checks)
         self.enabled = {"cpu": False, "cuda": False}
-        self.dtype = {"cpu": None, "cuda": None}  # None: leafgrad's stand-in for bfloat16
+        from .._dtype import bfloat16
+
+        self.dtype = {"cpu": bfloat16, "cuda": None}  # cuda None: float16
         self.cache_enabled = True
         self.nesting = 0
         self.cache: dict = {}

@@ -1,9 +1,11 @@
-"""torch.autocast for leafgrad: CPU regions whose matrix products run in float16.
+"""torch.autocast for leafgrad: CPU regions whose matrix products run in bfloat16 or float16.
 
-leafgrad has float16 but no bfloat16, torch's default CPU autocast dtype: ``autocast("cpu")``
-without ``dtype=`` therefore warns with torch's "target dtype is not supported" message and
-runs in float32 (the region is disabled), and ``autocast("cpu", dtype=leafgrad.float16)``
-casts as torch does. "cuda" regions are disabled with torch's warning (there is no CUDA).
+``autocast("cpu")`` runs torch's lower-precision ops in bfloat16, torch's CPU default, and
+``autocast("cpu", dtype=leafgrad.float16)`` in float16, casting as torch does. bfloat16 tensors
+need the optional ml_dtypes package (Note: bfloat16 in _dtype.py): without it a bfloat16 region
+warns with torch's "target dtype is not supported" message plus how to get it, and runs in
+float32 (the region is disabled). "cuda" regions are disabled with torch's warning (there is
+no CUDA).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
                  "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                  "privateuseone")
-_SUPPORTED = {"cpu": (_dtype.float16,)}
+_SUPPORTED = {"cpu": (_dtype.bfloat16, _dtype.float16)}
 
 
 def _check_device(device_type: str) -> str:
@@ -50,7 +52,7 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
 
 
 def get_autocast_dtype(device_type: str):
-    """The autocast dtype; None for CPU's default, bfloat16, which leafgrad does not have."""
+    """The autocast dtype: bfloat16 for CPU unless set, float16 for the other devices."""
     device_type = _check_device(device_type)
     if device_type == "cuda" and state.dtype["cuda"] is None:
         return _dtype.float16
@@ -101,10 +103,10 @@ class autocast:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           stacklevel=2)
             enabled = False
-        elif enabled and self.fast_dtype not in _SUPPORTED["cpu"]:
-            note = ("" if self.fast_dtype is not None else
-                    " (torch's CPU default, bfloat16, does not exist in leafgrad: pass "
-                    "dtype=leafgrad.float16)")
+        elif enabled and (self.fast_dtype not in _SUPPORTED["cpu"] or (
+                self.fast_dtype is _dtype.bfloat16 and _dtype.bfloat16_numpy() is None)):
+            note = ("" if self.fast_dtype is not _dtype.bfloat16 else
+                    " (" + _dtype._BFLOAT16_MISSING + ", or pass dtype=leafgrad.float16)")
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
                           "autocast.\nCPU Autocast only supports dtypes of "
                           + ", ".join(map(str, _SUPPORTED["cpu"])) + " currently." + note,

@@ -117,7 +117,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if output._requires_grad:
                 if output.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if output._data.dtype.kind != "f":
+                if not output.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
                 if type(output) is Tensor:  # a one-element grad: any layout is torch's

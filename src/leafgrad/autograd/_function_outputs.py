@@ -6,6 +6,8 @@ returns, and ``once_differentiable``'s delayed error.
 
 from __future__ import annotations
 
+from .. import _dtype as _dtype
+
 import warnings
 
 from ..ops.inplace import CopySlices  # (this module is imported on first use, after ops)
@@ -65,7 +67,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         if not isinstance(out, Tensor):
             wrapped.append(out)
             continue
-        differentiable = (recording and out._data.dtype.kind in "fc"  # float and complex
+        differentiable = (recording and _dtype.kind(out._data) in "fc"  # float and complex
                           and id(out) not in non_differentiable)
         if id(out) in dirty_ids:
             out._bump_version()
@@ -291,7 +293,7 @@ def forward_mode(cls, node, args: tuple, result) -> None:
              for t in getattr(node, "dirty_tensors", ()) if t is arg}
     non_differentiable = {id(t) for t in getattr(node, "non_differentiable", ())}
     for position, (out, tangent) in enumerate(zip(outputs, out_tangents)):
-        differentiable = (isinstance(out, Tensor) and out._data.dtype.kind == "f"
+        differentiable = (isinstance(out, Tensor) and _dtype.kind(out._data) == "f"
                           and id(out) not in non_differentiable)
         if not differentiable:
             if tangent is not None:

@@ -14,6 +14,8 @@ it, ``zero_grad()`` calls). It names the line of user code when it can.
 
 from __future__ import annotations
 
+from .. import _dtype as _dtype
+
 import ast
 import linecache
 import sys
@@ -84,7 +86,7 @@ class _Explainer:
 
     def explain(self) -> GradExplanation:
         tensor = self.tensor
-        if tensor._data.dtype.kind != "f":
+        if _dtype.kind(tensor._data) != "f":
             return GradExplanation(
                 "integer_dtype",
                 f"{self.quoted} has dtype {tensor.dtype}: only floating point tensors can "

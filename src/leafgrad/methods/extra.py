@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from .. import _dtype as _dtype
+
 from . import lazy_ops as _ops
 
 
@@ -78,7 +80,7 @@ class ExtraMethods:
         return self.to(other.dtype)
 
     def is_signed(self) -> bool:
-        return self._data.dtype.kind in "if"
+        return _dtype.kind(self._data) in "if"
 
     def is_nonzero(self) -> bool:
         from .._functions_extra import is_nonzero

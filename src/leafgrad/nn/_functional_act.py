@@ -3,6 +3,8 @@ tanhshrink are the compositions torch records)."""
 
 from __future__ import annotations
 
+from .. import _dtype as _dtype
+
 from .. import ops as _ops
 from ..ops.activation_extra import (Glu, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Prelu,
                                     RreluWithNoise, Softshrink, Threshold,
@@ -22,7 +24,7 @@ def softshrink(input, lambd: float = 0.5):
     if lambd < 0:
         import numpy as np
 
-        top = np.finfo(input._data.dtype).max if input._data.dtype.kind == "f" else 0
+        top = _dtype.np_finfo(input._data.dtype).max if _dtype.kind(input._data) == "f" else 0
         name = {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
             input._data.dtype.name, input._data.dtype.name)
         # C++'s %g of the value and the bound, as torch prints them

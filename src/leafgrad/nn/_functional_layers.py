@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype as _dtype
+
 from .. import _rng as _random
 from .. import ops as _ops
 from ..ops.conv import (ConvTranspose, _check_complex_types, _check_conv, _complex_convolution,
@@ -219,7 +221,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             f"[*{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
         )
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = float(_dtype.np_finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - count, input.dim()))
     scale = input.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
     out = input * scale

@@ -149,7 +149,7 @@ def _dropout_mask(p, shape, dtype):
 def check_scalable(dtype, size: int) -> None:
     """ATen scales dropout's drawn noise in place (``noise.div_(1 - p)``): an integer or bool
     input's noise cannot hold the float result, after the draw (the generator has moved)."""
-    if dtype.kind not in "fc" and size:
+    if dtype.kind not in "fcV" and size:  # V: bfloat16
         from .. import _dtype
 
         name = _dtype.from_numpy_dtype(dtype)._legacy

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import _dtype as _dtype
+
 from ..tensor import Tensor, _wrap
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
@@ -9,7 +11,7 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 
 def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
     """A ``cls`` instance sharing ``data``'s memory and version counter, with no history."""
-    if data._data.dtype.kind not in "fc" and requires_grad:
+    if _dtype.kind(data._data) not in "fc" and requires_grad:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     t = object.__new__(cls)
     plain = _wrap(data._data, bool(requires_grad))

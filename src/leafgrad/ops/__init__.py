@@ -354,6 +354,7 @@ from .stats_extra import *  # noqa: E402,F403 - aminmax, renorm
 from .stats_composite import *  # noqa: E402,F403 - quantile, cov, histogram, gradient, ...
 from .histogram import *  # noqa: E402,F403 - histogram
 from . import _uint  # noqa: E402,F401 - installs the uint16/32/64 check on first use
+from . import _bfloat16  # noqa: E402,F401 - installs bfloat16's float32 compute on first use
 from . import fft as _fft  # noqa: E402,F401 - registers the fft primitives
 from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute_copy, ...)
 from . import extra_forms  # noqa: E402,F401 - torch.fill and conj_physical_ nodes

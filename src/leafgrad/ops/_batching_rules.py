@@ -21,6 +21,8 @@ A rule returns NotImplemented for a case it does not cover; the op then runs onc
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -256,7 +258,8 @@ def reduce_all(op_name: str, *, dim: str = "dim", **fixed):
         new.pop(dim, None)
         new.update(fixed)
         new[dim] = (count,) if op_name in ("SumDim", "MeanDim", "Amax", "Amin") else count
-        if "keepdim" in OPS[op_name].forward.__code__.co_varnames:
+        # (unwrapped: a bfloat16 process wraps the forwards, see ops/_bfloat16.py)
+        if "keepdim" in inspect.unwrap(OPS[op_name].forward).__code__.co_varnames:
             new.setdefault("keepdim", False)
         result = OPS[op_name].apply(flat, **new)
         if isinstance(result, tuple):

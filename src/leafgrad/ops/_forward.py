@@ -35,6 +35,7 @@ zero tangents promote it so).
 from __future__ import annotations
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from ..autograd.forward_ad import get_tangent, set_tangent, state
 from ..autograd.grad_mode import state as _grad_state
@@ -266,7 +267,7 @@ def _recorded_zeros(cls, args, tangents: list) -> list:
         if tangent is not None:
             continue
         if isinstance(arg, Tensor):
-            if arg._data.dtype.kind in "fc":
+            if _dtype.kind(arg._data) in "fc":
                 filled[index] = _zeros_like(arg)
         elif index < positions and isinstance(arg, (int, float)) and not isinstance(arg, bool):
             filled[index] = _wrap(np.zeros((), np.float64 if isinstance(arg, float)
@@ -298,7 +299,7 @@ def dual_apply(cls, args: tuple, params: dict):
         if jvp is None:
             _no_formula(cls)
         outputs = result if cls.multi_output else (result,)
-        if not any(out._data.dtype.kind in "fc" for out in outputs):
+        if not any(_dtype.kind(out._data) in "fc" for out in outputs):
             return result
         tangents = _recorded_zeros(cls, args, tangents)
         ctx = _context(cls, args, tangents, params, result)
@@ -306,7 +307,7 @@ def dual_apply(cls, args: tuple, params: dict):
         if not cls.multi_output:
             out_tangents = (out_tangents,)
         for out, tangent in zip(outputs, out_tangents):
-            if out._data.dtype.kind not in "fc":
+            if _dtype.kind(out._data) not in "fc":
                 continue
             tangent = _finish(tangent, out, args, tangents)
             if tangent is not None:

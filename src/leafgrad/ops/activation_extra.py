@@ -293,6 +293,7 @@ class RreluWithNoise(Op):
     the backward, multiplies by the same slopes)."""
 
     node = "RreluWithNoiseBackward0"
+    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = staticmethod(_uint.rrelu_kernel)
     complex_message = '"leaky_relu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.rrelu",)

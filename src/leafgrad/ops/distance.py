@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from . import _batching_rules as batch
 from .registry import Op, plain_backward, register
@@ -249,6 +250,8 @@ class Pdist(Op):
 
     def backward(self, grad):
         a, result = self.saved("self"), self.saved("result")
+        if a._data.dtype.kind == "V":  # torch's pdist_backward has no bfloat16 kernel
+            raise NotImplementedError("\"pdist_backward\" not implemented for 'BFloat16'")
         local, rows, cols = self._local(a._data, result._data)
         local = local * grad._data[..., None]
         gradient = np.zeros_like(a._data)
@@ -371,18 +374,21 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     for name, value in (("X1", x1), ("X2", x2)):
-        if value._data.dtype.kind != "f":
+        if _dtype.kind(value._data) != "f":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{_legacy(value._data)}")
     if not p >= 0:
         raise RuntimeError("cdist only supports non-negative p values")
     check_broadcast(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     batch_shape = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
-    for value in (x1, x2):
-        if value._data.dtype.itemsize < 4:
-            raise NotImplementedError(f"\"cdist\" not implemented for '{_legacy(value._data)}'")
     r1, r2 = x1.shape[-2], x2.shape[-2]
     use_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+    for value in (x1, x2):
+        # float16 has no kernel at all; bfloat16 only the matrix-product one (empty inputs
+        # return before any kernel)
+        if value._data.dtype == np.float16 or (value._data.dtype.kind == "V" and not use_mm
+                                                and x1.numel() and x2.numel()):
+            raise NotImplementedError(f"\"cdist\" not implemented for '{_legacy(value._data)}'")
     if x1.numel() == 0 or x2.numel() == 0 or not use_mm:
         if x1._data.dtype != x2._data.dtype:
             raise RuntimeError(f"expected scalar type {_legacy(x1._data)} but found "
@@ -430,11 +436,12 @@ def pdist(input, p=2.0):  # noqa: A002 - torch's name
     p = _check_p("pdist", p)
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if input._data.dtype.kind != "f":
+    if _dtype.kind(input._data) != "f":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    if input._data.dtype.itemsize < 4:
+    if input._data.dtype == np.float16 or (input._data.dtype.kind == "V" and input.shape[0] > 1
+                                           and input.shape[1]):  # bf16: empty ones return
         raise NotImplementedError(f"\"pdist\" not implemented for '{_legacy(input._data)}'")
     return Pdist.apply(input.contiguous(), p=p)
 
@@ -458,7 +465,7 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     _promote.check_broadcast(tuple(input.shape), tuple(other.shape))
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
-    if dtype.kind not in "fc":
+    if dtype.kind not in "fcV":  # V: bfloat16 (Note: bfloat16 in _dtype.py)
         from .._dtype import from_numpy_dtype
 
         if dtype.kind == "u" and dtype.itemsize > 1:  # torch's uint16/32/64 subtraction

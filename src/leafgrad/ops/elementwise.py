@@ -16,7 +16,7 @@ from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
-from . import _uint
+from . import _bfloat16, _uint
 from .registry import Op, on_arrays, register
 
 
@@ -82,6 +82,7 @@ class Add(Op):
     broadcasts = True
     inplace_ufunc = np.add
     capture_ufunc = np.add  # Note: capture kernels (_compile/codegen.py)
+    bfloat16_finish = staticmethod(_bfloat16.alpha_tail(np.add))
     torch_names = ("add", "Tensor.__add__", "Tensor.add_")
 
     @staticmethod
@@ -116,6 +117,7 @@ class Sub(Op):
     broadcasts = True
     inplace_ufunc = np.subtract
     capture_ufunc = np.subtract
+    bfloat16_finish = staticmethod(_bfloat16.alpha_tail(np.subtract))
     torch_names = ("sub", "Tensor.__sub__", "Tensor.sub_")
 
     @staticmethod
@@ -169,6 +171,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -274,6 +277,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -370,6 +374,7 @@ class PowScalar(Op):
 
     node = "PowBackward0"
     uint_params = ("exponent",)
+    bfloat16_finish = staticmethod(_bfloat16.pow_steps)
 
     @staticmethod
     def uint_kernel(params, operands):
@@ -1214,6 +1219,8 @@ class ToCopy(Op):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)
             a = a.real
+        if dtype.kind == "V" and a.dtype != dtype:  # to bfloat16: torch's rounding and NaNs
+            return _layout.like(_bfloat16.to_bfloat16(a), a)
         return _layout.like(a.astype(dtype, copy=True), a)  # clone's layout (Preserve)
 
     def backward(self, grad):

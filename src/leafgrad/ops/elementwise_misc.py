@@ -164,7 +164,7 @@ def _pow2(other):
     from . import pow as power
 
     data = other._data
-    if data.dtype.kind in "fc":
+    if data.dtype.kind in "fcV":  # V: bfloat16
         return power(2.0, other)  # differentiable when other requires grad
     exponent = data.astype(np.int64) if data.dtype == np.bool_ else data
     bits = exponent.dtype.itemsize * 8

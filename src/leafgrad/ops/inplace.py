@@ -107,8 +107,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     if not recording:
         ufunc = op.inplace_ufunc
         alpha = params.get("alpha", 1)
-        if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool:
-            # (a bool alpha takes the forward, which refuses it as torch does)
+        if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool and \
+                target._data.dtype.kind != "V":
+            # (a bool alpha takes the forward, which refuses it as torch does; bfloat16 takes
+            # it too: Note: opmath for bfloat16, ops/_bfloat16.py)
             if alpha == 1:
                 return _ufunc_inplace(ufunc, target, others[0])
             if scaled_operand(target, others[0]):
@@ -248,7 +250,7 @@ def scaled_operand(target: Tensor, other) -> bool:
     path: two passes and one temporary instead of the forward's three and two."""
     if not isinstance(other, Tensor):
         return False
-    return target._data.dtype.kind == "f" and other._data.dtype.kind == "f"
+    return target._data.dtype.kind == "f" and other._data.dtype.kind == "f"  # (not bfloat16)
 
 
 def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as _dtype
+
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
@@ -45,6 +47,27 @@ LinAlgError = _LinAlgError
 def _check_matrix(a: np.ndarray, name: str) -> None:
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+
+
+def _low_precision(a: np.ndarray, name: str):
+    """bfloat16 as ``_check_float`` refuses float16 (``Op.bfloat16_kernel``)."""
+    from ._bfloat16 import legacy_name
+
+    if a.ndim < 2 or a.dtype.kind != "V":
+        return None
+    return RuntimeError(f"{name}: Low precision dtypes not supported. Got {legacy_name(a)}")
+
+
+def _solve_bfloat16(a: np.ndarray, b: np.ndarray):
+    """linalg.solve with a bfloat16 operand: torch's dtype check, then no bfloat16 LU kernel."""
+    from ._bfloat16 import legacy_name
+
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.dtype.kind not in "fcV":
+        return None  # the forward's own checks come first
+    if a.dtype != b.dtype:
+        return RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A "
+                            f"of type {legacy_name(a)} and B of type {legacy_name(b)} instead")
+    return NotImplementedError("\"lu_cpu\" not implemented for 'BFloat16'")
 
 
 def _check_float(a: np.ndarray, name: str, kernel: str | None = None) -> None:
@@ -167,6 +190,7 @@ class LinalgDet(Op):
     """The determinant of each square matrix."""
 
     node = "LinalgDetBackward0"
+    bfloat16_kernel = "lu_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -186,7 +210,7 @@ class LinalgDet(Op):
             return grad.new_zeros(a.shape)
         # The gradient solves A^H G = (grad * conj(det)) I: conj(det(A)) times the inverse's
         # conjugate transpose.
-        eps = np.finfo(a._data.dtype).eps
+        eps = _dtype.np_finfo(a._data.dtype).eps
         singular = np.abs(det._data) < 100 * eps
         if not np.any(singular):
             n = a.shape[-1]
@@ -209,7 +233,7 @@ class LinalgDet(Op):
         a, tangent = primals[0], tangents[0]
         if a._data.size == 0:
             return result * 0
-        eps = np.finfo(a._data.dtype).eps
+        eps = _dtype.np_finfo(a._data.dtype).eps
         if not np.any(np.abs(result._data) < 100 * eps):
             return solve(a, tangent).diagonal(0, -2, -1).sum(-1) * result
         ones = _wrap(np.ones(result.shape, a._data.dtype))
@@ -275,6 +299,7 @@ class LinalgSlogdet(MultiOutputOp):
     """``(sign, log|det|)`` of each square matrix."""
 
     node = "LinalgSlogdetBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _low_precision(arrays[0], "linalg.slogdet"))
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -350,6 +375,7 @@ class LinalgSolveEx(Op):
     """``X`` with ``A X = B`` (``left=True``) or ``X A = B``; B may be a (batch of) vector(s)."""
 
     node = "LinalgSolveExBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _solve_bfloat16(*arrays[:2]))
     complex_ok = True
     vmap = batch.solve
     inputs = ("A", "B")
@@ -445,6 +471,7 @@ class LinalgSolveTriangular(Op):
     """``X`` with ``A X = B`` (or ``X A = B``) reading only A's ``upper`` or lower triangle."""
 
     node = "LinalgSolveTriangularBackward0"
+    bfloat16_kernel = "triangular_solve_cpu"  # torch has no bfloat16 kernel
     uint_kernel = "triangular_solve_cpu"
     complex_ok = True
     vmap = batch.solve

@@ -63,6 +63,7 @@ class LinalgEig(MultiOutputOp):
     ``eigvals`` is output 0 of the same node (torch computes V when a gradient may need it)."""
 
     node = "LinalgEigBackward0"
+    bfloat16_kernel = "linalg_eig_out_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading

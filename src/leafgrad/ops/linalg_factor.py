@@ -146,6 +146,7 @@ class LinalgQr(MultiOutputOp):
     """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
 
     node = "LinalgQrBackward0"
+    bfloat16_kernel = "geqrf_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -254,6 +255,7 @@ class LinalgSvd(MultiOutputOp):
     """``A = U diag(S) Vh`` (S descending); ``svdvals`` is output 1 of the same node."""
 
     node = "LinalgSvdBackward0"
+    bfloat16_kernel = "linalg_svd_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading
@@ -390,6 +392,7 @@ class LinalgEigh(MultiOutputOp):
     its ``UPLO`` triangle."""
 
     node = "LinalgEighBackward0"
+    bfloat16_kernel = "linalg_eigh_cpu"  # torch has no bfloat16 kernel
     complex_ok = True
     vmap = batch.leading
     inputs = ("A",)
@@ -459,11 +462,21 @@ class LinalgEigh(MultiOutputOp):
 # -- pseudo-inverse -------------------------------------------------------------------------------
 
 
+def _pinv_bfloat16(a: np.ndarray):
+    """torch's pinv has no bfloat16 kernel: its dtype check's message (``Op.bfloat16_kernel``)."""
+    if a.dtype.kind != "V":
+        return None
+    return RuntimeError(
+        f"linalg.pinv(BFloat16{{{list(a.shape)}}}): expected a tensor with 2 or more dimensions "
+        "of float, double, cfloat or cdouble types")
+
+
 @register
 class LinalgPinv(Op):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as 0."""
 
     node = "LinalgPinvBackward0"
+    bfloat16_kernel = staticmethod(lambda arrays, params: _pinv_bfloat16(arrays[0]))
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.leading

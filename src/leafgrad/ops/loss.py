@@ -433,6 +433,7 @@ class BinaryCrossEntropy(Op):
 class BinaryCrossEntropyWithLogits(Op):
     autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyWithLogitsBackward0"
+    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")

@@ -148,6 +148,7 @@ class CtcLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "CtcLossBackward0"
+    bfloat16_kernel = "ctc_loss_cpu"  # torch has no bfloat16 kernel
     index_saves = {"targets": ()}  # Note: saved index tensors (registry.py)
     inputs = ("log_probs",)
     saves = {"log_probs": ("log_probs",), "forward": ("log_probs",)}

@@ -53,6 +53,7 @@ class SoftMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "SoftMarginLossBackward0"
+    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = "neg_cpu"  # torch negates the target product first
     vmap = batch.loss
     inputs = ("self", "target")
@@ -96,6 +97,7 @@ class MultiMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultiMarginLossBackward0"
+    bfloat16_kernel = "multi_margin_loss_cpu_kernel"  # torch has no bfloat16 kernel
     index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multi_margin_loss_cpu_kernel" not implemented for \'ComplexFloat\''
     inputs = ("self", "weight")
@@ -187,6 +189,7 @@ class MultilabelMarginLoss(Op):
     autocast = "fp32"  # torch's CPU autocast list
 
     node = "MultilabelMarginLossBackward0"
+    bfloat16_kernel = "multilabel_margin_loss_forward_out_frame"  # torch has no bfloat16 kernel
     index_saves = {"target": ()}  # Note: saved index tensors (registry.py)
     complex_message = '"multilabel_margin_loss_forward_out_frame" not implemented for \'ComplexFloat\''
     inputs = ("self",)

@@ -517,6 +517,7 @@ class Lerp(Op):
 
     complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward0"
+    opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
     inputs = ("self", "end")

@@ -23,6 +23,7 @@ class Cholesky(LinalgCholeskyEx):
     its errors named ``cholesky`` and its kernel's dtype error."""
 
     node = "CholeskyBackward0"
+    bfloat16_kernel = "cholesky_cpu"  # torch has no bfloat16 kernel
     torch_names = ("cholesky", "Tensor.cholesky")
 
     @staticmethod

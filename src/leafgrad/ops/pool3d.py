@@ -188,6 +188,7 @@ def _avg_divisor(sizes, kernel, stride, padding, outs, count_include_pad, diviso
 @register
 class AvgPool3d(Op):
     node = "AvgPool3DBackward0"
+    bfloat16_kernel = "avg_pool3d_out_frame"  # torch has no bfloat16 kernel
     uint_kernel = "avg_pool3d_out_frame"
     vmap = batch.fold(5)
     torch_names = ("nn.functional.avg_pool3d",)
@@ -215,6 +216,7 @@ class AvgPool3d(Op):
 @register
 class AvgPool3dBackward(Op):
     node = "AvgPool3DBackwardBackward0"
+    bfloat16_kernel = "avg_pool3d_out_frame"  # torch has no bfloat16 kernel
     torch_names = ()
 
     @_sizes_batched

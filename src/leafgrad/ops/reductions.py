@@ -334,7 +334,7 @@ def nansum(tensor, dim=None, keepdim=False, dtype=None):
 def nanmean(tensor, dim=None, keepdim=False, dtype=None):
     """nansum divided by the count of non-NaN values (torch's composite: DivBackward0)."""
     data = tensor._data
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and data.dtype.kind != "V":  # V: bfloat16 (Note: bfloat16)
         from .._dtype import from_numpy_dtype
 
         raise RuntimeError(

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from ..autograd.graph import SavedTensor
 from . import _layout
 from .reduce import _expand_back
@@ -226,7 +227,7 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
             "'correction', but expected one of:"
         )
     data = tensor._data
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if correction is None:
@@ -380,7 +381,7 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
                                f"but got {dtype._legacy}")
         real_dtype = None if dtype is None else dtype.to_real()
         return vector_norm(tensor.abs(), ord, dim, keepdim, real_dtype)
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{from_numpy_dtype(data.dtype)._legacy}"

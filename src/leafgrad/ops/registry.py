@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._alloc import alloc_error as _alloc_error
+from .._dtype import is_bfloat16_array as _is_bfloat16
 from ..autograd.anomaly_mode import record_node as _anomaly_record, state as _anomaly_state
 from ..amp._state import state as _autocast_state
 from ..autograd._vmap_state import state as _vmap_state
@@ -136,6 +137,16 @@ class Op(Node):
     uint_kernel = None
     uint_params: tuple = ()
     uint_same_dtype = False
+    # Note: opmath for bfloat16 (ops/_bfloat16.py): True where torch's kernel reads a Python
+    # number operand in float32 (mul, div, lerp); otherwise it is rounded to bfloat16 first.
+    opmath_scalars = False
+    bfloat16_finish = None  # adjusts the rounded result where torch's kernel has a scalar path
+    # the result has self's dtype whatever the other operands' (torch writes into an output of
+    # the input's dtype: soft_margin_loss(bf16, float32 target) is bfloat16)
+    bfloat16_follows_self = False
+    # torch's kernel name where it has no bfloat16 kernel (its '"<kernel>" not implemented for
+    # 'BFloat16'' error), or a function of the operand arrays and params giving the error
+    bfloat16_kernel = None
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
@@ -310,8 +321,8 @@ class Op(Node):
             if node._saved:
                 _keep_index_outputs(node, results)
             return results
-        if out.dtype.kind not in "fc":  # Note: integer tensors never require grad
-            return _wrap(out)
+        if out.dtype.kind not in "fc" and not _is_bfloat16(out):  # Note: integer tensors
+            return _wrap(out)  # never require grad
         if cls.is_view:
             result = _wrap_view(out, args[0], True, node, (cls, params))
         else:
@@ -354,7 +365,7 @@ class Op(Node):
     def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
         outputs = []
         for output_nr, out in enumerate(arrays):
-            differentiable = out.dtype.kind in "fc"
+            differentiable = out.dtype.kind in "fc" or _is_bfloat16(out)
             grad_fn = node if differentiable else None
             if cls.is_view:
                 step = cls.view_step(node._params, output_nr)
@@ -540,7 +551,7 @@ def _keep_index_outputs(node: Op, results: tuple) -> None:
     saved = node._saved
     for tensor in results:
         data = tensor._data
-        if data.dtype.kind in "fc":
+        if data.dtype.kind in "fc" or _is_bfloat16(data):
             continue
         for name, value in list(saved.items()):
             if value is data:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as _dtype
+
 from . import _layout, _uint
 from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, gather_at_indices, one_dim
@@ -169,7 +171,7 @@ class Logcumsumexp(Op):
         if grad.is_complex():  # no sign split needed: the log of a complex number exists
             log_grad = grad.conj().log()
             return (_reverse_logcumsumexp(log_grad - result, dim) + a).exp().conj()
-        lowest = constant(np.finfo(grad._data.dtype).min, grad)
+        lowest = constant(_dtype.np_finfo(grad._data.dtype).min, grad)
         log_abs = grad.abs().log()
         positive = log_abs.where(grad > 0, lowest)
         negative = log_abs.where(grad < 0, lowest)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import from_numpy_dtype
 from ..tensor import Tensor, _wrap
 from . import _layout, _uint
@@ -273,7 +274,7 @@ def _check_grad_dtype(tensor, src, name: str, complex_ok: bool = False) -> None:
 
     if not state.grad_enabled or not (src.requires_grad or tensor.requires_grad):
         return
-    kind = tensor._data.dtype.kind
+    kind = _dtype.kind(tensor._data)
     if kind == "c" and not complex_ok:
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            "with complex dtype.")

@@ -14,6 +14,7 @@ op and parameters from its last view step and run the matching copy op on the in
 from __future__ import annotations
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from ._forward import auto_linear
 from .complex import ViewAsComplex, ViewAsReal
@@ -187,7 +188,7 @@ def join_out(out, tensor, name: str) -> None:
     out a ``NotImplemented`` node on ``tensor`` when it requires grad (backward then raises)."""
     if not tensor.requires_grad or out._base is not None:
         return
-    if out._data.dtype.kind not in "fc":
+    if _dtype.kind(out._data) not in "fc":
         return
     node = _NoDerivative._record((tensor,), {"name": name})._grad_fn
     out._grad_fn = node

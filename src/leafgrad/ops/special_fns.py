@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _dtype as _dtype
 
 from . import _layout
 from . import _special_fns as fns
@@ -128,8 +129,14 @@ class Mvlgamma(Op):
 # -- modified Bessel functions ----------------------------------------------------------------
 
 
+def _no_bfloat16_backward(x, kernel: str) -> None:
+    """torch's i1/i1e backward kernels have no bfloat16 version."""
+    if x._data.dtype.kind == "V":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'BFloat16'")
+
+
 def _not_tiny(x):
-    eps = np.finfo(x._data.dtype).eps
+    eps = _dtype.np_finfo(x._data.dtype).eps
     mask = np.abs(x._data) > eps
     return mask, _where(mask, x, _constant(eps, x))
 
@@ -176,6 +183,7 @@ class SpecialI1(_FloatUnary):
 
     def backward(self, grad):
         # torch's i1_backward: i0(x) - i1(x)/x, with 1/2 where |x| <= eps
+        _no_bfloat16_backward(self.saved("self"), "i1_backward")
         mask, safe = _not_tiny(self.saved("self"))
         derivative = I0.apply(safe) - self.saved("result") * safe.reciprocal()
         return grad * _where(mask, derivative, _constant(0.5, safe))
@@ -194,6 +202,7 @@ class SpecialI1e(_FloatUnary):
 
     def backward(self, grad):
         # torch's i1e_backward: i0e(x) - i1e(x) (sgn(x) + 1/x), with 1/2 where |x| <= eps
+        _no_bfloat16_backward(self.saved("self"), "i1e_backward")
         mask, safe = _not_tiny(self.saved("self"))
         derivative = SpecialI0e.apply(safe) - self.saved("result") * (
             safe.sgn() + safe.reciprocal())
@@ -208,6 +217,7 @@ class SpecialI1e(_FloatUnary):
 @register
 class SpecialNdtri(_FloatUnary):
     node = "SpecialNdtriBackward0"
+    bfloat16_kernel = "ndtri_cpu"  # torch has no bfloat16 kernel
     vmap = batch.elementwise
     saves = {"result": ("self",)}
     compute = staticmethod(_in_float64(fns.ndtri))
@@ -222,6 +232,7 @@ class SpecialNdtri(_FloatUnary):
 @register
 class SpecialLogNdtr(_FloatUnary):
     node = "SpecialLogNdtrBackward0"
+    bfloat16_kernel = "log_ndtr_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
@@ -238,6 +249,7 @@ class SpecialLogNdtr(_FloatUnary):
 @register
 class SpecialErfcx(_FloatUnary):
     node = "SpecialErfcxBackward0"
+    bfloat16_kernel = "erfcx_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
@@ -357,7 +369,7 @@ def ndtr(x):
     from .math_unary import Erf
     from . import _promote
 
-    if x._data.dtype.kind != "f":
+    if _dtype.kind(x._data) != "f":
         x = _wrap(_promote.float_result(x._data))
     scaled = Erf.apply(MulScalar.apply(x, other=math.sqrt(0.5)))
     return MulScalar.apply(AddScalarFormula.apply(scaled, other=1), other=0.5)
@@ -610,6 +622,7 @@ class SpecialZeta(Op):
     d/dq zeta(s, q) = -s zeta(s + 1, q)."""
 
     node = "SpecialZetaBackward0"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("self", "other")
@@ -642,6 +655,7 @@ class SpecialZetaScalarSelf(Op):
     """``special.zeta(number, other)``."""
 
     node = "SpecialZetaBackward1"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     inputs = ("other",)
@@ -664,6 +678,7 @@ class SpecialZetaScalarOther(Op):
     """``special.zeta(self, number)``: no derivative in torch."""
 
     node = "SpecialZetaBackward2"
+    bfloat16_kernel = "zeta_cpu"  # torch has no bfloat16 kernel
     vmap = batch.elementwise
     torch_names = ("special.zeta",)
 

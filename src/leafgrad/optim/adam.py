@@ -95,6 +95,9 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(param)
                 data = param._data
+                if data.dtype.kind == "V":  # bfloat16: torch's tensor ops, each rounded once
+                    _bfloat16_update(param, grad_t, state, group, lr)
+                    continue
                 kind = data.dtype.type
                 grad = np.negative(grad_t._data) if maximize else grad_t._data
                 step_t = state["step"]
@@ -131,6 +134,40 @@ class Adam(Optimizer):
                     if name in state:
                         state[name]._bump_version()
                 param._bump_version()
+
+
+def _bfloat16_update(param, grad, state, group, lr) -> None:
+    """torch's _single_tensor_adam written with its tensor ops, which compute bfloat16 in
+    float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py); NumPy calls
+    on the arrays would round after every operation inside those ops."""
+    from ..autograd.grad_mode import no_grad
+
+    beta1, beta2 = group["betas"]
+    weight_decay, eps = group["weight_decay"], group["eps"]
+    with no_grad():
+        if group["maximize"]:
+            grad = -grad
+        step_t = state["step"]
+        step_t += 1
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = step_t.item()
+        bias_correction1 = 1 - beta1**step
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        step_size = lr / bias_correction1
+        if group["amsgrad"]:
+            maximum = state["max_exp_avg_sq"]
+            maximum.copy_(maximum.maximum(exp_avg_sq))
+            denom = (maximum.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-step_size)
 
 
 class AdamW(Adam):

@@ -108,7 +108,7 @@ def _allowed_globals() -> dict:
         "builtins.complex": complex,
         "builtins.bytearray": bytearray,
     }
-    for d in _dtype.ALL:
+    for d in (*_dtype.ALL, _dtype.bfloat16):
         allowed["torch." + d.name] = d
     for user in _USER_SAFE_GLOBALS:  # torch's rules for add_safe_globals entries
         if isinstance(user, tuple):

@@ -10,3 +10,12 @@ _STORAGE_TYPES = {
     "ComplexFloatStorage": np.complex64, "ComplexDoubleStorage": np.complex128,
 }
 _STORAGE_BY_DTYPE = {np.dtype(v): k for k, v in _STORAGE_TYPES.items()}
+
+
+def storage_name(dtype: np.dtype):
+    """torch's typed storage class name for an array dtype (None: uint16/32/64, which torch
+    writes as untyped bytes). bfloat16 is ml_dtypes' (kind "V"): torch.BFloat16Storage."""
+    name = _STORAGE_BY_DTYPE.get(dtype)
+    if name is None and dtype.kind == "V" and dtype.name == "bfloat16":
+        return "BFloat16Storage"
+    return name

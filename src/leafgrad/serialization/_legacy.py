@@ -16,7 +16,7 @@ import struct
 
 import numpy as np
 
-from ._format import _STORAGE_BY_DTYPE
+from ._format import storage_name
 from ._load import _Unpickler
 from ._save import _Pickler
 
@@ -42,7 +42,7 @@ def save_legacy(obj, handle, protocol: int) -> None:
     entries = sorted(pickler.storages.values())
     pickle.dump([key for key, _ in entries], handle, protocol=protocol)
     for _, root in entries:
-        assert root.dtype in _STORAGE_BY_DTYPE
+        assert storage_name(root.dtype) is not None
         handle.write(struct.pack("<q", root.size))
         handle.write(root.astype(root.dtype.newbyteorder("<"), copy=False)
                      .ravel(order="K").tobytes(order="A"))

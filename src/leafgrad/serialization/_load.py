@@ -13,6 +13,7 @@ import zipfile
 import numpy as np
 
 from ._allowlist import _BLOCKED_MODULES, _allowed_globals, _unsafe
+from .. import _dtype
 from ._format import _STORAGE_TYPES
 
 
@@ -93,6 +94,8 @@ class _Unpickler(pickle.Unpickler):
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if module == "torch" and name in _STORAGE_TYPES:
             return _STORAGE_TYPES[name]
+        if module == "torch" and name == "BFloat16Storage":  # RuntimeError without ml_dtypes
+            return _dtype.bfloat16.np.type
         if module == "torch" and name.endswith("Storage") and name[:1].isupper():
             raise pickle.UnpicklingError(
                 f"the file holds a torch.{name}, a dtype leafgrad does not have")

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype
 from .._device import device as _device
 from ..tensor import Size, Tensor, _wrap
-from ._format import _ALIGNMENT, _STORAGE_BY_DTYPE
+from ._format import _ALIGNMENT, storage_name
 
 
 class _TorchGlobal:
@@ -70,10 +70,11 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     dispatch[_dtype.dtype] = _save_dtype
     dispatch[_dtype._WideUnsignedDtype] = _save_dtype
     dispatch[_dtype._ComplexDtype] = _save_dtype  # (a dtype saved by itself, in a dict)
+    dispatch[_dtype._BFloat16Dtype] = _save_dtype
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
-            name = _STORAGE_BY_DTYPE.get(obj.dtype)
+            name = storage_name(obj.dtype)
             if name is None:  # uint16/32/64 have no typed storage: bytes, as torch writes them
                 storage_type = _TorchGlobal("torch.storage", "UntypedStorage")
                 return ("storage", storage_type, obj.key, "cpu", obj.numel * obj.dtype.itemsize)
@@ -127,7 +128,7 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
         args = (storage, offset, tuple(tensor._data.shape), strides, tensor._requires_grad,
                 collections.OrderedDict())
         rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
-        if tensor._data.dtype not in _STORAGE_BY_DTYPE:  # uint16/32/64: torch's v3 names the dtype
+        if storage_name(tensor._data.dtype) is None:  # uint16/32/64: torch's v3 names the dtype
             rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
             args = args + (tensor.dtype,)
         if state:
