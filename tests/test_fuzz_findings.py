@@ -229,3 +229,70 @@ def test_sum_over_adjacent_dims_adds_in_torchs_order(shape, dims, dtype):
         theirs_mean = torch.tensor(a).mean(dims, keepdim=keepdim)
         tolerance = 2e-7 if dtype == "float32" else 1e-15
         np.testing.assert_allclose(ours_mean.numpy(), theirs_mean.numpy(), rtol=tolerance)
+
+
+
+def _operand(lib, kind, dtype):
+    """A (4, 3, 2)-broadcastable operand with the layout ``kind``."""
+    def base(*shape):
+        count = int(np.prod(shape))
+        return lib.tensor((np.arange(count, dtype=np.float64) / 7 - 1.5).reshape(shape),
+                          dtype=dtype)
+
+    return {
+        "contiguous": lambda: base(4, 3, 2),
+        "transposed": lambda: base(2, 3, 4).transpose(0, 2),
+        "permuted": lambda: base(3, 2, 4).permute(2, 0, 1),
+        "sliced": lambda: base(4, 6, 2)[:, ::2],
+        "expanded": lambda: base(4, 1, 1).expand(4, 3, 2),
+        "row": lambda: base(2),
+        "column": lambda: base(1, 3, 2)[:, :, :1],
+        "0-d": lambda: base(2, 3)[1, 2],
+        "empty": lambda: base(2, 3, 0).transpose(0, 2),
+    }[kind]()
+
+
+LAYOUTS = ["contiguous", "transposed", "permuted", "sliced", "expanded", "row", "column", "0-d"]
+# The order of dims each operand asks for (None: a broadcast operand, no say). Where two
+# operands ask for different orders, TensorIterator follows the first and NumPy's ufuncs fall back
+# to row-major: a difference of every elementwise op, not of add/sub's alpha, left out here.
+ORDER = {"contiguous": "C", "sliced": "C", "expanded": "C", "transposed": "T", "permuted": "P"}
+
+
+def _one_order(a, b):
+    return len({ORDER.get(a), ORDER.get(b)} - {None}) < 2
+
+
+PAIRS = [(a, b) for a in LAYOUTS for b in LAYOUTS + ["number"] if _one_order(a, b)]
+PAIRS += [("empty", b) for b in ("empty", "0-d", "number")] + [("0-d", "empty")]
+
+
+def _layout(t):
+    """Shape, and strides of the dims longer than 1 (torch and NumPy stride a size-1 dim of an
+    elementwise result differently; that is not what the test is about)."""
+    return tuple(t.shape), [s for n, s in zip(t.shape, t.stride()) if n > 1 and t.numel()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("first, other", PAIRS)
+def test_add_sub_alpha_results_are_laid_out_as_torch(first, other, dtype):
+    """add/sub with alpha (one fused multiply-add on floats) order their result like their
+    operands, as TensorIterator does: a reshape of it then views or copies as in torch
+    (generated-program seed 13502: sub(x.transpose(0, 2), 2, alpha=-1).reshape(3, 8))."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = _operand(lib, first, getattr(lib, dtype)).requires_grad_(dtype != "int64")
+        b = 2 if other == "number" else _operand(lib, other, getattr(lib, dtype))
+        scale = 3 if dtype == "int64" else 0.5
+        calls = [lambda: lib.sub(a, b, alpha=-1), lambda: a.add(b, alpha=scale),
+                 lambda: a.sub(b, alpha=2)]
+        if other != "number":
+            calls.append(lambda: lib.add(b, a, alpha=2))
+        results = []
+        for call in calls:
+            out = call()
+            flat = out.reshape(-1)
+            results.append((out.detach().numpy().tobytes(), _layout(out),
+                            None if flat.grad_fn is None else flat.grad_fn.name()))
+        seen.append(results)
+    assert seen[0] == seen[1]
