@@ -296,3 +296,73 @@ def test_add_sub_alpha_results_are_laid_out_as_torch(first, other, dtype):
                             None if flat.grad_fn is None else flat.grad_fn.name()))
         seen.append(results)
     assert seen[0] == seen[1]
+
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "bool"]
+POW_FORMS = {
+    "**": lambda lib, a, b: a ** b,
+    "pow": lambda lib, a, b: lib.pow(a, b),
+    "method": lambda lib, a, b: a.pow(b),
+    "pow_": lambda lib, a, b: a.clone().pow_(b),
+    "out=": lambda lib, a, b: lib.pow(a, b, out=lib.empty(0, dtype=a.dtype)),
+    "number base": lambda lib, a, b: 2 ** b,
+    "pow(-1, b)": lambda lib, a, b: lib.pow(-1, b),
+    "pow(0, b)": lambda lib, a, b: lib.pow(0, b),
+    "__rpow__": lambda lib, a, b: b.__rpow__(-3),
+}
+
+
+def _pow_operands(lib, base_dtype, exponent_dtype, layout):
+    bases = np.array([[-3, -2, -1, 0], [1, 2, 3, 1], [-1, 0, 2, -2]])
+    exponents = np.array([[-1, -2, -3, 0], [-4, 1, 2, -1], [2, -1, -2, 3]])
+    a = lib.tensor(bases).to(getattr(lib, base_dtype))
+    b = lib.tensor(exponents).to(getattr(lib, exponent_dtype))
+    if layout == "transposed":
+        a, b = a.t(), b.t()
+    elif layout == "0-d":
+        a, b = a[0, 2], b[0, 2]
+    elif layout == "empty":
+        a, b = a[:, :0], b[:, :0]
+    elif layout == "broadcast":
+        b = b[:1]
+    return a, b
+
+
+@pytest.mark.parametrize("layout", ["plain", "transposed", "0-d", "empty", "broadcast"])
+@pytest.mark.parametrize("form", sorted(POW_FORMS))
+@pytest.mark.parametrize("exponent_dtype", INT_DTYPES)
+@pytest.mark.parametrize("base_dtype", INT_DTYPES)
+def test_integer_powers_of_negative_exponent_tensors(base_dtype, exponent_dtype, form, layout):
+    """torch computes integer powers with a negative tensor exponent (1 ** -n is 1, (-1) ** -n
+    is +-1, any other base gives 0); NumPy raises ValueError (generated-program seed 13700:
+    2 ** x for an int64 x holding -1). A negative Python-number exponent stays an error."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a, b = _pow_operands(lib, base_dtype, exponent_dtype, layout)
+        try:
+            out = POW_FORMS[form](lib, a, b)
+            # (an out= resized from empty is row-major here for every elementwise op, where
+            # torch gives it the operands' order: not a pow difference, so not compared)
+            strides = tuple(out.shape) if form == "out=" else _layout(out)
+            seen.append((out.numpy().tolist(), str(out.dtype).split(".")[1], strides))
+        except Exception as error:  # the same refusals (in-place casts) in both libraries
+            seen.append((type(error).__name__, str(error).splitlines()[0]))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("exponent", [-1, -2, 0, 1, 2, True, False])
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "bool"])
+def test_integer_and_bool_tensors_to_number_powers(dtype, exponent):
+    """A negative number exponent of an integer tensor is refused; a bool tensor to a bool
+    power stays bool (torch copies for True, fills ones for False), to an int power is int64."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([1, 2, 0], dtype=getattr(lib, dtype))
+        for call in (lambda: a ** exponent, lambda: lib.pow(a, exponent),
+                     lambda: a.clone().pow_(exponent), lambda: a.t().pow(exponent)):
+            try:
+                out = call()
+                seen.append((out.tolist(), str(out.dtype).split(".")[1]))
+            except RuntimeError as error:
+                seen.append(str(error))
+    assert seen[0] == seen[1]

@@ -364,6 +364,24 @@ _FLOAT_POWERS = {
 }
 
 
+def _power(a, b):
+    """``np.power`` of promoted operands (``a`` may be a Python number), with torch's
+    signed-integer powers of negative exponents (NumPy refuses them): 1 for a base of 1, +-1
+    for -1 (by the exponent's parity), 0 for any other base, 0 included."""
+    dtype = np.result_type(a, b)
+    if dtype.kind != "i":
+        if dtype.kind == "b":  # (a tensor exponent; torch copies for the number exponents 0, 1)
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        return np.power(a, b)
+    negative = b < 0
+    if not negative.any():
+        return np.power(a, b)
+    result = np.power(a, np.where(negative, 0, b).astype(b.dtype, copy=False))
+    odd = (b & 1).astype(bool)
+    inverse = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(dtype)
+    return np.where(negative, inverse, result)
+
+
 @register
 class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
@@ -385,6 +403,8 @@ class PowScalar(Op):
         a, exp = _promote.binary(a, exponent)
         if a.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a.dtype.kind == "b":  # a bool exponent: torch fills (False) or copies (True)
+            return np.array(a, order="K") if exponent else np.ones_like(a)
         if a.dtype.kind == "f":
             real = isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
             special = _FLOAT_POWERS.get(exponent) if real else None
@@ -422,7 +442,7 @@ class PowTensor(Op):
         a, b = _promote.binary(a, b)
         if a.dtype == np.float32 and b.dtype == np.float32:
             return _float_kernels.pow_tensor(a, b)  # torch's bits (ops/_float_kernels.py)
-        return np.power(a, b)
+        return _power(a, b)
 
     def backward(self, grad):
         base = self.saved("self")
@@ -466,7 +486,7 @@ class PowScalarBase(Op):
     @staticmethod
     def forward(ctx, exponent, base):
         exp, b = _promote.binary(exponent, base)
-        return _layout.contiguous(np.power(b, exp))
+        return _layout.contiguous(_power(b, exp))
 
     def backward(self, grad):
         base = self._params["base"]
