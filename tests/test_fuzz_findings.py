@@ -366,3 +366,62 @@ def test_integer_and_bool_tensors_to_number_powers(dtype, exponent):
             except RuntimeError as error:
                 seen.append(str(error))
     assert seen[0] == seen[1]
+
+
+def _view_sources(lib):
+    x = lib.arange(24.0)
+    return {
+        "transposed (1, 2, 1)": x[:2].reshape(1, 1, 2).transpose(-1, -2),
+        "strided size-1 last dim": x[:6].reshape(2, 3, 1).transpose(0, 2).transpose(0, 1),
+        "transposed (3, 2)": x[:6].reshape(2, 3).t(),
+        "permuted": x.reshape(2, 3, 4).permute(2, 0, 1),
+        "sliced": x.reshape(4, 6)[:, ::2],
+        "expanded": x[:3].reshape(3, 1).expand(3, 4),
+        "column": x.reshape(4, 6)[:, 1:2],
+        "row of a transpose": x.reshape(4, 6).t()[2:3],
+        "contiguous": x[:6].reshape(2, 1, 3),
+        "0-d": x[5],
+        "empty": x[:0].reshape(0, 3).t(),
+    }
+
+
+VIEW_SHAPES = [(-1,), (-1, 1), (1, -1), (1, -1, 1), (2, -1), (-1, 2), (-1, 2, 1), (1, 1, -1, 1),
+               (-1, 3), (3, 1, -1)]
+
+
+@pytest.mark.parametrize("shape", VIEW_SHAPES)
+@pytest.mark.parametrize("source", sorted(_view_sources(leafgrad)))
+def test_view_strides_of_size_one_dims_as_torch(source, shape):
+    """A view's size-1 dims get torch's computeStride strides (visible in stride(), and they
+    decide whether mm's backward builds a gradient transposed: generated-program seed 13673,
+    whose create_graph gradient was MmBackward0 where torch records TBackward0)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = _view_sources(lib)[source]
+        row = []
+        for call in (lambda: x.view(shape), lambda: x.reshape(shape)):
+            try:
+                out = call()
+                row.append((tuple(out.shape), out.stride(), out._base is not None))
+            except RuntimeError as error:
+                row.append(str(error).splitlines()[0])
+        seen.append(row)
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("transpose_first", [False, True])
+def test_mm_of_a_viewed_column_major_operand_double_backward_nodes(transpose_first):
+    def tree(fn, depth=0):
+        if fn is None or depth > 6:
+            return None
+        return fn.name(), tuple(tree(child, depth + 1) for child, _ in fn.next_functions)
+
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([[1.0], [2.0]], requires_grad=True)
+        b = lib.tensor([[[1.5, -0.5]]], requires_grad=True)
+        out = lib.matmul(a.clone(), b) if transpose_first else lib.matmul(b.transpose(1, 2).view(
+            2, 1), a.t())
+        grads = lib.autograd.grad(out.sum(), [a, b], create_graph=True)
+        seen.append([tree(g.grad_fn) for g in grads] + [g.detach().numpy().tolist() for g in grads])
+    assert seen[0] == seen[1]

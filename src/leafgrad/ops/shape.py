@@ -56,9 +56,42 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
 def _try_view(a: np.ndarray, shape: tuple):
     """``a`` reshaped without copying, or None when its strides do not allow it."""
     try:
-        return np.reshape(a, shape, copy=False)
+        out = np.reshape(a, shape, copy=False)
     except ValueError:
         return None
+    if not out.size or not a.ndim or (a.flags.c_contiguous and a.strides[-1] == a.itemsize):
+        return out  # (a row-major source without a strided size-1 last dim: row-major strides)
+    # Note: strides of size-1 dims in a view
+    # NumPy and torch agree on the strides of every dim longer than 1, but give a size-1 dim of
+    # a view of a strided tensor different strides (NumPy: the next dim's extent; torch's
+    # computeStride: the stride its chunk of dims would have, from the source's last stride). They decide which way round
+    # torch's mm backward computes (a column-major operand's gradient is built transposed).
+    strides = _view_strides(a.shape, a.strides, shape)
+    if strides is None or strides == out.strides:
+        return out
+    return np.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _view_strides(old_shape: tuple, old_strides: tuple, shape: tuple):
+    """torch's ``computeStride`` for viewing a non-empty tensor (strides in bytes), or None."""
+    strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_base = old_strides[-1] if old_strides else 1
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                strides[view_d] = view_numel * chunk_base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(strides) if view_d == -1 else None
 
 
 # -- views ----------------------------------------------------------------------------------------
