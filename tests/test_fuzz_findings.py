@@ -425,3 +425,37 @@ def test_mm_of_a_viewed_column_major_operand_double_backward_nodes(transpose_fir
         grads = lib.autograd.grad(out.sum(), [a, b], create_graph=True)
         seen.append([tree(g.grad_fn) for g in grads] + [g.detach().numpy().tolist() for g in grads])
     assert seen[0] == seen[1]
+
+
+def _graph(fn, depth=0):
+    if fn is None or depth > 5:
+        return None
+    return fn.name(), tuple(_graph(child, depth + 1) for child, _ in fn.next_functions)
+
+
+ALPHA_CALLS = {
+    "add": lambda lib, a, b, alpha: lib.add(a, b, alpha=alpha),
+    "sub": lambda lib, a, b, alpha: lib.sub(a, b, alpha=alpha),
+    "Tensor.sub": lambda lib, a, b, alpha: a.sub(b, alpha=alpha),
+    "add_": lambda lib, a, b, alpha: (a * 1).add_(b, alpha=alpha),
+    "sub_": lambda lib, a, b, alpha: (a * 1).sub_(b, alpha=alpha),
+    "rsub number": lambda lib, a, b, alpha: lib.rsub(a, 2, alpha=alpha) * b,
+}
+
+
+@pytest.mark.parametrize("alpha", [2, -1, 0.5, 1, 1j])
+@pytest.mark.parametrize("name", sorted(ALPHA_CALLS))
+def test_alpha_gradients_record_torchs_scalar_product(name, alpha):
+    """torch's add/sub/rsub formulas scale by alpha with maybe_multiply(grad, alpha.conj()), a
+    Scalar product: under create_graph the gradient records MulBackward1 (NegBackward0 below it
+    for sub and rsub), not MulBackward0 (generated-program seed 14065)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        dtype = lib.complex64 if alpha == 1j else lib.float32
+        a = lib.tensor([[1.0, -2.0, 0.0], [0.25, 1.5, -3.0]], dtype=dtype, requires_grad=True)
+        b = lib.tensor([[0.5, 3.0, -1.0]], dtype=dtype, requires_grad=True)  # (broadcast)
+        out = ALPHA_CALLS[name](lib, a, b, alpha)
+        loss = (out * out.conj()).real.sum() if alpha == 1j else out.sigmoid().sum()
+        grads = lib.autograd.grad(loss, [a, b], create_graph=True)
+        seen.append([(_graph(g.grad_fn), g.detach().numpy().tolist()) for g in grads])
+    assert seen[0] == seen[1]

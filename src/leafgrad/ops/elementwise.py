@@ -96,8 +96,9 @@ class Add(Op):
         return a + b
 
     def backward(self, grad):
+        # torch: maybe_multiply(grad, alpha.conj()), a Scalar product (MulBackward1)
         alpha = self._params.get("alpha", 1)
-        return grad, (grad if alpha == 1 else grad * alpha)
+        return grad, (grad if alpha == 1 else _scale(grad, conj(alpha)))
 
     def jvp(self, tangents, primals, result):
         alpha = self._params.get("alpha", 1)
@@ -130,8 +131,9 @@ class Sub(Op):
         return a - b
 
     def backward(self, grad):
+        # torch: maybe_multiply(-grad, alpha.conj()), a Scalar product (MulBackward1)
         alpha = self._params.get("alpha", 1)
-        return grad, (-grad if alpha == 1 else grad * -alpha)
+        return grad, (-grad if alpha == 1 else _scale(-grad, conj(alpha)))
 
     def jvp(self, tangents, primals, result):
         alpha = self._params.get("alpha", 1)
@@ -159,7 +161,7 @@ class Rsub(Op):
 
     def backward(self, grad):
         alpha = self._params.get("alpha", 1)
-        return -grad if alpha == 1 else grad * -alpha
+        return -grad if alpha == 1 else _scale(-grad, conj(alpha))
 
     jvp = auto_element_wise
 
