@@ -459,3 +459,38 @@ def test_alpha_gradients_record_torchs_scalar_product(name, alpha):
         grads = lib.autograd.grad(loss, [a, b], create_graph=True)
         seen.append([(_graph(g.grad_fn), g.detach().numpy().tolist()) for g in grads])
     assert seen[0] == seen[1]
+
+
+RSUB_DTYPES = ["float32", "float64", "complex64", "int64", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 0.5])
+@pytest.mark.parametrize("other_dtype", RSUB_DTYPES)
+@pytest.mark.parametrize("dtype", RSUB_DTYPES)
+def test_rsub_of_two_tensors_is_torchs_rsub_node(dtype, other_dtype, alpha):
+    """torch.rsub(a, b) (and a.__rsub__(b)) with a tensor b records RsubBackward0 with edges
+    (a, b), not SubBackward0 with (b, a); values, dtypes, errors and create_graph graphs agree."""
+    seen = []
+    for lib in (leafgrad, torch):
+        row = []
+        for call in (lambda a, b: lib.rsub(a, b, alpha=alpha), lambda a, b: a.__rsub__(b)):
+            a = lib.tensor([[1.0, -2.0, 0.0], [3.0, 0.5, 2.0]]).to(getattr(lib, dtype))
+            b = lib.tensor([[0.5, 1.0, 0.0]]).to(getattr(lib, other_dtype)).t().t()
+            for t in (a, b):
+                t.requires_grad_(t.dtype.is_floating_point or t.dtype.is_complex)
+            try:
+                out = call(a, b)
+            except RuntimeError as error:
+                row.append(str(error).splitlines()[0])
+                continue
+            row.append((out.detach().numpy().tolist(), str(out.dtype).split(".")[1],
+                        _graph(out.grad_fn)))
+            # (a real input's gradient from a complex result: leafgrad sums the broadcast dims
+            # before taking the real part, torch after; a difference of every broadcasting op)
+            if out.requires_grad and a.is_complex() == b.is_complex():
+                inputs = [t for t in (a, b) if t.requires_grad]
+                grads = lib.autograd.grad((out * out.conj()).real.sum(), inputs,
+                                          create_graph=True)
+                row.append([(_graph(g.grad_fn), g.detach().numpy().tolist()) for g in grads])
+        seen.append(row)
+    assert seen[0] == seen[1]

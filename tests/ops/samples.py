@@ -75,6 +75,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: a - 1, ((S23, A),)),
     ],
     "Rsub": [Sample(lambda lib, a: 1 - a, ((S23, A),)), Sample(lambda lib, a: 2.0 - a, ((S0, A),))],
+    "RsubTensor": [
+        Sample(lambda lib, a, b: lib.rsub(a, b), ((S23, A), (S13, A))),
+        Sample(lambda lib, a, b: lib.rsub(a, b, alpha=2.5), ((S0, A), (S3, A))),
+        Sample(lambda lib, a, b: a.__rsub__(b), ((S31, A), (S13, A))),
+    ],
     "Mul": [
         Sample(lambda lib, a, b: a * b, ((S23, A), (S23, A))),
         Sample(lambda lib, a, b: a * b, ((S31, A), (S13, A))),

@@ -167,6 +167,33 @@ class Rsub(Op):
 
 
 @register
+class RsubTensor(Op):
+    """``other - alpha * self`` for two tensors (``torch.rsub(a, b)``): torch's rsub.Tensor,
+    its own node with the inputs in call order."""
+
+    node = "RsubBackward0"
+    uint_kernel = staticmethod(_uint.add_kernel)
+    complex_ok = True
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("rsub",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        return Sub.forward(ctx, b, a, alpha)
+
+    def backward(self, grad):
+        # torch: self: maybe_multiply(-grad, alpha.conj()); other: grad
+        alpha = self._params.get("alpha", 1)
+        return (-grad if alpha == 1 else _scale(-grad, conj(alpha))), grad
+
+    def jvp(self, tangents, primals, result):
+        alpha = self._params.get("alpha", 1)
+        return jvp_sum(tangents, lambda t: -t if alpha == 1 else t * -alpha, lambda t: t)
+
+
+@register
 class Mul(Op):
     """Elementwise product."""
 
