@@ -494,3 +494,75 @@ def test_rsub_of_two_tensors_is_torchs_rsub_node(dtype, other_dtype, alpha):
                 row.append([(_graph(g.grad_fn), g.detach().numpy().tolist()) for g in grads])
         seen.append(row)
     assert seen[0] == seen[1]
+
+
+VIEWS = {
+    "slice": lambda y: y[1:],
+    "select": lambda y: y[0],
+    "transpose twice": lambda y: y.transpose(0, 1).transpose(1, 0),
+    "transpose": lambda y: y.t(),
+    "strided slice": lambda y: y[:, ::2],
+    "unsqueeze": lambda y: y.unsqueeze(0),
+    "view": lambda y: y.view(6),
+    "column": lambda y: y[:, 1],
+}
+IN_PLACE = {
+    "zero_": lambda v, w: v.zero_(),
+    "mul_": lambda v, w: v.mul_(w),
+    "add_": lambda v, w: v.add_(w, alpha=2),
+    "copy_": lambda v, w: v.copy_(w * 3),
+    "clamp_": lambda v, w: v.clamp_(-0.5, 0.75),
+}
+
+
+def _second_order_run(lib, build):
+    a = lib.tensor([[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]], dtype=lib.float64, requires_grad=True)
+    w = lib.tensor(0.8, dtype=lib.float64, requires_grad=True)
+    out = build(a, w)
+    grads = lib.autograd.grad((out * out).sum(), [a, w], create_graph=True, allow_unused=True,
+                              materialize_grads=True)
+    second = lib.autograd.grad(sum(g.sum() for g in grads), [a, w], allow_unused=True,
+                               materialize_grads=True)
+    return [_graph(g.grad_fn) for g in grads], [g.detach().numpy() for g in grads + second]
+
+
+def _assert_same_second_order(build):
+    graphs, values = _second_order_run(leafgrad, build)
+    torch_graphs, torch_values = _second_order_run(torch, build)
+    assert graphs == torch_graphs
+    for value, expected in zip(values, torch_values):  # (sums may round in another order)
+        np.testing.assert_allclose(value, expected, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("op", sorted(IN_PLACE))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_in_place_on_a_view_double_backward_records_torchs_graph(view, op):
+    """Under create_graph, CopySlices' backward takes torch's steps (a new tensor with the
+    base's strides, copy_(grad), the region as_strided, the op's backward on a contiguous
+    clone, copy_ into the region), so the gradient's graph is CopySlices over CopyBackwards
+    where leafgrad recorded AsStridedScatterBackward0 (generated-program seeds 6163, 8331)."""
+
+    def build(a, w):
+        y = a * 1.5
+        VIEWS[view](y).sin()  # (a view used before the in-place op too)
+        IN_PLACE[op](VIEWS[view](y), w)
+        return y.cos()
+
+    _assert_same_second_order(build)
+
+
+@pytest.mark.parametrize("op", sorted(IN_PLACE))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_view_regenerated_after_in_place_double_backward_records_torchs_graph(view, op):
+    """A view whose base was modified in place afterwards is regenerated (AsStridedBackward0);
+    under create_graph its backward is torch's as_strided_backward: zeros over the storage,
+    the view's region copy_-ed into (CopySlices), the base's geometry as_strided from it
+    (generated-program seed 8124)."""
+
+    def build(a, w):
+        y = a * 1.5
+        v = VIEWS[view](y)
+        IN_PLACE[op](y, w)
+        return v.exp() * w
+
+    _assert_same_second_order(build)

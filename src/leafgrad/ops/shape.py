@@ -605,11 +605,18 @@ class AsStrided(_View):
 
     @staticmethod
     def forward(ctx, a, steps):
+        out = replay_array(a, steps)
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return replay_array(a, steps)
+            offset = out.__array_interface__["data"][0] - a.__array_interface__["data"][0]
+            ctx.keep("geometry", (a.strides, out.strides, offset, a.itemsize))
+        return out
 
     def backward(self, grad):
+        if grad.requires_grad:
+            result = self._recorded_backward(grad)
+            if result is not None:
+                return result
         # The adjoint of replaying the view's steps: run those steps' own backwards, by
         # differentiating the replay on a stand-in leaf. This sums where the view overlaps
         # itself (expand), which scattering into the region could not.
@@ -624,7 +631,51 @@ class AsStrided(_View):
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
         return result
 
+    def _recorded_backward(self, grad):
+        """Under create_graph, torch's as_strided_backward, so that the recorded graph is
+        torch's: the gradient's size-1 dims squeezed out (last first), zeros over the storage,
+        the view's region of it taken ``as_strided`` and ``copy_(grad)``-ed into (CopySlices),
+        the input's geometry taken ``as_strided`` from it (AsStridedBackward0). None (the
+        replay's adjoint) for empty or expanded views and where either geometry may overlap
+        itself: torch's steps differ there (index_add_, counts and a division)."""
+        in_strides, out_strides, offset, itemsize = self._saved["geometry"]
+        in_shape, out_shape = self.input_shape(), tuple(grad.shape)
+        if offset < 0 or any(s < 0 for s in in_strides + out_strides):
+            return None
+        in_strides = tuple(s // itemsize for s in in_strides)
+        out_strides = tuple(s // itemsize for s in out_strides)
+        offset //= itemsize
+        if 0 in in_shape or 0 in out_shape:
+            return None
+        out_dims = [(n, s) for n, s in zip(out_shape, out_strides) if n != 1]
+        in_dims = [(n, s) for n, s in zip(in_shape, in_strides) if n != 1]
+        if any(s == 0 for _, s in out_dims) or _may_overlap(out_dims) or _may_overlap(in_dims):
+            return None
+        for dim in range(len(out_shape) - 1, -1, -1):
+            if out_shape[dim] == 1:
+                grad = grad.squeeze(dim)
+        size = max(_extent(in_dims), offset + _extent(out_dims))
+        storage = grad.new_zeros(size)
+        storage.as_strided([n for n, _ in out_dims], [s for _, s in out_dims], offset).copy_(grad)
+        return storage.as_strided(in_shape, in_strides, 0)
+
     jvp = auto_linear
+
+
+def _extent(dims: list) -> int:
+    """The storage (size, stride) dims span from their first element."""
+    return 1 + sum((n - 1) * s for n, s in dims)
+
+
+def _may_overlap(dims: list) -> bool:
+    """torch's _maybe_overlapping_memory over (size, stride) dims: whether two positions
+    might share memory."""
+    reach = 0
+    for size, stride in sorted(dims, key=lambda dim: dim[1]):
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
 
 
 @register
