@@ -140,6 +140,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: lib.autograd.grad((a ** 3).sum(), a, create_graph=True)[0],
                ((S23, A),), note="the number-times-tensor product of torch's C++ formulas"),
     ],
+    "SubScalar": [
+        Sample(lambda lib, a, b: lib.autograd.grad((a ** b).sum(), a, create_graph=True)[0],
+               ((S23, "pos"), (S23, A)), check_node=False,
+               note="pow's exponent - 1 in torch's C++ formula (under a where)"),
+    ],
     "TanhBackward": [
         Sample(lambda lib, a: lib.autograd.grad((a.tanh() ** 2).sum(), a, create_graph=True)[0],
                ((S23, A),)),

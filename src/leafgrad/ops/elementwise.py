@@ -294,6 +294,25 @@ class MulScalar(Op):
     jvp = auto_element_wise
 
 
+@register
+class SubScalar(Op):
+    """``tensor - number`` as torch's C++ formulas write it (SubBackward1, one edge)."""
+
+    node = "SubBackward1"
+    complex_ok = True
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, a, other):
+        a, other = _promote.binary(a, other)
+        return a - other
+
+    def backward(self, grad):
+        return grad
+
+    jvp = auto_element_wise
+
+
 def _scale(tensor, number):
     return MulScalar.apply(tensor, other=number)
 
@@ -491,13 +510,17 @@ class PowTensor(Op):
 
 def _pow_grad_self(grad, base, exponent):
     # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
-    return _where(exponent == 0, 0.0, grad * conj(exponent * base.pow(exponent - 1)))
+    return _where(exponent == 0, 0.0,
+                  grad * conj(exponent * base.pow(SubScalar.apply(exponent, other=1))))
 
 
 def _pow_grad_exponent(grad, base, exponent, result):
     # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
     real_exponent = exponent.real if exponent.is_complex() else exponent
-    return grad * conj(_where((base == 0) & (real_exponent >= 0), 0.0, result * base.log()))
+    condition = (base == 0) & (real_exponent >= 0)
+    if base.dtype != result.dtype:  # torch takes the log in the result dtype: self.to(...)
+        base = base.to(result.dtype)
+    return grad * _where(condition, 0.0, conj(result * base.log()))
 
 
 @register
