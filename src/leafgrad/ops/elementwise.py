@@ -538,6 +538,10 @@ class PowScalarBase(Op):
     @staticmethod
     def forward(ctx, exponent, base):
         exp, b = _promote.binary(exponent, base)
+        if exp.dtype == np.float32 and not isinstance(base, complex):
+            # torch computes pow(Scalar, Tensor) as pow of a wrapped 0-d tensor: the
+            # tensor-tensor kernel's bits (ops/_float_kernels.py)
+            return _layout.contiguous(_float_kernels.pow_tensor(np.asarray(b, np.float32), exp))
         return _layout.contiguous(_power(b, exp))
 
     def backward(self, grad):
