@@ -173,6 +173,7 @@ class RsubTensor(Op):
 
     node = "RsubBackward0"
     uint_kernel = staticmethod(_uint.add_kernel)
+    uint_reversed = True  # torch computes sub(other, self): its promotion error names other first
     complex_ok = True
     vmap = batch.elementwise
     inputs = ("self", "other")
