@@ -53,7 +53,7 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     if isinstance(other, Tensor):
-        return other.sub(input, alpha=alpha)
+        return _ops.RsubTensor.apply(input, other, alpha=alpha)
     return _ops.Rsub.apply(input, other=other, alpha=alpha)
 
 

@@ -889,6 +889,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __rsub__(self, other):
         if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if isinstance(other, Tensor):  # (a direct call: torch's rsub.Tensor)
+            return _ops.RsubTensor.apply(self, other)
         return _ops.Rsub.apply(self, other=other)
 
     def __mul__(self, other):

@@ -140,7 +140,6 @@ def test_semantics(seed):
 # Known presentation differences, each a deliberate open item (listed in issue #2's closing
 # note). strict=True: when one gets fixed, the test says so and the entry must be removed.
 KNOWN_PRESENTATION_DIFFERENCES = {
-    35: "create_graph: torch folds pow's constant factor as MulBackward1 on the base",
     99: "create_graph: torch's _unsafe_view backward records UnsafeViewBackward0, leafgrad View",
 }
 # Without the mkl package, NumPy's BLAS sums in another order than torch's MKL (ops/_blas.py)

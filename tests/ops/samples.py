@@ -48,9 +48,25 @@ def _regenerated_view(lib, a):
     return view * 1
 
 
-def _copy_slices_grad(lib, a, b):
+def _copy_slices_grad(lib, a):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.mark_dirty(t)
+            return t.mul_(2)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return tangent.mul_(2)
+
     x = a * a
-    x[0:2].mul_(b)  # CopySlices; its backward under create_graph records AsStridedScatter
+    # a custom Function's in-place op on a view: its CopySlices' backward under create_graph
+    # records AsStridedScatter (an op's CopySlices takes torch's copy_ steps instead)
+    Double.apply(x[0:2])
     return lib.autograd.grad((x * x).sum(), a, create_graph=True)[0]
 
 
@@ -75,6 +91,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(lambda lib, a: a - 1, ((S23, A),)),
     ],
     "Rsub": [Sample(lambda lib, a: 1 - a, ((S23, A),)), Sample(lambda lib, a: 2.0 - a, ((S0, A),))],
+    "RsubTensor": [
+        Sample(lambda lib, a, b: lib.rsub(a, b), ((S23, A), (S13, A))),
+        Sample(lambda lib, a, b: lib.rsub(a, b, alpha=2.5), ((S0, A), (S3, A))),
+        Sample(lambda lib, a, b: a.__rsub__(b), ((S31, A), (S13, A))),
+    ],
     "Mul": [
         Sample(lambda lib, a, b: a * b, ((S23, A), (S23, A))),
         Sample(lambda lib, a, b: a * b, ((S31, A), (S13, A))),
@@ -134,6 +155,11 @@ SAMPLES: dict[str, list[Sample]] = {
     "MulScalar": [
         Sample(lambda lib, a: lib.autograd.grad((a ** 3).sum(), a, create_graph=True)[0],
                ((S23, A),), note="the number-times-tensor product of torch's C++ formulas"),
+    ],
+    "SubScalar": [
+        Sample(lambda lib, a, b: lib.autograd.grad((a ** b).sum(), a, create_graph=True)[0],
+               ((S23, "pos"), (S23, A)), check_node=False,
+               note="pow's exponent - 1 in torch's C++ formula (under a where)"),
     ],
     "TanhBackward": [
         Sample(lambda lib, a: lib.autograd.grad((a.tanh() ** 2).sum(), a, create_graph=True)[0],
@@ -259,7 +285,7 @@ SAMPLES: dict[str, list[Sample]] = {
                ((S23, A),), note="double backward of advanced indexing"),
     ],
     "AsStrided": [Sample(_regenerated_view, ((S3, A),))],
-    "ViewScatter": [Sample(_copy_slices_grad, ((S3, A), ((2,), A)), check_node=False,
+    "ViewScatter": [Sample(_copy_slices_grad, ((S3, A),), check_node=False,
                            note="torch's double backward of CopySlices names nodes differently")],
     "IndexPut": [Sample(_index_put, ((S3, A), ((2,), A))), Sample(_index_put, ((S3, A), (S0, A)))],
     "Cat": [

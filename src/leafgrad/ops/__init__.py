@@ -12,7 +12,7 @@ from .registry import OPS, Op, keep_index, register
 from .elementwise import (
     Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
     BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, LeftShift, RightShift, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
-    Relu, Rsub, Sigmoid, Sign, Sin, Sqrt, Sub, Tanh, ToCopy, Zero,
+    Relu, Rsub, RsubTensor, Sigmoid, Sign, Sin, Sqrt, Sub, Tanh, ToCopy, Zero,
 )
 from .reduce import mean, sum  # noqa: A004 - torch's names
 from .shape import (

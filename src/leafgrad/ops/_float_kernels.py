@@ -585,6 +585,14 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
 # -- add/sub with alpha: one fused multiply-add, as torch's kernel --------------------------------
 
 
+def _ufunc_layout(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """An empty array of ``a`` and ``b``'s broadcast shape, laid out as a ufunc's output."""
+    operands = np.nditer([a, b, None], ["refs_ok", "zerosize_ok"],
+                         [["readonly"], ["readonly"], ["writeonly", "allocate"]],
+                         op_dtypes=[None, None, a.dtype], order="K")
+    return operands.operands[2]
+
+
 def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
     """torch's ``add(a, b, alpha=alpha)`` (``ufunc`` np.add) or ``sub`` (np.subtract) of real
     arrays. ATen's add kernel computes ``a + alpha * b`` as one fused multiply-add,
@@ -601,8 +609,21 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
             and type(alpha) is not complex and _mkl.available()):
         shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
         target = out if (out is a and a.flags.c_contiguous and a.shape == shape) else None
+        result = None
         if target is None:
-            target = np.array(np.broadcast_to(a, shape), order="C")
+            if out is None and not (a.flags.c_contiguous and b.flags.c_contiguous):
+                # Note: output layout (ops/_layout.py): the result is ordered like the
+                # operands, as the ufunc (and torch's TensorIterator) would order it; the
+                # update runs on its dims permuted into row-major order
+                result = _ufunc_layout(a, b)
+            if result is not None and not result.flags.c_contiguous:
+                order = sorted(range(result.ndim), key=lambda d: -result.strides[d])
+                np.copyto(result, a)
+                target = result.transpose(order)
+                b = np.broadcast_to(b, shape).transpose(order)
+                shape = target.shape
+            else:
+                result = target = np.array(np.broadcast_to(a, shape), order="C")
         source = b if (b.shape == shape and b.flags.c_contiguous) else np.ascontiguousarray(
             np.broadcast_to(b, shape))
         scale = -alpha if ufunc is np.subtract else alpha
@@ -610,7 +631,7 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
             if out is not None and target is not out:
                 np.copyto(out, target, casting="unsafe")
                 return out
-            return target
+            return result if out is None else target
     scaled = b * alpha
     if out is None:
         return ufunc(a, scaled)

@@ -172,6 +172,10 @@ def kernel(name: str, a: np.ndarray, out: np.ndarray | None = None):
         target = out
         if out is not a:  # (a copy onto the same memory changes nothing, and costs less
             np.copyto(target, a)  # than finding out whether it is that memory)
+    elif 0 in a.strides:
+        # a broadcast operand: ordered as a ufunc's result (and torch's) orders it, where
+        # copy(order="K") would put the stepping dims outermost ((0, 0, 1) gave (3, 1, 9))
+        target = np.positive(a)
     else:
         target = a.copy(order="K")
     size = target.size

@@ -87,6 +87,8 @@ def wide_dtype(cls, operands, params=None):
             return None
         return first.dtype if first.dtype in _dtype.WIDE_UNSIGNED else None
     values = [arg for arg in operands if isinstance(arg, (Tensor, int, float, complex))]
+    if getattr(cls, "uint_reversed", False):  # (rsub promotes other with self)
+        values.reverse()
     if params:  # number operands passed by name (``x ** 2.5``)
         values += [params[name] for name in cls.uint_params
                    if isinstance(params.get(name), (Tensor, int, float, complex))]

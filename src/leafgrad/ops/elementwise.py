@@ -97,8 +97,9 @@ class Add(Op):
         return a + b
 
     def backward(self, grad):
+        # torch: maybe_multiply(grad, alpha.conj()), a Scalar product (MulBackward1)
         alpha = self._params.get("alpha", 1)
-        return grad, (grad if alpha == 1 else grad * alpha)
+        return grad, (grad if alpha == 1 else _scale(grad, conj(alpha)))
 
     def jvp(self, tangents, primals, result):
         alpha = self._params.get("alpha", 1)
@@ -132,8 +133,9 @@ class Sub(Op):
         return a - b
 
     def backward(self, grad):
+        # torch: maybe_multiply(-grad, alpha.conj()), a Scalar product (MulBackward1)
         alpha = self._params.get("alpha", 1)
-        return grad, (-grad if alpha == 1 else grad * -alpha)
+        return grad, (-grad if alpha == 1 else _scale(-grad, conj(alpha)))
 
     def jvp(self, tangents, primals, result):
         alpha = self._params.get("alpha", 1)
@@ -161,9 +163,37 @@ class Rsub(Op):
 
     def backward(self, grad):
         alpha = self._params.get("alpha", 1)
-        return -grad if alpha == 1 else grad * -alpha
+        return -grad if alpha == 1 else _scale(-grad, conj(alpha))
 
     jvp = auto_element_wise
+
+
+@register
+class RsubTensor(Op):
+    """``other - alpha * self`` for two tensors (``torch.rsub(a, b)``): torch's rsub.Tensor,
+    its own node with the inputs in call order."""
+
+    node = "RsubBackward0"
+    uint_kernel = staticmethod(_uint.add_kernel)
+    uint_reversed = True  # torch computes sub(other, self): its promotion error names other first
+    complex_ok = True
+    vmap = batch.elementwise
+    inputs = ("self", "other")
+    broadcasts = True
+    torch_names = ("rsub",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        return Sub.forward(ctx, b, a, alpha)
+
+    def backward(self, grad):
+        # torch: self: maybe_multiply(-grad, alpha.conj()); other: grad
+        alpha = self._params.get("alpha", 1)
+        return (-grad if alpha == 1 else _scale(-grad, conj(alpha))), grad
+
+    def jvp(self, tangents, primals, result):
+        alpha = self._params.get("alpha", 1)
+        return jvp_sum(tangents, lambda t: -t if alpha == 1 else t * -alpha, lambda t: t)
 
 
 @register
@@ -268,6 +298,25 @@ class MulScalar(Op):
     jvp = auto_element_wise
 
 
+@register
+class SubScalar(Op):
+    """``tensor - number`` as torch's C++ formulas write it (SubBackward1, one edge)."""
+
+    node = "SubBackward1"
+    complex_ok = True
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, a, other):
+        a, other = _promote.binary(a, other)
+        return a - other
+
+    def backward(self, grad):
+        return grad
+
+    jvp = auto_element_wise
+
+
 def _scale(tensor, number):
     return MulScalar.apply(tensor, other=number)
 
@@ -368,6 +417,24 @@ _FLOAT_POWERS = {
 }
 
 
+def _power(a, b):
+    """``np.power`` of promoted operands (``a`` may be a Python number), with torch's
+    signed-integer powers of negative exponents (NumPy refuses them): 1 for a base of 1, +-1
+    for -1 (by the exponent's parity), 0 for any other base, 0 included."""
+    dtype = np.result_type(a, b)
+    if dtype.kind != "i":
+        if dtype.kind == "b":  # (a tensor exponent; torch copies for the number exponents 0, 1)
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        return np.power(a, b)
+    negative = b < 0
+    if not negative.any():
+        return np.power(a, b)
+    result = np.power(a, np.where(negative, 0, b).astype(b.dtype, copy=False))
+    odd = (b & 1).astype(bool)
+    inverse = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(dtype)
+    return np.where(negative, inverse, result)
+
+
 @register
 class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
@@ -390,6 +457,8 @@ class PowScalar(Op):
         a, exp = _promote.binary(a, exponent)
         if a.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a.dtype.kind == "b":  # a bool exponent: torch fills (False) or copies (True)
+            return np.array(a, order="K") if exponent else np.ones_like(a)
         if a.dtype.kind == "f":
             real = isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
             special = _FLOAT_POWERS.get(exponent) if real else None
@@ -427,7 +496,7 @@ class PowTensor(Op):
         a, b = _promote.binary(a, b)
         if a.dtype == np.float32 and b.dtype == np.float32:
             return _float_kernels.pow_tensor(a, b)  # torch's bits (ops/_float_kernels.py)
-        return np.power(a, b)
+        return _power(a, b)
 
     def backward(self, grad):
         base = self.saved("self")
@@ -447,13 +516,17 @@ class PowTensor(Op):
 
 def _pow_grad_self(grad, base, exponent):
     # d/dbase is 0 where the exponent is 0, even at base 0 (torch's pow_backward_self).
-    return _where(exponent == 0, 0.0, grad * conj(exponent * base.pow(exponent - 1)))
+    return _where(exponent == 0, 0.0,
+                  grad * conj(exponent * base.pow(SubScalar.apply(exponent, other=1))))
 
 
 def _pow_grad_exponent(grad, base, exponent, result):
     # d/dexponent is 0 where base == 0 and exponent >= 0 (torch's pow_backward_exponent).
     real_exponent = exponent.real if exponent.is_complex() else exponent
-    return grad * conj(_where((base == 0) & (real_exponent >= 0), 0.0, result * base.log()))
+    condition = (base == 0) & (real_exponent >= 0)
+    if base.dtype != result.dtype:  # torch takes the log in the result dtype: self.to(...)
+        base = base.to(result.dtype)
+    return grad * _where(condition, 0.0, conj(result * base.log()))
 
 
 @register
@@ -471,7 +544,11 @@ class PowScalarBase(Op):
     @staticmethod
     def forward(ctx, exponent, base):
         exp, b = _promote.binary(exponent, base)
-        return _layout.contiguous(np.power(b, exp))
+        if exp.dtype == np.float32 and not isinstance(base, complex):
+            # torch computes pow(Scalar, Tensor) as pow of a wrapped 0-d tensor: the
+            # tensor-tensor kernel's bits (ops/_float_kernels.py)
+            return _layout.contiguous(_float_kernels.pow_tensor(np.asarray(b, np.float32), exp))
+        return _layout.contiguous(_power(b, exp))
 
     def backward(self, grad):
         base = self._params["base"]

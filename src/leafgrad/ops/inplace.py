@@ -192,7 +192,7 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
         base_edge = (fn, base._output_nr) if fn is not None else (base._accumulator(), 0)
     copy_slices = CopySlices(
         (base_edge,) + op_node.next_functions[1:], op_node, view._view_steps,
-        (base._data.shape, base._data.dtype),
+        (base._data.shape, base._data.dtype), base.stride(),
     )
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = copy_slices
@@ -214,19 +214,22 @@ class CopySlices(Node):
     op's own gradients.
     """
 
-    __slots__ = ("_op_node", "_steps")
+    __slots__ = ("_op_node", "_steps", "_base_strides")
     qualified_name = "torch::autograd::CopySlices"
 
-    def __init__(self, next_functions, op_node, steps, base_meta):
+    def __init__(self, next_functions, op_node, steps, base_meta, base_strides=None):
         super().__init__(next_functions)
         self._op_node = op_node
         self._steps = steps
         self._input_meta = [base_meta]
+        self._base_strides = base_strides
 
     def _apply(self, grads: list) -> tuple:
         from .shape import ViewScatter, replay
 
         grad = grads[0]
+        if _grad_state.grad_enabled and self._base_strides is not None:
+            return self._apply_recorded(grad)
         region = replay(grad, self._steps)
         op_grads = self._op_node._apply([region])
         grad_base = None
@@ -235,12 +238,46 @@ class CopySlices(Node):
             grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)
         return (grad_base,) + tuple(op_grads[1:])
 
+    def _apply_recorded(self, grad) -> tuple:
+        """Under create_graph, torch's own steps, so that the recorded graph is torch's: the
+        base's gradient is a new tensor with the base's strides, ``copy_(grad)`` into it
+        (CopyBackwards), the view's region of it taken ``as_strided``, the op's backward run
+        on a contiguous clone of that region, and its result ``copy_``-ed into the region (an
+        in-place op on a view: CopySlices)."""
+        from ._layout import _strided_empty
+        from .shape import replay_array
+
+        shape, _ = self._input_meta[0]
+        result = _wrap(_strided_empty(shape, self._base_strides, grad._data.dtype))
+        result.copy_(grad)
+        data = result._data
+        region = replay_array(data, self._steps)
+        start = data.__array_interface__["data"][0]
+        offset = (region.__array_interface__["data"][0] - start) // data.itemsize
+        grad_slice = result.as_strided(region.shape, [s // data.itemsize for s in region.strides],
+                                       offset)
+        op_grads = self._op_node._apply([grad_slice.clone(memory_format=_contiguous_format())])
+        grad_base = None
+        if self._next_nodes[0] is not None:
+            if op_grads[0] is not None:
+                grad_slice.copy_(op_grads[0])
+            else:
+                grad_slice.zero_()
+            grad_base = result
+        return (grad_base,) + tuple(op_grads[1:])
+
     def _release(self) -> None:
         self._op_node._release()
         super()._release()
 
 
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
+
+
+def _contiguous_format():
+    from .. import contiguous_format
+
+    return contiguous_format
 
 
 def scaled_operand(target: Tensor, other) -> bool:

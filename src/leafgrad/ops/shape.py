@@ -56,9 +56,42 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
 def _try_view(a: np.ndarray, shape: tuple):
     """``a`` reshaped without copying, or None when its strides do not allow it."""
     try:
-        return np.reshape(a, shape, copy=False)
+        out = np.reshape(a, shape, copy=False)
     except ValueError:
         return None
+    if not out.size or not a.ndim or (a.flags.c_contiguous and a.strides[-1] == a.itemsize):
+        return out  # (a row-major source without a strided size-1 last dim: row-major strides)
+    # Note: strides of size-1 dims in a view
+    # NumPy and torch agree on the strides of every dim longer than 1, but give a size-1 dim of
+    # a view of a strided tensor different strides (NumPy: the next dim's extent; torch's
+    # computeStride: the stride its chunk of dims would have, from the source's last stride). They decide which way round
+    # torch's mm backward computes (a column-major operand's gradient is built transposed).
+    strides = _view_strides(a.shape, a.strides, shape)
+    if strides is None or strides == out.strides:
+        return out
+    return np.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _view_strides(old_shape: tuple, old_strides: tuple, shape: tuple):
+    """torch's ``computeStride`` for viewing a non-empty tensor (strides in bytes), or None."""
+    strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_base = old_strides[-1] if old_strides else 1
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                strides[view_d] = view_numel * chunk_base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(strides) if view_d == -1 else None
 
 
 # -- views ----------------------------------------------------------------------------------------
@@ -584,11 +617,18 @@ class AsStrided(_View):
 
     @staticmethod
     def forward(ctx, a, steps):
+        out = replay_array(a, steps)
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        return replay_array(a, steps)
+            offset = out.__array_interface__["data"][0] - a.__array_interface__["data"][0]
+            ctx.keep("geometry", (a.strides, out.strides, offset, a.itemsize))
+        return out
 
     def backward(self, grad):
+        if grad.requires_grad:
+            result = self._recorded_backward(grad)
+            if result is not None:
+                return result
         # The adjoint of replaying the view's steps: run those steps' own backwards, by
         # differentiating the replay on a stand-in leaf. This sums where the view overlaps
         # itself (expand), which scattering into the region could not.
@@ -603,7 +643,51 @@ class AsStrided(_View):
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
         return result
 
+    def _recorded_backward(self, grad):
+        """Under create_graph, torch's as_strided_backward, so that the recorded graph is
+        torch's: the gradient's size-1 dims squeezed out (last first), zeros over the storage,
+        the view's region of it taken ``as_strided`` and ``copy_(grad)``-ed into (CopySlices),
+        the input's geometry taken ``as_strided`` from it (AsStridedBackward0). None (the
+        replay's adjoint) for empty or expanded views and where either geometry may overlap
+        itself: torch's steps differ there (index_add_, counts and a division)."""
+        in_strides, out_strides, offset, itemsize = self._saved["geometry"]
+        in_shape, out_shape = self.input_shape(), tuple(grad.shape)
+        if offset < 0 or any(s < 0 for s in in_strides + out_strides):
+            return None
+        in_strides = tuple(s // itemsize for s in in_strides)
+        out_strides = tuple(s // itemsize for s in out_strides)
+        offset //= itemsize
+        if 0 in in_shape or 0 in out_shape:
+            return None
+        out_dims = [(n, s) for n, s in zip(out_shape, out_strides) if n != 1]
+        in_dims = [(n, s) for n, s in zip(in_shape, in_strides) if n != 1]
+        if any(s == 0 for _, s in out_dims) or _may_overlap(out_dims) or _may_overlap(in_dims):
+            return None
+        for dim in range(len(out_shape) - 1, -1, -1):
+            if out_shape[dim] == 1:
+                grad = grad.squeeze(dim)
+        size = max(_extent(in_dims), offset + _extent(out_dims))
+        storage = grad.new_zeros(size)
+        storage.as_strided([n for n, _ in out_dims], [s for _, s in out_dims], offset).copy_(grad)
+        return storage.as_strided(in_shape, in_strides, 0)
+
     jvp = auto_linear
+
+
+def _extent(dims: list) -> int:
+    """The storage (size, stride) dims span from their first element."""
+    return 1 + sum((n - 1) * s for n, s in dims)
+
+
+def _may_overlap(dims: list) -> bool:
+    """torch's _maybe_overlapping_memory over (size, stride) dims: whether two positions
+    might share memory."""
+    reach = 0
+    for size, stride in sorted(dims, key=lambda dim: dim[1]):
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
 
 
 @register
