@@ -61,6 +61,7 @@ _warned = {"create_graph": False}
 
 
 from ._vmap_state import state as _vmap_state
+from .._compile.state import state as _capture
 
 
 def _tensor_cls():
@@ -120,7 +121,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if not output.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
-                if type(output) is Tensor:  # a one-element grad: any layout is torch's
+                if type(output) is Tensor and not _capture.active:
+                    # a one-element grad (any layout is torch's), made directly
                     from ..tensor import _wrap
 
                     data = output._data
