@@ -138,12 +138,12 @@ def ravel(input):  # noqa: A002 - torch's name
 
 def atleast_3d(*tensors):
     """``torch.atleast_3d``: 0-d -> (1, 1, 1), 1-d (n,) -> (1, n, 1), 2-d (m, n) -> (m, n, 1)."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-        return tuple(atleast_3d(t) for t in tensors)
-    if len(tensors) > 1:
-        return tuple(atleast_3d(t) for t in tensors)
-    (tensor,) = tensors
+    from ._functions_shape import _atleast
+
+    return _atleast("atleast_3d", _atleast_3d_one, tensors)
+
+
+def _atleast_3d_one(tensor):
     if tensor.ndim == 0:
         return tensor.reshape(1, 1, 1)
     if tensor.ndim == 1:

@@ -80,12 +80,33 @@ def vstack(tensors):
     return _ops.vstack(tensors)
 
 
-def atleast_1d(tensor):
-    return _ops.atleast_1d(tensor)
+def _atleast(name: str, one, tensors: tuple):
+    """torch's atleast_Nd calling convention: one tensor gives a tensor; several tensors, or
+    one list/tuple of them (empty included), give a tuple."""
+    from ._argparse import invalid_combination
+    from .tensor import Tensor
+
+    if len(tensors) == 1:
+        tensors = tensors[0]
+        if isinstance(tensors, Tensor):
+            return one(tensors)
+        if not isinstance(tensors, (list, tuple)):
+            raise invalid_combination(name, (tensors,), {})
+    for index, tensor in enumerate(tensors):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"expected Tensor as element {index} in argument 0, but got "
+                            f"{type(tensor).__name__}")
+    return tuple(one(tensor) for tensor in tensors)
 
 
-def atleast_2d(tensor):
-    return _ops.atleast_2d(tensor)
+def atleast_1d(*tensors):
+    """``torch.atleast_1d``: 0-d tensors become 1-d; see ``_atleast`` for the call forms."""
+    return _atleast("atleast_1d", _ops.atleast_1d, tensors)
+
+
+def atleast_2d(*tensors):
+    """``torch.atleast_2d``: 0-d -> (1, 1), 1-d (n,) -> (1, n)."""
+    return _atleast("atleast_2d", _ops.atleast_2d, tensors)
 
 
 def broadcast_to(input, size):

@@ -1,0 +1,121 @@
+"""Differences found by running torch 2.13's own docstring examples (``Example::`` sections)
+with leafgrad aliased as torch; each is checked here against torch as a class of inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+
+def _same_call(call):
+    """Run ``call(lib)`` under both libraries: same result structure and values, or the same
+    exception type and first line of message."""
+    results = []
+    for lib in (torch, leafgrad):
+        try:
+            results.append(("ok", _describe(call(lib))))
+        except Exception as error:  # noqa: BLE001 - the exception is what is compared
+            results.append((type(error).__name__, str(error).splitlines()[0]))
+    assert results[0] == results[1]
+
+
+def _describe(value):
+    if isinstance(value, (tuple, list)):
+        return type(value).__name__, [_describe(item) for item in value]
+    if hasattr(value, "detach"):
+        data = value.detach().numpy()
+        return (str(value.dtype).split(".")[-1], tuple(value.shape), data.tolist(),
+                value.requires_grad,
+                None if value.grad_fn is None else type(value.grad_fn).__name__)
+    return value
+
+
+# -- atleast_Nd: one tensor, several tensors, a tuple or list of them, nothing -----------------
+
+ATLEAST_ARGS = {
+    "nothing": lambda lib, x: (),
+    "one tensor": lambda lib, x: (x,),
+    "two tensors": lambda lib, x: (x, x.sum()),
+    "tuple": lambda lib, x: ((x, x.sum()),),
+    "list": lambda lib, x: ([x],),
+    "empty tuple": lambda lib, x: ((),),
+    "empty list": lambda lib, x: ([],),
+    "int": lambda lib, x: (1,),
+    "tuple with int": lambda lib, x: ((x, 1),),
+    "nested list": lambda lib, x: ([[x]],),
+}
+ATLEAST_SHAPES = [(), (3,), (2, 3), (2, 1, 3), (0,), (2, 0)]
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+@pytest.mark.parametrize("form", sorted(ATLEAST_ARGS))
+@pytest.mark.parametrize("shape", ATLEAST_SHAPES)
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_atleast_call_forms(name, form, shape, requires_grad):
+    def call(lib):
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_(requires_grad)
+        x = x * 1 if requires_grad else x
+        return getattr(lib, name)(*ATLEAST_ARGS[form](lib, x))
+
+    _same_call(call)
+
+
+# -- testing.assert_close: complex dtypes have torch's default tolerances ----------------------
+
+COMPLEX_PAIRS = {
+    "within float32 tolerance": (1 + 1j, 1 + 1j + 5e-6j),
+    "outside float32 tolerance": (1 + 1j, 1 + 1j + 5e-4j),
+    "within float64 tolerance only at 1e-7": (1 + 1j, 1 + 1j + 5e-8),
+    "outside": (1 + 1j, 1 + 2j),
+    "nan": (complex(float("nan"), 1), complex(float("nan"), 1)),
+    "equal": (2 - 3j, 2 - 3j),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", None])
+@pytest.mark.parametrize("pair", sorted(COMPLEX_PAIRS))
+@pytest.mark.parametrize("equal_nan", [False, True])
+def test_assert_close_complex_default_tolerances(dtype, pair, equal_nan):
+    actual, expected = COMPLEX_PAIRS[pair]
+
+    def call(lib):
+        if dtype is None:  # Python complex numbers: compared as complex128
+            return lib.testing.assert_close(actual, expected, equal_nan=equal_nan)
+        a = lib.tensor([actual, actual], dtype=getattr(lib, dtype))
+        b = lib.tensor([expected, expected], dtype=getattr(lib, dtype))
+        return lib.testing.assert_close(a, b, equal_nan=equal_nan)
+
+    _same_call(call)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_assert_close_fft2_example(dtype):
+    """torch.fft.fft2's docstring: fft2 equals two 1-d transforms within default tolerances."""
+    for lib in (torch, leafgrad):
+        lib.manual_seed(0)
+        x = lib.rand(10, 10, dtype=getattr(lib, dtype))
+        lib.testing.assert_close(lib.fft.fft2(x), lib.fft.fft(lib.fft.fft(x, dim=0), dim=1),
+                                 check_stride=False)
+
+
+# -- linalg.matrix_rank keeps the imaginary part of complex input ----------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("tolerances", [{}, {"atol": 1.0, "rtol": 0.0}, {"rtol": 0.3},
+                                        {"atol": 0.5}, {"tol": 0.7}])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3, 3), (2, 0, 3, 3), (4, 4)])
+def test_matrix_rank_complex(dtype, hermitian, tolerances, shape):
+    def call(lib):
+        lib.manual_seed(0)
+        A = lib.randn(*shape, dtype=getattr(lib, dtype))
+        if shape == (4, 4):  # rank 2, so the tolerance is what decides
+            A = A[:, :2] @ A[:2, :]
+        return lib.linalg.matrix_rank(A, hermitian=hermitian, **tolerances)
+
+    _same_call(call)
