@@ -410,7 +410,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     _matrix_check(A, "torch.linalg.matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0
-    data = A._data.astype(np.float64) if A._data.dtype.kind != "f" else A._data
+    # complex input keeps its imaginary part; eps is that of the matching real dtype
+    data = A._data.astype(np.float64) if A._data.dtype.kind not in "fc" else A._data
     m, n = A.shape[-2:]
     if hermitian:
         singular = np.abs(np.linalg.eigvalsh(data))
@@ -419,7 +420,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         singular = np.linalg.svd(data, compute_uv=False)
     atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     if rtol is None:
-        rtol_value = float(np.finfo(data.dtype).eps) * max(m, n) if atol is None or \
+        rtol_value = float(np.finfo(singular.dtype).eps) * max(m, n) if atol is None or \
             (not isinstance(atol, Tensor) and atol <= 0) else 0.0
     else:
         rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol
