@@ -26,8 +26,10 @@ _DTYPE_PRECISIONS = {
     _dtype.float16: (0.001, 1e-5),
     _dtype.float32: (1.3e-6, 1e-5),
     _dtype.float64: (1e-7, 1e-7),
+    _dtype.complex64: (1.3e-6, 1e-5),
+    _dtype.complex128: (1e-7, 1e-7),
 }
-_NUMBER_DTYPES = {int: _dtype.int64, float: _dtype.float64}
+_NUMBER_DTYPES = {int: _dtype.int64, float: _dtype.float64, complex: _dtype.complex128}
 
 
 class _Failure(Exception):
@@ -140,12 +142,10 @@ def _bool_pair(actual, expected, where, options):
 
 
 def _number_pair(actual, expected, where, options):
-    kinds = (int, float, np.number)
+    kinds = (int, float, complex, np.number)
     if not all(isinstance(x, kinds) for x in (actual, expected)):
         raise _Unsupported
     actual, expected = (x.item() if isinstance(x, np.number) else x for x in (actual, expected))
-    if isinstance(actual, complex) or isinstance(expected, complex):
-        raise _Unsupported  # leafgrad has no complex dtypes yet
     rtol, atol = _tolerances([_NUMBER_DTYPES[type(x)] for x in (actual, expected)],
                              options["rtol"], options["atol"], where)
     if options["check_dtype"] and type(actual) is not type(expected):
