@@ -119,3 +119,43 @@ def test_matrix_rank_complex(dtype, hermitian, tolerances, shape):
         return lib.linalg.matrix_rank(A, hermitian=hermitian, **tolerances)
 
     _same_call(call)
+
+
+# -- trapezoid / cumulative_trapezoid: integer samples give the default float dtype -------------
+
+TRAPEZOID_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+                    "float64", "complex64"]
+SPACINGS = {"none": {}, "dx int": {"dx": 2}, "dx float": {"dx": 2.5}, "x int": "int64",
+            "x float64": "float64", "x bool": "bool", "x float32": "float32"}
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid", "trapz"])
+@pytest.mark.parametrize("dtype", TRAPEZOID_DTYPES)
+@pytest.mark.parametrize("spacing", sorted(SPACINGS))
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (0,), (3, 1)])
+def test_trapezoid_dtypes(name, dtype, spacing, shape):
+    def call(lib):
+        y = lib.tensor([[1, 5, 10], [2, 0, 7], [3, 3, 3]])[: shape[0], : shape[-1]]
+        y = y.reshape(shape).to(getattr(lib, dtype))
+        option = SPACINGS[spacing]
+        if isinstance(option, dict):
+            return getattr(lib, name)(y, **option)
+        x = lib.tensor([1, 3, 6])[: shape[-1]].to(getattr(lib, option))
+        return getattr(lib, name)(y, x)
+
+    _same_call(call)
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
+@pytest.mark.parametrize("with_x", [False, True])
+def test_trapezoid_grads(name, with_x):
+    grads = []
+    for lib in (torch, leafgrad):
+        y = lib.tensor([[1.0, 5.0, 10.0], [2.0, 0.5, 7.0]], dtype=lib.float64,
+                       requires_grad=True)
+        x = lib.tensor([1.0, 3.0, 6.5], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, name)(y, x) if with_x else getattr(lib, name)(y, dx=1.5)
+        out.sum().backward()
+        grads.append((type(out.grad_fn).__name__, y.grad.tolist(),
+                      None if x.grad is None else x.grad.tolist()))
+    assert grads[0] == grads[1]
