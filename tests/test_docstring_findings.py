@@ -159,3 +159,44 @@ def test_trapezoid_grads(name, with_x):
         grads.append((type(out.grad_fn).__name__, y.grad.tolist(),
                       None if x.grad is None else x.grad.tolist()))
     assert grads[0] == grads[1]
+
+
+# -- Generator: get_state returns a uint8 tensor, set_state takes one; torch's repr ------------
+
+def _byte_tensor(lib, kind):
+    state = lib.Generator().manual_seed(7).get_state()
+    return {
+        "state": lambda: state,
+        "clone": lambda: state.clone(),
+        "numpy": lambda: state.numpy(),
+        "int": lambda: 5,
+        "list": lambda: state.tolist(),
+        "float tensor": lambda: state.float(),
+        "short": lambda: state[:100],
+        "strided": lambda: lib.cat([state, state]).view(2, -1).t().reshape(-1)[::2],
+        "non-contiguous": lambda: state.view(8, 632).t(),
+        "int8": lambda: state.to(lib.int8),
+    }[kind]()
+
+
+@pytest.mark.parametrize("kind", ["state", "clone", "numpy", "int", "list", "float tensor",
+                                  "short", "strided", "non-contiguous", "int8"])
+def test_generator_set_state_forms(kind):
+    def call(lib):
+        g = lib.Generator().set_state(_byte_tensor(lib, kind))
+        return g.get_state(), lib.rand(3, generator=g)
+
+    _same_call(call)
+
+
+def test_generator_get_state_is_a_fresh_uint8_tensor():
+    results = []
+    for lib in (torch, leafgrad):
+        g = lib.Generator().manual_seed(3)
+        state = g.get_state()
+        state.zero_()  # a copy: the generator is unaffected
+        results.append((type(state).__name__, str(state.dtype).split(".")[-1], state.shape,
+                        g.get_state().tolist(), lib.rand(2, generator=g).tolist()))
+        seeded_repr = repr(g.manual_seed(0)).split(" at ")[0].replace("leafgrad", "torch")
+        results.append(seeded_repr)
+    assert results[:2] == results[2:]
