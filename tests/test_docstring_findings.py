@@ -200,3 +200,59 @@ def test_generator_get_state_is_a_fresh_uint8_tensor():
         seeded_repr = repr(g.manual_seed(0)).split(" at ")[0].replace("leafgrad", "torch")
         results.append(seeded_repr)
     assert results[:2] == results[2:]
+
+
+# -- Tensor.dim_order and torch.empty(memory_format=) ------------------------------------------
+
+DIM_ORDER_TENSORS = {
+    "0-d": lambda lib: lib.zeros(()),
+    "1-d": lambda lib: lib.zeros(5),
+    "row-major": lambda lib: lib.zeros(2, 3, 5, 7),
+    "transposed": lambda lib: lib.zeros(2, 3, 5, 7).transpose(1, 2),
+    "permuted": lambda lib: lib.zeros(2, 3, 5, 7).permute(3, 1, 0, 2),
+    "channels_last": lambda lib: lib.zeros(2, 3, 5, 7).contiguous(
+        memory_format=lib.channels_last),
+    "size-1 dims": lambda lib: lib.zeros(1, 2, 3, 4),
+    "size-1 transposed": lambda lib: lib.zeros(1, 2, 1, 4).transpose(0, 3),
+    "expanded": lambda lib: lib.zeros(3, 1).expand(3, 4),
+    "expanded front": lambda lib: lib.zeros(1, 4).expand(3, 4),
+    "sliced": lambda lib: lib.zeros(4, 6)[:, ::2],
+    "column of matrix": lambda lib: lib.zeros(4, 6)[:, 1:2],
+    "empty": lambda lib: lib.zeros(0, 3),
+    "equal strides": lambda lib: lib.zeros(3, 3).as_strided((3, 3), (1, 1)),
+    "5-d permuted": lambda lib: lib.zeros(2, 3, 4, 5, 6).permute(0, 2, 1, 4, 3),
+    "channels_last_3d": lambda lib: lib.zeros(2, 3, 4, 5, 6).contiguous(
+        memory_format=lib.channels_last_3d),
+}
+AMBIGUITY_CHECKS = {
+    "default": lambda lib: {},
+    "False": lambda lib: {"ambiguity_check": False},
+    "True": lambda lib: {"ambiguity_check": True},
+    "formats": lambda lib: {"ambiguity_check": [lib.contiguous_format, lib.channels_last]},
+    "channels_last only": lambda lib: {"ambiguity_check": [lib.channels_last]},
+    "empty list": lambda lib: {"ambiguity_check": []},
+    "string": lambda lib: {"ambiguity_check": "ILLEGAL"},
+    "list of strings": lambda lib: {"ambiguity_check": ["contiguous"]},
+    "tuple": lambda lib: {"ambiguity_check": (lib.contiguous_format,)},
+}
+
+
+@pytest.mark.parametrize("tensor", sorted(DIM_ORDER_TENSORS))
+@pytest.mark.parametrize("check", sorted(AMBIGUITY_CHECKS))
+def test_dim_order(tensor, check):
+    _same_call(lambda lib: DIM_ORDER_TENSORS[tensor](lib).dim_order(**AMBIGUITY_CHECKS[check](lib)))
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3), (2, 3, 4, 5), (2, 1, 4, 1), (0, 3, 2, 2),
+                                   (2, 3, 4, 5, 6)])
+@pytest.mark.parametrize("memory_format", ["contiguous_format", "channels_last",
+                                           "channels_last_3d", "preserve_format", None])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_empty_memory_format(shape, memory_format, dtype):
+    def call(lib):
+        options = {} if memory_format is None else {
+            "memory_format": getattr(lib, memory_format)}
+        t = lib.empty(shape, dtype=getattr(lib, dtype), **options)
+        return t.shape, t.stride(), t.dtype == getattr(lib, dtype), t.dim_order()
+
+    _same_call(call)
