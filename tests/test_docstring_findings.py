@@ -256,3 +256,71 @@ def test_empty_memory_format(shape, memory_format, dtype):
         return t.shape, t.stride(), t.dtype == getattr(lib, dtype), t.dim_order()
 
     _same_call(call)
+
+
+# -- torch.lu (deprecated): lu_factor_ex's results, get_infos, out= ----------------------------
+
+LU_INPUTS = {
+    "square": lambda lib: lib.tensor([[2.0, 1.0, 0.5], [4.0, 3.0, 1.0], [1.0, 0.0, 2.0]]),
+    "batch": lambda lib: lib.arange(18.0).reshape(2, 3, 3).sin() + 3 * lib.eye(3),
+    "wide": lambda lib: lib.arange(6.0).reshape(2, 3).cos(),
+    "tall": lambda lib: lib.arange(6.0).reshape(3, 2).cos(),
+    "singular": lambda lib: lib.zeros(2, 2),
+    "float64": lambda lib: lib.tensor([[4.0, 1, 2], [1, 5, 1], [2, 1, 6]], dtype=lib.float64),
+    "complex": lambda lib: lib.tensor([[1.0, 2.0], [3.0, 5.0]]) * (1 + 2j),
+    "non-contiguous": lambda lib: lib.tensor([[1.0, 2, 3], [4, 5, 6], [7, 8, 10]]).mT,
+    "empty": lambda lib: lib.zeros(0, 3, 3),
+    "1-d": lambda lib: lib.ones(3),
+    "int": lambda lib: lib.ones(3, 3, dtype=lib.int64),
+}
+LU_OPTIONS = {
+    "default": lambda lib: ((), {}),
+    "get_infos": lambda lib: ((), {"get_infos": True}),
+    "positional": lambda lib: ((True, True), {}),
+    "no pivot": lambda lib: ((), {"pivot": False}),
+    "out": lambda lib: ((), {"out": (lib.empty(0), lib.empty(0, dtype=lib.int32))}),
+    "out list": lambda lib: ((), {"out": [lib.empty(0), lib.empty(0, dtype=lib.int32)]}),
+    "out infos": lambda lib: ((), {"get_infos": True, "out": (
+        lib.empty(0), lib.empty(0, dtype=lib.int32), lib.empty(0, dtype=lib.int32))}),
+    "out too short": lambda lib: ((), {"out": (lib.empty(0),)}),
+    "out float pivots": lambda lib: ((), {"out": (lib.empty(0), lib.empty(0))}),
+}
+
+
+@pytest.mark.filterwarnings("ignore:torch.lu is deprecated")
+@pytest.mark.parametrize("inputs", sorted(LU_INPUTS))
+@pytest.mark.parametrize("options", sorted(LU_OPTIONS))
+def test_lu_legacy(inputs, options):
+    def call(lib):
+        args, kwargs = LU_OPTIONS[options](lib)
+        out = kwargs.get("out")
+        result = lib.lu(LU_INPUTS[inputs](lib), *args, **kwargs)
+        return (type(result).__name__, result is out,
+                [(str(r.dtype).split(".")[-1], tuple(r.shape)) for r in result],
+                None if out is None else [item.dtype == value.dtype
+                                          for item, value in zip(out, result)],
+                [np.round(r.numpy(), 5).tolist() for r in result])
+
+    _same_call(call)
+
+
+def test_lu_legacy_grads_and_warning():
+    results = []
+    for lib in (torch, leafgrad):
+        A = lib.tensor([[2.0, 1.0], [4.0, 3.5]], dtype=lib.float64, requires_grad=True)
+        with pytest.warns(UserWarning, match="torch.lu is deprecated in favor of"):
+            lib.set_warn_always(True)
+            try:
+                LU, pivots = lib.lu(A)
+            finally:
+                lib.set_warn_always(False)
+        LU.sum().backward()
+        results.append((type(LU.grad_fn).__name__, A.grad.tolist(), pivots.tolist()))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", ["lu_factor_ex", "lu_factor", "lu"])
+@pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 3), (3, 0), (0, 0), (2, 2)])
+@pytest.mark.parametrize("pivot", [False, True])
+def test_lu_of_empty_matrices_ignores_pivot(name, shape, pivot):
+    _same_call(lambda lib: getattr(lib.linalg, name)(lib.ones(shape), pivot=pivot))
