@@ -324,3 +324,18 @@ def test_lu_legacy_grads_and_warning():
 @pytest.mark.parametrize("pivot", [False, True])
 def test_lu_of_empty_matrices_ignores_pivot(name, shape, pivot):
     _same_call(lambda lib: getattr(lib.linalg, name)(lib.ones(shape), pivot=pivot))
+
+
+# -- nonzero_static of a 0-d tensor ------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0, 10, 2.5, True, False])
+@pytest.mark.parametrize("size", [0, 1, 2])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_nonzero_static_0d(value, size, form):
+    def call(lib):
+        x = lib.tensor(value)
+        if form == "method":
+            return x.nonzero_static(size=size, fill_value=-3)
+        return lib.nonzero_static(x, size=size)
+
+    _same_call(call)

@@ -207,7 +207,7 @@ class ShapeMethods:
             raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
         found = _ops.nonzero(self)._data
         if self.ndim == 0:  # torch: (size, 0) whatever the value
-            found = found.reshape(-1, 0)
+            found = np.zeros((0, 0), np.int64)
         result = np.full((size, found.shape[1]), fill_value, dtype=np.int64)
         count = min(size, found.shape[0])
         result[:count] = found[:count]
