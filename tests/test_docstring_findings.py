@@ -284,6 +284,8 @@ LU_OPTIONS = {
         lib.empty(0), lib.empty(0, dtype=lib.int32), lib.empty(0, dtype=lib.int32))}),
     "out too short": lambda lib: ((), {"out": (lib.empty(0),)}),
     "out float pivots": lambda lib: ((), {"out": (lib.empty(0), lib.empty(0))}),
+    "method": "method",
+    "method get_infos": "method get_infos",
 }
 
 
@@ -292,9 +294,13 @@ LU_OPTIONS = {
 @pytest.mark.parametrize("options", sorted(LU_OPTIONS))
 def test_lu_legacy(inputs, options):
     def call(lib):
-        args, kwargs = LU_OPTIONS[options](lib)
-        out = kwargs.get("out")
-        result = lib.lu(LU_INPUTS[inputs](lib), *args, **kwargs)
+        if options.startswith("method"):
+            out = None
+            result = LU_INPUTS[inputs](lib).lu(get_infos=options.endswith("infos"))
+        else:
+            args, kwargs = LU_OPTIONS[options](lib)
+            out = kwargs.get("out")
+            result = lib.lu(LU_INPUTS[inputs](lib), *args, **kwargs)
         return (type(result).__name__, result is out,
                 [(str(r.dtype).split(".")[-1], tuple(r.shape)) for r in result],
                 None if out is None else [item.dtype == value.dtype
