@@ -345,3 +345,64 @@ def test_nonzero_static_0d(value, size, form):
         return lib.nonzero_static(x, size=size)
 
     _same_call(call)
+
+
+# -- repeat_interleave: output_size=, and the counts-only form -------------------------------
+
+RI_CALLS = {
+    "tensor repeats": lambda lib, x, n: lib.repeat_interleave(x, lib.tensor([1, 2]), 0,
+                                                              output_size=n),
+    "tensor repeats method": lambda lib, x, n: x.repeat_interleave(lib.tensor([1, 2]), dim=0,
+                                                                   output_size=n),
+    "int repeats": lambda lib, x, n: lib.repeat_interleave(x, 2, output_size=n),
+    "int repeats dim 1": lambda lib, x, n: x.repeat_interleave(2, 1, output_size=n),
+    "0-d tensor repeats": lambda lib, x, n: lib.repeat_interleave(x, lib.tensor(2), dim=1,
+                                                                  output_size=n),
+    "counts": lambda lib, x, n: lib.repeat_interleave(lib.tensor([1, 2]), output_size=n),
+    "counts keyword": lambda lib, x, n: lib.repeat_interleave(repeats=lib.tensor([0, 3]),
+                                                              output_size=n),
+    "counts int32": lambda lib, x, n: lib.repeat_interleave(
+        lib.tensor([2, 1], dtype=lib.int32), output_size=n),
+}
+
+
+@pytest.mark.parametrize("call", sorted(RI_CALLS))
+@pytest.mark.parametrize("output_size", [None, 3, 4, 8, 0, -1])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_repeat_interleave_output_size(call, output_size, requires_grad):
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=requires_grad)
+        return RI_CALLS[call](lib, x * 1, output_size)
+
+    _same_call(run)
+
+
+@pytest.mark.parametrize("counts", ["float", "2-d", "0-d", "negative", "empty", "int32",
+                                    "none"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_repeat_interleave_counts_only(counts, form):
+    def run(lib):
+        values = {"float": lambda: lib.tensor([1.0, 2.0]), "2-d": lambda: lib.tensor([[1, 2]]),
+                  "0-d": lambda: lib.tensor(2), "negative": lambda: lib.tensor([-1, 2]),
+                  "empty": lambda: lib.tensor([], dtype=lib.int64),
+                  "int32": lambda: lib.tensor([1, 0, 3], dtype=lib.int32),
+                  "none": lambda: lib.tensor([1, 2])}[counts]()
+        if form == "method":
+            return values.repeat_interleave() if counts == "none" else \
+                values.repeat_interleave(values.abs().long())
+        return lib.repeat_interleave(values)
+
+    _same_call(run)
+
+
+@pytest.mark.parametrize("repeats", ["[[2]]", "[1, 2, 3]", "[2]", "2", "[1., 2.]", "[-1, 2]",
+                                     "[0, 3]"])
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_repeat_interleave_tensor_repeats_grads(repeats, dim):
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64, requires_grad=True)
+        y = x.repeat_interleave(lib.tensor(eval(repeats)), dim=dim)
+        (y * lib.arange(float(y.numel()), dtype=lib.float64).reshape(y.shape)).sum().backward()
+        return y, x.grad
+
+    _same_call(run)

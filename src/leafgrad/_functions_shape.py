@@ -46,8 +46,19 @@ def tile(input, dims):
     return _ops.tile(input, tuple(dims))
 
 
-def repeat_interleave(input, repeats, dim=None):
-    return _ops.repeat_interleave(input, repeats, dim)
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
+    """``torch.repeat_interleave(input, repeats, dim)``, or with one tensor of counts
+    (``torch.repeat_interleave(repeats)``) the indices each repeated that many times."""
+    from .ops.shape_ext import repeat_interleave_counts
+
+    if input is None or repeats is None and dim is None:
+        counts = repeats if input is None else input
+        if counts is None:
+            from ._argparse import invalid_combination
+
+            raise invalid_combination("repeat_interleave", (), {})
+        return repeat_interleave_counts(counts, output_size)
+    return _ops.repeat_interleave(input, repeats, dim, output_size)
 
 
 def flip(input, dims):

@@ -48,8 +48,12 @@ class ShapeMethods:
             dims = tuple(dims[0])
         return _ops.tile(self, dims)
 
-    def repeat_interleave(self, repeats, dim=None):
-        return _ops.repeat_interleave(self, repeats, dim)
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        if repeats is None:
+            from .._argparse import invalid_combination
+
+            raise invalid_combination("repeat_interleave", (), {})
+        return _ops.repeat_interleave(self, repeats, dim, output_size)
 
     def flip(self, *dims):
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
