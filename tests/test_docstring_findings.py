@@ -406,3 +406,31 @@ def test_repeat_interleave_tensor_repeats_grads(repeats, dim):
         return y, x.grad
 
     _same_call(run)
+
+
+# -- func.vjp: the structure error writes both trees as torch's treespec_pprint ----------------
+
+import collections  # noqa: E402
+
+_Pair = collections.namedtuple("_Pair", "x y")
+VJP_TREES = {
+    "leaf": lambda lib, t: t,
+    "tuple": lambda lib, t: (t, t),
+    "one-tuple": lambda lib, t: (t,),
+    "list": lambda lib, t: [t, (t, t)],
+    "dict": lambda lib, t: {"first": t, "second": [t, t]},
+    "nested dict": lambda lib, t: {"a": {"b": t}},
+    "namedtuple": lambda lib, t: _Pair(t, t),
+    "OrderedDict": lambda lib, t: collections.OrderedDict(a=t, b=(t,)),
+}
+
+
+@pytest.mark.parametrize("output", sorted(VJP_TREES))
+@pytest.mark.parametrize("cotangent", sorted(VJP_TREES))
+def test_vjp_structure_error(output, cotangent):
+    def run(lib):
+        x = lib.ones(3)
+        _, vjp_fn = lib.func.vjp(lambda x: VJP_TREES[output](lib, x.sin()), x)
+        return vjp_fn(VJP_TREES[cotangent](lib, lib.ones(3)))
+
+    _same_call(run)
