@@ -434,3 +434,63 @@ def test_vjp_structure_error(output, cotangent):
         return vjp_fn(VJP_TREES[cotangent](lib, lib.ones(3)))
 
     _same_call(run)
+
+
+# -- take_along_dim: dim=None (flat), broadcasting of input and indices, torch's checks --------
+
+# In range along every dim: torch's take_along_dim does not bound-check a broadcast index
+# (it reads past the row), which is not behaviour to copy; the flat form does check.
+TAD_INDICES = {
+    "same shape": [[0, 1, 1], [1, 1, 0]],
+    "column": [[0], [1]],
+    "row": [[0, 1, 1]],
+    "1x1": [[1]],
+    "3-d": [[[0]], [[1]]],
+    "flat": [5, 0, 3],
+    "empty": [[]],
+    "too wide": [[0, 1], [1, 0], [0, 0]],
+}
+TAD_CASES = [(indices, dim) for indices in sorted(TAD_INDICES) for dim in [None, 0, 1, -1, 2]]
+TAD_CASES += [("flat out of range", None)]
+TAD_INDICES["flat out of range"] = [[7]]
+
+
+@pytest.mark.parametrize(("indices", "dim"), TAD_CASES)
+@pytest.mark.parametrize("index_dtype", ["int64", "int32", "float32"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "0-d"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_take_along_dim(indices, dim, index_dtype, layout, form):
+    def run(lib):
+        source = {"contiguous": lambda: lib.arange(6.0).reshape(2, 3),
+                  "transposed": lambda: lib.arange(6.0).reshape(3, 2).t(),
+                  "0-d": lambda: lib.tensor(5.0)}[layout]().requires_grad_()
+        x = source * 1
+        index = lib.tensor(TAD_INDICES[indices], dtype=getattr(lib, index_dtype))
+        if layout == "0-d":
+            index = index.reshape(-1)[:1].reshape(()) if index.numel() else index
+        call = x.take_along_dim if form == "method" else (
+            lambda *a, **k: lib.take_along_dim(x, *a, **k))
+        out = call(index) if dim is None else call(index, dim=dim)
+        out.sum().backward()
+        return out, source.grad
+
+    _same_call(run)
+
+
+@pytest.mark.parametrize("name", ["gather", "scatter", "scatter_add", "scatter_", "index_select",
+                                  "take", "index_add"])
+@pytest.mark.parametrize("index_dtype", ["float32", "bool", "uint8", "int32"])
+def test_empty_index_dtype_checks(name, index_dtype):
+    def run(lib):
+        x = lib.arange(6.0).reshape(2, 3)
+        dtype = getattr(lib, index_dtype)
+        two_d, one_d = lib.zeros(0, 3, dtype=dtype), lib.zeros(0, dtype=dtype)
+        return {"gather": lambda: lib.gather(x, 0, two_d),
+                "scatter": lambda: x.scatter(0, two_d, 1.0),
+                "scatter_": lambda: x.clone().scatter_(1, two_d, x),
+                "scatter_add": lambda: x.scatter_add(0, two_d, x),
+                "index_select": lambda: x.index_select(0, one_d),
+                "take": lambda: x.take(one_d),
+                "index_add": lambda: x.index_add(0, one_d, x[:0])}[name]()
+
+    _same_call(run)

@@ -143,8 +143,36 @@ def gather(input, dim, index):
 
 
 @takes_out(Out("gather", EXPECT))
-def take_along_dim(input, indices, dim):
-    return _ops.gather(input, dim, _ops.take_along_index(indices))
+def take_along_dim(input, indices, dim=None):
+    """``input``'s values at ``indices`` along ``dim`` (both broadcast over the other dims),
+    or, without ``dim``, at flat ``indices`` into ``input.view(-1)``."""
+    if dim is None:
+        return _ops.gather(input.view(-1), 0, _ops.take_along_index(indices.view(-1)))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype._legacy}")
+    dim = _ops.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:  # torch wraps dim as for one dim, then asks the 0-d tensor its size
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    indices_shape = _along_broadcast(input.shape, indices.shape, dim)
+    input_shape = _along_broadcast(indices.shape, input.shape, dim)
+    if tuple(input.shape) != input_shape:
+        input = input.broadcast_to(input_shape)
+    return _ops.gather(input, dim, _ops.take_along_index(indices.broadcast_to(indices_shape)))
+
+
+def _along_broadcast(other: tuple, own: tuple, dim: int) -> tuple:
+    """``own`` broadcast against ``other`` except along ``dim`` (torch's infer_size)."""
+    from .ops._promote import check_broadcast
+
+    other = list(other)
+    other[dim] = own[dim]
+    check_broadcast(tuple(other), tuple(own))
+    return tuple(max(a, b) if min(a, b) != 0 else 0 for a, b in zip(other, own))
 
 
 @takes_out(Out("scatter", EXPECT))

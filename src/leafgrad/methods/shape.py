@@ -81,8 +81,10 @@ class ShapeMethods:
     def gather(self, dim, index):
         return _ops.gather(self, dim, index)
 
-    def take_along_dim(self, indices, dim):
-        return _ops.gather(self, dim, _ops.take_along_index(indices))
+    def take_along_dim(self, indices, dim=None):
+        from .._functions_shape import take_along_dim
+
+        return take_along_dim(self, indices, dim)
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return _ops.scatter(self, dim, index, src, value, reduce)
