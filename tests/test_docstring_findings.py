@@ -494,3 +494,25 @@ def test_empty_index_dtype_checks(name, index_dtype):
                 "index_add": lambda: x.index_add(0, one_d, x[:0])}[name]()
 
     _same_call(run)
+
+
+# -- torch.autograd.graph's classes name that module ------------------------------------------
+
+@pytest.mark.parametrize("name", ["GradientEdge", "allow_mutation_on_saved_tensors",
+                                  "disable_saved_tensors_hooks", "save_on_cpu",
+                                  "saved_tensors_hooks", "_MultiHandle"])
+def test_autograd_graph_module_names(name):
+    ours = getattr(leafgrad.autograd.graph, name)
+    theirs = getattr(torch.autograd.graph, name)
+    assert ours.__module__.replace("leafgrad", "torch") == theirs.__module__
+    assert isinstance(ours, type) == isinstance(theirs, type)
+
+
+def test_multi_grad_hook_handle_repr():
+    texts = []
+    for lib in (torch, leafgrad):
+        a = lib.ones(2, requires_grad=True)
+        handle = lib.autograd.graph.register_multi_grad_hook((a,), lambda grads: None)
+        texts.append(repr(handle).split(" at ")[0].replace("leafgrad", "torch"))
+        handle.remove()
+    assert texts[0] == texts[1]
