@@ -377,7 +377,7 @@ def test_set_state_accepts_what_torch_accepts():
     raw[8:12] = np.frombuffer(np.int32(10).tobytes(), np.uint8)
     raw[16:24] = np.frombuffer(np.uint64(100).tobytes(), np.uint8)
     theirs = torch.Generator().set_state(torch.from_numpy(raw))
-    ours = _random.Generator().set_state(raw)
+    ours = _random.Generator().set_state(leafgrad.from_numpy(raw))
     assert_same_state(ours, theirs)
     for size in (5, 700):
         assert_same(_random.uniform((size,), np.float32, generator=ours),
@@ -388,7 +388,7 @@ def test_set_state_accepts_what_torch_accepts():
 @pytest.mark.parametrize("state", [np.zeros(5056, np.float32), np.zeros(100, np.uint8),
                                    np.zeros(5056, np.uint8)])
 def test_set_state_errors_match(state):
-    assert_same_outcome(lambda: _random.Generator().set_state(state),
+    assert_same_outcome(lambda: _random.Generator().set_state(leafgrad.from_numpy(state)),
                         lambda: torch.Generator().set_state(torch.from_numpy(state)))
 
 

@@ -201,8 +201,28 @@ def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=
 def empty(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None) -> Tensor:
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
-    return _finish(np.zeros(_size(_sizes(sizes, size, "empty"), "empty"), _np_dtype(dtype, function="empty")),
-                   requires_grad, device)
+    array = np.zeros(_size(_sizes(sizes, size, "empty"), "empty"), _np_dtype(dtype, function="empty"))
+    if memory_format is not None:
+        array = _in_memory_format(array, memory_format)
+    return _finish(array, requires_grad, device)
+
+
+def _in_memory_format(array: np.ndarray, memory_format) -> np.ndarray:
+    """A new tensor's layout for ``memory_format=`` (torch.empty): contiguous, or channels-last
+    for rank 4 (channels_last) or rank 5 (channels_last_3d); preserve_format has nothing to
+    preserve."""
+    from . import _memory_format
+    from .ops import _layout
+
+    if memory_format is _memory_format.contiguous_format:
+        return array
+    if memory_format is _memory_format.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    rank, name = (4, "channels_last") if memory_format is _memory_format.channels_last else (
+        5, "channels_last_3d")
+    if array.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+    return _layout.to_channels_last(array)
 
 
 def _fill_dtype(value):

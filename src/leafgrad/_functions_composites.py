@@ -81,25 +81,54 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments")
     from .ops.elementwise import MulScalar
-    from .ops.loss import DivScalar
 
     length = y.shape[dim]
     if x is None or not isinstance(x, Tensor):
         # torch (C++): (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
         spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
         if length == 0:
-            return _lib().zeros_like(y.sum(dim)).detach()
+            return _empty_integral(y, dim)
+        _refuse_bool("trapezoid", y, x)
         ends = MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), other=0.5)
         return MulScalar.apply(y.sum(dim) - ends, other=spacing)
     if length == 0:
-        return _lib().zeros_like(y.sum(dim)).detach()
+        return _empty_integral(y, dim)
+    _refuse_bool("trapezoid", y, x)
     if x.ndim == 1:
         shape = [1] * y.ndim
         shape[dim] = x.shape[0]
         x = x.view(shape)
     dx_values = diff(x, dim=dim)
     pairs = y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
-    return DivScalar.apply((dx_values * pairs).sum(dim), other=2.0)
+    return _halve((dx_values * pairs).sum(dim))
+
+
+def _halve(values):
+    """``values / 2.``: an integer sum becomes the default float dtype, as torch's division
+    promotes it (DivScalar would keep NumPy's float64)."""
+    from .ops.loss import DivScalar
+
+    if values.is_floating_point() or values.is_complex():
+        return DivScalar.apply(values, other=2.0)
+    return values / 2.0
+
+
+def _empty_integral(y, dim):
+    """torch: no samples along ``dim`` integrate to zeros of y's dtype (bool included)."""
+    shape = list(y.shape)
+    del shape[dim]
+    return _lib().zeros(shape, dtype=y.dtype)
+
+
+def _refuse_bool(name, y, x):
+    if isinstance(x, Tensor) and _dtype_is_bool(x) or _dtype_is_bool(y):
+        which = "`x` or `y`" if isinstance(x, Tensor) else "`y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not "
+                           "supported")
+
+
+def _dtype_is_bool(tensor):
+    return tensor.dtype is _lib().bool
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -110,17 +139,18 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """``torch.cumulative_trapezoid``: the running trapezoidal integral along ``dim``."""
     from .ops.elementwise import MulScalar
-    from .ops.loss import DivScalar
 
     _require_tensor(y, "cumulative_trapezoid", "y", 1)
+    _refuse_bool("cumulative_trapezoid", y, x)
     length = y.shape[dim]
-    pairs = y.narrow(dim, 1, max(length - 1, 0)) + y.narrow(dim, 0, max(length - 1, 0))
+    pairs = y.narrow(dim, min(length, 1), max(length - 1, 0)) + \
+        y.narrow(dim, 0, max(length - 1, 0))
     if isinstance(x, Tensor):
         if x.ndim == 1:
             shape = [1] * y.ndim
             shape[dim] = x.shape[0]
             x = x.view(shape)
-        return DivScalar.apply((diff(x, dim=dim) * pairs).cumsum(dim), other=2.0)
+        return _halve((diff(x, dim=dim) * pairs).cumsum(dim))
     spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
     return MulScalar.apply(pairs, other=spacing / 2.0).cumsum(dim)
 
@@ -138,12 +168,12 @@ def ravel(input):  # noqa: A002 - torch's name
 
 def atleast_3d(*tensors):
     """``torch.atleast_3d``: 0-d -> (1, 1, 1), 1-d (n,) -> (1, n, 1), 2-d (m, n) -> (m, n, 1)."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-        return tuple(atleast_3d(t) for t in tensors)
-    if len(tensors) > 1:
-        return tuple(atleast_3d(t) for t in tensors)
-    (tensor,) = tensors
+    from ._functions_shape import _atleast
+
+    return _atleast("atleast_3d", _atleast_3d_one, tensors)
+
+
+def _atleast_3d_one(tensor):
     if tensor.ndim == 0:
         return tensor.reshape(1, 1, 1)
     if tensor.ndim == 1:

@@ -46,8 +46,19 @@ def tile(input, dims):
     return _ops.tile(input, tuple(dims))
 
 
-def repeat_interleave(input, repeats, dim=None):
-    return _ops.repeat_interleave(input, repeats, dim)
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
+    """``torch.repeat_interleave(input, repeats, dim)``, or with one tensor of counts
+    (``torch.repeat_interleave(repeats)``) the indices each repeated that many times."""
+    from .ops.shape_ext import repeat_interleave_counts
+
+    if input is None or repeats is None and dim is None:
+        counts = repeats if input is None else input
+        if counts is None:
+            from ._argparse import invalid_combination
+
+            raise invalid_combination("repeat_interleave", (), {})
+        return repeat_interleave_counts(counts, output_size)
+    return _ops.repeat_interleave(input, repeats, dim, output_size)
 
 
 def flip(input, dims):
@@ -80,12 +91,33 @@ def vstack(tensors):
     return _ops.vstack(tensors)
 
 
-def atleast_1d(tensor):
-    return _ops.atleast_1d(tensor)
+def _atleast(name: str, one, tensors: tuple):
+    """torch's atleast_Nd calling convention: one tensor gives a tensor; several tensors, or
+    one list/tuple of them (empty included), give a tuple."""
+    from ._argparse import invalid_combination
+    from .tensor import Tensor
+
+    if len(tensors) == 1:
+        tensors = tensors[0]
+        if isinstance(tensors, Tensor):
+            return one(tensors)
+        if not isinstance(tensors, (list, tuple)):
+            raise invalid_combination(name, (tensors,), {})
+    for index, tensor in enumerate(tensors):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"expected Tensor as element {index} in argument 0, but got "
+                            f"{type(tensor).__name__}")
+    return tuple(one(tensor) for tensor in tensors)
 
 
-def atleast_2d(tensor):
-    return _ops.atleast_2d(tensor)
+def atleast_1d(*tensors):
+    """``torch.atleast_1d``: 0-d tensors become 1-d; see ``_atleast`` for the call forms."""
+    return _atleast("atleast_1d", _ops.atleast_1d, tensors)
+
+
+def atleast_2d(*tensors):
+    """``torch.atleast_2d``: 0-d -> (1, 1), 1-d (n,) -> (1, n)."""
+    return _atleast("atleast_2d", _ops.atleast_2d, tensors)
 
 
 def broadcast_to(input, size):
@@ -111,8 +143,36 @@ def gather(input, dim, index):
 
 
 @takes_out(Out("gather", EXPECT))
-def take_along_dim(input, indices, dim):
-    return _ops.gather(input, dim, _ops.take_along_index(indices))
+def take_along_dim(input, indices, dim=None):
+    """``input``'s values at ``indices`` along ``dim`` (both broadcast over the other dims),
+    or, without ``dim``, at flat ``indices`` into ``input.view(-1)``."""
+    if dim is None:
+        return _ops.gather(input.view(-1), 0, _ops.take_along_index(indices.view(-1)))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype._legacy}")
+    dim = _ops.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:  # torch wraps dim as for one dim, then asks the 0-d tensor its size
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    indices_shape = _along_broadcast(input.shape, indices.shape, dim)
+    input_shape = _along_broadcast(indices.shape, input.shape, dim)
+    if tuple(input.shape) != input_shape:
+        input = input.broadcast_to(input_shape)
+    return _ops.gather(input, dim, _ops.take_along_index(indices.broadcast_to(indices_shape)))
+
+
+def _along_broadcast(other: tuple, own: tuple, dim: int) -> tuple:
+    """``own`` broadcast against ``other`` except along ``dim`` (torch's infer_size)."""
+    from .ops._promote import check_broadcast
+
+    other = list(other)
+    other[dim] = own[dim]
+    check_broadcast(tuple(other), tuple(own))
+    return tuple(max(a, b) if min(a, b) != 0 else 0 for a, b in zip(other, own))
 
 
 @takes_out(Out("scatter", EXPECT))

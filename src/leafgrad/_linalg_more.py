@@ -45,6 +45,7 @@ Lu = _return_type("linalg_lu", ("P", "L", "U"))
 LuUnpack = _return_type("lu_unpack", ("P", "L", "U"))
 SolveEx = _return_type("linalg_solve_ex", ("result", "info"))
 InvEx = _return_type("linalg_inv_ex", ("inverse", "info"))
+LuWithInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))
 CholeskyEx = _return_type("linalg_cholesky_ex", ("L", "info"))
 Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 TriangularSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
@@ -87,7 +88,7 @@ def _getrf(a: np.ndarray):
     m, n = lu.shape[-2:]
     k = min(m, n)
     batch = lu.shape[:-2]
-    flat = lu.reshape((-1, m, n))
+    flat = lu.reshape((int(np.prod(batch)), m, n))  # (-1 cannot be inferred with m * n == 0)
     pivots = np.zeros((flat.shape[0], k), np.int32)
     info = np.zeros(flat.shape[0], np.int32)
     rows = np.arange(flat.shape[0])
@@ -117,7 +118,7 @@ def _getrf(a: np.ndarray):
 def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
     """Row order ``perm`` with ``A[perm] = L @ U`` from LAPACK's sequential swaps."""
     batch = pivots.shape[:-1]
-    flat = pivots.reshape((-1, pivots.shape[-1]))
+    flat = pivots.reshape((int(np.prod(batch)), pivots.shape[-1]))  # k may be 0
     perm = np.tile(np.arange(m), (flat.shape[0], 1))
     rows = np.arange(flat.shape[0])
     for j in range(flat.shape[1]):
@@ -193,7 +194,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     1-based int32 pivots) and the index of the first zero pivot (0 when none)."""
     _lu_dims(A, "torch.lu_factor")
     _float_check(A, "lu_cpu")
-    if not pivot:
+    if not pivot and A.numel():  # torch factors an empty matrix whatever pivot is
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     packed, pivots, info = _getrf(A._data)
     if check_errors and info.any():
@@ -217,7 +218,7 @@ def lu_factor(A, *, pivot=True):
     """``(LU, pivots)`` of ``lu_factor_ex``; a zero pivot raises torch's error."""
     _lu_dims(A, "torch.lu_factor")
     _float_check(A, "lu_cpu")
-    if not pivot:
+    if not pivot and A.numel():  # torch factors an empty matrix whatever pivot is
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     packed, pivots, info = lu_factor_ex(A, pivot=pivot)
     if info._data.any():
@@ -251,10 +252,10 @@ def lu(A, *, pivot=True):
     """``(P, L, U)`` with ``A = P @ L @ U``."""
     _lu_dims(A, "linalg.lu")
     _float_check(A, "lu_cpu")
-    if not pivot:
+    if not pivot and A.numel():  # torch factors an empty matrix whatever pivot is
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     packed, pivots, _ = lu_factor_ex(A)
-    return Lu(tuple(lu_unpack_(packed, pivots)))
+    return Lu(tuple(lu_unpack_(packed, pivots, unpack_pivots=pivot)))
 
 
 def _permute_rows(b: Tensor, perm: np.ndarray, inverse: bool) -> Tensor:
@@ -412,7 +413,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     _matrix_check(A, "torch.linalg.matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0
-    data = A._data.astype(np.float64) if A._data.dtype.kind != "f" else A._data
+    # complex input keeps its imaginary part; eps is that of the matching real dtype
+    data = A._data.astype(np.float64) if A._data.dtype.kind not in "fc" else A._data
     m, n = A.shape[-2:]
     if hermitian:
         singular = np.abs(np.linalg.eigvalsh(data))
@@ -421,7 +423,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         singular = np.linalg.svd(data, compute_uv=False)
     atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     if rtol is None:
-        rtol_value = float(_dtype.np_finfo(data.dtype).eps) * max(m, n) if atol is None or \
+        rtol_value = float(_dtype.np_finfo(singular.dtype).eps) * max(m, n) if atol is None or \
             (not isinstance(atol, Tensor) and atol <= 0) else 0.0
     else:
         rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol
@@ -733,6 +735,29 @@ def lu_solve_legacy(b, LU_data, LU_pivots):  # noqa: N803
         "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
         "X = torch.linalg.lu_solve(LU, pivots, B)")
     return lu_solve(LU_data, LU_pivots, b)
+
+
+def lu_legacy(A, pivot=True, get_infos=False, out=None):  # noqa: N803
+    """Deprecated ``torch.lu``: ``linalg.lu_factor_ex``'s ``(LU, pivots)``, with ``info``
+    when ``get_infos``; a singular matrix does not raise (torch checks only LAPACK's
+    argument errors here). ``out`` (a tuple of as many tensors) is resized and filled."""
+    _deprecated_once(
+        "lu",
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+        "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
+        "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
+        "compute_pivots)")
+    packed, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if out is not None and len(out) != (3 if get_infos else 2):
+        raise TypeError(f"expected tuple of {3 if get_infos else 2} elements but got {len(out)}")
+    result = LuWithInfo((packed, pivots, info)) if get_infos else (packed, pivots)
+    if out is None:
+        return result
+    for target, value in zip(out, result):
+        target.resize_(value.shape).copy_(value)
+    return out
 
 
 def qr_legacy(input, some=True):  # noqa: A002

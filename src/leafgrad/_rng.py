@@ -156,7 +156,7 @@ class Generator:
         self._reseed(_DEFAULT_SEED)
 
     def __repr__(self) -> str:
-        return f"<leafgrad._C.Generator object at {id(self):#x}>"
+        return f"<leafgrad._C.Generator object at {id(self):#x}>"  # torch's class is in torch._C
 
     def __getstate__(self) -> dict:  # copies and pickles get a lock of their own
         state = dict(self.__dict__)
@@ -202,11 +202,15 @@ class Generator:
         """The seed last set (as an unsigned 64-bit integer)."""
         return self._seed
 
-    def get_state(self) -> np.ndarray:
-        """The state as 5056 bytes laid out exactly like torch's ``get_state()``.
+    def get_state(self):
+        """The state as a uint8 tensor of 5056 bytes laid out exactly like torch's
+        ``get_state()``; states from torch load here and the other way round."""
+        from .tensor import _wrap
 
-        Bytes from torch.Generator.get_state() load here and the other way round.
-        """
+        return _wrap(self.state_array())
+
+    def state_array(self) -> np.ndarray:
+        """``get_state`` as a NumPy array (for leafgrad's own save/restore code)."""
         with self._lock:
             return self._get_state()
 
@@ -234,6 +238,19 @@ class Generator:
 
     def set_state(self, new_state) -> "Generator":
         """Load a state from ``get_state`` (this class's or torch's); returns self."""
+        from ._argparse import typename
+        from .tensor import Tensor
+
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {typename(new_state)}")
+        if new_state.dtype.name != "uint8":
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if new_state.numel() == _STATE_BYTES and not new_state.is_contiguous():
+            raise RuntimeError("RNG state must be contiguous")
+        return self.load_state_array(new_state._data)
+
+    def load_state_array(self, new_state) -> "Generator":
+        """``set_state`` from a NumPy uint8 array (for leafgrad's own save/restore code)."""
         with self._lock:
             return self._set_state(new_state)
 
@@ -338,12 +355,12 @@ def initial_seed() -> int:
 
 def get_rng_state() -> np.ndarray:
     """The default generator's state (5056 bytes, torch's layout)."""
-    return default_generator.get_state()
+    return default_generator.state_array()
 
 
 def set_rng_state(new_state) -> None:
     """Restore the default generator's state from ``get_rng_state``."""
-    default_generator.set_state(new_state)
+    default_generator.load_state_array(new_state)
 
 
 def _generator(generator) -> Generator:

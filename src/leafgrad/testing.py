@@ -25,6 +25,7 @@ __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 # torch's default (rtol, atol) per dtype; every other dtype compares exactly
 _DTYPE_PRECISIONS = {
     _dtype.float16: (0.001, 1e-5),
+    _dtype.bfloat16: (0.016, 1e-5),
     _dtype.float32: (1.3e-6, 1e-5),
     _dtype.float64: (1e-7, 1e-7),
     _dtype.complex32: (0.001, 1e-5),

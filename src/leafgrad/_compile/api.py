@@ -222,12 +222,12 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     tracer = Tracer(fullgraph)
     for index, tensor in enumerate(tensors):
         tracer.add_input(tensor, (index,))
-    tracer.rng_state = default_generator.get_state()
+    tracer.rng_state = default_generator.state_array()
     state.tracer = tracer
     state.active = True
     try:
         result = fn(*args, **kwargs)
-        if (default_generator.get_state() != tracer.rng_state).any():
+        if (default_generator.state_array() != tracer.rng_state).any():
             tracer.broke("random numbers were drawn (rand, randn, ...): a replay "
                          "would repeat them")
         inputs = {id(t): i for i, t in enumerate(tensors)}

@@ -383,12 +383,12 @@ class Tracer:
         if draws:
             from .._rng import default_generator
 
-            if (default_generator.get_state() != self.rng_state).any():
+            if (default_generator.state_array() != self.rng_state).any():
                 self.broke("random numbers were drawn (rand, randn, ...): a replay would "
                            "repeat them")
         out = _untraced(fn, *arrays, **params)
         if draws:
-            self.rng_state = default_generator.get_state()
+            self.rng_state = default_generator.state_array()
         if self._foreign():
             return out
         node = Node("kernel", fn, refs, param_refs)

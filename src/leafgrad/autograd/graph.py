@@ -486,3 +486,10 @@ from .graph_hooks import (  # noqa: E402,F401  (torch.autograd.graph's public na
     save_on_cpu,
     saved_tensors_hooks,
 )
+
+# torch defines these in torch/autograd/graph.py: reprs and type names say so
+for _cls in (GradientEdge, allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,
+             save_on_cpu, saved_tensors_hooks, graph_hooks._MultiHandle):
+    _cls.__module__ = __name__
+_MultiHandle = graph_hooks._MultiHandle
+del _cls

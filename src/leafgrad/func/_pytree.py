@@ -43,6 +43,26 @@ class Spec:
     def __repr__(self) -> str:
         return self.text()
 
+    def pprint(self) -> str:
+        """torch's ``treespec_pprint``: the tree written as Python with ``*`` for leaves
+        (``{'a': *, 'b': [*, *]}``), used by vjp's structure error."""
+        if self.is_leaf:
+            return "*"
+        children = [child.pprint() for child in self.children]
+        if self.kind is dict:
+            return "{" + ", ".join(f"{key!r}: {child}" for key, child in
+                                   zip(self.context, children)) + "}"
+        if self.kind is OrderedDict:
+            return "OrderedDict([" + ", ".join(f"({key!r}, {child})" for key, child in
+                                               zip(self.context, children)) + "])"
+        if self.kind is list:
+            return "[" + ", ".join(children) + "]"
+        if self.kind is tuple:
+            return "(" + ", ".join(children) + ("," if len(children) == 1 else "") + ")"
+        # a namedtuple
+        return self.kind.__name__ + "(" + ", ".join(
+            f"{field}={child}" for field, child in zip(self.context, children)) + ")"
+
 
 def _is_namedtuple(value) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")

@@ -255,7 +255,8 @@ def vjp(func, *primals, has_aux: bool = False):
         if not ct_spec.same_structure(out_spec):
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure of "
-                f"outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}"
+                f"outputs to the function. cotangents: {ct_spec.pprint()}, primal output: "
+                f"{out_spec.pprint()}"
             )
         for ct, out in zip(ct_leaves, out_leaves):
             if tuple(ct.shape) != tuple(out.shape):

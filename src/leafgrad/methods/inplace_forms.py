@@ -176,9 +176,70 @@ class TensorQueryMethods:
         return False
 
     def dim_order(self, *, ambiguity_check=False):
-        """The dims from outermost to innermost in memory (largest stride first)."""
-        strides = self.stride()
-        return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+        """The dims from outermost to innermost in memory (largest stride first), ordered as
+        torch orders an elementwise result's dims; ``ambiguity_check`` (True, or a list of
+        memory formats one of which must fit) refuses a tensor with several valid orders."""
+        from .. import _memory_format
+
+        formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+        if not isinstance(ambiguity_check, (bool, list)) or not all(
+                isinstance(f, _memory_format.memory_format) for f in formats):
+            raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
+                            "formats.")
+        check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+        shape, strides = tuple(self.shape), self.stride()
+        several = any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape
+        fitting = sum(1 for f in formats if self.is_contiguous(memory_format=f))
+        if check and several and fitting != 1:
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to "
+                               "exact one of the given memory formats.")
+        order, ambiguous = _dim_order(self, shape, strides, bool(ambiguity_check))
+        if ambiguous:
+            raise RuntimeError("The tensor does not have unique dim order.")
+        return order
+
+
+def _dim_order(tensor, shape, strides, check) -> tuple:
+    """torch's logical-to-physical permutation of one tensor (the rule elementwise results
+    are laid out by): row-major or channels-last tensors directly, otherwise a stable
+    insertion sort by stride from the innermost dim, in which stride-0 dims never move and
+    equal strides keep the smaller size inside; with ``check``, whether an order was left open."""
+    from .. import _memory_format
+
+    ndim = len(shape)
+    if ndim <= 1:
+        return tuple(range(ndim)), False
+    contiguous = tensor.is_contiguous()
+    channels_last = tensor.is_contiguous(memory_format=_memory_format.channels_last)
+    if contiguous != channels_last:
+        order = range(ndim) if contiguous else (0, *range(2, ndim), 1)
+        return tuple(order), False
+
+    def at_least(a, b):  # torch's ge for sizes and strides (both >= 0)
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+    def compare(a, b):
+        stride_a, stride_b = strides[a], strides[b]
+        if stride_a == 0 or stride_b == 0:
+            return 0
+        if stride_a == stride_b:
+            return 0 if at_least(shape[b], shape[a]) else 1
+        if at_least(stride_b, stride_a):
+            return -1
+        return 1 if at_least(stride_a, stride_b) else 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = compare(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    ambiguous = check and any(compare(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1))
+    return tuple(reversed(perm)), ambiguous
 
 
 def _map_values(tensor, name: str, callable, *others):  # noqa: A002

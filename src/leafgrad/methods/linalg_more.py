@@ -35,3 +35,8 @@ class LinalgMoreMethods:
         from .._linalg_more import qr_legacy
 
         return qr_legacy(self, some)
+
+    def lu(self, pivot=True, get_infos=False):
+        from .._linalg_more import lu_legacy
+
+        return tuple(lu_legacy(self, pivot=pivot, get_infos=get_infos))  # a plain tuple in torch

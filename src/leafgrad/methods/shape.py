@@ -48,8 +48,12 @@ class ShapeMethods:
             dims = tuple(dims[0])
         return _ops.tile(self, dims)
 
-    def repeat_interleave(self, repeats, dim=None):
-        return _ops.repeat_interleave(self, repeats, dim)
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        if repeats is None:
+            from .._argparse import invalid_combination
+
+            raise invalid_combination("repeat_interleave", (), {})
+        return _ops.repeat_interleave(self, repeats, dim, output_size)
 
     def flip(self, *dims):
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -77,8 +81,10 @@ class ShapeMethods:
     def gather(self, dim, index):
         return _ops.gather(self, dim, index)
 
-    def take_along_dim(self, indices, dim):
-        return _ops.gather(self, dim, _ops.take_along_index(indices))
+    def take_along_dim(self, indices, dim=None):
+        from .._functions_shape import take_along_dim
+
+        return take_along_dim(self, indices, dim)
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return _ops.scatter(self, dim, index, src, value, reduce)
@@ -207,7 +213,7 @@ class ShapeMethods:
             raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
         found = _ops.nonzero(self)._data
         if self.ndim == 0:  # torch: (size, 0) whatever the value
-            found = found.reshape(-1, 0)
+            found = np.zeros((0, 0), np.int64)
         result = np.full((size, found.shape[1]), fill_value, dtype=np.int64)
         count = min(size, found.shape[0])
         result[:count] = found[:count]

@@ -62,6 +62,12 @@ def to_channels_last(array: np.ndarray) -> np.ndarray:
     """A copy of a 4-d or 5-d array with the channels dim innermost."""
     spatial = tuple(range(2, array.ndim))
     stored = np.array(array.transpose((0,) + spatial + (1,)), copy=True, order="C")
+    if not stored.size:  # Note: strides of empty tensors (tensor.py): torch's packed strides
+        strides, step = [], stored.itemsize
+        for size in reversed(stored.shape):
+            strides.append(step)
+            step *= max(size, 1)
+        stored = np.lib.stride_tricks.as_strided(stored, strides=tuple(reversed(strides)))
     return stored.transpose((0, array.ndim - 1) + tuple(d - 1 for d in spatial))
 
 

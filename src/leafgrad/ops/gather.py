@@ -18,8 +18,12 @@ from .shape import _wrap_dim
 _DTYPE_MESSAGES = {
     "index_select": "index_select(): Expected dtype int32 or int64 for index",
     "take": "take(): Expected a long tensor for index, but got {legacy}",
-    "index_add": "index_add_(): Expected dtype int32/int64 for index",
+    "index_add": "index_add_(): Expected dtype int32/int64 for index but got: {legacy}",
 }
+
+
+# torch checks the index dtype of these in their kernels, which an empty index never runs
+_EMPTY_INDEX_ANY_DTYPE = frozenset(("gather", "scatter", "scatter_add"))
 
 
 def _index_array(index, what: str = "index") -> np.ndarray:
@@ -27,8 +31,11 @@ def _index_array(index, what: str = "index") -> np.ndarray:
     from ..tensor import Tensor
 
     array = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if array.dtype.kind != "i":  # unsigned indices (uint8 ... uint64) too, as torch
+    if array.dtype.kind != "i" or what == "take" and array.dtype != np.int64:
+        # unsigned indices (uint8 ... uint64) too, as torch; take wants int64 only
         name = what.rstrip("_")
+        if not array.size and name in _EMPTY_INDEX_ANY_DTYPE:
+            return array.astype(np.int64)
         message = _DTYPE_MESSAGES.get(name, f"{name}(): Expected dtype int32/int64 for index")
         raise RuntimeError(message.format(legacy=from_numpy_dtype(array.dtype)._legacy))
     return array.astype(np.int64, copy=False)

@@ -475,8 +475,9 @@ def rot90(tensor, k=1, dims=(0, 1)):
     return Rot90.apply(tensor, k=k % 4, dims=dims)
 
 
-def repeat_interleave(tensor, repeats, dim=None):
-    """Uniform repeats: unsqueeze, expand, copy, view (torch's path; ViewBackward0)."""
+def repeat_interleave(tensor, repeats, dim=None, output_size=None):
+    """Uniform repeats: unsqueeze, expand, copy, view (torch's path; ViewBackward0).
+    ``output_size`` (the result's length along ``dim``) must be the true one."""
     from . import Clone, expand, reshape, unsqueeze
     from .gather import index_select
 
@@ -485,15 +486,55 @@ def repeat_interleave(tensor, repeats, dim=None):
         tensor = reshape(tensor, (-1,))
         dim = 0
     dim = _wrap_dim(dim, tensor.ndim)
-    if isinstance(repeats, Tensor) and repeats.numel() != 1:
-        counts = repeats._data.astype(np.int64)
-        index = np.repeat(np.arange(tensor.shape[dim]), counts)
-        return index_select(tensor, dim, index)
-    count = int(repeats.item()) if isinstance(repeats, Tensor) else int(repeats)
+    if isinstance(repeats, Tensor):  # torch: index_select by the repeated indices
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.numel() == 1:  # one count for every index
+            repeats = expand(reshape(repeats, (1,)), ((tensor.shape[dim],),))
+        elif repeats.shape[0] != tensor.shape[dim]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = "
+                               f"{tensor.shape[dim]}")
+        index = repeat_interleave_counts(repeats, output_size)
+        return index_select(tensor, dim, index._data.astype(np.int64))
+    count = int(repeats)
+    _check_output_size(output_size, tensor.shape[dim] * count, "repeat_interleave")
     shape = list(tensor.shape)
     expanded = expand(unsqueeze(tensor, dim + 1), (shape[:dim + 1] + [count] + shape[dim + 1:],))
     shape[dim] *= count
     return Clone.apply(expanded).view(*shape)
+
+
+def _check_output_size(output_size, length: int, uniform_name) -> None:
+    """torch's checks of ``output_size``: a negative one cannot be allocated; a wrong one is
+    named as such for a uniform count, or fails the allocation check for a repeats tensor."""
+    if output_size is None:
+        return
+    if uniform_name is not None and output_size != length:
+        raise RuntimeError(f"{uniform_name}: Invalid output_size, expected {length} but got "
+                           f"{output_size}")
+    if output_size < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {output_size}: "
+                           f"[{output_size}]")
+    if output_size != length:
+        raise RuntimeError("allocated size does not match required size")
+
+
+def repeat_interleave_counts(repeats, output_size=None):
+    """``torch.repeat_interleave(repeats)``: each index ``i`` repeated ``repeats[i]`` times,
+    in repeats' integer dtype."""
+    if repeats.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    counts = repeats._data
+    if counts.dtype not in (np.int32, np.int64):
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{repeats.dtype._legacy}'")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    _check_output_size(output_size, int(counts.sum()), None)
+    from ..tensor import _wrap
+
+    return _wrap(np.repeat(np.arange(len(counts), dtype=counts.dtype), counts))
 
 
 def hstack(tensors):
