@@ -81,6 +81,10 @@ CASES = [
     (lambda m: 1 + 2j, lambda m: 1 + 2j, {}),
     (lambda m: 1 + 2j, lambda m: 1.0, {}),
     (lambda m: np.complex64(1 + 2j), lambda m: 1 + 2.5j, {}),
+    (lambda m: m.tensor([1., 2.], dtype=m.bfloat16), lambda m: m.tensor([1., 2.02], dtype=m.bfloat16),
+     {}),
+    (lambda m: m.tensor([1., 2.], dtype=m.bfloat16), lambda m: m.tensor([1., 2.1], dtype=m.bfloat16),
+     {}),
 ]
 
 
