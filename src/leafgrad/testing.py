@@ -109,14 +109,14 @@ def _tensor_msg(a: np.ndarray, b: np.ndarray, matches: np.ndarray, rtol, atol):
     bad = total - int(matches.sum())
     extra = f"Mismatched elements: {bad} / {total} ({bad / total:.1%})"
     a, b, m = a.reshape(-1), b.reshape(-1), matches.reshape(-1)
-    if a.dtype.kind not in "fc":
+    if _dtype.kind(a) not in "fc":
         a, b = a.astype(np.int64), b.astype(np.int64)
     with np.errstate(all="ignore"):
         abs_diff = magnitude(a - b)
         abs_diff[m] = 0
         # torch divides integers in the default float dtype
         denominator = magnitude(b)
-        if a.dtype.kind not in "fc":
+        if _dtype.kind(a) not in "fc":
             abs_for_rel = abs_diff.astype(_dtype.get_default_dtype().np)
             denominator = denominator.astype(abs_for_rel.dtype)
         else:
@@ -189,7 +189,7 @@ def _tensor_pair(actual, expected, where, options):
         differ("stride()", actual.stride(), expected.stride())
     if options["check_dtype"] and actual.dtype != expected.dtype:
         differ("dtype", actual.dtype, expected.dtype)
-    a, b = actual.detach().numpy(), expected.detach().numpy()
+    a, b = actual.detach()._data, expected.detach()._data  # (numpy() refuses bfloat16)
     if a.dtype != b.dtype:
         common = _dtype.promote_types(actual.dtype, expected.dtype).np
         a, b = a.astype(common), b.astype(common)
