@@ -228,16 +228,10 @@ def _dim_order(tensor, shape, strides, check) -> tuple:
             return -1
         return 1 if at_least(stride_a, stride_b) else 0
 
+    from ..ops._layout import sort_dims
+
     perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = compare(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    sort_dims(perm, compare)
     ambiguous = check and any(compare(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1))
     return tuple(reversed(perm)), ambiguous
 

@@ -89,6 +89,21 @@ def empty_like_source(array: np.ndarray, source: np.ndarray):
     return np.lib.stride_tricks.as_strided(array, strides=strides)
 
 
+def sort_dims(perm: list, compare) -> None:
+    """Sort ``perm`` in place as TensorIterator sorts dims: an insertion sort in which each dim
+    moves left past the dims ``compare(left, it) > 0`` says it belongs before, stopping at the
+    first ``< 0`` (a ``0``, undecided, is stepped over without a swap)."""
+    for i in range(1, len(perm)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = compare(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+
+
 def _preserved_strides(source: np.ndarray):
     """The element strides of torch's ``empty_like(source)`` (``MemoryFormat::Preserve``), or
     None for plain row-major: a non-overlapping, dense source keeps its strides; any other
@@ -121,15 +136,7 @@ def _preserved_strides(source: np.ndarray):
             return -1 if s0 < s1 else 1
         return 1 if shape[dim0] > shape[dim1] else 0
 
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = order(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    sort_dims(perm, order)
     out = [0] * ndim
     current = 1
     for dim in perm:
