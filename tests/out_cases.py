@@ -140,6 +140,7 @@ OUT_CASES = {
     "mode": "lib.mode(x, 1, out=OUT2)",
     "kthvalue": "lib.kthvalue(x, 2, 1, out=OUT2)",
     "cummax": "lib.cummax(x, 1, out=OUT2)",
+    "lu": "lib.lu(x, out=OUT2)",
     "cummin": "lib.cummin(x, 0, out=OUT2)",
     "logcumsumexp": "lib.logcumsumexp(x, 1, out=OUT)",
     "aminmax": "lib.aminmax(x, dim=1, out=OUT2)",
