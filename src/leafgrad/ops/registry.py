@@ -56,6 +56,9 @@ def _save_plan(cls) -> tuple:
             plan.append((name, cls.inputs.index(name), needing))
         else:
             plan.append((name, None, needing))  # kept by forward via ctx.keep
+    # torch's generated code saves an op's inputs in the order of their names and its outputs
+    # after them (saved_tensors_hooks see ``a * b`` pack ``b`` (other) before ``a`` (self))
+    plan.sort(key=lambda entry: (entry[1] is not None and entry[1] < 0, entry[0]))
     return tuple(plan)
 
 
