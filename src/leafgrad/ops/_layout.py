@@ -15,10 +15,12 @@ result), so the ops whose torch output layout differs from NumPy's say which one
 - ``column_major``: LAPACK's layout, each matrix of a batch stored by columns (the results of
   linalg factorisations and solves).
 
-Elementwise ops need nothing: NumPy's ufuncs already order the output like their inputs, as
-torch's TensorIterator does (the two differ only when several inputs disagree on a layout).
-Each helper returns its argument unchanged when it already has the layout, so the common case
-costs one flag test.
+Elementwise ops mostly need nothing: NumPy's ufuncs already order the output like their inputs,
+as torch's TensorIterator does. The two differ when several inputs disagree on a layout (NumPy
+falls back to row-major, TensorIterator lets the first operand that decides decide): the
+registry passes the results of elementwise ops with two or more array operands through
+``iterated``, which reorders them only then. Each helper returns its argument unchanged when it
+already has the layout, so the common case costs one flag test.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import functools
 import numpy as np
 
 __all__ = ["contiguous", "suggested", "like", "column_major", "is_channels_last",
-           "to_channels_last"]
+           "to_channels_last", "iterated"]
 
 
 def contiguous(array) -> np.ndarray:
@@ -224,3 +226,78 @@ def column_major(array: np.ndarray) -> np.ndarray:
     if swapped.flags.c_contiguous:
         return array
     return np.swapaxes(np.ascontiguousarray(swapped), -1, -2)
+
+
+def iterated(out, operands) -> np.ndarray:
+    """``out``, the fresh result of an elementwise op on ``operands`` (arrays and numbers), in
+    torch's TensorIterator order of dims where its operands disagree on a layout (see the
+    module note); unchanged otherwise. The registry calls it only when the first operand has
+    two or more dims and is not row-major: with a row-major first operand TensorIterator orders
+    the result row-major (or as the operands that decide), as NumPy does; the common case costs
+    one flag test there."""
+    if type(out) is not np.ndarray or out.ndim < 2:
+        return out
+    return _reordered(out, operands)
+
+
+def _reordered(out: np.ndarray, operands) -> np.ndarray:
+    arrays = []
+    for operand in operands:
+        if type(operand) is np.ndarray and operand.ndim:
+            if operand is out:  # (an in-place result)
+                return out
+            arrays.append(operand)
+    if len(arrays) < 2:
+        return out
+    shape = out.shape
+    ndim = len(shape)
+    strides = []
+    for array in arrays:
+        pad = ndim - array.ndim
+        strides.append([0] * pad + [0 if size == 1 and shape[pad + i] != 1 else stride
+                                    for i, (size, stride) in enumerate(zip(array.shape,
+                                                                           array.strides))])
+    if all(row == strides[0] for row in strides) and all(a.shape == shape for a in arrays):
+        return out  # one layout for all: NumPy follows it too
+    order = _iterator_order(shape, strides)
+    wanted = [0] * ndim
+    step = out.itemsize
+    for dim in order:
+        wanted[dim] = step
+        step *= shape[dim]
+    if all(size == 1 or have == want for size, have, want in zip(shape, out.strides, wanted)):
+        return out
+    result = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), shape, wanted)
+    np.copyto(result, out)
+    return result
+
+
+def _iterator_order(shape: tuple, strides: list) -> list:
+    """TensorIterator's reorder_dimensions: the dims from innermost to outermost, by an
+    insertion sort in which the first operand whose strides differ for two dims (and are not
+    0, a broadcast) decides, and equal strides put the shorter dim inside."""
+
+    def should_swap(dim0, dim1):
+        for row in strides:
+            stride0, stride1 = row[dim0], row[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 < stride1:
+                return -1
+            if stride0 > stride1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    order = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(order)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(order[dim0], order[dim1])
+            if comparison > 0:
+                order[dim0], order[dim1] = order[dim1], order[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return order

@@ -24,6 +24,9 @@ from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
+from ._layout import iterated as _layout_iterated
+
+_ndarray = np.ndarray
 
 __all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel", "keep_index"]
 
@@ -41,6 +44,11 @@ def register(cls: type) -> type:
     cls.op_name = key
     cls.__name__ = cls.__qualname__ = cls.node
     cls._save_plan = _save_plan(cls)
+    # Note: output layout (ops/_layout.py): elementwise results of several operands
+    vmap = getattr(cls, "vmap", None)
+    cls._iterated = (cls._plain_result and len(cls.inputs) > 1
+                     and getattr(vmap, "__qualname__", None) == "elementwise"
+                     and getattr(vmap, "__module__", "").endswith("_batching_rules"))
     _ops[key] = cls
     return cls
 
@@ -151,6 +159,7 @@ class Op(Node):
     # 'BFloat16'' error), or a function of the operand arrays and params giving the error
     bfloat16_kernel = None
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
+    _iterated = False  # an elementwise op of several operands (see register)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
     # matrix in det): leafgrad.compile cannot capture it, the call runs eagerly.
     backward_reads_values = False
@@ -256,6 +265,10 @@ class Op(Node):
         finally:
             _loud(token)
         if cls._plain_result:
+            if cls._iterated:  # Note: output layout (ops/_layout.py): inline, a hot path
+                first = arrays[0]
+                if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+                    out = _layout_iterated(out, arrays)
             return _wrap(out)
         if cls.is_view:
             if cls.multi_output:
@@ -318,6 +331,10 @@ class Op(Node):
             raise _alloc_error(error) from None
         finally:
             _loud(token)
+        if cls._iterated:
+            first = arrays[0]
+            if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+                out = _layout_iterated(out, arrays)
         if cls.multi_output:
             results = cls._wrap_outputs(out, args, node)
             cls._save_inputs(node, args)
