@@ -45,6 +45,11 @@ def _program(sample, grad_seed: int):
     return program
 
 
+def _strides(tensor):
+    """The strides of the dims of size > 1 (a size-1 dim's stride addresses nothing)."""
+    return tuple(s for n, s in zip(tensor.shape, tensor.stride()) if n > 1)
+
+
 def _flat(result):
     if isinstance(result, leafgrad.Tensor):
         return [result]
@@ -69,6 +74,7 @@ def test_compiled_equals_eager(name, index):
             assert (a is None) == (b is None)
             if a is not None:
                 assert a.dtype == b.dtype and a.shape == b.shape
+                assert _strides(a) == _strides(b)  # layouts: sums over them add alike
                 assert a.requires_grad == b.requires_grad or not b.requires_grad
                 np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     captured = compiled.captures[0]

@@ -23,10 +23,6 @@ torch = require_torch()
 
 # Where leafgrad's layout knowingly differs from torch's, with the reason.
 KNOWN = {
-    # TensorIterator lets the first operand with a decided order pick the output's layout when
-    # inputs disagree (ops/_layout.iterated now follows it for elementwise ops); where's
-    # transposed sample still differs.
-    ("Where", "T", 5),
     # Not yet matched (left for later, see the nnx branch's report): fractional max pooling
     # of a channels-last batch returns row-major outputs where torch keeps the input's order.
     ("FractionalMaxPool2d", "CL", 0), ("FractionalMaxPool2dBackward", "CL", 0),

@@ -51,7 +51,9 @@ def _flatten(item, key: list, tensors: list, seen: dict) -> None:
         if alias is None:
             seen[id(item)] = len(tensors)
             tensors.append(item)
-        key.append(("T", data.shape, data.dtype.str, item._requires_grad, alias,
+        # strides: a replay gives every array the layout eager code gave it at capture
+        # (codegen.py Note: layouts in the replay), as torch.compile's guards check strides
+        key.append(("T", data.shape, data.strides, data.dtype.str, item._requires_grad, alias,
                     item._grad_fn is not None))
     elif type(item) in (tuple, list):
         key.append((type(item).__name__, len(item)))

@@ -24,12 +24,24 @@ Passes (in order):
 
 Every other op runs as ``forward(None, *arrays, **params)``: the same array-level code eager
 ``Op.apply`` runs, so results are bitwise those of eager mode.
+
+Note: layouts in the replay
+A replay gives every array the strides eager code gave it at capture, so that reductions add
+in the same order and results stay bitwise eager's (inputs' strides are part of the cache key
+and tensors from outside the call are guarded on theirs: api.py). Plain NumPy calls on arrays
+of the same strides give results of the same strides, and a buffer is allocated like the
+array eager made. One eager step is not a NumPy call: an elementwise op whose operands
+disagree on a layout orders its result as torch's TensorIterator does (Note: output layout,
+ops/_layout.py). Where it did at capture (``_relaid``), a kernel writes its result into an
+array of those strides (its buffer, or a new one) and an op's forward is followed by the same
+``iterated`` call eager makes; everywhere else the generated code has no layout step at all.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import iterated, iterated_strides
 from .graph import AsTensor, Graph, Node, Value
 from .replay_optim import fast_call, param_ids
 
@@ -208,6 +220,39 @@ def _kernel(node: Node):
     return ufunc, operands, composite is not None
 
 
+def _relaid(node: Node) -> tuple | None:
+    """The strides of an op's result that eager code reordered as TensorIterator orders it
+    (see Note: layouts in the replay), as ``Op.apply`` decided it at capture; None for the
+    rest (most: row-major operands, or a first operand that is only a broadcast, as the
+    expanded gradient of a sum, where NumPy's order is already TensorIterator's). Called
+    before the graph is sealed: values still hold their capture arrays."""
+    if node.kind != "op" or node.multi or not node.op._iterated or not node.args:
+        return None
+    first = node.args[0]
+    if not isinstance(first, Value) or first.array is None:
+        return None
+    array = first.array
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return None
+    out = node.outputs[0]
+    if out.array is None or out.array.base is None:
+        # NumPy's own result (it owns its memory): eager kept it as it was, its layout is the
+        # one the replay's call gives. ``iterated`` returns a view of the array it allocated.
+        return None
+    operands = [a.array if isinstance(a, Value) else a for a in node.args]
+    if iterated_strides(out.shape, out.dtype.itemsize, operands) is None:
+        return None
+    return out.strides
+
+
+def _fresh(shape: tuple, strides: tuple, dtype) -> np.ndarray:
+    """A new array of ``strides`` (bytes), for a relaid kernel's result without a buffer."""
+    size = 1
+    for n in shape:
+        size *= n
+    return np.lib.stride_tricks.as_strided(np.empty(size, dtype), shape, strides)
+
+
 def _plan_buffers(graph: Graph, kernels: dict) -> dict:
     """Which kernel results get an ``out=`` buffer, and which buffer (see the module doc)."""
     unsafe = set()
@@ -283,6 +328,12 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         found = _kernel(node)
         if found is not None:
             kernels[node] = found
+    relaid = {}
+    for node in live:
+        strides = _relaid(node)
+        if strides is not None:
+            relaid[node] = strides
+    graph.stats["results in TensorIterator's order"] = len(relaid)
     buffer_of = _plan_buffers(graph, kernels) if use_buffers else {}
     buffers = {}
     for plan in buffer_of.values():
@@ -311,7 +362,8 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         if not value.users:
             continue
         t = ns.add(value.tensor, "E")
-        guard.append(f"{t}._data.shape != {value.shape!r} or {t}._data.dtype != "
+        guard.append(f"{t}._data.shape != {value.shape!r} or {t}._data.strides != "
+                     f"{value.strides!r} or {t}._data.dtype != "
                      f"{ns.add(value.dtype, 'D')} or {t}._requires_grad is not "
                      f"{value.tensor._requires_grad!r}")
     for module, training in graph.module_guards:
@@ -342,12 +394,14 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         elif value.kind == "constant":
             array = ns.add(value.tensor._data, "C")
             fresh = value in _written(graph) or value.escapes
-            lines.append(f"    {value.name} = {array}{'.copy()' if fresh else ''}")
+            # (order "K": the copy keeps the constant's strides, see Note: layouts in the replay)
+            copy = ".copy(order='K')" if fresh else ""
+            lines.append(f"    {value.name} = {array}{copy}")
     lines.append("    token = quiet()")
     lines.append("    try:")
     body = []
     for node in live:
-        body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph))
+        body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph, relaid))
     body.append("return (" + "".join(v.name + ", " for v in graph.output_values) + ")")
     lines.extend("        " + line for line in body)
     lines.append("    finally:")
@@ -456,11 +510,12 @@ def _typed(item, dtype, ns):
     return known
 
 
-def _steps_code(steps, operands, out, plan, buffers, code, ns) -> list:
+def _steps_code(steps, operands, out, target_array, code, ns) -> list:
     """A kernel written as a few ufunc calls (an op's ``capture_steps``), inlined: each step
     ``(ufunc, *operands)`` names the node's operands by position, the result so far as
-    ``"out"`` and constants as Python floats; the first step writes the result's buffer (or
-    a new array), the others write it in place."""
+    ``"out"`` and constants as Python floats; the first step writes ``target_array`` (code
+    for the result's buffer or a new array of its strides, or None: a new array), the others
+    write it in place."""
     lines = []
     target = out.name
     for index, (ufunc, *args) in enumerate(steps):
@@ -474,30 +529,38 @@ def _steps_code(steps, operands, out, plan, buffers, code, ns) -> list:
                 texts.append(code(_typed(arg, out.dtype, ns)))
         call = f"{ns.add(ufunc, 'U')}({', '.join(texts)}"
         if index == 0:
-            tail = f", {buffers[plan[0]]})" if plan is not None else ")"
+            tail = f", {target_array})" if target_array is not None else ")"
             lines.append(f"{target} = {call}{tail}")
         else:
             lines.append(f"{call}, {target})")
     return lines
 
 
-def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list:
+def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph, relaid) -> list:
     if node.kind == "op":
+        strides = relaid.get(node)
         if node in kernels:
             ufunc, operands, composite = kernels[node]
             out = node.outputs[0]
             plan = buffer_of.get(out)
+            if plan is not None:  # (a buffer has the strides of eager's array)
+                target = buffers[plan[0]]
+            elif strides is not None:  # Note: layouts in the replay
+                target = (f"{ns.add(_fresh, 'F')}({out.shape!r}, {strides!r}, "
+                          f"{ns.add(out.dtype, 'D')})")
+            else:
+                target = None
             steps = getattr(node.op, "capture_steps", None) if composite else None
             if steps is not None:
-                return _steps_code(steps, operands, out, plan, buffers, code, ns)
+                return _steps_code(steps, operands, out, target, code, ns)
             name = ns.add(ufunc, "U")
             if composite:
                 args = ", ".join(code(o) for o in operands)
             else:
                 args = ", ".join(code(_typed(o, out.dtype, ns)) for o in operands)
             # out positional: a ufunc parses it faster than the keyword
-            if plan is not None:
-                return [f"{out.name} = {name}({args}, {buffers[plan[0]]})"]
+            if target is not None:
+                return [f"{out.name} = {name}({args}, {target})"]
             return [f"{out.name} = {name}({args}{', None' if composite else ''})"]
         forward = ns.add(node.op.forward, "F")
         args = "".join(", " + code(a) for a in node.args)
@@ -521,6 +584,9 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph) -> list
             if not out.shape:
                 call = f"asarray({call})"
             lines.append(f"{out.name} = {call}")
+            if strides is not None:  # Note: layouts in the replay: eager's own step
+                lines.append(f"{out.name} = {ns.add(iterated, 'F')}({out.name}, "
+                             f"({''.join(code(a) + ', ' for a in node.args)}))")
         for key, index, value in kept:
             where = "" if index is None else f"[{index}]"
             lines.append(f"{value.name} = ctx._saved[{key!r}]{where}")

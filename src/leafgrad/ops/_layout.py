@@ -30,7 +30,7 @@ import functools
 import numpy as np
 
 __all__ = ["contiguous", "suggested", "like", "column_major", "is_channels_last",
-           "to_channels_last", "iterated"]
+           "to_channels_last", "iterated", "iterated_strides"]
 
 
 def contiguous(array) -> np.ndarray:
@@ -241,15 +241,28 @@ def iterated(out, operands) -> np.ndarray:
 
 
 def _reordered(out: np.ndarray, operands) -> np.ndarray:
-    arrays = []
     for operand in operands:
-        if type(operand) is np.ndarray and operand.ndim:
-            if operand is out:  # (an in-place result)
-                return out
-            arrays.append(operand)
-    if len(arrays) < 2:
+        if operand is out:  # (an in-place result)
+            return out
+    wanted = iterated_strides(out.shape, out.itemsize, operands)
+    if wanted is None or all(size == 1 or have == want for size, have, want
+                             in zip(out.shape, out.strides, wanted)):
         return out
-    shape = out.shape
+    result = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), out.shape, wanted)
+    np.copyto(result, out)
+    return result
+
+
+def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
+    """The byte strides TensorIterator gives an elementwise result of ``shape`` computed from
+    ``operands`` (arrays and numbers) where two or more of the arrays disagree on a layout;
+    None where they agree (or fewer than two are arrays of 1+ dims: NumPy orders the result as
+    torch does). ``iterated`` and leafgrad.compile's code generator (which writes such a
+    result straight into an array of these strides) both ask it; the code generator knows
+    ``iterated``'s copies by their ``base`` (a NumPy result owns its memory)."""
+    arrays = [operand for operand in operands if type(operand) is np.ndarray and operand.ndim]
+    if len(arrays) < 2:
+        return None
     ndim = len(shape)
     strides = []
     for array in arrays:
@@ -258,23 +271,19 @@ def _reordered(out: np.ndarray, operands) -> np.ndarray:
                                     for i, (size, stride) in enumerate(zip(array.shape,
                                                                            array.strides))])
     if all(row == strides[0] for row in strides) and all(a.shape == shape for a in arrays):
-        return out  # one layout for all: NumPy follows it too
+        return None  # one layout for all: NumPy follows it too
     order = _iterator_order(shape, strides)
     wanted = [0] * ndim
-    step = out.itemsize
+    step = itemsize
     for dim in order:
         wanted[dim] = step
         step *= shape[dim]
-    if all(size == 1 or have == want for size, have, want in zip(shape, out.strides, wanted)):
-        return out
-    result = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), shape, wanted)
-    np.copyto(result, out)
-    return result
+    return tuple(wanted)
 
 
 def _iterator_order(shape: tuple, strides: list) -> list:
-    """TensorIterator's reorder_dimensions: the dims from innermost to outermost, by an
-    insertion sort in which the first operand whose strides differ for two dims (and are not
+    """TensorIterator's reorder_dimensions: the dims from innermost to outermost, by
+    ``sort_dims``, in which the first operand whose strides differ for two dims (and are not
     0, a broadcast) decides, and equal strides put the shorter dim inside."""
 
     def should_swap(dim0, dim1):
@@ -291,13 +300,5 @@ def _iterator_order(shape: tuple, strides: list) -> list:
         return 0
 
     order = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(order)):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(order[dim0], order[dim1])
-            if comparison > 0:
-                order[dim0], order[dim1] = order[dim1], order[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    sort_dims(order, should_swap)
     return order

@@ -242,7 +242,12 @@ def _times(grad: Tensor, other):
     if on_arrays():
         g = grad._data
         o = other._data if isinstance(other, Tensor) else other
-        if type(o) is float or (type(o) is np.ndarray and o.dtype is g.dtype):
+        if type(o) is float:
+            return _plain_ufunc(np.multiply, g, o)
+        if type(o) is np.ndarray and o.dtype is g.dtype:
+            if g.ndim > 1 and not g.flags.c_contiguous:  # as Mul.apply orders it (Note:
+                product = _plain_ufunc(np.multiply, g, o)._data  # output layout, _layout.py)
+                return _wrap(_layout.iterated(product, (g, o)))
             return _plain_ufunc(np.multiply, g, o)
     return grad * other
 
@@ -256,11 +261,16 @@ def _plain(op, *args, **params) -> Tensor:
     arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
     token = _quiet()
     try:
-        return _wrap(op.forward(None, *arrays, **params))
+        out = op.forward(None, *arrays, **params)
     except MemoryError as error:
         raise _alloc_error(error) from None
     finally:
         _loud(token)
+    if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
+        first = arrays[0]
+        if type(first) is np.ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+            out = _layout.iterated(out, arrays)
+    return _wrap(out)
 
 
 def _plain_ufunc(ufunc, *arrays) -> Tensor:
@@ -694,11 +704,14 @@ class Tanh(_Unary):
             if g.dtype is y.dtype:
                 token = _quiet()
                 try:
-                    return _wrap(_float_kernels.tanh_backward(g, y))  # torch's fused form
+                    out = _float_kernels.tanh_backward(g, y)  # torch's fused form
                 except MemoryError as error:
                     raise _alloc_error(error) from None
                 finally:
                     _loud(token)
+                if g.ndim > 1 and not g.flags.c_contiguous:  # as TanhBackward.apply orders
+                    out = _layout.iterated(out, (g, y))  # it (Note: output layout)
+                return _wrap(out)
         return TanhBackward.apply(grad, result)
 
     jvp = auto_element_wise

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
 from ._float_kernels import magnitude
@@ -74,13 +74,23 @@ class Where(Op):
     inputs = ("self", "other")
     broadcasts = True
     torch_names = ("where", "Tensor.where")
+    # torch's TensorIterator takes the condition as its first operand, so the condition's
+    # layout decides first (Note: output layout, _layout.py); the registry's rule, which
+    # sees only the inputs, would let ``self`` decide: the forward orders the result itself
+    iterated_in_forward = True
 
     @staticmethod
     def forward(ctx, a, b, condition):
         mask = condition._data
         check_broadcast_all(mask, a, b)
         a, b = _promote.binary(a, b)
-        return np.asarray(np.where(mask, a, b))
+        out = np.asarray(np.where(mask, a, b))
+        if out.ndim > 1:
+            for operand in (mask, a, b):
+                if type(operand) is np.ndarray and operand.ndim > 1 \
+                        and not operand.flags.c_contiguous:
+                    return _layout.iterated(out, (mask, a, b))
+        return out
 
     def backward(self, grad):
         condition = self._params["condition"]

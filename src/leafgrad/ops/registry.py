@@ -47,6 +47,7 @@ def register(cls: type) -> type:
     # Note: output layout (ops/_layout.py): elementwise results of several operands
     vmap = getattr(cls, "vmap", None)
     cls._iterated = (cls._plain_result and len(cls.inputs) > 1
+                     and not getattr(cls, "iterated_in_forward", False)
                      and getattr(vmap, "__qualname__", None) == "elementwise"
                      and getattr(vmap, "__module__", "").endswith("_batching_rules"))
     _ops[key] = cls
