@@ -123,3 +123,63 @@ def test_memory_formats_match_torch():
 
     assert _memory_format_calls(leafgrad) == _memory_format_calls(torch)
     assert pickle.loads(pickle.dumps(leafgrad.channels_last)) is leafgrad.channels_last
+
+
+# -- gradients of operands that disagree on a layout ------------------------------------------
+_GRAD_UNARY = {
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "relu": lambda t: t.relu(),
+    "exp": lambda t: t.exp(),
+    "square": lambda t: t * t,
+}
+_GRAD_BINARY = {
+    "mul": lambda lib, a, b: a * b,
+    "add": lambda lib, a, b: a + b,
+    "sub": lambda lib, a, b: a - b,
+    "div": lambda lib, a, b: a / (b * b + 1),
+    "where": lambda lib, a, b: lib.where(a > b, a, b),
+}
+
+
+def _mixed_gradients(lib, unary, binary, order, create_graph):
+    rng = np.random.default_rng(7)
+    x = lib.tensor(rng.standard_normal((6, 5)), requires_grad=True)
+    y = lib.tensor(rng.standard_normal((5, 6)), requires_grad=True)
+    a, b = (x.t(), y) if order == 0 else (y, x.t())
+    out = _GRAD_UNARY[unary](_GRAD_BINARY[binary](lib, a, b))
+    first = lib.autograd.grad(out.sum(), [x, y], retain_graph=True, create_graph=create_graph)
+    second = lib.autograd.grad(out * x.t(), [x, y], lib.ones_like(out),
+                               create_graph=create_graph)
+    return [out.stride()] + [g.stride() for g in first + second]
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("binary", sorted(_GRAD_BINARY))
+def test_mixed_layout_gradients_match_torch(binary, order):
+    """The array-level backwards of plain backward passes (Mul's and Tanh's) order their
+    results as the ops they stand for do (Note: output layout), so gradients have torch's
+    strides, and those a recorded (create_graph) or compiled backward gives."""
+    for unary in sorted(_GRAD_UNARY):
+        expected = _mixed_gradients(torch, unary, binary, order, False)
+        assert _mixed_gradients(leafgrad, unary, binary, order, False) == expected, unary
+        assert _mixed_gradients(leafgrad, unary, binary, order, True) == expected, unary
+
+
+def _where_layouts(lib):
+    rng = np.random.default_rng(3)
+    a = lib.tensor(rng.standard_normal((3, 4)))
+    b = lib.tensor(rng.standard_normal((4, 3))).t()
+    c = a > 0
+    c_t = c.t().contiguous().t()
+    results = []
+    for condition in (c, c_t, lib.tensor(True)):
+        for first, second in ((a, b), (b, a), (b, b), (a, 1.0), (b, 1.0)):
+            results.append(lib.where(condition, first, second).stride())
+    return results
+
+
+def test_where_condition_decides_first():
+    """torch's where passes the condition to TensorIterator before self and other: a
+    row-major condition keeps a row-major result whatever self's layout."""
+    assert _where_layouts(leafgrad) == _where_layouts(torch)
