@@ -19,8 +19,12 @@ Elementwise ops mostly need nothing: NumPy's ufuncs already order the output lik
 as torch's TensorIterator does. The two differ when several inputs disagree on a layout (NumPy
 falls back to row-major, TensorIterator lets the first operand that decides decide): the
 registry passes the results of elementwise ops with two or more array operands through
-``iterated``, which reorders them only then. Each helper returns its argument unchanged when it
-already has the layout, so the common case costs one flag test.
+``iterated``, which reorders them only then (``where`` does it in its forward: its condition,
+a parameter here, is TensorIterator's first operand; the array-level backwards that stand for
+such ops, ``_times`` and ``_plain`` in elementwise.py, do it as well, and leafgrad.compile's
+replay gives such results the strides eager code gave them: _compile/codegen.py). Each helper
+returns its argument unchanged when it already has the layout, so the common case costs one
+flag test.
 """
 
 from __future__ import annotations
@@ -260,7 +264,11 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
     torch does). ``iterated`` and leafgrad.compile's code generator (which writes such a
     result straight into an array of these strides) both ask it; the code generator knows
     ``iterated``'s copies by their ``base`` (a NumPy result owns its memory)."""
-    arrays = [operand for operand in operands if type(operand) is np.ndarray and operand.ndim]
+    # An operand with no stride but 0 (a number expanded, as the gradient a sum's backward
+    # passes on) decides no order, in TensorIterator as in NumPy: left out, the usual such
+    # call (grad * other) returns here, at ~1 us instead of ~15 for the sort below.
+    arrays = [operand for operand in operands
+              if type(operand) is np.ndarray and operand.ndim and any(operand.strides)]
     if len(arrays) < 2:
         return None
     ndim = len(shape)

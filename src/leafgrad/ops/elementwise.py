@@ -245,8 +245,10 @@ def _times(grad: Tensor, other):
         if type(o) is float:
             return _plain_ufunc(np.multiply, g, o)
         if type(o) is np.ndarray and o.dtype is g.dtype:
-            if g.ndim > 1 and not g.flags.c_contiguous:  # as Mul.apply orders it (Note:
-                product = _plain_ufunc(np.multiply, g, o)._data  # output layout, _layout.py)
+            # as Mul.apply orders it (Note: output layout, _layout.py); a gradient expanded
+            # from a number (all strides 0: a sum's backward) decides nothing
+            if g.ndim > 1 and not g.flags.c_contiguous and any(g.strides):
+                product = _plain_ufunc(np.multiply, g, o)._data
                 return _wrap(_layout.iterated(product, (g, o)))
             return _plain_ufunc(np.multiply, g, o)
     return grad * other
@@ -268,7 +270,8 @@ def _plain(op, *args, **params) -> Tensor:
         _loud(token)
     if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
         first = arrays[0]
-        if type(first) is np.ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+        if type(first) is np.ndarray and first.ndim > 1 and not first.flags.c_contiguous \
+                and (any(first.strides) or len(arrays) > 2):
             out = _layout.iterated(out, arrays)
     return _wrap(out)
 
@@ -709,8 +712,9 @@ class Tanh(_Unary):
                     raise _alloc_error(error) from None
                 finally:
                     _loud(token)
-                if g.ndim > 1 and not g.flags.c_contiguous:  # as TanhBackward.apply orders
-                    out = _layout.iterated(out, (g, y))  # it (Note: output layout)
+                # as TanhBackward.apply orders it (Note: output layout)
+                if g.ndim > 1 and not g.flags.c_contiguous and any(g.strides):
+                    out = _layout.iterated(out, (g, y))
                 return _wrap(out)
         return TanhBackward.apply(grad, result)
 

@@ -268,7 +268,8 @@ class Op(Node):
         if cls._plain_result:
             if cls._iterated:  # Note: output layout (ops/_layout.py): inline, a hot path
                 first = arrays[0]
-                if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+                if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous \
+                        and (any(first.strides) or count > 2):  # (0 strides only: no say)
                     out = _layout_iterated(out, arrays)
             return _wrap(out)
         if cls.is_view:
@@ -332,9 +333,10 @@ class Op(Node):
             raise _alloc_error(error) from None
         finally:
             _loud(token)
-        if cls._iterated:
+        if cls._iterated:  # Note: output layout (ops/_layout.py)
             first = arrays[0]
-            if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous:
+            if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous \
+                    and (any(first.strides) or count > 2):  # (0 strides only: no say)
                 out = _layout_iterated(out, arrays)
         if cls.multi_output:
             results = cls._wrap_outputs(out, args, node)
