@@ -2,12 +2,14 @@
 
 Note: guards and the cache
 A capture is specialised to what the first call saw. It is reused only when a new call has:
-the same structure of arguments; for each tensor argument the same shape, dtype,
+the same structure of arguments; for each tensor argument the same shape, strides, dtype,
 ``requires_grad`` and aliasing (which arguments are the same tensor); equal non-tensor
 arguments (numbers, strings, ... by value; other objects by identity); the same grad mode;
 for a module, the same ``training`` flags; and, checked by the replay itself, the same shape,
-dtype and ``requires_grad`` for every tensor from outside the call it reads (parameters) and
-the same set/unset state of every ``.grad`` it depends on. A call that matches no capture is
+strides, dtype and ``requires_grad`` for every tensor from outside the call it reads
+(parameters) and the same set/unset state of every ``.grad`` it depends on. (Strides, as
+torch.compile's guards: the replay gives every array the layout it had at capture, so sums
+over them add in eager's order: codegen.py Note: layouts in the replay.) A call that matches no capture is
 captured again; after ``cache_size_limit`` captures (8, as torch's recompile limit) the
 function warns once and runs eagerly from then on. ``dynamic=True`` is accepted but shapes are
 still specialised (a new shape is a new capture).
