@@ -181,20 +181,22 @@ def _huber_inside(data: np.ndarray, delta) -> np.ndarray:
 
 
 def _nll_parts(shape, target, weight, ignore_index):
-    """Per-target weights (0 where ignored) and the (n, class, rest...) index of each pick."""
+    """Per-target weights (0 where ignored; None without ``weight``: nothing reads them then)
+    and the (n, class, rest...) index of each pick."""
     classes = shape[1] if len(shape) > 1 else shape[0]
     if target.size:
         low, high = target.min(), target.max()
         if 0 <= low and high < classes and not low <= ignore_index <= high:
             # every target a class and none ignored (the usual batch): three calls, not nine
-            return (weight[target] if weight is not None else np.ones(target.shape)), target
+            return (weight[target] if weight is not None else None), target
     valid = target != ignore_index
     safe = np.where(valid, target, 0)
     if np.any((safe < 0) | (safe >= classes)):
         bad = int(safe[(safe < 0) | (safe >= classes)][0])
         raise IndexError(f"Target {bad} is out of bounds.")
-    picked = weight[safe] if weight is not None else np.ones(target.shape)
-    return np.where(valid, picked, 0.0), safe
+    if weight is None:
+        return None, safe
+    return np.where(valid, weight[safe], 0.0), safe
 
 
 def _nll_index(shape, safe):
@@ -295,17 +297,18 @@ def _nll_totals(losses, weights, kept, every, weighted, dtype=None):
     (or dtype's) dtype (Note: nll_loss's sums)."""
     dtype = losses.dtype if losses is not None else np.dtype(dtype)
     count = kept.size
-    positions = (np.arange(count) if every else np.flatnonzero(kept.reshape(-1)))
+    if every:
+        total = None if losses is None else _nll_cascade_every(losses.reshape(-1))
+        if not weighted:
+            return total, dtype.type(count)
+        return total, _nll_cascade_every(weights.astype(dtype, copy=False).reshape(-1))
+    positions = np.flatnonzero(kept.reshape(-1))
     total = None
     if losses is not None:
-        flat = losses.reshape(-1)
-        total = (_nll_cascade_every(flat) if every
-                 else _nll_cascade(flat[positions], positions, count))
+        total = _nll_cascade(losses.reshape(-1)[positions], positions, count)
     if not weighted:
         return total, dtype.type(len(positions))
     flat = weights.astype(dtype, copy=False).reshape(-1)
-    if every:
-        return total, _nll_cascade_every(flat)
     return total, _nll_cascade(flat[positions], positions, count)
 
 

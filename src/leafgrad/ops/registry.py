@@ -480,7 +480,7 @@ def _index_node(result):
 def keep_index(result, tensor, name: str = "index"):
     """Save ``tensor`` (a Tensor, or a sequence of Tensors and Nones) as ``name`` on the node
     that just made ``result`` (Note: saved index tensors); returns ``result``."""
-    if not _grad_state.grad_enabled:
+    if tensor is None or not _grad_state.grad_enabled:
         return result
     node = _index_node(result)
     if node is None:
