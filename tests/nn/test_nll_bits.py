@@ -88,3 +88,21 @@ def test_ignored_targets_keep_zero_losses_and_grads():
     # leafgrad gave -0. for an ignored target's loss and -0./NaN (0 * inf) in its gradient row
     for a, b in zip(_ignored(lg), _ignored(torch)):
         assert _same(a, b)
+
+
+@pytest.mark.parametrize("levels", [2, 3, 8])
+def test_cascade_without_ignored_targets_matches_the_general_cascade(monkeypatch, levels):
+    """The fast cascade for batches with no ignored target (``_nll_cascade_every``) adds in the
+    same order as the general one; fewer levels reach its top-level moves (at 2**28 targets
+    with torch's 8 levels) on small inputs. The general cascade is checked against torch above."""
+    from leafgrad.ops import loss
+
+    monkeypatch.setattr(loss, "_NLL_LEVELS", levels)
+    rng = np.random.default_rng(levels)
+    for n in list(range(1, 80)) + [255, 256, 257, 4095, 4096, 4097, 65537, 70001]:
+        for dtype in (np.float32, np.float16):
+            v = (rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, n)).astype(dtype)
+            with np.errstate(all="ignore"):
+                want = loss._nll_cascade(v, np.arange(n), n)
+                got = loss._nll_cascade_every(v)
+            assert _same(np.asarray(got), np.asarray(want)), (n, dtype)

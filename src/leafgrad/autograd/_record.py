@@ -75,7 +75,7 @@ def note_cut(kind: str, source, result) -> None:
 
 def note_backward(root_nodes: list, accumulate: bool, inputs) -> None:
     _counter[0] += 1
-    from .graph import _sequence
+    from .graph import next_sequence_nr
 
     last_backward.clear()
     last_backward.update(
@@ -84,5 +84,5 @@ def note_backward(root_nodes: list, accumulate: bool, inputs) -> None:
         accumulate=accumulate,
         inputs=None if inputs is None else [_ref(edge[2]) for edge in inputs],
         where=_user_line(2),
-        sequence=next(_sequence),  # nodes numbered above this were made after it
+        sequence=next_sequence_nr(),  # nodes numbered this or above were made after it
     )

@@ -186,7 +186,7 @@ def run_backward(
     ticket = itertools.count().__next__  # ties (accumulators) run in the order they got ready
     for node in root_nodes:
         if node in dependencies and dependencies[node] == 0:
-            heapq.heappush(ready, (-node._sequence_nr, ticket(), node))
+            heapq.heappush(ready, (-node._seq, ticket(), node))
 
     _record.note_backward(root_nodes, accumulate, inputs)
     observer = _observer
@@ -288,12 +288,12 @@ def run_backward(
                         first = child
                         continue
                     if first is not _QUEUED:
-                        push(ready, (-first._sequence_nr, ticket(), first))
+                        push(ready, (-first._seq, ticket(), first))
                         first = _QUEUED
-                    push(ready, (-child._sequence_nr, ticket(), child))
+                    push(ready, (-child._seq, ticket(), child))
             if first is not None and first is not _QUEUED:
-                if ready and ready[0][0] <= -first._sequence_nr:
-                    push(ready, (-first._sequence_nr, ticket(), first))
+                if ready and ready[0][0] <= -first._seq:
+                    push(ready, (-first._seq, ticket(), first))
                 else:
                     upcoming = first
     except Exception:

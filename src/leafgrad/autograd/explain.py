@@ -490,7 +490,7 @@ class _Explainer:
             return None
         for name, value in self.source.namespace.items():
             if (isinstance(value, Tensor) and value._grad_fn is not None
-                    and value._grad_fn._sequence_nr > last["sequence"]
+                    and value._grad_fn._seq >= last["sequence"]
                     and _reaches([value._grad_fn], target)):
                 return f"`{name}`"
         return None

@@ -61,6 +61,14 @@ FREED_MESSAGE = (
 # node with the highest number first (the most recently recorded op), leaves' accumulators
 # before everything else. leafgrad does the same, so hooks fire in torch's order.
 _sequence = itertools.count()
+_UINT64_MAX = 2**64 - 1  # an accumulator's number in torch (its own, none taken)
+
+
+def next_sequence_nr() -> int:
+    """The number the next node will take, without taking it (torch's counter moves only
+    when a node is made, not when a backward runs): read from the counter's repr,
+    ``count(N)``."""
+    return int(repr(_sequence)[6:-1])
 
 
 # Shared tuples of zeros for the usual ``_next_nrs`` (every edge to output 0).
@@ -133,7 +141,7 @@ class Node:
     __slots__ = (
         "_next_nodes",
         "_next_nrs",
-        "_sequence_nr",
+        "_seq",
         "_saved",
         "_params",
         "_input_meta",
@@ -151,7 +159,7 @@ class Node:
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
-        self._sequence_nr = next(_sequence)
+        self._seq = next(_sequence)
         self._saved = {}
         self._params = {}
         self._input_meta = ()
@@ -186,7 +194,13 @@ class Node:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def _sequence_number(self) -> int:
-        return self._sequence_nr
+        return self._seq
+
+    def _sequence_nr(self) -> int:
+        """torch's ``Node._sequence_nr()``: the number this node took when it was made (one
+        counter for every node, counted from 0 in the process; an accumulator's is
+        UINT64_MAX, as in torch)."""
+        return self._seq if self._seq != float("inf") else _UINT64_MAX
 
     def __getattr__(self, attr: str) -> Any:
         # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
@@ -272,7 +286,6 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         # Node.__init__ spelled out for the no-edge case: one is made per leaf per backward
         self._next_nodes = self._next_nrs = ()
-        self._sequence_nr = next(_sequence)  # (a number taken, as by every node)
         self._saved = {}
         self._params = {}
         self._input_meta = ()
@@ -287,7 +300,7 @@ class AccumulateGrad(Node):
         # atomic per leaf. Post-accumulate hooks run inside it, as in torch.
         self._lock = threading.Lock()
         # Note: execution order. Accumulators run before any other ready node.
-        self._sequence_nr = float("inf")
+        self._seq = float("inf")
         # Hooks registered on the leaf run as this node's tensor pre-hooks (same dict object).
         self._hooks().tensor_pre = variable._hooks
 

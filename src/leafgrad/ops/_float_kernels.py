@@ -582,6 +582,77 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
     return np.multiply(grad, 1 - y * y, out=out)
 
 
+# -- fused multiply-add -------------------------------------------------------------------------
+
+
+def fma(a, b, c) -> np.ndarray:
+    """``a * b + c`` rounded once, as ATen's vectorised kernels compute it (``vec::fmadd``, and
+    the compiler's contraction of ``x + y * z`` in their scalar loops): lerp, addcmul. Real
+    floating operands of one dtype (arrays or scalars, broadcast together). float32: the
+    product is exact in float64 and the sum is rounded there, then to float32 (two roundings
+    that differ only on exact float32 midpoints); float64: the product split into a head and
+    an exact tail (Veltkamp/Dekker), summed with ``c`` as double-double and rounded once.
+    Other dtypes (float16: torch computes it in float32 and rounds the result) go through
+    float32."""
+    dtype = np.result_type(a, b, c)
+    if dtype == _F64:
+        a, b, c = np.asarray(a, _F64), np.asarray(b, _F64), np.asarray(c, _F64)
+        p = a * b
+        scaled = a * _SPLIT
+        a_high = scaled - (scaled - a)
+        a_low = a - a_high
+        scaled = b * _SPLIT
+        b_high = scaled - (scaled - b)
+        b_low = b - b_high
+        tail = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+        total = p + c  # p + c == total + error exactly (Knuth's two-sum)
+        virtual = total - p
+        error = (p - (total - virtual)) + (c - virtual)
+        out = np.asarray(total + (error + tail))
+        zero = out == 0
+        if zero.any():  # an exact zero: p + c has IEEE's sign (-0 only for -0 + -0)
+            out = np.where(zero, total, out)
+        if not np.isfinite(out).all():  # inf or NaN operands, or a split that overflowed
+            plain = np.asarray(p + c)
+            out = np.where(np.isfinite(out), out, plain)
+        return out
+    wide = np.multiply(a, b, dtype=_F64)
+    if np.shape(c) == wide.shape:
+        wide += c
+    else:  # c broadcasts the product to a larger shape
+        wide = np.add(wide, c)
+    narrow = np.asarray(wide).astype(_F32)
+    return narrow if dtype == _F32 else narrow.astype(dtype)
+
+
+_FMA_BLOCK = 16384  # float32 elements per pass of fma_into: its float64 buffer stays in cache
+
+
+def fma_into(a, b, c: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[...] = fma(a, b, c)`` (``a`` may be a number; ``out`` may be ``c`` or ``b``).
+    For float32 arrays of one shape, C-contiguous, the float64 steps run block by block
+    through one cache-sized buffer (three NumPy calls per block, no full-size temporaries:
+    an optimizer's update over a large parameter runs at about twice a plain pass)."""
+    arrays = (b, c, out) if np.ndim(a) == 0 else (a, b, c, out)
+    if not (out.dtype == _F32 and all(type(x) is np.ndarray and x.dtype == _F32
+                                      and x.shape == out.shape and x.flags.c_contiguous
+                                      for x in arrays)):
+        out[...] = fma(a, b, c)
+        return out
+    flat_a = a if np.ndim(a) == 0 else a.reshape(-1)
+    flat_b, flat_c, flat_out = b.reshape(-1), c.reshape(-1), out.reshape(-1)
+    size = flat_out.size
+    wide = np.empty(min(size, _FMA_BLOCK), _F64)
+    for start in range(0, size, _FMA_BLOCK):
+        stop = min(start + _FMA_BLOCK, size)
+        w = wide[:stop - start]
+        np.multiply(flat_a if np.ndim(a) == 0 else flat_a[start:stop], flat_b[start:stop],
+                    out=w, dtype=_F64)
+        np.add(w, flat_c[start:stop], out=w)
+        np.copyto(flat_out[start:stop], w, casting="same_kind")
+    return out
+
+
 # -- add/sub with alpha: one fused multiply-add, as torch's kernel --------------------------------
 
 

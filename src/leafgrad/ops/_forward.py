@@ -203,7 +203,7 @@ def _no_formula(cls):
 def _context(cls, primals, tangents, params, result):
     """The ``self`` a jvp formula gets (see Note: jvp formulas)."""
     ctx = cls.__new__(cls)
-    ctx._sequence_nr = -1
+    ctx._seq = -1
     ctx._hookset = None
     ctx._params = params
     saved = {}

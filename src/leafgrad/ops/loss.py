@@ -181,20 +181,22 @@ def _huber_inside(data: np.ndarray, delta) -> np.ndarray:
 
 
 def _nll_parts(shape, target, weight, ignore_index):
-    """Per-target weights (0 where ignored) and the (n, class, rest...) index of each pick."""
+    """Per-target weights (0 where ignored; None without ``weight``: nothing reads them then)
+    and the (n, class, rest...) index of each pick."""
     classes = shape[1] if len(shape) > 1 else shape[0]
     if target.size:
         low, high = target.min(), target.max()
         if 0 <= low and high < classes and not low <= ignore_index <= high:
             # every target a class and none ignored (the usual batch): three calls, not nine
-            return (weight[target] if weight is not None else np.ones(target.shape)), target
+            return (weight[target] if weight is not None else None), target
     valid = target != ignore_index
     safe = np.where(valid, target, 0)
     if np.any((safe < 0) | (safe >= classes)):
         bad = int(safe[(safe < 0) | (safe >= classes)][0])
         raise IndexError(f"Target {bad} is out of bounds.")
-    picked = weight[safe] if weight is not None else np.ones(target.shape)
-    return np.where(valid, picked, 0.0), safe
+    if weight is None:
+        return None, safe
+    return np.where(valid, weight[safe], 0.0), safe
 
 
 def _nll_index(shape, safe):
@@ -258,20 +260,56 @@ def _nll_cascade(values: np.ndarray, positions: np.ndarray, count: int):
     return result
 
 
+def _nll_cascade_every(values: np.ndarray):
+    """``_nll_cascade`` when no target is ignored (positions 0, 1, ..., n - 1), in a few calls
+    per level instead of a dozen: the first value moves straight to the top level (position 0
+    has no bit set); after it, level 0 collects runs of 2**power values, each run's in-order sum
+    moving up at a position that is a multiple of 2**power, and every level above groups the
+    sums below it the same way. What is left in each level when the targets end is added last,
+    level 0 first, the first value last (torch's accumulate of the levels)."""
+    dtype = values.dtype
+    count = values.size
+    if not count:
+        return dtype.type(0)
+    ceil_log2 = max(1, (count - 1).bit_length())
+    step = 1 << max(4, ceil_log2 // _NLL_LEVELS)
+    accumulate = np.add.accumulate
+    result = dtype.type(0)
+    items = values[1:]
+    top = values[:1]
+    for level in range(_NLL_LEVELS - 1):
+        if not items.size:
+            break
+        full = items.size - items.size % step
+        if full < items.size:
+            result = result + accumulate(items[full:])[-1]
+        if level == _NLL_LEVELS - 2:  # the moves out of level 6 go to the top level
+            if full:
+                top = np.concatenate((top, accumulate(items[:full].reshape(-1, step),
+                                                      axis=1)[:, -1]))
+            break
+        items = accumulate(items[:full].reshape(-1, step), axis=1)[:, -1]
+    return result + accumulate(top)[-1]
+
+
 def _nll_totals(losses, weights, kept, every, weighted, dtype=None):
     """torch's summed losses (None when losses is None) and summed weights, in the losses'
     (or dtype's) dtype (Note: nll_loss's sums)."""
     dtype = losses.dtype if losses is not None else np.dtype(dtype)
     count = kept.size
-    positions = (np.arange(count) if every else np.flatnonzero(kept.reshape(-1)))
+    if every:
+        total = None if losses is None else _nll_cascade_every(losses.reshape(-1))
+        if not weighted:
+            return total, dtype.type(count)
+        return total, _nll_cascade_every(weights.astype(dtype, copy=False).reshape(-1))
+    positions = np.flatnonzero(kept.reshape(-1))
     total = None
     if losses is not None:
-        flat = losses.reshape(-1)
-        total = _nll_cascade(flat if every else flat[positions], positions, count)
+        total = _nll_cascade(losses.reshape(-1)[positions], positions, count)
     if not weighted:
         return total, dtype.type(len(positions))
     flat = weights.astype(dtype, copy=False).reshape(-1)
-    return total, _nll_cascade(flat if every else flat[positions], positions, count)
+    return total, _nll_cascade(flat[positions], positions, count)
 
 
 @register

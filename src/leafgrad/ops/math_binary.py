@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from . import _promote
+from . import _float_kernels, _promote
 from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
@@ -503,11 +503,21 @@ def _lerp(start, end, weight, kernel: str):
     s, e = _opmath(start, end)
     w = np.asarray(weight).astype(s.dtype) if isinstance(weight, np.ndarray) else weight
     # torch's lerp: start + w * (end - start) for |w| < 0.5, else end - (end - start) * (1 - w)
-    # (the better-conditioned form on each side)
+    # (the better-conditioned form on each side); for real dtypes each one fused multiply-add,
+    # fmadd(w, diff, start) or fmadd(w - 1, diff, end), as ATen's lerp_vec
     small = np.abs(w) < 0.5
     with np.errstate(all="ignore"):
         diff = e - s
-        out = np.where(small, s + w * diff, e - diff * (1 - w))
+        if s.dtype.kind == "f":
+            if not isinstance(w, np.ndarray):
+                w = s.dtype.type(w)  # the opmath type, as torch converts the number
+                out = (_float_kernels.fma(w, diff, s) if small
+                       else _float_kernels.fma(w - 1, diff, e))
+            else:
+                out = np.where(small, _float_kernels.fma(w, diff, s),
+                               _float_kernels.fma(w - 1, diff, e))
+        else:
+            out = np.where(small, s + w * diff, e - diff * (1 - w))
     return np.asarray(out).astype(start.dtype, copy=False)
 
 
@@ -604,7 +614,10 @@ class Addcmul(Op):
         if target == np.bool_:
             raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
         with np.errstate(all="ignore"):
-            out = x + scale * y * z
+            if x.dtype.kind == "f":  # ATen's kernel: self + (value * t1) * t2, one fused add
+                out = _float_kernels.fma(y if value == 1 else scale * y, z, x)
+            else:
+                out = x + scale * y * z
         return np.asarray(out).astype(target, copy=False)
 
     def backward(self, grad):

@@ -22,7 +22,7 @@ from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floati
 from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence
+from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
 from ..tensor import Tensor, _wrap, _wrap_view
 from ._layout import iterated as _layout_iterated
 
@@ -285,7 +285,7 @@ class Op(Node):
     def _record(cls, args: tuple, params: dict) -> Tensor:
         # The hot path of every recorded op: plain loops, no helper calls where a line does.
         node = _new(cls)
-        node._sequence_nr = next(_sequence)
+        node._seq = next(_sequence)
         node._saved = {}
         node._params = params
         node._hookset = None
@@ -440,7 +440,7 @@ class Op(Node):
         if self.index_saves or self.multi_output:  # Note: saved index tensors
             self._unpack_index()
             if self.index_saves and _grad_state.grad_enabled and self._saved:
-                start = next(_sequence)  # create_graph: the nodes this backward records
+                start = next_sequence_nr()  # create_graph: the nodes this backward records
                 results = self.backward(grads if self.multi_output else grads[0])
                 _pass_index(self, results, start)
             else:
@@ -500,7 +500,7 @@ def _index_node(result):
 def keep_index(result, tensor, name: str = "index"):
     """Save ``tensor`` (a Tensor, or a sequence of Tensors and Nones) as ``name`` on the node
     that just made ``result`` (Note: saved index tensors); returns ``result``."""
-    if not _grad_state.grad_enabled:
+    if tensor is None or not _grad_state.grad_enabled:
         return result
     node = _index_node(result)
     if node is None:
@@ -554,7 +554,7 @@ def _pass_index(node: Op, results, start: int) -> None:
     while pending:
         fn = pending.pop()
         fn = getattr(fn, "_op_node", fn)
-        if fn is None or id(fn) in seen or getattr(fn, "_sequence_nr", -1) < start:
+        if fn is None or id(fn) in seen or getattr(fn, "_seq", -1) < start:
             continue
         seen.add(id(fn))
         saved = fn._saved

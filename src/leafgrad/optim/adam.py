@@ -1,10 +1,12 @@
 """Adam and AdamW with torch's single-tensor update, step for step.
 
-The update runs on the parameters' arrays in place (one NumPy call per term, no graph), in
-the order and precision torch's CPU kernels use: ``exp_avg.lerp_(grad, 1 - beta1)``,
-``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)``, then
-``param.addcdiv_(exp_avg, exp_avg_sq.sqrt() / sqrt(bc2) + eps, value=-lr / bc1)`` with the
-bias corrections computed in Python floats from the float32 ``step`` counter.
+The update runs on the parameters' arrays in place (a few NumPy calls per term, no graph),
+in the order and precision torch's CPU kernels use, so parameters and state are torch's bit
+for bit: ``exp_avg.lerp_(grad, 1 - beta1)`` and ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad,
+1 - beta2)`` each end in one fused multiply-add (ATen's ``vec::fmadd``), ``sqrt`` is MKL's
+where torch calls it, and ``param.addcdiv_(exp_avg, exp_avg_sq.sqrt() / sqrt(bc2) + eps,
+value=-lr / bc1)`` divides ``value * exp_avg`` by the denominator; the bias corrections are
+Python floats from the float32 ``step`` counter.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from .._creation import tensor, zeros_like
 from .. import _dtype
+from ..ops import _blas, _float_kernels as _fk
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -103,33 +106,48 @@ class Adam(Optimizer):
                 step_t = state["step"]
                 step_t._data += np.float32(1)
                 step_t._bump_version()
-                if weight_decay != 0:
-                    if decoupled:
-                        data *= kind(1 - lr * weight_decay)
-                    else:
-                        grad = grad + kind(weight_decay) * data
                 exp_avg = state["exp_avg"]._data
                 exp_avg_sq = state["exp_avg_sq"]._data
-                # lerp_ with weight < 0.5: self + weight * (end - self)
-                exp_avg += kind(1 - beta1) * (grad - exp_avg)
-                exp_avg_sq *= kind(beta2)
-                exp_avg_sq += kind(1 - beta2) * grad * grad
-                step = float(step_t._data)
-                bias_correction1 = 1 - beta1**step
-                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-                step_size = lr / bias_correction1
-                if amsgrad:
-                    maximum = state["max_exp_avg_sq"]._data
-                    np.maximum(maximum, exp_avg_sq, out=maximum)
-                    denom = np.sqrt(maximum)
-                else:
-                    denom = np.sqrt(exp_avg_sq)
-                denom /= kind(bias_correction2_sqrt)
-                denom += kind(eps)
-                # addcdiv_: param + value * (exp_avg / denom)
-                np.divide(exp_avg, denom, out=denom)
-                denom *= kind(-step_size)
-                data += denom
+                with np.errstate(all="ignore"):  # torch's kernels compute silently
+                    if weight_decay != 0:
+                        if decoupled:
+                            data *= kind(1 - lr * weight_decay)
+                        else:  # grad.add(param, alpha=weight_decay): one fused multiply-add
+                            grad = _fk.fma_into(kind(weight_decay), data, grad,
+                                                np.empty_like(data))
+                    # exp_avg.lerp_(grad, 1 - beta1): fmadd(w, grad - exp_avg, exp_avg), or
+                    # fmadd(w - 1, grad - exp_avg, grad) for w >= 0.5 (ATen's lerp_vec)
+                    weight = kind(1 - beta1)
+                    diff = np.subtract(grad, exp_avg)  # (a fresh array: scratch space below)
+                    if abs(weight) < 0.5:
+                        # exp_avg += weight * diff, fused: MKL's axpy where it is installed
+                        if not (diff.ndim and _blas.axpy(weight, diff, exp_avg)):
+                            _fk.fma_into(weight, diff, exp_avg, exp_avg)
+                    else:
+                        _fk.fma_into(weight - 1, diff, grad, exp_avg)
+                    # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2):
+                    # fmadd((1 - beta2) * grad, grad, exp_avg_sq)
+                    exp_avg_sq *= kind(beta2)
+                    scaled = np.multiply(grad, kind(1 - beta2), out=diff if diff.ndim else None)
+                    _fk.fma_into(scaled, grad, exp_avg_sq, exp_avg_sq)
+                    step = float(step_t._data)
+                    bias_correction1 = 1 - beta1**step
+                    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                    step_size = lr / bias_correction1
+                    if amsgrad:
+                        maximum = state["max_exp_avg_sq"]._data
+                        np.maximum(maximum, exp_avg_sq, out=maximum)
+                        denom = _fk.sqrt(maximum)  # MKL's where torch calls it
+                    else:
+                        denom = _fk.sqrt(exp_avg_sq)
+                    denom /= kind(bias_correction2_sqrt)
+                    denom += kind(eps)
+                    # param.addcdiv_(exp_avg, denom, value=-step_size): (value * exp_avg) /
+                    # denom, added (ATen's addcdiv kernel)
+                    update = np.multiply(exp_avg, kind(-step_size),
+                                         out=diff if diff.ndim else None)
+                    update /= denom
+                    data += update
                 for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
                     if name in state:
                         state[name]._bump_version()

@@ -412,7 +412,7 @@ class _Builder:
             "type": type(node).__name__,
             "accumulate": self.is_acc[position],
         }
-        sequence = getattr(node, "_sequence_nr", None)
+        sequence = getattr(node, "_seq", None)
         description["seq"] = sequence if isinstance(sequence, int) else None
         if self.is_acc[position]:
             variable = node.variable

@@ -51,7 +51,7 @@ class ScopeRecords:
     def _pre(self, module, args) -> None:
         if threading.get_ident() != self._thread:
             return
-        from ..autograd.graph import _sequence
+        from ..autograd.graph import next_sequence_nr
 
         parent = self._stack[-1] if self._stack else -1
         if parent >= 0:
@@ -66,7 +66,7 @@ class ScopeRecords:
             path = (above + "." if above else "") + (name or type(module).__name__)
         else:
             path = ""  # the outermost module: named by its class
-        start = next(_sequence)
+        start = next_sequence_nr()  # nodes made inside take this number or above
         self.records.append([start, None, path, type(module).__name__, parent,
                              weakref.ref(module)])
         self._starts.append(start)
@@ -75,21 +75,21 @@ class ScopeRecords:
     def _post(self, module, args, output) -> None:
         if threading.get_ident() != self._thread or not self._stack:
             return
-        from ..autograd.graph import _sequence
+        from ..autograd.graph import next_sequence_nr
 
         index = self._stack.pop()
-        self.records[index][1] = next(_sequence)
+        self.records[index][1] = next_sequence_nr()  # and stay below this one
 
     # -- lookup ----------------------------------------------------------------------------
     def lookup(self, sequence_nr) -> int | None:
         """Index of the innermost recorded call that created the node numbered ``sequence_nr``."""
         if not isinstance(sequence_nr, int):
             return None
-        position = bisect.bisect_left(self._starts, sequence_nr) - 1
+        position = bisect.bisect_right(self._starts, sequence_nr) - 1
         index = position if position >= 0 else None
         while index is not None and index >= 0:
             start, end = self.records[index][0], self.records[index][1]
-            if start < sequence_nr and (end is None or sequence_nr < end):
+            if start <= sequence_nr and (end is None or sequence_nr < end):
                 return index
             parent = self.records[index][4]
             index = parent if parent >= 0 else None
@@ -113,7 +113,7 @@ def recorded_scopes(nodes: list) -> dict:
     if not recorders:
         return result
     for position, node in enumerate(nodes):
-        sequence_nr = getattr(node, "_sequence_nr", None)
+        sequence_nr = getattr(node, "_seq", None)
         for recorder in recorders:
             index = recorder.lookup(sequence_nr)
             if index is None:
