@@ -161,3 +161,54 @@ def test_scatter_gather_zero_dim_gradcheck(name):
         assert lg.autograd.gradgradcheck(f, (x, s))
         checked += 1
     assert checked >= 3
+
+
+def _loss_graphs(m, target_requires_grad):
+    """Each loss's node: its edges, what a hook on it receives, and the gradients."""
+    F = m.nn.functional
+    x = m.tensor([[0.3, -1.2, 2.0], [0.5, 0.0, -0.7]], dtype=m.float64, requires_grad=True)
+    y = m.tensor([[0.2, 0.9, 0.5], [1.0, 0.0, 0.4]], dtype=m.float64,
+                 requires_grad=target_requires_grad)
+    w = m.tensor([0.5, 2.0, 1.5], dtype=m.float64)
+    c = m.tensor([0, 2])
+    cases = {
+        "bce_with_logits": lambda: F.binary_cross_entropy_with_logits(x, y),
+        "bce_with_logits weight": lambda: F.binary_cross_entropy_with_logits(x, y, weight=w),
+        "bce_with_logits pos_weight": lambda: F.binary_cross_entropy_with_logits(
+            x, y, pos_weight=w, reduction="sum"),
+        "bce_with_logits both": lambda: F.binary_cross_entropy_with_logits(
+            x, y, weight=w, pos_weight=w, reduction="none"),
+        "bce": lambda: F.binary_cross_entropy(x.sigmoid(), y),
+        "bce weight": lambda: F.binary_cross_entropy(x.sigmoid(), y, weight=w.expand(2, 3)),
+        "BCEWithLogitsLoss": lambda: m.nn.BCEWithLogitsLoss(pos_weight=w)(x, y),
+        "BCELoss": lambda: m.nn.BCELoss(weight=w.expand(2, 3), reduction="sum")(x.sigmoid(), y),
+        "soft_margin": lambda: F.soft_margin_loss(x, y),
+        "SoftMarginLoss": lambda: m.nn.SoftMarginLoss(reduction="none")(x, y),
+        "nll weight": lambda: F.nll_loss(x, c, weight=w),
+        "multi_margin weight": lambda: F.multi_margin_loss(x, c, weight=w),
+        "mse": lambda: F.mse_loss(x, y),
+    }
+    results = {}
+    for name, loss in cases.items():
+        def run():
+            seen = []
+            out = loss()
+            node = out.grad_fn
+            node.register_hook(lambda grad_inputs, grad_outputs: seen.append(
+                [None if g is None else g.tolist() for g in grad_inputs]))
+            edges = [None if n is None else n.name() for n, _ in node.next_functions]
+            out.sum().backward()
+            grads = [None if t.grad is None else t.grad.tolist() for t in (x, y)]
+            x.grad = y.grad = None
+            return node.name(), edges, seen, grads
+        results[name] = _outcome_plain(run)
+    return results
+
+
+@pytest.mark.parametrize("target_requires_grad", [False, True])
+def test_loss_nodes_have_torchs_edges(target_requires_grad):
+    # 'Automatic differentiation with torch.autograd' prints loss.grad_fn: torch's
+    # BinaryCrossEntropyWithLogitsBackward0 has edges for input and target only (leafgrad had
+    # two more (None, 0) for weight and pos_weight), a hook on it gets two grad_inputs, and
+    # soft_margin_loss refuses a target that requires grad; gradients rounded in torch's order
+    assert _loss_graphs(lg, target_requires_grad) == _loss_graphs(torch, target_requires_grad)
