@@ -604,7 +604,12 @@ class Addcmul(Op):
         if target == np.bool_:
             raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
         with np.errstate(all="ignore"):
-            out = x + scale * y * z
+            if x.dtype == np.float32:
+                # torch's float32 kernel is one fused multiply-add: fma(value * t1, t2, self)
+                # (the product of two float32 values is exact in float64, then one rounding)
+                out = (np.multiply(scale * y, z, dtype=np.float64) + x).astype(np.float32)
+            else:
+                out = x + scale * y * z
         return np.asarray(out).astype(target, copy=False)
 
     def backward(self, grad):
