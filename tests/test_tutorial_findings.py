@@ -317,3 +317,15 @@ def test_sum_over_several_dims_adds_in_torchs_order(seed):
     finally:
         torch.set_num_threads(threads)
     assert _sums(lg, seed) == want
+
+
+def _device_context(m):
+    with m.device("cpu") as d:
+        inside = (repr(d), str(m.zeros(2).device), str(m.get_default_device()))
+    with m.device("cpu", 0) as d:
+        inside += (repr(d), str(m.ones(1).device))
+    return inside, str(m.get_default_device())
+
+
+def test_device_is_a_context_manager_as_torch():
+    assert _device_context(lg) == _device_context(torch)
