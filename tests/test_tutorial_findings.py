@@ -329,3 +329,66 @@ def _device_context(m):
 
 def test_device_is_a_context_manager_as_torch():
     assert _device_context(lg) == _device_context(torch)
+
+
+def _swap_outcomes(m):
+    nn = m.nn
+    out = []
+    a = m.arange(2.0)
+    a.foo = "a"
+    b = m.arange(3.0).requires_grad_()
+    b.foo = "b"
+    (b * 2).sum().backward()
+    m.utils.swap_tensors(a, b)
+    out.append((a.tolist(), a.foo, a.grad.tolist(), a.requires_grad, a.is_leaf, b.tolist(),
+                b.foo, b.grad, b.requires_grad, (a * 2).grad_fn.name()))
+    p, q = nn.Parameter(m.ones(2)), m.zeros(3)
+    m.utils.swap_tensors(p, q)
+    out.append((type(p).__name__, type(q).__name__, p.tolist(), q.tolist(), q.requires_grad))
+    out.append(_outcome_plain(lambda: m.utils.swap_tensors(a, 3)))
+    x = m.ones(3, requires_grad=True)
+    z = x * 2
+    m.utils.swap_tensors(z, m.zeros(3))
+    out.append((z.grad_fn, z.requires_grad, z.tolist()))
+    future = m.__future__
+    out.append((future.get_swap_module_params_on_conversion(),
+                future.get_overwrite_module_params_on_conversion()))
+    try:
+        future.set_swap_module_params_on_conversion(True)
+        layer = nn.Linear(2, 2)
+        weight = layer.weight
+        layer.weight.grad = m.ones(2, 2)
+        layer.to(m.float64)
+        out.append((layer.weight is weight, weight.dtype.__repr__(), weight.grad.dtype.__repr__(),
+                    type(weight).__name__, weight.requires_grad))
+        layer.float()
+        out.append((layer.weight is weight, weight.dtype.__repr__()))
+        layer.load_state_dict({"weight": m.full((2, 2), 3.0), "bias": m.zeros(2)})
+        out.append((layer.weight is weight, weight.tolist(), type(weight).__name__))
+        # a graph recorded before the conversion cannot run backward
+        loss = layer(m.ones(1, 2)).sum()
+        layer.double()
+        out.append(_outcome_plain(loss.backward))
+    finally:
+        future.set_swap_module_params_on_conversion(False)
+    try:
+        future.set_overwrite_module_params_on_conversion(True)
+        layer = nn.Linear(2, 2)
+        weight = layer.weight
+        layer.to(m.float64)
+        out.append((layer.weight is weight, weight.dtype.__repr__(),
+                    layer.weight.dtype.__repr__()))
+    finally:
+        future.set_overwrite_module_params_on_conversion(False)
+    layer = nn.Linear(2, 2)
+    weight = layer.weight
+    layer.to(m.float64)
+    out.append((layer.weight is weight, weight.dtype.__repr__()))
+    return [repr(item).replace("leafgrad", "torch") for item in out]
+
+
+def test_swap_tensors_and_module_conversion_switches_as_torch():
+    # the 'Extension points in nn.Module for load_state_dict and tensor subclasses' recipe:
+    # torch.utils.swap_tensors and torch.__future__.set_swap_module_params_on_conversion were
+    # missing (AttributeError)
+    assert _swap_outcomes(lg) == _swap_outcomes(torch)

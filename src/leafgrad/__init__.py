@@ -76,6 +76,7 @@ from . import special  # noqa: E402 - torch.special
 from . import fft  # noqa: E402 - torch.fft
 from . import jit  # noqa: E402 - torch.jit (scripting and tracing run as Python)
 from . import cpu, distributed, mps, mtia, multiprocessing, version, xpu  # noqa: E402
+from . import __future__  # noqa: E402,F401 - torch.__future__ (module conversion switches)
 from ._windows import *  # noqa: F403,E402 - hann_window and the other window functions
 from ._stft import istft, stft  # noqa: E402 - torch.stft, torch.istft
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
