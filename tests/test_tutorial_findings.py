@@ -392,3 +392,37 @@ def test_swap_tensors_and_module_conversion_switches_as_torch():
     # torch.utils.swap_tensors and torch.__future__.set_swap_module_params_on_conversion were
     # missing (AttributeError)
     assert _swap_outcomes(lg) == _swap_outcomes(torch)
+
+
+def _norms(m):
+    import random
+
+    rng = random.Random(7)
+    g = m.Generator().manual_seed(7)
+    results = []
+    for _ in range(60):
+        n = rng.randint(40, 5000)
+        dtype = rng.choice([m.float32, m.float64])
+        t = m.randn(n, generator=g, dtype=dtype) * rng.choice([1e-3, 1.0, 1e3])
+        results.append([m.linalg.vector_norm(t).item(), t.reshape(-1, 4 if n % 4 == 0 else 1)
+                        .norm().item(), m.linalg.norm(t).item()])
+    params = [m.nn.Parameter(m.randn(s, generator=g)) for s in [(128, 58), (128, 128), (128,),
+                                                                 (4, 128), (4,)]]
+    for p in params:
+        p.grad = m.randn(p.shape, generator=g)
+    total = m.nn.utils.clip_grad_norm_(params, 3)
+    results.append([total.item()] + [p.grad.sum().item() for p in params])
+    return results
+
+
+def test_two_norm_of_a_whole_tensor_as_torch():
+    # clip_grad_norm_ (the 'NLP From Scratch: classifying names' tutorial) takes 2-norms of
+    # whole gradients: torch sums the squares lane by lane over 32-byte vectors; NumPy's
+    # pairwise sum made the norms, and every clipped gradient, differ in the last bit
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        want = _norms(torch)
+    finally:
+        torch.set_num_threads(threads)
+    assert _norms(lg) == want
