@@ -426,3 +426,85 @@ def test_two_norm_of_a_whole_tensor_as_torch():
     finally:
         torch.set_num_threads(threads)
     assert _norms(lg) == want
+
+
+def _geqrf_outcomes(m):
+    g = m.Generator().manual_seed(11)
+    out = []
+    for shape, dtype in [((4, 3), m.float32), ((3, 5), m.float64), ((2, 3, 3), m.float32),
+                         ((0, 3), m.float32), ((3, 3), m.complex64)]:
+        a = m.randn(shape, generator=g, dtype=dtype)
+        result = m.geqrf(a)
+        method = a.geqrf()
+        out.append((type(result).__name__, tuple(result.a.shape), result.a.stride(),
+                    tuple(result.tau.shape), repr(result.a.dtype), result.a.requires_grad,
+                    m.allclose(method.a, result.a), result.a, result.tau))
+    x = m.randn(3, 3, generator=g, requires_grad=True)
+    result = m.geqrf(x)
+    out.append((result.a.requires_grad, result.a.grad_fn.name(), repr(result.a.grad_fn)[:16],
+                _outcome_plain(lambda: result.a.sum().backward())))
+    out.append(_outcome_plain(lambda: m.geqrf(m.ones(3))))
+    out.append(_outcome_plain(lambda: m.geqrf(m.ones(3, 3, dtype=m.int64))))
+    return out
+
+
+def _assert_same(got, want):
+    """Equal, except tensors, which are compared with torch's float32 tolerances (LAPACK's
+    QR runs in a different library here)."""
+    if isinstance(want, torch.Tensor):
+        assert isinstance(got, lg.Tensor) and tuple(got.shape) == tuple(want.shape)
+        assert torch.allclose(torch.from_numpy(got.detach().numpy().copy()), want.detach(),
+                              rtol=1e-4, atol=1e-5), (got, want)
+    elif isinstance(want, (tuple, list)):
+        assert len(got) == len(want), (got, want)
+        for a, b in zip(got, want):
+            _assert_same(a, b)
+    else:
+        assert got == want if not isinstance(want, str) else got.replace(
+            "leafgrad", "torch") == want
+
+
+def test_geqrf_as_torch():
+    # orthogonal's parametrization (the 'Parametrizations' tutorial) orthonormalises with
+    # torch.geqrf, which leafgrad lacked
+    _assert_same(_geqrf_outcomes(lg), _geqrf_outcomes(torch))
+
+
+def _orthogonal_outcomes(m):
+    P = m.nn.utils.parametrizations
+    m.manual_seed(0)
+    out = []
+    for shape, kwargs in [((4, 4), {}), ((5, 3), {}), ((3, 5), {}),
+                          ((4, 4), {"orthogonal_map": "cayley"}),
+                          ((4, 4), {"orthogonal_map": "householder"}),
+                          ((5, 3), {"orthogonal_map": "matrix_exp"}),
+                          ((3, 5), {"orthogonal_map": "cayley"}),
+                          ((4, 4), {"orthogonal_map": "householder",
+                                    "use_trivialization": False}),
+                          ((5, 3), {"use_trivialization": False})]:
+        layer = m.nn.Linear(shape[1], shape[0])
+        P.orthogonal(layer, **kwargs)
+        parametrization = layer.parametrizations.weight[0]
+        x = m.randn(2, shape[1])
+        layer(x).pow(2).sum().backward()
+        m.optim.SGD(layer.parameters(), lr=0.1).step()
+        out.append((str(parametrization.orthogonal_map), sorted(dict(layer.named_buffers())),
+                    [k for k, _ in layer.named_parameters()], layer.weight,
+                    layer.parametrizations.weight.original))
+    out.append(_outcome_plain(lambda: P.orthogonal(m.nn.Linear(3, 3), orthogonal_map="foo")))
+    out.append(_outcome_plain(lambda: P.orthogonal(m.nn.Linear(3, 3), name="bias")))
+    out.append(_outcome_plain(lambda: P.orthogonal(m.nn.Linear(3, 3), name="nope")))
+    layer = P.orthogonal(m.nn.Linear(3, 3))
+    q = m.linalg.qr(m.randn(3, 3)).Q
+    layer.weight = q
+    out.append((layer.weight, layer.parametrizations.weight.original))
+    out.append(_outcome_plain(lambda: setattr(layer, "weight", m.randn(2, 3))))
+    layer = P.orthogonal(m.nn.Linear(3, 3), use_trivialization=False)
+    out.append(_outcome_plain(lambda: setattr(layer, "weight", m.eye(3))))
+    return out
+
+
+def test_orthogonal_parametrization_as_torch():
+    # the 'Parametrizations' tutorial ends with nn.utils.parametrizations.orthogonal
+    # (AttributeError); same random draws, maps, buffers, gradients and errors as torch
+    _assert_same(_orthogonal_outcomes(lg), _orthogonal_outcomes(torch))
