@@ -508,3 +508,74 @@ def test_orthogonal_parametrization_as_torch():
     # the 'Parametrizations' tutorial ends with nn.utils.parametrizations.orthogonal
     # (AttributeError); same random draws, maps, buffers, gradients and errors as torch
     _assert_same(_orthogonal_outcomes(lg), _orthogonal_outcomes(torch))
+
+
+def _pruning_outcomes(m):
+    import importlib
+
+    prune = importlib.import_module(m.__name__ + ".nn.utils.prune")
+    nn = m.nn
+    m.manual_seed(0)
+    out = []
+
+    def record(module):
+        out.append(([k for k, _ in module.named_parameters()],
+                    [k for k, _ in module.named_buffers()],
+                    [type(h).__name__ for h in module._forward_pre_hooks.values()],
+                    getattr(module, "weight", None), getattr(module, "bias", None)))
+
+    conv = nn.Conv2d(2, 4, 3)
+    prune.random_unstructured(conv, "weight", amount=0.3)
+    record(conv)
+    prune.l1_unstructured(conv, "bias", amount=2)
+    record(conv)
+    prune.ln_structured(conv, "weight", amount=0.5, n=2, dim=0)
+    record(conv)
+    prune.random_structured(conv, "weight", amount=1, dim=1)
+    record(conv)
+    hook = [h for h in conv._forward_pre_hooks.values() if h._tensor_name == "weight"][0]
+    out.append([type(h).__name__ for h in hook])
+    y = conv(m.randn(1, 2, 5, 5)).sum()
+    y.backward()
+    out.append((conv.weight_orig.grad, conv.bias_orig.grad, sorted(conv.state_dict())))
+    prune.remove(conv, "weight")
+    record(conv)
+    out.append(prune.is_pruned(conv))
+    prune.remove(conv, "bias")
+    out.append(prune.is_pruned(conv))
+    lin = nn.Linear(6, 4)
+    prune.l1_unstructured(lin, "weight", amount=0.25, importance_scores=m.arange(24.0).view(4, 6))
+    prune.identity(lin, "bias")
+    record(lin)
+    a, b = nn.Linear(5, 3), nn.Linear(3, 2)
+    prune.global_unstructured([(a, "weight"), (b, "weight"), (a, "bias")],
+                              pruning_method=prune.L1Unstructured, amount=0.3)
+    record(a)
+    record(b)
+    out.append(prune.RandomUnstructured(amount=2).prune(m.ones(2, 3)))
+    out.append(prune.L1Unstructured(0.5).prune(m.tensor([3.0, -1.0, 2.0, 0.5])))
+    out.append(prune.CustomFromMask(m.tensor([1.0, 0.0])).prune(m.tensor([4.0, 5.0])))
+    for bad in [lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=-1),
+                lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=1.5),
+                lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount="a"),
+                lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=5),
+                lambda: prune.ln_structured(nn.Linear(2, 2), "bias", amount=1, n=2, dim=0),
+                lambda: prune.ln_structured(nn.Linear(2, 2), "weight", amount=1, n=2, dim=2),
+                lambda: prune.remove(nn.Linear(2, 2), "weight"),
+                lambda: prune.global_unstructured([(nn.Linear(2, 2), "weight")],
+                                                  pruning_method=prune.RandomStructured,
+                                                  amount=1),
+                lambda: prune.global_unstructured(3, pruning_method=prune.L1Unstructured)]:
+        out.append(_outcome_plain(bad))
+    failed = nn.Linear(2, 2)
+    out.append(_outcome_plain(lambda: prune.l1_unstructured(failed, "weight", amount=9)))
+    record(failed)  # the parameter is back where it was
+    return out
+
+
+def test_pruning_as_torch():
+    # the 'Pruning Tutorial': torch.nn.utils.prune was missing (ModuleNotFoundError); the
+    # same masks (random draws included), hooks, parameter and buffer names, gradients and
+    # errors as torch
+    got, want = _pruning_outcomes(lg), _pruning_outcomes(torch)
+    _assert_same(got, want)
