@@ -31,7 +31,7 @@ from ..._hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, is_lazy
-from ... import __future__ as _future
+from ... import _future_flags as _future
 from ...utils._swap import swap_tensors
 
 __all__ = ["Module"]

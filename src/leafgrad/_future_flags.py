@@ -1,4 +1,4 @@
-"""``leafgrad.__future__``: switches for behaviour torch plans to change (torch.__future__).
+"""``leafgrad.__future__`` (this file under another name: see leafgrad/__init__.py): switches for behaviour torch plans to change (torch.__future__).
 
 ``set_swap_module_params_on_conversion(True)``: ``Module.to()``/``.double()``/... and
 ``load_state_dict`` swap each parameter's contents with its converted (loaded) version through
