@@ -76,6 +76,13 @@ from . import special  # noqa: E402 - torch.special
 from . import fft  # noqa: E402 - torch.fft
 from . import jit  # noqa: E402 - torch.jit (scripting and tracing run as Python)
 from . import cpu, distributed, mps, mtia, multiprocessing, version, xpu  # noqa: E402
+# torch.__future__ (module conversion switches); the file has another name, since one named
+# __future__.py would replace the standard library's when Python runs in this directory
+from . import _future_flags as __future__  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__ + ".__future__"] = __future__
+del _sys
 from ._windows import *  # noqa: F403,E402 - hann_window and the other window functions
 from ._stft import istft, stft  # noqa: E402 - torch.stft, torch.istft
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay

@@ -43,6 +43,15 @@ class device:
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    # ``with torch.device('cpu'):`` makes it the default device of the factories inside (the
+    # 'Tips for loading an nn.Module from a checkpoint' recipe); entering any named device
+    # works, as in torch, and a factory then refuses one leafgrad cannot use
+    def __enter__(self) -> "device":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
     def __eq__(self, other) -> bool:
         if isinstance(other, str):
             other = device(other)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ._linalg_more import cholesky_inverse, cholesky_solve, lu_unpack_ as lu_unpack, matrix_exp
 from ._linalg_more import lu_legacy as lu, lu_solve_legacy as lu_solve, qr_legacy as qr
-from ._linalg_more import triangular_solve
+from ._linalg_more import geqrf, triangular_solve
 
-__all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "lu", "lu_solve",
+__all__ = ["geqrf", "cholesky_solve", "cholesky_inverse", "triangular_solve", "lu", "lu_solve",
            "lu_unpack", "qr", "matrix_exp"]

@@ -36,9 +36,10 @@ from .tensor import Tensor, _wrap
 __all__ = [
     "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack_", "solve_ex", "inv_ex",
     "cholesky_ex", "lstsq", "matrix_rank", "multi_dot", "vecdot", "matrix_exp", "cond",
-    "tensorinv", "tensorsolve", "vander", "householder_product",
+    "tensorinv", "tensorsolve", "vander", "householder_product", "geqrf",
 ]
 
+Geqrf = _return_type("geqrf", ("a", "tau"))
 LuFactor = _return_type("linalg_lu_factor", ("LU", "pivots"))
 LuFactorEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 Lu = _return_type("linalg_lu", ("P", "L", "U"))
@@ -181,6 +182,7 @@ class _LuFactor(Function):
 
 _LuFactor._backward_cls.__name__ = _LuFactor._backward_cls.__qualname__ = \
     "LinalgLuFactorExBackward0"
+_LuFactor._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
 
 
 def _lu_dims(A, name: str) -> None:
@@ -581,6 +583,53 @@ def householder_product(A, tau):
     return result
 
 
+# -- geqrf ----------------------------------------------------------------------------------------
+class _Geqrf(Function):
+    """LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their
+    scales tau; torch has no derivative for it (the node raises when run)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data
+        batch = data.shape[:-2]
+        m, n = data.shape[-2:]
+        packed = np.empty(data.shape, data.dtype)
+        scales = np.empty(batch + (min(m, n),), data.dtype)
+        for index in np.ndindex(*batch):
+            if data[index].size:
+                h, tau = np.linalg.qr(data[index], mode="raw")  # h is geqrf's output transposed
+                packed[index] = h.T
+                scales[index] = tau
+        # LAPACK writes column-major matrices, as torch returns them
+        if not packed.size:  # torch's strides of an empty one: (1, max(m, 1)) per matrix
+            strides, running = [1, max(m, 1)], max(m, 1) * max(n, 1)
+            for size in reversed(batch):
+                strides.insert(0, running)
+                running *= max(size, 1)
+            return _lib().empty_strided(data.shape, tuple(strides), dtype=a.dtype), _wrap(scales)
+        packed = np.swapaxes(np.ascontiguousarray(np.swapaxes(packed, -1, -2)), -1, -2)
+        return _wrap(packed), _wrap(scales)
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_tau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+_Geqrf._backward_cls.__name__ = _Geqrf._backward_cls.__qualname__ = "GeqrfBackward0"
+_Geqrf._backward_cls.__module__ = "builtins"  # a C++ class in torch: <GeqrfBackward0 object>
+
+
+def geqrf(input):  # noqa: A002 - torch's name
+    """``(a, tau)``: a QR decomposition in LAPACK's packed form (torch.geqrf); see
+    ``linalg.householder_product`` for Q."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if input.dtype.name not in _LAPACK_DTYPES:
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for '
+                                  f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
+    return Geqrf(_Geqrf.apply(input))
+
+
 # -- matrix exponential ---------------------------------------------------------------------------
 _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
            129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
@@ -639,6 +688,7 @@ class _MatrixExp(Function):
 
 _MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = \
     "LinalgMatrixExpBackward0"
+_MatrixExp._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
 
 
 def matrix_exp(A):

@@ -99,8 +99,11 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._needs_input_grad
 
     def __repr__(self) -> str:
-        # a Python class in torch too: the default repr, with its module
+        # a Python class in torch too: the default repr, with its module (none for the built-in
+        # nodes leafgrad writes as Functions: LinalgMatrixExpBackward0, GeqrfBackward0, ...)
         cls = type(self)
+        if cls.__module__ == "builtins":
+            return f"<{cls.__qualname__} object at {id(self):#x}>"
         return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
 
     def _apply(self, grads: list) -> tuple:

@@ -11,6 +11,11 @@ class LinalgMoreMethods:
 
         return matrix_exp(self)
 
+    def geqrf(self):
+        from .._linalg_more import geqrf
+
+        return geqrf(self)
+
     def cholesky_solve(self, input2, upper=False):
         from .._linalg_more import cholesky_solve
 

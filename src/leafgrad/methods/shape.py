@@ -95,8 +95,7 @@ class ShapeMethods:
         array = _ops.gather_index(index, "scatter_")
         dim = _ops.wrap_dim(dim, self.ndim)
         src = value if src is None else src
-        if self.ndim:
-            _ops.check_scatter_shapes(self, dim, array, src)
+        _ops.check_scatter_shapes(self, dim, array, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         if reduce is not None:
             if reduce not in ("add", "multiply"):
@@ -121,8 +120,7 @@ class ShapeMethods:
     def scatter_add_(self, dim, index, src):
         dim = _ops.wrap_dim(dim, self.ndim)
         array = _ops.gather_index(index, "scatter_add_")
-        if self.ndim:
-            _ops.check_scatter_shapes(self, dim, array, src)
+        _ops.check_scatter_shapes(self, dim, array, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         return _ops.keep_index(_ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array), index)
 

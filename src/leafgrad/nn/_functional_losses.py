@@ -175,6 +175,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _not_differentiable("soft_margin_loss", "target", target)
     return SoftMarginLoss.apply(input, target, reduction=reduction)
 
 

@@ -25,7 +25,8 @@ Every partial sum starts at +0 and each addition is rounded, as the C++ does. Th
 as NumPy reductions across all rows or columns at once: NumPy sums along a non-innermost axis
 of a C-contiguous array strictly in order (pairwise summation is only used along the
 innermost axis), and ``add.accumulate`` always adds in order, so each level is one call. Only C-contiguous float32/float64 inputs reduced over everything or over one
-dimension take this path; other cases use NumPy's sum. Past 32768 elements torch splits a
+dimension (or several adjacent ones, or a leading and a trailing run: ``ends``) take this path;
+other cases use NumPy's sum. Past 32768 elements torch splits a
 full reduction among its threads, so its result depends on its thread count; this follows
 torch running on one thread.
 """
@@ -168,3 +169,54 @@ def along(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray | None:
         out = _outer(np.ascontiguousarray(a.reshape(lead, size, tail).transpose(1, 0, 2)))
     out = out + a.dtype.type(0)
     return out.reshape(shape[:dim] + ((1,) if keepdim else ()) + shape[dim + 1:])
+
+
+
+def several(a: np.ndarray, dims: list) -> np.ndarray | None:
+    """The sum of ``a`` (``applies(a)``) over sorted ``dims`` that form two or more runs of
+    adjacent dimensions ((0, 2, 3) of an (N, C, H, W) array: BatchNorm's statistics, a
+    convolution's bias gradient), shaped as the kept dimensions; None when a size-1 or empty
+    dimension is involved (the caller squeezes those first) or ``dims`` are one run.
+
+    torch's TensorIterator merges each run into one dimension and orders the reduced ones
+    first by stride: the last run (smallest stride) is summed as rows, contiguous rows as an
+    inner reduction, strided ones by the scalar row sum; the row sums are added into the +0
+    output one at a time, the other runs' indices in row-major order."""
+    if 0 in a.shape or 1 in a.shape:
+        return None
+    runs = []
+    for d in dims:
+        if runs and runs[-1][-1] == d - 1:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    if len(runs) < 2:
+        return None
+    shape = a.shape
+    # each run of reduced dims and each run of kept dims merged into one dimension
+    merged, reduced = [], []
+    d = 0
+    while d < a.ndim:
+        end = d
+        is_reduced = d in dims
+        while end + 1 < a.ndim and ((end + 1) in dims) == is_reduced:
+            end += 1
+        merged.append(math.prod(shape[d:end + 1]))
+        reduced.append(is_reduced)
+        d = end + 1
+    x = a.reshape(merged)
+    axes = [i for i, r in enumerate(reduced) if r]
+    kept_axes = [i for i, r in enumerate(reduced) if not r]
+    row_axis = axes[-1]
+    outer_axes = axes[:-1]
+    kept_shape = tuple(merged[i] for i in kept_axes)
+    outer = math.prod(merged[i] for i in outer_axes)
+    kept = math.prod(kept_shape)
+    size = merged[row_axis]
+    if row_axis == len(merged) - 1:  # contiguous rows: the vectorised inner reduction
+        rows = np.ascontiguousarray(x.transpose(outer_axes + kept_axes + [row_axis]))
+        sums = _inner(rows.reshape(outer * kept, size)).reshape(outer, kept)
+    else:  # strided rows: the scalar row sum, each kept position a column
+        columns = np.ascontiguousarray(x.transpose([row_axis] + outer_axes + kept_axes))
+        sums = _row_sum(columns.reshape(size, outer * kept)).reshape(outer, kept)
+    return (np.add.accumulate(sums, axis=0)[-1] + a.dtype.type(0)).reshape(kept_shape)

@@ -191,6 +191,26 @@ def _geometry(params: dict) -> tuple:
     return params["stride"], params["padding"], params["dilation"], params["groups"]
 
 
+def _bias_grad(grad, params: dict):
+    """The bias gradient: the output gradient summed over batch and space. torch's float32
+    convolutions (oneDNN, one thread) add each channel's values one float32 addition at a time
+    in (n, spatial) order, which a pairwise sum does not round as; grouped ones, float64 (and
+    create_graph's recorded sum) sum as torch's sum does."""
+    dims = (0,) + tuple(range(2, 2 + params["spatial"]))
+    if params["groups"] == 1 and grad._data.dtype == np.float32 and plain_backward():
+        return _wrap(array_kernel(_sequential_channel_sums, grad._data))
+    return grad.sum(dims)
+
+
+def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
+    channels = grad.shape[1]
+    rows = np.moveaxis(grad, 1, 0).reshape(channels, -1)
+    if not rows.shape[1]:
+        return np.zeros(channels, grad.dtype)
+    # add.accumulate adds strictly in order; + 0 as the kernel's zero start (-0.0 -> 0.0)
+    return np.add.accumulate(rows, axis=1)[:, -1] + grad.dtype.type(0)
+
+
 @register
 class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
@@ -233,7 +253,7 @@ class Convolution(Op):
                 grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
                                               weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = grad.sum((0,) + tuple(range(2, 2 + p["spatial"])))
+            grad_b = _bias_grad(grad, p)
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -348,7 +368,7 @@ class ConvTranspose(Op):
             grad_w = ConvWeightGrad.apply(grad, self.saved("input"),
                                           weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = grad.sum((0,) + tuple(range(2, 2 + p["spatial"])))
+            grad_b = _bias_grad(grad, p)
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):

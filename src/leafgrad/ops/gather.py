@@ -41,6 +41,16 @@ def _index_array(index, what: str = "index") -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
+# Note: 0-d tensors in scatter and gather
+# torch's scatter/gather kernels and shape checks read a 0-d self, index or src as a 1-element
+# 1-d tensor (ensure_nonempty_dim/ensure_nonempty_size): zeros(10).scatter_(0, tensor(3),
+# value=1) is the 'Transforms' tutorial's one-hot, zeros(5).gather(0, tensor(2)) is 0-d (the
+# index's shape), tensor(4.).gather(0, tensor([0, 0])) is [4, 4].
+def _nonempty(array: np.ndarray) -> np.ndarray:
+    """``array`` as the kernels read it (Note: 0-d tensors in scatter and gather); a view."""
+    return array.reshape(1) if array.ndim == 0 else array
+
+
 def _along(dim: int, index: np.ndarray, ndim: int) -> tuple:
     """Full index tuple for take_along_axis-style access: index along ``dim``, aranges else."""
     grids = list(np.indices(index.shape, sparse=True))
@@ -115,7 +125,10 @@ class Gather(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index):
-        return a[_along(dim, index, a.ndim)] if a.ndim else a.copy()  # 0-d: its one value
+        if not index.size:  # torch checks no shapes then: index may have fewer dims
+            return np.empty(index.shape, a.dtype)
+        flat = _nonempty(a)  # Note: 0-d tensors in scatter and gather
+        return flat[_along(dim, _nonempty(index), flat.ndim)].reshape(index.shape)
 
     def backward(self, grad):
         p = self._params
@@ -128,7 +141,7 @@ class Gather(Op):
 def _src_block(src: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The leading block of src that index's positions read (a 0-d src is a size-1 block in
     every dim, as torch's ensure_nonempty_size reads it)."""
-    if src.ndim == 0 and index.ndim:
+    if src.ndim == 0:
         src = src.reshape((1,) * index.ndim)
     return src[tuple(slice(0, n) for n in index.shape)]
 
@@ -148,10 +161,8 @@ class ScatterAdd(Op):
         out = np.array(a, copy=True, order="C")
         if not index.size:  # nothing to add (torch checks no src size then)
             return out
-        src = _src_block(src, index)
-        if out.ndim == 0:
-            return out + src.reshape(())
-        np.add.at(out, _along(dim, index, a.ndim), src)
+        flat, index = _nonempty(out), _nonempty(index)  # Note: 0-d tensors in scatter and gather
+        np.add.at(flat, _along(dim, index, flat.ndim), _src_block(src, index))
         return out
 
     def backward(self, grad):
@@ -182,10 +193,8 @@ class Scatter(Op):
         out = np.array(a, copy=True, order="C")
         if not index.size:  # nothing to write (torch checks no src size then)
             return out
-        src = _src_block(src, index)
-        if out.ndim == 0:
-            return src.reshape(()).astype(out.dtype)
-        out[_along(dim, index, a.ndim)] = src
+        flat, index = _nonempty(out), _nonempty(index)  # Note: 0-d tensors in scatter and gather
+        flat[_along(dim, index, flat.ndim)] = _src_block(src, index)
         return out
 
     def backward(self, grad):
@@ -213,7 +222,9 @@ class ScatterValue(Op):
     @staticmethod
     def forward(ctx, a, dim, index, value):
         out = np.array(a, copy=True, order="C")
-        out[_along(dim, index, a.ndim) if out.ndim else ()] = value
+        if index.size:
+            flat, index = _nonempty(out), _nonempty(index)  # Note: 0-d tensors in scatter...
+            flat[_along(dim, index, flat.ndim)] = value
         return out
 
     def backward(self, grad):
@@ -404,35 +415,59 @@ def check_index_add_source(tensor, dim: int, array: np.ndarray, source) -> None:
                            f"source.shape = {list(source.shape)}")
 
 
+def _size(shape: tuple, d: int) -> int:
+    """torch's ensure_nonempty_size: a 0-d tensor has size 1 in dim 0; past the last dim,
+    size(d)'s IndexError."""
+    if not shape:
+        return 1
+    if d >= len(shape):
+        rank = len(shape)
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{rank}, "
+                         f"{rank - 1}], but got {d})")
+    return shape[d]
+
+
+def check_gather_shapes(tensor, dim: int, array: np.ndarray) -> None:
+    """gather's shape checks in torch's order (Note: 0-d tensors in scatter and gather)."""
+    rank = max(tensor.ndim, 1)
+    if max(array.ndim, 1) != rank:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(rank):
+        if d != dim and _size(array.shape, d) > _size(tuple(tensor.shape), d):
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(array.shape)} to be "
+                f"no larger than self {list(tensor.shape)} apart from dimension {dim}")
+
+
 def check_scatter_shapes(tensor, dim: int, array: np.ndarray, src) -> None:
-    """scatter/scatter_add: index no larger than self (apart from dim) and than src."""
+    """scatter/scatter_add/scatter_reduce's shape checks in torch's order: none for an empty
+    index; the ranks of self and index; index no larger than self (apart from dim), then than
+    src, reading src.size(d) for each of self's dims until one is too small (an IndexError past
+    src's last dim); the ranks of src and index; the size error (Note: 0-d tensors in scatter
+    and gather)."""
     from ..tensor import Tensor
 
-    if array.ndim != tensor.ndim and array.size:
+    if not array.size:
+        return
+    rank = max(tensor.ndim, 1)
+    if max(array.ndim, 1) != rank:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    src_shape = tuple(src.shape) if isinstance(src, Tensor) else None
-    if src_shape is not None and array.ndim and array.size:
-        # torch reads src.size(d) for each of index's dims (an IndexError past a non-empty
-        # src's last dim), then compares the ranks (a 0-d tensor counting as 1-d)
-        rank = len(src_shape)
-        if 1 <= rank < array.ndim and math.prod(src_shape):
-            raise IndexError(f"Dimension out of range (expected to be in range of [-{rank}, "
-                             f"{rank - 1}], but got {rank})")
-        if max(rank, 1) != array.ndim:
-            raise RuntimeError("Index tensor must have the same number of dimensions as src "
-                               "tensor")
-    too_big = any(n > tensor.shape[k] for k, n in enumerate(array.shape) if k != dim)
-    src_sizes = src_shape if src_shape else (1,) * array.ndim  # a 0-d src: size 1 everywhere
-    if src_shape is not None and (too_big or len(src_sizes) == array.ndim and any(
-            n > src_sizes[k] for k, n in enumerate(array.shape))):
-        raise RuntimeError(
-            f"Expected index {list(array.shape)} to be no larger than self "
-            f"{list(tensor.shape)} apart from dimension {dim} and to be no larger size than src "
-            f"{list(src_shape)}")
+    shape, src_shape = tuple(tensor.shape), tuple(src.shape) if isinstance(src, Tensor) else None
+    too_big = any(d != dim and _size(array.shape, d) > _size(shape, d) for d in range(rank))
+    if not too_big and src_shape is not None:
+        too_big = any(_size(array.shape, d) > _size(src_shape, d) for d in range(rank))
+    if src_shape is None:
+        if too_big:
+            raise RuntimeError(
+                f"Expected index {list(array.shape)} to be no larger than self {list(shape)} "
+                f"apart from dimension {dim}")
+        return
+    if max(len(src_shape), 1) != max(array.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if too_big:
         raise RuntimeError(
-            f"Expected index {list(array.shape)} to be no larger than self "
-            f"{list(tensor.shape)} apart from dimension {dim}")
+            f"Expected index {list(array.shape)} to be no larger than self {list(shape)} apart "
+            f"from dimension {dim} and to be no larger size than src {list(src_shape)}")
 
 
 def check_index_add_bounds(array: np.ndarray, size: int) -> None:
@@ -467,8 +502,8 @@ def _checked_vector(array, size: int, scalar: bool):
 def gather(tensor, dim, index):
     array = _index_array(index, "gather")
     dim = _wrap_dim(dim, tensor.ndim)
-    if array.ndim != tensor.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if array.size:  # an empty index gathers nothing: torch checks no shapes then
+        check_gather_shapes(tensor, dim, array)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     return keep_index(Gather.apply(tensor, dim=dim, index=array), index)
 
@@ -488,8 +523,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
     dim = _wrap_dim(dim, tensor.ndim)
     if src is None:
         src = value
-    if tensor.ndim:
-        check_scatter_shapes(tensor, dim, array, src)
+    check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     if reduce is not None:
         return scatter_reduce_legacy(tensor, dim, array, src, reduce)
@@ -501,8 +535,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 def scatter_add(tensor, dim, index, src):
     dim = _wrap_dim(dim, tensor.ndim)
     array = _index_array(index, "scatter_add")
-    if tensor.ndim:
-        check_scatter_shapes(tensor, dim, array, src)
+    check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     return keep_index(ScatterAdd.apply(tensor, src, dim=dim, index=array), index)
 
@@ -590,13 +623,16 @@ class _ScatterReduceLegacyNode(Op):
 
     @staticmethod
     def forward(ctx, a, src, dim, index, reduce):
-        out = np.array(a, copy=True)
-        where = _along(dim, index, a.ndim)
+        out = np.array(a, copy=True, order="C")
+        if not index.size:
+            return out
+        flat, index = _nonempty(out), _nonempty(index)  # Note: 0-d tensors in scatter and gather
+        where = _along(dim, index, flat.ndim)
         if isinstance(src, np.ndarray):
-            src = src[tuple(slice(0, n) for n in index.shape)].astype(a.dtype, copy=False)
+            src = _src_block(src, index).astype(a.dtype, copy=False)
         else:
             src = np.full(index.shape, src, dtype=a.dtype)
-        (np.add if reduce == "add" else np.multiply).at(out, where, src)
+        (np.add if reduce == "add" else np.multiply).at(flat, where, src)
         return out
 
     def backward(self, grad):

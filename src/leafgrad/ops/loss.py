@@ -8,7 +8,6 @@ import numpy as np
 from . import _cascade_sum, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
-from ..autograd.graph import Node as _Node
 from .registry import Op, register
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -348,9 +347,7 @@ class NllLoss(Op):
                 total = total / total_weight
         return np.asarray(total, dtype=a.dtype)
 
-    # torch's node has no edge for the weight (never differentiated)
-    next_functions = property(lambda self: _Node.next_functions.fget(self)[:1],
-                              _Node.next_functions.fset)
+    edges = 1  # torch's node has no edge for the weight (never differentiated)
 
     def backward(self, grad):
         # torch does not differentiate nll_loss with respect to ``weight``
@@ -442,6 +439,7 @@ class BinaryCrossEntropy(Op):
     complex_message = '"binary_cross_entropy" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight")
+    edges = 2  # torch's node has no edge for the weight (never differentiated)
     saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
     torch_names = ("nn.functional.binary_cross_entropy",)
 
@@ -462,17 +460,18 @@ class BinaryCrossEntropy(Op):
         return _reduce(losses.astype(dtype, copy=False), reduction)
 
     def backward(self, grad):
+        # torch's order of roundings (binary_cross_entropy_backward and
+        # binary_cross_entropy_target_backward): the pointwise formula times the incoming grad,
+        # then times the weight, then divided by numel for 'mean'
         x, target = self.saved("self"), self.saved("target")
-        weight = self._saved.get("weight") if self._saved else None
-        local = _unreduce(grad, tuple(x.shape), self._params["reduction"])
-        if weight is not None:
-            local = local * self.saved("weight")
+        finish = _loss_grad_finisher(self, x)
+        g = _spread(grad, tuple(x.shape), self._params["reduction"])
         grad_x = grad_t = None
         if self.needs_grad(0):
-            grad_x = local * (x - target) / ((1 - x) * x).clamp(min=1e-12)
+            grad_x = finish(g * (x - target) / ((1 - x) * x).clamp(min=1e-12))
         if self.needs_grad(1):
-            grad_t = local * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
-        return grad_x, grad_t, None
+            grad_t = finish(-x.logit() * g)
+        return grad_x, grad_t
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(bce_backward(self_t, ...) + bce_target_backward(target_t, ...)) (the weight
@@ -493,6 +492,7 @@ class BinaryCrossEntropyWithLogits(Op):
     complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")
+    edges = 2  # no edges for weight and pos_weight (never differentiated)
     saves = {"self": ("self", "target"), "target": ("self", "target"),
              "weight": ("self", "target"), "pos_weight": ("self", "target")}
     torch_names = ("nn.functional.binary_cross_entropy_with_logits",)
@@ -511,25 +511,29 @@ class BinaryCrossEntropyWithLogits(Op):
         return _reduce(losses.astype(a.dtype), reduction)
 
     def backward(self, grad):
+        # torch's order of roundings (binary_cross_entropy_with_logits_backward and its
+        # target_backward): the pointwise formula times the incoming grad, then times the
+        # weight, then divided by numel for 'mean'
         x, target = self.saved("self"), self.saved("target")
-        saved = self._saved or {}
-        local = _unreduce(grad, tuple(x.shape), self._params["reduction"])
-        if saved.get("weight") is not None:
-            local = local * self.saved("weight")
-        s = x.sigmoid()
+        finish = _loss_grad_finisher(self, x)
+        g = _spread(grad, tuple(x.shape), self._params["reduction"])
+        pw = self.saved("pos_weight") if (self._saved or {}).get("pos_weight") is not None \
+            else None
         grad_x = grad_t = None
-        if saved.get("pos_weight") is not None:  # torch's formulas, with log_sigmoid
-            pw = self.saved("pos_weight")
-            if self.needs_grad(0):
-                grad_x = local * (s * (1 + (pw - 1) * target) - pw * target)
-            if self.needs_grad(1):
-                grad_t = local * (_log_sigmoid(-x) - _log_sigmoid(x) * pw)
-        else:
-            if self.needs_grad(0):
-                grad_x = local * (s - target)
-            if self.needs_grad(1):
-                grad_t = local * -x
-        return grad_x, grad_t, None, None
+        if self.needs_grad(0):
+            if pw is not None:
+                scaled = pw * target
+                grad_x = (((scaled + 1) - target) * x.sigmoid() - scaled) * g
+            else:
+                grad_x = (x.sigmoid() - target) * g
+            grad_x = finish(grad_x)
+        if self.needs_grad(1):
+            if pw is not None:
+                grad_t = (_log_sigmoid(-x) - _log_sigmoid(x) * pw) * g
+            else:
+                grad_t = -x * g
+            grad_t = finish(grad_t)
+        return grad_x, grad_t
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(bce_with_logits_backward(self_t, ...) + ..._target_backward(target_t, ...))
@@ -545,5 +549,27 @@ class BinaryCrossEntropyWithLogits(Op):
 
 
 def _log_sigmoid(x):
-    """log(sigmoid(x)) = -(log1p(exp(-|x|)) + max(-x, 0)), stable for large |x|."""
-    return -(((-x.abs()).exp() + 1).log() + (-x).clamp(min=0))
+    """log(sigmoid(x)) as torch's log_sigmoid: min(x, 0) - log1p(exp(-|x|))."""
+    from .activation_extra import LogSigmoid
+
+    return LogSigmoid.apply(x)
+
+
+def _spread(grad, shape: tuple, reduction: str):
+    """The incoming grad of a reduced loss, expanded over the pointwise losses (undivided)."""
+    return grad if reduction == "none" else grad.expand(shape)
+
+
+def _loss_grad_finisher(node, x):
+    """Times the saved weight (if any), then divided by numel for 'mean': the last steps of
+    torch's loss backwards."""
+    saved = node._saved or {}
+    weight = node.saved("weight") if saved.get("weight") is not None else None
+    mean = node._params["reduction"] == "mean"
+    count = x.numel()
+
+    def finish(value):
+        if weight is not None:
+            value = value * weight
+        return value / count if mean else value
+    return finish

@@ -9,7 +9,6 @@ import numpy as np
 from .registry import array_kernel
 from . import _layout
 from . import _batching_rules as batch
-from ..autograd.graph import Node as _Node
 from .registry import Op, register
 
 
@@ -57,6 +56,7 @@ class SoftMarginLoss(Op):
     uint_kernel = "neg_cpu"  # torch negates the target product first
     vmap = batch.loss
     inputs = ("self", "target")
+    edges = 1  # torch's node has no edge for the target (never differentiated)
     saves = {"self": ("self",), "target": ("self",)}
     torch_names = ("nn.functional.soft_margin_loss",)
     complex_ok = True
@@ -73,9 +73,12 @@ class SoftMarginLoss(Op):
     def backward(self, grad):
         x, y = self.saved("self"), self.saved("target")
         reduction = self._params["reduction"]
-        spread = _reduce_grad(grad, tuple(x.shape), reduction, x.numel())
-        # d/dx log(1 + exp(-y x)) = -y * sigmoid(-y x)
-        return spread * (-y * (-y * x).sigmoid()), None
+        # d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)), rounded in torch's order
+        # (soft_margin_loss_backward): (y * z) * -norm / (1 + z) * grad, z = exp(-y * x)
+        norm = 1.0 / x.numel() if reduction == "mean" and x.numel() else 1.0
+        spread = grad if reduction == "none" else grad.expand(*x.shape)
+        z = (-y * x).exp()
+        return (y * z) * -norm / (z + 1) * spread
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(soft_margin_loss_backward(self_t, self_p, target, none)) (the target is
@@ -104,9 +107,7 @@ class MultiMarginLoss(Op):
     saves = {"self": ("self",), "weight": ("self",)}
     torch_names = ("nn.functional.multi_margin_loss",)
 
-    # torch's node has no edge for the weight (never differentiated)
-    next_functions = property(lambda self: _Node.next_functions.fget(self)[:1],
-                              _Node.next_functions.fset)
+    edges = 1  # torch's node has no edge for the weight (never differentiated)
 
     @staticmethod
     def _terms(x: np.ndarray, target: np.ndarray, p: int, margin: float, weight):

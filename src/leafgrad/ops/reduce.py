@@ -68,7 +68,32 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype) -> np.ndarray:
                 shape = (tuple(1 if i in run else n for i, n in enumerate(a.shape)) if keepdim
                          else kept)
                 return np.asarray(out).reshape(shape)
+        else:
+            out = _several_dims(a, run)
+            if out is not None:
+                shape = (tuple(1 if i in run else n for i, n in enumerate(a.shape)) if keepdim
+                         else tuple(n for i, n in enumerate(a.shape) if i not in run))
+                return out.reshape(shape)
     return a.sum(axis=dims, keepdims=keepdim, dtype=out_dtype)
+
+
+def _several_dims(a: np.ndarray, dims: list):
+    """Sum over non-adjacent ``dims`` in torch's order (``_cascade_sum.several``); size-1
+    dimensions are dropped first, as TensorIterator does. None when that leaves one run of
+    reduced dims or none (the callers' NumPy sum)."""
+    if 0 in a.shape:
+        return None
+    keep = [i for i, n in enumerate(a.shape) if n != 1]
+    squeezed = a.reshape([a.shape[i] for i in keep])
+    dims = [keep.index(d) for d in dims if a.shape[d] != 1]
+    if not dims:
+        return None
+    if len(dims) == squeezed.ndim:
+        return _cascade_sum.total(squeezed)
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        merged = squeezed.reshape(squeezed.shape[:dims[0]] + (-1,) + squeezed.shape[dims[-1] + 1:])
+        return _cascade_sum.along(merged, dims[0], False)
+    return _cascade_sum.several(squeezed, dims)
 
 
 def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):

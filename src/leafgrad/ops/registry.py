@@ -115,6 +115,9 @@ class Op(Node):
     - ``broadcasts``: gradients are summed back to each input's shape (see ``_apply``).
     - ``is_view``: the output shares memory and version counter with ``inputs[0]``.
     - ``differentiable``: False for ops whose outputs never require grad (comparisons).
+    - ``edges``: where torch's node has edges for the first ``edges`` inputs only (the others
+      are never differentiated: a loss's ``weight``); the node's ``next_functions``, hooks'
+      ``grad_inputs`` and ``backward`` results are that long.
     """
 
     __slots__ = ()
@@ -133,6 +136,7 @@ class Op(Node):
     # overlap after their own checks, in their own order: not here.
     checks_overlap = True
     differentiable = True
+    edges = None
     # Note: complex support. Whether the op computes complex tensors with torch's values and
     # gradients; the others raise torch's "not implemented for 'ComplexFloat'" (see
     # ops/complex.py, which installs that check once the process makes a complex tensor).
@@ -325,6 +329,8 @@ class Op(Node):
         node._next_nodes = children = tuple(children)
         count = len(numbers)
         node._next_nrs = _ZEROS[count] if count < len(_ZEROS) and not numbered else tuple(numbers)
+        if cls.edges is not None:  # the save plan below still reads every input's child
+            node._next_nodes, node._next_nrs = children[:cls.edges], node._next_nrs[:cls.edges]
         node._input_meta = tuple(meta)  # a tuple: untracked by the collector once seen
         token = _quiet()
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _batching_rules as batch
-from .gather import Gather, ScatterAdd, ScatterValue, _along, _pad_to
+from .gather import Gather, ScatterAdd, ScatterValue, _along, _nonempty, _pad_to, _src_block
 from . import _uint
 from .registry import Op, keep_index, register
 
@@ -39,10 +39,10 @@ def _identity(reduce: str, dtype: np.dtype):
 def scatter_reduce_array(a, src, dim, index, reduce, include_self):
     """The forward on arrays (also used by the backward of ``prod``)."""
     out = np.array(a, copy=True, order="C")
-    src = src[tuple(slice(0, n) for n in index.shape)]
-    flat = out.reshape(1) if out.ndim == 0 else out  # a 0-d self is one position
-    if out.ndim == 0:
-        src, index = src.reshape(-1), index.reshape(-1)
+    if not index.size:
+        return out
+    flat, index = _nonempty(out), _nonempty(index)  # Note: 0-d tensors in scatter and gather
+    src = _src_block(src, index)
     where = _along(dim, index, flat.ndim)
     if not include_self:
         flat[where] = _identity(reduce, flat.dtype)
@@ -58,6 +58,16 @@ def scatter_reduce_array(a, src, dim, index, reduce, include_self):
         else:
             np.floor_divide(flat, count.astype(flat.dtype), out=flat)  # torch: floor
     return out
+
+
+def _read_block(src, index: np.ndarray):
+    """The part of the src tensor that index reads: its leading block (src may be larger), or a
+    0-d src as a size-1 block (Note: 0-d tensors in scatter and gather)."""
+    if src.ndim == 0:
+        return src.reshape((1,) * index.ndim) if index.ndim else src
+    if tuple(src.shape) == tuple(index.shape):
+        return src
+    return src[tuple(slice(0, n) for n in index.shape)]
 
 
 @register
@@ -78,9 +88,7 @@ class ScatterReduce(Op):
         p = self._params
         dim, index, reduce, include_self = p["dim"], p["index"], p["reduce"], p["include_self"]
         self_, src = self.saved("self"), self.saved("src")
-        # src may be larger than index: only its leading block was read
-        used = tuple(slice(0, n) for n in index.shape)
-        src_used = src[used] if tuple(src.shape) != tuple(index.shape) else src
+        src_used = _read_block(src, index)
 
         def gather(t):
             return Gather.apply(t, dim=dim, index=index)
@@ -133,8 +141,7 @@ class ScatterReduce(Op):
         self_t, src_t = filled(tangents, primals)
         self_p, src_p = primals
         dim, index = p["dim"], p["index"]
-        src_p, src_t = (src_p[tuple(slice(0, n) for n in index.shape)],
-                        src_t[tuple(slice(0, n) for n in index.shape)])
+        src_p, src_t = _read_block(src_p, index), _read_block(src_t, index)
         if reduce == "prod":  # torch 2.13 leaves this tangent undefined; leafgrad computes it
             return _prod_jvp(self_p, self_t, src_p, src_t, p)
         value = Gather.apply(result, dim=dim, index=index)
@@ -200,8 +207,7 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
     dim = _wrap_dim(dim, tensor.ndim)
     if tensor.dtype is not src.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if tensor.ndim:
-        check_scatter_shapes(tensor, dim, array, src)
+    check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     params = {"dim": dim, "index": array, "reduce": reduce, "include_self": bool(include_self)}
     if inplace:

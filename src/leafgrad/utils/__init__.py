@@ -2,5 +2,6 @@
 (``leafgrad.utils.checkpoint``)."""
 
 from . import checkpoint, data, hooks
+from ._swap import swap_tensors
 
-__all__ = ["checkpoint", "data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks", "swap_tensors"]

@@ -31,6 +31,8 @@ from ..._hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, is_lazy
+from ... import _future_flags as _future
+from ...utils._swap import swap_tensors
 
 __all__ = ["Module"]
 
@@ -519,6 +521,27 @@ class Module:
                     param._converted(fn(_empty(0, dtype=param.dtype)).dtype)
                     continue
                 new = fn(param)
+                if _future.get_swap_module_params_on_conversion():
+                    # torch.__future__: the Parameter object stays, its contents are swapped
+                    # with the converted ones, its grad's too
+                    grad = param._grad
+                    swap_tensors(param, Parameter(new, requires_grad=param.requires_grad))
+                    if grad is not None:
+                        new_grad = fn(grad)
+                        if new_grad is grad:
+                            new_grad = grad.detach()
+                        new_grad.requires_grad_(grad.requires_grad)
+                        swap_tensors(grad, _plain(new_grad))
+                        param._grad = grad
+                    continue
+                if _future.get_overwrite_module_params_on_conversion():
+                    # a new Parameter object replaces the old one, which keeps its data
+                    grad = param._grad
+                    replaced = Parameter(new, requires_grad=param.requires_grad)
+                    self._parameters[key] = replaced
+                    if grad is not None:
+                        replaced._grad = _plain(fn(grad))
+                    continue
                 if new is not param:
                     param._data = new._data
                 if param._grad is not None:
@@ -978,5 +1001,12 @@ def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign:
                 else:
                     value.requires_grad_(param.requires_grad)
             setattr(module, name, value)
+        elif _future.get_swap_module_params_on_conversion():
+            # torch's module_load: copy into the parameter, then swap the parameter's contents
+            # with a detached Parameter of them (assign: of the loaded tensor)
+            loaded = param.copy_(value).detach()
+            if isinstance(param, Parameter):
+                loaded = Parameter(loaded, requires_grad=param.requires_grad)
+            swap_tensors(param, loaded)
         else:
             param.copy_(value)

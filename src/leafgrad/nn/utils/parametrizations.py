@@ -4,10 +4,13 @@
 ``spectral_norm`` keeps buffers ``_u`` and ``_v`` in the parametrization module: both are
 drawn with ``normal_(0, 1)`` (u first) from the default generator, normalised, then improved by
 15 power iterations at registration; every forward in training mode runs
-``n_power_iterations`` more, in place, without recording. ``orthogonal`` is not provided.
+``n_power_iterations`` more, in place, without recording. ``orthogonal`` maps a matrix onto the orthogonal ones (matrix exponential, Cayley map or
+Householder product of a free matrix, times a base set on assignment).
 """
 
 from __future__ import annotations
+
+import enum
 
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -15,7 +18,7 @@ from ..modules.module import Module
 from . import parametrize
 from .weight_norm import _weight_norm, norm_except_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 class _WeightNorm(Module):
@@ -111,4 +114,139 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
                                        ConvTranspose3d)) else 0
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+# -- orthogonal -------------------------------------------------------------------------------------
+class _OrthMaps(enum.Enum):
+    matrix_exp = enum.auto()
+    cayley = enum.auto()
+    householder = enum.auto()
+
+
+def _orthonormal_q(a):
+    """The Q of ``a = Q R`` (a tall) with R's diagonal made non-negative (signs moved into Q)."""
+    from ... import geqrf, linalg
+
+    packed, tau = geqrf(a)
+    q = linalg.householder_product(packed, tau)
+    return q * packed.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+def _is_orthonormal(q) -> bool:
+    from ... import allclose, eye, finfo
+
+    n, k = q.shape[-2], q.shape[-1]
+    tolerance = 10.0 * n * finfo(q.dtype).eps
+    return allclose(q.mH @ q, eye(k, dtype=q.dtype), atol=tolerance)
+
+
+class _Orthogonal(Module):
+    """The parametrization of ``orthogonal``: a square (or tall, transposed when wide) matrix
+    mapped onto the orthogonal (unitary) ones by the matrix exponential or the Cayley map of a
+    skew matrix made from its lower triangle, or by a product of Householder reflections; with
+    ``use_trivialization`` the result is multiplied by the buffer ``base``, set on assignment."""
+
+    def __init__(self, weight, orthogonal_map: _OrthMaps, *,
+                 use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        from ... import cat, eye, linalg, matrix_exp
+
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
+            X = X.tril()
+            if n != k:  # the tall matrix as the first k columns of a square one
+                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH  # skew-symmetric (skew-Hermitian)
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = matrix_exp(A)
+            else:  # (I + A/2)(I - A/2)^-1
+                identity = eye(n, dtype=A.dtype)
+                Q = linalg.solve(identity.add(A, alpha=-0.5), identity.add(A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = linalg.householder_product(A, tau)
+            # X's diagonal holds the signs (+-1) of Q's columns, never differentiated
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    @no_grad()
+    def right_inverse(self, Q):
+        from ... import cat, geqrf, randn, zeros_like
+
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.shape[-2], Q.shape[-1]
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential or the Cayley "
+                    "parametrizations when use_trivialization=False.")
+            # the Householder form of Q's QR decomposition, R's diagonal positive
+            A, tau = geqrf(Q)
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1  # LAPACK's skipped reflections
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthonormal(Q) else _orthonormal_q(Q)
+        else:  # completed to a square orthogonal matrix by random columns
+            extra = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+            Q = _orthonormal_q(cat([Q, extra], dim=-1))
+        self.base = Q
+        # -I: the forward of zeros is the identity for every map (householder reads the signs)
+        neg_identity = zeros_like(Q_init)
+        neg_identity.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_identity
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Constrain ``module.<name>`` (a matrix or batch of them) to orthogonal (unitary) values.
+
+    >>> layer = orthogonal(leafgrad.nn.Linear(3, 3))
+    >>> bool((layer.weight.T @ layer.weight - leafgrad.eye(3)).abs().max() < 1e-5)
+    True
+    """
+    from ...tensor import Tensor
+
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        square = weight.shape[-2] == weight.shape[-1]
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
+    orth_map = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_map is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    parametrization = _Orthogonal(weight, orth_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, parametrization, unsafe=True)
     return module
