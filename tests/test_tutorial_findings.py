@@ -290,7 +290,7 @@ def test_conv_bias_grad_sums_as_torch(dtype_name):
 
 
 
-def _sums(m, seed):
+def _sums(m, seed, big=False):
     import random
 
     rng = random.Random(seed)
@@ -300,6 +300,8 @@ def _sums(m, seed):
         shape = tuple(rng.choice([1, 2, 3, 5, 8, 17, 33]) for _ in range(rng.randint(2, 4)))
         dims = tuple(sorted(rng.sample(range(len(shape)), rng.randint(1, len(shape)))))
         x = m.randn(shape, generator=g, dtype=rng.choice([m.float32, m.float64]))
+        if not big and x.numel() > 1 << 16:
+            continue  # above 65,536 elements leafgrad adds in torch's order with torch_bits
         results.append([x.sum(dims).tolist(), x.mean(dims, keepdim=True).tolist(),
                         m.sum(x, dims, keepdim=True).tolist()])
     return results
@@ -317,6 +319,20 @@ def test_sum_over_several_dims_adds_in_torchs_order(seed):
     finally:
         torch.set_num_threads(threads)
     assert _sums(lg, seed) == want
+
+
+def test_sum_over_several_dims_of_large_tensors_with_torch_bits():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        want = _sums(torch, 0, big=True)
+    finally:
+        torch.set_num_threads(threads)
+    lg.backends.cpu.torch_bits = True
+    try:
+        assert _sums(lg, 0, big=True) == want
+    finally:
+        lg.backends.cpu.torch_bits = False
 
 
 def _device_context(m):

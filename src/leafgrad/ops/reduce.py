@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..backends import cpu as _cpu
 from . import _cascade_sum, _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
@@ -77,11 +78,17 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype) -> np.ndarray:
     return a.sum(axis=dims, keepdims=keepdim, dtype=out_dtype)
 
 
+_ORDERED_LIMIT = 1 << 16  # elements (as the 2-norm's lane order, reductions_stats.py)
+
+
 def _several_dims(a: np.ndarray, dims: list):
     """Sum over non-adjacent ``dims`` in torch's order (``_cascade_sum.several``); size-1
     dimensions are dropped first, as TensorIterator does. None when that leaves one run of
-    reduced dims or none (the callers' NumPy sum)."""
-    if 0 in a.shape:
+    reduced dims or none (the callers' NumPy sum), and for more than ``_ORDERED_LIMIT``
+    elements unless ``backends.cpu.torch_bits``: the ordered sum costs several NumPy passes
+    (BatchNorm2d's backward, whose own formula is not torch's kernel anyway, took 45% longer
+    on a 32x16x14x14 input with it)."""
+    if 0 in a.shape or (a.size > _ORDERED_LIMIT and not _cpu.torch_bits):
         return None
     keep = [i for i, n in enumerate(a.shape) if n != 1]
     squeezed = a.reshape([a.shape[i] for i in keep])
