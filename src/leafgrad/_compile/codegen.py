@@ -340,9 +340,12 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         elif value.kind == "grad":
             lines.append(f"    {value.name} = {_param(value.tensor, graph, ns)}._grad._data")
         elif value.kind == "constant":
-            array = ns.add(value.tensor._data, "C")
-            fresh = value in _written(graph) or value.escapes
-            lines.append(f"    {value.name} = {array}{'.copy()' if fresh else ''}")
+            # the values as made, copied for a replay that writes into them or returns them
+            # (capture.py, Note: constants written in place)
+            array = ns.add(value.initial, "C")
+            fresh = value in _written(graph) or value in graph.written or value.escapes
+            copy = ".copy(order='K')" if fresh else ""  # K: in its own layout
+            lines.append(f"    {value.name} = {array}{copy}")
     lines.append("    token = quiet()")
     lines.append("    try:")
     body = []

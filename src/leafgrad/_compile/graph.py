@@ -53,7 +53,7 @@ class Value:
     from a parameter, or an op's result."""
 
     __slots__ = ("kind", "index", "shape", "dtype", "strides", "producer", "tensor", "path",
-                 "array", "escapes", "tensor_index", "name", "users", "alias_of")
+                 "array", "escapes", "tensor_index", "name", "users", "alias_of", "initial")
 
     def __init__(self, kind: str, index: int, array: np.ndarray, producer=None, tensor=None,
                  path=None) -> None:
@@ -71,6 +71,7 @@ class Value:
         self.name = f"v{index}"
         self.users = 0
         self.alias_of = None
+        self.initial = None  # a constant: its values as made (capture.py, Note: constants...)
 
     def __repr__(self) -> str:
         return "%" + self.name
@@ -176,6 +177,7 @@ class Graph:
         self.output_template = None  # the result's structure with Values in tensor places
         self.output_values: list[Value] = []
         self.stats: dict = {}
+        self.written: set = set()  # constants the call writes into (directly or through a view)
 
     def value(self, kind: str, array, **kwargs) -> Value:
         value = Value(kind, len(self.values), array, **kwargs)
