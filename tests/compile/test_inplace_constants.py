@@ -41,10 +41,11 @@ def _same(got, want, what: str, exact: bool = True) -> None:
 
 
 def _differential(program, *, replays: bool = True, broke: str | None = None,
-                  shapes=((3, 4),) * CALLS, check_torch: bool = True) -> None:
+                  shapes=((3, 4),) * CALLS, check_torch: bool = True, seed: bool = False) -> None:
     """``program(T)`` returns ``(fn, state)``: a fresh function over module ``T`` and a function
     returning the outside tensors it writes (a list). Compiled leafgrad runs against eager
-    leafgrad (separate states), eager leafgrad against torch."""
+    leafgrad (separate states), eager leafgrad against torch. ``seed``: the default generator
+    is seeded with the call's number before each call (outside the compiled function)."""
     compiled_fn, compiled_state = program(leafgrad)
     compiled = leafgrad.compile(compiled_fn)
     eager, eager_state = program(leafgrad)
@@ -53,11 +54,17 @@ def _differential(program, *, replays: bool = True, broke: str | None = None,
         reference, reference_state = program(torch)
     for call, shape in enumerate(shapes):
         x = _inputs(call, shape)
+        if seed:
+            leafgrad.manual_seed(call)
         want = _arrays(eager(leafgrad.tensor(x)))
+        if seed:
+            leafgrad.manual_seed(call)
         got = _arrays(compiled(leafgrad.tensor(x)))
         _same(got, want, f"call {call}: result")
         _same(_arrays(compiled_state()), _arrays(eager_state()), f"call {call}: outside state")
         if check_torch:
+            if seed:
+                torch.manual_seed(call)
             _same(_arrays(reference(torch.tensor(x))), want, f"call {call}: torch", False)
             _same(_arrays(reference_state()), _arrays(eager_state()), f"call {call}: torch state",
                   False)
@@ -167,6 +174,9 @@ def test_empty(shape):
 
 WRITES = {
     "setitem-row": lambda T, c, x: c.__setitem__(1, x[1]),
+    "setitem-number": lambda T, c, x: (c.add_(x), c.__setitem__((0, 0), 5.0)),
+    "setitem-number-slice": lambda T, c, x: (c.mul_(x), c.__setitem__((slice(None), 2), -1.5)),
+    "setitem-number-advanced": lambda T, c, x: (c.sub_(x), c.__setitem__(T.tensor([2, 0]), 3)),
     "setitem-slice": lambda T, c, x: c.__setitem__((slice(None), slice(1, 3)), x[:, :2]),
     "setitem-tensor-index": lambda T, c, x: c.__setitem__(T.tensor([0, 2]), x[1]),
     "index_put_": lambda T, c, x: c.index_put_((T.tensor([0, 2]),), x[0]),
@@ -276,6 +286,70 @@ def test_random_factory_written_in_place():
         return f, list
 
     _differential(program)
+
+
+@pytest.mark.parametrize("factory", ["randn", "rand", "randn_like", "randint", "randperm"])
+def test_default_generator_factory_written_in_place(factory):
+    def body(T, x):
+        c = {"randn": lambda: T.randn(3, 4), "rand": lambda: T.rand(3, 4),
+             "randn_like": lambda: T.randn_like(x),
+             "randint": lambda: T.randint(0, 5, (3, 4)).float(),
+             "randperm": lambda: T.randperm(12).float().view(3, 4)}[factory]()
+        c.add_(x)
+        return c
+
+    _differential(_stateless(body), seed=True)
+
+
+@pytest.mark.parametrize("fill", ["normal_", "uniform_", "bernoulli_"])
+def test_random_fill_of_a_constant_runs_eagerly(fill):
+    def body(T, x):
+        c = T.zeros(3, 4)
+        getattr(c, fill)(*((0.5,) if fill == "bernoulli_" else ()))
+        return c + x
+
+    _differential(_stateless(body), seed=True, broke="random")
+
+
+@pytest.mark.parametrize("factory", ["empty", "empty_like", "empty_strided"])
+@pytest.mark.parametrize("write", ["copy_", "fill_", "zero_", "setitem"])
+def test_empty_overwritten(factory, write):
+    def body(T, x):
+        c = {"empty": lambda: T.empty(3, 4), "empty_like": lambda: T.empty_like(x),
+             "empty_strided": lambda: T.empty_strided((3, 4), (1, 3))}[factory]()
+        {"copy_": lambda: c.copy_(x), "fill_": lambda: c.fill_(x.sum()),
+         "zero_": lambda: c.zero_(), "setitem": lambda: c.__setitem__(Ellipsis, x)}[write]()
+        c.mul_(x)
+        return c, c.sum()
+
+    _differential(_stateless(body))
+
+
+@pytest.mark.parametrize("stride", [(0, 1), (8, 1)])
+def test_empty_strided_layout_a_copy_loses_runs_eagerly(stride):
+    """Overlapping (stride 0) or gapped strides: a replay's copy could not keep them."""
+    def body(T, x):
+        c = T.empty_strided((3, 4), stride).fill_(0.5)
+        c[1].add_(x[1])  # with stride 0 the three rows are one
+        return c * 1
+
+    _differential(_stateless(body), broke="memory layout")
+
+
+@pytest.mark.parametrize("how", ["op", "op-into-view", "factory"])
+def test_out_forms_run_eagerly(how):
+    def body(T, x):
+        c = T.ones(3, 4)
+        if how == "op":
+            T.mul(x, 2, out=c)
+        elif how == "op-into-view":
+            T.mul(x[0], 2, out=c[0])
+        else:
+            T.zeros(3, 4, out=c)
+        c.add_(x)
+        return c
+
+    _differential(_stateless(body), broke="out=")
 
 
 # -- writes into tensors from outside the call -------------------------------------------------

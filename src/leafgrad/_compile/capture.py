@@ -177,6 +177,10 @@ class Tracer:
             value = self.graph.value("constant", data, tensor=made)
             value.initial = data.copy(order="K")  # as made, in its layout (Note: constants...)
             self.constants.append(value)
+            if value.initial.strides != data.strides and data.size > 1:
+                # overlapping or gapped strides (empty_strided): a copy has another layout
+                self.broke("a tensor made in the call has a memory layout a copy does not keep "
+                           f"(strides {data.strides})")
         elif made is None and id(tensor) in self.fresh:
             # made during the call around an array no op made: a formula computed it with
             # NumPy (a mask, a helper array); a replay could not recompute it
