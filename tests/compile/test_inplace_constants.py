@@ -9,6 +9,9 @@ leafgrad == torch 2.13 on the same program.
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -563,3 +566,27 @@ def test_unwritten_constant_not_copied():
     written = leafgrad.compile(lambda x: leafgrad.ones(3, 4).add_(x))
     written(leafgrad.tensor(_inputs(0)))
     assert ".copy(" in written.code
+    printed = str(written.graph)
+    assert "constant made in the call" in printed and "AddBackward0_(%c0, %x0, alpha=1)" in printed, printed
+    assert "c0" in written.to_dot()
+
+
+def test_capture_keeps_no_tensor_made_in_the_call():
+    """The replay holds the constants' values as made, not the tensors the first call made
+    (which the caller may own and change, and which would otherwise stay alive)."""
+    made = []
+
+    def f(x):
+        read = leafgrad.ones(50, 50)
+        written = leafgrad.zeros(50, 50)
+        written.add_(x)
+        made.extend(weakref.ref(t) for t in (read, written))
+        return x + read
+
+    compiled = leafgrad.compile(f)
+    x = leafgrad.tensor(_inputs(0, (50, 50)))
+    compiled(x)
+    gc.collect()
+    assert [ref() for ref in made] == [None, None]
+    np.testing.assert_array_equal(compiled(x).numpy(), f(x).numpy())
+    assert compiled.replays == 1

@@ -199,6 +199,10 @@ class Graph:
         for value in self.values:
             if value.kind == "op":
                 value.array = None
+            elif value.kind == "constant":  # the replay holds its copy (``initial``) only
+                value.array = value.tensor = None
+        for node in self.nodes:
+            node.target_tensor = None  # the capture's tensor written in place
         self.input_index = {}  # ids of the capture's input tensors mean nothing later
 
     def live_nodes(self):
