@@ -590,3 +590,62 @@ def test_capture_keeps_no_tensor_made_in_the_call():
     assert [ref() for ref in made] == [None, None]
     np.testing.assert_array_equal(compiled(x).numpy(), f(x).numpy())
     assert compiled.replays == 1
+
+
+@pytest.mark.parametrize("write", ["add_", "data-add_", "detach-add_", "setitem"])
+def test_outside_tensor_data_replaced_between_calls(write):
+    """``buffer.data = ...`` between calls: the replay writes into the buffer's new memory."""
+    def build():
+        buffer = leafgrad.zeros(3, 4)
+
+        def f(x):
+            OUTSIDE[write](leafgrad, buffer, x)
+            return buffer * 1
+
+        return buffer, f
+
+    eager_buffer, eager = build()
+    compiled_buffer, compiled = build()
+    compiled = leafgrad.compile(compiled)
+    for call in range(CALLS):
+        if call == 2:
+            eager_buffer.data = leafgrad.ones(3, 4)
+            compiled_buffer.data = leafgrad.ones(3, 4)
+        x = leafgrad.tensor(_inputs(call))
+        np.testing.assert_array_equal(compiled(x).numpy(), eager(x).numpy())
+        np.testing.assert_array_equal(compiled_buffer.numpy(), eager_buffer.numpy())
+    assert compiled.replays == CALLS - 1
+
+
+# -- leaves made in the call ------------------------------------------------------------------------
+
+def test_leaf_made_in_the_call_written_then_differentiated():
+    """A leaf made in the call starts without ``.grad`` on every call: one capture, replayed."""
+    def body(T, x):
+        w = T.zeros(3, 4, requires_grad=True)
+        with T.no_grad():
+            w.add_(x)
+        (w * w * x).sum().backward()
+        return w.grad * 1, w.detach() * 1
+
+    _differential(_stateless(body))
+
+
+@pytest.mark.parametrize("params", ["made-in-the-call", "from-outside"])
+def test_optimizer_made_in_the_call_runs_eagerly(params):
+    """A replay would call the capture's optimizer (its momentum buffers, its parameters)."""
+    def program(T):
+        outside = T.ones(3, 4, requires_grad=True)
+
+        def f(x):
+            w = T.ones(3, 4, requires_grad=True) if params == "made-in-the-call" else outside
+            optimizer = T.optim.SGD([w], lr=0.1, momentum=0.9)
+            for _ in range(2):
+                optimizer.zero_grad()
+                (w * x).sum().backward()
+                optimizer.step()
+            return w.detach() * 1
+
+        return f, lambda: [outside.detach()]
+
+    _differential(program, broke="an optimizer made in the call")

@@ -94,6 +94,7 @@ class Tracer:
         self.created: dict = {}  # id(ndarray) -> Tensor made inside the call (a constant)
         self.shared: set = set()  # ids of created arrays over memory from outside the call
         self.constants: list = []  # constant Values (see Note: constants written in place)
+        self.optimizers_made: set = set()  # ids of optimizers constructed during the call
         self.grad_seen: dict = {}  # id(param) -> param whose .grad state the trace depends on
         self.by_layout: dict = {}  # (address, shape, strides, dtype) -> Value
         self.fresh: dict = {}
@@ -213,7 +214,10 @@ class Tracer:
         key = id(param)
         if key not in self.grad_seen:
             self.grad_seen[key] = param
-            self.graph.grad_guards.append((param, param._grad is None))
+            if self.created.get(id(param._data)) is not param:
+                # (a tensor made in the call starts without a .grad on every call: no guard,
+                # which would fail on the object the capture's own replay gave a .grad)
+                self.graph.grad_guards.append((param, param._grad is None))
             self.keep.append(param)
 
     # -- reports from the eager code -----------------------------------------------------------
@@ -366,6 +370,13 @@ class Tracer:
         """An optimizer's ``step``/``zero_grad``: run now, replayed as the same call."""
         if args or any(k != "set_to_none" for k in kwargs):
             self.broke(f"{type(optimizer).__name__}.{name} with arguments (a closure)")
+        if id(optimizer) in self.optimizers_made or any(
+                self.created.get(id(p._data)) is p
+                for group in optimizer.param_groups for p in group["params"]):
+            # a replay calls the capture's optimizer, with the state the capture left in it
+            # and its parameters; eager code makes both afresh on every call
+            self.broke(f"{type(optimizer).__name__}.{name} of an optimizer made in the call, "
+                       "or over tensors made in the call")
         forgets = name == "zero_grad" and kwargs.get("set_to_none", True)
         for group in optimizer.param_groups:
             for param in group["params"]:
@@ -446,6 +457,10 @@ class Tracer:
             self.modules_seen.add(id(module))
             self.keep.append(module)
             self.graph.module_guards.append((module, module.training))
+
+    def made_optimizer(self, optimizer) -> None:
+        self.optimizers_made.add(id(optimizer))
+        self.keep.append(optimizer)
 
     def created_tensor(self, tensor, shares: bool = False) -> None:
         """A factory made ``tensor``; ``shares``: over memory of an object from outside the
