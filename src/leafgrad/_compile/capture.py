@@ -47,7 +47,7 @@ import threading
 
 import numpy as np
 
-from .graph import AsTensor, Graph, Node, Value
+from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .state import state
 
 __all__ = ["Tracer", "Unsupported"]
@@ -176,12 +176,12 @@ class Tracer:
             return same
         if made is not None and id(data) not in self.shared:
             value = self.graph.value("constant", data, tensor=made)
-            value.initial = data.copy(order="K")  # as made, in its layout (Note: constants...)
             self.constants.append(value)
-            if value.initial.strides != data.strides and data.size > 1:
-                # overlapping or gapped strides (empty_strided): a copy has another layout
+            value.initial = copy_as_made(data)  # the values as made (Note: constants...)
+            if value.initial is None:  # overlapping or gapped strides (empty_strided)
                 self.broke("a tensor made in the call has a memory layout a copy does not keep "
                            f"(strides {data.strides})")
+                value.initial = data
         elif made is None and id(tensor) in self.fresh:
             # made during the call around an array no op made: a formula computed it with
             # NumPy (a mask, a helper array); a replay could not recompute it

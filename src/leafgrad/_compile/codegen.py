@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import AsTensor, Graph, Node, Value
+from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .replay_optim import fast_call, param_ids
 
 __all__ = ["optimise", "generate"]
@@ -344,8 +344,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
             # (capture.py, Note: constants written in place)
             array = ns.add(value.initial, "C")
             fresh = value in _written(graph) or value in graph.written or value.escapes
-            copy = ".copy(order='K')" if fresh else ""  # K: in its own layout
-            lines.append(f"    {value.name} = {array}{copy}")
+            lines.append(f"    {value.name} = {f'copy_as_made({array})' if fresh else array}")
     lines.append("    token = quiet()")
     lines.append("    try:")
     body = []
@@ -358,7 +357,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
-                     MISS=MISS, Keeper=Keeper, param_ids=param_ids)
+                     MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made)
     return source, namespace
 
 

@@ -17,7 +17,22 @@ import difflib
 
 import numpy as np
 
-__all__ = ["Graph", "Node", "Value", "Live"]
+__all__ = ["Graph", "Node", "Value", "Live", "copy_as_made"]
+
+
+def copy_as_made(array: np.ndarray):
+    """A copy of a constant's array with its strides (capture.py, Note: constants written in
+    place), or None when no copy has them (overlapping or gapped strides: the capture breaks).
+    NumPy's order="K" copy keeps the order of the dimensions but may give a size-1 dimension
+    another stride, which ``Tensor.stride()`` would show: those are set back (and all of an
+    empty array's, which address nothing)."""
+    copy = array.copy(order="K")
+    if copy.strides != array.strides:
+        if array.size and any(mine != theirs for size, mine, theirs in
+                              zip(array.shape, array.strides, copy.strides) if size > 1):
+            return None
+        copy = np.lib.stride_tricks.as_strided(copy, array.shape, array.strides)
+    return copy
 
 
 class AsTensor:
