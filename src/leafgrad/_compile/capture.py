@@ -33,9 +33,13 @@ before that is either recorded, and refers to the tensor first, or breaks the gr
 replay reads that copy, copied again for a replay that writes into it or returns it. Which
 constants are written is decided by memory, not by names: before every recorded write the
 tracer marks each constant whose memory the target may share (a view of it, ``.data``,
-``detach()``). A factory tensor that shares memory with an object from outside the call
-(``as_tensor``/``asarray`` of a NumPy array, ``frombuffer``) is not a constant: it is read, and
-written, live on every replay, as a parameter is.
+``detach()``). The copy keeps the array's strides (``graph.copy_as_made``); a layout no copy
+keeps (``empty_strided`` with overlapping or gapped strides) breaks the graph. A factory tensor
+that shares memory with an object from outside the call (``as_tensor``/``asarray`` of a NumPy
+array, ``frombuffer``) is not a constant: it is read, and written, live on every replay, as a
+parameter is. A leaf made in the call has no ``.grad`` at the start of every call (no guard
+on it), and an optimizer made in the call, or over tensors made in it, breaks the graph (a
+replay would call the capture's optimizer, with the state the capture left in it).
 """
 
 from __future__ import annotations
