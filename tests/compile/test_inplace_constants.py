@@ -572,7 +572,8 @@ def test_unwritten_constant_not_copied():
     written(leafgrad.tensor(_inputs(0)))
     assert "copy_as_made(" in written.code
     printed = str(written.graph)
-    assert "constant made in the call" in printed and "AddBackward0_(%c0, %x0, alpha=1)" in printed, printed
+    assert "constant made in the call" in printed, printed
+    assert "AddBackward0_(%c0, %x0, alpha=1)" in printed, printed
     assert "c0" in written.to_dot()
 
 
@@ -622,7 +623,7 @@ def test_outside_tensor_data_replaced_between_calls(write):
     assert compiled.replays == CALLS - 1
 
 
-# -- leaves made in the call ------------------------------------------------------------------------
+# -- leaves made in the call -------------------------------------------------------------------
 
 def test_leaf_made_in_the_call_written_then_differentiated():
     """A leaf made in the call starts without ``.grad`` on every call: one capture, replayed."""
@@ -671,3 +672,29 @@ def test_written_constant_keeps_its_layout(permute):
         assert got.stride() == want.stride()
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert compiled.replays == CALLS - 1
+
+
+@pytest.mark.parametrize("write", ["setitem", "add_", "view-mul_", "index_put_"])
+def test_constant_written_with_a_value_requiring_grad(write):
+    """The recorded path (CopySlices, AddBackward0 on a constant): the write is differentiated
+    and the constant still starts from its values as made."""
+    def program(T):
+        w = T.linspace(-1, 1, 4).requires_grad_(True)
+
+        def f(x):
+            w.grad = None
+            c = T.ones(3, 4)
+            if write == "setitem":
+                c[1] = w * x[1]
+            elif write == "add_":
+                c.add_(w * x)
+            elif write == "view-mul_":
+                c[2].mul_(w * x[2])
+            else:
+                c.index_put_((T.tensor([0, 2]),), w * x[0], accumulate=True)
+            (c * c).sum().backward()
+            return c.detach(), w.grad * 1
+
+        return f, lambda: [w.detach()]
+
+    _differential(program)
