@@ -70,7 +70,7 @@ def _from_buffer(buffer, dtype, count: int, offset: int, requires_grad) -> Tenso
         warnings.warn(_READ_ONLY, UserWarning, stacklevel=3)
     raw = view.cast("B") if view.ndim != 1 or view.format != "B" else view
     array = np.frombuffer(raw, dtype=dtype.np, count=count, offset=offset)
-    return _finish(array, bool(requires_grad))
+    return _finish(array, bool(requires_grad), shares=True)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
@@ -103,12 +103,12 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
             tensor = _wrap(array.astype(dtype.np))
         elif copy:
             tensor = _wrap(array.copy())
-        return _finish(tensor._data, bool(requires_grad))
+        return _finish(tensor._data, bool(requires_grad), shares=tensor._data is array)
     if _has_buffer(obj):
         tensor = _from_buffer(obj, dtype or _dtype.get_default_dtype(), -1, 0, False)
         if copy:
             tensor = _wrap(tensor._data.copy())
-        return _finish(tensor._data, bool(requires_grad))
+        return _finish(tensor._data, bool(requires_grad), shares=not copy)
     if copy is False:
         raise ValueError("can't alias arbitrary sequence into a tensor.")
     from ._creation import tensor as new_tensor

@@ -24,14 +24,16 @@ __all__ = [
 INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
+def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = False) -> Tensor:
+    """The factory's result around ``data``; ``shares``: ``data`` is memory of an object from
+    outside (``as_tensor`` of a NumPy array), which leafgrad.compile reads live."""
     if device is not None:
         _device_use(device)
     if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing
-        _capture.tracer.created_tensor(result)
+        _capture.tracer.created_tensor(result, shares)
     return result
 
 
@@ -84,8 +86,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     dtype = _argparse.dtype_arg("as_tensor", dtype)
     if isinstance(data, np.ndarray):
         array = data if dtype is None else data.astype(dtype.np, copy=False)
-        return _finish(_infer_array(array) if array.dtype.kind not in "fiub" else array, False,
-                       device)
+        array = _infer_array(array) if array.dtype.kind not in "fiub" else array
+        return _finish(array, False, device, shares=np.may_share_memory(array, data))
     return _finish(_construct.array_from_data(data, dtype), False, device)
 
 

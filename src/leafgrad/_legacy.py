@@ -244,7 +244,12 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     buffer = np.zeros(builtins.max(extent, 1), np_dtype)
     item = buffer.itemsize
     data = np.lib.stride_tricks.as_strided(buffer, size, tuple(st * item for st in stride))
-    return _wrap(data, requires_grad)
+    result = _wrap(data, requires_grad)
+    from ._compile.state import state as capture
+
+    if capture.active:  # a constant of the graph leafgrad.compile is capturing
+        capture.tracer.created_tensor(result)
+    return result
 
 
 def resize_as_(input, the_template, *, memory_format=None):

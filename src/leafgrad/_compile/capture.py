@@ -13,7 +13,7 @@ The eager code reports to the tracer at a few places (each behind ``state.active
   dictionaries, step counters and hyperparameters stay the optimizer's own business, so a
   replay updates them exactly as eager code does).
 - Tensor creation (``_finish``): a tensor made inside the function is a constant of the
-  graph, copied afresh on each replay if the graph writes into it.
+  graph (see Note: constants written in place).
 - ``.item()``, ``bool()``, ``.tolist()``, ``.numpy()`` and friends, hooks, ``out=``, random
   numbers, forward-AD: graph breaks. The call goes on eagerly (its result is the eager result)
   and the capture is dropped, with the line and the reason kept for ``explain``.
@@ -22,6 +22,24 @@ Values are keyed by the identity of their NumPy array (all arrays are kept alive
 trace, so identities are not reused): an op's output array is a graph value; an array the
 tracer has not seen before belongs to a tensor that existed before the call (a parameter, a
 tensor from a closure), read from that tensor object on every replay.
+
+Note: constants written in place
+Eager code makes a factory tensor (``zeros``, ``full``, ``tensor(...)``, ``*_like``...) afresh
+on every call, with the values it was made with; the function may then write into it
+(``add_``, ``c[i] = ...``, ``copy_``, ``index_put_``, through a view, as a ``.grad`` that
+backward adds into). A replay must start from the values as made, not from those the capture
+left behind: the tracer copies a constant's array when the graph first meets it (every write
+before that is either recorded, and refers to the tensor first, or breaks the graph), and a
+replay reads that copy, copied again for a replay that writes into it or returns it. Which
+constants are written is decided by memory, not by names: before every recorded write the
+tracer marks each constant whose memory the target may share (a view of it, ``.data``,
+``detach()``). The copy keeps the array's strides (``graph.copy_as_made``); a layout no copy
+keeps (``empty_strided`` with overlapping or gapped strides) breaks the graph. A factory tensor
+that shares memory with an object from outside the call (``as_tensor``/``asarray`` of a NumPy
+array, ``frombuffer``) is not a constant: it is read, and written, live on every replay, as a
+parameter is. A leaf made in the call has no ``.grad`` at the start of every call (no guard
+on it), and an optimizer made in the call, or over tensors made in it, breaks the graph (a
+replay would call the capture's optimizer, with the state the capture left in it).
 """
 
 from __future__ import annotations
@@ -33,7 +51,7 @@ import threading
 
 import numpy as np
 
-from .graph import AsTensor, Graph, Node, Value
+from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .state import state
 
 __all__ = ["Tracer", "Unsupported"]
@@ -78,6 +96,9 @@ class Tracer:
         self.keep: list = []  # every array and tensor seen, alive until the trace ends
         self.external_of: dict = {}  # id(Tensor) -> Value, for tensors from before the call
         self.created: dict = {}  # id(ndarray) -> Tensor made inside the call (a constant)
+        self.shared: set = set()  # ids of created arrays over memory from outside the call
+        self.constants: list = []  # constant Values (see Note: constants written in place)
+        self.optimizers_made: set = set()  # ids of optimizers constructed during the call
         self.grad_seen: dict = {}  # id(param) -> param whose .grad state the trace depends on
         self.by_layout: dict = {}  # (address, shape, strides, dtype) -> Value
         self.fresh: dict = {}
@@ -157,14 +178,21 @@ class Tracer:
             # regenerated after an in-place op on its base): the same values at every moment
             self.slot_of[id(data)] = same
             return same
-        if made is not None:
+        if made is not None and id(data) not in self.shared:
             value = self.graph.value("constant", data, tensor=made)
-        elif id(tensor) in self.fresh:
+            self.constants.append(value)
+            value.initial = copy_as_made(data)  # the values as made (Note: constants...)
+            if value.initial is None:  # overlapping or gapped strides (empty_strided)
+                self.broke("a tensor made in the call has a memory layout a copy does not keep "
+                           f"(strides {data.strides})")
+                value.initial = data
+        elif made is None and id(tensor) in self.fresh:
             # made during the call around an array no op made: a formula computed it with
             # NumPy (a mask, a helper array); a replay could not recompute it
             self.broke("a tensor was made from an array computed outside the op table")
             value = self.graph.value("constant", data, tensor=tensor)
-        else:
+            value.initial = data
+        else:  # from before the call, or a factory's tensor over memory from outside it
             value = self.external_of.get(id(tensor))
             if value is not None and value.array is not data:
                 value = None  # the tensor's array was replaced during the call
@@ -190,7 +218,10 @@ class Tracer:
         key = id(param)
         if key not in self.grad_seen:
             self.grad_seen[key] = param
-            self.graph.grad_guards.append((param, param._grad is None))
+            if self.created.get(id(param._data)) is not param:
+                # (a tensor made in the call starts without a .grad on every call: no guard,
+                # which would fail on the object the capture's own replay gave a .grad)
+                self.graph.grad_guards.append((param, param._grad is None))
             self.keep.append(param)
 
     # -- reports from the eager code -----------------------------------------------------------
@@ -250,6 +281,7 @@ class Tracer:
         if self._foreign():
             return _untraced(inplace, op, target, *others, **params)
         target_ref = self.ref(target)
+        self._writes(target._data)
         before = target._data
         path, cast = _inplace_path(op, target, others, params)
         result = _untraced(inplace, op, target, *others, **params)
@@ -279,10 +311,19 @@ class Tracer:
         self.mutated.add(target_ref)
         return result
 
+    def _writes(self, array) -> None:
+        """``array`` is about to be written in place: the constants it may share memory with
+        must be copied afresh by each replay (see Note: constants written in place)."""
+        for value in self.constants:
+            if np.may_share_memory(value.array, array):
+                self.graph.written.add(value)
+
     def accumulate(self, param, grad) -> None:
         """AccumulateGrad on ``param`` with ``grad`` (called in place of the eager update)."""
         self._grad_state(param)
         mode = "set" if param._grad is None else "add"
+        if mode == "add":
+            self._writes(param._grad._data)
         ref = self.ref(grad)
         _untraced(param._accumulate_grad, grad)
         node = Node("accumulate", None, [ref], {})
@@ -333,6 +374,13 @@ class Tracer:
         """An optimizer's ``step``/``zero_grad``: run now, replayed as the same call."""
         if args or any(k != "set_to_none" for k in kwargs):
             self.broke(f"{type(optimizer).__name__}.{name} with arguments (a closure)")
+        if id(optimizer) in self.optimizers_made or any(
+                self.created.get(id(p._data)) is p
+                for group in optimizer.param_groups for p in group["params"]):
+            # a replay calls the capture's optimizer, with the state the capture left in it
+            # and its parameters; eager code makes both afresh on every call
+            self.broke(f"{type(optimizer).__name__}.{name} of an optimizer made in the call, "
+                       "or over tensors made in the call")
         forgets = name == "zero_grad" and kwargs.get("set_to_none", True)
         for group in optimizer.param_groups:
             for param in group["params"]:
@@ -342,6 +390,8 @@ class Tracer:
                     continue
                 self._grad_state(param)
                 grad = param._grad
+                if grad is not None and name == "zero_grad":
+                    self._writes(grad._data)  # zeroed in place (set_to_none=False)
                 if grad is not None:
                     # the optimizer reads .grad: values it uses must exist at replay
                     ref = self.slot_of.get(id(grad._data))
@@ -412,8 +462,16 @@ class Tracer:
             self.keep.append(module)
             self.graph.module_guards.append((module, module.training))
 
-    def created_tensor(self, tensor) -> None:
+    def made_optimizer(self, optimizer) -> None:
+        self.optimizers_made.add(id(optimizer))
+        self.keep.append(optimizer)
+
+    def created_tensor(self, tensor, shares: bool = False) -> None:
+        """A factory made ``tensor``; ``shares``: over memory of an object from outside the
+        call (``as_tensor`` of a NumPy array), read live at replay like a parameter."""
         self.created[id(tensor._data)] = tensor
+        if shares:
+            self.shared.add(id(tensor._data))
         self.keep.append(tensor)
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops._layout import iterated, iterated_strides
-from .graph import AsTensor, Graph, Node, Value
+from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .replay_optim import fast_call, param_ids
 
 __all__ = ["optimise", "generate"]
@@ -392,11 +392,11 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         elif value.kind == "grad":
             lines.append(f"    {value.name} = {_param(value.tensor, graph, ns)}._grad._data")
         elif value.kind == "constant":
-            array = ns.add(value.tensor._data, "C")
-            fresh = value in _written(graph) or value.escapes
-            # (order "K": the copy keeps the constant's strides, see Note: layouts in the replay)
-            copy = ".copy(order='K')" if fresh else ""
-            lines.append(f"    {value.name} = {array}{copy}")
+            # the values as made, copied for a replay that writes into them or returns them
+            # (capture.py, Note: constants written in place)
+            array = ns.add(value.initial, "C")
+            fresh = value in _written(graph) or value in graph.written or value.escapes
+            lines.append(f"    {value.name} = {f'copy_as_made({array})' if fresh else array}")
     lines.append("    token = quiet()")
     lines.append("    try:")
     body = []
@@ -409,7 +409,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
-                     MISS=MISS, Keeper=Keeper, param_ids=param_ids)
+                     MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made)
     return source, namespace
 
 

@@ -17,7 +17,22 @@ import difflib
 
 import numpy as np
 
-__all__ = ["Graph", "Node", "Value", "Live"]
+__all__ = ["Graph", "Node", "Value", "Live", "copy_as_made"]
+
+
+def copy_as_made(array: np.ndarray):
+    """A copy of a constant's array with its strides (capture.py, Note: constants written in
+    place), or None when no copy has them (overlapping or gapped strides: the capture breaks).
+    NumPy's order="K" copy keeps the order of the dimensions but may give a size-1 dimension
+    another stride, which ``Tensor.stride()`` would show: those are set back (and all of an
+    empty array's, which address nothing)."""
+    copy = array.copy(order="K")
+    if copy.strides != array.strides:
+        if array.size and any(mine != theirs for size, mine, theirs in
+                              zip(array.shape, array.strides, copy.strides) if size > 1):
+            return None
+        copy = np.lib.stride_tricks.as_strided(copy, array.shape, array.strides)
+    return copy
 
 
 class AsTensor:
@@ -53,7 +68,7 @@ class Value:
     from a parameter, or an op's result."""
 
     __slots__ = ("kind", "index", "shape", "dtype", "strides", "producer", "tensor", "path",
-                 "array", "escapes", "tensor_index", "name", "users", "alias_of")
+                 "array", "escapes", "tensor_index", "name", "users", "alias_of", "initial")
 
     def __init__(self, kind: str, index: int, array: np.ndarray, producer=None, tensor=None,
                  path=None) -> None:
@@ -71,6 +86,7 @@ class Value:
         self.name = f"v{index}"
         self.users = 0
         self.alias_of = None
+        self.initial = None  # a constant: its values as made (capture.py, Note: constants...)
 
     def __repr__(self) -> str:
         return "%" + self.name
@@ -176,6 +192,7 @@ class Graph:
         self.output_template = None  # the result's structure with Values in tensor places
         self.output_values: list[Value] = []
         self.stats: dict = {}
+        self.written: set = set()  # constants the call writes into (directly or through a view)
 
     def value(self, kind: str, array, **kwargs) -> Value:
         value = Value(kind, len(self.values), array, **kwargs)
@@ -197,6 +214,10 @@ class Graph:
         for value in self.values:
             if value.kind == "op":
                 value.array = None
+            elif value.kind == "constant":  # the replay holds its copy (``initial``) only
+                value.array = value.tensor = None
+        for node in self.nodes:
+            node.target_tensor = None  # the capture's tensor written in place
         self.input_index = {}  # ids of the capture's input tensors mean nothing later
 
     def live_nodes(self):

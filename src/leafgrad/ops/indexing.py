@@ -18,6 +18,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
+from .._compile.state import state as _capture
 from .registry import Op, keep_index, register
 
 
@@ -449,7 +450,10 @@ def _scalar_tensor(value, like):
     dtype = like._data.dtype
     if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
         value = unsigned_fill(value, dtype)
-    return _wrap(np.asarray(value, dtype=dtype))
+    result = _wrap(np.asarray(value, dtype=dtype))
+    if _capture.active:  # made from a Python number: a constant of a leafgrad.compile capture
+        _capture.tracer.created_tensor(result)
+    return result
 
 
 @register

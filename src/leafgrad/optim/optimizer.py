@@ -55,6 +55,8 @@ class Optimizer:
                 setattr(cls, name, _captured(method))
 
     def __init__(self, params, defaults: dict):
+        if _capture.active:  # made inside a leafgrad.compile capture: its calls are not replayed
+            _capture.tracer.made_optimizer(self)
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
