@@ -390,8 +390,6 @@ KNOWN_DIFFERENCES = {
     "GroupNorm": _MIXED,
     "NativeGroupNorm": _MIXED,
     "HuberLoss": _MIXED,
-    "IndexAdd": _MIXED,
-    "IndexPut": _MIXED,
     "LayerNorm": _MIXED,
     "Lerp": _MIXED,
     "LerpTensor": _MIXED,
@@ -399,8 +397,6 @@ KNOWN_DIFFERENCES = {
     "LinalgSolveTriangular": _MIXED,
     "Mv": _MIXED,
     "Prelu": _MIXED,
-    "Scatter": _MIXED,
-    "ScatterAdd": _MIXED,
     "Vdot": _MIXED,
 }
 

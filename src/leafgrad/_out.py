@@ -363,6 +363,35 @@ def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
     raise RuntimeError(OVERLAP_ERROR)
 
 
+def check_partial_overlap(target: Tensor, operand) -> None:
+    """torch's assert_no_partial_overlap on tensors (masked_fill_'s mask): all of ``target`` is
+    fine, part of it is not."""
+    if operand is not target and np.may_share_memory(operand._data, target._data):
+        _check_overlap(operand._data, target._data)
+
+
+def check_no_overlap(target: Tensor, *operands) -> None:
+    """torch's assert_no_overlap, for kernels that read an operand while writing ``target``
+    (index_put_, index_copy_, index_add_, scatter_, put_, index_fill_'s index...): an operand
+    may share no memory with the target, not even all of it (``x.index_put_((i,), x)``).
+
+    As torch decides: the same tensor always overlaps (even empty); else both must be dense
+    and non-empty (a strided or expanded one is too hard to tell, and passes) with
+    intersecting byte ranges. Operands that are not tensors (None, lists, numbers) pass."""
+    data = target._data
+    span = None
+    for operand in operands:
+        if operand is target:
+            raise RuntimeError(OVERLAP_ERROR)
+        if not isinstance(operand, Tensor) or not np.may_share_memory(operand._data, data):
+            continue
+        if span is None:
+            span = _dense_span(data) or (0, 0)
+        other = _dense_span(operand._data)
+        if other is not None and other[0] < span[1] and span[0] < other[1]:
+            raise RuntimeError(OVERLAP_ERROR)
+
+
 def _dims_that_matter(array: np.ndarray) -> tuple:
     """The (size, stride) of the dims longer than 1. torch compares the operand as expanded to
     the target (setitem strips a value's leading 1s, then expands it back, and a size-1 dim's

@@ -3,7 +3,6 @@ masked_select, take, nonzero. Index tensors must be int64 (torch's rule for thes
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -391,8 +390,20 @@ def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def check_scatter_src_dtype(tensor, src) -> None:
+    """scatter's and scatter_add's src must have self's dtype (checked before the shapes)."""
+    from ..tensor import Tensor
+
+    if isinstance(src, Tensor) and src.dtype is not tensor.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
 def check_index_add_source(tensor, dim: int, array: np.ndarray, source) -> None:
-    """index_add's shape rules with torch's messages (NumPy's broadcasting error otherwise)."""
+    """index_add's dtype and shape rules with torch's messages (NumPy would cast, or give its
+    broadcasting error)."""
+    if source.dtype is not tensor.dtype:
+        raise RuntimeError(f"index_add_(): self ({tensor.dtype._legacy}) and source "
+                           f"({source.dtype._legacy}) must have the same scalar type")
     count = source.shape[dim] if source.ndim else 1
     if array.size != count:
         raise RuntimeError(f"index_add_(): Number of indices ({array.size}) should be equal to "
@@ -408,20 +419,24 @@ def check_scatter_shapes(tensor, dim: int, array: np.ndarray, src) -> None:
     """scatter/scatter_add: index no larger than self (apart from dim) and than src."""
     from ..tensor import Tensor
 
-    if array.ndim != tensor.ndim and array.size:
+    if not array.size:
+        return  # an empty index scatters nothing: torch checks no shapes
+    if array.ndim != tensor.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    too_big = any(n > tensor.shape[k] for k, n in enumerate(array.shape) if k != dim)
     src_shape = tuple(src.shape) if isinstance(src, Tensor) else None
-    if src_shape is not None and array.ndim and array.size:
-        # torch reads src.size(d) for each of index's dims (an IndexError past a non-empty
-        # src's last dim), then compares the ranks (a 0-d tensor counting as 1-d)
+    if src_shape is not None and array.ndim:
+        # torch compares index.size(d) with src.size(d) for each of index's dims, stopping at
+        # the first too-big one (or when self's comparison already failed): reading past a
+        # src's last dim is an IndexError. Then it compares the ranks (0-d counting as 1-d).
         rank = len(src_shape)
-        if 1 <= rank < array.ndim and math.prod(src_shape):
+        if 1 <= rank < array.ndim and not too_big and \
+                all(array.shape[k] <= src_shape[k] for k in range(rank)):
             raise IndexError(f"Dimension out of range (expected to be in range of [-{rank}, "
                              f"{rank - 1}], but got {rank})")
         if max(rank, 1) != array.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
-    too_big = any(n > tensor.shape[k] for k, n in enumerate(array.shape) if k != dim)
     src_sizes = src_shape if src_shape else (1,) * array.ndim  # a 0-d src: size 1 everywhere
     if src_shape is not None and (too_big or len(src_sizes) == array.ndim and any(
             n > src_sizes[k] for k, n in enumerate(array.shape))):
@@ -488,6 +503,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
     dim = _wrap_dim(dim, tensor.ndim)
     if src is None:
         src = value
+    check_scatter_src_dtype(tensor, src)
     if tensor.ndim:
         check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
@@ -501,6 +517,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 def scatter_add(tensor, dim, index, src):
     dim = _wrap_dim(dim, tensor.ndim)
     array = _index_array(index, "scatter_add")
+    check_scatter_src_dtype(tensor, src)
     if tensor.ndim:
         check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)

@@ -202,6 +202,10 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if tensor.ndim:
         check_scatter_shapes(tensor, dim, array, src)
+    if inplace:
+        from .._out import check_no_overlap
+
+        check_no_overlap(tensor, index, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     params = {"dim": dim, "index": array, "reduce": reduce, "include_self": bool(include_self)}
     if inplace:
