@@ -3,7 +3,6 @@ masked_select, take, nonzero. Index tensors must be int64 (torch's rule for thes
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import _layout
