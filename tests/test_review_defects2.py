@@ -425,3 +425,144 @@ def test_scatter_shape_checks(op, index_shape, src_shape):
         return getattr(x, op)(0, T.zeros(index_shape, dtype=T.long), T.ones(src_shape))
 
     _assert_same(run)
+
+
+# -- item 1, out=: an out tensor sharing memory with an input --------------------------------
+
+from tests.out_cases import OUT_CASES  # noqa: E402
+
+_SINGLE_OUT = sorted(name for name, code in OUT_CASES.items()
+                     if "OUT2" not in code and "OUT3" not in code)
+
+
+def _out_inputs(T):
+    return {"lib": T, "x": T.tensor([[0.1, 0.5, 0.7], [0.3, 0.9, 0.2]]),
+            "y": T.tensor([[0.4, 0.6, 0.2], [0.8, 0.1, 0.5]]),
+            "m": T.tensor([[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]]),
+            "v": T.tensor([0.5, 0.2, 0.7]),
+            "b": T.tensor([[[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]]] * 2),
+            "i": T.tensor([[1, 2, 3], [4, 5, 6]])}
+
+
+def _out_overlap_run(T, code, pattern):
+    """Run ``code`` with its out in the memory of the first input of the result's dtype:
+    overlapping it from its second element (partial) or being it (full, same shape).
+    Returns None when the case does not apply, else (outcome, buffer values, clean result)."""
+    T.manual_seed(0)
+    plain = code.replace(", out=OUT", "").replace("out=OUT", "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            clean = eval(plain, _out_inputs(T))  # noqa: S307 - the table's calls
+        except Exception:  # noqa: BLE001 - cases needing other inputs: not applicable
+            return None
+    if not hasattr(clean, "shape"):
+        return None
+    shape = tuple(clean.shape)
+    namespace = _out_inputs(T)
+    for name in ("x", "m", "v", "b", "i", "y"):
+        tensor = namespace[name]
+        if name not in plain.replace("lib.", "") or tensor.dtype != clean.dtype:
+            continue
+        if pattern == "full" and tuple(tensor.shape) != shape:
+            continue
+        size = int(np.prod(shape))
+        buffer = T.zeros(tensor.numel() + size + 1, dtype=tensor.dtype)
+        buffer[:tensor.numel()] = tensor.reshape(-1)
+        namespace[name] = buffer[:tensor.numel()].view(tuple(tensor.shape))
+        out = namespace[name] if pattern == "full" else buffer[1:1 + size].view(shape)
+        namespace["OUT"] = out
+        T.manual_seed(0)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                eval(code, namespace)  # noqa: S307
+        except Exception as error:  # noqa: BLE001 - the exception is what is compared
+            return ("raise", type(error).__name__, str(error).split("\n")[0]), \
+                buffer.numpy().copy(), None
+        return ("ok",), buffer.numpy().copy(), np.asarray(clean.detach().numpy())
+    return None
+
+
+@pytest.mark.parametrize("pattern", ["partial", "full"])
+@pytest.mark.parametrize("name", _SINGLE_OUT)
+def test_out_overlapping_an_input(name, pattern):
+    want = _out_overlap_run(torch, OUT_CASES[name], pattern)
+    got = _out_overlap_run(leafgrad, OUT_CASES[name], pattern)
+    assert (want is None) == (got is None)
+    if want is None:
+        return
+    assert got[0] == want[0]
+    if want[0][0] == "raise":
+        np.testing.assert_array_equal(got[1], want[1])  # nothing written
+        return
+    # where torch computed as if nothing were shared, leafgrad must give the same values
+    # (elsewhere torch's kernels read what they already wrote: unspecified, not compared)
+    written = want[1][1:1 + want[2].size] if pattern == "partial" else want[1][:want[2].size]
+    if np.allclose(written, want[2].reshape(-1), rtol=1e-6, atol=1e-6, equal_nan=True):
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+
+
+def _abc(T):
+    x = T.tensor([[0.1, 0.5, 0.7], [0.3, 0.9, 0.2]])
+    y = T.tensor([[0.4, 0.6, 0.2], [0.8, 0.1, 0.5]])
+    m = T.tensor([[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]])
+    v = T.tensor([0.5, 0.2, 0.7])
+    i = T.tensor([[1, 2, 0], [0, 2, 1]])
+    return x, y, m, v, i
+
+
+OUT_ALIAS = {
+    "cross_self": lambda T, x, y, m, v, i: T.cross(m, m.flip(0).contiguous(), dim=1, out=m),
+    "linalg_cross_self": lambda T, x, y, m, v, i: T.linalg.cross(m, m.flip(0).contiguous(),
+                                                                 out=m),
+    "addr_vec_row": lambda T, x, y, m, v, i: T.addr(T.zeros(3, 3), m[0], v, out=m),
+    "addr_self": lambda T, x, y, m, v, i: T.addr(m, v, v, out=m),
+    "addmm_self": lambda T, x, y, m, v, i: T.addmm(m, m, m, out=m),
+    "gather_self": lambda T, x, y, m, v, i: T.gather(x, 1, i, out=x),
+    "gather_index": lambda T, x, y, m, v, i: T.gather(i, 1, i, out=i),
+    "index_select_self": lambda T, x, y, m, v, i: T.index_select(m, 0, T.tensor([2, 0, 1]),
+                                                                 out=m),
+    "take_self": lambda T, x, y, m, v, i: T.take(x, i, out=x),
+    "take_index": lambda T, x, y, m, v, i: T.take(i, i, out=i),
+    "take_along_dim_self": lambda T, x, y, m, v, i: T.take_along_dim(x, i, 1, out=x),
+    "masked_select_self": lambda T, x, y, m, v, i: T.masked_select(v, v > 0, out=v),
+    "cat_parts": lambda T, x, y, m, v, i: T.cat([x[:1], x[1:]], out=x),
+    "cat_single": lambda T, x, y, m, v, i: T.cat([x], out=x),
+    "cat_other": lambda T, x, y, m, v, i: T.cat([y[:1], y[1:]], out=x),
+    "stack_rows": lambda T, x, y, m, v, i: T.stack([x[0], x[1]], out=x),
+    "hstack_parts": lambda T, x, y, m, v, i: T.hstack([v[:1], v[1:]], out=v),
+    "vstack_parts": lambda T, x, y, m, v, i: T.vstack([x[:1], x[1:]], out=x),
+    "scatter_self": lambda T, x, y, m, v, i: T.scatter(x, 1, i, y, out=x),
+    "scatter_src": lambda T, x, y, m, v, i: T.scatter(x, 1, i, y, out=y),
+    "scatter_index": lambda T, x, y, m, v, i: T.scatter(i, 1, i, i.flip(0), out=i),
+    "scatter_add_self": lambda T, x, y, m, v, i: T.scatter_add(x, 1, i, y, out=x),
+    "scatter_add_src": lambda T, x, y, m, v, i: T.scatter_add(x, 1, i, y, out=y),
+    "scatter_reduce_self": lambda T, x, y, m, v, i: T.scatter_reduce(x, 1, i, y, "sum", out=x),
+    "index_add_self": lambda T, x, y, m, v, i: T.index_add(m, 0, T.tensor([2, 0, 1]),
+                                                           m.flip(0).contiguous(), out=m),
+    "index_add_source": lambda T, x, y, m, v, i: T.index_add(m.flip(0).contiguous(), 0,
+                                                             T.tensor([2, 0, 1]), m, out=m),
+    "index_copy_self": lambda T, x, y, m, v, i: T.index_copy(m, 0, T.tensor([2, 0, 1]),
+                                                             m.flip(0).contiguous(), out=m),
+    "index_reduce_self": lambda T, x, y, m, v, i: T.index_reduce(
+        m, 0, T.tensor([2, 0, 1]), m.flip(0).contiguous(), "prod", out=m),
+    "where_input": lambda T, x, y, m, v, i: T.where(x > 0.4, x, y, out=x),
+    "where_other": lambda T, x, y, m, v, i: T.where(x > 0.4, x, y, out=y),
+    "cumsum_self": lambda T, x, y, m, v, i: T.cumsum(x, 1, out=x),
+    "cumsum_rows": lambda T, x, y, m, v, i: T.cumsum(m[:2], 1, out=m[1:]),
+    "msort_self": lambda T, x, y, m, v, i: T.msort(x, out=x),
+    "nan_to_num_self": lambda T, x, y, m, v, i: T.nan_to_num(x, out=x),
+    "clamp_self": lambda T, x, y, m, v, i: T.clamp(x, 0.2, 0.6, out=x),
+    "lerp_self": lambda T, x, y, m, v, i: T.lerp(x, y, 0.5, out=x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT_ALIAS))
+def test_out_is_or_contains_an_input(case):
+    def run(T, seen):
+        tensors = _abc(T)
+        seen.extend(tensors)
+        return OUT_ALIAS[case](T, *tensors)
+
+    _assert_same(run)

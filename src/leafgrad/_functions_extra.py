@@ -28,7 +28,7 @@ __all__ = [
 # torch.softmax and torch.log_softmax take out= (nn.functional's do not)
 softmax = takes_out(Out(None, EXPECT, out_name="aten::softmax"))(_F.softmax)
 log_softmax = takes_out(Out(None, EXPECT, out_name="aten::log_softmax"))(_F.log_softmax)
-cross = takes_out(Out("linalg_cross", EXPECT))(_cross)
+cross = takes_out(Out("linalg_cross", EXPECT, overlap="full"))(_cross)
 selu = _F.selu
 celu = _F.celu
 conv1d = _F.conv1d

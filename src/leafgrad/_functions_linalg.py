@@ -98,7 +98,7 @@ def tensordot(a, b, dims=2):
     return _ops.tensordot(a, b, dims)
 
 
-@takes_out(Out("addmm", EXPECT))
+@takes_out(Out("addmm", EXPECT, overlap=True))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -144,7 +144,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _ops.diag_embed(input, offset, dim1, dim2)
 
 
-@takes_out(Out("mul", CAST))
+@takes_out(Out("mul", CAST, overlap=True))
 def kron(input, other):
     """Kronecker product."""
     from . import _argparse

@@ -159,13 +159,15 @@ def logsumexp(input, dim, keepdim=False):
     return _ops.logsumexp(input, dim, keepdim)
 
 
-@takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+@takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype",
+               overlap=True))
 def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``."""
     return _ops.cumsum(input, dim, dtype)
 
 
-@takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+@takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype",
+               overlap=True))
 def cumprod(input, dim, *, dtype=None):
     """Running product along ``dim`` (its gradient is right with zeros too)."""
     return _ops.cumprod(input, dim, dtype)
@@ -238,7 +240,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return _ops.argsort(input, dim, descending, stable)
 
 
-@takes_out(Out("sort", EXPECT))
+@takes_out(Out("sort", EXPECT, overlap=True))
 def msort(input):
     """``input`` sorted along dim 0."""
     return _ops.msort(input)

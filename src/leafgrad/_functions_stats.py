@@ -42,7 +42,7 @@ def cummin(*args, **kwargs):
     return _ops.cummin(*args, **kwargs)
 
 
-@takes_out(Out("logcumsumexp", _scalar_type()))
+@takes_out(Out("logcumsumexp", _scalar_type(), overlap=True))
 def logcumsumexp(*args, **kwargs):
     """``logcumsumexp(input, dim)``: log(cumsum(exp(input))) along ``dim``, without overflow."""
     return _ops.logcumsumexp(*args, **kwargs)
@@ -100,7 +100,7 @@ def corrcoef(input):
     return _ops.corrcoef(input)
 
 
-@takes_out(Out("renorm", EXPECT))
+@takes_out(Out("renorm", EXPECT, overlap=True))
 def renorm(*args, **kwargs):
     """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose p-norm
     exceeds ``maxnorm`` rescaled to norm ``maxnorm`` (the others unchanged).

@@ -137,7 +137,11 @@ class Out:
 
     - ``name``: the aten name in the requires-grad error, or None where torch does not check.
     - ``rules``: one :class:`Rule` per output (one tensor, or a tuple of them).
-    - ``overlap``: TensorIterator kernels reject an out that partly overlaps an input.
+    - ``overlap``: True: the kernel rejects an out that partly overlaps an input (torch's
+      assert_no_partial_overlap: TensorIterator kernels, addmm, cumsum...); ``"full"``: any
+      shared memory, the input itself included (assert_no_overlap: gather, index_select, cat,
+      cross...); ``"self"``: scatter-like kernels, whose out may be their self but not part of
+      it, and may share nothing with their other inputs (index, src).
     - ``returns``: the structseq class of a tuple result (``return_types.max_out``).
     - ``out_name``: for kernels torch does not differentiate, the aten name in the error for an
       out tensor that requires grad (their inputs may require grad).
@@ -268,8 +272,16 @@ def _call(fn, spec: Out, args, kwargs, out):
     for index in spec.order:
         spec.rules[index].check(results[index].dtype, outs[index].dtype)
     if spec.overlap:
+        inputs = list(_tensors(args, kwargs))
         for target in outs:
-            for tensor in _tensors(args, kwargs):
+            if spec.overlap == "full":
+                check_no_overlap(target, *inputs)
+                continue
+            if spec.overlap == "self" and inputs:
+                _check_overlap(inputs[0]._data, target._data)
+                check_no_overlap(target, *inputs[1:])
+                continue
+            for tensor in inputs:
                 _check_overlap(tensor._data, target._data)
     for result, target in zip(results, outs):
         _store(target, result._data, warn=True)

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-@takes_out(Out("linalg_cross", EXPECT))
+@takes_out(Out("linalg_cross", EXPECT, overlap="full"))
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
     return _ops.linalg_cross(input, other, dim=dim)
@@ -67,7 +67,8 @@ def solve(A, B, *, left=True):
     return _ops.linalg_solve(A, B, left=left)
 
 
-@takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}")))
+@takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}"),
+               overlap=True))
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """``solve`` for a triangular ``A`` (only its ``upper`` or lower triangle is read)."""
     return _ops.linalg_solve_triangular(A, B, upper=upper, left=left,
