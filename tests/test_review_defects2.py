@@ -8,7 +8,10 @@ torch 2.13.
    masked_fill_ refuses a mask that is part of ``self``; masked_scatter_ checks nothing and
    reads a source in ``self``'s memory as it writes. Found alongside: index_add/scatter/
    scatter_add/index_put with a source of another dtype raised nothing (torch refuses), and
-   scatter's shape checks for an empty index or a src of lower rank.
+   scatter's shape checks for an empty index or a src of lower rank. out= tensors sharing
+   memory with an input: refused as torch refuses them (partly, or at all).
+2. Under saved_tensors_hooks an in-place op packs what torch packs, once each, in its order:
+   the recorded clone of the overwritten self, other operands, the written tensor last.
 """
 
 from __future__ import annotations
@@ -566,3 +569,90 @@ def test_out_is_or_contains_an_input(case):
         return OUT_ALIAS[case](T, *tensors)
 
     _assert_same(run)
+
+
+# -- item 2: saved_tensors_hooks around in-place ops ------------------------------------------
+
+INPLACE_SAVING = {
+    "mul_": lambda T, a, b: a.mul_(b),
+    "mul_scalar": lambda T, a, b: a.mul_(2.0),
+    "mul_self": lambda T, a, b: a.mul_(a),
+    "add_": lambda T, a, b: a.add_(b),
+    "add_alpha": lambda T, a, b: a.add_(b, alpha=2),
+    "sub_": lambda T, a, b: a.sub_(b),
+    "div_": lambda T, a, b: a.div_(b),
+    "div_scalar": lambda T, a, b: a.div_(2.0),
+    "pow_": lambda T, a, b: a.pow_(2),
+    "pow_tensor": lambda T, a, b: a.abs_().pow_(b),
+    "addcmul_": lambda T, a, b: a.addcmul_(b, b),
+    "addcdiv_": lambda T, a, b: a.addcdiv_(b, b),
+    "clamp_": lambda T, a, b: a.clamp_(-1, 1),
+    "clamp_min_": lambda T, a, b: a.clamp_min_(0),
+    "clamp_tensor": lambda T, a, b: a.clamp_(min=b),
+    "exp_": lambda T, a, b: a.exp_(),
+    "sigmoid_": lambda T, a, b: a.sigmoid_(),
+    "tanh_": lambda T, a, b: a.tanh_(),
+    "sqrt_": lambda T, a, b: a.abs_().sqrt_(),
+    "rsqrt_": lambda T, a, b: a.abs_().rsqrt_(),
+    "relu_": lambda T, a, b: a.relu_(),
+    "abs_": lambda T, a, b: a.abs_(),
+    "neg_": lambda T, a, b: a.neg_(),
+    "sin_": lambda T, a, b: a.sin_(),
+    "tan_": lambda T, a, b: a.tan_(),
+    "erf_": lambda T, a, b: a.erf_(),
+    "log_": lambda T, a, b: a.abs_().log_(),
+    "reciprocal_": lambda T, a, b: a.reciprocal_(),
+    "square_": lambda T, a, b: a.square_(),
+    "lerp_": lambda T, a, b: a.lerp_(b, 0.3),
+    "atan2_": lambda T, a, b: a.atan2_(b),
+    "hypot_": lambda T, a, b: a.hypot_(b),
+    "fmod_": lambda T, a, b: a.fmod_(b),
+    "xlogy_": lambda T, a, b: a.xlogy_(b.abs()),
+    "masked_fill_": lambda T, a, b: a.masked_fill_(b > 0, 1.0),
+    "copy_": lambda T, a, b: a.copy_(b),
+    "index_put_": lambda T, a, b: a.index_put_((T.tensor([0]),), b[:1]),
+    "F.relu": lambda T, a, b: T.nn.functional.relu(a, inplace=True),
+    "F.leaky_relu": lambda T, a, b: T.nn.functional.leaky_relu(a, inplace=True),
+    "F.elu": lambda T, a, b: T.nn.functional.elu(a, inplace=True),
+    "F.hardtanh": lambda T, a, b: T.nn.functional.hardtanh(a, inplace=True),
+    "view_mul_": lambda T, a, b: a[:2].mul_(b[:2]),
+    "view_exp_": lambda T, a, b: a[:2].exp_(),
+    "view_pow_tensor": lambda T, a, b: a.abs_()[1:].pow_(b[1:]),
+    "detached_self": lambda T, a, b: a.detach().mul_(b),
+    "chain": lambda T, a, b: a.mul_(b).sigmoid_().mul_(a.detach()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE_SAVING))
+def test_saved_tensors_hooks_pack_calls_of_inplace_ops(case):
+    def run(T):
+        calls = []
+        a_leaf = T.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        b_leaf = T.tensor([0.5, 4.0, -1.0], requires_grad=True)
+        a, b = a_leaf * 1, b_leaf * 1
+        names = {id(a): "a", id(b): "b"}
+
+        def pack(tensor):
+            calls.append((names.get(id(tensor), "other"), tuple(tensor.shape),
+                          np.array(tensor.detach().numpy(), copy=True).tolist(), tensor._version))
+            return tensor
+
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            out = INPLACE_SAVING[case](T, a, b)
+        try:
+            (out.sum() + a.sum()).backward()
+            grads = [None if t.grad is None else t.grad.numpy().tolist()
+                     for t in (a_leaf, b_leaf)]
+        except RuntimeError as error:
+            grads = str(error).split("\n")[0]
+        return calls, grads
+
+    want, got = run(torch), run(leafgrad)
+    assert got[0] == want[0]
+    if isinstance(want[1], str):
+        assert got[1] == want[1]
+        return
+    for g, w in zip(got[1], want[1]):
+        assert (g is None) == (w is None)
+        if w is not None:
+            np.testing.assert_allclose(g, w, rtol=1e-6)
