@@ -12,6 +12,9 @@ torch 2.13.
    memory with an input: refused as torch refuses them (partly, or at all).
 2. Under saved_tensors_hooks an in-place op packs what torch packs, once each, in its order:
    the recorded clone of the overwritten self, other operands, the written tensor last.
+3. ``z.real``/``z.imag`` are torch's select(view_as_real(z), -1, i) (a conjugated z:
+   _conj() first, and _neg_view() for imag, with the negative bit); in-place writes through
+   them regenerate the view as torch does, with a correct gradient.
 """
 
 from __future__ import annotations
@@ -656,3 +659,96 @@ def test_saved_tensors_hooks_pack_calls_of_inplace_ops(case):
         assert (g is None) == (w is None)
         if w is not None:
             np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+# -- item 3: z.real / z.imag of a complex tensor that requires grad --------------------------
+
+def _graph(fn, depth=6):
+    """The graph under ``fn`` breadth-first: (depth, name, next names) per node."""
+    seen, todo = [], [(fn, 0)]
+    while todo:
+        node, level = todo.pop(0)
+        if node is None or level > depth:
+            continue
+        nexts = [(None if n is None else n.name(), i) for n, i in node.next_functions]
+        seen.append((level, node.name(), nexts))
+        todo.extend((n, level + 1) for n, _ in node.next_functions)
+    return seen
+
+
+PARTS = {
+    "real": lambda T, z: z.real,
+    "imag": lambda T, z: z.imag,
+    "torch.real": lambda T, z: T.real(z),
+    "torch.imag": lambda T, z: T.imag(z),
+    "real_nonleaf": lambda T, z: (z * 2).real,
+    "imag_nonleaf": lambda T, z: (z * 2).imag,
+    "real_of_slice": lambda T, z: (z * 2)[1:].real,
+    "imag_of_transpose": lambda T, z: z.view(2, 1).t().imag,
+    "real_of_conj": lambda T, z: z.conj().real,
+    "imag_of_conj": lambda T, z: z.conj().imag,
+    "imag_of_conj_resolved": lambda T, z: z.conj().imag.resolve_neg(),
+    "real_times_2": lambda T, z: z.real * 2,
+    "real_real": lambda T, z: z.real.real,
+    "real_0d": lambda T, z: z[0].real,
+    "imag_0d": lambda T, z: z[1].imag,
+    "real_complex128": lambda T, z: z.to(T.complex128).real,
+    "imag_complex128": lambda T, z: z.to(T.complex128).imag,
+    "imag_mul_": lambda T, z: (z * 1).imag.mul_(2),
+    "real_add_": lambda T, z: (z * 1).real.add_(1),
+    "imag_of_slice_mul_": lambda T, z: (z * 1)[1:].imag.mul_(3),
+    "imag_setter": lambda T, z: (lambda w: (setattr(w, "imag", T.ones(2)), w)[1])(z * 1),
+    "real_setter": lambda T, z: (lambda w: (setattr(w, "real", T.zeros(2)), w)[1])(z * 1),
+    "empty_real": lambda T, z: z[:0].real,
+    "view_as_real_mul_": lambda T, z: T.view_as_real(z * 1).mul_(2),
+    "view_as_real_of_slice_mul_": lambda T, z: T.view_as_real((z * 1)[1:]).mul_(2),
+    "view_as_real_select_mul_": lambda T, z: T.view_as_real(z * 1)[:, 1].mul_(2),
+    "real_slice_mul_": lambda T, z: (z * 1).real[1:].mul_(2),
+    "two_slices_imag_mul_": lambda T, z: (z * 1)[1:][:1].imag.mul_(2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARTS))
+def test_real_and_imag_graphs(case):
+    def run(T):
+        z = T.tensor([1 + 2j, 3 - 4j], requires_grad=True)
+        part = PARTS[case](T, z)
+        described = [str(part.dtype).split(".")[-1], tuple(part.shape), part.is_leaf,
+                     part._base is not None, part.is_neg(), _graph(part.grad_fn)]
+        loss = part.abs().sum() if part.is_complex() else (part * T.arange(1.0, 1.0 + part.numel())
+                                                           .reshape(part.shape)).sum()
+        loss.backward()
+        grad = z.grad.detach()
+        return described, part.detach().resolve_neg().numpy().copy(), \
+            T.view_as_real(grad).numpy().copy()
+
+    want, got = run(torch), run(leafgrad)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    np.testing.assert_array_equal(got[2], want[2])
+    np.testing.assert_array_equal(np.signbit(got[2]), np.signbit(want[2]))
+
+
+@pytest.mark.parametrize("case", ["real", "imag", "imag_of_conj", "real_of_conj"])
+def test_real_and_imag_second_order(case):
+    def run(T):
+        z = T.tensor([1 + 2j, 3 - 4j], dtype=T.complex128, requires_grad=True)
+        part = PARTS[case](T, z)
+        (g,) = T.autograd.grad((part ** 3).sum(), z, create_graph=True)
+        (gg,) = T.autograd.grad(T.view_as_real(g).sum(), z)
+        return _graph(g.grad_fn, depth=3), T.view_as_real(gg).numpy().copy()
+
+    want, got = run(torch), run(leafgrad)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
+
+
+def test_negative_bit_of_imag_of_conj():
+    for T in (torch, leafgrad):
+        part = T.tensor([1 + 2j]).conj().imag
+        assert part.is_neg() and not part.resolve_neg().is_neg()
+        assert T.resolve_neg(part).tolist() == [-2.0]
+        with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that has "
+                                               "negative bit set"):
+            part.numpy()
+        assert not T.tensor([1 + 2j]).imag.is_neg() and not T.ones(1).is_neg()
