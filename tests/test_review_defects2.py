@@ -15,6 +15,10 @@ torch 2.13.
 3. ``z.real``/``z.imag`` are torch's select(view_as_real(z), -1, i) (a conjugated z:
    _conj() first, and _neg_view() for imag, with the negative bit); in-place writes through
    them regenerate the view as torch does, with a correct gradient.
+4. An out= tensor that is resized (empty, or of another shape: with torch's warning) takes the
+   strides torch's kernel computes for the result (exp(x.t(), out=empty) is transposed), keeps
+   its memory when the element count is kept, and multi-output kernels warn in torch's order
+   with torch's shapes (kthvalue/mode: the keepdim shape; multinomial: silently).
 """
 
 from __future__ import annotations
@@ -752,3 +756,165 @@ def test_negative_bit_of_imag_of_conj():
                                                "negative bit set"):
             part.numpy()
         assert not T.tensor([1 + 2j]).imag.is_neg() and not T.ones(1).is_neg()
+
+
+# -- item 4: out= resized: its strides follow the computed result ---------------------------
+
+def _layout_inputs(T, layout):
+    """The out= table's inputs, row-major ("c") or stored transposed ("t": same values)."""
+    namespace = _out_inputs(T)
+    if layout == "t":
+        for name in ("x", "y", "m", "i"):
+            namespace[name] = namespace[name].t().contiguous().t()
+        namespace["b"] = namespace["b"].permute(2, 1, 0).contiguous().permute(2, 1, 0)
+    return namespace
+
+
+def _warning_text(caught) -> str:
+    """A warning's text without torch's " (Triggered internally at <file>:<line>.)"."""
+    return str(caught.message).split(" (Triggered internally at ")[0]
+
+
+def _resized_outs(T, code, layout, out_shape):
+    plain = code
+    for marker in (", out=OUT3", ", out=OUT2", ", out=OUT", "out=OUT"):
+        plain = plain.replace(marker, "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        T.manual_seed(0)
+        try:
+            result = eval(plain, _layout_inputs(T, layout))  # noqa: S307
+        except Exception:  # noqa: BLE001 - cases needing other inputs: not applicable
+            return None
+    results = result if isinstance(result, tuple) else (result,)
+    if not all(hasattr(r, "stride") for r in results):
+        return None
+    outs = tuple(T.zeros(out_shape, dtype=r.dtype) for r in results)
+    namespace = _layout_inputs(T, layout)
+    namespace.update(OUT=outs[0], OUT2=outs[:2], OUT3=outs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        T.manual_seed(0)
+        eval(code, namespace)  # noqa: S307
+    messages = [_warning_text(w) for w in caught if "resized" in str(w.message)]
+    return [(tuple(o.shape), o.stride()) for o in outs], messages
+
+
+# kernels whose result without out= has other strides in leafgrad than in torch (lu's LU
+# factor, kron of transposed inputs): their out= strides are compared, the plain call is not
+_PLAIN_LAYOUT_DIFFERS = {("lu", "c"), ("kron", "t")}
+
+
+@pytest.mark.parametrize("out_shape", [(0,), (1, 1)], ids=["empty", "wrong_shape"])
+@pytest.mark.parametrize("layout", ["c", "t"])
+@pytest.mark.parametrize("name", sorted(OUT_CASES))
+def test_resized_out_strides(name, layout, out_shape):
+    want = _resized_outs(torch, OUT_CASES[name], layout, out_shape)
+    got = _resized_outs(leafgrad, OUT_CASES[name], layout, out_shape)
+    assert (want is None) == (got is None)
+    if want is not None:
+        assert got == want
+
+
+RESIZES = {
+    "exp_transposed": lambda T, x: T.exp(x.t(), out=T.empty(0)),
+    "exp_same_count": lambda T, x: T.exp(x.t(), out=T.empty(6)),
+    "exp_right_shape_kept": lambda T, x: T.exp(x, out=T.empty(3, 2).t()),
+    "exp_empty_2d": lambda T, x: T.exp(x.t(), out=T.empty(0, 3)),
+    "exp_empty_transposed": lambda T, x: T.exp(x.t(), out=T.empty(3, 0).t()),
+    "exp_channels_last": lambda T, x: T.exp(
+        T.arange(24.0).reshape(1, 2, 3, 4).contiguous(memory_format=T.channels_last),
+        out=T.empty(0)),
+    "tanh_permuted": lambda T, x: T.tanh(T.arange(24.0).reshape(2, 3, 4).permute(1, 2, 0),
+                                         out=T.empty(5)),
+    "add_transposed": lambda T, x: T.add(x.t(), x.t(), out=T.empty(0)),
+    "mul_scalar": lambda T, x: T.mul(x.t(), 2, out=T.empty(0)),
+    "clamp": lambda T, x: T.clamp(x.t(), 1, 3, out=T.empty(0)),
+    "where": lambda T, x: T.where(x.t() > 1, x.t(), T.zeros(()), out=T.empty(0)),
+    "sum_permuted": lambda T, x: T.sum(T.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1), 1,
+                                       out=T.empty(0)),
+    "mean_keepdim": lambda T, x: T.mean(T.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1), 2,
+                                        keepdim=True, out=T.empty(0)),
+    "cumsum": lambda T, x: T.cumsum(x.t(), 0, out=T.empty(0)),
+    "mm": lambda T, x: T.mm(x.t(), x, out=T.empty(0)),
+    "mm_wrong_shape": lambda T, x: T.mm(x.t(), x, out=T.empty(2, 2)),
+    "matmul": lambda T, x: T.matmul(x.t(), x, out=T.empty(0)),
+    "mv": lambda T, x: T.mv(x.t(), T.ones(2), out=T.empty(0)),
+    "cat": lambda T, x: T.cat([x.t(), x.t()], out=T.empty(0)),
+    "sort": lambda T, x: T.sort(x.t(), 0, out=(T.empty(0), T.empty(0, dtype=T.long)))[0],
+    "0d": lambda T, x: T.exp(T.tensor(1.0), out=T.empty(0)),
+    "0d_wrong_shape": lambda T, x: T.exp(T.tensor(1.0), out=T.empty(2)),
+    "empty_result": lambda T, x: T.exp(x[:, :0].t(), out=T.empty(3)),
+    "int_out": lambda T, x: T.add(x.t().long(), 1, out=T.empty(0, dtype=T.long)),
+    "bool_out": lambda T, x: T.gt(x.t(), 2, out=T.empty(0, dtype=T.bool)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESIZES))
+def test_resized_out(case):
+    def run(T):
+        x = T.arange(6.0).reshape(2, 3)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = RESIZES[case](T, x)
+        return (tuple(out.shape), out.stride(), out.is_contiguous(),
+                np.array(out.numpy(), copy=True).tolist(),
+                [_warning_text(w) for w in caught if "resized" in str(w.message)])
+
+    assert run(leafgrad) == run(torch)
+
+
+def test_resized_out_keeps_its_memory_when_the_count_is_kept():
+    def run(T):
+        out = T.zeros(6)
+        alias = out.view(6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            T.exp(T.arange(6.0).reshape(2, 3).t(), out=out)
+        return out.stride(), alias.tolist()
+
+    assert run(leafgrad) == run(torch)
+
+
+@pytest.mark.parametrize("args", ["x,0.", "0.,x", "1.,0.", "x,1", "True,x"])
+def test_where_out_takes_tensors(args):
+    def run(T):
+        x = T.ones(2)
+        first, second = (eval(a, {"x": x, "True": True}) for a in args.split(","))  # noqa: S307
+        with pytest.raises(TypeError) as info:
+            T.where(x > 0, first, second, out=T.empty(0))
+        return str(info.value)
+
+    assert run(leafgrad) == run(torch)
+
+
+INDEXED_REDUCTIONS = {
+    "kthvalue": lambda T, x, o: T.kthvalue(x, 2, 1, out=o),
+    "kthvalue_keepdim": lambda T, x, o: T.kthvalue(x, 2, 1, keepdim=True, out=o),
+    "kthvalue_dim0": lambda T, x, o: T.kthvalue(x, 1, 0, out=o),
+    "mode": lambda T, x, o: T.mode(x, 1, out=o),
+    "mode_keepdim": lambda T, x, o: T.mode(x, 1, True, out=o),
+    "mode_dim0": lambda T, x, o: T.mode(x, 0, out=o),
+    "median": lambda T, x, o: T.median(x, 1, out=o),
+    "nanmedian": lambda T, x, o: T.nanmedian(x, 1, out=o),
+    "max": lambda T, x, o: T.max(x, 1, out=o),
+    "min_keepdim": lambda T, x, o: T.min(x, 1, keepdim=True, out=o),
+    "cummax": lambda T, x, o: T.cummax(x, 1, out=o),
+    "sort": lambda T, x, o: T.sort(x, 1, out=o),
+    "topk": lambda T, x, o: T.topk(x, 2, 1, out=o),
+}
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (1, 1), (2,), (2, 1), (), (3,), (1, 1, 1)])
+@pytest.mark.parametrize("case", sorted(INDEXED_REDUCTIONS))
+def test_resize_warnings_of_values_and_indices(case, shape):
+    def run(T):
+        x = T.arange(6.0).reshape(2, 3).t().contiguous().t()
+        outs = (T.zeros(shape), T.zeros(shape, dtype=T.long))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            INDEXED_REDUCTIONS[case](T, x, outs)
+        return ([(tuple(o.shape), o.stride(), o.tolist()) for o in outs],
+                [_warning_text(w) for w in caught])
+
+    assert run(leafgrad) == run(torch)

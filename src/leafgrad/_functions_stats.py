@@ -6,7 +6,7 @@ histogramdd (ops/histogram.py)."""
 from __future__ import annotations
 
 from . import ops as _ops
-from ._out import EXPECT, Out, Rule, same_as, takes_out
+from ._out import EXPECT, Out, Resize, Rule, same_as, takes_out
 from .ops import return_types
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
@@ -120,7 +120,8 @@ def _histogram_out_rule(what: str, dim: str = "") -> Rule:
 
 @takes_out(Out(None, (_histogram_out_rule("hist"), _histogram_out_rule("bin_edges",
                                                                         " for dimension 0")),
-               returns=return_types.histogram_out, out_name="aten::histogram"))
+               returns=return_types.histogram_out, out_name="aten::histogram",
+               resize=Resize(order=(1, 0))))
 def histogram(*args, **kwargs):
     """``histogram(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
     bin_edges): counts (or summed weights) of the values in ``bins`` equal bins over ``range``
