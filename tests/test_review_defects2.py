@@ -19,6 +19,12 @@ torch 2.13.
    strides torch's kernel computes for the result (exp(x.t(), out=empty) is transposed), keeps
    its memory when the element count is kept, and multi-output kernels warn in torch's order
    with torch's shapes (kthvalue/mode: the keepdim shape; multinomial: silently).
+5. Loss and affine_grid dtype edges: binary_cross_entropy's target and nll_loss's weight must
+   have the input's dtype, bce_with_logits has the target's dtype (bool/int targets refused),
+   huber keeps the input's dtype (its backward refuses another target dtype), kl_div refuses
+   integral inputs (and its target gradient at 0 is NaN, torch's xlogy), multi_margin refuses
+   half inputs and non-int64 targets, soft_margin a target that requires grad; affine_grid
+   with a one-step axis refuses float16/bfloat16 and builds a bfloat16 base grid as torch.
 """
 
 from __future__ import annotations
@@ -918,3 +924,112 @@ def test_resize_warnings_of_values_and_indices(case, shape):
                 [_warning_text(w) for w in caught])
 
     assert run(leafgrad) == run(torch)
+
+
+# -- item 5: dtype edges of losses and affine_grid (torch raises, or keeps another dtype) ----
+
+LOSS_DTYPES = ["float32", "float64", "bfloat16", "float16"]
+TARGET_DTYPES = ["float32", "float64", "bfloat16", "float16", "int64", "bool"]
+
+
+def _loss_cases(T, x, y, idt, tdt):
+    F = T.nn.functional
+    x2 = T.tensor([[0.2, 0.7, 0.5], [0.1, 0.3, 0.6]], dtype=getattr(T, idt), requires_grad=True)
+    labels = T.tensor([0, 2]).to(getattr(T, tdt))
+    other = getattr(T, tdt)
+    return {
+        "bce": lambda: F.binary_cross_entropy(x, y),
+        "bce_weight": lambda: F.binary_cross_entropy(x, y.detach().to(x.dtype),
+                                                     weight=T.ones(3, dtype=other)),
+        "bce_logits": lambda: F.binary_cross_entropy_with_logits(x, y),
+        "bce_logits_weight": lambda: F.binary_cross_entropy_with_logits(
+            x, y, weight=T.full((3,), 0.5, dtype=getattr(T, idt))),
+        "mse": lambda: F.mse_loss(x, y),
+        "l1": lambda: F.l1_loss(x, y),
+        "smooth_l1": lambda: F.smooth_l1_loss(x, y),
+        "huber": lambda: F.huber_loss(x, y),
+        "kl_div": lambda: F.kl_div(x, y, reduction="batchmean"),
+        "soft_margin": lambda: F.soft_margin_loss(x, y),
+        "poisson": lambda: F.poisson_nll_loss(x, y),
+        "hinge": lambda: F.hinge_embedding_loss(x, y),
+        "multilabel_soft": lambda: F.multilabel_soft_margin_loss(x[None], y[None]),
+        "nll": lambda: F.nll_loss(x2, labels),
+        "nll_weight": lambda: F.nll_loss(x2, T.tensor([0, 2]), weight=T.ones(3, dtype=other)),
+        "cross_entropy": lambda: F.cross_entropy(x2, labels),
+        "multi_margin": lambda: F.multi_margin_loss(x2, labels),
+    }
+
+
+_LOSS_NAMES = sorted(_loss_cases(torch, None, None, "float32", "float32"))
+_TOLERANCE = {"bfloat16": 2e-2, "float16": 2e-3, "float32": 1e-6, "float64": 1e-12}
+
+
+@pytest.mark.parametrize("tdt", TARGET_DTYPES)
+@pytest.mark.parametrize("idt", LOSS_DTYPES)
+@pytest.mark.parametrize("name", _LOSS_NAMES)
+def test_loss_dtype_pairs(name, idt, tdt):
+    def run(T):
+        x = T.tensor([0.2, 0.7, 0.5], dtype=getattr(T, idt), requires_grad=True)
+        y = T.tensor([0.0, 1.0, 1.0]).to(getattr(T, tdt))
+        if y.dtype.is_floating_point:
+            y.requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                loss = _loss_cases(T, x, y, idt, tdt)[name]()
+            except Exception as error:  # noqa: BLE001 - the exception is what is compared
+                return ("raise", type(error).__name__, str(error).split("\n")[0])
+            described = ["ok", str(loss.dtype).split(".")[-1], loss.grad_fn.name(),
+                         float(loss.detach().float())]
+            try:
+                grads = T.autograd.grad(loss, [x] + ([y] if y.requires_grad else []),
+                                        allow_unused=True)
+                described.append([None if g is None else (str(g.dtype).split(".")[-1],
+                                                          g.float().tolist()) for g in grads])
+            except Exception as error:  # noqa: BLE001
+                described.append(("raise", type(error).__name__, str(error).split("\n")[0]))
+        return described
+
+    want, got = run(torch), run(leafgrad)
+    if want[0] == "raise":
+        assert got == want
+        return
+    tolerance = max(_TOLERANCE[idt], _TOLERANCE.get(tdt, 0))
+    assert got[:3] == want[:3]
+    assert got[3] == pytest.approx(want[3], rel=tolerance, abs=tolerance)
+    if isinstance(want[4], tuple):
+        assert got[4] == want[4]
+        return
+    assert len(got[4]) == len(want[4])
+    for g, w in zip(got[4], want[4]):
+        assert (g is None) == (w is None)
+        if w is not None:
+            assert g[0] == w[0]
+            np.testing.assert_allclose(g[1], w[1], rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size", [[1, 1, 2, 2, 2], [2, 3, 4, 5, 6], [1, 1, 3, 1, 7],
+                                  [1, 1, 1, 1, 1], [2, 1, 3, 5], [1, 1, 1, 4], [1, 1, 5, 6]])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+def test_affine_grid_dtypes(dtype, size, align_corners):
+    def run(T):
+        rows = [[1.0, 0.5, 0, 0.1], [0.2, 1, 0, 0], [0, 0.3, 1, 0.7]] if len(size) == 5 else \
+            [[1.0, 0.5, 0.1], [0.2, 1, 0.3]]
+        theta = T.tensor([rows] * size[0], dtype=getattr(T, dtype), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                grid = T.nn.functional.affine_grid(theta, size, align_corners=align_corners)
+            except Exception as error:  # noqa: BLE001
+                return ("raise", type(error).__name__, str(error).split("\n")[0])
+        (grid * T.arange(1.0, grid.numel() + 1).reshape(grid.shape).to(grid.dtype)).sum() \
+            .backward()
+        return ("ok", str(grid.dtype).split(".")[-1], grid.grad_fn.name(),
+                grid.detach().float().numpy().tolist(), theta.grad.float().numpy().tolist())
+
+    want, got = run(torch), run(leafgrad)
+    assert got[:3] == want[:3]
+    if want[0] == "ok":
+        assert got[3] == want[3]  # bit for bit: the base grid rounds as torch's does
+        np.testing.assert_allclose(got[4], want[4], rtol=_TOLERANCE[dtype] * 4)
