@@ -25,6 +25,10 @@ torch 2.13.
    integral inputs (and its target gradient at 0 is NaN, torch's xlogy), multi_margin refuses
    half inputs and non-int64 targets, soft_margin a target that requires grad; affine_grid
    with a one-step axis refuses float16/bfloat16 and builds a bfloat16 base grid as torch.
+6. Signed zeros: max/min/fmax/fmin/clamp keep self at a tie (maximum(-0., 0.) is -0.); the
+   flat-slope activations' backward ops (hardtanh/relu6, threshold, hardshrink, softshrink,
+   leaky_relu, elu/selu/celu) select (+0. where blocked), are torch's *BackwardBackward0 nodes
+   and differentiate again (0 in x, elu's by torch's elu_double_backward); prelu's dtypes.
 """
 
 from __future__ import annotations
@@ -1033,3 +1037,92 @@ def test_affine_grid_dtypes(dtype, size, align_corners):
     if want[0] == "ok":
         assert got[3] == want[3]  # bit for bit: the base grid rounds as torch's does
         np.testing.assert_allclose(got[4], want[4], rtol=_TOLERANCE[dtype] * 4)
+
+
+# -- item 6: the sign of zero in values and first/second derivatives --------------------------
+
+def _signed(tensor):
+    """Values with their sign bits (-0. vs 0.), or None."""
+    if tensor is None:
+        return None
+    values = np.array(tensor.detach().numpy(), copy=True).reshape(-1)
+    return [(float(v), bool(s)) for v, s in zip(values, np.signbit(values))]
+
+
+SIGNED_ZERO = {
+    "relu": lambda T, x, y: x.relu(),
+    "clamp": lambda T, x, y: x.clamp(-1, 1),
+    "clamp_min0": lambda T, x, y: x.clamp(min=0.0),
+    "clamp_max0": lambda T, x, y: x.clamp(max=0.0),
+    "clamp_min_tensor": lambda T, x, y: x.clamp(min=y),
+    "clamp_max_tensor": lambda T, x, y: x.clamp(max=y),
+    "clamp_min_fn": lambda T, x, y: T.clamp_min(x, 0.0),
+    "clamp_max_fn": lambda T, x, y: T.clamp_max(x, 0.0),
+    "maximum": lambda T, x, y: T.maximum(x, y),
+    "minimum": lambda T, x, y: T.minimum(x, y),
+    "fmax": lambda T, x, y: T.fmax(x, y),
+    "fmin": lambda T, x, y: T.fmin(x, y),
+    "max_dim": lambda T, x, y: x.reshape(2, 2).max(1)[0],
+    "sign": lambda T, x, y: x.sign() * x,
+    "leaky_relu": lambda T, x, y: T.nn.functional.leaky_relu(x, 0.1),
+    "hardtanh": lambda T, x, y: T.nn.functional.hardtanh(x),
+    "relu6": lambda T, x, y: T.nn.functional.relu6(x),
+    "elu": lambda T, x, y: T.nn.functional.elu(x),
+    "selu": lambda T, x, y: T.nn.functional.selu(x),
+    "celu": lambda T, x, y: T.nn.functional.celu(x, 0.5),
+    "threshold": lambda T, x, y: T.nn.functional.threshold(x, 0.0, 0.0),
+    "hardshrink": lambda T, x, y: T.nn.functional.hardshrink(x, 0.5),
+    "softshrink": lambda T, x, y: T.nn.functional.softshrink(x, 0.5),
+    "where": lambda T, x, y: T.where(x > 0, x, T.zeros((), dtype=x.dtype)),
+    "pow2": lambda T, x, y: x.pow(2),
+    "norm": lambda T, x, y: x.norm(),
+    "copysign": lambda T, x, y: T.copysign(x, y),
+    "mul_neg_zero": lambda T, x, y: x * -0.0,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", sorted(SIGNED_ZERO))
+def test_signed_zeros_through_first_and_second_derivatives(case, dtype):
+    def run(T):
+        d = getattr(T, dtype)
+        x = T.tensor([-2.0, -0.0, 0.0, 1.0], dtype=d, requires_grad=True)
+        y = T.tensor([-2.0, 0.0, -0.0, 1.0], dtype=d, requires_grad=True)
+        out = SIGNED_ZERO[case](T, x, y)
+        upstream = T.full(out.shape, -1.0, dtype=d)
+        first = T.autograd.grad(out, [x, y], upstream, create_graph=True, allow_unused=True)
+        described = [_signed(out), _signed(first[0]), _signed(first[1]),
+                     None if first[0] is None else first[0].requires_grad]
+        if first[0] is not None and first[0].requires_grad:
+            weight = T.tensor([-1.0, 1.0, -1.0, 1.0], dtype=d)
+            second = T.autograd.grad((first[0] * weight).sum(), [x, y], allow_unused=True)
+            described += [_signed(second[0]), _signed(second[1]),
+                          first[0].grad_fn.name()]
+        return described
+
+    want, got = run(torch), run(leafgrad)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if not isinstance(w, list):
+            assert g == w
+            continue
+        assert isinstance(g, list) and len(g) == len(w)
+        # the sign bits exactly; the values to rounding (elu's family differs by an ulp)
+        assert [s for _, s in g] == [s for _, s in w]
+        np.testing.assert_allclose([v for v, _ in g], [v for v, _ in w], rtol=1e-6)
+
+
+@pytest.mark.parametrize("pair", [("float64", "float32"), ("float32", "float64"),
+                                  ("float32", "bfloat16"), ("bfloat16", "float32"),
+                                  ("float16", "float32"), ("int64", "int64"),
+                                  ("float32", "float32")])
+def test_prelu_dtypes(pair):
+    def run(T):
+        x = T.tensor([-1.0, 2.0, -3.0]).to(getattr(T, pair[0]))
+        w = T.tensor([0.25]).to(getattr(T, pair[1]))
+        try:
+            return ("ok", T.nn.functional.prelu(x, w).float().tolist())
+        except Exception as error:  # noqa: BLE001
+            return ("raise", type(error).__name__, str(error).split("\n")[0])
+
+    assert run(leafgrad) == run(torch)
