@@ -124,19 +124,10 @@ def _self(T, dtype):
     return T.arange(10).to(getattr(T, dtype))
 
 
-# torch's reductions have their own dtype support (complex amax, bool mean, index_reduce on
-# complex or bool raise NotImplementedError with kernel names leafgrad does not match yet):
-# the overlap cases use the dtypes both compute
-REDUCING = ("scatter_reduce_", "scatter_reduce_sum", "index_reduce_", "scatter_reduce_legacy")
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("op", sorted(WRITERS))
 def test_source_overlap(op, source, dtype):
-    if op in REDUCING and dtype in ("complex64", "bool"):
-        dtype = "float64"
-
     def run(T, seen):
         x = _self(T, dtype)
         index, src = SOURCES[source](T, x)
@@ -1126,3 +1117,61 @@ def test_prelu_dtypes(pair):
             return ("raise", type(error).__name__, str(error).split("\n")[0])
 
     assert run(leafgrad) == run(torch)
+
+
+# the reductions' own dtype support (torch's kernels: no complex amax/amin or bool mean in
+# scatter_reduce, no complex or bool index_reduce; complex sum/prod/mean without a derivative)
+REDUCE_KERNELS = {
+    "scatter_reduce_": lambda T, x, s, r: x.scatter_reduce_(0, T.arange(3), s, r),
+    "scatter_reduce": lambda T, x, s, r: x.scatter_reduce(0, T.tensor([0, 0, 1]), s, r),
+    "scatter_reduce_no_self": lambda T, x, s, r: x.scatter_reduce(0, T.tensor([0, 0, 1]), s, r,
+                                                                  include_self=False),
+    "scatter_reduce_bounds": lambda T, x, s, r: x.scatter_reduce_(0, T.tensor([20, 0, 1]), s,
+                                                                  r),
+    "index_reduce_": lambda T, x, s, r: x.index_reduce_(0, T.arange(3), s,
+                                                        "prod" if r == "sum" else r),
+    # (the bad index first: torch's index_reduce kernel writes the rows before it, then raises)
+    "index_reduce_bounds": lambda T, x, s, r: x.index_reduce_(0, T.tensor([20, 0, 1]), s,
+                                                              "amax" if r == "sum" else r),
+    "scatter_legacy": lambda T, x, s, r: x.scatter(0, T.tensor([0, 0, 1]), s,
+                                                   reduce="multiply" if r == "prod" else "add"),
+    "scatter_legacy_value": lambda T, x, s, r: x.scatter_(0, T.arange(3), 2, reduce="multiply"),
+}
+
+
+_REDUCE_DTYPES = [(dtype, grad) for dtype in ("complex64", "complex128", "bool", "float16",
+                                              "bfloat16", "uint8", "int32", "float64")
+                  for grad in (False, True)
+                  if not grad or dtype.startswith(("complex", "float", "bfloat"))]
+
+
+@pytest.mark.parametrize("dtype,requires_grad", _REDUCE_DTYPES)
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("case", sorted(REDUCE_KERNELS))
+def test_reduction_kernel_dtypes(case, reduce, dtype, requires_grad):
+    def run(T, seen):
+        dt = getattr(T, dtype)
+        x = T.arange(10).to(dt).requires_grad_(requires_grad)
+        s = T.ones(3, dtype=dt)
+        in_place = case.endswith(("_", "_bounds", "legacy_value"))
+        target = x * 1 if requires_grad and in_place else x  # a leaf refuses in-place ops
+        seen.append(x)
+        return REDUCE_KERNELS[case](T, target, s, reduce)
+
+    _assert_same(run)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin", "mean"])
+@pytest.mark.parametrize("shape,dim,src", [((3,), 0, (2,)), ((2, 3), 1, (2, 2)),
+                                           ((3, 2), 0, (2, 2)), ((2, 2, 3), 2, (2, 2, 2))])
+@pytest.mark.parametrize("dtype", ["bool", "complex64", "complex128"])
+def test_index_reduce_kernels_by_rank(dtype, shape, dim, src, reduce, include_self):
+    def run(T, seen):
+        d = getattr(T, dtype)
+        x = T.ones(shape, dtype=d)
+        seen.append(x)
+        return x.index_reduce(dim, T.tensor([0, 0]), (T.ones(src) * 2).to(d), reduce,
+                              include_self=include_self)
+
+    _assert_same(run)

@@ -378,9 +378,6 @@ KNOWN_DIFFERENCES = {
     "Addmm": _MIXED,
     "Addmv": _MIXED,
     "Baddbmm": _MIXED,
-    "BinaryCrossEntropy": (
-        "torch checks the float64 weight against the float32 input first (Found dtype "
-        "Double but expected Float)"),
     "Convolution": _MIXED,
     "EmbeddingBag": _MIXED,
     "FftC2C": (
@@ -396,7 +393,6 @@ KNOWN_DIFFERENCES = {
     "LinalgCross": _MIXED,
     "LinalgSolveTriangular": _MIXED,
     "Mv": _MIXED,
-    "Prelu": _MIXED,
     "Vdot": _MIXED,
 }
 

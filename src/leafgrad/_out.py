@@ -470,7 +470,10 @@ def check_no_overlap(target: Tensor, *operands) -> None:
 
     As torch decides: the same tensor always overlaps (even empty); else both must be dense
     and non-empty (a strided or expanded one is too hard to tell, and passes) with
-    intersecting byte ranges. Operands that are not tensors (None, lists, numbers) pass."""
+    intersecting byte ranges. Operands that are not tensors (None, lists, numbers) pass.
+    torch checks this in the kernel, after autograd's refusal to write into a leaf that
+    requires grad, which therefore comes first."""
+    check_inplace_allowed(target)
     data = target._data
     span = None
     for operand in operands:

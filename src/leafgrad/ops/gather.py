@@ -601,6 +601,7 @@ class _ScatterReduceLegacyNode(Op):
 
     node = "NotImplemented"
     qualified_name = "torch::autograd::NotImplemented"
+    complex_ok = True  # torch adds/multiplies complex values too
     inputs = ("self", "src")
     _save_plan = ()
 

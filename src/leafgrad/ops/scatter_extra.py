@@ -204,6 +204,9 @@ class IndexReduce(ScatterReduce):
 
     node = "IndexReduceBackward0"
     torch_names = ("index_reduce", "Tensor.index_reduce")
+    # complex: prod/mean over slices without a derivative (the rest refused in index_reduce())
+    complex_ok = True
+    complex_autograd = False
     uint_kernel = staticmethod(_uint.index_reduce_kernel)
 
 
@@ -217,6 +220,28 @@ def _expanded_index(index: np.ndarray, source_shape: tuple, dim: int) -> np.ndar
     shape = [1] * len(source_shape)
     shape[dim] = index.size
     return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source_shape))
+
+
+def _check_index_reduce_kernel(tensor, reduce, include_self) -> None:
+    """torch's index_reduce kernels for complex and bool self: include_self=False's
+    initialisation has neither, nor has a vector's kernel (index_func_); the per-slice path
+    has complex prod/mean and bool prod/amax/amin (its mean's floor division has no bool
+    kernel)."""
+    kind = tensor._data.dtype.kind
+    if kind not in "cb":
+        return
+    name = tensor.dtype._legacy
+    kernel = None
+    if not include_self:
+        kernel = "index_reduce_func_exclude_input_init"
+    elif tensor.ndim <= 1:
+        kernel = "index_func_"
+    elif kind == "c" and reduce in ("amax", "amin"):
+        kernel = "maximum_cpu" if reduce == "amax" else "minimum_cpu"
+    elif kind == "b" and reduce == "mean":
+        kernel = "div_floor_cpu"
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
 def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=False):
@@ -260,6 +285,7 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
         from .._out import check_no_overlap
 
         check_no_overlap(tensor, index, source)
+    _check_index_reduce_kernel(tensor, reduce, include_self)
     check_index_add_bounds(array, tensor.shape[dim] if tensor.ndim else 1)
     if reduce not in INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
