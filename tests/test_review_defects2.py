@@ -1175,3 +1175,24 @@ def test_index_reduce_kernels_by_rank(dtype, shape, dim, src, reduce, include_se
                               include_self=include_self)
 
     _assert_same(run)
+
+
+@pytest.mark.parametrize("value", [-0.0, 0.0, -1.0, 2.0])
+@pytest.mark.parametrize("case", ["clamp_", "clamp", "clamp_max", "clamp_tensor", "maximum",
+                                  "minimum", "fmax"])
+def test_signed_zero_ties_of_0d_tensors(case, value):
+    calls = {
+        "clamp_": lambda T, x: x.clamp_(min=-0.5),
+        "clamp": lambda T, x: x.clamp(min=0.0),
+        "clamp_max": lambda T, x: x.clamp(max=0.0),
+        "clamp_tensor": lambda T, x: x.clamp(min=T.tensor(0.0)),
+        "maximum": lambda T, x: T.maximum(x, T.tensor(0.0)),
+        "minimum": lambda T, x: T.minimum(x, T.tensor(-0.0)),
+        "fmax": lambda T, x: T.fmax(x, T.tensor(0.0)),
+    }
+
+    def run(T):
+        out = calls[case](T, T.tensor(value))
+        return tuple(out.shape), _signed(out)
+
+    assert run(leafgrad) == run(torch)

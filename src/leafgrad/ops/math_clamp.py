@@ -102,6 +102,7 @@ def keep_self_on_ties(out: np.ndarray, a: np.ndarray) -> np.ndarray:
     Equal floats other than zeros are the same bits, so only zeros' signs are put back."""
     if out.dtype.kind != "f" or a.dtype.kind != "f":
         return out
+    out = np.asarray(out)  # (NumPy gives a 0-d operation a scalar)
     zeros = out == 0
     if not zeros.any():
         return out
