@@ -378,9 +378,6 @@ KNOWN_DIFFERENCES = {
     "Addmm": _MIXED,
     "Addmv": _MIXED,
     "Baddbmm": _MIXED,
-    "BinaryCrossEntropy": (
-        "torch checks the float64 weight against the float32 input first (Found dtype "
-        "Double but expected Float)"),
     "Convolution": _MIXED,
     "EmbeddingBag": _MIXED,
     "FftC2C": (
@@ -390,17 +387,12 @@ KNOWN_DIFFERENCES = {
     "GroupNorm": _MIXED,
     "NativeGroupNorm": _MIXED,
     "HuberLoss": _MIXED,
-    "IndexAdd": _MIXED,
-    "IndexPut": _MIXED,
     "LayerNorm": _MIXED,
     "Lerp": _MIXED,
     "LerpTensor": _MIXED,
     "LinalgCross": _MIXED,
     "LinalgSolveTriangular": _MIXED,
     "Mv": _MIXED,
-    "Prelu": _MIXED,
-    "Scatter": _MIXED,
-    "ScatterAdd": _MIXED,
     "Vdot": _MIXED,
 }
 

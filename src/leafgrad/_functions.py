@@ -240,7 +240,7 @@ def unbind(input, dim=0):
     return input.unbind(dim)
 
 
-@takes_out(Out("cat", CAT))
+@takes_out(Out("cat", CAT, overlap="full"))
 def cat(tensors, dim=0):
     return _ops.cat(tensors, dim)
 
@@ -248,7 +248,7 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
-@takes_out(Out("stack", CAT))
+@takes_out(Out("stack", CAT, overlap="full"))
 def stack(tensors, dim=0):
     return _ops.stack(tensors, dim)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 
 from . import _dtype
-from ._out import CAST, EXPECT, FOUND, Out, Rule, takes_out
+from ._out import CAST, EXPECT, FOUND, Out, Resize, Rule, takes_out
 from .nn import functional as _F
 from . import ops as _ops
 from .ops import cross as _cross, lstm, lstm_cell  # noqa: F401 - re-exported
@@ -28,7 +28,7 @@ __all__ = [
 # torch.softmax and torch.log_softmax take out= (nn.functional's do not)
 softmax = takes_out(Out(None, EXPECT, out_name="aten::softmax"))(_F.softmax)
 log_softmax = takes_out(Out(None, EXPECT, out_name="aten::log_softmax"))(_F.log_softmax)
-cross = takes_out(Out("linalg_cross", EXPECT))(_cross)
+cross = takes_out(Out("linalg_cross", EXPECT, overlap="full"))(_cross)
 selu = _F.selu
 celu = _F.celu
 conv1d = _F.conv1d
@@ -168,7 +168,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return result[0] if len(result) == 1 else tuple(result)
 
 
-@takes_out(Out(None, Rule("multinomial expects Long tensor out, got: {O}", lambda result, out: out is _dtype.int64)))
+@takes_out(Out(None, Rule("multinomial expects Long tensor out, got: {O}",
+                          lambda result, out: out is _dtype.int64),
+               resize=Resize(shapes=lambda args, kwargs, old, new: None)))  # resized silently
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None) -> Tensor:
     """Indices drawn from the categorical distributions in the rows of ``input`` (torch's

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 
 from . import ops as _ops
-from ._out import CAST, EXPECT, Out, Rules, castable, same_as, takes_out
+from ._out import CAST, EXPECT, Out, Resize, Rules, castable, same_as, takes_out
 
 __all__ = [
     "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
@@ -98,7 +98,7 @@ def tensordot(a, b, dims=2):
     return _ops.tensordot(a, b, dims)
 
 
-@takes_out(Out("addmm", EXPECT))
+@takes_out(Out("addmm", EXPECT, overlap=True))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -144,7 +144,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _ops.diag_embed(input, offset, dim1, dim2)
 
 
-@takes_out(Out("mul", CAST))
+# torch's kron_out resizes out to the result's shape, row-major, and multiplies into a view
+# of it (the result's own layout would follow its operands')
+@takes_out(Out("mul", CAST, overlap=True, resize=Resize(layout=lambda index, had: False)))
 def kron(input, other):
     """Kronecker product."""
     from . import _argparse

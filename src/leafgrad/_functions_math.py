@@ -109,7 +109,8 @@ def round(input, *, decimals=None):  # noqa: A001 - torch's name
     return input.round(decimals=decimals)
 
 
-@takes_out(Out("nan_to_num", same_as("nan_to_num: dtype of out: {O} should be same as input: {R}")))
+@takes_out(Out("nan_to_num", same_as("nan_to_num: dtype of out: {O} should be same as input: {R}"),
+               overlap=True))
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace nan and infinities by finite numbers."""
     return input.nan_to_num(nan, posinf, neginf)
@@ -220,7 +221,20 @@ def float_power(input, exponent):  # noqa: A002
     return _ops.PowScalarBase.apply(exponent.double(), base=float(input))
 
 
-@takes_out(Out("where", same_as("Expected out type to be {R} but got {O}")))
+def _where_out_tensors(args, kwargs, outs):
+    """where's out= form takes tensors only (torch's overloads with a number have no out)."""
+    names = ("condition", "input", "other")
+    given = dict(zip(names, args), **kwargs)
+    for position, name in enumerate(names[1:], 2):
+        value = given.get(name, _MISSING)
+        if value is not _MISSING and not isinstance(value, Tensor):
+            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {_argparse.typename(value)}")
+    return args, kwargs
+
+
+@takes_out(Out("where", same_as("Expected out type to be {R} but got {O}"), overlap=True,
+               prepare=_where_out_tensors))
 def where(condition, input=_MISSING, other=_MISSING):  # noqa: A002
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``.

@@ -71,7 +71,7 @@ def heaviside(input, values):  # noqa: A002 - torch's name
 
 
 nextafter = _pair("nextafter", out=_cast("nextafter"))
-ldexp = _pair("ldexp", out=Out("ldexp", ANY, prepare=_ldexp_out_check))
+ldexp = _pair("ldexp", out=Out("ldexp", ANY, prepare=_ldexp_out_check, overlap=True))
 gcd = _pair("gcd", out=Out(None, CAST, overlap=True, out_name="aten::gcd"))
 lcm = _pair("lcm", out=Out(None, CAST, overlap=True, out_name="aten::lcm"))
 ldexp_ = _pair("ldexp_")
@@ -96,7 +96,7 @@ def frexp(input):  # noqa: A002 - torch's name
 # -- matrix products (ops/matrix_extra.py) --------------------------------------------------------
 
 
-@takes_out(Out("addr", CAST))
+@takes_out(Out("addr", CAST, overlap=True))
 def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002 - torch's name
     """``beta * input + alpha * outer(vec1, vec2)``.
 
@@ -132,7 +132,7 @@ def _addbmm_resize(args, kwargs, outs):
 
 
 @takes_out(Out("addbmm", same_as("self and mat2 must have the same dtype, but got {O} and {R}"),
-               prepare=_addbmm_resize))
+               prepare=_addbmm_resize, overlap=True))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - torch's name
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     _require_tensor(input, "addbmm", "input", 1)
@@ -283,7 +283,7 @@ def masked_scatter(input, mask, source):  # noqa: A002 - torch's name
     return input.masked_scatter(mask, source)
 
 
-@takes_out(Out("index_reduce", EXPECT))
+@takes_out(Out("index_reduce", EXPECT, overlap="self"))
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
     """``source``'s slices folded into ``input`` at ``index`` along ``dim`` with ``reduce``
     (prod, mean, amax or amin); ``include_self=False`` leaves ``input``'s values out."""

@@ -8,7 +8,8 @@ import sys
 from . import _dtype
 from . import ops as _ops
 from ._out import (
-    ANY, CAST, EXPECT, Out, bool_only, castable, floating, not_bool, same_as, takes_out,
+    ANY, CAST, EXPECT, Out, Resize, bool_only, castable, floating, keepdim_shapes, not_bool,
+    same_as, takes_out,
 )
 from .ops import return_types
 from .tensor import Tensor
@@ -25,9 +26,10 @@ __all__ = [
 sys.modules.setdefault("leafgrad.return_types", return_types)
 
 
-def _pair(name: str, values=EXPECT, indices=EXPECT, grad_name=None) -> Out:
+def _pair(name: str, values=EXPECT, indices=EXPECT, grad_name=None, resize=None) -> Out:
     """out=(values, indices) of max(dim), sort, topk...: returned as return_types.<name>_out."""
-    return Out(grad_name or name, (values, indices), returns=getattr(return_types, name + "_out"))
+    return Out(grad_name or name, (values, indices), returns=getattr(return_types, name + "_out"),
+               resize=resize)
 
 
 def _extremum(name: str):
@@ -159,13 +161,15 @@ def logsumexp(input, dim, keepdim=False):
     return _ops.logsumexp(input, dim, keepdim)
 
 
-@takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+@takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype",
+               overlap=True))
 def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``."""
     return _ops.cumsum(input, dim, dtype)
 
 
-@takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype"))
+@takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype",
+               overlap=True))
 def cumprod(input, dim, *, dtype=None):
     """Running product along ``dim`` (its gradient is right with zeros too)."""
     return _ops.cumprod(input, dim, dtype)
@@ -214,7 +218,9 @@ def nanmedian(input, dim=None, keepdim=False):
     return _ops.nanmedian(input, dim, keepdim)
 
 
-@takes_out(_pair("mode", same_as("expected scalar type '{R}' but got '{O}' for values output"), same_as("expected scalar type '{R}' but got '{O}' for indices output")))
+@takes_out(_pair("mode", same_as("expected scalar type '{R}' but got '{O}' for values output"),
+                 same_as("expected scalar type '{R}' but got '{O}' for indices output"),
+                 resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=True))))
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among equally frequent) and an index."""
     return _ops.mode(input, dim, keepdim)
@@ -238,7 +244,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return _ops.argsort(input, dim, descending, stable)
 
 
-@takes_out(Out("sort", EXPECT))
+@takes_out(Out("sort", EXPECT, overlap=True))
 def msort(input):
     """``input`` sorted along dim 0."""
     return _ops.msort(input)
@@ -250,7 +256,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     return _ops.topk(input, k, dim, largest, sorted)
 
 
-@takes_out(_pair("kthvalue", same_as("output values must be of same type as input"), same_as("output indices must be of scalar type Long")))
+@takes_out(_pair("kthvalue", same_as("output values must be of same type as input"),
+                 same_as("output indices must be of scalar type Long"),
+                 resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=False))))
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` and its index."""
     return _ops.kthvalue(input, k, dim, keepdim)

@@ -81,12 +81,12 @@ def rot90(input, k=1, dims=(0, 1)):
     return _ops.rot90(input, k, dims)
 
 
-@takes_out(Out("cat", CAT))
+@takes_out(Out("cat", CAT, overlap="full"))
 def hstack(tensors):
     return _ops.hstack(tensors)
 
 
-@takes_out(Out("cat", CAT))
+@takes_out(Out("cat", CAT, overlap="full"))
 def vstack(tensors):
     return _ops.vstack(tensors)
 
@@ -132,17 +132,18 @@ def meshgrid(*tensors, indexing="ij"):
     return _ops.meshgrid(*tensors, indexing=indexing)
 
 
-@takes_out(Out("index_select", same_as("index_select(): self and result must have the same scalar type")))
+@takes_out(Out("index_select", same_as("index_select(): self and result must have the same scalar "
+                                        "type"), overlap="full"))
 def index_select(input, dim, index):
     return _ops.index_select(input, dim, index)
 
 
-@takes_out(Out("gather", EXPECT))
+@takes_out(Out("gather", EXPECT, overlap="full"))
 def gather(input, dim, index):
     return _ops.gather(input, dim, index)
 
 
-@takes_out(Out("gather", EXPECT))
+@takes_out(Out("gather", EXPECT, overlap="full"))
 def take_along_dim(input, indices, dim=None):
     """``input``'s values at ``indices`` along ``dim`` (both broadcast over the other dims),
     or, without ``dim``, at flat ``indices`` into ``input.view(-1)``."""
@@ -175,17 +176,17 @@ def _along_broadcast(other: tuple, own: tuple, dim: int) -> tuple:
     return tuple(max(a, b) if min(a, b) != 0 else 0 for a, b in zip(other, own))
 
 
-@takes_out(Out("scatter", EXPECT))
+@takes_out(Out("scatter", EXPECT, overlap="self"))
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _ops.scatter(input, dim, index, src, value, reduce)
 
 
-@takes_out(Out("scatter_reduce", EXPECT))
+@takes_out(Out("scatter_reduce", EXPECT, overlap="self"))
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _ops.scatter_reduce(input, dim, index, src, reduce, include_self)
 
 
-@takes_out(Out("scatter_add", EXPECT))
+@takes_out(Out("scatter_add", EXPECT, overlap="self"))
 def scatter_add(input, dim, index, src):
     return _ops.scatter_add(input, dim, index, src)
 
@@ -194,7 +195,7 @@ def index_fill(input, dim, index, value):
     return input.index_fill(dim, index, value)
 
 
-@takes_out(Out("index_copy", EXPECT))
+@takes_out(Out("index_copy", EXPECT, overlap="self"))
 def index_copy(input, dim, index, source):
     return input.index_copy(dim, index, source)
 
@@ -203,7 +204,7 @@ def put(input, index, source, accumulate=False):
     return input.put(index, source, accumulate)
 
 
-@takes_out(Out("index_add", EXPECT))
+@takes_out(Out("index_add", EXPECT, overlap="self"))
 def index_add(input, dim, index, source, *, alpha=1):
     return _ops.index_add(input, dim, index, source, alpha)
 
@@ -212,12 +213,14 @@ def masked_fill(input, mask, value):
     return _ops.masked_fill(input, mask, value)
 
 
-@takes_out(Out("masked_select", same_as("masked_select(): self and result must have the same scalar type")))
+@takes_out(Out("masked_select", same_as("masked_select(): self and result must have the same "
+                                         "scalar type"), overlap="full"))
 def masked_select(input, mask):
     return _ops.masked_select(input, mask)
 
 
-@takes_out(Out("take", same_as("take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}")))
+@takes_out(Out("take", same_as("take(): self and out expected to have the same dtype, but got "
+                                "self.dtype = {R} and out.dtype = {O}"), overlap="full"))
 def take(input, index):
     return _ops.take(input, index)
 

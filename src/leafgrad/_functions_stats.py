@@ -6,7 +6,7 @@ histogramdd (ops/histogram.py)."""
 from __future__ import annotations
 
 from . import ops as _ops
-from ._out import EXPECT, Out, Rule, same_as, takes_out
+from ._out import EXPECT, Out, Resize, Rule, same_as, takes_out
 from .ops import return_types
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
@@ -42,7 +42,7 @@ def cummin(*args, **kwargs):
     return _ops.cummin(*args, **kwargs)
 
 
-@takes_out(Out("logcumsumexp", _scalar_type()))
+@takes_out(Out("logcumsumexp", _scalar_type(), overlap=True))
 def logcumsumexp(*args, **kwargs):
     """``logcumsumexp(input, dim)``: log(cumsum(exp(input))) along ``dim``, without overflow."""
     return _ops.logcumsumexp(*args, **kwargs)
@@ -100,7 +100,7 @@ def corrcoef(input):
     return _ops.corrcoef(input)
 
 
-@takes_out(Out("renorm", EXPECT))
+@takes_out(Out("renorm", EXPECT, overlap=True))
 def renorm(*args, **kwargs):
     """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose p-norm
     exceeds ``maxnorm`` rescaled to norm ``maxnorm`` (the others unchanged).
@@ -120,7 +120,8 @@ def _histogram_out_rule(what: str, dim: str = "") -> Rule:
 
 @takes_out(Out(None, (_histogram_out_rule("hist"), _histogram_out_rule("bin_edges",
                                                                         " for dimension 0")),
-               returns=return_types.histogram_out, out_name="aten::histogram"))
+               returns=return_types.histogram_out, out_name="aten::histogram",
+               resize=Resize(order=(1, 0))))
 def histogram(*args, **kwargs):
     """``histogram(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
     bin_edges): counts (or summed weights) of the values in ``bins`` equal bins over ``range``

@@ -137,11 +137,17 @@ class Out:
 
     - ``name``: the aten name in the requires-grad error, or None where torch does not check.
     - ``rules``: one :class:`Rule` per output (one tensor, or a tuple of them).
-    - ``overlap``: TensorIterator kernels reject an out that partly overlaps an input.
+    - ``overlap``: True: the kernel rejects an out that partly overlaps an input (torch's
+      assert_no_partial_overlap: TensorIterator kernels, addmm, cumsum...); ``"full"``: any
+      shared memory, the input itself included (assert_no_overlap: gather, index_select, cat,
+      cross...); ``"self"``: scatter-like kernels, whose out may be their self but not part of
+      it, and may share nothing with their other inputs (index, src).
     - ``returns``: the structseq class of a tuple result (``return_types.max_out``).
     - ``out_name``: for kernels torch does not differentiate, the aten name in the error for an
       out tensor that requires grad (their inputs may require grad).
     - ``prepare``: rewrites the arguments for kernels that compute in out's dtype.
+    - ``resize``: how a kernel with several outputs resizes them, where torch's differs from
+      resizing each in turn to the result's shape and layout (a :class:`Resize`).
     - ``mode``: ``"result"`` computes and casts into out; ``"dtype"`` computes in out's dtype
       (``sum``, ``cumsum``: their ``dtype=`` argument, given, must equal out's); ``"factory"``
       builds in out's dtype, resizes silently and sets ``requires_grad`` on out; ``"copy"``
@@ -150,11 +156,13 @@ class Out:
     """
 
     __slots__ = ("name", "rules", "overlap", "returns", "mode", "grad_error", "resize_warning",
-                 "prepare", "out_error", "order")
+                 "prepare", "out_error", "order", "resize")
 
     def __init__(self, name=None, rules=CAST, *, overlap=False, returns=None, mode="result",
-                 grad_error=None, resize_warning=None, prepare=None, out_name=None, order=None):
+                 grad_error=None, resize_warning=None, prepare=None, out_name=None, order=None,
+                 resize=None):
         self.name = name
+        self.resize = resize
         self.rules = rules if type(rules) is tuple else (rules,)
         self.order = order or tuple(range(len(self.rules)))  # which out torch checks first
         self.overlap = overlap
@@ -268,11 +276,24 @@ def _call(fn, spec: Out, args, kwargs, out):
     for index in spec.order:
         spec.rules[index].check(results[index].dtype, outs[index].dtype)
     if spec.overlap:
+        inputs = list(_tensors(args, kwargs))
         for target in outs:
-            for tensor in _tensors(args, kwargs):
+            if spec.overlap == "full":
+                check_no_overlap(target, *inputs)
+                continue
+            if spec.overlap == "self" and inputs:
+                _check_overlap(inputs[0]._data, target._data)
+                check_no_overlap(target, *inputs[1:])
+                continue
+            for tensor in inputs:
                 _check_overlap(tensor._data, target._data)
-    for result, target in zip(results, outs):
-        _store(target, result._data, warn=True)
+    plan = spec.resize or _PLAIN_RESIZE
+    for index in plan.order or range(len(outs)):
+        target, value = outs[index], results[index]._data
+        shapes = plan.shapes(args, kwargs, target._data.shape, value.shape)
+        if shapes is not None and tuple(shapes[0]) != tuple(shapes[1]):
+            _warn_resize(*shapes, stacklevel=4)
+        _store(target, value, warn=False, layout=plan.layout(index, target._data.size))
     if len(outs) == 1:
         return outs[0]
     return spec.returns(outs) if spec.returns is not None else tuple(outs)
@@ -302,34 +323,106 @@ def _factory(fn, spec: Out, args, kwargs, out: Tensor) -> Tensor:
     return out
 
 
-def _warn_resize(old: tuple, new: tuple) -> None:
+class Resize:
+    """A kernel's own way of resizing its outputs (torch's structured kernels resize each output
+    in turn to the result's shape and strides, warning for one that had elements):
+
+    - ``order``: the outputs' indices in the order the kernel resizes them (histogram: the
+      bin edges first), so the warnings come in torch's order.
+    - ``shapes(args, kwargs, old, new)``: the (old, new) shapes the warning names, or None
+      for no warning (kthvalue and mode resize a keepdim-shaped view of out first).
+    - ``layout(index, had_elements)``: whether the resized output takes the result's layout
+      (False: row-major, as linalg.eig's eigenvectors when out had elements).
+    """
+
+    __slots__ = ("order", "shapes", "layout")
+
+    def __init__(self, order=None, shapes=None, layout=None):
+        self.order = order
+        self.shapes = shapes or (lambda args, kwargs, old, new: (old, new))
+        self.layout = layout or (lambda index, had_elements: True)
+
+
+_PLAIN_RESIZE = Resize()
+
+
+def keepdim_shapes(unsqueeze_any_rank: bool):
+    """The warning's shapes for kthvalue (``unsqueeze_any_rank`` False) and mode (True): torch
+    resizes out to the keepdim shape, first unsqueezing ``dim`` of an out of the result's rank
+    (kthvalue) or of any rank where ``dim`` is valid (mode), then squeezes it again."""
+
+    def shapes(args, kwargs, old, new):
+        names = ("input", "k", "dim", "keepdim") if not unsqueeze_any_rank else \
+            ("input", "dim", "keepdim")
+        given = dict(zip(names, args), **kwargs)
+        if given.get("keepdim", False):
+            return old, new
+        source = given["input"]
+        dim = given.get("dim", -1)
+        dim = dim + source.ndim if dim < 0 else dim
+        if not source.ndim:
+            return old, new
+        kept = new[:dim] + (1,) + new[dim:]
+        if dim <= len(old) if unsqueeze_any_rank else len(old) == source.ndim - 1:
+            old = old[:dim] + (1,) + old[dim:]
+        return old, kept
+
+    return shapes
+
+
+def _warn_resize(old: tuple, new: tuple, stacklevel: int = 5) -> None:
     if math.prod(old):
         warnings.warn(RESIZE_WARNING.format(old=list(old), new=list(new)), UserWarning,
-                      stacklevel=5)
+                      stacklevel=stacklevel)
 
 
-def _store(out: Tensor, value: np.ndarray, warn: bool) -> None:
+def _store(out: Tensor, value: np.ndarray, warn: bool, layout: bool = True) -> None:
     data = out._data
     if data.shape != value.shape:
         if warn:
             _warn_resize(data.shape, value.shape)
-        resize(out, value.shape)
+        resize(out, value.shape, like=value if layout else None)
         data = out._data
     np.copyto(data, value, casting="unsafe")
     out._bump_version()
 
 
-def resize(tensor: Tensor, shape: tuple) -> None:
+def resize(tensor: Tensor, shape: tuple, like: np.ndarray | None = None) -> None:
     """torch's resize_: same memory when the element count is kept on a contiguous tensor
-    (views of it see later writes), fresh memory otherwise."""
+    (views of it see later writes), fresh memory otherwise.
+
+    Note: strides of a resized out
+    torch resizes an out tensor to the result's shape and then gives it the strides the kernel
+    computed for the result (TensorIterator: the inputs' layout, ``exp(x.t(), out=empty)`` is
+    transposed; linalg kernels: column-major), the strides the call without out= returns.
+    ``like``, the computed result, lends its layout when it is dense, else out is row-major."""
     data = tensor._data
     size = 1
     for n in shape:
         size *= n
+    strides = _dense_layout(like) if like is not None else None
     if data.size == size and data.flags.c_contiguous:
-        tensor._data = data.reshape(shape)
+        flat = data.reshape(-1)
+    elif strides is not None:
+        flat = np.zeros(size, dtype=data.dtype)
     else:
         tensor._data = np.zeros(shape, dtype=data.dtype)
+        return
+    if strides is None:
+        tensor._data = flat.reshape(shape)
+    else:
+        tensor._data = np.lib.stride_tricks.as_strided(
+            flat, shape, tuple(s * flat.itemsize for s in strides))
+
+
+def _dense_layout(array: np.ndarray):
+    """The element strides of a non-overlapping dense array with none negative, or None (also
+    for a plain row-major one, which needs no work)."""
+    if array.flags.c_contiguous or array.size == 0:
+        return None
+    if any(s < 0 for s in array.strides) or _dense_span(array) is None:
+        return None
+    return tuple(s // array.itemsize for s in array.strides)
 
 
 def _dense_span(array: np.ndarray):
@@ -361,6 +454,38 @@ def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
     if a == b and _dims_that_matter(source) == _dims_that_matter(target):
         return
     raise RuntimeError(OVERLAP_ERROR)
+
+
+def check_partial_overlap(target: Tensor, operand) -> None:
+    """torch's assert_no_partial_overlap on tensors (masked_fill_'s mask): all of ``target`` is
+    fine, part of it is not."""
+    if operand is not target and np.may_share_memory(operand._data, target._data):
+        _check_overlap(operand._data, target._data)
+
+
+def check_no_overlap(target: Tensor, *operands) -> None:
+    """torch's assert_no_overlap, for kernels that read an operand while writing ``target``
+    (index_put_, index_copy_, index_add_, scatter_, put_, index_fill_'s index...): an operand
+    may share no memory with the target, not even all of it (``x.index_put_((i,), x)``).
+
+    As torch decides: the same tensor always overlaps (even empty); else both must be dense
+    and non-empty (a strided or expanded one is too hard to tell, and passes) with
+    intersecting byte ranges. Operands that are not tensors (None, lists, numbers) pass.
+    torch checks this in the kernel, after autograd's refusal to write into a leaf that
+    requires grad, which therefore comes first."""
+    check_inplace_allowed(target)
+    data = target._data
+    span = None
+    for operand in operands:
+        if operand is target:
+            raise RuntimeError(OVERLAP_ERROR)
+        if not isinstance(operand, Tensor) or not np.may_share_memory(operand._data, data):
+            continue
+        if span is None:
+            span = _dense_span(data) or (0, 0)
+        other = _dense_span(operand._data)
+        if other is not None and other[0] < span[1] and span[0] < other[1]:
+            raise RuntimeError(OVERLAP_ERROR)
 
 
 def _dims_that_matter(array: np.ndarray) -> tuple:

@@ -11,7 +11,7 @@ tensor(5., grad_fn=<LinalgDetBackward0>)
 from __future__ import annotations
 
 from . import ops as _ops
-from ._out import EXPECT, Out, Rules, castable, same_as, takes_out
+from ._out import EXPECT, Out, Resize, Rules, castable, same_as, takes_out
 from ._functions_linalg import linalg_eig as _eig_result
 from ._functions_linalg import linalg_eig_out as _eig_out
 from ._functions_linalg import linalg_eigh as _eigh_result
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-@takes_out(Out("linalg_cross", EXPECT))
+@takes_out(Out("linalg_cross", EXPECT, overlap="full"))
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
     return _ops.linalg_cross(input, other, dim=dim)
@@ -67,7 +67,8 @@ def solve(A, B, *, left=True):
     return _ops.linalg_solve(A, B, left=left)
 
 
-@takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}")))
+@takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}"),
+               overlap=True))
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """``solve`` for a triangular ``A`` (only its ``upper`` or lower triangle is read)."""
     return _ops.linalg_solve_triangular(A, B, upper=upper, left=left,
@@ -86,7 +87,8 @@ def qr(A, mode="reduced"):
     return _qr_result(_ops.linalg_qr(A, mode))
 
 
-@takes_out(Out("_linalg_svd", (EXPECT, EXPECT, EXPECT), returns=_svd_out))
+@takes_out(Out("_linalg_svd", (EXPECT, EXPECT, EXPECT), returns=_svd_out,
+               resize=Resize(order=(0, 2, 1))))
 def svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U @ diag(S) @ Vh`` and S descending."""
     return _svd_result(_ops.linalg_svd(A, full_matrices))
@@ -104,7 +106,9 @@ def _eig_rule(name: str, what: str):
 
 
 @takes_out(Out("linalg_eig", (_eig_rule("eig", "eigenvalues"), _eig_rule("eig", "eigenvectors")),
-               returns=_eig_out))
+               returns=_eig_out,
+               # eigenvectors resized from an out with elements stay row-major (torch)
+               resize=Resize(layout=lambda index, had_elements: not (index and had_elements))))
 def eig(A):
     """``(eigenvalues, eigenvectors)`` of a square matrix, complex for every input dtype;
     each eigenvector has unit norm (its phase is LAPACK's choice)."""
@@ -131,7 +135,8 @@ def eigvals(A, *, out=None):  # noqa: N803
     return out
 
 
-@takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0)))
+@takes_out(Out("_linalg_eigh", (EXPECT, EXPECT), returns=_eigh_out, order=(1, 0),
+               resize=Resize(order=(1, 0))))
 def eigh(A, UPLO="L"):  # noqa: N803 - torch's name
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix, eigenvalues ascending."""
     return _eigh_result(_ops.linalg_eigh(A, UPLO))

@@ -151,6 +151,26 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     return t
 
 
+def _regenerate_real_view(base: "Tensor", steps: tuple):
+    """A real view of complex memory (``z.imag``, ``view_as_real(z[1:])``) regenerated as torch
+    does: as_strided cannot change the dtype, so its chain of view functions is replayed: the
+    steps before view_as_real as one AsStridedBackward0 on the base (none if there are none),
+    ViewAsRealBackward0, then one AsStridedBackward0 per later step. None for a view made
+    another way (``view(dtype)``)."""
+    from .ops.complex import ViewAsReal
+
+    split = next((k for k, (op, _) in enumerate(steps) if op is ViewAsReal), None)
+    if split is None:
+        return None
+    tensor = base
+    if split:
+        tensor = _ops.AsStrided._record((tensor,), {"steps": steps[:split]})
+    tensor = ViewAsReal._record((tensor,), {})
+    for step in steps[split + 1:]:
+        tensor = _ops.AsStrided._record((tensor,), {"steps": (step,)})
+    return tensor
+
+
 # Note: strides of empty tensors
 # NumPy gives a newly made empty array zero strides; torch gives a new empty tensor contiguous
 # strides (a dim of size 0 counted as 1: (2, 0, 3) -> (3, 3, 1)) and derives a view's strides
@@ -401,7 +421,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         source = base._grad_fn
         if source is self._view_src or source is None:
             return
-        regenerated = _ops.AsStrided._record((base,), {"steps": self._view_steps})
+        regenerated = None
+        if base._data.dtype.kind == "c" and self._data.dtype.kind != "c":
+            regenerated = _regenerate_real_view(base, self._view_steps)
+        if regenerated is None:
+            regenerated = _ops.AsStrided._record((base,), {"steps": self._view_steps})
         old_fn, old_nr = self._grad_fn, self._output_nr
         self._grad_fn = regenerated._grad_fn
         self._output_nr = 0
@@ -609,6 +633,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 "Can't call numpy() on Tensor that has conjugate bit set. Use "
                 "tensor.resolve_conj().numpy() instead."
+            )
+        if not force and self.is_neg():
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has negative bit set. Use "
+                "tensor.resolve_neg().numpy() instead."
             )
         return self._data
 

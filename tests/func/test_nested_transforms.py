@@ -16,6 +16,12 @@ ACTIVATIONS = {
     "gelu": lambda m, h: m.nn.functional.gelu(h),
     "gelu_tanh": lambda m, h: m.nn.functional.gelu(h, approximate="tanh"),
     "sin": lambda m, h: h.sin(),
+    # backward ops with their own double backward (HardtanhBackwardBackward0, ...)
+    "hardtanh": lambda m, h: m.nn.functional.hardtanh(h, -0.5, 0.5) * h,
+    "leaky_relu": lambda m, h: m.nn.functional.leaky_relu(h, 0.2) * h,
+    "softshrink": lambda m, h: m.nn.functional.softshrink(h, 0.2) * h,
+    "elu": lambda m, h: m.nn.functional.elu(h),
+    "threshold": lambda m, h: m.nn.functional.threshold(h, 0.1, 2.0) * h,
 }
 NESTINGS = {
     "jacrev(jacrev)": lambda f, g: f.jacrev(f.jacrev(g, argnums=2), argnums=2),

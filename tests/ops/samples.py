@@ -172,6 +172,40 @@ SAMPLES: dict[str, list[Sample]] = {
     "ThresholdBackward": [
         Sample(lambda lib, a: lib.autograd.grad((a.relu() ** 2).sum(), a, create_graph=True)[0],
                ((S23, "away0"),)),
+        Sample(lambda lib, a: lib.autograd.grad(
+            (lib.nn.functional.threshold(a, 0.1, 2.0) ** 2).sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
+    ],
+    # the backward ops of activations with flat slopes, reached under create_graph
+    "HardtanhBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.hardtanh(a, -0.5, 0.5) ** 2)
+                                                .sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.relu6(a * 4) ** 2).sum(), a,
+                                                create_graph=True)[0], ((S23, "away0"),)),
+    ],
+    "LeakyReluBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.leaky_relu(a, 0.2) ** 2)
+                                                .sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
+    ],
+    "ShrinkBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.hardshrink(a, 0.3) ** 2)
+                                                .sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
+    ],
+    "SoftshrinkBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.softshrink(a, 0.3) ** 2)
+                                                .sum(), a, create_graph=True)[0],
+               ((S23, "away0"),)),
+    ],
+    "EluBackward": [
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.elu(a) ** 2).sum(), a,
+                                                create_graph=True)[0], ((S23, "away0"),)),
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.selu(a) ** 2).sum(), a,
+                                                create_graph=True)[0], ((S3, "away0"),)),
+        Sample(lambda lib, a: lib.autograd.grad((lib.nn.functional.celu(a, 0.5) ** 2).sum(), a,
+                                                create_graph=True)[0], ((S0, "away0"),)),
     ],
     "Eq": [Sample(lambda lib, a, b: a == b, ((S23, A), (S3, A)), node=None)],
     "Ne": [Sample(lambda lib, a, b: a != b, ((S23, A), (S3, A)), node=None)],

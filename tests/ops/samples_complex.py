@@ -30,6 +30,12 @@ SAMPLES = {
         Sample(lambda lib, a, b: lib.imag(_z(lib, a, b))[1:], ((S3, A), (S3, A)),
                check_node=False),
     ],
+    "NegView": [  # z.conj().imag: torch's _neg_view of view_as_real(z)
+        Sample(lambda lib, a, b: _z(lib, a, b).conj().imag * 1, ((S23, A), (S23, A)),
+               check_node=False),
+        Sample(lambda lib, a, b: lib.imag(lib.conj(_z(lib, a, b))) * 2, ((S0, A), (S0, A)),
+               check_node=False),
+    ],
     "ViewAsReal": [
         Sample(lambda lib, a, b: lib.view_as_real(_z(lib, a, b)), ((S23, A), (S23, A))),
         Sample(lambda lib, a, b: lib.view_as_real(_z(lib, a, b).t()), ((S23, A), (S23, A))),

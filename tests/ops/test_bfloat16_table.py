@@ -40,14 +40,10 @@ INTERMEDIATE_ROUNDING = {
     "UpsampleLinear1D-1", "UpsampleLinear1D-3", "UpsampleTrilinear3D-2", "UpsampleTrilinear3D-3",
     "UpsampleTrilinear3DBackward-0",
 }
-# torch raises where leafgrad computes (strict xfails, so a fix shows up here). The two loss
-# checks are missing for float32 inputs with a float64 target/weight too (not bfloat16's).
-DTYPE_CHECKS_MISSING = {
-    "AffineGridGenerator-1": "torch's 5-d affine_grid builds its base grid with a kernel that "
-                             "has no bfloat16 version (\"tensor_cpu\")",
-    "BinaryCrossEntropy-1": "torch: 'Found dtype Double but expected BFloat16' (float64 target)",
-    "NllLoss-2": "torch: 'expected scalar type BFloat16 but found Double' (float64 weight)",
-}
+# torch raises where leafgrad computes (strict xfails, so a fix shows up here): none left
+# (affine_grid's one-step axes, binary_cross_entropy's target and nll_loss's weight dtypes
+# are checked: tests/test_review_defects2.py)
+DTYPE_CHECKS_MISSING: dict = {}
 
 
 CASES = [

@@ -40,7 +40,7 @@ class ComplexMethods:
         """The real parts as a view (a real tensor's ``real`` is itself)."""
         if self._data.dtype.kind != "c":
             return self
-        return _complex_ops().Real.apply(self)
+        return _complex_ops().real_part(self)
 
     @real.setter
     def real(self, value):
@@ -51,7 +51,7 @@ class ComplexMethods:
         """The imaginary parts as a view; real tensors have none (torch's error)."""
         if self._data.dtype.kind != "c":
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return _complex_ops().Imag.apply(self)
+        return _complex_ops().real_part(self, imaginary=True)
 
     @imag.setter
     def imag(self, value):
@@ -86,10 +86,14 @@ class ComplexMethods:
         return _ops.Clone.apply(self)
 
     def resolve_neg(self):
-        return self
+        """A tensor without the negative bit: a copy if it is set, else the tensor itself."""
+        if not _complex_ops().is_neg(self):
+            return self
+        return _ops.Clone.apply(self)
 
     def is_neg(self) -> bool:
-        return False
+        """Whether torch would hold this tensor with its negative bit set (``z.conj().imag``)."""
+        return _complex_ops().is_neg(self)
 
     @property
     def mH(self):  # noqa: N802 - torch's name

@@ -5,6 +5,12 @@ from __future__ import annotations
 from . import lazy_ops as _ops
 
 
+def check_no_overlap(target, *operands) -> None:
+    from .._out import check_no_overlap as check  # (import cycle: _out needs tensor)
+
+    check(target, *operands)
+
+
 class ShapeMethods:
     __slots__ = ()
 
@@ -95,7 +101,9 @@ class ShapeMethods:
         array = _ops.gather_index(index, "scatter_")
         dim = _ops.wrap_dim(dim, self.ndim)
         src = value if src is None else src
+        _ops.check_scatter_src_dtype(self, src)
         _ops.check_scatter_shapes(self, dim, array, src)
+        check_no_overlap(self, index, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         if reduce is not None:
             if reduce not in ("add", "multiply"):
@@ -120,7 +128,9 @@ class ShapeMethods:
     def scatter_add_(self, dim, index, src):
         dim = _ops.wrap_dim(dim, self.ndim)
         array = _ops.gather_index(index, "scatter_add_")
+        _ops.check_scatter_src_dtype(self, src)
         _ops.check_scatter_shapes(self, dim, array, src)
+        check_no_overlap(self, index, src)
         _ops.check_scatter_gather_bounds(array, self.shape[dim] if self.ndim else 1, dim)
         return _ops.keep_index(_ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array), index)
 
@@ -131,6 +141,7 @@ class ShapeMethods:
         array = _ops.gather_index(index, "index_add_").reshape(-1)
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
+        check_no_overlap(self, index, source)
         _ops.check_index_add_bounds(array, self.shape[dim] if self.ndim else 1)
         return _ops.keep_index(
             _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha), index)
@@ -140,7 +151,7 @@ class ShapeMethods:
         return _ops.keep_index(op.apply(self, *tensors, **params), index)
 
     def index_fill_(self, dim, index, value):
-        op, tensors, params = _ops.index_fill_args(self, dim, index, value)
+        op, tensors, params = _ops.index_fill_args(self, dim, index, value, inplace=True)
         return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def index_copy(self, dim, index, source):
@@ -148,7 +159,7 @@ class ShapeMethods:
         return _ops.keep_index(op.apply(self, *tensors, **params), index)
 
     def index_copy_(self, dim, index, source):
-        op, tensors, params = _ops.index_copy_args(self, dim, index, source)
+        op, tensors, params = _ops.index_copy_args(self, dim, index, source, inplace=True)
         return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def put(self, index, source, accumulate=False):
@@ -160,14 +171,16 @@ class ShapeMethods:
         return _ops.keep_index(_ops.inplace(op, self, *tensors, **params), index)
 
     def index_put_(self, indices, values, accumulate=False):
+        masked = _ops.check_index_put_(self, tuple(indices), values, accumulate)
         arrays = tuple(_ops.as_index_array(i) for i in indices)
-        _ops.check_index_put(self, arrays)
+        _ops.check_index_put(self, arrays, values, masked)
         result = _ops.inplace(_ops.IndexPut, self, values, index=arrays, accumulate=accumulate)
         return _ops.keep_index(result, tuple(indices), "indices")
 
     def index_put(self, indices, values, accumulate=False):
+        masked = _ops.check_index_put_(self, tuple(indices), values, accumulate, inplace=False)
         arrays = tuple(_ops.as_index_array(i) for i in indices)
-        _ops.check_index_put(self, arrays)
+        _ops.check_index_put(self, arrays, values, masked)
         result = _ops.IndexPut.apply(self, values, index=arrays, accumulate=accumulate)
         return _ops.keep_index(result, tuple(indices), "indices")
 
@@ -178,6 +191,8 @@ class ShapeMethods:
         from ..tensor import Tensor
 
         array = _ops.mask_array(mask)
+        if isinstance(mask, Tensor):
+            _ops.check_partial_overlap(self, mask)
         if array.shape != self.shape:
             _ops.check_broadcast(self.shape, array.shape)  # in place: self is torch's "a"
         if isinstance(value, Tensor):

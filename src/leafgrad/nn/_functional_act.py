@@ -84,6 +84,11 @@ def prelu(input, weight):
     from ..amp._state import lower_inputs
 
     input, weight = lower_inputs(input, weight)  # torch's CPU autocast list: cast first
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy} and "
+                           f"{weight.dtype._legacy}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"prelu_cpu" not implemented for \'{input.dtype._legacy}\'')
     return Prelu.apply(input, weight)
 
 

@@ -194,6 +194,11 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
             f"{list(input.shape)}")
     if weight is not None:
         _not_differentiable("multi_margin_loss", "weight", weight)
+    if input.dtype.name in ("float16", "bfloat16"):  # the kernel's dtypes, then its int64
+        raise NotImplementedError(  # read of target
+            f'"multi_margin_loss_cpu_kernel" not implemented for \'{input.dtype._legacy}\'')
+    if target.dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
     indices = target._data
     classes = input.shape[-1] if input.dim() else 1
     if indices.size and (indices.min() < 0 or indices.max() >= classes):

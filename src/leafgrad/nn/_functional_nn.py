@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -533,6 +534,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
     if input.ndim > 2 and target_data.dtype == np.uint8:
         raise RuntimeError("expected scalar type Long but found Byte")
     # copy=False: an int64 target's own array, so leafgrad.compile sees it is the input's
@@ -642,6 +646,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _ops.check_reduction(reduction)
+    input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -650,6 +655,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _not_differentiable("binary_cross_entropy", "weight", weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         weight = weight.expand(*input.shape)
+    if target.dtype is not input.dtype:  # the kernel's TensorIterator: one dtype
+        raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
+                           f"{input.dtype._legacy}")
     return _ops.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
@@ -667,8 +675,19 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         weight = weight.expand(*input.shape)
     if pos_weight is not None and tuple(pos_weight.shape) != tuple(input.shape):
         pos_weight = pos_weight.expand(*input.shape)
-    return _ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,
-                                                   reduction=reduction)
+    # torch computes (1 - target).mul_(input).sub_(log_sigmoid(input)): a bool target cannot
+    # be subtracted, an integer one cannot take the float product in place, and the loss has
+    # a floating target's dtype
+    if target.dtype is _dtype.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if not (target.dtype.is_floating_point or target.dtype.is_complex):
+        raise RuntimeError(f"result type {input.dtype._legacy} can't be cast to the desired "
+                           f"output type {target.dtype._legacy}")
+    params = {"reduction": reduction}
+    if target.dtype is not input.dtype or target.dtype is _dtype.bfloat16:
+        params["result_dtype"] = target.dtype.name
+    return _ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, **params)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -680,15 +699,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
             "major release.", UserWarning, stacklevel=2,
         )
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         losses = target.exp() * (target - input)
     else:
-        # xlogy(t, t) - t * input, with 0 * log(0) taken as 0
-        from ..ops._masks import zero_mask
+        # torch's xlogy(t, t) - t * input (0 * log(0) is 0; its target gradient at a 0
+        # target is NaN, from xlogy's y / x term, as torch's)
+        from .._functions_math import xlogy
 
-        zero = zero_mask(target)  # a kernel: leafgrad.compile replays it
-        losses = (target * target._masked_zero(zero).clamp(min=1e-300).log())._masked_zero(zero) \
-            - target * input
+        losses = xlogy(target, target) - target * input
     if reduction == "batchmean":
         return losses.sum() / input.shape[0] if input.ndim else losses.sum()
     if reduction not in ("mean", "sum", "none"):

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from ..ops._forward import auto_linear
 from ..ops.registry import Op, register
 
@@ -71,6 +72,7 @@ def _linspace_from_neg_one(steps: int, align_corners: bool, dtype) -> np.ndarray
 
 def _base_grid(size, align_corners: bool, dtype) -> np.ndarray:
     """(prod(spatial), dims + 1) homogeneous coordinates: x varies fastest, then y (then z)."""
+    dtype = _dtype.bfloat16.np if dtype == "bfloat16" else dtype
     spatial = list(size[2:])
     dims = len(spatial)
     axes = [_linspace_from_neg_one(s, align_corners, dtype) for s in spatial]  # (D,) H, W
@@ -91,8 +93,10 @@ class AffineGridGenerator(Op):
     torch_names = ("nn.functional.affine_grid",)
 
     @staticmethod
-    def forward(ctx, theta, size, align_corners):
-        base = _base_grid(size, align_corners, theta.dtype)
+    def forward(ctx, theta, size, align_corners, grid_dtype=None):
+        # torch builds the base grid in theta's dtype (bfloat16 rounding each step), then
+        # multiplies in float32 (Note: opmath for bfloat16): theta arrives widened here
+        base = _base_grid(size, align_corners, grid_dtype or theta.dtype)
         n, dims = size[0], len(size) - 2
         grid = np.matmul(base[None], np.swapaxes(theta, 1, 2))
         return np.ascontiguousarray(grid.reshape((n,) + tuple(size[2:]) + (dims,)))
@@ -147,12 +151,18 @@ def affine_grid(theta, size, align_corners=None):
             "documentation of affine_grid for details.", UserWarning, stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {shown}")
+    if theta.dtype in (_dtype.float16, _dtype.bfloat16) and min(spatial) == 1:
+        # ATen makes a one-step axis with at::tensor(0), which has no half kernels
+        raise NotImplementedError(f'"tensor_cpu" not implemented for \'{theta.dtype._legacy}\'')
     if theta.shape[0] != size[0]:  # ATen's bmm of the (N, HW, 3) base grid with theta^T
         rows, cols = theta.shape[-1], theta.shape[-2]
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
             f"{rows}] but got: [{theta.shape[0]}, {rows}].")
-    return AffineGridGenerator.apply(theta, size=tuple(size), align_corners=bool(align_corners))
+    params = {"size": tuple(size), "align_corners": bool(align_corners)}
+    if theta.dtype is _dtype.bfloat16:
+        params["grid_dtype"] = "bfloat16"
+    return AffineGridGenerator.apply(theta, **params)
 
 
 def _size_repr(size) -> str:

@@ -316,13 +316,15 @@ from .gather import (  # noqa: E402
 from .gather import _index_array as gather_index, _mask_array as mask_array  # noqa: E402
 from .gather import (  # noqa: E402
     _ScatterReduceLegacyNode as ScatterReduceLegacy, check_index_add_bounds,
-    check_index_add_source, check_scatter_shapes,
+    check_index_add_source, check_scatter_shapes, check_scatter_src_dtype,
     check_scatter_gather_bounds, take_along_index,
 )
 from .gather_fill import (  # noqa: E402
     IndexCopy, IndexFill, IndexFillTensor, Put, index_copy_args, index_fill_args, put_args,
 )
 from .indexing import _as_index_array as as_index_array, check_index_put  # noqa: E402
+from .indexing import check_index_put_  # noqa: E402
+from .._out import check_partial_overlap  # noqa: E402
 from ._promote import check_broadcast  # noqa: E402
 from .shape import _wrap_dim as wrap_dim  # noqa: E402
 from .conv import (  # noqa: E402

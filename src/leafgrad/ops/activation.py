@@ -69,6 +69,81 @@ def _above(x: np.ndarray, scale: float, threshold: float) -> np.ndarray:
     return (x * scale > threshold).astype(x.dtype)
 
 
+class _SlopeBackward(Op):
+    """torch's ``<activation>_backward(grad_output, self, ...)`` for activations whose slope
+    depends on ``self`` only through a comparison (hardtanh, hardshrink, softshrink,
+    leaky_relu): ``grad`` times the slope, a blocked gradient being +0. (torch selects, so a
+    blocked -1. gives 0., where a product by a 0/1 mask gave -0.). Under create_graph it is
+    torch's node (HardtanhBackwardBackward0...): in grad_output the same op on the incoming
+    gradient, in self zero (the slope is flat), so a second derivative in x exists and is 0."""
+
+    broadcasts = True
+    vmap = batch.elementwise
+    inputs = ("grad_output", "self")
+    saves = {"self": ("grad_output",)}
+    torch_names = ()
+
+    @classmethod
+    def forward(cls, ctx, grad, a, **params):
+        grad, a = _promote.binary(grad, a)
+        return np.asarray(cls.select(grad, a, **params))
+
+    def backward(self, gg):
+        cls = type(self)
+        grad_grad = cls.apply(gg, self.saved("self"), **self._params) \
+            if self.needs_grad(0) else None
+        grad_self = None
+        if self.needs_grad(1):  # torch: zeros_like(grad)
+            from .. import zeros_like
+
+            grad_self = zeros_like(gg)
+        return grad_grad, grad_self
+
+    def jvp(self, tangents, primals, result):
+        cls, params = type(self), self._params
+        return jvp_sum(tangents, lambda t: cls.apply(t, primals[1], **params), _zero_tangent)
+
+
+def _zero_tangent(tangent):
+    return tangent * 0
+
+
+@register
+class HardtanhBackward(_SlopeBackward):
+    node = "HardtanhBackwardBackward0"
+
+    @staticmethod
+    def select(grad, a, min_val, max_val):
+        # torch: (x <= min_val || x >= max_val) ? 0 : grad (NaN passes)
+        return np.where((a <= min_val) | (a >= max_val), grad.dtype.type(0), grad)
+
+
+@register
+class LeakyReluBackward(_SlopeBackward):
+    node = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def select(grad, a, negative_slope):
+        return np.where(a > 0, grad, grad * grad.dtype.type(negative_slope))
+
+
+@register
+class ShrinkBackward(_SlopeBackward):
+    """hardshrink_backward and softshrink_backward: the same mask (named per activation)."""
+
+    node = "HardshrinkBackwardBackward0"
+
+    @staticmethod
+    def select(grad, a, lambd):
+        # torch: (x >= -lambd && x <= lambd) ? 0 : grad (NaN passes)
+        return np.where((a >= -lambd) & (a <= lambd), grad.dtype.type(0), grad)
+
+
+@register
+class SoftshrinkBackward(ShrinkBackward):
+    node = "SoftshrinkBackwardBackward0"
+
+
 @register
 class LeakyRelu(Op):
     node = "LeakyReluBackward0"
@@ -80,9 +155,8 @@ class LeakyRelu(Op):
         return np.where(a > 0, a, a * a.dtype.type(negative_slope))
 
     def backward(self, grad):
-        x = self.saved("self")._data
-        slope = self._params["negative_slope"]
-        return grad * kernel_tensor(_leaky_slopes, x, slope=slope)
+        return LeakyReluBackward.apply(grad, self.saved("self"),
+                                       negative_slope=self._params["negative_slope"])
 
     jvp = auto_element_wise
 
@@ -103,20 +177,49 @@ class Elu(Op):
         return (scale * np.where(a > 0, a, negative)).astype(a.dtype)
 
     def backward(self, grad):
-        x = self.saved("self")
-        p = self._params
-        # torch's elu_backward: x <= 0 ? grad * negcoef * exp(x * input_scale) : grad * scale
-        # (so a NaN input passes grad * scale)
-        from .math_logic import Where
-
-        data = x._data
-        negative = (x.clamp(max=0) * p["input_scale"]).exp() * (
-            p["alpha"] * p["scale"] * p["input_scale"]
-        )
-        scale = kernel_tensor(_ones_mask, data) * p["scale"]
-        return grad * Where.apply(negative, scale, condition=kernel_tensor(_nonpositive, data))
+        return EluBackward.apply(grad, self.saved("self"), **self._params)
 
     jvp = auto_element_wise
+
+
+@register
+class EluBackward(_SlopeBackward):
+    """torch's elu_backward(grad, alpha, scale, input_scale, is_result=False, self):
+    ``x <= 0 ? grad * alpha * scale * input_scale * exp(x * input_scale) : grad * scale`` (a
+    NaN input passes grad * scale). Its derivative in self is torch's elu_double_backward,
+    ``elu_backward(gg * grad * input_scale, self) * (self < 0)``: 0 at x = 0 (signed)."""
+
+    node = "EluBackwardBackward0"
+    saves = {"self": ("grad_output", "self"), "grad_output": ("self",)}
+
+    @staticmethod
+    def select(grad, a, alpha, scale, input_scale):
+        with np.errstate(over="ignore"):
+            negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
+                               * grad.dtype.type(alpha * scale * input_scale))
+        return np.where(a <= 0, negative, grad * grad.dtype.type(scale)).astype(grad.dtype)
+
+    def backward(self, gg):
+        x, params = self.saved("self"), self._params
+        grad_grad = EluBackward.apply(gg, x, **params) if self.needs_grad(0) else None
+        grad_self = None
+        if self.needs_grad(1):
+            inner = EluBackward.apply(gg * self.saved("grad_output") * params["input_scale"], x,
+                                      **params)
+            grad_self = inner * kernel_tensor(_negative_mask, x._data)
+        return grad_grad, grad_self
+
+    def jvp(self, tangents, primals, result):
+        grad, x = primals
+        params = self._params
+        return jvp_sum(
+            tangents, lambda t: EluBackward.apply(t, x, **params),
+            lambda t: EluBackward.apply(t * grad * params["input_scale"], x, **params)
+            * kernel_tensor(_negative_mask, x._data))
+
+
+def _negative_mask(x: np.ndarray) -> np.ndarray:
+    return (x < 0).astype(x.dtype)
 
 
 @register
@@ -298,10 +401,9 @@ class Hardtanh(Op):
         return np.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
 
     def backward(self, grad):
-        x = self.saved("self")._data
-        p = self._params
         # torch passes the gradient only strictly inside (min_val, max_val)
-        return grad * kernel_tensor(_inside_open, x, low=p["min_val"], high=p["max_val"])
+        return HardtanhBackward.apply(grad, self.saved("self"), min_val=self._params["min_val"],
+                                      max_val=self._params["max_val"])
 
     jvp = auto_element_wise
 

@@ -62,7 +62,9 @@ class Hardshrink(Op):
         return np.where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
 
     def backward(self, grad):
-        return grad * _outside(self.saved("self")._data, self._params["lambd"])
+        from .activation import ShrinkBackward
+
+        return ShrinkBackward.apply(grad, self.saved("self"), lambd=self._params["lambd"])
 
     jvp = auto_element_wise
 
@@ -85,7 +87,9 @@ class Softshrink(Op):
                                                        a * a.dtype.type(0)))
 
     def backward(self, grad):
-        return grad * _outside(self.saved("self")._data, self._params["lambd"])
+        from .activation import SoftshrinkBackward
+
+        return SoftshrinkBackward.apply(grad, self.saved("self"), lambd=self._params["lambd"])
 
     jvp = auto_element_wise
 
@@ -169,8 +173,10 @@ class Threshold(Op):
         return np.where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
-        x = self.saved("self")._data
-        return grad * kernel_tensor(_threshold_mask, x, threshold=self._params["threshold"])
+        from .elementwise import ThresholdBackward
+
+        return ThresholdBackward.apply(grad, self.saved("self"),
+                                       threshold=self._params["threshold"])
 
     jvp = auto_element_wise
 

@@ -57,7 +57,8 @@ class _PartView(Op):
 
 @register
 class Real(_PartView):
-    """``z.real``: a view of the real parts (a real tensor's ``.real`` is the tensor itself)."""
+    """The real parts as one step, for backward formulas (``z.real`` itself is built as torch
+    builds it: real_part)."""
 
     vmap = batch.elementwise
     torch_names = ("real", "Tensor.real")
@@ -72,7 +73,7 @@ class Real(_PartView):
 
 @register
 class Imag(_PartView):
-    """``z.imag``: a view of the imaginary parts."""
+    """The imaginary parts as one step, for backward formulas (``z.imag``: real_part)."""
 
     vmap = batch.elementwise
     torch_names = ("imag", "Tensor.imag")
@@ -83,6 +84,43 @@ class Imag(_PartView):
 
     def backward(self, grad):
         return Complex.apply(grad.new_zeros(()).expand(grad.shape), grad)
+
+
+def real_part(tensor: Tensor, imaginary: bool = False) -> Tensor:
+    """``z.real`` (``z.imag`` with ``imaginary``) as torch builds it: ``view_as_real(z)`` then
+    ``select(-1, 0 or 1)``, so the graph is SelectBackward0 <- ViewAsRealBackward0. A tensor
+    with the conjugate bit is first un-conjugated (torch's ``_conj()``, ConjBackward0: the
+    memory holds the unconjugated values) and its imaginary parts negated (``_neg_view()``,
+    NegViewBackward0)."""
+    from . import select
+
+    source = tensor
+    conjugated = is_conj(tensor)
+    if conjugated:
+        source = Conj.apply(tensor)
+    pairs = ViewAsReal.apply(source)
+    if conjugated and imaginary:
+        return mark_neg(select(NegView.apply(pairs), -1, 1))
+    return select(pairs, -1, 1 if imaginary else 0)
+
+
+@register
+class NegView(Op):
+    """torch's ``_neg_view()``: the negated values. torch makes a view with a negative bit;
+    leafgrad computes it eagerly, as it does conj (Note: conj is eager)."""
+
+    node = "NegViewBackward0"
+    vmap = batch.elementwise
+    torch_names = ("_neg_view",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.negative(a)
+
+    def backward(self, grad):
+        return grad.neg()  # torch's formula: NegBackward0 under create_graph
+
+    jvp = auto_linear
 
 
 @register
@@ -368,6 +406,20 @@ def mark_conj(tensor: Tensor) -> Tensor:
     """Record torch's conjugate bit on the result of ``conj()`` (see Note: conj is eager)."""
     tensor.__dict__["_is_conj"] = True
     return tensor
+
+
+def mark_neg(tensor: Tensor) -> Tensor:
+    """Record torch's negative bit (``z.conj().imag``: a view of the memory read negated; see
+    NegView). Like the conjugate bit here, it stays on this tensor, not on views of it."""
+    tensor.__dict__["_is_neg"] = True
+    return tensor
+
+
+def is_neg(tensor: Tensor) -> bool:
+    try:
+        return tensor.__dict__.get("_is_neg", False)
+    except AttributeError:
+        return False
 
 
 def is_conj(tensor: Tensor) -> bool:

@@ -897,7 +897,12 @@ class ThresholdBackward(Op):
         if self.needs_grad(0):
             grad_grad = ThresholdBackward.apply(gg, self.saved("self"),
                                                 threshold=self._params["threshold"])
-        return grad_grad, (gg * 0 if self.needs_grad(1) else None)
+        grad_self = None
+        if self.needs_grad(1):  # torch: zeros_like (+0., where gg * 0 gave -0. for gg < 0)
+            from .. import zeros_like
+
+            grad_self = zeros_like(gg)
+        return grad_grad, grad_self
 
     def jvp(self, tangents, primals, result):
         # torch: zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)
@@ -1043,7 +1048,11 @@ class Clamp(Op):
             out = np.maximum(out, target.type(min))
         if max is not None:
             out = np.minimum(out, target.type(max))
-        return out
+        if out is a:
+            return out
+        from .math_clamp import keep_self_on_ties
+
+        return keep_self_on_ties(out, a)
 
     def backward(self, grad):
         x = self.saved("self")

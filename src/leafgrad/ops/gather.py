@@ -3,8 +3,6 @@ masked_select, take, nonzero. Index tensors must be int64 (torch's rule for thes
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import _layout
@@ -402,8 +400,20 @@ def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def check_scatter_src_dtype(tensor, src) -> None:
+    """scatter's and scatter_add's src must have self's dtype (checked before the shapes)."""
+    from ..tensor import Tensor
+
+    if isinstance(src, Tensor) and src.dtype is not tensor.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
 def check_index_add_source(tensor, dim: int, array: np.ndarray, source) -> None:
-    """index_add's shape rules with torch's messages (NumPy's broadcasting error otherwise)."""
+    """index_add's dtype and shape rules with torch's messages (NumPy would cast, or give its
+    broadcasting error)."""
+    if source.dtype is not tensor.dtype:
+        raise RuntimeError(f"index_add_(): self ({tensor.dtype._legacy}) and source "
+                           f"({source.dtype._legacy}) must have the same scalar type")
     count = source.shape[dim] if source.ndim else 1
     if array.size != count:
         raise RuntimeError(f"index_add_(): Number of indices ({array.size}) should be equal to "
@@ -523,6 +533,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
     dim = _wrap_dim(dim, tensor.ndim)
     if src is None:
         src = value
+    check_scatter_src_dtype(tensor, src)
     check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     if reduce is not None:
@@ -535,6 +546,7 @@ def scatter(tensor, dim, index, src=None, value=None, reduce=None):
 def scatter_add(tensor, dim, index, src):
     dim = _wrap_dim(dim, tensor.ndim)
     array = _index_array(index, "scatter_add")
+    check_scatter_src_dtype(tensor, src)
     check_scatter_shapes(tensor, dim, array, src)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     return keep_index(ScatterAdd.apply(tensor, src, dim=dim, index=array), index)
@@ -618,6 +630,7 @@ class _ScatterReduceLegacyNode(Op):
 
     node = "NotImplemented"
     qualified_name = "torch::autograd::NotImplemented"
+    complex_ok = True  # torch adds/multiplies complex values too
     inputs = ("self", "src")
     _save_plan = ()
 

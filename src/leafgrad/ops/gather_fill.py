@@ -155,12 +155,16 @@ def _long_index(index, message: str, error=RuntimeError) -> np.ndarray:
     return array
 
 
-def index_fill_args(tensor, dim, index, value):
-    """``(op, tensors, params)`` for ``tensor.index_fill(dim, index, value)``."""
+def index_fill_args(tensor, dim, index, value, inplace: bool = False):
+    """``(op, tensors, params)`` for ``tensor.index_fill(dim, index, value)`` (``inplace``:
+    ``index_fill_``, which also refuses an index sharing memory with ``tensor``)."""
+    from .._out import check_no_overlap
     from ..tensor import Tensor
 
-    dim = _wrap_dim(dim, tensor.ndim)
     array = _long_index(index, "index_fill_(): Expected dtype int64 for index.", IndexError)
+    if inplace:
+        check_no_overlap(tensor, index)
+    dim = _wrap_dim(dim, tensor.ndim)
     if array.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     array = array.reshape(-1)
@@ -178,8 +182,15 @@ def index_fill_args(tensor, dim, index, value):
     return IndexFill, (), {"dim": dim, "index": array, "value": value}
 
 
-def index_copy_args(tensor, dim, index, source):
+def index_copy_args(tensor, dim, index, source, inplace: bool = False):
+    """``(op, tensors, params)`` for ``index_copy`` (``inplace``: ``index_copy_``, whose index
+    and source may not share memory with ``tensor``: torch checks after the shapes, before the
+    bounds)."""
+    from .._out import check_no_overlap
+
     dim = _wrap_dim(dim, tensor.ndim)
+    if inplace:  # torch's first check after the dim
+        check_no_overlap(tensor, index, source)
     array = _long_index(index, "index_copy_(): Expected a long tensor for index, but got "
                                "{legacy}")
     if array.ndim > 1:
@@ -212,7 +223,10 @@ def index_copy_args(tensor, dim, index, source):
 
 
 def put_args(tensor, index, source, accumulate, name: str = "put_"):
+    """``(op, tensors, params)`` for ``put`` and ``put_`` (whose index and source may not share
+    memory with ``tensor``)."""
     from .. import _argparse
+    from .._out import check_no_overlap
     from ..tensor import Tensor
 
     if not isinstance(source, Tensor):
@@ -227,6 +241,8 @@ def put_args(tensor, index, source, accumulate, name: str = "put_"):
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
                            f"self.dtype = {tensor.dtype._legacy} and source.dtype = "
                            f"{source.dtype._legacy}")
+    if name == "put_":
+        check_no_overlap(tensor, index, source)
     size = tensor.numel()
     array = array.reshape(-1)
     bad = array[(array < -size) | (array >= size)]

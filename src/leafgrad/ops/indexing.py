@@ -205,9 +205,13 @@ def _normalise(tensor, index) -> list:
 _FROM_ELLIPSIS = slice(None)  # the whole-dim slices a ``...`` stands for (compared by identity)
 
 
-def check_index_put(tensor, arrays) -> None:
-    """index_put_'s checks with torch's messages (NumPy's say "arrays" and "axis")."""
+def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
+    """index_put_'s checks with torch's messages (NumPy's say "arrays" and "axis"), in its
+    order: the indices broadcast together, the values fit the result and have ``tensor``'s
+    dtype (not on the masked_fill_ path, ``masked``: see check_index_put_), the bounds."""
     _check_index_shapes(list(arrays))
+    if values is not None and not masked:
+        check_index_put_value(tensor, arrays, values)
     dim = 0
     for array in arrays:
         if array.dtype == np.bool_:
@@ -218,6 +222,57 @@ def check_index_put(tensor, arrays) -> None:
             bad = int(array.max()) if array.max() >= size else int(array.min())
             raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
         dim += 1
+
+
+_MASK_DTYPES = (np.bool_, np.uint8)
+
+
+def check_index_put_(tensor, indices: tuple, values, accumulate, inplace: bool = True) -> bool:
+    """index_put_'s checks before it reads the indices: their count, then memory overlap
+    (``inplace``; index_put writes a clone). Returns whether torch takes the masked_fill_
+    path (see check_index_put_overlap)."""
+    if len(indices) > tensor.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {tensor.ndim} "
+                         f"(got {len(indices)})")
+    present = [item for item in indices if item is not None]
+    mask = present[0] if len(present) == 1 and isinstance(present[0], _tensor_cls()) and \
+        present[0]._data.dtype in _MASK_DTYPES else None
+    if not inplace:
+        return mask is not None and not accumulate and isinstance(values, _tensor_cls()) \
+            and values._data.size == 1
+    return check_index_put_overlap(tensor, values, indices, mask, accumulate)
+
+
+def check_index_put_value(tensor, arrays: tuple, values) -> None:
+    """The values broadcast to the indexing result, then have ``tensor``'s dtype."""
+    if not isinstance(values, _tensor_cls()):
+        return
+    check_index_put_values(tuple(tensor.shape), tuple(arrays), tuple(values.shape))
+    if values.dtype is not tensor.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{tensor.dtype._legacy} for the destination and "
+                           f"{values.dtype._legacy} for the source.")
+
+
+
+def check_index_put_overlap(tensor, values, indices: tuple, mask=None,
+                            accumulate: bool = False) -> bool:
+    """index_put_'s memory checks, in torch's order (_index_put_impl_). ``mask`` is the index
+    when it is a single bool/uint8 mask (among Nones): with a one-element value, not
+    accumulating, torch takes masked_fill_ (and returns True here), which only refuses a mask
+    partly overlapping ``tensor`` and casts the value. Otherwise neither the values nor any
+    index tensor may share memory with ``tensor``, not even all of it."""
+    from .._out import check_no_overlap, check_partial_overlap
+
+    Tensor = _tensor_cls()
+    if not isinstance(values, Tensor):
+        return False
+    if mask is not None and not accumulate and values._data.size == 1:
+        if isinstance(mask, Tensor):
+            check_partial_overlap(tensor, mask)
+        return True
+    check_no_overlap(tensor, values, *indices)
+    return False
 
 
 def getitem(tensor, index):
@@ -356,6 +411,9 @@ def index_result_shape(shape: tuple, index: tuple) -> tuple:
     """The shape of ``x[index]`` for an ``x`` of ``shape`` (computed on a zero-strided array)."""
     probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.bool_), shape=shape,
                                             strides=(0,) * len(shape))
+    # integer indices as zeros: the shape does not depend on them (bounds are checked apart)
+    index = tuple(np.zeros(item.shape, np.intp) if isinstance(item, np.ndarray)
+                  and item.dtype != np.bool_ else item for item in index)
     return probe[index].shape
 
 
@@ -434,6 +492,12 @@ def setitem(tensor, index, value) -> None:
         # As torch does: the basic part of the index becomes a view (so a write through it is
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
         view, advanced = _split(tensor, index)
+        arrays = [item for item in advanced if isinstance(item, np.ndarray)]
+        masks = [item for item in index_tensors(index) if item._data.dtype in _MASK_DTYPES]
+        mask = (masks[0] if masks else arrays[0]) \
+            if len(arrays) == 1 and arrays[0].dtype == np.bool_ else None
+        if not check_index_put_overlap(view, value, index_tensors(index), mask):
+            check_index_put_value(view, advanced, value)
         inplace(IndexPut, view, value, index=advanced)
         keep_index(view, index_tensors(index), "indices")
         return

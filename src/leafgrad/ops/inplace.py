@@ -21,7 +21,8 @@ from ..autograd._vmap_state import state as _vmap_state
 from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, SavedTensor
+from ..autograd import graph as _graph
+from ..autograd.graph import Node, SavedTensor, saved_hooks_state as _saved_hooks
 from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
 from . import _float_kernels, _promote
 from .elementwise import check_alpha_kind, check_bool_subtraction
@@ -139,9 +140,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     old = _wrap(target._data.copy() if saves_self else target._data, target._requires_grad,
                 target._grad_fn)
     old._output_nr = target._output_nr
-    result = op._record((old,) + others, params)
-    if clones:
-        _save_original_self(result._grad_fn, old)
+    result = _record(op, old, others, params, clones)
     out = result._data
     _check_result(target, out)
     node = result._grad_fn
@@ -156,6 +155,40 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if saved and "result" in saved:
             saved["result"] = SavedTensor(target, is_output=True)
     return target
+
+
+def _record(op, old: Tensor, others: tuple, params: dict, clones: bool) -> Tensor:
+    """Record ``op`` on ``(old, *others)``; when ``clones``, its saved ``self`` becomes a
+    recorded clone of the overwritten value (see _save_original_self).
+
+    Note: saved-tensor hooks and in-place ops
+    torch packs each saved tensor of an in-place op once, in the node's order: the clone of
+    the overwritten self (not the value before it is cloned), and the result, which is the
+    written tensor itself, after the write (the callers save it). So under hooks the node is
+    recorded with packing held back, then its entries are packed in order."""
+    hooks = _saved_hooks.stack if _graph.hooks_entered else ()
+    if not hooks:
+        result = op._record((old,) + others, params)
+        if clones:
+            _save_original_self(result._grad_fn, old)
+        return result
+    _saved_hooks.stack = ()
+    try:
+        result = op._record((old,) + others, params)
+    finally:
+        _saved_hooks.stack = hooks
+    node = result._grad_fn
+    saved = node._saved if node is not None else None
+    for key, entry in (saved or {}).items():
+        if key == "result" or not isinstance(entry, SavedTensor):
+            continue  # the result: packed once written, as the written tensor
+        if key == "self" and clones:
+            from .elementwise import Clone
+
+            saved[key] = SavedTensor(Clone._record((old,), {}))
+        elif entry.tensor is not None:
+            saved[key] = SavedTensor(entry.tensor)
+    return result
 
 
 def _save_original_self(node, old: Tensor) -> None:
@@ -176,9 +209,7 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
     old = _wrap(view._data.copy() if "self" in op.saves else view._data, view._requires_grad,
                 view._grad_fn)
     old._output_nr = view._output_nr
-    result = op._record((old,) + others, params)
-    if clones:
-        _save_original_self(result._grad_fn, old)
+    result = _record(op, old, others, params, clones)
     out = result._data
     _check_result(view, out)
     op_node = result._grad_fn

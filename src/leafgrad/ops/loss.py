@@ -88,7 +88,10 @@ class _Pointwise(Op):
         return _reduce(cls.pointwise(a - target, **params), reduction)
 
     def backward(self, grad):
-        diff = self.saved("self") - self.saved("target")
+        x, target = self.saved("self"), self.saved("target")
+        if target.dtype.name == "bool":  # torch's backward kernels take a bool target as 0/1
+            target = target.to(x.dtype)
+        diff = x - target
         params = {k: v for k, v in self._params.items() if k != "reduction"}
         local = _unreduce(grad, tuple(diff.shape), self._params["reduction"]) * self.slope(
             diff, **params
@@ -149,12 +152,29 @@ class SmoothL1Loss(_Pointwise):
 
 @register
 class HuberLoss(_Pointwise):
+    """torch's huber_loss writes into a tensor of the input's dtype (computing in the common
+    one), and its backward refuses a target of another dtype (TensorIterator's same-dtype
+    check), where mse/l1/smooth_l1 promote."""
+
     autocast = "fp32"  # torch's CPU autocast list
     node = "HuberLossBackward0"
     complex_message = '"huber_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
+    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     torch_names = ("nn.functional.huber_loss",)
+
+    @classmethod
+    def forward(cls, ctx, a, target, reduction, **params):
+        return np.asarray(super().forward.__func__(cls, ctx, a, target, reduction, **params)
+                          ).astype(a.dtype, copy=False)
+
+    def backward(self, grad):
+        x, target = self.saved("self"), self.saved("target")
+        if x.dtype is not target.dtype:
+            raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
+                               f"{x.dtype._legacy}")
+        return super().backward(grad)
 
     @staticmethod
     def pointwise(diff, delta):
@@ -436,6 +456,7 @@ def _check_probabilities(x, target) -> None:
 class BinaryCrossEntropy(Op):
     autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyBackward0"
+    bfloat16_follows_self = True  # the loss is the input's dtype, whatever the weight's
     complex_message = '"binary_cross_entropy" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight")
@@ -488,7 +509,6 @@ class BinaryCrossEntropy(Op):
 class BinaryCrossEntropyWithLogits(Op):
     autocast = "fp32"  # torch's CPU autocast list
     node = "BinaryCrossEntropyWithLogitsBackward0"
-    bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     complex_message = '"log_sigmoid_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     inputs = ("self", "target", "weight", "pos_weight")
@@ -498,7 +518,7 @@ class BinaryCrossEntropyWithLogits(Op):
     torch_names = ("nn.functional.binary_cross_entropy_with_logits",)
 
     @staticmethod
-    def forward(ctx, a, target, weight, pos_weight, reduction):
+    def forward(ctx, a, target, weight, pos_weight, reduction, result_dtype=None):
         # log(1 + exp(-|x|)) + max(-x, 0) is log(1 + exp(-x)) without overflow
         softplus_neg = np.log1p(np.exp(-np.abs(a))) + np.maximum(-a, 0)
         if pos_weight is not None:
@@ -508,7 +528,13 @@ class BinaryCrossEntropyWithLogits(Op):
             losses = (1 - target) * a + softplus_neg
         if weight is not None:
             losses = losses * weight
-        return _reduce(losses.astype(a.dtype), reduction)
+        # torch's loss is (1 - target).mul_(input)...: the target's dtype (result_dtype, named
+        # where it is not the input's; bfloat16 rounded here, the operands arriving widened)
+        if result_dtype == "bfloat16":
+            from ._bfloat16 import to_bfloat16
+
+            return to_bfloat16(_reduce(losses.astype(np.float32), reduction))
+        return _reduce(losses.astype(result_dtype or a.dtype), reduction)
 
     def backward(self, grad):
         # torch's order of roundings (binary_cross_entropy_with_logits_backward and its

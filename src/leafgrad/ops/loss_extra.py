@@ -66,7 +66,7 @@ class SoftMarginLoss(Op):
     def forward(ctx, a, target, reduction):
         if a.dtype.kind == "c" or target.dtype.kind == "c":
             return _complex_soft_margin(a, target, reduction)
-        z = -target * a
+        z = -a * target  # (torch: -input * target, so a bool target multiplies)
         losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
         return _reduce_array(losses, reduction)
 

@@ -52,7 +52,7 @@ class ClampTensor(Op):
             out = np.maximum(out, low.astype(target, copy=False))
         if high is not None:
             out = np.minimum(out, high.astype(target, copy=False))
-        return np.asarray(out)
+        return keep_self_on_ties(np.asarray(out), a)
 
     def backward(self, grad):
         x = self.saved("self")
@@ -96,6 +96,22 @@ class ClampTensor(Op):
         return self._input_meta[index] is not None
 
 
+def keep_self_on_ties(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """torch's max/min/clamp kernels keep ``self`` where it ties with the other operand:
+    ``maximum(-0., 0.)`` and ``clamp(-0., min=0.)`` are -0. (NumPy gives its second operand).
+    Equal floats other than zeros are the same bits, so only zeros' signs are put back."""
+    if out.dtype.kind != "f" or a.dtype.kind != "f":
+        return out
+    out = np.asarray(out)  # (NumPy gives a 0-d operation a scalar)
+    zeros = out == 0
+    if not zeros.any():
+        return out
+    if a.shape != out.shape:
+        a = np.broadcast_to(a, out.shape)
+    np.copysign(out, a, out=out, where=zeros & (a == 0))
+    return out
+
+
 def _clamp_one_side(a, bound, ufunc):
     target = _promote.result_np_dtype(a, bound)
     if isinstance(bound, np.ndarray):
@@ -103,7 +119,7 @@ def _clamp_one_side(a, bound, ufunc):
         bound = bound.astype(target, copy=False)
     else:
         bound = target.type(bound)
-    return np.asarray(ufunc(a.astype(target, copy=False), bound))
+    return keep_self_on_ties(np.asarray(ufunc(a.astype(target, copy=False), bound)), a)
 
 
 @register
@@ -215,7 +231,7 @@ class _Extremum(Op):
     @classmethod
     def forward(cls, ctx, a, b):
         a, b = _promote.binary(a, b)
-        return np.asarray(cls.ufunc(a, b))
+        return keep_self_on_ties(np.asarray(cls.ufunc(a, b)), a)
 
 
 @register

@@ -159,14 +159,17 @@ class MaskedScatter(Op):
     uint_kernel = "masked_scatter"
 
     @staticmethod
-    def forward(ctx, a, source, mask):
+    def forward(ctx, a, source, mask, aliased=False):
         shape = np.broadcast_shapes(a.shape, mask.shape)
         out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
         where = np.broadcast_to(mask, shape)
         count = int(where.sum())
         if source.size < count:
             raise RuntimeError("Number of elements of source < number of ones in mask")
-        out[where] = source.reshape(-1)[:count]
+        if aliased:
+            _scatter_as_read(out, a, source, where)
+        else:
+            out[where] = source.reshape(-1)[:count]
         return out
 
     def backward(self, grad):
@@ -201,6 +204,9 @@ class IndexReduce(ScatterReduce):
 
     node = "IndexReduceBackward0"
     torch_names = ("index_reduce", "Tensor.index_reduce")
+    # complex: prod/mean over slices without a derivative (the rest refused in index_reduce())
+    complex_ok = True
+    complex_autograd = False
     uint_kernel = staticmethod(_uint.index_reduce_kernel)
 
 
@@ -214,6 +220,28 @@ def _expanded_index(index: np.ndarray, source_shape: tuple, dim: int) -> np.ndar
     shape = [1] * len(source_shape)
     shape[dim] = index.size
     return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source_shape))
+
+
+def _check_index_reduce_kernel(tensor, reduce, include_self) -> None:
+    """torch's index_reduce kernels for complex and bool self: include_self=False's
+    initialisation has neither, nor has a vector's kernel (index_func_); the per-slice path
+    has complex prod/mean and bool prod/amax/amin (its mean's floor division has no bool
+    kernel)."""
+    kind = tensor._data.dtype.kind
+    if kind not in "cb":
+        return
+    name = tensor.dtype._legacy
+    kernel = None
+    if not include_self:
+        kernel = "index_reduce_func_exclude_input_init"
+    elif tensor.ndim <= 1:
+        kernel = "index_func_"
+    elif kind == "c" and reduce in ("amax", "amin"):
+        kernel = "maximum_cpu" if reduce == "amax" else "minimum_cpu"
+    elif kind == "b" and reduce == "mean":
+        kernel = "div_floor_cpu"
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
 def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=False):
@@ -253,6 +281,11 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(tensor.shape)} "
                            f"source.shape = {list(source.shape)}")
+    if inplace:
+        from .._out import check_no_overlap
+
+        check_no_overlap(tensor, index, source)
+    _check_index_reduce_kernel(tensor, reduce, include_self)
     check_index_add_bounds(array, tensor.shape[dim] if tensor.ndim else 1)
     if reduce not in INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
@@ -327,6 +360,22 @@ def _expand_error(mask: np.ndarray, shape: tuple) -> RuntimeError:
     return _expanded_size_error(tuple(shape), mask.shape)
 
 
+def _scatter_as_read(out, a, source, where) -> None:
+    """masked_scatter_ with a contiguous source in ``a``'s own memory: torch checks no overlap
+    and writes ``a`` in row-major order, reading source element k after the writes before it
+    (``x.masked_scatter_(x >= 1, x[:9])`` spreads x[0]). ``out`` holds ``a``'s values."""
+    grid = np.indices(a.shape).reshape(a.ndim, a.size)
+    start = a.__array_interface__["data"][0]
+    addresses = start + (np.asarray(a.strides).reshape(-1, 1) * grid).sum(0)
+    position_of = dict(zip(addresses.tolist(), range(a.size)))
+    first = source.__array_interface__["data"][0]
+    values = source.reshape(-1).copy()
+    flat = out.reshape(-1)
+    for k, position in enumerate(np.flatnonzero(where)):
+        own = position_of.get(first + k * source.itemsize)
+        flat[position] = values[k] if own is None else flat[own]
+
+
 def masked_scatter(tensor, mask, source, inplace=False):
     from .inplace import inplace as _inplace
 
@@ -344,7 +393,10 @@ def masked_scatter(tensor, mask, source, inplace=False):
             fits = False
         if not fits:
             raise _expand_error(array, tuple(tensor.shape))
-        return keep_index(_inplace(MaskedScatter, tensor, source, mask=array), mask, "mask")
+        params = {"mask": array}
+        if source._data.flags.c_contiguous and np.may_share_memory(source._data, tensor._data):
+            params["aliased"] = True  # (torch's source.contiguous() is then source itself)
+        return keep_index(_inplace(MaskedScatter, tensor, source, **params), mask, "mask")
     from ._promote import check_broadcast
 
     if array.shape != tuple(tensor.shape):

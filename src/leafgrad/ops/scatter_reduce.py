@@ -53,7 +53,7 @@ def scatter_reduce_array(a, src, dim, index, reduce, include_self):
         if include_self:
             count += 1
         np.maximum(count, 1, out=count)  # nothing averaged: the value stays
-        if flat.dtype.kind == "f":
+        if flat.dtype.kind in "fc":
             flat /= count.astype(flat.dtype)
         else:
             np.floor_divide(flat, count.astype(flat.dtype), out=flat)  # torch: floor
@@ -79,6 +79,10 @@ class ScatterReduce(Op):
     inputs = ("self", "src")
     saves = {"self": ("self", "src"), "src": ("self", "src"), "result": ("self", "src")}
     torch_names = ("scatter_reduce", "Tensor.scatter_reduce")
+    # torch computes complex sum/prod/mean (amax/amin: refused in scatter_reduce()) without a
+    # derivative; index_reduce refuses complex in index_reduce()
+    complex_ok = True
+    complex_autograd = False
 
     @staticmethod
     def forward(ctx, a, src, dim, index, reduce, include_self):
@@ -190,6 +194,15 @@ def _where(condition, a, b):
     return where(condition, a, b)
 
 
+def check_reduce_kernel(tensor, reduce) -> None:
+    """torch's scatter_reduce kernels: no amax/amin for complex, no mean for bool (after the
+    shape checks, before the bounds)."""
+    kind = tensor._data.dtype.kind
+    if (kind == "c" and reduce in ("amax", "amin")) or (kind == "b" and reduce == "mean"):
+        raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented '
+                                  f"for '{tensor.dtype._legacy}'")
+
+
 def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=False):
     """Checks in torch's order, then the op (``inplace``: ``scatter_reduce_``)."""
     from ..tensor import Tensor
@@ -208,6 +221,12 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
     if tensor.dtype is not src.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     check_scatter_shapes(tensor, dim, array, src)
+    if inplace:
+        from .._out import check_no_overlap
+
+        check_no_overlap(tensor, index, src)
+    if array.size:  # an empty index returns before the kernel
+        check_reduce_kernel(tensor, reduce)
     check_scatter_gather_bounds(array, tensor.shape[dim] if tensor.ndim else 1, dim)
     params = {"dim": dim, "index": array, "reduce": reduce, "include_self": bool(include_self)}
     if inplace:
