@@ -648,3 +648,51 @@ def test_unary_results_of_expanded_tensors_are_laid_out_as_torch(source, name, d
                      out.detach().numpy()))
     assert seen[0][:3] == seen[1][:3]
     np.testing.assert_allclose(seen[0][3], seen[1][3], rtol=2e-7 if dtype == "float32" else 1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("alpha", [1, 2, -0.5])
+@pytest.mark.parametrize("activation", ["relu", "relu_", "threshold", "F.relu"])
+def test_relu_second_derivative_zeros_have_torchs_sign(activation, alpha, dtype):
+    """threshold_backward's gradient in self is torch's zeros_like(grad), +0.: leafgrad's
+    gg * 0 gave -0. where the upstream gradient was negative, and a later product with a
+    negative factor flipped it (generated-program seed 20341: relu(x0 - 2 x4), second
+    derivative printed 0. where torch printed -0.); inf and NaN upstream gradients stay out."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x0 = lib.tensor([[1.0, -1.0, 0.5], [-0.5, 2.0, -2.0]], dtype=getattr(lib, dtype))
+        x4 = lib.tensor([[0.2, 0.3, -0.4], [0.1, -0.6, 0.7]], dtype=getattr(lib, dtype),
+                        requires_grad=True)
+        x5 = lib.sub(x0, x4, alpha=alpha)
+        if activation == "relu":
+            out = x5.relu()
+        elif activation == "relu_":
+            out = (x5 * 1).relu_()
+        elif activation == "threshold":
+            out = lib.nn.functional.threshold(x5, 0.0, 0.0)
+        else:
+            out = lib.nn.functional.relu(x5)
+        upstream = lib.tensor([[-0.8, float("inf"), -0.2], [float("nan"), -0.6, 0.17]],
+                              dtype=getattr(lib, dtype))
+        (first,) = lib.autograd.grad(out, [x4], grad_outputs=upstream, create_graph=True)
+        (first * lib.tensor([-1.0, 2.0, -3.0], dtype=getattr(lib, dtype))).sum().backward()
+        seen.append((_describe(first), _describe(x4.grad)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("used", [(0,), (1,), (0, 2), (2,)])
+def test_unbind_gradient_of_unused_outputs_is_exact_zeros(used, create_graph):
+    """torch's unbind_backward fills a missing output's gradient with zeros: leafgrad took
+    present * 0, which kept -0., turned inf into NaN and recorded a MulBackward0."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([[1.0, -2.0], [float("inf"), -3.0], [0.5, -0.0]], requires_grad=True)
+        w = lib.tensor([-1.0, 2.0], requires_grad=True)
+        parts = a.unbind()
+        out = sum((parts[i] * w * lib.tensor([float("-inf"), -1.0])).sum() for i in used)
+        (grad,) = lib.autograd.grad(out, a, create_graph=create_graph)
+        edges = None if grad.grad_fn is None else [
+            None if c is None else type(c).__name__ for c, _ in grad.grad_fn.next_functions]
+        seen.append((_describe(grad), edges))
+    assert seen[0] == seen[1]

@@ -880,7 +880,8 @@ class ThresholdBackward(Op):
         if self.needs_grad(0):
             grad_grad = ThresholdBackward.apply(gg, self.saved("self"),
                                                 threshold=self._params["threshold"])
-        return grad_grad, (gg * 0 if self.needs_grad(1) else None)
+        # torch: self: zeros_like(grad), +0. (gg * 0 gave -0. where gg < 0: seed 20341)
+        return grad_grad, (_zeros_like(gg) if self.needs_grad(1) else None)
 
     def jvp(self, tangents, primals, result):
         # torch: zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)
