@@ -696,3 +696,103 @@ def test_unbind_gradient_of_unused_outputs_is_exact_zeros(used, create_graph):
             None if c is None else type(c).__name__ for c, _ in grad.grad_fn.next_functions]
         seen.append((_describe(grad), edges))
     assert seen[0] == seen[1]
+
+
+MOVEDIM_CASES = [((), 0, 0), ((), -1, 0), ((), (0,), (-1,)), ((), [], []), ((), 1, 0),
+                 ((2, 3, 4), [0, 0], [1, 2]), ((2, 3, 4), (0, 1), (2, 2)), ((2, 3, 4), 0, 3),
+                 ((2, 3, 4), [0, 1], [1]), ((2, 3, 4), (), ()), ((2, 3, 4), [2, 0], [0, 2]),
+                 ((2, 3, 4), (-1, 0), (0, -1)), ((3,), 0, -1), ((2, 0, 3), 1, 0)]
+
+
+@pytest.mark.parametrize("shape, source, destination", MOVEDIM_CASES)
+@pytest.mark.parametrize("form", ["method", "function", "moveaxis"])
+def test_movedim_of_scalars_and_repeated_dims_as_torch(shape, source, destination, form):
+    """movedim of a 0-d tensor is torch's alias (AliasBackward0) where leafgrad raised
+    IndexError (generated-program seeds 204, 270, 360: x.movedim(-1, -1) of a 0-d x); a
+    repeated source or destination dim raises torch's 'movedim: repeated dim' (leafgrad gave
+    permute's error or StopIteration)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True) * 2
+        try:
+            if form == "method":
+                out = x.movedim(source, destination)
+            elif form == "function":
+                out = lib.movedim(x, source, destination)
+            else:
+                out = lib.moveaxis(x, source, destination)
+            seen.append((tuple(out.shape), out.stride(), type(out.grad_fn).__name__,
+                         out._base is x))
+        except Exception as error:  # noqa: BLE001 - the error is the observation
+            seen.append((type(error).__name__, str(error).splitlines()[0]))
+    assert seen[0] == seen[1]
+
+
+EVENLY_OR_INDEXED = {
+    "max": lambda x, lib: x.max(),
+    "min": lambda x, lib: lib.min(x),
+    "max of a slice": lambda x, lib: x[:, 1:].max(),
+    "median": lambda x, lib: x.median(),
+    "nanmedian-free median of a row": lambda x, lib: x[0].median(),
+    "amax all": lambda x, lib: x.amax((0, 1)),
+    "advanced index": lambda x, lib: x[[0, 0, 1], [1, 1, 2]].sum(),
+    "bool mask index": lambda x, lib: x[x > 0.7].sum(),
+    "index list": lambda x, lib: x[[1, 0, 1]].sum(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("values", [[[1.0, 3.0, 3.0], [-2.0, 0.5, -1.0]],
+                                    [[1.0, 3.0, 2.5], [-2.0, 0.5, -1.0]]])
+@pytest.mark.parametrize("name", sorted(EVENLY_OR_INDEXED))
+def test_create_graph_gradients_of_max_and_indexing_record_torchs_nodes(name, values, dtype):
+    """max()/min()/median() backward is torch's grad.new_zeros(...).masked_fill_(ties, grad /
+    count) (MaskedFillBackward1 with an edge for the zeros) where leafgrad recorded
+    MaskedFillBackward0; an index's backward is _index_put_impl_(zeros, indices, grad), whose
+    node has an edge for the zeros too (generated-program seeds 28, 66, 334)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        (grad,) = lib.autograd.grad(EVENLY_OR_INDEXED[name](x, lib) ** 2, x, create_graph=True)
+        fn = grad.grad_fn
+        edges = [None if c is None else type(c).__name__ for c, _ in fn.next_functions]
+        (second,) = lib.autograd.grad(grad.sum(), x, allow_unused=True)
+        seen.append((_describe(grad), type(fn).__name__, edges, _describe(second)))
+    assert seen[0] == seen[1]
+
+
+SOFTMAXES = {
+    "softmax -1": lambda x, lib: x.softmax(-1),
+    "softmax 0": lambda x, lib: lib.softmax(x, 0),
+    "log_softmax -1": lambda x, lib: x.log_softmax(-1),
+    "log_softmax 0": lambda x, lib: lib.nn.functional.log_softmax(x, 0),
+    "softmax dtype": lambda x, lib: lib.nn.functional.softmax(x, 1, dtype=lib.float64),
+    "log_softmax dtype": lambda x, lib: x.log_softmax(1, dtype=lib.float64),
+    "softmax of a 0-d": lambda x, lib: x[0, 1].softmax(0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(SOFTMAXES))
+def test_softmax_double_backward_records_torchs_backward_data_nodes(name, dtype):
+    """Under create_graph softmax's and log_softmax's backwards are torch's
+    _softmax_backward_data / _log_softmax_backward_data (SoftmaxBackwardDataBackward0 with an
+    edge for grad_output and one for the output), where leafgrad recorded composite Sub/Mul
+    nodes (generated-program seed 22); second derivatives and forward-over-reverse follow
+    torch's formulas."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.25, 0.0, -0.5]], dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        y = SOFTMAXES[name](x, lib)
+        w = lib.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape)
+        (grad,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+        fn = grad.grad_fn
+        edges = [None if c is None else type(c).__name__ for c, _ in fn.next_functions]
+        (second,) = lib.autograd.grad((grad * grad.detach().sign()).sum(), x)
+        seen.append((type(fn).__name__, edges, grad.detach().numpy().copy(),
+                     second.numpy().copy()))
+    assert seen[0][:2] == seen[1][:2]
+    tolerance = 1e-6 if dtype == "float32" and "dtype" not in name else 1e-12
+    for ours, theirs in zip(seen[0][2:], seen[1][2:]):
+        np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance)

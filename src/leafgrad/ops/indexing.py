@@ -388,28 +388,41 @@ class Index(Op):
         return np.array(a[index], copy=True, order="C")
 
     def backward(self, grad):
-        return IndexBackward.apply(grad, input_sizes=self.input_shape(), index=self._params["index"])
+        return index_backward(grad, self.input_shape(), self._params["index"])
 
     jvp = auto_linear
 
 
+def index_backward(grad, input_sizes: tuple, index):
+    """torch's index_backward: ``_index_put_impl_(zeros, indices, grad, accumulate=True)``,
+    whose node has an edge for the zeros too (None)."""
+    from ..tensor import _wrap
+
+    zeros = _wrap(np.zeros(input_sizes, dtype=grad._data.dtype))
+    return IndexBackward.apply(zeros, grad, index=index)
+
+
 @register
 class IndexBackward(Op):
-    """Zeros with ``grad`` added at the indexed positions (repeated indices accumulate)."""
+    """``self`` with ``values`` added at the indexed positions (repeated indices accumulate);
+    ``self`` is the zeros of index_backward."""
 
     node = "IndexPutImplBackward0"
     index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     complex_ok = True
+    inputs = ("self", "values")
     torch_names = ("index_put",)
 
     @staticmethod
-    def forward(ctx, grad, input_sizes, index):
-        out = np.zeros(input_sizes, dtype=grad.dtype)
-        np.add.at(out, index, grad)
+    def forward(ctx, a, values, index):
+        out = np.array(a, copy=True)
+        np.add.at(out, index, values)
         return out
 
     def backward(self, grad):
-        return Index.apply(grad, index=self._params["index"])
+        index = self._params["index"]
+        return (grad if self.needs_grad(0) else None,
+                Index.apply(grad, index=index) if self.needs_grad(1) else None)
 
     jvp = auto_linear
 

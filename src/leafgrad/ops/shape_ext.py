@@ -368,8 +368,17 @@ def movedim(tensor, source, destination):
             f"({source} dims) should contain the same number of dims as destination "
             f"({destination} dims)"
         )
+    given = (list(source), list(destination))
     source = [_wrap_dim(d, ndim) for d in source]
     destination = [_wrap_dim(d, ndim) for d in destination]
+    for name, dims, spelled in (("source", source, given[0]),
+                                ("destination", destination, given[1])):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({spelled})")
+    if ndim == 0:  # torch: a scalar's movedim is a no-op alias (AliasBackward0)
+        from .shape import Alias
+
+        return Alias.apply(tensor)
     order = [d for d in range(ndim) if d not in source]
     result = [None] * ndim
     for s, d in zip(source, destination):
