@@ -8,8 +8,9 @@ indexing and index assignment, unbind/split/chunk outputs, reductions with dims,
 dtype=, where/clamp/masked_fill/maximum/lerp, permute/flatten/flip/repeat/roll/movedim/narrow/
 select, and writes autograd does not record: under no_grad, through .detach() or .data), then
 differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
-and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`). The program records an
-observation of every tensor it makes, after every in-place change, after backward, and at the end.
+and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`).
+The program records an observation of every tensor it makes, after every in-place change, after
+backward, and at the end.
 
 Generation is guided by real torch: each candidate statement is executed on torch while the
 program is written and kept only if torch accepts it and the values stay finite and moderate
