@@ -796,3 +796,81 @@ def test_softmax_double_backward_records_torchs_backward_data_nodes(name, dtype)
     tolerance = 1e-6 if dtype == "float32" and "dtype" not in name else 1e-12
     for ours, theirs in zip(seen[0][2:], seen[1][2:]):
         np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance)
+
+
+COPYING_OPS = {
+    "flip": lambda x, lib: x.flip(0) if x.ndim else x.flip(()),
+    "flip last": lambda x, lib: lib.flip(x, (-1,)) if x.ndim else x.flip(()),
+    "fliplr": lambda x, lib: lib.fliplr(x),
+    "flipud": lambda x, lib: lib.flipud(x),
+    "rot90 2": lambda x, lib: x.rot90(2, (0, 1)),
+    "rot90 1": lambda x, lib: x.rot90(1, (0, 1)),
+    "rot90 0": lambda x, lib: x.rot90(0, (0, 1)),
+    "narrow_copy": lambda x, lib: x.narrow_copy(0, 0, x.shape[0]),
+    "roll 0": lambda x, lib: x.roll(0, 0),
+    "clone": lambda x, lib: x.clone(),
+    "contiguous of a copy": lambda x, lib: x.t().contiguous(),
+    "repeat": lambda x, lib: x.repeat(*([1] * x.ndim)),
+    "tile": lambda x, lib: x.tile((1,)),
+    "sort": lambda x, lib: x.sort(0)[0],
+    "cumsum": lambda x, lib: x.cumsum(0),
+    "cat": lambda x, lib: lib.cat([x]),
+    "flatten of a copy": lambda x, lib: x.t().flatten(),
+    "reshape of a copy": lambda x, lib: x.t().reshape(-1),
+    "where": lambda x, lib: lib.where(x > 5, 0.0, x),
+    "masked_fill": lambda x, lib: x.masked_fill(x > 5, 0),
+    "to float64 and back": lambda x, lib: x.double().float(),
+    "positive": lambda x, lib: x.positive(),
+    "resolve_neg": lambda x, lib: x.resolve_neg(),
+}
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 3), (3, 1), (2, 3)])
+@pytest.mark.parametrize("name", sorted(COPYING_OPS))
+def test_results_share_memory_with_their_input_exactly_when_torchs_do(name, shape):
+    """torch's flip (fliplr, flipud, rot90) and narrow_copy copy; leafgrad's returned the
+    input's own memory when the flipped dims had size 1 (the layout helper kept an array
+    already laid out) or the narrow was whole (ascontiguousarray), so an in-place change of
+    the result changed the input (generated-program seed 20750: x4 = x3.flip(-1); x4 -= x5)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        y = COPYING_OPS[name](x, lib)
+        y.add_(100)
+        seen.append((x.tolist(), y.tolist(), y.stride()))
+    assert seen[0] == seen[1]
+
+
+CLAMPS = {
+    "clamp both": lambda x, lib: x.clamp(0.0, 0.25),
+    "clamp min": lambda x, lib: x.clamp(min=0.0),
+    "clamp max": lambda x, lib: lib.clamp(x, max=0.0),
+    "clamp -0 0": lambda x, lib: x.clamp(-0.0, 0.0),
+    "clamp max -0": lambda x, lib: x.clamp(max=-0.0),
+    "clamp_ both": lambda x, lib: (x * 1).clamp_(0.0, 0.25),
+    "clamp_ max": lambda x, lib: (x * 1).clamp_(max=0.0),
+    "clamp_min": lambda x, lib: x.clamp_min(0.0),
+    "clamp_max": lambda x, lib: x.clamp_max(-0.0),
+    "clamp_min_": lambda x, lib: (x * 1).clamp_min_(0.0),
+    "clamp_max_": lambda x, lib: (x * 1).clamp_max_(-0.0),
+    "tensor bounds": lambda x, lib: x.clamp(lib.tensor(-0.0), lib.tensor(0.0)),
+    "tensor max": lambda x, lib: lib.clip(x, max=lib.zeros(5)),
+    "min above max": lambda x, lib: x.clamp(0.0, -0.0),
+    "hardtanh": lambda x, lib: lib.nn.functional.hardtanh(x, 0.0, 0.5),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CLAMPS))
+def test_clamp_keeps_the_sign_of_zeros_that_equal_a_bound(name, dtype):
+    """torch's clamp returns x where x equals a bound: -0. clamped at min=0. stays -0.
+    (NumPy's maximum/minimum returned the bound's zero; generated-program seeds 20993, 21449:
+    x.clamp_(0.0, 0.25) printed 0.0000 where torch printed -0.0000)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([-0.0, 0.0, -1.0, 1.0, 0.1], dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        y = CLAMPS[name](x, lib)
+        (grad,) = lib.autograd.grad(y, x, lib.linspace(-1, 1, 5, dtype=y.dtype))
+        seen.append((_describe(y), _describe(grad)))
+    assert seen[0] == seen[1]

@@ -300,8 +300,13 @@ class Hardtanh(Op):
     def backward(self, grad):
         x = self.saved("self")._data
         p = self._params
-        # torch passes the gradient only strictly inside (min_val, max_val)
-        return grad * kernel_tensor(_inside_open, x, low=p["min_val"], high=p["max_val"])
+        # torch passes the gradient only strictly inside (min_val, max_val), and exact zeros
+        # outside (hardtanh_backward: a where, not grad * mask, which gave -0. for a negative
+        # grad and NaN for an inf one)
+        from .math_clamp import _where
+
+        inside = kernel_tensor(_inside_open, x, low=p["min_val"], high=p["max_val"])
+        return _where(inside != 0, grad, 0.0)
 
     jvp = auto_element_wise
 

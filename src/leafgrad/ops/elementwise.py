@@ -1022,11 +1022,13 @@ class Clamp(Op):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         bounds = [b for b in (min, max) if b is not None]
         target = _promote.result_np_dtype(a, *bounds)
+        from .math_clamp import keep_signed_zeros
+
         out = a.astype(target, copy=False)
         if min is not None:
-            out = np.maximum(out, target.type(min))
+            out = keep_signed_zeros(np.maximum(out, target.type(min)), out)
         if max is not None:
-            out = np.minimum(out, target.type(max))
+            out = keep_signed_zeros(np.minimum(out, target.type(max)), out)
         return out
 
     def backward(self, grad):

@@ -49,9 +49,13 @@ class ClampTensor(Op):
             raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
         out = a.astype(target, copy=False)
         if low is not None:
-            out = np.maximum(out, low.astype(target, copy=False))
+            out = keep_signed_zeros(np.asarray(np.maximum(out, low.astype(target, copy=False))),
+                                    out)
         if high is not None:
-            out = np.minimum(out, high.astype(target, copy=False))
+            out = keep_signed_zeros(np.asarray(np.minimum(out, high.astype(target, copy=False))),
+                                    out)
+        if out is a:
+            return np.array(a, copy=True)  # (both bounds None: torch copies too)
         return np.asarray(out)
 
     def backward(self, grad):
@@ -96,6 +100,17 @@ class ClampTensor(Op):
         return self._input_meta[index] is not None
 
 
+def keep_signed_zeros(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """torch's clamp keeps ``x`` where it equals a bound, so -0. clamped at min=0. (or 0. at
+    max=-0.) keeps its sign; NumPy's maximum/minimum return the bound's zero (generated-program
+    seeds 20993, 21449: x.clamp_(0.0, 0.25) printed 0.0000 where torch printed -0.0000)."""
+    if out.dtype.kind == "f" and a.dtype.kind == "f":
+        zeros = a == 0
+        if zeros.any():
+            np.copyto(out, a, where=zeros & (out == 0), casting="unsafe")
+    return out
+
+
 def _clamp_one_side(a, bound, ufunc):
     target = _promote.result_np_dtype(a, bound)
     if isinstance(bound, np.ndarray):
@@ -103,7 +118,7 @@ def _clamp_one_side(a, bound, ufunc):
         bound = bound.astype(target, copy=False)
     else:
         bound = target.type(bound)
-    return np.asarray(ufunc(a.astype(target, copy=False), bound))
+    return keep_signed_zeros(np.asarray(ufunc(a.astype(target, copy=False), bound)), a)
 
 
 @register

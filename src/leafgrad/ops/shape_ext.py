@@ -255,7 +255,7 @@ class Flip(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
-        return _layout.like(np.flip(a, dims), a)
+        return _flipped_copy(a, dims)
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self._params["dims"])
@@ -287,6 +287,15 @@ class Roll(Op):
     jvp = auto_linear
 
 
+def _flipped_copy(a: np.ndarray, dims) -> np.ndarray:
+    """``a`` flipped along ``dims``, in new memory laid out like ``a`` (torch's flip copies):
+    flipping only size-1 dims is ``a``'s own layout, which ``like`` returned as it was, so the
+    result shared the input's memory (generated-program seed 20750: x.flip(-1) -= w changed
+    x)."""
+    out = _layout.like(np.flip(a, dims), a)
+    return np.array(out, copy=True, order="K") if np.may_share_memory(out, a) else out
+
+
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
@@ -304,8 +313,8 @@ class Rot90(Op):
         if k == 0:
             return np.array(a, copy=True, order="C")
         if k == 2:
-            return _layout.like(np.flip(a, dims), a)
-        flipped = _layout.like(np.flip(a, second if k == 1 else first), a)
+            return _flipped_copy(a, dims)
+        flipped = _flipped_copy(a, second if k == 1 else first)
         return np.swapaxes(flipped, first, second)
 
     def backward(self, grad):
