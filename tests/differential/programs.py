@@ -985,7 +985,9 @@ class _Generator:
         items = []
         for n in shape[: rng.randint(1, len(shape))]:
             roll = rng.random()
-            if roll < 0.3:
+            if n == 0:
+                items.append(":")
+            elif roll < 0.3:
                 items.append(str(rng.randint(-n, n - 1)))
             elif roll < 0.7:
                 start = rng.choice([None, 0, 1, -1]) if n > 1 else None
@@ -1211,6 +1213,8 @@ class _Generator:
             start = rng.randint(0, max(size - 1, 0))
             form = f"{v}.narrow({dim}, {start}, {rng.randint(1, size - start) if size else 0})"
         elif kind == "select":
+            if not shape[dim]:
+                return None
             form = f"{v}.select({dim}, {rng.randint(-shape[dim], shape[dim] - 1)})"
         else:
             form = f"{v}.transpose(0, -1).contiguous()"
@@ -1436,7 +1440,12 @@ class _Generator:
                                        else self.OPS))
                 while done < target and tries < 200:
                     tries += 1
-                    if getattr(self, rng.choices(names, weights)[0])() is not None:
+                    try:
+                        made = getattr(self, rng.choices(names, weights)[0])()
+                    except (IndexError, ValueError, RuntimeError) as error:
+                        # an op family's choices assume sizes an empty tensor lacks
+                        raise _Reject(f"generator: {error}") from None
+                    if made is not None:
                         done += 1
                 self.differentiate()
             except _Reject:
