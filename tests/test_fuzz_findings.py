@@ -874,3 +874,19 @@ def test_clamp_keeps_the_sign_of_zeros_that_equal_a_bound(name, dtype):
         (grad,) = lib.autograd.grad(y, x, lib.linspace(-1, 1, 5, dtype=y.dtype))
         seen.append((_describe(y), _describe(grad)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("other", [(2,), (2, 3), (0,), (3, 0)])
+def test_cat_gives_empty_1d_inputs_a_fresh_empty_gradient(other, create_graph):
+    """torch's cat_tensors_backward gives a 1-d empty input at::zeros({0}), without history
+    (leafgrad narrowed the gradient, so under create_graph the leaf's .grad had a
+    CopyBackwards history: generated-program seed 21560; beside n-d inputs it gave None)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        empty = lib.zeros(0, requires_grad=True)
+        x = lib.ones(other, requires_grad=True)
+        y = lib.cat([empty, x * x, empty], 0)
+        y.sum().backward(create_graph=create_graph)
+        seen.append([_describe(t.grad) for t in (empty, x)])
+    assert seen[0] == seen[1]

@@ -565,8 +565,12 @@ class Cat(Op):
         grads = []
         offset = 0
         for shape, _ in self._input_meta:
-            if len(shape) == 1 and shape[0] == 0 and grad.ndim != 1:
-                grads.append(None)
+            if len(shape) == 1 and shape[0] == 0:
+                # torch's cat_tensors_backward: a fresh at::zeros({0}) for a 1-d empty input,
+                # with no history under create_graph (seed 21560), also beside n-d inputs
+                from ..tensor import _wrap
+
+                grads.append(_wrap(np.zeros((0,), dtype=grad._data.dtype)))
                 continue
             size = shape[dim]
             grads.append(grad.narrow(dim, offset, size))
