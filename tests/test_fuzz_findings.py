@@ -890,3 +890,26 @@ def test_cat_gives_empty_1d_inputs_a_fresh_empty_gradient(other, create_graph):
         y.sum().backward(create_graph=create_graph)
         seen.append([_describe(t.grad) for t in (empty, x)])
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("weight", [0.25, 2, -1.5, 0.5 + 0.5j])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_lerp_with_a_number_weight_records_scalar_products(dtype, weight):
+    """lerp's backward with a number weight is grad * (1 - weight) and grad * weight with a
+    Scalar (MulBackward1, one edge) as torch's derivatives.yaml, where a tensor product
+    recorded MulBackward0 with an edge for the number (generated-program seed 21060)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([1.0, -2.0], dtype=getattr(lib, dtype), requires_grad=True)
+        b = lib.tensor([0.5, 3.0], dtype=getattr(lib, dtype), requires_grad=True)
+        try:
+            y = lib.lerp(a * a, b * b, weight)
+            out = y.abs().sum() if y.is_complex() else y.sum()
+            grads = lib.autograd.grad(out, [a, b], create_graph=True)
+            seen.append([(np.round(g.detach().numpy(), 5).tolist(), type(g.grad_fn).__name__,
+                          [None if c is None else type(c).__name__
+                           for c, _ in g.grad_fn.next_functions])
+                         for g in grads])
+        except RuntimeError as error:
+            seen.append(str(error).splitlines()[0])
+    assert seen[0] == seen[1]
