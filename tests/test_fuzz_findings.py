@@ -860,18 +860,21 @@ CLAMPS = {
 }
 
 
+@pytest.mark.parametrize("shape", [(5,), ()])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", sorted(CLAMPS))
-def test_clamp_keeps_the_sign_of_zeros_that_equal_a_bound(name, dtype):
+def test_clamp_keeps_the_sign_of_zeros_that_equal_a_bound(name, dtype, shape):
     """torch's clamp returns x where x equals a bound: -0. clamped at min=0. stays -0.
     (NumPy's maximum/minimum returned the bound's zero; generated-program seeds 20993, 21449:
     x.clamp_(0.0, 0.25) printed 0.0000 where torch printed -0.0000)."""
     seen = []
     for lib in (leafgrad, torch):
-        x = lib.tensor([-0.0, 0.0, -1.0, 1.0, 0.1], dtype=getattr(lib, dtype),
-                       requires_grad=True)
+        x = lib.tensor([-0.0, 0.0, -1.0, 1.0, 0.1] if shape else -0.0,
+                       dtype=getattr(lib, dtype), requires_grad=True)
         y = CLAMPS[name](x, lib)
-        (grad,) = lib.autograd.grad(y, x, lib.linspace(-1, 1, 5, dtype=y.dtype))
+        upstream = lib.linspace(-1, 1, 5, dtype=y.dtype) if shape else lib.tensor(
+            -1.0, dtype=y.dtype)
+        (grad,) = lib.autograd.grad(y, x, upstream.expand(y.shape))
         seen.append((_describe(y), _describe(grad)))
     assert seen[0] == seen[1]
 

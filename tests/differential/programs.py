@@ -1447,7 +1447,10 @@ class _Generator:
                         raise _Reject(f"generator: {error}") from None
                     if made is not None:
                         done += 1
-                self.differentiate()
+                try:
+                    self.differentiate()
+                except RuntimeError as error:  # e.g. reading a view torch no longer allows
+                    raise _Reject(f"differentiate: {error}") from None
             except _Reject:
                 continue
             return self.source(), self.kinds

@@ -107,6 +107,8 @@ def keep_signed_zeros(out: np.ndarray, a: np.ndarray) -> np.ndarray:
     if out.dtype.kind == "f" and a.dtype.kind == "f":
         zeros = a == 0
         if zeros.any():
+            if type(out) is not np.ndarray:  # NumPy's maximum of 0-d arrays: a scalar
+                out = np.array(out)
             np.copyto(out, a, where=zeros & (out == 0), casting="unsafe")
     return out
 
