@@ -916,3 +916,28 @@ def test_lerp_with_a_number_weight_records_scalar_products(dtype, weight):
         except RuntimeError as error:
             seen.append(str(error).splitlines()[0])
     assert seen[0] == seen[1]
+
+
+def _node_names(fn, out):
+    if fn is not None:
+        out.append(type(fn).__name__)
+        for child, _ in fn.next_functions:
+            _node_names(child, out)
+    return out
+
+
+@pytest.mark.parametrize("shape, repeats", [((3,), (2, 1)), ((3,), (2, 2)), ((2, 3), (1, 1)),
+                                            ((2, 3), (2, 1, 3)), ((), (2,)), ((2,), (0,)),
+                                            ((2, 1), (1, 4)), ((0, 2), (2, 1))])
+def test_repeat_backward_records_torchs_steps(shape, repeats):
+    """repeat's backward is torch's repeat_backward: sums over the new leading dims, then one
+    reshape and sum only for dims repeated more than once (leafgrad always reshaped: a
+    create_graph gradient recorded ViewBackward0 where torch has none, seed 23134)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True)
+        y = (x * x).repeat(*repeats)
+        w = lib.linspace(-1, 1, y.numel()).reshape(y.shape)
+        (grad,) = lib.autograd.grad((y * w * y).sum(), x, create_graph=True)
+        seen.append((_describe(grad), _node_names(grad.grad_fn, [])))
+    assert seen[0] == seen[1]

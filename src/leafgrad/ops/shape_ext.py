@@ -231,16 +231,29 @@ class Repeat(Op):
         return out
 
     def backward(self, grad):
+        # torch's repeat_backward, step by step so that a create_graph gradient records its
+        # nodes (it recorded a view and a sum where torch sums the new leading dims alone:
+        # generated-program seed 23134): zeros for a zero repeat, a sum over each leading dim,
+        # then one reshape to (repeat, size) pairs for the dims repeated more than once and
+        # one sum over those repeats
         repeats = self._params["repeats"]
-        shape = self.input_shape()
+        shape = tuple(self.input_shape())
+        if 0 in repeats:
+            from ..tensor import _wrap
+
+            return _wrap(np.zeros(shape, dtype=grad._data.dtype))
         lead = len(repeats) - len(shape)
-        full = (1,) * lead + tuple(shape)
-        # (r0*s0, r1*s1, ...) -> (r0, s0, r1, s1, ...) -> sum over the r axes.
-        split = []
-        for r, s in zip(repeats, full):
-            split += [r, s]
-        summed = grad.reshape(*split).sum(tuple(range(0, 2 * len(full), 2)))
-        return summed.reshape(shape)
+        for _ in range(lead):
+            grad = grad.sum(0)
+        sizes, summed = [], []
+        for repeat, size in zip(repeats[lead:], shape):
+            if repeat != 1:
+                sizes.append(repeat)
+                summed.append(len(sizes) - 1)
+            sizes.append(size)
+        if summed:
+            grad = grad.reshape(sizes).sum(summed)
+        return grad
 
     jvp = auto_linear
 
