@@ -941,3 +941,17 @@ def test_repeat_backward_records_torchs_steps(shape, repeats):
         (grad,) = lib.autograd.grad((y * w * y).sum(), x, create_graph=True)
         seen.append((_describe(grad), _node_names(grad.grad_fn, [])))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("ord", [1, 1.5, 0.5, float("inf"), 3])
+def test_norm_backward_takes_sgn_as_torch(ord):
+    """torch's norm_backward multiplies by self.sgn() for real input too: a create_graph
+    gradient recorded SignBackward0 where torch has SgnBackward0 (generated-program seed
+    23074)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([-0.0, 0.0, -1.5, 2.0], requires_grad=True)
+        norm = lib.linalg.vector_norm(x * 1, ord)
+        (grad,) = lib.autograd.grad(norm * norm, x, create_graph=True)
+        seen.append((_describe(grad), sorted(set(_node_names(grad.grad_fn, [])))))
+    assert seen[0] == seen[1]
