@@ -312,9 +312,12 @@ class Hardtanh(Op):
 
 
 def _softmax_grad(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
-    out = np.asarray(g * y)
+    # torch's kernels round (grad - sum(grad * y)) * y, not grad * y - y * sum: a cancelling
+    # entry came out as other noise (generated-program seeds 23898, 23958: 1e-17s)
+    out = np.asarray(g * y)  # (the product's array keeps the operands' layout for the result)
     total = _sum_keepdim(out, dim)
-    out -= y * total
+    np.subtract(g, total, out=out)
+    out *= y
     return out
 
 
