@@ -487,6 +487,7 @@ class SoftmaxBackwardData(Op):
     """``(grad_output - sum(grad_output * output, dim)) * output``."""
 
     node = "SoftmaxBackwardDataBackward0"
+    vmap = batch.dims("dim")
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
     torch_names = ()
@@ -527,6 +528,7 @@ class LogSoftmaxBackwardData(Op):
     """``grad_output - exp(output) * sum(grad_output, dim)``."""
 
     node = "LogSoftmaxBackwardDataBackward0"
+    vmap = batch.dims("dim")
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
     torch_names = ()

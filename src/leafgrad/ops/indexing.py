@@ -397,8 +397,9 @@ def index_backward(grad, input_sizes: tuple, index):
     """torch's index_backward: ``_index_put_impl_(zeros, indices, grad, accumulate=True)``,
     whose node has an edge for the zeros too (None)."""
     from ..tensor import _wrap
+    from .registry import array_kernel, zeros_of
 
-    zeros = _wrap(np.zeros(input_sizes, dtype=grad._data.dtype))
+    zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(input_sizes)))
     return IndexBackward.apply(zeros, grad, index=index)
 
 

@@ -119,7 +119,9 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     others = array_kernel(_not_ties, self._data, value._data)
     count = array_kernel(_tie_count, others, dtype=grad._data.dtype)
     ties = array_kernel(np.logical_not, others)
-    zeros = _wrap(np.zeros(self._data.shape, dtype=grad._data.dtype))
+    from .registry import zeros_of
+
+    zeros = _wrap(array_kernel(zeros_of, grad._data, shape=self._data.shape))
     return MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
 
 

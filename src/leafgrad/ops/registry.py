@@ -79,6 +79,12 @@ def on_arrays() -> bool:
                 or _capture.active)
 
 
+def zeros_of(like: np.ndarray, shape: tuple) -> np.ndarray:
+    """Zeros of ``shape`` in ``like``'s dtype, for ``array_kernel`` (a formula's fresh zeros
+    stay in a captured graph)."""
+    return np.zeros(shape, dtype=like.dtype)
+
+
 def array_kernel(fn, *arrays, **params):
     """Run an op's array-level backward helper ``fn(*arrays, **params)`` (see Note: array-level
     backwards in activation.py). Under leafgrad.compile the call is recorded as one node of the

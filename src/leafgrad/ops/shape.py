@@ -7,7 +7,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
-from .registry import Op, register
+from .registry import Op, array_kernel, register, zeros_of
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -509,7 +509,8 @@ class Unbind(_View):
         present = next(g for g in grads if g is not None)
         # torch's unbind_backward: zeros for a missing output's grad (present * 0 kept the
         # sign of present's zeros, NaN from its inf, and recorded a product under create_graph)
-        filled = [g if g is not None else _wrap(np.zeros_like(present._data)) for g in grads]
+        filled = [g if g is not None else _wrap(array_kernel(np.zeros_like, present._data))
+                  for g in grads]
         return Stack.apply(*filled, dim=dim)
 
     jvp = auto_linear
@@ -570,7 +571,7 @@ class Cat(Op):
                 # with no history under create_graph (seed 21560), also beside n-d inputs
                 from ..tensor import _wrap
 
-                grads.append(_wrap(np.zeros((0,), dtype=grad._data.dtype)))
+                grads.append(_wrap(array_kernel(zeros_of, grad._data, shape=(0,))))
                 continue
             size = shape[dim]
             grads.append(grad.narrow(dim, offset, size))

@@ -240,8 +240,9 @@ class Repeat(Op):
         shape = tuple(self.input_shape())
         if 0 in repeats:
             from ..tensor import _wrap
+            from .registry import array_kernel, zeros_of
 
-            return _wrap(np.zeros(shape, dtype=grad._data.dtype))
+            return _wrap(array_kernel(zeros_of, grad._data, shape=shape))
         lead = len(repeats) - len(shape)
         for _ in range(lead):
             grad = grad.sum(0)
