@@ -686,3 +686,329 @@ def test_elementwise_results_of_disagreeing_layouts_are_ordered_as_torch(first, 
                      out.detach().numpy()))
     assert seen[0][:3] == seen[1][:3]
     np.testing.assert_allclose(seen[0][3], seen[1][3], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("alpha", [1, 2, -0.5])
+@pytest.mark.parametrize("activation", ["relu", "relu_", "threshold", "F.relu"])
+def test_relu_second_derivative_zeros_have_torchs_sign(activation, alpha, dtype):
+    """threshold_backward's gradient in self is torch's zeros_like(grad), +0.: leafgrad's
+    gg * 0 gave -0. where the upstream gradient was negative, and a later product with a
+    negative factor flipped it (generated-program seed 20341: relu(x0 - 2 x4), second
+    derivative printed 0. where torch printed -0.); inf and NaN upstream gradients stay out."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x0 = lib.tensor([[1.0, -1.0, 0.5], [-0.5, 2.0, -2.0]], dtype=getattr(lib, dtype))
+        x4 = lib.tensor([[0.2, 0.3, -0.4], [0.1, -0.6, 0.7]], dtype=getattr(lib, dtype),
+                        requires_grad=True)
+        x5 = lib.sub(x0, x4, alpha=alpha)
+        if activation == "relu":
+            out = x5.relu()
+        elif activation == "relu_":
+            out = (x5 * 1).relu_()
+        elif activation == "threshold":
+            out = lib.nn.functional.threshold(x5, 0.0, 0.0)
+        else:
+            out = lib.nn.functional.relu(x5)
+        upstream = lib.tensor([[-0.8, float("inf"), -0.2], [float("nan"), -0.6, 0.17]],
+                              dtype=getattr(lib, dtype))
+        (first,) = lib.autograd.grad(out, [x4], grad_outputs=upstream, create_graph=True)
+        (first * lib.tensor([-1.0, 2.0, -3.0], dtype=getattr(lib, dtype))).sum().backward()
+        seen.append((_describe(first), _describe(x4.grad)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("used", [(0,), (1,), (0, 2), (2,)])
+def test_unbind_gradient_of_unused_outputs_is_exact_zeros(used, create_graph):
+    """torch's unbind_backward fills a missing output's gradient with zeros: leafgrad took
+    present * 0, which kept -0., turned inf into NaN and recorded a MulBackward0."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([[1.0, -2.0], [float("inf"), -3.0], [0.5, -0.0]], requires_grad=True)
+        w = lib.tensor([-1.0, 2.0], requires_grad=True)
+        parts = a.unbind()
+        out = sum((parts[i] * w * lib.tensor([float("-inf"), -1.0])).sum() for i in used)
+        (grad,) = lib.autograd.grad(out, a, create_graph=create_graph)
+        edges = None if grad.grad_fn is None else [
+            None if c is None else type(c).__name__ for c, _ in grad.grad_fn.next_functions]
+        seen.append((_describe(grad), edges))
+    assert seen[0] == seen[1]
+
+
+MOVEDIM_CASES = [((), 0, 0), ((), -1, 0), ((), (0,), (-1,)), ((), [], []), ((), 1, 0),
+                 ((2, 3, 4), [0, 0], [1, 2]), ((2, 3, 4), (0, 1), (2, 2)), ((2, 3, 4), 0, 3),
+                 ((2, 3, 4), [0, 1], [1]), ((2, 3, 4), (), ()), ((2, 3, 4), [2, 0], [0, 2]),
+                 ((2, 3, 4), (-1, 0), (0, -1)), ((3,), 0, -1), ((2, 0, 3), 1, 0)]
+
+
+@pytest.mark.parametrize("shape, source, destination", MOVEDIM_CASES)
+@pytest.mark.parametrize("form", ["method", "function", "moveaxis"])
+def test_movedim_of_scalars_and_repeated_dims_as_torch(shape, source, destination, form):
+    """movedim of a 0-d tensor is torch's alias (AliasBackward0) where leafgrad raised
+    IndexError (generated-program seeds 204, 270, 360: x.movedim(-1, -1) of a 0-d x); a
+    repeated source or destination dim raises torch's 'movedim: repeated dim' (leafgrad gave
+    permute's error or StopIteration)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True) * 2
+        try:
+            if form == "method":
+                out = x.movedim(source, destination)
+            elif form == "function":
+                out = lib.movedim(x, source, destination)
+            else:
+                out = lib.moveaxis(x, source, destination)
+            seen.append((tuple(out.shape), out.stride(), type(out.grad_fn).__name__,
+                         out._base is x))
+        except Exception as error:  # noqa: BLE001 - the error is the observation
+            seen.append((type(error).__name__, str(error).splitlines()[0]))
+    assert seen[0] == seen[1]
+
+
+EVENLY_OR_INDEXED = {
+    "max": lambda x, lib: x.max(),
+    "min": lambda x, lib: lib.min(x),
+    "max of a slice": lambda x, lib: x[:, 1:].max(),
+    "median": lambda x, lib: x.median(),
+    "nanmedian-free median of a row": lambda x, lib: x[0].median(),
+    "amax all": lambda x, lib: x.amax((0, 1)),
+    "advanced index": lambda x, lib: x[[0, 0, 1], [1, 1, 2]].sum(),
+    "bool mask index": lambda x, lib: x[x > 0.7].sum(),
+    "index list": lambda x, lib: x[[1, 0, 1]].sum(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("values", [[[1.0, 3.0, 3.0], [-2.0, 0.5, -1.0]],
+                                    [[1.0, 3.0, 2.5], [-2.0, 0.5, -1.0]]])
+@pytest.mark.parametrize("name", sorted(EVENLY_OR_INDEXED))
+def test_create_graph_gradients_of_max_and_indexing_record_torchs_nodes(name, values, dtype):
+    """max()/min()/median() backward is torch's grad.new_zeros(...).masked_fill_(ties, grad /
+    count) (MaskedFillBackward1 with an edge for the zeros) where leafgrad recorded
+    MaskedFillBackward0; an index's backward is _index_put_impl_(zeros, indices, grad), whose
+    node has an edge for the zeros too (generated-program seeds 28, 66, 334)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        (grad,) = lib.autograd.grad(EVENLY_OR_INDEXED[name](x, lib) ** 2, x, create_graph=True)
+        fn = grad.grad_fn
+        edges = [None if c is None else type(c).__name__ for c, _ in fn.next_functions]
+        (second,) = lib.autograd.grad(grad.sum(), x, allow_unused=True)
+        seen.append((_describe(grad), type(fn).__name__, edges, _describe(second)))
+    assert seen[0] == seen[1]
+
+
+SOFTMAXES = {
+    "softmax -1": lambda x, lib: x.softmax(-1),
+    "softmax 0": lambda x, lib: lib.softmax(x, 0),
+    "log_softmax -1": lambda x, lib: x.log_softmax(-1),
+    "log_softmax 0": lambda x, lib: lib.nn.functional.log_softmax(x, 0),
+    "softmax dtype": lambda x, lib: lib.nn.functional.softmax(x, 1, dtype=lib.float64),
+    "log_softmax dtype": lambda x, lib: x.log_softmax(1, dtype=lib.float64),
+    "softmax of a 0-d": lambda x, lib: x[0, 1].softmax(0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(SOFTMAXES))
+def test_softmax_double_backward_records_torchs_backward_data_nodes(name, dtype):
+    """Under create_graph softmax's and log_softmax's backwards are torch's
+    _softmax_backward_data / _log_softmax_backward_data (SoftmaxBackwardDataBackward0 with an
+    edge for grad_output and one for the output), where leafgrad recorded composite Sub/Mul
+    nodes (generated-program seed 22); second derivatives and forward-over-reverse follow
+    torch's formulas."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.25, 0.0, -0.5]], dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        y = SOFTMAXES[name](x, lib)
+        w = lib.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape)
+        (grad,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+        fn = grad.grad_fn
+        edges = [None if c is None else type(c).__name__ for c, _ in fn.next_functions]
+        (second,) = lib.autograd.grad((grad * grad.detach().sign()).sum(), x)
+        seen.append((type(fn).__name__, edges, grad.detach().numpy().copy(),
+                     second.numpy().copy()))
+    assert seen[0][:2] == seen[1][:2]
+    tolerance = 1e-6 if dtype == "float32" and "dtype" not in name else 1e-12
+    for ours, theirs in zip(seen[0][2:], seen[1][2:]):
+        np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance)
+
+
+COPYING_OPS = {
+    "flip": lambda x, lib: x.flip(0) if x.ndim else x.flip(()),
+    "flip last": lambda x, lib: lib.flip(x, (-1,)) if x.ndim else x.flip(()),
+    "fliplr": lambda x, lib: lib.fliplr(x),
+    "flipud": lambda x, lib: lib.flipud(x),
+    "rot90 2": lambda x, lib: x.rot90(2, (0, 1)),
+    "rot90 1": lambda x, lib: x.rot90(1, (0, 1)),
+    "rot90 0": lambda x, lib: x.rot90(0, (0, 1)),
+    "narrow_copy": lambda x, lib: x.narrow_copy(0, 0, x.shape[0]),
+    "roll 0": lambda x, lib: x.roll(0, 0),
+    "clone": lambda x, lib: x.clone(),
+    "contiguous of a copy": lambda x, lib: x.t().contiguous(),
+    "repeat": lambda x, lib: x.repeat(*([1] * x.ndim)),
+    "tile": lambda x, lib: x.tile((1,)),
+    "sort": lambda x, lib: x.sort(0)[0],
+    "cumsum": lambda x, lib: x.cumsum(0),
+    "cat": lambda x, lib: lib.cat([x]),
+    "flatten of a copy": lambda x, lib: x.t().flatten(),
+    "reshape of a copy": lambda x, lib: x.t().reshape(-1),
+    "where": lambda x, lib: lib.where(x > 5, 0.0, x),
+    "masked_fill": lambda x, lib: x.masked_fill(x > 5, 0),
+    "to float64 and back": lambda x, lib: x.double().float(),
+    "positive": lambda x, lib: x.positive(),
+    "resolve_neg": lambda x, lib: x.resolve_neg(),
+}
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 3), (3, 1), (2, 3)])
+@pytest.mark.parametrize("name", sorted(COPYING_OPS))
+def test_results_share_memory_with_their_input_exactly_when_torchs_do(name, shape):
+    """torch's flip (fliplr, flipud, rot90) and narrow_copy copy; leafgrad's returned the
+    input's own memory when the flipped dims had size 1 (the layout helper kept an array
+    already laid out) or the narrow was whole (ascontiguousarray), so an in-place change of
+    the result changed the input (generated-program seed 20750: x4 = x3.flip(-1); x4 -= x5)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        y = COPYING_OPS[name](x, lib)
+        y.add_(100)
+        seen.append((x.tolist(), y.tolist(), y.stride()))
+    assert seen[0] == seen[1]
+
+
+CLAMPS = {
+    "clamp both": lambda x, lib: x.clamp(0.0, 0.25),
+    "clamp min": lambda x, lib: x.clamp(min=0.0),
+    "clamp max": lambda x, lib: lib.clamp(x, max=0.0),
+    "clamp -0 0": lambda x, lib: x.clamp(-0.0, 0.0),
+    "clamp max -0": lambda x, lib: x.clamp(max=-0.0),
+    "clamp_ both": lambda x, lib: (x * 1).clamp_(0.0, 0.25),
+    "clamp_ max": lambda x, lib: (x * 1).clamp_(max=0.0),
+    "clamp_min": lambda x, lib: x.clamp_min(0.0),
+    "clamp_max": lambda x, lib: x.clamp_max(-0.0),
+    "clamp_min_": lambda x, lib: (x * 1).clamp_min_(0.0),
+    "clamp_max_": lambda x, lib: (x * 1).clamp_max_(-0.0),
+    "tensor bounds": lambda x, lib: x.clamp(lib.tensor(-0.0), lib.tensor(0.0)),
+    "tensor max": lambda x, lib: lib.clip(x, max=lib.zeros(5)),
+    "min above max": lambda x, lib: x.clamp(0.0, -0.0),
+    "hardtanh": lambda x, lib: lib.nn.functional.hardtanh(x, 0.0, 0.5),
+}
+
+
+@pytest.mark.parametrize("shape", [(5,), ()])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CLAMPS))
+def test_clamp_keeps_the_sign_of_zeros_that_equal_a_bound(name, dtype, shape):
+    """torch's clamp returns x where x equals a bound: -0. clamped at min=0. stays -0.
+    (NumPy's maximum/minimum returned the bound's zero; generated-program seeds 20993, 21449:
+    x.clamp_(0.0, 0.25) printed 0.0000 where torch printed -0.0000)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([-0.0, 0.0, -1.0, 1.0, 0.1] if shape else -0.0,
+                       dtype=getattr(lib, dtype), requires_grad=True)
+        y = CLAMPS[name](x, lib)
+        upstream = lib.linspace(-1, 1, 5, dtype=y.dtype) if shape else lib.tensor(
+            -1.0, dtype=y.dtype)
+        (grad,) = lib.autograd.grad(y, x, upstream.expand(y.shape))
+        seen.append((_describe(y), _describe(grad)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("other", [(2,), (2, 3), (0,), (3, 0)])
+def test_cat_gives_empty_1d_inputs_a_fresh_empty_gradient(other, create_graph):
+    """torch's cat_tensors_backward gives a 1-d empty input at::zeros({0}), without history
+    (leafgrad narrowed the gradient, so under create_graph the leaf's .grad had a
+    CopyBackwards history: generated-program seed 21560; beside n-d inputs it gave None)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        empty = lib.zeros(0, requires_grad=True)
+        x = lib.ones(other, requires_grad=True)
+        y = lib.cat([empty, x * x, empty], 0)
+        y.sum().backward(create_graph=create_graph)
+        seen.append([_describe(t.grad) for t in (empty, x)])
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("weight", [0.25, 2, -1.5, 0.5 + 0.5j])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_lerp_with_a_number_weight_records_scalar_products(dtype, weight):
+    """lerp's backward with a number weight is grad * (1 - weight) and grad * weight with a
+    Scalar (MulBackward1, one edge) as torch's derivatives.yaml, where a tensor product
+    recorded MulBackward0 with an edge for the number (generated-program seed 21060)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([1.0, -2.0], dtype=getattr(lib, dtype), requires_grad=True)
+        b = lib.tensor([0.5, 3.0], dtype=getattr(lib, dtype), requires_grad=True)
+        try:
+            y = lib.lerp(a * a, b * b, weight)
+            out = y.abs().sum() if y.is_complex() else y.sum()
+            grads = lib.autograd.grad(out, [a, b], create_graph=True)
+            seen.append([(np.round(g.detach().numpy(), 5).tolist(), type(g.grad_fn).__name__,
+                          [None if c is None else type(c).__name__
+                           for c, _ in g.grad_fn.next_functions])
+                         for g in grads])
+        except RuntimeError as error:
+            seen.append(str(error).splitlines()[0])
+    assert seen[0] == seen[1]
+
+
+def _node_names(fn, out):
+    if fn is not None:
+        out.append(type(fn).__name__)
+        for child, _ in fn.next_functions:
+            _node_names(child, out)
+    return out
+
+
+@pytest.mark.parametrize("shape, repeats", [((3,), (2, 1)), ((3,), (2, 2)), ((2, 3), (1, 1)),
+                                            ((2, 3), (2, 1, 3)), ((), (2,)), ((2,), (0,)),
+                                            ((2, 1), (1, 4)), ((0, 2), (2, 1))])
+def test_repeat_backward_records_torchs_steps(shape, repeats):
+    """repeat's backward is torch's repeat_backward: sums over the new leading dims, then one
+    reshape and sum only for dims repeated more than once (leafgrad always reshaped: a
+    create_graph gradient recorded ViewBackward0 where torch has none, seed 23134)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True)
+        y = (x * x).repeat(*repeats)
+        w = lib.linspace(-1, 1, y.numel()).reshape(y.shape)
+        (grad,) = lib.autograd.grad((y * w * y).sum(), x, create_graph=True)
+        seen.append((_describe(grad), _node_names(grad.grad_fn, [])))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("ord", [1, 1.5, 0.5, float("inf"), 3])
+def test_norm_backward_takes_sgn_as_torch(ord):
+    """torch's norm_backward multiplies by self.sgn() for real input too: a create_graph
+    gradient recorded SignBackward0 where torch has SgnBackward0 (generated-program seed
+    23074)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([-0.0, 0.0, -1.5, 2.0], requires_grad=True)
+        norm = lib.linalg.vector_norm(x * 1, ord)
+        (grad,) = lib.autograd.grad(norm * norm, x, create_graph=True)
+        seen.append((_describe(grad), sorted(set(_node_names(grad.grad_fn, [])))))
+    assert seen[0] == seen[1]
+
+
+# (over the last dim: over another one torch's kernel adds the products in an order not
+# replayed here, an open item)
+@pytest.mark.parametrize("shape, dim", [((2, 3), 1), ((3,), 0), ((4, 3), -1)])
+def test_softmax_backward_rounds_as_torchs_kernel(shape, dim):
+    """torch's softmax backward rounds (grad - sum(grad * y)) * y; leafgrad's
+    grad * y - y * sum(...) left other noise where the result cancels (generated-program seeds
+    23898, 23958: 1.2e-17 against -1.4e-17). Equal inputs make y the same 1/3 in both, so
+    the bits must agree."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        upstream = rng.normal(size=shape)
+        seen = []
+        for lib in (leafgrad, torch):
+            x = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+            (grad,) = lib.autograd.grad(x.softmax(dim), x, lib.tensor(upstream))
+            seen.append(grad.numpy().copy())
+        np.testing.assert_array_equal(seen[0], seen[1])

@@ -5,6 +5,7 @@ Every arithmetic method calls an op from ``leafgrad.ops``; this file holds no de
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import warnings
@@ -126,19 +127,23 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     t._acc = None
     t._retains_grad = False
     t._view_steps = ()
-    t._view_src = None
+    t._view_version = None
     if _capture.active:  # leafgrad.compile: a tensor made outside the op table
         _capture.tracer.wrapped(t)
     return t
 
 
-def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple) -> "Tensor":
+def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple,
+               multi_output: bool = False) -> "Tensor":
     """A tensor sharing ``parent``'s memory and version counter.
 
     Note: views and in-place ops. A view remembers how it was made from its root base
-    (``_view_steps``: (op, params) pairs) and the base's grad_fn at that time. When an in-place op
-    later rewrites the base's history (CopySlices), the view's own grad_fn is regenerated from the
-    base by replaying those steps (AsStridedBackward0), as torch does.
+    (``_view_steps``: (op, params) pairs) and the version of the shared memory its grad_fn
+    describes (torch's attr_version). When the memory was written since (an in-place op on the
+    base, on another view, or through a detached alias or under no_grad), the view's grad_fn is
+    regenerated from the base's current history by replaying those steps (AsStridedBackward0),
+    as torch's VariableHooks::grad_fn does, unless the view has no history and its base does
+    not require grad. How it was made (Note: view creation meta) may forbid that.
     """
     t = _wrap(data, requires_grad, grad_fn)
     t._data = data  # an empty view keeps the strides NumPy derived from its parent's
@@ -147,7 +152,17 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     base = parent._base if parent._base is not None else parent
     t._base = base
     t._view_steps = parent._view_steps + (step,)
-    t._view_src = base._grad_fn
+    t._view_version = counter[0]
+    if _grad_state.grad_enabled:
+        creation = MULTI_OUTPUT_NODE if multi_output else None
+    else:
+        inference = _INFERENCE_BLOCKS[0] and _grad_state.inference
+        creation = INFERENCE_MODE if inference else NO_GRAD_MODE
+    if parent._base is not None:  # torch's propagate_creation_meta
+        earlier = parent._creation_meta
+        if creation is None or earlier == INFERENCE_MODE:
+            creation = earlier
+    t._creation_meta = creation
     return t
 
 
@@ -169,6 +184,58 @@ def _regenerate_real_view(base: "Tensor", steps: tuple):
     for step in steps[split + 1:]:
         tensor = _ops.AsStrided._record((tensor,), {"steps": (step,)})
     return tensor
+
+
+# Note: view creation meta
+# torch's CreationMeta: a view made in no_grad or inference mode, or as one of several outputs
+# of unbind/split/split_with_sizes/chunk, or returned by an autograd.Function (and any view of
+# such a view), may not have its history
+# rewritten: an in-place op on it that records ("is being modified inplace"), or reading its
+# grad_fn after its memory was written elsewhere ("its base or another view of its base has been
+# modified inplace"), raises torch's RuntimeError (handle_view_on_rebase). None is DEFAULT.
+NO_GRAD_MODE = "no_grad"
+INFERENCE_MODE = "inference_mode"
+MULTI_OUTPUT_NODE = "multi_output"
+IN_CUSTOM_FUNCTION = "custom_function"  # a view an autograd.Function returned
+
+
+def check_view_rebase(view: "Tensor", indirect: bool) -> None:
+    """torch's handle_view_on_rebase (see Note: view creation meta)."""
+    creation = view._creation_meta
+    if creation is None:
+        return
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = view._grad_fn
+    name = None if fn is None else re.sub(r"Backward\d*$", "", fn.name().rsplit("::", 1)[-1])
+    if creation in (NO_GRAD_MODE, INFERENCE_MODE) or fn is None:
+        if fn is not None:
+            prefix = f"Output {view._output_nr} of {name} is a view of a view which was created in"
+        else:
+            prefix = "A view was created in"
+        if creation == INFERENCE_MODE:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = (f"{prefix} no_grad mode and {modified} modified inplace with grad mode "
+                       "enabled.")
+    else:
+        message = f"Output {view._output_nr} of {name} is a view and {modified} modified inplace."
+    if creation == MULTI_OUTPUT_NODE:
+        message += (" This view is the output of a function that returns multiple views. Such "
+                    "functions do not allow the output views to be modified inplace. You should "
+                    "replace the inplace operation by an out-of-place one.")
+    elif creation == IN_CUSTOM_FUNCTION:
+        message += (" This view was created inside a custom Function (or because an input was "
+                    "returned as-is) and the autograd logic to handle view+inplace would "
+                    "override the custom backward associated with the custom Function, leading "
+                    "to incorrect gradients. This behavior is forbidden. You can fix this by "
+                    "cloning the output of the custom Function.")
+    else:
+        mode = "inference_mode" if creation == INFERENCE_MODE else "no_grad"
+        message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                    "can clarify your code by moving both the view and the inplace either both "
+                    f"inside the {mode} block (if you don't want the inplace to be tracked) or "
+                    "both outside (if you want the inplace to be tracked).")
+    raise RuntimeError(message)
 
 
 # Note: strides of empty tensors
@@ -263,7 +330,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_acc",
         "_retains_grad",
         "_view_steps",
-        "_view_src",
+        "_view_version",  # see Note: views and in-place ops
+        "_creation_meta",  # views only: see Note: view creation meta
         "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
         "_post_acc_hooks",  # register_post_accumulate_grad_hook's; unset until one is added
         "__weakref__",
@@ -400,6 +468,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @property
     def is_leaf(self) -> bool:
+        if self._base is not None:
+            self._refresh_view()
         return self._grad_fn is None
 
     @property
@@ -410,17 +480,32 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None:
-            self._refresh_view()
+        base = self._base
+        if base is not None:
+            if self._view_stale():
+                if self._creation_meta is not None:
+                    return True  # torch reads the flags without regenerating (which would raise)
+                self._refresh_view()
+            # torch's DifferentiableViewMeta::requires_grad: a view made under no_grad of a
+            # tensor that requires grad says it requires grad too (its repr shows it), though
+            # it has no history
+            return self._requires_grad or base._requires_grad
         return self._requires_grad
 
+    def _view_stale(self) -> bool:
+        """A view whose memory was written since its grad_fn was set, and that has history to
+        regenerate (see Note: views and in-place ops)."""
+        return self._view_version != self._vc[0] and (
+            self._grad_fn is not None or self._base._requires_grad)
+
     def _refresh_view(self) -> None:
-        """Regenerate a view's history after its base's was rewritten (see Note: views and
+        """Regenerate a view's history after its memory was written (see Note: views and
         in-place ops)."""
-        base = self._base
-        source = base._grad_fn
-        if source is self._view_src or source is None:
+        if not self._view_stale():
             return
+        check_view_rebase(self, indirect=True)
+        version = self._vc[0]
+        base = self._base
         regenerated = None
         if base._data.dtype.kind == "c" and self._data.dtype.kind != "c":
             regenerated = _regenerate_real_view(base, self._view_steps)
@@ -430,7 +515,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         self._grad_fn = regenerated._grad_fn
         self._output_nr = 0
         self._requires_grad = True
-        self._view_src = source
+        self._view_version = version
         self._move_retains_grad(old_fn, old_nr)
 
     def _move_retains_grad(self, old_fn, old_nr: int) -> None:
@@ -717,13 +802,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         from ._printing import tensor_repr
 
         extras = []
-        fn = self._grad_fn
+        name = None
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a view whose history may not be regenerated: torch prints this
+            fn, name = None, "Invalid"
         if fn is not None:
             name = type(fn).__name__
             if name == "CppFunction":  # torch prints a C++ node by its short name()
                 name = fn.name().rsplit("::", 1)[-1]
+        if name is not None:
             extras.append(f"grad_fn=<{name}>")
-        elif self._requires_grad:
+        elif self.requires_grad:
             extras.append("requires_grad=True")
         if _dual_state.level is not None:
             from .autograd.forward_ad import get_tangent

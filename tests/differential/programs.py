@@ -3,10 +3,14 @@
 `generate(seed, torch)` writes a small Python function `program(lib, O=None)` that uses only the
 torch API through `lib`, so `program(torch)` and `program(leafgrad)` run the very same code. Each
 program builds a random graph over leaf tensors (0-d to 3-d, float32/float64/int64, some not
-requiring grad), applies 1-12 ops from the core op set, then differentiates it one of several
-ways (`backward()`, `backward(gradient)`, `autograd.grad` with and without `create_graph` and a
-second derivative, `retain_graph` and accumulation, `inputs=`). The program records an
-observation of every tensor it makes, after every in-place change, after backward, and at the end.
+requiring grad), applies 1-12 ops from the core op set (even seeds also from an extended set:
+indexing and index assignment, unbind/split/chunk outputs, reductions with dims, keepdim and
+dtype=, where/clamp/masked_fill/maximum/lerp, permute/flatten/flip/repeat/roll/movedim/narrow/
+select, and writes autograd does not record: under no_grad, through .detach() or .data), then
+differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
+and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`).
+The program records an observation of every tensor it makes, after every in-place change, after
+backward, and at the end.
 
 Generation is guided by real torch: each candidate statement is executed on torch while the
 program is written and kept only if torch accepts it and the values stay finite and moderate
@@ -350,6 +354,10 @@ class _Generator:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.torch = torch
+        # Even seeds also draw from EXTENDED_OPS (indexing, setitem, multi-output views,
+        # more reductions and shape ops, writes autograd does not record); odd seeds keep the
+        # programs they had before it, among them the seeds with known differences.
+        self.extended = seed % 2 == 0
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -410,6 +418,9 @@ class _Generator:
         if not self.attempt(f"{name} = {expr}", checks=[name]):
             return None
         result = self.ns[name]
+        if not isinstance(result, self.torch.Tensor):  # (a list or a named tuple)
+            self.replay()
+            return None
         same = next((v for v in self.vars if self.ns[v.name] is result), None)
         if view_of is None and same is not None:
             view_of = same
@@ -959,6 +970,291 @@ class _Generator:
         ("op_inplace", 4),
     )
 
+    # -- the extended op set (even seeds: see `extended`) ---------------------------------------
+
+    def dim_of(self, var: _Var) -> int:
+        ndim = max(len(self.shape(var)), 1)
+        return self.rng.randint(-ndim, ndim - 1)
+
+    def index_for(self, shape: tuple) -> str | None:
+        """A basic index for `shape` (ints, slices with steps, None, Ellipsis) or an advanced
+        one (an index list, a LongTensor, a bool mask), spelled as code."""
+        rng = self.rng
+        if not shape:
+            return rng.choice(["...", "None", "()"])
+        items = []
+        for n in shape[: rng.randint(1, len(shape))]:
+            roll = rng.random()
+            if n == 0:
+                items.append(":")
+            elif roll < 0.3:
+                items.append(str(rng.randint(-n, n - 1)))
+            elif roll < 0.7:
+                start = rng.choice([None, 0, 1, -1]) if n > 1 else None
+                stop = rng.choice([None, n, -1, 100]) if n > 1 else None
+                step = rng.choice([None, None, 2])
+                spelled = ":".join("" if v is None else str(v) for v in (start, stop))
+                items.append(spelled + (f":{step}" if step else ""))
+            elif roll < 0.8:
+                items.append("None")
+            elif roll < 0.9:
+                picks = [rng.randint(-n, n - 1) for _ in range(rng.randint(1, 3))]
+                items.append(rng.choice([repr(picks), f"lib.tensor({picks!r})"]))
+            else:
+                items.append("...")
+        if items.count("...") > 1:
+            return None
+        if rng.random() < 0.15:
+            mask = self.np_rng.random(shape) < 0.5
+            return f"lib.tensor({mask.tolist()!r})"
+        return items[0] if len(items) == 1 and rng.random() < 0.5 else ", ".join(items)
+
+    def op_getitem(self):
+        var = self.pick()
+        index = self.index_for(self.shape(var))
+        if index is None:
+            return None
+        advanced = "lib.tensor" in index or "[" in index
+        return self.emit(f"{var.name}[{index}]", "getitem", inputs=[var],
+                         view_of=None if advanced else var)
+
+    def op_setitem(self):
+        rng = self.rng
+        var = self.pick(self.inplace_target_ok)
+        if var is None:
+            return None
+        index = self.index_for(self.shape(var))
+        if index is None:
+            return None
+        value = self.value(var)
+        if rng.random() < 0.5 or not value.dtype.is_floating_point:
+            code, operands = repr(rng.choice([0, 1, -2] if not value.dtype.is_floating_point
+                                             else SCALARS)), []
+        else:
+            try:
+                region = eval(f"{var.name}[{index}]", dict(self.ns))
+            except Exception:  # noqa: BLE001 - torch refused the index
+                return None
+            shape = tuple(region.shape)
+            target = shape[rng.randint(0, len(shape)):] if shape else ()
+            if rng.random() < 0.3:
+                target = (1, *target)
+            other = self.leaf(target, dtype=str(value.dtype).removeprefix("torch."))
+            code, operands = other.name, [other]
+        statement = f"{var.name}[{index}] = {code}"
+        if not self.attempt(statement, checks=[var.name]):
+            return None
+        self.saved_groups.update(v.group for v in operands)
+        observe = [f"O.see({statement!r}, {v.name})" for v in self.vars if v.group == var.group]
+        self.keep(statement, "setitem", observe)
+        return var
+
+    def op_split(self):
+        rng = self.rng
+        var = self.pick(lambda v: len(self.shape(v)) > 0)
+        if var is None:
+            return None
+        dim = self.dim_of(var)
+        size = self.shape(var)[dim]
+        form = rng.choice(
+            [
+                f"{var.name}.unbind({dim})",
+                f"lib.unbind({var.name}, dim={dim})",
+                f"{var.name}.split({rng.randint(1, max(size, 1))}, {dim})",
+                f"lib.split({var.name}, {rng.randint(1, max(size, 1))}, dim={dim})",
+                f"{var.name}.chunk({rng.randint(1, 3)}, dim={dim})",
+                f"{var.name}.tensor_split({rng.randint(1, 3)}, {dim})",
+                f"list({var.name})",
+            ]
+        )
+        return self.emit(f"{form}[{rng.choice([0, -1])}]", "split", inputs=[var], view_of=var)
+
+    def op_reduce_more(self):
+        rng = self.rng
+        var = self.pick(lambda v: not self.is_bool(v))
+        if var is None:
+            return None
+        dim = self.dim_of(var)
+        keep = rng.choice(["", ", keepdim=True", ", keepdim=False"])
+        name = rng.choice(["max", "min", "amax", "prod", "std", "var", "logsumexp", "norm",
+                           "cumsum", "softmax", "log_softmax", "sum_dtype", "mean_dtype",
+                           "argmax", "max_all", "all_any", "count_nonzero"])
+        v = var.name
+        value = self.value(var)
+        if name in ("max", "min", "amax", "argmax", "max_all"):
+            # ties would make the chosen index (and the gradient's place) a last-bit matter
+            flat = value.detach().double().flatten()
+            if flat.numel() != flat.unique().numel():
+                return None
+            if name == "max_all":
+                form = rng.choice([f"{v}.max()", f"lib.min({v})"])
+            elif name == "amax":
+                form = f"{v}.amax({dim}{keep})"
+            elif name == "argmax":
+                form = rng.choice([f"{v}.argmax({dim}{keep})", f"lib.argmin({v})"])
+            else:
+                form = rng.choice([f"lib.{name}({v}, {dim}{keep})[0]", f"{v}.{name}(dim={dim}"
+                                   f"{keep}).values", f"{v}.{name}({dim})[{rng.randint(0, 1)}]"])
+        elif name == "prod":
+            form = rng.choice([f"{v}.prod({dim}{keep})", f"lib.prod({v})"])
+        elif name in ("std", "var"):
+            if not value.dtype.is_floating_point or _numel(self.shape(var)) < 2:
+                return None
+            form = rng.choice([f"{v}.{name}()", f"lib.{name}({v}, {dim}, correction=0{keep})",
+                               f"{v}.{name}(dim=({dim},), unbiased=False)"])
+        elif name == "logsumexp":
+            if not value.dtype.is_floating_point:
+                return None
+            form = f"lib.logsumexp({v}, {dim}{keep})"
+        elif name == "norm":
+            if not value.dtype.is_floating_point or not self.far_from(value, 0.0):
+                return None
+            form = rng.choice([f"{v}.norm()", f"lib.norm({v}, dim={dim}{keep})",
+                               f"lib.linalg.vector_norm({v}, 1, dim={dim})"])
+        elif name == "cumsum":
+            form = rng.choice([f"{v}.cumsum({dim})", f"lib.cumprod({v}, dim={dim})"])
+        elif name in ("softmax", "log_softmax"):
+            dtype = rng.choice(["", ", dtype=lib.float64"])
+            if not value.dtype.is_floating_point and not dtype:
+                return None
+            form = rng.choice([f"{v}.{name}({dim}{dtype})",
+                               f"lib.nn.functional.{name}({v}, dim={dim}{dtype})"])
+        elif name in ("sum_dtype", "mean_dtype"):
+            function = name.partition("_")[0]
+            dtype = rng.choice(["float64", "float32"] + (["int64"] if function == "sum" else []))
+            if function == "mean" and not value.dtype.is_floating_point and dtype == "int64":
+                return None
+            form = rng.choice([f"{v}.{function}(dtype=lib.{dtype})",
+                               f"lib.{function}({v}, {dim}{keep}, dtype=lib.{dtype})"])
+        elif name == "all_any":
+            form = rng.choice([f"{v}.all()", f"lib.any({v}, {dim})", f"({v} > 0).all({dim})"])
+        else:
+            form = rng.choice([f"lib.count_nonzero({v})", f"{v}.count_nonzero({dim})"])
+        return self.emit(form, name, inputs=[var], saves=True)
+
+    def op_choose(self):
+        rng = self.rng
+        var = self.pick(lambda v: not self.is_bool(v))
+        if var is None:
+            return None
+        value = self.value(var)
+        v = var.name
+        kind = rng.choice(["where", "clamp", "masked_fill", "maximum", "lerp"])
+        if kind == "where":
+            code, other, number = self.partner(var)
+            condition = self.pick(lambda c: self.is_bool(c) and _broadcast(
+                self.shape(c), self.shape(var)) is not None)
+            cond = condition.name if condition is not None else f"{v} > 0"
+            if condition is None and not self.far_from(value, 0.0):
+                return None
+            form = rng.choice([f"lib.where({cond}, {v}, {code})", f"{v}.where({cond}, {code})"])
+            return self.emit(form, "where", inputs=[var] + ([other] if other else []))
+        if kind == "clamp":
+            if not value.dtype.is_floating_point:
+                return None
+            low, high = sorted(rng.sample([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0], 2))
+            if not (self.far_from(value, low) and self.far_from(value, high)):
+                return None
+            form = rng.choice([f"{v}.clamp({low}, {high})", f"lib.clamp({v}, min={low})",
+                               f"{v}.clamp(max={high})", f"lib.clip({v}, {low}, {high})"])
+            return self.emit(form, "clamp", inputs=[var], saves=True)
+        if kind == "masked_fill":
+            if not self.far_from(value, 0.5):
+                return None
+            fill = rng.choice([0, -1.5, 2]) if value.dtype.is_floating_point else 0
+            form = rng.choice([f"{v}.masked_fill({v} > 0.5, {fill})",
+                               f"lib.masked_fill({v}, {v} < 0.5, {fill})"])
+            return self.emit(form, "masked_fill", inputs=[var])
+        code, other, number = self.partner(var, scalar_ok=False)
+        if other is None:
+            return None
+        if kind == "maximum":
+            difference = value.detach().double() - self.value(other).detach().double()
+            if not self.far_from(difference, 0.0):
+                return None
+            form = rng.choice([f"lib.maximum({v}, {code})", f"{v}.minimum({code})",
+                               f"lib.fmax({v}, {code})"])
+            return self.emit(form, "maximum", inputs=[var, other])
+        if not (value.dtype.is_floating_point and self.value(other).dtype == value.dtype):
+            return None
+        weight = rng.choice(["0.25", "0.75", "1.5"])
+        return self.emit(f"lib.lerp({v}, {code}, {weight})", "lerp", inputs=[var, other])
+
+    def op_shape_more(self):
+        rng = self.rng
+        var = self.pick()
+        shape = self.shape(var)
+        v = var.name
+        ndim = len(shape)
+        dim = self.dim_of(var)
+        choices = ["flatten", "flip", "repeat", "roll", "movedim"]
+        if ndim:
+            choices += ["permute", "narrow", "select", "contiguous"]
+        kind = rng.choice(choices)
+        view = kind in ("permute", "narrow", "select", "movedim")
+        if kind == "permute":
+            order = list(range(ndim))
+            rng.shuffle(order)
+            form = rng.choice([f"{v}.permute({', '.join(map(str, order))})",
+                               f"lib.permute({v}, {tuple(order)!r})"])
+        elif kind == "flatten":
+            form = rng.choice([f"{v}.flatten()", f"lib.flatten({v}, {dim})"])
+            view = None  # a view only when the memory allows
+        elif kind == "flip":
+            form = f"{v}.flip({dim})" if ndim else f"{v}.flip(0)"
+        elif kind == "repeat":
+            form = f"{v}.repeat({', '.join(['2'] + ['1'] * ndim)})"
+        elif kind == "roll":
+            form = f"lib.roll({v}, {rng.choice([1, -1])}{f', {dim}' if ndim else ''})"
+        elif kind == "movedim":
+            form = f"{v}.movedim({dim}, {self.dim_of(var)})"
+        elif kind == "narrow":
+            size = shape[dim]
+            start = rng.randint(0, max(size - 1, 0))
+            form = f"{v}.narrow({dim}, {start}, {rng.randint(1, size - start) if size else 0})"
+        elif kind == "select":
+            if not shape[dim]:
+                return None
+            form = f"{v}.select({dim}, {rng.randint(-shape[dim], shape[dim] - 1)})"
+        else:
+            form = f"{v}.transpose(0, -1).contiguous()"
+        result = self.emit(form, kind, inputs=[var], view_of=var if view else None)
+        if result is not None and kind == "flatten" and self.value(result)._base is not None:
+            result.group = var.group  # flatten viewed the memory
+        return result
+
+    def op_hidden_write(self):
+        """A write that autograd does not record (no_grad, a detached alias): views of the
+        memory regenerate their history (AsStridedBackward0), saved values are checked."""
+        rng = self.rng
+        var = self.pick(lambda v: self.is_float(v) and not v.expanded
+                        and v.group not in self.saved_groups)
+        if var is None:
+            return None
+        op = rng.choice(["mul_(2)", "add_(1)", "zero_()", "sub_(0.5)", "clamp_(-1, 1)"])
+        form = rng.choice(["no_grad", "detach", "data"])
+        if form == "no_grad":
+            statement = f"with lib.no_grad(): {var.name}.{op}"
+        elif form == "detach":
+            statement = f"{var.name}.detach().{op}"
+        else:
+            statement = f"{var.name}.data.{op}"
+        if not self.attempt(statement, checks=[var.name]):
+            return None
+        observe = [f"O.see({statement!r}, {v.name})" for v in self.vars if v.group == var.group]
+        self.keep(statement, "hidden_write", observe)
+        return var
+
+    EXTENDED_OPS = (
+        ("op_getitem", 2.5),
+        ("op_setitem", 1.5),
+        ("op_split", 1.5),
+        ("op_reduce_more", 2.5),
+        ("op_choose", 1.5),
+        ("op_shape_more", 1.5),
+        ("op_hidden_write", 1),
+    )
+
     # -- differentiation -----------------------------------------------------------------------
 
     def grad_leaves(self) -> list[_Var]:
@@ -1140,12 +1436,21 @@ class _Generator:
                     self.leaf()
                 target = rng.randint(1, 12)
                 done = tries = 0
-                names, weights = zip(*self.OPS)
+                names, weights = zip(*(self.OPS + self.EXTENDED_OPS if self.extended
+                                       else self.OPS))
                 while done < target and tries < 200:
                     tries += 1
-                    if getattr(self, rng.choices(names, weights)[0])() is not None:
+                    try:
+                        made = getattr(self, rng.choices(names, weights)[0])()
+                    except (IndexError, ValueError, RuntimeError) as error:
+                        # an op family's choices assume sizes an empty tensor lacks
+                        raise _Reject(f"generator: {error}") from None
+                    if made is not None:
                         done += 1
-                self.differentiate()
+                try:
+                    self.differentiate()
+                except RuntimeError as error:  # e.g. reading a view torch no longer allows
+                    raise _Reject(f"differentiate: {error}") from None
             except _Reject:
                 continue
             return self.source(), self.kinds

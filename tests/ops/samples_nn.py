@@ -72,6 +72,18 @@ SAMPLES = {
         Sample(lambda lib, x: F(lib).log_softmax(x, 1), (((2, 3), A),)),
         Sample(lambda lib, x: F(lib).log_softmax(x, 0), (((4,), A),)),
     ],
+    "SoftmaxBackwardData": [
+        Sample(lambda lib, x, w, dim=dim: lib.autograd.grad(F(lib).softmax(x, dim), x, w,
+                                                   create_graph=True)[0],
+               (((2, 3), A), ((2, 3), A)), note=f"double backward of softmax (dim {dim})")
+        for dim in (1, 0)
+    ],
+    "LogSoftmaxBackwardData": [
+        Sample(lambda lib, x, w, dim=dim: lib.autograd.grad(F(lib).log_softmax(x, dim), x, w,
+                                                   create_graph=True)[0],
+               (((2, 3), A), ((2, 3), A)), note=f"double backward of log_softmax (dim {dim})")
+        for dim in (-1, 0)
+    ],
     "DivScalar": [
         Sample(lambda lib, x: F(lib).cross_entropy(x, _probabilities(lib)), (((3, 4), A),)),
     ],

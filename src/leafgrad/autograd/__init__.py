@@ -143,7 +143,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
 def _edge(tensor) -> tuple:
     if isinstance(tensor, graph.GradientEdge):
         return tensor.node, tensor.output_nr
-    fn = tensor._grad_fn
+    fn = tensor.grad_fn  # a view's history may need regenerating first
     if fn is not None:
         return fn, tensor._output_nr
     return tensor._accumulator(), 0

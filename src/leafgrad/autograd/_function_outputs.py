@@ -85,6 +85,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
             out._grad_fn = node
             out._requires_grad = True
             out._output_nr = output_nr
+            _mark_view(out)
         wrapped.append(out)
     node._output_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
                          for o in wrapped]
@@ -129,7 +130,20 @@ def _returned_input(tensor, node, output_nr: int):
         return tensor.detach()
     view = _wrap_view(tensor._data.view(), tensor, node is not None, node, (Alias, {}))
     view._output_nr = output_nr
+    if node is not None:
+        _mark_view(view)
     return view
+
+
+def _mark_view(tensor) -> None:
+    """A view returned with the node as its history is current at this version, and may not
+    be modified in place (torch's CreationMeta::IN_CUSTOM_FUNCTION; Note: view creation
+    meta)."""
+    if tensor._base is not None:
+        from ..tensor import IN_CUSTOM_FUNCTION
+
+        tensor._view_version = tensor._vc[0]
+        tensor._creation_meta = IN_CUSTOM_FUNCTION
 
 
 def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
@@ -180,7 +194,11 @@ class _FunctionCopySlices(CopySlices):
     def _apply(self, grads: list) -> tuple:
         from ..ops.shape import ViewScatter, replay
 
-        grad = grads[0]
+        if self._op_node is None:
+            from .graph import FREED_MESSAGE
+
+            raise RuntimeError(FREED_MESSAGE)
+        grad = self._laid_out_as_base(grads[0])
         region = replay(grad, self._steps)
         output_grads = [None] * len(self._op_node._output_meta)
         output_grads[self._dirty_output] = region

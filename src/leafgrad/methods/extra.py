@@ -139,6 +139,8 @@ class ExtraMethods:
         if capture.active:
             capture.tracer.become(self)
         self._data = view._data
+        if self._base is not None:  # a view stays a view of its base, one step further
+            self._view_steps = view._view_steps
         if view._grad_fn is not None:
             self._grad_fn = view._grad_fn
             self._output_nr = view._output_nr
@@ -148,6 +150,10 @@ class ExtraMethods:
 
             set_tangent(self, tangent)
         self._bump_version()
+        if self._base is not None and view._grad_fn is not None:
+            # torch's set_gradient_edge: a view given a new grad_fn is current at this version
+            # (Note: views and in-place ops), so t_() on a view keeps TBackward1
+            self._view_version = self._vc[0]
         return self
 
     # each records torch's in-place node (UnsqueezeBackward1, ...: ops/shape_inplace.py)

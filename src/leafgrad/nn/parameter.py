@@ -16,7 +16,8 @@ def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
     t = object.__new__(cls)
     plain = _wrap(data._data, bool(requires_grad))
     for slot in Tensor.__slots__:
-        if slot not in ("__weakref__", "__dict__", "_fw_grad", "_post_acc_hooks"):
+        if slot not in ("__weakref__", "__dict__", "_fw_grad", "_post_acc_hooks",
+                        "_creation_meta"):  # (set on views only)
             object.__setattr__(t, slot, getattr(plain, slot))
     t._vc = data._version_counter()
     return t

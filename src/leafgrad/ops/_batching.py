@@ -174,7 +174,7 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
     t._acc = None
     t._retains_grad = False
     t._view_steps = ()
-    t._view_src = None
+    t._view_version = None
     return t
 
 

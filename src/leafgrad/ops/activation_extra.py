@@ -40,10 +40,6 @@ def _hardswish_above(x: np.ndarray) -> np.ndarray:
     return (~(x < -3) & ~((x >= -3) & (x <= 3))).astype(x.dtype)
 
 
-def _threshold_mask(x: np.ndarray, threshold) -> np.ndarray:
-    return (~(x <= threshold)).astype(x.dtype)
-
-
 def _positive_mask(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(x.dtype)
 
@@ -173,6 +169,9 @@ class Threshold(Op):
         return np.where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
+        # torch: threshold_backward(grad, self, threshold), a recorded op (its own second
+        # derivative, a zero in self); grad * mask had no edge to self and made NaN of an
+        # inf grad where the mask is 0
         from .elementwise import ThresholdBackward
 
         return ThresholdBackward.apply(grad, self.saved("self"),

@@ -897,12 +897,8 @@ class ThresholdBackward(Op):
         if self.needs_grad(0):
             grad_grad = ThresholdBackward.apply(gg, self.saved("self"),
                                                 threshold=self._params["threshold"])
-        grad_self = None
-        if self.needs_grad(1):  # torch: zeros_like (+0., where gg * 0 gave -0. for gg < 0)
-            from .. import zeros_like
-
-            grad_self = zeros_like(gg)
-        return grad_grad, grad_self
+        # torch: self: zeros_like(grad), +0. (gg * 0 gave -0. where gg < 0: seed 20341)
+        return grad_grad, (_zeros_like(gg) if self.needs_grad(1) else None)
 
     def jvp(self, tangents, primals, result):
         # torch: zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)

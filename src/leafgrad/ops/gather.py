@@ -336,13 +336,12 @@ class MaskedSelect(Op):
         return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
     def backward(self, grad):
-        from .indexing import IndexBackward
+        from .indexing import index_backward
         from .registry import _sum_to
 
         mask = self._params["mask"]
         shape = np.broadcast_shapes(self.input_shape(), mask.shape)
-        full = IndexBackward.apply(grad, input_sizes=shape,
-                                   index=(np.broadcast_to(mask, shape),))
+        full = index_backward(grad, shape, (np.broadcast_to(mask, shape),))
         return _sum_to(self.pass_index(full, "mask", "indices"), self.input_shape())
 
     jvp = auto_linear
@@ -365,11 +364,10 @@ class Take(Op):
         return a.reshape(-1)[index]
 
     def backward(self, grad):
-        from .indexing import IndexBackward
+        from .indexing import index_backward
 
-        flat = IndexBackward.apply(grad, input_sizes=(int(np.prod(self.input_shape())),),
-                                   index=(self._params["index"] % max(1, int(np.prod(
-                                       self.input_shape()))),))
+        size = int(np.prod(self.input_shape()))
+        flat = index_backward(grad, (size,), (self._params["index"] % max(1, size),))
         return self.pass_index(flat, "index", "indices").reshape(self.input_shape())
 
     jvp = auto_linear

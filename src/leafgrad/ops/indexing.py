@@ -10,6 +10,7 @@ from __future__ import annotations
 import array
 import collections
 import collections.abc
+import operator
 import warnings
 
 import numpy as np
@@ -446,28 +447,42 @@ class Index(Op):
         return np.array(a[index], copy=True, order="C")
 
     def backward(self, grad):
-        return IndexBackward.apply(grad, input_sizes=self.input_shape(), index=self._params["index"])
+        return index_backward(grad, self.input_shape(), self._params["index"])
 
     jvp = auto_linear
 
 
+def index_backward(grad, input_sizes: tuple, index):
+    """torch's index_backward: ``_index_put_impl_(zeros, indices, grad, accumulate=True)``,
+    whose node has an edge for the zeros too (None)."""
+    from ..tensor import _wrap
+    from .registry import array_kernel, zeros_of
+
+    zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(input_sizes)))
+    return IndexBackward.apply(zeros, grad, index=index)
+
+
 @register
 class IndexBackward(Op):
-    """Zeros with ``grad`` added at the indexed positions (repeated indices accumulate)."""
+    """``self`` with ``values`` added at the indexed positions (repeated indices accumulate);
+    ``self`` is the zeros of index_backward."""
 
     node = "IndexPutImplBackward0"
     index_saves = {"indices": ()}  # under create_graph (Note: saved index tensors)
     complex_ok = True
+    inputs = ("self", "values")
     torch_names = ("index_put",)
 
     @staticmethod
-    def forward(ctx, grad, input_sizes, index):
-        out = np.zeros(input_sizes, dtype=grad.dtype)
-        np.add.at(out, index, grad)
+    def forward(ctx, a, values, index):
+        out = np.array(a, copy=True)
+        np.add.at(out, index, values)
         return out
 
     def backward(self, grad):
-        return Index.apply(grad, index=self._params["index"])
+        index = self._params["index"]
+        return (grad if self.needs_grad(0) else None,
+                Index.apply(grad, index=index) if self.needs_grad(1) else None)
 
     jvp = auto_linear
 
@@ -487,7 +502,6 @@ def setitem(tensor, index, value) -> None:
     index = canonical_index(index)
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, tensor)
-    value = _strip_leading_ones(value)
     if _has_advanced(index):
         # As torch does: the basic part of the index becomes a view (so a write through it is
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
@@ -498,13 +512,59 @@ def setitem(tensor, index, value) -> None:
             if len(arrays) == 1 and arrays[0].dtype == np.bool_ else None
         if not check_index_put_overlap(view, value, index_tensors(index), mask):
             check_index_put_value(view, advanced, value)
-        inplace(IndexPut, view, value, index=advanced)
+        inplace(IndexPut, view, _strip_leading_ones(value), index=advanced)
         keep_index(view, index_tensors(index), "indices")
         return
-    view = getitem(tensor, index)
-    if view is tensor:
-        view = getitem(tensor, (Ellipsis,))
-    inplace(Copy, view, value)
+    if _selects_everything(tensor.shape, index):
+        view = tensor  # torch's applySlice returns self for a whole slice: no view, no CopySlices
+    else:
+        view = getitem(tensor, index)
+        if view is tensor:
+            view = getitem(tensor, (Ellipsis,))
+    _copy_to(view, value)
+
+
+def _selects_everything(shape: tuple, index) -> bool:
+    """Whether a basic index is only Ellipsis and slices that start at 0, step 1 and reach the
+    end of their dim (torch's applySlice keeps ``self`` for those: ``x[:] = v`` writes x)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(item is not Ellipsis and not isinstance(item, slice) for item in items):
+        return False
+    slices = [item for item in items if item is not Ellipsis]
+    if len(items) - len(slices) > 1:
+        return not slices  # (x[..., ...] = v writes x; slices around two ellipses take a view)
+    if len(slices) > len(shape):
+        return False  # torch's too-many-indices error comes from the view
+    cut = items.index(Ellipsis) if Ellipsis in items else len(items)
+    dims = list(range(cut)) + list(range(len(shape) - (len(slices) - cut), len(shape)))
+    for dim, item in zip(dims, slices):
+        start = 0 if item.start is None else operator.index(item.start)
+        step = 1 if item.step is None else operator.index(item.step)
+        stop = None if item.stop is None else operator.index(item.stop)
+        if start != 0 or step != 1 or stop is not None and stop < shape[dim]:
+            return False
+    return True
+
+
+def _copy_to(view, value) -> None:
+    """torch's copy_to for ``x[basic index] = value``: copy_ when the shapes are equal, fill_ for
+    a 0-d value, else copy_ from value viewed without its leading size-1 dims and expanded."""
+    from .elementwise import Copy
+    from .inplace import inplace
+
+    if tuple(view.shape) == tuple(value.shape):
+        inplace(Copy, view, value)
+    elif value.ndim == 0:
+        view.fill_(value)
+    else:
+        shape = tuple(value.shape)
+        start = 0
+        while start < len(shape) and shape[start] == 1:
+            start += 1
+        value = value.view(shape[start:])
+        if tuple(value.shape) != tuple(view.shape):
+            value = value.expand(view.shape)  # (torch's expand_inplace: setitem's own error)
+        inplace(Copy, view, value)
 
 
 def _scalar_tensor(value, like):
@@ -512,6 +572,10 @@ def _scalar_tensor(value, like):
     from ..tensor import _wrap
 
     dtype = like._data.dtype
+    if isinstance(value, complex):  # torch's checked conversion to the tensor's dtype
+        from .._functions_more import check_fill_value
+
+        check_fill_value(like, value)
     if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
         value = unsigned_fill(value, dtype)
     result = _wrap(np.asarray(value, dtype=dtype))

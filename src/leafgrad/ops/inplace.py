@@ -23,7 +23,8 @@ from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, saved_hooks_state as _saved_hooks
-from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed
+from ..tensor import (LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, _wrap, check_inplace_allowed,
+                      check_view_rebase)
 from . import _float_kernels, _promote
 from .elementwise import check_alpha_kind, check_bool_subtraction
 from .._out import _check_overlap
@@ -92,9 +93,11 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     )
     base = target._base
     if base is not None and _grad_state.grad_enabled and op.differentiable:
+        recording = recording or base._requires_grad
+        if recording:
+            check_view_rebase(target, indirect=False)  # before the leaf check, as torch
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        recording = recording or base._requires_grad
     if recording:
         if target._grad_fn is None and target._requires_grad:
             # a view made a leaf by requires_grad_() (its base does not require grad) is a view
@@ -258,9 +261,14 @@ class CopySlices(Node):
     def _apply(self, grads: list) -> tuple:
         from .shape import ViewScatter, replay
 
+        if self._op_node is None:
+            from ..autograd.graph import FREED_MESSAGE
+
+            raise RuntimeError(FREED_MESSAGE)
         grad = grads[0]
         if _grad_state.grad_enabled and self._base_strides is not None:
             return self._apply_recorded(grad)
+        grad = self._laid_out_as_base(grad)
         region = replay(grad, self._steps)
         op_grads = self._op_node._apply([region])
         grad_base = None
@@ -268,6 +276,22 @@ class CopySlices(Node):
             region_grad = op_grads[0] if op_grads[0] is not None else region * 0
             grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)
         return (grad_base,) + tuple(op_grads[1:])
+
+    def _laid_out_as_base(self, grad):
+        """as_strided counts from the first element in memory: replayed on the incoming
+        gradient (often an expanded one-element tensor) it read past that gradient's memory.
+        torch's CopySlices always first lays the gradient out as the base (new_empty_strided,
+        copy_); done here only where a step depends on it."""
+        if not any(op is _as_strided() for op, _ in self._steps):
+            return grad
+        from ._layout import _dense_bytes, _strided_empty
+
+        shape, _ = self._input_meta[0]
+        strides = self._base_strides
+        if strides is None:
+            itemsize = grad._data.dtype.itemsize
+            strides = tuple(n // itemsize for n in _dense_bytes(shape, itemsize))
+        return _wrap(_strided_empty(shape, strides, grad._data.dtype)).copy_(grad)
 
     def _apply_recorded(self, grad) -> tuple:
         """Under create_graph, torch's own steps, so that the recorded graph is torch's: the
@@ -298,11 +322,21 @@ class CopySlices(Node):
         return (grad_base,) + tuple(op_grads[1:])
 
     def _release(self) -> None:
-        self._op_node._release()
+        # torch's CopySlices::release_variables drops its op node, which keeps its saved
+        # tensors while something else holds it: a saved output rebuilt under create_graph
+        # points at it (releasing them here made a second derivative through exp_ on a view
+        # raise the 'second time' error)
+        self._op_node = None
         super()._release()
 
 
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
+
+
+def _as_strided():
+    from .shape_ext import AsStridedPublic
+
+    return AsStridedPublic
 
 
 def _contiguous_format():

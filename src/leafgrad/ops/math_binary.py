@@ -539,13 +539,21 @@ class Lerp(Op):
         return _lerp(a, end, weight, "lerp_kernel_scalar")
 
     def backward(self, grad):
+        # derivatives.yaml: grad * (1 - weight.conj()), grad * weight.conj(), products with a
+        # Scalar (MulBackward1 under create_graph; a tensor product recorded MulBackward0 with
+        # an edge for the number: generated-program seed 21060)
+        from .elementwise import MulScalar
+
         weight = self._params["weight"]
         if isinstance(weight, complex) and grad.is_complex():
-            # derivatives.yaml: grad * (1 - weight.conj()), grad * weight.conj()
-            grad_end = grad * weight.conjugate() if self.needs_grad(1) else None
-            return grad * (1 - weight.conjugate()), grad_end
-        grad_end = grad * getattr(weight, "real", weight) if self.needs_grad(1) else None
-        return grad * (1 - float(getattr(weight, "real", weight))), grad_end
+            weight = weight.conjugate()
+            rest = 1 - weight
+        else:
+            weight = getattr(weight, "real", weight)
+            rest = 1 - float(weight)
+        grad_end = MulScalar.apply(grad, other=weight) if self.needs_grad(1) else None
+        grad_self = MulScalar.apply(grad, other=rest) if self.needs_grad(0) else None
+        return grad_self, grad_end
 
     def jvp(self, tangents, primals, result):
         weight = self._params["weight"]  # torch: lerp(self_t, end_t, weight)

@@ -52,6 +52,8 @@ class ClampTensor(Op):
             out = np.maximum(out, low.astype(target, copy=False))
         if high is not None:
             out = np.minimum(out, high.astype(target, copy=False))
+        if out is a:
+            return np.array(a, copy=True)  # (both bounds None: torch copies too)
         return keep_self_on_ties(np.asarray(out), a)
 
     def backward(self, grad):

@@ -112,9 +112,17 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     # the ties, their count and the rest are kernels, so leafgrad.compile recomputes them on
     # every replay (dividing by the count as a 0-d array of grad's dtype: the bits of dividing
     # by the Python int)
+    # torch's CPU steps: grad.new_zeros(sizes).masked_fill_(ties, grad / ties.sum()), so a
+    # create_graph gradient's node is MaskedFillBackward1 with an edge for the zeros (None)
+    from .gather import MaskedFillTensor
+
     others = array_kernel(_not_ties, self._data, value._data)
     count = array_kernel(_tie_count, others, dtype=grad._data.dtype)
-    return (grad / _wrap(count))._masked_zero(others)
+    ties = array_kernel(np.logical_not, others)
+    from .registry import zeros_of
+
+    zeros = _wrap(array_kernel(zeros_of, grad._data, shape=self._data.shape))
+    return MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
 
 
 def _not_ties(data: np.ndarray, result: np.ndarray) -> np.ndarray:

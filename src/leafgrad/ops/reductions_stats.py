@@ -356,7 +356,7 @@ def _norm_backward(grad, a, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     """torch's norm_backward, case by case (each masks the 0/0 its formula would make)."""
     if not keepdim and a.ndim != 0 and dim is not None:
         grad, norm = unsqueeze_dims(grad, dim), unsqueeze_dims(norm, dim)
-    sign = a.sgn if a._data.dtype.kind == "c" else a.sign  # torch's sgn for complex input
+    sign = a.sgn  # torch's norm_backward takes self.sgn() (SgnBackward0), real input too
     if ord == 0:
         return None  # torch returns no gradient: the count of non-zeros is piecewise constant
     if ord == 1:

@@ -7,7 +7,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
-from .registry import Op, register
+from .registry import Op, array_kernel, register, zeros_of
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -490,19 +490,27 @@ class Unbind(_View):
 
     @staticmethod
     def forward(ctx, a, dim):
-        return tuple(np.moveaxis(a, dim, 0))
+        # a[i, ...], not iteration: iterating a 1-d array gives NumPy scalars, read-only copies
+        # where torch's outputs are 0-d views of the input
+        moved = np.moveaxis(a, dim, 0)
+        return tuple(moved[index, ...] for index in range(moved.shape[0]))
 
     @classmethod
     def view_step(cls, params: dict, output_nr: int) -> tuple:
         return (Select, {"dim": params["dim"], "index": output_nr})
 
     def backward(self, grads):
+        from ..tensor import _wrap
+
         dim = self._params["dim"]
         shape = self.input_shape()
         count = shape[dim]
         grads = list(grads) + [None] * (count - len(grads))
         present = next(g for g in grads if g is not None)
-        filled = [g if g is not None else present * 0 for g in grads]
+        # torch's unbind_backward: zeros for a missing output's grad (present * 0 kept the
+        # sign of present's zeros, NaN from its inf, and recorded a product under create_graph)
+        filled = [g if g is not None else _wrap(array_kernel(np.zeros_like, present._data))
+                  for g in grads]
         return Stack.apply(*filled, dim=dim)
 
     jvp = auto_linear
@@ -558,8 +566,12 @@ class Cat(Op):
         grads = []
         offset = 0
         for shape, _ in self._input_meta:
-            if len(shape) == 1 and shape[0] == 0 and grad.ndim != 1:
-                grads.append(None)
+            if len(shape) == 1 and shape[0] == 0:
+                # torch's cat_tensors_backward: a fresh at::zeros({0}) for a 1-d empty input,
+                # with no history under create_graph (seed 21560), also beside n-d inputs
+                from ..tensor import _wrap
+
+                grads.append(_wrap(array_kernel(zeros_of, grad._data, shape=(0,))))
                 continue
             size = shape[dim]
             grads.append(grad.narrow(dim, offset, size))

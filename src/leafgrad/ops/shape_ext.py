@@ -231,16 +231,30 @@ class Repeat(Op):
         return out
 
     def backward(self, grad):
+        # torch's repeat_backward, step by step so that a create_graph gradient records its
+        # nodes (it recorded a view and a sum where torch sums the new leading dims alone:
+        # generated-program seed 23134): zeros for a zero repeat, a sum over each leading dim,
+        # then one reshape to (repeat, size) pairs for the dims repeated more than once and
+        # one sum over those repeats
         repeats = self._params["repeats"]
-        shape = self.input_shape()
+        shape = tuple(self.input_shape())
+        if 0 in repeats:
+            from ..tensor import _wrap
+            from .registry import array_kernel, zeros_of
+
+            return _wrap(array_kernel(zeros_of, grad._data, shape=shape))
         lead = len(repeats) - len(shape)
-        full = (1,) * lead + tuple(shape)
-        # (r0*s0, r1*s1, ...) -> (r0, s0, r1, s1, ...) -> sum over the r axes.
-        split = []
-        for r, s in zip(repeats, full):
-            split += [r, s]
-        summed = grad.reshape(*split).sum(tuple(range(0, 2 * len(full), 2)))
-        return summed.reshape(shape)
+        for _ in range(lead):
+            grad = grad.sum(0)
+        sizes, summed = [], []
+        for repeat, size in zip(repeats[lead:], shape):
+            if repeat != 1:
+                sizes.append(repeat)
+                summed.append(len(sizes) - 1)
+            sizes.append(size)
+        if summed:
+            grad = grad.reshape(sizes).sum(summed)
+        return grad
 
     jvp = auto_linear
 
@@ -255,7 +269,7 @@ class Flip(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
-        return _layout.like(np.flip(a, dims), a)
+        return _flipped_copy(a, dims)
 
     def backward(self, grad):
         return Flip.apply(grad, dims=self._params["dims"])
@@ -287,6 +301,15 @@ class Roll(Op):
     jvp = auto_linear
 
 
+def _flipped_copy(a: np.ndarray, dims) -> np.ndarray:
+    """``a`` flipped along ``dims``, in new memory laid out like ``a`` (torch's flip copies):
+    flipping only size-1 dims is ``a``'s own layout, which ``like`` returned as it was, so the
+    result shared the input's memory (generated-program seed 20750: x.flip(-1) -= w changed
+    x)."""
+    out = _layout.like(np.flip(a, dims), a)
+    return np.array(out, copy=True, order="K") if np.may_share_memory(out, a) else out
+
+
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
@@ -304,8 +327,8 @@ class Rot90(Op):
         if k == 0:
             return np.array(a, copy=True, order="C")
         if k == 2:
-            return _layout.like(np.flip(a, dims), a)
-        flipped = _layout.like(np.flip(a, second if k == 1 else first), a)
+            return _flipped_copy(a, dims)
+        flipped = _flipped_copy(a, second if k == 1 else first)
         return np.swapaxes(flipped, first, second)
 
     def backward(self, grad):
@@ -368,8 +391,17 @@ def movedim(tensor, source, destination):
             f"({source} dims) should contain the same number of dims as destination "
             f"({destination} dims)"
         )
+    given = (list(source), list(destination))
     source = [_wrap_dim(d, ndim) for d in source]
     destination = [_wrap_dim(d, ndim) for d in destination]
+    for name, dims, spelled in (("source", source, given[0]),
+                                ("destination", destination, given[1])):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({spelled})")
+    if ndim == 0:  # torch: a scalar's movedim is a no-op alias (AliasBackward0)
+        from .shape import Alias
+
+        return Alias.apply(tensor)
     order = [d for d in range(ndim) if d not in source]
     result = [None] * ndim
     for s, d in zip(source, destination):

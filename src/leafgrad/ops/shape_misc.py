@@ -110,7 +110,8 @@ class NarrowCopy(Op):
 
     @staticmethod
     def forward(ctx, a, dim, start, length):
-        return np.ascontiguousarray(_slice(a, dim, start, start + length))
+        # (a copy always: ascontiguousarray returned the input itself for a whole narrow)
+        return np.array(_slice(a, dim, start, start + length), copy=True, order="C")
 
     def backward(self, grad):
         p = self._params

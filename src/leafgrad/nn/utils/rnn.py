@@ -25,11 +25,12 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     out = full(shape + trailing, padding_value, dtype=sequences[0].dtype)
     for i, sequence in enumerate(sequences):
         length = sequence.size(0)
-        rows = slice(0, length) if padding_side == "right" else slice(longest - length, longest)
+        start = 0 if padding_side == "right" else longest - length
+        # torch's steps (select, narrow, copy_): copy_'s broadcasting error, not setitem's
         if batch_first:
-            out[i, rows] = sequence
+            out.select(0, i).narrow(0, start, length).copy_(sequence)
         else:
-            out[rows, i] = sequence
+            out.narrow(0, start, length).select(1, i).copy_(sequence)
     return out
 
 
