@@ -1039,16 +1039,15 @@ class Clamp(Op):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         bounds = [b for b in (min, max) if b is not None]
         target = _promote.result_np_dtype(a, *bounds)
-        out = a.astype(target, copy=False)
-        if min is not None:
-            out = np.maximum(out, target.type(min))
-        if max is not None:
-            out = np.minimum(out, target.type(max))
-        if out is a:
-            return out
         from .math_clamp import keep_self_on_ties
 
-        return keep_self_on_ties(out, a)
+        # torch's min(max(x, min), max): each step keeps its own operand on a tie (zeros' signs)
+        out = a.astype(target, copy=False)
+        if min is not None:
+            out = keep_self_on_ties(np.asarray(np.maximum(out, target.type(min))), out)
+        if max is not None:
+            out = keep_self_on_ties(np.asarray(np.minimum(out, target.type(max))), out)
+        return out
 
     def backward(self, grad):
         x = self.saved("self")

@@ -48,13 +48,16 @@ class ClampTensor(Op):
         if target == np.bool_:
             raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
         out = a.astype(target, copy=False)
+        if low is None and high is None:
+            return np.array(out, copy=True)  # (torch copies too)
+        # torch's min(max(x, low), high): each step keeps its own operand on a tie (zeros' signs)
         if low is not None:
-            out = np.maximum(out, low.astype(target, copy=False))
+            out = keep_self_on_ties(np.asarray(np.maximum(out, low.astype(target, copy=False))),
+                                    out)
         if high is not None:
-            out = np.minimum(out, high.astype(target, copy=False))
-        if out is a:
-            return np.array(a, copy=True)  # (both bounds None: torch copies too)
-        return keep_self_on_ties(np.asarray(out), a)
+            out = keep_self_on_ties(np.asarray(np.minimum(out, high.astype(target, copy=False))),
+                                    out)
+        return np.asarray(out)
 
     def backward(self, grad):
         x = self.saved("self")
