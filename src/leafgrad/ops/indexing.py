@@ -510,9 +510,10 @@ def setitem(tensor, index, value) -> None:
         masks = [item for item in index_tensors(index) if item._data.dtype in _MASK_DTYPES]
         mask = (masks[0] if masks else arrays[0]) \
             if len(arrays) == 1 and arrays[0].dtype == np.bool_ else None
+        value = _strip_leading_ones(value)  # before torch's checks, as its setitem does
         if not check_index_put_overlap(view, value, index_tensors(index), mask):
             check_index_put_value(view, advanced, value)
-        inplace(IndexPut, view, _strip_leading_ones(value), index=advanced)
+        inplace(IndexPut, view, value, index=advanced)
         keep_index(view, index_tensors(index), "indices")
         return
     if _selects_everything(tensor.shape, index):
