@@ -410,28 +410,15 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
     """``a * b + c`` (a: float64 integers) rounded once in ``dtype``, as a fused multiply-add.
 
     float32: the product is exact in float64 and the sum is rounded to float64 and then to
-    float32 (a second rounding that is almost never visible). float64: the product is split
-    exactly into p + e (Veltkamp/Dekker), p + c is summed with its rounding error (Knuth's
-    two-sum), and the error terms are added last.
+    float32 (a second rounding that is almost never visible). float64: ops/_float_kernels.fma
+    (Veltkamp/Dekker's exact product, Knuth's two-sum).
     """
     if dtype.itemsize < 8:
         return (a * np.float64(b) + np.float64(c)).astype(dtype)
-    b = np.float64(b)
-    p = a * b
-    split = 134217729.0  # 2**27 + 1
+    from .ops._float_kernels import fma
+
     with np.errstate(over="ignore", invalid="ignore"):
-        ah = a * split
-        ah = ah - (ah - a)
-        al = a - ah
-        bh = b * split
-        bh = bh - (bh - b)
-        bl = b - bh
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = p + c
-        bb = s - p
-        err = (p - (s - bb)) + (c - bb)
-        out = s + (err + e)
-    return np.where(np.isfinite(out), out, p + c)
+        return fma(a, np.float64(b), np.float64(c))
 
 
 @takes_out(_FACTORY_OUT["linspace"])
