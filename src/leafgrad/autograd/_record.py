@@ -16,6 +16,8 @@ import collections
 import sys
 import weakref
 
+from .graph import _sequence
+
 __all__ = ["note_cut", "note_backward", "cuts", "last_backward"]
 
 _PACKAGE = __name__.split(".")[0]
@@ -24,14 +26,19 @@ last_backward: dict = {}
 _counter = [0]
 
 
+_PREFIX = _PACKAGE + "."
+
+
 def _user_line(depth: int):
     """(filename, line, function) of the first frame outside leafgrad, ``depth`` up."""
     frame = sys._getframe(depth + 1)
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == _PACKAGE:
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != _PACKAGE and not name.startswith(_PREFIX):
+            code = frame.f_code
+            return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+    return None
 
 
 def _ref(obj):
@@ -74,15 +81,14 @@ def note_cut(kind: str, source, result) -> None:
 
 
 def note_backward(root_nodes: list, accumulate: bool, inputs) -> None:
-    _counter[0] += 1
-    from .graph import next_sequence_nr
-
-    last_backward.clear()
-    last_backward.update(
-        number=_counter[0],
-        roots=[_ref(node) for node in root_nodes],
-        accumulate=accumulate,
-        inputs=None if inputs is None else [_ref(edge[2]) for edge in inputs],
-        where=_user_line(2),
-        sequence=next_sequence_nr(),  # nodes numbered this or above were made after it
-    )
+    # Once per backward call (a Hessian by rows makes 64): item assignments into the same
+    # dict, no import, no keyword call (~1.5 us instead of ~4.5).
+    number = _counter[0] = _counter[0] + 1
+    last = last_backward
+    last["number"] = number
+    last["roots"] = [_ref(node) for node in root_nodes]
+    last["accumulate"] = accumulate
+    last["inputs"] = None if inputs is None else [_ref(edge[2]) for edge in inputs]
+    last["where"] = _user_line(2)
+    last["sequence"] = int(repr(_sequence)[6:-1])  # graph.next_sequence_nr(), inlined:
+    # nodes numbered this or above were made after it

@@ -17,7 +17,7 @@ from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import unsigned_fill
 from ..tensor import Tensor, _wrap
 from . import _bfloat16, _uint
-from .registry import Op, on_arrays, register
+from .registry import Op, on_arrays, plain_apply as _plain, register
 
 
 def _zeros_like(grad: Tensor) -> Tensor:
@@ -254,28 +254,6 @@ def _times(grad: Tensor, other):
     return grad * other
 
 
-def _plain(op, *args, **params) -> Tensor:
-    """``op.apply(*args, **params)`` in a backward. When nothing records (on_arrays()) that
-    call would take apply's unrecorded path: this is that path (the op's forward on the
-    arrays, wrapped) without the dispatch to reach it. Only for ops with a plain result."""
-    if not on_arrays():
-        return op.apply(*args, **params)
-    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
-    token = _quiet()
-    try:
-        out = op.forward(None, *arrays, **params)
-    except MemoryError as error:
-        raise _alloc_error(error) from None
-    finally:
-        _loud(token)
-    if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
-        first = arrays[0]
-        if type(first) is np.ndarray and first.ndim > 1 and not first.flags.c_contiguous \
-                and (any(first.strides) or len(arrays) > 2):
-            out = _layout.iterated(out, arrays)
-    return _wrap(out)
-
-
 def _plain_ufunc(ufunc, *arrays) -> Tensor:
     """``ufunc(*arrays)`` wrapped, with floating-point warnings off as in every forward."""
     token = _quiet()
@@ -485,7 +463,12 @@ class PowScalar(Op):
         exponent = self._params["exponent"]
         if exponent == 0:  # torch: zeros_like(self) (grad * 0 would keep a NaN or inf of grad)
             return _zeros_like(grad)
-        return grad * conj(_scale(self.saved("self").pow(exponent - 1), exponent))
+        base = self.saved("self")
+        if on_arrays() and base._data.dtype.kind == "f" and type(exponent) in (int, float):
+            # Note: array-level backwards (activation.py): the calls below, unwrapped
+            power = _plain(PowScalar, base, exponent=exponent - 1)
+            return _times(grad, _plain(MulScalar, power, other=exponent))
+        return grad * conj(_scale(base.pow(exponent - 1), exponent))
 
     jvp = auto_element_wise
 

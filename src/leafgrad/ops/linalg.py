@@ -7,8 +7,9 @@ import numpy as np
 
 from ._forward import jvp_sum
 from . import _batching_rules as batch, _blas
+from .elementwise import Mul
 from ..tensor import _wrap
-from .registry import Op, on_arrays, register
+from .registry import Op, on_arrays, plain_apply, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
@@ -165,6 +166,21 @@ class Mv(Op):
 
     def backward(self, grad):
         grad_self = grad_vec = None
+        if on_arrays():  # Note: array-level backwards (activation.py): the same calls, unwrapped
+            g = grad._data
+            children = self._next_nodes
+            if g.dtype.kind == "f":
+                if children[0] is not None:
+                    vec = self.saved("vec")._data
+                    if vec.dtype is g.dtype:
+                        grad_self = plain_apply(Mul, g.reshape(g.shape[0], 1), vec)
+                if children[1] is not None:
+                    mat = self.saved("self")._data
+                    if mat.dtype is g.dtype:
+                        grad_vec = plain_apply(Mv, mat.T, g)
+                if (grad_self is not None or children[0] is None) \
+                        and (grad_vec is not None or children[1] is None):
+                    return grad_self, grad_vec
         if self.needs_grad(0):
             # torch: grad.ger(vec.conj()), and ger is outer: reshape(n, 1) * vec (ViewBackward0)
             grad_self = grad.reshape(grad.shape[0], 1) * conj(self.saved("vec"))

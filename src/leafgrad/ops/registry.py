@@ -107,6 +107,29 @@ def array_kernel(fn, *arrays, **params):
     return fn(*arrays, **params)
 
 
+def plain_apply(op, *args, **params):
+    """``op.apply(*args, **params)`` in a backward formula (Tensors or arrays as arguments).
+    When nothing records (``on_arrays()``) that call would take apply's unrecorded path: this
+    is that path (the op's forward on the arrays, wrapped) without the dispatch to reach it, so
+    the result is the same bits. Only for ops with a plain result (not views, one output)."""
+    if not on_arrays():
+        return op.apply(*args, **params)
+    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+    token = _quiet()
+    try:
+        out = op.forward(None, *arrays, **params)
+    except MemoryError as error:
+        raise _alloc_error(error) from None
+    finally:
+        _loud(token)
+    if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
+        first = arrays[0]
+        if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous \
+                and (any(first.strides) or len(arrays) > 2):
+            out = _layout_iterated(out, arrays)
+    return _wrap(out)
+
+
 class Op(Node):
     """Base of every differentiable op.
 
