@@ -14,6 +14,7 @@ from . import _layout, _norm_kernels
 from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
+from .reduce import stat_mean, stat_sum
 from .registry import Op, register
 
 
@@ -24,8 +25,9 @@ def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
 
 
 def _normalise_tensor(x, dims: tuple, eps: float):
-    centred = x - x.mean(dims, keepdim=True)
-    rstd = ((centred * centred).mean(dims, keepdim=True) + eps) ** -0.5
+    # statistics in NumPy's order (Note: statistics in NumPy's order, reduce.py)
+    centred = x - stat_mean(x, dims, True)
+    rstd = (stat_mean(centred * centred, dims, True) + eps) ** -0.5
     return centred * rstd, rstd
 
 
@@ -33,7 +35,7 @@ def _norm_input_grad(x, g, dims: tuple, eps: float):
     """d(x_hat)^T g for x_hat normalised over ``dims`` (the classic three-term formula). The
     Jacobian is symmetric, so this is also d(x_hat) g, the forward-mode tangent."""
     x_hat, rstd = _normalise_tensor(x, dims, eps)
-    return rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
+    return rstd * (g - stat_mean(g, dims, True) - x_hat * stat_mean(g * x_hat, dims, True))
 
 
 class _Normalisation(Op):
@@ -102,9 +104,9 @@ class _Normalisation(Op):
         if self.needs_grad(1):
             gx = self.grouped_tensor(self.saved("input"), p)
             x_hat, _ = _normalise_tensor(gx, self.dims(tuple(gx.shape), p), p["eps"])
-            grad_w = (grad * x_hat.reshape(shape)).sum(summed).reshape(self.input_shape(1))
+            grad_w = stat_sum(grad * x_hat.reshape(shape), summed).reshape(self.input_shape(1))
         if self.needs_grad(2):
-            grad_b = grad.sum(summed).reshape(self.input_shape(2))
+            grad_b = stat_sum(grad, summed).reshape(self.input_shape(2))
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -253,9 +255,9 @@ class BatchNormEval(Op):
         if self.needs_grad(1):
             centred = self.saved("input") - kernel_tensor(_eval_mean, p["mean"], shape=shape,
                                                           dtype=dtype)
-            grad_w = (grad * centred * scale).sum(summed)
+            grad_w = stat_sum(grad * centred * scale, summed)
         if self.needs_grad(2):
-            grad_b = grad.sum(summed)
+            grad_b = stat_sum(grad, summed)
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
