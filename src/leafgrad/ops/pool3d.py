@@ -18,7 +18,7 @@ import numpy as np
 from . import _layout
 from . import _batching_rules as batch
 from ._forward import auto_linear
-from .pool import _adaptive_bounds, _pool_size
+from .pool import _adaptive_bounds, _pool_size, window_max
 from .registry import Op, register
 
 SPATIAL = 3
@@ -99,9 +99,9 @@ class MaxPool3d(Op):
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         padded = _pad(x, padding, extra, fill)
         offsets = list(itertools.product(*(range(k) for k in kernel)))
-        stacked = np.stack([padded[_offset_slices(o, stride, dilation, outs)] for o in offsets])
-        choice = stacked.argmax(0)  # the first maximum; NaN wins, as torch
-        values = stacked.max(0)
+        values, choice = window_max([padded[_offset_slices(o, stride, dilation, outs)]
+                                     for o in offsets], offsets, sizes, stride, padding,
+                                    dilation)  # torch's choice (pool.window_max)
         plane = _plane_strides(sizes)
         offset_position = np.array([sum(o * d * m for o, d, m in zip(off, dilation, plane))
                                     for off in offsets], dtype=np.int64)
