@@ -435,20 +435,68 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         boundaries = np.take_along_axis(boundaries, sorter._data, -1)
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
     how = "right" if right else "left"
-    if boundaries.ndim == 1:
+    if boundaries.ndim != 1 and boundaries.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(boundaries.shape)} and input value tensor "
+            f"{list(values.shape)}")
+    if values.size == 0:
+        result = np.zeros(values.shape, dtype=np.int64)
+    elif not _plainly_sorted(boundaries, values):
+        result = _torch_binary_search(boundaries, values, right)
+    elif boundaries.ndim == 1:
         result = np.searchsorted(boundaries, values, side=how)
     else:
-        if boundaries.shape[:-1] != values.shape[:-1]:
-            raise RuntimeError(
-                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                "dimensions of boundaries tensor and input value tensor must match, but we got "
-                f"boundaries tensor {list(boundaries.shape)} and input value tensor "
-                f"{list(values.shape)}")
-        flat_b = boundaries.reshape(-1, boundaries.shape[-1])
-        flat_v = values.reshape(-1, values.shape[-1])
+        lead = int(np.prod(boundaries.shape[:-1]))  # (explicit: -1 is ambiguous when empty)
+        flat_b = boundaries.reshape(lead, boundaries.shape[-1])
+        flat_v = values.reshape(lead, values.shape[-1])
         result = np.stack([np.searchsorted(b, v, side=how) for b, v in zip(flat_b, flat_v)])
         result = result.reshape(values.shape)
     return _wrap(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))
+
+
+def _plainly_sorted(boundaries: np.ndarray, values: np.ndarray) -> bool:
+    """Whether NumPy's searchsorted finds what torch's binary search finds: no NaN anywhere
+    and every row of ``boundaries`` in order. (NumPy sorts NaN last, torch's comparisons
+    ``!(mid >= value)`` step past it; on an unsorted row both searches are well defined but
+    take different paths.)"""
+    if boundaries.dtype.kind in "fc" and np.isnan(boundaries).any():
+        return False
+    if values.dtype.kind in "fc" and np.isnan(values).any():
+        return False
+    if boundaries.shape[-1] > 1 and (boundaries[..., 1:] < boundaries[..., :-1]).any():
+        return False
+    return True
+
+
+def _torch_binary_search(boundaries: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
+    """torch's cus_lower_bound / cus_upper_bound, every value at once: ``start`` moves past
+    ``mid`` while ``!(b[mid] >= value)`` (``!(b[mid] > value)`` for the right side), else
+    ``end`` comes down to ``mid``."""
+    size = boundaries.shape[-1]
+    if size == 0:
+        return np.zeros(values.shape, dtype=np.int64)
+    rows = boundaries.reshape(-1, size)
+    flat = values.reshape(-1)
+    if boundaries.ndim == 1:
+        row = np.zeros(flat.shape, dtype=np.intp)
+    else:
+        per_row = values.shape[-1] if values.ndim else 1
+        row = np.repeat(np.arange(rows.shape[0]), per_row)
+    start = np.zeros(flat.shape, dtype=np.int64)
+    end = np.full(flat.shape, size, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = start < end
+            if not active.any():
+                break
+            mid = start + ((end - start) >> 1)
+            at = rows[row, np.minimum(mid, size - 1)]
+            past = ~(at > flat) if right else ~(at >= flat)
+            start = np.where(active & past, mid + 1, start)
+            end = np.where(active & ~past, mid, end)
+    return start.reshape(values.shape)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002

@@ -121,8 +121,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
     data = input._data
     if dim is None:
+        # every NaN is its own value, as torch's sort-and-compare finds (NumPy would merge them)
         values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
-                                            return_counts=True)
+                                            return_counts=True, equal_nan=False)
         inverse = inverse.reshape(data.shape)
     else:
         dim = dim + data.ndim if dim < 0 else dim
