@@ -46,9 +46,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         # marks the ones that do not)
         bias = attn_mask if attn_mask.dtype.is_floating_point else _float_mask(~attn_mask, query)
     scores = query @ key.transpose(-2, -1) * factor
+    dead = None
     if bias is not None:
         scores = scores + bias
+        if attn_mask is not None:
+            # torch's _safe_softmax: a query whose every score is -inf (a fully masked row)
+            # attends to nothing: weights 0, so output 0 and gradient 0, where a plain softmax
+            # gives NaN (and NaN gradients for every parameter). The row's scores are set to 0
+            # first so that the softmax's backward sees no NaN either.
+            dead = (scores == float("-inf")).all(-1, keepdim=True)
+            scores = scores.masked_fill(dead, 0.0)
     weights = F.softmax(scores, dim=-1)
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
     return weights @ value
