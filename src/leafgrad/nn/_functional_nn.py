@@ -347,24 +347,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    norm = _p_norm(input, p, dim).clamp(min=eps).expand_as(input)
+    # torch's steps: input.norm(p, dim, keepdim=True).clamp_min(eps): the norm's own backward
+    # gives a zero vector the gradient 0 (a sqrt of a sum of squares gave NaN there)
+    norm = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / norm
     from .. import _functions
 
     return _functions.div(input, norm, out=out)  # torch's composite: div with out=
-
-
-def _p_norm(input, p, dim):
-    if input.dtype.is_complex:  # the norm of the moduli: a real tensor, as torch's norm
-        from .. import linalg
-
-        return linalg.vector_norm(input, p, dim, keepdim=True)
-    if p == 2:
-        return (input * input).sum(dim, keepdim=True).sqrt()
-    if p == 1:
-        return input.abs().sum(dim, keepdim=True)
-    return (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -33,11 +33,11 @@ def _hardsigmoid_mask(x: np.ndarray) -> np.ndarray:
 
 
 def _hardswish_middle(x: np.ndarray) -> np.ndarray:
-    return (x >= -3) & (x <= 3)
+    return (x > -3) & (x < 3)
 
 
 def _hardswish_above(x: np.ndarray) -> np.ndarray:
-    return (~(x < -3) & ~((x >= -3) & (x <= 3))).astype(x.dtype)
+    return (~(x <= -3) & ~((x > -3) & (x < 3))).astype(x.dtype)
 
 
 def _positive_mask(x: np.ndarray) -> np.ndarray:
@@ -128,7 +128,8 @@ class Hardswish(Op):
     def backward(self, grad):
         x = self.saved("self")
         data = x._data
-        # torch's hardswish_backward: 0 below -3, x/3 + 1/2 on [-3, 3], else 1 (NaN too)
+        # torch 2.13's hardswish_backward: 0 up to -3, x/3 + 1/2 strictly between -3 and 3,
+        # else 1 (NaN too): at exactly -3 and 3 the gradient is 0 and 1
         above = kernel_tensor(_hardswish_above, data)
         middle = kernel_tensor(_hardswish_middle, data)
         return grad * Where.apply(x / 3 + 0.5, above, condition=middle)
