@@ -99,3 +99,16 @@ def test_default_dtype_switch():
     finally:
         leafgrad.set_default_dtype(leafgrad.float32)
         torch.set_default_dtype(torch.float32)
+
+
+def test_tensor_of_values_beyond_a_small_float_dtype_is_inf_silently():
+    torch = require_torch()
+    import warnings
+
+    data = [1e8, -1e39, 65504.0, 1.0]
+    for name in ("float16", "float32"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # NumPy's "overflow encountered in cast" was printed
+            mine = leafgrad.tensor(data, dtype=getattr(leafgrad, name))
+        theirs = torch.tensor(data, dtype=getattr(torch, name))
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
