@@ -28,6 +28,20 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
     from ..ops.registry import array_kernel
     from ..tensor import _wrap
 
+    if training and input.ndim >= 2 and input.shape[0] * int(np.prod(input.shape[2:])) == 1:
+        raise ValueError(  # torch's _verify_batch_size: size[0] * prod(size[2:]) == 1
+            "Expected more than 1 value per channel when training, got input size "
+            f"torch.Size({list(input.shape)})"
+        )
+    if input.numel() == 0:
+        # torch's _batch_norm_impl_index for an empty input: a clone, scaled and shifted by
+        # the first weight and bias (so the graph reaches them), the running statistics kept
+        out = input.clone()
+        if weight is not None:
+            out = out * weight.select(0, 0)
+        if bias is not None:
+            out = out + bias.select(0, 0)
+        return out
     if training:
         dims = (0,) + tuple(range(2, input.ndim))
         count = input.numel() // input.shape[1]

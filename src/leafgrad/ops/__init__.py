@@ -121,7 +121,10 @@ def flatten(tensor, start_dim=0, end_dim=-1):
     if start == end:
         return tensor
     shape = tensor.shape
-    return reshape(tensor, shape[:start] + (-1,) + shape[end + 1:])
+    size = 1  # (the product itself: -1 is ambiguous for an empty tensor, torch's flatten is not)
+    for n in shape[start:end + 1]:
+        size *= n
+    return reshape(tensor, shape[:start] + (size,) + shape[end + 1:])
 
 
 def t(tensor):

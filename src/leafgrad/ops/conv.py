@@ -79,12 +79,12 @@ def _columns(x, kh, kw, oh, ow, stride, padding, dilation, channels=None) -> np.
         strides=(sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc),
         writeable=False,
     )
-    return windows.reshape(n * oh * ow, -1)
+    return windows.reshape(n * oh * ow, kh * kw * padded.shape[3])  # (sizes given: N may be 0)
 
 
 def _kernel_matrix(w: np.ndarray) -> np.ndarray:
     """(O, C, KH, KW) -> (O, KH*KW*C), matching _columns' order."""
-    return w.transpose(0, 2, 3, 1).reshape(w.shape[0], -1)
+    return w.transpose(0, 2, 3, 1).reshape(w.shape[0], w.shape[1] * w.shape[2] * w.shape[3])
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np.ndarray:
@@ -139,7 +139,8 @@ def _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups) ->
     grad = np.zeros((n, group_channels * groups, height, width), dtype=np.result_type(g, w))
     rows = g.transpose(0, 2, 3, 1).reshape(n * oh * ow, out_channels)
     for gi in range(groups):
-        kernel = w[gi * per_group:(gi + 1) * per_group].reshape(per_group, -1)
+        kernel = w[gi * per_group:(gi + 1) * per_group].reshape(per_group,
+                                                                group_channels * kh * kw)
         cols = (rows[:, gi * per_group:(gi + 1) * per_group] @ kernel).reshape(
             n, oh, ow, group_channels, kh, kw
         )
@@ -204,7 +205,7 @@ def _bias_grad(grad, params: dict):
 
 def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
     channels = grad.shape[1]
-    rows = np.moveaxis(grad, 1, 0).reshape(channels, -1)
+    rows = np.moveaxis(grad, 1, 0).reshape(channels, grad.size // channels if channels else 0)
     if not rows.shape[1]:
         return np.zeros(channels, grad.dtype)
     # add.accumulate adds strictly in order; + 0 as the kernel's zero start (-0.0 -> 0.0)

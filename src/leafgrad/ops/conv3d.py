@@ -37,12 +37,12 @@ def _columns(x, kernel, out, stride, padding, dilation, channels=None) -> np.nda
         + tuple(strides[1 + i] * dilation[i] for i in range(dims)) + (strides[-1],),
         writeable=False,
     )
-    return windows.reshape(n * int(np.prod(out)), -1)
+    return windows.reshape(n * int(np.prod(out)), int(np.prod(kernel)) * padded.shape[-1])
 
 
 def _kernel_matrix(w: np.ndarray) -> np.ndarray:
     """(O, C, *K) -> (O, prod(K) * C), matching _columns' order."""
-    return np.moveaxis(w, 1, -1).reshape(w.shape[0], -1)
+    return np.moveaxis(w, 1, -1).reshape(w.shape[0], int(np.prod(w.shape[1:])))
 
 
 def forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np.ndarray:
@@ -77,9 +77,11 @@ def input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarr
     per_group = out_channels // groups
     padded = tuple(s + 2 * p for s, p in zip(input_shape[2:], padding))
     grad = np.zeros((n, group_channels * groups) + padded, dtype=np.result_type(g, w))
-    rows = np.moveaxis(g, 1, -1).reshape(-1, out_channels)
+    rows = np.moveaxis(g, 1, -1).reshape(g.size // out_channels if out_channels else 0,
+                                         out_channels)
     for gi in range(groups):
-        matrix = w[gi * per_group:(gi + 1) * per_group].reshape(per_group, -1)
+        matrix = w[gi * per_group:(gi + 1) * per_group].reshape(per_group,
+                                                                int(np.prod(w.shape[1:])))
         cols = (rows[:, gi * per_group:(gi + 1) * per_group] @ matrix).reshape(
             (n,) + out + (group_channels,) + tuple(kernel))
         cols = np.moveaxis(cols, len(out) + 1, 1)  # (n, C, *out, *kernel)
@@ -101,7 +103,8 @@ def weight_grad(x, g, weight_shape, stride, padding, dilation, groups,
     out_channels, group_channels = weight_shape[:2]
     kernel = tuple(weight_shape[2:])
     per_group = out_channels // groups
-    rows = np.moveaxis(g, 1, -1).reshape(-1, out_channels)
+    rows = np.moveaxis(g, 1, -1).reshape(g.size // out_channels if out_channels else 0,
+                                         out_channels)
     grad = np.empty((out_channels,) + kernel + (group_channels,),
                     dtype=np.result_type(g if x is None else x, g))
     for gi in range(groups):

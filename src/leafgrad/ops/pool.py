@@ -178,8 +178,9 @@ def gather_pooled(tangent, indices: np.ndarray):
     from ..tensor import _wrap
 
     lead = indices.shape[:-2]
-    flat = tangent.reshape(*lead, -1)
-    picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+    flat = tangent.reshape(*lead, tangent.shape[-2] * tangent.shape[-1])
+    picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, indices.shape[-2]
+                                                          * indices.shape[-1])))
     return picked.reshape(*indices.shape)
 
 
@@ -198,8 +199,8 @@ class MaxPoolBackward(Op):
     def forward(ctx, grad, input_sizes, indices):
         n, c, h, w = input_sizes
         out = np.zeros((n, c, h * w), dtype=grad.dtype)
-        flat_indices = indices.reshape(n, c, -1)
-        flat_grad = grad.reshape(n, c, -1)
+        flat_indices = indices.reshape(n, c, indices.shape[-2] * indices.shape[-1])
+        flat_grad = grad.reshape(n, c, grad.shape[-2] * grad.shape[-1])
         if _unique_rows(flat_indices):
             np.put_along_axis(out, flat_indices, flat_grad, axis=2)  # no collisions to add
         else:
@@ -212,8 +213,9 @@ class MaxPoolBackward(Op):
 
         indices = self._params["indices"]
         lead = indices.shape[:-2]
-        flat = grad.reshape(*lead, -1)
-        picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+        flat = grad.reshape(*lead, grad.shape[-2] * grad.shape[-1])
+        picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, indices.shape[-2]
+                                                              * indices.shape[-1])))
         return picked.reshape(*indices.shape)
 
     jvp = auto_linear

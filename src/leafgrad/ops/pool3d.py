@@ -138,8 +138,8 @@ def gather_volume(tangent, indices: np.ndarray):
     from ..tensor import _wrap
 
     lead = indices.shape[:-SPATIAL]
-    flat = tangent.reshape(*lead, -1)
-    picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, -1)))
+    flat = tangent.reshape(*lead, int(np.prod(tangent.shape[len(lead):])))
+    picked = flat.gather(len(lead), _wrap(indices.reshape(*lead, int(np.prod(indices.shape[len(lead):])))))
     return picked.reshape(*indices.shape)
 
 
@@ -148,7 +148,7 @@ def scatter_volume(grad: np.ndarray, input_sizes, indices: np.ndarray) -> np.nda
     n, c = input_sizes[:2]
     out = np.zeros((n, c, int(np.prod(input_sizes[2:]))), dtype=grad.dtype)
     np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
-                    indices.reshape(n, c, -1)), grad.reshape(n, c, -1))
+                    indices.reshape(n, c, int(np.prod(indices.shape[2:])))), grad.reshape(n, c, int(np.prod(grad.shape[2:]))))
     return out.reshape(input_sizes)
 
 
@@ -334,7 +334,7 @@ class AdaptiveMaxPool3d(Op):
             ends = [b[1][i] for b, i in zip(bounds, position)]
             box = x[(slice(None), slice(None)) + tuple(slice(s, e) for s, e in
                                                        zip(starts, ends))]
-            window = box.reshape(n, c, -1)
+            window = box.reshape(n, c, int(np.prod(box.shape[2:])))
             choice = _bin_choice(window)
             where = (slice(None), slice(None)) + position
             values[where] = np.take_along_axis(window, choice[..., None], -1)[..., 0]
@@ -377,7 +377,7 @@ class MaxUnpool3d(Op):
             x, indices = x[None], indices[None]
         n, c = x.shape[:2]
         out = np.zeros((n, c, int(np.prod(output_size))), dtype=x.dtype)
-        np.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), axis=2)
+        np.put_along_axis(out, indices.reshape(n, c, int(np.prod(indices.shape[2:]))), x.reshape(n, c, int(np.prod(x.shape[2:]))), axis=2)
         out = _layout.suggested(out.reshape((n, c) + tuple(output_size)), x)
         return out[0] if unbatched else out
 
