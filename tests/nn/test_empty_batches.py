@@ -83,3 +83,69 @@ def test_batch_norm_checks_and_empty_inputs(shape, training):
         except Exception as error:  # noqa: BLE001 - compared with torch's
             results.append((type(error).__name__, str(error).splitlines()[0]))
     assert results[0] == results[1]
+
+
+def _functional_cases(lib):
+    F = lib.nn.functional
+
+    def z(*shape):
+        return lib.zeros(*shape, requires_grad=True)
+
+    def labels(*shape):
+        return lib.zeros(*shape, dtype=lib.long)
+
+    return {
+        "cross_entropy_sum": lambda: F.cross_entropy(z(0, 3), labels(0), reduction="sum"),
+        "cross_entropy_none_kdim": lambda: F.cross_entropy(z(0, 3, 2), labels(0, 2),
+                                                           reduction="none"),
+        "cross_entropy_none_3d": lambda: F.cross_entropy(z(0, 3, 2, 2, 2), labels(0, 2, 2, 2),
+                                                         reduction="none"),
+        "nll_sum": lambda: F.nll_loss(z(0, 3), labels(0), reduction="sum"),
+        "log_softmax_dim0": lambda: F.log_softmax(z(0, 3), 0),
+        "log_softmax_dim1": lambda: F.log_softmax(z(0, 3), 1),
+        "softmax_dim0": lambda: F.softmax(z(3, 0), 0),
+        "grid_sample": lambda: F.grid_sample(z(0, 2, 3, 3), lib.zeros(0, 4, 4, 2),
+                                             align_corners=False),
+        "grid_sample_nearest": lambda: F.grid_sample(z(0, 2, 3, 3), lib.zeros(0, 4, 4, 2),
+                                                     mode="nearest", align_corners=True),
+        "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(z(0, 2, 4, 4), 2),
+        "max_unpool2d": lambda: F.max_unpool2d(*F.max_pool2d(z(0, 2, 4, 4), 2,
+                                                             return_indices=True), 2),
+        "ctc_empty": lambda: F.ctc_loss(z(5, 0, 4).log_softmax(2), labels(0, 2),
+                                        labels(0) + 5, labels(0)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_functional_cases(leafgrad)))
+def test_functional_on_an_empty_batch(name):
+    torch = require_torch()
+    results = []
+    for lib in (leafgrad, torch):
+        try:
+            out = _functional_cases(lib)[name]()
+            out.sum().backward()
+            results.append((tuple(out.shape), out.grad_fn.name()))
+        except Exception as error:  # noqa: BLE001 - compared with torch's
+            results.append((type(error).__name__, str(error).splitlines()[0]))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf"), 0.0, -1.0])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_pairwise_distance_is_atens_norm(p, keepdim):
+    torch = require_torch()
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2))
+    results = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor(a, requires_grad=True)
+        d = lib.nn.functional.pairwise_distance(x, lib.tensor(b), p=p, keepdim=keepdim)
+        d.sum().backward()
+        results.append((d.grad_fn.name(), d.detach().numpy(),
+                        None if x.grad is None else x.grad.numpy()))
+    (name, d, g), (t_name, t_d, t_g) = results
+    assert name == t_name == "NormBackward1"
+    np.testing.assert_allclose(d, t_d, rtol=1e-6)
+    assert (g is None) == (t_g is None)
+    if g is not None:
+        np.testing.assert_allclose(g, t_g, rtol=1e-5, atol=1e-7)

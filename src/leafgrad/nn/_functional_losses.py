@@ -69,10 +69,14 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
 
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
+    from ..ops.native_forms import NormDims
+
     dim = max(x1.dim(), x2.dim()) - 1
     if dim < 0:
         return (x1 - x2 + eps).abs()
-    return (x1 - x2 + eps).norm(p, dim, keepdim)
+    # ATen's at::norm(x1 - x2 + eps, p, dim, keepdim): NormBackward1 (Tensor.norm is
+    # linalg.vector_norm's LinalgVectorNormBackward0)
+    return NormDims.apply(x1 - x2 + eps, ord=float(p), dim=(dim,), keepdim=bool(keepdim))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2,
@@ -278,6 +282,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
     from ..ops.loss_ctc import CtcLoss
 
     _check_reduction(reduction)
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     batched = log_probs.dim() == 3
     inputs = _lengths(input_lengths, "input_lengths")
     sizes = _lengths(target_lengths, "target_lengths")

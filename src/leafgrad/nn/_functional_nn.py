@@ -538,13 +538,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _ops.keep_index(result, target, "target")
     # torch runs every spatial rank through the 4-d kernel, viewing in and out
     n, c = input.shape[:2]
-    flat_input = input if input.ndim == 4 else input.reshape(n, c, -1, 1)
-    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, -1, 1)
+    spatial = int(np.prod(input.shape[2:]))  # (given: -1 is ambiguous for an empty batch)
+    flat_input = input if input.ndim == 4 else input.reshape(n, c, spatial, 1)
+    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, spatial, 1)
     out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
     # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
     # than 4 (a copy, which no later change reaches, if it was not contiguous)
-    kept = target if input.ndim == 4 else target.contiguous().view(n, 1, -1)
+    kept = target if input.ndim == 4 else target.contiguous().view(n, 1, spatial)
     _ops.keep_index(out, kept, "target")
     _ops.keep_index(out, weight, "weight")
     if reduction == "none" and input.ndim != 4:

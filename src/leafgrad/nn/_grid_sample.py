@@ -76,7 +76,7 @@ def _corners(ix: np.ndarray, iy: np.ndarray, width: int, height: int):
 def _gather(flat: np.ndarray, x, y, inside, width: int) -> np.ndarray:
     """flat (N, C, H*W) at positions (N, Ho, Wo) -> (N, C, Ho, Wo), zero outside."""
     n, c = flat.shape[:2]
-    index = np.where(inside, y * width + x, 0).reshape(n, 1, -1)
+    index = np.where(inside, y * width + x, 0).reshape(n, 1, int(np.prod(inside.shape[1:])))
     values = np.take_along_axis(flat, np.broadcast_to(index, (n, c, index.shape[-1])), 2)
     return values.reshape((n, c) + x.shape[1:]) * inside[:, None]
 
@@ -95,7 +95,7 @@ class GridSampler2d(Op):
         n, c, height, width = x.shape
         ix = _source_index(grid[..., 0], width, padding, align_corners, np)
         iy = _source_index(grid[..., 1], height, padding, align_corners, np)
-        flat = x.reshape(n, c, -1)
+        flat = x.reshape(n, c, height * width)
         if mode == 1:
             xs, ys = np.rint(ix).astype(np.int64), np.rint(iy).astype(np.int64)
             inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
@@ -139,7 +139,7 @@ class GridSampler2d(Op):
                                          zip(corners, weights)], shape)
         if want_grid:
             x_in = self.saved("input")
-            flat = x_in.reshape(n, c, -1)
+            flat = x_in.reshape(n, c, height * width)
             values = [_gather_t(flat, xs, ys, inside, width) for xs, ys, inside in corners]
             nw, ne, sw, se = values
             # d(sample)/d(ix) and d(sample)/d(iy), per channel
@@ -170,7 +170,7 @@ def _sample_composite(x, grid, mode, padding, align):
     n, c, height, width = x.shape
     ix = _source_index(grid[..., 0], width, padding, align, None)
     iy = _source_index(grid[..., 1], height, padding, align, None)
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, height * width)
     if mode == 1:
         xs, ys = np.rint(ix._data).astype(np.int64), np.rint(iy._data).astype(np.int64)
         inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
@@ -222,7 +222,7 @@ def _gather_t(flat, xs, ys, inside, width):
     from ..tensor import _wrap
 
     n, c = flat.shape[:2]
-    index = np.where(inside, ys * width + xs, 0).reshape(n, 1, -1)
+    index = np.where(inside, ys * width + xs, 0).reshape(n, 1, int(np.prod(inside.shape[1:])))
     index = np.ascontiguousarray(np.broadcast_to(index, (n, c, index.shape[-1])))
     values = flat.gather(2, _wrap(index)).reshape((n, c) + xs.shape[1:])
     return values * _wrap(inside[:, None].astype(flat._data.dtype))
@@ -238,9 +238,9 @@ def _scatter(grad, corners, shape):
     for xs, ys, inside, weight in corners:
         share = grad if weight is None else grad * weight.unsqueeze(1)
         share = share * _wrap(inside[:, None].astype(grad._data.dtype))
-        index = np.where(inside, ys * width + xs, 0).reshape(n, 1, -1)
+        index = np.where(inside, ys * width + xs, 0).reshape(n, 1, int(np.prod(inside.shape[1:])))
         index = np.ascontiguousarray(np.broadcast_to(index, (n, c, index.shape[-1])))
-        total = total.scatter_add(2, _wrap(index), share.reshape(n, c, -1))
+        total = total.scatter_add(2, _wrap(index), share.reshape(n, c, index.shape[-1]))
     return total.reshape(n, c, height, width)
 
 

@@ -36,7 +36,8 @@ class AdaptiveMaxPool2d(Op):
         for i in range(oh):
             for j in range(ow):
                 width = ce[j] - cs[j]
-                window = x[:, :, rs[i]:re[i], cs[j]:ce[j]].reshape(n, c, -1)
+                window = x[:, :, rs[i]:re[i], cs[j]:ce[j]]
+                window = window.reshape(n, c, window.shape[2] * window.shape[3])
                 choice = _bin_choice(window)
                 values[:, :, i, j] = np.take_along_axis(window, choice[..., None], -1)[..., 0]
                 indices[:, :, i, j] = (rs[i] + choice // width) * w + cs[j] + choice % width
@@ -247,7 +248,8 @@ class MaxUnpool2d(Op):
             x, indices = x[None], indices[None]
         n, c = x.shape[:2]
         out = np.zeros((n, c, output_size[0] * output_size[1]), dtype=x.dtype)
-        np.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), axis=2)
+        np.put_along_axis(out, indices.reshape(n, c, int(np.prod(indices.shape[2:]))),
+                          x.reshape(n, c, int(np.prod(x.shape[2:]))), axis=2)
         out = _layout.suggested(out.reshape(n, c, *output_size), x)
         return out[0] if unbatched else out
 
@@ -258,7 +260,8 @@ class MaxUnpool2d(Op):
         lead = indices.shape[:-2]
         kept = self.index_tensor("indices")  # the kept tensor: the gather keeps it too
         index = _wrap(indices) if kept is None or kept.shape != indices.shape else kept
-        picked = grad.reshape(*lead, -1).gather(len(lead), index.reshape(*lead, -1))
+        picked = grad.reshape(*lead, int(np.prod(grad.shape[len(lead):]))).gather(
+            len(lead), index.reshape(*lead, int(np.prod(index.shape[len(lead):]))))
         return picked.reshape(*indices.shape)
 
     jvp = auto_linear
