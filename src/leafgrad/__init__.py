@@ -66,6 +66,7 @@ from ._asarray import *  # noqa: F403,E402 - asarray, frombuffer
 from ._functions_native import *  # noqa: F403,E402 - native_layer_norm, cholesky, convolution, ...
 from . import accelerator, backends, cuda, profiler, random  # noqa: E402
 from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
+from .amp import GradScaler  # noqa: E402 - torch.GradScaler (torch.amp's, re-exported)
 from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
     autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
     get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,

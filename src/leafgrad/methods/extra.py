@@ -123,6 +123,64 @@ class ExtraMethods:
     def is_cpu(self) -> bool:
         return True
 
+    # -- devices and memory kinds this CPU-only library never has (torch's answers) -----------
+    is_xpu = property(lambda self: False)
+    is_mps = property(lambda self: False)
+    is_xla = property(lambda self: False)
+    is_ipu = property(lambda self: False)
+    is_mtia = property(lambda self: False)
+    is_maia = property(lambda self: False)
+    is_vulkan = property(lambda self: False)
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def share_memory_(self):
+        """Moves nothing (leafgrad's memory is the process's); the tensor and its views
+        report ``is_shared()`` afterwards, as torch's do."""
+        root = self._base if self._base is not None else self
+        root.__dict__["_leafgrad_shared"] = True
+        return self
+
+    def is_shared(self) -> bool:
+        root = self._base if self._base is not None else self
+        return bool(getattr(root, "__dict__", {}).get("_leafgrad_shared", False))
+
+    @property
+    def name(self):
+        return None  # torch's named-tensor name of an unnamed tensor
+
+    @property
+    def volatile(self) -> bool:
+        import warnings
+
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    def const_data_ptr(self) -> int:
+        return self.data_ptr()
+
+    def is_set_to(self, tensor) -> bool:
+        """Whether both tensors view the same memory with the same offset, sizes and strides."""
+        a, b = self._data, tensor._data
+        return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+                and a.shape == b.shape and self.stride() == tensor.stride()
+                and a.dtype == b.dtype)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A strided tensor is dense already: itself (or a copy in ``dtype``)."""
+        return self if dtype is None else self.to(dtype)
+
+    def dense_dim(self) -> int:
+        return self._data.ndim
+
+    def sparse_dim(self) -> int:
+        return 0
+
     # -- in-place shape changes: the tensor itself becomes the view ----------------------------
     def _become(self, view):
         """Take ``view``'s data and history (torch changes the tensor's metadata in place)."""

@@ -172,9 +172,6 @@ class TensorQueryMethods:
     def is_pinned(self, device=None) -> bool:
         return False
 
-    def is_shared(self) -> bool:
-        return False
-
     def dim_order(self, *, ambiguity_check=False):
         """The dims from outermost to innermost in memory (largest stride first), ordered as
         torch orders an elementwise result's dims; ``ambiguity_check`` (True, or a list of

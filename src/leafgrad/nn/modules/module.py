@@ -631,7 +631,12 @@ class Module:
             "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!"))
 
     def share_memory(self) -> "Module":
-        return self  # one process, one memory: nothing to share
+        # torch: _apply(lambda t: t.share_memory_()), parameters, gradients and buffers
+        # (leafgrad's memory is the process's: each tensor only records it, for is_shared())
+        for tensor in list(self.parameters()) + list(self.buffers()):
+            if is_lazy(tensor):
+                tensor.share_memory_()  # torch's error for an uninitialized one
+        return self._apply(lambda t: t.share_memory_())
 
     # -- state dicts ----------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
