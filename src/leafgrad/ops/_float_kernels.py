@@ -728,9 +728,13 @@ def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
         return total
     full = size - size % _LANES
     # NumPy adds along a non-innermost axis strictly in order (pairwise summation is only
-    # used along the innermost one): one call adds the vectors lane by lane
-    lanes = np.ascontiguousarray(rows[:, :full]).reshape(count, full // _LANES, _LANES).sum(
-        axis=1)
+    # used along the innermost one): the vectors laid out as rows of one matrix, (vector,
+    # row * lane), and summed over its first axis add lane by lane. (Summing axis 1 of the
+    # (row, vector, lane) view gives the same bits at ~10x the cost: NumPy loops per lane.)
+    blocks = full // _LANES
+    stacked = np.ascontiguousarray(
+        rows[:, :full].reshape(count, blocks, _LANES).transpose(1, 0, 2))
+    lanes = stacked.reshape(blocks, count * _LANES).sum(axis=0).reshape(count, _LANES)
     rest = size - full
     if rest:
         lanes[:, :rest] += rows[:, full:]
@@ -740,10 +744,31 @@ def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
 
 
 def exact_softmax(a: np.ndarray) -> bool:
-    """Whether softmax/log_softmax of ``a`` over its last dim replays torch's kernel: with
-    ``backends.cpu.torch_bits`` (the SLEEF replay costs about 25x NumPy's exp: on by default
-    it made a compiled MNIST-MLP step 8% slower, 0.86x -> 0.93x torch eager)."""
-    return _cpu.torch_bits and a.dtype == _F32 and a.ndim >= 1 and a.shape[-1] > 0
+    """Whether softmax/log_softmax of ``a`` over its last dim takes torch's kernel's steps
+    (float32): the row maximum, SLEEF's expf (``softmax_exp``), the lane-ordered sum and the
+    product with its reciprocal; every bit of torch's with ``backends.cpu.torch_bits``.
+    Without it only up to ``_EXP64_LIMIT`` elements: beyond, the kernel's passes cost up to
+    2x NumPy's formula (a (64, 1000) cross-entropy step), which then runs instead."""
+    if a.dtype != _F32 or a.ndim < 1 or a.shape[-1] == 0:
+        return False
+    return _cpu.torch_bits or a.size <= _EXP64_LIMIT
+
+
+_EXP64_LIMIT = 16384  # elements: beyond, softmax takes NumPy's formula unless torch_bits
+
+
+def softmax_exp(x: np.ndarray) -> np.ndarray:
+    """SLEEF's expf as torch's softmax kernels call it. With ``backends.cpu.torch_bits`` its
+    exact replay (~40 NumPy passes: a batch-32 MLP step with cross-entropy took 9% longer).
+    Otherwise float64's exp rounded once: SLEEF's value on ~91% of inputs (NumPy's float32
+    exp: ~63%), which with the kernel's other steps gives torch's softmax on ~90% of elements
+    and its log_softmax on 98-100% (the plain NumPy formula gave 30-45% and 75-95%), for
+    a few us more per cross-entropy step on a (32, 10) batch (float64's exp costs ~6x
+    float32's per element: used up to ``_EXP64_LIMIT`` elements, see exact_softmax)."""
+    if _cpu.torch_bits:
+        return sleef_expf(x)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(x, dtype=_F64).astype(_F32)
 
 
 def softmax_lastdim(a: np.ndarray) -> np.ndarray:
@@ -752,7 +777,7 @@ def softmax_lastdim(a: np.ndarray) -> np.ndarray:
     and the products with its reciprocal (not quotients)."""
     size = a.shape[-1]
     rows = a.reshape(-1, size)
-    exps = sleef_expf(rows - rows.max(axis=1, keepdims=True))
+    exps = softmax_exp(rows - rows.max(axis=1, keepdims=True))
     scale = _F32(1) / reduce_all_sum(exps)
     exps *= scale[:, None]
     return exps.reshape(a.shape)
@@ -766,7 +791,7 @@ def log_softmax_lastdim(a: np.ndarray):
     size = a.shape[-1]
     rows = a.reshape(-1, size)
     shifted = rows - rows.max(axis=1, keepdims=True)
-    exps = sleef_expf(shifted)
+    exps = softmax_exp(shifted)
     total = reduce_all_sum(exps)
     shifted -= np.log(total, dtype=_F64).astype(_F32)[:, None]
     keep = a.shape[:-1] + (1,)
@@ -810,7 +835,7 @@ def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.nda
     g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
     total = reduce_all_sum(g)[:, None].astype(_F64)
     with np.errstate(all="ignore"):
-        exps = sleef_expf(np.ascontiguousarray(result).reshape(-1, size))
+        exps = softmax_exp(np.ascontiguousarray(result).reshape(-1, size))
     out = g.astype(_F64)
     out -= exps * total
     return out.astype(_F32).reshape(result.shape)
