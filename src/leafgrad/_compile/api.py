@@ -25,6 +25,7 @@ from ..tensor import Tensor, _wrap
 from . import codegen
 from .capture import Tracer, Unsupported
 from .graph import Graph, Live, Value
+from .sources import Sources
 from .state import state
 
 __all__ = ["compile", "CompiledFunction", "explain", "ExplainOutput", "Unsupported"]
@@ -35,7 +36,7 @@ cache_size_limit = 8
 class _Entry:
     """One capture: its graph and replay function, or the reasons it could not be made."""
 
-    __slots__ = ("graph", "code", "replay", "breaks", "template")
+    __slots__ = ("graph", "code", "replay", "breaks", "template", "effects")
 
     def __init__(self, graph: Graph | None, breaks: list) -> None:
         self.graph = graph
@@ -43,6 +44,7 @@ class _Entry:
         self.code = None
         self.replay = None
         self.template = None
+        self.effects = False  # dropped for side effects (sources.py Note: side effects)
 
 
 def _flatten(item, key: list, tensors: list, seen: dict) -> None:
@@ -130,6 +132,7 @@ class CompiledFunction:
         self.eager = False  # past the cache size limit
         self.replays = 0
         self.eager_calls = 0
+        self.warned_effects = False
         try:
             self.__wrapped__ = fn
             self.__name__ = getattr(fn, "__name__", type(fn).__name__)
@@ -216,6 +219,15 @@ class CompiledFunction:
                                  self.buffers)
         self.captures.append(entry)
         self.cache.setdefault(key, []).append(entry)
+        if entry.effects and not self.warned_effects:
+            self.warned_effects = True
+            first = next(b for b in entry.breaks if b.reason.startswith("side effect"))
+            warnings.warn(
+                f"leafgrad.compile: {self.__name__} has Python side effects a replay would not "
+                f"repeat ({first!r}); running it eagerly for such calls",
+                UserWarning,
+                stacklevel=2,
+            )
         return result
 
 
@@ -227,10 +239,18 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     for index, tensor in enumerate(tensors):
         tracer.add_input(tensor, (index,))
     tracer.rng_state = default_generator.state_array()
+    sources = Sources(fn, tracer.live_arrays)
     state.tracer = tracer
     state.active = True
     try:
-        result = fn(*args, **kwargs)
+        sources.start()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            sources.stop()
+        effects = sources.changes()
+        for reason, filename, line, text in effects:
+            tracer.broke_at("side effect: " + reason, filename, line, text)
         if (default_generator.state_array() != tracer.rng_state).any():
             tracer.broke("random numbers were drawn (rand, randn, ...): a replay "
                          "would repeat them")
@@ -241,8 +261,12 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         state.active = False
         state.tracer = None
     if tracer.breaks:
-        return result, _Entry(None, tracer.breaks)
+        entry = _Entry(None, tracer.breaks)
+        entry.effects = bool(effects)
+        return result, entry
+    sources.refresh()
     graph = tracer.graph
+    graph.sources = sources
     graph.output_template = template
     entry = _Entry(graph, [])
     _finish(graph, optimise)

@@ -106,6 +106,7 @@ class Tracer:
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
         self.rng_state = None  # the generator's state after the last recorded draw
+        self.live_arrays: dict = {}  # id -> outside NumPy array read live (sources.py)
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def broke(self, reason: str) -> None:
@@ -115,6 +116,11 @@ class Tracer:
             line = linecache.getline(filename, lineno).strip()
         else:
             filename, lineno, line = "", 0, ""
+        self.broke_at(reason, filename, lineno, line)
+
+    def broke_at(self, reason: str, filename: str, lineno: int, line: str = "") -> None:
+        if not line and filename:
+            line = linecache.getline(filename, lineno).strip()
         record = Break(reason, filename, lineno, line)
         self.breaks.append(record)
         if self.fullgraph:
@@ -472,7 +478,30 @@ class Tracer:
         self.created[id(tensor._data)] = tensor
         if shares:
             self.shared.add(id(tensor._data))
+            self.live_arrays[id(tensor._data)] = tensor._data  # read live: no value guard
         self.keep.append(tensor)
+
+    def copied_array(self, array, dtype):
+        """A copying factory (``tensor(arr)``, ``as_tensor(arr, dtype=...)``) of the NumPy array
+        ``array``: ``array`` is read live on every replay (as a parameter is read), the copy is
+        a kernel of it (sources.py Note: Python values from outside the call)."""
+        from ..ops.registry import array_kernel
+
+        if id(array) not in self.slot_of:
+            from ..tensor import _wrap
+
+            holder = _untraced(_wrap, array)
+            self.keep.append(holder)
+            value = self.graph.value("external", array, tensor=holder)
+            self.external_of[id(holder)] = value
+            self.graph.externals.append(value)
+            self._register(array, value)
+            self.live_arrays[id(array)] = array
+        return array_kernel(_copy_array, array, dtype=dtype)
+
+
+def _copy_array(array, dtype):
+    return np.array(array, dtype=dtype, copy=True)
 
 
 def _inplace_path(op, target, others: tuple, params: dict):
