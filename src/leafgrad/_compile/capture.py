@@ -106,6 +106,7 @@ class Tracer:
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
         self.rng_state = None  # the generator's state after the last recorded draw
+        self.result_grad: dict = {}  # Value -> ("leaf", tensor) / ("node", maker) (api.py)
         self.live_arrays: dict = {}  # id -> outside NumPy array read live (sources.py)
 
     # -- bookkeeping ---------------------------------------------------------------------------
