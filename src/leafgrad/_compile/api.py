@@ -7,7 +7,10 @@ the same structure of arguments; for each tensor argument the same shape, stride
 arguments (numbers, strings, ... by value; other objects by identity); the same grad mode;
 for a module, the same ``training`` flags; and, checked by the replay itself, the same shape,
 strides, dtype and ``requires_grad`` for every tensor from outside the call it reads
-(parameters) and the same set/unset state of every ``.grad`` it depends on. (Strides, as
+(parameters), the same set/unset state of every ``.grad`` it depends on, and the same Python
+values from outside the call (globals, closure variables, attributes, dict entries) that the
+function's code read (sources.py Note: Python values from outside the call). A function with
+Python side effects runs eagerly (sources.py Note: side effects). (Strides, as
 torch.compile's guards: the replay gives every array the layout it had at capture, so sums
 over them add in eager's order: codegen.py Note: layouts in the replay.) A call that matches no capture is
 captured again; after ``cache_size_limit`` captures (8, as torch's recompile limit) the

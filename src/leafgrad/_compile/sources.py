@@ -41,6 +41,11 @@ So what the function does to Python state is done on the capturing call only. Pe
 - Values that differ on every call (Python's ``random``, ``numpy.random``, ``time.time()``
   and its friends): the same; a replay would repeat the first call's value.
 
+What is not seen: state reached other than through a chain (an element picked by a computed
+index, ``items[i].n += 1``; objects of C extensions changed by their own methods, except NumPy
+generators, whose state is compared), and user code in installed packages. The Python values
+such code reads are not guarded either.
+
 Changes the replay does repeat are not side effects here: in-place ops on tensors, ``.grad``
 accumulation, optimizer steps (capture.py Note: what a capture records).
 """
@@ -363,6 +368,18 @@ def _effect_of_builtin(fn):
     return None
 
 
+def _numpy_state():
+    """numpy.random's global generator's position (drawing from it is a side effect)."""
+    state = np.random.get_state()
+    return state[2], state[3], bytes(state[1][:8]), bytes(state[1][-8:])
+
+
+def _generator_state(generator):
+    bits = generator.bit_generator if isinstance(generator, np.random.Generator) else \
+        generator._bit_generator
+    return repr(bits.state)
+
+
 class Sources:
     """Watches a capture: the Python values its user code reads, and its side effects."""
 
@@ -373,6 +390,8 @@ class Sources:
         self.live = live  # ids of outside arrays the trace reads live (no value snapshot)
         self.cells: dict = {}  # code -> cells by name (closure variables), or None
         self.previous = None
+        self.generators: dict = {}  # id -> state of NumPy generators read (drawing: effect)
+        self.numpy_state = _numpy_state()
         self._known_functions(fn)
 
     def _known_functions(self, fn) -> None:
@@ -499,6 +518,8 @@ class Sources:
             link = Link(how, holder, key, None, filename, line, text)
             value = link.read()
             link.snapshot = snapshot(value, self.live)
+            if isinstance(value, (np.random.Generator, np.random.RandomState)):
+                self.generators[id(value)] = _generator_state(value)
             self.links[ident] = link
             self.keep.append(holder)
             return value
@@ -508,11 +529,19 @@ class Sources:
     def changes(self) -> list:
         """``(reason, filename, line, text)`` for every side effect of the capturing call."""
         found = list(self.effects)
+        if _numpy_state() != self.numpy_state:
+            found.append(("NumPy random numbers (numpy.random): a replay would repeat the "
+                          "first call's", "", 0, ""))
         for link in self.links.values():
             snap = link.snapshot
             if type(snap) is _Array and _is_live(snap.obj, self.live):
                 # written through a tensor the trace reads live: the replay writes it too
                 snap = link.snapshot = _Identity(snap.obj)
+            if type(snap) is _Identity and id(snap.obj) in self.generators and \
+                    _generator_state(snap.obj) != self.generators[id(snap.obj)]:
+                found.append((f"{link.text} drew random numbers: a replay would repeat the "
+                              "first call's", link.filename, link.line, ""))
+                continue
             if changed(link.read(), snap):
                 found.append((f"{link.text} (a Python value from outside the call) was "
                               "changed by the call: a replay would not change it",
