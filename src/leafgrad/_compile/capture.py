@@ -11,7 +11,8 @@ The eager code reports to the tracer at a few places (each behind ``state.active
 - ``Tensor.grad``'s getter and setter, and ``Optimizer.step``/``zero_grad``: an optimizer call
   is recorded as a call, replayed by calling the same method on the live optimizer (its state
   dictionaries, step counters and hyperparameters stay the optimizer's own business, so a
-  replay updates them exactly as eager code does).
+  replay updates them exactly as eager code does). A learning-rate scheduler's ``step`` too:
+  its epoch counter and the groups' ``lr`` advance on every replay as they do eagerly.
 - Tensor creation (``_finish``): a tensor made inside the function is a constant of the
   graph (see Note: constants written in place).
 - ``.item()``, ``bool()``, ``.tolist()``, ``.numpy()`` and friends, hooks, ``out=``, random
@@ -408,6 +409,33 @@ class Tracer:
         node = Node("call", method, list(args), dict(kwargs))
         node.param = optimizer
         node.mode = name
+        self.graph.nodes.append(node)
+        return result
+
+    def scheduler_call(self, method, scheduler, args: tuple, kwargs: dict):
+        """A learning-rate scheduler's ``step``: run now, replayed as the same call on the
+        live scheduler (it advances Python numbers and writes the groups' ``lr``, which the
+        replayed optimizer step reads live)."""
+        import functools
+
+        from ..tensor import Tensor
+
+        if getattr(scheduler, "_is_initial", False):  # its constructor's first step
+            self.optimizers_made.add(id(scheduler))
+            self.keep.append(scheduler)
+            return _untraced(method, scheduler, *args, **kwargs)
+        if id(scheduler) in self.optimizers_made or \
+                id(getattr(scheduler, "optimizer", None)) in self.optimizers_made:
+            self.broke(f"{type(scheduler).__name__}.step of a scheduler or optimizer made in "
+                       "the call")
+        if any(isinstance(a, Tensor) for a in (*args, *kwargs.values())):
+            self.broke(f"{type(scheduler).__name__}.step with a tensor argument (its value is "
+                       "read into Python)")
+        result = _untraced(method, scheduler, *args, **kwargs)
+        node = Node("call", functools.partial(method, scheduler, *args), [], dict(kwargs))
+        node.param = scheduler
+        node.mode = method.__name__
+        self.keep.append(scheduler)
         self.graph.nodes.append(node)
         return result
 

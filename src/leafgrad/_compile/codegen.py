@@ -372,7 +372,10 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad is None) is not {was_none!r}")
-    optimizers = {id(n.param): n.param for n in graph.live_nodes() if n.kind == "call"}
+    from ..optim.optimizer import Optimizer
+
+    optimizers = {id(n.param): n.param for n in graph.live_nodes()
+                  if n.kind == "call" and isinstance(n.param, Optimizer)}
     for optimizer in optimizers.values():
         # the replay's .grad reads and writes assume the parameters the optimizer's
         # zero_grad/step touched at capture (add_param_group after it: retrace)
