@@ -500,3 +500,38 @@ def test_leaf_made_in_the_call_returned(name, backward):
         if grad is not None:
             np.testing.assert_array_equal(leaf.grad.numpy(), grad)
     assert compiled.replays == CALLS - 1
+
+
+# -- NumPy arrays and containers passed as arguments ----------------------------------------------
+
+ARGUMENT_PROGRAMS = {
+    "float-of-array": lambda T, x, a: x * float(a[0]),
+    "tensor-of-array": lambda T, x, a: x * T.tensor(a, dtype=T.float32)[:3],
+    "dict-of-list": lambda T, x, d: x * d["k"][0],
+    "object-attribute-list": lambda T, x, o: x * o.v[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENT_PROGRAMS))
+def test_arguments_changed_in_place(name):
+    """The same array/dict/object passed again after an in-place change of its values."""
+    body = ARGUMENT_PROGRAMS[name]
+    arg = {"float-of-array": np.array([1.0, 2.0, 3.0]),
+           "tensor-of-array": np.array([1.0, 2.0, 3.0]),
+           "dict-of-list": {"k": [1.0]},
+           "object-attribute-list": types.SimpleNamespace(v=[1.0, 2.0])}[name]
+    torch = require_torch()
+    compiled = leafgrad.compile(lambda x, a: body(leafgrad, x, a))
+    for call in range(CALLS):
+        if isinstance(arg, np.ndarray):
+            arg[0] = call
+        elif isinstance(arg, dict):
+            arg["k"][0] = float(call)
+        else:
+            arg.v[1] = float(call)
+        got = compiled(leafgrad.tensor(_x(call)), arg)
+        want = body(leafgrad, leafgrad.tensor(_x(call)), arg)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_allclose(want.numpy(),
+                                   body(torch, torch.tensor(_x(call)), arg).numpy(), rtol=1e-6)
+    assert [b for entry in compiled.captures for b in entry.breaks] == []

@@ -4,7 +4,8 @@ Note: guards and the cache
 A capture is specialised to what the first call saw. It is reused only when a new call has:
 the same structure of arguments; for each tensor argument the same shape, strides, dtype,
 ``requires_grad`` and aliasing (which arguments are the same tensor); equal non-tensor
-arguments (numbers, strings, ... by value; other objects by identity); the same grad mode;
+arguments (numbers, strings, ... by value; NumPy arrays by identity and values; other
+objects by identity); the same grad mode;
 for a module, the same ``training`` flags; and, checked by the replay itself, the same shape,
 strides, dtype and ``requires_grad`` for every tensor from outside the call it reads
 (parameters), the same set/unset state of every ``.grad`` it depends on, and the same Python
@@ -73,12 +74,22 @@ def _flatten(item, key: list, tensors: list, seen: dict) -> None:
         key.append(("dict", tuple(item)))
         for i in item.values():
             _flatten(i, key, tensors, seen)
+    elif type(item) is np.ndarray:
+        # a NumPy argument is keyed by its values too: Python code may read them (float(a[0]))
+        # into the capture (sources.py Note: Python values from outside the call); past
+        # _ARRAY_KEY_LIMIT elements, by identity and layout only
+        key.append(("ndarray", id(item), item.shape, item.strides, item.dtype.str,
+                    item.tobytes() if item.size <= _ARRAY_KEY_LIMIT and
+                    not item.dtype.hasobject else None))
     else:
         try:
             hash(item)
             key.append((type(item), item))
         except TypeError:
             key.append(("id", id(item)))
+
+
+_ARRAY_KEY_LIMIT = 1 << 16
 
 
 def _template(item, tracer: Tracer, inputs: dict, breaks: list):

@@ -25,6 +25,9 @@ changes; leafgrad does the same, without a bytecode interpreter:
   replay, as an input: ``as_tensor``/``asarray``/``from_numpy`` sharing its memory read it
   as a parameter is read, and copying factories (``tensor(arr)``, ``as_tensor(arr, dtype=)``)
   become a copy kernel of it, so a change of its values needs no new capture.
+- The function's own arguments are the call's key (api.py Note: guards and the cache): lists,
+  tuples and dicts by value, NumPy arrays by identity and values (up to 65,536 elements,
+  beyond by identity), other objects by identity, their attributes through the chains here.
 
 Note: side effects
 A replay runs the captured array program only: no Python code of the function runs again.
