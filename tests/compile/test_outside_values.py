@@ -535,3 +535,20 @@ def test_arguments_changed_in_place(name):
         np.testing.assert_allclose(want.numpy(),
                                    body(torch, torch.tensor(_x(call)), arg).numpy(), rtol=1e-6)
     assert [b for entry in compiled.captures for b in entry.breaks] == []
+
+
+def test_arguments_and_defaults_changed_by_the_call_run_eagerly():
+    def f(x, log, cache={}):  # noqa: B006 - the mutable default is the point
+        log.append(1.0)
+        cache["n"] = cache.get("n", 0) + 1
+        return x * 2
+
+    eager_log, compiled_log = [], []
+    compiled = leafgrad.compile(f)
+    with pytest.warns(UserWarning, match="side effects"):
+        for call in range(3):
+            compiled(leafgrad.tensor(_x(call)), compiled_log)
+    f.__defaults__[0].clear()
+    for call in range(3):
+        f(leafgrad.tensor(_x(call)), eager_log)
+    assert compiled_log == eager_log and compiled.replays == 0

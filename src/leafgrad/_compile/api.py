@@ -328,6 +328,7 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         tracer.add_input(tensor, (index,))
     tracer.rng_state = default_generator.state_array()
     sources = Sources(fn, tracer.live_arrays)
+    sources.watch_arguments(args, kwargs)
     state.tracer = tracer
     state.active = True
     try:

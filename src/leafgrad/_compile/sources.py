@@ -219,13 +219,15 @@ def _item_get(container, key):
 
 
 class Link:
-    """One Python value the capture read: where it is, and what it was."""
+    """One Python value the capture read: where it is, and what it was. ``guard``: checked
+    by the replay (an argument is checked by the call's key instead)."""
 
-    __slots__ = ("kind", "holder", "key", "snapshot", "filename", "line", "text")
+    __slots__ = ("kind", "holder", "key", "snapshot", "filename", "line", "text", "guard")
 
     def __init__(self, kind, holder, key, snapshot, filename, line, text) -> None:
         self.kind, self.holder, self.key, self.snapshot = kind, holder, key, snapshot
         self.filename, self.line, self.text = filename, line, text
+        self.guard = True
 
     def read(self):
         kind = self.kind
@@ -411,7 +413,27 @@ class Sources:
                 continue
             if isinstance(fn, types.FunctionType):
                 self._cells_of(fn)
+                # default values (a mutable default changed by the call is a side effect)
+                for index, _ in enumerate(fn.__defaults__ or ()):
+                    self._link(fn.__defaults__, "item", index, fn.__code__.co_filename,
+                               fn.__code__.co_firstlineno, f"{fn.__name__}'s default {index}")
+                for name in fn.__kwdefaults__ or ():
+                    self._link(fn.__kwdefaults__, "dict", name, fn.__code__.co_filename,
+                               fn.__code__.co_firstlineno, f"{fn.__name__}'s default {name}")
             break
+
+    def watch_arguments(self, args: tuple, kwargs: dict) -> None:
+        """The call's own non-tensor arguments: changed by the call is a side effect (their
+        values are the call's key, api.py: not guarded here)."""
+        from ..tensor import Tensor
+
+        items = list(enumerate(args)) + list(kwargs.items())
+        holder = tuple(value for _, value in items)
+        for index, (name, value) in enumerate(items):
+            if isinstance(value, (Tensor, *_PLAIN)) or callable(value):
+                continue
+            self._link(holder, "item", index, "", 0, f"argument {name!r}")
+            self.links[(id(holder), index)].guard = False
 
     def _cells_of(self, fn) -> dict:
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -561,6 +583,8 @@ class Sources:
         names an object in the generated code's namespace."""
         lines = []
         for link in self.links.values():
+            if not link.guard:
+                continue
             holder = add(link.holder, "H")
             if link.kind in ("dict", "mapping"):
                 read = f"{holder}.get({add(link.key, 'K') if not _literal(link.key) else repr(link.key)}, MISSING)"
