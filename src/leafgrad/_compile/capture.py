@@ -36,9 +36,11 @@ constants are written is decided by memory, not by names: before every recorded 
 tracer marks each constant whose memory the target may share (a view of it, ``.data``,
 ``detach()``). The copy keeps the array's strides (``graph.copy_as_made``); a layout no copy
 keeps (``empty_strided`` with overlapping or gapped strides) breaks the graph. A factory tensor
-that shares memory with an object from outside the call (``as_tensor``/``asarray`` of a NumPy
-array, ``frombuffer``) is not a constant: it is read, and written, live on every replay, as a
-parameter is. A leaf made in the call has no ``.grad`` at the start of every call (no guard
+that shares memory with an object from outside the call (``as_tensor``/``asarray``/
+``from_numpy`` of a NumPy array, ``frombuffer``) is not a constant: it is read, and written,
+live on every replay, as a parameter is; a copying factory of a NumPy array (``tensor(arr)``,
+``as_tensor(arr, dtype=...)``) is a copy kernel of the array read live (``copied_array``;
+sources.py Note: Python values from outside the call). A leaf made in the call has no ``.grad`` at the start of every call (no guard
 on it), and an optimizer made in the call, or over tensors made in it, breaks the graph (a
 replay would call the capture's optimizer, with the state the capture left in it).
 """
