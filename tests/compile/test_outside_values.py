@@ -552,3 +552,39 @@ def test_arguments_and_defaults_changed_by_the_call_run_eagerly():
     for call in range(3):
         f(leafgrad.tensor(_x(call)), eager_log)
     assert compiled_log == eager_log and compiled.replays == 0
+
+
+HYPERPARAMETERS = {
+    "Dropout.p": (lambda nn: nn.Dropout(0.5), "p", 0.0),
+    "LeakyReLU.negative_slope": (lambda nn: nn.LeakyReLU(0.1), "negative_slope", 0.5),
+    "BatchNorm1d.momentum": (lambda nn: nn.BatchNorm1d(3), "momentum", 0.9),
+    "BatchNorm1d.eps": (lambda nn: nn.BatchNorm1d(3), "eps", 1.0),
+    "ELU.alpha": (lambda nn: nn.ELU(), "alpha", 3.0),
+    "Softplus.beta": (lambda nn: nn.Softplus(), "beta", 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HYPERPARAMETERS))
+def test_module_hyperparameters_changed_between_calls(name):
+    """leafgrad's own modules read their hyperparameters in library code: they are watched
+    when the module is called."""
+    make, attr, value = HYPERPARAMETERS[name]
+    torch = require_torch()
+    sides = [make(leafgrad.nn), make(leafgrad.nn), make(torch.nn)]
+    compiled = leafgrad.compile(lambda x: sides[0](x) * 1)
+    for call in range(4):
+        if call == 2:
+            for module in sides:
+                setattr(module, attr, value)
+        results = []
+        for index, T in enumerate((leafgrad, leafgrad, torch)):
+            T.manual_seed(call)
+            x = T.tensor(_x(call, (4, 3)))
+            with T.no_grad():
+                results.append((compiled if index == 0 else sides[index])(x).numpy())
+        np.testing.assert_array_equal(results[0], results[1], err_msg=f"call {call}")
+        np.testing.assert_allclose(results[1], results[2], rtol=1e-5, atol=1e-6)
+        if "BatchNorm" in name:
+            np.testing.assert_array_equal(sides[0].running_mean.numpy(),
+                                          sides[1].running_mean.numpy())
+    assert len(compiled.captures) == 2 and compiled.replays == 2

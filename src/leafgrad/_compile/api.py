@@ -329,6 +329,7 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     tracer.rng_state = default_generator.state_array()
     sources = Sources(fn, tracer.live_arrays)
     sources.watch_arguments(args, kwargs)
+    tracer.sources = sources
     state.tracer = tracer
     state.active = True
     try:

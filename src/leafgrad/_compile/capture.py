@@ -109,6 +109,7 @@ class Tracer:
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
         self.rng_state = None  # the generator's state after the last recorded draw
+        self.sources = None  # the Sources watching the call (sources.py), set by api.py
         self.result_grad: dict = {}  # Value -> ("leaf", tensor) / ("node", maker) (api.py)
         self.live_arrays: dict = {}  # id -> outside NumPy array read live (sources.py)
 
@@ -498,6 +499,8 @@ class Tracer:
             self.modules_seen.add(id(module))
             self.keep.append(module)
             self.graph.module_guards.append((module, module.training))
+            if self.sources is not None:  # its hyperparameters (Dropout's p, eps, ...)
+                self.sources.watch_module(module)
 
     def made_optimizer(self, optimizer) -> None:
         self.optimizers_made.add(id(optimizer))

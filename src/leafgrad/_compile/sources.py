@@ -11,6 +11,8 @@ changes; leafgrad does the same, without a bytecode interpreter:
   library and installed packages is not user code). For each, the frame's bytecode names the
   *chains* it reads: a root (a global, a closure variable, a parameter of the frame) followed
   by attribute loads and subscripts by a constant (``self.lr``, ``cfg["lr"]``, ``o.a.b``).
+  (Modules' plain attributes, which leafgrad's own forward code reads, are watched when the
+  module is called: Dropout's ``p``, BatchNorm's ``momentum``...)
   Each link of a chain is read when the frame starts, without running user code (instance and
   class dictionaries, a module's parameters/buffers/submodules, cells, built-in containers;
   never a property or ``__getattr__``), and remembered: numbers, strings, None and built-in
@@ -421,6 +423,19 @@ class Sources:
                     self._link(fn.__kwdefaults__, "dict", name, fn.__code__.co_filename,
                                fn.__code__.co_firstlineno, f"{fn.__name__}'s default {name}")
             break
+
+    def watch_module(self, module) -> None:
+        """A module called during the capture: its plain attributes (Dropout's ``p``,
+        BatchNorm's ``momentum`` and ``eps``, ...), which leafgrad's own forward code reads
+        (library code, whose chains are not followed), are guarded as values read."""
+        table = module.__dict__
+        name = type(module).__name__
+        for key, value in table.items():
+            if key.startswith("_") or key == "training":
+                continue
+            if isinstance(value, _PLAIN) or type(value) is tuple and all(
+                    isinstance(v, _PLAIN) for v in value):
+                self._link(table, "dict", key, "", 0, f"{name}.{key}")
 
     def watch_arguments(self, args: tuple, kwargs: dict) -> None:
         """The call's own non-tensor arguments: changed by the call is a side effect (their
