@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from . import _argparse, _dtype
-from ._creation import INT_REQUIRES_GRAD, _finish
+from ._creation import INT_REQUIRES_GRAD, _finish, copied
 from .tensor import Tensor, _wrap
 
 __all__ = ["asarray", "frombuffer"]
@@ -100,9 +100,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         if dtype is not None and dtype.np != array.dtype:
             if copy is False:
                 raise _alias_error(_dtype.from_numpy_dtype(array.dtype), dtype)
-            tensor = _wrap(array.astype(dtype.np))
+            tensor = _wrap(copied(array, dtype.np, isinstance(obj, np.ndarray)))
         elif copy:
-            tensor = _wrap(array.copy())
+            tensor = _wrap(copied(array, None, isinstance(obj, np.ndarray)))
         return _finish(tensor._data, bool(requires_grad), shares=tensor._data is array)
     if _has_buffer(obj):
         tensor = _from_buffer(obj, dtype or _dtype.get_default_dtype(), -1, 0, False)

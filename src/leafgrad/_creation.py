@@ -72,9 +72,18 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # first would round 0.3 to float32 before widening it.
         array = _construct.array_from_data(data, dtype)
     else:
-        array = np.array(_infer_array(data), dtype=dtype.np if dtype is not None else None,
-                         copy=True)
+        array = copied(_infer_array(data), dtype.np if dtype is not None else None,
+                       isinstance(data, np.ndarray))
     return _finish(array, requires_grad, device)
+
+
+def copied(array: np.ndarray, np_dtype=None, outside: bool = True) -> np.ndarray:
+    """A copy of ``array`` (in ``np_dtype``) for a copying factory. ``outside``: ``array`` is
+    the caller's NumPy array, which leafgrad.compile reads live on every replay instead of
+    baking the capture's values (_compile/sources.py)."""
+    if outside and _capture.active:
+        return _capture.tracer.copied_array(array, np_dtype)
+    return np.array(array, dtype=np_dtype, copy=True)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -87,7 +96,10 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         array = data if dtype is None else data.astype(dtype.np, copy=False)
         array = _infer_array(array) if array.dtype.kind not in "fiub" else array
-        return _finish(array, False, device, shares=np.may_share_memory(array, data))
+        shares = np.may_share_memory(array, data)
+        if not shares and _capture.active:  # a converted copy: read live by a replay
+            array = copied(data, array.dtype)
+        return _finish(array, False, device, shares=shares)
     return _finish(_construct.array_from_data(data, dtype), False, device)
 
 
@@ -96,7 +108,10 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtype.from_user_numpy_dtype(array.dtype)
-    return _wrap(array)
+    result = _wrap(array)
+    if _capture.active:  # shares the caller's array: leafgrad.compile reads it live
+        _capture.tracer.created_tensor(result, True)
+    return result
 
 
 def _size(size, name: str = "zeros") -> tuple:

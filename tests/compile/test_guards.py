@@ -176,7 +176,10 @@ def test_a_result_that_needs_a_graph_runs_eagerly():
     np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-6)
 
 
-def test_a_training_step_returns_its_loss_without_history():
+def test_a_training_step_returns_its_loss_as_eager_does():
+    """The loss comes back requiring grad, with a grad_fn of eager's name whose graph is freed
+    (api.py Note: results that require grad): backward through it again raises eager's
+    error."""
     w = _fresh((4,), requires_grad=True)
 
     def step(x):
@@ -188,7 +191,12 @@ def test_a_training_step_returns_its_loss_without_history():
     f(_fresh())  # .grad unset: captured
     f(_fresh())  # .grad set: captured again (accumulation instead of a store)
     out = f(_fresh(seed=1))
-    assert f.replays == 1 and not out.requires_grad and out.grad_fn is None
+    want = step(_fresh(seed=1))
+    assert f.replays == 1 and out.requires_grad and not out.is_leaf
+    assert repr(out) == repr(want) and type(out.grad_fn).__name__ == "SumBackward0"
+    for result in (want, out):
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            result.backward()
 
 
 def test_backward_hooks_break_the_graph():

@@ -4,10 +4,14 @@ Note: guards and the cache
 A capture is specialised to what the first call saw. It is reused only when a new call has:
 the same structure of arguments; for each tensor argument the same shape, strides, dtype,
 ``requires_grad`` and aliasing (which arguments are the same tensor); equal non-tensor
-arguments (numbers, strings, ... by value; other objects by identity); the same grad mode;
+arguments (numbers, strings, ... by value; NumPy arrays by identity and values; other
+objects by identity); the same grad mode;
 for a module, the same ``training`` flags; and, checked by the replay itself, the same shape,
 strides, dtype and ``requires_grad`` for every tensor from outside the call it reads
-(parameters) and the same set/unset state of every ``.grad`` it depends on. (Strides, as
+(parameters), the same set/unset state of every ``.grad`` it depends on, and the same Python
+values from outside the call (globals, closure variables, attributes, dict entries) that the
+function's code read (sources.py Note: Python values from outside the call). A function with
+Python side effects runs eagerly (sources.py Note: side effects). (Strides, as
 torch.compile's guards: the replay gives every array the layout it had at capture, so sums
 over them add in eager's order: codegen.py Note: layouts in the replay.) A call that matches no capture is
 captured again; after ``cache_size_limit`` captures (8, as torch's recompile limit) the
@@ -19,12 +23,15 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap
 from . import codegen
 from .capture import Tracer, Unsupported
 from .graph import Graph, Live, Value
+from .sources import Sources
 from .state import state
 
 __all__ = ["compile", "CompiledFunction", "explain", "ExplainOutput", "Unsupported"]
@@ -35,7 +42,7 @@ cache_size_limit = 8
 class _Entry:
     """One capture: its graph and replay function, or the reasons it could not be made."""
 
-    __slots__ = ("graph", "code", "replay", "breaks", "template")
+    __slots__ = ("graph", "code", "replay", "breaks", "template", "effects", "grads")
 
     def __init__(self, graph: Graph | None, breaks: list) -> None:
         self.graph = graph
@@ -43,6 +50,8 @@ class _Entry:
         self.code = None
         self.replay = None
         self.template = None
+        self.effects = False  # dropped for side effects (sources.py Note: side effects)
+        self.grads = None  # results that require grad: Value -> (kind, extra) (_build)
 
 
 def _flatten(item, key: list, tensors: list, seen: dict) -> None:
@@ -65,12 +74,22 @@ def _flatten(item, key: list, tensors: list, seen: dict) -> None:
         key.append(("dict", tuple(item)))
         for i in item.values():
             _flatten(i, key, tensors, seen)
+    elif type(item) is np.ndarray:
+        # a NumPy argument is keyed by its values too: Python code may read them (float(a[0]))
+        # into the capture (sources.py Note: Python values from outside the call); past
+        # _ARRAY_KEY_LIMIT elements, by identity and layout only
+        key.append(("ndarray", id(item), item.shape, item.strides, item.dtype.str,
+                    item.tobytes() if item.size <= _ARRAY_KEY_LIMIT and
+                    not item.dtype.hasobject else None))
     else:
         try:
             hash(item)
             key.append((type(item), item))
         except TypeError:
             key.append(("id", id(item)))
+
+
+_ARRAY_KEY_LIMIT = 1 << 16
 
 
 def _template(item, tracer: Tracer, inputs: dict, breaks: list):
@@ -80,7 +99,12 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list):
             # Note: results that require grad. A replay computes arrays and builds no autograd
             # history, so a function whose caller would backpropagate through its result runs
             # eagerly. When the function ran its own backward (a training step returning its
-            # loss), the replayed result is returned without history (requires_grad=False).
+            # loss), eager code freed the graph behind the result (unless retain_graph=True):
+            # the replayed result requires grad and has a grad_fn of the same name, which
+            # raises torch's "backward through the graph a second time" error when run. A
+            # leaf made in the call with requires_grad (``tensor(..., requires_grad=True)``,
+            # ``requires_grad_()``) is returned as a new leaf that requires grad, with the
+            # ``.grad`` the replay's backward gave it (_private_leaves).
             tracer.broke("the result requires grad and the function ran no backward (a "
                          "replay builds no autograd history; call backward() inside it)")
             return None
@@ -90,6 +114,11 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list):
         if value.kind in ("external",) and value.tensor is item:
             return Live(tensor=item)
         value.escapes = True
+        if item._requires_grad:
+            if item._grad_fn is None:
+                tracer.result_grad[value] = ("leaf", item)
+            else:
+                tracer.result_grad[value] = ("node", _freed_node(item._grad_fn))
         return value
     if type(item) in (tuple, list):
         return type(item)(_template(i, tracer, inputs, breaks) for i in item)
@@ -98,16 +127,77 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list):
     return item
 
 
-def _build(template, arrays: dict, inputs: list):
+def _build(template, arrays: dict, inputs: list, grads=None):
     if isinstance(template, Value):
+        if grads is not None:
+            kind = grads.get(template)
+            if kind is not None:
+                if kind[0] == "leaf":  # a leaf made in the call (Note: results that ...)
+                    tensor = _wrap(arrays[template], True)
+                    slot = kind[1]
+                    if slot is not None:
+                        tensor._grad, slot._grad = slot._grad, None
+                    return tensor
+                return _wrap(arrays[template], True, kind[1]())
         return _wrap(arrays[template])
     if isinstance(template, Live):
         return inputs[template.input_index] if template.input_index is not None else template.tensor
     if type(template) in (tuple, list):
-        return type(template)(_build(t, arrays, inputs) for t in template)
+        return type(template)(_build(t, arrays, inputs, grads) for t in template)
     if type(template) is dict:
-        return {k: _build(v, arrays, inputs) for k, v in template.items()}
+        return {k: _build(v, arrays, inputs, grads) for k, v in template.items()}
     return template
+
+
+_freed_classes: dict = {}
+
+
+def _freed_node(node):
+    """A maker of grad_fns named as ``node`` (``SumBackward0``) for a replayed result whose
+    graph eager code freed: running it raises torch's "second time" error."""
+    from ..autograd.graph import FREED_MESSAGE, Node
+
+    name = node.name()
+    cls = _freed_classes.get(name)
+    if cls is None:
+        def _apply(self, grads):
+            raise RuntimeError(FREED_MESSAGE)
+
+        cls = type(name, (Node,), {"__slots__": (), "_apply": _apply,
+                                   "__module__": "builtins"})
+        _freed_classes[name] = cls
+    return lambda: cls(())
+
+
+def _private_leaves(tracer: Tracer, graph: Graph) -> dict:
+    """The ``.grad`` a replay gives a leaf made in the call goes to a placeholder of its own
+    (the capture's tensor is the first call's result, which the caller owns), moved to the
+    new leaf the replay returns. Returns the result-grad kinds with placeholders."""
+    slots: dict = {}
+
+    def slot_of(tensor):
+        value = tracer.slot_of.get(id(tensor._data))
+        if value is None or value.kind not in ("op", "constant") or \
+                id(tensor) in graph.input_index:
+            return tensor
+        slot = slots.get(id(tensor))
+        if slot is None:
+            slot = slots[id(tensor)] = _wrap(np.empty(0, tensor._data.dtype))
+        return slot
+
+    for node in graph.nodes:
+        if node.kind in ("accumulate", "setgrad"):
+            node.param = slot_of(node.param)
+    for value in graph.values:
+        if value.kind == "grad":
+            value.tensor = slot_of(value.tensor)
+    graph.grad_guards = [(p, none) for p, none in graph.grad_guards if slot_of(p) is p]
+    kinds = {}
+    for value, (kind, extra) in tracer.result_grad.items():
+        if kind == "leaf":
+            extra = slots.get(id(extra))
+        kinds[value] = (kind, extra)
+    return kinds
 
 
 class CompiledFunction:
@@ -130,6 +220,7 @@ class CompiledFunction:
         self.eager = False  # past the cache size limit
         self.replays = 0
         self.eager_calls = 0
+        self.warned_effects = False
         try:
             self.__wrapped__ = fn
             self.__name__ = getattr(fn, "__name__", type(fn).__name__)
@@ -201,7 +292,7 @@ class CompiledFunction:
                 if arrays is not codegen.MISS:
                     self.replays += 1
                     values = dict(zip(entry.graph.output_values, arrays))
-                    return _build(entry.template, values, tensors)
+                    return _build(entry.template, values, tensors, entry.grads)
         if len(self.captures) >= cache_size_limit:
             self.eager = True
             warnings.warn(
@@ -216,6 +307,15 @@ class CompiledFunction:
                                  self.buffers)
         self.captures.append(entry)
         self.cache.setdefault(key, []).append(entry)
+        if entry.effects and not self.warned_effects:
+            self.warned_effects = True
+            first = next(b for b in entry.breaks if b.reason.startswith("side effect"))
+            warnings.warn(
+                f"leafgrad.compile: {self.__name__} has Python side effects a replay would not "
+                f"repeat ({first!r}); running it eagerly for such calls",
+                UserWarning,
+                stacklevel=2,
+            )
         return result
 
 
@@ -227,10 +327,20 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     for index, tensor in enumerate(tensors):
         tracer.add_input(tensor, (index,))
     tracer.rng_state = default_generator.state_array()
+    sources = Sources(fn, tracer.live_arrays)
+    sources.watch_arguments(args, kwargs)
+    tracer.sources = sources
     state.tracer = tracer
     state.active = True
     try:
-        result = fn(*args, **kwargs)
+        sources.start()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            sources.stop()
+        effects = sources.changes()
+        for reason, filename, line, text in effects:
+            tracer.broke_at("side effect: " + reason, filename, line, text)
         if (default_generator.state_array() != tracer.rng_state).any():
             tracer.broke("random numbers were drawn (rand, randn, ...): a replay "
                          "would repeat them")
@@ -241,10 +351,15 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         state.active = False
         state.tracer = None
     if tracer.breaks:
-        return result, _Entry(None, tracer.breaks)
+        entry = _Entry(None, tracer.breaks)
+        entry.effects = bool(effects)
+        return result, entry
+    sources.refresh()
     graph = tracer.graph
+    graph.sources = sources
     graph.output_template = template
     entry = _Entry(graph, [])
+    entry.grads = _private_leaves(tracer, graph) or None
     _finish(graph, optimise)
     entry.template = graph.output_template
     source, namespace = codegen.generate(graph, use_buffers=buffers)

@@ -11,7 +11,8 @@ The eager code reports to the tracer at a few places (each behind ``state.active
 - ``Tensor.grad``'s getter and setter, and ``Optimizer.step``/``zero_grad``: an optimizer call
   is recorded as a call, replayed by calling the same method on the live optimizer (its state
   dictionaries, step counters and hyperparameters stay the optimizer's own business, so a
-  replay updates them exactly as eager code does).
+  replay updates them exactly as eager code does). A learning-rate scheduler's ``step`` too:
+  its epoch counter and the groups' ``lr`` advance on every replay as they do eagerly.
 - Tensor creation (``_finish``): a tensor made inside the function is a constant of the
   graph (see Note: constants written in place).
 - ``.item()``, ``bool()``, ``.tolist()``, ``.numpy()`` and friends, hooks, ``out=``, random
@@ -35,9 +36,11 @@ constants are written is decided by memory, not by names: before every recorded 
 tracer marks each constant whose memory the target may share (a view of it, ``.data``,
 ``detach()``). The copy keeps the array's strides (``graph.copy_as_made``); a layout no copy
 keeps (``empty_strided`` with overlapping or gapped strides) breaks the graph. A factory tensor
-that shares memory with an object from outside the call (``as_tensor``/``asarray`` of a NumPy
-array, ``frombuffer``) is not a constant: it is read, and written, live on every replay, as a
-parameter is. A leaf made in the call has no ``.grad`` at the start of every call (no guard
+that shares memory with an object from outside the call (``as_tensor``/``asarray``/
+``from_numpy`` of a NumPy array, ``frombuffer``) is not a constant: it is read, and written,
+live on every replay, as a parameter is; a copying factory of a NumPy array (``tensor(arr)``,
+``as_tensor(arr, dtype=...)``) is a copy kernel of the array read live (``copied_array``;
+sources.py Note: Python values from outside the call). A leaf made in the call has no ``.grad`` at the start of every call (no guard
 on it), and an optimizer made in the call, or over tensors made in it, breaks the graph (a
 replay would call the capture's optimizer, with the state the capture left in it).
 """
@@ -106,6 +109,9 @@ class Tracer:
         self.breaks: list = []
         self.mutated: set = set()  # Values written in place
         self.rng_state = None  # the generator's state after the last recorded draw
+        self.sources = None  # the Sources watching the call (sources.py), set by api.py
+        self.result_grad: dict = {}  # Value -> ("leaf", tensor) / ("node", maker) (api.py)
+        self.live_arrays: dict = {}  # id -> outside NumPy array read live (sources.py)
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def broke(self, reason: str) -> None:
@@ -115,6 +121,11 @@ class Tracer:
             line = linecache.getline(filename, lineno).strip()
         else:
             filename, lineno, line = "", 0, ""
+        self.broke_at(reason, filename, lineno, line)
+
+    def broke_at(self, reason: str, filename: str, lineno: int, line: str = "") -> None:
+        if not line and filename:
+            line = linecache.getline(filename, lineno).strip()
         record = Break(reason, filename, lineno, line)
         self.breaks.append(record)
         if self.fullgraph:
@@ -404,6 +415,33 @@ class Tracer:
         self.graph.nodes.append(node)
         return result
 
+    def scheduler_call(self, method, scheduler, args: tuple, kwargs: dict):
+        """A learning-rate scheduler's ``step``: run now, replayed as the same call on the
+        live scheduler (it advances Python numbers and writes the groups' ``lr``, which the
+        replayed optimizer step reads live)."""
+        import functools
+
+        from ..tensor import Tensor
+
+        if getattr(scheduler, "_is_initial", False):  # its constructor's first step
+            self.optimizers_made.add(id(scheduler))
+            self.keep.append(scheduler)
+            return _untraced(method, scheduler, *args, **kwargs)
+        if id(scheduler) in self.optimizers_made or \
+                id(getattr(scheduler, "optimizer", None)) in self.optimizers_made:
+            self.broke(f"{type(scheduler).__name__}.step of a scheduler or optimizer made in "
+                       "the call")
+        if any(isinstance(a, Tensor) for a in (*args, *kwargs.values())):
+            self.broke(f"{type(scheduler).__name__}.step with a tensor argument (its value is "
+                       "read into Python)")
+        result = _untraced(method, scheduler, *args, **kwargs)
+        node = Node("call", functools.partial(method, scheduler, *args), [], dict(kwargs))
+        node.param = scheduler
+        node.mode = method.__name__
+        self.keep.append(scheduler)
+        self.graph.nodes.append(node)
+        return result
+
     def bumped(self, tensor) -> None:
         """A version bump the tracer did not cause: a write outside the op table, unless it
         marks the result the last op just made (matmul's squeeze counts as a write)."""
@@ -461,6 +499,8 @@ class Tracer:
             self.modules_seen.add(id(module))
             self.keep.append(module)
             self.graph.module_guards.append((module, module.training))
+            if self.sources is not None:  # its hyperparameters (Dropout's p, eps, ...)
+                self.sources.watch_module(module)
 
     def made_optimizer(self, optimizer) -> None:
         self.optimizers_made.add(id(optimizer))
@@ -472,7 +512,30 @@ class Tracer:
         self.created[id(tensor._data)] = tensor
         if shares:
             self.shared.add(id(tensor._data))
+            self.live_arrays[id(tensor._data)] = tensor._data  # read live: no value guard
         self.keep.append(tensor)
+
+    def copied_array(self, array, dtype):
+        """A copying factory (``tensor(arr)``, ``as_tensor(arr, dtype=...)``) of the NumPy array
+        ``array``: ``array`` is read live on every replay (as a parameter is read), the copy is
+        a kernel of it (sources.py Note: Python values from outside the call)."""
+        from ..ops.registry import array_kernel
+
+        if id(array) not in self.slot_of:
+            from ..tensor import _wrap
+
+            holder = _untraced(_wrap, array)
+            self.keep.append(holder)
+            value = self.graph.value("external", array, tensor=holder)
+            self.external_of[id(holder)] = value
+            self.graph.externals.append(value)
+            self._register(array, value)
+            self.live_arrays[id(array)] = array
+        return array_kernel(_copy_array, array, dtype=dtype)
+
+
+def _copy_array(array, dtype):
+    return np.array(array, dtype=dtype, copy=True)
 
 
 def _inplace_path(op, target, others: tuple, params: dict):

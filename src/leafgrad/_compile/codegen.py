@@ -319,6 +319,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     """
     from ..ops.registry import _loud, _quiet
     from ..tensor import _wrap
+    from . import sources as _sources
 
     ns = _Namespace()
     lines = []
@@ -371,13 +372,19 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad is None) is not {was_none!r}")
-    optimizers = {id(n.param): n.param for n in graph.live_nodes() if n.kind == "call"}
+    from ..optim.optimizer import Optimizer
+
+    optimizers = {id(n.param): n.param for n in graph.live_nodes()
+                  if n.kind == "call" and isinstance(n.param, Optimizer)}
     for optimizer in optimizers.values():
         # the replay's .grad reads and writes assume the parameters the optimizer's
         # zero_grad/step touched at capture (add_param_group after it: retrace)
         guard.append(f"param_ids({ns.add(optimizer, 'N')}) != "
                      f"{ns.add(param_ids(optimizer), 'I')}")
         ns.add(tuple(p for g in optimizer.param_groups for p in g["params"]), "L")  # ids live
+    sources = getattr(graph, "sources", None)
+    if sources is not None:  # Python values the capture read (sources.py)
+        guard.extend(sources.guards(ns.add))
     if guard:
         lines.append("    if (" + "\n            or ".join(guard) + "):")
         lines.append("        return MISS")
@@ -409,7 +416,9 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
-                     MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made)
+                     MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made,
+                     MISSING=_sources.MISSING, changed=_sources.changed,
+                     cell_get=_sources._cell_get, item_get=_sources._item_get)
     return source, namespace
 
 

@@ -188,6 +188,7 @@ class Graph:
         self.grad_reads: list[Value] = []
         self.grad_guards: list = []  # (param, grad is None at entry)
         self.module_guards: list = []  # (module, its training flag during the capture)
+        self.sources = None  # the Python values it read (sources.py), guarded by the replay
         self.input_index: dict = {}  # id(input tensor) -> position, during code generation
         self.output_template = None  # the result's structure with Values in tensor places
         self.output_values: list[Value] = []

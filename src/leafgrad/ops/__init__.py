@@ -318,7 +318,7 @@ from .gather import (  # noqa: E402
 )
 from .gather import _index_array as gather_index, _mask_array as mask_array  # noqa: E402
 from .gather import (  # noqa: E402
-    _ScatterReduceLegacyNode as ScatterReduceLegacy, check_index_add_bounds,
+    _ScatterReduceLegacyNode as ScatterReduceLegacy, check_index_add_bounds, flat_index,
     check_index_add_source, check_scatter_shapes, check_scatter_src_dtype,
     check_scatter_gather_bounds, take_along_index,
 )

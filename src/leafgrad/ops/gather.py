@@ -9,7 +9,7 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, keep_index, register
+from .registry import Op, array_kernel, keep_index, register
 from .shape import _wrap_dim
 
 
@@ -367,7 +367,9 @@ class Take(Op):
         from .indexing import index_backward
 
         size = int(np.prod(self.input_shape()))
-        flat = index_backward(grad, (size,), (self._params["index"] % max(1, size),))
+        # (the wrapped index is a kernel: leafgrad.compile replays it from each call's index)
+        wrapped = array_kernel(np.remainder, self._params["index"], max(1, size))
+        flat = index_backward(grad, (size,), (wrapped,))
         return self.pass_index(flat, "index", "indices").reshape(self.input_shape())
 
     jvp = auto_linear
@@ -393,9 +395,20 @@ def _out_of_bounds(array: np.ndarray, size: int, dim: int | None = None):
 
 
 def check_scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> None:
+    """scatter's and gather's bounds check, as a check kernel: leafgrad.compile replays it on
+    each call's index (a negative index would otherwise wrap around in NumPy)."""
+
+    array_kernel(_scatter_gather_bounds, array, size=size, dim=dim)
+
+
+def _scatter_gather_bounds(array: np.ndarray, size: int, dim: int) -> np.ndarray:
     bad = _out_of_bounds(array, size, dim)
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return np.zeros(0, dtype=bool)
+
+
+_scatter_gather_bounds.always_runs = True  # leafgrad.compile: never dropped as dead code
 
 
 def check_scatter_src_dtype(tensor, src) -> None:
@@ -483,6 +496,26 @@ def check_index_add_bounds(array: np.ndarray, size: int) -> None:
         raise IndexError("index out of range in self")
 
 
+def flat_index(index, array: np.ndarray, size: int) -> np.ndarray:
+    """index_add's (and index_reduce's) bounds check and flat int64 index, as one kernel of
+    ``index``'s own array: leafgrad.compile replays it from each call's index values (and
+    raises as eager code does) instead of refusing an array no op made (Note: masks as kernels
+    in activation.py). ``array``: ``index`` as ``_index_array`` gave it (a list's array)."""
+    from ..tensor import Tensor
+
+    return array_kernel(_flat_in_bounds, index._data if isinstance(index, Tensor) else array,
+                        size=size)
+
+
+def _flat_in_bounds(array: np.ndarray, size: int) -> np.ndarray:
+    flat = array.astype(np.int64, copy=False).reshape(-1)
+    check_index_add_bounds(flat, size)
+    return flat
+
+
+_flat_in_bounds.always_runs = True  # leafgrad.compile: a check, never dropped as dead code
+
+
 
 def index_select(tensor, dim, index):
     array = _index_array(index, "index_select")
@@ -490,7 +523,6 @@ def index_select(tensor, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim] if tensor.ndim else 1
-    from .registry import array_kernel
 
     # the bounds check and the flat view are a kernel, so leafgrad.compile checks every
     # call's index instead of refusing the view (Note: masks as kernels in activation.py)
@@ -553,7 +585,8 @@ def scatter_add(tensor, dim, index, src):
 def index_add(tensor, dim, index, source, alpha=1):
     array = _index_array(index, "index_add").reshape(-1)
     check_index_add_source(tensor, _wrap_dim(dim, tensor.ndim), array, source)
-    check_index_add_bounds(array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1)
+    array = flat_index(index, array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim
+                       else 1)
     result = IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
                             alpha=alpha)
     return keep_index(result, index)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._forward import auto_linear
 from .gather import IndexSelect, Take
-from .registry import Op, register
+from .registry import Op, array_kernel, register
 from .shape import _wrap_dim
 
 
@@ -68,7 +68,8 @@ class IndexFillTensor(Op):
             grad_self = IndexFill.apply(grad, dim=p["dim"], index=p["index"], value=0)
         if self.needs_grad(1):
             # each filled position once, however often its index repeats (torch: _unique)
-            unique = np.unique(p["index"])
+            # (a kernel: leafgrad.compile replays it from each call's index)
+            unique = array_kernel(np.unique, p["index"])
             grad_value = IndexSelect.apply(grad, dim=p["dim"], index=unique).sum()
         return grad_self, grad_value
 
@@ -155,6 +156,43 @@ def _long_index(index, message: str, error=RuntimeError) -> np.ndarray:
     return array
 
 
+# The index checks that read the index's values, and the flat (wrapped) index the op gets, are
+# one kernel of the index tensor's own array each: leafgrad.compile replays them from each
+# call's index values and raises as eager code does, instead of refusing an array no op made
+# (Note: masks as kernels in activation.py).
+
+
+def _index_fill_index(array: np.ndarray, size: int, dim: int) -> np.ndarray:
+    array = array.reshape(-1)
+    bad = array[(array < -size) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size "
+                         f"{size}")
+    return np.where(array < 0, array + size, array)
+
+
+def _index_copy_index(array: np.ndarray, size: int, dim: int) -> np.ndarray:
+    array = array.reshape(-1)
+    bad = array[(array < 0) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"index_copy_(): index {int(bad[0])} is out of bounds for dimension "
+                         f"{dim} with size {size}")
+    return array
+
+
+def _put_index(array: np.ndarray, size: int) -> np.ndarray:
+    array = array.reshape(-1)
+    bad = array[(array < -size) | (array >= size)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{size} elements.")
+    return np.where(array < 0, array + size, array)
+
+
+for _check in (_index_fill_index, _index_copy_index, _put_index):
+    _check.always_runs = True  # leafgrad.compile: a check, never dropped as dead code
+
+
 def index_fill_args(tensor, dim, index, value, inplace: bool = False):
     """``(op, tensors, params)`` for ``tensor.index_fill(dim, index, value)`` (``inplace``:
     ``index_fill_``, which also refuses an index sharing memory with ``tensor``)."""
@@ -167,13 +205,8 @@ def index_fill_args(tensor, dim, index, value, inplace: bool = False):
     dim = _wrap_dim(dim, tensor.ndim)
     if array.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    array = array.reshape(-1)
     size = tensor.shape[dim] if tensor.ndim else 1
-    bad = array[(array < -size) | (array >= size)]
-    if bad.size:
-        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size "
-                         f"{size}")
-    array = np.where(array < 0, array + size, array)
+    array = array_kernel(_index_fill_index, index._data, size=size, dim=dim)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
@@ -196,7 +229,6 @@ def index_copy_args(tensor, dim, index, source, inplace: bool = False):
     if array.ndim > 1:
         raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got "
                          f"{array.ndim})")
-    array = array.reshape(-1)
     count = source.shape[dim] if source.ndim else 1
     if array.size != count:
         raise IndexError(f"index_copy_(): Number of indices ({array.size}) should be equal to "
@@ -215,10 +247,7 @@ def index_copy_args(tensor, dim, index, source, inplace: bool = False):
             f"slice shape: {self_rest[bad] if self_rest else 1} at dimension {bad + (bad >= dim)}"
             f" and source slice shape: {source_rest[bad] if source_rest else 1} at dimension 0.")
     size = tensor.shape[dim] if tensor.ndim else 1
-    bad = array[(array < 0) | (array >= size)]
-    if bad.size:
-        raise IndexError(f"index_copy_(): index {int(bad[0])} is out of bounds for dimension "
-                         f"{dim} with size {size}")
+    array = array_kernel(_index_copy_index, index._data, size=size, dim=dim)
     return IndexCopy, (source,), {"dim": dim, "index": array}
 
 
@@ -243,11 +272,5 @@ def put_args(tensor, index, source, accumulate, name: str = "put_"):
                            f"{source.dtype._legacy}")
     if name == "put_":
         check_no_overlap(tensor, index, source)
-    size = tensor.numel()
-    array = array.reshape(-1)
-    bad = array[(array < -size) | (array >= size)]
-    if bad.size:
-        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
-                         f"{size} elements.")
-    array = np.where(array < 0, array + size, array)
+    array = array_kernel(_put_index, index._data, size=tensor.numel())
     return Put, (source,), {"index": array, "accumulate": bool(accumulate)}

@@ -218,11 +218,26 @@ def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
         if array.dtype == np.bool_:
             dim += max(array.ndim, 1)
             continue
-        size = tensor.shape[dim] if dim < tensor.ndim else 0
-        if array.size and (array.max() >= size or array.min() < -size):
-            bad = int(array.max()) if array.max() >= size else int(array.min())
-            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        check_index_bounds(array, tensor.shape[dim] if dim < tensor.ndim else 0, dim)
         dim += 1
+
+
+def check_index_bounds(array: np.ndarray, size: int, dim: int) -> None:
+    """An integer index array's bounds (torch's message; NumPy's says "axis"), as a check
+    kernel: leafgrad.compile replays it on each call's index values."""
+    from .registry import array_kernel
+
+    array_kernel(_index_bounds, array, size=size, dim=dim)
+
+
+def _index_bounds(array: np.ndarray, size: int, dim: int) -> np.ndarray:
+    if array.size and (array.max() >= size or array.min() < -size):
+        bad = int(array.max()) if array.max() >= size else int(array.min())
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return np.zeros(0, dtype=bool)
+
+
+_index_bounds.always_runs = True  # leafgrad.compile: a check, never dropped as dead code
 
 
 _MASK_DTYPES = (np.bool_, np.uint8)
@@ -355,12 +370,7 @@ def _split(tensor, index):
                     advanced[-1] = array.reshape(1)
                     dim += 1
             else:
-                size = result.shape[dim]
-                if array.size and (array.max() >= size or array.min() < -size):
-                    bad = int(array.max()) if array.max() >= size else int(array.min())
-                    raise IndexError(
-                        f"index {bad} is out of bounds for dimension {dim} with size {size}"
-                    )
+                check_index_bounds(array, result.shape[dim], dim)
                 advanced.append(array)
                 dim += 1
         elif isinstance(item, (str, bytes)):  # torch makes a tensor of it first

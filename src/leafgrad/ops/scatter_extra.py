@@ -18,7 +18,7 @@ from ..tensor import Tensor, _wrap
 from . import _layout, _uint
 from ._forward import auto_linear
 from . import _batching_rules as batch
-from .registry import Op, keep_index, register
+from .registry import Op, array_kernel, keep_index, register
 from .scatter_reduce import ScatterReduce
 from .shape import _wrap_dim
 from .shape_ext import Diagonal
@@ -222,6 +222,18 @@ def _expanded_index(index: np.ndarray, source_shape: tuple, dim: int) -> np.ndar
     return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source_shape))
 
 
+def _index_reduce_index(array: np.ndarray, size: int, source_shape: tuple,
+                        dim: int) -> np.ndarray:
+    from .gather import check_index_add_bounds
+
+    flat = array.astype(np.int64, copy=False).reshape(-1)
+    check_index_add_bounds(flat, size)
+    return _expanded_index(flat, source_shape, dim)
+
+
+_index_reduce_index.always_runs = True  # leafgrad.compile: a check, never dropped as dead code
+
+
 def _check_index_reduce_kernel(tensor, reduce, include_self) -> None:
     """torch's index_reduce kernels for complex and bool self: include_self=False's
     initialisation has neither, nor has a vector's kernel (index_func_); the per-slice path
@@ -286,11 +298,15 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
 
         check_no_overlap(tensor, index, source)
     _check_index_reduce_kernel(tensor, reduce, include_self)
-    check_index_add_bounds(array, tensor.shape[dim] if tensor.ndim else 1)
+    size = tensor.shape[dim] if tensor.ndim else 1
     if reduce not in INDEX_REDUCTIONS:
+        check_index_add_bounds(array, size)  # torch checks the bounds first
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
-    params = {"dim": dim, "index": _expanded_index(array, tuple(source.shape), dim),
+    # the bounds check and the expanded index as one kernel of the index's array, so that
+    # leafgrad.compile replays them from each call's index (gather.py flat_index)
+    params = {"dim": dim, "index": array_kernel(_index_reduce_index, index._data, size=size,
+                                                source_shape=tuple(source.shape), dim=dim),
               "reduce": reduce, "include_self": bool(include_self)}
     if inplace:
         return keep_index(_inplace(IndexReduce, tensor, source, **params), index)

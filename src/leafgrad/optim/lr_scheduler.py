@@ -16,6 +16,7 @@ from collections import Counter
 from functools import wraps
 from math import inf
 
+from .._compile.state import state as _capture
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -47,11 +48,32 @@ def _set(group: dict, key: str, value) -> None:
         group[key] = value
 
 
+def _captured(method):
+    """``step`` under leafgrad.compile: recorded as a call, replayed as the same call on the
+    live scheduler (its state is Python numbers a replay could not otherwise advance; see
+    _compile/capture.py, Note: what a capture records)."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if _capture.active:
+            return _capture.tracer.scheduler_call(method, self, args, kwargs)
+        return method(self, *args, **kwargs)
+
+    wrapper._captured = True
+    return wrapper
+
+
 class LRScheduler:
     """Base class: ``step()`` advances ``last_epoch`` and writes ``get_lr()`` into the groups."""
 
     _get_lr_called_within_step = False
     _is_initial = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        method = cls.__dict__.get("step")
+        if method is not None and not getattr(method, "_captured", False):
+            cls.step = _captured(method)
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
         if not isinstance(optimizer, Optimizer):
@@ -141,6 +163,9 @@ class LRScheduler:
         for group, lr in zip(self.optimizer.param_groups, values):
             _set(group, "lr", lr)
         self._last_lr = _values(self.optimizer, "lr")
+
+
+LRScheduler.step = _captured(LRScheduler.step)
 
 
 def _track_optimizer_steps(optimizer: Optimizer) -> None:
