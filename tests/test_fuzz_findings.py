@@ -1054,3 +1054,24 @@ def test_logsumexp_of_other_dtypes_stays_torchs(dtype):
         seen.append((str(y.dtype).rpartition(".")[2], y.numpy().copy()))
     assert seen[0][0] == seen[1][0]
     np.testing.assert_allclose(seen[0][1], seen[1][1], rtol=1e-3 if dtype == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_maximum_backward_halves_ties_with_a_scalar_division(name, dtype):
+    """torch's maximum/minimum backward is where(self == other, grad / 2, grad) with C++'s
+    div(Tensor, Scalar): DivBackward1 under create_graph (leafgrad recorded DivBackward0:
+    generated-program seeds 25850, 26074). Ties, wins and losses, both inputs, values and
+    recorded nodes of the gradients and second derivatives."""
+    seen = []
+    for lib in (leafgrad, torch):
+        a = lib.tensor([1.5, -2.0, 0.5, 3.0], dtype=getattr(lib, dtype), requires_grad=True)
+        b = lib.tensor([0.75, 0.5, 0.5, -1.0], dtype=getattr(lib, dtype), requires_grad=True)
+        y = getattr(lib, name)(a * a, b * 3)
+        # (an upstream gradient with history, so that grad / 2 is recorded)
+        grads = lib.autograd.grad((y * y).sum(), [a, b], create_graph=True)
+        second = lib.autograd.grad(sum(g.sum() for g in grads), [a, b], allow_unused=True,
+                                   materialize_grads=True)
+        seen.append(([_describe(g) for g in grads + second],
+                     [_node_names(g.grad_fn, []) for g in grads]))
+    assert seen[0] == seen[1]
