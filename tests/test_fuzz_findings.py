@@ -1075,3 +1075,26 @@ def test_maximum_backward_halves_ties_with_a_scalar_division(name, dtype):
         seen.append(([_describe(g) for g in grads + second],
                      [_node_names(g.grad_fn, []) for g in grads]))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64"])
+@pytest.mark.parametrize("shape, dim", [((4,), 0), ((2, 3), 0), ((2, 3), 1), ((1,), 0),
+                                        ((3, 1), 1), ((), 0), ((0, 2), 1)])
+def test_cumsum_of_negative_zeros_is_positive_zero(shape, dim, dtype):
+    """torch's running sum starts at +0., so leading -0. entries sum to +0. (a 0-d input is
+    copied); NumPy's cumsum kept -0., and cumprod's gradient (a reversed cumsum divided by the
+    input) gave zeros of the other sign (generated-program seed 27302). Forward on -0. runs,
+    mixed runs and strided input; cumprod's gradient of a zero upstream gradient."""
+    seen = []
+    for lib in (leafgrad, torch):
+        data = -lib.zeros(shape, dtype=getattr(lib, dtype))
+        if data.numel() > 2:
+            data.view(-1)[-1] = 1.5
+        strided = -lib.zeros((*shape, 2), dtype=getattr(lib, dtype))[..., 0]
+        x = lib.tensor([-0.75, 1.5, 0.5], dtype=getattr(lib, dtype), requires_grad=True)
+        (grad,) = lib.autograd.grad(x.cumprod(0)[1:1].sum(), x, lib.ones((), dtype=x.dtype))
+        values = [data.cumsum(dim), strided.cumsum(dim), grad]
+        if not dtype.startswith("complex"):
+            values.append(data.cumsum(dim, dtype=lib.float64))
+        seen.append([(t.numpy().tolist(), np.signbit(t.numpy().real).tolist()) for t in values])
+    assert seen[0] == seen[1]
