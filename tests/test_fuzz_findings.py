@@ -1098,3 +1098,23 @@ def test_cumsum_of_negative_zeros_is_positive_zero(shape, dim, dtype):
             values.append(data.cumsum(dim, dtype=lib.float64))
         seen.append([(t.numpy().tolist(), np.signbit(t.numpy().real).tolist()) for t in values])
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", ["log_softmax", "softmax"])
+@pytest.mark.parametrize("shape, dim", [((0, 2), -1), ((0, 2), 0), ((2, 0), 0), ((0,), 0),
+                                        ((2, 0, 3), 1)])
+def test_softmaxes_of_empty_tensors_differentiate(shape, dim, name, create_graph):
+    """log_softmax of an empty tensor kept no factors for its backward, which raised
+    KeyError: 'softmax' (generated-program seed 28766: an empty slice, then backward twice).
+    Values, gradients and their recorded history, also with dtype=."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True)
+        y = getattr(x * 2, name)(dim)
+        z = getattr(lib.nn.functional, name)(x, dim, dtype=lib.float64)
+        s = (y * y).sum() + z.sum()
+        s.backward(retain_graph=True, create_graph=create_graph)
+        s.backward()
+        seen.append([_describe(t) for t in (y, z, x.grad)] + [tuple(x.grad.shape)])
+    assert seen[0] == seen[1]

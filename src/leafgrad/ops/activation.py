@@ -532,6 +532,8 @@ class LogSoftmax(Op):
         _check_softmax_dtype(a, dim, "log_softmax")
         a = _layout.contiguous(_float(a))
         if a.size == 0:
+            if ctx is not None:  # (the backward's factors, empty too: seed 28766 raised)
+                ctx.keep("softmax", (a.copy(), np.ones_like(a, shape=_reduced(a.shape, dim))))
             return a.copy()
         if a.ndim == 0:  # one element: computed as a 1-element vector, kept 0-d
             out = LogSoftmax.forward(ctx, a.reshape(1), 0)
@@ -571,6 +573,11 @@ class LogSoftmax(Op):
         # torch: self_t - logsumexp_jvp(self_p, self_t, {dim}, true)
         dim = self._params["dim"]
         return tangents[0] - logsumexp_jvp(primals[0], tangents[0], (dim,), True)
+
+
+def _reduced(shape: tuple, dim: int) -> tuple:
+    """``shape`` with ``dim`` kept as size 1 (a keepdim reduction's shape)."""
+    return tuple(1 if i == dim % len(shape) else n for i, n in enumerate(shape))
 
 
 # softmax's and log_softmax's backwards recorded under create_graph are torch's ops
