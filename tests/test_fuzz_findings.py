@@ -1118,3 +1118,53 @@ def test_softmaxes_of_empty_tensors_differentiate(shape, dim, name, create_graph
         s.backward()
         seen.append([_describe(t) for t in (y, z, x.grad)] + [tuple(x.grad.shape)])
     assert seen[0] == seen[1]
+
+
+def _loss_run(lib, name, shapes, dtypes, reduction, weighted, extra):
+    import warnings
+
+    x = lib.linspace(-1.5, 2.0, int(np.prod(shapes[0]))).reshape(shapes[0])
+    x = x.to(getattr(lib, dtypes[0])).requires_grad_()
+    t = lib.linspace(0.3, -0.9, int(np.prod(shapes[1]))).reshape(shapes[1])
+    t = t.to(getattr(lib, dtypes[1])).requires_grad_()
+    kwargs = dict(extra, reduction=reduction)
+    if weighted:
+        kwargs["weight"] = lib.linspace(0.5, 2.0, int(np.prod(shapes[2]))).reshape(shapes[2])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            y = getattr(lib.nn.functional, name)(x * 1, t * 1, **kwargs)
+            grads = lib.autograd.grad(y.sum(), [x, t], allow_unused=True)
+        except (RuntimeError, ValueError) as error:
+            return type(error).__name__, str(error).splitlines()[0]
+    said = [str(w.message).replace("torch.", "leafgrad.") for w in caught]
+    return (str(y.dtype).rpartition(".")[2], tuple(y.shape),
+            np.round(y.detach().numpy().astype(np.float64), 5).tolist(),
+            [np.round(g.numpy().astype(np.float64), 5).tolist() for g in grads],
+            _node_names(y.grad_fn, []), said)
+
+
+LOSS_SHAPES = [((2, 3), (2, 3), (2, 3)), ((2, 3), (), (2, 3)), ((2, 3), (3,), (2, 3)),
+               ((1, 3), (2, 1), (1, 3)), ((), (), ()), ((2, 3), (2, 3), (3,))]
+
+
+# (torch's smooth_l1_loss has no weight= argument)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "max"])
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float32", "float64"),
+                                    ("float64", "float32")])
+@pytest.mark.parametrize("shapes", LOSS_SHAPES)
+@pytest.mark.parametrize("name, extra, weighted", [
+    ("mse_loss", {}, False), ("mse_loss", {}, True), ("l1_loss", {}, False),
+    ("l1_loss", {}, True), ("smooth_l1_loss", {"beta": 0.5}, False),
+    ("smooth_l1_loss", {"beta": 0.0}, False), ("huber_loss", {"delta": 0.5}, False),
+    ("huber_loss", {"delta": 0.5}, True)])
+def test_pointwise_losses_broadcast_first_and_take_weights(name, extra, weighted, shapes,
+                                                           dtypes, reduction):
+    """torch's mse_loss, l1_loss, smooth_l1_loss and huber_loss broadcast input and target with
+    broadcast_tensors first (ExpandBackward0 for the one that grows; a 0-d target then promotes
+    as a dimensioned tensor: mse_loss of float32 and a 0-d float64 is float64 in torch, was
+    float32 here, generated-program seed 222), and mse/l1/huber apply a weight= (it was
+    ignored). Values, dtypes, shapes, gradients, nodes, warnings and errors."""
+    seen = [_loss_run(lib, name, shapes, dtypes, reduction, weighted, extra)
+            for lib in (leafgrad, torch)]
+    assert seen[0] == seen[1]

@@ -474,17 +474,53 @@ def _warn_shape(input, target, name):
         )
 
 
+def _expanded(input, target):
+    """torch's losses broadcast input and target to one shape first (broadcast_tensors:
+    ExpandBackward0 for the one that grows; a 0-d target then promotes as a dimensioned
+    tensor: mse_loss of float32 and a 0-d float64 is float64, generated-program seed 222)."""
+    from .. import broadcast_tensors
+
+    return broadcast_tensors(input, target)
+
+
+def _weighted(losses, weight, shape, reduction, mean_over_weights=True):
+    """The Python branch torch's mse_loss/l1_loss/huber_loss take for a ``weight`` (checked
+    against the input's own ``shape``, before broadcasting)."""
+    if tuple(weight.shape) != tuple(shape):
+        raise ValueError("Weights and input must have the same size.")
+    losses = losses * weight
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "mean":
+        return losses.sum() / weight.sum() if mean_over_weights else losses.mean()
+    raise ValueError(
+        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+    )
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "mse_loss")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        from .. import pow as _pow
+
+        return _weighted(_pow(input - target, 2), weight, shape, reduction)
+    _ops.check_reduction(reduction)
     return _ops.MseLoss.apply(input, target, reduction=reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "l1_loss")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, shape, reduction)
+    _ops.check_reduction(reduction)
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     losses = (input - target).abs()
     return _reduce(losses, reduction)
@@ -504,14 +540,20 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_shape(input, target, "smooth_l1_loss")
+    input, target = _expanded(input, target)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)  # torch's own shortcut
     return _ops.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "huber_loss")
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        losses = _ops.HuberLoss.apply(input, target, reduction="none", delta=delta)
+        return _weighted(losses, weight, shape, reduction, mean_over_weights=False)
+    _ops.check_reduction(reduction)
     return _ops.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
 
 
