@@ -1168,3 +1168,35 @@ def test_pointwise_losses_broadcast_first_and_take_weights(name, extra, weighted
     seen = [_loss_run(lib, name, shapes, dtypes, reduction, weighted, extra)
             for lib in (leafgrad, torch)]
     assert seen[0] == seen[1]
+
+
+def _graph(fn, depth=6):
+    if fn is None or depth == 0:
+        return None
+    return (type(fn).__name__, [_graph(child, depth - 1) for child, _ in fn.next_functions])
+
+
+@pytest.mark.parametrize("shape, pad", [((2, 3), (3, 0)), ((2, 3), (1, 2)), ((1, 2, 3), (1, 1)),
+                                        ((2, 3, 4), (1, 0, 2, 1)), ((1, 2, 3, 4), (1, 1, 0, 2)),
+                                        ((2, 3), (-1, 2)), ((2, 3), (0, 0)), ((2, 3), (2, -1)),
+                                        ((1, 2, 3, 4), (-1, 1, 1, 0)), ((2, 3), (4, 0)),
+                                        ((2, 3), (-2, -2)), ((2, 3), (0, 4)),
+                                        ((1, 1, 2, 2, 2), (1, 0, 1, 1, 0, 1))])
+def test_circular_pad_copies_torchs_slices(shape, pad):
+    """torch's _pad_circular copies the input, sliced once per padded dim (negative pads crop),
+    into a new tensor, then the wrapped parts from the result itself: the centre's source is a
+    SliceBackward0 chain (leafgrad copied the input itself: generated-program seed 314), and a
+    negative pad raised a shape error here. Values, strides, gradients, graph and errors."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.linspace(-1, 1, int(np.prod(shape))).reshape(shape).requires_grad_()
+        try:
+            y = lib.nn.functional.pad(x * 2, pad, mode="circular")
+        except RuntimeError as error:
+            seen.append(str(error).splitlines()[0])
+            continue
+        weights = lib.linspace(0.5, 2, y.numel()).reshape(y.shape)
+        (grad,) = lib.autograd.grad((y * weights).sum(), x)
+        seen.append((y.detach().numpy().tolist(), y.stride(), grad.numpy().tolist(),
+                     _graph(y.grad_fn)))
+    assert seen[0] == seen[1]

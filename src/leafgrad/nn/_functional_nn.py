@@ -415,32 +415,41 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _circular_pad(input, pad):
-    """torch builds circular padding by copying slices into a new tensor (CopySlices)."""
+    """torch's _pad_circular: the input, sliced once per padded dim (negative pads crop), is
+    copied into a new tensor, then each dim's wrapped-around parts are copied from the result
+    itself (CopySlices; the centre's source is the input's SliceBackward0 chain, which was
+    missing: generated-program seed 314)."""
     dims = len(pad) // 2
     shape = list(input.shape)
     for i in range(dims):
-        shape[input.ndim - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+        d = input.ndim - 1 - i
+        if pad[2 * i] > input.shape[d] or pad[2 * i + 1] > input.shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[d] += pad[2 * i] + pad[2 * i + 1]
+        if shape[d] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
     out = input.new_zeros(tuple(shape))
-    centre = [slice(None)] * input.ndim
+    centre, source = out, input
     for i in range(dims):
         d = input.ndim - 1 - i
-        centre[d] = slice(pad[2 * i], pad[2 * i] + input.shape[d])
-    out[tuple(centre)] = input
+        before, after = pad[2 * i], pad[2 * i + 1]
+        centre = centre.narrow(d, max(before, 0), shape[d] - max(before, 0) - max(after, 0))
+        start = max(-before, 0)
+        source = source.narrow(d, start, input.shape[d] - start - max(-after, 0))
+    centre.copy_(source)
     for i in range(dims):
         d = input.ndim - 1 - i
-        before, after, size = pad[2 * i], pad[2 * i + 1], input.shape[d]
-        if before:
-            target = [slice(None)] * input.ndim
-            source = [slice(None)] * input.ndim
-            target[d] = slice(0, before)
-            source[d] = slice(size, size + before)
-            out[tuple(target)] = out[tuple(source)]
-        if after:
-            target = [slice(None)] * input.ndim
-            source = [slice(None)] * input.ndim
-            target[d] = slice(before + size, before + size + after)
-            source[d] = slice(before, before + after)
-            out[tuple(target)] = out[tuple(source)]
+        before, after, size = pad[2 * i], pad[2 * i + 1], shape[d]
+
+        def region(start, stop):
+            return (slice(None),) * d + (slice(start, stop),)
+
+        if before > 0:
+            out[region(0, before)] = out[region(size - before - max(after, 0),
+                                                size - max(after, 0))]
+        if after > 0:
+            out[region(size - after, size)] = out[region(max(before, 0),
+                                                         max(before, 0) + after)]
     return out
 
 
