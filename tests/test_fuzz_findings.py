@@ -1200,3 +1200,36 @@ def test_circular_pad_copies_torchs_slices(shape, pad):
         seen.append((y.detach().numpy().tolist(), y.stride(), grad.numpy().tolist(),
                      _graph(y.grad_fn)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("how", ["requires_grad_", "attribute", "hooked", "twice", "grad"])
+def test_a_leaf_that_stopped_requiring_grad_gets_nothing(how):
+    """torch's AccumulateGrad returns early for a leaf that no longer requires grad (made so
+    after it was used): no .grad; its tensor hooks and post-accumulate hooks still run
+    (leafgrad accumulated into it: generated-program seed 30910); autograd.grad refuses it."""
+    seen = []
+    for lib in (leafgrad, torch):
+        calls = []
+        x = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        w = lib.tensor([0.5, 1.5, -1.0], requires_grad=True)
+        y = (x * w).sum() * 2
+        if how == "hooked":
+            x.register_hook(lambda g: calls.append(("pre", g.tolist())))
+            x.register_post_accumulate_grad_hook(lambda p: calls.append(("post",)))
+        if how == "attribute":
+            x.requires_grad = False
+        else:
+            x.requires_grad_(False)
+        if how == "grad":
+            try:
+                lib.autograd.grad(y, [x, w])
+            except RuntimeError as error:
+                calls.append(str(error))
+        else:
+            y.backward(retain_graph=True)
+            if how == "twice":
+                x.requires_grad_()
+                y.backward()
+        seen.append((calls, None if x.grad is None else x.grad.tolist(),
+                     None if w.grad is None else w.grad.tolist(), x.requires_grad))
+    assert seen[0] == seen[1]
