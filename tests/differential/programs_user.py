@@ -61,6 +61,13 @@ class UserOps:
         """A new leaf (weight, bias) of `shape`, or None."""
         return self.leaf(shape, dtype=dtype) if self.rng.random() < chance else None
 
+    def spread(self, var, grouped_shape, axes) -> bool:
+        """Whether every group normalised over `axes` (of the values viewed as `grouped_shape`)
+        has a standard deviation of at least 0.05: near-constant groups make the result the
+        rounding of x - mean times 1 / sqrt(eps), kernel-dependent noise."""
+        values = self.value(var).detach().double().numpy().reshape(grouped_shape)
+        return bool((values.std(axis=axes) >= 0.05).all())
+
     def observe_after(self, statement: str, *variables) -> None:
         """Record `variables` after the last kept statement (an op that also wrote them)."""
         self.lines[-1][1].extend(f"O.see({statement!r}, {v.name})" for v in variables)
@@ -119,7 +126,9 @@ class UserOps:
         kind = rng.choice(["layer_norm", "group_norm", "batch_norm"])
         if kind == "layer_norm" or len(shape) < 2:
             normalized = shape[-rng.randint(1, min(2, len(shape))):]
-            if _numel(normalized) < 2:
+            count = len(normalized)
+            if _numel(normalized) < 2 or not self.spread(
+                    var, shape, tuple(range(len(shape) - count, len(shape)))):
                 return None
             weight = self.optional_leaf(normalized, dtype)
             bias = self.optional_leaf(normalized, dtype, 0.4)
@@ -138,13 +147,16 @@ class UserOps:
         inputs = [var] + [t for t in (weight, bias) if t]
         if kind == "group_norm":
             groups = rng.choice([g for g in range(1, channels + 1) if channels % g == 0])
-            if channels // groups * _numel(shape[2:]) < 2:
+            if channels // groups * _numel(shape[2:]) < 2 or not self.spread(
+                    var, (shape[0], groups, -1), (2,)):
                 return None
             form = f"{F}.group_norm({v}, {groups}{affine})"
             return self.emit(form, "nn_norm", inputs=inputs, saves=True)
         if len(shape) > 3:
             return None
         training = rng.random() < 0.6
+        if training and not self.spread(var, shape, (0,) + tuple(range(2, len(shape)))):
+            return None
         stats = []
         # Running statistics only in eval mode: a training step writes them, and torch's kernel
         # does so without a version bump where leafgrad's copy_ bumps (an open item: leafgrad.
