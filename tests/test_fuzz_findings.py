@@ -1258,3 +1258,33 @@ def test_ops_on_views_made_without_grad_mode_record_nothing_to_run(op, mode):
         z.backward()
         seen.append((y.requires_grad, type(y.grad_fn).__name__, x.grad, w.grad.item()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("target_kind", ["indices", "probabilities"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.1, 1.0])
+def test_cross_entropy_label_smoothing_records_scalar_products(smoothing, weighted, target_kind,
+                                                               reduction):
+    """torch's label smoothing is (1 - s) * nll + smooth * (s / classes) and, for class
+    probabilities, target * (1 - s) + s / classes, with Scalars (MulBackward1, AddBackward1:
+    leafgrad recorded MulBackward0/AddBackward0, generated-program seed 31018). Values,
+    gradients (of input and probability target) and the recorded graph."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+        if target_kind == "indices":
+            target = lib.tensor([2, 0])
+        else:
+            logits = lib.tensor([[0.1, 0.2, -0.3], [1.0, -1.0, 0.5]], requires_grad=True)
+            target = logits.softmax(1)
+        weight = lib.tensor([0.5, 2.0, 1.0]) if weighted else None
+        y = lib.nn.functional.cross_entropy(x * 1, target, weight=weight,
+                                            label_smoothing=smoothing, reduction=reduction)
+        inputs = [x] if target_kind == "indices" else [x, logits]
+        grads = lib.autograd.grad(y.sum(), inputs)
+        seen.append(([y.detach().numpy().copy()] + [g.numpy().copy() for g in grads],
+                     _graph(y.grad_fn, 5)))
+    assert seen[0][1] == seen[1][1]
+    for mine, theirs in zip(seen[0][0], seen[1][0]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)

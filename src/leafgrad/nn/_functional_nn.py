@@ -658,7 +658,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / _wrap(total)
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+    # torch's C++: (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes), products
+    # with Scalars (MulBackward1; Tensor products recorded MulBackward0: generated-program seed
+    # 31018)
+    from ..ops.elementwise import MulScalar
+
+    return (MulScalar.apply(nll, other=1 - label_smoothing)
+            + MulScalar.apply(smooth, other=label_smoothing / classes))
 
 
 def _ignored_targets(target, ignore_index):
@@ -677,8 +683,12 @@ def _smoothing_divisor(target, *weight, ignore_index, dtype):
 
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
                                  classes):
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+    if label_smoothing > 0:  # Scalar product and sum, as torch's C++ (MulBackward1, AddBackward1)
+        from ..ops.elementwise import MulScalar
+        from ..ops.special_fns import AddScalarFormula
+
+        target = AddScalarFormula.apply(MulScalar.apply(target, other=1 - label_smoothing),
+                                        other=label_smoothing / classes)
     product = log_p * target
     if weight is not None:
         shape = [1] * log_p.ndim
