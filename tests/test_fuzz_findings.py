@@ -1288,3 +1288,28 @@ def test_cross_entropy_label_smoothing_records_scalar_products(smoothing, weight
     assert seen[0][1] == seen[1][1]
     for mine, theirs in zip(seen[0][0], seen[1][0]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((3, 1), 0), ((1, 3), 0), ((3,), 0),
+                                        ((2, 2), 1), ((2, 2), 0), ((2, 3, 2), 1),
+                                        ((2, 3, 2), -1), ((1,), 0)])
+@pytest.mark.parametrize("strided", [False, True])
+def test_softmax_backwards_of_zero_gradients_carry_torchs_signs(name, dtype, shape, dim,
+                                                                strided):
+    """torch's last-dim softmax kernels sum from the first element (a gradient of -0. sums to
+    -0., the result is +0.), its other kernels from +0. (the result stays -0.); leafgrad's sums
+    had the other signs (generated-program seed 31078: nll_loss over one class, a -0.
+    upstream gradient, x.grad printed -0. where torch printed 0.)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.zeros(shape, dtype=getattr(lib, dtype))
+        if strided:
+            x = lib.zeros((*shape, 2), dtype=x.dtype)[..., 0]
+        x.requires_grad_()
+        y = getattr(x, name)(dim)
+        for upstream in (-lib.zeros(shape, dtype=x.dtype), lib.zeros(shape, dtype=x.dtype)):
+            (grad,) = lib.autograd.grad(y, x, upstream, retain_graph=True)
+            seen.append(np.signbit(grad.numpy()).tolist())
+    assert seen[:2] == seen[2:]

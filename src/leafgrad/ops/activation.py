@@ -430,11 +430,22 @@ def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
     (benchmarks/bench_nn.py, ce512)."""
     if a.ndim == 0:  # a 0-d tensor's dim 0 is itself
         return a.copy()
+    # Zero sums carry torch's signs: its last-dim kernels reduce from the first element (all
+    # -0. sum to -0.), its other kernels from +0. (they never give -0.): softmax backwards of a
+    # zero gradient are +0. or -0. by that (generated-program seed 31078)
     if dim == a.ndim - 1 and a.dtype.kind == "f" and a.flags.c_contiguous and a.size:
         last = a.shape[-1]
         ones = np.ones(last, dtype=a.dtype)
-        return (a.reshape(-1, last) @ ones).reshape(a.shape[:-1] + (1,))
-    return a.sum(axis=dim, keepdims=True)
+        total = (a.reshape(-1, last) @ ones).reshape(a.shape[:-1] + (1,))
+        zero = total == 0
+        if zero.any():  # (BLAS starts from +0.)
+            negative = ((a == 0) & np.signbit(a)).all(axis=-1, keepdims=True)
+            total[zero & negative] = -0.0
+        return total
+    total = a.sum(axis=dim, keepdims=True)
+    if dim % a.ndim != a.ndim - 1 and total.dtype.kind in "fc":
+        np.add(total, 0, out=total)  # (-0. + 0. is +0.; every other value is unchanged)
+    return total
 
 
 def _max_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
