@@ -1313,3 +1313,30 @@ def test_softmax_backwards_of_zero_gradients_carry_torchs_signs(name, dtype, sha
             (grad,) = lib.autograd.grad(y, x, upstream, retain_graph=True)
             seen.append(np.signbit(grad.numpy()).tolist())
     assert seen[:2] == seen[2:]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "expanded", "transposed", "channels_last",
+                                    "sliced"])
+def test_group_norm_runs_on_a_contiguous_input(layout):
+    """torch's group_norm calls input.contiguous(input.suggest_memory_format()) first: a
+    strided input records CloneBackward0 below NativeGroupNormBackward0 (leafgrad's node took
+    the strided input directly: generated-program seed 30662); a channels-last input is kept.
+    Values, strides, gradients and the graph."""
+    seen = []
+    for lib in (leafgrad, torch):
+        base = lib.linspace(-2, 3, 2 * 4 * 3 * 2).reshape(2, 4, 3, 2).requires_grad_()
+        x = {"contiguous": lambda: base * 1,
+             "expanded": lambda: base[:1].expand(2, 4, 3, 2),
+             "transposed": lambda: base.transpose(2, 3),
+             "channels_last": lambda: (base * 1).contiguous(memory_format=lib.channels_last),
+             "sliced": lambda: base[:, ::2]}[layout]()
+        weight = lib.linspace(0.5, 1.5, x.shape[1]).requires_grad_()
+        y = lib.nn.functional.group_norm(x, 2, weight)
+        upstream = lib.tensor(np.random.default_rng(5).normal(size=tuple(y.shape)),
+                              dtype=y.dtype)
+        grads = lib.autograd.grad((y * upstream).sum(), [base, weight])
+        seen.append(([y.detach().numpy().copy()] + [g.numpy().copy() for g in grads],
+                     y.stride(), _graph(y.grad_fn, 3)))
+    assert seen[0][1:] == seen[1][1:]
+    for mine, theirs in zip(seen[0][0], seen[1][0]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-5)

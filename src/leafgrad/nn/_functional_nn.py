@@ -343,6 +343,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                 f"input, but got {name} of shape {list(param.shape) if name == 'weight' else shown}"
                 f" and input of shape {shape}")
     _norm_dtype_check(input, "GroupNormKernelImpl")
+    # torch's group_norm runs its kernel on input.contiguous(input.suggest_memory_format()):
+    # a CloneBackward0 for a strided input (it was missing: generated-program seed 30662)
+    from .. import channels_last, channels_last_3d, contiguous_format
+    from ..ops import _layout
+
+    if input.ndim in (4, 5) and _layout.is_channels_last(input._data, input.ndim):
+        input = input.contiguous(memory_format=channels_last if input.ndim == 4
+                                 else channels_last_3d)
+    else:
+        input = input.contiguous(memory_format=contiguous_format)
     return _ops.GroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 
