@@ -1340,3 +1340,34 @@ def test_group_norm_runs_on_a_contiguous_input(layout):
     assert seen[0][1:] == seen[1][1:]
     for mine, theirs in zip(seen[0][0], seen[1][0]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("call", ["grad_unused", "grad_materialize", "grad_used", "backward_inputs",
+                                  "backward_root", "grad_of_product"])
+def test_views_made_without_grad_mode_are_differentiable_inputs(mode, call):
+    """A view made under no_grad or inference_mode of a tensor requiring grad requires grad
+    (with no history), so autograd.grad and backward(inputs=) accept it as an input: leafgrad
+    read the view's own flag and raised 'One of the differentiated Tensors does not require
+    grad' (generated-program seed 31674)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([[0.5], [1.5]], requires_grad=True)
+        y = x * 2
+        with getattr(lib, mode)():
+            view = y.t()
+        calls = {
+            "grad_unused": lambda: lib.autograd.grad(y.sum(), [x, view], allow_unused=True),
+            "grad_materialize": lambda: lib.autograd.grad(y.sum(), [x, view], allow_unused=True,
+                                                          materialize_grads=True),
+            "grad_used": lambda: lib.autograd.grad(y.sum(), [view]),
+            "backward_inputs": lambda: (y.sum().backward(inputs=[view]), view.grad, x.grad),
+            "backward_root": lambda: (view.backward(lib.ones(1, 2)), view.grad, x.grad),
+            "grad_of_product": lambda: lib.autograd.grad((view * 2).sum(), [view]),
+        }
+        try:
+            result = calls[call]()
+            seen.append([None if t is None else t.tolist() for t in result])
+        except RuntimeError as error:
+            seen.append(str(error).splitlines()[0])
+    assert seen[0] == seen[1]
