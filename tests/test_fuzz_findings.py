@@ -1371,3 +1371,31 @@ def test_views_made_without_grad_mode_are_differentiable_inputs(mode, call):
         except RuntimeError as error:
             seen.append(str(error).splitlines()[0])
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("call", ["F.dropout", "lib.dropout", "F.dropout_inplace",
+                                  "F.alpha_dropout", "F.feature_alpha_dropout"])
+@pytest.mark.parametrize("p, training, shape", [(0.5, True, (0,)), (1.0, True, (2, 0)),
+                                                (0.0, True, (3,)), (0.5, False, (3,)),
+                                                (0.5, True, (2, 3))])
+def test_dropout_returns_its_input_where_aten_does(call, p, training, shape):
+    """ATen's dropout returns the input itself for p == 0, in eval mode and for an empty input
+    (leafgrad made a new tensor for an empty one: generated-program seed 32174); otherwise the
+    masks follow the generator (compared after the same manual_seed), and the generator's state
+    after the call agrees."""
+    seen = []
+    for lib in (leafgrad, torch):
+        F = lib.nn.functional
+        x = lib.linspace(-1, 1, int(np.prod(shape))).reshape(shape).requires_grad_()
+        y = x * 1
+        lib.manual_seed(7)
+        out = {"F.dropout": lambda: F.dropout(y, p, training),
+               "lib.dropout": lambda: lib.dropout(y, p, training),
+               "F.dropout_inplace": lambda: F.dropout(y, p, training, inplace=True),
+               "F.alpha_dropout": lambda: F.alpha_dropout(y, p, training),
+               "F.feature_alpha_dropout": lambda: F.feature_alpha_dropout(
+                   y.reshape((1, 1) + shape), p, training)}[call]()
+        seen.append((out is y, tuple(out.shape), out.detach().numpy().round(5).tolist(),
+                     None if out.grad_fn is None else type(out.grad_fn).__name__,
+                     lib.rand(2).tolist()))
+    assert seen[0] == seen[1]
