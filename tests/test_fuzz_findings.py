@@ -1399,3 +1399,29 @@ def test_dropout_returns_its_input_where_aten_does(call, p, training, shape):
                      None if out.grad_fn is None else type(out.grad_fn).__name__,
                      lib.rand(2).tolist()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted, pos_weighted", [(False, False), (True, False), (False, True),
+                                                    (True, True)])
+def test_bce_with_logits_backward_divides_by_a_scalar(reduction, weighted, pos_weighted):
+    """torch's binary_cross_entropy_with_logits_backward divides a 'mean' gradient by numel
+    as a Scalar (DivBackward1 under create_graph; leafgrad recorded DivBackward0: generated-
+    program seed 31622). Values, second derivatives and the recorded graph of the gradient."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+        target = lib.tensor([[0.2, 0.9, 0.5], [1.0, 0.0, 0.3]])
+        kwargs = {"reduction": reduction}
+        if weighted:
+            kwargs["weight"] = lib.tensor([0.5, 2.0, 1.0])
+        if pos_weighted:
+            kwargs["pos_weight"] = lib.tensor([1.5, 0.5, 3.0])
+        y = lib.nn.functional.binary_cross_entropy_with_logits(x * x, target, **kwargs)
+        (grad,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (second,) = lib.autograd.grad(grad.sum(), x)
+        seen.append(([grad.detach().numpy().copy(), second.numpy().copy()],
+                     _graph(grad.grad_fn, 4)))
+    assert seen[0][1] == seen[1][1]
+    for mine, theirs in zip(seen[0][0], seen[1][0]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)

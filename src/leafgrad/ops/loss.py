@@ -597,5 +597,7 @@ def _loss_grad_finisher(node, x):
     def finish(value):
         if weight is not None:
             value = value * weight
-        return value / count if mean else value
+        # div(numel) with a Scalar in torch's C++ (DivBackward1 under create_graph; a Tensor
+        # quotient recorded DivBackward0: generated-program seed 31622)
+        return DivScalar.apply(value, other=count) if mean else value
     return finish
