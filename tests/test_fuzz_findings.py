@@ -1425,3 +1425,22 @@ def test_bce_with_logits_backward_divides_by_a_scalar(reduction, weighted, pos_w
     assert seen[0][1] == seen[1][1]
     for mine, theirs in zip(seen[0][0], seen[1][0]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 1.5])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("shape, target", [((2,), 0), ((1, 2), [0]), ((2, 2), [0, 1]),
+                                           ((1, 2, 1), [[0]])])
+def test_nll_loss_gives_zero_losses_torchs_signs(shape, target, reduction, weighted, value):
+    """torch's nll_loss of a single sample (1-d input) computes 0 - x * w, so a zero input gives
+    +0. with reduction='none' (leafgrad's -(x * w) gave -0.: generated-program seed 30390);
+    batched inputs give -(x * w). Signs and values over shapes, reductions and weights."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.full(shape, value, dtype=lib.float64)
+        weight = lib.tensor([0.5, 2.0], dtype=lib.float64) if weighted else None
+        y = lib.nn.functional.nll_loss(x, lib.tensor(target), weight=weight,
+                                       reduction=reduction)
+        seen.append((y.numpy().tolist(), np.signbit(y.numpy()).tolist()))
+    assert seen[0] == seen[1]

@@ -358,6 +358,8 @@ class NllLoss(Op):
         if not every:
             losses = np.where(kept, losses, a.dtype.type(0))
         if reduction == "none":
+            if a.ndim == 1:  # torch's single-sample kernel: 0 - x * w (never -0.: seed 30390)
+                losses = losses + a.dtype.type(0)
             return losses.astype(a.dtype, copy=False)
         total, total_weight = _nll_totals(losses, weights, kept, every, weight is not None)
         if reduction == "mean":
