@@ -1444,3 +1444,21 @@ def test_nll_loss_gives_zero_losses_torchs_signs(shape, target, reduction, weigh
                                        reduction=reduction)
         seen.append((y.numpy().tolist(), np.signbit(y.numpy()).tolist()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+@pytest.mark.parametrize("shape, dim", [((2, 0), 1), ((0, 2), 0), ((0,), 0), ((2, 0, 3), -2),
+                                        ((2, 3), 1), ((5,), 0)])
+def test_chunk_of_an_empty_dim_gives_every_piece(shape, dim, chunks):
+    """torch's chunk of an empty dim is split_with_sizes([0] * chunks): `chunks` empty pieces
+    with SplitWithSizesBackward0 (leafgrad returned one SplitBackward0 piece: generated-program
+    seed 32816). Pieces, shapes, nodes and gradients (also through a method and the function)."""
+    seen = []
+    for lib in (leafgrad, torch):
+        x = lib.ones(shape, requires_grad=True)
+        pieces = (x * 2).chunk(chunks, dim)
+        also = lib.chunk(x * 2, chunks, dim=dim)
+        (grad,) = lib.autograd.grad(sum(p.sum() for p in pieces), x)
+        seen.append(([tuple(p.shape) for p in pieces], [type(p.grad_fn).__name__ for p in pieces],
+                     [tuple(p.shape) for p in also], grad.tolist()))
+    assert seen[0] == seen[1]
