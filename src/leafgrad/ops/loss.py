@@ -91,12 +91,19 @@ class _Pointwise(Op):
         x, target = self.saved("self"), self.saved("target")
         if target.dtype.name == "bool":  # torch's backward kernels take a bool target as 0/1
             target = target.to(x.dtype)
-        diff = x - target
         params = {k: v for k, v in self._params.items() if k != "reduction"}
-        local = _unreduce(grad, tuple(diff.shape), self._params["reduction"]) * self.slope(
-            diff, **params
-        )
-        return (local if self.needs_grad(0) else None), (-local if self.needs_grad(1) else None)
+        shape, reduction = tuple(np.broadcast_shapes(x.shape, target.shape)), self._params[
+            "reduction"]
+        grad_x = grad_target = None
+        # torch's derivatives.yaml: the target's gradient is the same backward with self and
+        # target swapped (slope(target - self)), not the negated input gradient: the two differ
+        # in the sign of zeros (mse_loss(y, y): torch's gradients are both -0. under a negative
+        # upstream gradient, leafgrad's summed to +0.: generated-program seed 32854)
+        if self.needs_grad(0):
+            grad_x = _unreduce(grad, shape, reduction) * self.slope(x - target, **params)
+        if self.needs_grad(1):
+            grad_target = _unreduce(grad, shape, reduction) * self.slope(target - x, **params)
+        return grad_x, grad_target
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(loss_backward(self_t, self_p, target_p) + loss_backward(target_t, target_p,
