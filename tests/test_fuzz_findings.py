@@ -1488,3 +1488,29 @@ def test_pointwise_loss_target_gradient_swaps_the_arguments(name, shapes, reduct
         seen.append([(g.numpy().tolist(), np.signbit(g.numpy()).tolist())
                      for g in (*grads, shared)])
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("hook", ["register_hook", "register_post_accumulate_grad_hook"])
+@pytest.mark.parametrize("base_kind", ["leaf", "non_leaf"])
+def test_hooks_on_views_made_without_grad_mode(mode, hook, base_kind):
+    """A view made under no_grad or inference_mode of a tensor requiring grad requires grad,
+    so hooks can be registered on it as on a leaf (leafgrad read the view's own flag and
+    raised "cannot register a hook on a tensor that doesn't require gradient": generated-program
+    seed 33586); what a backward through it then does."""
+    seen = []
+    for lib in (leafgrad, torch):
+        calls = []
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        base = x if base_kind == "leaf" else x * 2
+        with getattr(lib, mode)():
+            view = base.unsqueeze(0)
+        try:
+            getattr(view, hook)(lambda value: calls.append(value.tolist()
+                                                           if hook == "register_hook"
+                                                           else value.grad))
+            view.backward(lib.ones(1, 2))
+            seen.append((calls, None if view.grad is None else view.grad.tolist(), x.grad))
+        except RuntimeError as error:
+            seen.append(str(error).splitlines()[0])
+    assert seen[0] == seen[1]
