@@ -1514,3 +1514,35 @@ def test_hooks_on_views_made_without_grad_mode(mode, hook, base_kind):
         except RuntimeError as error:
             seen.append(str(error).splitlines()[0])
     assert seen[0] == seen[1]
+
+
+# (a transposed 4-d input is left out: torch's nll_loss2d backward raises "grad_input must be
+# contiguous" for it, an accident of its kernel that leafgrad does not copy)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape, layout", [((2, 3, 4), "contiguous"), ((2, 3, 4), "transposed"),
+                                           ((2, 3, 2, 2, 1), "contiguous"),
+                                           ((2, 3, 2, 2, 1), "transposed"),
+                                           ((2, 3, 2, 2), "contiguous")])
+def test_nll_loss_views_spatial_inputs_as_torch(shape, layout, reduction):
+    """torch runs nll_loss of a 3-d or 5-d input through its 4-d kernel on (n, c, 1, -1) views
+    (leafgrad viewed (n, c, -1, 1): a hook on the node saw the gradient transposed, generated-
+    program seed 33082). The node's grad_inputs shapes and values, the loss and the graph."""
+    seen = []
+    rng = np.random.default_rng(2)
+    data = rng.normal(size=shape)
+    target = rng.integers(0, 3, size=(shape[0],) + shape[2:])
+    for lib in (leafgrad, torch):
+        x = lib.tensor(data, requires_grad=True)
+        y = x.log_softmax(1)
+        if layout == "transposed":
+            y = y.transpose(0, -1).contiguous().transpose(0, -1)
+        calls = []
+        loss = lib.nn.functional.nll_loss(y, lib.tensor(target), reduction=reduction)
+        loss.grad_fn.register_hook(lambda gi, go: calls.append([g.numpy().copy() for g in gi
+                                                               if g is not None]))
+        loss.sum().backward()
+        seen.append(([c.shape for c in calls[0]], _graph(loss.grad_fn, 3),
+                     loss.detach().numpy().copy(), x.grad.numpy().copy()))
+    assert seen[0][:2] == seen[1][:2]
+    for mine, theirs in zip(seen[0][2:], seen[1][2:]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10)

@@ -609,8 +609,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _ops.keep_index(result, target, "target")
     # torch runs every spatial rank through the 4-d kernel, viewing in and out
     n, c = input.shape[:2]
-    flat_input = input if input.ndim == 4 else input.reshape(n, c, -1, 1)
-    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, -1, 1)
+    # (torch's views are (n, c, 1, -1) and (n, 1, -1): the node's gradient has that shape,
+    # which its hooks see; leafgrad's (n, c, -1, 1) differed: generated-program seed 33082)
+    flat_input = input if input.ndim == 4 else input.contiguous().view(n, c, 1, -1)
+    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, 1, -1)
     out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
     # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
