@@ -882,7 +882,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new grad."""
-        if not self._requires_grad:
+        # (the property: a view made under no_grad of one that requires grad requires grad)
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_hook(self._output_nr, hook)
@@ -901,7 +902,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         >>> (w * 3).sum().backward()
         tensor([3., 3.])
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError(

@@ -6,7 +6,9 @@ program builds a random graph over leaf tensors (0-d to 3-d, float32/float64/int
 requiring grad), applies 1-12 ops from the core op set (even seeds also from an extended set:
 indexing and index assignment, unbind/split/chunk outputs, reductions with dims, keepdim and
 dtype=, where/clamp/masked_fill/maximum/lerp, permute/flatten/flip/repeat/roll/movedim/narrow/
-select, and writes autograd does not record: under no_grad, through .detach() or .data), then
+select, and writes autograd does not record: under no_grad, through .detach() or .data; seeds
+2 mod 4 also from the user-code set of programs_user.py: nn.functional calls, type promotion,
+out=, grad-mode blocks, requires_grad toggles, retain_grad on views, hooks), then
 differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
 and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`).
 The program records an observation of every tensor it makes, after every in-place change, after
@@ -46,6 +48,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .programs_user import UserOps
+
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
 TOLERANCES = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12), "float16": (1e-3, 1e-3)}
@@ -72,6 +76,14 @@ def to_numpy(tensor) -> np.ndarray:
         return tensor.numpy().copy()
     except RuntimeError:
         return tensor.numpy(force=True).copy()
+
+
+def _version(tensor):
+    """`tensor._version`, or the error an inference tensor raises for it."""
+    try:
+        return tensor._version
+    except RuntimeError as error:
+        return ("raised", _first_line(error))
 
 
 def _first_line(error: BaseException) -> str:
@@ -130,7 +142,8 @@ class Observer:
             "retains_grad": value.retains_grad,
             "grad_fn": None if fn is None else (type(fn).__name__, fn.name()),
             "next_functions": None if fn is None else self._edges(fn, 2),
-            "_version": value._version,
+            "_version": _version(value),
+            "is_inference": value.is_inference(),
             "values": to_numpy(value),
             "_float64_tolerance": "float32" if self._low_precision_seen else "float64",
         }
@@ -244,6 +257,7 @@ SEMANTIC_FIELDS = frozenset(
         "requires_grad",
         "retains_grad",
         "same_object_as",
+        "is_inference",
         "raised",
     ]
 )
@@ -344,11 +358,23 @@ def _broadcast(*shapes):
         return None
 
 
+# Below these magnitudes a nonzero value is what is left of a cancellation: its digits are the
+# rounding of the kernels' summation orders (a normalisation's outputs summed, its gradient
+# under a constant upstream gradient). The user-code seeds (programs_user.py), whose nn
+# kernels are not all torch's bit for bit, reject such values as they reject kinks and ties.
+NOISE = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-11, np.dtype(np.float16): 1e-2}
+
+
+def _rounding_noise(array: np.ndarray) -> bool:
+    magnitude = np.abs(array[np.isfinite(array)])
+    return bool(((magnitude > 0) & (magnitude < NOISE.get(array.dtype, 0))).any())
+
+
 def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator:
+class _Generator(UserOps):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -358,13 +384,16 @@ class _Generator:
         # more reductions and shape ops, writes autograd does not record); odd seeds keep the
         # programs they had before it, among them the seeds with known differences.
         self.extended = seed % 2 == 0
+        # Seeds 2 mod 4 also draw from USER_OPS (programs_user.py: nn.functional, promotion,
+        # out=, grad modes, toggles, hooks); seeds 0 mod 4 keep their extended programs.
+        self.user = seed % 4 == 2
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
     def reset(self) -> None:
         self.lines: list[tuple[str, list[str]]] = []  # (statement, observation lines)
         self.vars: list[_Var] = []
-        self.ns = {"lib": self.torch, "np": np}
+        self.ns = {"lib": self.torch, "np": np, "O": _NullObserver()}
         self.count = itertools.count()
         self.groups = itertools.count()
         self.saved_groups: set[int] = set()  # memory some node saved: in-place would break it
@@ -372,7 +401,7 @@ class _Generator:
         self.kinds: Counter = Counter()
 
     def replay(self) -> None:
-        self.ns = {"lib": self.torch, "np": np}
+        self.ns = {"lib": self.torch, "np": np, "O": _NullObserver()}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for statement, _ in self.lines:
@@ -400,6 +429,8 @@ class _Generator:
             return True
         array = to_numpy(value)
         if array.dtype.kind == "f":
+            if self.user and _rounding_noise(array):
+                return False
             return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_VALUE)
         if array.dtype.kind in "iu":
             return bool(np.abs(array).max(initial=0) <= 10**6)
@@ -412,10 +443,12 @@ class _Generator:
     def fresh(self) -> str:
         return f"x{next(self.count)}"
 
-    def emit(self, expr: str, kind: str, inputs=(), view_of: _Var | None = None, saves=False):
-        """Bind `expr` to a new variable; returns the new _Var or None if torch refused."""
+    def emit(self, expr: str, kind: str, inputs=(), view_of: _Var | None = None, saves=False,
+             prefix: str = ""):
+        """Bind `expr` to a new variable (`prefix`: a `with ...: ` block around the binding);
+        returns the new _Var or None if torch refused."""
         name = self.fresh()
-        if not self.attempt(f"{name} = {expr}", checks=[name]):
+        if not self.attempt(f"{prefix}{name} = {expr}", checks=[name]):
             return None
         result = self.ns[name]
         if not isinstance(result, self.torch.Tensor):  # (a list or a named tuple)
@@ -430,7 +463,7 @@ class _Generator:
         if saves:
             self.saved_groups.update(v.group for v in (*inputs, var))
         self.vars.append(var)
-        self.keep(f"{name} = {expr}", kind, [f"O.new({name!r}, {name})"])
+        self.keep(f"{prefix}{name} = {expr}", kind, [f"O.new({name!r}, {name})"])
         return var
 
     # -- choosing operands ---------------------------------------------------------------------
@@ -1292,17 +1325,9 @@ class _Generator:
         leaves = self.grad_leaves()
         o = out.name
         scalar = f"{o}.sum()" if self.value(out).dim() else rng.choice([o, f"{o}.sum()"])
-        mode = rng.choice(
-            [
-                "sum",
-                "gradient",
-                "grad",
-                "grad_create",
-                "retain_twice",
-                "inputs",
-                "create_graph_backward",
-            ]
-        )
+        modes = ["sum", "gradient", "grad", "grad_create", "retain_twice", "inputs",
+                 "create_graph_backward"]
+        mode = rng.choice(modes + (["retain_clear"] if self.user else []))
         steps: list[str] = []
         if mode == "sum":
             steps.append(f"{scalar}.backward()")
@@ -1314,6 +1339,8 @@ class _Generator:
             steps.append("s.backward(retain_graph=True)")
             steps.append("O.grads()")
             steps.append("s.backward()")
+        elif mode == "retain_clear":
+            steps = self.retain_and_clear_steps(scalar, leaves)
         elif mode == "create_graph_backward":
             steps.append(f"{scalar}.backward(create_graph=True)")
         elif mode == "inputs":
@@ -1420,6 +1447,8 @@ class _Generator:
 
     def sane_grad(self, grad) -> bool:
         array = to_numpy(grad)
+        if self.user and _rounding_noise(array):
+            return False
         return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_GRAD)
 
     def reject(self, why: str):
@@ -1436,7 +1465,8 @@ class _Generator:
                     self.leaf()
                 target = rng.randint(1, 12)
                 done = tries = 0
-                names, weights = zip(*(self.OPS + self.EXTENDED_OPS if self.extended
+                names, weights = zip(*(self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
+                                       else self.OPS + self.EXTENDED_OPS if self.extended
                                        else self.OPS))
                 while done < target and tries < 200:
                     tries += 1

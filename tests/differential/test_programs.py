@@ -146,6 +146,22 @@ REQUIRED_KINDS = {
     "narrow",
     "select",
     "contiguous",
+    # the user-code op set (seeds 2 mod 4: programs_user.py)
+    "nn_linear",
+    "nn_conv",
+    "nn_norm",
+    "nn_dropout",
+    "nn_embedding",
+    "nn_pad",
+    "nn_interpolate",
+    "nn_loss",
+    "promote",
+    "out",
+    "grad_mode",
+    "toggle",
+    "view_retain_grad",
+    "hook",
+    "backward_retain_clear",
 }
 
 

@@ -166,7 +166,8 @@ def _input_edges(inputs: tuple, for_backward: bool = False) -> list:
         if isinstance(tensor, graph.GradientEdge):
             edges.append((tensor.node, tensor.output_nr, None))
             continue
-        if not tensor._requires_grad:
+        if not tensor.requires_grad:  # (a view made under no_grad of one that requires grad
+            # requires grad too: generated-program seed 31674)
             if for_backward:
                 # torch's wording: backward(inputs=...) retains grads on the inputs.
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")

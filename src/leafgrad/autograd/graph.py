@@ -310,7 +310,10 @@ class AccumulateGrad(Node):
     def _apply(self, grads: list) -> tuple:
         variable = self.variable
         with self._lock:
-            variable._accumulate_grad(grads[0])
+            # torch: a leaf that stopped requiring grad (requires_grad_(False) after it was
+            # used) gets nothing; its hooks still run (generated-program seed 30910)
+            if variable.requires_grad:
+                variable._accumulate_grad(grads[0])
             hooks = variable._post_accumulate_hooks()
             if hooks:
                 for fn in list(hooks.values()):

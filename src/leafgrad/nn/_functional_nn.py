@@ -164,8 +164,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return input
+    if not training or p == 0 or input.numel() == 0:
+        return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
     from ..tensor import _wrap
 
     shape = tuple(input.shape)
@@ -343,6 +343,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                 f"input, but got {name} of shape {list(param.shape) if name == 'weight' else shown}"
                 f" and input of shape {shape}")
     _norm_dtype_check(input, "GroupNormKernelImpl")
+    # torch's group_norm runs its kernel on input.contiguous(input.suggest_memory_format()):
+    # a CloneBackward0 for a strided input (it was missing: generated-program seed 30662)
+    from .. import channels_last, channels_last_3d, contiguous_format
+    from ..ops import _layout
+
+    if input.ndim in (4, 5) and _layout.is_channels_last(input._data, input.ndim):
+        input = input.contiguous(memory_format=channels_last if input.ndim == 4
+                                 else channels_last_3d)
+    else:
+        input = input.contiguous(memory_format=contiguous_format)
     return _ops.GroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 
@@ -405,32 +415,41 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _circular_pad(input, pad):
-    """torch builds circular padding by copying slices into a new tensor (CopySlices)."""
+    """torch's _pad_circular: the input, sliced once per padded dim (negative pads crop), is
+    copied into a new tensor, then each dim's wrapped-around parts are copied from the result
+    itself (CopySlices; the centre's source is the input's SliceBackward0 chain, which was
+    missing: generated-program seed 314)."""
     dims = len(pad) // 2
     shape = list(input.shape)
     for i in range(dims):
-        shape[input.ndim - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+        d = input.ndim - 1 - i
+        if pad[2 * i] > input.shape[d] or pad[2 * i + 1] > input.shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[d] += pad[2 * i] + pad[2 * i + 1]
+        if shape[d] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
     out = input.new_zeros(tuple(shape))
-    centre = [slice(None)] * input.ndim
+    centre, source = out, input
     for i in range(dims):
         d = input.ndim - 1 - i
-        centre[d] = slice(pad[2 * i], pad[2 * i] + input.shape[d])
-    out[tuple(centre)] = input
+        before, after = pad[2 * i], pad[2 * i + 1]
+        centre = centre.narrow(d, max(before, 0), shape[d] - max(before, 0) - max(after, 0))
+        start = max(-before, 0)
+        source = source.narrow(d, start, input.shape[d] - start - max(-after, 0))
+    centre.copy_(source)
     for i in range(dims):
         d = input.ndim - 1 - i
-        before, after, size = pad[2 * i], pad[2 * i + 1], input.shape[d]
-        if before:
-            target = [slice(None)] * input.ndim
-            source = [slice(None)] * input.ndim
-            target[d] = slice(0, before)
-            source[d] = slice(size, size + before)
-            out[tuple(target)] = out[tuple(source)]
-        if after:
-            target = [slice(None)] * input.ndim
-            source = [slice(None)] * input.ndim
-            target[d] = slice(before + size, before + size + after)
-            source[d] = slice(before, before + after)
-            out[tuple(target)] = out[tuple(source)]
+        before, after, size = pad[2 * i], pad[2 * i + 1], shape[d]
+
+        def region(start, stop):
+            return (slice(None),) * d + (slice(start, stop),)
+
+        if before > 0:
+            out[region(0, before)] = out[region(size - before - max(after, 0),
+                                                size - max(after, 0))]
+        if after > 0:
+            out[region(size - after, size)] = out[region(max(before, 0),
+                                                         max(before, 0) + after)]
     return out
 
 
@@ -464,17 +483,53 @@ def _warn_shape(input, target, name):
         )
 
 
+def _expanded(input, target):
+    """torch's losses broadcast input and target to one shape first (broadcast_tensors:
+    ExpandBackward0 for the one that grows; a 0-d target then promotes as a dimensioned
+    tensor: mse_loss of float32 and a 0-d float64 is float64, generated-program seed 222)."""
+    from .. import broadcast_tensors
+
+    return broadcast_tensors(input, target)
+
+
+def _weighted(losses, weight, shape, reduction, mean_over_weights=True):
+    """The Python branch torch's mse_loss/l1_loss/huber_loss take for a ``weight`` (checked
+    against the input's own ``shape``, before broadcasting)."""
+    if tuple(weight.shape) != tuple(shape):
+        raise ValueError("Weights and input must have the same size.")
+    losses = losses * weight
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "mean":
+        return losses.sum() / weight.sum() if mean_over_weights else losses.mean()
+    raise ValueError(
+        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+    )
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "mse_loss")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        from .. import pow as _pow
+
+        return _weighted(_pow(input - target, 2), weight, shape, reduction)
+    _ops.check_reduction(reduction)
     return _ops.MseLoss.apply(input, target, reduction=reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "l1_loss")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, shape, reduction)
+    _ops.check_reduction(reduction)
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     losses = (input - target).abs()
     return _reduce(losses, reduction)
@@ -494,14 +549,20 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_shape(input, target, "smooth_l1_loss")
+    input, target = _expanded(input, target)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)  # torch's own shortcut
     return _ops.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _ops.check_reduction(reduction)
     _warn_shape(input, target, "huber_loss")
+    shape = input.shape
+    input, target = _expanded(input, target)
+    if weight is not None:
+        losses = _ops.HuberLoss.apply(input, target, reduction="none", delta=delta)
+        return _weighted(losses, weight, shape, reduction, mean_over_weights=False)
+    _ops.check_reduction(reduction)
     return _ops.HuberLoss.apply(input, target, reduction=reduction, delta=delta)
 
 
@@ -538,9 +599,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _ops.keep_index(result, target, "target")
     # torch runs every spatial rank through the 4-d kernel, viewing in and out
     n, c = input.shape[:2]
-    spatial = int(np.prod(input.shape[2:]))  # (given: -1 is ambiguous for an empty batch)
-    flat_input = input if input.ndim == 4 else input.reshape(n, c, spatial, 1)
-    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, spatial, 1)
+    # (torch's views are (n, c, 1, -1) and (n, 1, -1): the node's gradient has that shape,
+    # which its hooks see; leafgrad's (n, c, -1, 1) differed: generated-program seed 33082;
+    # the size given: -1 is ambiguous for an empty batch)
+    spatial = int(np.prod(input.shape[2:]))
+    flat_input = input if input.ndim == 4 else input.contiguous().view(n, c, 1, spatial)
+    flat_target = target_data if input.ndim == 4 else target_data.reshape(n, 1, spatial)
     out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
     # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
@@ -598,7 +662,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / _wrap(total)
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+    # torch's C++: (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes), products
+    # with Scalars (MulBackward1; Tensor products recorded MulBackward0: generated-program seed
+    # 31018)
+    from ..ops.elementwise import MulScalar
+
+    return (MulScalar.apply(nll, other=1 - label_smoothing)
+            + MulScalar.apply(smooth, other=label_smoothing / classes))
 
 
 def _ignored_targets(target, ignore_index):
@@ -617,8 +687,12 @@ def _smoothing_divisor(target, *weight, ignore_index, dtype):
 
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
                                  classes):
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+    if label_smoothing > 0:  # Scalar product and sum, as torch's C++ (MulBackward1, AddBackward1)
+        from ..ops.elementwise import MulScalar
+        from ..ops.special_fns import AddScalarFormula
+
+        target = AddScalarFormula.apply(MulScalar.apply(target, other=1 - label_smoothing),
+                                        other=label_smoothing / classes)
     product = log_p * target
     if weight is not None:
         shape = [1] * log_p.ndim

@@ -430,11 +430,22 @@ def _sum_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
     (benchmarks/bench_nn.py, ce512)."""
     if a.ndim == 0:  # a 0-d tensor's dim 0 is itself
         return a.copy()
+    # Zero sums carry torch's signs: its last-dim kernels reduce from the first element (all
+    # -0. sum to -0.), its other kernels from +0. (they never give -0.): softmax backwards of a
+    # zero gradient are +0. or -0. by that (generated-program seed 31078)
     if dim == a.ndim - 1 and a.dtype.kind == "f" and a.flags.c_contiguous and a.size:
         last = a.shape[-1]
         ones = np.ones(last, dtype=a.dtype)
-        return (a.reshape(-1, last) @ ones).reshape(a.shape[:-1] + (1,))
-    return a.sum(axis=dim, keepdims=True)
+        total = (a.reshape(-1, last) @ ones).reshape(a.shape[:-1] + (1,))
+        zero = total == 0
+        if zero.any():  # (BLAS starts from +0.)
+            negative = ((a == 0) & np.signbit(a)).all(axis=-1, keepdims=True)
+            total[zero & negative] = -0.0
+        return total
+    total = a.sum(axis=dim, keepdims=True)
+    if dim % a.ndim != a.ndim - 1 and total.dtype.kind in "fc":
+        np.add(total, 0, out=total)  # (-0. + 0. is +0.; every other value is unchanged)
+    return total
 
 
 def _max_keepdim(a: np.ndarray, dim: int) -> np.ndarray:
@@ -532,6 +543,8 @@ class LogSoftmax(Op):
         _check_softmax_dtype(a, dim, "log_softmax")
         a = _layout.contiguous(_float(a))
         if a.size == 0:
+            if ctx is not None:  # (the backward's factors, empty too: seed 28766 raised)
+                ctx.keep("softmax", (a.copy(), np.ones_like(a, shape=_reduced(a.shape, dim))))
             return a.copy()
         if a.ndim == 0:  # one element: computed as a 1-element vector, kept 0-d
             out = LogSoftmax.forward(ctx, a.reshape(1), 0)
@@ -573,6 +586,11 @@ class LogSoftmax(Op):
         # torch: self_t - logsumexp_jvp(self_p, self_t, {dim}, true)
         dim = self._params["dim"]
         return tangents[0] - logsumexp_jvp(primals[0], tangents[0], (dim,), True)
+
+
+def _reduced(shape: tuple, dim: int) -> tuple:
+    """``shape`` with ``dim`` kept as size 1 (a keepdim reduction's shape)."""
+    return tuple(1 if i == dim % len(shape) else n for i, n in enumerate(shape))
 
 
 # softmax's and log_softmax's backwards recorded under create_graph are torch's ops

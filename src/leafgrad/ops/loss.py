@@ -91,12 +91,19 @@ class _Pointwise(Op):
         x, target = self.saved("self"), self.saved("target")
         if target.dtype.name == "bool":  # torch's backward kernels take a bool target as 0/1
             target = target.to(x.dtype)
-        diff = x - target
         params = {k: v for k, v in self._params.items() if k != "reduction"}
-        local = _unreduce(grad, tuple(diff.shape), self._params["reduction"]) * self.slope(
-            diff, **params
-        )
-        return (local if self.needs_grad(0) else None), (-local if self.needs_grad(1) else None)
+        shape, reduction = tuple(np.broadcast_shapes(x.shape, target.shape)), self._params[
+            "reduction"]
+        grad_x = grad_target = None
+        # torch's derivatives.yaml: the target's gradient is the same backward with self and
+        # target swapped (slope(target - self)), not the negated input gradient: the two differ
+        # in the sign of zeros (mse_loss(y, y): torch's gradients are both -0. under a negative
+        # upstream gradient, leafgrad's summed to +0.: generated-program seed 32854)
+        if self.needs_grad(0):
+            grad_x = _unreduce(grad, shape, reduction) * self.slope(x - target, **params)
+        if self.needs_grad(1):
+            grad_target = _unreduce(grad, shape, reduction) * self.slope(target - x, **params)
+        return grad_x, grad_target
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(loss_backward(self_t, self_p, target_p) + loss_backward(target_t, target_p,
@@ -358,6 +365,8 @@ class NllLoss(Op):
         if not every:
             losses = np.where(kept, losses, a.dtype.type(0))
         if reduction == "none":
+            if a.ndim == 1:  # torch's single-sample kernel: 0 - x * w (never -0.: seed 30390)
+                losses = losses + a.dtype.type(0)
             return losses.astype(a.dtype, copy=False)
         total, total_weight = _nll_totals(losses, weights, kept, every, weight is not None)
         if reduction == "mean":
@@ -597,5 +606,7 @@ def _loss_grad_finisher(node, x):
     def finish(value):
         if weight is not None:
             value = value * weight
-        return value / count if mean else value
+        # div(numel) with a Scalar in torch's C++ (DivBackward1 under create_graph; a Tensor
+        # quotient recorded DivBackward0: generated-program seed 31622)
+        return DivScalar.apply(value, other=count) if mean else value
     return finish

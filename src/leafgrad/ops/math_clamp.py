@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _promote
 from ._forward import auto_element_wise, filled
+from .loss import DivScalar
 from .math_logic import Where, check_broadcast_all
 from . import _batching_rules as batch
 from . import _uint
@@ -277,7 +278,9 @@ class Minimum(_Extremum):
 def _split_ties(node, grad, self_loses, other_loses):
     """torch: ``where(self == other, grad / 2, grad).masked_fill_(<input lost>, 0)``."""
     a, b = node.saved("self"), node.saved("other")
-    shared = _where(a == b, grad / 2, grad)
+    # grad / 2 is C++'s div(Tensor, Scalar): DivBackward1 under create_graph (generated-program
+    # seeds 25850, 26074 recorded DivBackward0)
+    shared = _where(a == b, DivScalar.apply(grad, other=2), grad)
     grad_self = grad_other = None
     if node.needs_grad(0):
         grad_self = shared._masked_zero(self_loses(a, b))

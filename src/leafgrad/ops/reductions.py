@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _wrap, _wrap_dim
-from . import _layout, return_types
+from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
-from .reduce import _expand_back, _sum_dtype, reduce_dims
+from .reduce import _expand_back, _sum_dims, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -282,6 +282,14 @@ class Logsumexp(Op):
         shift = np.amax(a.real, axis=dim, keepdims=True)
         shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype)
         with np.errstate(all="ignore"):
+            if a.dtype.kind == "f":
+                # torch's steps and kernels: exp_ and log_ are its unary ops (MKL's vector
+                # functions for float32), the sum its cascade (NumPy's own float32 exp and log
+                # differ in the last bit, and so did the result: generated-program seed 24718)
+                # (np.asarray: 0-d arithmetic gives NumPy scalars, which MKL cannot read)
+                summed = _sum_dims(_float_kernels.exp(np.asarray(a - shift)), dim, keepdim, None)
+                out = _float_kernels.log(np.asarray(summed))
+                return _layout.contiguous(out + (shift if keepdim else shift.squeeze(dim)))
             out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
         return _layout.contiguous(out if keepdim else out.squeeze(dim))
 

@@ -53,7 +53,13 @@ class Cumsum(Op):
         acc = _sum_dtype(a, dtype)  # integers and bools accumulate in int64, as torch
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
-        return _layout.contiguous(_scan(np.cumsum, a, dim, acc))
+        out = _layout.contiguous(_scan(np.cumsum, a, dim, acc))
+        if out.dtype.kind in "fc":
+            # torch's running sum starts at +0., so a run of -0. sums to +0. (NumPy's starts
+            # at the first element and keeps -0.: a cumprod gradient of zeros had the other
+            # signs, generated-program seed 27302)
+            np.add(out, 0, out=out)
+        return out
 
     def backward(self, grad):
         shape, dtype = self._input_meta[0]

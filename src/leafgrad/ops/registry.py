@@ -476,6 +476,12 @@ class Op(Node):
         return result
 
     def _apply(self, grads: list) -> tuple:
+        edges = self._next_nodes
+        if edges.count(None) == len(edges):
+            # no input needs a gradient (an op on a view made under no_grad/inference_mode of a
+            # tensor requiring grad records with no edge, and saves nothing): torch's node
+            # computes nothing (the backward read a saved input: KeyError, seed 31118)
+            return (None,) * len(edges)
         if self.index_saves or self.multi_output:  # Note: saved index tensors
             self._unpack_index()
             if self.index_saves and _grad_state.grad_enabled and self._saved:

@@ -367,8 +367,11 @@ def chunk(tensor, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim]
-    split_size = -(-size // chunks) if size else 1
-    return Split.apply(tensor, split_size=max(split_size, 1), dim=dim)
+    if size == 0:
+        # torch: `chunks` empty pieces from split_with_sizes (a split would give one: seed
+        # 32816, where leafgrad returned one SplitBackward0 piece)
+        return SplitWithSizes.apply(tensor, split_sizes=(0,) * chunks, dim=dim)
+    return Split.apply(tensor, split_size=-(-size // chunks), dim=dim)
 
 
 def diagonal(tensor, offset=0, dim1=0, dim2=1):
