@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _promote
+from . import _float_kernels, _layout, _promote, _sleef_log1pf
 from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
@@ -343,6 +343,8 @@ class Silu(Op):
 
 
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf in the vectors
+        return _sleef_log1pf.softplus(a, beta, threshold)
     scaled = a * beta
     with np.errstate(over="ignore"):
         soft = np.logaddexp(0, scaled) / beta

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._forward import auto_element_wise, filled
 from .activation import _float, kernel_tensor
-from . import _layout
+from . import _layout, _sleef_log1pf
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
@@ -148,6 +148,8 @@ class LogSigmoid(Op):
     @staticmethod
     def forward(ctx, a):
         a = _float(a)
+        if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
+            return _sleef_log1pf.log_sigmoid(a)
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
 
     def backward(self, grad):

@@ -1,0 +1,186 @@
+"""float32 softplus, log_sigmoid and binary_cross_entropy_with_logits against torch's bits
+(ops/_sleef_log1pf.py: SLEEF's expf and log1pf in torch's vectors, glibc's expf and log1pf on
+softplus's scalar path). Found by running SAC (the tanh-squash correction's softplus) and a
+word2vec skip-gram (logsigmoid) with leafgrad: their first losses differed in the last digit.
+
+With ``leafgrad.backends.cpu.torch_bits`` every element must be torch's, but for glibc's expf
+on softplus's scalar path (float64's exp rounded once: 99.9%); by default a share is asked
+for. Expected values are torch's results on the same inputs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+
+import leafgrad
+from leafgrad.ops import _sleef_log1pf
+from tests._torch import require_torch
+
+torch = require_torch()
+
+
+@pytest.fixture(autouse=True)
+def _exact_mode():
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    leafgrad.backends.cpu.torch_bits = True
+    yield
+    leafgrad.backends.cpu.torch_bits = False
+    torch.set_num_threads(previous)
+
+
+def _grid(size: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(size) * 6).astype(np.float32)
+    specials = np.array([0.0, -0.0, 25.0, -25.0, 88.0, -104.0, 1e-8, -1e-8, 20.0, 19.999998,
+                         np.inf, -np.inf, np.nan], dtype=np.float32)
+    x[:min(size, specials.size)] = specials[:size]
+    return x
+
+
+FUNCTIONS = {
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x),
+    "softplus_beta": lambda lib, x: lib.nn.functional.softplus(x, beta=2.5, threshold=5.0),
+    "softplus_small_beta": lambda lib, x: lib.nn.functional.softplus(x, 0.5, 3),
+    "Softplus_module": lambda lib, x: lib.nn.Softplus(beta=3.0)(x),
+    "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    "LogSigmoid_module": lambda lib, x: lib.nn.LogSigmoid()(x),
+    "bce_with_logits": lambda lib, x: lib.nn.functional.binary_cross_entropy_with_logits(
+        x, (x > 0.3).float(), reduction="none"),
+    "bce_with_logits_pos_weight": lambda lib, x: lib.nn.functional.binary_cross_entropy_with_logits(
+        x, (x > -0.2).float(), pos_weight=lib.tensor(2.5), reduction="none"),
+    "bce_soft_target_weight": lambda lib, x: lib.nn.functional.binary_cross_entropy_with_logits(
+        x, x.sigmoid(), weight=x.abs(), reduction="none"),
+}
+
+LAYOUTS = {
+    "contiguous": lambda t: t,
+    "strided": lambda t: t[::2],  # every element on softplus's scalar path
+    "transposed": lambda t: t[: t.numel() // 2 * 2].reshape(-1, 2).t(),
+    "row_slices": lambda t: t[: t.numel() // 40 * 40].reshape(-1, 40)[:, :35],
+}
+
+
+def _same(ours, theirs) -> np.ndarray:
+    ours, theirs = ours.detach().numpy(), theirs.detach().numpy()
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    return (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
+
+
+@pytest.mark.parametrize("size", [1, 5, 31, 32, 33, 64, 100, 1000, 20011])
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_bits_every_size(name, size):
+    grid = _grid(size)
+    same = _same(FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)),
+                 FUNCTIONS[name](torch, torch.from_numpy(grid)))
+    assert same.all(), (grid[~same][:5], same.mean())
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_bits_every_layout(name, layout):
+    grid = _grid(4000, seed=1)
+    view = LAYOUTS[layout]
+    same = _same(FUNCTIONS[name](leafgrad, view(leafgrad.tensor(grid))),
+                 FUNCTIONS[name](torch, view(torch.from_numpy(grid))))
+    # glibc's expf on softplus's scalar path is float64's exp rounded once (99.9%)
+    assert same.mean() >= (0.998 if name.startswith(("softplus", "Softplus")) else 1.0)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_zero_dim_and_empty(name):
+    for values in (np.float32(-1.7), np.float32(30.0), np.zeros((0, 3), np.float32)):
+        ours = FUNCTIONS[name](leafgrad, leafgrad.tensor(values))
+        theirs = FUNCTIONS[name](torch, torch.tensor(values))
+        assert _same(ours, theirs).all() and tuple(ours.shape) == tuple(theirs.shape)
+
+
+@pytest.mark.parametrize("name", ["softplus", "logsigmoid", "bce_with_logits"])
+def test_default_mode_share(name):
+    leafgrad.backends.cpu.torch_bits = False
+    grid = _grid(100_000, seed=2)
+    same = _same(FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)),
+                 FUNCTIONS[name](torch, torch.from_numpy(grid)))
+    assert same.mean() >= 0.99, same.mean()
+    ours = FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)).numpy()
+    theirs = FUNCTIONS[name](torch, torch.from_numpy(grid)).numpy()
+    finite = np.isfinite(theirs)
+    # one ulp of log_sigmoid; the loss (1 - t) * x - log_sigmoid(x) cancels, so its error is
+    # counted in ulps of |x| there
+    scale = np.abs(theirs) + (np.abs(grid) if name.startswith("bce") else 0)
+    error = np.abs(ours[finite] - theirs[finite])
+    assert np.all(error <= 2 * np.spacing(scale[finite]))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_reduced_bce_and_its_grad(reduction):
+    # the GAN losses of a 2-D GAN script: a (16, 1) batch, mean reduction, both target values
+    grid = _grid(16, seed=3).reshape(16, 1)
+    grid[~np.isfinite(grid)] = 0.5
+    for target in (np.ones((16, 1), np.float32), np.zeros((16, 1), np.float32)):
+        results = []
+        for lib in (leafgrad, torch):
+            x = lib.tensor(grid, requires_grad=True)
+            loss = lib.nn.functional.binary_cross_entropy_with_logits(
+                x, lib.tensor(target), reduction=reduction)
+            loss.backward()
+            results.append((loss.item(), x.grad.numpy().tolist()))
+        assert results[0] == results[1]
+
+
+def test_float64_unchanged_and_gradients_check():
+    x = leafgrad.tensor(_grid(40, seed=4)[13:].astype(np.float64), requires_grad=True)
+    for function in (lambda t: leafgrad.nn.functional.softplus(t, beta=1.5, threshold=4.0),
+                     leafgrad.nn.functional.logsigmoid):
+        assert leafgrad.autograd.gradcheck(function, (x,))
+        ours = function(x).detach().numpy()
+        theirs = (torch.nn.functional.logsigmoid(torch.from_numpy(x.detach().numpy()))
+                  if function is leafgrad.nn.functional.logsigmoid else
+                  torch.nn.functional.softplus(torch.from_numpy(x.detach().numpy()), 1.5, 4.0))
+        np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-15, atol=0)
+
+
+# -- the replays against what they replay --------------------------------------------------------
+def _libm():
+    name = ctypes.util.find_library("m")
+    try:
+        library = ctypes.CDLL(name or "libm.so.6")
+        function = library.log1pf
+    except (OSError, AttributeError):
+        return None
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+    return function
+
+
+def test_glibc_log1pf_replay_is_the_c_librarys():
+    # torch's scalar path calls the C library's log1pf; the replay is glibc 2.36's algorithm
+    # (the C library torch runs with here). A correctly rounded libm (glibc >= 2.41) differs.
+    log1pf = _libm()
+    if log1pf is None:
+        pytest.skip("no C math library to compare with")
+    rng = np.random.default_rng(5)
+    x = np.concatenate([
+        rng.standard_normal(20000) * 3, rng.uniform(-1, 0, 5000),
+        np.exp(rng.uniform(-80, 80, 5000)), rng.uniform(-1e-6, 1e-6, 2000),
+        [-1, -0.0, 0.0, -2, np.inf, -np.inf, np.nan, 1e38, 3e38, 1e-40, -1e-40, 2 ** -29,
+         -0.2929, 0.41422, 0.4142135]]).astype(np.float32)
+    expected = np.array([log1pf(float(v)) for v in x], np.float32)
+    ours = _sleef_log1pf.glibc_log1pf(x)
+    same = (ours == expected) | (np.isnan(ours) & np.isnan(expected))
+    assert same.all(), x[~same][:5]
+    assert np.array_equal(np.signbit(ours[x == 0]), np.signbit(expected[x == 0]))
+
+
+def test_sleef_log1pf_special_values():
+    # SLEEF's own special cases (its vector code returns them after the polynomial); the
+    # finite values are checked through softplus and log_sigmoid against torch above
+    values = np.array([-1, -0.0, 0.0, -2, np.inf, np.nan, 1e38, 2e38, -np.inf], np.float32)
+    result = _sleef_log1pf.sleef_log1pf(values)
+    expected = np.array([-np.inf, -0.0, 0.0, np.nan, np.inf, np.nan, np.log1p(1e38), np.inf,
+                         np.nan], np.float32)
+    assert np.array_equal(result, expected, equal_nan=True)
+    assert np.signbit(result[1]) and not np.signbit(result[2])
