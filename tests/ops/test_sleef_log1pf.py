@@ -184,3 +184,38 @@ def test_sleef_log1pf_special_values():
                          np.nan], np.float32)
     assert np.array_equal(result, expected, equal_nan=True)
     assert np.signbit(result[1]) and not np.signbit(result[2])
+
+
+# -- torch.log1p: SLEEF's log1pf on every element (a strided operand is buffered first) ----------
+LOG1P_FORMS = {
+    "function": lambda lib, t: lib.log1p(t),
+    "method": lambda lib, t: t.log1p(),
+    "special": lambda lib, t: lib.special.log1p(t),
+    "in_place": lambda lib, t: t.clone().log1p_() if t.is_contiguous() else _in_place(t),
+    "out": lambda lib, t: lib.log1p(t, out=lib.empty(0)),
+}
+
+
+def _in_place(t):
+    t.log1p_()
+    return t
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("form", sorted(LOG1P_FORMS))
+def test_log1p_bits(form, layout):
+    grid = np.concatenate([np.linspace(-0.99, 100, 3001), np.exp(np.linspace(-30, 80, 999)),
+                           [-1, -0.0, 0.0, -2, np.inf, np.nan]]).astype(np.float32)
+    view = LAYOUTS[layout]
+    ours = LOG1P_FORMS[form](leafgrad, view(leafgrad.tensor(grid)))
+    theirs = LOG1P_FORMS[form](torch, view(torch.from_numpy(grid.copy())))
+    assert _same(ours, theirs).all()
+
+
+def test_log1p_zero_dim_empty_and_default_share():
+    for values in (np.float32(0.37), np.float32(-0.0), np.zeros((2, 0), np.float32)):
+        assert _same(leafgrad.log1p(leafgrad.tensor(values)), torch.log1p(torch.tensor(values))).all()
+    leafgrad.backends.cpu.torch_bits = False
+    grid = np.linspace(-0.99, 100, 100_000, dtype=np.float32)
+    same = _same(leafgrad.log1p(leafgrad.tensor(grid)), torch.log1p(torch.from_numpy(grid)))
+    assert same.mean() >= 0.998

@@ -193,3 +193,13 @@ def softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
             if part is not None:
                 soft[part] = _softplus_scalar(scaled[part], beta)
     return np.where(scaled > threshold, a, soft)
+
+
+def log1p(a: np.ndarray):
+    """torch's ``log1p`` of a float32 array under ``torch_bits``, or None (the caller's default
+    form). torch's vml-style unary kernel copies a strided operand into a buffer and maps
+    ``Vectorized::log1p`` over it, the leftover as a partial vector: SLEEF's log1pf on every
+    element, whatever the layout."""
+    if not _cpu.torch_bits or a.dtype != _F32:
+        return None
+    return sleef_log1pf(a)

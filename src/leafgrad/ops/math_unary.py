@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _batching_rules as batch, _float_kernels, _layout, _mkl, _promote
+from . import _batching_rules as batch, _float_kernels, _layout, _mkl, _promote, _sleef_log1pf
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
@@ -89,6 +89,16 @@ def _vml(name: str, fallback):
 
 # -- exponentials and logarithms ----------------------------------------------------------------
 
+_log1p_default = _vml("log1p", np.log1p)
+
+
+def _log1p(a: np.ndarray) -> np.ndarray:
+    # torch's float32 log1p is SLEEF's log1pf (glibc's on the scalar path), not MKL's:
+    # replayed under backends.cpu.torch_bits (ops/_sleef_log1pf.py)
+    exact = _sleef_log1pf.log1p(a)
+    return _log1p_default(a) if exact is None else exact
+
+
 
 @register
 class Exp2(_FloatUnary):
@@ -156,7 +166,7 @@ class Log1p(_FloatUnary):
     node = "Log1PBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
-    compute = staticmethod(_vml("log1p", np.log1p))
+    compute = staticmethod(_log1p)
     torch_names = ("log1p", "special.log1p")
 
     def backward(self, grad):
