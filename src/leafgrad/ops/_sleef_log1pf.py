@@ -203,3 +203,31 @@ def log1p(a: np.ndarray):
     if not _cpu.torch_bits or a.dtype != _F32:
         return None
     return sleef_log1pf(a)
+
+
+# -- the backwards (torch's softplus_backward and log_sigmoid_backward kernels) -------------------
+def softplus_backward(grad: np.ndarray, x: np.ndarray, beta, threshold) -> np.ndarray:
+    """``grad`` where ``x * beta > threshold``, else ``grad * z / (z + 1)`` with
+    ``z = exp(x * beta)``: SLEEF's expf in the vectors, glibc's on the leftover."""
+    beta, threshold = _F32(beta), _F32(threshold)
+    scaled = x * beta
+    part = _float_kernels._scalar_part_of(scaled.shape, (grad, x))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if part is Ellipsis:
+            z = np.exp(scaled, dtype=_F64).astype(_F32)
+        else:
+            z = _expf_vector(scaled)
+            if part is not None:
+                z[part] = np.exp(scaled[part], dtype=_F64).astype(_F32)
+        return np.where(scaled > threshold, grad, grad * z / (z + _ONE))
+
+
+def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``(max_deriv - sign * b / (1 + b)) * grad`` with the forward's buffer ``b = exp(-|x|)``
+    (SLEEF's expf), ``max_deriv`` 1 and ``sign`` 1 where x < 0, else 0 and -1."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        buffer = _expf_vector(-np.abs(x))
+        negative = x < 0
+        max_deriv = np.where(negative, _ONE, _ZERO)
+        sign = np.where(negative, _ONE, -_ONE)
+        return (max_deriv - sign * (buffer / (_ONE + buffer))) * grad

@@ -364,6 +364,10 @@ class Softplus(Op):
     def backward(self, grad):
         x = self.saved("self")
         beta, threshold = self._params["beta"], self._params["threshold"]
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards)
+            return _wrap(array_kernel(_sleef_log1pf.softplus_backward, grad._data, x._data,
+                                      beta=beta, threshold=threshold))
         linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
         return grad * (linear + (1 - linear) * (x * beta).sigmoid())
 

@@ -13,7 +13,7 @@ from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, array_kernel, plain_backward, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
@@ -153,7 +153,11 @@ class LogSigmoid(Op):
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
 
     def backward(self, grad):
-        return grad * (-self.saved("self")).sigmoid()
+        x = self.saved("self")
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards in activation.py)
+            return _wrap(array_kernel(_sleef_log1pf.log_sigmoid_backward, grad._data, x._data))
+        return grad * (-x).sigmoid()
 
     jvp = auto_element_wise
 
