@@ -265,3 +265,16 @@ def test_double_backward_still_recorded(name):
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=2e-6, atol=1e-7)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=2e-5, atol=1e-7)
     assert results[0][2] and results[1][2]
+
+
+def test_default_mode_small_softplus_is_torchs():
+    # SAC's squashing correction: softplus of a (batch, action) tensor of 16 elements, all on
+    # the scalar path, where glibc's log1pf is replayed by default too (glibc's expf: 99.9%)
+    leafgrad.backends.cpu.torch_bits = False
+    rng = np.random.default_rng(9)
+    same = []
+    for _ in range(200):
+        x = (rng.standard_normal((8, 2)) * 3).astype(np.float32)
+        same.append(_same(leafgrad.nn.functional.softplus(leafgrad.tensor(-2 * x)),
+                          torch.nn.functional.softplus(torch.from_numpy(-2 * x))))
+    assert np.mean(same) >= 0.998

@@ -20,9 +20,9 @@ module doc of _float_kernels.py describes): with the exact expf replay it gives 
 softplus and log_sigmoid on every element of the test grids. It costs about 20 NumPy passes
 (0.15 s for 10^6 elements; the glibc replay 130 us for 16 elements, 5x a whole softplus call), so
 like the other exact replays they run when ``leafgrad.backends.cpu.torch_bits`` is set; by
-default both paths use float64's log1p rounded once and the vectors the plain expf replay:
-torch's bits on 99.5% of the vector path's elements and 96.6% of the scalar path's (NumPy's
-float32 logaddexp, before: 86%).
+default the vectors use float64's log1p rounded once and the plain expf replay (torch's bits on
+99.5% of elements; NumPy's float32 logaddexp, before: 86%) and the scalar path replays glibc's
+log1pf where it is short (see _GLIBC_REPLAY_UP_TO).
 """
 
 from __future__ import annotations
@@ -171,12 +171,19 @@ def glibc_log1pf(x: np.ndarray) -> np.ndarray:
     return out.reshape(shape)
 
 
+# The glibc replay costs about 85 us whatever the size up to a few thousand elements: by default
+# it runs where the scalar path is short (a tensor of fewer than 32 elements, the leftover of a
+# longer one: an RL policy's (batch, action) softplus takes this path entirely), and float64's
+# log1p rounded once (96.6%) stands in for it on long strided operands.
+_GLIBC_REPLAY_UP_TO = 1024
+
+
 def _softplus_scalar(scaled: np.ndarray, beta) -> np.ndarray:
     with np.errstate(over="ignore"):
         grown = np.exp(scaled, dtype=_F64).astype(_F32)  # glibc's expf (99.9%)
-        if _cpu.torch_bits:
+        if _cpu.torch_bits or grown.size <= _GLIBC_REPLAY_UP_TO:
             return glibc_log1pf(grown) / beta
-        return np.log1p(grown, dtype=_F64).astype(_F32) / beta  # glibc's log1pf (96.6%)
+        return np.log1p(grown, dtype=_F64).astype(_F32) / beta
 
 
 def softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
