@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _promote, _sleef_log1pf
+from . import _float_kernels, _layout, _promote, _sleef_unary
 from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
@@ -172,6 +172,8 @@ class Elu(Op):
     @staticmethod
     def forward(ctx, a, alpha, scale, input_scale):
         a = _float(a)
+        if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
+            return _sleef_unary.elu(a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = alpha * np.expm1(a * input_scale)  # -0. stays -0., as torch
         return (scale * np.where(a > 0, a, negative)).astype(a.dtype)
@@ -344,7 +346,7 @@ class Silu(Op):
 
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf in the vectors
-        return _sleef_log1pf.softplus(a, beta, threshold)
+        return _sleef_unary.softplus(a, beta, threshold)
     scaled = a * beta
     with np.errstate(over="ignore"):
         soft = np.logaddexp(0, scaled) / beta
@@ -366,7 +368,7 @@ class Softplus(Op):
         beta, threshold = self._params["beta"], self._params["threshold"]
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
-            return _wrap(array_kernel(_sleef_log1pf.softplus_backward, grad._data, x._data,
+            return _wrap(array_kernel(_sleef_unary.softplus_backward, grad._data, x._data,
                                       beta=beta, threshold=threshold))
         linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
         return grad * (linear + (1 - linear) * (x * beta).sigmoid())

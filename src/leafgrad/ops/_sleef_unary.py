@@ -1,4 +1,4 @@
-"""float32 softplus and log_sigmoid with torch's last bits: SLEEF's ``log1pf`` (u10) replayed.
+"""float32 log1p, expm1, softplus, log_sigmoid and elu with torch's last bits: SLEEF replays.
 
 torch 2.13's CPU kernels for these (ATen/native/cpu/Activation.cpp) compute, in 16-lane
 AVX-512 vectors, ``log1p(exp(x * beta)) / beta`` (softplus, where ``x * beta <= threshold``) and
@@ -238,3 +238,108 @@ def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
         max_deriv = np.where(negative, _ONE, _ZERO)
         sign = np.where(negative, _ONE, -_ONE)
         return (max_deriv - sign * (buffer / (_ONE + buffer))) * grad
+
+
+# -- SLEEF's expm1f (u10): torch.expm1 and the elu family's vectors --------------------------------
+# expm1f is expk2f (exp as a float32 pair) minus one, the pair rounded at the end. torch runs it
+# on every element for torch.expm1 (buffered like log1p) and in the vectors of elu, selu and
+# celu, whose scalar path calls glibc's expm1f (float64's expm1 rounded once there: 96%, glibc's
+# expm1f is not correctly rounded and is not replayed). By default the vectors use float64's
+# expm1 rounded once too (99.96% of torch's elu bits; NumPy's float32 expm1 gave 90%).
+
+_R_LN2 = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2U, _L2L = _F32(0.693145751953125), _F32(1.428606765330187045e-06)
+_EXPK2_POLY = tuple(_F32(c) for c in (0.1980960224e-3, 0.1394256484e-2, 0.8333456703e-2,
+                                      0.4166637361e-1))
+
+
+def _pair_add(hi, lo, value):
+    """SLEEF's dfadd2 of a pair and a float: the sum as a pair, exactly as its operations round."""
+    total = hi + value
+    v = total - hi
+    return total, ((hi - (total - v)) + (value - v)) + lo
+
+
+def _pair_times(hi, lo, y_hi, y_lo=None):
+    """SLEEF's dfmul of a pair by a float (``y_lo`` None) or by a pair, with fused operations."""
+    product = hi * y_hi
+    error = _fma(hi, y_hi, -product)
+    if y_lo is None:
+        return product, _fma(lo, y_hi, error)
+    return product, _fma(hi, y_lo, _fma(lo, y_hi, error))
+
+
+def _scale_by_power(value, q):
+    """SLEEF's vldexp2: ``value * 2**(q >> 1) * 2**(q - (q >> 1))``, two roundings at most."""
+    half = q >> 1
+    return (value * np.ldexp(_ONE, half).astype(_F32)) * np.ldexp(_ONE, q - half).astype(_F32)
+
+
+def sleef_expm1f(a: np.ndarray) -> np.ndarray:
+    """SLEEF's ``expm1f`` u10 on a float32 array."""
+    shape = np.shape(a)
+    a = np.asarray(a, dtype=_F32).reshape(-1)
+    with np.errstate(all="ignore"):
+        q = np.rint(a * _R_LN2)
+        q[~np.isfinite(q)] = 0
+        q = np.clip(q, -300, 300).astype(np.int32)
+        qf = q.astype(_F32)
+        # s = a - q * log(2) as a pair (log(2) in two parts)
+        s_hi, s_lo = _pair_add(a, _ZERO, qf * -_L2U)
+        s_hi, s_lo = _pair_add(s_hi, s_lo, qf * -_L2L)
+        u = np.full_like(a, _EXPK2_POLY[0])
+        for coefficient in _EXPK2_POLY[1:]:
+            u = _fma(u, s_hi, coefficient)
+        # exp(s) - 1 = s + s**2 * (1/2 + s * (1/6 + s * u)), in pairs
+        t_hi, t_lo = _pair_add(*_pair_times(s_hi, s_lo, u), _F32(0.166666659414234244790680580464))
+        t_hi, t_lo = _pair_add(*_pair_times(s_hi, s_lo, t_hi, t_lo), _HALF)
+        square_hi = s_hi * s_hi
+        square_lo = _fma(s_hi + s_hi, s_lo, _fma(s_hi, s_hi, -square_hi))
+        p_hi, p_lo = _pair_times(square_hi, square_lo, t_hi, t_lo)
+        total = s_hi + p_hi
+        v = total - s_hi
+        t_lo = ((s_hi - (total - v)) + (p_hi - v)) + (s_lo + p_lo)
+        t_hi = total
+        # 1 + t, scaled by 2**q, minus one
+        e_hi = _ONE + t_hi
+        e_lo = ((_ONE - e_hi) + t_hi) + t_lo
+        e_hi, e_lo = _scale_by_power(e_hi, q), _scale_by_power(e_lo, q)
+        underflow = a < -104
+        e_hi[underflow] = 0
+        e_lo[underflow] = 0
+        r_hi, r_lo = _pair_add(e_hi, e_lo, -_ONE)
+        result = r_hi + r_lo
+        result[a > _F32(88.72283172607421875)] = np.inf
+        result[a < _F32(-16.635532333438687426013570)] = -1
+        result[np.isnan(a)] = np.nan
+        result[(a == 0) & np.signbit(a)] = -0.0
+    return result.reshape(shape)
+
+
+def _expm1f_rounded(a: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.expm1(a, dtype=_F64).astype(_F32)
+
+
+def expm1(a: np.ndarray):
+    """torch's ``expm1`` of a float32 array under ``torch_bits`` (SLEEF's expm1f on every
+    element), or None (the caller's default form)."""
+    if not _cpu.torch_bits or a.dtype != _F32:
+        return None
+    return sleef_expm1f(a)
+
+
+def elu(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """torch's ``elu`` kernel on a float32 array: ``x * scale`` where ``x > 0``, else
+    ``expm1(x * input_scale) * (alpha * scale)`` (the coefficients rounded to float32)."""
+    negative_coefficient = _F32(alpha) * _F32(scale)
+    positive_coefficient, input_coefficient = _F32(scale), _F32(input_scale)
+    scaled = a * input_coefficient
+    part = _float_kernels._scalar_part(a)
+    if part is Ellipsis:
+        grown = _expm1f_rounded(scaled)
+    else:
+        grown = sleef_expm1f(scaled) if _cpu.torch_bits else _expm1f_rounded(scaled)
+        if part is not None:
+            grown[part] = _expm1f_rounded(scaled[part])
+    return np.where(a > 0, a * positive_coefficient, grown * negative_coefficient)
