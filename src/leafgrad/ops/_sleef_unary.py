@@ -343,3 +343,34 @@ def elu(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
         if part is not None:
             grown[part] = _expm1f_rounded(scaled[part])
     return np.where(a > 0, a * positive_coefficient, grown * negative_coefficient)
+
+
+def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
+                 input_scale: float) -> np.ndarray:
+    """torch's ``elu_backward`` kernel (not from the result) on float32 arrays: ``grad * scale``
+    where ``x > 0``, else ``grad * input_scale * (alpha * scale) * exp(x * input_scale)``,
+    multiplied left to right; SLEEF's expf in the vectors, glibc's on the leftover (where a
+    NaN ``x`` takes the ``grad * scale`` side, as the scalar op's ``x <= 0`` test does)."""
+    negative_coefficient = _F32(alpha) * _F32(scale)
+    positive_coefficient, input_coefficient = _F32(scale), _F32(input_scale)
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    scaled = x * input_coefficient
+    part = _float_kernels._scalar_part_of(shape, (grad, x))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if part is Ellipsis:
+            grown = np.broadcast_to(np.exp(scaled, dtype=_F64).astype(_F32), shape)
+        else:
+            grown = np.array(np.broadcast_to(_float_kernels._expf(scaled), shape))
+            if part is not None:
+                grown[part] = np.broadcast_to(np.exp(scaled, dtype=_F64).astype(_F32),
+                                              shape)[part]
+        negative = grad * input_coefficient * negative_coefficient * grown
+        out = np.where(x > 0, grad * positive_coefficient, negative)
+        scalar_nan = np.broadcast_to(np.isnan(x), shape)
+        if part is Ellipsis:
+            out = np.where(scalar_nan, grad * positive_coefficient, out)
+        elif part is not None:
+            keep = np.zeros(shape, bool)
+            keep[part] = True
+            out = np.where(scalar_nan & keep, grad * positive_coefficient, out)
+    return out

@@ -196,6 +196,8 @@ class EluBackward(_SlopeBackward):
 
     @staticmethod
     def select(grad, a, alpha, scale, input_scale):
+        if grad.dtype == np.float32:  # torch's kernel: SLEEF's expf in the vectors
+            return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
                                * grad.dtype.type(alpha * scale * input_scale))
@@ -231,6 +233,13 @@ class Celu(Elu):
     node = "CeluBackward0"
     complex_message = '"elu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.celu",)
+
+    def backward(self, grad):
+        # torch's formula: elu_backward(grad, alpha, 1, 1.0 / alpha.toFloat(), false, self): the
+        # input scale from alpha rounded to float32 first (the forward's is 1 / alpha)
+        params = dict(self._params)
+        params["input_scale"] = 1.0 / float(np.float32(params["alpha"]))
+        return EluBackward.apply(grad, self.saved("self"), **params)
 
 
 @register
