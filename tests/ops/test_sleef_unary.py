@@ -395,3 +395,18 @@ def test_default_mode_small_elu_is_torchs():
             assert _same(ELU_FAMILY[name](leafgrad, leafgrad.tensor(x)),
                          ELU_FAMILY[name](torch, torch.from_numpy(x))).all()
 
+
+
+def test_default_mode_subnormal_log1p_inputs():
+    # BCE-with-logits of a confident right logit: log1p of a subnormal exp(-|x|), where SLEEF's
+    # pairs lose bits (28 units of 2**-149 for a logit of 100, where log1p rounds to 27)
+    leafgrad.backends.cpu.torch_bits = False
+    logits = np.array([100.0, -100.0, 90.0, 95.5, 101.25, 0.3], np.float32)
+    target = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0], np.float32)
+    for name in ("bce", "logsigmoid"):
+        results = []
+        for lib in (leafgrad, torch):
+            x, t = lib.tensor(logits), lib.tensor(target)
+            results.append(lib.nn.functional.binary_cross_entropy_with_logits(
+                x, t, reduction="none") if name == "bce" else lib.nn.functional.logsigmoid(-x))
+        assert _same(*results).all()
