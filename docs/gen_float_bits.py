@@ -221,8 +221,11 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   use NumPy's.
 - **expm1, log1p, sinh, cosh, atanh** are torch's own or SLEEF's kernels, not MKL's (MKL's
   results differ from torch's on 0.1-3% of inputs); float64's function rounded once gives
-  99.8-99.9% of the bits (NumPy's float32 loops: 61-95%). asinh, acosh and exp2 are SLEEF's
-  too and not replayed (87-93%).
+  99.8-99.9% of the bits (NumPy's float32 loops: 61-95%). log1p and expm1 are SLEEF's
+  `log1pf`/`expm1f` on every element (a strided operand is buffered first), replayed with
+  `torch_bits` (ops/_sleef_unary.py, which also gives softplus, log_sigmoid,
+  binary_cross_entropy_with_logits and the elu family torch's bits). asinh, acosh and exp2
+  are SLEEF's too and not replayed (87-93%).
 - **softmax and log_softmax** over the last dim are ATen's vectorised kernels: the row
   maximum, SLEEF's `expf` of x - max (the replay above), the sum in the order of 16 AVX-512
   lanes folded in halves, then softmax multiplies by the sum's reciprocal and log_softmax

@@ -38,10 +38,16 @@ def test_constants(name):
     assert repr(ours) == repr(theirs)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+# Python's number types stand for dtypes too (float is float64 whatever the default), and a
+# complex dtype's finfo is its real part's (seen in a PINN script: finfo(float).eps).
+DTYPE_ARGUMENTS = [f"lib.{dtype}" for dtype in DTYPES + ["complex64", "complex128"]] + [
+    "float", "int", "bool", "complex"]
+
+
+@pytest.mark.parametrize("dtype", DTYPE_ARGUMENTS)
 def test_finfo_iinfo_every_dtype(dtype):
     for info in ("finfo", "iinfo"):
-        code = f"lib.{info}(lib.{dtype})"
+        code = f"lib.{info}({dtype})"
         ours, theirs = _outcome(leafgrad, code), _outcome(torch, code)
         if isinstance(theirs[0], tuple):
             assert ours == theirs
@@ -58,6 +64,9 @@ FINFO_CASES = [
     "repr(lib.finfo())", "lib.finfo(1)", "lib.iinfo()", "lib.finfo(lib.float32) == "
     "lib.finfo(lib.float32)", "lib.finfo(lib.float32) == lib.finfo(lib.float64)",
     "lib.finfo(lib.float32).eps == lib.finfo().eps", "lib.iinfo('int8')",
+    "lib.finfo(None)", "lib.iinfo(None)", "repr(lib.finfo(type=float))",
+    "repr(lib.iinfo(type=int))", "lib.finfo(type=int)", "lib.iinfo(type=bool)",
+    "lib.finfo(float) == lib.finfo(lib.float64)", "lib.finfo(range)", "lib.iinfo(object)",
 ]
 
 

@@ -80,3 +80,33 @@ def test_setitem_from_a_view_of_itself_with_size_one_dims():
     # "unsupported operation: some elements of the input tensor and the written-to tensor
     # refer to a single memory location"; torch copies
     assert _overlap_outcomes(lg) == _overlap_outcomes(torch)
+
+
+def _index_reduce_warning_places(m):
+    # A GCN script's index_reduce_ warned from leafgrad/_numpy_aliases.py (a fixed stacklevel
+    # counted frames the keyword-alias wrapper adds); torch's warning names the caller's line.
+    import warnings
+
+    base, index, source = m.zeros(3, 2), m.tensor([0, 2, 0]), m.ones(3, 2)
+    calls = [
+        lambda: base.clone().index_reduce_(0, index, source, "amax", include_self=False),
+        lambda: base.index_reduce(0, index, source, "prod"),
+        lambda: m.index_reduce(base, 0, index, source, "mean"),
+        lambda: base.index_reduce(dim=0, index=index, source=source, reduce="amin"),
+    ]
+    places = []
+    m.set_warn_always(True)
+    try:
+        for call in calls:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                call()
+            places.append([(w.filename, w.lineno, str(w.message).split(" (Triggered")[0])
+                           for w in caught])
+    finally:
+        m.set_warn_always(False)
+    return places
+
+
+def test_index_reduce_warning_points_at_the_callers_line():
+    assert _index_reduce_warning_places(lg) == _index_reduce_warning_places(torch)

@@ -49,6 +49,23 @@ has_openmp = False
 has_spectral = False
 
 
+_MISSING = object()
+
+# torch's dtype arguments accept Python's number types and read them as torch does
+# everywhere: float is float64 (not the default dtype), int int64, complex complex128.
+_PYTHON_TYPES = {builtins.float: "float64", builtins.int: "int64", builtins.bool: "bool",
+                 builtins.complex: "complex128"}
+
+
+def _as_dtype(function: str, value) -> _dtype.dtype:
+    if isinstance(value, _dtype.dtype):
+        return value
+    if builtins.type(value) is builtins.type and value in _PYTHON_TYPES:
+        return getattr(_dtype, _PYTHON_TYPES[value])
+    raise TypeError(f"{function}(): argument 'type' (position 1) must be torch.dtype, not "
+                    f"{builtins.type(value).__name__}")
+
+
 def _g(value) -> str:
     """printf's %g: six significant digits, as torch's finfo/iinfo reprs print them."""
     return "%g" % value
@@ -65,12 +82,12 @@ class finfo:
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type=None):  # noqa: A002 - torch's parameter name
-        if type is None:
+    def __init__(self, type=_MISSING):  # noqa: A002 - torch's parameter name
+        if type is _MISSING:  # finfo() is the default dtype's; finfo(None) is refused
             type = _dtype.get_default_dtype()  # noqa: A001
-        if not isinstance(type, _dtype.dtype):
-            raise TypeError("finfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins.type(type).__name__}")
+        type = _as_dtype("finfo", type)  # noqa: A001
+        if type.is_complex:  # a complex dtype's limits are its parts': complex64 -> float32
+            type = type.to_real()  # noqa: A001
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
@@ -109,9 +126,6 @@ class finfo:
                 f"dtype={self.dtype})")
 
 
-_MISSING = object()
-
-
 class iinfo:
     """Limits of an integer dtype: ``iinfo(torch.int8).max == 127``.
 
@@ -126,9 +140,7 @@ class iinfo:
     def __init__(self, type=_MISSING):  # noqa: A002 - torch's parameter name
         if type is _MISSING:
             raise TypeError('iinfo() missing 1 required positional arguments: "type"')
-        if not isinstance(type, _dtype.dtype):
-            raise TypeError("iinfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins.type(type).__name__}")
+        type = _as_dtype("iinfo", type)  # noqa: A001
         if type is _dtype.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if type.is_floating_point or type.is_complex:

@@ -628,3 +628,57 @@ def test_drawing_and_tracing_a_graph_with_packed_saved_tensors():
     assert all(event["bytes"] == 0 for event in freed)  # packed: nothing leafgrad can size
     values = x.detach().numpy()
     np.testing.assert_allclose(x.grad.numpy(), 2 * values * np.cos(values ** 2), rtol=1e-6)
+
+
+# Note: one unpack per saved tensor and backward (graph_hooks.py). torch's backward formulas
+# unpack each saved tensor once per backward however many formulas use it; a counting unpack
+# hook shows it. (Which tensors are saved may differ: torch also saves batch norm's mean and
+# inverse std, leafgrad recomputes them; the count per saved tensor is what must agree.)
+UNPACK_ONCE_CASES = {
+    "batch_norm": lambda lib, x, w: lib.nn.functional.batch_norm(
+        x, None, None, w, w * 2, training=True),
+    "layer_norm": lambda lib, x, w: lib.nn.functional.layer_norm(
+        x.transpose(1, 2), (3,), w, w * 2),
+    "group_norm": lambda lib, x, w: lib.nn.functional.group_norm(x, 3, w, w * 2),
+    "pow": lambda lib, x, w: x.abs().add(1).pow(w.reshape(3, 1)),
+    "div": lambda lib, x, w: x / w.reshape(3, 1).add(3),
+    "atan2": lambda lib, x, w: lib.atan2(x, w.reshape(3, 1)),
+    "mul_self": lambda lib, x, w: x * x,
+    "matmul": lambda lib, x, w: w.reshape(1, 3) @ x,
+    "softmax": lambda lib, x, w: lib.softmax(x * w.reshape(3, 1), 1),
+    "prod": lambda lib, x, w: x.prod(1) * w,
+}
+
+
+def _unpack_counts(lib, name, create_graph):
+    from importlib import import_module
+
+    hooks = import_module(lib.__name__ + ".autograd.graph")
+    packed = []
+    counts: dict = {}
+
+    def pack(tensor):
+        packed.append(tensor)
+        return len(packed) - 1
+
+    def unpack(index):
+        counts[index] = counts.get(index, 0) + 1
+        return packed[index]
+
+    lib.manual_seed(0)
+    x = lib.randn(2, 3, 4, dtype=lib.float64).requires_grad_()
+    if name in ("pow", "div", "atan2", "mul_self", "matmul", "softmax", "prod"):
+        x = lib.randn(3, 4, dtype=lib.float64).requires_grad_()
+    w = lib.rand(3, dtype=lib.float64).add(0.5).requires_grad_()
+    with hooks.saved_tensors_hooks(pack, unpack):
+        out = UNPACK_ONCE_CASES[name](lib, x, w)
+    counts.clear()
+    lib.autograd.grad(out.sum(), [x, w], create_graph=create_graph, allow_unused=True)
+    return max(counts.values()) if counts else 0
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", sorted(UNPACK_ONCE_CASES))
+def test_each_saved_tensor_is_unpacked_once_per_backward(name, create_graph):
+    assert _unpack_counts(leafgrad, name, create_graph) == _unpack_counts(torch, name,
+                                                                            create_graph)

@@ -34,13 +34,14 @@ _observer = None
 class _Task:
     """What hooks may ask about the backward running in this thread (torch's graph task)."""
 
-    __slots__ = ("id", "nodes", "partial", "accumulates")
+    __slots__ = ("id", "nodes", "partial", "accumulates", "unpacked")
 
     def __init__(self, nodes: dict, partial: bool, accumulates: bool):
         self.id = next(_task_ids)
         self.nodes = nodes  # every node this backward will reach (after pruning to inputs)
         self.partial = partial  # inputs= or autograd.grad: torch's checkpoint-invalid case
         self.accumulates = accumulates  # False under autograd.grad
+        self.unpacked = None  # Note: one unpack per saved tensor and backward
 
 
 _task_ids = itertools.count()

@@ -79,6 +79,31 @@ def pack(saved, tensor, is_output: bool, hooks: tuple | None = None) -> None:
         saved.history = (tensor._grad_fn, tensor._output_nr, tensor._acc)
 
 
+# Note: one unpack per saved tensor and backward
+# torch's generated backward formulas unpack each saved variable once, at the top of the node's
+# apply, however many of its formulas use it; leafgrad's formulas ask ``Op.saved(name)`` where
+# they need the value, sometimes twice (batch norm's input for the input's and the weight's
+# grads). With hooks installed a second unpack is visible: a counting unpack hook sees it, and
+# torch.utils.checkpoint refuses it ("already unpacked once"), which broke torchvision's
+# memory-efficient DenseNet. So within one backward task a hooked saved tensor is unpacked once
+# and the value reused; only the running node's values are kept (the next node's first unpack
+# drops them), so a checkpoint's recomputed tensors are not held to the end of the backward.
+# Outside backward (``grad_fn._saved_x``, forward AD) every access unpacks.
+def unpack_once(saved, node):
+    """``unpack`` for an op's backward formula: once per saved tensor in each backward task."""
+    task = current_task()
+    if task is None:
+        return unpack(saved, node)
+    entry = task.unpacked
+    if entry is None or entry[0] is not node:
+        entry = task.unpacked = (node, {})
+    values = entry[1]
+    value = values.get(id(saved))  # the node keeps its saved tensors alive: ids stay unique
+    if value is None:
+        value = values[id(saved)] = unpack(saved, node)
+    return value
+
+
 def unpack(saved, node):
     """The tensor a hooked SavedTensor stands for: ``unpack(packed)`` with its history."""
     value = saved.unpack_hook(saved.packed)

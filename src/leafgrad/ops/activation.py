@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _promote
+from . import _float_kernels, _layout, _promote, _sleef_unary
 from ._special import erf
 from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
@@ -172,6 +172,8 @@ class Elu(Op):
     @staticmethod
     def forward(ctx, a, alpha, scale, input_scale):
         a = _float(a)
+        if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
+            return _sleef_unary.elu(a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = alpha * np.expm1(a * input_scale)  # -0. stays -0., as torch
         return (scale * np.where(a > 0, a, negative)).astype(a.dtype)
@@ -194,6 +196,8 @@ class EluBackward(_SlopeBackward):
 
     @staticmethod
     def select(grad, a, alpha, scale, input_scale):
+        if grad.dtype == np.float32:  # torch's kernel: SLEEF's expf in the vectors
+            return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
                                * grad.dtype.type(alpha * scale * input_scale))
@@ -229,6 +233,13 @@ class Celu(Elu):
     node = "CeluBackward0"
     complex_message = '"elu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.celu",)
+
+    def backward(self, grad):
+        # torch's formula: elu_backward(grad, alpha, 1, 1.0 / alpha.toFloat(), false, self): the
+        # input scale from alpha rounded to float32 first (the forward's is 1 / alpha)
+        params = dict(self._params)
+        params["input_scale"] = 1.0 / float(np.float32(params["alpha"]))
+        return EluBackward.apply(grad, self.saved("self"), **params)
 
 
 @register
@@ -343,6 +354,8 @@ class Silu(Op):
 
 
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf in the vectors
+        return _sleef_unary.softplus(a, beta, threshold)
     scaled = a * beta
     with np.errstate(over="ignore"):
         soft = np.logaddexp(0, scaled) / beta
@@ -362,6 +375,10 @@ class Softplus(Op):
     def backward(self, grad):
         x = self.saved("self")
         beta, threshold = self._params["beta"], self._params["threshold"]
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards)
+            return _wrap(array_kernel(_sleef_unary.softplus_backward, grad._data, x._data,
+                                      beta=beta, threshold=threshold))
         linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
         return grad * (linear + (1 - linear) * (x * beta).sigmoid())
 

@@ -8,12 +8,12 @@ import numpy as np
 
 from ._forward import auto_element_wise, filled
 from .activation import _float, kernel_tensor
-from . import _layout
+from . import _layout, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import Op, array_kernel, plain_backward, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
@@ -149,10 +149,16 @@ class LogSigmoid(Op):
     @staticmethod
     def forward(ctx, a):
         a = _float(a)
+        if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
+            return _sleef_unary.log_sigmoid(a)
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
 
     def backward(self, grad):
-        return grad * (-self.saved("self")).sigmoid()
+        x = self.saved("self")
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards in activation.py)
+            return _wrap(array_kernel(_sleef_unary.log_sigmoid_backward, grad._data, x._data))
+        return grad * (-x).sigmoid()
 
     jvp = auto_element_wise
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _cascade_sum, _promote
+from . import _cascade_sum, _promote, _sleef_unary
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -528,8 +528,12 @@ class BinaryCrossEntropyWithLogits(Op):
 
     @staticmethod
     def forward(ctx, a, target, weight, pos_weight, reduction, result_dtype=None):
-        # log(1 + exp(-|x|)) + max(-x, 0) is log(1 + exp(-x)) without overflow
-        softplus_neg = np.log1p(np.exp(-np.abs(a))) + np.maximum(-a, 0)
+        # log(1 + exp(-|x|)) + max(-x, 0) is log(1 + exp(-x)) without overflow: torch's
+        # -log_sigmoid(x), whose float32 kernel (SLEEF's expf and log1pf) is replayed
+        if a.dtype == np.float32:
+            softplus_neg = -_sleef_unary.log_sigmoid(a).reshape(a.shape)
+        else:
+            softplus_neg = np.log1p(np.exp(-np.abs(a))) + np.maximum(-a, 0)
         if pos_weight is not None:
             factor = 1 + (pos_weight - 1) * target
             losses = (1 - target) * a + factor * softplus_neg

@@ -22,6 +22,7 @@ from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floati
 from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd import graph_hooks as _graph_hooks
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
 from ..tensor import Tensor, _wrap, _wrap_view
 from ._layout import iterated as _layout_iterated
@@ -248,6 +249,8 @@ class Op(Node):
             counter = tensor._vc
             if (0 if counter is None else counter[0]) == value.version:
                 return tensor
+        if tensor is None and value.data is None:  # packed by saved-tensor hooks
+            return _graph_hooks.unpack_once(value, self)
         return value.unpack(self)
 
     def needs_grad(self, index: int) -> bool:

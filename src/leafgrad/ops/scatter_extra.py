@@ -261,13 +261,15 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
     import warnings
 
     from .._info import is_warn_always_enabled
+    from ..autograd.anomaly_mode import _user_stacklevel
     from .gather import _index_array, check_index_add_bounds
     from .inplace import inplace as _inplace
 
     if not _index_reduce_warned or is_warn_always_enabled():
         _index_reduce_warned.append(True)
+        # at the user's line, whichever wrappers (method, keyword aliases) led here
         warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=_user_stacklevel())
     dim = _wrap_dim(dim, tensor.ndim)
     if not isinstance(index, Tensor) or index._data.ndim > 1:
         data = index._data if isinstance(index, Tensor) else np.asarray(index)
