@@ -1590,6 +1590,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     # -- random fills (the same streams as torch's CPU generator) ------------------------------
     def _random_fill(self, values: np.ndarray) -> "Tensor":
         check_inplace_allowed(self)
+        if not self._data.flags.writeable:  # an expanded tensor (Note: writes through expanded
+            from .ops.inplace import OVERLAP_ERROR  # tensors, ops/inplace.py)
+
+            raise RuntimeError(OVERLAP_ERROR)
         if _grad_state.grad_enabled and self._requires_grad:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)

@@ -255,6 +255,8 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    overlap_writes = ("masked_fill_", "mask", "scalar")  # (Note: writes through expanded
+    # tensors, ops/inplace.py)
     index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True
@@ -289,6 +291,7 @@ class MaskedFillTensor(Op):
     checks_overlap = False  # torch reads the 0-d value; an alias of self is fine
 
     node = "MaskedFillBackward1"
+    overlap_writes = ("masked_fill_", "mask", "scalar")
     index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True

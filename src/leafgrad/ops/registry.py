@@ -141,6 +141,10 @@ class Op(Node):
     # first (ldexp_) or reads it as a value (masked_fill_). Index and scatter ops check
     # overlap after their own checks, in their own order: not here.
     checks_overlap = True
+    # Note: writes through expanded tensors (ops/inplace.py): "silent" where torch's in-place
+    # form writes into a tensor whose elements share memory, (name, index, value) of its
+    # deprecation warning where it warns and writes; None: it refuses
+    overlap_writes = None
     differentiable = True
     edges = None
     # Note: complex support. Whether the op computes complex tensors with torch's values and
