@@ -15,7 +15,9 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _argparse, _dtype, _memory_format
-from ._device import device as _device_cls, CPU as _CPU
+from ._device import device as _device_cls, CPU as _CPU, META as _META
+from . import _meta
+from ._meta import MetaArray as _MetaArray
 from ._compile.state import state as _capture
 from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
@@ -112,9 +114,13 @@ NON_LEAF_GRAD_WARNING = (
 def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     """Make a Tensor around an array the caller owns (the fast path of every op)."""
     if type(data) is not np.ndarray:
-        data = np.asarray(data)
-    if not data.size and data.ndim:  # Note: strides of empty tensors
-        data = _empty_strides(data)
+        if type(data) is _MetaArray:  # Note: meta tensors (_meta.py): computed from one
+            if data.flags.writeable:
+                data = _meta.like(data)
+        else:
+            data = np.asarray(data)
+    if not data.size and data.ndim and type(data) is np.ndarray:  # Note: strides of empty
+        data = _empty_strides(data)  # tensors
     t = _new(Tensor)
     t._data = data
     t._requires_grad = requires_grad
@@ -404,7 +410,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @property
     def device(self) -> _device_cls:
-        return _CPU
+        return _META if type(self._data) is _MetaArray else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._data) is _MetaArray
 
     @property
     def layout(self):
@@ -464,6 +474,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
+        if type(self._data) is _MetaArray:
+            return 0  # as torch's: a meta tensor has no memory
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -697,16 +709,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_meta.ITEM)
         return self._data.reshape(()).item()
 
     def tolist(self):
         if _capture.active:
             _capture.tracer.broke("Tensor.tolist() reads values into Python")
+        if type(self._data) is _MetaArray:
+            raise NotImplementedError(_meta.NO_DATA)
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if _capture.active:
             _capture.tracer.broke("Tensor.numpy() hands the array to code outside the graph")
+        if type(self._data) is _MetaArray:
+            raise TypeError(_meta.NUMPY)
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -729,6 +747,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __array__(self, dtype=None, copy=None):
         if _capture.active:
             _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")
+        if type(self._data) is _MetaArray:
+            raise TypeError(_meta.NUMPY)
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -753,6 +773,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_meta.ITEM)
         if self._data.dtype.type is np.uint64:
             _int64_value(self.item())
         return bool(self._data.reshape(()))
@@ -865,6 +887,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
+        if type(self._data) is _MetaArray:
+            raise NotImplementedError(_meta.NO_DATA)
         return self
 
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
@@ -1467,28 +1491,38 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    def _new_device(self, device):
+        """``new_*``'s device: the given one, else this tensor's (Note: meta tensors)."""
+        if device is None and type(self._data) is _MetaArray:
+            return "meta"
+        return device
+
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, zeros
 
         size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
-        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, ones
 
         size = _size(size, "new_ones")  # torch's checks and messages under this method's name
-        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         from ._creation import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                    device=self._new_device(device))
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, empty
 
         size = _size(size, "new_empty")  # torch's checks and messages under this method's name
-        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
     def add_(self, other, *, alpha=1):
@@ -1588,8 +1622,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Copy, self, src)
 
     # -- random fills (the same streams as torch's CPU generator) ------------------------------
+    def _random_shape(self) -> tuple:
+        """The shape a random fill draws: none for a meta tensor, which torch fills without
+        touching the generator (Note: meta tensors, _meta.py)."""
+        return (0,) if type(self._data) is _MetaArray else self._data.shape
+
     def _random_fill(self, values: np.ndarray) -> "Tensor":
         check_inplace_allowed(self)
+        if type(self._data) is _MetaArray:
+            if _grad_state.grad_enabled and self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
+            self._bump_version()
+            return self
         if not self._data.flags.writeable:  # an expanded tensor (Note: writes through expanded
             from .ops.inplace import OVERLAP_ERROR  # tensors, ops/inplace.py)
 
@@ -1609,31 +1653,31 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         from . import _rng as _random
 
-        return self._random_fill(_random.uniform(self._data.shape, self._data.dtype, a, b,
+        return self._random_fill(_random.uniform(self._random_shape(), self._data.dtype, a, b,
                                                  generator=generator))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from . import _rng as _random
 
-        return self._random_fill(_random.normal(self._data.shape, self._data.dtype, mean, std,
+        return self._random_fill(_random.normal(self._random_shape(), self._data.dtype, mean, std,
                                                 generator=generator))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         from . import _rng as _random
 
         probability = p._data if isinstance(p, Tensor) else p
-        return self._random_fill(_random.bernoulli(probability, self._data.shape,
+        return self._random_fill(_random.bernoulli(probability, self._random_shape(),
                                                    self._data.dtype, generator=generator))
 
     def random_(self, from_=0, to=None, *, generator=None):
         from . import _rng as _random
 
         if to is None and not from_:
-            return self._random_fill(_random.random_full(self._data.shape, self._data.dtype,
+            return self._random_fill(_random.random_full(self._random_shape(), self._data.dtype,
                                                          generator=generator))
         if to is None:
             from_, to = 0, from_
-        return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
+        return self._random_fill(_random.randint(from_, to, self._random_shape(), self._data.dtype,
                                                  generator=generator))
 
 

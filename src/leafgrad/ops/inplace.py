@@ -30,6 +30,8 @@ from .elementwise import check_alpha_kind, check_bool_subtraction
 from .._out import _check_overlap
 from ._batching_rules import elementwise as _ELEMENTWISE_RULE
 from .registry import _loud, _quiet
+from .. import _meta
+from .._meta import MetaArray as _MetaArray, SEEN as _META_SEEN
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
@@ -104,7 +106,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
             # of a leaf for torch too
             raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
     dest = target._data
-    if not dest.flags.writeable:
+    if _META_SEEN[0] and (dest.__class__ is _MetaArray or any(
+            isinstance(o, Tensor) and o._data.__class__ is _MetaArray for o in others)):
+        _check_meta_operands(op, target, others)  # Note: meta tensors (_meta.py)
+    elif not dest.flags.writeable:
         try:
             dest = overlapping_destination(op, target, others, params)
         except RuntimeError as error:
@@ -113,7 +118,8 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         ufunc = op.inplace_ufunc
         alpha = params.get("alpha", 1)
         if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool and \
-                target._data.dtype.kind != "V" and dest is target._data:
+                target._data.dtype.kind != "V" and dest is target._data and \
+                dest.__class__ is np.ndarray:
             # (a bool alpha takes the forward, which refuses it as torch does; bfloat16 takes
             # it too: Note: opmath for bfloat16, ops/_bfloat16.py)
             if alpha == 1:
@@ -171,6 +177,16 @@ EXPANDED_WARNING = (
     "performing this operation. This also applies to advanced indexing e.g. tensor[{index}] = "
     "{value}"
 )
+
+
+def _check_meta_operands(op, target: Tensor, others: tuple) -> None:
+    """An in-place op with meta operands: a meta target takes any operand and is not written;
+    a CPU target cannot read a meta operand (torch's errors)."""
+    if target._data.__class__ is _MetaArray:
+        return
+    if op.node == "CopyBackwards":
+        raise NotImplementedError(_meta.NO_DATA)
+    _meta.check_devices((target,) + tuple(o for o in others if isinstance(o, Tensor)))
 
 
 def overlapping_destination(op, target: Tensor, others: tuple = (), params=None) -> np.ndarray:
@@ -257,7 +273,8 @@ def write(data: np.ndarray, dest: np.ndarray, out: np.ndarray) -> None:
     """Store ``out`` into ``data``'s memory: through ``dest`` when it is an alias of an
     overlapping ``data`` (see Note: writes through expanded tensors), otherwise a copy."""
     if dest is data:
-        np.copyto(data, out, casting="unsafe")
+        if data.__class__ is not _MetaArray:  # a meta tensor has nothing to write
+            np.copyto(data, out, casting="unsafe")
         return
     if isinstance(dest, Exception):
         raise dest

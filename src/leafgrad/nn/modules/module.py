@@ -734,6 +734,15 @@ class Module:
                     f"{_size_text(param.shape)}."
                 )
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                import warnings
+
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to pass "
+                    "`assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    UserWarning, stacklevel=3)
             _queue(pending, functools.partial(_copy_entry, self, name, param, value, assign))
         extra_key = prefix + "_extra_state"
         if type(self).set_extra_state is not Module.set_extra_state:
