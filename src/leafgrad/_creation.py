@@ -32,21 +32,11 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = F
     if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
     if target is not None and target.type == "meta":  # Note: meta tensors (_meta.py)
-        data = _meta.new(data.shape, data.dtype, _meta_strides(data))
+        data = _meta.like(data)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing
         _capture.tracer.created_tensor(result, shares)
     return result
-
-
-def _meta_strides(data: np.ndarray):
-    """A factory's layout for its meta result: its array's (channels-last from memory_format=)
-    when that is dense, otherwise contiguous."""
-    if not data.size or not all(s % data.itemsize == 0 and s >= 0 for s in data.strides):
-        return None
-    strides = tuple(s // data.itemsize for s in data.strides)
-    covered = 1 + sum((n - 1) * s for n, s in zip(data.shape, strides))
-    return strides if covered == data.size else None
 
 
 def _infer_array(data) -> np.ndarray:

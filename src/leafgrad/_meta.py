@@ -67,9 +67,21 @@ def new(shape, dtype, strides=None) -> MetaArray:
     return array
 
 
+def dense_strides(array: np.ndarray):
+    """``array``'s strides in elements when it is dense (covers its memory once: a layout an
+    op chose, such as torch's for an elementwise op on a transposed input), else None."""
+    itemsize = array.itemsize
+    if not array.size or not all(s >= 0 and s % itemsize == 0 for s in array.strides):
+        return None
+    strides = tuple(s // itemsize for s in array.strides)
+    if 1 + sum((n - 1) * s for n, s in zip(array.shape, strides)) != array.size:
+        return None
+    return strides
+
+
 def like(array: np.ndarray) -> MetaArray:
-    """A meta array with ``array``'s shape and dtype."""
-    return new(array.shape, array.dtype)
+    """A meta array with ``array``'s shape, dtype and (dense) layout."""
+    return new(array.shape, array.dtype, dense_strides(array))
 
 
 def is_meta(tensor) -> bool:

@@ -967,6 +967,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             return _capture.tracer.accumulate(self, grad)
         old = self._grad
+        if type(self._data) is _MetaArray:  # a meta leaf's grad is meta (Note: meta tensors)
+            if type(grad._data) is not _MetaArray:
+                grad = _wrap(_meta.like(grad._data))
+            self._grad = grad.detach() if old is None else old + grad
+            return
         if old is None:
             if _grad_state.grad_enabled:
                 # create_graph: the stored grad is a recorded copy (CopyBackwards), so that

@@ -121,7 +121,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if not output.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
-                if type(output) is Tensor and not _capture.active:
+                if type(output) is Tensor and not _capture.active and \
+                        type(output._data) is np.ndarray:  # (a meta output: ones_like is meta)
                     # a one-element grad (any layout is torch's), made directly
                     from ..tensor import _wrap
 

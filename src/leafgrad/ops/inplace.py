@@ -42,7 +42,8 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
             f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
             f"{list(out.shape)}"
         )
-    if out.dtype != target._data.dtype:
+    if out.dtype != target._data.dtype and target._data.__class__ is not _MetaArray:
+        # (torch's meta kernels skip the cast check: a meta int tensor takes mul_(1.5))
         have, want = _BY_NP[out.dtype], _BY_NP[target._data.dtype]
         if not _dtype.can_cast(have, want):
             raise RuntimeError(
