@@ -340,6 +340,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_creation_meta",  # views only: see Note: view creation meta
         "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
         "_post_acc_hooks",  # register_post_accumulate_grad_hook's; unset until one is added
+        "_grad_dtype",  # a leaf's grad_dtype when set (None: any); unset: its dtype
         "__weakref__",
         "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
@@ -601,10 +602,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._data.dtype != self._data.dtype:
+            allowed = self._allowed_grad_dtype()
+            if allowed is not None and value.dtype != allowed:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_C_NAMES[value.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{self.dtype._legacy}'. The gradient must match "
+                    f"to a tensor with grad_dtype '{allowed._legacy}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -619,6 +621,42 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             _capture.tracer.set_grad(self, value)
         self._grad = value
+
+    def _allowed_grad_dtype(self):
+        """``grad_dtype`` without the leaf check: the dtype a gradient must have, or None."""
+        try:
+            return self._grad_dtype
+        except AttributeError:
+            return self.dtype
+
+    @property
+    def grad_dtype(self):
+        """The dtype of this leaf's ``.grad``: its own dtype unless set; the engine casts
+        incoming gradients to it; None allows any dtype (torch 2.13's ``Tensor.grad_dtype``).
+
+        >>> x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> x.grad_dtype = leafgrad.float64
+        >>> (x * 2).sum().backward()
+        >>> x.grad
+        tensor([2., 2.], dtype=leafgrad.float64)
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._allowed_grad_dtype()
+
+    @grad_dtype.setter
+    def grad_dtype(self, value) -> None:
+        if self._grad_fn is not None:
+            if not self._retains_grad:  # torch reads .grad first, with its warning
+                warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtype.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        from .autograd import graph
+
+        graph.GRAD_DTYPE_SEEN[0] = True
+        self._grad_dtype = value
 
     @grad.deleter
     def grad(self) -> None:
