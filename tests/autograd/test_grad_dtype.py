@@ -28,7 +28,7 @@ def _outcome(lib, fn):
         except Exception as exc:  # noqa: BLE001 - the type and first line are compared
             result = (type(exc).__name__, str(exc).splitlines()[0])
     # (distinct texts: torch warns about a discarded imaginary part once per process)
-    return result, sorted({str(w.message)[:60] for w in caught})
+    return result, sorted({str(w.message).split(" (Triggered")[0][:60] for w in caught})
 
 
 def _leaf(lib, dtype="float32", grad_dtype="unset"):
