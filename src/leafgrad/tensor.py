@@ -1017,17 +1017,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 from ._creation import empty_like
 
                 self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
-            elif _can_steal(grad):
+            elif _can_steal(grad) and (not _grad_state.grad_layout_enforced or _obeys_layout(
+                    grad._data, self._data)):
                 # torch stores it detached: no history, and no forward-AD tangent either
                 keep = grad._grad_fn is None and not _dual_state.active and grad._base is None
                 self._grad = grad if keep else grad.detach()
             else:
-                self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
+                self._grad = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
         elif _grad_state.grad_enabled:
             self._grad = old + grad
         elif _dual_state.active:
             old.add_(grad)  # in a dual level torch's in-place sum adds the tangents too
         else:
+            if _grad_state.grad_layout_enforced and not _obeys_layout(old._data, self._data):
+                _warn_layout(old, self)
             np.add(old._data, grad._data, out=old._data, casting="unsafe")
             old._bump_version()
 
@@ -1725,6 +1728,74 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
 
 _POST_ACC_USED = [False]  # set once any tensor registers a post-accumulate-grad hook
+
+
+# Note: gradient layout contract
+# torch's AccumulateGrad stores a leaf's first gradient with the leaf's strides when the leaf
+# is non-overlapping and dense (a transposed or permuted parameter gets a grad laid out the
+# same way), row-major otherwise: it keeps the arriving gradient only if that already holds
+# (or enforce_grad_layout_policy(False) is in effect), and copies it into that layout if not.
+
+
+def _leaf_strides(leaf: np.ndarray):
+    """The element strides a leaf's grad takes: the leaf's own when it is non-overlapping and
+    dense, else None (row-major)."""
+    from ._out import _dense_span
+
+    if leaf.size == 0 or any(s < 0 for s in leaf.strides) or _dense_span(leaf) is None:
+        return None
+    return tuple(s // leaf.itemsize for s in leaf.strides)
+
+
+def _obeys_layout(grad: np.ndarray, leaf: np.ndarray) -> bool:
+    """torch's obeys_layout_contract: the grad's strides are the leaf's (dims of size 1 aside)
+    for a dense leaf; the grad is row-major otherwise."""
+    if leaf.flags.c_contiguous:
+        return grad.flags.c_contiguous
+    strides = _leaf_strides(leaf)
+    if strides is None:
+        return grad.flags.c_contiguous
+    return all(n == 1 or g // grad.itemsize == s
+               for n, g, s in zip(grad.shape, grad.strides, strides))
+
+
+def _warn_layout(grad: "Tensor", leaf: "Tensor") -> None:
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but may "
+        f"impair performance.\ngrad.sizes() = {list(grad.shape)}, strides() = "
+        f"{list(grad.stride())}\nparam.sizes() = {list(leaf.shape)}, strides() = "
+        f"{list(leaf.stride())}", UserWarning, stacklevel=2)
+
+
+def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.ndarray:
+    """torch's clone_obey_contract: a copy of ``grad`` in the leaf's layout (a gradient torch
+    would keep as it is under enforce_grad_layout_policy(False): a copy in its own layout)."""
+    if not _grad_state.grad_layout_enforced and grad.size == 0 and tensor is not None:
+        from .ops._layout import _strided_empty
+
+        return _strided_empty(grad.shape, tensor.stride(), grad.dtype)
+    if not _grad_state.grad_layout_enforced and not grad.flags.c_contiguous:
+        own = _leaf_strides(grad)
+        if own is not None:
+            from .ops._layout import _strided_empty
+
+            out = _strided_empty(grad.shape, own, grad.dtype)
+            np.copyto(out, grad)
+            return out
+    if leaf.size == 0 and _grad_state.grad_layout_enforced:  # an empty leaf's grad has its
+        # strides (Note: strides of empty tensors)
+        from .ops._layout import _strided_empty
+
+        return _strided_empty(grad.shape, tuple(s // leaf.itemsize for s in leaf.strides),
+                              grad.dtype)
+    strides = None if leaf.flags.c_contiguous else _leaf_strides(leaf)
+    if strides is None:
+        return np.array(grad, copy=True, order="C")
+    from .ops._layout import _strided_empty
+
+    out = _strided_empty(grad.shape, strides, grad.dtype)
+    np.copyto(out, grad)
+    return out
 
 
 def _can_steal(grad: "Tensor") -> bool:

@@ -18,6 +18,7 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
@@ -32,6 +33,7 @@ __all__ = [
     "forward_ad",
     "no_grad",
     "enable_grad",
+    "enforce_grad_layout_policy",
     "set_grad_enabled",
     "inference_mode",
     "is_grad_enabled",
