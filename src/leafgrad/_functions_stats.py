@@ -160,8 +160,9 @@ def histogramdd(*args, **kwargs):
     return _ops.histogramdd(*args, **kwargs)
 
 
-@takes_out(Out("hash_tensor", Rule("Expected result to be of dtype uint64, but got {O}",
-                                    lambda result, out: result is out)))
+# (named None: hash_tensor has no derivative, so torch makes no out= autograd check)
+@takes_out(Out(None, Rule("Expected result to be of dtype uint64, but got {O}",
+                          lambda result, out: result is out)))
 def hash_tensor(input, dim=None, *, keepdim=False, mode=0):  # noqa: A002 - torch's names
     """A uint64 hash of all elements (or along ``dim``): each element widened to float64 or
     int64, its bits read as uint64, and those combined by xor (``mode=0``, torch's only mode).
