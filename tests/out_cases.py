@@ -144,6 +144,7 @@ OUT_CASES = {
     "cummin": "lib.cummin(x, 0, out=OUT2)",
     "logcumsumexp": "lib.logcumsumexp(x, 1, out=OUT)",
     "aminmax": "lib.aminmax(x, dim=1, out=OUT2)",
+    "hash_tensor": "lib.hash_tensor(x, 1, out=OUT)",
     "quantile": "lib.quantile(x, 0.3, dim=1, out=OUT)",
     "renorm": "lib.renorm(x, 2, 0, 0.5, out=OUT)",
     "histogram": "lib.histogram(x, 3, out=OUT2)",

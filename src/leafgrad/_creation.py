@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _argparse, _construct, _dtype
 from ._compile.state import state as _capture
-from ._device import use as _device_use
+from ._device import default as _device_default, use as _device_use
+from . import _meta
 from ._alloc import check_storage
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
@@ -27,10 +28,11 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = False) -> Tensor:
     """The factory's result around ``data``; ``shares``: ``data`` is memory of an object from
     outside (``as_tensor`` of a NumPy array), which leafgrad.compile reads live."""
-    if device is not None:
-        _device_use(device)
+    target = _device_use(device) if device is not None else _device_default()
     if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
+    if target is not None and target.type == "meta":  # Note: meta tensors (_meta.py)
+        data = _meta.like(data)
     result = _wrap(data, bool(requires_grad))
     if _capture.active:  # a constant of the graph leafgrad.compile is capturing
         _capture.tracer.created_tensor(result, shares)
@@ -307,6 +309,8 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if device is None and type(input._data) is _meta.MetaArray:
+        device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
@@ -317,6 +321,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if device is None and type(input._data) is _meta.MetaArray:
+        device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.ones(shape, np_dtype), requires_grad, device))
@@ -327,6 +333,8 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if device is None and type(input._data) is _meta.MetaArray:
+        device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
         shape = input._value._data.shape
         return _batched_like(input, _finish(np.zeros(shape, np_dtype), requires_grad, device))
@@ -337,6 +345,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype)
+    if device is None and type(input._data) is _meta.MetaArray:
+        device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
         fill_value = _construct.unsigned_fill(fill_value, np_dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example

@@ -47,9 +47,11 @@ class device:
     # 'Tips for loading an nn.Module from a checkpoint' recipe); entering any named device
     # works, as in torch, and a factory then refuses one leafgrad cannot use
     def __enter__(self) -> "device":
+        _DEFAULTS.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
+        _DEFAULTS.pop()
         return None
 
     def __eq__(self, other) -> bool:
@@ -62,6 +64,15 @@ class device:
 
 
 CPU = device("cpu")
+META = device("meta")
+
+
+_DEFAULTS: list = []  # the devices of the ``with leafgrad.device(...)`` blocks entered
+
+
+def default() -> "device | None":
+    """The device of the innermost ``with leafgrad.device(...)`` block, if any."""
+    return _DEFAULTS[-1] if _DEFAULTS else None
 
 
 def use(where) -> device:

@@ -119,6 +119,9 @@ def bitwise_not(input):
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
     """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
+    from .ops.gather import _refuse_meta
+
+    _refuse_meta("_unique2" if dim is None else "unique_dim", input)
     data = input._data
     if dim is None:
         # every NaN is its own value, as torch's sort-and-compare finds (NumPy would merge them)
@@ -143,6 +146,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None):
     """Collapse runs of equal consecutive values (elements, or slices along ``dim``)."""
+    from .ops.gather import _refuse_meta
+
+    _refuse_meta("unique_consecutive", input)
     data = input._data
     if dim is None:
         flat = data.reshape(-1)

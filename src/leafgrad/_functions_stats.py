@@ -10,7 +10,7 @@ from ._out import EXPECT, Out, Resize, Rule, same_as, takes_out
 from .ops import return_types
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "aminmax", "quantile", "nanquantile", "cov",
-           "corrcoef", "renorm", "histogram", "histogramdd", "gradient"]
+           "corrcoef", "renorm", "histogram", "histogramdd", "gradient", "hash_tensor"]
 
 
 def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rule:
@@ -158,3 +158,54 @@ def histogramdd(*args, **kwargs):
             [1., 1.]])
     """
     return _ops.histogramdd(*args, **kwargs)
+
+
+# (named None: hash_tensor has no derivative, so torch makes no out= autograd check)
+@takes_out(Out(None, Rule("Expected result to be of dtype uint64, but got {O}",
+                          lambda result, out: result is out)))
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):  # noqa: A002 - torch's names
+    """A uint64 hash of all elements (or along ``dim``): each element widened to float64 or
+    int64, its bits read as uint64, and those combined by xor (``mode=0``, torch's only mode).
+
+    >>> import leafgrad as torch
+    >>> torch.hash_tensor(torch.tensor([1.5, -2.0, 0.25]))
+    tensor(13846317054350589952, dtype=torch.uint64)
+    """
+    import numpy as np
+
+    from . import _dtype
+    from .tensor import _wrap, _wrap_dim
+
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    data = input._data
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError(
+                "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        axes = tuple(range(data.ndim))
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(_wrap_dim(d, max(data.ndim, 1)) for d in dims)
+        if not data.ndim:
+            axes = ()
+        for given, axis in zip(dims, axes):
+            if data.size == 0 and data.shape[axis] == 0:
+                raise IndexError(f"hash_tensor: Expected reduction dim {given} to have "
+                                 "non-zero size.")
+    empty_result = bool(axes) and 0 in np.delete(np.array(data.shape), axes)
+    if (data.dtype.kind == "c" or data.dtype.kind == "u" and data.itemsize > 1) and not (
+            empty_result):  # (an empty result runs no kernel: torch returns it)
+        raise NotImplementedError(
+            f"\"xor_sum_cpu\" not implemented for '{input.dtype._legacy}'")
+    if data.dtype.kind == "f" or _dtype.is_bfloat16_array(data):
+        bits = data.astype(np.float64).view(np.uint64)
+    elif data.dtype.kind == "i":
+        bits = data.astype(np.int64).view(np.uint64)
+    elif data.dtype.kind in "cu" and data.itemsize > 1:  # (an empty result)
+        bits = np.zeros(data.shape, np.uint64)
+    else:  # bool, uint8
+        bits = data.astype(np.uint64)
+    result = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim) if axes else bits.copy()
+    return _wrap(np.asarray(result, dtype=np.uint64))

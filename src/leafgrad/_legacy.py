@@ -241,9 +241,17 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         extent = 0
     else:
         extent = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride))
-    buffer = np.zeros(builtins.max(extent, 1), np_dtype)
-    item = buffer.itemsize
-    data = np.lib.stride_tricks.as_strided(buffer, size, tuple(st * item for st in stride))
+    from ._device import default, use
+
+    target = use(device) if device is not None else default()
+    if target is not None and target.type == "meta":  # Note: meta tensors (_meta.py)
+        from . import _meta
+
+        data = _meta.new(size, np_dtype, stride)
+    else:
+        buffer = np.zeros(builtins.max(extent, 1), np_dtype)
+        item = buffer.itemsize
+        data = np.lib.stride_tricks.as_strided(buffer, size, tuple(st * item for st in stride))
     result = _wrap(data, requires_grad)
     from ._compile.state import state as capture
 

@@ -254,11 +254,19 @@ def tensor_repr(data: np.ndarray, dtype, extras: list[str], prefix: str = "tenso
     >>> tensor_repr(np.array(3, np.int32), _dtype.int32, [])
     'tensor(3, dtype=leafgrad.int32)'
     """
+    from ._meta import MetaArray
+
+    meta = type(data) is MetaArray
     data = np.asarray(data)
     indent = len(prefix)
     default = _dtype.get_default_dtype()
     suffixes = []
-    if data.size == 0:
+    if meta:  # torch prints no values of a meta tensor: its shape, and any other dtype
+        suffixes.extend(["device='meta'", f"size={tuple(data.shape)}"])
+        if dtype != default:
+            suffixes.append(f"dtype={dtype}")
+        body = "..."
+    elif data.size == 0:
         # torch shows the shape unless it is (0,), and the dtype unless it is the default float
         # one: an empty tensor has no values to tell int64 from float.
         if data.ndim != 1:

@@ -15,7 +15,9 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _argparse, _dtype, _memory_format
-from ._device import device as _device_cls, CPU as _CPU
+from ._device import device as _device_cls, CPU as _CPU, META as _META
+from . import _meta
+from ._meta import MetaArray as _MetaArray
 from ._compile.state import state as _capture
 from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
@@ -112,9 +114,13 @@ NON_LEAF_GRAD_WARNING = (
 def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     """Make a Tensor around an array the caller owns (the fast path of every op)."""
     if type(data) is not np.ndarray:
-        data = np.asarray(data)
-    if not data.size and data.ndim:  # Note: strides of empty tensors
-        data = _empty_strides(data)
+        if type(data) is _MetaArray:  # Note: meta tensors (_meta.py): computed from one
+            if data.flags.writeable:
+                data = _meta.like(data)
+        else:
+            data = np.asarray(data)
+    if not data.size and data.ndim and type(data) is np.ndarray:  # Note: strides of empty
+        data = _empty_strides(data)  # tensors
     t = _new(Tensor)
     t._data = data
     t._requires_grad = requires_grad
@@ -334,6 +340,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         "_creation_meta",  # views only: see Note: view creation meta
         "_fw_grad",  # forward-AD tangent; unset unless the tensor ever had one (forward_ad.py)
         "_post_acc_hooks",  # register_post_accumulate_grad_hook's; unset until one is added
+        "_grad_dtype",  # a leaf's grad_dtype when set (None: any); unset: its dtype
         "__weakref__",
         "__dict__",  # user attributes (x.note = 1), as torch tensors allow; made only when used
     )
@@ -404,7 +411,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @property
     def device(self) -> _device_cls:
-        return _CPU
+        return _META if type(self._data) is _MetaArray else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._data) is _MetaArray
 
     @property
     def layout(self):
@@ -464,6 +475,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
+        if type(self._data) is _MetaArray:
+            return 0  # as torch's: a meta tensor has no memory
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -589,10 +602,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._data.dtype != self._data.dtype:
+            allowed = self._allowed_grad_dtype()
+            if allowed is not None and value.dtype != allowed:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_C_NAMES[value.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{self.dtype._legacy}'. The gradient must match "
+                    f"to a tensor with grad_dtype '{allowed._legacy}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -607,6 +621,42 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             _capture.tracer.set_grad(self, value)
         self._grad = value
+
+    def _allowed_grad_dtype(self):
+        """``grad_dtype`` without the leaf check: the dtype a gradient must have, or None."""
+        try:
+            return self._grad_dtype
+        except AttributeError:
+            return self.dtype
+
+    @property
+    def grad_dtype(self):
+        """The dtype of this leaf's ``.grad``: its own dtype unless set; the engine casts
+        incoming gradients to it; None allows any dtype (torch 2.13's ``Tensor.grad_dtype``).
+
+        >>> x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> x.grad_dtype = leafgrad.float64
+        >>> (x * 2).sum().backward()
+        >>> x.grad
+        tensor([2., 2.], dtype=leafgrad.float64)
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._allowed_grad_dtype()
+
+    @grad_dtype.setter
+    def grad_dtype(self, value) -> None:
+        if self._grad_fn is not None:
+            if not self._retains_grad:  # torch reads .grad first, with its warning
+                warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtype.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        from .autograd import graph
+
+        graph.GRAD_DTYPE_SEEN[0] = True
+        self._grad_dtype = value
 
     @grad.deleter
     def grad(self) -> None:
@@ -697,16 +747,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_meta.ITEM)
         return self._data.reshape(()).item()
 
     def tolist(self):
         if _capture.active:
             _capture.tracer.broke("Tensor.tolist() reads values into Python")
+        if type(self._data) is _MetaArray:
+            raise NotImplementedError(_meta.NO_DATA)
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if _capture.active:
             _capture.tracer.broke("Tensor.numpy() hands the array to code outside the graph")
+        if type(self._data) is _MetaArray:
+            raise TypeError(_meta.NUMPY)
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -729,6 +785,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __array__(self, dtype=None, copy=None):
         if _capture.active:
             _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")
+        if type(self._data) is _MetaArray:
+            raise TypeError(_meta.NUMPY)
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -753,6 +811,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if type(self._data) is _MetaArray:
+            raise RuntimeError(_meta.ITEM)
         if self._data.dtype.type is np.uint64:
             _int64_value(self.item())
         return bool(self._data.reshape(()))
@@ -865,6 +925,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
+        if type(self._data) is _MetaArray:
+            raise NotImplementedError(_meta.NO_DATA)
         return self
 
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
@@ -944,6 +1006,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             return _capture.tracer.accumulate(self, grad)
         old = self._grad
+        if type(self._data) is _MetaArray:  # a meta leaf's grad is meta (Note: meta tensors)
+            if type(grad._data) is not _MetaArray:
+                grad = _wrap(_meta.like(grad._data))
+            self._grad = grad.detach() if old is None else old + grad
+            return
         if old is None:
             if _grad_state.grad_enabled:
                 # create_graph: the stored grad is a recorded copy (CopyBackwards), so that
@@ -951,17 +1018,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 from ._creation import empty_like
 
                 self._grad = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
-            elif _can_steal(grad):
+            elif _can_steal(grad) and (not _grad_state.grad_layout_enforced or _obeys_layout(
+                    grad._data, self._data)):
                 # torch stores it detached: no history, and no forward-AD tangent either
                 keep = grad._grad_fn is None and not _dual_state.active and grad._base is None
                 self._grad = grad if keep else grad.detach()
             else:
-                self._grad = _wrap(np.array(grad._data, copy=True, order="C"))
+                self._grad = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
         elif _grad_state.grad_enabled:
             self._grad = old + grad
         elif _dual_state.active:
             old.add_(grad)  # in a dual level torch's in-place sum adds the tangents too
         else:
+            if _grad_state.grad_layout_enforced and not _obeys_layout(old._data, self._data):
+                _warn_layout(old, self)
             np.add(old._data, grad._data, out=old._data, casting="unsafe")
             old._bump_version()
 
@@ -1468,28 +1538,38 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    def _new_device(self, device):
+        """``new_*``'s device: the given one, else this tensor's (Note: meta tensors)."""
+        if device is None and type(self._data) is _MetaArray:
+            return "meta"
+        return device
+
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, zeros
 
         size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
-        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, ones
 
         size = _size(size, "new_ones")  # torch's checks and messages under this method's name
-        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         from ._creation import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                    device=self._new_device(device))
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import _size, empty
 
         size = _size(size, "new_empty")  # torch's checks and messages under this method's name
-        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                      device=self._new_device(device))
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
     def add_(self, other, *, alpha=1):
@@ -1589,8 +1669,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Copy, self, src)
 
     # -- random fills (the same streams as torch's CPU generator) ------------------------------
+    def _random_shape(self) -> tuple:
+        """The shape a random fill draws: none for a meta tensor, which torch fills without
+        touching the generator (Note: meta tensors, _meta.py)."""
+        return (0,) if type(self._data) is _MetaArray else self._data.shape
+
     def _random_fill(self, values: np.ndarray) -> "Tensor":
         check_inplace_allowed(self)
+        if type(self._data) is _MetaArray:
+            if _grad_state.grad_enabled and self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
+            self._bump_version()
+            return self
+        if not self._data.flags.writeable:  # an expanded tensor (Note: writes through expanded
+            from .ops.inplace import OVERLAP_ERROR  # tensors, ops/inplace.py)
+
+            raise RuntimeError(OVERLAP_ERROR)
         if _grad_state.grad_enabled and self._requires_grad:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
@@ -1606,35 +1700,103 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         from . import _rng as _random
 
-        return self._random_fill(_random.uniform(self._data.shape, self._data.dtype, a, b,
+        return self._random_fill(_random.uniform(self._random_shape(), self._data.dtype, a, b,
                                                  generator=generator))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from . import _rng as _random
 
-        return self._random_fill(_random.normal(self._data.shape, self._data.dtype, mean, std,
+        return self._random_fill(_random.normal(self._random_shape(), self._data.dtype, mean, std,
                                                 generator=generator))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         from . import _rng as _random
 
         probability = p._data if isinstance(p, Tensor) else p
-        return self._random_fill(_random.bernoulli(probability, self._data.shape,
+        return self._random_fill(_random.bernoulli(probability, self._random_shape(),
                                                    self._data.dtype, generator=generator))
 
     def random_(self, from_=0, to=None, *, generator=None):
         from . import _rng as _random
 
         if to is None and not from_:
-            return self._random_fill(_random.random_full(self._data.shape, self._data.dtype,
+            return self._random_fill(_random.random_full(self._random_shape(), self._data.dtype,
                                                          generator=generator))
         if to is None:
             from_, to = 0, from_
-        return self._random_fill(_random.randint(from_, to, self._data.shape, self._data.dtype,
+        return self._random_fill(_random.randint(from_, to, self._random_shape(), self._data.dtype,
                                                  generator=generator))
 
 
 _POST_ACC_USED = [False]  # set once any tensor registers a post-accumulate-grad hook
+
+
+# Note: gradient layout contract
+# torch's AccumulateGrad stores a leaf's first gradient with the leaf's strides when the leaf
+# is non-overlapping and dense (a transposed or permuted parameter gets a grad laid out the
+# same way), row-major otherwise: it keeps the arriving gradient only if that already holds
+# (or enforce_grad_layout_policy(False) is in effect), and copies it into that layout if not.
+
+
+def _leaf_strides(leaf: np.ndarray):
+    """The element strides a leaf's grad takes: the leaf's own when it is non-overlapping and
+    dense, else None (row-major)."""
+    from ._out import _dense_span
+
+    if leaf.size == 0 or any(s < 0 for s in leaf.strides) or _dense_span(leaf) is None:
+        return None
+    return tuple(s // leaf.itemsize for s in leaf.strides)
+
+
+def _obeys_layout(grad: np.ndarray, leaf: np.ndarray) -> bool:
+    """torch's obeys_layout_contract: the grad's strides are the leaf's (dims of size 1 aside)
+    for a dense leaf; the grad is row-major otherwise."""
+    if leaf.flags.c_contiguous:
+        return grad.flags.c_contiguous
+    strides = _leaf_strides(leaf)
+    if strides is None:
+        return grad.flags.c_contiguous
+    return all(n == 1 or g // grad.itemsize == s
+               for n, g, s in zip(grad.shape, grad.strides, strides))
+
+
+def _warn_layout(grad: "Tensor", leaf: "Tensor") -> None:
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but may "
+        f"impair performance.\ngrad.sizes() = {list(grad.shape)}, strides() = "
+        f"{list(grad.stride())}\nparam.sizes() = {list(leaf.shape)}, strides() = "
+        f"{list(leaf.stride())}", UserWarning, stacklevel=2)
+
+
+def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.ndarray:
+    """torch's clone_obey_contract: a copy of ``grad`` in the leaf's layout (a gradient torch
+    would keep as it is under enforce_grad_layout_policy(False): a copy in its own layout)."""
+    if not _grad_state.grad_layout_enforced and grad.size == 0 and tensor is not None:
+        from .ops._layout import _strided_empty
+
+        return _strided_empty(grad.shape, tensor.stride(), grad.dtype)
+    if not _grad_state.grad_layout_enforced and not grad.flags.c_contiguous:
+        own = _leaf_strides(grad)
+        if own is not None:
+            from .ops._layout import _strided_empty
+
+            out = _strided_empty(grad.shape, own, grad.dtype)
+            np.copyto(out, grad)
+            return out
+    if leaf.size == 0 and _grad_state.grad_layout_enforced:  # an empty leaf's grad has its
+        # strides (Note: strides of empty tensors)
+        from .ops._layout import _strided_empty
+
+        return _strided_empty(grad.shape, tuple(s // leaf.itemsize for s in leaf.strides),
+                              grad.dtype)
+    strides = None if leaf.flags.c_contiguous else _leaf_strides(leaf)
+    if strides is None:
+        return np.array(grad, copy=True, order="C")
+    from .ops._layout import _strided_empty
+
+    out = _strided_empty(grad.shape, strides, grad.dtype)
+    np.copyto(out, grad)
+    return out
 
 
 def _can_steal(grad: "Tensor") -> bool:

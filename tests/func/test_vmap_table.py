@@ -68,8 +68,6 @@ LOOP_FALLBACK = {
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",
     # added with the bad-input work (issue 11): index_fill, index_copy, put
     "IndexCopy", "IndexFill", "IndexFillTensor", "Put",
-    # added with complex dtypes (issue 11 item 12): vdot takes 1-d inputs only
-    "Vdot",
     "UpsampleBicubic2DBackward", "UpsampleBilinear2DBackward", "UpsampleLinear1DBackward",
     "UpsampleNearest1DBackward", "UpsampleNearest2DBackward", "UpsampleNearest3DBackward",
     "UpsampleNearestExact1DBackward", "UpsampleNearestExact2DBackward",

@@ -18,6 +18,7 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
@@ -32,6 +33,7 @@ __all__ = [
     "forward_ad",
     "no_grad",
     "enable_grad",
+    "enforce_grad_layout_policy",
     "set_grad_enabled",
     "inference_mode",
     "is_grad_enabled",
@@ -121,7 +123,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if not output.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {output.dtype}")
-                if type(output) is Tensor and not _capture.active:
+                if type(output) is Tensor and not _capture.active and \
+                        type(output._data) is np.ndarray:  # (a meta output: ones_like is meta)
                     # a one-element grad (any layout is torch's), made directly
                     from ..tensor import _wrap
 

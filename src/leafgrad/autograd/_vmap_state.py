@@ -12,10 +12,13 @@ __all__ = ["state"]
 
 
 class _State:
-    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw")
+    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw", "grad_depths")
 
     def __init__(self) -> None:
         self.active = False
+        # how many vmap levels were open when each running grad-family transform (grad, vjp,
+        # jacrev) began: see ``per_example``
+        self.grad_depths = []
         self.batched_draw = False  # a draw that makes one value per example is under way
         self.levels = []
         self.apply = None
@@ -23,6 +26,20 @@ class _State:
 
 
 state = _State()
+
+
+def per_example() -> bool:
+    """Whether the innermost transform is a grad-family one inside a vmap level (vmap(grad(f))).
+
+    Note: per-example backward formulas
+    torch records a graph inside vmap at the grad transform's level, above the batching: the
+    backward runs each op's own formula per example (dot's ``grad * other``), batched after.
+    leafgrad records the batched computation instead, whose backward is that of the physical
+    ops (a batched dot's is a matrix product, which turns -0 products into +0). A batching rule
+    whose physical backward differs from the per-example formula asks ``per_example()`` and then
+    records the per-example formula (``_batching_rules.matmul_like``)."""
+    depths = state.grad_depths
+    return bool(depths) and depths[-1] == len(state.levels) and depths[-1] > 0
 
 RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the "

@@ -23,6 +23,7 @@ from ._fp_errors import loud as _loud, quiet as _quiet
 from .forward_ad import state as _dual_state
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
+from .graph import GRAD_DTYPE_SEEN as _GRAD_DTYPE_SEEN, cast_to_grad_dtype as _cast_to_grad_dtype
 
 __all__ = ["run_backward", "current_task"]
 
@@ -227,6 +228,8 @@ def run_backward(
                 break
             buffer = buffers.pop(node, None)
             grads_in = None
+            if _GRAD_DTYPE_SEEN[0] and buffer is not None and type(node) is AccumulateGrad:
+                _cast_to_grad_dtype(node, buffer)
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
                 if hookset is not None:

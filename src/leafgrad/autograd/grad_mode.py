@@ -29,6 +29,7 @@ class _State(threading.local):
     # Class attributes are the defaults each new thread sees.
     grad_enabled = True
     inference = False
+    grad_layout_enforced = True  # enforce_grad_layout_policy (Note: gradient layout contract)
 
 
 state = _State()
@@ -125,6 +126,39 @@ class set_grad_enabled(_Switch):
 
     def __exit__(self, *exc) -> None:
         state.grad_enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class enforce_grad_layout_policy(_Switch):
+    """Whether AccumulateGrad keeps a leaf's first gradient only when its layout is the leaf's
+    (Note: gradient layout contract, tensor.py); ``False`` lets it keep any gradient nobody
+    else holds. Takes effect when made, as ``set_grad_enabled``; thread-local.
+
+    >>> p = leafgrad.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+    >>> with leafgrad.autograd.enforce_grad_layout_policy(False):
+    ...     (p * 2).sum().backward()
+    >>> p.grad.stride()
+    (6, 3, 1)
+    """
+
+    __module__ = "leafgrad.autograd.grad_mode"
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = state.grad_layout_enforced
+        state.grad_layout_enforced = bool(enable)
+        self.mode = enable
+
+    def __call__(self, func):
+        state.grad_layout_enforced = self.prev  # as a decorator: restored, as torch
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        state.grad_layout_enforced = self.prev
 
     def clone(self):
         return type(self)(self.mode)

@@ -278,6 +278,30 @@ class Node:
         return result[0] if len(result) == 1 else result
 
 
+# Set once a program sets a leaf's grad_dtype: the engine then casts what reaches that leaf's
+# accumulator (``cast_to_grad_dtype``), as torch's engine casts to the accumulator's metadata.
+GRAD_DTYPE_SEEN = [False]
+
+
+def cast_to_grad_dtype(node, buffer: list) -> None:
+    """Cast the gradient arriving at the AccumulateGrad ``node`` to its leaf's grad_dtype."""
+    variable = node.variable
+    try:
+        dtype = variable._grad_dtype
+    except AttributeError:
+        return
+    grad = buffer[0]
+    if dtype is not None and grad is not None and grad.dtype != dtype:
+        import warnings
+
+        if dtype.itemsize == 2:  # torch warns that the imaginary part is discarded only when
+            buffer[0] = grad.to(dtype)  # casting to a half-precision grad_dtype (measured)
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            buffer[0] = grad.to(dtype)
+
+
 class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
 

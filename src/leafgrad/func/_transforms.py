@@ -139,10 +139,12 @@ def _reaches_outside(outputs: list, inner: list) -> bool:
 
 def _run(func, args, kwargs):
     _Depth.value += 1
-    try:
+    _vmap_state.grad_depths.append(len(_vmap_state.levels))  # (Note: per-example backward
+    try:  # formulas, autograd/_vmap_state.py)
         with enable_grad():
             return func(*args, **kwargs)
     finally:
+        _vmap_state.grad_depths.pop()
         _Depth.value -= 1
 
 

@@ -165,7 +165,6 @@ class TensorQueryMethods:
     is_sparse = property(lambda self: False)
     is_sparse_csr = property(lambda self: False)
     is_quantized = property(lambda self: False)
-    is_meta = property(lambda self: False)
     is_nested = property(lambda self: False)
     is_mkldnn = property(lambda self: False)
 

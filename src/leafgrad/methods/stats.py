@@ -33,6 +33,12 @@ class StatsMethods:
         """``logcumsumexp(dim)``: log(cumsum(exp(self))) along ``dim``, without overflow."""
         return _ops.logcumsumexp(self, *args, _method=True, **kwargs)
 
+    def hash_tensor(self, dim=None, *, keepdim=False, mode=0):
+        """``leafgrad.hash_tensor(self, ...)``: a uint64 xor hash of the elements' bits."""
+        from .._functions_stats import hash_tensor
+
+        return hash_tensor(self, dim, keepdim=keepdim, mode=mode)
+
     def aminmax(self, *args, **kwargs):
         """``aminmax(*, dim=None, keepdim=False)``: (min, max) of all elements, or along
         ``dim``."""

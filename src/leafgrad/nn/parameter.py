@@ -17,7 +17,7 @@ def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
     plain = _wrap(data._data, bool(requires_grad))
     for slot in Tensor.__slots__:
         if slot not in ("__weakref__", "__dict__", "_fw_grad", "_post_acc_hooks",
-                        "_creation_meta"):  # (set on views only)
+                        "_creation_meta", "_grad_dtype"):  # (set on views only; set if set)
             object.__setattr__(t, slot, getattr(plain, slot))
     t._vc = data._version_counter()
     return t

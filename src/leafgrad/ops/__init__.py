@@ -73,10 +73,11 @@ def to(tensor, *args, **kwargs):
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
+    target = None
     if "device" in kwargs:
         from .._device import use
 
-        use(kwargs.pop("device"))
+        target = use(kwargs.pop("device"))
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     Tensor = _tensor_type()
@@ -85,15 +86,30 @@ def to(tensor, *args, **kwargs):
             dtype = arg
         elif isinstance(arg, Tensor):
             dtype = arg.dtype
+            target = arg.device
         elif isinstance(arg, bool):
             copy = arg if dtype is not None else copy
         else:
             from .._device import use
 
-            use(arg)
+            target = use(arg)
+    if target is not None and (target.type == "meta") != tensor.is_meta:
+        return _to_device(tensor, target, dtype)
     if dtype is None or dtype.np == tensor._data.dtype:
         return Clone.apply(tensor) if copy else tensor
     return ToCopy.apply(tensor, dtype=dtype.np)
+
+
+def _to_device(tensor, target, dtype):
+    """``to()`` between the CPU and the meta device (Note: meta tensors, _meta.py): to meta, a
+    recorded copy (ToCopyBackward0) without data; out of meta, torch's error."""
+    from .. import _meta
+
+    if target.type != "meta":
+        raise NotImplementedError(_meta.NO_DATA)
+    result = ToCopy.apply(tensor, dtype=(dtype.np if dtype is not None else tensor._data.dtype))
+    result._data = _meta.like(result._data)
+    return result
 
 
 def view(tensor, shape):

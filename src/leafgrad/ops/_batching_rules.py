@@ -25,6 +25,7 @@ import inspect
 
 import numpy as np
 
+from ..autograd._vmap_state import per_example as _per_example
 from ..tensor import Tensor
 from ._batching import (
     BatchedTensor,
@@ -301,16 +302,107 @@ def matmul_like(cls, args, params):
         out = matmul(a._value, b)
     elif type(a) is not BatchedTensor and name in ("Mm", "Bmm"):
         out = matmul(a, b._value)
+    elif type(a) is not BatchedTensor and name in ("Mv", "Dot") and len(levels) == 1:
+        # torch's rules: mv(A, batched v) is mm(A, v.t()) with the batch dim moved to the front
+        # (PermuteBackward0); dot(u, batched v) is matmul(u, v.t())
+        out = matmul(a, b._value.t())
+        if name == "Mv":
+            out = out.permute(1, 0)
     else:
         pa = align(a, levels, batch)
         pb = align(b, levels, batch)
-        if name == "Mv":
-            out = matmul(pa, pb.unsqueeze(-1)).squeeze(-1)
-        elif name == "Dot":
-            out = matmul(pa.unsqueeze(-2), pb.unsqueeze(-1)).reshape(tuple(batch))
+        recorded = _per_example() and (pa._requires_grad or pb._requires_grad)
+        if name == "Mv" and recorded:
+            out = _per_example_apply(name, _mv_values, _mv_grads, pa, pb)
+        elif name == "Mv":
+            out = _mv_values(pa, pb)
+        elif name == "Dot" and recorded:
+            out = _per_example_apply(name, _dot_values, _dot_grads, pa, pb)
+        elif name == "Dot":  # torch's rule (its squeezes: SqueezeBackward1)
+            out = matmul(pa.unsqueeze(-2), pb.unsqueeze(-1)).squeeze(-1).squeeze(-1)
+        elif name == "Vdot" and recorded:
+            out = _per_example_apply(name, _vdot_values, _vdot_grads, pa, pb)
+        elif name == "Vdot":
+            out = _vdot_values(pa, pb)
+        elif name in ("Mm", "Bmm") and recorded:
+            out = _per_example_apply(name, matmul, _mm_grads, pa, pb)
         else:
             out = matmul(pa, pb)
     return wrap(out, levels)
+
+
+def _dot_values(a: Tensor, b: Tensor) -> Tensor:
+    from .linalg import matmul
+
+    return matmul(a.unsqueeze(-2), b.unsqueeze(-1)).squeeze(-1).squeeze(-1)
+
+
+def _mv_values(a: Tensor, b: Tensor) -> Tensor:
+    from .linalg import matmul
+
+    return matmul(a, b.unsqueeze(-1)).squeeze(-1)
+
+
+def _dot_grads(a: Tensor, b: Tensor, grad: Tensor) -> tuple:
+    grad = grad.unsqueeze(-1)  # torch's DotBackward0: grad * other.conj() for each
+    return grad * b.conj(), grad * a.conj()
+
+
+def _mv_grads(a: Tensor, b: Tensor, grad: Tensor) -> tuple:
+    # torch's MvBackward0: grad.ger(vec.conj()) (an outer product: elementwise, keeps -0) and
+    # self.conj().t().mv(grad)
+    return grad.unsqueeze(-1) * b.conj().unsqueeze(-2), _mv_values(a.conj().transpose(-1, -2),
+                                                                     grad)
+
+
+def _vdot_values(a: Tensor, b: Tensor) -> Tensor:
+    return _dot_values(a.conj(), b)
+
+
+def _vdot_grads(a: Tensor, b: Tensor, grad: Tensor) -> tuple:
+    # torch's VdotBackward0: grad.conj() * other and grad * self, for each example
+    return grad.conj().unsqueeze(-1) * b, grad.unsqueeze(-1) * a
+
+
+def _example_mm(x: Tensor, y: Tensor) -> Tensor:
+    """Each example's mm as torch's kernel gives it: a product over a size-1 dim is the
+    elementwise product (it keeps -0), where a batched product would sum it into +0."""
+    from .linalg import matmul
+
+    if x.shape[-1] == 1:
+        return x * y
+    return matmul(x, y)
+
+
+def _mm_grads(a: Tensor, b: Tensor, grad: Tensor) -> tuple:
+    # torch's MmBackward0: grad.mm(mat2.t().conj()) and self.t().conj().mm(grad), per example
+    return (_example_mm(grad, b.transpose(-1, -2).conj()),
+            _example_mm(a.transpose(-1, -2).conj(), grad))
+
+
+_PER_EXAMPLE: dict = {}
+
+
+def _per_example_apply(name: str, values, grads, a: Tensor, b: Tensor) -> Tensor:
+    """A batched product recorded with the op's own backward formula per example (Note:
+    per-example backward formulas, autograd/_vmap_state.py): the values of torch's batched
+    matmul, the gradients torch's node gives each example."""
+    function = _PER_EXAMPLE.get(name)
+    if function is None:
+        from ..autograd.function import Function
+
+        class PerExample(Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return values(a, b)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grads(*ctx.saved_tensors, grad)
+
+        function = _PER_EXAMPLE[name] = PerExample
+    return function.apply(a, b)
 
 
 def loss(cls, args, params):

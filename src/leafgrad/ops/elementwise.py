@@ -1344,6 +1344,7 @@ class Copy(Op):
 @register
 class Zero(Op):
     node = "ZeroBackward0"
+    overlap_writes = "silent"  # (Note: writes through expanded tensors, ops/inplace.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -1362,6 +1363,7 @@ class Zero(Op):
 @register
 class Fill(Op):
     node = "FillBackward2"
+    overlap_writes = "silent"  # (Note: writes through expanded tensors, ops/inplace.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise

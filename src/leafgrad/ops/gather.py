@@ -255,6 +255,8 @@ def _pad_to(grad, shape):
 @register
 class MaskedFill(Op):
     node = "MaskedFillBackward0"
+    overlap_writes = ("masked_fill_", "mask", "scalar")  # (Note: writes through expanded
+    # tensors, ops/inplace.py)
     index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True
@@ -289,6 +291,7 @@ class MaskedFillTensor(Op):
     checks_overlap = False  # torch reads the 0-d value; an alias of self is fine
 
     node = "MaskedFillBackward1"
+    overlap_writes = ("masked_fill_", "mask", "scalar")
     index_saves = {"mask": ()}
     uint_kernel = "masked_fill"
     complex_ok = True
@@ -619,8 +622,20 @@ def masked_fill(tensor, mask, value):
     return keep_index(MaskedFill.apply(tensor, mask=array, value=value), mask, "mask")
 
 
+def _refuse_meta(name: str, *tensors) -> None:
+    """torch's NotImplementedError for an op whose result shape depends on the values of a
+    meta operand (Note: meta tensors, _meta.py)."""
+    from .. import _meta
+    from ..tensor import Tensor
+
+    if _meta.SEEN[0] and any(isinstance(t, Tensor) and _meta.is_meta(t) for t in tensors):
+        _meta.refuse(name)
+
+
 def masked_select(tensor, mask):
     from ..tensor import Tensor
+
+    _refuse_meta("masked_select", tensor, mask)
 
     array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if array.dtype != np.bool_:
@@ -638,6 +653,8 @@ def take(tensor, index):
 
 def nonzero(tensor, as_tuple=False):
     from ..tensor import _wrap
+
+    _refuse_meta("nonzero", tensor)
 
     data = tensor._data
     if data.dtype.kind == "u" and data.itemsize > 1:  # Note: wide unsigned support (_uint.py)

@@ -28,6 +28,8 @@ def _slices(array: np.ndarray, dim: int) -> np.ndarray:
 @register
 class IndexFill(Op):
     node = "IndexFillBackward0"
+    overlap_writes = ("index_fill_", "mask", "scalar")  # (Note: writes through expanded
+    # tensors, ops/inplace.py)
     index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     complex_ok = True
     torch_names = ("index_fill", "Tensor.index_fill_")
@@ -50,6 +52,7 @@ class IndexFill(Op):
 @register
 class IndexFillTensor(Op):
     node = "IndexFillBackward1"
+    overlap_writes = ("index_fill_", "mask", "scalar")
     index_saves = {"index": ()}  # Note: saved index tensors (registry.py)
     complex_ok = True
     inputs = ("self", "value")

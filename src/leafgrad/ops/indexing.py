@@ -600,6 +600,8 @@ class IndexPut(Op):
     """``self[index] = values`` (index_put_): the overwritten entries get no gradient."""
 
     node = "IndexPutBackward0"
+    overlap_writes = ("index_put_", "indices", "tensor")  # (Note: writes through expanded
+    # tensors, ops/inplace.py)
     index_saves = {"indices": ()}  # the index tensors (Note: saved index tensors)
     uint_kernel = staticmethod(_uint.index_put_kernel)
     complex_ok = True

@@ -30,6 +30,8 @@ from .elementwise import check_alpha_kind, check_bool_subtraction
 from .._out import _check_overlap
 from ._batching_rules import elementwise as _ELEMENTWISE_RULE
 from .registry import _loud, _quiet
+from .. import _meta
+from .._meta import MetaArray as _MetaArray, SEEN as _META_SEEN
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 
@@ -40,7 +42,8 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
             f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
             f"{list(out.shape)}"
         )
-    if out.dtype != target._data.dtype:
+    if out.dtype != target._data.dtype and target._data.__class__ is not _MetaArray:
+        # (torch's meta kernels skip the cast check: a meta int tensor takes mul_(1.5))
         have, want = _BY_NP[out.dtype], _BY_NP[target._data.dtype]
         if not _dtype.can_cast(have, want):
             raise RuntimeError(
@@ -103,16 +106,21 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
             # a view made a leaf by requires_grad_() (its base does not require grad) is a view
             # of a leaf for torch too
             raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
-    if not target._data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    dest = target._data
+    if _META_SEEN[0] and (dest.__class__ is _MetaArray or any(
+            isinstance(o, Tensor) and o._data.__class__ is _MetaArray for o in others)):
+        _check_meta_operands(op, target, others)  # Note: meta tensors (_meta.py)
+    elif not dest.flags.writeable:
+        try:
+            dest = overlapping_destination(op, target, others, params)
+        except RuntimeError as error:
+            dest = error  # raised before writing, after the op's own checks, as torch's order
     if not recording:
         ufunc = op.inplace_ufunc
         alpha = params.get("alpha", 1)
         if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool and \
-                target._data.dtype.kind != "V":
+                target._data.dtype.kind != "V" and dest is target._data and \
+                dest.__class__ is np.ndarray:
             # (a bool alpha takes the forward, which refuses it as torch does; bfloat16 takes
             # it too: Note: opmath for bfloat16, ops/_bfloat16.py)
             if alpha == 1:
@@ -131,12 +139,12 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         finally:
             _loud(token)
         _check_result(target, out)
-        np.copyto(target._data, out, casting="unsafe")
+        write(target._data, dest, out)
         target._bump_version()
         return target
 
     if base is not None:
-        return _inplace_on_view(op, target, base, others, params)
+        return _inplace_on_view(op, target, base, others, params, dest)
     # Recording: the node's first input is a stand-in for target's old value and history.
     saves_self = "self" in op.saves
     clones = saves_self and target._requires_grad
@@ -147,7 +155,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     out = result._data
     _check_result(target, out)
     node = result._grad_fn
-    np.copyto(target._data, out, casting="unsafe")
+    write(target._data, dest, out)
     target._bump_version()
     if node is not None:
         target._grad_fn = node
@@ -158,6 +166,124 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if saved and "result" in saved:
             saved["result"] = SavedTensor(target, is_output=True)
     return target
+
+
+MASKED_FILL_WRITES = ("masked_fill_", "mask", "scalar")  # (its Note: writes through ...)
+OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+EXPANDED_WARNING = (
+    "Use of {name} on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[{index}] = "
+    "{value}"
+)
+
+
+def _check_meta_operands(op, target: Tensor, others: tuple) -> None:
+    """An in-place op with meta operands: a meta target takes any operand and is not written;
+    a CPU target cannot read a meta operand (torch's errors)."""
+    if target._data.__class__ is _MetaArray:
+        return
+    if op.node == "CopyBackwards":
+        raise NotImplementedError(_meta.NO_DATA)
+    _meta.check_devices((target,) + tuple(o for o in others if isinstance(o, Tensor)))
+
+
+def overlapping_destination(op, target: Tensor, others: tuple = (), params=None) -> np.ndarray:
+    """Where ``op`` may write into ``target``, whose elements share memory (an expanded view:
+    leafgrad keeps those read-only so that a write cannot go through unnoticed).
+
+    Note: writes through expanded tensors
+    torch refuses an in-place op on a tensor with internal overlap (assert_no_internal_overlap)
+    except in the kernels that only store values: ``zero_`` and ``fill_`` with a number write
+    silently; ``masked_fill_``, ``index_fill_`` and ``index_put_`` (so ``x[mask] = v``) warn
+    that it is deprecated and write; ``copy_`` of the tensor itself does nothing. An op listed
+    by ``overlap_writes`` gets a writable alias of the same memory and stores only the elements
+    whose bits change (``write``), in order, so a location written through several elements
+    keeps the last stored value, as in torch's loop; every other op raises torch's error."""
+    data = target._data
+    if not has_internal_overlap(data):
+        # a view of an expanded tensor that reaches each location once (x.expand(3, 4)[0]):
+        # NumPy keeps it read-only, torch writes
+        alias = writable_alias(data)
+        if alias is None:
+            raise RuntimeError(OVERLAP_ERROR)
+        return alias
+    rule = op.overlap_writes
+    if rule is None and not (op.node == "CopyBackwards" and others and others[0] is target):
+        raise RuntimeError(OVERLAP_ERROR)
+    alias = writable_alias(data)
+    if alias is None:
+        raise RuntimeError(OVERLAP_ERROR)
+    if isinstance(rule, tuple):
+        import warnings
+
+        name, index, value = rule
+        warnings.warn(EXPANDED_WARNING.format(name=name, index=index, value=value),
+                      UserWarning, stacklevel=4)
+        indices = (params or {}).get("index")
+        if name == "index_put_" and not params.get("accumulate") and len(indices) == 1 and \
+                indices[0].dtype.kind == "b" and others and np.size(others[0]._data) == 1:
+            # torch's index_put_ of one value at a mask is masked_fill_, which warns too
+            name, index, value = MASKED_FILL_WRITES
+            warnings.warn(EXPANDED_WARNING.format(name=name, index=index, value=value),
+                          UserWarning, stacklevel=4)
+    return alias
+
+
+def has_internal_overlap(data: np.ndarray) -> bool:
+    """torch's has_internal_overlap(t) == MemOverlap::Yes: a dim of size > 1 with stride 0
+    (other overlapping layouts are 'too hard' to tell, and torch writes them)."""
+    return any(stride == 0 and size > 1 for size, stride in zip(data.shape, data.strides))
+
+
+class _Interface:
+    """An ``__array_interface__`` holder: ``np.asarray`` of it is an array at the given address
+    that keeps ``base`` (the writable array owning the memory) alive."""
+
+    __slots__ = ("__array_interface__", "base")
+
+    def __init__(self, interface: dict, owner: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = owner
+
+
+def writable_alias(data: np.ndarray):
+    """A writable array with ``data``'s address, shape and strides, or None when no array
+    below ``data`` is writable (a read-only NumPy buffer)."""
+    owner = data
+    while owner is not None and not (isinstance(owner, np.ndarray) and owner.flags.writeable):
+        owner = getattr(owner, "base", None)  # (as_strided's views hang on a holder's base)
+    if owner is None:
+        return None
+    interface = dict(data.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, owner))
+
+
+def _bits(array: np.ndarray) -> tuple:
+    """``array`` viewed as unsigned integers of its item size (complex: its two halves), so
+    that a comparison tells apart -0.0 and 0.0 and finds NaN equal to itself."""
+    if array.dtype.kind == "c":
+        return _bits(array.real) + _bits(array.imag)
+    return (array.view(np.dtype(f"u{array.dtype.itemsize}")),)
+
+
+def write(data: np.ndarray, dest: np.ndarray, out: np.ndarray) -> None:
+    """Store ``out`` into ``data``'s memory: through ``dest`` when it is an alias of an
+    overlapping ``data`` (see Note: writes through expanded tensors), otherwise a copy."""
+    if dest is data:
+        if data.__class__ is not _MetaArray:  # a meta tensor has nothing to write
+            np.copyto(data, out, casting="unsafe")
+        return
+    if isinstance(dest, Exception):
+        raise dest
+    out = np.asarray(out).astype(data.dtype, copy=False)
+    changed = np.zeros(data.shape, dtype=bool)
+    for old, new in zip(_bits(data), _bits(out)):
+        changed |= old != new
+    dest[changed] = out[changed]
 
 
 def _record(op, old: Tensor, others: tuple, params: dict, clones: bool) -> Tensor:
@@ -205,9 +331,12 @@ def _save_original_self(node, old: Tensor) -> None:
         saved["self"] = SavedTensor(Clone._record((old,), {}))
 
 
-def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict) -> Tensor:
+def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict,
+                     dest: np.ndarray) -> Tensor:
     """An in-place op on a view: the base's history becomes CopySlices(old history, op)."""
     view._refresh_view()
+    if dest is not view._data and view._data.flags.writeable and not isinstance(dest, Exception):
+        dest = view._data  # (the refresh rebuilt the view)
     clones = "self" in op.saves and view._requires_grad
     old = _wrap(view._data.copy() if "self" in op.saves else view._data, view._requires_grad,
                 view._grad_fn)
@@ -216,7 +345,7 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
     out = result._data
     _check_result(view, out)
     op_node = result._grad_fn
-    np.copyto(view._data, out, casting="unsafe")
+    write(view._data, dest, out)
     view._bump_version()
     if op_node is None:
         return view

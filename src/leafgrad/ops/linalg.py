@@ -245,6 +245,7 @@ class Vdot(Op):
     node = "VdotBackward0"
     uint_kernel = "dot"
     complex_ok = True
+    vmap = batch.matmul_like
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     torch_names = ("vdot",)

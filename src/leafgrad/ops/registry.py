@@ -25,7 +25,12 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd import graph_hooks as _graph_hooks
 from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
 from ..tensor import Tensor, _wrap, _wrap_view
+from .. import _meta
 from ._layout import iterated as _layout_iterated
+
+_META_SEEN = _meta.SEEN
+_META_ARRAY = _meta.MetaArray
+_META_RUNNING = [False]  # an op's meta run is in progress (see _apply_meta)
 
 _ndarray = np.ndarray
 
@@ -165,6 +170,10 @@ class Op(Node):
     # first (ldexp_) or reads it as a value (masked_fill_). Index and scatter ops check
     # overlap after their own checks, in their own order: not here.
     checks_overlap = True
+    # Note: writes through expanded tensors (ops/inplace.py): "silent" where torch's in-place
+    # form writes into a tensor whose elements share memory, (name, index, value) of its
+    # deprecation warning where it warns and writes; None: it refuses
+    overlap_writes = None
     differentiable = True
     edges = None
     # Note: complex support. Whether the op computes complex tensors with torch's values and
@@ -266,6 +275,10 @@ class Op(Node):
     # -- running forward ---------------------------------------------------------------------
     @classmethod
     def apply(cls, *args, **params) -> Tensor:
+        if _META_SEEN[0] and not _META_RUNNING[0]:  # Note: meta tensors (_meta.py)
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._data.__class__ is _META_ARRAY:
+                    return _apply_meta(cls, args, params)
         if _autocast_state.active and cls.autocast is not None:  # inside leafgrad.autocast
             args = _autocast_state.cast_args(cls.autocast, args)
         if _vmap_state.active:  # inside vmap: batched arguments go to the op's batching rule
@@ -536,6 +549,26 @@ class Op(Node):
 # array, read by the backward formula), so the public function hands the index tensor to
 # ``keep_index`` once the op is recorded, and ``Op._apply`` unpacks what was kept (the same
 # ``SavedTensor`` check as any saved input) before the formula reads the parameter.
+
+def _apply_meta(cls, args: tuple, params: dict):
+    """``cls.apply`` with a meta operand (Note: meta tensors, _meta.py): the operands' devices
+    checked, the op run on the meta arrays' zeros, its results made meta."""
+    tensors = [arg for arg in args if isinstance(arg, Tensor)]
+    _meta.check_devices(tensors)
+    for name in cls.mask_params:
+        value = params.get(name)
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if any(isinstance(v, np.ndarray) and v.dtype == np.bool_ for v in values):
+            _meta.refuse("nonzero")  # x[mask]: torch's meta kernel would need nonzero
+    if getattr(cls, "meta_refuses", None):
+        _meta.refuse(cls.meta_refuses)
+    _META_RUNNING[0] = True
+    try:
+        result = cls.apply(*args, **params)
+    finally:
+        _META_RUNNING[0] = False
+    return _meta.convert_outputs(result, [t._data for t in tensors])
+
 
 def _index_node(result):
     if not isinstance(result, Tensor):

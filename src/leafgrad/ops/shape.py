@@ -714,6 +714,12 @@ class ViewScatter(Op):
     def forward(ctx, base, src, steps):
         out = base.copy()
         region = replay_array(out, steps)
+        if not region.flags.writeable:  # an expanded step (Note: writes through expanded
+            from .inplace import OVERLAP_ERROR, has_internal_overlap, writable_alias  # tensors)
+
+            if has_internal_overlap(region):
+                raise RuntimeError(OVERLAP_ERROR)
+            region = writable_alias(region)
         region[...] = src
         return out
 

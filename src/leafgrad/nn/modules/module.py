@@ -561,8 +561,9 @@ class Module:
         from ..._device import use as device_cls
 
         dtype = kwargs.pop("dtype", None)
+        target = None
         if "device" in kwargs:
-            device_cls(kwargs.pop("device"))
+            target = device_cls(kwargs.pop("device"))
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
         if kwargs:
@@ -572,15 +573,27 @@ class Module:
                 dtype = arg
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
+                target = arg.device
             elif isinstance(arg, bool):
                 continue
             else:
-                device_cls(arg)
+                target = device_cls(arg)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dtype}"
             )
+        if target is not None:  # Note: meta tensors (_meta.py)
+            meta = target.type == "meta"
+            tensors = itertools.chain(self.parameters(), self.buffers())
+            if not meta and any(t.is_meta for t in tensors):
+                raise NotImplementedError(
+                    "Cannot copy out of meta tensor; no data! Please use "
+                    "torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving "
+                    "module from meta to a different device.")
+            if meta:
+                return self._apply(lambda t: t.to(target, dtype) if dtype is not None and (
+                    t.is_floating_point() or t.is_complex()) else t.to(target))
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -739,6 +752,15 @@ class Module:
                     f"{_size_text(param.shape)}."
                 )
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                import warnings
+
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to pass "
+                    "`assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    UserWarning, stacklevel=3)
             _queue(pending, functools.partial(_copy_entry, self, name, param, value, assign))
         extra_key = prefix + "_extra_state"
         if type(self).set_extra_state is not Module.set_extra_state:
