@@ -593,8 +593,6 @@ class LogSoftmax(Op):
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
                                           grad._data, y))
-            if not y.size:  # an empty input: the forward kept no factors
-                return LogSoftmaxBackwardData.apply(grad, self.saved("result"), dim=dim)
             exps, total = self.saved("softmax")
             return _wrap(array_kernel(_log_softmax_grad, grad._data, exps, total, dim=dim))
         return LogSoftmaxBackwardData.apply(grad, self.saved("result"), dim=dim)
