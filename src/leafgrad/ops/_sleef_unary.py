@@ -177,11 +177,12 @@ def glibc_log1pf(x: np.ndarray) -> np.ndarray:
     return out.reshape(shape)
 
 
-# The glibc replay costs about 85 us whatever the size up to a few thousand elements: by default
-# it runs where the scalar path is short (a tensor of fewer than 32 elements, the leftover of a
-# longer one: an RL policy's (batch, action) softplus takes this path entirely), and float64's
-# log1p rounded once (96.6%) stands in for it on long strided operands.
-_GLIBC_REPLAY_UP_TO = 1024
+# The glibc replay costs about 85 us whatever the size up to a few thousand elements (a
+# 16-element softplus forward and backward went from ~165 to ~285 us, a 1,000-element selu's
+# from ~180 to ~480 us): as the other exact replays it runs only under torch_bits, and
+# float64's log1p/expm1 rounded once (96-97% of glibc's values) stands in for it by default.
+# (_GLIBC_REPLAY_UP_TO: the size up to which it runs by default anyway; 0, none.)
+_GLIBC_REPLAY_UP_TO = 0
 
 
 def _softplus_scalar(scaled: np.ndarray, beta) -> np.ndarray:

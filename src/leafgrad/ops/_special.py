@@ -39,8 +39,22 @@ def _erfc_fraction(x: np.ndarray) -> np.ndarray:
     return np.exp(-x * x) / np.sqrt(np.pi) / f
 
 
+def _from_mkl(name: str, x: np.ndarray):
+    """MKL's ``name`` of the float64 array where the ``mkl`` extra is installed (one pass,
+    ~1 ulp), else None: the series below costs ~160 NumPy passes (GELU of 524,288 elements,
+    forward and backward: 240 ms)."""
+    from . import _mkl
+
+    if not x.size or not _mkl.available():
+        return None
+    return _mkl.kernel(name, np.ascontiguousarray(x))
+
+
 def erf(values: np.ndarray) -> np.ndarray:
     x = np.asarray(values, dtype=np.float64)
+    fast = _from_mkl("erf", x)
+    if fast is not None:
+        return fast
     out = np.empty_like(x)
     small = np.abs(x) <= 3.0
     out[small] = _erf_series(x[small])
@@ -53,6 +67,9 @@ def erf(values: np.ndarray) -> np.ndarray:
 
 def erfc(values: np.ndarray) -> np.ndarray:
     x = np.asarray(values, dtype=np.float64)
+    fast = _from_mkl("erfc", x)
+    if fast is not None:
+        return fast
     out = np.empty_like(x)
     tail = (x > _FRACTION_FROM) & np.isfinite(x)
     out[tail] = _erfc_fraction(x[tail])
