@@ -47,7 +47,7 @@ def _from_mkl(name: str, x: np.ndarray):
 
     if not x.size or not _mkl.available():
         return None
-    return _mkl.kernel(name, np.ascontiguousarray(x))
+    return _mkl.kernel(name, x)  # (it keeps x's order of strides, as torch's unary kernels)
 
 
 def erf(values: np.ndarray) -> np.ndarray:
