@@ -168,6 +168,8 @@ def _np_dtype(dtype, default=None, function: str = "zeros") -> np.dtype:
 def _sizes(positional: tuple, keyword, name: str = "zeros") -> tuple:
     """``zeros(2, 3)``, ``zeros((2, 3))`` or torch's keyword form ``zeros(size=(2, 3))``."""
     if keyword is None:
+        if not positional:  # zeros(): torch's parser wants the size (a 0-d tensor is zeros(()))
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         return positional
     if positional:
         raise TypeError(f"{name}() got multiple values for argument 'size'")
@@ -285,7 +287,10 @@ def _batched_like(input, physical):
     return wrap(physical, input._levels)
 
 
-def _like(input: Tensor, dtype):
+def _like(input: Tensor, dtype, name: str = "zeros_like"):
+    if not isinstance(input, Tensor):  # torch's parser, before anything is made
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_argparse.typename(input)}")
     return input._data.shape, (dtype or input.dtype).np
 
 
@@ -308,7 +313,7 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    shape, np_dtype = _like(input, dtype)
+    shape, np_dtype = _like(input, dtype, "zeros_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
@@ -320,7 +325,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    shape, np_dtype = _like(input, dtype)
+    shape, np_dtype = _like(input, dtype, "ones_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
@@ -332,7 +337,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    shape, np_dtype = _like(input, dtype)
+    shape, np_dtype = _like(input, dtype, "empty_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
@@ -344,7 +349,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    shape, np_dtype = _like(input, dtype)
+    shape, np_dtype = _like(input, dtype, "full_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
@@ -521,12 +526,14 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None,
 # -- random ---------------------------------------------------------------------------------------
 
 
-def _random_overloads(name: str, sizes: tuple, size, dtype) -> None:
+def _random_overloads(name: str, sizes: tuple, size, dtype, keywords: bool = False) -> None:
     """rand and randn have several overloads in torch (generator=, names=), so a size given
     twice or a bad dtype is the "invalid combination" message there, not a named argument's."""
     bad_dtype = dtype is not None and not isinstance(dtype, _dtype.dtype) and not any(
         dtype is kind for kind in (int, float, bool))
-    if bad_dtype or (size is not None and sizes):
+    if size is None and not sizes and keywords and not bad_dtype:  # (torch: only keywords)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if bad_dtype or (size is not None and sizes) or (size is None and not sizes):
         given = {key: value for key, value in (("size", size), ("dtype", dtype))
                  if value is not None}
         raise _argparse.invalid_combination(name, sizes, given)
@@ -559,7 +566,8 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     from . import _rng as _random
 
-    _random_overloads("rand", sizes, size, dtype)
+    _random_overloads("rand", sizes, size, dtype, keywords=any(
+        value is not None for value in (generator, dtype, layout, device)) or requires_grad)
     shape = _size(_sizes(sizes, size, "rand"), "rand")
     np_dtype = _np_dtype(dtype, function="rand")
     batched = _vmapped_random(lambda s: _random.uniform(s, np_dtype, generator=generator), shape)
@@ -575,7 +583,8 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     """Standard normal; the same stream as torch for the same seed."""
     from . import _rng as _random
 
-    _random_overloads("randn", sizes, size, dtype)
+    _random_overloads("randn", sizes, size, dtype, keywords=any(
+        value is not None for value in (generator, dtype, layout, device)) or requires_grad)
     shape = _size(_sizes(sizes, size, "randn"), "randn")
     np_dtype = _np_dtype(dtype, function="randn")
     batched = _vmapped_random(lambda s: _random.normal(s, np_dtype, generator=generator), shape)
@@ -600,14 +609,19 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
 
 
 def rand_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    _like(input, None, "rand_like")  # torch's parser's check of input
     return rand(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
 
 
 def randn_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    _like(input, None, "randn_like")  # torch's parser's check of input
     return randn(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
 
 
 def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs) -> Tensor:
+    if not isinstance(input, Tensor):  # several overloads in torch: the combination message
+        raise _argparse.invalid_combination("randint_like", _argparse.given(input, low, high),
+                                            {})
     return randint(low, high, input.shape, dtype=dtype or input.dtype, generator=generator,
                    **kwargs)
 

@@ -526,17 +526,23 @@ def index_select(tensor, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim] if tensor.ndim else 1
+    if tensor.ndim > 1 and array.size and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    # torch's CPU kernel checks an index with two messages: dim 1 of a tensor of 2 or more
+    # dims (index_select_out_cpu_dim1_) and an empty tensor give the RuntimeError, any other
+    # dim (the contiguous-slice path) and 0-d/1-d tensors the IndexError
+    data_check = tensor.ndim > 1 and (dim == 1 or tensor._data.size == 0)
 
     # the bounds check and the flat view are a kernel, so leafgrad.compile checks every
     # call's index instead of refusing the view (Note: masks as kernels in activation.py)
-    flat = array_kernel(_checked_vector, array, size=size, scalar=not tensor.ndim)
+    flat = array_kernel(_checked_vector, array, size=size, scalar=not data_check)
     return keep_index(IndexSelect.apply(tensor, dim=dim, index=flat), index)
 
 
 def _checked_vector(array, size: int, scalar: bool):
     bad = _out_of_bounds(array, size)
     if bad is not None:
-        if scalar:
+        if scalar:  # (torch's "index out of range in self" check)
             raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     return array.reshape(-1)
