@@ -58,3 +58,19 @@ def test_module_share_memory():
         with pytest.raises(RuntimeError, match="Can't share memory on an uninitialized"):
             lib.nn.LazyLinear(3).share_memory()
     assert results[0] == results[1]
+
+
+def test_shared_parameters_save_as_torch_saves_them():
+    torch = require_torch()
+    import io
+
+    model = leafgrad.nn.Linear(2, 2)
+    model.share_memory()
+    for obj in (model.weight, {"w": model.weight}, model.state_dict()):
+        buffer = io.BytesIO()
+        leafgrad.save(obj, buffer)
+        buffer.seek(0)
+        loaded = torch.load(buffer, weights_only=True)
+        tensors = loaded.values() if isinstance(loaded, dict) else [loaded]
+        for tensor in tensors:
+            assert vars(tensor) == {}  # nothing of leafgrad's bookkeeping travels

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import weakref
+
 from .. import _dtype as _dtype
 
 from . import lazy_ops as _ops
+
+
+_SHARED: dict = {}  # id of a tensor share_memory_() was called on -> weak reference
 
 
 class ExtraMethods:
@@ -140,14 +145,17 @@ class ExtraMethods:
 
     def share_memory_(self):
         """Moves nothing (leafgrad's memory is the process's); the tensor and its views
-        report ``is_shared()`` afterwards, as torch's do."""
+        report ``is_shared()`` afterwards, as torch's do. (Recorded outside the tensor: an
+        attribute would travel into checkpoints.)"""
         root = self._base if self._base is not None else self
-        root.__dict__["_leafgrad_shared"] = True
+        key = id(root)
+        _SHARED[key] = weakref.ref(root, lambda _, key=key: _SHARED.pop(key, None))
         return self
 
     def is_shared(self) -> bool:
         root = self._base if self._base is not None else self
-        return bool(getattr(root, "__dict__", {}).get("_leafgrad_shared", False))
+        entry = _SHARED.get(id(root))
+        return entry is not None and entry() is root
 
     @property
     def name(self):
