@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from leafgrad.ops import OPS
+from leafgrad.ops import OPS, _isa
 
 from .._torch import require_torch
 from .samples import SAMPLES, values
@@ -40,6 +40,12 @@ INTERMEDIATE_ROUNDING = {
     "UpsampleLinear1D-1", "UpsampleLinear1D-3", "UpsampleTrilinear3D-2", "UpsampleTrilinear3D-3",
     "UpsampleTrilinear3DBackward-0",
 }
+# Without AVX-512 (torch's AVX2 kernels; measured on an AMD EPYC) torch's bfloat16 convolutions
+# and LSTM layer differ from one rounding of the float32 work by a few bfloat16 units as well
+# (their kernels take other paths there): on such machines these compare as the above.
+if _isa.CAPABILITY != "avx512":
+    INTERMEDIATE_ROUNDING |= {"ConvInputGrad-0", "ConvTranspose-0", "ConvTranspose-1",
+                              "LSTMLayer-2"}
 # torch raises where leafgrad computes (strict xfails, so a fix shows up here): none left
 # (affine_grid's one-step axes, binary_cross_entropy's target and nll_loss's weight dtypes
 # are checked: tests/test_review_defects2.py)

@@ -1,0 +1,56 @@
+"""The vector width of torch's CPU kernels on this machine (ATen's CPU capability).
+
+torch 2.13's x86 wheel carries each vectorised kernel three times (DEFAULT, AVX2, AVX512) and
+runs the widest one the processor supports (AVX-512 needs the F, BW, VL and DQ extensions, as
+ATen's cpuinfo check asks; ``ATEN_CPU_CAPABILITY`` overrides it). The width decides which
+elements a ``cpu_kernel_vec`` loop leaves to its scalar op (those after the last pair of full
+vectors) and how many lanes a vectorised reduction keeps, so the replays of those kernels
+(ops/_float_kernels.py, ops/_sleef_unary.py) take it from here: 64-byte vectors under AVX512,
+32-byte ones otherwise (AVX2, and the DEFAULT build's generic ``Vectorized``).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+__all__ = ["CAPABILITY", "VECTOR_BYTES", "lanes", "pair"]
+
+
+def _features() -> dict:
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # NumPy 1.x
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__ as features
+        except ImportError:
+            return {}
+    return features
+
+
+def _capability() -> str:
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "default"
+    requested = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if requested in ("default", "avx2", "avx512"):
+        return requested
+    features = _features()
+    if all(features.get(name) for name in ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ")):
+        return "avx512"
+    if features.get("AVX2") and features.get("FMA3"):
+        return "avx2"
+    return "default"
+
+
+CAPABILITY = _capability()
+VECTOR_BYTES = 64 if CAPABILITY == "avx512" else 32
+
+
+def lanes(itemsize: int) -> int:
+    """Elements of one ``Vectorized`` of items of ``itemsize`` bytes."""
+    return VECTOR_BYTES // itemsize
+
+
+def pair(itemsize: int) -> int:
+    """Elements of the two vectors ``vectorized_loop`` (ATen's Loops.h) takes per step."""
+    return 2 * VECTOR_BYTES // itemsize
