@@ -294,7 +294,7 @@ def _like(input: Tensor, dtype, name: str = "zeros_like"):
     return input._data.shape, (dtype or input.dtype).np
 
 
-def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
+def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = True) -> np.ndarray:
     """``array`` in the layout torch's ``*_like(input, memory_format=...)`` allocates:
     ``preserve_format`` (the default) follows ``input``'s strides as ``empty_like`` does."""
     source = input._data
@@ -305,7 +305,7 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format) -> np.ndarray:
     from .ops import _layout
 
     if memory_format is None or memory_format is _memory_format.preserve_format:
-        return _layout.like(array, input._data)
+        return _layout.like(array, input._data, constant)
     if memory_format is _memory_format.channels_last and array.ndim == 4:
         return _layout.to_channels_last(array)
     return array

@@ -9,10 +9,13 @@ count (see _cascade_sum's docstring).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
 import leafgrad
+from leafgrad.ops import _cascade_sum
 from tests._torch import require_torch
 
 torch = require_torch()
@@ -48,10 +51,41 @@ def test_full_sum_and_mean_bits(np_dtype, ours_dtype, torch_dtype, size):
     rng = np.random.default_rng(size)
     for _ in range(5):
         data = _data(rng, (size,), np_dtype)
-        _bits(leafgrad.tensor(data).sum(), torch.tensor(data).sum())
-        _bits(leafgrad.tensor(data).mean(), torch.tensor(data).mean())
+        with _replayed(data.size):
+            _bits(leafgrad.tensor(data).sum(), torch.tensor(data).sum())
+            _bits(leafgrad.tensor(data).mean(), torch.tensor(data).mean())
     block = _data(rng, (3, size), np_dtype)  # a contiguous n-d tensor sums as one row
-    _bits(leafgrad.tensor(block).sum(), torch.tensor(block).sum())
+    with _replayed(block.size):
+        _bits(leafgrad.tensor(block).sum(), torch.tensor(block).sum())
+
+
+@contextlib.contextmanager
+def _replayed(size: int):
+    """torch's order is replayed by default up to ``_cascade_sum.ORDER_LIMIT`` elements, past
+    it only with ``backends.cpu.torch_bits`` (NumPy's pairwise sum otherwise)."""
+    previous = leafgrad.backends.cpu.torch_bits
+    leafgrad.backends.cpu.torch_bits = size > _cascade_sum.ORDER_LIMIT
+    try:
+        yield
+    finally:
+        leafgrad.backends.cpu.torch_bits = previous
+
+
+@pytest.mark.parametrize("np_dtype,ours_dtype,torch_dtype", FLOATS)
+def test_sums_past_the_order_limit_take_numpys_sum(np_dtype, ours_dtype, torch_dtype):
+    """Past the limit the default is NumPy's pairwise sum (the same value within rounding),
+    and under torch_bits torch's order again."""
+    rng = np.random.default_rng(7)
+    data = _data(rng, (4, _cascade_sum.ORDER_LIMIT // 2 + 1), np_dtype)
+    ours = leafgrad.tensor(data)
+    np.testing.assert_array_equal(ours.sum().numpy(), data.sum())
+    np.testing.assert_array_equal(ours.sum(1).numpy(), data.sum(1))
+    scale = np.abs(data.astype(np.float64)).sum()  # rounding errors scale with it
+    np.testing.assert_allclose(ours.sum().numpy(), torch.tensor(data).sum().numpy(), rtol=0,
+                               atol=scale * (1e-6 if np_dtype == np.float32 else 1e-14))
+    with _replayed(data.size):
+        _bits(ours.sum(), torch.tensor(data).sum())
+        _bits(ours.sum(1), torch.tensor(data).sum(1))
 
 
 SHAPES_DIMS = [((5, 37), 1), ((37, 5), 0), ((3, 40, 70), 1), ((64, 3), 0), ((9, 10), 0),

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import leafgrad
+from leafgrad.ops import _float_kernels
 from leafgrad.ops import _sleef_unary
 from tests._torch import require_torch
 
@@ -105,17 +106,22 @@ def test_zero_dim_and_empty(name):
 def test_default_mode_share(name):
     leafgrad.backends.cpu.torch_bits = False
     grid = _grid(100_000, seed=2)
-    same = _same(FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)),
-                 FUNCTIONS[name](torch, torch.from_numpy(grid)))
-    assert same.mean() >= 0.99, same.mean()
-    ours = FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)).numpy()
     theirs = FUNCTIONS[name](torch, torch.from_numpy(grid)).numpy()
-    finite = np.isfinite(theirs)
-    # one ulp of log_sigmoid; the loss (1 - t) * x - log_sigmoid(x) cancels, so its error is
-    # counted in ulps of |x| there
-    scale = np.abs(theirs) + (np.abs(grid) if name.startswith("bce") else 0)
-    error = np.abs(ours[finite] - theirs[finite])
-    assert np.all(error <= 2 * np.spacing(scale[finite]))
+    # tensors up to the replay limit (Note: the replay limit, ops/_float_kernels.py), and past
+    # it (float64's log1p/expm1 and NumPy's exp: 93-99% of the bits)
+    pieces = np.array_split(grid, -(-grid.size // _float_kernels.REPLAY_LIMIT))
+    replayed = np.concatenate([FUNCTIONS[name](leafgrad, leafgrad.tensor(p)).numpy()
+                               for p in pieces])
+    whole = FUNCTIONS[name](leafgrad, leafgrad.tensor(grid)).numpy()
+    for ours, share in ((replayed, 0.99), (whole, 0.93)):
+        same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
+        assert same.mean() >= share, same.mean()
+        finite = np.isfinite(theirs)
+        # one ulp of log_sigmoid; the loss (1 - t) * x - log_sigmoid(x) cancels, so its error
+        # is counted in ulps of |x| there
+        scale = np.abs(theirs) + (np.abs(grid) if name.startswith("bce") else 0)
+        error = np.abs(ours[finite] - theirs[finite])
+        assert np.all(error <= 2 * np.spacing(scale[finite]))
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])

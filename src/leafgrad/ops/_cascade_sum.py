@@ -37,6 +37,8 @@ import math
 
 import numpy as np
 
+from ..backends import cpu as _cpu
+
 _VECTOR_BYTES = 32
 
 
@@ -132,8 +134,17 @@ def _outer(block: np.ndarray) -> np.ndarray:
     return out
 
 
+# Past this many elements sums take NumPy's pairwise sum unless ``backends.cpu.torch_bits``: the
+# ordered passes cost 5-20x NumPy's sum there (a (1024, 1024) float32 sum along rows: 1.7 ms
+# against 0.1), and a full reduction of more than 32,768 elements is split among torch's
+# threads, so its last bits depend on the thread count anyway. (As the multi-dim and 2-norm
+# orders, reduce.py's _ORDERED_LIMIT and reductions_stats.py's _LANE_ORDER_LIMIT.)
+ORDER_LIMIT = 1 << 16
+
+
 def applies(a: np.ndarray) -> bool:
-    return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.size > 0 and a.flags.c_contiguous
+    return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.size > 0 and a.flags.c_contiguous \
+        and (a.size <= ORDER_LIMIT or _cpu.torch_bits)
 
 
 # Fewer elements than a vector holds: a row sum of scalars is one sequence of additions,

@@ -53,7 +53,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _mkl
+from . import _blas, _isa, _mkl
 
 _F32 = np.float32
 _F64 = np.float64
@@ -208,7 +208,9 @@ def sleef_expf_plain(d: np.ndarray) -> np.ndarray:
 
 # -- torch's vectorised loop: which elements take the scalar path ------------------------------
 
-_PAIR = 32  # two 16-lane AVX-512 float32 vectors per step of Loops.h's vectorized_loop
+_PAIR = _isa.pair(4)  # float32 elements of two vectors per step of Loops.h's vectorized_loop
+# (32 under torch's AVX512 kernels, 16 under AVX2: ops/_isa.py)
+_PAIR64 = _isa.pair(8)
 
 
 def _scalar_part(a: np.ndarray, pair: int = _PAIR):
@@ -239,10 +241,64 @@ def _sigmoid_scalar(a: np.ndarray) -> np.ndarray:
     return _F32(1) / (_F32(1) + e)
 
 
+# Note: the replay limit
+# The replays of torch's float32 kernels (SLEEF's expf, expm1f, log1pf, powf; lane-ordered
+# sums) cost 5-30x NumPy's own kernel per element: on a tutorial's tensors that is a few
+# microseconds for torch's printed digits, on a 10^6-element activation it is 10-40 ms where
+# torch takes 0.3-3. Past ``REPLAY_LIMIT`` elements the float32 activations (sigmoid, silu,
+# the elu family, softplus, log_sigmoid and what is built on them, gelu) run NumPy's (or
+# MKL's, where installed) fastest kernel instead, within an ulp or two of torch's;
+# ``leafgrad.backends.cpu.torch_bits = True`` replays them at every size. (Softmax's own limit,
+# ``_EXP64_LIMIT``, is the same number.)
+REPLAY_LIMIT = 16384
+
+
+def replays(size: int) -> bool:
+    """Whether a float32 kernel of ``size`` elements replays torch's steps (Note: the replay
+    limit)."""
+    return size <= REPLAY_LIMIT or _cpu.torch_bits
+
+
+def fast_exp(d: np.ndarray) -> np.ndarray:
+    """float32 exp past the replay limit: MKL's (torch's own exp) or NumPy's."""
+    result = _mkl.kernel("exp", d)
+    return np.exp(d) if result is None else result
+
+
+def log1p_wide(d: np.ndarray) -> np.ndarray:
+    """float32 log1p past the replay limit: ``log(1 + d)`` in float64 (``1 + d`` is exact there
+    for ``|d| >= 2**-20``; below, two terms of the series), rounded once: float64's log1p
+    rounded (the default's value) at about half the cost of NumPy's float32 or float64 log1p."""
+    with np.errstate(all="ignore"):
+        wide = np.add(d, 1.0, dtype=_F64)
+        np.log(wide, out=wide)
+        small = np.abs(d) < _F32(2.0 ** -20)
+        if small.any():
+            s = d[small].astype(_F64)
+            wide[small] = s - s * s * 0.5
+        return wide.astype(_F32)
+
+
+def expm1_wide(d: np.ndarray) -> np.ndarray:
+    """float32 expm1 past the replay limit: ``exp(d) - 1`` in float64 rounded once, ``d`` itself
+    below ``2**-24`` (where expm1 rounds to it): float64's expm1 rounded, at half its cost."""
+    with np.errstate(over="ignore"):
+        wide = np.exp(d, dtype=_F64)
+        wide -= 1.0
+        out = wide.astype(_F32)
+    tiny = np.abs(d) < _F32(2.0 ** -24)
+    if tiny.any():
+        out[tiny] = d[tiny]
+    return out
+
+
 def _expf(d: np.ndarray) -> np.ndarray:
     """SLEEF's expf as sigmoid and silu use it: the exact replay when the user asked for
-    torch's bits, the plain-arithmetic one (99.9% of its sigmoid bits, 2x cheaper) otherwise."""
-    return sleef_expf(d) if _cpu.torch_bits else sleef_expf_plain(d)
+    torch's bits, the plain-arithmetic one (99.9% of its sigmoid bits, 2x cheaper) otherwise,
+    and past the replay limit the fastest float32 exp."""
+    if _cpu.torch_bits:
+        return sleef_expf(d)
+    return sleef_expf_plain(d) if d.size <= REPLAY_LIMIT else fast_exp(d)
 
 
 def _sigmoid_vector(a: np.ndarray) -> np.ndarray:
@@ -285,7 +341,7 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
     shorter than 16, as an LSTM's gate chunks: NumPy's exp gave torch's bits on 98% of them)
     and NumPy's in place of SLEEF's in the vectors (97%)."""
     if a.dtype == _F64:
-        part = _scalar_part(a, 16)
+        part = _scalar_part(a, _PAIR64)
         if part is Ellipsis:
             return np.asarray(_sigmoid_double_scalar(a), dtype=_F64)
         out = 1 / (1 + np.exp(-a))
@@ -703,6 +759,15 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
                 np.copyto(out, target, casting="unsafe")
                 return out
             return result if out is None else target
+        if a.dtype.char in _blas._FUSES and not _blas._FUSES[a.dtype.char] \
+                and np.isfinite(alpha):
+            # MKL is here but its axpy rounds twice on this processor (_blas.axpy_fuses): the
+            # fused multiply-add replayed (fma), torch's bits at a few passes more
+            fused = fma(b, a.dtype.type(-alpha if ufunc is np.subtract else alpha), a)
+            if out is None:
+                return fused.astype(a.dtype, copy=False)
+            np.copyto(out, fused, casting="unsafe")
+            return out
     scaled = b * alpha
     if out is None:
         return ufunc(a, scaled)
@@ -711,15 +776,16 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
 
 # -- softmax and log_softmax over the last dim, as ATen's vectorised kernels -----------------------
 
-_LANES = 16  # float32 lanes of torch's AVX-512 Vectorized<float>
-_TREE = [np.array([i ^ step for i in range(_LANES)]) for step in (8, 4, 2, 1)]
+_LANES = _isa.lanes(4)  # float32 lanes of torch's Vectorized<float> here (16 or 8: ops/_isa.py)
+_TREE = [np.array([i ^ step for i in range(_LANES)])
+         for step in (8, 4, 2, 1) if step < _LANES]  # the halving shuffles
 
 
 def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
     """torch's ``vec::reduce_all`` (and ``map_reduce_all``) sum of each row of a float32
     matrix: 16 lane accumulators fed vector by vector, the last partial vector added to its
-    first lanes only, then the lanes folded in halves (8, 4, 2, 1 apart: the AVX-512
-    shuffles); a row shorter than a vector is summed in order."""
+    first lanes only, then the lanes folded in halves (8, 4, 2, 1 apart under AVX-512, 4, 2, 1
+    under AVX2: the shuffles); a row shorter than a vector is summed in order."""
     count, size = rows.shape
     if size < _LANES:
         total = rows[:, 0].copy()

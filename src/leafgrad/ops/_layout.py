@@ -178,9 +178,11 @@ def _dense_bytes(shape: tuple, itemsize: int) -> tuple:
 _dense_bytes_cached = functools.lru_cache(maxsize=1024)(_dense_bytes)
 
 
-def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
+def like(array: np.ndarray, source: np.ndarray, constant: bool = False) -> np.ndarray:
     """``array`` (of ``source``'s shape) laid out as torch's ``empty_like(source)``
-    (``_preserved_strides``); ``array`` itself when it already is."""
+    (``_preserved_strides``); ``array`` itself when it already is. ``constant``: every element
+    of ``array`` is the same (``ones_like``'s), so a new layout is filled, not copied into (a
+    row-major array copied into a transposed layout reads it across: 10x a fill)."""
     if source.flags.c_contiguous and array.flags.c_contiguous and source.size and (
             1 not in source.shape
             or source.strides == _dense_bytes_cached(source.shape, source.itemsize)):
@@ -202,7 +204,10 @@ def like(array: np.ndarray, source: np.ndarray) -> np.ndarray:
         # the same memory order; only size-1 dims' strides differ: a view says them
         return np.lib.stride_tricks.as_strided(array, strides=tuple(s * item for s in strides))
     out = _strided_empty(array.shape, strides, array.dtype)
-    out[...] = array
+    if constant and array.size:
+        out.fill(array.reshape(-1)[0])
+    else:
+        out[...] = array
     return out
 
 

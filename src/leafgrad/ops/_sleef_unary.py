@@ -31,6 +31,7 @@ import numpy as np
 
 from ..backends import cpu as _cpu
 from . import _float_kernels
+from ._select import where as _where
 
 _F32 = np.float32
 _F64 = np.float64
@@ -90,6 +91,8 @@ def _log1pf_vector(d: np.ndarray) -> np.ndarray:
     log1p rounded once otherwise."""
     if _cpu.torch_bits:
         return sleef_log1pf(d)
+    if d.size > _float_kernels.REPLAY_LIMIT:  # Note: the replay limit (_float_kernels.py)
+        return _float_kernels.log1p_wide(d)
     with np.errstate(all="ignore"):
         result = np.log1p(d, dtype=_F64).astype(_F32)
     # SLEEF's pair arithmetic loses bits on subnormal inputs (BCE-with-logits of a logit of
@@ -206,7 +209,7 @@ def softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
             soft = _log1pf_vector(_expf_vector(scaled)) / beta
             if part is not None:
                 soft[part] = _softplus_scalar(scaled[part], beta)
-    return np.where(scaled > threshold, a, soft)
+    return _where(scaled > threshold, a, soft)
 
 
 def log1p(a: np.ndarray):
@@ -233,7 +236,7 @@ def softplus_backward(grad: np.ndarray, x: np.ndarray, beta, threshold) -> np.nd
             z = _expf_vector(scaled)
             if part is not None:
                 z[part] = np.exp(scaled[part], dtype=_F64).astype(_F32)
-        return np.where(scaled > threshold, grad, grad * z / (z + _ONE))
+        return _where(scaled > threshold, grad, grad * z / (z + _ONE))
 
 
 def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -241,9 +244,11 @@ def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     (SLEEF's expf), ``max_deriv`` 1 and ``sign`` 1 where x < 0, else 0 and -1."""
     with np.errstate(over="ignore", invalid="ignore"):
         buffer = _expf_vector(-np.abs(x))
-        negative = x < 0
-        max_deriv = np.where(negative, _ONE, _ZERO)
-        sign = np.where(negative, _ONE, -_ONE)
+        # max_deriv 1 where x < 0 else 0, sign 1 or -1: from the mask's 0 and 1 without a
+        # select (NumPy's selects branch: slow on a mask of random signs)
+        max_deriv = (x < 0).astype(_F32)
+        sign = max_deriv * _TWO
+        sign -= _ONE
         return (max_deriv - sign * (buffer / (_ONE + buffer))) * grad
 
 
@@ -323,6 +328,8 @@ def sleef_expm1f(a: np.ndarray) -> np.ndarray:
 
 
 def _expm1f_rounded(a: np.ndarray) -> np.ndarray:
+    if a.size > _float_kernels.REPLAY_LIMIT:  # Note: the replay limit (_float_kernels.py)
+        return _float_kernels.expm1_wide(a)
     with np.errstate(over="ignore"):
         return np.expm1(a, dtype=_F64).astype(_F32)
 
@@ -356,7 +363,7 @@ def elu(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
         grown = sleef_expm1f(scaled) if _cpu.torch_bits else _expm1f_rounded(scaled)
         if part is not None:
             grown[part] = _expm1f_scalar(scaled[part])
-    return np.where(a > 0, a * positive_coefficient, grown * negative_coefficient)
+    return _where(a > 0, a * positive_coefficient, grown * negative_coefficient)
 
 
 def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
@@ -379,7 +386,7 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
                 grown[part] = np.broadcast_to(np.exp(scaled, dtype=_F64).astype(_F32),
                                               shape)[part]
         negative = grad * input_coefficient * negative_coefficient * grown
-        out = np.where(x > 0, grad * positive_coefficient, negative)
+        out = _where(x > 0, grad * positive_coefficient, negative)
         scalar_nan = np.broadcast_to(np.isnan(x), shape)
         if part is Ellipsis:
             out = np.where(scalar_nan, grad * positive_coefficient, out)

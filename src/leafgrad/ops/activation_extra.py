@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import auto_element_wise, filled
+from ._select import where as _where
 from .activation import _float, kernel_tensor
 from . import _layout, _sleef_unary
 from .math_logic import Where
@@ -55,7 +56,7 @@ class Hardshrink(Op):
     @staticmethod
     def forward(ctx, a, lambd):
         # torch: (x >= -lambd && x <= lambd) ? 0 : x, so NaN passes through
-        return np.where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
+        return _where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
 
     def backward(self, grad):
         from .activation import ShrinkBackward
@@ -173,7 +174,7 @@ class Threshold(Op):
 
     @staticmethod
     def forward(ctx, a, threshold, value):
-        return np.where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
+        return _where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
         # torch: threshold_backward(grad, self, threshold), a recorded op (its own second
@@ -243,7 +244,7 @@ class Prelu(Op):
                 f"= {weight.size} and channel size = {channels}."
             )
         w = weight.reshape(Prelu._broadcast_shape(a.ndim, weight.size))
-        return np.where(a > 0, a, w * a).astype(a.dtype)
+        return _where(a > 0, a, w * a).astype(a.dtype)
 
     def backward(self, grad):
         x = self.saved("self")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _cascade_sum, _promote, _sleef_unary
+from ._select import where as _where
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -147,7 +148,7 @@ class SmoothL1Loss(_Pointwise):
         absolute = np.abs(diff)
         if beta == 0:
             return absolute
-        return np.where(absolute < beta, 0.5 * diff * diff / beta, absolute - 0.5 * beta)
+        return _where(absolute < beta, 0.5 * diff * diff / beta, absolute - 0.5 * beta)
 
     @staticmethod
     def slope(diff, beta):
@@ -186,7 +187,7 @@ class HuberLoss(_Pointwise):
     @staticmethod
     def pointwise(diff, delta):
         absolute = np.abs(diff)
-        return np.where(absolute < delta, 0.5 * diff * diff, delta * (absolute - 0.5 * delta))
+        return _where(absolute < delta, 0.5 * diff * diff, delta * (absolute - 0.5 * delta))
 
     @staticmethod
     def slope(diff, delta):
