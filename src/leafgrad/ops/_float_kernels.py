@@ -732,6 +732,7 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
     ``out``: where to write (may be ``a``); None: a new array of the broadcast shape."""
     if type(b) is not np.ndarray:  # a wrapped number: the tensor's dtype, as torch's kernel
         b = np.asarray(b, dtype=a.dtype if a.dtype.kind == "f" else None)
+    given_b = b
     if (not _blas.off() and a.dtype.char in "fd" and b.dtype == a.dtype
             and type(alpha) is not complex and _mkl.available()):
         shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
@@ -763,9 +764,10 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
                 and np.isfinite(alpha):
             # MKL is here but its axpy rounds twice on this processor (_blas.axpy_fuses): the
             # fused multiply-add replayed (fma), torch's bits at a few passes more
+            b = given_b
             fused = fma(b, a.dtype.type(-alpha if ufunc is np.subtract else alpha), a)
-            if out is None:
-                return fused.astype(a.dtype, copy=False)
+            if out is None:  # laid out as the ufunc's result would be (Note: output layout)
+                out = _ufunc_layout(a, b)
             np.copyto(out, fused, casting="unsafe")
             return out
     scaled = b * alpha
