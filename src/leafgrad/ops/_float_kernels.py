@@ -584,6 +584,11 @@ def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     av, bv = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     if part is Ellipsis:
         return np.asarray(np.power(av, bv, dtype=_F64).astype(_F32))
+    if av.ndim > 1 and av.strides == bv.strides and av.flags.f_contiguous \
+            and not av.flags.c_contiguous:
+        # operands in reversed dim order (a transpose): the same memory order, so the same
+        # leftover, computed on the reversed views; the result keeps their layout as torch's
+        return pow_tensor(av.T, bv.T).T
     av, bv = np.ascontiguousarray(av), np.ascontiguousarray(bv)
     return _powf_where_needed(av, bv, np.power(av, bv, dtype=_F64), part)
 
