@@ -529,7 +529,9 @@ OUT_ALIAS = {
                                                                  out=m),
     "addr_vec_row": lambda T, x, y, m, v, i: T.addr(T.zeros(3, 3), m[0], v, out=m),
     "addr_self": lambda T, x, y, m, v, i: T.addr(m, v, v, out=m),
-    "addmm_self": lambda T, x, y, m, v, i: T.addmm(m, m, m, out=m),
+    # (addmm(m, m, m, out=m) is not here: torch hands the aliased arrays to MKL's sgemm,
+    # whose result then depends on its blocking on the processor: m + m @ m on an AVX-512
+    # machine, other values on an AMD EPYC with AVX2. leafgrad gives m + m @ m.)
     "gather_self": lambda T, x, y, m, v, i: T.gather(x, 1, i, out=x),
     "gather_index": lambda T, x, y, m, v, i: T.gather(i, 1, i, out=i),
     "index_select_self": lambda T, x, y, m, v, i: T.index_select(m, 0, T.tensor([2, 0, 1]),
