@@ -75,3 +75,55 @@ def test_kl_div_gradients_add_up_in_torchs_order(dtype, reduction, log_target, w
         second = lib.autograd.grad(sum(g.sum() for g in grads), leaves, allow_unused=True)
         runs.append(_observed([loss, *grads, *second]))
     _assert_same(*runs)
+
+
+# -- maximum/minimum/clamp ties of zeros: torch's vectorised loop (seed 34096) ----------------
+
+
+def _layouts(shape):
+    """Ways to hold values of ``shape``: row-major, transposed, a slice of rows, a stepped
+    slice; each a function (lib, array) -> tensor."""
+    yield lambda lib, array: lib.tensor(array)
+    if len(shape) >= 2:
+        yield lambda lib, array: lib.tensor(
+            np.ascontiguousarray(np.swapaxes(array, -1, -2))).transpose(-1, -2)
+        yield lambda lib, array: lib.tensor(np.concatenate([array, array], -1))[..., :shape[-1]]
+    if shape:
+        yield lambda lib, array: lib.tensor(np.repeat(array, 2, -1))[..., ::2]
+
+
+TIE_OPS = {
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "minimum": lambda lib, a, b: a.minimum(b),
+    "max": lambda lib, a, b: lib.max(a, b),
+    "min": lambda lib, a, b: lib.min(a, b),
+    "clamp min": lambda lib, a, b: lib.clamp(a, min=b),
+    "clamp max": lambda lib, a, b: a.clamp(max=b),
+    "clamp both": lambda lib, a, b: lib.clamp(a, b, -b),
+    "clip": lambda lib, a, b: a.clip(b, None),
+    "clamp_min": lambda lib, a, b: lib.clamp_min(a, b),
+    "clamp_ in place": lambda lib, a, b: a.clone().clamp_(max=b),
+    "fmax": lambda lib, a, b: lib.fmax(a, b),
+    "fmin": lambda lib, a, b: lib.fmin(a, b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("name", sorted(TIE_OPS))
+def test_ties_of_zeros_take_the_sign_torchs_loop_gives(name, dtype):
+    """On a tie of +0. and -0. torch's scalar loop keeps self and its vectorised loop the other
+    operand (maximum, minimum, clamp with tensor bounds; fmax/fmin keep self in both), so the
+    sign depends on the element's place: in a full pair of vectors of the innermost row
+    TensorIterator runs, or in the leftover, or in a row it cannot vectorise (strided, or two
+    broadcast operands)."""
+    rng = np.random.default_rng(34096)
+    op = TIE_OPS[name]
+    shapes = [(17,), (9,), (33,), (40,), (2, 17), (3, 9), (17, 2), (2, 16), (2, 3, 8), (4, 1, 8)]
+    for shape in shapes:
+        for other_shape in sorted({shape, shape[-1:], (), shape[:-1] + (1,)}):
+            a = np.where(rng.random(shape) < 0.5, -0.0, 0.0).astype(dtype)
+            b = np.where(rng.random(other_shape) < 0.5, -0.0, 0.0).astype(dtype)
+            for make_a, make_b in itertools.product(_layouts(shape), _layouts(other_shape)):
+                signs = [np.signbit(op(lib, make_a(lib, a), make_b(lib, b)).float().numpy())
+                         for lib in (torch, leafgrad)]
+                assert np.array_equal(*signs), (shape, other_shape)
