@@ -127,3 +127,39 @@ def test_ties_of_zeros_take_the_sign_torchs_loop_gives(name, dtype):
                 signs = [np.signbit(op(lib, make_a(lib, a), make_b(lib, b)).float().numpy())
                          for lib in (torch, leafgrad)]
                 assert np.array_equal(*signs), (shape, other_shape)
+
+
+# -- the backward of a regenerated expanded view under create_graph (seed 35102) -------------
+
+
+EXPANDED_VIEWS = {
+    "transpose then expand": lambda x: x.transpose(0, 1).expand(-1, 3),
+    "expand new dims": lambda x: x.expand(2, 1, 3),
+    "slice then expand": lambda x: x[:, 1:].expand(4, 2),
+    "unsqueeze then expand": lambda x: x[0].unsqueeze(1).expand(3, 2),
+    "expand of a column": lambda x: x.t()[:, :1].expand(3, 3),
+    "not expanded": lambda x: x.t()[1:],
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("write", ["no_grad", "data"])
+@pytest.mark.parametrize("name", sorted(EXPANDED_VIEWS))
+def test_regenerated_expanded_view_backward_is_torchs_graph(name, write, dtype):
+    """A view of a leaf written outside autograd regenerates its history (AsStridedBackward0);
+    under create_graph torch's as_strided_backward sums the view's expanded dims (SumBackward1)
+    and scatters into zeros (CopySlices, AsStridedBackward0); the second derivative too."""
+    runs = []
+    for lib in (torch, leafgrad):
+        x = lib.tensor([[1.25, 0.5, 1.5]], dtype=getattr(lib, dtype), requires_grad=True)
+        view = EXPANDED_VIEWS[name](x)
+        if write == "no_grad":
+            with lib.no_grad():
+                view.mul_(1.5) if name == "not expanded" else x.mul_(1.5)
+        else:
+            x.data.mul_(1.5)
+        y = view.pow(1.5) * 2
+        (grad,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (second,) = lib.autograd.grad(grad.sum(), x)
+        runs.append(_observed([view, y, grad, second]))
+    _assert_same(*runs)
