@@ -163,3 +163,61 @@ def test_regenerated_expanded_view_backward_is_torchs_graph(name, write, dtype):
         (second,) = lib.autograd.grad(grad.sum(), x)
         runs.append(_observed([view, y, grad, second]))
     _assert_same(*runs)
+
+
+# -- torch.func results and the caller's autograd (the torch.func stage, seeds 20 and 76) -----
+
+FUNC_CALLS = {
+    "grad argnums=(0, 1)": lambda lib, a, b, w: lib.func.grad(
+        lambda p, q: ((p + 0.5) * (q * w).sin()).sum(), argnums=(0, 1))(a, b),
+    "grad_and_value argnums=1": lambda lib, a, b, w: lib.func.grad_and_value(
+        lambda p, q: ((p.sin() + 0.5) * q * w).sum(), argnums=1)(a, b),
+    "grad without closure": lambda lib, a, b, w: lib.func.grad(
+        lambda p, q: (p.tanh() * q).sum(), argnums=0)(a, b),
+    "vjp": lambda lib, a, b, w: (lambda out, fn: (out, fn(lib.ones_like(out))))(
+        *lib.func.vjp(lambda p, q: p.sin() * q + w, a, b)),
+    "jvp closure": lambda lib, a, b, w: lib.func.jvp(
+        lambda p: p.sin() ** 2 * w, (a,), (b.detach(),)),
+    "jvp two": lambda lib, a, b, w: lib.func.jvp(
+        lambda p, q: p * q.exp(), (a, b), (lib.ones_like(a), lib.ones_like(b))),
+}
+
+
+@pytest.mark.parametrize("wants", list(itertools.product([False, True], repeat=3)))
+@pytest.mark.parametrize("name", sorted(FUNC_CALLS))
+def test_func_results_require_grad_only_through_the_callers_tensors(name, wants):
+    """A transform's result requires grad where it depends on a tensor of the caller that
+    requires grad (an input or a closure's), and only there; its values and the gradients
+    reaching the caller's tensors are torch's."""
+    runs = []
+    for lib in (torch, leafgrad):
+        a, b, w = (lib.tensor(values, dtype=lib.float64, requires_grad=want) for values, want
+                   in zip(([0.5, -1.25, 2.0], [1.5, 0.25, -0.75], [0.3, 0.9, -1.1]), wants))
+        flat = []
+        stack = [FUNC_CALLS[name](lib, a, b, w)]
+        while stack:  # the results, depth first, in order
+            item = stack.pop(0)
+            if isinstance(item, (tuple, list)):
+                stack[:0] = list(item)
+            else:
+                flat.append(item)
+        seen = [(t.requires_grad, t.is_leaf, t.detach().numpy().tolist()) for t in flat]
+        callers = [t for t in (a, b, w) if t.requires_grad]
+        needing = [t for t in flat if t.requires_grad]
+        if callers and needing:
+            total = sum((t * (index + 1.5)).sum() for index, t in enumerate(needing))
+            grads = lib.autograd.grad(total, callers, allow_unused=True, materialize_grads=True)
+            seen.append([g.numpy().tolist() for g in grads])
+        runs.append(seen)
+    assert _close(*runs)
+
+
+def _close(expected, actual):
+    assert len(expected) == len(actual)
+    for e, a in zip(expected, actual):
+        if isinstance(e, tuple):
+            assert e[:2] == a[:2]
+            np.testing.assert_allclose(a[2], e[2], rtol=1e-12)
+        else:
+            np.testing.assert_allclose(a, e, rtol=1e-12)
+    return True
