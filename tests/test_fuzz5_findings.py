@@ -221,3 +221,45 @@ def _close(expected, actual):
         else:
             np.testing.assert_allclose(a, e, rtol=1e-12)
     return True
+
+
+# -- optimizers: one version bump per in-place op of torch's step (optimizer stage, seed 22) --
+
+OPTIMIZERS = [
+    "Adam(P, lr=0.1)", "Adam(P, lr=0.1, weight_decay=0.1, amsgrad=True)",
+    "Adam(P, lr=0.1, decoupled_weight_decay=True, weight_decay=0.1)", "AdamW(P, lr=0.1)",
+    "AdamW(P, lr=0.1, weight_decay=0.0)", "AdamW(P, lr=0.1, amsgrad=True, maximize=True)",
+    "SGD(P, lr=0.1, momentum=0.9)", "SGD(P, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)",
+    "RMSprop(P, lr=0.01, momentum=0.5, centered=True, weight_decay=0.1)",
+    "Adagrad(P, lr=0.1, weight_decay=0.1, lr_decay=0.1)", "Adamax(P, lr=0.1, weight_decay=0.1)",
+    "NAdam(P, lr=0.1, decoupled_weight_decay=True, weight_decay=0.1)",
+    "RAdam(P, lr=0.1, decoupled_weight_decay=True, weight_decay=0.1)", "Adadelta(P)",
+    "ASGD(P)", "Rprop(P)",
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("spec", OPTIMIZERS)
+def test_optimizer_steps_bump_versions_as_torchs(spec, dtype):
+    """Each in-place op of torch's single-tensor step bumps the version of the tensor it writes:
+    AdamW's decoupled decay (param.mul_) and exp_avg_sq's mul_ then addcmul_ count too; values
+    and the views of a parameter follow."""
+    runs = []
+    for lib in (torch, leafgrad):
+        p = lib.tensor([[0.5, -1.0], [1.5, 0.25]], dtype=getattr(lib, dtype), requires_grad=True)
+        q = lib.tensor([0.75, -0.5], dtype=getattr(lib, dtype), requires_grad=True)
+        view = p[0]
+        ((p * q).sum() + (q ** 2).sum()).backward()
+        optimizer = eval("lib.optim." + spec.replace("P", "[p, q]"))  # noqa: S307 - a fixed table
+        seen = []
+        for _ in range(2):
+            optimizer.step()
+            states = {key: value._version for key, value in optimizer.state[p].items()
+                      if isinstance(value, lib.Tensor)}
+            seen.append((p._version, q._version, view._version, states,
+                         p.detach().numpy().tolist(), view.detach().numpy().tolist()))
+        runs.append(seen)
+    for expected, actual in zip(*runs):
+        assert expected[:4] == actual[:4]
+        np.testing.assert_allclose(actual[4], expected[4], rtol=1e-5)
+        np.testing.assert_allclose(actual[5], expected[5], rtol=1e-5)
