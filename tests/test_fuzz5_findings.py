@@ -263,3 +263,30 @@ def test_optimizer_steps_bump_versions_as_torchs(spec, dtype):
         assert expected[:4] == actual[:4]
         np.testing.assert_allclose(actual[4], expected[4], rtol=1e-5)
         np.testing.assert_allclose(actual[5], expected[5], rtol=1e-5)
+
+
+# -- jacrev/jacfwd: the basis is torch's (seed 67 of the torch.func stage) --------------------
+
+JACOBIANS = {
+    "jacrev a + 0.5": lambda lib, a, b: lib.func.jacrev(lambda p: p + 0.5)(a),
+    "jacrev a - b": lambda lib, a, b: lib.func.jacrev(lambda p, q: p - q, argnums=(0, 1))(a, b),
+    "jacrev a.sin()": lambda lib, a, b: lib.func.jacrev(lambda p: p.sin())(a),
+    "jacfwd a + 0.5": lambda lib, a, b: lib.func.jacfwd(lambda p: p + 0.5)(a),
+    "jacfwd a * b": lambda lib, a, b: lib.func.jacfwd(lambda p, q: p * q, argnums=(0, 1))(a, b),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 1)])
+@pytest.mark.parametrize("name", sorted(JACOBIANS))
+def test_jacobians_that_pass_the_basis_through_show_its_version(name, shape):
+    """torch builds each input's one-hot rows as zeros whose diagonal is fill_(1)-ed: a
+    Jacobian that is those rows passed through (add, sub) has version 1."""
+    runs = []
+    for lib in (torch, leafgrad):
+        a = lib.full(shape, 0.3, dtype=lib.float64)
+        b = lib.full(shape, -1.5, dtype=lib.float64)
+        result = JACOBIANS[name](lib, a, b)
+        result = result if isinstance(result, tuple) else (result,)
+        runs.append([(t._version, tuple(t.shape), t.stride(), t.numpy().tolist())
+                     for t in result])
+    assert runs[0] == runs[1]
