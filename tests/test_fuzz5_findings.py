@@ -290,3 +290,31 @@ def test_jacobians_that_pass_the_basis_through_show_its_version(name, shape):
         runs.append([(t._version, tuple(t.shape), t.stride(), t.numpy().tolist())
                      for t in result])
     assert runs[0] == runs[1]
+
+
+# -- indexing: which slices torch skips (seed 36846) ----------------------------------------
+
+SLICES = [slice(-1, 2), slice(0, 1), slice(None, 1), slice(0, 5), slice(-5, None),
+          slice(0, None), slice(None, None, 1), slice(-1, None), slice(-3, None),
+          slice(0, -1), slice(1, None), slice(0, 3, 1), slice(None, None, 2), slice(0, 0)]
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (1, 3), (2, 3, 1)])
+@pytest.mark.parametrize("form", ["ellipsis", "leading", "with None", "after int", "lone"])
+def test_slices_that_keep_a_dim_are_skipped_as_torch_skips_them(form, shape):
+    """In a tuple index torch skips a slice only when it is written start 0 (or none), stop at
+    least the size (or none), step 1 (or none): x[..., -1:2] of a size-1 dim still records
+    SliceBackward0, x[0:5] of a size-3 dim does not; a lone slice is always recorded."""
+    runs = []
+    for lib in (torch, leafgrad):
+        base = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        x = base * 1
+        seen = []
+        for item in SLICES:
+            index = {"ellipsis": (Ellipsis, item), "leading": (item, Ellipsis),
+                     "with None": (None, item, 0), "after int": (0, item),
+                     "lone": item}[form]
+            y = x[index]
+            seen.append((_graph(y.grad_fn, 3), tuple(y.shape), y.detach().numpy().tolist()))
+        runs.append(seen)
+    assert runs[0] == runs[1]
