@@ -10,7 +10,9 @@ select, and writes autograd does not record: under no_grad, through .detach() or
 2 mod 4 also from the user-code set of programs_user.py: nn.functional calls, type promotion,
 out=, grad-mode blocks, requires_grad toggles, retain_grad on views, hooks), then
 differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
-and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`).
+and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`);
+seeds 3 and 5 mod 8 then append a stage (programs_after.py): torch.func transforms of small
+functions of the program's tensors, or optimizer steps on the leaves that got gradients.
 The program records an observation of every tensor it makes, after every in-place change, after
 backward, and at the end.
 
@@ -48,6 +50,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .programs_after import AfterStages
 from .programs_user import UserOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
@@ -374,7 +377,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps):
+class _Generator(UserOps, AfterStages):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -1481,6 +1484,10 @@ class _Generator(UserOps):
                     self.differentiate()
                 except RuntimeError as error:  # e.g. reading a view torch no longer allows
                     raise _Reject(f"differentiate: {error}") from None
+                try:  # (its own random stream: the program before it is unchanged)
+                    self.after_differentiation()
+                except Exception:  # noqa: BLE001 - a stage that went wrong ends there
+                    self.replay()
             except _Reject:
                 continue
             return self.source(), self.kinds

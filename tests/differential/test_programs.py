@@ -162,6 +162,14 @@ REQUIRED_KINDS = {
     "view_retain_grad",
     "hook",
     "backward_retain_clear",
+    # the stages after differentiation (programs_after.py: seeds 3 and 5 mod 8)
+    "func_grad",
+    "func_vjp",
+    "func_jvp",
+    "func_vmap",
+    "func_jac",
+    "optim_step",
+    "optim_zero_grad",
 }
 
 

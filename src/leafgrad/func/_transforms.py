@@ -17,6 +17,7 @@ inputs are first batched at every open level so that each example's gradient is 
 from __future__ import annotations
 
 import functools
+import weakref
 
 from ..autograd import forward_ad as fwAD
 from ..autograd._vmap_state import state as _vmap_state
@@ -103,9 +104,26 @@ def _enter(tensor: Tensor) -> Tensor:
         inner = value.view_as(value)
         if not inner._requires_grad:
             inner.requires_grad_()
+            _remember_inner(inner)
     else:
         inner = value.detach().requires_grad_()
+        _remember_inner(inner)
     return wrap(inner, levels) if levels else inner
+
+
+# The leaves transforms made (``_enter``), by id: a graph that reaches only these does not
+# reach the caller's tensors (``_outer_results``). Weak: an entry goes with its tensor.
+_INNER: dict[int, weakref.ref] = {}
+
+
+def _remember_inner(tensor: Tensor) -> None:
+    key = id(tensor)
+    _INNER[key] = weakref.ref(tensor, lambda _, key=key: _INNER.pop(key, None))
+
+
+def _is_inner(tensor) -> bool:
+    ref = _INNER.get(id(tensor))
+    return ref is not None and ref() is tensor
 
 
 def _keeps_graph(leaves: list) -> bool:
@@ -135,6 +153,46 @@ def _reaches_outside(outputs: list, inner: list) -> bool:
             continue
         stack.extend(child for child, _ in node.next_functions)
     return False
+
+
+def _outer_results(tree, inner: list):
+    """``tree`` with each tensor detached unless its graph reaches a leaf requiring grad other
+    than the transform's own inputs: a result that depends on the caller's tensors only through
+    inputs that did not require grad does not require grad, as torch's (grad_and_value with
+    argnums=(0, 1) of a requiring and a non-requiring input: generated-program seed 76 of the
+    torch.func stage). One walk of the graph for all results, remembering each node's answer."""
+    from ..autograd.graph import AccumulateGrad
+
+    own = {id(physical(x)) for x in inner}
+    answers: dict[int, bool] = {}
+
+    def reaches(root) -> bool:
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node is None or id(node) in answers and not expanded:
+                continue
+            if type(node) is AccumulateGrad:
+                variable = node.variable
+                answers[id(node)] = id(variable) not in own and not _is_inner(variable)
+                continue
+            children = [child for child, _ in node.next_functions if child is not None]
+            if expanded:
+                answers[id(node)] = any(answers.get(id(child), False) for child in children)
+                continue
+            answers[id(node)] = False  # (a cycle cannot happen; this marks it as visited)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in answers)
+        return answers.get(id(root), False) if root is not None else False
+
+    leaves, spec = flatten(tree)
+    return unflatten([leaf.detach() if isinstance(leaf, Tensor) and not reaches(
+        physical(leaf)._grad_fn) else leaf for leaf in leaves], spec)
+
+
+def _at_top_level() -> bool:
+    """No enclosing transform (grad, forward AD, vmap): the results are the caller's."""
+    return _Depth.value == 0 and fwAD.state.level is None and not _vmap_state.levels
 
 
 def _run(func, args, kwargs):
@@ -206,6 +264,8 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
         grads = _grads([output], inner, [None], keep, False)
         grads = unflatten(_detach_tree(grads, keep), spec)
         value = _detach_tree(output, keep)
+        if keep and _at_top_level():
+            grads, value = _outer_results((grads, value), inner)
         if has_aux:
             return grads, (value, _detach_tree(aux, keep))
         return grads, value
@@ -269,9 +329,15 @@ def vjp(func, *primals, has_aux: bool = False):
                 )
         keep_now = keep or _keeps_graph(ct_leaves) or bool(create_graph)
         grads = _grads(out_leaves, inner, ct_leaves, keep_now, retain_graph)
-        return unflatten(_detach_tree(grads, keep_now), spec)
+        grads = _detach_tree(grads, keep_now)
+        if keep_now and _at_top_level():
+            grads = _outer_results(grads, inner)
+        return unflatten(grads, spec)
 
-    result = (_detach_tree(output, keep), vjp_fn)
+    output = _detach_tree(output, keep)
+    if keep and _at_top_level():
+        output = _outer_results(output, inner)
+    result = (output, vjp_fn)
     if has_aux:
         return result + (_detach_tree(aux, keep),)
     return result
@@ -321,8 +387,13 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
             aux_leaves, aux_spec = flatten(aux)
             aux = unflatten([fwAD.unpack_dual(a).primal if isinstance(a, Tensor) else a
                              for a in aux_leaves], aux_spec)
-    result = (_detach_tree(unflatten(primal_out, out_spec), keep),
-              _detach_tree(unflatten(tangent_out, out_spec), keep))
+    result = (unflatten(primal_out, out_spec), unflatten(tangent_out, out_spec))
+    if not keep and _grad_state.grad_enabled:
+        # a closure's tensor requiring grad gives the results a graph (seed 20 of the
+        # torch.func stage: the tangent of a * w, w requiring grad, requires grad)
+        result = _outer_results(result, [])
+    else:
+        result = (_detach_tree(result[0], keep), _detach_tree(result[1], keep))
     if has_aux:
         return result + (_detach_tree(aux, keep),)
     return result
@@ -366,16 +437,17 @@ def _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux):
 
 
 def _basis(leaves: list):
-    """One-hot rows for every element of ``leaves``, split per leaf: ``[total, *shape]``."""
-    from .. import eye
-
+    """One-hot rows for every element of ``leaves``, split per leaf: ``[total, *shape]``,
+    made as torch's _construct_standard_basis_for makes them: per leaf ``new_zeros(total,
+    numel)`` whose diagonal is ``fill_(1)``-ed (version 1: a Jacobian that is a basis passed
+    through, as jacrev of ``a + 0.5``, shows it: seed 67 of the torch.func stage)."""
     total = sum(leaf.numel() for leaf in leaves)
-    dtype = leaves[0].dtype if leaves else None
-    identity = eye(total, dtype=dtype)
     pieces, start = [], 0
     for leaf in leaves:
         count = leaf.numel()
-        pieces.append(identity[:, start:start + count].reshape((total,) + tuple(leaf.shape)))
+        chunk = leaf.new_zeros((total, count))
+        chunk.diagonal(-start).fill_(1)
+        pieces.append(chunk.view((total,) + tuple(leaf.shape)))
         start += count
     return pieces, total
 

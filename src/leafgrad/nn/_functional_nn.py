@@ -768,14 +768,20 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
+    # Note: ATen's kl_div is `exp(t) * (t - input)` and `xlogy(t, t) - t * input`, and torch's
+    # build (GCC) evaluates the right operand of each first: its node comes first, so the engine
+    # runs it last and gradients meeting at the target add up in that order (seen under
+    # create_graph as AddBackward0's operands: generated-program seed 34198).
     if log_target:
-        losses = target.exp() * (target - input)
+        difference = target - input
+        losses = target.exp() * difference
     else:
-        # torch's xlogy(t, t) - t * input (0 * log(0) is 0; its target gradient at a 0
-        # target is NaN, from xlogy's y / x term, as torch's)
+        # (0 * log(0) is 0; its target gradient at a 0 target is NaN, from xlogy's y / x term,
+        # as torch's)
         from .._functions_math import xlogy
 
-        losses = xlogy(target, target) - target * input
+        product = target * input
+        losses = xlogy(target, target) - product
     if reduction == "batchmean":
         return losses.sum() / input.shape[0] if input.ndim else losses.sum()
     if reduction not in ("mean", "sum", "none"):

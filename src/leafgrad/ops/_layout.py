@@ -315,3 +315,56 @@ def _iterator_order(shape: tuple, strides: list) -> list:
     order = list(range(len(shape) - 1, -1, -1))
     sort_dims(order, should_swap)
     return order
+
+
+def vectorized_elements(shape: tuple, operands, itemsize: int):
+    """Which elements of an elementwise result of ``operands`` (broadcast to ``shape``) torch's
+    vectorised CPU loop computes, as a bool array of ``shape``; None when it computes none.
+
+    ATen's ``cpu_kernel_vec`` (Loops.h) runs its vector op in steps of two 32-byte vectors
+    (AVX2 build, used on AVX-512 machines too: 16 float32, 8 float64, 32 float16 elements) over
+    the innermost dim TensorIterator leaves after ordering the dims (``_iterator_order``) and
+    merging those it can; the leftover of each such row, and every row in which an input is
+    neither contiguous nor (one input only) a broadcast number, takes the scalar op. (One
+    thread's view: past 32768 elements torch splits the range among its threads, and each
+    share starts its own vectors.) Where the two ops differ only on ties (maximum(+0., -0.)),
+    this says which answer an element gets."""
+    from .._rng import _CAPABILITY
+
+    pair = 64 // itemsize
+    ndim = len(shape)
+    numel = 1
+    for size in shape:
+        numel *= size
+    if _CAPABILITY != "avx2" or numel < pair or ndim == 0:
+        return None
+    strides = []
+    for array in operands:
+        pad = ndim - array.ndim
+        strides.append([0] * pad + [0 if size == 1 and shape[pad + i] != 1 else stride
+                                    // array.itemsize for i, (size, stride)
+                                    in enumerate(zip(array.shape, array.strides))])
+    order = _iterator_order(shape, strides)  # innermost first; the result is dense in it
+    rows = [[row[dim] for dim in order] for row in strides]
+    # TensorIterator's coalesce_dimensions, as far as the innermost dim it leaves
+    inner = shape[order[0]]
+    inner_strides = [row[0] for row in rows]
+    for k in range(1, ndim):
+        size = shape[order[k]]
+        if not (inner == 1 or size == 1 or all(inner * stride == row[k]
+                                               for stride, row in zip(inner_strides, rows))):
+            break
+        if inner == 1:
+            inner_strides = [row[k] for row in rows]
+        inner *= size
+    contiguous = inner_strides.count(1)
+    if not (contiguous == len(rows)
+            or contiguous == len(rows) - 1 and inner_strides.count(0) == 1):
+        return None  # Loops.h's basic_loop: the scalar op throughout
+    vectorized = inner // pair * pair
+    if not vectorized:
+        return None
+    # the result is dense in ``order``: its memory position modulo a row is the place in it
+    position = np.arange(numel).reshape([shape[dim] for dim in reversed(order)]) % inner
+    position = position.transpose([ndim - 1 - order.index(dim) for dim in range(ndim)])
+    return position < vectorized

@@ -344,10 +344,16 @@ def _split(tensor, index):
             size = result.shape[dim]
             if item.step is not None and item.step <= 0:
                 raise ValueError("step must be greater than zero")
+            # torch skips a slice that keeps the whole dim, unless it is the lone index; it
+            # asks of the slice as written (start 0 or none, stop none or >= the size, step 1
+            # or none), so x[..., -1:2] of a size-1 dim is still a SliceBackward0 (generated-
+            # program seed 36846)
+            whole = (item.start is None or int(item.start) == 0) and (
+                item.stop is None or int(item.stop) >= size) and (
+                item.step is None or int(item.step) == 1)
             start, stop, step = item.indices(size)
             stop = max(stop, start)
-            # torch skips a slice that keeps the whole dim, unless it is the lone index
-            if lone_slice or not (start == 0 and stop == size and step == 1):
+            if lone_slice or not whole:
                 result = Slice.apply(result, dim=dim, start=start, end=stop, step=step)
             advanced.append(slice(None))
             dim += 1

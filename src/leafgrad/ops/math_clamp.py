@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _promote
+from . import _layout, _promote
 from ._forward import auto_element_wise, filled
 from .loss import DivScalar
 from .math_logic import Where, check_broadcast_all
@@ -52,12 +52,13 @@ class ClampTensor(Op):
         if low is None and high is None:
             return np.array(out, copy=True)  # (torch copies too)
         # torch's min(max(x, low), high): each step keeps its own operand on a tie (zeros' signs)
+        operands = [x.astype(target, copy=False) for x in present]
         if low is not None:
-            out = keep_self_on_ties(np.asarray(np.maximum(out, low.astype(target, copy=False))),
-                                    out)
+            low = low.astype(target, copy=False)
+            out = keep_self_on_ties(np.asarray(np.maximum(out, low)), out, low, operands)
         if high is not None:
-            out = keep_self_on_ties(np.asarray(np.minimum(out, high.astype(target, copy=False))),
-                                    out)
+            high = high.astype(target, copy=False)
+            out = keep_self_on_ties(np.asarray(np.minimum(out, high)), out, high, operands)
         return np.asarray(out)
 
     def backward(self, grad):
@@ -102,10 +103,15 @@ class ClampTensor(Op):
         return self._input_meta[index] is not None
 
 
-def keep_self_on_ties(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+def keep_self_on_ties(out: np.ndarray, a: np.ndarray, other=None, operands=()) -> np.ndarray:
     """torch's max/min/clamp kernels keep ``self`` where it ties with the other operand:
     ``maximum(-0., 0.)`` and ``clamp(-0., min=0.)`` are -0. (NumPy gives its second operand).
-    Equal floats other than zeros are the same bits, so only zeros' signs are put back."""
+    Equal floats other than zeros are the same bits, so only zeros' signs are put back.
+
+    With ``other`` (an array: maximum, minimum, clamp's tensor bounds) the elements torch's
+    vectorised loop computes keep ``other`` instead: ``_mm256_max_ps(a, b)`` gives ``b`` on a
+    tie (seed 34096: minimum of 9 float64 zeros and -0.). ``operands``: the op's array inputs,
+    which decide those elements (``_layout.vectorized_elements``)."""
     if out.dtype.kind != "f" or a.dtype.kind != "f":
         return out
     out = np.asarray(out)  # (NumPy gives a 0-d operation a scalar)
@@ -114,7 +120,15 @@ def keep_self_on_ties(out: np.ndarray, a: np.ndarray) -> np.ndarray:
         return out
     if a.shape != out.shape:
         a = np.broadcast_to(a, out.shape)
-    np.copysign(out, a, out=out, where=zeros & (a == 0))
+    lanes = None
+    if other is not None and out.ndim:
+        lanes = _layout.vectorized_elements(out.shape, operands or (a, other), out.itemsize)
+    if lanes is None:
+        np.copysign(out, a, out=out, where=zeros & (a == 0))
+        return out
+    other = np.broadcast_to(other, out.shape)
+    ties = zeros & (a == 0) & (other == 0)
+    np.copysign(out, np.where(lanes, other, a), out=out, where=ties)
     return out
 
 
@@ -125,7 +139,10 @@ def _clamp_one_side(a, bound, ufunc):
         bound = bound.astype(target, copy=False)
     else:
         bound = target.type(bound)
-    return keep_self_on_ties(np.asarray(ufunc(a.astype(target, copy=False), bound)), a)
+    a = a.astype(target, copy=False)
+    if isinstance(bound, np.ndarray):
+        return keep_self_on_ties(np.asarray(ufunc(a, bound)), a, bound)
+    return keep_self_on_ties(np.asarray(ufunc(a, bound)), a)
 
 
 @register
@@ -234,10 +251,13 @@ class _Extremum(Op):
     broadcasts = True
     ufunc = None
 
+    vector_takes_other = False  # see keep_self_on_ties
+
     @classmethod
     def forward(cls, ctx, a, b):
         a, b = _promote.binary(a, b)
-        return keep_self_on_ties(np.asarray(cls.ufunc(a, b)), a)
+        out = np.asarray(cls.ufunc(a, b))
+        return keep_self_on_ties(out, a, b if cls.vector_takes_other else None)
 
 
 @register
@@ -249,6 +269,7 @@ class Maximum(_Extremum):
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.maximum
+    vector_takes_other = True
     torch_names = ("maximum",)
 
     def backward(self, grad):
@@ -266,6 +287,7 @@ class Minimum(_Extremum):
     complex_error_type = "RuntimeError"
     vmap = batch.elementwise
     ufunc = np.minimum
+    vector_takes_other = True
     torch_names = ("minimum",)
 
     def backward(self, grad):

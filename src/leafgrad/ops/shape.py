@@ -658,9 +658,11 @@ class AsStrided(_View):
         """Under create_graph, torch's as_strided_backward, so that the recorded graph is
         torch's: the gradient's size-1 dims squeezed out (last first), zeros over the storage,
         the view's region of it taken ``as_strided`` and ``copy_(grad)``-ed into (CopySlices),
-        the input's geometry taken ``as_strided`` from it (AsStridedBackward0). None (the
-        replay's adjoint) for empty or expanded views and where either geometry may overlap
-        itself: torch's steps differ there (index_add_, counts and a division)."""
+        the input's geometry taken ``as_strided`` from it (AsStridedBackward0); an expanded
+        dim (stride 0) of the view is summed out first (SumBackward1, as torch: generated-
+        program seed 35102). None (the replay's adjoint) for empty views and where either
+        geometry may overlap itself: torch's steps differ there (index_add_, counts and a
+        division)."""
         in_strides, out_strides, offset, itemsize = self._saved["geometry"]
         in_shape, out_shape = self.input_shape(), tuple(grad.shape)
         if offset < 0 or any(s < 0 for s in in_strides + out_strides):
@@ -670,13 +672,15 @@ class AsStrided(_View):
         offset //= itemsize
         if 0 in in_shape or 0 in out_shape:
             return None
-        out_dims = [(n, s) for n, s in zip(out_shape, out_strides) if n != 1]
+        out_dims = [(n, s) for n, s in zip(out_shape, out_strides) if n != 1 and s != 0]
         in_dims = [(n, s) for n, s in zip(in_shape, in_strides) if n != 1]
-        if any(s == 0 for _, s in out_dims) or _may_overlap(out_dims) or _may_overlap(in_dims):
+        if _may_overlap(out_dims) or _may_overlap(in_dims):
             return None
         for dim in range(len(out_shape) - 1, -1, -1):
             if out_shape[dim] == 1:
                 grad = grad.squeeze(dim)
+            elif out_strides[dim] == 0:
+                grad = grad.sum(dim)
         size = max(_extent(in_dims), offset + _extent(out_dims))
         storage = grad.new_zeros(size)
         storage.as_strided([n for n, _ in out_dims], [s for _, s in out_dims], offset).copy_(grad)

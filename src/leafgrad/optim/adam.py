@@ -148,9 +148,14 @@ class Adam(Optimizer):
                                          out=diff if diff.ndim else None)
                     update /= denom
                     data += update
-                for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+                # one bump per in-place op of torch's _single_tensor_adam: exp_avg_sq's
+                # mul_ and addcmul_, the param's mul_ (decoupled weight decay) and addcdiv_
+                # (generated programs' optimizer stage, seed 22)
+                for name in ("exp_avg", "exp_avg_sq", "exp_avg_sq", "max_exp_avg_sq"):
                     if name in state:
                         state[name]._bump_version()
+                if weight_decay != 0 and decoupled:
+                    param._bump_version()
                 param._bump_version()
 
 
