@@ -15,6 +15,7 @@ from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
+from ._double_backward import self_args, self_edge
 from .registry import Op, register
 
 
@@ -375,6 +376,7 @@ def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
 
 class _ModePad(Op):
     __slots__ = ()
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.leading  # the padding indexes the last dims after an Ellipsis
     complex_ok = True  # an index gather: any dtype
     mode = ""
@@ -394,11 +396,13 @@ class _ModePad(Op):
         return axes
 
     def backward(self, grad):
-        return self.backward_op.apply(grad, input_sizes=self.input_shape(), pad=self._params["pad"])
+        return self.backward_op.apply(grad, *self_args(self), input_sizes=self.input_shape(),
+                                      pad=self._params["pad"])
 
     jvp = auto_linear
 
 
+@self_edge
 class _ModePadBackward(Op):
     __slots__ = ()
     vmap = batch.dims(sizes="input_sizes")  # grad and input_sizes get the batch dims in front
