@@ -66,7 +66,8 @@ LOOP_FALLBACK = {
     # create_graph's nodes for a convolution's and nll_loss2d's backward (vmap records the
     # convolution's separate ops instead)
     "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
-    "HuberLossBackward", "BinaryCrossEntropyBackward",
+    "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
+    "BatchNormEvalBackward", "LayerNormBackward",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",

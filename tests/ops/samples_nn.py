@@ -189,6 +189,28 @@ SAMPLES = {
                                                       lib.tensor([1.0, 2.0, 0.5], dtype=x.dtype), w, b),
                (((4, 3, 2), A), ((3,), A), ((3,), A))),
     ],
+    # create_graph's nodes for the normalisations' backwards (Native*NormBackwardBackward0)
+    "LayerNormBackward": [
+        Sample(lambda lib, x, w, b: _second_all(
+            lib, lambda *t: F(lib).layer_norm(t[0], (2, 3), t[1], t[2]), x, w, b),
+            (((2, 2, 3), A), ((2, 3), A), ((2, 3), A))),
+        Sample(lambda lib, x: _second(lib, lambda t: F(lib).layer_norm(t, (4,)), x),
+               (((3, 4), A),)),
+    ],
+    "BatchNormBackward": [
+        Sample(lambda lib, x, w, b: _second_all(
+            lib, lambda *t: F(lib).batch_norm(t[0], None, None, t[1], t[2], training=True),
+            x, w, b), (((4, 3), A), ((3,), A), ((3,), A))),
+        Sample(lambda lib, x: _second(
+            lib, lambda t: F(lib).batch_norm(t, None, None, training=True), x),
+            (((2, 2, 3, 2), A),)),
+    ],
+    "BatchNormEvalBackward": [
+        Sample(lambda lib, x, w, b: _second_all(lib, lambda *t: F(lib).batch_norm(
+            t[0], lib.tensor([0.1, -0.2, 0.3], dtype=x.dtype),
+            lib.tensor([1.0, 2.0, 0.5], dtype=x.dtype), t[1], t[2]), x, w, b),
+            (((4, 3, 2), A), ((3,), A), ((3,), A))),
+    ],
     "GroupNorm": [
         Sample(lambda lib, x, w, b: F(lib).group_norm(x, 2, w, b), (((2, 4, 3), A), ((4,), A), ((4,), A))),
     ],

@@ -59,3 +59,59 @@ def self_edge(cls):
     cls.forward = classmethod(forward) if isinstance(raw, classmethod) else staticmethod(forward)
     cls.backward = backward_with_self
     return cls
+
+
+# Note: recorded formulas. Where torch records a backward as one node whose own backward is a
+# long hand-derived formula (batchnorm_double_backward, layer_norm_double_backward), the node
+# here computes its value with the plain backward's Tensor formula, and its backward runs that
+# formula again on the saved inputs with grad enabled and differentiates it (a vector-Jacobian
+# product through the formula's own ops, taken at an alias of each input). Every order is then as right as the formula's ops,
+# and a third derivative records the formula's composite nodes (torch's would be its own).
+
+
+class RecordedFormula:
+    """Mixin for an ``Op`` that is a backward formula recorded as one node: a subclass sets
+    ``inputs`` and ``formula(*tensors, **params) -> tuple of Tensors or None``; its ``forward``
+    returns the formula's values (an output it does not compute: an empty placeholder)."""
+
+    __slots__ = ()
+    multi_output = True
+
+    @classmethod
+    def forward(cls, ctx, *arrays, **params):
+        from ..tensor import _wrap
+        import numpy as np
+
+        tensors = [a if a is None else _wrap(a) for a in arrays]
+        outputs = cls.formula(*tensors, **params)
+        empty = np.zeros(0, dtype=next(o for o in outputs if o is not None)._data.dtype)
+        return tuple(empty if out is None else out._data for out in outputs)
+
+    def backward(self, grads):
+        from ..autograd import grad as differentiate
+        from ..autograd.grad_mode import enable_grad
+
+        create = _grad_state.grad_enabled
+        saved = self._saved
+        tensors = [self.saved(name) if saved is None or name in saved else None
+                   for name in self.inputs]
+        needed = [i for i, child in enumerate(self._next_nodes) if child is not None]
+        with enable_grad():
+            # each input through its own alias node: the formula's vector-Jacobian product is
+            # taken at the aliases (partial derivatives in this node's inputs; the outer
+            # backward carries them further), while a third derivative still reaches the
+            # inputs through the aliases
+            for i in needed:
+                tensors[i] = tensors[i].view_as(tensors[i])
+            outputs = type(self).formula(*tensors, **self._params)
+        pairs = [(out, grad) for out, grad in zip(outputs, grads)
+                 if out is not None and grad is not None and out.requires_grad]
+        results = [None] * len(self._next_nodes)
+        if not pairs or not needed:
+            return tuple(results)
+        found = differentiate([out for out, _ in pairs], [tensors[i] for i in needed],
+                              [grad for _, grad in pairs], create_graph=create,
+                              allow_unused=True)
+        for i, value in zip(needed, found):
+            results[i] = value
+        return tuple(results)
