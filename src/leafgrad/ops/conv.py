@@ -442,6 +442,8 @@ class ConvolutionBackward(Op):
 
     def backward(self, grads):
         grad_grad_x, grad_grad_w, grad_grad_b = (*grads, None, None)[:3]  # unused: absent
+        if not np.prod(self.input_shape(0)):  # an empty batch: torch's gradients are undefined
+            return None, None, None
         p = {k: v for k, v in self._params.items() if k not in ("output_mask", "transposed")}
         transposed = self._params["transposed"]
         grad_g = grad_x = grad_w = None

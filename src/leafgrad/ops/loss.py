@@ -588,7 +588,10 @@ class BinaryCrossEntropy(Op):
     vmap = batch.loss
     inputs = ("self", "target", "weight")
     edges = 2  # torch's node has no edge for the weight (never differentiated)
-    saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
+    # the weight scales both gradients (it was saved for self's only: a target-only gradient
+    # came out unweighted)
+    saves = {"self": ("self", "target"), "target": ("self", "target"),
+             "weight": ("self", "target")}
     torch_names = ("nn.functional.binary_cross_entropy",)
 
     @staticmethod
@@ -622,8 +625,8 @@ class BinaryCrossEntropy(Op):
                                                       reduction=self._params["reduction"])
         elif self.needs_grad(0):
             grad_x = finish(g * (x - target) / ((1 - x) * x).clamp(min=1e-12))
-        if self.needs_grad(1):
-            grad_t = finish(-x.logit() * g)
+        if self.needs_grad(1):  # the incoming grad broadcast, not expanded (torch's nodes)
+            grad_t = finish(-x.logit() * grad)
         return grad_x, grad_t
 
     def jvp(self, tangents, primals, result):
