@@ -67,7 +67,8 @@ LOOP_FALLBACK = {
     # convolution's separate ops instead)
     "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
     "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
-    "BatchNormEvalBackward", "LayerNormBackward",
+    "BatchNormEvalBackward", "LayerNormBackward", "SoftplusBackward", "HardswishBackward",
+    "LogSigmoidBackward", "GluBackward", "PreluBackward",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",

@@ -119,6 +119,16 @@ CASES = {
     "layer_norm": (lambda lib, x, w, b: _F(lib).layer_norm(x, (2, 3), w, b),
                    (((2, 2, 3), A), ((2, 3), A), ((2, 3), A)), (0, 1, 2)),
     "layer_norm_no_affine": (lambda lib, x: _F(lib).layer_norm(x, (4,)), (((3, 4), A),), (0,)),
+    "softplus": (lambda lib, x: _F(lib).softplus(x, 2.0, 1.5), (((3, 4), A),), (0,)),
+    "silu": (lambda lib, x: _F(lib).silu(x), (((3, 4), A),), (0,)),
+    "hardswish": (lambda lib, x: _F(lib).hardswish(x * 4), (((3, 4), A),), (0,)),
+    "logsigmoid": (lambda lib, x: _F(lib).logsigmoid(x), (((3, 4), A),), (0,)),
+    "multilabel_soft_margin_loss": (lambda lib, x: _F(lib).multilabel_soft_margin_loss(
+        x, lib.tensor([[1.0, 0.0, 1.0, 0.0]] * 3, dtype=x.dtype)), (((3, 4), A),), (0,)),
+    "glu": (lambda lib, x: _F(lib).glu(x, 1), (((2, 4, 3), A),), (0,)),
+    "prelu": (lambda lib, x, w: _F(lib).prelu(x, w), (((2, 3, 4), A), ((3,), A)), (0, 1)),
+    "prelu_single_weight": (lambda lib, x, w: _F(lib).prelu(x, w), (((2, 3), A), ((1,), A)),
+                            (0, 1)),
 }
 
 # torch's third derivatives of layer_norm and training-mode batch_norm (the backwards of

@@ -17,7 +17,25 @@ def _rrelu_train(lib, x):
     return F(lib).rrelu(x, 0.1, 0.3, training=True)
 
 
+def _second_all(lib, fn, *inputs):
+    """Every input's first derivative, recorded (create_graph's node), flattened into one."""
+    out = fn(*inputs)
+    grads = lib.autograd.grad((out * out).sum(), inputs, create_graph=True)
+    return lib.cat([g.flatten() for g in grads])
+
+
 SAMPLES = {
+    # create_graph's nodes for the activations' backwards (HardswishBackwardBackward0...)
+    "HardswishBackward": [Sample(lambda lib, x: _second_all(
+        lib, lambda t: F(lib).hardswish(t * 4), x), ((S243, AWAY),))],
+    "LogSigmoidBackward": [Sample(lambda lib, x: _second_all(lib, F(lib).logsigmoid, x),
+                                  ((S23, A),))],
+    "GluBackward": [Sample(lambda lib, x: _second_all(lib, lambda t: F(lib).glu(t, 1), x),
+                           ((S243, A),))],
+    "PreluBackward": [Sample(lambda lib, x, w: _second_all(lib, F(lib).prelu, x, w),
+                             ((S243, AWAY), ((4,), A))),
+                      Sample(lambda lib, x, w: _second_all(lib, F(lib).prelu, x, w),
+                             ((S23, AWAY), ((1,), A)))],
     "RreluWithNoise": [Sample(lambda lib, x: F(lib).rrelu(x, 0.1, 0.3), ((S23, AWAY),)),
                        Sample(_rrelu_train, ((S243, AWAY),))],
     "Hardshrink": [Sample(lambda lib, x: F(lib).hardshrink(x, 0.4), ((S23, AWAY),)),

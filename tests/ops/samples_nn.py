@@ -60,6 +60,10 @@ SAMPLES = {
                (((4,), A),), check_node=False),
     ],
     "Silu": [Sample(lambda lib, x: F(lib).silu(x), (((2, 3), A),))],
+    "SoftplusBackward": [
+        Sample(lambda lib, x: _second_all(lib, lambda t: F(lib).softplus(t, 2.0, 1.0), x),
+               (((3, 4), A),)),
+    ],
     "Softplus": [
         Sample(lambda lib, x: F(lib).softplus(x), (((2, 3), A),)),
         Sample(lambda lib, x: F(lib).softplus(x * 10, beta=2, threshold=5), (((6,), AWAY),)),

@@ -76,6 +76,7 @@ class RecordedFormula:
 
     __slots__ = ()
     multi_output = True
+    zeros_for_unused = False
 
     @classmethod
     def forward(cls, ctx, *arrays, **params):
@@ -107,11 +108,30 @@ class RecordedFormula:
         pairs = [(out, grad) for out, grad in zip(outputs, grads)
                  if out is not None and grad is not None and out.requires_grad]
         results = [None] * len(self._next_nodes)
-        if not pairs or not needed:
-            return tuple(results)
-        found = differentiate([out for out, _ in pairs], [tensors[i] for i in needed],
-                              [grad for _, grad in pairs], create_graph=create,
-                              allow_unused=True)
-        for i, value in zip(needed, found):
-            results[i] = value
+        if pairs and needed:
+            found = differentiate([out for out, _ in pairs], [tensors[i] for i in needed],
+                                  [grad for _, grad in pairs], create_graph=create,
+                                  allow_unused=True)
+            for i, value in zip(needed, found):
+                results[i] = value
+        if self.zeros_for_unused:  # torch's formula gives zeros, not an undefined gradient
+            from .. import zeros_like
+
+            for i in needed:
+                if results[i] is None:
+                    results[i] = zeros_like(tensors[i])
         return tuple(results)
+
+
+class ActivationBackward(RecordedFormula):
+    """An activation's ``<name>_backward(grad_output, self)`` as torch's one-output node
+    (SoftplusBackwardBackward0...), recorded by a create_graph backward: ``formula(grad, x,
+    **params) -> (grad_input,)`` is the plain backward's Tensor formula."""
+
+    __slots__ = ()
+    inputs = ("grad_output", "self")
+    saves = {"grad_output": ("grad_output", "self"), "self": ("grad_output", "self")}
+
+    @classmethod
+    def record(cls, grad, x, **params):
+        return cls.apply(grad, x, **params)[0]
