@@ -449,18 +449,21 @@ class ConvolutionBackward(Op):
         grad_g = grad_x = grad_w = None
         if self.needs_grad(0):
             g_shape = self.input_shape(0)
+            # summed in the order the engine added the three separate ops' contributions
+            # (bias, weight, input) before this node existed: the same bits as leafgrad.compile,
+            # which still records those ops
             terms = []
-            if grad_grad_x is not None:
-                w = self.saved("weight")
-                terms.append(ConvInputGrad.apply(grad_grad_x, w, input_shape=g_shape, **p)
-                             if transposed else Convolution.apply(grad_grad_x, w, None, **p))
+            if grad_grad_b is not None:
+                bias_shape = (1, -1) + (1,) * p["spatial"]
+                terms.append(grad_grad_b.reshape(bias_shape).expand(g_shape))
             if grad_grad_w is not None:
                 x = self.saved("input")
                 terms.append(ConvInputGrad.apply(x, grad_grad_w, input_shape=g_shape, **p)
                              if transposed else Convolution.apply(x, grad_grad_w, None, **p))
-            if grad_grad_b is not None:
-                bias_shape = (1, -1) + (1,) * p["spatial"]
-                terms.append(grad_grad_b.reshape(bias_shape).expand(g_shape))
+            if grad_grad_x is not None:
+                w = self.saved("weight")
+                terms.append(ConvInputGrad.apply(grad_grad_x, w, input_shape=g_shape, **p)
+                             if transposed else Convolution.apply(grad_grad_x, w, None, **p))
             for term in terms:
                 grad_g = term if grad_g is None else grad_g + term
         if self.needs_grad(1) and grad_grad_w is not None:

@@ -618,7 +618,7 @@ class BinaryCrossEntropy(Op):
         finish = _loss_grad_finisher(self, x)
         g = _spread(grad, tuple(x.shape), self._params["reduction"])
         grad_x = grad_t = None
-        if self.needs_grad(0) and records_double_backward():  # torch's node
+        if self.needs_grad(0) and _records_with_capture():  # torch's node
             weight = self.saved("weight") if (self._saved or {}).get("weight") is not None \
                 else None
             grad_x = BinaryCrossEntropyBackward.apply(grad, x, target, weight,
@@ -640,6 +640,20 @@ class BinaryCrossEntropy(Op):
         return _reduce_tangent(pointwise, self._params["reduction"])
 
 
+def _records_with_capture() -> bool:
+    """records_double_backward(), leafgrad.compile's capture included (the op's forward is
+    NumPy only: the capture records it as one step and its backward's Tensor ops)."""
+    from .._compile.state import state as capture
+
+    if not capture.active:
+        return records_double_backward()
+    from ..autograd.grad_mode import state as grad_state
+    from ..autograd.forward_ad import state as dual_state
+    from ..autograd._vmap_state import state as vmap_state
+
+    return grad_state.grad_enabled and not (dual_state.active or vmap_state.active)
+
+
 @register
 class BinaryCrossEntropyBackward(Op):
     """torch's binary_cross_entropy_backward(grad_output, self, target, weight) as one node
@@ -655,17 +669,16 @@ class BinaryCrossEntropyBackward(Op):
     torch_names = ()
 
     @staticmethod
-    def forward(ctx, grad, a, target, weight, reduction):
-        from ..tensor import _wrap
-
-        x, t = _wrap(a), _wrap(target)
-        g = _spread(_wrap(grad), a.shape, reduction)
-        value = g * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+    def forward(ctx, grad, x, target, weight, reduction):
+        # the plain backward's formula, the same NumPy operations in the same order (arrays
+        # only, so that leafgrad.compile records this op as one step)
+        g = np.broadcast_to(grad, x.shape) if reduction != "none" else grad
+        value = g * (x - target) / np.maximum((1 - x) * x, x.dtype.type(1e-12))
         if weight is not None:
-            value = value * _wrap(weight)
+            value = value * weight
         if reduction == "mean":
-            value = DivScalar.apply(value, other=a.size)
-        return value._data
+            value = value / value.dtype.type(x.size)
+        return np.asarray(value)
 
     def backward(self, gg):
         x, target = self.saved("self"), self.saved("target")
