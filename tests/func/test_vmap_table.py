@@ -68,7 +68,7 @@ LOOP_FALLBACK = {
     "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
     "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
     "BatchNormEvalBackward", "LayerNormBackward", "SoftplusBackward", "HardswishBackward",
-    "LogSigmoidBackward", "GluBackward", "PreluBackward",
+    "LogSigmoidBackward", "GluBackward", "PreluBackward", "RreluWithNoiseBackward",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",

@@ -30,6 +30,11 @@ def _long(lib, values):
     return lib.tensor(values)
 
 
+def _seeded_rrelu(lib, x):
+    lib.manual_seed(0)  # the same slopes on every call (gradgradcheck re-runs it)
+    return _F(lib).rrelu(x, 0.1, 0.3, training=True)
+
+
 # name: (call(lib, *tensors), ((shape, domain), ...), differentiable indices)
 # domains: "any" normal, "unit" uniform in (0.1, 0.9) (probabilities), "pos" in (0.5, 1.5)
 A, U = "any", "unit"
@@ -127,6 +132,9 @@ CASES = {
         x, lib.tensor([[1.0, 0.0, 1.0, 0.0]] * 3, dtype=x.dtype)), (((3, 4), A),), (0,)),
     "glu": (lambda lib, x: _F(lib).glu(x, 1), (((2, 4, 3), A),), (0,)),
     "prelu": (lambda lib, x, w: _F(lib).prelu(x, w), (((2, 3, 4), A), ((3,), A)), (0, 1)),
+    "rrelu_eval": (lambda lib, x: _F(lib).rrelu(x, 0.1, 0.3), (((3, 4), A),), (0,)),
+    "rrelu_inplace": (lambda lib, x: _F(lib).rrelu_(x * 1, 0.1, 0.3), (((3, 4), A),), (0,)),
+    "rrelu_training": (lambda lib, x: _seeded_rrelu(lib, x), (((3, 4), A),), (0,)),
     "prelu_single_weight": (lambda lib, x, w: _F(lib).prelu(x, w), (((2, 3), A), ((1,), A)),
                             (0, 1)),
 }

@@ -32,6 +32,8 @@ SAMPLES = {
                                   ((S23, A),))],
     "GluBackward": [Sample(lambda lib, x: _second_all(lib, lambda t: F(lib).glu(t, 1), x),
                            ((S243, A),))],
+    "RreluWithNoiseBackward": [Sample(lambda lib, x: _second_all(
+        lib, lambda t: F(lib).rrelu(t, 0.1, 0.3), x), ((S23, AWAY),))],
     "PreluBackward": [Sample(lambda lib, x, w: _second_all(lib, F(lib).prelu, x, w),
                              ((S243, AWAY), ((4,), A))),
                       Sample(lambda lib, x, w: _second_all(lib, F(lib).prelu, x, w),

@@ -378,9 +378,29 @@ class RreluWithNoise(Op):
     def forward(ctx, a, noise, lower, upper, training):
         return _layout.contiguous(_float(a) * noise)
 
-    def backward(self, grad):
-        from ..tensor import _wrap
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
 
-        return grad * _wrap(self._params["noise"])
+    def backward(self, grad):
+        if records_double_backward():  # torch's node, with an edge to self
+            # (the in-place form's edge is to its result, as torch's)
+            source = self.saved("result" if "result" in self.saves else "self")
+            return RreluWithNoiseBackward.record(grad, source, noise=self._params["noise"])
+        return RreluWithNoiseBackward.formula(grad, None, self._params["noise"])[0]
 
     jvp = auto_element_wise
+
+
+@register
+class RreluWithNoiseBackward(ActivationBackward, Op):
+    """rrelu_with_noise_backward(grad_output, self, noise, ...): ``grad * noise`` (the slopes
+    drawn by the forward); its derivative in self is zeros, as torch's."""
+
+    node = "RreluWithNoiseBackwardBackward0"
+    zeros_for_unused = True
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, noise):
+        from ..tensor import _wrap
+
+        return (grad * _wrap(noise),)
