@@ -323,3 +323,25 @@ def test_weighted_bce_target_gradient_alone(reduction):
         loss.backward(lib.ones_like(loss))
         results.append(target.grad.numpy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def _not_implemented_outcome(lib, scale):
+    x = lib.tensor([[-4.0, -1.0, 0.5], [2.0, 3.5, 0.1]], dtype=lib.float64, requires_grad=True)
+    out = _F(lib).hardsigmoid(x * scale)
+    g, = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+    record = [g.requires_grad, _names(g.grad_fn, 2), g.detach().numpy().tolist()]
+    try:
+        lib.autograd.grad(g.sum(), x)
+    except RuntimeError as error:
+        record.append(str(error).splitlines()[0])
+    return record
+
+
+@pytest.mark.parametrize("scale", [1.0, 4.0])
+def test_hardsigmoid_double_backward_not_implemented_as_torch(scale):
+    """torch has no derivative for hardsigmoid_backward: its create_graph gradient hangs off a
+    NotImplemented node and differentiating it raises; leafgrad's had no graph (so grad()
+    raised 'does not require grad' instead)."""
+    got, want = _not_implemented_outcome(lg, scale), _not_implemented_outcome(torch, scale)
+    assert got[:2] == want[:2] and got[3:] == want[3:]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12)

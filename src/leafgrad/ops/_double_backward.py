@@ -135,3 +135,46 @@ class ActivationBackward(RecordedFormula):
     @classmethod
     def record(cls, grad, x, **params):
         return cls.apply(grad, x, **params)[0]
+
+
+def not_implemented_gradient(kernel: str, value, *inputs):
+    """``value`` (a Tensor computed without a graph) as the result of torch's backward kernel
+    ``kernel`` where torch has no derivative for that kernel: while create_graph records, a
+    ``NotImplemented`` node with edges to the ``inputs`` that require grad, whose backward
+    raises torch's "derivative for aten::<kernel> is not implemented"."""
+    if not records_double_backward():
+        return value
+    wanted = tuple(t for t in inputs if t is not None and t.requires_grad)
+    if not wanted:
+        return value
+    return _NotImplementedGradient.apply(*wanted, value=value._data, kernel=kernel)
+
+
+def _make_not_implemented_node():
+    from .registry import Op
+
+    class NotImplemented(Op):
+        """Not in the op table: its backward only raises (nothing to gradcheck)."""
+
+        node = "NotImplemented"
+        qualified_name = "torch::autograd::NotImplemented"
+        inputs = ()
+        _save_plan = ()
+
+        @staticmethod
+        def forward(ctx, *tensors, value, kernel):
+            return value
+
+        def backward(self, grad):
+            raise RuntimeError(
+                f"derivative for aten::{self._params['kernel']} is not implemented")
+
+        def jvp(self, tangents, primals, result):
+            raise NotImplementedError(
+                f"Trying to use forward AD with aten::{self._params['kernel']} that does not "
+                "support it.")
+
+    return NotImplemented
+
+
+_NotImplementedGradient = _make_not_implemented_node()

@@ -13,7 +13,8 @@ from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
 from . import _uint
-from ._double_backward import ActivationBackward, RecordedFormula, records_double_backward
+from ._double_backward import (ActivationBackward, RecordedFormula, not_implemented_gradient,
+                               records_double_backward)
 from .registry import Op, array_kernel, plain_backward, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -108,6 +109,13 @@ class Hardsigmoid(Op):
         x = self.saved("self")._data
         # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
         # in its kernel: float32's 1/6 even for float64 tensors
+        if records_double_backward():  # torch has no derivative for hardsigmoid_backward
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                value = grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
+            return not_implemented_gradient("hardsigmoid_backward", value, grad,
+                                            self.saved("self"))
         return grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
 
     jvp = auto_element_wise
