@@ -244,7 +244,10 @@ def test_float32_values_match_torch(name):
     assert got["nodes"] == want["nodes"]
     for key in ("first", "second", "third"):
         if key in want:
-            _assert_close(got[key], want[key], 2e-4, 2e-5)
+            # float32 sums of products: an element's error is relative to the largest ones
+            largest = max((float(np.abs(w).max()) for w in want[key] if w is not None and w.size),
+                          default=1.0)
+            _assert_close(got[key], want[key], 2e-4, 2e-5 * max(1.0, largest))
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -69,6 +69,22 @@ def self_edge(cls):
 # and a third derivative records the formula's composite nodes (torch's would be its own).
 
 
+def formula_jvp(function, primals, tangents) -> tuple:
+    """The output tangents of a backward formula ``function(*primals) -> tuple of Tensors or
+    None`` in forward mode (None for an output it does not compute)."""
+    from ._forward import jvp_by_decomposition
+
+    computed = []
+
+    def run(*inputs):
+        outputs = function(*inputs)
+        computed[:] = [out is not None for out in outputs]
+        return tuple(out for out in outputs if out is not None)
+
+    found = iter(jvp_by_decomposition(run, primals, tangents))
+    return tuple(next(found) if present else None for present in computed)
+
+
 class RecordedFormula:
     """Mixin for an ``Op`` that is a backward formula recorded as one node: a subclass sets
     ``inputs`` and ``formula(*tensors, **params) -> tuple of Tensors or None``; its ``forward``
@@ -87,6 +103,11 @@ class RecordedFormula:
         outputs = cls.formula(*tensors, **params)
         empty = np.zeros(0, dtype=next(o for o in outputs if o is not None)._data.dtype)
         return tuple(empty if out is None else out._data for out in outputs)
+
+    def jvp(self, tangents, primals, result):
+        """Forward mode through the formula's own ops (jvp_by_decomposition)."""
+        return formula_jvp(lambda *inputs: type(self).formula(*inputs, **self._params),
+                           primals, tangents)
 
     def backward(self, grads):
         from ..autograd import grad as differentiate

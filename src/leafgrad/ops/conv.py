@@ -440,6 +440,27 @@ class ConvolutionBackward(Op):
             grad_b = _wrap(g).sum((0,) + tuple(range(2, 2 + spatial)))._data
         return grad_x, grad_w, grad_b
 
+    def jvp(self, tangents, primals, result):
+        from ._double_backward import formula_jvp
+
+        params = dict(self._params)
+        mask, transposed = params.pop("output_mask"), params.pop("transposed")
+
+        def formula(g, x, w):  # the three outputs as the convolution ops compute them
+            grad_x = grad_w = grad_b = None
+            if mask[0]:
+                grad_x = Convolution.apply(g, w, None, **params) if transposed else \
+                    ConvInputGrad.apply(g, w, input_shape=tuple(x.shape), **params)
+            if mask[1]:
+                grad_w = ConvWeightGrad.apply(g, x, weight_shape=tuple(w.shape), **params) \
+                    if transposed else ConvWeightGrad.apply(x, g, weight_shape=tuple(w.shape),
+                                                            **params)
+            if mask[2]:
+                grad_b = g.sum((0,) + tuple(range(2, 2 + params["spatial"])))
+            return grad_x, grad_w, grad_b
+
+        return formula_jvp(formula, primals, tangents)
+
     def backward(self, grads):
         grad_grad_x, grad_grad_w, grad_grad_b = (*grads, None, None)[:3]  # unused: absent
         if not np.prod(self.input_shape(0)):  # an empty batch: torch's gradients are undefined

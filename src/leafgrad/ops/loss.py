@@ -232,6 +232,18 @@ class _PointwiseBackward(Op):
         slope = cls.loss.slope(_wrap(a) - _wrap(target), **params)
         return (_unreduce(_wrap(grad), shape, reduction) * slope)._data
 
+    def jvp(self, tangents, primals, result):
+        from ._forward import jvp_by_decomposition
+
+        params = dict(self._params)
+        reduction = params.pop("reduction")
+
+        def formula(grad, a, target):
+            shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(target.shape)))
+            return _unreduce(grad, shape, reduction) * self.loss.slope(a - target, **params)
+
+        return jvp_by_decomposition(formula, primals, tangents)
+
     def backward(self, gg):
         params = dict(self._params)
         reduction = params.pop("reduction")
@@ -679,6 +691,20 @@ class BinaryCrossEntropyBackward(Op):
         if reduction == "mean":
             value = value / value.dtype.type(x.size)
         return np.asarray(value)
+
+    def jvp(self, tangents, primals, result):
+        from ._forward import jvp_by_decomposition
+
+        reduction = self._params["reduction"]
+
+        def formula(grad, x, target, weight):
+            value = _spread(grad, tuple(x.shape), reduction) * (x - target) \
+                / ((1 - x) * x).clamp(min=1e-12)
+            if weight is not None:
+                value = value * weight
+            return DivScalar.apply(value, other=x.numel()) if reduction == "mean" else value
+
+        return jvp_by_decomposition(formula, primals, tangents)
 
     def backward(self, gg):
         x, target = self.saved("self"), self.saved("target")
