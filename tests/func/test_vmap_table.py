@@ -63,6 +63,12 @@ LOOP_FALLBACK = {
     "EmbeddingBackward", "IndexBackward", "LSTMLayer",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
+    # create_graph's nodes for a convolution's and nll_loss2d's backward (vmap records the
+    # convolution's separate ops instead)
+    "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
+    "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
+    "BatchNormEvalBackward", "LayerNormBackward", "SoftplusBackward", "HardswishBackward",
+    "LogSigmoidBackward", "GluBackward", "PreluBackward", "RreluWithNoiseBackward",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",

@@ -42,6 +42,19 @@ SAMPLES = {
         Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv3d(x, w, padding=1), w)[0],
                (((1, 2, 3, 3, 2), A), ((2, 2, 2, 2, 2), A))),
     ],
+    # a create_graph backward of a convolution: one node, three outputs (input, weight, bias)
+    "ConvolutionBackward": [
+        Sample(lambda lib, x, w, b: lib.cat([g.flatten() for g in _grad_of(
+            lib, lib.nn.functional.conv2d(x, w, b, padding=1), (x, w, b))]),
+            (((1, 2, 4, 4), A), ((2, 2, 3, 3), A), ((2,), A))),
+        Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv1d(x, w, stride=2), x)[0],
+               (((2, 2, 5), A), ((3, 2, 2), A))),
+        Sample(lambda lib, x, w, b: lib.cat([g.flatten() for g in _grad_of(
+            lib, lib.nn.functional.conv_transpose2d(x, w, b, stride=2, groups=2), (x, w, b))]),
+            (((1, 4, 3, 3), A), ((4, 1, 2, 2), A), ((2,), A))),
+        Sample(lambda lib, x, w: _grad_of(lib, lib.nn.functional.conv3d(x, w), w)[0],
+               (((1, 2, 3, 3, 3), A), ((1, 2, 2, 2, 2), A))),
+    ],
     "ConvTranspose": [
         Sample(lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(
             x, w, b, stride=2, padding=1, output_padding=1),

@@ -17,6 +17,13 @@ def _second(lib, fn, *inputs):
     return lib.autograd.grad((out * out).sum(), inputs[0], create_graph=True)[0]
 
 
+def _second_all(lib, fn, *inputs):
+    """Every input's first derivative, recorded and flattened into one tensor."""
+    out = fn(*inputs)
+    grads = lib.autograd.grad((out * out).sum(), inputs, create_graph=True)
+    return lib.cat([g.flatten() for g in grads])
+
+
 def _targets(lib):
     return lib.tensor([1, 0, 3], dtype=lib.int64)
 
@@ -53,6 +60,10 @@ SAMPLES = {
                (((4,), A),), check_node=False),
     ],
     "Silu": [Sample(lambda lib, x: F(lib).silu(x), (((2, 3), A),))],
+    "SoftplusBackward": [
+        Sample(lambda lib, x: _second_all(lib, lambda t: F(lib).softplus(t, 2.0, 1.0), x),
+               (((3, 4), A),)),
+    ],
     "Softplus": [
         Sample(lambda lib, x: F(lib).softplus(x), (((2, 3), A),)),
         Sample(lambda lib, x: F(lib).softplus(x * 10, beta=2, threshold=5), (((6,), AWAY),)),
@@ -101,6 +112,33 @@ SAMPLES = {
         Sample(lambda lib, x, y: F(lib).huber_loss(x * 3, y, delta=0.8), (((2, 4), A), ((2, 4), A))),
         Sample(lambda lib, x, y: F(lib).huber_loss(x, y, reduction="sum"), (((5,), A), ((5,), A))),
     ],
+    # create_graph's nodes for the losses' backwards (MseLossBackwardBackward0...)
+    "MseLossBackward": [
+        Sample(lambda lib, x, y: _second_all(lib, F(lib).mse_loss, x, y),
+               (((2, 3), A), ((2, 3), A))),
+        Sample(lambda lib, x, y: _second_all(
+            lib, lambda a, b: F(lib).mse_loss(a, b, reduction="none"), x, y),
+            (((3,), A), ((3,), A))),
+    ],
+    "SmoothL1LossBackward": [
+        Sample(lambda lib, x, y: _second_all(
+            lib, lambda a, b: F(lib).smooth_l1_loss(a * 3, b, reduction="sum"), x, y),
+            (((2, 4), A), ((2, 4), A))),
+    ],
+    "HuberLossBackward": [
+        Sample(lambda lib, x, y: _second_all(
+            lib, lambda a, b: F(lib).huber_loss(a * 3, b, delta=0.8), x, y),
+            (((2, 4), A), ((2, 4), A))),
+    ],
+    "BinaryCrossEntropyBackward": [
+        Sample(lambda lib, x, y: _second_all(
+            lib, lambda a, b: F(lib).binary_cross_entropy(a.sigmoid(), b.sigmoid()), x, y),
+            (((2, 3), A), ((2, 3), A))),
+        Sample(lambda lib, x: _second(lib, lambda a: F(lib).binary_cross_entropy(
+            a.sigmoid(), _constant(lib, [0.0, 0.3, 1.0, 0.5]),
+            weight=_constant(lib, [1.0, 0.5, 2.0, 0.1]), reduction="none"), x),
+            (((4,), A),)),
+    ],
     "NllLoss": [
         Sample(lambda lib, x: F(lib).nll_loss(x, _targets(lib)), (((3, 4), A),)),
         Sample(lambda lib, x: F(lib).cross_entropy(x, _targets(lib)), (((3, 4), A),)),
@@ -121,6 +159,10 @@ SAMPLES = {
     "NllLossBackward": [
         Sample(lambda lib, x: _second(lib, lambda t: F(lib).cross_entropy(t, _targets(lib)), x),
                (((3, 4), A),), check_node=False),
+    ],
+    "NllLoss2dBackward": [
+        Sample(lambda lib, x: _second(lib, lambda t: F(lib).cross_entropy(
+            t, lib.tensor([[[0], [2]], [[1], [1]]])), x), (((2, 3, 2, 1), A),)),
     ],
     "BinaryCrossEntropy": [
         Sample(lambda lib, x, y: F(lib).binary_cross_entropy(x.sigmoid(), y.sigmoid()),
@@ -150,6 +192,28 @@ SAMPLES = {
         Sample(lambda lib, x, w, b: F(lib).batch_norm(x, lib.tensor([0.1, -0.2, 0.3], dtype=x.dtype),
                                                       lib.tensor([1.0, 2.0, 0.5], dtype=x.dtype), w, b),
                (((4, 3, 2), A), ((3,), A), ((3,), A))),
+    ],
+    # create_graph's nodes for the normalisations' backwards (Native*NormBackwardBackward0)
+    "LayerNormBackward": [
+        Sample(lambda lib, x, w, b: _second_all(
+            lib, lambda *t: F(lib).layer_norm(t[0], (2, 3), t[1], t[2]), x, w, b),
+            (((2, 2, 3), A), ((2, 3), A), ((2, 3), A))),
+        Sample(lambda lib, x: _second(lib, lambda t: F(lib).layer_norm(t, (4,)), x),
+               (((3, 4), A),)),
+    ],
+    "BatchNormBackward": [
+        Sample(lambda lib, x, w, b: _second_all(
+            lib, lambda *t: F(lib).batch_norm(t[0], None, None, t[1], t[2], training=True),
+            x, w, b), (((4, 3), A), ((3,), A), ((3,), A))),
+        Sample(lambda lib, x: _second(
+            lib, lambda t: F(lib).batch_norm(t, None, None, training=True), x),
+            (((2, 2, 3, 2), A),)),
+    ],
+    "BatchNormEvalBackward": [
+        Sample(lambda lib, x, w, b: _second_all(lib, lambda *t: F(lib).batch_norm(
+            t[0], lib.tensor([0.1, -0.2, 0.3], dtype=x.dtype),
+            lib.tensor([1.0, 2.0, 0.5], dtype=x.dtype), t[1], t[2]), x, w, b),
+            (((4, 3, 2), A), ((3,), A), ((3,), A))),
     ],
     "GroupNorm": [
         Sample(lambda lib, x, w, b: F(lib).group_norm(x, 2, w, b), (((2, 4, 3), A), ((4,), A), ((4,), A))),

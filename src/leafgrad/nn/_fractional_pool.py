@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ops import _layout
 from ..ops.pool import MaxPoolBackward, _batched, gather_pooled
+from ..ops._double_backward import self_args
 from ..ops.registry import Op, register
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
@@ -40,6 +41,7 @@ class FractionalMaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane)."""
 
     node = "FractionalMaxPool2DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     uint_kernel = "fractional_max_pool2d_out_frame"
     multi_output = True
     torch_names = ("nn.functional.fractional_max_pool2d",)
@@ -78,7 +80,8 @@ class FractionalMaxPool2d(Op):
         indices = self.saved("indices")
         if len(self.input_shape()) == 3:  # kept by the batched kernel: drop its batch of one
             indices = indices[0]
-        return FractionalMaxPool2dBackward.apply(grad, input_sizes=self.input_shape(),
+        return FractionalMaxPool2dBackward.apply(grad, *self_args(self),
+                                                 input_sizes=self.input_shape(),
                                                  indices=indices)
 
     def jvp(self, tangents, primals, result):
@@ -141,6 +144,7 @@ class FractionalMaxPool3d(Op):
     0, 1, 2 place the windows along depth, height and width."""
 
     node = "FractionalMaxPool3DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     uint_kernel = "fractional_max_pool3d_out_frame"
     multi_output = True
     torch_names = ("nn.functional.fractional_max_pool3d",)
@@ -187,7 +191,8 @@ class FractionalMaxPool3d(Op):
         grad = grads[0]
         if grad is None:
             return None
-        return FractionalMaxPool3dBackward.apply(grad, input_sizes=self.input_shape(),
+        return FractionalMaxPool3dBackward.apply(grad, *self_args(self),
+                                                 input_sizes=self.input_shape(),
                                                  indices=self.saved("indices"))
 
     def jvp(self, tangents, primals, result):

@@ -10,6 +10,7 @@ from ..ops._forward import auto_linear, jvp_sum
 from ..ops.pool import MaxPoolBackward, _adaptive_bounds, _batched, gather_pooled
 from ..ops.pool3d import _bin_choice  # ATen's first-max-or-last-NaN choice, shared
 from ..ops import _batching_rules as batch
+from ..ops._double_backward import self_args
 from ..ops.registry import Op, register
 
 
@@ -19,6 +20,7 @@ class AdaptiveMaxPool2d(Op):
     bin i spans [floor(i * H / oh), ceil((i + 1) * H / oh))."""
 
     node = "AdaptiveMaxPool2DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"adaptive_max_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     multi_output = True
@@ -52,7 +54,8 @@ class AdaptiveMaxPool2d(Op):
         indices = self.saved("indices")
         if len(self.input_shape()) == 3:  # kept by the batched kernel: drop its batch of one
             indices = indices[0]
-        return AdaptiveMaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
+        return AdaptiveMaxPoolBackward.apply(grad, *self_args(self),
+                                             input_sizes=self.input_shape(),
                                              indices=indices)
 
     def jvp(self, tangents, primals, result):

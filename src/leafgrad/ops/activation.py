@@ -17,6 +17,7 @@ from ..tensor import _wrap
 from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
 from . import _batching_rules as batch
 from . import _uint
+from ._double_backward import ActivationBackward, records_double_backward
 from .registry import Op, array_kernel, plain_backward, register
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -422,6 +423,10 @@ class Silu(Op):
     def backward(self, grad):
         x = self.saved("self")
         s = x.sigmoid()
+        if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
+            from .special_fns import AddScalarFormula
+
+            return grad * s * AddScalarFormula.apply(x * (1 - s), other=1)
         return grad * (s * (1 + x * (1 - s)))
 
     jvp = auto_element_wise
@@ -453,10 +458,22 @@ class Softplus(Op):
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
             return _wrap(array_kernel(_sleef_unary.softplus_backward, grad._data, x._data,
                                       beta=beta, threshold=threshold))
-        linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
-        return grad * (linear + (1 - linear) * (x * beta).sigmoid())
+        if records_double_backward():
+            return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
+        return SoftplusBackward.formula(grad, x, beta, threshold)[0]
 
     jvp = auto_element_wise
+
+
+@register
+class SoftplusBackward(ActivationBackward, Op):
+    node = "SoftplusBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, beta, threshold):
+        linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
+        return (grad * (linear + (1 - linear) * (x * beta).sigmoid()),)
 
 
 @register

@@ -14,6 +14,8 @@ from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
 from . import _uint
+from ._double_backward import (ActivationBackward, RecordedFormula, not_implemented_gradient,
+                               records_double_backward)
 from .registry import Op, array_kernel, plain_backward, register
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -108,6 +110,13 @@ class Hardsigmoid(Op):
         x = self.saved("self")._data
         # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
         # in its kernel: float32's 1/6 even for float64 tensors
+        if records_double_backward():  # torch has no derivative for hardsigmoid_backward
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                value = grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
+            return not_implemented_gradient("hardsigmoid_backward", value, grad,
+                                            self.saved("self"))
         return grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
 
     jvp = auto_element_wise
@@ -131,11 +140,24 @@ class Hardswish(Op):
         data = x._data
         # torch 2.13's hardswish_backward: 0 up to -3, x/3 + 1/2 strictly between -3 and 3,
         # else 1 (NaN too): at exactly -3 and 3 the gradient is 0 and 1
-        above = kernel_tensor(_hardswish_above, data)
-        middle = kernel_tensor(_hardswish_middle, data)
-        return grad * Where.apply(x / 3 + 0.5, above, condition=middle)
+        if records_double_backward():
+            return HardswishBackward.record(grad, x)
+        return HardswishBackward.formula(grad, x)[0]
 
     jvp = auto_element_wise
+
+
+@register
+class HardswishBackward(ActivationBackward, Op):
+    node = "HardswishBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x):
+        data = x._data
+        above = kernel_tensor(_hardswish_above, data)
+        middle = kernel_tensor(_hardswish_middle, data)
+        return (grad * Where.apply(x / 3 + 0.5, above, condition=middle),)
 
 
 @register
@@ -159,9 +181,21 @@ class LogSigmoid(Op):
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards in activation.py)
             return _wrap(array_kernel(_sleef_unary.log_sigmoid_backward, grad._data, x._data))
+        if records_double_backward():
+            return LogSigmoidBackward.record(grad, x)
         return grad * (-x).sigmoid()
 
     jvp = auto_element_wise
+
+
+@register
+class LogSigmoidBackward(ActivationBackward, Op):
+    node = "LogSigmoidBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x):
+        return (grad * (-x).sigmoid(),)
 
 
 @register
@@ -203,12 +237,9 @@ class Glu(Op):
         return first / (1 + np.exp(-second))
 
     def backward(self, grad):
-        from . import Cat
-
-        dim = self._params["dim"]
-        first, second = self.saved("self").chunk(2, dim)
-        gate = second.sigmoid()
-        return Cat.apply_list([grad * gate, grad * first * gate * (1 - gate)], dim)
+        if records_double_backward():
+            return GluBackward.record(grad, self.saved("self"), **self._params)
+        return GluBackward.formula(grad, self.saved("self"), **self._params)[0]
 
     def jvp(self, tangents, primals, result):
         # torch's glu_jvp: da * sigmoid(b) + glu * (db - sigmoid(b) * db)
@@ -219,13 +250,28 @@ class Glu(Op):
 
 
 @register
+class GluBackward(ActivationBackward, Op):
+    node = "GluBackwardBackward0"
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, dim):
+        from . import Cat
+
+        first, second = x.chunk(2, dim)
+        gate = second.sigmoid()
+        return (Cat.apply_list([grad * gate, grad * first * gate * (1 - gate)], dim),)
+
+
+@register
 class Prelu(Op):
     """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``channels`` entries."""
     autocast = "lower_precision_fp"  # torch's CPU autocast list
 
     node = "PreluKernelBackward0"
     inputs = ("self", "weight")
-    saves = {"self": ("self", "weight"), "weight": ("self",)}
+    # the weight for either gradient: a create_graph backward's node has an edge to it
+    saves = {"self": ("self", "weight"), "weight": ("self", "weight")}
     torch_names = ("nn.functional.prelu",)
 
     @staticmethod
@@ -252,19 +298,23 @@ class Prelu(Op):
         count = self.input_shape(1)
         count = int(np.prod(count)) if count else 1
         shape = self._broadcast_shape(data.ndim, count)
-        positive = kernel_tensor(_positive_mask, data)
-        grad_x = grad_w = None
-        if self.needs_grad(0):
-            weight = self.saved("weight").reshape(shape)
-            grad_x = grad * (positive + (1 - positive) * weight)
-        if self.needs_grad(1):
-            contribution = grad * x * (1 - positive)
-            if count == 1:
-                grad_w = contribution.sum().reshape(self.input_shape(1))
+        mask = (self.needs_grad(0), self.needs_grad(1))
+        weight = self.saved("weight").reshape(shape) if mask[0] or records_double_backward() \
+            else None
+        if records_double_backward():  # torch's node, with an edge to the viewed weight
+            grad_x, contribution = PreluBackward.apply(grad, x, weight, mask=mask)
+        else:
+            grad_x, contribution = PreluBackward.formula(grad, x, weight, mask)
+        grad_w = None
+        if mask[1]:
+            if count == 1:  # torch sums over every dim by name (SumBackward1)
+                every = tuple(range(data.ndim))
+                total = contribution.sum(every) if every else contribution.sum()
+                grad_w = total.reshape(self.input_shape(1))
             else:
                 dims = [d for d in range(data.ndim) if d != 1]
                 grad_w = contribution.sum(dims).reshape(self.input_shape(1))
-        return grad_x, grad_w
+        return grad_x if mask[0] else None, grad_w
 
     def jvp(self, tangents, primals, result):
         # torch: where(self_p >= 0, self_t, weight_p * self_t + weight_t * self_p)
@@ -273,6 +323,28 @@ class Prelu(Op):
         x_t, weight_t = filled(tangents, primals)
         return Where.apply(x_t, weight.reshape(shape) * x_t + weight_t.reshape(shape) * x,
                            condition=x >= 0)
+
+
+@register
+class PreluBackward(RecordedFormula, Op):
+    """torch's _prelu_kernel_backward(grad_output, self, weight) -> (grad_input, the weight's
+    gradient per element, summed by the caller), recorded by a create_graph backward
+    (PreluKernelBackwardBackward0; ``weight`` is the weight viewed to broadcast)."""
+
+    node = "PreluKernelBackwardBackward0"
+    zeros_for_unused = True
+    inputs = ("grad_output", "self", "weight")
+    saves = {
+        "grad_output": ("grad_output", "self", "weight"),
+        "self": ("grad_output", "self", "weight"), "weight": ("grad_output", "self", "weight")}
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, weight, mask):
+        positive = kernel_tensor(_positive_mask, x._data)
+        grad_x = grad * (positive + (1 - positive) * weight) if mask[0] else None
+        contribution = grad * x * (1 - positive) if mask[1] else None
+        return grad_x, contribution
 
 
 def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:
@@ -315,9 +387,29 @@ class RreluWithNoise(Op):
     def forward(ctx, a, noise, lower, upper, training):
         return _layout.contiguous(_float(a) * noise)
 
-    def backward(self, grad):
-        from ..tensor import _wrap
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
 
-        return grad * _wrap(self._params["noise"])
+    def backward(self, grad):
+        if records_double_backward():  # torch's node, with an edge to self
+            # (the in-place form's edge is to its result, as torch's)
+            source = self.saved("result" if "result" in self.saves else "self")
+            return RreluWithNoiseBackward.record(grad, source, noise=self._params["noise"])
+        return RreluWithNoiseBackward.formula(grad, None, self._params["noise"])[0]
 
     jvp = auto_element_wise
+
+
+@register
+class RreluWithNoiseBackward(ActivationBackward, Op):
+    """rrelu_with_noise_backward(grad_output, self, noise, ...): ``grad * noise`` (the slopes
+    drawn by the forward); its derivative in self is zeros, as torch's."""
+
+    node = "RreluWithNoiseBackwardBackward0"
+    zeros_for_unused = True
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, noise):
+        from ..tensor import _wrap
+
+        return (grad * _wrap(noise),)

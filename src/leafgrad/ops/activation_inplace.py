@@ -97,4 +97,5 @@ class ThresholdInplace(Threshold):
 @register
 class RreluWithNoiseInplace(RreluWithNoise):
     node = "RreluWithNoiseBackward1"
+    saves = {"result": ("self",)}  # its create_graph node's edge (see RreluWithNoise.backward)
     torch_names = ("nn.functional.rrelu_", "rrelu_")

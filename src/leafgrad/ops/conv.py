@@ -19,6 +19,10 @@ from ._forward import jvp_sum
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, array_kernel, plain_backward, register
+from ..autograd.grad_mode import state as _grad_state
+from ..autograd.forward_ad import state as _dual_state
+from ..autograd._vmap_state import state as _vmap_state
+from .._compile.state import state as _capture
 
 
 def _pair(value) -> tuple:
@@ -221,7 +225,10 @@ class Convolution(Op):
     uint_kernel = staticmethod(_uint.conv_kernel)
     vmap = batch.convolution
     inputs = ("input", "weight", "bias")
-    saves = {"input": ("weight",), "weight": ("input",), "columns": ("weight",)}
+    # torch saves input and weight whenever any gradient is needed (one convolution_backward
+    # computes them all): a create_graph backward records ConvolutionBackwardBackward0 from both
+    saves = {"input": ("input", "weight", "bias"), "weight": ("input", "weight", "bias"),
+             "columns": ("weight",)}
     torch_names = ("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d")
 
     @staticmethod
@@ -237,6 +244,8 @@ class Convolution(Op):
 
     def backward(self, grad):
         p = self._params
+        if _records_double_backward():
+            return _double_backward_node(self, grad, p, False)
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
             grad_x = ConvInputGrad.apply(grad, self.saved("weight"),
@@ -347,7 +356,7 @@ class ConvTranspose(Op):
     uint_kernel = staticmethod(_uint.conv_transpose_kernel)
     vmap = batch.fold("spatial")
     inputs = ("input", "weight", "bias")
-    saves = {"input": ("weight",), "weight": ("input",)}
+    saves = {"input": ("input", "weight", "bias"), "weight": ("input", "weight", "bias")}
     torch_names = ("nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d")
 
     @staticmethod
@@ -362,6 +371,8 @@ class ConvTranspose(Op):
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "output_shape"}
+        if _records_double_backward():
+            return _double_backward_node(self, grad, p, True)
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
             grad_x = Convolution.apply(grad, self.saved("weight"), None, **p)
@@ -379,6 +390,113 @@ class ConvTranspose(Op):
         return jvp_sum(tangents, lambda t: ConvTranspose.apply(t, w, None, **p),
                        lambda t: ConvTranspose.apply(x, t, None, **p),
                        lambda t: t.reshape(bias_shape))
+
+
+def _records_double_backward() -> bool:
+    """Whether a backward is being recorded by create_graph alone (no vmap, forward-AD level
+    or leafgrad.compile capture, which see the convolution's three separate ops)."""
+    return _grad_state.grad_enabled and not (_dual_state.active or _vmap_state.active
+                                             or _capture.active)
+
+
+def _double_backward_node(node: Op, grad, p: dict, transposed: bool) -> tuple:
+    """A convolution's gradients as torch records them under create_graph: the three outputs
+    of one ConvolutionBackwardBackward0 node with edges (grad_output, input, weight)."""
+    mask = (node.needs_grad(0), node.needs_grad(1), node.needs_grad(2))
+    outputs = ConvolutionBackward.apply(grad, node.saved("input"), node.saved("weight"),
+                                        output_mask=mask, transposed=transposed, **p)
+    return tuple(out if needed else None for out, needed in zip(outputs, mask))
+
+
+@register
+class ConvolutionBackward(Op):
+    """torch's convolution_backward(grad_output, input, weight) -> (grad_input, grad_weight,
+    grad_bias) as one node (recorded by a create_graph backward, see Convolution.backward).
+    Its own backward is torch's _convolution_double_backward: each output is bilinear in
+    grad_output and one of input/weight, so each gradient is one of the three convolution
+    ops. An output outside ``output_mask`` is an empty placeholder that is never used."""
+
+    node = "ConvolutionBackwardBackward0"
+    multi_output = True
+    inputs = ("grad_output", "input", "weight")
+    saves = {"grad_output": ("input", "weight"), "input": ("grad_output",),
+             "weight": ("grad_output",)}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, g, x, w, output_mask, transposed, stride, padding, dilation, groups,
+                spatial):
+        p = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups,
+             "spatial": spatial}
+        empty = np.zeros(0, dtype=g.dtype)
+        grad_x = grad_w = grad_b = empty
+        if output_mask[0]:
+            grad_x = Convolution.forward(None, g, w, None, **p) if transposed else \
+                ConvInputGrad.forward(None, g, w, input_shape=x.shape, **p)
+        if output_mask[1]:
+            grad_w = ConvWeightGrad.forward(None, g, x, weight_shape=w.shape, **p) \
+                if transposed else ConvWeightGrad.forward(None, x, g, weight_shape=w.shape, **p)
+        if output_mask[2]:
+            grad_b = _wrap(g).sum((0,) + tuple(range(2, 2 + spatial)))._data
+        return grad_x, grad_w, grad_b
+
+    def jvp(self, tangents, primals, result):
+        from ._double_backward import formula_jvp
+
+        params = dict(self._params)
+        mask, transposed = params.pop("output_mask"), params.pop("transposed")
+
+        def formula(g, x, w):  # the three outputs as the convolution ops compute them
+            grad_x = grad_w = grad_b = None
+            if mask[0]:
+                grad_x = Convolution.apply(g, w, None, **params) if transposed else \
+                    ConvInputGrad.apply(g, w, input_shape=tuple(x.shape), **params)
+            if mask[1]:
+                grad_w = ConvWeightGrad.apply(g, x, weight_shape=tuple(w.shape), **params) \
+                    if transposed else ConvWeightGrad.apply(x, g, weight_shape=tuple(w.shape),
+                                                            **params)
+            if mask[2]:
+                grad_b = g.sum((0,) + tuple(range(2, 2 + params["spatial"])))
+            return grad_x, grad_w, grad_b
+
+        return formula_jvp(formula, primals, tangents)
+
+    def backward(self, grads):
+        grad_grad_x, grad_grad_w, grad_grad_b = (*grads, None, None)[:3]  # unused: absent
+        if not np.prod(self.input_shape(0)):  # an empty batch: torch's gradients are undefined
+            return None, None, None
+        p = {k: v for k, v in self._params.items() if k not in ("output_mask", "transposed")}
+        transposed = self._params["transposed"]
+        grad_g = grad_x = grad_w = None
+        if self.needs_grad(0):
+            g_shape = self.input_shape(0)
+            # summed in the order the engine added the three separate ops' contributions
+            # (bias, weight, input) before this node existed: the same bits as leafgrad.compile,
+            # which still records those ops
+            terms = []
+            if grad_grad_b is not None:
+                bias_shape = (1, -1) + (1,) * p["spatial"]
+                terms.append(grad_grad_b.reshape(bias_shape).expand(g_shape))
+            if grad_grad_w is not None:
+                x = self.saved("input")
+                terms.append(ConvInputGrad.apply(x, grad_grad_w, input_shape=g_shape, **p)
+                             if transposed else Convolution.apply(x, grad_grad_w, None, **p))
+            if grad_grad_x is not None:
+                w = self.saved("weight")
+                terms.append(ConvInputGrad.apply(grad_grad_x, w, input_shape=g_shape, **p)
+                             if transposed else Convolution.apply(grad_grad_x, w, None, **p))
+            for term in terms:
+                grad_g = term if grad_g is None else grad_g + term
+        if self.needs_grad(1) and grad_grad_w is not None:
+            g = self.saved("grad_output")
+            grad_x = Convolution.apply(g, grad_grad_w, None, **p) if transposed else \
+                ConvInputGrad.apply(g, grad_grad_w, input_shape=self.input_shape(1), **p)
+        if self.needs_grad(2) and grad_grad_x is not None:
+            g = self.saved("grad_output")
+            grad_w = ConvWeightGrad.apply(g, grad_grad_x, weight_shape=self.input_shape(2), **p) \
+                if transposed else ConvWeightGrad.apply(grad_grad_x, g,
+                                                        weight_shape=self.input_shape(2), **p)
+        return grad_g, grad_x, grad_w
 
 
 def _check_conv(x, w, groups, spatial, name, transposed=False):

@@ -9,6 +9,7 @@ from . import _cascade_sum, _promote, _sleef_unary
 from ._select import where as _where
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
+from ._double_backward import records_double_backward, self_args, self_edge
 from .registry import Op, register
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -96,6 +97,14 @@ class _Pointwise(Op):
         shape, reduction = tuple(np.broadcast_shapes(x.shape, target.shape)), self._params[
             "reduction"]
         grad_x = grad_target = None
+        backward_op = getattr(self, "backward_op", None)
+        if backward_op is not None and backward_op.records(params):
+            # torch's node (MseLossBackwardBackward0...) under create_graph
+            if self.needs_grad(0):
+                grad_x = backward_op.apply(grad, x, target, reduction=reduction, **params)
+            if self.needs_grad(1):
+                grad_target = backward_op.apply(grad, target, x, reduction=reduction, **params)
+            return grad_x, grad_target
         # torch's derivatives.yaml: the target's gradient is the same backward with self and
         # target swapped (slope(target - self)), not the negated input gradient: the two differ
         # in the sign of zeros (mse_loss(y, y): torch's gradients are both -0. under a negative
@@ -195,6 +204,115 @@ class HuberLoss(_Pointwise):
 
         inside = kernel_tensor(_huber_inside, diff._data, delta=delta)
         return inside * diff + (1 - inside) * diff.sign() * delta
+
+
+class _PointwiseBackward(Op):
+    """torch's ``<loss>_backward(grad_output, self, target)`` of a pointwise loss as one node,
+    recorded by a create_graph backward: ``unreduce(grad) * slope(self - target)`` (the
+    target's gradient is the same op with self and target swapped, as derivatives.yaml has
+    it). Its value is the plain backward's, computed by the same Tensor formula; its own
+    gradients are torch's ``<loss>_double_backward`` (``grad * curvature(self - target)``,
+    divided by the count for mean) and, in grad_output, the slope reduced as the loss."""
+
+    __slots__ = ()
+    inputs = ("grad_output", "self", "target")
+    saves = {"grad_output": ("self", "target"), "self": ("grad_output", "self", "target"),
+             "target": ("grad_output", "self", "target")}
+    broadcasts = True
+    loss = None  # the forward op
+
+    @classmethod
+    def records(cls, params: dict) -> bool:
+        return records_double_backward()
+
+    @classmethod
+    def forward(cls, ctx, grad, a, target, reduction, **params):
+        from ..tensor import _wrap
+
+        shape = tuple(np.broadcast_shapes(a.shape, target.shape))
+        slope = cls.loss.slope(_wrap(a) - _wrap(target), **params)
+        return (_unreduce(_wrap(grad), shape, reduction) * slope)._data
+
+    def jvp(self, tangents, primals, result):
+        from ._forward import jvp_by_decomposition
+
+        params = dict(self._params)
+        reduction = params.pop("reduction")
+
+        def formula(grad, a, target):
+            shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(target.shape)))
+            return _unreduce(grad, shape, reduction) * self.loss.slope(a - target, **params)
+
+        return jvp_by_decomposition(formula, primals, tangents)
+
+    def backward(self, gg):
+        params = dict(self._params)
+        reduction = params.pop("reduction")
+        x, target = self.saved("self"), self.saved("target")
+        diff = x - target
+        grad_grad = grad_x = grad_target = None
+        if self.needs_grad(0):
+            grad_grad = _reduce_tangent(gg * self.loss.slope(diff, **params), reduction)
+        if self.needs_grad(1) or self.needs_grad(2):
+            shape = tuple(diff.shape)
+            spread = _unreduce(self.saved("grad_output"), shape, reduction)
+            curved = gg * spread * self.curvature(diff, **params)
+            grad_x = curved if self.needs_grad(1) else None
+            grad_target = -curved if self.needs_grad(2) else None
+        return grad_grad, grad_x, grad_target
+
+
+@register
+class MseLossBackward(_PointwiseBackward):
+    node = "MseLossBackwardBackward0"
+    loss = MseLoss
+    torch_names = ()
+
+    @staticmethod
+    def curvature(diff):
+        return 2
+
+
+@register
+class SmoothL1LossBackward(_PointwiseBackward):
+    node = "SmoothL1LossBackwardBackward0"
+    loss = SmoothL1Loss
+    torch_names = ()
+
+    @classmethod
+    def records(cls, params: dict) -> bool:
+        # beta 0 is l1_loss's backward in torch, a composite (MulBackward0)
+        return params["beta"] != 0 and records_double_backward()
+
+    @staticmethod
+    def curvature(diff, beta):
+        from .activation import kernel_tensor
+
+        return kernel_tensor(_strictly_inside, diff._data, bound=beta) / beta
+
+
+@register
+class HuberLossBackward(_PointwiseBackward):
+    node = "HuberLossBackwardBackward0"
+    loss = HuberLoss
+    torch_names = ()
+
+    @staticmethod
+    def curvature(diff, delta):
+        from .activation import kernel_tensor
+
+        return kernel_tensor(_strictly_inside, diff._data, bound=delta)
+
+
+MseLoss.backward_op = MseLossBackward
+SmoothL1Loss.backward_op = SmoothL1LossBackward
+HuberLoss.backward_op = HuberLossBackward
+
+
+def _strictly_inside(data: np.ndarray, bound) -> np.ndarray:
+    """1 where ``|data| < bound`` (torch's double backwards of smooth_l1 and huber: the
+    curvature at the boundary is 0), in data's dtype."""
+    return (np.abs(data) < bound).astype(data.dtype)
 
 
 def _smooth_l1_inside(data: np.ndarray, beta) -> np.ndarray:
@@ -350,6 +468,7 @@ class NllLoss(Op):
     complex_message = '"nll_loss_out_frame" not implemented for \'ComplexFloat\''
     vmap = batch.nll_loss
     inputs = ("self", "weight")
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     torch_names = ("nn.functional.nll_loss", "nn.functional.cross_entropy")
 
     @staticmethod
@@ -381,8 +500,9 @@ class NllLoss(Op):
 
     def backward(self, grad):
         # torch does not differentiate nll_loss with respect to ``weight``
-        grad_input = NllLossBackward.apply(grad, input_sizes=self.input_shape(0),
-                                           weight=self.saved("weight_array"), **self._params)
+        backward_op = NllLoss2dBackward if type(self) is NllLoss2d else NllLossBackward
+        grad_input = backward_op.apply(grad, *self_args(self), input_sizes=self.input_shape(0),
+                                       weight=self.saved("weight_array"), **self._params)
         return grad_input, None
 
     def jvp(self, tangents, primals, result):
@@ -404,6 +524,7 @@ class NllLoss2d(NllLoss):
 
 
 @register
+@self_edge
 class NllLossBackward(Op):
     """The input gradient of nll_loss: ``-grad * weight[t] / total`` scattered at targets."""
 
@@ -441,10 +562,19 @@ class NllLossBackward(Op):
 
         p = self._params
         weight = None if p["weight"] is None else _wrap(p["weight"])
-        return NllLoss.apply(grad, weight, target=p["target"], reduction=p["reduction"],
-                             ignore_index=p["ignore_index"])
+        forward_op = NllLoss2d if type(self) is NllLoss2dBackward else NllLoss
+        return forward_op.apply(grad, weight, target=p["target"], reduction=p["reduction"],
+                                ignore_index=p["ignore_index"])
 
     jvp = auto_linear
+
+
+@register
+class NllLoss2dBackward(NllLossBackward):
+    """nll_loss2d's input gradient (its own node name under create_graph)."""
+
+    node = "NllLoss2DBackwardBackward0"
+    vmap = None  # spatial targets (see NllLoss2d)
 
 
 def _check_probabilities(x, target) -> None:
@@ -471,7 +601,10 @@ class BinaryCrossEntropy(Op):
     vmap = batch.loss
     inputs = ("self", "target", "weight")
     edges = 2  # torch's node has no edge for the weight (never differentiated)
-    saves = {"self": ("self", "target"), "target": ("self", "target"), "weight": ("self",)}
+    # the weight scales both gradients (it was saved for self's only: a target-only gradient
+    # came out unweighted)
+    saves = {"self": ("self", "target"), "target": ("self", "target"),
+             "weight": ("self", "target")}
     torch_names = ("nn.functional.binary_cross_entropy",)
 
     @staticmethod
@@ -498,10 +631,15 @@ class BinaryCrossEntropy(Op):
         finish = _loss_grad_finisher(self, x)
         g = _spread(grad, tuple(x.shape), self._params["reduction"])
         grad_x = grad_t = None
-        if self.needs_grad(0):
+        if self.needs_grad(0) and _records_with_capture():  # torch's node
+            weight = self.saved("weight") if (self._saved or {}).get("weight") is not None \
+                else None
+            grad_x = BinaryCrossEntropyBackward.apply(grad, x, target, weight,
+                                                      reduction=self._params["reduction"])
+        elif self.needs_grad(0):
             grad_x = finish(g * (x - target) / ((1 - x) * x).clamp(min=1e-12))
-        if self.needs_grad(1):
-            grad_t = finish(-x.logit() * g)
+        if self.needs_grad(1):  # the incoming grad broadcast, not expanded (torch's nodes)
+            grad_t = finish(-x.logit() * grad)
         return grad_x, grad_t
 
     def jvp(self, tangents, primals, result):
@@ -513,6 +651,88 @@ class BinaryCrossEntropy(Op):
             tangents, lambda t: t * scale * (x - target) / ((1 - x) * x).clamp(min=1e-12),
             lambda t: t * scale * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100)))
         return _reduce_tangent(pointwise, self._params["reduction"])
+
+
+def _records_with_capture() -> bool:
+    """records_double_backward(), leafgrad.compile's capture included (the op's forward is
+    NumPy only: the capture records it as one step and its backward's Tensor ops)."""
+    from .._compile.state import state as capture
+
+    if not capture.active:
+        return records_double_backward()
+    from ..autograd.grad_mode import state as grad_state
+    from ..autograd.forward_ad import state as dual_state
+    from ..autograd._vmap_state import state as vmap_state
+
+    return grad_state.grad_enabled and not (dual_state.active or vmap_state.active)
+
+
+@register
+class BinaryCrossEntropyBackward(Op):
+    """torch's binary_cross_entropy_backward(grad_output, self, target, weight) as one node
+    (recorded by a create_graph backward); its value is the plain backward's formula, its
+    gradients torch's binary_cross_entropy_double_backward{,_target,_grad_output}."""
+
+    node = "BinaryCrossEntropyBackwardBackward0"
+    inputs = ("grad_output", "self", "target", "weight")
+    edges = 3  # the weight is never differentiated
+    saves = {"grad_output": ("self", "target"), "self": ("grad_output", "self", "target"),
+             "target": ("grad_output", "self", "target"),
+             "weight": ("grad_output", "self", "target")}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad, x, target, weight, reduction):
+        # the plain backward's formula, the same NumPy operations in the same order (arrays
+        # only, so that leafgrad.compile records this op as one step)
+        g = np.broadcast_to(grad, x.shape) if reduction != "none" else grad
+        value = g * (x - target) / np.maximum((1 - x) * x, x.dtype.type(1e-12))
+        if weight is not None:
+            value = value * weight
+        if reduction == "mean":
+            value = value / value.dtype.type(x.size)
+        return np.asarray(value)
+
+    def jvp(self, tangents, primals, result):
+        from ._forward import jvp_by_decomposition
+
+        reduction = self._params["reduction"]
+
+        def formula(grad, x, target, weight):
+            value = _spread(grad, tuple(x.shape), reduction) * (x - target) \
+                / ((1 - x) * x).clamp(min=1e-12)
+            if weight is not None:
+                value = value * weight
+            return DivScalar.apply(value, other=x.numel()) if reduction == "mean" else value
+
+        return jvp_by_decomposition(formula, primals, tangents)
+
+    def backward(self, gg):
+        x, target = self.saved("self"), self.saved("target")
+        reduction = self._params["reduction"]
+        finish = _loss_grad_finisher(self, x)
+        grad_grad = grad_x = grad_t = None
+        if self.needs_grad(0):
+            grad_grad = finish(gg * (x - target) / ((1 - x) * x).clamp(min=1e-12))
+            if reduction != "none":
+                grad_grad = grad_grad.sum()
+        if self.needs_grad(1) or self.needs_grad(2):
+            # torch's order of operations (the nodes of a third derivative are its nodes)
+            g = gg * _spread(self.saved("grad_output"), tuple(x.shape), reduction)
+            eps = 1e-12
+            if self.needs_grad(1):
+                grad_x = finish((x * x - 2 * x * target + target)
+                                / ((x + eps).pow(2) * (1 - x + eps).pow(2)) * g)
+            if self.needs_grad(2):
+                numerator = -g
+                weight = self.saved("weight") if (self._saved or {}).get("weight") is not None \
+                    else None
+                if weight is not None:
+                    numerator = numerator * weight
+                grad_t = numerator / (x * (1 - x))
+                if reduction == "mean":
+                    grad_t = DivScalar.apply(grad_t, other=x.numel())
+        return grad_grad, grad_x, grad_t
 
 
 @register

@@ -15,6 +15,7 @@ from .._construct import unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
+from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
 from .registry import Op, register
 
 
@@ -43,7 +44,8 @@ class _Normalisation(Op):
 
     __slots__ = ()
     inputs = ("input", "weight", "bias")
-    saves = {"input": ("input", "weight"), "weight": ("input",)}
+    # the weight also for its own gradient: a create_graph backward's node has its edge
+    saves = {"input": ("input", "weight"), "weight": ("input", "weight")}
 
     @staticmethod
     def dims(shape, params) -> tuple:
@@ -88,25 +90,40 @@ class _Normalisation(Op):
 
     def backward(self, grad):
         p = self._params
-        shape = self.input_shape(0)
-        affine = self.affine_shape(shape, p)
+        weight = self.saved("weight") if (self._saved or {}).get("weight") is not None else None
+        mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
+        node = self.double_backward
+        if node is not None and records_double_backward():  # torch's node (one, 3 outputs)
+            x = self.saved("input") if (self._saved or {}).get("input") is not None else None
+            outputs = node.record(self, grad, x, weight, mask)
+            return tuple(out if needed else None for out, needed in zip(outputs, mask))
+        x = self.saved("input") if mask[0] or mask[1] else None
+        return type(self).grads(grad, x, weight, p, mask, self.input_shape(0),
+                                self.input_shape(1) if mask[1] else None,
+                                self.input_shape(2) if mask[2] else None)
+
+    double_backward = None  # the op recording this backward under create_graph, if any
+
+    @classmethod
+    def grads(cls, grad, x, weight, p, mask, shape, weight_shape, bias_shape):
+        """(grad_input, grad_weight, grad_bias) for those in ``mask`` (Tensor formulas)."""
+        affine = cls.affine_shape(shape, p)
         keep = tuple(i for i, size in enumerate(affine) if size != 1)
         summed = tuple(i for i in range(len(shape)) if i not in keep)
         grad_x = grad_w = grad_b = None
-        if self.needs_grad(0):
-            x = self.saved("input")
+        if mask[0]:
             g = grad
-            if self._saved.get("weight") is not None:
-                g = grad * self.saved("weight").reshape(affine)
-            gx = self.grouped_tensor(x, p)
-            dims = self.dims(tuple(gx.shape), p)
+            if weight is not None:
+                g = grad * weight.reshape(affine)
+            gx = cls.grouped_tensor(x, p)
+            dims = cls.dims(tuple(gx.shape), p)
             grad_x = _norm_input_grad(gx, g.reshape(tuple(gx.shape)), dims, p["eps"]).reshape(shape)
-        if self.needs_grad(1):
-            gx = self.grouped_tensor(self.saved("input"), p)
-            x_hat, _ = _normalise_tensor(gx, self.dims(tuple(gx.shape), p), p["eps"])
-            grad_w = stat_sum(grad * x_hat.reshape(shape), summed).reshape(self.input_shape(1))
-        if self.needs_grad(2):
-            grad_b = stat_sum(grad, summed).reshape(self.input_shape(2))
+        if mask[1]:
+            gx = cls.grouped_tensor(x, p)
+            x_hat, _ = _normalise_tensor(gx, cls.dims(tuple(gx.shape), p), p["eps"])
+            grad_w = stat_sum(grad * x_hat.reshape(shape), summed).reshape(weight_shape)
+        if mask[2]:
+            grad_b = stat_sum(grad, summed).reshape(bias_shape)
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
@@ -134,6 +151,8 @@ class _Normalisation(Op):
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
+    # the bias too: torch's NativeLayerNormBackwardBackward0 has an edge to it
+    saves = {"input": ("input", "weight"), "weight": ("input", "weight"), "bias": ("bias",)}
     complex_message = '"LayerNormKernelImpl" not implemented for \'ComplexFloat\''
     vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
@@ -209,6 +228,57 @@ class GroupNorm(_Normalisation):
         return (1, shape[1]) + (1,) * (len(shape) - 2)
 
 
+@register
+class BatchNormBackward(RecordedFormula, Op):
+    """torch's native_batch_norm_backward(grad_out, input, weight, running_mean, running_var,
+    save_mean, save_invstd) recorded by a create_graph backward: one node, outputs (grad_input,
+    grad_weight, grad_bias), edges (grad_out, input, weight, save_mean, save_invstd); the
+    statistics are no graph values here (edges None). See Note: recorded formulas."""
+
+    node = "NativeBatchNormBackwardBackward0"
+    inputs = ("grad_out", "input", "weight", "save_mean", "save_invstd")
+    saves = {name: ("grad_out", "input", "weight") for name in ("grad_out", "input", "weight")}
+    torch_names = ()
+    norm = BatchNorm
+
+    @classmethod
+    def record(cls, node, grad, x, weight, mask):
+        return cls.apply(grad, x, weight, None, None, mask=mask, shape=node.input_shape(0),
+                         bias_shape=node.input_shape(2) if mask[2] else None, **node._params)
+
+    @classmethod
+    def formula(cls, grad, x, weight, save_mean, save_invstd, mask, shape, bias_shape, **p):
+        weight_shape = tuple(weight.shape) if mask[1] else None
+        return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+
+@register
+class LayerNormBackward(BatchNormBackward):
+    """torch's native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
+    weight, bias): edges (grad_out, input, mean, rstd, weight, bias) (the statistics: None)."""
+
+    node = "NativeLayerNormBackwardBackward0"
+    inputs = ("grad_out", "input", "mean", "rstd", "weight", "bias")
+    saves = {name: ("grad_out", "input", "weight", "bias")
+             for name in ("grad_out", "input", "weight", "bias")}
+    norm = LayerNorm
+
+    @classmethod
+    def record(cls, node, grad, x, weight, mask):
+        bias = node.saved("bias") if (node._saved or {}).get("bias") is not None else None
+        return cls.apply(grad, x, None, None, weight, bias, mask=mask, shape=node.input_shape(0),
+                         bias_shape=node.input_shape(2) if mask[2] else None, **node._params)
+
+    @classmethod
+    def formula(cls, grad, x, mean, rstd, weight, bias, mask, shape, bias_shape, **p):
+        weight_shape = tuple(weight.shape) if mask[1] else None
+        return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+
+BatchNorm.double_backward = BatchNormBackward
+LayerNorm.double_backward = LayerNormBackward
+
+
 def _eval_scale(var: np.ndarray, eps: float, shape: tuple, dtype) -> np.ndarray:
     return (1 / np.sqrt(var + eps)).reshape(shape).astype(dtype)
 
@@ -225,7 +295,8 @@ class BatchNormEval(Op):
     complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     vmap = batch.fold(None)
     inputs = ("input", "weight", "bias")
-    saves = {"input": ("weight",), "weight": ("input",)}
+    # both for either gradient: a create_graph backward's node has edges to both
+    saves = {"input": ("input", "weight"), "weight": ("input", "weight")}
     torch_names = ("nn.functional.batch_norm",)
 
     @staticmethod
@@ -239,24 +310,33 @@ class BatchNormEval(Op):
         return _layout.suggested(out.astype(x.dtype), x)
 
     def backward(self, grad):
+        saved = self._saved or {}
+        weight = self.saved("weight") if saved.get("weight") is not None else None
+        mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
+        x = self.saved("input") if saved.get("input") is not None else None
+        if records_double_backward():  # torch's node (one, 3 outputs)
+            outputs = BatchNormEvalBackward.apply(grad, x, weight, None, None, mask=mask,
+                                                  shape=self.input_shape(0), **self._params)
+            return tuple(out if needed else None for out, needed in zip(outputs, mask))
+        return BatchNormEval.grads(grad, x, weight, self._params, mask, self.input_shape(0))
+
+    @staticmethod
+    def grads(grad, x, weight, p, mask, x_shape):
+        """(grad_input, grad_weight, grad_bias) for those in ``mask`` (Tensor formulas)."""
         from .activation import kernel_tensor
 
-        p = self._params
-        x_shape = self.input_shape(0)
         shape = (1, x_shape[1]) + (1,) * (len(x_shape) - 2)
         dtype = grad._data.dtype
         # kernels (Note: masks as kernels in activation.py): a capture recomputes them
         scale = kernel_tensor(_eval_scale, p["var"], eps=p["eps"], shape=shape, dtype=dtype)
         summed = (0,) + tuple(range(2, len(x_shape)))
         grad_x = grad_w = grad_b = None
-        if self.needs_grad(0):
-            weight = self.saved("weight") if "weight" in (self._saved or {}) else None
+        if mask[0]:
             grad_x = grad * scale if weight is None else grad * scale * weight.reshape(shape)
-        if self.needs_grad(1):
-            centred = self.saved("input") - kernel_tensor(_eval_mean, p["mean"], shape=shape,
-                                                          dtype=dtype)
+        if mask[1]:
+            centred = x - kernel_tensor(_eval_mean, p["mean"], shape=shape, dtype=dtype)
             grad_w = stat_sum(grad * centred * scale, summed)
-        if self.needs_grad(2):
+        if mask[2]:
             grad_b = stat_sum(grad, summed)
         return grad_x, grad_w, grad_b
 
@@ -273,6 +353,21 @@ class BatchNormEval(Op):
         return jvp_sum(tangents,
                        lambda t: t * scale if weight is None else t * scale * weight.reshape(shape),
                        lambda t: (x - mean) * scale * t.reshape(shape), lambda t: t.reshape(shape))
+
+
+@register
+class BatchNormEvalBackward(RecordedFormula, Op):
+    """native_batch_norm_backward with running statistics (eval mode), recorded by a
+    create_graph backward: NativeBatchNormBackwardBackward0 as in training mode."""
+
+    node = "NativeBatchNormBackwardBackward0"
+    inputs = BatchNormBackward.inputs
+    saves = BatchNormBackward.saves
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, weight, save_mean, save_invstd, mask, shape, **p):
+        return BatchNormEval.grads(grad, x, weight, p, mask, shape)
 
 
 @register
@@ -375,6 +470,7 @@ def _source_index(size: int, before: int, after: int, mode: str) -> np.ndarray:
 
 class _ModePad(Op):
     __slots__ = ()
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.leading  # the padding indexes the last dims after an Ellipsis
     complex_ok = True  # an index gather: any dtype
     mode = ""
@@ -394,11 +490,13 @@ class _ModePad(Op):
         return axes
 
     def backward(self, grad):
-        return self.backward_op.apply(grad, input_sizes=self.input_shape(), pad=self._params["pad"])
+        return self.backward_op.apply(grad, *self_args(self), input_sizes=self.input_shape(),
+                                      pad=self._params["pad"])
 
     jvp = auto_linear
 
 
+@self_edge
 class _ModePadBackward(Op):
     __slots__ = ()
     vmap = batch.dims(sizes="input_sizes")  # grad and input_sizes get the batch dims in front

@@ -10,6 +10,7 @@ from ._forward import auto_linear
 from .conv import _pair, _windows
 from . import _layout
 from . import _batching_rules as batch
+from ._double_backward import self_args, self_edge
 from .registry import Op, register
 
 
@@ -132,6 +133,7 @@ class MaxPool2d(Op):
     """Values and int64 indices (flat positions within each input plane, as torch returns)."""
 
     node = "MaxPool2DWithIndicesBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"max_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     multi_output = True
@@ -159,7 +161,7 @@ class MaxPool2d(Op):
         grad = grads[0]
         if grad is None:
             return None
-        return MaxPoolBackward.apply(grad, input_sizes=self.input_shape(),
+        return MaxPoolBackward.apply(grad, *self_args(self), input_sizes=self.input_shape(),
                                      indices=self._indices())
 
     def jvp(self, tangents, primals, result):
@@ -191,6 +193,7 @@ def _unique_rows(indices: np.ndarray) -> bool:
 
 
 @register
+@self_edge
 class MaxPoolBackward(Op):
     node = "MaxPool2DWithIndicesBackwardBackward0"
     torch_names = ()
@@ -241,6 +244,7 @@ def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, di
 @register
 class AvgPool2d(Op):
     node = "AvgPool2DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     torch_names = ("nn.functional.avg_pool2d",)
@@ -254,12 +258,14 @@ class AvgPool2d(Op):
         return _layout.suggested((cols.sum((-1, -2)) / divisor).astype(x.dtype), x)
 
     def backward(self, grad):
-        return AvgPoolBackward.apply(grad, input_sizes=self.input_shape(), **self._params)
+        return AvgPoolBackward.apply(grad, *self_args(self),
+                                     input_sizes=self.input_shape(), **self._params)
 
     jvp = auto_linear
 
 
 @register
+@self_edge
 class AvgPoolBackward(Op):
     node = "AvgPool2DBackwardBackward0"
     torch_names = ()
@@ -301,6 +307,7 @@ class AdaptiveAvgPool2d(Op):
     """Average over adaptive bins, computed from an integral image (no loop over bins)."""
 
     node = "AdaptiveAvgPool2DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"adaptive_avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     torch_names = ("nn.functional.adaptive_avg_pool2d",)
@@ -319,12 +326,14 @@ class AdaptiveAvgPool2d(Op):
         return _layout.suggested((total / area).astype(x.dtype), x)
 
     def backward(self, grad):
-        return AdaptiveAvgPoolBackward.apply(grad, input_sizes=self.input_shape())
+        return AdaptiveAvgPoolBackward.apply(grad, *self_args(self),
+                                             input_sizes=self.input_shape())
 
     jvp = auto_linear
 
 
 @register
+@self_edge
 class AdaptiveAvgPoolBackward(Op):
     node = "AdaptiveAvgPool2DBackwardBackward0"
     torch_names = ()

@@ -19,6 +19,7 @@ from . import _layout
 from . import _batching_rules as batch
 from ._forward import auto_linear
 from .pool import _adaptive_bounds, _pool_size, window_max
+from ._double_backward import self_args, self_edge
 from .registry import Op, register
 
 SPATIAL = 3
@@ -87,6 +88,7 @@ class MaxPool3d(Op):
     """Values and int64 indices (flat positions within each input volume)."""
 
     node = "MaxPool3DWithIndicesBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     uint_kernel = "max_pool3d"
     vmap = batch.fold(5)
     multi_output = True
@@ -119,7 +121,7 @@ class MaxPool3d(Op):
         grad = grads[0]
         if grad is None:
             return None
-        return MaxPool3dBackward.apply(grad, input_sizes=self.input_shape(),
+        return MaxPool3dBackward.apply(grad, *self_args(self), input_sizes=self.input_shape(),
                                        indices=_own_indices(self))
 
     def jvp(self, tangents, primals, result):
@@ -153,6 +155,7 @@ def scatter_volume(grad: np.ndarray, input_sizes, indices: np.ndarray) -> np.nda
 
 
 @register
+@self_edge
 class MaxPool3dBackward(Op):
     node = "MaxPool3DWithIndicesBackwardBackward0"
     torch_names = ()
@@ -188,6 +191,7 @@ def _avg_divisor(sizes, kernel, stride, padding, outs, count_include_pad, diviso
 @register
 class AvgPool3d(Op):
     node = "AvgPool3DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     bfloat16_kernel = "avg_pool3d_out_frame"  # torch has no bfloat16 kernel
     uint_kernel = "avg_pool3d_out_frame"
     vmap = batch.fold(5)
@@ -208,12 +212,14 @@ class AvgPool3d(Op):
         return _layout.suggested((total / divisor).astype(x.dtype), x)
 
     def backward(self, grad):
-        return AvgPool3dBackward.apply(grad, input_sizes=self.input_shape(), **self._params)
+        return AvgPool3dBackward.apply(grad, *self_args(self),
+                                       input_sizes=self.input_shape(), **self._params)
 
     jvp = auto_linear
 
 
 @register
+@self_edge
 class AvgPool3dBackward(Op):
     node = "AvgPool3DBackwardBackward0"
     bfloat16_kernel = "avg_pool3d_out_frame"  # torch has no bfloat16 kernel
@@ -264,6 +270,7 @@ def _along(x: np.ndarray, matrices, transpose: bool) -> np.ndarray:
 @register
 class AdaptiveAvgPool3d(Op):
     node = "AdaptiveAvgPool3DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.fold(5)
     torch_names = ("nn.functional.adaptive_avg_pool3d",)
 
@@ -273,12 +280,14 @@ class AdaptiveAvgPool3d(Op):
         return _layout.suggested(_along(x, matrices, False).astype(x.dtype), x)
 
     def backward(self, grad):
-        return AdaptiveAvgPool3dBackward.apply(grad, input_sizes=self.input_shape())
+        return AdaptiveAvgPool3dBackward.apply(grad, *self_args(self),
+                                               input_sizes=self.input_shape())
 
     jvp = auto_linear
 
 
 @register
+@self_edge
 class AdaptiveAvgPool3dBackward(Op):
     node = "AdaptiveAvgPool3DBackwardBackward0"
     torch_names = ()
@@ -316,6 +325,7 @@ class AdaptiveMaxPool3d(Op):
     bins."""
 
     node = "AdaptiveMaxPool3DBackward0"
+    saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.fold(5)
     multi_output = True
     torch_names = ("nn.functional.adaptive_max_pool3d",)
@@ -348,7 +358,8 @@ class AdaptiveMaxPool3d(Op):
         grad = grads[0]
         if grad is None:
             return None
-        return AdaptiveMaxPool3dBackward.apply(grad, input_sizes=self.input_shape(),
+        return AdaptiveMaxPool3dBackward.apply(grad, *self_args(self),
+                                               input_sizes=self.input_shape(),
                                                indices=_own_indices(self))
 
     def jvp(self, tangents, primals, result):
