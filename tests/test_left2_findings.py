@@ -177,3 +177,67 @@ def test_batch_norm_versions_inference_mode_and_meta():
                 meta.num_batches_tracked._version)
 
     assert run(lg) == run(torch)
+
+
+# -- factories called with missing or wrong arguments: torch's parser errors --------------------
+
+_T = object()  # stands for a (2, 3) float tensor in the cases below
+_FACTORY_CASES = [
+    ("full", ()), ("full", ("a",)), ("full", ((2,),)), ("full", ("a", 1)), ("full", ((2,), "a")),
+    ("full", ((2,), 1), {"foo": 1}), ("full", ((2,), 1, 3)), ("full", ((2.5,), 1)),
+    ("full", (None, 1)), ("full", ((2,), 1), {"dtype": "x"}), ("full", ([2, 3], 1.5)),
+    ("eye", ()), ("eye", ("a",)), ("eye", (2.5,)), ("eye", (2, "a")), ("eye", (2, 3, 4)),
+    ("eye", (None,)), ("eye", (3,), {"foo": 1}), ("eye", (3,), {"device": 1.5}), ("eye", (2, 3)),
+    ("arange", ()), ("arange", ("a",)), ("arange", (0, "a")), ("arange", (0, 5, "a")),
+    ("arange", (None,)), ("arange", (0, 5, 1, 2)), ("arange", ((1, 2),)),
+    ("arange", (3,), {"requires_grad": 1}), ("arange", (1, 4, 0.5)),
+    ("randint", ()), ("randint", (3,)), ("randint", (0, "a", (2,))), ("randint", (5, (2,), 3)),
+    ("randint", (5.5, (2,))), ("randint", (5, "a")), ("randint", (0, 5, (2,)), {"foo": 1}),
+    ("randint", (0, 5.0, (2,))), ("randint", (1, 5, (2, 2))),
+    ("randperm", ()), ("randperm", (2.5,)), ("randperm", ("a",)), ("randperm", (None,)),
+    ("randperm", (3, 4)), ("randperm", (3,), {"generator": 1}), ("randperm", (True,)),
+    ("randperm", (np.int64(3),)),
+    ("linspace", ()), ("linspace", (0, 1)), ("linspace", ("a", 1, 3)), ("linspace", (0, 1, 2.5)),
+    ("linspace", (0, 1, "a")), ("linspace", (0, 1, None)), ("linspace", (0, 1, 4)),
+    ("logspace", ()), ("logspace", (0, 1)), ("logspace", (0, 1, 2.5)),
+    ("logspace", (0, 1, 3, "a")), ("logspace", (0, 1, 3)),
+    ("normal", ()), ("normal", (0,)), ("normal", ("a", 1)), ("normal", (0, 1, "a")),
+    ("normal", (0.0, 1.0)), ("normal", (_T, "a")), ("normal", (0.0, 1.0, (2,))),
+    ("empty_strided", ()), ("empty_strided", ((2,),)), ("empty_strided", ("a", (1,))),
+    ("empty_strided", ((2,), "a")),
+    ("tensor", ()), ("tensor", ([1],), {"foo": 1}), ("tensor", ([1], 2)), ("as_tensor", ()),
+    ("zeros_like", ()), ("zeros_like", (1,)), ("ones_like", ()), ("empty_like", ()),
+    ("full_like", ()), ("full_like", (_T,)), ("full_like", (_T, "a")),
+    ("rand_like", ()), ("rand_like", (1,)), ("randn_like", ()), ("randint_like", ()),
+    ("randint_like", (_T,)), ("randint_like", (_T, "a")),
+    ("tril_indices", ()), ("tril_indices", (3,)), ("tril_indices", ("a", 3)),
+    ("triu_indices", ()), ("triu_indices", (3, 2.5)), ("tril_indices", (3, 3)),
+    ("complex", ()), ("complex", (_T,)), ("complex", (1, 2)), ("polar", ()), ("polar", (_T, 1)),
+    ("from_numpy", ()), ("from_numpy", ([1],)), ("from_numpy", (np.ones(2), 1)),
+    ("from_numpy", (), {"array": np.ones(2)}),
+]
+
+
+@pytest.mark.parametrize("case", _FACTORY_CASES, ids=lambda c: f"{c[0]}{c[1:]!r}"[:60])
+def test_factory_argument_errors(case):
+    name, args = case[0], case[1]
+    kwargs = case[2] if len(case) > 2 else {}
+
+    def call(T):
+        values = tuple(T.ones(2, 3) if a is _T else a for a in args)
+        result = getattr(T, name)(*values, **kwargs)
+        return "shape", tuple(result.shape), str(result.dtype).split(".")[-1]
+
+    assert _outcome(lambda: call(lg)) == _outcome(lambda: call(torch))
+
+
+def test_randint_randperm_draw_nothing_on_bad_arguments():
+    """torch's parser raises before any draw: the generator's stream is untouched."""
+    lg.manual_seed(3)
+    for bad in ((lambda: lg.randperm(2.5)), (lambda: lg.randint(5.5, (2,))),
+                (lambda: lg.normal(0.0, 1.0, "a"))):
+        with pytest.raises(TypeError):
+            bad()
+    after = lg.rand(3)
+    lg.manual_seed(3)
+    assert lg.equal(after, lg.rand(3))
