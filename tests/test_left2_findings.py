@@ -4,6 +4,7 @@ with torch over the class of inputs around the finding."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -241,3 +242,94 @@ def test_randint_randperm_draw_nothing_on_bad_arguments():
     after = lg.rand(3)
     lg.manual_seed(3)
     assert lg.equal(after, lg.rand(3))
+
+
+# -- warnings point at the user's line when torch's do ------------------------------------------
+# torch's C++ warnings are attributed to the innermost Python frame: the user's line, or a line
+# of torch's own Python code (torch/functional.py, nn/modules) when that made the call; a
+# leafgrad warning must point at the same user line, or into leafgrad where torch's points into
+# torch.
+
+_WARNING_SCRIPT = '''
+import os, sys, importlib, warnings
+T = importlib.import_module(sys.argv[1])
+F = T.nn.functional
+LIBRARY = os.path.dirname(T.__file__)
+x = T.ones(3, requires_grad=True)
+y = x * 2
+CASES = [
+    ("grad of a non-leaf", lambda: y.grad),
+    ("mse size", lambda: F.mse_loss(T.ones(3, 1), T.ones(3))),
+    ("l1 size", lambda: F.l1_loss(T.ones(3, 1), T.ones(3))),
+    ("smooth_l1 size", lambda: F.smooth_l1_loss(T.ones(3, 1), T.ones(3))),
+    ("MSELoss size", lambda: T.nn.MSELoss()(T.ones(3, 1), T.ones(3))),
+    ("softmax dim", lambda: F.softmax(T.ones(2, 3))),
+    ("log_softmax dim", lambda: F.log_softmax(T.ones(2, 3))),
+    ("softmin dim", lambda: F.softmin(T.ones(2, 3))),
+    ("Softmax module dim", lambda: T.nn.Softmax()(T.ones(2, 3))),
+    ("Softmin module dim", lambda: T.nn.Softmin()(T.ones(2, 3))),
+    ("size_average", lambda: F.mse_loss(T.ones(3), T.ones(3), size_average=True)),
+    ("reduce", lambda: F.l1_loss(T.ones(3), T.ones(3), reduce=False)),
+    ("nll size_average", lambda: F.nll_loss(T.zeros(2, 3), T.tensor([0, 1]), size_average=False)),
+    ("cross_entropy reduce", lambda: F.cross_entropy(T.zeros(2, 3), T.tensor([0, 1]),
+                                                     reduce=False)),
+    ("bce logits size_average", lambda: F.binary_cross_entropy_with_logits(
+        T.zeros(2), T.zeros(2), size_average=True)),
+    ("MSELoss size_average", lambda: T.nn.MSELoss(size_average=False)),
+    ("MSELoss reduce", lambda: T.nn.MSELoss(reduce=False)),
+    ("tensor of a tensor", lambda: T.tensor(T.ones(2))),
+    ("tensor of a tensor, dtype", lambda: T.tensor(T.ones(2), dtype=T.float64)),
+    ("new_tensor of a tensor", lambda: T.ones(3).new_tensor(T.ones(2))),
+    ("var dof", lambda: T.ones(1).var()),
+    ("std dof", lambda: T.std(T.ones(1))),
+    ("var_mean dof", lambda: T.var_mean(T.ones(1))),
+    ("cov dof", lambda: T.cov(T.ones(1, 1))),
+    ("x.T of 3-d", lambda: T.ones(2, 3, 4).T),
+    ("range", lambda: T.range(0, 3)),
+    ("out resized", lambda: T.add(T.ones(3), 1, out=T.ones(2))),
+    ("storage", lambda: T.ones(2).storage()),
+    ("kl_div mean", lambda: F.kl_div(T.zeros(2, 3), T.zeros(2, 3))),
+    ("lu", lambda: T.lu(T.eye(2))),
+    ("lu_solve", lambda: T.lu_solve(T.ones(2, 1), *T.linalg.lu_factor(T.eye(2)))),
+    ("meshgrid", lambda: T.meshgrid(T.ones(2), T.ones(3))),
+    ("stft window", lambda: T.stft(T.ones(64), 16, return_complex=True)),
+    ("float of a tensor requiring grad", lambda: float(T.ones(1, requires_grad=True))),
+    ("clip_grad_norm", lambda: T.nn.utils.clip_grad_norm(T.nn.Linear(2, 2).parameters(), 1.0)),
+    ("init.normal", lambda: T.nn.init.normal(T.ones(2))),
+    ("upsample", lambda: F.upsample(T.ones(1, 1, 2), scale_factor=2)),
+    ("Dropout2d of 2-d", lambda: T.nn.Dropout2d(0.5)(T.ones(2, 3))),
+]
+for label, case in CASES:
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        case()
+    for w in records:
+        where = ("user line %d" % w.lineno if w.filename == __file__ else
+                 "library" if w.filename.startswith(LIBRARY) else w.filename)
+        print(label, "|", w.category.__name__, "|", str(w.message).splitlines()[0], "|",
+              where)
+'''
+
+
+def test_warnings_point_at_the_callers_line(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "user_script.py"
+    script.write_text(_WARNING_SCRIPT)
+    import os
+
+    source = os.path.dirname(os.path.dirname(lg.__file__))
+    env = dict(os.environ, PYTHONPATH=source + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+    def run(module):
+        done = subprocess.run([sys.executable, str(script), module], capture_output=True,
+                              text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    # torch's C++ warnings end "(Triggered internally at <ATen file>:<line>.)"
+    expected = [re.sub(r" \(Triggered internally at [^)]*\)", "", line) for line in run("torch")]
+    got = [line.replace("leafgrad.", "torch.") for line in run("leafgrad")]  # torch.Size
+    assert any("user line" in line for line in expected)
+    assert got == expected

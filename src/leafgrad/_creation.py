@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import _argparse, _construct, _dtype
+from . import _argparse, _construct, _dtype, _warn
 from ._compile.state import state as _capture
 from ._device import default as _device_default, use as _device_use
 from . import _meta
@@ -65,13 +65,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if requires_grad.__class__ is not bool:
         requires_grad = _argparse.bool_arg("tensor", "requires_grad", requires_grad)
     if isinstance(data, Tensor):
-        warnings.warn(
+        _warn.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
-        )
+            "torch.tensor(sourceTensor).")
     if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
         # Convert straight to the requested dtype: going through the inferred default dtype
         # first would round 0.3 to float32 before widening it.

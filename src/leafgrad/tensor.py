@@ -1536,6 +1536,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
 
+        if isinstance(data, Tensor):  # torch's copy-construct warning, naming new_tensor
+            from . import _warn
+
+            _warn.warn("To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).")
+            data = data._data
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def _new_device(self, device):

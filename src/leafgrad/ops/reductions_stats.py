@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _warn
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
 from . import _layout
@@ -239,12 +239,9 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
         size for d, size in enumerate(data.shape) if d not in dims
     )
     if data.size // max(out_numel, 1) - correction <= 0:
-        warnings.warn(
+        _warn.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-            "reduction factor (input numel divided by output numel).",
-            UserWarning,
-            stacklevel=4,
-        )
+            "reduction factor (input numel divided by output numel).")
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
