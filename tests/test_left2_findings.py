@@ -333,3 +333,47 @@ def test_warnings_point_at_the_callers_line(tmp_path):
     got = [line.replace("leafgrad.", "torch.") for line in run("leafgrad")]  # torch.Size
     assert any("user line" in line for line in expected)
     assert got == expected
+
+
+# -- torch.ctc_loss (ATen's form: integer reduction) ---------------------------------------------
+
+def _ctc_inputs(T, dtype, batched, lengths_as):
+    rng = np.random.default_rng(4)
+    shape = (6, 2, 5) if batched else (6, 5)
+    log_probs = T.tensor(rng.standard_normal(shape), dtype=getattr(T, dtype))
+    log_probs = log_probs.log_softmax(-1).detach().requires_grad_()
+    targets = T.tensor([[1, 2, 2], [3, 1, 0]] if batched else [1, 2, 2])
+    inputs, sizes = ([6, 5], [3, 2]) if batched else ([6], [3])
+    if lengths_as == "tensor":
+        inputs, sizes = T.tensor(inputs), T.tensor(sizes)
+    elif lengths_as == "tuple":
+        inputs, sizes = tuple(inputs), tuple(sizes)
+    if not batched and lengths_as == "tensor":
+        inputs, sizes = inputs[0], sizes[0]
+    return log_probs, targets, inputs, sizes
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("lengths_as", ["tensor", "list", "tuple"])
+@pytest.mark.parametrize("call", [(), (0,), (0, 1), (0, 2), (0, 0, True), (1, 1),
+                                  {"reduction": 2}, {"zero_infinity": True}, (0, 3),
+                                  {"blank": 4, "reduction": 1}, (0, "mean"), (0.5,),
+                                  {"reduction": "sum"}])
+def test_top_level_ctc_loss(dtype, batched, lengths_as, call):
+    def run(T):
+        log_probs, targets, inputs, sizes = _ctc_inputs(T, dtype, batched, lengths_as)
+        args, kwargs = (call, {}) if isinstance(call, tuple) else ((), call)
+        loss = T.ctc_loss(log_probs, targets, inputs, sizes, *args, **kwargs)
+        loss.sum().backward()
+        return (loss.grad_fn.name(), tuple(loss.shape), str(loss.dtype).split(".")[-1],
+                np.round(loss.detach().numpy().astype(np.float64), 4).tolist(),
+                np.round(log_probs.grad.numpy().astype(np.float64), 4).tolist())
+
+    expected = _outcome(lambda: run(torch))
+    assert _outcome(lambda: run(lg)) == expected
+
+
+def test_top_level_ctc_loss_missing_arguments():
+    for args in ((), (1,)):
+        assert _outcome(lambda: lg.ctc_loss(*args)) == _outcome(lambda: torch.ctc_loss(*args))
