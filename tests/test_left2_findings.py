@@ -219,7 +219,8 @@ _FACTORY_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", _FACTORY_CASES, ids=lambda c: f"{c[0]}{c[1:]!r}"[:60])
+@pytest.mark.parametrize("case", _FACTORY_CASES,
+                         ids=lambda c: f"{c[0]}{c[1:]!r}"[:60].replace(repr(_T), "T"))
 def test_factory_argument_errors(case):
     name, args = case[0], case[1]
     kwargs = case[2] if len(case) > 2 else {}
@@ -377,3 +378,87 @@ def test_top_level_ctc_loss(dtype, batched, lengths_as, call):
 def test_top_level_ctc_loss_missing_arguments():
     for args in ((), (1,)):
         assert _outcome(lambda: lg.ctc_loss(*args)) == _outcome(lambda: torch.ctc_loss(*args))
+
+
+# -- Tensor.set_ and Tensor.as_subclass ------------------------------------------------------------
+
+def _set_program(T):
+    lines = []
+
+    def show(label, f):
+        try:
+            r = f()
+            lines.append((label, repr(r).replace("leafgrad.", "torch."),
+                          getattr(r, "_version", None)))
+        except Exception as e:  # noqa: BLE001 - the type and first line are compared
+            lines.append((label, type(e).__name__, str(e).splitlines()[0]))
+
+    for dtype in (T.float32, T.float64, T.int64):
+        a, b = T.zeros(3, dtype=dtype), T.arange(4).to(dtype)
+        show("set_(tensor)", lambda: a.set_(b))
+        b.add_(1)
+        show("shares memory, own version", lambda: (a, a._version, b._version))
+        show("set_()", lambda: (T.zeros(2, dtype=dtype).set_(),
+                                T.zeros(2, dtype=dtype).set_().shape,
+                                T.zeros(2, dtype=dtype).set_().stride()))
+        show("storage", lambda: T.zeros(2, dtype=dtype).set_(b.untyped_storage(), 1, (2,), (1,)))
+        show("storage 2-d", lambda: T.zeros(2, dtype=dtype).set_(b.untyped_storage(), 0, (2, 2),
+                                                                  (2, 1)))
+        show("storage, no stride", lambda: T.zeros(2, dtype=dtype).set_(b.untyped_storage(), 0,
+                                                                         (2, 2)))
+        show("storage, transposed", lambda: T.zeros(2, dtype=dtype).set_(
+            b.untyped_storage(), 0, (2, 2), (1, 2)))
+        show("storage, empty size", lambda: T.zeros(2, dtype=dtype).set_(
+            b.untyped_storage(), 0, (0, 3)).shape)
+        show("tensor, offset", lambda: T.zeros(2, dtype=dtype).set_(b, 2, (2,)))
+        show("tensor, offset, 2-d", lambda: T.zeros(2, dtype=dtype).set_(b, 1, (1, 3), (3, 1)))
+        show("non-contiguous source", lambda: T.zeros(1, dtype=dtype).set_(
+            T.arange(6).to(dtype).view(2, 3).t()).stride())
+    show("other dtype", lambda: T.zeros(2, dtype=T.float64).set_(T.ones(2)))
+    show("other dtype, int", lambda: T.zeros(2).set_(T.ones(2, dtype=T.int64)))
+    show("leaf requiring grad", lambda: T.zeros(2, requires_grad=True).set_(T.ones(2)))
+    show("a number", lambda: T.zeros(2).set_(1))
+    show("keyword source", lambda: T.zeros(1).set_(source=T.ones(3)))
+    x = T.ones(3, requires_grad=True)
+    with T.no_grad():
+        x.set_(T.zeros(3))
+    show("under no_grad", lambda: (x, x.is_leaf, x.requires_grad, x._version))
+    y = T.zeros(2)
+    view = y[:1]
+    y.set_(T.ones(5))
+    show("an older view", lambda: (view, y, view._version, y._version))
+    y.add_(1)
+    show("writes after set_", lambda: (view, y))
+
+    class Sub(T.Tensor):
+        pass
+
+    for dtype in (T.float32, T.float64):
+        x = T.ones(2, dtype=dtype, requires_grad=True)
+        y = x * 2
+        z = y.as_subclass(Sub)
+        show("as_subclass", lambda: (type(z).__name__, z.grad_fn.name(), z.requires_grad,
+                                     z.is_leaf, z.dtype))
+        show("repr", lambda: z)
+        w = x.as_subclass(Sub)
+        show("of a leaf", lambda: (w.grad_fn.name(), w.is_leaf, w.requires_grad, w is x))
+        z.sum().backward()
+        show("backward", lambda: x.grad)
+        y2 = x * 3
+        z2 = y2.as_subclass(Sub)
+        y2.mul_(2)
+        show("shares version", lambda: (z2._version, y2._version, z2.grad_fn.name(), z2))
+    show("not a Tensor class", lambda: T.ones(2).as_subclass(int))
+    show("no class", lambda: T.ones(2).as_subclass())
+    show("no grad", lambda: (type(T.tensor([1.0, 2.0]).as_subclass(Sub)).__name__,
+                             isinstance(T.tensor([1.0]).as_subclass(Sub), T.Tensor)))
+    show("0-d", lambda: T.tensor(3.0).as_subclass(Sub))
+    return lines
+
+
+def test_set_and_as_subclass():
+    expected = _set_program(torch)
+    got = _set_program(lg)
+    assert len(got) == len(expected)
+    for line, want in zip(got, expected):
+        assert line == want

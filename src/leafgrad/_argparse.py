@@ -356,6 +356,7 @@ SIGNATURES.update({
 SIGNATURES["triu_indices"] = _overloads(
     str(SIGNATURES["tril_indices"][0].name).replace("tril", "triu")
     + str(SIGNATURES["tril_indices"][0]))
+SIGNATURES["Tensor.as_subclass"] = _overloads("as_subclass(PyObject* cls)")
 for _name in ("zeros_like", "ones_like", "empty_like"):
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, *, {_LIKE})")
 for _name in ("rand_like", "randn_like"):
@@ -441,7 +442,7 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     return TypeError(f"{function}() takes {count} positional {plural} but {details} {verb} given")
 
 
-def parsed(name: str):
+def parsed(name: str, method: bool = False):
     """Decorate a function declared in SIGNATURES whose body checks only the cheap cases:
     when the call raises (Python's own "missing 1 required positional argument", a NumPy
     error from an argument of the wrong type...) and no overload of ``name`` accepts it, raise
@@ -454,7 +455,7 @@ def parsed(name: str):
             try:
                 return fn(*args, **kwargs)
             except Exception:
-                problem = error(name, args, kwargs)
+                problem = error(name, args[1:] if method else args, kwargs)
                 if problem is None:
                     raise
                 raise problem from None

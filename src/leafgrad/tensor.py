@@ -881,7 +881,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             tangent = get_tangent(self)
             if tangent is not None:
                 extras.append(f"tangent={tangent}")
-        return tensor_repr(self._data, self.dtype, extras)
+        cls = type(self)
+        if cls is Tensor or cls.__module__.startswith("leafgrad"):
+            return tensor_repr(self._data, self.dtype, extras)
+        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does
+        return tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
 
     __str__ = __repr__
 
