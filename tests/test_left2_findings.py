@@ -462,3 +462,36 @@ def test_set_and_as_subclass():
     assert len(got) == len(expected)
     for line, want in zip(got, expected):
         assert line == want
+
+
+# -- hardswish's gradient at a NaN input ------------------------------------------------------------
+# torch's scalar loop gives the incoming gradient there, its vectorised loop NaN: which one an
+# element gets depends on its position in a contiguous float32/float64 tensor.
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size", [1, 3, 8, 9, 16, 17, 33, 40])
+@pytest.mark.parametrize("layout", ["contiguous", "2-d", "transposed"])
+def test_hardswish_grad_at_nan(dtype, size, layout):
+    data = np.linspace(-5, 5, size)
+    data[::3] = np.nan
+    data[1::7] = np.inf
+
+    def run(T):
+        x = T.tensor(data, dtype=getattr(T, dtype))
+        if layout == "2-d" and size % 2 == 0:
+            x = x.view(2, -1)
+        elif layout == "transposed" and size % 2 == 0:
+            x = x.view(2, -1).t().contiguous()
+        x.requires_grad_()
+        y = T.nn.functional.hardswish(x)
+        (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x)
+        upstream = T.full_like(x, 2.0)
+        (g2,) = T.autograd.grad(y, x, upstream)
+        return [np.asarray(t.detach().numpy(), dtype=np.float64).tolist()
+                for t in (y, g, gg, g2)]
+
+    expected, got = run(torch), run(lg)
+    np.testing.assert_array_equal(np.array(got[0]), np.array(expected[0]))
+    for index in (1, 2, 3):
+        np.testing.assert_array_equal(np.array(got[index]), np.array(expected[index]))
