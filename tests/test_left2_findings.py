@@ -495,3 +495,60 @@ def test_hardswish_grad_at_nan(dtype, size, layout):
     np.testing.assert_array_equal(np.array(got[0]), np.array(expected[0]))
     for index in (1, 2, 3):
         np.testing.assert_array_equal(np.array(got[index]), np.array(expected[index]))
+
+
+# -- torch.conv_tbc ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("pad", [0, 1, 3])
+@pytest.mark.parametrize("shapes", [((5, 2, 3), (2, 3, 4)), ((4, 1, 1), (4, 1, 2)),
+                                    ((3, 2, 2), (1, 2, 3)), ((0, 2, 3), (1, 3, 2))])
+@pytest.mark.parametrize("needs", list(itertools.product((False, True), repeat=3)))
+def test_conv_tbc(dtype, pad, shapes, needs):
+    rng = np.random.default_rng(2)
+    (x_shape, w_shape) = shapes
+    arrays = [rng.standard_normal(x_shape), rng.standard_normal(w_shape),
+              rng.standard_normal(w_shape[2])]
+
+    def run(T):
+        tensors = [T.tensor(a, dtype=getattr(T, dtype), requires_grad=n)
+                   for a, n in zip(arrays, needs)]
+        out = T.conv_tbc(*tensors, pad)
+        result = [out.grad_fn.name() if out.grad_fn else None, tuple(out.shape),
+                  out.detach().numpy().astype(np.float64)]
+        wanted = [t for t in tensors if t.requires_grad]
+        if wanted and out.numel():
+            grads = T.autograd.grad((out * out).sum(), wanted, create_graph=True)
+            result += [g.detach().numpy().astype(np.float64) for g in grads]
+            again = [g for g in grads if g.requires_grad]
+            if again and x_shape[0]:  # (an empty input's second order: not compared)
+                result += [g.numpy().astype(np.float64) for g in T.autograd.grad(
+                    sum((g * g).sum() for g in again), wanted, allow_unused=True,
+                    materialize_grads=True)]
+        return result
+
+    expected, got = run(torch), run(lg)
+    assert got[:2] == expected[:2]
+    assert len(got) == len(expected)
+    for a, b in zip(got[2:], expected[2:]):
+        np.testing.assert_allclose(a, b, rtol=1e-4 if dtype == "float32" else 1e-10,
+                                   atol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(2, 3, 4)),
+    lambda T: T.conv_tbc(T.ones(2, 3), T.ones(2, 3, 4), T.ones(4)),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(3, 4), T.ones(4)),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(2, 3, 4), T.ones(2)),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(2, 4, 4), T.ones(4)),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(2, 3, 4), T.ones(4), 1.5),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(9, 3, 4), T.ones(4)),
+    lambda T: T.conv_tbc(T.ones(5, 2, 3), T.ones(2, 3, 4), T.ones(4), pad=True),
+    lambda T: T.nn.functional.conv_tbc(T.ones(5, 2, 3), T.ones(2, 3, 4), T.ones(4), 1).shape,
+])
+def test_conv_tbc_errors(call):
+    def run(T):
+        return _outcome(lambda: call(T))
+
+    assert run(lg) == run(torch).__class__(x.replace("torch.", "leafgrad.")
+                                         if isinstance(x, str) else x for x in run(torch))

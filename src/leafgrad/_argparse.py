@@ -357,6 +357,7 @@ SIGNATURES["triu_indices"] = _overloads(
     str(SIGNATURES["tril_indices"][0].name).replace("tril", "triu")
     + str(SIGNATURES["tril_indices"][0]))
 SIGNATURES["Tensor.as_subclass"] = _overloads("as_subclass(PyObject* cls)")
+SIGNATURES["conv_tbc"] = _overloads("conv_tbc(Tensor input, Tensor weight, Tensor bias, int pad=0)")
 for _name in ("zeros_like", "ones_like", "empty_like"):
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, *, {_LIKE})")
 for _name in ("rand_like", "randn_like"):

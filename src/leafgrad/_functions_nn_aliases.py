@@ -19,8 +19,10 @@ __all__ = [
     "dropout_", "feature_dropout", "feature_dropout_", "instance_norm", "rms_norm", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
     "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
     "binary_cross_entropy_with_logits", "conv_transpose1d", "conv3d", "conv_transpose3d",
-    "adaptive_max_pool1d", "max_pool3d", "ctc_loss",
+    "adaptive_max_pool1d", "max_pool3d", "ctc_loss", "conv_tbc",
 ]
+
+conv_tbc = _F.conv_tbc  # the same function, as in torch
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
