@@ -626,7 +626,8 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
     if low.__class__ is not int or high.__class__ not in (int, tuple, list):
-        _argparse.check("randint", _argparse.given(low, high, size),
+        # (None is no valid value of these: the arguments given are the others, in order)
+        _argparse.check("randint", tuple(a for a in (low, high, size) if a is not None),
                         {"generator": generator} if generator is not None else {})
     if size is None:
         low, high, size = 0, low, high
