@@ -416,7 +416,8 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
         param, value, position = details
         where = f" (position {position})" if position is not None else ""
         expected = param.type.rstrip("~")
-        if expected == "tuple of ints" and isinstance(value, (tuple, list)):
+        if expected == "tuple of ints" and isinstance(value, (tuple, list)) \
+                and param.name in ("size", "stride"):  # SymInt[] parameters name the element
             position_in = next(i for i, item in enumerate(value) if not _is_int(item))
             return TypeError(f"{function}(): argument '{param.name}'{where} must be {expected}, "
                              f"but found element of type {typename(value[position_in])} at pos "
