@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import builtins
 import math
 import warnings
 
 import numpy as np
 
-from . import _argparse, _construct, _dtype
+from . import _argparse, _construct, _dtype, _warn
 from ._compile.state import state as _capture
 from ._device import default as _device_default, use as _device_use
 from . import _meta
@@ -51,6 +53,7 @@ def _infer_array(data) -> np.ndarray:
     return _construct.array_from_data(data)
 
 
+@_argparse.parsed("tensor")
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor that owns a copy of ``data`` (a number, nested list, array or tensor).
 
@@ -62,13 +65,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if requires_grad.__class__ is not bool:
         requires_grad = _argparse.bool_arg("tensor", "requires_grad", requires_grad)
     if isinstance(data, Tensor):
-        warnings.warn(
+        _warn.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
-        )
+            "torch.tensor(sourceTensor).")
     if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
         # Convert straight to the requested dtype: going through the inferred default dtype
         # first would round 0.3 to float32 before widening it.
@@ -88,6 +88,7 @@ def copied(array: np.ndarray, np_dtype=None, outside: bool = True) -> np.ndarray
     return np.array(array, dtype=np_dtype, copy=True)
 
 
+@_argparse.parsed("as_tensor")
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
     if isinstance(data, Tensor):
@@ -105,6 +106,24 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return _finish(_construct.array_from_data(data, dtype), False, device)
 
 
+def _one_argument(fn):
+    """torch's from_numpy is a C function of one argument (METH_O): a wrong count raises
+    CPython's message."""
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        if len(args) != 1 or kwargs:
+            if kwargs:
+                raise TypeError("torch._VariableFunctionsClass.from_numpy() takes no keyword "
+                                "arguments")
+            raise TypeError("torch._VariableFunctionsClass.from_numpy() takes exactly one "
+                            f"argument ({len(args)} given)")
+        return fn(*args)
+
+    return checked
+
+
+@_one_argument
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
@@ -253,6 +272,7 @@ def _fill_dtype(value):
 
 
 @takes_out(_FACTORY_OUT["full"])
+@_argparse.parsed("full")
 def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     if fill_value.__class__ not in _argparse.NUMBERS or size.__class__ not in (tuple, list):
@@ -311,6 +331,7 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = 
     return array
 
 
+@_argparse.parsed("zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype, "zeros_like")
@@ -323,6 +344,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                    device)
 
 
+@_argparse.parsed("ones_like")
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype, "ones_like")
@@ -335,6 +357,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
                    device)
 
 
+@_argparse.parsed("empty_like")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype, "empty_like")
@@ -347,6 +370,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                    device)
 
 
+@_argparse.parsed("full_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     shape, np_dtype = _like(input, dtype, "full_like")
@@ -362,6 +386,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 @takes_out(_FACTORY_OUT["arange"])
+@_argparse.parsed("arange")
 def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
@@ -452,6 +477,7 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
 
 
 @takes_out(_FACTORY_OUT["linspace"])
+@_argparse.parsed("linspace")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     _refuse_wide_unsigned(dtype, "linspace_cpu")
@@ -509,6 +535,7 @@ def _refuse_wide_unsigned(dtype, kernel: str) -> None:
 
 
 @takes_out(_FACTORY_OUT["eye"])
+@_argparse.parsed("eye")
 def eye(n, m=None, *, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
     if n.__class__ is not int or m.__class__ not in (int, type(None)):
@@ -595,8 +622,13 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
 
 
 @takes_out(_FACTORY_OUT["randint"])
+@_argparse.parsed("randint")
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
+    if low.__class__ is not int or high.__class__ not in (int, tuple, list):
+        # (None is no valid value of these: the arguments given are the others, in order)
+        _argparse.check("randint", tuple(a for a in (low, high, size) if a is not None),
+                        {"generator": generator} if generator is not None else {})
     if size is None:
         low, high, size = 0, low, high
     if high is None and size is not None and isinstance(size, (tuple, list)):
@@ -608,16 +640,19 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
     return _finish(data, requires_grad, device)
 
 
+@_argparse.parsed("rand_like")
 def rand_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
     _like(input, None, "rand_like")  # torch's parser's check of input
     return rand(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
 
 
+@_argparse.parsed("randn_like")
 def randn_like(input, *, dtype=None, generator=None, **kwargs) -> Tensor:
     _like(input, None, "randn_like")  # torch's parser's check of input
     return randn(input.shape, dtype=dtype or input.dtype, generator=generator, **kwargs)
 
 
+@_argparse.parsed("randint_like")
 def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs) -> Tensor:
     if not isinstance(input, Tensor):  # several overloads in torch: the combination message
         raise _argparse.invalid_combination("randint_like", _argparse.given(input, low, high),
@@ -626,7 +661,11 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
                    **kwargs)
 
 
+@_argparse.parsed("randperm")
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if n.__class__ is not int:
+        _argparse.check("randperm", (n,), {"generator": generator} if generator is not None
+                        else {})
     from . import _rng as _random
 
     data = _draw(_random.randperm, n, _np_dtype(dtype, _dtype.int64, "randperm"),
@@ -634,6 +673,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(data, requires_grad, device)
 
 
+@_argparse.parsed("normal")
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
     if size is None:
         # tensor mean and/or std: torch draws normal_(0, 1) into the broadcast shape, then

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import _argparse
+
 from . import _dtype
 from .tensor import Tensor
 
@@ -46,6 +48,7 @@ def _check_pair(first: Tensor, second: Tensor, function: str, names: tuple) -> N
         )
 
 
+@_argparse.parsed("complex")
 def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - torch's name
     """A complex tensor from its real and imaginary parts.
 
@@ -58,6 +61,7 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - torch's name
     return _ops().Complex.apply(real, imag)
 
 
+@_argparse.parsed("polar")
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - torch's argument names
     """``abs * (cos(angle) + i sin(angle))``."""
     _check_tensor(abs, "polar", "abs", 1)

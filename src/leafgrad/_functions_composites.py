@@ -12,6 +12,8 @@ tensor([3., 5.])
 
 from __future__ import annotations
 
+from . import _argparse
+
 import builtins
 import itertools
 import math
@@ -334,6 +336,7 @@ def diagflat(input, offset=0):  # noqa: A002 - torch's name
 # -- creation -----------------------------------------------------------------------------------
 
 
+@_argparse.parsed("logspace")
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, **kwargs):
     """``torch.logspace``: ``base ** linspace(start, end, steps)``."""
     lib = _lib()
@@ -395,11 +398,13 @@ def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: 
     return _wrap(np.stack([rows, cols]).astype(dtype.np).reshape(2, -1))
 
 
+@_argparse.parsed("tril_indices")
 def tril_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.tril_indices``: the (2, N) coordinates of a lower triangle, row by row."""
     return _triangle_indices("tril_indices", row, col, offset, dtype, upper=False)
 
 
+@_argparse.parsed("triu_indices")
 def triu_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.triu_indices``: the (2, N) coordinates of an upper triangle, row by row."""
     return _triangle_indices("triu_indices", row, col, offset, dtype, upper=True)

@@ -19,8 +19,10 @@ __all__ = [
     "dropout_", "feature_dropout", "feature_dropout_", "instance_norm", "rms_norm", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
     "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
     "binary_cross_entropy_with_logits", "conv_transpose1d", "conv3d", "conv_transpose3d",
-    "adaptive_max_pool1d", "max_pool3d",
+    "adaptive_max_pool1d", "max_pool3d", "ctc_loss", "conv_tbc",
 ]
+
+conv_tbc = _F.conv_tbc  # the same function, as in torch
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -61,6 +63,10 @@ _SIGNATURES = {
     "bilinear": "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
 }
 _PARSED = {name: _argparse._overloads(text) for name, text in _SIGNATURES.items()}
+_PARSED["ctc_loss"] = _argparse._overloads(*(
+    f"ctc_loss(Tensor log_probs, Tensor targets, {lengths} input_lengths, {lengths} "
+    "target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)"
+    for lengths in ("tuple of ints", "Tensor")))
 
 
 def _check(name: str, args: tuple, kwargs: dict) -> None:
@@ -273,3 +279,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
                                                reduction=_reduction(reduction),
                                                pos_weight=pos_weight)
 
+
+
+@_parsed("ctc_loss")
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """``torch.ctc_loss``: nn.functional.ctc_loss with ATen's integer ``reduction`` (unreduced
+    when it is not given: see the module's note)."""
+    return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                       _reduction(reduction), zero_infinity)

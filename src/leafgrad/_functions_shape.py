@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ._out import CAT, EXPECT, Out, same_as, takes_out
 from . import ops as _ops
 
@@ -128,7 +130,18 @@ def broadcast_tensors(*tensors):
     return _ops.broadcast_tensors(*tensors)
 
 
-def meshgrid(*tensors, indexing="ij"):
+_MESHGRID_WARNED = [False]
+
+
+def meshgrid(*tensors, indexing=None):
+    if indexing is None:
+        from ._info import is_warn_always_enabled
+
+        if not _MESHGRID_WARNED[0] or is_warn_always_enabled():  # torch's TORCH_WARN_ONCE,
+            _MESHGRID_WARNED[0] = True  # raised under torch/functional.py's meshgrid
+            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                          "the indexing argument.", UserWarning, stacklevel=1)
+        indexing = "ij"
     return _ops.meshgrid(*tensors, indexing=indexing)
 
 

@@ -16,6 +16,8 @@ torch; the types are not subclasses of ``Tensor`` and ``type(FloatTensor([1]))``
 
 from __future__ import annotations
 
+from . import _argparse
+
 import builtins
 import warnings
 
@@ -213,6 +215,7 @@ def set_default_tensor_type(t) -> None:
     _dtype.set_default_dtype(t.dtype)
 
 
+@_argparse.parsed("empty_strided")
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
     """An uninitialised tensor (zeros here) with the given sizes and strides, viewing a buffer

@@ -736,12 +736,19 @@ def tensorsolve(A, B, dims=None):
 _DEPRECATED = {}
 
 
-def _deprecated_once(name: str, message: str) -> None:
+def _deprecated_once(name: str, message: str, inside: bool = False) -> None:
+    """torch's TORCH_WARN_ONCE deprecations, attributed to the user's line (see _warn.py), or
+    (``inside``: torch warns from its own Python code, as torch.lu in torch/functional.py) to
+    leafgrad's function."""
+    from . import _warn
     from ._info import is_warn_always_enabled
 
     if name not in _DEPRECATED or is_warn_always_enabled():
         _DEPRECATED[name] = True
-        warnings.warn(message, UserWarning, stacklevel=3)
+        if inside:
+            warnings.warn(message, UserWarning, stacklevel=2)
+        else:
+            _warn.warn(message)
 
 
 def cholesky_solve(B, L, upper=False):  # noqa: N803
@@ -798,7 +805,7 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):  # noqa: N803
         "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
         "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
         "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
-        "compute_pivots)")
+        "compute_pivots)", inside=True)
     packed, pivots, info = lu_factor_ex(A, pivot=pivot)
     if out is not None and len(out) != (3 if get_infos else 2):
         raise TypeError(f"expected tuple of {3 if get_infos else 2} elements but got {len(out)}")

@@ -82,7 +82,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
             raise RuntimeError(_RETURN_COMPLEX)
         if not _warned[0]:
             _warned[0] = True
-            warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+            warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)  # torch/functional.py's
 
     def fail(problem: str):
         described = ("None" if window is None else
@@ -110,7 +110,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
              f"with size {list(window.shape)}")
     if window is None and not _warned_window[0]:  # torch's TORCH_WARN_ONCE
         _warned_window[0] = True
-        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=2)
+        # torch warns from C++ under torch/functional.py's stft: attributed to torch's file
+        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=1)
     padded_window = window
     if win < n_fft:
         left = (n_fft - win) // 2

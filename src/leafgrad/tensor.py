@@ -881,7 +881,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             tangent = get_tangent(self)
             if tangent is not None:
                 extras.append(f"tangent={tangent}")
-        return tensor_repr(self._data, self.dtype, extras)
+        cls = type(self)
+        if cls is Tensor or cls.__module__.startswith("leafgrad"):
+            return tensor_repr(self._data, self.dtype, extras)
+        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does
+        return tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
 
     __str__ = __repr__
 
@@ -1536,6 +1540,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
 
+        if isinstance(data, Tensor):  # torch's copy-construct warning, naming new_tensor
+            from . import _warn
+
+            _warn.warn("To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).")
+            data = data._data
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def _new_device(self, device):

@@ -392,7 +392,7 @@ def test_gaussian_nll_check_raises_on_replay_as_eager():
 
 def test_batch_norm_running_statistics_replayed_in_place():
     """The replay writes the running statistics into the same tensors (a reference taken
-    before stays live), counts the batches, and bumps their versions as eager does."""
+    before stays live), counts the batches, and keeps their versions as eager (and torch) does."""
     torch.manual_seed(0)
     bn = nn.BatchNorm1d(3, momentum=None, affine=False)  # the result needs no history
     mean, var, batches = bn.running_mean, bn.running_var, bn.num_batches_tracked

@@ -52,7 +52,7 @@ REFUSED = {
 
 # Ops without a batching rule: vmap loops over the examples (see test_ops_without_batching_rules).
 LOOP_FALLBACK = {
-    "Addbmm", "Addr", "BlockDiag", "MaskedScatter",
+    "Addbmm", "Addr", "BlockDiag", "MaskedScatter", "ConvTbc",
     "AdaptiveAvgPoolBackward", "AdaptiveMaxPoolBackward", "AdaptiveAvgPool3dBackward",
     "AdaptiveMaxPool3dBackward", "AvgPool3dBackward", "MaxPool3dBackward",
     "AffineGridGenerator", "GridSampler2d", "FractionalMaxPool2d",

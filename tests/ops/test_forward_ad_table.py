@@ -29,7 +29,7 @@ torch = require_torch()
 BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface", "MultilabelMarginLoss", "EmbeddingBag",
                 "CtcLoss", "Cdist", "EuclideanDist", "Pdist", "Igamma", "Igammac",
                 "SpecialZeta", "SpecialZetaScalarSelf", "RreluWithNoiseInplace", "GridSampler2d",
-                "IndexReduce", "Cholesky", "HuberLossBackward"}
+                "IndexReduce", "Cholesky", "HuberLossBackward", "ConvTbc"}
 
 
 # Samples whose tangent torch 2.13 leaves undefined without an error (scatter_reduce's prod);

@@ -451,6 +451,14 @@ class Tracer:
             return
         self.broke("a tensor was written outside the op table (out=, a random fill, ...)")
 
+    def unversioned(self, tensor) -> None:
+        """The in-place write just recorded into ``tensor`` keeps its version (batch norm's
+        running statistics: torch's kernel writes them without a bump); the replay skips the
+        bump too."""
+        nodes = self.graph.nodes
+        if nodes and nodes[-1].kind == "inplace" and nodes[-1].target_tensor is tensor:
+            nodes[-1].bumps = False
+
     def become(self, tensor) -> None:
         """An in-place shape change (``unsqueeze_``...): fine for a value of this call."""
         value = self.slot_of.get(id(tensor._data))

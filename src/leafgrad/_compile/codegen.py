@@ -638,7 +638,7 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph, relaid)
             lines.append(f"np.copyto({target.name}, asarray({forward}(None, {target.name}{args}"
                          f"{params})), casting='unsafe')")
         tensor = _tensor_of(target, ns, graph)
-        if tensor is not None:
+        if tensor is not None and node.bumps:
             lines.append(f"{tensor}._bump_version()")
         return lines
     if node.kind == "accumulate":

@@ -98,7 +98,7 @@ class Node:
     "setgrad" (``p.grad = ...``) or "call" (an optimizer method)."""
 
     __slots__ = ("kind", "op", "args", "params", "outputs", "multi", "param", "mode", "copy",
-                 "target_tensor", "dead", "aliases", "cast", "line", "kept", "needs")
+                 "target_tensor", "dead", "aliases", "cast", "line", "kept", "needs", "bumps")
 
     def __init__(self, kind: str, op, args: list, params: dict) -> None:
         self.kind = kind
@@ -117,6 +117,7 @@ class Node:
         self.line = None
         self.kept: list = []  # (ctx key, index in a kept tuple or None, Value)
         self.needs = ()
+        self.bumps = True  # an in-place write bumps its target's version (capture.unversioned)
 
     def produced(self):
         yield from self.outputs

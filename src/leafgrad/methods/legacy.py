@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 
+from .. import _argparse
+
 
 class LegacyMethods:
     __slots__ = ()
@@ -35,6 +37,71 @@ class LegacyMethods:
         from .._storage import typed_storage
 
         return typed_storage(self)
+
+    # -- storage replacement and subclassing ------------------------------------------------
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """Make this tensor look at other memory, in place: ``set_()`` (an empty storage),
+        ``set_(tensor)`` (the tensor's memory, shape and strides), ``set_(storage, offset,
+        size, stride=())`` and ``set_(tensor, offset, size, stride=())`` (a view of that
+        memory, strides in elements; contiguous when not given). The version counter is this
+        tensor's own, bumped; views of the old memory keep it."""
+        from .._argparse import typename
+        from .._storage import TypedStorage, UntypedStorage, _buffer
+        from ..tensor import Tensor, check_inplace_allowed
+
+        is_storage = isinstance(source, (UntypedStorage, TypedStorage))
+        if source is not None and not isinstance(source, Tensor) and not is_storage or \
+                source is None and (size is not None or stride is not None):
+            raise _set_error(source, storage_offset, size, stride)
+        _check_set_allowed(self)
+        check_inplace_allowed(self)
+        dtype = self._data.dtype
+        if source is None:
+            data = np.empty(0, dtype)
+        elif isinstance(source, Tensor) and size is None:
+            if source._data.dtype != dtype:
+                raise RuntimeError(f"Could not set tensor of type {_c_type(source._data.dtype)} "
+                                   f"to a tensor of type {_c_type(dtype)}")
+            data = source._data.view()
+        else:
+            if size is None:
+                raise _set_error(source, storage_offset, size, stride)
+            if isinstance(source, Tensor):
+                if source._data.dtype != dtype:
+                    raise RuntimeError("Could not set tensor of type "
+                                       f"{_c_type(source._data.dtype)} to a tensor of type "
+                                       f"{_c_type(dtype)}")
+                flat = _buffer(source._data)
+            else:
+                flat = source._bytes
+            data = _storage_view(flat, dtype, storage_offset, size, stride)
+        self._data = data
+        self._bump_version()
+        return self
+
+    @_argparse.parsed("Tensor.as_subclass", method=True)
+    def as_subclass(self, cls):
+        """An alias of this tensor (AliasBackward0 when it has history) as an instance of
+        ``cls``, a subclass of Tensor: same memory and version counter, still in the graph."""
+        from .. import ops as _ops
+        from ..tensor import Tensor
+
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        alias = _ops.Alias.apply(self)
+        if type(alias) is cls:
+            return alias
+        out = object.__new__(cls)
+        for slot in Tensor.__slots__:
+            if slot in ("__weakref__", "__dict__"):
+                continue
+            try:
+                value = object.__getattribute__(alias, slot)
+            except AttributeError:  # a slot set only on some tensors
+                continue
+            object.__setattr__(out, slot, value)
+        return out
 
     # -- resizing ------------------------------------------------------------------------------
     def resize_(self, *sizes, memory_format=None):
@@ -123,3 +190,51 @@ def _resized_copy(tensor, sizes):
 
 def _numel(shape) -> int:
     return int(np.prod(tuple(shape), dtype=np.int64))
+
+
+_C_TYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _c_type(dtype) -> str:
+    """The C++ type name torch's set_ prints for a dtype."""
+    return _C_TYPES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _check_set_allowed(tensor) -> None:
+    from ..autograd.grad_mode import state
+
+    if state.grad_enabled and tensor._requires_grad and tensor._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _set_error(source, storage_offset, size, stride) -> TypeError:
+    from .._argparse import given, invalid_combination
+
+    return invalid_combination("set_", given(source, storage_offset if size is not None else
+                                             None, size, stride), {})
+
+
+def _storage_view(flat: np.ndarray, dtype, offset: int, size, stride) -> np.ndarray:
+    """Elements ``offset``, ``offset + stride``... of the bytes ``flat`` read as ``dtype``."""
+    itemsize = np.dtype(dtype).itemsize
+    size = tuple(int(n) for n in size)
+    if stride is None or len(stride) == 0:
+        stride, step = [], 1
+        for n in reversed(size):
+            stride.insert(0, step)
+            step *= max(n, 1)
+    stride = tuple(int(n) for n in stride)
+    elements = flat.size // itemsize
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed > elements:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of "
+            f"bounds for storage of size {elements * itemsize}")
+    typed = flat[:elements * itemsize].view(dtype)
+    return np.lib.stride_tricks.as_strided(typed[offset:] if needed else typed[:0], size,
+                                           tuple(s * itemsize for s in stride))

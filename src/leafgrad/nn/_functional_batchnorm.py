@@ -3,10 +3,10 @@
 Note: the running statistics are array kernels. The batch statistic and the updated running
 values are each computed by one function called through ``registry.array_kernel``, which
 leafgrad.compile records as graph nodes (replayed from the new values), and written into the
-running tensors with ``copy_`` (an in-place op of the table); the eval-mode statistics the
+running tensors with ``copy_`` under capture (an in-place op of the table; eagerly a plain
+write, which keeps their version counters as torch's kernel does); the eval-mode statistics the
 backward reads are copied by a kernel too. Eagerly these are the NumPy calls of the update
-``running.mul_(1 - momentum).add_(stat, alpha=momentum)`` it replaces (same bits; one version
-bump per update instead of two).
+``running.mul_(1 - momentum).add_(stat, alpha=momentum)`` it replaces (same bits).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
+from ..autograd.graph import INFERENCE_DETACHED, INFERENCE_VC
 
 __all__ = ["batch_norm_impl"]
 
@@ -62,7 +64,7 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
                     stat = array_kernel(statistic, data, dims=dims, count=count)
                     new = array_kernel(_running_update, running._data, stat, *counts,
                                        momentum=momentum)
-                    running.copy_(_wrap(new))
+                    _write_running(running, new)
         return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
     if running_mean is None or running_var is None:
         missing = "running_mean" if running_mean is None else "running_var"
@@ -72,6 +74,24 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
     return _ops.BatchNormEval.apply(input, weight, bias,
                                     mean=array_kernel(np.copy, running_mean._data),
                                     var=array_kernel(np.copy, running_var._data), eps=eps)
+
+
+def _write_running(running, new) -> None:
+    """Store an updated running statistic. torch's kernel writes the running buffers without
+    bumping their version counter (``bn.running_mean._version`` stays put over a training
+    step), so eagerly this is a plain NumPy write; under leafgrad.compile it stays the table's
+    ``copy_`` so that the capture records the write and replays it (without the bump)."""
+    from ..tensor import _wrap
+
+    if _capture.active or type(running._data) is not np.ndarray:
+        running.copy_(_wrap(new))
+        counter = running._vc
+        if counter is not None and counter is not INFERENCE_VC and counter is not INFERENCE_DETACHED:
+            counter[0] -= 1  # the copy's bump, taken back
+        if _capture.active and _capture.tracer is not None:
+            _capture.tracer.unversioned(running)
+    else:
+        np.copyto(running._data, new, casting="unsafe")
 
 
 def _batch_mean(data, dims, count):

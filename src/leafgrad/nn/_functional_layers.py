@@ -257,6 +257,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     flat = input.contiguous().view(1, batch * channels, *input.shape[2:])
     out = batch_norm(flat, stats_mean, stats_var, repeated(weight), repeated(bias),
                      use_input_stats, momentum, eps)
+    if not use_input_stats:  # torch writes the statistics back only when it updated them
+        return out.view(input.shape)
     with no_grad():
         if running_mean is not None:
             running_mean.copy_(stats_mean.view(batch, channels).mean(0))

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _warn
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -108,29 +108,32 @@ def tanh(input):
     return input.tanh()
 
 
-def _softmax_dim(input, dim, name):
+def _softmax_dim(input, dim, name, stacklevel=3):
     if dim is None:
-        warnings.warn(
-            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-            "include dim=X as an argument.", UserWarning, stacklevel=3,
-        )
+        message = (f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                   "to include dim=X as an argument.")
+        if stacklevel == 3:  # called by the user: their line, whatever leafgrad did in between
+            _warn.warn(message)
+        else:  # torch's modules pass 5: a line of torch's module code (here: leafgrad's)
+            warnings.warn(message, UserWarning, stacklevel=2)
         dim = 0 if input.ndim in (0, 1, 3) else 1
     return _ops.wrap_dim(dim, input.ndim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "softmax")
+    dim = _softmax_dim(input, dim, "softmax", _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return _ops.Softmax.apply(input, dim=dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    dim = _softmax_dim(input, dim, "softmin", _stacklevel)
     return softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "log_softmax")
+    dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return _ops.LogSoftmax.apply(input, dim=dim)
@@ -465,13 +468,17 @@ def _not_differentiable(function: str, argument: str, tensor) -> None:
 
 
 def _legacy_reduction(size_average, reduce, reduction):
+    """The reduction the legacy ``size_average``/``reduce`` arguments ask for, with torch's
+    warning (_Reduction.legacy_get_string: attributed to torch's own loss code, here the
+    leafgrad function that called this one)."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    result = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{result}' instead.", UserWarning, stacklevel=2)
+    return result
 
 
 def _warn_shape(input, target, name):

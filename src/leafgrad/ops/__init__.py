@@ -380,3 +380,4 @@ from . import fft as _fft  # noqa: E402,F401 - registers the fft primitives
 from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute_copy, ...)
 from . import extra_forms  # noqa: E402,F401 - torch.fill and conj_physical_ nodes
 from . import native_forms  # noqa: E402,F401 - torch.cholesky, native_dropout, ... nodes
+from .conv_tbc import conv_tbc  # noqa: E402,F401 - torch.conv_tbc (ConvTbcBackward0)

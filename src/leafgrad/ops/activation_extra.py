@@ -40,7 +40,21 @@ def _hardswish_middle(x: np.ndarray) -> np.ndarray:
 
 
 def _hardswish_above(x: np.ndarray) -> np.ndarray:
-    return (~(x <= -3) & ~((x > -3) & (x < 3))).astype(x.dtype)
+    """1 where hardswish's gradient is the incoming one. A NaN input: torch's scalar loop falls
+    through to that branch (1), its vectorised loop computes grad * (x / 3 + 1/2) there and
+    keeps it (NaN). The vectorised loop covers whole pairs of 32-byte vectors of a contiguous
+    float32/float64 input (16 and 8 elements); the elements after the last pair take the scalar
+    loop (float16/bfloat16 inputs gave 1 in every position tried)."""
+    above = (~(x <= -3) & ~((x > -3) & (x < 3))).astype(x.dtype)
+    if x.dtype in (np.float32, np.float64) and x.flags.c_contiguous:
+        chunk = 2 * 32 // x.dtype.itemsize
+        vectorised = x.size - x.size % chunk
+        if vectorised:
+            head = x.reshape(-1)[:vectorised]
+            missing = np.isnan(head)
+            if missing.any():
+                above.reshape(-1)[:vectorised][missing] = np.nan
+    return above
 
 
 def _positive_mask(x: np.ndarray) -> np.ndarray:

@@ -131,8 +131,16 @@ def _ctc_gradient(log_probs, nll, alpha, gathered, input_lengths, target_lengths
     summed = np.zeros((steps, batch, classes), dtype=log_probs.dtype)
     step_index = np.arange(steps)[:, None, None]
     batch_index = np.arange(batch)[None, :, None]
+    counted = np.broadcast_to(valid[None], both.shape).copy()
+    # torch's CPU backward sets the last frame's two terms one after the other ("a blank and a
+    # non-blank, so we know they are different"): when the last target is the blank itself, the
+    # label's term replaces the blank's instead of adding to it
+    for n in range(batch):
+        size = target_lengths[n]
+        if input_lengths[n] > 0 and size > 0 and labels[n, 2 * size - 1] == labels[n, 2 * size]:
+            counted[ends[n], n, 2 * size] = False
     np.add.at(summed, (step_index, batch_index, labels[None]),
-              np.where(valid[None], np.exp(both - top), 0))
+              np.where(counted, np.exp(both - top), 0))
     lcab = np.log(summed) + top
     grad = np.exp(log_probs) - np.exp(lcab + nll[None, :, None] - log_probs)
     inside = np.arange(steps)[:, None] < input_lengths[None, :]

@@ -11,7 +11,7 @@ to q itself through the interpolation weight.
 
 from __future__ import annotations
 
-from .. import _argparse, _dtype
+from .. import _argparse, _dtype, _warn
 from ..tensor import Tensor, _wrap_dim
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -200,8 +200,8 @@ def cov(*args, _method=False, **kwargs):
     else:
         norm = total - correction
     if bool(norm._data <= 0):
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the number of observations.", UserWarning, stacklevel=3)
+        _warn.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                   "than the number of observations.")
         norm = norm.zero_()  # in place, as torch (a +0 divisor: inf keeps its sign)
     centered = rows - average.unsqueeze(1)
     product = centered.mm((centered if weights is None else centered * weights).t().conj())

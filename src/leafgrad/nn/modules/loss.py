@@ -19,16 +19,9 @@ __all__ = [
 def _reduction(size_average, reduce, reduction: str) -> str:
     if size_average is None and reduce is None:
         return reduction
-    import warnings
-
     from .._functional_nn import _legacy_reduction
 
-    result = _legacy_reduction(size_average, reduce, reduction)
-    warnings.warn(
-        f"size_average and reduce args will be deprecated, please use reduction='{result}' "
-        "instead.", UserWarning, stacklevel=3,
-    )
-    return result
+    return _legacy_reduction(size_average, reduce, reduction)  # warns, as torch's _Loss does
 
 
 class _Loss(Module):
