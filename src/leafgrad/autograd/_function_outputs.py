@@ -63,13 +63,25 @@ def wrap_outputs(cls, node, args: tuple, outputs):
     dirty_ids = {id(tensor) for tensor in dirty}
     non_differentiable = {id(tensor) for tensor in getattr(node, "non_differentiable", ())}
     wrapped = []
+    done: dict = {}  # id -> result, for a tensor returned twice
     for output_nr, out in enumerate(outs):
         if not isinstance(out, Tensor):
             wrapped.append(out)
             continue
         differentiable = (recording and _dtype.kind(out._data) in "fc"  # float and complex
                           and id(out) not in non_differentiable)
+        if id(out) in done:
+            # torch returns the same tensor again; its history is the later output
+            out = done[id(out)]
+            if out._grad_fn is node:
+                out._output_nr = output_nr
+            wrapped.append(out)
+            continue
+        original = id(out)
         if id(out) in dirty_ids:
+            if differentiable and out._base is not None and sum(
+                    isinstance(other, Tensor) for other in outs) > 1:
+                raise RuntimeError(_VIEW_INPLACE_MULTIPLE_OUTPUTS)
             out._bump_version()
             if differentiable:
                 _rebase_history(node, out, output_nr, args)
@@ -86,6 +98,9 @@ def wrap_outputs(cls, node, args: tuple, outputs):
             out._requires_grad = True
             out._output_nr = output_nr
             _mark_view(out)
+        # (an input returned twice comes back as a new view each time, as in torch)
+        if original in dirty_ids or original not in inputs:
+            done[original] = out
         wrapped.append(out)
     node._output_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
                          for o in wrapped]
@@ -99,6 +114,16 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         # release of the saved values (a checkpointed segment's input held to the end)
         node.to_save = None
     return wrapped[0] if single else tuple(wrapped)
+
+
+_VIEW_INPLACE_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
+    "the inplace that returns a single Tensor and a second one that does the other operations). "
+    "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change."
+)
 
 
 def _record_inputs(node, args: tuple) -> None:

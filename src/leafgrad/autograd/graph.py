@@ -85,14 +85,15 @@ def _output_numbers(numbers: tuple) -> tuple:
 class RemovableHandle(_HandleBase):
     """Returned by ``register_hook``; ``remove()`` unregisters the hook. A subclass of
     ``torch.utils.hooks.RemovableHandle`` (isinstance holds, as in torch) that keeps its dict
-    strongly and nothing else."""
+    strongly and nothing else. torch returns its ``torch.utils.hooks.RemovableHandle`` itself, so
+    this one carries that module name and draws its ids from the same counter as module hooks."""
 
     __slots__ = ("_hooks", "_key")
-    _ids = itertools.count()
+    __module__ = "leafgrad.utils.hooks"
 
     def __init__(self, hooks: dict):
         self._hooks = hooks
-        self._key = next(RemovableHandle._ids)
+        self._key = next(_HandleBase._ids)
 
     @property
     def id(self) -> int:

@@ -1,0 +1,301 @@
+"""Behaviours found by replaying PyTorch's own autograd tests (test/test_autograd.py) as
+programs run under torch and leafgrad; each program's observations must be identical."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import leafgrad
+
+from ._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(fn):
+    """What a call gives: ("ok", value) or (exception type, first line of its message)."""
+    try:
+        return ("ok", fn())
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return (type(error).__name__, str(error).split("\n")[0])
+
+
+def _same(program):
+    got, expected = program(leafgrad), program(torch)
+    assert got == expected
+
+
+def _plain(tensor):
+    return None if tensor is None else tensor.tolist()
+
+
+# --- grad mode switches -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("switch", ["no_grad", "enable_grad"])
+def test_switch_decorates_bare(switch):
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        outer = lib.no_grad() if switch == "enable_grad" else lib.enable_grad()
+
+        @getattr(lib, switch)
+        def add(a):
+            """doc"""
+            return a + 1, lib.is_grad_enabled()
+
+        with outer:
+            y, mode = add(x)
+        return [y.requires_grad, mode, add.__name__, add.__doc__, lib.is_grad_enabled()]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("switch", ["no_grad", "enable_grad", "set_grad_enabled", "inference"])
+@pytest.mark.parametrize("bare", [False, True])
+def test_decorated_generator_mode_holds_only_inside(switch, bare):
+    def program(lib):
+        inner_mode = switch == "enable_grad"
+        make = {"no_grad": lib.no_grad, "enable_grad": lib.enable_grad,
+                "set_grad_enabled": lambda: lib.set_grad_enabled(False),
+                "inference": lib.inference_mode}[switch]
+        if bare and switch == "set_grad_enabled":
+            return None
+        decorator = make if bare else make()
+        seen = []
+
+        @decorator
+        def gen(n):
+            for i in range(n):
+                received = yield i
+                seen.append(("inside", lib.is_grad_enabled(), received))
+            return "done"
+
+        with lib.set_grad_enabled(not inner_mode):
+            it = gen(3)
+            seen.append(("outer", next(it), lib.is_grad_enabled()))
+            seen.append(("outer", it.send("a"), lib.is_grad_enabled()))
+            seen.append(_outcome(lambda: it.throw(ValueError("boom"))))
+            seen.append(("after", lib.is_grad_enabled()))
+            it2 = gen(2)
+            next(it2)
+            it2.close()
+            seen.append(("closed", lib.is_grad_enabled()))
+            it3 = gen(1)
+            next(it3)
+            seen.append(_outcome(lambda: it3.send(None)))
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("value", [1, 0, None, "a", 1.0])
+def test_set_grad_enabled_refuses_non_bool(value):
+    def program(lib):
+        before = lib.is_grad_enabled()
+        return [_outcome(lambda: lib.set_grad_enabled(value)), before == lib.is_grad_enabled()]
+
+    _same(program)
+
+
+# --- hook handles -------------------------------------------------------------------------
+
+
+def test_hook_handles_are_utils_hooks_removable_handles():
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        handles = [x.register_hook(lambda g: g), y.register_hook(lambda g: g),
+                   y.grad_fn.register_hook(lambda gi, go: None),
+                   y.grad_fn.register_prehook(lambda go: None),
+                   x.register_post_accumulate_grad_hook(lambda p: None),
+                   lib.nn.Linear(1, 1).register_forward_hook(lambda *a: None)]
+        ids = [h.id for h in handles]
+        return [(type(h).__module__.replace("leafgrad", "torch"), type(h).__qualname__,
+                 isinstance(h, lib.utils.hooks.RemovableHandle)) for h in handles] + [
+            # one counter for every handle: each id is one more than the one before
+            [b - a for a, b in zip(ids, ids[1:])]]
+
+    _same(program)
+
+
+# --- tensor attributes ---------------------------------------------------------------------
+
+
+READ_ONLY = ["grad_fn", "is_leaf", "shape", "_version", "dtype", "device", "ndim", "T", "mT",
+             "output_nr", "layout", "is_cuda", "nbytes", "itemsize", "retains_grad"]
+
+
+@pytest.mark.parametrize("name", READ_ONLY)
+def test_read_only_attribute_set_and_delete(name):
+    def program(lib):
+        x = lib.ones(2, 2, requires_grad=True)
+        y = x * 2
+
+        def delete():
+            delattr(y, name)
+
+        return [_outcome(lambda: setattr(y, name, None)), _outcome(delete),
+                y.grad_fn.name(), y.shape == (2, 2)]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("value", [1, 0, None, "yes", 1.0])
+def test_requires_grad_attribute_refuses_non_bool(value):
+    def program(lib):
+        x = lib.ones(2)
+        return [_outcome(lambda: setattr(x, "requires_grad", value)), x.requires_grad]
+
+    _same(program)
+
+
+def test_requires_grad_method_call_forms():
+    def program(lib):
+        def fresh():
+            return lib.ones(2)
+
+        results = []
+        for call in [lambda t: t.requires_grad_(), lambda t: t.requires_grad_(True),
+                     lambda t: t.requires_grad_(False), lambda t: t.requires_grad_(requires_grad=True),
+                     lambda t: t.requires_grad_(requires_grad=1), lambda t: t.requires_grad_(1),
+                     lambda t: t.requires_grad_(None), lambda t: t.requires_grad_(requires_grad="a")]:
+            t = fresh()
+            out = _outcome(lambda: call(t) is t)
+            results.append((out, t.requires_grad))
+        return results
+
+    _same(program)
+
+
+def test_attribute_deletion():
+    def program(lib):
+        x = lib.randn(3, requires_grad=True)
+        (x * 2).sum().backward()
+        results = []
+
+        def delete(name):
+            def run():
+                delattr(x, name)
+                return None
+            return run
+
+        results.append(_outcome(delete("grad")))
+        results.append(x.grad)
+        for name in ["data", "requires_grad", "_grad_fn", "_backward_hooks"]:
+            results.append(_outcome(delete(name)))
+        results.append(_outcome(lambda: setattr(x, "data", None)))
+        results.append(_outcome(lambda: setattr(x, "data", 3)))
+        (x * 3).sum().backward()
+        results.append(_outcome(delete("_grad")))
+        results += [x.grad, x.requires_grad, x.is_leaf, x.shape == (3,)]
+        return results
+
+    _same(program)
+
+
+# --- custom Function ------------------------------------------------------------------------
+
+
+def test_saved_variables_is_deprecated_alias():
+    def program(lib):
+        class Add(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                first, second = ctx.saved_variables
+                return grad * second, grad * first
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Add.apply(a, b).sum().backward()
+        return [_plain(a.grad), _plain(b.grad),
+                [(w.category.__name__, str(w.message)) for w in caught]]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_function_returning_one_tensor_twice(grad_mode):
+    def program(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                return out, out, out.detach()
+
+            @staticmethod
+            def backward(ctx, g1, g2, g3):
+                seen.append([_plain(g1), _plain(g2), _plain(g3)])
+                return g1 * 2 + g2 * 3 + g3
+
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        with lib.set_grad_enabled(grad_mode):
+            a, b, c = Twice.apply(x)
+        result = [a is b, a.output_nr, c.output_nr, a.requires_grad, c.requires_grad]
+        if grad_mode:
+            (a * 5).sum().backward()
+            result += [seen, _plain(x.grad)]
+        return result
+
+    _same(program)
+
+
+def test_function_returning_input_twice_gives_two_views():
+    def program(lib):
+        class Same(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x, x.view_as(x), x
+
+            @staticmethod
+            def backward(ctx, g1, g2, g3):
+                seen.append([_plain(g1), _plain(g2), _plain(g3)])
+                return g1 + g2 + g3
+
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        a, b, c = Same.apply(x)
+        result = [a is c, a is x, a.output_nr, b.output_nr, c.output_nr, a._base is x]
+        (a + b * 2 + c * 4).sum().backward()
+        return result + [seen, _plain(x.grad)]
+
+    _same(program)
+
+
+def test_function_returning_dirty_input_twice():
+    def program(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x, x
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append([_plain(g1), _plain(g2)])
+                return g1 * 2 + g2 * 2
+
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        c = x.clone()
+        before = c._version
+        a, b = Double.apply(c)
+        result = [a is b, a is c, c._version - before, a.output_nr]
+        (a + b).sum().backward()
+        result += [seen, _plain(x.grad)]
+        view = x.clone()[0]
+        result.append(_outcome(lambda: Double.apply(view)))
+        result.append(_outcome(lambda: Double.apply(x)))
+        return result
+
+    _same(program)
