@@ -299,3 +299,105 @@ def test_function_returning_dirty_input_twice():
         return result
 
     _same(program)
+
+
+# --- numpy() and pickling of tensors that require grad --------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["leaf", "view", "no_grad_view", "non_leaf"])
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference"])
+def test_numpy_refused_only_while_grad_mode_is_on(kind, mode):
+    import numpy as np
+
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        with lib.no_grad():
+            no_grad_view = x[1]
+        t = {"leaf": x, "view": x[0], "no_grad_view": no_grad_view, "non_leaf": x * 2}[kind]
+        context = {"grad": lib.enable_grad, "no_grad": lib.no_grad,
+                   "inference": lib.inference_mode}[mode]
+        with context():
+            got = [_outcome(lambda: t.numpy().tolist()),
+                   _outcome(lambda: np.asarray(t).tolist()),
+                   _outcome(lambda: t.numpy(force=True).tolist())]
+        return got
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's own __array__ on NumPy 2
+        _same(program)
+
+
+def test_pickled_no_grad_view_keeps_requires_grad():
+    import pickle
+
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        with lib.no_grad():
+            view = x[1]
+        results = []
+        for t in (x, view, x * 2, x.detach()):
+            back = pickle.loads(pickle.dumps(t))
+            results.append([t.requires_grad, back.requires_grad, back.is_leaf, back.tolist()])
+        return results
+
+    _same(program)
+
+
+# --- as_strided: torch's storage offset, and the gradient through the input's own layout ------
+
+
+def _as_strided_program(make_input, size, stride, offset, function_form=False):
+    def program(lib):
+        base = lib.arange(12.0, dtype=lib.float64).requires_grad_()
+        x = make_input(base)
+        args = (size, stride) if offset == "default" else (size, stride, offset)
+        result = _outcome(lambda: (lib.as_strided(x, *args) if function_form
+                                   else x.as_strided(*args)))
+        if result[0] != "ok":
+            return [result]
+        y = result[1]
+        weights = lib.arange(1.0, y.numel() + 1, dtype=lib.float64).reshape(y.shape) ** 2
+        (y * weights).sum().backward()
+        return [y.tolist(), y.grad_fn.name(), base.grad.tolist()]
+
+    return program
+
+
+INPUTS = {
+    "plain": lambda t: t * 1,
+    "transposed": lambda t: t.view(3, 4).t(),
+    "row_view": lambda t: t.view(3, 4)[1],
+    "tail_view": lambda t: t[5:],
+    "column_view": lambda t: t.view(3, 4)[:, 1],
+    "expanded": lambda t: t[:3].expand(2, 3),
+}
+GEOMETRIES = [((3,), (1,), "default"), ((2, 2), (1, 2), "default"), ((2, 2), (1, 3), None),
+              ((3,), (2,), 0), ((2, 2), (2, 1), 1), ((3,), (1,), 6), ((2,), (1,), -1),
+              ((2,), (1,), 20), ((3, 2), (1, 1), 2)]
+
+
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=str)
+@pytest.mark.parametrize("kind", sorted(INPUTS))
+def test_as_strided_offset_and_gradient(kind, geometry):
+    _same(_as_strided_program(INPUTS[kind], *geometry))
+
+
+@pytest.mark.parametrize("kind", ["row_view", "transposed"])
+def test_as_strided_function_form(kind):
+    _same(_as_strided_program(INPUTS[kind], (2, 2), (1, 2), 5, function_form=True))
+
+
+@pytest.mark.parametrize("kind", ["plain", "transposed", "tail_view", "expanded"])
+def test_as_strided_gradient_of_gradient(kind):
+    def program(lib):
+        base = lib.arange(12.0, dtype=lib.float64).requires_grad_()
+        x = INPUTS[kind](base)
+        y = x.as_strided((2, 2), (1, 2), 6)
+        (grad,) = lib.autograd.grad((y ** 3).sum(), base, create_graph=True)
+        (second,) = lib.autograd.grad((grad * lib.arange(12.0, dtype=lib.float64)).sum(), base)
+        return [grad.tolist(), second.tolist()]
+
+    _same(program)
+    base = leafgrad.arange(12.0, dtype=leafgrad.float64).requires_grad_()
+    assert leafgrad.autograd.gradgradcheck(
+        lambda t: INPUTS[kind](t).as_strided((2, 2), (1, 2), 6) ** 2, (base,))

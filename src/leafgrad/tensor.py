@@ -793,7 +793,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("Tensor.numpy() hands the array to code outside the graph")
         if type(self._data) is _MetaArray:
             raise TypeError(_meta.NUMPY)
-        if self._requires_grad and not force:
+        # torch refuses only while grad mode is on (numpy() under no_grad is allowed)
+        if not force and _grad_state.grad_enabled and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -817,7 +818,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")
         if type(self._data) is _MetaArray:
             raise TypeError(_meta.NUMPY)
-        if self._requires_grad:
+        if _grad_state.grad_enabled and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -923,7 +924,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __reduce_ex__(self, protocol):
         from ._creation import _rebuild
 
-        return (_rebuild, (self._data, self._requires_grad))
+        return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
