@@ -401,3 +401,103 @@ def test_as_strided_gradient_of_gradient(kind):
     base = leafgrad.arange(12.0, dtype=leafgrad.float64).requires_grad_()
     assert leafgrad.autograd.gradgradcheck(
         lambda t: INPUTS[kind](t).as_strided((2, 2), (1, 2), 6) ** 2, (base,))
+
+
+# --- hooks of outputs that get no gradient ---------------------------------------------------
+
+
+def _none_function(lib):
+    class Drop(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    return Drop
+
+
+@pytest.mark.parametrize("split", ["unbind", "chunk", "split"])
+def test_sibling_hook_sees_none(split):
+    def program(lib):
+        seen = []
+        x = lib.arange(4.0, requires_grad=True)
+        pieces = {"unbind": lambda: x.unbind(), "chunk": lambda: x.chunk(2),
+                  "split": lambda: x.split(1)}[split]()
+        pieces[0].register_hook(lambda g: seen.append(("first", _plain(g))))
+        pieces[-1].register_hook(lambda g: seen.append(("last", _plain(g))))
+        pieces[0].retain_grad()
+        pieces[-1].sum().backward()
+        seen.append(_plain(x.grad))
+        seen.append(_outcome(lambda: pieces[0].grad))
+        (grad,) = lib.autograd.grad(pieces[-1].sum(), x)
+        seen.append(_plain(grad))
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("form", ["backward", "grad"])
+def test_hooks_of_a_node_reached_without_gradient(form):
+    def program(lib):
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        x.register_hook(lambda g: seen.append(("leaf", _plain(g))))
+        x.register_post_accumulate_grad_hook(lambda p: seen.append(("acc", _plain(p.grad))))
+        middle = x * 3
+        middle.register_hook(lambda g: seen.append(("middle", _plain(g))))
+        middle.grad_fn.register_prehook(lambda g: seen.append(("pre", [_plain(t) for t in g])))
+        middle.grad_fn.register_hook(
+            lambda gi, go: seen.append(("post", [_plain(t) for t in gi], [_plain(t) for t in go])))
+        out = _none_function(lib).apply(middle).sum()
+        if form == "backward":
+            out.backward()
+            seen.append(_plain(x.grad))
+        else:
+            seen.append(lib.autograd.grad(out, x, allow_unused=True))
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("returned", ["tensor", "none"])
+def test_hook_returning_a_value_for_a_missing_gradient(returned):
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        middle = x * 3
+        if returned == "tensor":
+            middle.register_hook(lambda g: lib.ones(2))
+        else:
+            middle.register_hook(lambda g: None)
+        out = _none_function(lib).apply(middle).sum()
+        return [_outcome(lambda: out.backward()), _plain(x.grad)]
+
+    _same(program)
+
+
+def test_function_node_hooks_see_every_output():
+    def program(lib):
+        seen = []
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone(), x.clone()
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append(("backward", _plain(g1), _plain(g2)))
+                return g1 + g2
+
+        x = lib.ones(2, requires_grad=True)
+        a, b = Two.apply(x)
+        b.register_hook(lambda g: seen.append(("b", _plain(g))))
+        a.grad_fn.register_prehook(lambda g: seen.append(("pre", [_plain(t) for t in g])))
+        a.grad_fn.register_hook(
+            lambda gi, go: seen.append(("post", [_plain(t) for t in gi], [_plain(t) for t in go])))
+        a.sum().backward()
+        return seen + [_plain(x.grad)]
+
+    _same(program)

@@ -131,13 +131,15 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
     hooks = hookset.tensor_pre
     if hooks:
         for output_nr, fn in list(hooks.values()):
-            if output_nr < len(buffer) and buffer[output_nr] is not None:
-                result = fn(buffer[output_nr])
-                if _observer is not None:
-                    _observer.hook(hookset, "tensor hook", fn, (buffer[output_nr],), result)
-                if result is not None:
-                    check_hook_value(fn, buffer[output_nr], result)  # Note: hook results
-                    buffer[output_nr] = result
+            # torch calls the hook of every output of a node it runs, with None for an output
+            # that got no gradient (a sibling's piece of unbind/chunk, a Function's None)
+            grad = buffer[output_nr] if output_nr < len(buffer) else None
+            result = fn(grad)
+            if _observer is not None:
+                _observer.hook(hookset, "tensor hook", fn, (grad,), result)
+            if result is not None:
+                check_hook_value(fn, grad, result)  # Note: hook results
+                buffer[output_nr] = result
     retains = hookset.retains_grad
     if retains:
         for output_nr, fn in list(retains.items()):
@@ -266,6 +268,8 @@ def run_backward(
                         _anomaly.check_nan(node, grads_in)
                     if not retain_graph:
                         node._release()
+            elif node._hookset is not None:
+                _hooks_without_grads(node, captures.get(node) if captures else None)
             # Pass the results along the edges; queue children whose inputs are complete.
             first = None  # the first child this node made ready (_QUEUED once it is queued)
             position = -1
@@ -373,8 +377,41 @@ def _sum_in_place(previous, grad) -> bool:
     return True
 
 
+def _hooks_without_grads(node: Node, captured) -> None:
+    """A node reached without any gradient: torch still runs it, so its hooks see None (tensor
+    hooks and pre-hooks a None per output, post-hooks None per input; a leaf's
+    post-accumulate hooks run with its grad unchanged). Its backward computes nothing."""
+    hookset = node._hookset
+    if not (hookset.tensor_pre or hookset.pre or hookset.post or type(node) is AccumulateGrad):
+        return
+    meta = getattr(node, "_output_meta", None)
+    buffer = [None] * (len(meta) if meta else 1)
+    _call_tensor_pre_hooks(hookset, buffer)
+    if captured is not None and type(node) is not AccumulateGrad:
+        return
+    if type(node) is AccumulateGrad:
+        if captured is None:
+            hooks = node.variable._post_accumulate_hooks()
+            for fn in list(hooks.values()) if hooks else ():
+                fn(node.variable)
+        return
+    for fn in list(hookset.pre.values()) if hookset.pre else ():
+        result = fn(tuple(buffer))
+        if result is not None:
+            buffer = list(check_hook_values(fn, tuple(buffer), result))
+    grads_in = (None,) * len(node.next_functions)
+    for fn in list(hookset.post.values()) if hookset.post else ():
+        result = fn(grads_in, tuple(buffer))
+        if result is not None:
+            grads_in = check_hook_values(fn, grads_in, result)
+
+
 def _run_hooked(node: Node, hookset, buffer: list):
     """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order)."""
+    if hookset.pre or hookset.post:
+        meta = getattr(node, "_output_meta", None)  # a custom Function's: one per output
+        if meta and len(buffer) < len(meta):
+            buffer = buffer + [None] * (len(meta) - len(buffer))  # hooks see every output
     if hookset.pre:
         for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))
