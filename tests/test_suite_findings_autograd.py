@@ -501,3 +501,49 @@ def test_function_node_hooks_see_every_output():
         return seen + [_plain(x.grad)]
 
     _same(program)
+
+
+# --- call forms: grad_fn called directly, gradients paired with outputs -----------------------
+
+
+def test_calling_a_node_with_the_wrong_number_of_gradients():
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x ** 2
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 2, t * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g1 * 2 + g2 * 3
+
+        a, _ = Two.apply(x)
+        return [_outcome(lambda: y.grad_fn(x.detach(), x.detach())),
+                _outcome(lambda: y.grad_fn()),
+                _outcome(lambda: _plain(y.grad_fn(x.detach()))),
+                _outcome(lambda: a.grad_fn(lib.ones(2))),
+                _outcome(lambda: _plain(a.grad_fn(lib.ones(2), lib.ones(2))))]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("form", ["grad", "backward"])
+def test_extra_gradients_are_ignored_missing_ones_are_not(form):
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+
+        def run(outputs, grads):
+            if form == "grad":
+                return [_plain(g) for g in lib.autograd.grad(outputs, x, grads)]
+            lib.autograd.backward(outputs, grads)
+            return _plain(x.grad)
+
+        return [_outcome(lambda: run([x * 2], [lib.ones(2), lib.ones(2)])),
+                _outcome(lambda: run([x * 2], [lib.ones(2), None, 3])),
+                _outcome(lambda: run([x * 2, x * 3], [lib.ones(2)])),
+                _outcome(lambda: run([(x * 2).sum()], []))]
+
+    _same(program)

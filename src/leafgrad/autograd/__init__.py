@@ -207,6 +207,8 @@ def backward(
         grads = (grad_tensors,)
     else:
         grads = tuple(grad_tensors)
+    # torch pairs them with zip (extra gradients are ignored) and then counts what is left
+    grads = grads[:len(outputs)]
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     root_grads = _make_grads(outputs, grads)
@@ -254,6 +256,7 @@ def grad(
         grads = (None,) * len(outputs_t)
     else:
         grads = _as_tuple(grad_outputs, "grad_outputs")
+    grads = grads[:len(outputs_t)]  # zip, as torch (extra gradients are ignored)
     if len(grads) != len(outputs_t):
         raise RuntimeError(f"got {len(outputs_t)} tensors and {len(grads)} gradients")
     if retain_graph is None:

@@ -275,6 +275,13 @@ class Node:
 
     def __call__(self, *grads):
         """Run the node's backward directly, as torch allows (``y.grad_fn(g)``)."""
+        if getattr(self, "_output_meta", None) is not None:
+            # a custom Function's node is a Python object without __call__ in torch
+            raise TypeError(f"'{type(self).__name__}' object is not callable")
+        # an op's node has one output unless the op has several (their count is not kept)
+        expected = None if getattr(type(self), "multi_output", False) else 1
+        if expected is not None and len(grads) != expected:
+            raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
         result = self._apply(list(grads))
         return result[0] if len(result) == 1 else result
 
