@@ -547,3 +547,51 @@ def test_extra_gradients_are_ignored_missing_ones_are_not(form):
                 _outcome(lambda: run([(x * 2).sum()], []))]
 
     _same(program)
+
+
+# --- Variable._execution_engine.queue_callback ---------------------------------------------
+
+
+@pytest.mark.parametrize("depths", [(0,), (1,), (0, 1)])
+def test_queue_callback_runs_once_after_its_backward(depths):
+    def program(lib):
+        engine = lib.autograd.Variable._execution_engine
+        events = []
+
+        class Inner(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                if 1 in depths:
+                    engine.queue_callback(lambda: events.append("inner callback"))
+                events.append("inner backward")
+                return grad
+
+        class Outer(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                if 0 in depths:
+                    def first():
+                        events.append(("outer callback", _plain(leaf.grad)))
+                        engine.queue_callback(lambda: events.append("queued by a callback"))
+                    engine.queue_callback(first)
+                fresh = grad.detach().requires_grad_()
+                with lib.enable_grad():
+                    Inner.apply(fresh).sum().backward()
+                events.append("outer backward done")
+                return grad * 2
+
+        leaf = lib.ones(2, requires_grad=True)
+        Outer.apply(leaf).sum().backward()
+        events.append(_plain(leaf.grad))
+        events.append(_outcome(lambda: engine.queue_callback(lambda: None)))
+        return events
+
+    _same(program)

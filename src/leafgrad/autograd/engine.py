@@ -35,7 +35,7 @@ _observer = None
 class _Task:
     """What hooks may ask about the backward running in this thread (torch's graph task)."""
 
-    __slots__ = ("id", "nodes", "partial", "accumulates", "unpacked")
+    __slots__ = ("id", "nodes", "partial", "accumulates", "unpacked", "callbacks")
 
     def __init__(self, nodes: dict, partial: bool, accumulates: bool):
         self.id = next(_task_ids)
@@ -43,6 +43,19 @@ class _Task:
         self.partial = partial  # inputs= or autograd.grad: torch's checkpoint-invalid case
         self.accumulates = accumulates  # False under autograd.grad
         self.unpacked = None  # Note: one unpack per saved tensor and backward
+        self.callbacks = None  # queue_callback's: run once this backward has finished
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward running in this thread finishes (torch's
+    ``Variable._execution_engine.queue_callback``, used by hooks that need every gradient)."""
+    tasks = getattr(_running, "tasks", None)
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    task = tasks[-1]
+    if task.callbacks is None:
+        task.callbacks = []
+    task.callbacks.append(callback)
 
 
 _task_ids = itertools.count()
@@ -217,7 +230,8 @@ def run_backward(
     tasks = getattr(_running, "tasks", None)
     if tasks is None:
         tasks = _running.tasks = []
-    tasks.append(_Task(dependencies, inputs is not None, accumulate))
+    task = _Task(dependencies, inputs is not None, accumulate)
+    tasks.append(task)
     try:
         upcoming = None  # see Note: the next node without the heap
         while True:
@@ -304,6 +318,13 @@ def run_backward(
                     push(ready, (-first._seq, ticket(), first))
                 else:
                     upcoming = first
+        if task.callbacks:
+            # torch runs them after the graph, in order, including ones queued by a callback
+            _grad_state.grad_enabled = previous_mode
+            index = 0
+            while index < len(task.callbacks):
+                task.callbacks[index]()
+                index += 1
     except Exception:
         if anomaly:
             _anomaly.report_error(node)
