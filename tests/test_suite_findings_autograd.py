@@ -595,3 +595,36 @@ def test_queue_callback_runs_once_after_its_backward(depths):
         return events
 
     _same(program)
+
+
+# --- deep reentrant backward ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_deep_reentrant_backward(fail):
+    def program(lib):
+        seen = []
+
+        class Step(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with lib.enable_grad():
+                    ctx.x = x.detach().requires_grad_() - 1
+                return ctx.x.detach()
+
+            @staticmethod
+            def backward(ctx, grad):
+                if ctx.x < 0:
+                    seen.append(lib.is_grad_enabled())
+                    if fail:
+                        raise ValueError("innermost")
+                    return grad
+                with lib.enable_grad():
+                    Step.apply(ctx.x).sum().backward()
+                return grad * 1
+
+        v = lib.tensor(260.0, requires_grad=True)
+        outcome = _outcome(lambda: Step.apply(v).sum().backward())
+        return [outcome, _plain(v.grad), seen]
+
+    _same(program)

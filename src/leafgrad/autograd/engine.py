@@ -46,6 +46,41 @@ class _Task:
         self.callbacks = None  # queue_callback's: run once this backward has finished
 
 
+# Note: deep reentrant backward
+# A backward called from inside a backward (a custom Function's backward, a checkpoint) nests
+# Python frames; a few hundred levels reach the recursion limit. torch hands reentrant
+# backwards past a depth to another thread; so does this, every _REENTRANT_DEPTH levels: a new
+# thread starts with an empty stack. It gets the caller's thread-local modes (grad mode,
+# saved-tensor hooks) and the caller waits for it, so the order of work is unchanged.
+_REENTRANT_DEPTH = 50
+
+
+def _on_fresh_thread(function, *args):
+    from . import grad_mode
+    from .graph import saved_hooks_state
+
+    modes = (grad_mode.state.grad_enabled, grad_mode.state.inference,
+             grad_mode.state.grad_layout_enforced)
+    hooks = (saved_hooks_state.stack, saved_hooks_state.disabled)
+    outcome = {}
+
+    def work():
+        (grad_mode.state.grad_enabled, grad_mode.state.inference,
+         grad_mode.state.grad_layout_enforced) = modes
+        saved_hooks_state.stack, saved_hooks_state.disabled = hooks
+        try:
+            outcome["result"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="leafgrad-reentrant-backward")
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
 def queue_callback(callback) -> None:
     """Run ``callback()`` when the backward running in this thread finishes (torch's
     ``Variable._execution_engine.queue_callback``, used by hooks that need every gradient)."""
@@ -177,6 +212,10 @@ def run_backward(
     listed there retains its grad through its retain_grad hook). Without it (``autograd.grad``) nothing is written and
     the gradient arriving at each input's edge is returned, ``None`` where none arrived.
     """
+    tasks = getattr(_running, "tasks", None)
+    if tasks is not None and len(tasks) >= _REENTRANT_DEPTH:
+        return _on_fresh_thread(run_backward, roots, root_grads, retain_graph, create_graph,
+                                inputs, accumulate)
     root_nodes = []
     for node, _ in roots:
         if node not in root_nodes:
