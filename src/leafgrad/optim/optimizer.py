@@ -241,8 +241,10 @@ class Optimizer:
         return result
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Load a state from ``state_dict()`` (deep-copied; floating state is cast to each
-        parameter's dtype as torch does). Nothing changes if the groups do not match."""
+        """Load a state from ``state_dict()``. As in torch, the state's tensors are taken as
+        they are (shared with ``state_dict``, so later steps update them in place there too)
+        except floating state cast to a parameter's other dtype; the groups are deep-copied.
+        Nothing changes if the groups do not match."""
         state_dict = dict(state_dict)
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             returned = hook(self, state_dict)
@@ -263,16 +265,15 @@ class Optimizer:
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
                 if key == "step":
-                    return value.clone()
-                if param.is_floating_point():
-                    return value.to(param.dtype).clone() if value.is_floating_point() else \
-                        value.clone()
-                return value.clone()
+                    return value
+                if param.is_floating_point() and value.is_floating_point():
+                    return value.to(param.dtype)  # the same tensor when the dtype agrees
+                return value
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
                 return type(value)(cast(param, v) for v in value)
-            return copy.deepcopy(value)
+            return value
 
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
@@ -280,7 +281,7 @@ class Optimizer:
                 param = id_map[key]
                 state[param] = cast(param, value)
             else:
-                state[key] = copy.deepcopy(value)
+                state[key] = value
         new_groups = []
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]
