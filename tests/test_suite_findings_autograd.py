@@ -628,3 +628,15 @@ def test_deep_reentrant_backward(fail):
         return [outcome, _plain(v.grad), seen]
 
     _same(program)
+
+
+@pytest.mark.parametrize("only_inputs", [True, False])
+def test_grad_only_inputs_is_deprecated(only_inputs):
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            (grad,) = lib.autograd.grad((x * 3).sum(), x, only_inputs=only_inputs)
+        return [_plain(grad), [(w.category.__name__, str(w.message)) for w in caught]]
+
+    _same(program)

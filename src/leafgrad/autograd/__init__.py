@@ -250,6 +250,11 @@ def grad(
         allow_unused = materialize_grads
     outputs_t = _as_tuple(outputs, "outputs")
     inputs_t = _as_tuple(inputs, "inputs")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
