@@ -640,3 +640,105 @@ def test_grad_only_inputs_is_deprecated(only_inputs):
         return [_plain(grad), [(w.category.__name__, str(w.message)) for w in caught]]
 
     _same(program)
+
+
+# --- views a custom Function returns, and a view it modifies in place -----------------------
+
+
+def _view_functions(lib):
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[:1], a * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g2
+
+    class TwoNonDifferentiable(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            b = a * 2
+            ctx.mark_non_differentiable(b)
+            return a[:1], b
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1
+
+    class TwoInteger(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[:1], lib.ones(2, dtype=lib.int64)
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1
+
+    class One(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[:1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    return {"Two": Two, "TwoNonDifferentiable": TwoNonDifferentiable, "TwoInteger": TwoInteger,
+            "One": One, "Same": Same}
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "no_input_requires_grad"])
+@pytest.mark.parametrize("function", ["Two", "TwoNonDifferentiable", "TwoInteger", "One", "Same"])
+def test_inplace_on_a_view_a_function_returned(function, mode):
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(1 if function != "Same" else 2, requires_grad=True)
+        inp = lib.ones(2) if mode == "no_input_requires_grad" else x.clone()
+        with lib.set_grad_enabled(mode != "no_grad"):
+            out = _view_functions(lib)[function].apply(inp)
+        first = out[0] if isinstance(out, tuple) else out
+        return [first._is_view(), first.requires_grad, _outcome(lambda: _plain(first.add_(y))),
+                _outcome(lambda: _plain(first.mul_(2)))]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("view", ["view_as", "slice"])
+def test_function_modifying_a_view_in_place_gets_its_backward_called(view):
+    def program(lib):
+        calls = []
+
+        class Adder(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a
+
+            @staticmethod
+            def backward(ctx, grad):
+                calls.append(_plain(grad))
+                return grad * 10, grad * 100
+
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2, requires_grad=True)
+        base = a.clone()
+        target = base.view_as(a) if view == "view_as" else base[:1]
+        out = Adder.apply(target, b if view == "view_as" else b[:1])
+        names = [out.grad_fn.name(), base.grad_fn.name()]
+        (out * 3).sum().backward(retain_graph=True)
+        first = [calls[:], _plain(a.grad), _plain(b.grad)]
+        base.sum().backward()
+        return [names, first, calls, _plain(a.grad), _plain(b.grad)]
+
+    _same(program)
