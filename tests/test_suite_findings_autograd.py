@@ -742,3 +742,23 @@ def test_function_modifying_a_view_in_place_gets_its_backward_called(view):
         return [names, first, calls, _plain(a.grad), _plain(b.grad)]
 
     _same(program)
+
+
+@pytest.mark.parametrize("base", ["tensor", "int", "float", "function"])
+def test_zero_base_power_gradient_without_warnings(base):
+    def program(lib):
+        b = lib.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if base == "tensor":
+                out = lib.tensor([0.0, 0.0, 0.0]) ** b
+            elif base == "int":
+                out = 0 ** b
+            elif base == "float":
+                out = 0.0 ** b
+            else:
+                out = lib.pow(0.0, b)
+            out.sum().backward()
+        return [_plain(out), _plain(b.grad), [str(w.message) for w in caught]]
+
+    _same(program)
