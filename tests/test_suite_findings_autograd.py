@@ -762,3 +762,32 @@ def test_zero_base_power_gradient_without_warnings(base):
         return [_plain(out), _plain(b.grad), [str(w.message) for w in caught]]
 
     _same(program)
+
+
+UNIQUE_CALLS = {
+    "unique": lambda lib, x: lib.unique(x),
+    "unique_counts": lambda lib, x: lib.unique(x, return_counts=True),
+    "unique_inverse_method": lambda lib, x: x.unique(sorted=False, return_inverse=True),
+    "unique_dim": lambda lib, x: lib.unique(x, dim=0),
+    "unique_consecutive": lambda lib, x: lib.unique_consecutive(x),
+    "unique_consecutive_dim": lambda lib, x: x.unique_consecutive(dim=1, return_counts=True),
+}
+
+
+@pytest.mark.parametrize("call", sorted(UNIQUE_CALLS))
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "no_requires_grad"])
+def test_unique_values_record_a_node_without_derivative(call, mode):
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [2.0, 2.0]], requires_grad=mode != "no_requires_grad")
+        with lib.set_grad_enabled(mode != "no_grad"):
+            result = UNIQUE_CALLS[call](lib, x)
+        parts = result if isinstance(result, tuple) else (result,)
+        values = parts[0]
+        observed = [[p.tolist() for p in parts], [p.requires_grad for p in parts], values.is_leaf]
+        if values.grad_fn is not None:
+            observed += [values.grad_fn.name(), type(values.grad_fn).__name__,
+                         len(values.grad_fn.next_functions),
+                         _outcome(lambda: values.sum().backward()), (values * 2).grad_fn.name()]
+        return observed
+
+    _same(program)
