@@ -1,0 +1,52 @@
+"""nn behaviours found by replaying PyTorch's own nn tests as programs run under torch and
+leafgrad; each program's observations must be identical."""
+
+from __future__ import annotations
+
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+
+
+def _same(program):
+    got, expected = program(leafgrad), program(torch)
+    assert got == expected
+
+
+def _plain(grads):
+    return [None if g is None else g.tolist() for g in grads]
+
+
+@pytest.mark.parametrize("requires", ["first", "both", "second"])
+@pytest.mark.parametrize("used", ["first", "both", "second"])
+def test_full_backward_hooks_see_missing_gradients_as_torch(requires, used):
+    def program(lib):
+        seen = []
+
+        class Pair(lib.nn.Module):
+            def forward(self, a, b, scale=None):
+                return a * 2, b * 3, 5
+
+        module = Pair()
+        module.register_full_backward_pre_hook(
+            lambda mod, grad_output: seen.append(("pre", _plain(grad_output))))
+        module.register_full_backward_hook(
+            lambda mod, grad_input, grad_output: seen.append(
+                ("hook", _plain(grad_input), _plain(grad_output))))
+        a = lib.ones(2, requires_grad=requires in ("first", "both"))
+        b = lib.ones(2, requires_grad=requires in ("second", "both"))
+        x, y, _ = module(a, b)
+        loss = None
+        if used in ("first", "both") and x.requires_grad:
+            loss = x.sum()
+        if used in ("second", "both") and y.requires_grad:
+            loss = y.sum() if loss is None else loss + y.sum()
+        if loss is not None:
+            loss.backward()
+        return seen + [_plain([a.grad, b.grad]), x.requires_grad, y.requires_grad]
+
+    _same(program)
