@@ -50,3 +50,50 @@ def test_full_backward_hooks_see_missing_gradients_as_torch(requires, used):
         return seen + [_plain([a.grad, b.grad]), x.requires_grad, y.requires_grad]
 
     _same(program)
+
+
+def _outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return (type(error).__name__, str(error).split("\n")[0])
+
+
+def test_state_dict_hooks_private_and_public():
+    def program(lib):
+        seen = []
+        model = lib.nn.Sequential(lib.nn.Linear(2, 2))
+        inner = model[0]
+        inner._register_state_dict_hook(
+            lambda mod, sd, prefix, meta: seen.append(("legacy", prefix, list(sd), meta)))
+        inner.register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, meta, strict, missing, unexpected, errors: seen.append(
+                ("load pre", prefix, strict, meta)))
+        inner._register_load_state_dict_pre_hook(
+            lambda sd, prefix, meta, strict, missing, unexpected, errors: seen.append(
+                ("old load pre", prefix, strict, meta)))
+        inner._register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, meta, *rest: seen.append(("with module", type(mod).__name__)),
+            with_module=True)
+        state = model.state_dict()
+        seen.append(dict(state._metadata))
+        model.load_state_dict(state)
+        seen.append(str(model.load_state_dict({}, strict=False)))
+
+        def replace(mod, sd, prefix, meta):
+            return {key: value.shape for key, value in sd.items()}
+
+        other = lib.nn.Linear(1, 1)
+        other._register_state_dict_hook(replace)
+        seen.append({key: list(shape) for key, shape in other.state_dict().items()})
+
+        def public(mod, sd, prefix, meta):
+            return sd
+
+        third = lib.nn.Linear(1, 1)
+        third.register_state_dict_post_hook(public)
+        seen.append(_outcome(lambda: list(third.state_dict())))
+        seen.append(_outcome(lambda: third._register_state_dict_hook(public) and None))
+        return seen
+
+    _same(program)
