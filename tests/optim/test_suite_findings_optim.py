@@ -3,6 +3,8 @@ torch and leafgrad; each program's observations must be identical."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 import leafgrad
@@ -66,5 +68,92 @@ def test_loaded_non_tensor_state_is_not_copied():
                                    "param_groups": [{**optimizer.param_groups[0],
                                                      "params": [0]}]})
         return [optimizer.state[weight]["extra"] is marker, optimizer.state[7] is marker]
+
+    _same(program)
+
+
+def _hook_program(custom: bool, form: str):
+    def program(lib):
+        seen = []
+
+        class Plain(lib.optim.Optimizer):
+            def __init__(self, params, lr=0.1):
+                super().__init__(params, {"lr": lr})
+
+            @lib.no_grad()
+            def step(self, closure=None):
+                loss = None
+                if closure is not None:
+                    with lib.enable_grad():
+                        loss = closure()
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.add_(p.grad, alpha=-group["lr"])
+                return loss
+
+        weight = lib.nn.Parameter(lib.tensor([1.0, 2.0]))
+        optimizer = (Plain if custom else lib.optim.SGD)([weight], lr=0.1)
+
+        def describe(args, kwargs):
+            return ([type(a).__name__ if a is optimizer else ("callable" if callable(a) else a)
+                     for a in args], sorted(kwargs))
+
+        optimizer.register_step_pre_hook(
+            lambda opt, args, kwargs: seen.append(("pre", type(opt).__name__,
+                                                   describe(args, kwargs))))
+        optimizer.register_step_post_hook(
+            lambda opt, args, kwargs: seen.append(("post", describe(args, kwargs))))
+        module = importlib.import_module(lib.__name__ + ".optim.optimizer")
+        global_pre = module.register_optimizer_step_pre_hook(
+            lambda opt, args, kwargs: seen.append("global pre"))
+        global_post = module.register_optimizer_step_post_hook(
+            lambda opt, args, kwargs: seen.append("global post"))
+
+        def closure():
+            optimizer.zero_grad()
+            loss = (weight ** 2).sum()
+            loss.backward()
+            return loss
+
+        try:
+            if form == "closure":
+                seen.append(optimizer.step(closure).item())
+            elif form == "keyword":
+                closure()
+                seen.append(optimizer.step(closure=None))
+            else:
+                closure()
+
+                def replace(opt, args, kwargs):
+                    return (args[0],), {"closure": closure}
+
+                optimizer.register_step_pre_hook(replace)
+                seen.append(optimizer.step().item())
+        finally:
+            global_pre.remove()
+            global_post.remove()
+        seen.append([round(v, 5) for v in weight.tolist()])
+        return seen
+
+    return program
+
+
+@pytest.mark.parametrize("form", ["closure", "keyword", "replaced"])
+@pytest.mark.parametrize("custom", [False, True])
+def test_step_hooks_run_around_every_optimizer_step(custom, form):
+    _same(_hook_program(custom, form))
+
+
+def test_step_pre_hook_returning_something_else():
+    def program(lib):
+        weight = lib.nn.Parameter(lib.tensor([1.0]))
+        optimizer = lib.optim.SGD([weight], lr=0.1)
+        optimizer.register_step_pre_hook(lambda opt, args, kwargs: 5)
+        try:
+            optimizer.step()
+        except RuntimeError as error:
+            return str(error).split(" at 0x")[0], str(error).split(">")[-1]
+        return None
 
     _same(program)
