@@ -116,6 +116,42 @@ def bitwise_not(input):
 
 
 # -- set-like operations (no gradient, as in torch where their backward is not implemented) -----
+def _underived(kernel: str, node: str):
+    """A custom Function recording a value under torch's node ``node`` for ``kernel``, whose
+    backward raises torch's 'the derivative for ... is not implemented.'"""
+    from .autograd import Function
+
+    class Underived(Function):
+        @staticmethod
+        def forward(ctx, input, values):  # noqa: A002 - torch's name
+            return _wrap(values)
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise NotImplementedError(f"the derivative for '{kernel}' is not implemented.")
+
+    backward_cls = Underived._backward_cls
+    backward_cls.__name__ = backward_cls.__qualname__ = node
+    backward_cls.__module__ = "builtins"  # a C++ class in torch: <Unique2Backward0 object>
+    return Underived
+
+
+_UNDERIVED: dict = {}
+
+
+def _record_underived(kernel: str, node: str, input, values: np.ndarray):  # noqa: A002
+    """``values`` as a tensor: with a node that refuses backward when ``input`` requires grad
+    (torch records unique's values so; the indices and counts are integers)."""
+    from .autograd.grad_mode import is_grad_enabled
+
+    if not (input.requires_grad and is_grad_enabled()):
+        return _wrap(values)
+    function = _UNDERIVED.get(node)
+    if function is None:
+        function = _UNDERIVED[node] = _underived(kernel, node)
+    return function.apply(input, values)
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
     """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
@@ -135,7 +171,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         inverse = inverse.reshape(-1)
         shape = (rows.shape[0],) + tuple(np.delete(data.shape, dim))
         values = np.moveaxis(rows.reshape(shape), 0, dim)
-    result = [_wrap(np.ascontiguousarray(values))]
+    kernel, node = (("_unique2", "Unique2Backward0") if dim is None
+                    else ("unique_dim", "UniqueDimBackward0"))
+    result = [_record_underived(kernel, node, input, np.ascontiguousarray(values))]
     if return_inverse:
         result.append(_wrap(inverse.astype(np.int64)))
     if return_counts:
@@ -167,7 +205,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         group = np.cumsum(starts) - 1
         inverse = group
     counts = np.diff(np.append(np.flatnonzero(starts), starts.shape[0]))
-    result = [_wrap(np.ascontiguousarray(values))]
+    result = [_record_underived("unique_consecutive", "UniqueConsecutiveBackward0", input,
+                                np.ascontiguousarray(values))]
     if return_inverse:
         result.append(_wrap(inverse.astype(np.int64)))
     if return_counts:

@@ -40,8 +40,8 @@ def unflatten(input, dim, sizes):
     return _ops.unflatten(input, dim, sizes)
 
 
-def as_strided(input, size, stride, storage_offset=0):
-    return _ops.as_strided(input, size, stride, storage_offset)
+def as_strided(input, size, stride, storage_offset=None):
+    return _ops.as_strided_public(input, size, stride, storage_offset)
 
 
 def tile(input, dims):

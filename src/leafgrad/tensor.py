@@ -545,6 +545,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
             # Note: torch's wording; only leaves have a settable flag.
             raise RuntimeError(
@@ -564,9 +566,19 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             )
         self._requires_grad = value
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")  # torch's setter, given no value
+
+    def requires_grad_(self, *args, **kwargs) -> "Tensor":
+        if len(args) == 1 and not kwargs:
+            requires_grad = args[0]
+        elif not args and set(kwargs) <= {"requires_grad"}:
+            requires_grad = kwargs.get("requires_grad", True)
+        else:
+            requires_grad = None
         if requires_grad.__class__ is not bool:
-            _argparse.check("Tensor.requires_grad_", (requires_grad,))
+            _argparse.check("Tensor.requires_grad_", args, kwargs)
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -697,7 +709,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def data(self, value: "Tensor") -> None:
         if _capture.active:
             _capture.tracer.broke("Tensor.data was assigned (a tensor's array replaced)")
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     @property
     def T(self) -> "Tensor":
@@ -718,6 +736,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def _is_view(self) -> bool:
         return self._base is not None
+
+    def __delattr__(self, name: str) -> None:
+        # torch's tensor attributes that ``del`` may not remove (slots here: deleting one would
+        # leave the tensor broken)
+        if name == "_grad_fn":
+            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+        if name == "_backward_hooks":
+            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+        if name == "_grad":
+            self.grad = None
+            return
+        object.__delattr__(self, name)
 
     def __getitem__(self, index):
         if index.__class__ is int and self._data.ndim:
@@ -763,7 +793,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("Tensor.numpy() hands the array to code outside the graph")
         if type(self._data) is _MetaArray:
             raise TypeError(_meta.NUMPY)
-        if self._requires_grad and not force:
+        # torch refuses only while grad mode is on (numpy() under no_grad is allowed)
+        if not force and _grad_state.grad_enabled and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -787,7 +818,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")
         if type(self._data) is _MetaArray:
             raise TypeError(_meta.NUMPY)
-        if self._requires_grad:
+        if _grad_state.grad_enabled and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -897,7 +928,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __reduce_ex__(self, protocol):
         from ._creation import _rebuild
 
-        return (_rebuild, (self._data, self._requires_grad))
+        return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
@@ -1888,6 +1919,27 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 _graph.tensor_class = Tensor  # for the engine's checks of hook results
+
+
+def _read_only(name: str):
+    def refuse(self, value=None) -> None:
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+
+    return refuse
+
+
+# torch's read-only tensor attributes are C getsets: setting or deleting one raises its
+# "not writable" AttributeError, not Python's "property ... has no setter". Installed once here,
+# so attribute reads cost nothing more.
+def _refuse_writes() -> None:
+    for name in dir(Tensor):
+        attr = next(vars(klass)[name] for klass in Tensor.__mro__ if name in vars(klass))
+        if isinstance(attr, property) and attr.fset is None and attr.fdel is None:
+            refuse = _read_only(name)
+            setattr(Tensor, name, property(attr.fget, refuse, refuse, attr.__doc__))
+
+
+_refuse_writes()
 
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.

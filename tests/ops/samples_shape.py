@@ -30,7 +30,10 @@ SAMPLES = {
     ],
     "AsStridedPublic": [
         Sample(lambda lib, a: a.as_strided((2, 2), (1, 2)), (((2, 3), A),)),
-        Sample(lambda lib, a: a.as_strided((3, 2), (1, 1), 1), (((6,), A),), note="overlapping"),
+        # (on a clone: torch counts an explicit offset from the start of the storage, and the
+        # vmap table's per-example inputs are views into a stack)
+        Sample(lambda lib, a: a.clone().as_strided((3, 2), (1, 1), 1), (((6,), A),),
+               note="overlapping"),
     ],
     "AsStridedScatterAdd": [
         Sample(lambda lib, a: lib.autograd.grad((a.as_strided((3, 2), (1, 1)) ** 2).sum(), a,

@@ -207,6 +207,8 @@ def backward(
         grads = (grad_tensors,)
     else:
         grads = tuple(grad_tensors)
+    # torch pairs them with zip (extra gradients are ignored) and then counts what is left
+    grads = grads[:len(outputs)]
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     root_grads = _make_grads(outputs, grads)
@@ -248,12 +250,18 @@ def grad(
         allow_unused = materialize_grads
     outputs_t = _as_tuple(outputs, "outputs")
     inputs_t = _as_tuple(inputs, "inputs")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
         grads = (None,) * len(outputs_t)
     else:
         grads = _as_tuple(grad_outputs, "grad_outputs")
+    grads = grads[:len(outputs_t)]  # zip, as torch (extra gradients are ignored)
     if len(grads) != len(outputs_t):
         raise RuntimeError(f"got {len(outputs_t)} tensors and {len(grads)} gradients")
     if retain_graph is None:

@@ -63,13 +63,26 @@ def wrap_outputs(cls, node, args: tuple, outputs):
     dirty_ids = {id(tensor) for tensor in dirty}
     non_differentiable = {id(tensor) for tensor in getattr(node, "non_differentiable", ())}
     wrapped = []
+    done: dict = {}  # id -> result, for a tensor returned twice
+    firsts = []  # (result, differentiable, dirty) for each tensor's first place
     for output_nr, out in enumerate(outs):
         if not isinstance(out, Tensor):
             wrapped.append(out)
             continue
         differentiable = (recording and _dtype.kind(out._data) in "fc"  # float and complex
                           and id(out) not in non_differentiable)
+        if id(out) in done:
+            # torch returns the same tensor again; its history is the later output
+            out = done[id(out)]
+            if out._grad_fn is node:
+                out._output_nr = output_nr
+            wrapped.append(out)
+            continue
+        original = id(out)
         if id(out) in dirty_ids:
+            if differentiable and out._base is not None and sum(
+                    isinstance(other, Tensor) for other in outs) > 1:
+                raise RuntimeError(_VIEW_INPLACE_MULTIPLE_OUTPUTS)
             out._bump_version()
             if differentiable:
                 _rebase_history(node, out, output_nr, args)
@@ -85,8 +98,12 @@ def wrap_outputs(cls, node, args: tuple, outputs):
             out._grad_fn = node
             out._requires_grad = True
             out._output_nr = output_nr
-            _mark_view(out)
+        firsts.append((out, differentiable, original in dirty_ids))
+        # (an input returned twice comes back as a new view each time, as in torch)
+        if original in dirty_ids or original not in inputs:
+            done[original] = out
         wrapped.append(out)
+    _mark_views(firsts)
     node._output_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
                          for o in wrapped]
     if recording:
@@ -99,6 +116,16 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         # release of the saved values (a checkpointed segment's input held to the end)
         node.to_save = None
     return wrapped[0] if single else tuple(wrapped)
+
+
+_VIEW_INPLACE_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
+    "the inplace that returns a single Tensor and a second one that does the other operations). "
+    "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change."
+)
 
 
 def _record_inputs(node, args: tuple) -> None:
@@ -130,20 +157,24 @@ def _returned_input(tensor, node, output_nr: int):
         return tensor.detach()
     view = _wrap_view(tensor._data.view(), tensor, node is not None, node, (Alias, {}))
     view._output_nr = output_nr
-    if node is not None:
-        _mark_view(view)
     return view
 
 
-def _mark_view(tensor) -> None:
-    """A view returned with the node as its history is current at this version, and may not
-    be modified in place (torch's CreationMeta::IN_CUSTOM_FUNCTION; Note: view creation
-    meta)."""
-    if tensor._base is not None:
-        from ..tensor import IN_CUSTOM_FUNCTION
+def _mark_views(firsts: list) -> None:
+    """Every view a Function returns (but a dirty input) is current at this version and may not
+    be modified in place where that would be recorded (Note: view creation meta): torch's
+    CreationMeta::MULTI_OUTPUT_NODE when the node has several differentiable outputs and this
+    is one, IN_CUSTOM_FUNCTION otherwise (also without history: in no_grad, or when no input
+    requires grad)."""
+    from ..tensor import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE
 
+    several = sum(1 for _, differentiable, _ in firsts if differentiable) > 1
+    for tensor, differentiable, dirty in firsts:
+        if dirty or tensor._base is None:
+            continue
         tensor._view_version = tensor._vc[0]
-        tensor._creation_meta = IN_CUSTOM_FUNCTION
+        tensor._creation_meta = (MULTI_OUTPUT_NODE if differentiable and several
+                                 else IN_CUSTOM_FUNCTION)
 
 
 def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
@@ -177,6 +208,9 @@ def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
     base._grad_fn = copy_slices
     base._output_nr = 0
     base._requires_grad = True
+    # the view was made current above, before its base had the CopySlices: regenerate it from
+    # the base now, or its history would bypass the Function (its backward never called)
+    tensor._view_version = -1
     tensor._refresh_view()
 
 

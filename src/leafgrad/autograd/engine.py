@@ -35,7 +35,7 @@ _observer = None
 class _Task:
     """What hooks may ask about the backward running in this thread (torch's graph task)."""
 
-    __slots__ = ("id", "nodes", "partial", "accumulates", "unpacked")
+    __slots__ = ("id", "nodes", "partial", "accumulates", "unpacked", "callbacks")
 
     def __init__(self, nodes: dict, partial: bool, accumulates: bool):
         self.id = next(_task_ids)
@@ -43,6 +43,54 @@ class _Task:
         self.partial = partial  # inputs= or autograd.grad: torch's checkpoint-invalid case
         self.accumulates = accumulates  # False under autograd.grad
         self.unpacked = None  # Note: one unpack per saved tensor and backward
+        self.callbacks = None  # queue_callback's: run once this backward has finished
+
+
+# Note: deep reentrant backward
+# A backward called from inside a backward (a custom Function's backward, a checkpoint) nests
+# Python frames; a few hundred levels reach the recursion limit. torch hands reentrant
+# backwards past a depth to another thread; so does this, every _REENTRANT_DEPTH levels: a new
+# thread starts with an empty stack. It gets the caller's thread-local modes (grad mode,
+# saved-tensor hooks) and the caller waits for it, so the order of work is unchanged.
+_REENTRANT_DEPTH = 50
+
+
+def _on_fresh_thread(function, *args):
+    from . import grad_mode
+    from .graph import saved_hooks_state
+
+    modes = (grad_mode.state.grad_enabled, grad_mode.state.inference,
+             grad_mode.state.grad_layout_enforced)
+    hooks = (saved_hooks_state.stack, saved_hooks_state.disabled)
+    outcome = {}
+
+    def work():
+        (grad_mode.state.grad_enabled, grad_mode.state.inference,
+         grad_mode.state.grad_layout_enforced) = modes
+        saved_hooks_state.stack, saved_hooks_state.disabled = hooks
+        try:
+            outcome["result"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="leafgrad-reentrant-backward")
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward running in this thread finishes (torch's
+    ``Variable._execution_engine.queue_callback``, used by hooks that need every gradient)."""
+    tasks = getattr(_running, "tasks", None)
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    task = tasks[-1]
+    if task.callbacks is None:
+        task.callbacks = []
+    task.callbacks.append(callback)
 
 
 _task_ids = itertools.count()
@@ -131,13 +179,15 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
     hooks = hookset.tensor_pre
     if hooks:
         for output_nr, fn in list(hooks.values()):
-            if output_nr < len(buffer) and buffer[output_nr] is not None:
-                result = fn(buffer[output_nr])
-                if _observer is not None:
-                    _observer.hook(hookset, "tensor hook", fn, (buffer[output_nr],), result)
-                if result is not None:
-                    check_hook_value(fn, buffer[output_nr], result)  # Note: hook results
-                    buffer[output_nr] = result
+            # torch calls the hook of every output of a node it runs, with None for an output
+            # that got no gradient (a sibling's piece of unbind/chunk, a Function's None)
+            grad = buffer[output_nr] if output_nr < len(buffer) else None
+            result = fn(grad)
+            if _observer is not None:
+                _observer.hook(hookset, "tensor hook", fn, (grad,), result)
+            if result is not None:
+                check_hook_value(fn, grad, result)  # Note: hook results
+                buffer[output_nr] = result
     retains = hookset.retains_grad
     if retains:
         for output_nr, fn in list(retains.items()):
@@ -162,6 +212,10 @@ def run_backward(
     listed there retains its grad through its retain_grad hook). Without it (``autograd.grad``) nothing is written and
     the gradient arriving at each input's edge is returned, ``None`` where none arrived.
     """
+    tasks = getattr(_running, "tasks", None)
+    if tasks is not None and len(tasks) >= _REENTRANT_DEPTH:
+        return _on_fresh_thread(run_backward, roots, root_grads, retain_graph, create_graph,
+                                inputs, accumulate)
     root_nodes = []
     for node, _ in roots:
         if node not in root_nodes:
@@ -215,7 +269,8 @@ def run_backward(
     tasks = getattr(_running, "tasks", None)
     if tasks is None:
         tasks = _running.tasks = []
-    tasks.append(_Task(dependencies, inputs is not None, accumulate))
+    task = _Task(dependencies, inputs is not None, accumulate)
+    tasks.append(task)
     try:
         upcoming = None  # see Note: the next node without the heap
         while True:
@@ -266,6 +321,8 @@ def run_backward(
                         _anomaly.check_nan(node, grads_in)
                     if not retain_graph:
                         node._release()
+            elif node._hookset is not None:
+                _hooks_without_grads(node, captures.get(node) if captures else None)
             # Pass the results along the edges; queue children whose inputs are complete.
             first = None  # the first child this node made ready (_QUEUED once it is queued)
             position = -1
@@ -300,6 +357,13 @@ def run_backward(
                     push(ready, (-first._seq, ticket(), first))
                 else:
                     upcoming = first
+        if task.callbacks:
+            # torch runs them after the graph, in order, including ones queued by a callback
+            _grad_state.grad_enabled = previous_mode
+            index = 0
+            while index < len(task.callbacks):
+                task.callbacks[index]()
+                index += 1
     except Exception:
         if anomaly:
             _anomaly.report_error(node)
@@ -373,8 +437,41 @@ def _sum_in_place(previous, grad) -> bool:
     return True
 
 
+def _hooks_without_grads(node: Node, captured) -> None:
+    """A node reached without any gradient: torch still runs it, so its hooks see None (tensor
+    hooks and pre-hooks a None per output, post-hooks None per input; a leaf's
+    post-accumulate hooks run with its grad unchanged). Its backward computes nothing."""
+    hookset = node._hookset
+    if not (hookset.tensor_pre or hookset.pre or hookset.post or type(node) is AccumulateGrad):
+        return
+    meta = getattr(node, "_output_meta", None)
+    buffer = [None] * (len(meta) if meta else 1)
+    _call_tensor_pre_hooks(hookset, buffer)
+    if captured is not None and type(node) is not AccumulateGrad:
+        return
+    if type(node) is AccumulateGrad:
+        if captured is None:
+            hooks = node.variable._post_accumulate_hooks()
+            for fn in list(hooks.values()) if hooks else ():
+                fn(node.variable)
+        return
+    for fn in list(hookset.pre.values()) if hookset.pre else ():
+        result = fn(tuple(buffer))
+        if result is not None:
+            buffer = list(check_hook_values(fn, tuple(buffer), result))
+    grads_in = (None,) * len(node.next_functions)
+    for fn in list(hookset.post.values()) if hookset.post else ():
+        result = fn(grads_in, tuple(buffer))
+        if result is not None:
+            grads_in = check_hook_values(fn, grads_in, result)
+
+
 def _run_hooked(node: Node, hookset, buffer: list):
     """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order)."""
+    if hookset.pre or hookset.post:
+        meta = getattr(node, "_output_meta", None)  # a custom Function's: one per output
+        if meta and len(buffer) < len(meta):
+            buffer = buffer + [None] * (len(meta) - len(buffer))  # hooks see every output
     if hookset.pre:
         for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))

@@ -95,6 +95,12 @@ class BackwardCFunction(Node, FunctionCtx):
         return tensors
 
     @property
+    def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
     def needs_input_grad(self) -> tuple:
         return self._needs_input_grad
 

@@ -53,16 +53,27 @@ class _Switch:
 
             @functools.wraps(func)
             def generator(*args, **kwargs):
+                # The mode holds while the generator's body runs, not while its caller
+                # handles a yielded value (torch's behaviour).
                 gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        with self.clone():
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                    while True:
+                        try:
                             request = yield response
-                            response = gen.send(request)
-                    except StopIteration as stop:
-                        return stop.value
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as error:
+                            with self.clone():
+                                response = gen.throw(error)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
 
             return generator
 
@@ -77,7 +88,16 @@ class _Switch:
         return type(self)()
 
 
-class no_grad(_Switch):
+class _NoParamSwitch(_Switch):
+    """A switch without arguments, which torch also lets decorate bare: ``@no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamSwitch):
     """Ops inside record nothing: their results do not require grad."""
 
     def __init__(self) -> None:
@@ -91,7 +111,7 @@ class no_grad(_Switch):
         state.grad_enabled = self.prev
 
 
-class enable_grad(_Switch):
+class enable_grad(_NoParamSwitch):
     """Turn recording back on inside a ``no_grad`` block."""
 
     def __init__(self) -> None:
@@ -109,8 +129,13 @@ class set_grad_enabled(_Switch):
     """Set grad mode: takes effect at once when called, and is restored on leaving a ``with``."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(
+                "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{type(mode).__name__}"
+            )
         self.prev = state.grad_enabled
-        self.mode = bool(mode)
+        self.mode = mode
         state.grad_enabled = self.mode
 
     def __repr__(self) -> str:

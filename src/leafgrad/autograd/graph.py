@@ -85,14 +85,15 @@ def _output_numbers(numbers: tuple) -> tuple:
 class RemovableHandle(_HandleBase):
     """Returned by ``register_hook``; ``remove()`` unregisters the hook. A subclass of
     ``torch.utils.hooks.RemovableHandle`` (isinstance holds, as in torch) that keeps its dict
-    strongly and nothing else."""
+    strongly and nothing else. torch returns its ``torch.utils.hooks.RemovableHandle`` itself, so
+    this one carries that module name and draws its ids from the same counter as module hooks."""
 
     __slots__ = ("_hooks", "_key")
-    _ids = itertools.count()
+    __module__ = "leafgrad.utils.hooks"
 
     def __init__(self, hooks: dict):
         self._hooks = hooks
-        self._key = next(RemovableHandle._ids)
+        self._key = next(_HandleBase._ids)
 
     @property
     def id(self) -> int:
@@ -274,6 +275,13 @@ class Node:
 
     def __call__(self, *grads):
         """Run the node's backward directly, as torch allows (``y.grad_fn(g)``)."""
+        if getattr(self, "_output_meta", None) is not None:
+            # a custom Function's node is a Python object without __call__ in torch
+            raise TypeError(f"'{type(self).__name__}' object is not callable")
+        # an op's node has one output unless the op has several (their count is not kept)
+        expected = None if getattr(type(self), "multi_output", False) else 1
+        if expected is not None and len(grads) != expected:
+            raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
         result = self._apply(list(grads))
         return result[0] if len(result) == 1 else result
 

@@ -16,7 +16,19 @@ class VariableMeta(type):
         return isinstance(other, Tensor)
 
 
+class _ImperativeEngine:
+    """``Variable._execution_engine``: the engine's entry points that code reaches for."""
+
+    @staticmethod
+    def queue_callback(callback) -> None:
+        from .engine import queue_callback
+
+        queue_callback(callback)
+
+
 class Variable(metaclass=VariableMeta):
+    _execution_engine = _ImperativeEngine()
+
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         from ..tensor import Tensor, _wrap
 

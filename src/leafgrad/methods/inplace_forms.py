@@ -111,13 +111,13 @@ class InplaceFormMethods:
         strides = self.stride()
         step = sum(strides)
         size = min(shape)
-        self.as_strided((size,), (step,), 0).fill_(fill_value)
+        _ops.as_strided(self, (size,), (step,), 0).fill_(fill_value)
         height, width = shape[0], shape[1]
         if wrap and len(shape) == 2 and height > width + 1:
             numel = height * width
             # rows width + 1, 2 (width + 1), ...: torch's count of the wrapped elements
             wrapped = (numel + width) // (width + 1) - size
-            self.as_strided((wrapped,), (step,), (width + 1) * strides[0]).fill_(fill_value)
+            _ops.as_strided(self, (wrapped,), (step,), (width + 1) * strides[0]).fill_(fill_value)
         return self
 
 

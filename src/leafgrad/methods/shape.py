@@ -41,8 +41,8 @@ class ShapeMethods:
     def unflatten(self, dim, sizes):
         return _ops.unflatten(self, dim, sizes)
 
-    def as_strided(self, size, stride, storage_offset=0):
-        return _ops.as_strided(self, size, stride, storage_offset)
+    def as_strided(self, size, stride, storage_offset=None):
+        return _ops.as_strided_public(self, size, stride, storage_offset)
 
     def repeat(self, *repeats):
         if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):

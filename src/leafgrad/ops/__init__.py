@@ -323,8 +323,8 @@ def bmm(a, b):
 from . import shape_inplace  # noqa: E402 - Tensor.unsqueeze_ and the other in-place shapes
 from .shape_ext import (  # noqa: E402
     AsStridedPublic, AsStridedScatterAdd, Diagonal, DiagonalBackward, Flip, Repeat, Roll, Rot90,
-    Split, SplitWithSizes, as_strided, atleast_1d, atleast_2d, broadcast_tensors, broadcast_to,
-    chunk, diagonal, flip, hstack, meshgrid, movedim, repeat, repeat_interleave, roll, rot90,
+    Split, SplitWithSizes, as_strided, as_strided_public, atleast_1d, atleast_2d,
+    broadcast_tensors, broadcast_to, chunk, diagonal, flip, hstack, meshgrid, movedim, repeat, repeat_interleave, roll, rot90,
     split, tile, unflatten, vstack,
 )
 from .gather import (  # noqa: E402

@@ -551,7 +551,7 @@ class PowScalarBase(Op):
         result = self.saved("result")
         if base == 0:
             # 0 ** e: the gradient is 0 where e >= 0 (torch's pow_backward_exponent)
-            log_base = float(np.log(np.float64(0)))
+            log_base = float("-inf")  # log(0), without NumPy's divide-by-zero warning
             return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
         if isinstance(base, complex) or base < 0:
             return grad * conj(_scale(result, complex(np.log(complex(base)))))

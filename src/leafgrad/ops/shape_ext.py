@@ -157,47 +157,82 @@ class AsStridedPublic(_View):
 
     @staticmethod
     def forward(ctx, a, size, stride, storage_offset):
-        # Offsets and strides count elements from this tensor's first element (torch counts
-        # from the start of its storage; the two agree for tensors that own their memory).
+        # Offsets and strides count elements from this tensor's first element (the public
+        # as_strided turns torch's offset, counted from the start of the storage, into this).
         # (the offset moves through memory, not through a's logical order: a transposed
-        # tensor's offset 1 is its second element in memory, as in torch's storage)
-        start = np.lib.stride_tricks.as_strided(
-            a, shape=(storage_offset + 1,), strides=(a.itemsize,))[storage_offset:] \
-            if storage_offset else a
-        strides = tuple(s * a.itemsize for s in stride)
+        # tensor's offset 1 is its second element in memory, as in torch's storage; a negative
+        # one reaches memory before the first element, inside the same storage)
+        itemsize = a.itemsize
+        if ctx is not None:
+            ctx.keep("in_strides", tuple(s // itemsize for s in a.strides))
+        if storage_offset > 0:
+            start = np.lib.stride_tricks.as_strided(
+                a, shape=(storage_offset + 1,), strides=(itemsize,))[storage_offset:]
+        elif storage_offset < 0:
+            start = np.lib.stride_tricks.as_strided(
+                a, shape=(1 - storage_offset,), strides=(-itemsize,))[-storage_offset:]
+        else:
+            start = a
+        strides = tuple(s * itemsize for s in stride)
         return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides)
 
     def backward(self, grad):
         p = self._params
-        return AsStridedScatterAdd.apply(grad, input_sizes=self.input_shape(), size=p["size"],
-                                         stride=p["stride"], storage_offset=p["storage_offset"])
+        inputs = (self.input_shape(), self._saved["in_strides"], 0)
+        return AsStridedScatterAdd.apply(
+            grad, source=(p["size"], p["stride"], p["storage_offset"]), target=inputs,
+            divide_target=True)
 
     jvp = auto_linear
 
 
+def _memory_index(geometry) -> np.ndarray:
+    """Each element's place in memory, in elements from the input's first element."""
+    shape, strides, offset = geometry
+    index = np.full(tuple(shape), offset, dtype=np.int64)
+    for dim, (n, step) in enumerate(zip(shape, strides)):
+        index += (np.arange(n, dtype=np.int64) * step).reshape(
+            [-1 if k == dim else 1 for k in range(len(shape))])
+    return index
+
+
 @register
 class AsStridedScatterAdd(Op):
-    """Zeros of the input's shape with ``grad`` added through the strided pattern (overlapping
-    positions accumulate)."""
+    """as_strided's backward (torch's as_strided_backward): ``grad``, laid out in memory by
+    the ``source`` geometry (overlapping places add up), read back through the ``target``
+    geometry (the input's own: its sizes, strides and offset 0). Memory the input does not
+    cover gets nothing; where the input overlaps itself (an expanded input) each place's sum
+    is shared among the elements on it (``divide_target``), as torch divides by the count.
+    Swapping the geometries gives the adjoint, the backward's own backward."""
 
     node = "AsStridedBackwardBackward0"
     complex_ok = True
     torch_names = ()
 
     @staticmethod
-    def forward(ctx, grad, input_sizes, size, stride, storage_offset):
-        out = np.zeros(int(np.prod(input_sizes)), dtype=grad.dtype)
-        index = storage_offset + sum(
-            np.arange(n).reshape([-1 if k == d else 1 for k in range(len(size))]) * st
-            for d, (n, st) in enumerate(zip(size, stride))
-        ) if size else np.array(storage_offset)
-        np.add.at(out, np.broadcast_to(index, tuple(size)), grad)
-        return out.reshape(input_sizes)
+    def forward(ctx, grad, source, target, divide_target):
+        source_index, target_index = _memory_index(source), _memory_index(target)
+        low = min(source_index.min(initial=0), target_index.min(initial=0))
+        size = 1 + max(source_index.max(initial=0), target_index.max(initial=0)) - low
+        source_index, target_index = source_index - low, target_index - low
+        # the input's geometry is the target here, the source in the adjoint
+        input_index = target_index if divide_target else source_index
+        counts = np.bincount(input_index.ravel(), minlength=size)
+        overlaps = counts.max(initial=0) > 1
+        values = grad
+        if overlaps and not divide_target:  # the adjoint: share before laying out
+            values = grad / counts[source_index]
+        memory = np.zeros(size, dtype=grad.dtype)
+        np.add.at(memory, source_index, values)
+        out = memory[target_index]
+        if overlaps and divide_target:
+            out = out / counts[target_index]
+        return out.astype(grad.dtype, copy=False)
 
     def backward(self, grad):
         p = self._params
-        return AsStridedPublic.apply(grad.contiguous(), size=p["size"], stride=p["stride"],
-                                     storage_offset=p["storage_offset"])
+        return AsStridedScatterAdd.apply(grad, source=p["target"], target=p["source"],
+                                         divide_target=not p["divide_target"])
 
     jvp = auto_linear
 
@@ -431,31 +466,37 @@ def unflatten(tensor, dim, sizes):
     return view(tensor, (shape[:dim] + sizes + shape[dim + 1:],))
 
 
-def check_strided(data: np.ndarray, size: tuple, stride: tuple, storage_offset: int) -> None:
+def check_strided(data: np.ndarray, size: tuple, stride: tuple, storage_offset: int,
+                  *, may_precede: bool = False) -> None:
     """torch's checks of an ``as_strided`` geometry, in its order, before any memory is read.
-    The bound is the memory from the tensor's first element to the end of its buffer (offsets
-    count from the first element: see AsStridedPublic)."""
+    The offset counts from the tensor's first element (see AsStridedPublic); the bound is the
+    end of its buffer. With ``may_precede`` the offset may reach back to the buffer's start
+    (the public as_strided, whose offset torch counts from the start of the storage)."""
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    if storage_offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    if any(n < 0 for n in size):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
-                           f"strides={list(stride)}")
-    if 0 in size:
-        return
-    needed = (storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride)))
     root = data
     while isinstance(root.base, np.ndarray):
         root = root.base
     start = data.__array_interface__["data"][0]
     low = root.__array_interface__["data"][0]  # the owner: one contiguous buffer
     high = low + root.nbytes
+    before = (start - low) // data.itemsize  # torch counts from the storage's start
+    if may_precede:
+        storage_offset_seen = storage_offset + before
+    else:
+        storage_offset_seen = storage_offset
+    if storage_offset_seen < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset_seen}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    if 0 in size:
+        return
+    needed = (storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride)))
     if start + needed * data.itemsize > high:
-        before = (start - low) // data.itemsize  # torch counts from the storage's start
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
             f"{storage_offset + before}, and itemsize {data.itemsize} requiring a storage size "
@@ -463,11 +504,21 @@ def check_strided(data: np.ndarray, size: tuple, stride: tuple, storage_offset: 
             f"{high - low}")
 
 
-def as_strided(tensor, size, stride, storage_offset=0):
+def as_strided(tensor, size, stride, storage_offset=None):
+    """``storage_offset`` counts from the tensor's first element; None is 0 (internal callers
+    mean the tensor's own memory; the public forms convert torch's storage offset)."""
     size, stride = tuple(size), tuple(stride)
     storage_offset = 0 if storage_offset is None else int(storage_offset)
-    check_strided(tensor._data, size, stride, storage_offset)
+    check_strided(tensor._data, size, stride, storage_offset, may_precede=True)
     return AsStridedPublic.apply(tensor, size=size, stride=stride, storage_offset=storage_offset)
+
+
+def as_strided_public(tensor, size, stride, storage_offset=None):
+    """torch's as_strided: ``storage_offset`` counts from the start of the storage, and its
+    default is the tensor's own offset."""
+    if storage_offset is not None:
+        storage_offset = int(storage_offset) - tensor.storage_offset()
+    return as_strided(tensor, size, stride, storage_offset)
 
 
 def repeat(tensor, repeats):

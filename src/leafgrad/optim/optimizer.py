@@ -16,7 +16,53 @@ from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import RemovableHandle, _typename
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+# Hooks every optimizer's step runs (torch.optim.optimizer's globals).
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` before every optimizer's step."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` after every optimizer's step."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hook_step(step):
+    """``step`` running the step hooks around it, as torch patches every optimizer class's step
+    (a subclass's own step included): pre-hooks see ``(optimizer, args, kwargs)`` with ``args``
+    starting with the optimizer, and may return new ``(args, kwargs)``."""
+
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for hook in chain(list(_global_optimizer_pre_hooks.values()),
+                          list(self._optimizer_step_pre_hooks.values())):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+        out = step(*args, **kwargs)
+        for hook in chain(list(self._optimizer_step_post_hooks.values()),
+                          list(_global_optimizer_post_hooks.values())):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 class _RequiredParameter:
@@ -52,6 +98,9 @@ class Optimizer:
         for name in ("step", "zero_grad"):
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_captured", False):
+                if name == "step" and not getattr(method, "hooked", False):
+                    # inside the capture wrapper, so that a replayed step runs the hooks too
+                    method = _hook_step(method)
                 setattr(cls, name, _captured(method))
 
     def __init__(self, params, defaults: dict):
@@ -173,23 +222,16 @@ class Optimizer:
                     grad.zero_()
 
     def _run_step(self, update, closure):
-        """Hooks, the closure under enable_grad, then ``update()`` without recording."""
+        """The closure under enable_grad, then ``update()`` without recording (the step hooks
+        run around ``step`` itself: _hook_step)."""
         from ..autograd.grad_mode import enable_grad
 
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, (), {})
-            if result is not None:
-                raise RuntimeError(
-                    "optimizer step pre-hooks returning new arguments are not supported"
-                )
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
         with no_grad():
             update()
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, (), {})
         return loss
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -241,8 +283,10 @@ class Optimizer:
         return result
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Load a state from ``state_dict()`` (deep-copied; floating state is cast to each
-        parameter's dtype as torch does). Nothing changes if the groups do not match."""
+        """Load a state from ``state_dict()``. As in torch, the state's tensors are taken as
+        they are (shared with ``state_dict``, so later steps update them in place there too)
+        except floating state cast to a parameter's other dtype; the groups are deep-copied.
+        Nothing changes if the groups do not match."""
         state_dict = dict(state_dict)
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             returned = hook(self, state_dict)
@@ -263,16 +307,15 @@ class Optimizer:
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
                 if key == "step":
-                    return value.clone()
-                if param.is_floating_point():
-                    return value.to(param.dtype).clone() if value.is_floating_point() else \
-                        value.clone()
-                return value.clone()
+                    return value
+                if param.is_floating_point() and value.is_floating_point():
+                    return value.to(param.dtype)  # the same tensor when the dtype agrees
+                return value
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
                 return type(value)(cast(param, v) for v in value)
-            return copy.deepcopy(value)
+            return value
 
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
@@ -280,7 +323,7 @@ class Optimizer:
                 param = id_map[key]
                 state[param] = cast(param, value)
             else:
-                state[key] = copy.deepcopy(value)
+                state[key] = value
         new_groups = []
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]

@@ -22,11 +22,16 @@ class BackwardHookFunction(Function):
     def forward(ctx, *args):
         ctx.mark_non_differentiable(*[a for a in args if isinstance(a, Tensor)
                                       and not a.requires_grad])
+        # torch's hooks read the gradients as they arrive (None for an output without one:
+        # the output side's are node pre-hooks), the identity itself passes zeros for those
+        ctx.set_materialize_grads(False)
         return args
 
     @staticmethod
     def backward(ctx, *grads):
-        return ctx.on_backward(grads)
+        from ...autograd._function_outputs import materialized
+
+        return ctx.on_backward(grads, tuple(materialized(list(grads), ctx._output_meta)))
 
 
 def _pack_with_none(indices: list, values, size: int) -> tuple:
@@ -51,13 +56,17 @@ class BackwardHook:
         """Pass the tensors requiring grad among ``values`` through one identity node."""
         if not isinstance(values, tuple):
             values = (values,)
-        indices = [i for i, v in enumerate(values) if isinstance(v, Tensor) and v.requires_grad]
-        if not indices:
+        # every tensor goes through, as in torch (one not requiring grad gets zeros there)
+        indices = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+        if not any(values[i].requires_grad for i in indices):
             return values, None
         outputs = BackwardHookFunction.apply(*[values[i] for i in indices])
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
-        outputs[0].grad_fn.on_backward = on_backward  # read by BackwardHookFunction.backward
+        node = next((out.grad_fn for out in outputs if out.grad_fn is not None), None)
+        if node is None:
+            return values, None
+        node.on_backward = on_backward  # read by BackwardHookFunction.backward
         result = list(values)
         for i, out in zip(indices, outputs):
             result[i] = out
@@ -66,8 +75,8 @@ class BackwardHook:
     def setup_input_hook(self, args: tuple) -> tuple:
         self.n_inputs = len(args)
 
-        def on_input_grads(grads):
-            grad_input = _pack_with_none(self.input_indices, grads, self.n_inputs)
+        def on_input_grads(grads, filled):
+            grad_input = _pack_with_none(self.input_indices, filled, self.n_inputs)
             for hook in self.hooks:
                 result = hook(self.module, grad_input, self.grad_outputs)
                 if result is None:
@@ -90,7 +99,7 @@ class BackwardHook:
         n_outputs = len(outputs)
         indices_holder = {}
 
-        def on_output_grads(grads):
+        def on_output_grads(grads, filled):
             grad_outputs = _pack_with_none(indices_holder["indices"], grads, n_outputs)
             for hook in self.pre_hooks:
                 replaced = hook(self.module, grad_outputs)
@@ -122,7 +131,9 @@ class BackwardHook:
                             "Backward hook for Modules where no input requires gradient should "
                             "always return None or None for all gradients."
                         )
-            return tuple(grad_outputs[i] for i in indices_holder["indices"])
+            # what the module's own graph gets: zeros where no gradient arrived
+            return tuple(grad_outputs[i] if grad_outputs[i] is not None else zeros
+                         for i, zeros in zip(indices_holder["indices"], filled))
 
         wrapped, indices = self._wrap(outputs, on_output_grads)
         indices_holder["indices"] = indices

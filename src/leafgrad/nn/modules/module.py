@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
@@ -704,7 +705,10 @@ class Module:
                                   keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, {"version": self._version})
-            if result is not None:
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:  # _register_state_dict_hook's may replace the dict
                 destination = result
         return destination
 
@@ -720,7 +724,7 @@ class Module:
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
                                                          persistent.items()) if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
-        pending = local_metadata.get("_leafgrad_pending")
+        pending = getattr(_LOADING, "pending", None)
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -799,9 +803,13 @@ class Module:
             local_metadata = dict({} if metadata is None else metadata.get(prefix[:-1], {}))
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
-            local_metadata["_leafgrad_pending"] = pending
-            module._load_from_state_dict(local, prefix, local_metadata, True, missing,
-                                         unexpected, errors)
+            # (the queue of writes travels beside local_metadata, which hooks see as torch's)
+            outer, _LOADING.pending = getattr(_LOADING, "pending", None), pending
+            try:
+                module._load_from_state_dict(local, prefix, local_metadata, True, missing,
+                                             unexpected, errors)
+            finally:
+                _LOADING.pending = outer
             children = []
             for name, child in module._modules.items():
                 if child is not None:
@@ -891,8 +899,29 @@ class Module:
         return handle
 
     def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        hook._from_public_api = True  # (torch's flag: such a hook must return None)
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """torch's older (private, widely used) post-hook: it may return a new state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False
+                                           ) -> RemovableHandle:
+        """torch's older load pre-hook: ``hook(state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)``, the module first ``with_module``."""
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = hook
         return handle
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
@@ -1011,6 +1040,10 @@ def _no_backend(kind: str, message: str) -> Callable[[Tensor], Tensor]:
         raise error(message)
 
     return move
+
+
+# The writes load_state_dict queues while it checks (see load_state_dict), per thread.
+_LOADING = threading.local()
 
 
 def _materialize_entry(module: Module, name: str, param: Tensor, value: Tensor,
