@@ -991,8 +991,12 @@ def test_norm_backward_takes_sgn_as_torch(ord):
         x = lib.tensor([-0.0, 0.0, -1.5, 2.0], requires_grad=True)
         norm = lib.linalg.vector_norm(x * 1, ord)
         (grad,) = lib.autograd.grad(norm * norm, x, create_graph=True)
-        seen.append((_describe(grad), sorted(set(_node_names(grad.grad_fn, [])))))
-    assert seen[0] == seen[1]
+        values, *rest = _describe(grad)
+        seen.append((values, rest, sorted(set(_node_names(grad.grad_fn, [])))))
+    assert seen[0][1:] == seen[1][1:]
+    # (the values' last float32 bits for a fractional order follow torch's pow kernels for the
+    # processor: equal on an AVX-512 machine, an ulp apart on AVX2)
+    np.testing.assert_allclose(seen[0][0], seen[1][0], rtol=1e-6)
 
 
 # (over the last dim: over another one torch's kernel adds the products in an order not

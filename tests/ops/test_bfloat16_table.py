@@ -46,10 +46,17 @@ INTERMEDIATE_ROUNDING = {
 if _isa.CAPABILITY != "avx512":
     INTERMEDIATE_ROUNDING |= {"ConvInputGrad-0", "ConvTranspose-0", "ConvTranspose-1",
                               "LSTMLayer-2"}
-# torch raises where leafgrad computes (strict xfails, so a fix shows up here): none left
-# (affine_grid's one-step axes, binary_cross_entropy's target and nll_loss's weight dtypes
-# are checked: tests/test_review_defects2.py)
-DTYPE_CHECKS_MISSING: dict = {}
+# Strict xfails, so a fix shows up here. (torch raising where leafgrad computes: none left;
+# affine_grid's one-step axes, binary_cross_entropy's target and nll_loss's weight dtypes are
+# checked: tests/test_review_defects2.py.) Open: the create_graph nodes of batch/layer norm,
+# convolution and BCE (tests/nn/test_double_backward_nodes.py) compute bfloat16 in float32
+# and round once, and torch's bfloat16 backward kernels differ from that by more than rounding.
+_BF16_DOUBLE_BACKWARD = ("open: torch's bfloat16 backward kernel of this create_graph node is "
+                         "not replayed")
+DTYPE_CHECKS_MISSING: dict = {name: _BF16_DOUBLE_BACKWARD for name in (
+    "BatchNormBackward-0", "BatchNormBackward-1", "BinaryCrossEntropyBackward-0",
+    "ConvolutionBackward-0", "ConvolutionBackward-2", "LayerNormBackward-0",
+    "LayerNormBackward-1")}
 
 
 CASES = [

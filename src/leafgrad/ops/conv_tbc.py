@@ -21,6 +21,7 @@ __all__ = ["conv_tbc"]
 @register
 class ConvTbc(Op):
     node = "ConvTbcBackward0"
+    uint_kernel = "addmm_impl_cpu_"
     inputs = ("self", "weight", "bias")
     saves = {"self": ("self", "weight"), "weight": ("self", "weight")}  # shapes of both
     torch_names = ("conv_tbc", "nn.functional.conv_tbc")
@@ -112,4 +113,8 @@ def conv_tbc(input, weight, bias, pad=0):  # noqa: A002 - torch's argument name
     if length < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {length}: "
                            f"[{length}, {input.shape[1]}, {weight.shape[2]}]")
+    if pad == 0 and length > 0:
+        # torch's kernel views each offset's rows of the input itself when nothing pads it
+        # (a copy otherwise): an input those rows cannot be viewed from raises view()'s error
+        input.detach().narrow(0, 0, length).view(length * input.shape[1], input.shape[2])
     return ConvTbc.apply(input, weight, bias, pad=pad)
