@@ -38,14 +38,23 @@ def _run(m, spatial, x_shape, w_shape, kwargs, dtype):
 def test_conv_gradients_match_torch(index, dtype):
     got = _run(lg, *CASES[index], getattr(lg, dtype))
     want = _run(torch, *CASES[index], getattr(torch, dtype))
-    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    def close(ours, theirs):
+        # float32: the second derivatives are sums of products of terms up to ~60 whose
+        # results cancel; their rounding follows each library's summation order (torch's
+        # depends on its threads and kernels), so the bound scales with the largest value
+        if dtype == "float32":
+            scale = max(1.0, float(np.abs(theirs).max(initial=0.0)))
+            np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6 * scale)
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
     for a, b in zip(got[:2], want[:2]):
         assert a.grad_fn.name() == b.grad_fn.name() == "ConvolutionBackwardBackward0"
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **tol)
+        close(a.detach().numpy(), b.detach().numpy())
     for a, b in zip(got[2], want[2]):
         assert (a is None) == (b is None)
         if a is not None:
-            np.testing.assert_allclose(a.numpy(), b.numpy(), **tol)
+            close(a.numpy(), b.numpy())
 
 
 def test_matches_the_convolutions_own_backward():
