@@ -33,9 +33,11 @@ exact bits with ``leafgrad.backends.cpu.torch_bits = True``. By default the vect
 cheaper forms of the same algorithms (``sleef_expf_plain``, ``_powf_close``: float32 or float64
 arithmetic in place of the fused multiply-adds and double-float pairs that rarely decide a
 rounding), which give at least 99.9% of torch's bits (docs/float32-bits.md; the scalar formula
-alone gave 96% for sigmoid and 98% for pow). Cost on this machine, one thread: sigmoid of 10^6
-float32 elements 6.4 ms (3.7 ms before, torch 0.4 ms), of 100 elements 22 us (2.7 us); x ** 4
-of 10^6 elements 13 ms (2.9 ms before, torch 2.4 ms), of 100 elements 36 us (1.1 us).
+alone gave 96% for sigmoid and 98% for pow). They cost 5-30x NumPy's own kernels per element:
+sigmoid of 100 elements 22 us (2.7 us with NumPy's exp), x ** 4 of 100 elements 36 us
+(1.1 us). Past ``REPLAY_LIMIT`` elements the activations take NumPy's (or MKL's) fastest
+kernels instead (Note: the replay limit, below); x ** 4 of 10^6 elements still replays
+(13 ms against torch's 2.4 ms on an AVX-512 machine).
 
 float64 tensors use MKL where it is installed and NumPy's result differs from torch's (sin,
 cos, tanh, sqrt), NumPy's float64 kernels otherwise (within an ulp of torch's).
