@@ -255,12 +255,6 @@ def _sigmoid_scalar(a: np.ndarray) -> np.ndarray:
 REPLAY_LIMIT = 16384
 
 
-def replays(size: int) -> bool:
-    """Whether a float32 kernel of ``size`` elements replays torch's steps (Note: the replay
-    limit)."""
-    return size <= REPLAY_LIMIT or _cpu.torch_bits
-
-
 def fast_exp(d: np.ndarray) -> np.ndarray:
     """float32 exp past the replay limit: MKL's (torch's own exp) or NumPy's."""
     result = _mkl.kernel("exp", d)
