@@ -131,7 +131,7 @@ def eigvals(A, *, out=None):  # noqa: N803
     _eigvals(A.detach(), out=out)
     if out._base is None:
         marker = _eigvals_out_node(A)
-        out._grad_fn, out._output_nr, out._requires_grad = marker._grad_fn, 0, True
+        out._node, out._output_nr, out._requires_grad = marker._node, 0, True
     return out
 
 

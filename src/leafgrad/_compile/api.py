@@ -65,7 +65,7 @@ def _flatten(item, key: list, tensors: list, seen: dict) -> None:
         # strides: a replay gives every array the layout eager code gave it at capture
         # (codegen.py Note: layouts in the replay), as torch.compile's guards check strides
         key.append(("T", data.shape, data.strides, data.dtype.str, item._requires_grad, alias,
-                    item._grad_fn is not None))
+                    item._node is not None))
     elif type(item) in (tuple, list):
         key.append((type(item).__name__, len(item)))
         for i in item:
@@ -94,7 +94,7 @@ _ARRAY_KEY_LIMIT = 1 << 16
 
 def _template(item, tracer: Tracer, inputs: dict, breaks: list):
     if isinstance(item, Tensor):
-        if item._requires_grad and item._grad_fn is not None and not any(
+        if item._requires_grad and item._node is not None and not any(
                 node.kind == "accumulate" for node in tracer.graph.nodes):
             # Note: results that require grad. A replay computes arrays and builds no autograd
             # history, so a function whose caller would backpropagate through its result runs
@@ -115,10 +115,10 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list):
             return Live(tensor=item)
         value.escapes = True
         if item._requires_grad:
-            if item._grad_fn is None:
+            if item._node is None:
                 tracer.result_grad[value] = ("leaf", item)
             else:
-                tracer.result_grad[value] = ("node", _freed_node(item._grad_fn))
+                tracer.result_grad[value] = ("node", _freed_node(item._node))
         return value
     if type(item) in (tuple, list):
         return type(item)(_template(i, tracer, inputs, breaks) for i in item)
@@ -136,7 +136,7 @@ def _build(template, arrays: dict, inputs: list, grads=None):
                     tensor = _wrap(arrays[template], True)
                     slot = kind[1]
                     if slot is not None:
-                        tensor._grad, slot._grad = slot._grad, None
+                        tensor._grad_value, slot._grad_value = slot._grad_value, None
                     return tensor
                 return _wrap(arrays[template], True, kind[1]())
         return _wrap(arrays[template])

@@ -232,7 +232,7 @@ class Tracer:
             if self.created.get(id(param._data)) is not param:
                 # (a tensor made in the call starts without a .grad on every call: no guard,
                 # which would fail on the object the capture's own replay gave a .grad)
-                self.graph.grad_guards.append((param, param._grad is None))
+                self.graph.grad_guards.append((param, param._grad_value is None))
             self.keep.append(param)
 
     # -- reports from the eager code -----------------------------------------------------------
@@ -259,7 +259,7 @@ class Tracer:
             np.may_share_memory(t._data, a) for t in outputs for a in arrays)
         node.outputs = [self._output(t._data, node) for t in outputs]
         node.multi = cls.multi_output
-        recorded = outputs[0]._grad_fn if outputs and isinstance(outputs[0], Tensor) else None
+        recorded = outputs[0]._node if outputs and isinstance(outputs[0], Tensor) else None
         if type(recorded) is cls:
             if cls.backward_reads_values:
                 self.broke(f"{cls.__name__}'s backward branches on the values")
@@ -304,9 +304,9 @@ class Tracer:
         node = Node("inplace", op, [target_ref] + refs, param_refs)
         # A recorded in-place op that saves ``self`` saved a copy of the old values
         # (ops/inplace.py): the replay makes the same copy before writing.
-        recorded = target._grad_fn
-        if target._base is not None and target._base._grad_fn is not None:
-            recorded = getattr(target._base._grad_fn, "_op_node", recorded)
+        recorded = target._node
+        if target._base is not None and target._base._node is not None:
+            recorded = getattr(target._base._node, "_op_node", recorded)
         saved = getattr(recorded, "_saved", None) if isinstance(recorded, op) else None
         old = saved.get("self") if saved else None
         old = getattr(old, "tensor", None)
@@ -332,9 +332,9 @@ class Tracer:
     def accumulate(self, param, grad) -> None:
         """AccumulateGrad on ``param`` with ``grad`` (called in place of the eager update)."""
         self._grad_state(param)
-        mode = "set" if param._grad is None else "add"
+        mode = "set" if param._grad_value is None else "add"
         if mode == "add":
-            self._writes(param._grad._data)
+            self._writes(param._grad_value._data)
         ref = self.ref(grad)
         _untraced(param._accumulate_grad, grad)
         node = Node("accumulate", None, [ref], {})
@@ -352,7 +352,7 @@ class Tracer:
                 flags.owndata or (type(base) is np.ndarray and base.flags.owndata
                                   and base.nbytes == data.nbytes)))
             ref.escapes = True
-            kept = param._grad._data
+            kept = param._grad_value._data
             if id(kept) not in self.slot_of:
                 # eager stored a copy: the new .grad is this node's result, so a later read
                 # of param.grad (returned, used) is that array and not the .grad from before
@@ -400,7 +400,7 @@ class Tracer:
                     self.keep.append(param)
                     continue
                 self._grad_state(param)
-                grad = param._grad
+                grad = param._grad_value
                 if grad is not None and name == "zero_grad":
                     self._writes(grad._data)  # zeroed in place (set_to_none=False)
                 if grad is not None:

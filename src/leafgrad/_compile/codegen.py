@@ -371,7 +371,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         guard.append(f"{ns.add(module, 'N')}.training is not {training!r}")
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
-        guard.append(f"({p}._grad is None) is not {was_none!r}")
+        guard.append(f"({p}._grad_value is None) is not {was_none!r}")
     from ..optim.optimizer import Optimizer
 
     optimizers = {id(n.param): n.param for n in graph.live_nodes()
@@ -397,7 +397,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
         elif value.kind == "external":
             lines.append(f"    {value.name} = {ns.add(value.tensor, 'E')}._data")
         elif value.kind == "grad":
-            lines.append(f"    {value.name} = {_param(value.tensor, graph, ns)}._grad._data")
+            lines.append(f"    {value.name} = {_param(value.tensor, graph, ns)}._grad_value._data")
         elif value.kind == "constant":
             # the values as made, copied for a replay that writes into them or returns them
             # (capture.py, Note: constants written in place)
@@ -487,7 +487,7 @@ def _tensor_of(value: Value, ns, graph) -> str | None:
     if root.kind == "external":
         return ns.add(root.tensor, "E")
     if root.kind == "grad":
-        return f"{_param(root.tensor, graph, ns)}._grad"
+        return f"{_param(root.tensor, graph, ns)}._grad_value"
     return None
 
 
@@ -645,7 +645,7 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph, relaid)
         p = _param(node.param, graph, ns)
         grad = node.args[0]
         if node.mode == "add":
-            return [f"g = {p}._grad",
+            return [f"g = {p}._grad_value",
                     f"np.add(g._data, {code(grad)}, out=g._data, casting='unsafe')",
                     "g._bump_version()"]
         if node.copy or not _private(grad, graph):
@@ -653,13 +653,13 @@ def _node_code(node: Node, kernels, buffer_of, buffers, code, ns, graph, relaid)
         else:
             array = code(grad)
         if node.outputs:  # the new .grad's array is read later (capture.py accumulate)
-            return [f"{node.outputs[0].name} = {array}", f"{p}._grad = wrap({node.outputs[0].name})"]
-        return [f"{p}._grad = wrap({array})"]
+            return [f"{node.outputs[0].name} = {array}", f"{p}._grad_value = wrap({node.outputs[0].name})"]
+        return [f"{p}._grad_value = wrap({array})"]
     if node.kind == "setgrad":
         p = _param(node.param, graph, ns)
         if not node.args:
-            return [f"{p}._grad = None"]
-        return [f"{p}._grad = wrap({code(node.args[0])})"]
+            return [f"{p}._grad_value = None"]
+        return [f"{p}._grad_value = wrap({code(node.args[0])})"]
     method = ns.add(node.op, "M")
     params = ", ".join(f"{k}={code(v)}" for k, v in node.params.items())
     fast = fast_call(node.op, node.param, node.mode, node.params)

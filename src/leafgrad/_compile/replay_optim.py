@@ -42,7 +42,7 @@ def _plain_sgd(optimizer, params: tuple) -> bool:
     for param, expected in zip(held, params):
         if param is not expected:
             return False
-        grad = param._grad
+        grad = param._grad_value
         if grad is not None:
             data, values = param._data, grad._data
             if (values.dtype is not data.dtype and values.dtype != data.dtype) or \
@@ -56,7 +56,7 @@ def sgd_step(optimizer, params: tuple) -> bool:
         return False
     alpha = -optimizer.param_groups[0]["lr"]
     for param in params:
-        grad = param._grad
+        grad = param._grad_value
         if grad is None:
             continue
         data = param._data

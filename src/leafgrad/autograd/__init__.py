@@ -224,7 +224,7 @@ def backward(
         for tensor in inputs:
             # torch retains the grad of a non-leaf listed in inputs; its .grad is filled by the
             # retain_grad hook when the engine reaches it.
-            if not isinstance(tensor, graph.GradientEdge) and tensor._grad_fn is not None:
+            if not isinstance(tensor, graph.GradientEdge) and tensor._node is not None:
                 tensor.retain_grad()
     run_backward(roots, root_grads, bool(retain_graph), bool(create_graph), input_edges)
 

@@ -74,7 +74,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         if id(out) in done:
             # torch returns the same tensor again; its history is the later output
             out = done[id(out)]
-            if out._grad_fn is node:
+            if out._node is node:
                 out._output_nr = output_nr
             wrapped.append(out)
             continue
@@ -91,11 +91,11 @@ def wrap_outputs(cls, node, args: tuple, outputs):
         elif id(out) in inputs:
             out = _returned_input(out, node if differentiable else None, output_nr)
         elif differentiable:
-            if out._grad_fn is not None:  # made with history inside forward: a new tensor
+            if out._node is not None:  # made with history inside forward: a new tensor
                 from ..tensor import _wrap
 
                 out = _wrap(out._data)
-            out._grad_fn = node
+            out._node = node
             out._requires_grad = True
             out._output_nr = output_nr
         firsts.append((out, differentiable, original in dirty_ids))
@@ -108,7 +108,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
                          for o in wrapped]
     if recording:
         node._saved = {"tensors": [
-            SavedTensor(t, is_output=t._grad_fn is node) if isinstance(t, Tensor) else t
+            SavedTensor(t, is_output=t._node is node) if isinstance(t, Tensor) else t
             for t in to_save
         ]}
     if to_save:
@@ -136,7 +136,7 @@ def _record_inputs(node, args: tuple) -> None:
         arg = args[i]
         meta.append((arg._data.shape, arg._data.dtype))
         if arg._requires_grad:
-            fn = arg._grad_fn
+            fn = arg._node
             edges.append((fn, arg._output_nr) if fn is not None else (arg._accumulator(), 0))
         else:
             edges.append((None, 0))
@@ -184,19 +184,19 @@ def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
 
     base = tensor._base
     if base is None:
-        if tensor._grad_fn is None and tensor._requires_grad:
+        if tensor._node is None and tensor._requires_grad:
             # torch's wording differs from the ops' in-place check here ("has been used")
             raise RuntimeError(LEAF_INPLACE.replace("is being used", "has been used"))
-        tensor._grad_fn = node
+        tensor._node = node
         tensor._output_nr = output_nr
         tensor._requires_grad = True
         return
-    if base._grad_fn is None and base._requires_grad:
+    if base._node is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)
     tensor._refresh_view()
     base_edge = (None, 0)
     if base._requires_grad:
-        fn = base._grad_fn
+        fn = base._node
         base_edge = (fn, base._output_nr) if fn is not None else (base._accumulator(), 0)
     position = next(i for i, arg in enumerate(args) if arg is tensor)
     dirty_input = node._tensor_positions.index(position)
@@ -205,7 +205,7 @@ def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
     copy_slices = _FunctionCopySlices(
         (base_edge,) + tuple(edges), node, tensor._view_steps,
         (base._data.shape, base._data.dtype), dirty_input, output_nr)
-    base._grad_fn = copy_slices
+    base._node = copy_slices
     base._output_nr = 0
     base._requires_grad = True
     # the view was made current above, before its base had the CopySlices: regenerate it from

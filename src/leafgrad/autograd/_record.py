@@ -59,7 +59,7 @@ def note_cut(kind: str, source, result) -> None:
     """
     from .graph import AccumulateGrad
 
-    fn = source._grad_fn
+    fn = source._node
     leaves = []
     if fn is None:
         leaves.append(_ref(source))

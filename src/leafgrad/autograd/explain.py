@@ -94,18 +94,18 @@ class _Explainer:
                 f"float tensor (e.g. {self.name}.float(), or dtype=torch.float32 when creating "
                 "it) and set requires_grad=True.",
             )
-        if tensor._grad_fn is not None and not tensor._retains_grad:
+        if tensor._node is not None and not tensor._retains_grad:
             return self.non_leaf()
         if not tensor._requires_grad:
             return self.no_requires_grad()
-        grad = tensor._grad
+        grad = tensor._grad_value
         if grad is not None:
             return self.has_grad(grad)
         return self.grad_none()
 
     # -- a non-leaf ----------------------------------------------------------------------
     def non_leaf(self) -> GradExplanation:
-        fn = self.tensor._grad_fn
+        fn = self.tensor._node
         leaves = _leaves_under(fn)
         names = self.leaf_names(leaves)
         kind = type(fn).__name__
@@ -272,7 +272,7 @@ class _Explainer:
         for name, value in self.source.namespace.items():
             if value is tensor and not name.startswith("_"):
                 return f"`{name}`"
-        fn = tensor._grad_fn
+        fn = tensor._node
         return f"the output of {fn.name()}" if fn is not None else "a tensor"
 
     # -- a tensor that requires grad ---------------------------------------------------------
@@ -321,10 +321,10 @@ class _Explainer:
 
         tensor = self.tensor
         entries = []
-        if tensor._grad_fn is None:
+        if tensor._node is None:
             stores = [tensor._hooks or {}]
         else:
-            hookset = tensor._grad_fn._hookset
+            hookset = tensor._node._hookset
             stores = [hookset.tensor_pre or {}] if hookset is not None else []
         for store in stores:
             for entry in store.values():
@@ -346,8 +346,8 @@ class _Explainer:
 
     def target_node(self):
         tensor = self.tensor
-        if tensor._grad_fn is not None:
-            return tensor._grad_fn
+        if tensor._node is not None:
+            return tensor._node
         return tensor._acc() if tensor._acc is not None else None
 
     def flat_ops(self) -> list:
@@ -489,9 +489,9 @@ class _Explainer:
         if target is None:
             return None
         for name, value in self.source.namespace.items():
-            if (isinstance(value, Tensor) and value._grad_fn is not None
-                    and value._grad_fn._seq >= last["sequence"]
-                    and _reaches([value._grad_fn], target)):
+            if (isinstance(value, Tensor) and value._node is not None
+                    and value._node._seq >= last["sequence"]
+                    and _reaches([value._node], target)):
                 return f"`{name}`"
         return None
 

@@ -435,7 +435,7 @@ class SavedTensor:
             if now == self.version:
                 return tensor
             # torch names the tensor's history as it is now, not as it was when saved.
-            fn = tensor._grad_fn
+            fn = tensor._node
             where = None if fn is None else (fn, tensor._output_nr)
         else:
             tensor = SavedTensor.rebuild_output(self.data, self._counter, node, output_nr)

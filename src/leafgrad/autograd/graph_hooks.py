@@ -76,7 +76,7 @@ def pack(saved, tensor, is_output: bool, hooks: tuple | None = None) -> None:
     if is_output or not tensor._requires_grad:
         saved.history = None
     else:
-        saved.history = (tensor._grad_fn, tensor._output_nr, tensor._acc)
+        saved.history = (tensor._node, tensor._output_nr, tensor._acc)
 
 
 # Note: one unpack per saved tensor and backward
@@ -178,7 +178,7 @@ class RawSavedTensor:
         pack(hooked, plain, False, (pack_hook, unpack_hook))
         hooked.output_nr = output_nr
         if output_nr is None and tensor._requires_grad:
-            hooked.history = (tensor._grad_fn, tensor._output_nr, tensor._acc)
+            hooked.history = (tensor._node, tensor._output_nr, tensor._acc)
         self._node._saved[self._name] = hooked
 
 
@@ -270,8 +270,8 @@ class _MultiHandle:
 def _node_of(tensor):
     if isinstance(tensor, GradientEdge):
         return tensor.node
-    if tensor._grad_fn is not None:
-        return tensor._grad_fn
+    if tensor._node is not None:
+        return tensor._node
     if not tensor._requires_grad:
         raise AssertionError("Expected gradient function to be set")
     return tensor._accumulator()

@@ -115,12 +115,12 @@ class Trace:
             return node._apply(buffer) if hookset is None else run_hooked(node, hookset, buffer)
         if type(node) is AccumulateGrad:
             variable = node.variable
-            before = _summary(variable._grad)
+            before = _summary(variable._grad_value)
             grads_in = node._apply(buffer) if hookset is None else run_hooked(
                 node, hookset, buffer)
             event = self._base("accumulate", node)
             event.update({"grad": _summary(buffer[0] if buffer else None), "before": before,
-                          "after": _summary(variable._grad), "retained": False})
+                          "after": _summary(variable._grad_value), "retained": False})
             self.events.append(event)
             return grads_in
         arrived = [_summary(g) for g in buffer]
@@ -169,7 +169,7 @@ class Trace:
         tensor = retained_tensor(fn)
         event = self._base("accumulate", node)
         event.update({"grad": _summary(grad), "before": None,
-                      "after": _summary(tensor._grad) if tensor is not None else None,
+                      "after": _summary(tensor._grad_value) if tensor is not None else None,
                       "retained": True, "output_nr": output_nr})
         self.events.append(event)
 
@@ -196,7 +196,7 @@ class Trace:
         roots = list(record["roots"])
         names = {**self._names, **record["names"]}
         named = [t for _, t in names.values()
-                 if t._grad_fn is not None and t._grad_fn in record["roots"]]
+                 if t._node is not None and t._node in record["roots"]]
         model = build(roots + named, params=params, max_nodes=max_nodes, names=names)
         events = [e for e in self.events if e["run"] == number]
         trace = {"events": events, "root_grads": record["root_grads"],

@@ -141,7 +141,7 @@ def _reaches_outside(outputs: list, inner: list) -> bool:
 
     own = {id(physical(x)) for x in inner}
     seen = set()
-    stack = [physical(o)._grad_fn for o in outputs if isinstance(o, Tensor)]
+    stack = [physical(o)._node for o in outputs if isinstance(o, Tensor)]
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -187,7 +187,7 @@ def _outer_results(tree, inner: list):
 
     leaves, spec = flatten(tree)
     return unflatten([leaf.detach() if isinstance(leaf, Tensor) and not reaches(
-        physical(leaf)._grad_fn) else leaf for leaf in leaves], spec)
+        physical(leaf)._node) else leaf for leaf in leaves], spec)
 
 
 def _at_top_level() -> bool:

@@ -196,7 +196,7 @@ class ExtraMethods:
         from ..tensor import check_inplace_allowed
 
         check_inplace_allowed(self)
-        if state.grad_enabled and self._requires_grad and self._grad_fn is None:
+        if state.grad_enabled and self._requires_grad and self._node is None:
             from ..tensor import LEAF_INPLACE
 
             raise RuntimeError(LEAF_INPLACE)
@@ -207,8 +207,8 @@ class ExtraMethods:
         self._data = view._data
         if self._base is not None:  # a view stays a view of its base, one step further
             self._view_steps = view._view_steps
-        if view._grad_fn is not None:
-            self._grad_fn = view._grad_fn
+        if view._node is not None:
+            self._node = view._node
             self._output_nr = view._output_nr
         tangent = getattr(view, "_fw_grad", None)
         if tangent is not None:  # a dual tensor's tangent changes shape with it
@@ -216,7 +216,7 @@ class ExtraMethods:
 
             set_tangent(self, tangent)
         self._bump_version()
-        if self._base is not None and view._grad_fn is not None:
+        if self._base is not None and view._node is not None:
             # torch's set_gradient_edge: a view given a new grad_fn is current at this version
             # (Note: views and in-place ops), so t_() on a view keeps TBackward1
             self._view_version = self._vc[0]

@@ -206,7 +206,7 @@ def _c_type(dtype) -> str:
 def _check_set_allowed(tensor) -> None:
     from ..autograd.grad_mode import state
 
-    if state.grad_enabled and tensor._requires_grad and tensor._grad_fn is None:
+    if state.grad_enabled and tensor._requires_grad and tensor._node is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 

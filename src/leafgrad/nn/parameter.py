@@ -48,8 +48,8 @@ class Parameter(Tensor):
         if id(self) in memo:
             return memo[id(self)]
         result = type(self)(_wrap(self._data.copy()), self._requires_grad)
-        if self._grad is not None:
-            result._grad = _wrap(self._grad._data.copy())
+        if self._grad_value is not None:
+            result._grad_value = _wrap(self._grad_value._data.copy())
         memo[id(self)] = result
         return result
 

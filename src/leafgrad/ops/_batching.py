@@ -165,9 +165,9 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
     t._value = value
     t._levels = levels
     t._requires_grad = False
-    t._grad_fn = None
+    t._node = None
     t._output_nr = 0
-    t._grad = None
+    t._grad_value = None
     t._vc = None
     t._base = None
     t._hooks = None

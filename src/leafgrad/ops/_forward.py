@@ -312,7 +312,7 @@ def dual_apply(cls, args: tuple, params: dict):
             tangent = _finish(tangent, out, args, tangents)
             if tangent is not None:
                 set_tangent(out, tangent)
-        node = next((out._grad_fn for out in outputs if out._grad_fn is not None), None)
+        node = next((out._node for out in outputs if out._node is not None), None)
         _keep_saved_tangents(node, cls, outputs)
     finally:
         state.active = True
@@ -410,9 +410,9 @@ def _set_inplace_tangent(target: Tensor, tangent: Tensor) -> None:
 def _keep_inplace_saved_tangents(target: Tensor, op, old_tangent) -> None:
     """The op's node saved the target's old value (a stand-in copy) and its new value: both
     keep their tangents, for a backward run on dual tensors."""
-    node = target._grad_fn
+    node = target._node
     if target._base is not None:
-        base_fn = target._base._grad_fn
+        base_fn = target._base._node
         node = getattr(base_fn, "_op_node", None)  # CopySlices wraps the op's node
     if node is None or type(node) is not op or not node._saved:
         return

@@ -99,10 +99,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         recording = recording or base._requires_grad
         if recording:
             check_view_rebase(target, indirect=False)  # before the leaf check, as torch
-        if base._grad_fn is None and base._requires_grad:
+        if base._node is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)
     if recording:
-        if target._grad_fn is None and target._requires_grad:
+        if target._node is None and target._requires_grad:
             # a view made a leaf by requires_grad_() (its base does not require grad) is a view
             # of a leaf for torch too
             raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
@@ -149,19 +149,19 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     saves_self = "self" in op.saves
     clones = saves_self and target._requires_grad
     old = _wrap(target._data.copy() if saves_self else target._data, target._requires_grad,
-                target._grad_fn)
+                target._node)
     old._output_nr = target._output_nr
     result = _record(op, old, others, params, clones)
     out = result._data
     _check_result(target, out)
-    node = result._grad_fn
+    node = result._node
     write(target._data, dest, out)
     target._bump_version()
     if node is not None:
-        target._grad_fn = node
+        target._node = node
         target._output_nr = 0
         target._requires_grad = True
-        target._move_retains_grad(old._grad_fn, old._output_nr)
+        target._move_retains_grad(old._node, old._output_nr)
         saved = node._saved
         if saved and "result" in saved:
             saved["result"] = SavedTensor(target, is_output=True)
@@ -299,14 +299,14 @@ def _record(op, old: Tensor, others: tuple, params: dict, clones: bool) -> Tenso
     if not hooks:
         result = op._record((old,) + others, params)
         if clones:
-            _save_original_self(result._grad_fn, old)
+            _save_original_self(result._node, old)
         return result
     _saved_hooks.stack = ()
     try:
         result = op._record((old,) + others, params)
     finally:
         _saved_hooks.stack = hooks
-    node = result._grad_fn
+    node = result._node
     saved = node._saved if node is not None else None
     for key, entry in (saved or {}).items():
         if key == "result" or not isinstance(entry, SavedTensor):
@@ -339,26 +339,26 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
         dest = view._data  # (the refresh rebuilt the view)
     clones = "self" in op.saves and view._requires_grad
     old = _wrap(view._data.copy() if "self" in op.saves else view._data, view._requires_grad,
-                view._grad_fn)
+                view._node)
     old._output_nr = view._output_nr
     result = _record(op, old, others, params, clones)
     out = result._data
     _check_result(view, out)
-    op_node = result._grad_fn
+    op_node = result._node
     write(view._data, dest, out)
     view._bump_version()
     if op_node is None:
         return view
     base_edge = (None, 0)
     if base._requires_grad:
-        fn = base._grad_fn
+        fn = base._node
         base_edge = (fn, base._output_nr) if fn is not None else (base._accumulator(), 0)
     copy_slices = CopySlices(
         (base_edge,) + op_node.next_functions[1:], op_node, view._view_steps,
         (base._data.shape, base._data.dtype), base.stride(),
     )
-    old_fn, old_nr = base._grad_fn, base._output_nr
-    base._grad_fn = copy_slices
+    old_fn, old_nr = base._node, base._output_nr
+    base._node = copy_slices
     base._output_nr = 0
     base._requires_grad = True
     base._move_retains_grad(old_fn, old_nr)

@@ -357,7 +357,7 @@ class Op(Node):
                 arrays.append(data)
                 meta.append((data.shape, data.dtype))
                 if arg._requires_grad:
-                    fn = arg._grad_fn
+                    fn = arg._node
                     if fn is not None:
                         children.append(fn)
                         output_nr = arg._output_nr
@@ -574,7 +574,7 @@ def _index_node(result):
     if not isinstance(result, Tensor):
         return None
     base = result._base  # an in-place op on a view: the op node of the base's CopySlices
-    node = (result if base is None else base)._grad_fn
+    node = (result if base is None else base)._node
     return getattr(node, "_op_node", node)
 
 
@@ -629,8 +629,8 @@ def _pass_index(node: Op, results, start: int) -> None:
             kept[name] = (_index_param(node, name), value)
     if not kept:
         return
-    pending = [r._grad_fn for r in (results if type(results) is tuple else (results,))
-               if isinstance(r, Tensor) and r._grad_fn is not None]
+    pending = [r._node for r in (results if type(results) is tuple else (results,))
+               if isinstance(r, Tensor) and r._node is not None]
     seen = set()
     while pending:
         fn = pending.pop()

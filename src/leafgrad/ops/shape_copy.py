@@ -190,8 +190,8 @@ def join_out(out, tensor, name: str) -> None:
         return
     if _dtype.kind(out._data) not in "fc":
         return
-    node = _NoDerivative._record((tensor,), {"name": name})._grad_fn
-    out._grad_fn = node
+    node = _NoDerivative._record((tensor,), {"name": name})._node
+    out._node = node
     out._output_nr = 0
     out._requires_grad = True
 

@@ -87,7 +87,7 @@ class Adam(Optimizer):
             amsgrad, maximize = group["amsgrad"], group["maximize"]
             decoupled = group["decoupled_weight_decay"]
             for param in group["params"]:
-                grad_t = param._grad
+                grad_t = param._grad_value
                 if grad_t is None:
                     continue
                 state = self.state[param]

@@ -209,13 +209,13 @@ class Optimizer:
         """Forget the gradients: set ``.grad`` to None (default) or zero it in place."""
         for group in self.param_groups:
             for param in group["params"]:
-                if param._grad is None:
+                if param._grad_value is None:
                     continue
                 if set_to_none:
-                    param._grad = None
+                    param._grad_value = None
                 else:
-                    grad = param._grad
-                    if grad._grad_fn is not None:
+                    grad = param._grad_value
+                    if grad._node is not None:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)

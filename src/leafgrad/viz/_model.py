@@ -113,7 +113,7 @@ class _Builder:
         root_tensors = [r for r in roots if isinstance(r, Tensor)]
         root_nodes = []
         for root in roots:
-            fn = root._grad_fn if isinstance(root, Tensor) else root
+            fn = root._node if isinstance(root, Tensor) else root
             if isinstance(root, Tensor) and fn is None and root._requires_grad:
                 fn = root._accumulator()
             if fn is not None and fn not in root_nodes:
@@ -127,7 +127,7 @@ class _Builder:
         # Tensors we can show: outputs asked for, retained non-leaves, the caller's variables.
         outputs: dict = {}  # (node index, output_nr) -> tensor
         for tensor in list(self.known.values()) + root_tensors:
-            fn = tensor._grad_fn
+            fn = tensor._node
             if fn is not None and fn in index:
                 outputs.setdefault((index[fn], tensor._output_nr), tensor)
         retained: dict = {}
@@ -182,7 +182,7 @@ class _Builder:
                 self.edges.append({"from": tid, "to": f"f{position}", "input": 0, "output": 0,
                                    "kind": "variable"})
         for tensor in root_tensors:
-            fn = tensor._grad_fn
+            fn = tensor._node
             if fn is None:
                 if id(tensor) in tensor_ids:
                     continue
@@ -534,9 +534,9 @@ class _Builder:
         tid = f"t{len(tensor_ids)}"
         tensor_ids[key] = tid
         name = self.names.get(key, "")
-        grad = tensor._grad
+        grad = tensor._grad_value
         hooks = []
-        if tensor._grad_fn is None and tensor._hooks:
+        if tensor._node is None and tensor._hooks:
             for entry in tensor._hooks.values():
                 fn = entry[1] if isinstance(entry, tuple) else entry
                 hooks.append(_describe.describe_hook("tensor hook", fn))
@@ -550,10 +550,10 @@ class _Builder:
             "value": _describe.tensor_summary(tensor),
             "grad": _describe.tensor_summary(grad) if grad is not None else None,
             "requires_grad": bool(tensor._requires_grad),
-            "is_leaf": tensor._grad_fn is None,
+            "is_leaf": tensor._node is None,
             "retains_grad": bool(tensor._retains_grad),
             "version": tensor._version,
-            "grad_fn": tensor._grad_fn.name() if tensor._grad_fn is not None else None,
+            "grad_fn": tensor._node.name() if tensor._node is not None else None,
             "hooks": hooks,
         }
         if acc_position is not None:

@@ -525,7 +525,7 @@ class Module:
                 if _future.get_swap_module_params_on_conversion():
                     # torch.__future__: the Parameter object stays, its contents are swapped
                     # with the converted ones, its grad's too
-                    grad = param._grad
+                    grad = param._grad_value
                     swap_tensors(param, Parameter(new, requires_grad=param.requires_grad))
                     if grad is not None:
                         new_grad = fn(grad)
@@ -533,22 +533,22 @@ class Module:
                             new_grad = grad.detach()
                         new_grad.requires_grad_(grad.requires_grad)
                         swap_tensors(grad, _plain(new_grad))
-                        param._grad = grad
+                        param._grad_value = grad
                     continue
                 if _future.get_overwrite_module_params_on_conversion():
                     # a new Parameter object replaces the old one, which keeps its data
-                    grad = param._grad
+                    grad = param._grad_value
                     replaced = Parameter(new, requires_grad=param.requires_grad)
                     self._parameters[key] = replaced
                     if grad is not None:
-                        replaced._grad = _plain(fn(grad))
+                        replaced._grad_value = _plain(fn(grad))
                     continue
                 if new is not param:
                     param._data = new._data
-                if param._grad is not None:
-                    new_grad = fn(param._grad)
-                    if new_grad is not param._grad:
-                        param._grad = _plain(new_grad)
+                if param._grad_value is not None:
+                    new_grad = fn(param._grad_value)
+                    if new_grad is not param._grad_value:
+                        param._grad_value = _plain(new_grad)
             for key, buffer in self._buffers.items():
                 if buffer is not None and is_lazy(buffer):
                     buffer._converted(fn(_empty(0, dtype=buffer.dtype)).dtype)
@@ -963,7 +963,7 @@ def _plain(tensor: Tensor) -> Tensor:
     """A plain Tensor sharing ``tensor``'s memory, version counter and flags."""
     from ...tensor import _wrap
 
-    plain = _wrap(tensor._data, tensor._requires_grad, tensor._grad_fn)
+    plain = _wrap(tensor._data, tensor._requires_grad, tensor._node)
     plain._vc = tensor._version_counter()
     return plain
 
