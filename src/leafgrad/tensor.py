@@ -748,7 +748,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     @_grad_fn.setter
     def _grad_fn(self, value) -> None:
-        self._node = value
+        if value is not None:
+            raise RuntimeError("_grad_fn can be only set to None")
+        self.detach_()  # as torch's setter: a view refuses, anything else leaves the graph
 
     @_grad_fn.deleter
     def _grad_fn(self) -> None:
