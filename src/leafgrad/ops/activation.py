@@ -110,14 +110,47 @@ def _zero_tangent(tangent):
     return tangent * 0
 
 
+# Note: NaN in a vectorised blend
+# torch's backward kernels of hardtanh, hardshrink/softshrink, elu and hardswish have a scalar
+# op and a vectorised op that disagree on a NaN input: the scalar comparisons fall through to
+# one branch, the vectors' masks to another (0 for hardtanh and the shrinks, NaN for elu, NaN
+# for hardswish). Which one an element gets depends on its place in TensorIterator's runs
+# (ops/_vector_loop.py); float16/bfloat16 and integer inputs take the scalar op here.
+
+
+def _vectorised_nan(grad: np.ndarray, a: np.ndarray):
+    """Where a NaN input takes torch's vectorised op of ``kernel(grad, a)`` (None: nowhere)."""
+    if a.dtype not in (np.float32, np.float64) or grad.dtype != a.dtype:
+        return None
+    nan = np.isnan(a)
+    if not nan.any():
+        return None
+    from ._vector_loop import vectorised_mask
+
+    vectorised = vectorised_mask(grad, a)
+    return None if vectorised is None else vectorised & nan
+
+
+def _blocking_nan(out, grad: np.ndarray, a: np.ndarray):
+    """``out`` with 0 where a NaN input takes the vectorised op (which blocks the gradient)."""
+    where = _vectorised_nan(grad, a)
+    if where is None or not where.any():
+        return out
+    out = np.array(out)
+    out[where] = 0
+    return out
+
+
 @register
 class HardtanhBackward(_SlopeBackward):
     node = "HardtanhBackwardBackward0"
 
     @staticmethod
     def select(grad, a, min_val, max_val):
-        # torch: (x <= min_val || x >= max_val) ? 0 : grad (NaN passes)
-        return _where((a <= min_val) | (a >= max_val), grad.dtype.type(0), grad)
+        # torch's scalar op: (x <= min_val || x >= max_val) ? 0 : grad (NaN passes); its
+        # vectorised op blocks a NaN (Note: NaN in a vectorised blend)
+        return _blocking_nan(_where((a <= min_val) | (a >= max_val), grad.dtype.type(0), grad),
+                             grad, a)
 
 
 @register
@@ -137,8 +170,10 @@ class ShrinkBackward(_SlopeBackward):
 
     @staticmethod
     def select(grad, a, lambd):
-        # torch: (x >= -lambd && x <= lambd) ? 0 : grad (NaN passes)
-        return _where((a >= -lambd) & (a <= lambd), grad.dtype.type(0), grad)
+        # torch's scalar op: (x >= -lambd && x <= lambd) ? 0 : grad (NaN passes); its
+        # vectorised op blocks a NaN (Note: NaN in a vectorised blend)
+        return _blocking_nan(_where((a >= -lambd) & (a <= lambd), grad.dtype.type(0), grad),
+                             grad, a)
 
 
 @register
@@ -203,7 +238,11 @@ class EluBackward(_SlopeBackward):
         with np.errstate(over="ignore"):
             negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
                                * grad.dtype.type(alpha * scale * input_scale))
-        return _where(a <= 0, negative, grad * grad.dtype.type(scale)).astype(grad.dtype)
+        out = _where(a <= 0, negative, grad * grad.dtype.type(scale)).astype(grad.dtype)
+        where = _vectorised_nan(grad, a)  # (Note: NaN in a vectorised blend)
+        if where is not None and where.any():
+            out[where] = np.nan
+        return out
 
     def backward(self, gg):
         x, params = self.saved("self"), self._params
