@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _isa, _mkl
+from . import _blas, _isa, _layout, _mkl
 
 _F32 = np.float32
 _F64 = np.float64
@@ -550,7 +550,7 @@ def pow_scalar(a: np.ndarray, exponent: float) -> np.ndarray:
 def _scalar_part_of(shape: tuple, operands: tuple):
     """``_scalar_part`` for a result of ``shape`` computed from broadcast operands: one run
     when every operand is C-contiguous of that shape or a single element, else the runs
-    TensorIterator makes of them (ops/_vector_loop.py; a boolean index)."""
+    TensorIterator makes of them (_layout.vectorized_elements; a boolean index)."""
     first = operands[0]
     if all(op.shape == shape and op.strides == first.strides for op in operands):
         return _scalar_part(first)
@@ -560,9 +560,8 @@ def _scalar_part_of(shape: tuple, operands: tuple):
     if all(op.size == 1 or (op.shape == shape and op.flags.c_contiguous) for op in operands):
         tail = n % _PAIR
         return np.unravel_index(np.arange(n - tail, n), shape) if tail else None
-    from ._vector_loop import vectorised_mask
-
-    vectorised = vectorised_mask(*operands)  # (runs as TensorIterator orders and merges them)
+    # the runs as TensorIterator orders and merges them
+    vectorised = _layout.vectorized_elements(shape, operands, first.itemsize)
     if vectorised is None:
         return ...
     return None if vectorised.all() else ~vectorised

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels
+from . import _float_kernels, _layout
 from ._select import where as _where
 
 _F32 = np.float32
@@ -389,10 +389,8 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
         negative = grad * input_coefficient * negative_coefficient * grown
         out = _where(x > 0, grad * positive_coefficient, negative)
         nan = np.broadcast_to(np.isnan(x), shape)
-        if nan.any():  # the scalar op's NaN (ops/_vector_loop.py: which elements take it)
-            from ._vector_loop import vectorised_mask
-
-            vectorised = vectorised_mask(grad, x)
+        if nan.any():  # the scalar op's NaN (_layout.vectorized_elements: which elements)
+            vectorised = _layout.vectorized_elements(shape, (grad, x), 4)
             scalar_nan = nan if vectorised is None else nan & ~vectorised
             out = np.where(scalar_nan, grad * positive_coefficient, out)
     return out

@@ -115,7 +115,7 @@ def _zero_tangent(tangent):
 # op and a vectorised op that disagree on a NaN input: the scalar comparisons fall through to
 # one branch, the vectors' masks to another (0 for hardtanh and the shrinks, NaN for elu, NaN
 # for hardswish). Which one an element gets depends on its place in TensorIterator's runs
-# (ops/_vector_loop.py); float16/bfloat16 and integer inputs take the scalar op here.
+# (_layout.vectorized_elements); float16/bfloat16 and integer inputs take the scalar op here.
 
 
 def _vectorised_nan(grad: np.ndarray, a: np.ndarray):
@@ -125,9 +125,8 @@ def _vectorised_nan(grad: np.ndarray, a: np.ndarray):
     nan = np.isnan(a)
     if not nan.any():
         return None
-    from ._vector_loop import vectorised_mask
-
-    vectorised = vectorised_mask(grad, a)
+    shape = np.broadcast_shapes(grad.shape, a.shape)
+    vectorised = _layout.vectorized_elements(shape, (grad, a), a.itemsize)
     return None if vectorised is None else vectorised & nan
 
 
