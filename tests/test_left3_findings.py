@@ -105,3 +105,150 @@ def test_nan_gradient_under_create_graph_matches_torch(name):
     got = _layout_grads(lg, name, lg.float32, "contiguous", "ones", create_graph=True)
     want = _layout_grads(torch, name, torch.float32, "contiguous", "ones", create_graph=True)
     np.testing.assert_array_equal(got, want)
+
+
+# -- clamp, smooth_l1 / huber, leaky_relu on their faster paths: torch's bits ----------------------
+# (clamp's forward is one np.clip with a fix-up of zeros' signs; the losses' backwards are torch's
+# kernels on arrays, their forwards the same steps in place; leaky_relu's forward one maximum for a
+# slope in (0, 1]. Each is compared bit for bit with torch, layouts and special values included.)
+
+SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-40, -1e-40, 0.5, -0.5, 1.0, -1.0, 2.0]
+
+
+def _special_values(shape, seed=0):
+    rng = np.random.default_rng(seed)
+    data = rng.standard_normal(shape) * 1.5
+    flat = data.reshape(-1)
+    flat[:min(flat.size, len(SPECIAL))] = SPECIAL[:flat.size]
+    return data
+
+
+def _same_bits(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes(), (got, want)
+
+
+def _input(lib, data, dtype, layout):
+    if layout == "transposed" and data.ndim == 2:
+        return lib.tensor(data.T.copy(), dtype=dtype).t()
+    if layout == "strided" and data.ndim == 2:
+        return lib.tensor(np.repeat(data, 2, 1), dtype=dtype)[:, ::2]
+    return lib.tensor(data, dtype=dtype)
+
+
+CLAMP_BOUNDS = [None, 0.0, -0.0, 0.5, -0.5, 1.0, np.nan, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("low", CLAMP_BOUNDS, ids=repr)
+def test_clamp_bits_match_torch(low, dtype):
+    data = np.concatenate([np.array(SPECIAL * 3), _special_values(40).ravel()])
+    for high in CLAMP_BOUNDS:
+        if low is None and high is None:
+            continue
+        results = []
+        for lib in (lg, torch):
+            x = lib.tensor(data, dtype=getattr(lib, dtype))
+            results.append([x.clamp(low, high).numpy(), lib.clamp(x, min=low, max=high).numpy(),
+                            x.clip(low, high).numpy()])
+        for got, want in zip(*results):
+            _same_bits(got, want)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("form", ["method", "inplace", "out", "min_only", "max_only"])
+def test_clamp_forms_and_layouts_match_torch(form, layout):
+    data = _special_values((9, 70), seed=4)
+    results = []
+    for lib in (lg, torch):
+        x = _input(lib, data, lib.float32, layout)
+        if form == "method":
+            out = x.clamp(-0.5, 0.0)
+        elif form == "inplace":
+            out = x.clone().clamp_(-0.5, 0.0)
+        elif form == "out":
+            out = lib.empty(0)
+            lib.clamp(x, -0.0, 0.5, out=out)
+        elif form == "min_only":
+            out = x.clamp(min=0.0)
+        else:
+            out = x.clamp(max=-0.0)
+        results.append((out.numpy(), out.stride()))
+    _same_bits(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]
+
+
+LOSSES = {
+    "smooth_l1": lambda lib, x, t, reduction: _F(lib).smooth_l1_loss(x, t, reduction=reduction,
+                                                                     beta=0.7),
+    "smooth_l1_beta1": lambda lib, x, t, reduction: _F(lib).smooth_l1_loss(x, t,
+                                                                           reduction=reduction),
+    "huber": lambda lib, x, t, reduction: _F(lib).huber_loss(x, t, reduction=reduction,
+                                                             delta=0.6),
+    "huber_delta2": lambda lib, x, t, reduction: _F(lib).huber_loss(x, t, reduction=reduction,
+                                                                    delta=2.0),
+}
+
+
+def _loss_run(lib, name, shape, dtype, reduction, layout, needs):
+    data = _special_values(shape, seed=1)
+    target = np.random.default_rng(2).standard_normal(shape)
+    x = _input(lib, data, getattr(lib, dtype), layout).requires_grad_(needs[0])
+    t = _input(lib, target, getattr(lib, dtype), "contiguous").requires_grad_(needs[1])
+    loss = LOSSES[name](lib, x, t, reduction)
+    grad = lib.tensor(np.random.default_rng(3).standard_normal(tuple(loss.shape)),
+                      dtype=getattr(lib, dtype))
+    wanted = [v for v, need in zip((x, t), needs) if need]
+    grads = lib.autograd.grad(loss, wanted, grad)
+    return [loss.detach().numpy()] + [g.numpy() for g in grads]
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)],
+                         ids=["both", "input", "target"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("shape", [(9, 70), (5,), (), (0, 3), (33, 2)], ids=str)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_pointwise_loss_bits_match_torch(name, dtype, reduction, shape, layout, needs):
+    """Values and gradients bit for bit, an infinite difference's gradient (+-grad, was NaN)
+    and the vectorised and scalar parts of torch's backward kernels included."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the mean of an empty loss)
+        got = _loss_run(lg, name, shape, dtype, reduction, layout, needs)
+        want = _loss_run(torch, name, shape, dtype, reduction, layout, needs)
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+
+
+@pytest.mark.parametrize("name", ["smooth_l1", "huber"])
+def test_pointwise_loss_create_graph_value_matches_torch(name):
+    """The create_graph node's value is torch's kernel's too (an infinite difference: +-grad)."""
+    results = []
+    for lib in (lg, torch):
+        x = lib.tensor(_special_values((4, 40)), dtype=lib.float32, requires_grad=True)
+        t = lib.tensor(np.random.default_rng(2).standard_normal((4, 40)), dtype=lib.float32)
+        g, = lib.autograd.grad(LOSSES[name](lib, x, t, "mean"), x, create_graph=True)
+        results.append((g.detach().numpy(), g.grad_fn.name()))
+    _same_bits(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("slope", [0.01, 0.1, 1.0, 0.0, 2.5, -0.3])
+def test_leaky_relu_bits_match_torch(slope, dtype, layout):
+    results = []
+    for lib in (lg, torch):
+        x = _input(lib, _special_values((9, 70), seed=6), getattr(lib, dtype),
+                   layout).requires_grad_(True)
+        out = _F(lib).leaky_relu(x, slope)
+        grad = lib.tensor(np.random.default_rng(3).standard_normal((9, 70)),
+                          dtype=getattr(lib, dtype))
+        out.backward(grad)
+        inplace = _F(lib).leaky_relu(x.detach().clone(), slope, inplace=True)
+        results.append([out.detach().numpy(), x.grad.numpy(), inplace.numpy()])
+    for got, want in zip(*results):
+        _same_bits(got, want)
