@@ -4,8 +4,8 @@ test_double_backward_nodes.py's pattern, for the ops added after it).
 group_norm: torch's create_graph backward is the composite
 infinitely_differentiable_native_group_norm_backward (ViewBackward0 over AddBackward0 /
 SumBackward1 nodes, no NativeGroupNormBackwardBackward0); instance_norm records batch norm's
-NativeBatchNormBackwardBackward0 through its views; kl_div and a 3-d
-scaled_dot_product_attention are composites. For each op and every subset of its
+NativeBatchNormBackwardBackward0 through its views; grid_sample one
+GridSampler2DBackwardBackward0 node (edges grad_output, input, grid); kl_div a composite. For each op and every subset of its
 differentiable inputs: the first derivatives' requires_grad, grad_fn and next_functions (two
 levels), second and third derivatives equal torch's in float64 (and float32 within rounding),
 gradgradcheck (float64) of the first derivatives, and an empty batch as torch's.
@@ -51,6 +51,17 @@ CASES = {
     "instance_norm_running": (lambda lib, x: _F(lib).instance_norm(
         x, lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype), use_input_stats=True),
         (((2, 3, 4), A),), (0,)),
+    "grid_sample": (lambda lib, x, g: _F(lib).grid_sample(x, g * 1.3, align_corners=False),
+                    (((2, 2, 3, 4), A), ((2, 3, 2, 2), U)), (0, 1)),
+    "grid_sample_border": (lambda lib, x, g: _F(lib).grid_sample(
+        x, g * 1.3, padding_mode="border", align_corners=True),
+        (((1, 2, 4, 3), A), ((1, 2, 3, 2), U)), (0, 1)),
+    "grid_sample_reflection": (lambda lib, x, g: _F(lib).grid_sample(
+        x, g * 1.3, padding_mode="reflection", align_corners=False),
+        (((1, 1, 3, 3), A), ((1, 4, 2, 2), U)), (0, 1)),
+    "grid_sample_nearest": (lambda lib, x, g: _F(lib).grid_sample(
+        x, g * 1.3, mode="nearest", align_corners=True),
+        (((1, 2, 3, 4), A), ((1, 2, 3, 2), U)), (0, 1)),
     "kl_div_batchmean": (lambda lib, x, t: _F(lib).kl_div(x, t, reduction="batchmean"),
                          (((3, 4), A), ((3, 4), U)), (0, 1)),
     "kl_div_log_target": (lambda lib, x, t: _F(lib).kl_div(x, t, reduction="sum",
