@@ -252,3 +252,73 @@ def test_leaky_relu_bits_match_torch(slope, dtype, layout):
         results.append([out.detach().numpy(), x.grad.numpy(), inplace.numpy()])
     for got, want in zip(*results):
         _same_bits(got, want)
+
+
+# -- edge inputs of activations and losses ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_of_a_0d_tensor_matches_torch(dtype, approximate):
+    """float32 gelu of a 0-d tensor raised TypeError ('underlying buffer is not writable': MKL
+    was handed a NumPy scalar); its gradients too."""
+    results = []
+    for lib in (lg, torch):
+        x = lib.tensor(0.7, dtype=getattr(lib, dtype), requires_grad=True)
+        out = _F(lib).gelu(x, approximate=approximate)
+        first, = lib.autograd.grad(out, x, create_graph=True)
+        second, = lib.autograd.grad(first, x)
+        results.append([t.detach().numpy() for t in (out, first, second)])
+    for got, want in zip(*results):
+        assert got.shape == want.shape == ()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def _outcome(call):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = call()
+            result = ("ok", tuple(out.shape), out.dtype.is_floating_point,
+                      np.nan_to_num(out.detach().double().numpy(), nan=123.0).round(6).tolist())
+        except Exception as error:  # noqa: BLE001 - the type and message are compared
+            result = ("error", type(error).__name__, str(error).splitlines()[0])
+    return result, sorted({w.category.__name__ for w in caught})
+
+
+EDGE_CALLS = {
+    **{f"{name}_mean_of_empty": (lambda lib, name=name: getattr(_F(lib), name)(
+        lib.zeros(0, 3), lib.zeros(0, 3))) for name in
+       ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss",
+        "binary_cross_entropy", "binary_cross_entropy_with_logits")},
+    **{f"{name}_{reduction}_delta_{delta}": (
+        lambda lib, reduction=reduction, delta=delta: _F(lib).huber_loss(
+            lib.tensor([1.0, 2.0]), lib.tensor([2.0, 1.0]), reduction=reduction, delta=delta))
+       for name in ("huber",) for reduction in ("mean", "none") for delta in (0.0, -1.0)},
+    **{f"{name}_{kind}": (lambda lib, name=name, kind=kind: getattr(_F(lib), name)(
+        lib.tensor([1, 2, 3]) if kind == "int" else lib.tensor([True, False]),
+        lib.tensor([1, 0, 2]) if kind == "int" else lib.tensor([True, True])))
+       for name in ("mse_loss", "smooth_l1_loss", "huber_loss") for kind in ("int", "bool")},
+    **{f"{name}_{kind}": (lambda lib, name=name, kind=kind: getattr(_F(lib), name)(
+        lib.tensor([1, -2, 3]) if kind == "int" else lib.tensor([True, False])))
+       for name in ("elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "hardswish",
+                    "hardsigmoid", "leaky_relu", "logsigmoid", "softshrink", "hardshrink",
+                    "rrelu", "relu", "relu6", "hardtanh")
+       for kind in ("int", "bool")},
+    "threshold_bool": lambda lib: _F(lib).threshold(lib.tensor([True, False]), 0.5, 2.0),
+    "threshold_int": lambda lib: _F(lib).threshold(lib.tensor([1, -2]), 0, 7),
+    "relu_bool_method": lambda lib: lib.tensor([True, False]).relu(),
+    "leaky_relu_inplace_int": lambda lib: _F(lib).leaky_relu(lib.tensor([1, -2]), inplace=True),
+    "elu_inplace_int": lambda lib: _F(lib).elu(lib.tensor([1, -2]), inplace=True),
+    "hardtanh_inplace_bool": lambda lib: _F(lib).hardtanh(lib.tensor([True]), inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_CALLS))
+def test_activation_and_loss_edge_inputs_match_torch(name):
+    """The mean of an empty loss is NaN without NumPy's warning; huber_loss refuses a
+    non-positive delta; integer and bool inputs get torch's error where its kernels have no
+    integer form (they were computed in float or as integers)."""
+    assert _outcome(lambda: EDGE_CALLS[name](lg)) == _outcome(lambda: EDGE_CALLS[name](torch))

@@ -33,6 +33,16 @@ def _float(a: np.ndarray) -> np.ndarray:
     return _promote.float_result(a)
 
 
+def _floating(a: np.ndarray, kernel: str) -> np.ndarray:
+    """``a`` (floating); an integer or bool array gets torch's error for its kernel, which has
+    no integer form: ``"elu_cpu" not implemented for 'Long'``."""
+    if a.dtype.kind in "iub":
+        from .elementwise import _legacy_name
+
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_legacy_name(a)}\'')
+    return _float(a)
+
+
 def _mask(condition: np.ndarray, like: np.ndarray):
     """A constant 0/1 tensor in ``like``'s dtype."""
     from ..tensor import _wrap
@@ -206,6 +216,7 @@ class LeakyRelu(Op):
 
     @staticmethod
     def forward(ctx, a, negative_slope):
+        _floating(a, "leaky_relu_cpu")
         if 0 < negative_slope <= 1 and a.dtype in _select_dtypes[1:]:
             # a slope in (0, 1] keeps the larger of x and slope * x (zeros' signs, NaN and
             # infinities alike): one maximum, ~0.4 ms for 2**20 float32 where the select took
@@ -230,7 +241,7 @@ class Elu(Op):
 
     @staticmethod
     def forward(ctx, a, alpha, scale, input_scale):
-        a = _float(a)
+        a = _floating(a, "elu_cpu")
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
             return _sleef_unary.elu(a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
@@ -314,7 +325,7 @@ class Gelu(Op):
 
     @staticmethod
     def forward(ctx, a, approximate):
-        a = _float(a)
+        a = _floating(a, "GeluKernelImpl")
         if a.dtype == np.float32:
             return _gelu32(a, approximate)
         x = a.astype(np.float64)
@@ -391,6 +402,8 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
     computes it (with its own erf polynomial, so the exact form is torch's on about half of
     the elements; the tanh form on 99%: float64 arithmetic rounded once gave 33% and 52%, at
     several times the cost)."""
+    if a.ndim == 0:  # (NumPy's arithmetic gives a 0-d operand a scalar: no in-place steps)
+        return _gelu32(a.reshape(1), approximate).reshape(())
     f = np.float32
     if approximate == "tanh":
         inner = a * a
@@ -409,6 +422,8 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
 
 def _gelu32_backward(grad: np.ndarray, a: np.ndarray, approximate: str) -> np.ndarray:
     """float32 gelu_backward, as _gelu32."""
+    if a.ndim == 0:  # (see _gelu32; the incoming gradient is 0-d too)
+        return _gelu32_backward(np.reshape(grad, 1), a.reshape(1), approximate).reshape(())
     f = np.float32
     if approximate == "tanh":
         square = a * a
@@ -472,7 +487,7 @@ class Silu(Op):
         if a.dtype.kind == "c":  # x / (1 + exp(-x)), as torch's complex kernel
             with np.errstate(all="ignore"):
                 return np.asarray(a / (1 + np.exp(-a)))
-        a = _float(a)
+        a = _floating(a, "silu_cpu")
         if a.dtype == np.float32:
             from . import _float_kernels
 
@@ -510,7 +525,7 @@ class Softplus(Op):
 
     @staticmethod
     def forward(ctx, a, beta, threshold):
-        return _softplus(_float(a), beta, threshold)
+        return _softplus(_floating(a, "softplus_cpu"), beta, threshold)
 
     def backward(self, grad):
         x = self.saved("self")
@@ -545,7 +560,7 @@ class Mish(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "mish_cpu")
         return a * np.tanh(_softplus(a, 1.0, 20.0))
 
     def backward(self, grad):
@@ -567,6 +582,8 @@ class Hardtanh(Op):
 
     @staticmethod
     def forward(ctx, a, min_val, max_val):
+        if a.dtype == np.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         return np.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
 
     def backward(self, grad):

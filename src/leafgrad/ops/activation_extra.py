@@ -8,7 +8,7 @@ import numpy as np
 
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
-from .activation import _float, _vectorised_nan, kernel_tensor
+from .activation import _float, _floating, _vectorised_nan, kernel_tensor
 from . import _layout, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
@@ -66,6 +66,7 @@ class Hardshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
+        _floating(a, "hardshrink_cpu")
         # torch: (x >= -lambd && x <= lambd) ? 0 : x, so NaN passes through
         return _where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
 
@@ -88,6 +89,7 @@ class Softshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
+        _floating(a, "softshrink_check")
         # torch: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so NaN passes
         # through and -0. stays -0.
         shrink = a.dtype.type(lambd)
@@ -112,7 +114,7 @@ class Hardsigmoid(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "hardsigmoid_cpu")
         return np.clip(a / a.dtype.type(6) + a.dtype.type(0.5), 0, 1).astype(a.dtype)
 
     def backward(self, grad):
@@ -141,7 +143,7 @@ class Hardswish(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "hardswish_cpu")
         return (a * np.clip(a + a.dtype.type(3), 0, 6) / a.dtype.type(6)).astype(a.dtype)
 
     def backward(self, grad):
@@ -180,7 +182,7 @@ class LogSigmoid(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "log_sigmoid_cpu")
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
             return _sleef_unary.log_sigmoid(a)
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
@@ -217,6 +219,8 @@ class Threshold(Op):
 
     @staticmethod
     def forward(ctx, a, threshold, value):
+        if a.dtype == np.bool_:
+            raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
         return _where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
@@ -394,7 +398,7 @@ class RreluWithNoise(Op):
 
     @staticmethod
     def forward(ctx, a, noise, lower, upper, training):
-        return _layout.contiguous(_float(a) * noise)
+        return _layout.contiguous(_floating(a, "leaky_relu_cpu") * noise)
 
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
 

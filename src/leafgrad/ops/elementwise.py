@@ -970,7 +970,7 @@ class Relu(Op):
     @staticmethod
     def forward(ctx, a):
         if a.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+            raise RuntimeError("Boolean inputs not supported for relu")
         # torch keeps x unless x < 0, so relu(-0.) is -0. and NaN stays NaN. np.maximum is
         # ~4x faster than np.where here (benchmarks/bench_nn.py); with the zero first it
         # returns that zero only where it is strictly greater, on the machines where

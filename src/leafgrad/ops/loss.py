@@ -33,6 +33,8 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
                 return np.asarray(total / values.dtype.type(values.size))
             return total
     if reduction == "mean":
+        if not values.size:  # torch: NaN, without NumPy's "Mean of empty slice" warning
+            return np.full((), np.nan, dtype=values.dtype)
         return np.asarray(values.mean(dtype=values.dtype))
     if reduction == "sum":
         return np.asarray(values.sum(dtype=values.dtype))
@@ -82,12 +84,18 @@ class _Pointwise(Op):
     """A loss over ``input - target`` (broadcast), then reduced."""
 
     __slots__ = ()
+    integer_kernel = None  # torch's kernel name in its error for integer and bool operands
     inputs = ("self", "target")
     saves = {"self": ("self", "target"), "target": ("self", "target")}
 
     @classmethod
     def forward(cls, ctx, a, target, reduction, **params):
         a, target = _promote.binary(a, target)
+        if a.dtype.kind in "iub" and cls.integer_kernel is not None:
+            from .elementwise import _legacy_name
+
+            raise NotImplementedError(
+                f'"{cls.integer_kernel}" not implemented for \'{_legacy_name(a)}\'')
         into = getattr(cls, "pointwise_into", None)
         if into is not None and a.dtype in _KERNEL_DTYPES and a.shape == target.shape \
                 and a.ndim:
@@ -148,6 +156,7 @@ class MseLoss(_Pointwise):
     complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
+    integer_kernel = "mse_cpu"
     torch_names = ("nn.functional.mse_loss",)
 
     @staticmethod
@@ -166,6 +175,7 @@ class SmoothL1Loss(_Pointwise):
     complex_message = '"smooth_l1_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
+    integer_kernel = "smooth_l1_cpu"
     torch_names = ("nn.functional.smooth_l1_loss",)
 
     @staticmethod
@@ -213,6 +223,7 @@ class HuberLoss(_Pointwise):
     vmap = batch.loss
     broadcasts = True
     bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
+    integer_kernel = "huber_cpu"
     torch_names = ("nn.functional.huber_loss",)
 
     @classmethod
