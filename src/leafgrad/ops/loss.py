@@ -33,8 +33,9 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
                 return np.asarray(total / values.dtype.type(values.size))
             return total
     if reduction == "mean":
-        if not values.size:  # torch: NaN, without NumPy's "Mean of empty slice" warning
-            return np.full((), np.nan, dtype=values.dtype)
+        if not values.size:  # torch's 0 / 0 (its bits), without NumPy's "Mean of empty slice"
+            with np.errstate(invalid="ignore"):
+                return np.divide(np.zeros((), values.dtype), values.dtype.type(0))
         return np.asarray(values.mean(dtype=values.dtype))
     if reduction == "sum":
         return np.asarray(values.sum(dtype=values.dtype))
