@@ -38,6 +38,30 @@ def _np_erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
+_TARGETS = {}  # shape -> a fixed float32 target for the losses
+
+
+def _target_array(shape) -> np.ndarray:
+    shape = tuple(shape)
+    if shape not in _TARGETS:
+        _TARGETS[shape] = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    return _TARGETS[shape]
+
+
+def _target(lib, a):
+    return lib.tensor(_target_array(a.shape))
+
+
+def _np_smooth_l1(d):
+    z = np.abs(d)
+    return np.where(z < 1, np.float32(0.5) * z * z, z - np.float32(0.5))
+
+
+def _np_huber(d, delta):
+    z = np.abs(d)
+    return np.where(z < delta, np.float32(0.5) * z * z, delta * (z - np.float32(0.5) * delta))
+
+
 # name -> (leafgrad/torch forward, NumPy forward, NumPy backward (g, a, y) -> grad)
 CASES = {
     "relu": (lambda lib, a: lib.relu(a),
@@ -68,6 +92,15 @@ CASES = {
                             a, (a > 0.5).to(a.dtype), reduction="none"),
                         lambda a: np.logaddexp(np.float32(0), a) - a * (a > 0.5),
                         lambda g, a, y: g * (_np_sigmoid(a) - (a > 0.5))),
+    "clamp": (lambda lib, a: a.clamp(-0.5, 0.5),
+              lambda a: np.clip(a, np.float32(-0.5), np.float32(0.5)),
+              lambda g, a, y: g * ((a >= -0.5) & (a <= 0.5))),
+    "smooth_l1": (lambda lib, a: lib.nn.functional.smooth_l1_loss(a, _target(lib, a)),
+                  lambda a: _np_smooth_l1(a - _target_array(a.shape)).mean(),
+                  lambda g, a, y: g / a.size * np.clip(a - _target_array(a.shape), -1, 1)),
+    "huber": (lambda lib, a: lib.nn.functional.huber_loss(a, _target(lib, a), delta=0.5),
+              lambda a: _np_huber(a - _target_array(a.shape), np.float32(0.5)).mean(),
+              lambda g, a, y: g / a.size * np.clip(a - _target_array(a.shape), -0.5, 0.5)),
     "sum_rows": (lambda lib, a: a.sum(1),
                  lambda a: a.sum(1),
                  lambda g, a, y: np.broadcast_to(g[:, None], a.shape).copy()),

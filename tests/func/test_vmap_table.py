@@ -69,6 +69,7 @@ LOOP_FALLBACK = {
     "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
     "BatchNormEvalBackward", "LayerNormBackward", "SoftplusBackward", "HardswishBackward",
     "LogSigmoidBackward", "GluBackward", "PreluBackward", "RreluWithNoiseBackward",
+    "GridSampler2dBackward",
     # added with the training-stack gaps (issue 8), no rule yet: the upsampling adjoints (their
     # input_size holds N), CTC, multilabel margin and embedding-bag losses
     "CtcLoss", "EmbeddingBag", "MultilabelMarginLoss",

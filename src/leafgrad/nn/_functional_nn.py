@@ -564,6 +564,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_shape(input, target, "huber_loss")
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     shape = input.shape
     input, target = _expanded(input, target)
     if weight is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._double_backward import RecordedFormula, records_double_backward
 from ..ops.registry import Op, register
 
 __all__ = ["grid_sample"]
@@ -87,7 +88,8 @@ class GridSampler2d(Op):
 
     node = "GridSampler2DBackward0"
     inputs = ("input", "grid")
-    saves = {"input": ("grid",), "grid": ("input", "grid")}
+    # the input also for its own gradient: a create_graph backward's node has its edge
+    saves = {"input": ("input", "grid"), "grid": ("input", "grid")}
     torch_names = ("nn.functional.grid_sample",)
 
     @staticmethod
@@ -109,48 +111,16 @@ class GridSampler2d(Op):
         return out
 
     def backward(self, grad):
-        from ..tensor import _wrap
-
         p = self._params
-        mode, padding, align = p["mode"], p["padding"], p["align_corners"]
-        grid = self.saved("grid")
-        shape = self.input_shape(0)
-        n, c, height, width = shape
-        gx, gy = grid[..., 0], grid[..., 1]
-        ix = _source_index(gx, width, padding, align, None)
-        iy = _source_index(gy, height, padding, align, None)
         want_input, want_grid = self.needs_grad(0), self.needs_grad(1)
-        grad_input = grad_grid = None
-        if mode == 1:
-            xs = np.rint(ix._data).astype(np.int64)
-            ys = np.rint(iy._data).astype(np.int64)
-            inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
-            if want_input:
-                grad_input = _scatter(grad, [(xs, ys, inside, None)], shape)
-            if want_grid:
-                grad_grid = grid * 0
-            return grad_input, grad_grid
-        x0, y0, corners = _corners(ix._data, iy._data, width, height)
-        fx = ix - _wrap(x0)
-        fy = iy - _wrap(y0)
-        weights = ((1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy)
-        if want_input:
-            grad_input = _scatter(grad, [(xs, ys, inside, w) for (xs, ys, inside), w in
-                                         zip(corners, weights)], shape)
-        if want_grid:
-            x_in = self.saved("input")
-            flat = x_in.reshape(n, c, height * width)
-            values = [_gather_t(flat, xs, ys, inside, width) for xs, ys, inside in corners]
-            nw, ne, sw, se = values
-            # d(sample)/d(ix) and d(sample)/d(iy), per channel
-            d_ix = (ne - nw) * (1 - fy).unsqueeze(1) + (se - sw) * fy.unsqueeze(1)
-            d_iy = (sw - nw) * (1 - fx).unsqueeze(1) + (se - ne) * fx.unsqueeze(1)
-            g_ix = (grad * d_ix).sum(1) * _wrap(_coordinate_slope(gx._data, width, padding,
-                                                                 align))
-            g_iy = (grad * d_iy).sum(1) * _wrap(_coordinate_slope(gy._data, height, padding,
-                                                                 align))
-            grad_grid = _stack_last(g_ix, g_iy)
-        return grad_input, grad_grid
+        x = self.saved("input")
+        if records_double_backward():  # torch's GridSampler2DBackwardBackward0 (one node)
+            return GridSampler2dBackward.apply(
+                grad, x, self.saved("grid"),
+                mode=p["mode"], padding=p["padding"], align_corners=p["align_corners"],
+                mask=(want_input, want_grid))
+        return _backward_formula(grad, x, self.saved("grid"), self.input_shape(0), p["mode"],
+                                 p["padding"], p["align_corners"], want_input, want_grid)
 
     def jvp(self, tangents, primals, result):
         # torch has no forward-mode formula for grid_sampler_2d; this differentiates the
@@ -161,6 +131,83 @@ class GridSampler2d(Op):
         return jvp_by_decomposition(
             lambda x, grid: _sample_composite(x, grid, p["mode"], p["padding"],
                                               p["align_corners"]), primals, tangents)
+
+
+def _backward_formula(grad, x_in, grid, shape, mode, padding, align, want_input, want_grid):
+    """(grad_input, grad_grid) of grid_sample as Tensor ops (ATen's sums); ``x_in`` is only
+    read for the grid's gradient."""
+    from ..tensor import _wrap
+
+    n, c, height, width = shape
+    gx, gy = grid[..., 0], grid[..., 1]
+    ix = _source_index(gx, width, padding, align, None)
+    iy = _source_index(gy, height, padding, align, None)
+    grad_input = grad_grid = None
+    if mode == 1:
+        xs = np.rint(ix._data).astype(np.int64)
+        ys = np.rint(iy._data).astype(np.int64)
+        inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+        if want_input:
+            grad_input = _scatter(grad, [(xs, ys, inside, None)], shape)
+        if want_grid:  # (zeros, as torch's: no graph to the grid, and no -0.)
+            from .. import zeros_like
+
+            grad_grid = zeros_like(grid)
+        return grad_input, grad_grid
+    x0, y0, corners = _corners(ix._data, iy._data, width, height)
+    fx = ix - _wrap(x0)
+    fy = iy - _wrap(y0)
+    weights = ((1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy)
+    if want_input:
+        grad_input = _scatter(grad, [(xs, ys, inside, w) for (xs, ys, inside), w in
+                                     zip(corners, weights)], shape)
+    if want_grid:
+        flat = x_in.reshape(n, c, height * width)
+        values = [_gather_t(flat, xs, ys, inside, width) for xs, ys, inside in corners]
+        nw, ne, sw, se = values
+        # d(sample)/d(ix) and d(sample)/d(iy), per channel
+        d_ix = (ne - nw) * (1 - fy).unsqueeze(1) + (se - sw) * fy.unsqueeze(1)
+        d_iy = (sw - nw) * (1 - fx).unsqueeze(1) + (se - ne) * fx.unsqueeze(1)
+        g_ix = (grad * d_ix).sum(1) * _wrap(_coordinate_slope(gx._data, width, padding,
+                                                             align))
+        g_iy = (grad * d_iy).sum(1) * _wrap(_coordinate_slope(gy._data, height, padding,
+                                                             align))
+        grad_grid = _stack_last(g_ix, g_iy)
+    return grad_input, grad_grid
+
+
+@register
+class GridSampler2dBackward(RecordedFormula, Op):
+    """torch's grid_sampler_2d_backward(grad_output, input, grid) recorded by a create_graph
+    backward: one node (GridSampler2DBackwardBackward0) with edges to all three and outputs
+    (grad_input, grad_grid); its value is the plain backward's formula, its own gradient that
+    formula's (ops/_double_backward.py, Note: recorded formulas)."""
+
+    node = "GridSampler2DBackwardBackward0"
+    inputs = ("grad_output", "input", "grid")
+    saves = {name: ("grad_output", "input", "grid") for name in ("grad_output", "input", "grid")}
+    torch_names = ()
+
+    @classmethod
+    def apply(cls, grad, x, grid, mask, **params):
+        outputs = super().apply(grad, x, grid, mask=mask, **params)
+        return tuple(out if wanted else None for out, wanted in zip(outputs, mask))
+
+    def backward(self, grads):
+        results = list(super().backward(grads))
+        if (self._params["mode"] == 1 and results[2] is None and grads[0] is not None
+                and self.needs_grad(2)):
+            # nearest: grad_input's gradient in the grid is torch's defined zeros (the
+            # formula's indices are constants here, so it found no path)
+            from .. import zeros_like
+
+            results[2] = zeros_like(self.saved("grid"))
+        return tuple(results)
+
+    @staticmethod
+    def formula(grad, x, grid, mode, padding, align_corners, mask):
+        return _backward_formula(grad, x, grid, tuple(x.shape), mode, padding, align_corners,
+                                 *mask)
 
 
 def _sample_composite(x, grid, mode, padding, align):

@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _isa, _mkl
+from . import _blas, _isa, _layout, _mkl
 
 _F32 = np.float32
 _F64 = np.float64
@@ -549,9 +549,8 @@ def pow_scalar(a: np.ndarray, exponent: float) -> np.ndarray:
 
 def _scalar_part_of(shape: tuple, operands: tuple):
     """``_scalar_part`` for a result of ``shape`` computed from broadcast operands: one run
-    when every operand is C-contiguous of that shape or a single element, runs along the
-    last dimension when each operand steps by one element (or stays) along it, else none.
-    (TensorIterator also merges other dimensions it can; such leftovers are not followed.)"""
+    when every operand is C-contiguous of that shape or a single element, else the runs
+    TensorIterator makes of them (_layout.vectorized_elements; a boolean index)."""
     first = operands[0]
     if all(op.shape == shape and op.strides == first.strides for op in operands):
         return _scalar_part(first)
@@ -561,14 +560,11 @@ def _scalar_part_of(shape: tuple, operands: tuple):
     if all(op.size == 1 or (op.shape == shape and op.flags.c_contiguous) for op in operands):
         tail = n % _PAIR
         return np.unravel_index(np.arange(n - tail, n), shape) if tail else None
-    views = [np.broadcast_to(op, shape) for op in operands]
-    if shape and all(v.strides[-1] in (0, v.itemsize) for v in views):
-        inner = shape[-1]
-        if inner < _PAIR:
-            return ...
-        tail = inner % _PAIR
-        return (Ellipsis, slice(inner - tail, inner)) if tail else None
-    return ...
+    # the runs as TensorIterator orders and merges them
+    vectorised = _layout.vectorized_elements(shape, operands, first.itemsize)
+    if vectorised is None:
+        return ...
+    return None if vectorised.all() else ~vectorised
 
 
 def pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -183,6 +183,8 @@ def kernel(name: str, a: np.ndarray, out: np.ndarray | None = None):
         target = np.positive(a)
     else:
         target = a.copy(order="K")
+        if target.__class__ is not np.ndarray:  # a NumPy scalar (0-d arithmetic gives one):
+            target = np.array(target)  # its copy is no writable buffer for MKL
     size = target.size
     if size < _CHUNK:
         if size:

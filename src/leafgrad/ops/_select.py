@@ -61,3 +61,16 @@ def where(mask: np.ndarray, a, b) -> np.ndarray:
     np.bitwise_and(chosen, diff, out=chosen)
     np.bitwise_xor(chosen, bbits, out=chosen)
     return chosen.view(dtype)
+
+
+def where_into(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.where(mask, a, b)`` written into ``a`` (a temporary the caller owns, of ``b``'s
+    float dtype and shape), bit for bit and branch-free at any size: ``a ^= b; a *= mask;
+    a ^= b`` on the bits (the product by the 0/1 mask keeps or clears ``a ^ b``), three passes
+    and no allocation where ``where`` above makes four arrays."""
+    itype = _BITS[a.dtype]
+    abits, bbits = a.view(itype), b.view(itype)
+    np.bitwise_xor(abits, bbits, out=abits)
+    np.multiply(abits, mask, out=abits)
+    np.bitwise_xor(abits, bbits, out=abits)
+    return a

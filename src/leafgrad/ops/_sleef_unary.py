@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels
+from . import _float_kernels, _layout
 from ._select import where as _where
 
 _F32 = np.float32
@@ -371,7 +371,8 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
     """torch's ``elu_backward`` kernel (not from the result) on float32 arrays: ``grad * scale``
     where ``x > 0``, else ``grad * input_scale * (alpha * scale) * exp(x * input_scale)``,
     multiplied left to right; SLEEF's expf in the vectors, glibc's on the leftover (where a
-    NaN ``x`` takes the ``grad * scale`` side, as the scalar op's ``x <= 0`` test does)."""
+    NaN ``x`` takes the ``grad * scale`` side, as the scalar op's ``x <= 0`` test does; the
+    vectors give NaN)."""
     negative_coefficient = _F32(alpha) * _F32(scale)
     positive_coefficient, input_coefficient = _F32(scale), _F32(input_scale)
     shape = np.broadcast_shapes(grad.shape, x.shape)
@@ -387,13 +388,11 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
                                               shape)[part]
         negative = grad * input_coefficient * negative_coefficient * grown
         out = _where(x > 0, grad * positive_coefficient, negative)
-        scalar_nan = np.broadcast_to(np.isnan(x), shape)
-        if part is Ellipsis:
+        nan = np.broadcast_to(np.isnan(x), shape)
+        if nan.any():  # the scalar op's NaN (_layout.vectorized_elements: which elements)
+            vectorised = _layout.vectorized_elements(shape, (grad, x), 4)
+            scalar_nan = nan if vectorised is None else nan & ~vectorised
             out = np.where(scalar_nan, grad * positive_coefficient, out)
-        elif part is not None:
-            keep = np.zeros(shape, bool)
-            keep[part] = True
-            out = np.where(scalar_nan & keep, grad * positive_coefficient, out)
     return out
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
-from .activation import _float, kernel_tensor
+from .activation import _float, _floating, _vectorised_nan, kernel_tensor
 from . import _layout, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
@@ -39,21 +39,16 @@ def _hardswish_middle(x: np.ndarray) -> np.ndarray:
     return (x > -3) & (x < 3)
 
 
-def _hardswish_above(x: np.ndarray) -> np.ndarray:
-    """1 where hardswish's gradient is the incoming one. A NaN input: torch's scalar loop falls
-    through to that branch (1), its vectorised loop computes grad * (x / 3 + 1/2) there and
-    keeps it (NaN). The vectorised loop covers whole pairs of 32-byte vectors of a contiguous
-    float32/float64 input (16 and 8 elements); the elements after the last pair take the scalar
-    loop (float16/bfloat16 inputs gave 1 in every position tried)."""
+def _hardswish_above(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """1 where hardswish's gradient is the incoming one. A NaN input: torch's scalar op falls
+    through to that branch (1), its vectorised op computes grad * (x / 3 + 1/2) there and keeps
+    it (NaN): which one depends on the element's place (Note: NaN in a vectorised blend, in
+    ops/activation.py)."""
     above = (~(x <= -3) & ~((x > -3) & (x < 3))).astype(x.dtype)
-    if x.dtype in (np.float32, np.float64) and x.flags.c_contiguous:
-        chunk = 2 * 32 // x.dtype.itemsize
-        vectorised = x.size - x.size % chunk
-        if vectorised:
-            head = x.reshape(-1)[:vectorised]
-            missing = np.isnan(head)
-            if missing.any():
-                above.reshape(-1)[:vectorised][missing] = np.nan
+    vectorised = _vectorised_nan(grad, x)
+    if vectorised is not None and vectorised.any():
+        above = np.array(np.broadcast_to(above, vectorised.shape))
+        above[vectorised] = np.nan
     return above
 
 
@@ -71,6 +66,7 @@ class Hardshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
+        _floating(a, "hardshrink_cpu")
         # torch: (x >= -lambd && x <= lambd) ? 0 : x, so NaN passes through
         return _where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
 
@@ -93,6 +89,7 @@ class Softshrink(Op):
 
     @staticmethod
     def forward(ctx, a, lambd):
+        _floating(a, "softshrink_check")
         # torch: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so NaN passes
         # through and -0. stays -0.
         shrink = a.dtype.type(lambd)
@@ -117,7 +114,7 @@ class Hardsigmoid(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "hardsigmoid_cpu")
         return np.clip(a / a.dtype.type(6) + a.dtype.type(0.5), 0, 1).astype(a.dtype)
 
     def backward(self, grad):
@@ -146,7 +143,7 @@ class Hardswish(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "hardswish_cpu")
         return (a * np.clip(a + a.dtype.type(3), 0, 6) / a.dtype.type(6)).astype(a.dtype)
 
     def backward(self, grad):
@@ -169,7 +166,7 @@ class HardswishBackward(ActivationBackward, Op):
     @staticmethod
     def formula(grad, x):
         data = x._data
-        above = kernel_tensor(_hardswish_above, data)
+        above = kernel_tensor(_hardswish_above, data, grad._data)
         middle = kernel_tensor(_hardswish_middle, data)
         return (grad * Where.apply(x / 3 + 0.5, above, condition=middle),)
 
@@ -185,7 +182,7 @@ class LogSigmoid(Op):
 
     @staticmethod
     def forward(ctx, a):
-        a = _float(a)
+        a = _floating(a, "log_sigmoid_cpu")
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
             return _sleef_unary.log_sigmoid(a)
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
@@ -222,6 +219,8 @@ class Threshold(Op):
 
     @staticmethod
     def forward(ctx, a, threshold, value):
+        if a.dtype == np.bool_:
+            raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
         return _where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):
@@ -399,7 +398,7 @@ class RreluWithNoise(Op):
 
     @staticmethod
     def forward(ctx, a, noise, lower, upper, training):
-        return _layout.contiguous(_float(a) * noise)
+        return _layout.contiguous(_floating(a, "leaky_relu_cpu") * noise)
 
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
 

@@ -970,7 +970,7 @@ class Relu(Op):
     @staticmethod
     def forward(ctx, a):
         if a.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+            raise RuntimeError("Boolean inputs not supported for relu")
         # torch keeps x unless x < 0, so relu(-0.) is -0. and NaN stays NaN. np.maximum is
         # ~4x faster than np.where here (benchmarks/bench_nn.py); with the zero first it
         # returns that zero only where it is strictly greater, on the machines where
@@ -1026,6 +1026,19 @@ class Clamp(Op):
 
         # torch's min(max(x, min), max): each step keeps its own operand on a tie (zeros' signs)
         out = a.astype(target, copy=False)
+        if target.kind == "f" and out.ndim:
+            # one np.clip (NaN propagates as through maximum and minimum; a missing bound is an
+            # infinite one) with one fix-up of zeros' signs where the value ties a zero bound:
+            # ~0.4 ms for 2**20 float32 where maximum, minimum and two fix-ups took ~3 ms
+            # (benchmarks/bench_large.py, clamp)
+            low = target.type(-np.inf if min is None else min)
+            high = target.type(np.inf if max is None else max)
+            # (a NaN bound, or two zero bounds, whose signs decide a tie between them: the two
+            # steps below)
+            if low == low and high == high and (low != 0 or high != 0):
+                clipped = np.clip(out, low, high)
+                # (bounds that cross give the upper one everywhere, ties none)
+                return clipped if low > high else keep_self_on_ties(clipped, out)
         if min is not None:
             out = keep_self_on_ties(np.asarray(np.maximum(out, target.type(min))), out)
         if max is not None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _cascade_sum, _promote, _sleef_unary
-from ._select import where as _where
+from ._select import where as _where, where_into
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
 from ._double_backward import records_double_backward, self_args, self_edge
-from .registry import Op, register
+from .registry import Op, array_kernel, plain_backward, register
+from ..tensor import _wrap
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -32,6 +33,9 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
                 return np.asarray(total / values.dtype.type(values.size))
             return total
     if reduction == "mean":
+        if not values.size:  # torch's 0 / 0 (its bits), without NumPy's "Mean of empty slice"
+            with np.errstate(invalid="ignore"):
+                return np.divide(np.zeros((), values.dtype), values.dtype.type(0))
         return np.asarray(values.mean(dtype=values.dtype))
     if reduction == "sum":
         return np.asarray(values.sum(dtype=values.dtype))
@@ -81,12 +85,23 @@ class _Pointwise(Op):
     """A loss over ``input - target`` (broadcast), then reduced."""
 
     __slots__ = ()
+    integer_kernel = None  # torch's kernel name in its error for integer and bool operands
     inputs = ("self", "target")
     saves = {"self": ("self", "target"), "target": ("self", "target")}
 
     @classmethod
     def forward(cls, ctx, a, target, reduction, **params):
         a, target = _promote.binary(a, target)
+        if a.dtype.kind in "iub" and cls.integer_kernel is not None:
+            from .elementwise import _legacy_name
+
+            raise NotImplementedError(
+                f'"{cls.integer_kernel}" not implemented for \'{_legacy_name(a)}\'')
+        into = getattr(cls, "pointwise_into", None)
+        if into is not None and a.dtype in _KERNEL_DTYPES and a.shape == target.shape \
+                and a.ndim:
+            # the same values, one temporary fewer per step (Note: pointwise loss kernels)
+            return _reduce(into(np.subtract(a, target), **params), reduction)
         return _reduce(cls.pointwise(a - target, **params), reduction)
 
     def backward(self, grad):
@@ -109,6 +124,16 @@ class _Pointwise(Op):
         # target swapped (slope(target - self)), not the negated input gradient: the two differ
         # in the sign of zeros (mse_loss(y, y): torch's gradients are both -0. under a negative
         # upstream gradient, leafgrad's summed to +0.: generated-program seed 32854)
+        kernel = getattr(self, "grad_kernel", None)
+        if kernel is not None and plain_backward() and _kernel_applies(grad, x, target):
+            # torch's <loss>_backward kernel on the arrays (Note: pointwise loss kernels)
+            if self.needs_grad(0):
+                grad_x = _wrap(array_kernel(kernel, x._data, target._data, grad._data,
+                                            reduction=reduction, **params))
+            if self.needs_grad(1):
+                grad_target = _wrap(array_kernel(kernel, target._data, x._data, grad._data,
+                                                 reduction=reduction, **params))
+            return grad_x, grad_target
         if self.needs_grad(0):
             grad_x = _unreduce(grad, shape, reduction) * self.slope(x - target, **params)
         if self.needs_grad(1):
@@ -132,6 +157,7 @@ class MseLoss(_Pointwise):
     complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
+    integer_kernel = "mse_cpu"
     torch_names = ("nn.functional.mse_loss",)
 
     @staticmethod
@@ -150,6 +176,7 @@ class SmoothL1Loss(_Pointwise):
     complex_message = '"smooth_l1_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
+    integer_kernel = "smooth_l1_cpu"
     torch_names = ("nn.functional.smooth_l1_loss",)
 
     @staticmethod
@@ -160,11 +187,29 @@ class SmoothL1Loss(_Pointwise):
         return _where(absolute < beta, 0.5 * diff * diff / beta, absolute - 0.5 * beta)
 
     @staticmethod
+    def pointwise_into(diff, beta):
+        """``pointwise(diff)`` computed in ``diff``'s memory and one more array."""
+        if beta == 0:
+            return np.abs(diff, out=diff)
+        dtype = diff.dtype.type
+        absolute = np.abs(diff, out=diff)
+        quadratic = np.multiply(absolute, dtype(0.5))
+        np.multiply(quadratic, absolute, out=quadratic)
+        np.divide(quadratic, dtype(beta), out=quadratic)
+        inside = absolute < beta
+        linear = np.subtract(absolute, dtype(0.5 * beta), out=absolute)
+        return where_into(inside, quadratic, linear)
+
+    @staticmethod
     def slope(diff, beta):
         from .activation import kernel_tensor
 
-        inside = kernel_tensor(_smooth_l1_inside, diff._data, beta=beta)
-        return inside * (diff / beta if beta else diff) + (1 - inside) * diff.sign()
+        from .math_logic import Where
+
+        # a select, not a blend by the mask: an infinite difference has slope +-1 (0 * inf
+        # was NaN)
+        inside = kernel_tensor(_smooth_l1_inside, diff._data, beta=beta) != 0
+        return Where.apply(diff / beta if beta else diff, diff.sign(), condition=inside)
 
 
 @register
@@ -179,6 +224,7 @@ class HuberLoss(_Pointwise):
     vmap = batch.loss
     broadcasts = True
     bfloat16_follows_self = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
+    integer_kernel = "huber_cpu"
     torch_names = ("nn.functional.huber_loss",)
 
     @classmethod
@@ -199,11 +245,25 @@ class HuberLoss(_Pointwise):
         return _where(absolute < delta, 0.5 * diff * diff, delta * (absolute - 0.5 * delta))
 
     @staticmethod
+    def pointwise_into(diff, delta):
+        """``pointwise(diff)`` computed in ``diff``'s memory and one more array."""
+        dtype = diff.dtype.type
+        absolute = np.abs(diff, out=diff)
+        quadratic = np.multiply(absolute, dtype(0.5))
+        np.multiply(quadratic, absolute, out=quadratic)
+        inside = absolute < delta
+        linear = np.subtract(absolute, dtype(0.5 * delta), out=absolute)
+        np.multiply(linear, dtype(delta), out=linear)
+        return where_into(inside, quadratic, linear)
+
+    @staticmethod
     def slope(diff, delta):
         from .activation import kernel_tensor
 
-        inside = kernel_tensor(_huber_inside, diff._data, delta=delta)
-        return inside * diff + (1 - inside) * diff.sign() * delta
+        from .math_logic import Where
+
+        inside = kernel_tensor(_huber_inside, diff._data, delta=delta) != 0
+        return Where.apply(diff, diff.sign() * delta, condition=inside)
 
 
 class _PointwiseBackward(Op):
@@ -227,8 +287,9 @@ class _PointwiseBackward(Op):
 
     @classmethod
     def forward(cls, ctx, grad, a, target, reduction, **params):
-        from ..tensor import _wrap
-
+        kernel = getattr(cls.loss, "grad_kernel", None)
+        if kernel is not None and _kernel_applies(grad, a, target):
+            return kernel(a, target, grad, reduction=reduction, **params)
         shape = tuple(np.broadcast_shapes(a.shape, target.shape))
         slope = cls.loss.slope(_wrap(a) - _wrap(target), **params)
         return (_unreduce(_wrap(grad), shape, reduction) * slope)._data
@@ -307,6 +368,100 @@ class HuberLossBackward(_PointwiseBackward):
 MseLoss.backward_op = MseLossBackward
 SmoothL1Loss.backward_op = SmoothL1LossBackward
 HuberLoss.backward_op = HuberLossBackward
+
+
+# Note: pointwise loss kernels
+# torch's smooth_l1_loss_backward and huber_loss_backward kernels (float32/64) compute
+# ``norm * slope * grad`` (norm: 1 / numel for a mean, else 1, in the dtype) with the slope
+# clipped: ``x / beta`` within [-1, 1] (smooth_l1), ``x`` within [-delta, delta] (huber), for
+# ``x = self - target``; their scalar op on each run's leftover (_layout.vectorized_elements)
+# branches instead, rounding in another order and with beta and delta as doubles: ``norm * x *
+# grad / beta`` and ``norm * x * grad`` inside, ``+-norm * grad`` and ``+-norm * grad * delta``
+# outside. (float16 takes the Tensor formula: torch computes it in float32.) One array pass per
+# step here, where the Tensor formula took ~15 (benchmarks/bench_large.py: smooth_l1, huber),
+# and it gives torch's bits (the formula was an ulp off on many elements of a mean, and NaN for
+# an infinite difference, where torch's slope is +-1).
+
+
+def _kernel_applies(grad, a, target) -> bool:
+    """Whether the array kernels above take these operands (Tensors or arrays): one float
+    dtype of NumPy's own (others take the Tensor formula)."""
+    dtype = getattr(a, "_data", a).dtype
+    return (dtype in _KERNEL_DTYPES and getattr(target, "_data", target).dtype == dtype
+            and getattr(grad, "_data", grad).dtype == dtype)
+
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _scalar_elements(x: np.ndarray, target: np.ndarray, grad: np.ndarray):
+    """The elements torch's kernel leaves to its scalar op: None (none), ``...`` (all) or an
+    index into the result."""
+    from . import _layout
+
+    shape = np.broadcast_shapes(x.shape, target.shape, grad.shape)
+    size = int(np.prod(shape))
+    pair = 64 // x.itemsize
+    if size < pair:
+        return ...
+    if all(op.size == 1 or (op.shape == shape and op.flags.c_contiguous)
+           for op in (x, target, grad)):
+        tail = size % pair
+        return np.unravel_index(np.arange(size - tail, size), shape) if tail else None
+    vectorized = _layout.vectorized_elements(shape, (x, target, grad), x.itemsize)
+    if vectorized is None:
+        return ...
+    return None if vectorized.all() else ~vectorized
+
+
+def _norm(x: np.ndarray, target: np.ndarray, reduction: str):
+    size = int(np.prod(np.broadcast_shapes(x.shape, target.shape)))
+    return x.dtype.type(1.0 / size if reduction == "mean" and size else 1.0)
+
+
+def _smooth_l1_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reduction: str,
+                    beta) -> np.ndarray:
+    """torch's ``smooth_l1_loss_backward(grad, x, target)`` on arrays of one float dtype (Note:
+    pointwise loss kernels)."""
+    dtype = x.dtype.type
+    norm = _norm(x, target, reduction)
+    diff = np.asarray(np.subtract(x, target))
+    out = np.empty(np.broadcast_shapes(diff.shape, grad.shape), dtype=diff.dtype)
+    np.divide(diff, dtype(beta), out=out)
+    np.clip(out, dtype(-1), dtype(1), out=out)
+    np.multiply(out, norm, out=out)
+    np.multiply(out, grad, out=out)
+    part = _scalar_elements(x, target, grad)
+    if part is not None:  # the scalar op: beta a double there
+        d = np.broadcast_to(diff, out.shape)[part]
+        g = np.broadcast_to(grad, out.shape)[part]
+        inside = (np.asarray(norm * d * g, dtype=np.float64) / beta).astype(out.dtype)
+        out[part] = np.where(d <= -beta, -norm * g, np.where(d >= beta, norm * g, inside))
+    return out
+
+
+def _huber_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reduction: str,
+                delta) -> np.ndarray:
+    """torch's ``huber_loss_backward(grad, x, target)`` on arrays of one float dtype (Note:
+    pointwise loss kernels)."""
+    dtype = x.dtype.type
+    norm = _norm(x, target, reduction)
+    diff = np.asarray(np.subtract(x, target))
+    out = np.empty(np.broadcast_shapes(diff.shape, grad.shape), dtype=diff.dtype)
+    np.clip(diff, dtype(-delta), dtype(delta), out=out)
+    np.multiply(out, norm, out=out)
+    np.multiply(out, grad, out=out)
+    part = _scalar_elements(x, target, grad)
+    if part is not None:  # the scalar op: delta a double there
+        d = np.broadcast_to(diff, out.shape)[part]
+        g = np.broadcast_to(grad, out.shape)[part]
+        outside = (np.asarray(norm * g, dtype=np.float64) * delta).astype(out.dtype)
+        out[part] = np.where(d <= -delta, -outside, np.where(d >= delta, outside, norm * d * g))
+    return out
+
+
+SmoothL1Loss.grad_kernel = staticmethod(_smooth_l1_grad)
+HuberLoss.grad_kernel = staticmethod(_huber_grad)
 
 
 def _strictly_inside(data: np.ndarray, bound) -> np.ndarray:

@@ -275,8 +275,110 @@ class LayerNormBackward(BatchNormBackward):
         return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
 
 
+def _grouped_sizes(shape: tuple, groups: int) -> tuple:
+    """(N, G, C // G * HxW), without -1 (an empty batch leaves it ambiguous)."""
+    return (shape[0], groups, int(np.prod(shape[1:], dtype=np.int64)) // groups)
+
+
+def _make_group_norm_statistics():
+    class GroupNormStatistics(Op):
+        """native_group_norm's mean and rstd outputs, (N, G), as the create_graph composite
+        reads them: a node with edges (input, weight, bias), named as the forward's, whose
+        gradient reaches the input only (torch's var_mean_backward) and is recorded again.
+        Not in the op table (only GroupNormComposite makes it)."""
+
+        node = "NativeGroupNormBackward0"
+        inputs = ("input", "weight", "bias")
+        saves = {"input": ("input",)}
+        multi_output = True
+        torch_names = ()
+
+        @staticmethod
+        def forward(ctx, x, weight, bias, num_groups, eps):
+            flat = x.reshape(_grouped_sizes(x.shape, num_groups))
+            if not flat.size:
+                shape = flat.shape[:2]
+                return np.zeros(shape, x.dtype), np.zeros(shape, x.dtype)
+            mean = flat.mean(axis=2)
+            rstd = 1 / np.sqrt(flat.var(axis=2) + eps)
+            return mean.astype(x.dtype), rstd.astype(x.dtype)
+
+        def backward(self, grads):
+            dmean, drstd = grads
+            if not self.needs_grad(0) or (dmean is None and drstd is None):
+                return None, None, None
+            x = self.saved("input")
+            flat = x.reshape(_grouped_sizes(tuple(x.shape), self._params["num_groups"]))
+            count = flat.shape[2]
+            grad = None
+            if dmean is not None:
+                grad = dmean.unsqueeze(-1).expand(tuple(flat.shape)) / count
+            if drstd is not None:
+                mean = stat_mean(flat, (2,), True)
+                centred = flat - mean
+                rstd = (stat_mean(centred * centred, (2,), True) + self._params["eps"]).rsqrt()
+                dvar = -0.5 * rstd * rstd * rstd * drstd.unsqueeze(-1)
+                term = dvar * 2 * centred / count
+                grad = term if grad is None else grad + term
+            return grad.reshape(tuple(x.shape)), None, None
+
+    from .registry import _save_plan
+
+    GroupNormStatistics._save_plan = _save_plan(GroupNormStatistics)
+    GroupNormStatistics.__name__ = GroupNormStatistics.__qualname__ = GroupNormStatistics.node
+    return GroupNormStatistics
+
+
+_GroupNormStatistics = _make_group_norm_statistics()
+
+
+class GroupNormComposite:
+    """What a create_graph backward of group_norm records: torch's
+    ``infinitely_differentiable_native_group_norm_backward`` (derivatives.yaml takes it
+    whenever grad mode is on), a composite of ordinary ops over the input viewed as (N, G, D,
+    HxW), with the statistics recomputed from the input here (torch reads the forward's
+    mean and rstd outputs, whose gradients reach the input through the forward's node: the
+    same derivative). Its nodes are torch's: ViewBackward0 over AddBackward0 for the input,
+    ViewBackward0 over SumBackward1 for weight and bias."""
+
+    @staticmethod
+    def record(node, grad, x, weight, mask):
+        p = node._params
+        shape = node.input_shape(0)
+        n, channels = shape[0], shape[1]
+        groups = p["num_groups"]
+        per_group = channels // groups
+        spatial = int(np.prod(shape[2:], dtype=np.int64))
+        scale = 1.0 / (per_group * spatial) if per_group * spatial else float("inf")
+        grad_4d = grad.reshape(n, groups, per_group, spatial)
+        grad_x = grad_w = grad_b = None
+        db = grad_4d.sum(3).unsqueeze_(-1)
+        if mask[0] or mask[1]:
+            x_4d = x.reshape(n, groups, per_group, spatial)
+            bias = node.saved("bias") if (node._saved or {}).get("bias") is not None else None
+            mean, rstd = _GroupNormStatistics.apply(x, weight, bias, num_groups=groups,
+                                                    eps=p["eps"])
+            mean, rstd = mean.reshape(n, groups, 1, 1), rstd.reshape(n, groups, 1, 1)
+            ds = (grad_4d * x_4d).sum(3).unsqueeze_(-1)
+        if mask[0]:
+            gamma = weight.reshape(1, groups, per_group, 1) if weight is not None else None
+            rstd_cube = rstd * rstd * rstd
+            a = rstd * gamma if gamma is not None else rstd
+            b = ((ds * gamma).sum(2) if gamma is not None else ds.sum(2)).unsqueeze_(-2)
+            c = ((db * gamma).sum(2) if gamma is not None else db.sum(2)).unsqueeze_(-2)
+            b = (c * mean - b) * rstd_cube * scale
+            c = -b * mean - c * rstd * scale
+            grad_x = (a * grad_4d + b * x_4d + c).reshape(shape)
+        if mask[1]:
+            grad_w = ((ds - db * mean) * rstd).sum(0).reshape(node.input_shape(1))
+        if mask[2]:
+            grad_b = db.sum(0).reshape(node.input_shape(2))
+        return grad_x, grad_w, grad_b
+
+
 BatchNorm.double_backward = BatchNormBackward
 LayerNorm.double_backward = LayerNormBackward
+GroupNorm.double_backward = GroupNormComposite
 
 
 def _eval_scale(var: np.ndarray, eps: float, shape: tuple, dtype) -> np.ndarray:
