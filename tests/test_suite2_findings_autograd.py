@@ -1,0 +1,79 @@
+"""Behaviours found by replaying the second half of PyTorch's test/test_autograd.py as programs
+run under torch and leafgrad; each program's observations must be identical."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import leafgrad
+
+from ._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(fn):
+    """What a call gives: ("ok", value) or (exception type, first line of its message)."""
+    try:
+        return ("ok", fn())
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return (type(error).__name__, str(error).split("\n")[0])
+
+
+def _same(program):
+    got, expected = program(leafgrad), program(torch)
+    assert got == expected
+
+
+# --- gradcheck's undefined-grad check ------------------------------------------------------
+
+
+def _hook_refusing_none(lib, outputs):
+    """A function whose intermediate's hook raises when its grad is undefined (None)."""
+
+    def hook(grad):
+        if grad is None:
+            raise RuntimeError("grad is undefined")
+
+    def func(x):
+        y = x.clone()
+        y.register_hook(hook)
+        return (y * 2, y.sin()) if outputs == 2 else y * 2
+
+    return func
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("raise_exception", [True, False])
+@pytest.mark.parametrize("outputs", [1, 2])
+@pytest.mark.parametrize("check_undefined_grad", [True, False])
+def test_gradcheck_undefined_grad_reaches_hooks_as_none(fast_mode, raise_exception, outputs,
+                                                         check_undefined_grad):
+    def program(lib):
+        x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = _outcome(lambda: lib.autograd.gradcheck(
+                _hook_refusing_none(lib, outputs), (x,), fast_mode=fast_mode,
+                raise_exception=raise_exception, check_undefined_grad=check_undefined_grad))
+        return result, [str(w.message)[:60] for w in caught]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("undefined_ok", [True, False])
+def test_gradcheck_hook_error_other_than_runtime_error_propagates(undefined_ok):
+    def program(lib):
+        def func(x):
+            y = x.clone()
+            y.register_hook(lambda g: g if g is not None or undefined_ok else 1 / 0)
+            return y.pow(3)
+
+        x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _outcome(lambda: lib.autograd.gradcheck(func, (x,)))
+
+    _same(program)
