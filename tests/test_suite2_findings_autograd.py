@@ -77,3 +77,39 @@ def test_gradcheck_hook_error_other_than_runtime_error_propagates(undefined_ok):
             return _outcome(lambda: lib.autograd.gradcheck(func, (x,)))
 
     _same(program)
+
+
+# --- forward AD of complex tensors ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_unpack_dual_of_a_complex_dual_tensor(dtype):
+    def program(lib):
+        forward_ad = lib.autograd.forward_ad
+        kind = getattr(lib, dtype)
+        with forward_ad.dual_level():
+            x = lib.tensor([1 + 2j, 3 - 1j], dtype=kind)
+            dual = forward_ad.make_dual(x, lib.tensor([0.5 + 1j, 1j], dtype=kind))
+            primal, tangent = forward_ad.unpack_dual(dual)
+            out = forward_ad.unpack_dual(dual * dual.conj() + dual.exp()).tangent
+            again = forward_ad.make_dual(primal, tangent * 1.5)
+            return [primal.tolist(), tangent.tolist(), primal._base is dual,
+                    [round(v.real, 4) + 1j * round(v.imag, 4) for v in out.tolist()],
+                    forward_ad.unpack_dual(again).tangent.tolist(),
+                    forward_ad.unpack_dual(lib.view_as_real(dual)).tangent.tolist()]
+
+    _same(program)
+
+
+def test_gradcheck_forward_ad_of_complex_inputs():
+    def program(lib):
+        def func(x, y):
+            return x + y, y
+
+        x = lib.tensor([0.5 + 0.25j, -1.0 + 2j], dtype=lib.complex128, requires_grad=True)
+        y = lib.tensor([0.75, 0.125], dtype=lib.float64, requires_grad=True)
+        return [_outcome(lambda: lib.autograd.gradcheck(func, (x, y), check_forward_ad=True,
+                                                        fast_mode=fast))
+                for fast in (False, True)]
+
+    _same(program)
