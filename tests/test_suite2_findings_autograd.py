@@ -113,3 +113,28 @@ def test_gradcheck_forward_ad_of_complex_inputs():
                 for fast in (False, True)]
 
     _same(program)
+
+
+# --- Tensor.data assignment -------------------------------------------------------------------
+
+_DATA_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "int8", "uint8",
+                "int64", "bool"]
+
+
+@pytest.mark.parametrize("dtype", _DATA_DTYPES)
+@pytest.mark.parametrize("kind", ["leaf", "non-leaf", "view", "no grad", "parameter"])
+def test_data_assignment_needs_a_differentiable_dtype_while_requiring_grad(dtype, kind):
+    def program(lib):
+        base = lib.ones(2, requires_grad=kind != "no grad")
+        target = {"leaf": lambda: base, "non-leaf": lambda: base * 2,
+                  "view": lambda: (base * 1)[:1], "no grad": lambda: base,
+                  "parameter": lambda: lib.nn.Parameter(lib.ones(2))}[kind]()
+        version = target._version
+
+        def assign():
+            target.data = lib.zeros(3, dtype=getattr(lib, dtype))
+
+        return [_outcome(assign), str(target.dtype).split(".")[-1], tuple(target.shape),
+                target.requires_grad, target._version - version]
+
+    _same(program)

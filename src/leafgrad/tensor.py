@@ -711,6 +711,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("Tensor.data was assigned (a tensor's array replaced)")
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if value._data.dtype.kind not in "fcV" and self.requires_grad:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
 
     @data.deleter
