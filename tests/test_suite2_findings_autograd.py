@@ -138,3 +138,34 @@ def test_data_assignment_needs_a_differentiable_dtype_while_requiring_grad(dtype
                 target.requires_grad, target._version - version]
 
     _same(program)
+
+
+# --- checkpoint recomputes under the forward's autocast state -----------------------------------
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+@pytest.mark.parametrize("forward_autocast", [False, True])
+@pytest.mark.parametrize("backward_autocast", [False, True])
+def test_checkpoint_recomputes_under_the_forwards_autocast(use_reentrant, forward_autocast,
+                                                           backward_autocast):
+    def program(lib):
+        checkpoint = lib.utils.checkpoint.checkpoint
+        seen = []
+
+        def body(x, y, z):
+            x = lib.mm(x, y)
+            product = lib.mm(x, z)
+            seen.append(str(product.dtype).split(".")[-1])
+            return product
+
+        values = [[[0.5, -1.0], [2.0, 0.25]], [[1.5, 0.5], [-0.75, 1.0]], [[1.0, 2.0], [3.0, -1.0]]]
+        x, y, z = (lib.tensor(v, requires_grad=True) for v in values)
+        with lib.autocast("cpu", dtype=lib.bfloat16, enabled=forward_autocast):
+            loss = checkpoint(body, x, y, z, use_reentrant=use_reentrant).float().sum()
+        with lib.autocast("cpu", dtype=lib.bfloat16, enabled=backward_autocast):
+            loss.backward()
+        return seen, [str(t.grad.dtype).split(".")[-1] for t in (x, y, z)], [t.grad.tolist() for t in (x, y, z)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(program)
