@@ -169,3 +169,29 @@ def test_checkpoint_recomputes_under_the_forwards_autocast(use_reentrant, forwar
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _same(program)
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_checkpoint_recompute_hands_back_a_saved_input_itself_when_it_needs_no_grad(
+        requires_grad):
+    def program(lib):
+        seen = []
+
+        class SaveSecond(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(y)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                (saved,) = ctx.saved_tensors
+                seen.append(saved)
+                return grad * 2, None
+
+        a = lib.tensor(1.5, requires_grad=True)
+        b = lib.tensor(0.5, requires_grad=requires_grad)
+        lib.utils.checkpoint.checkpoint(SaveSecond.apply, a, b, use_reentrant=False).backward()
+        return [seen[0] is b, seen[0].requires_grad, seen[0].tolist(), a.grad.tolist()]
+
+    _same(program)

@@ -295,7 +295,7 @@ class _Frame:
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
                     f"than during the original forward pass.\n{_DEBUG_TIP}"
                 )
-            values[len(values)] = tensor.detach()
+            values[len(values)] = tensor.detach() if tensor.requires_grad else tensor
             if self.early_stop and len(values) == expected:
                 raise _StopRecomputation
             return None
