@@ -195,3 +195,84 @@ def test_checkpoint_recompute_hands_back_a_saved_input_itself_when_it_needs_no_g
         return [seen[0] is b, seen[0].requires_grad, seen[0].tolist(), a.grad.tolist()]
 
     _same(program)
+
+
+# --- hooks of multi-output nodes see one grad per output ----------------------------------------
+
+_MULTI_OUTPUT = {
+    "unbind": lambda lib, x: x.unbind(0),
+    "split": lambda lib, x: x.split(1, dim=1),
+    "split_with_sizes": lambda lib, x: x.split([2, 1], dim=1),
+    "chunk": lambda lib, x: x.chunk(3, dim=1),
+    "unsafe_split": lambda lib, x: x.unsafe_split(1, dim=1),
+    "svdvals_and_factors": lambda lib, x: lib.linalg.svd(x, full_matrices=False),
+    "qr": lambda lib, x: lib.linalg.qr(x.mT),
+    "max_dim": lambda lib, x: x.max(dim=1),
+    "sort": lambda lib, x: x.sort(dim=1),
+    "frexp": lambda lib, x: lib.frexp(x),
+}
+
+
+def _grads(grads, values=True):
+    """Each grad as None, or its shape (and values, rounded: float32 sums may differ in order)."""
+    return [None if g is None else (tuple(g.shape), [round(v, 4) for v in g.flatten().tolist()]
+                                    if values else None) for g in grads]
+
+
+@pytest.mark.parametrize("maker", sorted(_MULTI_OUTPUT))
+@pytest.mark.parametrize("used", [(0,), (-1,), (0, -1), "all"])
+def test_multi_output_node_hooks_see_none_for_outputs_without_grad(maker, used):
+    def program(lib):
+        x = lib.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], requires_grad=True)
+        outputs = [o for o in _MULTI_OUTPUT[maker](lib, x) if o.requires_grad]
+        seen = []
+        node = outputs[0].grad_fn
+        # (the factors' signs differ between LAPACKs, and so do the grads reaching them)
+        values = maker not in ("svdvals_and_factors", "qr")
+        node.register_prehook(lambda grads: seen.append(("pre", _grads(grads, values))))
+        node.register_hook(lambda grads_in, grads_out: seen.append(
+            ("post", _grads(grads_out, values))))
+        chosen = range(len(outputs)) if used == "all" else sorted({u % len(outputs) for u in used})
+        loss = sum((outputs[k] * outputs[k]).sum() * (k + 1) for k in chosen)
+        loss.backward()
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("replacement", ["none", "tensor"])
+def test_multi_output_prehook_cannot_fill_a_missing_grad(replacement):
+    def program(lib):
+        x = lib.tensor([[3.0, 1.0], [0.5, 4.0]], requires_grad=True)
+        first, _ = x.unbind(0)
+
+        def prehook(grads):
+            return (grads[0] * 2, None if replacement == "none" else lib.ones(2))
+
+        first.grad_fn.register_prehook(prehook)
+        result = _outcome(lambda: first.sum().backward())
+        return result, None if x.grad is None else x.grad.tolist()
+
+    _same(program)
+
+
+def test_multi_output_node_reached_without_grad_runs_hooks_with_none():
+    def program(lib):
+        seen = []
+
+        class NoGrad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                return None
+
+        x = lib.tensor([[3.0, 1.0], [0.5, 4.0]], requires_grad=True)
+        parts = x.split(1)
+        parts[0].grad_fn.register_prehook(lambda grads: seen.append(_grads(grads)))
+        (NoGrad.apply(parts[1]).sum() + x.sum()).backward()
+        return seen, x.grad.tolist()
+
+    _same(program)
