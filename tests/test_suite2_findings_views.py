@@ -1,0 +1,207 @@
+"""View semantics found by replaying PyTorch's test/test_view_ops.py as programs run under torch
+and leafgrad: which calls return views (``_is_view``, ``_base``, shared storage and version
+counter, strides, offset), which return the input itself and which copy; each program's
+observations must be identical."""
+
+from __future__ import annotations
+
+import pytest
+
+import leafgrad
+
+from ._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return (type(error).__name__, str(error).split("\n")[0])
+
+
+def _same(program):
+    got, expected = program(leafgrad), program(torch)
+    assert got == expected
+
+
+def _relation(base, result):
+    """How ``result`` relates to ``base``: identity, view flags, storage, layout, version."""
+    if isinstance(result, (tuple, list)):
+        return [_relation(base, item) for item in result]
+    root = base._base if base._base is not None else base
+    return (result is base, result._is_view(), result._base is base, result._base is root,
+            result.untyped_storage().data_ptr() == base.untyped_storage().data_ptr(),
+            result.untyped_storage().nbytes() == base.untyped_storage().nbytes(),
+            tuple(result.shape), result.stride(), result.storage_offset(),
+            result.is_contiguous(), result._version == base._version)
+
+
+# (base, call): each base is made by the library under test
+_CALLS = {
+    "view_dtype_same_size": (lambda L: L.ones(4, 4), lambda L, t: t.view(L.int32)),
+    "view_dtype_smaller": (lambda L: L.ones(4, 4), lambda L, t: t.view(L.float16)),
+    "view_dtype_larger": (lambda L: L.ones(4, 4), lambda L, t: t.view(L.float64)),
+    "view_as_complex": (lambda L: L.ones(3, 2), lambda L, t: L.view_as_complex(t)),
+    "view_as_complex_empty": (lambda L: L.ones(0, 2), lambda L, t: L.view_as_complex(t)),
+    "view_as_real": (lambda L: L.ones(3, dtype=L.cfloat), lambda L, t: L.view_as_real(t)),
+    "view_as_real_0d": (lambda L: L.tensor(2 + 3j), lambda L, t: L.view_as_real(t)),
+    "tensor_split": (lambda L: L.ones(40, 30), lambda L, t: t.tensor_split(7, 1)),
+    "hsplit": (lambda L: L.ones(4, 4, 4), lambda L, t: L.hsplit(t, 2)),
+    "vsplit": (lambda L: L.ones(4, 4, 4), lambda L, t: L.vsplit(t, 2)),
+    "dsplit": (lambda L: L.ones(4, 4, 4), lambda L, t: L.dsplit(t, 2)),
+    "real": (lambda L: L.ones(3, 3, dtype=L.cfloat), lambda L, t: t.real),
+    "imag": (lambda L: L.ones(3, 3, dtype=L.cfloat), lambda L, t: t.imag),
+    "real_of_transpose": (lambda L: L.ones(3, 3, dtype=L.cfloat), lambda L, t: t.T.real),
+    "real_of_real": (lambda L: L.ones(3, 3), lambda L, t: t.real),
+    "conj_of_real": (lambda L: L.ones(5, 5), lambda L, t: t.conj()),
+    "diagonal": (lambda L: L.ones(5, 5), lambda L, t: L.diagonal(t)),
+    "diagonal_offset": (lambda L: L.ones(3, 3, 3),
+                        lambda L, t: L.diagonal(t, offset=1, dim1=1, dim2=2)),
+    "select": (lambda L: L.ones(5, 5), lambda L, t: t.select(0, 2)),
+    "unbind": (lambda L: L.ones(5, 5), lambda L, t: L.unbind(t)),
+    "expand": (lambda L: L.ones(5, 1), lambda L, t: t.expand(5, 5)),
+    "expand_as": (lambda L: L.ones(5, 1), lambda L, t: t.expand_as(L.empty(5, 5))),
+    "expand_to_own_shape": (lambda L: L.ones(5, 5), lambda L, t: t.expand(5, 5)),
+    "expand_empty": (lambda L: L.zeros(0), lambda L, t: t.expand((0,))),
+    "narrow": (lambda L: L.ones(5, 5), lambda L, t: L.narrow(t, 1, 2, 2)),
+    "permute": (lambda L: L.ones(5, 5), lambda L, t: t.permute(1, 0)),
+    "permute_identity": (lambda L: L.ones(5, 5), lambda L, t: t.permute(0, 1)),
+    "swapdims": (lambda L: L.ones(5, 5), lambda L, t: L.swapdims(t, 0, 1)),
+    "swapaxes": (lambda L: L.ones(5, 5), lambda L, t: L.swapaxes(t, 0, 1)),
+    "transpose": (lambda L: L.ones(5, 5), lambda L, t: L.transpose(t, 0, 1)),
+    "t": (lambda L: L.ones(5, 5), lambda L, t: t.t()),
+    "t_of_1d": (lambda L: L.ones(5), lambda L, t: t.t()),
+    "T": (lambda L: L.ones(5, 5), lambda L, t: t.T),
+    "H": (lambda L: L.ones(5, 5), lambda L, t: t.H),
+    "mT": (lambda L: L.ones(3, 2, 2), lambda L, t: t.mT),
+    "mH": (lambda L: L.ones(5, 5), lambda L, t: t.mH),
+    "adjoint": (lambda L: L.ones(5, 5), lambda L, t: t.adjoint()),
+    "unfold": (lambda L: L.ones(10), lambda L, t: t.unfold(0, 3, 2)),
+    "unfold_2d": (lambda L: L.ones(4, 6), lambda L, t: t.unfold(1, 2, 3)),
+    "squeeze": (lambda L: L.ones(5, 1, 5), lambda L, t: L.squeeze(t)),
+    "squeeze_nothing": (lambda L: L.ones(5, 5), lambda L, t: L.squeeze(t)),
+    "squeeze_dims": (lambda L: L.ones(1, 3, 1), lambda L, t: t.squeeze((0, 2))),
+    "unsqueeze": (lambda L: L.ones(5, 5), lambda L, t: L.unsqueeze(t, 1)),
+    "as_strided": (lambda L: L.ones(5, 5), lambda L, t: L.as_strided(t, (25,), (1,))),
+    "as_strided_overlapping": (lambda L: L.ones(8), lambda L, t: L.as_strided(t, (3, 3), (2, 1))),
+    "view": (lambda L: L.ones(5, 5), lambda L, t: t.view(25)),
+    "view_own_shape": (lambda L: L.ones(5, 5), lambda L, t: t.view(5, 5)),
+    "view_as": (lambda L: L.ones(5, 5), lambda L, t: t.view_as(L.empty(25))),
+    "contiguous": (lambda L: L.ones(5, 5), lambda L, t: t.contiguous()),
+    "contiguous_of_transpose": (lambda L: L.ones(5, 5), lambda L, t: t.t().contiguous()),
+    "reshape": (lambda L: L.ones(5, 5), lambda L, t: L.reshape(t, (25,))),
+    "reshape_own_shape": (lambda L: L.ones(5, 5), lambda L, t: L.reshape(t, (5, 5))),
+    "reshape_as": (lambda L: L.ones(5, 5), lambda L, t: t.reshape_as(L.empty(25))),
+    "reshape_of_transpose": (lambda L: L.ones(5, 5), lambda L, t: L.reshape(t.t(), (25,))),
+    "reshape_empty": (lambda L: L.ones(0, 6), lambda L, t: t.reshape(1, 0, 6, 1, 1)),
+    "flatten": (lambda L: L.ones(1, 2, 3, 4), lambda L, t: t.flatten()),
+    "flatten_0d": (lambda L: L.tensor(1.0), lambda L, t: t.flatten()),
+    "flatten_1d": (lambda L: L.ones(3), lambda L, t: t.flatten()),
+    "flatten_one_dim": (lambda L: L.ones(2, 2), lambda L, t: t.flatten(1, 1)),
+    "flatten_of_transposed": (lambda L: L.ones(1, 2, 3, 4).transpose(2, 3),
+                              lambda L, t: t.flatten(0, 1)),
+    "flatten_copying": (lambda L: L.ones(2, 3, 2, 3).transpose(2, 3),
+                        lambda L, t: t.flatten(1, 3)),
+    "flatten_of_T": (lambda L: L.ones(2, 2).T, lambda L, t: t.flatten()),
+    "flatten_groups": (lambda L: L.ones(720).as_strided((2, 3, 2, 3, 5, 4), (6, 2, 15, 5, 1, 0)),
+                       lambda L, t: t.flatten(0, 1).flatten(1, 3).flatten(2, 2)),
+    "unflatten": (lambda L: L.ones(6, 2), lambda L, t: t.unflatten(0, (2, 3))),
+    "ravel": (lambda L: L.ones(5, 5), lambda L, t: t.ravel()),
+    "ravel_of_transpose": (lambda L: L.ones(5, 5), lambda L, t: t.t().ravel()),
+    "ravel_0d": (lambda L: L.tensor(123), lambda L, t: t.ravel()),
+    "ravel_strided": (lambda L: L.ones(10)[::2], lambda L, t: t.ravel()),
+    "slices": (lambda L: L.ones(5, 5), lambda L, t: t[:2, :3]),
+    "ellipsis_slice": (lambda L: L.ones(5, 5), lambda L, t: t[..., :2]),
+    "ellipsis": (lambda L: L.ones(5, 5), lambda L, t: t[...]),
+    "whole_slice": (lambda L: L.ones(5, 5), lambda L, t: t[:]),
+    "newaxis": (lambda L: L.ones(5, 5), lambda L, t: t[None, :2, 3]),
+    "none": (lambda L: L.ones(5, 5), lambda L, t: t[None]),
+    "int": (lambda L: L.ones(5, 5), lambda L, t: t[1]),
+    "int_to_0d": (lambda L: L.ones(5), lambda L, t: t[1]),
+    "true": (lambda L: L.ones(5), lambda L, t: t[True]),
+    "int_tensor_0d": (lambda L: L.ones(5, 5), lambda L, t: t[L.tensor(1)]),
+    "advanced": (lambda L: L.ones(3, 3),
+                 lambda L, t: t[L.tensor([[0, 0], [2, 2]]), L.tensor([[0, 1], [2, 2]])]),
+    "slice_of_a_view": (lambda L: L.ones(4, 4)[1:], lambda L, t: t[1:]),
+    "chunk": (lambda L: L.zeros(3, 3), lambda L, t: L.chunk(t, 3)),
+    "split": (lambda L: L.zeros(3, 3), lambda L, t: L.split(t, [1, 1, 1])),
+    "split_into_one": (lambda L: L.zeros(3, 3), lambda L, t: L.split(t, 3)),
+    "split_with_sizes": (lambda L: L.ones(5, 2), lambda L, t: t.split_with_sizes([2, 3])),
+    "unsafe_chunk": (lambda L: L.ones(4, 2), lambda L, t: t.unsafe_chunk(2)),
+    "unsafe_split": (lambda L: L.ones(4, 2), lambda L, t: t.unsafe_split(2)),
+    "movedim": (lambda L: L.zeros(3, 3), lambda L, t: L.movedim(t, (0, 1), (1, 0))),
+    "moveaxis": (lambda L: L.zeros(3, 3), lambda L, t: L.moveaxis(t, 0, 1)),
+    "view_copy": (lambda L: L.ones(4), lambda L, t: L.view_copy(t, (2, 2))),
+    "detach": (lambda L: L.ones(3), lambda L, t: t.detach()),
+    "diag_embed": (lambda L: L.ones(3), lambda L, t: L.diag_embed(t)),
+    "diag_of_matrix": (lambda L: L.ones(3, 3), lambda L, t: L.diag(t)),
+    "atleast_2d": (lambda L: L.ones(3), lambda L, t: L.atleast_2d(t)),
+    "atleast_1d_of_1d": (lambda L: L.ones(3), lambda L, t: L.atleast_1d(t)),
+    "broadcast_to": (lambda L: L.ones(3), lambda L, t: L.broadcast_to(t, (2, 3))),
+    "broadcast_tensors": (lambda L: L.ones(3), lambda L, t: L.broadcast_tensors(t, L.ones(2, 3))),
+    "narrow_with_tensor_start": (lambda L: L.ones(5, 5), lambda L, t: t.narrow(0, L.tensor(1), 2)),
+    "swapdims_same_dim": (lambda L: L.ones(5, 5), lambda L, t: t.swapdims(0, 0)),
+    "type_as_own_type": (lambda L: L.ones(5), lambda L, t: t.type_as(t)),
+    "to_own_dtype": (lambda L: L.ones(5), lambda L, t: t.to(L.float32)),
+    "float_of_float": (lambda L: L.ones(5), lambda L, t: t.float()),
+    "positive": (lambda L: L.ones(5), lambda L, t: t.positive()),
+    "as_strided_scatter": (lambda L: L.ones(4),
+                           lambda L, t: L.as_strided_scatter(t, L.zeros(2), (2,), (1,))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CALLS))
+def test_which_calls_return_views(name):
+    make, call = _CALLS[name]
+
+    def program(lib):
+        base = make(lib)
+        return _outcome(lambda: _relation(base, call(lib, base)))
+
+    _same(program)
+
+
+@pytest.mark.parametrize("name", sorted(_CALLS))
+def test_views_of_a_non_leaf_record_their_history(name):
+    make, call = _CALLS[name]
+
+    def program(lib):
+        source = make(lib)
+        if not (source.is_floating_point() or source.is_complex()):
+            return "integer"
+        base = source.detach().requires_grad_() * 1
+        result = call(lib, base)
+        results = result if isinstance(result, (tuple, list)) else [result]
+        return [(r.requires_grad, r.grad_fn.name() if r.grad_fn is not None else None, r.is_leaf,
+                 r._is_view(), r._base is base) for r in results]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("size", [3, 4])
+@pytest.mark.parametrize("step", [1, 2, 5])
+def test_unfold_shares_the_storage_it_views(size, step):
+    def program(lib):
+        base = lib.arange(10.0)
+        window = base.unfold(0, size, step)
+        storage = window.untyped_storage()
+        window[-1, 0] = -1.0
+        base[1] = 7.0
+        return [storage.data_ptr() == base.untyped_storage().data_ptr(), storage.nbytes(),
+                window.tolist(), base.tolist(), window._version, base._version]
+
+    _same(program)
+
+
+@pytest.mark.xfail(strict=True, reason="conj() of a complex tensor is computed (a copy), not a "
+                                       "view with torch's conjugate bit sharing the storage")
+def test_conj_of_a_complex_tensor_is_a_view():
+    def program(lib):
+        base = lib.tensor([1 + 2j, 3 - 1j])
+        view = base.conj()
+        view[0] = 5 + 5j
+        return [view._is_view(), view._base is base, base.tolist(), base._version]
+
+    _same(program)
