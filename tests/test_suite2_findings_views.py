@@ -205,3 +205,30 @@ def test_conj_of_a_complex_tensor_is_a_view():
         return [view._is_view(), view._base is base, base.tolist(), base._version]
 
     _same(program)
+
+
+_EXPANDS = [((), (1,)), ((), (1, 1)), ((), (3,)), ((), (3, 1)), ((), (1, 3)), ((5,), (1, 1, 5)),
+            ((5,), (2, 1, 5)), ((5,), (1, 2, 5)), ((2, 1), (1, 2, 1)), ((2, 1), (1, 2, 3)),
+            ((2, 1), (3, 1, 2, 4)), ((2, 1), (1, -1, 1)), ((0,), (1, 0)), ((0, 1), (1, 0, 2))]
+
+
+@pytest.mark.parametrize(("shape", "target"), _EXPANDS)
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
+@pytest.mark.parametrize("form", ["expand", "expand_as", "broadcast_to"])
+def test_expand_strides_of_new_and_kept_dims(shape, target, layout, form):
+    def program(lib):
+        base = lib.arange(float(max(1, 2 * int(lib.tensor(shape).prod()))))
+        base = base[::2] if layout == "strided" else base[: max(1, int(lib.tensor(shape).prod()))]
+        base = base[: int(lib.tensor(shape).prod())].reshape(shape)
+        if layout == "transposed" and base.ndim == 2:
+            base = base.t().contiguous().t()
+        full = tuple(base.shape[i - len(target) + base.ndim] if n == -1 else n
+                     for i, n in enumerate(target))
+        call = {"expand": lambda: base.expand(*target),
+                "expand_as": lambda: base.expand_as(lib.empty(full)),
+                "broadcast_to": lambda: lib.broadcast_to(base, target)}[form]
+        out = call()
+        return [tuple(out.shape), out.stride(), out.is_contiguous(), out.tolist(),
+                out.unsqueeze(0).stride(), out.contiguous().stride()]
+
+    _same(program)
