@@ -232,3 +232,53 @@ def test_expand_strides_of_new_and_kept_dims(shape, target, layout, form):
                 out.unsqueeze(0).stride(), out.contiguous().stride()]
 
     _same(program)
+
+
+_INPLACE_VIEW_CALLS = {
+    "transpose_": lambda t: t.transpose_(0, 1), "swapdims_": lambda t: t.swapdims_(0, 1),
+    "swapaxes_": lambda t: t.swapaxes_(0, 1), "t_": lambda t: t.t_(),
+    "squeeze_": lambda t: t.squeeze_(), "squeeze_dim": lambda t: t.squeeze_(0),
+    "squeeze_dims": lambda t: t.squeeze_((0,)), "unsqueeze_": lambda t: t.unsqueeze_(0),
+    "as_strided_": lambda t: t.as_strided_((2,), (1,)),
+}
+
+
+def _target(lib, kind):
+    """A (1, 2) tensor of the given kind, and its leaf."""
+    leaf = lib.tensor([[1.5, -2.0]], requires_grad=True)
+    if kind == "leaf":
+        return leaf, leaf
+    if kind == "view of a leaf":
+        return leaf[:], leaf
+    if kind == "output of unbind":
+        return (leaf * 1).unbind(0)[0].unsqueeze(0), leaf
+    if kind == "output of split":
+        return (leaf * 1).split(1)[0], leaf
+    if kind == "view made under no_grad":
+        product = leaf * 1
+        with lib.no_grad():
+            return product[0:1], leaf
+    if kind == "view of a non-leaf":
+        return (leaf * 1)[0:1], leaf
+    if kind == "view made a leaf":
+        return lib.ones(1, 2)[0:1].requires_grad_(), leaf
+    return leaf.detach()[0:1], leaf  # a view of a detached tensor
+
+
+@pytest.mark.parametrize("call", sorted(_INPLACE_VIEW_CALLS))
+@pytest.mark.parametrize("kind", ["leaf", "view of a leaf", "output of unbind", "output of split",
+                                  "view made under no_grad", "view of a non-leaf",
+                                  "view made a leaf", "view of a detached tensor"])
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_inplace_view_ops_check_their_target_as_other_inplace_ops(call, kind, grad_mode):
+    def program(lib):
+        target, leaf = _target(lib, kind)
+        shape, version = tuple(target.shape), target._version
+        with lib.set_grad_enabled(grad_mode):
+            result = _outcome(lambda: _INPLACE_VIEW_CALLS[call](target))
+        result = result if result[0] != "ok" else ("ok", result[1] is target)
+        history = _outcome(lambda: None if target.grad_fn is None else target.grad_fn.name())
+        return [result, shape, tuple(target.shape), target._version - version, history,
+                target.requires_grad, leaf._version]
+
+    _same(program)

@@ -196,10 +196,18 @@ class ExtraMethods:
         from ..tensor import check_inplace_allowed
 
         check_inplace_allowed(self)
-        if state.grad_enabled and self._requires_grad and self._grad_fn is None:
-            from ..tensor import LEAF_INPLACE
+        base = self._base
+        if state.grad_enabled and base is not None:  # torch's check_inplace, as ops/inplace.py
+            from ..tensor import VIEW_OF_LEAF_INPLACE, check_view_rebase
 
-            raise RuntimeError(LEAF_INPLACE)
+            if self._requires_grad or base._requires_grad:
+                check_view_rebase(self, indirect=False)
+            if base._grad_fn is None and base._requires_grad:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        if state.grad_enabled and self._requires_grad and self._grad_fn is None:
+            from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE
+
+            raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
         from .._compile.state import state as capture
 
         if capture.active:
