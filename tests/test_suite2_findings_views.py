@@ -282,3 +282,39 @@ def test_inplace_view_ops_check_their_target_as_other_inplace_ops(call, kind, gr
                 target.requires_grad, leaf._version]
 
     _same(program)
+
+
+_NARROW_ARGS = [(0, 0, 1), (0, -1, 1), (0, -3, 3), (0, -4, 1), (0, 4, 0), (0, 3, 0), (0, 3, 1),
+                (0, 2, 2), (0, 0, -1), (3, 0, 1), (-3, 0, 1), (3, 0, -1), (0, "t1", 1),
+                (0, "t[1]", 1), (0, "t1.", 1), (0, "tTrue", 1), (0, 1.5, 1), (0, True, 1),
+                (0, 1, 1.0), (1.0, 1, 1), (0, 1, "t2"), ("t1", 0, 1), (0, "t-4", 1), (0, None, 1)]
+
+
+def _narrow_arg(lib, value):
+    if isinstance(value, str):  # a tensor argument, written as "t" + its value
+        return lib.tensor(eval(value[1:]))  # noqa: S307 - the table's own literals
+    return value
+
+
+@pytest.mark.parametrize("args", _NARROW_ARGS, ids=str)
+@pytest.mark.parametrize("form", ["method", "function", "0-d input"])
+def test_narrow_checks_in_torchs_order(args, form):
+    def program(lib):
+        x = lib.arange(9.0).reshape(3, 3) if form != "0-d input" else lib.tensor(1.0)
+        call_args = tuple(_narrow_arg(lib, a) for a in args)
+        call = (lambda: x.narrow(*call_args)) if form == "method" else (
+            lambda: lib.narrow(x, *call_args))
+        result = _outcome(call)
+        return result if result[0] != "ok" else ("ok", result[1].tolist(), result[1]._is_view())
+
+    _same(program)
+
+
+def test_narrow_with_a_tensor_start_records_a_slice():
+    def program(lib):
+        x = lib.ones(3, 2, requires_grad=True)
+        out = x.narrow(0, lib.tensor(1), 2)
+        out.sum().backward()
+        return out.grad_fn.name(), x.grad.tolist(), out._base is x
+
+    _same(program)

@@ -228,8 +228,13 @@ def squeeze(input, dim=None):
     return input.squeeze(dim)
 
 
-def narrow(input, dim, start, length):
-    return input.narrow(dim, start, length)
+def narrow(*args, **kwargs):
+    names = ("input", "dim", "start", "length")
+    given = dict(zip(names, args), **kwargs)
+    if len(args) > 4 or set(given) - set(names) or len(given) < 4 or not isinstance(
+            given["input"], Tensor):
+        raise _argparse.invalid_combination("narrow", args, kwargs)
+    return _ops.narrow(*(given[n] for n in names), parsed=(args, kwargs))
 
 
 def select(input, dim, index):
