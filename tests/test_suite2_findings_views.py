@@ -318,3 +318,34 @@ def test_narrow_with_a_tensor_start_records_a_slice():
         return out.grad_fn.name(), x.grad.tolist(), out._base is x
 
     _same(program)
+
+
+_GEOMETRIES = [((4, 4), (1, 4), 0), ((4, 4), (2, 8), 0), ((4, 4), (4, 1), 1), ((4, 4), (4, 2), 1),
+               ((4, 4), (5, 1), 0), ((4, 3), (4, 1), 0), ((4, 3), (4, 2), 1), ((4, 4), (6, 2), 2),
+               ((4, 1), (4, 3), 0), ((4, 1), (3, 3), 0), ((4, 1), (4, 3), 1), ((2, 4), (1, 2), 0),
+               ((4, 2), (1, 4), 0), ((4, 0), (4, 2), 1), ((0, 4), (3, 2), 0), ((8,), (1,), 4),
+               ((4, 4), (8, 1), 0), ((2, 2, 4), (6, 16, 1), 0)]
+
+
+@pytest.mark.parametrize(("shape", "stride", "offset"), _GEOMETRIES)
+@pytest.mark.parametrize("source", ["int8", "int16", "int64", "float32", "bool"])
+def test_view_as_another_dtype_checks_in_torchs_order(shape, stride, offset, source):
+    def program(lib):
+        base = lib.zeros(64, dtype=getattr(lib, source)).as_strided(shape, stride, offset)
+        results = []
+        for target in ["int8", "int16", "int32", "int64", "float16", "bool", "complex128"]:
+            view = _outcome(lambda: base.view(getattr(lib, target)))
+            if view[0] == "ok":
+                view = ("ok", tuple(view[1].shape), view[1].stride(), view[1].storage_offset())
+            results.append(view)
+        return results
+
+    _same(program)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2,), (0, 2), (3, 2), (2, 3)])
+def test_view_as_complex_checks_in_torchs_order(shape):
+    def program(lib):
+        return _outcome(lambda: tuple(lib.view_as_complex(lib.zeros(shape)).shape))
+
+    _same(program)
