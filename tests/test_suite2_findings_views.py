@@ -5,6 +5,8 @@ observations must be identical."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import leafgrad
@@ -347,5 +349,86 @@ def test_view_as_another_dtype_checks_in_torchs_order(shape, stride, offset, sou
 def test_view_as_complex_checks_in_torchs_order(shape):
     def program(lib):
         return _outcome(lambda: tuple(lib.view_as_complex(lib.zeros(shape)).shape))
+
+    _same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
+@pytest.mark.parametrize("shape", [(), (2,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("op", ["T", "H", "mT", "mH", "adjoint"])
+def test_transposes_of_every_rank(op, shape, dtype):
+    def program(lib):
+        base = lib.arange(24.0).to(getattr(lib, dtype))
+        x = base[: int(lib.tensor(shape).prod())].reshape(shape)
+        if x.is_floating_point() or x.is_complex():
+            x = x.requires_grad_() * 1
+
+        def call():
+            out = getattr(x, op)
+            out = out() if op == "adjoint" else out
+            # (a complex conj is not a view in leafgrad: test_conj_of_a_complex_tensor_is_a_view)
+            view = out._base is x if dtype != "complex64" else None
+            return (tuple(out.shape), out.stride(), out.is_conj(), out is x, view,
+                    None if out.grad_fn is None else out.grad_fn.name(), out.tolist())
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (.T of other ranks than 2 warns once)
+            return _outcome(call)
+
+    _same(program)
+
+
+_BROADCAST_SHAPES = [(), (1,), (2,), (1, 1), (3, 1), (3, 2), (4, 1, 1), (4, 3, 2), [1, 4], 5,
+                     (-1,), (1, -12), (4, -11), (-4, 1), (1, 1, -2), [3, 5], None, (2, 4, 1)]
+
+
+@pytest.mark.parametrize("first", _BROADCAST_SHAPES, ids=str)
+@pytest.mark.parametrize("second", _BROADCAST_SHAPES, ids=str)
+def test_broadcast_shapes_as_torchs_reference(first, second):
+    def program(lib):
+        return _outcome(lambda: list(lib.broadcast_shapes(first, second)))
+
+    _same(program)
+
+
+@pytest.mark.parametrize("args", [(), ((2, 1), [3]), (2.0,), ((2, 1), 3), (None,), (-3,)],
+                         ids=str)
+def test_broadcast_shapes_odd_arguments(args):
+    def program(lib):
+        return _outcome(lambda: list(lib.broadcast_shapes(*args)))
+
+    _same(program)
+
+
+@pytest.mark.parametrize("size", [-2, -1, 0, 1, 3, 5])
+@pytest.mark.parametrize("length", [0, 4])
+def test_split_size_checks(size, length):
+    def program(lib):
+        return _outcome(lambda: [tuple(p.shape) for p in lib.ones(length, 2).split(size)])
+
+    _same(program)
+
+
+@pytest.mark.parametrize("form", ["function", "method", "in-place"])
+def test_swapaxes_takes_axis_keywords_and_swapdims_dim_keywords(form):
+    def program(lib):
+        x = lib.ones(2, 3)
+        calls = {"function": (lambda: lib.swapaxes(x, axis0=0, axis1=1),
+                              lambda: lib.swapdims(x, dim0=0, dim1=1)),
+                 "method": (lambda: x.swapaxes(axis0=0, axis1=1),
+                            lambda: x.swapdims(dim0=0, dim1=1)),
+                 "in-place": (lambda: x.clone().swapaxes_(axis0=0, axis1=1),
+                              lambda: x.clone().swapdims_(dim0=0, dim1=1))}[form]
+        return [_outcome(lambda: tuple(call().shape)) for call in calls]
+
+    _same(program)
+
+
+@pytest.mark.parametrize("function", ["zeros", "ones", "empty", "tensor"])
+def test_python_complex_as_a_dtype(function):
+    def program(lib):
+        make = getattr(lib, function)
+        out = make([1, 2], dtype=complex) if function == "tensor" else make(2, dtype=complex)
+        return str(out.dtype).split(".")[-1], tuple(out.shape)
 
     _same(program)

@@ -731,10 +731,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                 "to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, "
                 "-1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> "Tensor":
+        if self.ndim < 2:
+            if self.ndim == 0:
+                return self  # torch's mT of a 0-d tensor is the tensor itself
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     def _is_view(self) -> bool:
@@ -1495,7 +1500,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    def swapaxes(self, axis0, axis1):
+        return _ops.transpose(self, axis0, axis1)
+
+    swapdims = transpose
 
     def permute(self, *dims):
         if not dims:

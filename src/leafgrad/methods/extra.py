@@ -257,7 +257,10 @@ class ExtraMethods:
         return self._become(_ops.shape_inplace.TransposeInplace.apply(
             self, dim0=_ops.wrap_dim(dim0, ndim), dim1=_ops.wrap_dim(dim1, ndim)))
 
-    swapaxes_ = swapdims_ = transpose_
+    def swapaxes_(self, axis0, axis1):
+        return self.transpose_(axis0, axis1)
+
+    swapdims_ = transpose_
 
     def as_strided_(self, size, stride, storage_offset=0):
         return self._become(_ops.shape_inplace.AsStridedInplace.apply(
