@@ -883,6 +883,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._data.dtype.kind == "c":
             return int(_complex_to_real(self.item(), "int64_t"))
+        if self._data.dtype.kind not in "iub":
+            return int(float(self.item()))  # torch: PyLong_FromDouble, any size
         return _int64_value(self.item())
 
     def __index__(self) -> int:
@@ -1716,6 +1718,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             from ._functions_more import check_fill_value
 
             check_fill_value(self, value)
+        else:
+            from ._construct import check_scalar_write
+
+            # (Note: checked scalar writes, _construct.py: one element of float16 is not)
+            value = check_scalar_write(_argparse.scalar(value), self.dtype,
+                                       half=self._data.size != 1)
         return _ops.inplace(_ops.Fill, self, value=value)
 
     def copy_(self, src, non_blocking=False):
