@@ -368,10 +368,10 @@ def check_scalar_write(value, target, setitem: bool = False, half: bool = True):
             if not half or name != "float16" or abs(value) <= 65504:
                 return float(value)
         else:
-            info = np.iinfo(target.np)
-            if info.min == 0 and -int(info.max) <= value < 0:
-                return value + int(info.max) + 1  # unsigned: -1 is the maximum
-            if int(info.min) <= value <= int(info.max):
+            low, high = _int_bounds(target)
+            if low == 0 and -high <= value < 0:
+                return value + high + 1  # unsigned: -1 is the maximum
+            if low <= value <= high:
                 return value
     elif kind is float:
         if name in ("bool", "complex128", "float64"):
@@ -381,16 +381,28 @@ def check_scalar_write(value, target, setitem: bool = False, half: bool = True):
                     value) == float("inf") or abs(value) <= _FLOAT_MAX[name]:
                 return value
         elif value == value:
-            info = np.iinfo(target.np)
-            if float(info.min) <= value <= float(info.max):
+            low, high = _int_bounds(target)
+            if float(low) <= value <= float(high):
                 # C's cast: truncated; max as a double is 2**bits: that one wraps around
                 bits = 8 * target.np.itemsize
                 whole = int(value) % (1 << bits)
-                return whole - (1 << bits) if info.min and whole > int(info.max) else whole
+                return whole - (1 << bits) if low and whole > high else whole
     else:
         return value
     raise RuntimeError(f"value cannot be converted to type {_C_SCALAR_NAMES[name]} "
                        "without overflow")
+
+
+_BOUNDS: dict = {}
+
+
+def _int_bounds(target) -> tuple:
+    """An integer dtype's (min, max) as Python ints (np.iinfo costs microseconds a call)."""
+    bounds = _BOUNDS.get(target.name)
+    if bounds is None:
+        info = np.iinfo(target.np)
+        bounds = _BOUNDS[target.name] = (int(info.min), int(info.max))
+    return bounds
 
 
 def _check_int_scalar(value: int, setitem: bool) -> None:
