@@ -497,12 +497,11 @@ def dtype_arg(function: str, value):
 
     if value is None or isinstance(value, _dtype.dtype):
         return value
-    python_types = {int: _dtype.int64, float: _dtype.float64, bool: _dtype.bool}
+    python_types = {int: _dtype.int64, float: _dtype.float64, bool: _dtype.bool,
+                    complex: _dtype.complex128}
     for kind, resolved in python_types.items():
         if value is kind:
             return resolved
-    if value is complex:
-        raise TypeError("complex numbers are not supported by leafgrad")
     raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not {typename(value)}")
 
 

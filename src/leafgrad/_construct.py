@@ -330,3 +330,86 @@ def array_from_data(data, target=None) -> np.ndarray:
         return to_bfloat16(np.array(data, dtype=np.float64), vector=False)
     with np.errstate(over="ignore", invalid="ignore"):  # torch rounds 1e8 to a float16 inf silently
         return np.array(data, dtype=target.np)
+
+
+# Note: checked scalar writes
+# torch converts a Python number written into a tensor (fill_, full, masked_fill, index_fill,
+# ``t[i] = v``) with c10's checked_convert: a value outside the target type's range is refused
+# ("value cannot be converted to type ... without overflow") instead of wrapping or becoming
+# inf. A float is checked against the type's range as a double (NaN and inf fit only floating
+# types); an int must fit, except that an unsigned type takes -max..-1 (they wrap). Python ints
+# become int64 (uint64 from 2**63 on) for fill-like calls; ``t[i] = v`` unpacks a long long,
+# and writes float16/bfloat16 without the check (through a float tensor), as fill_ does into a
+# one-element tensor (its scalar fast path).
+_C_SCALAR_NAMES = {"complex64": "c10::complex<float>", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                   "float64": "double", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
+                   "uint16": "uint16_t", "int32": "int", "uint32": "uint32_t", "int64": "int64_t",
+                   "uint64": "uint64_t"}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38, "complex64": 3.4028234663852886e38}
+
+
+def check_scalar_write(value, target, setitem: bool = False, half: bool = True):
+    """``value`` as written into a tensor of leafgrad dtype ``target``, or torch's error if it
+    cannot be (Note: checked scalar writes). ``setitem``: ``t[i] = v``; ``half=False``:
+    float16/bfloat16 take any value (full_like, new_full). An int written as a float or a bool
+    is converted here (NumPy refuses ints beyond a C long), a negative one into an unsigned
+    type wraps, as torch's."""
+    kind = value.__class__
+    name = target.name
+    half = half and not setitem
+    if kind is int:
+        _check_int_scalar(value, setitem)
+        if name == "bool":
+            return bool(value)
+        if name in ("complex64", "complex128"):
+            return value
+        if target.is_floating_point:
+            if not half or name != "float16" or abs(value) <= 65504:
+                return float(value)
+        else:
+            low, high = _int_bounds(target)
+            if low == 0 and -high <= value < 0:
+                return value + high + 1  # unsigned: -1 is the maximum
+            if low <= value <= high:
+                return value
+    elif kind is float:
+        if name in ("bool", "complex128", "float64"):
+            return value
+        if target.is_floating_point or name == "complex64":
+            if (not half and name in ("float16", "bfloat16")) or value != value or abs(
+                    value) == float("inf") or abs(value) <= _FLOAT_MAX[name]:
+                return value
+        elif value == value:
+            low, high = _int_bounds(target)
+            if float(low) <= value <= float(high):
+                # C's cast: truncated; max as a double is 2**bits: that one wraps around
+                bits = 8 * target.np.itemsize
+                whole = int(value) % (1 << bits)
+                return whole - (1 << bits) if low and whole > high else whole
+    else:
+        return value
+    raise RuntimeError(f"value cannot be converted to type {_C_SCALAR_NAMES[name]} "
+                       "without overflow")
+
+
+_BOUNDS: dict = {}
+
+
+def _int_bounds(target) -> tuple:
+    """An integer dtype's (min, max) as Python ints (np.iinfo costs microseconds a call)."""
+    bounds = _BOUNDS.get(target.name)
+    if bounds is None:
+        info = np.iinfo(target.np)
+        bounds = _BOUNDS[target.name] = (int(info.min), int(info.max))
+    return bounds
+
+
+def _check_int_scalar(value: int, setitem: bool) -> None:
+    if setitem:
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+    elif value >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    elif value < _INT64_MIN:
+        raise OverflowError("can't convert negative int to unsigned")

@@ -280,9 +280,12 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
+    shape = _size((size,), "full")
+    # (Note: checked scalar writes, _construct.py: one element of float16/bfloat16 is not)
+    fill_value = _construct.check_scalar_write(fill_value, dtype, half=math.prod(shape) != 1)
     if dtype in _dtype.WIDE_UNSIGNED:
         fill_value = _construct.unsigned_fill(fill_value, dtype.np)
-    return _finish(np.full(_size((size,), "full"), fill_value, dtype.np), requires_grad, device)
+    return _finish(np.full(shape, fill_value, dtype.np), requires_grad, device)
 
 
 def _vmapped_random(draw, shape):
@@ -376,6 +379,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, np_dtype = _like(input, dtype, "full_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
+    fill_value = _construct.check_scalar_write(_argparse.scalar(fill_value),
+                                               dtype or input.dtype, half=math.prod(shape) != 1)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
         fill_value = _construct.unsigned_fill(fill_value, np_dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example

@@ -213,7 +213,12 @@ def transpose(input, dim0, dim1):
     return input.transpose(dim0, dim1)
 
 
-swapaxes = swapdims = transpose
+def swapaxes(input, axis0, axis1):
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
 
 
 def permute(input, dims):
@@ -228,8 +233,13 @@ def squeeze(input, dim=None):
     return input.squeeze(dim)
 
 
-def narrow(input, dim, start, length):
-    return input.narrow(dim, start, length)
+def narrow(*args, **kwargs):
+    names = ("input", "dim", "start", "length")
+    given = dict(zip(names, args), **kwargs)
+    if len(args) > 4 or set(given) - set(names) or len(given) < 4 or not isinstance(
+            given["input"], Tensor):
+        raise _argparse.invalid_combination("narrow", args, kwargs)
+    return _ops.narrow(*(given[n] for n in names), parsed=(args, kwargs))
 
 
 def select(input, dim, index):
@@ -330,24 +340,33 @@ def is_inference(input) -> bool:
 
 
 def broadcast_shapes(*shapes):
-    import numpy as np
+    """The shape ``shapes`` broadcast to, computed as torch's ``_refs._broadcast_shapes``: a
+    size is taken over where the shape so far has 1 (a negative one is a ValueError), kept
+    where the new one is 1, and must otherwise be equal."""
+    from collections.abc import Sequence
 
     from .tensor import Size
 
-    shapes = [tuple(s) if not isinstance(s, int) else (s,) for s in shapes]
-    result: tuple = ()
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * max(len(shape) for shape in shapes)
     for index, shape in enumerate(shapes):
-        ndim = max(len(result), len(shape))
-        padded = (1,) * (ndim - len(result)) + result
-        merged = list(padded)
-        for offset in range(1, len(shape) + 1):
-            size, have = shape[-offset], padded[-offset]
-            if size != have and size != 1 and have != 1:
+        for at in range(-1, -1 - len(shape), -1):
+            size = shape[at]
+            if size == common[at]:
+                continue
+            if common[at] == 1:
+                if size < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[at] = size
+            if size != 1 and common[at] != size:
                 raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {size} at {-offset}! "
+                    f"Attempting to broadcast a dimension of length {size} at {at}! "
                     f"Mismatching argument at index {index} had {shape}; but expected shape "
-                    f"should be broadcastable to {list(padded)}")
-            if have == 1:
-                merged[-offset] = size
-        result = tuple(merged)
-    return Size(result)
+                    f"should be broadcastable to {common}")
+    return Size(common)

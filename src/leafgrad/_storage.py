@@ -25,9 +25,15 @@ _TYPED_DEPRECATED = (
 
 def _root(array: np.ndarray) -> np.ndarray:
     root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    return root
+    while True:
+        base = root.base
+        if not isinstance(base, np.ndarray):
+            # np.lib.stride_tricks.as_strided (unfold, as_strided) puts a DummyArray holding
+            # the viewed array between the two
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return root
+        root = base
 
 
 def _buffer(array: np.ndarray) -> np.ndarray:

@@ -711,6 +711,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _capture.tracer.broke("Tensor.data was assigned (a tensor's array replaced)")
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if value._data.dtype.kind not in "fcV" and self.requires_grad:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
 
     @data.deleter
@@ -728,10 +731,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                 "to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, "
                 "-1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> "Tensor":
+        if self.ndim < 2:
+            if self.ndim == 0:
+                return self  # torch's mT of a 0-d tensor is the tensor itself
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     def _is_view(self) -> bool:
@@ -910,6 +918,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._data.dtype.kind == "c":
             return int(_complex_to_real(self.item(), "int64_t"))
+        if self._data.dtype.kind not in "iub":
+            return int(float(self.item()))  # torch: PyLong_FromDouble, any size
         return _int64_value(self.item())
 
     def __index__(self) -> int:
@@ -1527,7 +1537,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    def swapaxes(self, axis0, axis1):
+        return _ops.transpose(self, axis0, axis1)
+
+    swapdims = transpose
 
     def permute(self, *dims):
         if not dims:
@@ -1740,6 +1753,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             from ._functions_more import check_fill_value
 
             check_fill_value(self, value)
+        else:
+            from ._construct import check_scalar_write
+
+            # (Note: checked scalar writes, _construct.py: one element of float16 is not)
+            value = check_scalar_write(_argparse.scalar(value), self.dtype,
+                                       half=self._data.size != 1)
         return _ops.inplace(_ops.Fill, self, value=value)
 
     def copy_(self, src, non_blocking=False):

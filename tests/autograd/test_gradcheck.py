@@ -500,16 +500,16 @@ def test_input_restored_when_func_raises():
 
 
 def _needs_both_output_grads(lib, on_missing):
-    # A backward that misbehaves when the second output's grad is undefined (not part of the
-    # backward call): `on_missing` decides what the intermediate's hook does then.
+    # A backward that misbehaves when the second output's grad is undefined (its hook sees
+    # None): `on_missing` decides what the intermediate's hook does then.
     seen = []
 
     def func(x):
         seen.clear()
         y = x * 1
-        y.register_hook(lambda g: g if seen else on_missing(g))
+        y.register_hook(lambda g: g if all(seen) else on_missing(g))
         first, second = y.sin(), y.cos()
-        second.register_hook(lambda g: seen.append(True))
+        second.register_hook(lambda g: seen.append(g is not None))
         return first, second
 
     return func
@@ -522,7 +522,8 @@ def _raise_runtime_error(g):
 @pytest.mark.parametrize(
     ("on_missing", "message"),
     [
-        (lambda g: g + 1, "^Expected all input grads to be undefined or zero when all output"),
+        (lambda g: None if g is None else g + 1,
+         "^Expected all input grads to be undefined or zero when all output"),
         (_raise_runtime_error, "^Expected backward function to handle undefined output grads"),
     ],
 )

@@ -444,8 +444,7 @@ def _hooks_without_grads(node: Node, captured) -> None:
     hookset = node._hookset
     if not (hookset.tensor_pre or hookset.pre or hookset.post or type(node) is AccumulateGrad):
         return
-    meta = getattr(node, "_output_meta", None)
-    buffer = [None] * (len(meta) if meta else 1)
+    buffer = [None] * _num_outputs(node)
     _call_tensor_pre_hooks(hookset, buffer)
     if captured is not None and type(node) is not AccumulateGrad:
         return
@@ -466,12 +465,24 @@ def _hooks_without_grads(node: Node, captured) -> None:
             grads_in = check_hook_values(fn, grads_in, result)
 
 
+# Note: multi-output hooks
+# A node's pre-hooks and post-hooks see one grad per output of the node, None for an output
+# that received none, as torch pads its input buffer: a custom Function counts every output
+# (``_output_meta``), a multi-output op its differentiable ones (``_num_outputs``, set when its
+# outputs are wrapped: max(dim)'s integer indices are no output of MaxBackward0).
+def _num_outputs(node: Node) -> int:
+    meta = getattr(node, "_output_meta", None)
+    if meta:
+        return len(meta)
+    return getattr(node, "_num_outputs", 1)
+
+
 def _run_hooked(node: Node, hookset, buffer: list):
     """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order)."""
     if hookset.pre or hookset.post:
-        meta = getattr(node, "_output_meta", None)  # a custom Function's: one per output
-        if meta and len(buffer) < len(meta):
-            buffer = buffer + [None] * (len(meta) - len(buffer))  # hooks see every output
+        count = _num_outputs(node)
+        if len(buffer) < count:
+            buffer = buffer + [None] * (count - len(buffer))  # hooks see every output
     if hookset.pre:
         for fn in list(hookset.pre.values()):
             result = fn(tuple(buffer))

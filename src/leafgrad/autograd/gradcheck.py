@@ -21,9 +21,9 @@ Differences from torch, all deliberate:
   gradients are right exactly when the complex ones are (given ``complex`` and ``view_as_real``,
   tested against torch on their own), so the verdict is torch's; a mismatch is reported for the
   real function's inputs and outputs, not in torch's words about real and imaginary parts.
-- ``check_undefined_grad`` leaves the output whose grad is "undefined" out of the backward
-  call, which is exactly what an undefined grad means to the engine (torch inserts an
-  internal ``UndefinedGrad`` node that has no public equivalent).
+- ``check_undefined_grad`` puts each output whose grad is "undefined" behind a custom
+  Function whose backward returns None: the output's own node and hooks then receive None, as
+  behind torch's internal ``UndefinedGrad`` node.
 - Outputs that are not floating point are skipped wherever they sit among the outputs (torch
   misaligns its Jacobians after an integer output, failing with IndexError, and cannot take
   differences of bool outputs), and a wrong-dtype or wrong-size analytical grad gets the message that names its real
@@ -446,24 +446,37 @@ def _warn_bc_breaking() -> None:
     )
 
 
-def _check_undefined_grad(lib, func, inputs: tuple, num_outputs: int) -> None:
-    """Backward must treat undefined output grads as zeros: all undefined, then one at a time.
+def _undefined_grad(lib, tensor):
+    """``tensor`` behind a node whose backward gives no grad (torch's internal ``UndefinedGrad``
+    node): what reaches ``tensor``'s own node is an undefined grad, so its hooks see None."""
 
-    An undefined grad is modelled by leaving that output out of the backward call; the others
-    get zero grads (see module docstring).
-    """
+    class UndefinedGrad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    return UndefinedGrad.apply(tensor)
+
+
+def _check_undefined_grad(lib, func, inputs: tuple, num_outputs: int) -> None:
+    """Backward must treat undefined output grads as zeros: all undefined, then one at a time."""
     diff_inputs = _diff_inputs(lib, inputs)
     undefined_sets = [None]  # None: every output's grad is undefined
     if num_outputs > 1:
         undefined_sets += list(range(num_outputs))
     for undefined in undefined_sets:
         outputs = _differentiable_outputs(func(*inputs))
-        kept = [] if undefined is None else [o for k, o in enumerate(outputs) if k != undefined]
-        if not kept:
+        if not outputs:
             continue  # nothing flows back: every input grad is undefined, which is correct
+        outputs = [_undefined_grad(lib, o) if undefined in (None, k) else o
+                   for k, o in enumerate(outputs)]
         try:
             grads = lib.autograd.grad(
-                kept, diff_inputs, [_zeros_like(lib, o) for o in kept], allow_unused=True
+                outputs, diff_inputs, [_zeros_like(lib, o) for o in outputs], allow_unused=True
             )
         except RuntimeError as error:
             _warn_bc_breaking()

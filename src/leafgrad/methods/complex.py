@@ -97,7 +97,9 @@ class ComplexMethods:
 
     @property
     def mH(self):  # noqa: N802 - torch's name
-        """The conjugate transpose of the last two dims."""
+        """The conjugate transpose of the last two dims (a 0-d tensor: its conjugate)."""
+        if self._data.ndim == 0:
+            return self.conj()
         if self._data.ndim < 2:
             raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
                                f"Got {self._data.ndim}-D tensor.")
@@ -105,7 +107,9 @@ class ComplexMethods:
 
     @property
     def H(self):  # noqa: N802 - torch's name
-        """The conjugate transpose of a matrix."""
+        """The conjugate transpose of a matrix (a 0-d tensor: its conjugate)."""
+        if self._data.ndim == 0:
+            return self.conj()
         if self._data.ndim != 2:
             extra = (" For batches of matrices, consider using tensor.mH"
                      if self._data.ndim > 2 else "")
@@ -123,6 +127,8 @@ class ComplexMethods:
         return self.to(_dtypes().complex32)  # raises: see _dtype's Note: complex32
 
     def adjoint(self):
+        if self._data.ndim == 0:
+            return self.conj()
         if self._data.ndim < 2:
             raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
                                f"matrices. Got {self._data.ndim}-D tensor.")

@@ -196,10 +196,18 @@ class ExtraMethods:
         from ..tensor import check_inplace_allowed
 
         check_inplace_allowed(self)
-        if state.grad_enabled and self._requires_grad and self._node is None:
-            from ..tensor import LEAF_INPLACE
+        base = self._base
+        if state.grad_enabled and base is not None:  # torch's check_inplace, as ops/inplace.py
+            from ..tensor import VIEW_OF_LEAF_INPLACE, check_view_rebase
 
-            raise RuntimeError(LEAF_INPLACE)
+            if self._requires_grad or base._requires_grad:
+                check_view_rebase(self, indirect=False)
+            if base._node is None and base._requires_grad:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        if state.grad_enabled and self._requires_grad and self._node is None:
+            from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE
+
+            raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
         from .._compile.state import state as capture
 
         if capture.active:
@@ -249,7 +257,10 @@ class ExtraMethods:
         return self._become(_ops.shape_inplace.TransposeInplace.apply(
             self, dim0=_ops.wrap_dim(dim0, ndim), dim1=_ops.wrap_dim(dim1, ndim)))
 
-    swapaxes_ = swapdims_ = transpose_
+    def swapaxes_(self, axis0, axis1):
+        return self.transpose_(axis0, axis1)
+
+    swapdims_ = transpose_
 
     def as_strided_(self, size, stride, storage_offset=0):
         return self._become(_ops.shape_inplace.AsStridedInplace.apply(

@@ -198,6 +198,14 @@ class ShapeMethods:
         if isinstance(value, Tensor):
             result = _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
         else:
+            from .._construct import check_scalar_write
+
+            if self._data.dtype.kind != "u" or self._data.dtype.itemsize == 1:  # (Note:
+                value = check_scalar_write(value, self.dtype)  # checked scalar writes)
+            elif value.__class__ is int:
+                from .. import _dtype
+
+                check_scalar_write(value, _dtype.float64)  # (the conversion to a C number)
             result = _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)
         return _ops.keep_index(result, mask, "mask")
 

@@ -216,14 +216,32 @@ def expand(tensor, sizes):
     return Expand.apply(tensor, shape=tuple(target))
 
 
-def narrow(tensor, dim, start, length):
+def narrow(tensor, dim, start, length, *, parsed: tuple | None = None):
+    """``narrow``: torch's checks in its order (``parsed``: the call as the user made it, for
+    the parser's message)."""
+    from .. import _argparse
+    from ..tensor import Tensor
+
+    if isinstance(start, Tensor):  # the overload taking a 0-d integral tensor start
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
+    elif not all(_argparse._is_int(v) for v in (dim, start, length)):
+        args, kwargs = parsed or ((dim, start, length), {})
+        raise _argparse.invalid_combination("narrow", args, kwargs)
+    dim, start, length = int(dim), int(start), int(length)
     if tensor.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if start < 0 or start + length > size:
+    if start + length > size:
         raise RuntimeError(
             f"start ({start}) + length ({length}) exceeds dimension size ({size})."
         )

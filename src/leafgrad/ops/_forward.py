@@ -173,6 +173,7 @@ class FwPrimal(Op):
     node = "CppFunction"
     qualified_name = "torch::autograd::Identity"
     is_view = True
+    complex_ok = True  # a view: any dtype
     _save_plan = ()
 
     @staticmethod

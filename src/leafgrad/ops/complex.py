@@ -173,7 +173,9 @@ def check_view_as_complex(tensor: Tensor) -> None:
             "view_as_complex is only supported for half, float and double tensors, but got a tensor "
             f"of scalar type: {tensor.dtype._legacy}"
         )
-    if data.ndim == 0 or data.shape[-1] != 2:
+    if data.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if data.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     strides = tensor.stride()  # torch's (NumPy's differ for empty tensors)
     if strides[-1] != 1:

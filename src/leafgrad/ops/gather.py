@@ -625,6 +625,14 @@ def masked_fill(tensor, mask, value):
         check_broadcast(array.shape, tensor.shape)
     if isinstance(value, Tensor):
         return keep_index(MaskedFillTensor.apply(tensor, value, mask=array), mask, "mask")
+    from .._construct import check_scalar_write
+
+    if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
+        value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)
+    elif value.__class__ is int:
+        from .. import _dtype
+
+        check_scalar_write(value, _dtype.float64)  # (only the conversion to a C number)
     return keep_index(MaskedFill.apply(tensor, mask=array, value=value), mask, "mask")
 
 

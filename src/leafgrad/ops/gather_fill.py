@@ -215,6 +215,14 @@ def index_fill_args(tensor, dim, index, value, inplace: bool = False):
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
         return IndexFillTensor, (value,), {"dim": dim, "index": array}
+    from .._construct import check_scalar_write
+
+    if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
+        value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)
+    elif value.__class__ is int:
+        from .. import _dtype
+
+        check_scalar_write(value, _dtype.float64)  # (only the conversion to a C number)
     return IndexFill, (), {"dim": dim, "index": array, "value": value}
 
 

@@ -593,9 +593,15 @@ def _scalar_tensor(value, like):
         from .._functions_more import check_fill_value
 
         check_fill_value(like, value)
+    else:
+        from .._construct import check_scalar_write
+
+        value = check_scalar_write(value, like.dtype, setitem=True)  # (Note: checked scalar
+        # writes, _construct.py)
     if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
         value = unsigned_fill(value, dtype)
-    result = _wrap(np.asarray(value, dtype=dtype))
+    with np.errstate(over="ignore"):  # (a float16 gets inf, as torch's)
+        result = _wrap(np.asarray(value, dtype=dtype))
     if _capture.active:  # made from a Python number: a constant of a leafgrad.compile capture
         _capture.tracer.created_tensor(result)
     return result

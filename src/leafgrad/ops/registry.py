@@ -442,6 +442,7 @@ class Op(Node):
     @classmethod
     def _wrap_outputs(cls, arrays, args: tuple, node: "Op") -> tuple:
         outputs = []
+        count = 0
         for output_nr, out in enumerate(arrays):
             differentiable = out.dtype.kind in "fc" or _is_bfloat16(out)
             grad_fn = node if differentiable else None
@@ -452,6 +453,10 @@ class Op(Node):
                 tensor = _wrap(out, differentiable, grad_fn)
             tensor._output_nr = output_nr
             outputs.append(tensor)
+            count += differentiable
+        # the node's outputs in torch's sense, its differentiable ones: hooks see one grad
+        # (or None) for each (Note: multi-output hooks, autograd/engine.py)
+        node._num_outputs = count
         return tuple(outputs)
 
     # -- running backward ------------------------------------------------------------------------

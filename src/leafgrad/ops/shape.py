@@ -228,11 +228,15 @@ class Unsqueeze(_View):
     @staticmethod
     def forward(ctx, a, dim):
         out = np.expand_dims(a, dim)
-        if not a.size and dim < a.ndim:  # Note: strides of empty tensors (tensor.py)
-            # torch's new stride is the size times the stride of the dim it goes before
-            strides = list(out.strides)
-            strides[dim] = a.shape[dim] * a.strides[dim]
-            out = np.lib.stride_tricks.as_strided(out, strides=tuple(strides))
+        # torch's new stride is the size times the stride of the dim it goes before (1 at the
+        # end); NumPy's differs for empty tensors (Note: strides of empty tensors, tensor.py)
+        # and for stride-0 dims (an expanded tensor's)
+        # (and NumPy may renumber a size-1 dim's stride: torch keeps the others as they are)
+        stride = a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize
+        strides = a.strides[:dim] + (stride,) + a.strides[dim:]
+        if out.strides != strides:
+            out = np.lib.stride_tricks.as_strided(out, strides=strides,
+                                                  writeable=out.flags.writeable)
         return out
 
     def backward(self, grad):
@@ -348,12 +352,20 @@ class Expand(_View):
     def forward(ctx, a, shape):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        # torch gives stride 0 to the new and the expanded dims only; a size-1 dim that stays
-        # size 1 keeps its stride (NumPy zeroes it: the address is the same, but stride() and
-        # the layouts derived from it, such as matmul's fold, read it)
+        # torch's inferExpandGeometry: an expanded dim gets stride 0; a dim that stays as it is
+        # keeps its stride, and a new size-1 dim gets the stride of a dim wrapping the next
+        # one (size * stride of the next; NumPy zeroes both: the address is the same, but
+        # stride() and the layouts derived from it, such as matmul's fold, read it)
         lead = len(shape) - a.ndim
-        strides = tuple(0 if i < lead or (a.shape[i - lead] == 1 and shape[i] != 1)
-                        else a.strides[i - lead] for i in range(len(shape)))
+        strides = [0] * len(shape)
+        for i in range(len(shape) - 1, -1, -1):
+            if i >= lead:
+                size, stride = a.shape[i - lead], a.strides[i - lead]
+            else:
+                size = 1
+                stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
+            strides[i] = 0 if size != shape[i] else stride
+        strides = tuple(strides)
         flags = a.flags
         if flags.c_contiguous and flags.writeable and a.size and lead >= 0 and all(
                 n == m or n == 1 for n, m in zip(a.shape, shape[lead:])):

@@ -380,7 +380,10 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, tensor.ndim)
     if isinstance(split_size_or_sections, int):
-        if split_size_or_sections <= 0 and tensor.shape[dim] > 0:
+        if split_size_or_sections < 0:
+            raise RuntimeError("split expects split_size be non-negative, but got "
+                               f"split_size={split_size_or_sections}")
+        if split_size_or_sections == 0 and tensor.shape[dim] > 0:
             raise RuntimeError(
                 f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                 f"{tensor.shape[dim]}"

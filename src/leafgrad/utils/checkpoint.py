@@ -158,6 +158,21 @@ def _rng_as_at_forward(state, enabled: bool):
         _random.set_rng_state(callers)
 
 
+def _autocast_kwargs() -> dict:
+    """The CPU autocast state a recomputation runs under: the one the forward ran under."""
+    from ..amp import autocast_mode
+
+    return {"enabled": autocast_mode.is_autocast_enabled("cpu"),
+            "dtype": autocast_mode.get_autocast_dtype("cpu"),
+            "cache_enabled": autocast_mode.is_autocast_cache_enabled()}
+
+
+def _autocast_as_at_forward(kwargs: dict):
+    from ..amp import autocast_mode
+
+    return autocast_mode.autocast("cpu", **kwargs)
+
+
 # -- reentrant ------------------------------------------------------------------------------------
 class CheckpointFunction(Function):
     @staticmethod
@@ -167,6 +182,7 @@ class CheckpointFunction(Function):
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_cpu_state = _random.get_rng_state()
+        ctx.cpu_autocast_kwargs = _autocast_kwargs()
         ctx.inputs = []
         ctx.tensor_indices = []
         tensors = []
@@ -196,7 +212,7 @@ class CheckpointFunction(Function):
             inputs[index] = tensor
         with _rng_as_at_forward(getattr(ctx, "fwd_cpu_state", None), ctx.preserve_rng_state):
             detached = detach_variable(tuple(inputs))
-            with enable_grad():
+            with enable_grad(), _autocast_as_at_forward(ctx.cpu_autocast_kwargs):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -279,7 +295,7 @@ class _Frame:
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
                     f"than during the original forward pass.\n{_DEBUG_TIP}"
                 )
-            values[len(values)] = tensor.detach()
+            values[len(values)] = tensor.detach() if tensor.requires_grad else tensor
             if self.early_stop and len(values) == expected:
                 raise _StopRecomputation
             return None
@@ -332,9 +348,11 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         with forward_context:
             return function(*args, **kwargs)
     state = _random.get_rng_state() if preserve_rng_state else None
+    autocast_kwargs = _autocast_kwargs()
 
     def recompute():
-        with _rng_as_at_forward(state, preserve_rng_state), recompute_context:
+        with _rng_as_at_forward(state, preserve_rng_state), \
+                _autocast_as_at_forward(autocast_kwargs), recompute_context:
             function(*args, **kwargs)
 
     frame = _Frame(
