@@ -1,0 +1,253 @@
+"""Differences found by the generated-program comparison (tests/differential) and the open items
+fuzz5 left, each fixed and checked here against torch 2.13 as a class (not the one seed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+
+def _dtype_name(dtype) -> str:
+    return str(dtype).split(".")[-1]
+
+
+def _outcome(run, lib):
+    """``run(lib)``'s tensors as (dtype, values), or the error's type and first line."""
+    try:
+        tensors = run(lib)
+    except Exception as error:  # noqa: BLE001 (the error is what is compared)
+        return type(error).__name__, str(error).splitlines()[0].replace("torch.", "leafgrad.")
+    return [(_dtype_name(t.dtype), t.detach().numpy()) for t in tensors]
+
+
+def _assert_same(run):
+    expected, actual = _outcome(run, torch), _outcome(run, leafgrad)
+    if isinstance(expected, tuple) or isinstance(actual, tuple):
+        assert actual == expected
+        return
+    assert [d for d, _ in actual] == [d for d, _ in expected]
+    for (dtype, a), (_, e) in zip(actual, expected):
+        if dtype in ("float64", "complex128"):
+            np.testing.assert_allclose(a, e, rtol=1e-15, atol=0)
+        else:
+            np.testing.assert_array_equal(a, e)
+
+
+# -- torch.func.jvp lifts the Python numbers of add/sub/mul/div into plain 0-d tensors ---------
+# (fuzz5's open item (e), the torch.func stage's seeds 835, 931, 1011: the tangent of a 0-d
+# float32 a * 1.5 is float64 in torch, computed in float64)
+
+_NUMBER_FUNCTIONS = {
+    "a + 0.5": lambda a: a + 0.5,
+    "0.5 + a": lambda a: 0.5 + a,
+    "a - 0.5": lambda a: a - 0.5,
+    "a * 1.5": lambda a: a * 1.5,
+    "1.5 * a": lambda a: 1.5 * a,
+    "a / 3.0": lambda a: a / 3.0,
+    "2.0 / a": lambda a: 2.0 / a,
+    "a + 2": lambda a: a + 2,
+    "a * True": lambda a: a * True,
+    "a.add(0.5, alpha=2)": lambda a: a.add(0.5, alpha=2),
+    "a.sub(0.25)": lambda a: a.sub(0.25),
+    "a.mul(1.5).sin()": lambda a: a.mul(1.5).sin(),
+    "a.div(3.0)": lambda a: a.div(3.0),
+    "mul(a, 1.5)": lambda a: (torch if isinstance(a, torch.Tensor) else leafgrad).mul(a, 1.5),
+    "(a * 1.5) * a": lambda a: (a * 1.5) * a,
+    "a * 1.5j": lambda a: a * 1.5j,
+    # numbers these ops take as Scalars are not lifted
+    "0.5 - a": lambda a: 0.5 - a,
+    "a ** 2.0": lambda a: a ** 2.0,
+    "2.0 ** a": lambda a: 2.0 ** a,
+    "a.clamp(0.1, 0.5)": lambda a: a.clamp(0.1, 0.5),
+    "a.clone().add_(0.5)": lambda a: a.clone().add_(0.5),
+}
+
+
+def _number_cases():
+    for name in _NUMBER_FUNCTIONS:
+        for dtype in ["float32", "float16", "float64"]:
+            if name == "a * 1.5j" and dtype == "float16":
+                continue  # (complex32 in torch: no such NumPy type, leafgrad has none)
+            marks = ()
+            if name == "2.0 ** a" and dtype == "float16":
+                # pow(number, float16 tensor)'s tangent differs in the last bit (on main too)
+                marks = pytest.mark.xfail(strict=False, reason="float16 rounding, open")
+            yield pytest.param(name, dtype, marks=marks, id=f"{name}-{dtype}")
+
+
+@pytest.mark.parametrize("tangent_dtype", ["same", "float64"])
+@pytest.mark.parametrize("shape", [(), (2,), (1, 1)])
+@pytest.mark.parametrize("name, dtype", list(_number_cases()))
+def test_jvp_tangent_promotes_with_the_python_numbers_torch_func_lifts(name, dtype, shape,
+                                                                      tangent_dtype):
+    function = _NUMBER_FUNCTIONS[name]
+    values = np.full(shape, 0.3)
+    tangent = np.full(shape, 0.7)
+
+    def run(lib):
+        primal = lib.tensor(values, dtype=getattr(lib, dtype))
+        t = lib.tensor(tangent, dtype=getattr(lib, dtype if tangent_dtype == "same"
+                                              else tangent_dtype))
+        return lib.func.jvp(function, (primal,), (t,))
+
+    _assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["a + 0.5", "a * 1.5", "a / 3.0", "a.add(0.5, alpha=2)"])
+def test_forward_ad_keeps_python_numbers_wrapped(name):
+    # (outside torch.func, autograd.forward_ad's tangent keeps the primal's dtype)
+    function = _NUMBER_FUNCTIONS[name]
+
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(lib.tensor(0.3), lib.tensor(0.7))
+            return [fwAD.unpack_dual(function(dual)).tangent]
+
+    _assert_same(run)
+
+
+# -- a tangent of another dtype than its primal promotes with the other inputs' zero tangents --
+
+
+@pytest.mark.parametrize("other_dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("form", ["a + b", "b - a", "a * b", "a * 1.5 + b", "(a / 3.0) * b"])
+@pytest.mark.parametrize("shape", [(), (2,), (2, 3)])
+def test_jvp_tangent_of_another_dtype_meets_the_zero_tangents_of_the_others(form, shape,
+                                                                          other_dtype):
+    def run(lib):
+        b = lib.full(shape, 0.4, dtype=getattr(lib, other_dtype))
+        function = eval(f"lambda a: {form}", {"b": b})
+        primal = lib.tensor(0.3)
+        return lib.func.jvp(function, (primal,), (lib.tensor(0.7, dtype=lib.float64),))
+
+    _assert_same(run)
+
+
+# -- vmap promotes an example's 0-d tensor by its logical rank -----------------------------------
+
+_BINARY = {
+    "mul": lambda lib, r, o: r * o,
+    "rmul": lambda lib, r, o: o * r,
+    "add": lambda lib, r, o: r + o,
+    "add_alpha": lambda lib, r, o: r.add(o, alpha=2),
+    "sub": lambda lib, r, o: r - o,
+    "div": lambda lib, r, o: r / o,
+    "maximum": lambda lib, r, o: lib.maximum(r, o),
+    "minimum": lambda lib, r, o: lib.minimum(r, o),
+    "atan2": lambda lib, r, o: lib.atan2(r, o),
+    "pow": lambda lib, r, o: lib.pow(r, o),
+    "fmod": lambda lib, r, o: lib.fmod(r, o),
+    "remainder": lambda lib, r, o: lib.remainder(r, o),
+    "hypot": lambda lib, r, o: lib.hypot(r, o),
+    "copysign": lambda lib, r, o: lib.copysign(r, o),
+    "xlogy": lambda lib, r, o: lib.xlogy(r, o),
+    "eq": lambda lib, r, o: r == o,
+    # these promote the physical tensors in torch's batching rules
+    "where": lambda lib, r, o: lib.where(r != 0, r, o),
+    "clamp_min": lambda lib, r, o: r.clamp(min=o),
+}
+
+_OTHERS = {
+    "0-d float64": ([1.5], "float64", ()),
+    "0-d float32": ([1.5], "float32", ()),
+    "0-d int32": ([3], "int32", ()),
+    "(2,) int64": ([1, 2], "int64", (2,)),
+    "(2,) float32": ([1.5, 2.5], "float32", (2,)),
+    "(1,) float16": ([1.5], "float16", (1,)),
+    "0-d complex128": ([1.5], "complex128", ()),
+    "number 1.5": (1.5, None, None),
+}
+
+
+def _vmap_cases():
+    for op in _BINARY:
+        for dtype in ["float32", "float64", "float16", "int64"]:
+            for other in _OTHERS:
+                if other == "0-d complex128" and (op == "clamp_min" or dtype == "float16"):
+                    # (torch's clamp under vmap names maximum_cpu in its complex error; float16
+                    # with complex128 is complex32 in torch's where)
+                    continue
+                yield op, dtype, other
+
+
+@pytest.mark.parametrize("op, dtype, other", list(_vmap_cases()))
+def test_vmap_promotes_examples_as_the_op_on_one_example(op, dtype, other):
+    values, other_dtype, shape = _OTHERS[other]
+
+    def run(lib):
+        x = lib.tensor([3.0, 1.25], dtype=getattr(lib, dtype))
+        if other_dtype is None:
+            o = values
+        else:
+            o = lib.tensor(values, dtype=getattr(lib, other_dtype)).reshape(shape)
+        return [lib.func.vmap(lambda r: _BINARY[op](lib, r, o))(x)]
+
+    _assert_same(run)
+
+
+@pytest.mark.parametrize("order", ["batched first", "batched second"])
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
+def test_vmap_promotion_cast_is_recorded_as_torchs(op, order):
+    def run(lib):
+        x = lib.tensor([0.5, 1.25], requires_grad=True)
+        d = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        if order == "batched first":
+            y = lib.func.vmap(lambda r: _BINARY[op](lib, r, d))(x)
+        else:
+            y = lib.func.vmap(lambda r: _BINARY[op](lib, d, r))(x)
+        names = [y.grad_fn.name()] + [
+            "leaf" if type(f).__name__ == "AccumulateGrad" else f.name()
+            for f, _ in y.grad_fn.next_functions]
+        y.sum().backward()
+        return [y, x.grad, d.grad, lib.tensor([hash(n) % 1000 for n in names])]
+
+    _assert_same(run)
+
+
+# -- backward(inputs=[t]) with t a non-leaf runs t's node (seed 37514) --------------------------
+
+
+def _backward_with_inputs(lib, which, retain_graph, hooks):
+    seen = []
+    x7 = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    x8 = x7 * x7
+    x9 = x8.clamp(max=5.0)
+    tensors = {"x7": x7, "x8": x8, "x9": x9}
+    if hooks:
+        for name in ("x8", "x9"):
+            node = tensors[name].grad_fn
+            node.register_prehook(lambda go, name=name: seen.append(("pre", name, go)))
+            node.register_hook(lambda gi, go, name=name: seen.append(("post", name, gi, go)))
+    (x9 * 2).sum().backward(inputs=[tensors[n] for n in which], retain_graph=retain_graph)
+    freed = []
+    for name in ("x8", "x9"):
+        try:
+            tensors[name].grad_fn._saved_self
+            freed.append(False)
+        except RuntimeError:
+            freed.append(True)
+    grads = [t.grad if t.is_leaf or t.retains_grad else None for t in tensors.values()]
+    return seen, freed, grads
+
+
+def _plain(value):
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    if hasattr(value, "detach"):
+        return ("tensor", value.detach().numpy().tolist())
+    return value
+
+
+@pytest.mark.parametrize("hooks", [True, False])
+@pytest.mark.parametrize("retain_graph", [False, True])
+@pytest.mark.parametrize("which", [("x9",), ("x8",), ("x7",), ("x9", "x7"), ("x8", "x9")])
+def test_backward_inputs_runs_a_non_leaf_inputs_node(which, retain_graph, hooks):
+    expected = _plain(_backward_with_inputs(torch, which, retain_graph, hooks))
+    actual = _plain(_backward_with_inputs(leafgrad, which, retain_graph, hooks))
+    assert actual == expected
