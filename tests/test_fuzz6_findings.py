@@ -251,3 +251,55 @@ def test_backward_inputs_runs_a_non_leaf_inputs_node(which, retain_graph, hooks)
     expected = _plain(_backward_with_inputs(torch, which, retain_graph, hooks))
     actual = _plain(_backward_with_inputs(leafgrad, which, retain_graph, hooks))
     assert actual == expected
+
+
+# -- F.linear takes torch's path by input rank, contiguity and bias rank (seed 37670) ----------
+
+
+def _chain(tensor):
+    names, node = [], tensor.grad_fn
+    while node is not None:
+        names.append(node.name())
+        following = [f for f, _ in node.next_functions
+                     if f is not None and type(f).__name__ != "AccumulateGrad"]
+        node = following[0] if following else None
+    return names
+
+
+_LINEAR_INPUTS = {
+    "1-d": lambda lib: lib.arange(2.0),
+    "1-d expanded": lambda lib: lib.tensor([0.5]).expand(2),
+    "1-d strided": lambda lib: lib.arange(4.0)[::2],
+    "2-d": lambda lib: lib.arange(8.0).reshape(4, 2),
+    "3-d": lambda lib: lib.arange(16.0).reshape(2, 4, 2),
+    "3-d transposed": lambda lib: lib.arange(16.0).reshape(4, 2, 2).transpose(0, 1),
+    "4-d": lambda lib: lib.arange(32.0).reshape(2, 2, 4, 2),
+    "4-d transposed": lambda lib: lib.arange(32.0).reshape(2, 4, 2, 2).transpose(1, 2),
+    "empty 3-d": lambda lib: lib.ones(0, 4, 2),
+}
+
+
+@pytest.mark.parametrize("input_grad", [False, True])
+@pytest.mark.parametrize("bias", [None, "1-d", "0-d", "(1, 3)", "(4, 3)", "(1, 1)", "(1,)"])
+@pytest.mark.parametrize("name", list(_LINEAR_INPUTS))
+def test_linear_takes_torchs_path(name, bias, input_grad):
+    def run(lib):
+        x = _LINEAR_INPUTS[name](lib).detach().requires_grad_(input_grad)
+        w = (lib.arange(6.0).reshape(3, 2) / 4).requires_grad_()
+        b = {None: None, "1-d": lib.tensor([0.5, -1.0, 2.0]), "0-d": lib.tensor(0.5),
+             "(1, 3)": lib.tensor([[0.5, -1.0, 2.0]]), "(4, 3)": lib.ones(4, 3),
+             "(1, 1)": lib.ones(1, 1), "(1,)": lib.ones(1)}[bias]
+        if b is not None:
+            b.requires_grad_()
+        try:
+            y = lib.nn.functional.linear(x, w, b)
+        except RuntimeError as error:
+            return [], str(error).splitlines()[0].replace("torch.", "leafgrad."), None, None
+        y.sum().backward()
+        grads = [t.grad for t in (x, w, b) if t is not None and t.requires_grad]
+        return [y, *grads], _chain(y), y._version, y.stride()
+
+    expected, actual = run(torch), run(leafgrad)
+    assert actual[1:] == expected[1:]
+    for a, e in zip(actual[0], expected[0]):
+        np.testing.assert_allclose(a.detach().numpy(), e.detach().numpy(), rtol=1e-6)
