@@ -36,6 +36,9 @@ def _assert_same(run):
             np.testing.assert_allclose(a, e, rtol=1e-15, atol=0)
         else:
             np.testing.assert_array_equal(a, e)
+        if a.dtype.kind == "f":  # (a zero's sign is what torch's formula gives it)
+            zeros = (a == 0) & (e == 0)
+            assert np.array_equal(np.signbit(a)[zeros], np.signbit(e)[zeros])
 
 
 # -- torch.func.jvp lifts the Python numbers of add/sub/mul/div into plain 0-d tensors ---------
@@ -94,6 +97,24 @@ def test_jvp_tangent_promotes_with_the_python_numbers_torch_func_lifts(name, dty
         t = lib.tensor(tangent, dtype=getattr(lib, dtype if tangent_dtype == "same"
                                               else tangent_dtype))
         return lib.func.jvp(function, (primal,), (t,))
+
+    _assert_same(run)
+
+
+@pytest.mark.parametrize("transform", ["jvp", "jacfwd"])
+@pytest.mark.parametrize("name", ["a * 1.5", "1.5 * a", "a + 0.5", "a - 0.5", "a / 3.0",
+                                  "2.0 / a", "(a * 1.5) * a", "a.mul(1.5).sin()"])
+def test_zero_tangents_keep_their_signs_through_lifted_numbers(name, transform):
+    # (the lifted number's zero tangent is torch's ZeroTensor: no +0. is added; generated-
+    # program seed 37459, jacfwd of (a * a).sin() * 1.5)
+    function = _NUMBER_FUNCTIONS[name]
+
+    def run(lib):
+        primal = lib.tensor([[1.0, -0.5, 2.0, -1.25]])
+        if transform == "jacfwd":
+            return [lib.func.jacfwd(lambda a: function(a * a))(primal)]
+        tangent = lib.tensor([[0.0, -0.0, 0.0, -0.0]])
+        return lib.func.jvp(lambda a: function(a * a), (primal,), (tangent,))
 
     _assert_same(run)
 
@@ -303,3 +324,100 @@ def test_linear_takes_torchs_path(name, bias, input_grad):
     assert actual[1:] == expected[1:]
     for a, e in zip(actual[0], expected[0]):
         np.testing.assert_allclose(a.detach().numpy(), e.detach().numpy(), rtol=1e-6)
+
+
+# -- sgn's zero gradient is torch's ZeroTensor: sums keep the other operand's zero signs --------
+# (fuzz5's open item (b); generated-program seeds 37401, 37676: second derivatives through abs)
+
+_SGN_FUNCTIONS = {
+    "abs": lambda x: x.abs(),
+    "log(abs + 1)": lambda x: (x.abs() + 1).log(),
+    "x * sgn": lambda x: x * x.sgn(),
+    "sgn(2x) * x": lambda x: (x * 2).sgn() * x,
+    "abs * x": lambda x: x.abs() * x,
+    "sqrt(abs + 0.5)": lambda x: (x.abs() + 0.5).sqrt(),
+    "abs(x) + x * -0.": lambda x: x.abs() + x * -0.0,
+}
+
+
+def _zero_tensor_values(tensor):
+    return tensor.detach().numpy(force=True) if hasattr(tensor, "numpy") else tensor
+
+
+@pytest.mark.parametrize("weights", ["mixed", "zeros", "negative zeros"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(_SGN_FUNCTIONS))
+def test_sgn_zero_gradient_keeps_signs_of_zero_in_sums(name, dtype, weights):
+    def run(lib):
+        x = lib.tensor([-1.5, 0.5, 0.0, -0.0, 2.0], dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        w = {"mixed": lib.tensor([1.0, -1.0, 2.0, -2.0, -0.0]),
+             "zeros": lib.zeros(5), "negative zeros": -lib.zeros(5)}[weights]
+        w = w.to(getattr(lib, dtype))
+        y = _SGN_FUNCTIONS[name](x)
+        g, = lib.autograd.grad(y, x, grad_outputs=w, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True)
+        names = lib.tensor([len(g.grad_fn.name()) if g.grad_fn is not None else 0])
+        return [lib.tensor(_zero_tensor_values(g)), lib.tensor(_zero_tensor_values(gg)), names]
+
+    _assert_same(run)
+
+
+# -- unary math keeps a dense input's strides, size-1 dims included (seed 37515) ----------------
+
+def _values(lib, n, dtype):
+    return (lib.arange(1.0, n + 1.0) / 8).to(getattr(lib, dtype))
+
+
+_STRIDED = {  # (views of a contiguous tensor: their strides are the views')
+    "transposed, size-1 dim": lambda lib, d: _values(lib, 24, d).reshape(4, 2, 1, 3)
+    .transpose(-4, -1),
+    "as_strided (1, 3, 6, 6)": lambda lib, d: lib.as_strided(_values(lib, 24, d),
+                                                             (3, 2, 1, 4), (1, 3, 6, 6)),
+    "permuted": lambda lib, d: _values(lib, 24, d).reshape(4, 2, 1, 3).permute(2, 3, 1, 0),
+    "transposed rows": lambda lib, d: _values(lib, 6, d).reshape(2, 1, 3).transpose(0, 2),
+    "transposed matrix": lambda lib, d: _values(lib, 12, d).reshape(3, 4).t(),
+    "sliced": lambda lib, d: _values(lib, 24, d).reshape(4, 6)[:, ::2],
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["exp", "sigmoid", "tanh", "sqrt", "sin", "log", "rsqrt"])
+@pytest.mark.parametrize("source", list(_STRIDED))
+def test_unary_math_keeps_torchs_strides(source, op, dtype):
+    def run(lib):
+        x = _STRIDED[source](lib, dtype).detach().requires_grad_()
+        y = getattr(x, op)()
+        flat = y.reshape(-1)
+        return y.stride(), flat.grad_fn.name(), y.detach().numpy().copy()
+
+    expected, actual = run(torch), run(leafgrad)
+    assert actual[:2] == expected[:2]
+    np.testing.assert_allclose(actual[2], expected[2], rtol=1e-6)
+
+
+# -- a module's backward pre-hook alone, no input requiring grad: torch's warning (seed 207) ----
+
+
+@pytest.mark.parametrize("input_grad", [False, True])
+@pytest.mark.parametrize("hooks", ["pre", "full", "both"])
+def test_module_backward_hooks_warn_as_torch_when_no_input_requires_grad(hooks, input_grad):
+    import warnings
+
+    def run(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(2, 2)
+        seen = []
+        if hooks in ("pre", "both"):
+            model.register_full_backward_pre_hook(lambda m, go: seen.append("pre"))
+        if hooks in ("full", "both"):
+            model.register_full_backward_hook(lambda m, gi, go: seen.append("full"))
+        x = lib.ones(1, 2, requires_grad=input_grad)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model(x).sum().backward()
+        said = [str(w.message).replace("torch", "leafgrad").replace("pyleafgrad", "pytorch")
+                for w in caught]
+        return seen, said
+
+    assert run(leafgrad) == run(torch)

@@ -55,12 +55,20 @@ def jvp_sum(tangents, *terms):
     The JVP of an op is linear in the tangents: one term per input, skipped when that input's
     tangent is absent (see Note: zero tangents).
     """
-    total = None
+    total = zero = None
     for tangent, term in zip(tangents, terms):
         if tangent is None or term is None:
             continue
+        if tangent.__class__ is ZeroPromotion:  # (Note: numbers under torch.func.jvp)
+            if total is None:
+                zero = tangent
+            else:
+                total = _promoted_with(total, tangent)
+            continue
         value = term(tangent)
         total = value if total is None else total + value
+        if zero is not None:
+            total, zero = _promoted_with(total, zero), None
     return total
 
 
@@ -276,21 +284,39 @@ def _promoted_by_zeros(tangent, result, primals, tangents):
 # Note: numbers under torch.func.jvp
 # A Python number given to add/sub/mul/div is a wrapped number: a 0-d tensor that promotes
 # weakly (float32 tensor * 1.5 is float32). Under torch.func.jvp, functorch lifts it into its
-# level, and its zero tangent is a plain 0-d tensor (float64 for a float, int64 for an int,
-# complex128, bool) that promotes as any 0-d tensor in the formula: the primal of a 0-d
-# float32 ``a * 1.5`` is float32 and its tangent float64 (``t * 1.5`` in float32, plus the
-# zero tangent's term), and ``a / 3.0``'s is ``(t - 0. * result) / 3.0`` computed in float64.
-# A tangent of one dimension or more keeps its dtype (0-d operands do not promote it). rsub,
-# pow, clamp, where and the other ops taking a Scalar do not lift it, nor does
-# autograd.forward_ad, nor do the in-place forms (a tangent keeps its tensor's dtype).
+# level, and its zero tangent (a ZeroTensor: its terms vanish without arithmetic, signs of zero
+# kept) is a plain 0-d tensor (float64 for a float, int64 for an int, complex128, bool) that
+# promotes as any 0-d tensor where its term joins the formula: the primal of a 0-d float32
+# ``a * 1.5`` is float32 and its tangent ``t * 1.5`` computed in float32, then float64;
+# ``a / 3.0``'s is ``(t - 0 * result) / 3.0``, so ``t`` in float64 divided in float64. A tangent
+# of one dimension or more keeps its dtype (0-d operands do not promote it). rsub, pow, clamp,
+# where and the other ops taking a Scalar do not lift it, nor does autograd.forward_ad, nor
+# do the in-place forms (a tangent keeps its tensor's dtype). Where the formula is recorded,
+# the zero tangent is a real zero tensor (``_recorded_zeros``), as torch's are.
 
 _LIFTED = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
+class ZeroPromotion:
+    """The zero tangent of a lifted number in ``jvp_sum``: its term is left out, and the sum
+    so far is promoted with a 0-d tensor of ``dtype`` where it joins (see Note: numbers under
+    torch.func.jvp)."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype) -> None:
+        self.dtype, self.ndim = dtype, 0
+
+
+def _promoted_with(total, zero: ZeroPromotion):
+    dtype = _dtype.result_type(total, zero)
+    return total if dtype == total.dtype else total.to(dtype)
+
+
 def _lifted_numbers(cls, args, tangents):
-    """``tangents`` with a zero tangent for each Python number in a tensor position (see Note:
-    numbers under torch.func.jvp), and the dtype the formula's terms promote to (None when
-    there is no number)."""
+    """``tangents`` with a zero tangent for each Python number in a tensor position that has
+    none (see Note: numbers under torch.func.jvp), and the dtype the formula's terms promote to
+    (None when there is no number)."""
     positions = len(cls.inputs)
     operands = None
     for index, arg in enumerate(args[:positions]):
@@ -299,7 +325,9 @@ def _lifted_numbers(cls, args, tangents):
             continue
         if operands is None:
             operands, tangents = list(args[:positions]), list(tangents)
-        operands[index] = tangents[index] = _wrap(np.zeros((), dtype))
+        operands[index] = zero = _wrap(np.zeros((), dtype))
+        if tangents[index] is None:
+            tangents[index] = ZeroPromotion(zero.dtype)
     if operands is None:
         return args, tangents, None
     from ._promote import result_np_dtype
@@ -367,8 +395,10 @@ def dual_apply(cls, args: tuple, params: dict):
             return result
         target = None
         if cls.lifts_numbers and state.functorch:
+            tangents = _recorded_zeros(cls, args, tangents)
             args, tangents, target = _lifted_numbers(cls, args, tangents)
-        tangents = _recorded_zeros(cls, args, tangents)
+        else:
+            tangents = _recorded_zeros(cls, args, tangents)
         ctx = _context(cls, args, tangents, params, result)
         out_tangents = jvp(ctx, tangents, args, result)
         if not cls.multi_output:

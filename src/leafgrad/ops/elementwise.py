@@ -576,7 +576,7 @@ class _Unary(Op):
 
     @classmethod
     def forward(cls, ctx, a):
-        return cls.ufunc(_promote.float_result(a))
+        return _layout.unary_like(cls.ufunc(_promote.float_result(a)), a)
 
 
 @register
