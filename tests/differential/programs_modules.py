@@ -46,7 +46,7 @@ class ModuleStage:
         width = shape[-1]
         hidden, out = rng.randint(1, 4), rng.randint(1, 3)
         layers = [f"lib.nn.Linear({width}, {hidden})", f"lib.nn.{rng.choice(_ACTIVATIONS)}"]
-        if hidden > 1 and rng.random() < 0.3:  # (over one feature: zeros, gradients noise)
+        if hidden > 2 and rng.random() < 0.3:  # (over 1 or 2 features: constant, gradients noise)
             layers.append(f"lib.nn.LayerNorm({hidden})")
         if rng.random() < 0.3:
             layers.append("lib.nn.Dropout(p=0.0)")
