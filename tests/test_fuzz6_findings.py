@@ -337,6 +337,10 @@ _SGN_FUNCTIONS = {
     "abs * x": lambda x: x.abs() * x,
     "sqrt(abs + 0.5)": lambda x: (x.abs() + 0.5).sqrt(),
     "abs(x) + x * -0.": lambda x: x.abs() + x * -0.0,
+    # (through a transpose and sqrt's backward torch's zeros are real: seed 38997)
+    "abs(sqrt(abs(x.t()) + 0.5))": lambda x: (x.reshape(1, -1).t().abs() + 0.5).sqrt()
+    .unsqueeze(-1).abs(),
+    "abs(x.t()) * 2": lambda x: x.reshape(1, -1).t().abs() * 2,
 }
 
 

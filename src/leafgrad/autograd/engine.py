@@ -321,7 +321,7 @@ def run_backward(
                     if anomaly:
                         _anomaly.check_nan(node, grads_in)
                     if _ZERO_GRADS_SEEN[0] and grads_in is not None:
-                        grads_in = _zeros_through(buffer, grads_in)
+                        grads_in = _zeros_through(node, buffer, grads_in)
                     if not retain_graph:
                         node._release()
                 elif accumulate:
@@ -419,10 +419,18 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
         buffer[output_nr] = previous + grad
 
 
-def _zeros_through(buffer: list, grads_in):
-    """A node whose every incoming gradient is a ZeroTensor gives ZeroTensors (Note: zero
-    gradients, graph.py): +0. (torch's arithmetic on them is skipped), marked again."""
-    if not all(grad is None or _is_zero_grad(grad) for grad in buffer):
+
+# The backward nodes that give torch's ZeroTensors from ZeroTensors: products (mul has a
+# ZeroTensor kernel: sgn(2 * x)); the others make real zeros of them (a transpose's or
+# sqrt's backward: seed 38997, where a -0. plus those zeros is +0. in torch).
+_KEEPS_ZEROS = frozenset({"MulBackward0", "MulBackward1"})
+
+
+def _zeros_through(node, buffer: list, grads_in):
+    """A product node whose every incoming gradient is a ZeroTensor gives ZeroTensors (Note:
+    zero gradients, graph.py): +0. (torch skips the arithmetic), marked again."""
+    if not all(grad is None or _is_zero_grad(grad) for grad in buffer) \
+            or node.name() not in _KEEPS_ZEROS:
         return grads_in
     from .graph import zero_grad_tensor
     from ..tensor import _wrap

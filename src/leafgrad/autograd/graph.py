@@ -289,10 +289,10 @@ class Node:
 # Note: zero gradients
 # A few of torch's backward formulas give a ZeroTensor (sgn of a real tensor: efficient zeros,
 # no memory): the engine's sum of gradients returns the other operand when one is a
-# ZeroTensor, so a gradient of -0. plus sgn's zero stays -0. (a real +0. would make it +0.),
-# and a node whose every incoming gradient is one gives ZeroTensors (+0.) again. leafgrad's
-# such gradients are zero tensors remembered here (weakly); ZERO_GRADS_SEEN keeps the
-# engine's check to one list lookup until the first one is made.
+# ZeroTensor, so a gradient of -0. plus sgn's zero stays -0. (a real +0. would make it +0.).
+# leafgrad's such gradients are zero tensors remembered here (weakly); ZERO_GRADS_SEEN keeps
+# the engine's check to one list lookup until the first one is made. A product node fed only
+# ZeroTensors gives ZeroTensors; other nodes give real zeros (engine._KEEPS_ZEROS).
 import weakref as _weakref  # noqa: E402
 
 _ZERO_GRADS: dict = {}  # id -> weak reference (a WeakSet would compare tensors with ==)
