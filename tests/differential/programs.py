@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .programs_after import AfterStages
+from .programs_modules import ModuleStage
 from .programs_user import UserOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
@@ -377,7 +378,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, AfterStages):
+class _Generator(UserOps, AfterStages, ModuleStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)

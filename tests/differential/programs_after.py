@@ -5,6 +5,7 @@
   0 or 1 (of a per-row function, or of ``grad``), ``jacrev`` / ``jacfwd`` / ``hessian`` of small
   inputs (not yet hessian: see func_transform), on small random functions of the program's float tensors (which may require grad,
   carry a graph whose buffers were freed, or be views), some closing over another tensor.
+- **nn.Module** (seeds 7 mod 8): programs_modules.py.
 - **optimizers** (seeds 5 mod 8): an optimizer over the leaves that got a ``.grad``
   (SGD with momentum/nesterov/weight decay/maximize, Adam/AdamW with amsgrad, RMSprop, Adagrad,
   Adamax), one or two ``step()``s, ``zero_grad()`` with and without ``set_to_none``; the leaves,
@@ -37,10 +38,13 @@ class AfterStages:
     def after_differentiation(self) -> None:
         """Append this seed's stage, if any (see the module docstring)."""
         kind = self.seed % 8
-        if kind not in (3, 5):
+        if kind not in (3, 5, 7):
             return
         self.srng = self.stage_rng()
         lines, kinds = len(self.lines), self.kinds.copy()
+        if kind == 7:  # (programs_modules.py: new tensors and modules only)
+            self.module_stage()
+            return
         if kind == 3:  # (the tensors' values are the same before the differentiation)
             for _ in range(self.srng.randint(1, 3)):
                 self.func_transform()
@@ -99,11 +103,6 @@ class AfterStages:
         if closure is not None and rng.random() < 0.4:
             body = f"({body}) * {closure.name}.detach()"
         kind = rng.choice(["grad", "grad", "vjp", "jvp", "vmap", "jac"])
-        if kind == "jvp" and not shape:
-            # (forward mode on a 0-d float32 primal: torch's tangent of a + 0.5 or a * 1.5 is
-            # float64, the Python number's wrapped tensor promoting it; leafgrad keeps
-            # float32. An open item, left out here: the stage's seeds 835, 931, 1011)
-            return
         if kind == "grad":
             if rng.random() < 0.4:
                 other = self.func_operand(lambda c: self.shape(c) == shape)

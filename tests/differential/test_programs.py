@@ -170,6 +170,13 @@ REQUIRED_KINDS = {
     "func_jac",
     "optim_step",
     "optim_zero_grad",
+    # the nn.Module stage (programs_modules.py: seeds 7 mod 8)
+    "module_build",
+    "module_hook",
+    "module_forward",
+    "module_backward",
+    "module_state_dict",
+    "lr_scheduler_step",
 }
 
 

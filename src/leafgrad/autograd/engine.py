@@ -24,6 +24,7 @@ from .forward_ad import state as _dual_state
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
 from .graph import GRAD_DTYPE_SEEN as _GRAD_DTYPE_SEEN, cast_to_grad_dtype as _cast_to_grad_dtype
+from .graph import ZERO_GRADS_SEEN as _ZERO_GRADS_SEEN, is_zero_grad as _is_zero_grad
 
 __all__ = ["run_backward", "current_task"]
 
@@ -319,6 +320,17 @@ def run_backward(
                         grads_in = observer.run(node, buffer, hookset, _run_hooked, retain_graph)
                     if anomaly:
                         _anomaly.check_nan(node, grads_in)
+                    if _ZERO_GRADS_SEEN[0] and grads_in is not None:
+                        grads_in = _zeros_through(node, buffer, grads_in)
+                    if not retain_graph:
+                        node._release()
+                elif accumulate:
+                    # backward(inputs=[t]) with t a non-leaf needs t's node itself, as torch's
+                    # engine marks it: it runs with every output unneeded (its hooks see None
+                    # for each input) and its saved tensors are freed (generated-program seed
+                    # 37514)
+                    if hookset is not None and (hookset.pre or hookset.post):
+                        _run_hooked(node, hookset, buffer, compute=False)
                     if not retain_graph:
                         node._release()
             elif node._hookset is not None:
@@ -394,8 +406,41 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
     previous = buffer[output_nr]
     if previous is None:
         buffer[output_nr] = grad
+    elif _ZERO_GRADS_SEEN[0] and (_is_zero_grad(grad) or _is_zero_grad(previous)):
+        # (Note: zero gradients, graph.py) the other operand's values; a recorded sum
+        # (create_graph) is still an add in the graph, as torch's
+        kept = previous if _is_zero_grad(grad) else grad
+        if _grad_state.grad_enabled and (grad._requires_grad or previous._requires_grad):
+            total = previous + grad
+            total._data = kept._data.copy()
+            kept = total
+        buffer[output_nr] = kept
     elif not _sum_in_place(previous, grad):
         buffer[output_nr] = previous + grad
+
+
+
+# The backward nodes that give torch's ZeroTensors from ZeroTensors: products (mul has a
+# ZeroTensor kernel: sgn(2 * x)); the others make real zeros of them (a transpose's or
+# sqrt's backward: seed 38997, where a -0. plus those zeros is +0. in torch).
+_KEEPS_ZEROS = frozenset({"MulBackward0", "MulBackward1"})
+
+
+def _zeros_through(node, buffer: list, grads_in):
+    """A product node whose every incoming gradient is a ZeroTensor gives ZeroTensors (Note:
+    zero gradients, graph.py): +0. (torch skips the arithmetic), marked again."""
+    if not all(grad is None or _is_zero_grad(grad) for grad in buffer) \
+            or node.name() not in _KEEPS_ZEROS:
+        return grads_in
+    from .graph import zero_grad_tensor
+    from ..tensor import _wrap
+
+    marked = []
+    for grad in grads_in:
+        if grad is not None and not grad._requires_grad:
+            grad = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+        marked.append(grad if grad is None else zero_grad_tensor(grad))
+    return type(grads_in)(marked) if isinstance(grads_in, tuple) else marked
 
 
 # Note: summing gradients in place
@@ -477,8 +522,9 @@ def _num_outputs(node: Node) -> int:
     return getattr(node, "_num_outputs", 1)
 
 
-def _run_hooked(node: Node, hookset, buffer: list):
-    """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order)."""
+def _run_hooked(node: Node, hookset, buffer: list, compute: bool = True):
+    """Run a node that has hooks: pre-hooks, the node, then post-hooks (torch's order).
+    ``compute`` False: none of the node's outputs is needed (its gradients are None)."""
     if hookset.pre or hookset.post:
         count = _num_outputs(node)
         if len(buffer) < count:
@@ -490,7 +536,7 @@ def _run_hooked(node: Node, hookset, buffer: list):
                 _observer.hook(hookset, "prehook", fn, tuple(buffer), result)
             if result is not None:
                 buffer = list(check_hook_values(fn, tuple(buffer), result))
-    if _any_grad(buffer):
+    if compute and _any_grad(buffer):
         grads_in = node._apply(buffer)
     else:  # the pre-hooks replaced every gradient with None: torch's backward gives None too
         grads_in = (None,) * len(node.next_functions)

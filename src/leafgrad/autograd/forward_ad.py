@@ -43,12 +43,16 @@ class _State:
     ``_set_fwd_grad_enabled(False)`` holds.
     """
 
-    __slots__ = ("active", "level", "enabled")
+    __slots__ = ("active", "level", "enabled", "functorch")
 
     def __init__(self) -> None:
         self.active = False
         self.level = None
         self.enabled = True
+        # True while torch.func.jvp runs its function: torch's functorch layer lifts the
+        # wrapped numbers of add/sub/mul/div into plain 0-d tensors there (ops/_forward.py,
+        # Note: numbers under torch.func.jvp)
+        self.functorch = False
 
 
 state = _State()

@@ -286,6 +286,32 @@ class Node:
         return result[0] if len(result) == 1 else result
 
 
+# Note: zero gradients
+# A few of torch's backward formulas give a ZeroTensor (sgn of a real tensor: efficient zeros,
+# no memory): the engine's sum of gradients returns the other operand when one is a
+# ZeroTensor, so a gradient of -0. plus sgn's zero stays -0. (a real +0. would make it +0.).
+# leafgrad's such gradients are zero tensors remembered here (weakly); ZERO_GRADS_SEEN keeps
+# the engine's check to one list lookup until the first one is made. A product node fed only
+# ZeroTensors gives ZeroTensors; other nodes give real zeros (engine._KEEPS_ZEROS).
+import weakref as _weakref  # noqa: E402
+
+_ZERO_GRADS: dict = {}  # id -> weak reference (a WeakSet would compare tensors with ==)
+ZERO_GRADS_SEEN = [False]
+
+
+def zero_grad_tensor(tensor):
+    """Mark ``tensor`` (zeros) as torch's ZeroTensor gradient (see Note: zero gradients)."""
+    ZERO_GRADS_SEEN[0] = True
+    key = id(tensor)
+    _ZERO_GRADS[key] = _weakref.ref(tensor, lambda _, key=key: _ZERO_GRADS.pop(key, None))
+    return tensor
+
+
+def is_zero_grad(tensor) -> bool:
+    ref = _ZERO_GRADS.get(id(tensor))
+    return ref is not None and ref() is tensor
+
+
 # Set once a program sets a leaf's grad_dtype: the engine then casts what reaches that leaf's
 # accumulator (``cast_to_grad_dtype``), as torch's engine casts to the accumulator's metadata.
 GRAD_DTYPE_SEEN = [False]

@@ -368,7 +368,11 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     keep = _keeps_graph(p_leaves + t_leaves)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output = func(*unflatten(duals, p_spec))
+        outer, fwAD.state.functorch = fwAD.state.functorch, True
+        try:
+            output = func(*unflatten(duals, p_spec))
+        finally:
+            fwAD.state.functorch = outer
         output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
         out_leaves, out_spec = flatten(output)
         for leaf in out_leaves:

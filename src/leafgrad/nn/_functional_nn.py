@@ -202,19 +202,29 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
     input, weight, bias = _lower_inputs(input, weight, bias)  # torch's CPU autocast list
-    if bias is not None and input.dtype is not weight.dtype and input.ndim in (2, 3):
+    # torch's paths: addmm for 2-d input; for other contiguous input with a bias that is one
+    # row (1-d, or (1, ..., 1, out_features)), one addmm of the input flattened to 2-d, viewed
+    # back; otherwise matmul and an in-place add of the bias (a non-contiguous 1-d input, an
+    # expanded one: generated-program seed 37670; 4-d contiguous input, 3-d with a 0-d bias
+    # took the other path here)
+    fused = bias is not None and input.ndim >= 1 and (input.ndim == 2 or (
+        input.is_contiguous() and (bias.ndim == 1 or (
+            bias.ndim > 1 and bias.shape[-1] == weight.shape[0]
+            and all(size == 1 for size in bias.shape[:-1])))))
+    if fused and input.dtype is not weight.dtype:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {input.dtype._legacy} and "
             f"{weight.dtype._legacy}"
         )
-    if bias is not None and input.ndim == 2:
+    if fused and input.ndim == 2:
         return _ops.Addmm.apply(bias, input, weight.t())
-    if bias is not None and input.ndim == 1:
-        return _ops.Addmm.apply(bias, input.view(1, -1), weight.t()).view(weight.shape[0])
-    if bias is not None and input.ndim == 3 and input.is_contiguous():
-        # torch flattens contiguous 3-d input into one addmm, then views it back
-        flat = input.reshape(-1, input.shape[-1])
-        return _ops.Addmm.apply(bias, flat, weight.t()).view(*input.shape[:-1], weight.shape[0])
+    if fused:
+        rows = 1
+        for size in input.shape[:-1]:
+            rows *= size
+        flat = input.reshape(rows, input.shape[-1])
+        result = _ops.Addmm.apply(bias, flat, weight.t())
+        return result.view(*input.shape[:-1], result.shape[1])
     output = input.matmul(weight.t())
     if bias is not None:
         output = output.add_(bias)  # in place, as torch does (AddBackward0)

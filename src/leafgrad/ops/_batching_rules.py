@@ -63,9 +63,39 @@ def elementwise(cls, args, params):
         if isinstance(value, (Tensor, np.ndarray)):
             rank = max(rank, _logical_rank(value))
     new_args = [align(a, levels, rank=rank) if type(a) is BatchedTensor else a for a in args]
+    if cls.vmap_promotes_logically:
+        new_args = _logically_promoted(args, new_args)
     new_params = {name: physical_param(v, levels, rank=rank) if _is_batched(v) else v
                   for name, v in params.items()}
     return wrap_result(cls.apply(*new_args, **new_params), levels)
+
+
+# Note: type promotion under vmap
+# torch's batching rule for binary pointwise ops promotes as the op would on one example: a
+# batched tensor that is 0-d in each example (physically 1-d or more) is cast, before the op, to
+# the dtype its example promotes to (recorded: ToCopyBackward0). Physically it has dims, so the
+# op alone would promote by them: vmap(lambda r: r * f64_scalar)(f32_vector) is float64 in
+# torch (each r is a 0-d float32), and f64_vector's examples times an f32 (2,) tensor float32.
+# where, clamp and lerp promote the physical tensors (their own batching rules).
+
+
+def _logically_promoted(args, physical):
+    # (only an example's 0-d tensor ranks differently from its physical tensor)
+    if not any(type(a) is BatchedTensor and a.ndim == 0 for a in args):
+        return physical
+    if sum(isinstance(a, Tensor) for a in args) < 2:
+        return physical
+    from .. import _dtype
+
+    operands = [a for a in args if isinstance(a, (Tensor, bool, int, float, complex))]
+    logical = _dtype.result_type(*operands)
+    if logical is _dtype.complex32:  # (no such NumPy type: left to the physical promotion)
+        return physical
+    if logical == _dtype.result_type(*(p for a, p in zip(args, physical) if
+                                       isinstance(a, (Tensor, bool, int, float, complex)))):
+        return physical
+    return [p.to(logical) if type(a) is BatchedTensor and a.ndim == 0 and a.dtype != logical
+            else p for a, p in zip(args, physical)]
 
 
 def _dim_error(dim, rank):

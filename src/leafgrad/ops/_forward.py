@@ -55,12 +55,20 @@ def jvp_sum(tangents, *terms):
     The JVP of an op is linear in the tangents: one term per input, skipped when that input's
     tangent is absent (see Note: zero tangents).
     """
-    total = None
+    total = zero = None
     for tangent, term in zip(tangents, terms):
         if tangent is None or term is None:
             continue
+        if tangent.__class__ is ZeroPromotion:  # (Note: numbers under torch.func.jvp)
+            if total is None:
+                zero = tangent
+            else:
+                total = _promoted_with(total, tangent)
+            continue
         value = term(tangent)
         total = value if total is None else total + value
+        if zero is not None:
+            total, zero = _promoted_with(total, zero), None
     return total
 
 
@@ -173,7 +181,7 @@ class FwPrimal(Op):
     node = "CppFunction"
     qualified_name = "torch::autograd::Identity"
     is_view = True
-    complex_ok = True  # a view: any dtype
+    complex_ok = True  # a view: any dtype (a complex dual's primal: jvp of a * 1j)
     _save_plan = ()
 
     @staticmethod
@@ -226,23 +234,106 @@ def _context(cls, primals, tangents, params, result):
     return ctx
 
 
-def _finish(tangent, result: Tensor, primals, tangents):
-    """The rules applied to every formula's output (see Note: jvp formulas)."""
+def _finish(tangent, result: Tensor, primals, tangents, target=None):
+    """The rules applied to every formula's output (see Note: jvp formulas); ``target``: the
+    dtype the formula's operands promote to, when it is not the result's (see Note: numbers
+    under torch.func.jvp)."""
     if tangent is None:
         return None
     for given in tangents:
         if tangent is given:
             tangent = tangent.clone()
             break
+    dtype = result._data.dtype if target is None else target
+    if tangent._data.dtype != dtype and not _tangent_dtypes_match(primals, tangents):
+        tangent = _promoted_by_zeros(tangent, result, primals, tangents)
     shape = result._data.shape
     if tangent._data.shape != shape:
         tangent = tangent.expand(shape).clone()
-    dtype = result._data.dtype
     if tangent._data.dtype.kind == "c" and dtype.kind != "c":
         tangent = tangent.real  # a real output's tangent is real (torch's handle_r_to_c)
     if tangent._data.dtype != dtype and _tangent_dtypes_match(primals, tangents):
-        tangent = tangent.to(result.dtype)
+        tangent = _wrap(tangent._data.astype(dtype)) if target is not None else \
+            tangent.to(result.dtype)
     return tangent
+
+
+class _Term:
+    """What ``_dtype.result_type`` ranks: a zero tangent's term of a formula."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype, ndim: int) -> None:
+        self.dtype, self.ndim = dtype, ndim
+
+
+def _promoted_by_zeros(tangent, result, primals, tangents):
+    """A tangent of another dtype than its primal's (a float64 tangent of a 0-d float32
+    primal) promotes with the terms torch's zero tangents of the other inputs add: one of the
+    result's dtype and that input's rank (jvp of ``a + b``, ``a`` 0-d with a float64 tangent
+    and ``b`` a float32 vector without one, is float32 as ``t + zeros_like(b)``)."""
+    terms = [_Term(result.dtype, primal._data.ndim) for primal, given in zip(primals, tangents)
+             if given is None and isinstance(primal, Tensor)
+             and _dtype.kind(primal._data) in "fc"]
+    if not terms:
+        return tangent
+    dtype = _dtype.result_type(tangent, *terms)
+    return tangent if dtype == tangent.dtype else tangent.to(dtype)
+
+
+# Note: numbers under torch.func.jvp
+# A Python number given to add/sub/mul/div is a wrapped number: a 0-d tensor that promotes
+# weakly (float32 tensor * 1.5 is float32). Under torch.func.jvp, functorch lifts it into its
+# level, and its zero tangent (a ZeroTensor: its terms vanish without arithmetic, signs of zero
+# kept) is a plain 0-d tensor (float64 for a float, int64 for an int, complex128, bool) that
+# promotes as any 0-d tensor where its term joins the formula: the primal of a 0-d float32
+# ``a * 1.5`` is float32 and its tangent ``t * 1.5`` computed in float32, then float64;
+# ``a / 3.0``'s is ``(t - 0 * result) / 3.0``, so ``t`` in float64 divided in float64. A tangent
+# of one dimension or more keeps its dtype (0-d operands do not promote it). rsub, pow, clamp,
+# where and the other ops taking a Scalar do not lift it, nor does autograd.forward_ad, nor
+# do the in-place forms (a tangent keeps its tensor's dtype). Where the formula is recorded,
+# the zero tangent is a real zero tensor (``_recorded_zeros``), as torch's are.
+
+_LIFTED = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+class ZeroPromotion:
+    """The zero tangent of a lifted number in ``jvp_sum``: its term is left out, and the sum
+    so far is promoted with a 0-d tensor of ``dtype`` where it joins (see Note: numbers under
+    torch.func.jvp)."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype) -> None:
+        self.dtype, self.ndim = dtype, 0
+
+
+def _promoted_with(total, zero: ZeroPromotion):
+    dtype = _dtype.result_type(total, zero)
+    return total if dtype == total.dtype else total.to(dtype)
+
+
+def _lifted_numbers(cls, args, tangents):
+    """``tangents`` with a zero tangent for each Python number in a tensor position that has
+    none (see Note: numbers under torch.func.jvp), and the dtype the formula's terms promote to
+    (None when there is no number)."""
+    positions = len(cls.inputs)
+    operands = None
+    for index, arg in enumerate(args[:positions]):
+        dtype = _LIFTED.get(arg.__class__)
+        if dtype is None:
+            continue
+        if operands is None:
+            operands, tangents = list(args[:positions]), list(tangents)
+        operands[index] = zero = _wrap(np.zeros((), dtype))
+        if tangents[index] is None:
+            tangents[index] = ZeroPromotion(zero.dtype)
+    if operands is None:
+        return args, tangents, None
+    from ._promote import result_np_dtype
+
+    target = result_np_dtype(*(value._data for value in operands if isinstance(value, Tensor)))
+    return args, tangents, target
 
 
 def _tangent_dtypes_match(primals, tangents) -> bool:
@@ -302,7 +393,12 @@ def dual_apply(cls, args: tuple, params: dict):
         outputs = result if cls.multi_output else (result,)
         if not any(_dtype.kind(out._data) in "fc" for out in outputs):
             return result
-        tangents = _recorded_zeros(cls, args, tangents)
+        target = None
+        if cls.lifts_numbers and state.functorch:
+            tangents = _recorded_zeros(cls, args, tangents)
+            args, tangents, target = _lifted_numbers(cls, args, tangents)
+        else:
+            tangents = _recorded_zeros(cls, args, tangents)
         ctx = _context(cls, args, tangents, params, result)
         out_tangents = jvp(ctx, tangents, args, result)
         if not cls.multi_output:
@@ -310,7 +406,7 @@ def dual_apply(cls, args: tuple, params: dict):
         for out, tangent in zip(outputs, out_tangents):
             if _dtype.kind(out._data) not in "fc":
                 continue
-            tangent = _finish(tangent, out, args, tangents)
+            tangent = _finish(tangent, out, args, tangents, target)
             if tangent is not None:
                 set_tangent(out, tangent)
         node = next((out._node for out in outputs if out._node is not None), None)

@@ -211,6 +211,18 @@ def like(array: np.ndarray, source: np.ndarray, constant: bool = False) -> np.nd
     return out
 
 
+def unary_like(out, source: np.ndarray):
+    """``out``, the result of a unary elementwise op on ``source``, with the strides torch's
+    TensorIterator gives it: a dense source's own, size-1 dims' included (NumPy's differ there,
+    and kernels that fill rows one at a time return row-major: sigmoid of a transposed tensor,
+    generated-program seed 37515, whose reshape then viewed what torch copies). Row-major
+    sources cost one flag test."""
+    if source.ndim > 1 and not source.flags.c_contiguous and type(out) is np.ndarray \
+            and out.shape == source.shape:
+        return like(out, source)
+    return out
+
+
 def copy_like(source: np.ndarray) -> np.ndarray:
     """A copy of ``source`` in the layout ``like`` describes (torch's ``clone()``)."""
     if source.flags.c_contiguous and source.size and (

@@ -106,13 +106,28 @@ def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) 
         channels = slice(g * group_channels, (g + 1) * group_channels) if groups > 1 else None
         columns = _columns(x, kh, kw, oh, ow, stride, padding, dilation, channels)
         kernel = _kernel_matrix(w[g * per_group:(g + 1) * per_group])
-        np.matmul(columns, kernel.T, out=out[:, g * per_group:(g + 1) * per_group])
+        block = out[:, g * per_group:(g + 1) * per_group]
+        np.matmul(columns, kernel.T, out=block)
+        if out.dtype.kind == "f" and columns.shape[1] == 1 and groups == 1 \
+                and out_channels > 1:
+            _sign_zero_products(block, columns, kernel)
         kept.append(columns)
     if keep is not None:
         keep.extend(kept)
     if bias is not None:
         out += bias
     return out.reshape(n, oh, ow, out_channels).transpose(0, 3, 1, 2)
+
+
+def _sign_zero_products(block: np.ndarray, columns: np.ndarray, kernel: np.ndarray) -> None:
+    """A convolution of one product per output (one input channel, a 1-element kernel, two or
+    more output channels, no groups): torch's result is the product, -0. where it is (padding
+    under a negative weight), where NumPy's matmul sums it onto +0. (generated-program seeds
+    37766, 38014; torch's sums start from +0. for one output channel (seed 37354), two or more
+    products, and float32 groups). Written into ``block``'s zeros."""
+    zeros = block == 0
+    if zeros.any():
+        block[zeros] = (columns * kernel.T)[zeros]
 
 
 def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarray:

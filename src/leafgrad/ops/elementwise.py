@@ -75,6 +75,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
@@ -111,6 +112,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
     vmap = batch.elementwise
@@ -201,6 +203,7 @@ class Mul(Op):
     """Elementwise product."""
 
     node = "MulBackward0"
+    lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
@@ -317,6 +320,7 @@ class Div(Op):
     """True division (integer inputs give a float result)."""
 
     node = "DivBackward0"
+    lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
@@ -572,7 +576,7 @@ class _Unary(Op):
 
     @classmethod
     def forward(cls, ctx, a):
-        return cls.ufunc(_promote.float_result(a))
+        return _layout.unary_like(cls.ufunc(_promote.float_result(a)), a)
 
 
 @register

@@ -530,6 +530,7 @@ class Lerp(Op):
     opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = "lerp_kernel_scalar"
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "end")
     broadcasts = True
     torch_names = ("lerp",)
@@ -566,6 +567,7 @@ class LerpTensor(Op):
     node = "LerpBackward1"
     uint_kernel = "lerp_kernel_tensor"
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "end", "weight")
     saves = {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")}
     broadcasts = True

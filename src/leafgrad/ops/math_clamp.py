@@ -35,6 +35,7 @@ class ClampTensor(Op):
     uint_kernel = staticmethod(_uint.clamp_tensor_kernel)
     complex_message = 'clamp is not supported for complex types'
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "min", "max")
     saves = {"self": ("self", "min", "max"), "min": ("self", "min", "max"),
              "max": ("self", "min", "max")}
@@ -169,6 +170,7 @@ class ClampMinTensor(Op):
     node = "ClampMinBackward1"
     complex_message = '"maximum_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "min")
     saves = {"self": ("self", "min"), "min": ("self", "min")}
     broadcasts = True
@@ -217,6 +219,7 @@ class ClampMaxTensor(Op):
     node = "ClampMaxBackward1"
     complex_message = '"minimum_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "max")
     saves = {"self": ("self", "max"), "max": ("self", "max")}
     broadcasts = True

@@ -71,6 +71,7 @@ class Where(Op):
     uint_kernel = staticmethod(_uint.promote_first)  # works; promotes before broadcasting
     complex_ok = True
     vmap = batch.elementwise
+    vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "other")
     broadcasts = True
     torch_names = ("where", "Tensor.where")

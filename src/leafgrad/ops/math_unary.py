@@ -54,9 +54,9 @@ class _FloatUnary(Op):
 
     @classmethod
     def forward(cls, ctx, a):
-        a = _promote.float_result(a)
+        source, a = a, _promote.float_result(a)
         with np.errstate(all="ignore"):  # domain errors give nan/inf silently, as in torch
-            return np.asarray(cls.compute(a))
+            return _layout.unary_like(np.asarray(cls.compute(a)), source)
 
 
 def _in_float64(function):
@@ -598,7 +598,10 @@ class Sgn(Op):
     def backward(self, grad):
         a = self.saved("self")
         if a._data.dtype.kind != "c":
-            return _zeros_like(grad)
+            # torch's efficient zeros (Note: zero gradients, autograd/graph.py)
+            from ..autograd.graph import zero_grad_tensor
+
+            return zero_grad_tensor(_zeros_like(grad))
         # z / |z| moves only along the circle: the gradient is grad's component tangent to it,
         # over |z| (torch's sgn_backward), and 0 at z == 0
         from .complex import Conj, Real

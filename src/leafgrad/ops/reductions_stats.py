@@ -12,6 +12,7 @@ from .. import _dtype, _warn
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
 from . import _layout
+from .elementwise import _scale
 from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from . import _batching_rules as batch
@@ -78,17 +79,19 @@ def _var_backward(grad, a, dim, correction, keepdim: bool):
             # 2 / 0 is inf; times (a - mean) it is nan where a == mean, inf elsewhere.
             data = a._data
             return grad * constant(np.where(data == data.mean(), np.nan, np.inf), grad)
-        return (2.0 / dof) * grad * (a - a.mean())
-    if not keepdim:
+        return _scale(grad, 2.0 / dof) * (a - a.mean())
+    if not keepdim and a.ndim > 1:  # (torch unsqueezes only then; a 0-d grad broadcasts)
         grad = unsqueeze_dims(grad, dim)
     dof = math.prod(a.shape[d] for d in dim) - correction
     factor = 2.0 / dof if dof != 0 else math.inf
-    return factor * grad * (a - a.mean(dim, keepdim=True))
+    # torch's C++ formula multiplies by a Scalar first (MulBackward1: generated-program seed
+    # 38424, whose second derivative recorded MulBackward0 here)
+    return _scale(grad, factor) * (a - a.mean(dim, keepdim=True))
 
 
 def _std_grad_to_var_grad(grad, std):
     """d std = d var / (2 std); torch masks the 0/0 where std == 0 to 0."""
-    return (grad / (std * 2))._masked_zero(zero_mask(std))
+    return (grad / _scale(std, 2))._masked_zero(zero_mask(std))  # (C++: a Scalar product)
 
 
 def _var_jvp(params: dict, a, tangent):

@@ -175,6 +175,12 @@ class Op(Node):
     # deprecation warning where it warns and writes; None: it refuses
     overlap_writes = None
     differentiable = True
+    # Python numbers in tensor positions become plain 0-d tensors in torch.func.jvp's tangent
+    # formula (Note: numbers under torch.func.jvp, ops/_forward.py)
+    lifts_numbers = False
+    # vmap's elementwise rule promotes by the examples' ranks (Note: type promotion under vmap,
+    # ops/_batching_rules.py); False: by the physical tensors'
+    vmap_promotes_logically = True
     edges = None
     # Note: complex support. Whether the op computes complex tensors with torch's values and
     # gradients; the others raise torch's "not implemented for 'ComplexFloat'" (see

@@ -114,15 +114,16 @@ class BackwardHook:
                 grad_outputs = replaced
             self.grad_outputs = grad_outputs
             if self.input_indices is None:
-                # No input requires grad: the hooks run now, with None for every input.
-                if self.hooks:
-                    warnings.warn(
-                        "Full backward hook is firing when gradients are computed with respect "
-                        "to module outputs since no inputs require gradients. See "
-                        "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
-                        "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=2,
-                    )
+                # No input requires grad: the hooks run now, with None for every input. torch
+                # warns whether or not there is a full backward hook (a backward pre-hook
+                # alone: generated-program seed 207 of the nn.Module stage)
+                warnings.warn(
+                    "Full backward hook is firing when gradients are computed with respect "
+                    "to module outputs since no inputs require gradients. See "
+                    "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                    "#torch.nn.Module.register_full_backward_hook for more details.",
+                    stacklevel=2,
+                )
                 grad_input = (None,) * max(self.n_inputs, 0)
                 for hook in self.hooks:
                     returned = hook(self.module, grad_input, self.grad_outputs)
