@@ -37,6 +37,24 @@ _ndarray = np.ndarray
 __all__ = ["Op", "register", "OPS", "plain_backward", "on_arrays", "array_kernel", "keep_index"]
 
 _NO_EDGE = (None, 0)
+
+# Note: interned meta
+# Every recorded node keeps its inputs' ``(shape, dtype)`` pairs for backward. Built fresh they
+# are three tuples per tensor input (the shape, the pair, and the tuple of pairs), and a pair
+# stays tracked by the cyclic garbage collector for the node's whole life (a dtype is a
+# collected object, so the collector cannot untrack a tuple holding one). A long graph made
+# each full collection walk them all. Equal pairs and tuples of pairs are shared instead: the
+# tuple built for the lookup dies at once, the node keeps the one already known. The table
+# stops growing at _META_LIMIT entries (a program making endless new shapes keeps its own).
+_META_PAIRS: dict = {}
+_META_LIMIT = 4096
+
+
+def _intern_meta(key: tuple) -> tuple:
+    if len(_META_PAIRS) < _META_LIMIT:
+        _META_PAIRS[key] = key
+    return key
+
 _new = object.__new__
 _ops: dict[str, type] = {}
 OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
@@ -361,7 +379,8 @@ class Op(Node):
                     arg._refresh_view()
                 data = arg._data
                 arrays.append(data)
-                meta.append((data.shape, data.dtype))
+                pair = (data.shape, data.dtype)
+                meta.append(_META_PAIRS.get(pair) or _intern_meta(pair))  # Note: interned meta
                 if arg._requires_grad:
                     fn = arg._node
                     if fn is not None:
@@ -386,7 +405,8 @@ class Op(Node):
         node._next_nrs = _ZEROS[count] if count < len(_ZEROS) and not numbered else tuple(numbers)
         if cls.edges is not None:  # the save plan below still reads every input's child
             node._next_nodes, node._next_nrs = children[:cls.edges], node._next_nrs[:cls.edges]
-        node._input_meta = tuple(meta)  # a tuple: untracked by the collector once seen
+        meta = tuple(meta)
+        node._input_meta = _META_PAIRS.get(meta) or _intern_meta(meta)
         token = _quiet()
         try:
             out = cls.forward(node, *arrays, **params)
