@@ -191,7 +191,14 @@ def measure_memory(impl: str, mode: str, width: int, batch: int, threads: int) -
 
 
 def memory_in_child(impl: str, mode: str, width: int, batch: int, threads: int) -> dict:
-    command = [sys.executable, __file__, "--child", f"{impl}:{mode}", "--width", str(width),
+    return memory_in_children([(impl, mode)], width, batch, threads)[0]
+
+
+def memory_in_children(pairs: list, width: int, batch: int, threads: int) -> list:
+    """``measure_memory`` of each ``(impl, mode)`` in one fresh process (the full run gives
+    each pair its own; --quick measures all in one, its figures are not meaningful)."""
+    child = ",".join(f"{impl}:{mode}" for impl, mode in pairs)
+    command = [sys.executable, __file__, "--child", child, "--width", str(width),
                "--batch", str(batch), "--threads", str(threads)]
     # A fixed mmap threshold: glibc otherwise raises it after the warm-up frees its buffers,
     # keeps later ones in its heap and RSS stops following what is allocated.
@@ -218,9 +225,10 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    if args.child:
-        impl, mode = args.child.split(":")
-        print(json.dumps(measure_memory(impl, mode, args.width, args.batch, args.threads)))
+    if args.child:  # "impl:mode" or several, comma-separated: one JSON list, in that order
+        pairs = [pair.split(":") for pair in args.child.split(",")]
+        print(json.dumps([measure_memory(impl, mode, args.width, args.batch, args.threads)
+                          for impl, mode in pairs]))
         return 0
     sizes = QUICK if args.quick else FULL
     width, batch = sizes["width"], sizes["batch"]
@@ -235,8 +243,13 @@ def main(argv=None) -> int:
           f"float32, forward+backward; threads {args.threads}, {info['cpu_count']} cpus"
           + (", QUICK (smoke run, figures not meaningful)" if args.quick else ""), flush=True)
 
-    memory = {mode: {impl: memory_in_child(impl, mode, width, batch, args.threads)
-                     for impl in impls} for mode in MODES}
+    if args.quick:  # one child process for every measurement (a smoke run)
+        pairs = [(impl, mode) for mode in MODES for impl in impls]
+        found = iter(memory_in_children(pairs, width, batch, args.threads))
+        memory = {mode: {impl: next(found) for impl in impls} for mode in MODES}
+    else:
+        memory = {mode: {impl: memory_in_child(impl, mode, width, batch, args.threads)
+                         for impl in impls} for mode in MODES}
     cases = {mode: {"label": mode, "unit": "per step",
                     "fns": {impl: build(impl, mode, width, batch, args.threads)
                             for impl in impls}} for mode in MODES}
