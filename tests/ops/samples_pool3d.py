@@ -42,7 +42,7 @@ SAMPLES = {
     ],
     "AdaptiveAvgPool3d": [
         Sample(lambda lib, x: F(lib).adaptive_avg_pool3d(x, (2, 3, 2)),
-               (((2, 2, 5, 7, 4), A),)),
+               (((1, 2, 5, 7, 4), A),)),
         Sample(lambda lib, x: F(lib).adaptive_avg_pool3d(x, (1, None, 2)),
                (((2, 1, 3, 5), A),), note="unbatched"),
     ],
@@ -52,7 +52,7 @@ SAMPLES = {
     ],
     "AdaptiveMaxPool3d": [
         Sample(lambda lib, x: F(lib).adaptive_max_pool3d(x, (2, 3, 2)),
-               (((2, 2, 5, 7, 4), A),), note="overlapping bins"),
+               (((1, 2, 5, 7, 4), A),), note="overlapping bins"),
         Sample(lambda lib, x: F(lib).adaptive_max_pool3d(x, 2), (((2, 4, 3, 5), A),)),
     ],
     "AdaptiveMaxPool3dBackward": [
@@ -61,7 +61,7 @@ SAMPLES = {
     ],
     "MaxUnpool3d": [
         Sample(lambda lib, x: F(lib).max_unpool3d(*F(lib).max_pool3d(x, 2, return_indices=True),
-                                                  2), (((2, 2, 4, 4, 6), A),)),
+                                                  2), (((1, 2, 4, 4, 6), A),)),
         Sample(lambda lib, x: F(lib).max_unpool3d(
             *F(lib).max_pool3d(x, (1, 2, 2), return_indices=True), (1, 2, 2),
             output_size=(1, 5, 5)), (((2, 1, 4, 5), A),), note="unbatched, output_size"),

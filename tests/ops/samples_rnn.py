@@ -27,7 +27,7 @@ SAMPLES = {
                check_node=False),
         Sample(lambda lib, x, h, c, a, b, d, e: lib.lstm(x, (h, c), [a, b, d, e], False, 1,
                                                          0.0, True, True, False)[0],
-               (((3, 1, 2), A), ((2, 1, 2), A), ((2, 1, 2), A), ((8, 2), A), ((8, 2), A),
+               (((2, 1, 2), A), ((2, 1, 2), A), ((2, 1, 2), A), ((8, 2), A), ((8, 2), A),
                 ((8, 2), A), ((8, 2), A)), check_node=False),
     ],
 }

@@ -23,7 +23,8 @@ def _grad_of(**options):
 
 
 def _shape(dims: int, size: int = 3) -> tuple:
-    return (2, 2) + (size,) * dims
+    # one batch for 3-d (gradcheck's full Jacobian grows with the square of the elements)
+    return ((1, 2) if dims == 3 else (2, 2)) + (size,) * dims
 
 
 _CASES = {  # op name: (mode, spatial dims, takes align_corners)
