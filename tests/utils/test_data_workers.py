@@ -19,11 +19,10 @@ from tests._torch import require_torch
 require_torch()
 
 CHILD = r'''
-import json, random, sys
+import gc, json, os, random, sys
 import numpy as np
 lib = __import__(sys.argv[1])
 data = lib.utils.data
-case = json.loads(sys.argv[2])
 
 
 class Augmented(data.Dataset):
@@ -63,32 +62,60 @@ def describe(batch):
     return batch
 
 
-lib.manual_seed(case["seed"])
-random.seed(0)
-np.random.seed(0)
-kw = dict(num_workers=case["workers"], batch_size=case["batch"])
-if case["workers"]:
-    kw["persistent_workers"] = case["persistent"]
-if case.get("init"):
-    kw["worker_init_fn"] = init
-if case["kind"] == "map":
-    loader = data.DataLoader(Augmented(), shuffle=case["shuffle"], drop_last=case["drop"], **kw)
-else:
-    loader = data.DataLoader(Stream(case["kind"] == "sharded"), drop_last=case["drop"], **kw)
-epochs = [[describe(b) for b in loader] for _ in range(2)]
-after = (lib.rand(2).tolist(), random.random(), float(np.random.rand()))
-print(json.dumps([epochs, after, data.get_worker_info() is None]))
+def run(case):
+    lib.manual_seed(case["seed"])
+    random.seed(0)
+    np.random.seed(0)
+    kw = dict(num_workers=case["workers"], batch_size=case["batch"])
+    if case["workers"]:
+        kw["persistent_workers"] = case["persistent"]
+    if case.get("init"):
+        kw["worker_init_fn"] = init
+    if case["kind"] == "map":
+        loader = data.DataLoader(Augmented(), shuffle=case["shuffle"], drop_last=case["drop"],
+                                 **kw)
+    else:
+        loader = data.DataLoader(Stream(case["kind"] == "sharded"), drop_last=case["drop"], **kw)
+    epochs = [[describe(b) for b in loader] for _ in range(2)]
+    after = (lib.rand(2).tolist(), random.random(), float(np.random.rand()))
+    del loader  # (persistent) workers shut down before this process exits
+    gc.collect()
+    return [epochs, after, data.get_worker_info() is None]
+
+
+# Each case in a process forked from this one after the import (a fresh random state and no
+# worker from an earlier case), so each library is imported once for all cases.
+for index, case in enumerate(json.loads(sys.argv[2])):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            print(json.dumps([index, run(case)]))
+        except BaseException as error:
+            print(json.dumps([index, "failed: " + repr(error)]))
+        sys.stdout.flush()
+        os._exit(0)
+    os.waitpid(pid, 0)
 '''
 
 
+_RESULTS: dict = {}
+
+
 def _run(lib: str, case: dict):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.join(os.path.dirname(__file__), "..", "..", "src"),
-         os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-c", CHILD, lib, json.dumps(case)],
-                         capture_output=True, text=True, timeout=300, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout)
+    """``case``'s outcome under ``lib``; one child process runs every case (see CHILD)."""
+    if lib not in _RESULTS:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.join(os.path.dirname(__file__), "..", "..", "src"),
+             os.environ.get("PYTHONPATH", "")]))
+        out = subprocess.run([sys.executable, "-c", CHILD, lib, json.dumps(CASES)],
+                             capture_output=True, text=True, timeout=600, env=env)
+        assert out.returncode == 0, out.stderr[-2000:]
+        rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("[")]
+        _RESULTS[lib] = {index: result for index, result in rows}
+    result = _RESULTS[lib].get(CASES.index(case))
+    assert result is not None and not isinstance(result, str), (lib, result)
+    return result
 
 
 CASES = []
