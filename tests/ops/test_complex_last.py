@@ -433,13 +433,13 @@ def test_add_products_refuse_what_torch_refuses(name):
 
 # (function, input/weight/bias shapes, keyword arguments)
 CONVOLUTIONS = [
-    ("conv_transpose2d", ((1, 2, 4, 4), (2, 3, 3, 3), (3,)),
+    ("conv_transpose2d", ((1, 2, 3, 3), (2, 3, 3, 3), (3,)),
      {"stride": 2, "padding": 1, "output_padding": 1}),
-    ("conv_transpose2d", ((2, 4, 3, 3), (4, 1, 2, 2)), {"groups": 2, "dilation": 2}),
+    ("conv_transpose2d", ((1, 4, 3, 3), (4, 1, 2, 2)), {"groups": 2, "dilation": 2}),
     ("conv_transpose2d", ((2, 3, 3), (2, 2, 2, 2), (2,)), {}),
     ("conv_transpose1d", ((2, 2, 5), (2, 3, 3), (3,)), {"stride": 2}),
     ("conv_transpose1d", ((2, 5), (2, 3, 3)), {"padding": 1}),
-    ("conv_transpose3d", ((1, 2, 3, 3, 3), (2, 2, 2, 2, 2), (2,)), {"stride": (1, 2, 1)}),
+    ("conv_transpose3d", ((1, 1, 3, 2, 3), (1, 2, 2, 2, 2), (2,)), {"stride": (1, 2, 1)}),
     ("fold", ((1, 8, 4),), {"output_size": (3, 3), "kernel_size": (2, 2)}),
     ("fold", ((8, 6),), {"output_size": (4, 3), "kernel_size": 2, "padding": (1, 0),
                          "stride": (2, 1)}),
