@@ -381,3 +381,74 @@ def test_function_inputs_returned_without_grad_mode_come_back_detached():
         if seen[0] != seen[1]:
             failures.append((mode, form, dirty, seen))
     assert not failures, (len(failures), failures[:3])
+
+
+# -- a create_graph gradient that records nothing is stored as a copy --------------------------
+# (seed 45325: stack's gradients under backward(create_graph=True) are views of one tensor;
+# kept as they were, one optimizer's zero_grad(set_to_none=False) zeroed another leaf's grad)
+
+
+def test_create_graph_gradients_recording_nothing_are_stored_as_copies():
+    joins = {
+        "stack": lambda lib, a, b, c: lib.stack([a, b, c], dim=1),
+        "cat": lambda lib, a, b, c: lib.cat([a, b, c]),
+        "sum": lambda lib, a, b, c: a + b + c,
+        "expand": lambda lib, a, b, c: (a + b * c).expand(2, 2, 3),
+    }
+    failures = []
+    for (name, join), zeroed, layout in itertools.product(joins.items(), range(3),
+                                                          ["contiguous", "transposed"]):
+        seen = []
+        for lib in LIBS:
+            leaves = [lib.tensor(np.arange(6.0).reshape(2, 3) + i, requires_grad=True)
+                      for i in range(3)]
+            if layout == "transposed":
+                leaves = [lib.tensor(np.arange(6.0).reshape(3, 2) + i).t().requires_grad_()
+                          for i in range(3)]
+            join(lib, *leaves).sum().backward(create_graph=True)
+            leaves[zeroed].grad.zero_()
+            seen.append([(_numpy(t.grad).tolist(), t.grad.stride(), t.grad.requires_grad)
+                         for t in leaves])
+        if seen[0] != seen[1]:
+            failures.append((name, zeroed, layout, seen))
+    assert not failures, (len(failures), failures[:3])
+
+
+# -- an in-place op on a view whose base's gradient arrives non-contiguous ---------------------
+# (seed 44660: x5 = x2.view(6) updated in place, x2's gradient a slice of cat's; CopySlices
+# replayed view(6) on that slice and raised, where torch lays the gradient out as the base)
+
+
+def test_in_place_updates_of_views_take_non_contiguous_base_gradients():
+    views = {
+        "view": lambda t: t.view(6),
+        "view 3x2": lambda t: t.view(3, 2),
+        "flatten": lambda t: t.flatten(),
+        "reshape": lambda t: t.reshape(-1),
+        "row": lambda t: t[1],
+        "t": lambda t: t.t(),
+    }
+    updates = {
+        "add_": lambda v: v.add_(3, alpha=2),
+        "clamp_": lambda v: v.clamp_(min=2.5),
+        "mul_": lambda v: v.mul_(v.detach() * 0 + 1.5),
+    }
+    uses = {
+        "cat": lambda lib, x: lib.cat([lib.ones(2, 1), x, lib.ones(2, 2)], 1)[:, 1:4].sum(),
+        "transpose": lambda lib, x: (x.t() * lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        .sum(),
+        "expand": lambda lib, x: x.unsqueeze(1).expand(2, 3, 3).transpose(0, 2).sum(),
+    }
+    failures = []
+    for (vname, view), (uname, update), (name, use) in itertools.product(
+            views.items(), updates.items(), uses.items()):
+        seen = []
+        for lib in LIBS:
+            leaf = lib.tensor([[0.5, 1.0, 3.0], [2.0, -1.0, 4.0]], requires_grad=True)
+            base = leaf * 1
+            update(view(base))
+            (grad,) = lib.autograd.grad(use(lib, base), [leaf])
+            seen.append(_numpy(grad).tolist())
+        if seen[0] != seen[1]:
+            failures.append((vname, uname, name, seen))
+    assert not failures, (len(failures), failures[:3])
