@@ -10,8 +10,8 @@ which one is ``mark_non_differentiable``, a backward under ``once_differentiable
 outputs with ``set_materialize_grads(False)`` of which only one reaches the loss (its
 backward sees None). Sometimes a tensor hook returning a changed gradient on an input, and
 ``retain_grad`` on the output; an identity and a view returned from forward; inputs that
-are views or non-leaves; the apply under no_grad or inference_mode. Everything the stage observes is new: the program before it is
-the one the seed made before the stage existed.
+are views or non-leaves; the apply under no_grad or inference_mode. Everything the stage
+observes is new: the program before it is the one the seed made before the stage existed.
 """
 
 from __future__ import annotations
