@@ -454,3 +454,29 @@ def test_in_place_updates_of_views_take_non_contiguous_base_gradients():
         if seen[0] != seen[1]:
             failures.append((vname, uname, name, seen))
     assert not failures, (len(failures), failures[:3])
+
+
+# -- dropout draws its mask in the memory order of torch's empty_like(input) -------------------
+# (seed 45574: dropout of a transposed, flipped, expanded tensor; torch's bernoulli_ fills its
+# empty_like(input) in memory order, leafgrad drew the mask row-major)
+
+
+def test_dropout_masks_follow_the_inputs_layout():
+    layouts = {
+        "contiguous": lambda t: t,
+        "t": lambda t: t.t(),
+        "permuted": lambda t: t.reshape(2, 3, 4).permute(2, 0, 1),
+        "expanded": lambda t: t[:1].expand(3, 6),
+        "flipped expanded t": lambda t: t[:1].expand(3, 6).flip(0).t(),
+        "sliced": lambda t: t[:, ::2],
+    }
+    failures = []
+    for (name, layout), p in itertools.product(layouts.items(), [0.5, 0.25]):
+        seen = []
+        for lib in LIBS:
+            lib.manual_seed(979)
+            x = layout(lib.arange(1.0, 25.0).reshape(4, 6))
+            seen.append(_numpy(lib.nn.functional.dropout(x, p, True)).tolist())
+        if seen[0] != seen[1]:
+            failures.append((name, p, seen))
+    assert not failures, (len(failures), failures[:3])
