@@ -1097,7 +1097,22 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 # differentiating .grad reaches the graph that produced it.
                 from ._creation import empty_like
 
-                self._grad_value = empty_like(grad).copy_(grad) if grad._requires_grad else grad.detach()
+                # One that records nothing is copied too, as torch's clone_obey_contract (a kept
+                # view shared memory with other leaves' grads: stack's unbind, zeroed by another
+                # optimizer's zero_grad, generated-program seed 45325)
+                if not grad._requires_grad:
+                    self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+                elif _grad_state.grad_layout_enforced:
+                    # into the leaf's layout (new_empty_strided of the leaf, copy_): a
+                    # transposed leaf's grad is transposed too
+                    from .ops._layout import _strided_empty
+
+                    strides = _leaf_strides(self._data)
+                    empty = np.empty(grad._data.shape, grad._data.dtype) if strides is None \
+                        else _strided_empty(grad._data.shape, strides, grad._data.dtype)
+                    self._grad_value = _wrap(empty).copy_(grad)
+                else:
+                    self._grad_value = empty_like(grad).copy_(grad)
             elif _can_steal(grad) and (not _grad_state.grad_layout_enforced or _obeys_layout(
                     grad._data, self._data)):
                 # torch stores it detached: no history, and no forward-AD tangent either

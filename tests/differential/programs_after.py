@@ -6,6 +6,7 @@
   inputs (not yet hessian: see func_transform), on small random functions of the program's float tensors (which may require grad,
   carry a graph whose buffers were freed, or be views), some closing over another tensor.
 - **nn.Module** (seeds 7 mod 8): programs_modules.py.
+- **custom autograd.Function** (seeds 1 mod 8): programs_functions.py.
 - **optimizers** (seeds 5 mod 8): an optimizer over the leaves that got a ``.grad``
   (SGD with momentum/nesterov/weight decay/maximize, Adam/AdamW with amsgrad, RMSprop, Adagrad,
   Adamax), one or two ``step()``s, ``zero_grad()`` with and without ``set_to_none``; the leaves,
@@ -38,10 +39,13 @@ class AfterStages:
     def after_differentiation(self) -> None:
         """Append this seed's stage, if any (see the module docstring)."""
         kind = self.seed % 8
-        if kind not in (3, 5, 7):
+        if kind not in (1, 3, 5, 7):
             return
         self.srng = self.stage_rng()
         lines, kinds = len(self.lines), self.kinds.copy()
+        if kind == 1:  # (programs_functions.py: new tensors only)
+            self.function_stage()
+            return
         if kind == 7:  # (programs_modules.py: new tensors and modules only)
             self.module_stage()
             return

@@ -177,6 +177,19 @@ REQUIRED_KINDS = {
     "module_backward",
     "module_state_dict",
     "lr_scheduler_step",
+    # the custom autograd.Function stage (programs_functions.py: seeds 1 mod 8)
+    "function_save",
+    "function_dirty",
+    "function_nondiff",
+    "function_once",
+    "function_materialize",
+    "function_identity",
+    "function_view",
+    "function_grad_mode",
+    "function_hook",
+    "function_retain_grad",
+    "function_backward",
+    "function_double_backward",
 }
 
 

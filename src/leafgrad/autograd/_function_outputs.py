@@ -86,7 +86,7 @@ def wrap_outputs(cls, node, args: tuple, outputs):
             out._bump_version()
             if differentiable:
                 _rebase_history(node, out, output_nr, args)
-            elif out._requires_grad:  # torch returns a detached alias, the input keeps its flag
+            elif out.requires_grad:  # torch returns a detached alias, the input keeps its flag
                 out = out.detach()
         elif id(out) in inputs:
             out = _returned_input(out, node if differentiable else None, output_nr)
@@ -153,7 +153,10 @@ def _returned_input(tensor, node, output_nr: int):
     from ..ops.shape import Alias
     from ..tensor import _wrap_view
 
-    if node is None and tensor._requires_grad:
+    # (the property: a view made under no_grad or inference_mode of a tensor that requires grad
+    # requires grad too, and comes back detached: generated-program seed 281 of the
+    # autograd.Function stage, where a view of it was returned requiring grad)
+    if node is None and tensor.requires_grad:
         return tensor.detach()
     view = _wrap_view(tensor._data.view(), tensor, node is not None, node, (Alias, {}))
     view._output_nr = output_nr

@@ -407,6 +407,11 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
     if previous is None:
         buffer[output_nr] = grad
     elif _ZERO_GRADS_SEEN[0] and (_is_zero_grad(grad) or _is_zero_grad(previous)):
+        if not _is_zero_grad(previous) and _sum_in_place(previous, grad):
+            # torch's InputBuffer adds a ZeroTensor arriving second in place into a private
+            # buffer, where its ZeroTensor fallback materialises +0.: a -0. becomes +0. there
+            # (seed 38997, once an unsqueeze's backward passed sgn's ZeroTensor on)
+            return
         # (Note: zero gradients, graph.py) the other operand's values; a recorded sum
         # (create_graph) is still an add in the graph, as torch's
         kept = previous if _is_zero_grad(grad) else grad
@@ -420,26 +425,46 @@ def _add_to_buffer(buffer: list, output_nr: int, grad) -> None:
 
 
 
-# The backward nodes that give torch's ZeroTensors from ZeroTensors: products (mul has a
-# ZeroTensor kernel: sgn(2 * x)); the others make real zeros of them (a transpose's or
-# sqrt's backward: seed 38997, where a -0. plus those zeros is +0. in torch).
-_KEEPS_ZEROS = frozenset({"MulBackward0", "MulBackward1"})
+# The backward nodes that give torch's ZeroTensors from ZeroTensors, and to which of their
+# inputs (None: all): those whose formula ends in an op with a ZeroTensor kernel or a view
+# (mul, div by the gradient's divisor, add, reshape/unsqueeze/squeeze/narrow: cat's, mv's
+# ger), as observed in torch 2.13 for sgn's zero gradient; the others make real zeros of them
+# (torch's ZeroTensor fallback: a transpose's, neg's or sqrt's-divisor backward, where a -0.
+# plus those zeros is +0.: seed 38997). The forward MvBackward0 and CatBackward0 passing one on
+# gave -0. products where torch's leaf gradient is a ZeroTensor (seed 42217).
+_KEEPS_ZEROS = {
+    "MulBackward0": None, "MulBackward1": None, "DivBackward0": (0,), "DivBackward1": (0,),
+    "AddBackward0": None, "AddBackward1": (0,), "SubBackward0": (0,), "SubBackward1": (0,),
+    "MvBackward0": (0,), "ViewBackward0": None, "UnsqueezeBackward0": None,
+    "SqueezeBackward0": None, "SqueezeBackward1": None, "SqueezeBackward2": None,
+    "CatBackward0": None, "StackBackward0": None, "CloneBackward0": None,
+    "AbsBackward0": None, "ExpBackward0": None, "Exp2Backward0": None, "Expm1Backward0": None,
+    "SqrtBackward0": None, "RsqrtBackward0": None, "PowBackward0": None, "PowBackward1": (1,),
+    "SinBackward0": None, "CosBackward0": None, "TanBackward0": None, "LogBackward0": None,
+    "Log2Backward0": None, "Log1PBackward0": None, "LerpBackward0": None,
+    "LerpBackward1": None, "AddcmulBackward0": None, "AddcdivBackward0": None,
+}
 
 
 def _zeros_through(node, buffer: list, grads_in):
-    """A product node whose every incoming gradient is a ZeroTensor gives ZeroTensors (Note:
-    zero gradients, graph.py): +0. (torch skips the arithmetic), marked again."""
-    if not all(grad is None or _is_zero_grad(grad) for grad in buffer) \
-            or node.name() not in _KEEPS_ZEROS:
+    """A node whose every incoming gradient is a ZeroTensor gives ZeroTensors to the inputs
+    ``_KEEPS_ZEROS`` names (Note: zero gradients, graph.py): +0. (torch skips the arithmetic),
+    marked again."""
+    name = node.name()
+    if name not in _KEEPS_ZEROS or \
+            not all(grad is None or _is_zero_grad(grad) for grad in buffer):
         return grads_in
     from .graph import zero_grad_tensor
     from ..tensor import _wrap
 
+    kept = _KEEPS_ZEROS[name]
     marked = []
-    for grad in grads_in:
-        if grad is not None and not grad._requires_grad:
-            grad = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
-        marked.append(grad if grad is None else zero_grad_tensor(grad))
+    for index, grad in enumerate(grads_in):
+        if grad is not None and (kept is None or index in kept):
+            if not grad._requires_grad:
+                grad = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+            grad = zero_grad_tensor(grad)
+        marked.append(grad)
     return type(grads_in)(marked) if isinstance(grads_in, tuple) else marked
 
 

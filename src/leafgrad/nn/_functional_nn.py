@@ -188,7 +188,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
         # leafgrad.compile records the draw as one node its replay runs again, so the
         # generator advances on every call exactly as eager
-        mask = array_kernel(_dropout_mask, p=p, shape=shape, dtype=input._data.dtype)
+        mask = _in_layout_of(input._data, array_kernel, p, shape)
     mask = _wrap(mask)
     if levels:
         from ..ops._batching import wrap
@@ -197,6 +197,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if inplace:
         return input.mul_(mask)
     return input * mask
+
+
+def _in_layout_of(data, array_kernel, p, shape):
+    """The dropout mask drawn in the memory order of torch's ``empty_like(input)`` (its
+    bernoulli_ fills memory in order): a transposed input's mask is drawn transposed
+    (generated-program seed 45574, dropout of a transposed expanded tensor)."""
+    from ..ops._layout import _preserved_strides
+
+    strides = _preserved_strides(data) if data.ndim > 1 else None
+    if strides is None:
+        return array_kernel(_dropout_mask, p=p, shape=shape, dtype=data.dtype)
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])  # memory order, outermost first
+    drawn = array_kernel(_dropout_mask, p=p, shape=tuple(shape[d] for d in order),
+                         dtype=data.dtype)
+    return drawn.transpose(np.argsort(order))
 
 
 def linear(input, weight, bias=None):

@@ -77,11 +77,24 @@ def to_channels_last(array: np.ndarray) -> np.ndarray:
     return stored.transpose((0, array.ndim - 1) + tuple(d - 1 for d in spatial))
 
 
-def suggested(array: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """Row-major, or channels-last when ``source`` (same rank) is a channels-last 4-d array."""
+def suggested(array: np.ndarray, source: np.ndarray, fresh: bool = False) -> np.ndarray:
+    """Row-major, or channels-last when ``source`` (same rank) is a channels-last 4-d array.
+    ``fresh``: a result torch allocates with ``at::empty``, whose size-1 dims have row-major
+    strides too (NumPy calls any stride of a size-1 dim contiguous)."""
     if array.ndim == 4 and _channels_last(source):
         return array if _channels_last(array) else to_channels_last(array)
-    return contiguous(array)
+    return row_major(array) if fresh else contiguous(array)
+
+
+def row_major(array) -> np.ndarray:
+    """``contiguous(array)`` with row-major strides in its size-1 dims too, as torch's
+    ``at::empty`` gives them (NumPy calls any stride of a size-1 dim contiguous): a one-channel
+    conv1d result had stride 1 in its channel dim, so matmul took bmm where torch folds it
+    into mm (generated-program seed 41242)."""
+    array = contiguous(array)
+    if array.ndim > 1 and 1 in array.shape:
+        return array.reshape(-1).reshape(array.shape)
+    return array
 
 
 def empty_like_source(array: np.ndarray, source: np.ndarray):

@@ -181,7 +181,7 @@ def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, gro
     backwards in activation.py)."""
     array = conv_weight_grad(None, _as_2d(g, spatial), shape2, stride, padding, dilation, groups,
                              columns=columns)
-    return np.ascontiguousarray(array.reshape(shape))
+    return _layout.row_major(array.reshape(shape))
 
 
 def conv_weight_grad(x, g, weight_shape, stride, padding, dilation, groups,
@@ -255,7 +255,7 @@ class Convolution(Op):
             # The im2col matrices, reused by the weight gradient when it runs on arrays
             # (Note: array-level backwards in activation.py); freed with the node's saved state.
             ctx.keep("columns", keep)
-        return _layout.suggested(_from_2d(out, spatial), x)
+        return _layout.suggested(_from_2d(out, spatial), x, fresh=True)
 
     def backward(self, grad):
         p = self._params
@@ -308,7 +308,7 @@ class ConvInputGrad(Op):
                                                   input_shape[2])
         out = conv_input_grad(_as_2d(g, spatial), _as_2d(w, spatial), shape, stride, padding,
                               dilation, groups)
-        return _layout.suggested(_from_2d(out, spatial), g)
+        return _layout.suggested(_from_2d(out, spatial), g, fresh=True)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "input_shape"}
@@ -343,7 +343,7 @@ class ConvWeightGrad(Op):
         shape = weight_shape if spatial != 1 else (*weight_shape[:2], 1, weight_shape[2])
         out = conv_weight_grad(_as_2d(x, spatial), _as_2d(g, spatial), shape, stride, padding,
                                dilation, groups)
-        return _layout.suggested(out.reshape(weight_shape), x)
+        return _layout.suggested(out.reshape(weight_shape), x, fresh=True)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "weight_shape"}
@@ -382,7 +382,7 @@ class ConvTranspose(Op):
                               padding, dilation, groups)
         if b is not None:
             out = out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
-        return _layout.suggested(_from_2d(out, spatial), x)
+        return _layout.suggested(_from_2d(out, spatial), x, fresh=True)
 
     def backward(self, grad):
         p = {k: v for k, v in self._params.items() if k != "output_shape"}

@@ -294,13 +294,20 @@ class Dist(Op):
     def backward(self, grad):
         from .reductions_stats import _norm_backward
 
-        diff = self.saved("self") - self.saved("other")
-        gradient = _norm_backward(grad, diff, self._params["p"], self.saved("result"), None,
+        # torch's two formulas, each its own norm_backward of self - other, the other's first
+        # (Note: the order of an op's input gradients)
+        def gradient():
+            diff = self.saved("self") - self.saved("other")
+            return _norm_backward(grad, diff, self._params["p"], self.saved("result"), None,
                                   False)
-        if gradient is None:
-            return None, None
-        return (gradient if self.needs_grad(0) else None,
-                -gradient if self.needs_grad(1) else None)
+
+        grad_self = grad_other = None
+        if self.needs_grad(1):
+            grad_other = gradient()
+            grad_other = None if grad_other is None else -grad_other
+        if self.needs_grad(0):
+            grad_self = gradient()
+        return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
         # torch: norm_jvp(self_p - other_p, self_t - other_t, p, result)

@@ -225,11 +225,12 @@ class Mul(Op):
             children = self._next_nodes
             return (_times(grad, conj(self.saved("other"))) if children[0] is not None else None,
                     _times(grad, conj(self.saved("self"))) if children[1] is not None else None)
+        # Note: the order of an op's input gradients
         grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = grad * conj(self.saved("other"))
         if self.needs_grad(1):
             grad_other = grad * conj(self.saved("self"))
+        if self.needs_grad(0):
+            grad_self = grad * conj(self.saved("other"))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -342,11 +343,11 @@ class Div(Op):
 
     def backward(self, grad):
         other = self.saved("other")
-        grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = grad / conj(other)
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
             grad_other = -grad * conj((self.saved("self") / other) / other)
+        if self.needs_grad(0):
+            grad_self = grad / conj(other)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -500,12 +501,12 @@ class PowTensor(Op):
 
     def backward(self, grad):
         base = self.saved("self")
-        grad_self = grad_exponent = None
-        if self.needs_grad(0):
-            grad_self = _pow_grad_self(grad, base, self.saved("exponent"))
+        grad_self = grad_exponent = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
             grad_exponent = _pow_grad_exponent(grad, base, self.saved("exponent"),
                                                self.saved("result"))
+        if self.needs_grad(0):
+            grad_self = _pow_grad_self(grad, base, self.saved("exponent"))
         return grad_self, grad_exponent
 
     def jvp(self, tangents, primals, result):

@@ -181,7 +181,7 @@ class Ldexp(Op):
     node = "LdexpBackward0"
     vmap = batch.elementwise
     inputs = ("self", "other")
-    saves = {"self": ("other",), "other": ("self", "other")}
+    saves = {"other": ("self",), "result": ("other",)}
     broadcasts = True
     torch_names = ("ldexp", "Tensor.ldexp")
     uint_ok = True  # computed in float: self * pow(2.0, other) (Note: wide unsigned)
@@ -199,11 +199,14 @@ class Ldexp(Op):
         grad_self = grad_other = None
         # conjugated factors for complex operands (Note: torch's convention for complex
         # gradients, ops/complex.py)
+        # torch's formulas, the other's first (Note: the order of an op's input gradients):
+        # grad * result * ln 2 (MulBackward1) and grad * pow(2, other)
+        if self.needs_grad(1):
+            from .elementwise import MulScalar
+
+            grad_other = MulScalar.apply(grad * conj(self.saved("result")), other=math.log(2.0))
         if self.needs_grad(0):
             grad_self = grad * conj(_pow2(self.saved("other")))
-        if self.needs_grad(1):
-            factor = self.saved("self") * _pow2(self.saved("other")) * math.log(2.0)
-            grad_other = grad * conj(factor)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

@@ -398,7 +398,14 @@ class CopySlices(Node):
         if _grad_state.grad_enabled and self._base_strides is not None:
             return self._apply_recorded(grad)
         grad = self._laid_out_as_base(grad)
-        region = replay(grad, self._steps)
+        try:
+            region = replay(grad, self._steps)
+        except RuntimeError:
+            # a view step (x.view(6)) the gradient's own strides refuse (a slice of cat's
+            # gradient): torch's gradient is always laid out as the base first (generated-
+            # program seed 44660)
+            grad = self._laid_out_as_base(grad, force=True)
+            region = replay(grad, self._steps)
         op_grads = self._op_node._apply([region])
         grad_base = None
         if self._next_nodes[0] is not None:
@@ -406,12 +413,12 @@ class CopySlices(Node):
             grad_base = ViewScatter.apply(grad, region_grad, steps=self._steps)
         return (grad_base,) + tuple(op_grads[1:])
 
-    def _laid_out_as_base(self, grad):
+    def _laid_out_as_base(self, grad, force: bool = False):
         """as_strided counts from the first element in memory: replayed on the incoming
         gradient (often an expanded one-element tensor) it read past that gradient's memory.
         torch's CopySlices always first lays the gradient out as the base (new_empty_strided,
         copy_); done here only where a step depends on it."""
-        if not any(op is _as_strided() for op, _ in self._steps):
+        if not force and not any(op is _as_strided() for op, _ in self._steps):
             return grad
         from ._layout import _dense_bytes, _strided_empty
 

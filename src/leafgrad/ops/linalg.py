@@ -68,11 +68,11 @@ class Mm(Op):
             grads = _mm_grads_on_arrays(self, grad, 0)
             if grads is not None:
                 return grads
-        grad_self = grad_mat2 = None
-        if self.needs_grad(0):
-            grad_self = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
+        grad_self = grad_mat2 = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
             grad_mat2 = _mat2_grad(grad, self.saved("self"), self.saved("layouts")[1])
+        if self.needs_grad(0):
+            grad_self = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
         return grad_self, grad_mat2
 
     def jvp(self, tangents, primals, result):

@@ -26,7 +26,8 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
     order of additions as Tensor.sum's (its mean divides that sum by the count); NumPy's
     pairwise sum gave another last bit on about half of mse/bce/smooth_l1 losses."""
     if reduction != "none" and values.size and values.dtype.kind == "f":
-        values = np.ascontiguousarray(values)
+        # a permuted layout (of permuted operands) adds in memory order, as Tensor.sum's
+        values = np.ascontiguousarray(_cascade_sum.in_memory_order(values))
         if _cascade_sum.applies(values):
             total = _cascade_sum.total(values)
             if reduction == "mean":
@@ -235,6 +236,10 @@ class HuberLoss(_Pointwise):
     def backward(self, grad):
         x, target = self.saved("self"), self.saved("target")
         if x.dtype is not target.dtype:
+            # the first backward torch runs, huber_loss_backward(grad, self, target) (or with
+            # the two swapped when only the target needs a gradient), expects its self's dtype
+            if not self.needs_grad(0):
+                x, target = target, x
             raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
                                f"{x.dtype._legacy}")
         return super().backward(grad)
@@ -292,7 +297,11 @@ class _PointwiseBackward(Op):
             return kernel(a, target, grad, reduction=reduction, **params)
         shape = tuple(np.broadcast_shapes(a.shape, target.shape))
         slope = cls.loss.slope(_wrap(a) - _wrap(target), **params)
-        return (_unreduce(_wrap(grad), shape, reduction) * slope)._data
+        result = (_unreduce(_wrap(grad), shape, reduction) * slope)._data
+        # torch's kernel writes into zeros_like(self), computing in the common dtype: the
+        # target's gradient of a float64 input and a float32 target is float32 from this node
+        # itself, not a cast after it (generated-program seed 39142)
+        return result.astype(a.dtype, copy=False) if a.dtype.kind == "f" else result
 
     def jvp(self, tangents, primals, result):
         from ._forward import jvp_by_decomposition

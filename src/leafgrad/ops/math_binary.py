@@ -290,11 +290,11 @@ class Hypot(Op):
 
     def backward(self, grad):
         result = self.saved("result")
-        grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = grad * self.saved("self") / result
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
             grad_other = grad * self.saved("other") / result
+        if self.needs_grad(0):
+            grad_self = grad * self.saved("self") / result
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -316,6 +316,15 @@ def _logaddexp_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.where(infinite, np.where(low.real < 0, low, both), out)
     nan = np.isnan(a.real) | np.isnan(a.imag) | np.isnan(b.real) | np.isnan(b.imag)
     return np.asarray(np.where(nan, complex(np.nan, np.nan), out)).astype(a.dtype, copy=False)
+
+
+def _one_plus(tensor):
+    """``1 + tensor`` as torch's C++ formulas write it: a Scalar sum (AddBackward1, one edge)."""
+    if tensor.is_complex():
+        return 1 + tensor
+    from .special_fns import AddScalarFormula
+
+    return AddScalarFormula.apply(tensor, other=1)
 
 
 @register
@@ -341,11 +350,11 @@ class Logaddexp(Op):
     def backward(self, grad):
         # derivatives.yaml: grad / (1 + exp(other - self)).conj(), and the same for other
         a, b = self.saved("self"), self.saved("other")
-        grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = grad / conj(1 + (b - a).exp())
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
-            grad_other = grad / conj(1 + (a - b).exp())
+            grad_other = grad / conj(_one_plus((a - b).exp()))
+        if self.needs_grad(0):
+            grad_self = grad / conj(_one_plus((b - a).exp()))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -372,11 +381,11 @@ class Logaddexp2(Op):
 
     def backward(self, grad):
         a, b = self.saved("self"), self.saved("other")
-        grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = grad / (1 + 2 ** (b - a))
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
-            grad_other = grad / (1 + 2 ** (a - b))
+            grad_other = grad / _one_plus(2 ** (a - b))
+        if self.needs_grad(0):
+            grad_self = grad / _one_plus(2 ** (b - a))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -415,12 +424,12 @@ class Xlogy(Op):
 
     def backward(self, grad):
         x, y = self.saved("self"), self.saved("other")
-        grad_self = grad_other = None
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
+        if self.needs_grad(1):
+            grad_other = grad * x / y
         if self.needs_grad(0):
             # Note: x * log(y) is undefined for y <= 0; torch takes 0 at x == 0 there.
             grad_self = Xlogy.apply(grad, y)._masked_zero((x == 0) & (y <= 0))
-        if self.needs_grad(1):
-            grad_other = grad * x / y
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -578,13 +587,18 @@ class LerpTensor(Op):
         return _lerp(a, end, weight, "lerp_kernel_tensor")
 
     def backward(self, grad):
-        grad_self = grad_end = grad_weight = None
+        grad_self = grad_end = grad_weight = None  # Note: the order of an op's input gradients
         if self.needs_grad(0) or self.needs_grad(1):
             weight = self.saved("weight")
-            if self.needs_grad(0):
-                grad_self = grad * conj(1 - weight)
             if self.needs_grad(1):
                 grad_end = grad * conj(weight)
+            if self.needs_grad(0):
+                # C++'s 1 - weight: empty_like(weight).fill_(1).sub_(weight), SubBackward0
+                # with no edge for the ones
+                from ..tensor import _wrap
+
+                ones = _wrap(np.ones_like(weight._data))
+                grad_self = grad * conj(ones - weight)
         if self.needs_grad(2):
             grad_weight = grad * conj(self.saved("end") - self.saved("self"))
         return grad_self, grad_end, grad_weight

@@ -305,12 +305,15 @@ def _split_ties(node, grad, self_loses, other_loses):
     a, b = node.saved("self"), node.saved("other")
     # grad / 2 is C++'s div(Tensor, Scalar): DivBackward1 under create_graph (generated-program
     # seeds 25850, 26074 recorded DivBackward0)
-    shared = _where(a == b, DivScalar.apply(grad, other=2), grad)
+    # each gradient its own where, as torch's two formulas (Note: the order of an op's input
+    # gradients)
     grad_self = grad_other = None
-    if node.needs_grad(0):
-        grad_self = shared._masked_zero(self_loses(a, b))
     if node.needs_grad(1):
+        shared = _where(a == b, DivScalar.apply(grad, other=2), grad)
         grad_other = shared._masked_zero(other_loses(a, b))
+    if node.needs_grad(0):
+        shared = _where(a == b, DivScalar.apply(grad, other=2), grad)
+        grad_self = shared._masked_zero(self_loses(a, b))
     return grad_self, grad_other
 
 
@@ -370,11 +373,11 @@ def _fmax_fmin_jvp(tangents, primals, keeps_self):
 
 
 def _fmax_fmin_grads(node, grad, keeps_self):
-    grad_self = grad_other = None
-    if node.needs_grad(0):
-        grad_self = grad._masked_zero(~keeps_self)
+    grad_self = grad_other = None  # Note: the order of an op's input gradients
     if node.needs_grad(1):
         grad_other = grad._masked_zero(keeps_self)
+    if node.needs_grad(0):
+        grad_self = grad._masked_zero(~keeps_self)
     return grad_self, grad_other
 
 

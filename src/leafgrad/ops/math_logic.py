@@ -95,11 +95,11 @@ class Where(Op):
 
     def backward(self, grad):
         condition = self._params["condition"]
-        grad_self = grad_other = None
-        if self.needs_grad(0):
-            grad_self = Where.apply(grad, 0.0, condition=condition)
+        grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
             grad_other = Where.apply(0.0, grad, condition=condition)
+        if self.needs_grad(0):
+            grad_self = Where.apply(grad, 0.0, condition=condition)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

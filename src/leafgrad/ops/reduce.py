@@ -40,6 +40,8 @@ def _sum_all(a: np.ndarray, dtype) -> np.ndarray:
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
+    if not a.flags.c_contiguous:
+        a = _cascade_sum.in_memory_order(a)
     if _cascade_sum.applies(a):
         return _cascade_sum.total(a)
     return np.asarray(a.sum(dtype=out_dtype))
@@ -51,6 +53,11 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
+    if not a.flags.c_contiguous and a.ndim > 1 and len({d % a.ndim for d in dims}) == a.ndim:
+        flat = _cascade_sum.in_memory_order(a)  # every dim: the full sum's order
+        if _cascade_sum.applies(flat):
+            out = _cascade_sum.total(flat)
+            return out.reshape((1,) * a.ndim) if keepdim else out
     if len(dims) == 1 and _cascade_sum.applies(a):
         out = _cascade_sum.along(a, dims[0], keepdim)
         if out is not None:
@@ -180,6 +187,8 @@ class Mean(Op):
             a = a.astype(dtype.np)
         if a.size == 0:  # nan, as torch, without NumPy's "Mean of empty slice" warning
             return np.full((), np.nan, a.dtype)
+        if not a.flags.c_contiguous:
+            a = _cascade_sum.in_memory_order(a)
         if _cascade_sum.applies(a):  # torch divides its sum by the count
             return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -91,9 +91,9 @@ def constant(array: np.ndarray, like: Tensor) -> Tensor:
 def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
                     keepdim: bool) -> Tensor:
     """torch's ``value_selecting_reduction_backward``: grad goes to the selected positions."""
-    if len(shape) == 0:
-        return grad
-    if not keepdim:
+    # a 0-d input is scattered too, its indices and grad as they are (torch records a
+    # ScatterBackward0 there: generated-program seed 41876, max(dim) of a 0-d tensor)
+    if not keepdim and len(shape):
         grad = grad.unsqueeze(dim)
         # a kernel: leafgrad.compile sees the view of the kept indices (Note: masks as kernels
         # in activation.py)

@@ -572,6 +572,18 @@ class Op(Node):
         return tuple(fixed)
 
 
+# Note: the order of an op's input gradients
+# torch's generated backward code computes an op's input gradients in the sorted order of their
+# names in derivatives.yaml (``other`` before ``self``, ``mat2`` before ``self``, ``end`` before
+# ``self`` before ``weight``), each formula on its own. Under create_graph the nodes a formula
+# records take sequence numbers in that order, and the next backward runs ready nodes by
+# sequence number, highest first: computed in input order, a float32 sum of three second-order
+# gradients came in another order and gave another last bit (generated-program seed 39768).
+# So a backward computes its gradients in torch's order where they record nodes (mul, div, pow,
+# mm, maximum/minimum, fmax/fmin, hypot, logaddexp(2), xlogy, ldexp, dist, lerp, where;
+# tests/test_fuzz7_findings.py compares the sequence numbers with torch's).
+
+
 # Note: saved index tensors
 # torch saves an index op's index (or mask, or target) tensor for backward like any other input
 # and checks its version when the node runs: changing ``idx`` in place between ``x.gather(1,
