@@ -236,3 +236,49 @@ def test_explicit_none_rounding_mode_records_div_backward2():
         return seen
 
     _same(program)
+
+
+# --- number operands converted as torch converts them (clamp, where, pad) -----------------------
+
+def test_number_bounds_and_fills_are_checked_as_torch():
+    """A Python number written into an integer (or float16) computation goes through torch's
+    checked conversion: out of range is "value cannot be converted to type int8_t without
+    overflow"; clamp's and where's negative ints wrap in unsigned types, pad's value (a
+    double) does not; clamp of bools has no kernel; clamp_'s cast error names C types."""
+
+    def program(m):
+        F = m.nn.functional
+        seen = []
+        mask = m.tensor([True, False, True])
+        for dtype in (m.int8, m.uint8, m.int16, m.int32, m.int64, m.bool, m.float16,
+                      m.float32):
+            z = m.tensor([0, 1, 5], dtype=dtype)
+            for value in (300, -1, -129, -200, 1.5, 2**31, -(2**31) - 1, 1e10, 70000.0,
+                          float("inf"), float("nan"), True):
+                calls = {
+                    "clamp_min": lambda: z.clamp(min=value),
+                    "clamp_max": lambda: z.clamp(max=value),
+                    "clamp_both": lambda: m.clamp(z, 0 if value != 0 else -1, value),
+                    "clamp_": lambda: z.clone().clamp_(min=value),
+                    "clip": lambda: z.clip(max=value),
+                    "clamp_min_fn": lambda: m.clamp_min(z, value),
+                    "clamp_max_": lambda: z.clone().clamp_max_(value),
+                    "where": lambda: m.where(mask, z, value),
+                    "where_first": lambda: m.where(mask, value, z),
+                    "pad": lambda: F.pad(z, (1, 1), value=value),
+                    "pad_2d": lambda: F.pad(z.reshape(1, 3), (0, 1, 1, 0), "constant", value),
+                    "fill_diagonal_": lambda: m.zeros(2, 2, dtype=dtype).fill_diagonal_(value),
+                }
+                for name, call in calls.items():
+                    seen.append((str(dtype).split(".")[-1], repr(value), name, _outcome(call)))
+        # nothing half-modified by a refused clamp_
+        z = m.tensor([1, 2], dtype=m.int8)
+        seen.append(_outcome(lambda: z.clamp_(min=300)))
+        seen.append((_seen(z), z._version))
+        # gradients through a checked float16 bound and a wrapped where are unchanged
+        x = m.tensor([0.5, -2.0, 3.0], dtype=m.float16, requires_grad=True)
+        (g,) = m.autograd.grad(x.clamp(-1, 2.5).float().sum(), x)
+        seen.append(_seen(g))
+        return seen
+
+    _same(program)
