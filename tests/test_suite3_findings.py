@@ -282,3 +282,254 @@ def test_number_bounds_and_fills_are_checked_as_torch():
         return seen
 
     _same(program)
+
+
+# --- saved values of nodes (test_autograd's saved-variable tests) -------------------------------
+
+def test_optional_saved_tensor_not_given_reads_none():
+    def program(m):
+        a = m.randn(3, 5, requires_grad=True)
+        target = m.tensor([1, 0, 4])
+        seen = []
+        for weight in (None, m.ones(5), m.arange(5.0)):
+            out = m.nn.NLLLoss(weight=weight)(a, target)
+            seen.append(_outcome(lambda: out.grad_fn._saved_weight))
+            seen.append(_outcome(lambda: out.grad_fn._saved_ignore_index_missing))
+            out.backward()
+            if weight is not None:  # (torch's None for an absent weight after backward: not
+                seen.append(_outcome(lambda: out.grad_fn._saved_weight))  # kept, see report)
+        out = m.nn.functional.cross_entropy(a, target)
+        seen.append(_outcome(lambda: out.grad_fn._saved_weight))
+        return seen
+
+    _same(program)
+
+
+def test_clear_saved_tensors_on_access():
+    """A Function with clear_saved_tensors_on_access = True: its backward may read
+    ctx.saved_tensors once (the node lets go of them), a second read is torch's error."""
+    import gc
+    import weakref
+
+    def program(m):
+        seen = []
+
+        def make(reads, clear):
+            class Once(m.autograd.Function):
+                clear_saved_tensors_on_access = clear
+
+                @staticmethod
+                def forward(ctx, x, y):
+                    ctx.save_for_backward(x, y)
+                    return x * y
+
+                @staticmethod
+                def backward(ctx, grad):
+                    for _ in range(reads - 1):
+                        ctx.saved_tensors
+                    x, y = ctx.saved_tensors
+                    held = weakref.ref(x)
+                    grads = grad * y, grad * x
+                    del x
+                    gc.collect()
+                    seen.append(("released", held() is None))
+                    return grads
+
+            return Once
+
+        for reads in (1, 2):
+            for clear in (True, False):
+                x = m.tensor([1.0, 2.0], requires_grad=True)
+                y = m.tensor([3.0, -1.0], requires_grad=True)
+                out = make(reads, clear).apply(x * 1, y)
+                seen.append((reads, clear, _outcome(lambda: out.sum().backward())))
+                seen.append(_seen((x.grad, y.grad)))
+        return seen
+
+    _same(program)
+
+
+# --- custom Functions: mark_dirty and forward-mode checks ---------------------------------------
+
+def test_mark_dirty_of_views_as_torch():
+    """mark_dirty on a view that is no input is torch's RuntimeError (a non-view: a warning
+    only); a dirty input that is an output of a multi-view op (split) gets the multi-view
+    error before the view-of-leaf one."""
+    import warnings
+
+    def program(m):
+        class DirtyView(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x.clone().view_as(x)
+                ctx.mark_dirty(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        class DirtyTemp(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = 3 * x
+                out.add_(1)
+                ctx.mark_dirty(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, grad):
+                return 3 * grad
+
+        class AddOne(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        seen = []
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        seen.append(_outcome(lambda: DirtyView.apply(a.clone())))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = DirtyTemp.apply(a.clone())
+        seen.append(([str(w.message).split(" (Triggered")[0] for w in caught], out.grad_fn.name()))
+        first, _ = a.split_with_sizes([1, 1], dim=0)
+        seen.append(_outcome(lambda: AddOne.apply(first)))
+        seen.append(_outcome(lambda: AddOne.apply(a.view_as(a))))
+        seen.append(_outcome(lambda: AddOne.apply(a.clone().unbind()[0])))
+        seen.append(_seen(a))
+        view = a.clone()[:1]
+        out = AddOne.apply(view)
+        out.sum().backward()
+        seen.append((out is view, _seen(a.grad)))
+        return seen
+
+    _same(program)
+
+
+def test_forward_mode_checks_of_custom_functions():
+    """A jvp must modify a dirty input's tangent in place, and for a forward returning a view
+    of an input must return a view of that input's tangent."""
+
+    def program(m):
+        fwAD = m.autograd.forward_ad
+        seen = []
+
+        def inplace_fn(mode):
+            class InplaceMul(m.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.mark_dirty(x)
+                    return x.mul_(2)
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return 2 * grad
+
+                @staticmethod
+                def jvp(ctx, tangent):
+                    if mode == "as_is":
+                        return tangent
+                    if mode == "new":
+                        return 2 * tangent
+                    return tangent.mul_(2)
+
+            return InplaceMul
+
+        for mode in ("as_is", "new", "in_place"):
+            x = m.tensor([1.0, -2.0], dtype=m.float64)
+            with fwAD.dual_level():
+                tangent = m.tensor([1.0, 0.5], dtype=m.float64)
+                dual = fwAD.make_dual(x.clone(), tangent)
+
+                def call():
+                    out = inplace_fn(mode).apply(dual)
+                    primal, out_tangent = fwAD.unpack_dual(out)
+                    return out is dual, out_tangent is tangent, _seen((primal, out_tangent))
+
+                seen.append((mode, _outcome(call)))
+
+        def view_fn(flag):
+            class Narrow(m.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.size = x.size()
+                    return x.narrow(0, 0, 2)
+
+                @staticmethod
+                def vjp(ctx, grad):
+                    full = grad.new_zeros(ctx.size)
+                    full.narrow(0, 0, 2).copy_(grad)
+                    return full
+
+                @staticmethod
+                def jvp(ctx, tangent):
+                    result = tangent.narrow(0, 0, 2)
+                    if flag != "ok":
+                        result = result.clone()
+                    if flag in ("view_of_other", "view_of_other_base"):
+                        result = result.view_as(result)
+                    return result
+
+            return Narrow
+
+        inp = m.arange(12.0, dtype=m.float64).reshape(4, 3).requires_grad_()
+        for flag in ("ok", "copy", "view_of_other", "view_of_other_base"):
+            def check(flag=flag):
+                def fn(x):
+                    if flag == "view_of_other_base":
+                        x = x.view_as(x)
+                    return view_fn(flag).apply(x)
+
+                return m.autograd.gradcheck(fn, (inp,), check_forward_ad=True)
+
+            seen.append((flag, _outcome(check)))
+
+        class IntInput(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, count):
+                return x * 2, count.clone()
+
+            @staticmethod
+            def jvp(ctx, x_tangent, count_tangent):
+                seen.append(("integer input's tangent", _seen(count_tangent)))
+                return x_tangent * 2, None
+
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(m.tensor(2.0), m.tensor(1.0))
+            out, count = IntInput.apply(dual, m.tensor(3))
+            seen.append(_seen((fwAD.unpack_dual(out).tangent, fwAD.unpack_dual(count).tangent)))
+        return seen
+
+    _same(program)
+
+
+def test_gather_takes_sparse_grad_and_checks_its_arguments():
+    """gather's keyword-only sparse_grad (False: the dense gradient; leafgrad's gradient is
+    dense for True too, torch's is sparse: not compared), and torch's parser errors."""
+
+    def program(m):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        index = m.tensor([[0, 1], [1, 1]])
+        seen = []
+        for call in (lambda: m.gather(x, 0, index, sparse_grad=False),
+                     lambda: x.gather(1, index, sparse_grad=False),
+                     lambda: m.gather(x.t(), 1, index)):
+            out = call()
+            (grad,) = m.autograd.grad(out.sum(), x)
+            seen.append((_seen(out), out.grad_fn.name(), _seen(grad)))
+        seen.append(_seen(x.gather(0, index, sparse_grad=True)))
+        for call in (lambda: m.gather([1.0], 0, index), lambda: m.gather(x, 0, [[0]]),
+                     lambda: x.gather(0, [[0]]), lambda: x.gather(0, index, sparse_grad=1),
+                     lambda: m.gather(x, 0, index, sparse_grad=None),
+                     lambda: m.gather(x, 0, index, False)):
+            seen.append(_outcome(call))
+        return seen
+
+    _same(program)

@@ -227,6 +227,8 @@ class Node:
             params = object.__getattribute__(self, "_params")
             if key in params:
                 return params[key]
+            if key in getattr(type(self), "index_saves", ()):  # an optional tensor not given
+                return None  # (nll_loss's weight=None: torch's _saved_weight is None)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     # -- hooks -----------------------------------------------------------------------------
