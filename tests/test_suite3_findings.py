@@ -533,3 +533,34 @@ def test_gather_takes_sparse_grad_and_checks_its_arguments():
         return seen
 
     _same(program)
+
+
+def test_full_backward_hook_does_not_fire_in_a_double_backward():
+    """A module's full backward hook runs when the gradient passes the module's outputs; a
+    double backward reaching its input node only (grad of a create_graph gradient) runs no
+    hook, as torch (its BackwardHook forgets grad_outputs once the hooks ran)."""
+
+    def program(m):
+        seen = []
+        for loss in (m.nn.MSELoss(), m.nn.Tanh(), m.nn.Linear(2, 2)):
+            if isinstance(loss, m.nn.Linear):
+                with m.no_grad():
+                    loss.weight.copy_(m.tensor([[0.5, -1.0], [2.0, 0.25]]))
+                    loss.bias.fill_(0.1)
+            calls = []
+            loss.register_full_backward_hook(
+                lambda module, grad_in, grad_out: calls.append(_seen((grad_in, grad_out))))
+            x = m.tensor([0.3, -0.7], requires_grad=True)
+            target = m.tensor([1.0, 2.0])
+            out = loss(x, target) if isinstance(loss, m.nn.MSELoss) else loss(x).pow(2).sum()
+            (grad,) = m.autograd.grad(out, x, create_graph=True)
+            seen.append(len(calls))
+            (second,) = m.autograd.grad(grad.sum(), x)
+            seen.append((len(calls), _seen(second)))
+            out2 = loss(x, target) if isinstance(loss, m.nn.MSELoss) else loss(x).sum()
+            out2.backward(retain_graph=True)
+            out2.backward()
+            seen.append((len(calls), calls))
+        return seen
+
+    _same(program)
