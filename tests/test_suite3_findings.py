@@ -564,3 +564,62 @@ def test_full_backward_hook_does_not_fire_in_a_double_backward():
         return seen
 
     _same(program)
+
+
+def test_non_tensor_saved_values_stay_readable_after_backward():
+    """torch frees a node's saved tensors after the backward, not its other saved values
+    (dims, keepdim, alpha, exponents): those still read; saved tensors give torch's error."""
+
+    def program(m):
+        a = m.ones(2, 3, requires_grad=True)
+        nodes = {
+            "sum": (a.sum(1), ("dim", "keepdim")),
+            "add": (m.add(a, a, alpha=2), ("alpha",)),
+            "sub": (m.sub(a, a * 2, alpha=3), ("alpha",)),
+            "pow": (a.pow(2), ("exponent", "self")),
+            "clamp": (a.clamp(0.5, 2.0), ("min", "max", "self")),
+            "leaky": (m.nn.functional.leaky_relu(a, 0.2), ("negative_slope", "self")),
+            "where": (m.where(a > 0, a, 0.0), ("condition",)),
+            "transpose": (a.transpose(0, 1), ("dim0", "dim1")),
+            "mul": (a * a.detach(), ("other", "self")),
+        }
+        seen = []
+        for phase in ("before", "after"):
+            for name, (out, keys) in nodes.items():
+                for key in keys:
+                    seen.append((phase, name, key,
+                                 _outcome(lambda: getattr(out.grad_fn, "_saved_" + key))))
+            if phase == "before":
+                sum(out.sum() for out, _ in nodes.values()).backward()
+        return seen
+
+    _same(program)
+
+
+def test_saved_reduction_is_torchs_integer():
+    """Loss nodes show ``_saved_reduction`` as torch's at::Reduction integer (0 none, 1 mean,
+    2 sum), before and after the backward."""
+
+    def program(m):
+        F = m.nn.functional
+        x = m.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+        target = m.tensor([2, 0])
+        y = m.tensor([[0.1, 0.9, 0.4], [0.3, 0.2, 0.8]])
+        seen = []
+        for reduction in ("none", "mean", "sum"):
+            outs = [F.nll_loss(x.log_softmax(1), target, reduction=reduction),
+                    F.cross_entropy(x, target, reduction=reduction),
+                    F.mse_loss(x, y, reduction=reduction), F.l1_loss(x, y, reduction=reduction),
+                    F.binary_cross_entropy(x.sigmoid(), y, reduction=reduction),
+                    F.binary_cross_entropy_with_logits(x, y, reduction=reduction),
+                    F.smooth_l1_loss(x, y, reduction=reduction),
+                    F.huber_loss(x, y, reduction=reduction)]
+            for out in outs:
+                seen.append((out.grad_fn.name(), _outcome(lambda: out.grad_fn._saved_reduction)))
+            sum(out.sum() for out in outs).backward()
+            for out in outs:  # (a node without the attribute: not compared after the backward)
+                if "Loss" in out.grad_fn.name() or "Entropy" in out.grad_fn.name():
+                    seen.append(_outcome(lambda: out.grad_fn._saved_reduction))
+        return seen
+
+    _same(program)
