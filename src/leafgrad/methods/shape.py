@@ -89,7 +89,9 @@ class ShapeMethods:
         if sparse_grad.__class__ is not bool:
             raise TypeError(f"gather(): argument 'sparse_grad' must be bool, not "
                             f"{type(sparse_grad).__name__}")
-        if not isinstance(index, type(self)):
+        from ..tensor import Tensor
+
+        if not isinstance(index, Tensor):
             raise TypeError(f"gather(): argument 'index' (position 2) must be Tensor, not "
                             f"{type(index).__name__}")
         return _ops.gather(self, dim, index)
