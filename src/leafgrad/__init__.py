@@ -14,8 +14,9 @@ __version__ = "0.1.0"
 
 from ._dtype import (  # noqa: F401 - torch's names
     bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
-    int16, int32, int64, long, promote_types, result_type as _result_type, set_default_dtype,
-    short, uint8, uint16, uint32, uint64, can_cast, bfloat16,
+    int16, int32, int64, long, public_promote_types as promote_types,
+    result_type as _result_type, set_default_dtype, short, uint8, uint16, uint32, uint64,
+    public_can_cast as can_cast, bfloat16,
 )
 from ._device import device
 from ._layouts import (  # noqa: F401 - torch's names

@@ -95,7 +95,7 @@ _ACCEPTS = {
     "torch.layout": lambda v: type(v).__name__ == "layout",
     "torch.device": lambda v: isinstance(v, (str, int)) and not isinstance(v, bool)
     or type(v).__name__ == "device",
-    "torch.Generator": lambda v: type(v).__name__ == "Generator",
+    "torch.Generator": lambda v: v is None or type(v).__name__ == "Generator",
     "torch.memory_format": lambda v: type(v).__name__ == "memory_format",
     "PyObject*": lambda v: True,
 }
@@ -487,6 +487,17 @@ def check(name: str, args: tuple, kwargs: dict | None = None) -> None:
     problem = error(name, args, kwargs)
     if problem is not None:
         raise problem
+
+
+class _NoMode:
+    """``rounding_mode``'s default: not given (Note: an explicit rounding_mode=None,
+    ops/math_binary.py); shown as None, which it means."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+NO_MODE = _NoMode()
 
 
 def dtype_arg(function: str, value):

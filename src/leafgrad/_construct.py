@@ -349,6 +349,20 @@ _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
               "float32": 3.4028234663852886e38, "complex64": 3.4028234663852886e38}
 
 
+def checked_operand(value, np_dtype: np.dtype, floats: bool = False):
+    """A Python-number operand (clamp's bounds, where's branch) of an op computing in the
+    integer ``np_dtype`` (with ``floats``, float16 too) as torch converts it: an int out of
+    the type's range is torch's overflow error, a negative one in an unsigned type wraps."""
+    kind = np_dtype.kind
+    if value.__class__ is bool or not (kind in "iu" or floats and np_dtype.char == "e"):
+        return value
+    if value.__class__ is int or value.__class__ is float:
+        from ._dtype import from_numpy_dtype
+
+        return check_scalar_write(value, from_numpy_dtype(np_dtype))
+    return value
+
+
 def check_scalar_write(value, target, setitem: bool = False, half: bool = True):
     """``value`` as written into a tensor of leafgrad dtype ``target``, or torch's error if it
     cannot be (Note: checked scalar writes). ``setitem``: ``t[i] = v``; ``half=False``:

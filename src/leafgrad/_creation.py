@@ -314,7 +314,9 @@ def _like(input: Tensor, dtype, name: str = "zeros_like"):
     if not isinstance(input, Tensor):  # torch's parser, before anything is made
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{_argparse.typename(input)}")
-    return input._data.shape, (dtype or input.dtype).np
+    if dtype is None:
+        return input._data.shape, input._data.dtype
+    return input._data.shape, _argparse.dtype_arg(name, dtype).np
 
 
 def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = True) -> np.ndarray:
@@ -380,7 +382,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
     fill_value = _construct.check_scalar_write(_argparse.scalar(fill_value),
-                                               dtype or input.dtype, half=math.prod(shape) != 1)
+                                               _dtype.as_dtype(dtype) or input.dtype,
+                                               half=math.prod(shape) != 1)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
         fill_value = _construct.unsigned_fill(fill_value, np_dtype)
     if type(input).__name__ == "BatchedTensor":  # inside vmap: one per example
@@ -407,8 +410,8 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
             "upper bound and lower bound inconsistent with step sign"
         )
     dtype = _argparse.dtype_arg("arange", dtype)
-    if dtype is _dtype.bool:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is _dtype.bool or dtype is not None and dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._legacy}'")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
@@ -487,6 +490,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     _refuse_wide_unsigned(dtype, "linspace_cpu")
     np_dtype = _np_dtype(dtype, function="linspace")
+    if np_dtype.kind == "b":
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps.__class__ is not int:
         _argparse.check("linspace", (start, end, steps))
     steps = int(steps)
@@ -562,7 +567,7 @@ def _random_overloads(name: str, sizes: tuple, size, dtype, keywords: bool = Fal
     """rand and randn have several overloads in torch (generator=, names=), so a size given
     twice or a bad dtype is the "invalid combination" message there, not a named argument's."""
     bad_dtype = dtype is not None and not isinstance(dtype, _dtype.dtype) and not any(
-        dtype is kind for kind in (int, float, bool))
+        dtype is kind for kind in (int, float, bool, complex))
     if size is None and not sizes and keywords and not bad_dtype:  # (torch: only keywords)
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if bad_dtype or (size is not None and sizes) or (size is None and not sizes):
@@ -662,6 +667,8 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
     if not isinstance(input, Tensor):  # several overloads in torch: the combination message
         raise _argparse.invalid_combination("randint_like", _argparse.given(input, low, high),
                                             {})
+    if high is None:  # randint_like(input, high)
+        low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype, generator=generator,
                    **kwargs)
 

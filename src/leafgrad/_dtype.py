@@ -283,6 +283,22 @@ _default = {"dtype": float32}
 _lock = threading.Lock()
 
 
+# Note: Python types as dtypes
+# torch takes ``int``, ``float``, ``bool`` and ``complex`` wherever it takes a dtype and reads
+# them as int64, float64 (not the default dtype), bool and complex128. Entry points that take
+# a dtype pass it through ``as_dtype`` once; the ops below them see leafgrad dtypes only.
+_PYTHON_TYPES = {builtins.int: int64, builtins.float: float64, builtins.bool: bool,
+                 builtins.complex: complex128}
+
+
+def as_dtype(value):
+    """``value`` with Python's int/float/bool/complex read as torch's dtypes; anything else
+    unchanged (callers raise their own errors for what is not a dtype)."""
+    if value.__class__ is type:
+        return _PYTHON_TYPES.get(value, value)
+    return value
+
+
 def get_default_dtype() -> dtype:
     """The dtype of floating tensors made from Python floats (float32 unless changed)."""
     return _default["dtype"]
@@ -290,7 +306,10 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float16/float32/float64 are accepted, as in torch."""
-    if not isinstance(d, dtype) or not d.is_floating_point:
+    if not isinstance(d, dtype):  # torch takes no Python type here
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     with _lock:
         _default["dtype"] = d
@@ -428,3 +447,30 @@ def np_finfo(np_dtype):
 
         return ml_dtypes.finfo(np_dtype)
     return np.finfo(np_dtype)
+
+
+def _public_pair(function: str, names: tuple, values: tuple) -> tuple:
+    """The two dtype arguments of torch.promote_types / torch.can_cast: Python types read as
+    dtypes (Note: Python types as dtypes), anything else torch's parser error."""
+    resolved = []
+    for position, (name, value) in enumerate(zip(names, values), 1):
+        value = as_dtype(value)
+        if not isinstance(value, dtype):
+            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                            f"torch.dtype, not {type(value).__name__}")
+        resolved.append(value)
+    return tuple(resolved)
+
+
+def public_promote_types(type1, type2) -> dtype:
+    """torch.promote_types as called by users (the ops call ``promote_types`` directly)."""
+    return promote_types(*_public_pair("promote_types", ("type1", "type2"), (type1, type2)))
+
+
+def public_can_cast(from_, to) -> builtins.bool:
+    """torch.can_cast as called by users."""
+    return can_cast(*_public_pair("can_cast", ("from_", "to"), (from_, to)))
+
+
+public_promote_types.__name__ = public_promote_types.__qualname__ = "promote_types"
+public_can_cast.__name__ = public_can_cast.__qualname__ = "can_cast"

@@ -71,7 +71,7 @@ multiply = mul
 
 
 @takes_out(Out("div", CAST, overlap=True))
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=_argparse.NO_MODE):  # Note: explicit rounding_mode=None
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)):
         _argparse.check("div", (input, other))

@@ -345,7 +345,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, *
                         f"{type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    target = dtype or _dtype.get_default_dtype()
+    target = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()  # Note: Python types as dtypes
+    if target is _dtype.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     exponents = lib.linspace(start, end, steps, dtype=_dtype.float64)._data
     values = np.power(float(base), exponents)
     if not target.is_floating_point:
@@ -370,7 +372,9 @@ def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwar
     count = int(math.floor((end - start) / step)) + 1
     if count < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    target = dtype or _dtype.get_default_dtype()
+    target = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()  # Note: Python types as dtypes
+    if target is _dtype.bool or target.is_complex:
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{target._legacy}'")
     values = start + np.arange(count, dtype=np.float64) * step
     return lib.tensor(values.astype(target.np), dtype=target, requires_grad=requires_grad)
 
@@ -379,13 +383,14 @@ def scalar_tensor(s, *, dtype=None, requires_grad=False, **kwargs):
     """``torch.scalar_tensor``: a 0-d tensor of the default dtype (or ``dtype``)."""
     if isinstance(s, Tensor):
         raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
-    return _lib().tensor(s, dtype=dtype or _dtype.get_default_dtype(),
+    return _lib().tensor(s, dtype=_dtype.as_dtype(dtype) or _dtype.get_default_dtype(),
                          requires_grad=requires_grad)
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: bool):
     if dtype is None:
         dtype = _dtype.int64
+    dtype = _dtype.as_dtype(dtype)  # Note: Python types as dtypes
     if dtype not in (_dtype.int32, _dtype.int64):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dtype._legacy}'")
     if row < 0:

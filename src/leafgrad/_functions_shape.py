@@ -6,6 +6,7 @@ import warnings
 
 from ._out import CAT, EXPECT, Out, same_as, takes_out
 from . import ops as _ops
+from .tensor import Tensor
 
 __all__ = [
     "split", "chunk", "diagonal", "movedim", "moveaxis", "unflatten", "as_strided", "tile",
@@ -152,8 +153,12 @@ def index_select(input, dim, index):
 
 
 @takes_out(Out("gather", EXPECT, overlap="full"))
-def gather(input, dim, index):
-    return _ops.gather(input, dim, index)
+def gather(input, dim, index, *, sparse_grad=False):
+    for position, name, value in ((1, "input", input), (3, "index", index)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"gather(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    return input.gather(dim, index, sparse_grad=sparse_grad)
 
 
 @takes_out(Out("gather", EXPECT, overlap="full"))

@@ -266,6 +266,9 @@ def _call(fn, spec: Out, args, kwargs, out):
         if wanted is None:
             kwargs = dict(kwargs, dtype=outs[0].dtype)
         else:
+            if wanted.__class__ is type:  # Note: Python types as dtypes (_dtype.py)
+                wanted = _dtype.as_dtype(wanted)
+                kwargs = dict(kwargs, dtype=wanted)
             EXPECT.check(wanted, outs[0].dtype)
         spec.rules[0].check(kwargs["dtype"], outs[0].dtype)  # the kernel's own dtype support
     if spec.prepare is not None:

@@ -869,6 +869,9 @@ def randint(low, high, shape, np_dtype, generator=None) -> np.ndarray:
             raise RuntimeError(
                 "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
                 f"but got from={low} >= to={high}")
+    elif dtype.kind == "c":  # torch checks the bounds before it looks for a kernel
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types")
     elif dtype.kind not in "iub":
         raise _not_implemented("random_from_to_kernel_cpu", dtype)
     _check_int_range(low, high - 1, dtype)
@@ -898,7 +901,7 @@ def random_full(shape, np_dtype, generator=None) -> np.ndarray:
     is the draw modulo max + 1 (integers), modulo 2**digits + 1 (floats), or its low bit
     (bool), as torch's CPU kernel computes it.
     """
-    if _wide_unsigned(np_dtype):
+    if _wide_unsigned(np_dtype) or np.dtype(np_dtype).kind == "c":
         raise _not_implemented("random_kernel_cpu", np.dtype(np_dtype))
     gen = _generator(generator)
     dtype = np.dtype(np_dtype)

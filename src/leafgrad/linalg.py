@@ -11,6 +11,7 @@ tensor(5., grad_fn=<LinalgDetBackward0>)
 from __future__ import annotations
 
 from . import ops as _ops
+from ._dtype import as_dtype as _as_dtype  # Note: Python types as dtypes
 from ._out import EXPECT, Out, Resize, Rules, castable, same_as, takes_out
 from ._functions_linalg import linalg_eig as _eig_result
 from ._functions_linalg import linalg_eig_out as _eig_out
@@ -151,20 +152,20 @@ def eigvalsh(A, UPLO="L"):  # noqa: N803
 @takes_out(Out(None, same_as("linalg.norm expected out tensor dtype {R} but got: {O}"), mode="copy"))
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - torch's name
     """A vector norm, or a matrix norm when ``ord`` is given for 2 dims."""
-    return _ops.linalg_norm(A, ord, dim, keepdim, dtype=dtype)
+    return _ops.linalg_norm(A, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 
 @takes_out(Out("linalg_vector_norm", EXPECT))
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """``sum(|x|^ord)^(1/ord)`` over ``dim`` (all dims by default)."""
-    return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
+    return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 
 @takes_out(Out(None, same_as("linalg.matrix_norm expected out tensor dtype {R} but got: {O}"),
               mode="copy"))
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """Frobenius, nuclear, spectral (2), 1 or inf norm of the matrices in ``dim``."""
-    return _ops.linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    return _ops.linalg_matrix_norm(A, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 
 @takes_out(Out("matmul", _MATRIX_POWER))

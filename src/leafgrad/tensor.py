@@ -1002,6 +1002,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         legacy = getattr(dtype, "dtype", None)  # torch.FloatTensor and friends
         if isinstance(legacy, _dtype.dtype) and isinstance(dtype, type):
             return self.to(legacy)
+        if isinstance(dtype, type):  # int, float, list...: no tensor type (unlike in to())
+            raise ValueError(f"invalid type: '{dtype.__name__}'")
+        if not isinstance(dtype, _dtype.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
@@ -1372,10 +1376,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     multiply = mul
 
-    def div(self, other, *, rounding_mode=None):
+    def div(self, other, *, rounding_mode=_argparse.NO_MODE):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div", (other,))
-        return _ops.div(self, other, rounding_mode)
+        if rounding_mode is _argparse.NO_MODE:
+            return _ops.Div.apply(self, other)
+        # a mode given, None included: DivBackward2 (Note: an explicit rounding_mode=None)
+        return _ops.math_binary.div_rounding(self, other, rounding_mode)
 
     divide = true_divide = div
 
@@ -1519,7 +1526,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.bmm(self, mat2)
 
     def view(self, *shape, dtype=None):
-        if dtype is not None or shape and isinstance(shape[0], _dtype.dtype):
+        if dtype is not None or shape and (isinstance(shape[0], _dtype.dtype)
+                                           or shape[0].__class__ is type):
+            if dtype is not None:
+                dtype = _dtype.as_dtype(dtype)  # Note: Python types as dtypes
+            elif shape[0].__class__ is type:
+                shape = (_dtype.as_dtype(shape[0]),) + shape[1:]
             from ._view_dtype import view_dtype
 
             if shape and dtype is not None or len(shape) > 1:
@@ -1696,10 +1708,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _argparse.check("Tensor.mul_", (other,))
         return _ops.inplace(_ops.Mul, self, other)
 
-    def div_(self, other, *, rounding_mode=None):
+    def div_(self, other, *, rounding_mode=_argparse.NO_MODE):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div_", (other,))
-        if rounding_mode is not None:
+        if rounding_mode is None:  # Note: an explicit rounding_mode=None (ops/math_binary.py)
+            return _ops.inplace(_ops.math_binary.DivMode, self, other, rounding_mode=None)
+        if rounding_mode is not _argparse.NO_MODE:
             from .ops.math_binary import DivRounding
 
             if rounding_mode not in ("trunc", "floor"):

@@ -561,10 +561,17 @@ def test_fast_mode_runs_the_full_check():
     assert gc.gradgradcheck(lambda x: x.sin() * x, (x,), fast_mode=True)
 
 
-def test_gradgradcheck_random_grad_outputs_are_reproducible():
-    x = _leaf(leafgrad, _values(58, 3))
-    outcomes = [_outcome(lambda: gc.gradgradcheck(_wrong_second_derivative, (x,))) for _ in "ab"]
-    assert outcomes[0][0][0] == "GradcheckError"
+def test_gradgradcheck_random_grad_outputs_are_torchs():
+    """Drawn as torch's make_tensor draws them (uniform_(-1, 1) from the default generator):
+    the same seed gives torch's failure message, and the generator ends where torch's does."""
+    torch = require_torch()
+    outcomes = []
+    for lib in (leafgrad, torch):
+        lib.manual_seed(58)
+        x = _leaf(lib, _values(58, 3))
+        outcome = _outcome(lambda: lib.autograd.gradgradcheck(_wrong_second_derivative, (x,)))
+        outcomes.append((outcome, lib.rand(3).tolist()))
+    assert outcomes[0][0][0][0] == "GradcheckError"
     assert outcomes[0] == outcomes[1]
 
 
@@ -584,23 +591,39 @@ def test_gradgradcheck_random_grad_outputs_follow_output_dtype_and_layout():
     assert not any(g.is_contiguous() for g in strided)
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {"check_batched_grad": True},
-        {"check_forward_ad": True, "check_batched_forward_grad": True},
-    ],
-)
-def test_unsupported_gradcheck_options_raise(kwargs):
+def test_unsupported_gradcheck_options_raise():
     x = _leaf(leafgrad, _values(59, 2))
     with pytest.raises(NotImplementedError, match="needs vmap"):
-        gc.gradcheck(lambda x: x * 2, (x,), **kwargs)
+        gc.gradcheck(lambda x: x * 2, (x,), check_forward_ad=True,
+                     check_batched_forward_grad=True)
 
 
-def test_unsupported_gradgradcheck_options_raise():
-    x = _leaf(leafgrad, _values(60, 2))
-    with pytest.raises(NotImplementedError, match="needs vmap"):
-        gc.gradgradcheck(lambda x: x * x, (x,), check_batched_grad=True)
+def test_check_batched_grad_as_torch():
+    """check_batched_grad compares one is_grads_batched gradient with two single ones, for
+    randn_like grad_outputs from the default generator (two per differentiable output, as
+    torch: the generator ends where torch's does), in gradcheck and gradgradcheck."""
+    torch = require_torch()
+    outcomes = []
+    for lib in (leafgrad, torch):
+        lib.manual_seed(61)
+        a = _leaf(lib, _values(61, (3, 4)))
+        b = _leaf(lib, _values(62, (4, 2)))
+        seen = [
+            _outcome(lambda: lib.autograd.gradcheck(lib.sin, (a,), check_batched_grad=True)),
+            _outcome(lambda: lib.autograd.gradcheck(
+                lambda x, y: (x @ y, x.sum(0), y.detach() * 2), (a, b), check_batched_grad=True)),
+            _outcome(lambda: lib.autograd.gradcheck(lambda x, y: x.exp(), (a, b),
+                                                    check_batched_grad=True)),
+            _outcome(lambda: lib.autograd.gradcheck(lambda x, k: x * k, (a, 3),
+                                                    check_batched_grad=True)),
+            _outcome(lambda: lib.autograd.gradgradcheck(lambda x: (x ** 3).sum(1), (a,),
+                                                        check_batched_grad=True)),
+            _outcome(lambda: lib.autograd.gradcheck(lib.sin, (a,), check_batched_grad=True,
+                                                    check_backward_ad=False,
+                                                    check_forward_ad=True)),
+        ]
+        outcomes.append((seen, lib.rand(3).tolist()))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_forward_check_leaves_no_level_open():

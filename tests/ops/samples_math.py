@@ -173,6 +173,14 @@ SAMPLES = {
     ],
     "RemainderTensor": _binary("remainder", A, AWAY)
     + [Sample(lambda lib, a, b: a % b, ((S23, A), (S3, AWAY)), note="% operator")],
+    "DivMode": [
+        Sample(lambda lib, a, b: lib.div(a, b, rounding_mode=None), ((S23, A), (S23, AWAY))),
+        Sample(lambda lib, a, b: a.divide(b, rounding_mode=None), ((S31, A), (S13, AWAY)),
+               note="broadcasting"),
+        Sample(lambda lib, a: lib.div(a, 0.3, rounding_mode=None), ((S0, A),)),
+        Sample(lambda lib, a, b: a.t().div(b[:, ::2], rounding_mode=None),
+               ((S23, A), ((3, 4), AWAY)), note="non-contiguous"),
+    ],
     "DivRounding": [
         Sample(lambda lib, a, b: a.div(b, rounding_mode="floor"), ((S23, A), (S23, AWAY))),
         Sample(lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), ((S31, A), (S13, AWAY)),

@@ -45,6 +45,10 @@ def wrap_outputs(cls, node, args: tuple, outputs):
     dirty = getattr(node, "dirty_tensors", ())
     for tensor in dirty:
         if id(tensor) not in inputs:
+            if tensor._base is not None:  # torch cannot rebase a view it was not given
+                raise RuntimeError(
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input "
+                    "Tensors that have been mutated should be passed to ctx.mark_dirty().")
             warnings.warn(
                 "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
                 "that have been mutated should be passed to ctx.mark_dirty().",
@@ -183,7 +187,7 @@ def _mark_views(firsts: list) -> None:
 def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
     """A dirty (modified in place) input gets the node as its history; a view's base gets a
     CopySlices around the node instead, with torch's errors for leaves."""
-    from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE
+    from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, check_view_rebase
 
     base = tensor._base
     if base is None:
@@ -194,6 +198,7 @@ def _rebase_history(node, tensor, output_nr: int, args: tuple) -> None:
         tensor._output_nr = output_nr
         tensor._requires_grad = True
         return
+    check_view_rebase(tensor, False)  # (a view of a multi-view op first, as torch)
     if base._node is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)
     tensor._refresh_view()
@@ -328,9 +333,12 @@ def forward_mode(cls, node, args: tuple, result) -> None:
     materialize = getattr(node, "materialize_grads", True)
     tangents = []
     for arg, tangent in zip(args, given):
-        if tangent is None and isinstance(arg, Tensor) and materialize:
+        if tangent is None and isinstance(arg, Tensor) and materialize and \
+                _dtype.kind(arg._data) in "fc":  # (an integer input's tangent stays None)
             tangent = _wrap(np.zeros(arg._data.shape, arg._data.dtype))
         tangents.append(tangent)
+    dirty_versions = {id(t): t._version for t, arg in zip(tangents, args)
+                      if t is not None and any(arg is d for d in getattr(node, "dirty_tensors", ()))}
     node._in_jvp = True
     try:
         out_tangents = cls.jvp(node, *tangents)
@@ -361,7 +369,9 @@ def forward_mode(cls, node, args: tuple, result) -> None:
         if tangent is None:  # (torch fails an internal assert here)
             continue
         if id(out) in dirty:
-            if tangent is not dirty[id(out)]:
+            given_tangent = dirty[id(out)]
+            if tangent is not given_tangent or \
+                    given_tangent._version == dirty_versions.get(id(given_tangent)):
                 raise RuntimeError(
                     "An inplace custom Function is not modifying the forward mode gradients "
                     "inplace. If the forward is modifying an input inplace, then the jvp "
@@ -370,6 +380,7 @@ def forward_mode(cls, node, args: tuple, result) -> None:
             if get_tangent(out) is not tangent:
                 set_tangent(out, tangent)
             continue
+        _check_view_tangent(out, tangent, args, tangents)
         if tangent.shape != out.shape:
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
@@ -378,6 +389,31 @@ def forward_mode(cls, node, args: tuple, result) -> None:
             )
         set_tangent(out, tangent)
     _keep_saved_tangents(node, outputs)
+
+
+def _check_view_tangent(out, tangent, args: tuple, tangents: list) -> None:
+    """torch's checks of a jvp for a forward that returns a view of an input: the tangent must
+    be a view of that input's tangent (of the same base when that tangent is a view itself)."""
+    base = out._base
+    if base is None:
+        return
+    for arg, given in zip(args, tangents):
+        if given is None or not (base is arg or arg._base is not None and base is arg._base):
+            continue
+        if tangent._base is None:
+            raise RuntimeError(
+                "A custom Function's forward is returning a view (or an input as-is) but the "
+                "jvp is not returning a view.")
+        if given._base is not None:  # the input's tangent is a view (of a view's base's)
+            if tangent._base is not given._base:
+                raise RuntimeError(
+                    "A custom Function is returning a view but the jvp is not returning a view "
+                    "of the same base as the given grad input.")
+        elif tangent._base is not given:
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                "the given grad input.")
+        return
 
 
 def _base_jvp():

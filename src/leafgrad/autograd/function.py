@@ -82,10 +82,18 @@ class BackwardCFunction(Node, FunctionCtx):
             from .graph import FREED_MESSAGE
 
             raise RuntimeError(FREED_MESSAGE)
+        once = getattr(self._forward_cls, "clear_saved_tensors_on_access", False)
+        if once and "tensors" in saved and saved["tensors"] is None:
+            raise RuntimeError(
+                "saved_tensors can only be accessed once when clear_saved_tensors_on_access="
+                "True is set on the autograd.Function. Either access saved_tensors only once, "
+                "or set clear_saved_tensors_on_access=False.")
         tensors = tuple(
             item.unpack(self) if isinstance(item, SavedTensor) else item
             for item in saved.get("tensors", ())
         )
+        if once and "tensors" in saved:  # torch's option: the node lets go of them here
+            saved["tensors"] = None
         batched = getattr(self, "_vmap_saved", None)
         if batched is not None:  # saved by a Function's generated vmap rule: batched again
             from ..ops._batching import wrap

@@ -28,8 +28,9 @@ Differences from torch, all deliberate:
   misaligns its Jacobians after an integer output, failing with IndexError, and cannot take
   differences of bool outputs), and a wrong-dtype or wrong-size analytical grad gets the message that names its real
   problem (torch swaps "dtype mismatch" and "incorrect size").
-- ``gradgradcheck`` draws its random ``grad_outputs`` from a private NumPy generator with a
-  fixed seed, so results are reproducible and the global random state is left alone.
+- ``gradgradcheck`` draws its random ``grad_outputs`` as torch's make_tensor does, from the
+  default generator (a private fixed-seed generator before: reproducible, but a program that
+  draws numbers after a gradgradcheck then printed other values than under torch).
 - gradcheck's warnings point at the caller's line, not into this module.
 """
 
@@ -75,10 +76,6 @@ If the test
 - is a Module test (e.g., in common_nn.py), then modify the corresponding
   module_test entry to have `gradcheck_nondet_tol=<tol>`
 """
-
-# Seed of the generator behind gradgradcheck's random grad_outputs (see module docstring).
-_GRAD_OUTPUTS_SEED = 0
-
 
 # ---------------------------------------------------------------------------------------------
 # Small helpers
@@ -495,8 +492,37 @@ def _check_undefined_grad(lib, func, inputs: tuple, num_outputs: int) -> None:
                 )
 
 
+def _check_batched_grad(lib, inputs: tuple, output, output_index: int) -> None:
+    """torch's _test_batched_grad: the gradients for two random grad_outputs (drawn with
+    randn_like, as torch, from the default generator) computed in one batched call
+    (``is_grads_batched``) must equal the two computed one at a time."""
+    diff_inputs = [t for t in inputs if isinstance(t, lib.Tensor) and t.requires_grad]
+
+    def vjp(grad_output, batched=False):
+        grads = lib.autograd.grad(output, diff_inputs, grad_output, retain_graph=True,
+                                  allow_unused=True, is_grads_batched=batched)
+        return tuple(
+            grad if grad is not None else lib.zeros(
+                (grad_output.shape[0],) * batched + tuple(inp.shape), dtype=inp.dtype)
+            for grad, inp in zip(grads, diff_inputs))
+
+    grad_outputs = [lib.randn_like(output) for _ in range(2)]
+    expected = [lib.stack(shards) for shards in zip(*[vjp(g) for g in grad_outputs])]
+    try:
+        result = vjp(lib.stack(grad_outputs), batched=True)
+    except RuntimeError as error:
+        raise GradcheckError(f"While computing batched gradients, got: {error}") from error
+    for input_index, (got, want) in enumerate(zip(result, expected)):
+        if not lib.allclose(got, want):
+            raise GradcheckError(
+                f"For output {output_index} and input {input_index}:\n\nGradcheck failed "
+                f"while testing batched gradient computation.\n\nGot:\n{got}\n\n"
+                f"Expected:\n{want}")
+
+
 def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
-               check_grad_dtypes, masked, check_forward_ad, check_backward_ad) -> bool:
+               check_grad_dtypes, masked, check_forward_ad, check_backward_ad,
+               check_batched_grad=False) -> bool:
     lib = _lib()
     inputs = _as_tuple(inputs)
     _check_inputs(lib, inputs)
@@ -509,6 +535,9 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_gra
         _slow_gradcheck(
             lib, func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
         )
+        if check_batched_grad:
+            for index, output in enumerate(outputs):
+                _check_batched_grad(lib, inputs, output, index)
     if check_forward_ad:
         from ._gradcheck_forward import forward_gradcheck
 
@@ -574,10 +603,6 @@ def gradcheck(
             "gradcheck: check_batched_forward_grad=True needs vmap, which leafgrad does not "
             "implement"
         )
-    if check_batched_grad:
-        raise NotImplementedError(
-            "gradcheck: check_batched_grad=True needs vmap, which leafgrad does not implement"
-        )
     try:
         return _gradcheck(
             func,
@@ -591,6 +616,7 @@ def gradcheck(
             masked=masked,
             check_forward_ad=check_forward_ad,
             check_backward_ad=check_backward_ad,
+            check_batched_grad=check_batched_grad,
         )
     except GradcheckError:
         if raise_exception:
@@ -599,23 +625,20 @@ def gradcheck(
 
 
 def _random_grad_outputs(lib, outputs: tuple, noncontiguous: bool) -> tuple:
-    """Uniform [-1, 1) grad_outputs shaped like the outputs (torch's make_tensor recipe)."""
-    generator = np.random.default_rng(_GRAD_OUTPUTS_SEED)
+    """Uniform [-1, 1) grad_outputs shaped like the outputs, drawn as torch's make_tensor
+    draws them: ``empty(...).uniform_(-1, 1)`` from the default generator (real and imaginary
+    parts interleaved for complex), so gradgradcheck sees torch's values and leaves the
+    generator where torch leaves it; non-contiguous: every other element of a copy with
+    each element repeated along the last dim."""
     result = []
     for output in outputs:
         kind = output.dtype
-        dtype = output.detach().numpy().dtype if kind.is_floating_point or kind.is_complex \
-            else np.float64
-        shape = tuple(output.shape)
-        if noncontiguous and output.numel() > 1:
-            # Every other element of an array twice as wide along the last dimension.
-            wide = generator.uniform(-1, 1, shape[:-1] + (2 * shape[-1],)).astype(dtype)
-            values = wide[..., ::2]
-        else:
-            values = generator.uniform(-1, 1, shape).astype(dtype)
-        if kind.is_complex:
-            values = np.asarray(values + 1j * generator.uniform(-1, 1, shape), dtype)
-        result.append(lib.from_numpy(values).requires_grad_())
+        dtype = kind if kind.is_floating_point or kind.is_complex else lib.float64
+        values = lib.empty(tuple(output.shape), dtype=dtype)
+        (lib.view_as_real(values) if dtype.is_complex else values).uniform_(-1, 1)
+        if noncontiguous and values.numel() > 1:
+            values = lib.repeat_interleave(values, 2, dim=-1)[..., ::2]
+        result.append(values.requires_grad_())
     return tuple(result)
 
 
@@ -642,7 +665,7 @@ def gradgradcheck(
 
     The checked function maps ``(*inputs, *grad_outputs)`` to
     ``autograd.grad(func(*inputs), inputs, grad_outputs, create_graph=True)``. Without
-    ``grad_outputs``, uniform [-1, 1) ones are drawn from a fixed-seed generator.
+    ``grad_outputs``, uniform [-1, 1) ones are drawn from the default generator, as torch.
 
     >>> x = leafgrad.randn(3, dtype=leafgrad.float64, requires_grad=True)
     >>> gradgradcheck(lambda x: (x ** 3).sum(), (x,))

@@ -215,7 +215,17 @@ class Node:
             key = attr[7:]
             saved = object.__getattribute__(self, "_saved")
             if saved is None:
-                raise RuntimeError(FREED_MESSAGE)
+                # torch frees the saved tensors only: a node's other saved values (dims,
+                # exponents, alpha) stay readable after the backward
+                params = object.__getattribute__(self, "_params")
+                value = params.get(key, _NO_PARAM)
+                if value is _NO_PARAM and self._never_saved(key):
+                    return None
+                if value is _NO_PARAM or isinstance(value, (tensor_class, SavedTensor)):
+                    raise RuntimeError(FREED_MESSAGE)
+                if key == "reduction" and value.__class__ is str:
+                    return _REDUCTIONS.get(value, value)
+                return value
             if (key,) in saved:  # an integer output kept as an array (ops/registry.py)
                 return saved[(key,)].unpack(self)
             if key in saved:
@@ -226,8 +236,32 @@ class Node:
                 return value.unpack(self) if isinstance(value, SavedTensor) else value
             params = object.__getattribute__(self, "_params")
             if key in params:
-                return params[key]
+                value = params[key]
+                if key == "reduction" and value.__class__ is str:  # torch saves the enum's
+                    return _REDUCTIONS.get(value, value)  # integer (at::Reduction)
+                return value
+            if key in getattr(type(self), "index_saves", ()):  # an optional tensor not given
+                return None  # (nll_loss's weight=None: torch's _saved_weight is None)
+            if self._never_saved(key):
+                return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def _never_saved(self, key: str) -> bool:
+        """Whether ``key`` is a tensor the op declares in ``saves`` but did not save because no
+        input whose gradient needs it required grad: torch's undefined saved variable, read
+        as None (before and after the backward): ``(x * c)._saved_self`` for a constant c."""
+        saves = getattr(type(self), "saves", None)
+        if not saves or key not in saves:
+            return False
+        names = getattr(type(self), "inputs", None) or ("self",)
+        nodes = object.__getattribute__(self, "_next_nodes")
+        for needer in saves[key]:
+            if needer not in names:
+                return False  # (needed by something else than an input: kept)
+            index = names.index(needer)
+            if index < len(nodes) and nodes[index] is not None:
+                return False
+        return True
 
     # -- hooks -----------------------------------------------------------------------------
     def _hooks(self) -> Hooks:
@@ -481,6 +515,8 @@ class SavedTensor:
 
 # Set by tensor.py: the Tensor class (this module does not import it).
 tensor_class: type = None
+_NO_PARAM = object()  # (Node.__getattr__: a parameter not recorded)
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # torch's at::Reduction, as _saved_reduction
 
 
 def hook_name(fn) -> str:

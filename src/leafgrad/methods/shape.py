@@ -84,7 +84,16 @@ class ShapeMethods:
     def index_select(self, dim, index):
         return _ops.index_select(self, dim, index)
 
-    def gather(self, dim, index):
+    def gather(self, dim, index, *, sparse_grad=False):
+        # sparse_grad=True: torch's gradient is a sparse COO tensor; leafgrad's stays dense
+        if sparse_grad.__class__ is not bool:
+            raise TypeError(f"gather(): argument 'sparse_grad' must be bool, not "
+                            f"{type(sparse_grad).__name__}")
+        from ..tensor import Tensor
+
+        if not isinstance(index, Tensor):
+            raise TypeError(f"gather(): argument 'index' (position 2) must be Tensor, not "
+                            f"{type(index).__name__}")
         return _ops.gather(self, dim, index)
 
     def take_along_dim(self, indices, dim=None):

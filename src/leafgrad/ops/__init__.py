@@ -56,7 +56,7 @@ def pow(base, exponent):  # noqa: A001 - torch's name
 
 
 def div(a, b, rounding_mode=None):
-    if rounding_mode is None:
+    if rounding_mode is None:  # (Tensor.div sends an explicit None to div_rounding)
         return Div.apply(a, b)
     from .math_binary import div_rounding
 
@@ -69,7 +69,7 @@ def clamp(tensor, min=None, max=None):  # noqa: A002
 
 def to(tensor, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(other) / to(device, dtype); copy=False returns self."""
-    dtype = kwargs.pop("dtype", None)
+    dtype = _dtype.as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
@@ -82,6 +82,8 @@ def to(tensor, *args, **kwargs):
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     Tensor = _tensor_type()
     for arg in args:
+        if arg.__class__ is type:
+            arg = _dtype.as_dtype(arg)  # Note: Python types as dtypes
         if isinstance(arg, _dtype.dtype):
             dtype = arg
         elif isinstance(arg, Tensor):

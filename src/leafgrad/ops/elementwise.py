@@ -14,7 +14,7 @@ from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
-from .._construct import unsigned_fill
+from .._construct import checked_operand, unsigned_fill
 from ..tensor import Tensor, _wrap
 from . import _bfloat16, _uint
 from .registry import Op, on_arrays, plain_apply as _plain, register
@@ -1005,9 +1005,21 @@ class Relu(Op):
     jvp = auto_element_wise
 
 
+def _clamp_bounds(a, target, low, high):
+    """clamp's number bounds in an integer or float16 result as torch converts them (overflow
+    errors, unsigned wrap-around); a bool result has no kernel."""
+    if target.kind == "b":
+        kernel = ("clamp_max_scalar_cpu" if low is None else
+                  "clamp_scalar_cpu" if high is not None else "clamp_min_scalar_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return tuple(None if bound is None else checked_operand(bound, target, floats=True)
+                 for bound in (low, high))
+
+
 @register
 class Clamp(Op):
     """clamp with Python-number bounds."""
+    cast_error_names_c_type = True  # clamp_(min=1.5) on ints names "signed char" (inplace.py)
 
     node = "ClampBackward1"
     uint_params = ("min", "max")
@@ -1027,6 +1039,8 @@ class Clamp(Op):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         bounds = [b for b in (min, max) if b is not None]
         target = _promote.result_np_dtype(a, *bounds)
+        if target.kind in "biu" or target.char == "e":  # torch's checked bound conversion
+            min, max = _clamp_bounds(a, target, min, max)
         from .math_clamp import keep_self_on_ties
 
         # torch's min(max(x, min), max): each step keeps its own operand on a tie (zeros' signs)

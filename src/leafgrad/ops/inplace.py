@@ -34,9 +34,12 @@ from .. import _meta
 from .._meta import MetaArray as _MetaArray, SEEN as _META_SEEN
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
+_C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double", "int8": "signed char", "int16": "short int", "int32": "int",
+              "int64": "long int", "uint8": "unsigned char", "bool": "bool"}
 
 
-def _check_result(target: Tensor, out: np.ndarray) -> None:
+def _check_result(target: Tensor, out: np.ndarray, op=None) -> None:
     if out.shape != target._data.shape:
         raise RuntimeError(
             f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
@@ -46,10 +49,11 @@ def _check_result(target: Tensor, out: np.ndarray) -> None:
         # (torch's meta kernels skip the cast check: a meta int tensor takes mul_(1.5))
         have, want = _BY_NP[out.dtype], _BY_NP[target._data.dtype]
         if not _dtype.can_cast(have, want):
+            # clamp_ with number bounds names the output type as C++ does ("signed char")
+            wanted = (_C10_NAMES[want.name] if getattr(op, "cast_error_names_c_type", False)
+                      else want._legacy)
             raise RuntimeError(
-                f"result type {have._legacy} can't be cast to the desired output type "
-                f"{want._legacy}"
-            )
+                f"result type {have._legacy} can't be cast to the desired output type {wanted}")
 
 
 # Set by ops/complex.py once the process makes a complex tensor: in-place ops without complex
@@ -138,7 +142,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
             out = np.asarray(op.forward(None, target._data, *arrays, **params))
         finally:
             _loud(token)
-        _check_result(target, out)
+        _check_result(target, out, op)
         write(target._data, dest, out)
         target._bump_version()
         return target
@@ -153,7 +157,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     old._output_nr = target._output_nr
     result = _record(op, old, others, params, clones)
     out = result._data
-    _check_result(target, out)
+    _check_result(target, out, op)
     node = result._node
     write(target._data, dest, out)
     target._bump_version()
@@ -343,7 +347,7 @@ def _inplace_on_view(op, view: Tensor, base: Tensor, others: tuple, params: dict
     old._output_nr = view._output_nr
     result = _record(op, old, others, params, clones)
     out = result._data
-    _check_result(view, out)
+    _check_result(view, out, op)
     op_node = result._node
     write(view._data, dest, out)
     view._bump_version()

@@ -33,6 +33,10 @@ def _amax(tensor: Tensor, dim: int, keepdim: bool, largest: bool) -> Tensor:
 def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim=False, *,  # noqa: A002
                 dtype=None) -> Tensor:
     _check_matrix(a._data, "linalg.matrix_norm")
+    if dtype is not None and a._data.dtype.kind in "fcV":  # (other inputs: vector_norm says so)
+        from .reductions_stats import check_norm_dtype
+
+        check_norm_dtype("linalg.matrix_norm", a._data, dtype)
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     if len(dims) != 2:
         raise RuntimeError(

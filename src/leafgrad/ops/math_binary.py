@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype
 from . import _float_kernels, _promote
 from ._forward import auto_element_wise, jvp_sum, zeros_tangent
+from .elementwise import Div
 from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
@@ -195,6 +196,24 @@ class RemainderTensor(Op):
         a, b = primals
         return jvp_sum(tangents, lambda t: t,
                        lambda t: -t * DivRounding.apply(a, b, rounding_mode="floor"))
+
+
+# Note: an explicit rounding_mode=None
+# torch.div(a, b, rounding_mode=None) is the div.Tensor_mode overload, not div.Tensor: the same
+# true division, recorded as DivBackward2 (saving the mode) instead of DivBackward0. The
+# surface (Tensor.div, div_, leafgrad.div) tells "not given" from "given as None" with
+# ``_argparse.NO_MODE`` as its default.
+
+@register
+class DivMode(Div):
+    """``div(self, other, rounding_mode=None)``: true division as DivBackward2."""
+
+    node = "DivBackward2"
+    torch_names = ("div", "divide", "Tensor.div_")
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode=None):
+        return Div.forward(ctx, a, b)
 
 
 @register
@@ -717,7 +736,9 @@ class Addcdiv(Op):
 
 
 def div_rounding(a, b, rounding_mode):
-    """``div(a, b, rounding_mode=...)`` for a mode other than None (DivBackward2)."""
+    """``div(a, b, rounding_mode=...)`` for a given mode (DivBackward2)."""
+    if rounding_mode is None:  # Note: an explicit rounding_mode=None
+        return DivMode.apply(a, b, rounding_mode=None)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "

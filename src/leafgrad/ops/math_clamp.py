@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._construct import checked_operand
 from . import _layout, _promote
 from ._forward import auto_element_wise, filled
 from .loss import DivScalar
@@ -139,6 +140,11 @@ def _clamp_one_side(a, bound, ufunc):
         check_broadcast_all(a, bound)
         bound = bound.astype(target, copy=False)
     else:
+        if target.kind in "biu" or target.char == "e":  # torch's checked bound conversion
+            if target.kind == "b":
+                kernel = "clamp_min_scalar_cpu" if ufunc is np.maximum else "clamp_max_scalar_cpu"
+                raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+            bound = checked_operand(bound, target, floats=True)
         bound = target.type(bound)
     a = a.astype(target, copy=False)
     if isinstance(bound, np.ndarray):
@@ -148,6 +154,7 @@ def _clamp_one_side(a, bound, ufunc):
 
 @register
 class ClampMin(Op):
+    cast_error_names_c_type = True  # clamp_min_(1.5) on ints names "signed char"
     node = "ClampMinBackward0"
     uint_kernel = "clamp_min_scalar_cpu"
     uint_params = ("min",)
@@ -197,6 +204,7 @@ class ClampMinTensor(Op):
 
 @register
 class ClampMax(Op):
+    cast_error_names_c_type = True  # clamp_max_(1.5) on ints names "signed char"
     node = "ClampMaxBackward0"
     uint_kernel = "clamp_max_scalar_cpu"
     uint_params = ("max",)

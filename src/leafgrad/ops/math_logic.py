@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .._construct import checked_operand
 from . import _layout, _promote
 from .elementwise import _legacy_name
 from ._forward import jvp_sum
@@ -84,6 +85,9 @@ class Where(Op):
     def forward(ctx, a, b, condition):
         mask = condition._data
         check_broadcast_all(mask, a, b)
+        if a.__class__ is int or b.__class__ is int:  # an int branch: torch's checked
+            target = _promote.result_np_dtype(a, b)  # conversion into an integer result
+            a, b = checked_operand(a, target), checked_operand(b, target)
         a, b = _promote.binary(a, b)
         out = np.asarray(np.where(mask, a, b))
         if out.ndim > 1:

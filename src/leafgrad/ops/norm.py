@@ -11,7 +11,7 @@ import numpy as np
 
 from ..backends import cpu as _cpu
 from . import _layout, _norm_kernels
-from .._construct import unsigned_fill
+from .._construct import checked_operand, unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
@@ -548,8 +548,10 @@ class ConstantPadNd(Op):
                      zip(widths, a.shape))
         cropped = a[crop]
         grow = [(max(0, lo), max(0, hi)) for lo, hi in widths]
-        if a.dtype.kind == "u":  # uint16/32/64: torch's checked conversion of the value
-            value = unsigned_fill(value, a.dtype, wrap=False)
+        if a.dtype.kind == "u" and a.dtype.itemsize > 1:  # uint16/32/64: torch's checked
+            value = unsigned_fill(value, a.dtype, wrap=False)  # conversion of the value
+        elif a.dtype.kind in "iu" or a.dtype == np.float16:  # (the value is a double in torch)
+            value = checked_operand(float(value), a.dtype, floats=True)
         return _layout.contiguous(np.pad(cropped, grow, constant_values=value))
 
     def backward(self, grad):

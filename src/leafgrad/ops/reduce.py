@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._dtype import as_dtype
 from ..backends import cpu as _cpu
 from . import _cascade_sum, _layout
 from ._forward import auto_linear
@@ -160,12 +161,17 @@ class SumDim(Op):
     jvp = auto_linear
 
 
-def _mean_check(a: np.ndarray, dtype) -> None:
+def _mean_check(a: np.ndarray, dtype, name: str = "mean") -> None:
     if dtype is None and a.dtype.kind not in "fc":
-        name = _dtype.from_numpy_dtype(a.dtype)._legacy
+        legacy = _dtype.from_numpy_dtype(a.dtype)._legacy
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {name}"
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {legacy}"
+        )
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {dtype._legacy}"
         )
 
 
@@ -251,6 +257,8 @@ class MeanDim(Op):
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    if dtype is not None:
+        dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
         return Sum.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
@@ -280,6 +288,8 @@ def stat_mean(tensor, dims: tuple, keepdim: bool = False):
 
 
 def mean(tensor, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
         return Mean.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)

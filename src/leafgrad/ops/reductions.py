@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import as_dtype
 from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
-from .reduce import _expand_back, _sum_dims, _sum_dtype, reduce_dims
+from .reduce import _expand_back, _mean_check, _sum_dims, _sum_dtype, reduce_dims
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -244,6 +245,7 @@ def _ones_like(tensor: Tensor) -> Tensor:
 
 
 def prod(tensor, dim=None, keepdim=False, dtype=None):
+    dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
         return Prod.apply(tensor, dtype=dtype)
     if isinstance(dim, (tuple, list)):
@@ -342,6 +344,9 @@ class Nansum(Op):
 
 
 def nansum(tensor, dim=None, keepdim=False, dtype=None):
+    dtype = as_dtype(dtype)  # Note: Python types as dtypes
+    if dtype is not None and dtype.is_complex and not tensor.is_complex():
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype._legacy}'")
     dims = dims_of(dim, tensor.ndim)
     return Nansum.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim,
                         dtype=dtype)
@@ -349,14 +354,17 @@ def nansum(tensor, dim=None, keepdim=False, dtype=None):
 
 def nanmean(tensor, dim=None, keepdim=False, dtype=None):
     """nansum divided by the count of non-NaN values (torch's composite: DivBackward0)."""
+    dtype = as_dtype(dtype)  # Note: Python types as dtypes
     data = tensor._data
-    if data.dtype.kind != "f" and data.dtype.kind != "V":  # V: bfloat16 (Note: bfloat16)
+    if data.dtype.kind not in "fcV":  # V: bfloat16 (Note: bfloat16); nansum refuses complex
         from .._dtype import from_numpy_dtype
 
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{from_numpy_dtype(data.dtype)._legacy}"
         )
+    if dtype is not None:
+        _mean_check(data, dtype, "nanmean")
     dims = dims_of(dim, tensor.ndim) or all_dims(None, tensor.ndim)
     count = np.sum(~np.isnan(data), axis=dims, keepdims=keepdim, dtype=np.int64)
     return Div.apply(nansum(tensor, dims, keepdim, dtype), _wrap(np.asarray(count)))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
+from .._dtype import as_dtype
 from . import _layout
 from ._forward import auto_linear
 from .reduce import _sum_dtype
@@ -152,9 +154,20 @@ def _cumprod_jvp_with_zeros(tangent, a, dim: int):
     return summed.transpose(dim, last)
 
 
+def _scan_dtype(tensor, dtype, kernel: str):
+    """A scan's ``dtype=`` (Note: Python types as dtypes); torch has no bool kernel for it
+    (a 0-d tensor is copied without one)."""
+    dtype = as_dtype(dtype)
+    if dtype is _dtype.bool and tensor.ndim:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return dtype
+
+
 def cumsum(tensor, dim, dtype=None):
+    dtype = _scan_dtype(tensor, dtype, "cumsum_out_cpu")
     return Cumsum.apply(tensor, dim=one_dim(dim, tensor.ndim, "cumsum"), dtype=dtype)
 
 
 def cumprod(tensor, dim, dtype=None):
+    dtype = _scan_dtype(tensor, dtype, "cumprod_out_cpu")
     return Cumprod.apply(tensor, dim=one_dim(dim, tensor.ndim, "cumprod"), dtype=dtype)

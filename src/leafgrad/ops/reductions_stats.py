@@ -477,6 +477,29 @@ def _norm_jvp(a, tangent, ord: float, norm, dim, keepdim: bool):  # noqa: A002
     return (scaled.sum(dims, keepdim=keepdim) / norm.pow(ord - 1))._masked_zero(zero_norm)
 
 
+def check_norm_dtype(name: str, data, dtype) -> None:
+    """torch's checks of a norm's ``dtype=`` against its (floating or complex) input."""
+    if dtype is None:
+        return
+    if data.dtype.kind == "c":
+        if not dtype.is_complex:
+            raise RuntimeError(f"{name}: dtype should be complex for complex inputs, but got "
+                               f"{dtype._legacy}")
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{dtype._legacy}")
+    if dtype.is_complex:
+        raise RuntimeError(f"{name}: dtype should be real for real inputs, but got "
+                           f"{dtype._legacy}")
+    given = _dtype.from_numpy_dtype(data.dtype)
+    if _dtype.promote_types(given, dtype) is not dtype:
+        raise RuntimeError(
+            f"{name}: the dtype of the input ({given._legacy}) should be convertible without "
+            f"narrowing to the specified dtype ({dtype._legacy})"
+        )
+
+
 def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
     """``torch.linalg.vector_norm``: the ord-norm of the entries over ``dim`` (all if None).
 
@@ -495,9 +518,7 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
     if data.dtype.kind == "c":
         # the norm of the moduli, in the real dtype: abs's gradient sgn(z) carries torch's
         # complex convention
-        if dtype is not None and not dtype.is_complex:
-            raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
-                               f"but got {dtype._legacy}")
+        check_norm_dtype("linalg.vector_norm", data, dtype)
         real_dtype = None if dtype is None else dtype.to_real()
         return vector_norm(tensor.abs(), ord, dim, keepdim, real_dtype)
     if data.dtype.kind != "f" and not _dtype.is_bfloat16_array(data):
@@ -505,18 +526,7 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{from_numpy_dtype(data.dtype)._legacy}"
         )
-    if dtype is not None:
-        if not dtype.is_floating_point:
-            raise RuntimeError(
-                "linalg.vector_norm: dtype should be floating point or complex, but got "
-                f"{dtype._legacy}"
-            )
-        given = from_numpy_dtype(data.dtype)
-        if promote_types(given, dtype) is not dtype:
-            raise RuntimeError(
-                f"linalg.vector_norm: the dtype of the input ({given._legacy}) should be "
-                f"convertible without narrowing to the specified dtype ({dtype._legacy})"
-            )
+    check_norm_dtype("linalg.vector_norm", data, dtype)
     if isinstance(dim, bool):
         raise TypeError(
             "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found "

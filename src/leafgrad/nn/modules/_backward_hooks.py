@@ -76,6 +76,10 @@ class BackwardHook:
         self.n_inputs = len(args)
 
         def on_input_grads(grads, filled):
+            if self.grad_outputs is None:
+                # as torch: the gradient reached the inputs without passing the module's
+                # outputs (a double backward through this node): no hook runs
+                return tuple(filled)
             grad_input = _pack_with_none(self.input_indices, filled, self.n_inputs)
             for hook in self.hooks:
                 result = hook(self.module, grad_input, self.grad_outputs)
@@ -88,6 +92,7 @@ class BackwardHook:
                         f"{len(result)}, but expected {len(grad_input)}"
                     )
                 grad_input = result
+            self.grad_outputs = None  # (torch lets go of them once the hooks ran)
             return tuple(grad_input[i] for i in self.input_indices)
 
         wrapped, self.input_indices = self._wrap(args, on_input_grads)

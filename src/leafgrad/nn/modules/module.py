@@ -27,6 +27,7 @@ from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
 from ..._compile.state import state as _capture
+from ..._dtype import as_dtype as _as_dtype
 from ..._dtype import dtype as _dtype_cls
 from ..._hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
@@ -561,7 +562,7 @@ class Module:
         CPU raise torch's error."""
         from ..._device import use as device_cls
 
-        dtype = kwargs.pop("dtype", None)
+        dtype = _as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
         target = None
         if "device" in kwargs:
             target = device_cls(kwargs.pop("device"))
@@ -570,6 +571,7 @@ class Module:
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
         for arg in args:
+            arg = _as_dtype(arg)
             if isinstance(arg, _dtype_cls):
                 dtype = arg
             elif isinstance(arg, Tensor):
