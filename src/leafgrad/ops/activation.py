@@ -716,6 +716,24 @@ class Softmax(Op):
 
 
 @register
+class SafeSoftmax(Softmax):
+    """torch's ``_safe_softmax`` (scaled_dot_product_attention's math path): a softmax whose
+    slices that are all -inf (a fully masked query) give zeros, not NaN; the backward is
+    softmax's (``_softmax_backward_data``), which the zeros make zero there."""
+
+    node = "SafeSoftmaxBackward0"
+    torch_names = ("_safe_softmax",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        out = Softmax.forward(ctx, a, dim)
+        dead = np.all(a == -np.inf, axis=dim, keepdims=True) if a.size else None
+        if dead is not None and dead.any():
+            out = np.where(dead, np.zeros((), out.dtype), out)
+        return out
+
+
+@register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
     uint_ok = True  # the forward raises torch's kernel error (_check_softmax_dtype)
