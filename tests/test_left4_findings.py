@@ -29,7 +29,8 @@ def _outcome(run):
         except Exception as error:  # noqa: BLE001 - the type is compared with torch's
             result = (type(error).__name__, str(error).splitlines()[0] if str(error) else "")
     # (torch warns of a complex value cast to real once per process: not compared)
-    return result, sorted({str(w.message).splitlines()[0] for w in caught
+    return result, sorted({str(w.message).splitlines()[0].replace("leafgrad.Size", "torch.Size")
+                           for w in caught
                            if "discards the imaginary part" not in str(w.message)})
 
 
@@ -287,3 +288,77 @@ def _read(lib, index, layout, requires_grad):
 def test_getitem_ints_and_slice_match_torch():
     _sweep(_read, [(i, layout, r) for layout in ["contiguous", "strided"] for r in (False, True)
                    for i in READ_INDICES])
+
+
+# -- float16 smooth_l1 / huber, integer inputs of the losses ----------------------------------
+
+def _bits(t):
+    return t.detach().numpy().view(np.uint16).tolist()
+
+
+def _half_loss(lib, name, size, reduction, param, layout):
+    rng = np.random.default_rng(size * 7 + len(reduction))
+    a = (rng.standard_normal(size) * 3).astype(np.float16)
+    b = (rng.standard_normal(size) * 3).astype(np.float16)
+    x = lib.tensor(a, requires_grad=True)
+    y = lib.tensor(b, requires_grad=True)
+    xs, ys = x, y
+    if layout == "strided" and size % 2 == 0:
+        xs, ys = x.reshape(2, -1).t(), y.reshape(2, -1).t()
+    elif layout == "broadcast":
+        ys = y[:1]
+    key = "beta" if name == "smooth_l1_loss" else "delta"
+    kwargs = {} if param is None else {key: param}
+    out = getattr(lib.nn.functional, name)(xs, ys, reduction=reduction, **kwargs)
+    out.backward(lib.full_like(out, 0.7))
+    return _bits(out), _bits(x.grad), _bits(y.grad)
+
+
+def test_float16_smooth_l1_and_huber_bits_match_torch():
+    """torch's Half kernels: smooth_l1 rounds every step to float16, huber and smooth_l1's
+    backward compute in float32 and round once; sizes around the vector pairs (32 halves)."""
+    cases = [(name, size, reduction, param, layout)
+             for name, params in [("smooth_l1_loss", [None, 0.5, 2.0]),
+                                  ("huber_loss", [None, 0.5, 2.0])]
+             for param in params for reduction in ["none", "mean", "sum"]
+             for size in [1, 3, 17, 32, 33, 70, 1000] for layout in ["contiguous"]]
+    cases += [(name, size, "mean", 0.5, layout) for name in ["smooth_l1_loss", "huber_loss"]
+              for size in [8, 70] for layout in ["strided", "broadcast"]]
+    _sweep(_half_loss, cases)
+
+
+@pytest.mark.xfail(strict=True, reason="open: Tensor.mean of float16 rounds the sum to float16 "
+                   "before dividing; torch divides the float32 sum (smooth_l1_loss with beta=0 "
+                   "is l1_loss, whose mean is Tensor.mean)")
+def test_float16_tensor_mean_matches_torch():
+    _sweep(lambda lib, size: _bits(lib.tensor(np.abs(np.random.default_rng(size).standard_normal(
+        size) * 3).astype(np.float16)).mean()), [(size,) for size in [3, 17, 70, 100, 1000]])
+
+
+def _int_loss(lib, name, input_dtype, target_dtype, reduction):
+    x = lib.tensor([[1, 0], [0, 1], [3, -2]]).to(getattr(lib, input_dtype))
+    y = lib.tensor([[1, 0], [1, -1], [-1, 1]]).to(getattr(lib, target_dtype))
+    out = getattr(lib.nn.functional, name)(x, y, reduction=reduction)
+    # (rounded: the float32 soft_margin_loss is within an ulp of torch's SLEEF exp/log1p, not
+    # bit for bit; this test is about dtypes and errors)
+    return str(out.dtype).split(".")[-1], np.round(out.double().numpy(), 5).tolist()
+
+
+def test_integer_inputs_of_losses_match_torch():
+    dtypes = ["int64", "int32", "int8", "uint8", "bool", "float32", "float16"]
+    names = ["binary_cross_entropy", "soft_margin_loss", "hinge_embedding_loss",
+             "binary_cross_entropy_with_logits"]
+    _sweep(_int_loss, [(n, a, b, r) for n in names for a in dtypes for b in dtypes
+                       for r in ["mean", "sum", "none"]
+                       if not (a.startswith("float") and b.startswith("float"))])
+
+
+def test_hinge_embedding_loss_integer_margin_truncates_as_torch():
+    def run(lib, dtype, margin, reduction):
+        x = lib.tensor([[3, 0], [0, 1], [-2, 5]]).to(getattr(lib, dtype))
+        y = lib.tensor([[1, -1], [-1, 1], [-1, -1]])
+        out = lib.nn.functional.hinge_embedding_loss(x, y, margin=margin, reduction=reduction)
+        return str(out.dtype).split(".")[-1], out.tolist()
+
+    _sweep(run, [(d, m, r) for d in ["int64", "uint8", "int16"] for m in [1.0, 1.5, 2.7, -0.5]
+                 for r in ["none", "sum"]])

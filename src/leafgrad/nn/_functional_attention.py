@@ -34,6 +34,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     from ..ops.elementwise import MulScalar
     from . import functional as F
 
+    dtype = query.dtype
+    if dtype.name in ("float16", "bfloat16"):
+        # torch's math path on the CPU computes reduced floating types in float32 and casts
+        # the output back (ToCopyBackward0)
+        query, key, value = query.float(), key.float(), value.float()
     length, source = query.size(-2), key.size(-2)
     negative = scale is not None and scale < 0
     factor = math.sqrt(1 / math.sqrt(query.size(-1)) if scale is None else abs(scale))
@@ -43,7 +48,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
-        allowed = tril(ones(length, source, dtype=bool_dtype()))
+        allowed = tril(ones(length, source, dtype=bool_dtype(), device=query.device))
         bias = _float_mask(~allowed, query)
     elif attn_mask is not None:
         # here a boolean mask marks the positions that DO take part (MultiheadAttention's
@@ -59,7 +64,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     weights = SafeSoftmax.apply(scores, dim=-1)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
-    return weights @ value
+    out = weights @ value
+    return out if out.dtype is dtype else out.to(dtype)
 
 
 def bool_dtype():

@@ -727,10 +727,22 @@ class SafeSoftmax(Softmax):
     @staticmethod
     def forward(ctx, a, dim):
         out = Softmax.forward(ctx, a, dim)
-        dead = np.all(a == -np.inf, axis=dim, keepdims=True) if a.size else None
-        if dead is not None and dead.any():
+        if type(out) is not np.ndarray or not a.size:  # (a meta array: no values)
+            return out
+        dead = np.all(a == -np.inf, axis=dim, keepdims=True)
+        if dead.any():
             out = np.where(dead, np.zeros((), out.dtype), out)
         return out
+
+    def jvp(self, tangents, primals, result):
+        # torch: result * (self_t - safe_logsumexp_jvp(self_p, self_t, {dim}, true)), whose
+        # logsumexp tangent is 0 on an all -inf slice (NaN in logsumexp_jvp)
+        dim = self._params["dim"]
+        x = primals[0]
+        dead = (x == float("-inf")).all(dim, keepdim=True)
+        # (the dead slices' inputs as 0 first, so that no NaN reaches a reverse pass either)
+        lse = logsumexp_jvp(x.masked_fill(dead, 0.0), tangents[0], (dim,), True)
+        return result * (tangents[0] - lse.masked_fill(dead, 0.0))
 
 
 @register

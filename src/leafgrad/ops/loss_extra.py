@@ -68,7 +68,14 @@ class SoftMarginLoss(Op):
         if a.dtype.kind == "c" or target.dtype.kind == "c":
             return _complex_soft_margin(a, target, reduction)
         z = -a * target  # (torch: -input * target, so a bool target multiplies)
-        losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
+        if a.dtype == np.float16:
+            # torch: neg_out(out, input).mul_(target).exp_().log1p_(), each step rounded to
+            # float16 (as NumPy's float16 exp and log1p do); it overflows to inf as torch's
+            with np.errstate(over="ignore"):
+                z = np.asarray(z).astype(np.float16)
+                losses = _layout.like(np.log1p(np.exp(z)), a)
+        else:  # (float32/64: within an ulp of torch's SLEEF exp and log1p, not bit for bit)
+            losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
         return _reduce_array(losses, reduction)
 
     def backward(self, grad):

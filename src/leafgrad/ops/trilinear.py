@@ -9,7 +9,19 @@ import string
 
 import numpy as np
 
+from . import _batching_rules as batch
 from .registry import Op, register
+
+
+def _trilinear_composite(i1, i2, i3, *, expand1, expand2, expand3, sumdim):
+    """The same product with Tensor ops (vmap runs it on batched tensors)."""
+    widened = []
+    for tensor, expand in ((i1, expand1), (i2, expand2), (i3, expand3)):
+        for dim in sorted(expand):
+            tensor = tensor.unsqueeze(dim)
+        widened.append(tensor)
+    product = widened[0] * widened[1] * widened[2]
+    return product.sum(dim=tuple(sumdim)) if sumdim else product
 
 
 def _subscripts(ndim: int, expand: tuple) -> str:
@@ -24,6 +36,7 @@ class Trilinear(Op):
     inputs = ("i1", "i2", "i3")
     saves = {"i1": ("i2", "i3"), "i2": ("i1", "i3"), "i3": ("i1", "i2")}
     torch_names = ("_trilinear",)
+    vmap = batch.decompose(_trilinear_composite)
 
     @staticmethod
     def forward(ctx, i1, i2, i3, expand1, expand2, expand3, sumdim):
