@@ -3,7 +3,10 @@
 - ``t[index] = number`` / ``t[index] = 0-d tensor``, ``fill_`` and ``t[i, j]`` / ``t[a:b]``
   reads take a fast path (Note: fast basic indexing, tensor.py): every class of index, value,
   dtype, layout and autograd state must still give torch's values, versions, nodes, gradients
-  and errors.
+  and errors (the sweeps also found: the "dimension" of an out-of-bounds index, 0-d tensors'
+  index errors, a zero slice step, a view made a leaf by requires_grad_(), fill_'s error order).
+- float16 smooth_l1_loss / huber_loss / soft_margin_loss bits (Note: float16 pointwise loss
+  kernels, ops/loss.py) and the integer and bool inputs of the losses (torch's errors).
 """
 
 from __future__ import annotations
