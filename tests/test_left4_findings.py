@@ -365,3 +365,40 @@ def test_hinge_embedding_loss_integer_margin_truncates_as_torch():
 
     _sweep(run, [(d, m, r) for d in ["int64", "uint8", "int16"] for m in [1.0, 1.5, 2.7, -0.5]
                  for r in ["none", "sum"]])
+
+
+def test_sdpa_integer_and_bool_inputs_raise_as_torch():
+    """torch makes a boolean attn_mask a float mask of the query's dtype first (-inf cannot be
+    an integer), scales an integer query into float, and then refuses the integer value."""
+    def run(lib, dtype, mask):
+        q = lib.ones(2, 2, 4).to(getattr(lib, dtype))
+        k = lib.ones(2, 3, 4).to(getattr(lib, dtype))
+        v = lib.ones(2, 3, 2).to(getattr(lib, dtype))
+        kwargs = {"is_causal": True} if mask == "causal" else {} if mask is None else {
+            "attn_mask": lib.tensor([[True, False, True], [False, False, False]])}
+        return str(lib.nn.functional.scaled_dot_product_attention(q, k, v, **kwargs).dtype)
+
+    _sweep(run, [(d, m) for d in ["uint16", "int64", "int32", "uint8", "bool"]
+                 for m in [None, "bool", "causal"]])
+
+    def mixed(lib, dtypes):
+        q, k, v = (lib.ones(shape).to(getattr(lib, d))
+                   for shape, d in zip([(2, 2, 4), (2, 3, 4), (2, 3, 2)], dtypes))
+        return str(lib.nn.functional.scaled_dot_product_attention(q, k, v).dtype)
+
+    _sweep(mixed, [(("uint16", "int64", "int64"),), (("float32", "float32", "float64"),),
+                   (("float32", "float16", "float32"),), (("bfloat16", "float32", "float32"),)])
+
+
+def test_bilinear_mixed_dtypes_raise_as_torch():
+    def run(lib, dtypes, with_bias, bad_dim):
+        shapes = [(3, 2), (3, 4) if not bad_dim else (3, 1, 4), (5, 2, 4), (5,)]
+        tensors = [lib.ones(shape).to(getattr(lib, d)) for shape, d in zip(shapes, dtypes)]
+        out = lib.nn.functional.bilinear(*tensors[:3], tensors[3] if with_bias else None)
+        return str(out.dtype).split(".")[-1], tuple(out.shape)
+
+    kinds = [("float32",) * 4, ("float32", "int64", "int64", "float32"),
+             ("float32", "float32", "float32", "float64"), ("float16", "float32", "float32",
+                                                            "float32"),
+             ("float32", "float32", "uint16", "float32"), ("int64",) * 4, ("bfloat16",) * 4]
+    _sweep(run, [(k, b, d) for k in kinds for b in (False, True) for d in (False, True)])

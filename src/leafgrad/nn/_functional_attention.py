@@ -35,6 +35,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     from . import functional as F
 
     dtype = query.dtype
+    if not dtype is key.dtype is value.dtype:
+        from .._out import _C10
+
+        names = [_C10.get(t.dtype.name, "c10::BFloat16") for t in (query, key, value)]
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
+    if attn_mask is not None and attn_mask.dtype.name == "bool" and not (
+            dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):
+        # torch first makes a boolean mask a float one of the query's dtype (-inf: overflow)
+        from .._construct import check_scalar_write
+
+        check_scalar_write(float("-inf"), dtype)
     if dtype.name in ("float16", "bfloat16"):
         # torch's math path on the CPU computes reduced floating types in float32 and casts
         # the output back (ToCopyBackward0)
@@ -42,6 +55,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     length, source = query.size(-2), key.size(-2)
     negative = scale is not None and scale < 0
     factor = math.sqrt(1 / math.sqrt(query.size(-1)) if scale is None else abs(scale))
+    if not (query.dtype.is_floating_point or query.dtype.is_complex):
+        # an integer query times a float scale is a float (torch's promotion); the product
+        # with the integer value then raises torch's "expected scalar type" error
+        from .. import get_default_dtype
+
+        query, key = query.to(get_default_dtype()), key.to(get_default_dtype())
     query = MulScalar.apply(query, other=0.0 - factor if negative else factor)
     bias = None
     if is_causal:

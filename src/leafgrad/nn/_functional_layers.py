@@ -166,7 +166,15 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = input1 @ weight[o] @ input2 (+ bias[o])`` over matching batch dims; built
     as ATen builds it (flatten the batch, _trilinear, reshape back: ViewBackward0)."""
+    from .._out import _C10
     from ..ops.trilinear import Trilinear
+
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
+        [("bias", bias)] if bias is not None else [])
+    if len({tensor.dtype for _, tensor in named}) > 1:
+        listed = ", ".join(f"{name}: {_C10.get(t.dtype.name, 'c10::BFloat16')}"
+                           for name, t in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {listed}")
 
     if input1.dim() != input2.dim():
         raise RuntimeError(

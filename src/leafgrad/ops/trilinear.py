@@ -36,6 +36,7 @@ class Trilinear(Op):
     inputs = ("i1", "i2", "i3")
     saves = {"i1": ("i2", "i3"), "i2": ("i1", "i3"), "i3": ("i1", "i2")}
     torch_names = ("_trilinear",)
+    uint_kernel = "bmm"  # (torch's error for uint16/32/64: Note: wide unsigned support)
     vmap = batch.decompose(_trilinear_composite)
 
     @staticmethod
