@@ -197,7 +197,8 @@ def test_nodes_and_values_match_torch(name, subset):
             _assert_close(got[key], want[key], 1e-7, 1e-9)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", ["sdpa_4d", "sdpa_bool_mask", "soft_margin_loss",
+                                  "multi_margin_loss", "bilinear"])
 def test_float32_values_match_torch(name):
     subset = CASES[name][2]
     got = _run(lg, name, subset, lg.float32)
