@@ -8,6 +8,9 @@ Cases
   mlp    one training step of a 784-256-128-10 ReLU MLP (float32) at batch 32 and 512:
          forward, log-softmax cross-entropy built from exp/log/sum, backward, SGD update
          under no_grad. Measures copies, temporaries and saved memory on large tensors.
+  setitem  (not in the default set: --cases setitem) a tutorial's Python loop over a 10x10
+         float32 tensor: t[i, j] = number, t[i] = number, t[i, j] read; per element
+         (Note: fast basic indexing, tensor.py).
 
 The NumPy baselines are the same math, forward and reverse pass written by hand.
 Targets (issue): chain per-op cost <= 2x torch; batch-512 MLP step <= 1.3x NumPy.
@@ -172,6 +175,21 @@ def mlp_step_numpy(x, onehot, params, lr: float = LEARNING_RATE):
     return loss, grads
 
 
+# ------------------------------------------------------------------------------- setitem loop
+
+SETITEM_SIZE = 10
+
+
+def setitem_loop(t):
+    """Writes and reads one element at a time, as tutorials fill a tensor; returns ``t``."""
+    for i in range(SETITEM_SIZE):
+        t[i] = 0.5
+        for j in range(SETITEM_SIZE):
+            t[i, j] = i * 0.25 - j
+            t[i, j]  # a read: x[i, j] in the loop's condition or print
+    return t
+
+
 # ------------------------------------------------------------------------------------- driver
 
 
@@ -221,6 +239,19 @@ def build_cases(libs: dict, chain_ops: int) -> dict[str, dict]:
             "divisor": 1,
             "fns": fns,
         }
+    fns = {}
+    for name, lib in libs.items():
+        if lib is not None:
+            target = lib.zeros(SETITEM_SIZE, SETITEM_SIZE)
+            fns[name] = lambda target=target: setitem_loop(target)
+    array = np.zeros((SETITEM_SIZE, SETITEM_SIZE), np.float32)
+    fns["numpy"] = lambda: setitem_loop(array)
+    cases["setitem"] = {
+        "label": "setitem/read loop, 10x10",
+        "unit": "per element",
+        "divisor": SETITEM_SIZE * SETITEM_SIZE,
+        "fns": fns,
+    }
     return cases
 
 
@@ -238,7 +269,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--target", type=float, help="seconds one timed block should last")
     parser.add_argument(
         "--cases", default=",".join(["chain1", "chain64", "mlp32", "mlp512"]),
-        help="comma-separated subset of chain1,chain64,mlp32,mlp512",
+        help="comma-separated subset of chain1,chain64,mlp32,mlp512,setitem",
     )
     parser.add_argument(
         "--profile", metavar="CASE",

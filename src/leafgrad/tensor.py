@@ -22,6 +22,8 @@ from ._compile.state import state as _capture
 from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
+from .autograd._vmap_state import state as _vmap_state
+from ._construct import check_scalar_write, unsigned_fill
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
 from .autograd.graph import INFERENCE_DETACHED, INFERENCE_VC, AccumulateGrad, RemovableHandle, SavedTensor, _add_hook
@@ -100,6 +102,83 @@ def check_inplace_allowed(tensor: "Tensor") -> None:
     """torch's error for an in-place update of an inference tensor outside inference mode."""
     if tensor._vc is INFERENCE_VC and not _grad_state.inference:
         raise RuntimeError(INFERENCE_INPLACE)
+
+
+# Note: fast basic indexing
+# ``t[i] = 1.5`` and ``t[i, j]`` in a Python loop are what tutorials do, and the general index
+# machinery (ops/indexing.py: canonical_index, _split, views, inplace) costs 60-100 us a write.
+# When the index is only in-range ints and positive-step slices (at most one per dim) and the
+# write records nothing, ``_fast_setitem`` checks the value as setitem does (check_scalar_write)
+# and stores it straight into the array, bumping the shared version counter; reads of a tuple
+# of ints or a lone slice call the same Select/Slice ops as getitem. Anything else (an index
+# that raises, a graph to record, vmap, forward AD, capture, meta, read-only memory, complex or
+# bfloat16 data, a 0-d tensor value of another dtype) takes the general path, which owns every
+# error and message. benchmarks/bench_core.py ("setitem") has the figures.
+_FAST_KINDS = frozenset("biuf")
+
+
+def _basic_index(shape: tuple, index, writing: bool):
+    """``index`` if it is an int, a slice or a tuple of ints (reads) or of ints and slices
+    (writes) that torch applies as plain views without an error, else None."""
+    items = index if index.__class__ is tuple else (index,)
+    if not items or len(items) > len(shape):
+        return None
+    for dim, item in enumerate(items):
+        kind = item.__class__
+        if kind is int:
+            size = shape[dim]
+            if not -size <= item < size:
+                return None
+        elif kind is slice and (writing or len(items) == 1 and index.__class__ is slice):
+            start, stop, step = item.start, item.stop, item.step
+            if not ((start is None or start.__class__ is int)
+                    and (stop is None or stop.__class__ is int)
+                    and (step is None or step.__class__ is int and step > 0)):
+                return None
+        else:
+            return None
+    return index
+
+
+def _fast_setitem(tensor, index, value):
+    """``tensor[index] = value`` without the general machinery when nothing is recorded and
+    the index and value are plain (Note: fast basic indexing); None to take the general path."""
+    data = tensor._data
+    if data.__class__ is not np.ndarray or data.dtype.kind not in _FAST_KINDS or \
+            _capture.active or _dual_state.active or _vmap_state.active or \
+            tensor._vc is INFERENCE_VC:
+        return None
+    if _grad_state.grad_enabled and (tensor._requires_grad or (
+            tensor._base is not None and tensor._base._requires_grad)):
+        return None
+    kind = value.__class__
+    if kind is float or kind is int or kind is bool:
+        if _basic_index(data.shape, index, True) is None:
+            return None
+        dtype = data.dtype
+        value = check_scalar_write(value, _BY_NP[dtype], setitem=True)
+        if dtype.kind == "u":
+            value = unsigned_fill(value, dtype)
+        if dtype.char == "e":
+            with np.errstate(over="ignore"):  # (a float16 gets inf, as torch's)
+                value = np.asarray(value, dtype=dtype)
+        else:
+            value = np.asarray(value, dtype=dtype)
+    elif isinstance(value, Tensor):
+        source = value._data
+        if source.__class__ is not np.ndarray or source.ndim or source.dtype != data.dtype or \
+                _grad_state.grad_enabled and value._requires_grad or \
+                _basic_index(data.shape, index, True) is None:
+            return None
+        value = source
+    else:
+        return None
+    try:
+        data[index] = value
+    except ValueError:  # read-only memory (an expanded tensor): nothing was written
+        return None
+    tensor._bump_version()
+    return tensor
 
 
 NON_LEAF_GRAD_WARNING = (
@@ -793,16 +872,31 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     def __getitem__(self, index):
-        if index.__class__ is int and self._data.ndim:
+        kind = index.__class__
+        if kind is int and self._data.ndim:
             # x[i], the commonest index, straight to select (as ops/indexing.py's getitem
             # would, after normalising the index: ~10 us saved per call)
             size = self._data.shape[0]
             if -size <= index < size:
                 return _ops.Select.apply(self, dim=0, index=index % size)
+        elif kind is tuple or kind is slice:
+            # x[i, j] and x[a:b]: the same selects and slice as getitem's, without its general
+            # index walk (Note: fast basic indexing)
+            shape = self._data.shape
+            if _basic_index(shape, index, False) is not None:
+                if kind is slice:
+                    start, stop, step = index.indices(shape[0])
+                    return _ops.Slice.apply(self, dim=0, start=start, end=max(stop, start),
+                                            step=step)
+                result = self
+                for item in index:
+                    result = _ops.Select.apply(result, dim=0, index=item % result._data.shape[0])
+                return result
         return _ops.getitem(self, index)
 
     def __setitem__(self, index, value) -> None:
-        _ops.setitem(self, index, value)
+        if _fast_setitem(self, index, value) is None:
+            _ops.setitem(self, index, value)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -1776,15 +1870,42 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Zero, self)
 
     def fill_(self, value):
+        kind = value.__class__
+        data = self._data
+        if (kind is float or kind is int or kind is bool) and data.__class__ is np.ndarray and \
+                data.dtype.kind in _FAST_KINDS and not (
+                    _capture.active or _dual_state.active or _vmap_state.active or
+                    self._vc is INFERENCE_VC or _grad_state.grad_enabled and (
+                        self._requires_grad or self._base is not None and
+                        self._base._requires_grad)) and data.flags.writeable:
+            # a number into a tensor that records nothing: checked as below, stored in place
+            # (the general path builds a full array and copies it: Note: fast basic indexing)
+            dtype = data.dtype
+            value = check_scalar_write(value, _BY_NP[dtype], half=data.size != 1)
+            if dtype.kind == "u":
+                value = unsigned_fill(value, dtype)
+            if dtype.char == "e":
+                with np.errstate(over="ignore"):  # (one element of float16 may get inf)
+                    data.fill(value)
+            else:
+                data.fill(value)
+            self._bump_version()
+            return self
         if isinstance(value, Tensor):
             return _ops.inplace(_ops.FillTensor, self, value)
+        if _grad_state.grad_enabled and self._requires_grad:
+            # torch's check_inplace runs before the kernel converts the value: a leaf's error
+            # comes before an overflowing value's
+            base = self._base
+            if base is not None and base._node is None:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+            if self._node is None:
+                raise RuntimeError(LEAF_INPLACE)
         if value.__class__ is complex:
             from ._functions_more import check_fill_value
 
             check_fill_value(self, value)
         else:
-            from ._construct import check_scalar_write
-
             # (Note: checked scalar writes, _construct.py: one element of float16 is not)
             value = check_scalar_write(_argparse.scalar(value), self.dtype,
                                        half=self._data.size != 1)

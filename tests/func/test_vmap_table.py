@@ -67,6 +67,7 @@ LOOP_FALLBACK = {
     # convolution's separate ops instead)
     "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
     "HuberLossBackward", "BinaryCrossEntropyBackward", "BatchNormBackward",
+    "SoftMarginLossBackward",
     "BatchNormEvalBackward", "LayerNormBackward", "SoftplusBackward", "HardswishBackward",
     "LogSigmoidBackward", "GluBackward", "PreluBackward", "RreluWithNoiseBackward",
     "GridSampler2dBackward",

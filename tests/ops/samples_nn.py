@@ -79,6 +79,19 @@ SAMPLES = {
                (((2, 2, 3), A),)),
         Sample(lambda lib, x: F(lib).softmax(x.t(), 0), (((3, 2), A),), note="non-contiguous"),
     ],
+    "Trilinear": [  # torch's _trilinear, reached through bilinear
+        Sample(lambda lib, a, b, w, bias: F(lib).bilinear(a, b, w, bias),
+               (((3, 2), A), ((3, 4), A), ((5, 2, 4), A), ((5,), A))),
+        Sample(lambda lib, a, b, w: F(lib).bilinear(a, b, w),
+               (((2, 1, 2), A), ((2, 1, 3), A), ((2, 2, 3), A))),
+    ],
+    "SafeSoftmax": [  # torch's _safe_softmax, reached through scaled_dot_product_attention
+        Sample(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(
+            q, k, v, attn_mask=lib.tensor([[True, False, True], [False, False, False]])),
+            (((2, 2, 4), A), ((2, 3, 4), A), ((2, 3, 2), A)), note="a fully masked query"),
+        Sample(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
+               (((1, 2, 3, 2), A), ((1, 2, 3, 2), A), ((1, 2, 3, 1), A))),
+    ],
     "LogSoftmax": [
         Sample(lambda lib, x: F(lib).log_softmax(x, 1), (((2, 3), A),)),
         Sample(lambda lib, x: F(lib).log_softmax(x, 0), (((4,), A),)),

@@ -40,6 +40,7 @@ INTERMEDIATE_ROUNDING = {
     "UpsampleLinear1D-1", "UpsampleLinear1D-3", "UpsampleTrilinear3D-2", "UpsampleTrilinear3D-3",
     "UpsampleTrilinear3DBackward-0", "ConvTbc-0",  # conv_tbc: one rounding per addmm
     "GridSampler2dBackward-0", "GridSampler2dBackward-1",
+    "Trilinear-0", "Trilinear-1",  # _trilinear rounds its i1 * i2 product to bfloat16
 }
 # Without AVX-512 (torch's AVX2 kernels; measured on an AMD EPYC) torch's bfloat16 convolutions
 # and LSTM layer differ from one rounding of the float32 work by a few bfloat16 units as well

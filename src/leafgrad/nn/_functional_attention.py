@@ -24,44 +24,67 @@ def _float_mask(mask: Tensor | None, like: Tensor) -> Tensor | None:
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False):
-    """``softmax(q @ k^T * scale + mask) @ v`` over the last two dims (torch's math path)."""
+    """``softmax(q @ k^T * scale + mask) @ v`` over the last two dims, in the steps of torch's
+    CPU math path (_scaled_dot_product_attention_math), so that the graph it records (and a
+    create_graph backward through it) has torch's nodes: q and k^T are each scaled by the
+    square root of the scale (MulBackward1), the mask is added (AddBackward0) and the weights
+    are a _safe_softmax (SafeSoftmaxBackward0: a fully masked query gets zeros, not NaN)."""
     from .. import ones, tril
+    from ..ops.activation import SafeSoftmax
+    from ..ops.elementwise import MulScalar
     from . import functional as F
 
+    dtype = query.dtype
+    if not dtype is key.dtype is value.dtype:
+        from .._out import _C10
+
+        names = [_C10.get(t.dtype.name, "c10::BFloat16") for t in (query, key, value)]
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
+    if attn_mask is not None and attn_mask.dtype.name == "bool" and not (
+            dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):
+        # torch first makes a boolean mask a float one of the query's dtype (-inf: overflow)
+        from .._construct import check_scalar_write
+
+        check_scalar_write(float("-inf"), dtype)
+    if dtype.name in ("float16", "bfloat16"):
+        # torch's math path on the CPU computes reduced floating types in float32 and casts
+        # the output back (ToCopyBackward0)
+        query, key, value = query.float(), key.float(), value.float()
     length, source = query.size(-2), key.size(-2)
-    factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
-    if enable_gqa and query.size(-3) != key.size(-3):
-        repeat = query.size(-3) // key.size(-3)
-        key = key.repeat_interleave(repeat, -3)
-        value = value.repeat_interleave(repeat, -3)
+    negative = scale is not None and scale < 0
+    factor = math.sqrt(1 / math.sqrt(query.size(-1)) if scale is None else abs(scale))
+    if not (query.dtype.is_floating_point or query.dtype.is_complex):
+        # an integer query times a float scale is a float (torch's promotion); the product
+        # with the integer value then raises torch's "expected scalar type" error
+        from .. import get_default_dtype
+
+        query, key = query.to(get_default_dtype()), key.to(get_default_dtype())
+    query = MulScalar.apply(query, other=0.0 - factor if negative else factor)
     bias = None
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
-        allowed = tril(ones(length, source, dtype=bool_dtype()))
+        allowed = tril(ones(length, source, dtype=bool_dtype(), device=query.device))
         bias = _float_mask(~allowed, query)
     elif attn_mask is not None:
         # here a boolean mask marks the positions that DO take part (MultiheadAttention's
         # marks the ones that do not)
         bias = attn_mask if attn_mask.dtype.is_floating_point else _float_mask(~attn_mask, query)
-    scores = query @ key.transpose(-2, -1) * factor
-    dead = None
+    if enable_gqa and query.size(-3) != key.size(-3):
+        repeat = query.size(-3) // key.size(-3)
+        key = key.repeat_interleave(repeat, -3)
+        value = value.repeat_interleave(repeat, -3)
+    scores = query @ MulScalar.apply(key.transpose(-2, -1), other=factor)
     if bias is not None:
         scores = scores + bias
-        if attn_mask is not None:
-            # torch's _safe_softmax: a query whose every score is -inf (a fully masked row)
-            # attends to nothing: weights 0, so output 0 and gradient 0, where a plain softmax
-            # gives NaN (and NaN gradients for every parameter). The row's scores are set to 0
-            # first so that the softmax's backward sees no NaN either.
-            dead = (scores == float("-inf")).all(-1, keepdim=True)
-            scores = scores.masked_fill(dead, 0.0)
-    weights = F.softmax(scores, dim=-1)
-    if dead is not None:
-        weights = weights.masked_fill(dead, 0.0)
+    weights = SafeSoftmax.apply(scores, dim=-1)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
-    return weights @ value
+    out = weights @ value
+    return out if out.dtype is dtype else out.to(dtype)
 
 
 def bool_dtype():

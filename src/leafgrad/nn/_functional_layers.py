@@ -165,8 +165,16 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = input1 @ weight[o] @ input2 (+ bias[o])`` over matching batch dims; built
-    as ATen builds it (flatten the batch, contract, reshape back: ViewBackward0)."""
-    from .. import einsum
+    as ATen builds it (flatten the batch, _trilinear, reshape back: ViewBackward0)."""
+    from .._out import _C10
+    from ..ops.trilinear import Trilinear
+
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
+        [("bias", bias)] if bias is not None else [])
+    if len({tensor.dtype for _, tensor in named}) > 1:
+        listed = ", ".join(f"{name}: {_C10.get(t.dtype.name, 'c10::BFloat16')}"
+                           for name, t in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {listed}")
 
     if input1.dim() != input2.dim():
         raise RuntimeError(
@@ -191,7 +199,9 @@ def bilinear(input1, input2, weight, bias=None):
         )
     flat1 = input1.reshape(-1, input1.shape[-1])
     flat2 = input2.reshape(-1, input2.shape[-1])
-    out = einsum("bi,oij,bj->bo", flat1, weight, flat2)
+    # (batch, out, in1, in2) from the three, summed over in1 and in2: TrilinearBackward0
+    out = Trilinear.apply(flat1, weight, flat2, expand1=(1, 3), expand2=(0,), expand3=(1, 2),
+                          sumdim=(2, 3))
     out = out.reshape(*input1.shape[:-1], weight.shape[0])
     return out + bias if bias is not None else out
 

@@ -43,6 +43,14 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = zeros_like(input)
+    if input.dtype.name == "bool":  # torch: a tensor like self filled with margin, minus self
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from .._construct import check_scalar_write
+
+        # (that fill converts the margin to the integer dtype: truncated, or torch's error)
+        margin = check_scalar_write(margin, input.dtype)
     margin_clamp = (margin - input).clamp_min_(0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
@@ -180,6 +188,17 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _not_differentiable("soft_margin_loss", "target", target)
+    if input.dtype.name == "bool":  # torch's neg_out(output, input) first
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if input.dtype.name in ("int8", "int16", "int32", "int64", "uint8"):
+        # torch writes -input * target, then its exp and log1p, into a tensor of input's dtype
+        from .. import get_default_dtype
+
+        result = target.dtype if target.dtype.is_floating_point else get_default_dtype()
+        raise RuntimeError(f"result type {result._legacy} can't be cast to the desired output "
+                           f"type {input.dtype._legacy}")
     return SoftMarginLoss.apply(input, target, reduction=reduction)
 
 

@@ -757,6 +757,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype is not input.dtype:  # the kernel's TensorIterator: one dtype
         raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
                            f"{input.dtype._legacy}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(
+            f'"binary_cross_entropy" not implemented for \'{input.dtype._legacy}\'')
     return _ops.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
@@ -776,7 +779,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         pos_weight = pos_weight.expand(*input.shape)
     # torch computes (1 - target).mul_(input).sub_(log_sigmoid(input)): a bool target cannot
     # be subtracted, an integer one cannot take the float product in place, and the loss has
-    # a floating target's dtype
+    # a floating target's dtype; log_sigmoid(input) comes first, which refuses integers
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(
+            f'"log_sigmoid_cpu" not implemented for \'{input.dtype._legacy}\'')
     if target.dtype is _dtype.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")

@@ -398,6 +398,7 @@ from . import _uint  # noqa: E402,F401 - installs the uint16/32/64 check on firs
 from . import _bfloat16  # noqa: E402,F401 - installs bfloat16's float32 compute on first use
 from . import fft as _fft  # noqa: E402,F401 - registers the fft primitives
 from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute_copy, ...)
+from . import trilinear as _trilinear  # noqa: E402,F401 - registers _trilinear (bilinear)
 from . import extra_forms  # noqa: E402,F401 - torch.fill and conj_physical_ nodes
 from . import native_forms  # noqa: E402,F401 - torch.cholesky, native_dropout, ... nodes
 from .conv_tbc import conv_tbc  # noqa: E402,F401 - torch.conv_tbc (ConvTbcBackward0)

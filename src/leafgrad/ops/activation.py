@@ -716,6 +716,36 @@ class Softmax(Op):
 
 
 @register
+class SafeSoftmax(Softmax):
+    """torch's ``_safe_softmax`` (scaled_dot_product_attention's math path): a softmax whose
+    slices that are all -inf (a fully masked query) give zeros, not NaN; the backward is
+    softmax's (``_softmax_backward_data``), which the zeros make zero there."""
+
+    node = "SafeSoftmaxBackward0"
+    torch_names = ("_safe_softmax",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        out = Softmax.forward(ctx, a, dim)
+        if type(out) is not np.ndarray or not a.size:  # (a meta array: no values)
+            return out
+        dead = np.all(a == -np.inf, axis=dim, keepdims=True)
+        if dead.any():
+            out = np.where(dead, np.zeros((), out.dtype), out)
+        return out
+
+    def jvp(self, tangents, primals, result):
+        # torch: result * (self_t - safe_logsumexp_jvp(self_p, self_t, {dim}, true)), whose
+        # logsumexp tangent is 0 on an all -inf slice (NaN in logsumexp_jvp)
+        dim = self._params["dim"]
+        x = primals[0]
+        dead = (x == float("-inf")).all(dim, keepdim=True)
+        # (the dead slices' inputs as 0 first, so that no NaN reaches a reverse pass either)
+        lse = logsumexp_jvp(x.masked_fill(dead, 0.0), tangents[0], (dim,), True)
+        return result * (tangents[0] - lse.masked_fill(dead, 0.0))
+
+
+@register
 class LogSoftmax(Op):
     node = "LogSoftmaxBackward0"
     uint_ok = True  # the forward raises torch's kernel error (_check_softmax_dtype)

@@ -20,12 +20,18 @@ from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
 from .._compile.state import state as _capture
-from .registry import Op, keep_index, register
+from .._construct import check_scalar_write, unsigned_fill
+from .elementwise import Copy
+from .inplace import inplace
+from .registry import Op, _sum_to, array_kernel, keep_index, register, zeros_of
+from .shape import Alias, Select, Slice, Unsqueeze
+from ..tensor import Tensor, _wrap
+
+# (module-level imports: a function-level ``from . import`` runs importlib's _handle_fromlist
+# on every call, ~1 us each; setitem made ~17 of them per write)
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
-
     return Tensor
 
 
@@ -47,7 +53,7 @@ def _is_sequence(item) -> bool:
     if isinstance(item, _SEQUENCES):
         return True
     if isinstance(item, (dict, np.generic, np.ndarray, collections.abc.Mapping)) \
-            or isinstance(item, _tensor_cls()):
+            or isinstance(item, Tensor):
         return False
     kind = type(item)
     return hasattr(kind, "__getitem__") and hasattr(kind, "__len__")
@@ -62,7 +68,6 @@ def _treated_as_tuple(index) -> bool:
         return False
     if count >= 32:
         return False
-    Tensor = _tensor_cls()
     for i in range(count):
         try:
             item = index[i]
@@ -125,14 +130,12 @@ def canonical_index(index):
 
 
 def _is_advanced(item) -> bool:
-    Tensor = _tensor_cls()
     if isinstance(item, Tensor):
         return item.ndim > 0 or item.dtype.name == "bool"
     return isinstance(item, (list, np.ndarray)) or isinstance(item, bool)
 
 
 def _as_index_array(item) -> np.ndarray:
-    Tensor = _tensor_cls()
     array = item._data if isinstance(item, Tensor) else np.asarray(item)
     if isinstance(item, bool):
         array = np.asarray(item)
@@ -148,10 +151,12 @@ def _as_index_array(item) -> np.ndarray:
     return array
 
 
-def _normalise(tensor, index) -> list:
-    """Expand ``...`` and check the number of indexed dims; returns the list of items."""
-    Tensor = _tensor_cls()
+def _normalise(tensor, index, positions: list) -> list:
+    """Expand ``...`` and check the number of indexed dims; returns the list of items and fills
+    ``positions`` with each item's place in the index as written (torch's "dimension" in an
+    out-of-bounds message: x[None, 0, 5] of a (2, 3, 4) tensor reports dimension 2)."""
     items = list(index) if isinstance(index, tuple) else [index]
+    positions.extend(range(len(items)))
     consumed = 0
     for item in items:
         if item is None or item is Ellipsis:
@@ -168,7 +173,11 @@ def _normalise(tensor, index) -> list:
         if tensor.ndim == 0 and len(items) == 1:
             first = items[0]
             if isinstance(first, slice):
+                _check_step(first)  # (torch reads the slice before applying it)
                 raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(first, (int, np.integer)) and not isinstance(first, bool) and first:
+                # (torch: only 0 is "invalid"; any other int is out of bounds of a size-0 dim)
+                raise IndexError(f"index {int(first)} is out of bounds for dimension 0 with size 0")
             if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
                 raise IndexError(
                     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -182,8 +191,10 @@ def _normalise(tensor, index) -> list:
         # bounds (for a dim of size 0, as torch reports it)
         fill = tensor.ndim - consumed
         expanded = []
-        for item in items:
+        places = []
+        for place, item in enumerate(items):
             expanded.extend([_FROM_ELLIPSIS] * fill if item is Ellipsis else [item])
+            places.extend([place] * fill if item is Ellipsis else [place])
         excess = consumed + fill * marks - tensor.ndim
         while excess and expanded:
             last = max(k for k, item in enumerate(expanded)
@@ -198,9 +209,18 @@ def _normalise(tensor, index) -> list:
                                          f"{position} with size 0")
                 raise IndexError(f"too many indices for tensor of dimension {tensor.ndim}")
             del expanded[trailing[-1]]
+            del places[trailing[-1]]
             excess -= 1
         items = expanded
+        positions[:] = places
     return items
+
+
+def _check_step(item: slice) -> None:
+    """torch's errors for a slice step that is not positive (Python's message for 0)."""
+    if item.step is not None and item.step <= 0:
+        raise ValueError("slice step cannot be zero" if item.step == 0 else
+                         "step must be greater than zero")
 
 
 _FROM_ELLIPSIS = slice(None)  # the whole-dim slices a ``...`` stands for (compared by identity)
@@ -225,7 +245,6 @@ def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
 def check_index_bounds(array: np.ndarray, size: int, dim: int) -> None:
     """An integer index array's bounds (torch's message; NumPy's says "axis"), as a check
     kernel: leafgrad.compile replays it on each call's index values."""
-    from .registry import array_kernel
 
     array_kernel(_index_bounds, array, size=size, dim=dim)
 
@@ -251,17 +270,17 @@ def check_index_put_(tensor, indices: tuple, values, accumulate, inplace: bool =
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim} "
                          f"(got {len(indices)})")
     present = [item for item in indices if item is not None]
-    mask = present[0] if len(present) == 1 and isinstance(present[0], _tensor_cls()) and \
+    mask = present[0] if len(present) == 1 and isinstance(present[0], Tensor) and \
         present[0]._data.dtype in _MASK_DTYPES else None
     if not inplace:
-        return mask is not None and not accumulate and isinstance(values, _tensor_cls()) \
+        return mask is not None and not accumulate and isinstance(values, Tensor) \
             and values._data.size == 1
     return check_index_put_overlap(tensor, values, indices, mask, accumulate)
 
 
 def check_index_put_value(tensor, arrays: tuple, values) -> None:
     """The values broadcast to the indexing result, then have ``tensor``'s dtype."""
-    if not isinstance(values, _tensor_cls()):
+    if not isinstance(values, Tensor):
         return
     check_index_put_values(tuple(tensor.shape), tuple(arrays), tuple(values.shape))
     if values.dtype is not tensor.dtype:
@@ -280,7 +299,6 @@ def check_index_put_overlap(tensor, values, indices: tuple, mask=None,
     index tensor may share memory with ``tensor``, not even all of it."""
     from .._out import check_no_overlap, check_partial_overlap
 
-    Tensor = _tensor_cls()
     if not isinstance(values, Tensor):
         return False
     if mask is not None and not accumulate and values._data.size == 1:
@@ -292,9 +310,7 @@ def check_index_put_overlap(tensor, values, indices: tuple, mask=None,
 
 
 def getitem(tensor, index):
-    from . import Alias
 
-    Tensor = _tensor_cls()
     index = canonical_index(index)
     if index is Ellipsis or (isinstance(index, tuple) and len(index) == 1
                              and index[0] is Ellipsis):
@@ -308,7 +324,6 @@ def getitem(tensor, index):
 
 def index_tensors(index) -> tuple:
     """The tensors among an index's items, which the node saves (Note: saved index tensors)."""
-    Tensor = _tensor_cls()
     items = index if isinstance(index, tuple) else (index,)
     return tuple(item for item in items if isinstance(item, Tensor) and _is_advanced(item))
 
@@ -316,16 +331,15 @@ def index_tensors(index) -> tuple:
 def _split(tensor, index):
     """Apply the basic part of an index as views (torch's order); return the view and the
     advanced index still to apply to it (None when there is none)."""
-    from . import Slice, Unsqueeze, select
 
-    Tensor = _tensor_cls()
-    items = _normalise(tensor, index)
+    positions = []
+    items = _normalise(tensor, index, positions)
     lone_slice = isinstance(index, slice)  # x[a:b]; in a tuple, whole-dim slices are skipped
     result = tensor
     dim = 0
     advanced = []  # per remaining dim after the basic pass: slice(None) or an index array
     any_advanced = False
-    for item in items:
+    for place, item in zip(positions, items):
         if item is None:
             result = Unsqueeze.apply(result, dim=dim)
             advanced.append(slice(None))
@@ -337,13 +351,12 @@ def _split(tensor, index):
             size = result.shape[dim]
             if not -size <= position < size:
                 raise IndexError(
-                    f"index {position} is out of bounds for dimension {dim} with size {size}"
+                    f"index {position} is out of bounds for dimension {place} with size {size}"
                 )
-            result = select(result, dim, position)
+            result = Select.apply(result, dim=dim, index=position % size)  # (in bounds)
         elif isinstance(item, slice):
             size = result.shape[dim]
-            if item.step is not None and item.step <= 0:
-                raise ValueError("step must be greater than zero")
+            _check_step(item)
             # torch skips a slice that keeps the whole dim, unless it is the lone index; it
             # asks of the slice as written (start 0 or none, stop none or >= the size, step 1
             # or none), so x[..., -1:2] of a size-1 dim is still a SliceBackward0 (generated-
@@ -471,8 +484,6 @@ class Index(Op):
 def index_backward(grad, input_sizes: tuple, index):
     """torch's index_backward: ``_index_put_impl_(zeros, indices, grad, accumulate=True)``,
     whose node has an edge for the zeros too (None)."""
-    from ..tensor import _wrap
-    from .registry import array_kernel, zeros_of
 
     zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(input_sizes)))
     return IndexBackward.apply(zeros, grad, index=index)
@@ -511,9 +522,6 @@ def _has_advanced(index) -> bool:
 def setitem(tensor, index, value) -> None:
     """``tensor[index] = value``: basic indices copy into a view (CopySlices when recorded),
     advanced ones use ``index_put_`` (IndexPutBackward0)."""
-    from ..tensor import Tensor
-    from .elementwise import Copy
-    from .inplace import inplace
 
     index = canonical_index(index)
     if not isinstance(value, Tensor):
@@ -566,8 +574,6 @@ def _selects_everything(shape: tuple, index) -> bool:
 def _copy_to(view, value) -> None:
     """torch's copy_to for ``x[basic index] = value``: copy_ when the shapes are equal, fill_ for
     a 0-d value, else copy_ from value viewed without its leading size-1 dims and expanded."""
-    from .elementwise import Copy
-    from .inplace import inplace
 
     if tuple(view.shape) == tuple(value.shape):
         inplace(Copy, view, value)
@@ -585,8 +591,6 @@ def _copy_to(view, value) -> None:
 
 
 def _scalar_tensor(value, like):
-    from .._construct import unsigned_fill
-    from ..tensor import _wrap
 
     dtype = like._data.dtype
     if isinstance(value, complex):  # torch's checked conversion to the tensor's dtype
@@ -594,8 +598,6 @@ def _scalar_tensor(value, like):
 
         check_fill_value(like, value)
     else:
-        from .._construct import check_scalar_write
-
         value = check_scalar_write(value, like.dtype, setitem=True)  # (Note: checked scalar
         # writes, _construct.py)
     if dtype.kind == "u":  # uint16/32/64: torch's fill conversion (-1 wraps, NaN raises)
@@ -641,7 +643,6 @@ class IndexPut(Op):
             grad_self = grad if accumulate else IndexPut.apply(grad, grad.new_zeros(()),
                                                                index=index)
         if self.needs_grad(1):
-            from .registry import _sum_to
 
             grad_values = _sum_to(Index.apply(grad, index=index), self.input_shape(1))
         return grad_self, grad_values

@@ -103,7 +103,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         recording = recording or base._requires_grad
         if recording:
             check_view_rebase(target, indirect=False)  # before the leaf check, as torch
-        if base._node is None and base._requires_grad:
+        if base._node is None and (base._requires_grad or recording and target._requires_grad):
+            # torch's check_inplace asks whether the view requires grad and its base is a leaf:
+            # a view made a leaf by requires_grad_() has one even if the base needs no grad
+            # (x = a.reshape(4, 6).requires_grad_(); x[1] = 1.5 raises too)
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)
     if recording:
         if target._node is None and target._requires_grad:

@@ -33,6 +33,11 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
             if reduction == "mean":
                 return np.asarray(total / values.dtype.type(values.size))
             return total
+    if reduction == "mean" and values.dtype == np.float16 and values.size:
+        # torch's Half mean: the float32 sum divided by the count, rounded once (NumPy's
+        # float16 mean rounds the sum first: tests/test_left4_findings.py)
+        wide = values.astype(np.float32)
+        return np.asarray(np.float16(wide.sum(dtype=np.float32) / np.float32(values.size)))
     if reduction == "mean":
         if not values.size:  # torch's 0 / 0 (its bits), without NumPy's "Mean of empty slice"
             with np.errstate(invalid="ignore"):
@@ -98,6 +103,12 @@ class _Pointwise(Op):
 
             raise NotImplementedError(
                 f'"{cls.integer_kernel}" not implemented for \'{_legacy_name(a)}\'')
+        half = getattr(cls, "half_kernel", None)
+        if half is not None and a.dtype == np.float16 and target.dtype == np.float16 and \
+                type(a) is np.ndarray and type(target) is np.ndarray and params.get(
+                    "beta", 1.0) != 0:
+            # torch's float16 kernel: its own rounding (Note: float16 pointwise loss kernels)
+            return _reduce(half(a, target, **params), reduction)
         into = getattr(cls, "pointwise_into", None)
         if into is not None and a.dtype in _KERNEL_DTYPES and a.shape == target.shape \
                 and a.ndim:
@@ -396,11 +407,40 @@ def _kernel_applies(grad, a, target) -> bool:
     """Whether the array kernels above take these operands (Tensors or arrays): one float
     dtype of NumPy's own (others take the Tensor formula)."""
     dtype = getattr(a, "_data", a).dtype
-    return (dtype in _KERNEL_DTYPES and getattr(target, "_data", target).dtype == dtype
+    return (dtype in _GRAD_KERNEL_DTYPES and getattr(target, "_data", target).dtype == dtype
             and getattr(grad, "_data", grad).dtype == dtype)
 
 
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# float16 too for the backward kernels: torch's Half kernels round every step to float16 in
+# both ops, which NumPy's float16 arithmetic does (Note: float16 pointwise loss kernels)
+_GRAD_KERNEL_DTYPES = _KERNEL_DTYPES + (np.dtype(np.float16),)
+
+
+# Note: float16 pointwise loss kernels
+# torch's float16 (Half) kernels of these losses round differently from one another (measured
+# against torch 2.13, every element of sizes 1..1000, both of Loops.h's ops): smooth_l1's
+# forward rounds every step to float16 (Vectorized<Half> converts to float32 and back around
+# each operation; NumPy's float16 arithmetic does the same), huber's forward and smooth_l1's
+# backward compute in float32 from the float16 operands and round once (huber's backward
+# agrees with both).
+
+
+def _smooth_l1_half(a: np.ndarray, target: np.ndarray, beta) -> np.ndarray:
+    """torch's smooth_l1 kernel on float16 arrays (Note: float16 pointwise loss kernels)."""
+    half = np.float16
+    z = np.abs(np.subtract(a, target))
+    bound = half(beta)
+    return np.where(z >= bound, z - half(0.5) * bound, half(0.5) * z * z / bound)
+
+
+def _huber_half(a: np.ndarray, target: np.ndarray, delta) -> np.ndarray:
+    """torch's huber kernel on float16 arrays (Note: float16 pointwise loss kernels)."""
+    wide = np.float32
+    z = np.abs(np.subtract(a, target, dtype=wide))
+    bound = wide(np.float16(delta))
+    out = np.where(z < bound, wide(0.5) * z * z, bound * (z - wide(0.5) * bound))
+    return out.astype(np.float16)
 
 
 def _scalar_elements(x: np.ndarray, target: np.ndarray, grad: np.ndarray):
@@ -432,6 +472,12 @@ def _smooth_l1_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reducti
                     beta) -> np.ndarray:
     """torch's ``smooth_l1_loss_backward(grad, x, target)`` on arrays of one float dtype (Note:
     pointwise loss kernels)."""
+    if x.dtype == np.float16:  # in float32, rounded once (Note: float16 pointwise loss kernels)
+        size = int(np.prod(np.broadcast_shapes(x.shape, target.shape)))
+        wide = np.float32
+        norm = wide(1.0 / size if reduction == "mean" and size else 1.0)
+        slope = np.clip(np.subtract(x, target, dtype=wide) / wide(beta), wide(-1), wide(1))
+        return (slope * norm * grad.astype(wide)).astype(np.float16)
     dtype = x.dtype.type
     norm = _norm(x, target, reduction)
     diff = np.asarray(np.subtract(x, target))
@@ -471,6 +517,8 @@ def _huber_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reduction: 
 
 SmoothL1Loss.grad_kernel = staticmethod(_smooth_l1_grad)
 HuberLoss.grad_kernel = staticmethod(_huber_grad)
+SmoothL1Loss.half_kernel = staticmethod(_smooth_l1_half)
+HuberLoss.half_kernel = staticmethod(_huber_half)
 
 
 def _strictly_inside(data: np.ndarray, bound) -> np.ndarray:

@@ -10,6 +10,7 @@ from .registry import array_kernel
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
+from ._double_backward import RecordedFormula, not_implemented_gradient, records_double_backward
 
 
 def _reduce_array(losses: np.ndarray, reduction: str) -> np.ndarray:
@@ -67,18 +68,23 @@ class SoftMarginLoss(Op):
         if a.dtype.kind == "c" or target.dtype.kind == "c":
             return _complex_soft_margin(a, target, reduction)
         z = -a * target  # (torch: -input * target, so a bool target multiplies)
-        losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
+        if a.dtype == np.float16:
+            # torch: neg_out(out, input).mul_(target).exp_().log1p_(), each step rounded to
+            # float16 (as NumPy's float16 exp and log1p do); it overflows to inf as torch's
+            with np.errstate(over="ignore"):
+                z = np.asarray(z).astype(np.float16)
+                losses = _layout.like(np.log1p(np.exp(z)), a)
+        else:  # (float32/64: within an ulp of torch's SLEEF exp and log1p, not bit for bit)
+            losses = _layout.like(np.logaddexp(0, z).astype(a.dtype, copy=False), a)
         return _reduce_array(losses, reduction)
 
     def backward(self, grad):
         x, y = self.saved("self"), self.saved("target")
         reduction = self._params["reduction"]
-        # d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)), rounded in torch's order
-        # (soft_margin_loss_backward): (y * z) * -norm / (1 + z) * grad, z = exp(-y * x)
-        norm = 1.0 / x.numel() if reduction == "mean" and x.numel() else 1.0
-        spread = grad if reduction == "none" else grad.expand(*x.shape)
-        z = (-y * x).exp()
-        return (y * z) * -norm / (z + 1) * spread
+        if records_double_backward():
+            # torch records soft_margin_loss_backward as one node (edges grad_output, self)
+            return SoftMarginLossBackward.apply(grad, x, y, reduction=reduction)[0]
+        return SoftMarginLossBackward.formula(grad, x, y, reduction)[0]
 
     def jvp(self, tangents, primals, result):
         # torch: reduce(soft_margin_loss_backward(self_t, self_p, target, none)) (the target is
@@ -91,6 +97,28 @@ class SoftMarginLoss(Op):
         if reduction == "mean":
             return pointwise.mean()
         return pointwise.sum() if reduction == "sum" else pointwise
+
+
+@register
+class SoftMarginLossBackward(RecordedFormula, Op):
+    """soft_margin_loss_backward(grad_output, self, target) as the one node a create_graph
+    backward records (Note: recorded formulas, _double_backward.py); the target has no edge."""
+
+    node = "SoftMarginLossBackwardBackward0"
+    inputs = ("grad_output", "self", "target")
+    edges = 2
+    saves = {"grad_output": ("self",), "self": ("grad_output", "self"),
+             "target": ("grad_output", "self")}
+    torch_names = ()
+
+    @staticmethod
+    def formula(grad, x, y, reduction):
+        # d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)), rounded in torch's order
+        # (soft_margin_loss_backward): (y * z) * -norm / (1 + z) * grad, z = exp(-y * x)
+        norm = 1.0 / x.numel() if reduction == "mean" and x.numel() else 1.0
+        spread = grad if reduction == "none" else grad.expand(*x.shape)
+        z = (-y * x).exp()
+        return ((y * z) * -norm / (z + 1) * spread,)
 
 
 @register
@@ -159,6 +187,18 @@ class MultiMarginLoss(Op):
         return slope - one_hot * slope.sum(1, keepdim=True)
 
     def backward(self, grad):
+        if records_double_backward():
+            # torch has no derivative for multi_margin_loss_backward: its create_graph backward
+            # records a NotImplemented node (edges grad_output, self) whose backward raises
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                value = self._grad_value(grad)
+            return not_implemented_gradient("multi_margin_loss_backward", value, grad,
+                                            self.saved("self")), None
+        return self._grad_value(grad), None
+
+    def _grad_value(self, grad):
         per_sample = self._per_sample()
         samples = per_sample.shape[0]
         reduction = self._params["reduction"]
@@ -166,7 +206,7 @@ class MultiMarginLoss(Op):
             g = grad.reshape(samples, 1)
         else:
             g = grad / samples if reduction == "mean" else grad
-        return (g * per_sample).reshape(tuple(self.input_shape(0))), None
+        return (g * per_sample).reshape(tuple(self.input_shape(0)))
 
     def jvp(self, tangents, primals, result):
         # torch has no forward-mode formula for multi_margin_loss; this is J @ t from the same
