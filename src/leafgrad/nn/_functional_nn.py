@@ -209,9 +209,20 @@ def _in_layout_of(data, array_kernel, p, shape):
     if strides is None:
         return array_kernel(_dropout_mask, p=p, shape=shape, dtype=data.dtype)
     order = sorted(range(len(shape)), key=lambda d: -strides[d])  # memory order, outermost first
-    drawn = array_kernel(_dropout_mask, p=p, shape=tuple(shape[d] for d in order),
-                         dtype=data.dtype)
+    # one kernel call, the transpose inside it: leafgrad.compile records (and replays) the
+    # kernel's own result, and would break the graph at an array made from it afterwards
+    return array_kernel(_dropout_mask_in_order, p=p, shape=shape, dtype=data.dtype,
+                        order=tuple(order))
+
+
+def _dropout_mask_in_order(p, shape, dtype, order):
+    """``_dropout_mask`` drawn in the memory order ``order`` (outermost dim first), returned as
+    an array of ``shape``."""
+    drawn = _dropout_mask(p=p, shape=tuple(shape[d] for d in order), dtype=dtype)
     return drawn.transpose(np.argsort(order))
+
+
+_dropout_mask_in_order.draws_random = True
 
 
 def linear(input, weight, bias=None):
