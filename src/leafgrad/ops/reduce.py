@@ -54,6 +54,12 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
+    if a.dtype == np.float16 and a.size:
+        # Note: float16 sums and means. torch adds float16 in float32 (its opmath type) and
+        # rounds the result once: float32's order of additions, then the cast (NumPy adds an
+        # outer dim's rows in float16, rounding after each).
+        return np.asarray(_sum_dims(a.astype(np.float32), dims, keepdim, None, ordered)
+                          .astype(np.float16))
     if not a.flags.c_contiguous and a.ndim > 1 and len({d % a.ndim for d in dims}) == a.ndim:
         flat = _cascade_sum.in_memory_order(a)  # every dim: the full sum's order
         if _cascade_sum.applies(flat):
@@ -193,6 +199,8 @@ class Mean(Op):
             a = a.astype(dtype.np)
         if a.size == 0:  # nan, as torch, without NumPy's "Mean of empty slice" warning
             return np.full((), np.nan, a.dtype)
+        if a.dtype == np.float16:  # Note: float16 sums and means
+            return np.asarray(Mean.forward(None, a.astype(np.float32)).astype(np.float16))
         if not a.flags.c_contiguous:
             a = _cascade_sum.in_memory_order(a)
         if _cascade_sum.applies(a):  # torch divides its sum by the count
@@ -224,6 +232,9 @@ class MeanDim(Op):
             ctx.keep("self_sym_sizes", a.shape)
         if dtype is not None:
             a = a.astype(dtype.np)
+        if a.dtype == np.float16 and a.size:  # Note: float16 sums and means
+            return np.asarray(MeanDim.forward(None, a.astype(np.float32), dim, keepdim, None,
+                                              ordered).astype(np.float16))
         if len(dim) == 1 and _cascade_sum.applies(a):  # torch divides its sum by the count
             total = _cascade_sum.along(a, dim[0], keepdim)
             if total is not None:
