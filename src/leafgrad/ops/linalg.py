@@ -12,7 +12,7 @@ from ..tensor import _wrap
 from .registry import Op, on_arrays, plain_apply, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
-_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
+_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
           "uint16": "short unsigned int", "uint32": "unsigned int",
           "uint64": "long unsigned int", "bool": "bool", "complex64": "c10::complex<float>",
@@ -40,6 +40,7 @@ class Mm(Op):
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",), "layouts": ("self", "mat2")}
     torch_names = ("mm", "matmul")
+    bfloat16_native = True  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, a, b):
@@ -80,9 +81,152 @@ class Mm(Op):
         return jvp_sum(tangents, lambda t: t.mm(b), lambda t: a.mm(t))
 
 
+# Note: half-precision gemm
+# torch 2.13 multiplies float16 and bfloat16 matrices on a CPU without AVX-512 with ATen's own
+# loops (cpublas gemm_core_, BlasKernel.cpp) in float32, rounding each result to the dtype
+# once. Which loop depends on how the operands lie (Note: torch's gemm call, ops/_blas.py: in
+# BLAS's column-major frame the result is C^T = B^T A^T unless it has one column), and each
+# adds the products of a dot product in its own order:
+# - neither operand transposed, or both: four interleaved partial sums (term l into sum
+#   l % 4, the terms past the last multiple of 4 into the first), added in order at the end;
+# - only the frame's first operand transposed (``x @ w.T``, nn.Linear's layout): the
+#   vectorised dot (fp16_dot_with_fp32_arith): blocks of 64 terms into 64 sums (8 registers
+#   of 8 lanes), folded register by register (4 + 4, 2 + 2, 1 + 1), the 8 lanes folded as
+#   AVX2's shuffles fold them ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)); then blocks
+#   of 16 terms into 8 lanes (term 16c + q, then 16c + 8 + q), folded the same way and added;
+#   then the last terms one by one;
+# - only the second transposed (``x.T @ y``): a float32 accumulator per result starting at
+#   ``beta * c``, to which each term ``l`` adds ``a * (b * alpha)`` in turn (one rounding).
+# The others finish with ``alpha * dot`` or ``beta * c + alpha * dot`` in float32 (beta * c
+# fused into the sum: one rounding). Products
+# of two float16 or bfloat16 values are exact in float32, so a fused multiply-add changes
+# nothing there. NumPy's float16 matmul and a float32 gemm of bfloat16 values sum in other
+# orders: 1 in 15 float16 addmm results and 1 in 8 bfloat16 ones with a beta and alpha
+# differed from torch's. This replays the loops vectorised over the result's elements (k / 4,
+# k / 64 or k NumPy steps), up to _REPLAY_LIMIT multiply-adds; larger products take NumPy's
+# float16 matmul or a float32 gemm of bfloat16 values (torch's loop would take seconds there).
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_REDUCED = ("float16", "bfloat16")
+_REPLAY_LIMIT = 1 << 27
+_BLOCK_ELEMENTS = 1 << 21  # floats of one (lanes, rows, n) temporary
+
+
+def _fold8(lanes: np.ndarray) -> np.ndarray:
+    """AVX2's vec_reduce_all of 8 float32 lanes (axis 0): the 128-bit, 64-bit, 32-bit
+    shuffles."""
+    pairs = lanes[:4] + lanes[4:]
+    return (pairs[0] + pairs[2]) + (pairs[1] + pairs[3])
+
+
+def _dot_four_sums(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    m, k = left.shape
+    n = right.shape[1]
+    sums = np.zeros((4, m, n), _F32)
+    full = k - k % 4
+    if full:
+        left4 = left[:, :full].T.reshape(full // 4, 4, m, 1)  # [j, q] = column 4j + q
+        right4 = right[:full].reshape(full // 4, 4, 1, n)
+        term = np.empty((4, m, n), _F32)
+        for j in range(full // 4):
+            np.multiply(left4[j], right4[j], out=term)
+            sums += term
+    for index in range(full, k):
+        sums[0] += np.multiply.outer(left[:, index], right[index])
+    return ((sums[0] + sums[1]) + sums[2]) + sums[3]
+
+
+def _dot_vectorised(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    m, k = left.shape
+    n = right.shape[1]
+    main = k & ~63
+    if main:
+        sums = np.zeros((64, m, n), _F32)
+        term = np.empty((64, m, n), _F32)
+        for start in range(0, main, 64):
+            np.multiply(left[:, start:start + 64].T[:, :, None], right[start:start + 64, None, :],
+                        out=term)
+            sums += term
+        registers = sums.reshape(8, 8, m, n)  # [register, lane]
+        registers = registers[:4] + registers[4:]
+        registers = registers[:2] + registers[2:]
+        total = _fold8(registers[0] + registers[1])
+    else:
+        total = np.zeros((m, n), _F32)
+    vectors = k & ~15
+    lanes = np.zeros((8, m, n), _F32)
+    for start in range(main, vectors, 16):
+        lanes += left[:, start:start + 8].T[:, :, None] * right[start:start + 8, None, :]
+        lanes += left[:, start + 8:start + 16].T[:, :, None] * right[start + 8:start + 16, None, :]
+    total = total + _fold8(lanes)
+    for index in range(vectors, k):
+        total += np.multiply.outer(left[:, index], right[index])
+    return total
+
+
+def _reduced_gemm(a: np.ndarray, b: np.ndarray, c=None, beta=0, alpha=1):
+    """``beta * c + alpha * (a @ b)`` for float16/bfloat16 matrices as torch computes it (see
+    Note: half-precision gemm), or None past the replay limit; ``c`` broadcasts to the result
+    (unused when beta is 0)."""
+    dtype = a.dtype
+    m, k = a.shape
+    n = b.shape[1]
+    if m * n * k > _REPLAY_LIMIT:
+        return None
+    alpha32, beta32 = np.float32(alpha), np.float32(beta)
+    bias = None if beta == 0 else np.broadcast_to(np.asarray(c).astype(_F32), (m, n))
+    if m == 0 or n == 0 or k == 0:
+        if bias is None:
+            return np.zeros((m, n), dtype)
+        # no product: torch scales the bias copy in place (mul_), beta rounded to the dtype
+        return (bias * np.float32(np.float32(beta).astype(dtype))).astype(dtype)
+    # how torch hands the operands to its loop (Note: torch's gemm call, ops/_blas.py)
+    swap = n != 1
+    first, second = (b, a) if swap else (a, b)
+    rows, cols = (n, m) if swap else (m, n)
+    transposed_first = _blas._operand(first, swap, rows, k)[1]
+    transposed_second = _blas._operand(second, swap, k, cols)[1]
+    left = a.astype(_F32)
+    right = b.astype(_F32)
+    if transposed_second and not transposed_first:
+        # the frame's second operand (a when swapped) is scaled by alpha before each product
+        if alpha != 1:
+            if swap:
+                left = left * alpha32
+            else:
+                right = right * alpha32
+        total = np.zeros((m, n), _F32) if bias is None else (
+            bias.copy() if beta == 1 else bias * beta32)
+        for index in range(k):
+            if alpha == 1:  # the product of two float16 values is exact in float32
+                total += np.multiply.outer(left[:, index], right[index])
+            else:  # a fused multiply-add: one rounding (the product is exact in float64)
+                total = (total.astype(_F64) + np.multiply.outer(
+                    left[:, index].astype(_F64), right[index].astype(_F64))).astype(_F32)
+        return total.astype(dtype)
+    dot = _dot_vectorised if transposed_first and not transposed_second else _dot_four_sums
+    step = max(1, _BLOCK_ELEMENTS // (64 * n))
+    parts = [dot(left[start:start + step], right) for start in range(0, m, step)]
+    total = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    scaled = total * alpha32 if alpha != 1 else total
+    if bias is None:
+        return scaled.astype(dtype)
+    if beta == 1:
+        return (bias + scaled).astype(dtype)
+    # the compiler fuses beta * c into the sum: fma(beta, c, alpha * dot), one rounding
+    return (bias.astype(_F64) * float(beta32) + scaled).astype(_F32).astype(dtype)
+
+
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The product of two matrices: MKL's gemm called as torch calls it where the ``mkl``
-    package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise."""
+    package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise; float16
+    and bfloat16 as torch's own loops compute them (Note: half-precision gemm)."""
+    if a.dtype.name in _REDUCED and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+        result = _reduced_gemm(a, b)
+        if result is not None:
+            return result
+        if a.dtype.name == "bfloat16":  # (ml_dtypes' matmul: NumPy's slow generic loop)
+            return (a.astype(_F32) @ b.astype(_F32)).astype(a.dtype)
     if _blas.off():
         return a @ b
     result = _blas.mm(a, b)
@@ -315,6 +459,7 @@ class Addmm(Op):
     saves = {"mat1": ("mat2",), "mat2": ("mat1",), "layouts": ("mat1", "mat2")}
     broadcasts = True
     torch_names = ("addmm", "nn.functional.linear")
+    bfloat16_native = True  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, bias, a, b, beta=1, alpha=1):
@@ -326,6 +471,13 @@ class Addmm(Op):
         fused = _addmm_mkl(bias, a, b, beta, alpha)
         if fused is not None:
             return fused
+        if a.dtype.name in _REDUCED and a.ndim == 2 and b.ndim == 2 \
+                and a.dtype == b.dtype == bias.dtype and a.shape[1] == b.shape[0] \
+                and np.broadcast_shapes(bias.shape, (a.shape[0], b.shape[1])) \
+                == (a.shape[0], b.shape[1]):
+            result = _reduced_gemm(a, b, bias, beta, alpha)  # Note: half-precision gemm
+            if result is not None:
+                return result
         product = Mm.forward(None, a, b)
         if alpha != 1:
             product = product * alpha
@@ -420,6 +572,7 @@ class Bmm(Op):
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",)}
     torch_names = ("bmm", "matmul")
+    bfloat16_native = True  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, a, b):
@@ -467,6 +620,8 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     one gemm per matrix, made as torch makes it (ops/_blas.py) where MKL is installed."""
     batch, m, k = a.shape
     n = b.shape[2]
+    if a.dtype.name in _REDUCED and b.dtype == a.dtype:
+        return _reduced_bmm(a, b)
     if a.dtype.kind != "f" or b.dtype != a.dtype or a.dtype.itemsize < 4:
         return np.matmul(a, b)
     if k * m * n < 400:
@@ -482,6 +637,27 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             _blas.mm(a[index], b[index], out[index])
         return out
     return np.matmul(a, b)
+
+
+def _reduced_bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """float16/bfloat16 bmm as torch's kernel: below 400 multiply-adds per matrix its own loop,
+    each element's products added in order to a float32 sum from +0. and rounded once; larger
+    ones one gemm per matrix (Note: half-precision gemm)."""
+    batch, m, k = a.shape
+    n = b.shape[2]
+    dtype = a.dtype
+    if not (batch and m and n and k):
+        return np.zeros((batch, m, n), dtype)
+    if k * m * n < 400:
+        left, right = a.astype(_F32), b.astype(_F32)
+        total = np.zeros((batch, m, n), _F32)
+        for index in range(k):
+            total += left[:, :, index, None] * right[:, None, index, :]
+        return total.astype(dtype)
+    parts = [_reduced_gemm(a[index], b[index]) for index in range(batch)]
+    if any(part is None for part in parts):  # past the replay limit
+        return (a.astype(_F32) @ b.astype(_F32)).astype(dtype)
+    return np.stack(parts)
 
 
 def matmul(a, b):

@@ -226,6 +226,9 @@ class Op(Node):
     # torch's kernel name where it has no bfloat16 kernel (its '"<kernel>" not implemented for
     # 'BFloat16'' error), or a function of the operand arrays and params giving the error
     bfloat16_kernel = None
+    # the forward computes bfloat16 itself when every array operand is bfloat16 (the
+    # half-precision gemm, linalg.py), instead of on widened float32 copies
+    bfloat16_native = False
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     _iterated = False  # an elementwise op of several operands (see register)
     # The backward formula chooses its branch from the values (zeros in prod, a singular
@@ -724,6 +727,10 @@ def sum_to_array(data: np.ndarray, shape: tuple) -> np.ndarray:
         from .reduce import _sum_all, _sum_dims
 
         sums.extend((_sum_all, _sum_dims, _layout.contiguous))
+    if _is_bfloat16(data):  # Note: opmath for bfloat16: summed in float32, rounded once
+        from ._bfloat16 import to_bfloat16
+
+        return to_bfloat16(sum_to_array(data.astype(np.float32), shape), False)
     if not shape:
         return sums[0](data, None)
     leading = data.ndim - len(shape)
