@@ -86,6 +86,7 @@ def test_bmm_both_kernels():
     for dtype in _DTYPES:
         # k * m * n below 400 (torch's own loop) and above (one gemm per matrix)
         for batch, m, k, n in [(3, 4, 5, 6), (2, 7, 7, 8), (2, 6, 70, 5), (3, 16, 33, 4),
+                               (2, 32, 64, 32), (2, 24, 130, 16),
                                (2, 0, 3, 4), (2, 3, 0, 4)]:
             a, b = _values(rng, (batch, m, k)), _values(rng, (batch, k, n))
             for transposed in (False, True):
