@@ -1,6 +1,18 @@
 """``torch._C``: here only what user code reaches for in it, ``Generator`` (whose repr names
-this module, as torch's does)."""
+this module, as torch's does) and the multithreaded-backward flag."""
 
 from ._rng import Generator
 
 __all__ = ["Generator"]
+
+
+def _is_multithreading_enabled() -> bool:
+    from .autograd.grad_mode import state
+
+    return state.multithreading
+
+
+def _set_multithreading_enabled(mode: bool) -> None:
+    from .autograd.grad_mode import state
+
+    state.multithreading = bool(mode)

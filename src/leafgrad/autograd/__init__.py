@@ -24,6 +24,7 @@ from .grad_mode import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "enable_grad",
     "enforce_grad_layout_policy",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",

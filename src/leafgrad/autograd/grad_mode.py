@@ -22,6 +22,7 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "set_multithreading_enabled",
 ]
 
 
@@ -30,6 +31,7 @@ class _State(threading.local):
     grad_enabled = True
     inference = False
     grad_layout_enforced = True  # enforce_grad_layout_policy (Note: gradient layout contract)
+    multithreading = True  # set_multithreading_enabled
 
 
 state = _State()
@@ -151,6 +153,30 @@ class set_grad_enabled(_Switch):
 
     def __exit__(self, *exc) -> None:
         state.grad_enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class set_multithreading_enabled(_Switch):
+    """Whether backward may run on per-device worker threads (torch's engine uses them only for
+    accelerators; leafgrad's backward always runs on the calling thread, so the switch changes
+    nothing but the thread-local flag ``torch._C._is_multithreading_enabled()`` reports). Takes
+    effect when made, as ``set_grad_enabled``; restored on leaving a ``with``."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError("set_multithreading_enabled(): argument 'enabled' (position 1) must "
+                            f"be bool, not {type(mode).__name__}")
+        self.prev = state.multithreading
+        self.mode = mode
+        state.multithreading = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        state.multithreading = self.prev
 
     def clone(self):
         return type(self)(self.mode)

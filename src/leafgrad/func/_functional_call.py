@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 def _owner(module, name: str):
@@ -132,3 +132,19 @@ def stack_module_state(models) -> tuple[dict, dict]:
     for name, _ in first.named_buffers():
         buffers[name] = stack([dict(m.named_buffers())[name] for m in models])
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Stop every BatchNorm layer in ``root`` (``root`` included) from tracking running
+    statistics, in place: their running mean, variance and batch count become None and they
+    normalise with the batch's own statistics (what vmap over a batch of models needs).
+    Returns ``root``."""
+    from ..nn.modules.normalization import _BatchNorm
+
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

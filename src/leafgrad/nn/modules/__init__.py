@@ -1,7 +1,8 @@
 """The layers of ``leafgrad.nn``, one topic per file (as torch.nn.modules)."""
 
 from .module import Module
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import (Container, ModuleDict, ModuleList, ParameterDict, ParameterList,
+                        Sequential)
 from .linear import Bilinear, Identity, Linear
 from .flatten import Flatten, Unflatten
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -15,7 +16,7 @@ from .padding import *  # noqa: F403
 from .padding import __all__ as _padding_all
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, InstanceNorm3d, LayerNorm, LocalResponseNorm,
-                            RMSNorm)
+                            RMSNorm, SyncBatchNorm)
 from .distance import CosineSimilarity
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
@@ -34,7 +35,7 @@ from .loss import *  # noqa: F403
 from .loss import __all__ as _loss_all
 
 __all__ = [
-    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
@@ -43,7 +44,7 @@ __all__ = [
     "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     *_padding_all,
-    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "Embedding", "EmbeddingBag",
     "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold",
     "ChannelShuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",

@@ -12,7 +12,17 @@ from ...tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, _typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
+
+
+class Container(Module):
+    """The oldest container: its keyword arguments become submodules (use Module itself)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

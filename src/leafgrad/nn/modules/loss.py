@@ -12,7 +12,7 @@ __all__ = [
     "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MultiLabelSoftMarginLoss", "PairwiseDistance", "SoftMarginLoss", "MultiMarginLoss",
     "MultiLabelMarginLoss", "CTCLoss",
-    "TripletMarginWithDistanceLoss",
+    "TripletMarginWithDistanceLoss", "NLLLoss2d",
 ]
 
 
@@ -57,6 +57,14 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """The old name of ``NLLLoss`` for (N, C, H, W) input, kept as torch keeps it."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):

@@ -7,6 +7,7 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from . import rnn  # noqa: E402 - nn.utils.rnn, as torch exposes it
 from .weight_norm import remove_weight_norm, weight_norm
 from . import parametrize, parametrizations, stateless  # noqa: E402 - torch's submodules
@@ -16,4 +17,5 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_
            "get_total_norm", "parameters_to_vector", "vector_to_parameters", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
            "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm",
-           "parametrize", "parametrizations", "stateless"]
+           "parametrize", "parametrizations", "stateless", "convert_conv2d_weight_memory_format",
+           "convert_conv3d_weight_memory_format"]
