@@ -121,7 +121,7 @@ def addmm(bias, m1: np.ndarray, m2: np.ndarray, beta=0, alpha=1, out=None):
     n = m2.shape[1]
     if m > _INT_MAX or n > _INT_MAX or k > _INT_MAX:
         return None
-    if out is None or out.dtype != dtype or not out.flags.c_contiguous:
+    if out is None or out.dtype != dtype or not out.flags.c_contiguous or out.shape != (m, n):
         out = np.empty((m, n), dtype)
     if beta != 0:
         np.copyto(out, bias, casting="unsafe")
@@ -160,6 +160,67 @@ def addmm(bias, m1: np.ndarray, m2: np.ndarray, beta=0, alpha=1, out=None):
     function(_COLUMN_MAJOR, _T if transpose_a else _N, _T if transpose_b else _N, m, n, k,
              one if alpha == 1 else kind(alpha), _pointer(a), lda, _pointer(b), ldb,
              zero if beta == 0 else one if beta == 1 else kind(beta), _pointer(out), ldc)
+    return out
+
+
+_ROW_MAJOR = 101
+_batch_functions: dict = {}  # dtype char -> (cblas ?gemm_batch, scalar type)
+
+
+def _items_dense(t: np.ndarray) -> bool:
+    """torch's batch_items_contiguous_or_transposed (strides in elements)."""
+    item = t.itemsize
+    if any(stride % item for stride in t.strides):
+        return False
+    _, s1, s2 = (stride // item for stride in t.strides)
+    _, rows, cols = t.shape
+    return (s2 == 1 and (rows == 1 or s1 >= cols)) or (s1 == 1 and (cols == 1 or s2 >= rows))
+
+
+def gemm_batch(out: np.ndarray, a: np.ndarray, b: np.ndarray, beta=0, alpha=1):
+    """torch's baddbmm/bmm MKL path (_baddbmm_mkl_): one ``cblas_?gemm_batch`` call in
+    row-major terms over every matrix, ``out`` (C-contiguous, holding the bias when beta is
+    not 0) written in place. MKL computes a batch with other kernels than a gemm per matrix
+    (a single-column product differed on 1 in 2 elements). None where torch would not take
+    this path (operand layouts, dtypes, no MKL): the caller then multiplies per matrix."""
+    char = a.dtype.char
+    if (not _cpu.mkl_vml or _mkl._library is False or char not in "fd" or b.dtype != a.dtype
+            or out.dtype != a.dtype or not out.flags.c_contiguous or a.ndim != 3
+            or b.ndim != 3 or not (_items_dense(a) and _items_dense(b))
+            or min(a.strides[0], b.strides[0]) < 0 or max(a.shape + b.shape) > _INT_MAX):
+        return None
+    entry = _batch_functions.get(char)
+    if entry is None:
+        library = _mkl.library()
+        if not library:
+            return None
+        function = getattr(library, "cblas_sgemm_batch" if char == "f" else "cblas_dgemm_batch")
+        function.restype = None
+        entry = _batch_functions[char] = (function,
+                                          ctypes.c_float if char == "f" else ctypes.c_double)
+    function, kind = entry
+    batch, m, k = a.shape
+    n = b.shape[2]
+    if batch == 0 or m == 0 or n == 0 or k == 0:
+        return None  # (torch handles these before the call)
+    item = a.itemsize
+
+    def operand(t, rows, cols):
+        s0, s1 = t.strides[1] // item, t.strides[2] // item
+        if s0 == 1 and s1 >= max(1, rows):  # torch's is_transposed(batch item)
+            return _T, s1
+        return _N, max(s0, cols, 1)  # (a size-1 dim's stride is free in NumPy)
+
+    trans_a, lda = operand(a, m, k)
+    trans_b, ldb = operand(b, k, n)
+    ints = ctypes.c_int * 1
+    pointers = ctypes.c_void_p * batch
+    a_ptrs = pointers(*[a.ctypes.data + i * a.strides[0] for i in range(batch)])
+    b_ptrs = pointers(*[b.ctypes.data + i * b.strides[0] for i in range(batch)])
+    c_ptrs = pointers(*[out.ctypes.data + i * out.strides[0] for i in range(batch)])
+    function(_ROW_MAJOR, ints(trans_a), ints(trans_b), ints(m), ints(n), ints(k),
+             (kind * 1)(alpha), a_ptrs, ints(lda), b_ptrs, ints(ldb), (kind * 1)(beta), c_ptrs,
+             ints(max(n, 1)), ctypes.c_int(1), ints(batch))
     return out
 
 

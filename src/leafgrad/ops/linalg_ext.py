@@ -15,7 +15,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from ._forward import auto_linear, jvp_sum
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .linalg import _NAMES as _CPP_NAMES, Bmm, Mv, real_scalars
+from .linalg import _NAMES as _CPP_NAMES, _REDUCED, Bmm, Mv, baddbmm_float, real_scalars
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -80,6 +80,7 @@ class Baddbmm(Op):
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
     broadcasts = True
     torch_names = ("baddbmm", "Tensor.baddbmm")
+    bfloat16_native = True  # Note: the add*bmm kernels (linalg.py)
 
     @staticmethod
     def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):
@@ -91,6 +92,18 @@ class Baddbmm(Op):
                 f"Input dtypes must be the same, got: input {_c_name(bias)}, batch1: "
                 f"{_c_name(batch1)}, batch2: {_c_name(batch2)}"
             )
+        if (batch1.dtype.kind == "f" or batch1.dtype.name in _REDUCED) and batch1.ndim == 3 \
+                and batch2.ndim == 3 and batch1.shape[0] == batch2.shape[0] \
+                and batch1.shape[2] == batch2.shape[1] and type(beta) in (int, float) \
+                and type(alpha) in (int, float):
+            shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+            try:
+                fits = np.broadcast_shapes(bias.shape, shape) == shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise _expanded_size_error(shape, bias.shape)
+            return baddbmm_float(bias, batch1, batch2, beta, alpha)
         product = Bmm.forward(None, batch1, batch2)
         beta, alpha = real_scalars(batch1.dtype, True, beta, alpha, kernel="baddbmm")
         return _add_scaled(bias, product, beta, alpha)

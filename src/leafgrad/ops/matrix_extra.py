@@ -15,7 +15,7 @@ from ..tensor import _wrap
 from . import _layout, _promote
 from ._forward import auto_linear, jvp_sum
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .linalg import real_scalars
+from .linalg import _REDUCED, addbmm_float, real_scalars
 from .linalg_ext import _expanded_size_error, _legacy_name, _scaled
 from .math_unary import _not_implemented
 from .registry import Op, register
@@ -155,6 +155,7 @@ class Addbmm(Op):
     broadcasts = True
     uint_ok = True  # the forward raises torch's addmm_impl_cpu_ error after its checks
     torch_names = ("addbmm", "Tensor.addbmm")
+    bfloat16_native = True  # Note: the add*bmm kernels (linalg.py)
 
     @staticmethod
     def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):
@@ -188,6 +189,9 @@ class Addbmm(Op):
         beta, alpha = real_scalars(dtype, True, beta, alpha)
         if dtype.kind in "iu":  # integer kernels take the scalars as integers
             alpha, beta = int(alpha), int(beta)
+        if (dtype.kind == "f" or dtype.name in _REDUCED) and bias.dtype == batch1.dtype == dtype \
+                and type(beta) in (int, float) and type(alpha) in (int, float):
+            return addbmm_float(bias, batch1, batch2, beta, alpha)  # Note: the add*bmm kernels
         with np.errstate(all="ignore"):
             product = np.matmul(batch1, batch2).sum(axis=0, dtype=dtype)
             if alpha != 1:
