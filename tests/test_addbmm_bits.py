@@ -1,7 +1,8 @@
-"""baddbmm and addbmm bit for bit with torch 2.13 in float32, float64, float16 and bfloat16
-(Note: the add*bmm kernels, ops/linalg.py): both sides of baddbmm's 400 multiply-add switch,
-empty inner dims and batches, bias shapes that broadcast, beta/alpha (0 included), transposed
-and sliced batches, the function, method, in-place and out= forms."""
+"""baddbmm, addbmm and addr bit for bit with torch 2.13 in float32, float64, float16 and
+bfloat16 (Note: the add*bmm kernels, ops/linalg.py; Note: torch's addr kernel,
+ops/matrix_extra.py): both sides of baddbmm's 400 multiply-add switch, empty inner dims and
+batches, bias shapes that broadcast, beta/alpha (0 included), transposed batches, addr's
+vector blocks and scalar tails, the function, method, in-place and out= forms."""
 
 import numpy as np
 
@@ -95,3 +96,41 @@ def test_method_inplace_and_out_forms():
                 if results[0] != results[1]:
                     failures.append((dtype, (batch, m, k, n), form))
     assert not failures, failures
+
+
+def test_addr_bits():
+    rng = np.random.default_rng(2)
+    failures = []
+    for dtype in _DTYPES:
+        for m, n in [(9, 6), (16, 16), (5, 33), (1, 70), (4, 40), (3, 7), (0, 4)]:
+            vec1, vec2 = _values(rng, (m,)), _values(rng, (n,))
+            biases = {"full": _values(rng, (m, n)), "row": _values(rng, (n,)),
+                      "column": _values(rng, (m, 1)), "scalar": _values(rng, ())}
+            for beta, alpha in [(0.7, 0.3), (1, 1), (2, 1), (0, 1.7), (1e-9, 1), (-1.5, 0.5)]:
+                for bias_name, bias in biases.items():
+                    for transposed in ((False, True) if bias_name == "full" else (False,)):
+                        def run(lib, bias=bias, transposed=transposed):
+                            stored = np.array(bias.T, order="C") if transposed else bias
+                            self = _convert(lib, dtype, stored)
+                            self = self.T if transposed else self
+                            return lib.addr(self, _convert(lib, dtype, vec1),
+                                            _convert(lib, dtype, vec2), beta=beta, alpha=alpha)
+
+                        ours, theirs = run(lg), run(torch)
+                        # (strides of empty results aside: torch's addr gives (1, 0) there)
+                        if (_bits(ours).tolist() != _bits(theirs).tolist()
+                                or (ours.numel() and ours.stride() != theirs.stride())):
+                            failures.append((dtype, (m, n), beta, alpha, bias_name, transposed))
+            # the method, in-place and out= forms
+            for lib_results in [[]]:
+                for lib in (lg, torch):
+                    self = _convert(lib, dtype, biases["full"])
+                    a, b = _convert(lib, dtype, vec1), _convert(lib, dtype, vec2)
+                    method = self.addr(a, b, beta=0.7, alpha=0.3)
+                    out = lib.empty_like(self)
+                    lib.addr(self, a, b, beta=0.7, alpha=0.3, out=out)
+                    self.addr_(a, b, beta=0.7, alpha=0.3)
+                    lib_results.append([_bits(t).tolist() for t in (method, out, self)])
+                if lib_results[0] != lib_results[1]:
+                    failures.append((dtype, (m, n), "forms"))
+    assert not failures, (len(failures), failures[:8])
