@@ -141,3 +141,27 @@ def test_bfloat16_broadcast_gradients_sum_in_float32():
         if not np.array_equal(*grads):
             failures.append((out_shape, in_shape))
     assert not failures, failures
+
+
+def test_products_past_the_replay_limit():
+    # larger products are one float32 gemm rounded once (Note: half-precision gemm): torch's
+    # bits but where the two float32 sums round differently (within the sums' error bound)
+    rng = np.random.default_rng(5)
+    for dtype in _DTYPES:
+        # (values without a spread of magnitudes: no cancellation to magnify a last float32
+        # bit into several of the dtype's)
+        a = rng.standard_normal((64, 300)).astype(np.float32)
+        b = rng.standard_normal((300, 40)).astype(np.float32)
+        ta, la = _pair(dtype, a, lambda t: t)
+        tb, lb = _pair(dtype, b, lambda t: t)
+        for op_t, op_l in ((torch.mm, lg.mm), (lambda x, y: torch.addmm(x[:, :40], x, y),
+                                                lambda x, y: lg.addmm(x[:, :40], x, y))):
+            expected = op_t(ta, tb).float().numpy()
+            got = op_l(la, lb).float().numpy()
+            # a float32 sum's rounding error bound (k * eps * sum |a_i b_i|, bias included)
+            # plus one step of the dtype at the result
+            magnitude = np.abs(ta.float().numpy()) @ np.abs(tb.float().numpy()) + 1
+            step = np.abs(np.spacing(expected.astype(np.float16))).astype(np.float32) \
+                if dtype == "float16" else np.abs(expected) * 2.0 ** -7
+            assert (np.abs(got - expected) <= step + 300 * 2.0 ** -24 * magnitude).all()
+            assert (got == expected).mean() > 0.98
