@@ -165,3 +165,41 @@ def test_products_past_the_replay_limit():
                 if dtype == "float16" else np.abs(expected) * 2.0 ** -7
             assert (np.abs(got - expected) <= step + 300 * 2.0 ** -24 * magnitude).all()
             assert (got == expected).mean() > 0.98
+
+
+def test_mixed_dtype_products_fail_as_torch():
+    # matrix products do not promote: bfloat16 operands are no longer widened before the check
+    # (mm(bfloat16, float32) and bmm/baddbmm gave float32 results), and F.linear checks its
+    # bias's dtype as addmm does (a float64 bias gave a float64 result)
+    def cases(lib):
+        bf = lambda *s: lib.ones(*s).bfloat16()  # noqa: E731
+        f, h, d = (lambda *s: lib.ones(*s)), (lambda *s: lib.ones(*s).half()), \
+            (lambda *s: lib.ones(*s).double())
+        linear = lib.nn.functional.linear
+        return [lambda: lib.mm(bf(2, 2), f(2, 2)), lambda: lib.mm(f(2, 2), bf(2, 2)),
+                lambda: lib.matmul(h(2, 2), bf(2, 2)), lambda: lib.matmul(bf(3, 2, 2), f(2, 2)),
+                lambda: lib.addmm(f(2), bf(2, 2), bf(2, 2)),
+                lambda: lib.addmm(bf(2), bf(2, 2), f(2, 2)),
+                lambda: lib.bmm(bf(1, 2, 2), f(1, 2, 2)), lambda: lib.bmm(d(1, 2, 2), bf(1, 2, 2)),
+                lambda: lib.baddbmm(f(1, 2, 2), bf(1, 2, 2), bf(1, 2, 2)),
+                lambda: lib.baddbmm(bf(1, 2, 2), bf(1, 2, 2), f(1, 2, 2)),
+                lambda: lib.addbmm(f(2, 2), bf(1, 2, 2), bf(1, 2, 2)),
+                lambda: lib.addr(f(2, 2), bf(2), bf(2)), lambda: lib.addr(bf(2, 2), bf(2), f(2)),
+                lambda: linear(bf(2, 2), f(3, 2)), lambda: linear(bf(2, 2), bf(3, 2), f(3)),
+                lambda: linear(f(2, 2), f(3, 2), d(3)), lambda: linear(d(2, 2), f(3, 2), d(3)),
+                lambda: linear(f(4, 2, 2), f(3, 2), d(3)), lambda: linear(f(2), f(3, 2), d(3)),
+                lambda: linear(f(4, 2, 2).transpose(0, 1), f(3, 2), d(3)),
+                lambda: lib.einsum("ij,jk->ik", bf(2, 2), f(2, 2))]
+
+    def outcomes(lib):
+        results = []
+        for case in cases(lib):
+            try:
+                value = case()
+            except Exception as error:  # noqa: BLE001 - type and first line compared
+                results.append((type(error).__name__, str(error).splitlines()[0]))
+            else:
+                results.append((str(value.dtype).split(".")[-1], value.float().tolist()))
+        return results
+
+    assert outcomes(lg) == outcomes(torch)

@@ -237,6 +237,11 @@ def linear(input, weight, bias=None):
         input.is_contiguous() and (bias.ndim == 1 or (
             bias.ndim > 1 and bias.shape[-1] == weight.shape[0]
             and all(size == 1 for size in bias.shape[:-1])))))
+    if fused and bias.dtype is not weight.dtype:  # addmm checks self before mat1
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {bias.dtype._legacy} and "
+            f"{weight.dtype._legacy}"
+        )
     if fused and input.dtype is not weight.dtype:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {input.dtype._legacy} and "

@@ -136,8 +136,10 @@ def _wrap_forward(cls, forward):
                     new_params = dict(params)
                 new_params[name] = value
                 found = True
-        if not found or (cls.bfloat16_native and new_params is params and all(
-                value.__class__ is not np.ndarray or value.dtype == bf16 for value in arrays)):
+        if not found or cls.bfloat16_native == "always" or (
+                cls.bfloat16_native and new_params is params and all(
+                    value.__class__ is not np.ndarray or value.dtype == bf16
+                    for value in arrays)):
             return forward(ctx, *arrays, **params)
         kernel = cls.bfloat16_kernel
         if kernel is not None and (callable(kernel) or (

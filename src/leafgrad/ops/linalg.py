@@ -40,7 +40,7 @@ class Mm(Op):
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",), "layouts": ("self", "mat2")}
     torch_names = ("mm", "matmul")
-    bfloat16_native = True  # Note: half-precision gemm
+    bfloat16_native = "always"  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, a, b):
@@ -464,7 +464,7 @@ class Addmm(Op):
     saves = {"mat1": ("mat2",), "mat2": ("mat1",), "layouts": ("mat1", "mat2")}
     broadcasts = True
     torch_names = ("addmm", "nn.functional.linear")
-    bfloat16_native = True  # Note: half-precision gemm
+    bfloat16_native = "always"  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, bias, a, b, beta=1, alpha=1):
@@ -577,7 +577,7 @@ class Bmm(Op):
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",)}
     torch_names = ("bmm", "matmul")
-    bfloat16_native = True  # Note: half-precision gemm
+    bfloat16_native = "always"  # Note: half-precision gemm
 
     @staticmethod
     def forward(ctx, a, b):

@@ -80,7 +80,7 @@ class Baddbmm(Op):
     saves = {"batch1": ("batch2",), "batch2": ("batch1",)}
     broadcasts = True
     torch_names = ("baddbmm", "Tensor.baddbmm")
-    bfloat16_native = True  # Note: the add*bmm kernels (linalg.py)
+    bfloat16_native = "always"  # Note: the add*bmm kernels (linalg.py)
 
     @staticmethod
     def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):

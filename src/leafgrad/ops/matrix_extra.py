@@ -204,7 +204,7 @@ class Addbmm(Op):
     broadcasts = True
     uint_ok = True  # the forward raises torch's addmm_impl_cpu_ error after its checks
     torch_names = ("addbmm", "Tensor.addbmm")
-    bfloat16_native = True  # Note: the add*bmm kernels (linalg.py)
+    bfloat16_native = "always"  # Note: the add*bmm kernels (linalg.py)
 
     @staticmethod
     def forward(ctx, bias, batch1, batch2, beta=1, alpha=1):

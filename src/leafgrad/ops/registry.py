@@ -227,7 +227,8 @@ class Op(Node):
     # 'BFloat16'' error), or a function of the operand arrays and params giving the error
     bfloat16_kernel = None
     # the forward computes bfloat16 itself when every array operand is bfloat16 (the
-    # half-precision gemm, linalg.py), instead of on widened float32 copies
+    # half-precision gemm, linalg.py), instead of on widened float32 copies; "always": it
+    # also sees mixed operands as they are (its own dtype checks name bfloat16 as torch's)
     bfloat16_native = False
     _plain_result = True  # neither a view nor multi-output (see __init_subclass__)
     _iterated = False  # an elementwise op of several operands (see register)
