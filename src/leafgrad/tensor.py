@@ -1248,6 +1248,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._node is not None:
+            _graph.note_detached(self)  # Note: saved tensors detached in place
         self._node = None
         self._requires_grad = False
         self._output_nr = 0
@@ -1478,7 +1480,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # a mode given, None included: DivBackward2 (Note: an explicit rounding_mode=None)
         return _ops.math_binary.div_rounding(self, other, rounding_mode)
 
-    divide = true_divide = div
+    divide = div
+
+    def true_divide(self, *args, **kwargs):
+        # torch's true_divide has no rounding_mode parameter; its two overloads (Tensor other,
+        # Number other) make every refused call an "invalid combination"
+        if _argparse.error("Tensor.true_divide", args, kwargs) is not None:
+            raise _argparse.invalid_combination("true_divide", args, kwargs)
+        return self.div(*args, **kwargs)
 
     def neg(self):
         return _ops.Neg.apply(self)
@@ -1818,7 +1827,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.inplace(DivRounding, self, other, rounding_mode=rounding_mode)
         return _ops.inplace(_ops.Div, self, other)
 
-    divide_ = true_divide_ = div_
+    divide_ = div_
+
+    def true_divide_(self, *args, **kwargs):
+        # torch's true_divide_ has no rounding_mode parameter; its two overloads (Tensor other,
+        # Number other) make every refused call an "invalid combination"
+        if _argparse.error("Tensor.true_divide_", args, kwargs) is not None:
+            raise _argparse.invalid_combination("true_divide_", args, kwargs)
+        return self.div_(*args, **kwargs)
 
     def neg_(self):
         return _ops.inplace(_ops.Neg, self)

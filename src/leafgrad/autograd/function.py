@@ -103,6 +103,18 @@ class BackwardCFunction(Node, FunctionCtx):
         return tensors
 
     @property
+    def _raw_saved_tensors(self) -> tuple:
+        """torch's SavedTensor objects of ``save_for_backward``, one per value saved."""
+        from .graph import FREED_MESSAGE
+        from .graph_hooks import raw_saved
+
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(raw_saved(self, ("tensors", index))
+                     for index in range(len(saved.get("tensors") or ())))
+
+    @property
     def saved_variables(self) -> tuple:
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
                       stacklevel=2)

@@ -75,6 +75,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    saved_defaults = {"alpha": 1}  # grad_fn._saved_alpha when not given (Node.__getattr__)
     lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
@@ -112,6 +113,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    saved_defaults = {"alpha": 1}  # grad_fn._saved_alpha when not given (Node.__getattr__)
     lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
