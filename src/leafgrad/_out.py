@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _dtype
 from ._alloc import alloc_error
+from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed
 
@@ -245,6 +246,13 @@ def _call(fn, spec: Out, args, kwargs, out):
         inputs = outs if spec.mode == "factory" else (*_tensors(args, kwargs), *outs)
         if any(t._requires_grad for t in inputs):
             raise RuntimeError(spec.grad_error)
+    if spec.name is not None and _dual_state.active:
+        from .autograd.forward_ad import get_tangent
+
+        if any(get_tangent(t) is not None for t in (*_tensors(args, kwargs), *outs)):
+            raise NotImplementedError(
+                f"Trying to use forward AD with {spec.name}_out that does not support it "
+                "because it is an out= function")
     if spec.mode == "factory":
         return _factory(fn, spec, args, kwargs, outs[0])
     if spec.mode == "copy":

@@ -1250,6 +1250,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             )
         if self._node is not None:
             _graph.note_detached(self)  # Note: saved tensors detached in place
+        if getattr(self, "_fw_grad", None) is not None:
+            self._fw_grad = None  # torch's detach_() drops the forward gradient too
         self._node = None
         self._requires_grad = False
         self._output_nr = 0
