@@ -424,3 +424,56 @@ def test_scatter_and_index_reduce_prod_double_backward_with_two_zeros():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # index_reduce's beta warning
         _same(program)
+
+
+# --- tensor attributes and conversions (test_autograd.py's device-generic tests) ------------------
+
+def test_grad_assignment_refuses_the_tensor_itself():
+    def program(m):
+        seen = []
+        for dtype in ("float32", "float64"):
+            x = _leaf(m, dtype, (2, 3), requires_grad=False)
+            for value in (0, [1], x, m.zeros(3, 2, dtype=getattr(m, dtype)),
+                          m.ones(2, 3, dtype=m.int64), x.detach(), x.clone()):
+                seen.append(_outcome(lambda: setattr(x, "grad", value)))
+                seen.append(x.grad is value)
+            y = _leaf(m, dtype, (2, 3))
+            seen.append(_outcome(lambda: setattr(y, "grad", y)))
+            seen.append(y.grad)
+        return seen
+
+    _same(program)
+
+
+def test_to_memory_format_as_torch():
+    """to(memory_format=...) copies (ToCopyBackward0) into that layout unless the tensor has it
+    already; the gradient comes back in the leaf's own layout."""
+
+    def program(m):
+        seen = []
+        formats = [m.channels_last, m.contiguous_format, m.preserve_format, m.channels_last_3d]
+        for dtype in ("float32", "float64"):
+            for source in ("contiguous", "channels_last", "transposed"):
+                x = _leaf(m, dtype, (2, 3, 4, 5))
+                if source == "channels_last":
+                    x = x.detach().contiguous(memory_format=m.channels_last).requires_grad_()
+                elif source == "transposed":
+                    x = x.detach().transpose(1, 2).requires_grad_()
+                for fmt in formats:
+                    for extra in ({}, {"dtype": m.float64}, {"copy": True}, {"device": "cpu"}):
+                        def call():
+                            y = x.to(memory_format=fmt, **extra)
+                            return (y is x, y.stride(), str(y.dtype).split(".")[-1],
+                                    None if y.grad_fn is None else y.grad_fn.name())
+                        seen.append(_outcome(call))
+                    seen.append(_outcome(lambda: x.to(m.float64, memory_format=fmt).stride()))
+                    seen.append(_outcome(lambda: x.to(x, memory_format=fmt).stride()))
+                y = x.to(memory_format=m.channels_last)
+                (y * y).sum().backward()
+                seen.append((x.grad.stride(), _seen(x.grad)))
+        seen.append(_outcome(lambda: m.ones(3).to(memory_format=m.channels_last)))
+        seen.append(_outcome(lambda: m.ones(1, 2, 3, 4, 5).to(memory_format=m.channels_last_3d)
+                             .stride()))
+        return seen
+
+    _same(program)

@@ -693,6 +693,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             allowed = self._allowed_grad_dtype()
             if allowed is not None and value.dtype != allowed:
                 raise RuntimeError(

@@ -1327,7 +1327,9 @@ class ToCopy(Op):
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
 
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx, a, dtype, memory_format=None):
+        if memory_format is not None:  # to(memory_format=...): the copy laid out so
+            return Clone.forward(None, ToCopy.forward(None, a, dtype), memory_format)
         if a.dtype.kind == "c" and dtype.kind not in "cb":  # to bool: z != 0, silently
             import warnings
 
