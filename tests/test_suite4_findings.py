@@ -477,3 +477,33 @@ def test_to_memory_format_as_torch():
         return seen
 
     _same(program)
+
+
+def test_resize_bumps_the_version_unless_a_no_op():
+    def program(m):
+        seen = []
+        for dtype in ("float32", "float64", "int64"):
+            x = m.zeros(1, dtype=getattr(m, dtype))
+            y = m.zeros(3)
+            for step in [lambda: x.resize_((1, 2)), lambda: x.resize_as_(y),
+                         lambda: x.resize_((3,)), lambda: x.resize_as_(y), lambda: x.resize_(2),
+                         lambda: x.resize_(2, 1), lambda: x.resize_(0), lambda: x.resize_(0)]:
+                step()
+                seen.append((x._version, tuple(x.shape)))
+            # a tensor saved for backward and resized since: the backward refuses it
+            a = m.ones(3, dtype=m.float64, requires_grad=True)
+            b = m.ones(3, dtype=m.float64)
+            out = a * b
+            b.resize_(4)
+            seen.append(_outcome(lambda: out.sum().backward()))
+        with m.inference_mode():  # no autograd there: a tensor requiring grad may be resized
+            for requires_grad in (True, False):
+                c = m.ones(1, 2, 3, requires_grad=requires_grad)
+                seen.append(_outcome(lambda: tuple(c.resize_(1, 2).shape)))
+                seen.append(_outcome(lambda: tuple(c.resize_as_(m.ones(2, 1)).shape)))
+                seen.append((m.is_inference(c), c.requires_grad))
+        x = m.ones(2, requires_grad=True)
+        seen.append(_outcome(lambda: x.resize_(3)))
+        return seen
+
+    _same(program)
