@@ -507,3 +507,72 @@ def test_resize_bumps_the_version_unless_a_no_op():
         return seen
 
     _same(program)
+
+
+# --- inference tensors ---------------------------------------------------------------------------
+
+def _inference_state(t):
+    return (t.__class__.__name__, bool(t.is_inference()), t.requires_grad, t._is_view(), t.is_leaf,
+            None if t.grad_fn is None else t.grad_fn.name())
+
+
+def test_views_of_inference_tensors_are_plain_inference_tensors():
+    """torch: a view of an inference tensor (made in inference mode or out) has no base, no
+    history and does not require grad; it shares the memory."""
+
+    def program(m):
+        seen = []
+        views = [lambda c: c.view(-1), lambda c: c[0], lambda c: c.transpose(0, 1),
+                 lambda c: c.unsqueeze(0), lambda c: c.expand(2, 2, 3), lambda c: c.view_as(c),
+                 lambda c: c.narrow(2, 0, 2), lambda c: c.unbind(1)[0], lambda c: c.split(1, 2)[0],
+                 lambda c: c.detach(), lambda c: c.reshape(6), lambda c: c.flatten()]
+        for dtype in ("float32", "float64"):
+            for requires_grad in (True, False):
+                with m.inference_mode():
+                    c = m.ones(1, 2, 3, dtype=getattr(m, dtype), requires_grad=requires_grad)
+                    for view in views:
+                        seen.append(_outcome(lambda: _inference_state(view(c))))
+                    v = c.view(-1)
+                    v.add_(1)  # shares the memory
+                    seen.append(_seen(c))
+                for view in views:
+                    seen.append(_outcome(lambda: _inference_state(view(c))))
+                    seen.append(_outcome(lambda: _inference_state(view(c) * 2)))
+                s = m.ones(1, 2, 3, dtype=getattr(m, dtype), requires_grad=requires_grad)
+                seen.append(_outcome(lambda: _inference_state(c.view_as(s))))
+                seen.append(_outcome(lambda: _inference_state(s.view_as(c))))
+        return seen
+
+    _same(program)
+
+
+def test_inplace_on_inference_tensors_checks_in_torchs_order():
+    """An inference leaf requiring grad, updated outside inference mode: add_/sub_/mul_/div_/
+    copy_ report the leaf first, the other in-place ops the inference tensor; out= reports its
+    autograd error before the inference tensor."""
+
+    def program(m):
+        seen = []
+        with m.inference_mode():
+            c = m.ones(2, requires_grad=True)
+            d = m.ones(2)
+        s, n = m.ones(2, requires_grad=True), m.ones(2)
+        calls = [lambda: c.add_(2), lambda: c.add_(m.ones(2)), lambda: c.sub_(1),
+                 lambda: c.sub_(m.ones(2), alpha=2), lambda: c.mul_(3), lambda: c.mul_(n),
+                 lambda: c.div_(2), lambda: c.div_(2, rounding_mode="floor"),
+                 lambda: c.div_(2, rounding_mode=None), lambda: c.copy_(n), lambda: c.fill_(2),
+                 lambda: c.zero_(), lambda: c.clamp_(0, 1), lambda: c.sin_(), lambda: c.exp_(),
+                 lambda: c.t_(), lambda: c.__setitem__(0, 1.0), lambda: c.relu_(),
+                 lambda: c.pow_(2), lambda: c.unsqueeze_(0), lambda: c.__iadd__(1),
+                 lambda: c.__imul__(2), lambda: c.__itruediv__(2), lambda: d.add_(1),
+                 lambda: d.add_(s), lambda: m.mul(n, n, out=s), lambda: m.mul(s, s, out=d),
+                 lambda: m.mul(n, n, out=d), lambda: m.mul(n, n, out=c),
+                 lambda: m.sin(n, out=s[:1])]
+        for call in calls:
+            seen.append(_outcome(call))
+        with m.no_grad():
+            for call in calls[:6]:
+                seen.append(_outcome(call))
+        return seen
+
+    _same(program)

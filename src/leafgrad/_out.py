@@ -237,8 +237,6 @@ def _outs(fn, spec: Out, out) -> tuple:
 
 def _call(fn, spec: Out, args, kwargs, out):
     outs = _outs(fn, spec, out)
-    for target in outs:
-        check_inplace_allowed(target)
     if spec.out_error is not None and _grad_state.grad_enabled:
         if any(t._requires_grad for t in outs):
             raise RuntimeError(spec.out_error)
@@ -246,6 +244,8 @@ def _call(fn, spec: Out, args, kwargs, out):
         inputs = outs if spec.mode == "factory" else (*_tensors(args, kwargs), *outs)
         if any(t._requires_grad for t in inputs):
             raise RuntimeError(spec.grad_error)
+    for target in outs:  # (after the autograd checks, as torch: an inference out= tensor)
+        check_inplace_allowed(target)
     if spec.name is not None and _dual_state.active:
         from .autograd.forward_ad import get_tangent
 
