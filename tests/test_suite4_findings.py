@@ -576,3 +576,80 @@ def test_inplace_on_inference_tensors_checks_in_torchs_order():
         return seen
 
     _same(program)
+
+
+# --- checkpoint within differentiation, multithreading switch ------------------------------------
+
+def test_nested_non_reentrant_checkpoints_and_higher_order_grads():
+    """A checkpointed function differentiated with create_graph, checkpoints inside checkpoints
+    and autograd.grad inside a checkpointed function: torch's values (the recomputed graph is
+    run by a backward inside the recomputation)."""
+
+    def program(m):
+        def grad(fn):
+            def wrapper(x):
+                with m.enable_grad():
+                    out = fn(x)
+                    (gi,) = m.autograd.grad(out, inputs=(x,), create_graph=True)
+                return gi
+            return wrapper
+
+        def c(fn):
+            return lambda *a: m.utils.checkpoint.checkpoint(fn, *a, use_reentrant=False)
+
+        def f(x):
+            return x.sin().exp().sin()
+
+        def g(x):
+            a = x.sin().exp().sin()
+            b = x.sin().exp().sin()
+            m.autograd.grad(a, x)
+            m.autograd.grad(b, x)
+            return x.sin()
+
+        seen = []
+        for early in (True, False):
+            with m.utils.checkpoint.set_checkpoint_early_stop(early):
+                for fn in (f, g):
+                    for dtype in ("float32", "float64"):
+                        x = m.tensor(0.7, dtype=getattr(m, dtype), requires_grad=True)
+                        cases = [c(fn), c(c(fn)), grad(c(fn)), grad(c(c(fn))),
+                                 grad(c(grad(fn))), c(grad(grad(c(fn)))),
+                                 grad(c(grad(c(fn)))), grad(c(grad(grad(c(fn))))),
+                                 grad(c(grad(c(grad(c(fn))))))]
+                        for case in cases:
+                            seen.append(_outcome(lambda: case(x)))
+                        y = c(grad(fn))(x)
+                        seen.append(_outcome(lambda: m.autograd.grad(y, x)))
+        return seen
+
+    _same(program)
+
+
+def test_set_multithreading_enabled_as_torch():
+    def program(m):
+        ag = m.autograd
+        seen = [ag.is_multithreading_enabled()]
+        with ag.set_multithreading_enabled(False):
+            seen.append(ag.is_multithreading_enabled())
+            ag.set_multithreading_enabled(True)
+            seen.append(ag.is_multithreading_enabled())
+        seen.append(ag.is_multithreading_enabled())
+        ag.set_multithreading_enabled(False)
+        seen.append(ag.is_multithreading_enabled())
+        seen.append(_outcome(lambda: ag.set_multithreading_enabled(1)))
+
+        @ag.set_multithreading_enabled(True)
+        def inside():
+            return ag.is_multithreading_enabled()
+
+        seen.append((ag.is_multithreading_enabled(), inside(), ag.is_multithreading_enabled()))
+        ag.set_multithreading_enabled(True)
+        x = m.ones(2, requires_grad=True)
+        with ag.set_multithreading_enabled(False):
+            (x * 2).sum().backward()
+        seen.append((_seen(x.grad), ag.is_multithreading_enabled()))
+        seen.append(type(ag.set_multithreading_enabled(True)).__name__)
+        return seen
+
+    _same(program)

@@ -22,6 +22,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "set_multithreading_enabled",
+    "is_multithreading_enabled",
 ]
 
 
@@ -151,6 +153,40 @@ class set_grad_enabled(_Switch):
 
     def __exit__(self, *exc) -> None:
         state.grad_enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+# torch's engine may run a backward's CPU and device work on worker threads; this flag (one for
+# the process, as torch's) only records the choice: leafgrad's engine runs on the calling thread.
+_MULTITHREADING = [True]
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether ``set_multithreading_enabled`` last enabled multithreaded backwards."""
+    return _MULTITHREADING[0]
+
+
+class set_multithreading_enabled(_Switch):
+    """Enable or disable multithreaded backwards: at once when called, restored on leaving a
+    ``with`` (used as a decorator, the mode set stays, as in torch)."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(
+                "set_multithreading_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{type(mode).__name__}"
+            )
+        self.prev = _MULTITHREADING[0]
+        self.mode = mode
+        _MULTITHREADING[0] = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _MULTITHREADING[0] = self.prev
 
     def clone(self):
         return type(self)(self.mode)
