@@ -653,3 +653,27 @@ def test_set_multithreading_enabled_as_torch():
         return seen
 
     _same(program)
+
+
+def test_set_sequence_nr_orders_the_backward_as_torch():
+    def program(m):
+        seen = []
+        for numbers in [(100, 99, 98), (1, 2, 3), (5, 5, 5), (0, 10, 5)]:
+            x, y, z = (_leaf(m, "float32", (4,)) for _ in range(3))
+            a, b = x + y, y * z
+            c = a + b
+            for node, number in zip((a.grad_fn, b.grad_fn, c.grad_fn), numbers):
+                node._set_sequence_nr(number)
+            seen.append([n.grad_fn._sequence_nr() for n in (a, b, c)])
+            order = []
+            for name, t in (("a", a), ("b", b), ("c", c)):
+                t.register_hook(lambda g, name=name: order.append(name))
+            c.sum().backward()
+            seen.append((order, _seen(x.grad), _seen(y.grad), _seen(z.grad)))
+        for bad in (1.5, True, -1, 2**64, "3"):
+            node = (x * 2).grad_fn
+            seen.append((_outcome(lambda: node._set_sequence_nr(bad)), node._sequence_nr() == 1))
+        seen.append("_set_sequence_nr" in dir((x * 2).grad_fn))
+        return seen
+
+    _same(program)

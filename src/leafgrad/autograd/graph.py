@@ -66,7 +66,7 @@ _UINT64_MAX = 2**64 - 1  # an accumulator's number in torch (its own, none taken
 
 # What dir() shows of a built-in node besides its saved values (torch's names that exist here).
 _NODE_PUBLIC = frozenset(("metadata", "name", "next_functions", "register_hook",
-                          "register_prehook", "_sequence_nr"))
+                          "register_prehook", "_sequence_nr", "_set_sequence_nr"))
 # Values leafgrad's ops keep for their backward under names torch's nodes do not have: dir()
 # leaves them out (``grad_fn._saved_dtype`` still reads them).
 _INTERNAL_SAVES = frozenset((
@@ -217,6 +217,17 @@ class Node:
         counter for every node, counted from 0 in the process; an accumulator's is
         UINT64_MAX, as in torch)."""
         return self._seq if self._seq != float("inf") else _UINT64_MAX
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """torch's ``Node._set_sequence_nr``: the number the engine orders ready nodes by (the
+        highest runs first; see Note: execution order)."""
+        if not isinstance(sequence_nr, int):
+            raise TypeError("an integer is required")
+        if sequence_nr < 0:  # (torch's number is a uint64_t)
+            raise OverflowError("can't convert negative int to unsigned")
+        if sequence_nr > _UINT64_MAX:
+            raise OverflowError("int too big to convert")
+        self._seq = int(sequence_nr)
 
     def __getattr__(self, attr: str) -> Any:
         # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
