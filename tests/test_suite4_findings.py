@@ -677,3 +677,53 @@ def test_set_sequence_nr_orders_the_backward_as_torch():
         return seen
 
     _same(program)
+
+
+def test_setup_context_may_not_save_an_input_returned_as_is():
+    def program(m):
+        fw = m.autograd.forward_ad
+        seen = []
+        for requires_grad in (True, False):
+            for save_for in ("jvp", "vjp"):
+                for save_tensors in ("input", "output", "neither", "view"):
+                    for mark_dirty in (True, False):
+                        class A(m.autograd.Function):
+                            @staticmethod
+                            def forward(x):
+                                return x
+
+                            @staticmethod
+                            def setup_context(ctx, inputs, output):
+                                save = (ctx.save_for_forward if save_for == "jvp"
+                                        else ctx.save_for_backward)
+                                if mark_dirty:
+                                    ctx.mark_dirty(inputs[0])
+                                if save_tensors == "input":
+                                    save(inputs[0])
+                                elif save_tensors == "output":
+                                    save(output)
+                                elif save_tensors == "view":
+                                    save(inputs[0].view_as(inputs[0]))
+
+                            @staticmethod
+                            def backward(ctx, grad):
+                                return grad
+
+                            @staticmethod
+                            def jvp(ctx, tangent):
+                                return tangent.add_(0) if mark_dirty else tangent.view_as(tangent)
+
+                        a = m.tensor(2.0, requires_grad=requires_grad).clone()
+                        t = m.tensor(2.0, requires_grad=requires_grad).clone()
+                        seen.append(_outcome(lambda: A.apply(a) is a))
+                        seen.append(_outcome(lambda: m.func.grad(lambda x: A.apply(x.clone()))(a)))
+
+                        def dual():
+                            with fw.dual_level():
+                                d = fw.make_dual(a.detach().clone(), t)
+                                return _seen(fw.unpack_dual(A.apply(d)).tangent)
+                        if not (mark_dirty and save_for == "vjp"):
+                            seen.append(_outcome(dual))
+        return seen
+
+    _same(program)
