@@ -130,3 +130,31 @@ def test_function_vmap_staticmethod_contract_as_torch():
         return seen
 
     _same(program)
+
+
+def test_new_factories_under_vmap_give_batched_tensors():
+    """x.new_zeros/new_empty/new_ones/new_full of a batched x are batched (torch's batching
+    rules materialize them), so an example's value can be copied into them."""
+
+    def program(m):
+        seen = []
+        vmap, grad = m.func.vmap, m.func.grad
+        for dtype in ("float32", "float64"):
+            kind = getattr(m, dtype)
+            y = m.linspace(-1, 1, 15, dtype=kind).view(3, 5)
+            x = m.linspace(0, 1, 3, dtype=kind)
+            for make in (lambda x: x.new_zeros((5,)), lambda x: x.new_empty((5,)),
+                         lambda x: x.new_ones(5), lambda x: x.new_full((5,), 2.0),
+                         lambda x: x.new_zeros(5, dtype=m.float64)):
+                def foo(y, x):
+                    r = make(x)
+                    r.copy_(y)
+                    return (r * r).sum()
+
+                seen.append(_outcome(lambda: vmap(grad(foo))(y, x)))
+                seen.append(_outcome(lambda: vmap(lambda x: make(x).zero_() + x.sum())(x)))
+            seen.append(_outcome(lambda: vmap(lambda x: x.new_full((2,), 7))(y)))
+            seen.append(_outcome(lambda: vmap(lambda x: x.new_zeros(2, 3) + x.sum())(y)))
+        return seen
+
+    _same(program)
