@@ -78,7 +78,20 @@ def div(input, other, *, rounding_mode=_argparse.NO_MODE):  # Note: explicit rou
     return _tensor(input).div(other, rounding_mode=rounding_mode)
 
 
-divide = true_divide = div
+divide = div
+
+
+def true_divide(*args, **kwargs):
+    unknown = [key for key in kwargs if key not in ("other", "out")]
+    if unknown:  # torch's true_divide has no rounding_mode parameter
+        if "out" in kwargs:  # its parser then lists the overloads, naming out= last
+            got = [_argparse.typename(value) for value in args] + [
+                f"{key}={_argparse.typename(value)}" for key, value in kwargs.items()
+                if key != "out"] + [f"out={_argparse.typename(kwargs['out'])}"]
+            raise TypeError("true_divide() received an invalid combination of arguments - got "
+                            f"({', '.join(got)}), but expected one of:")
+        raise TypeError(f"true_divide() got an unexpected keyword argument '{unknown[0]}'")
+    return div(*args, **kwargs)
 
 
 @takes_out(Out("neg", FOUND, overlap=True))

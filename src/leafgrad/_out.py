@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _dtype
 from ._alloc import alloc_error
+from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed
 
@@ -236,8 +237,6 @@ def _outs(fn, spec: Out, out) -> tuple:
 
 def _call(fn, spec: Out, args, kwargs, out):
     outs = _outs(fn, spec, out)
-    for target in outs:
-        check_inplace_allowed(target)
     if spec.out_error is not None and _grad_state.grad_enabled:
         if any(t._requires_grad for t in outs):
             raise RuntimeError(spec.out_error)
@@ -245,6 +244,15 @@ def _call(fn, spec: Out, args, kwargs, out):
         inputs = outs if spec.mode == "factory" else (*_tensors(args, kwargs), *outs)
         if any(t._requires_grad for t in inputs):
             raise RuntimeError(spec.grad_error)
+    for target in outs:  # (after the autograd checks, as torch: an inference out= tensor)
+        check_inplace_allowed(target)
+    if spec.name is not None and _dual_state.active:
+        from .autograd.forward_ad import get_tangent
+
+        if any(get_tangent(t) is not None for t in (*_tensors(args, kwargs), *outs)):
+            raise NotImplementedError(
+                f"Trying to use forward AD with {spec.name}_out that does not support it "
+                "because it is an out= function")
     if spec.mode == "factory":
         return _factory(fn, spec, args, kwargs, outs[0])
     if spec.mode == "copy":

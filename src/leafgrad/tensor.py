@@ -98,9 +98,14 @@ def _warn_scalar_of_grad() -> None:
                       UserWarning, stacklevel=3)
 
 
-def check_inplace_allowed(tensor: "Tensor") -> None:
-    """torch's error for an in-place update of an inference tensor outside inference mode."""
+def check_inplace_allowed(tensor: "Tensor", leaf_first: bool = False) -> None:
+    """torch's error for an in-place update of an inference tensor outside inference mode.
+    ``leaf_first``: the op (add_, sub_, mul_, div_, copy_) checks a leaf requiring grad before
+    that, as torch's autograd kernels for them do."""
     if tensor._vc is INFERENCE_VC and not _grad_state.inference:
+        if leaf_first and tensor._requires_grad and tensor._node is None \
+                and _grad_state.grad_enabled:
+            raise RuntimeError(LEAF_INPLACE)
         raise RuntimeError(INFERENCE_INPLACE)
 
 
@@ -230,6 +235,13 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     as torch's VariableHooks::grad_fn does, unless the view has no history and its base does
     not require grad. How it was made (Note: view creation meta) may forbid that.
     """
+    if parent._vc is INFERENCE_VC:
+        # torch's views of an inference tensor are inference tensors of their own, sharing
+        # the memory: no base, no history, never requiring grad (in inference mode or out)
+        t = _wrap(data)
+        t._data = data
+        t._vc = INFERENCE_VC
+        return t
     t = _wrap(data, requires_grad, grad_fn)
     t._data = data  # an empty view keeps the strides NumPy derived from its parent's
     counter = parent._version_counter()
@@ -693,6 +705,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             allowed = self._allowed_grad_dtype()
             if allowed is not None and value.dtype != allowed:
                 raise RuntimeError(
@@ -1248,6 +1262,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._node is not None:
+            _graph.note_detached(self)  # Note: saved tensors detached in place
+        if getattr(self, "_fw_grad", None) is not None:
+            self._fw_grad = None  # torch's detach_() drops the forward gradient too
         self._node = None
         self._requires_grad = False
         self._output_nr = 0
@@ -1478,7 +1496,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # a mode given, None included: DivBackward2 (Note: an explicit rounding_mode=None)
         return _ops.math_binary.div_rounding(self, other, rounding_mode)
 
-    divide = true_divide = div
+    divide = div
+
+    def true_divide(self, *args, **kwargs):
+        # torch's true_divide has no rounding_mode parameter; its two overloads (Tensor other,
+        # Number other) make every refused call an "invalid combination"
+        if _argparse.error("Tensor.true_divide", args, kwargs) is not None:
+            raise _argparse.invalid_combination("true_divide", args, kwargs)
+        return self.div(*args, **kwargs)
 
     def neg(self):
         return _ops.Neg.apply(self)
@@ -1818,7 +1843,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.inplace(DivRounding, self, other, rounding_mode=rounding_mode)
         return _ops.inplace(_ops.Div, self, other)
 
-    divide_ = true_divide_ = div_
+    divide_ = div_
+
+    def true_divide_(self, *args, **kwargs):
+        # torch's true_divide_ has no rounding_mode parameter; its two overloads (Tensor other,
+        # Number other) make every refused call an "invalid combination"
+        if _argparse.error("Tensor.true_divide_", args, kwargs) is not None:
+            raise _argparse.invalid_combination("true_divide_", args, kwargs)
+        return self.div_(*args, **kwargs)
 
     def neg_(self):
         return _ops.inplace(_ops.Neg, self)
@@ -1895,7 +1927,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.inplace(_ops.FillTensor, self, value)
         if _grad_state.grad_enabled and self._requires_grad:
             # torch's check_inplace runs before the kernel converts the value: a leaf's error
-            # comes before an overflowing value's
+            # comes before an overflowing value's (an inference tensor's error before both)
+            check_inplace_allowed(self)
             base = self._base
             if base is not None and base._node is None:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)

@@ -485,3 +485,20 @@ def delayed_error(outputs, message: str):
         out._output_nr = output_nr
         wrapped.append(out)
     return wrapped[0] if single else tuple(wrapped)
+
+
+def delayed_error_of(tensor, message: str):
+    """``tensor``'s values behind a DelayedError node whose one edge is ``tensor``'s history
+    (torch's DelayedError applied inside a backward formula): differentiating it raises
+    ``message``. A tensor that does not require grad is returned as is."""
+    from ..tensor import _wrap
+
+    if not tensor.requires_grad:
+        return tensor
+    if tensor._node is not None:
+        edge = (tensor._node, tensor._output_nr)
+    else:
+        edge = (tensor._accumulator(), 0)
+    node = DelayedError((edge,), message)
+    node._input_meta = [(tensor._data.shape, tensor._data.dtype)]
+    return _wrap(tensor._data, True, node)

@@ -54,7 +54,10 @@ def _forward_jacobians(lib, func, inputs: tuple, check_grad_dtypes: bool) -> lis
                             jacobian[column] = values
                 finally:
                     columns[index] = 0
-            result.append(jacobians or [])
+            if jacobians is None:  # an empty input: no column, one (0, numel) block per output
+                jacobians = [np.zeros((0, o.numel()), dtype=o.detach().numpy(force=True).dtype)
+                             if _is_float(o) else None for o in _as_tuple(func(*duals))]
+            result.append(jacobians)
     return result
 
 

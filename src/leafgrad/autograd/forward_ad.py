@@ -285,9 +285,18 @@ def set_tangent(tensor, tangent) -> None:
 
 
 def _same_layout(tangent, tensor):
-    """``tangent`` itself when its strides are ``tensor``'s, else a copy with those strides
-    (torch stores a tangent as is only when its layout matches the primal's)."""
-    if tangent.stride() == tensor.stride():
+    """``tangent`` itself when its layout is ``tensor``'s, else a copy with that layout (torch
+    stores a tangent as is only when both have the same storage size, storage offset and
+    strides, and the same conjugate and negative bits; sizes are equal here; an empty
+    tensor's layout and a size-1 dim's stride do not count)."""
+    if tangent.numel() == 0 and tensor.numel() == 0:
+        return tangent
+    if tangent.is_conj() == tensor.is_conj() and tangent.is_neg() == tensor.is_neg() and all(
+            size < 2 or mine == theirs
+            for size, mine, theirs in zip(tensor.shape, tensor.stride(), tangent.stride())) \
+            and tangent.storage_offset() == tensor.storage_offset() \
+            and tangent.untyped_storage().nbytes() // tangent.element_size() \
+            == tensor.untyped_storage().nbytes() // tensor.element_size():
         return tangent
     from ..ops._forward import empty_strided_like
 

@@ -103,6 +103,18 @@ class BackwardCFunction(Node, FunctionCtx):
         return tensors
 
     @property
+    def _raw_saved_tensors(self) -> tuple:
+        """torch's SavedTensor objects of ``save_for_backward``, one per value saved."""
+        from .graph import FREED_MESSAGE
+        from .graph_hooks import raw_saved
+
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(raw_saved(self, ("tensors", index))
+                     for index in range(len(saved.get("tensors") or ())))
+
+    @property
     def saved_variables(self) -> tuple:
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
                       stacklevel=2)
@@ -219,6 +231,7 @@ class Function(metaclass=FunctionMeta):
                 if uses_setup_context:
                     outputs = cls.forward(*args)
                     cls.setup_context(node, args, outputs)
+                    _check_saved_returned_inputs(node, args, outputs)
                 else:
                     outputs = cls.forward(node, *args, **kwargs)
             result = wrap_outputs(cls, node, args, outputs)
@@ -227,6 +240,27 @@ class Function(metaclass=FunctionMeta):
         finally:
             forward_ad.state.active = dual
         return result
+
+
+def _check_saved_returned_inputs(node, args: tuple, outputs) -> None:
+    """torch refuses, when setup_context is overridden, to save an input that forward returned
+    as is (unless marked dirty): saved, it would be the output, whose history is the node."""
+    from ..tensor import Tensor
+
+    returned = {id(out) for out in (outputs if isinstance(outputs, tuple) else (outputs,))
+                if isinstance(out, Tensor)}
+    inputs = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    dirty = {id(t) for t in getattr(node, "dirty_tensors", ()) or ()}
+    saved = tuple(getattr(node, "to_save", ()) or ()) + tuple(
+        getattr(node, "saved_for_forward", ()) or ())
+    for tensor in saved:
+        if isinstance(tensor, Tensor) and id(tensor) in inputs and id(tensor) in returned \
+                and id(tensor) not in dirty:
+            raise RuntimeError(
+                "An input that has been returned as-is as output is being saved for backward. "
+                "This is not supported if you override setup_context. You should return and "
+                "save a view of the input instead, e.g. with x.view_as(x) or setup ctx inside "
+                "the forward function itself.")
 
 
 def _requires_grad(value) -> bool:

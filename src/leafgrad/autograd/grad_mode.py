@@ -158,6 +158,12 @@ class set_grad_enabled(_Switch):
         return type(self)(self.mode)
 
 
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backwards are enabled in this thread (``set_multithreading_enabled``;
+    torch's flag is thread-local too)."""
+    return state.multithreading
+
+
 class set_multithreading_enabled(_Switch):
     """Whether backward may run on per-device worker threads (torch's engine uses them only for
     accelerators; leafgrad's backward always runs on the calling thread, so the switch changes

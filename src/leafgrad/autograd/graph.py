@@ -64,6 +64,21 @@ _sequence = itertools.count()
 _UINT64_MAX = 2**64 - 1  # an accumulator's number in torch (its own, none taken)
 
 
+# What dir() shows of a built-in node besides its saved values (torch's names that exist here).
+_NODE_PUBLIC = frozenset(("metadata", "name", "next_functions", "register_hook",
+                          "register_prehook", "_sequence_nr", "_set_sequence_nr"))
+# Values leafgrad's ops keep for their backward under names torch's nodes do not have: dir()
+# leaves them out (``grad_fn._saved_dtype`` still reads them).
+_INTERNAL_SAVES = frozenset((
+    "UPLO", "atol", "bags", "base", "bias_shape", "choice", "columns", "compute_uv", "compute_v",
+    "decimals", "descending", "dtype", "extrema", "factor", "forward", "hermitian", "in_strides",
+    "input_size", "input_sizes", "largest", "last_dim_size", "layouts", "memory_format", "nan",
+    "neginf", "normalized_ndim", "num_bags", "num_groups", "num_weights", "output_mask",
+    "output_shape", "posinf", "rtol", "samples", "shape", "softmax", "sorted", "spatial",
+    "stable", "var", "weight_array",
+))
+
+
 def next_sequence_nr() -> int:
     """The number the next node will take, without taking it (torch's counter moves only
     when a node is made, not when a backward runs): read from the counter's repr,
@@ -203,14 +218,29 @@ class Node:
         UINT64_MAX, as in torch)."""
         return self._seq if self._seq != float("inf") else _UINT64_MAX
 
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """torch's ``Node._set_sequence_nr``: the number the engine orders ready nodes by (the
+        highest runs first; see Note: execution order)."""
+        if not isinstance(sequence_nr, int):
+            raise TypeError("an integer is required")
+        if sequence_nr < 0:  # (torch's number is a uint64_t)
+            raise OverflowError("can't convert negative int to unsigned")
+        if sequence_nr > _UINT64_MAX:
+            raise OverflowError("int too big to convert")
+        self._seq = int(sequence_nr)
+
     def __getattr__(self, attr: str) -> Any:
         # Only reached when normal lookup fails: serves torch's ``_saved_<name>`` accessors.
         if attr.startswith("_raw_saved_"):
+            key = attr[11:]
             saved = object.__getattribute__(self, "_saved")
-            if saved is None:
-                raise RuntimeError(FREED_MESSAGE)
-            if isinstance(saved.get(attr[11:]), SavedTensor):
-                return graph_hooks.RawSavedTensor(self, attr[11:])
+            if saved is None:  # released: torch's SavedTensor objects stay, unusable
+                saves = getattr(type(self), "saves", None)
+                if saves and key in saves:
+                    return graph_hooks.raw_saved(self, key)
+            elif isinstance(saved.get(key), SavedTensor) or self._never_saved(key) or (
+                    saved.get(key).__class__ in _NUMBERS and key in type(self).saves):
+                return graph_hooks.raw_saved(self, key)
         if attr.startswith("_saved_"):
             key = attr[7:]
             saved = object.__getattribute__(self, "_saved")
@@ -233,25 +263,63 @@ class Node:
                 if isinstance(value, tuple):  # a list of saved tensors (index's indices)
                     return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v
                                  for v in value)
-                return value.unpack(self) if isinstance(value, SavedTensor) else value
+                if isinstance(value, SavedTensor):
+                    return value.unpack(self, True)
+                if value.__class__ in _NUMBERS and key in type(self).saves:
+                    # a Python number given for a tensor (a * 2): torch saves the wrapped
+                    # number, a 0-d tensor (int64, float64, bool or complex128)
+                    return graph_hooks.wrapped_number(value)
+                return value
             params = object.__getattribute__(self, "_params")
             if key in params:
                 value = params[key]
                 if key == "reduction" and value.__class__ is str:  # torch saves the enum's
                     return _REDUCTIONS.get(value, value)  # integer (at::Reduction)
                 return value
+            defaults = getattr(type(self), "saved_defaults", None)
+            if defaults and key in defaults:  # a parameter left at its default (add's alpha)
+                return defaults[key]
+            computed = getattr(type(self), "saved_computed", None)
+            if computed and key in computed:  # a value torch keeps that leafgrad can derive
+                return computed[key](self)
             if key in getattr(type(self), "index_saves", ()):  # an optional tensor not given
                 return None  # (nll_loss's weight=None: torch's _saved_weight is None)
             if self._never_saved(key):
                 return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
+    def __dir__(self) -> list:
+        """torch's built-in nodes list their public methods and their ``_saved_<name>`` (and
+        ``_raw_saved_<name>`` for tensors) accessors, as tutorials look for them; a custom
+        Function's node is a Python class in torch too and lists everything."""
+        names = set(super().__dir__())
+        if type(self).__module__ == "builtins":
+            names = {name for name in names if name[:2] == "__" or name in _NODE_PUBLIC}
+        saved = object.__getattribute__(self, "_saved")
+        keys = set(object.__getattribute__(self, "_params"))
+        keys.update(getattr(type(self), "saves", None) or ())
+        keys.update(getattr(type(self), "index_saves", None) or ())
+        keys.update(getattr(type(self), "saved_defaults", None) or ())
+        keys.update(getattr(type(self), "saved_computed", None) or ())
+        if saved:
+            keys.update(key if key.__class__ is str else key[0] for key in saved)
+        for key in keys - _INTERNAL_SAVES:
+            names.add("_saved_" + key)
+            if saved is None:
+                if key in (getattr(type(self), "saves", None) or ()):
+                    names.add("_raw_saved_" + key)
+            elif isinstance(saved.get(key), SavedTensor) or self._never_saved(key) or (
+                    saved.get(key).__class__ in _NUMBERS
+                    and key in (getattr(type(self), "saves", None) or ())):
+                names.add("_raw_saved_" + key)
+        return sorted(names)
+
     def _never_saved(self, key: str) -> bool:
         """Whether ``key`` is a tensor the op declares in ``saves`` but did not save because no
         input whose gradient needs it required grad: torch's undefined saved variable, read
         as None (before and after the backward): ``(x * c)._saved_self`` for a constant c."""
         saves = getattr(type(self), "saves", None)
-        if not saves or key not in saves:
+        if not saves or key not in saves or key == "result":  # (outputs: always saved)
             return False
         names = getattr(type(self), "inputs", None) or ("self",)
         nodes = object.__getattribute__(self, "_next_nodes")
@@ -484,12 +552,14 @@ class SavedTensor:
         counter = self._counter
         return counter if counter is not None else self.tensor._version_counter()
 
-    def unpack(self, node: Node):
+    def unpack(self, node: Node, attribute: bool = False):
         if self.tensor is None and self.data is None:  # packed by a saved-tensor hook
             return graph_hooks.unpack(self, node)
         output_nr = self.output_nr
         if output_nr is None:
             tensor = self.tensor
+            if DETACHED_SEEN[0] and not attribute and tensor._node is None:
+                check_not_detached(tensor, node)
             counter = self._counter if self._counter is not None else tensor._vc
             now = 0 if counter is None else counter[0]
             if now == self.version:
@@ -506,6 +576,36 @@ class SavedTensor:
         raise RuntimeError(_modified_message(tensor, where, now, self.version))
 
 
+# Note: saved tensors detached in place
+# torch refuses to unpack a saved input that had a grad_fn when it was saved and lost it to
+# detach_() since: the backward raises (SavedVariable keeps no grad_fn of its own for inputs).
+# ``grad_fn._saved_self`` still reads it (torch passes the node there). detach_() of a tensor
+# with a node records it here with the next node number, so a node made before that detach_()
+# knows it saved the tensor while it had a history; until the first such detach_() the unpack
+# pays one list read.
+DETACHED_SEEN = [False]
+_DETACHED: dict = {}  # id -> (weak reference, next node number at the detach_())
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
+
+
+def note_detached(tensor) -> None:
+    """Record that ``tensor``, which had a node, was just detached in place."""
+    DETACHED_SEEN[0] = True
+    key = id(tensor)
+    ref = _weakref.ref(tensor, lambda _, key=key: _DETACHED.pop(key, None))
+    _DETACHED[key] = (ref, next_sequence_nr())
+
+
+def check_not_detached(tensor, node) -> None:
+    entry = _DETACHED.get(id(tensor))
+    if entry is not None and entry[0]() is tensor and node is not None \
+            and node._seq < entry[1]:
+        raise RuntimeError(DETACHED_MESSAGE)
+
+
 # Note: hook results
 # What a hook returns replaces a gradient only after torch's checks (python_hook.cpp): a tensor
 # hook must return None or a tensor of the same type (dtype) and size as the gradient it saw; a
@@ -516,6 +616,7 @@ class SavedTensor:
 # Set by tensor.py: the Tensor class (this module does not import it).
 tensor_class: type = None
 _NO_PARAM = object()  # (Node.__getattr__: a parameter not recorded)
+_NUMBERS = (bool, int, float, complex)
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # torch's at::Reduction, as _saved_reduction
 
 

@@ -131,29 +131,94 @@ def unpack(saved, node):
 
 
 class RawSavedTensor:
-    """What ``grad_fn._raw_saved_<name>`` returns: one saved tensor, to unpack or to give a
-    pair of hooks of its own (``register_hooks``: pack runs at once, unpack on each use)."""
+    """What ``grad_fn._raw_saved_<name>`` returns (torch's ``SavedTensor``): one saved tensor,
+    to unpack or to give a pair of hooks of its own (``register_hooks``: pack runs at once,
+    unpack on each use). A node gives the same object each time it is asked; it outlives the
+    release of the saved values (then ``data`` is None and using it raises)."""
 
-    def __init__(self, node, name: str):
+    __slots__ = ("_node", "_key", "__weakref__")
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) != 2 or kwargs:
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+        return super().__new__(cls)
+
+    def __init__(self, node, key):
         self._node = node
-        self._name = name
+        self._key = key  # a name in the node's saved values, or ("tensors", i) of a Function
 
     def _saved(self):
         saved = self._node._saved
-        return None if saved is None else saved[self._name]
+        if saved is None:
+            return None
+        key = self._key
+        if isinstance(key, tuple):
+            tensors = saved.get(key[0])
+            if tensors is None:
+                return None
+            item = tensors[key[1]]
+            return _UNDEFINED if item is None else item  # (save_for_backward(None))
+        return saved.get(key, _UNDEFINED)  # a tensor torch leaves undefined (not needed)
 
-    def unpack(self):
+    def _freed(self) -> bool:
+        return self._node._saved is None or self._saved() is None
+
+    def __dir__(self):
+        return [name for name in super().__dir__() if name[0] != "_" or name[1] == "_"]
+
+    def unpack(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(
+                "unpack(): incompatible function arguments. The following argument types are "
+                "supported:"
+            )
         saved = self._saved()
         if saved is None:
             raise RuntimeError(_graph.FREED_MESSAGE)
+        if saved is _UNDEFINED:
+            return None
+        if saved.__class__ in _NUMBERS:
+            return wrapped_number(saved)
+        if saved.output_nr is not None:
+            # torch's SavedVariable keeps no grad_fn for an output (it would be a cycle) and
+            # this call passes it none either: it takes the output for one detached in place
+            raise RuntimeError(_graph.DETACHED_MESSAGE)
         return saved.unpack(self._node)
 
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
-        if not callable(pack_hook) or not callable(unpack_hook):
+    @property
+    def data(self):
+        """The saved tensor as kept (without history for an output; what the pack hook
+        returned once hooks are set), None when undefined or freed."""
+        saved = self._saved()
+        if saved.__class__ in _NUMBERS:
+            return wrapped_number(saved)
+        if not isinstance(saved, _graph.SavedTensor):
+            return None
+        if saved.tensor is None and saved.data is None:
+            return saved.packed
+        if saved.tensor is not None:
+            return saved.tensor
+        from ..tensor import _wrap
+
+        tensor = _wrap(saved.data)
+        tensor._vc = saved._counter
+        return tensor
+
+    @property
+    def unpack_hook(self):
+        saved = self._saved()
+        if not isinstance(saved, _graph.SavedTensor) or saved.data is not None \
+                or saved.tensor is not None:
+            return None
+        return saved.unpack_hook
+
+    def register_hooks(self, *args, **kwargs) -> None:
+        if len(args) != 2 or kwargs or not all(callable(hook) for hook in args):
             raise TypeError(
                 "register_hooks(): incompatible function arguments. The following argument "
                 "types are supported:"
             )
+        pack_hook, unpack_hook = args
         saved = self._saved()
         if saved is None:
             raise RuntimeError(
@@ -163,15 +228,22 @@ class RawSavedTensor:
                 "graph a second time or if you need to access saved variables after calling "
                 "backward."
             )
-        if saved.tensor is None and saved.data is None:
+        if saved is _UNDEFINED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor with value None is forbidden"
+            )
+        if saved.__class__ not in _NUMBERS and saved.tensor is None and saved.data is None:
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
         from ..tensor import _wrap
 
-        output_nr = saved.output_nr
-        tensor = saved.unpack(self._node)
+        if saved.__class__ in _NUMBERS:  # a number given for a tensor: hooked as torch's
+            output_nr, tensor = None, wrapped_number(saved)  # wrapped 0-d tensor
+        else:
+            output_nr = saved.output_nr
+            tensor = saved.unpack(self._node, True)
         plain = _wrap(tensor._data)  # torch's pack hook sees the bare data here, no history
         plain._vc = tensor._version_counter()
         hooked = object.__new__(_graph.SavedTensor)
@@ -179,7 +251,46 @@ class RawSavedTensor:
         hooked.output_nr = output_nr
         if output_nr is None and tensor._requires_grad:
             hooked.history = (tensor._node, tensor._output_nr, tensor._acc)
-        self._node._saved[self._name] = hooked
+        key = self._key
+        if isinstance(key, tuple):
+            self._node._saved[key[0]][key[1]] = hooked
+        else:
+            self._node._saved[key] = hooked
+
+
+_NUMBERS = (bool, int, float, complex)
+_UNDEFINED = object()  # RawSavedTensor._saved: a tensor the op did not need to save
+
+
+def wrapped_number(value):
+    """The 0-d tensor torch makes of a Python number given for a tensor argument."""
+    import numpy as np
+
+    from ..tensor import _wrap
+
+    dtype = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+    return _wrap(np.array(value, dtype=dtype[value.__class__]))
+
+
+RawSavedTensor.__name__ = RawSavedTensor.__qualname__ = "SavedTensor"
+RawSavedTensor.__module__ = "leafgrad._C._autograd"  # as torch: torch._C._autograd.SavedTensor
+_RAW_SAVED: "weakref.WeakKeyDictionary" = None
+
+
+def raw_saved(node, key):
+    """The one SavedTensor object ``node`` gives for ``key`` (torch returns the same each time)."""
+    global _RAW_SAVED
+    if _RAW_SAVED is None:
+        import weakref
+
+        _RAW_SAVED = weakref.WeakKeyDictionary()
+    entries = _RAW_SAVED.get(node)
+    if entries is None:
+        entries = _RAW_SAVED[node] = {}
+    raw = entries.get(key)
+    if raw is None:
+        raw = entries[key] = RawSavedTensor(node, key)
+    return raw
 
 
 class saved_tensors_hooks:

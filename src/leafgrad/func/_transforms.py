@@ -78,6 +78,9 @@ def _split_aux(output, has_aux: bool, call: str):
         raise RuntimeError(
             f"{call}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for leaf in flatten(output[1])[0]:  # torch unwraps aux leaf by leaf: tensors only
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return output
 
 
@@ -300,16 +303,18 @@ def vjp(func, *primals, has_aux: bool = False):
     leaves, spec = flatten(primals)
     _check_tensors(leaves)
     keep = _keeps_graph(leaves)
-    inner = [_enter(leaf) for leaf in leaves]
+    with enable_grad():  # (under no_grad too: a vjp_fn called with grad mode on reaches them)
+        inner = [_enter(leaf) for leaf in leaves]
     output = _run(func, unflatten(inner, spec), {})
     output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = flatten(output)
+    if not out_leaves or len(out_leaves) == 1 and out_leaves[0] is None:
+        raise RuntimeError("vjp(f, *primals): Expected f to be a function that has non-empty "
+                           f"output (got output = {out_leaves})")
     for leaf in out_leaves:
         if not isinstance(leaf, Tensor):
-            raise RuntimeError(
-                "vjp(f, *primals): Expected f to be a function that has non-empty output "
-                f"tuple of Tensors, got {type(leaf)}"
-            )
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(leaf)}")
     keep = keep or (_grad_state.grad_enabled and _reaches_outside(out_leaves, inner))
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph=None):
@@ -327,7 +332,10 @@ def vjp(func, *primals, has_aux: bool = False):
                     f"torch.Size({list(ct.shape)}) and output[0] has a shape of "
                     f"torch.Size({list(out.shape)})."
                 )
-        keep_now = keep or _keeps_graph(ct_leaves) or bool(create_graph)
+        # the graph is kept by the grad mode of this call (torch differentiates here): a
+        # vjp made under no_grad and called with grad mode on gives gradients with a history
+        keep_now = _grad_state.grad_enabled and (keep or _keeps_graph(leaves)) \
+            or _keeps_graph(ct_leaves) or bool(create_graph)
         grads = _grads(out_leaves, inner, ct_leaves, keep_now, retain_graph)
         grads = _detach_tree(grads, keep_now)
         if keep_now and _at_top_level():

@@ -110,7 +110,9 @@ class LegacyMethods:
         from .._creation import _size
         from ..tensor import check_inplace_allowed
 
-        if self._requires_grad:
+        from ..autograd.grad_mode import state as grad_state
+
+        if self._requires_grad and not grad_state.inference:  # (inference mode: no autograd)
             raise RuntimeError("cannot resize variables that require grad")
         listed = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
         if builtins.any(isinstance(s, int) and s < 0 for s in listed):
@@ -128,6 +130,7 @@ class LegacyMethods:
             grown = np.zeros(count, self._data.dtype)
             grown[:min(kept.size, count)] = kept[:count]
             self._data = grown.reshape(shape)
+        self._bump_version()  # a resize that changes the shape counts as a write, as in torch
         return self
 
     def resize_as_(self, the_template, memory_format=None):

@@ -72,7 +72,7 @@ def to(tensor, *args, **kwargs):
     dtype = _dtype.as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     target = None
     if "device" in kwargs:
         from .._device import use
@@ -97,8 +97,32 @@ def to(tensor, *args, **kwargs):
             target = use(arg)
     if target is not None and (target.type == "meta") != tensor.is_meta:
         return _to_device(tensor, target, dtype)
+    from .._memory_format import channels_last, channels_last_3d, preserve_format
+
+    if memory_format is not None and memory_format is not preserve_format:
+        # torch's to(memory_format=...) returns self only when the tensor already has that
+        # layout (and nothing else changes); else _to_copy lays the copy out in that format
+        for kind, rank, name in ((channels_last, 4, "channels_last"),
+                                 (channels_last_3d, 5, "channels_last_3d")):
+            if memory_format is kind and tensor.dim() != rank:
+                raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+        from .._memory_format import contiguous_format
+        from . import _layout
+
+        data = tensor._data
+        suggested = contiguous_format  # torch's suggest_memory_format() (approximated by density)
+        if _layout._channels_last(data):
+            suggested = channels_last
+        elif data.ndim == 5 and not data.flags.c_contiguous and _layout.is_channels_last(data, 5):
+            suggested = channels_last_3d
+        same_dtype = dtype is None or dtype.np == data.dtype
+        if same_dtype and not copy and suggested is memory_format:
+            return tensor
+        return ToCopy.apply(tensor, dtype=tensor._data.dtype if same_dtype else dtype.np,
+                            memory_format=memory_format)
     if dtype is None or dtype.np == tensor._data.dtype:
-        return Clone.apply(tensor) if copy else tensor
+        # (a copy asked for is torch's _to_copy too: ToCopyBackward0, not a clone)
+        return ToCopy.apply(tensor, dtype=tensor._data.dtype) if copy else tensor
     return ToCopy.apply(tensor, dtype=dtype.np)
 
 

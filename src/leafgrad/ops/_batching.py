@@ -84,6 +84,29 @@ class BatchedTensor(Tensor):
 
     __str__ = __repr__
 
+    # torch's batching rules for new_zeros/new_empty/new_ones/new_full materialize a batched
+    # tensor: each example gets its own (a copy_ of a batched value into it then works)
+    def _new_batched(self, name: str, size: tuple, *args, **kwargs) -> Tensor:
+        from .._creation import _size
+
+        size = _size(size, name)
+        batch = tuple(self._value.shape[: len(self._levels)])
+        kwargs.setdefault("dtype", self.dtype)
+        return wrap(getattr(self._value, name)(batch + tuple(size), *args, **kwargs),
+                    self._levels)
+
+    def new_zeros(self, *size, **kwargs) -> Tensor:
+        return self._new_batched("new_zeros", size, **kwargs)
+
+    def new_ones(self, *size, **kwargs) -> Tensor:
+        return self._new_batched("new_ones", size, **kwargs)
+
+    def new_empty(self, *size, **kwargs) -> Tensor:
+        return self._new_batched("new_empty", size, **kwargs)
+
+    def new_full(self, size, fill_value, **kwargs) -> Tensor:
+        return self._new_batched("new_full", (tuple(size),), fill_value, **kwargs)
+
     @property
     def requires_grad(self) -> bool:
         return self._value.requires_grad

@@ -32,6 +32,11 @@ def function_apply(cls, args: tuple, uses_setup_context: bool):
             "jacrev, ...), it must override the setup_context staticmethod. " + _DOCS
         )
     if getattr(cls, "vmap", None) is not getattr(Function, "vmap", None):
+        if getattr(cls, "generate_vmap_rule", False):
+            raise RuntimeError(
+                f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
+                "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or "
+                "delete the overridden vmap staticmethod to avoid ambiguity. " + _DOCS)
         return _own_rule(cls, args)
     if getattr(cls, "generate_vmap_rule", False):
         return _generated_rule(cls, args)
@@ -48,18 +53,31 @@ def _own_rule(cls, args: tuple):
     size = level_sizes(args, {}, (level,))[0]
     randomness = next(r for lvl, _, r in state.levels if lvl == level) \
         if any(lvl == level for lvl, _, _ in state.levels) else "error"
-    peeled, in_dims = [], []
-    for arg in args:
+
+    def peel(arg):
+        """``(value, in_dim)``: a batched tensor with the level's dim as its dim 0; lists and
+        tuples element by element (torch's in_dims follow the arguments' pytree)."""
         if type(arg) is BatchedTensor and level in arg._levels:
             position = arg._levels.index(level)
             rest = arg._levels[:position] + arg._levels[position + 1:]
-            value = arg._value.movedim(position, len(rest))
-            peeled.append(wrap(value, rest))
-            in_dims.append(0)
-        else:
-            peeled.append(arg)
-            in_dims.append(None)
-    outputs, out_dims = cls.vmap(VmapInfo(size, randomness), tuple(in_dims), *peeled)
+            return wrap(arg._value.movedim(position, len(rest)), rest), 0
+        if type(arg) in (list, tuple):
+            pairs = [peel(item) for item in arg]
+            return (type(arg)(value for value, _ in pairs),
+                    type(arg)(dim for _, dim in pairs))
+        return arg, None
+
+    pairs = [peel(arg) for arg in args]
+    peeled = [value for value, _ in pairs]
+    in_dims = [dim for _, dim in pairs]
+    returned = cls.vmap(VmapInfo(size, randomness), tuple(in_dims), *peeled)
+    if not isinstance(returned, tuple) or len(returned) != 2:
+        got = (f"{len(returned)} returns" if isinstance(returned, tuple)
+               else f"a {type(returned)}").replace("leafgrad.", "torch.")
+        raise RuntimeError(
+            "Expected the vmap staticmethod to have two returns, an output and out_dims with "
+            f"pytree structure compatible with the output. Got {got} instead")
+    outputs, out_dims = returned
     single = not isinstance(outputs, tuple)
     outputs = (outputs,) if single else outputs
     if not isinstance(out_dims, tuple):

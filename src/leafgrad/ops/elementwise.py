@@ -75,6 +75,7 @@ class Add(Op):
     """``self + alpha * other``."""
 
     node = "AddBackward0"
+    saved_defaults = {"alpha": 1}  # grad_fn._saved_alpha when not given (Node.__getattr__)
     lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
@@ -112,6 +113,7 @@ class Sub(Op):
     """``self - alpha * other``."""
 
     node = "SubBackward0"
+    saved_defaults = {"alpha": 1}  # grad_fn._saved_alpha when not given (Node.__getattr__)
     lifts_numbers = True  # Note: numbers under torch.func.jvp (ops/_forward.py)
     uint_kernel = staticmethod(_uint.add_kernel)
     complex_ok = True
@@ -1325,7 +1327,9 @@ class ToCopy(Op):
     torch_names = ("Tensor.to", "Tensor.double", "Tensor.float", "Tensor.half")
 
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx, a, dtype, memory_format=None):
+        if memory_format is not None:  # to(memory_format=...): the copy laid out so
+            return Clone.forward(None, ToCopy.forward(None, a, dtype), memory_format)
         if a.dtype.kind == "c" and dtype.kind not in "cb":  # to bool: z != 0, silently
             import warnings
 

@@ -63,9 +63,13 @@ COMPLEX_SEEN = [False]
 UINT_SEEN = [False]
 
 
+_LEAF_FIRST = frozenset(("AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
+                         "DivBackward2", "CopyBackwards"))  # (check_inplace_allowed's leaf_first)
+
+
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
-    check_inplace_allowed(target)
+    check_inplace_allowed(target, op.node in _LEAF_FIRST)
     if COMPLEX_SEEN[0] and not op.complex_ok:
         from .complex import complex_error
 

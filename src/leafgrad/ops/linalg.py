@@ -10,6 +10,7 @@ from . import _batching_rules as batch, _blas
 from .elementwise import Mul
 from ..tensor import _wrap
 from .registry import Op, on_arrays, plain_apply, register
+from ..autograd.graph import SavedTensor
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int64": "long int",
@@ -29,6 +30,29 @@ def _same_dtype(a: np.ndarray, b: np.ndarray, first: str = "m1", second: str = "
         )
 
 
+def _operand_sizes(index: int):
+    return lambda node: node.input_shape(index)
+
+
+def _operand_strides(index: int, name: str):
+    """torch's ``_saved_<name>_sym_strides`` of a matrix product's operand: the saved tensor's
+    strides, else those of its layout (row- or column-major), read when asked for, not kept by
+    the forward."""
+
+    def strides(node):
+        if node._next_nodes[index] is None:  # kept for the operand's own gradient only
+            return ()
+        saved = node._saved.get(name) if node._saved else None
+        if isinstance(saved, SavedTensor) and saved.tensor is not None:
+            return saved.tensor.stride()
+        rows, columns = node.input_shape(index)
+        layouts = node._saved.get("layouts") if node._saved else None
+        column_major = layouts is not None and layouts[index - (len(node.inputs) - 2)]
+        return (1, max(rows, 1)) if column_major else (max(columns, 1), 1)
+
+    return strides
+
+
 @register
 class Mm(Op):
     autocast = "lower_precision_fp"  # torch's CPU autocast list
@@ -39,6 +63,9 @@ class Mm(Op):
     vmap = batch.matmul_like
     inputs = ("self", "mat2")
     saves = {"self": ("mat2",), "mat2": ("self",), "layouts": ("self", "mat2")}
+    saved_computed = {"self_sym_sizes": _operand_sizes(0), "mat2_sym_sizes": _operand_sizes(1),
+                      "self_sym_strides": _operand_strides(0, "self"),
+                      "mat2_sym_strides": _operand_strides(1, "mat2")}
     torch_names = ("mm", "matmul")
     bfloat16_native = "always"  # Note: half-precision gemm
 
@@ -462,6 +489,9 @@ class Addmm(Op):
     vmap = batch.addmm
     inputs = ("self", "mat1", "mat2")
     saves = {"mat1": ("mat2",), "mat2": ("mat1",), "layouts": ("mat1", "mat2")}
+    saved_computed = {"mat1_sym_sizes": _operand_sizes(1), "mat2_sym_sizes": _operand_sizes(2),
+                      "mat1_sym_strides": _operand_strides(1, "mat1"),
+                      "mat2_sym_strides": _operand_strides(2, "mat2")}
     broadcasts = True
     torch_names = ("addmm", "nn.functional.linear")
     bfloat16_native = "always"  # Note: half-precision gemm

@@ -230,6 +230,7 @@ class MeanDim(Op):
         _mean_check(a, dtype)
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
+            ctx.keep("self_sym_numel", a.size)  # (torch's node keeps it: grad_fn._saved_...)
         if dtype is not None:
             a = a.astype(dtype.np)
         if a.dtype == np.float16 and a.size:  # Note: float16 sums and means

@@ -23,7 +23,7 @@ from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd import graph_hooks as _graph_hooks
-from ..autograd.graph import Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
+from ..autograd.graph import DETACHED_SEEN, Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
 from ..tensor import Tensor, _wrap, _wrap_view
 from .. import _meta
 from ._layout import iterated as _layout_iterated
@@ -84,7 +84,10 @@ def _save_plan(cls) -> tuple:
     for name, needed_by in cls.saves.items():
         needing = tuple(cls.inputs.index(n) for n in needed_by)
         if name == "result":
-            plan.append((name, -1, needing))
+            # torch's generated code saves an output whenever it records the node, whichever
+            # input's gradient needs it ((a ** b).grad_fn._saved_result with only a requiring
+            # grad): needed by every input here
+            plan.append((name, -1, tuple(range(len(cls.inputs)))))
         elif name in cls.inputs:
             plan.append((name, cls.inputs.index(name), needing))
         else:
@@ -280,9 +283,10 @@ class Op(Node):
         if type(value) is not SavedTensor:
             return value
         # SavedTensor.unpack's usual case inlined (one frame less per saved value): a kept
-        # input never modified in place since (no counter, or its count unchanged).
+        # input never modified in place since (no counter, or its count unchanged) while no
+        # tensor was ever detached in place (Note: saved tensors detached in place).
         tensor = value.tensor
-        if tensor is not None and value._counter is None:
+        if tensor is not None and value._counter is None and not DETACHED_SEEN[0]:
             counter = tensor._vc
             if (0 if counter is None else counter[0]) == value.version:
                 return tensor

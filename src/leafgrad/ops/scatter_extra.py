@@ -204,6 +204,9 @@ class IndexReduce(ScatterReduce):
 
     node = "IndexReduceBackward0"
     torch_names = ("index_reduce", "Tensor.index_reduce")
+    prod_double_backward_error = (
+        "index_reduce(): Double backward is unsupported for source when >1 zeros in source "
+        "are scattered to the same position in self")
     # complex: prod/mean over slices without a derivative (the rest refused in index_reduce())
     complex_ok = True
     complex_autograd = False

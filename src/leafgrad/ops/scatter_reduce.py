@@ -17,6 +17,7 @@ from . import _batching_rules as batch
 from .gather import Gather, ScatterAdd, ScatterValue, _along, _nonempty, _pad_to, _src_block
 from . import _uint
 from .registry import Op, keep_index, register
+from ..autograd.grad_mode import state as _grad_state
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 _FOLD = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
@@ -79,6 +80,9 @@ class ScatterReduce(Op):
     inputs = ("self", "src")
     saves = {"self": ("self", "src"), "src": ("self", "src"), "result": ("self", "src")}
     torch_names = ("scatter_reduce", "Tensor.scatter_reduce")
+    prod_double_backward_error = (
+        "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+        "scattered to the same position in self")
     # torch computes complex sum/prod/mean (amax/amin: refused in scatter_reduce()) without a
     # derivative; index_reduce refuses complex in index_reduce()
     complex_ok = True
@@ -120,6 +124,12 @@ class ScatterReduce(Op):
             masked_src_result = ScatterReduce.apply(self_, masked_src, **p)
             grad_src = _where(single_zero, gather(grad * masked_src_result),
                               gather(grad * result) / src_used.masked_fill(src_zero, 1))
+            if _grad_state.grad_enabled and bool((src_zero_count > 1).any()):
+                # the formula is wrong for a slot with two zero factors: torch records it
+                # behind an Error node, so only a double backward through it fails
+                from ..autograd._function_outputs import delayed_error_of
+
+                grad_src = delayed_error_of(grad_src, self.prod_double_backward_error)
         else:  # amax, amin: the gradient is shared among the values equal to the result
             result = self.saved("result")
             value = gather(result)

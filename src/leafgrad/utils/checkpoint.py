@@ -261,6 +261,10 @@ class _Frame:
         self.check = check
         self.metadata: list = []  # per saved tensor, in save order
         self.recomputed: dict = {}  # backward id -> {index: tensor or None once handed out}
+        # False while the checkpointed forward runs: a backward inside it (autograd.grad in
+        # the function) recomputes a forward that saves more than was saved so far (torch
+        # keeps the extra values out and skips the count check then)
+        self.forward_completed = False
 
     # the forward's hooks
     def pack(self, tensor) -> _Placeholder:
@@ -289,23 +293,31 @@ class _Frame:
         values: dict = {}
         expected = len(self.metadata)
 
+        extra = []
+
         def collect(tensor):
             if len(values) >= expected:
+                if not self.forward_completed:
+                    extra.append(True)
+                    return tensor.detach() if tensor.requires_grad else tensor
                 raise CheckpointError(
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
                     f"than during the original forward pass.\n{_DEBUG_TIP}"
                 )
-            values[len(values)] = tensor.detach() if tensor.requires_grad else tensor
+            value = tensor.detach() if tensor.requires_grad else tensor
+            values[len(values)] = value
             if self.early_stop and len(values) == expected:
                 raise _StopRecomputation
-            return None
+            # kept by the recomputed graph too: a backward inside the recomputed function
+            # (torch.autograd.grad in a checkpointed region, nested checkpoints) runs it
+            return value
 
         try:
-            with saved_tensors_hooks(collect, _never_unpacked), enable_grad():
+            with saved_tensors_hooks(collect, _as_packed), enable_grad():
                 self.recompute()
         except _StopRecomputation:
             pass
-        if len(values) != expected:
+        if len(values) != expected and not extra:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the "
                 "original forward and recomputation.\n"
@@ -329,8 +341,8 @@ class _Frame:
         return values
 
 
-def _never_unpacked(packed):  # pragma: no cover - the recomputed graph is never run
-    raise AssertionError("a recomputed graph was used for backward")
+def _as_packed(packed):
+    return packed
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
@@ -361,7 +373,9 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         determinism_check == "default",
     )
     with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
-        return function(*args, **kwargs)
+        result = function(*args, **kwargs)
+    frame.forward_completed = True
+    return result
 
 
 def checkpoint(function, *args, use_reentrant: bool | None = None,
