@@ -1,0 +1,161 @@
+"""Differences from torch 2.13 found in the left5 review, each checked against torch itself.
+
+1. Full sums past 32,768 elements follow torch's split among its threads (each thread's partial
+   sum rounded to float16/bfloat16); float16 and bfloat16 add in float32 in torch's lane order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+import numpy as np
+import pytest
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+
+@contextlib.contextmanager
+def _threads(count: int):
+    """torch and leafgrad both on ``count`` threads."""
+    previous = torch.get_num_threads(), leafgrad.get_num_threads()
+    torch.set_num_threads(count)
+    leafgrad.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous[0])
+        leafgrad.set_num_threads(previous[1])
+
+
+def _same_bits(ours, theirs, label) -> None:
+    ours = ours.detach()
+    theirs = theirs.detach()
+    if theirs.dtype == torch.bfloat16:
+        assert ours.dtype == leafgrad.bfloat16, label
+        ours, theirs = ours.float(), theirs.float()
+    ours, theirs = ours.numpy(), theirs.numpy()
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, label
+    assert ours.tobytes() == theirs.tobytes(), (label, ours, theirs)
+
+
+def _cancelling(rng, size: int) -> np.ndarray:
+    """Small values and a few large ones that cancel: float32's order of additions and every
+    rounding to float16 show in the result."""
+    data = rng.random(size) * 2.0 ** rng.integers(-14, -8, size)
+    count = max(1, size // 50)
+    where = rng.permutation(size)[: 2 * count]
+    large = 2.0 ** rng.integers(8, 15, count)
+    data[where[:count]] = large
+    data[where[count:]] = -large
+    # float32: torch converts float64 to float16 through float32 (two roundings), leafgrad
+    # directly (a separate difference)
+    return data.astype(np.float32)
+
+
+# sizes around torch's GRAIN_SIZE (32768) and the thread split (chunks of ceil(n / threads))
+_SIZES = [1, 15, 16, 17, 33, 4097, 32767, 32768, 32769, 65535, 65536, 65537, 98305]
+
+
+def _full_forms(m, data, dtype):
+    x = m.tensor(data, dtype=getattr(m, dtype))
+    block = x[: x.numel() // 4 * 4].reshape(4, -1)
+    with_nan = x.clone()
+    with_nan[:: 7] = float("nan")
+    yield "sum", x.sum()
+    yield "mean", x.mean()
+    yield "sum(dims)", block.sum((0, 1), keepdim=True)
+    yield "mean(dims)", block.mean((1, 0))
+    yield "t().sum", block.t().sum()
+    yield "t().mean", block.t().mean()
+    yield "strided", x[::3].sum()
+    if dtype != "bfloat16":  # a non-dense bfloat16 tensor: not replayed (reduce.py)
+        yield "sliced", block[:, 1:].sum()
+    yield "sliced.mean", block[:, 1:].mean()
+    yield "nansum", with_nan.nansum()
+    yield "torch.sum", m.sum(x)
+    if dtype == "float16":  # torch's nansum has no bfloat16 kernel
+        yield "nansum(dims)", with_nan[: x.numel() // 4 * 4].reshape(4, -1).nansum((0, 1))
+        yield "mse_loss(sum)", m.nn.functional.mse_loss(x, m.zeros_like(x), reduction="sum")
+        yield "l1_loss", m.nn.functional.l1_loss(x, m.zeros_like(x))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_full_sums_replay_torchs_threads(dtype):
+    rng = np.random.default_rng(5)
+    for threads in (1, 2, 3):
+        with _threads(threads):
+            for size in _SIZES:
+                data = _cancelling(rng, size)
+                for (name, ours), (_, theirs) in zip(_full_forms(leafgrad, data, dtype),
+                                                     _full_forms(torch, data, dtype)):
+                    _same_bits(ours, theirs, (dtype, threads, size, name))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_full_sums_split_among_threads(dtype):
+    """Up to _cascade_sum.ORDER_LIMIT (65,536) elements float32/float64 sums replay torch's
+    order, past 32,768 its split among threads too."""
+    rng = np.random.default_rng(6)
+    for threads in (1, 2, 3, 4):
+        with _threads(threads):
+            for size in (32767, 32768, 32769, 40000, 65535, 65536):
+                data = rng.standard_normal(size) * 1000 + 1
+                for (name, ours), (_, theirs) in zip(_full_forms(leafgrad, data, dtype),
+                                                     _full_forms(torch, data, dtype)):
+                    if name not in ("strided", "sliced", "sliced.mean"):  # NumPy's order
+                        _same_bits(ours, theirs, (dtype, threads, size, name))
+
+
+def test_float16_sums_and_means_over_dims():
+    """float16 over some dims: float32 additions in torch's order (past ORDER_LIMIT too), one
+    rounding; over every dim: the full sum's; nansum as sum with NaNs read as 0."""
+    rng = np.random.default_rng(7)
+    with _threads(2):
+        for shape in [(3, 5, 7), (2, 40, 33), (17, 2049), (2049, 17), (3, 16, 700), (300, 300),
+                      (40000, 2), (2, 40000)]:
+            data = _cancelling(rng, int(np.prod(shape))).reshape(shape)
+            data[0].flat[0] = np.nan
+            for m_data in [data]:
+                ours_x = leafgrad.tensor(m_data, dtype=leafgrad.float16)
+                theirs_x = torch.tensor(m_data, dtype=torch.float16)
+                for r in range(1, len(shape) + 1):
+                    for dims in itertools.combinations(range(len(shape)), r):
+                        for keepdim in (False, True):
+                            label = (shape, dims, keepdim)
+                            if len(dims) == len(shape):  # (float16 nansum over some dims
+                                # rounds in torch's float16 kernel: not replayed)
+                                _same_bits(ours_x.nansum(dims, keepdim),
+                                           theirs_x.nansum(dims, keepdim), label + ("nansum",))
+                            ours_y = ours_x.nan_to_num()
+                            theirs_y = theirs_x.nan_to_num()
+                            _same_bits(ours_y.sum(dims, keepdim), theirs_y.sum(dims, keepdim),
+                                       label + ("sum",))
+                            _same_bits(ours_y.mean(dims, keepdim), theirs_y.mean(dims, keepdim),
+                                       label + ("mean",))
+
+
+def test_sums_over_dims_of_transposed_tensors():
+    """A transposed (dense) tensor's sum over dims adds as its contiguous permutation where
+    TensorIterator walks it so: the kept dims in memory order."""
+    rng = np.random.default_rng(8)
+    with _threads(1):
+        for shape in [(50, 70), (7, 300), (300, 7), (33, 17, 9), (4, 40, 40)]:
+            for dtype in ("float32", "float64", "float16"):
+                data = rng.standard_normal(shape) * 1000
+                ours_x = leafgrad.tensor(data, dtype=getattr(leafgrad, dtype))
+                theirs_x = torch.tensor(data, dtype=getattr(torch, dtype))
+                for perm in itertools.permutations(range(len(shape))):
+                    ours, theirs = ours_x.permute(perm), theirs_x.permute(perm)
+                    memory_order = [perm.index(d) for d in range(len(shape))]
+                    for r in range(1, len(shape)):
+                        for dims in itertools.combinations(range(len(shape)), r):
+                            kept = [d for d in memory_order if d not in dims]
+                            if kept != sorted(kept):
+                                continue  # NumPy's order (the kept dims out of memory order)
+                            for fn in ("sum", "mean"):
+                                _same_bits(getattr(ours, fn)(dims), getattr(theirs, fn)(dims),
+                                           (shape, dtype, perm, dims, fn))
