@@ -2,6 +2,8 @@
 
 1. Full sums past 32,768 elements follow torch's split among its threads (each thread's partial
    sum rounded to float16/bfloat16); float16 and bfloat16 add in float32 in torch's lane order.
+2. float16/bfloat16 softmax and log_softmax round where torch's kernels round (forward and
+   backward, every dim, threads splitting a non-last dim's positions).
 """
 
 from __future__ import annotations
@@ -159,3 +161,53 @@ def test_sums_over_dims_of_transposed_tensors():
                             for fn in ("sum", "mean"):
                                 _same_bits(getattr(ours, fn)(dims), getattr(theirs, fn)(dims),
                                            (shape, dtype, perm, dims, fn))
+
+
+_SOFTMAX_SHAPES = [(), (0,), (1,), (7,), (3, 5), (4, 17), (2, 33, 9), (5, 100), (3, 1000), (64,),
+                   (2, 3, 4, 5), (16, 16), (3, 40, 7), (3, 4, 40), (2, 3, 50, 40), (0, 3)]
+
+
+def _softmax_run(m, data, dtype, name, dim, create_graph):
+    x = m.tensor(data, dtype=getattr(m, dtype), requires_grad=True)
+    if name == "method":
+        y = x.softmax(dim)
+    elif name == "log_method":
+        y = x.log_softmax(dim)
+    else:
+        y = getattr(m.nn.functional, name)(x.t() if x.ndim == 2 else x, dim)
+    weight = m.tensor(np.cos(np.arange(y.numel(), dtype=np.float32)).reshape(y.shape),
+                      dtype=y.dtype)
+    (grad,) = m.autograd.grad((y * weight).sum(), x, create_graph=create_graph)
+    return y, grad
+
+
+def _softmax_cases():
+    """Every shape and dim on one thread, forward and plain backward; two threads where
+    they split a non-last dim's positions; the method forms and create_graph's backward
+    (the _softmax_backward_data ops) on a few shapes (torch's float16 softmax takes ~7 ms a
+    call here)."""
+    for shape in _SOFTMAX_SHAPES:
+        for dim in range(-len(shape), len(shape)) if shape else (0, -1):
+            for name in ("softmax", "log_softmax"):
+                yield 1, shape, dim, name, False
+    for shape in [(3, 40, 7), (2, 3, 50, 40)]:
+        for dim in range(len(shape) - 1):
+            yield 2, shape, dim, "softmax", False
+    for shape in [(), (4, 17), (2, 33, 9)]:
+        for dim in (0, -1):
+            for name in ("method", "log_method"):
+                yield 1, shape, dim, name, True
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_softmax_bits(dtype):
+    rng = np.random.default_rng(9)
+    for threads, shape, dim, name, create_graph in _softmax_cases():
+        data = (rng.standard_normal(shape) * 4).astype(np.float32)
+        with _threads(threads):
+            ours = _softmax_run(leafgrad, data, dtype, name, dim, create_graph)
+            theirs = _softmax_run(torch, data, dtype, name, dim, create_graph)
+        label = (dtype, threads, shape, dim, name, create_graph)
+        _same_bits(ours[0], theirs[0], label + ("forward",))
+        _same_bits(ours[1], theirs[1], label + ("backward",))
+        assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
