@@ -4,6 +4,8 @@
    sum rounded to float16/bfloat16); float16 and bfloat16 add in float32 in torch's lane order.
 2. float16/bfloat16 softmax and log_softmax round where torch's kernels round (forward and
    backward, every dim, threads splitting a non-last dim's positions).
+3. The conjugate and negative bits follow views and aliases of a ``conj()`` tensor (leafgrad's
+   conj stays eager: writing into ``z.conj()`` does not reach ``z``; see ops/complex.py).
 """
 
 from __future__ import annotations
@@ -211,3 +213,33 @@ def test_reduced_precision_softmax_bits(dtype):
         _same_bits(ours[0], theirs[0], label + ("forward",))
         _same_bits(ours[1], theirs[1], label + ("backward",))
         assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
+
+
+def _conj_forms(m, dtype):
+    x = m.tensor([[1 + 2j, 3 - 4j], [5j, 6]], dtype=getattr(m, dtype))
+    y = x.conj()
+    forms = {
+        "conj": y, "detach": y.detach(), "data": y.data, "select": y[0], "t": y.t(),
+        "view": y.view(4), "reshape": y.reshape(4), "slice": y[:, 1:], "unsqueeze": y.unsqueeze(0),
+        "expand": y[:1].expand(3, 2), "permute": y.permute(1, 0), "narrow": y.narrow(1, 0, 1),
+        "flatten": y.flatten(), "diagonal": y.diagonal(), "unbind": y.unbind(0)[1],
+        "to": y.to(getattr(m, "complex128")), "clone": y.clone(), "contiguous": y.contiguous(),
+        "resolve_conj": y[0].resolve_conj(), "conj_physical": x.conj_physical(), "mH": y.mH,
+        "x.mH": x.mH, "adjoint": x.adjoint(), "conj.conj": y.conj(), "conj.t.conj": y.t().conj(),
+        "imag": y.imag, "imag.view": y.imag[0], "real": y.real, "x": x, "neg": y.neg(),
+        "real tensor": m.tensor([1.0, 2.0]).conj(),
+    }
+    return {name: (t.is_conj(), t.is_neg()) for name, t in forms.items()}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_conj_bits_follow_views(dtype):
+    assert _conj_forms(leafgrad, dtype) == _conj_forms(torch, dtype)
+    for m in (leafgrad, torch):  # what the bit refuses, on a view too
+        y = m.tensor([[1 + 2j, 3 - 4j]], dtype=getattr(m, dtype)).conj()
+        for refused in (lambda: y[0].numpy(), lambda: m.view_as_real(y.t())):
+            with pytest.raises(RuntimeError) as info:
+                refused()
+            message = str(info.value).splitlines()[0]
+            assert message.startswith(("Can't call numpy() on Tensor that has conjugate bit",
+                                       "view_as_real doesn't work on unresolved conjugated"))

@@ -218,6 +218,23 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     return t
 
 
+# Set once a tensor gets torch's conjugate or negative bit (ops/complex.py): until then views
+# and aliases skip _conj_bits (reading a tensor's __dict__ would allocate one).
+CONJ_BITS_USED = [False]
+
+
+def _conj_bits(source: "Tensor", target: "Tensor") -> None:
+    """torch's conjugate and negative bits (ops/complex.py, Note: conj is eager) carried from a
+    tensor to a view or alias of it (``z.conj()[0]``, ``.t()``, ``.detach()``,
+    ``z.conj().imag[0]``)."""
+    if source._data.dtype.kind not in "cf":
+        return
+    bits = source.__dict__
+    for name in ("_is_conj", "_is_neg"):
+        if bits.get(name):
+            target.__dict__[name] = True
+
+
 def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple,
                multi_output: bool = False) -> "Tensor":
     """A tensor sharing ``parent``'s memory and version counter.
@@ -232,6 +249,8 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     """
     t = _wrap(data, requires_grad, grad_fn)
     t._data = data  # an empty view keeps the strides NumPy derived from its parent's
+    if CONJ_BITS_USED[0]:
+        _conj_bits(parent, t)
     counter = parent._version_counter()
     t._vc = INFERENCE_VC if counter is INFERENCE_DETACHED else counter
     base = parent._base if parent._base is not None else parent
@@ -782,6 +801,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             result._vc = INFERENCE_DETACHED
         if self._requires_grad:
             _record.note_cut("data", self, result)  # for explain_grad
+        if CONJ_BITS_USED[0]:
+            _conj_bits(self, result)
         return result
 
     @data.setter
@@ -1237,6 +1258,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         t._vc = INFERENCE_DETACHED if counter is INFERENCE_VC else counter
         if self._requires_grad:
             _record.note_cut("detach", self, t)  # for explain_grad
+        if CONJ_BITS_USED[0]:
+            _conj_bits(self, t)
         return t
 
     def detach_(self) -> "Tensor":
