@@ -6,6 +6,9 @@
    backward, every dim, threads splitting a non-last dim's positions).
 3. The conjugate and negative bits follow views and aliases of a ``conj()`` tensor (leafgrad's
    conj stays eager: writing into ``z.conj()`` does not reach ``z``; see ops/complex.py).
+4. An empty view's storage_offset() is torch's (NumPy leaves an empty view's data pointer at its
+   parent's), its strides too, through slices, narrow, select, split, unbind, diagonal and
+   the views and aliases of those.
 """
 
 from __future__ import annotations
@@ -243,3 +246,36 @@ def test_conj_bits_follow_views(dtype):
             message = str(info.value).splitlines()[0]
             assert message.startswith(("Can't call numpy() on Tensor that has conjugate bit",
                                        "view_as_real doesn't work on unresolved conjugated"))
+
+
+def _empty_views(m):
+    x = m.arange(6.0).reshape(2, 3)
+    y = m.arange(24.0).reshape(2, 3, 4)
+    w = m.zeros(3, 4, requires_grad=True)
+    forms = {
+        "x[:, 3:]": lambda: x[:, 3:], "x[2:]": lambda: x[2:], "x[:, 1:1]": lambda: x[:, 1:1],
+        "x[1:1, 2:]": lambda: x[1:1, 2:], "x[:, 5:]": lambda: x[:, 5:],
+        "x[:, -1:-1]": lambda: x[:, -1:-1], "x[:, ::2][:, 2:]": lambda: x[:, ::2][:, 2:],
+        "narrow": lambda: x.narrow(1, 3, 0), "narrow0": lambda: x.narrow(0, 1, 0),
+        "y[:, :, 4:]": lambda: y[:, :, 4:], "y[:, 2:2]": lambda: y[:, 2:2], "y[1:1]": lambda: y[1:1],
+        "y[1, :, 4:]": lambda: y[1, :, 4:], "y[:, :, 4:][0]": lambda: y[:, :, 4:][0],
+        "select": lambda: y[:, :, 4:].select(1, 2), "select-1": lambda: y[:, :, 4:].select(1, -1),
+        "transpose": lambda: y[:, 3:].transpose(0, 2), "t()[3:]": lambda: x.t()[3:],
+        "unsqueeze": lambda: x[:, 3:].unsqueeze(0), "view": lambda: x[:, 3:].view(2, 0),
+        "reshape": lambda: x[:, 3:].reshape(0, 2), "expand": lambda: x[:, 3:].expand(3, 2, 0),
+        "permute": lambda: y[:, :, 4:].permute(2, 0, 1), "unbind": lambda: y[:, :, 4:].unbind(1)[2],
+        "split": lambda: x.split(3, 1)[-1][:, 3:], "split_sizes": lambda: x.split([3, 0], 1)[1],
+        "chunk": lambda: m.zeros(2, 0).chunk(2, 0)[1], "diagonal": lambda: x[:, 3:].diagonal(),
+        "diagonal(1)": lambda: x[:1, 2:2].diagonal(1), "nested": lambda: x[:, 2:][:, 1:],
+        "zeros(0, 3)[:, 1:]": lambda: m.zeros(0, 3)[:, 1:], "contiguous": lambda: x[:, 3:].contiguous(),
+        "flatten": lambda: y[..., 4:].flatten(1), "detach": lambda: x[:, 3:].detach(),
+        "data": lambda: x[:, 3:].data, "requires_grad": lambda: w[1:1, 2:],
+        "squeeze": lambda: y[:1, :, 4:].squeeze(0), "movedim": lambda: y[:, 3:].movedim(0, -1),
+        "clone": lambda: x[:, 3:].clone(), "empty": lambda: m.empty(2, 0),
+    }
+    return {name: (tuple(f().shape), f().stride(), f().storage_offset(), f().is_contiguous())
+            for name, f in forms.items()}
+
+
+def test_empty_views_storage_offsets_and_strides():
+    assert _empty_views(leafgrad) == _empty_views(torch)
