@@ -9,6 +9,9 @@
 4. An empty view's storage_offset() is torch's (NumPy leaves an empty view's data pointer at its
    parent's), its strides too, through slices, narrow, select, split, unbind, diagonal and
    the views and aliases of those.
+5. scaled_dot_product_attention records torch's fused CPU node
+   (ScaledDotProductFlashAttentionForCpuBackward0 over query, key, value) where torch's CPU
+   dispatch takes that kernel, and the math path's nodes elsewhere.
 """
 
 from __future__ import annotations
@@ -279,3 +282,73 @@ def _empty_views(m):
 
 def test_empty_views_storage_offsets_and_strides():
     assert _empty_views(leafgrad) == _empty_views(torch)
+
+
+def _attention(m, dtype, mask, dropout, causal, requires, shapes=((2, 3, 4, 8), (2, 3, 5, 8))):
+    rng = np.random.default_rng(10)
+    q_shape, k_shape = shapes
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (q_shape, k_shape, k_shape)]
+    inputs = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=r)
+              for a, r in zip(arrays, requires)]
+    length, source = q_shape[-2], k_shape[-2]
+    options = {"dropout_p": dropout, "is_causal": causal}
+    if mask == "bool":
+        options["attn_mask"] = m.tensor(rng.random((length, source)) > 0.3)
+    elif mask == "bool 4-d":
+        options["attn_mask"] = m.tensor(rng.random((2, 1, length, source)) > 0.3)
+    elif mask == "float":
+        options["attn_mask"] = m.tensor(rng.standard_normal((length, source)).astype(np.float32),
+                                        dtype=getattr(m, dtype))
+    elif mask == "float requires grad":
+        options["attn_mask"] = m.zeros(length, source, dtype=getattr(m, dtype),
+                                       requires_grad=True)
+    elif mask == "fully masked row":
+        allowed = np.ones((length, source), bool)
+        allowed[1] = False
+        options["attn_mask"] = m.tensor(allowed)
+    try:
+        out = m.nn.functional.scaled_dot_product_attention(*inputs, **options)
+    except RuntimeError as error:
+        return "error", str(error).splitlines()[0]
+    node = out.grad_fn
+    nodes = (node.name(), tuple((n.name() if n is not None else None, i)
+                                for n, i in node.next_functions))
+    if dropout:  # (random: the structure only)
+        return nodes, tuple(out.shape)
+    weight = m.tensor(np.cos(np.arange(out.numel(), dtype=np.float32)).reshape(out.shape),
+                      dtype=out.dtype)
+    grads = m.autograd.grad((out * weight).sum(), [x for x in inputs if x.requires_grad])
+    return nodes, out.detach().double().numpy(), [g.double().numpy() for g in grads]
+
+
+def test_sdpa_records_torchs_fused_cpu_node():
+    tolerance = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3, "bfloat16": 2e-2}
+    cases = [("float32", None, 0.0, False, requires)
+             for requires in itertools.product((False, True), repeat=3) if any(requires)]
+    cases += [(dtype, mask, dropout, causal, requires)
+              for dtype in ("float32", "float64")
+              for mask in (None, "bool", "float", "float requires grad")
+              for dropout in (0.0, 0.5) for causal in (False, True)
+              for requires in ((True, True, True), (False, True, False))]
+    cases += [(dtype, mask, 0.0, causal, (True, True, True))
+              for dtype in ("float16", "bfloat16", "float32")
+              for mask in (None, "bool 4-d", "fully masked row") for causal in (False, True)
+              if dtype == "float32" or not causal]
+    for dtype, mask, dropout, causal, requires in cases:
+        ours = _attention(leafgrad, dtype, mask, dropout, causal, requires)
+        theirs = _attention(torch, dtype, mask, dropout, causal, requires)
+        label = (dtype, mask, dropout, causal, requires)
+        assert ours[0] == theirs[0], label
+        if ours[0] == "error" or dropout:
+            assert ours[1] == theirs[1], label
+            continue
+        tol = tolerance[dtype]
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=tol, atol=tol, err_msg=str(label))
+        for got, want in zip(ours[2], theirs[2]):
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=str(label))
+    # the math path where torch's dispatch refuses the fused kernel: 3-d and 5-d inputs,
+    # different head dims, a mask that requires grad (above), dropout (above)
+    for shapes in [((3, 4, 8), (3, 5, 8)), ((2, 1, 3, 4, 8), (2, 1, 3, 5, 8))]:
+        ours = _attention(leafgrad, "float32", None, 0.0, False, (True, True, True), shapes)
+        theirs = _attention(torch, "float32", None, 0.0, False, (True, True, True), shapes)
+        assert ours[0] == theirs[0], shapes
