@@ -12,6 +12,9 @@
 5. scaled_dot_product_attention records torch's fused CPU node
    (ScaledDotProductFlashAttentionForCpuBackward0 over query, key, value) where torch's CPU
    dispatch takes that kernel, and the math path's nodes elsewhere.
+6. ``ops.aten.<op>.<overload>`` for the common ops: torch's reprs, names and overload lists,
+   the nodes each overload records (aten.add.Scalar: AddBackward1), torch's errors for
+   unknown operators and overloads.
 """
 
 from __future__ import annotations
@@ -352,3 +355,57 @@ def test_sdpa_records_torchs_fused_cpu_node():
         ours = _attention(leafgrad, "float32", None, 0.0, False, (True, True, True), shapes)
         theirs = _attention(torch, "float32", None, 0.0, False, (True, True, True), shapes)
         assert ours[0] == theirs[0], shapes
+
+
+def _aten_probe(m):
+    a = m.ops.aten
+    out = []
+    x = m.tensor([[1., -2.], [3., 4.]], requires_grad=True)
+    w = m.tensor([[0.5, 1.], [2., -1.]], requires_grad=True)
+    calls = [
+        ("add.Tensor", lambda: a.add.Tensor(x, w, alpha=2)), ("add.Scalar", lambda: a.add.Scalar(x, 2)),
+        ("add", lambda: a.add(x, 1)), ("sub.Tensor", lambda: a.sub.Tensor(x, w)), ("mul.Tensor", lambda: a.mul.Tensor(x, w)),
+        ("mul.Scalar", lambda: a.mul.Scalar(x, 3)), ("div.Tensor", lambda: a.div.Tensor(x, w)), ("div.Scalar", lambda: a.div.Scalar(x, 4)), ("sub.Scalar", lambda: a.sub.Scalar(x, 2, 3)), ("add.Scalar alpha", lambda: a.add.Scalar(x, 2, 3)),
+        ("div.Tensor_mode", lambda: a.div.Tensor_mode(x, w, rounding_mode="floor")),
+        ("mm.default", lambda: a.mm.default(x, w)), ("bmm", lambda: a.bmm.default(x[None], w[None])), ("matmul", lambda: a.matmul.default(x, w)),
+        ("addmm", lambda: a.addmm.default(x, x, w, beta=2)), ("relu.default", lambda: a.relu.default(x)),
+        ("sigmoid", lambda: a.sigmoid.default(x)), ("tanh", lambda: a.tanh.default(x)), ("exp", lambda: a.exp.default(x)),
+        ("neg", lambda: a.neg.default(x)), ("abs", lambda: a.abs.default(x)), ("sin", lambda: a.sin.default(x)),
+        ("sum.default", lambda: a.sum.default(x)), ("sum.dim_IntList", lambda: a.sum.dim_IntList(x, [0], True)),
+        ("sum", lambda: a.sum(x)), ("mean.default", lambda: a.mean.default(x)), ("mean.dim", lambda: a.mean.dim(x, [1])),
+        ("view.default", lambda: a.view.default(x, [4])), ("reshape", lambda: a.reshape.default(x, [4, 1])),
+        ("t.default", lambda: a.t.default(x)), ("transpose.int", lambda: a.transpose.int(x, 0, 1)),
+        ("permute", lambda: a.permute.default(x, [1, 0])), ("unsqueeze", lambda: a.unsqueeze.default(x, 0)),
+        ("squeeze.dim", lambda: a.squeeze.dim(x[None], 0)), ("expand", lambda: a.expand.default(x[:1], [3, 2])),
+        ("clone", lambda: a.clone.default(x)), ("detach", lambda: a.detach.default(x)),
+        ("cat", lambda: a.cat.default([x, w], 1)), ("stack", lambda: a.stack.default([x, w])),
+        ("softmax.int", lambda: a.softmax.int(x, 1)), ("log_softmax.int", lambda: a.log_softmax.int(x, 0)),
+        ("pow.Tensor_Scalar", lambda: a.pow.Tensor_Scalar(x, 2)), ("pow.Tensor_Tensor", lambda: a.pow.Tensor_Tensor(w.abs(), x)),
+        ("linear", lambda: a.linear.default(x, w)), ("mse_loss", lambda: a.mse_loss.default(x, w, 2)),
+        ("gelu", lambda: a.gelu.default(x, approximate="tanh")), ("where.self", lambda: a.where.self(x > 0, x, w)),
+        ("flatten", lambda: a.flatten.using_ints(x)), ("select.int", lambda: a.select.int(x, 1, 0)),
+        ("index_select", lambda: a.index_select.default(x, 0, m.tensor([1, 0]))), ("gather", lambda: a.gather.default(x, 1, m.tensor([[1], [0]]))),
+        ("zeros_like", lambda: a.zeros_like.default(x)),
+    ]
+    for name, f in calls:
+        try:
+            y = f()
+            out.append((name, y.detach().numpy().round(5).tolist(), y.grad_fn.name() if y.grad_fn else None))
+        except Exception as e:
+            out.append((name, type(e).__name__, str(e).splitlines()[0]))
+    out.append(("reprs", repr(a.add), str(a.add), repr(a.add.Tensor), str(a.add.Tensor), a.add.Tensor.name(), a.mm.default.name(), str(a.add.Tensor.overloadpacket), a.add.Tensor._overloadname, a.add._qualified_op_name, a.add.__name__, type(a.add).__name__, type(a.add.Tensor).__name__))
+    for op in ("add", "mul", "sum", "mm", "view", "t", "relu", "softmax", "tanh", "squeeze", "where"):
+        out.append((op, getattr(a, op).overloads()))
+    for bad in (lambda: a.nosuchop, lambda: a.add.nosuch, lambda: a.mm.default(x, m.ones(3, 3))):
+        try: bad()
+        except Exception as e: out.append((type(e).__name__, str(e).splitlines()[0]))
+    return out
+
+
+def test_aten_namespace_overloads():
+    ours, theirs = _aten_probe(leafgrad), _aten_probe(torch)
+    assert len(ours) == len(theirs)
+    for got, want in zip(ours, theirs):
+        assert got == want
+    # the namespace prints as torch's, with leafgrad's module name
+    assert repr(leafgrad.ops.aten).replace("leafgrad", "torch") == repr(torch.ops.aten)
