@@ -69,8 +69,10 @@ def _cancelling(rng, size: int) -> np.ndarray:
     return data.astype(np.float32)
 
 
-# sizes around torch's GRAIN_SIZE (32768) and the thread split (chunks of ceil(n / threads))
-_SIZES = [1, 15, 16, 17, 33, 4097, 32767, 32768, 32769, 65535, 65536, 65537, 98305]
+# sizes around torch's GRAIN_SIZE (32768) and the thread split (chunks of ceil(n / threads)),
+# by thread count (one thread never splits)
+_SIZES = {1: [1, 15, 16, 17, 33, 4097, 32768, 65537], 2: [32768, 32769, 65535, 98305],
+          3: [32769, 65536]}
 
 
 def _full_forms(m, data, dtype):
@@ -99,9 +101,9 @@ def _full_forms(m, data, dtype):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_reduced_precision_full_sums_replay_torchs_threads(dtype):
     rng = np.random.default_rng(5)
-    for threads in (1, 2, 3):
+    for threads, sizes in _SIZES.items():
         with _threads(threads):
-            for size in _SIZES:
+            for size in sizes:
                 data = _cancelling(rng, size)
                 for (name, ours), (_, theirs) in zip(_full_forms(leafgrad, data, dtype),
                                                      _full_forms(torch, data, dtype)):
@@ -113,9 +115,9 @@ def test_full_sums_split_among_threads(dtype):
     """Up to _cascade_sum.ORDER_LIMIT (65,536) elements float32/float64 sums replay torch's
     order, past 32,768 its split among threads too."""
     rng = np.random.default_rng(6)
-    for threads in (1, 2, 3, 4):
+    for threads in (1, 2, 3):
         with _threads(threads):
-            for size in (32767, 32768, 32769, 40000, 65535, 65536):
+            for size in (32768, 32769, 40000, 65536):
                 data = rng.standard_normal(size) * 1000 + 1
                 for (name, ours), (_, theirs) in zip(_full_forms(leafgrad, data, dtype),
                                                      _full_forms(torch, data, dtype)):
@@ -128,8 +130,7 @@ def test_float16_sums_and_means_over_dims():
     rounding; over every dim: the full sum's; nansum as sum with NaNs read as 0."""
     rng = np.random.default_rng(7)
     with _threads(2):
-        for shape in [(3, 5, 7), (2, 40, 33), (17, 2049), (2049, 17), (3, 16, 700), (300, 300),
-                      (40000, 2), (2, 40000)]:
+        for shape in [(3, 5, 7), (2, 40, 33), (17, 2049), (2049, 17), (300, 300), (40000, 2)]:
             data = _cancelling(rng, int(np.prod(shape))).reshape(shape)
             data[0].flat[0] = np.nan
             for m_data in [data]:
@@ -137,7 +138,7 @@ def test_float16_sums_and_means_over_dims():
                 theirs_x = torch.tensor(m_data, dtype=torch.float16)
                 for r in range(1, len(shape) + 1):
                     for dims in itertools.combinations(range(len(shape)), r):
-                        for keepdim in (False, True):
+                        for keepdim in ((False, True) if len(dims) == 1 else (r % 2 == 0,)):
                             label = (shape, dims, keepdim)
                             if len(dims) == len(shape):  # (float16 nansum over some dims
                                 # rounds in torch's float16 kernel: not replayed)
@@ -174,8 +175,8 @@ def test_sums_over_dims_of_transposed_tensors():
                                            (shape, dtype, perm, dims, fn))
 
 
-_SOFTMAX_SHAPES = [(), (0,), (1,), (7,), (3, 5), (4, 17), (2, 33, 9), (5, 100), (3, 1000), (64,),
-                   (2, 3, 4, 5), (16, 16), (3, 40, 7), (3, 4, 40), (2, 3, 50, 40), (0, 3)]
+_SOFTMAX_SHAPES = [(), (0,), (1,), (7,), (3, 5), (4, 17), (2, 33, 9), (5, 100), (3, 300), (64,),
+                   (2, 3, 4, 5), (16, 16), (3, 40, 7), (3, 4, 40), (0, 3)]
 
 
 def _softmax_run(m, data, dtype, name, dim, create_graph):
@@ -201,7 +202,7 @@ def _softmax_cases():
         for dim in range(-len(shape), len(shape)) if shape else (0, -1):
             for name in ("softmax", "log_softmax"):
                 yield 1, shape, dim, name, False
-    for shape in [(3, 40, 7), (2, 3, 50, 40)]:
+    for shape in [(3, 40, 7), (2, 3, 20, 40)]:
         for dim in range(len(shape) - 1):
             yield 2, shape, dim, "softmax", False
     for shape in [(), (4, 17), (2, 33, 9)]:
