@@ -223,6 +223,48 @@ def _wrap(data, requires_grad: bool = False, grad_fn=None) -> "Tensor":
     return t
 
 
+# Set once a tensor gets torch's conjugate or negative bit (ops/complex.py): until then views
+# and aliases skip _conj_bits (reading a tensor's __dict__ would allocate one).
+CONJ_BITS_USED = [False]
+
+
+def _conj_bits(source: "Tensor", target: "Tensor") -> None:
+    """torch's conjugate and negative bits (ops/complex.py, Note: conj is eager) carried from a
+    tensor to a view or alias of it (``z.conj()[0]``, ``.t()``, ``.detach()``,
+    ``z.conj().imag[0]``)."""
+    if source._data.dtype.kind not in "cf":
+        return
+    bits = source.__dict__
+    for name in ("_is_conj", "_is_neg"):
+        if bits.get(name):
+            target.__dict__[name] = True
+
+
+def _empty_view_offset(parent: "Tensor", step: tuple) -> int:
+    """torch's storage offset of an empty view (``x[:, 3:]`` of a 2x3 tensor: 3). NumPy leaves
+    an empty view's data pointer where its parent's is, so the offset is worked out from how
+    the view was made: a slice moves it by its (clamped) start, a select by its index, a
+    diagonal by its offset; other views keep their parent's."""
+    kind = step[0].__name__ if step else ""
+    params = step[1] if len(step) > 1 else {}
+    offset = parent.storage_offset()
+    shape = parent._data.shape
+    if kind in ("SliceBackward0", "SelectBackward0") and shape:
+        dim = params["dim"] % len(shape)
+        size = shape[dim]
+        start = params.get("start" if kind == "SliceBackward0" else "index") or 0
+        if start < 0:
+            start += size
+        start = min(max(start, 0), size)
+        offset += start * parent.stride(dim)
+    elif kind == "DiagonalBackward0" and shape:
+        diagonal = params["offset"]
+        dim = params["dim2"] if diagonal >= 0 else params["dim1"]
+        if shape[params["dim1"]] and shape[params["dim2"]]:
+            offset += abs(diagonal) * parent.stride(dim % len(shape))
+    return offset
+
+
 def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple,
                multi_output: bool = False) -> "Tensor":
     """A tensor sharing ``parent``'s memory and version counter.
@@ -244,6 +286,11 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
         return t
     t = _wrap(data, requires_grad, grad_fn)
     t._data = data  # an empty view keeps the strides NumPy derived from its parent's
+    if CONJ_BITS_USED[0]:
+        _conj_bits(parent, t)
+    if not data.size and not step[0].__name__.startswith("AsStrided"):
+        # (as_strided places NumPy's pointer itself, empty or not)
+        t.__dict__["_empty_offset"] = _empty_view_offset(parent, step)
     counter = parent._version_counter()
     t._vc = INFERENCE_VC if counter is INFERENCE_DETACHED else counter
     base = parent._base if parent._base is not None else parent
@@ -796,6 +843,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             result._vc = INFERENCE_DETACHED
         if self._requires_grad:
             _record.note_cut("data", self, result)  # for explain_grad
+        if CONJ_BITS_USED[0]:
+            _conj_bits(self, result)
+        if not self._data.size:  # an empty view's storage offset (_empty_view_offset)
+            result.__dict__["_empty_offset"] = self.storage_offset()
         return result
 
     @data.setter
@@ -1251,6 +1302,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         t._vc = INFERENCE_DETACHED if counter is INFERENCE_VC else counter
         if self._requires_grad:
             _record.note_cut("detach", self, t)  # for explain_grad
+        if CONJ_BITS_USED[0]:
+            _conj_bits(self, t)
+        if not self._data.size:  # an empty view's storage offset (_empty_view_offset)
+            t.__dict__["_empty_offset"] = self.storage_offset()
         return t
 
     def detach_(self) -> "Tensor":

@@ -108,6 +108,13 @@ SAMPLES = {
                (((2, 3), A), ((2, 3), A)), note=f"double backward of log_softmax (dim {dim})")
         for dim in (-1, 0)
     ],
+    "ScaledDotProductFlashAttentionForCpu": [
+        Sample(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v),
+               (((1, 2, 3, 4), A), ((1, 2, 5, 4), A), ((1, 2, 5, 4), A))),
+        Sample(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                                          scale=0.7),
+               (((2, 1, 4, 3), A), ((2, 1, 4, 3), A), ((2, 1, 4, 3), A)), note="causal, scale"),
+    ],
     "DivScalar": [
         Sample(lambda lib, x: F(lib).cross_entropy(x, _probabilities(lib)), (((3, 4), A),)),
     ],

@@ -3,8 +3,8 @@
 Every expected value here is torch's own result on the same inputs, compared bit for bit:
 sums and means in torch's order of additions (ops/_cascade_sum.py), linspace's two halves as
 fused multiply-adds, and pow's exponents that torch computes by multiplication, square root or
-division. torch runs on one thread: past 32768 elements its full sums depend on its thread
-count (see _cascade_sum's docstring).
+division. torch and leafgrad run on one thread: past 32768 elements torch's full sums depend on
+its thread count, which leafgrad follows (see _cascade_sum's docstring).
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ FLOATS = [(np.float32, leafgrad.float32, torch.float32),
 
 @pytest.fixture(autouse=True)
 def _one_thread():
-    previous = torch.get_num_threads()
+    previous = torch.get_num_threads(), leafgrad.get_num_threads()
     torch.set_num_threads(1)
+    leafgrad.set_num_threads(1)
     yield
-    torch.set_num_threads(previous)
+    torch.set_num_threads(previous[0])
+    leafgrad.set_num_threads(previous[1])
 
 
 def _bits(ours, theirs) -> None:

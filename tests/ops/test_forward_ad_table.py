@@ -30,7 +30,8 @@ BEYOND_TORCH = {"MultiMarginLoss", "WeightNormInterface", "MultilabelMarginLoss"
                 "CtcLoss", "Cdist", "EuclideanDist", "Pdist", "Igamma", "Igammac",
                 "SpecialZeta", "SpecialZetaScalarSelf", "RreluWithNoiseInplace", "GridSampler2d",
                 "IndexReduce", "Cholesky", "HuberLossBackward", "ConvTbc",
-                "GridSampler2dBackward", "SoftMarginLossBackward"}
+                "GridSampler2dBackward", "SoftMarginLossBackward",
+                "ScaledDotProductFlashAttentionForCpu"}
 
 
 # Samples whose tangent torch 2.13 leaves undefined without an error (scatter_reduce's prod);

@@ -110,6 +110,10 @@ class ExtraMethods:
 
     def storage_offset(self) -> int:
         data = self._data
+        if not data.size:  # NumPy does not move an empty view (tensor.py: _empty_view_offset)
+            offset = self.__dict__.get("_empty_offset")
+            if offset is not None:
+                return offset
         root = data
         while root.base is not None and hasattr(root.base, "__array_interface__"):
             root = root.base

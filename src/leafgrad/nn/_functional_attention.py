@@ -48,6 +48,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         from .._construct import check_scalar_write
 
         check_scalar_write(float("-inf"), dtype)
+    if _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa):
+        from ..ops.attention import ScaledDotProductFlashAttentionForCpu
+
+        mask = None if attn_mask is None else attn_mask._data
+        return ScaledDotProductFlashAttentionForCpu.apply(
+            query, key, value, mask=mask, is_causal=bool(is_causal),
+            scale=1 / math.sqrt(query.size(-1)) if scale is None else float(scale))
     if dtype.name in ("float16", "bfloat16"):
         # torch's math path on the CPU computes reduced floating types in float32 and casts
         # the output back (ToCopyBackward0)
@@ -85,6 +92,27 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         weights = F.dropout(weights, dropout_p, True)
     out = weights @ value
     return out if out.dtype is dtype else out.to(dtype)
+
+
+def _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether torch's CPU dispatch (sdp_utils_cpp's use_flash_attention_cpp) picks the fused
+    kernel: 4-d floating query, key and value with equal batch sizes, head counts and head
+    dims, non-empty sequences, unit last strides, no dropout and a mask that is 2-d or 4-d and
+    does not require grad."""
+    if dropout_p > 0.0 or enable_gqa:
+        return False
+    tensors = (query, key, value)
+    if any(t.dim() != 4 for t in tensors) or not query.dtype.is_floating_point:
+        return False
+    if any(t.size(0) != query.size(0) or t.size(1) != query.size(1) for t in tensors):
+        return False
+    if any(t.size(-1) != query.size(-1) or t.stride(-1) != 1 for t in tensors):
+        return False
+    if query.size(-1) == 0 or query.size(-2) == 0 or key.size(-2) == 0:
+        return False
+    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.dim() not in (2, 4)):
+        return False
+    return True
 
 
 def bool_dtype():

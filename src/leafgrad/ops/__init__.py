@@ -425,4 +425,6 @@ from . import shape_copy  # noqa: E402,F401 - registers the view copies (permute
 from . import trilinear as _trilinear  # noqa: E402,F401 - registers _trilinear (bilinear)
 from . import extra_forms  # noqa: E402,F401 - torch.fill and conj_physical_ nodes
 from . import native_forms  # noqa: E402,F401 - torch.cholesky, native_dropout, ... nodes
+from . import attention  # noqa: E402,F401 - scaled_dot_product_attention's fused CPU node
+from ._aten import aten  # noqa: E402,F401 - torch.ops.aten
 from .conv_tbc import conv_tbc  # noqa: E402,F401 - torch.conv_tbc (ConvTbcBackward0)

@@ -27,8 +27,12 @@ of a C-contiguous array strictly in order (pairwise summation is only used along
 innermost axis), and ``add.accumulate`` always adds in order, so each level is one call. Only C-contiguous float32/float64 inputs reduced over everything or over one
 dimension (or several adjacent ones, or a leading and a trailing run: ``ends``) take this path;
 other cases use NumPy's sum. Past 32768 elements torch splits a
-full reduction among its threads, so its result depends on its thread count; this follows
-torch running on one thread.
+full reduction among its threads (``_thread_chunks``), so its result depends on its thread count;
+``total`` follows torch with ``leafgrad.get_num_threads()`` threads.
+
+float16 and bfloat16 (``reduced_total``) add in float32: a vector of 16 elements is loaded as 8
+float32 lanes, lane i holding element i plus element i + 8, and the lanes are row-summed as
+float32's; each thread's partial sum is rounded to the tensor's dtype before they are added.
 """
 
 from __future__ import annotations
@@ -158,9 +162,25 @@ def in_memory_order(a: np.ndarray) -> np.ndarray:
     return a.ravel(order="K")
 
 
-def applies(a: np.ndarray) -> bool:
+def applies(a: np.ndarray, unlimited: bool = False) -> bool:
+    """Whether ``a`` takes torch's order; ``unlimited``: past ORDER_LIMIT too (the float32 copy
+    of a float16 or bfloat16 tensor, whose sums are slow paths anyway)."""
     return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.size > 0 and a.flags.c_contiguous \
-        and (a.size <= ORDER_LIMIT or _cpu.torch_bits)
+        and (a.size <= ORDER_LIMIT or unlimited or _cpu.torch_bits)
+
+
+def dense_permutation(a: np.ndarray, dims) -> list | None:
+    """The permutation making a dense, non-contiguous ``a`` C-contiguous (a transposed tensor),
+    when a reduction over ``dims`` iterates it as that contiguous array: TensorIterator moves
+    the reduced dims innermost in the input's stride order and keeps the other dims in the
+    output's (logical) order, so the kept dims of size > 1 must already be in memory order."""
+    if a.flags.c_contiguous or a.ndim < 2 or a.size == 0:
+        return None
+    perm = sorted(range(a.ndim), key=lambda d: -a.strides[d])
+    if not a.transpose(perm).flags.c_contiguous:
+        return None
+    kept = [d for d in perm if d not in dims and a.shape[d] != 1]
+    return perm if kept == sorted(kept) else None
 
 
 # Fewer elements than a vector holds: a row sum of scalars is one sequence of additions,
@@ -169,8 +189,42 @@ _SHORT_ORDERS = [np.arange(n) if n < 4 else np.array([0, *range(4, n), 1, 2, 3])
                  for n in range(8)]
 
 
+# at::internal::GRAIN_SIZE: a full reduction of more elements is split among torch's threads
+_GRAIN = 32768
+
+
+def _thread_chunks(size: int):
+    """torch's split of a full reduction of ``size`` elements among its threads, or None when one
+    thread does it all: TensorIterator's two_pass_reduction gives each thread of at::parallel_for
+    (OpenMP: min(threads, ceil(size / GRAIN)) equal chunks, the last shorter) a buffer slot
+    starting at +0; the buffer, one slot per thread, is then summed as a tensor of its own.
+    Returns the (begin, end) ranges and the buffer's length."""
+    if size <= _GRAIN:
+        return None
+    from .._info import get_num_threads
+
+    threads = get_num_threads()
+    if threads == 1:
+        return None
+    count = min(threads, -(-size // _GRAIN))
+    step = -(-size // count)
+    return [(begin, min(size, begin + step)) for begin in range(0, size, step)], threads
+
+
 def total(a: np.ndarray) -> np.ndarray:
     """The sum of every element of ``a`` (``applies(a)``), as a 0-d array."""
+    chunks = _thread_chunks(a.size)
+    if chunks is None:
+        return _one_thread_total(a)
+    flat = a.reshape(-1)
+    ranges, slots = chunks
+    buffer = np.zeros(slots, a.dtype)
+    for slot, (begin, end) in enumerate(ranges):
+        buffer[slot] = _one_thread_total(flat[begin:end])
+    return _one_thread_total(buffer)
+
+
+def _one_thread_total(a: np.ndarray) -> np.ndarray:
     flat = a.reshape(-1)
     if flat.size < _VECTOR_BYTES // a.dtype.itemsize:
         value = np.add.accumulate(flat[_SHORT_ORDERS[flat.size]])[-1]
@@ -178,6 +232,67 @@ def total(a: np.ndarray) -> np.ndarray:
         value = _inner(flat.reshape(1, -1))[0]
     # + 0: torch's partial sums start at +0, so a sum of negative zeros is +0
     return np.asarray(value + a.dtype.type(0))
+
+
+_REDUCED_LANES = 16  # elements of a 2-byte float in one 32-byte vector
+
+
+def reduced_rows(rows: np.ndarray, vectorized: bool = True) -> np.ndarray:
+    """torch's float32 sums of the rows of a 2-d float32 array holding float16/bfloat16 values,
+    unrounded: rows of fewer than 16 elements (or not ``vectorized``: strided ones) by the
+    scalar row sum; else each vector of 16 as 8 float32 lanes (element i + element i + 8), the
+    lanes row-summed, the elements after the last full vector added in order, then the lanes
+    in order."""
+    count, width = rows.shape
+    if width < _REDUCED_LANES or not vectorized:
+        return _row_sum(np.ascontiguousarray(rows.T)) + np.float32(0)
+    vectors = width // _REDUCED_LANES
+    lanes = _REDUCED_LANES // 2
+    body = rows[:, : vectors * _REDUCED_LANES].reshape(count, vectors, 2, lanes)
+    pairs = body[:, :, 0] + body[:, :, 1]
+    if count > 1:
+        pairs = np.ascontiguousarray(pairs.transpose(1, 0, 2))
+    lane_sums = _row_sum(pairs.reshape(vectors, count * lanes)).reshape(count, lanes)
+    ordered = np.concatenate([np.zeros((count, 1), np.float32),
+                              rows[:, vectors * _REDUCED_LANES:], lane_sums], axis=1)
+    return np.add.accumulate(ordered, axis=1)[:, -1]
+
+
+def stride_order_copy(a: np.ndarray):
+    """A non-dense ``a``'s elements as a 1-d copy in the order of its strides (the innermost
+    dim the one of smallest stride: torch's float32 copy of a float16 tensor for a full sum
+    keeps that order), or None for broadcast (zero) or negative strides."""
+    dims = sorted((stride, size) for stride, size in zip(a.strides, a.shape) if size != 1)
+    if not dims or dims[0][0] <= 0:
+        return None
+    merged = [dims[0]]
+    for stride, size in dims[1:]:
+        if merged[-1][0] * merged[-1][1] == stride:
+            merged[-1] = (merged[-1][0], merged[-1][1] * size)
+        else:
+            merged.append((stride, size))
+    view = np.lib.stride_tricks.as_strided(a, shape=[size for _, size in reversed(merged)],
+                                           strides=[stride for stride, _ in reversed(merged)])
+    return np.ascontiguousarray(view).reshape(-1)
+
+
+def reduced_total(a: np.ndarray, round_to, vectorized: bool = True) -> np.ndarray:
+    """The sum of every element of a float16 array, or of a float32 array of bfloat16 values
+    (``round_to`` rounds float32 to the dtype), C-contiguous or in memory order (or 1-d and
+    strided: not ``vectorized``, torch's scalar row sum), as a 0-d array of that dtype: float32
+    additions, each thread's partial sum rounded to the dtype (see ``_thread_chunks``)."""
+    flat = a.reshape(-1)
+    if flat.dtype != np.float32:
+        flat = flat.astype(np.float32)
+    chunks = _thread_chunks(flat.size)
+    ranges, slots = chunks if chunks is not None else ([(0, flat.size)], 1)
+    buffer = np.zeros(slots, np.float32)
+    for slot, (begin, end) in enumerate(ranges):
+        part = reduced_rows(flat[begin:end].reshape(1, -1), vectorized)[0]
+        buffer[slot] = round_to(np.asarray(part)).astype(np.float32)
+    if slots == 1:
+        return round_to(np.asarray(buffer[0]))
+    return round_to(np.asarray(reduced_rows(buffer.reshape(1, -1))[0]))
 
 
 def along(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray | None:

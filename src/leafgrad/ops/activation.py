@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _mkl, _promote, _sleef_unary
+from . import _float_kernels, _layout, _mkl, _promote, _sleef_unary, _softmax_reduced
 from ._select import SELECT_MIN as _SELECT_MIN, where as _where, where_into as _where_into
 from ._special import erf
 from ..tensor import _wrap
@@ -679,6 +679,67 @@ def _check_softmax_dtype(a: np.ndarray, dim: int, name: str) -> None:
             f"\"{kernel}\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'")
 
 
+# Note: float16 and bfloat16 softmax
+# torch's kernels compute them in float32 with roundings of their own (ops/_softmax_reduced.py):
+# float16 here, bfloat16 in the ops' bfloat16_finish (their forwards see float32 values).
+
+def _to_float16(values) -> np.ndarray:
+    return np.asarray(values).astype(np.float16)
+
+
+def _to_bfloat16(values) -> np.ndarray:
+    from ._bfloat16 import to_bfloat16
+
+    return to_bfloat16(np.asarray(values))
+
+
+def _reduced_rounding(array: np.ndarray):
+    """The rounding to ``array``'s dtype when it is float16 or bfloat16, else None."""
+    if array.dtype == np.float16:
+        return _to_float16
+    if array.dtype.kind == "V":
+        return _to_bfloat16
+    return None
+
+
+def _bfloat16_softmax(log: bool):
+    def finish(out, operands, params):
+        a = operands[0]
+        if a.__class__ is not np.ndarray or not a.ndim or not a.size \
+                or out.__class__ is not np.ndarray:
+            return out
+        return _softmax_reduced.forward(a, params["dim"], log, _to_bfloat16)
+
+    return finish
+
+
+def _bfloat16_softmax_backward(kernel_name: str, log: bool):
+    def finish(out, operands, params):
+        grad, output = operands
+        if output.__class__ is not np.ndarray or out.__class__ is not np.ndarray:
+            return out
+        kernel = globals()[kernel_name].forward
+        if output.ndim == 0:
+            return _softmax_reduced.backward(kernel, np.reshape(grad, 1), output.reshape(1), 0,
+                                             _to_bfloat16, log).reshape(())
+        return _softmax_reduced.backward(kernel, grad, output, params["dim"], _to_bfloat16, log)
+
+    return finish
+
+
+def _reduced_softmax_backward(kernel, grad: np.ndarray, output: np.ndarray, dim: int,
+                              log: bool = False):
+    """A softmax backward of float16/bfloat16 arrays (Note: float16 and bfloat16 softmax), or
+    None for other dtypes."""
+    rounding = _reduced_rounding(output)
+    if rounding is None:
+        return None
+    if output.ndim == 0:  # one element: as a 1-element vector
+        return _softmax_reduced.backward(kernel, np.reshape(grad, 1), output.reshape(1), 0,
+                                         rounding, log).reshape(())
+    return _softmax_reduced.backward(kernel, grad, output, dim, rounding, log)
+
+
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
@@ -687,10 +748,13 @@ class Softmax(Op):
     vmap = batch.dims("dim")
     saves = {"result": ("self",)}
     torch_names = ("softmax", "nn.functional.softmax")
+    bfloat16_finish = staticmethod(_bfloat16_softmax(False))
 
     @staticmethod
     def forward(ctx, a, dim):
         _check_softmax_dtype(a, dim, "softmax")
+        if a.dtype == np.float16 and a.ndim and a.size:  # Note: float16 and bfloat16 softmax
+            return _softmax_reduced.forward(a.astype(np.float32), dim, False, _to_float16)
         a = _layout.contiguous(_float(a))
         with np.errstate(all="ignore"):
             if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(a):
@@ -702,6 +766,9 @@ class Softmax(Op):
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
             y = result._data
+            reduced = _reduced_softmax_backward(SoftmaxBackwardData.forward, grad._data, y, dim)
+            if reduced is not None:
+                return _wrap(reduced)
             if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim,
@@ -723,6 +790,7 @@ class SafeSoftmax(Softmax):
 
     node = "SafeSoftmaxBackward0"
     torch_names = ("_safe_softmax",)
+    bfloat16_finish = None
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -753,10 +821,18 @@ class LogSoftmax(Op):
     vmap = batch.dims("dim")
     saves = {"result": ("self",), "softmax": ("self",)}
     torch_names = ("log_softmax", "nn.functional.log_softmax")
+    bfloat16_finish = staticmethod(_bfloat16_softmax(True))
 
     @staticmethod
     def forward(ctx, a, dim):
         _check_softmax_dtype(a, dim, "log_softmax")
+        if a.dtype == np.float16 and a.size:  # Note: float16 and bfloat16 softmax
+            values = a.reshape(1) if a.ndim == 0 else a
+            out = _softmax_reduced.forward(values.astype(np.float32), dim if a.ndim else 0,
+                                           True, _to_float16)
+            if ctx is not None:  # (the backward takes the result alone)
+                ctx.keep("softmax", (None, None))
+            return out.reshape(a.shape)
         a = _layout.contiguous(_float(a))
         if a.size == 0:
             if ctx is not None:  # (the backward's factors, empty too: seed 28766 raised)
@@ -788,6 +864,10 @@ class LogSoftmax(Op):
         dim = self._params["dim"]
         if plain_backward():  # Note: array-level backwards
             y = self.saved("result")._data
+            reduced = _reduced_softmax_backward(LogSoftmaxBackwardData.forward, grad._data, y,
+                                                dim, True)
+            if reduced is not None:
+                return _wrap(reduced)
             if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
@@ -818,6 +898,7 @@ class SoftmaxBackwardData(Op):
     """``(grad_output - sum(grad_output * output, dim)) * output``."""
 
     node = "SoftmaxBackwardDataBackward0"
+    bfloat16_finish = staticmethod(_bfloat16_softmax_backward("SoftmaxBackwardData", False))
     vmap = batch.dims("dim")
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
@@ -825,6 +906,8 @@ class SoftmaxBackwardData(Op):
 
     @staticmethod
     def forward(ctx, grad, output, dim):
+        if output.dtype == np.float16:  # Note: float16 and bfloat16 softmax
+            return _reduced_softmax_backward(SoftmaxBackwardData.forward, grad, output, dim)
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.softmax_backward_lastdim(grad, output)
@@ -859,6 +942,7 @@ class LogSoftmaxBackwardData(Op):
     """``grad_output - exp(output) * sum(grad_output, dim)``."""
 
     node = "LogSoftmaxBackwardDataBackward0"
+    bfloat16_finish = staticmethod(_bfloat16_softmax_backward("LogSoftmaxBackwardData", True))
     vmap = batch.dims("dim")
     inputs = ("grad_output", "output")
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
@@ -866,6 +950,9 @@ class LogSoftmaxBackwardData(Op):
 
     @staticmethod
     def forward(ctx, grad, output, dim):
+        if output.dtype == np.float16:  # Note: float16 and bfloat16 softmax
+            return _reduced_softmax_backward(LogSoftmaxBackwardData.forward, grad, output, dim,
+                                             True)
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.log_softmax_backward_lastdim(grad, output)

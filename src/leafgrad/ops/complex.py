@@ -9,8 +9,9 @@ tensors untouched. A real input of an op whose gradient came out complex receive
 
 Note: conj is eager. torch's ``conj()`` is a lazy view with a conjugate bit; leafgrad computes
 the conjugate at once (a new array) and remembers the bit only to report ``is_conj()`` and to
-refuse what torch refuses on such tensors (view_as_real). Writing into ``z.conj()`` therefore
-does not write into ``z`` as it would in torch.
+refuse what torch refuses on such tensors (view_as_real, numpy()); views and aliases of such a
+tensor carry the bit as torch's do (tensor.py's _conj_bits). Writing into ``z.conj()``
+therefore does not write into ``z`` as it would in torch.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor
+from ..tensor import CONJ_BITS_USED, Tensor
 from . import _batching_rules as batch
 from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
@@ -406,13 +407,15 @@ _dtype.on_first_complex(install_complex_check)
 
 def mark_conj(tensor: Tensor) -> Tensor:
     """Record torch's conjugate bit on the result of ``conj()`` (see Note: conj is eager)."""
+    CONJ_BITS_USED[0] = True
     tensor.__dict__["_is_conj"] = True
     return tensor
 
 
 def mark_neg(tensor: Tensor) -> Tensor:
     """Record torch's negative bit (``z.conj().imag``: a view of the memory read negated; see
-    NegView). Like the conjugate bit here, it stays on this tensor, not on views of it."""
+    NegView). Like the conjugate bit, views and aliases of the tensor carry it too."""
+    CONJ_BITS_USED[0] = True
     tensor.__dict__["_is_neg"] = True
     return tensor
 

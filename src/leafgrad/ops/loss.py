@@ -36,8 +36,14 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean" and values.dtype == np.float16 and values.size:
         # torch's Half mean: the float32 sum divided by the count, rounded once (NumPy's
         # float16 mean rounds the sum first: tests/test_left4_findings.py)
-        wide = values.astype(np.float32)
-        return np.asarray(np.float16(wide.sum(dtype=np.float32) / np.float32(values.size)))
+        wide = np.ascontiguousarray(_cascade_sum.in_memory_order(values), np.float32)
+        total = _cascade_sum.total(wide) if _cascade_sum.applies(wide) else wide.sum()
+        return np.asarray(np.float16(total / np.float32(values.size)))
+    if reduction == "sum" and values.dtype == np.float16 and values.size:
+        # Note: float16 sums and means (ops/reduce.py)
+        return _cascade_sum.reduced_total(
+            np.ascontiguousarray(_cascade_sum.in_memory_order(values)),
+            lambda total: total.astype(np.float16))
     if reduction == "mean":
         if not values.size:  # torch's 0 / 0 (its bits), without NumPy's "Mean of empty slice"
             with np.errstate(invalid="ignore"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype
@@ -45,31 +47,84 @@ def _sum_all(a: np.ndarray, dtype) -> np.ndarray:
         a = _cascade_sum.in_memory_order(a)
     if _cascade_sum.applies(a):
         return _cascade_sum.total(a)
+    if a.dtype == np.float16 and a.size:
+        # Note: float16 sums and means; a strided 1-d tensor takes torch's scalar loop
+        if a.flags.c_contiguous or a.ndim - a.shape.count(1) <= 1:
+            flat = a.reshape(-1)  # (a view: one dim of size > 1)
+            return _cascade_sum.reduced_total(flat, _to_float16, flat.flags.c_contiguous)
+        # a non-dense tensor: torch sums a float32 copy (in stride order) and rounds once
+        copy = _cascade_sum.stride_order_copy(a)
+        if copy is not None:
+            return _cascade_sum.total(copy.astype(np.float32)).astype(np.float16)
     return np.asarray(a.sum(dtype=out_dtype))
 
 
-def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = True) -> np.ndarray:
+def _to_float16(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float16)
+
+
+def _bfloat16_total(out, operands, params):
+    """``bfloat16_finish`` of the full sum: torch's order for bfloat16 (``reduced_total``) in
+    place of float32's rounded once."""
+    from ._bfloat16 import to_bfloat16
+
+    a = operands[0]
+    if a.__class__ is not np.ndarray or not a.size or out.__class__ is not np.ndarray:
+        return out
+    if not a.flags.c_contiguous:
+        a = _cascade_sum.in_memory_order(a)
+        if not (a.flags.c_contiguous or a.ndim == 1):
+            return out
+    return _cascade_sum.reduced_total(a, lambda values: to_bfloat16(values, False))
+
+
+def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = True,
+              unlimited: bool = False) -> np.ndarray:
     """Sum over ``dims``; one dim of a contiguous float array in torch's order, non-adjacent
-    dims too where ``ordered`` (see Note: statistics in NumPy's order)."""
+    dims too where ``ordered`` (see Note: statistics in NumPy's order); ``unlimited``: see
+    ``_cascade_sum.applies``."""
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
     if a.dtype == np.float16 and a.size:
         # Note: float16 sums and means. torch adds float16 in float32 (its opmath type) and
         # rounds the result once: float32's order of additions, then the cast (NumPy adds an
-        # outer dim's rows in float16, rounding after each).
-        return np.asarray(_sum_dims(a.astype(np.float32), dims, keepdim, None, ordered)
+        # outer dim's rows in float16, rounding after each). Over every dim the full sum's
+        # order, each thread's part rounded (_sum_all).
+        if a.ndim and len(dims) == a.ndim:
+            total = _sum_all(a, None)
+            if total.dtype == np.float16:
+                return total.reshape((1,) * a.ndim) if keepdim else total
+        run = sorted(d % a.ndim for d in dims)
+        if a.flags.c_contiguous and run and run == list(range(run[0], a.ndim)):
+            # the trailing dims of a contiguous tensor: torch's float16 inner kernel (its lanes
+            # add pairs of elements 8 apart, not float32's), each row's sum rounded once
+            kept = a.shape[:run[0]]
+            rows = a.reshape(math.prod(kept), -1).astype(np.float32)
+            out = _cascade_sum.reduced_rows(rows).astype(np.float16)
+            shape = kept + (1,) * len(run) if keepdim else kept
+            return out.reshape(shape)
+        return np.asarray(_sum_dims(a.astype(np.float32), dims, keepdim, None, ordered, True)
                           .astype(np.float16))
+    if a.dtype.kind == "f" and len(dims) < a.ndim:
+        perm = _cascade_sum.dense_permutation(a, dims)
+        if perm is not None:  # a transposed tensor: the sum of its contiguous permutation
+            inner = tuple(sorted(perm.index(d) for d in dims))
+            out = _sum_dims(a.transpose(perm), inner, True, None, ordered, unlimited)
+            out = np.ascontiguousarray(out.transpose(np.argsort(perm)))
+            if not keepdim:
+                out = out.reshape(tuple(n for d, n in enumerate(a.shape) if d not in dims))
+            return out
     if not a.flags.c_contiguous and a.ndim > 1 and len({d % a.ndim for d in dims}) == a.ndim:
         flat = _cascade_sum.in_memory_order(a)  # every dim: the full sum's order
-        if _cascade_sum.applies(flat):
+        if _cascade_sum.applies(flat, unlimited):
             out = _cascade_sum.total(flat)
             return out.reshape((1,) * a.ndim) if keepdim else out
-    if len(dims) == 1 and _cascade_sum.applies(a):
+    if len(dims) == 1 and _cascade_sum.applies(a, unlimited):
         out = _cascade_sum.along(a, dims[0], keepdim)
         if out is not None:
             return out
-    elif dims and _cascade_sum.applies(a) and a.flags.c_contiguous:
+    elif dims and _cascade_sum.applies(a, unlimited) and a.flags.c_contiguous:
         # several adjacent dims of a contiguous array: torch's TensorIterator merges them into
         # one, so they add in the order of one dim (all of them: the full sum's)
         run = sorted(d % a.ndim for d in dims)
@@ -85,7 +140,7 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
                          else kept)
                 return np.asarray(out).reshape(shape)
         else:
-            out = _several_dims(a, run) if ordered else None
+            out = _several_dims(a, run, unlimited) if ordered else None
             if out is not None:
                 shape = (tuple(1 if i in run else n for i, n in enumerate(a.shape)) if keepdim
                          else tuple(n for i, n in enumerate(a.shape) if i not in run))
@@ -96,14 +151,14 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
 _ORDERED_LIMIT = 1 << 16  # elements (as the 2-norm's lane order, reductions_stats.py)
 
 
-def _several_dims(a: np.ndarray, dims: list):
+def _several_dims(a: np.ndarray, dims: list, unlimited: bool = False):
     """Sum over non-adjacent ``dims`` in torch's order (``_cascade_sum.several``); size-1
     dimensions are dropped first, as TensorIterator does. None when that leaves one run of
     reduced dims or none (the callers' NumPy sum), and for more than ``_ORDERED_LIMIT``
     elements unless ``backends.cpu.torch_bits``: the ordered sum costs several NumPy passes
     (BatchNorm2d's backward, whose own formula is not torch's kernel anyway, took 45% longer
     on a 32x16x14x14 input with it)."""
-    if 0 in a.shape or (a.size > _ORDERED_LIMIT and not _cpu.torch_bits):
+    if 0 in a.shape or (a.size > _ORDERED_LIMIT and not (_cpu.torch_bits or unlimited)):
         return None
     keep = [i for i, n in enumerate(a.shape) if n != 1]
     squeezed = a.reshape([a.shape[i] for i in keep])
@@ -133,6 +188,7 @@ class Sum(Op):
     complex_ok = True
     vmap = batch.reduce_all("SumDim")
     torch_names = ("sum",)
+    bfloat16_finish = staticmethod(_bfloat16_total)
 
     @staticmethod
     def forward(ctx, a, dtype=None):
@@ -146,9 +202,19 @@ class Sum(Op):
     jvp = auto_linear
 
 
+def _bfloat16_sum_dims(out, operands, params):
+    """``bfloat16_finish`` of a sum over every dim given as dims: the full sum's."""
+    a = operands[0]
+    if a.__class__ is not np.ndarray or not a.ndim or len(params["dim"]) != a.ndim:
+        return out
+    total = _bfloat16_total(out, operands, params)
+    return total.reshape((1,) * a.ndim) if params.get("keepdim") else total
+
+
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    bfloat16_finish = staticmethod(_bfloat16_sum_dims)
     uint_kernel = staticmethod(_uint.only_with_dtype("sum_cpu"))
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
@@ -181,6 +247,30 @@ def _mean_check(a: np.ndarray, dtype, name: str = "mean") -> None:
         )
 
 
+def _mean_all(a: np.ndarray, unlimited: bool = False) -> np.ndarray:
+    """The mean of a non-empty ``a``: torch divides its sum by the count."""
+    if not a.flags.c_contiguous:
+        a = _cascade_sum.in_memory_order(a)
+        if a.dtype.kind == "f" and unlimited and not (a.ndim == 1 or a.flags.c_contiguous):
+            a = np.ascontiguousarray(a)  # torch's float32 copy of a non-dense float16 tensor
+    if _cascade_sum.applies(a, unlimited):
+        return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(a.mean(dtype=a.dtype))
+
+
+def _bfloat16_mean(out, operands, params):
+    """``bfloat16_finish`` of the full mean: torch's float32 sum of the float32 copy (past
+    ORDER_LIMIT too), divided by the count, rounded once."""
+    from ._bfloat16 import to_bfloat16
+
+    a = operands[0]
+    if (a.__class__ is not np.ndarray or a.size <= _cascade_sum.ORDER_LIMIT
+            or params.get("dtype") is not None or out.__class__ is not np.ndarray):
+        return out
+    return to_bfloat16(_mean_all(a, True), False)
+
+
 @register
 class Mean(Op):
     node = "MeanBackward0"
@@ -188,6 +278,7 @@ class Mean(Op):
     complex_ok = True
     vmap = batch.reduce_all("MeanDim")
     torch_names = ("mean",)
+    bfloat16_finish = staticmethod(_bfloat16_mean)
 
     @staticmethod
     def forward(ctx, a, dtype=None):
@@ -197,16 +288,12 @@ class Mean(Op):
             ctx.keep("self_sym_numel", a.size)
         if dtype is not None:
             a = a.astype(dtype.np)
-        if a.size == 0:  # nan, as torch, without NumPy's "Mean of empty slice" warning
-            return np.full((), np.nan, a.dtype)
+        if a.size == 0:  # torch's 0 / 0 (its sign bit), without NumPy's "Mean of empty slice"
+            with np.errstate(invalid="ignore"):
+                return np.divide(np.zeros((), a.dtype), a.dtype.type(0))
         if a.dtype == np.float16:  # Note: float16 sums and means
-            return np.asarray(Mean.forward(None, a.astype(np.float32)).astype(np.float16))
-        if not a.flags.c_contiguous:
-            a = _cascade_sum.in_memory_order(a)
-        if _cascade_sum.applies(a):  # torch divides its sum by the count
-            return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(a.mean(dtype=a.dtype))
+            return np.asarray(_mean_all(a.astype(np.float32), True).astype(np.float16))
+        return _mean_all(a)
 
     def backward(self, grad):
         from .loss import DivScalar
@@ -217,9 +304,22 @@ class Mean(Op):
     jvp = auto_linear
 
 
+def _bfloat16_mean_dims(out, operands, params):
+    """``bfloat16_finish`` of a mean over dims: torch's float32 order past ORDER_LIMIT too."""
+    from ._bfloat16 import to_bfloat16
+
+    a = operands[0]
+    if (a.__class__ is not np.ndarray or a.size <= _cascade_sum.ORDER_LIMIT
+            or params.get("dtype") is not None or out.__class__ is not np.ndarray):
+        return out
+    return to_bfloat16(_mean_dims(a, params["dim"], params.get("keepdim", False),
+                                  params.get("ordered", True), True), out.ndim > 0)
+
+
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    bfloat16_finish = staticmethod(_bfloat16_mean_dims)
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.dims("dim", all_dims=True)
@@ -234,25 +334,9 @@ class MeanDim(Op):
         if dtype is not None:
             a = a.astype(dtype.np)
         if a.dtype == np.float16 and a.size:  # Note: float16 sums and means
-            return np.asarray(MeanDim.forward(None, a.astype(np.float32), dim, keepdim, None,
-                                              ordered).astype(np.float16))
-        if len(dim) == 1 and _cascade_sum.applies(a):  # torch divides its sum by the count
-            total = _cascade_sum.along(a, dim[0], keepdim)
-            if total is not None:
-                return total / a.dtype.type(a.shape[dim[0]])
-        elif dim and a.size and _cascade_sum.applies(a) and a.flags.c_contiguous:
-            count = 1
-            for d in dim:
-                count *= a.shape[d]
-            return _layout.contiguous(np.asarray(
-                _sum_dims(a, tuple(dim), keepdim, None, ordered) / a.dtype.type(count)))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
-                total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)
-                count = int(np.prod([a.shape[d] for d in np.atleast_1d(dim)])) if dim is not None \
-                    else a.size
-                return _layout.contiguous(np.asarray(total / a.dtype.type(count)))
-            return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
+            return np.asarray(_mean_dims(a.astype(np.float32), dim, keepdim, ordered, True)
+                              .astype(np.float16))
+        return _mean_dims(a, dim, keepdim, ordered, False)
 
     def backward(self, grad):
         params = self._params
@@ -266,6 +350,29 @@ class MeanDim(Op):
                                other=count)
 
     jvp = auto_linear
+
+
+def _mean_dims(a: np.ndarray, dim: tuple, keepdim: bool, ordered: bool, unlimited: bool):
+    """The mean over ``dim``: torch divides its sum by the count."""
+    if len(dim) == 1 and _cascade_sum.applies(a, unlimited):
+        total = _cascade_sum.along(a, dim[0], keepdim)
+        if total is not None:
+            return total / a.dtype.type(a.shape[dim[0]])
+    elif dim and a.size and a.dtype.kind == "f" and (
+            _cascade_sum.applies(a, unlimited)
+            or _cascade_sum.dense_permutation(a, dim) is not None):
+        count = 1
+        for d in dim:
+            count *= a.shape[d]
+        return _layout.contiguous(np.asarray(
+            _sum_dims(a, tuple(dim), keepdim, None, ordered, unlimited) / a.dtype.type(count)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
+            total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)
+            count = int(np.prod([a.shape[d] for d in np.atleast_1d(dim)])) if dim is not None \
+                else a.size
+            return _layout.contiguous(np.asarray(total / a.dtype.type(count)))
+        return _layout.contiguous(a.mean(axis=dim, keepdims=keepdim, dtype=a.dtype))
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name

@@ -21,7 +21,8 @@ from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
-from .reduce import _expand_back, _mean_check, _sum_dims, _sum_dtype, reduce_dims
+from .reduce import (_bfloat16_total, _expand_back, _mean_check, _sum_all, _sum_dims, _sum_dtype,
+                     reduce_dims)
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -315,9 +316,23 @@ def logsumexp(tensor, dim, keepdim=False):
 # -- nansum / nanmean -----------------------------------------------------------------------------
 
 
+def _bfloat16_nansum(out, operands, params):
+    """``bfloat16_finish`` of nansum over every dim: the bfloat16 full sum's order
+    (``_cascade_sum.reduced_total``) with NaNs read as 0."""
+    a = operands[0]
+    if (a.__class__ is not np.ndarray or not a.size or len(params["dim"]) != a.ndim
+            or params.get("dtype") is not None):
+        return out
+    zeroed = a.copy(order="K")
+    zeroed[np.isnan(zeroed)] = 0
+    total = _bfloat16_total(out, [zeroed], params)
+    return total.reshape((1,) * a.ndim) if params.get("keepdim") else total
+
+
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    bfloat16_finish = staticmethod(_bfloat16_nansum)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'nansum on CPU does not support complex inputs'
     complex_error_type = "RuntimeError"
@@ -327,6 +342,19 @@ class Nansum(Op):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
+        full = len(dim) == a.ndim
+        if dtype is None and a.dtype.kind == "f" and a.size and (
+                a.dtype != np.float16 or full and a.ndim - a.shape.count(1) <= 1
+                or full and a.flags.c_contiguous):
+            # the sum's order with NaNs read as 0, as torch's kernel loads them. Not float16
+            # over some dims: torch's sum computes those in float32, its nansum in float16
+            # (rounding as it stores each row's sum), which leafgrad does not replay.
+            zeroed = a.copy(order="K")
+            zeroed[np.isnan(zeroed)] = 0
+            if full:
+                out = _sum_all(zeroed, None)
+                return out.reshape((1,) * a.ndim) if keepdim else out
+            return _layout.contiguous(_sum_dims(zeroed, tuple(dim), keepdim, None))
         return _layout.contiguous(np.nansum(a, axis=dim, keepdims=keepdim,
                                             dtype=_sum_dtype(a, dtype)))
 

@@ -1,0 +1,119 @@
+"""torch's fused attention on the CPU: ``_scaled_dot_product_flash_attention_for_cpu``.
+
+scaled_dot_product_attention takes it, not the math path, for 4-d query, key and value of one
+floating dtype with equal head dims, no dropout and a mask (boolean or additive) that does not
+require grad (nn/_functional_attention.py decides); its node is
+ScaledDotProductFlashAttentionForCpuBackward0 over (query, key, value) alone. torch's kernel
+works in blocks with an online softmax, so its last bits differ from this one's, which
+computes ``softmax(q @ k^T * scale + mask) @ v`` in the tensors' floating type (float32 for
+float16/bfloat16) and rounds once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Op, register
+
+
+def _bias(mask, is_causal: bool, length: int, source: int, dtype) -> np.ndarray | None:
+    """The additive mask: -inf where a boolean mask is False or above the causal diagonal."""
+    bias = None
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            bias = np.where(mask, dtype.type(0), dtype.type(-np.inf))
+        else:
+            bias = mask.astype(dtype)
+    if is_causal:
+        causal = np.where(np.tri(length, source, dtype=bool), dtype.type(0), dtype.type(-np.inf))
+        bias = causal if bias is None else bias + causal
+    return bias
+
+
+def _probabilities(q, k, bias, scale):
+    """softmax(q @ k^T * scale + bias) over the last dim; a fully masked row gives zeros."""
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(scale)
+    if bias is not None:
+        scores = scores + bias
+    top = scores.max(axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        weights = np.exp(scores - top)
+        total = weights.sum(axis=-1, keepdims=True)
+        return np.where(total > 0, weights / np.where(total > 0, total, 1), 0)
+
+
+def _work_dtype(a: np.ndarray) -> np.dtype:
+    return np.dtype(np.float64) if a.dtype == np.float64 else np.dtype(np.float32)
+
+
+@register
+class ScaledDotProductFlashAttentionForCpu(Op):
+    node = "ScaledDotProductFlashAttentionForCpuBackward0"
+    inputs = ("query", "key", "value")
+    saves = {"query": ("query", "key", "value"), "key": ("query", "key", "value"),
+             "value": ("query", "key", "value")}
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, query, key, value, mask=None, is_causal=False, scale=1.0):
+        work = _work_dtype(query)
+        q, k, v = (a.astype(work, copy=False) for a in (query, key, value))
+        bias = _bias(mask, is_causal, q.shape[-2], k.shape[-2], work)
+        out = np.matmul(_probabilities(q, k, bias, scale), v)
+        return np.ascontiguousarray(out).astype(query.dtype, copy=False)
+
+    def backward(self, grad):
+        params = self._params
+        q, k, v = self.saved("query"), self.saved("key"), self.saved("value")
+        work = _work_dtype(q._data)
+        reduced = q._data.dtype != work
+        if reduced:
+            q, k, v, grad = q.float(), k.float(), v.float(), grad.float()
+        scale = params["scale"]
+        weights = self._weights(q, k)
+        grad_value = weights.transpose(-2, -1) @ grad
+        grad_weights = grad @ v.transpose(-2, -1)
+        grad_scores = weights * (grad_weights - (grad_weights * weights).sum(-1, keepdim=True))
+        grad_query = (grad_scores @ k) * scale
+        grad_key = (grad_scores.transpose(-2, -1) @ q) * scale
+        grads = (grad_query, grad_key, grad_value)
+        if reduced:
+            grads = tuple(g.to(self.saved("query").dtype) for g in grads)
+        return tuple(g if self.needs_grad(i) else None for i, g in enumerate(grads))
+
+    def jvp(self, tangents, primals, result):
+        # torch has no forward-mode formula for this op; leafgrad's: with P = softmax(S),
+        # S = q k^T * scale + mask, out = P v: dS = (dq k^T + q dk^T) * scale,
+        # dP = P * (dS - sum(dS * P)), d(out) = dP v + P dv
+        query, key, value = primals
+        t_query, t_key, t_value = (list(tangents) + [None] * 3)[:3]
+        weights = self._weights(query, key)
+        scale = self._params["scale"]
+        t_scores = None
+        if t_query is not None:
+            t_scores = (t_query @ key.transpose(-2, -1)) * scale
+        if t_key is not None:
+            part = (query @ t_key.transpose(-2, -1)) * scale
+            t_scores = part if t_scores is None else t_scores + part
+        out = None
+        if t_scores is not None:
+            t_weights = weights * (t_scores - (t_scores * weights).sum(-1, keepdim=True))
+            out = t_weights @ value
+        if t_value is not None:
+            part = weights @ t_value
+            out = part if out is None else out + part
+        return out
+
+    def _weights(self, query, key):
+        """softmax(q @ k^T * scale + mask) as recorded Tensor ops (fully masked rows: 0)."""
+        from ..tensor import _wrap
+
+        params = self._params
+        work = _work_dtype(query._data)
+        bias = _bias(params["mask"], params["is_causal"], query.shape[-2], key.shape[-2], work)
+        scores = (query @ key.transpose(-2, -1)) * params["scale"]
+        if bias is not None:
+            scores = scores + _wrap(bias)
+        weights = scores.softmax(-1)
+        return weights if bias is None else weights.nan_to_num(0.0)
