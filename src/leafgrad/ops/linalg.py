@@ -254,11 +254,7 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise; float16
     and bfloat16 as torch's own loops compute them (Note: half-precision gemm)."""
     if a.dtype.name in _REDUCED and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
-        result = _reduced_gemm(a, b)
-        if result is not None:
-            return result
-        if a.dtype.name == "bfloat16":  # (ml_dtypes' matmul: NumPy's slow generic loop)
-            return (a.astype(_F32) @ b.astype(_F32)).astype(a.dtype)
+        return _reduced_gemm(a, b)
     if _blas.off():
         return a @ b
     result = _blas.mm(a, b)
@@ -510,9 +506,7 @@ class Addmm(Op):
                 and a.dtype == b.dtype == bias.dtype and a.shape[1] == b.shape[0] \
                 and np.broadcast_shapes(bias.shape, (a.shape[0], b.shape[1])) \
                 == (a.shape[0], b.shape[1]):
-            result = _reduced_gemm(a, b, bias, beta, alpha)  # Note: half-precision gemm
-            if result is not None:
-                return result
+            return _reduced_gemm(a, b, bias, beta, alpha)  # Note: half-precision gemm
         product = Mm.forward(None, a, b)
         if alpha != 1:
             product = product * alpha
@@ -693,10 +687,7 @@ def _reduced_bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         for index in range(k):
             total += left[:, :, index, None] * right[:, None, index, :]
         return total.astype(dtype)
-    parts = [_reduced_gemm(a[index], b[index]) for index in range(batch)]
-    if any(part is None for part in parts):  # past the replay limit
-        return (a.astype(_F32) @ b.astype(_F32)).astype(dtype)
-    return np.stack(parts)
+    return np.stack([_reduced_gemm(a[index], b[index]) for index in range(batch)])
 
 
 # Note: the add*bmm kernels
