@@ -329,6 +329,8 @@ def array_from_data(data, target=None) -> np.ndarray:
 
         return to_bfloat16(np.array(data, dtype=np.float64), vector=False)
     with np.errstate(over="ignore", invalid="ignore"):  # torch rounds 1e8 to a float16 inf silently
+        if target.name == "float16":  # through float32 (Note: casts to float16, _dtype.py)
+            return np.array(data, dtype=np.float32).astype(np.float16)
         return np.array(data, dtype=target.np)
 
 
@@ -364,6 +366,17 @@ def checked_operand(value, np_dtype: np.dtype, floats: bool = False):
 
 
 def check_scalar_write(value, target, setitem: bool = False, half: bool = True):
+    """``value`` as written into a tensor of leafgrad dtype ``target`` (see
+    ``_check_scalar_write``); a float into float16 rounded to float32 first, as c10::Half
+    takes it (Note: casts to float16, _dtype.py)."""
+    value = _check_scalar_write(value, target, setitem, half)
+    if value.__class__ is float and target.name == "float16":
+        with np.errstate(over="ignore"):
+            return float(np.float32(value))
+    return value
+
+
+def _check_scalar_write(value, target, setitem: bool = False, half: bool = True):
     """``value`` as written into a tensor of leafgrad dtype ``target``, or torch's error if it
     cannot be (Note: checked scalar writes). ``setitem``: ``t[i] = v``; ``half=False``:
     float16/bfloat16 take any value (full_like, new_full). An int written as a float or a bool

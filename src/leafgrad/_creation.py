@@ -85,6 +85,8 @@ def copied(array: np.ndarray, np_dtype=None, outside: bool = True) -> np.ndarray
     baking the capture's values (_compile/sources.py)."""
     if outside and _capture.active:
         return _capture.tracer.copied_array(array, np_dtype)
+    if np_dtype is not None and np.dtype(np_dtype).char == "e" and array.dtype.char != "e":
+        return _dtype.half_cast(array)  # Note: casts to float16 (_dtype.py)
     return np.array(array, dtype=np_dtype, copy=True)
 
 
@@ -97,7 +99,10 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data.to(dtype)
     dtype = _argparse.dtype_arg("as_tensor", dtype)
     if isinstance(data, np.ndarray):
-        array = data if dtype is None else data.astype(dtype.np, copy=False)
+        if dtype is not None and dtype.np.char == "e" and data.dtype.char != "e":
+            array = _dtype.half_cast(data)  # Note: casts to float16 (_dtype.py)
+        else:
+            array = data if dtype is None else data.astype(dtype.np, copy=False)
         array = _infer_array(array) if array.dtype.kind not in "fiub" else array
         shares = np.may_share_memory(array, data)
         if not shares and _capture.active:  # a converted copy: read live by a replay

@@ -238,6 +238,25 @@ _TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex32}
 # (bfloat16 has no complex counterpart: torch's bfloat16 * 1j is complex64, as float32's)
 
 
+# Note: casts to float16
+# c10::Half is built from a float: torch converts a double (or a 64-bit integer) to float16
+# through float32, rounding twice, where NumPy rounds once. The two differ where the float32
+# value lands on a float16 midpoint (1 + 2**-11 + 2**-30 is 1.0 in torch, 1.0009765625 in
+# NumPy): about one float64 value in 8,192. Casts into float16 from wider types go through
+# float32 here (``half_cast``; Python numbers written into float16 tensors: _construct.py).
+_EXACT_IN_FLOAT32 = frozenset("e f ? b B h H".split())
+
+
+def half_cast(array: np.ndarray) -> np.ndarray:
+    """``array`` cast to float16 as torch casts: through float32 unless exact there."""
+    if array.dtype.char in _EXACT_IN_FLOAT32:
+        return array.astype(np.float16)
+    if array.dtype.kind == "c":
+        array = array.real
+    with np.errstate(over="ignore", invalid="ignore"):
+        return array.astype(np.float32).astype(np.float16)
+
+
 def check_storable(d: dtype) -> None:
     """Raise for complex32, the one torch dtype leafgrad names but cannot hold (NumPy has no
     complex half type)."""

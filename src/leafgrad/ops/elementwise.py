@@ -12,6 +12,7 @@ from . import _float_kernels, _layout, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from .. import _dtype as _dtype_module
 from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import checked_operand, unsigned_fill
@@ -1338,6 +1339,8 @@ class ToCopy(Op):
             a = a.real
         if dtype.kind == "V" and a.dtype != dtype:  # to bfloat16: torch's rounding and NaNs
             return _layout.like(_bfloat16.to_bfloat16(a), a)
+        if dtype.char == "e" and a.dtype.char != "e":  # Note: casts to float16 (_dtype.py)
+            return _layout.like(_dtype_module.half_cast(a), a)
         return _layout.like(a.astype(dtype, copy=True), a)  # clone's layout (Preserve)
 
     def backward(self, grad):
@@ -1366,7 +1369,10 @@ class Copy(Op):
             src = np.asarray(src)
         if src.shape != a.shape:
             _promote.check_broadcast(a.shape, src.shape)
-        return np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape)).astype(a.dtype)
+        src = np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape))
+        if a.dtype.char == "e" and src.dtype.char != "e":  # Note: casts to float16 (_dtype.py)
+            return _dtype_module.half_cast(src)
+        return src.astype(a.dtype)
 
     def backward(self, grad):
         return _zeros_like(grad), grad  # the overwritten values: torch's zeros_like(grad)
