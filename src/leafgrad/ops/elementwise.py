@@ -201,6 +201,29 @@ class RsubTensor(Op):
         return jvp_sum(tangents, lambda t: -t if alpha == 1 else t * -alpha, lambda t: t)
 
 
+# Note: float16 by a scalar
+# torch's mul and div kernels take a scalar second operand (a Python number, or any 0-d
+# tensor: a "CPU scalar") of a float16 tensor at its original value in float32, compute in
+# float32 and round once (iter.original_scalar_value<opmath_t>); the general path would round
+# the scalar to float16 first. h * (1 / 3) differed on a third of float16 values, h / 70000.
+# gave 0 (70000 is inf in float16) where torch gives 2.1e-05. add and sub do round the scalar
+# (their kernels take no such path), and so does a scalar first operand.
+def _half_by_scalar(ufunc, a: np.ndarray, b):
+    """``ufunc(a, b)`` for a float16 array ``a`` and a real scalar ``b`` as torch computes it,
+    or None when ``b`` is no such scalar (or makes the result another dtype)."""
+    kind = b.__class__
+    if kind is float or kind is int:
+        value = b
+    elif kind is np.ndarray and b.ndim == 0 and b.dtype.kind in "fiu" and (
+            a.ndim or b.dtype.kind in "iu" or b.dtype.char == "e"):
+        # (two 0-d operands promote as dimensioned ones: a float32 one wins over float16)
+        value = b.item()
+    else:
+        return None
+    with np.errstate(all="ignore"):
+        return ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
+
+
 @register
 class Mul(Op):
     """Elementwise product."""
@@ -220,6 +243,10 @@ class Mul(Op):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.__class__ is np.ndarray and a.dtype.char == "e":
+            scaled = _half_by_scalar(np.multiply, a, b)
+            if scaled is not None:
+                return scaled
         a, b = _promote.binary(a, b)
         return a * b
 
@@ -338,6 +365,10 @@ class Div(Op):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.__class__ is np.ndarray and a.dtype.char == "e":
+            scaled = _half_by_scalar(np.true_divide, a, b)
+            if scaled is not None:
+                return scaled
         a, b = _promote.binary(a, b)
         if a.dtype.kind not in "fc":
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
