@@ -42,3 +42,21 @@ def test_half_mul_div_by_scalars():
         results.append([str(item) if not isinstance(item, list) else item for item in out])
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def test_bfloat16_scalar_operands():
+    # torch casts scalar operands of a bfloat16 op to bfloat16 first (257 -> 256), ints and
+    # 0-d integer tensors included, except the second operand of mul/div/lerp (read in float32)
+    values = np.array([1.0, 0.0, 3.0, 2.5, -7.75, 300.0, 1e-3], dtype=np.float32)
+    results = []
+    for lib in (lg, torch):
+        b = lib.tensor(values).bfloat16()
+        out = []
+        for s in (257, 1 / 3, 0.1, 65793, -513):
+            for scalar in (s, lib.tensor(s)):
+                out += [b + scalar, b - scalar, b * scalar, b / scalar, scalar * b, scalar + b,
+                        lib.lerp(b, b * 2, 0.3), lib.clamp(b, max=s), lib.where(b > 1, b, s)]
+                if isinstance(scalar, lib.Tensor):
+                    out += [scalar / b, scalar - b]
+        results.append([t.float().tolist() for t in out])
+    np.testing.assert_array_equal(np.asarray(results[0]), np.asarray(results[1]))

@@ -108,10 +108,16 @@ def _refuse(kernel, arrays, params) -> None:
 
 
 def _round_operand(value, bf16):
-    """A Python float or a (0-d) floating array of another dtype as torch's cast to bfloat16
-    of the operands leaves it, in float32."""
+    """A Python number or a (0-d) floating or integer array of another dtype as torch's cast
+    to bfloat16 of the operands leaves it, in float32."""
     if value.__class__ is float:
         return float(np.float32(value).astype(bf16))
+    if value.__class__ is int:  # (one bfloat16 holds exactly stays an int)
+        with np.errstate(over="ignore"):
+            rounded = float(np.float32(value).astype(bf16))
+        return value if rounded == value else rounded
+    if value.__class__ is np.ndarray and value.ndim == 0 and value.dtype.kind in "iu":
+        return value.astype(np.float32).astype(bf16).astype(np.float32)
     if value.__class__ is np.ndarray and value.dtype.kind == "f" and value.dtype != _F32:
         return value.astype(np.float32).astype(bf16).astype(np.float32)
     if value.__class__ is np.ndarray and value.dtype == _F32 and value.ndim == 0:
@@ -152,8 +158,11 @@ def _wrap_forward(cls, forward):
             follows = (cls.bfloat16_follows_self and arrays and arrays[0].__class__ is np.ndarray
                        and arrays[0].dtype == bf16)
             return _round(out) if follows else out
-        if not cls.opmath_scalars:  # torch's TensorIterator casts them to bfloat16 first
-            widened = [_round_operand(value, bf16) for value in widened]
+        # torch's TensorIterator casts scalar operands to bfloat16 first, but mul/div/lerp
+        # (opmath_scalars) read a second-operand scalar at its own value in float32
+        widened = [value if cls.opmath_scalars and index == 1 else _round_operand(value, bf16)
+                   for index, value in enumerate(widened)]
+        if not cls.opmath_scalars:
             for name in (*cls.uint_params, "alpha"):  # add's alpha is cast too
                 if name in new_params:
                     if new_params is params:
