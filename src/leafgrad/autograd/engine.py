@@ -566,6 +566,13 @@ def _run_hooked(node: Node, hookset, buffer: list, compute: bool = True):
     else:  # the pre-hooks replaced every gradient with None: torch's backward gives None too
         grads_in = (None,) * len(node.next_functions)
     if hookset.post:
+        task = _running.tasks[-1] if getattr(_running, "tasks", None) else None
+        if task is not None and task.partial and getattr(node, "masks_unneeded_grads", False):
+            # (Note: unneeded input gradients, ops/registry.py) an input pruned from this
+            # backward gets None (generated-program seed 47150)
+            needed = task.nodes
+            grads_in = tuple(None if child is not None and child not in needed else grad
+                             for grad, child in zip(grads_in, node._next_nodes))
         for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
             if _observer is not None:
