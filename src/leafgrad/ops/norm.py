@@ -98,9 +98,22 @@ class _Normalisation(Op):
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
         x = self.saved("input") if mask[0] or mask[1] else None
+        if mask[0] or mask[1] or mask[2]:
+            exact = type(self).torch_backward(grad._data, None if x is None else x._data,
+                                              weight, p, mask)
+            if exact is not None:
+                from ..tensor import _wrap
+
+                return tuple(None if out is None else _wrap(out) for out in exact)
         return type(self).grads(grad, x, weight, p, mask, self.input_shape(0),
                                 self.input_shape(1) if mask[1] else None,
                                 self.input_shape(2) if mask[2] else None)
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask):
+        """torch's backward kernel's ``(grad_input, grad_weight, grad_bias)`` arrays bit for
+        bit (ops/_norm_kernels.py; None where not in ``mask``), or None where not replayed."""
+        return None
 
     double_backward = None  # the op recording this backward under create_graph, if any
 
@@ -148,6 +161,9 @@ class _Normalisation(Op):
         return jvp_sum(tangents, through_input, through_weight, lambda t: t.reshape(affine))
 
 
+_EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
+
+
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
@@ -160,6 +176,21 @@ class LayerNorm(_Normalisation):
     @staticmethod
     def torch_kernel(x, weight, bias, params):
         return _norm_kernels.layer_norm(x, weight, bias, params["eps"], params["normalized_ndim"])
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask):
+        # float32 only, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits: the
+        # replay's statistics (RowwiseMoments) cost a few times NumPy's
+        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or \
+                x is not None and x.__class__ is not np.ndarray or \
+                grad.size > _EXACT_BACKWARD and not _cpu.torch_bits:
+            return None
+        from .._info import get_num_threads
+
+        gamma = None if weight is None else weight._data
+        return _norm_kernels.layer_norm_backward(grad, x, gamma, params["eps"],
+                                                 params["normalized_ndim"], mask,
+                                                 get_num_threads(), _cpu.torch_bits)
 
     @staticmethod
     def dims(shape, params):
@@ -273,6 +304,22 @@ class LayerNormBackward(BatchNormBackward):
     def formula(cls, grad, x, mean, rstd, weight, bias, mask, shape, bias_shape, **p):
         weight_shape = tuple(weight.shape) if mask[1] else None
         return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+    @classmethod
+    def forward(cls, ctx, grad, x, mean, rstd, weight, bias, **params):
+        # the values of torch's kernel where replayed (the node's own backward differentiates
+        # the formula: Note: recorded formulas)
+        p = {k: v for k, v in params.items() if k not in ("mask", "shape", "bias_shape")}
+        mask = params["mask"]
+        if mask[0] or mask[1] or mask[2]:
+            from ..tensor import _wrap
+
+            exact = LayerNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
+                                             p, mask)
+            if exact is not None:
+                empty = np.zeros(0, dtype=grad.dtype)
+                return tuple(empty if out is None else out for out in exact)
+        return super().forward(ctx, grad, x, mean, rstd, weight, bias, **params)
 
 
 def _grouped_sizes(shape: tuple, groups: int) -> tuple:
