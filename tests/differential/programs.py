@@ -238,6 +238,9 @@ def _diff_snapshots(path: str, a, b, names, out: list[str], fields) -> None:
         if key == "items" and isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y):
             for index, (p, q) in enumerate(zip(x, y)):
                 _diff_snapshots(f"{path}[{index}]", p, q, names, out, fields)
+        elif key == "items" and isinstance(x, tuple) and isinstance(y, tuple):
+            # (their snapshots hold arrays: no == on them)
+            out.append(f"{path}: {key}: {names[0]} has {len(x)}, {names[1]} has {len(y)}")
         elif x != y:
             out.append(f"{path}: {key}: {names[0]}={_short(x)} {names[1]}={_short(y)}")
     if "values" in a and "values" in b:
