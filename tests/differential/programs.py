@@ -53,6 +53,7 @@ import numpy as np
 from .programs_after import AfterStages
 from .programs_modules import ModuleStage
 from .programs_functions import FunctionStage
+from .programs_machinery import MachineryStage
 from .programs_user import UserOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
@@ -386,7 +387,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage):
+class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
