@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 
 import numpy as np
 
@@ -351,3 +352,44 @@ def test_layer_norm_over_short_rows_is_torchs_bits():
         if not _same_bits(results[1], results[0]):
             failures.append((shape, count, affine, dtype))
     assert cases == 80 and not failures, (len(failures), failures[:5])
+
+
+# -- autograd.functional.jacobian (vectorize=True) splits its stacked rows by sizes -------------
+# (generated-program seeds 55040, 57144: torch's _jacfwd/_jacrev split the batched result with
+# split(numels): SplitWithSizesBackward0 where leafgrad sliced: SliceBackward0; below the split
+# torch's reverse mode has its vmapped backward's nodes, leafgrad a stack of rows: not compared)
+
+
+def test_vectorized_jacobian_results_come_from_a_split():
+    functions = {
+        "product": lambda u, v: u * v,
+        "one input": lambda u, v: (u * 1.5).sigmoid(),
+        "two outputs": lambda u, v: (u.sin(), u * v.sum()),
+    }
+    failures = []
+    for (name, function), strategy, shapes in itertools.product(
+            functions.items(), ["forward-mode", "reverse-mode"], [((3,), (3,)), ((1, 3), (3,)),
+                                                                  ((2, 2), (2, 2))]):
+        outcomes = []
+        for lib in LIBS:
+            u = lib.tensor(np.linspace(-1, 1, int(np.prod(shapes[0]))).reshape(shapes[0]),
+                           requires_grad=True)
+            v = lib.tensor(np.linspace(0.5, 2, int(np.prod(shapes[1]))).reshape(shapes[1]),
+                           requires_grad=True)
+            create = strategy == "reverse-mode"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # (torch.jit.script, inside)
+                result = lib.autograd.functional.jacobian(function, (u, v), create_graph=create,
+                                                          vectorize=True, strategy=strategy)
+            blocks = [result] if isinstance(result, lib.Tensor) else list(result)
+            flat = []
+            while blocks:
+                block = blocks.pop(0)
+                if isinstance(block, (tuple, list)):
+                    blocks[:0] = list(block)
+                    continue
+                flat.append((_graph(block.grad_fn, 1 if create else 2), _numpy(block).tolist()))
+            outcomes.append(flat)
+        if outcomes[0] != outcomes[1]:
+            failures.append((name, strategy, shapes, outcomes))
+    assert not failures, (len(failures), failures[:3])

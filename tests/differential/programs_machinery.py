@@ -94,7 +94,10 @@ class MachineryStage:
         if kind == "jacobian":
             extra = rng.choice(["", ", vectorize=True", ", strategy='forward-mode', "
                                 "vectorize=True"])
-            if "forward-mode" in extra:
+            if extra:
+                # (forward mode takes no create_graph; a vectorized reverse-mode jacobian's
+                # create_graph history is torch's vmapped backward's nodes, leafgrad's a stack
+                # of per-row graphs: a known difference, left out here)
                 create = ""
             call = f"lib.autograd.functional.jacobian(lambda u, v: {body}, ({a}, {b}){create}{extra})"
         elif kind == "hessian":
