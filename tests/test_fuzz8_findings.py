@@ -393,3 +393,45 @@ def test_vectorized_jacobian_results_come_from_a_split():
         if outcomes[0] != outcomes[1]:
             failures.append((name, strategy, shapes, outcomes))
     assert not failures, (len(failures), failures[:3])
+
+
+# -- pow(number, inference tensor) outside inference_mode: version 1, as torch's kernel --------
+# (generated-program seed 45610, fuzz7's open item: torch's pow(Scalar, Tensor) writes its
+# result through pow_out, or fill_ for a base of 1; with an inference exponent outside
+# inference_mode no autograd layer hides that write from the result's version counter)
+
+
+def test_scalar_base_pow_of_an_inference_tensor_bumps_the_results_version():
+    forms = {
+        "1.5 ** t": lambda lib, t: 1.5 ** t,
+        "torch.pow(2.5, t)": lambda lib, t: lib.pow(2.5, t),
+        "1.0 ** t": lambda lib, t: 1.0 ** t,
+        "2 ** t": lambda lib, t: 2 ** t,
+        "1.5 + t": lambda lib, t: 1.5 + t,
+        "2 * t": lambda lib, t: 2 * t,
+        "1 / t": lambda lib, t: 1 / t,
+        "t ** 2": lambda lib, t: t ** 2,
+        "t.exp()": lambda lib, t: t.exp(),
+    }
+    failures = []
+    for (name, form), source, mode in itertools.product(
+            forms.items(), ["inference", "inference int", "inference view", "normal"],
+            ["enabled", "no_grad", "inference_mode"]):
+        outcomes = []
+        for lib in LIBS:
+            x = lib.tensor([1.5, 2.0], requires_grad=True)
+            with lib.inference_mode():
+                t = {"inference": x * 1, "inference int": lib.tensor([2, 3]),
+                     "inference view": (x * 1)[1:]}.get(source)
+            if t is None:
+                t = x.detach() * 1
+            context = {"enabled": lib.enable_grad, "no_grad": lib.no_grad,
+                       "inference_mode": lib.inference_mode}[mode]
+            with context():
+                result = form(lib, t)
+            outcomes.append((result.is_inference(),
+                             None if result.is_inference() else result._version,
+                             _numpy(result).tolist()))
+        if outcomes[0] != outcomes[1]:
+            failures.append((name, source, mode, outcomes))
+    assert not failures, (len(failures), failures[:3])
