@@ -16,7 +16,7 @@ from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
 from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
-from .registry import Op, register
+from .registry import Op, array_kernel, register
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -170,6 +170,16 @@ class _Normalisation(Op):
 _EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
 
 
+def _layer_norm_backward_kernel(grad, *arrays, has_x, has_weight, eps, count, mask, threads,
+                                torch_bits):
+    """LayerNorm.torch_backward's arrays (an empty one where not in ``mask``)."""
+    x = arrays[0] if has_x else None
+    gamma = arrays[-1] if has_weight else None
+    outputs = _norm_kernels.layer_norm_backward(grad, x, gamma, eps, count, mask, threads,
+                                                torch_bits)
+    return tuple(np.zeros(0, np.float32) if out is None else out for out in outputs)
+
+
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
@@ -203,9 +213,18 @@ class LayerNorm(_Normalisation):
         from .._info import get_num_threads
 
         gamma = None if weight is None else weight._data
-        return _norm_kernels.layer_norm_backward(grad, x, gamma, params["eps"],
-                                                 params["normalized_ndim"], mask,
-                                                 get_num_threads(), _cpu.torch_bits)
+        if gamma is not None and gamma.dtype != np.float32 or x is not None and (
+                x.dtype != np.float32 or not x.size) or not grad.size or x is None and (
+                mask[0] or mask[1]):
+            return None
+        arrays = (grad,) + ((x,) if x is not None else ()) + ((gamma,) if gamma is not None
+                                                              else ())
+        # one kernel: leafgrad.compile records and replays the same call (registry.py)
+        outputs = array_kernel(_layer_norm_backward_kernel, *arrays, has_x=x is not None,
+                               has_weight=gamma is not None, eps=params["eps"],
+                               count=params["normalized_ndim"], mask=tuple(mask),
+                               threads=get_num_threads(), torch_bits=_cpu.torch_bits)
+        return tuple(out if needed else None for out, needed in zip(outputs, mask))
 
     @staticmethod
     def dims(shape, params):
