@@ -53,6 +53,7 @@ import numpy as np
 from .programs_after import AfterStages
 from .programs_modules import ModuleStage
 from .programs_functions import FunctionStage
+from .programs_machinery import MachineryStage
 from .programs_user import UserOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
@@ -238,6 +239,9 @@ def _diff_snapshots(path: str, a, b, names, out: list[str], fields) -> None:
         if key == "items" and isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y):
             for index, (p, q) in enumerate(zip(x, y)):
                 _diff_snapshots(f"{path}[{index}]", p, q, names, out, fields)
+        elif key == "items" and isinstance(x, tuple) and isinstance(y, tuple):
+            # (their snapshots hold arrays: no == on them)
+            out.append(f"{path}: {key}: {names[0]} has {len(x)}, {names[1]} has {len(y)}")
         elif x != y:
             out.append(f"{path}: {key}: {names[0]}={_short(x)} {names[1]}={_short(y)}")
     if "values" in a and "values" in b:
@@ -383,7 +387,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage):
+class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)

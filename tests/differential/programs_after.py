@@ -7,6 +7,8 @@
   carry a graph whose buffers were freed, or be views), some closing over another tensor.
 - **nn.Module** (seeds 7 mod 8): programs_modules.py.
 - **custom autograd.Function** (seeds 1 mod 8): programs_functions.py.
+- **autograd machinery** (seeds 0 mod 8): programs_machinery.py (autograd.functional,
+  checkpoint, saved_tensors_hooks, anomaly mode, optimizers and lr schedulers on hooked leaves).
 - **optimizers** (seeds 5 mod 8): an optimizer over the leaves that got a ``.grad``
   (SGD with momentum/nesterov/weight decay/maximize, Adam/AdamW with amsgrad, RMSprop, Adagrad,
   Adamax), one or two ``step()``s, ``zero_grad()`` with and without ``set_to_none``; the leaves,
@@ -39,6 +41,9 @@ class AfterStages:
     def after_differentiation(self) -> None:
         """Append this seed's stage, if any (see the module docstring)."""
         kind = self.seed % 8
+        if kind == 0:  # (programs_machinery.py: new tensors only, its own random streams)
+            self.machinery_stage()
+            return
         if kind not in (1, 3, 5, 7):
             return
         self.srng = self.stage_rng()

@@ -190,6 +190,15 @@ REQUIRED_KINDS = {
     "function_retain_grad",
     "function_backward",
     "function_double_backward",
+    # the autograd-machinery stage (programs_machinery.py: seeds 0 mod 8)
+    "functional_jacobian",
+    "functional_hessian",
+    "functional_hvp",
+    "checkpoint_backward",
+    "saved_tensors_hooks_backward",
+    "anomaly_mode",
+    "optim_hook",
+    "optim_scheduler_step",
 }
 
 

@@ -187,14 +187,11 @@ def _jacobian_vectorized(outputs, inputs, create_graph) -> tuple:
     for j, rows in enumerate(per_input):
         if rows is None:
             per_input[j] = _zeros(inputs[j], (sum(numels),) + tuple(inputs[j].shape))
-    result = []
-    for i, output in enumerate(outputs):
-        start = sum(numels[:i])
-        result.append(tuple(
-            rows[start:start + numels[i]].view(output.shape + tensor.shape)
-            for rows, tensor in zip(per_input, inputs)
-        ))
-    return tuple(result)
+    # torch splits each input's rows by the outputs' sizes (SplitWithSizesBackward0)
+    pieces = [rows.split(list(numels), dim=0) for rows in per_input]
+    return tuple(
+        tuple(split[i].view(output.shape + tensor.shape) for split, tensor in zip(pieces, inputs))
+        for i, output in enumerate(outputs))
 
 
 def _zeros(like, shape):
@@ -256,10 +253,10 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         )
     for i, primal in enumerate(primals):
         stacked = stack([tangents[i] for tangents in tangents_by_column])
-        row, start = [], 0
-        for tensor, numel in zip(inputs, numels):
-            block = stacked[start:start + numel]
-            start += numel
+        row = []
+        # torch splits the stacked columns by the inputs' sizes (SplitWithSizesBackward0 in the
+        # result's history when it has one: generated-program seed 55040)
+        for tensor, block in zip(inputs, stacked.split(list(numels), dim=0)):
             # the column (input) index is the batch dimension: move it last, then reshape
             block = block.permute(*range(1, block.ndim), 0)
             row.append(block.reshape(tuple(primal.shape) + tuple(tensor.shape)))

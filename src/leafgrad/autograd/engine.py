@@ -288,6 +288,8 @@ def run_backward(
                 _cast_to_grad_dtype(node, buffer)
             if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
                 hookset = node._hookset
+                captured = captures.get(node) if captures else None
+                before_hooks = None
                 if hookset is not None:
                     if not (hookset.tensor_pre or hookset.retains_grad or hookset.pre
                             or hookset.post):
@@ -298,11 +300,17 @@ def run_backward(
                         if _capture.active:
                             _capture.tracer.broke(
                                 "a backward hook (register_hook, retain_grad) ran")
+                        if captured is not None and not accumulate and hookset.tensor_pre and \
+                                any(child in dependencies for child in node._next_nodes):
+                            # autograd.grad of a tensor whose node runs on (an input further
+                            # down needs it): torch captures the gradient before the tensor's
+                            # hooks, which run with the node (generated-program seed 52950)
+                            before_hooks = list(buffer)
                         _call_tensor_pre_hooks(hookset, buffer)
-                captured = captures.get(node) if captures else None
                 if captured is not None:
                     for output_nr, index, tensor in captured:
-                        grad = buffer[output_nr] if output_nr < len(buffer) else None
+                        source = buffer if before_hooks is None else before_hooks
+                        grad = source[output_nr] if output_nr < len(source) else None
                         if not accumulate:
                             results[index] = grad
                         # (backward(inputs=...) on a non-leaf: its retain_grad hook, run
@@ -566,6 +574,13 @@ def _run_hooked(node: Node, hookset, buffer: list, compute: bool = True):
     else:  # the pre-hooks replaced every gradient with None: torch's backward gives None too
         grads_in = (None,) * len(node.next_functions)
     if hookset.post:
+        task = _running.tasks[-1] if getattr(_running, "tasks", None) else None
+        if task is not None and task.partial and getattr(node, "masks_unneeded_grads", False):
+            # (Note: unneeded input gradients, ops/registry.py) an input pruned from this
+            # backward gets None (generated-program seed 47150)
+            needed = task.nodes
+            grads_in = tuple(None if child is not None and child not in needed else grad
+                             for grad, child in zip(grads_in, node._next_nodes))
         for fn in list(hookset.post.values()):
             result = fn(tuple(grads_in), tuple(buffer))
             if _observer is not None:

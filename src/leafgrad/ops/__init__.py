@@ -52,7 +52,14 @@ def pow(base, exponent):  # noqa: A001 - torch's name
         if isinstance(exponent, Tensor):
             return PowTensor.apply(base, exponent)
         return PowScalar.apply(base, exponent=exponent)
-    return PowScalarBase.apply(exponent, base=base)
+    result = PowScalarBase.apply(exponent, base=base)
+    if isinstance(exponent, Tensor) and exponent.is_inference() and not result.is_inference():
+        # torch's pow(Scalar, Tensor) kernel writes its result through pow_out (fill_ for a
+        # base of 1); an inference exponent outside inference_mode skips the autograd layer
+        # that would hide that write, so the new tensor's version counter reads 1
+        # (generated-program seed 45610)
+        result._bump_version()
+    return result
 
 
 def div(a, b, rounding_mode=None):

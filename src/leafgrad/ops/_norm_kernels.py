@@ -326,3 +326,130 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
         shift = _fma(-scale, mean[:, :, None], beta.reshape(groups, per_group))
     out = _fma(rows, scale[:, None], shift[:, None])  # (batch, positions, groups, per_group)
     return np.moveaxis(out.reshape((batch,) + x.shape[2:] + (channels,)), -1, 1)
+
+
+# -- layer norm's backward (LayerNormBackwardKernelImplInternal, float32) -----------------------
+#
+# Measured against torch 2.13 (AVX2 build; tests/test_fuzz8_findings.py). Per row of N elements:
+#
+# - ``ds = sum(dy * x * gamma)`` and ``db = sum(dy * gamma)`` (without weight ``sum(dy * x)``,
+#   ``sum(dy)``): vec::map*_reduce_all over 8-lane vectors, the products rounded, each lane
+#   accumulated in order from the first vector; the partial last vector's products are fused
+#   into its lanes (``fma(p, q, acc)``: the compiler contracts that one); the lanes summed as
+#   vec_reduce_all's tree. Under 8 elements: the rounded products summed in order.
+# - ``b = fma(db, mean, -ds) * rstd * rstd * rstd * (1 / N)``,
+#   ``c = fma(-b, mean, -(db * rstd * (1 / N)))`` (float32, contracted as the compiler does),
+#   ``dx = fma(b, x, rstd * dy * gamma) + c``.
+# - dgamma, dbeta: the rows are split among torch's threads (at::parallel_for, grain 1: ceil(M /
+#   T) consecutive rows each, T = min(threads, M), one thread for one row); each thread adds its
+#   rows in order into its own buffer, ``fma(dy, fma(rstd, x, -rstd * mean), buffer)`` and
+#   ``buffer + dy``; the buffers are then added in thread order onto +0.
+#
+# The dx formula cancels (b * x + c is b * (x - mean)), so a gradient near zero keeps only
+# these roundings: the statistics' formula would print other digits (generated-program seeds
+# 43903, 44562, 46847, 49826). Cost: a few NumPy passes over the input; the per-thread buffers
+# take one pass per row of a thread's share, so past _BUFFER_ROWS rows per thread (and without
+# backends.cpu.torch_bits) dgamma and dbeta are NumPy's float32 sums instead.
+
+_BUFFER_ROWS = 32
+
+
+def _row_dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32."""
+    rows, length = p.shape
+    if length < _LANES:
+        products = p * q
+        total = products[:, 0].copy()
+        for k in range(1, length):
+            total += products[:, k]
+        return total
+    full = length // _LANES * _LANES
+    products = (p[:, :full] * q[:, :full]).reshape(rows, full // _LANES, _LANES)
+    lanes = np.add.accumulate(products, axis=1)[:, -1].copy()
+    rest = length - full
+    if rest:
+        lanes[:, :rest] = _fma(p[:, full:], q[:, full:], lanes[:, :rest])
+    return _lane_tree_sum(lanes)
+
+
+def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
+                        threads: int, torch_bits: bool):
+    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 layer norm over the
+    last ``count`` dims with torch's bits, or None where this is not replayed. ``x`` may be
+    None when only dbeta is asked for."""
+    if dy.dtype != _F32 or not dy.size or x is None and (mask[0] or mask[1]) or \
+            x is not None and (x.dtype != _F32 or not _same_dtype(x, weight)):
+        return None
+    normalized = dy.shape[dy.ndim - count:]
+    length = int(np.prod(normalized, dtype=np.int64))
+    dy = np.ascontiguousarray(dy).reshape(-1, length)
+    rows = mean = rstd = None
+    if x is not None:
+        rows, mean, rstd = _layer_norm_stats(x, eps, count)
+    dx = None
+    if mask[0]:
+        a = rstd[:, None]
+        scale = _F32(1) / _F32(length)
+        if weight is None:
+            ds = _row_dot(dy, rows)
+            db = _row_dot(dy, np.ones_like(dy))
+            scaled = a * dy
+        else:
+            gamma = np.ascontiguousarray(weight).reshape(1, length)
+            ds = _row_dot(dy * rows, np.broadcast_to(gamma, rows.shape))
+            db = _row_dot(dy, np.broadcast_to(gamma, rows.shape))
+            scaled = a * dy * gamma
+        b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
+        c = _fma(-b, mean, -(db * rstd * scale))
+        dx = (_fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
+    dgamma, dbeta = _parameter_grads(dy, rows, mean, rstd, mask, threads, torch_bits)
+    return (dx, None if dgamma is None else dgamma.reshape(normalized),
+            None if dbeta is None else dbeta.reshape(normalized))
+
+
+def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool):
+    """dgamma and dbeta (flat; None where not in ``mask``) from torch's per-thread buffers."""
+    if not (mask[1] or mask[2]):
+        return None, None
+    count, length = dy.shape
+    used = min(threads, count) if count > 1 and threads > 1 else 1
+    share = -(-count // used)
+    dgamma = dbeta = None
+    if share > _BUFFER_ROWS and not torch_bits:
+        if mask[1]:
+            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=_F32)
+        if mask[2]:
+            dbeta = np.sum(dy, axis=0, dtype=_F32)
+        return dgamma, dbeta
+    used = -(-count // share)  # the threads that get rows
+    padded = share * used
+
+    def shares(values, width):
+        out = np.zeros((padded, width), _F32)
+        out[:count] = values.reshape(count, width)
+        return out.reshape(used, share, width)
+
+    grads = shares(dy, length)
+    if mask[1]:
+        values = shares(rows, length)
+        scales = shares(rstd, 1)
+        shift = shares(-rstd * mean, 1)
+    weight_buffers = np.zeros((used, length), _F32)
+    bias_buffers = np.zeros((used, length), _F32)
+    last = count - share * (used - 1)  # rows of the last share (the padding is there)
+    for k in range(share):
+        live = slice(None) if k < last else slice(0, used - 1)
+        if mask[1]:
+            centred = _fma(scales[live, k], values[live, k], shift[live, k])
+            weight_buffers[live] = _fma(grads[live, k], centred, weight_buffers[live])
+        if mask[2]:
+            bias_buffers[live] += grads[live, k]
+    if mask[1]:
+        dgamma = _F32(0) + weight_buffers[0]
+        for buffer in weight_buffers[1:]:
+            dgamma = dgamma + buffer
+    if mask[2]:
+        dbeta = _F32(0) + bias_buffers[0]
+        for buffer in bias_buffers[1:]:
+            dbeta = dbeta + buffer
+    return dgamma, dbeta

@@ -100,7 +100,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         return _capture.tracer.inplace(op, target, others, params)
     recording = _grad_state.grad_enabled and op.differentiable and (
         target._requires_grad
-        or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        # an operand that is a view requires grad when its base does, as in Op.apply (one made
+        # under no_grad: the result records with no edge for it; generated-program seed 49110)
+        or any(isinstance(o, Tensor) and (o._requires_grad or o._base is not None
+                                          and o._base._requires_grad) for o in others)
     )
     base = target._base
     if base is not None and _grad_state.grad_enabled and op.differentiable:

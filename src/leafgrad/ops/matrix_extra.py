@@ -293,6 +293,7 @@ class BlockDiag(Op):
     """The tensors (0-d as 1x1, 1-d as one row) on the diagonal of a zero matrix."""
 
     node = "BlockDiagBackward0"
+    masks_unneeded_grads = False  # a tensor list (Note: unneeded input gradients)
     complex_ok = True
     uint_ok = True  # a copy of any dtype; mixed dtypes reach torch's promotion error in forward
     torch_names = ("block_diag",)

@@ -16,7 +16,7 @@ from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
 from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
-from .registry import Op, register
+from .registry import Op, array_kernel, register
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -59,7 +59,8 @@ class _Normalisation(Op):
     def forward(cls, ctx, x, weight, bias, **params):
         if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
             return _layout.suggested(np.zeros_like(x), x)
-        if _cpu.torch_bits and x.dtype in (np.float32, np.float16):
+        if x.dtype in (np.float32, np.float16) and (_cpu.torch_bits or cls.replays_by_default(
+                x, params)):
             exact = cls.torch_kernel(x, weight, bias, params)
             if exact is not None:
                 return _layout.suggested(exact, x)
@@ -84,6 +85,11 @@ class _Normalisation(Op):
         it is not replayed."""
         return None
 
+    @staticmethod
+    def replays_by_default(x, params) -> bool:
+        """Whether torch_kernel runs without backends.cpu.torch_bits."""
+        return False
+
     @classmethod
     def grouped_tensor(cls, x, params):
         return x
@@ -98,9 +104,22 @@ class _Normalisation(Op):
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
         x = self.saved("input") if mask[0] or mask[1] else None
+        if mask[0] or mask[1] or mask[2]:
+            exact = type(self).torch_backward(grad._data, None if x is None else x._data,
+                                              weight, p, mask)
+            if exact is not None:
+                from ..tensor import _wrap
+
+                return tuple(None if out is None else _wrap(out) for out in exact)
         return type(self).grads(grad, x, weight, p, mask, self.input_shape(0),
                                 self.input_shape(1) if mask[1] else None,
                                 self.input_shape(2) if mask[2] else None)
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask):
+        """torch's backward kernel's ``(grad_input, grad_weight, grad_bias)`` arrays bit for
+        bit (ops/_norm_kernels.py; None where not in ``mask``), or None where not replayed."""
+        return None
 
     double_backward = None  # the op recording this backward under create_graph, if any
 
@@ -148,6 +167,19 @@ class _Normalisation(Op):
         return jvp_sum(tangents, through_input, through_weight, lambda t: t.reshape(affine))
 
 
+_EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
+
+
+def _layer_norm_backward_kernel(grad, *arrays, has_x, has_weight, eps, count, mask, threads,
+                                torch_bits):
+    """LayerNorm.torch_backward's arrays (an empty one where not in ``mask``)."""
+    x = arrays[0] if has_x else None
+    gamma = arrays[-1] if has_weight else None
+    outputs = _norm_kernels.layer_norm_backward(grad, x, gamma, eps, count, mask, threads,
+                                                torch_bits)
+    return tuple(np.zeros(0, np.float32) if out is None else out for out in outputs)
+
+
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
@@ -160,6 +192,39 @@ class LayerNorm(_Normalisation):
     @staticmethod
     def torch_kernel(x, weight, bias, params):
         return _norm_kernels.layer_norm(x, weight, bias, params["eps"], params["normalized_ndim"])
+
+    @staticmethod
+    def replays_by_default(x, params) -> bool:
+        # rows of fewer than 8 elements: RowwiseMoments is a scalar Welford loop there, whose
+        # replay costs about what NumPy's statistics do ((2, 3, 4): 47 -> 59 us); longer rows'
+        # vector chunks cost 10x (generated-program seed 53666: a -0. of torch's printed 0.)
+        count = params["normalized_ndim"]
+        return int(np.prod(x.shape[x.ndim - count:], dtype=np.int64)) < 8 and \
+            x.size <= _EXACT_BACKWARD
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask):
+        # float32 only, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits: the
+        # replay's statistics (RowwiseMoments) cost a few times NumPy's
+        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or \
+                x is not None and x.__class__ is not np.ndarray or \
+                grad.size > _EXACT_BACKWARD and not _cpu.torch_bits:
+            return None
+        from .._info import get_num_threads
+
+        gamma = None if weight is None else weight._data
+        if gamma is not None and gamma.dtype != np.float32 or x is not None and (
+                x.dtype != np.float32 or not x.size) or not grad.size or x is None and (
+                mask[0] or mask[1]):
+            return None
+        arrays = (grad,) + ((x,) if x is not None else ()) + ((gamma,) if gamma is not None
+                                                              else ())
+        # one kernel: leafgrad.compile records and replays the same call (registry.py)
+        outputs = array_kernel(_layer_norm_backward_kernel, *arrays, has_x=x is not None,
+                               has_weight=gamma is not None, eps=params["eps"],
+                               count=params["normalized_ndim"], mask=tuple(mask),
+                               threads=get_num_threads(), torch_bits=_cpu.torch_bits)
+        return tuple(out if needed else None for out, needed in zip(outputs, mask))
 
     @staticmethod
     def dims(shape, params):
@@ -192,6 +257,10 @@ class BatchNorm(_Normalisation):
 @register
 class GroupNorm(_Normalisation):
     node = "NativeGroupNormBackward0"
+    # torch's node has three differentiable outputs (out, mean, rstd; F.group_norm returns the
+    # first): its pre-hooks see three gradients, None for the other two (generated-program
+    # seed 52362)
+    _num_outputs = 3
     complex_message = '"GroupNormKernelImpl" not implemented for \'ComplexFloat\''
     vmap = batch.affine(batch.fold(None))
     torch_names = ("nn.functional.group_norm",)
@@ -273,6 +342,22 @@ class LayerNormBackward(BatchNormBackward):
     def formula(cls, grad, x, mean, rstd, weight, bias, mask, shape, bias_shape, **p):
         weight_shape = tuple(weight.shape) if mask[1] else None
         return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+    @classmethod
+    def forward(cls, ctx, grad, x, mean, rstd, weight, bias, **params):
+        # the values of torch's kernel where replayed (the node's own backward differentiates
+        # the formula: Note: recorded formulas)
+        p = {k: v for k, v in params.items() if k not in ("mask", "shape", "bias_shape")}
+        mask = params["mask"]
+        if mask[0] or mask[1] or mask[2]:
+            from ..tensor import _wrap
+
+            exact = LayerNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
+                                             p, mask)
+            if exact is not None:
+                empty = np.zeros(0, dtype=grad.dtype)
+                return tuple(empty if out is None else out for out in exact)
+        return super().forward(ctx, grad, x, mean, rstd, weight, bias, **params)
 
 
 def _grouped_sizes(shape: tuple, groups: int) -> tuple:

@@ -10,7 +10,7 @@ from ..tensor import Tensor, _wrap
 from . import _layout, return_types
 from .reductions import (
     MultiOutput, all_dims, check_nonempty, constant, dims_of, evenly_distribute,
-    evenly_read_jvp, gather_at_indices, one_dim, select_backward, unsqueeze_dims,
+    evenly_read_jvp, gather_at_indices, one_dim, select_backward,
 )
 from . import _batching_rules as batch
 from . import _uint
@@ -169,7 +169,12 @@ class _Amax(Op):
         # torch's scale_grad_by_count: (grad / count) * mask, with count and mask constants.
         dims, keepdim = self._params["dim"], self._params["keepdim"]
         if not keepdim:
-            grad = unsqueeze_dims(grad, dims)
+            # torch's restore_reduced_dims: a reshape (ViewBackward0 under create_graph, where
+            # an unsqueeze would record UnsqueezeBackward0; generated-program seed 46534)
+            shape = list(self.input_shape(0))
+            for d in dims:
+                shape[d] = 1
+            grad = grad.reshape(tuple(shape))
         # one kernel (leafgrad.compile replays it): Note: masks as kernels in activation.py
         count, mask = array_kernel(_ties_and_count, self.saved("self")._data,
                                    self.saved("result")._data, dims=dims, keepdim=keepdim,

@@ -196,6 +196,11 @@ class Op(Node):
     # deprecation warning where it warns and writes; None: it refuses
     overlap_writes = None
     differentiable = True
+    # Note: unneeded input gradients. torch's generated backward computes an input's gradient
+    # only where the backward needs it (task_should_compute_output): under inputs= or
+    # autograd.grad a node's post-hooks see None for an input that leads to none of them. An
+    # op taking a tensor list (cat, stack) computes the whole list when any of it is needed.
+    masks_unneeded_grads = True
     # Python numbers in tensor positions become plain 0-d tensors in torch.func.jvp's tangent
     # formula (Note: numbers under torch.func.jvp, ops/_forward.py)
     lifts_numbers = False

@@ -552,6 +552,7 @@ class Alias(_View):
 class Cat(Op):
     autocast = "promote"  # torch's CPU autocast list: the widest floating dtype
     node = "CatBackward0"
+    masks_unneeded_grads = False  # a tensor list (Note: unneeded input gradients)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
@@ -595,6 +596,7 @@ class Cat(Op):
 @register
 class Stack(Op):
     node = "StackBackward0"
+    masks_unneeded_grads = False  # a tensor list (Note: unneeded input gradients)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim", extra_rank=1)
