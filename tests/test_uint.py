@@ -378,7 +378,6 @@ _MIXED = ("a uint tensor with an operand of another dtype: torch checks that the
           "agree (its own message) before it dispatches; leafgrad reports the uint kernel or "
           "promotion error")
 KNOWN_DIFFERENCES = {
-    "Addmm": _MIXED,
     "Addmv": _MIXED,
     "Baddbmm": _MIXED,
     "Convolution": _MIXED,

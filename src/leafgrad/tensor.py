@@ -249,7 +249,9 @@ def _empty_view_offset(parent: "Tensor", step: tuple) -> int:
     params = step[1] if len(step) > 1 else {}
     offset = parent.storage_offset()
     shape = parent._data.shape
-    if kind in ("SliceBackward0", "SelectBackward0") and shape:
+    if kind in ("SliceBackward0", "SelectBackward0") and shape and "dim" in params:
+        # (views recorded under these names without a dim, e.g. by a complex backward, keep
+        # their parent's offset)
         dim = params["dim"] % len(shape)
         size = shape[dim]
         start = params.get("start" if kind == "SliceBackward0" else "index") or 0
@@ -257,7 +259,7 @@ def _empty_view_offset(parent: "Tensor", step: tuple) -> int:
             start += size
         start = min(max(start, 0), size)
         offset += start * parent.stride(dim)
-    elif kind == "DiagonalBackward0" and shape:
+    elif kind == "DiagonalBackward0" and shape and "offset" in params:
         diagonal = params["offset"]
         dim = params["dim2"] if diagonal >= 0 else params["dim1"]
         if shape[params["dim1"]] and shape[params["dim2"]]:

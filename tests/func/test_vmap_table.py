@@ -63,6 +63,8 @@ LOOP_FALLBACK = {
     "EmbeddingBackward", "IndexBackward", "LSTMLayer",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
+    # sdpa's fused CPU node (torch's flash-attention kernel for 4-d inputs): per example
+    "ScaledDotProductFlashAttentionForCpu",
     # create_graph's nodes for a convolution's and nll_loss2d's backward (vmap records the
     # convolution's separate ops instead)
     "ConvolutionBackward", "NllLoss2dBackward", "MseLossBackward", "SmoothL1LossBackward",
