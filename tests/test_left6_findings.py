@@ -5,6 +5,8 @@
    last dim and the others (torch's _vec_softmax splits a non-last dim's positions among its
    threads; its backward kernels fuse their multiply-adds; the last-dim softmax backward
    fuses its tail's only on torch's single-thread path).
+5. A copy of a NumPy array (``tensor``, ``as_tensor`` with a dtype, ``asarray(copy=True)``)
+   keeps a dense array's size-1 strides, as torch's copy does.
 """
 
 from __future__ import annotations
@@ -165,3 +167,27 @@ def test_transposed_and_batched_inputs_take_the_same_bits():
         module_l = getattr(leafgrad.nn, "LogSoftmax" if m_fn == "log_softmax" else "Softmax")
         module_t = getattr(torch.nn, "LogSoftmax" if m_fn == "log_softmax" else "Softmax")
         _bits_equal(module_l(dim=0)(leafgrad.tensor(x)), module_t(dim=0)(torch.tensor(x)), m_fn)
+
+
+# -- 5. strides of tensors made from NumPy arrays ------------------------------------------------
+
+
+def test_copies_of_numpy_arrays_keep_size_one_strides():
+    """torch's copy of a non-overlapping, dense array keeps every stride, a size-1 dim's too
+    (NumPy's copy makes those row-major)."""
+    base = np.arange(6, dtype=np.float32)
+    arrays = [base[:5].reshape(5, 1).T, base[:5].reshape(1, 5).T, base[:5].reshape(1, 5),
+              base.reshape(2, 1, 3).transpose(2, 1, 0), np.asfortranarray(base.reshape(3, 1, 2)),
+              base.reshape(6, 1)[::2], base.reshape(1, 6)[:, ::2], base.reshape(1, 1, 6).T,
+              np.ones((1, 1), np.float32), base.reshape(2, 3).T[:1]]
+    for a in arrays:
+        for fn, kwargs in (("tensor", {}), ("from_numpy", {}), ("as_tensor", {}),
+                           ("asarray", {}), ("tensor", {"dtype": "float64"}),
+                           ("as_tensor", {"dtype": "float64"}), ("tensor", {"dtype": "float16"}),
+                           ("asarray", {"copy": True}), ("tensor", {"dtype": "int32"})):
+            got = []
+            for m in (leafgrad, torch):
+                given = {k: getattr(m, v) if k == "dtype" else v for k, v in kwargs.items()}
+                t = getattr(m, fn)(a, **given)
+                got.append((t.stride(), t.is_contiguous(), t.tolist()))
+            assert got[0] == got[1], (a.shape, a.strides, fn, kwargs)
