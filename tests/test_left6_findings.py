@@ -5,6 +5,7 @@
    last dim and the others (torch's _vec_softmax splits a non-last dim's positions among its
    threads; its backward kernels fuse their multiply-adds; the last-dim softmax backward
    fuses its tail's only on torch's single-thread path).
+2. float16 and bfloat16 addmv round where torch's gemv loops round (both layouts).
 5. A copy of a NumPy array (``tensor``, ``as_tensor`` with a dtype, ``asarray(copy=True)``)
    keeps a dense array's size-1 strides, as torch's copy does.
 """
@@ -78,25 +79,27 @@ def test_sleef_expf_replay_matches_the_step_by_step_replay():
 def test_softmax_and_log_softmax_bits_over_the_last_dim():
     rng = np.random.default_rng(1)
     shapes = [(n,) for n in (1, 2, 7, 8, 9, 17, 64)]
-    shapes += [(rows, cols) for rows in (1, 3, 32) for cols in range(1, 41)]
+    shapes += [(3, cols) for cols in range(1, 41)]
+    shapes += [(rows, cols) for rows in (1, 32) for cols in (1, 2, 5, 7, 8, 9, 10, 16, 17, 31)]
     shapes += [(32, 100), (16, 1000), (4, 4000), (2, 3, 33), (1, 0 + 5, 1)]
     calls = 0
-    for shape, threads in itertools.product(shapes, (1, 2)):
-        for scale in ((0.3, 3.0, 30.0) if threads == 2 else (3.0,)):
-            x = _inputs(rng, shape, scale)
-            grad = rng.standard_normal(shape).astype(np.float32)
-            for name in ("softmax", "log_softmax"):
-                results = []
-                with _threads(threads):  # (the backward's rounding depends on it)
-                    for m in (leafgrad, torch):
-                        t = m.tensor(x, requires_grad=True)
-                        y = getattr(m, name)(t, -1) if calls % 2 else getattr(t, name)(dim=-1)
-                        (g,) = m.autograd.grad(y, t, m.tensor(grad))
-                        results.append((y, g))
-                label = (name, shape, scale, threads)
-                _bits_equal(results[0][0], results[1][0], label)
-                _bits_equal(results[0][1], results[1][1], label + ("grad",))
-                calls += 1
+    for threads in (1, 2):
+        with _threads(threads):  # (the backward's rounding depends on it)
+            for shape in shapes:
+                for scale in ((0.3, 3.0, 30.0) if threads == 2 else (3.0,)):
+                    x = _inputs(rng, shape, scale)
+                    grad = rng.standard_normal(shape).astype(np.float32)
+                    for name in ("softmax", "log_softmax"):
+                        results = []
+                        for m in (leafgrad, torch):
+                            t = m.tensor(x, requires_grad=True)
+                            y = getattr(m, name)(t, -1) if calls % 2 else getattr(t, name)(-1)
+                            (g,) = m.autograd.grad(y, t, m.tensor(grad))
+                            results.append((y, g))
+                        label = (name, shape, scale, threads)
+                        _bits_equal(results[0][0], results[1][0], label)
+                        _bits_equal(results[0][1], results[1][1], label + ("grad",))
+                        calls += 1
 
 
 def test_log_softmax_bits_over_many_row_sums():
@@ -191,3 +194,65 @@ def test_copies_of_numpy_arrays_keep_size_one_strides():
                 t = getattr(m, fn)(a, **given)
                 got.append((t.stride(), t.is_contiguous(), t.tolist()))
             assert got[0] == got[1], (a.shape, a.strides, fn, kwargs)
+
+
+# -- 2. float16 and bfloat16 addmv ----------------------------------------------------------------
+
+
+def _addmv_case(m, dtype, mat, vec, bias, layout, form, beta, alpha):
+    d = getattr(m, dtype)
+    a = m.tensor(mat).to(d)
+    if layout == "columns":
+        a = m.tensor(np.ascontiguousarray(mat.T)).to(d).t()
+    elif layout == "strided":
+        a = m.tensor(np.repeat(mat, 2, axis=1)).to(d)[:, ::2]
+    v, c = m.tensor(vec).to(d), m.tensor(bias).to(d)
+    if form == "function":
+        return m.addmv(c, a, v, beta=beta, alpha=alpha)
+    if form == "method":
+        return c.addmv(a, v, beta=beta, alpha=alpha)
+    if form == "inplace":
+        c = c.expand(a.shape[0]).clone() if c.dim() == 1 or c.dim() == 0 else c
+        return c.addmv_(a, v, beta=beta, alpha=alpha)
+    out = m.empty(a.shape[0], dtype=d)
+    m.addmv(c, a, v, beta=beta, alpha=alpha, out=out)
+    return out
+
+
+def test_reduced_precision_addmv_bits():
+    """Scalars that are powers of two (other betas and alphas: not replayed, see Note:
+    float16 and bfloat16 addmv). float16 with contiguous rows: torch's gemv sums each row's
+    dot in an order not replayed (addmm's orders), so about one element in 300 still differs
+    by an ulp or two there (a float32 sum's last bits, rounded); every other case is bit for bit."""
+    rng = np.random.default_rng(6)
+    near = total = 0
+    for dtype, (rows, cols), layout in itertools.product(
+            ("float16", "bfloat16"), ((3, 5), (8, 16), (17, 33), (64, 100), (1, 7), (6, 1)),
+            ("rows", "columns", "strided")):
+        mat = rng.standard_normal((rows, cols)).astype(np.float32)
+        vec = rng.standard_normal(cols).astype(np.float32)
+        forms = ("function", "method", "out", "inplace")
+        for index, (bias_shape, (beta, alpha)) in enumerate(itertools.product(
+                ((rows,), (), (1,)), ((1, 1), (0.5, 2.0), (0, 1), (2.0, 0.25), (-1.0, 0.5)))):
+            form = forms[index % 4]  # (every form meets every layout and most scalars)
+            bias = rng.standard_normal(bias_shape).astype(np.float32)
+            if beta == 0:
+                bias = np.full(bias_shape, np.nan, np.float32)  # ignored, as torch's
+            got = [_addmv_case(m, dtype, mat, vec, bias, layout, form, beta, alpha)
+                   for m in (leafgrad, torch)]
+            label = (dtype, rows, cols, layout, bias_shape, beta, alpha, form)
+            if dtype == "float16" and layout != "columns" and cols > 4:
+                ours, theirs = (g.float().numpy() for g in got)
+                assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, label
+                ulp = np.spacing(np.maximum(np.abs(ours), np.abs(theirs)).astype(np.float16))
+                # (a float32 sum's last bits: relative to its terms where they cancel)
+                scale = abs(alpha) * (np.abs(mat) @ np.abs(vec)) + abs(beta) * np.abs(
+                    np.nan_to_num(bias))
+                tolerance = 2 * ulp.astype(np.float32) + scale * 2.0 ** -20
+                assert (np.abs(ours - theirs) <= tolerance).all(), label
+                near += int((ours != theirs).sum())
+                total += ours.size
+                continue
+            assert str(got[0].dtype).split(".")[1] == str(got[1].dtype).split(".")[1], label
+            _bits_equal(got[0].float(), got[1].float(), label)
+    assert near <= total // 100, (near, total)
