@@ -245,12 +245,16 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   binary_cross_entropy_with_logits and the elu family torch's bits). asinh, acosh and exp2
   are SLEEF's too and not replayed (87-93%).
 - **softmax and log_softmax** over the last dim are ATen's vectorised kernels: the row
-  maximum, SLEEF's `expf` of x - max (the replay above), the sum in the order of 16 AVX-512
-  lanes folded in halves, then softmax multiplies by the sum's reciprocal and log_softmax
-  subtracts the max and then SLEEF's `logf` of the sum (taken as float64's log rounded once,
-  which differs on a few rows). leafgrad replays this with `torch_bits` (the expf replay
-  costs about 25x NumPy's exp: by default it made a compiled MNIST-MLP step 8% slower);
-  by default, other dims and the backwards use NumPy's exp and sums.
+  maximum, SLEEF's `expf` of x - max, the sum in the order of the vector lanes folded in
+  halves, then softmax multiplies by the sum's reciprocal and log_softmax subtracts the max
+  and then SLEEF's `logf` of the sum. leafgrad replays all of it by default up to 16,384
+  elements (every size with `torch_bits`): SLEEF's expf exactly at about the cost of
+  float64's exp (ops/_softmax_bits.py; float64's exp rounded once, used before, was SLEEF's
+  value on ~91% of inputs) and its logf from a float64 model of its double-float value,
+  replayed step by step where that lies near a rounding midpoint. Other dims follow ATen's
+  `_vec_softmax`/`_vec_logsoftmax` (the positions a thread's run leaves to the scalar loop
+  take glibc's expf, as float64's exp rounded once) and the backwards their kernels' fused
+  multiply-adds. Past the limit NumPy's exp and sums run.
 - **layer_norm and group_norm** compute each row's (each group's) mean and variance with
   ATen's `RowwiseMoments`: a Welford update per lane of 8-lane float32 vectors in chunks of
   16 vectors, the chunks merged in a cascade (Chan's formula, fused multiply-adds), a scalar

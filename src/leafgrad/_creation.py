@@ -14,6 +14,7 @@ from . import _argparse, _construct, _dtype, _warn
 from ._compile.state import state as _capture
 from ._device import default as _device_default, use as _device_use
 from . import _meta
+from .ops import _layout
 from ._alloc import check_storage
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
@@ -86,8 +87,8 @@ def copied(array: np.ndarray, np_dtype=None, outside: bool = True) -> np.ndarray
     if outside and _capture.active:
         return _capture.tracer.copied_array(array, np_dtype)
     if np_dtype is not None and np.dtype(np_dtype).char == "e" and array.dtype.char != "e":
-        return _dtype.half_cast(array)  # Note: casts to float16 (_dtype.py)
-    return np.array(array, dtype=np_dtype, copy=True)
+        return _layout.numpy_copy(_dtype.half_cast(array), array)  # Note: casts to float16
+    return _layout.numpy_copy(np.array(array, dtype=np_dtype, copy=True), array)
 
 
 @_argparse.parsed("as_tensor")
@@ -103,6 +104,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             array = _dtype.half_cast(data)  # Note: casts to float16 (_dtype.py)
         else:
             array = data if dtype is None else data.astype(dtype.np, copy=False)
+        if array is not data:  # a converted copy: torch's keeps the strides (_layout)
+            array = _layout.numpy_copy(array, data)
         array = _infer_array(array) if array.dtype.kind not in "fiub" else array
         shares = np.may_share_memory(array, data)
         if not shares and _capture.active:  # a converted copy: read live by a replay

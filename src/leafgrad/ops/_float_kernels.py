@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _isa, _layout, _mkl
+from . import _blas, _isa, _layout, _mkl, _softmax_bits
 
 _F32 = np.float32
 _F64 = np.float64
@@ -823,17 +823,11 @@ _EXP64_LIMIT = 16384  # elements: beyond, softmax takes NumPy's formula unless t
 
 
 def softmax_exp(x: np.ndarray) -> np.ndarray:
-    """SLEEF's expf as torch's softmax kernels call it. With ``backends.cpu.torch_bits`` its
-    exact replay (~40 NumPy passes: a batch-32 MLP step with cross-entropy took 9% longer).
-    Otherwise float64's exp rounded once: SLEEF's value on ~91% of inputs (NumPy's float32
-    exp: ~63%), which with the kernel's other steps gives torch's softmax on ~90% of elements
-    and its log_softmax on 98-100% (the plain NumPy formula gave 30-45% and 75-95%), for
-    a few us more per cross-entropy step on a (32, 10) batch (float64's exp costs ~6x
-    float32's per element: used up to ``_EXP64_LIMIT`` elements, see exact_softmax)."""
-    if _cpu.torch_bits:
-        return sleef_expf(x)
-    with np.errstate(over="ignore", under="ignore"):
-        return np.exp(x, dtype=_F64).astype(_F32)
+    """SLEEF's expf as torch's softmax kernels call it, on ``x <= 0`` (or NaN): every bit, by
+    the replay of ops/_softmax_bits.py (float64's exp rounded once, which ran here before, is
+    SLEEF's value on ~91% of inputs: torch's log_softmax on 96-99% of elements, a (32, 1000)
+    cross-entropy's input gradient on ~9%)."""
+    return _softmax_bits.expf(x, nonpositive=True)
 
 
 def softmax_lastdim(a: np.ndarray) -> np.ndarray:
@@ -851,31 +845,42 @@ def softmax_lastdim(a: np.ndarray) -> np.ndarray:
 def log_softmax_lastdim(a: np.ndarray):
     """torch's float32 log_softmax over the last dim (ATen's serial_vec_log_softmax_lastdim
     _range): ``(x - max) - log(sum(exp(x - max)))`` with SLEEF's expf, the lane-ordered sum
-    and the log (SLEEF's logf, taken as float64's log rounded once). Returns the result, the
+    and SLEEF's logf (ops/_softmax_bits.py). Returns the result, the
     exponentials and the row sums (shaped to broadcast against the result)."""
     size = a.shape[-1]
     rows = a.reshape(-1, size)
     shifted = rows - rows.max(axis=1, keepdims=True)
     exps = softmax_exp(shifted)
     total = reduce_all_sum(exps)
-    shifted -= np.log(total, dtype=_F64).astype(_F32)[:, None]
+    shifted -= _softmax_bits.logf(total, at_least_one=True)[:, None]
     keep = a.shape[:-1] + (1,)
     return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
+def _fused_tail(rows: int) -> bool:
+    """Whether torch's softmax backward fuses the last partial vector's multiply-adds: where
+    at::parallel_for calls the kernel directly (one thread, or one row) the compiled kernel
+    contracts them; where it goes through OpenMP (more threads and more than one row, however
+    few: the OpenMP-outlined copy of the kernel) the products are rounded first (measured on
+    1 to 400 rows of 18 to 1001 elements; the other way 10-25% of rows differed)."""
+    from .._info import get_num_threads
+
+    return rows == 1 or get_num_threads() == 1
 
 
 def softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
     """torch's float32 softmax backward over the last dim (ATen's
     _vec_host_softmax_backward_lastdim): ``(grad - sum(grad * result)) * result``, the sum
     ``vec::map2_reduce_all``'s: the rounded products of the whole vectors added lane by lane,
-    the last partial vector's products fused into their lanes' additions (one rounding: the
-    compiled kernel contracts that multiply-add, on torch's single-thread path), then the
+    the last partial vector's products fused into their lanes' additions on torch's
+    single-thread path (``_fused_tail``) and rounded first on its multi-thread one, then the
     lanes folded as ``reduce_all_sum``'s; a row shorter than a vector adds its rounded products
     in order."""
     size = result.shape[-1]
     rows = np.ascontiguousarray(result).reshape(-1, size)
     g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
     rest = size % _LANES
-    if size < _LANES or not rest:
+    if size < _LANES or not rest or not _fused_tail(rows.shape[0]):
         total = reduce_all_sum(g * rows)
     else:
         full = size - rest
@@ -904,3 +909,122 @@ def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.nda
     out = g.astype(_F64)
     out -= exps * total
     return out.astype(_F32).reshape(result.shape)
+
+
+# -- softmax and log_softmax over another dim, as ATen's _vec_softmax / _vec_logsoftmax ---------
+# The input is viewed as (outer, dim, inner). torch's kernels vectorise along ``inner``: the
+# positions of whole vectors (the first ``inner - inner % lanes``) take SLEEF's expf, the others
+# its scalar loop's ``std::exp`` (glibc's expf: float64's exp rounded once, see sigmoid); the
+# sums over ``dim`` are float32 additions in order, as NumPy's reduction along a non-innermost
+# axis adds. softmax divides by the sum (not a product with its reciprocal); log_softmax takes
+# the maximum ignoring NaN (its ``blendv`` on ``x > max``) and SLEEF's logf of every sum.
+
+
+def _split_dim(a: np.ndarray, dim: int):
+    dim %= a.ndim
+    outer = int(np.prod(a.shape[:dim], dtype=np.int64))
+    inner = int(np.prod(a.shape[dim + 1:], dtype=np.int64))
+    return a.reshape(outer, a.shape[dim], inner), inner - inner % _LANES
+
+
+def _exp_split(shifted: np.ndarray, vector: int) -> np.ndarray:
+    """exp of the (outer, dim, inner) ``shifted`` (<= 0 or NaN): SLEEF's in the first
+    ``vector`` inner positions, float64's rounded in the others."""
+    out = np.empty_like(shifted)
+    if vector:
+        out[:, :, :vector] = softmax_exp(np.ascontiguousarray(shifted[:, :, :vector]))
+    if vector < shifted.shape[2]:
+        with np.errstate(all="ignore"):
+            out[:, :, vector:] = np.exp(shifted[:, :, vector:], dtype=_F64)
+    return out
+
+
+def _softmax_vector_positions(outer: int, inner: int, threads: int) -> np.ndarray:
+    """Which (outer, inner) positions _vec_softmax computes in vectors: it splits the
+    ``outer * inner`` positions into one run per thread (at::parallel_for, a grain of one
+    position) and walks each run taking whole vectors while they fit both in the row and in
+    the run; the rest of a row or run is its scalar tail."""
+    total = outer * inner
+    parts = max(1, min(threads, total))
+    size = -(-total // parts)
+    mask = np.zeros((outer, inner), dtype=bool)
+    columns = np.arange(inner)
+    for begin in range(0, total, size):
+        end = min(total, begin + size)
+        rows = np.arange(begin // inner, (end - 1) // inner + 1)
+        first = np.maximum(begin - rows * inner, 0)
+        stop = np.minimum(inner, end - rows * inner)
+        last = first + (stop - first) // _LANES * _LANES
+        mask[rows] |= (columns >= first[:, None]) & (columns < last[:, None])
+    return mask
+
+
+def softmax_dim(a: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float32 softmax over ``dim`` (not the last) of a C-contiguous array."""
+    from .._info import get_num_threads
+
+    x, _ = _split_dim(a, dim)
+    shifted = x - x.max(axis=1, keepdims=True)
+    exps = softmax_exp(shifted)
+    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads())
+    if scalar.any():
+        rows, columns = np.nonzero(scalar)
+        with np.errstate(all="ignore"):
+            exps[rows, :, columns] = np.exp(shifted[rows, :, columns], dtype=_F64)
+    exps /= exps.sum(axis=1, keepdims=True)
+    return exps.reshape(a.shape)
+
+
+def log_softmax_dim(a: np.ndarray, dim: int):
+    """torch's float32 log_softmax over ``dim`` (not the last) of a C-contiguous array; returns
+    the result, the exponentials and the sums (shaped to broadcast against the result)."""
+    x, vector = _split_dim(a, dim)
+    high = np.fmax.reduce(x, axis=1, keepdims=True)
+    shifted = x - high
+    exps = _exp_split(shifted, vector)
+    total = exps.sum(axis=1, keepdims=True)
+    shifted -= _softmax_bits.logf(total, at_least_one=True)
+    keep = list(a.shape)
+    keep[dim % a.ndim] = 1
+    return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
+# torch's backward kernels over another dim (_vec_softmax_backward, _vec_log_softmax_backward)
+# accumulate ``sum += grad * output`` over ``dim`` and compute ``grad - exp(output) * sum`` with
+# the multiply-add contracted into one fused operation in the vectors and the scalar tails alike
+# (the unfused forms gave torch's softmax gradient on 78% of elements, the fused ones on all).
+SOFTMAX_BACKWARD_DIM_LIMIT = 256  # dim sizes: the fused sum is a Python loop over dim
+
+
+def softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float32 softmax backward over ``dim`` (not the last; its size at most
+    SOFTMAX_BACKWARD_DIM_LIMIT): ``(grad - sum(grad * result)) * result``, the sum of fused
+    multiply-adds in order from +0."""
+    g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    total = np.zeros((y.shape[0], 1, y.shape[2]), _F32)
+    wide = np.empty(total.shape, _F64)
+    for d in range(y.shape[1]):
+        np.multiply(g[:, d:d + 1], y[:, d:d + 1], out=wide, dtype=_F64)
+        wide += total
+        np.copyto(total, wide, casting="same_kind")
+    out = g - total
+    out *= y
+    return out.reshape(result.shape)
+
+
+def log_softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float32 log_softmax backward over ``dim`` (not the last): ``grad - exp(result) *
+    sum(grad)``, the sum in order from +0, the exp SLEEF's in the vectors and glibc's (float64's
+    rounded) in the scalar tails, the product and difference one fused operation."""
+    g, vector = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    total = g.sum(axis=1, keepdims=True)
+    total += _F32(0)  # (a sum from +0 is never -0)
+    with np.errstate(all="ignore"):
+        exps = softmax_exp(y) if vector else np.empty(y.shape, _F32)
+        if vector < y.shape[2]:
+            exps[:, :, vector:] = np.exp(y[:, :, vector:], dtype=_F64)
+        wide = np.multiply(exps, total, dtype=_F64)
+        np.subtract(g, wide, out=wide)
+    return wide.astype(_F32).reshape(result.shape)

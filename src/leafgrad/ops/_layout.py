@@ -252,6 +252,23 @@ def copy_like(source: np.ndarray) -> np.ndarray:
     return copy if kept is None else kept
 
 
+def numpy_copy(copy: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``copy``, a NumPy copy of the user's array ``source`` (``np.array(..., order="K")``),
+    with ``source``'s strides in its size-1 dims, as torch's copy of a non-overlapping, dense
+    tensor keeps every stride (``torch.tensor(a)`` of a transposed (1, n) array: strides
+    (1, 1), not (n, 1)); NumPy makes those strides row-major. Other layouts are unchanged."""
+    if copy.ndim < 2 or 1 not in copy.shape or not copy.size or copy.shape != source.shape:
+        return copy
+    item, source_item = copy.itemsize, source.itemsize
+    wanted = tuple(s // source_item * item for s in source.strides)
+    if wanted == copy.strides or min(wanted) < 0:
+        return copy
+    if all(size == 1 or have == want
+           for size, have, want in zip(copy.shape, copy.strides, wanted)):
+        return np.lib.stride_tricks.as_strided(copy, strides=wanted)  # the same memory order
+    return copy
+
+
 def column_major(array: np.ndarray) -> np.ndarray:
     """Each matrix (last two dims) stored by columns, batches outermost, as LAPACK returns."""
     if array.ndim < 2:

@@ -25,16 +25,17 @@ import math
 
 import numpy as np
 
-from . import _float_kernels
+from . import _float_kernels, _softmax_bits
 
 _F32 = np.float32
 _STEP = 16  # positions in one vector of a 2-byte float (32-byte vectors)
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
-    """The vectorised loops' exp: SLEEF's expf replayed exactly (float32's default
-    approximation, softmax_exp, gave another float16 in about one of 3000 gradients)."""
-    return _float_kernels.sleef_expf(x)
+    """The vectorised loops' exp: SLEEF's expf replayed exactly (ops/_softmax_bits.py, the
+    same bits as the step-by-step _float_kernels.sleef_expf at about half its cost; an
+    approximation gave another float16 in about one of 3000 gradients)."""
+    return _softmax_bits.expf(np.asarray(x, dtype=_F32))
 
 
 def _scalar_exp(x: np.ndarray) -> np.ndarray:

@@ -740,6 +740,16 @@ def _reduced_softmax_backward(kernel, grad: np.ndarray, output: np.ndarray, dim:
     return _softmax_reduced.backward(kernel, grad, output, dim, rounding, log)
 
 
+def _exact_softmax_backward_dim(grad: np.ndarray, y: np.ndarray, dim: int,
+                                log: bool = False) -> bool:
+    """Whether a softmax (``log``: log_softmax) backward over ``dim``, not the last, takes
+    torch's kernel's steps (float32; softmax's over dims of at most
+    _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT)."""
+    return (y.ndim > 1 and dim % y.ndim != y.ndim - 1 and y.size > 0
+            and grad.dtype == y.dtype and _float_kernels.exact_softmax(y)
+            and (log or y.shape[dim] <= _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT))
+
+
 @register
 class Softmax(Op):
     node = "SoftmaxBackward0"
@@ -759,6 +769,8 @@ class Softmax(Op):
         with np.errstate(all="ignore"):
             if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(a):
                 return _float_kernels.softmax_lastdim(a)  # torch's kernel, bit for bit
+            if a.size and _float_kernels.exact_softmax(a):  # another dim: torch's kernel too
+                return _float_kernels.softmax_dim(a, dim)
             return _softmax_array(a, dim)
 
     def backward(self, grad):
@@ -773,6 +785,9 @@ class Softmax(Op):
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim,
                                           grad._data, y))
+            if _exact_softmax_backward_dim(grad._data, y, dim):
+                return _wrap(array_kernel(_float_kernels.softmax_backward_dim, grad._data, y,
+                                          dim=dim))
             return _wrap(array_kernel(_softmax_grad, grad._data, y, dim=dim))
         return SoftmaxBackwardData.apply(grad, result, dim=dim)
 
@@ -850,6 +865,12 @@ class LogSoftmax(Op):
             if ctx is not None:
                 ctx.keep("softmax", (exps, total))
             return result
+        if _float_kernels.exact_softmax(a):  # another dim: torch's kernel too
+            with np.errstate(all="ignore"):
+                result, exps, total = _float_kernels.log_softmax_dim(a, dim)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
         shifted = a - _max_keepdim(a, dim)
         exps = np.exp(shifted)
         total = _sum_keepdim(exps, dim)
@@ -872,6 +893,9 @@ class LogSoftmax(Op):
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
                                           grad._data, y))
+            if _exact_softmax_backward_dim(grad._data, y, dim, log=True):
+                return _wrap(array_kernel(_float_kernels.log_softmax_backward_dim, grad._data,
+                                          y, dim=dim))
             exps, total = self.saved("softmax")
             return _wrap(array_kernel(_log_softmax_grad, grad._data, exps, total, dim=dim))
         return LogSoftmaxBackwardData.apply(grad, self.saved("result"), dim=dim)
@@ -911,6 +935,8 @@ class SoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.softmax_backward_lastdim(grad, output)
+        if _exact_softmax_backward_dim(grad, output, dim):
+            return _float_kernels.softmax_backward_dim(grad, output, dim)
         return _softmax_grad(grad, output, dim)
 
     def backward(self, grad):
@@ -956,6 +982,8 @@ class LogSoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.log_softmax_backward_lastdim(grad, output)
+        if _exact_softmax_backward_dim(grad, output, dim, log=True):
+            return _float_kernels.log_softmax_backward_dim(grad, output, dim)
         with np.errstate(all="ignore"):
             exps = np.exp(output)
         return _log_softmax_grad(grad, exps, np.ones((), dtype=output.dtype), dim)

@@ -143,6 +143,7 @@ class Addmv(Op):
     saves = {"mat": ("vec",), "vec": ("mat",)}
     broadcasts = True
     torch_names = ("addmv", "Tensor.addmv")
+    bfloat16_native = "always"  # Note: float16 and bfloat16 addmv
 
     @staticmethod
     def forward(ctx, bias, mat, vec, beta=1, alpha=1):
@@ -162,6 +163,8 @@ class Addmv(Op):
                 "addmv input tensors must have the same dtype, but got "
                 f"{_legacy_name(bias)}, {_legacy_name(mat)}, and {_legacy_name(vec)}"
             )
+        if mat.dtype.name in _REDUCED and mat.size:
+            return _reduced_addmv(bias, mat, vec, beta, alpha)
         product = Mv.forward(None, mat, vec)
         beta, alpha = real_scalars(mat.dtype, False, beta, alpha, kernel="addmv_impl_cpu")
         return _add_scaled(bias, product, beta, alpha)
@@ -186,6 +189,39 @@ class Addmv(Op):
         alpha, beta = self._params.get("alpha", 1), self._params.get("beta", 1)
         return jvp_sum(tangents, lambda t: _scaled(t, beta), lambda t: _scaled(t.mv(vec), alpha),
                        lambda t: _scaled(mat.mv(t), alpha))
+
+
+# Note: float16 and bfloat16 addmv
+# torch's addmv of float16/bfloat16 runs cpublas gemv in BLAS's column-major frame. A matrix
+# whose rows are contiguous (the frame's transposed operand, and any other layout, copied so
+# first) gives torch's addmm of a one-column product (the half-precision gemm replay,
+# linalg.py); a matrix whose columns are contiguous gives the matrix-vector product rounded to
+# the dtype, then ``beta * self + alpha * product`` rounded. Both are torch's bits where beta
+# and alpha are powers of two or 0 (the plain float32 formula, before: another result on 1-2
+# in 10 elements of one layout); with other scalars about a tenth of the elements still
+# differ (torch's loops take them in the dtype and scale the vector first: not replayed).
+
+
+def _reduced_addmv(bias, mat, vec, beta, alpha):
+    from .linalg import Addmm
+
+    rows, cols = mat.shape
+    bias = np.broadcast_to(bias, (rows,))
+    item = mat.itemsize
+    s0, s1 = mat.strides[0] // item, mat.strides[1] // item
+    beta, alpha = real_scalars(mat.dtype, False, beta, alpha, kernel="addmv_impl_cpu")
+    wide, dtype = np.float32, mat.dtype
+    if not (s0 == 1 and (cols == 1 or s1 >= max(1, rows))):  # gemv 'T' (or a copy)
+        if not (s1 == 1 and (rows == 1 or s0 >= max(1, cols))):
+            mat = np.ascontiguousarray(mat)
+        return Addmm.forward(None, bias[:, None], mat, vec[:, None], beta, alpha)[:, 0]
+    product = Mv.forward(None, mat.astype(wide), vec.astype(wide))
+    product = product.astype(dtype).astype(wide)
+    with np.errstate(all="ignore"):  # (gemv takes beta and alpha in the matrix's dtype)
+        product *= wide(wide(alpha).astype(dtype))
+        if beta != 0:
+            product += wide(wide(beta).astype(dtype)) * bias.astype(wide)
+    return product.astype(dtype)
 
 
 @register
