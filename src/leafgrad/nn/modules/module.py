@@ -180,9 +180,13 @@ class Module:
         backward_hook = None
         # global hooks first, then the module's own (torch's _get_backward_hooks); a module's
         # hooks are full ones unless registered with the deprecated register_backward_hook
-        full_hooks = [*_global_backward_hooks.values()]
-        if self._is_full_backward_hook is not False:
-            full_hooks += self._backward_hooks.values()
+        full_hooks, node_hooks = [], []
+        if _global_backward_hooks:
+            (node_hooks if _global_is_full_backward_hook is False else full_hooks).extend(
+                _global_backward_hooks.values())
+        if self._backward_hooks:
+            (node_hooks if self._is_full_backward_hook is False else full_hooks).extend(
+                self._backward_hooks.values())
         pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
         if full_hooks or pre_hooks:
             from ._backward_hooks import BackwardHook
@@ -203,11 +207,14 @@ class Module:
             if hook_result is not None:
                 result = state["result"] = hook_result
         if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}")
             result = backward_hook.setup_output_hook(result)
-        if self._is_full_backward_hook is False and self._backward_hooks:
+        if node_hooks:
             from ._backward_hooks import attach_node_hooks
 
-            attach_node_hooks(self, list(self._backward_hooks.values()), args, result)
+            attach_node_hooks(self, node_hooks, args, result)
         return result
 
     # -- registration ---------------------------------------------------------------------------
@@ -800,6 +807,7 @@ class Module:
             state_dict._metadata = metadata
         pending: list = []
         stack = [(self, state_dict, "")]
+        visited = []  # (module, number of its children): to run post hooks children first
         while stack:
             module, local, prefix = stack.pop()
             local_metadata = dict({} if metadata is None else metadata.get(prefix[:-1], {}))
@@ -818,23 +826,36 @@ class Module:
                     child_prefix = prefix + name + "."
                     child_local = {k: v for k, v in local.items() if k.startswith(child_prefix)}
                     children.append((child, child_local, child_prefix))
+            visited.append((module, len(children)))
             stack.extend(reversed(children))
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
+        post_order = _post_order(visited)
+        has_post_hooks = any(module._load_state_dict_post_hooks for module in post_order)
+
+        def check(strict_keys: bool) -> None:
+            messages = list(errors)
+            if strict_keys:
+                if unexpected:
+                    messages.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)))
+                if missing:
+                    messages.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)))
+            if messages:
+                raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(messages)))
+
+        # Nothing is written when an entry cannot be loaded, nor (without post hooks) when keys
+        # are missing or unexpected under strict. torch runs the post hooks before its strict
+        # check, and a hook may edit the key lists (clearing them lets a strict load pass), so
+        # with post hooks the writes and the hooks come first, then the key check, as torch.
+        check(strict and not has_post_hooks)
         for action in pending:
             action()
         result = _IncompatibleKeys(missing, unexpected)
-        for module in self.modules():
+        for module in post_order:
             for hook in module._load_state_dict_post_hooks.values():
                 hook(module, result)
+        check(strict)
         return result
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -928,8 +949,7 @@ class Module:
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = (
-            lambda state_dict, prefix, *rest: hook(self, state_dict, prefix, *rest))
+        self._load_state_dict_pre_hooks[handle.id] = _ModuleHook(hook, self)
         return handle
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
@@ -970,6 +990,47 @@ def _plain(tensor: Tensor) -> Tensor:
     return plain
 
 
+class _ModuleHook:
+    """``hook(module, *args)`` holding the module weakly (a module's hook must not keep it
+    alive, as torch's _WrappedHook), and picklable with the module it belongs to."""
+
+    def __init__(self, hook, module):
+        self.hook = hook
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
+
+    def __getstate__(self):
+        return {"hook": self.hook, "module": self.module()}
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.module = weakref.ref(state["module"])
+
+
+def _post_order(visited: list) -> list:
+    """The modules of a pre-order walk ``[(module, number of children), ...]``, each after
+    its children (the order torch's recursive load runs the load_state_dict post hooks)."""
+    order: list = []
+    position = 0
+
+    def walk() -> None:
+        nonlocal position
+        module, n_children = visited[position]
+        position += 1
+        for _ in range(n_children):
+            walk()
+        order.append(module)
+
+    while position < len(visited):
+        walk()
+    return order
+
+
 def _remove_from(name: str, *stores) -> None:
     for store in stores:
         if name in store:
@@ -988,6 +1049,7 @@ _global_forward_hooks_with_kwargs: dict = OrderedDict()
 _global_forward_hooks_always_called: dict = OrderedDict()
 _global_backward_pre_hooks: dict = OrderedDict()
 _global_backward_hooks: dict = OrderedDict()
+_global_is_full_backward_hook: bool | None = None  # set by the first global backward hook
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
@@ -1017,8 +1079,28 @@ def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
     return handle
 
 
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """Deprecated (torch too): a global ``register_backward_hook``, on the node that made
+    each module's output. Global hooks are all full or all not, for good (as torch)."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
 def register_module_full_backward_hook(hook) -> RemovableHandle:
     """Run ``hook(module, grad_input, grad_output)`` in every module's backward."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them.")
+    _global_is_full_backward_hook = True
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
