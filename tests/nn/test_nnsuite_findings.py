@@ -224,3 +224,96 @@ def _global_backward_hook_program(lib, kind):
 def test_global_backward_hooks(kind):
     # register_module_backward_hook (the global non-full form) was missing
     _same(lambda lib: _global_backward_hook_program(lib, kind))
+
+
+@pytest.mark.parametrize("metadata", [True, False])
+def test_consume_prefix_in_state_dict_if_present(metadata):
+    # torch.nn.modules.utils was missing
+    def program(lib):
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        wrapper = lib.nn.Module()
+        wrapper.module = net
+        state = wrapper.state_dict()
+        if not metadata:
+            state = dict(state)
+        state["other.key"] = lib.ones(1)
+        lib.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, "module.")
+        meta = sorted(state._metadata.items()) if metadata else None
+        loaded = repr(net.load_state_dict(state, strict=False))
+        return list(state), meta, loaded
+
+    _same(program)
+
+
+def test_module_utils_argument_normalisers():
+    def program(lib):
+        utils = lib.nn.modules.utils
+        seen = [utils._single(3), utils._pair(3), utils._pair((1, 2)), utils._triple([4, 5, 6]),
+                utils._quadruple(0), utils._reverse_repeat_tuple((1, 2, 3), 2),
+                utils._list_with_default([None, 3], [1, 2, 7, 8]), utils._list_with_default(4, [1])]
+        try:
+            utils._list_with_default([None, 3], [1, 2])
+        except ValueError as error:
+            seen.append(str(error))
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("make", ["linear", "lstm", "nested"])
+def test_load_state_dict_makes_no_reference_cycle(make):
+    def program(lib):
+        import copy
+
+        m = {"linear": lambda: lib.nn.Linear(3, 3),
+             "lstm": lambda: lib.nn.LSTM(4, 4, bidirectional=True),
+             "nested": lambda: lib.nn.Sequential(lib.nn.Sequential(lib.nn.Linear(2, 2)),
+                                                 lib.nn.BatchNorm1d(2))}[make]()
+        m.register_load_state_dict_post_hook(lambda module, keys: None)
+        state = copy.deepcopy(m).state_dict()
+        gc.collect()
+        m.load_state_dict(state)
+        return gc.collect()
+
+    assert _same(program) == (0, [])
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("keep_vars", [False, True])
+@pytest.mark.parametrize("assign", [False, True])
+def test_load_into_meta_module_with_assign_and_swap(swap, keep_vars, assign):
+    def program(lib):
+        class Net(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = lib.nn.Linear(3, 2)
+                self.bn = lib.nn.BatchNorm1d(2)
+                self.x = lib.nn.Parameter(lib.arange(2.0), requires_grad=False)
+
+            def forward(self, t):
+                return self.x + self.bn(self.fc(t))
+
+        lib.__future__.set_swap_module_params_on_conversion(swap)
+        try:
+            lib.manual_seed(0)
+            source = Net()
+            state = source.state_dict(keep_vars=keep_vars)
+            for value in state.values():
+                value.requires_grad_(False)
+            if assign:
+                with lib.device("meta"):
+                    target = Net()
+            else:
+                target = Net()
+            before = target.state_dict(keep_vars=True)
+            loaded = repr(target.load_state_dict(state, assign=assign))
+            after = target.state_dict(keep_vars=True)
+            seen = [(key, state[key] is after[key], after[key] is before[key],
+                     after[key].requires_grad, type(after[key]).__name__, after[key].is_meta)
+                    for key in state]
+            t = lib.arange(12.0).reshape(4, 3)
+            return loaded, seen, lib.equal(source(t), target(t))
+        finally:
+            lib.__future__.set_swap_module_params_on_conversion(False)
+
+    _same(program)

@@ -1014,20 +1014,17 @@ class _ModuleHook:
 
 def _post_order(visited: list) -> list:
     """The modules of a pre-order walk ``[(module, number of children), ...]``, each after
-    its children (the order torch's recursive load runs the load_state_dict post hooks)."""
+    its children (the order torch's recursive load runs the load_state_dict post hooks).
+    Iterative, and without a self-referring closure (torch's load makes no reference cycle)."""
     order: list = []
-    position = 0
-
-    def walk() -> None:
-        nonlocal position
-        module, n_children = visited[position]
-        position += 1
-        for _ in range(n_children):
-            walk()
-        order.append(module)
-
-    while position < len(visited):
-        walk()
+    open_nodes: list = []  # [module, children still to come]
+    for module, n_children in visited:
+        open_nodes.append([module, n_children])
+        while open_nodes and open_nodes[-1][1] == 0:
+            done = open_nodes.pop()[0]
+            order.append(done)
+            if open_nodes:
+                open_nodes[-1][1] -= 1
     return order
 
 
@@ -1138,19 +1135,20 @@ def _materialize_entry(module: Module, name: str, param: Tensor, value: Tensor,
 
 def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
     with no_grad():
-        if assign:
+        if _future.get_swap_module_params_on_conversion():
+            # torch's module_load: the loaded tensor detached (assign), or the parameter after
+            # copying into it, detached; then the parameter's contents are swapped with it, so
+            # the module keeps its Parameter objects in both forms
+            loaded = value.detach() if assign else param.copy_(value).detach()
+            if isinstance(param, Parameter):
+                loaded = Parameter(loaded, requires_grad=param.requires_grad)
+            swap_tensors(param, loaded)
+        elif assign:
             if isinstance(param, Parameter):
                 if not isinstance(value, Parameter):
                     value = Parameter(value, requires_grad=param.requires_grad)
                 else:
                     value.requires_grad_(param.requires_grad)
             setattr(module, name, value)
-        elif _future.get_swap_module_params_on_conversion():
-            # torch's module_load: copy into the parameter, then swap the parameter's contents
-            # with a detached Parameter of them (assign: of the loaded tensor)
-            loaded = param.copy_(value).detach()
-            if isinstance(param, Parameter):
-                loaded = Parameter(loaded, requires_grad=param.requires_grad)
-            swap_tensors(param, loaded)
         else:
             param.copy_(value)
