@@ -317,3 +317,95 @@ def test_load_into_meta_module_with_assign_and_swap(swap, keep_vars, assign):
             lib.__future__.set_swap_module_params_on_conversion(False)
 
     _same(program)
+
+
+def test_right_inverse_may_not_change_the_device():
+    def program(lib):
+        parametrize = lib.nn.utils.parametrize
+
+        class ToMeta(lib.nn.Module):
+            def forward(self, x):
+                return x
+
+            def right_inverse(self, w):
+                return w.to(lib.device("meta"))
+
+        module = lib.nn.Linear(3, 4)
+        weight = module.weight.detach().clone()
+        try:
+            parametrize.register_parametrization(module, "weight", ToMeta())
+        except ValueError as error:
+            seen = str(error).split("\n")[0]
+        # nothing half-done: the module stays a plain Linear with its weight
+        return (seen, parametrize.is_parametrized(module), type(module).__name__,
+                lib.equal(module.weight, weight), list(module._parameters))
+
+    _same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(2, 2), (3, 2), (2, 4)])
+def test_spectral_norm_of_complex_weights(dtype, shape):
+    # the power iteration used W.T (torch: W.H) and sigma u.dot (torch: vdot): a complex
+    # weight was scaled by a wrong, complex "norm"
+    def program(lib):
+        lib.manual_seed(0)
+        module = lib.nn.Linear(shape[1], shape[0], dtype=getattr(lib, dtype))
+        with lib.no_grad():
+            module.weight.copy_(lib.arange(shape[0] * shape[1]).reshape(shape).to(
+                module.weight.dtype) * (1 - 2j if module.weight.is_complex() else 1) + 1)
+        lib.nn.utils.parametrizations.spectral_norm(module)
+        weight = module.weight
+        s = module.parametrizations.weight[0]
+        return (weight.detach().numpy().tolist(), s._u.numpy().tolist(),
+                s._v.numpy().tolist(), str(weight.dtype).split(".")[1])
+
+    got, expected = _observe(program, leafgrad), _observe(program, torch)
+    assert got[1] == expected[1] == []
+    # the same math in a different order (torch's mv kernels): values agree to rounding
+    import numpy as np
+
+    for a, b in zip(got[0][:3], expected[0][:3]):
+        tol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=tol, atol=tol)
+    assert got[0][3] == expected[0][3]
+    # and the largest singular value of the result is 1 (mathematics)
+    w = np.array(got[0][0])
+    assert abs(np.linalg.svd(w, compute_uv=False)[0] - 1) < 1e-3
+
+
+def _shape_message_programs():
+    def orthogonal(lib):
+        m = lib.nn.Linear(3, 4)
+        lib.nn.utils.parametrizations.orthogonal(m, "weight")
+        m.weight = lib.randn(5, 5)
+
+    def prune(lib):
+        from importlib import import_module
+
+        import_module(lib.__name__ + ".nn.utils.prune").ln_structured(
+            lib.nn.Linear(2, 2), "weight", 0.5, 2, dim=5)
+
+    x, t = (2, 3), (2, 1)
+    return {
+        "orthogonal": orthogonal,
+        "prune": prune,
+        "mse": lambda lib: lib.nn.functional.mse_loss(lib.ones(x), lib.ones(t)).item(),
+        "l1": lambda lib: lib.nn.functional.l1_loss(lib.ones(x), lib.ones(t)).item(),
+        "huber": lambda lib: lib.nn.functional.huber_loss(lib.ones(x), lib.ones(t)).item(),
+        "smooth_l1": lambda lib: lib.nn.functional.smooth_l1_loss(lib.ones(x),
+                                                                  lib.ones(t)).item(),
+        "mse_module": lambda lib: lib.nn.MSELoss()(lib.ones(x), lib.ones(3)).item(),
+        "bce": lambda lib: lib.nn.functional.binary_cross_entropy(lib.ones(x) / 2,
+                                                                  lib.ones(3)),
+        "bce_logits": lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+            lib.ones(x), lib.ones(3, 1)),
+        "bce_logits_module": lambda lib: lib.nn.BCEWithLogitsLoss()(lib.ones(0), lib.ones(1)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_shape_message_programs()))
+def test_messages_print_shapes_as_torch_size(case):
+    # leafgrad.Size's repr names leafgrad; torch's messages say torch.Size([...])
+    seen = _same(_shape_message_programs()[case])
+    assert "torch.Size" in repr(seen)

@@ -522,11 +522,16 @@ def _legacy_reduction(size_average, reduce, reduction):
     return result
 
 
+def _torch_size(shape) -> str:
+    """A shape as torch's messages print it (leafgrad.Size's repr names leafgrad)."""
+    return f"torch.Size({list(shape)})"
+
+
 def _warn_shape(input, target, name):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            f"Using a target size ({_torch_size(target.shape)}) that is different to the input "
+            f"size ({_torch_size(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.", UserWarning, stacklevel=3,
         )
 
@@ -764,8 +769,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size."
+            f"Using a target size ({_torch_size(target.shape)}) that is different to the input "
+            f"size ({_torch_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     _not_differentiable("binary_cross_entropy", "weight", weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
@@ -785,7 +790,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _ops.check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
-            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+            f"Target size ({_torch_size(target.shape)}) must be the same as input size "
+            f"({_torch_size(input.shape)})"
         )
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
