@@ -574,7 +574,7 @@ class Module:
         if "device" in kwargs:
             target = device_cls(kwargs.pop("device"))
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
         for arg in args:
@@ -604,6 +604,14 @@ class Module:
             if meta:
                 return self._apply(lambda t: t.to(target, dtype) if dtype is not None and (
                     t.is_floating_point() or t.is_complex()) else t.to(target))
+        if memory_format is not None:
+            # torch: only 4-d and 5-d tensors take the format (a 5-d one refuses channels_last)
+            def convert(t):
+                if dtype is not None and t.is_floating_point():
+                    t = t.to(dtype)
+                return t.to(memory_format=memory_format) if t.dim() in (4, 5) else t
+
+            return self._apply(convert)
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
