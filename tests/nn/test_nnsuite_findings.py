@@ -5,6 +5,7 @@ observations (values, exceptions' type and first line, warnings) must be identic
 from __future__ import annotations
 
 import gc
+import itertools
 import pickle
 import warnings
 import weakref
@@ -511,3 +512,99 @@ def test_module_to_memory_format(make, fmt, dtype):
 
     got, expected = _observe(program, leafgrad), _observe(program, torch)
     assert repr(got).replace("leafgrad.", "torch.") == repr(expected)
+
+
+def _outcome(call):
+    try:
+        result = call()
+    except Exception as error:  # noqa: BLE001 - the exception is the observation
+        return type(error).__name__, str(error).split("\n")[0]
+    result = result[0] if isinstance(result, tuple) else result
+    return "ok", tuple(result.shape), str(result.dtype).split(".")[1]
+
+
+_POOL2D_ARGS = [dict(kernel_size=2, padding=2), dict(kernel_size=6), dict(kernel_size=2, stride=0),
+                dict(kernel_size=2, dilation=0), dict(kernel_size=2, padding=-1),
+                dict(kernel_size=(2, 2, 2)), dict(kernel_size=0), dict(kernel_size=-1),
+                dict(kernel_size=2, stride=(1, 1, 1)), dict(kernel_size=2, padding=(1, 1, 1)),
+                dict(kernel_size=2, dilation=(1, 1, 1)), dict(kernel_size=3, dilation=2, padding=2),
+                dict(kernel_size=(3, 2), padding=(1, 2)), dict(kernel_size=5, stride=3, ceil_mode=True),
+                dict(kernel_size=2, padding=1, stride=2, ceil_mode=True)]
+
+
+@pytest.mark.parametrize("form", ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d"])
+def test_pooling_argument_checks_in_torch_order(form):
+    # each check of torch's pooling kernels, its message and its place in the order
+    def program(lib):
+        seen = []
+        one_d = form.endswith("1d")
+        x = lib.arange(2 * 3 * 5 * (1 if one_d else 5), dtype=lib.float32).reshape(
+            (2, 3, 5) if one_d else (2, 3, 5, 5))
+        inputs = {"full": x, "unbatched": x[0], "low": x[0, 0], "empty": x[:, :0],
+                  "batch0": x[:0]}
+        if not one_d:
+            inputs["channels_last"] = x.contiguous(memory_format=lib.channels_last)
+            inputs["empty_cl"] = x[:, :, :0].contiguous(memory_format=lib.channels_last)
+        fn = getattr(lib.nn.functional, form)
+        for kwargs in _POOL2D_ARGS:
+            if one_d:
+                kwargs = {k: (v[:2] if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+            if form.startswith("avg"):
+                kwargs = {k: v for k, v in kwargs.items() if k != "dilation"}
+            for (name, t), grad in itertools.product(inputs.items(), (False, True)):
+                t = t.detach().clone().requires_grad_(grad)
+                forms = [{}] if form.startswith("avg") else [{}, {"return_indices": True}]
+                for extra in forms:
+                    seen.append((name, grad, repr(kwargs), repr(extra),
+                                 _outcome(lambda: fn(t, **kwargs, **extra))))
+        return seen
+
+    _same(program)
+
+
+_POOL_FNS = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+             "lp_pool2d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+             "adaptive_max_pool3d"]
+_POOL_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "float16",
+                "bfloat16", "float32", "float64", "complex64"]
+
+
+def test_pooling_kernels_refuse_the_dtypes_torch_refuses():
+    # torch's CPU kernels are compiled for some dtypes only; leafgrad pooled the rest
+    def program(lib):
+        seen = []
+        for name, dtype in itertools.product(_POOL_FNS, _POOL_DTYPES):
+            dims = 1 if name.endswith("1d") else 3 if name.endswith("3d") else 2
+            x = lib.ones((2, 3) + (4,) * dims).to(getattr(lib, dtype))
+            fn = getattr(lib.nn.functional, name)
+            if name.startswith("lp"):
+                call = lambda: fn(x, 2, 2)  # noqa: E731
+            else:
+                call = lambda: fn(x, 2)  # noqa: E731
+            seen.append((name, dtype, _outcome(call)))
+            if name in ("max_pool1d", "max_pool2d"):
+                seen.append((name, dtype, "indices", _outcome(lambda: fn(x, 2, return_indices=True))))
+        return seen
+
+    _same(program)
+
+
+def test_adaptive_pooling_size_checks():
+    def program(lib):
+        seen = []
+        F = lib.nn.functional
+        shapes2 = [(3, 3), (3,), (2, 3, 3), (0, 3, 3), (2, 0, 3, 3), (2, 3, 0, 3), (1, 2, 3, 3)]
+        for size, shape in itertools.product([(1, 1), 2, 1, (None, 1), (1, None), (0, 1), (-1, 2)],
+                                             shapes2):
+            x = lib.ones(shape)
+            seen.append(("avg2d", repr(size), shape, _outcome(lambda: F.adaptive_avg_pool2d(x, size))))
+            seen.append(("max2d", repr(size), shape, _outcome(lambda: F.adaptive_max_pool2d(x, size))))
+        shapes1 = [(3,), (2, 3), (2, 0), (0, 3), (2, 3, 3), (2, 0, 3), (1, 2, 3, 3)]
+        for size, shape in itertools.product([1, 2, 0, -1, (2,), (1, 2)], shapes1):
+            x = lib.ones(shape)
+            seen.append(("avg1d", repr(size), shape, _outcome(lambda: F.adaptive_avg_pool1d(x, size))))
+            seen.append(("max1d", repr(size), shape, _outcome(lambda: F.adaptive_max_pool1d(x, size))))
+        return seen
+
+    _same(program)
