@@ -608,3 +608,116 @@ def test_adaptive_pooling_size_checks():
         return seen
 
     _same(program)
+
+
+def test_convolution_argument_and_dtype_checks():
+    # from test/nn/test_convolution.py: each of torch's checks, in its order
+    def program(lib):
+        F = lib.nn.functional
+        seen = []
+        x, w, b = lib.ones(2, 4, 6, 6), lib.ones(3, 4, 3, 3), lib.ones(3)
+        forms = [dict(), dict(stride=0), dict(padding=-1), dict(dilation=0), dict(dilation=-1),
+                 dict(groups=0), dict(groups=2), dict(groups=3), dict(dilation=4),
+                 dict(padding="valid"), dict(stride=0, dilation=0), dict(groups=0, dilation=0)]
+        for kwargs, xx, bias in itertools.product(forms, (x, x[0]), (b, None, lib.ones(4))):
+            seen.append((repr(kwargs), xx.dim(), None if bias is None else bias.shape[0],
+                         _outcome(lambda: F.conv2d(xx, w, bias, **kwargs))))
+        shapes = [((2, 4, 6, 6), (3, 5, 3, 3), (3,)), ((2, 4, 6, 6), (3, 4, 3, 3), (1, 3)),
+                  ((2, 4, 6, 6), (3, 4, 3, 3), ()), ((2, 4, 6, 6), (0, 4, 3, 3), (0,)),
+                  ((2, 4, 6, 6), (3, 4, 7, 7), (3,)), ((2, 4, 6, 6), (3, 2, 3, 3), (4,))]
+        for xs, ws, bs in shapes:
+            seen.append((xs, ws, bs, _outcome(lambda: F.conv2d(lib.ones(xs), lib.ones(ws),
+                                                                lib.ones(bs)))))
+        dtypes = ["float16", "bfloat16", "float64", "int64", "int32", "uint8", "bool"]
+        for dtype, xx in itertools.product(dtypes, (x, x[0])):
+            t = getattr(lib, dtype)
+            seen.append((dtype, xx.dim(),
+                         _outcome(lambda: F.conv2d(xx, w, lib.ones(3, dtype=t))),
+                         _outcome(lambda: F.conv2d(xx, w.to(t))),
+                         _outcome(lambda: F.conv2d(xx.double(), w, groups=2)),
+                         _outcome(lambda: F.conv1d(xx[..., 0].to(t), w[..., 0].to(t)))))
+        for kwargs in [dict(stride=0), dict(padding=-1), dict(output_padding=-1, stride=2),
+                       dict(groups=3), dict(output_padding=2, stride=2)]:
+            for fn, xx, ww in ((F.conv_transpose2d, x, w.transpose(0, 1)),
+                               (F.conv_transpose1d, x[..., 0], w[..., 0].transpose(0, 1))):
+                for bias in (None, lib.ones(4), lib.ones(3, 1)):
+                    seen.append((repr(kwargs), fn.__name__,
+                                 _outcome(lambda: fn(xx.transpose(0, 0)[:, :3], ww, bias,
+                                                     **kwargs))))
+        return seen
+
+    _same(program)
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_conv_transpose_output_padding_at_stride_one(case):
+    # output_padding below the dilation at stride 1: the output kept the size without it
+    # (9 for torch's 10), then its backward failed on the shape
+    xs, ws, kwargs = [
+        ((2, 4, 5, 5), (4, 3, 3, 3), dict(output_padding=1, dilation=2)),
+        ((2, 4, 5, 5), (4, 3, 3, 3), dict(output_padding=(1, 0), dilation=(2, 1))),
+        ((2, 4, 5), (4, 3, 3), dict(output_padding=1, dilation=2)),
+        ((1, 2, 3, 3, 3), (2, 2, 2, 2, 2), dict(output_padding=1, dilation=3)),
+        ((2, 4, 5, 5), (4, 1, 3, 3), dict(output_padding=2, dilation=3, groups=2, padding=1)),
+    ][case]
+
+    def program(lib):
+        import numpy as np
+
+        rng = np.random.default_rng(case)
+        x = lib.tensor(rng.standard_normal(xs), requires_grad=True)
+        w = lib.tensor(rng.standard_normal(ws), requires_grad=True)
+        b = lib.tensor(rng.standard_normal(ws[1] * kwargs.get("groups", 1)), requires_grad=True)
+        fn = {3: lib.nn.functional.conv_transpose1d, 4: lib.nn.functional.conv_transpose2d,
+              5: lib.nn.functional.conv_transpose3d}[len(xs)]
+        y = fn(x, w, b, **kwargs)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        return [t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)]
+
+    import numpy as np
+
+    for got, expected in zip(program(leafgrad), program(torch)):
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_conv_module_padding_tuple_and_output_size_message():
+    def program(lib):
+        seen = []
+        for kwargs in [dict(padding=1, padding_mode="circular"), dict(padding=(1, 2)),
+                       dict(padding="same"), dict(padding="valid"), dict(padding=(1,))]:
+            m = lib.nn.Conv2d(2, 2, 3, **kwargs)
+            seen.append((type(m._reversed_padding_repeated_twice).__name__,
+                         list(m._reversed_padding_repeated_twice)))
+        m = lib.nn.ConvTranspose2d(4, 3, 3, stride=2)
+        x = lib.ones(1, 4, 5, 5)
+        for size in [(12, 12), (13, 13), [9, 9], lib.Size([1, 3, 14, 14]), (1, 11, 11)]:
+            seen.append(_outcome(lambda: m(x, output_size=size)))
+        return seen
+
+    _same(program)
+
+
+def test_same_padding_with_an_even_kernel_warns_once():
+    # torch's TORCH_WARN_ONCE: the first time in a process only
+    import subprocess
+    import sys
+
+    code = ("import warnings, torch\n"
+            "warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    for k in (2, 3, 4):\n"
+            "        torch.nn.functional.conv1d(torch.ones(1, 1, 6), torch.ones(1, 1, k),"
+            " padding='same')\n"
+            "print(repr([str(w.message) for w in caught]))\n")
+    expected = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    from leafgrad.ops import conv
+
+    conv._WARNED_SAME = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in (2, 3, 4):
+            leafgrad.nn.functional.conv1d(leafgrad.ones(1, 1, 6), leafgrad.ones(1, 1, k),
+                                          padding="same")
+    assert repr([str(w.message) for w in caught]) == expected

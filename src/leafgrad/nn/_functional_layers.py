@@ -15,7 +15,9 @@ from .. import _dtype as _dtype
 
 from .. import _rng as _random
 from .. import ops as _ops
-from ..ops.conv import (ConvTranspose, _check_complex_types, _check_conv, _complex_convolution,
+from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check_conv,
+                        _check_params,
+                        _complex_convolution,
                         check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..tensor import _wrap
@@ -209,11 +211,14 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The gradient of conv1d with respect to its input, over (N, C, L) or (C, L) input."""
-    unbatched = input.dim() == 2
-    x = input.unsqueeze(0) if unbatched else input
-    _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True)
     step, pad = _one(stride, "stride"), _one(padding, "padding")
     extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
+    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups,
+                  output_padding=(extra,))
+    unbatched = input.dim() == 2
+    x = input.unsqueeze(0) if unbatched else input
+    _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True, bias=bias)
+    _check_bool(x, "slow_conv_transpose2d_out_cpu")
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
     params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,
