@@ -721,3 +721,60 @@ def test_same_padding_with_an_even_kernel_warns_once():
             leafgrad.nn.functional.conv1d(leafgrad.ones(1, 1, 6), leafgrad.ones(1, 1, k),
                                           padding="same")
     assert repr([str(w.message) for w in caught]) == expected
+
+
+def test_rnn_cell_and_layer_input_checks():
+    # from test_nn.py's RNN tests: the cell kernels' own size checks
+    def program(lib):
+        nn = lib.nn
+        lib.manual_seed(0)
+        seen = []
+        for cell, hidden in [(nn.RNNCell(3, 4), lambda b, h: lib.zeros(b, h)),
+                             (nn.GRUCell(3, 4), lambda b, h: lib.zeros(b, h)),
+                             (nn.LSTMCell(3, 4), lambda b, h: (lib.zeros(b, h), lib.zeros(b, 4))),
+                             (nn.LSTMCell(3, 4), lambda b, h: (lib.zeros(2, 4), lib.zeros(b, h)))]:
+            for x_shape, b, h in [((2, 3), 2, 4), ((2, 4), 2, 4), ((2, 3), 3, 4), ((2, 3), 2, 5),
+                                  ((3,), 1, 4), ((2, 2, 3), 2, 4)]:
+                x = lib.ones(x_shape)
+                hx = hidden(b, h)
+                if x.dim() == 1:
+                    hx = tuple(t[0] for t in hx) if isinstance(hx, tuple) else hx[0]
+                seen.append((type(cell).__name__, x_shape, b, h, _outcome(lambda: cell(x, hx))))
+        for layer in (nn.RNN(3, 4), nn.GRU(3, 4), nn.LSTM(3, 4)):
+            seen.append(_outcome(lambda: layer(lib.ones(2, 5, 2, 3))))
+        return seen
+
+    _same(program)
+
+
+def test_multihead_attention_shape_checks():
+    # from test/nn/test_multihead_attention.py: torch's asserts and mask-shape errors
+    def program(lib):
+        lib.manual_seed(0)
+        seen = []
+        mha = lib.nn.MultiheadAttention(8, 2)
+        q, k = lib.ones(3, 2, 8), lib.ones(4, 2, 8)
+        cases = [
+            dict(key=k, value=lib.ones(5, 2, 8)),
+            dict(attn_mask=lib.zeros(2, 2)), dict(attn_mask=lib.zeros(3, 4)),
+            dict(attn_mask=lib.zeros(4, 3, 4)), dict(attn_mask=lib.zeros(3, 3, 4)),
+            dict(attn_mask=lib.zeros(1, 4, 3, 4)),
+            dict(key_padding_mask=lib.zeros(2, 5, dtype=lib.bool)),
+            dict(key_padding_mask=lib.zeros(3, 4, dtype=lib.bool)),
+            dict(key_padding_mask=lib.zeros(2, dtype=lib.bool)),
+            dict(key=lib.ones(4, 8)), dict(query=lib.ones(2, 3, 2, 8)),
+            dict(query=lib.ones(3, 8), key=lib.ones(4, 8), value=lib.ones(4, 8),
+                 attn_mask=lib.zeros(3, 3, 4)),
+            dict(query=lib.ones(3, 8), key=lib.ones(4, 8), value=lib.ones(4, 8),
+                 key_padding_mask=lib.zeros(1, 4, dtype=lib.bool)),
+            dict(query=lib.ones(3, 8), key=lib.ones(4, 8), value=lib.ones(4, 8),
+                 attn_mask=lib.zeros(2, 3, 4)),
+        ]
+        for case in cases:
+            args = dict(query=q, key=k, value=k)
+            args.update(case)
+            query, key, value = args.pop("query"), args.pop("key"), args.pop("value")
+            seen.append(_outcome(lambda: mha(query, key, value, **args)))
+        return seen
+
+    _same(program)
