@@ -778,3 +778,34 @@ def test_multihead_attention_shape_checks():
         return seen
 
     _same(program)
+
+
+def test_loss_weight_and_target_shape_checks():
+    # from test_nn.py's loss tests: weight and target shapes refused with torch's messages
+    def program(lib):
+        F = lib.nn.functional
+        seen = []
+        x = lib.rand(3, 5)
+        for shape in [(2,), (4, 5), (3, 1), (2, 3, 5), (3, 2), (1, 4), (5,), (1, 1, 5)]:
+            w = lib.ones(shape)
+            seen.append((shape, _outcome(lambda: F.binary_cross_entropy(x, x, weight=w)),
+                         _outcome(lambda: F.binary_cross_entropy_with_logits(x, x, weight=w)),
+                         _outcome(lambda: F.binary_cross_entropy_with_logits(x, x, pos_weight=w))))
+        t = lib.tensor([1, 0, 4])
+        for shape in [(4,), (6,), (5,), (1, 5), ()]:
+            w = lib.ones(shape)
+            seen.append((shape, _outcome(lambda: F.cross_entropy(x, t, weight=w)),
+                         _outcome(lambda: F.nll_loss(x, t, weight=w)),
+                         _outcome(lambda: F.nll_loss(lib.ones(2, 5, 3), lib.zeros(2, 3).long(),
+                                                     weight=w)),
+                         _outcome(lambda: F.nll_loss(lib.ones(2, 5, 3, 2), lib.zeros(2, 3, 2).long(),
+                                                     weight=w))))
+        for xs, ts in [((2, 3, 4), (2, 5)), ((2, 3, 4), (2, 4)), ((2, 3, 4, 5, 6), (2, 4, 5, 6)),
+                       ((2, 3, 4, 5, 6), (2, 4, 5, 7)), ((2, 3, 4), (2, 4, 1)),
+                       ((2, 3, 4), (2, 4)), ((2, 3, 4), (3, 4))]:
+            target = lib.zeros(ts, dtype=lib.long)
+            seen.append((xs, ts, _outcome(lambda: F.nll_loss(lib.ones(xs), target)),
+                         _outcome(lambda: F.cross_entropy(lib.ones(xs), target.float()))))
+        return seen
+
+    _same(program)

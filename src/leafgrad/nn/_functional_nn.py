@@ -527,6 +527,28 @@ def _torch_size(shape) -> str:
     return f"torch.Size({list(shape)})"
 
 
+def _check_broadcast(weight, shape, form: str) -> None:
+    """torch's error when a loss weight does not broadcast to the input's shape: its kernel's
+    (``kernel``), or that of the product it takes part in, as its ``first`` or ``second``
+    operand."""
+    for i in range(1, min(weight.ndim, len(shape)) + 1):
+        have, want = weight.shape[-i], shape[-i]
+        if have != want and have != 1 and want != 1:
+            if form == "kernel":
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {have} at -{i}! Mismatching "
+                    f"argument at index 1 had {_torch_size(weight.shape)}; but expected shape "
+                    f"should be broadcastable to {list(shape)}")
+            a, b = (have, want) if form == "first" else (want, have)
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {max(weight.ndim, len(shape)) - i}")
+    if weight.ndim > len(shape):
+        broadcast = list(weight.shape[:weight.ndim - len(shape)]) + [
+            max(a, b) for a, b in zip(weight.shape[weight.ndim - len(shape):], shape)]
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{broadcast}")
+
+
 def _warn_shape(input, target, name):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
@@ -632,10 +654,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.shape[0]})."
         )
+    if (input.ndim == 3 or input.ndim > 4) and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got "
+                           f"{list(target.shape)}")
     _not_differentiable("nll_loss_forward", "weight", weight)
     target_data = target._data
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    classes = input.shape[-1] if input.ndim <= 2 else input.shape[1]
+    if weight is not None and input.ndim <= 2 and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and input.ndim > 2 and weight.numel() != classes:
+        # (nll_loss2d's check: the count only; a weight of any shape is read flat)
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     if target_data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
@@ -660,7 +692,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     spatial = int(np.prod(input.shape[2:]))
     flat_input = input if input.ndim == 4 else input.contiguous().view(n, c, 1, spatial)
     flat_target = target_data if input.ndim == 4 else target_data.reshape(n, 1, spatial)
-    out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
+    flat_weight = weight if weight is None or weight.ndim == 1 else weight.reshape(-1)
+    out = _ops.NllLoss2d.apply(flat_input, flat_weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
     # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
     # than 4 (a copy, which no later change reaches, if it was not contiguous)
@@ -774,6 +807,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         )
     _not_differentiable("binary_cross_entropy", "weight", weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        _check_broadcast(weight, input.shape, "kernel")
         weight = weight.expand(*input.shape)
     if target.dtype is not input.dtype:  # the kernel's TensorIterator: one dtype
         raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
@@ -796,8 +830,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        _check_broadcast(weight, input.shape, "second")
         weight = weight.expand(*input.shape)
     if pos_weight is not None and tuple(pos_weight.shape) != tuple(input.shape):
+        _check_broadcast(pos_weight, input.shape, "first")
         pos_weight = pos_weight.expand(*input.shape)
     # torch computes (1 - target).mul_(input).sub_(log_sigmoid(input)): a bool target cannot
     # be subtracted, an integer one cannot take the float product in place, and the loss has
