@@ -809,3 +809,30 @@ def test_loss_weight_and_target_shape_checks():
         return seen
 
     _same(program)
+
+
+def test_embedding_checks_and_max_norm_renorm_bits():
+    # from test/nn/test_embedding.py: torch's asserts and checks in order, and max_norm's
+    # renormalisation (the row's norm as a double, then one float32 scale): bit for bit
+    def program(lib):
+        F = lib.nn.functional
+        seen = []
+        w = lib.arange(15.0).reshape(5, 3) / 7
+        indices = [lib.tensor([1, 4]), lib.tensor([5]), lib.tensor([-1]), lib.tensor([1.0]),
+                   lib.tensor([1], dtype=lib.int32), lib.tensor([True]), lib.tensor(2),
+                   lib.zeros(0, dtype=lib.long), lib.tensor([[1], [2]], dtype=lib.uint8),
+                   lib.tensor([[0, 3, 3], [4, 0, 2]])]
+        for idx in indices:
+            for kwargs in (dict(), dict(padding_idx=1), dict(max_norm=1.0),
+                           dict(max_norm=2.5, norm_type=1.0), dict(max_norm=0.5, norm_type=3.0),
+                           dict(padding_idx=5), dict(padding_idx=-6), dict(padding_idx=-5)):
+                weight = w.clone()
+                out = _outcome(lambda: F.embedding(idx, weight, **kwargs))
+                seen.append((repr(kwargs), out, weight.numpy().tobytes().hex()))
+        for weight in (w[0], lib.ones(2, 3, 4)):
+            for kwargs in (dict(), dict(max_norm=1.0)):
+                seen.append(_outcome(lambda: F.embedding(lib.tensor([1]), weight.clone(),
+                                                         **kwargs)))
+        return seen
+
+    _same(program)

@@ -262,18 +262,31 @@ def linear(input, weight, bias=None):
     return output
 
 
+def _index_type_error(input, argument: int, function: str) -> RuntimeError:
+    # torch names a type without a legacy tensor class (bool, uint16/32/64) as CPUBoolType
+    indices = input._data
+    named = (f"CPU{input.dtype._legacy}Type" if indices.dtype.kind == "b" or (
+        indices.dtype.kind == "u" and indices.dtype.itemsize > 1)
+        else f"torch.{input.dtype._legacy}Tensor")
+    return RuntimeError(
+        f"Expected tensor for argument #{argument} 'indices' to have one of the following scalar "
+        f"types: Long, Int; but got {named} instead (while checking arguments for {function})")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     indices = input._data
+    if padding_idx is not None:  # torch's Python asserts, first
+        if padding_idx > 0 and not padding_idx < weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0 and not padding_idx >= -weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    if max_norm is not None:
+        _embedding_renorm(weight, input, max_norm, norm_type)
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
-        # torch names a type without a legacy tensor class (uint16/32/64) as CPUUInt16Type
-        named = (f"CPU{input.dtype._legacy}Type" if indices.dtype.kind == "u"
-                 and indices.dtype.itemsize > 1 else f"torch.{input.dtype._legacy}Tensor")
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {named} instead (while checking arguments for "
-            "embedding)"
-        )
+        raise _index_type_error(input, 1, "embedding")
     from ..ops.registry import array_kernel
 
     # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
@@ -281,22 +294,36 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    if max_norm is not None:
-        from .._compile.state import state as _capture
-
-        if _capture.active:  # the renormalisation below writes outside the op table
-            _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
-                                  "outside the op table")
-        with no_grad():
-            rows = np.unique(indices)
-            norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
-            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-            weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
         raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
     result = _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
                                   scale_grad_by_freq=scale_grad_by_freq)
     return _ops.keep_index(result, input, "indices")
+
+
+def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
+    """torch's embedding_renorm_: each distinct row whose norm (the row's own norm, as a
+    double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
+    from .._compile.state import state as _capture
+
+    if _capture.active:  # the renormalisation writes outside the op table
+        _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
+                              "outside the op table")
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
+    if input._data.dtype.kind != "i":
+        raise _index_type_error(input, 2, "embedding_renorm_")
+    with no_grad():
+        for row in np.unique(input._data).tolist():
+            if not -weight.shape[0] <= row < weight.shape[0]:
+                raise IndexError(f"select(): index {row} out of range for tensor of size "
+                                 f"{list(weight.shape)} at dimension 0")
+            line = weight[row]
+            norm = line.norm(norm_type).item()
+            if norm > max_norm:
+                line.mul_(max_norm / (norm + 1e-7))
 
 
 def _embedding_indices(indices, rows):
