@@ -836,3 +836,52 @@ def test_embedding_checks_and_max_norm_renorm_bits():
         return seen
 
     _same(program)
+
+
+def test_global_registration_hooks():
+    # register_module_{buffer,module,parameter}_registration_hook were missing
+    def program(lib):
+        api = lib.nn.modules.module
+        seen = []
+
+        def buffer_hook(module, name, buffer):
+            seen.append(("buffer", type(module).__name__, name, None if buffer is None
+                         else buffer.tolist()))
+            if name in ("swap", "swap_b"):
+                return buffer * 10
+
+        def module_hook(module, name, submodule):
+            seen.append(("module", type(module).__name__, name, type(submodule).__name__))
+            if name == "swap":
+                return lib.nn.Tanh()
+
+        def parameter_hook(module, name, param):
+            seen.append(("parameter", type(module).__name__, name, tuple(param.shape)))
+            if name == "swap_p":
+                return lib.nn.Parameter(param.detach() + 1)
+
+        handles = [api.register_module_buffer_registration_hook(buffer_hook),
+                   api.register_module_module_registration_hook(module_hook),
+                   api.register_module_parameter_registration_hook(parameter_hook)]
+        try:
+            net = lib.nn.Sequential(lib.nn.Linear(2, 1), lib.nn.BatchNorm1d(1))
+            net.add_module("extra", None)
+            net.register_module("swap", lib.nn.ReLU())
+            net.swap = lib.nn.ReLU()
+            net.extra = None
+            net.register_buffer("swap_b", lib.ones(1))
+            holder = lib.nn.Module()
+            holder.register_buffer("swap", lib.ones(2), persistent=False)
+            net.b2 = lib.nn.Buffer(lib.zeros(1))
+            net.b2 = None
+            net.register_parameter("p", None)
+            net.register_parameter("swap_p", lib.nn.Parameter(lib.ones(1)))
+            net.q = lib.nn.Parameter(lib.ones(3))
+            seen.append((type(net.swap).__name__, sorted(net.state_dict()),
+                         holder._buffers["swap"].tolist(), net.swap_p.tolist()))
+        finally:
+            for handle in handles:
+                handle.remove()
+        return seen
+
+    _same(program)

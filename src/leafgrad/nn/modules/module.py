@@ -236,6 +236,10 @@ class Module:
                 "compute the value in the forward() method."
             )
         else:
+            for hook in _global_parameter_registration_hooks.values():
+                output = hook(self, name, param)
+                if output is not None:
+                    param = output
             self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -250,6 +254,10 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = _plain(tensor)
+        for hook in _global_buffer_registration_hooks.values():
+            output = hook(self, name, tensor)
+            if output is not None:
+                tensor = output
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -267,7 +275,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered_module(self, name, module)
 
     register_module = add_module
 
@@ -317,14 +325,14 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 _remove_from(name, d, d["_parameters"], d["_buffers"],
                              d["_non_persistent_buffers_set"])
-                modules[name] = value
+                modules[name] = _registered_module(self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(
                         f"cannot assign '{_typename(value)}' as child module '{name}' "
                         "(torch.nn.Module or None expected)"
                     )
-                modules[name] = value
+                modules[name] = _registered_module(self, name, value)
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -1055,6 +1063,42 @@ _global_forward_hooks_always_called: dict = OrderedDict()
 _global_backward_pre_hooks: dict = OrderedDict()
 _global_backward_hooks: dict = OrderedDict()
 _global_is_full_backward_hook: bool | None = None  # set by the first global backward hook
+
+
+_global_buffer_registration_hooks: dict = OrderedDict()
+_global_module_registration_hooks: dict = OrderedDict()
+_global_parameter_registration_hooks: dict = OrderedDict()
+
+
+def _registered_module(parent, name: str, module):
+    """``module`` after the global module registration hooks (a hook may replace it)."""
+    for hook in _global_module_registration_hooks.values():
+        output = hook(parent, name, module)
+        if output is not None:
+            module = output
+    return module
+
+
+def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, buffer)`` whenever any module registers a buffer; a returned
+    value replaces the buffer."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, submodule)`` whenever any module registers a submodule."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, param)`` whenever any module registers a parameter."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
