@@ -18,7 +18,9 @@ class RemovableHandle:
     def __init__(self, hooks: dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks)
         self.id = next(RemovableHandle._ids)
-        extras = extra_dict if isinstance(extra_dict, list) else [extra_dict] if extra_dict else []
+        # (an empty dict is falsy, and the kwargs flags dict is empty until a hook needs it)
+        extras = (extra_dict if isinstance(extra_dict, list)
+                  else [] if extra_dict is None else [extra_dict])
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
 
     def remove(self) -> None:

@@ -121,6 +121,49 @@ def bool_dtype():
     return bool_
 
 
+def _size(shape) -> str:
+    return f"torch.Size({list(shape)})"  # (as torch's messages print a shape)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
+    """torch's _mha_shape_check: whether the call is batched, or its AssertionError."""
+    if query.dim() == 3:
+        if not (key.dim() == 3 and value.dim() == 3):
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D "
+                                 f"but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 2-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
+                                 f"2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if not (key.dim() == 2 and value.dim() == 2):
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
+                                 f"2-D but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 1-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
+                                     f"`None`, 2-D or 3-D but found {attn_mask.dim()}-D tensor "
+                                     "instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                         f"{_size(attn_mask.shape)}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.dim()}-D query tensor")
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v,
                                  add_zero_attn: bool, dropout_p: float, out_proj_weight,
@@ -134,7 +177,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     from .. import bmm, cat, zeros
     from . import functional as F
 
-    batched = query.dim() == 3
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -155,6 +198,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {_size(key.shape[:2])} do not "
+                                 f"match value's {_size(value.shape[:2])}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {_size(key.shape)} does not match value shape "
+                             f"{_size(value.shape)}")
     # input projections (one packed weight, or three)
     if not use_separate_proj_weight:
         w_q, w_k, w_v = in_proj_weight.chunk(3)
@@ -170,8 +220,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     k = F.linear(key, w_k, b_k)
     v = F.linear(value, w_v, b_v)
     attn_mask = _float_mask(attn_mask, q)
-    if attn_mask is not None and attn_mask.dim() == 2:
-        attn_mask = attn_mask.unsqueeze(0)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {_size(attn_mask.shape)}, "
+                                   f"but should be {(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {_size(attn_mask.shape)}, "
+                                   f"but should be {(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
     if bias_k is not None and bias_v is not None:
         k = cat([k, bias_k.repeat(1, bsz, 1)])
         v = cat([v, bias_v.repeat(1, bsz, 1)])
@@ -191,6 +251,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
             key_padding_mask = F.pad(key_padding_mask, (0, 1))
     src_len = k.size(1)
     if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
         padding = _float_mask(key_padding_mask, q).view(bsz, 1, 1, src_len)
         padding = padding.expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
         attn_mask = padding if attn_mask is None else attn_mask + padding

@@ -15,10 +15,13 @@ from .. import _dtype as _dtype
 
 from .. import _rng as _random
 from .. import ops as _ops
-from ..ops.conv import (ConvTranspose, _check_complex_types, _check_conv, _complex_convolution,
+from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check_conv,
+                        _check_params,
+                        _complex_convolution,
                         check_output_padding, check_real_with_complex_bias)
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..tensor import _wrap
+from ..ops import pool as _ops_pool
 from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
                          MaxUnpool2d, PixelShuffle, PixelUnshuffle, _blocks)
 from ._layer_ops import WeightNormInterface  # noqa: F401 - registered (nn.utils.weight_norm)
@@ -40,16 +43,69 @@ def _one(value, name: str):
     return value
 
 
-def _check_3d(input, name: str) -> None:
+def _ints(value) -> list:
+    return [int(v) for v in value] if isinstance(value, (tuple, list)) else [int(value)]
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode) -> None:
+    """torch's checks of max_pool1d without indices (check_max_pool1d), in their order."""
+    shape = list(input.shape)
+    if not ((len(shape) == 2 and shape[0] != 0 and shape[1] != 0)
+            or (len(shape) == 3 and shape[1] != 0 and shape[2] != 0)):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    kernel, pad, dil = _ints(kernel_size), _ints(padding), _ints(dilation)
+    step = [] if stride is None else _ints(stride)
+    if len(kernel) != 1:
+        raise RuntimeError("max_pool1d() kernel_size must be an int, list of ints or tuple of "
+                           f"ints of size 1 but got size {len(kernel)}")
+    if len(step) > 1:
+        raise RuntimeError("max_pool1d() stride must be None, an int, list of ints, or tuple of "
+                           f"ints of size 1 but got size {len(step)}")
+    if len(pad) != 1:
+        raise RuntimeError("max_pool1d() padding must be an int, list of ints, or tuple of ints "
+                           f"of size 1 but got size {len(pad)}")
+    if len(dil) != 1:
+        raise RuntimeError("max_pool1d() dilation must be an int, list of ints or tuple of ints "
+                           f"of size 1 but got size {len(dil)}")
+    step = step or kernel
+    if kernel[0] <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got "
+                           f"{kernel[0]}")
+    if step[0] <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {step[0]}")
+    if pad[0] < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {pad[0]}")
+    if pad[0] > kernel[0] // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={pad[0]} and kernel_size={kernel[0]}")
+    if dil[0] <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dil[0]}")
+    width = _ops_pool._output_size(shape[-1], kernel[0], pad[0], step[0], dil[0], ceil_mode)
+    if width <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
+
+
+def _check_1d_args(name: str, input, kernel_size, stride, padding, dilation=None) -> None:
+    """torch's checkDimRange and check1d of max_pool1d_with_indices / avg_pool1d."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"{name}() Expected 2D or 3D input tensor, but got {list(input.shape)}"
-        )
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    for arg, value in (("kernel_size", kernel_size), ("stride", stride),
+                       ("padding", padding), ("dilation", dilation)):
+        if value is not None and len(_ints(value)) != 1:
+            raise RuntimeError(f"{name}() argument '{arg}' should contain one int (got "
+                               f"{len(_ints(value))})")
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    _check_3d(input, "max_pool1d")
+    if not return_indices:  # (torch.max_pool1d; with indices, max_pool2d's checks decide)
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_1d_args("max_pool1d", input, kernel_size, stride, padding, dilation)
+    if not return_indices and not (input.requires_grad and is_grad_enabled()):
+        _ops_pool.check_kernel_dtype("max_pool1d_impl", input)  # (torch's no-index kernel)
     kernel = _one(kernel_size, "max_pool1d: kernel_size")
     step = kernel if stride is None or stride == () or stride == [] else _one(stride, "stride")
     out = _ops.max_pool2d(input.unsqueeze(-2), (1, kernel), (1, step),
@@ -68,7 +124,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    _check_3d(input, "avg_pool1d")
+    _check_1d_args("avg_pool1d", input, kernel_size, stride, padding)
     kernel = _one(kernel_size, "avg_pool1d: kernel_size")
     step = kernel if stride is None or stride == () or stride == [] else _one(stride, "stride")
     out = _ops.avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, step),
@@ -77,8 +133,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool1d(input, output_size):
-    _check_3d(input, "adaptive_avg_pool1d")
-    size = _one(output_size, "adaptive_avg_pool1d: output_size")
+    _check_1d_args("adaptive_avg_pool1d", input, 1, 1, 0)  # (the rank)
+    if len(_ints(output_size)) != 1:
+        raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int "
+                           f"(got {len(_ints(output_size))})")
+    size = _ints(output_size)[0]
     return _ops.adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
@@ -109,6 +168,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         raise RuntimeError(
             f"Trying to create tensor with negative dimension {negative}: {shape}"
         )
+    _ops_pool.check_kernel_dtype("adaptive_max_pool2d", input)
     values, indices = AdaptiveMaxPool2d.apply(input, output_size=tuple(size))
     return (values, indices) if return_indices else values
 
@@ -131,6 +191,12 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
                 f"{len(output_size)})"
             )
         output_size = output_size[0]
+    for dim in range(1, input.dim()):
+        if input.shape[dim] <= 0:
+            raise RuntimeError(
+                "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
+                "being empty")
     size = output_size
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
     if return_indices:
@@ -145,11 +211,14 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The gradient of conv1d with respect to its input, over (N, C, L) or (C, L) input."""
-    unbatched = input.dim() == 2
-    x = input.unsqueeze(0) if unbatched else input
-    _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True)
     step, pad = _one(stride, "stride"), _one(padding, "padding")
     extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
+    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups,
+                  output_padding=(extra,))
+    unbatched = input.dim() == 2
+    x = input.unsqueeze(0) if unbatched else input
+    _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True, bias=bias)
+    _check_bool(x, "slow_conv_transpose2d_out_cpu")
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
     params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,

@@ -262,18 +262,31 @@ def linear(input, weight, bias=None):
     return output
 
 
+def _index_type_error(input, argument: int, function: str) -> RuntimeError:
+    # torch names a type without a legacy tensor class (bool, uint16/32/64) as CPUBoolType
+    indices = input._data
+    named = (f"CPU{input.dtype._legacy}Type" if indices.dtype.kind == "b" or (
+        indices.dtype.kind == "u" and indices.dtype.itemsize > 1)
+        else f"torch.{input.dtype._legacy}Tensor")
+    return RuntimeError(
+        f"Expected tensor for argument #{argument} 'indices' to have one of the following scalar "
+        f"types: Long, Int; but got {named} instead (while checking arguments for {function})")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     indices = input._data
+    if padding_idx is not None:  # torch's Python asserts, first
+        if padding_idx > 0 and not padding_idx < weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0 and not padding_idx >= -weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    if max_norm is not None:
+        _embedding_renorm(weight, input, max_norm, norm_type)
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
-        # torch names a type without a legacy tensor class (uint16/32/64) as CPUUInt16Type
-        named = (f"CPU{input.dtype._legacy}Type" if indices.dtype.kind == "u"
-                 and indices.dtype.itemsize > 1 else f"torch.{input.dtype._legacy}Tensor")
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {named} instead (while checking arguments for "
-            "embedding)"
-        )
+        raise _index_type_error(input, 1, "embedding")
     from ..ops.registry import array_kernel
 
     # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
@@ -281,22 +294,36 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    if max_norm is not None:
-        from .._compile.state import state as _capture
-
-        if _capture.active:  # the renormalisation below writes outside the op table
-            _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
-                                  "outside the op table")
-        with no_grad():
-            rows = np.unique(indices)
-            norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
-            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-            weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
         raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
     result = _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
                                   scale_grad_by_freq=scale_grad_by_freq)
     return _ops.keep_index(result, input, "indices")
+
+
+def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
+    """torch's embedding_renorm_: each distinct row whose norm (the row's own norm, as a
+    double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
+    from .._compile.state import state as _capture
+
+    if _capture.active:  # the renormalisation writes outside the op table
+        _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
+                              "outside the op table")
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
+    if input._data.dtype.kind != "i":
+        raise _index_type_error(input, 2, "embedding_renorm_")
+    with no_grad():
+        for row in np.unique(input._data).tolist():
+            if not -weight.shape[0] <= row < weight.shape[0]:
+                raise IndexError(f"select(): index {row} out of range for tensor of size "
+                                 f"{list(weight.shape)} at dimension 0")
+            line = weight[row]
+            norm = line.norm(norm_type).item()
+            if norm > max_norm:
+                line.mul_(max_norm / (norm + 1e-7))
 
 
 def _embedding_indices(indices, rows):
@@ -522,11 +549,38 @@ def _legacy_reduction(size_average, reduce, reduction):
     return result
 
 
+def _torch_size(shape) -> str:
+    """A shape as torch's messages print it (leafgrad.Size's repr names leafgrad)."""
+    return f"torch.Size({list(shape)})"
+
+
+def _check_broadcast(weight, shape, form: str) -> None:
+    """torch's error when a loss weight does not broadcast to the input's shape: its kernel's
+    (``kernel``), or that of the product it takes part in, as its ``first`` or ``second``
+    operand."""
+    for i in range(1, min(weight.ndim, len(shape)) + 1):
+        have, want = weight.shape[-i], shape[-i]
+        if have != want and have != 1 and want != 1:
+            if form == "kernel":
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {have} at -{i}! Mismatching "
+                    f"argument at index 1 had {_torch_size(weight.shape)}; but expected shape "
+                    f"should be broadcastable to {list(shape)}")
+            a, b = (have, want) if form == "first" else (want, have)
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {max(weight.ndim, len(shape)) - i}")
+    if weight.ndim > len(shape):
+        broadcast = list(weight.shape[:weight.ndim - len(shape)]) + [
+            max(a, b) for a, b in zip(weight.shape[weight.ndim - len(shape):], shape)]
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{broadcast}")
+
+
 def _warn_shape(input, target, name):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            f"Using a target size ({_torch_size(target.shape)}) that is different to the input "
+            f"size ({_torch_size(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.", UserWarning, stacklevel=3,
         )
 
@@ -627,10 +681,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.shape[0]})."
         )
+    if (input.ndim == 3 or input.ndim > 4) and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got "
+                           f"{list(target.shape)}")
     _not_differentiable("nll_loss_forward", "weight", weight)
     target_data = target._data
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    classes = input.shape[-1] if input.ndim <= 2 else input.shape[1]
+    if weight is not None and input.ndim <= 2 and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and input.ndim > 2 and weight.numel() != classes:
+        # (nll_loss2d's check: the count only; a weight of any shape is read flat)
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     if target_data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
@@ -655,7 +719,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     spatial = int(np.prod(input.shape[2:]))
     flat_input = input if input.ndim == 4 else input.contiguous().view(n, c, 1, spatial)
     flat_target = target_data if input.ndim == 4 else target_data.reshape(n, 1, spatial)
-    out = _ops.NllLoss2d.apply(flat_input, weight, target=flat_target, reduction=reduction,
+    flat_weight = weight if weight is None or weight.ndim == 1 else weight.reshape(-1)
+    out = _ops.NllLoss2d.apply(flat_input, flat_weight, target=flat_target, reduction=reduction,
                                ignore_index=ignore_index)
     # torch's node keeps the target made contiguous and viewed as (n, 1, -1) for other ranks
     # than 4 (a copy, which no later change reaches, if it was not contiguous)
@@ -764,11 +829,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size."
+            f"Using a target size ({_torch_size(target.shape)}) that is different to the input "
+            f"size ({_torch_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     _not_differentiable("binary_cross_entropy", "weight", weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        _check_broadcast(weight, input.shape, "kernel")
         weight = weight.expand(*input.shape)
     if target.dtype is not input.dtype:  # the kernel's TensorIterator: one dtype
         raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
@@ -785,13 +851,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _ops.check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
-            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+            f"Target size ({_torch_size(target.shape)}) must be the same as input size "
+            f"({_torch_size(input.shape)})"
         )
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        _check_broadcast(weight, input.shape, "second")
         weight = weight.expand(*input.shape)
     if pos_weight is not None and tuple(pos_weight.shape) != tuple(input.shape):
+        _check_broadcast(pos_weight, input.shape, "first")
         pos_weight = pos_weight.expand(*input.shape)
     # torch computes (1 - target).mul_(input).sub_(log_sigmoid(input)): a bool target cannot
     # be subtracted, an integer one cannot take the float product in place, and the loss has

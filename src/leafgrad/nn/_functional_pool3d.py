@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..ops import pool as _ops_pool
 from ..ops.registry import keep_index
 from ..ops.pool3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d,
                           MaxUnpool3d)
@@ -78,6 +79,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = "x".join(str(s) for s in (input.shape[-4],) + outs)
         raise RuntimeError(f"Given input size: ({size}). Calculated output size: ({out}). "
                            "Output size is too small")
+    _ops_pool.check_kernel_dtype("max_pool3d", input)
     values, indices = MaxPool3d.apply(input, kernel=kernel, stride=stride, padding=padding,
                                       dilation=dilation, ceil_mode=bool(ceil_mode))
     return (values, indices) if return_indices else values
@@ -102,6 +104,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError(
             f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
             f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    _ops_pool.check_kernel_dtype("avg_pool3d_out_frame", input)
     return AvgPool3d.apply(input, kernel=kernel, stride=stride, padding=padding,
                            ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                            divisor_override=divisor_override)
@@ -135,11 +138,13 @@ def adaptive_avg_pool3d(input, output_size):
     size = _adaptive_size(input, output_size, "adaptive_avg_pool3d")
     if size == (1, 1, 1):
         return input.mean((-1, -2, -3), keepdim=True)  # torch's own shortcut (MeanBackward1)
+    _ops_pool.check_kernel_dtype("adaptive_avg_pool3d_cpu", input)
     return AdaptiveAvgPool3d.apply(input, output_size=size)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     size = _adaptive_size(input, output_size, "adaptive_max_pool3d")
+    _ops_pool.check_kernel_dtype("adaptive_max_pool3d_cpu", input)
     values, indices = AdaptiveMaxPool3d.apply(input, output_size=size)
     return (values, indices) if return_indices else values
 

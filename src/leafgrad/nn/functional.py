@@ -83,4 +83,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        # torch's _list_with_default, run on every sequence output_size
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     return _ops.adaptive_avg_pool2d(input, output_size)

@@ -143,6 +143,14 @@ def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.
         flipped = w[:, :, ::-1, ::-1].reshape(groups, per_group, group_channels, kh, kw)
         flipped = flipped.transpose(0, 2, 1, 3, 4).reshape(groups * group_channels, per_group,
                                                            kh, kw)
+        # a transposed convolution's output_padding (allowed at stride 1 when the dilation
+        # exceeds it) asks for more rows/columns than the full convolution gives: g grows by
+        # zeros on that side, so the extra outputs read what they reach of g
+        extra = [max(0, input_shape[2 + i] - (g.shape[2 + i] + 2 * full[i]
+                                               - dilation[i] * (w.shape[2 + i] - 1)))
+                 for i in range(2)]
+        if extra[0] or extra[1]:
+            g = np.pad(g, ((0, 0), (0, 0), (0, extra[0]), (0, extra[1])))
         out = conv_forward(g, flipped, (1, 1), full, dilation, groups)
         return out[:, :, :input_shape[2], :input_shape[3]]
     return _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups)
@@ -391,6 +399,12 @@ class ConvTranspose(Op):
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
             grad_x = Convolution.apply(grad, self.saved("weight"), None, **p)
+            shape = self.input_shape(0)
+            if tuple(grad_x.shape) != tuple(shape):
+                # output_padding at stride 1 (a dilation above it): windows past the input's
+                # end, which no input position fed
+                for dim in range(2, len(shape)):
+                    grad_x = grad_x.narrow(dim, 0, shape[dim])
         if self.needs_grad(1):
             grad_w = ConvWeightGrad.apply(grad, self.saved("input"),
                                           weight_shape=self.input_shape(1), **p)
@@ -514,7 +528,45 @@ class ConvolutionBackward(Op):
         return grad_g, grad_x, grad_w
 
 
-def _check_conv(x, w, groups, spatial, name, transposed=False):
+# c10's TypeMeta names (torch's message for a bias of another dtype)
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
+def _type_text(t) -> str:
+    """A tensor's toString as torch's messages print it."""
+    legacy = t.dtype._legacy
+    if t.dtype.is_complex or legacy in ("BFloat16", "Bool"):
+        return f"CPU{legacy}Type"
+    return f"torch.{legacy}Tensor"
+
+
+def check_bias_dtype(x, bias) -> None:
+    """torch's first check in _convolution: a real bias of the input's dtype."""
+    if bias is not None and bias.dtype is not x.dtype and not (
+            x.dtype.is_complex or bias.dtype.is_complex):
+        raise RuntimeError(f"Input type ({_CPP_TYPE.get(x.dtype.name, x.dtype.name)}) and bias "
+                           f"type ({_CPP_TYPE.get(bias.dtype.name, bias.dtype.name)}) should be "
+                           "the same")
+
+
+def check_weight_dtype(x, weight, batched: bool) -> None:
+    """A real weight of another dtype than a real input: the MKLDNN path's message for a
+    batched float input, the kernel's otherwise."""
+    if weight.dtype is x.dtype or x.dtype.is_complex or weight.dtype.is_complex:
+        return
+    if batched and x.dtype.name == "float32":
+        raise RuntimeError(f"Input type ({_type_text(x)}) and weight type ({_type_text(weight)}) "
+                           "should be the same or input should be a MKLDNN tensor and weight is "
+                           "a dense tensor")
+    raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
+                       f"{weight.dtype._legacy}")
+
+
+def _check_conv(x, w, groups, spatial, name, transposed=False, bias=None):
     dims = spatial + 2
     if w.ndim != dims:
         raise RuntimeError(
@@ -528,6 +580,12 @@ def _check_conv(x, w, groups, spatial, name, transposed=False):
             f"Expected {dims - 1}D (unbatched) or {dims}D (batched) input to {name}, but got "
             f"input of size: {list(x.shape)}"
         )
+    if w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(w.shape)}] instead")
     channels = w.shape[0] if transposed else w.shape[1] * groups
     if x.shape[1] != channels:
         if transposed:
@@ -541,6 +599,13 @@ def _check_conv(x, w, groups, spatial, name, transposed=False):
             f"{list(x.shape)} to have {channels} channels, but got {x.shape[1]} channels "
             "instead"
         )
+    if bias is not None:
+        elements = w.shape[1] * groups if transposed else w.shape[0]
+        if bias.ndim != 1 or bias.shape[0] != elements:
+            lead = "Given transposed=1, weight" if transposed else "Given weight"
+            raise RuntimeError(f"{lead} of size {list(w.shape)}, expected bias to be "
+                               f"1-dimensional with {elements} elements, but got bias of size "
+                               f"{list(bias.shape)} instead")
 
 
 def _expand(value, name: str, spatial: int) -> tuple:
@@ -556,7 +621,8 @@ def _expand(value, name: str, spatial: int) -> tuple:
     return (value,) * spatial
 
 
-def _check_params(x, weight, name, spatial, stride, padding, groups) -> None:
+def _check_params(x, weight, name, spatial, stride, padding, groups, dilation=None,
+                  output_padding=None) -> None:
     """ATen's checks before the shapes': the parameter lists against the weight's dims, the
     input's dims, then groups, padding and stride."""
     dims = weight.ndim - 2
@@ -572,8 +638,25 @@ def _check_params(x, weight, name, spatial, stride, padding, groups) -> None:
         raise RuntimeError("non-positive groups is not supported")
     if not isinstance(padding, str) and any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if output_padding is not None and any(o < 0 for o in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
+    if dilation is not None and any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def _check_zero_dilation(dilation, unbatched: bool) -> None:
+    """A zero dilation passes the shape checks; the kernel choice refuses it."""
+    if any(d == 0 for d in dilation):
+        if unbatched:  # (the unbatched wrapper's own check)
+            raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+        raise RuntimeError("non-positive dilation is not supported")
+
+
+def _check_bool(x, name: str) -> None:
+    if x.dtype.name == "bool":
+        raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
 
 
 def _check_kernel(x, weight, padding, dilation) -> None:
@@ -589,6 +672,9 @@ def _check_kernel(x, weight, padding, dilation) -> None:
             "Kernel size can't be greater than actual input size")
 
 
+_WARNED_SAME = False  # torch warns once per process (TORCH_WARN_ONCE)
+
+
 def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, name):
     """Shared by conv1d/conv2d/conv3d: normalises arguments, accepts unbatched input."""
     stride = _expand(stride, "stride", spatial)
@@ -601,17 +687,31 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
             raise RuntimeError("padding='same' is not supported for strided convolutions")
     else:
         padding = _expand(padding, "padding", spatial)
-    _check_params(x, weight, name, spatial, stride, padding, groups)
+    _check_params(x, weight, name, spatial, stride, padding, groups, dilation)
+    check_bias_dtype(x, bias)
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = x.unsqueeze(0)
-    _check_conv(x, weight, groups, spatial, name)
+    _check_conv(x, weight, groups, spatial, name, bias=bias)
+    _check_zero_dilation(dilation, unbatched)
+    check_weight_dtype(x, weight, not unbatched)
+    _check_bool(x, "compute_columns3d" if spatial == 3 else "slow_conv2d_cpu")
     if padding == "valid":
         padding = (0,) * spatial
     elif padding == "same":
         total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
         padding = tuple(t // 2 for t in total)
         if any(t % 2 for t in total):  # ATen: zero-pad the right side by the odd one first
+            import warnings
+
+            global _WARNED_SAME
+            if not _WARNED_SAME:
+                _WARNED_SAME = True
+                warnings.warn(  # (torch's TORCH_WARN_ONCE text, with its source line)
+                    "Using padding='same' with even kernel lengths and odd dilation may require "
+                    "a zero-padded copy of the input be created (Triggered internally at "
+                    "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
+                    UserWarning, stacklevel=3)
             from .norm import ConstantPadNd
             pad = []
             for t in reversed(total):
@@ -712,11 +812,13 @@ def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dil
     stride, padding = _expand(stride, "stride", spatial), _expand(padding, "padding", spatial)
     output_padding = _expand(output_padding, "output_padding", spatial)
     dilation = _expand(dilation, "dilation", spatial)
-    _check_params(x, weight, name, spatial, stride, padding, groups)
+    _check_params(x, weight, name, spatial, stride, padding, groups,
+                  output_padding=output_padding)
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = x.unsqueeze(0)
-    _check_conv(x, weight, groups, spatial, name, transposed=True)
+    _check_conv(x, weight, groups, spatial, name, transposed=True, bias=bias)
+    _check_bool(x, f"slow_conv_transpose{max(spatial, 2)}d_out_cpu")
     check_output_padding(output_padding, stride, dilation)
     sizes = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(
         x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))

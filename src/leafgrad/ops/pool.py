@@ -359,16 +359,120 @@ class AdaptiveAvgPoolBackward(Op):
     jvp = auto_linear
 
 
+# The dtypes each CPU pooling kernel is compiled for (its AT_DISPATCH list); any other dtype
+# gets torch's NotImplementedError naming the kernel, raised after the shape checks.
+_FLOATS = frozenset({"float32", "float64", "float16", "bfloat16"})
+POOL_DTYPES = {
+    "max_pool2d": _FLOATS | {"uint8", "int8", "int16", "int32", "int64"},
+    "max_pool3d": _FLOATS | {"uint8", "int8", "int16", "int32", "int64"},
+    "avg_pool2d": _FLOATS | {"int64"},
+    "avg_pool3d_out_frame": frozenset({"float32", "float64", "bfloat16", "int64"}),
+    "max_pool1d_impl": _FLOATS,
+    "adaptive_avg_pool2d": _FLOATS,
+    "adaptive_max_pool2d": _FLOATS,
+    "adaptive_avg_pool3d_cpu": _FLOATS,
+    "adaptive_max_pool3d_cpu": _FLOATS,
+}
+
+
+def check_kernel_dtype(kernel: str, x) -> None:
+    if x.dtype.name not in POOL_DTYPES[kernel]:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype._legacy}\'')
+
+
+def _sizes(value, name: str, message: str, allow_empty: bool = False) -> tuple:
+    """An int or a sequence of one or two ints as torch's (kH, kW) pair, with torch's message
+    for any other length."""
+    if isinstance(value, (list, tuple)):
+        if (len(value) == 0 and allow_empty) or len(value) in (1, 2):
+            return tuple(int(v) for v in value)
+        raise RuntimeError(f"{name}: {message}")
+    return (int(value),)
+
+
+def _output_size(size: int, kernel: int, pad: int, stride: int, dilation: int,
+                 ceil_mode: bool) -> int:
+    """torch's pooling_output_shape, with its checks."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    effective = (kernel - 1) * dilation + 1
+    if pad > int(effective / 2):  # (C++ division truncates toward zero)
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad="
+                           f"{pad}, kernel_size={kernel} and dilation={dilation}")
+    out = (size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+           ) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _check_pool2d(name: str, x, kernel_size, stride, padding, dilation, ceil_mode: bool):
+    """torch's checks of max_pool2d_with_indices / avg_pool2d, in their order; returns the
+    (kernel, stride, padding, dilation) pairs."""
+    kernel = _sizes(kernel_size, name, "kernel_size must either be a single int, or a tuple "
+                    "of two ints")
+    kernel = kernel * 2 if len(kernel) == 1 else kernel
+    strides = _sizes(() if stride is None else stride, name, "stride must either be omitted, "
+                     "a single int, or a tuple of two ints", allow_empty=True)
+    strides = kernel if not strides else strides * 2 if len(strides) == 1 else strides
+    pads = _sizes(padding, name, "padding must either be a single int, or a tuple of two ints")
+    pads = pads * 2 if len(pads) == 1 else pads
+    if dilation is None:
+        dilations = (1, 1)
+    else:
+        dilations = _sizes(dilation, name, "dilation must be either a single int, or a tuple "
+                           "of two ints")
+        dilations = dilations * 2 if len(dilations) == 1 else dilations
+    channels_last = _layout._channels_last(x._data)  # torch: suggest_memory_format
+    if dilation is not None:  # (max pooling checks the rank here, average pooling later)
+        if channels_last and x.ndim != 4:
+            raise RuntimeError("non-empty 4D (batch mode) tensor expected for input with "
+                               "channels_last layout")
+        if x.ndim not in (3, 4):
+            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    elif x.ndim < 3:
+        raise IndexError("Dimension out of range (expected to be in range of "
+                         f"[-{max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got -3)")
+    planes, height, width = x.shape[-3:]
+    out_h = _output_size(height, kernel[0], pads[0], strides[0], dilations[0], ceil_mode)
+    out_w = _output_size(width, kernel[1], pads[1], strides[1], dilations[1], ceil_mode)
+    if kernel[0] <= 0 or kernel[1] <= 0:
+        raise RuntimeError("kernel size should be greater than zero, but got kH: "
+                           f"{kernel[0]} kW: {kernel[1]}")
+    if strides[0] <= 0 or strides[1] <= 0:
+        raise RuntimeError("stride should be greater than zero, but got dH: "
+                           f"{strides[0]} dW: {strides[1]}")
+    if dilations[0] <= 0 or dilations[1] <= 0:
+        raise RuntimeError("dilation should be greater than zero, but got dilationH: "
+                           f"{dilations[0]} dilationW: {dilations[1]}")
+    shape = list(x.shape)
+    valid = x.ndim >= 3 and shape[1] != 0 and shape[2] != 0
+    if channels_last:
+        if not (x.ndim == 4 and valid and shape[3] != 0):
+            raise RuntimeError("Expected 4D (batch mode) tensor expected for input with "
+                               "channels_last layout with optional 0 dim batch size for input, "
+                               f"but got: {shape}")
+    elif not ((x.ndim == 3 and shape[0] != 0 and valid)
+              or (x.ndim == 4 and valid and shape[3] != 0)):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{shape}")
+    if kernel[1] // 2 < pads[1] or kernel[0] // 2 < pads[0]:
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pads[1]}, padH = {pads[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
+    if out_w < 1 or out_h < 1:
+        raise RuntimeError(f"Given input size: ({planes}x{height}x{width}). Calculated output "
+                           f"size: ({planes}x{out_h}x{out_w}). Output size is too small")
+    return kernel, strides, pads, dilations
+
+
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    kernel = _pair(kernel_size)
-    stride = _pair(stride) if stride not in (None, [], ()) else kernel
-    padding, dilation = _pair(padding), _pair(dilation)
-    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
-        raise RuntimeError(
-            "pad should be at most half of effective kernel size, but got pad="
-            f"{padding[0]}, kernel_size={kernel[0]} and dilation={dilation[0]}"
-        )
+    kernel, stride, padding, dilation = _check_pool2d(
+        "max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode)
+    check_kernel_dtype("max_pool2d", x)
     values, indices = MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=padding,
                                       dilation=dilation, ceil_mode=ceil_mode)
     return (values, indices) if return_indices else values
@@ -376,13 +480,17 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    kernel = _pair(kernel_size)
-    stride = _pair(stride) if stride not in (None, [], ()) else kernel
-    padding = _pair(padding)
-    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
-        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
-                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
-                           f"kH = {kernel[0]}")
+    name = "avg_pool2d"
+    kernel = _sizes(kernel_size, name, "kernel_size must either be a single int, or a tuple "
+                    "of two ints")
+    _sizes(() if stride is None else stride, name, "stride must either be omitted, a single "
+           "int, or a tuple of two ints", allow_empty=True)
+    _sizes(padding, name, "padding must either be a single int, or a tuple of two ints")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    kernel, stride, padding, _ = _check_pool2d(name, x, kernel, stride, padding, None,
+                                               ceil_mode)
+    check_kernel_dtype("avg_pool2d", x)
     return AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
                            count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -390,6 +498,19 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
 def adaptive_avg_pool2d(x, output_size):
     size = _pair(output_size)
     size = tuple(x.shape[x.ndim - 2 + i] if s is None else s for i, s in enumerate(size))
+    if size[0] < 0 or size[1] < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{size[0]}, {size[1]}}}")
     if size == (1, 1):
         return x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
+    if x.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(x.shape)}")
+    for dim in (x.ndim - 2, x.ndim - 1):
+        if x.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(x.shape)} with dimension {dim} being "
+                "empty")
+    check_kernel_dtype("adaptive_avg_pool2d", x)
     return AdaptiveAvgPool2d.apply(x, output_size=size)

@@ -543,6 +543,14 @@ class ChainedScheduler(LRScheduler):
                 "no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
         for index, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{type(self).__name__} at index {index} should have "
+                                "`optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{type(self).__name__} does not support `ReduceLROnPlateau` scheduler as it "
+                    "requires additional kwargs to be specified when calling `step`, but got one "
+                    f"at index {index} in the given schedulers sequence.")
             if scheduler.optimizer != optimizer:
                 raise ValueError(
                     f"{type(self).__name__} expects all schedulers to belong to the same "

@@ -28,6 +28,7 @@ from .transformer import MultiheadAttention, TransformerEncoder, TransformerEnco
 from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .lazy import *  # noqa: F403
+from . import utils  # noqa: E402 - torch.nn.modules.utils
 from .lazy import __all__ as _lazy_all
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all

@@ -70,7 +70,8 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i] = left
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in (0, 1)]
+            self._reversed_padding_repeated_twice = tuple(  # (a tuple here, a list for 'same')
+                p for p in reversed(padding) for _ in (0, 1))
         if transposed:
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
@@ -194,7 +195,8 @@ class _ConvTransposeNd(_ConvNd):
         messages)."""
         if output_size is None:
             return self.output_padding
-        output_size = list(output_size)
+        # (kept as given, tuple, list or Size, as torch prints it in the range message)
+        output_size = output_size if isinstance(output_size, (tuple, list)) else list(output_size)
         leading = 2 if input.dim() == dims + 2 else 1
         if len(output_size) == leading + dims:
             output_size = output_size[leading:]
@@ -209,7 +211,8 @@ class _ConvTransposeNd(_ConvNd):
         for size, low, high in zip(output_size, smallest, largest):
             if size < low or size > high:
                 raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"requested an output size of {_shown(output_size)}, but valid sizes "
+                    "range from "
                     f"{smallest} to {largest} (for an input of "
                     f"torch.Size({list(input.shape[2:])}))"
                 )
@@ -259,3 +262,8 @@ class ConvTranspose3d(_ConvTransposeNd):
         output_padding = self._output_padding(input, output_size, 3)
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
+
+
+def _shown(size) -> str:
+    """A size as torch's messages print it (leafgrad.Size's repr names leafgrad)."""
+    return f"torch.Size({list(size)})" if type(size).__name__ == "Size" else str(size)

@@ -180,9 +180,13 @@ class Module:
         backward_hook = None
         # global hooks first, then the module's own (torch's _get_backward_hooks); a module's
         # hooks are full ones unless registered with the deprecated register_backward_hook
-        full_hooks = [*_global_backward_hooks.values()]
-        if self._is_full_backward_hook is not False:
-            full_hooks += self._backward_hooks.values()
+        full_hooks, node_hooks = [], []
+        if _global_backward_hooks:
+            (node_hooks if _global_is_full_backward_hook is False else full_hooks).extend(
+                _global_backward_hooks.values())
+        if self._backward_hooks:
+            (node_hooks if self._is_full_backward_hook is False else full_hooks).extend(
+                self._backward_hooks.values())
         pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
         if full_hooks or pre_hooks:
             from ._backward_hooks import BackwardHook
@@ -203,11 +207,14 @@ class Module:
             if hook_result is not None:
                 result = state["result"] = hook_result
         if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}")
             result = backward_hook.setup_output_hook(result)
-        if self._is_full_backward_hook is False and self._backward_hooks:
+        if node_hooks:
             from ._backward_hooks import attach_node_hooks
 
-            attach_node_hooks(self, list(self._backward_hooks.values()), args, result)
+            attach_node_hooks(self, node_hooks, args, result)
         return result
 
     # -- registration ---------------------------------------------------------------------------
@@ -229,6 +236,10 @@ class Module:
                 "compute the value in the forward() method."
             )
         else:
+            for hook in _global_parameter_registration_hooks.values():
+                output = hook(self, name, param)
+                if output is not None:
+                    param = output
             self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -243,6 +254,10 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = _plain(tensor)
+        for hook in _global_buffer_registration_hooks.values():
+            output = hook(self, name, tensor)
+            if output is not None:
+                tensor = output
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -260,7 +275,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered_module(self, name, module)
 
     register_module = add_module
 
@@ -310,14 +325,14 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 _remove_from(name, d, d["_parameters"], d["_buffers"],
                              d["_non_persistent_buffers_set"])
-                modules[name] = value
+                modules[name] = _registered_module(self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(
                         f"cannot assign '{_typename(value)}' as child module '{name}' "
                         "(torch.nn.Module or None expected)"
                     )
-                modules[name] = value
+                modules[name] = _registered_module(self, name, value)
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -567,7 +582,7 @@ class Module:
         if "device" in kwargs:
             target = device_cls(kwargs.pop("device"))
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
         for arg in args:
@@ -597,6 +612,14 @@ class Module:
             if meta:
                 return self._apply(lambda t: t.to(target, dtype) if dtype is not None and (
                     t.is_floating_point() or t.is_complex()) else t.to(target))
+        if memory_format is not None:
+            # torch: only 4-d and 5-d tensors take the format (a 5-d one refuses channels_last)
+            def convert(t):
+                if dtype is not None and t.is_floating_point():
+                    t = t.to(dtype)
+                return t.to(memory_format=memory_format) if t.dim() in (4, 5) else t
+
+            return self._apply(convert)
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -800,6 +823,7 @@ class Module:
             state_dict._metadata = metadata
         pending: list = []
         stack = [(self, state_dict, "")]
+        visited = []  # (module, number of its children): to run post hooks children first
         while stack:
             module, local, prefix = stack.pop()
             local_metadata = dict({} if metadata is None else metadata.get(prefix[:-1], {}))
@@ -818,23 +842,36 @@ class Module:
                     child_prefix = prefix + name + "."
                     child_local = {k: v for k, v in local.items() if k.startswith(child_prefix)}
                     children.append((child, child_local, child_prefix))
+            visited.append((module, len(children)))
             stack.extend(reversed(children))
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
+        post_order = _post_order(visited)
+        has_post_hooks = any(module._load_state_dict_post_hooks for module in post_order)
+
+        def check(strict_keys: bool) -> None:
+            messages = list(errors)
+            if strict_keys:
+                if unexpected:
+                    messages.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)))
+                if missing:
+                    messages.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)))
+            if messages:
+                raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(messages)))
+
+        # Nothing is written when an entry cannot be loaded, nor (without post hooks) when keys
+        # are missing or unexpected under strict. torch runs the post hooks before its strict
+        # check, and a hook may edit the key lists (clearing them lets a strict load pass), so
+        # with post hooks the writes and the hooks come first, then the key check, as torch.
+        check(strict and not has_post_hooks)
         for action in pending:
             action()
         result = _IncompatibleKeys(missing, unexpected)
-        for module in self.modules():
+        for module in post_order:
             for hook in module._load_state_dict_post_hooks.values():
                 hook(module, result)
+        check(strict)
         return result
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -928,8 +965,7 @@ class Module:
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = (
-            lambda state_dict, prefix, *rest: hook(self, state_dict, prefix, *rest))
+        self._load_state_dict_pre_hooks[handle.id] = _ModuleHook(hook, self)
         return handle
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
@@ -970,6 +1006,44 @@ def _plain(tensor: Tensor) -> Tensor:
     return plain
 
 
+class _ModuleHook:
+    """``hook(module, *args)`` holding the module weakly (a module's hook must not keep it
+    alive, as torch's _WrappedHook), and picklable with the module it belongs to."""
+
+    def __init__(self, hook, module):
+        self.hook = hook
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
+
+    def __getstate__(self):
+        return {"hook": self.hook, "module": self.module()}
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.module = weakref.ref(state["module"])
+
+
+def _post_order(visited: list) -> list:
+    """The modules of a pre-order walk ``[(module, number of children), ...]``, each after
+    its children (the order torch's recursive load runs the load_state_dict post hooks).
+    Iterative, and without a self-referring closure (torch's load makes no reference cycle)."""
+    order: list = []
+    open_nodes: list = []  # [module, children still to come]
+    for module, n_children in visited:
+        open_nodes.append([module, n_children])
+        while open_nodes and open_nodes[-1][1] == 0:
+            done = open_nodes.pop()[0]
+            order.append(done)
+            if open_nodes:
+                open_nodes[-1][1] -= 1
+    return order
+
+
 def _remove_from(name: str, *stores) -> None:
     for store in stores:
         if name in store:
@@ -988,6 +1062,43 @@ _global_forward_hooks_with_kwargs: dict = OrderedDict()
 _global_forward_hooks_always_called: dict = OrderedDict()
 _global_backward_pre_hooks: dict = OrderedDict()
 _global_backward_hooks: dict = OrderedDict()
+_global_is_full_backward_hook: bool | None = None  # set by the first global backward hook
+
+
+_global_buffer_registration_hooks: dict = OrderedDict()
+_global_module_registration_hooks: dict = OrderedDict()
+_global_parameter_registration_hooks: dict = OrderedDict()
+
+
+def _registered_module(parent, name: str, module):
+    """``module`` after the global module registration hooks (a hook may replace it)."""
+    for hook in _global_module_registration_hooks.values():
+        output = hook(parent, name, module)
+        if output is not None:
+            module = output
+    return module
+
+
+def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, buffer)`` whenever any module registers a buffer; a returned
+    value replaces the buffer."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, submodule)`` whenever any module registers a submodule."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, param)`` whenever any module registers a parameter."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
@@ -1017,8 +1128,28 @@ def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
     return handle
 
 
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """Deprecated (torch too): a global ``register_backward_hook``, on the node that made
+    each module's output. Global hooks are all full or all not, for good (as torch)."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
 def register_module_full_backward_hook(hook) -> RemovableHandle:
     """Run ``hook(module, grad_input, grad_output)`` in every module's backward."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them.")
+    _global_is_full_backward_hook = True
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
@@ -1056,19 +1187,20 @@ def _materialize_entry(module: Module, name: str, param: Tensor, value: Tensor,
 
 def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
     with no_grad():
-        if assign:
+        if _future.get_swap_module_params_on_conversion():
+            # torch's module_load: the loaded tensor detached (assign), or the parameter after
+            # copying into it, detached; then the parameter's contents are swapped with it, so
+            # the module keeps its Parameter objects in both forms
+            loaded = value.detach() if assign else param.copy_(value).detach()
+            if isinstance(param, Parameter):
+                loaded = Parameter(loaded, requires_grad=param.requires_grad)
+            swap_tensors(param, loaded)
+        elif assign:
             if isinstance(param, Parameter):
                 if not isinstance(value, Parameter):
                     value = Parameter(value, requires_grad=param.requires_grad)
                 else:
                     value.requires_grad_(param.requires_grad)
             setattr(module, name, value)
-        elif _future.get_swap_module_params_on_conversion():
-            # torch's module_load: copy into the parameter, then swap the parameter's contents
-            # with a detached Parameter of them (assign: of the loaded tensor)
-            loaded = param.copy_(value).detach()
-            if isinstance(param, Parameter):
-                loaded = Parameter(loaded, requires_grad=param.requires_grad)
-            swap_tensors(param, loaded)
         else:
             param.copy_(value)

@@ -128,7 +128,7 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             raise ValueError(
                 f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
-                "instead"
+                + ("tensor instead" if self.mode.startswith("RNN") else "instead")  # (as torch)
             )
         if self.input_size != input.size(-1):
             raise RuntimeError(
@@ -419,7 +419,21 @@ class RNNCellBase(Module):
             hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
         elif not batched:
             hx = hx.unsqueeze(0)
+        self._check_cell(input, (hx,))
         return input, hx, batched
+
+    def _check_cell(self, input: Tensor, hiddens: tuple) -> None:
+        """torch's check_rnn_cell_forward_input/_hidden (the cell kernels' own checks)."""
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} "
+                               f"expected {self.input_size}")
+        for label, hidden in enumerate(hiddens):
+            if input.size(0) != hidden.size(0):
+                raise RuntimeError(f"Input batch size {input.size(0)} doesn't match "
+                                   f"hidden{label} batch size {hidden.size(0)}")
+            if hidden.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got "
+                                   f"{hidden.size(1)}, expected {self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):
@@ -458,6 +472,7 @@ class LSTMCell(RNNCellBase):
             h, c = hx
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
+        self._check_cell(input, (h, c))
         h, c = _ops.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
                               self.bias_hh)
         if not batched:

@@ -81,7 +81,9 @@ class _SpectralNorm(Module):
         with no_grad():
             for _ in range(n_power_iterations):
                 self._u.copy_(F.normalize(matrix.mv(self._v), dim=0, eps=self.eps))
-                self._v.copy_(F.normalize(matrix.t().mv(self._u), dim=0, eps=self.eps))
+                # (torch: weight_mat.H, the conjugate transpose, for complex weights)
+                adjoint = matrix.t().conj() if matrix.is_complex() else matrix.t()
+                self._v.copy_(F.normalize(adjoint.mv(self._u), dim=0, eps=self.eps))
 
     def forward(self, weight):
         if weight.ndim == 1:
@@ -91,7 +93,7 @@ class _SpectralNorm(Module):
             self._power_method(matrix, self.n_power_iterations)
         u = self._u.clone()
         v = self._v.clone()
-        sigma = u.dot(matrix.mv(v))  # torch: vdot, the same for real tensors
+        sigma = u.vdot(matrix.mv(v)) if u.is_complex() else u.dot(matrix.mv(v))  # torch: vdot
         return weight / sigma
 
     def right_inverse(self, value):
@@ -194,8 +196,9 @@ class _Orthogonal(Module):
         from ... import cat, geqrf, randn, zeros_like
 
         if Q.shape != self.shape:
-            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
-                             f"Got a tensor of shape {Q.shape}.")
+            raise ValueError("Expected a matrix or batch of matrices of shape "
+                             f"{parametrize._sz(self.shape)}. Got a tensor of shape "
+                             f"{parametrize._sz(Q.shape)}.")
         Q_init = Q
         n, k = Q.shape[-2], Q.shape[-1]
         transpose = n < k

@@ -83,6 +83,11 @@ class ParametrizationList(ModuleList):
                     "When `right_inverse` outputs one tensor, it may not change the dtype.\n"
                     f"original.dtype: {_dt(original.dtype)}\n"
                     f"right_inverse(original).dtype: {_dt(new.dtype)}")
+            if original.device != new.device:
+                raise ValueError(
+                    "When `right_inverse` outputs one tensor, it may not change the device.\n"
+                    f"original.device: {original.device}\n"
+                    f"right_inverse(original).device: {new.device}")
             with no_grad():
                 _set(original, new)
             _register_parameter_or_buffer(self, "original", original)

@@ -459,7 +459,7 @@ def _compute_nparams_toprune(amount, tensor_size: int) -> int:
 
 def _validate_pruning_dim(t, dim: int) -> None:
     if dim >= t.dim():
-        raise IndexError(f"Invalid index {dim} for tensor of size {t.shape}")
+        raise IndexError(f"Invalid index {dim} for tensor of size torch.Size({list(t.shape)})")
 
 
 def _compute_norm(t, n, dim: int):

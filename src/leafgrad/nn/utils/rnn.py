@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Iterable
+
+from ...tensor import Tensor
 
 __all__ = ["pad_sequence", "PackedSequence", "pack_padded_sequence", "pad_packed_sequence",
            "pack_sequence", "unpack_sequence", "unpad_sequence", "invert_permutation"]
@@ -18,7 +21,16 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     if padding_side not in ("left", "right"):
         raise RuntimeError(
             f"Expected padding_side to be one of left or right, but got {padding_side}.")
-    sequences = list(sequences.unbind(0)) if hasattr(sequences, "unbind") else list(sequences)
+    if not isinstance(sequences, Iterable):
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
+                           f"type: {type(sequences)}")
+    sequences = list(sequences)  # (a tensor: its rows, as torch's tuple(sequences))
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    for i, sequence in enumerate(sequences):
+        if not isinstance(sequence, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(sequence).__name__}")
     longest = max(s.size(0) for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
     shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
@@ -116,23 +128,31 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
 
     lengths = lengths.to(int64) if isinstance(lengths, Tensor) else tensor(lengths,
                                                                           dtype=int64)
-    values = lengths.tolist()
-    if enforce_sorted:
-        if any(a < b for a, b in zip(values, values[1:])):
-            raise RuntimeError(
-                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
-                "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
-                "pack_sequence to sidestep this requirement if you do not need ONNX "
-                "exportability.")
-        sorted_indices = None
-    else:
+    sorted_indices = None
+    if not enforce_sorted:
         lengths, sorted_indices = lengths.sort(descending=True)
-        values = lengths.tolist()
         input = input.index_select(0 if batch_first else 1, sorted_indices)
-    if values and values[-1] <= 0:
+    # torch's checks, in its kernel's order
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
+    if lengths.dim() != 1:
+        raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths.dim()}D cpu Long tensor")
+    batch = input.shape[0 if batch_first else 1]
+    if lengths.shape[0] != batch:
+        raise RuntimeError("Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{lengths.shape[0]} (batch_size={batch})")
+    values = lengths.tolist()
+    if values[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in 'lengths' "
             "that is <= 0")
+    if any(a < b for a, b in zip(values, values[1:])):
+        raise RuntimeError(
+            "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+            "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+            "pack_sequence to sidestep this requirement if you do not need ONNX "
+            "exportability.")
     steps = input.transpose(0, 1) if batch_first else input
     batch_sizes = [sum(1 for n in values if n > t) for t in range(values[0] if values else 0)]
     data = cat([steps[t, :size] for t, size in enumerate(batch_sizes)])
@@ -161,10 +181,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         offset += size
     lengths = [sum(1 for size in batch_sizes if size > b) for b in range(batch)]
     lengths = tensor(lengths, dtype=int64)
+    if batch_first:  # (torch's kernel transposes; the reordering comes after)
+        out = out.transpose(0, 1)
     if sequence.unsorted_indices is not None:
-        out = out.index_select(1, sequence.unsorted_indices)
+        out = out.index_select(0 if batch_first else 1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices]
-    return (out.transpose(0, 1) if batch_first else out), lengths
+    return out, lengths
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
