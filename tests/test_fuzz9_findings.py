@@ -123,3 +123,51 @@ def test_float32_gelu_forward_bits_are_torchs():
             if not same:
                 failures.append((index, form, array.shape))
     assert not failures, failures
+
+
+# -- the layout of an elementwise result of one expanded operand ---------------------------------
+# (generated-program seed 67086: ``x.t().expand(2, 3, -1) / -1.5`` had NumPy's layout, the
+# expanded dim innermost, where TensorIterator leaves it outermost: torch's result was
+# contiguous, so F.linear took its flattened addmm path, ViewBackward0(AddmmBackward0))
+
+
+def _expanded_operands(lib):
+    base = lib.arange(6.0).reshape(2, 3)
+    column = lib.arange(3.0).reshape(1, 3)
+    yield column.t().expand(2, 3, -1)
+    yield column.t().expand(3, 4)
+    yield column.expand(4, 3)
+    yield base.t().expand(2, 3, 2)
+    yield base.expand(4, 2, 3).transpose(0, 2)
+    yield base.t().unsqueeze(1).expand(3, 4, 2)
+    yield column.t().expand(2, 3, 1).transpose(1, 2)
+
+
+def test_elementwise_layout_of_an_expanded_operand():
+    failures = []
+    forms = {
+        "div": lambda lib, x: x / -1.5,
+        "mul": lambda lib, x: lib.mul(x, 2),
+        "add": lambda lib, x: x + 1,
+        "sub": lambda lib, x: lib.sub(x, 0.5, alpha=2),
+    }
+    # (open: ops of one operand and a number held as a parameter, such as neg, x ** 2 and 2 - x,
+    # keep NumPy's layout; the strides of size-1 dims are NumPy's, as elsewhere in leafgrad, so
+    # only dims of two or more elements are compared)
+    for name, form in forms.items():
+        observed = []
+        for lib in LIBS:
+            results = [form(lib, x) for x in _expanded_operands(lib)]
+            observed.append([(tuple(stride for stride, size in zip(r.stride(), r.shape)
+                                    if size > 1), r.is_contiguous(), r.tolist())
+                             for r in results])
+        for index, (expected, actual) in enumerate(zip(*observed)):
+            if expected != actual:
+                failures.append((name, index, expected[:2], actual[:2]))
+    observed = []
+    for lib in LIBS:
+        x = lib.tensor([[1, 0, 0]]).t().expand(2, 3, -1) / -1.5
+        weight = lib.ones(3, 1, requires_grad=True)
+        y = lib.nn.functional.linear(x, weight, lib.ones(3, requires_grad=True))
+        observed.append((y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), y._version))
+    assert not failures and observed[0] == observed[1], (failures, observed)

@@ -94,7 +94,8 @@ def _kernel_matrix(w: np.ndarray) -> np.ndarray:
 def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None,
                  signed_products=True) -> np.ndarray:
     """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation).
-    ``signed_products=False``: sums of one product start from +0. too (see conv3d.sign_zero_products)."""
+    ``signed_products=False``: sums of one product start from +0. too (see
+    conv3d.sign_zero_products)."""
     if x.ndim == 5:
         return _nd.forward(x, w, stride, padding, dilation, groups, bias, keep)
     n = x.shape[0]

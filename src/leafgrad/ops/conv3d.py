@@ -65,10 +65,9 @@ def sign_zero_products(block: np.ndarray, columns: np.ndarray, kernel: np.ndarra
     under a negative weight), where NumPy's matmul sums it onto +0. (generated-program seeds
     37766, 38014; torch's sums start from +0. for one output channel (seed 37354), two or more
     products, float32 groups, and float32 batches of two or more on two or more threads or
-    with a stride).
-    Written into ``block``'s zeros. Not for the input gradient computed as a convolution (conv.conv_input_grad): torch's
-    backward kernel starts from +0. there (seeds 57898, 52582: a zero gradient through one
-    output channel and a 1-element kernel)."""
+    with a stride). Written into ``block``'s zeros. Not for the input gradient computed as a
+    convolution (conv.conv_input_grad): torch's backward kernel starts from +0. there (seeds
+    57898, 52582: a zero gradient through one output channel and a 1-element kernel)."""
     zeros = block == 0
     if zeros.any():
         block[zeros] = (columns * kernel.T)[zeros]
