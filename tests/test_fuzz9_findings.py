@@ -171,3 +171,36 @@ def test_elementwise_layout_of_an_expanded_operand():
         y = lib.nn.functional.linear(x, weight, lib.ones(3, requires_grad=True))
         observed.append((y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), y._version))
     assert not failures and observed[0] == observed[1], (failures, observed)
+
+
+# -- prod's gradient over a dim of one element, with zeros, under create_graph -------------------
+# (generated-program seed 68000: torch's prod_safe_zeros_backward returns the gradient itself
+# when the reduced dim has one element; leafgrad recorded its cumprod formula, MulBackward0)
+
+
+def _graph(node, depth=3):
+    if node is None:
+        return None
+    return (node.name(), tuple(_graph(n, depth - 1) for n, _ in node.next_functions)
+            if depth else ())
+
+
+def test_prod_gradient_over_one_element_with_zeros():
+    failures = []
+    cases = [((3, 1), -1, False), ((3, 1), 1, True), ((1, 3), 0, False), ((3, 2), 1, False),
+             ((1,), None, False), ((1, 1), None, False), ((2, 1, 2), 1, False)]
+    for values, (shape, dim, keepdim), dtype in itertools.product(
+            ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 3.0, 4.0], [0.0, 0.0, 2.0, 0.0]), cases,
+            ("float32", "float64")):
+        observed = []
+        for lib in LIBS:
+            count = int(np.prod(shape))
+            x = lib.tensor((values * 2)[:count], dtype=getattr(lib, dtype),
+                           requires_grad=True)
+            y = x.reshape(shape) * 2  # a recorded gradient reaches the prod node
+            result = y.prod() if dim is None else y.prod(dim, keepdim=keepdim)
+            grad, = lib.autograd.grad((result * 3).sum(), y, create_graph=True)
+            observed.append((_graph(grad.grad_fn), grad.tolist()))
+        if observed[0] != observed[1]:
+            failures.append((values, shape, dim, keepdim, dtype, observed))
+    assert not failures, (len(failures), failures[:3])
