@@ -316,7 +316,7 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
     # call (grad * other) returns here, at ~1 us instead of ~15 for the sort below.
     arrays = [operand for operand in operands
               if type(operand) is np.ndarray and operand.ndim and any(operand.strides)]
-    if len(arrays) < 2:
+    if len(arrays) < 2 and not (arrays and _expanded(arrays[0], shape)):
         return None
     ndim = len(shape)
     strides = []
@@ -325,7 +325,8 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
         strides.append([0] * pad + [0 if size == 1 and shape[pad + i] != 1 else stride
                                     for i, (size, stride) in enumerate(zip(array.shape,
                                                                            array.strides))])
-    if all(row == strides[0] for row in strides) and all(a.shape == shape for a in arrays):
+    if len(arrays) > 1 and all(row == strides[0] for row in strides) and all(
+            a.shape == shape for a in arrays):
         return None  # one layout for all: NumPy follows it too
     order = _iterator_order(shape, strides)
     wanted = [0] * ndim
@@ -334,6 +335,15 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
         wanted[dim] = step
         step *= shape[dim]
     return tuple(wanted)
+
+
+def _expanded(array: np.ndarray, shape: tuple) -> bool:
+    """Whether a lone operand is expanded (a 0 stride on a dim of 2+ elements): NumPy puts such
+    a dim innermost in its result, TensorIterator leaves it where its order of the other dims
+    puts it (generated-program seed 67086: ``x.t().expand(2, 3, -1) / 2`` was (1, 2, 6)-strided,
+    torch's (3, 1, 3) is contiguous)."""
+    return array.shape == shape and any(
+        stride == 0 and size > 1 for size, stride in zip(array.shape, array.strides))
 
 
 def _iterator_order(shape: tuple, strides: list) -> list:

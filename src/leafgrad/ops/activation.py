@@ -10,7 +10,9 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _mkl, _promote, _sleef_unary, _softmax_reduced
+from . import _float_kernels, _isa, _layout, _mkl, _onednn, _promote, _sleef_unary
+from . import _softmax_reduced
+from ..backends import cpu as _cpu
 from ._select import SELECT_MIN as _SELECT_MIN, where as _where, where_into as _where_into
 from ._special import erf
 from ..tensor import _wrap
@@ -397,6 +399,10 @@ def _erf32(x: np.ndarray) -> np.ndarray:
     return erf(x).astype(np.float32) if result is None else result
 
 
+# oneDNN's AVX2 gelu_erf is the one replayed; its AVX-512 code uses another approximation
+_ONEDNN_GELU = _isa.CAPABILITY == "avx2"
+
+
 def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
     """float32 gelu: the formula in float32 arithmetic, in place, as torch's vectorised kernel
     computes it (with its own erf polynomial, so the exact form is torch's on about half of
@@ -404,6 +410,12 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
     several times the cost)."""
     if a.ndim == 0:  # (NumPy's arithmetic gives a 0-d operand a scalar: no in-place steps)
         return _gelu32(a.reshape(1), approximate).reshape(())
+    if approximate != "tanh" and a.size > 1 and a.flags.c_contiguous and _ONEDNN_GELU and (
+            a.size <= _float_kernels.REPLAY_LIMIT or _cpu.torch_bits):
+        # torch hands a contiguous float32 tensor of two or more elements to oneDNN's
+        # gelu_erf (ops/_onednn.py: every bit; this formula gave torch's on about half of
+        # them: generated-program seeds 43903, 53095, 61839)
+        return _onednn.gelu_erf(a)
     f = np.float32
     if approximate == "tanh":
         inner = a * a

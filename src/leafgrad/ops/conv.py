@@ -91,8 +91,11 @@ def _kernel_matrix(w: np.ndarray) -> np.ndarray:
     return w.transpose(0, 2, 3, 1).reshape(w.shape[0], w.shape[1] * w.shape[2] * w.shape[3])
 
 
-def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np.ndarray:
-    """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation)."""
+def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None,
+                 signed_products=True) -> np.ndarray:
+    """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation).
+    ``signed_products=False``: sums of one product start from +0. too (see
+    conv3d.sign_zero_products)."""
     if x.ndim == 5:
         return _nd.forward(x, w, stride, padding, dilation, groups, bias, keep)
     n = x.shape[0]
@@ -108,26 +111,15 @@ def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) 
         kernel = _kernel_matrix(w[g * per_group:(g + 1) * per_group])
         block = out[:, g * per_group:(g + 1) * per_group]
         np.matmul(columns, kernel.T, out=block)
-        if out.dtype.kind == "f" and columns.shape[1] == 1 and groups == 1 \
-                and out_channels > 1:
-            _sign_zero_products(block, columns, kernel)
+        if signed_products and _nd.single_products(out.dtype, n, columns.shape[1], groups,
+                                               out_channels, stride):
+            _nd.sign_zero_products(block, columns, kernel)
         kept.append(columns)
     if keep is not None:
         keep.extend(kept)
     if bias is not None:
         out += bias
     return out.reshape(n, oh, ow, out_channels).transpose(0, 3, 1, 2)
-
-
-def _sign_zero_products(block: np.ndarray, columns: np.ndarray, kernel: np.ndarray) -> None:
-    """A convolution of one product per output (one input channel, a 1-element kernel, two or
-    more output channels, no groups): torch's result is the product, -0. where it is (padding
-    under a negative weight), where NumPy's matmul sums it onto +0. (generated-program seeds
-    37766, 38014; torch's sums start from +0. for one output channel (seed 37354), two or more
-    products, and float32 groups). Written into ``block``'s zeros."""
-    zeros = block == 0
-    if zeros.any():
-        block[zeros] = (columns * kernel.T)[zeros]
 
 
 def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarray:
@@ -151,7 +143,7 @@ def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.
                  for i in range(2)]
         if extra[0] or extra[1]:
             g = np.pad(g, ((0, 0), (0, 0), (0, extra[0]), (0, extra[1])))
-        out = conv_forward(g, flipped, (1, 1), full, dilation, groups)
+        out = conv_forward(g, flipped, (1, 1), full, dilation, groups, signed_products=False)
         return out[:, :, :input_shape[2], :input_shape[3]]
     return _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups)
 

@@ -45,6 +45,34 @@ def _kernel_matrix(w: np.ndarray) -> np.ndarray:
     return np.moveaxis(w, 1, -1).reshape(w.shape[0], int(np.prod(w.shape[1:])))
 
 
+def single_products(dtype, batch: int, products: int, groups: int, out_channels: int,
+                    stride) -> bool:
+    """Whether torch's forward gives each output its one product's signed zero (below)."""
+    if dtype.kind != "f" or products != 1 or groups != 1 or out_channels < 2:
+        return False
+    if batch == 1 or dtype != np.float32:
+        return True
+    # a float32 batch of two or more runs a kernel whose sums start from +0. when torch splits
+    # it over threads or the stride is not 1; with one thread and stride 1, single samples
+    from .._info import get_num_threads
+
+    return all(step == 1 for step in stride) and get_num_threads() == 1
+
+
+def sign_zero_products(block: np.ndarray, columns: np.ndarray, kernel: np.ndarray) -> None:
+    """A convolution of one product per output (one input channel, a 1-element kernel, two or
+    more output channels, no groups): torch's result is the product, -0. where it is (padding
+    under a negative weight), where NumPy's matmul sums it onto +0. (generated-program seeds
+    37766, 38014; torch's sums start from +0. for one output channel (seed 37354), two or more
+    products, float32 groups, and float32 batches of two or more on two or more threads or
+    with a stride). Written into ``block``'s zeros. Not for the input gradient computed as a
+    convolution (conv.conv_input_grad): torch's backward kernel starts from +0. there (seeds
+    57898, 52582: a zero gradient through one output channel and a 1-element kernel)."""
+    zeros = block == 0
+    if zeros.any():
+        block[zeros] = (columns * kernel.T)[zeros]
+
+
 def forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np.ndarray:
     """out[n, o] = sum over c, kernel of x[n, c, window] * w[o, c] (cross-correlation)."""
     n = x.shape[0]
@@ -59,7 +87,10 @@ def forward(x, w, stride, padding, dilation, groups, bias=None, keep=None) -> np
         channels = slice(g * group_channels, (g + 1) * group_channels) if groups > 1 else None
         columns = _columns(x, kernel, out, stride, padding, dilation, channels)
         matrix = _kernel_matrix(w[g * per_group:(g + 1) * per_group])
-        np.matmul(columns, matrix.T, out=result[:, g * per_group:(g + 1) * per_group])
+        block = result[:, g * per_group:(g + 1) * per_group]
+        np.matmul(columns, matrix.T, out=block)
+        if single_products(result.dtype, n, columns.shape[1], groups, out_channels, stride):
+            sign_zero_products(block, columns, matrix)
         kept.append(columns)
     if keep is not None:
         keep.extend(kept)

@@ -160,6 +160,8 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
     size = a.shape[dim]
     if a.numel() == 0:
         return grad.expand(a.shape)
+    if size == 1:  # the product of no others: torch returns the gradient itself (seed 68000)
+        return grad
     ones_shape = list(a.shape)
     ones_shape[dim] = 1
     ones = constant(np.ones(ones_shape), grad)
