@@ -1098,6 +1098,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import tensor_repr
 
+        if _vmap_state.stack and type(self) is Tensor:
+            from .autograd._transform_levels import wrapper_repr
+
+            text = wrapper_repr(self)  # (Note: wrapper reprs inside transforms)
+            if text is not None:
+                return text
         extras = []
         name = None
         try:

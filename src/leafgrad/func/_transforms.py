@@ -20,6 +20,7 @@ import functools
 import weakref
 
 from ..autograd import forward_ad as fwAD
+from ..autograd import _transform_levels
 from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.grad_mode import enable_grad, state as _grad_state
 from ..ops._batching import align, level_sizes, levels_of, physical, wrap
@@ -108,9 +109,11 @@ def _enter(tensor: Tensor) -> Tensor:
         if not inner._requires_grad:
             inner.requires_grad_()
             _remember_inner(inner)
+        _transform_levels.enter(inner, value if value._requires_grad else None)
     else:
         inner = value.detach().requires_grad_()
         _remember_inner(inner)
+        _transform_levels.enter(inner, None)
     return wrap(inner, levels) if levels else inner
 
 
@@ -202,7 +205,7 @@ def _run(func, args, kwargs):
     _Depth.value += 1
     _vmap_state.grad_depths.append(len(_vmap_state.levels))  # (Note: per-example backward
     try:  # formulas, autograd/_vmap_state.py)
-        with enable_grad():
+        with enable_grad(), _transform_levels.opened("grad"):
             return func(*args, **kwargs)
     finally:
         _vmap_state.grad_depths.pop()
@@ -378,7 +381,8 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
         outer, fwAD.state.functorch = fwAD.state.functorch, True
         try:
-            output = func(*unflatten(duals, p_spec))
+            with _transform_levels.opened("jvp"):
+                output = func(*unflatten(duals, p_spec))
         finally:
             fwAD.state.functorch = outer
         output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
