@@ -953,8 +953,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if _basic_index(shape, index, False) is not None:
                 if kind is slice:
                     start, stop, step = index.indices(shape[0])
-                    return _ops.Slice.apply(self, dim=0, start=start, end=max(stop, start),
-                                            step=step)
+                    result = _ops.Slice.apply(self, dim=0, start=start, end=max(stop, start),
+                                              step=step)
+                    if result._node is not None:  # (Note: slice bounds as written, graph.py)
+                        result._node._params["as_written"] = index
+                    return result
                 result = self
                 for item in index:
                     result = _ops.Select.apply(result, dim=0, index=item % result._data.shape[0])
