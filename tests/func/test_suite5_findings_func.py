@@ -221,3 +221,32 @@ def test_tensor_reprs_inside_transforms():
         return [s.replace("leafgrad.", "torch.") if isinstance(s, str) else s for s in seen]
 
     _same(program)
+
+
+def test_jacobian_outputs_and_argnums_checked_as_torch():
+    """jvp/jacfwd refuse an empty output (torch's "non-empty output" error) and name non-tensor
+    outputs in torch's words; argnums tuples name the bad element; a bool argnum is an int;
+    jacfwd of a Python number fails on its numel, as torch's."""
+
+    def program(m):
+        f = m.func
+        seen = []
+        for dtype in ("float32", "float64"):
+            x = m.linspace(-1, 1, 3, dtype=getattr(m, dtype))
+            for output in [None, (), [], {}, 1, True, 12.2, "abc", (x, 1), [x, None], [x],
+                           (x, [x * 2])]:
+                seen.append(_outcome(lambda: f.jvp(lambda _: output, (x,), (x,))))
+                seen.append(_outcome(lambda: f.jacfwd(lambda _: output)(x)))
+                seen.append(_outcome(lambda: f.jacrev(lambda _: output)(x)))
+                seen.append(_outcome(lambda: f.jvp(lambda x: (output, x), (x,), (x,),
+                                                   has_aux=True)))
+            for argnums in [(1.0,), (0, 1.0), (0, True), (True,), True, [0], (0, (1,)), (),
+                            (0, 0), (0, -2), 2, -3, 1.0]:
+                for api in (f.grad, f.grad_and_value, f.jacrev, f.jacfwd):
+                    seen.append(_outcome(lambda: api(lambda a, b: (a * b).sum(),
+                                                     argnums=argnums)(x, x)))
+            seen.append(_outcome(lambda: f.jacfwd(lambda x: x)(1.0)))
+            seen.append(_outcome(lambda: f.jacrev(lambda x: x)(1.0)))
+        return seen
+
+    _same(program)

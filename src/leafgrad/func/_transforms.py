@@ -36,18 +36,18 @@ class _Depth:
 
 
 def _check_argnums(argnums, count: int):
-    if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)):
+    if not isinstance(argnums, (int, tuple)):  # (a bool is an int, for torch too)
         raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     if isinstance(argnums, tuple):
         if not argnums:
             raise RuntimeError("argnums must be non-empty")
         for value in argnums:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise RuntimeError(
-                    f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+            if not isinstance(value, int):
+                raise RuntimeError(f"argnum must be int, got: {type(value)}")
         normalized = tuple(_check_argnums(value, count) for value in argnums)
         if len(set(normalized)) != len(normalized):
-            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+            # (torch shows the normalized argnums)
+            raise RuntimeError(f"argnums elements must be unique, got {normalized}")
         return normalized
     if not -count <= argnums < count:
         raise RuntimeError(f"Got argnum={argnums}, but only {count} positional inputs")
@@ -387,10 +387,14 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
             fwAD.state.functorch = outer
         output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
         out_leaves, out_spec = flatten(output)
+        if not out_leaves or len(out_leaves) == 1 and out_leaves[0] is None:
+            raise RuntimeError(
+                "jvp(f, primals, tangents): Expected f to be a function that has non-empty "
+                f"output (got output = {out_leaves})")
         for leaf in out_leaves:
             if not isinstance(leaf, Tensor):
                 raise RuntimeError(
-                    "jvp(f, primals, tangents): Expected f(*primals) to return only tensors, "
+                    "jvp(f, primals, tangents): expected f(*primals) to return only tensors, "
                     f"got unsupported type {type(leaf)}"
                 )
         primal_out, tangent_out = [], []
@@ -522,13 +526,13 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         selected = _selected(args, index)
         primals = selected if isinstance(index, tuple) else (selected,)
         in_leaves, in_spec = flatten(primals)
-        _check_tensors(in_leaves)
+        rows, total = _basis(in_leaves)  # (before the type check, as torch: a float input
+        _check_tensors(in_leaves)        # raises AttributeError for its numel)
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
                                   else values[0]), **kwargs)
 
-        rows, total = _basis(in_leaves)
 
         def push(*tangent_leaves):
             result = jvp(inner_func, primals, unflatten(list(tangent_leaves), in_spec),
