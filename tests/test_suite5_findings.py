@@ -50,3 +50,29 @@ def test_slice_backward_keeps_the_bounds_as_written():
         return seen
 
     _same(program)
+
+
+def test_gradcheck_checks_batched_forward_grads():
+    """gradcheck(check_batched_forward_grad=True) runs torch's batched forward-AD check (vmap
+    over two random tangents per input, drawn as torch draws them) instead of refusing."""
+
+    def program(m):
+        seen = []
+        m.manual_seed(0)
+        x = m.randn(3, dtype=m.float64, requires_grad=True)
+        y = m.randn(2, 3, dtype=m.float64, requires_grad=True)
+        cases = [(lambda a: a.sin(), (x,)), (lambda a, b: (a * b).sum(1), (x, y)),
+                 (lambda a, b: (a * b.t().sum(1), b.exp()), (x, y)), (lambda a: a.max(), (x,))]
+        options = [dict(check_forward_ad=True, check_batched_forward_grad=True),
+                   dict(check_forward_ad=True, check_batched_forward_grad=True,
+                        check_batched_grad=True),
+                   dict(check_forward_ad=True, check_backward_ad=False,
+                        check_batched_forward_grad=True),
+                   dict(check_batched_forward_grad=True)]
+        for func, args in cases:
+            for kwargs in options:
+                seen.append(_outcome(lambda: m.autograd.gradcheck(func, args, **kwargs)))
+                seen.append(m.rand(1).item())  # the generator where torch leaves it
+        return seen
+
+    _same(program)
