@@ -953,8 +953,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if _basic_index(shape, index, False) is not None:
                 if kind is slice:
                     start, stop, step = index.indices(shape[0])
-                    return _ops.Slice.apply(self, dim=0, start=start, end=max(stop, start),
-                                            step=step)
+                    result = _ops.Slice.apply(self, dim=0, start=start, end=max(stop, start),
+                                              step=step)
+                    if result._node is not None:  # (Note: slice bounds as written, graph.py)
+                        result._node._params["as_written"] = index
+                    return result
                 result = self
                 for item in index:
                     result = _ops.Select.apply(result, dim=0, index=item % result._data.shape[0])
@@ -1098,6 +1101,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import tensor_repr
 
+        if _vmap_state.stack and type(self) is Tensor:
+            from .autograd._transform_levels import wrapper_repr
+
+            text = wrapper_repr(self)  # (Note: wrapper reprs inside transforms)
+            if text is not None:
+                return text
         extras = []
         name = None
         try:

@@ -591,13 +591,6 @@ def test_gradgradcheck_random_grad_outputs_follow_output_dtype_and_layout():
     assert not any(g.is_contiguous() for g in strided)
 
 
-def test_unsupported_gradcheck_options_raise():
-    x = _leaf(leafgrad, _values(59, 2))
-    with pytest.raises(NotImplementedError, match="needs vmap"):
-        gc.gradcheck(lambda x: x * 2, (x,), check_forward_ad=True,
-                     check_batched_forward_grad=True)
-
-
 def test_check_batched_grad_as_torch():
     """check_batched_grad compares one is_grads_batched gradient with two single ones, for
     randn_like grad_outputs from the default generator (two per differentiable output, as

@@ -12,7 +12,7 @@ __all__ = ["state"]
 
 
 class _State:
-    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw", "grad_depths")
+    __slots__ = ("active", "levels", "apply", "inplace", "batched_draw", "grad_depths", "stack")
 
     def __init__(self) -> None:
         self.active = False
@@ -21,6 +21,9 @@ class _State:
         self.grad_depths = []
         self.batched_draw = False  # a draw that makes one value per example is under way
         self.levels = []
+        # every open torch.func transform, innermost last: (kind, level, first node number);
+        # kind is "vmap", "grad" (grad, vjp, jacrev) or "jvp" (autograd/_transform_levels.py)
+        self.stack = []
         self.apply = None
         self.inplace = None
 

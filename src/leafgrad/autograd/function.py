@@ -212,16 +212,21 @@ class Function(metaclass=FunctionMeta):
         from ._function_outputs import forward_mode, wrap_outputs
 
         uses_setup_context = cls.setup_context is not Function.setup_context
+        backward_cls = cls._backward_cls
+        if _vmap_state.stack and not cls.__module__.startswith("leafgrad."):
+            backward_cls = _under_transforms(cls, uses_setup_context, kwargs)
         if uses_setup_context:
             # torch binds keyword and default arguments to forward's positional ones
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
-            args, kwargs = bound.args, {}
-        if _vmap_state.active and any(type(a).__name__ == "BatchedTensor" for a in args):
+            # (keyword-only arguments are dropped, as torch's bind_default_args does, except
+            # under torch.func transforms, where a Function's vmap rule gets them)
+            args, kwargs = bound.args, bound.kwargs if _vmap_state.stack else {}
+        if _vmap_state.active and _has_batched(args):
             from ..ops._batching_function import function_apply
 
-            return function_apply(cls, args, uses_setup_context)
-        node = cls._backward_cls.__new__(cls._backward_cls)
+            return function_apply(cls, args, uses_setup_context, kwargs)
+        node = backward_cls.__new__(backward_cls)
         Node.__init__(node)
         node._needs_input_grad = tuple(_requires_grad(a) for a in args)
         dual = forward_ad.state.active
@@ -240,6 +245,43 @@ class Function(metaclass=FunctionMeta):
         finally:
             forward_ad.state.active = dual
         return result
+
+
+def _has_batched(args) -> bool:
+    """Whether an argument, or an item of a list or tuple argument, is batched (vmap)."""
+    for arg in args:
+        if type(arg) in (list, tuple):
+            if _has_batched(arg):
+                return True
+        elif type(arg).__name__ == "BatchedTensor":
+            return True
+    return False
+
+
+def _under_transforms(cls, uses_setup_context: bool, kwargs: dict):
+    """The node class of ``cls.apply`` inside torch.func transforms, after torch's checks: torch
+    runs there a Function it generates from ``cls``, ``<Name>Generated``, whose node is
+    ``<Name>GeneratedBackward``."""
+    from ..tensor import Tensor
+
+    if not uses_setup_context:
+        raise RuntimeError(
+            "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+            "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+            "please see https://pytorch.org/docs/main/notes/extending.func.html")
+    if _vmap_state.levels:
+        from ..ops._batching_function import check_vmap_support
+
+        check_vmap_support(cls)  # (before any argument is known to be batched, as torch)
+    if _vmap_state.levels and any(isinstance(value, Tensor) for value in kwargs.values()):
+        raise NotImplementedError(
+            "Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+            f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
+    generated = cls.__dict__.get("_generated_cls")
+    if generated is None:  # (a subclass: its node class is made by FunctionMeta)
+        generated = type(cls.__name__ + "Generated", (cls,), {"__module__": cls.__module__})
+        type.__setattr__(cls, "_generated_cls", generated)
+    return generated._backward_cls
 
 
 def _check_saved_returned_inputs(node, args: tuple, outputs) -> None:

@@ -520,9 +520,52 @@ def _check_batched_grad(lib, inputs: tuple, output, output_index: int) -> None:
                 f"Expected:\n{want}")
 
 
+def _check_batched_forward_grad(lib, func, inputs: tuple) -> None:
+    """torch's _test_batched_grad_forward_ad: per floating input requiring grad, the tangents
+    of the outputs for two random input tangents (randn_like, from the default generator)
+    computed in one vmap call must equal the two computed one at a time."""
+    from ..func import vmap
+    from . import forward_ad as fwAD
+
+    for input_index, current in enumerate(inputs):
+        if not (isinstance(current, lib.Tensor) and current.requires_grad):
+            continue
+
+        def jvp(tangent, input_index=input_index, current=current):
+            with fwAD.dual_level():
+                dual = fwAD.make_dual(current.detach(), tangent)
+                args = tuple(dual if index == input_index else (
+                    value.detach() if isinstance(value, lib.Tensor) else value)
+                    for index, value in enumerate(inputs))
+                result = []
+                for output in _as_tuple(func(*args)):
+                    if output is None:
+                        continue
+                    primal, tangent_out = fwAD.unpack_dual(output)
+                    result.append(tangent_out if tangent_out is not None else lib.zeros(
+                        [], dtype=primal.dtype).expand(primal.shape))
+                return tuple(result)
+
+        if not (current.is_floating_point() or current.is_complex()):
+            continue
+        tangents = [lib.randn_like(current) for _ in range(2)]
+        expected = [lib.stack(shards) for shards in zip(*[jvp(t) for t in tangents])]
+        try:
+            result = vmap(jvp)(lib.stack(tangents))
+        except RuntimeError as error:
+            raise GradcheckError(
+                f"While computing batched gradients, got: {error}") from error
+        for output_index, (got, want) in enumerate(zip(result, expected)):
+            if not lib.allclose(got, want):
+                raise GradcheckError(
+                    f"For output {output_index} and input {input_index}:\n\nGradcheck "
+                    f"failed while testing batched gradient computation with forward-mode "
+                    f"AD.\n\nGot:\n{got}\n\nExpected:\n{want}")
+
+
 def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
                check_grad_dtypes, masked, check_forward_ad, check_backward_ad,
-               check_batched_grad=False) -> bool:
+               check_batched_grad=False, check_batched_forward_grad=False) -> bool:
     lib = _lib()
     inputs = _as_tuple(inputs)
     _check_inputs(lib, inputs)
@@ -535,16 +578,18 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_gra
         _slow_gradcheck(
             lib, func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
         )
-        if check_batched_grad:
-            for index, output in enumerate(outputs):
-                _check_batched_grad(lib, inputs, output, index)
     if check_forward_ad:
         from ._gradcheck_forward import forward_gradcheck
 
         forward_gradcheck(lib, func, func_out, inputs, outputs, eps, rtol, atol,
                           check_grad_dtypes)
+    if check_batched_forward_grad:  # (torch's order of the checks: the same random draws)
+        _check_batched_forward_grad(lib, func, inputs)
     if not check_backward_ad:
         return True  # the remaining checks are of backward mode
+    if check_batched_grad:
+        for index, output in enumerate(outputs):
+            _check_batched_grad(lib, inputs, output, index)
     _check_backward_mul_by_grad_output(lib, outputs, inputs, masked)
     if check_undefined_grad:
         _check_undefined_grad(lib, func, inputs, len(outputs))
@@ -598,11 +643,6 @@ def gradcheck(
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
-    if check_batched_forward_grad:
-        raise NotImplementedError(
-            "gradcheck: check_batched_forward_grad=True needs vmap, which leafgrad does not "
-            "implement"
-        )
     try:
         return _gradcheck(
             func,
@@ -617,6 +657,7 @@ def gradcheck(
             check_forward_ad=check_forward_ad,
             check_backward_ad=check_backward_ad,
             check_batched_grad=check_batched_grad,
+            check_batched_forward_grad=check_batched_forward_grad,
         )
     except GradcheckError:
         if raise_exception:

@@ -70,13 +70,26 @@ _NODE_PUBLIC = frozenset(("metadata", "name", "next_functions", "register_hook",
 # Values leafgrad's ops keep for their backward under names torch's nodes do not have: dir()
 # leaves them out (``grad_fn._saved_dtype`` still reads them).
 _INTERNAL_SAVES = frozenset((
-    "UPLO", "atol", "bags", "base", "bias_shape", "choice", "columns", "compute_uv", "compute_v",
+    "UPLO", "as_written", "atol", "bags", "base", "bias_shape", "choice", "columns", "compute_uv", "compute_v",
     "decimals", "descending", "dtype", "extrema", "factor", "forward", "hermitian", "in_strides",
     "input_size", "input_sizes", "largest", "last_dim_size", "layouts", "memory_format", "nan",
     "neginf", "normalized_ndim", "num_bags", "num_groups", "num_weights", "output_mask",
     "output_shape", "posinf", "rtol", "samples", "shape", "softmax", "sorted", "spatial",
     "stable", "var", "weight_array",
 ))
+
+
+# Note: slice bounds as written
+# torch's SliceBackward0 of ``x[a:b]`` keeps the bounds as written, not clamped to the size (an
+# open end is INT64_MAX), and its accessors show them as unsigned 64-bit numbers (-1 reads
+# 18446744073709551615). getitem keeps the slice object in the node's params ("as_written");
+# the accessors work the numbers out from it (narrow's bounds are its own, kept as given).
+def _as_written(item: slice, key: str) -> int:
+    if key == "start":
+        value = 0 if item.start is None else int(item.start)
+    else:
+        value = 2**63 - 1 if item.stop is None else int(item.stop)
+    return value % 2**64
 
 
 def next_sequence_nr() -> int:
@@ -248,6 +261,8 @@ class Node:
                 # torch frees the saved tensors only: a node's other saved values (dims,
                 # exponents, alpha) stay readable after the backward
                 params = object.__getattribute__(self, "_params")
+                if key in ("start", "end") and "as_written" in params:
+                    return _as_written(params["as_written"], key)
                 value = params.get(key, _NO_PARAM)
                 if value is _NO_PARAM and self._never_saved(key):
                     return None
@@ -272,6 +287,8 @@ class Node:
                 return value
             params = object.__getattribute__(self, "_params")
             if key in params:
+                if key in ("start", "end") and "as_written" in params:
+                    return _as_written(params["as_written"], key)
                 value = params[key]
                 if key == "reduction" and value.__class__ is str:  # torch saves the enum's
                     return _REDUCTIONS.get(value, value)  # integer (at::Reduction)

@@ -20,6 +20,7 @@ import functools
 import weakref
 
 from ..autograd import forward_ad as fwAD
+from ..autograd import _transform_levels
 from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.grad_mode import enable_grad, state as _grad_state
 from ..ops._batching import align, level_sizes, levels_of, physical, wrap
@@ -35,18 +36,18 @@ class _Depth:
 
 
 def _check_argnums(argnums, count: int):
-    if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)):
+    if not isinstance(argnums, (int, tuple)):  # (a bool is an int, for torch too)
         raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     if isinstance(argnums, tuple):
         if not argnums:
             raise RuntimeError("argnums must be non-empty")
         for value in argnums:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise RuntimeError(
-                    f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+            if not isinstance(value, int):
+                raise RuntimeError(f"argnum must be int, got: {type(value)}")
         normalized = tuple(_check_argnums(value, count) for value in argnums)
         if len(set(normalized)) != len(normalized):
-            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+            # (torch shows the normalized argnums)
+            raise RuntimeError(f"argnums elements must be unique, got {normalized}")
         return normalized
     if not -count <= argnums < count:
         raise RuntimeError(f"Got argnum={argnums}, but only {count} positional inputs")
@@ -108,9 +109,11 @@ def _enter(tensor: Tensor) -> Tensor:
         if not inner._requires_grad:
             inner.requires_grad_()
             _remember_inner(inner)
+        _transform_levels.enter(inner, value if value._requires_grad else None)
     else:
         inner = value.detach().requires_grad_()
         _remember_inner(inner)
+        _transform_levels.enter(inner, None)
     return wrap(inner, levels) if levels else inner
 
 
@@ -202,7 +205,7 @@ def _run(func, args, kwargs):
     _Depth.value += 1
     _vmap_state.grad_depths.append(len(_vmap_state.levels))  # (Note: per-example backward
     try:  # formulas, autograd/_vmap_state.py)
-        with enable_grad():
+        with enable_grad(), _transform_levels.opened("grad"):
             return func(*args, **kwargs)
     finally:
         _vmap_state.grad_depths.pop()
@@ -378,15 +381,20 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
         outer, fwAD.state.functorch = fwAD.state.functorch, True
         try:
-            output = func(*unflatten(duals, p_spec))
+            with _transform_levels.opened("jvp"):
+                output = func(*unflatten(duals, p_spec))
         finally:
             fwAD.state.functorch = outer
         output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
         out_leaves, out_spec = flatten(output)
+        if not out_leaves or len(out_leaves) == 1 and out_leaves[0] is None:
+            raise RuntimeError(
+                "jvp(f, primals, tangents): Expected f to be a function that has non-empty "
+                f"output (got output = {out_leaves})")
         for leaf in out_leaves:
             if not isinstance(leaf, Tensor):
                 raise RuntimeError(
-                    "jvp(f, primals, tangents): Expected f(*primals) to return only tensors, "
+                    "jvp(f, primals, tangents): expected f(*primals) to return only tensors, "
                     f"got unsupported type {type(leaf)}"
                 )
         primal_out, tangent_out = [], []
@@ -518,13 +526,13 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         selected = _selected(args, index)
         primals = selected if isinstance(index, tuple) else (selected,)
         in_leaves, in_spec = flatten(primals)
-        _check_tensors(in_leaves)
+        rows, total = _basis(in_leaves)  # (before the type check, as torch: a float input
+        _check_tensors(in_leaves)        # raises AttributeError for its numel)
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
                                   else values[0]), **kwargs)
 
-        rows, total = _basis(in_leaves)
 
         def push(*tangent_leaves):
             result = jvp(inner_func, primals, unflatten(list(tangent_leaves), in_spec),

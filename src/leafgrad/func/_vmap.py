@@ -110,7 +110,7 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 
 def _run(func, leaves, spec, dims, size, out_dims, randomness, kwargs):
-    level = len(state.levels) + 1  # torch's levels: the nesting depth
+    level = len(state.stack) + 1  # torch's levels: the nesting depth of all transforms
     batched = []
     for leaf, dim in zip(leaves, dims):
         if dim is None:
@@ -121,12 +121,19 @@ def _run(func, leaves, spec, dims, size, out_dims, randomness, kwargs):
         source = len(own) + dim % leaf.ndim
         if source != len(own):
             tensor = tensor.movedim(source, len(own))
-        batched.append(wrap(tensor, own + (level,)))
+        tensor = wrap(tensor, own + (level,))
+        if source != len(own) and not own:
+            # where torch's batched input keeps its batch dim (its repr's bdim, the in_dims a
+            # Function's vmap rule gets); leafgrad's is in front (Note: batched tensors)
+            tensor.__dict__["_bdim"] = dim % leaf.ndim
+        batched.append(tensor)
     state.levels.append((level, size, randomness))
+    state.stack.append(("vmap", level, None))
     state.active = True
     try:
         outputs = func(*unflatten(batched, spec), **kwargs)
     finally:
+        state.stack.pop()
         state.levels.pop()
         state.active = bool(state.levels)
     return _unbatch_outputs(func, outputs, out_dims, level, size)
@@ -184,11 +191,13 @@ def _move_out(leaf: Tensor, own: tuple, level: int, size: int, dim: int) -> Tens
         )
     dim %= rank
     if level not in own:
-        # an output that does not depend on the mapped inputs is repeated over the batch
-        expanded = leaf.unsqueeze(dim)
-        shape = list(expanded.shape)
-        shape[dim] = size
-        return expanded.expand(shape)
+        # an output that does not depend on the mapped inputs is repeated over the batch: as
+        # torch's _remove_batch_dim, by expanding it to its shape with the batch size inserted
+        # at out_dim (no unsqueeze: for out_dim > 0 the dims line up from the right, so torch
+        # raises unless the sizes happen to broadcast)
+        shape = list(leaf.shape)
+        shape.insert(dim, size)
+        return leaf.expand(shape)
     position = own.index(level)
     rest = own[:position] + own[position + 1:]
     tensor = leaf._value

@@ -76,10 +76,16 @@ class BatchedTensor(Tensor):
 
     def __repr__(self, *, tensor_contents=None) -> str:
         # torch's nesting, innermost level outside; leafgrad keeps batch dims in front
-        text = repr(self._value)
+        from ..autograd._transform_levels import wrapper_repr
+
+        text = wrapper_repr(self._value, self._levels)  # with grad levels between
+        if text is not None:
+            return text
+        bdim = self.__dict__.get("_bdim", 0)  # (an input vmapped at another dim: _vmap._run)
+        text = repr(self._value.movedim(0, bdim) if bdim else self._value)
         for level in self._levels:
             inner = "\n".join("    " + line for line in text.splitlines())
-            text = f"BatchedTensor(lvl={level}, bdim=0, value=\n{inner}\n)"
+            text = f"BatchedTensor(lvl={level}, bdim={bdim}, value=\n{inner}\n)"
         return text
 
     __str__ = __repr__

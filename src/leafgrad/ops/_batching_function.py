@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from ..autograd._vmap_state import state
 from ..tensor import Tensor
+from ..func._pytree import broadcast_prefix, flatten, unflatten
 from ._batching import BatchedTensor, align, all_levels, level_sizes, levels_of, physical, wrap
 
 __all__ = ["function_apply"]
@@ -22,7 +23,7 @@ class VmapInfo(NamedTuple):
     randomness: str
 
 
-def function_apply(cls, args: tuple, uses_setup_context: bool):
+def function_apply(cls, args: tuple, uses_setup_context: bool, kwargs: dict):
     """``cls.apply(*args)`` with some argument batched."""
     from ..autograd.function import Function
 
@@ -31,26 +32,37 @@ def function_apply(cls, args: tuple, uses_setup_context: bool):
             "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
             "jacrev, ...), it must override the setup_context staticmethod. " + _DOCS
         )
+    check_vmap_support(cls)
+    if getattr(cls, "vmap", None) is not getattr(Function, "vmap", None):
+        return _own_rule(cls, args, kwargs)
+    return _generated_rule(cls, args)
+
+
+def check_vmap_support(cls) -> None:
+    """torch's errors for a Function under vmap with no vmap rule, or two."""
+    from ..autograd.function import Function
+
     if getattr(cls, "vmap", None) is not getattr(Function, "vmap", None):
         if getattr(cls, "generate_vmap_rule", False):
             raise RuntimeError(
                 f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
                 "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or "
                 "delete the overridden vmap staticmethod to avoid ambiguity. " + _DOCS)
-        return _own_rule(cls, args)
+        return
     if getattr(cls, "generate_vmap_rule", False):
-        return _generated_rule(cls, args)
+        return
     raise RuntimeError(
         f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
         "override and implement the vmap staticmethod or set generate_vmap_rule=True. " + _DOCS
     )
 
 
-def _own_rule(cls, args: tuple):
+def _own_rule(cls, args: tuple, kwargs: dict):
     """The class's ``vmap(info, in_dims, *args)`` for the innermost level: a batched argument
     comes with that level's dim as its dim 0 (``in_dims`` 0; outer levels stay batched)."""
-    level = max(all_levels(args, {}))
-    size = level_sizes(args, {}, (level,))[0]
+    leaves = flatten(list(args))[0]  # (batched tensors may be inside list arguments)
+    level = max(all_levels(leaves, {}))
+    size = level_sizes(leaves, {}, (level,))[0]
     randomness = next(r for lvl, _, r in state.levels if lvl == level) \
         if any(lvl == level for lvl, _, _ in state.levels) else "error"
 
@@ -58,6 +70,9 @@ def _own_rule(cls, args: tuple):
         """``(value, in_dim)``: a batched tensor with the level's dim as its dim 0; lists and
         tuples element by element (torch's in_dims follow the arguments' pytree)."""
         if type(arg) is BatchedTensor and level in arg._levels:
+            bdim = arg.__dict__.get("_bdim")
+            if bdim is not None:  # a vmap input kept at its dim, as torch's (_vmap._run)
+                return arg._value.movedim(0, bdim), bdim
             position = arg._levels.index(level)
             rest = arg._levels[:position] + arg._levels[position + 1:]
             return wrap(arg._value.movedim(position, len(rest)), rest), 0
@@ -70,7 +85,16 @@ def _own_rule(cls, args: tuple):
     pairs = [peel(arg) for arg in args]
     peeled = [value for value, _ in pairs]
     in_dims = [dim for _, dim in pairs]
-    returned = cls.vmap(VmapInfo(size, randomness), tuple(in_dims), *peeled)
+    # the rule runs below the level it implements, as torch's: ops on the tensors it was
+    # given are not batched at that level again
+    saved = state.levels[:], state.stack[:], state.active
+    state.levels[:] = [entry for entry in state.levels if entry[0] != level]
+    state.stack[:] = [entry for entry in state.stack if entry[1] != level]
+    state.active = bool(state.levels)
+    try:
+        returned = cls.vmap(VmapInfo(size, randomness), tuple(in_dims), *peeled, **kwargs)
+    finally:
+        state.levels[:], state.stack[:], state.active = saved
     if not isinstance(returned, tuple) or len(returned) != 2:
         got = (f"{len(returned)} returns" if isinstance(returned, tuple)
                else f"a {type(returned)}").replace("leafgrad.", "torch.")
@@ -78,12 +102,16 @@ def _own_rule(cls, args: tuple):
             "Expected the vmap staticmethod to have two returns, an output and out_dims with "
             f"pytree structure compatible with the output. Got {got} instead")
     outputs, out_dims = returned
-    single = not isinstance(outputs, tuple)
-    outputs = (outputs,) if single else outputs
-    if not isinstance(out_dims, tuple):
-        out_dims = (out_dims,) * len(outputs)
+    leaves, spec = flatten(outputs)
+    dims = broadcast_prefix(out_dims, spec)
+    if dims is None:
+        raise RuntimeError(
+            "The autograd.Function's vmap staticmethod returned an incompatible (output, "
+            f"out_dims) tuple. Expected out_dims={out_dims} to be compatible with the structure "
+            f"of `output`. out_dims has structure {flatten(out_dims)[1]} but output has "
+            f"structure {spec}. " + _DOCS)
     results = []
-    for output, dim in zip(outputs, out_dims):
+    for output, dim in zip(leaves, dims):
         if dim is None or not isinstance(output, Tensor):
             results.append(output)
             continue
@@ -92,7 +120,7 @@ def _own_rule(cls, args: tuple):
         levels = tuple(sorted(own + (level,)))
         value = physical(output).movedim(len(own) + dim, levels.index(level))
         results.append(wrap(value, levels))
-    return results[0] if single else tuple(results)
+    return unflatten(results, spec)
 
 
 def _generated_rule(cls, args: tuple):

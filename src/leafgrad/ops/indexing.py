@@ -368,6 +368,8 @@ def _split(tensor, index):
             stop = max(stop, start)
             if lone_slice or not whole:
                 result = Slice.apply(result, dim=dim, start=start, end=stop, step=step)
+                if result._node is not None:
+                    result._node._params["as_written"] = item  # (Note: slice bounds as written)
             advanced.append(slice(None))
             dim += 1
         elif _is_advanced(item):

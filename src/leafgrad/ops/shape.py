@@ -395,7 +395,9 @@ class Slice(_View):
     torch_names = ("narrow", "Tensor.__getitem__")
 
     @staticmethod
-    def forward(ctx, a, dim, start, end, step=1):
+    def forward(ctx, a, dim, start, end, step=1, as_written=None):
+        # (as_written: the slice getitem was given, for the node's accessors only: graph.py,
+        # Note: slice bounds as written; replays of the view pass it back)
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
         index = [slice(None)] * a.ndim
