@@ -885,3 +885,43 @@ def test_global_registration_hooks():
         return seen
 
     _same(program)
+
+
+def test_convolution_weight_dtype_message_follows_torchs_kernel_choice():
+    # a weight of another dtype: the MKLDNN path's message only where torch's use_mkldnn picks
+    # it for a float32 input; the slow kernel's otherwise; bool and wide unsigned inputs fail
+    # the kernel's dtype dispatch first
+    def program(lib):
+        F = lib.nn.functional
+        seen = []
+        for xd, wd in [("uint16", "int64"), ("uint32", "uint16"), ("bool", "float32"),
+                       ("int64", "float32"), ("float16", "float32"), ("float64", "float32")]:
+            for shape in ((1, 2, 4, 4), (2, 4, 4)):
+                x = lib.ones(shape, dtype=getattr(lib, xd))
+                w = lib.ones((2, 2, 3, 3), dtype=getattr(lib, wd))
+                seen.append((xd, wd, shape, _outcome(lambda: F.conv2d(x, w))))
+        cases = [((1, 2, 4, 4), (2, 2, 3, 3), {}), ((2, 2, 4, 4), (2, 2, 3, 3), {}),
+                 ((1, 2, 8, 8), (2, 2, 5, 5), {}), ((1, 2, 4, 4), (2, 2, 1, 1), {}),
+                 ((1, 2, 4, 4), (2, 2, 1, 1), dict(stride=2)), ((20, 2, 4, 4), (2, 2, 1, 1), {}),
+                 ((1, 4, 4, 4), (2, 2, 3, 3), dict(groups=2)), ((1, 2, 120, 90), (2, 2, 3, 3), {}),
+                 ((1, 2, 4), (2, 2, 3), {}), ((2, 2, 4), (2, 2, 3), {}),
+                 ((1, 2, 4, 4, 4), (2, 2, 3, 3, 3), {}), ((2, 2, 4, 4, 4), (2, 2, 3, 3, 3), {}),
+                 ((1, 2, 4, 4), (2, 2, 3, 3), dict(dilation=2)),
+                 ((2, 2, 4, 4), (2, 2, 2, 2), dict(padding="same")),
+                 ((1, 2, 4, 4), (2, 2, 2, 2), dict(padding="same"))]
+        for threads in (1, 2):
+            lib.set_num_threads(threads)
+            for shape, weight_shape, kwargs in cases:
+                conv = {3: F.conv1d, 4: F.conv2d, 5: F.conv3d}[len(shape)]
+                x, w = lib.ones(shape), lib.ones(weight_shape, dtype=lib.float64)
+                seen.append((threads, shape, weight_shape, repr(kwargs),
+                             _outcome(lambda: conv(x, w, **kwargs))))
+        lib.set_num_threads(1)
+        return seen
+
+    threads = torch.get_num_threads(), leafgrad.get_num_threads()
+    try:
+        assert program(leafgrad) == program(torch)
+    finally:
+        torch.set_num_threads(threads[0])
+        leafgrad.set_num_threads(threads[1])

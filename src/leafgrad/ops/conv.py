@@ -545,17 +545,40 @@ def check_bias_dtype(x, bias) -> None:
                            "the same")
 
 
-def check_weight_dtype(x, weight, batched: bool) -> None:
-    """A real weight of another dtype than a real input: the MKLDNN path's message for a
-    batched float input, the kernel's otherwise."""
+def check_weight_dtype(x, weight, batched: bool, stride=(1,), dilation=(1,), groups=1) -> None:
+    """A real weight of another dtype than a real input: the MKLDNN path's message where torch
+    picks that path for the input (``_uses_mkldnn``), the kernel's otherwise. Bool and wide
+    unsigned inputs reach the kernel's dtype dispatch first ("not implemented for")."""
     if weight.dtype is x.dtype or x.dtype.is_complex or weight.dtype.is_complex:
         return
-    if batched and x.dtype.name == "float32":
+    if x.dtype.name in ("bool", "uint16", "uint32", "uint64"):
+        return
+    if batched and x.dtype.name == "float32" and _uses_mkldnn(x, weight, stride, dilation,
+                                                                groups):
         raise RuntimeError(f"Input type ({_type_text(x)}) and weight type ({_type_text(weight)}) "
                            "should be the same or input should be a MKLDNN tensor and weight is "
                            "a dense tensor")
     raise RuntimeError(f"expected scalar type {x.dtype._legacy} but found "
                        f"{weight.dtype._legacy}")
+
+
+def _uses_mkldnn(x, weight, stride, dilation, groups) -> bool:
+    """ATen's use_mkldnn for a batched float32 convolution (1-d as 2-d with a unit height):
+    1x1 kernels only when strided, dilated, a batch of 16 or more, or several threads; then a
+    grouped convolution, a kernel over 3x3, a batch over one or a large input."""
+    from .. import get_num_threads
+
+    kernel = tuple(weight.shape[2:])
+    if len(kernel) == 1:
+        kernel = (1,) + kernel
+    shape = tuple(x.shape)
+    if len(shape) == 3:
+        shape = (shape[0], shape[1], 1, shape[2])
+    if not (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or shape[0] >= 16
+            or kernel[-1] != 1 or kernel[-2] != 1 or get_num_threads() > 1):
+        return False
+    return (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or shape[0] > 1
+            or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
 
 
 def _check_conv(x, w, groups, spatial, name, transposed=False, bias=None):
@@ -686,8 +709,6 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
         x = x.unsqueeze(0)
     _check_conv(x, weight, groups, spatial, name, bias=bias)
     _check_zero_dilation(dilation, unbatched)
-    check_weight_dtype(x, weight, not unbatched)
-    _check_bool(x, "compute_columns3d" if spatial == 3 else "slow_conv2d_cpu")
     if padding == "valid":
         padding = (0,) * spatial
     elif padding == "same":
@@ -709,7 +730,9 @@ def convolution(x, weight, bias, stride, padding, dilation, groups, spatial, nam
             for t in reversed(total):
                 pad += [0, t % 2]
             x = ConstantPadNd.apply(x, pad=tuple(pad), value=0)
-    _check_kernel(x, weight, padding, dilation)
+    _check_kernel(x, weight, padding, dilation)  # (torch's shape checks, then its kernel's)
+    check_weight_dtype(x, weight, not unbatched, stride, dilation, groups)
+    _check_bool(x, "compute_columns3d" if spatial == 3 else "slow_conv2d_cpu")
     if spatial == 1:  # 1-d runs as 2-d with a height of 1
         stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
     params = dict(stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
