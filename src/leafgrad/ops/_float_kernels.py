@@ -561,7 +561,7 @@ def _scalar_part_of(shape: tuple, operands: tuple):
         tail = n % _PAIR
         return np.unravel_index(np.arange(n - tail, n), shape) if tail else None
     # the runs as TensorIterator orders and merges them
-    vectorised = _layout.vectorized_elements(shape, operands, first.itemsize)
+    vectorised = _layout.vectorized_elements(shape, operands, first.itemsize, avx512=True)
     if vectorised is None:
         return ...
     return None if vectorised.all() else ~vectorised

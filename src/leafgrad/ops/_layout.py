@@ -369,26 +369,32 @@ def _iterator_order(shape: tuple, strides: list) -> list:
     return order
 
 
-def vectorized_elements(shape: tuple, operands, itemsize: int):
+def vectorized_elements(shape: tuple, operands, itemsize: int, avx512: bool = False):
     """Which elements of an elementwise result of ``operands`` (broadcast to ``shape``) torch's
     vectorised CPU loop computes, as a bool array of ``shape``; None when it computes none.
 
     ATen's ``cpu_kernel_vec`` (Loops.h) runs its vector op in steps of two 32-byte vectors
-    (AVX2 build, used on AVX-512 machines too: 16 float32, 8 float64, 32 float16 elements) over
+    (AVX2 build: 16 float32, 8 float64, 32 float16 elements) over
     the innermost dim TensorIterator leaves after ordering the dims (``_iterator_order``) and
     merging those it can; the leftover of each such row, and every row in which an input is
     neither contiguous nor (one input only) a broadcast number, takes the scalar op. (One
     thread's view: past 32768 elements torch splits the range among its threads, and each
     share starts its own vectors.) Where the two ops differ only on ties (maximum(+0., -0.)),
-    this says which answer an element gets."""
-    from .._rng import _CAPABILITY
+    this says which answer an element gets.
 
-    pair = 64 // itemsize
+    On an AVX-512 machine torch runs its AVX-512 build only of the kernels registered with
+    ``ALSO_REGISTER_AVX512_DISPATCH`` (DispatchStub.h: a plain ``REGISTER_DISPATCH`` registers
+    nothing for AVX-512, and the dispatcher falls back to the AVX2 build). ``avx512``: the
+    kernel is one of those (elu, hardswish, softplus, pow, ...: Activation.cpp, PowKernel.cpp),
+    whose vectors are twice as wide there (ops/_isa.py)."""
+    from . import _isa
+
+    pair = _isa.pair(itemsize) if avx512 else 64 // itemsize
     ndim = len(shape)
     numel = 1
     for size in shape:
         numel *= size
-    if _CAPABILITY != "avx2" or numel < pair or ndim == 0:
+    if _isa.CAPABILITY == "default" or numel < pair or ndim == 0:
         return None
     strides = []
     for array in operands:

@@ -390,7 +390,7 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
         out = _where(x > 0, grad * positive_coefficient, negative)
         nan = np.broadcast_to(np.isnan(x), shape)
         if nan.any():  # the scalar op's NaN (_layout.vectorized_elements: which elements)
-            vectorised = _layout.vectorized_elements(shape, (grad, x), 4)
+            vectorised = _layout.vectorized_elements(shape, (grad, x), 4, avx512=True)
             scalar_nan = nan if vectorised is None else nan & ~vectorised
             out = np.where(scalar_nan, grad * positive_coefficient, out)
     return out

@@ -133,15 +133,16 @@ def _zero_tangent(tangent):
 # (_layout.vectorized_elements); float16/bfloat16 and integer inputs take the scalar op here.
 
 
-def _vectorised_nan(grad: np.ndarray, a: np.ndarray):
-    """Where a NaN input takes torch's vectorised op of ``kernel(grad, a)`` (None: nowhere)."""
+def _vectorised_nan(grad: np.ndarray, a: np.ndarray, avx512: bool = False):
+    """Where a NaN input takes torch's vectorised op of ``kernel(grad, a)`` (None: nowhere).
+    ``avx512``: the kernel has an AVX-512 build (_layout.vectorized_elements)."""
     if a.dtype not in (np.float32, np.float64) or grad.dtype != a.dtype:
         return None
     nan = np.isnan(a)
     if not nan.any():
         return None
     shape = np.broadcast_shapes(grad.shape, a.shape)
-    vectorised = _layout.vectorized_elements(shape, (grad, a), a.itemsize)
+    vectorised = _layout.vectorized_elements(shape, (grad, a), a.itemsize, avx512)
     return None if vectorised is None else vectorised & nan
 
 
@@ -274,7 +275,7 @@ class EluBackward(_SlopeBackward):
             negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
                                * grad.dtype.type(alpha * scale * input_scale))
         out = _where(a <= 0, negative, grad * grad.dtype.type(scale)).astype(grad.dtype)
-        where = _vectorised_nan(grad, a)  # (Note: NaN in a vectorised blend)
+        where = _vectorised_nan(grad, a, avx512=True)  # (Note: NaN in a vectorised blend)
         if where is not None and where.any():
             out[where] = np.nan
         return out

@@ -45,7 +45,7 @@ def _hardswish_above(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
     it (NaN): which one depends on the element's place (Note: NaN in a vectorised blend, in
     ops/activation.py)."""
     above = (~(x <= -3) & ~((x > -3) & (x < 3))).astype(x.dtype)
-    vectorised = _vectorised_nan(grad, x)
+    vectorised = _vectorised_nan(grad, x, avx512=True)
     if vectorised is not None and vectorised.any():
         above = np.array(np.broadcast_to(above, vectorised.shape))
         above[vectorised] = np.nan
