@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _isa, _layout, _mkl, _onednn, _promote, _sleef_unary
+from . import _float_kernels, _isa, _layout, _libm, _mkl, _onednn, _promote, _sleef_unary
 from . import _softmax_reduced
 from ..backends import cpu as _cpu
 from ._select import SELECT_MIN as _SELECT_MIN, where as _where, where_into as _where_into
@@ -248,7 +248,7 @@ class Elu(Op):
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
             return _sleef_unary.elu(a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
-            negative = alpha * np.expm1(a * input_scale)  # -0. stays -0., as torch
+            negative = alpha * _libm.expm1(a * input_scale)  # -0. stays -0., as torch
         return (scale * _where(a > 0, a, negative)).astype(a.dtype)
 
     def backward(self, grad):
@@ -272,7 +272,7 @@ class EluBackward(_SlopeBackward):
         if grad.dtype == np.float32:  # torch's kernel: SLEEF's expf in the vectors
             return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
-            negative = grad * (np.exp(np.minimum(a, 0) * input_scale)
+            negative = grad * (_libm.exp(np.minimum(a, 0) * input_scale)  # (ops/_libm.py)
                                * grad.dtype.type(alpha * scale * input_scale))
         out = _where(a <= 0, negative, grad * grad.dtype.type(scale)).astype(grad.dtype)
         where = _vectorised_nan(grad, a, avx512=True)  # (Note: NaN in a vectorised blend)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _float_kernels, _layout, _promote
+from . import _float_kernels, _layout, _libm, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -455,6 +455,8 @@ def _power(a, b):
     if dtype.kind != "i":
         if dtype.kind == "b":  # (a tensor exponent; torch copies for the number exponents 0, 1)
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        if dtype == np.float64:  # the C library's pow (ops/_libm.py)
+            return _libm.power(a, b)
         return np.power(a, b)
     negative = b < 0
     if not negative.any():
@@ -496,6 +498,8 @@ class PowScalar(Op):
                 return special(a)
             if real and a.dtype == np.float32 and exponent not in (0, 1):
                 return _float_kernels.pow_scalar(a, exponent)  # torch's bits
+            if a.dtype == np.float64:  # the C library's pow (ops/_libm.py)
+                return _libm.power(a, exp)
         return np.power(a, exp)
 
     def backward(self, grad):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from . import _float_kernels, _promote
+from . import _float_kernels, _libm, _promote
 from ._forward import auto_element_wise, jvp_sum, zeros_tangent
 from .elementwise import Div
 from .math_logic import check_broadcast_all
@@ -273,7 +273,7 @@ class Atan2(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b, _ = _float_binary(a, b)
-        return np.asarray(np.arctan2(a, b))
+        return np.asarray(_libm.arctan2(a, b))  # the C library's atan2 (ops/_libm.py)
 
     def backward(self, grad):
         a, b = self.saved("self"), self.saved("other")

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype, _warn
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
-from . import _layout
+from . import _layout, _libm
 from .elementwise import _scale
 from .reduce import _expand_back
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
@@ -365,7 +365,7 @@ def _p_norm(x: np.ndarray, ord: float, dim, keepdim: bool) -> np.ndarray:  # noq
     if count == 1:
         out = x if keepdim else x.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
         return out.copy()
-    powered = np.power(x.astype(kind, copy=False), order)
+    powered = _libm.power(x.astype(kind, copy=False), order)  # glibc's pow/powf (ops/_libm.py)
     kept = [d for d in range(ndim) if d not in dims]
     # the reduced elements are visited in memory order (TensorIterator sorts dims by stride)
     in_memory_order = sorted(dims, key=lambda d: -abs(x.strides[d]))
@@ -377,7 +377,7 @@ def _p_norm(x: np.ndarray, ord: float, dim, keepdim: bool) -> np.ndarray:  # noq
         total = rows[..., 0]
     else:
         total = np.add.accumulate(rows, axis=-1)[..., -1]
-    out = np.power(total, kind(1) / order)
+    out = _libm.power(total, kind(1) / order)
     if keepdim:
         out = out.reshape(tuple(1 if d in dims else size for d, size in enumerate(x.shape)))
     return out.astype(x.dtype, copy=False)

@@ -1,0 +1,161 @@
+"""The C library's elementary functions on arrays, whichever loops NumPy's build dispatches to.
+
+torch's scalar CPU loops call the C library (``std::pow``, ``std::atan2``, ``std::expm1``, ...:
+glibc's ``pow``/``powf`` and so on), and leafgrad's replays of them take those values from
+NumPy, whose ufunc loops call the same functions on most machines. On a processor with AVX-512,
+NumPy 2.x dispatches many of these loops to its own AVX-512 code instead (Intel's SVML for
+``power``, ``arctan2``, ``expm1``, ``log1p``, ``cbrt``, the inverse and hyperbolic functions,
+float32 and float64; NumPy's AVX-512F ``exp``/``log`` for float64). That code is faster and
+accurate to an ulp or so, but differs from the C library in the last bit for a few percent of
+inputs (``arctan2(1., 1.)`` in float32 is 0.78539812 there, 0.78539819 from glibc), so a
+replay built on it stops matching torch there.
+
+Each function here checks once, on a fixed probe of inputs, whether NumPy's loop for that dtype
+gives the C library's bits. Where it does, the function is NumPy's own (no cost). Where it
+does not, arrays of up to ``EXACT_MAX`` elements are computed element by element through the C
+library (Python's ``math`` module for float64, the library's ``f``-suffixed functions through
+ctypes for float32); larger arrays keep NumPy's values (its speed, a last-bit difference).
+Only elements with a finite NumPy result are recomputed: the C library agrees on infinities,
+NaNs and the edges of the domain, where ``math`` would raise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+
+import numpy as np
+
+__all__ = ["EXACT_MAX", "arctan2", "call", "exp", "expm1", "log", "log1p", "power"]
+
+EXACT_MAX = 1 << 15  # elements computed one by one at most (~10 ms at worst)
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+# NumPy ufunc -> (the math module's float64 function, the C library's float32 function's name)
+_FUNCTIONS = {
+    "exp": (np.exp, math.exp, "expf"),
+    "log": (np.log, math.log, "logf"),
+    "expm1": (np.expm1, math.expm1, "expm1f"),
+    "log1p": (np.log1p, math.log1p, "log1pf"),
+    "power": (np.power, math.pow, "powf"),
+    "arctan2": (np.arctan2, math.atan2, "atan2f"),
+}
+
+_exact: dict = {}  # (name, dtype) -> whether NumPy's loop is the C library's
+_libm = None
+
+
+def _c_library():
+    global _libm
+    if _libm is None:
+        try:
+            _libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        except OSError:
+            _libm = False
+    return _libm
+
+
+def _float32_function(name: str, nin: int):
+    library = _c_library()
+    function = getattr(library, name, None) if library else None
+    if function is None:
+        return None
+    function.restype = ctypes.c_float
+    function.argtypes = [ctypes.c_float] * nin
+    return function
+
+
+def _element_function(name: str, dtype: np.dtype):
+    ufunc, double, single = _FUNCTIONS[name]
+    if dtype == _F64:
+        return double
+    return _float32_function(single, ufunc.nin)
+
+
+def _probe(name: str, dtype: np.dtype) -> np.ndarray:
+    rng = np.random.default_rng(2013)
+    values = rng.standard_normal((2, 4096)) * 3
+    if name in ("log", "log1p", "power"):
+        values[0] = np.abs(values[0]) + 0.01
+    if name in ("exp", "expm1"):
+        values[0] /= 4
+    return values.astype(dtype)
+
+
+def _numpy_is_exact(name: str, dtype: np.dtype) -> bool:
+    key = (name, dtype)
+    known = _exact.get(key)
+    if known is None:
+        ufunc = _FUNCTIONS[name][0]
+        function = _element_function(name, dtype)
+        if function is None:  # no C library to compare with: NumPy's values stand
+            known = True
+        else:
+            args = list(_probe(name, dtype)[:ufunc.nin])
+            with np.errstate(all="ignore"):
+                ours = ufunc(*args)
+            theirs = np.array([function(*v) for v in zip(*(a.tolist() for a in args))],
+                              dtype=dtype)
+            known = bool(np.array_equal(ours, theirs, equal_nan=True))
+        _exact[key] = known
+    return known
+
+
+def call(name: str, *arrays, out_dtype=None):
+    """NumPy's ``name`` ufunc of ``arrays`` (one dtype, float32 or float64) with the C library's
+    bits (see the module's docstring). Other dtypes go straight to NumPy."""
+    ufunc = _FUNCTIONS[name][0]
+    with np.errstate(all="ignore"):
+        result = ufunc(*arrays)
+    dtype = result.dtype if isinstance(result, np.ndarray) else np.dtype(type(result))
+    if dtype not in (_F32, _F64) or _numpy_is_exact(name, dtype):
+        return result
+    result = np.asarray(result)
+    if result.size > EXACT_MAX or not result.size:
+        return result
+    function = _element_function(name, dtype)
+    if function is None:
+        return result
+    finite = np.isfinite(result)
+    if not finite.any():
+        return result
+    inputs = [np.broadcast_to(np.asarray(a, dtype=dtype), result.shape)[finite].tolist()
+              for a in arrays]
+    try:
+        values = [function(*v) for v in zip(*inputs)]
+    except (ValueError, OverflowError):  # an edge the C library and NumPy round differently
+        values = []
+        for v, fallback in zip(zip(*inputs), result[finite].tolist()):
+            try:
+                values.append(function(*v))
+            except (ValueError, OverflowError):
+                values.append(fallback)
+    result = np.array(result)
+    result[finite] = values
+    return result
+
+
+def exp(a):
+    return call("exp", a)
+
+
+def log(a):
+    return call("log", a)
+
+
+def expm1(a):
+    return call("expm1", a)
+
+
+def log1p(a):
+    return call("log1p", a)
+
+
+def power(a, b):
+    return call("power", a, b)
+
+
+def arctan2(a, b):
+    return call("arctan2", a, b)
