@@ -18,7 +18,7 @@ from tests._torch import require_torch
 torch = require_torch()
 
 _MATH = {"exp": math.exp, "log": math.log, "expm1": math.expm1, "log1p": math.log1p,
-         "power": math.pow, "arctan2": math.atan2}
+         "power": math.pow, "arctan2": math.atan2, "arcsinh": math.asinh, "arccosh": math.acosh}
 
 
 def _c_float_function(name, nin):
@@ -33,6 +33,8 @@ def _inputs(name, dtype, n, seed):
     values = rng.standard_normal((2, n)) * 3
     if name in ("log", "log1p", "power"):
         values[0] = np.abs(values[0]) + 1e-3
+    if name == "arccosh":
+        values[0] = np.abs(values[0]) + 0.99  # (a few below 1: NaN)
     if name in ("exp", "expm1"):
         values[0] *= 8  # reaches overflow (inf) and deep underflow
     if n >= 4:
@@ -47,8 +49,8 @@ def test_each_element_is_the_c_library_value(name, dtype):
     if dtype == np.float64:
         element = _MATH[name]
     else:
-        element = _c_float_function({"power": "powf", "arctan2": "atan2f"}.get(name, name + "f"),
-                                    nin)
+        element = _c_float_function({"power": "powf", "arctan2": "atan2f", "arcsinh": "asinhf",
+                                     "arccosh": "acoshf"}.get(name, name + "f"), nin)
     for n, seed in ((1, 0), (7, 1), (300, 2), (5000, 3)):
         args = _inputs(name, dtype, n, seed)[:nin]
         got = np.asarray(_libm.call(name, *args))

@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-__all__ = ["EXACT_MAX", "arctan2", "call", "exp", "expm1", "log", "log1p", "power"]
+__all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "exp", "expm1", "log", "log1p",
+           "power"]
 
 EXACT_MAX = 1 << 15  # elements computed one by one at most (~10 ms at worst)
 
@@ -41,6 +42,8 @@ _FUNCTIONS = {
     "log1p": (np.log1p, math.log1p, "log1pf"),
     "power": (np.power, math.pow, "powf"),
     "arctan2": (np.arctan2, math.atan2, "atan2f"),
+    "arcsinh": (np.arcsinh, math.asinh, "asinhf"),
+    "arccosh": (np.arccosh, math.acosh, "acoshf"),
 }
 
 _exact: dict = {}  # (name, dtype) -> whether NumPy's loop is the C library's
@@ -79,6 +82,8 @@ def _probe(name: str, dtype: np.dtype) -> np.ndarray:
     values = rng.standard_normal((2, 4096)) * 3
     if name in ("log", "log1p", "power"):
         values[0] = np.abs(values[0]) + 0.01
+    if name == "arccosh":
+        values[0] = np.abs(values[0]) + 1
     if name in ("exp", "expm1"):
         values[0] /= 4
     return values.astype(dtype)
@@ -159,3 +164,11 @@ def power(a, b):
 
 def arctan2(a, b):
     return call("arctan2", a, b)
+
+
+def arcsinh(a):
+    return call("arcsinh", a)
+
+
+def arccosh(a):
+    return call("arccosh", a)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _batching_rules as batch, _float_kernels, _layout, _mkl, _promote, _sleef_unary
+from . import _batching_rules as batch, _float_kernels, _layout, _libm, _mkl, _promote, _sleef_unary
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
@@ -304,7 +304,7 @@ class Asinh(_FloatUnary):
     node = "AsinhBackward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"self": ("self",)}
-    compute = staticmethod(np.arcsinh)
+    compute = staticmethod(_libm.arcsinh)  # torch's scalar std::asinh (ops/_libm.py)
     torch_names = ("asinh", "arcsinh")
 
     def backward(self, grad):
@@ -318,7 +318,7 @@ class Acosh(_FloatUnary):
     complex_ok = True  # Note: torch's convention for complex gradients
     node = "AcoshBackward0"
     saves = {"self": ("self",)}
-    compute = staticmethod(np.arccosh)
+    compute = staticmethod(_libm.arccosh)  # torch's scalar std::acosh (ops/_libm.py)
     torch_names = ("acosh", "arccosh")
 
     def backward(self, grad):
