@@ -272,6 +272,10 @@ def parse_args(argv):
                              "then not counted (threads are pinned to 1, so CPU time is work)")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (it compiles C++ with gcc on first call)")
+    parser.add_argument("--numpy-kernels", action="store_true",
+                        help="leafgrad.backends.cpu.mkl_vml = False: leafgrad uses NumPy's BLAS "
+                             "and ufuncs, not MKL's as torch calls them (faster where NumPy's "
+                             "OpenBLAS beats MKL, e.g. on AMD processors; not torch's bits)")
     return parser.parse_args(argv)
 
 
@@ -291,6 +295,8 @@ def main(argv=None) -> int:
     target_s = 0.005 if args.quick else 0.2
     import leafgrad
 
+    if args.numpy_kernels:
+        leafgrad.backends.cpu.mkl_vml = False
     torch = load_torch()
     if torch is not None:
         torch.set_num_threads(args.threads)
@@ -303,7 +309,9 @@ def main(argv=None) -> int:
           f"torch {getattr(torch, '__version__', None)}; {info['cpu_count']} cpus, "
           f"threads {args.threads}; chain ops {chain_ops}, repeats {repeats}, block {target_s:g} s"
           + (", QUICK (smoke run, figures not meaningful)" if args.quick else "")
-          + ("; CPU time" if args.cpu_time else "; wall time"), flush=True)
+          + ("; CPU time" if args.cpu_time else "; wall time")
+          + ("; leafgrad on NumPy's kernels (mkl_vml off)" if args.numpy_kernels else ""),
+          flush=True)
     results = {}
     for key, case in cases.items():
         results[key] = _harness.time_interleaved(case["fns"], repeats=repeats, target_s=target_s,

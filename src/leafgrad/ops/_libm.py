@@ -15,8 +15,10 @@ gives the C library's bits. Where it does, the function is NumPy's own (no cost)
 does not, arrays of up to ``EXACT_MAX`` elements are computed element by element through the C
 library (Python's ``math`` module for float64, the library's ``f``-suffixed functions through
 ctypes for float32); larger arrays keep NumPy's values (its speed, a last-bit difference).
-Only elements with a finite NumPy result are recomputed: the C library agrees on infinities,
-NaNs and the edges of the domain, where ``math`` would raise.
+Where ``math`` refuses an argument (``log(0.)``, ``pow(0., -1.)``, an overflow) the C library
+returns the infinity or NaN NumPy does, and NumPy's value stands. The element-by-element path
+costs about 0.1 us per float64 element and 0.3 us per float32 one (a ctypes call) on top of a
+few microseconds.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 __all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "exp", "expm1", "log", "log1p",
            "power"]
 
-EXACT_MAX = 1 << 15  # elements computed one by one at most (~10 ms at worst)
+EXACT_MAX = 4096  # elements computed one by one at most (~1 ms at worst)
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -108,37 +110,43 @@ def _numpy_is_exact(name: str, dtype: np.dtype) -> bool:
     return known
 
 
-def call(name: str, *arrays, out_dtype=None):
+def _column(a, shape: tuple, size: int) -> list:
+    """``a``'s values broadcast to ``shape``, as a flat list in row-major order."""
+    if not isinstance(a, np.ndarray) or a.size == 1:
+        return [float(a.ravel()[0]) if isinstance(a, np.ndarray) else float(a)] * size
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)
+    return a.ravel().tolist()
+
+
+def call(name: str, *arrays):
     """NumPy's ``name`` ufunc of ``arrays`` (one dtype, float32 or float64) with the C library's
     bits (see the module's docstring). Other dtypes go straight to NumPy."""
     ufunc = _FUNCTIONS[name][0]
     with np.errstate(all="ignore"):
         result = ufunc(*arrays)
-    dtype = result.dtype if isinstance(result, np.ndarray) else np.dtype(type(result))
+    dtype = result.dtype
     if dtype not in (_F32, _F64) or _numpy_is_exact(name, dtype):
         return result
-    result = np.asarray(result)
-    if result.size > EXACT_MAX or not result.size:
+    size = result.size
+    if size > EXACT_MAX or not size:
         return result
     function = _element_function(name, dtype)
     if function is None:
         return result
-    finite = np.isfinite(result)
-    if not finite.any():
-        return result
-    inputs = [np.broadcast_to(np.asarray(a, dtype=dtype), result.shape)[finite].tolist()
-              for a in arrays]
+    result = np.array(result, order="K")  # (a fresh NumPy scalar or array: written below)
+    shape = result.shape
+    columns = [_column(a, shape, size) for a in arrays]
     try:
-        values = [function(*v) for v in zip(*inputs)]
-    except (ValueError, OverflowError):  # an edge the C library and NumPy round differently
+        values = list(map(function, *columns))
+    except (ValueError, OverflowError):  # math refuses where C returns inf/NaN: NumPy's stands
         values = []
-        for v, fallback in zip(zip(*inputs), result[finite].tolist()):
+        for arguments, fallback in zip(zip(*columns), result.ravel(order="C").tolist()):
             try:
-                values.append(function(*v))
+                values.append(function(*arguments))
             except (ValueError, OverflowError):
                 values.append(fallback)
-    result = np.array(result)
-    result[finite] = values
+    np.copyto(result, np.array(values, dtype=dtype).reshape(shape))
     return result
 
 

@@ -438,6 +438,9 @@ class Reciprocal(Op):
 # multiplications, a square root or a division instead of pow(), so the last bits follow those
 # operations (x ** 3 is (x * x) * x; x ** -2 is 1 / (x * x)).
 _FLOAT_POWERS = {
+    # ATen's pow(Tensor, Scalar) fills ones for the exponent 0 and copies for 1 (no kernel)
+    0: lambda a: np.ones_like(a),
+    1: lambda a: np.array(a, order="K"),
     2: lambda a: a * a,
     3: lambda a: a * a * a,
     0.5: np.sqrt,
