@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _isa, _layout, _mkl, _softmax_bits
+from . import _blas, _isa, _layout, _libm, _mkl, _softmax_bits
 
 _F32 = np.float32
 _F64 = np.float64
@@ -943,7 +943,7 @@ def _exp_split(shifted: np.ndarray, vector: int) -> np.ndarray:
         out[:, :, :vector] = softmax_exp(np.ascontiguousarray(shifted[:, :, :vector]))
     if vector < shifted.shape[2]:
         with np.errstate(all="ignore"):
-            out[:, :, vector:] = np.exp(shifted[:, :, vector:], dtype=_F64)
+            out[:, :, vector:] = _libm.exp(shifted[:, :, vector:])  # glibc's expf
     return out
 
 
@@ -978,7 +978,7 @@ def softmax_dim(a: np.ndarray, dim: int) -> np.ndarray:
     if scalar.any():
         rows, columns = np.nonzero(scalar)
         with np.errstate(all="ignore"):
-            exps[rows, :, columns] = np.exp(shifted[rows, :, columns], dtype=_F64)
+            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])  # glibc's expf
     exps /= exps.sum(axis=1, keepdims=True)
     return exps.reshape(a.shape)
 
@@ -1032,7 +1032,7 @@ def log_softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> 
     with np.errstate(all="ignore"):
         exps = softmax_exp(y) if vector else np.empty(y.shape, _F32)
         if vector < y.shape[2]:
-            exps[:, :, vector:] = np.exp(y[:, :, vector:], dtype=_F64)
+            exps[:, :, vector:] = _libm.exp(y[:, :, vector:])  # glibc's expf
         wide = np.multiply(exps, total, dtype=_F64)
         np.subtract(g, wide, out=wide)
     return wide.astype(_F32).reshape(result.shape)

@@ -5,18 +5,19 @@ torch computes these in float32 and rounds to the tensor's dtype, but not always
 - softmax over the last dim: the row maximum, exp(x - max) in float32, the sum of the whole
   vectors lane by lane (float32 vectors) folded as ``vec_reduce_all`` with the remaining
   elements added after it one by one, and the products with its reciprocal, rounded once;
-- log_softmax over the last dim: the sum of exp(x - max) (added 16 elements at a time:
+- log_softmax over the last dim: the sum of exp(x - max) (added a vector at a time:
   ``_vector_sum``) is stored in the tensor's dtype, its log is taken and rounded again, and
   ``(x - max) - log`` is rounded;
 - softmax over another dim: at::parallel_for (grain 1) splits the (outer, inner) positions
-  among the threads; each thread takes 16 adjacent inner positions at a time as one vector
+  among the threads; each thread takes a vector of adjacent inner positions at a time
   (sums in order over the dim, quotients rounded once) and the positions left over (fewer than
-  16 to the end of an inner row or of the thread's range) one by one, where each exp is
+  a vector to the end of an inner row or of the thread's range) one by one, where each exp is
   rounded to the dtype before the quotient;
 - log_softmax over another dim: float32 log_softmax rounded once.
 
 The backwards compute in float32 on the float32 values of the gradient and the result and
-round once; over the last dim their sums go 16 elements at a time (``_vector_sum``).
+round once; over the last dim their sums go a vector at a time (``_vector_sum``). A vector
+of a 2-byte float is 16 elements, 32 under AVX-512 (``_STEP``).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _softmax_bits
+from . import _float_kernels, _isa, _libm, _softmax_bits
 
 _F32 = np.float32
-_STEP = 16  # positions in one vector of a 2-byte float (32-byte vectors)
+# positions in one vector of a 2-byte float: 16 in 32-byte vectors, 32 under AVX-512 (torch's
+# softmax kernels have an AVX-512 build: ALSO_REGISTER_AVX512_DISPATCH, ops/_isa.py)
+_STEP = _isa.lanes(2)
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -39,8 +42,8 @@ def _exp(x: np.ndarray) -> np.ndarray:
 
 
 def _scalar_exp(x: np.ndarray) -> np.ndarray:
-    """The scalar loops' exp (the C library's expf): float64's exp rounded once."""
-    return np.exp(x, dtype=np.float64).astype(_F32)
+    """The scalar loops' exp (the C library's expf: ops/_libm.py)."""
+    return _libm.exp(np.asarray(x, dtype=_F32))
 
 
 def _lastdim_sum(exps: np.ndarray) -> np.ndarray:
@@ -99,7 +102,7 @@ def forward(values: np.ndarray, dim: int, log: bool, round_to) -> np.ndarray:
             exps = np.concatenate([_exp(shifted[:, :full]), _scalar_exp(shifted[:, full:])],
                                   axis=1)
             total = _lastdim_sum(exps)
-            if log:  # (map_reduce_all: 16 elements at a time, SLEEF's exp throughout)
+            if log:  # (map_reduce_all: a vector at a time, SLEEF's exp throughout)
                 total = round_to(_vector_sum(_exp(shifted))).astype(_F32)
                 log_total = round_to(np.log(total, dtype=np.float64).astype(_F32))
                 out = shifted - log_total.astype(_F32)[:, None]
@@ -125,10 +128,11 @@ def forward(values: np.ndarray, dim: int, log: bool, round_to) -> np.ndarray:
 
 
 def _vector_sum(rows: np.ndarray) -> np.ndarray:
-    """torch's reduce_all of the rows of a float32 matrix for a 2-byte float: 16 elements at a
-    time as two float32 vectors (first and last 8) with an accumulator each, the last partial
-    block added to the first lanes, the accumulators added lane by lane and folded; rows
-    shorter than 16 add elements i and i + 8 and then the lanes one by one."""
+    """torch's reduce_all of the rows of a float32 matrix for a 2-byte float: ``_STEP``
+    elements at a time as two float32 vectors (first and last halves) with an accumulator
+    each, the last partial block added to the first lanes, the accumulators added lane by lane
+    and folded; rows shorter than ``_STEP`` add elements i and i + _STEP / 2 and then the lanes
+    one by one."""
     count, size = rows.shape
     lanes = _STEP // 2
     if size < _STEP:
@@ -148,7 +152,7 @@ def _vector_sum(rows: np.ndarray) -> np.ndarray:
     elif rest:
         first[:, :rest] += rows[:, full:]
     lanes_sum = first + second
-    for index in _float_kernels._TREE[-3:]:  # the 8-lane fold
+    for index in _float_kernels._TREE[-(lanes.bit_length() - 1):]:  # the lanes' fold
         lanes_sum = lanes_sum + lanes_sum[:, index[:lanes] % lanes]
     return lanes_sum[:, 0]
 
