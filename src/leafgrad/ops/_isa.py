@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import platform
 
-__all__ = ["CAPABILITY", "VECTOR_BYTES", "lanes", "pair"]
+__all__ = ["CAPABILITY", "ONEDNN_BF16", "VECTOR_BYTES", "lanes", "pair"]
 
 
 def _features() -> dict:
@@ -44,6 +44,21 @@ def _capability() -> str:
 
 CAPABILITY = _capability()
 VECTOR_BYTES = 64 if CAPABILITY == "avx512" else 32
+
+
+def _onednn_bf16() -> bool:
+    """ATen's ``mkldnn_bf16_device_check``: x86 with AVX-512 BW, VL and DQ (the processor's,
+    whatever ``ATEN_CPU_CAPABILITY`` says). Where it holds, torch hands bfloat16 matrix
+    products of more than 16 * 16 * 16 multiply-adds to oneDNN (one float32 accumulation,
+    rounded once) instead of its own loops."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    features = _features()
+    return all(features.get(name) for name in ("AVX512BW", "AVX512VL", "AVX512DQ"))
+
+
+ONEDNN_BF16 = _onednn_bf16()
+ONEDNN_MIN_PRODUCTS = 16 * 16 * 16  # Blas.cpp's mkldnn_gemm_min_size (checksize: more than)
 
 
 def lanes(itemsize: int) -> int:

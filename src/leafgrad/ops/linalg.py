@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import jvp_sum
-from . import _batching_rules as batch, _blas
+from . import _batching_rules as batch, _blas, _isa
 from .elementwise import Mul
 from ..tensor import _wrap
 from .registry import Op, on_arrays, plain_apply, register
@@ -203,7 +203,9 @@ def _reduced_gemm(a: np.ndarray, b: np.ndarray, c=None, beta=0, alpha=1) -> np.n
     n = b.shape[1]
     alpha32, beta32 = np.float32(alpha), np.float32(beta)
     bias = None if beta == 0 else np.broadcast_to(np.asarray(c).astype(_F32), (m, n))
-    if m * n * k > _REPLAY_LIMIT:
+    if m * n * k > _REPLAY_LIMIT or (dtype.name == "bfloat16" and _isa.ONEDNN_BF16
+                                     and m * n * k > _isa.ONEDNN_MIN_PRODUCTS):
+        # (past the replay limit; or oneDNN's bfloat16 gemm: one float32 sum rounded once)
         product = _matmul(a.astype(_F32), b.astype(_F32))
         scaled = product * alpha32 if alpha != 1 else product
         return (scaled if bias is None else bias * beta32 + scaled).astype(dtype)

@@ -16,7 +16,7 @@ from .._dtype import from_numpy_dtype
 from ._forward import auto_linear, jvp_sum
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .linalg import _NAMES as _CPP_NAMES, _REDUCED, Bmm, Mv, baddbmm_float, real_scalars
-from . import _layout
+from . import _isa, _layout
 from . import _batching_rules as batch
 from .registry import Op, register
 from .shape import _wrap_dim
@@ -200,6 +200,8 @@ class Addmv(Op):
 # and alpha are powers of two or 0 (the plain float32 formula, before: another result on 1-2
 # in 10 elements of one layout); with other scalars about a tenth of the elements still
 # differ (torch's loops take them in the dtype and scale the vector first: not replayed).
+# bfloat16 products of more than 4096 multiply-adds on a processor with AVX-512 go to oneDNN
+# instead (ops/_isa.py's ONEDNN_BF16): a float32 sum, rounded once.
 
 
 def _reduced_addmv(bias, mat, vec, beta, alpha):
@@ -216,6 +218,14 @@ def _reduced_addmv(bias, mat, vec, beta, alpha):
             mat = np.ascontiguousarray(mat)
         return Addmm.forward(None, bias[:, None], mat, vec[:, None], beta, alpha)[:, 0]
     product = Mv.forward(None, mat.astype(wide), vec.astype(wide))
+    if dtype.name == "bfloat16" and _isa.ONEDNN_BF16 and rows * cols > _isa.ONEDNN_MIN_PRODUCTS:
+        # oneDNN's matmul (Blas.cpp's use_mkldnn_matmul): ``beta * self + alpha * product`` in
+        # float32, rounded once
+        with np.errstate(all="ignore"):
+            product *= wide(alpha)
+            if beta != 0:
+                product += wide(beta) * bias.astype(wide)
+        return product.astype(dtype)
     product = product.astype(dtype).astype(wide)
     with np.errstate(all="ignore"):  # (gemv takes beta and alpha in the matrix's dtype)
         product *= wide(wide(alpha).astype(dtype))
