@@ -45,7 +45,7 @@ INTERMEDIATE_ROUNDING = {
 # Without AVX-512 (torch's AVX2 kernels; measured on an AMD EPYC) torch's bfloat16 convolutions
 # and LSTM layer differ from one rounding of the float32 work by a few bfloat16 units as well
 # (their kernels take other paths there): on such machines these compare as the above.
-if _isa.CAPABILITY != "avx512":
+if not _isa.ONEDNN_BF16:  # (oneDNN's bfloat16 kernels: by the processor, ops/_isa.py)
     INTERMEDIATE_ROUNDING |= {"ConvInputGrad-0", "ConvTranspose-0", "ConvTranspose-1",
                               "LSTMLayer-2"}
 # Strict xfails, so a fix shows up here. (torch raising where leafgrad computes: none left;

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import platform
 
-__all__ = ["CAPABILITY", "ONEDNN_BF16", "VECTOR_BYTES", "lanes", "pair"]
+__all__ = ["CAPABILITY", "ONEDNN_AVX2", "ONEDNN_BF16", "VECTOR_BYTES", "lanes", "pair"]
 
 
 def _features() -> dict:
@@ -58,6 +58,21 @@ def _onednn_bf16() -> bool:
 
 
 ONEDNN_BF16 = _onednn_bf16()
+
+
+def _onednn_avx2() -> bool:
+    """Whether oneDNN (which picks its own instruction set from the processor, whatever
+    ``ATEN_CPU_CAPABILITY`` says) runs its AVX2 code here: x86 with AVX2 and FMA, without
+    AVX-512 (F, BW, VL, DQ: its avx512_core)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    features = _features()
+    if all(features.get(name) for name in ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ")):
+        return False
+    return bool(features.get("AVX2") and features.get("FMA3"))
+
+
+ONEDNN_AVX2 = _onednn_avx2()
 ONEDNN_MIN_PRODUCTS = 16 * 16 * 16  # Blas.cpp's mkldnn_gemm_min_size (checksize: more than)
 
 

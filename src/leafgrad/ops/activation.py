@@ -401,7 +401,8 @@ def _erf32(x: np.ndarray) -> np.ndarray:
 
 
 # oneDNN's AVX2 gelu_erf is the one replayed; its AVX-512 code uses another approximation
-_ONEDNN_GELU = _isa.CAPABILITY == "avx2"
+# (oneDNN chooses by the processor, not by ATEN_CPU_CAPABILITY)
+_ONEDNN_GELU = _isa.ONEDNN_AVX2
 
 
 def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
