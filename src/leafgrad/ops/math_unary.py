@@ -114,7 +114,9 @@ class Exp2(_FloatUnary):
     node = "Exp2Backward0"
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
-    compute = staticmethod(np.exp2)
+    # float32: float64's exp2 rounded once (torch's std::exp2f / SLEEF's exp2f far more often
+    # than NumPy's float32 loop: 6% against 22% of 100,000 values off torch on AVX-512 NumPy)
+    compute = staticmethod(_float_kernels._vml_or_rounded("exp2", np.exp2))
     torch_names = ("exp2", "special.exp2")
 
     def backward(self, grad):
