@@ -83,3 +83,86 @@ def test_eval_batch_norm_bits_and_zero_signs():
             failures.append((dtype, shape, layout, has_weight, has_bias, sign,
                              [i for i in range(5) if observed[0][i] != observed[1][i]]))
     assert not failures, (f"{len(failures)} of {count}", failures[:10])
+
+
+# -- the version counters of results computed from inference tensors -----------------------------
+# (generated-program seeds 4194, 5146, 7102, 73342, 76830, 80626, 88346, 88350, 93750, 96482
+# (fuzz9's open item): with every tensor operand an inference tensor, outside inference_mode,
+# torch's kernels' own copy_/fill_/out= writes on the new result count in its version: sum 1,
+# mean 2, max(dim) 2 (a squeeze_), clone 1, a dtype conversion 1, ...; leafgrad read 0)
+
+_INFERENCE_FORMS = (
+    "x.sum()", "x.sum(0)", "x.sum(-1, True)", "x.mean()", "x.mean(0)", "x.mean(dtype=lib.float64)",
+    "x.prod()", "x.prod(0)", "x.nansum()", "x.amax()", "x.amin(0)", "x.all()", "x.any(0)",
+    "x.max()", "x.min()", "x.max(0)", "x.min(0, True)", "x.max(0).values", "x.mode(0)",
+    "x.median(0)", "x.kthvalue(1, 0)", "x.sort(0)", "x.argsort(0)", "x.cummax(0)", "x.cummin(0)",
+    "x.aminmax()", "x.frexp()", "x.logsumexp(0)", "x.std()", "x.std(0)", "x.var(0, keepdim=True)",
+    "x.var((0, -1))", "x.clone()", "x.abs()", "x.double()", "x.long()", "x.to(lib.float16)",
+    "x.bool()", "x.flip(0)", "x.flip(-1)", "x.repeat(2, 1)", "x.repeat(0, 1)", "x.rot90(1, (0, -1))",
+    "x.rot90(2, (0, -1))", "x.rot90(3, (0, -1))", "x.rot90(0, (0, -1))",
+    "x.floor()", "x.ceil()", "x.round()", "x.trunc()", "x.isinf()", "x.isfinite()", "x.isnan()",
+    "x.isposinf()", "x.cumprod(0)", "lib.nn.functional.mse_loss(x, x, reduction='sum')",
+    "x ** 0", "x ** 1", "x ** 2", "x.pow(1)", "x.nan_to_num()", "x.logical_not()",
+    "x.deg2rad()", "x.diag_embed()", "x.sin()", "x * 2", "x + x", "x.exp()", "x.cumsum(0)",
+    "lib.nn.functional.pad(x, (1, 1))", "lib.nn.functional.mse_loss(x, x)",
+    "lib.nn.functional.mse_loss(x, x, reduction='none')", "lib.maximum(x, x)", "x.t()",
+    "x.unsqueeze(0)", "x.sum() + 1",
+)
+
+
+def _versions(result, lib):
+    results = result if isinstance(result, tuple) else (result,)
+    versions = []
+    for tensor in results:
+        try:
+            versions.append(tensor._version)
+        except RuntimeError as error:  # an inference tensor (a view) has none
+            versions.append(str(error))
+    return versions
+
+
+def test_versions_of_results_of_inference_tensors():
+    failures = []
+    shapes = ((), (0,), (1,), (3,), (3, 4), (1, 3), (2, 0))
+    for dtype, shape, form in itertools.product(("float32", "float64", "int64"), shapes,
+                                                _INFERENCE_FORMS):
+        observed = []
+        for lib in LIBS:
+            values = np.random.default_rng(0).standard_normal(shape) * 2
+            base = lib.tensor(values, dtype=getattr(lib, dtype))
+            with lib.inference_mode():
+                x = base.clone()
+            normal = lib.tensor(values, dtype=getattr(lib, dtype))
+            try:
+                results = []
+                for operand in (x, normal):  # (a normal tensor's results: version 0)
+                    results.append(_versions(eval(form, {"lib": lib, "x": operand}), lib))
+                with lib.inference_mode():
+                    results.append(_versions(eval(form, {"lib": lib, "x": x}), lib))
+                observed.append(results)
+            except (RuntimeError, IndexError, TypeError) as error:
+                observed.append(type(error).__name__)
+        if observed[0] != observed[1] and not isinstance(observed[0], str):
+            failures.append((dtype, shape, form, observed))
+    assert not failures, (len(failures), failures[:6])
+
+
+# -- rot90's checks of its dims ------------------------------------------------------------------
+# (found with the class above: leafgrad rotated a 1-d tensor and refused (0, -1) with NumPy's
+# ValueError where torch wants two distinct dims of a tensor of two or more)
+
+
+def test_rot90_refuses_what_torch_refuses():
+    failures = []
+    for shape, dims in itertools.product(((), (3,), (2, 3), (2, 3, 4)),
+                                         ((0, 1), (0, 0), (0, -1), (0, -2), (1, -1), (0, 2),
+                                          (-3, 1), (0, -3), (0,), (0, 1, 2))):
+        observed = []
+        for lib in LIBS:
+            try:
+                observed.append(lib.ones(shape).rot90(1, dims).shape)
+            except (RuntimeError, IndexError) as error:
+                observed.append((type(error).__name__, str(error).splitlines()[0]))
+        if observed[0] != observed[1]:
+            failures.append((shape, dims, observed))
+    assert not failures, failures

@@ -12,6 +12,7 @@ from . import _batching_rules as batch
 from ._double_backward import records_double_backward, self_args, self_edge
 from .registry import Op, array_kernel, plain_backward, register
 from ..tensor import _wrap
+from . import _inference_writes as _writes
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -172,6 +173,7 @@ class _Pointwise(Op):
 class MseLoss(_Pointwise):
     autocast = "fp32"  # torch's CPU autocast list
     node = "MseLossBackward0"
+    inference_writes = staticmethod(_writes.reduced_loss)
     complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True

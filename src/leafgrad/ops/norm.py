@@ -674,6 +674,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    inference_writes = 2  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.leading

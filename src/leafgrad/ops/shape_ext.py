@@ -15,6 +15,7 @@ from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
+from . import _inference_writes as _writes
 
 
 @register
@@ -243,6 +244,7 @@ class AsStridedScatterAdd(Op):
 @register
 class Repeat(Op):
     node = "RepeatBackward0"
+    inference_writes = staticmethod(_writes.repeat_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.shape("repeats")
@@ -297,6 +299,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
+    inference_writes = staticmethod(_writes.flip_clone)
     uint_kernel = staticmethod(_uint.flip_kernel)
     complex_ok = True
     vmap = batch.dims("dims")
@@ -348,6 +351,7 @@ def _flipped_copy(a: np.ndarray, dims) -> np.ndarray:
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
+    inference_writes = staticmethod(_writes.rot90_writes)
     uint_kernel = "flip_cpu"
     complex_ok = True
     vmap = batch.dims("dims")
@@ -560,7 +564,13 @@ def roll(tensor, shifts, dims=None):
 def rot90(tensor, k=1, dims=(0, 1)):
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
-    dims = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    if tensor.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {tensor.ndim}")
+    wrapped = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    dims = wrapped
     return Rot90.apply(tensor, k=k % 4, dims=dims)
 
 
