@@ -187,6 +187,20 @@ class AsStridedPublic(_View):
     jvp = auto_linear
 
 
+def _maybe_overlapping(geometry) -> bool:
+    """torch's _maybe_overlapping_memory: the dims by increasing stride, each stride past the
+    furthest element of the dims before it (size-1 dims left out, which never overlap)."""
+    shape, strides, _ = geometry
+    furthest = 0
+    for stride, size in sorted((st, sz) for sz, st in zip(shape, strides) if sz != 1):
+        if size == 0:
+            return False
+        if stride <= furthest:
+            return True
+        furthest += stride * (size - 1)
+    return False
+
+
 def _memory_index(geometry) -> np.ndarray:
     """Each element's place in memory, in elements from the input's first element."""
     shape, strides, offset = geometry
@@ -224,7 +238,10 @@ class AsStridedScatterAdd(Op):
         if overlaps and not divide_target:  # the adjoint: share before laying out
             values = grad / counts[source_index]
         memory = np.zeros(size, dtype=grad.dtype)
-        np.add.at(memory, source_index, values)
+        if _maybe_overlapping(source):
+            np.add.at(memory, source_index, values)
+        else:  # torch copies into the zeroed storage: a gradient's -0. stays
+            memory[source_index] = values
         out = memory[target_index]
         if overlaps and divide_target:
             out = out / counts[target_index]
