@@ -263,3 +263,40 @@ def test_as_strided_backward_zero_signs():
         if observed[0] != observed[1]:
             failures.append((size, stride, offset))
     assert not failures, failures
+
+
+# -- binary_cross_entropy_with_logits' backward graph ---------------------------------------------
+# (generated-program seeds 85714, 90142, 97646, 100170, 104084, 105890: under create_graph a
+# reduced loss's 0-d grad was expanded first (ExpandBackward0) where torch's composite backward
+# multiplies by it directly; with pos_weight torch's C++ add(1) records AddBackward1)
+
+
+def _graph_of(node, depth=4):
+    if node is None:
+        return None
+    return (node.name(), tuple(_graph_of(child, depth - 1) for child, _ in node.next_functions)
+            if depth else ())
+
+
+def test_bce_with_logits_double_backward_graph():
+    failures = []
+    for reduction, weighted, pos_weighted, target_grad, scale_grad, shape in itertools.product(
+            ("mean", "sum", "none"), (False, True), (False, True), (False, True), (False, True),
+            ((3, 1), (2, 3), ())):
+        observed = []
+        for lib in LIBS:
+            rng = np.random.default_rng(0)
+            x = lib.tensor(rng.standard_normal(shape), requires_grad=True)
+            scale = lib.tensor(2.0, requires_grad=scale_grad)
+            target = lib.tensor(rng.random(shape), requires_grad=target_grad)
+            weight = lib.tensor(rng.random(shape)) if weighted else None
+            pos_weight = lib.tensor(rng.random(shape) + 0.5) if pos_weighted else None
+            loss = lib.nn.functional.binary_cross_entropy_with_logits(
+                x - 0.25, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
+            grads = lib.autograd.grad((loss.neg() * scale).sum(),
+                                      [x, target] if target_grad else [x], create_graph=True)
+            observed.append([(_graph_of(g.grad_fn), np.round(g.detach().numpy(), 12).tolist())
+                             for g in grads])
+        if observed[0] != observed[1]:
+            failures.append((reduction, weighted, pos_weighted, target_grad, scale_grad, shape))
+    assert not failures, (len(failures), failures[:8])

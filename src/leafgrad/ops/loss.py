@@ -996,14 +996,17 @@ class BinaryCrossEntropyWithLogits(Op):
         # weight, then divided by numel for 'mean'
         x, target = self.saved("self"), self.saved("target")
         finish = _loss_grad_finisher(self, x)
-        g = _spread(grad, tuple(x.shape), self._params["reduction"])
+        g = grad  # a reduced loss's 0-d grad broadcasts in the products (no ExpandBackward0)
         pw = self.saved("pos_weight") if (self._saved or {}).get("pos_weight") is not None \
             else None
         grad_x = grad_t = None
         if self.needs_grad(0):
             if pw is not None:
+                from .special_fns import AddScalarFormula  # (C++'s add(1): AddBackward1)
+
                 scaled = pw * target
-                grad_x = (((scaled + 1) - target) * x.sigmoid() - scaled) * g
+                grad_x = ((AddScalarFormula.apply(scaled, other=1) - target) * x.sigmoid()
+                          - scaled) * g
             else:
                 grad_x = (x.sigmoid() - target) * g
             grad_x = finish(grad_x)
