@@ -300,3 +300,39 @@ def test_bce_with_logits_double_backward_graph():
         if observed[0] != observed[1]:
             failures.append((reduction, weighted, pos_weighted, target_grad, scale_grad, shape))
     assert not failures, (len(failures), failures[:8])
+
+
+# -- the gradients a tensor-list op hands its hooks -----------------------------------------------
+# (generated-program seeds 2530, 5254, 91618, 113990: torch's cat/stack backward computes the
+# whole list when any of it is needed, and a hook on its node sees a gradient for every input,
+# one that needs none too, in the gradient's dtype; leafgrad gave None there)
+
+
+def test_tensor_list_op_hooks_see_every_gradient():
+    failures = []
+    kinds_list = (("float64", "float32"), ("int64", "float32"), ("float32", "float32", "float64"),
+                  ("bool", "float32"), ("float32", "float32"))
+    for kinds, form, partial, last_grad in itertools.product(
+            kinds_list, ("cat", "stack", "block_diag"), (False, True), (False, True)):
+        observed = []
+        for lib in LIBS:
+            tensors = [lib.ones(2, 3, dtype=getattr(lib, kind)) for kind in kinds]
+            tensors[-1 if last_grad else 0].requires_grad_(
+                tensors[-1 if last_grad else 0].is_floating_point())
+            other = lib.ones(2, 3, requires_grad=True)
+            if not any(t.requires_grad for t in tensors):
+                tensors[-1].requires_grad_()
+            y = lib.block_diag(*tensors) if form == "block_diag" else getattr(lib, form)(tensors)
+            seen = []
+            y.grad_fn.register_hook(lambda grads, _, seen=seen: seen.append(
+                [None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1],
+                                         g.requires_grad) for g in grads]))
+            total = y.sum() + other.sum()
+            if partial:
+                lib.autograd.grad(total, [other] + [t for t in tensors if t.requires_grad])
+            else:
+                total.backward()
+            observed.append(seen)
+        if observed[0] != observed[1]:
+            failures.append((kinds, form, partial, last_grad, observed))
+    assert not failures, (len(failures), failures[:4])

@@ -596,7 +596,12 @@ class Op(Node):
         for result, meta, child in zip(results, self._input_meta, self._next_nodes):
             index += 1
             if result is None or meta is None or child is None:
-                fixed.append(None)
+                # (an op of a tensor list hands its hooks every input's gradient, edge or not,
+                # as computed: no cast to the input's dtype, which torch's engine does for
+                # edges only. Note: unneeded input gradients; generated-program seeds 2530,
+                # 5254, 91618)
+                keep = child is None and not self.masks_unneeded_grads and meta is not None
+                fixed.append(result if keep else None)
                 continue
             shape, dtype = meta
             data = result._data
