@@ -336,3 +336,31 @@ def test_tensor_list_op_hooks_see_every_gradient():
         if observed[0] != observed[1]:
             failures.append((kinds, form, partial, last_grad, observed))
     assert not failures, (len(failures), failures[:4])
+
+
+# -- indexing: an empty result checks no index's bounds -------------------------------------------
+# (generated-program seed 95852: ``x[1:-1, None, [3, 0]]`` of a (2, 3, 4) tensor is an empty
+# (0, 1, 2, 4) tensor in torch, whose index kernel checks bounds element by element; leafgrad
+# raised IndexError. A dim of size 0 has torch's own wording.)
+
+
+def test_index_bounds_only_for_nonempty_results():
+    failures = []
+    cases = [((2, 0), ([5],)), ((0, 3), (slice(None), [5])), ((2, 3), ([5], [])),
+             ((2, 3), (slice(0, 0), [5])), ((2, 0, 3), (slice(None), slice(None), [7])),
+             ((0,), ([0],)), ((3,), ([],)), ((2, 3), ([[5]], slice(0, 0))), ((2, 3), ([5],)),
+             ((2, 3, 4), (slice(1, -1), None, [3, 0])), ((2, 3), ([-3],)), ((2, 3), ([1], [3])),
+             ((0, 2), ([0], [1])), ((2, 3), (slice(None), [True, False, True])),
+             ((0, 3), (slice(None), [True, False, True]))]
+    for shape, index in cases:
+        observed = []
+        for lib in LIBS:
+            x = lib.arange(float(np.prod(shape))).reshape(shape)
+            try:
+                result = x[index]
+                observed.append((tuple(result.shape), result.tolist()))
+            except IndexError as error:
+                observed.append(str(error))
+        if observed[0] != observed[1]:
+            failures.append((shape, index, observed))
+    assert not failures, failures
