@@ -364,3 +364,45 @@ def test_index_bounds_only_for_nonempty_results():
         if observed[0] != observed[1]:
             failures.append((shape, index, observed))
     assert not failures, failures
+
+
+# -- the shared .grad of stacked 0-d leaves -------------------------------------------------------
+# (generated-program seeds 90034, 92988, 94510, 116663 (fuzz9's open item, its most frequent):
+# torch's stack backward unbinds a sum's expanded gradient into views of one element, and
+# AccumulateGrad keeps a 0-d view as .grad, so 0-d leaves stacked and summed share their .grad:
+# a second backward's in-place accumulation, or a zero_, shows in all of them)
+
+
+def test_stacked_zero_dim_leaves_share_their_grad():
+    failures = []
+    forms = {
+        "sum": lambda lib, a, b, c: lib.stack([a, b]).sum(),
+        "sum dim": lambda lib, a, b, c: lib.stack([a, b, c], 0).sum(0),
+        "twice": lambda lib, a, b, c: lib.stack([a, a, b]).sum(),
+        "through mul": lambda lib, a, b, c: lib.stack([a, b * 1, c]).sum(),
+        "mean": lambda lib, a, b, c: lib.stack([a, b]).mean(),
+        "scaled": lambda lib, a, b, c: (lib.stack([a, b]) * 3).sum(),
+        "plus": lambda lib, a, b, c: (lib.stack([a, b]) + lib.ones(2)).sum(),
+    }
+    # (open: 0-d leaves reshaped to (1,) first, stack([a.reshape(1), b.reshape(1)]).sum(), share
+    # in torch too, through the reshapes' 0-d views; leafgrad copies there)
+    steps = ("backward", "backward", "zero_a", "backward")
+    for (name, form), dtype, create_graph in itertools.product(
+            forms.items(), ("float32", "float64"), (False, True)):
+        observed = []
+        for lib in LIBS:
+            kind = getattr(lib, dtype)
+            a, b, c = (lib.tensor(v, dtype=kind, requires_grad=True) for v in (1.0, 2.0, 3.0))
+            out = form(lib, a, b, c)
+            seen = []
+            for step in steps:
+                if step == "zero_a":
+                    with lib.no_grad():
+                        a.grad.zero_()
+                else:
+                    out.backward(retain_graph=True, create_graph=create_graph)
+                seen.append([None if t.grad is None else t.grad.item() for t in (a, b, c)])
+            observed.append(seen)
+        if observed[0] != observed[1]:
+            failures.append((name, dtype, create_graph, observed))
+    assert not failures, (len(failures), failures[:4])
