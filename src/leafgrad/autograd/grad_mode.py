@@ -225,6 +225,10 @@ class enforce_grad_layout_policy(_Switch):
 # thread-local flag only while this is non-zero, so tensors made outside any inference block
 # pay one list lookup for the feature.
 inference_blocks = [0]
+# Whether an inference_mode(True) block was ever entered (inference tensors may exist): ops
+# read it before looking for inference operands (Note: kernels' writes on inference operands,
+# ops/registry.py).
+inference_seen = [False]
 
 
 class inference_mode(_Switch):
@@ -246,6 +250,7 @@ class inference_mode(_Switch):
             state.grad_enabled = False
             state.inference = True
             inference_blocks[0] += 1
+            inference_seen[0] = True
         else:
             state.inference = False
 

@@ -174,7 +174,13 @@ class _UpsampleBackward(Op):
     @classmethod
     def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None):
         plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
-        out = resample_adjoint(grad, plan, input_size[2:])
+        if cls.mode == "bicubic" and tuple(input_size[2:]) == tuple(output_size):
+            out = grad.copy()  # ATen's bicubic backward copies when the sizes agree
+        else:
+            # ATen's backward kernels add every gradient into a zeroed buffer (even where one
+            # output maps to one input): a sum of -0. is +0. there (generated-program seeds
+            # 81734, 82558)
+            out = resample_adjoint(grad, plan, input_size[2:]) + grad.dtype.type(0)
         # ATen's bicubic backward has no channels-last kernel: its result is row-major
         return out if cls.mode == "bicubic" else _layout.suggested(out, grad)
 

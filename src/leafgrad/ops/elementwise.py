@@ -19,6 +19,7 @@ from .._construct import checked_operand, unsigned_fill
 from ..tensor import Tensor, _wrap
 from . import _bfloat16, _uint
 from .registry import Op, on_arrays, plain_apply as _plain, register
+from . import _inference_writes as _writes
 
 
 def _zeros_like(grad: Tensor) -> Tensor:
@@ -475,6 +476,7 @@ class PowScalar(Op):
     """``self ** exponent`` for a Python number exponent."""
 
     node = "PowBackward0"
+    inference_writes = staticmethod(_writes.pow_fill_or_copy)
     uint_params = ("exponent",)
     bfloat16_finish = staticmethod(_bfloat16.pow_steps)
 
@@ -940,6 +942,7 @@ class ThresholdBackward(Op):
 @register
 class Abs(Op):
     node = "AbsBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_ok = True
     saves = {"self": ("self",)}
     torch_names = ("abs", "absolute")
@@ -1330,6 +1333,7 @@ class BitwiseNot(Op):
 @register
 class Clone(Op):
     node = "CloneBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -1360,6 +1364,7 @@ class ToCopy(Op):
     """A copy in another dtype (``.double()``, ``.to(torch.float16)``)."""
 
     node = "ToCopyBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise

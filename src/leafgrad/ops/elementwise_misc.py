@@ -225,6 +225,7 @@ class Frexp(Op):
     [0.5, 1); the exponent is int32, as torch's."""
 
     node = "FrexpBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     vmap = batch.elementwise
     multi_output = True
     torch_names = ("frexp", "Tensor.frexp")

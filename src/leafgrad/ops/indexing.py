@@ -251,6 +251,8 @@ def check_index_bounds(array: np.ndarray, size: int, dim: int) -> None:
 
 def _index_bounds(array: np.ndarray, size: int, dim: int) -> np.ndarray:
     if array.size and (array.max() >= size or array.min() < -size):
+        if not size:  # (torch's own wording for a dim of size 0)
+            raise IndexError("index is out of bounds for dimension with size 0")
         bad = int(array.max()) if array.max() >= size else int(array.min())
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     return np.zeros(0, dtype=bool)
@@ -339,6 +341,7 @@ def _split(tensor, index):
     dim = 0
     advanced = []  # per remaining dim after the basic pass: slice(None) or an index array
     any_advanced = False
+    bounds = []  # (index array, dim size, dim), checked once the result is known non-empty
     for place, item in zip(positions, items):
         if item is None:
             result = Unsqueeze.apply(result, dim=dim)
@@ -391,7 +394,7 @@ def _split(tensor, index):
                     advanced[-1] = array.reshape(1)
                     dim += 1
             else:
-                check_index_bounds(array, result.shape[dim], dim)
+                bounds.append((array, result.shape[dim], dim))
                 advanced.append(array)
                 dim += 1
         elif isinstance(item, (str, bytes)):  # torch makes a tensor of it first
@@ -406,7 +409,54 @@ def _split(tensor, index):
     while advanced and isinstance(advanced[-1], slice):
         advanced.pop()
     _check_index_shapes(advanced)
+    if bounds and _indexes_anything(tuple(result.shape), advanced):
+        for array, size, dim in bounds:
+            check_index_bounds(array, size, dim)
     return result, tuple(advanced)
+
+
+def _in_bounds(index, shape: tuple):
+    """``index`` with its integer arrays clipped into their dims (0 for a dim of size 0, whose
+    array is then replaced by an empty slice's worth): only for an empty tensor, whose result is
+    empty whatever the index values."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    fixed = []
+    dim = 0
+    for item in index:
+        if isinstance(item, np.ndarray) and item.dtype != np.bool_:
+            size = shape[dim]
+            fixed.append(np.clip(item, -size, size - 1) if size else np.zeros_like(item))
+            dim += 1
+        elif isinstance(item, np.ndarray):
+            fixed.append(item)
+            dim += max(item.ndim, 1)
+        else:
+            fixed.append(item)
+            dim += item is not None
+    return tuple(fixed)
+
+
+def _indexes_anything(shape: tuple, advanced) -> bool:
+    """Whether ``x[advanced]`` of a tensor of ``shape`` has any element: torch's index kernels
+    check the bounds element by element, so an empty result checks none (generated-program
+    seed 95852: ``x[1:-1, None, [3, 0]]`` of a (2, 3, 4) tensor is empty, not an error)."""
+    dims = 0
+    indices = []
+    for item in advanced:
+        if isinstance(item, np.ndarray):
+            covered = max(item.ndim, 1) if item.dtype == np.bool_ else 1
+            if any(size == 0 for size in shape[dims:dims + covered]) and item.dtype == np.bool_:
+                return False
+            indices.append(item if item.dtype != np.bool_ else item.nonzero()[0])
+            dims += covered
+        else:
+            if shape[dims] == 0:
+                return False
+            dims += 1
+    if any(size == 0 for size in shape[dims:]):
+        return False
+    return all(size for size in np.broadcast_shapes(*(i.shape for i in indices)))
 
 
 def _check_index_shapes(advanced: list) -> None:
@@ -475,6 +525,8 @@ class Index(Op):
 
     @staticmethod
     def forward(ctx, a, index):
+        if not a.size:  # (an empty result: torch checks no index's bounds, NumPy would)
+            index = _in_bounds(index, a.shape)
         return np.array(a[index], copy=True, order="C")
 
     def backward(self, grad):

@@ -317,6 +317,7 @@ class DiagEmbed(Op):
     """Vectors along the last dim placed on a diagonal (``offset``) of new dims ``dim1, dim2``."""
 
     node = "DiagEmbedBackward0"
+    inference_writes = 2  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim1", "dim2", extra_rank=1)
@@ -359,6 +360,7 @@ class DiagonalCopy(Op):
     """
 
     node = "DiagonalBackward0_copy"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim1", "dim2")

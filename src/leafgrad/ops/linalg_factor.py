@@ -146,6 +146,7 @@ class LinalgQr(MultiOutputOp):
     """``A = Q R`` by Householder reflections; ``mode`` is reduced, complete or r."""
 
     node = "LinalgQrBackward0"
+    inference_writes = (1, 2)  # Note: kernels' writes on inference operands
     bfloat16_kernel = "geqrf_cpu"  # torch has no bfloat16 kernel
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True

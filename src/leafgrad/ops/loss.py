@@ -12,6 +12,7 @@ from . import _batching_rules as batch
 from ._double_backward import records_double_backward, self_args, self_edge
 from .registry import Op, array_kernel, plain_backward, register
 from ..tensor import _wrap
+from . import _inference_writes as _writes
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -172,6 +173,7 @@ class _Pointwise(Op):
 class MseLoss(_Pointwise):
     autocast = "fp32"  # torch's CPU autocast list
     node = "MseLossBackward0"
+    inference_writes = staticmethod(_writes.reduced_loss)
     complex_message = '"mse_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.loss
     broadcasts = True
@@ -994,14 +996,17 @@ class BinaryCrossEntropyWithLogits(Op):
         # weight, then divided by numel for 'mean'
         x, target = self.saved("self"), self.saved("target")
         finish = _loss_grad_finisher(self, x)
-        g = _spread(grad, tuple(x.shape), self._params["reduction"])
+        g = grad  # a reduced loss's 0-d grad broadcasts in the products (no ExpandBackward0)
         pw = self.saved("pos_weight") if (self._saved or {}).get("pos_weight") is not None \
             else None
         grad_x = grad_t = None
         if self.needs_grad(0):
             if pw is not None:
+                from .special_fns import AddScalarFormula  # (C++'s add(1): AddBackward1)
+
                 scaled = pw * target
-                grad_x = (((scaled + 1) - target) * x.sigmoid() - scaled) * g
+                grad_x = ((AddScalarFormula.apply(scaled, other=1) - target) * x.sigmoid()
+                          - scaled) * g
             else:
                 grad_x = (x.sigmoid() - target) * g
             grad_x = finish(grad_x)

@@ -23,6 +23,7 @@ from ._float_kernels import magnitude
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from . import _inference_writes as _writes
 
 
 def check_broadcast_all(*operands) -> None:
@@ -169,6 +170,7 @@ class _Predicate(Op):
 @register
 class LogicalNot(_Predicate):
     node = "LogicalNotBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_ok = True  # a complex number is true where either part is nonzero
     vmap = batch.elementwise
     ufunc = np.logical_not
@@ -188,6 +190,7 @@ class IsNan(_Predicate):
 @register
 class IsInf(_Predicate):
     node = "IsinfBackward0"
+    inference_writes = staticmethod(_writes.not_floating)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
@@ -198,6 +201,7 @@ class IsInf(_Predicate):
 @register
 class IsPosInf(_Predicate):
     node = "IsposinfBackward0"
+    inference_writes = staticmethod(_writes.not_floating)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isposinf
@@ -207,6 +211,7 @@ class IsPosInf(_Predicate):
 @register
 class IsNegInf(_Predicate):
     node = "IsneginfBackward0"
+    inference_writes = staticmethod(_writes.not_floating)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     ufunc = np.isneginf
@@ -216,6 +221,7 @@ class IsNegInf(_Predicate):
 @register
 class IsFinite(_Predicate):
     node = "IsfiniteBackward0"
+    inference_writes = staticmethod(_writes.not_floating)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise

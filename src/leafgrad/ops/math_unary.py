@@ -27,6 +27,7 @@ from ._float_kernels import magnitude
 from .registry import Op, register
 from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from . import _inference_writes as _writes
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -481,6 +482,7 @@ class _Rounding(Op):
 @register
 class Floor(_Rounding):
     node = "FloorBackward0"
+    inference_writes = staticmethod(_writes.integer_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'floor is not supported for complex inputs'
     compute = staticmethod(np.floor)
@@ -491,6 +493,7 @@ class Floor(_Rounding):
 @register
 class Ceil(_Rounding):
     node = "CeilBackward0"
+    inference_writes = staticmethod(_writes.integer_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'ceil is not supported for complex inputs'
     compute = staticmethod(np.ceil)
@@ -501,6 +504,7 @@ class Ceil(_Rounding):
 @register
 class Trunc(_Rounding):
     node = "TruncBackward0"
+    inference_writes = staticmethod(_writes.integer_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'trunc is not supported for complex inputs'
     compute = staticmethod(np.trunc)
@@ -513,6 +517,7 @@ class Round(_Rounding):
     """Round half to even (torch's nearbyint), like np.rint."""
 
     node = "RoundBackward0"
+    inference_writes = staticmethod(_writes.integer_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = '"round_vml_cpu" not implemented for \'ComplexFloat\''
     compute = staticmethod(np.rint)
@@ -628,6 +633,7 @@ class NanToNum(Op):
     """Replace nan, +inf, -inf by numbers (defaults: 0 and the dtype's largest finite values)."""
 
     node = "NanToNumBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True  # the real and imaginary parts apart (torch's kernel)
     complex_autograd = False  # torch has no complex derivative for it

@@ -320,13 +320,11 @@ class BlockDiag(Op):
     def backward(self, grad):
         grads = []
         row = column = 0
-        for index, (shape, _) in enumerate(self._input_meta):
+        for shape, _ in self._input_meta:
             rows, columns = _as_matrix_shape(shape)
-            if self.needs_grad(index):
-                block = grad[row:row + rows, column:column + columns]
-                grads.append(block.reshape(shape))
-            else:
-                grads.append(None)
+            # every block, needed or not (Note: unneeded input gradients, ops/registry.py)
+            block = grad[row:row + rows, column:column + columns]
+            grads.append(block.reshape(shape))
             row += rows
             column += columns
         return tuple(grads)

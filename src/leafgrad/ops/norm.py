@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _layout, _norm_kernels
+from . import _float_kernels, _layout, _norm_kernels
 from .._construct import checked_operand, unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
@@ -58,12 +58,12 @@ class _Normalisation(Op):
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):
         if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
-            return _layout.suggested(np.zeros_like(x), x)
+            return cls.result_layout(np.zeros_like(x), x)
         if x.dtype in (np.float32, np.float16) and (_cpu.torch_bits or cls.replays_by_default(
                 x, params)):
             exact = cls.torch_kernel(x, weight, bias, params)
             if exact is not None:
-                return _layout.suggested(exact, x)
+                return cls.result_layout(exact, x)
         shape = x.shape
         grouped = cls.grouped(x, params)
         out = _normalise_array(grouped, cls.dims(grouped.shape, params), params["eps"])
@@ -73,7 +73,12 @@ class _Normalisation(Op):
             out = out * weight.reshape(affine)
         if bias is not None:
             out = out + bias.reshape(affine)
-        return _layout.suggested(out.astype(x.dtype), x)
+        return cls.result_layout(out.astype(x.dtype), x)
+
+    @staticmethod
+    def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The result's memory format, as torch allocates it for the input ``x``."""
+        return _layout.suggested(out, x)
 
     @staticmethod
     def grouped(x, params):
@@ -252,6 +257,18 @@ class BatchNorm(_Normalisation):
     @staticmethod
     def affine_shape(shape, params):
         return (1, shape[1]) + (1,) * (len(shape) - 2)
+
+    @staticmethod
+    def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return _batch_norm_layout(out, x)
+
+
+def _batch_norm_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """batch_norm's ``empty_like(input, input.suggest_memory_format())``: channels-last for a
+    5-d channels-last input too (``_layout.suggested`` knows the 4-d format only)."""
+    if x.ndim == 5 and not x.flags.c_contiguous and _layout.is_channels_last(x, 5):
+        return out if _layout.is_channels_last(out, 5) else _layout.to_channels_last(out)
+    return _layout.suggested(out, x)
 
 
 @register
@@ -467,7 +484,8 @@ GroupNorm.double_backward = GroupNormComposite
 
 
 def _eval_scale(var: np.ndarray, eps: float, shape: tuple, dtype) -> np.ndarray:
-    return (1 / np.sqrt(var + eps)).reshape(shape).astype(dtype)
+    # torch's backward kernels: ``1 / std::sqrt(running_var[c] + eps)``, eps a double
+    return (1 / np.sqrt(var.astype(np.float64) + eps)).reshape(shape).astype(dtype)
 
 
 def _eval_mean(mean: np.ndarray, shape: tuple, dtype) -> np.ndarray:
@@ -485,16 +503,53 @@ class BatchNormEval(Op):
     # both for either gradient: a create_graph backward's node has edges to both
     saves = {"input": ("input", "weight"), "weight": ("input", "weight")}
     torch_names = ("nn.functional.batch_norm",)
+    bfloat16_native = "always"  # (its forward computes bfloat16 as torch's kernels do)
 
     @staticmethod
     def forward(ctx, x, weight, bias, mean, var, eps):
+        # torch's two kernels (batch_norm_kernel.cpp, Normalization.cpp). Every operand
+        # contiguous (the input row-major or channels-last): fma(x, alpha, beta) (the compiler
+        # contracts ``x * alpha + beta``), with per-channel alpha = invstd * w and
+        # beta = fma(-mean, alpha, b) in opmath (float32 for float16 and bfloat16); otherwise
+        # ((x - mean) * invstd) * w + b with w = 1 and b = 0 when absent, uncontracted, in the
+        # input's dtype (float16, bfloat16: c10::Half / c10::BFloat16 arithmetic, rounding
+        # every step; in float32 with float32 statistics). Either way the bias is added:
+        # x == mean gives +0. where (x - mean) / std * w kept a negative weight's -0.
+        # (generated-program seeds 69634, 72566).
         shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
-        if weight is not None:
-            out = out * weight.reshape(shape)
-        if bias is not None:
-            out = out + bias.reshape(shape)
-        return _layout.suggested(out.astype(x.dtype), x)
+        dense = x.flags.c_contiguous or x.ndim in (4, 5) and _layout.is_channels_last(x, x.ndim)
+        dense = dense and all(p is None or p.flags.c_contiguous for p in (weight, bias))
+        rounding = not dense and x.dtype.itemsize == 2 and mean.dtype == x.dtype
+        if rounding:
+            work = x.dtype.type
+        else:
+            work = np.float64 if x.dtype == np.float64 else np.float32
+        one, zero = work(1), work(0)
+        mean = mean.astype(work, copy=False)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            shifted = var.astype(work) + work(eps)
+            # (std::sqrt per channel, or at::sqrt of the tensor: MKL's for float32 and float64,
+            # not always rounded correctly)
+            if dense:
+                root = np.sqrt(shifted)
+            elif rounding:
+                root = np.sqrt(shifted.astype(np.float32)).astype(work)
+            else:
+                root = _float_kernels.sqrt(shifted)
+            invstd = one / root
+            w = one if weight is None else weight.astype(work, copy=False)
+            b = zero if bias is None else bias.astype(work, copy=False)
+            if dense:
+                alpha = invstd * w
+                beta = _float_kernels.fma(-mean, alpha, b)  # (contracted as well)
+                out = _float_kernels.fma(x.astype(work, copy=False), alpha.reshape(shape),
+                                         beta.reshape(shape))
+            else:
+                w = np.reshape(w, (1,) * x.ndim if weight is None else shape)
+                b = np.reshape(b, (1,) * x.ndim if bias is None else shape)
+                out = (x.astype(work, copy=False) - mean.reshape(shape)) * invstd.reshape(shape)
+                out = out * w + b
+        return _batch_norm_layout(out.astype(x.dtype, copy=False), x)
 
     def backward(self, grad):
         saved = self._saved or {}
@@ -619,6 +674,7 @@ class ConstantPadNd(Op):
     """Pad (or, with negative amounts, crop) the last dims; ``pad`` is torch's flat list."""
 
     node = "ConstantPadNdBackward0"
+    inference_writes = 2  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.leading

@@ -302,6 +302,22 @@ def _adaptive_bounds(size: int, out: int):
     return starts, ends
 
 
+def _covering_bins(starts, ends, size: int):
+    """``(bins, valid)``, each (k, size): row k holds, for every input position, the k-th bin
+    (in increasing order) that covers it, and whether it has a k-th one."""
+    covering = [[] for _ in range(size)]
+    for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
+        for position in range(start, end):
+            covering[position].append(index)
+    depth = max((len(bins) for bins in covering), default=0)
+    bins = np.zeros((depth, size), dtype=np.int64)
+    valid = np.zeros((depth, size), dtype=bool)
+    for position, found in enumerate(covering):
+        bins[:len(found), position] = found
+        valid[:len(found), position] = True
+    return bins, valid
+
+
 @register
 class AdaptiveAvgPool2d(Op):
     """Average over adaptive bins, computed from an integral image (no loop over bins)."""
@@ -314,16 +330,33 @@ class AdaptiveAvgPool2d(Op):
 
     @_batched
     def forward(ctx, x, output_size):
+        # ATen's kernel: each bin summed from 0 in its dtype, row by row, then ``/ kh / kw``.
+        # Either one pass per offset within the largest bin (a smaller bin adds +0. past its
+        # end) or, where there are fewer bins than offsets (a global pool), one sequential
+        # cumsum per bin; + 0. for the sum's start.
         n, c, h, w = x.shape
         oh, ow = output_size
+        dtype = x.dtype.type
         rs, re = _adaptive_bounds(h, oh)
         cs, ce = _adaptive_bounds(w, ow)
-        integral = np.zeros((n, c, h + 1, w + 1), dtype=np.float64)
-        integral[:, :, 1:, 1:] = x.cumsum(2, dtype=np.float64).cumsum(3)
-        total = (integral[:, :, re[:, None], ce[None, :]] - integral[:, :, rs[:, None], ce[None, :]]
-                 - integral[:, :, re[:, None], cs[None, :]] + integral[:, :, rs[:, None], cs[None, :]])
-        area = (re - rs)[:, None] * (ce - cs)[None, :]
-        return _layout.suggested((total / area).astype(x.dtype), x)
+        heights, widths = re - rs, ce - cs
+        total = np.zeros((n, c, oh, ow), dtype=x.dtype)
+        if oh * ow < int(heights.max(initial=0)) * int(widths.max(initial=0)):
+            for i in range(oh):
+                for j in range(ow):
+                    region = x[:, :, rs[i]:re[i], cs[j]:ce[j]].reshape(n, c, -1)
+                    if region.size:
+                        total[:, :, i, j] = np.cumsum(region, axis=-1, dtype=x.dtype)[..., -1]
+            total += dtype(0)
+        else:
+            for di in range(int(heights.max(initial=0))):
+                taken = x[:, :, np.minimum(rs + di, h - 1)]
+                for dj in range(int(widths.max(initial=0))):
+                    valid = (di < heights)[:, None] & (dj < widths)[None, :]
+                    total += np.where(valid, taken[:, :, :, np.minimum(cs + dj, w - 1)],
+                                      dtype(0))
+        out = total / heights.astype(x.dtype)[:, None] / widths.astype(x.dtype)
+        return _layout.suggested(out, x)
 
     def backward(self, grad):
         return AdaptiveAvgPoolBackward.apply(grad, *self_args(self),
@@ -340,18 +373,26 @@ class AdaptiveAvgPoolBackward(Op):
 
     @_input_sizes_batched
     def forward(ctx, grad, input_sizes):
-        n, c, h, w = input_sizes
+        # ATen's kernel: each bin's ``grad / kh / kw`` added into a zeroed input gradient, bin
+        # by bin (rows outer); an input position in several bins (adaptive bins overlap) gets
+        # their shares in that order. Gathered here by the k-th bin covering each row and
+        # column: exact zeros stay +0. where a difference array left 1e-17 residues
+        # (generated-program seed 79740 was another one; test_fuzz10_findings.py).
+        h, w = input_sizes[2:]
         oh, ow = grad.shape[2:]
+        dtype = grad.dtype.type
         rs, re = _adaptive_bounds(h, oh)
         cs, ce = _adaptive_bounds(w, ow)
-        share = grad / ((re - rs)[:, None] * (ce - cs)[None, :])
-        # 2-d difference array: +share at (rs, cs), -share past each bin's end; then cumsum.
-        diff = np.zeros((n, c, h + 1, w + 1), dtype=np.float64)
-        for rows, sign_r in ((rs, 1), (re, -1)):
-            for cols, sign_c in ((cs, 1), (ce, -1)):
-                np.add.at(diff, (slice(None), slice(None), rows[:, None], cols[None, :]),
-                          sign_r * sign_c * share)
-        return diff.cumsum(2).cumsum(3)[:, :, :h, :w].astype(grad.dtype)
+        share = grad / (re - rs).astype(grad.dtype)[:, None] / (ce - cs).astype(grad.dtype)
+        out = np.zeros(tuple(input_sizes), dtype=grad.dtype)
+        row_bins, row_valid = _covering_bins(rs, re, h)
+        col_bins, col_valid = _covering_bins(cs, ce, w)
+        for rows, rows_valid in zip(row_bins, row_valid):
+            taken = share[:, :, rows]
+            for cols, cols_valid in zip(col_bins, col_valid):
+                valid = rows_valid[:, None] & cols_valid[None, :]
+                out += np.where(valid, taken[:, :, :, cols], dtype(0))  # (+0.: no change)
+        return out
 
     def backward(self, grad):
         return AdaptiveAvgPool2d.apply(grad, output_size=tuple(self.input_shape(0)[2:]))
@@ -502,7 +543,12 @@ def adaptive_avg_pool2d(x, output_size):
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or "
                            f"equal to 0 but received {{{size[0]}, {size[1]}}}")
     if size == (1, 1):
-        return x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
+        out = x.mean((-1, -2), keepdim=True)  # torch's own shortcut (MeanBackward1)
+        if x.ndim == 4 and _layout._channels_last(x._data):
+            # torch restrides it in place to channels-last strides (AsStridedBackward1)
+            channels = x.shape[1]
+            out.as_strided_((x.shape[0], channels, 1, 1), (channels, 1, channels, channels))
+        return out
     if x.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(x.shape)}")

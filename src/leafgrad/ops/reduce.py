@@ -184,6 +184,7 @@ def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
 @register
 class Sum(Op):
     node = "SumBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_kernel = staticmethod(_uint.only_with_dtype("sum_cpu"))
     complex_ok = True
     vmap = batch.reduce_all("SumDim")
@@ -214,6 +215,7 @@ def _bfloat16_sum_dims(out, operands, params):
 @register
 class SumDim(Op):
     node = "SumBackward1"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     bfloat16_finish = staticmethod(_bfloat16_sum_dims)
     uint_kernel = staticmethod(_uint.only_with_dtype("sum_cpu"))
     complex_ok = True
@@ -274,6 +276,7 @@ def _bfloat16_mean(out, operands, params):
 @register
 class Mean(Op):
     node = "MeanBackward0"
+    inference_writes = 2  # Note: kernels' writes on inference operands
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True
     vmap = batch.reduce_all("MeanDim")
@@ -319,6 +322,7 @@ def _bfloat16_mean_dims(out, operands, params):
 @register
 class MeanDim(Op):
     node = "MeanBackward1"
+    inference_writes = 2  # Note: kernels' writes on inference operands
     bfloat16_finish = staticmethod(_bfloat16_mean_dims)
     uint_ok = True  # the forward raises torch's own error for uint16/32/64
     complex_ok = True

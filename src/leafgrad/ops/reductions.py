@@ -175,6 +175,7 @@ def _prod_safe_zeros(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 @register
 class Prod(Op):
     node = "ProdBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.reduce_all("ProdDim")
@@ -207,6 +208,7 @@ class Prod(Op):
 @register
 class ProdDim(Op):
     node = "ProdBackward1"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_kernel = staticmethod(_uint.only_with_dtype("prod_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")
@@ -268,6 +270,7 @@ class Logsumexp(Op):
     """log(sum(exp(x))) computed stably: the max (0 where it is infinite) is factored out."""
 
     node = "LogsumexpBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.dims("dim")
@@ -334,6 +337,7 @@ def _bfloat16_nansum(out, operands, params):
 @register
 class Nansum(Op):
     node = "NansumBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     bfloat16_finish = staticmethod(_bfloat16_nansum)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = 'nansum on CPU does not support complex inputs'
@@ -424,6 +428,7 @@ class _Truth(Op):
 @register
 class All(_Truth):
     node = "AllBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)
@@ -434,6 +439,7 @@ class All(_Truth):
 @register
 class Any(_Truth):
     node = "AnyBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_ok = True  # a complex number is true where either part is nonzero
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.dims("dim", all_dims=True)

@@ -15,6 +15,7 @@ from .reductions import (
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, array_kernel, register
+from . import _inference_writes as _writes
 
 
 # -- max / min ------------------------------------------------------------------------------------
@@ -42,6 +43,7 @@ class _ExtremumAll(Op):
 @register
 class MaxAll(_ExtremumAll):
     node = "MaxBackward1"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_message = '"max_all" not implemented for \'ComplexFloat\''
     vmap = batch.reduce_all("Amax")
     torch_names = ("max",)
@@ -52,6 +54,7 @@ class MaxAll(_ExtremumAll):
 @register
 class MinAll(_ExtremumAll):
     node = "MinBackward1"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     complex_message = '"min_all" not implemented for \'ComplexFloat\''
     vmap = batch.reduce_all("Amin")
     torch_names = ("min",)
@@ -97,6 +100,7 @@ class _ExtremumDim(MultiOutput):
 @register
 class MaxDim(_ExtremumDim):
     node = "MaxBackward0"
+    inference_writes = staticmethod(_writes.values_and_indices)
     uint_kernel = staticmethod(_uint.unless_trivial("max_cpu"))
     complex_message = 'max(): does not support complex input'
     complex_error_type = "RuntimeError"
@@ -109,6 +113,7 @@ class MaxDim(_ExtremumDim):
 @register
 class MinDim(_ExtremumDim):
     node = "MinBackward0"
+    inference_writes = staticmethod(_writes.values_and_indices)
     complex_message = 'min(): does not support complex input'
     complex_error_type = "RuntimeError"
     vmap = batch.dims("dim")
@@ -202,6 +207,7 @@ def _ties_and_count(a, result, dims, keepdim, dtype):
 @register
 class Amax(_Amax):
     node = "AmaxBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_kernel = staticmethod(_uint.unless_trivial("max_values_cpu", zero_d=False))
     complex_message = '"max_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
@@ -213,6 +219,7 @@ class Amax(_Amax):
 @register
 class Amin(_Amax):
     node = "AminBackward0"
+    inference_writes = staticmethod(_writes.floating_only)
     complex_message = '"min_values_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("amin",)

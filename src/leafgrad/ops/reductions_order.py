@@ -20,6 +20,7 @@ from .reductions import (
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from . import _inference_writes as _writes
 
 # -- rows: the reduced dim moved last, everything else flattened ----------------------------------
 
@@ -124,6 +125,7 @@ def _sort_row(row: np.ndarray, descending: bool) -> list:
 @register
 class Sort(_Selecting):
     node = "SortBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_message = ' Sort does not support complex dtypes on CPU'
     complex_error_type = "RuntimeError"
@@ -234,6 +236,7 @@ def _kth_row(row: np.ndarray, k: int) -> int:
 @register
 class KthvalueOp(_Selecting):
     node = "KthvalueBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     uint_kernel = staticmethod(_uint.unless_trivial("kthvalue_cpu"))
     vmap = batch.dims("dim")
     torch_names = ("kthvalue",)
@@ -348,6 +351,7 @@ class _MedianDim(_Selecting):
 @register
 class MedianDim(_MedianDim):
     node = "MedianBackward1"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     complex_message = '"median_out" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     torch_names = ("median",)
@@ -356,6 +360,7 @@ class MedianDim(_MedianDim):
 @register
 class NanmedianDim(_MedianDim):
     node = "NanmedianBackward1"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     complex_message = '"median_out" not implemented for \'ComplexFloat\''
     vmap = batch.dims("dim")
     torch_names = ("nanmedian",)
@@ -401,6 +406,7 @@ def _mode_row(row: np.ndarray) -> int:
 @register
 class Mode(_Selecting):
     node = "ModeBackward0"
+    inference_writes = staticmethod(_writes.mode_values)
     uint_kernel = staticmethod(_uint.unless_trivial("mode_cpu"))
     vmap = batch.dims("dim")
     torch_names = ("mode",)

@@ -15,6 +15,7 @@ from . import _uint
 from .registry import Op, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .shape_ext import Flip
+from . import _inference_writes as _writes
 
 
 def _torch_dtype(np_dtype):
@@ -45,6 +46,7 @@ def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
 @register
 class Cumsum(Op):
     node = "CumsumBackward0"
+    inference_writes = staticmethod(_writes.scan_copy)
     uint_kernel = staticmethod(_uint.only_with_dtype("cumsum_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")
@@ -78,6 +80,7 @@ class Cumsum(Op):
 @register
 class Cumprod(Op):
     node = "CumprodBackward0"
+    inference_writes = staticmethod(_writes.scan_copy)
     uint_kernel = staticmethod(_uint.only_with_dtype("cumprod_out_cpu"))
     complex_ok = True
     vmap = batch.dims("dim")

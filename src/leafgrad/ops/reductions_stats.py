@@ -19,6 +19,7 @@ from . import _batching_rules as batch
 from ._float_kernels import magnitude
 from .registry import Op, register
 from ._masks import zero_mask
+from . import _inference_writes as _writes
 
 # -- var / std ------------------------------------------------------------------------------------
 
@@ -115,6 +116,7 @@ def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
 class Var(Op):
     complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "VarBackward0"
+    inference_writes = staticmethod(_writes.over_every_dim)
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",)}
     torch_names = ("var",)
@@ -136,6 +138,7 @@ class Var(Op):
 class Std(Op):
     complex_ok = True  # a real spread of complex input, torch's var_backward
     node = "StdBackward0"
+    inference_writes = staticmethod(_writes.over_every_dim)
     vmap = batch.dims("dim", all_dims=True)
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("std",)

@@ -21,7 +21,7 @@ from ..autograd._vmap_state import state as _vmap_state
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet  # Note: floating-point warnings
 from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
-from ..autograd.grad_mode import state as _grad_state
+from ..autograd.grad_mode import inference_seen as _INFERENCE_SEEN, state as _grad_state
 from ..autograd import graph as _graph, graph_hooks as _graph_hooks
 from ..autograd.graph import DETACHED_SEEN, Node, SavedTensor, _ZEROS, _sequence, next_sequence_nr
 from ..tensor import Tensor, _wrap, _wrap_view
@@ -286,6 +286,15 @@ class Op(Node):
     # torch's CPU autocast list this op is on: "lower_precision_fp" (runs in the autocast
     # dtype) or "fp32" (runs in float32); None: it runs in its inputs' dtype (amp/_state.py)
     autocast = None
+    # Note: kernels' writes on inference operands. With every tensor operand an inference
+    # tensor, outside inference_mode, torch's call skips the autograd and ADInplaceOrView
+    # layers, so the in-place and out= ops its kernel runs on the new result through the
+    # dispatcher (copy_, fill_, sum_out then div_, a squeeze_ of keepdim=False values) each
+    # bump the result's version counter, which the autograd layer otherwise hides. The count
+    # (measured against torch 2.13): an int, a tuple (one per output), or a staticmethod of
+    # ``(arrays, params)`` giving either. 0: none (structured kernels write the result
+    # directly).
+    inference_writes = 0
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -385,6 +394,8 @@ class Op(Node):
                 if first.__class__ is _ndarray and first.ndim > 1 and not first.flags.c_contiguous \
                         and (any(first.strides) or count > 2):  # (0 strides only: no say)
                     out = _layout_iterated(out, arrays)
+            if _INFERENCE_SEEN[0] and cls.inference_writes:
+                return _inference_written(cls, args, arrays, params, _wrap(out))
             return _wrap(out)
         if cls.is_view:
             if cls.multi_output:
@@ -393,6 +404,8 @@ class Op(Node):
                     for i, o in enumerate(out)
                 )
             return _wrap_view(out, args[0], False, None, (cls, params))
+        if _INFERENCE_SEEN[0] and cls.inference_writes:
+            return _inference_written(cls, args, arrays, params, tuple(_wrap(o) for o in out))
         return tuple(_wrap(o) for o in out)
 
     @classmethod
@@ -583,7 +596,12 @@ class Op(Node):
         for result, meta, child in zip(results, self._input_meta, self._next_nodes):
             index += 1
             if result is None or meta is None or child is None:
-                fixed.append(None)
+                # (an op of a tensor list hands its hooks every input's gradient, edge or not,
+                # as computed: no cast to the input's dtype, which torch's engine does for
+                # edges only. Note: unneeded input gradients; generated-program seeds 2530,
+                # 5254, 91618)
+                keep = child is None and not self.masks_unneeded_grads and meta is not None
+                fixed.append(result if keep else None)
                 continue
             shape, dtype = meta
             data = result._data
@@ -806,6 +824,32 @@ def _sum_to(grad: Tensor, shape: tuple) -> Tensor:
 _general_record = Op.__dict__["_record"].__func__
 _INFERENCE_VC = _graph.INFERENCE_VC
 _INFERENCE_DETACHED = _graph.INFERENCE_DETACHED
+
+
+def _inference_written(cls, args, arrays, params, result):
+    """``result`` with the version counts of Note: kernels' writes on inference operands
+    when every tensor in ``args`` is an inference tensor and inference_mode is off."""
+    if _grad_state.inference:
+        return result
+    found = False
+    for arg in args:
+        if isinstance(arg, Tensor):
+            if arg._vc is not _INFERENCE_VC and arg._vc is not _INFERENCE_DETACHED:
+                return result
+            found = True
+    if not found:
+        return result
+    writes = cls.inference_writes
+    if callable(writes):
+        writes = writes(arrays, params)
+    if type(result) is tuple:
+        counts = writes if type(writes) is tuple else (writes,) * len(result)
+        for tensor, count in zip(result, counts):
+            if count:
+                tensor._vc = [count]
+    elif writes:
+        result._vc = [writes]
+    return result
 
 
 def _record_fast(cls, args: tuple, params: dict) -> Tensor:

@@ -86,6 +86,7 @@ class _Cumextremum(MultiOutput):
 @register
 class Cummax(_Cumextremum):
     node = "CummaxBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     vmap = batch.dims("dim")
     torch_names = ("cummax",)
     uint_kernel = staticmethod(_uint.unless_trivial("cummax_cpu"))
@@ -95,6 +96,7 @@ class Cummax(_Cumextremum):
 @register
 class Cummin(_Cumextremum):
     node = "CumminBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     vmap = batch.dims("dim")
     torch_names = ("cummin",)
     uint_kernel = staticmethod(_uint.unless_trivial("cummin_cpu"))

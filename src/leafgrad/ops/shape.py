@@ -7,7 +7,7 @@ import numpy as np
 from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
-from .registry import Op, array_kernel, plain_apply, register, zeros_of
+from .registry import Op, array_kernel, on_arrays, plain_apply, register, zeros_of
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -613,7 +613,21 @@ class Stack(Op):
 
     def backward(self, grad):
         dim = self._params["dim"]
-        return tuple(grad.select(dim, i) for i in range(len(self._input_meta)))
+        count = len(self._input_meta)
+        data = grad._data
+        if data.ndim == 1 and count > 1 and not data.strides[0] and on_arrays():
+            # Note: stacked 0-d leaves share their gradient. torch's gradients here are views
+            # (unbind) of one expanded element (a sum's backward), and AccumulateGrad keeps a
+            # 0-d view as the leaf's .grad (its layout contract holds): every 0-d leaf stacked
+            # and summed gets a .grad on that one element, so the next backward's in-place
+            # accumulation (or a zero_) shows in all of them (generated-program seeds 90034,
+            # 92988, 94510, 116663). One fresh 0-d array, shared, gives the same; a
+            # gradient that records (create_graph) is copied by AccumulateGrad in torch too.
+            from ..tensor import _wrap
+
+            shared = np.array(data[0])
+            return tuple(_wrap(shared) for _ in range(count))
+        return tuple(grad.select(dim, i) for i in range(count))
 
     jvp = auto_linear
 

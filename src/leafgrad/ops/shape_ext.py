@@ -15,6 +15,7 @@ from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
 from .shape import Slice, _View, _wrap_dim
+from . import _inference_writes as _writes
 
 
 @register
@@ -186,6 +187,20 @@ class AsStridedPublic(_View):
     jvp = auto_linear
 
 
+def _maybe_overlapping(geometry) -> bool:
+    """torch's _maybe_overlapping_memory: the dims by increasing stride, each stride past the
+    furthest element of the dims before it (size-1 dims left out, which never overlap)."""
+    shape, strides, _ = geometry
+    furthest = 0
+    for stride, size in sorted((st, sz) for sz, st in zip(shape, strides) if sz != 1):
+        if size == 0:
+            return False
+        if stride <= furthest:
+            return True
+        furthest += stride * (size - 1)
+    return False
+
+
 def _memory_index(geometry) -> np.ndarray:
     """Each element's place in memory, in elements from the input's first element."""
     shape, strides, offset = geometry
@@ -223,7 +238,10 @@ class AsStridedScatterAdd(Op):
         if overlaps and not divide_target:  # the adjoint: share before laying out
             values = grad / counts[source_index]
         memory = np.zeros(size, dtype=grad.dtype)
-        np.add.at(memory, source_index, values)
+        if _maybe_overlapping(source):
+            np.add.at(memory, source_index, values)
+        else:  # torch copies into the zeroed storage: a gradient's -0. stays
+            memory[source_index] = values
         out = memory[target_index]
         if overlaps and divide_target:
             out = out / counts[target_index]
@@ -243,6 +261,7 @@ class AsStridedScatterAdd(Op):
 @register
 class Repeat(Op):
     node = "RepeatBackward0"
+    inference_writes = staticmethod(_writes.repeat_copy)
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.shape("repeats")
@@ -297,6 +316,7 @@ class Repeat(Op):
 @register
 class Flip(Op):
     node = "FlipBackward0"
+    inference_writes = staticmethod(_writes.flip_clone)
     uint_kernel = staticmethod(_uint.flip_kernel)
     complex_ok = True
     vmap = batch.dims("dims")
@@ -348,6 +368,7 @@ def _flipped_copy(a: np.ndarray, dims) -> np.ndarray:
 @register
 class Rot90(Op):
     node = "Rot90Backward0"
+    inference_writes = staticmethod(_writes.rot90_writes)
     uint_kernel = "flip_cpu"
     complex_ok = True
     vmap = batch.dims("dims")
@@ -560,7 +581,13 @@ def roll(tensor, shifts, dims=None):
 def rot90(tensor, k=1, dims=(0, 1)):
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
-    dims = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    if tensor.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {tensor.ndim}")
+    wrapped = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    dims = wrapped
     return Rot90.apply(tensor, k=k % 4, dims=dims)
 
 

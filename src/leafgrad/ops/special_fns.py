@@ -101,6 +101,7 @@ class Mvlgamma(Op):
     """The multivariate log-gamma: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
 
     node = "MvlgammaBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
@@ -381,6 +382,7 @@ def ndtr(x):
 @register
 class Deg2Rad(_FloatUnary):
     node = "Deg2RadBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     torch_names = ("deg2rad",)
@@ -395,6 +397,7 @@ class Deg2Rad(_FloatUnary):
 @register
 class Rad2Deg(_FloatUnary):
     node = "Rad2DegBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     torch_names = ("rad2deg",)

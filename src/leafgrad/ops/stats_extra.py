@@ -41,6 +41,7 @@ class Aminmax(MultiOutput):
     ties, as amin/amax do (torch's derivatives.yaml for aminmax)."""
 
     node = "AminmaxBackward0"
+    inference_writes = (1, 1)  # Note: kernels' writes on inference operands
     saves = {"self": ("self",), "extrema": ("self",)}
     vmap = batch.dims("dim", all_dims=True)
     torch_names = ("aminmax",)
