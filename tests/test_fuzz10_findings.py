@@ -122,6 +122,14 @@ def _versions(result, lib):
 
 
 def test_versions_of_results_of_inference_tensors():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (std/var of one element: both libraries warn)
+        _check_versions_of_results_of_inference_tensors()
+
+
+def _check_versions_of_results_of_inference_tensors():
     failures = []
     shapes = ((), (0,), (1,), (3,), (3, 4), (1, 3), (2, 0))
     for dtype, shape, form in itertools.product(("float32", "float64", "int64"), shapes,
@@ -405,4 +413,38 @@ def test_stacked_zero_dim_leaves_share_their_grad():
             observed.append(seen)
         if observed[0] != observed[1]:
             failures.append((name, dtype, create_graph, observed))
+    assert not failures, (len(failures), failures[:4])
+
+
+# -- the layout of a promoted expanded operand's result -------------------------------------------
+# (generated-program seed 76335: ``x * mask.expand(3, 3, 3)`` with a bool mask had NumPy's
+# layout of the cast copy ((3, 9, 1)-strided) where torch orders by the operand's own strides
+# (contiguous), so a later reshape copied: UnsafeViewBackward0(CloneBackward0), not a view)
+
+
+def test_layout_with_a_promoted_expanded_operand():
+    failures = []
+    forms = {"mul": lambda lib, x, y: x * y, "add": lambda lib, x, y: x + y,
+             "sub": lambda lib, x, y: lib.sub(y, x), "div": lambda lib, x, y: x / y,
+             "maximum": lambda lib, x, y: lib.maximum(x, y.to(x.dtype) if y.dtype == lib.bool
+                                                      else y),
+             "where": lambda lib, x, y: lib.where(x > 0, x, y)}
+    for (name, form), other_dtype, expansion in itertools.product(
+            forms.items(), ("bool", "int64", "float64"), range(4)):
+        observed = []
+        for lib in LIBS:
+            x = lib.tensor([[-0.98], [0.83], [-0.18]])
+            base = lib.tensor([[1.0], [0.0], [2.0]]).to(getattr(lib, other_dtype))
+            y = (base.expand(3, 3, 3), base.t().expand(2, 3, 3), base.expand(3, 4).t(),
+                 base.t().unsqueeze(-1).expand(2, 3, 2))[expansion]
+            try:
+                result = form(lib, x if expansion != 2 else x.t(), y)
+            except RuntimeError as error:
+                observed.append(str(error).splitlines()[0])
+                continue
+            observed.append((tuple(s for s, n in zip(result.stride(), result.shape) if n > 1),
+                             result.is_contiguous(), result.dtype == getattr(lib, "float64"),
+                             result.tolist()))
+        if observed[0] != observed[1]:
+            failures.append((name, other_dtype, expansion, observed))
     assert not failures, (len(failures), failures[:4])

@@ -57,15 +57,27 @@ def binary(a, b):
     target = result_np_dtype(a, b)
     if a_is_array:
         if a.dtype != target:
-            a = a.astype(target)
+            a = _cast(a, target)
     else:
         a = _scalar(target, a)
     if b_is_array:
         if b.dtype != target:
-            b = b.astype(target)
+            b = _cast(b, target)
     else:
         b = _scalar(target, b)
     return a, b
+
+
+def _cast(array: np.ndarray, target: np.dtype) -> np.ndarray:
+    """``array`` in ``target``. An expanded operand (a 0 stride on a dim of 2+ elements) is cast
+    once per element and expanded again: TensorIterator orders the result's dims by the
+    operand's own strides, and NumPy's astype would lay the copy out anew, which changed the
+    result's layout (``x * mask.expand(3, 3, 3)``, generated-program seed 76335)."""
+    strides = array.strides
+    if 0 in strides and array.size > 1:
+        compact = array[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in strides)]
+        return np.broadcast_to(compact.astype(target), array.shape)
+    return array.astype(target)
 
 
 def _scalar(target: np.dtype, value):
