@@ -374,6 +374,39 @@ def test_index_bounds_only_for_nonempty_results():
     assert not failures, failures
 
 
+def test_index_put_bounds_only_for_nonempty_results():
+    """Writing through an advanced index checks its bounds only where an element is written
+    (index_put_'s kernel runs over the result), with or without accumulate, with a number or a
+    tensor that requires grad."""
+    failures = []
+    cases = [((2, 3), (slice(0, 0), [5])), ((2, 3), ([5], [])), ((0, 3), (slice(None), [5])),
+             ((2, 3), (slice(0, 0), [[5], [7]])), ((2, 0), ([5],)), ((2, 3), ([5],)),
+             ((2, 3), (slice(None), [3])), ((3,), ([],)), ((2, 3, 4), ([0], slice(None), [9])),
+             ((2, 3, 4), (slice(None), [0], [9])), ((2, 3, 4), (slice(None), slice(None), [9]))]
+    # (torch's bounds message counts only the dims indexed by arrays: x[:, [3]] on (2, 3) is
+    # "for dimension 0")
+    for (shape, index), accumulate, grad in itertools.product(cases, (False, True),
+                                                              (False, True)):
+        observed = []
+        for lib in LIBS:
+            x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_(grad).clone()
+            try:
+                if accumulate:
+                    x.index_put_(tuple(lib.tensor(i) if isinstance(i, list) else
+                                       lib.arange(shape[d])[i] for d, i in enumerate(index)),
+                                 lib.tensor(2.0), accumulate=True)
+                else:
+                    x[index] = 2.0
+                if grad:
+                    x.sum().backward()
+                observed.append((x.tolist(), getattr(x.grad_fn, "name", lambda: None)()))
+            except IndexError as error:
+                observed.append(str(error))
+        if observed[0] != observed[1]:
+            failures.append((shape, index, accumulate, grad, observed))
+    assert not failures, failures
+
+
 # -- the shared .grad of stacked 0-d leaves -------------------------------------------------------
 # (generated-program seeds 90034, 92988, 94510, 116663 (fuzz9's open item, its most frequent):
 # torch's stack backward unbinds a sum's expanded gradient into views of one element, and

@@ -233,6 +233,8 @@ def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
     _check_index_shapes(list(arrays))
     if values is not None and not masked:
         check_index_put_value(tensor, arrays, values)
+    if _writes_nothing(tensor.shape, arrays):  # torch's kernel checks indices as it writes
+        return
     dim = 0
     for array in arrays:
         if array.dtype == np.bool_:
@@ -240,6 +242,19 @@ def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
             continue
         check_index_bounds(array, tensor.shape[dim] if dim < tensor.ndim else 0, dim)
         dim += 1
+
+
+def _writes_nothing(shape: tuple, arrays) -> bool:
+    """Whether index_put_ through ``arrays`` (one per leading dim of ``shape``) writes no
+    element: the indices broadcast to an empty shape, or a dim they leave is empty."""
+    dims = sum(max(a.ndim, 1) if a.dtype == np.bool_ else 1 for a in arrays)
+    if 0 in shape[dims:]:
+        return True
+    sizes = [(int(np.count_nonzero(a)),) if a.dtype == np.bool_ else a.shape for a in arrays]
+    try:
+        return 0 in np.broadcast_shapes(*sizes)
+    except ValueError:
+        return False
 
 
 def check_index_bounds(array: np.ndarray, size: int, dim: int) -> None:
@@ -342,6 +357,7 @@ def _split(tensor, index):
     advanced = []  # per remaining dim after the basic pass: slice(None) or an index array
     any_advanced = False
     bounds = []  # (index array, dim size, dim), checked once the result is known non-empty
+    indexed = 0  # dims indexed by arrays so far: torch's bounds message counts only those
     for place, item in zip(positions, items):
         if item is None:
             result = Unsqueeze.apply(result, dim=dim)
@@ -389,14 +405,16 @@ def _split(tensor, index):
                         f"{dim + j}")
                 advanced.append(array)
                 dim += max(array.ndim, 1) if array.ndim else 0
+                indexed += max(array.ndim, 1)
                 if array.ndim == 0:
                     result = Unsqueeze.apply(result, dim=dim)
                     advanced[-1] = array.reshape(1)
                     dim += 1
             else:
-                bounds.append((array, result.shape[dim], dim))
+                bounds.append((array, result.shape[dim], indexed))
                 advanced.append(array)
                 dim += 1
+                indexed += 1
         elif isinstance(item, (str, bytes)):  # torch makes a tensor of it first
             raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
         else:
@@ -680,9 +698,11 @@ class IndexPut(Op):
     @staticmethod
     def forward(ctx, a, values, index, accumulate=False):
         shape = check_index_put_values(a.shape, index, values.shape)
+        out = a.copy()
+        if 0 in shape:  # no element written: torch's kernel checks no index (and NumPy would)
+            return out
         if values.shape != shape:  # NumPy's boolean assignment takes no broadcasting value
             values = np.broadcast_to(values, shape)
-        out = a.copy()
         if accumulate:
             np.add.at(out, index, values)
         else:
