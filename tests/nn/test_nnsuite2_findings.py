@@ -1,0 +1,141 @@
+"""nn and distributions behaviours left open by the first nnsuite session: each program runs
+under torch and leafgrad, and what it shows (values, exceptions' type and first line) must be
+identical."""
+
+from __future__ import annotations
+
+import warnings
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(call):
+    try:
+        return ("ok", call())
+    except Exception as error:  # noqa: BLE001 - the exception is the observation
+        return ("raised", type(error).__name__, str(error).split("\n")[0])
+
+
+# --- distributions: messages print torch.Size([...]) and dtype=torch.float64 -----------------
+
+def _distribution_programs(lib):
+    """Validation messages of every distribution: a value of the wrong event shape, one that
+    does not broadcast with the batch shape, one outside the support, invalid parameters."""
+    D = lib.distributions
+
+    def t(*shape, lo=0.2, hi=0.8):
+        count = 1
+        for size in shape:
+            count *= size
+        return lib.arange(count, dtype=lib.float64).reshape(shape) % 7 / 7 * (hi - lo) + lo
+
+    def eye(n, batch=2):
+        return lib.eye(n, dtype=lib.float64).expand(batch, n, n).clone()
+
+    builds = {
+        "Normal": lambda: D.Normal(t(2), t(2)),
+        "Bernoulli": lambda: D.Bernoulli(t(2)),
+        "Beta": lambda: D.Beta(t(2), t(2)),
+        "Binomial": lambda: D.Binomial(5, t(2)),
+        "Categorical": lambda: D.Categorical(t(2, 3)),
+        "Cauchy": lambda: D.Cauchy(t(2), t(2)),
+        "Chi2": lambda: D.Chi2(t(2)),
+        "ContinuousBernoulli": lambda: D.ContinuousBernoulli(t(2)),
+        "Dirichlet": lambda: D.Dirichlet(t(2, 3)),
+        "Exponential": lambda: D.Exponential(t(2)),
+        "FisherSnedecor": lambda: D.FisherSnedecor(t(2), t(2)),
+        "Gamma": lambda: D.Gamma(t(2), t(2)),
+        "GeneralizedPareto": lambda: D.GeneralizedPareto(t(2), t(2), t(2)),
+        "Geometric": lambda: D.Geometric(t(2)),
+        "Gumbel": lambda: D.Gumbel(t(2), t(2)),
+        "HalfCauchy": lambda: D.HalfCauchy(t(2)),
+        "HalfNormal": lambda: D.HalfNormal(t(2)),
+        "InverseGamma": lambda: D.InverseGamma(t(2), t(2)),
+        "Kumaraswamy": lambda: D.Kumaraswamy(t(2), t(2)),
+        "Laplace": lambda: D.Laplace(t(2), t(2)),
+        "LKJCholesky": lambda: D.LKJCholesky(3, t(2)),
+        "LogNormal": lambda: D.LogNormal(t(2), t(2)),
+        "LogisticNormal": lambda: D.LogisticNormal(t(2, 3), t(2, 3)),
+        "LowRankMultivariateNormal": lambda: D.LowRankMultivariateNormal(t(2, 3), t(2, 3, 1),
+                                                                         t(2, 3)),
+        "Multinomial": lambda: D.Multinomial(4, t(2, 3)),
+        "MultivariateNormal": lambda: D.MultivariateNormal(t(2, 3), eye(3)),
+        "NegativeBinomial": lambda: D.NegativeBinomial(t(2), t(2)),
+        "OneHotCategorical": lambda: D.OneHotCategorical(t(2, 3)),
+        "Pareto": lambda: D.Pareto(t(2), t(2)),
+        "Poisson": lambda: D.Poisson(t(2)),
+        "RelaxedBernoulli": lambda: D.RelaxedBernoulli(t(()), t(2)),
+        "RelaxedOneHotCategorical": lambda: D.RelaxedOneHotCategorical(t(()), t(2, 3)),
+        "StudentT": lambda: D.StudentT(t(2), t(2), t(2)),
+        "Uniform": lambda: D.Uniform(t(2), t(2) + 1),
+        "VonMises": lambda: D.VonMises(t(2), t(2)),
+        "Weibull": lambda: D.Weibull(t(2), t(2)),
+        "Wishart": lambda: D.Wishart(lib.tensor([4.0, 5.0], dtype=lib.float64), eye(3)),
+        "Independent": lambda: D.Independent(D.Normal(t(2, 3), t(2, 3)), 1),
+        "MixtureSameFamily": lambda: D.MixtureSameFamily(D.Categorical(t(2, 3)),
+                                                         D.Normal(t(2, 3), t(2, 3))),
+    }
+    programs = {}
+    for name, build in builds.items():
+        def wrong_event(build=build):
+            d = build()
+            shape = (tuple(d.batch_shape) + (7,) * len(d.event_shape) if d.event_shape
+                     else (5, 7))
+            return d.log_prob(lib.zeros(shape, dtype=lib.float64))
+
+        def wrong_batch(build=build):
+            d = build()
+            return d.log_prob(lib.zeros((5,) + tuple(d.event_shape), dtype=lib.float64))
+
+        def outside_support(build=build):
+            d = build()
+            return d.log_prob(lib.full(tuple(d.batch_shape) + tuple(d.event_shape), -3.5,
+                                       dtype=lib.float64))
+
+        programs[name + " wrong event"] = wrong_event
+        programs[name + " wrong batch"] = wrong_batch
+        programs[name + " outside support"] = outside_support
+        programs[name + " expand"] = lambda build=build: build().expand((5,))
+    nan_first = lambda: lib.tensor([float("nan"), 0.5], dtype=lib.float64)  # noqa: E731
+    transforms = D.transforms
+    programs.update({
+        "Normal nan loc": lambda: D.Normal(nan_first(), t(2)),
+        "Bernoulli nan probs": lambda: D.Bernoulli(nan_first()),
+        "Dirichlet negative": lambda: D.Dirichlet(-t(2, 3)),
+        "MultivariateNormal negative": lambda: D.MultivariateNormal(t(2, 3), -eye(3)),
+        "Geometric zero": lambda: D.Geometric(lib.tensor([0.0, 0.5], dtype=lib.float64)),
+        "Uniform reversed": lambda: D.Uniform(t(2) + 1, t(2)),
+        "LowRank factor": lambda: D.LowRankMultivariateNormal(t(2, 3), t(2, 4, 1), t(2, 3)),
+        "LowRank diag": lambda: D.LowRankMultivariateNormal(t(2, 3), t(2, 3, 1), t(2, 4)),
+        "LowRank batch": lambda: D.LowRankMultivariateNormal(t(5, 3), t(2, 3, 1), t(2, 3)),
+        "Mixture batch": lambda: D.MixtureSameFamily(D.Categorical(t(5, 3)),
+                                                     D.Normal(t(2, 3), t(2, 3))),
+        "Wishart df": lambda: D.Wishart(lib.tensor([1.0, 5.0], dtype=lib.float64), eye(3)),
+        "Transformed too small": lambda: D.TransformedDistribution(
+            D.Normal(lib.tensor(0.0), lib.tensor(1.0)), [transforms.StickBreakingTransform()]),
+        "Reshape forward": lambda: transforms.ReshapeTransform((2, 3), (6,)).forward_shape(
+            (4, 5)),
+        "Reshape inverse": lambda: transforms.ReshapeTransform((2, 3), (6,)).inverse_shape(
+            (4, 5)),
+    })
+    return programs
+
+
+def test_distribution_messages_print_torch_sizes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = _distribution_programs(leafgrad), _distribution_programs(torch)
+        raised = 0
+        for name in theirs:
+            expected = _outcome(theirs[name])
+            got = _outcome(ours[name])
+            if expected[0] == "ok":
+                assert got[0] == "ok", (name, got)
+                continue
+            raised += 1
+            assert got == expected, name
+    assert raised > 100  # the sweep reaches the messages it is about
