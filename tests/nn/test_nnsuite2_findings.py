@@ -139,3 +139,62 @@ def test_distribution_messages_print_torch_sizes():
             raised += 1
             assert got == expected, name
     assert raised > 100  # the sweep reaches the messages it is about
+
+
+# --- in-place random fills of non-contiguous tensors: torch's element order ------------------
+
+def _views(lib, dtype):
+    """Non-contiguous (and a few contiguous) views, each of a fresh zero tensor."""
+    yield lambda: lib.zeros(4, 5, dtype=dtype).t()
+    yield lambda: lib.zeros(20, 3, dtype=dtype).t()
+    yield lambda: lib.zeros(3, 40, dtype=dtype).t()
+    yield lambda: lib.zeros(4, 10, dtype=dtype)[:, ::2]
+    yield lambda: lib.zeros(6, 8, dtype=dtype)[1:5, 2:7]
+    yield lambda: lib.zeros(2, 3, 4, dtype=dtype).permute(2, 0, 1)
+    yield lambda: lib.zeros(3, 1, 7, dtype=dtype).permute(2, 1, 0)
+    yield lambda: lib.zeros(5, 6, 2, dtype=dtype).transpose(0, 1)[:, ::2]
+    yield lambda: lib.zeros(1, 17, dtype=dtype).t()
+    yield lambda: lib.zeros(0, 3, dtype=dtype).t()
+    yield lambda: lib.zeros(4, 5, dtype=dtype)
+    yield lambda: lib.zeros(40, dtype=dtype)[::3]
+
+
+def _fill_programs(lib):
+    floats = [lib.float32, lib.float64, lib.float16, lib.bfloat16]
+    fills = {
+        "normal_": (floats + [lib.complex64], lambda x, g: x.normal_(0.5, 2.0, generator=g)),
+        "uniform_": (floats, lambda x, g: x.uniform_(-1.0, 3.0, generator=g)),
+        "exponential_": (floats, lambda x, g: x.exponential_(1.5, generator=g)),
+        "cauchy_": (floats, lambda x, g: x.cauchy_(generator=g)),
+        "log_normal_": (floats, lambda x, g: x.log_normal_(generator=g)),
+        "geometric_": (floats + [lib.int64], lambda x, g: x.geometric_(0.3, generator=g)),
+        "bernoulli_": (floats + [lib.int32], lambda x, g: x.bernoulli_(0.4, generator=g)),
+        "bernoulli_ tensor p": (
+            [lib.float32, lib.float64],
+            lambda x, g: x.bernoulli_(lib.linspace(0.05, 0.95, x.numel(), dtype=x.dtype)
+                                      .reshape(x.shape) if x.numel() else 0.5, generator=g)),
+        "random_": (floats + [lib.int64, lib.uint8], lambda x, g: x.random_(generator=g)),
+        "random_ range": (floats + [lib.int16], lambda x, g: x.random_(-5, 50, generator=g)),
+    }
+    for name, (dtypes, fill) in fills.items():
+        for dtype in dtypes:
+            for number, view in enumerate(_views(lib, dtype)):
+                def program(view=view, fill=fill, seeded=number % 2):
+                    lib.manual_seed(0)
+                    generator = lib.Generator().manual_seed(7) if seeded else None
+                    x = view()
+                    fill(x, generator)
+                    # the values, the layout, and where the default stream went on to
+                    wide = lib.complex128 if x.is_complex() else lib.float64
+                    return x.to(wide).tolist(), x.stride(), lib.randn(3).tolist()
+
+                yield f"{name} {str(dtype).split('.')[-1]} view {number}", program
+
+
+def test_random_fills_of_non_contiguous_tensors_follow_torchs_order():
+    ours = dict(_fill_programs(leafgrad))
+    count = 0
+    for name, program in _fill_programs(torch):
+        assert _outcome(ours[name]) == _outcome(program), name
+        count += 1
+    assert count == len(ours)
