@@ -198,3 +198,73 @@ def test_random_fills_of_non_contiguous_tensors_follow_torchs_order():
         assert _outcome(ours[name]) == _outcome(program), name
         count += 1
     assert count == len(ours)
+
+
+# --- convolutions with no input channels / transposed ones with no output channels ----------
+
+def _conv_programs(lib):
+    F = lib.nn.functional
+    forms = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+    transposed = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+    programs = {}
+    for spatial, conv in forms.items():
+        for batch in (0, 1, 2):
+            for options in ({}, {"stride": 2}, {"padding": 1, "dilation": 2}, {"groups": 2},
+                            {"padding": "same"}, {"unbatched": True}):
+                for with_bias in (False, True):
+                    for needs in ((True, True, True), (True, False, False),
+                                  (False, True, False), (False, False, True)):
+                        def program(spatial=spatial, conv=conv, batch=batch, options=options,
+                                    with_bias=with_bias, needs=needs, create_graph=False):
+                            options = dict(options)
+                            unbatched = options.pop("unbatched", False)
+                            shape = (0,) + (5,) * spatial if unbatched else \
+                                (batch, 0) + (5,) * spatial
+                            x = lib.ones(shape, dtype=lib.float64, requires_grad=needs[0])
+                            w = lib.ones((4, 0) + (3,) * spatial, dtype=lib.float64,
+                                         requires_grad=needs[1])
+                            b = lib.ones(4, dtype=lib.float64, requires_grad=needs[2]) \
+                                if with_bias else None
+                            out = conv(x, w, b, **options)
+                            leaves = [t for t in (x, w, b) if t is not None and t.requires_grad]
+                            seen = [tuple(out.shape), out.stride(), out.grad_fn.name()]
+                            if leaves:
+                                grads = lib.autograd.grad(out.sum(), leaves, allow_unused=True)
+                                seen += [(tuple(g.shape), g.stride(), g.sum().item())
+                                         for g in grads]
+                            return seen
+
+                        name = f"conv{spatial}d batch {batch} {options} bias {with_bias} {needs}"
+                        programs[name] = program
+        # transposed, to no output channels: refused, each by its own kernel's message
+        for batch in (0, 1, 2, 20):
+            for kernel in (1, 3):
+                for dtype in ("float32", "float64"):
+                    def refused(spatial=spatial, batch=batch, kernel=kernel, dtype=dtype):
+                        x = lib.ones((batch, 3) + (4,) * spatial, dtype=getattr(lib, dtype))
+                        w = lib.ones((3, 0) + (kernel,) * spatial, dtype=getattr(lib, dtype))
+                        return tuple(transposed[spatial](x, w).shape)
+
+                    programs[f"transposed{spatial}d {batch} {kernel} {dtype}"] = refused
+    return programs
+
+
+def test_convolutions_with_no_channels():
+    ours = _conv_programs(leafgrad)
+    for name, program in _conv_programs(torch).items():
+        assert _outcome(ours[name]) == _outcome(program), name
+
+
+def test_reflect_and_replicate_pads_refuse_empty_non_batch_dims():
+    def programs(lib):
+        F = lib.nn.functional
+        for mode in ("reflect", "replicate", "circular"):
+            for shape in ((2, 0, 5, 5), (2, 0, 5), (2, 0, 5, 5, 5), (0, 3, 5, 5), (0, 5, 5),
+                          (3, 0, 5), (2, 3, 0, 5), (0, 3, 5), (3, 5, 0), (0, 3, 5, 5, 5)):
+                for dims in (1, 2, 3):
+                    yield (mode, shape, dims), lambda mode=mode, shape=shape, dims=dims: tuple(
+                        F.pad(lib.ones(shape), (1, 1) * dims, mode=mode).shape)
+
+    ours = dict(programs(leafgrad))
+    for name, program in programs(torch):
+        assert _outcome(ours[name]) == _outcome(program), name

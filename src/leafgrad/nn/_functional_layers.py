@@ -17,7 +17,7 @@ from .. import _rng as _random
 from .. import ops as _ops
 from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check_conv,
                         _check_params,
-                        _complex_convolution,
+                        _complex_convolution, _refuse_no_output_channels,
                         check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..tensor import _wrap
@@ -219,6 +219,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     x = input.unsqueeze(0) if unbatched else input
     _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True, bias=bias)
     _check_bool(x, "slow_conv_transpose2d_out_cpu")
+    if weight.shape[1] == 0:
+        _refuse_no_output_channels(x, weight, (step,), (spread,), groups, 1)
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
     params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,
