@@ -268,3 +268,53 @@ def test_reflect_and_replicate_pads_refuse_empty_non_batch_dims():
     ours = dict(programs(leafgrad))
     for name, program in programs(torch):
         assert _outcome(ours[name]) == _outcome(program), name
+
+
+def _transposed_argument_programs(lib):
+    F = lib.nn.functional
+    forms = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+    modules = {1: lib.nn.ConvTranspose1d, 2: lib.nn.ConvTranspose2d, 3: lib.nn.ConvTranspose3d}
+    programs = {}
+    for spatial, conv in forms.items():
+        module = modules[spatial]
+        for padding in ("same", "valid"):
+            programs[f"{spatial}d module {padding}"] = lambda module=module, padding=padding: repr(
+                module(3, 2, 3, padding=padding))
+        for batch in (None, 1, 2, 20):
+            for dtype in ("float32", "float64"):
+                shape = ((batch,) if batch else ()) + (3,) + (5,) * spatial
+
+                def x(shape=shape, dtype=dtype):
+                    return lib.ones(shape, dtype=getattr(lib, dtype))
+
+                def w(kernel=3, spatial=spatial, dtype=dtype):
+                    return lib.ones((3, 2) + (kernel,) * spatial, dtype=getattr(lib, dtype))
+
+                calls = {
+                    "same": lambda conv=conv, x=x, w=w: conv(x(), w(), padding="same"),
+                    "valid": lambda conv=conv, x=x, w=w: conv(x(), w(), padding="valid"),
+                    "stride str": lambda conv=conv, x=x, w=w: conv(x(), w(), stride="1"),
+                    "dilation 0": lambda conv=conv, x=x, w=w: conv(x(), w(), dilation=0),
+                    "dilation list 0": lambda conv=conv, x=x, w=w, s=spatial: conv(
+                        x(), w(), dilation=[0] * s),
+                    "dilation -1": lambda conv=conv, x=x, w=w: conv(x(), w(), dilation=-1),
+                    "dilation 0 kernel 1": lambda conv=conv, x=x, w=w: conv(x(), w(1),
+                                                                            dilation=0),
+                    "dilation 0 stride 2": lambda conv=conv, x=x, w=w: conv(x(), w(), stride=2,
+                                                                            dilation=0),
+                    "module same": lambda module=module, x=x, dtype=dtype: module(
+                        3, 2, 3, padding="same", dtype=getattr(lib, dtype))(x()),
+                    "module dilation 0": lambda module=module, x=x, dtype=dtype: module(
+                        3, 2, 3, dilation=0, dtype=getattr(lib, dtype))(x()),
+                }
+                for call_name, call in calls.items():
+                    programs[f"{spatial}d {batch} {dtype} {call_name}"] = (
+                        lambda call=call: (lambda out: (tuple(out.shape), out.sum().item()))(
+                            call()))
+    return programs
+
+
+def test_conv_transpose_padding_strings_and_zero_dilation():
+    ours = _transposed_argument_programs(leafgrad)
+    for name, program in _transposed_argument_programs(torch).items():
+        assert _outcome(ours[name]) == _outcome(program), name

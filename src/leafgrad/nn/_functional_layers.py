@@ -17,7 +17,8 @@ from .. import _rng as _random
 from .. import ops as _ops
 from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check_conv,
                         _check_params,
-                        _complex_convolution, _refuse_no_output_channels,
+                        _complex_convolution, _refuse_no_output_channels, _refuse_zero_dilation,
+                        check_int_lists,
                         check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..tensor import _wrap
@@ -211,9 +212,11 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The gradient of conv1d with respect to its input, over (N, C, L) or (C, L) input."""
+    check_int_lists("conv_transpose1d", stride=stride, padding=padding,
+                    output_padding=output_padding, dilation=dilation)
     step, pad = _one(stride, "stride"), _one(padding, "padding")
     extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
-    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups,
+    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups, (spread,),
                   output_padding=(extra,))
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
@@ -221,6 +224,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     _check_bool(x, "slow_conv_transpose2d_out_cpu")
     if weight.shape[1] == 0:
         _refuse_no_output_channels(x, weight, (step,), (spread,), groups, 1)
+    if spread == 0:
+        _refuse_zero_dilation(x, weight, (step,), (spread,), groups, 1)
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
     params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,

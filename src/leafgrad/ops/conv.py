@@ -847,10 +847,12 @@ def conv_transpose3d(x, weight, bias=None, stride=1, padding=0, output_padding=0
 def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
                    spatial, name):
     """conv_transpose2d/3d: the input gradient of the matching convolution, plus the bias."""
+    check_int_lists(name, stride=stride, padding=padding, output_padding=output_padding,
+                    dilation=dilation)
     stride, padding = _expand(stride, "stride", spatial), _expand(padding, "padding", spatial)
     output_padding = _expand(output_padding, "output_padding", spatial)
     dilation = _expand(dilation, "dilation", spatial)
-    _check_params(x, weight, name, spatial, stride, padding, groups,
+    _check_params(x, weight, name, spatial, stride, padding, groups, dilation,
                   output_padding=output_padding)
     unbatched = x.ndim == spatial + 1
     if unbatched:
@@ -859,6 +861,8 @@ def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dil
     _check_bool(x, f"slow_conv_transpose{max(spatial, 2)}d_out_cpu")
     if weight.shape[1] == 0:
         _refuse_no_output_channels(x, weight, stride, dilation, groups, spatial)
+    if any(d == 0 for d in dilation):
+        _refuse_zero_dilation(x, weight, stride, dilation, groups, spatial)
     check_output_padding(output_padding, stride, dilation)
     sizes = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(
         x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
@@ -872,6 +876,45 @@ def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dil
         check_real_with_complex_bias(x, bias, transposed=True, spatial=spatial)
         out = ConvTranspose.apply(x, weight, bias, **params)
     return out.squeeze(0) if unbatched else out
+
+
+_ARGUMENT_POSITIONS = {"stride": 4, "padding": 5, "output_padding": 6, "dilation": 8}
+
+
+def check_int_lists(name: str, **arguments) -> None:
+    """conv_transpose's argument parser: stride, padding, output_padding and dilation are int
+    lists (no padding strings; ConvTranspose modules pass 'same' as its characters). A string
+    is reported as passed by keyword, a list's element as passed by position, as those two
+    reach these functions from user code and from the modules."""
+    for argument, value in arguments.items():
+        if isinstance(value, str):
+            raise TypeError(f"{name}(): argument '{argument}' must be tuple of ints, not str")
+        if isinstance(value, (tuple, list)):
+            for index, element in enumerate(value):
+                if isinstance(element, bool) or not isinstance(element, (int, np.integer)):
+                    raise TypeError(
+                        f"{name}(): argument '{argument}' (position "
+                        f"{_ARGUMENT_POSITIONS[argument]}) must be tuple of ints, but found "
+                        f"element of type {type(element).__name__} at pos {index}")
+
+
+def _refuse_zero_dilation(x, weight, stride, dilation, groups, spatial) -> None:
+    """A transposed convolution with a zero dilation: oneDNN refuses it where torch's
+    use_mkldnn picks oneDNN (1-d/2-d: unless every such dim's kernel is 1), the slow kernel's
+    shape check otherwise (1-d in its 2-d terms)."""
+    if x.dtype.name == "float32" and _uses_mkldnn(x, weight, stride, dilation, groups):
+        if spatial == 3:
+            raise RuntimeError("dimensions are invalid")
+        if any(d == 0 and k > 1 for d, k in zip(dilation, weight.shape[2:])):
+            raise RuntimeError("could not create a primitive descriptor for the deconvolution "
+                               "forward propagation primitive. Run workload with environment "
+                               "variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                               "information.")
+        return
+    names = ("depth", "height", "width") if spatial == 3 else ("height", "width")
+    values = tuple(dilation) if spatial != 1 else (1,) + tuple(dilation)
+    raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+        f"dilation_{kind}: {value}" for kind, value in zip(names, values)))
 
 
 def _refuse_no_output_channels(x, weight, stride, dilation, groups, spatial) -> None:
