@@ -318,3 +318,53 @@ def test_conv_transpose_padding_strings_and_zero_dilation():
     ours = _transposed_argument_programs(leafgrad)
     for name, program in _transposed_argument_programs(torch).items():
         assert _outcome(ours[name]) == _outcome(program), name
+
+
+# --- pack_padded_sequence: torch's node, and lengths past the input -------------------------
+
+def _pack_programs(lib):
+    pack = lib.nn.utils.rnn.pack_padded_sequence
+    programs = {}
+    cases = [((5, 3, 2), [5, 3, 2]), ((5, 3, 2), [6, 3, 2]), ((5, 3, 2), [5, 3, 7]),
+             ((4, 2), [4, 1]), ((4, 2), [9, 9]), ((3, 1, 2, 2), [2]), ((2, 3, 2), [1, 1, 1]),
+             ((5, 3, 2), [5, 0, 2]), ((0, 3, 2), [1, 1, 1]), ((5, 3, 2), [[5, 3, 2]]),
+             ((5, 3, 2), [5, 3])]
+    for shape, lengths in cases:
+        for batch_first in (False, True):
+            for enforce_sorted in (True, False):
+                for as_tensor in (False, True):
+                    for transposed in (False, True):
+                        def program(shape=shape, lengths=lengths, batch_first=batch_first,
+                                    enforce_sorted=enforce_sorted, as_tensor=as_tensor,
+                                    transposed=transposed):
+                            size = shape[::-1] if transposed else shape
+                            count = 1
+                            for n in size:
+                                count *= n
+                            x = lib.arange(count, dtype=lib.float64).reshape(size)
+                            if transposed:
+                                x = x.permute(*reversed(range(len(size))))
+                            x.requires_grad_(True)
+                            given = lib.tensor(lengths) if as_tensor else lengths
+                            packed = pack(x, given, batch_first=batch_first,
+                                          enforce_sorted=enforce_sorted)
+                            data = packed.data
+                            seen = [data.tolist(), data.stride(), data.grad_fn.name(),
+                                    packed.batch_sizes.tolist(),
+                                    [type(f).__name__ for f, _ in data.grad_fn.next_functions]]
+                            weights = lib.arange(data.numel(), dtype=lib.float64).reshape(
+                                data.shape)
+                            seen.append(_outcome(lambda: lib.autograd.grad(
+                                (data * weights).sum(), x)[0].tolist()))
+                            return seen
+
+                        name = (f"{shape} {lengths} batch_first={batch_first} "
+                                f"sorted={enforce_sorted} tensor={as_tensor} T={transposed}")
+                        programs[name] = program
+    return programs
+
+
+def test_pack_padded_sequence_graph_and_lengths_past_the_input():
+    ours = _pack_programs(leafgrad)
+    for name, program in _pack_programs(torch).items():
+        assert _outcome(ours[name]) == _outcome(program), name
