@@ -368,3 +368,59 @@ def test_pack_padded_sequence_graph_and_lengths_past_the_input():
     ours = _pack_programs(leafgrad)
     for name, program in _pack_programs(torch).items():
         assert _outcome(ours[name]) == _outcome(program), name
+
+
+# --- 3-d pooling: ATen's argument and input checks, in its order ----------------------------
+
+def _pool3d_programs(lib):
+    F = lib.nn.functional
+    shapes = [(2, 3, 7, 7, 7), (3, 7, 7, 7), (0, 3, 7, 7, 7), (2, 0, 7, 7, 7), (0, 7, 7, 7),
+              (2, 3, 0, 7, 7), (3, 7, 7, 0), (2, 3, 2, 2, 2), (7, 7, 7)]
+    arguments = [(3, None, 0, 1), (3, 2, 1, 1), (2, 2, 1, 2), (4, 3, 2, 1), (3, 1, 2, 1),
+                 (0, 1, 0, 1), (2, 0, 0, 1), (3, 2, 0, 0), (2, 1, -1, 1), (5, 1, 0, 1),
+                 (3, -1, 0, 1), (3, 1, 2, 2), (-1, 1, 0, 1), ((3, 1, 2), (1, 2, 1), (1, 0, 1), 1)]
+
+    def run(call):
+        out = call()
+        out = out[0] if isinstance(out, tuple) else out
+        return tuple(out.shape), out.sum().item()
+
+    programs = {}
+    for shape in shapes:
+        x = lambda shape=shape: lib.arange(  # noqa: E731
+            float(np_prod(shape)), dtype=lib.float64).reshape(shape).sin()
+        for kernel, stride, padding, dilation in arguments:
+            for ceil_mode in (False, True):
+                key = f"{shape} {kernel} {stride} {padding} {dilation} {ceil_mode}"
+                programs["max " + key] = lambda x=x, a=(kernel, stride, padding, dilation,
+                                                        ceil_mode): run(
+                    lambda: F.max_pool3d(x(), *a, return_indices=True))
+                for divisor in (None, 2, 0):
+                    programs[f"avg {divisor} " + key] = lambda x=x, a=(
+                        kernel, stride, padding, ceil_mode, True, divisor): run(
+                        lambda: F.avg_pool3d(x(), *a))
+        for size in (1, 3, 0, (2, 2, 2), (None, 2, None)):
+            programs[f"adaptive max {shape} {size}"] = lambda x=x, size=size: run(
+                lambda: F.adaptive_max_pool3d(x(), size, True))
+            programs[f"adaptive avg {shape} {size}"] = lambda x=x, size=size: run(
+                lambda: F.adaptive_avg_pool3d(x(), size))
+    return programs
+
+
+def np_prod(shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+def test_pool3d_checks_follow_atens_order():
+    ours = _pool3d_programs(leafgrad)
+    for name, program in _pool3d_programs(torch).items():
+        expected, got = _outcome(program), _outcome(ours[name])
+        if expected[0] == "ok" and got[0] == "ok":
+            assert got[1][0] == expected[1][0], name
+            a, b = got[1][1], expected[1][1]
+            assert (a != a and b != b) or abs(a - b) <= 1e-9 * max(1.0, abs(b)), name
+        else:
+            assert got == expected, name
