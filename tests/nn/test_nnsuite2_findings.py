@@ -424,3 +424,41 @@ def test_pool3d_checks_follow_atens_order():
             assert (a != a and b != b) or abs(a - b) <= 1e-9 * max(1.0, abs(b)), name
         else:
             assert got == expected, name
+
+
+def _max_pool_window_programs(lib):
+    """Dilated windows with no element inside the input (-inf, torch's index), and the 1-d
+    adaptive pools' output_size parsing."""
+    F = lib.nn.functional
+    programs = {}
+    for dims, pool in ((1, F.max_pool1d), (2, F.max_pool2d), (3, F.max_pool3d)):
+        for size, kernel, stride, padding, dilation in ((1, 2, 2, 1, 2), (2, 2, 2, 1, 3),
+                                                         (3, 3, 1, 2, 2), (1, 3, 1, 1, 3),
+                                                         (4, 2, 3, 1, 4), (5, 3, 2, 1, 1)):
+            for batch in (None, 2):
+                def program(dims=dims, pool=pool, args=(kernel, stride, padding, dilation),
+                            size=size, batch=batch):
+                    shape = ((batch,) if batch else ()) + (2,) + (size,) * dims
+                    x = lib.arange(float(np_prod(shape)), dtype=lib.float64).reshape(
+                        shape).requires_grad_(True)
+                    values, indices = pool(x, *args, False, True)
+                    weights = lib.arange(float(values.numel()), dtype=lib.float64).reshape(
+                        values.shape) + 1
+                    # (the gradient through -inf windows is left out: torch's backward adds
+                    # it past the window's plane, into another channel's)
+                    grad, = lib.autograd.grad((values.clamp(min=-5) * weights).sum(), x)
+                    return values.tolist(), indices.tolist(), grad.tolist()
+
+                programs[f"{dims}d {size} {kernel} {stride} {padding} {dilation} {batch}"] = \
+                    program
+    for name in ("adaptive_max_pool1d", "adaptive_avg_pool1d"):
+        for size in ((None,), (2,), [3], (2, 2), 2, (1.5,)):
+            programs[f"{name} {size}"] = lambda name=name, size=size: tuple(
+                getattr(F, name)(lib.ones(2, 3, 7), size).shape)
+    return programs
+
+
+def test_max_pool_windows_outside_the_input_and_adaptive_1d_sizes():
+    ours = _max_pool_window_programs(leafgrad)
+    for name, program in _max_pool_window_programs(torch).items():
+        assert _outcome(ours[name]) == _outcome(program), name

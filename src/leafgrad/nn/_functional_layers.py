@@ -133,7 +133,19 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(-2)
 
 
+def _check_output_size_ints(name: str, output_size) -> None:
+    """The 1-d adaptive pools' argument parser: output_size is a list of ints (no None: torch's
+    _list_with_default is not applied to them), reported as passed by position."""
+    if isinstance(output_size, (tuple, list)):
+        for index, element in enumerate(output_size):
+            if isinstance(element, bool) or not isinstance(element, (int, np.integer)):
+                raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of "
+                                f"ints, but found element of type {type(element).__name__} at "
+                                f"pos {index}")
+
+
 def adaptive_avg_pool1d(input, output_size):
+    _check_output_size_ints("adaptive_avg_pool1d", output_size)
     _check_1d_args("adaptive_avg_pool1d", input, 1, 1, 0)  # (the rank)
     if len(_ints(output_size)) != 1:
         raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int "
@@ -180,6 +192,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over adaptive bins of (N, C, L) or (C, L) input, through the 2-d kernel."""
+    _check_output_size_ints("adaptive_max_pool1d", output_size)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument "
