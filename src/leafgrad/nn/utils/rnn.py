@@ -134,11 +134,11 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
         lengths, sorted_indices = lengths.sort(descending=True)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     # torch's checks, in its kernel's order
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     if lengths.dim() != 1:
         raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
                            f"{lengths.dim()}D cpu Long tensor")
-    if input.numel() == 0:
-        raise RuntimeError("Cannot pack empty tensors.")
     batch = input.shape[0 if batch_first else 1]
     if lengths.shape[0] != batch:
         raise RuntimeError("Expected `len(lengths)` to be equal to batch_size, but got "
