@@ -312,6 +312,7 @@ class PackPaddedSequence(Op):
     node = "PackPaddedSequenceBackward0"
     complex_ok = True
     complex_autograd = False  # ("_pack_padded_sequence does not support automatic ...")
+    uint_ok = True  # a copy: torch packs uint16/32/64 too
     torch_names = ("_pack_padded_sequence", "nn.utils.rnn.pack_padded_sequence")
 
     @staticmethod
