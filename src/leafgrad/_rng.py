@@ -562,8 +562,9 @@ def _scale(x, width, low, fma):
 # -- normal -------------------------------------------------------------------------------------
 
 
-def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
-    """``torch.randn`` / ``Tensor.normal_(mean, std)`` for a fresh contiguous tensor.
+def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None, serial=False) -> np.ndarray:
+    """``torch.randn`` / ``Tensor.normal_(mean, std)`` for a fresh contiguous tensor; with
+    ``serial``, the kernel's one-at-a-time path it takes for a non-contiguous tensor.
 
     >>> _ = manual_seed(0); normal((2,), np.float32)
     array([ 1.5409961, -0.2934289], dtype=float32)
@@ -574,13 +575,14 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None) -> np.ndarray:
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_format(std)}")
     if dtype.kind == "c":  # real and imaginary parts each get half the variance
-        real = normal(shape + (2,), _real_dtype(dtype), mean, std / math.sqrt(2), generator)
+        real = normal(shape + (2,), _real_dtype(dtype), mean, std / math.sqrt(2), generator,
+                      serial)
         return real.view(dtype).reshape(shape)
     if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("normal_kernel_cpu", dtype)
     count = math.prod(shape)
     gen = _generator(generator)
-    if count < 16:
+    if count < 16 or serial:
         values = _normal_scalar(gen, count, mean, std)
         if dtype != np.float64:
             values = values.astype(np.float32)
@@ -912,6 +914,8 @@ def random_full(shape, np_dtype, generator=None) -> np.ndarray:
         values = (raw & _U64(1)).astype(bool)
     elif dtype.kind == "f":
         values = (raw % _U64((1 << (np.finfo(dtype).nmant + 1)) + 1)).astype(dtype)
+    elif _is_bfloat16(dtype):  # up to 2**8 + 1, through float32 (no uint64 -> bfloat16 cast)
+        values = (raw % _U64((1 << 8) + 1)).astype(np.float32).astype(dtype)
     else:
         values = (raw % _U64(int(np.iinfo(dtype).max) + 1)).astype(dtype)
     return values.reshape(shape)

@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from ._rng import _fma64, _FUSED_UNIFORM, _format, _generator, _libm_map, _normal_scalar, \
-    _not_implemented, _uniform53
+from ._rng import _fma64, _FUSED_UNIFORM, _format, _generator, _is_bfloat16, _libm_map, \
+    _normal_scalar, _not_implemented, _uniform53
 
 _CPP_LONG = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
@@ -60,14 +60,15 @@ def _count(shape) -> int:
 
 def _finish(values: np.ndarray, shape, dtype: np.dtype) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
-        if dtype == np.float16:  # c10::Half converts from double through float
+        if dtype == np.float16 or _is_bfloat16(dtype):  # c10::Half and c10::BFloat16
+            # convert from double through float
             values = values.astype(np.float32)
         return values.astype(dtype).reshape(shape)
 
 
 def exponential(shape, dtype, lambd, generator=None) -> np.ndarray:
     dtype = np.dtype(dtype)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{_TYPE_NAMES.get(dtype.name, dtype.name)}")
@@ -95,7 +96,7 @@ def geometric(shape, dtype, p, generator=None) -> np.ndarray:
 
 def cauchy(shape, dtype, median, sigma, generator=None) -> np.ndarray:
     dtype = np.dtype(dtype)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
                            f"must be a floating point but you specified "
                            f"{_CPP_LONG.get(dtype.name, dtype.name)}")
@@ -113,7 +114,7 @@ def cauchy(shape, dtype, median, sigma, generator=None) -> np.ndarray:
 
 def log_normal(shape, dtype, mean, std, generator=None) -> np.ndarray:
     dtype = np.dtype(dtype)
-    if dtype.kind != "f":
+    if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("log_normal_cpu", dtype)
     mean, std = float(mean), float(std)
     if not std > 0.0:

@@ -2016,8 +2016,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     # -- random fills (the same streams as torch's CPU generator) ------------------------------
     def _random_shape(self) -> tuple:
         """The shape a random fill draws: none for a meta tensor, which torch fills without
-        touching the generator (Note: meta tensors, _meta.py)."""
-        return (0,) if type(self._data) is _MetaArray else self._data.shape
+        touching the generator (Note: meta tensors, _meta.py); the dims in the order the fill
+        visits them (see _fill_order)."""
+        if type(self._data) is _MetaArray:
+            return (0,)
+        order = self._fill_order()
+        shape = self._data.shape
+        return shape if order is None else tuple(shape[d] for d in order)
+
+    def _fill_order(self):
+        """The dims in the order torch's fill kernels visit them, outermost first, or None for
+        row-major order. Its serial kernels walk a TensorIterator over the tensor, which puts
+        the dims in memory order (largest stride outermost): a transposed or permuted tensor
+        gets the generator's values in memory order, not row by row."""
+        data = self._data
+        if type(data) is _MetaArray or data.flags.c_contiguous:
+            return None
+        strides = data.strides
+        order = sorted(range(data.ndim), key=lambda d: -strides[d] if data.shape[d] > 1 else 0)
+        return None if order == sorted(order) else tuple(order)
 
     def _random_fill(self, values: np.ndarray) -> "Tensor":
         check_inplace_allowed(self)
@@ -2034,7 +2051,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             if self._node is None:
                 raise RuntimeError(LEAF_INPLACE if self._base is None else VIEW_OF_LEAF_INPLACE)
             raise NotImplementedError("random in-place fills of tensors that require grad")
-        np.copyto(self._data, values, casting="unsafe")
+        order = self._fill_order()
+        np.copyto(self._data if order is None else self._data.transpose(order), values,
+                  casting="unsafe")
         self._bump_version()
         if _dual_state.active:
             from .ops._forward import zero_tangent
@@ -2051,13 +2070,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from . import _rng as _random
 
+        # a non-contiguous tensor (of any size) takes the kernel's serial path
+        contiguous = type(self._data) is _MetaArray or self.is_contiguous()
         return self._random_fill(_random.normal(self._random_shape(), self._data.dtype, mean, std,
-                                                generator=generator))
+                                                generator=generator, serial=not contiguous))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         from . import _rng as _random
 
         probability = p._data if isinstance(p, Tensor) else p
+        order = self._fill_order()
+        if order is not None and isinstance(probability, np.ndarray):  # visited with self's
+            probability = np.broadcast_to(probability, self._data.shape).transpose(order)
         return self._random_fill(_random.bernoulli(probability, self._random_shape(),
                                                    self._data.dtype, generator=generator))
 

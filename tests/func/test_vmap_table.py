@@ -60,7 +60,7 @@ LOOP_FALLBACK = {
     "AsStrided",
     "AsStridedInplace",
     "AsStridedPublic", "AsStridedScatterAdd", "AvgPoolBackward", "BatchNorm",
-    "EmbeddingBackward", "IndexBackward", "LSTMLayer",
+    "EmbeddingBackward", "IndexBackward", "LSTMLayer", "PackPaddedSequence",
     "MaskedSelect", "MaxPoolBackward", "MultiMarginLoss", "NllLoss2d", "NllLossBackward",
     "Prelu", "Take", "ViewScatter", "WeightNormInterface",
     # sdpa's fused CPU node (torch's flash-attention kernel for 4-d inputs): per example

@@ -8,7 +8,7 @@ from . import constraints
 from ._univariate import Normal
 from .distribution import Distribution
 from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import _size, _sum_rightmost
+from .utils import _size, _sum_rightmost, torch_text
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal"]
 
@@ -108,8 +108,8 @@ class TransformedDistribution(Distribution):
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:
-            raise ValueError("base_distribution needs to have shape with size at least "
-                             f"{transform.domain.event_dim}, but got {base_shape}.")
+            raise ValueError(torch_text("base_distribution needs to have shape with size at least "
+                                        f"{transform.domain.event_dim}, but got {base_shape}."))
         forward_shape = transform.forward_shape(base_shape)
         expanded_base_shape = transform.inverse_shape(forward_shape)
         if base_shape != expanded_base_shape:

@@ -16,7 +16,7 @@ from ._discrete import Categorical
 from ._univariate import _LocScale
 from .distribution import Distribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import (_cauchy, _is_number, _size, broadcast_all, clamp_probs, lazy_property,
+from .utils import (torch_text, _cauchy, _is_number, _size, broadcast_all, clamp_probs, lazy_property,
                     logits_to_probs, probs_to_logits)
 
 __all__ = ["Cauchy", "Geometric", "LogitRelaxedBernoulli", "RelaxedBernoulli",
@@ -91,10 +91,10 @@ class Geometric(Distribution):
         if self._validate_args and probs is not None:
             valid = self.probs > 0
             if not valid.all():
-                raise ValueError(
+                raise ValueError(torch_text(
                     f"Expected parameter probs ({type(self.probs).__name__} of shape "
                     f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but "
-                    f"found invalid values:\n{self.probs.data[~valid]}")
+                    f"found invalid values:\n{self.probs.data[~valid]}"))
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
@@ -328,8 +328,9 @@ class MixtureSameFamily(Distribution):
         cdbs = component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
-                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not "
-                                 f"compatible with `component_distribution.batch_shape`({cdbs})")
+                raise ValueError(torch_text(
+                    f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
+                    f"`component_distribution.batch_shape`({cdbs})"))
         km = mixture_distribution.logits.shape[-1]
         kc = component_distribution.batch_shape[-1]
         if km != kc:

@@ -9,7 +9,7 @@ from ..tensor import Size
 from . import constraints
 from ._mvn import _batch_mahalanobis, _batch_mv
 from .distribution import Distribution
-from .utils import _size, _standard_normal, lazy_property
+from .utils import _size, _standard_normal, lazy_property, torch_text
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -65,13 +65,14 @@ class LowRankMultivariateNormal(Distribution):
             raise ValueError(f"cov_factor must be a batch of matrices with shape "
                              f"{event_shape[0]} x m")
         if cov_diag.shape[-1:] != event_shape:
-            raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+            raise ValueError(torch_text(f"cov_diag must be a batch of vectors with shape "
+                                        f"{event_shape}"))
         try:
             loc_, self.cov_factor, cov_diag_ = broadcast_tensors(
                 loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1))
         except (RuntimeError, ValueError) as error:  # leafgrad's broadcast_tensors raises
-            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
-                             f"{cov_factor.shape}, cov_diag {cov_diag.shape}") from error
+            raise ValueError(torch_text(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
+                                        f"{cov_factor.shape}, cov_diag {cov_diag.shape}")) from error
         self.loc = loc_[..., 0]
         self.cov_diag = cov_diag_[..., 0]
         self._unbroadcasted_cov_factor = cov_factor

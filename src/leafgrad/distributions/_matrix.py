@@ -22,7 +22,7 @@ from . import constraints
 from ._gamma import Beta, Chi2
 from ._mvn import _precision_to_scale_tril
 from .distribution import Distribution, ExponentialFamily
-from .utils import _finfo, _is_number, _size, broadcast_all, lazy_property
+from .utils import _finfo, _is_number, _size, broadcast_all, lazy_property, torch_text
 
 __all__ = ["Wishart", "LKJCholesky"]
 
@@ -111,8 +111,8 @@ class Wishart(ExponentialFamily):
             self.df = df.expand(tuple(batch_shape))
         event_shape = Size(tuple(param.shape[-2:]))
         if self.df.le(event_shape[-1] - 1).any():
-            raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = "
-                             f"{event_shape[-1] - 1}.")
+            raise ValueError(torch_text(f"Value of df={df} expected to be greater than ndim - 1 "
+                                        f"= {event_shape[-1] - 1}."))
         full = tuple(batch_shape) + (-1, -1)
         if scale_tril is not None:
             self.scale_tril = param.expand(full)

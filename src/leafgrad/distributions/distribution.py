@@ -8,7 +8,7 @@ from .. import autograd
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
 from . import constraints
-from .utils import _size, lazy_property
+from .utils import _size, lazy_property, torch_text
 
 __all__ = ["Distribution"]  # ExponentialFamily: exp_family, as in torch
 
@@ -47,10 +47,10 @@ class Distribution:
                     continue  # not computed yet: nothing to check
                 value = getattr(self, param)
                 if not bool(constraint.check(value).all()):
-                    raise ValueError(
+                    raise ValueError(torch_text(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
-                        f"constraint {constraint!r}, but found invalid values:\n{value}")
+                        f"constraint {constraint!r}, but found invalid values:\n{value}"))
         super().__init__()
 
     def expand(self, batch_shape, _instance=None):
@@ -126,13 +126,13 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         start = value.dim() - len(self._event_shape)
         if value.size()[start:] != self._event_shape:
-            raise ValueError("The right-most size of value must match event_shape: "
-                             f"{value.size()} vs {self._event_shape}.")
+            raise ValueError(torch_text("The right-most size of value must match event_shape: "
+                                        f"{value.size()} vs {self._event_shape}."))
         actual, expected = value.size(), self._batch_shape + self._event_shape
         for i, j in zip(reversed(actual), reversed(expected)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError("Value is not broadcastable with batch_shape+event_shape: "
-                                 f"{actual} vs {expected}.")
+                raise ValueError(torch_text("Value is not broadcastable with "
+                                            f"batch_shape+event_shape: {actual} vs {expected}."))
         try:
             support = self.support
         except NotImplementedError:
@@ -141,10 +141,10 @@ class Distribution:
                           "`validate_args=False` to turn off validation.", stacklevel=2)
             return
         if not bool(support.check(value).all()):
-            raise ValueError(
+            raise ValueError(torch_text(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
-                f"distribution {self!r}, but found invalid values:\n{value}")
+                f"distribution {self!r}, but found invalid values:\n{value}"))
 
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _creation
 from ..tensor import Size
 from . import constraints
-from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property, torch_text
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
@@ -367,7 +367,7 @@ class ReshapeTransform(Transform):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(source)
         if tuple(shape[cut:]) != tuple(source):
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {source}")
+            raise ValueError(torch_text(f"Shape mismatch: expected {shape[cut:]} but got {source}"))
         return shape[:cut] + target
 
     def forward_shape(self, shape):

@@ -19,6 +19,12 @@ euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 _NUMBER = (numbers.Number,)
 
 
+def torch_text(text: str) -> str:
+    """A message as torch prints it: the sizes and dtypes in it named torch's
+    (``torch.Size([2])``, ``dtype=torch.float64``) where leafgrad's reprs name leafgrad."""
+    return text.replace("leafgrad.Size(", "torch.Size(").replace("dtype=leafgrad.", "dtype=torch.")
+
+
 def _is_number(value) -> bool:
     return isinstance(value, _NUMBER) and not isinstance(value, Tensor)
 

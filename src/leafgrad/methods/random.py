@@ -11,28 +11,28 @@ class RandomMethods:
         """Fill with Exponential(lambd) draws (torch's stream)."""
         from .. import _rng_dists
 
-        return self._random_fill(_rng_dists.exponential(self._data.shape, self._data.dtype,
+        return self._random_fill(_rng_dists.exponential(self._random_shape(), self._data.dtype,
                                                         lambd, generator=generator))
 
     def geometric_(self, p, *, generator=None):
         """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
         from .. import _rng_dists
 
-        return self._random_fill(_rng_dists.geometric(self._data.shape, self._data.dtype, p,
+        return self._random_fill(_rng_dists.geometric(self._random_shape(), self._data.dtype, p,
                                                       generator=generator))
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """Fill with exp(Normal(mean, std)) draws."""
         from .. import _rng_dists
 
-        return self._random_fill(_rng_dists.log_normal(self._data.shape, self._data.dtype,
+        return self._random_fill(_rng_dists.log_normal(self._random_shape(), self._data.dtype,
                                                        mean, std, generator=generator))
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Fill with Cauchy(median, sigma) draws."""
         from .. import _rng_dists
 
-        return self._random_fill(_rng_dists.cauchy(self._data.shape, self._data.dtype, median,
+        return self._random_fill(_rng_dists.cauchy(self._random_shape(), self._data.dtype, median,
                                                    sigma, generator=generator))
 
     def bernoulli(self, p=None, *, generator=None):

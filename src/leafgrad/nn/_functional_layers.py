@@ -17,7 +17,8 @@ from .. import _rng as _random
 from .. import ops as _ops
 from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check_conv,
                         _check_params,
-                        _complex_convolution,
+                        _complex_convolution, _refuse_no_output_channels, _refuse_zero_dilation,
+                        check_int_lists,
                         check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..tensor import _wrap
@@ -132,7 +133,19 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(-2)
 
 
+def _check_output_size_ints(name: str, output_size) -> None:
+    """The 1-d adaptive pools' argument parser: output_size is a list of ints (no None: torch's
+    _list_with_default is not applied to them), reported as passed by position."""
+    if isinstance(output_size, (tuple, list)):
+        for index, element in enumerate(output_size):
+            if isinstance(element, bool) or not isinstance(element, (int, np.integer)):
+                raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of "
+                                f"ints, but found element of type {type(element).__name__} at "
+                                f"pos {index}")
+
+
 def adaptive_avg_pool1d(input, output_size):
+    _check_output_size_ints("adaptive_avg_pool1d", output_size)
     _check_1d_args("adaptive_avg_pool1d", input, 1, 1, 0)  # (the rank)
     if len(_ints(output_size)) != 1:
         raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int "
@@ -179,6 +192,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over adaptive bins of (N, C, L) or (C, L) input, through the 2-d kernel."""
+    _check_output_size_ints("adaptive_max_pool1d", output_size)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument "
@@ -211,14 +225,20 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The gradient of conv1d with respect to its input, over (N, C, L) or (C, L) input."""
+    check_int_lists("conv_transpose1d", stride=stride, padding=padding,
+                    output_padding=output_padding, dilation=dilation)
     step, pad = _one(stride, "stride"), _one(padding, "padding")
     extra, spread = _one(output_padding, "output_padding"), _one(dilation, "dilation")
-    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups,
+    _check_params(input, weight, "conv_transpose1d", 1, (step,), (pad,), groups, (spread,),
                   output_padding=(extra,))
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
     _check_conv(x, weight, groups, 1, "conv_transpose1d", transposed=True, bias=bias)
     _check_bool(x, "slow_conv_transpose2d_out_cpu")
+    if weight.shape[1] == 0:
+        _refuse_no_output_channels(x, weight, (step,), (spread,), groups, 1)
+    if spread == 0:
+        _refuse_zero_dilation(x, weight, (step,), (spread,), groups, 1)
     check_output_padding((0, extra), (1, step), (1, spread))
     length = (x.shape[2] - 1) * step - 2 * pad + spread * (weight.shape[2] - 1) + extra + 1
     params = dict(stride=(1, step), padding=(0, pad), dilation=(1, spread), groups=groups,

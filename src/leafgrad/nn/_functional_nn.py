@@ -470,6 +470,12 @@ def pad(input, pad, mode="constant", value=None):
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
             )
+        first = 1 if input.ndim == dims + 2 else 0  # (an empty batch is allowed)
+        if mode != "circular" and not all(input.shape[first:]):
+            raise RuntimeError(
+                f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch "
+                "size and other non-zero dimensions for input, but got: "
+                f"{list(input.shape)}")
         if mode == "reflect":
             for i in range(dims):
                 size = input.shape[input.ndim - 1 - i]

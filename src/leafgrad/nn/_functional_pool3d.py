@@ -34,6 +34,30 @@ def _check_input(input) -> None:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
+def _check_dims(input) -> None:
+    """max_pool3d/avg_pool3d's first input check: 4 or 5 dims (emptiness comes later)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+
+
+def _check_half_kernel(kernel, padding) -> None:
+    """pool3d_shape_check's padding check, on the undilated kernel (after its input checks)."""
+    if any(k // 2 < p for k, p in zip(kernel, padding)):
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: {padding[0]} "
+                           f"padW: {padding[2]} padH: {padding[1]}")
+
+
+def _check_not_empty(input, name: str) -> None:
+    """pool3d_shape_check's, after the kernel, stride and dilation: no empty non-batch dim
+    (its message names dimension 0 whichever dim it is)."""
+    first = input.dim() - 4
+    if any(s == 0 for s in input.shape[first:]):
+        raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {list(input.shape)} and non-batch "
+                           "dimension 0 has length zero!")
+
+
 def _pool_args(name: str, kernel_size, stride, padding, dilation=None):
     must = "must either be" if name == "max_pool3d" else "must be"
     kernel = _triple(kernel_size, f"{name}: kernel_size {must} a single int, or a tuple of "
@@ -50,11 +74,29 @@ def _pool_args(name: str, kernel_size, stride, padding, dilation=None):
     return kernel, stride, padding, dilation
 
 
-def _check_pad(kernel, padding, dilation) -> None:
-    for k, p, d in zip(kernel, padding, dilation):
-        if p > k // 2:
+def _check_pad(kernel, padding, dilation, stride=None) -> None:
+    """ATen's pooling_output_shape checks, one dim after another (stride, then the padding
+    against the dilated kernel, halved as C++ divides), then pool3d_shape_check's on the
+    kernel, stride and dilation as a whole."""
+    for k, p, d, s in zip(kernel, padding, dilation, stride or (1, 1, 1)):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > int(((k - 1) * d + 1) / 2):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+    if stride is None:
+        return
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError("kernel size should be greater than zero, but got kT: {} kH: {} "
+                           "kW: {}".format(*kernel))
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero, but got dT: {} dH: {} "
+                           "dW: {}".format(*stride))
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero, but got dilationT: {} "
+                           "dilationH: {} dilationW: {}".format(*dilation))
 
 
 def _output_sizes(input, kernel, stride, padding, dilation, ceil_mode):
@@ -69,10 +111,10 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
                                                    dilation)
-    if any(k <= 0 for k in kernel) or any(s <= 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
-    _check_pad(kernel, padding, dilation)
-    _check_input(input)
+    _check_dims(input)
+    _check_pad(kernel, padding, dilation, stride)
+    _check_not_empty(input, "max_pool3d_with_indices_out_cpu_template()")
+    _check_half_kernel(kernel, padding)
     outs = _output_sizes(input, kernel, stride, padding, dilation, ceil_mode)
     if any(o < 1 for o in outs):
         size = "x".join(str(s) for s in input.shape[-4:])
@@ -93,25 +135,27 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     kernel, stride, padding, _ = _pool_args("avg_pool3d", kernel_size, stride, padding)
-    if any(s == 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
-    _check_pad(kernel, padding, (1, 1, 1))
+    _check_dims(input)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    _check_input(input)
+    _check_pad(kernel, padding, (1, 1, 1), stride)
+    _check_not_empty(input, "avg_pool3d()")
     sizes = input.shape[-3:]
-    if any(s + 2 * p < k for s, p, k in zip(sizes, padding, kernel)):
+    if any(s < k for s, k in zip(sizes, kernel)):  # (the padding is not counted)
         raise RuntimeError(
             f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
             f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    _check_half_kernel(kernel, padding)
     _ops_pool.check_kernel_dtype("avg_pool3d_out_frame", input)
     return AvgPool3d.apply(input, kernel=kernel, stride=stride, padding=padding,
                            ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                            divisor_override=divisor_override)
 
 
-def _adaptive_size(input, output_size, name: str) -> tuple:
+def _adaptive_size(input, output_size, name: str, check_dims: bool = True) -> tuple:
     if isinstance(output_size, (tuple, list)):
+        if input.dim() <= len(output_size):  # torch's Python _list_with_default, first
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         if len(output_size) != 3:
             if name == "adaptive_avg_pool3d":
                 raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
@@ -121,7 +165,7 @@ def _adaptive_size(input, output_size, name: str) -> tuple:
                      for i, s in enumerate(output_size))
     else:
         size = (output_size,) * 3
-    if input.dim() not in (4, 5):
+    if check_dims and input.dim() not in (4, 5):
         got = list(input.shape)
         if name == "adaptive_avg_pool3d":
             raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {got}")
@@ -134,16 +178,29 @@ def _adaptive_size(input, output_size, name: str) -> tuple:
     return size
 
 
+def _check_adaptive_not_empty(input, name: str) -> None:
+    """The adaptive kernels' check: dims 1 onwards non-empty (dim 0 too is the batch or the
+    channels)."""
+    for dim in range(1, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
+
+
 def adaptive_avg_pool3d(input, output_size):
+    # torch's own shortcut (MeanBackward1), taken before the kernel's dims check
+    if _adaptive_size(input, output_size, "adaptive_avg_pool3d", check_dims=False) == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)
     size = _adaptive_size(input, output_size, "adaptive_avg_pool3d")
-    if size == (1, 1, 1):
-        return input.mean((-1, -2, -3), keepdim=True)  # torch's own shortcut (MeanBackward1)
+    _check_adaptive_not_empty(input, "adaptive_avg_pool3d")
     _ops_pool.check_kernel_dtype("adaptive_avg_pool3d_cpu", input)
     return AdaptiveAvgPool3d.apply(input, output_size=size)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     size = _adaptive_size(input, output_size, "adaptive_max_pool3d")
+    _check_adaptive_not_empty(input, "adaptive_max_pool3d")
     _ops_pool.check_kernel_dtype("adaptive_max_pool3d_cpu", input)
     values, indices = AdaptiveMaxPool3d.apply(input, output_size=size)
     return (values, indices) if return_indices else values

@@ -231,6 +231,14 @@ def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
     return np.add.accumulate(rows, axis=1)[:, -1] + grad.dtype.type(0)
 
 
+# Note: convolutions of no input channels
+# torch's convolution of an input with 0 channels (a weight of (O, 0, *kernel)) returns
+# (N, 0, *output sizes), not (N, O, ...) filled with the bias: ATen's Empty backend multiplies
+# the empty input by the flattened weight. The gradients are zeros of the input's, the weight's
+# and the bias's shapes (the bias's too, though it never reached the output). An empty batch
+# takes the same backend: a row-major (N, O, *output sizes), whatever the input's layout.
+
+
 @register
 class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
@@ -248,6 +256,12 @@ class Convolution(Op):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial):
+        if x.shape[1] == 0:  # see Note: convolutions of no input channels
+            sizes = [_out_size(n, k, s, p, d) for n, k, s, p, d in zip(
+                _as_2d(x, spatial).shape[2:], _as_2d(w, spatial).shape[2:], stride, padding,
+                dilation)]
+            out = np.zeros((x.shape[0], 0, *sizes), dtype=np.result_type(x, w))
+            return _from_2d(out, spatial)
         keep = [] if ctx is not None and ctx.needs_grad(1) else None
         out = conv_forward(_as_2d(x, spatial), _as_2d(w, spatial), stride, padding, dilation,
                            groups, bias=b, keep=keep)
@@ -255,12 +269,17 @@ class Convolution(Op):
             # The im2col matrices, reused by the weight gradient when it runs on arrays
             # (Note: array-level backwards in activation.py); freed with the node's saved state.
             ctx.keep("columns", keep)
+        if x.shape[0] == 0:  # row-major (Note: convolutions of no input channels)
+            return np.zeros(_from_2d(out, spatial).shape, out.dtype)
         return _layout.suggested(_from_2d(out, spatial), x, fresh=True)
 
     def backward(self, grad):
         p = self._params
         if _records_double_backward():
             return _double_backward_node(self, grad, p, False)
+        if self.input_shape(0)[1] == 0:  # Note: convolutions of no input channels
+            return tuple(grad.new_zeros(self.input_shape(i)) if self.needs_grad(i) else None
+                         for i in range(3))
         grad_x = grad_w = grad_b = None
         if self.needs_grad(0):
             grad_x = ConvInputGrad.apply(grad, self.saved("weight"),
@@ -451,6 +470,10 @@ class ConvolutionBackward(Op):
              "spatial": spatial}
         empty = np.zeros(0, dtype=g.dtype)
         grad_x = grad_w = grad_b = empty
+        if x.shape[1] == 0 and not transposed:  # Note: convolutions of no input channels
+            return (np.zeros(x.shape, g.dtype) if output_mask[0] else empty,
+                    np.zeros(w.shape, g.dtype) if output_mask[1] else empty,
+                    np.zeros(w.shape[:1], g.dtype) if output_mask[2] else empty)
         if output_mask[0]:
             grad_x = Convolution.forward(None, g, w, None, **p) if transposed else \
                 ConvInputGrad.forward(None, g, w, input_shape=x.shape, **p)
@@ -824,16 +847,22 @@ def conv_transpose3d(x, weight, bias=None, stride=1, padding=0, output_padding=0
 def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
                    spatial, name):
     """conv_transpose2d/3d: the input gradient of the matching convolution, plus the bias."""
+    check_int_lists(name, stride=stride, padding=padding, output_padding=output_padding,
+                    dilation=dilation)
     stride, padding = _expand(stride, "stride", spatial), _expand(padding, "padding", spatial)
     output_padding = _expand(output_padding, "output_padding", spatial)
     dilation = _expand(dilation, "dilation", spatial)
-    _check_params(x, weight, name, spatial, stride, padding, groups,
+    _check_params(x, weight, name, spatial, stride, padding, groups, dilation,
                   output_padding=output_padding)
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = x.unsqueeze(0)
     _check_conv(x, weight, groups, spatial, name, transposed=True, bias=bias)
     _check_bool(x, f"slow_conv_transpose{max(spatial, 2)}d_out_cpu")
+    if weight.shape[1] == 0:
+        _refuse_no_output_channels(x, weight, stride, dilation, groups, spatial)
+    if any(d == 0 for d in dilation):
+        _refuse_zero_dilation(x, weight, stride, dilation, groups, spatial)
     check_output_padding(output_padding, stride, dilation)
     sizes = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(
         x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
@@ -847,6 +876,66 @@ def conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dil
         check_real_with_complex_bias(x, bias, transposed=True, spatial=spatial)
         out = ConvTranspose.apply(x, weight, bias, **params)
     return out.squeeze(0) if unbatched else out
+
+
+_ARGUMENT_POSITIONS = {"stride": 4, "padding": 5, "output_padding": 6, "dilation": 8}
+
+
+def check_int_lists(name: str, **arguments) -> None:
+    """conv_transpose's argument parser: stride, padding, output_padding and dilation are int
+    lists (no padding strings; ConvTranspose modules pass 'same' as its characters). A string
+    is reported as passed by keyword, a list's element as passed by position, as those two
+    reach these functions from user code and from the modules."""
+    for argument, value in arguments.items():
+        if isinstance(value, str):
+            raise TypeError(f"{name}(): argument '{argument}' must be tuple of ints, not str")
+        if isinstance(value, (tuple, list)):
+            for index, element in enumerate(value):
+                if isinstance(element, bool) or not isinstance(element, (int, np.integer)):
+                    raise TypeError(
+                        f"{name}(): argument '{argument}' (position "
+                        f"{_ARGUMENT_POSITIONS[argument]}) must be tuple of ints, but found "
+                        f"element of type {type(element).__name__} at pos {index}")
+
+
+def _refuse_zero_dilation(x, weight, stride, dilation, groups, spatial) -> None:
+    """A transposed convolution with a zero dilation: oneDNN refuses it where torch's
+    use_mkldnn picks oneDNN (1-d/2-d: unless every such dim's kernel is 1), the slow kernel's
+    shape check otherwise (1-d in its 2-d terms)."""
+    if x.dtype.name == "float32" and _uses_mkldnn(x, weight, stride, dilation, groups):
+        if spatial == 3:
+            raise RuntimeError("dimensions are invalid")
+        if any(d == 0 and k > 1 for d, k in zip(dilation, weight.shape[2:])):
+            raise RuntimeError("could not create a primitive descriptor for the deconvolution "
+                               "forward propagation primitive. Run workload with environment "
+                               "variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                               "information.")
+        return
+    names = ("depth", "height", "width") if spatial == 3 else ("height", "width")
+    values = tuple(dilation) if spatial != 1 else (1,) + tuple(dilation)
+    raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+        f"dilation_{kind}: {value}" for kind, value in zip(names, values)))
+
+
+def _refuse_no_output_channels(x, weight, stride, dilation, groups, spatial) -> None:
+    """A transposed convolution to 0 output channels (weight (C, 0, *kernel)): ATen's Empty
+    backend for an empty batch (its ``weight_view[0]``), oneDNN's refusal where torch's
+    use_mkldnn picks oneDNN, the slow kernel's weight check otherwise (1-d as 2-d)."""
+    if x.shape[0] == 0:
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    if x.dtype.name == "float32" and _uses_mkldnn(x, weight, stride, dilation, groups):
+        raise RuntimeError("could not create a primitive descriptor for the deconvolution "
+                           "forward propagation primitive. Run workload with environment "
+                           "variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
+    shape = list(weight.shape)
+    if spatial == 3:
+        raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                           "kernel_height x kernel_width) tensor expected for weight, but got: "
+                           f"{shape}")
+    if spatial == 1:
+        shape = shape[:2] + [1] + shape[2:]
+    raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {shape}")
 
 
 def check_output_padding(output_padding, stride, dilation) -> None:

@@ -90,6 +90,9 @@ def window_max(parts: list, offsets: list, sizes: tuple, stride, padding, dilati
     rank_type = np.uint8 if count < 256 else np.int64
     descending = np.arange(count, 0, -1, dtype=rank_type).reshape((count,) + (1,) * values.ndim)
     choice = count - (hit * descending).max(0).astype(np.int64)
+    if (choice == count).any():  # windows with no element inside the input (dilated ones)
+        choice = np.where(choice == count, _first_step_inside(offsets, outs, stride, padding,
+                                                              dilation), choice)
     if values.dtype.kind == "f":
         nan = np.isnan(values)
         if nan.any():  # the last NaN of the window
@@ -112,6 +115,21 @@ def _inside(offsets, outs, sizes, stride, padding, dilation):
             mask = mask & ((at >= 0) & (at < size)).reshape(shape)
         masks.append(mask)
     return np.stack(masks).reshape((len(offsets), 1, 1) + tuple(outs))
+
+
+def _first_step_inside(offsets, outs, stride, padding, dilation) -> np.ndarray:
+    """For a window with no element inside the input (a dilated one straddling it): the offset
+    torch's loop starts from, each coordinate stepped by its dilation from the window's start
+    until not negative (its value stays -inf; its index that position's, as torch's)."""
+    kernel = [max(o[axis] for o in offsets) + 1 for axis in range(len(outs))]
+    flat = np.zeros(outs, dtype=np.int64)
+    for axis, (n, st, p, d) in enumerate(zip(outs, stride, padding, dilation)):
+        start = np.arange(n) * st - p
+        steps = np.where(start < 0, -(start // d), 0)  # ceil(-start / d)
+        shape = [1] * len(outs)
+        shape[axis] = n
+        flat = flat + steps.reshape(shape) * int(np.prod(kernel[axis + 1:], dtype=np.int64))
+    return flat
 
 
 def _max_over_offsets(padded, sizes, kernel, stride, padding, dilation, oh, ow):
@@ -186,6 +204,17 @@ def gather_pooled(tangent, indices: np.ndarray):
     return picked.reshape(*indices.shape)
 
 
+def drop_outside(indices: np.ndarray, grad: np.ndarray, plane: int):
+    """A dilated window with no element inside the input has an index past its plane (torch's,
+    see _first_step_inside): torch's backward adds that window's gradient there, into another
+    channel's plane or past the buffer; it is dropped here instead (the window's value, -inf,
+    depends on no input element)."""
+    outside = indices >= plane
+    if not outside.any():
+        return indices, grad
+    return np.where(outside, 0, indices), np.where(outside, 0, grad)
+
+
 def _unique_rows(indices: np.ndarray) -> bool:
     """Whether no index repeats within a plane (non-overlapping windows never repeat)."""
     ordered = np.sort(indices, axis=-1)
@@ -204,6 +233,7 @@ class MaxPoolBackward(Op):
         out = np.zeros((n, c, h * w), dtype=grad.dtype)
         flat_indices = indices.reshape(n, c, indices.shape[-2] * indices.shape[-1])
         flat_grad = grad.reshape(n, c, grad.shape[-2] * grad.shape[-1])
+        flat_indices, flat_grad = drop_outside(flat_indices, flat_grad, h * w)
         if _unique_rows(flat_indices):
             np.put_along_axis(out, flat_indices, flat_grad, axis=2)  # no collisions to add
         else:

@@ -148,9 +148,15 @@ def gather_volume(tangent, indices: np.ndarray):
 def scatter_volume(grad: np.ndarray, input_sizes, indices: np.ndarray) -> np.ndarray:
     """Add each gradient value at its flat index of a zero (N, C, *input volume)."""
     n, c = input_sizes[:2]
-    out = np.zeros((n, c, int(np.prod(input_sizes[2:]))), dtype=grad.dtype)
-    np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None],
-                    indices.reshape(n, c, int(np.prod(indices.shape[2:])))), grad.reshape(n, c, int(np.prod(grad.shape[2:]))))
+    from .pool import drop_outside
+
+    plane = int(np.prod(input_sizes[2:]))
+    out = np.zeros((n, c, plane), dtype=grad.dtype)
+    flat_indices, flat_grad = drop_outside(
+        indices.reshape(n, c, int(np.prod(indices.shape[2:]))),
+        grad.reshape(n, c, int(np.prod(grad.shape[2:]))), plane)
+    np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None], flat_indices),
+              flat_grad)
     return out.reshape(input_sizes)
 
 

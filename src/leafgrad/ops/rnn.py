@@ -277,3 +277,73 @@ def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, t
             layer_input = F.dropout(layer_input, dropout, True)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     return output, Stack.apply(*hs, dim=0), Stack.apply(*cs, dim=0)
+
+
+def _pack_steps(a, lengths, batch_first):
+    """torch's _pack_padded_sequence kernel: for each new length (shortest sequence first),
+    the block of steps not taken yet, of the sequences that long; slices clamp at the end of
+    the input, so lengths past it pack fewer rows than batch_sizes counts, as torch's do."""
+    steps = a.swapaxes(0, 1) if batch_first else a
+    batch, previous, blocks = len(lengths), 0, []
+    for i in range(batch):
+        length = lengths[batch - 1 - i]
+        if length > previous:
+            blocks.append(steps[previous:length, :batch - i].reshape((-1,) + a.shape[2:]))
+            previous = length
+    return np.ascontiguousarray(np.concatenate(blocks))  # (NumPy's follows the blocks')
+
+
+def _unpack_steps(grad, shape, batch_sizes):
+    """torch's _pack_padded_sequence_backward on arrays: each step's rows back in place."""
+    out = np.zeros(shape, dtype=grad.dtype)
+    offset = 0
+    for step, size in enumerate(batch_sizes):
+        out[step, :size] = grad[offset:offset + size]
+        offset += size
+    return out
+
+
+@register
+class PackPaddedSequence(Op):
+    """The data of ``nn.utils.rnn.pack_padded_sequence``: the steps of a padded (L, N, *) batch
+    ((N, L, *) with ``batch_first``) whose sequences have ``lengths`` (decreasing), one step
+    after another; ``batch_sizes`` counts each step's sequences."""
+
+    node = "PackPaddedSequenceBackward0"
+    complex_ok = True
+    complex_autograd = False  # ("_pack_padded_sequence does not support automatic ...")
+    uint_ok = True  # a copy: torch packs uint16/32/64 too
+    torch_names = ("_pack_padded_sequence", "nn.utils.rnn.pack_padded_sequence")
+
+    @staticmethod
+    def forward(ctx, a, lengths, batch_sizes, batch_first):
+        return _pack_steps(a, lengths, batch_first)
+
+    def backward(self, grad):
+        p = self._params
+        shape = list(self.input_shape(0))
+        if p["batch_first"]:
+            shape[0], shape[1] = shape[1], shape[0]
+        if len(p["batch_sizes"]) > shape[0]:  # lengths past the input: grad_input[i] fails
+            raise IndexError(f"select(): index {shape[0]} out of range for tensor of size "
+                             f"{shape} at dimension 0")
+        if plain_backward():
+            from ..tensor import _wrap
+
+            out = _wrap(array_kernel(_unpack_steps, grad._data, shape=tuple(shape),
+                                     batch_sizes=p["batch_sizes"]))
+        else:  # torch's composite: zeros, then each step's rows copied in
+            out = grad.new_zeros(shape)
+            offset = 0
+            for step, size in enumerate(p["batch_sizes"]):
+                out[step, :size] = grad[offset:offset + size]
+                offset += size
+        return out.transpose(0, 1) if p["batch_first"] else out
+
+    def jvp(self, tangents, primals, result):
+        # (torch 2.13 has no forward-mode formula for _pack_padded_sequence: linear, so the
+        # tangent packs as the primal does)
+        p = self._params
+        return PackPaddedSequence.apply(tangents[0], lengths=p["lengths"],
+                                        batch_sizes=p["batch_sizes"],
+                                        batch_first=p["batch_first"])

@@ -185,8 +185,10 @@ class _ConvTransposeNd(_ConvNd):
             raise ValueError(
                 f'Only "zeros" padding mode is supported for {type(self).__name__}'
             )
+        # (torch's _ntuple makes a padding string its characters: ('s', 'a', 'm', 'e'))
+        padding = tuple(padding) if isinstance(padding, str) else _ntuple(padding, dims)
         super().__init__(in_channels, out_channels, _ntuple(kernel_size, dims),
-                         _ntuple(stride, dims), _ntuple(padding, dims), _ntuple(dilation, dims),
+                         _ntuple(stride, dims), padding, _ntuple(dilation, dims),
                          True, _ntuple(output_padding, dims), groups, bias, padding_mode,
                          device, dtype)
 

@@ -123,7 +123,8 @@ def _invert_permutation(permutation):
 def pack_padded_sequence(input, lengths, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded (L, N, *) (or (N, L, *)) batch whose sequences have ``lengths``."""
-    from ... import cat, int64, tensor
+    from ... import int64, tensor
+    from ...ops.rnn import PackPaddedSequence
     from ...tensor import Tensor
 
     lengths = lengths.to(int64) if isinstance(lengths, Tensor) else tensor(lengths,
@@ -153,9 +154,9 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
             "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
             "pack_sequence to sidestep this requirement if you do not need ONNX "
             "exportability.")
-    steps = input.transpose(0, 1) if batch_first else input
     batch_sizes = [sum(1 for n in values if n > t) for t in range(values[0] if values else 0)]
-    data = cat([steps[t, :size] for t, size in enumerate(batch_sizes)])
+    data = PackPaddedSequence.apply(input, lengths=tuple(values), batch_sizes=tuple(batch_sizes),
+                                    batch_first=bool(batch_first))
     return PackedSequence(data, tensor(batch_sizes, dtype=int64), sorted_indices, None)
 
 
