@@ -187,7 +187,20 @@ class Log1p(_FloatUnary):
 
 
 def _rsqrt(a: np.ndarray) -> np.ndarray:
-    return 1 / np.sqrt(a)  # rsqrt(-0.) = -inf and rsqrt(x < 0) = nan, as in torch
+    # rsqrt(-0.) = -inf and rsqrt(x < 0) = nan, as in torch. float16 computes
+    # 1 / sqrt in float32 (Vectorized<Half>::rsqrt converts to float) and rounds
+    # once (its vector op). The scalar op (the leftover elements:
+    # _layout.vectorized_elements; rsqrt_stub is a plain REGISTER_DISPATCH, so the AVX2
+    # width) rounds std::sqrt's half result first, then the quotient
+    if a.dtype == np.float16:
+        root = np.sqrt(a.astype(np.float32)).astype(a.dtype)
+        scalar = (1 / root.astype(np.float32)).astype(a.dtype)
+        vectorised = _layout.vectorized_elements(a.shape, (a,), a.itemsize)
+        if vectorised is None:
+            return scalar
+        single = (1 / np.sqrt(a.astype(np.float32))).astype(a.dtype)
+        return np.where(vectorised, single, scalar)
+    return 1 / np.sqrt(a)
 
 
 @register
