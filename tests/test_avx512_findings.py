@@ -17,7 +17,9 @@ def test_reduced_precision_rsqrt_rounds_once():
     for dtype in ("float16",):
         for shape in ((0,), (7,), (3, 37), (5, 100)):
             base = torch.randn(shape, generator=gen).abs() * 10
-            for x in (base, torch.cat([base.flatten(), special]), base.t() if base.dim() == 2 else base):
+            forms = (base, torch.cat([base.flatten(), special]),
+                     base.t() if base.dim() == 2 else base)
+            for x in forms:
                 x = x.to(getattr(torch, dtype))
                 ours = leafgrad.tensor(x.double().numpy()).to(getattr(leafgrad, dtype))
                 if x.dim() == 2 and not x.is_contiguous():
@@ -25,4 +27,5 @@ def test_reduced_precision_rsqrt_rounds_once():
                 expected = x.rsqrt()
                 got = ours.rsqrt()
                 assert str(got.dtype) == str(expected.dtype).replace("torch", "leafgrad")
-                np.testing.assert_array_equal(got.double().numpy(), expected.double().numpy(), err_msg=f"{dtype} {tuple(x.shape)} {x.stride()}")
+                np.testing.assert_array_equal(got.double().numpy(), expected.double().numpy(),
+                                              err_msg=f"{dtype} {tuple(x.shape)} {x.stride()}")
