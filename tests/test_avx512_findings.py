@@ -7,14 +7,14 @@ import leafgrad
 from tests._torch import require_torch
 
 
-def test_reduced_precision_rsqrt_rounds_once():
+def test_reduced_precision_rsqrt_rounds_once():  # (float16 and bfloat16)
     """float16 rsqrt is float32's 1 / sqrt rounded once (torch's vector op converts
     to float) in the vectorised elements, and its scalar op's sqrt rounded to half first in the
     rest; NumPy's float16 loop rounded the sqrt everywhere (36 of 111 values 1 ulp off)."""
     torch = require_torch()
     gen = torch.Generator().manual_seed(0)
     special = torch.tensor([0.0, -0.0, -1.0, float("inf"), float("nan"), 1e-8])
-    for dtype in ("float16",):
+    for dtype in ("float16", "bfloat16"):
         for shape in ((0,), (7,), (3, 37), (5, 100)):
             base = torch.randn(shape, generator=gen).abs() * 10
             forms = (base, torch.cat([base.flatten(), special]),

@@ -203,6 +203,19 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
     return 1 / np.sqrt(a)
 
 
+def _rsqrt_bfloat16(out, operands, params):
+    """``bfloat16_finish`` of rsqrt: the vectorised elements are float32's 1 / sqrt rounded
+    once (``out``); torch's scalar op on the leftover ones rounds c10's bfloat16 sqrt first,
+    then the quotient (as float16's, _rsqrt)."""
+    if out.__class__ is not np.ndarray or not operands or operands[0].__class__ is not np.ndarray:
+        return out
+    with np.errstate(all="ignore"):
+        root = np.sqrt(operands[0].astype(np.float32)).astype(out.dtype).astype(np.float32)
+        scalar = (np.float32(1) / root).astype(out.dtype)
+    vectorised = _layout.vectorized_elements(out.shape, (operands[0],), 2)
+    return scalar if vectorised is None else np.where(vectorised, out, scalar)
+
+
 @register
 class Rsqrt(_FloatUnary):
     complex_ok = True  # Note: torch's convention for complex gradients
@@ -210,6 +223,7 @@ class Rsqrt(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     saves = {"result": ("self",)}
     compute = staticmethod(_rsqrt)
+    bfloat16_finish = staticmethod(_rsqrt_bfloat16)
     torch_names = ("rsqrt",)
 
     def backward(self, grad):
