@@ -30,8 +30,7 @@ import math
 
 import numpy as np
 
-__all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "exp", "expm1", "log", "log1p",
-           "power"]
+__all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "exp", "expm1", "power"]
 
 EXACT_MAX = 1024  # elements computed one by one at most (~0.3 ms at worst)
 
@@ -160,16 +159,8 @@ def exp(a):
     return call("exp", a)
 
 
-def log(a):
-    return call("log", a)
-
-
 def expm1(a):
     return call("expm1", a)
-
-
-def log1p(a):
-    return call("log1p", a)
 
 
 def power(a, b):

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from . import _batching_rules as batch, _float_kernels, _layout, _libm, _mkl, _promote, _sleef_unary
+from . import _batching_rules as batch, _float_kernels, _layout, _libm, _mkl, _promote
+from . import _sleef_unary
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
 from .elementwise import _legacy_name
