@@ -279,6 +279,7 @@ def set_float32_matmul_precision(precision) -> None:
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _settings["matmul_precision"] = precision
+    _settings["matmul_precision_set"] = True  # backends.cuda.matmul.fp32_precision reads it
 
 
 def get_float32_matmul_precision() -> str:
