@@ -21,7 +21,9 @@ still specialised (a new shape is a new capture).
 
 from __future__ import annotations
 
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -37,6 +39,17 @@ from .state import state
 __all__ = ["compile", "CompiledFunction", "explain", "ExplainOutput", "Unsupported"]
 
 cache_size_limit = 8
+
+# torch.compiler.set_stance's choice, read by every compiled call (Note: stances): (name,
+# skip_guard_eval_unsafe, force_backend); leafgrad.compiler sets it
+stance = ["default", False, None]
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile",
+            "eager_then_compile", "aot_eager_then_compile")
+# how many eager runs of calls whose capture broke are on this thread's stack (where
+# leafgrad.compiler.is_compiling() answers True, as in the parts torch compiles around a break)
+broken_calls = threading.local()
+# every CompiledFunction, so that leafgrad.compiler.reset() can empty their caches
+instances: weakref.WeakSet = weakref.WeakSet()
 
 
 class _Entry:
@@ -221,6 +234,8 @@ class CompiledFunction:
         self.replays = 0
         self.eager_calls = 0
         self.warned_effects = False
+        self.eager_first = True  # the first call under an "eager_then_compile" stance
+        instances.add(self)
         try:
             self.__wrapped__ = fn
             self.__name__ = getattr(fn, "__name__", type(fn).__name__)
@@ -281,18 +296,24 @@ class CompiledFunction:
         if state.active or _dual_state.active or self.eager:
             # inside another capture (its tracer records these ops) or forward-AD: eager
             return self.fn(*args, **kwargs)
+        if stance[0] == "force_eager":
+            return self.fn(*args, **kwargs)
         key, tensors = self._key(args, kwargs)
         entries = self.cache.get(key)
         if entries:
             for entry in entries:
                 if entry.replay is None:
                     self.eager_calls += 1
-                    return self.fn(*args, **kwargs)
+                    return self._run_broken(args, kwargs)
                 arrays = entry.replay(tensors)
                 if arrays is not codegen.MISS:
                     self.replays += 1
                     values = dict(zip(entry.graph.output_values, arrays))
                     return _build(entry.template, values, tensors, entry.grads)
+        if stance[0] != "default":  # Note: stances
+            if self._stance_says_eager():
+                self.eager_calls += 1
+                return self.fn(*args, **kwargs)
         if len(self.captures) >= cache_size_limit:
             self.eager = True
             warnings.warn(
@@ -317,6 +338,51 @@ class CompiledFunction:
                 stacklevel=2,
             )
         return result
+
+
+    # Note: stances. torch.compiler.set_stance changes what a call without a usable capture
+    # does: "eager_on_recompile" runs it eagerly (captures already made are still replayed),
+    # "fail_on_recompile" raises (a first capture counts as one, as in torch), the
+    # "eager_then_compile" runs the first call of each function eagerly and captures from the
+    # second ("aot_eager_then_compile" captures at once: torch's first call there is compiled
+    # too, by its aot_eager backend); "force_eager" (checked first in __call__) never replays.
+    def _run_broken(self, args, kwargs):
+        """An eager run standing in for a capture that broke."""
+        depth = getattr(broken_calls, "depth", 0)
+        broken_calls.depth = depth + 1
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            broken_calls.depth = depth
+
+    def _stance_says_eager(self) -> bool:
+        name = stance[0]
+        if name == "eager_on_recompile":
+            return True
+        if name == "fail_on_recompile":
+            code = getattr(self.fn, "__code__", None)
+            if code is None:
+                code = getattr(getattr(self.fn, "forward", None), "__code__", None)
+            filename, function, line = ((code.co_filename, code.co_name, code.co_firstlineno)
+                                        if code is not None else ("?", self.__name__, 0))
+            raise RuntimeError("Detected recompile when torch.compile stance is "
+                               f"'fail_on_recompile'. filename: '{filename}', function name: "
+                               f"'{function}', line number: {line}")
+        if name == "eager_then_compile":
+            first, self.eager_first = self.eager_first, False
+            return first
+        if name == "aot_eager_then_compile":
+            return False
+        raise RuntimeError(f"invalid torch.compile stance 'DynamoStance(stance={name!r}, "
+                           f"skip_guard_eval_unsafe={stance[1]!r}, backend={stance[2]!r})'")
+
+    def reset(self) -> None:
+        """Forget every capture (``leafgrad.compiler.reset``)."""
+        self.cache.clear()
+        self.captures.clear()
+        self.eager = False
+        self.eager_first = True
+        self.warned_effects = False
 
 
 def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
