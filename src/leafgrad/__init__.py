@@ -88,6 +88,7 @@ del _sys
 from ._windows import *  # noqa: F403,E402 - hann_window and the other window functions
 from ._stft import istft, stft  # noqa: E402 - torch.stft, torch.istft
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402 - torch.from_dlpack
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
 

@@ -1020,6 +1020,21 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             )
         return self._data
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """Export the tensor's memory to another array library (utils/dlpack.py)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if self.is_conj():
+            raise BufferError("Can't export tensors with the conjugate bit set")
+        if max_version is None:
+            return self._data.__dlpack__(copy=copy)
+        return self._data.__dlpack__(max_version=max_version, copy=copy)
+
+    def __dlpack_device__(self):
+        from .utils.dlpack import DLDeviceType
+
+        return (DLDeviceType.kDLCPU, 0)
+
     def __array__(self, dtype=None, copy=None):
         if _capture.active:
             _capture.tracer.broke("a tensor was converted to a NumPy array (__array__)")

@@ -1,7 +1,8 @@
-"""``leafgrad.utils``: data loading (``leafgrad.utils.data``) and activation checkpointing
-(``leafgrad.utils.checkpoint``)."""
+"""``leafgrad.utils``: data loading (``leafgrad.utils.data``), activation checkpointing
+(``leafgrad.utils.checkpoint``) and exchange with other array libraries
+(``leafgrad.utils.dlpack``)."""
 
-from . import checkpoint, data, hooks
+from . import checkpoint, data, dlpack, hooks
 from ._swap import swap_tensors
 
-__all__ = ["checkpoint", "data", "hooks", "swap_tensors"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks", "swap_tensors"]
