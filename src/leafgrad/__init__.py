@@ -89,6 +89,7 @@ from ._windows import *  # noqa: F403,E402 - hann_window and the other window fu
 from ._stft import istft, stft  # noqa: E402 - torch.stft, torch.istft
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402 - torch.from_dlpack
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402 - torch.svd_lowrank, .pca_lowrank
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
 
@@ -96,6 +97,7 @@ from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _
 _add_methods(Tensor)
 _add_aliases(globals(), [n for n in dir() if not n.startswith("_")])
 del _add_aliases, _add_methods
+from . import functional, types  # noqa: E402 - torch.functional (after the aliases), torch.types
 
 
 def get_rng_state() -> Tensor:

@@ -88,3 +88,6 @@ class StreamContext(contextlib.AbstractContextManager):
 
 def stream(stream) -> StreamContext:
     return StreamContext(stream)
+
+
+from . import amp  # noqa: E402 - torch.cpu.amp: the deprecated spellings of torch.amp
