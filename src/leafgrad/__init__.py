@@ -90,6 +90,7 @@ from ._stft import istft, stft  # noqa: E402 - torch.stft, torch.istft
 from ._compile.api import compile  # noqa: E402 - torch.compile: capture and replay
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402 - torch.from_dlpack
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402 - torch.svd_lowrank, .pca_lowrank
+from ._api_extra import *  # noqa: F403,E402 - OutOfMemoryError, is_storage, get_device_module, ...
 from . import hub  # noqa: E402 - torch.hub: checkpoints from URLs, hubconf.py entry points
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods

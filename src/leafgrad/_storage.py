@@ -61,6 +61,10 @@ class UntypedStorage:
     def data_ptr(self) -> int:
         return self._bytes.__array_interface__["data"][0]
 
+    def untyped(self) -> "UntypedStorage":
+        """The storage itself (torch's ``untyped()`` on an untyped storage)."""
+        return self
+
     def nbytes(self) -> int:
         return self._bytes.size
 

@@ -51,12 +51,18 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
     state.active = state.enabled["cpu"] and state.dtype["cpu"] is not None
 
 
+# devices whose autocast dtype is bfloat16 unless set (float16 for the others), as in torch
+_BFLOAT16_DEVICES = ("cpu", "xla", "hpu", "maia")
+
+
 def get_autocast_dtype(device_type: str):
-    """The autocast dtype: bfloat16 for CPU unless set, float16 for the other devices."""
+    """The autocast dtype: bfloat16 for CPU, XLA, HPU and MAIA unless set, float16 for the
+    other devices."""
     device_type = _check_device(device_type)
     if device_type == "cuda" and state.dtype["cuda"] is None:
         return _dtype.float16
-    return state.dtype.get(device_type, _dtype.float16)
+    default = _dtype.bfloat16 if device_type in _BFLOAT16_DEVICES else _dtype.float16
+    return state.dtype.get(device_type, default)
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
@@ -202,3 +208,48 @@ def custom_bwd(bwd=None, *, device_type: str):
             return bwd(*args, **kwargs)
 
     return decorate_bwd
+
+
+# -- torch's deprecated per-device spellings (torch.is_autocast_cpu_enabled(), ...) -------------
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def _legacy(device_type: str, name: str):
+    """The deprecated getters and setters of one device, named ``name`` (cpu, gpu, xla, ipu)."""
+
+    def is_enabled() -> bool:
+        _deprecated(f"is_autocast_{name}_enabled()", f"is_autocast_enabled('{device_type}')")
+        return is_autocast_enabled(device_type)
+
+    def set_enabled(enabled) -> None:
+        if type(enabled) is not bool:  # (checked before the warning, as torch's binding does)
+            raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+        _deprecated(f"set_autocast_{name}_enabled(enabled)",
+                    f"set_autocast_enabled('{device_type}', enabled)")
+        set_autocast_enabled(device_type, enabled)
+
+    def get_dtype():
+        _deprecated(f"get_autocast_{name}_dtype()", f"get_autocast_dtype('{device_type}')")
+        return get_autocast_dtype(device_type)
+
+    def set_dtype(dtype) -> None:
+        _deprecated(f"set_autocast_{name}_dtype(dtype)",
+                    f"set_autocast_dtype('{device_type}', dtype)")
+        set_autocast_dtype(device_type, dtype)
+
+    functions = {f"get_autocast_{name}_dtype": get_dtype, f"set_autocast_{name}_dtype": set_dtype}
+    if name != "gpu":  # torch dropped is_/set_autocast_gpu_enabled
+        functions.update({f"is_autocast_{name}_enabled": is_enabled,
+                          f"set_autocast_{name}_enabled": set_enabled})
+    for qualified, function in functions.items():
+        function.__name__ = function.__qualname__ = qualified
+    return functions
+
+
+LEGACY = {}
+for _device_type, _name in (("cpu", "cpu"), ("cuda", "gpu"), ("xla", "xla"), ("ipu", "ipu")):
+    LEGACY.update(_legacy(_device_type, _name))
+del _device_type, _name
+

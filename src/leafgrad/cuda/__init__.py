@@ -58,3 +58,11 @@ def empty_cache() -> None:
 
 
 from . import amp  # noqa: E402 - torch.cuda.amp is there after `import torch`
+
+
+def __getattr__(name):
+    if name == "OutOfMemoryError":  # torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+        from .._api_extra import OutOfMemoryError
+
+        return OutOfMemoryError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
