@@ -1,8 +1,10 @@
-"""The nested containers torch.func accepts (tuples, lists, dicts, namedtuples): flatten, rebuild,
-and torch's ``TreeSpec`` text for error messages."""
+"""The nested containers torch.func accepts (tuples, lists, dicts, namedtuples, and types
+registered with ``torch.utils._pytree.register_pytree_node``): flatten, rebuild, and torch's
+``TreeSpec`` text for error messages."""
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 
 __all__ = ["flatten", "unflatten", "Spec", "broadcast_prefix"]
@@ -59,6 +61,8 @@ class Spec:
             return "[" + ", ".join(children) + "]"
         if self.kind is tuple:
             return "(" + ", ".join(children) + ("," if len(children) == 1 else "") + ")"
+        if not _is_namedtuple_class(self.kind):  # a registered type
+            return self.kind.__name__ + "(" + ", ".join(children) + ")"
         # a namedtuple
         return self.kind.__name__ + "(" + ", ".join(
             f"{field}={child}" for field, child in zip(self.context, children)) + ")"
@@ -66,6 +70,23 @@ class Spec:
 
 def _is_namedtuple(value) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _is_namedtuple_class(kind) -> bool:
+    return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
+
+
+def _registered(kind):
+    """The registration of a container type registered through ``leafgrad.utils._pytree``
+    (None when that module is not loaded: nothing can have been registered)."""
+    registry = sys.modules.get("leafgrad.utils._pytree")
+    if registry is None:
+        return None
+    node = registry._NODES.get(kind)
+    if node is None and registry.is_structseq_class(kind):  # torch.max(x, 0)'s result
+        registry._register_structseq(kind)
+        node = registry._NODES[kind]
+    return node
 
 
 def flatten(tree) -> tuple[list, Spec]:
@@ -83,6 +104,10 @@ def _flatten(tree, leaves: list) -> Spec:
         keys = list(tree.keys())
         children = [_flatten(tree[key], leaves) for key in keys]
         return Spec(type(tree), keys, children)
+    node = _registered(type(tree))
+    if node is not None:
+        values, context = node.flatten(tree)
+        return Spec(type(tree), context, [_flatten(value, leaves) for value in values])
     leaves.append(tree)
     return Spec(None, None, None)
 
@@ -98,6 +123,8 @@ def _build(iterator, spec: Spec):
     items = [_build(iterator, child) for child in spec.children]
     if spec.kind in (dict, OrderedDict):
         return spec.kind(zip(spec.context, items))
+    if spec.kind not in (tuple, list) and not _is_namedtuple_class(spec.kind):
+        return _registered(spec.kind).unflatten(items, spec.context)
     if spec.context is not None:  # namedtuple
         return spec.kind(*items)
     return spec.kind(items)
@@ -125,6 +152,8 @@ def _broadcast(prefix, spec: Spec, out: list) -> bool:
         if set(prefix.keys()) != set(spec.context):
             return False
         items = [prefix[key] for key in spec.context]
-    else:
+    elif spec.kind in (tuple, list) or _is_namedtuple_class(spec.kind):
         items = list(prefix)
+    else:
+        items = _registered(spec.kind).flatten(prefix)[0]
     return all(_broadcast(item, child, out) for item, child in zip(items, spec.children))
