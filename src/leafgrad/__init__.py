@@ -92,6 +92,7 @@ from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402 - torch.from_dlpa
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402 - torch.svd_lowrank, .pca_lowrank
 from ._api_extra import *  # noqa: F403,E402 - OutOfMemoryError, is_storage, get_device_module, ...
 from . import hub  # noqa: E402 - torch.hub: checkpoints from URLs, hubconf.py entry points
+from . import signal  # noqa: E402 - torch.signal.windows
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
 

@@ -1,0 +1,5 @@
+"""``torch.signal``: signal-processing windows (``torch.signal.windows``)."""
+
+from . import windows
+
+__all__ = ["windows"]
