@@ -19,7 +19,8 @@ import numpy as np
 
 from . import _argparse, _dtype
 from ._out import _C10
-from .ops._special_fns import i0 as _i0
+from .ops import _isa
+from .ops._cephes_bessel import _fused_float64, i0 as _i0
 from ._creation import _finish
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
@@ -147,9 +148,15 @@ def _kaiser(size, compute, store, beta=12.0):
     positions = _step(np.arange(size), compute, store)
     alpha = compute((size - 1) / 2.0)
     ratio = (positions - alpha) / alpha
-    argument = compute(beta) * np.sqrt(np.abs(compute(1) - ratio * ratio))
-    numerator = _i0(argument.astype(np.float64)).astype(compute)
-    denominator = _i0(np.array([beta], dtype=np.float64)).astype(compute)
+    if _isa.CAPABILITY == "default":
+        inner = compute(1) - ratio * ratio
+    elif compute is np.float32:  # GCC makes pow(r, 2) r * r and contracts 1 - r * r into an
+        inner = (1.0 - ratio.astype(np.float64) * ratio).astype(np.float32)  # FMA (exact
+    else:  # product in float64, one rounding); float64: the emulated FMA
+        inner = _fused_float64(-ratio, ratio, np.ones_like(ratio))
+    argument = compute(beta) * np.sqrt(np.abs(inner))
+    numerator = _i0(argument.astype(compute))  # calc_i0 in the compute type
+    denominator = _i0(np.array([beta], dtype=compute))
     return _step(numerator / denominator, compute, store)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype as _dtype
 
 from . import _layout
+from . import _cephes_bessel
 from . import _special_fns as fns
 from . import _batching_rules as batch
 from ._forward import auto_element_wise, jvp_sum
@@ -148,7 +149,7 @@ class I0(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",)}
-    compute = staticmethod(_in_float64(fns.i0))
+    compute = staticmethod(_cephes_bessel.i0)  # torch's Cephes series
     torch_names = ("i0", "special.i0")
 
     def backward(self, grad):
@@ -163,8 +164,15 @@ class SpecialI0e(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
-    compute = staticmethod(_in_float64(fns.i0e))
+    compute = staticmethod(_cephes_bessel.i0e)  # torch's Cephes series
+    bfloat16_native = True  # its scalar loop computes in bfloat16 itself (_cephes_bessel.py)
     torch_names = ("special.i0e",)
+
+    @classmethod
+    def forward(cls, ctx, a):
+        if a.dtype == _dtype.bfloat16.np:
+            return _layout.unary_like(np.asarray(_cephes_bessel.i0e(a)), a)
+        return super().forward(ctx, a)
 
     def backward(self, grad):
         x = self.saved("self")
@@ -179,7 +187,7 @@ class SpecialI1(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
-    compute = staticmethod(_in_float64(fns.i1))
+    compute = staticmethod(_cephes_bessel.i1)  # torch's Cephes series
     torch_names = ("special.i1",)
 
     def backward(self, grad):
@@ -198,7 +206,7 @@ class SpecialI1e(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
-    compute = staticmethod(_in_float64(fns.i1e))
+    compute = staticmethod(_cephes_bessel.i1e)  # torch's Cephes series
     torch_names = ("special.i1e",)
 
     def backward(self, grad):
