@@ -21,6 +21,7 @@ from ._functional_pool3d import *  # noqa: F403 - 3-d pooling
 from ._functional_pool3d import __all__ as _pool3d_all
 from ._functional_sampling import affine_grid, gumbel_softmax  # noqa: F401
 from ._grid_sample import grid_sample  # noqa: F401
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: F401 - torch 2.13
 from ..ops.conv_tbc import conv_tbc  # noqa: F401 - torch's F.conv_tbc is torch.conv_tbc
 from ._fractional_pool import (fractional_max_pool2d,  # noqa: F401
                                fractional_max_pool2d_with_indices, fractional_max_pool3d,
@@ -32,7 +33,7 @@ __all__ = [
     *_nn_all, *_layers_all, *_act_all, *_attention_all, *_losses_all,
     *_upsample_all, "embedding_bag", "pdist", *_pool3d_all, "affine_grid", "gumbel_softmax",
     "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "linear_cross_entropy",
 ]
 pdist = _ops.pdist
 

@@ -34,8 +34,10 @@ from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .loss import *  # noqa: F403
 from .loss import __all__ as _loss_all
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 
 __all__ = [
+    "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
     "Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
