@@ -1,0 +1,20 @@
+"""``torch.utils.tensorboard``: logging scalars, histograms, text and hyperparameters for
+TensorBoard.
+
+The event files are written with the ``tensorboard`` package's own writer and protocol
+buffers (an optional dependency, as for torch), so TensorBoard reads them as it reads torch's:
+the same tags, steps, values and histogram buckets. What is not here: images, audio, video,
+meshes, embeddings and model graphs (``add_image``, ``add_graph``, ...), which need image
+encoders or torch's JIT tracer.
+"""
+
+from __future__ import annotations
+
+import tensorboard  # without it: ModuleNotFoundError, as in torch
+
+if tuple(int(part) for part in tensorboard.__version__.split(".")[:2] if part.isdigit()) < (1, 15):
+    raise ImportError("TensorBoard logging requires TensorBoard version 1.15 or above")
+
+from .writer import FileWriter, SummaryWriter
+
+__all__ = ["FileWriter", "SummaryWriter"]

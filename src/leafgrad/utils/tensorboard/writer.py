@@ -1,0 +1,181 @@
+"""``SummaryWriter``: TensorBoard event files (see the package's docstring)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+from tensorboard.compat.proto import event_pb2
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+from . import _summary
+
+__all__ = ["FileWriter", "SummaryWriter"]
+
+
+class FileWriter:
+    """Events into one directory's event file (tensorboard's EventFileWriter)."""
+
+    def __init__(self, log_dir, max_queue: int = 10, flush_secs: int = 120,
+                 filename_suffix: str = "") -> None:
+        self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs, filename_suffix)
+
+    def get_logdir(self) -> str:
+        return self.event_writer.get_logdir()
+
+    def add_event(self, event, step=None, walltime=None) -> None:
+        event.wall_time = time.time() if walltime is None else walltime
+        if step is not None:
+            event.step = int(step)
+        self.event_writer.add_event(event)
+
+    def add_summary(self, summary, global_step=None, walltime=None) -> None:
+        self.add_event(event_pb2.Event(summary=summary), global_step, walltime)
+
+    def flush(self) -> None:
+        self.event_writer.flush()
+
+    def close(self) -> None:
+        self.event_writer.close()
+
+    def reopen(self) -> None:
+        self.event_writer.reopen()
+
+
+def _default_bins() -> list:
+    """TensorFlow's histogram buckets: +-1e-12 growing by 10% to 1e20, and 0."""
+    edges = []
+    edge = 1e-12
+    while edge < 1e20:
+        edges.append(edge)
+        edge *= 1.1
+    return [-e for e in reversed(edges)] + [0] + edges
+
+
+class SummaryWriter:
+    """Writes TensorBoard summaries to ``log_dir`` (default ``runs/<date>_<host><comment>``)."""
+
+    def __init__(self, log_dir=None, comment: str = "", purge_step=None, max_queue: int = 10,
+                 flush_secs: int = 120, filename_suffix: str = "") -> None:
+        if not log_dir:
+            import socket
+            from datetime import datetime
+
+            stamp = datetime.now().strftime("%b%d_%H-%M-%S")
+            log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
+        self.log_dir = log_dir
+        self.purge_step = purge_step
+        self.max_queue = max_queue
+        self.flush_secs = flush_secs
+        self.filename_suffix = filename_suffix
+        self.file_writer = self.all_writers = None
+        self._get_file_writer()
+        self.default_bins = _default_bins()
+
+    def _get_file_writer(self) -> FileWriter:
+        """The writer of ``log_dir`` (made again after ``close``)."""
+        if self.all_writers is None or self.file_writer is None:
+            self.file_writer = FileWriter(self.log_dir, self.max_queue, self.flush_secs,
+                                          self.filename_suffix)
+            self.all_writers = {self.file_writer.get_logdir(): self.file_writer}
+            if self.purge_step is not None:  # TensorBoard drops older events from this step on
+                step = self.purge_step
+                self.file_writer.add_event(Event(step=step, file_version="brain.Event:2"))
+                self.file_writer.add_event(
+                    Event(step=step, session_log=SessionLog(status=SessionLog.START)))
+                self.purge_step = None
+        return self.file_writer
+
+    def get_logdir(self):
+        return self.log_dir
+
+    def add_scalar(self, tag, scalar_value, global_step=None, walltime=None,
+                   new_style: bool = False, double_precision: bool = False) -> None:
+        summary = _summary.scalar(tag, scalar_value, new_style=new_style,
+                                  double_precision=double_precision)
+        self._get_file_writer().add_summary(summary, global_step, walltime)
+
+    def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None) -> None:
+        """Several scalars in one chart: each in its own run directory
+        ``<log_dir>/<main_tag>_<tag>``, under the tag ``main_tag``."""
+        walltime = time.time() if walltime is None else walltime
+        base = self._get_file_writer().get_logdir()
+        for tag, value in tag_scalar_dict.items():
+            directory = base + "/" + main_tag.replace("/", "_") + "_" + tag
+            writer = self.all_writers.get(directory)
+            if writer is None:
+                writer = FileWriter(directory, self.max_queue, self.flush_secs,
+                                    self.filename_suffix)
+                self.all_writers[directory] = writer
+            writer.add_summary(_summary.scalar(main_tag, value), global_step, walltime)
+
+    def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None,
+                      max_bins=None) -> None:
+        if isinstance(bins, str) and bins == "tensorflow":
+            bins = self.default_bins
+        self._get_file_writer().add_summary(
+            _summary.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
+
+    def add_histogram_raw(self, tag, min, max, num, sum, sum_squares,  # noqa: A002
+                          bucket_limits, bucket_counts, global_step=None, walltime=None) -> None:
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
+        from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary
+
+        histogram = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
+                                   bucket_limit=bucket_limits, bucket=bucket_counts)
+        self._get_file_writer().add_summary(
+            Summary(value=[Summary.Value(tag=tag, histo=histogram)]), global_step, walltime)
+
+    def add_text(self, tag, text_string, global_step=None, walltime=None) -> None:
+        self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
+                                            walltime)
+
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None,
+                    global_step=None) -> None:
+        """A hyperparameter run (``<log_dir>/<run_name>``) with its metrics."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        experiment, start, end = _summary.hparams(hparam_dict, metric_dict,
+                                                  hparam_domain_discrete)
+        if not run_name:
+            run_name = str(time.time())
+        logdir = os.path.join(self._get_file_writer().get_logdir(), run_name)
+        with SummaryWriter(log_dir=logdir) as run:
+            for summary in (experiment, start, end):
+                run.file_writer.add_summary(summary, global_step)
+            for key, value in metric_dict.items():
+                run.add_scalar(key, value, global_step)
+
+    def flush(self) -> None:
+        if self.all_writers is None:
+            return
+        for writer in self.all_writers.values():
+            writer.flush()
+
+    def close(self) -> None:
+        if self.all_writers is None:
+            return
+        for writer in self.all_writers.values():
+            writer.flush()
+            writer.close()
+        self.file_writer = self.all_writers = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.close()
+
+
+def _as_array(value) -> np.ndarray:
+    """A tensor (detached), NumPy array or number as a NumPy array."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        return value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    if np.isscalar(value):
+        return np.array([value])
+    raise NotImplementedError(f"Got {type(value)}, but numpy array or torch tensor are expected.")
