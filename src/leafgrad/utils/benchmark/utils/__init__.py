@@ -1,0 +1,1 @@
+"""The pieces of ``leafgrad.utils.benchmark``: common (TaskSpec, Measurement), timer, compare."""
