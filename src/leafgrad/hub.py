@@ -12,21 +12,14 @@ forks (``skip_validation=False``) needs its API and is not made.
 from __future__ import annotations
 
 import contextlib
-import errno
-import hashlib
-import importlib.util
 import os
 import re
-import shutil
 import sys
-import tempfile
-import uuid
 import warnings
-import zipfile
 from pathlib import Path
-from urllib.error import HTTPError, URLError
-from urllib.parse import urlparse
-from urllib.request import Request, urlopen
+
+# urllib, zipfile, hashlib and the rest are imported where used: ``import leafgrad`` does not
+# pay for the HTTP client (~0.1 s)
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load",
            "load_state_dict_from_url", "set_dir"]
@@ -83,10 +76,23 @@ def _progress_bar(total, enabled: bool):
     return _Silent()
 
 
+def urlopen(request, *args, **kwargs):
+    """urllib's urlopen (the one place the hub opens URLs)."""
+    from urllib.request import urlopen as _urlopen
+
+    return _urlopen(request, *args, **kwargs)
+
+
 def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None,
                          progress: bool = True) -> None:
     """Download ``url`` to ``dst`` through a temporary file beside it (so a failed download
     leaves nothing at ``dst``); with ``hash_prefix``, the file's SHA-256 must start with it."""
+    import errno
+    import hashlib
+    import shutil
+    import tempfile
+    import uuid
+    from urllib.request import Request
     dst = os.path.expanduser(dst)
     for _ in range(tempfile.TMP_MAX):
         partial = f"{dst}.{uuid.uuid4().hex}.partial"
@@ -121,7 +127,7 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None,
             os.remove(partial)
 
 
-def _extract(archive: zipfile.ZipFile, target) -> None:
+def _extract(archive, target) -> None:
     """Extract every member under ``target``, refusing absolute paths and ``..`` (zip slip)."""
     target = Path(target).resolve(strict=False)
     for member in archive.infolist():
@@ -142,6 +148,9 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
     """The object saved at ``url`` (a checkpoint in torch's format), downloaded once into
     ``model_dir`` (default ``get_dir()/checkpoints``) and loaded with ``leafgrad.load``.
     ``check_hash``: the file name's ``-<hex>.`` part must prefix the file's SHA-256."""
+    import zipfile
+    from urllib.parse import urlparse
+
     from .serialization import load
 
     if os.getenv("TORCH_MODEL_ZOO"):
@@ -177,6 +186,8 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
 def _repository(github: str):
     """(owner, name, ref) of ``"owner/name[:ref]"``; without a ref, "main" if GitHub has that
     branch, else "master" (offline: whichever is cached)."""
+    from urllib.error import HTTPError, URLError
+
     if ":" in github:
         info, ref = github.split(":")
     else:
@@ -231,6 +242,9 @@ def _check_trusted(owner: str, name: str, owner_name_ref: str, trust_repo) -> No
 
 def _cached_repository(github: str, force_reload: bool, trust_repo, verbose: bool) -> str:
     """The local directory of a GitHub repository, downloaded and extracted if needed."""
+    import shutil
+    import zipfile
+
     hub_dir = get_dir()
     os.makedirs(hub_dir, exist_ok=True)
     owner, name, ref = _repository(github)
@@ -269,6 +283,8 @@ def _on_path(directory: str):
 
 def _hubconf(directory: str):
     """The repository's ``hubconf.py``, imported afresh."""
+    import importlib.util
+
     path = os.path.join(directory, "hubconf.py")
     with _on_path(directory):
         spec = importlib.util.spec_from_file_location("hubconf.py", path)
@@ -280,6 +296,8 @@ def _hubconf(directory: str):
 
 
 def _entry(module, model):
+    import importlib.util
+
     if not isinstance(model, str):
         raise ValueError("Invalid input: model should be a string of function name")
     dependencies = getattr(module, "dependencies", None) if "dependencies" in dir(module) \
