@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import functools
+
 import numpy as np
 
 from ._special_polynomials import _unary_input
@@ -26,14 +28,21 @@ from .tensor import _wrap
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
            "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
 
-_U, _W = np.polynomial.legendre.leggauss(240)
 _EULER = 0.57721566490153286061
+
+
+@functools.cache
+def _nodes():
+    """The 240-point Gauss-Legendre rule, computed on first use (an eigenproblem of ~0.4 s of
+    CPU that every ``import leafgrad`` paid before)."""
+    return np.polynomial.legendre.leggauss(240)
 
 
 def _gauss(f, upper):
     """int_0^upper f(t) dt for each element of the 1-d array upper (f sees a (n, nodes) t)."""
-    t = upper[:, None] * (_U[None, :] + 1.0) / 2.0
-    return (f(t) * _W[None, :]).sum(axis=1) * upper / 2.0
+    nodes, weights = _nodes()
+    t = upper[:, None] * (nodes[None, :] + 1.0) / 2.0
+    return (f(t) * weights[None, :]).sum(axis=1) * upper / 2.0
 
 
 def _chunked(kernel):
