@@ -4,6 +4,8 @@ is what reproducibility boilerplate (``cudnn.deterministic = True``) needs."""
 
 from __future__ import annotations
 
+import sys
+
 from . import _module
 
 enabled = True
@@ -31,14 +33,13 @@ def is_acceptable(tensor) -> bool:
 
 _NAMES = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
           "fp32_precision")
+_depthwise_kernel_choice = ["auto"]  # torch's choice of depthwise convolution kernel
 
 
 def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None,
               _allow_tf32=None, _fp32_precision="none", _depthwise_kernel=None):
     """Set the given flags; returns the previous ones in torch's order. The benchmark limit is
     cuDNN's own (None and left alone without cuDNN, as torch does)."""
-    import sys
-
     module = sys.modules[__name__]
     previous = (module.enabled, module.benchmark, None, module.deterministic, module.allow_tf32,
                 module.fp32_precision, _depthwise_kernel_choice[0])
@@ -52,14 +53,9 @@ def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _determinis
     return previous
 
 
-_depthwise_kernel_choice = ["auto"]
-
-
 def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,
           allow_tf32=True, fp32_precision="none", depthwise_kernel="auto"):
     """Within the block, the given flags (torch's defaults for those not given)."""
-    import sys
-
     return _module.flags_context(
         sys.modules[__name__], _NAMES,
         (enabled, benchmark, None, deterministic, allow_tf32, fp32_precision))
