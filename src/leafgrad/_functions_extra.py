@@ -144,7 +144,7 @@ def _record_underived(kernel: str, node: str, input, values: np.ndarray):  # noq
     (torch records unique's values so; the indices and counts are integers)."""
     from .autograd.grad_mode import is_grad_enabled
 
-    if not (input.requires_grad and is_grad_enabled()):
+    if not (input._may_require_grad() and is_grad_enabled()):
         return _wrap(values)
     function = _UNDERIVED.get(node)
     if function is None:

@@ -330,7 +330,7 @@ def _factory(fn, spec: Out, args, kwargs, out: Tensor) -> Tensor:
         else:  # the same count: arange fills out in its own shape
             value = value.reshape(old)
     _store(out, value, warn=False)
-    out.requires_grad_(requires_grad)  # the factory's requires_grad=, False by default
+    out._set_requires_grad(requires_grad)  # the factory's requires_grad=, False by default
     return out
 
 

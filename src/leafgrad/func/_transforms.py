@@ -107,11 +107,11 @@ def _enter(tensor: Tensor) -> Tensor:
     if value._requires_grad or fwAD.get_tangent(value) is not None:
         inner = value.view_as(value)
         if not inner._requires_grad:
-            inner.requires_grad_()
+            inner._set_requires_grad(True)
             _remember_inner(inner)
         _transform_levels.enter(inner, value if value._requires_grad else None)
     else:
-        inner = value.detach().requires_grad_()
+        inner = value.detach()._set_requires_grad(True)
         _remember_inner(inner)
         _transform_levels.enter(inner, None)
     return wrap(inner, levels) if levels else inner
@@ -229,7 +229,7 @@ def _zeros_like(tensor):
 
 
 def _grads(outputs: list, inputs: list, cotangents, keep: bool, retain: bool) -> list:
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
 
     pairs = [(o, c) for o, c in zip(outputs, cotangents)
              if physical(o)._requires_grad]
@@ -422,7 +422,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 def _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux):
     """jvp inside a forward-AD level (leafgrad has one level, see forward_ad): ``J t`` as the
     gradient of ``u -> (u^T J) . t`` with respect to ``u`` (the double-vjp identity)."""
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
 
     keep = True
     inner = [_enter(leaf) for leaf in p_leaves]

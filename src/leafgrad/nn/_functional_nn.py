@@ -534,7 +534,7 @@ def _circular_pad(input, pad):
 
 
 def _not_differentiable(function: str, argument: str, tensor) -> None:
-    if tensor is not None and tensor.requires_grad and is_grad_enabled():
+    if tensor is not None and tensor._may_require_grad() and is_grad_enabled():
         raise RuntimeError(
             f"The function '{function}' is not differentiable with respect to argument "
             f"'{argument}'. This input cannot have requires_grad True."

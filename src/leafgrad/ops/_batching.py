@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd._vmap_state import state
+from ..autograd._vmap_state import RETAIN_GRAD, state
 from ..tensor import Tensor, _new
 
 __all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
@@ -113,28 +113,44 @@ class BatchedTensor(Tensor):
     def new_full(self, size, fill_value, **kwargs) -> Tensor:
         return self._new_batched("new_full", (tuple(size),), fill_value, **kwargs)
 
+    # Note: what autograd shows of a batched tensor
+    # torch's BatchedTensor has no autograd meta of its own: when it is the outermost wrapper
+    # (no grad transform opened inside its vmap level tracks it) it does not require grad, is a
+    # leaf without grad_fn or grad, whatever its physical tensor does; under vmap(grad(f)) the
+    # grad level's wrapper is outside and shows that level's autograd (the physical one's here).
     @property
     def requires_grad(self) -> bool:
+        return not shown_batched(self) and self._value.requires_grad
+
+    def _may_require_grad(self) -> bool:
         return self._value.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._value.requires_grad = value
+        if not shown_batched(self):
+            self._value.requires_grad = value
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self._value.requires_grad_(requires_grad)
+    def requires_grad_(self, *args, **kwargs) -> Tensor:
+        Tensor.requires_grad_(self._value, *args, **kwargs)  # torch's transform check raises
         return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        raise RuntimeError(RETAIN_GRAD)  # (Note: autograd calls inside transforms)
 
     @property
     def grad_fn(self):
-        return self._value.grad_fn
+        return None if shown_batched(self) else self._value.grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._value.is_leaf
+        return shown_batched(self) or self._value.is_leaf
 
     @property
     def grad(self):
+        if shown_batched(self):
+            return None
         grad = self._value.grad
         return None if grad is None else wrap(grad, self._levels)
 
@@ -205,6 +221,32 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
     t._view_steps = ()
     t._view_version = None
     return t
+
+
+def shown_batched(tensor: BatchedTensor) -> bool:
+    """Whether ``tensor``'s outermost wrapper in torch is its BatchedTensor (see Note: what
+    autograd shows of a batched tensor)."""
+    from ..autograd._transform_levels import _grad_levels
+
+    if not state.stack:  # a batched tensor kept past its vmap
+        return False
+    grad_levels = _grad_levels(tensor._value)
+    return not grad_levels or max(grad_levels) < tensor._levels[-1]
+
+
+def check_visible_grad(outputs, inputs) -> None:
+    """``autograd.grad`` called inside vmap: a batched output or input the caller sees as a
+    BatchedTensor does not require grad (torch's engine errors, outputs first)."""
+    outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
+    for index, output in enumerate(outputs):
+        if type(output) is BatchedTensor and shown_batched(output):
+            raise RuntimeError(
+                f"element {index} of tensors does not require grad and does not have a grad_fn"
+            )
+    for tensor in inputs:
+        if type(tensor) is BatchedTensor and shown_batched(tensor):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 
 def levels_of(value) -> tuple:

@@ -464,7 +464,7 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
             _no_formula(op)
         # the formula sees self as it was; the copy carries self's history (like inplace's
         # own stand-in), so the tangent is differentiable through it
-        history = target.grad_fn
+        history = target._history()
         old = _wrap(target._data.copy(), target._requires_grad, history)
         old._output_nr = target._output_nr
         old_tangent = None

@@ -1,0 +1,130 @@
+"""torch.func behaviours found by replaying functorch's test_eager_transforms.py and test_vmap.py
+and the open items of earlier suite helpers (autograd calls inside transforms, a batched
+tensor's autograd flags, aten.alias, copy_'s tangent, jacfwd's argnums) as programs run under
+torch and leafgrad; each program's observations must be identical."""
+
+from __future__ import annotations
+
+from ..test_suite4_findings import _outcome, _same, _seen
+
+
+def _flags(t):
+    return (t.requires_grad, t.is_leaf, None if t.grad_fn is None else t.grad_fn.name())
+
+
+def _inside(m, kind, body, x):
+    """``body(a)`` run inside the transform ``kind`` on ``x``'s stand-in ``a``."""
+
+    def f(a):
+        body(a)
+        return a.sum()
+
+    if kind == "vmap":
+        return lambda: m.vmap(f)(x)
+    if kind == "grad":
+        return lambda: m.func.grad(f)(x)
+    if kind == "vjp":
+        return lambda: m.func.vjp(f, x)[0]
+    if kind == "jvp":
+        return lambda: m.func.jvp(f, (x,), (x,))
+    if kind == "vmap(grad)":
+        return lambda: m.vmap(m.func.grad(f))(x)
+    if kind == "grad(vmap)":
+        return lambda: m.func.grad(lambda y: m.vmap(f)(y).sum())(x)
+    return lambda: m.vmap(m.vmap(f))(x.unsqueeze(-1))
+
+
+KINDS = ("vmap", "grad", "vjp", "jvp", "vmap(grad)", "grad(vmap)", "vmap(vmap)")
+
+
+def test_autograd_calls_inside_transforms():
+    """Inside any transform torch refuses requires_grad_() (any tensor, any flag, before its
+    leaf check), retain_grad() of a tensor requiring grad and backward() (any tensor), with
+    its functorch messages; a factory's requires_grad= is accepted. A tensor whose outermost
+    wrapper is a BatchedTensor does not require grad: retain_grad and register_hook refuse it,
+    autograd.grad of it refuses (outputs first), .grad is None, detach() and the attribute
+    setter are accepted."""
+
+    def program(m):
+        seen = []
+        for dtype in ("float32", "float64"):
+            kind_ = getattr(m, dtype)
+            x = m.arange(6, dtype=kind_).view(2, 3) / 4
+            xr = x.clone().requires_grad_()
+            bodies = [
+                lambda a: m.ones(2).requires_grad_(),
+                lambda a: m.ones(2).requires_grad_(False),
+                lambda a: m.ones(2, dtype=m.int64).requires_grad_(),
+                lambda a: m.ones(2).requires_grad_("x"),
+                lambda a: a.requires_grad_(),
+                lambda a: a.requires_grad_(False),
+                lambda a: (a * 2).requires_grad_(False),
+                lambda a: setattr(m.ones(2), "requires_grad", True),
+                lambda a: m.ones(2, requires_grad=True) * 2,
+                lambda a: m.zeros(3, dtype=kind_, requires_grad=True).sum(),
+                lambda a: a.retain_grad(),
+                lambda a: (a * 2).retain_grad(),
+                lambda a: m.ones(2).retain_grad(),
+                lambda a: a.register_hook(lambda g: g),
+                lambda a: (a * 2).sum().backward(),
+                lambda a: (xr * 2).sum().backward(),
+                lambda a: m.autograd.backward((xr * 2).sum()),
+                lambda a: m.ones(2).sum().backward(),
+                lambda a: seen.append(_flags(a.detach())),
+                lambda a: seen.append((a * 2).detach().requires_grad),
+            ]
+            for kind in KINDS:
+                for body in bodies:
+                    seen.append((kind, _outcome(_inside(m, kind, body, x))))
+            # a batched tensor (outermost wrapper) seen by autograd; an unbatched one inside
+            # vmap is the caller's (inside a grad level torch lifts it: not compared here)
+            for body, closure in [
+                (lambda a: seen.append(_flags(a)), False),
+                (lambda a: seen.append(_flags(a * 2)), False),
+                (lambda a: seen.append(_flags((a * xr[0]).sum())), False),
+                (lambda a: seen.append(_flags(xr * 2)), True),
+                (lambda a: seen.append(a.grad is None), False),
+                (lambda a: m.autograd.grad((a * xr[0]).sum(), xr), False),
+                (lambda a: m.autograd.grad((a * xr[0]).sum(), a), False),
+                (lambda a: m.autograd.grad((xr * xr).sum(), a), True),
+                (lambda a: seen.append(_seen(m.autograd.grad((xr * xr).sum(), xr))), True),
+                (lambda a: setattr(a, "requires_grad", True), False),
+                (lambda a: (a * 2).register_hook(lambda g: g), False),
+            ]:
+                for inputs in (x, xr):
+                    seen.append(_outcome(_inside(m, "vmap", body, inputs)))
+                    seen.append(_outcome(_inside(m, "vmap(vmap)", body, inputs)))
+                    if not closure:
+                        seen.append(_outcome(_inside(m, "grad(vmap)", body, inputs)))
+        return seen
+
+    _same(program)
+
+
+def test_transform_inputs_are_leaves_of_their_level():
+    """A grad/vjp/jacrev input is a leaf of its level requiring grad, also when the caller's
+    tensor requires grad (leafgrad showed the ViewBackward0 it records); under vmap(grad(f))
+    the grad level's wrapper is outside, so it requires grad and ops on it have grad_fns."""
+
+    def program(m):
+        seen = []
+        for dtype in ("float32", "float64"):
+            for requires_grad in (False, True):
+                x = (m.arange(6, dtype=getattr(m, dtype)) / 3).view(2, 3)
+                x.requires_grad_(requires_grad)
+
+                def f(a):
+                    seen.append(_flags(a))
+                    seen.append((a * 2).requires_grad)
+                    seen.append((a * 2).is_leaf)
+                    return (a * a).sum()
+
+                seen.append(_outcome(lambda: m.func.grad(f)(x)))
+                seen.append(_outcome(lambda: m.func.vjp(f, x)[0]))
+                seen.append(_outcome(lambda: m.func.grad(m.func.grad(f))(x[0, 0])))
+                seen.append(_outcome(lambda: m.vmap(m.func.grad(f))(x)))
+                seen.append(_outcome(lambda: m.func.jacrev(f)(x)))
+                seen.append(_outcome(lambda: m.func.grad_and_value(f)(x)))
+        return seen
+
+    _same(program)
