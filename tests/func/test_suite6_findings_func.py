@@ -128,3 +128,34 @@ def test_transform_inputs_are_leaves_of_their_level():
         return seen
 
     _same(program)
+
+
+def test_aten_alias():
+    """torch.ops.aten.alias: a view of the whole tensor (AliasBackward0, shared memory and
+    base), linear under forward AD, batched under vmap."""
+
+    def program(m):
+        seen = []
+        alias = m.ops.aten.alias
+        seen.append((alias.overloads(), str(alias.default), alias.default.name()))
+        for dtype in ("float32", "float64", "int64", "bool", "complex64"):
+            kind = getattr(m, dtype)
+            for shape in ((), (0,), (3,), (2, 3)):
+                x = m.ones(shape, dtype=kind)
+                seen.append(_outcome(lambda: alias(x)))
+                seen.append(_outcome(lambda: alias.default(x.t() if x.dim() == 2 else x)))
+                y = alias(x)
+                seen.append((y._base is x, y._is_view(), y.data_ptr() == x.data_ptr()))
+                if dtype in ("float32", "float64", "complex64"):
+                    xr = x.clone().requires_grad_()
+                    z = alias(alias(xr))
+                    seen.append((z.grad_fn.name(), z._base is xr,
+                                 z.grad_fn.next_functions[0][0].name()))
+                    seen.append(_outcome(lambda: m.autograd.grad(z.abs().sum(), xr)))
+                    seen.append(_outcome(lambda: m.func.jvp(alias, (x,), (x * 2,))))
+                if len(shape) == 2:
+                    seen.append(_outcome(lambda: m.vmap(alias)(x)))
+                    seen.append(_outcome(lambda: m.vmap(alias, in_dims=1)(x)))
+        return seen
+
+    _same(program)
