@@ -159,3 +159,53 @@ def test_aten_alias():
         return seen
 
     _same(program)
+
+
+def test_copy_tangent_of_a_target_without_one():
+    """copy_ of a dual source into a tensor without a tangent (not a view): torch's
+    set_fw_grad keeps a copy of the source's tangent in the source's dtype when its sizes and
+    strides are the target's, else a tensor of the target's sizes, strides and dtype; a view
+    target, or a target with a tangent, keep the target's dtype. Later in-place ops keep the
+    tangent's dtype. jvp through copy_ gives the same tangents."""
+
+    def program(m):
+        fw = m.autograd.forward_ad
+        seen = []
+
+        def tangent(t):
+            tg = fw.unpack_dual(t).tangent
+            return None if tg is None else (str(tg.dtype).split(".")[-1], tuple(tg.shape),
+                                            tg.stride(), _seen(tg))
+
+        pairs = [("float64", "float32"), ("float32", "float32"), ("float32", "float64"),
+                 ("float32", "float16"), ("float32", "bfloat16"), ("float64", "complex64"),
+                 ("complex64", "complex128")]
+        for source_dtype, target_dtype in pairs:
+            source_kind, target_kind = getattr(m, source_dtype), getattr(m, target_dtype)
+            with fw.dual_level():
+                t = ((m.arange(6.0).view(2, 3) + 1) / 8).to(source_kind)
+                s = fw.make_dual(m.arange(6.0).view(2, 3).to(source_kind), t)
+                row = fw.make_dual(m.ones(3, dtype=source_kind), t[1])
+                targets = [
+                    lambda: m.zeros(2, 3, dtype=target_kind),
+                    lambda: m.zeros(3, 2, dtype=target_kind).t(),
+                    lambda: m.zeros(2, 3, dtype=target_kind)[:, :],
+                    lambda: fw.make_dual(m.zeros(2, 3, dtype=target_kind),
+                                         m.ones(2, 3, dtype=target_kind)),
+                    lambda: m.zeros(2, 3, 2, dtype=target_kind)[..., 0],
+                ]
+                sources = [s, s.t().contiguous().t(), row, row.expand(2, 3)]
+                for make in targets:
+                    for source in sources:
+                        d = make()
+                        d.copy_(source)
+                        seen.append(tangent(d))
+                        base = d._base
+                        seen.append(None if base is None else tangent(base))
+                        d.mul_(2)
+                        seen.append(tangent(d))
+            seen.append(_outcome(lambda: m.func.jvp(
+                lambda a: m.zeros(2, 3, dtype=target_kind).copy_(a), (s,), (t,))))
+        return seen
+
+    _same(program)

@@ -1425,6 +1425,10 @@ class Copy(Op):
         source = tangents[1]
         return source if source is not None else zeros_tangent(result)
 
+    # a target without a tangent gets a copy of the source's (see Note: copy_'s tangent,
+    # ops/_forward.py)
+    tangent_from_source = True
+
 
 @register
 class Zero(Op):
