@@ -209,3 +209,47 @@ def test_copy_tangent_of_a_target_without_one():
         return seen
 
     _same(program)
+
+
+def test_jacfwd_argnums_none_and_positional_inputs():
+    """jacfwd(argnums=None) differentiates every positional input (a tuple of Jacobians, aux
+    and pytree inputs too; no inputs is torch's basis assertion); jacfwd, jacrev and hessian
+    take positional inputs only (a keyword argument is the wrapper's TypeError, named after
+    the function). The argnums checks of grad, jacrev, jacfwd and hessian agree (jacfwd's and
+    hessian's negative argnums are left out: torch's _replace_args never matches them and
+    returns zero Jacobians, which leafgrad does not copy)."""
+
+    def program(m):
+        f = m.func
+        x = m.tensor([1.0, 2.0, 3.0])
+        y = m.tensor([0.5, -1.0])
+        seen = []
+        seen.append(_outcome(lambda: f.jacfwd(lambda a: a.sin(), argnums=None)(x)))
+        seen.append(_outcome(lambda: f.jacfwd(lambda a, b: a.sin() * b.sum(), argnums=None)(
+            x, y)))
+        seen.append(_outcome(lambda: f.jacfwd(lambda: x.sin(), argnums=None)()))
+        seen.append(_outcome(lambda: f.jacfwd(lambda a, b: a.sin() * b, argnums=None)(x, 2.0)))
+        seen.append(_outcome(lambda: f.jacfwd(lambda a, b: (a.sin() * b.sum(), a),
+                                              argnums=None, has_aux=True)(x, y)))
+        seen.append(_outcome(lambda: f.jacfwd(lambda a, b: a[0].sin() * b.sum() + a[1],
+                                              argnums=None)((x, x), y)))
+        for transform in (f.jacfwd, f.jacrev, f.hessian):
+            seen.append(_outcome(lambda: transform(lambda a, b: a.sin().sum() * b.sum())(
+                x, b=y)))
+            seen.append(_outcome(lambda: transform(lambda a, b: a.sin().sum() * b.sum(),
+                                                   argnums=None)(x, y)))
+
+        def g(a, b):
+            return (a.sin() * a).sum() * b.sum()
+
+        for name in ("jacfwd", "jacrev", "hessian", "grad"):
+            transform = getattr(f, name)
+            for argnums in (0, 1, (0,), (1, 0), (0, 1), [0], (), (0, 0), 2, 0.0, (0.0,),
+                            ((0, 1),), True, (True,), "0"):
+                seen.append(_outcome(lambda: transform(g, argnums=argnums)(x, y)))
+            if name not in ("jacfwd", "hessian"):  # (hessian is jacfwd(jacrev))
+                for argnums in (-1, -2, -3, (0, -1), (-1, 1)):
+                    seen.append(_outcome(lambda: transform(g, argnums=argnums)(x, y)))
+        return seen
+
+    _same(program)

@@ -461,6 +461,8 @@ def _basis(leaves: list):
     made as torch's _construct_standard_basis_for makes them: per leaf ``new_zeros(total,
     numel)`` whose diagonal is ``fill_(1)``-ed (version 1: a Jacobian that is a basis passed
     through, as jacrev of ``a + 0.5``, shows it: seed 67 of the torch.func stage)."""
+    if not leaves:  # (jacfwd with argnums=None of no inputs, jacrev of an empty output tree)
+        raise AssertionError("tensors must have at least one element")
     total = sum(leaf.numel() for leaf in leaves)
     pieces, start = [], 0
     for leaf in leaves:
@@ -478,13 +480,13 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
     vmapped over the rows of the identity (torch.func.jacrev)."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args):  # (positional inputs only, as torch's wrapper_fn)
         index = _check_argnums(argnums, len(args))
         selected = _selected(args, index)
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
-                                  else values[0]), **kwargs)
+                                  else values[0]))
 
         primals = selected if isinstance(index, tuple) else (selected,)
         result = vjp(inner_func, *primals, has_aux=has_aux)
@@ -521,8 +523,11 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     vmapped over the rows of the identity (torch.func.jacfwd)."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        index = _check_argnums(argnums, len(args))
+    def wrapper(*args):  # (positional inputs only, as torch's wrapper_fn)
+        # argnums=None: every positional input, its Jacobian a tuple over them (torch's jacfwd
+        # alone accepts None)
+        index = tuple(range(len(args))) if argnums is None else _check_argnums(argnums,
+                                                                               len(args))
         selected = _selected(args, index)
         primals = selected if isinstance(index, tuple) else (selected,)
         in_leaves, in_spec = flatten(primals)
@@ -531,8 +536,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
-                                  else values[0]), **kwargs)
-
+                                  else values[0]))
 
         def push(*tangent_leaves):
             result = jvp(inner_func, primals, unflatten(list(tangent_leaves), in_spec),
