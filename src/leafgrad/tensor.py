@@ -25,6 +25,7 @@ from .autograd.forward_ad import state as _dual_state
 from .autograd._vmap_state import state as _vmap_state
 from .autograd._vmap_state import INPLACE_REQUIRES_GRAD as _INPLACE_REQUIRES_GRAD
 from .autograd._vmap_state import RETAIN_GRAD as _RETAIN_GRAD
+from .autograd._vmap_state import EQUAL_UNDER_VMAP as _EQUAL_UNDER_VMAP
 from .autograd._transform_levels import is_input as _transform_input
 from ._construct import check_scalar_write, unsigned_fill
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
@@ -1715,6 +1716,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.MaskedZero.apply(self, mask=mask._data if isinstance(mask, Tensor) else mask)
 
     def equal(self, other) -> bool:
+        if _vmap_state.active and "_levels" in getattr(type(other), "__slots__", ()):
+            raise RuntimeError(_EQUAL_UNDER_VMAP)  # a batched other (ops/_batching.py)
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):

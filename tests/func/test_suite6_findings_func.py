@@ -5,6 +5,9 @@ torch and leafgrad; each program's observations must be identical."""
 
 from __future__ import annotations
 
+import collections
+import functools
+
 from ..test_suite4_findings import _outcome, _same, _seen
 
 
@@ -250,6 +253,154 @@ def test_jacfwd_argnums_none_and_positional_inputs():
             if name not in ("jacfwd", "hessian"):  # (hessian is jacfwd(jacrev))
                 for argnums in (-1, -2, -3, (0, -1), (-1, 1)):
                     seen.append(_outcome(lambda: transform(g, argnums=argnums)(x, y)))
+        return seen
+
+    _same(program)
+
+
+def test_vmap_api_as_torch():
+    """torch's TestVmapAPI (test_vmap.py) as one program: no inputs or tensors, constant and
+    list outputs, nesting with the same and different map dims, out= ops and torch.equal
+    refused with torch's batching-rule errors, out_dims forms (negative, tuples, pytrees,
+    dicts, None, a bool counts as an int; a non-int leaf refused before the inputs are read)
+    and their errors, in_dims forms (nested tuples, dicts, lists, None, negative) and their
+    errors (a bool in_dim is size()'s TypeError), item/control flow, kwargs, chunk_size
+    (chunked whenever given, torch's float and empty-batch failures, cat's errors for
+    non-tensor or out_dims=None outputs), functools.partial's name, empty batches (a full
+    reduction of an empty batch), int and bool inputs. Views share memory as torch's do."""
+
+    def program(m):
+        vmap = m.vmap
+
+        def rec(label, fn):
+            seen.append((label, _outcome(fn)))
+
+        seen = []
+        def rec(label, fn):
+            seen.append((label, _outcome(fn)))
+        g = m.Generator().manual_seed(0)
+        def rn(*s): return m.randn(*s, generator=g)
+        x = rn(2, 3); y = rn(2, 3)
+        rec("no inputs", lambda: vmap(lambda: m.ones(3))())
+        rec("no inputs bar", lambda: vmap(lambda a: m.ones(3))())
+        rec("no tensors", lambda: vmap(lambda a: m.ones(3), (None,))(1))
+        rec("constant", lambda: vmap(lambda a: m.tensor(3.14))(m.ones(3)))
+        rec("multiple outputs list1", lambda: vmap(lambda a: [a])(x))
+        rec("nested same", lambda: vmap(vmap(m.mul))(rn(2, 3, 5), rn(2, 3, 5)))
+        rec("nested diag_embed", lambda: vmap(vmap(m.diag_embed))(rn(3, 3, 5)))
+        rec("nested different", lambda: vmap(lambda a: vmap(lambda b: a * b)(rn(5, 3)))(x))
+        rec("noop inner", lambda: vmap(lambda a: vmap(lambda b: a)(rn(5)))(rn(3)))
+        rec("out= op", lambda: vmap(lambda a, b: m.abs(a, out=b))(x, y))
+        rec("equal", lambda: vmap(m.equal)(x, y))
+        t = rn(2, 3)
+        r = vmap(lambda a: a, out_dims=1)(t)
+        seen.append(("outdims1 ptr", r.data_ptr() == t.data_ptr(), tuple(r.stride())))
+        t4 = rn(2, 3, 5, 7)
+        for od in (2, -1, 3, -4, 4, -5, (1,), (0, 1), None, "lol", ("lol",), 1.0, [1], True):
+            rec(f"out_dims={od!r}", lambda: vmap(lambda a: a, out_dims=od)(t4))
+        r = vmap(lambda a: a, out_dims=2)(t4)
+        seen.append(("od2 ptr", r.data_ptr() == t4.data_ptr(), r.stride()))
+        ndims = 64
+        rec("64 dims", lambda: tuple(vmap(lambda a: a, out_dims=2)(
+            rn(*([2] + [1] * (ndims - 1)))).shape))
+        rec("multi out dims", lambda: vmap(lambda a, b: (a, a, a, a * b),
+                                           out_dims=(-1, 0, 1, 2))(rn(2, 3, 5), rn(2, 3, 5)))
+        rec("nested out dims", lambda: vmap(lambda b: vmap(lambda a: a, out_dims=1)(b),
+                                            out_dims=1)(t4))
+        rec("nested out dims neg", lambda: vmap(lambda b: vmap(lambda a: a, out_dims=-1)(b),
+                                                out_dims=-1)(t4))
+        rec("out none tuple", lambda: vmap(lambda a: (a, "hello"), out_dims=(0, None))(x))
+        def f_add(a):
+            a.add_(1)
+            return None, "hello"
+        rec("out none none", lambda: vmap(f_add, out_dims=(None, None))(x.clone()))
+        rec("out none batched", lambda: vmap(lambda a: a, out_dims=None)(x))
+        def f_add2(a):
+            a.add_(1); return "hello"
+        rec("out none str", lambda: vmap(f_add2, out_dims=None)(x.clone()))
+        rec("arange", lambda: vmap(lambda a: m.arange(3))(x))
+        rec("arange none", lambda: vmap(lambda a: m.arange(3), out_dims=None)(x))
+        rec("pytree returns", lambda: vmap(
+            lambda a: (a.sin(), (a.sin(), a.sin()), [a.sin(), (a, a)]))(x))
+        def odict(a):
+            return collections.OrderedDict([("sin", a.sin()), ("cos", a.cos())])
+
+        rec("odict", lambda: type(vmap(odict)(x)).__name__)
+        rec("odict vals", lambda: list(vmap(odict)(x).values()))
+        rec("dict out", lambda: list(vmap(lambda a: {"b": a.sin(), "a": a.cos()})(x).items()))
+        rec("dict out dims", lambda: list(vmap(lambda a: {"b": a.sin(), "a": a.cos()},
+                                               out_dims={"b": 0, "a": 1})(x).items()))
+        def nested(a):
+            return a.sin(), (a.sin(), a.sin())
+
+        rec("pytree outdims", lambda: vmap(nested, out_dims=(0, (0, 1)))(x))
+        rec("pytree outdims bc", lambda: vmap(nested, out_dims=(0, 1))(x))
+        rec("too many out", lambda: vmap(lambda a: a, out_dims=(0, 0))(x))
+        rec("too many out3", lambda: vmap(lambda a: (a, a, a), out_dims=(0, 0, 0, 0))(x))
+        rec("too few out", lambda: vmap(lambda a: (a, a), out_dims=(0,))(x))
+        t3 = rn(2, 3, 5)
+        r = vmap(lambda a: a, (1,))(t3)
+        seen.append(("in1 ptr", r.data_ptr() == t3.data_ptr(), r.stride()))
+        rec("mul 0 1", lambda: vmap(m.mul, (0, 1))(x, rn(3, 2)))
+        rec("none in_dims", lambda: vmap(m.mul, (0, None))(x, y))
+        rec("none in_dims number", lambda: vmap(m.mul, (0, None))(x, 2))
+        rec("nested nondefault", lambda: vmap(vmap(vmap(m.mul), (1, 0)), (1, 2))(
+            m.rand(5, 2, 3, generator=g), m.rand(3, 5, 2, generator=g)))
+        rec("neg in dims", lambda: vmap(m.mul, (-1, -1))(x, y))
+        r = vmap(lambda a: a, in_dims=2, out_dims=1)(t3)
+        seen.append(("in2out1", r.data_ptr() == t3.data_ptr(), r.stride(), tuple(r.shape)))
+        rec("vmap vmap foo 1 1", lambda: vmap(vmap(lambda a: a * 2, 1, 1), 1, 1)(t3))
+        rec("item", lambda: vmap(lambda a: a.item())(rn(3)))
+        rec("control flow", lambda: vmap(lambda a: a if a else 0)(rn(3)))
+        rec("nested inputs", lambda: vmap(lambda z: z[0] + z[1])((x, y)))
+        rec("nested inputs2", lambda: vmap(lambda z: z[0] + z[1], in_dims=(0,))((x, y)))
+        rec("nested inputs3", lambda: vmap(lambda z: z[0] + z[1], in_dims=((0, 0),))((x, y)))
+        rec("nested dict", lambda: vmap(lambda z: z["x"] + z["y"])({"x": x, "y": y}))
+        rec("nested dict dims", lambda: vmap(lambda z: z["x"] + z["y"], in_dims=(
+            {"x": 0, "y": 1},))({"x": x, "y": y.t()}))
+        rec("nested list", lambda: vmap(lambda z: z[0] + z[1][0])([x, [y]]))
+        rec("in_dims list", lambda: vmap(lambda a, b: a + b, in_dims=[0, 0])(x, y))
+        rec("in_dims bad type", lambda: vmap(lambda a: a, in_dims="a")(x))
+        rec("in_dims float", lambda: vmap(lambda a: a, in_dims=(0.0,))(x))
+        rec("in_dims non tensor", lambda: vmap(lambda a: a, in_dims=(0,))(1.0))
+        rec("in_dims out of range", lambda: vmap(lambda a: a, in_dims=2)(x))
+        rec("in_dims neg range", lambda: vmap(lambda a: a, in_dims=-3)(x))
+        rec("in_dims struct", lambda: vmap(lambda a, b: a, in_dims=(0, 0, 0))(x, y))
+        rec("in_dims struct2", lambda: vmap(lambda z: z[0], in_dims=((0, 0, 0),))((x, y)))
+        rec("size mismatch", lambda: vmap(m.mul)(x, rn(3, 3)))
+        rec("scalar tensor", lambda: vmap(lambda a: a)(m.tensor(1.0)))
+        rec("kwargs", lambda: vmap(lambda a, scale=1: a * scale)(x, scale=m.ones(3)))
+        rec("kwargs tensor", lambda: vmap(lambda a, b: a * b)(x, b=y))
+        rec("in_dims dict input", lambda: vmap(lambda d: d["a"] * 2, in_dims=({"a": 1},))({"a": x}))
+        rec("randomness bad", lambda: vmap(lambda a: a, randomness="foo")(x))
+        rec("chunk 0", lambda: vmap(lambda a: a, chunk_size=0)(x))
+        rec("chunk -1", lambda: vmap(lambda a: a, chunk_size=-1)(x))
+        rec("chunk 1.5", lambda: vmap(lambda a: a, chunk_size=1.5)(x))
+        rec("chunk 1", lambda: vmap(lambda a: a.sum(), chunk_size=1)(rn(5, 3)))
+        rec("chunk 2 outdims", lambda: vmap(lambda a: (a, a.sum()), chunk_size=2,
+                                            out_dims=(1, 0))(rn(5, 3)))
+        rec("chunk None out", lambda: vmap(lambda a: (a, "s"), chunk_size=2,
+                                           out_dims=(0, None))(rn(5, 3)))
+        rec("chunk whole", lambda: vmap(lambda a: a, chunk_size=7)(x).data_ptr() == x.data_ptr())
+        rec("chunk empty batch", lambda: vmap(lambda a: a.sum(), chunk_size=2)(m.ones(0, 3)))
+        rec("chunk unbatched None", lambda: vmap(lambda a: m.ones(2), chunk_size=2,
+                                                 out_dims=None)(x))
+        m.manual_seed(0)
+        rec("chunk same", lambda: vmap(lambda a: a + m.rand(1), chunk_size=1,
+                                       randomness="same")(x))
+        rec("chunk different", lambda: vmap(lambda a: a + m.rand(1), chunk_size=1,
+                                            randomness="different")(x))
+        rec("non tensor output", lambda: vmap(lambda a: 1)(x))
+        rec("non tensor output2", lambda: vmap(lambda a: (a, 1))(x))
+        rec("None output", lambda: vmap(lambda a: None)(x))
+        rec("func repr name", lambda: vmap(lambda a: a, in_dims=(0, 0))(x))
+        rec("partial name", lambda: vmap(functools.partial(m.mul, other=2), in_dims=(0, 0))(x))
+        rec("torch.sin name", lambda: vmap(m.sin, in_dims=(0, 0))(x))
+        rec("vmap over empty batch", lambda: vmap(lambda a: a * 2)(m.ones(0, 3)))
+        rec("vmap over empty batch sum", lambda: vmap(lambda a: a.sum())(m.ones(0, 3)))
+        rec("empty inner", lambda: vmap(lambda a: a.sum())(m.ones(2, 0)))
+        rec("int tensor", lambda: vmap(lambda a: a + 1)(m.arange(6).view(2, 3)))
+        rec("bool tensor", lambda: vmap(lambda a: a.any())(m.ones(2, 3, dtype=m.bool)))
         return seen
 
     _same(program)

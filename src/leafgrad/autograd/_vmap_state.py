@@ -51,6 +51,10 @@ RETAIN_GRAD = (
     "(e.g. grad, vjp, jacrev, jacfwd, hessian) or call retain_grad() outside of a function being "
     "transformed instead."
 )
+# torch's vmap has no rule for equal (a bool, not a tensor) and its fallback cannot run it
+EQUAL_UNDER_VMAP = (
+    "Batching rule not implemented for aten::equal. We could not generate a fallback."
+)
 BACKWARD = (
     "backward() called inside a functorch transform. This is not supported, please use "
     "functorch.grad or functorch.vjp instead or call backward() outside of functorch transforms."

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd._vmap_state import RETAIN_GRAD, state
+from ..autograd._vmap_state import EQUAL_UNDER_VMAP, RETAIN_GRAD, state
 from ..tensor import Tensor, _new
 
 __all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
@@ -163,6 +163,9 @@ class BatchedTensor(Tensor):
 
     def item(self):
         raise RuntimeError(VMAP_ITEM)
+
+    def equal(self, other) -> bool:
+        raise RuntimeError(EQUAL_UNDER_VMAP)
 
     def __bool__(self) -> bool:
         raise RuntimeError(VMAP_CONTROL_FLOW)
