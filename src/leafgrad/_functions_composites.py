@@ -23,6 +23,8 @@ import numpy as np
 
 from . import _dtype
 from .tensor import Tensor, _wrap
+from .autograd._vmap_state import state as _vmap_state
+from .ops._batching import per_example_call
 
 __all__ = [
     "diff", "ravel", "column_stack", "row_stack", "dstack", "atleast_3d", "tensor_split",
@@ -548,6 +550,11 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """``torch.histc``: counts in ``bins`` equal-width bins over [min, max] (the data's range
     when both are 0); the result has the input's dtype."""
     _require_tensor(input, "histc", "input", 1)
+    if _vmap_state.active:  # torch's slow fallback: per example, stacked
+        result = per_example_call(histc, "histc", (input,), {"bins": bins, "min": min,
+                                                              "max": max})
+        if result is not NotImplemented:
+            return result
     data = input._data
     # torch first finds the data's range (when not given), then makes the bin edges
     _refuse_wide_unsigned(input, "aminmax_cpu" if float(min) == float(max) else "linspace_cpu")
@@ -575,6 +582,11 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002 - torch's name
     """``torch.bincount``: occurrences of each non-negative integer (weighted sums with
     ``weights``)."""
     _require_tensor(input, "bincount", "input", 1)
+    if _vmap_state.active:  # torch's slow fallback: per example, stacked
+        result = per_example_call(bincount, "bincount", (input,), {"weights": weights,
+                                                                    "minlength": minlength})
+        if result is not NotImplemented:
+            return result
     data = input._data
     _refuse_wide_unsigned(input, "bincount_cpu")
     if data.dtype.kind not in "iub" or data.dtype.kind == "b":

@@ -35,11 +35,12 @@ NOT_VMAPPABLE = {
 
 
 # Samples that vmap refuses, with the start of the error, as torch refuses them.
-DYNAMIC = "vmap: We do not support batching operators that can output dynamic shape."
+MASK_INDEX = "vmap: We do not support batching operators that can support dynamic shape."
+MASK_SELECT = "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask)"
 REFUSED = {
-    ("Index", 2): DYNAMIC,  # a[a > 0]
-    ("MaskedSelect", 0): DYNAMIC,
-    ("MaskedSelect", 1): DYNAMIC,
+    ("Index", 2): MASK_INDEX,  # a[a > 0]
+    ("MaskedSelect", 0): MASK_SELECT,
+    ("MaskedSelect", 1): MASK_SELECT,
     ("RreluWithNoise", 1): "vmap: called random operation while in randomness error mode.",
     ("RreluWithNoiseInplace", 1): "vmap: called random operation while in randomness error mode.",
     ("NativeDropout", 1): "vmap: called random operation while in randomness error mode.",

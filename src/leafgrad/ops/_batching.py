@@ -398,12 +398,66 @@ def batched_apply(cls, args: tuple, params: dict):
         return NotImplemented
     if None in all_levels(args, params):
         physical_param(_poisoned(params), ())  # raises
+    refused = getattr(cls, "vmap_refuses", None)
+    if refused is not None and _batched_mask(params.get(refused[0])):
+        raise RuntimeError(refused[1])  # (a per-example shape: torch refuses the op)
     rule = rule_for(cls)
     if rule is not None:
         result = rule(cls, args, params)
         if result is not NotImplemented:
             return result
     return fallback(cls, args, params)
+
+
+def _batched_mask(value) -> bool:
+    """Whether an op's parameter holds a boolean mask that differs per example."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    for item in values:
+        if type(item) is BatchedTensor and item._data.dtype == bool:
+            return True
+        if isinstance(item, LogicalArray) and item.dtype == bool and type(item.batched) is \
+                BatchedTensor:
+            return True
+    return False
+
+
+DYNAMIC_SHAPE = (
+    "vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+    "vmap over aten::{}. Please file an issue at https://github.com/pytorch/pytorch/issues if "
+    "you need this feature."
+)
+
+
+def per_example_call(function, name: str, args: tuple, kwargs: dict, *, dynamic=False,
+                     no_fallback=False, warn=True):
+    """A function that computes from arrays (no op of the table) called inside vmap:
+    NotImplemented when no argument is batched; torch's dynamic-shape or no-fallback error
+    where torch refuses the op; else torch's slow fallback: the function per example of the
+    innermost level, the results stacked (stack's error when their shapes differ)."""
+    values = list(args) + list(kwargs.values())
+    if not any(type(v) is BatchedTensor for v in values):
+        return NotImplemented
+    if dynamic:
+        raise RuntimeError(DYNAMIC_SHAPE.format(name))
+    if no_fallback:
+        raise RuntimeError(f"Batching rule not implemented for aten::{name}. We could not "
+                           "generate a fallback.")
+    if warn and name not in _WARNED:  # (a composite of torch's has rules: no warning)
+        _WARNED.add(name)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule "
+            f"for aten::{name}. Please file us an issue on GitHub so that we can prioritize its "
+            "implementation.",
+            UserWarning,
+            stacklevel=3,
+        )
+    level = all_levels(tuple(v for v in values if type(v) is BatchedTensor), {})[-1]
+    size = level_sizes(tuple(values), {}, (level,))[0]
+    rows = []
+    for index in range(size):
+        rows.append(function(*[select_example(a, level, index) for a in args],
+                             **{k: select_example(v, level, index) for k, v in kwargs.items()}))
+    return stack_level(rows, level, size)
 
 
 def _poisoned(params):
@@ -501,6 +555,32 @@ VMAP_INPLACE = (
 )
 
 
+# How torch refuses an in-place op whose other argument is batched where self is not: its
+# in-place binary rules ("inplace arithmetic"), ops of their own rule (fill_), the slow
+# fallback (aten::<name>_, at the level); add_ broadcasts first and gives the shape error.
+_ARITHMETIC = ("Sub", "Mul", "Div", "MaskedFill", "Copy")
+_OWN_RULE = {"FillTensor": "fill_"}
+_FALLBACK = {"PowTensor": "pow_", "ClampTensor": "clamp_", "Addcmul": "addcmul_",
+             "Lerp": "lerp_", "Hypot": "hypot_", "DivRounding": "floor_divide_",
+             "RemainderTensor": "remainder_", "EqTensorInplace": "eq_",
+             "MaskedScatter": "masked_scatter_"}
+
+
+def _inplace_refusal(op_name: str, level: int):
+    if op_name in _ARITHMETIC:
+        return VMAP_INPLACE
+    name, where = _OWN_RULE.get(op_name), "in a vmap"
+    if name is None and op_name in _FALLBACK:
+        name, where = "aten::" + _FALLBACK[op_name], f"at level {level}"
+    if name is None:
+        return None
+    return (f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor "
+            "`other` in extra_args that has more elements than `self`. This happened due to "
+            f"`other` being vmapped over but `self` not being vmapped over {where}. Please try "
+            f"to use out-of-place operators instead of {name}. If said operator is being called "
+            "inside the PyTorch framework, please file a bug report instead.")
+
+
 def batched_inplace(op, target, others: tuple, params: dict):
     """``inplace(op, target, *others)`` inside vmap: the physical target is updated. A value
     batched where the target is not cannot be written into it (torch's errors)."""
@@ -511,8 +591,9 @@ def batched_inplace(op, target, others: tuple, params: dict):
     levels = all_levels(args, params)
     missing = [level for level in levels if level not in own]
     if missing:
-        if op.op_name == "Copy":
-            raise RuntimeError(VMAP_INPLACE)
+        refusal = _inplace_refusal(op.op_name, missing[-1])  # (the innermost level)
+        if refusal is not None:
+            raise RuntimeError(refusal)
         sizes = level_sizes(args, params, tuple(missing))
         shape = list(target._data.shape)
         raise RuntimeError(
