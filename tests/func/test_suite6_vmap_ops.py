@@ -19,6 +19,8 @@ FLOAT32_BITS = {"gelu", "sigmoid", "inverse", "det", "cdist", "matrix_exp"}
 
 def _unary(m, F):
     return {
+        "hash_tensor": lambda a: m.hash_tensor(a), "hash_tensor1": lambda a: a.hash_tensor(1),
+        "cov": m.cov, "corrcoef": m.corrcoef,
         "sin": lambda a: a.sin(),
         "exp": lambda a: a.exp(),
         "relu": F.relu,
