@@ -404,3 +404,58 @@ def test_vmap_api_as_torch():
         return seen
 
     _same(program)
+
+
+def test_saved_tensor_hooks_and_autograd_functional_inside_transforms():
+    """grad, grad_and_value, vjp, jacrev and hessian refuse saved tensor hooks in effect around
+    them or entered inside (torch's doesnt_support_saved_tensors_hooks); jvp, jacfwd and vmap
+    accept them. torch.autograd.functional inside vmap or grad is refused through its
+    requires_grad_() (leafgrad ran it)."""
+
+    def program(m):
+        f = m.func
+        seen = []
+        x5 = m.ones(5, 3) / 3
+        x0 = m.tensor(0.5)
+        x3 = m.ones(3) / 4
+
+        def sin_sum(a):
+            return m.sin(a).sum()
+
+        def with_hooks(a):
+            with m.autograd.graph.save_on_cpu():
+                return sin_sum(a)
+
+        def with_identity_hooks(a):
+            with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                return sin_sum(a)
+
+        calls = {
+            "grad": lambda fn: f.grad(fn)(x3), "jacrev": lambda fn: f.jacrev(fn)(x3),
+            "grad_and_value": lambda fn: f.grad_and_value(fn)(x3),
+            "hessian": lambda fn: f.hessian(fn)(x3), "vjp": lambda fn: f.vjp(fn, x3)[0],
+            "jvp": lambda fn: f.jvp(fn, (x3,), (x3,)), "jacfwd": lambda fn: f.jacfwd(fn)(x3),
+            "vmap": lambda fn: m.vmap(fn)(x5),
+        }
+        for name, call in calls.items():
+            def outside():
+                with m.autograd.graph.save_on_cpu():
+                    return call(sin_sum)
+
+            seen.append((name, _outcome(outside)))
+            seen.append((name, _outcome(lambda: call(with_hooks))))
+            seen.append((name, _outcome(lambda: call(with_identity_hooks))))
+        af = m.autograd.functional
+        functional = {
+            "jacobian": lambda a: af.jacobian(lambda b: b.sin().sum(), a),
+            "vjp": lambda a: af.vjp(lambda b: b.sin().sum(), a)[1],
+            "jvp": lambda a: af.jvp(lambda b: b.sin().sum(), (a,), (m.ones_like(a),))[1],
+            "hessian": lambda a: af.hessian(lambda b: b.sin().sum(), a),
+            "hvp": lambda a: af.hvp(lambda b: b.sin().sum(), a, m.ones_like(a))[1],
+        }
+        for name, fn in functional.items():
+            seen.append((name, _outcome(lambda: m.vmap(fn)(x5))))
+            seen.append((name, _outcome(lambda: f.grad(fn)(x0))))
+        return seen
+
+    _same(program)

@@ -201,11 +201,25 @@ def _at_top_level() -> bool:
     return _Depth.value == 0 and fwAD.state.level is None and not _vmap_state.levels
 
 
-def _run(func, args, kwargs):
+# torch's grad_and_value and vjp (so jacrev and hessian) run with saved tensor hooks disabled
+# (its doesnt_support_saved_tensors_hooks): hooks in effect, or entered inside, raise this
+NO_SAVED_TENSOR_HOOKS = (
+    "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. Please open "
+    "an issue with your use case."
+)
+
+
+def _run(func, args, kwargs, hooks_message: str | None = NO_SAVED_TENSOR_HOOKS):
+    from ..autograd.graph_hooks import disable_saved_tensors_hooks
+
     _Depth.value += 1
     _vmap_state.grad_depths.append(len(_vmap_state.levels))  # (Note: per-example backward
     try:  # formulas, autograd/_vmap_state.py)
-        with enable_grad(), _transform_levels.opened("grad"):
+        if hooks_message is None:
+            with enable_grad(), _transform_levels.opened("grad"):
+                return func(*args, **kwargs)
+        with disable_saved_tensors_hooks(hooks_message), enable_grad(), \
+                _transform_levels.opened("grad"):
             return func(*args, **kwargs)
     finally:
         _vmap_state.grad_depths.pop()
@@ -426,7 +440,7 @@ def _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux):
 
     keep = True
     inner = [_enter(leaf) for leaf in p_leaves]
-    output = _run(func, unflatten(inner, p_spec), {})
+    output = _run(func, unflatten(inner, p_spec), {}, None)  # (jvp allows saved tensor hooks)
     aux = None
     if has_aux:
         output, aux = output
