@@ -459,3 +459,43 @@ def test_saved_tensor_hooks_and_autograd_functional_inside_transforms():
         return seen
 
     _same(program)
+
+
+def test_stack_module_state_as_torch():
+    """stack_module_state (test_eager_transforms.py's TestMakeFunctional): its errors in
+    torch's order; each stacked parameter or buffer is a new leaf requiring grad when every
+    model's does, refused with torch's message when they differ (leafgrad followed the first
+    model and left buffers as plain stacks)."""
+
+    def program(m):
+        nn = m.nn
+        seen = []
+
+        def stacked(models):
+            params, buffers = m.func.stack_module_state(models)
+            return [(name, _seen(value), value.is_leaf) for name, value in
+                    list(params.items()) + list(buffers.items())]
+
+        seen.append(_outcome(lambda: m.func.stack_module_state([])))
+        for case in range(7):
+            m.manual_seed(case)
+            models = [nn.Linear(2, 2) for _ in range(3)]
+            if case == 1:
+                models[1].eval()
+            elif case == 2:
+                models[1] = nn.Conv2d(3, 3, (3, 3))
+            elif case == 3:
+                models[0].weight.requires_grad_(False)
+            elif case == 4:
+                for model in models:
+                    model.bias.requires_grad_(False)
+            elif case == 5:
+                models = [nn.BatchNorm1d(2) for _ in range(3)]
+            elif case == 6:
+                models = [nn.BatchNorm1d(2) for _ in range(3)]
+                for model in models:
+                    model.running_mean.requires_grad_()
+            seen.append((case, _outcome(lambda: stacked(models))))
+        return seen
+
+    _same(program)
