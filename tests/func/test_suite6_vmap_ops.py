@@ -4,8 +4,8 @@ ops with every input batched or shared; in-place ops writing a batched value int
 tensor (torch's errors). Values, dtypes, shapes and errors must be torch's.
 
 Left out: float32 bits of sigmoid/gelu/inverse/det/cdist/matrix_exp (kernel rounding, not
-vmap's: leafgrad's vmap equals its own unbatched result), and ``view`` of an input vmapped at
-dim 1 (torch keeps the batch dim in place, so its view fails; leafgrad's batch dim is in front).
+vmap's: leafgrad's vmap equals its own unbatched result). ``view`` of an input vmapped at dim 1
+is left to test_views_of_inputs_vmapped_at_any_dim.
 """
 
 from __future__ import annotations
@@ -218,8 +218,6 @@ def test_vmap_of_common_ops_as_torch():
         seen = []
         for name, fn in _unary(m, F).items():
             for dim, shape in ((0, (batch, 4, 5)), (1, (4, batch, 5)), (-1, (4, 5, batch))):
-                if name == "view" and dim == 1:
-                    continue
                 x = T(*shape)
                 seen.append((name, dim, _outcome(lambda: m.vmap(fn, in_dims=dim)(x))))
             nested = T(4, 2, batch, 5).permute(2, 1, 0, 3).contiguous().permute(1, 0, 2, 3)
@@ -269,6 +267,33 @@ def test_inplace_ops_refuse_a_batched_value_into_an_unbatched_tensor():
                     return fn(m.ones(4), b)
 
                 seen.append((name, inner, _outcome(lambda: m.vmap(call)(x))))
+        return seen
+
+    _same(program)
+
+
+def test_views_of_inputs_vmapped_at_any_dim():
+    """view/view_as under vmap view the physical tensor with the batch dim in front, as torch's
+    rule: an input vmapped at a later dim whose example cannot be viewed so raises view's error
+    (leafgrad copied it first); reshape/flatten/unflatten copy as needed. Every in_dim, nested."""
+
+    def program(m):
+        base = m.arange(2 * 3 * 4 * 5.0).view(2, 3, 4, 5)
+        calls = {
+            "view-1": lambda a: a.view(-1), "view2": lambda a: a.view(a.shape[0], -1),
+            "view_last": lambda a: a.view(*a.shape[:-1], 1, a.shape[-1]),
+            "view_as": lambda a: a.view_as(m.ones(a.numel())),
+            "t_view": lambda a: a.transpose(0, 1).view(-1), "reshape": lambda a: a.reshape(-1),
+            "flatten": lambda a: a.flatten(),
+            "unflatten": lambda a: a.unflatten(0, (a.shape[0], 1)),
+            "view_split": lambda a: a.view(a.shape[0] * a.shape[1], -1),
+        }
+        seen = []
+        for dim in range(4):
+            for name, fn in calls.items():
+                seen.append((dim, name, _outcome(lambda: m.vmap(fn, in_dims=dim)(base))))
+                nested = m.vmap(m.vmap(fn, in_dims=dim % 3), in_dims=(dim + 1) % 4)
+                seen.append((dim, name, _outcome(lambda: nested(base))))
         return seen
 
     _same(program)

@@ -197,13 +197,7 @@ def shape(name: str = "shape"):
             target = tensor._data.shape[:count] + target
         new = dict(params)
         new[name] = target
-        try:
-            return wrap(cls.apply(tensor, **new), levels)
-        except RuntimeError:
-            if cls.op_name != "View":
-                raise
-            # the example is a view of contiguous memory but the batch is not: copy first
-            return wrap(cls.apply(tensor.contiguous(), **new), levels)
+        return wrap(cls.apply(tensor, **new), levels)
 
     return rule
 
