@@ -440,6 +440,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    if _vmap_state.active:  # (computed from arrays: per example under vmap, as torch's rule)
+        result = per_example_call(searchsorted, "searchsorted", (sorted_sequence, input),
+                                  {"out_int32": out_int32, "right": right, "sorter": sorter},
+                                  warn=False)
+        if result is not NotImplemented:
+            return result
     _refuse_wide_unsigned(sorted_sequence, "searchsorted_out_cpu")
     _refuse_wide_unsigned(input, "searchsorted_out_cpu")
     boundaries = sorted_sequence._data
@@ -522,6 +528,13 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
+    if _vmap_state.active:  # torch's slow fallback (computed from arrays): per example
+        overload = ("Tensor" if isinstance(elements, Tensor) else "Scalar") + "_" + (
+            "Tensor" if isinstance(test_elements, Tensor) else "Scalar")
+        result = per_example_call(isin, "isin." + overload, (elements, test_elements),
+                                  {"assume_unique": assume_unique, "invert": invert})
+        if result is not NotImplemented:
+            return result
     _refuse_wide_unsigned(elements, "isin_default_cpu")
     _refuse_wide_unsigned(test_elements, "isin_default_cpu")
     first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)

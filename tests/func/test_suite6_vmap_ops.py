@@ -165,7 +165,14 @@ def _binary(m, F):
         z.add_(a)
         return z
 
+    def sorted_rows(a):
+        return a.sort(-1).values
+
     return {
+        "searchsorted": lambda a, b: m.searchsorted(sorted_rows(a), b),
+        "searchsorted_right": lambda a, b: m.searchsorted(sorted_rows(a), b[:, :2], right=True),
+        "bucketize": lambda a, b: m.bucketize(b, sorted_rows(a)[0]),
+        "isin": lambda a, b: m.isin(a.round(), b.round()),
         "add": m.add,
         "mul": m.mul,
         "sub": lambda a, b: a - b,
