@@ -499,3 +499,37 @@ def test_stack_module_state_as_torch():
         return seen
 
     _same(program)
+
+
+def test_copy_of_complex_into_real_warns_as_torch():
+    """copy_ of complex values into a real tensor (plain and dual): torch's UserWarning text
+    (its copy kernel's; torch gives it once per process, so the text is fixed here as in
+    tests/test_complex.py), not NumPy's ComplexWarning; the values and tangents as torch's."""
+    import warnings
+
+    import leafgrad
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        target = leafgrad.zeros(2)
+        target.copy_(leafgrad.tensor([1 + 2j, 3 - 1j]))
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (UserWarning, "Casting complex values to real discards the imaginary part")]
+
+    def program(m):
+        fw = m.autograd.forward_ad
+        seen = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for dtype in ("float32", "float64", "float16", "bfloat16", "int64", "bool"):
+                d = m.zeros(2, dtype=getattr(m, dtype))
+                d.copy_(m.tensor([1.5 + 2j, -3 - 1j]))
+                seen.append(_seen(d))
+            with fw.dual_level():
+                s = fw.make_dual(m.tensor([1 + 2j, 3 - 1j]), m.tensor([0.5 + 1j, 1 - 1j]))
+                d = m.zeros(2)
+                d.copy_(s)
+                seen.append(_seen(fw.unpack_dual(d)))
+        return seen
+
+    _same(program)
