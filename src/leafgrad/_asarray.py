@@ -152,5 +152,5 @@ def _from_tensor(obj: Tensor, dtype, copy, requires_grad) -> Tensor:
     if requires_grad and _dtype.kind(tensor._data) not in "fc":
         raise RuntimeError(INT_REQUIRES_GRAD)
     if tensor.is_leaf:
-        return tensor.requires_grad_(bool(requires_grad))
+        return tensor._set_requires_grad(bool(requires_grad))
     return tensor if requires_grad else tensor.detach()

@@ -23,6 +23,8 @@ import numpy as np
 
 from . import _dtype
 from .tensor import Tensor, _wrap
+from .autograd._vmap_state import state as _vmap_state
+from .ops._batching import per_example_call
 
 __all__ = [
     "diff", "ravel", "column_stack", "row_stack", "dstack", "atleast_3d", "tensor_split",
@@ -438,6 +440,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    if _vmap_state.active:  # (computed from arrays: per example under vmap, as torch's rule)
+        result = per_example_call(searchsorted, "searchsorted", (sorted_sequence, input),
+                                  {"out_int32": out_int32, "right": right, "sorter": sorter},
+                                  warn=False)
+        if result is not NotImplemented:
+            return result
     _refuse_wide_unsigned(sorted_sequence, "searchsorted_out_cpu")
     _refuse_wide_unsigned(input, "searchsorted_out_cpu")
     boundaries = sorted_sequence._data
@@ -520,6 +528,13 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
+    if _vmap_state.active:  # torch's slow fallback (computed from arrays): per example
+        overload = ("Tensor" if isinstance(elements, Tensor) else "Scalar") + "_" + (
+            "Tensor" if isinstance(test_elements, Tensor) else "Scalar")
+        result = per_example_call(isin, "isin." + overload, (elements, test_elements),
+                                  {"assume_unique": assume_unique, "invert": invert})
+        if result is not NotImplemented:
+            return result
     _refuse_wide_unsigned(elements, "isin_default_cpu")
     _refuse_wide_unsigned(test_elements, "isin_default_cpu")
     first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
@@ -548,6 +563,11 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """``torch.histc``: counts in ``bins`` equal-width bins over [min, max] (the data's range
     when both are 0); the result has the input's dtype."""
     _require_tensor(input, "histc", "input", 1)
+    if _vmap_state.active:  # torch's slow fallback: per example, stacked
+        result = per_example_call(histc, "histc", (input,), {"bins": bins, "min": min,
+                                                              "max": max})
+        if result is not NotImplemented:
+            return result
     data = input._data
     # torch first finds the data's range (when not given), then makes the bin edges
     _refuse_wide_unsigned(input, "aminmax_cpu" if float(min) == float(max) else "linspace_cpu")
@@ -575,6 +595,11 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002 - torch's name
     """``torch.bincount``: occurrences of each non-negative integer (weighted sums with
     ``weights``)."""
     _require_tensor(input, "bincount", "input", 1)
+    if _vmap_state.active:  # torch's slow fallback: per example, stacked
+        result = per_example_call(bincount, "bincount", (input,), {"weights": weights,
+                                                                    "minlength": minlength})
+        if result is not NotImplemented:
+            return result
     data = input._data
     _refuse_wide_unsigned(input, "bincount_cpu")
     if data.dtype.kind not in "iub" or data.dtype.kind == "b":

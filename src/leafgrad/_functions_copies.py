@@ -33,7 +33,7 @@ def _copy_out(fn):
         from .autograd.grad_mode import no_grad, state
 
         recording = state.grad_enabled
-        if recording and isinstance(out, Tensor) and out.requires_grad:
+        if recording and isinstance(out, Tensor) and out._may_require_grad():
             return with_out(*args, out=out, **kwargs)  # raises torch's out= error
         with no_grad():
             result = with_out(*args, out=out, **kwargs)
@@ -191,7 +191,7 @@ def unbind_copy(input, dim=0, *, out=None):  # noqa: A002
     if out is not None:
         from .autograd.grad_mode import state
 
-        if state.grad_enabled and any(isinstance(o, Tensor) and o.requires_grad for o in out):
+        if state.grad_enabled and any(isinstance(o, Tensor) and o._may_require_grad() for o in out):
             raise RuntimeError("unbind_copy(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires "
                                "grad.")

@@ -13,6 +13,8 @@ from .nn import functional as _F
 from . import ops as _ops
 from .ops import cross as _cross, lstm, lstm_cell  # noqa: F401 - re-exported
 from .tensor import Tensor, _wrap
+from .autograd._vmap_state import state as _vmap_state
+from .ops._batching import per_example_call
 
 __all__ = [
     "softmax", "log_softmax", "relu_", "selu", "selu_", "celu", "celu_", "conv1d", "conv2d",
@@ -144,7 +146,7 @@ def _record_underived(kernel: str, node: str, input, values: np.ndarray):  # noq
     (torch records unique's values so; the indices and counts are integers)."""
     from .autograd.grad_mode import is_grad_enabled
 
-    if not (input.requires_grad and is_grad_enabled()):
+    if not (input._may_require_grad() and is_grad_enabled()):
         return _wrap(values)
     function = _UNDERIVED.get(node)
     if function is None:
@@ -157,6 +159,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
     from .ops.gather import _refuse_meta
 
+    if _vmap_state.active:  # a result size per example: torch refuses it
+        per_example_call(unique, "_unique2" if dim is None else "unique_dim", (input,), {},
+                         dynamic=True)
     _refuse_meta("_unique2" if dim is None else "unique_dim", input)
     data = input._data
     if dim is None:
@@ -186,6 +191,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Collapse runs of equal consecutive values (elements, or slices along ``dim``)."""
     from .ops.gather import _refuse_meta
 
+    if _vmap_state.active:  # a result size per example: torch refuses it
+        per_example_call(unique_consecutive, "unique_consecutive", (input,), {}, dynamic=True)
     _refuse_meta("unique_consecutive", input)
     data = input._data
     if dim is None:

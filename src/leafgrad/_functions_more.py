@@ -160,4 +160,4 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     for position, dim in enumerate(order):
         inverse[dim] = position
     result = physical.permute(inverse).detach() if order else physical
-    return result.requires_grad_(requires_grad) if requires_grad else result
+    return result._set_requires_grad(requires_grad) if requires_grad else result

@@ -174,7 +174,16 @@ def hash_tensor(input, dim=None, *, keepdim=False, mode=0):  # noqa: A002 - torc
     import numpy as np
 
     from . import _dtype
+    from .autograd._vmap_state import state as vmap_state
     from .tensor import _wrap, _wrap_dim
+
+    if vmap_state.active:  # (computed from arrays: per example under vmap, as torch's rule)
+        from .ops._batching import per_example_call
+
+        result = per_example_call(hash_tensor, "hash_tensor", (input,),
+                                  {"dim": dim, "keepdim": keepdim, "mode": mode}, warn=False)
+        if result is not NotImplemented:
+            return result
 
     if mode != 0:
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}")

@@ -32,6 +32,7 @@ from . import _dtype
 from ._alloc import alloc_error
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
+from .autograd._vmap_state import state as _vmap_state
 from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed
 
 __all__ = ["Out", "Rule", "takes_out"]
@@ -220,6 +221,16 @@ def _tensors(args, kwargs):
                     yield item
 
 
+def _refuse_batched(fn, spec: Out, args, kwargs, outs) -> None:
+    """torch's vmap has no rule for out= variants (its fallback refuses them)."""
+    from .ops._batching import BatchedTensor
+
+    if any(type(t) is BatchedTensor for t in (*_tensors(args, kwargs), *outs)):
+        name = spec.name if spec.name is not None else fn.__name__
+        raise RuntimeError(f"Batching rule not implemented for aten::{name}.out; the fallback "
+                           "path doesn't work on out= or view ops.")
+
+
 def _outs(fn, spec: Out, out) -> tuple:
     count = len(spec.rules)
     if count == 1:
@@ -237,6 +248,8 @@ def _outs(fn, spec: Out, out) -> tuple:
 
 def _call(fn, spec: Out, args, kwargs, out):
     outs = _outs(fn, spec, out)
+    if _vmap_state.active:
+        _refuse_batched(fn, spec, args, kwargs, outs)
     if spec.out_error is not None and _grad_state.grad_enabled:
         if any(t._requires_grad for t in outs):
             raise RuntimeError(spec.out_error)
@@ -330,7 +343,7 @@ def _factory(fn, spec: Out, args, kwargs, out: Tensor) -> Tensor:
         else:  # the same count: arange fills out in its own shape
             value = value.reshape(old)
     _store(out, value, warn=False)
-    out.requires_grad_(requires_grad)  # the factory's requires_grad=, False by default
+    out._set_requires_grad(requires_grad)  # the factory's requires_grad=, False by default
     return out
 
 

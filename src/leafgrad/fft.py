@@ -232,7 +232,7 @@ def _run(op, aten: str, out, x: Tensor, **params) -> Tensor:
     if out is None:
         return op.apply(x, **params)
     check_inplace_allowed(out)
-    if _grad_state.grad_enabled and (x.requires_grad or out.requires_grad):
+    if _grad_state.grad_enabled and (x._may_require_grad() or out._may_require_grad()):
         raise RuntimeError(f"{aten}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     result = op.apply(x, **params)
@@ -247,7 +247,7 @@ def _conj_out(out, result: Tensor, x: Tensor) -> Tensor:
     # torch writes with conj_physical_out after computing with autograd, which leaves out
     # with an unusable grad_fn; leafgrad refuses as for any out= call needing autograd.
     check_inplace_allowed(out)
-    if _grad_state.grad_enabled and (x.requires_grad or out.requires_grad):
+    if _grad_state.grad_enabled and (x._may_require_grad() or out._may_require_grad()):
         raise RuntimeError("conj_physical(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
     _store(out, np.conj(result._data), warn=True)
@@ -518,7 +518,7 @@ def _frequencies(name: str, n, d, dtype, requires_grad, out, right: bool):
     dtype = _argparse.dtype_arg(f"fft_{name}", dtype)
     if out is not None:
         check_inplace_allowed(out)
-        if _grad_state.grad_enabled and out.requires_grad:
+        if _grad_state.grad_enabled and out._may_require_grad():
             raise RuntimeError(f"aten::fft_{name}(): functions with out=... arguments don't "
                                "support automatic differentiation, but one of the arguments "
                                "requires grad.")
@@ -553,7 +553,7 @@ def _frequencies(name: str, n, d, dtype, requires_grad, out, right: bool):
                 f"out tensor will be resized to a tensor of shape ({values.size},).",
                 UserWarning, stacklevel=3)
         _store(out, values, warn=False)
-        out.requires_grad_(requires_grad)
+        out._set_requires_grad(requires_grad)
         return out
     return _wrap(values, requires_grad)
 

@@ -124,7 +124,7 @@ def _eigvals(A):  # noqa: N803
 def eigvals(A, *, out=None):  # noqa: N803
     """The eigenvalues of a square matrix, complex for every input dtype."""
     if out is None or not (_grad_state.grad_enabled and isinstance(A, _Tensor)
-                           and A.requires_grad):
+                           and A._may_require_grad()):
         return _eigvals(A, out=out)
     # torch's eigvals(out=) takes an input that requires grad: out gets the values and a
     # NotImplemented node whose backward raises (ops/linalg_eig.py, _EigvalsOutNode). An out

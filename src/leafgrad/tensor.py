@@ -23,6 +23,10 @@ from .autograd import _record
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
 from .autograd._vmap_state import state as _vmap_state
+from .autograd._vmap_state import INPLACE_REQUIRES_GRAD as _INPLACE_REQUIRES_GRAD
+from .autograd._vmap_state import RETAIN_GRAD as _RETAIN_GRAD
+from .autograd._vmap_state import EQUAL_UNDER_VMAP as _EQUAL_UNDER_VMAP
+from .autograd._transform_levels import is_input as _transform_input
 from ._construct import check_scalar_write, unsigned_fill
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
@@ -623,10 +627,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def is_leaf(self) -> bool:
         if self._base is not None:
             self._refresh_view()
-        return self._node is None
+        return self._node is None or bool(_vmap_state.stack) and _transform_input(self)
 
     @property
     def grad_fn(self):
+        if self._base is not None:
+            self._refresh_view()
+        node = self._node
+        if node is not None and _vmap_state.stack and _transform_input(self):
+            return None  # a transform's input is a leaf of its level, as torch's wrapper is
+        return node
+
+    def _history(self):
+        """The node that made this tensor (a view's regenerated first): what the engine
+        differentiates through, also for a transform's input (see ``grad_fn``)."""
         if self._base is not None:
             self._refresh_view()
         return self._node
@@ -644,6 +658,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             # it has no history
             return self._requires_grad or base._requires_grad
         return self._requires_grad
+
+    def _may_require_grad(self) -> bool:
+        """``requires_grad`` as an op's own code reads it: a batched tensor answers for its
+        physical tensor, which the op's autograd records (see Note: what autograd shows of a
+        batched tensor, ops/_batching.py)."""
+        return self.requires_grad
 
     def _view_stale(self) -> bool:
         """A view whose memory was written since its grad_fn was set, and that has history to
@@ -719,6 +739,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             requires_grad = None
         if requires_grad.__class__ is not bool:
             _argparse.check("Tensor.requires_grad_", args, kwargs)
+        if _vmap_state.stack:  # (Note: autograd calls inside transforms, _vmap_state.py)
+            raise RuntimeError(_INPLACE_REQUIRES_GRAD)
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool) -> "Tensor":
+        """``requires_grad_`` without torch's transform check: a factory's ``requires_grad=``
+        and leafgrad's own transforms."""
         if self._node is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -1249,6 +1276,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         """Keep the gradient of a non-leaf in ``.grad`` during backward."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if _vmap_state.stack:  # (Note: autograd calls inside transforms, _vmap_state.py)
+            raise RuntimeError(_RETAIN_GRAD)
         if self._node is None or self._retains_grad:
             return
         fn = self._node
@@ -1702,6 +1731,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.MaskedZero.apply(self, mask=mask._data if isinstance(mask, Tensor) else mask)
 
     def equal(self, other) -> bool:
+        if _vmap_state.active and "_levels" in getattr(type(other), "__slots__", ()):
+            raise RuntimeError(_EQUAL_UNDER_VMAP)  # a batched other (ops/_batching.py)
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):

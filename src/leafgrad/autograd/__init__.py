@@ -67,6 +67,7 @@ _warned = {"create_graph": False}
 
 
 from ._vmap_state import state as _vmap_state
+from ._vmap_state import BACKWARD as _BACKWARD_IN_TRANSFORM
 from .._compile.state import state as _capture
 
 
@@ -150,7 +151,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
 def _edge(tensor) -> tuple:
     if isinstance(tensor, graph.GradientEdge):
         return tensor.node, tensor.output_nr
-    fn = tensor.grad_fn  # a view's history may need regenerating first
+    fn = tensor._history()  # a view's history may need regenerating first
     if fn is not None:
         return fn, tensor._output_nr
     return tensor._accumulator(), 0
@@ -197,6 +198,8 @@ def backward(
     ``grad_tensors`` are the vectors of the vector-Jacobian products (needed for non-scalar
     outputs); ``inputs`` restricts which tensors get ``.grad``.
     """
+    if _vmap_state.stack:  # (Note: autograd calls inside transforms, _vmap_state.py)
+        raise RuntimeError(_BACKWARD_IN_TRANSFORM)
     if grad_variables is not None:
         grad_tensors = grad_variables
     outputs = _as_tuple(tensors, "tensors")
@@ -245,6 +248,27 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
+    if _vmap_state.active:
+        from ..ops._batching import check_visible_grad
+
+        check_visible_grad(outputs, inputs)
+    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                 allow_unused, is_grads_batched, materialize_grads)
+
+
+def _grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """``grad`` without the check of what the caller sees inside vmap: leafgrad's transforms
+    differentiate batched tensors whose grad level has closed."""
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "

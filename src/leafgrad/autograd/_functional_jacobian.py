@@ -297,7 +297,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False,
     def gradient(*args):
         if outer_jacobian_strategy == "forward-mode":
             # the inner reverse-mode jacobian keeps a graph only to inputs requiring grad
-            args = tuple(arg.requires_grad_(True) for arg in args)
+            args = tuple(arg._set_requires_grad(True) for arg in args)
         grads = jacobian(scalar_function, args, create_graph=True)
         fu.check_requires_grad(grads, "jacobian", strict)
         return grads

@@ -31,6 +31,36 @@ class _State:
 state = _State()
 
 
+# Note: autograd calls inside transforms
+# torch refuses these while any torch.func transform (grad, vjp, jacrev, jvp, vmap) is open,
+# whatever tensor they are called on (its functorch TLS checks, and autograd.backward's
+# _are_functorch_transforms_active): requires_grad_() (checked before anything but its argument
+# parsing; the requires_grad= of a factory and the attribute setter are not), retain_grad() of
+# a tensor requiring grad, backward(). leafgrad's own transforms set the flag through
+# Tensor._set_requires_grad, which does not check.
+INPLACE_REQUIRES_GRAD = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+    "torch.autograd.functional.* APIs) inside of a function being transformed by a functorch "
+    "transform. This is unsupported, please attempt to use the functorch transforms (e.g. "
+    "grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+    "transformed instead."
+)
+RETAIN_GRAD = (
+    "You are attempting to call Tensor.retain_grad() inside of a function being transformed by "
+    "a functorch transform. This is unsupported, please attempt to use the functorch transforms "
+    "(e.g. grad, vjp, jacrev, jacfwd, hessian) or call retain_grad() outside of a function being "
+    "transformed instead."
+)
+# torch's vmap has no rule for equal (a bool, not a tensor) and its fallback cannot run it
+EQUAL_UNDER_VMAP = (
+    "Batching rule not implemented for aten::equal. We could not generate a fallback."
+)
+BACKWARD = (
+    "backward() called inside a functorch transform. This is not supported, please use "
+    "functorch.grad or functorch.vjp instead or call backward() outside of functorch transforms."
+)
+
+
 def per_example() -> bool:
     """Whether the innermost transform is a grad-family one inside a vmap level (vmap(grad(f))).
 

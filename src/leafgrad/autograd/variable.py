@@ -40,5 +40,5 @@ class Variable(metaclass=VariableMeta):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         result = data.detach()
         if requires_grad:
-            result.requires_grad_(True)
+            result._set_requires_grad(True)
         return result

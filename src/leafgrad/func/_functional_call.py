@@ -111,8 +111,6 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 def stack_module_state(models) -> tuple[dict, dict]:
     """The parameters and buffers of same-shaped models stacked along a new first dim, for
     ``vmap(functional_call)`` over an ensemble."""
-    from .. import stack
-
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
@@ -123,15 +121,25 @@ def stack_module_state(models) -> tuple[dict, dict]:
     first_type = type(first)
     if not all(type(m) is first_type for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    params = {}
-    for name, param in first.named_parameters():
-        stacked = stack([dict(m.named_parameters())[name].detach() for m in models])
-        params[name] = stacked.requires_grad_(param.requires_grad) if isinstance(param, Tensor) \
-            else stacked
-    buffers = {}
-    for name, _ in first.named_buffers():
-        buffers[name] = stack([dict(m.named_buffers())[name] for m in models])
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {name: _stacked_leaf([p[name] for p in all_params], name) for name in all_params[0]}
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    buffers = {name: _stacked_leaf([b[name] for b in all_buffers], name)
+               for name in all_buffers[0]}
     return params, buffers
+
+
+def _stacked_leaf(tensors: list, name: str):
+    """torch's construct_stacked_leaf: one flag for all, a new leaf when they require grad."""
+    from .. import stack
+
+    flags = [t.requires_grad for t in tensors]
+    if any(flags) and not all(flags):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = stack(tensors)
+    if all(flags):
+        result = result.detach().requires_grad_()
+    return result
 
 
 def replace_all_batch_norm_modules_(root):

@@ -61,7 +61,8 @@ class Spec:
             return "[" + ", ".join(children) + "]"
         if self.kind is tuple:
             return "(" + ", ".join(children) + ("," if len(children) == 1 else "") + ")"
-        if not _is_namedtuple_class(self.kind):  # a registered type
+        if self.context is None or not _is_namedtuple_class(self.kind):
+            # a return_types structseq or a type registered with utils._pytree
             return self.kind.__name__ + "(" + ", ".join(children) + ")"
         # a namedtuple
         return self.kind.__name__ + "(" + ", ".join(
@@ -89,6 +90,12 @@ def _registered(kind):
     return node
 
 
+def _is_structseq(value) -> bool:
+    """A ``return_types`` result (``x.max(0)``): a node of torch's pytrees too, rebuilt from
+    one sequence."""
+    return isinstance(value, tuple) and hasattr(type(value), "n_sequence_fields")
+
+
 def flatten(tree) -> tuple[list, Spec]:
     """The leaves in order and the structure."""
     leaves: list = []
@@ -96,7 +103,8 @@ def flatten(tree) -> tuple[list, Spec]:
 
 
 def _flatten(tree, leaves: list) -> Spec:
-    if isinstance(tree, (tuple, list)) and (type(tree) in (tuple, list) or _is_namedtuple(tree)):
+    if isinstance(tree, (tuple, list)) and (type(tree) in (tuple, list) or _is_namedtuple(tree)
+                                            or _is_structseq(tree)):
         children = [_flatten(item, leaves) for item in tree]
         context = list(type(tree)._fields) if _is_namedtuple(tree) else None
         return Spec(type(tree), context, children)

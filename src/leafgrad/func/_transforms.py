@@ -107,11 +107,11 @@ def _enter(tensor: Tensor) -> Tensor:
     if value._requires_grad or fwAD.get_tangent(value) is not None:
         inner = value.view_as(value)
         if not inner._requires_grad:
-            inner.requires_grad_()
+            inner._set_requires_grad(True)
             _remember_inner(inner)
         _transform_levels.enter(inner, value if value._requires_grad else None)
     else:
-        inner = value.detach().requires_grad_()
+        inner = value.detach()._set_requires_grad(True)
         _remember_inner(inner)
         _transform_levels.enter(inner, None)
     return wrap(inner, levels) if levels else inner
@@ -201,11 +201,25 @@ def _at_top_level() -> bool:
     return _Depth.value == 0 and fwAD.state.level is None and not _vmap_state.levels
 
 
-def _run(func, args, kwargs):
+# torch's grad_and_value and vjp (so jacrev and hessian) run with saved tensor hooks disabled
+# (its doesnt_support_saved_tensors_hooks): hooks in effect, or entered inside, raise this
+NO_SAVED_TENSOR_HOOKS = (
+    "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. Please open "
+    "an issue with your use case."
+)
+
+
+def _run(func, args, kwargs, hooks_message: str | None = NO_SAVED_TENSOR_HOOKS):
+    from ..autograd.graph_hooks import disable_saved_tensors_hooks
+
     _Depth.value += 1
     _vmap_state.grad_depths.append(len(_vmap_state.levels))  # (Note: per-example backward
     try:  # formulas, autograd/_vmap_state.py)
-        with enable_grad(), _transform_levels.opened("grad"):
+        if hooks_message is None:
+            with enable_grad(), _transform_levels.opened("grad"):
+                return func(*args, **kwargs)
+        with disable_saved_tensors_hooks(hooks_message), enable_grad(), \
+                _transform_levels.opened("grad"):
             return func(*args, **kwargs)
     finally:
         _vmap_state.grad_depths.pop()
@@ -229,7 +243,7 @@ def _zeros_like(tensor):
 
 
 def _grads(outputs: list, inputs: list, cotangents, keep: bool, retain: bool) -> list:
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
 
     pairs = [(o, c) for o, c in zip(outputs, cotangents)
              if physical(o)._requires_grad]
@@ -422,11 +436,11 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 def _jvp_by_double_vjp(func, p_leaves, p_spec, t_leaves, has_aux):
     """jvp inside a forward-AD level (leafgrad has one level, see forward_ad): ``J t`` as the
     gradient of ``u -> (u^T J) . t`` with respect to ``u`` (the double-vjp identity)."""
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
 
     keep = True
     inner = [_enter(leaf) for leaf in p_leaves]
-    output = _run(func, unflatten(inner, p_spec), {})
+    output = _run(func, unflatten(inner, p_spec), {}, None)  # (jvp allows saved tensor hooks)
     aux = None
     if has_aux:
         output, aux = output
@@ -461,6 +475,8 @@ def _basis(leaves: list):
     made as torch's _construct_standard_basis_for makes them: per leaf ``new_zeros(total,
     numel)`` whose diagonal is ``fill_(1)``-ed (version 1: a Jacobian that is a basis passed
     through, as jacrev of ``a + 0.5``, shows it: seed 67 of the torch.func stage)."""
+    if not leaves:  # (jacfwd with argnums=None of no inputs, jacrev of an empty output tree)
+        raise AssertionError("tensors must have at least one element")
     total = sum(leaf.numel() for leaf in leaves)
     pieces, start = [], 0
     for leaf in leaves:
@@ -478,13 +494,13 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
     vmapped over the rows of the identity (torch.func.jacrev)."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args):  # (positional inputs only, as torch's wrapper_fn)
         index = _check_argnums(argnums, len(args))
         selected = _selected(args, index)
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
-                                  else values[0]), **kwargs)
+                                  else values[0]))
 
         primals = selected if isinstance(index, tuple) else (selected,)
         result = vjp(inner_func, *primals, has_aux=has_aux)
@@ -521,8 +537,11 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     vmapped over the rows of the identity (torch.func.jacfwd)."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        index = _check_argnums(argnums, len(args))
+    def wrapper(*args):  # (positional inputs only, as torch's wrapper_fn)
+        # argnums=None: every positional input, its Jacobian a tuple over them (torch's jacfwd
+        # alone accepts None)
+        index = tuple(range(len(args))) if argnums is None else _check_argnums(argnums,
+                                                                               len(args))
         selected = _selected(args, index)
         primals = selected if isinstance(index, tuple) else (selected,)
         in_leaves, in_spec = flatten(primals)
@@ -531,8 +550,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
         def inner_func(*values):
             return func(*_replace(args, index, values if isinstance(index, tuple)
-                                  else values[0]), **kwargs)
-
+                                  else values[0]))
 
         def push(*tangent_leaves):
             result = jvp(inner_func, primals, unflatten(list(tangent_leaves), in_spec),

@@ -30,7 +30,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
             f"{randomness}"
         )
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+    if not (chunk_size is None or chunk_size > 0):  # (torch's check: a float passes it)
         raise ValueError(
             f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})"
         )
@@ -43,12 +43,30 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
 
 def _name(func) -> str:
-    return getattr(func, "__name__", repr(func))
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
+
+
+def _check_out_dims(func, out_dims) -> None:
+    """torch checks out_dims before the inputs: an int (a bool counts) or a pytree of ints and
+    Nones."""
+    if isinstance(out_dims, int):
+        return
+    for leaf in flatten(out_dims)[0]:
+        if leaf is not None and not isinstance(leaf, int):
+            raise ValueError(
+                f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, "
+                "None or a python collection of ints representing where in the outputs the "
+                "vmapped dimension should appear."
+            )
 
 
 def _flat_in_dims(func, in_dims, args):
     name = _name(func)
-    if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
+    if not isinstance(in_dims, (int, tuple)):  # (a bool is an int, for torch too)
         raise ValueError(
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
             "(potentially nested) tuple matching the structure of inputs, got: "
@@ -72,7 +90,7 @@ def _flat_in_dims(func, in_dims, args):
     for leaf, dim in zip(leaves, dims):
         if dim is None:
             continue
-        if not isinstance(dim, int) or isinstance(dim, bool):
+        if not isinstance(dim, int):
             raise ValueError(
                 f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={dim} for an input "
                 "but in_dim must be either an integer dimension or None."
@@ -90,6 +108,8 @@ def _flat_in_dims(func, in_dims, args):
                 f"input, but that input is a Tensor of dimensionality {rank} so expected in_dim "
                 f"to satisfy -{rank} <= in_dim < {rank}."
             )
+        if isinstance(dim, bool):  # torch's size(in_dim) refuses it
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         sizes.append(leaf.shape[dim])
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
@@ -103,8 +123,9 @@ def _flat_in_dims(func, in_dims, args):
 
 
 def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    _check_out_dims(func, out_dims)
     leaves, spec, dims, size = _flat_in_dims(func, in_dims, args)
-    if chunk_size is not None and chunk_size < size:
+    if chunk_size is not None:
         return _chunked(func, leaves, spec, dims, size, out_dims, randomness, chunk_size, kwargs)
     return _run(func, leaves, spec, dims, size, out_dims, randomness, kwargs)
 
@@ -141,13 +162,6 @@ def _run(func, leaves, spec, dims, size, out_dims, randomness, kwargs):
 
 def _unbatch_outputs(func, outputs, out_dims, level, size):
     name = _name(func)
-    if not isinstance(out_dims, (int, tuple, list, dict)) and out_dims is not None or \
-            isinstance(out_dims, bool):
-        raise ValueError(
-            f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python "
-            "collection of ints representing where in the outputs the vmapped dimension should "
-            "appear."
-        )
     leaves, spec = flatten(outputs)
     if isinstance(out_dims, tuple) and len(out_dims) == 1 and spec.is_leaf:
         out_dims = out_dims[0]  # torch accepts (d,) for a single output
@@ -208,24 +222,34 @@ def _move_out(leaf: Tensor, own: tuple, level: int, size: int, dim: int) -> Tens
 
 
 def _chunked(func, leaves, spec, dims, size, out_dims, randomness, chunk_size, kwargs):
-    from .. import cat
+    """torch's chunked vmap, also when one chunk holds the whole batch: the inputs split with
+    tensor_split, empty chunks skipped, the RNG state restored before each chunk under
+    randomness='same', every output leaf concatenated with cat at its out_dim (a copy; a
+    non-tensor or an out_dim of None is cat's error)."""
+    from .. import cat, get_rng_state, set_rng_state
 
+    count = size // chunk_size  # (a float chunk_size fails below as torch's list product)
+    sizes = [chunk_size] * count
+    if size % chunk_size:
+        sizes.append(size % chunk_size)
+    state_before = get_rng_state() if randomness == "same" else None
     pieces = []
-    for start in range(0, size, chunk_size):
-        length = min(chunk_size, size - start)
+    start = 0
+    for length in sizes:
         chunk_leaves = [
             leaf if dim is None else leaf.narrow(dim, start, length)
             for leaf, dim in zip(leaves, dims)
         ]
+        start += length
+        if state_before is not None:
+            set_rng_state(state_before)
         pieces.append(_run(func, chunk_leaves, spec, dims, length, out_dims, randomness, kwargs))
+    if not pieces:
+        raise AssertionError("arg_spec must not be None")
     flat = [flatten(piece)[0] for piece in pieces]
     out_spec = flatten(pieces[0])[1]
     out = broadcast_prefix(out_dims, out_spec)
     results = []
     for index, dim in enumerate(out):
-        parts = [leaves_[index] for leaves_ in flat]
-        if dim is None or not isinstance(parts[0], Tensor):
-            results.append(parts[0])
-        else:
-            results.append(cat(parts, dim))
+        results.append(cat([leaves_[index] for leaves_ in flat], dim))
     return unflatten(results, out_spec)

@@ -237,7 +237,7 @@ def _map_values(tensor, name: str, callable, *others):  # noqa: A002
     not require grad, casting each result to the tensor's dtype."""
     import numpy as np
 
-    if tensor.requires_grad:
+    if tensor._may_require_grad():
         raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
                            f"var.detach().{name}() instead.")
     from ..tensor import check_inplace_allowed

@@ -110,7 +110,7 @@ def _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
         return False
     if query.size(-1) == 0 or query.size(-2) == 0 or key.size(-2) == 0:
         return False
-    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.dim() not in (2, 4)):
+    if attn_mask is not None and (attn_mask._may_require_grad() or attn_mask.dim() not in (2, 4)):
         return False
     return True
 

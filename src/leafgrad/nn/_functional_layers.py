@@ -105,7 +105,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if not return_indices:  # (torch.max_pool1d; with indices, max_pool2d's checks decide)
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     _check_1d_args("max_pool1d", input, kernel_size, stride, padding, dilation)
-    if not return_indices and not (input.requires_grad and is_grad_enabled()):
+    if not return_indices and not (input._may_require_grad() and is_grad_enabled()):
         _ops_pool.check_kernel_dtype("max_pool1d_impl", input)  # (torch's no-index kernel)
     kernel = _one(kernel_size, "max_pool1d: kernel_size")
     step = kernel if stride is None or stride == () or stride == [] else _one(stride, "stride")

@@ -11,6 +11,7 @@ from .. import _dtype, _warn
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd._vmap_state import state as _vmap_state
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus",
@@ -335,6 +336,16 @@ def _embedding_indices(indices, rows):
 def one_hot(tensor, num_classes=-1):
     from ..tensor import _wrap
 
+    if _vmap_state.active:  # torch's composite runs per example (its max needs a value)
+        from ..ops._batching import per_example_call
+
+        if num_classes <= 0 and type(tensor).__name__ == "BatchedTensor":
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                               "explicit positive num_classes argument.")
+        result = per_example_call(one_hot, "one_hot", (tensor,), {"num_classes": num_classes},
+                                  warn=False)
+        if result is not NotImplemented:
+            return result
     data = tensor._data
     if data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -534,7 +545,7 @@ def _circular_pad(input, pad):
 
 
 def _not_differentiable(function: str, argument: str, tensor) -> None:
-    if tensor is not None and tensor.requires_grad and is_grad_enabled():
+    if tensor is not None and tensor._may_require_grad() and is_grad_enabled():
         raise RuntimeError(
             f"The function '{function}' is not differentiable with respect to argument "
             f"'{argument}'. This input cannot have requires_grad True."

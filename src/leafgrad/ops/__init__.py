@@ -300,22 +300,31 @@ def unbind(tensor, dim=0):
     return Unbind.apply(tensor, dim=_wrap_dim(dim, tensor.ndim))
 
 
-def _check_join(tensors, name: str):
+def _check_join(tensors, name: str, dim=0):
     Tensor = _tensor_type()
     if isinstance(tensors, Tensor):
         raise TypeError(
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
         )
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
     tensors = list(tensors)
     if not tensors:
         if name == "cat":
             raise ValueError("torch.cat(): expected a non-empty list of Tensors")
         raise RuntimeError("stack expects a non-empty TensorList")
+    for position, tensor in enumerate(tensors):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument 0, but got "
+                            f"{type(tensor).__name__}")
+    if dim is None:  # (the argument parser reads tensors first)
+        raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
     return tensors
 
 
 def cat(tensors, dim=0):
-    tensors = _check_join(tensors, "cat")
+    tensors = _check_join(tensors, "cat", dim)
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
     if not kept:
         return Cat.apply(*tensors, dim=0)
@@ -345,7 +354,7 @@ def cat(tensors, dim=0):
 
 
 def stack(tensors, dim=0):
-    tensors = _check_join(tensors, "stack")
+    tensors = _check_join(tensors, "stack", dim)
     ref = tensors[0]
     dim = _wrap_dim(dim, ref.ndim + 1)
     for position, t in enumerate(tensors):

@@ -33,6 +33,13 @@ def _scalar(op: str, tensor, number):
 
     return OPS[op].apply(tensor, other=number)
 
+def _alias(tensor):
+    """aten.alias: a view of the whole tensor (AliasBackward0), as torch's view ops record."""
+    from .registry import OPS
+
+    return OPS["Alias"].apply(tensor)
+
+
 # name: (torch 2.13's overload names, {overload: function}, the packet's call)
 _TABLE = {
     "add": (("Tensor", "Scalar", "out", "Scalar_out", "t", "str", "int", "complex", "float",
@@ -153,6 +160,7 @@ _TABLE = {
     "gather": (("default", "out"),
                {"default": lambda self, dim, index, *, sparse_grad=False: _lib().gather(
                    self, dim, index)}, None),
+    "alias": (("default",), {"default": lambda self: _alias(self)}, None),
     "zeros_like": (("default", "out"), {"default": lambda self, **k: _lib().zeros_like(self, **k)},
                    None),
     "ones_like": (("default", "out"), {"default": lambda self, **k: _lib().ones_like(self, **k)},

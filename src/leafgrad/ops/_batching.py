@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd._vmap_state import state
+from ..autograd._vmap_state import EQUAL_UNDER_VMAP, RETAIN_GRAD, state
 from ..tensor import Tensor, _new
 
 __all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
@@ -113,28 +113,44 @@ class BatchedTensor(Tensor):
     def new_full(self, size, fill_value, **kwargs) -> Tensor:
         return self._new_batched("new_full", (tuple(size),), fill_value, **kwargs)
 
+    # Note: what autograd shows of a batched tensor
+    # torch's BatchedTensor has no autograd meta of its own: when it is the outermost wrapper
+    # (no grad transform opened inside its vmap level tracks it) it does not require grad, is a
+    # leaf without grad_fn or grad, whatever its physical tensor does; under vmap(grad(f)) the
+    # grad level's wrapper is outside and shows that level's autograd (the physical one's here).
     @property
     def requires_grad(self) -> bool:
+        return not shown_batched(self) and self._value.requires_grad
+
+    def _may_require_grad(self) -> bool:
         return self._value.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._value.requires_grad = value
+        if not shown_batched(self):
+            self._value.requires_grad = value
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self._value.requires_grad_(requires_grad)
+    def requires_grad_(self, *args, **kwargs) -> Tensor:
+        Tensor.requires_grad_(self._value, *args, **kwargs)  # torch's transform check raises
         return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        raise RuntimeError(RETAIN_GRAD)  # (Note: autograd calls inside transforms)
 
     @property
     def grad_fn(self):
-        return self._value.grad_fn
+        return None if shown_batched(self) else self._value.grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._value.is_leaf
+        return shown_batched(self) or self._value.is_leaf
 
     @property
     def grad(self):
+        if shown_batched(self):
+            return None
         grad = self._value.grad
         return None if grad is None else wrap(grad, self._levels)
 
@@ -147,6 +163,9 @@ class BatchedTensor(Tensor):
 
     def item(self):
         raise RuntimeError(VMAP_ITEM)
+
+    def equal(self, other) -> bool:
+        raise RuntimeError(EQUAL_UNDER_VMAP)
 
     def __bool__(self) -> bool:
         raise RuntimeError(VMAP_CONTROL_FLOW)
@@ -205,6 +224,32 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
     t._view_steps = ()
     t._view_version = None
     return t
+
+
+def shown_batched(tensor: BatchedTensor) -> bool:
+    """Whether ``tensor``'s outermost wrapper in torch is its BatchedTensor (see Note: what
+    autograd shows of a batched tensor)."""
+    from ..autograd._transform_levels import _grad_levels
+
+    if not state.stack:  # a batched tensor kept past its vmap
+        return False
+    grad_levels = _grad_levels(tensor._value)
+    return not grad_levels or max(grad_levels) < tensor._levels[-1]
+
+
+def check_visible_grad(outputs, inputs) -> None:
+    """``autograd.grad`` called inside vmap: a batched output or input the caller sees as a
+    BatchedTensor does not require grad (torch's engine errors, outputs first)."""
+    outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
+    for index, output in enumerate(outputs):
+        if type(output) is BatchedTensor and shown_batched(output):
+            raise RuntimeError(
+                f"element {index} of tensors does not require grad and does not have a grad_fn"
+            )
+    for tensor in inputs:
+        if type(tensor) is BatchedTensor and shown_batched(tensor):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 
 def levels_of(value) -> tuple:
@@ -353,12 +398,66 @@ def batched_apply(cls, args: tuple, params: dict):
         return NotImplemented
     if None in all_levels(args, params):
         physical_param(_poisoned(params), ())  # raises
+    refused = getattr(cls, "vmap_refuses", None)
+    if refused is not None and _batched_mask(params.get(refused[0])):
+        raise RuntimeError(refused[1])  # (a per-example shape: torch refuses the op)
     rule = rule_for(cls)
     if rule is not None:
         result = rule(cls, args, params)
         if result is not NotImplemented:
             return result
     return fallback(cls, args, params)
+
+
+def _batched_mask(value) -> bool:
+    """Whether an op's parameter holds a boolean mask that differs per example."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    for item in values:
+        if type(item) is BatchedTensor and item._data.dtype == bool:
+            return True
+        if isinstance(item, LogicalArray) and item.dtype == bool and type(item.batched) is \
+                BatchedTensor:
+            return True
+    return False
+
+
+DYNAMIC_SHAPE = (
+    "vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+    "vmap over aten::{}. Please file an issue at https://github.com/pytorch/pytorch/issues if "
+    "you need this feature."
+)
+
+
+def per_example_call(function, name: str, args: tuple, kwargs: dict, *, dynamic=False,
+                     no_fallback=False, warn=True):
+    """A function that computes from arrays (no op of the table) called inside vmap:
+    NotImplemented when no argument is batched; torch's dynamic-shape or no-fallback error
+    where torch refuses the op; else torch's slow fallback: the function per example of the
+    innermost level, the results stacked (stack's error when their shapes differ)."""
+    values = list(args) + list(kwargs.values())
+    if not any(type(v) is BatchedTensor for v in values):
+        return NotImplemented
+    if dynamic:
+        raise RuntimeError(DYNAMIC_SHAPE.format(name))
+    if no_fallback:
+        raise RuntimeError(f"Batching rule not implemented for aten::{name}. We could not "
+                           "generate a fallback.")
+    if warn and name not in _WARNED:  # (a composite of torch's has rules: no warning)
+        _WARNED.add(name)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule "
+            f"for aten::{name}. Please file us an issue on GitHub so that we can prioritize its "
+            "implementation.",
+            UserWarning,
+            stacklevel=3,
+        )
+    level = all_levels(tuple(v for v in values if type(v) is BatchedTensor), {})[-1]
+    size = level_sizes(tuple(values), {}, (level,))[0]
+    rows = []
+    for index in range(size):
+        rows.append(function(*[select_example(a, level, index) for a in args],
+                             **{k: select_example(v, level, index) for k, v in kwargs.items()}))
+    return stack_level(rows, level, size)
 
 
 def _poisoned(params):
@@ -456,6 +555,32 @@ VMAP_INPLACE = (
 )
 
 
+# How torch refuses an in-place op whose other argument is batched where self is not: its
+# in-place binary rules ("inplace arithmetic"), ops of their own rule (fill_), the slow
+# fallback (aten::<name>_, at the level); add_ broadcasts first and gives the shape error.
+_ARITHMETIC = ("Sub", "Mul", "Div", "MaskedFill", "Copy")
+_OWN_RULE = {"FillTensor": "fill_"}
+_FALLBACK = {"PowTensor": "pow_", "ClampTensor": "clamp_", "Addcmul": "addcmul_",
+             "Lerp": "lerp_", "Hypot": "hypot_", "DivRounding": "floor_divide_",
+             "RemainderTensor": "remainder_", "EqTensorInplace": "eq_",
+             "MaskedScatter": "masked_scatter_"}
+
+
+def _inplace_refusal(op_name: str, level: int):
+    if op_name in _ARITHMETIC:
+        return VMAP_INPLACE
+    name, where = _OWN_RULE.get(op_name), "in a vmap"
+    if name is None and op_name in _FALLBACK:
+        name, where = "aten::" + _FALLBACK[op_name], f"at level {level}"
+    if name is None:
+        return None
+    return (f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor "
+            "`other` in extra_args that has more elements than `self`. This happened due to "
+            f"`other` being vmapped over but `self` not being vmapped over {where}. Please try "
+            f"to use out-of-place operators instead of {name}. If said operator is being called "
+            "inside the PyTorch framework, please file a bug report instead.")
+
+
 def batched_inplace(op, target, others: tuple, params: dict):
     """``inplace(op, target, *others)`` inside vmap: the physical target is updated. A value
     batched where the target is not cannot be written into it (torch's errors)."""
@@ -466,8 +591,9 @@ def batched_inplace(op, target, others: tuple, params: dict):
     levels = all_levels(args, params)
     missing = [level for level in levels if level not in own]
     if missing:
-        if op.op_name == "Copy":
-            raise RuntimeError(VMAP_INPLACE)
+        refusal = _inplace_refusal(op.op_name, missing[-1])  # (the innermost level)
+        if refusal is not None:
+            raise RuntimeError(refusal)
         sizes = level_sizes(args, params, tuple(missing))
         shape = list(target._data.shape)
         raise RuntimeError(

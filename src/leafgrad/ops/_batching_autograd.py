@@ -20,7 +20,7 @@ def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, **options):
     does: the backward formulas themselves run on batched gradients, through the batching
     rules. When nothing but the grad_outputs is batched, the engine does that on its own."""
     from .._creation import ones_like
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
 
     if not any(type(v) is BatchedTensor for v in outputs + inputs):
         return NotImplemented
@@ -108,7 +108,7 @@ def _from_extra(result, own: tuple, extra: tuple):
 def _per_example_grad(outputs: list, tensor, grads: list, logical_outputs: tuple, options):
     """The gradient of each example's outputs with respect to a tensor every example shares:
     one backward per example through the shared graph (the batched backward would sum them)."""
-    from ..autograd import grad as autograd_grad
+    from ..autograd import _grad as autograd_grad
     from . import stack
 
     levels = tuple(sorted(set().union(*(levels_of(o) for o in logical_outputs))))

@@ -27,6 +27,10 @@ def function_apply(cls, args: tuple, uses_setup_context: bool, kwargs: dict):
     """``cls.apply(*args)`` with some argument batched."""
     from ..autograd.function import Function
 
+    if cls.__module__.startswith("leafgrad."):
+        # leafgrad's own Functions (matrix_exp, lu_factor, the gamma family...) stand for
+        # ATen kernels that torch batches: run per example of the innermost level
+        return _per_example(cls, args, kwargs)
     if not uses_setup_context:
         raise RuntimeError(
             "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
@@ -36,6 +40,20 @@ def function_apply(cls, args: tuple, uses_setup_context: bool, kwargs: dict):
     if getattr(cls, "vmap", None) is not getattr(Function, "vmap", None):
         return _own_rule(cls, args, kwargs)
     return _generated_rule(cls, args)
+
+
+def _per_example(cls, args: tuple, kwargs: dict):
+    from ._batching import select_example, stack_level
+
+    leaves = flatten(list(args))[0]
+    level = max(all_levels(leaves, {}))
+    size = level_sizes(leaves, {}, (level,))[0]
+    rows = [cls.apply(*[select_example(a, level, i) for a in args], **kwargs)
+            for i in range(size)]
+    if isinstance(rows[0], tuple):
+        return tuple(stack_level([row[k] for row in rows], level, size)
+                     for k in range(len(rows[0])))
+    return stack_level(rows, level, size)
 
 
 def check_vmap_support(cls) -> None:

@@ -197,13 +197,7 @@ def shape(name: str = "shape"):
             target = tensor._data.shape[:count] + target
         new = dict(params)
         new[name] = target
-        try:
-            return wrap(cls.apply(tensor, **new), levels)
-        except RuntimeError:
-            if cls.op_name != "View":
-                raise
-            # the example is a view of contiguous memory but the batch is not: copy first
-            return wrap(cls.apply(tensor.contiguous(), **new), levels)
+        return wrap(cls.apply(tensor, **new), levels)
 
     return rule
 
@@ -250,13 +244,15 @@ def fold(rank, batched_params: tuple = ()):
         data_shape = tensor._data.shape
         batch, logical = data_shape[:count], data_shape[count:]
         has_n = full is None or len(logical) == full
-        folded = tensor.reshape((-1,) + logical[1:] if has_n else (-1,) + logical)
+        # (sizes spelled out: -1 is ambiguous for an empty batch)
+        examples = int(np.prod(batch)) * (logical[0] if has_n else 1)
+        folded = tensor.reshape((examples,) + logical[1:] if has_n else (examples,) + logical)
         new_params = {}
         for name, param in params.items():
             if _is_batched(param):
                 array = physical_param(param, levels, batch)
-                param = array.reshape((-1,) + array.shape[count + 1:] if has_n
-                                      else (-1,) + array.shape[count:])
+                param = array.reshape((examples,) + array.shape[count + 1:] if has_n
+                                      else (examples,) + array.shape[count:])
             new_params[name] = param
         result = cls.apply(folded, *args[1:], **new_params)
 
@@ -284,7 +280,8 @@ def reduce_all(op_name: str, *, dim: str = "dim", **fixed):
         levels = value._levels
         count = len(levels)
         tensor = value._value
-        flat = tensor.reshape(tensor._data.shape[:count] + (-1,))
+        # (the example's size spelled out: -1 is ambiguous for an empty batch)
+        flat = tensor.reshape(tensor._data.shape[:count] + (value._data.size,))
         new = dict(params)
         new.pop(dim, None)
         new.update(fixed)
@@ -716,7 +713,7 @@ def conv_input_grad(cls, args, params):
     batch, logical = shape[:count], shape[count:]
     if len(logical) != spatial + 2 or len(params["input_shape"]) != spatial + 2:
         return NotImplemented
-    folded = grad._value.reshape((-1,) + logical[1:])
+    folded = grad._value.reshape((int(np.prod(batch)) * logical[0],) + logical[1:])
     new = dict(params)
     new["input_shape"] = (folded._data.shape[0],) + tuple(params["input_shape"][1:])
     out = cls.apply(folded, weight, **new)

@@ -110,7 +110,7 @@ class RecordedFormula:
                            primals, tangents)
 
     def backward(self, grads):
-        from ..autograd import grad as differentiate
+        from ..autograd import _grad as differentiate
         from ..autograd.grad_mode import enable_grad
 
         create = _grad_state.grad_enabled
@@ -127,7 +127,7 @@ class RecordedFormula:
                 tensors[i] = tensors[i].view_as(tensors[i])
             outputs = type(self).formula(*tensors, **self._params)
         pairs = [(out, grad) for out, grad in zip(outputs, grads)
-                 if out is not None and grad is not None and out.requires_grad]
+                 if out is not None and grad is not None and out._may_require_grad()]
         results = [None] * len(self._next_nodes)
         if pairs and needed:
             found = differentiate([out for out, _ in pairs], [tensors[i] for i in needed],
@@ -165,7 +165,7 @@ def not_implemented_gradient(kernel: str, value, *inputs):
     raises torch's "derivative for aten::<kernel> is not implemented"."""
     if not records_double_backward():
         return value
-    wanted = tuple(t for t in inputs if t is not None and t.requires_grad)
+    wanted = tuple(t for t in inputs if t is not None and t._may_require_grad())
     if not wanted:
         return value
     return _NotImplementedGradient.apply(*wanted, value=value._data, kernel=kernel)

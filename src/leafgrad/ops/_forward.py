@@ -464,7 +464,7 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
             _no_formula(op)
         # the formula sees self as it was; the copy carries self's history (like inplace's
         # own stand-in), so the tangent is differentiable through it
-        history = target.grad_fn
+        history = target._history()
         old = _wrap(target._data.copy(), target._requires_grad, history)
         old._output_nr = target._output_nr
         old_tangent = None
@@ -481,12 +481,43 @@ def dual_inplace(op, target: Tensor, others: tuple, params: dict) -> Tensor:
             return target
         if target_tangent is not None:
             target_tangent.copy_(tangent)
+        elif getattr(op, "tangent_from_source", False):
+            _set_source_tangent(target, tangent)
         else:
             _set_inplace_tangent(target, _finish(tangent, target, primals, tangents))
         _keep_inplace_saved_tangents(target, op, old_tangent)
     finally:
         state.active = True
     return target
+
+
+def _same_meta(a: Tensor, b: Tensor) -> bool:
+    return (a.shape == b.shape and a.stride() == b.stride()
+            and a.storage_offset() == b.storage_offset())
+
+
+def _set_source_tangent(target: Tensor, source: Tensor) -> None:
+    """Note: copy_'s tangent
+    A target without a tangent takes the source's tangent as torch's copy_ formula and
+    set_fw_grad leave it: a clone of it (its dtype: a float32 tensor may get a float64
+    tangent), kept as is when its sizes, strides and offset are the target's (and, for a view,
+    its base's: then it is the base's tangent too); otherwise a tensor of the target's meta
+    and dtype holding it (for a view, a view of a zero tangent of its base)."""
+    from .. import empty_strided
+
+    tangent = source.clone()
+    base = target._base
+    if base is None:
+        if not _same_meta(tangent, target):
+            fresh = empty_strided(tuple(target.shape), target.stride(), dtype=target.dtype)
+            tangent = fresh.copy_(tangent)
+        set_tangent(target, tangent)
+        return
+    if get_tangent(base) is None and _same_meta(tangent, base) and _same_meta(tangent, target):
+        set_tangent(base, tangent)
+        set_tangent(target, tangent)
+        return
+    _set_inplace_tangent(target, tangent.to(target.dtype))
 
 
 def _set_inplace_tangent(target: Tensor, tangent: Tensor) -> None:

@@ -368,7 +368,7 @@ def _check_complex_autograd(cls, args) -> None:
 
     tensors = [arg for arg in args if isinstance(arg, Tensor)]
     if (any(t._data.dtype.kind == "c" for t in tensors) and is_grad_enabled()
-            and any(t.requires_grad for t in tensors)):
+            and any(t._may_require_grad() for t in tensors)):
         name = cls.torch_names[0].rsplit(".", 1)[-1]
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            "with complex dtype.")

@@ -1375,10 +1375,7 @@ class ToCopy(Op):
         if memory_format is not None:  # to(memory_format=...): the copy laid out so
             return Clone.forward(None, ToCopy.forward(None, a, dtype), memory_format)
         if a.dtype.kind == "c" and dtype.kind not in "cb":  # to bool: z != 0, silently
-            import warnings
-
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=2)
+            _warn_complex_to_real()
             a = a.real
         if dtype.kind == "V" and a.dtype != dtype:  # to bfloat16: torch's rounding and NaNs
             return _layout.like(_bfloat16.to_bfloat16(a), a)
@@ -1391,6 +1388,15 @@ class ToCopy(Op):
         return grad
 
     jvp = auto_linear
+
+
+def _warn_complex_to_real() -> None:
+    """torch's copy kernel (behind copy_ and to()) warning; torch gives it once per process
+    (TORCH_WARN_ONCE), leafgrad at each cast (Python's filters show it once per call site)."""
+    import warnings
+
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                  stacklevel=4)
 
 
 @register
@@ -1413,6 +1419,9 @@ class Copy(Op):
         if src.shape != a.shape:
             _promote.check_broadcast(a.shape, src.shape)
         src = np.broadcast_to(src, np.broadcast_shapes(a.shape, src.shape))
+        if src.dtype.kind == "c" and a.dtype.kind not in "cb":  # (torch's warning, not NumPy's
+            _warn_complex_to_real()  # ComplexWarning)
+            src = src.real
         if a.dtype.char == "e" and src.dtype.char != "e":  # Note: casts to float16 (_dtype.py)
             return _dtype_module.half_cast(src)
         return src.astype(a.dtype)
@@ -1424,6 +1433,10 @@ class Copy(Op):
         # torch's copy_: the source's tangent (broadcast), or zeros when the source has none
         source = tangents[1]
         return source if source is not None else zeros_tangent(result)
+
+    # a target without a tangent gets a copy of the source's (see Note: copy_'s tangent,
+    # ops/_forward.py)
+    tangent_from_source = True
 
 
 @register

@@ -95,7 +95,7 @@ def heaviside(a, values, inplace_form: bool = False):
     from ..autograd.grad_mode import state
     from .inplace import inplace
 
-    wants = (a.requires_grad, values.requires_grad)
+    wants = (a._may_require_grad(), values._may_require_grad())
     if state.grad_enabled and wants == (True, False):
         if inplace_form:
             return inplace(_HeavisideOneNode, a, other=values._data, tensor_is_self=True,

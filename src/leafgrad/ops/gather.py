@@ -11,6 +11,8 @@ from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, array_kernel, keep_index, register
 from .shape import _wrap_dim
+from ..autograd._vmap_state import state as _vmap_state
+from ._batching import per_example_call
 
 
 _DTYPE_MESSAGES = {
@@ -332,6 +334,11 @@ class MaskedSelect(Op):
     complex_ok = True
     torch_names = ("masked_select",)
     mask_params = ("mask",)
+    # a mask batched under vmap gives each example its own result size: torch refuses it
+    vmap_refuses = ("mask", "vmap: Attempted to vmap over `mask` in torch.masked_select(self, "
+                    "mask) We cannot support this because for each batch this would return a "
+                    "differently shaped Tensor. Please file an issue at "
+                    "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
     @staticmethod
     def forward(ctx, a, mask):
@@ -668,6 +675,9 @@ def take(tensor, index):
 def nonzero(tensor, as_tuple=False):
     from ..tensor import _wrap
 
+    if _vmap_state.active:  # torch has no batching rule: a result size per example
+        per_example_call(nonzero, "nonzero_numpy" if as_tuple else "nonzero", (tensor,), {},
+                         dynamic=not as_tuple, no_fallback=as_tuple)
     _refuse_meta("nonzero", tensor)
 
     data = tensor._data
@@ -682,6 +692,10 @@ def nonzero(tensor, as_tuple=False):
 
 
 def argwhere(tensor):
+    if _vmap_state.active:  # torch's slow fallback: per example, stacked
+        result = per_example_call(argwhere, "argwhere", (tensor,), {})
+        if result is not NotImplemented:
+            return result
     return nonzero(tensor)
 
 

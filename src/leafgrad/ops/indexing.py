@@ -540,6 +540,9 @@ class Index(Op):
     vmap = batch.index
     torch_names = ("Tensor.__getitem__", "index_select")
     mask_params = ("index",)
+    # a boolean mask batched under vmap: a result size per example, which torch refuses
+    vmap_refuses = ("index", "vmap: We do not support batching operators that can support "
+                    "dynamic shape. Attempting to batch over indexing with a boolean mask.")
 
     @staticmethod
     def forward(ctx, a, index):

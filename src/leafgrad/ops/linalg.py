@@ -799,9 +799,9 @@ def matmul(a, b):
     if da == 3 and db == 3:
         # A batch of one that requires grad is squeezed to a matrix so that the fold below
         # applies (observed in torch 2.13: SqueezeBackward1 under MmBackward0).
-        if b.shape[0] == 1 and a.shape[0] != 1 and b.requires_grad:
+        if b.shape[0] == 1 and a.shape[0] != 1 and b._may_require_grad():
             return matmul(a, b.squeeze(0))
-        if a.shape[0] == 1 and b.shape[0] != 1 and a.requires_grad:
+        if a.shape[0] == 1 and b.shape[0] != 1 and a._may_require_grad():
             return matmul(a.squeeze(0), b)
     if _should_fold(a, b):
         return _folded(a, b)
@@ -816,7 +816,7 @@ def _should_fold(a, b) -> bool:
     small = b if larger_first else a
     if not (big.ndim >= 3 and small.ndim <= 2):
         return False
-    if small.requires_grad:
+    if small._may_require_grad():
         return True
     if a.ndim == 2:
         return False  # folding would need a transposed, then copied, result

@@ -567,7 +567,7 @@ def svdvals(a: Tensor) -> Tensor:
 def _may_need_grad(a: Tensor) -> bool:
     from ..autograd.forward_ad import get_tangent, state
 
-    return a.requires_grad or (state.level is not None and get_tangent(a) is not None)
+    return a._may_require_grad() or (state.level is not None and get_tangent(a) is not None)
 
 
 def eigh(a: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - torch's name

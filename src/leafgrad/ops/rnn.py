@@ -158,7 +158,7 @@ class LSTMLayer(Op):
             lambda *inputs: lstm_layer_reference(*inputs, reverse=reverse), primals, tangents)
 
     def _backward_recorded(self, grads):
-        from ..autograd import grad as autograd_grad
+        from ..autograd import _grad as autograd_grad
         from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
         recording = is_grad_enabled()

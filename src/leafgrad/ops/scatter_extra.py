@@ -326,13 +326,13 @@ def _check_grad_dtype(tensor, src, name: str, complex_ok: bool = False) -> None:
     into an integer self) and for complex results."""
     from ..autograd.grad_mode import state
 
-    if not state.grad_enabled or not (src.requires_grad or tensor.requires_grad):
+    if not state.grad_enabled or not (src._may_require_grad() or tensor._may_require_grad()):
         return
     kind = _dtype.kind(tensor._data)
     if kind == "c" and not complex_ok:
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            "with complex dtype.")
-    if src.requires_grad and kind not in "fc":
+    if src._may_require_grad() and kind not in "fc":
         raise RuntimeError(f"Autograd not support dtype: {tensor.dtype._legacy}")
 
 

@@ -666,21 +666,21 @@ class AsStrided(_View):
         return out
 
     def backward(self, grad):
-        if grad.requires_grad:
+        if grad._may_require_grad():
             result = self._recorded_backward(grad)
             if result is not None:
                 return result
         # The adjoint of replaying the view's steps: run those steps' own backwards, by
         # differentiating the replay on a stand-in leaf. This sums where the view overlaps
         # itself (expand), which scattering into the region could not.
-        from ..autograd import grad as autograd_grad
+        from ..autograd import _grad as autograd_grad
         from ..autograd.grad_mode import enable_grad
         from ..tensor import _wrap
 
         with enable_grad():
             stand_in = _wrap(np.zeros(self.input_shape(), grad._data.dtype), True)
             region = replay(stand_in, self._params["steps"])
-        create = grad.requires_grad
+        create = grad._may_require_grad()
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
         return result
 

@@ -139,7 +139,7 @@ def as_copy(make_view, tensor, *args):
     if copy is None:  # view_as_complex_copy: torch has no complex-output derivative for it
         from ..autograd.grad_mode import state
 
-        if state.grad_enabled and tensor.requires_grad:
+        if state.grad_enabled and tensor._may_require_grad():
             raise RuntimeError("view_as_complex_copy does not support automatic "
                                "differentiation for outputs with complex dtype.")
         return probe.clone()
@@ -151,7 +151,7 @@ def check_complex_grad(tensor, name: str) -> None:
     native_dropout): it refuses a complex input that requires grad when recording."""
     from ..autograd.grad_mode import state
 
-    if state.grad_enabled and tensor.requires_grad and tensor._data.dtype.kind == "c":
+    if state.grad_enabled and tensor._may_require_grad() and tensor._data.dtype.kind == "c":
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            "with complex dtype.")
 
@@ -186,7 +186,7 @@ def detach_copy(tensor):
 def join_out(out, tensor, name: str) -> None:
     """After ``<name>(tensor, ..., out=out)`` wrote out: torch's out= forms of the copies give
     out a ``NotImplemented`` node on ``tensor`` when it requires grad (backward then raises)."""
-    if not tensor.requires_grad or out._base is not None:
+    if not tensor._may_require_grad() or out._base is not None:
         return
     if _dtype.kind(out._data) not in "fc":
         return
@@ -264,6 +264,6 @@ def as_strided_scatter(tensor, src, size, stride, storage_offset=None):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
-    if state.grad_enabled and tensor.requires_grad and not tensor.is_contiguous():
+    if state.grad_enabled and tensor._may_require_grad() and not tensor.is_contiguous():
         raise RuntimeError(_NON_CONTIGUOUS_GRAD)
     return AsStridedScatter.apply(tensor, src, size=size, stride=stride, storage_offset=offset)
