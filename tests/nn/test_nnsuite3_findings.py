@@ -1,0 +1,123 @@
+"""nn behaviours left open by the second nnsuite session: each program runs under torch and
+leafgrad, and what it shows (bits of values and gradients, strides, exceptions' type and first
+line) must be identical."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+
+
+def _outcome(call):
+    try:
+        return ("ok", call())
+    except Exception as error:  # noqa: BLE001 - the exception is the observation
+        return ("raised", type(error).__name__, str(error).split("\n")[0])
+
+
+def _bits(tensor) -> tuple:
+    """Exact bits (through float64, which holds every float16/bfloat16/float32 value) and
+    strides."""
+    return (tensor.detach().double().numpy().tobytes(), tuple(tensor.stride()))
+
+
+# --- average pooling: ATen's accumulation type and order --------------------------------------
+
+_POOLS = [
+    ("avg_pool2d", (2, 3, 6, 6), [dict(kernel_size=2),
+                                  dict(kernel_size=3, stride=2, padding=1),
+                                  dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                  dict(kernel_size=3, stride=2, ceil_mode=True),
+                                  dict(kernel_size=(2, 3), stride=1, padding=(1, 1),
+                                       ceil_mode=True, count_include_pad=False),
+                                  dict(kernel_size=3, stride=1, divisor_override=7)]),
+    ("avg_pool2d", (1, 20, 5, 5), [dict(kernel_size=3, stride=1, padding=1)]),
+    ("avg_pool1d", (2, 3, 9), [dict(kernel_size=3, stride=2, padding=1),
+                               dict(kernel_size=3, stride=1, padding=1, count_include_pad=False,
+                                    ceil_mode=True)]),
+    ("avg_pool3d", (1, 2, 5, 5, 5), [dict(kernel_size=3, stride=2, padding=1),
+                                     dict(kernel_size=3, stride=1, padding=1,
+                                          count_include_pad=False, ceil_mode=True),
+                                     dict(kernel_size=2, divisor_override=3)]),
+    ("adaptive_avg_pool2d", (2, 3, 7, 9), [dict(output_size=3), dict(output_size=(5, 8)),
+                                           dict(output_size=(2, 1)), dict(output_size=1)]),
+    # 20 and 40 channels: vector lanes and a scalar leftover in the channels-last kernels
+    ("adaptive_avg_pool2d", (1, 20, 7, 9), [dict(output_size=3)]),
+    ("adaptive_avg_pool2d", (1, 40, 7, 9), [dict(output_size=(5, 8))]),
+    ("adaptive_avg_pool1d", (2, 3, 9), [dict(output_size=4), dict(output_size=7)]),
+    ("adaptive_avg_pool3d", (1, 3, 5, 6, 7), [dict(output_size=3), dict(output_size=(4, 5, 6)),
+                                              dict(output_size=(1, 2, 1)),
+                                              dict(output_size=1)]),
+]
+
+
+def _pool_programs(lib, dtype: str):
+    """Every pool and configuration: values, then the input's gradient for a contiguous and a
+    channels-last incoming gradient, from contiguous, channels-last and transposed inputs and
+    an unbatched one."""
+    F = lib.nn.functional
+    shown = []
+    for name, shape, configs in _POOLS:
+        count = int(np.prod(shape))
+        base = lib.tensor((np.sin(np.arange(count)) * 3).reshape(shape).astype(np.float32))
+        layouts = {"contiguous": lambda t: t, "unbatched": lambda t: t[0]}
+        if len(shape) == 4:
+            layouts["channels_last"] = lambda t: t.contiguous(memory_format=lib.channels_last)
+            layouts["transposed"] = lambda t: t.transpose(2, 3).contiguous().transpose(2, 3)
+        if len(shape) == 5:
+            layouts["channels_last"] = lambda t: t.contiguous(memory_format=lib.channels_last_3d)
+        for config in configs:
+            for layout, arrange in layouts.items():
+                x = arrange(base.to(getattr(lib, dtype))).detach().requires_grad_()
+                result = _outcome(lambda: getattr(F, name)(x, **config))
+                if result[0] == "raised":
+                    shown.append((name, config, layout, result))
+                    continue
+                out = result[1]
+                shown.append((name, config, layout, _bits(out)))
+                grad = lib.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
+                                  .astype(np.float32) * 1.7).to(out.dtype)
+                grads = [grad]
+                if grad.dim() == 4:
+                    grads.append(grad.contiguous(memory_format=lib.channels_last))
+                for incoming in grads:
+                    found, = lib.autograd.grad(out, x, incoming, retain_graph=True)
+                    shown.append((name, config, layout, _bits(found)))
+    return shown
+
+
+def test_average_pools_sum_and_divide_as_atens_kernels():
+    """avg_pool sums each window from 0 in the opmath type (float32 for float16 and bfloat16),
+    row by row, and rounds ``sum / divide_factor`` to the dtype: float16 avg_pool2d was
+    1.83984 where torch gives 1.83887. Its backward adds each output's share, rounded to the
+    dtype, in output order. adaptive_avg_pool2d does the same with ``sum / kh / kw``, except
+    that its channels-last kernels divide whole vectors of channels by ``kh * kw``;
+    adaptive_avg_pool3d sums and divides in the dtype itself. The channels-last global 3-d
+    pool keeps channels-last strides; gradients take the input's memory format."""
+    for dtype in DTYPES:
+        expected = _pool_programs(torch, dtype)
+        got = _pool_programs(leafgrad, dtype)
+        assert len(got) == len(expected)
+        for mine, theirs in zip(got, expected):
+            assert mine == theirs, (dtype, theirs[:3])
+
+
+def test_average_pools_divide_integers_as_cpp():
+    """int64 avg_pool: the int64 sum divided by the window size truncates towards zero (no
+    float64 round trip past 2 ** 53)."""
+    def program(lib):
+        x = lib.tensor([[[[-7, 5, 3, -2, 2 ** 53 + 1, 2 ** 53 + 3, 9, -9]]]])
+        F = lib.nn.functional
+        return [F.avg_pool2d(x, (1, 2)).tolist(),
+                F.avg_pool2d(x, (1, 3), 1, (0, 1)).tolist(),
+                F.avg_pool2d(x, (1, 3), 1, (0, 1), count_include_pad=False).tolist(),
+                F.avg_pool3d(x[None], (1, 1, 3), 1, (0, 0, 1)).tolist()]
+
+    assert program(leafgrad) == program(torch)
