@@ -121,3 +121,46 @@ def test_average_pools_divide_integers_as_cpp():
                 F.avg_pool3d(x[None], (1, 1, 3), 1, (0, 0, 1)).tolist()]
 
     assert program(leafgrad) == program(torch)
+
+
+# --- pad_packed_sequence: data shorter than the batch sizes claim -----------------------------
+
+def _pad_packed_programs(lib):
+    """Packing with lengths up to two past the padded input, then unpacking; and packed
+    sequences built directly from data with fewer, as many or more rows than the batch sizes
+    claim, with and without feature dims."""
+    import itertools
+
+    R = lib.nn.utils.rnn
+    shown = []
+    for feature in ((), (2,)):
+        steps = 3
+        for batch in (1, 2, 3):
+            count = steps * batch * (feature[0] if feature else 1)
+            x = lib.arange(float(count)).reshape((steps, batch) + feature)
+            for lengths in itertools.product(range(1, steps + 3), repeat=batch):
+                for batch_first in (False, True):
+                    xx = x.transpose(0, 1) if batch_first else x
+
+                    def run():
+                        packed = R.pack_padded_sequence(xx, list(lengths), batch_first,
+                                                        enforce_sorted=False)
+                        out, found = R.pad_packed_sequence(packed, batch_first)
+                        return out.tolist(), found.tolist()
+
+                    shown.append((feature, lengths, batch_first, _outcome(run)))
+        for batch_sizes in ([2, 2, 1], [3, 1], [1]):
+            for rows in range(sum(batch_sizes) + 2):
+                data = lib.arange(float(rows * (feature[0] if feature else 1)))
+                data = data.reshape((rows,) + feature)
+                packed = R.PackedSequence(data, lib.tensor(batch_sizes))
+                shown.append((feature, batch_sizes, rows, _outcome(
+                    lambda: R.pad_packed_sequence(packed, total_length=4)[0].tolist())))
+    return shown
+
+
+def test_pad_packed_sequence_refuses_short_data_as_torchs_view():
+    """torch copies each run of equal batch sizes through ``data.slice(...).view(run, size,
+    *rest)``: with lengths past the padded input the data is shorter and that view raises
+    "shape '[3, 1, 2]' is invalid for input of size 2" (leafgrad raised an expand error)."""
+    assert _pad_packed_programs(leafgrad) == _pad_packed_programs(torch)
