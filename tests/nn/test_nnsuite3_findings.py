@@ -164,3 +164,61 @@ def test_pad_packed_sequence_refuses_short_data_as_torchs_view():
     *rest)``: with lengths past the padded input the data is shorter and that view raises
     "shape '[3, 1, 2]' is invalid for input of size 2" (leafgrad raised an expand error)."""
     assert _pad_packed_programs(leafgrad) == _pad_packed_programs(torch)
+
+
+# --- higher-order gradients of convolutions with an empty input ------------------------------
+
+def _empty_conv_programs(lib):
+    """First, second and third derivatives of ``sum(conv(x, w, b) ** 2)`` with an empty input
+    (no batch, no channels or both) next to a plain one, for conv1d/2d/3d and conv_transpose2d,
+    every subset of inputs requiring grad, differentiating each first-order gradient."""
+    import itertools
+
+    F = lib.nn.functional
+
+    def describe(grads):
+        return [None if g is None else (tuple(g.shape), g.requires_grad,
+                                        g.grad_fn.name() if g.grad_fn is not None else None,
+                                        float(g.detach().sum())) for g in grads]
+
+    cases = []
+    for spatial, conv in ((1, F.conv1d), (2, F.conv2d), (3, F.conv3d)):
+        for batch, channels in ((2, 0), (0, 3), (0, 0), (2, 3)):
+            cases.append((conv, (batch, channels) + (5,) * spatial,
+                          (4, channels) + (3,) * spatial, 4, {}))
+    cases.append((F.conv2d, (2, 0, 5, 5), (4, 0, 3, 3), 4, {"stride": 2, "padding": 1}))
+    cases.append((F.conv_transpose2d, (0, 3, 4, 4), (3, 2, 3, 3), 2, {}))
+    cases.append((F.conv_transpose2d, (2, 3, 4, 4), (3, 2, 3, 3), 2, {}))
+    shown = []
+    for conv, x_shape, w_shape, bias, options in cases:
+        for needs in itertools.product((False, True), repeat=3):
+            if not any(needs):
+                continue
+            for pick in range(sum(needs)):
+                def run():
+                    x = lib.ones(x_shape, dtype=lib.float64, requires_grad=needs[0])
+                    w = lib.full(w_shape, 0.5, dtype=lib.float64, requires_grad=needs[1])
+                    b = lib.ones(bias, dtype=lib.float64, requires_grad=needs[2])
+                    out = conv(x, w, b, **options)
+                    leaves = [t for t in (x, w, b) if t.requires_grad]
+                    first = lib.autograd.grad((out * out).sum(), leaves, create_graph=True)
+                    second = lib.autograd.grad((first[pick] ** 2).sum(), leaves,
+                                               create_graph=True, allow_unused=True)
+                    seen = [describe(first), describe(second)]
+                    live = [g for g in second if g is not None and g.requires_grad]
+                    if live:
+                        seen.append(describe(lib.autograd.grad(
+                            sum((g ** 2).sum() for g in live), leaves, allow_unused=True)))
+                    return seen
+
+                shown.append((x_shape, options, needs, pick, _outcome(run)))
+    return shown
+
+
+def test_convolution_double_backward_with_an_empty_input():
+    """torch's _convolution_double_backward computes only the bias term (ggb expanded to
+    grad_output's sizes) when the input has no elements: an empty batch gets that gradient
+    (leafgrad returned None), and an input of no channels, whose output has none either,
+    refuses the expand ("The expanded size of the tensor (0) must match the existing size
+    (4)...")."""
+    assert _empty_conv_programs(leafgrad) == _empty_conv_programs(torch)
