@@ -222,3 +222,84 @@ def test_convolution_double_backward_with_an_empty_input():
     refuses the expand ("The expanded size of the tensor (0) must match the existing size
     (4)...")."""
     assert _empty_conv_programs(leafgrad) == _empty_conv_programs(torch)
+
+
+# --- F.interpolate: ATen's upsampling arithmetic ----------------------------------------------
+
+def _interpolate_programs(lib):
+    """Forward bits and strides of linear/bilinear/bicubic/trilinear over align_corners, size,
+    scale_factor with and without recompute_scale_factor, contiguous, channels-last and
+    transposed inputs, channel counts on either side of a vector's width, small and large
+    outputs, infinities and NaN, in float32 and float64."""
+    F = lib.nn.functional
+    shown = []
+    inputs = {"linear": [(2, 3, 7)], "bilinear": [(2, 3, 5, 7), (1, 11, 4, 6)],
+              "bicubic": [(2, 3, 5, 7)], "trilinear": [(1, 2, 4, 5, 6), (1, 11, 3, 4, 5)]}
+    for dtype in ("float32", "float64"):
+        for mode, shapes in inputs.items():
+            for shape in shapes:
+                spatial = len(shape) - 2
+                count = int(np.prod(shape))
+                base = lib.tensor((np.sin(np.arange(count) * 1.3) * 3).reshape(shape))
+                base = base.to(getattr(lib, dtype))
+                layouts = {"contiguous": base}
+                if spatial == 2:
+                    layouts["channels_last"] = base.contiguous(memory_format=lib.channels_last)
+                    layouts["transposed"] = base.transpose(2, 3).contiguous().transpose(2, 3)
+                if spatial == 3:
+                    layouts["channels_last"] = base.contiguous(
+                        memory_format=lib.channels_last_3d)
+                calls = []
+                for align_corners in (False, True):
+                    for size in ([11] * spatial, [3] * spatial, list(shape[2:])):
+                        calls.append(dict(size=size, align_corners=align_corners))
+                    for factor in (2.0, 0.5, 1.7, 3.0):
+                        calls.append(dict(scale_factor=factor, align_corners=align_corners))
+                        calls.append(dict(scale_factor=factor, align_corners=align_corners,
+                                          recompute_scale_factor=True))
+                if mode == "bilinear":  # height + width past 128: the generic kernel
+                    calls.append(dict(size=[80, 70], align_corners=False))
+                for layout, x in layouts.items():
+                    for call in calls:
+                        out = F.interpolate(x, mode=mode, **call)
+                        shown.append((dtype, mode, shape, layout, call, _bits(out)))
+        x = lib.tensor([[[[1.0, float("inf"), 2.0], [3.0, 4.0, float("nan")]]]])
+        x = x.to(getattr(lib, dtype))
+        for mode, size in (("bilinear", (2, 5)), ("bicubic", (2, 5)), ("bilinear", (4, 3))):
+            shown.append((dtype, mode, "special", _bits(F.interpolate(x, size=size,
+                                                                      mode=mode))))
+    return shown
+
+
+def test_interpolate_forward_rounds_as_atens_kernels():
+    """The linear modes as ATen computes them: positions ``scale * (j + 0.5) - 0.5`` fused,
+    floored through float (a float64 0.9999999999999999 reads input 1), the dims nested outer
+    first with fused multiply-adds; bilinear's channels-last kernel (small outputs, channels-last
+    input) weighs corners by products of the dims' weights, its vector lanes summing in
+    another order; trilinear keeps channels-last 3d strides. About half of the float32 and
+    float64 values were an ulp or two off before."""
+    theirs = _interpolate_programs(torch)
+    ours = _interpolate_programs(leafgrad)
+    assert len(ours) == len(theirs)
+    for mine, expected in zip(ours, theirs):
+        assert mine == expected, expected[:-1]
+
+
+def test_bilinear_kernel_choice_follows_the_thread_count():
+    """ATen takes the channels-last bilinear kernel for 3 channels on one thread even for a
+    large output (and the generic one on more threads): same bits either way."""
+    threads = (torch.get_num_threads(), leafgrad.get_num_threads())
+    shown = {torch: [], leafgrad: []}
+    try:
+        for count in (1, 2):
+            for lib in (torch, leafgrad):
+                lib.set_num_threads(count)
+                x = lib.tensor((np.sin(np.arange(105) * 1.3) * 3).reshape(1, 3, 5, 7))
+                for dtype in ("float32", "float64"):
+                    out = lib.nn.functional.interpolate(x.to(getattr(lib, dtype)),
+                                                        size=[80, 70], mode="bilinear")
+                    shown[lib].append(_bits(out))
+    finally:
+        torch.set_num_threads(threads[0])
+        leafgrad.set_num_threads(threads[1])
+    assert shown[leafgrad] == shown[torch]

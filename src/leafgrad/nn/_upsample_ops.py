@@ -21,6 +21,7 @@ import numpy as np
 
 from ..ops import _batching_rules as batch
 from ..ops import _layout
+from ..ops._float_kernels import fma
 from ..ops._forward import auto_linear
 from ..ops.registry import Op, register
 
@@ -48,25 +49,33 @@ def _scale(math_type, in_size: int, out_size: int, align_corners, scale):
 
 
 def _source(math_type, positions, scale, align_corners, clamp: bool):
-    """ATen's area_pixel_compute_source_index for output positions ``positions``."""
+    """ATen's area_pixel_compute_source_index for output positions ``positions``: without
+    align corners ``scale * (j + 0.5) - 0.5``, which the compiler contracts into one fused
+    multiply-add (Note: upsampling arithmetic)."""
     if align_corners:
         return scale * positions
-    source = scale * (positions + math_type(0.5)) - math_type(0.5)
+    source = fma(scale, positions + math_type(0.5), math_type(-0.5)).astype(math_type)
     return np.maximum(source, math_type(0)) if clamp else source
 
 
 def _cubic_weights(t):
-    """The four cubic-convolution coefficients (A = -0.75) for fractional offsets ``t``."""
-    a = t.dtype.type(_CUBIC_A)
-    one = t.dtype.type(1)
+    """The four cubic-convolution coefficients (A = -0.75) for fractional offsets ``t``, each
+    rounding as torch's compiled get_cubic_upsample_coefficients does (found bit by bit
+    against it: the first two steps of each polynomial fused, the last one not)."""
+    dtype = t.dtype
+    a = dtype.type(_CUBIC_A)
+    one = dtype.type(1)
 
-    def near(x):  # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
+    def near(x):  # |x| <= 1: ((A + 2) * x - (A + 3)) * x * x + 1
+        head = fma(a + 2, x, -(a + 3)).astype(dtype)
+        return ((head * x) * x + one).astype(dtype)
 
-    def far(x):  # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    def far(x):  # 1 < |x| < 2: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+        head = fma(fma(a, x, -5 * a).astype(dtype), x, 8 * a).astype(dtype)
+        return (head * x - 4 * a).astype(dtype)
 
-    return far(t + one), near(t), near(one - t), far(one - t + one)
+    opposite = one - t
+    return far(t + one), near(t), near(opposite), far(opposite + one)
 
 
 def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtype) -> list:
@@ -90,7 +99,9 @@ def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtyp
     step = _scale(math_type, in_size, out_size, align_corners, scale)
     source = _source(math_type, positions.astype(math_type), step, align_corners,
                      clamp=mode != "bicubic")
-    index = np.minimum(np.floor(source).astype(np.int64), in_size - 1)
+    # ATen's guard_index_and_lambda floors with floorf: a float64 position rounds to float
+    # first (0.9999999999999999 reads input 1, weight 1)
+    index = np.minimum(np.floor(source.astype(np.float32)).astype(np.int64), in_size - 1)
     fraction = np.clip(source - index.astype(math_type), 0, 1).astype(math_type)
     if mode == "bicubic":
         return [(np.clip(index - 1 + k, 0, in_size - 1), weight)
@@ -122,6 +133,102 @@ def resample(x: np.ndarray, plan: list) -> np.ndarray:
             out = part if out is None else out + part
         x = out.astype(x.dtype, copy=False)
     return x
+
+
+# Note: upsampling arithmetic. ATen's forward kernels are compiled C++ whose ``a * b + c * d``
+# the compiler contracts into fused multiply-adds, so their bits are those of these forms
+# (found bit by bit against torch 2.13 on AVX-512; float32 and float64):
+# - the generic kernel (linear, trilinear, bicubic, and bilinear on large outputs) nests the
+#   dims outer first, each dim's taps summed as ``fma(t0, w0, t1 * w1)`` then ``fma(tk, wk, .)``
+#   for the others, each dim's result rounded to the dtype (its opmath type for float32 and
+#   float64);
+# - bilinear's channels-last kernel (used for channels-last input of more than 3 channels, an
+#   output of height + width <= 128, or 3 channels on one thread, as ATen chooses) weighs the
+#   four corners by ``h_lambda * w_lambda`` products; its vector lanes (AVX2 widths: 8
+#   float32, 4 float64) sum ``fma(x00, w00, fma(x01, w01, fma(x11, w11, x10 * w10)))``, the
+#   leftover channels ``fma(x11, w11, fma(x10, w10, fma(x00, w00, x01 * w01)))``;
+# - an axis whose size does not change still reads two taps, weights 1 and 0 (so an infinite
+#   input gives NaN there, as in torch).
+_BILINEAR_LANES = {"float32": 8, "float64": 4}
+
+
+def _weighted_taps(taps: list, size: int, dtype) -> list:
+    if len(taps) == 1 and taps[0][1] is None:  # a kept size: two taps, weights 1 and 0
+        indices = taps[0][0]
+        return [(indices, np.ones(size, dtype)), (indices, np.zeros(size, dtype))]
+    return taps
+
+
+def _nested(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's generic upsampling kernel (Note: upsampling arithmetic). Its nesting evaluates an
+    inner dim's interpolation of an input row the same way whichever outer tap reads it, so
+    the dims run innermost first, each over the whole array (4 to 16 times fewer gathers)."""
+    dtype = x.dtype
+    for dim in range(len(plan) - 1, -1, -1):
+        axis = 2 + dim
+        parts = [(np.take(x, indices, axis=axis),
+                  None if weights is None else _shaped(weights, axis, x.ndim))
+                 for indices, weights in plan[dim]]
+        if len(parts) == 1:
+            part, weights = parts[0]
+            x = part if weights is None else (part * weights).astype(dtype)
+            continue
+        (first, w_first), (second, w_second) = parts[:2]
+        x = fma(first, w_first, second * w_second).astype(dtype)
+        for part, weights in parts[2:]:
+            x = fma(part, weights, x).astype(dtype)
+    return x
+
+
+def _linear_channels_last(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's channels-last (bi/tri)linear kernel (Note: upsampling arithmetic): the corners
+    in row-major order, each weighed by the product of its dims' weights (left to right)."""
+    dtype = x.dtype
+    corners, weights = [x], [None]
+    for dim, taps in enumerate(plan):
+        shape = (1,) * dim + (-1,) + (1,) * (len(plan) - dim - 1)
+        corners = [np.take(corner, indices, axis=2 + dim) for corner in corners
+                   for indices, _ in taps]
+        weights = [w.reshape(shape) if product is None else (product * w.reshape(shape))
+                   .astype(dtype) for product in weights for _, w in taps]
+    channels = x.shape[1]
+    vector = channels - channels % _BILINEAR_LANES[dtype.name]
+    out = np.empty(corners[0].shape, dtype)
+    if vector:
+        part = (slice(None), slice(0, vector))
+        inner = fma(corners[-1][part], weights[-1], (corners[-2][part] * weights[-2]).astype(
+            dtype)).astype(dtype)
+        for corner, weight in zip(corners[-3::-1], weights[-3::-1]):
+            inner = fma(corner[part], weight, inner).astype(dtype)
+        out[part] = inner
+    if vector < channels:
+        part = (slice(None), slice(vector, None))
+        total = fma(corners[0][part], weights[0], (corners[1][part] * weights[1]).astype(
+            dtype)).astype(dtype)
+        for corner, weight in zip(corners[2:], weights[2:]):
+            total = fma(corner[part], weight, total).astype(dtype)
+        out[part] = total
+    return out
+
+
+def upsample_forward(mode: str, x: np.ndarray, plan: list) -> np.ndarray:
+    """The forward of a linear or cubic mode as ATen's kernels round it (Note: upsampling
+    arithmetic); other dtypes and the nearest modes dim by dim (``resample``)."""
+    if x.dtype.name not in _BILINEAR_LANES or mode in ("nearest", "nearest-exact"):
+        return resample(x, plan)
+    sizes = [len(taps[0][0]) for taps in plan]
+    if mode != "bicubic":
+        plan = [_weighted_taps(taps, size, x.dtype) for taps, size in zip(plan, sizes)]
+    channels = x.shape[1]
+    if mode == "bilinear":
+        from .. import get_num_threads
+
+        if (_layout.is_channels_last(x) and channels > 3) or sum(sizes) <= 128 or (
+                channels == 3 and get_num_threads() == 1):
+            return _linear_channels_last(x, plan)
+    if mode == "trilinear" and channels > 3 and _layout.is_channels_last(x, 5):
+        return _linear_channels_last(x, plan)
+    return _nested(x, plan)
 
 
 def _scatter(values: np.ndarray, indices: np.ndarray, size: int, axis: int) -> np.ndarray:
@@ -158,7 +265,10 @@ class _Upsample(Op):
     @classmethod
     def _kernel(cls, ctx, x, output_size, scales=None, align_corners=None):
         plan = _plan(cls.mode, x.shape[2:], output_size, align_corners, scales, x.dtype)
-        return _layout.suggested(resample(x, plan), x)
+        out = upsample_forward(cls.mode, x, plan)
+        if x.ndim == 5 and not x.flags.c_contiguous and _layout.is_channels_last(x, 5):
+            return _layout.to_channels_last(out)  # torch keeps the input's channels-last 3d
+        return _layout.suggested(out, x)
 
     def backward(self, grad):
         return self.adjoint.apply(grad, input_size=tuple(self.input_shape()), **self._params)
