@@ -303,3 +303,67 @@ def test_bilinear_kernel_choice_follows_the_thread_count():
         torch.set_num_threads(threads[0])
         leafgrad.set_num_threads(threads[1])
     assert shown[leafgrad] == shown[torch]
+
+
+# --- from torch's module_db (common_modules.py): GaussianNLLLoss and InstanceNorm -------------
+
+def _gaussian_nll_programs(lib):
+    """Every form of var torch's checks tell apart (Python float, int and bool, tensors of the
+    input's size, one short, with one broadcast dim, with sizes adding up to more than one,
+    negative ones), with full and each reduction: values, gradients, node names, errors."""
+    F = lib.nn.functional
+    shown = []
+    for shape in ((4, 3), (2, 3, 5)):
+        count = int(np.prod(shape))
+        variances = [1, -1, True, 0.5, -0.5]
+        for var_shape in (shape, shape[:-1], (1,) + shape[1:], shape[:-1] + (1,), (2,) + shape[1:],
+                          (1,) * len(shape), shape[1:], (1,) + shape):
+            size = int(np.prod(var_shape))
+            variances.append(lib.arange(1.0, size + 1).reshape(var_shape) / size)
+            variances.append(lib.arange(-1.0, size - 1).reshape(var_shape))
+        for var in variances:
+            for full in (False, True):
+                for reduction in ("mean", "sum", "none"):
+                    def run():
+                        x = (lib.arange(float(count)).reshape(shape) / 3).requires_grad_()
+                        target = lib.ones(shape)
+                        out = F.gaussian_nll_loss(x, target, var, full=full,
+                                                  reduction=reduction)
+                        grad, = lib.autograd.grad(out.sum(), x)
+                        return (out.tolist(), out.grad_fn.name(), grad.tolist())
+
+                    shown.append((shape, repr(var) if not hasattr(var, "shape") else
+                                  tuple(var.shape), full, reduction, _outcome(run)))
+    return shown
+
+
+def test_gaussian_nll_loss_checks_var_as_torch():
+    """torch checks var's sign first (a Python float as a number; an int or bool reaches
+    torch.any(bool) and its parser's TypeError), then its size: one dim short of the input, or
+    the same rank with the sizes where they differ adding up to one. A (1, 3) var for a (4, 3)
+    input (module_db's homoscedastic sample) was refused."""
+    assert _gaussian_nll_programs(leafgrad) == _gaussian_nll_programs(torch)
+
+
+def test_instance_norm_takes_bias():
+    """InstanceNorm1d/2d/3d take torch's keyword-only ``bias`` (module_db's affine_not_bias
+    sample): affine without a bias parameter."""
+    def program(lib):
+        shown = []
+        for spatial, cls in ((1, lib.nn.InstanceNorm1d), (2, lib.nn.InstanceNorm2d),
+                             (3, lib.nn.InstanceNorm3d)):
+            for affine in (False, True):
+                for bias in (False, True):
+                    module = cls(3, 1e-3, 0.3, affine=affine, bias=bias,
+                                 track_running_stats=affine)
+                    x = (lib.arange(2.0 * 3 * 4 ** spatial).reshape((2, 3) + (4,) * spatial)
+                         .sin().requires_grad_())
+                    out = module(x)
+                    leaves = [x] + list(module.parameters())
+                    grads = lib.autograd.grad((out * out.detach()).sum(), leaves)
+                    shown.append((repr(module), [n for n, _ in module.named_parameters()],
+                                  sorted(module.state_dict()), round(float(out.sum()), 4),
+                                  [round(float(g.abs().sum()), 4) for g in grads]))
+        return shown
+
+    assert program(leafgrad) == program(torch)
