@@ -1,6 +1,7 @@
 """The upsampling ops behind ``F.interpolate``: nearest, nearest-exact (1-3 spatial dims),
-linear, bilinear, bicubic, trilinear; each with torch's node name and its adjoint as the
-backward's own op (``...BackwardBackward0`` under create_graph), each the other's backward.
+linear, bilinear, bicubic, trilinear, and antialiased bilinear and bicubic; each with torch's
+node name and its adjoint as the backward's own op (``...BackwardBackward0`` under
+create_graph), each the other's backward.
 
 Note: separable resampling
 Every mode maps an output position along one spatial dim to a few input positions with
@@ -16,6 +17,8 @@ corners, ``scale * j`` with them, and the scale ``1 / scale_factor`` when a fact
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -34,6 +37,8 @@ _STEMS = {
     "bilinear": {2: "UpsampleBilinear2D"},
     "bicubic": {2: "UpsampleBicubic2D"},
     "trilinear": {3: "UpsampleTrilinear3D"},
+    "bilinear_aa": {2: "UpsampleBilinear2DAa"},  # antialias=True
+    "bicubic_aa": {2: "UpsampleBicubic2DAa"},
 }
 _CUBIC_A = -0.75
 
@@ -66,21 +71,101 @@ def _cubic_weights(t):
     a = dtype.type(_CUBIC_A)
     one = dtype.type(1)
 
-    def near(x):  # |x| <= 1: ((A + 2) * x - (A + 3)) * x * x + 1
-        head = fma(a + 2, x, -(a + 3)).astype(dtype)
-        return ((head * x) * x + one).astype(dtype)
-
-    def far(x):  # 1 < |x| < 2: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-        head = fma(fma(a, x, -5 * a).astype(dtype), x, 8 * a).astype(dtype)
-        return (head * x - 4 * a).astype(dtype)
-
     opposite = one - t
-    return far(t + one), near(t), near(opposite), far(opposite + one)
+    return (_cubic_far(t + one, a), _cubic_near(t, a), _cubic_near(opposite, a),
+            _cubic_far(opposite + one, a))
+
+
+def _cubic_near(x, a):
+    """cubic_convolution1, |x| <= 1: ((A + 2) * x - (A + 3)) * x * x + 1 (see _cubic_weights)."""
+    dtype = x.dtype
+    head = fma(a + 2, x, -(a + 3)).astype(dtype)
+    return ((head * x) * x + dtype.type(1)).astype(dtype)
+
+
+def _cubic_far(x, a):
+    """cubic_convolution2, 1 < |x| < 2: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A."""
+    dtype = x.dtype
+    head = fma(fma(a, x, -5 * a).astype(dtype), x, 8 * a).astype(dtype)
+    return (head * x - 4 * a).astype(dtype)
+
+
+def _aa_filter(x, cubic: bool):
+    """ATen's antialiasing filters at ``x`` (their dtype): the triangle, or Keys' cubic with
+    A = -0.5 (PIL's)."""
+    dtype = x.dtype
+    x = np.abs(x)
+    zero = dtype.type(0)
+    if not cubic:
+        return np.where(x < 1, (dtype.type(1) - x).astype(dtype), zero)
+    a = dtype.type(-0.5)
+    return np.where(x < 1, _cubic_near(x, a), np.where(x < 2, _cubic_far(x, a), zero))
+
+
+def aa_taps(in_size: int, out_size: int, align_corners, scale, dtype, cubic: bool) -> list:
+    """``[(indices, weights, inside), ...]`` for one dim of antialiased resampling, as ATen's
+    _compute_indices_min_size_weights_aa: output ``i`` reads inputs ``xmin .. xmin + xsize``
+    around ``center = scale * (i + 0.5)`` with the filter widened by the scale when
+    downsampling, its weights normalised by their sum (all in the dtype, as ATen computes
+    them in ``scalar_t``, whose mixed double steps round once)."""
+    math_type = np.float32 if dtype == np.float32 else np.float64
+    step = _scale(math_type, in_size, out_size, align_corners, scale)
+    taps_size = 4 if cubic else 2
+    wide = float(step) >= 1.0
+    support = math_type(taps_size * 0.5 * float(step)) if wide else math_type(taps_size * 0.5)
+    count = int(math.ceil(float(support))) * 2 + 1
+    positions = np.arange(out_size)
+    center = (float(step) * (positions + 0.5)).astype(math_type)
+    invscale = math_type(1.0 / float(step)) if wide else math_type(1)
+    start = np.maximum(np.trunc((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    stop = np.minimum(np.trunc((center + support).astype(np.float64) + 0.5).astype(np.int64),
+                      in_size)
+    size = np.clip(stop - start, 0, count)
+    weights, inside = [], []
+    total = np.zeros(out_size, math_type)
+    for j in range(count):
+        offset = ((start + j).astype(math_type) - center).astype(np.float64) + 0.5
+        weight = _aa_filter((offset * float(invscale)).astype(math_type), cubic)
+        inside.append(j < size)
+        weight = np.where(inside[-1], weight, math_type(0))
+        total = np.where(inside[-1], (total + weight).astype(math_type), total)
+        weights.append(weight)
+    safe = np.where(total != 0, total, math_type(1))
+    weights = [np.where(total != 0, (w / safe).astype(math_type), w) for w in weights]
+    return [(np.minimum(start + j, in_size - 1), weights[j], inside[j]) for j in range(count)]
+
+
+def _aa_forward(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's separable antialiased kernel: the last dim first, then the others, each dim
+    whose size changes summing ``t0 * w0`` then ``fma(tj, wj, .)`` over its taps (rounded to
+    the dtype between dims); equal shapes copy."""
+    dtype = x.dtype
+    for dim in range(len(plan) - 1, -1, -1):
+        axis = 2 + dim
+        taps = plan[dim]
+        if len(taps[0][0]) == x.shape[axis] and all(
+                np.array_equal(indices, np.arange(x.shape[axis])) and bool(np.all(w == 1))
+                for indices, w, _ in taps[:1]) and not any(np.any(inside) for _, _, inside
+                                                           in taps[1:]):
+            continue  # an unchanged dim (its taps are the identity)
+        out = None
+        for indices, weights, inside in taps:
+            part = np.take(x, indices, axis=axis)
+            shaped = _shaped(weights, axis, x.ndim)
+            if out is None:
+                out = (part * shaped).astype(dtype)
+            else:
+                out = np.where(_shaped(inside, axis, x.ndim),
+                               fma(part, shaped, out).astype(dtype), out)
+        x = out
+    return x
 
 
 def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtype) -> list:
     """``[(indices, weights or None), ...]`` for one spatial dim: output position j reads
     input ``indices[j]`` of each tap, times ``weights[j]``."""
+    if mode.endswith("_aa"):
+        return aa_taps(in_size, out_size, align_corners, scale, dtype, mode == "bicubic_aa")
     positions = np.arange(out_size)
     if mode in ("nearest", "nearest-exact"):
         if mode == "nearest" and out_size == in_size:
@@ -214,6 +299,8 @@ def _linear_channels_last(x: np.ndarray, plan: list) -> np.ndarray:
 def upsample_forward(mode: str, x: np.ndarray, plan: list) -> np.ndarray:
     """The forward of a linear or cubic mode as ATen's kernels round it (Note: upsampling
     arithmetic); other dtypes and the nearest modes dim by dim (``resample``)."""
+    if mode.endswith("_aa"):
+        return _aa_forward(x, plan)
     if x.dtype.name not in _BILINEAR_LANES or mode in ("nearest", "nearest-exact"):
         return resample(x, plan)
     sizes = [len(taps[0][0]) for taps in plan]
@@ -249,7 +336,7 @@ def resample_adjoint(grad: np.ndarray, plan: list, in_sizes) -> np.ndarray:
     for offset in range(len(plan) - 1, -1, -1):
         axis = 2 + offset
         out = None
-        for indices, weights in plan[offset]:
+        for indices, weights, *_ in plan[offset]:
             part = grad if weights is None else grad * _shaped(weights, axis, grad.ndim)
             part = _scatter(part, indices, in_sizes[offset], axis)
             out = part if out is None else out + part
@@ -266,11 +353,18 @@ class _Upsample(Op):
     def _kernel(cls, ctx, x, output_size, scales=None, align_corners=None):
         plan = _plan(cls.mode, x.shape[2:], output_size, align_corners, scales, x.dtype)
         out = upsample_forward(cls.mode, x, plan)
+        if ctx is not None and cls.mode.endswith("_aa"):
+            # bilinear's antialiased backward gives the input's memory format, bicubic's a
+            # row-major one
+            ctx.keep("channels_last", cls.mode == "bilinear_aa" and _layout._channels_last(x))
         if x.ndim == 5 and not x.flags.c_contiguous and _layout.is_channels_last(x, 5):
             return _layout.to_channels_last(out)  # torch keeps the input's channels-last 3d
         return _layout.suggested(out, x)
 
     def backward(self, grad):
+        if self.mode.endswith("_aa"):
+            return self.adjoint.apply(grad, input_size=tuple(self.input_shape()),
+                                      channels_last=self.saved("channels_last"), **self._params)
         return self.adjoint.apply(grad, input_size=tuple(self.input_shape()), **self._params)
 
     jvp = auto_linear
@@ -282,7 +376,8 @@ class _UpsampleBackward(Op):
     mode = ""
 
     @classmethod
-    def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None):
+    def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None,
+                channels_last=False):
         plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
         if cls.mode == "bicubic" and tuple(input_size[2:]) == tuple(output_size):
             out = grad.copy()  # ATen's bicubic backward copies when the sizes agree
@@ -291,11 +386,14 @@ class _UpsampleBackward(Op):
             # output maps to one input): a sum of -0. is +0. there (generated-program seeds
             # 81734, 82558)
             out = resample_adjoint(grad, plan, input_size[2:]) + grad.dtype.type(0)
+        if channels_last:  # bilinear's antialiased backward: the input's memory format
+            return _layout.to_channels_last(out)
         # ATen's bicubic backward has no channels-last kernel: its result is row-major
-        return out if cls.mode == "bicubic" else _layout.suggested(out, grad)
+        return out if cls.mode in ("bicubic", "bicubic_aa") else _layout.suggested(out, grad)
 
     def backward(self, grad):
-        params = {k: v for k, v in self._params.items() if k != "input_size"}
+        params = {k: v for k, v in self._params.items()
+                  if k not in ("input_size", "channels_last")}
         return self.forward_op.apply(grad, **params)
 
     jvp = auto_linear
@@ -311,7 +409,8 @@ def _make(mode: str, dims: int, stem: str) -> tuple:
     forward_class = type(f"{stem}", (_Upsample,), {
         "__doc__": f"F.interpolate(mode={mode!r}) over {dims} spatial dim(s).",
         "node": f"{stem}Backward0", "mode": mode,
-        "torch_names": ("nn.functional.interpolate", "nn.Upsample"),
+        "torch_names": ("nn.functional.interpolate",) if mode.endswith("_aa") else
+        ("nn.functional.interpolate", "nn.Upsample"),
         "vmap": batch.fold(None),  # vmap folds its batch dims into N
         "forward": staticmethod(forward)})
     backward_class = type(f"{stem}Backward", (_UpsampleBackward,), {
