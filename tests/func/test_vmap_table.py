@@ -83,6 +83,7 @@ LOOP_FALLBACK = {
     "UpsampleNearest1DBackward", "UpsampleNearest2DBackward", "UpsampleNearest3DBackward",
     "UpsampleNearestExact1DBackward", "UpsampleNearestExact2DBackward",
     "UpsampleNearestExact3DBackward", "UpsampleTrilinear3DBackward",
+    "UpsampleBilinear2DAaBackward", "UpsampleBicubic2DAaBackward",  # antialias (as the others)
     # added with the torch-namespace functions: as_strided over each example's own memory,
     # native_dropout's mask (drawn outside the op), native_group_norm's statistics outputs
     "AsStridedPublicCopy", "AsStridedScatter", "NativeDropout", "NativeGroupNorm",

@@ -67,4 +67,21 @@ def _samples() -> dict:
     return samples
 
 
-SAMPLES = _samples()
+def _antialiased() -> dict:
+    """interpolate(antialias=True): bilinear and bicubic down (the widened filter) and up."""
+    samples = {}
+    for name, mode in (("UpsampleBilinear2DAa", "bilinear"), ("UpsampleBicubic2DAa", "bicubic")):
+        samples[name] = [
+            Sample(_interp(size=(3, 2), mode=mode, antialias=True), ((_shape(2, 5), A),),
+                   note="down: the filter widened by the scale"),
+            Sample(_interp(scale_factor=0.6, mode=mode, antialias=True), ((_shape(2, 5), A),)),
+            Sample(_interp(scale_factor=2, mode=mode, antialias=True), ((_shape(2), A),)),
+            Sample(_interp(size=(2, 3), mode=mode, antialias=True, align_corners=True),
+                   ((_shape(2, 5), A),), note="align_corners"),
+        ]
+        samples[name + "Backward"] = [
+            Sample(_grad_of(size=(3, 2), mode=mode, antialias=True), ((_shape(2, 5), A),))]
+    return samples
+
+
+SAMPLES = {**_samples(), **_antialiased()}

@@ -133,21 +133,21 @@ _check_var.always_runs = True  # leafgrad.compile: a check, never dropped as dea
 def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean"):
     from ..autograd.grad_mode import no_grad
+    from ..tensor import Tensor
 
-    if isinstance(var, (int, float)):
-        from .. import full_like
+    # torch's order: var's sign (a Python float checked as a number; any other non-tensor
+    # reaches torch.any(bool), which its parser refuses), then var's size
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        from .. import ones_like
 
-        var = full_like(input, var)
-    if var.shape != input.shape:
-        if input.shape[:-1] == var.shape:
-            var = var.unsqueeze(-1)
-        elif input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1:
-            pass
-        else:
-            raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not valid")
-    if var._data.dtype.kind == "c":
+        var = var * ones_like(input)
+    elif not isinstance(var, Tensor):
+        from .._argparse import invalid_combination
+
+        raise invalid_combination("any", (var < 0,), {})
+    elif var._data.dtype.kind == "c":
         if bool((var < 0).any()):  # the Tensor comparison raises torch's complex error
             raise ValueError("var has negative entry/entries")
     else:
@@ -156,6 +156,16 @@ def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
         # a check kernel: leafgrad.compile replays it (raising as eager code does) instead of
         # breaking the graph at a Python branch on the values
         array_kernel(_check_var, var._data)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:  # homoscedastic: one variance per row
+            var = var.unsqueeze(-1)
+        elif not (input.dim() == var.dim() and sum(
+                size for own, size in zip(input.shape, var.shape) if own != size) == 1):
+            # torch's test: var's sizes where they differ from input's add up to 1 (one dim
+            # of size 1 broadcast)
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
     var = var.clone()
     with no_grad():
         var.clamp_(min=eps)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..ops import _layout
 from ..ops import pool as _ops_pool
 from ..ops.registry import keep_index
 from ..ops.pool3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d,
@@ -191,7 +192,13 @@ def _check_adaptive_not_empty(input, name: str) -> None:
 def adaptive_avg_pool3d(input, output_size):
     # torch's own shortcut (MeanBackward1), taken before the kernel's dims check
     if _adaptive_size(input, output_size, "adaptive_avg_pool3d", check_dims=False) == (1, 1, 1):
-        return input.mean((-1, -2, -3), keepdim=True)
+        out = input.mean((-1, -2, -3), keepdim=True)
+        data = input._data
+        if data.ndim == 5 and not data.flags.c_contiguous and _layout.is_channels_last(data, 5):
+            # torch restrides it in place to channels-last strides (AsStridedBackward1)
+            channels = input.shape[1]
+            out.as_strided_((input.shape[0], channels, 1, 1, 1), (channels, 1) + (channels,) * 3)
+        return out
     size = _adaptive_size(input, output_size, "adaptive_avg_pool3d")
     _check_adaptive_not_empty(input, "adaptive_avg_pool3d")
     _ops_pool.check_kernel_dtype("adaptive_avg_pool3d_cpu", input)

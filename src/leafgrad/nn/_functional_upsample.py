@@ -24,7 +24,9 @@ _ATEN = {"nearest": ("upsample_nearest{}d", "compute_indices_weights_nearest"),
          "linear": ("upsample_linear1d", "compute_indices_weights_linear"),
          "bilinear": ("upsample_bilinear2d", "compute_indices_weights_linear"),
          "trilinear": ("upsample_trilinear3d", "compute_indices_weights_linear"),
-         "bicubic": ("upsample_bicubic2d", "compute_indices_weights_cubic")}
+         "bicubic": ("upsample_bicubic2d", "compute_indices_weights_cubic"),
+         "bilinear_aa": ("_upsample_bilinear2d_aa", "compute_index_ranges_weights"),
+         "bicubic_aa": ("_upsample_bicubic2d_aa", "compute_index_ranges_weights")}
 _DIM_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 
 
@@ -96,10 +98,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-    if antialias:
-        # torch's _upsample_*_aa kernels (a widened filter when downsampling) are not written
+    if antialias and mode == "lanczos":
         raise NotImplementedError(
-            f"leafgrad: interpolate(mode={mode!r}, antialias=True) is not implemented")
+            "leafgrad: interpolate(mode='lanczos', antialias=True) is not implemented")
     if mode == "area" and 3 <= input.dim() <= 5:
         from . import functional as F
 
@@ -113,7 +114,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                        (("nearest", (1, 2, 3)), ("nearest-exact", (1, 2, 3)), ("linear", (1,)),
                         ("bilinear", (2,)), ("bicubic", (2,)), ("trilinear", (3,)))
                        for d in dims}:
-        return _upsample(input, mode, dim, output_size, scale_factors, align_corners)
+        return _upsample(input, mode + "_aa" if antialias else mode, dim, output_size,
+                         scale_factors, align_corners)
     if (mode, input.dim()) in _WRONG_DIMS:
         raise NotImplementedError(
             f"Got {input.dim()}D input, but {mode} mode needs {_WRONG_DIMS[mode, input.dim()]}D "
@@ -155,6 +157,19 @@ def _upsample(input, mode: str, dim: int, output_size, scale_factors, align_corn
         raise RuntimeError(f"Non-empty {dim + 2}D data tensor expected but got a tensor with "
                            f"sizes {list(input.shape)}")
     byte = input._data.dtype == np.uint8
+    if mode.endswith("_aa"):
+        if byte:
+            raise NotImplementedError(f"leafgrad: interpolate(mode={mode[:-3]!r}, "
+                                      "antialias=True) of uint8 input is not implemented")
+        if input._data.dtype not in (np.float32, np.float64):  # ATen's FLOATING_TYPES only
+            raise NotImplementedError(
+                f'"{kernel}" not implemented for \'{_legacy_name(input._data)}\'')
+        if output_size[-1] == 1 != spatial[-1] and output_size[0] not in (1, spatial[0]):
+            # torch's separable kernel gives other values here (its vertical pass over the
+            # one-column intermediate), not replayed
+            raise NotImplementedError(f"leafgrad: interpolate(mode={mode[:-3]!r}, "
+                                      "antialias=True) to a width of 1 that also resizes the "
+                                      "height is not implemented")
     if not (input.dtype.is_floating_point
             or byte and mode in ("nearest", "nearest-exact", "bilinear", "bicubic")):
         if dim == 2 and mode != "bicubic":  # torch's 2-d nearest/bilinear kernels check first

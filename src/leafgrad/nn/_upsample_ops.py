@@ -1,6 +1,7 @@
 """The upsampling ops behind ``F.interpolate``: nearest, nearest-exact (1-3 spatial dims),
-linear, bilinear, bicubic, trilinear; each with torch's node name and its adjoint as the
-backward's own op (``...BackwardBackward0`` under create_graph), each the other's backward.
+linear, bilinear, bicubic, trilinear, and antialiased bilinear and bicubic; each with torch's
+node name and its adjoint as the backward's own op (``...BackwardBackward0`` under
+create_graph), each the other's backward.
 
 Note: separable resampling
 Every mode maps an output position along one spatial dim to a few input positions with
@@ -17,10 +18,13 @@ corners, ``scale * j`` with them, and the scale ``1 / scale_factor`` when a fact
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..ops import _batching_rules as batch
 from ..ops import _layout
+from ..ops._float_kernels import fma
 from ..ops._forward import auto_linear
 from ..ops.registry import Op, register
 
@@ -33,6 +37,8 @@ _STEMS = {
     "bilinear": {2: "UpsampleBilinear2D"},
     "bicubic": {2: "UpsampleBicubic2D"},
     "trilinear": {3: "UpsampleTrilinear3D"},
+    "bilinear_aa": {2: "UpsampleBilinear2DAa"},  # antialias=True
+    "bicubic_aa": {2: "UpsampleBicubic2DAa"},
 }
 _CUBIC_A = -0.75
 
@@ -48,30 +54,118 @@ def _scale(math_type, in_size: int, out_size: int, align_corners, scale):
 
 
 def _source(math_type, positions, scale, align_corners, clamp: bool):
-    """ATen's area_pixel_compute_source_index for output positions ``positions``."""
+    """ATen's area_pixel_compute_source_index for output positions ``positions``: without
+    align corners ``scale * (j + 0.5) - 0.5``, which the compiler contracts into one fused
+    multiply-add (Note: upsampling arithmetic)."""
     if align_corners:
         return scale * positions
-    source = scale * (positions + math_type(0.5)) - math_type(0.5)
+    source = fma(scale, positions + math_type(0.5), math_type(-0.5)).astype(math_type)
     return np.maximum(source, math_type(0)) if clamp else source
 
 
 def _cubic_weights(t):
-    """The four cubic-convolution coefficients (A = -0.75) for fractional offsets ``t``."""
-    a = t.dtype.type(_CUBIC_A)
-    one = t.dtype.type(1)
+    """The four cubic-convolution coefficients (A = -0.75) for fractional offsets ``t``, each
+    rounding as torch's compiled get_cubic_upsample_coefficients does (found bit by bit
+    against it: the first two steps of each polynomial fused, the last one not)."""
+    dtype = t.dtype
+    a = dtype.type(_CUBIC_A)
+    one = dtype.type(1)
 
-    def near(x):  # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
+    opposite = one - t
+    return (_cubic_far(t + one, a), _cubic_near(t, a), _cubic_near(opposite, a),
+            _cubic_far(opposite + one, a))
 
-    def far(x):  # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    return far(t + one), near(t), near(one - t), far(one - t + one)
+def _cubic_near(x, a):
+    """cubic_convolution1, |x| <= 1: ((A + 2) * x - (A + 3)) * x * x + 1 (see _cubic_weights)."""
+    dtype = x.dtype
+    head = fma(a + 2, x, -(a + 3)).astype(dtype)
+    return ((head * x) * x + dtype.type(1)).astype(dtype)
+
+
+def _cubic_far(x, a):
+    """cubic_convolution2, 1 < |x| < 2: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A."""
+    dtype = x.dtype
+    head = fma(fma(a, x, -5 * a).astype(dtype), x, 8 * a).astype(dtype)
+    return (head * x - 4 * a).astype(dtype)
+
+
+def _aa_filter(x, cubic: bool):
+    """ATen's antialiasing filters at ``x`` (their dtype): the triangle, or Keys' cubic with
+    A = -0.5 (PIL's)."""
+    dtype = x.dtype
+    x = np.abs(x)
+    zero = dtype.type(0)
+    if not cubic:
+        return np.where(x < 1, (dtype.type(1) - x).astype(dtype), zero)
+    a = dtype.type(-0.5)
+    return np.where(x < 1, _cubic_near(x, a), np.where(x < 2, _cubic_far(x, a), zero))
+
+
+def aa_taps(in_size: int, out_size: int, align_corners, scale, dtype, cubic: bool) -> list:
+    """``[(indices, weights, inside), ...]`` for one dim of antialiased resampling, as ATen's
+    _compute_indices_min_size_weights_aa: output ``i`` reads inputs ``xmin .. xmin + xsize``
+    around ``center = scale * (i + 0.5)`` with the filter widened by the scale when
+    downsampling, its weights normalised by their sum (all in the dtype, as ATen computes
+    them in ``scalar_t``, whose mixed double steps round once)."""
+    math_type = np.float32 if dtype == np.float32 else np.float64
+    step = _scale(math_type, in_size, out_size, align_corners, scale)
+    taps_size = 4 if cubic else 2
+    wide = float(step) >= 1.0
+    support = math_type(taps_size * 0.5 * float(step)) if wide else math_type(taps_size * 0.5)
+    count = int(math.ceil(float(support))) * 2 + 1
+    positions = np.arange(out_size)
+    center = (float(step) * (positions + 0.5)).astype(math_type)
+    invscale = math_type(1.0 / float(step)) if wide else math_type(1)
+    start = np.maximum(np.trunc((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    stop = np.minimum(np.trunc((center + support).astype(np.float64) + 0.5).astype(np.int64),
+                      in_size)
+    size = np.clip(stop - start, 0, count)
+    weights, inside = [], []
+    total = np.zeros(out_size, math_type)
+    for j in range(count):
+        offset = ((start + j).astype(math_type) - center).astype(np.float64) + 0.5
+        weight = _aa_filter((offset * float(invscale)).astype(math_type), cubic)
+        inside.append(j < size)
+        weight = np.where(inside[-1], weight, math_type(0))
+        total = np.where(inside[-1], (total + weight).astype(math_type), total)
+        weights.append(weight)
+    safe = np.where(total != 0, total, math_type(1))
+    weights = [np.where(total != 0, (w / safe).astype(math_type), w) for w in weights]
+    return [(np.minimum(start + j, in_size - 1), weights[j], inside[j]) for j in range(count)]
+
+
+def _aa_forward(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's separable antialiased kernel: the last dim first, then the others, each dim
+    whose size changes summing ``t0 * w0`` then ``fma(tj, wj, .)`` over its taps (rounded to
+    the dtype between dims); equal shapes copy."""
+    dtype = x.dtype
+    for dim in range(len(plan) - 1, -1, -1):
+        axis = 2 + dim
+        taps = plan[dim]
+        if len(taps[0][0]) == x.shape[axis] and all(
+                np.array_equal(indices, np.arange(x.shape[axis])) and bool(np.all(w == 1))
+                for indices, w, _ in taps[:1]) and not any(np.any(inside) for _, _, inside
+                                                           in taps[1:]):
+            continue  # an unchanged dim (its taps are the identity)
+        out = None
+        for indices, weights, inside in taps:
+            part = np.take(x, indices, axis=axis)
+            shaped = _shaped(weights, axis, x.ndim)
+            if out is None:
+                out = (part * shaped).astype(dtype)
+            else:
+                out = np.where(_shaped(inside, axis, x.ndim),
+                               fma(part, shaped, out).astype(dtype), out)
+        x = out
+    return x
 
 
 def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtype) -> list:
     """``[(indices, weights or None), ...]`` for one spatial dim: output position j reads
     input ``indices[j]`` of each tap, times ``weights[j]``."""
+    if mode.endswith("_aa"):
+        return aa_taps(in_size, out_size, align_corners, scale, dtype, mode == "bicubic_aa")
     positions = np.arange(out_size)
     if mode in ("nearest", "nearest-exact"):
         if mode == "nearest" and out_size == in_size:
@@ -90,7 +184,9 @@ def axis_taps(mode: str, in_size: int, out_size: int, align_corners, scale, dtyp
     step = _scale(math_type, in_size, out_size, align_corners, scale)
     source = _source(math_type, positions.astype(math_type), step, align_corners,
                      clamp=mode != "bicubic")
-    index = np.minimum(np.floor(source).astype(np.int64), in_size - 1)
+    # ATen's guard_index_and_lambda floors with floorf: a float64 position rounds to float
+    # first (0.9999999999999999 reads input 1, weight 1)
+    index = np.minimum(np.floor(source.astype(np.float32)).astype(np.int64), in_size - 1)
     fraction = np.clip(source - index.astype(math_type), 0, 1).astype(math_type)
     if mode == "bicubic":
         return [(np.clip(index - 1 + k, 0, in_size - 1), weight)
@@ -124,6 +220,104 @@ def resample(x: np.ndarray, plan: list) -> np.ndarray:
     return x
 
 
+# Note: upsampling arithmetic. ATen's forward kernels are compiled C++ whose ``a * b + c * d``
+# the compiler contracts into fused multiply-adds, so their bits are those of these forms
+# (found bit by bit against torch 2.13 on AVX-512; float32 and float64):
+# - the generic kernel (linear, trilinear, bicubic, and bilinear on large outputs) nests the
+#   dims outer first, each dim's taps summed as ``fma(t0, w0, t1 * w1)`` then ``fma(tk, wk, .)``
+#   for the others, each dim's result rounded to the dtype (its opmath type for float32 and
+#   float64);
+# - bilinear's channels-last kernel (used for channels-last input of more than 3 channels, an
+#   output of height + width <= 128, or 3 channels on one thread, as ATen chooses) weighs the
+#   four corners by ``h_lambda * w_lambda`` products; its vector lanes (AVX2 widths: 8
+#   float32, 4 float64) sum ``fma(x00, w00, fma(x01, w01, fma(x11, w11, x10 * w10)))``, the
+#   leftover channels ``fma(x11, w11, fma(x10, w10, fma(x00, w00, x01 * w01)))``;
+# - an axis whose size does not change still reads two taps, weights 1 and 0 (so an infinite
+#   input gives NaN there, as in torch).
+_BILINEAR_LANES = {"float32": 8, "float64": 4}
+
+
+def _weighted_taps(taps: list, size: int, dtype) -> list:
+    if len(taps) == 1 and taps[0][1] is None:  # a kept size: two taps, weights 1 and 0
+        indices = taps[0][0]
+        return [(indices, np.ones(size, dtype)), (indices, np.zeros(size, dtype))]
+    return taps
+
+
+def _nested(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's generic upsampling kernel (Note: upsampling arithmetic). Its nesting evaluates an
+    inner dim's interpolation of an input row the same way whichever outer tap reads it, so
+    the dims run innermost first, each over the whole array (4 to 16 times fewer gathers)."""
+    dtype = x.dtype
+    for dim in range(len(plan) - 1, -1, -1):
+        axis = 2 + dim
+        parts = [(np.take(x, indices, axis=axis),
+                  None if weights is None else _shaped(weights, axis, x.ndim))
+                 for indices, weights in plan[dim]]
+        if len(parts) == 1:
+            part, weights = parts[0]
+            x = part if weights is None else (part * weights).astype(dtype)
+            continue
+        (first, w_first), (second, w_second) = parts[:2]
+        x = fma(first, w_first, second * w_second).astype(dtype)
+        for part, weights in parts[2:]:
+            x = fma(part, weights, x).astype(dtype)
+    return x
+
+
+def _linear_channels_last(x: np.ndarray, plan: list) -> np.ndarray:
+    """ATen's channels-last (bi/tri)linear kernel (Note: upsampling arithmetic): the corners
+    in row-major order, each weighed by the product of its dims' weights (left to right)."""
+    dtype = x.dtype
+    corners, weights = [x], [None]
+    for dim, taps in enumerate(plan):
+        shape = (1,) * dim + (-1,) + (1,) * (len(plan) - dim - 1)
+        corners = [np.take(corner, indices, axis=2 + dim) for corner in corners
+                   for indices, _ in taps]
+        weights = [w.reshape(shape) if product is None else (product * w.reshape(shape))
+                   .astype(dtype) for product in weights for _, w in taps]
+    channels = x.shape[1]
+    vector = channels - channels % _BILINEAR_LANES[dtype.name]
+    out = np.empty(corners[0].shape, dtype)
+    if vector:
+        part = (slice(None), slice(0, vector))
+        inner = fma(corners[-1][part], weights[-1], (corners[-2][part] * weights[-2]).astype(
+            dtype)).astype(dtype)
+        for corner, weight in zip(corners[-3::-1], weights[-3::-1]):
+            inner = fma(corner[part], weight, inner).astype(dtype)
+        out[part] = inner
+    if vector < channels:
+        part = (slice(None), slice(vector, None))
+        total = fma(corners[0][part], weights[0], (corners[1][part] * weights[1]).astype(
+            dtype)).astype(dtype)
+        for corner, weight in zip(corners[2:], weights[2:]):
+            total = fma(corner[part], weight, total).astype(dtype)
+        out[part] = total
+    return out
+
+
+def upsample_forward(mode: str, x: np.ndarray, plan: list) -> np.ndarray:
+    """The forward of a linear or cubic mode as ATen's kernels round it (Note: upsampling
+    arithmetic); other dtypes and the nearest modes dim by dim (``resample``)."""
+    if mode.endswith("_aa"):
+        return _aa_forward(x, plan)
+    if x.dtype.name not in _BILINEAR_LANES or mode in ("nearest", "nearest-exact"):
+        return resample(x, plan)
+    sizes = [len(taps[0][0]) for taps in plan]
+    if mode != "bicubic":
+        plan = [_weighted_taps(taps, size, x.dtype) for taps, size in zip(plan, sizes)]
+    channels = x.shape[1]
+    if mode == "bilinear":
+        from .. import get_num_threads
+
+        if (_layout.is_channels_last(x) and channels > 3) or sum(sizes) <= 128 or (
+                channels == 3 and get_num_threads() == 1):
+            return _linear_channels_last(x, plan)
+    if mode == "trilinear" and channels > 3 and _layout.is_channels_last(x, 5):
+        return _linear_channels_last(x, plan)
+    return _nested(x, plan)
+
+
 def _scatter(values: np.ndarray, indices: np.ndarray, size: int, axis: int) -> np.ndarray:
     """Sum ``values`` along ``axis`` into ``size`` positions by non-decreasing ``indices``."""
     starts = np.flatnonzero(np.r_[True, indices[1:] != indices[:-1]])
@@ -142,7 +336,7 @@ def resample_adjoint(grad: np.ndarray, plan: list, in_sizes) -> np.ndarray:
     for offset in range(len(plan) - 1, -1, -1):
         axis = 2 + offset
         out = None
-        for indices, weights in plan[offset]:
+        for indices, weights, *_ in plan[offset]:
             part = grad if weights is None else grad * _shaped(weights, axis, grad.ndim)
             part = _scatter(part, indices, in_sizes[offset], axis)
             out = part if out is None else out + part
@@ -158,9 +352,19 @@ class _Upsample(Op):
     @classmethod
     def _kernel(cls, ctx, x, output_size, scales=None, align_corners=None):
         plan = _plan(cls.mode, x.shape[2:], output_size, align_corners, scales, x.dtype)
-        return _layout.suggested(resample(x, plan), x)
+        out = upsample_forward(cls.mode, x, plan)
+        if ctx is not None and cls.mode.endswith("_aa"):
+            # bilinear's antialiased backward gives the input's memory format, bicubic's a
+            # row-major one
+            ctx.keep("channels_last", cls.mode == "bilinear_aa" and _layout._channels_last(x))
+        if x.ndim == 5 and not x.flags.c_contiguous and _layout.is_channels_last(x, 5):
+            return _layout.to_channels_last(out)  # torch keeps the input's channels-last 3d
+        return _layout.suggested(out, x)
 
     def backward(self, grad):
+        if self.mode.endswith("_aa"):
+            return self.adjoint.apply(grad, input_size=tuple(self.input_shape()),
+                                      channels_last=self.saved("channels_last"), **self._params)
         return self.adjoint.apply(grad, input_size=tuple(self.input_shape()), **self._params)
 
     jvp = auto_linear
@@ -172,7 +376,8 @@ class _UpsampleBackward(Op):
     mode = ""
 
     @classmethod
-    def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None):
+    def _kernel(cls, ctx, grad, input_size, output_size, scales=None, align_corners=None,
+                channels_last=False):
         plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
         if cls.mode == "bicubic" and tuple(input_size[2:]) == tuple(output_size):
             out = grad.copy()  # ATen's bicubic backward copies when the sizes agree
@@ -181,11 +386,14 @@ class _UpsampleBackward(Op):
             # output maps to one input): a sum of -0. is +0. there (generated-program seeds
             # 81734, 82558)
             out = resample_adjoint(grad, plan, input_size[2:]) + grad.dtype.type(0)
+        if channels_last:  # bilinear's antialiased backward: the input's memory format
+            return _layout.to_channels_last(out)
         # ATen's bicubic backward has no channels-last kernel: its result is row-major
-        return out if cls.mode == "bicubic" else _layout.suggested(out, grad)
+        return out if cls.mode in ("bicubic", "bicubic_aa") else _layout.suggested(out, grad)
 
     def backward(self, grad):
-        params = {k: v for k, v in self._params.items() if k != "input_size"}
+        params = {k: v for k, v in self._params.items()
+                  if k not in ("input_size", "channels_last")}
         return self.forward_op.apply(grad, **params)
 
     jvp = auto_linear
@@ -201,7 +409,8 @@ def _make(mode: str, dims: int, stem: str) -> tuple:
     forward_class = type(f"{stem}", (_Upsample,), {
         "__doc__": f"F.interpolate(mode={mode!r}) over {dims} spatial dim(s).",
         "node": f"{stem}Backward0", "mode": mode,
-        "torch_names": ("nn.functional.interpolate", "nn.Upsample"),
+        "torch_names": ("nn.functional.interpolate",) if mode.endswith("_aa") else
+        ("nn.functional.interpolate", "nn.Upsample"),
         "vmap": batch.fold(None),  # vmap folds its batch dims into N
         "forward": staticmethod(forward)})
     backward_class = type(f"{stem}Backward", (_UpsampleBackward,), {

@@ -507,9 +507,16 @@ class ConvolutionBackward(Op):
 
     def backward(self, grads):
         grad_grad_x, grad_grad_w, grad_grad_b = (*grads, None, None)[:3]  # unused: absent
-        if not np.prod(self.input_shape(0)):  # an empty batch: torch's gradients are undefined
-            return None, None, None
         p = {k: v for k, v in self._params.items() if k not in ("output_mask", "transposed")}
+        if not np.prod(self.input_shape(1)):
+            # torch's _convolution_double_backward with an empty input computes only the bias
+            # term, ggb viewed as (1, C, 1...) and expanded to grad_output's sizes: a grad_output
+            # of no channels (an input of none) refuses that expand
+            if grad_grad_b is None:
+                return None, None, None
+            bias_shape = (1, -1) + (1,) * p["spatial"]
+            grad_g = grad_grad_b.contiguous().view(bias_shape).expand(self.input_shape(0))
+            return grad_g if self.needs_grad(0) else None, None, None
         transposed = self._params["transposed"]
         grad_g = grad_x = grad_w = None
         if self.needs_grad(0):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
 from ._forward import auto_linear
-from .conv import _pair, _windows
+from .conv import _pair
 from . import _layout
 from . import _batching_rules as batch
 from ._double_backward import self_args, self_edge
@@ -271,6 +272,22 @@ def _avg_divisor(x_shape, kernel, stride, padding, oh, ow, count_include_pad, di
     return (heights[:, None] * widths[None, :]).astype(np.float64)
 
 
+def accumulator(dtype) -> np.dtype:
+    """The type torch's pooling kernels sum in (``at::opmath_type``): float32 for float16 (and
+    bfloat16, which reaches a forward as float32: Note: opmath for bfloat16), else the dtype."""
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def divide_sum(total: np.ndarray, divisor, dtype) -> np.ndarray:
+    """``scalar_t(sum / divide_factor)``: the quotient in the sum's type (an integer sum
+    truncates, as C++'s int64 division), rounded once more to ``dtype``."""
+    if total.dtype.kind in "iu":
+        divisor = np.asarray(divisor, dtype=total.dtype)
+        quotient = np.abs(total) // divisor
+        return np.where((total < 0) != (divisor < 0), -quotient, quotient).astype(dtype)
+    return (total / np.asarray(divisor, dtype=total.dtype)).astype(dtype)
+
+
 @register
 class AvgPool2d(Op):
     node = "AvgPool2DBackward0"
@@ -281,17 +298,34 @@ class AvgPool2d(Op):
 
     @_batched
     def forward(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        # ATen's kernels (contiguous and channels-last alike): each window summed from 0 in the
+        # opmath type, row by row, then ``sum / divide_factor`` in that type, rounded to the
+        # dtype. One pass per kernel offset in that order; the padding's +0. changes no sum.
         oh, ow, extra = _geometry(x.shape, kernel, stride, padding, (1, 1), ceil_mode)
-        cols = _windows(_padded(x, padding, extra, 0), *kernel, oh, ow, stride, (1, 1))
+        padded = _padded(x, padding, extra, 0)
+        total = np.zeros(x.shape[:2] + (oh, ow), dtype=accumulator(x.dtype))
+        for i in range(kernel[0]):
+            for j in range(kernel[1]):
+                total += padded[:, :, i:i + stride[0] * (oh - 1) + 1:stride[0],
+                                j:j + stride[1] * (ow - 1) + 1:stride[1]]
         divisor = _avg_divisor(x.shape, kernel, stride, padding, oh, ow, count_include_pad,
                                divisor_override)
-        return _layout.suggested((cols.sum((-1, -2)) / divisor).astype(x.dtype), x)
+        if ctx is not None:  # torch's backward gives the input's memory format
+            ctx.keep("channels_last", _layout._channels_last(x))
+        return _layout.suggested(divide_sum(total, divisor, x.dtype), x)
 
     def backward(self, grad):
-        return AvgPoolBackward.apply(grad, *self_args(self),
-                                     input_sizes=self.input_shape(), **self._params)
+        return AvgPoolBackward.apply(grad, *self_args(self), input_sizes=self.input_shape(),
+                                     channels_last=self.saved("channels_last"), **self._params)
 
     jvp = auto_linear
+
+
+def spread_shares(grad: np.ndarray, divisor, dtype):
+    """``scalar_t grad_delta = grad_output / divide_factor`` of ATen's pooling backward: the
+    quotient in the dtype (a float16 or bfloat16 divisor rounded to it first, as c10's
+    ``Half / int64_t`` does)."""
+    return (grad / np.asarray(divisor, dtype=np.float64).astype(dtype)).astype(dtype)
 
 
 @register
@@ -299,27 +333,33 @@ class AvgPool2d(Op):
 class AvgPoolBackward(Op):
     node = "AvgPool2DBackwardBackward0"
     torch_names = ()
+    bfloat16_native = True  # torch adds bfloat16 shares in bfloat16, rounding each sum
 
     @_input_sizes_batched
     def forward(ctx, grad, input_sizes, kernel, stride, padding, ceil_mode, count_include_pad,
-                divisor_override):
+                divisor_override, channels_last=False):
+        # ATen's kernel adds each output's share into a zeroed input gradient in the dtype,
+        # outputs in row-major order; an input position in several windows gets their shares
+        # in that order: the kernel offsets walked backwards.
         n, c, oh, ow = grad.shape
         _, _, extra = _geometry(input_sizes, kernel, stride, padding, (1, 1), ceil_mode)
         divisor = _avg_divisor(input_sizes, kernel, stride, padding, oh, ow, count_include_pad,
                                divisor_override)
-        share = grad / divisor
+        share = spread_shares(grad, divisor, grad.dtype)
         height = input_sizes[2] + 2 * padding[0] + extra[0]
         width = input_sizes[3] + 2 * padding[1] + extra[1]
         out = np.zeros((n, c, height, width), dtype=grad.dtype)
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):
+        for i in reversed(range(kernel[0])):
+            for j in reversed(range(kernel[1])):
                 out[:, :, i:i + stride[0] * (oh - 1) + 1:stride[0],
                     j:j + stride[1] * (ow - 1) + 1:stride[1]] += share
         ph, pw = padding
-        return np.ascontiguousarray(out[:, :, ph:ph + input_sizes[2], pw:pw + input_sizes[3]])
+        out = out[:, :, ph:ph + input_sizes[2], pw:pw + input_sizes[3]]
+        return _layout.to_channels_last(out) if channels_last else np.ascontiguousarray(out)
 
     def backward(self, grad):
-        params = {k: v for k, v in self._params.items() if k != "input_sizes"}
+        params = {k: v for k, v in self._params.items()
+                  if k not in ("input_sizes", "channels_last")}
         return AvgPool2d.apply(grad, **params)
 
     jvp = auto_linear
@@ -348,49 +388,149 @@ def _covering_bins(starts, ends, size: int):
     return bins, valid
 
 
+# Note: adaptive average lanes. ATen's channels-last adaptive average kernels (2-d, a plain
+# REGISTER_DISPATCH: AVX2 vectors on AVX-512 too) divide the channels that fill whole vectors
+# by ``kh * kw`` at once and the leftover channels by ``kh``, then ``kw``, as the contiguous
+# kernel divides all of them. A vector holds 8 float32, 4 float64, 16 float16 or bfloat16.
+_LANES = {"float32": 8, "float64": 4, "float16": 16, "bfloat16": 16}
+
+
+def _vector_channels(array: np.ndarray) -> int:
+    """How many leading channels a channels-last kernel divides at once (Note: adaptive
+    average lanes): none for a contiguous array."""
+    from .._dtype import is_bfloat16_array
+
+    if not _layout._channels_last(array):
+        return 0
+    channels = array.shape[1]
+    return channels - channels % _LANES["bfloat16" if is_bfloat16_array(array)
+                                        else array.dtype.name]
+
+
+def _divide_by_bins(total: np.ndarray, lengths, vector_channels: int, dtype) -> np.ndarray:
+    """``total / kh / kw`` (``/ kd`` first in 3-d), one rounding per division in ``dtype``; the
+    first ``vector_channels`` channels ``total / (kh * kw)`` (Note: adaptive average lanes)."""
+    shapes = []
+    for axis, length in enumerate(lengths):
+        shape = [1] * len(lengths)
+        shape[axis] = len(length)
+        shapes.append(np.asarray(length).astype(dtype).reshape(shape))
+    out = total
+    for length in shapes:
+        out = out / length
+    if vector_channels:
+        volume = np.ones((1,) * len(lengths), dtype=np.int64)
+        for axis, length in enumerate(lengths):
+            volume = volume * np.asarray(length).reshape(shapes[axis].shape)
+        out[:, :vector_channels] = total[:, :vector_channels] / volume.astype(dtype)
+    return out
+
+
+def _offset_slices(x: np.ndarray, bounds, widest, axis: int = 0):
+    """For each offset within the largest bin, in row-major order: x's element at that offset
+    from each bin's start, (N, C, *bins), and whether the offset is inside the bin. Each dim's
+    gather is shared by the offsets after it (nested loops, not one gather per dim each)."""
+    start, end = bounds[axis]
+    rank = len(bounds)
+    shape = [1] * rank
+    shape[axis] = len(start)
+    for offset in range(widest[axis]):
+        taken = np.take(x, np.minimum(start + offset, x.shape[2 + axis] - 1), axis=2 + axis)
+        inside = (offset < end - start).reshape(shape)
+        if axis == rank - 1:
+            yield taken, inside
+        else:
+            for rest, rest_inside in _offset_slices(taken, bounds, widest, axis + 1):
+                yield rest, inside & rest_inside
+
+
+def adaptive_average(x: np.ndarray, output_size: tuple, opmath: bool = True) -> np.ndarray:
+    """ATen's adaptive average pooling over the last ``len(output_size)`` dims of (N, C, ...):
+    each bin summed from 0 in the opmath type (``opmath``; else in the dtype, as the 3-d kernel
+    does), row by row, then divided by its lengths (``_divide_by_bins``) and rounded to the
+    dtype. Either one pass per offset within the largest bin (a smaller bin adds +0. past its
+    end) or, where there are fewer bins than offsets (a global pool), one sequential cumsum
+    per bin; + 0. for the sum's start."""
+    from .._dtype import is_bfloat16_array
+
+    bfloat16 = is_bfloat16_array(x) and opmath
+    acc = np.dtype(np.float32) if bfloat16 else accumulator(x.dtype) if opmath else x.dtype
+    work = x.astype(acc) if bfloat16 else x
+    sizes = x.shape[2:]
+    bounds = [_adaptive_bounds(size, out) for size, out in zip(sizes, output_size)]
+    lengths = [end - start for start, end in bounds]
+    widest = [int(length.max(initial=0)) for length in lengths]
+    total = np.zeros(x.shape[:2] + tuple(output_size), dtype=acc)
+    if int(np.prod(output_size)) < int(np.prod(widest)):
+        for position in itertools.product(*(range(out) for out in output_size)):
+            box = (slice(None), slice(None)) + tuple(
+                slice(start[i], end[i]) for (start, end), i in zip(bounds, position))
+            region = work[box]
+            region = region.reshape(x.shape[:2] + (int(np.prod(region.shape[2:])),))
+            if region.size:
+                total[(slice(None), slice(None)) + position] = np.cumsum(
+                    region, axis=-1, dtype=acc)[..., -1]
+        total += acc.type(0)
+    else:
+        zero = acc.type(0)
+        for taken, valid in _offset_slices(work, bounds, widest):
+            total += np.where(valid, taken, zero)
+    out = _divide_by_bins(total, lengths, _vector_channels(x), acc)
+    if bfloat16:
+        from ._bfloat16 import to_bfloat16
+
+        return to_bfloat16(out)
+    return out.astype(x.dtype)
+
+
+def adaptive_average_backward(grad: np.ndarray, input_sizes: tuple) -> np.ndarray:
+    """ATen's adaptive average backward: each output's ``grad / kh / kw`` (in the dtype,
+    Note: adaptive average lanes for a channels-last grad) added into a zeroed input gradient,
+    outputs in row-major order; an input position in several bins (adaptive bins overlap) gets
+    their shares in that order. Gathered here by the k-th bin covering each position along
+    each dim: exact zeros stay +0. where a difference array left 1e-17 residues
+    (generated-program seed 79740 was another one; test_fuzz10_findings.py)."""
+    sizes = tuple(input_sizes[2:])
+    outs = grad.shape[2:]
+    bounds = [_adaptive_bounds(size, out) for size, out in zip(sizes, outs)]
+    lengths = [end - start for start, end in bounds]
+    share = _divide_by_bins(grad, lengths, _vector_channels(grad), grad.dtype)
+    zero = np.zeros((), dtype=grad.dtype)
+    out = np.zeros(tuple(input_sizes), dtype=grad.dtype)
+    covering = [_covering_bins(start, end, size) for (start, end), size in zip(bounds, sizes)]
+    for ranks in itertools.product(*(range(len(bins)) for bins, _ in covering)):
+        taken = share
+        valid = np.ones((1,) * len(sizes), dtype=bool)
+        for axis, ((bins, bins_valid), rank) in enumerate(zip(covering, ranks)):
+            taken = np.take(taken, bins[rank], axis=2 + axis)
+            shape = [1] * len(sizes)
+            shape[axis] = len(bins_valid[rank])
+            valid = valid & bins_valid[rank].reshape(shape)
+        out += np.where(valid, taken, zero)  # (+0.: no change)
+    return out
+
+
 @register
 class AdaptiveAvgPool2d(Op):
-    """Average over adaptive bins, computed from an integral image (no loop over bins)."""
+    """Average over adaptive bins (``adaptive_average``)."""
 
     node = "AdaptiveAvgPool2DBackward0"
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"adaptive_avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)
     torch_names = ("nn.functional.adaptive_avg_pool2d",)
+    bfloat16_native = True  # its vector width is bfloat16's (Note: adaptive average lanes)
 
     @_batched
     def forward(ctx, x, output_size):
-        # ATen's kernel: each bin summed from 0 in its dtype, row by row, then ``/ kh / kw``.
-        # Either one pass per offset within the largest bin (a smaller bin adds +0. past its
-        # end) or, where there are fewer bins than offsets (a global pool), one sequential
-        # cumsum per bin; + 0. for the sum's start.
-        n, c, h, w = x.shape
-        oh, ow = output_size
-        dtype = x.dtype.type
-        rs, re = _adaptive_bounds(h, oh)
-        cs, ce = _adaptive_bounds(w, ow)
-        heights, widths = re - rs, ce - cs
-        total = np.zeros((n, c, oh, ow), dtype=x.dtype)
-        if oh * ow < int(heights.max(initial=0)) * int(widths.max(initial=0)):
-            for i in range(oh):
-                for j in range(ow):
-                    region = x[:, :, rs[i]:re[i], cs[j]:ce[j]].reshape(n, c, -1)
-                    if region.size:
-                        total[:, :, i, j] = np.cumsum(region, axis=-1, dtype=x.dtype)[..., -1]
-            total += dtype(0)
-        else:
-            for di in range(int(heights.max(initial=0))):
-                taken = x[:, :, np.minimum(rs + di, h - 1)]
-                for dj in range(int(widths.max(initial=0))):
-                    valid = (di < heights)[:, None] & (dj < widths)[None, :]
-                    total += np.where(valid, taken[:, :, :, np.minimum(cs + dj, w - 1)],
-                                      dtype(0))
-        out = total / heights.astype(x.dtype)[:, None] / widths.astype(x.dtype)
-        return _layout.suggested(out, x)
+        if ctx is not None:  # torch's backward gives the input's memory format
+            ctx.keep("channels_last", _layout._channels_last(x))
+        return _layout.suggested(adaptive_average(x, output_size), x)
 
     def backward(self, grad):
         return AdaptiveAvgPoolBackward.apply(grad, *self_args(self),
-                                             input_sizes=self.input_shape())
+                                             input_sizes=self.input_shape(),
+                                             channels_last=self.saved("channels_last"))
 
     jvp = auto_linear
 
@@ -400,29 +540,12 @@ class AdaptiveAvgPool2d(Op):
 class AdaptiveAvgPoolBackward(Op):
     node = "AdaptiveAvgPool2DBackwardBackward0"
     torch_names = ()
+    bfloat16_native = True  # torch divides and adds bfloat16 shares in bfloat16
 
     @_input_sizes_batched
-    def forward(ctx, grad, input_sizes):
-        # ATen's kernel: each bin's ``grad / kh / kw`` added into a zeroed input gradient, bin
-        # by bin (rows outer); an input position in several bins (adaptive bins overlap) gets
-        # their shares in that order. Gathered here by the k-th bin covering each row and
-        # column: exact zeros stay +0. where a difference array left 1e-17 residues
-        # (generated-program seed 79740 was another one; test_fuzz10_findings.py).
-        h, w = input_sizes[2:]
-        oh, ow = grad.shape[2:]
-        dtype = grad.dtype.type
-        rs, re = _adaptive_bounds(h, oh)
-        cs, ce = _adaptive_bounds(w, ow)
-        share = grad / (re - rs).astype(grad.dtype)[:, None] / (ce - cs).astype(grad.dtype)
-        out = np.zeros(tuple(input_sizes), dtype=grad.dtype)
-        row_bins, row_valid = _covering_bins(rs, re, h)
-        col_bins, col_valid = _covering_bins(cs, ce, w)
-        for rows, rows_valid in zip(row_bins, row_valid):
-            taken = share[:, :, rows]
-            for cols, cols_valid in zip(col_bins, col_valid):
-                valid = rows_valid[:, None] & cols_valid[None, :]
-                out += np.where(valid, taken[:, :, :, cols], dtype(0))  # (+0.: no change)
-        return out
+    def forward(ctx, grad, input_sizes, channels_last=False):
+        out = adaptive_average_backward(grad, input_sizes)
+        return _layout.to_channels_last(out) if channels_last else out
 
     def backward(self, grad):
         return AdaptiveAvgPool2d.apply(grad, output_size=tuple(self.input_shape(0)[2:]))

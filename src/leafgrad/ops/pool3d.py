@@ -4,9 +4,8 @@
 The kernels are written for any number of spatial dims, the way pool.py's 2-d ones work:
 windows are strided slices of the padded input, one per kernel offset, stacked and reduced;
 indices are flat positions within each input volume (what torch returns); adaptive bins are
-torch's ``[floor(i * L / out), ceil((i + 1) * L / out))``. Adaptive averaging is separable (the
-mean over a box is the mean along each dim in turn), so it is a product with one small bin
-matrix per dim, and its backward is the product with their transposes.
+torch's ``[floor(i * L / out), ceil((i + 1) * L / out))``. Adaptive averaging shares pool.py's
+kernels (``adaptive_average``), which sum each bin in ATen's order.
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ import numpy as np
 from . import _layout
 from . import _batching_rules as batch
 from ._forward import auto_linear
-from .pool import _adaptive_bounds, _pool_size, window_max
+from .pool import (_adaptive_bounds, _pool_size, accumulator, adaptive_average,
+                   adaptive_average_backward, divide_sum, spread_shares, window_max)
 from ._double_backward import self_args, self_edge
 from .registry import Op, register
 
@@ -209,13 +209,13 @@ class AvgPool3d(Op):
         ones = (1,) * SPATIAL
         outs, extra = _geometry(sizes, kernel, stride, padding, ones, ceil_mode)
         padded = _pad(x, padding, extra, 0)
-        total = np.zeros(x.shape[:2] + outs, dtype=np.result_type(x.dtype, np.float32)
-                         if x.dtype.kind != "f" else x.dtype)
+        # each window summed from 0 in order (pool.AvgPool2d), then ``sum / divide_factor``
+        total = np.zeros(x.shape[:2] + outs, dtype=accumulator(x.dtype))
         for offset in itertools.product(*(range(k) for k in kernel)):
             total += padded[_offset_slices(offset, stride, ones, outs)]
         divisor = _avg_divisor(sizes, kernel, stride, padding, outs, count_include_pad,
                                divisor_override)
-        return _layout.suggested((total / divisor).astype(x.dtype), x)
+        return _layout.suggested(divide_sum(total, divisor, x.dtype), x)
 
     def backward(self, grad):
         return AvgPool3dBackward.apply(grad, *self_args(self),
@@ -237,11 +237,16 @@ class AvgPool3dBackward(Op):
         sizes = input_sizes[2:]
         ones = (1,) * SPATIAL
         outs, extra = _geometry(sizes, kernel, stride, padding, ones, ceil_mode)
-        share = grad / _avg_divisor(sizes, kernel, stride, padding, outs, count_include_pad,
-                                    divisor_override)
+        # ATen's avg_pool3d_backward_out_frame adds ``val / divide_factor`` (rounded to the
+        # dtype) into a zeroed input gradient, outputs in row-major order: an input position
+        # in several windows gets their shares in that order, the kernel offsets walked
+        # backwards.
+        share = spread_shares(grad, _avg_divisor(sizes, kernel, stride, padding, outs,
+                                                 count_include_pad, divisor_override),
+                              grad.dtype)
         padded = tuple(s + 2 * p + e for s, p, e in zip(sizes, padding, extra))
         out = np.zeros(tuple(input_sizes[:2]) + padded, dtype=grad.dtype)
-        for offset in itertools.product(*(range(k) for k in kernel)):
+        for offset in reversed(list(itertools.product(*(range(k) for k in kernel)))):
             out[_offset_slices(offset, stride, ones, outs)] += share
         region = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in
                                                      zip(padding, sizes))
@@ -254,36 +259,18 @@ class AvgPool3dBackward(Op):
     jvp = auto_linear
 
 
-def _bin_matrix(size: int, out: int) -> np.ndarray:
-    """(out, size): row i averages input positions [start_i, end_i)."""
-    starts, ends = _adaptive_bounds(size, out)
-    matrix = np.zeros((out, size))
-    for i, (start, end) in enumerate(zip(starts, ends)):
-        matrix[i, start:end] = 1.0 / (end - start)
-    return matrix
-
-
-def _along(x: np.ndarray, matrices, transpose: bool) -> np.ndarray:
-    """Apply one matrix per spatial dim (the last three) of x."""
-    out = x
-    for axis, matrix in enumerate(matrices):
-        m = matrix.T if transpose else matrix
-        dim = out.ndim - SPATIAL + axis
-        out = np.moveaxis(np.tensordot(out, m, axes=([dim], [1])), -1, dim)
-    return out
-
-
 @register
 class AdaptiveAvgPool3d(Op):
     node = "AdaptiveAvgPool3DBackward0"
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.fold(5)
     torch_names = ("nn.functional.adaptive_avg_pool3d",)
+    bfloat16_native = True  # torch sums and divides bfloat16 in bfloat16
 
-    @staticmethod
+    @_unbatched_to_batched
     def forward(ctx, x, output_size):
-        matrices = [_bin_matrix(s, o) for s, o in zip(x.shape[-SPATIAL:], output_size)]
-        return _layout.suggested(_along(x, matrices, False).astype(x.dtype), x)
+        # ATen's 3-d kernel sums and divides in the dtype (no opmath), contiguous
+        return adaptive_average(x, output_size, opmath=False)
 
     def backward(self, grad):
         return AdaptiveAvgPool3dBackward.apply(grad, *self_args(self),
@@ -297,12 +284,11 @@ class AdaptiveAvgPool3d(Op):
 class AdaptiveAvgPool3dBackward(Op):
     node = "AdaptiveAvgPool3DBackwardBackward0"
     torch_names = ()
+    bfloat16_native = True  # torch divides and adds bfloat16 shares in bfloat16
 
-    @staticmethod
+    @_sizes_batched
     def forward(ctx, grad, input_sizes):
-        matrices = [_bin_matrix(s, o) for s, o in zip(input_sizes[-SPATIAL:],
-                                                       grad.shape[-SPATIAL:])]
-        return _layout.suggested(_along(grad, matrices, True).astype(grad.dtype), grad)
+        return adaptive_average_backward(np.ascontiguousarray(grad), input_sizes)
 
     def backward(self, grad):
         size = tuple(self.input_shape(0)[-SPATIAL:])

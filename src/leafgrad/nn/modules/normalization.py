@@ -174,9 +174,9 @@ class _InstanceNorm(_NormBase):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None):
+                 dtype=None, *, bias: bool = True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+                         dtype, bias=bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         dims = self._batched_dims

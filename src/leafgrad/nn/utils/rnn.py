@@ -175,6 +175,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                 f"input, but got total_length={total_length} and max sequence length being "
                 f"{steps}")
         steps = total_length
+    _check_packed_runs(data, batch_sizes)
     out = full((steps, batch) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
     offset = 0
     for t, size in enumerate(batch_sizes):
@@ -188,6 +189,28 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         out = out.index_select(0 if batch_first else 1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices]
     return out, lengths
+
+
+def _check_packed_runs(data, batch_sizes: list) -> None:
+    """torch's _pad_packed_sequence copies each run of equal batch sizes as
+    ``data[offset:offset + steps * size].view(steps, size, *rest)``: data shorter than the
+    batch sizes claim (lengths past the padded input when packing) fails that view."""
+    rest = list(data.shape[1:])
+    inner = 1
+    for size in rest:
+        inner *= size
+    rows = data.shape[0]
+    offset, previous, start = 0, batch_sizes[0] if batch_sizes else 0, 0
+    for step, size in enumerate(batch_sizes + [0]):
+        if size == previous:
+            continue
+        count = previous * (step - start)
+        taken = max(0, min(offset + count, rows) - max(offset, 0))
+        if taken != count:
+            shape = ", ".join(str(n) for n in [step - start, previous] + rest)
+            raise RuntimeError(f"shape '[{shape}]' is invalid for input of size {taken * inner}")
+        offset += count
+        previous, start = size, step
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
