@@ -1,0 +1,898 @@
+"""Code from other people's tutorials and courses (d2l-ai/d2l-en's PyTorch chapters,
+karpathy's makemore and micrograd, pytorch/tutorials' beginner and NLP pages, autograd blog
+posts), shrunk to small synthetic data made with torch's own RNG, run with torch and with
+leafgrad in one process: every printed line, warning and error must be the same
+(tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
+
+import itertools
+import math
+
+import pytest
+
+import leafgrad as lg
+from tests._torch import require_torch
+from tests._tutorial_harness import attempt, first_difference
+
+torch = require_torch()
+
+
+# -- the snippets: each a function of the module it runs with ----------------------------------
+# (the tutorials' code with smaller sizes; downloads replaced by torch.manual_seed data)
+
+def d2l_ndarray(torch):
+    # d2l-en chapter_preliminaries/ndarray.md (PyTorch tab)
+    x = torch.arange(12, dtype=torch.float32)
+    print(x, x.numel(), x.shape)
+    X = x.reshape(3, 4)
+    print(X)
+    print(torch.zeros((2, 3, 4)))
+    print(torch.ones((2, 3, 4)))
+    torch.manual_seed(0)
+    print(torch.randn(3, 4))
+    print(torch.tensor([[2, 1, 4, 3], [1, 2, 3, 4], [4, 3, 2, 1]]))
+    print(X[-1], X[1:3])
+    X[1, 2] = 17
+    print(X)
+    X[:2, :] = 12
+    print(X)
+    print(torch.exp(x))
+    x = torch.tensor([1.0, 2, 4, 8])
+    y = torch.tensor([2, 2, 2, 2])
+    print(x + y, x - y, x * y, x / y, x ** y)
+    X = torch.arange(12, dtype=torch.float32).reshape((3, 4))
+    Y = torch.tensor([[2.0, 1, 4, 3], [1, 2, 3, 4], [4, 3, 2, 1]])
+    print(torch.cat((X, Y), dim=0), torch.cat((X, Y), dim=1))
+    print(X == Y, X.sum())
+    a = torch.arange(3).reshape((3, 1))
+    b = torch.arange(2).reshape((1, 2))
+    print(a, b, a + b)
+    before = id(Y)
+    Y = Y + X
+    print(id(Y) == before)
+    Z = torch.zeros_like(Y)
+    print('id(Z):', id(Z) != 0)
+    Z[:] = X + Y
+    print(Z)
+    before = id(X)
+    X += Y
+    print(id(X) == before)
+    A = X.numpy()
+    B = torch.from_numpy(A)
+    print(type(A).__name__, type(B).__name__, B)
+    a = torch.tensor([3.5])
+    print(a, a.item(), float(a), int(a))
+
+
+def d2l_linear_algebra(torch):
+    # d2l-en chapter_preliminaries/linear-algebra.md
+    x = torch.tensor(3.0)
+    y = torch.tensor(2.0)
+    print(x + y, x * y, x / y, x ** y)
+    x = torch.arange(3)
+    print(x, x[2], len(x), x.shape)
+    A = torch.arange(6).reshape(3, 2)
+    print(A, A.T)
+    A = torch.tensor([[1, 2, 3], [2, 0, 4], [3, 4, 5]])
+    print(A == A.T)
+    print(torch.arange(24).reshape(2, 3, 4))
+    A = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    B = A.clone()
+    print(A, A + B, A * B)
+    a = 2
+    X = torch.arange(24).reshape(2, 3, 4)
+    print(a + X, (a * X).shape)
+    x = torch.arange(3, dtype=torch.float32)
+    print(x, x.sum())
+    print(A.shape, A.sum())
+    print(A.shape, A.sum(axis=0).shape, A.sum(axis=1).shape)
+    print(A.sum(axis=[0, 1]) == A.sum())
+    print(A.mean(), A.sum() / A.numel())
+    print(A.mean(axis=0), A.sum(axis=0) / A.shape[0])
+    sum_A = A.sum(axis=1, keepdims=True)
+    print(sum_A, sum_A.shape)
+    print(A / sum_A)
+    print(A.cumsum(axis=0))
+    y = torch.ones(3, dtype=torch.float32)
+    print(x, y, torch.dot(x, y), torch.sum(x * y))
+    print(A.shape, x.shape, torch.mv(A, x), A @ x)
+    B = torch.ones(3, 4)
+    print(torch.mm(A, B), A @ B)
+    u = torch.tensor([3.0, -4.0])
+    print(torch.norm(u), torch.abs(u).sum())
+    print(torch.norm(torch.ones((4, 9))))
+
+
+def d2l_autograd(torch):
+    # d2l-en chapter_preliminaries/autograd.md
+    x = torch.arange(4.0)
+    print(x)
+    x.requires_grad_(True)
+    print(x.grad)
+    y = 2 * torch.dot(x, x)
+    print(y)
+    y.backward()
+    print(x.grad, x.grad == 4 * x)
+    x.grad.zero_()
+    y = x.sum()
+    y.backward()
+    print(x.grad)
+    x.grad.zero_()
+    y = x * x
+    y.backward(gradient=torch.ones(len(y)))
+    print(x.grad)
+    x.grad.zero_()
+    y = x * x
+    u = y.detach()
+    z = u * x
+    z.sum().backward()
+    print(x.grad == u)
+    x.grad.zero_()
+    y.sum().backward()
+    print(x.grad == 2 * x)
+
+    def f(a):
+        b = a * 2
+        while b.norm() < 1000:
+            b = b * 2
+        if b.sum() > 0:
+            c = b
+        else:
+            c = 100 * b
+        return c
+
+    torch.manual_seed(3)
+    a = torch.randn(size=(), requires_grad=True)
+    d = f(a)
+    d.backward()
+    print(a, d, a.grad, a.grad == d / a)
+    # the older edition: a non-scalar backward without gradient
+    y = x * x
+    attempt(lambda: y.backward())
+
+
+def d2l_probability(torch):
+    # d2l-en chapter_preliminaries/probability.md
+    torch.manual_seed(0)
+    fair_probs = torch.ones([6]) / 6
+    print(fair_probs)
+    print(torch.distributions.multinomial.Multinomial(1, fair_probs).sample())
+    counts = torch.distributions.multinomial.Multinomial(1000, fair_probs).sample()
+    print(counts, counts / 1000)
+    counts = torch.distributions.multinomial.Multinomial(10, fair_probs).sample((50,))
+    cum_counts = counts.cumsum(dim=0)
+    estimates = cum_counts / cum_counts.sum(dim=1, keepdims=True)
+    print(estimates[-1], estimates.shape)
+    num_tosses = 100
+    heads = sum([torch.rand(1) > 0.5 for _ in range(num_tosses)])
+    print(heads)
+    m = torch.distributions.binomial.Binomial(100, 0.5)
+    print(m.sample())
+
+
+def d2l_linreg_scratch(torch):
+    # d2l-en chapter_linear-regression/linear-regression-scratch.md (older edition)
+    torch.manual_seed(42)
+
+    def synthetic_data(w, b, num_examples):
+        X = torch.normal(0, 1, (num_examples, len(w)))
+        y = torch.matmul(X, w) + b
+        y += torch.normal(0, 0.01, y.shape)
+        return X, y.reshape((-1, 1))
+
+    true_w = torch.tensor([2, -3.4])
+    true_b = 4.2
+    features, labels = synthetic_data(true_w, true_b, 100)
+    print('features:', features[0], '\nlabel:', labels[0])
+
+    def data_iter(batch_size, features, labels):
+        num_examples = len(features)
+        indices = torch.randperm(num_examples).tolist()
+        for i in range(0, num_examples, batch_size):
+            batch_indices = torch.tensor(indices[i: min(i + batch_size, num_examples)])
+            yield features[batch_indices], labels[batch_indices]
+
+    batch_size = 10
+    for X, y in data_iter(batch_size, features, labels):
+        print(X, '\n', y)
+        break
+    w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+
+    def linreg(X, w, b):
+        return torch.matmul(X, w) + b
+
+    def squared_loss(y_hat, y):
+        return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
+
+    def sgd(params, lr, batch_size):
+        with torch.no_grad():
+            for param in params:
+                param -= lr * param.grad / batch_size
+                param.grad.zero_()
+
+    lr, num_epochs, net, loss = 0.03, 3, linreg, squared_loss
+    for epoch in range(num_epochs):
+        for X, y in data_iter(batch_size, features, labels):
+            l = loss(net(X, w, b), y)
+            l.sum().backward()
+            sgd([w, b], lr, batch_size)
+        with torch.no_grad():
+            train_l = loss(net(features, w, b), labels)
+            print(f'epoch {epoch + 1}, loss {float(train_l.mean()):f}')
+    print(f'error in estimating w: {true_w - w.reshape(true_w.shape)}')
+    print(f'error in estimating b: {true_b - b}')
+    print(w, b)
+
+
+def d2l_linreg_concise(torch):
+    # d2l-en chapter_linear-regression/linear-regression-concise.md (older edition)
+    nn = torch.nn
+    data = torch.utils.data
+    torch.manual_seed(1)
+    true_w = torch.tensor([2, -3.4])
+    true_b = 4.2
+    X = torch.normal(0, 1, (60, 2))
+    y = (torch.matmul(X, true_w) + true_b + torch.normal(0, 0.01, (60,))).reshape((-1, 1))
+
+    def load_array(data_arrays, batch_size, is_train=True):
+        dataset = data.TensorDataset(*data_arrays)
+        return data.DataLoader(dataset, batch_size, shuffle=is_train)
+
+    data_iter = load_array((X, y), 10)
+    print(next(iter(data_iter)))
+    net = nn.Sequential(nn.Linear(2, 1))
+    print(net)
+    print(net[0].weight.data.normal_(0, 0.01), net[0].bias.data.fill_(0))
+    loss = nn.MSELoss()
+    trainer = torch.optim.SGD(net.parameters(), lr=0.03)
+    print(trainer)
+    for epoch in range(3):
+        for Xb, yb in data_iter:
+            l = loss(net(Xb), yb)
+            trainer.zero_grad()
+            l.backward()
+            trainer.step()
+        l = loss(net(X), y)
+        print(f'epoch {epoch + 1}, loss {l:f}')
+    w = net[0].weight.data
+    print('error in estimating w:', true_w - w.reshape(true_w.shape))
+    b = net[0].bias.data
+    print('error in estimating b:', true_b - b)
+    print(net.state_dict())
+    print(net[0].weight.grad)
+
+
+def d2l_softmax_scratch(torch):
+    X = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    print(X.sum(0, keepdim=True), X.sum(1, keepdim=True))
+
+    def softmax(X):
+        X_exp = torch.exp(X)
+        partition = X_exp.sum(1, keepdim=True)
+        return X_exp / partition
+
+    torch.manual_seed(0)
+    X = torch.normal(0, 1, (2, 5))
+    X_prob = softmax(X)
+    print(X_prob, X_prob.sum(1))
+    y = torch.tensor([0, 2])
+    y_hat = torch.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+    print(y_hat[[0, 1], y])
+
+    def cross_entropy(y_hat, y):
+        return - torch.log(y_hat[range(len(y_hat)), y])
+
+    print(cross_entropy(y_hat, y))
+
+    def accuracy(y_hat, y):
+        if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+            y_hat = y_hat.argmax(axis=1)
+        cmp = y_hat.type(y.dtype) == y
+        return float(cmp.type(y.dtype).sum())
+
+    print(accuracy(y_hat, y) / len(y))
+    num_inputs, num_outputs = 12, 3
+    W = torch.normal(0, 0.01, size=(num_inputs, num_outputs), requires_grad=True)
+    b = torch.zeros(num_outputs, requires_grad=True)
+    Xs = torch.rand(20, 1, 3, 4)
+    ys = torch.randint(0, 3, (20,))
+
+    def net(X):
+        return softmax(torch.matmul(X.reshape((-1, W.shape[0])), W) + b)
+
+    for epoch in range(3):
+        for i in range(0, 20, 5):
+            l = cross_entropy(net(Xs[i:i + 5]), ys[i:i + 5])
+            l.mean().backward()
+            with torch.no_grad():
+                W -= 0.1 * W.grad
+                b -= 0.1 * b.grad
+                W.grad.zero_()
+                b.grad.zero_()
+        print(epoch, float(cross_entropy(net(Xs), ys).mean()), accuracy(net(Xs), ys))
+    print(W, b, net(Xs[:2]))
+
+
+def d2l_softmax_concise(torch):
+    nn = torch.nn
+    torch.manual_seed(5)
+    net = nn.Sequential(nn.Flatten(), nn.Linear(12, 3))
+
+    def init_weights(m):
+        if type(m) == nn.Linear:
+            nn.init.normal_(m.weight, std=0.01)
+
+    print(net.apply(init_weights))
+    loss = nn.CrossEntropyLoss(reduction='none')
+    trainer = torch.optim.SGD(net.parameters(), lr=0.1)
+    Xs = torch.rand(20, 1, 3, 4)
+    ys = torch.randint(0, 3, (20,))
+    for epoch in range(3):
+        for i in range(0, 20, 5):
+            l = loss(net(Xs[i:i + 5]), ys[i:i + 5])
+            trainer.zero_grad()
+            l.mean().backward()
+            trainer.step()
+        print(l, loss(net(Xs), ys).mean())
+    print(net(Xs).argmax(axis=1), list(net.parameters()))
+
+
+def d2l_mlp(torch):
+    nn = torch.nn
+    torch.manual_seed(7)
+    x = torch.arange(-8.0, 8.0, 0.1, requires_grad=True)
+    y = torch.relu(x)
+    y.backward(torch.ones_like(x), retain_graph=True)
+    print(y.sum(), x.grad.sum(), x.grad[75:85])
+    y = torch.sigmoid(x)
+    x.grad.data.zero_()
+    y.backward(torch.ones_like(x), retain_graph=True)
+    print(y[::20], x.grad[::20])
+    y = torch.tanh(x)
+    x.grad.data.zero_()
+    y.backward(torch.ones_like(x), retain_graph=True)
+    print(y[::20], x.grad[::20], y.grad_fn)
+    num_inputs, num_outputs, num_hiddens = 12, 3, 8
+    W1 = nn.Parameter(torch.randn(num_inputs, num_hiddens, requires_grad=True) * 0.01)
+    b1 = nn.Parameter(torch.zeros(num_hiddens, requires_grad=True))
+    W2 = nn.Parameter(torch.randn(num_hiddens, num_outputs, requires_grad=True) * 0.01)
+    b2 = nn.Parameter(torch.zeros(num_outputs, requires_grad=True))
+    params = [W1, b1, W2, b2]
+    print(W1[:2], b2)
+
+    def relu(X):
+        a = torch.zeros_like(X)
+        return torch.max(X, a)
+
+    def net(X):
+        X = X.reshape((-1, num_inputs))
+        H = relu(X @ W1 + b1)
+        return (H @ W2 + b2)
+
+    loss = nn.CrossEntropyLoss(reduction='none')
+    updater = torch.optim.SGD(params, lr=0.5)
+    Xs = torch.rand(20, 1, 3, 4)
+    ys = torch.randint(0, 3, (20,))
+    for epoch in range(4):
+        l = loss(net(Xs), ys)
+        updater.zero_grad()
+        l.mean().backward()
+        updater.step()
+        print(l.mean(), W2.grad)
+    net2 = nn.Sequential(nn.Flatten(), nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 3))
+    print(net2, net2(Xs[:3]))
+
+
+def d2l_dropout(torch):
+    nn = torch.nn
+
+    def dropout_layer(X, dropout):
+        assert 0 <= dropout <= 1
+        if dropout == 1:
+            return torch.zeros_like(X)
+        if dropout == 0:
+            return X
+        mask = (torch.rand(X.shape) > dropout).float()
+        return mask * X / (1.0 - dropout)
+
+    torch.manual_seed(11)
+    X = torch.arange(16, dtype=torch.float32).reshape((2, 8))
+    print(X)
+    print(dropout_layer(X, 0.))
+    print(dropout_layer(X, 0.5))
+    print(dropout_layer(X, 1.))
+    net = nn.Sequential(nn.Flatten(), nn.Linear(16, 8), nn.ReLU(), nn.Dropout(0.2),
+                        nn.Linear(8, 4), nn.ReLU(), nn.Dropout(0.5), nn.Linear(4, 2))
+    print(net)
+    out = net(X)
+    print(out)
+    out.sum().backward()
+    print(net[1].weight.grad)
+    net.eval()
+    print(net(X), net.training, net[3].training)
+    print(nn.functional.dropout(X, 0.3, training=True))
+    print(nn.Dropout(p=0.5, inplace=True)(X.clone()))
+
+
+def d2l_weight_decay(torch):
+    nn = torch.nn
+    torch.manual_seed(3)
+    n_train, num_inputs, batch_size = 20, 200, 5
+    true_w, true_b = torch.ones((num_inputs, 1)) * 0.01, 0.05
+    X = torch.normal(0, 1, (n_train, num_inputs))
+    y = torch.matmul(X, true_w) + true_b + torch.normal(0, 0.01, (n_train, 1))
+
+    def l2_penalty(w):
+        return torch.sum(w.pow(2)) / 2
+
+    w = torch.normal(0, 1, size=(num_inputs, 1), requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    for epoch in range(3):
+        for i in range(0, n_train, batch_size):
+            Xb, yb = X[i:i + batch_size], y[i:i + batch_size]
+            l = (torch.matmul(Xb, w) + b - yb) ** 2 / 2 + 3 * l2_penalty(w)
+            l.sum().backward()
+            with torch.no_grad():
+                for param in [w, b]:
+                    param -= 0.003 * param.grad / batch_size
+                    param.grad.zero_()
+    print('L2 norm of w:', torch.norm(w).item())
+    net = nn.Sequential(nn.Linear(num_inputs, 1))
+    for param in net.parameters():
+        param.data.normal_()
+    loss = nn.MSELoss(reduction='none')
+    trainer = torch.optim.SGD([{"params": net[0].weight, 'weight_decay': 3},
+                               {"params": net[0].bias}], lr=0.003)
+    print(trainer)
+    for epoch in range(3):
+        for i in range(0, n_train, batch_size):
+            trainer.zero_grad()
+            l = loss(net(X[i:i + batch_size]), y[i:i + batch_size])
+            l.mean().backward()
+            trainer.step()
+    print('L2 norm of w:', net[0].weight.norm().item(), net[0].bias)
+
+
+def d2l_lenet(torch):
+    nn = torch.nn
+    torch.manual_seed(0)
+    net = nn.Sequential(
+        nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2),
+        nn.Conv2d(6, 16, kernel_size=5), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2),
+        nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.Sigmoid(),
+        nn.Linear(120, 84), nn.Sigmoid(),
+        nn.Linear(84, 10))
+    print(net)
+    X = torch.rand(size=(2, 1, 28, 28), dtype=torch.float32)
+    for layer in net:
+        X = layer(X)
+        print(layer.__class__.__name__, 'output shape: \t', X.shape)
+    print(X)
+
+    def init_weights(m):
+        if type(m) == nn.Linear or type(m) == nn.Conv2d:
+            nn.init.xavier_uniform_(m.weight)
+
+    net.apply(init_weights)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.9)
+    loss = nn.CrossEntropyLoss()
+    Xs = torch.rand(4, 1, 28, 28)
+    ys = torch.tensor([1, 3, 5, 7])
+    for epoch in range(2):
+        net.train()
+        optimizer.zero_grad()
+        y_hat = net(Xs)
+        l = loss(y_hat, ys)
+        l.backward()
+        optimizer.step()
+        with torch.no_grad():
+            print(l * Xs.shape[0], (y_hat.argmax(axis=1) == ys).sum())
+    print(net[0].weight.grad[0], net[3].bias)
+
+
+def d2l_lazy(torch):
+    nn = torch.nn
+    torch.manual_seed(2)
+    net = nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))
+    print(net[0].weight)
+    print(net)
+    X = torch.rand(2, 20)
+    print(net(X).shape, net[0].weight.shape)
+    print(net)
+    net2 = nn.Sequential(nn.LazyConv2d(6, kernel_size=5, padding=2), nn.Sigmoid(),
+                         nn.AvgPool2d(kernel_size=2, stride=2), nn.Flatten(), nn.LazyLinear(10))
+    print(net2(torch.rand(1, 1, 8, 8)))
+    print(net2)
+    print([p.shape for p in net2.parameters()])
+
+
+def d2l_batchnorm(torch):
+    nn = torch.nn
+
+    def batch_norm(X, gamma, beta, moving_mean, moving_var, eps, momentum):
+        if not torch.is_grad_enabled():
+            X_hat = (X - moving_mean) / torch.sqrt(moving_var + eps)
+        else:
+            assert len(X.shape) in (2, 4)
+            if len(X.shape) == 2:
+                mean = X.mean(dim=0)
+                var = ((X - mean) ** 2).mean(dim=0)
+            else:
+                mean = X.mean(dim=(0, 2, 3), keepdim=True)
+                var = ((X - mean) ** 2).mean(dim=(0, 2, 3), keepdim=True)
+            X_hat = (X - mean) / torch.sqrt(var + eps)
+            moving_mean = (1.0 - momentum) * moving_mean + momentum * mean
+            moving_var = (1.0 - momentum) * moving_var + momentum * var
+        Y = gamma * X_hat + beta
+        return Y, moving_mean.data, moving_var.data
+
+    class BatchNorm(nn.Module):
+        def __init__(self, num_features, num_dims):
+            super().__init__()
+            shape = (1, num_features) if num_dims == 2 else (1, num_features, 1, 1)
+            self.gamma = nn.Parameter(torch.ones(shape))
+            self.beta = nn.Parameter(torch.zeros(shape))
+            self.moving_mean = torch.zeros(shape)
+            self.moving_var = torch.ones(shape)
+
+        def forward(self, X):
+            if self.moving_mean.device != X.device:
+                self.moving_mean = self.moving_mean.to(X.device)
+                self.moving_var = self.moving_var.to(X.device)
+            Y, self.moving_mean, self.moving_var = batch_norm(
+                X, self.gamma, self.beta, self.moving_mean,
+                self.moving_var, eps=1e-5, momentum=0.1)
+            return Y
+
+    torch.manual_seed(0)
+    net = nn.Sequential(
+        nn.Conv2d(1, 6, kernel_size=5), BatchNorm(6, num_dims=4), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2), nn.Flatten(),
+        nn.Linear(6 * 6 * 6, 12), BatchNorm(12, num_dims=2), nn.Sigmoid(), nn.Linear(12, 3))
+    print(net)
+    X = torch.rand(4, 1, 16, 16)
+    y = torch.tensor([0, 1, 2, 1])
+    opt = torch.optim.SGD(net.parameters(), lr=1.0)
+    for _ in range(3):
+        l = nn.functional.cross_entropy(net(X), y)
+        opt.zero_grad()
+        l.backward()
+        opt.step()
+        print(l)
+    print(net[1].gamma.reshape((-1,)), net[1].beta.reshape((-1,)), net[1].moving_mean.flatten())
+    with torch.no_grad():
+        print(net(X))
+    net = nn.Sequential(
+        nn.Conv2d(1, 6, kernel_size=5), nn.BatchNorm2d(6), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2), nn.Flatten(),
+        nn.Linear(6 * 6 * 6, 12), nn.BatchNorm1d(12), nn.Sigmoid(), nn.Linear(12, 3))
+    print(net)
+    opt = torch.optim.SGD(net.parameters(), lr=1.0)
+    for _ in range(3):
+        l = nn.functional.cross_entropy(net(X), y)
+        opt.zero_grad()
+        l.backward()
+        opt.step()
+        print(l)
+    print(net[1].weight, net[1].running_mean, net[1].running_var, net[1].num_batches_tracked)
+    print(net[6].state_dict())
+    net.eval()
+    print(net(X))
+
+
+def d2l_resnet(torch):
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class Residual(nn.Module):
+        def __init__(self, input_channels, num_channels, use_1x1conv=False, strides=1):
+            super().__init__()
+            self.conv1 = nn.Conv2d(input_channels, num_channels, kernel_size=3, padding=1,
+                                   stride=strides)
+            self.conv2 = nn.Conv2d(num_channels, num_channels, kernel_size=3, padding=1)
+            if use_1x1conv:
+                self.conv3 = nn.Conv2d(input_channels, num_channels, kernel_size=1,
+                                       stride=strides)
+            else:
+                self.conv3 = None
+            self.bn1 = nn.BatchNorm2d(num_channels)
+            self.bn2 = nn.BatchNorm2d(num_channels)
+
+        def forward(self, X):
+            Y = F.relu(self.bn1(self.conv1(X)))
+            Y = self.bn2(self.conv2(Y))
+            if self.conv3:
+                X = self.conv3(X)
+            Y += X
+            return F.relu(Y)
+
+    torch.manual_seed(4)
+    blk = Residual(3, 3)
+    X = torch.rand(4, 3, 6, 6)
+    Y = blk(X)
+    print(Y.shape, Y[0, 0])
+    blk = Residual(3, 6, use_1x1conv=True, strides=2)
+    print(blk(X).shape)
+    print(blk)
+    b1 = nn.Sequential(nn.Conv2d(1, 8, kernel_size=7, stride=2, padding=3),
+                       nn.BatchNorm2d(8), nn.ReLU(),
+                       nn.MaxPool2d(kernel_size=3, stride=2, padding=1))
+    net = nn.Sequential(b1, Residual(8, 8), Residual(8, 16, use_1x1conv=True, strides=2),
+                        nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(16, 10))
+    X = torch.rand(size=(2, 1, 24, 24))
+    for layer in net:
+        X = layer(X)
+        print(layer.__class__.__name__, 'output shape:\t', X.shape)
+    X.sum().backward()
+    print(X, net[0][0].weight.grad[0, 0], net[1].bn1.weight.grad)
+    print(sum(p.numel() for p in net.parameters()))
+
+
+def d2l_rnn_scratch(torch):
+    nn = torch.nn
+    F = torch.nn.functional
+    print(F.one_hot(torch.tensor([0, 2]), 28))
+    X = torch.arange(10).reshape((2, 5))
+    print(F.one_hot(X.T, 28).shape)
+    vocab_size, num_hiddens = 28, 16
+    torch.manual_seed(9)
+
+    def get_params(vocab_size, num_hiddens):
+        num_inputs = num_outputs = vocab_size
+
+        def normal(shape):
+            return torch.randn(size=shape) * 0.01
+
+        W_xh = normal((num_inputs, num_hiddens))
+        W_hh = normal((num_hiddens, num_hiddens))
+        b_h = torch.zeros(num_hiddens)
+        W_hq = normal((num_hiddens, num_outputs))
+        b_q = torch.zeros(num_outputs)
+        params = [W_xh, W_hh, b_h, W_hq, b_q]
+        for param in params:
+            param.requires_grad_(True)
+        return params
+
+    def init_rnn_state(batch_size, num_hiddens):
+        return (torch.zeros((batch_size, num_hiddens)), )
+
+    def rnn(inputs, state, params):
+        W_xh, W_hh, b_h, W_hq, b_q = params
+        H, = state
+        outputs = []
+        for X in inputs:
+            H = torch.tanh(torch.mm(X, W_xh) + torch.mm(H, W_hh) + b_h)
+            Y = torch.mm(H, W_hq) + b_q
+            outputs.append(Y)
+        return torch.cat(outputs, dim=0), (H,)
+
+    params = get_params(vocab_size, num_hiddens)
+    state = init_rnn_state(X.shape[0], num_hiddens)
+    Y, new_state = rnn(F.one_hot(X.T, vocab_size).type(torch.float32), state, params)
+    print(Y.shape, len(new_state), new_state[0].shape)
+
+    def grad_clipping(params, theta):
+        norm = torch.sqrt(sum(torch.sum((p.grad ** 2)) for p in params))
+        if norm > theta:
+            for param in params:
+                param.grad[:] *= theta / norm
+        return norm
+
+    data = torch.randint(0, vocab_size, (2, 6))
+    for step in range(3):
+        state = init_rnn_state(2, num_hiddens)
+        for s in state:
+            s.detach_()
+        y_hat, state = rnn(F.one_hot(data[:, :-1].T, vocab_size).type(torch.float32), state,
+                           params)
+        l = nn.CrossEntropyLoss()(y_hat, data[:, 1:].T.reshape(-1).long())
+        l.backward()
+        print(l, grad_clipping(params, 0.01))
+        with torch.no_grad():
+            for p in params:
+                p -= 1.0 * p.grad
+                p.grad.zero_()
+    print(math.exp(l.item()), params[1][:2])
+
+    def predict(prefix, num_preds):
+        state = init_rnn_state(1, num_hiddens)
+        outputs = [prefix[0]]
+        get_input = lambda: torch.tensor([outputs[-1]]).reshape((1, 1))
+        for y in prefix[1:]:
+            _, state = rnn(F.one_hot(get_input().T, vocab_size).float(), state, params)
+            outputs.append(y)
+        for _ in range(num_preds):
+            y, state = rnn(F.one_hot(get_input().T, vocab_size).float(), state, params)
+            outputs.append(int(y.argmax(dim=1).reshape(1)))
+        return outputs
+
+    print(predict([3, 4, 5], 10))
+
+
+def d2l_rnn_concise(torch):
+    nn = torch.nn
+    F = torch.nn.functional
+    torch.manual_seed(21)
+    vocab_size, num_hiddens = 10, 8
+    for cls in (nn.RNN, nn.GRU, nn.LSTM):
+        layer = cls(vocab_size, num_hiddens)
+        print(layer, [(n, p.shape) for n, p in layer.named_parameters()])
+        X = F.one_hot(torch.randint(0, vocab_size, (5, 3)), vocab_size).float()
+        Y, state = layer(X)
+        print(Y.shape, Y[-1], Y.grad_fn)
+        print(state if cls is not nn.LSTM else state[1])
+        Y.sum().backward()
+        print(layer.weight_hh_l0.grad[:2], layer.bias_ih_l0.grad)
+        deep = cls(vocab_size, num_hiddens, num_layers=2, bidirectional=True, batch_first=True)
+        Y, state = deep(X)
+        print(Y.shape, Y[0, 0])
+        Y.mean().backward()
+        print(deep.weight_ih_l1_reverse.grad[0])
+    cell = nn.GRUCell(4, 3)
+    h = torch.zeros(2, 3)
+    for x in torch.randn(3, 2, 4):
+        h = cell(x, h)
+    print(h)
+    lcell = nn.LSTMCell(4, 3)
+    hx, cx = lcell(torch.randn(2, 4))
+    print(hx, cx)
+    emb = nn.Embedding(10, 4)
+    print(emb, emb(torch.tensor([[1, 2], [3, 9]])))
+
+
+def d2l_attention(torch):
+    nn = torch.nn
+
+    def sequence_mask(X, valid_len, value=0):
+        maxlen = X.size(1)
+        mask = torch.arange((maxlen), dtype=torch.float32,
+                            device=X.device)[None, :] < valid_len[:, None]
+        X[~mask] = value
+        return X
+
+    def masked_softmax(X, valid_lens):
+        if valid_lens is None:
+            return nn.functional.softmax(X, dim=-1)
+        shape = X.shape
+        if valid_lens.dim() == 1:
+            valid_lens = torch.repeat_interleave(valid_lens, shape[1])
+        else:
+            valid_lens = valid_lens.reshape(-1)
+        X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
+        return nn.functional.softmax(X.reshape(shape), dim=-1)
+
+    torch.manual_seed(13)
+    print(masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 3])))
+    print(masked_softmax(torch.rand(2, 2, 4), torch.tensor([[1, 3], [2, 4]])))
+    print(torch.bmm(torch.ones((2, 1, 3)), torch.ones((2, 3, 4))).shape)
+
+    class AdditiveAttention(nn.Module):
+        def __init__(self, num_hiddens, dropout, **kwargs):
+            super().__init__(**kwargs)
+            self.W_k = nn.LazyLinear(num_hiddens, bias=False)
+            self.W_q = nn.LazyLinear(num_hiddens, bias=False)
+            self.w_v = nn.LazyLinear(1, bias=False)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, queries, keys, values, valid_lens):
+            queries, keys = self.W_q(queries), self.W_k(keys)
+            features = queries.unsqueeze(2) + keys.unsqueeze(1)
+            features = torch.tanh(features)
+            scores = self.w_v(features).squeeze(-1)
+            self.attention_weights = masked_softmax(scores, valid_lens)
+            return torch.bmm(self.dropout(self.attention_weights), values)
+
+    class DotProductAttention(nn.Module):
+        def __init__(self, dropout):
+            super().__init__()
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, queries, keys, values, valid_lens=None):
+            d = queries.shape[-1]
+            scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
+            self.attention_weights = masked_softmax(scores, valid_lens)
+            return torch.bmm(self.dropout(self.attention_weights), values)
+
+    queries = torch.normal(0, 1, (2, 1, 20))
+    keys = torch.normal(0, 1, (2, 10, 2))
+    values = torch.normal(0, 1, (2, 10, 4))
+    valid_lens = torch.tensor([2, 6])
+    attention = AdditiveAttention(num_hiddens=8, dropout=0.1)
+    attention.eval()
+    print(attention(queries, keys, values, valid_lens))
+    print(attention.attention_weights)
+    queries = torch.normal(0, 1, (2, 1, 2))
+    attention = DotProductAttention(dropout=0.5)
+    attention.eval()
+    print(attention(queries, keys, values, valid_lens))
+
+    def transpose_qkv(X, num_heads):
+        X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)
+        X = X.permute(0, 2, 1, 3)
+        return X.reshape(-1, X.shape[2], X.shape[3])
+
+    def transpose_output(X, num_heads):
+        X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])
+        X = X.permute(0, 2, 1, 3)
+        return X.reshape(X.shape[0], X.shape[1], -1)
+
+    X = torch.ones((2, 4, 100))
+    print(transpose_output(transpose_qkv(X, 5), 5).shape)
+    num_hiddens, max_len = 32, 60
+    P = torch.zeros((1, max_len, num_hiddens))
+    X = torch.arange(max_len, dtype=torch.float32).reshape(-1, 1) / torch.pow(
+        10000, torch.arange(0, num_hiddens, 2, dtype=torch.float32) / num_hiddens)
+    P[:, :, 0::2] = torch.sin(X)
+    P[:, :, 1::2] = torch.cos(X)
+    print(P[0, :, 6:10][::10], P.sum())
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    q = torch.randn(2, 3, 8)
+    out, w = mha(q, q, q)
+    print(out, w)
+    out.sum().backward()
+    print(mha.in_proj_weight.grad[0])
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    print(layer(q))
+
+
+SNIPPETS = [d2l_ndarray, d2l_linear_algebra, d2l_autograd, d2l_probability, d2l_linreg_scratch,
+            d2l_linreg_concise, d2l_softmax_scratch, d2l_softmax_concise, d2l_mlp, d2l_dropout,
+            d2l_weight_decay, d2l_lenet, d2l_lazy, d2l_batchnorm, d2l_resnet, d2l_rnn_scratch,
+            d2l_rnn_concise, d2l_attention]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
+def test_tutorial_prints_as_torch(snippet):
+    assert first_difference(snippet, lg, torch) is None
+
+
+# -- defects found, each swept over its class of inputs -----------------------------------------
+
+
+def _attention_runs(m, dtype_name, batch_first, bias, requires_grad):
+    """nn.MultiheadAttention over every way of passing query/key/value (one tensor three
+    times, key is value, three tensors, unbatched) and masks. (need_weights=False runs torch's
+    flash-attention kernel, whose last bits leafgrad does not have: docs/known-differences.md)"""
+    dtype = getattr(m, dtype_name)
+    g = m.Generator().manual_seed(3)
+    results = []
+    for identity in ("self", "kv", "separate", "unbatched"):
+        for mask, average in itertools.product(("none", "float", "bool", "padding"),
+                                               (True, False)):
+            m.manual_seed(0)
+            mha = m.nn.MultiheadAttention(8, 2, bias=bias, batch_first=batch_first, dtype=dtype)
+            shape = (3, 8) if identity == "unbatched" else ((2, 3, 8) if batch_first else (3, 2, 8))
+            x = m.randn(shape, generator=g, dtype=dtype).requires_grad_(requires_grad)
+            y = m.randn(shape, generator=g, dtype=dtype).requires_grad_(requires_grad)
+            z = m.randn(shape, generator=g, dtype=dtype)
+            q, k, v = {"self": (x, x, x), "kv": (x, y, y), "separate": (x, y, z),
+                       "unbatched": (x, x, x)}[identity]
+            kwargs = {"average_attn_weights": average}
+            if mask == "float":
+                kwargs["attn_mask"] = m.randn(3, 3, generator=g, dtype=dtype)
+            elif mask == "bool":
+                kwargs["attn_mask"] = m.tensor([[False, True, False], [False] * 3,
+                                                [True, False, False]])
+            elif mask == "padding" and identity != "unbatched":
+                kwargs["key_padding_mask"] = m.tensor([[False, False, True], [False] * 3])
+            out, weights = mha(q, k, v, **kwargs)
+            (out.sum() + weights.sum()).backward()
+            grads = [t.grad for t in (x, y, mha.in_proj_weight, mha.out_proj.weight)]
+            results.append([out.tolist(), weights.tolist()]
+                           + [None if t is None else t.tolist() for t in grads])
+    return results
+
+
+@pytest.mark.parametrize("dtype_name", ["float32"])
+def test_multihead_attention_packed_projection_as_torch(dtype_name):
+    # d2l's attention chapter and the transformer tutorials call mha(x, x, x): torch projects
+    # the three at once with the (3E, E) packed weight (one gemm whose size sets MKL's
+    # blocking: other last bits than three (E, E) products) and adds an attention mask inside
+    # baddbmm; leafgrad made three products and added the mask after bmm
+    for batch_first, bias, requires_grad in itertools.product((False, True), repeat=3):
+        got = _attention_runs(lg, dtype_name, batch_first, bias, requires_grad)
+        want = _attention_runs(torch, dtype_name, batch_first, bias, requires_grad)
+        assert got == want, (batch_first, bias, requires_grad)
