@@ -7,6 +7,7 @@ leafgrad in one process: every printed line, warning and error must be the same
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 import leafgrad as lg
@@ -896,3 +897,96 @@ def test_multihead_attention_packed_projection_as_torch(dtype_name):
         got = _attention_runs(lg, dtype_name, batch_first, bias, requires_grad)
         want = _attention_runs(torch, dtype_name, batch_first, bias, requires_grad)
         assert got == want, (batch_first, bias, requires_grad)
+
+
+def _graph(tensor, limit=16):
+    """The first ``limit`` nodes reached from ``tensor`` in breadth-first order, with their
+    edges' node names."""
+    def name(node):
+        return None if node is None else node.name().split("::")[-1]
+
+    seen, order, queue = set(), [], [tensor.grad_fn]
+    while queue and len(order) < limit:
+        node = queue.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append((name(node), [(name(n), k) for n, k in node.next_functions]))
+        queue += [n for n, _ in node.next_functions]
+    return order
+
+
+def _lstm_runs(m, dtype_name, layers, bidirectional, batch_first, bias):
+    dtype = getattr(m, dtype_name)
+    g = m.Generator().manual_seed(11)
+    results = []
+    for batched, with_state, needs in itertools.product(
+            (True, False), (False, True), itertools.product((False, True), repeat=2)):
+        m.manual_seed(1)
+        lstm = m.nn.LSTM(3, 4, num_layers=layers, bias=bias, batch_first=batch_first,
+                         bidirectional=bidirectional, dtype=dtype)
+        shape = ((2, 5, 3) if batch_first else (5, 2, 3)) if batched else (5, 3)
+        x = m.randn(shape, generator=g, dtype=dtype).requires_grad_(needs[0])
+        state = ()
+        if with_state:
+            count = layers * (2 if bidirectional else 1)
+            state_shape = (count, 2, 4) if batched else (count, 4)
+            h = m.randn(state_shape, generator=g, dtype=dtype).requires_grad_(needs[1])
+            state = ((h, h * 0.5),)
+        out, (h_n, c_n) = lstm(x, *state)
+        (out.sum() + h_n.sum() * 2 + c_n.sum() * 3).backward()
+        grads = [x.grad, lstm.weight_ih_l0.grad, lstm.weight_hh_l0.grad]
+        values = [None if v is None else v.detach().numpy() for v in [out, h_n, c_n] + grads]
+        results.append((values, _graph(out), _graph(h_n), _graph(c_n)))
+    return results
+
+
+def _same_values(got, want, exact):
+    if exact:
+        return all(np.array_equal(a, b) for a, b in zip(got, want))
+    return all(a is b is None or a is not None and b is not None and a.shape == b.shape
+               and np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(got, want))
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_lstm_graph_as_torch(dtype_name):
+    # d2l's RNN chapters and the 'Sequence Models and LSTM' tutorial print an LSTM's output:
+    # torch's float32 layer is one oneDNN node, MkldnnRnnLayerBackward0 with edges (input,
+    # w_ih, w_hh, b_ih, b_hh, hx[i], cx[i]) (leafgrad's was LstmLayerBackward0 on the input
+    # projection's graph); float64 runs torch's cells step by step (leafgrad fused it too,
+    # with other last bits)
+    for layers, bidirectional, batch_first, bias in [
+            (1, False, False, True), (1, False, True, False), (1, True, False, True),
+            (1, True, True, False), (2, False, False, False), (2, True, True, True)]:
+        got = _lstm_runs(lg, dtype_name, layers, bidirectional, batch_first, bias)
+        want = _lstm_runs(torch, dtype_name, layers, bidirectional, batch_first, bias)
+        for index, (ours, theirs) in enumerate(zip(got, want)):
+            case = (layers, bidirectional, batch_first, bias, index)
+            # float32: torch's oneDNN kernel, whose last bits leafgrad does not have
+            assert _same_values(ours[0], theirs[0], dtype_name == "float64"), case
+            assert ours[1:] == theirs[1:], case
+
+
+def test_recurrent_layers_refuse_an_empty_sequence_as_torch():
+    # torch's RNN kernels raise on a sequence of no steps (a batch of none is fine)
+    def outcomes(m):
+        found = []
+        for cls, shape, dtype in itertools.product(
+                (m.nn.RNN, m.nn.GRU, m.nn.LSTM), ((0, 2, 3), (0, 3), (3, 0, 3), (2, 3)),
+                (m.float32, m.float64)):
+            m.manual_seed(0)
+            layer = cls(3, 4, dtype=dtype)
+            try:
+                found.append(list(layer(m.ones(shape, dtype=dtype))[0].shape))
+            except RuntimeError as error:
+                found.append(str(error))
+        h = m.zeros(1, 2, 4)
+        for steps in (0, 2):
+            try:
+                found.append(list(m.lstm(m.ones(steps, 2, 3), (h, h), [m.ones(16, 3), m.ones(
+                    16, 4)], False, 1, 0.0, True, False, False)[0].shape))
+            except RuntimeError as error:
+                found.append(str(error))
+        return found
+
+    assert outcomes(lg) == outcomes(torch)
