@@ -60,6 +60,49 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
             _layout.contiguous(np.asarray(mean, dtype=result_dtype)))
 
 
+_GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
+
+
+def _all_reduce_spread(a: np.ndarray, dim, correction, keepdim: bool, take_sqrt: bool):
+    """torch's var/std when the result has one element (ATen's std_var_all_cpu), else None:
+    the mean of the float32/float64 tensor in its own dtype (its mean kernel's bits), read as
+    a double; the squared double deviations added one by one in memory order (at::
+    parallel_reduce: a chunk per thread past GRAIN_SIZE elements, the chunks' sums then added
+    in order); the quotient (and square root) in double, rounded once. The general kernel's
+    double mean and pairwise sums differed in the last bit where the values are close
+    together (a BatchNorm gain's std in makemore's part 3: 3 float32 ulps after log10)."""
+    from .._info import get_num_threads
+    from ._cascade_sum import ORDER_LIMIT, in_memory_order
+    from .reduce import _mean_all
+
+    if a.dtype not in (np.float32, np.float64) or a.size == 0:
+        return None
+    kept = [n for i, n in enumerate(a.shape) if dim is not None and i not in dim]
+    if math.prod(kept) != 1 or (a.size > ORDER_LIMIT and not _cpu.torch_bits):
+        return None
+    with np.errstate(all="ignore"):
+        mean = float(_mean_all(a))
+        flat = in_memory_order(a)
+        if flat.ndim != 1:  # (not dense in any order: NumPy's row-major one)
+            flat = flat.reshape(-1)
+        squares = flat.astype(np.float64) - mean
+        squares *= squares
+        threads = min(get_num_threads(), -(-a.size // _GRAIN_SIZE))
+        chunk = -(-a.size // threads)
+        total = 0.0
+        for start in range(0, a.size, chunk):
+            total += float(np.add.accumulate(squares[start:start + chunk])[-1])
+        spread = np.float64(total) / np.float64(max(0.0, a.size - correction))
+        if take_sqrt:
+            spread = np.sqrt(spread)
+    if dim is None:
+        shape = (1,) * a.ndim if keepdim else ()
+    else:
+        shape = tuple(1 if i in dim else n for i, n in enumerate(a.shape) if keepdim
+                      or i not in dim)
+    return np.full(shape, spread, dtype=a.dtype)
+
+
 def _std_of(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
     """(std, mean): torch takes float16/float32's square root in double too (WelfordOps'
     take_sqrt) before rounding once."""
@@ -123,7 +166,8 @@ class Var(Op):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        return _moments(a, dim, correction, keepdim)[0]
+        spread = _all_reduce_spread(a, dim, correction, keepdim, False)
+        return _moments(a, dim, correction, keepdim)[0] if spread is None else spread
 
     def backward(self, grad):
         p = self._params
@@ -145,7 +189,8 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        return _std_of(a, dim, correction, keepdim)[0]
+        spread = _all_reduce_spread(a, dim, correction, keepdim, True)
+        return _std_of(a, dim, correction, keepdim)[0] if spread is None else spread
 
     def backward(self, grad):
         p = self._params
