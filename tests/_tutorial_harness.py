@@ -27,7 +27,9 @@ def transcript(snippet, module):
         warnings.simplefilter("always")
         attempt(lambda: snippet(module))
     lines = out.getvalue().splitlines()
-    lines += [f"warning {w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught]
+    for w in caught:  # (less torch's pointer into its C++ sources)
+        message = re.sub(r" \(Triggered internally at [^)]*\)", "", str(w.message))
+        lines.append(f"warning {w.category.__name__}: {message.splitlines()[0]}")
     lines = [re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", line) for line in lines]
     if module.__name__ != "torch":
         lines = [line.replace(module.__name__, "torch") for line in lines]
