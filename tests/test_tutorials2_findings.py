@@ -1666,12 +1666,425 @@ def pt_blitz_nn(torch):
         print(loss)
 
 
+def pt_basics_tensors(torch):
+    # pytorch/tutorials beginner_source/basics/tensorqs_tutorial.py
+    import numpy as np
+    data = [[1, 2], [3, 4]]
+    x_data = torch.tensor(data)
+    np_array = np.array(data)
+    x_np = torch.from_numpy(np_array)
+    x_ones = torch.ones_like(x_data)
+    print(f"Ones Tensor: \n {x_ones} \n")
+    torch.manual_seed(0)
+    x_rand = torch.rand_like(x_data, dtype=torch.float)
+    print(f"Random Tensor: \n {x_rand} \n")
+    shape = (2, 3,)
+    print(torch.rand(shape), torch.ones(shape), torch.zeros(shape))
+    tensor = torch.rand(3, 4)
+    print(f"Shape of tensor: {tensor.shape}")
+    print(f"Datatype of tensor: {tensor.dtype}")
+    print(f"Device tensor is stored on: {tensor.device}")
+    tensor = torch.ones(4, 4)
+    print(f"First row: {tensor[0]}")
+    print(f"First column: {tensor[:, 0]}")
+    print(f"Last column: {tensor[..., -1]}")
+    tensor[:, 1] = 0
+    print(tensor)
+    t1 = torch.cat([tensor, tensor, tensor], dim=1)
+    print(t1)
+    y1 = tensor @ tensor.T
+    y2 = tensor.matmul(tensor.T)
+    y3 = torch.rand_like(y1)
+    torch.matmul(tensor, tensor.T, out=y3)
+    z1 = tensor * tensor
+    z2 = tensor.mul(tensor)
+    z3 = torch.rand_like(tensor)
+    torch.mul(tensor, tensor, out=z3)
+    print(y1, y2, y3, z1, z2, z3)
+    agg = tensor.sum()
+    agg_item = agg.item()
+    print(agg_item, type(agg_item))
+    print(f"{tensor} \n")
+    tensor.add_(5)
+    print(tensor)
+    t = torch.ones(5)
+    print(f"t: {t}")
+    n = t.numpy()
+    print(f"n: {n}")
+    t.add_(1)
+    print(f"t: {t}")
+    print(f"n: {n}")
+    n = np.ones(5)
+    t = torch.from_numpy(n)
+    np.add(n, 1, out=n)
+    print(f"t: {t}")
+    print(f"n: {n}")
+    print(x_np, torch.is_tensor(x_np), torch.numel(x_np))
+
+
+def pt_basics_optimization(torch):
+    # pytorch/tutorials beginner_source/basics/optimization_tutorial.py, synthetic data
+    nn = torch.nn
+    DataLoader = torch.utils.data.DataLoader
+    TensorDataset = torch.utils.data.TensorDataset
+    torch.manual_seed(0)
+    X = torch.rand(40, 1, 8, 8)
+    y = torch.randint(0, 10, (40,))
+    train_dataloader = DataLoader(TensorDataset(X[:32], y[:32]), batch_size=8, shuffle=True)
+    test_dataloader = DataLoader(TensorDataset(X[32:], y[32:]), batch_size=8)
+
+    class NeuralNetwork(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.flatten = nn.Flatten()
+            self.linear_relu_stack = nn.Sequential(
+                nn.Linear(8 * 8, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 10))
+
+        def forward(self, x):
+            x = self.flatten(x)
+            logits = self.linear_relu_stack(x)
+            return logits
+
+    model = NeuralNetwork()
+    print(model)
+    for name, param in model.named_parameters():
+        print(f"Layer: {name} | Size: {param.size()} | Values : {param[:2]} \n")
+    learning_rate = 1e-3
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+    def train_loop(dataloader, model, loss_fn, optimizer):
+        size = len(dataloader.dataset)
+        model.train()
+        for batch, (X, y) in enumerate(dataloader):
+            pred = model(X)
+            loss = loss_fn(pred, y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if batch % 2 == 0:
+                loss, current = loss.item(), batch * 8 + len(X)
+                print(f"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]")
+
+    def test_loop(dataloader, model, loss_fn):
+        model.eval()
+        size = len(dataloader.dataset)
+        num_batches = len(dataloader)
+        test_loss, correct = 0, 0
+        with torch.no_grad():
+            for X, y in dataloader:
+                pred = model(X)
+                test_loss += loss_fn(pred, y).item()
+                correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+        test_loss /= num_batches
+        correct /= size
+        print(f"Test Error: \n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8f} \n")
+
+    for t in range(2):
+        print(f"Epoch {t+1}\n-------------------------------")
+        train_loop(train_dataloader, model, loss_fn, optimizer)
+        test_loop(test_dataloader, model, loss_fn)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2, weight_decay=1e-4)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    for t in range(2):
+        train_loop(train_dataloader, model, loss_fn, optimizer)
+        scheduler.step()
+        print(scheduler.get_last_lr(), optimizer.param_groups[0]["lr"])
+    print(optimizer.state_dict()["param_groups"])
+
+
+def pt_basics_save_load(torch):
+    # pytorch/tutorials beginner_source/basics/saveloadrun_tutorial.py, to a buffer
+    import io
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    model2 = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    print(model2.load_state_dict(torch.load(buffer, weights_only=True)))
+    model2.eval()
+    x = torch.randn(2, 4)
+    print(model2(x), torch.equal(model(x), model2(x)))
+    attempt(lambda: model2.load_state_dict({"0.weight": torch.zeros(3, 4)}))
+    attempt(lambda: model2.load_state_dict({"0.weight": torch.zeros(2, 4)}, strict=False))
+    print(model2.load_state_dict({"0.weight": torch.zeros(3, 4)}, strict=False))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(x).sum().backward()
+    opt.step()
+    buffer = io.BytesIO()
+    torch.save({'epoch': 3, 'model_state_dict': model.state_dict(),
+                'optimizer_state_dict': opt.state_dict(), 'loss': 0.25}, buffer)
+    buffer.seek(0)
+    checkpoint = torch.load(buffer, weights_only=True)
+    opt2 = torch.optim.SGD(model2.parameters(), lr=0.1, momentum=0.9)
+    opt2.load_state_dict(checkpoint['optimizer_state_dict'])
+    model2.load_state_dict(checkpoint['model_state_dict'])
+    print(checkpoint['epoch'], checkpoint['loss'], opt2.state_dict()['state'][0])
+
+
+def pt_examples_word_language_model(torch):
+    # pytorch/examples word_language_model/model.py RNNModel and main.py's train step
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class RNNModel(nn.Module):
+        def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5,
+                     tie_weights=False):
+            super(RNNModel, self).__init__()
+            self.ntoken = ntoken
+            self.drop = nn.Dropout(dropout)
+            self.encoder = nn.Embedding(ntoken, ninp)
+            if rnn_type in ['LSTM', 'GRU']:
+                self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
+            else:
+                nonlinearity = {'RNN_TANH': 'tanh', 'RNN_RELU': 'relu'}[rnn_type]
+                self.rnn = nn.RNN(ninp, nhid, nlayers, nonlinearity=nonlinearity,
+                                  dropout=dropout)
+            self.decoder = nn.Linear(nhid, ntoken)
+            if tie_weights:
+                self.decoder.weight = self.encoder.weight
+            self.init_weights()
+            self.rnn_type = rnn_type
+            self.nhid = nhid
+            self.nlayers = nlayers
+
+        def init_weights(self):
+            initrange = 0.1
+            nn.init.uniform_(self.encoder.weight, -initrange, initrange)
+            nn.init.zeros_(self.decoder.bias)
+            nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+
+        def forward(self, input, hidden):
+            emb = self.drop(self.encoder(input))
+            output, hidden = self.rnn(emb, hidden)
+            output = self.drop(output)
+            decoded = self.decoder(output)
+            decoded = decoded.view(-1, self.ntoken)
+            return F.log_softmax(decoded, dim=1), hidden
+
+        def init_hidden(self, bsz):
+            weight = next(self.parameters())
+            if self.rnn_type == 'LSTM':
+                return (weight.new_zeros(self.nlayers, bsz, self.nhid),
+                        weight.new_zeros(self.nlayers, bsz, self.nhid))
+            return weight.new_zeros(self.nlayers, bsz, self.nhid)
+
+    def repackage_hidden(h):
+        if isinstance(h, torch.Tensor):
+            return h.detach()
+        return tuple(repackage_hidden(v) for v in h)
+
+    def batchify(data, bsz):
+        nbatch = data.size(0) // bsz
+        data = data.narrow(0, 0, nbatch * bsz)
+        return data.view(bsz, -1).t().contiguous()
+
+    def get_batch(source, i, bptt=5):
+        seq_len = min(bptt, len(source) - 1 - i)
+        data = source[i:i + seq_len]
+        target = source[i + 1:i + 1 + seq_len].view(-1)
+        return data, target
+
+    for rnn_type in ['LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU']:
+        torch.manual_seed(1111)
+        corpus = torch.randint(0, 20, (83,))
+        train_data = batchify(corpus, 4)
+        print(rnn_type, train_data.shape, train_data.is_contiguous())
+        model = RNNModel(rnn_type, 20, 8, 8, 2, dropout=0.2, tie_weights=True)
+        criterion = nn.NLLLoss()
+        model.train()
+        hidden = model.init_hidden(4)
+        lr = 20
+        for batch, i in enumerate(range(0, train_data.size(0) - 1, 5)):
+            data, targets = get_batch(train_data, i)
+            model.zero_grad()
+            hidden = repackage_hidden(hidden)
+            output, hidden = model(data, hidden)
+            loss = criterion(output, targets)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-lr)
+            print(batch, round(loss.item(), 4), round(math.exp(loss.item()), 2))
+        model.eval()
+        with torch.no_grad():
+            output, hidden = model(train_data[:3], model.init_hidden(4))
+        print(output.shape, output.argmax(1)[:8])
+
+
+def pt_examples_mnist(torch):
+    # pytorch/examples mnist/main.py Net and train/test, on random 28x28 images
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super(Net, self).__init__()
+            self.conv1 = nn.Conv2d(1, 4, 3, 1)
+            self.conv2 = nn.Conv2d(4, 8, 3, 1)
+            self.dropout1 = nn.Dropout(0.25)
+            self.dropout2 = nn.Dropout(0.5)
+            self.fc1 = nn.Linear(8 * 12 * 12, 16)
+            self.fc2 = nn.Linear(16, 10)
+
+        def forward(self, x):
+            x = self.conv1(x)
+            x = F.relu(x)
+            x = self.conv2(x)
+            x = F.relu(x)
+            x = F.max_pool2d(x, 2)
+            x = self.dropout1(x)
+            x = torch.flatten(x, 1)
+            x = self.fc1(x)
+            x = F.relu(x)
+            x = self.dropout2(x)
+            x = self.fc2(x)
+            output = F.log_softmax(x, dim=1)
+            return output
+
+    torch.manual_seed(1)
+    model = Net()
+    optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
+    data = torch.rand(8, 1, 28, 28)
+    target = torch.randint(0, 10, (8,))
+    data = (data - 0.1307) / 0.3081
+    for epoch in range(1, 3):
+        model.train()
+        for batch_idx in range(2):
+            optimizer.zero_grad()
+            output = model(data[batch_idx * 4:(batch_idx + 1) * 4])
+            loss = F.nll_loss(output, target[batch_idx * 4:(batch_idx + 1) * 4])
+            loss.backward()
+            optimizer.step()
+            print('Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.4f}'.format(
+                epoch, batch_idx * 4, 8, 100. * batch_idx / 2, loss.item()))
+        model.eval()
+        test_loss = 0
+        correct = 0
+        with torch.no_grad():
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction='sum').item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+        print('Test set: Average loss: {:.4f}, Accuracy: {}/{}'.format(test_loss / 8, correct, 8))
+        scheduler.step()
+    print(optimizer.state_dict()['param_groups'][0]['lr'])
+
+
+def d2l_gru_lstm_scratch(torch):
+    # d2l-en chapter_recurrent-modern gru.md / lstm.md from scratch
+    torch.manual_seed(2)
+    num_inputs, num_hiddens = 5, 4
+
+    def init_weight(*shape):
+        return torch.randn(*shape) * 0.01
+
+    def triple():
+        return (init_weight(num_inputs, num_hiddens), init_weight(num_hiddens, num_hiddens),
+                torch.zeros(num_hiddens))
+
+    W_xz, W_hz, b_z = triple()
+    W_xr, W_hr, b_r = triple()
+    W_xh, W_hh, b_h = triple()
+    params = [W_xz, W_hz, b_z, W_xr, W_hr, b_r, W_xh, W_hh, b_h]
+    for p in params:
+        p.requires_grad_(True)
+    inputs = torch.randn(6, 3, num_inputs)
+    H = torch.zeros(3, num_hiddens)
+    outputs = []
+    for X in inputs:
+        Z = torch.sigmoid(torch.matmul(X, W_xz) + torch.matmul(H, W_hz) + b_z)
+        R = torch.sigmoid(torch.matmul(X, W_xr) + torch.matmul(H, W_hr) + b_r)
+        H_tilde = torch.tanh(torch.matmul(X, W_xh) + torch.matmul(R * H, W_hh) + b_h)
+        H = Z * H + (1 - Z) * H_tilde
+        outputs.append(H)
+    out = torch.stack(outputs)
+    out.sum().backward()
+    print(out[-1], W_hz.grad, out.grad_fn)
+    W_xi, W_hi, b_i = triple()
+    W_xf, W_hf, b_f = triple()
+    W_xo, W_ho, b_o = triple()
+    W_xc, W_hc, b_c = triple()
+    H, C = torch.zeros(3, num_hiddens), torch.zeros(3, num_hiddens)
+    for X in inputs:
+        I = torch.sigmoid(torch.matmul(X, W_xi) + torch.matmul(H, W_hi) + b_i)
+        F_ = torch.sigmoid(torch.matmul(X, W_xf) + torch.matmul(H, W_hf) + b_f)
+        O = torch.sigmoid(torch.matmul(X, W_xo) + torch.matmul(H, W_ho) + b_o)
+        C_tilde = torch.tanh(torch.matmul(X, W_xc) + torch.matmul(H, W_hc) + b_c)
+        C = F_ * C + I * C_tilde
+        H = O * torch.tanh(C)
+    print(H, C)
+
+
+def d2l_seq2seq_loss(torch):
+    # d2l-en chapter_recurrent-modern seq2seq.md: the masked softmax cross-entropy and BLEU
+    nn = torch.nn
+
+    def sequence_mask(X, valid_len, value=0):
+        maxlen = X.size(1)
+        mask = torch.arange((maxlen), dtype=torch.float32,
+                            device=X.device)[None, :] < valid_len[:, None]
+        X[~mask] = value
+        return X
+
+    X = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    print(sequence_mask(X, torch.tensor([1, 2])))
+    X = torch.ones(2, 3, 4)
+    print(sequence_mask(X, torch.tensor([1, 2]), value=-1))
+
+    class MaskedSoftmaxCELoss(nn.CrossEntropyLoss):
+        def forward(self, pred, label, valid_len):
+            weights = torch.ones_like(label)
+            weights = sequence_mask(weights, valid_len)
+            self.reduction = 'none'
+            unweighted_loss = super(MaskedSoftmaxCELoss, self).forward(pred.permute(0, 2, 1),
+                                                                       label)
+            weighted_loss = (unweighted_loss * weights).mean(dim=1)
+            return weighted_loss
+
+    loss = MaskedSoftmaxCELoss()
+    print(loss(torch.ones(3, 4, 10), torch.ones((3, 4), dtype=torch.long),
+               torch.tensor([4, 2, 0])))
+    torch.manual_seed(0)
+    pred = torch.randn(3, 4, 10, requires_grad=True)
+    label = torch.randint(0, 10, (3, 4))
+    out = loss(pred, label, torch.tensor([4, 2, 1]))
+    out.sum().backward()
+    print(out, pred.grad[1, :, :3], out.grad_fn)
+
+    def bleu(pred_seq, label_seq, k):
+        import collections
+        pred_tokens, label_tokens = pred_seq.split(' '), label_seq.split(' ')
+        len_pred, len_label = len(pred_tokens), len(label_tokens)
+        score = math.exp(min(0, 1 - len_label / len_pred))
+        for n in range(1, min(k, len_pred) + 1):
+            num_matches, label_subs = 0, collections.defaultdict(int)
+            for i in range(len_label - n + 1):
+                label_subs[' '.join(label_tokens[i: i + n])] += 1
+            for i in range(len_pred - n + 1):
+                if label_subs[' '.join(pred_tokens[i: i + n])] > 0:
+                    num_matches += 1
+                    label_subs[' '.join(pred_tokens[i: i + n])] -= 1
+            score *= math.pow(num_matches / (len_pred - n + 1), math.pow(0.5, n))
+        return score
+
+    print(bleu('va !', 'va !', 2))
+    dec_X = torch.tensor([[2]] * 3)
+    print(dec_X.repeat(1, 4), torch.unsqueeze(dec_X, dim=0).shape)
+
+
 SNIPPETS = [d2l_ndarray, d2l_linear_algebra, d2l_autograd, d2l_probability, d2l_linreg_scratch,
             d2l_linreg_concise, d2l_softmax_scratch, d2l_softmax_concise, d2l_mlp, d2l_dropout,
             d2l_weight_decay, d2l_lenet, d2l_lazy, d2l_batchnorm, d2l_resnet, d2l_rnn_scratch,
             d2l_rnn_concise, d2l_attention, makemore_bigram, makemore_mlp, makemore_batchnorm,
             makemore_backprop_ninja, micrograd_compare, blog_autograd_errors, blog_custom_function,
-            pt_word_embeddings, pt_sequence_models, pt_char_rnn, pt_blitz_nn]
+            pt_word_embeddings, pt_sequence_models, pt_char_rnn, pt_blitz_nn,
+            pt_basics_tensors, pt_basics_optimization, pt_basics_save_load,
+            pt_examples_word_language_model, pt_examples_mnist, d2l_gru_lstm_scratch,
+            d2l_seq2seq_loss]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1765,6 +2178,9 @@ def _lstm_runs(m, dtype_name, layers, bidirectional, batch_first, bias):
         out, (h_n, c_n) = lstm(x, *state)
         (out.sum() + h_n.sum() * 2 + c_n.sum() * 3).backward()
         grads = [x.grad, lstm.weight_ih_l0.grad, lstm.weight_hh_l0.grad]
+        if bias:  # (each .grad its own tensor: clip_grad_norm_ scales them in place)
+            lstm.bias_ih_l0.grad.mul_(3)
+            grads += [lstm.bias_ih_l0.grad, lstm.bias_hh_l0.grad]
         values = [None if v is None else v.detach().numpy() for v in [out, h_n, c_n] + grads]
         results.append((values, _graph(out), _graph(h_n), _graph(c_n)))
     return results

@@ -238,7 +238,10 @@ def _lstm_layer_grads(grad_out, grad_h, grad_c, sig_all, neg_g_all, hs, cs, tanh
         results.append(flat.T @ h_prev_all.reshape(-1, size))
     if needs[3] or needs[4]:
         bias_grad = flat.sum(0)
-        results += [bias_grad] * (needs[3] + needs[4])
+        if needs[3]:
+            results.append(bias_grad)
+        if needs[4]:  # (its own array: the two .grad tensors must not share memory)
+            results.append(bias_grad.copy() if needs[3] else bias_grad)
     if needs[5]:
         results.append(dh)
     if needs[6]:
