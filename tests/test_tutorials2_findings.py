@@ -2076,6 +2076,325 @@ def d2l_seq2seq_loss(torch):
     print(dec_X.repeat(1, 4), torch.unsqueeze(dec_X, dim=0).shape)
 
 
+def d2l_builders_guide(torch):
+    # d2l-en chapter_builders-guide: parameters, init, custom layers, lazy init, file I/O
+    nn = torch.nn
+    F = torch.nn.functional
+    torch.manual_seed(4)
+    net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+    X = torch.rand(size=(2, 4))
+    print(net(X).shape)
+    print(net[2].state_dict())
+    print(type(net[2].bias), net[2].bias.data)
+    print(net[2].weight.grad is None)
+    print([(name, param.shape) for name, param in net.named_parameters()])
+    shared = nn.LazyLinear(8)
+    net2 = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), shared, nn.ReLU(), shared, nn.ReLU(),
+                         nn.LazyLinear(1))
+    net2(X)
+    print(net2[2].weight.data[0] == net2[4].weight.data[0])
+    net2[2].weight.data[0, 0] = 100
+    print(net2[2].weight.data[0] == net2[4].weight.data[0], len(list(net2.parameters())))
+
+    def init_normal(module):
+        if type(module) == nn.Linear:
+            nn.init.normal_(module.weight, mean=0, std=0.01)
+            nn.init.zeros_(module.bias)
+
+    net.apply(init_normal)
+    print(net[0].weight.data[0], net[0].bias.data[0])
+
+    def init_constant(module):
+        if type(module) == nn.Linear:
+            nn.init.constant_(module.weight, 1)
+            nn.init.zeros_(module.bias)
+
+    net.apply(init_constant)
+    print(net[0].weight.data[0], net[0].bias.data[0])
+
+    def init_xavier(module):
+        if type(module) == nn.Linear:
+            nn.init.xavier_uniform_(module.weight)
+
+    def init_42(module):
+        if type(module) == nn.Linear:
+            nn.init.constant_(module.weight, 42)
+
+    net[0].apply(init_xavier)
+    net[2].apply(init_42)
+    print(net[0].weight.data[0], net[2].weight.data)
+
+    def my_init(module):
+        if type(module) == nn.Linear:
+            print("Init", *[(name, param.shape) for name, param in module.named_parameters()][0])
+            nn.init.uniform_(module.weight, -10, 10)
+            module.weight.data *= module.weight.data.abs() >= 5
+
+    net.apply(my_init)
+    print(net[0].weight[:2])
+    net[0].weight.data[:] += 1
+    net[0].weight.data[0, 0] = 42
+    print(net[0].weight.data[0])
+    for init in (nn.init.kaiming_uniform_, nn.init.kaiming_normal_, nn.init.xavier_normal_,
+                 nn.init.orthogonal_, nn.init.trunc_normal_, nn.init.eye_):
+        w = torch.empty(3, 5)
+        init(w)
+        print(init.__name__, w)
+
+    class CenteredLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, X):
+            return X - X.mean()
+
+    layer = CenteredLayer()
+    print(layer(torch.tensor([1.0, 2, 3, 4, 5])))
+    net = nn.Sequential(nn.LazyLinear(128), CenteredLayer())
+    Y = net(torch.rand(4, 8))
+    print(Y.mean())
+
+    class MyLinear(nn.Module):
+        def __init__(self, in_units, units):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(in_units, units))
+            self.bias = nn.Parameter(torch.randn(units,))
+
+        def forward(self, X):
+            linear = torch.matmul(X, self.weight.data) + self.bias.data
+            return F.relu(linear)
+
+    linear = MyLinear(5, 3)
+    print(linear.weight, linear(torch.rand(2, 5)))
+    print(linear, dict(linear.named_parameters()).keys())
+    import io
+    x = torch.arange(4)
+    buf = io.BytesIO()
+    torch.save([x, torch.zeros(4)], buf)
+    buf.seek(0)
+    print(torch.load(buf))
+    buf = io.BytesIO()
+    torch.save({'x': x, 'y': torch.zeros(4)}, buf)
+    buf.seek(0)
+    print(torch.load(buf))
+    attempt(lambda: nn.Parameter(torch.arange(3)))
+    print(nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2), requires_grad=False))
+
+
+def d2l_optimizers_scratch(torch):
+    # d2l-en chapter_optimization: momentum, adagrad, rmsprop, adadelta, adam from scratch
+    torch.manual_seed(7)
+    X = torch.randn(30, 4)
+    y = X @ torch.tensor([1.0, -2.0, 0.5, 3.0]) + 0.1 * torch.randn(30)
+
+    def loss_of(w, b):
+        return ((X @ w + b - y) ** 2 / 2).mean()
+
+    def run(update, states_fn, hyper, steps=5):
+        w = torch.normal(0.0, 0.01, size=(4,), requires_grad=True)
+        b = torch.zeros(1, requires_grad=True)
+        states = states_fn()
+        for t in range(1, steps + 1):
+            l = loss_of(w, b)
+            l.backward()
+            hyper['t'] = t
+            update([w, b], states, hyper)
+        return loss_of(w, b).item(), w.detach()
+
+    def init_momentum_states():
+        return (torch.zeros(4), torch.zeros(1))
+
+    def sgd_momentum(params, states, hyperparams):
+        for p, v in zip(params, states):
+            with torch.no_grad():
+                v[:] = hyperparams['momentum'] * v + p.grad
+                p[:] -= hyperparams['lr'] * v
+            p.grad.data.zero_()
+
+    def adagrad(params, states, hyperparams):
+        eps = 1e-6
+        for p, s in zip(params, states):
+            with torch.no_grad():
+                s[:] += torch.square(p.grad)
+                p[:] -= hyperparams['lr'] * p.grad / torch.sqrt(s + eps)
+            p.grad.data.zero_()
+
+    def rmsprop(params, states, hyperparams):
+        gamma, eps = hyperparams['gamma'], 1e-6
+        for p, s in zip(params, states):
+            with torch.no_grad():
+                s[:] = gamma * s + (1 - gamma) * torch.square(p.grad)
+                p[:] -= hyperparams['lr'] * p.grad / torch.sqrt(s + eps)
+            p.grad.data.zero_()
+
+    def init_two_states():
+        return ((torch.zeros(4), torch.zeros(4)), (torch.zeros(1), torch.zeros(1)))
+
+    def adadelta(params, states, hyperparams):
+        rho, eps = hyperparams['rho'], 1e-5
+        for p, (s, delta) in zip(params, states):
+            with torch.no_grad():
+                s[:] = rho * s + (1 - rho) * torch.square(p.grad)
+                g = (torch.sqrt(delta + eps) / torch.sqrt(s + eps)) * p.grad
+                p[:] -= g
+                delta[:] = rho * delta + (1 - rho) * g * g
+            p.grad.data.zero_()
+
+    def adam(params, states, hyperparams):
+        beta1, beta2, eps = 0.9, 0.999, 1e-6
+        for p, (v, s) in zip(params, states):
+            with torch.no_grad():
+                v[:] = beta1 * v + (1 - beta1) * p.grad
+                s[:] = beta2 * s + (1 - beta2) * torch.square(p.grad)
+                v_bias_corr = v / (1 - beta1 ** hyperparams['t'])
+                s_bias_corr = s / (1 - beta2 ** hyperparams['t'])
+                p[:] -= hyperparams['lr'] * v_bias_corr / (torch.sqrt(s_bias_corr) + eps)
+            p.grad.data.zero_()
+
+    print(run(sgd_momentum, init_momentum_states, {'lr': 0.05, 'momentum': 0.5}))
+    print(run(adagrad, init_momentum_states, {'lr': 0.1}))
+    print(run(rmsprop, init_momentum_states, {'lr': 0.01, 'gamma': 0.9}))
+    print(run(adadelta, init_two_states, {'rho': 0.9}))
+    print(run(adam, init_two_states, {'lr': 0.01}))
+    nn = torch.nn
+    for name, make in [('SGD', lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.5)),
+                       ('Adagrad', lambda p: torch.optim.Adagrad(p, lr=0.1)),
+                       ('RMSprop', lambda p: torch.optim.RMSprop(p, lr=0.01, alpha=0.9)),
+                       ('Adadelta', lambda p: torch.optim.Adadelta(p, rho=0.9)),
+                       ('Adam', lambda p: torch.optim.Adam(p, lr=0.01)),
+                       ('AdamW', lambda p: torch.optim.AdamW(p, lr=0.01)),
+                       ('NAdam', lambda p: torch.optim.NAdam(p, lr=0.01)),
+                       ('RAdam', lambda p: torch.optim.RAdam(p, lr=0.01)),
+                       ('Adamax', lambda p: torch.optim.Adamax(p, lr=0.01))]:
+        torch.manual_seed(3)
+        net = nn.Linear(4, 1)
+        opt = make(net.parameters())
+        for _ in range(5):
+            opt.zero_grad()
+            l = ((net(X).squeeze(-1) - y) ** 2).mean() / 2
+            l.backward()
+            opt.step()
+        print(name, l.item(), net.weight.data, net.bias.data)
+    sched_opt = torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.5)
+    for sched in [torch.optim.lr_scheduler.CosineAnnealingLR(sched_opt, T_max=10)]:
+        lrs = []
+        for _ in range(4):
+            sched_opt.step()
+            sched.step()
+            lrs.append(sched.get_last_lr()[0])
+        print(lrs)
+
+
+def d2l_transformer_blocks(torch):
+    # d2l-en chapter_attention-mechanisms-and-transformers transformer.md / vision-transformer
+    nn = torch.nn
+
+    class PositionWiseFFN(nn.Module):
+        def __init__(self, ffn_num_hiddens, ffn_num_outputs):
+            super().__init__()
+            self.dense1 = nn.LazyLinear(ffn_num_hiddens)
+            self.relu = nn.ReLU()
+            self.dense2 = nn.LazyLinear(ffn_num_outputs)
+
+        def forward(self, X):
+            return self.dense2(self.relu(self.dense1(X)))
+
+    class AddNorm(nn.Module):
+        def __init__(self, norm_shape, dropout):
+            super().__init__()
+            self.dropout = nn.Dropout(dropout)
+            self.ln = nn.LayerNorm(norm_shape)
+
+        def forward(self, X, Y):
+            return self.ln(self.dropout(Y) + X)
+
+    torch.manual_seed(0)
+    ffn = PositionWiseFFN(4, 8)
+    ffn.eval()
+    print(ffn(torch.ones((2, 3, 4)))[0])
+    ln = nn.LayerNorm(2)
+    bn = nn.LazyBatchNorm1d()
+    X = torch.tensor([[1, 2], [2, 3]], dtype=torch.float32)
+    print('layer norm:', ln(X), '\nbatch norm:', bn(X))
+    add_norm = AddNorm(4, 0.5)
+    out = add_norm(torch.ones((2, 3, 4)), torch.ones((2, 3, 4)))
+    print(out.shape, out[0, 0], out.grad_fn)
+
+    class PatchEmbedding(nn.Module):
+        def __init__(self, img_size=16, patch_size=4, num_hiddens=8):
+            super().__init__()
+            self.num_patches = (img_size // patch_size) ** 2
+            self.conv = nn.LazyConv2d(num_hiddens, kernel_size=patch_size, stride=patch_size)
+
+        def forward(self, X):
+            return self.conv(X).flatten(2).transpose(1, 2)
+
+    patch_emb = PatchEmbedding()
+    X = torch.zeros(2, 3, 16, 16)
+    print(patch_emb(X).shape)
+    cls_token = nn.Parameter(torch.zeros(1, 1, 8))
+    pos_embedding = nn.Parameter(torch.randn(1, 17, 8) * 0.02)
+    Y = patch_emb(torch.rand(2, 3, 16, 16))
+    Y = torch.cat((cls_token.expand(Y.shape[0], -1, -1), Y), 1)
+    Y = Y + pos_embedding
+    print(Y.shape, Y[0, :2])
+    mlp = nn.Sequential(nn.LazyLinear(16), nn.GELU(), nn.Dropout(0.0), nn.LazyLinear(8))
+    print(mlp(Y)[0, 0], nn.GELU(approximate='tanh')(Y)[0, 0])
+
+
+def d2l_word2vec(torch):
+    # d2l-en chapter_natural-language-processing-pretraining word2vec-pretraining.md
+    nn = torch.nn
+    torch.manual_seed(5)
+    embed = nn.Embedding(num_embeddings=20, embedding_dim=4)
+    print(f'Parameter embedding_weight ({embed.weight.shape}, dtype={embed.weight.dtype})')
+    x = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    print(embed(x).shape)
+
+    def skip_gram(center, contexts_and_negatives, embed_v, embed_u):
+        v = embed_v(center)
+        u = embed_u(contexts_and_negatives)
+        pred = torch.bmm(v, u.permute(0, 2, 1))
+        return pred
+
+    print(skip_gram(torch.ones((2, 1), dtype=torch.long),
+                    torch.ones((2, 4), dtype=torch.long), embed, embed).shape)
+
+    class SigmoidBCELoss(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, inputs, target, mask=None):
+            out = nn.functional.binary_cross_entropy_with_logits(
+                inputs, target, weight=mask, reduction="none")
+            return out.mean(dim=1)
+
+    loss = SigmoidBCELoss()
+    pred = torch.tensor([[1.1, -2.2, 3.3, -4.4]] * 2)
+    label = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0]])
+    print(loss(pred, label, mask) * mask.shape[1] / mask.sum(axis=1))
+    net = nn.Sequential(nn.Embedding(20, 4), nn.Embedding(20, 4))
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.01)
+    center = torch.randint(0, 20, (6, 1))
+    ctx = torch.randint(0, 20, (6, 5))
+    masks = (torch.rand(6, 5) > 0.3).float()
+    labels = (torch.rand(6, 5) > 0.5).float()
+    for epoch in range(3):
+        optimizer.zero_grad()
+        pred = skip_gram(center, ctx, net[0], net[1])
+        l = (loss(pred.reshape(labels.shape).float(), labels.float(), masks)
+             / masks.sum(axis=1) * masks.shape[1])
+        l.sum().backward()
+        optimizer.step()
+        print(l.sum())
+    W = net[0].weight.data
+    x = W[3]
+    cos = torch.mv(W, x) / torch.sqrt(torch.sum(W * W, dim=1) * torch.sum(x * x) + 1e-9)
+    topk = torch.topk(cos, k=4)[1].cpu().numpy().astype('int32')
+    print(topk, cos[topk])
+
+
 SNIPPETS = [d2l_ndarray, d2l_linear_algebra, d2l_autograd, d2l_probability, d2l_linreg_scratch,
             d2l_linreg_concise, d2l_softmax_scratch, d2l_softmax_concise, d2l_mlp, d2l_dropout,
             d2l_weight_decay, d2l_lenet, d2l_lazy, d2l_batchnorm, d2l_resnet, d2l_rnn_scratch,
@@ -2084,7 +2403,8 @@ SNIPPETS = [d2l_ndarray, d2l_linear_algebra, d2l_autograd, d2l_probability, d2l_
             pt_word_embeddings, pt_sequence_models, pt_char_rnn, pt_blitz_nn,
             pt_basics_tensors, pt_basics_optimization, pt_basics_save_load,
             pt_examples_word_language_model, pt_examples_mnist, d2l_gru_lstm_scratch,
-            d2l_seq2seq_loss]
+            d2l_seq2seq_loss, d2l_builders_guide, d2l_optimizers_scratch, d2l_transformer_blocks,
+            d2l_word2vec]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
