@@ -2606,11 +2606,15 @@ def _strided_sums(m, dtype_name):
     results = []
     for rows, scale in itertools.product((1, 2, 3, 5, 9, 17, 64, 333, 2000), (1e-3, 1.0)):
         base = 1 + m.randn(rows, 6, generator=g, dtype=dtype) * scale
-        for x in (base[:, 1], base[::2, 0], base[:, 2:3], base.t()[4], base.reshape(-1)[::5]):
+        holed = base.clone()
+        holed[::4, 3] = float("nan")  # (for nansum and nanmean)
+        for x in (base[:, 1], base[::2, 0], base[:, 2:3], base.t()[4], base.reshape(-1)[::5],
+                  holed[:, 3]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # (var of one element: no degrees of freedom)
                 results.append([x.sum(), x.mean(), x.sum(0), m.mean(x, dim=0, keepdim=True),
-                                x.sum(tuple(range(x.dim()))), x.var(), x.std(0)])
+                                x.sum(tuple(range(x.dim()))), x.var(), x.std(0), m.nansum(x),
+                                x.nansum(0, keepdim=True), m.nanmean(x)])
     return repr([[r.tolist() for r in row] for row in results])
 
 
@@ -2618,5 +2622,6 @@ def _strided_sums(m, dtype_name):
 def test_sum_and_mean_of_a_strided_vector_as_torch(dtype_name):
     # torch sums a strided vector (x[::3], a column) with its scalar loop (a row sum of 4
     # interleaved cascades, no vectors); leafgrad used NumPy's pairwise sum (about half of the
-    # float32 sums differed in the last bit), and var's gradient subtracts that mean
+    # float32 sums differed in the last bit; nansum the vector loop of its contiguous copy),
+    # and var's gradient subtracts that mean
     assert _strided_sums(lg, dtype_name) == _strided_sums(torch, dtype_name)

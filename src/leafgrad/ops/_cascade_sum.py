@@ -234,7 +234,8 @@ def strided_applies(a: np.ndarray) -> bool:
 
 
 def strided_total(a: np.ndarray) -> np.ndarray:
-    """The sum of every element of a strided vector (``strided_applies(a)``), as a 0-d array:
+    """The sum of every element of a strided vector (``strided_applies(a)``; or a copy of one
+    in any layout), as a 0-d array:
     torch's row sum of scalars, per thread chunk past GRAIN elements (NumPy's pairwise sum,
     before, gave another last bit about half the time)."""
     flat = np.ascontiguousarray(a).reshape(-1)

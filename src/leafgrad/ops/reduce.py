@@ -80,9 +80,10 @@ def _bfloat16_total(out, operands, params):
     return _cascade_sum.reduced_total(a, lambda values: to_bfloat16(values, False))
 
 
-def _strided_vector_sum(a: np.ndarray, dims: tuple, keepdim: bool):
+def _strided_vector_sum(a: np.ndarray, dims: tuple, keepdim: bool, values=None):
     """The sum over ``dims`` of a strided float vector (``_cascade_sum.strided_applies``)
-    when they hold all its elements (torch's scalar row sum), else None."""
+    when they hold all its elements (torch's scalar row sum), else None. ``values``: the
+    elements to add in ``a``'s place (nansum's copy with NaNs read as 0)."""
     if not _cascade_sum.strided_applies(a):
         return None
     reduced = {d % a.ndim for d in dims}
@@ -90,7 +91,7 @@ def _strided_vector_sum(a: np.ndarray, dims: tuple, keepdim: bool):
         return None
     shape = tuple(1 if d in reduced else n for d, n in enumerate(a.shape)
                   if keepdim or d not in reduced)
-    return _cascade_sum.strided_total(a).reshape(shape)
+    return _cascade_sum.strided_total(a if values is None else values).reshape(shape)
 
 
 def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = True,
