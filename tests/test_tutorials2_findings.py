@@ -2625,3 +2625,30 @@ def test_sum_and_mean_of_a_strided_vector_as_torch(dtype_name):
     # float32 sums differed in the last bit; nansum the vector loop of its contiguous copy),
     # and var's gradient subtracts that mean
     assert _strided_sums(lg, dtype_name) == _strided_sums(torch, dtype_name)
+
+
+def _float64_softmaxes(m):
+    g = m.Generator().manual_seed(12)
+    results = []
+    for shape in [(1,), (5,), (3, 1), (2, 7), (4, 8), (4, 9), (3, 17), (2, 100), (2, 3, 33),
+                  (0, 5), (5, 0), ()]:
+        x = m.randn(shape, generator=g, dtype=m.float64) * 4
+        views = [x]
+        if x.dim() == 2:
+            views.append(x.t().contiguous().t())  # non-contiguous, same values
+        if x.numel() > 3:
+            special = x.clone().flatten()
+            special[:3] = m.tensor([float("-inf"), 800.0, -800.0], dtype=m.float64)
+            views.append(special.reshape(shape))
+        for v in views:
+            last = max(v.dim() - 1, 0)
+            results += [m.softmax(v, -1), v.softmax(last), m.nn.Softmax(dim=-1)(v),
+                        m.nn.functional.softmax(v.float(), dim=-1, dtype=m.float64)]
+    return repr([r.tolist() for r in results])
+
+
+def test_float64_softmax_as_torch():
+    # d2l's softmax and attention code in float64 (and gradcheck-style checks): torch's kernel
+    # takes SLEEF's expd, a lane-ordered sum and products with its reciprocal; NumPy's exp,
+    # pairwise sum and quotients gave another last bit in about one element in ten
+    assert _float64_softmaxes(lg) == _float64_softmaxes(torch)

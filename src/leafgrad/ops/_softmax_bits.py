@@ -214,3 +214,79 @@ def logf(d: np.ndarray, at_least_one: bool = False) -> np.ndarray:
         if near.any():
             out[near] = logf_replay(flat[near])
     return out.reshape(d.shape)
+
+
+# -- expd (float64) ----------------------------------------------------------------------------
+# torch's float64 softmax computes (x - max).exp() with Vectorized<double>::exp: SLEEF's
+# Sleef_expd8_u10 (expd4 under AVX2; the same algorithm). Its result is not always the
+# correctly rounded one (NumPy's exp, MKL's), so it is replayed operation by operation, every
+# fused multiply-add rounded once (_float_kernels.fma): torch's float64 softmax on every
+# element tried. About 30x NumPy's exp, so softmax takes it up to EXPD_LIMIT elements (every
+# size with backends.cpu.torch_bits).
+
+EXPD_LIMIT = 4096
+_R_LN2_64 = 1.442695040888963407359924681001892137426645954152985934135449406931
+_L2U_64 = .69314718055966295651160180568695068359375
+_L2L_64 = .28235290563031577122588448175013436025525412068e-12
+_EXPD_POLY = (+0.2081276378237164457e-8, +0.2511210703042288022e-7, +0.2755762628169491192e-6,
+              +0.2755723402025388239e-5, +0.2480158687479686264e-4, +0.1984126989855865850e-3,
+              +0.1388888888914497797e-2, +0.8333333333314938210e-2, +0.4166666666666602598e-1,
+              +0.1666666666666669072)
+
+
+_SPLIT64 = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
+
+
+def _split64(b: float) -> tuple:
+    scaled = b * _SPLIT64
+    high = scaled - (scaled - b)
+    return high, b - high
+
+
+def _fma64(a, b, c, b_split=None):
+    """float64 ``a * b + c`` rounded once, for finite operands (the product's exact tail by
+    Veltkamp/Dekker, the sum's by Knuth; _float_kernels.fma's steps without its checks for
+    zeros and infinities, which expd masks afterwards). ``b_split``: b's halves, when b is a
+    constant."""
+    p = a * b
+    scaled = a * _SPLIT64
+    a_high = scaled - (scaled - a)
+    a_low = a - a_high
+    if b_split is None:
+        b_split = _split64(b)
+    b_high, b_low = b_split
+    tail = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = p + c
+    virtual = total - p
+    return total + (((p - (total - virtual)) + (c - virtual)) + tail)
+
+
+_EXPD_SPLITS = tuple(_split64(c) for c in _EXPD_POLY)
+_L2_SPLITS = (_split64(-_L2U_64), _split64(-_L2L_64))
+
+
+def expd(d: np.ndarray) -> np.ndarray:
+    """SLEEF's expd u10 (its FMA build: the polynomial in Estrin's scheme) of a float64
+    array."""
+    d = np.asarray(d, dtype=_F64)
+    c, cs = _EXPD_POLY, _EXPD_SPLITS
+    with np.errstate(all="ignore"):
+        u = np.rint(d * _R_LN2_64)
+        s = _fma64(u, -_L2U_64, d, _L2_SPLITS[0])
+        s = _fma64(u, -_L2L_64, s, _L2_SPLITS[1])
+        s2 = s * s
+        s4 = s2 * s2
+        s8 = s4 * s4
+        high = _fma64(s2, _fma64(s, c[2], c[3], cs[2]), _fma64(s, c[4], c[5], cs[4]))
+        low = _fma64(s2, _fma64(s, c[6], c[7], cs[6]), _fma64(s, c[8], c[9], cs[8]))
+        poly = _fma64(s8, _fma64(s, c[0], c[1], cs[0]), _fma64(s4, high, low))
+        poly = _fma64(poly, s, 0.5)
+        poly = _fma64(poly, s, 1.0)
+        poly = _fma64(poly, s, 1.0)
+        # ldexp2: two products by powers of two (q split in halves), as SLEEF's
+        q = np.nan_to_num(u, nan=0.0).clip(-2100, 2100).astype(np.int64)
+        half = q >> 1
+        out = poly * np.ldexp(1.0, half) * np.ldexp(1.0, q - half)
+        out = np.where(d > 709.782712893383973096, np.inf, out)
+        out = np.where(d < -1000, 0.0, out)
+        return np.where(np.isnan(d), d, out)

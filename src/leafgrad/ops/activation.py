@@ -785,6 +785,8 @@ class Softmax(Op):
                 return _float_kernels.softmax_lastdim(a)  # torch's kernel, bit for bit
             if a.size and _float_kernels.exact_softmax(a):  # another dim: torch's kernel too
                 return _float_kernels.softmax_dim(a, dim)
+            if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
+                return _float_kernels.softmax_lastdim64(a)  # float64: torch's kernel too
             return _softmax_array(a, dim)
 
     def backward(self, grad):
