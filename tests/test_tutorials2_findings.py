@@ -2449,7 +2449,7 @@ def _attention_runs(m, dtype_name, batch_first, bias, requires_grad):
     return results
 
 
-@pytest.mark.parametrize("dtype_name", ["float32"])
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
 def test_multihead_attention_packed_projection_as_torch(dtype_name):
     # d2l's attention chapter and the transformer tutorials call mha(x, x, x): torch projects
     # the three at once with the (3E, E) packed weight (one gemm whose size sets MKL's
