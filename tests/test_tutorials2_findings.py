@@ -2644,11 +2644,18 @@ def _float64_softmaxes(m):
             last = max(v.dim() - 1, 0)
             results += [m.softmax(v, -1), v.softmax(last), m.nn.Softmax(dim=-1)(v),
                         m.nn.functional.softmax(v.float(), dim=-1, dtype=m.float64)]
+            leaf = v.detach().requires_grad_()
+            weights = m.randn(shape, generator=g, dtype=m.float64)
+            out = leaf.softmax(-1)
+            (grad,) = m.autograd.grad(out, leaf, weights, create_graph=True)
+            out.backward(weights)
+            results += [leaf.grad, grad.detach()]
     return repr([r.tolist() for r in results])
 
 
 def test_float64_softmax_as_torch():
     # d2l's softmax and attention code in float64 (and gradcheck-style checks): torch's kernel
     # takes SLEEF's expd, a lane-ordered sum and products with its reciprocal; NumPy's exp,
-    # pairwise sum and quotients gave another last bit in about one element in ten
+    # pairwise sum and quotients gave another last bit in about one element in ten; the
+    # backward (plain and under create_graph) adds grad * result in the lanes' order
     assert _float64_softmaxes(lg) == _float64_softmaxes(torch)

@@ -948,6 +948,19 @@ def softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray
     return ((g - total[:, None]) * rows).reshape(result.shape)
 
 
+def softmax_backward_lastdim64(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """torch's float64 softmax backward over the last dim: ``(grad - sum(grad * result)) *
+    result`` with the rounded products added in Vectorized<double>'s lanes, then the lanes in
+    order (reduce_all_sum64). Unlike float32's, no product is fused into its addition, on one
+    thread or more (measured on rows of 1 to 100 elements); BLAS's sum, before, gave another
+    last bit."""
+    size = result.shape[-1]
+    rows = np.ascontiguousarray(result).reshape(-1, size)
+    g = np.ascontiguousarray(grad, dtype=_F64).reshape(-1, size)
+    total = reduce_all_sum64(g * rows)
+    return ((g - total[:, None]) * rows).reshape(result.shape)
+
+
 def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
     """torch's float32 log_softmax backward over the last dim (ATen's
     _vec_host_softmax_backward_lastdim): ``grad - exp(result) * sum(grad)`` with SLEEF's expf,

@@ -801,6 +801,10 @@ class Softmax(Op):
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim,
                                           grad._data, y))
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(y) \
+                    and grad._data.dtype == y.dtype:  # float64: torch's kernel too
+                return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim64,
+                                          grad._data, y))
             if _exact_softmax_backward_dim(grad._data, y, dim):
                 return _wrap(array_kernel(_float_kernels.softmax_backward_dim, grad._data, y,
                                           dim=dim))
@@ -951,6 +955,9 @@ class SoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.softmax_backward_lastdim(grad, output)
+        if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(output) \
+                and grad.dtype == output.dtype:
+            return _float_kernels.softmax_backward_lastdim64(grad, output)
         if _exact_softmax_backward_dim(grad, output, dim):
             return _float_kernels.softmax_backward_dim(grad, output, dim)
         return _softmax_grad(grad, output, dim)
