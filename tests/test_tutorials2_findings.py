@@ -2644,12 +2644,20 @@ def _float64_softmaxes(m):
             last = max(v.dim() - 1, 0)
             results += [m.softmax(v, -1), v.softmax(last), m.nn.Softmax(dim=-1)(v),
                         m.nn.functional.softmax(v.float(), dim=-1, dtype=m.float64)]
-            leaf = v.detach().requires_grad_()
+            results += [m.log_softmax(v, -1), m.nn.LogSoftmax(dim=last)(v)]
             weights = m.randn(shape, generator=g, dtype=m.float64)
-            out = leaf.softmax(-1)
-            (grad,) = m.autograd.grad(out, leaf, weights, create_graph=True)
-            out.backward(weights)
-            results += [leaf.grad, grad.detach()]
+            for function in (m.softmax, m.log_softmax):
+                leaf = v.detach().requires_grad_()
+                out = function(leaf, -1)
+                (grad,) = m.autograd.grad(out, leaf, weights, create_graph=True)
+                out.backward(weights)
+                results += [leaf.grad, grad.detach()]
+            if v.dim() == 2 and v.shape[0] and v.shape[1] and v.isfinite().all():
+                leaf = v.detach().requires_grad_()
+                target = m.randint(0, v.shape[1], (v.shape[0],), generator=g)
+                loss = m.nn.functional.cross_entropy(leaf, target)
+                loss.backward()
+                results += [loss, leaf.grad]
     return repr([r.tolist() for r in results])
 
 
@@ -2657,5 +2665,7 @@ def test_float64_softmax_as_torch():
     # d2l's softmax and attention code in float64 (and gradcheck-style checks): torch's kernel
     # takes SLEEF's expd, a lane-ordered sum and products with its reciprocal; NumPy's exp,
     # pairwise sum and quotients gave another last bit in about one element in ten; the
-    # backward (plain and under create_graph) adds grad * result in the lanes' order
+    # backward (plain and under create_graph) adds grad * result in the lanes' order;
+    # log_softmax (and cross_entropy) take SLEEF's logd of the sum, its backward one fused
+    # multiply-subtract
     assert _float64_softmaxes(lg) == _float64_softmaxes(torch)

@@ -290,3 +290,60 @@ def expd(d: np.ndarray) -> np.ndarray:
         out = np.where(d > 709.782712893383973096, np.inf, out)
         out = np.where(d < -1000, 0.0, out)
         return np.where(np.isnan(d), d, out)
+
+
+# -- logd (float64) ----------------------------------------------------------------------------
+# torch's float64 log_softmax takes the log of each row's sum with Vectorized<double>::log:
+# SLEEF's Sleef_logd8_u10 (xlog_u1), whose double-double result rounded once is not always the
+# correctly rounded log (NumPy's log gave another last bit on 3.5% of rows). Replayed below with
+# SLEEF's double-double helpers in their FMA forms (dd.h), for the positive finite inputs a
+# row sum has (>= 1); other values take their IEEE results.
+
+_LOGD_POLY = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
+              0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
+              0.6666666666667333541e+0)
+_LN2_HIGH, _LN2_LOW = 0.693147180559945286226764, 2.319046813846299558417771e-17
+
+
+def _add2(x, y) -> tuple:
+    """dd.h's ddadd2_vd2_vd_vd: x + y as a double-double (Knuth's two-sum)."""
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def logd(d: np.ndarray) -> np.ndarray:
+    """SLEEF's logd u10 (xlog_u1) of a float64 array: m in [0.75, 1.5) and e with d = m 2**e
+    (getmant/getexp), x = (m - 1) / (m + 1) in double-double (dddiv's FMA form), the
+    polynomial in x**2 (Estrin), ln2 * e + 2x + x**3 t(x**2) added as double-doubles, rounded
+    once."""
+    d = np.asarray(d, dtype=_F64)
+    c = _LOGD_POLY
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(d) & (d > 0)
+        work = np.where(finite, d, 1.0)
+        exponent = np.frexp(work * (1.0 / 0.75))[1] - 1
+        m = np.ldexp(work, -exponent)
+        e = exponent.astype(_F64)
+        num_x, num_y = _add2(-1.0, m)
+        den_x, den_y = _add2(1.0, m)
+        t = 1.0 / den_x
+        s = num_x * t
+        u = _fma64(t, num_x, -s)
+        v = _fma64(-den_y, t, _fma64(-den_x, t, 1.0))
+        x_low = _fma64(s, v, _fma64(num_y, t, u))
+        x2 = s * s
+        x4 = x2 * x2
+        x8 = x4 * x4
+        poly = _fma64(x8, _fma64(x4, c[0], _fma64(x2, c[1], c[2])),
+                      _fma64(x4, _fma64(x2, c[3], c[4]), _fma64(x2, c[5], c[6])))
+        high = _LN2_HIGH * e  # ddmul of (ln2 high, low) by e
+        low = _fma64(e, _LN2_LOW, _fma64(e, _LN2_HIGH, -high))
+        twice_x, twice_low = s * 2, x_low * 2  # ddscale by 2
+        total = high + twice_x  # ddadd of two double-doubles
+        tail = (((high - total) + twice_x) + low) + twice_low
+        cubic = (x2 * s) * poly  # ddadd of a double
+        result = total + cubic
+        tail = ((total - result) + cubic) + tail
+        out = result + tail
+        return np.where(finite, out, np.log(d))

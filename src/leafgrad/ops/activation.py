@@ -891,6 +891,12 @@ class LogSoftmax(Op):
             if ctx is not None:
                 ctx.keep("softmax", (exps, total))
             return result
+        if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
+            with np.errstate(all="ignore"):  # float64: torch's kernel too (SLEEF's expd, logd)
+                result, exps, total = _float_kernels.log_softmax_lastdim64(a)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
         shifted = a - _max_keepdim(a, dim)
         exps = np.exp(shifted)
         total = _sum_keepdim(exps, dim)
@@ -912,6 +918,10 @@ class LogSoftmax(Op):
             if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
+                                          grad._data, y))
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(y) \
+                    and grad._data.dtype == y.dtype:  # float64: torch's kernel too
+                return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim64,
                                           grad._data, y))
             if _exact_softmax_backward_dim(grad._data, y, dim, log=True):
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_dim, grad._data,
@@ -1005,6 +1015,9 @@ class LogSoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.log_softmax_backward_lastdim(grad, output)
+        if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(output) \
+                and grad.dtype == output.dtype:
+            return _float_kernels.log_softmax_backward_lastdim64(grad, output)
         if _exact_softmax_backward_dim(grad, output, dim, log=True):
             return _float_kernels.log_softmax_backward_dim(grad, output, dim)
         with np.errstate(all="ignore"):
