@@ -30,8 +30,9 @@ _WELFORD_LIMIT = 256  # reduced elements per output (a step costs ~5 us): beyond
 def _welford(a: np.ndarray, dim, correction, keepdim: bool):
     """torch's float64 var/std kernel over ``dim`` (ATen's WelfordOps through
     binary_kernel_reduce; one thread below GRAIN_SIZE elements), or None where it does not
-    apply: each output's reduced elements in memory order, ``delta = x - mean; mean += delta / n; m2 += delta * (x - mean)`` (no fused
-    multiply-add), then ``m2 / max(0, n - correction)``. NumPy's two-pass mean and sum gave
+    apply: each output's reduced elements in memory order, ``delta = x - mean;
+    mean += delta / n; m2 += delta * (x - mean)`` (no fused multiply-add), then
+    ``m2 / max(0, n - correction)``. NumPy's two-pass mean and sum gave
     another last bit on most elements (7 of 10 column variances of a (64, 10) tensor).
     Returns (variance, mean)."""
     if a.dtype != np.float64 or a.size == 0 or a.ndim == 0:
