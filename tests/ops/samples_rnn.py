@@ -12,7 +12,7 @@ def _lstm(lib, x, hx, params, has_biases, bidirectional, batch_first):
     float32 through its fused oneDNN layer (MkldnnRnnLayerBackward0), and so does leafgrad's
     lstm; here leafgrad's fused layer (LSTMLayer) is called directly in float64, against
     torch's cells' values and gradients."""
-    if lib.__name__ == "torch":
+    if lib.__name__ == "torch" or x.dtype is not lib.float64:  # (other dtypes: lstm's path)
         return lib.lstm(x, hx, params, has_biases, 1, 0.0, True, bidirectional, batch_first)
     from leafgrad.ops.rnn import LSTMLayer
 
