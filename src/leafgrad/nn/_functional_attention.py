@@ -164,6 +164,36 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) 
                          f"{query.dim()}-D query tensor")
 
 
+def _in_projection_packed(q, k, v, w, b=None):
+    """torch's packed in-projection: self-attention (``q is k is v``) projects once with the
+    whole (3E, E) weight, encoder-decoder attention (``k is v``) projects the key once with
+    the last 2E rows; the product's shape decides BLAS's blocking, so the bits follow the
+    call. Otherwise three products with the weight's thirds."""
+    from . import functional as F
+
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = F.linear(q, w, b)
+            proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+            proj = proj.contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q = b_kv = None
+        if b is not None:
+            b_q, b_kv = b.split([E, E * 2])
+        q_proj = F.linear(q, w_q, b_q)
+        kv_proj = F.linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+        kv_proj = kv_proj.contiguous()
+        return q_proj, kv_proj[0], kv_proj[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q = b_k = b_v = None
+    if b is not None:
+        b_q, b_k, b_v = b.chunk(3)
+    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v,
                                  add_zero_attn: bool, dropout_p: float, out_proj_weight,
@@ -174,7 +204,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
                                  static_v=None, average_attn_weights: bool = True,
                                  is_causal: bool = False):
     """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)); torch's steps."""
-    from .. import bmm, cat, zeros
+    from .. import baddbmm, bmm, cat, zeros
     from . import functional as F
 
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
@@ -207,18 +237,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
                              f"{_size(value.shape)}")
     # input projections (one packed weight, or three)
     if not use_separate_proj_weight:
-        w_q, w_k, w_v = in_proj_weight.chunk(3)
-        b_q = b_k = b_v = None
-        if in_proj_bias is not None:
-            b_q, b_k, b_v = in_proj_bias.chunk(3)
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     else:
-        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
         b_q = b_k = b_v = None
         if in_proj_bias is not None:
             b_q, b_k, b_v = in_proj_bias.chunk(3)
-    q = F.linear(query, w_q, b_q)
-    k = F.linear(key, w_k, b_k)
-    v = F.linear(value, w_v, b_v)
+        q = F.linear(query, q_proj_weight, b_q)
+        k = F.linear(key, k_proj_weight, b_k)
+        v = F.linear(value, v_proj_weight, b_v)
     attn_mask = _float_mask(attn_mask, q)
     if attn_mask is not None:
         if attn_mask.dim() == 2:
@@ -264,9 +290,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         dropout_p = 0.0
     if need_weights:
         q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
-        scores = bmm(q_scaled, k.transpose(-2, -1))
-        if attn_mask is not None:
-            scores = scores + attn_mask
+        if attn_mask is not None:  # one fused product and sum, as torch: other last bits
+            scores = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            scores = bmm(q_scaled, k.transpose(-2, -1))
         weights = F.softmax(scores, dim=-1)
         if dropout_p > 0.0:
             weights = F.dropout(weights, p=dropout_p)

@@ -224,6 +224,31 @@ def total(a: np.ndarray) -> np.ndarray:
     return _one_thread_total(buffer)
 
 
+def strided_applies(a: np.ndarray) -> bool:
+    """Whether ``a`` is a strided float32/float64 vector (one dim of size > 1, not
+    contiguous: ``x[::3]``, a column), whose full sum torch computes with its scalar loop
+    (SumKernel.cpp's scalar_outer_sum: a row sum with strided loads, no vectors)."""
+    return (a.dtype.kind == "f" and a.dtype.itemsize >= 4 and 0 < a.size
+            and a.ndim - a.shape.count(1) == 1 and not a.flags.c_contiguous
+            and (a.size <= ORDER_LIMIT or _cpu.torch_bits))
+
+
+def strided_total(a: np.ndarray) -> np.ndarray:
+    """The sum of every element of a strided vector (``strided_applies(a)``; or a copy of one
+    in any layout), as a 0-d array:
+    torch's row sum of scalars, per thread chunk past GRAIN elements (NumPy's pairwise sum,
+    before, gave another last bit about half the time)."""
+    flat = np.ascontiguousarray(a).reshape(-1)
+    chunks = _thread_chunks(flat.size)
+    if chunks is None:
+        return np.asarray(_row_sum(flat.reshape(-1, 1))[0] + a.dtype.type(0))
+    ranges, slots = chunks
+    buffer = np.zeros(slots, a.dtype)
+    for slot, (begin, end) in enumerate(ranges):
+        buffer[slot] = _row_sum(flat[begin:end].reshape(-1, 1))[0] + a.dtype.type(0)
+    return _one_thread_total(buffer)
+
+
 def _one_thread_total(a: np.ndarray) -> np.ndarray:
     flat = a.reshape(-1)
     if flat.size < _VECTOR_BYTES // a.dtype.itemsize:

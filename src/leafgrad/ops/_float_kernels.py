@@ -850,6 +850,65 @@ def softmax_lastdim(a: np.ndarray) -> np.ndarray:
     return exps.reshape(a.shape)
 
 
+_LANES64 = _isa.lanes(8)  # float64 lanes of torch's Vectorized<double> here (8 or 4)
+
+
+def reduce_all_sum64(rows: np.ndarray) -> np.ndarray:
+    """torch's ``vec::reduce_all`` sum of each row of a float64 matrix: lane accumulators fed
+    vector by vector, the last partial vector added to its first lanes, then the lanes added
+    one after another (Vectorized<double> has no shuffle fold: vec_reduce_all's loop); a row
+    shorter than a vector is summed in order."""
+    count, size = rows.shape
+    lanes = _LANES64 if size >= _LANES64 else size
+    full = size - size % lanes
+    acc = rows[:, :lanes].copy()
+    for start in range(lanes, full, lanes):
+        acc += rows[:, start:start + lanes]
+    if full < size:
+        acc[:, :size - full] += rows[:, full:]
+    total = acc[:, 0].copy()
+    for j in range(1, lanes):
+        total += acc[:, j]
+    return total
+
+
+def softmax_lastdim64(a: np.ndarray) -> np.ndarray:
+    """torch's float64 softmax over the last dim of a C-contiguous array (ATen's
+    _vec_softmax_lastdim): the row maximum, SLEEF's expd of x - max (_softmax_bits.expd), the
+    lane-ordered sum and the products with its reciprocal. NumPy's exp, the pairwise sum and
+    the quotients, before, gave another last bit in about 1 element in 10."""
+    size = a.shape[-1]
+    rows = a.reshape(-1, size)
+    exps = _softmax_bits.expd(rows - rows.max(axis=1, keepdims=True))
+    with np.errstate(all="ignore"):
+        scale = 1.0 / reduce_all_sum64(exps)
+    exps *= scale[:, None]
+    return exps.reshape(a.shape)
+
+
+def log_softmax_lastdim64(a: np.ndarray):
+    """torch's float64 log_softmax over the last dim (ATen's _vec_log_softmax_lastdim):
+    ``(x - max) - log(sum(exp(x - max)))`` with SLEEF's expd, the lane-ordered sum and SLEEF's
+    logd (_softmax_bits). Returns the result, the exponentials and the row sums (shaped to
+    broadcast against the result), as log_softmax_lastdim."""
+    size = a.shape[-1]
+    rows = a.reshape(-1, size)
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    exps = _softmax_bits.expd(shifted)
+    total = reduce_all_sum64(exps)
+    shifted -= _softmax_bits.logd(total)[:, None]
+    keep = a.shape[:-1] + (1,)
+    return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
+def exact_softmax64(a: np.ndarray) -> bool:
+    """Whether a float64 softmax over the last dim of ``a`` takes torch's steps
+    (softmax_lastdim64): up to _softmax_bits.EXPD_LIMIT elements, every size with
+    ``backends.cpu.torch_bits``."""
+    return (a.dtype == _F64 and a.ndim >= 1 and a.shape[-1] > 0 and a.size > 0
+            and (a.size <= _softmax_bits.EXPD_LIMIT or _cpu.torch_bits))
+
+
 def log_softmax_lastdim(a: np.ndarray):
     """torch's float32 log_softmax over the last dim (ATen's serial_vec_log_softmax_lastdim
     _range): ``(x - max) - log(sum(exp(x - max)))`` with SLEEF's expf, the lane-ordered sum
@@ -902,6 +961,33 @@ def softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray
             lanes = lanes + lanes[:, index]
         total = lanes[:, 0]
     return ((g - total[:, None]) * rows).reshape(result.shape)
+
+
+def softmax_backward_lastdim64(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """torch's float64 softmax backward over the last dim: ``(grad - sum(grad * result)) *
+    result`` with the rounded products added in Vectorized<double>'s lanes, then the lanes in
+    order (reduce_all_sum64). Unlike float32's, no product is fused into its addition, on one
+    thread or more (measured on rows of 1 to 100 elements); BLAS's sum, before, gave another
+    last bit."""
+    size = result.shape[-1]
+    rows = np.ascontiguousarray(result).reshape(-1, size)
+    g = np.ascontiguousarray(grad, dtype=_F64).reshape(-1, size)
+    total = reduce_all_sum64(g * rows)
+    return ((g - total[:, None]) * rows).reshape(result.shape)
+
+
+def log_softmax_backward_lastdim64(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """torch's float64 log_softmax backward over the last dim: ``grad - exp(result) *
+    sum(grad)`` with SLEEF's expd, the lane-ordered sum and one fused multiply-subtract
+    (rounded once: measured on 1 and 2 threads; the product rounded first gave another last
+    bit on ~1 element in 8)."""
+    size = result.shape[-1]
+    g = np.ascontiguousarray(grad, dtype=_F64).reshape(-1, size)
+    total = reduce_all_sum64(g)[:, None]
+    with np.errstate(all="ignore"):
+        exps = _softmax_bits.expd(np.ascontiguousarray(result).reshape(-1, size))
+        out = _softmax_bits._fma64(-exps, total, g)
+    return out.reshape(result.shape)
 
 
 def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:

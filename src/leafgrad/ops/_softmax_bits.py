@@ -214,3 +214,136 @@ def logf(d: np.ndarray, at_least_one: bool = False) -> np.ndarray:
         if near.any():
             out[near] = logf_replay(flat[near])
     return out.reshape(d.shape)
+
+
+# -- expd (float64) ----------------------------------------------------------------------------
+# torch's float64 softmax computes (x - max).exp() with Vectorized<double>::exp: SLEEF's
+# Sleef_expd8_u10 (expd4 under AVX2; the same algorithm). Its result is not always the
+# correctly rounded one (NumPy's exp, MKL's), so it is replayed operation by operation, every
+# fused multiply-add rounded once (_float_kernels.fma): torch's float64 softmax on every
+# element tried. About 30x NumPy's exp, so softmax takes it up to EXPD_LIMIT elements (every
+# size with backends.cpu.torch_bits).
+
+EXPD_LIMIT = 4096
+_R_LN2_64 = 1.442695040888963407359924681001892137426645954152985934135449406931
+_L2U_64 = .69314718055966295651160180568695068359375
+_L2L_64 = .28235290563031577122588448175013436025525412068e-12
+_EXPD_POLY = (+0.2081276378237164457e-8, +0.2511210703042288022e-7, +0.2755762628169491192e-6,
+              +0.2755723402025388239e-5, +0.2480158687479686264e-4, +0.1984126989855865850e-3,
+              +0.1388888888914497797e-2, +0.8333333333314938210e-2, +0.4166666666666602598e-1,
+              +0.1666666666666669072)
+
+
+_SPLIT64 = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
+
+
+def _split64(b: float) -> tuple:
+    scaled = b * _SPLIT64
+    high = scaled - (scaled - b)
+    return high, b - high
+
+
+def _fma64(a, b, c, b_split=None):
+    """float64 ``a * b + c`` rounded once, for finite operands (the product's exact tail by
+    Veltkamp/Dekker, the sum's by Knuth; _float_kernels.fma's steps without its checks for
+    zeros and infinities, which expd masks afterwards). ``b_split``: b's halves, when b is a
+    constant."""
+    p = a * b
+    scaled = a * _SPLIT64
+    a_high = scaled - (scaled - a)
+    a_low = a - a_high
+    if b_split is None:
+        b_split = _split64(b)
+    b_high, b_low = b_split
+    tail = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = p + c
+    virtual = total - p
+    return total + (((p - (total - virtual)) + (c - virtual)) + tail)
+
+
+_EXPD_SPLITS = tuple(_split64(c) for c in _EXPD_POLY)
+_L2_SPLITS = (_split64(-_L2U_64), _split64(-_L2L_64))
+
+
+def expd(d: np.ndarray) -> np.ndarray:
+    """SLEEF's expd u10 (its FMA build: the polynomial in Estrin's scheme) of a float64
+    array."""
+    d = np.asarray(d, dtype=_F64)
+    c, cs = _EXPD_POLY, _EXPD_SPLITS
+    with np.errstate(all="ignore"):
+        u = np.rint(d * _R_LN2_64)
+        s = _fma64(u, -_L2U_64, d, _L2_SPLITS[0])
+        s = _fma64(u, -_L2L_64, s, _L2_SPLITS[1])
+        s2 = s * s
+        s4 = s2 * s2
+        s8 = s4 * s4
+        high = _fma64(s2, _fma64(s, c[2], c[3], cs[2]), _fma64(s, c[4], c[5], cs[4]))
+        low = _fma64(s2, _fma64(s, c[6], c[7], cs[6]), _fma64(s, c[8], c[9], cs[8]))
+        poly = _fma64(s8, _fma64(s, c[0], c[1], cs[0]), _fma64(s4, high, low))
+        poly = _fma64(poly, s, 0.5)
+        poly = _fma64(poly, s, 1.0)
+        poly = _fma64(poly, s, 1.0)
+        # ldexp2: two products by powers of two (q split in halves), as SLEEF's
+        q = np.nan_to_num(u, nan=0.0).clip(-2100, 2100).astype(np.int64)
+        half = q >> 1
+        out = poly * np.ldexp(1.0, half) * np.ldexp(1.0, q - half)
+        out = np.where(d > 709.782712893383973096, np.inf, out)
+        out = np.where(d < -1000, 0.0, out)
+        return np.where(np.isnan(d), d, out)
+
+
+# -- logd (float64) ----------------------------------------------------------------------------
+# torch's float64 log_softmax takes the log of each row's sum with Vectorized<double>::log:
+# SLEEF's Sleef_logd8_u10 (xlog_u1), whose double-double result rounded once is not always the
+# correctly rounded log (NumPy's log gave another last bit on 3.5% of rows). Replayed below with
+# SLEEF's double-double helpers in their FMA forms (dd.h), for the positive finite inputs a
+# row sum has (>= 1); other values take their IEEE results.
+
+_LOGD_POLY = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
+              0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
+              0.6666666666667333541e+0)
+_LN2_HIGH, _LN2_LOW = 0.693147180559945286226764, 2.319046813846299558417771e-17
+
+
+def _add2(x, y) -> tuple:
+    """dd.h's ddadd2_vd2_vd_vd: x + y as a double-double (Knuth's two-sum)."""
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def logd(d: np.ndarray) -> np.ndarray:
+    """SLEEF's logd u10 (xlog_u1) of a float64 array: m in [0.75, 1.5) and e with d = m 2**e
+    (getmant/getexp), x = (m - 1) / (m + 1) in double-double (dddiv's FMA form), the
+    polynomial in x**2 (Estrin), ln2 * e + 2x + x**3 t(x**2) added as double-doubles, rounded
+    once."""
+    d = np.asarray(d, dtype=_F64)
+    c = _LOGD_POLY
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(d) & (d > 0)
+        work = np.where(finite, d, 1.0)
+        exponent = np.frexp(work * (1.0 / 0.75))[1] - 1
+        m = np.ldexp(work, -exponent)
+        e = exponent.astype(_F64)
+        num_x, num_y = _add2(-1.0, m)
+        den_x, den_y = _add2(1.0, m)
+        t = 1.0 / den_x
+        s = num_x * t
+        u = _fma64(t, num_x, -s)
+        v = _fma64(-den_y, t, _fma64(-den_x, t, 1.0))
+        x_low = _fma64(s, v, _fma64(num_y, t, u))
+        x2 = s * s
+        x4 = x2 * x2
+        x8 = x4 * x4
+        poly = _fma64(x8, _fma64(x4, c[0], _fma64(x2, c[1], c[2])),
+                      _fma64(x4, _fma64(x2, c[3], c[4]), _fma64(x2, c[5], c[6])))
+        high = _LN2_HIGH * e  # ddmul of (ln2 high, low) by e
+        low = _fma64(e, _LN2_LOW, _fma64(e, _LN2_HIGH, -high))
+        twice_x, twice_low = s * 2, x_low * 2  # ddscale by 2
+        total = high + twice_x  # ddadd of two double-doubles
+        tail = (((high - total) + twice_x) + low) + twice_low
+        cubic = (x2 * s) * poly  # ddadd of a double
+        result = total + cubic
+        tail = ((total - result) + cubic) + tail
+        out = result + tail
+        return np.where(finite, out, np.log(d))

@@ -785,6 +785,8 @@ class Softmax(Op):
                 return _float_kernels.softmax_lastdim(a)  # torch's kernel, bit for bit
             if a.size and _float_kernels.exact_softmax(a):  # another dim: torch's kernel too
                 return _float_kernels.softmax_dim(a, dim)
+            if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
+                return _float_kernels.softmax_lastdim64(a)  # float64: torch's kernel too
             return _softmax_array(a, dim)
 
     def backward(self, grad):
@@ -798,6 +800,10 @@ class Softmax(Op):
             if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim,
+                                          grad._data, y))
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(y) \
+                    and grad._data.dtype == y.dtype:  # float64: torch's kernel too
+                return _wrap(array_kernel(_float_kernels.softmax_backward_lastdim64,
                                           grad._data, y))
             if _exact_softmax_backward_dim(grad._data, y, dim):
                 return _wrap(array_kernel(_float_kernels.softmax_backward_dim, grad._data, y,
@@ -885,6 +891,12 @@ class LogSoftmax(Op):
             if ctx is not None:
                 ctx.keep("softmax", (exps, total))
             return result
+        if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
+            with np.errstate(all="ignore"):  # float64: torch's kernel too (SLEEF's expd, logd)
+                result, exps, total = _float_kernels.log_softmax_lastdim64(a)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
         shifted = a - _max_keepdim(a, dim)
         exps = np.exp(shifted)
         total = _sum_keepdim(exps, dim)
@@ -906,6 +918,10 @@ class LogSoftmax(Op):
             if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(y) \
                     and grad._data.dtype == y.dtype:  # torch's kernel, bit for bit
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim,
+                                          grad._data, y))
+            if (dim == y.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(y) \
+                    and grad._data.dtype == y.dtype:  # float64: torch's kernel too
+                return _wrap(array_kernel(_float_kernels.log_softmax_backward_lastdim64,
                                           grad._data, y))
             if _exact_softmax_backward_dim(grad._data, y, dim, log=True):
                 return _wrap(array_kernel(_float_kernels.log_softmax_backward_dim, grad._data,
@@ -949,6 +965,9 @@ class SoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.softmax_backward_lastdim(grad, output)
+        if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(output) \
+                and grad.dtype == output.dtype:
+            return _float_kernels.softmax_backward_lastdim64(grad, output)
         if _exact_softmax_backward_dim(grad, output, dim):
             return _float_kernels.softmax_backward_dim(grad, output, dim)
         return _softmax_grad(grad, output, dim)
@@ -996,6 +1015,9 @@ class LogSoftmaxBackwardData(Op):
         if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax(output) \
                 and grad.dtype == output.dtype:
             return _float_kernels.log_softmax_backward_lastdim(grad, output)
+        if (dim == output.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(output) \
+                and grad.dtype == output.dtype:
+            return _float_kernels.log_softmax_backward_lastdim64(grad, output)
         if _exact_softmax_backward_dim(grad, output, dim, log=True):
             return _float_kernels.log_softmax_backward_dim(grad, output, dim)
         with np.errstate(all="ignore"):

@@ -47,6 +47,8 @@ def _sum_all(a: np.ndarray, dtype) -> np.ndarray:
         a = _cascade_sum.in_memory_order(a)
     if _cascade_sum.applies(a):
         return _cascade_sum.total(a)
+    if _cascade_sum.strided_applies(a):
+        return _cascade_sum.strided_total(a)
     if a.dtype == np.float16 and a.size:
         # Note: float16 sums and means; a strided 1-d tensor takes torch's scalar loop
         if a.flags.c_contiguous or a.ndim - a.shape.count(1) <= 1:
@@ -76,6 +78,20 @@ def _bfloat16_total(out, operands, params):
         if not (a.flags.c_contiguous or a.ndim == 1):
             return out
     return _cascade_sum.reduced_total(a, lambda values: to_bfloat16(values, False))
+
+
+def _strided_vector_sum(a: np.ndarray, dims: tuple, keepdim: bool, values=None):
+    """The sum over ``dims`` of a strided float vector (``_cascade_sum.strided_applies``)
+    when they hold all its elements (torch's scalar row sum), else None. ``values``: the
+    elements to add in ``a``'s place (nansum's copy with NaNs read as 0)."""
+    if not _cascade_sum.strided_applies(a):
+        return None
+    reduced = {d % a.ndim for d in dims}
+    if any(n != 1 for d, n in enumerate(a.shape) if d not in reduced):
+        return None
+    shape = tuple(1 if d in reduced else n for d, n in enumerate(a.shape)
+                  if keepdim or d not in reduced)
+    return _cascade_sum.strided_total(a if values is None else values).reshape(shape)
 
 
 def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = True,
@@ -115,6 +131,9 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
             if not keepdim:
                 out = out.reshape(tuple(n for d, n in enumerate(a.shape) if d not in dims))
             return out
+    strided = _strided_vector_sum(a, dims, keepdim)
+    if strided is not None:
+        return strided
     if not a.flags.c_contiguous and a.ndim > 1 and len({d % a.ndim for d in dims}) == a.ndim:
         flat = _cascade_sum.in_memory_order(a)  # every dim: the full sum's order
         if _cascade_sum.applies(flat, unlimited):
@@ -257,6 +276,8 @@ def _mean_all(a: np.ndarray, unlimited: bool = False) -> np.ndarray:
             a = np.ascontiguousarray(a)  # torch's float32 copy of a non-dense float16 tensor
     if _cascade_sum.applies(a, unlimited):
         return np.asarray(_cascade_sum.total(a) / a.dtype.type(a.size))
+    if _cascade_sum.strided_applies(a):
+        return np.asarray(_cascade_sum.strided_total(a) / a.dtype.type(a.size))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(a.mean(dtype=a.dtype))
 
@@ -370,6 +391,9 @@ def _mean_dims(a: np.ndarray, dim: tuple, keepdim: bool, ordered: bool, unlimite
             count *= a.shape[d]
         return _layout.contiguous(np.asarray(
             _sum_dims(a, tuple(dim), keepdim, None, ordered, unlimited) / a.dtype.type(count)))
+    strided = _strided_vector_sum(a, tuple(dim), keepdim) if dim else None
+    if strided is not None:
+        return np.asarray(strided / a.dtype.type(a.size))
     with np.errstate(invalid="ignore", divide="ignore"):
         if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
             total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)

@@ -21,8 +21,8 @@ from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
 from .elementwise import Div
 from .gather import Scatter
-from .reduce import (_bfloat16_total, _expand_back, _mean_check, _sum_all, _sum_dims, _sum_dtype,
-                     reduce_dims)
+from .reduce import (_bfloat16_total, _expand_back, _mean_check, _strided_vector_sum, _sum_all,
+                     _sum_dims, _sum_dtype, reduce_dims)
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -357,6 +357,9 @@ class Nansum(Op):
             # (rounding as it stores each row's sum), which leafgrad does not replay.
             zeroed = a.copy(order="K")
             zeroed[np.isnan(zeroed)] = 0
+            strided = _strided_vector_sum(a, tuple(dim), keepdim, zeroed)
+            if strided is not None:  # (torch's scalar loop reads the strided input)
+                return strided
             if full:
                 out = _sum_all(zeroed, None)
                 return out.reshape((1,) * a.ndim) if keepdim else out

@@ -24,8 +24,51 @@ from . import _inference_writes as _writes
 # -- var / std ------------------------------------------------------------------------------------
 
 
-def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
-    """(variance, mean) over ``dim`` (None: every dim), dividing by max(0, n - correction)."""
+_WELFORD_LIMIT = 256  # reduced elements per output (a step costs ~5 us): beyond, two passes
+
+
+def _welford(a: np.ndarray, dim, correction, keepdim: bool):
+    """torch's float64 var/std kernel over ``dim`` (ATen's WelfordOps through
+    binary_kernel_reduce; one thread below GRAIN_SIZE elements), or None where it does not
+    apply: each output's reduced elements in memory order, ``delta = x - mean;
+    mean += delta / n; m2 += delta * (x - mean)`` (no fused multiply-add), then
+    ``m2 / max(0, n - correction)``. NumPy's two-pass mean and sum gave
+    another last bit on most elements (7 of 10 column variances of a (64, 10) tensor).
+    Returns (variance, mean)."""
+    if a.dtype != np.float64 or a.size == 0 or a.ndim == 0:
+        return None
+    dims = tuple(range(a.ndim)) if dim is None else tuple(sorted(d % a.ndim for d in dim))
+    count = math.prod(a.shape[d] for d in dims)
+    if count > _WELFORD_LIMIT or a.size > _GRAIN_SIZE:
+        return None
+    kept = [d for d in range(a.ndim) if d not in dims]
+    # TensorIterator reads the reduced dims in memory order (sorted by stride, innermost
+    # fastest): a transposed tensor's elements in its own order
+    ordered = sorted(dims, key=lambda d: -a.strides[d])
+    rows = np.transpose(a, kept + ordered).reshape(-1, count)
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    with np.errstate(all="ignore"):
+        for k in range(count):
+            x = rows[:, k]
+            delta = x - mean
+            mean = mean + delta / float(k + 1)
+            m2 = m2 + delta * (x - mean)
+        variance = m2 / max(0.0, count - correction)
+    shape = tuple(1 if d in dims else n for d, n in enumerate(a.shape) if keepdim
+                  or d not in dims)
+    mean_shape = tuple(n for d, n in enumerate(a.shape) if d not in dims) if not keepdim \
+        else shape
+    return variance.reshape(shape), mean.reshape(mean_shape)
+
+
+def _moments(a: np.ndarray, dim, correction, keepdim: bool, welford: bool = True) -> tuple:
+    """(variance, mean) over ``dim`` (None: every dim), dividing by max(0, n - correction);
+    float64 by torch's Welford updates where ``welford`` (float32's two passes in double
+    already round to torch's values)."""
+    found = _welford(a, dim, correction, keepdim) if welford else None
+    if found is not None:
+        return found
     count = a.size if dim is None else math.prod(a.shape[d] for d in dim)
     dof = max(0, count - correction)
     # complex input: the variance of |x - mean|, a real tensor (torch: float for cfloat)
@@ -60,11 +103,54 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
             _layout.contiguous(np.asarray(mean, dtype=result_dtype)))
 
 
+_GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
+
+
+def _all_reduce_spread(a: np.ndarray, dim, correction, keepdim: bool, take_sqrt: bool):
+    """torch's var/std when the result has one element (ATen's std_var_all_cpu), else None:
+    the mean of the float32/float64 tensor in its own dtype (its mean kernel's bits), read as
+    a double; the squared double deviations added one by one in memory order (at::
+    parallel_reduce: a chunk per thread past GRAIN_SIZE elements, the chunks' sums then added
+    in order); the quotient (and square root) in double, rounded once. The general kernel's
+    double mean and pairwise sums differed in the last bit where the values are close
+    together (a BatchNorm gain's std in makemore's part 3: 3 float32 ulps after log10)."""
+    from .._info import get_num_threads
+    from ._cascade_sum import ORDER_LIMIT, in_memory_order
+    from .reduce import _mean_all
+
+    if a.dtype not in (np.float32, np.float64) or a.size == 0:
+        return None
+    kept = [n for i, n in enumerate(a.shape) if dim is not None and i not in dim]
+    if math.prod(kept) != 1 or (a.size > ORDER_LIMIT and not _cpu.torch_bits):
+        return None
+    with np.errstate(all="ignore"):
+        mean = float(_mean_all(a))
+        flat = in_memory_order(a)
+        if flat.ndim != 1:  # (not dense in any order: NumPy's row-major one)
+            flat = flat.reshape(-1)
+        squares = flat.astype(np.float64) - mean
+        squares *= squares
+        threads = min(get_num_threads(), -(-a.size // _GRAIN_SIZE))
+        chunk = -(-a.size // threads)
+        total = 0.0
+        for start in range(0, a.size, chunk):
+            total += float(np.add.accumulate(squares[start:start + chunk])[-1])
+        spread = np.float64(total) / np.float64(max(0.0, a.size - correction))
+        if take_sqrt:
+            spread = np.sqrt(spread)
+    if dim is None:
+        shape = (1,) * a.ndim if keepdim else ()
+    else:
+        shape = tuple(1 if i in dim else n for i, n in enumerate(a.shape) if keepdim
+                      or i not in dim)
+    return np.full(shape, spread, dtype=a.dtype)
+
+
 def _std_of(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
     """(std, mean): torch takes float16/float32's square root in double too (WelfordOps'
     take_sqrt) before rounding once."""
     if a.dtype.kind == "f" and a.dtype.itemsize < 8:
-        variance, mean = _moments(a.astype(np.float64), dim, correction, keepdim)
+        variance, mean = _moments(a.astype(np.float64), dim, correction, keepdim, False)
         spread = np.asarray(np.sqrt(variance), dtype=np.float32)  # half: via float, as torch
         return (_layout.contiguous(spread.astype(a.dtype)),
                 _layout.contiguous(np.asarray(mean, dtype=np.float32).astype(a.dtype)))
@@ -123,7 +209,8 @@ class Var(Op):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        return _moments(a, dim, correction, keepdim)[0]
+        spread = _all_reduce_spread(a, dim, correction, keepdim, False)
+        return _moments(a, dim, correction, keepdim)[0] if spread is None else spread
 
     def backward(self, grad):
         p = self._params
@@ -145,7 +232,8 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, a, dim, correction, keepdim=False):
-        return _std_of(a, dim, correction, keepdim)[0]
+        spread = _all_reduce_spread(a, dim, correction, keepdim, True)
+        return _std_of(a, dim, correction, keepdim)[0] if spread is None else spread
 
     def backward(self, grad):
         p = self._params

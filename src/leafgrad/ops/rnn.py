@@ -1,9 +1,13 @@
 """A whole LSTM layer as one op (nn.LSTM's hot loop), and the one-step cell.
 
 Written as ~13 small ops a step, an LSTM layer spends its time in per-op bookkeeping; as one op
-it does one matrix product and a few in-place NumPy passes a step forward, and one pass back
-(torch's CPU nn.LSTM is one oneDNN node too, MkldnnRnnLayerBackward0). The one-step cell
-(torch.lstm_cell, nn.LSTMCell) is torch's composition of ops, as torch's CPU cell is.
+it does one matrix product and a few in-place NumPy passes a step forward, and one pass back.
+torch's CPU nn.LSTM is one oneDNN node too where it takes oneDNN (float32: ATen's use_mkldnn),
+MkldnnRnnLayerBackward0 with edges (input, w_ih, w_hh, b_ih, b_hh, hx, cx): this op has that
+name and those inputs (the input projection is inside it). float64 and complex layers run
+torch's composition instead (its _lstm_impl: one projection, then a cell a step and a stack).
+The one-step cell (torch.lstm_cell, nn.LSTMCell) is torch's composition of ops, as torch's
+CPU cell is.
 
 Note: two backwards. When no graph is being recorded (an ordinary ``backward()``), the
 gradients are computed on arrays from the gates kept by the forward. Under ``create_graph``
@@ -21,7 +25,7 @@ import numpy as np
 from ._forward import jvp_by_decomposition
 from .registry import Op, array_kernel, plain_backward, register
 
-_ALL = ("projected", "hx", "cx", "weight_hh", "bias_hh")
+_ALL = ("input", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "hx", "cx")
 
 
 def lstm_step_reference(projected, h, c, weight_hh, bias_hh):
@@ -71,14 +75,14 @@ def lstm_update(projected, h, c, w_hh, b_hh):
 
 @register
 class LSTMLayer(Op):
-    """A whole LSTM layer in one direction: ``(output, h_n, c_n)`` from the input projections
-    of every step (L, N, 4H), the initial state and the recurrent weights.
+    """A whole LSTM layer in one direction: ``(output, h_n, c_n)`` from the input (L, N, H_in),
+    the weights and the initial state, in torch's order (mkldnn_rnn_layer's).
 
     One node for the sequence instead of one per step: the backward is one reverse loop of
-    array operations and a single matrix product for the recurrent weight's gradient
+    array operations and a single matrix product for each weight's gradient
     (benchmarks/bench_train.py, lstm). See Note: two backwards."""
 
-    node = "LstmLayerBackward0"
+    node = "MkldnnRnnLayerBackward0"
     complex_ok = True  # its complex backward is the Tensor-op one (Note: two backwards)
     inputs = _ALL
     saves = {name: _ALL for name in _ALL} | {"arrays": _ALL}
@@ -86,7 +90,11 @@ class LSTMLayer(Op):
     torch_names = ("nn.LSTM",)
 
     @staticmethod
-    def forward(ctx, projected, h, c, weight_hh, bias_hh, reverse=False):
+    def forward(ctx, input, weight_ih, weight_hh, bias_ih, bias_hh, h, c, reverse=False):
+        projected = np.matmul(input.reshape(-1, input.shape[-1]), weight_ih.T)
+        projected = projected.reshape(input.shape[:-1] + projected.shape[-1:])
+        if bias_ih is not None:
+            projected += bias_ih
         # Note: negated gates. The loop works on -gates (negated weights and projections:
         # sign flips are exact in IEEE arithmetic), so the sigmoid 1 / (1 + exp(-x)) needs no
         # negation pass, and tanh (odd) gives -g. Per step that is 11 NumPy calls instead of 16
@@ -144,9 +152,10 @@ class LSTMLayer(Op):
         grads = list(grads) + [None] * (3 - len(grads))
         if not plain_backward() or self.saved("hx")._data.dtype.kind == "c":
             return self._backward_recorded(grads)
-        needs = tuple(self.needs_grad(k) for k in range(5))
+        needs = tuple(self.needs_grad(k) for k in range(7))
         grad_out, grad_h, grad_c = (None if g is None else g._data for g in grads)
         found = array_kernel(_lstm_layer_grads, grad_out, grad_h, grad_c, *self.saved("arrays"),
+                             self.saved("input")._data, self.saved("weight_ih")._data,
                              self.saved("weight_hh")._data, needs=needs,
                              reverse=self._params.get("reverse", False))
         return _spread(found, needs)
@@ -166,19 +175,19 @@ class LSTMLayer(Op):
         with enable_grad():  # also when a dual level, not create_graph, brought us here
             recomputed = lstm_layer_reference(*inputs,
                                               reverse=self._params.get("reverse", False))
-        wanted = [k for k in range(5) if self.needs_grad(k)]
+        wanted = [k for k in range(7) if self.needs_grad(k)]
         pairs = [(out, g) for out, g in zip(recomputed, grads) if g is not None]
         found = autograd_grad([out for out, _ in pairs], [inputs[k] for k in wanted],
                               [g for _, g in pairs], create_graph=recording,
                               allow_unused=True)
-        results = [None] * 5
+        results = [None] * 7
         for k, value in zip(wanted, found):
             results[k] = value
         return tuple(results)
 
 
-def _lstm_layer_grads(grad_out, grad_h, grad_c, sig_all, neg_g_all, hs, cs, tanh_all, weight,
-                      needs, reverse):
+def _lstm_layer_grads(grad_out, grad_h, grad_c, sig_all, neg_g_all, hs, cs, tanh_all, input,
+                      weight_ih, weight, needs, reverse):
     """LSTMLayer's gradients on arrays (Note: two backwards), for the inputs ``needs`` marks;
     one leafgrad.compile kernel (registry.array_kernel)."""
     size = weight.shape[0] // 4
@@ -222,22 +231,30 @@ def _lstm_layer_grads(grad_out, grad_h, grad_c, sig_all, neg_g_all, hs, cs, tanh
     results = []
     flat = dgates.reshape(-1, dgates.shape[-1])
     if needs[0]:
-        results.append(dgates)
+        results.append(dgates @ weight_ih)
     if needs[1]:
-        results.append(dh)
+        results.append(flat.T @ input.reshape(-1, input.shape[-1]))
     if needs[2]:
-        results.append(dc)
-    if needs[3]:
         results.append(flat.T @ h_prev_all.reshape(-1, size))
-    if needs[4]:
-        results.append(flat.sum(0))
+    if needs[3] or needs[4]:
+        bias_grad = flat.sum(0)
+        if needs[3]:
+            results.append(bias_grad)
+        if needs[4]:  # (its own array: the two .grad tensors must not share memory)
+            results.append(bias_grad.copy() if needs[3] else bias_grad)
+    if needs[5]:
+        results.append(dh)
+    if needs[6]:
+        results.append(dc)
     return tuple(results)
 
 
-def lstm_layer_reference(projected, h, c, weight_hh, bias_hh, reverse=False):
+def lstm_layer_reference(input, weight_ih, weight_hh, bias_ih, bias_hh, h, c, reverse=False):
     """The layer with differentiable Tensor ops, step by step: ``(output, h_n, c_n)``."""
+    from ..nn import functional as F
     from . import Stack
 
+    projected = F.linear(input, weight_ih, bias_ih)
     steps = projected.shape[0]
     outputs = [None] * steps
     per_step = projected.unbind(0)
@@ -258,17 +275,28 @@ def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, t
     directions = 2 if bidirectional else 1
     h0, c0 = hx
     layer_input = input.transpose(0, 1) if batch_first else input
+    if not layer_input.size(0):
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    # torch's oneDNN layer (one node) for these dtypes, else its cells step by step
+    fused = input.numel() != 0 and input.dtype.name in ("float32", "bfloat16", "float16")
+    if not fused:
+        h0, c0 = h0.unbind(0), c0.unbind(0)
     hs, cs = [], []
     for layer in range(num_layers):
         outputs = []
+        if fused:  # (oneDNN's layer takes a contiguous input)
+            layer_input = layer_input.contiguous()
         for direction in range(directions):
             index = layer * directions + direction
             weights = params[index * per_direction:(index + 1) * per_direction]
             w_ih, w_hh = weights[0], weights[1]
             b_ih, b_hh = (weights[2], weights[3]) if has_biases else (None, None)
-            projected = F.linear(layer_input, w_ih, b_ih)
-            output, h_n, c_n = LSTMLayer.apply(projected, h0[index], c0[index], w_hh, b_hh,
-                                               reverse=direction == 1)
+            if fused:
+                output, h_n, c_n = LSTMLayer.apply(layer_input, w_ih, w_hh, b_ih, b_hh,
+                                                   h0[index], c0[index], reverse=direction == 1)
+            else:
+                output, h_n, c_n = _lstm_layer_cells(layer_input, w_ih, w_hh, b_ih, b_hh,
+                                                     h0[index], c0[index], direction == 1)
             outputs.append(output)
             hs.append(h_n)
             cs.append(c_n)
@@ -277,6 +305,21 @@ def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, t
             layer_input = F.dropout(layer_input, dropout, True)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     return output, Stack.apply(*hs, dim=0), Stack.apply(*cs, dim=0)
+
+
+def _lstm_layer_cells(input, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    """One layer as torch's _lstm_impl runs it off oneDNN: the whole input projected once,
+    unbound into steps, a cell per step (lstm_update), the hidden states stacked."""
+    from ..nn import functional as F
+    from . import Stack
+
+    per_step = F.linear(input, w_ih, b_ih).unbind(0)
+    steps = len(per_step)
+    outputs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        h, c = lstm_update(per_step[t], h, c, w_hh, b_hh)
+        outputs[t] = h
+    return Stack.apply(*outputs, dim=0), h, c
 
 
 def _pack_steps(a, lengths, batch_first):

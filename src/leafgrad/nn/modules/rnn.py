@@ -158,22 +158,26 @@ class RNNBase(Module):
         layer_input = input
         finals = []
         steps = input.size(0)
+        if not steps:  # (ATen's RNN kernels; the module's checks came first)
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        fused = self._fused(input, lengths)
         for layer in range(self.num_layers):
             outputs = []
+            if fused:  # torch's oneDNN path takes a contiguous input (a CloneBackward0 after
+                layer_input = layer_input.contiguous()  # batch_first's transpose)
             for direction in range(directions):
                 names = self._all_weights[layer * directions + direction]
                 weights = {name.split("_l")[0]: getattr(self, name) for name in names}
-                projected = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
                 state = states[layer * directions + direction]
-                if self.mode == "LSTM" and "weight_hr" not in weights and steps \
-                        and lengths is None:
-                    # the whole sequence as one op (ops/rnn.py, LSTMLayer)
+                if fused:  # the whole sequence as one op (ops/rnn.py, LSTMLayer)
                     output, h_n, c_n = _ops.LSTMLayer.apply(
-                        projected, state[0], state[1], weights["weight_hh"],
-                        weights.get("bias_hh"), reverse=direction == 1)
+                        layer_input, weights["weight_ih"], weights["weight_hh"],
+                        weights.get("bias_ih"), weights.get("bias_hh"), state[0], state[1],
+                        reverse=direction == 1)
                     outputs.append(output)
                     finals.append((h_n, c_n))
                     continue
+                projected = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
                 # one unbind, not a select per step: each select's backward would fill a
                 # zero gradient of the whole sequence
                 per_step = projected.unbind(0)
@@ -190,13 +194,21 @@ class RNNBase(Module):
                             new_state = where(active, new_state, state)
                     state = new_state
                     hiddens[t] = hidden
-                outputs.append(stack(hiddens) if steps else projected[:, :, :0])
+                outputs.append(stack(hiddens))
                 finals.append(state)
             layer_output = outputs[0] if directions == 1 else cat(outputs, dim=2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_output = F.dropout(layer_output, self.dropout, True)
             layer_input = layer_output
         return layer_input, finals
+
+    def _fused(self, input: Tensor, lengths) -> bool:
+        """Whether an LSTM runs each layer as one node, as torch's oneDNN path (ATen's
+        use_mkldnn: a float32 input, bfloat16 and float16 here too, with elements; no
+        projections, no packed sequence); float64 and complex run torch's per-step cells."""
+        return (self.mode == "LSTM" and self.proj_size == 0 and lengths is None
+                and input.numel() != 0
+                and input.dtype.name in ("float32", "bfloat16", "float16"))
 
     def _dispatch(self, input, hx):
         """Plain tensors go straight through; a PackedSequence runs padded, in its sorted
@@ -232,16 +244,18 @@ class RNNBase(Module):
     def _prepare(self, input: Tensor):
         self._check_input(input)
         batched = input.dim() == 3
-        if not batched:
-            input = input.unsqueeze(1)
-        elif self.batch_first:
+        if not batched:  # as torch: a batch of one on the batch dim, batch_first or not
+            input = input.unsqueeze(0 if self.batch_first else 1)
+        if self.batch_first:
             input = input.transpose(0, 1)
         return input, batched
 
     def _finish(self, output: Tensor, batched: bool) -> Tensor:
+        if self.batch_first:
+            output = output.transpose(0, 1)
         if not batched:
-            return output.squeeze(1)
-        return output.transpose(0, 1) if self.batch_first else output
+            return output.squeeze(0 if self.batch_first else 1)
+        return output
 
 
 def _split_state(hx: Tensor | None, count: int, shape: tuple, like: Tensor):
@@ -342,7 +356,10 @@ class LSTM(RNNBase):
                     f"({h0.dim()}-D, {c0.dim()}-D) tensors")
             self._check_hidden(h0, h_shape, "Expected hidden[0] size {}, got {}")
             self._check_hidden(c0, c_shape, "Expected hidden[1] size {}, got {}")
-            states = list(zip(h0.unbind(0), c0.unbind(0)))
+            if self._fused(input, lengths):  # torch's oneDNN path selects hx[index]
+                states = [(h0[index], c0[index]) for index in range(h_shape[0])]
+            else:
+                states = list(zip(h0.unbind(0), c0.unbind(0)))
         else:
             states = [(zeros(h_shape[1:], dtype=input.dtype), zeros(c_shape[1:], dtype=input.dtype))
                       for _ in range(h_shape[0])]

@@ -94,7 +94,15 @@ class MultiheadAttention(Module):
                                     check_other=False)
         batched = query.dim() == 3
         if self.batch_first and batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+            # as torch: the transposes keep ``query is key is value`` (the packed projection)
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         output, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
