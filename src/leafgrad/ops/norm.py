@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels, _layout, _norm_kernels
+from . import _batch_norm_kernels, _float_kernels, _layout, _norm_kernels
 from .._construct import checked_operand, unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
 from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
-from .registry import Op, array_kernel, register
+from .registry import Op, array_kernel, plain_backward, register
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -250,6 +250,37 @@ class BatchNorm(_Normalisation):
     complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.batch_norm",)
 
+    @classmethod
+    def forward(cls, ctx, x, weight, bias, **params):
+        # float32 and float64: torch's kernels' steps (ops/_batch_norm_kernels.py): a zero
+        # weight gives +0. (fma(x, 0, beta)) where the formula kept (x - mean)'s sign
+        # (generated-program seed 140822)
+        if _batch_norm_kernels.supported(x) and _same_dtype(x, weight, bias):
+            from .._info import get_num_threads
+
+            out = _batch_norm_kernels.forward(x, weight, bias, params["eps"],
+                                              get_num_threads(), _cpu.torch_bits)
+            return cls.result_layout(out, x)
+        return super().forward(ctx, x, weight, bias, **params)
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask, recorded=False):
+        # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
+        # create_graph records, only as the values of BatchNormBackward's node)
+        gamma = None if weight is None else weight._data
+        if x is None or not _batch_norm_kernels.supported(x) or \
+                not (records_double_backward() if recorded else plain_backward()) or \
+                not _same_dtype(x, gamma, grad) or type(grad) is not np.ndarray:
+            return None
+        from .._info import get_num_threads
+
+        arrays = (grad, x) + (() if gamma is None else (gamma,))
+        # one kernel: leafgrad.compile records and replays the same call (registry.py)
+        outputs = array_kernel(_batch_norm_backward_kernel, *arrays, eps=params["eps"],
+                               mask=tuple(mask), threads=get_num_threads(),
+                               torch_bits=_cpu.torch_bits)
+        return tuple(out if needed else None for out, needed in zip(outputs, mask))
+
     @staticmethod
     def dims(shape, params):
         return (0,) + tuple(range(2, len(shape)))
@@ -261,6 +292,19 @@ class BatchNorm(_Normalisation):
     @staticmethod
     def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
         return _batch_norm_layout(out, x)
+
+
+def _batch_norm_backward_kernel(grad, x, *gamma, eps, mask, threads, torch_bits):
+    """BatchNorm.torch_backward's arrays (an empty one where not in ``mask``)."""
+    outputs = _batch_norm_kernels.backward(grad, x, gamma[0] if gamma else None, eps, mask,
+                                           threads, torch_bits)
+    if outputs[0] is not None:
+        outputs = (_batch_norm_layout(outputs[0], x),) + outputs[1:]
+    return tuple(np.zeros(0, x.dtype) if out is None else out for out in outputs)
+
+
+def _same_dtype(x: np.ndarray, *arrays) -> bool:
+    return all(a is None or type(a) is np.ndarray and a.dtype == x.dtype for a in arrays)
 
 
 def _batch_norm_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -336,6 +380,22 @@ class BatchNormBackward(RecordedFormula, Op):
     def formula(cls, grad, x, weight, save_mean, save_invstd, mask, shape, bias_shape, **p):
         weight_shape = tuple(weight.shape) if mask[1] else None
         return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+    @classmethod
+    def forward(cls, ctx, *arrays, **params):
+        # torch's node runs the same kernel as a plain backward: its values where replayed
+        # (the node's own backward differentiates the formula: Note: recorded formulas)
+        mask = params["mask"]
+        if cls is BatchNormBackward and (mask[0] or mask[1] or mask[2]):
+            from ..tensor import _wrap
+
+            grad, x, weight = arrays[:3]
+            exact = BatchNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
+                                             {"eps": params["eps"]}, mask, recorded=True)
+            if exact is not None:
+                empty = np.zeros(0, dtype=grad.dtype)
+                return tuple(empty if out is None else out for out in exact)
+        return super().forward(ctx, *arrays, **params)
 
 
 @register
