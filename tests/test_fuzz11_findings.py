@@ -102,3 +102,68 @@ def _check_training_batch_norm():
         if problems:
             failures.append((dtype, shape, layout, grad_form, has_bias, problems))
     assert not failures, (f"{len(failures)} of {count}", failures[:10])
+
+
+# -- the strides of fresh results in their size-1 dims ------------------------------------------
+# (generated-program seeds 142170, 152286: bmm's small-product loop and the reflect/replicate
+# pads returned NumPy's strides in size-1 dims ((9, 9, 1) for torch's (1, 1, 1)); matmul folds
+# a 3-d operand into mv/mm only on torch's strides, so a later product's node differed)
+
+def _nodes(node, depth=0, out=None):
+    out = [] if out is None else out
+    if node is not None and depth < 6:
+        out.append((depth, node.name()))
+        for child, _ in node.next_functions:
+            _nodes(child, depth + 1, out)
+    return out
+
+
+def test_matmul_results_have_torchs_strides_in_size_one_dims():
+    shapes = ((1,), (3,), (1, 1), (1, 3), (3, 1), (2, 3), (1, 1, 1), (1, 1, 3), (1, 3, 1),
+              (2, 1, 3), (1, 3, 3), (2, 3, 3), (2, 1, 1, 3))
+    failures = []
+    count = 0
+    for left, right in itertools.product(shapes, shapes):
+        for grads in ((True, False), (False, True)):
+            observed = []
+            for lib in LIBS:
+                a = (lib.arange(float(np.prod(left))).reshape(left) + 1).requires_grad_(grads[0])
+                b = (lib.arange(float(np.prod(right))).reshape(right) + 2).requires_grad_(
+                    grads[1])
+                try:
+                    out = lib.matmul(a, b)
+                except RuntimeError as error:
+                    observed.append(str(error).splitlines()[0])
+                    continue
+                # a second product reads the first one's strides (matmul's fold)
+                again = lib.matmul(lib.ones(out.shape[-2:][:1] or (1,)), out) \
+                    if out.dim() >= 2 else out
+                observed.append((out.stride(), _nodes(out.grad_fn), again.stride(),
+                                 _nodes(again.grad_fn)))
+            count += 1
+            if observed[0] != observed[1]:
+                failures.append((left, right, grads, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+def test_reflect_and_replicate_pads_have_torchs_strides():
+    failures = []
+    count = 0
+    cases = itertools.product(("reflect", "replicate"), ((1, 3, 1), (1, 1, 3), (1, 2, 3),
+                                                         (1, 1, 2, 3), (1, 2, 1, 3),
+                                                         (1, 1, 1, 2, 2)))
+    for mode, shape in cases:
+        pad = (1, 1) * (len(shape) - 2)
+        if mode == "reflect" and min(shape[2:]) < 2:
+            pad = (0, 0) * (len(shape) - 2)
+        count += 1
+        observed = []
+        for lib in LIBS:
+            x = (lib.arange(float(np.prod(shape))).reshape(shape) + 1).requires_grad_()
+            y = lib.nn.functional.pad(x, pad, mode=mode)
+            folded = lib.matmul(y, lib.ones(y.shape[-1]))
+            (y * y).sum().backward()
+            observed.append((y.stride(), x.grad.stride(), _nodes(folded.grad_fn)))
+        if observed[0] != observed[1]:
+            failures.append((mode, shape, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])
