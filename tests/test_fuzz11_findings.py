@@ -167,3 +167,35 @@ def test_reflect_and_replicate_pads_have_torchs_strides():
         if observed[0] != observed[1]:
             failures.append((mode, shape, observed))
     assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+# -- embedding's backward with zero-wide rows ------------------------------------------------------
+# (generated-program seeds 155030, 172318: a create_graph backward of an embedding of width 0
+# reshaped its gradient with -1 and raised NumPy's "cannot reshape array of size 0")
+
+def test_embedding_backward_of_zero_wide_weights():
+    failures = []
+    count = 0
+    cases = itertools.product(((3, 0), (1, 0), (3, 2), (0, 0)), ("0-d", "1-d", "2-d", "empty"),
+                              (None, 1), (False, True), (False, True))
+    for shape, form, padding_idx, by_freq, create_graph in cases:
+        if shape[0] == 0 and form != "empty" or padding_idx is not None and shape[0] < 2:
+            continue
+        count += 1
+        indices = {"0-d": 0, "1-d": [0, shape[0] - 1, 0], "2-d": [[0], [0]],
+                   "empty": []}[form]
+        observed = []
+        for lib in LIBS:
+            weight = lib.ones(shape, requires_grad=True)
+            index = lib.tensor(indices, dtype=lib.int64)
+            out = lib.nn.functional.embedding(index, weight, padding_idx=padding_idx,
+                                              scale_grad_by_freq=by_freq)
+            try:
+                (grad,) = lib.autograd.grad((out * 2).sum(), [weight], create_graph=create_graph)
+                observed.append((tuple(grad.shape), grad.detach().numpy().tolist(),
+                                 grad.grad_fn is None))
+            except RuntimeError as error:
+                observed.append(str(error).splitlines()[0])
+        if observed[0] != observed[1]:
+            failures.append((shape, form, padding_idx, by_freq, create_graph, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])

@@ -706,7 +706,9 @@ class EmbeddingBackward(Op):
     def forward(ctx, grad, num_weights, indices, padding_idx, scale_grad_by_freq=False):
         out = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
         flat = indices.reshape(-1)
-        rows = grad.reshape(-1, grad.shape[-1])
+        # (the count of rows from the indices: -1 cannot be resolved for 0-wide embeddings:
+        # generated-program seeds 155030, 172318)
+        rows = grad.reshape(flat.size, grad.shape[-1])
         if scale_grad_by_freq:  # each row over its index's count in the whole batch (ATen)
             counts = np.bincount(flat, minlength=num_weights)
             rows = rows * (1.0 / counts[flat]).astype(grad.dtype)[:, None]
