@@ -199,3 +199,38 @@ def test_embedding_backward_of_zero_wide_weights():
         if observed[0] != observed[1]:
             failures.append((shape, form, padding_idx, by_freq, create_graph, observed))
     assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+# -- cat's memory format ---------------------------------------------------------------------------
+# (generated-program seed 164749: cat of a channels-last 4-d tensor and row-major ones was
+# channels-last in leafgrad (the first input decided), row-major in torch
+# (compute_output_memory_format: channels-last only when every input suggests it), so a later
+# view of the result raised)
+
+def test_cat_memory_format_from_every_input():
+    def make(lib, shape, form):
+        x = lib.arange(float(np.prod(shape)))
+        if form == "channels_last":
+            return x.reshape(shape).contiguous(memory_format=lib.channels_last)
+        if form == "transposed":
+            return x.reshape((shape[1], shape[0]) + shape[2:]).transpose(0, 1)
+        return x.reshape(shape)
+
+    failures = []
+    count = 0
+    forms = ("contiguous", "channels_last", "transposed")
+    for first, second, dim in itertools.product(forms, forms, (0, 1, 3)):
+        for shape in ((2, 3, 2, 2), (1, 2, 1, 2), (2, 1, 3, 3)):
+            count += 1
+            observed = []
+            for lib in LIBS:
+                a, b = make(lib, shape, first), make(lib, shape, second)
+                out = lib.cat([a, b, a], dim)
+                try:
+                    viewed = tuple(out.view(-1, out.shape[-1]).shape)
+                except RuntimeError as error:
+                    viewed = str(error).splitlines()[0]
+                observed.append((out.stride(), viewed))
+            if observed[0] != observed[1]:
+                failures.append((first, second, dim, shape, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])
