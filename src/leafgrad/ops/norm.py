@@ -104,7 +104,8 @@ class _Normalisation(Op):
         weight = self.saved("weight") if (self._saved or {}).get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
         node = self.double_backward
-        if node is not None and records_double_backward():  # torch's node (one, 3 outputs)
+        if node is not None and (records_double_backward() or node is BatchNormBackward
+                                 and _recorded_in_capture()):  # torch's node (3 outputs)
             x = self.saved("input") if (self._saved or {}).get("input") is not None else None
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
@@ -269,7 +270,7 @@ class BatchNorm(_Normalisation):
         # create_graph records, only as the values of BatchNormBackward's node)
         gamma = None if weight is None else weight._data
         if x is None or not _batch_norm_kernels.supported(x) or \
-                not (records_double_backward() if recorded else plain_backward()) or \
+                not (_arrays_recorded() if recorded else plain_backward()) or \
                 not _same_dtype(x, gamma, grad) or type(grad) is not np.ndarray:
             return None
         from .._info import get_num_threads
@@ -292,6 +293,24 @@ class BatchNorm(_Normalisation):
     @staticmethod
     def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
         return _batch_norm_layout(out, x)
+
+
+def _recorded_in_capture() -> bool:
+    """A create_graph backward under leafgrad.compile: batch_norm's records its node there too,
+    whose values are the kernel's (a capture replays the op's forward), as the eager one."""
+    from .._compile.state import state as capture
+    from ..autograd.grad_mode import state as grad_state
+
+    return capture.active and grad_state.grad_enabled and _arrays_recorded()
+
+
+def _arrays_recorded() -> bool:
+    """Whether a recorded backward op's forward may compute its arrays by a kernel: not under
+    forward AD or vmap (whose values are the formula's Tensor ops)."""
+    from ..autograd._vmap_state import state as vmap_state
+    from ..autograd.forward_ad import state as dual_state
+
+    return not (dual_state.active or vmap_state.active)
 
 
 def _batch_norm_backward_kernel(grad, x, *gamma, eps, mask, threads, torch_bits):
