@@ -234,3 +234,36 @@ def test_cat_memory_format_from_every_input():
             if observed[0] != observed[1]:
                 failures.append((first, second, dim, shape, observed))
     assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+# -- elementwise results of an operand row-major but for its size-1 dims' strides ---------------
+# (generated-program seed 150887: a (1, 1, 3) view strided (1, 3, 1) divided by a (3, 1)
+# tensor: NumPy calls the view row-major and so did leafgrad's result; TensorIterator orders
+# the dims by those strides too and torch's (1, 3, 3) result is (1, 1, 3)-strided, not
+# contiguous, so a Linear then took matmul + add where leafgrad took addmm)
+
+def test_broadcast_results_follow_size_one_strides():
+    # (the first operand (1, 1, 3) with other strides than row-major ones in its size-1 dims,
+    # which the other operand's shape extends)
+    failures = []
+    count = 0
+    forms = ("x / y", "x * y", "x + y", "x - y", "lib.maximum(x, y)", "lib.atan2(x, y)",
+             "x.add(y, alpha=2)")
+    views = ("a.reshape(3, 1).unsqueeze(-3).transpose(-3, -1).transpose(2, 1)",  # (1, 3, 1)
+             "a.unsqueeze(-1).unsqueeze(-1).permute(2, 1, 0)",  # strided (1, 1, 1)
+             "a.reshape(1, 1, 3)")  # (row-major)
+    # (not here: the strides of the result's own size-1 dims, where TensorIterator's order puts
+    # them (x / y with y (2, 1, 1): torch (3, 1, 1), leafgrad (3, 3, 1)): not replayed yet)
+    others = ((3, 1), (3, 3), (2, 3, 1), (2, 3, 3))
+    for form, view, other in itertools.product(forms, views, others):
+        observed = []
+        for lib in LIBS:
+            a = lib.arange(1.0, 4.0)
+            x = eval(view, {"a": a})
+            y = lib.arange(2.0, 2.0 + float(np.prod(other))).reshape(other)
+            out = eval(form, {"lib": lib, "x": x, "y": y})
+            observed.append((tuple(out.shape), out.stride(), out.is_contiguous()))
+        count += 1
+        if observed[0] != observed[1]:
+            failures.append((form, view, other, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])
