@@ -267,3 +267,40 @@ def test_broadcast_results_follow_size_one_strides():
         if observed[0] != observed[1]:
             failures.append((form, view, other, observed))
     assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+# -- bmm of transposed operands with an inner size of 1 -------------------------------------------
+# (generated-program seed 162366: bmm's outer-product path (k == 1) returned NumPy's layout of
+# a transposed operand, (2, 6, 1) for torch's row-major (4, 2, 1); a dropout after it drew its
+# mask in memory order, so other elements were zeroed)
+
+def test_matmul_of_transposed_operands_is_row_major():
+    shapes = ((3, 2, 1), (2, 1, 3), (1, 2), (2, 1), (3, 1, 2), (2, 3, 1, 2), (1, 1, 1))
+    failures = []
+    count = 0
+    for left, right in itertools.product(shapes, shapes):
+        for transposed in itertools.product((None, -2, 0), (None, -2, 0)):
+            if transposed == (None, None):
+                continue
+            observed = []
+            for lib in LIBS:
+                def make(shape, flip, start):
+                    # a view of the shape with dims (flip, -1) transposed in memory
+                    values = lib.arange(float(start), float(start + np.prod(shape)))
+                    if flip is None or len(shape) < 2 or flip == 0 and len(shape) < 3:
+                        return values.reshape(shape)
+                    swapped = list(shape)
+                    swapped[flip], swapped[-1] = swapped[-1], swapped[flip]
+                    return values.reshape(swapped).transpose(flip, -1)
+
+                a, b = make(left, transposed[0], 1), make(right, transposed[1], 2)
+                try:
+                    out = lib.matmul(a, b)
+                except RuntimeError as error:
+                    observed.append(str(error).splitlines()[0])
+                    continue
+                observed.append((out.stride(), out.detach().numpy().tolist()))
+            count += 1
+            if observed[0] != observed[1]:
+                failures.append((left, right, transposed, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])

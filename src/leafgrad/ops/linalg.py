@@ -625,7 +625,10 @@ class Bmm(Op):
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs
             # (benchmarks/bench_func.py); torch's sums start at +0., so no element is -0.
-            out = np.multiply(a, b)
+            # (row-major: NumPy's result follows a transposed operand's layout, torch's bmm
+            # result is a fresh row-major tensor, and a dropout after it draws in memory
+            # order: generated-program seed 162366)
+            out = np.multiply(a, b, order="C")
             if out.dtype.kind in "fc":
                 out += 0.0
             return out
