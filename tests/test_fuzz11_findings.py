@@ -304,3 +304,38 @@ def test_matmul_of_transposed_operands_is_row_major():
             if observed[0] != observed[1]:
                 failures.append((left, right, transposed, observed))
     assert not failures, (f"{len(failures)} of {count}", failures[:5])
+
+
+# -- relu's backward orders its result by the result first -------------------------------------
+# (generated-program seed 167607: threshold_backward's TensorIterator takes self (relu's result)
+# before the gradient; leafgrad ordered by the gradient, so a transposed gradient of a
+# row-major result gave a transposed input gradient, which the next reshape copied
+# (UnsafeViewBackward0) where torch's views it (ViewBackward0))
+
+def test_relu_backward_layout_follows_the_result():
+    failures = []
+    count = 0
+    layouts = ("contiguous", "transposed", "expanded")
+    for shape, x_layout, grad_layout, create_graph in itertools.product(
+            ((2, 3, 4), (2, 2, 2), (3, 4), (1, 3, 2)), layouts[:2], layouts, (False, True)):
+        count += 1
+        observed = []
+        for lib in LIBS:
+            def make(layout, start):
+                values = lib.arange(float(start), float(start + np.prod(shape))) - 5.5
+                if layout == "transposed":
+                    return values.reshape(shape[::-1]).permute(
+                        *reversed(range(len(shape))))
+                if layout == "expanded":
+                    return lib.tensor(1.5).expand(shape)
+                return values.reshape(shape)
+
+            x = make(x_layout, 0).detach().requires_grad_()
+            y = lib.relu(x * 1)
+            (grad,) = lib.autograd.grad(y, [x], make(grad_layout, 3), create_graph=create_graph)
+            viewed = grad.reshape(-1, shape[-1])
+            observed.append((grad.stride(), None if viewed.grad_fn is None
+                             else viewed.grad_fn.name()))
+        if observed[0] != observed[1]:
+            failures.append((shape, x_layout, grad_layout, create_graph, observed))
+    assert not failures, (f"{len(failures)} of {count}", failures[:5])
