@@ -371,3 +371,30 @@ def test_small_group_norm_forward_bits():
         if observed[0] != observed[1]:
             failures.append((shape, groups, layout, affine))
     assert not failures, (f"{len(failures)} of {count}", failures[:10])
+
+
+# -- layer_norm without bias: torch adds beta = 0 -------------------------------------------------
+# (generated-program seed 168774: a float64 -0. equal to its row's mean stayed -0. where torch's
+# kernel adds a zero bias and prints 0.0000; the float32 replay already did so)
+
+def test_layer_norm_zero_signs_without_bias():
+    failures = []
+    count = 0
+    cases = itertools.product(("float64", "float32"), ((1, 3), (2, 4), (3, 2, 4), (2, 80)),
+                              (False, True), (1, -1))
+    for dtype, shape, has_weight, sign in cases:
+        count += 1
+        rng = np.random.default_rng(count)
+        x = rng.choice([-0.0, 0.0, 1.0, -1.0, 0.5], size=shape)
+        x[..., 0] = -0.0
+        x[..., 1:] = np.where(rng.random(x[..., 1:].shape) < 0.5, -x[..., 1:], x[..., 1:])
+        weight = sign * (rng.random(shape[-1]) + 0.5)
+        observed = []
+        for lib in LIBS:
+            kind = getattr(lib, dtype)
+            w = lib.tensor(weight, dtype=kind) if has_weight else None
+            y = lib.nn.functional.layer_norm(lib.tensor(x, dtype=kind), (shape[-1],), w)
+            observed.append(y)
+        if not _zero_signs(*observed):
+            failures.append((dtype, shape, has_weight, sign))
+    assert not failures, (f"{len(failures)} of {count}", failures[:10])

@@ -47,6 +47,8 @@ class _Normalisation(Op):
     # the weight also for its own gradient: a create_graph backward's node has its edge
     saves = {"input": ("input", "weight"), "weight": ("input", "weight")}
 
+    adds_zero_bias = False  # (LayerNorm: see forward)
+
     @staticmethod
     def dims(shape, params) -> tuple:
         raise NotImplementedError
@@ -73,6 +75,8 @@ class _Normalisation(Op):
             out = out * weight.reshape(affine)
         if bias is not None:
             out = out + bias.reshape(affine)
+        elif cls.adds_zero_bias:  # torch's kernel adds beta = 0: an x equal to its mean is +0.
+            out = out + 0.0
         return cls.result_layout(out.astype(x.dtype), x)
 
     @staticmethod
@@ -193,6 +197,10 @@ class LayerNorm(_Normalisation):
     # the bias too: torch's NativeLayerNormBackwardBackward0 has an edge to it
     saves = {"input": ("input", "weight"), "weight": ("input", "weight"), "bias": ("bias",)}
     complex_message = '"LayerNormKernelImpl" not implemented for \'ComplexFloat\''
+    # (LayerNormKernelImplInternal: ``(x - mean) * rstd * gamma + beta`` with beta = 0 when
+    # absent, float64 as float32: a -0. input equal to its mean gave -0. where torch prints
+    # 0.0000: generated-program seed 168774)
+    adds_zero_bias = True
     vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
 
