@@ -279,6 +279,14 @@ def column_major(array: np.ndarray) -> np.ndarray:
     return np.swapaxes(np.ascontiguousarray(swapped), -1, -2)
 
 
+def size_one_strides(array: np.ndarray) -> bool:
+    """Whether a row-major array (by NumPy's flag) has other strides than row-major ones in
+    its size-1 dims: torch's TensorIterator orders dims by those strides too (a (1, 1, 3) view
+    strided (1, 3, 1) divided by a (3, 1) tensor is (1, 1, 3)-strided in torch, row-major in
+    NumPy: generated-program seed 150887, whose later Linear then took another path)."""
+    return array.strides != _dense_bytes_cached(array.shape, array.itemsize)
+
+
 def iterated(out, operands) -> np.ndarray:
     """``out``, the fresh result of an elementwise op on ``operands`` (arrays and numbers), in
     torch's TensorIterator order of dims where its operands disagree on a layout (see the

@@ -913,11 +913,22 @@ class ThresholdBackward(Op):
     inputs = ("grad_output", "self")
     saves = {"self": ("grad_output",)}
     torch_names = ()
+    # torch's TensorIterator takes ``self`` as its first operand, then the gradient, so self's
+    # layout decides first (Note: output layout, _layout.py): a transposed gradient of a
+    # row-major relu result gives a row-major gradient, which a later reshape views
+    # (generated-program seed 167607); the forward orders the result itself
+    iterated_in_forward = True
 
     @staticmethod
     def forward(ctx, grad, a, threshold):
         grad, a = _promote.binary(grad, a)
-        return _threshold_grad(grad, a, threshold)
+        out = _threshold_grad(grad, a, threshold)
+        if type(out) is np.ndarray and out.ndim > 1:
+            for operand in (a, grad):
+                if type(operand) is np.ndarray and operand.ndim > 1 \
+                        and not operand.flags.c_contiguous:
+                    return _layout.iterated(out, (a, grad))
+        return out
 
     @staticmethod
     def capture_kernel(grad, a, threshold, out):

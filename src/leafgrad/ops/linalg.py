@@ -625,7 +625,10 @@ class Bmm(Op):
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs
             # (benchmarks/bench_func.py); torch's sums start at +0., so no element is -0.
-            out = np.multiply(a, b)
+            # (row-major: NumPy's result follows a transposed operand's layout, torch's bmm
+            # result is a fresh row-major tensor, and a dropout after it draws in memory
+            # order: generated-program seed 162366)
+            out = np.multiply(a, b, order="C")
             if out.dtype.kind in "fc":
                 out += 0.0
             return out
@@ -659,7 +662,11 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if not (batch and m and n and k):
             return np.matmul(a, b)  # zeros (k == 0) or an empty result
         products = np.multiply(a[:, :, :, None], b[:, None, :, :])
-        out = np.ascontiguousarray(np.add.accumulate(products, axis=2)[:, :, -1, :])
+        # (a copy, not ascontiguousarray: NumPy calls a slice with size-1 dims contiguous
+        # whatever its strides there, and torch's fresh (1, 1, n) result has strides (n, n, 1)
+        # where the slice had (k * n, k * n, 1): generated-program seeds 142170, 152286, 158940
+        # (a later 1-d @ 3-d product folds to mv on torch's strides))
+        out = np.add.accumulate(products, axis=2)[:, :, -1, :].copy()
         out += 0.0  # torch's sum starts at +0.: a sum of zeros is +0. even if they are all -0.
         return out
     if batch:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels, _layout, _norm_kernels
+from . import _batch_norm_kernels, _float_kernels, _layout, _norm_kernels
 from .._construct import checked_operand, unsigned_fill
 from ._forward import auto_linear, jvp_sum
 from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
 from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
-from .registry import Op, array_kernel, register
+from .registry import Op, array_kernel, plain_backward, register
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -47,6 +47,8 @@ class _Normalisation(Op):
     # the weight also for its own gradient: a create_graph backward's node has its edge
     saves = {"input": ("input", "weight"), "weight": ("input", "weight")}
 
+    adds_zero_bias = False  # (LayerNorm: see forward)
+
     @staticmethod
     def dims(shape, params) -> tuple:
         raise NotImplementedError
@@ -73,6 +75,8 @@ class _Normalisation(Op):
             out = out * weight.reshape(affine)
         if bias is not None:
             out = out + bias.reshape(affine)
+        elif cls.adds_zero_bias:  # torch's kernel adds beta = 0: an x equal to its mean is +0.
+            out = out + 0.0
         return cls.result_layout(out.astype(x.dtype), x)
 
     @staticmethod
@@ -104,7 +108,8 @@ class _Normalisation(Op):
         weight = self.saved("weight") if (self._saved or {}).get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
         node = self.double_backward
-        if node is not None and records_double_backward():  # torch's node (one, 3 outputs)
+        if node is not None and (records_double_backward() or node is BatchNormBackward
+                                 and _recorded_in_capture()):  # torch's node (3 outputs)
             x = self.saved("input") if (self._saved or {}).get("input") is not None else None
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
@@ -173,6 +178,7 @@ class _Normalisation(Op):
 
 
 _EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
+_GROUP_NORM_REPLAY = 4096  # elements: group_norm's forward replays torch's kernel up to here
 
 
 def _layer_norm_backward_kernel(grad, *arrays, has_x, has_weight, eps, count, mask, threads,
@@ -191,6 +197,10 @@ class LayerNorm(_Normalisation):
     # the bias too: torch's NativeLayerNormBackwardBackward0 has an edge to it
     saves = {"input": ("input", "weight"), "weight": ("input", "weight"), "bias": ("bias",)}
     complex_message = '"LayerNormKernelImpl" not implemented for \'ComplexFloat\''
+    # (LayerNormKernelImplInternal: ``(x - mean) * rstd * gamma + beta`` with beta = 0 when
+    # absent, float64 as float32: a -0. input equal to its mean gave -0. where torch prints
+    # 0.0000: generated-program seed 168774)
+    adds_zero_bias = True
     vmap = batch.affine(batch.leading_first)
     torch_names = ("nn.functional.layer_norm",)
 
@@ -250,6 +260,37 @@ class BatchNorm(_Normalisation):
     complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.batch_norm",)
 
+    @classmethod
+    def forward(cls, ctx, x, weight, bias, **params):
+        # float32 and float64: torch's kernels' steps (ops/_batch_norm_kernels.py): a zero
+        # weight gives +0. (fma(x, 0, beta)) where the formula kept (x - mean)'s sign
+        # (generated-program seed 140822)
+        if _batch_norm_kernels.supported(x) and _same_dtype(x, weight, bias):
+            from .._info import get_num_threads
+
+            out = _batch_norm_kernels.forward(x, weight, bias, params["eps"],
+                                              get_num_threads(), _cpu.torch_bits)
+            return cls.result_layout(out, x)
+        return super().forward(ctx, x, weight, bias, **params)
+
+    @staticmethod
+    def torch_backward(grad, x, weight, params, mask, recorded=False):
+        # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
+        # create_graph records, only as the values of BatchNormBackward's node)
+        gamma = None if weight is None else weight._data
+        if x is None or not _batch_norm_kernels.supported(x) or \
+                not (_arrays_recorded() if recorded else plain_backward()) or \
+                not _same_dtype(x, gamma, grad) or type(grad) is not np.ndarray:
+            return None
+        from .._info import get_num_threads
+
+        arrays = (grad, x) + (() if gamma is None else (gamma,))
+        # one kernel: leafgrad.compile records and replays the same call (registry.py)
+        outputs = array_kernel(_batch_norm_backward_kernel, *arrays, eps=params["eps"],
+                               mask=tuple(mask), threads=get_num_threads(),
+                               torch_bits=_cpu.torch_bits)
+        return tuple(out if needed else None for out, needed in zip(outputs, mask))
+
     @staticmethod
     def dims(shape, params):
         return (0,) + tuple(range(2, len(shape)))
@@ -261,6 +302,37 @@ class BatchNorm(_Normalisation):
     @staticmethod
     def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
         return _batch_norm_layout(out, x)
+
+
+def _recorded_in_capture() -> bool:
+    """A create_graph backward under leafgrad.compile: batch_norm's records its node there too,
+    whose values are the kernel's (a capture replays the op's forward), as the eager one."""
+    from .._compile.state import state as capture
+    from ..autograd.grad_mode import state as grad_state
+
+    return capture.active and grad_state.grad_enabled and _arrays_recorded()
+
+
+def _arrays_recorded() -> bool:
+    """Whether a recorded backward op's forward may compute its arrays by a kernel: not under
+    forward AD or vmap (whose values are the formula's Tensor ops)."""
+    from ..autograd._vmap_state import state as vmap_state
+    from ..autograd.forward_ad import state as dual_state
+
+    return not (dual_state.active or vmap_state.active)
+
+
+def _batch_norm_backward_kernel(grad, x, *gamma, eps, mask, threads, torch_bits):
+    """BatchNorm.torch_backward's arrays (an empty one where not in ``mask``)."""
+    outputs = _batch_norm_kernels.backward(grad, x, gamma[0] if gamma else None, eps, mask,
+                                           threads, torch_bits)
+    if outputs[0] is not None:
+        outputs = (_batch_norm_layout(outputs[0], x),) + outputs[1:]
+    return tuple(np.zeros(0, x.dtype) if out is None else out for out in outputs)
+
+
+def _same_dtype(x: np.ndarray, *arrays) -> bool:
+    return all(a is None or type(a) is np.ndarray and a.dtype == x.dtype for a in arrays)
 
 
 def _batch_norm_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -301,6 +373,14 @@ class GroupNorm(_Normalisation):
                                                           params["eps"])
         return _norm_kernels.group_norm(x, weight, bias, params["num_groups"], params["eps"])
 
+    @staticmethod
+    def replays_by_default(x, params) -> bool:
+        # small inputs: the replay costs about what NumPy's statistics do there ((2, 3, 4): 76
+        # against 200 us; (8, 16, 8, 8): 210 against 120), and a value near zero after the
+        # cancellation printed other digits than torch's (generated-program seeds 161770,
+        # 180246)
+        return x.size <= _GROUP_NORM_REPLAY
+
     @classmethod
     def grouped_tensor(cls, x, params):
         return x.reshape(cls._grouped_shape(tuple(x.shape), params))
@@ -336,6 +416,22 @@ class BatchNormBackward(RecordedFormula, Op):
     def formula(cls, grad, x, weight, save_mean, save_invstd, mask, shape, bias_shape, **p):
         weight_shape = tuple(weight.shape) if mask[1] else None
         return cls.norm.grads(grad, x, weight, p, mask, shape, weight_shape, bias_shape)
+
+    @classmethod
+    def forward(cls, ctx, *arrays, **params):
+        # torch's node runs the same kernel as a plain backward: its values where replayed
+        # (the node's own backward differentiates the formula: Note: recorded formulas)
+        mask = params["mask"]
+        if cls is BatchNormBackward and (mask[0] or mask[1] or mask[2]):
+            from ..tensor import _wrap
+
+            grad, x, weight = arrays[:3]
+            exact = BatchNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
+                                             {"eps": params["eps"]}, mask, recorded=True)
+            if exact is not None:
+                empty = np.zeros(0, dtype=grad.dtype)
+                return tuple(empty if out is None else out for out in exact)
+        return super().forward(ctx, *arrays, **params)
 
 
 @register
@@ -646,7 +742,9 @@ class EmbeddingBackward(Op):
     def forward(ctx, grad, num_weights, indices, padding_idx, scale_grad_by_freq=False):
         out = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
         flat = indices.reshape(-1)
-        rows = grad.reshape(-1, grad.shape[-1])
+        # (the count of rows from the indices: -1 cannot be resolved for 0-wide embeddings:
+        # generated-program seeds 155030, 172318)
+        rows = grad.reshape(flat.size, grad.shape[-1])
         if scale_grad_by_freq:  # each row over its index's count in the whole batch (ATen)
             counts = np.bincount(flat, minlength=num_weights)
             rows = rows * (1.0 / counts[flat]).astype(grad.dtype)[:, None]
@@ -723,7 +821,9 @@ class _ModePad(Op):
     @classmethod
     def forward(cls, ctx, a, pad):
         index = cls.index(a.shape, pad)
-        return _layout.suggested(a[(Ellipsis,) + np.ix_(*index)], a)
+        # (fresh: the gather's size-1 dims have NumPy's strides, torch's at::empty row-major
+        # ones, and matmul folds a 3-d operand only on those: generated-program seed 152286)
+        return _layout.suggested(a[(Ellipsis,) + np.ix_(*index)], a, fresh=True)
 
     @classmethod
     def index(cls, shape, pad):
@@ -753,7 +853,7 @@ class _ModePadBackward(Op):
         index = cls.pad_op.index(input_sizes, pad)
         out = np.zeros(input_sizes, dtype=grad.dtype)
         np.add.at(out, (Ellipsis,) + np.ix_(*index), grad)
-        return _layout.suggested(out, grad)
+        return _layout.suggested(out, grad, fresh=True)
 
     def backward(self, grad):
         return self.pad_op.apply(grad, pad=self._params["pad"])

@@ -572,8 +572,13 @@ class Cat(Op):
         # torch skips legacy empty 1-d tensors (shape [0]) when joining.
         kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)] or [arrays[0]]
         out = np.concatenate([a.astype(target, copy=False) for a in kept], axis=dim)
-        return _layout.suggested(out, kept[0]) if all(
-            a.ndim == 4 for a in kept) else _layout.contiguous(out)
+        # torch's compute_output_memory_format: channels-last only when every input suggests
+        # it (a channels-last first input joined to row-major ones gave a channels-last
+        # result, which a later view refused: generated-program seed 164749)
+        # (a fresh channels-last copy: NumPy's result keeps its own strides in size-1 dims)
+        return _layout.to_channels_last(out) if all(
+            a.ndim == 4 and _layout._channels_last(a) for a in kept) \
+            else _layout.contiguous(out)
 
     def backward(self, grad):
         dim = self._params["dim"]
