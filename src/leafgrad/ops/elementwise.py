@@ -437,18 +437,26 @@ class Reciprocal(Op):
 
 # torch's pow(Tensor, Scalar) kernel computes these exponents of floating tensors with
 # multiplications, a square root or a division instead of pow(), so the last bits follow those
-# operations (x ** 3 is (x * x) * x; x ** -2 is 1 / (x * x)).
+# operations (x ** 3 is (x * x) * x; x ** -2 is 1 / (x * x)); the exponent 0.5 runs torch's
+# sqrt kernel itself (MKL's vsSqrt where torch calls it: the same bits as leafgrad.sqrt).
 _FLOAT_POWERS = {
     # ATen's pow(Tensor, Scalar) fills ones for the exponent 0 and copies for 1 (no kernel)
     0: lambda a: np.ones_like(a),
     1: lambda a: np.array(a, order="K"),
     2: lambda a: a * a,
     3: lambda a: a * a * a,
-    0.5: np.sqrt,
+    0.5: _float_kernels.sqrt,
     -0.5: lambda a: np.reciprocal(np.sqrt(a)),
     -1: np.reciprocal,
     -2: lambda a: np.reciprocal(a * a),
 }
+
+
+def _half_special_power(a: np.ndarray, exponent):
+    """float16 ``a ** exponent`` for the exponents computed in more than one step: torch's
+    kernel works in float32 and rounds once (x ** 3 is float32's (x * x) * x rounded, x ** -0.5
+    float32's 1 / sqrt(x): not its rsqrt kernel, which rounds the root to half first in places)."""
+    return _FLOAT_POWERS[exponent](a.astype(np.float32)).astype(np.float16)
 
 
 def _power(a, b):
@@ -500,6 +508,8 @@ class PowScalar(Op):
             real = isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
             special = _FLOAT_POWERS.get(exponent) if real else None
             if special is not None:
+                if a.dtype == np.float16 and exponent in (3, -2, -0.5):
+                    return _half_special_power(a, exponent)
                 return special(a)
             if real and a.dtype == np.float32 and exponent not in (0, 1):
                 return _float_kernels.pow_scalar(a, exponent)  # torch's bits
