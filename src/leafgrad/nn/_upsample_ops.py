@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..ops import _batching_rules as batch
+from ..ops import _inference_writes as _writes
 from ..ops import _layout
 from ..ops._float_kernels import fma
 from ..ops._forward import auto_linear
@@ -41,6 +42,7 @@ _STEMS = {
     "bicubic_aa": {2: "UpsampleBicubic2DAa"},
 }
 _CUBIC_A = -0.75
+_WRITES_ONCE = {("nearest", 2), ("nearest-exact", 2), ("bilinear", 2)}
 
 
 def _scale(math_type, in_size: int, out_size: int, align_corners, scale):
@@ -412,6 +414,10 @@ def _make(mode: str, dims: int, stem: str) -> tuple:
         "torch_names": ("nn.functional.interpolate",) if mode.endswith("_aa") else
         ("nn.functional.interpolate", "nn.Upsample"),
         "vmap": batch.fold(None),  # vmap folds its batch dims into N
+        # Note: kernels' writes on inference operands (ops/registry.py): torch's 2-d nearest,
+        # nearest-exact and bilinear kernels may write their output once more
+        "inference_writes": (staticmethod(_writes.restrided_2d_upsample)
+                             if (mode, dims) in _WRITES_ONCE else 0),
         "forward": staticmethod(forward)})
     backward_class = type(f"{stem}Backward", (_UpsampleBackward,), {
         "__doc__": f"The backward of {stem}, differentiable (its own backward is {stem}).",

@@ -101,3 +101,21 @@ def reduced_loss(arrays, params):
 
 __all__ = ["values_and_indices", "mode_values", "scan_copy", "integer_copy", "not_floating", "floating_only", "pow_fill_or_copy",
            "over_every_dim", "flip_clone", "rot90_writes", "repeat_copy", "reduced_loss"]
+
+
+def restrided_2d_upsample(arrays, params):
+    """2-d nearest, nearest-exact and bilinear upsampling: torch's kernel writes its output
+    once more (a copy into the suggested memory format) unless contiguous and channels-last
+    strides coincide for it (one channel, or a 1x1 output) or the input is channels-last."""
+    from . import _layout
+
+    x = arrays[0]
+    sizes = params.get("output_size") or ()
+    spatial = 1
+    for size in sizes:
+        spatial *= size
+    if x.ndim != 4 or x.shape[1] == 1 or spatial == 1:
+        return 0
+    if not x.flags.c_contiguous and _layout.is_channels_last(x, 4):
+        return 0
+    return 1

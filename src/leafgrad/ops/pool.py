@@ -515,6 +515,7 @@ class AdaptiveAvgPool2d(Op):
     """Average over adaptive bins (``adaptive_average``)."""
 
     node = "AdaptiveAvgPool2DBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     complex_message = '"adaptive_avg_pool2d" not implemented for \'ComplexFloat\''
     vmap = batch.fold(4)

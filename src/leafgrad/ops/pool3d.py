@@ -262,6 +262,7 @@ class AvgPool3dBackward(Op):
 @register
 class AdaptiveAvgPool3d(Op):
     node = "AdaptiveAvgPool3DBackward0"
+    inference_writes = 1  # Note: kernels' writes on inference operands
     saves = {"self": ("self",)}  # Note: torch's edge to self (_double_backward.py)
     vmap = batch.fold(5)
     torch_names = ("nn.functional.adaptive_avg_pool3d",)
