@@ -116,6 +116,8 @@ VALUE_CASES = [
     "lib.linalg.householder_product(T, v[:3])", "lib.linalg.householder_product(T, v[:2])",
     "lib.linalg.householder_product(B, B[:, 0, :2])", "lib.linalg.householder_product(T, v)",
     "lib.linalg.householder_product(W, v[:2])", "lib.linalg.householder_product(T, v[:2].float())",
+    "lib.orgqr(T, v[:3])", "T.orgqr(v[:2])", "lib.orgqr(W, v[:2])", "lib.orgqr(T, v[:2].float())",
+    "lib.orgqr(*lib.geqrf(T))", "T.geqrf()[0].orgqr(T.geqrf()[1])",
     "lib.cholesky_solve(R, lib.linalg.cholesky(P))",
     "lib.cholesky_solve(R, lib.linalg.cholesky(P, upper=True), upper=True)",
     "lib.cholesky_inverse(lib.linalg.cholesky(P))",
@@ -175,6 +177,7 @@ GRAD_CASES = {
     "vander": (lambda lib, a: lib.linalg.vander(a, N=5), [VEC]),
     "householder_product": (lambda lib, a, t: lib.linalg.householder_product(a, t),
                             [TALL, VEC[:3]]),
+    "orgqr": (lambda lib, a, t: lib.orgqr(a, t), [TALL, VEC[:3]]),
     "cholesky_solve": (lambda lib, b, low: lib.cholesky_solve(b, low.tril() + 3 * lib.eye(4,
                        dtype=lib.float64)), [RHS, SQUARE]),
     "cholesky_inverse": (lambda lib, up: lib.cholesky_inverse(up.triu() + 3 * lib.eye(

@@ -16,6 +16,11 @@ class LinalgMoreMethods:
 
         return geqrf(self)
 
+    def orgqr(self, input2):
+        from .._linalg_more import householder_product
+
+        return householder_product(self, input2)
+
     def cholesky_solve(self, input2, upper=False):
         from .._linalg_more import cholesky_solve
 
