@@ -81,3 +81,31 @@ def test_deprecated_autocast_getters_and_setters():
                                       ("xla", "bfloat16"), ("ipu", "float16")):
                     lib.set_autocast_dtype(device, getattr(lib, dtype))
                     lib.set_autocast_enabled(device, False)
+
+
+def test_module_load_and_its_use_by_load_state_dict():
+    seen = []
+    for lib in (torch, leafgrad):
+        a, b = lib.ones(3), lib.arange(3.0)
+        loaded = a.module_load(b)
+        record = [loaded.tolist(), a.tolist(), loaded.requires_grad,
+                  loaded.data_ptr() == a.data_ptr()]
+        parameter = lib.nn.Parameter(lib.zeros(2))
+        assigned = parameter.module_load(lib.ones(2), assign=True)
+        record += [type(assigned).__name__, assigned.requires_grad, assigned.tolist()]
+
+        class Doubling(lib.nn.Parameter):
+            def module_load(self, other, assign=False):
+                return super().module_load(other * 2, assign=assign)
+
+        model = lib.nn.Linear(2, 2)
+        model.weight = Doubling(model.weight.detach().clone())
+        state = {key: lib.ones_like(value) for key, value in model.state_dict().items()}
+        lib.__future__.set_swap_module_params_on_conversion(True)
+        try:
+            model.load_state_dict(state)
+        finally:
+            lib.__future__.set_swap_module_params_on_conversion(False)
+        record += [model.weight.tolist(), model.bias.tolist(), type(model.bias).__name__]
+        seen.append(record)
+    assert seen[0] == seen[1]

@@ -1057,6 +1057,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return self._data.__dlpack__(copy=copy)
         return self._data.__dlpack__(max_version=max_version, copy=copy)
 
+    def module_load(self, other, assign: bool = False):
+        """How ``load_state_dict`` turns ``other`` into the value loaded into ``self`` when
+        ``__future__.set_swap_module_params_on_conversion(True)``: ``other`` detached
+        (``assign``), else ``self`` after copying ``other`` into it, detached. Subclasses may
+        override it, as in torch."""
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
+
     def __dlpack_device__(self):
         from .utils.dlpack import DLDeviceType
 

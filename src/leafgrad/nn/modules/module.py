@@ -1191,7 +1191,7 @@ def _copy_entry(module: Module, name: str, param: Tensor, value: Tensor, assign:
             # torch's module_load: the loaded tensor detached (assign), or the parameter after
             # copying into it, detached; then the parameter's contents are swapped with it, so
             # the module keeps its Parameter objects in both forms
-            loaded = value.detach() if assign else param.copy_(value).detach()
+            loaded = param.module_load(value, assign=assign)
             if isinstance(param, Parameter):
                 loaded = Parameter(loaded, requires_grad=param.requires_grad)
             swap_tensors(param, loaded)
