@@ -197,11 +197,15 @@ def get_num_threads() -> builtins.int:
 
 
 def set_num_threads(int) -> None:  # noqa: A002 - torch's parameter name
-    """Record the intra-op thread count and limit NumPy's BLAS pool to it when threadpoolctl
-    is installed (leafgrad's own code is single-threaded; BLAS is where threads matter)."""
+    """Record the intra-op thread count: MKL's pool follows it (Note: MKL's threads,
+    ops/_mkl.py), and NumPy's BLAS pool is limited to it when threadpoolctl is installed
+    (leafgrad's own code is single-threaded; BLAS is where threads matter)."""
     count = _positive_int("set_num_threads", int)
     with _lock:
         _settings["threads"] = count
+        from .ops import _mkl  # MKL's own pool (Note: MKL's threads, ops/_mkl.py)
+
+        _mkl.set_threads(count)
         try:
             from threadpoolctl import threadpool_limits
         except ImportError:

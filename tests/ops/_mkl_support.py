@@ -22,10 +22,13 @@ def require_mkl():
 
 
 def one_thread_and_defaults(torch):
-    """A fixture body: torch on one thread; leafgrad's switches back to their defaults."""
-    previous = torch.get_num_threads()
+    """A fixture body: torch and leafgrad (its MKL: Note: MKL's threads, ops/_mkl.py) on one
+    thread; leafgrad's switches back to their defaults."""
+    previous = torch.get_num_threads(), leafgrad.get_num_threads()
     torch.set_num_threads(1)
+    leafgrad.set_num_threads(1)
     yield
     leafgrad.backends.cpu.mkl_vml = True
     leafgrad.backends.cpu.torch_bits = False
-    torch.set_num_threads(previous)
+    torch.set_num_threads(previous[0])
+    leafgrad.set_num_threads(previous[1])
