@@ -20,7 +20,8 @@ import numpy as np
 from . import _argparse, _dtype
 from ._out import _C10
 from .ops import _isa
-from .ops._cephes_bessel import _fused_float64, i0 as _i0
+from .ops._cephes_bessel import i0 as _i0
+from .ops._softmax_bits import _fma64
 from ._creation import _finish
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
@@ -153,7 +154,7 @@ def _kaiser(size, compute, store, beta=12.0):
     elif compute is np.float32:  # GCC makes pow(r, 2) r * r and contracts 1 - r * r into an
         inner = (1.0 - ratio.astype(np.float64) * ratio).astype(np.float32)  # FMA (exact
     else:  # product in float64, one rounding); float64: the emulated FMA
-        inner = _fused_float64(-ratio, ratio, np.ones_like(ratio))
+        inner = _fma64(-ratio, ratio, np.ones_like(ratio))
     argument = compute(beta) * np.sqrt(np.abs(inner))
     numerator = _i0(argument.astype(compute))  # calc_i0 in the compute type
     denominator = _i0(np.array([beta], dtype=compute))
