@@ -190,7 +190,7 @@ _SHORT_ORDERS = [np.arange(n) if n < 4 else np.array([0, *range(4, n), 1, 2, 3])
 
 
 # at::internal::GRAIN_SIZE: a full reduction of more elements is split among torch's threads
-_GRAIN = 32768
+_GRAIN = GRAIN = 32768
 
 
 def _thread_chunks(size: int):
@@ -215,13 +215,13 @@ def total(a: np.ndarray) -> np.ndarray:
     """The sum of every element of ``a`` (``applies(a)``), as a 0-d array."""
     chunks = _thread_chunks(a.size)
     if chunks is None:
-        return _one_thread_total(a)
+        return one_thread_total(a)
     flat = a.reshape(-1)
     ranges, slots = chunks
     buffer = np.zeros(slots, a.dtype)
     for slot, (begin, end) in enumerate(ranges):
-        buffer[slot] = _one_thread_total(flat[begin:end])
-    return _one_thread_total(buffer)
+        buffer[slot] = one_thread_total(flat[begin:end])
+    return one_thread_total(buffer)
 
 
 def strided_applies(a: np.ndarray) -> bool:
@@ -246,13 +246,48 @@ def strided_total(a: np.ndarray) -> np.ndarray:
     buffer = np.zeros(slots, a.dtype)
     for slot, (begin, end) in enumerate(ranges):
         buffer[slot] = _row_sum(flat[begin:end].reshape(-1, 1))[0] + a.dtype.type(0)
-    return _one_thread_total(buffer)
+    return one_thread_total(buffer)
 
 
-def _one_thread_total(a: np.ndarray) -> np.ndarray:
+# Fewer vectors than this (64) make fewer than 16 quads: the cascade's first level is never
+# full, so every partial sum is one in-order sum (Note: a small total's five calls).
+_SMALL_VECTORS = 64
+
+
+def _small_total(flat: np.ndarray, lanes: int):
+    """``_inner`` of one row of ``lanes <= size < 64 * lanes`` elements in two to five NumPy
+    calls (the general path makes about fifteen, plus its Python steps): the quads' in-order
+    sum gives the four partials (each ``lanes`` wide); partial 0, the vectors after the last
+    full quad and partials 1, 2, 3 are summed in order; then the elements after the last full
+    vector and the lanes, one by one."""
+    vectors = flat.size // lanes
+    body = vectors * lanes
+    quads = vectors >> 2
+    if quads:
+        end = quads * 4 * lanes
+        partials = _REDUCE(flat[:end].reshape(quads, 4 * lanes), 0)
+        if end != body:
+            partials = np.concatenate((partials[:lanes], flat[end:body], partials[lanes:]))
+        lane_sums = _REDUCE(partials.reshape(-1, lanes), 0)
+    else:
+        lane_sums = _REDUCE(flat[:body].reshape(vectors, lanes), 0)
+    if body != flat.size:
+        lane_sums = np.concatenate((flat[body:], lane_sums))
+    return _ACCUMULATE(lane_sums)[-1]
+
+
+_REDUCE = np.add.reduce
+_ACCUMULATE = np.add.accumulate
+
+
+def one_thread_total(a: np.ndarray) -> np.ndarray:
     flat = a.reshape(-1)
-    if flat.size < _VECTOR_BYTES // a.dtype.itemsize:
-        value = np.add.accumulate(flat[_SHORT_ORDERS[flat.size]])[-1]
+    size = flat.size
+    lanes = _VECTOR_BYTES // a.dtype.itemsize
+    if size < lanes:
+        value = np.add.accumulate(flat[_SHORT_ORDERS[size]])[-1]
+    elif size < _SMALL_VECTORS * lanes:
+        value = _small_total(flat, lanes)
     else:
         value = _inner(flat.reshape(1, -1))[0]
     # + 0: torch's partial sums start at +0, so a sum of negative zeros is +0

@@ -40,6 +40,9 @@ def _sum_dtype(a: np.ndarray, dtype) -> np.dtype | None:
 
 def _sum_all(a: np.ndarray, dtype) -> np.ndarray:
     """Sum of every element; floats in torch's order of additions (``_cascade_sum``)."""
+    if dtype is None and a.dtype.char in "fd" and a.flags.c_contiguous \
+            and 0 < a.size <= _cascade_sum.GRAIN:
+        return _cascade_sum.one_thread_total(a)  # the usual case, straight to its kernel
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
