@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _cascade_sum, _promote, _sleef_unary
+from . import _cascade_sum, _layout, _promote, _sleef_unary
 from ._select import where as _where, where_into
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
@@ -116,12 +116,17 @@ class _Pointwise(Op):
                     "beta", 1.0) != 0:
             # torch's float16 kernel: its own rounding (Note: float16 pointwise loss kernels)
             return _reduce(half(a, target, **params), reduction)
+        diff = np.subtract(a, target)
+        if a.ndim > 1 and not a.flags.c_contiguous:
+            # the pointwise losses laid out as TensorIterator lays out (input, target): a
+            # transposed input's order, which a 'mean' then sums in (Note: output layout)
+            diff = _layout.iterated(diff, (a, target))
         into = getattr(cls, "pointwise_into", None)
         if into is not None and a.dtype in _KERNEL_DTYPES and a.shape == target.shape \
                 and a.ndim:
             # the same values, one temporary fewer per step (Note: pointwise loss kernels)
-            return _reduce(into(np.subtract(a, target), **params), reduction)
-        return _reduce(cls.pointwise(a - target, **params), reduction)
+            return _reduce(into(diff, **params), reduction)
+        return _reduce(cls.pointwise(diff, **params), reduction)
 
     def backward(self, grad):
         x, target = self.saved("self"), self.saved("target")
@@ -361,6 +366,28 @@ class MseLossBackward(_PointwiseBackward):
     def curvature(diff):
         return 2
 
+    def backward(self, gg):
+        # derivatives.yaml's formulas in their order of operations (torch's bits): grad_output
+        # gets mse_loss_backward(gg, self, target) summed to its shape, self
+        # mse_loss_double_backward(gg * grad_output) = 2 * (gg * grad_output) / numel (mean),
+        # target its negation
+        reduction = self._params["reduction"]
+        x, target = self.saved("self"), self.saved("target")
+        grad_grad = grad_x = grad_target = None
+        if self.needs_grad(0):
+            grad_grad = MseLossBackward.apply(gg, x, target, reduction=reduction)
+            shape = self.input_shape(0)
+            if tuple(grad_grad.shape) != shape:  # the engine's sum_to in torch
+                grad_grad = grad_grad.sum_to_size(shape)
+        if self.needs_grad(1) or self.needs_grad(2):
+            curved = (gg * self.saved("grad_output")) * 2
+            if reduction == "mean":
+                curved = curved / int(np.prod(np.broadcast_shapes(tuple(x.shape),
+                                                                  tuple(target.shape))))
+            grad_x = curved if self.needs_grad(1) else None
+            grad_target = -curved if self.needs_grad(2) else None
+        return grad_grad, grad_x, grad_target
+
 
 @register
 class SmoothL1LossBackward(_PointwiseBackward):
@@ -523,6 +550,22 @@ def _huber_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reduction: 
     return out
 
 
+def _mse_grad(x: np.ndarray, target: np.ndarray, grad: np.ndarray, reduction: str) -> np.ndarray:
+    """torch's ``mse_loss_backward(grad, x, target)`` on arrays of one float dtype: ATen's
+    kernel computes ``norm * (x - target) * grad`` in that order (its vector and scalar ops
+    alike), ``norm`` the double ``2 / numel`` ('mean') or 2 cast to the dtype; float16 rounds
+    every step, as NumPy's float16 arithmetic. The formula it replaces, ``grad / numel *
+    ((x - target) * 2)``, rounded differently: ~half the elements of a 'mean' loss's
+    gradient were a last bit off (tests/test_mse_loss_bits.py)."""
+    size = int(np.prod(np.broadcast_shapes(x.shape, target.shape)))
+    norm = x.dtype.type(2.0 / size if reduction == "mean" and size else 2.0)
+    out = np.asarray(np.multiply(norm, np.subtract(x, target)))  # (0-d: NumPy's scalar)
+    if np.broadcast_shapes(out.shape, grad.shape) != out.shape:
+        return np.multiply(out, grad)
+    return np.multiply(out, grad, out=out)
+
+
+MseLoss.grad_kernel = staticmethod(_mse_grad)
 SmoothL1Loss.grad_kernel = staticmethod(_smooth_l1_grad)
 HuberLoss.grad_kernel = staticmethod(_huber_grad)
 SmoothL1Loss.half_kernel = staticmethod(_smooth_l1_half)
