@@ -101,3 +101,31 @@ def test_trace_is_torchs_bits():
     if not _same(torch.tensor(zeros).trace(), leafgrad.tensor(zeros).trace()):
         differing.append("-0 diagonal")
     assert not differing, differing
+
+
+def test_silu_gradient_is_torchs_float32_kernel():
+    """ATen's silu_backward: dy * s * (1 + x * (1 - s)) with the bracket one fused
+    multiply-add, s from SLEEF's expf in the vectors and glibc's expf in the scalar tail (its
+    split as TensorIterator makes it: contiguous runs, transposed operands, a non-contiguous
+    upstream gradient)."""
+    rng = np.random.default_rng(3)
+    differing = []
+    shapes = [(), (0,), (1,), (5,), (31,), (32,), (33,), (70,), (8, 16), (33, 50)]
+    for shape in shapes:
+        x = (rng.standard_normal(shape) * 4).astype(np.float32)
+        g = rng.standard_normal(shape).astype(np.float32)
+        layouts = [(x, g)]
+        if x.ndim == 2:
+            layouts += [(x.T, g.T), (x.T, np.ascontiguousarray(g.T)),
+                        (x, np.asfortranarray(g))]
+        for xs, gs in layouts:
+            grads = []
+            for lib in (torch, leafgrad):
+                t = lib.tensor(xs).requires_grad_()
+                upstream = lib.tensor(gs) if gs.flags.c_contiguous else \
+                    lib.tensor(np.ascontiguousarray(gs.T)).t()
+                lib.nn.functional.silu(t).backward(upstream)
+                grads.append(t.grad)
+            if not _same(*grads):
+                differing.append((xs.shape, xs.strides, gs.strides))
+    assert not differing, differing

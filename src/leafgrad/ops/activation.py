@@ -512,6 +512,9 @@ class Silu(Op):
 
     def backward(self, grad):
         x = self.saved("self")
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards)
+            return _wrap(array_kernel(_float_kernels.silu_backward, grad._data, x._data))
         s = x.sigmoid()
         if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
             from .special_fns import AddScalarFormula
