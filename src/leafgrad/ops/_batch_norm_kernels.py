@@ -291,6 +291,20 @@ def backward(dy: np.ndarray, x: np.ndarray, weight, eps: float, mask, threads: i
             centred = x - mean.reshape(shape)
             centred *= k.reshape(shape)
             dx = _scaled(dy - grad_mean.reshape(shape), centred, invstd, w, shape)
+            full = channels - channels % _lanes(dtype)
+            if full:
+                # the kernel's loop over whole vectors of channels is compiled with the
+                # subtraction of (x - mean) * k fused (the partial last vector's is not)
+                head = (slice(None), slice(0, full))
+                rows_dx = np.moveaxis(dx, 1, -1).reshape(count, channels)
+                shifted = rows[head] - mean[:full]
+                np.negative(shifted, out=shifted)
+                fused = _float_kernels.fma(shifted, k[:full], grads[head] - grad_mean[:full])
+                fused *= invstd[:full]
+                fused *= w[:full]
+                rows_dx[head] = fused
+                if not np.shares_memory(rows_dx, dx):  # (dx laid out otherwise: a copy)
+                    dx = np.moveaxis(rows_dx.reshape(np.moveaxis(dx, 1, -1).shape), -1, 1)
         grad_w = dotp * invstd
         grad_b = total
     else:
