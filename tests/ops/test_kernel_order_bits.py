@@ -129,3 +129,93 @@ def test_silu_gradient_is_torchs_float32_kernel():
             if not _same(*grads):
                 differing.append((xs.shape, xs.strides, gs.strides))
     assert not differing, differing
+
+
+def test_glu_values_and_gradients_are_torchs_float32_bits():
+    """ATen's glu kernel: a * (1 / (1 + exp(-b))); its backward: sigmoid(b) * grad for the first
+    half and (1 - s) * s * a * grad for the second (leafgrad divided, and multiplied in
+    another order: a last bit off on ~30% of values); also the values of a create_graph
+    backward (GluBackwardBackward0's). Under ``torch_bits``: by default the vectors' sigmoid
+    is the cheaper form of SLEEF's (99.9% of its bits; README), which this is not about."""
+    rng = np.random.default_rng(4)
+    differing = []
+    previous = leafgrad.backends.cpu.torch_bits
+    leafgrad.backends.cpu.torch_bits = True
+    try:
+        _glu_cases(rng, differing)
+    finally:
+        leafgrad.backends.cpu.torch_bits = previous
+    assert not differing, differing
+
+
+def _glu_cases(rng, differing):
+    for shape, dim in [((8, 16), 1), ((8, 16), 0), ((4, 6), -1), ((3, 100), 1), ((2, 70, 3), 1),
+                       ((2,), 0)]:
+        x = (rng.standard_normal(shape) * 3).astype(np.float32)
+        g_shape = list(shape)
+        g_shape[dim] //= 2
+        g = rng.standard_normal(g_shape).astype(np.float32)
+        for xs in ([x, x.T] if x.ndim == 2 and dim in (0, 1) else [x]):
+            d = dim if xs is x else 1 - dim
+            gs = g if xs is x else g.T
+            seen = []
+            for lib in (torch, leafgrad):
+                t = lib.tensor(xs).requires_grad_()
+                y = lib.nn.functional.glu(t, d)
+                (first,) = lib.autograd.grad(y, t, lib.tensor(np.ascontiguousarray(gs)),
+                                             create_graph=True)
+                seen.append((y, first))
+            if not all(_same(u, v) for u, v in zip(*seen)):
+                differing.append((xs.shape, xs.strides, d))
+
+
+def test_scalar_loops_take_glibcs_expf_bits():
+    """torch's scalar loops (a strided run, the leftover after the last pair of vectors) call
+    std::exp, glibc's expf, which is not float64's exp rounded once on ~0.07% of inputs
+    (expf(-0.49571458) is 0.6091355, not 0.60913545): sigmoid, silu and softplus of strided
+    float32 tensors, forward and backward, every element through that loop. (softplus also
+    calls log1pf, glibc's replay of which runs under ``torch_bits`` only: README.)"""
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(2 * 20000) * 4).astype(np.float32)
+    g = rng.standard_normal(20000).astype(np.float32)
+    differing = []
+    forms = {
+        "sigmoid": lambda lib, t: t.sigmoid(),
+        "silu": lambda lib, t: lib.nn.functional.silu(t),
+        "softplus": lambda lib, t: lib.nn.functional.softplus(t),
+    }
+    previous = leafgrad.backends.cpu.torch_bits
+    for name, form in forms.items():
+        leafgrad.backends.cpu.torch_bits = name == "softplus"
+        try:
+            seen = []
+            for lib in (torch, leafgrad):
+                t = lib.tensor(x).requires_grad_()
+                y = form(lib, t[::2])  # strided: every element takes the scalar loop
+                y.backward(lib.tensor(g))
+                seen.append((y, t.grad))
+        finally:
+            leafgrad.backends.cpu.torch_bits = previous
+        if not all(_same(u, v) for u, v in zip(*seen)):
+            differing.append(name)
+    assert not differing, differing
+
+
+def test_libm_expf_is_the_c_librarys():
+    import ctypes
+    import ctypes.util
+
+    from leafgrad.ops import _libm
+
+    library = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    expf = library.expf
+    expf.restype, expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = np.random.default_rng(6)
+    values = np.concatenate([
+        (rng.standard_normal(100000) * 10).astype(np.float32),
+        np.linspace(-110, 90, 100001, dtype=np.float32),  # subnormal results and overflow
+        np.arange(0x3E000000, 0x3E000000 + 100000, dtype=np.uint32).view(np.float32),
+        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32)])
+    want = np.array([expf(v) for v in values.tolist()], np.float32)
+    got = _libm.expf(values)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))

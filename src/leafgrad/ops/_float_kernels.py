@@ -17,9 +17,9 @@ vec512_float.h, Loops.h), and what this module does to give the same bits:
   computes ``1 / ((exp(0 - x)) + 1)`` with SLEEF's ``expf`` (u10), replayed below operation
   by operation; the elements left over after the last full pair of vectors (``n % 32`` in a
   contiguous run, every element of a strided run) take the scalar path
-  ``1 / (1 + std::exp(-x))``, whose ``expf`` is glibc's: float64's exp rounded once is
-  glibc's result except on about 0.07% of inputs (glibc's expf is not quite correctly
-  rounded; replaying it is not done). Rows that TensorIterator cannot merge (a slice
+  ``1 / (1 + std::exp(-x))``, whose ``expf`` is glibc's (``_libm.expf``: float64's exp
+  rounded once, and the C library's own where that could differ, ~1 element in 128: rounded
+  alone it was a last bit off on ~0.07% of inputs). Rows that TensorIterator cannot merge (a slice
   ``x[:, :k]``) each have their own leftover.
 - **silu** (``x / (1 + exp(-x))``) runs the same two paths as sigmoid.
 - **pow** with a number exponent other than 0, 1, 2, 3, -2, 0.5, -0.5, -1 (those are
@@ -239,7 +239,7 @@ def _scalar_part(a: np.ndarray, pair: int = _PAIR):
 
 
 def _sigmoid_scalar(a: np.ndarray) -> np.ndarray:
-    e = np.exp(np.negative(a, dtype=_F64)).astype(_F32)  # glibc's expf: rounded once
+    e = _libm.expf(np.negative(a))  # glibc's expf, every bit
     return _F32(1) / (_F32(1) + e)
 
 
@@ -302,7 +302,7 @@ def _sigmoid_vector(a: np.ndarray) -> np.ndarray:
 
 
 def _silu_scalar(a: np.ndarray) -> np.ndarray:
-    return a / (_F32(1) + np.exp(np.negative(a, dtype=_F64)).astype(_F32))
+    return a / (_F32(1) + _libm.expf(np.negative(a)))
 
 
 def silu(a: np.ndarray) -> np.ndarray:
@@ -314,6 +314,38 @@ def silu(a: np.ndarray) -> np.ndarray:
     out = a / (_F32(1) + _expf(np.negative(a)))
     if part is not None:
         out[part] = _silu_scalar(a[part])
+    return out
+
+
+def sigmoid_for(a: np.ndarray, operands: tuple, avx512: bool = True) -> np.ndarray:
+    """torch's sigmoid of a float32 array ``a`` as a kernel computes it whose TensorIterator
+    runs over ``operands`` (its output first, then ``a``): their layouts decide which elements
+    take the vectorised loop (SLEEF's expf) and which the scalar one (glibc's). ``avx512``:
+    the kernel has an AVX-512 build (sigmoid's, glu's; see _layout.vectorized_elements)."""
+    if all(op.shape == a.shape and op.flags.c_contiguous for op in operands):
+        part = _scalar_part(a, _PAIR if avx512 else 64 // a.itemsize)
+    else:  # the runs TensorIterator makes of them (its order of dims, coalesced)
+        vectorised = _layout.vectorized_elements(a.shape, operands, a.itemsize, avx512=avx512)
+        part = ... if vectorised is None else None if vectorised.all() else ~vectorised
+    if part is Ellipsis:
+        return np.asarray(_sigmoid_scalar(a), dtype=_F32)
+    out = np.asarray(_sigmoid_vector(a))
+    if part is not None:
+        out[part] = _sigmoid_scalar(a[part])
+    return out
+
+
+def glu_backward(grad: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:
+    """torch's ``glu_backward(grad, x, dim)`` of float32 arrays (glu_backward_cpu_out): the
+    gradient is a fresh row-major array; its first half gets ``sigmoid(b)`` (sigmoid_out into
+    that half: the split of its loop follows the half's layout and b's) times ``grad``, its
+    second half the fused kernel's ``(1 - s) * s * a * grad``."""
+    first, second = np.split(x, 2, axis=dim)
+    out = np.empty(x.shape, _F32)
+    out_first, out_second = np.split(out, 2, axis=dim)
+    s = sigmoid_for(second, (out_first, second))
+    np.multiply((_F32(1) - s) * s * first, grad, out=out_second)
+    np.multiply(s, grad, out=out_first)
     return out
 
 

@@ -9,7 +9,7 @@ once gave torch's softplus on 82% of a grid of inputs (NumPy's float32 logaddexp
 
 - softplus runs torch's ``cpu_kernel_vec``: the elements after the last pair of full vectors
   (every element of a strided operand) take the scalar op, ``std::log1p(std::exp(x * beta)) /
-  beta`` in float: glibc's expf (float64's exp rounded once: 99.9%) and log1pf (replayed
+  beta`` in float: glibc's expf (_libm.expf, every bit) and log1pf (replayed
   below), as sigmoid's (ops/_float_kernels.py).
 - log_sigmoid runs its own loop: every element goes through the vector code (the leftover is
   loaded as a partial vector), on the contiguous input.
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels, _layout
+from . import _float_kernels, _layout, _libm
 from ._select import where as _where
 
 _F32 = np.float32
@@ -190,7 +190,7 @@ _GLIBC_REPLAY_UP_TO = 0
 
 def _softplus_scalar(scaled: np.ndarray, beta) -> np.ndarray:
     with np.errstate(over="ignore"):
-        grown = np.exp(scaled, dtype=_F64).astype(_F32)  # glibc's expf (99.9%)
+        grown = _libm.expf(scaled)  # glibc's expf
         if _cpu.torch_bits or grown.size <= _GLIBC_REPLAY_UP_TO:
             return glibc_log1pf(grown) / beta
         return np.log1p(grown, dtype=_F64).astype(_F32) / beta
@@ -231,11 +231,11 @@ def softplus_backward(grad: np.ndarray, x: np.ndarray, beta, threshold) -> np.nd
     part = _float_kernels._scalar_part_of(scaled.shape, (grad, x))
     with np.errstate(over="ignore", invalid="ignore"):
         if part is Ellipsis:
-            z = np.exp(scaled, dtype=_F64).astype(_F32)
+            z = _libm.expf(scaled)
         else:
             z = _expf_vector(scaled)
             if part is not None:
-                z[part] = np.exp(scaled[part], dtype=_F64).astype(_F32)
+                z[part] = _libm.expf(scaled[part])
         return _where(scaled > threshold, grad, grad * z / (z + _ONE))
 
 
@@ -380,11 +380,11 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
     part = _float_kernels._scalar_part_of(shape, (grad, x))
     with np.errstate(over="ignore", invalid="ignore"):
         if part is Ellipsis:
-            grown = np.broadcast_to(np.exp(scaled, dtype=_F64).astype(_F32), shape)
+            grown = np.broadcast_to(_libm.expf(scaled), shape)
         else:
             grown = np.array(np.broadcast_to(_float_kernels._expf(scaled), shape))
             if part is not None:
-                grown[part] = np.broadcast_to(np.exp(scaled, dtype=_F64).astype(_F32),
+                grown[part] = np.broadcast_to(_libm.expf(scaled),
                                               shape)[part]
         negative = grad * input_coefficient * negative_coefficient * grown
         out = _where(x > 0, grad * positive_coefficient, negative)

@@ -9,7 +9,7 @@ import numpy as np
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
 from .activation import _float, _floating, _vectorised_nan, kernel_tensor
-from . import _layout, _sleef_unary
+from . import _float_kernels, _layout, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
@@ -252,12 +252,25 @@ class Glu(Op):
     @staticmethod
     def forward(ctx, a, dim):
         first, second = np.split(_float(a), 2, axis=dim)
+        if first.dtype == np.float32:
+            # ATen's glu kernel: a * (1 / (1 + exp(-b))), the sigmoid as torch's (SLEEF's expf
+            # in the vectors, glibc's in the scalar tail, as TensorIterator runs the halves)
+            return np.asarray(first * _float_kernels.sigmoid_for(second, (first, second)))
+        if first.dtype == np.float64:
+            from .elementwise import _sigmoid
+
+            return np.asarray(first * _sigmoid(second))
         return first / (1 + np.exp(-second))
 
     def backward(self, grad):
+        x = self.saved("self")
         if records_double_backward():
-            return GluBackward.record(grad, self.saved("self"), **self._params)
-        return GluBackward.formula(grad, self.saved("self"), **self._params)[0]
+            return GluBackward.record(grad, x, **self._params)
+        if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
+            # torch's float32 kernel, bit for bit (Note: array-level backwards)
+            return _wrap(array_kernel(_float_kernels.glu_backward, grad._data, x._data,
+                                      dim=self._params["dim"]))
+        return GluBackward.formula(grad, x, **self._params)[0]
 
     def jvp(self, tangents, primals, result):
         # torch's glu_jvp: da * sigmoid(b) + glu * (db - sigmoid(b) * db)
@@ -272,13 +285,21 @@ class GluBackward(ActivationBackward, Op):
     node = "GluBackwardBackward0"
     torch_names = ()
 
+    @classmethod
+    def forward(cls, ctx, grad, x, dim):
+        if x.dtype == np.float32 == grad.dtype:  # its value: torch's kernel (glu_backward)
+            return (_float_kernels.glu_backward(grad, x, dim),)
+        return super().forward(ctx, grad, x, dim=dim)
+
     @staticmethod
     def formula(grad, x, dim):
         from . import Cat
 
         first, second = x.chunk(2, dim)
         gate = second.sigmoid()
-        return (Cat.apply_list([grad * gate, grad * first * gate * (1 - gate)], dim),)
+        # glu_backward_cpu_out's order: sigmoid(b) * grad for the first half, the fused
+        # kernel's (1 - s) * s * a * grad for the second
+        return (Cat.apply_list([gate * grad, (1 - gate) * gate * first * grad], dim),)
 
 
 @register
