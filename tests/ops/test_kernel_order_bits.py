@@ -219,3 +219,28 @@ def test_libm_expf_is_the_c_librarys():
     want = np.array([expf(v) for v in values.tolist()], np.float32)
     got = _libm.expf(values)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_layer_norm_values_are_torchs_bits_by_default():
+    """F.layer_norm's float32 values replay torch's RowwiseMoments and output kernel by
+    default up to 4,096 elements (about half of them were a last bit off with NumPy's
+    statistics: a transformer tutorial's printed activations)."""
+    rng = np.random.default_rng(7)
+    differing = []
+    cases = [((8, 16), 1), ((32, 64), 1), ((4, 6, 10), 2), ((3, 5, 17), 1), ((64, 64), 1),
+             ((2, 2048), 1), ((5, 3), 1)]
+    for shape, dims in cases:
+        normalized = shape[len(shape) - dims:]
+        x = (rng.standard_normal(shape) * 2 + 0.5).astype(np.float32)
+        w = rng.standard_normal(normalized).astype(np.float32)
+        b = rng.standard_normal(normalized).astype(np.float32)
+        for affine in ("none", "weight", "both"):
+            seen = []
+            for lib in (torch, leafgrad):
+                weight = lib.tensor(w) if affine != "none" else None
+                bias = lib.tensor(b) if affine == "both" else None
+                seen.append(lib.nn.functional.layer_norm(lib.tensor(x), normalized, weight,
+                                                         bias))
+            if not _same(*seen):
+                differing.append((shape, dims, affine))
+    assert not differing, differing

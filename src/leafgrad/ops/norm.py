@@ -179,6 +179,7 @@ class _Normalisation(Op):
 
 _EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
 _GROUP_NORM_REPLAY = 4096  # elements: group_norm's forward replays torch's kernel up to here
+_LAYER_NORM_REPLAY = 4096  # elements: layer_norm's forward replays torch's kernel up to here
 
 
 def _layer_norm_backward_kernel(grad, *arrays, has_x, has_weight, eps, count, mask, threads,
@@ -211,11 +212,13 @@ class LayerNorm(_Normalisation):
     @staticmethod
     def replays_by_default(x, params) -> bool:
         # rows of fewer than 8 elements: RowwiseMoments is a scalar Welford loop there, whose
-        # replay costs about what NumPy's statistics do ((2, 3, 4): 47 -> 59 us); longer rows'
-        # vector chunks cost 10x (generated-program seed 53666: a -0. of torch's printed 0.)
+        # replay costs about what NumPy's statistics do ((2, 3, 4): 47 -> 59 us; generated-
+        # program seed 53666: a -0. of torch's printed 0.); longer rows' vector chunks cost
+        # more, so they replay up to _LAYER_NORM_REPLAY elements (a tutorial's layer: half the
+        # values printed a last digit off otherwise; (32, 64) forward 25 -> 100 us)
         count = params["normalized_ndim"]
-        return int(np.prod(x.shape[x.ndim - count:], dtype=np.int64)) < 8 and \
-            x.size <= _EXACT_BACKWARD
+        return x.size <= _LAYER_NORM_REPLAY or int(np.prod(
+            x.shape[x.ndim - count:], dtype=np.int64)) < 8 and x.size <= _EXACT_BACKWARD
 
     @staticmethod
     def torch_backward(grad, x, weight, params, mask):
