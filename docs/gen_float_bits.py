@@ -261,7 +261,9 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   Welford over the last N % 8 elements and the 8 lanes merged into it one by one; then
   `rstd = 1 / sqrt(var + eps)` (group_norm: in double) and each kernel's fused output
   formula. NumPy's float64 statistics rounded once give another last bit on about half the
-  elements; `torch_bits = True` replays the kernels (`ops/_norm_kernels.py`: every element,
+  elements; leafgrad replays the kernels by default up to 4,096 elements (layer_norm and
+  group_norm's forward; the table's shapes are mostly larger) and `torch_bits = True` at
+  every size (`ops/_norm_kernels.py`: every element,
   and native_layer_norm's mean and rstd, at 2-10x the default forward's cost), float16 inputs
   too (torch's float16 kernels compute in float32 and round), and a channels-last group_norm
   input's own kernel (sums of x and x * x) below 1024 positions. Their backwards are
