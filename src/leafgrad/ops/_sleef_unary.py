@@ -184,13 +184,19 @@ def glibc_log1pf(x: np.ndarray) -> np.ndarray:
 # 16-element softplus forward and backward went from ~165 to ~285 us, a 1,000-element selu's
 # from ~180 to ~480 us): as the other exact replays it runs only under torch_bits, and
 # float64's log1p/expm1 rounded once (96-97% of glibc's values) stands in for it by default.
-# (_GLIBC_REPLAY_UP_TO: the size up to which it runs by default anyway; 0, none.)
+# (_GLIBC_REPLAY_UP_TO: the size up to which it runs by default anyway; 0, none.) A scalar
+# path of up to _C_LIBRARY_UP_TO elements calls the C library's own log1pf/expm1f instead
+# (ops/_libm.py, ~0.3 us an element): every bit at less than the replay's fixed cost, for the
+# short tensors and leftovers of a tutorial's softplus, elu, selu.
 _GLIBC_REPLAY_UP_TO = 0
+_C_LIBRARY_UP_TO = 256
 
 
 def _softplus_scalar(scaled: np.ndarray, beta) -> np.ndarray:
     with np.errstate(over="ignore"):
         grown = _libm.expf(scaled)  # glibc's expf
+        if grown.size <= _C_LIBRARY_UP_TO:
+            return _libm.call("log1p", grown) / beta  # glibc's log1pf
         if _cpu.torch_bits or grown.size <= _GLIBC_REPLAY_UP_TO:
             return glibc_log1pf(grown) / beta
         return np.log1p(grown, dtype=_F64).astype(_F32) / beta
@@ -337,6 +343,8 @@ def _expm1f_rounded(a: np.ndarray) -> np.ndarray:
 def _expm1f_scalar(a: np.ndarray) -> np.ndarray:
     """glibc's expm1f: replayed under torch_bits or where the scalar path is short (as
     softplus's log1pf, _GLIBC_REPLAY_UP_TO), float64's expm1 rounded once otherwise (96%)."""
+    if a.size <= _C_LIBRARY_UP_TO:
+        return np.asarray(_libm.call("expm1", a), dtype=_F32)  # glibc's expm1f
     if _cpu.torch_bits or a.size <= _GLIBC_REPLAY_UP_TO:
         return glibc_expm1f(a)
     return _expm1f_rounded(a)
