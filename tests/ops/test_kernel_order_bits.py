@@ -275,3 +275,47 @@ def test_short_scalar_loops_take_glibcs_log1pf_and_expm1f_by_default():
                 if not all(_same(u, v) for u, v in zip(*seen)):
                     differing.append((name, size, strided))
     assert not differing, differing
+
+
+def test_one_norm_is_torchs_in_order_sum():
+    """torch's 1-norm adds |x| one element after another in memory order (NormOneOps through
+    binary_kernel_reduce, in float for float16/float32); NumPy's pairwise sum was a last bit
+    off on ~70% of float32 1-norms, and clip_grad_norm_(norm_type=1) scaled every gradient by
+    that other total."""
+    rng = np.random.default_rng(9)
+    differing = []
+    forms = {
+        "all": lambda lib, t: lib.linalg.vector_norm(t, 1),
+        "dim 0": lambda lib, t: lib.linalg.vector_norm(t, 1, dim=0),
+        "dim -1 keepdim": lambda lib, t: lib.linalg.vector_norm(t, 1, dim=-1, keepdim=True),
+        "transposed": lambda lib, t: lib.linalg.vector_norm(t.t(), 1, dim=1),
+        "two dims": lambda lib, t: lib.linalg.vector_norm(t.reshape(5, 4, -1), 1, dim=(0, 2)),
+        "Tensor.norm": lambda lib, t: t.norm(1),
+        "torch.norm": lambda lib, t: lib.norm(t, p=1, dim=1),
+    }
+    for dtype in (np.float16, np.float32, np.float64):
+        for trial in range(4):
+            x = (rng.standard_normal((20, 10)) * 3).astype(dtype)
+            for name, form in forms.items():
+                results = [form(lib, lib.tensor(x)) for lib in (torch, leafgrad)]
+                if not _same(*results):
+                    differing.append((name, dtype.__name__, trial))
+    for shape in [(0,), (), (1,), (0, 3)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        results = [lib.linalg.vector_norm(lib.tensor(x), 1) for lib in (torch, leafgrad)]
+        if not _same(*results):
+            differing.append(("edge", shape))
+    # clip_grad_norm_ with norm_type 1: the total norm and every scaled gradient
+    shapes = [(10, 20), (20,), (5, 10)]
+    grads = [(rng.standard_normal(s) * 3).astype(np.float32) for s in shapes]
+    for foreach in (None, False, True):
+        seen = []
+        for lib in (torch, leafgrad):
+            params = [lib.zeros(s, requires_grad=True) for s in shapes]
+            for p, g in zip(params, grads):
+                p.grad = lib.tensor(g)
+            total = lib.nn.utils.clip_grad_norm_(params, 0.5, norm_type=1.0, foreach=foreach)
+            seen.append([total] + [p.grad for p in params])
+        if not all(_same(u, v) for u, v in zip(*seen)):
+            differing.append(("clip_grad_norm_", foreach))
+    assert not differing, differing
