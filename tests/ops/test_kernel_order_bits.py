@@ -319,3 +319,29 @@ def test_one_norm_is_torchs_in_order_sum():
         if not all(_same(u, v) for u, v in zip(*seen)):
             differing.append(("clip_grad_norm_", foreach))
     assert not differing, differing
+
+
+def test_two_norm_generic_reduction_and_dtype_are_torchs():
+    """The 2-norm outside the vectorised last-dim kernel (several dims, float16) adds the
+    rounded squares in memory order as NormTwoOps does, and with ``dtype=`` torch casts first
+    and runs the same kernels (leafgrad skipped the last-dim kernel there)."""
+    rng = np.random.default_rng(10)
+    differing = []
+    forms = {
+        "two dims": lambda lib, t, d: lib.linalg.vector_norm(t.reshape(5, 4, -1), 2,
+                                                             dim=(0, 2)),
+        "dim 1": lambda lib, t, d: lib.linalg.vector_norm(t, 2, dim=1),
+        "dim 0": lambda lib, t, d: lib.linalg.vector_norm(t, 2, dim=0),
+        "all, dtype": lambda lib, t, d: lib.linalg.vector_norm(t, 2, dtype=d),
+        "dim 1, dtype": lambda lib, t, d: lib.linalg.vector_norm(t, 2, dim=1, dtype=d),
+    }
+    for dtype in (np.float16, np.float32, np.float64):
+        for trial in range(4):
+            x = (rng.standard_normal((20, 10)) * 3).astype(dtype)
+            for name, form in forms.items():
+                if "dtype" in name and dtype == np.float64:
+                    continue
+                results = [form(lib, lib.tensor(x), lib.float64) for lib in (torch, leafgrad)]
+                if not _same(*results):
+                    differing.append((name, dtype.__name__, trial))
+    assert not differing, differing

@@ -468,6 +468,28 @@ def _one_norm(x: np.ndarray, dim, keepdim: bool) -> np.ndarray:
     return total.astype(x.dtype, copy=False)
 
 
+def _two_norm_in_order(x: np.ndarray, dim, keepdim: bool):
+    """torch's generic 2-norm (NormTwoOps through binary_kernel_reduce: every case but the
+    vectorised last-dim one of float32/float64, float16 always): ``acc + x * x`` from 0, the
+    square rounded, one element after another in memory order, in opmath; then the square
+    root. NumPy's pairwise sum over inner axes gave another last bit (a norm over dims (0, 2),
+    a float16 row norm). None for a real dtype it does not cover."""
+    if x.dtype.kind != "f" and not _dtype.is_bfloat16_array(x):
+        return None
+    kind = np.float64 if x.dtype == np.float64 else np.float32
+    ndim = x.ndim
+    dims = tuple(range(ndim)) if dim is None else tuple(sorted(d % ndim for d in dim))
+    rows = _in_memory_rows(x, dims, kind)
+    if rows.shape[-1] == 0:
+        total = np.zeros(rows.shape[:-1], kind)
+    else:
+        total = np.add.accumulate(rows * rows, axis=-1)[..., -1] + kind(0)
+    out = np.sqrt(total)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else size for d, size in enumerate(x.shape)))
+    return out.astype(x.dtype, copy=False)
+
+
 def _p_norm(x: np.ndarray, ord: float, dim, keepdim: bool) -> np.ndarray:  # noqa: A002
     """torch's NormOps for an order other than 0, 1, 2 and +-inf (ReduceOpsKernel's
     binary_kernel_reduce): ``pow(|x|, p)`` in the accumulation type (float for float32 and
@@ -527,7 +549,10 @@ class LinalgVectorNorm(Op):
         elif ord == 1:
             out = _one_norm(x, dim, keepdim)
         elif ord == 2:
-            out = _two_norm_lastdim(x, dim, keepdim) if dtype is None else None
+            # (with dtype= torch casts first: the same kernels on the cast values)
+            out = _two_norm_lastdim(x, dim, keepdim)
+            if out is None and (x.size <= _LANE_ORDER_LIMIT or _cpu.torch_bits):
+                out = _two_norm_in_order(x, dim, keepdim)
             if out is None:
                 out = np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
         else:
