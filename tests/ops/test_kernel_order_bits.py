@@ -135,16 +135,10 @@ def test_glu_values_and_gradients_are_torchs_float32_bits():
     """ATen's glu kernel: a * (1 / (1 + exp(-b))); its backward: sigmoid(b) * grad for the first
     half and (1 - s) * s * a * grad for the second (leafgrad divided, and multiplied in
     another order: a last bit off on ~30% of values); also the values of a create_graph
-    backward (GluBackwardBackward0's). Under ``torch_bits``: by default the vectors' sigmoid
-    is the cheaper form of SLEEF's (99.9% of its bits; README), which this is not about."""
+    backward (GluBackwardBackward0's)."""
     rng = np.random.default_rng(4)
     differing = []
-    previous = leafgrad.backends.cpu.torch_bits
-    leafgrad.backends.cpu.torch_bits = True
-    try:
-        _glu_cases(rng, differing)
-    finally:
-        leafgrad.backends.cpu.torch_bits = previous
+    _glu_cases(rng, differing)
     assert not differing, differing
 
 

@@ -27,13 +27,13 @@ vec512_float.h, Loops.h), and what this module does to give the same bits:
   too: SLEEF's ``powf`` in the vectors (ops/_sleef_powf.py, exact) and ``std::pow`` in double
   for the leftover elements (float64's pow rounded once).
 
-The exact SLEEF replays (sigmoid's and silu's vector path, pow's) cost 20-100x NumPy's own
-kernel (about 20-150 NumPy passes per element), so they run only when a user asks for torch's
-exact bits with ``leafgrad.backends.cpu.torch_bits = True``. By default the vector paths run
-cheaper forms of the same algorithms (``sleef_expf_plain``, ``_powf_close``: float32 or float64
-arithmetic in place of the fused multiply-adds and double-float pairs that rarely decide a
-rounding), which give at least 99.9% of torch's bits (docs/float32-bits.md; the scalar formula
-alone gave 96% for sigmoid and 98% for pow). They cost 5-30x NumPy's own kernels per element:
+The operation-by-operation SLEEF replays (sigmoid's and silu's vector path, pow's) cost
+20-100x NumPy's own kernel (about 20-150 NumPy passes per element), so they run only when a
+user asks for torch's exact bits with ``leafgrad.backends.cpu.torch_bits = True``. By default
+sigmoid's and silu's vectors take ``_softmax_bits.expf`` (SLEEF's expf every bit from fewer
+passes) and pow's a cheaper form of its algorithm (``_powf_close``: float64 arithmetic in place
+of the double-float pairs that rarely decide a rounding: 99.9% of torch's bits,
+docs/float32-bits.md; the scalar formula alone gave 96% for sigmoid and 98% for pow). They cost 5-30x NumPy's own kernels per element:
 sigmoid of 100 elements 22 us (2.7 us with NumPy's exp), x ** 4 of 100 elements 36 us
 (1.1 us). Past ``REPLAY_LIMIT`` elements the activations take NumPy's (or MKL's) fastest
 kernels instead (Note: the replay limit, below); x ** 4 of 10^6 elements still replays
@@ -164,50 +164,6 @@ def sleef_expf(d: np.ndarray) -> np.ndarray:
     return out.reshape(d.shape)
 
 
-_EXP_POLY32 = tuple(_F32(c) for c in _EXP_POLY)
-_L2U32, _L2L32 = _F32(_L2U), _F32(_L2L)
-
-
-def sleef_expf_plain(d: np.ndarray) -> np.ndarray:
-    """SLEEF's ``expf`` u10 with float32 products and sums in place of its fused multiply-adds,
-    except the last one (``s*s*u + s``, whose rounding decides most results): half the NumPy
-    passes of ``sleef_expf``. It gives sleef_expf's value on 99.9% of inputs, and sigmoid's
-    and silu's on 99.96% (the rest are one ulp apart)."""
-    flat = d.reshape(-1)
-    out = np.empty(flat.shape, _F32)
-    size = min(flat.size, _BLOCK)
-    x, q, s, u, t = (np.empty(size, _F32) for _ in range(5))
-    wide = np.empty(size, _F64)
-    qi = np.empty(size, np.int32)
-    for start in range(0, flat.size, _BLOCK):
-        n = min(_BLOCK, flat.size - start)
-        xb, qb, sb, ub, tb, wb, ib = x[:n], q[:n], s[:n], u[:n], t[:n], wide[:n], qi[:n]
-        # below -104 SLEEF's result is 0 and above 100 it is inf: clamped there, the steps
-        # below round to the same values (2**-159 * 1.x is 0, 2**144 * 1.x is inf), and NaN
-        # stays NaN through all of them
-        np.minimum(flat[start:start + n], _F32(100), out=xb)
-        np.maximum(xb, _F32(-110), out=xb)
-        np.multiply(xb, _R_LN2, out=qb)
-        np.rint(qb, out=qb)
-        np.multiply(qb, -_L2U32, out=sb)
-        sb += xb
-        np.multiply(qb, -_L2L32, out=tb)
-        sb += tb
-        np.multiply(sb, _EXP_POLY32[0], out=ub)
-        ub += _EXP_POLY32[1]
-        for c in _EXP_POLY32[2:]:
-            ub *= sb
-            ub += c
-        np.multiply(sb, sb, out=tb)
-        np.multiply(tb, ub, out=wb, dtype=_F64)  # the fused step: exact product, one rounding
-        wb += sb
-        tb[...] = wb
-        tb += _F32(1)
-        ib[...] = qb
-        np.ldexp(tb, ib, out=out[start:start + n])  # = SLEEF's two scalings (both exact but the last)
-    return out.reshape(d.shape)
-
-
 # -- torch's vectorised loop: which elements take the scalar path ------------------------------
 
 _PAIR = _isa.pair(4)  # float32 elements of two vectors per step of Loops.h's vectorized_loop
@@ -289,12 +245,13 @@ def expm1_wide(d: np.ndarray) -> np.ndarray:
 
 
 def _expf(d: np.ndarray) -> np.ndarray:
-    """SLEEF's expf as sigmoid and silu use it: the exact replay when the user asked for
-    torch's bits, the plain-arithmetic one (99.9% of its sigmoid bits, 2x cheaper) otherwise,
-    and past the replay limit the fastest float32 exp."""
+    """SLEEF's expf as sigmoid and silu use it: the operation-by-operation replay when the
+    user asked for torch's bits, _softmax_bits.expf (the same bits from fewer passes, at
+    about the cost of the plain-arithmetic form that stood here before: 99.9% of the bits)
+    up to the replay limit otherwise, and past it the fastest float32 exp."""
     if _cpu.torch_bits:
         return sleef_expf(d)
-    return sleef_expf_plain(d) if d.size <= REPLAY_LIMIT else fast_exp(d)
+    return _softmax_bits.expf(d) if d.size <= REPLAY_LIMIT else fast_exp(d)
 
 
 def _sigmoid_vector(a: np.ndarray) -> np.ndarray:
