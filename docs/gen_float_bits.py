@@ -277,11 +277,11 @@ UnaryOpsKernel.cpp, vml.h, vec512_float.h, PowKernel.cpp, RangeFactoriesKernel.c
   (u10) in its vectors (16 lanes in torch's AVX512 build, 8 in its AVX2 one), and
   `1 / (1 + expf(-x))` with glibc's `expf` for the elements after the last full pair of
   vectors (n % 32 or n % 16 of a contiguous run; every element of a strided one; glibc's expf
-  is taken as float64's exp rounded once, which differs on about 0.07% of inputs). leafgrad
-  follows both paths. In the vectors it runs SLEEF's expf with float32 products and sums in
-  place of its fused multiply-adds except the last one (about 20 NumPy calls, 22 us for 100
-  elements); `torch_bits = True` replays every fused multiply-add (computed in float64, where
-  the product is exact, then rounded; twice the cost).
+  is float64's exp rounded once except near a rounding midpoint, where leafgrad calls the C
+  library: ops/_libm.expf). leafgrad follows both paths. In the vectors it runs SLEEF's expf
+  exactly from few passes (ops/_softmax_bits.expf, about 20 NumPy calls); `torch_bits = True`
+  replays every fused multiply-add one by one (computed in float64, where the product is
+  exact, then rounded; twice the cost).
 - **The replay limit**: the figures above are for tensors of up to 16,384 elements (the grids
   run in pieces of that size). Past it the float32 activations built on SLEEF's kernels
   (sigmoid, silu, the elu family, softplus, log_sigmoid, binary_cross_entropy_with_logits)
