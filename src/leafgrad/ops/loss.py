@@ -137,7 +137,8 @@ class _Pointwise(Op):
             "reduction"]
         grad_x = grad_target = None
         backward_op = getattr(self, "backward_op", None)
-        if backward_op is not None and backward_op.records(params):
+        if backward_op is not None and (backward_op.records(params) or getattr(
+                self, "records_in_capture", False) and _recorded_in_capture()):
             # torch's node (MseLossBackwardBackward0...) under create_graph
             if self.needs_grad(0):
                 grad_x = backward_op.apply(grad, x, target, reduction=reduction, **params)
@@ -157,6 +158,13 @@ class _Pointwise(Op):
             if self.needs_grad(1):
                 grad_target = _wrap(array_kernel(kernel, target._data, x._data, grad._data,
                                                  reduction=reduction, **params))
+            return grad_x, grad_target
+        formula = getattr(self, "kernel_formula", None)
+        if formula is not None:  # the kernel's order in Tensor ops (recorded, captured)
+            if self.needs_grad(0):
+                grad_x = formula(grad, x, target, shape, reduction)
+            if self.needs_grad(1):
+                grad_target = formula(grad, target, x, shape, reduction)
             return grad_x, grad_target
         if self.needs_grad(0):
             grad_x = _unreduce(grad, shape, reduction) * self.slope(x - target, **params)
@@ -192,6 +200,20 @@ class MseLoss(_Pointwise):
     @staticmethod
     def slope(diff):
         return diff * 2
+
+    # under leafgrad.compile a create_graph backward records MseLossBackward too (its value
+    # the kernel's, its own backward derivatives.yaml's order), as eagerly
+    records_in_capture = True
+
+    @staticmethod
+    def kernel_formula(grad, x, target, shape, reduction):
+        """``_mse_grad``'s order in Tensor ops: ``(x - target) * norm * grad`` (the number
+        ``norm`` in the tensor's dtype, as torch's kernel casts it), so that a recorded or
+        captured backward gives the kernel's bits."""
+        count = int(np.prod(shape))
+        norm = 2.0 / count if reduction == "mean" and count else 2.0
+        spread = grad if reduction == "none" else grad.expand(shape)
+        return (x - target) * norm * spread
 
 
 @register
@@ -436,6 +458,12 @@ HuberLoss.backward_op = HuberLossBackward
 # step here, where the Tensor formula took ~15 (benchmarks/bench_large.py: smooth_l1, huber),
 # and it gives torch's bits (the formula was an ulp off on many elements of a mean, and NaN for
 # an infinite difference, where torch's slope is +-1).
+
+
+def _recorded_in_capture() -> bool:
+    from .norm import _recorded_in_capture as recorded
+
+    return recorded()
 
 
 def _kernel_applies(grad, a, target) -> bool:
