@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compile.state import state as _capture
+from ..autograd._vmap_state import state as _vmap_state
+from ..autograd.forward_ad import state as _dual_state
 from ..ops._double_backward import RecordedFormula, records_double_backward
 from ..ops.registry import Op, register
 
@@ -94,6 +97,8 @@ class GridSampler2d(Op):
 
     @staticmethod
     def forward(ctx, x, grid, mode, padding, align_corners):
+        if x.dtype.name in _EXACT and grid.dtype == x.dtype:
+            return sample_exact(x, grid, mode, padding, align_corners)
         n, c, height, width = x.shape
         ix = _source_index(grid[..., 0], width, padding, align_corners, np)
         iy = _source_index(grid[..., 1], height, padding, align_corners, np)
@@ -119,7 +124,17 @@ class GridSampler2d(Op):
                 grad, x, self.saved("grid"),
                 mode=p["mode"], padding=p["padding"], align_corners=p["align_corners"],
                 mask=(want_input, want_grid))
-        return _backward_formula(grad, x, self.saved("grid"), self.input_shape(0), p["mode"],
+        grid = self.saved("grid")
+        if _plain_backward() and x._data.dtype.name in _EXACT \
+                and grid._data.dtype == x._data.dtype == grad._data.dtype:
+            from ..tensor import _wrap
+
+            grad_input, grad_grid = sample_backward_exact(
+                grad._data, x._data, grid._data, p["mode"], p["padding"], p["align_corners"],
+                want_input)
+            return (_wrap(grad_input) if want_input else None,
+                    _wrap(grad_grid) if want_grid else None)
+        return _backward_formula(grad, x, grid, self.input_shape(0), p["mode"],
                                  p["padding"], p["align_corners"], want_input, want_grid)
 
     def jvp(self, tangents, primals, result):
@@ -131,6 +146,15 @@ class GridSampler2d(Op):
         return jvp_by_decomposition(
             lambda x, grid: _sample_composite(x, grid, p["mode"], p["padding"],
                                               p["align_corners"]), primals, tangents)
+
+
+def _plain_backward() -> bool:
+    """A backward that records nothing (no create_graph, forward-AD level, vmap or capture):
+    it may run ATen's kernel on arrays."""
+    from ..autograd.grad_mode import state as grad_state
+
+    return not (grad_state.grad_enabled or records_double_backward() or _dual_state.active
+                or _vmap_state.active or _capture.active)
 
 
 def _backward_formula(grad, x_in, grid, shape, mode, padding, align, want_input, want_grid):
@@ -203,6 +227,18 @@ class GridSampler2dBackward(RecordedFormula, Op):
 
             results[2] = zeros_like(self.saved("grid"))
         return tuple(results)
+
+    @classmethod
+    def forward(cls, ctx, grad, x, grid, mode, padding, align_corners, mask):
+        # the values are ATen's kernel's (Note: grid_sample's bits); the formula records the
+        # node's own derivatives
+        if x.dtype.name in _EXACT and grid.dtype == x.dtype == grad.dtype:
+            grad_input, grad_grid = sample_backward_exact(grad, x, grid, mode, padding,
+                                                          align_corners, mask[0])
+            empty = np.zeros(0, x.dtype)
+            return (grad_input if mask[0] else empty, grad_grid if mask[1] else empty)
+        return super().forward(ctx, grad, x, grid, mode=mode, padding=padding,
+                               align_corners=align_corners, mask=mask)
 
     @staticmethod
     def formula(grad, x, grid, mode, padding, align_corners, mask):
@@ -344,3 +380,198 @@ def _shape_error(input, grid):
     raise RuntimeError(
         f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
         f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+
+
+# Note: grid_sample's bits
+# ATen's CPU kernel (GridSamplerKernel.cpp) works on vectors of 32 bytes of output points (8
+# float32, 4 float64: its AVX2 build, also on AVX-512 machines; 16-lane chunks put the input
+# gradient's sums in another order) and is built with the compiler contracting a multiply and
+# an add into one fused multiply-add: unnormalising without align_corners is fma(g + 1, size / 2,
+# -0.5); the bilinear sum is fma(se_val, se, fma(sw_val, sw, fma(ne_val, ne, nw_val * nw)));
+# each channel's grid-gradient term fma(fma(se - sw, n, (ne - nw) * s), gOut, g). Reflection
+# folds |x - low| by truncated multiples of twice the span. The input's gradient adds the
+# rounded products ``weight * gOut`` into each corner one by one: vector by vector of output
+# points (the whole H*W in order for a grid contiguous over (H, W), else row by row), corners
+# nw, ne, sw, se, points in order. float32 and float64 follow these steps (matched torch's bits
+# on every element over tests/test_tutorials3_findings.py's sweep); other dtypes keep the
+# plain formulas.
+_EXACT = ("float32", "float64")
+
+
+def _lanes(dtype) -> int:
+    """Output points per vector of the kernel (Note: grid_sample's bits)."""
+    return 32 // np.dtype(dtype).itemsize
+
+
+def _locate(coord: np.ndarray, size: int, padding: int, align: bool, with_grad: bool):
+    """ATen's ComputeLocation: pixel coordinates (and, with_grad, their derivative in the grid
+    coordinate) of one axis."""
+    from ..ops._float_kernels import fma
+
+    kind = coord.dtype.type
+    if align:
+        scale = kind(size - 1) / kind(2)
+        x = (coord + kind(1)) * scale
+    else:
+        scale = kind(size) / kind(2)
+        x = fma(coord + kind(1), scale, kind(-0.5)).astype(coord.dtype)
+    grad = np.full(coord.shape, scale, coord.dtype) if with_grad else None
+    if padding == 2:
+        if align and size <= 1:
+            x = np.zeros_like(x)
+            grad = np.zeros_like(x) if with_grad else None
+        else:
+            low = kind(0) if align else kind(-0.5)
+            twice = kind(size - 1) * kind(2) if align else kind(size) * kind(2)
+            shifted = x - low
+            distance = np.abs(shifted)
+            extra = distance - np.trunc(distance / twice) * twice
+            other = twice - extra
+            flip = extra > other
+            x = np.where(flip, other, extra) + low
+            if with_grad:
+                grad = np.where(flip ^ (shifted < 0), -scale, scale).astype(coord.dtype)
+    if padding in (1, 2):
+        top = kind(size - 1)
+        if with_grad:  # (maximum/minimum keep NaN here; the borders count as outside)
+            low_bounded = np.maximum(x, kind(0))
+            x = np.minimum(low_bounded, top)
+            grad = np.where((low_bounded != 0) & (x != top), grad, kind(0)).astype(coord.dtype)
+        else:  # clamp_max(max, clamp_min(0, x)): NaN becomes 0
+            x = np.where(np.isnan(x), kind(0), np.minimum(np.maximum(x, kind(0)), top))
+    return x, grad
+
+
+def _bilinear_terms(x, y, width: int, height: int):
+    """Corner weights (nw, ne, sw, se), distances (n, s, w, e), integer corners and masks."""
+    x_w, y_n = np.floor(x), np.floor(y)
+    w = x - x_w
+    e = 1 - w
+    n = y - y_n
+    s = 1 - n
+    weights = (s * e, s * w, n * e, n * w)
+    with np.errstate(invalid="ignore"):
+        xs0 = np.where(np.isfinite(x_w), x_w, -2).astype(np.int64)
+        ys0 = np.where(np.isfinite(y_n), y_n, -2).astype(np.int64)
+    corners = []
+    for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        xs, ys = xs0 + dx, ys0 + dy
+        corners.append((xs, ys, (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)))
+    return weights, (n, s, w, e), corners
+
+
+def _values(flat: np.ndarray, xs, ys, inside, width: int) -> np.ndarray:
+    """flat (N, C, H*W) at (N, P) points -> (N, C, P), zero outside."""
+    index = np.where(inside, ys * width + xs, 0)[:, None, :]
+    values = np.take_along_axis(flat, np.broadcast_to(index, flat.shape[:2] + index.shape[2:]),
+                                2)
+    return np.where(inside[:, None, :], values, 0).astype(flat.dtype, copy=False)
+
+
+def _points(x: np.ndarray, grid: np.ndarray, padding: int, align: bool, with_grad: bool):
+    n, c, height, width = x.shape
+    g = grid.reshape(n, grid.shape[1] * grid.shape[2], 2)
+    px, gxm = _locate(g[..., 0], width, padding, align, with_grad)
+    py, gym = _locate(g[..., 1], height, padding, align, with_grad)
+    return px, py, gxm, gym
+
+
+def sample_exact(x: np.ndarray, grid: np.ndarray, mode: int, padding: int, align: bool):
+    """grid_sample's forward (bilinear or nearest) with ATen's bits (Note: grid_sample's bits)."""
+    from ..ops._float_kernels import fma
+
+    n, c, height, width = x.shape
+    out_shape = (n, c) + grid.shape[1:3]
+    if not np.prod(out_shape):
+        return np.zeros(out_shape, x.dtype)
+    flat = x.reshape(n, c, height * width)
+    px, py, _, _ = _points(x, grid, padding, align, False)
+    if mode == 1:
+        with np.errstate(invalid="ignore"):
+            xs = np.where(np.isfinite(px), np.rint(px), -2).astype(np.int64)
+            ys = np.where(np.isfinite(py), np.rint(py), -2).astype(np.int64)
+        inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+        return np.ascontiguousarray(_values(flat, xs, ys, inside, width)).reshape(out_shape)
+    weights, _, corners = _bilinear_terms(px, py, width, height)
+    out = None
+    for (xs, ys, inside), weight in zip(corners, weights):
+        values = _values(flat, xs, ys, inside, width)
+        out = values * weight[:, None] if out is None else fma(values, weight[:, None], out)
+    return np.ascontiguousarray(out, dtype=x.dtype).reshape(out_shape)  # (a fresh tensor)
+
+
+def _chunk_order(grid: np.ndarray, lanes: int) -> np.ndarray:
+    """Positions (h * W + w) x 4 corners in the order ATen's backward visits them: vector by
+    vector (over the flattened H*W when the grid is contiguous over (H, W), else per row), in
+    each vector corners nw, ne, sw, se, points in order. Returns (corner, point) pairs as
+    indices into a (4, H*W) array."""
+    _, height, width, _ = grid.shape
+    size = grid.dtype.itemsize
+    s_h, s_w, s_c = (stride // size for stride in grid.strides[1:])
+    whole = (height <= 1 or s_h == width * s_w) and (
+        (s_w == 2 and s_c == 1) or s_w == 1 or width == 1)
+    points = np.arange(height * width)
+    if whole:
+        chunk = points // lanes
+    else:
+        chunk = (points // width) * -(-width // lanes) + (points % width) // lanes
+    corner = np.repeat(np.arange(4), points.size)
+    point = np.tile(points, 4)
+    order = np.lexsort((point, corner, np.tile(chunk, 4)))
+    return corner[order] * points.size + point[order]
+
+
+def sample_backward_exact(grad: np.ndarray, x: np.ndarray, grid: np.ndarray, mode: int,
+                          padding: int, align: bool, want_input: bool):
+    """(grad_input or None, grad_grid) of grid_sample with ATen's bits (Note: grid_sample's
+    bits)."""
+    from ..ops._float_kernels import fma
+
+    n, c, height, width = x.shape
+    points = grid.shape[1] * grid.shape[2]
+    if not grad.size:  # ATen: grad_grid zeroed, grad_input left at its zeros
+        return (np.zeros(x.shape, x.dtype) if want_input else None,
+                np.zeros(grid.shape, x.dtype))
+    flat = x.reshape(n, c, height * width)
+    gout = np.ascontiguousarray(grad).reshape(n, c, points)
+    px, py, gxm, gym = _points(x, grid, padding, align, True)
+    if mode == 1:
+        grad_grid = np.zeros(grid.shape, x.dtype)
+        if not want_input:
+            return None, grad_grid
+        with np.errstate(invalid="ignore"):
+            xs = np.where(np.isfinite(px), np.rint(px), -2).astype(np.int64)
+            ys = np.where(np.isfinite(py), np.rint(py), -2).astype(np.int64)
+        inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+        corners = [(xs, ys, inside)]
+        shares = [gout]
+    else:
+        weights, (dn, ds, dw, de), corners = _bilinear_terms(px, py, width, height)
+        nw, ne, sw, se = (_values(flat, xs, ys, inside, width) for xs, ys, inside in corners)
+        dn, ds, dw, de = (d[:, None] for d in (dn, ds, dw, de))
+        gx = np.zeros((n, points), x.dtype)
+        gy = np.zeros((n, points), x.dtype)
+        tx = fma(se - sw, dn, (ne - nw) * ds)
+        ty = fma(se - ne, dw, (sw - nw) * de)
+        for channel in range(c):
+            gx = fma(tx[:, channel], gout[:, channel], gx)
+            gy = fma(ty[:, channel], gout[:, channel], gy)
+        grad_grid = np.stack([np.asarray(gx * gxm, x.dtype), np.asarray(gy * gym, x.dtype)],
+                             -1).reshape(grid.shape)
+        if not want_input:
+            return None, grad_grid
+        shares = [weight[:, None] * gout for weight in weights]
+    total = np.zeros((n, c, height * width), x.dtype)
+    index = np.stack([np.where(inside, ys * width + xs, 0) for xs, ys, inside in corners], 1)
+    share = np.stack([np.where(inside[:, None], s, 0) for s, (_, _, inside) in
+                      zip(shares, corners)], 2)  # (N, C, corners, P)
+    index = index.reshape(n, -1)
+    share = share.reshape(n, c, -1)
+    if mode == 1:
+        order = np.arange(points)
+    else:
+        order = _chunk_order(grid, _lanes(x.dtype))
+    base = (np.arange(n * c) * (height * width)).reshape(n, c, 1)
+    positions = (base + index[:, None, order]).reshape(-1)
+    np.add.at(total.reshape(-1), positions, share[:, :, order].reshape(-1))
+    return total.reshape(x.shape), grad_grid
