@@ -1,0 +1,1206 @@
+"""Code from other people's tutorials, examples and blog posts not covered before
+(pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn and
+reinforce; pytorch/tutorials' intermediate DQN, spatial transformer, char-rnn generation and
+seq2seq translation; d2l-en's GAN, optimisation and learning-rate-scheduler chapters; normalising
+flows and policy gradients with torch.distributions; tinygrad's test_ops style op checks),
+shrunk to small synthetic data made with torch's own RNG and run with torch and with leafgrad in
+one process: every printed line, warning and error must be the same
+(tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
+
+import itertools
+import math
+import random
+import string
+import warnings
+from collections import deque, namedtuple
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from tests._torch import require_torch
+from tests._tutorial_harness import first_difference
+
+torch = require_torch()
+
+
+# -- the snippets: each a function of the module it runs with ----------------------------------
+# (the sources' code with smaller sizes; downloads replaced by torch.manual_seed data)
+
+def pt_examples_vae(torch):
+    # pytorch/examples vae/main.py
+    nn = torch.nn; F = torch.nn.functional
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(16, 8)
+            self.fc21 = nn.Linear(8, 2)
+            self.fc22 = nn.Linear(8, 2)
+            self.fc3 = nn.Linear(2, 8)
+            self.fc4 = nn.Linear(8, 16)
+        def encode(self, x):
+            h1 = F.relu(self.fc1(x))
+            return self.fc21(h1), self.fc22(h1)
+        def reparameterize(self, mu, logvar):
+            std = torch.exp(0.5*logvar)
+            eps = torch.randn_like(std)
+            return mu + eps*std
+        def decode(self, z):
+            h3 = F.relu(self.fc3(z))
+            return torch.sigmoid(self.fc4(h3))
+        def forward(self, x):
+            mu, logvar = self.encode(x.view(-1, 16))
+            z = self.reparameterize(mu, logvar)
+            return self.decode(z), mu, logvar
+    torch.manual_seed(1)
+    model = VAE()
+    print(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    def loss_function(recon_x, x, mu, logvar):
+        BCE = F.binary_cross_entropy(recon_x, x.view(-1, 16), reduction='sum')
+        KLD = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+        return BCE + KLD
+    data = torch.rand(5, 1, 4, 4)
+    model.train()
+    train_loss = 0
+    for epoch in range(3):
+        optimizer.zero_grad()
+        recon_batch, mu, logvar = model(data)
+        loss = loss_function(recon_batch, data, mu, logvar)
+        loss.backward()
+        train_loss += loss.item()
+        optimizer.step()
+        print('Train Epoch: {} Loss: {:.6f}'.format(epoch, loss.item() / len(data)), loss.grad_fn)
+    model.eval()
+    with torch.no_grad():
+        recon_batch, mu, logvar = model(data)
+        comparison = torch.cat([data[:2], recon_batch.view(5, 1, 4, 4)[:2]])
+        print(comparison.shape, recon_batch)
+        sample = torch.randn(4, 2)
+        sample = model.decode(sample)
+        print(sample.view(4, 1, 4, 4))
+    print(optimizer.state_dict()['state'][0]['exp_avg'])
+
+
+def pt_examples_dcgan(torch):
+    # pytorch/examples dcgan/main.py (tiny sizes)
+    nn = torch.nn
+    nz, ngf, ndf, nc = 4, 2, 2, 3
+    def weights_init(m):
+        classname = m.__class__.__name__
+        if classname.find('Conv') != -1:
+            torch.nn.init.normal_(m.weight, 0.0, 0.02)
+        elif classname.find('BatchNorm') != -1:
+            torch.nn.init.normal_(m.weight, 1.0, 0.02)
+            torch.nn.init.zeros_(m.bias)
+    class Generator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.ConvTranspose2d(nz, ngf * 4, 4, 1, 0, bias=False),
+                nn.BatchNorm2d(ngf * 4),
+                nn.ReLU(True),
+                nn.ConvTranspose2d(ngf * 4, ngf * 2, 4, 2, 1, bias=False),
+                nn.BatchNorm2d(ngf * 2),
+                nn.ReLU(True),
+                nn.ConvTranspose2d(ngf * 2, nc, 4, 2, 1, bias=False),
+                nn.Tanh())
+        def forward(self, input):
+            return self.main(input)
+    class Discriminator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.Conv2d(nc, ndf, 4, 2, 1, bias=False),
+                nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False),
+                nn.BatchNorm2d(ndf * 2),
+                nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False),
+                nn.Sigmoid())
+        def forward(self, input):
+            output = self.main(input)
+            return output.view(-1, 1).squeeze(1)
+    torch.manual_seed(3)
+    netG = Generator(); netG.apply(weights_init); print(netG)
+    netD = Discriminator(); netD.apply(weights_init); print(netD)
+    criterion = nn.BCELoss()
+    fixed_noise = torch.randn(2, nz, 1, 1)
+    real_label, fake_label = 1, 0
+    optimizerD = torch.optim.Adam(netD.parameters(), lr=0.0002, betas=(0.5, 0.999))
+    optimizerG = torch.optim.Adam(netG.parameters(), lr=0.0002, betas=(0.5, 0.999))
+    real_cpu = torch.rand(2, nc, 16, 16) * 2 - 1
+    for i in range(2):
+        netD.zero_grad()
+        batch_size = real_cpu.size(0)
+        label = torch.full((batch_size,), real_label, dtype=real_cpu.dtype)
+        output = netD(real_cpu)
+        errD_real = criterion(output, label)
+        errD_real.backward()
+        D_x = output.mean().item()
+        noise = torch.randn(batch_size, nz, 1, 1)
+        fake = netG(noise)
+        label.fill_(fake_label)
+        output = netD(fake.detach())
+        errD_fake = criterion(output, label)
+        errD_fake.backward()
+        D_G_z1 = output.mean().item()
+        errD = errD_real + errD_fake
+        optimizerD.step()
+        netG.zero_grad()
+        label.fill_(real_label)
+        output = netD(fake)
+        errG = criterion(output, label)
+        errG.backward()
+        D_G_z2 = output.mean().item()
+        optimizerG.step()
+        print('Loss_D: %.4f Loss_G: %.4f D(x): %.4f D(G(z)): %.4f / %.4f'
+              % (errD.item(), errG.item(), D_x, D_G_z1, D_G_z2), errD.grad_fn, label.dtype)
+    fake = netG(fixed_noise)
+    # (transposed convolutions are oneDNN's, whose sums leafgrad does not order as torch: the
+    # values to 3 decimals)
+    print([round(v, 3) for v in fake.detach()[0, 0].flatten().tolist()],
+          [round(v, 3) for v in netG.main[1].running_mean.tolist()],
+          netD.main[3].num_batches_tracked, fake.grad_fn)
+
+
+def pt_examples_siamese(torch):
+    # pytorch/examples siamese_network/main.py (small resnet replaced by a conv stack)
+    nn = torch.nn; F = torch.nn.functional
+    class SiameseNetwork(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cnn = nn.Sequential(nn.Conv2d(1, 3, 3), nn.ReLU(), nn.AdaptiveAvgPool2d((1, 1)))
+            self.fc_in_features = 3
+            self.fc = nn.Sequential(
+                nn.Linear(self.fc_in_features * 2, 4),
+                nn.ReLU(inplace=True),
+                nn.Linear(4, 1),
+            )
+            self.sigmoid = nn.Sigmoid()
+            self.cnn.apply(self.init_weights)
+            self.fc.apply(self.init_weights)
+        def init_weights(self, m):
+            if isinstance(m, nn.Linear):
+                torch.nn.init.xavier_uniform_(m.weight)
+                m.bias.data.fill_(0.01)
+        def forward_once(self, x):
+            output = self.cnn(x)
+            output = output.view(output.size()[0], -1)
+            return output
+        def forward(self, input1, input2):
+            output1 = self.forward_once(input1)
+            output2 = self.forward_once(input2)
+            output = torch.cat((output1, output2), 1)
+            output = self.fc(output)
+            output = self.sigmoid(output)
+            return output
+    torch.manual_seed(4)
+    model = SiameseNetwork()
+    optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
+    criterion = nn.BCELoss()
+    images_1, images_2 = torch.randn(4, 1, 6, 6), torch.randn(4, 1, 6, 6)
+    targets = torch.tensor([1, 0, 1, 0]).float()
+    for epoch in range(1, 4):
+        model.train()
+        optimizer.zero_grad()
+        outputs = model(images_1, images_2).squeeze()
+        loss = criterion(outputs, targets)
+        loss.backward()
+        optimizer.step()
+        print('Train Epoch: {} \tLoss: {:.6f}'.format(epoch, loss.item()))
+        model.eval()
+        with torch.no_grad():
+            outputs = model(images_1, images_2).squeeze()
+            test_loss = criterion(outputs, targets).sum().item()
+            pred = torch.where(outputs > 0.5, 1, 0)
+            correct = pred.eq(targets.view_as(pred)).sum().item()
+        print(test_loss, correct, pred, scheduler.get_last_lr())
+        scheduler.step()
+    print(scheduler.state_dict())
+
+
+def pt_examples_time_sequence(torch):
+    # pytorch/examples time_sequence_prediction/train.py + generate_sine_wave.py
+    nn = torch.nn
+    np.random.seed(2)
+    T, L, N = 20, 30, 5
+    x = np.empty((N, L), 'int64')
+    x[:] = np.array(range(L)) + np.random.randint(-4 * T, 4 * T, N).reshape(N, 1)
+    data = np.sin(x / 1.0 / T).astype('float64')
+    class Sequence(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm1 = nn.LSTMCell(1, 6)
+            self.lstm2 = nn.LSTMCell(6, 6)
+            self.linear = nn.Linear(6, 1)
+        def forward(self, input, future=0):
+            outputs = []
+            h_t = torch.zeros(input.size(0), 6, dtype=torch.double)
+            c_t = torch.zeros(input.size(0), 6, dtype=torch.double)
+            h_t2 = torch.zeros(input.size(0), 6, dtype=torch.double)
+            c_t2 = torch.zeros(input.size(0), 6, dtype=torch.double)
+            for input_t in input.split(1, dim=1):
+                h_t, c_t = self.lstm1(input_t, (h_t, c_t))
+                h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+                output = self.linear(h_t2)
+                outputs += [output]
+            for i in range(future):
+                h_t, c_t = self.lstm1(output, (h_t, c_t))
+                h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+                output = self.linear(h_t2)
+                outputs += [output]
+            outputs = torch.cat(outputs, dim=1)
+            return outputs
+    torch.manual_seed(0)
+    input = torch.from_numpy(data[3:, :-1])
+    target = torch.from_numpy(data[3:, 1:])
+    test_input = torch.from_numpy(data[:3, :-1])
+    test_target = torch.from_numpy(data[:3, 1:])
+    seq = Sequence()
+    seq.double()
+    criterion = nn.MSELoss()
+    optimizer = torch.optim.LBFGS(seq.parameters(), lr=0.8, max_iter=4)
+    for i in range(2):
+        def closure():
+            optimizer.zero_grad()
+            out = seq(input)
+            loss = criterion(out, target)
+            print('loss:', loss.item())
+            loss.backward()
+            return loss
+        optimizer.step(closure)
+        with torch.no_grad():
+            future = 5
+            pred = seq(test_input, future=future)
+            loss = criterion(pred[:, :-future], test_target)
+            print('test loss:', loss.item())
+            y = pred.detach().numpy()
+        print(y[:, -3:])
+
+
+def pt_examples_regression(torch):
+    # pytorch/examples regression/main.py
+    POLY_DEGREE = 4
+    torch.manual_seed(5)
+    W_target = torch.randn(POLY_DEGREE, 1) * 5
+    b_target = torch.randn(1) * 5
+    def make_features(x):
+        x = x.unsqueeze(1)
+        return torch.cat([x ** i for i in range(1, POLY_DEGREE+1)], 1)
+    def f(x):
+        return x.mm(W_target) + b_target.item()
+    def poly_desc(W, b):
+        result = 'y = '
+        for i, w in enumerate(W):
+            result += '{:+.2f} x^{} '.format(w, i + 1)
+        result += '{:+.2f}'.format(b[0])
+        return result
+    def get_batch(batch_size=8):
+        random = torch.randn(batch_size)
+        x = make_features(random)
+        y = f(x)
+        return x, y
+    fc = torch.nn.Linear(W_target.size(0), 1)
+    for batch_idx in range(1, 30):
+        batch_x, batch_y = get_batch()
+        fc.zero_grad()
+        output = torch.nn.functional.smooth_l1_loss(fc(batch_x), batch_y)
+        loss = output.item()
+        output.backward()
+        for param in fc.parameters():
+            param.data.add_(-0.01 * param.grad)
+        if loss < 1e-3:
+            break
+    print('Loss: {:.6f} after {} batches'.format(loss, batch_idx))
+    print('==> Learned function:\t' + poly_desc(fc.weight.view(-1), fc.bias))
+    print('==> Actual function:\t' + poly_desc(W_target.view(-1), b_target))
+
+
+def pt_examples_gcn(torch):
+    # pytorch/examples gcn/main.py (sparse adjacency replaced by a dense one)
+    nn = torch.nn; F = torch.nn.functional
+    class GraphConv(nn.Module):
+        def __init__(self, input_dim, output_dim, use_bias=False):
+            super().__init__()
+            self.kernel = nn.Parameter(torch.Tensor(input_dim, output_dim))
+            nn.init.xavier_normal_(self.kernel)
+            self.bias = None
+            if use_bias:
+                self.bias = nn.Parameter(torch.Tensor(output_dim))
+                nn.init.zeros_(self.bias)
+        def forward(self, input_tensor, adj_mat):
+            support = torch.mm(input_tensor, self.kernel)
+            output = torch.mm(adj_mat, support)
+            if self.bias is not None:
+                output = output + self.bias
+            return output
+    class GCN(nn.Module):
+        def __init__(self, input_dim, hidden_dim, output_dim, use_bias=True, dropout_p=0.1):
+            super().__init__()
+            self.gc1 = GraphConv(input_dim, hidden_dim, use_bias=use_bias)
+            self.gc2 = GraphConv(hidden_dim, output_dim, use_bias=use_bias)
+            self.dropout = nn.Dropout(dropout_p)
+        def forward(self, input_tensor, adj_mat):
+            x = self.gc1(input_tensor, adj_mat)
+            x = F.relu(x)
+            x = self.dropout(x)
+            x = self.gc2(x, adj_mat)
+            return F.log_softmax(x, dim=1)
+    torch.manual_seed(6)
+    n = 7
+    features = torch.rand(n, 5)
+    features = features / features.sum(1, keepdim=True)
+    adj = (torch.rand(n, n) > 0.6).float()
+    adj = adj + adj.T + torch.eye(n)
+    adj = (adj > 0).float()
+    deg = adj.sum(1)
+    d_inv_sqrt = torch.pow(deg, -0.5)
+    d_inv_sqrt[torch.isinf(d_inv_sqrt)] = 0.
+    d_mat = torch.diag(d_inv_sqrt)
+    adj = d_mat @ adj @ d_mat
+    labels = torch.randint(0, 3, (n,))
+    idx_train = torch.LongTensor(range(4)); idx_val = torch.LongTensor(range(4, 7))
+    gcn = GCN(5, 4, 3)
+    optimizer = torch.optim.Adam(gcn.parameters(), lr=0.01, weight_decay=5e-4)
+    criterion = nn.NLLLoss()
+    for epoch in range(3):
+        gcn.train()
+        optimizer.zero_grad()
+        y_pred = gcn(features, adj)
+        train_loss = criterion(y_pred[idx_train], labels[idx_train])
+        train_acc = (y_pred[idx_train].argmax(1) == labels[idx_train]).float().mean()
+        train_loss.backward()
+        optimizer.step()
+        gcn.eval()
+        with torch.no_grad():
+            y_pred = gcn(features, adj)
+            val_loss = criterion(y_pred[idx_val], labels[idx_val])
+            val_acc = (y_pred[idx_val].argmax(1) == labels[idx_val]).float().mean()
+        print(f'Epoch {epoch}: {train_loss.item():.6f} {train_acc.item():.4f} {val_loss.item():.6f} {val_acc.item():.4f}')
+    print(y_pred, train_loss)
+
+
+def pt_dqn_update(torch):
+    # pytorch/tutorials intermediate_source/reinforcement_q_learning.py: optimize_model
+    nn = torch.nn; F = torch.nn.functional
+    Transition = namedtuple('Transition', ('state', 'action', 'next_state', 'reward'))
+    class ReplayMemory(object):
+        def __init__(self, capacity):
+            self.memory = deque([], maxlen=capacity)
+        def push(self, *args):
+            self.memory.append(Transition(*args))
+        def sample(self, batch_size):
+            return random.sample(self.memory, batch_size)
+        def __len__(self):
+            return len(self.memory)
+    class DQN(nn.Module):
+        def __init__(self, n_observations, n_actions):
+            super(DQN, self).__init__()
+            self.layer1 = nn.Linear(n_observations, 16)
+            self.layer2 = nn.Linear(16, 16)
+            self.layer3 = nn.Linear(16, n_actions)
+        def forward(self, x):
+            x = F.relu(self.layer1(x))
+            x = F.relu(self.layer2(x))
+            return self.layer3(x)
+    BATCH_SIZE, GAMMA, EPS_START, EPS_END, EPS_DECAY, TAU, LR = 8, 0.99, 0.9, 0.05, 1000, 0.005, 1e-4
+    torch.manual_seed(9); random.seed(9)
+    n_actions, n_observations = 2, 4
+    policy_net = DQN(n_observations, n_actions)
+    target_net = DQN(n_observations, n_actions)
+    target_net.load_state_dict(policy_net.state_dict())
+    optimizer = torch.optim.AdamW(policy_net.parameters(), lr=LR, amsgrad=True)
+    memory = ReplayMemory(100)
+    steps_done = 0
+    def select_action(state):
+        nonlocal steps_done
+        sample = random.random()
+        eps_threshold = EPS_END + (EPS_START - EPS_END) * math.exp(-1. * steps_done / EPS_DECAY)
+        steps_done += 1
+        if sample > eps_threshold:
+            with torch.no_grad():
+                return policy_net(state).max(1).indices.view(1, 1)
+        else:
+            return torch.tensor([[random.randrange(n_actions)]], dtype=torch.long)
+    def optimize_model():
+        if len(memory) < BATCH_SIZE:
+            return
+        transitions = memory.sample(BATCH_SIZE)
+        batch = Transition(*zip(*transitions))
+        non_final_mask = torch.tensor(tuple(map(lambda s: s is not None, batch.next_state)), dtype=torch.bool)
+        non_final_next_states = torch.cat([s for s in batch.next_state if s is not None])
+        state_batch = torch.cat(batch.state)
+        action_batch = torch.cat(batch.action)
+        reward_batch = torch.cat(batch.reward)
+        state_action_values = policy_net(state_batch).gather(1, action_batch)
+        next_state_values = torch.zeros(BATCH_SIZE)
+        with torch.no_grad():
+            next_state_values[non_final_mask] = target_net(non_final_next_states).max(1).values
+        expected_state_action_values = (next_state_values * GAMMA) + reward_batch
+        criterion = nn.SmoothL1Loss()
+        loss = criterion(state_action_values, expected_state_action_values.unsqueeze(1))
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_value_(policy_net.parameters(), 100)
+        optimizer.step()
+        return loss
+    state = torch.randn(4).unsqueeze(0)
+    for t in range(14):
+        action = select_action(state)
+        observation = torch.randn(4)
+        reward = torch.tensor([1.0])
+        terminated = t % 5 == 4
+        next_state = None if terminated else observation.clone().unsqueeze(0)
+        memory.push(state, action, next_state, reward)
+        state = next_state if next_state is not None else torch.randn(4).unsqueeze(0)
+        loss = optimize_model()
+        target_net_state_dict = target_net.state_dict()
+        policy_net_state_dict = policy_net.state_dict()
+        for key in policy_net_state_dict:
+            target_net_state_dict[key] = policy_net_state_dict[key]*TAU + target_net_state_dict[key]*(1-TAU)
+        target_net.load_state_dict(target_net_state_dict)
+        print(t, action, loss)
+    print(target_net.layer3.bias, optimizer.state_dict()['state'][5])
+
+
+def pt_spatial_transformer(torch):
+    # pytorch/tutorials intermediate_source/spatial_transformer_tutorial.py (small sizes)
+    nn = torch.nn; F = torch.nn.functional
+    class Net(nn.Module):
+        def __init__(self):
+            super(Net, self).__init__()
+            self.localization = nn.Sequential(
+                nn.Conv2d(1, 2, kernel_size=3),
+                nn.MaxPool2d(2, stride=2),
+                nn.ReLU(True),
+            )
+            self.fc_loc = nn.Sequential(
+                nn.Linear(2 * 3 * 3, 8),
+                nn.ReLU(True),
+                nn.Linear(8, 3 * 2)
+            )
+            self.fc_loc[2].weight.data.zero_()
+            self.fc_loc[2].bias.data.copy_(torch.tensor([1, 0, 0, 0, 1, 0], dtype=torch.float))
+        def stn(self, x):
+            xs = self.localization(x)
+            xs = xs.view(-1, 2 * 3 * 3)
+            theta = self.fc_loc(xs)
+            theta = theta.view(-1, 2, 3)
+            grid = F.affine_grid(theta, x.size())
+            x = F.grid_sample(x, grid)
+            return x
+        def forward(self, x):
+            return self.stn(x)
+    torch.manual_seed(10)
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    data = torch.rand(3, 1, 8, 8)
+    target = torch.rand(3, 1, 8, 8)
+    for i in range(3):
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.mse_loss(output, target)
+        loss.backward()
+        optimizer.step()
+        print(loss, output.grad_fn, model.fc_loc[2].bias)
+    theta = torch.tensor([[[0.9, 0.2, 0.1], [-0.1, 1.1, -0.2]]], requires_grad=True)
+    for align in (False, True):
+        grid = F.affine_grid(theta, (1, 1, 4, 5), align_corners=align)
+        print(grid, grid.grad_fn)
+        for mode in ('bilinear', 'nearest'):  # (bicubic: not in leafgrad yet)
+            for pad in ('zeros', 'border', 'reflection'):
+                img = data[:1].clone().requires_grad_()
+                out = F.grid_sample(img, grid, mode=mode, padding_mode=pad, align_corners=align)
+                out.sum().backward()
+                print(mode, pad, out, img.grad.sum())
+        print(theta.grad)
+
+
+def reinforce_distributions(torch):
+    # pytorch/examples reinforcement_learning/reinforce.py (synthetic environment)
+    nn = torch.nn; F = torch.nn.functional
+    Categorical = torch.distributions.Categorical
+    class Policy(nn.Module):
+        def __init__(self):
+            super(Policy, self).__init__()
+            self.affine1 = nn.Linear(4, 16)
+            self.dropout = nn.Dropout(p=0.6)
+            self.affine2 = nn.Linear(16, 2)
+            self.saved_log_probs = []
+            self.rewards = []
+        def forward(self, x):
+            x = self.affine1(x)
+            x = self.dropout(x)
+            x = F.relu(x)
+            action_scores = self.affine2(x)
+            return F.softmax(action_scores, dim=1)
+    torch.manual_seed(11)
+    policy = Policy()
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    eps = np.finfo(np.float32).eps.item()
+    gamma = 0.99
+    def select_action(state):
+        state = torch.from_numpy(state).float().unsqueeze(0)
+        probs = policy(state)
+        m = Categorical(probs)
+        action = m.sample()
+        policy.saved_log_probs.append(m.log_prob(action))
+        return action.item()
+    def finish_episode():
+        R = 0
+        policy_loss = []
+        returns = deque()
+        for r in policy.rewards[::-1]:
+            R = r + gamma * R
+            returns.appendleft(R)
+        returns = torch.tensor(returns)
+        returns = (returns - returns.mean()) / (returns.std() + eps)
+        for log_prob, R in zip(policy.saved_log_probs, returns):
+            policy_loss.append(-log_prob * R)
+        optimizer.zero_grad()
+        policy_loss = torch.cat(policy_loss).sum()
+        policy_loss.backward()
+        optimizer.step()
+        del policy.rewards[:]
+        del policy.saved_log_probs[:]
+        return policy_loss
+    rng = np.random.RandomState(0)
+    for episode in range(3):
+        state = rng.randn(4)
+        actions = []
+        for t in range(6):
+            action = select_action(state)
+            actions.append(action)
+            state = rng.randn(4) + action
+            policy.rewards.append(float(action) + 0.5)
+        print(episode, actions, finish_episode())
+    probs = torch.tensor([[0.2, 0.8], [0.5, 0.5]])
+    m = Categorical(probs)
+    print(m, m.entropy(), m.probs, m.logits, m.sample((3,)), m.log_prob(torch.tensor([0, 1])))
+    n = torch.distributions.Normal(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]))
+    a = n.rsample()
+    print(n, a, n.log_prob(a), n.entropy(), n.mean, n.stddev)
+    mu = torch.zeros(2, requires_grad=True)
+    dist = torch.distributions.Normal(mu, torch.ones(2))
+    s = dist.rsample()
+    lp = dist.log_prob(s.detach()).sum()
+    lp.backward()
+    print(s, lp, mu.grad, lp.grad_fn)
+
+
+def lr_schedulers(torch):
+    # d2l-en chapter_optimization/lr-scheduler.md + the torch.optim.lr_scheduler docs
+    nn = torch.nn
+    torch.manual_seed(12)
+    net = nn.Linear(3, 1)
+    def make(opt_kind='sgd'):
+        return torch.optim.SGD(net.parameters(), lr=0.3, momentum=0.9)
+    sched_makers = [
+        lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5),
+        lambda o: torch.optim.lr_scheduler.MultiStepLR(o, milestones=[2, 4], gamma=0.5),
+        lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9),
+        lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4, eta_min=0.01),
+        lambda o: torch.optim.lr_scheduler.LambdaLR(o, lr_lambda=lambda epoch: 0.95 ** epoch),
+        lambda o: torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=8),
+        lambda o: torch.optim.lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2),
+        lambda o: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2),
+        lambda o: torch.optim.lr_scheduler.LinearLR(o, start_factor=0.5, total_iters=3),
+        lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=4, power=2.0),
+        lambda o: torch.optim.lr_scheduler.SequentialLR(o, schedulers=[
+            torch.optim.lr_scheduler.ConstantLR(o, factor=0.1, total_iters=2),
+            torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)], milestones=[2]),
+    ]
+    X = torch.randn(5, 3); y = torch.randn(5, 1)
+    for make_sched in sched_makers:
+        opt = make()
+        sched = make_sched(opt)
+        lrs = []
+        for epoch in range(7):
+            opt.zero_grad()
+            loss = ((net(X) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            lrs.append(opt.param_groups[0]['lr'])
+            sched.step()
+        print(type(sched).__name__, lrs, sched.get_last_lr())
+    opt = make()
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, 'min', patience=1, factor=0.5)
+    for v in [1.0, 0.9, 0.95, 0.97, 0.99, 0.5, 0.6, 0.7]:
+        plateau.step(v)
+        print(opt.param_groups[0]['lr'], plateau.num_bad_epochs, plateau.best)
+    print(net.weight)
+    class SquareRootScheduler:
+        def __init__(self, lr=0.1):
+            self.lr = lr
+        def __call__(self, num_update):
+            return self.lr * pow(num_update + 1.0, -0.5)
+    scheduler = SquareRootScheduler(lr=0.1)
+    print([scheduler(t) for t in range(5)])
+
+
+def pt_char_rnn_generation(torch):
+    # pytorch/tutorials intermediate_source/char_rnn_generation_tutorial.py
+    nn = torch.nn
+    all_letters = string.ascii_letters + " .,;'-"
+    n_letters = len(all_letters) + 1
+    all_categories = ['English', 'French', 'Greek']
+    n_categories = len(all_categories)
+    class RNN(nn.Module):
+        def __init__(self, input_size, hidden_size, output_size):
+            super(RNN, self).__init__()
+            self.hidden_size = hidden_size
+            self.i2h = nn.Linear(n_categories + input_size + hidden_size, hidden_size)
+            self.i2o = nn.Linear(n_categories + input_size + hidden_size, output_size)
+            self.o2o = nn.Linear(hidden_size + output_size, output_size)
+            self.dropout = nn.Dropout(0.1)
+            self.softmax = nn.LogSoftmax(dim=1)
+        def forward(self, category, input, hidden):
+            input_combined = torch.cat((category, input, hidden), 1)
+            hidden = self.i2h(input_combined)
+            output = self.i2o(input_combined)
+            output_combined = torch.cat((hidden, output), 1)
+            output = self.o2o(output_combined)
+            output = self.dropout(output)
+            output = self.softmax(output)
+            return output, hidden
+        def initHidden(self):
+            return torch.zeros(1, self.hidden_size)
+    def categoryTensor(category):
+        li = all_categories.index(category)
+        tensor = torch.zeros(1, n_categories)
+        tensor[0][li] = 1
+        return tensor
+    def inputTensor(line):
+        tensor = torch.zeros(len(line), 1, n_letters)
+        for li in range(len(line)):
+            letter = line[li]
+            tensor[li][0][all_letters.find(letter)] = 1
+        return tensor
+    def targetTensor(line):
+        letter_indexes = [all_letters.find(line[li]) for li in range(1, len(line))]
+        letter_indexes.append(n_letters - 1)
+        return torch.LongTensor(letter_indexes)
+    torch.manual_seed(13)
+    criterion = nn.NLLLoss()
+    learning_rate = 0.0005
+    rnn = RNN(n_letters, 16, n_letters)
+    def train(category_tensor, input_line_tensor, target_line_tensor):
+        target_line_tensor.unsqueeze_(-1)
+        hidden = rnn.initHidden()
+        rnn.zero_grad()
+        loss = torch.Tensor([0])
+        for i in range(input_line_tensor.size(0)):
+            output, hidden = rnn(category_tensor, input_line_tensor[i], hidden)
+            l = criterion(output, target_line_tensor[i])
+            loss += l
+        loss.backward()
+        for p in rnn.parameters():
+            p.data.add_(p.grad.data, alpha=-learning_rate)
+        return output, loss.item() / input_line_tensor.size(0)
+    for name, cat in [('Smith', 'English'), ('Dupont', 'French'), ('Pappas', 'Greek')]:
+        output, loss = train(categoryTensor(cat), inputTensor(name), targetTensor(name))
+        print(output.shape, '%.6f' % loss, output.grad_fn)
+    max_length = 6
+    def sample(category, start_letter='A'):
+        with torch.no_grad():
+            category_tensor = categoryTensor(category)
+            input = inputTensor(start_letter)
+            hidden = rnn.initHidden()
+            output_name = start_letter
+            for i in range(max_length):
+                output, hidden = rnn(category_tensor, input[0], hidden)
+                topv, topi = output.topk(1)
+                topi = topi[0][0]
+                if topi == n_letters - 1:
+                    break
+                else:
+                    letter = all_letters[topi]
+                    output_name += letter
+                input = inputTensor(letter)
+            return output_name, topv
+    rnn.eval()
+    print(sample('English', 'S'), sample('French', 'D'))
+
+
+def pt_seq2seq_translation(torch):
+    # pytorch/tutorials intermediate_source/seq2seq_translation_tutorial.py (model pieces)
+    nn = torch.nn; F = torch.nn.functional
+    SOS_token, EOS_token, MAX_LENGTH = 0, 1, 5
+    class EncoderRNN(nn.Module):
+        def __init__(self, input_size, hidden_size, dropout_p=0.1):
+            super(EncoderRNN, self).__init__()
+            self.hidden_size = hidden_size
+            self.embedding = nn.Embedding(input_size, hidden_size)
+            self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
+            self.dropout = nn.Dropout(dropout_p)
+        def forward(self, input):
+            embedded = self.dropout(self.embedding(input))
+            output, hidden = self.gru(embedded)
+            return output, hidden
+    class BahdanauAttention(nn.Module):
+        def __init__(self, hidden_size):
+            super(BahdanauAttention, self).__init__()
+            self.Wa = nn.Linear(hidden_size, hidden_size)
+            self.Ua = nn.Linear(hidden_size, hidden_size)
+            self.Va = nn.Linear(hidden_size, 1)
+        def forward(self, query, keys):
+            scores = self.Va(torch.tanh(self.Wa(query) + self.Ua(keys)))
+            scores = scores.squeeze(2).unsqueeze(1)
+            weights = F.softmax(scores, dim=-1)
+            context = torch.bmm(weights, keys)
+            return context, weights
+    class AttnDecoderRNN(nn.Module):
+        def __init__(self, hidden_size, output_size, dropout_p=0.1):
+            super(AttnDecoderRNN, self).__init__()
+            self.embedding = nn.Embedding(output_size, hidden_size)
+            self.attention = BahdanauAttention(hidden_size)
+            self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
+            self.out = nn.Linear(hidden_size, output_size)
+            self.dropout = nn.Dropout(dropout_p)
+        def forward(self, encoder_outputs, encoder_hidden, target_tensor=None):
+            batch_size = encoder_outputs.size(0)
+            decoder_input = torch.empty(batch_size, 1, dtype=torch.long).fill_(SOS_token)
+            decoder_hidden = encoder_hidden
+            decoder_outputs = []
+            attentions = []
+            for i in range(MAX_LENGTH):
+                decoder_output, decoder_hidden, attn_weights = self.forward_step(
+                    decoder_input, decoder_hidden, encoder_outputs)
+                decoder_outputs.append(decoder_output)
+                attentions.append(attn_weights)
+                if target_tensor is not None:
+                    decoder_input = target_tensor[:, i].unsqueeze(1)
+                else:
+                    _, topi = decoder_output.topk(1)
+                    decoder_input = topi.squeeze(-1).detach()
+            decoder_outputs = torch.cat(decoder_outputs, dim=1)
+            decoder_outputs = F.log_softmax(decoder_outputs, dim=-1)
+            attentions = torch.cat(attentions, dim=1)
+            return decoder_outputs, decoder_hidden, attentions
+        def forward_step(self, input, hidden, encoder_outputs):
+            embedded = self.dropout(self.embedding(input))
+            query = hidden.permute(1, 0, 2)
+            context, attn_weights = self.attention(query, encoder_outputs)
+            input_gru = torch.cat((embedded, context), dim=2)
+            output, hidden = self.gru(input_gru, hidden)
+            output = self.out(output)
+            return output, hidden, attn_weights
+    torch.manual_seed(14)
+    encoder = EncoderRNN(10, 8)
+    decoder = AttnDecoderRNN(8, 9)
+    encoder_optimizer = torch.optim.Adam(encoder.parameters(), lr=0.001)
+    decoder_optimizer = torch.optim.Adam(decoder.parameters(), lr=0.001)
+    criterion = nn.NLLLoss()
+    input_tensor = torch.randint(2, 10, (3, MAX_LENGTH))
+    target_tensor = torch.randint(2, 9, (3, MAX_LENGTH))
+    for epoch in range(2):
+        encoder_optimizer.zero_grad()
+        decoder_optimizer.zero_grad()
+        encoder_outputs, encoder_hidden = encoder(input_tensor)
+        decoder_outputs, _, _ = decoder(encoder_outputs, encoder_hidden, target_tensor)
+        loss = criterion(decoder_outputs.view(-1, decoder_outputs.size(-1)), target_tensor.view(-1))
+        loss.backward()
+        encoder_optimizer.step()
+        decoder_optimizer.step()
+        print(loss, encoder_outputs.grad_fn, decoder_outputs.grad_fn)
+    encoder.eval(); decoder.eval()
+    with torch.no_grad():
+        encoder_outputs, encoder_hidden = encoder(input_tensor[:1])
+        decoder_outputs, decoder_hidden, decoder_attn = decoder(encoder_outputs, encoder_hidden)
+        _, topi = decoder_outputs.topk(1)
+        decoded_ids = topi.squeeze()
+        print(decoded_ids, decoder_attn, decoder_hidden)
+
+
+def d2l_gan(torch):
+    # d2l-en chapter_generative-adversarial-networks/gan.md
+    nn = torch.nn
+    torch.manual_seed(15)
+    X = torch.normal(0.0, 1, (20, 2))
+    A = torch.tensor([[1, 2], [-0.1, 0.5]])
+    b = torch.tensor([1, 2])
+    data = torch.matmul(X, A) + b
+    print(data[:3], f'The covariance matrix is\n{torch.matmul(A.T, A)}')
+    net_G = nn.Sequential(nn.Linear(2, 2))
+    net_D = nn.Sequential(nn.Linear(2, 5), nn.Tanh(), nn.Linear(5, 3), nn.Tanh(), nn.Linear(3, 1))
+    def update_D(X, Z, net_D, net_G, loss, trainer_D):
+        batch_size = X.shape[0]
+        ones = torch.ones((batch_size,), device=X.device)
+        zeros = torch.zeros((batch_size,), device=X.device)
+        trainer_D.zero_grad()
+        real_Y = net_D(X)
+        fake_X = net_G(Z)
+        fake_Y = net_D(fake_X.detach())
+        loss_D = (loss(real_Y, ones.reshape(real_Y.shape)) + loss(fake_Y, zeros.reshape(fake_Y.shape))) / 2
+        loss_D.backward()
+        trainer_D.step()
+        return loss_D
+    def update_G(Z, net_D, net_G, loss, trainer_G):
+        batch_size = Z.shape[0]
+        ones = torch.ones((batch_size,), device=Z.device)
+        trainer_G.zero_grad()
+        fake_X = net_G(Z)
+        fake_Y = net_D(fake_X)
+        loss_G = loss(fake_Y, ones.reshape(fake_Y.shape))
+        loss_G.backward()
+        trainer_G.step()
+        return loss_G
+    loss = nn.BCEWithLogitsLoss(reduction='sum')
+    for w in net_D.parameters():
+        nn.init.normal_(w, 0, 0.02)
+    for w in net_G.parameters():
+        nn.init.normal_(w, 0, 0.02)
+    trainer_D = torch.optim.Adam(net_D.parameters(), lr=0.05)
+    trainer_G = torch.optim.Adam(net_G.parameters(), lr=0.005)
+    for epoch in range(3):
+        for i in range(0, 20, 5):
+            X = data[i:i + 5]
+            Z = torch.normal(0, 1, size=(5, 2))
+            lD = update_D(X, Z, net_D, net_G, loss, trainer_D)
+            lG = update_G(Z, net_D, net_G, loss, trainer_G)
+        print(epoch, lD, lG)
+    Z = torch.normal(0, 1, size=(4, 2))
+    print(net_G(Z).detach().numpy())
+
+
+def realnvp_flow(torch):
+    # normalising-flow blog code (RealNVP affine coupling on 2-d data, torch.distributions)
+    nn = torch.nn
+    D = torch.distributions
+    class Coupling(nn.Module):
+        def __init__(self, mask):
+            super().__init__()
+            self.register_buffer('mask', mask)
+            self.s = nn.Sequential(nn.Linear(2, 8), nn.LeakyReLU(), nn.Linear(8, 2), nn.Tanh())
+            self.t = nn.Sequential(nn.Linear(2, 8), nn.LeakyReLU(), nn.Linear(8, 2))
+        def forward(self, x):
+            x_m = x * self.mask
+            s = self.s(x_m) * (1 - self.mask)
+            t = self.t(x_m) * (1 - self.mask)
+            y = x_m + (1 - self.mask) * (x * torch.exp(s) + t)
+            return y, s.sum(dim=1)
+        def inverse(self, y):
+            y_m = y * self.mask
+            s = self.s(y_m) * (1 - self.mask)
+            t = self.t(y_m) * (1 - self.mask)
+            return y_m + (1 - self.mask) * ((y - t) * torch.exp(-s))
+    class Flow(nn.Module):
+        def __init__(self):
+            super().__init__()
+            masks = [torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])] * 2
+            self.layers = nn.ModuleList([Coupling(m) for m in masks])
+            self.prior = D.MultivariateNormal(torch.zeros(2), torch.eye(2))
+        def forward(self, x):
+            log_det = torch.zeros(x.shape[0])
+            for layer in self.layers:
+                x, ld = layer(x)
+                log_det = log_det + ld
+            return x, log_det
+        def log_prob(self, x):
+            z, log_det = self(x)
+            return self.prior.log_prob(z) + log_det
+        def sample(self, n):
+            z = self.prior.sample((n,))
+            for layer in reversed(self.layers):
+                z = layer.inverse(z)
+            return z
+    torch.manual_seed(16)
+    flow = Flow()
+    opt = torch.optim.Adam(flow.parameters(), lr=1e-2)
+    x = torch.randn(32, 2) @ torch.tensor([[1.0, 0.5], [0.0, 0.7]]) + torch.tensor([0.5, -1.0])
+    for step in range(4):
+        loss = -flow.log_prob(x).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(step, loss)
+    print(flow.sample(3), flow.prior, flow.prior.log_prob(torch.zeros(2)))
+    base = D.Normal(torch.zeros(2), torch.ones(2))
+    ind = D.Independent(base, 1)
+    print(ind, ind.log_prob(x[:3]), ind.batch_shape, ind.event_shape)
+    tr = D.TransformedDistribution(base, [D.transforms.AffineTransform(1.0, 2.0), D.transforms.ExpTransform()])
+    s = tr.sample((2,))
+    print(s, tr.log_prob(s))
+    L = torch.linalg.cholesky(torch.tensor([[2.0, 0.3], [0.3, 1.0]]))
+    mvn = D.MultivariateNormal(torch.zeros(2), scale_tril=L)
+    print(mvn.log_prob(x[:3]), mvn.entropy(), mvn.covariance_matrix, mvn.rsample((2,)))
+
+
+def policy_gradient_gaussian(torch):
+    # REINFORCE with a Gaussian policy (continuous actions) blog code
+    nn = torch.nn
+    D = torch.distributions
+    class GaussianPolicy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mu = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 2))
+            self.log_std = nn.Parameter(torch.zeros(2))
+        def forward(self, s):
+            return D.Normal(self.mu(s), self.log_std.exp())
+    torch.manual_seed(17)
+    pi = GaussianPolicy()
+    opt = torch.optim.RMSprop(pi.parameters(), lr=1e-2)
+    for it in range(3):
+        states = torch.randn(8, 3)
+        dist = pi(states)
+        actions = dist.sample()
+        rewards = -(actions - states[:, :2]).pow(2).sum(-1)
+        adv = (rewards - rewards.mean()) / (rewards.std() + 1e-8)
+        logp = dist.log_prob(actions).sum(-1)
+        loss = -(logp * adv).mean() - 0.01 * dist.entropy().sum(-1).mean()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(pi.parameters(), 0.5)
+        opt.step()
+        print(it, loss, pi.log_std)
+    beta = D.Beta(torch.tensor([2.0]), torch.tensor([3.0]))
+    cat = D.Categorical(logits=torch.tensor([[1.0, 2.0, 0.5]]))
+    bern = D.Bernoulli(probs=torch.tensor([0.3, 0.9]))
+    print(beta.mean, beta.variance, cat.probs, cat.entropy(), bern.sample((2,)), bern.entropy())
+    kl = D.kl_divergence(D.Normal(0.0, 1.0), D.Normal(torch.tensor(1.0), torch.tensor(2.0)))
+    print(kl, D.kl_divergence(cat, D.Categorical(probs=torch.tensor([[0.2, 0.5, 0.3]]))))
+
+
+def d2l_optim_torch(torch):
+    # d2l-en chapter_optimization: the concise versions with torch.optim, and parameter groups
+    nn = torch.nn
+    torch.manual_seed(18)
+    X = torch.randn(40, 5); y = X @ torch.arange(1.0, 6.0) + 0.1 * torch.randn(40)
+    def train(trainer_fn, hyperparams, num_epochs=2):
+        net = nn.Sequential(nn.Linear(5, 1))
+        def init_weights(module):
+            if type(module) == nn.Linear:
+                torch.nn.init.normal_(module.weight, std=0.01)
+        net.apply(init_weights)
+        optimizer = trainer_fn(net.parameters(), **hyperparams)
+        loss = nn.MSELoss(reduction='none')
+        for _ in range(num_epochs):
+            for i in range(0, 40, 10):
+                optimizer.zero_grad()
+                out = net(X[i:i + 10])
+                l = loss(out, y[i:i + 10].reshape(out.shape))
+                l.mean().backward()
+                optimizer.step()
+        return net[0].weight.data, loss(net(X), y.reshape(-1, 1)).mean()
+    print(train(torch.optim.SGD, {'lr': 0.05}))
+    print(train(torch.optim.SGD, {'lr': 0.005, 'momentum': 0.9}))
+    print(train(torch.optim.SGD, {'lr': 0.005, 'momentum': 0.9, 'nesterov': True, 'weight_decay': 1e-3}))
+    print(train(torch.optim.Adagrad, {'lr': 0.1}))
+    print(train(torch.optim.RMSprop, {'lr': 0.01, 'alpha': 0.9}))
+    print(train(torch.optim.Adadelta, {'rho': 0.9}))
+    print(train(torch.optim.Adam, {'lr': 0.01}))
+    print(train(torch.optim.AdamW, {'lr': 0.01, 'weight_decay': 0.1}))
+    print(train(torch.optim.NAdam, {'lr': 0.01}))
+    print(train(torch.optim.RAdam, {'lr': 0.01}))
+    print(train(torch.optim.Adamax, {'lr': 0.01}))
+    print(train(torch.optim.ASGD, {'lr': 0.01}))
+    print(train(torch.optim.Rprop, {'lr': 0.01}))
+    net = nn.Sequential(nn.Linear(5, 3), nn.ReLU(), nn.Linear(3, 1))
+    params_1x = [param for name, param in net.named_parameters() if name not in ["2.weight", "2.bias"]]
+    trainer = torch.optim.SGD([{'params': params_1x}, {'params': net[2].parameters(), 'lr': 0.1}],
+                              lr=0.01, weight_decay=0.001)
+    l = ((net(X) - y.reshape(-1, 1)) ** 2).mean()
+    l.backward()
+    trainer.step()
+    print(trainer, net[2].weight, [g['lr'] for g in trainer.param_groups])
+
+
+def tinygrad_test_ops_style(torch):
+    # tinygrad test/test_ops.py helper_test_op style: forward and backward of many ops
+    torch.manual_seed(19)
+    cases = [
+        (lambda x: x.relu(), [(3, 4)]),
+        (lambda x: x.sigmoid(), [(3, 4)]),
+        (lambda x: x.tanh(), [(3, 4)]),
+        (lambda x: torch.nn.functional.gelu(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.gelu(x, approximate='tanh'), [(3, 4)]),
+        (lambda x: torch.nn.functional.softplus(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.mish(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.silu(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.elu(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.selu(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.hardswish(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.hardsigmoid(x), [(3, 4)]),
+        (lambda x: torch.nn.functional.leaky_relu(x, 0.01), [(3, 4)]),
+        (lambda x: torch.nn.functional.celu(x), [(3, 4)]),
+        (lambda x: x.abs().sqrt(), [(3, 4)]),
+        (lambda x: x.abs().log(), [(3, 4)]),
+        (lambda x: x.exp2(), [(3, 4)]),
+        (lambda x: x.sin() + x.cos(), [(3, 4)]),
+        (lambda x: x.abs().rsqrt(), [(3, 4)]),
+        (lambda x, y: x.maximum(y), [(3, 4), (3, 4)]),
+        (lambda x, y: torch.where(x > 0, x, y), [(3, 4), (3, 4)]),
+        (lambda x: x.max(), [(3, 4)]),
+        (lambda x: x.max(1)[0], [(3, 4)]),
+        (lambda x: x.min(0, keepdim=True)[0], [(3, 4)]),
+        (lambda x: x.logsumexp(1), [(3, 4)]),
+        (lambda x: x.cumsum(1), [(3, 4)]),
+        (lambda x: x.cumprod(0), [(3, 4)]),
+        (lambda x: x.std(1), [(3, 4)]),
+        (lambda x: x.var(0, correction=0), [(3, 4)]),
+        (lambda x, y: x @ y, [(3, 4), (4, 5)]),
+        (lambda x, y: torch.einsum('ij,jk->ik', x, y), [(3, 4), (4, 5)]),
+        (lambda x: x.pad((1, 2)) if hasattr(x, 'pad') else torch.nn.functional.pad(x, (1, 2)), [(3, 4)]),
+        (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='reflect'), [(1, 3, 4)]),
+        (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='replicate'), [(1, 3, 4)]),
+        (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='circular'), [(1, 3, 4)]),
+        (lambda x: x.flip(1).roll(1, 0), [(3, 4)]),
+        (lambda x: x.unfold(1, 2, 1), [(3, 4)]),
+        (lambda x: torch.nn.functional.avg_pool2d(x, 2), [(1, 1, 4, 4)]),
+        (lambda x: torch.nn.functional.max_pool2d(x, 2, 1, 1), [(1, 1, 4, 4)]),
+        (lambda x: torch.nn.functional.interpolate(x, scale_factor=2, mode='bilinear'), [(1, 1, 3, 3)]),
+        (lambda x: torch.nn.functional.interpolate(x, size=(5, 5), mode='bicubic', align_corners=True), [(1, 1, 3, 3)]),
+        (lambda x: torch.nn.functional.interpolate(x, scale_factor=2, mode='nearest'), [(1, 1, 3, 3)]),
+        (lambda x: torch.nn.functional.layer_norm(x, (4,)), [(3, 4)]),
+        (lambda x: torch.nn.functional.normalize(x, dim=1), [(3, 4)]),
+        (lambda x, y: torch.nn.functional.cross_entropy(x, y.softmax(1)), [(3, 4), (3, 4)]),
+        (lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([0, 3, 1]), label_smoothing=0.1), [(3, 4)]),
+        (lambda x, y: torch.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid(), pos_weight=torch.ones(4) * 2), [(3, 4), (3, 4)]),
+        (lambda x: torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True), [(1, 2, 3, 4)]),
+        (lambda x: x.triu(1) + x.tril(-1), [(3, 4)]),
+        (lambda x: x[[0, 2], 1:3], [(3, 4)]),
+        (lambda x: x.masked_fill(x > 0.5, 0.0), [(3, 4)]),
+        (lambda x: torch.stack([x, x * 2], 1).sum(1), [(3, 4)]),
+        (lambda x: x.clamp(-0.5, 0.5), [(3, 4)]),
+        (lambda x: torch.nn.functional.one_hot(torch.tensor([0, 2, 1]), 4).float() * x, [(3, 4)]),
+        (lambda x: x.square().mean(), [(3, 4)]),
+        (lambda x: torch.nn.functional.conv1d(x, torch.ones(2, 3, 2)), [(1, 3, 5)]),
+    ]
+    for i, (fn, shapes) in enumerate(cases):
+        xs = [torch.randn(*s, requires_grad=True) for s in shapes]
+        out = fn(*xs)
+        out.sum().backward()
+        print(i, out, [x.grad for x in xs])
+
+
+SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence, pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer, reinforce_distributions, lr_schedulers, pt_char_rnn_generation, pt_seq2seq_translation, d2l_gan, realnvp_flow, policy_gradient_gaussian, d2l_optim_torch, tinygrad_test_ops_style]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
+def test_tutorial_prints_as_torch(snippet):
+    assert first_difference(snippet, lg, torch) is None
+
+
+# -- defects found, each swept over its class of inputs -----------------------------------------
+
+
+def _same(got, want) -> bool:
+    """Both None, or arrays of one shape with the same bits (NaN where NaN)."""
+    if got is None or want is None:
+        return got is None and want is None
+    return got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+
+
+def _affine_grids(m, dtype_name, size, align):
+    """affine_grid's grid and theta's gradient (under a random weighting), as float32 arrays."""
+    m.manual_seed(1)
+    dims = len(size) - 2
+    theta = (m.randn(size[0], dims, dims + 1) * 0.7).to(getattr(m, dtype_name))
+    theta.requires_grad_(True)
+    grid = m.nn.functional.affine_grid(theta, size, align_corners=align)
+    (grid * m.randn(*grid.shape).to(grid.dtype)).sum().backward()
+    return grid.detach().float().numpy(), theta.grad.float().numpy()
+
+
+def test_affine_grid_as_torch():
+    # the spatial transformer tutorial's affine_grid: the base grid times theta^T is torch's
+    # bmm (its own loop below 400 multiply-adds per matrix, adding in order; a gemm above),
+    # and so is the backward's base^T @ grad; 2-d and 3-d, unit, empty-batch and large grids
+    sizes = [(1, 1, 4, 5), (2, 3, 9, 9), (3, 1, 20, 30), (1, 1, 1, 7), (2, 1, 2, 3, 4),
+             (1, 1, 5, 6, 7), (0, 1, 3, 3)]
+    for dtype_name, size, align in itertools.product(
+            ["float32", "float64", "bfloat16", "float16"], sizes, [False, True]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = _outcome(lambda: _affine_grids(lg, dtype_name, size, align))
+            want = _outcome(lambda: _affine_grids(torch, dtype_name, size, align))
+        if isinstance(want, tuple) and isinstance(want[0], str):
+            assert got == want, (dtype_name, size, align)
+        else:
+            assert all(_same(a, b) for a, b in zip(got, want)), (dtype_name, size, align)
+
+
+def _outcome(function):
+    """The call's result, or its exception's type and first line."""
+    try:
+        return function()
+    except Exception as error:  # noqa: BLE001 - compared with torch's
+        return type(error).__name__, str(error).splitlines()[0]
+
+
+def _grid_samples(m, dtype_name, mode, padding, align, shapes, wants, layout, create_graph):
+    """grid_sample's output and the gradients of a random weighting of it, for input and grid
+    stored contiguously, with the grid's coordinate dim first in memory (a conv net's (N, 2,
+    H, W) output permuted) or with H and W swapped in memory (the kernel's row by row case)."""
+    m.manual_seed(3)
+    dtype = getattr(m, dtype_name)
+    shape, grid_shape = shapes
+    x = m.randn(*shape, dtype=dtype)
+    grid = m.rand(*grid_shape, dtype=dtype) * 2.6 - 1.3
+    if layout == "coordinates first":
+        grid = grid.permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1)
+    elif layout == "columns first":
+        grid = grid.transpose(1, 2).contiguous().transpose(1, 2)
+    x.requires_grad_(wants[0])
+    grid.requires_grad_(wants[1])
+    out = m.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding,
+                                      align_corners=align)
+    results = [out.detach().numpy()]
+    inputs = [t for t, want in zip((x, grid), wants) if want]
+    if inputs:
+        weight = m.randn(*out.shape, dtype=dtype)
+        grads = m.autograd.grad((out * weight).sum(), inputs, create_graph=create_graph)
+        results += [g.detach().numpy() for g in grads]
+    return results
+
+
+def test_grid_sample_as_torch():
+    # the spatial transformer tutorial's grid_sample: ATen's vectorised kernel's bits
+    # (Note: grid_sample's bits): a fused multiply-add unnormalising and interpolating,
+    # reflection by truncated flips, the input's gradient added in the kernel's order (8 float32
+    # or 4 float64 points at a time, over H*W or row by row); plain and create_graph backward,
+    # every subset of inputs requiring grad, empty batches
+    shapes = [((2, 3, 5, 7), (2, 4, 6, 2)), ((1, 2, 4, 4), (1, 9, 5, 2)),
+              ((2, 1, 3, 3), (2, 1, 1, 2)), ((1, 2, 1, 6), (1, 3, 11, 2)),
+              ((0, 2, 3, 3), (0, 2, 2, 2))]
+    calls = [(wants, "contiguous") for wants in itertools.product((True, False), repeat=2)]
+    calls += [((True, True), "coordinates first"), ((True, True), "columns first")]
+    for dtype_name, mode, padding, align, pair, (wants, layout) in itertools.product(
+            ["float32", "float64"], ["bilinear", "nearest"], ["zeros", "border", "reflection"],
+            [False, True], shapes, calls):
+        create_graph = wants == (True, True) and layout == "contiguous"
+        got = _grid_samples(lg, dtype_name, mode, padding, align, pair, wants, layout,
+                            create_graph)
+        want = _grid_samples(torch, dtype_name, mode, padding, align, pair, wants, layout,
+                             create_graph)
+        assert len(got) == len(want) and all(_same(a, b) for a, b in zip(got, want)), (
+            dtype_name, mode, padding, align, pair, wants, layout)
+
+
+def _recurrent_outputs(m, dtype_name):
+    """(grad_fn name, strides, version) of each recurrent module's output, batch_first or not,
+    batched or not, one or two layers, one or two directions, with and without grad."""
+    m.manual_seed(5)
+    dtype = getattr(m, dtype_name)
+    seen = []
+    for cls, batch_first, bidirectional, layers in itertools.product(
+            (m.nn.RNN, m.nn.GRU, m.nn.LSTM), (False, True), (False, True), (1, 2)):
+        net = cls(3, 4, num_layers=layers, batch_first=batch_first,
+                  bidirectional=bidirectional, dtype=dtype)
+        x = m.randn(2, 5, 3, dtype=dtype)
+        for inputs in (x, x[0], x.transpose(0, 1)):
+            out, _ = net(inputs)
+            seen.append((out.grad_fn.name(), out.stride(), out._version))
+        with m.no_grad():
+            out, _ = net(x)
+        seen.append((out.grad_fn, out.stride(), out._version))
+    return seen
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_recurrent_batch_first_output_as_torch(dtype_name):
+    # seq2seq translation's EncoderRNN (nn.GRU, batch_first): ATen's RNN and GRU transpose
+    # their output in place (TransposeBackward1, version 1), its LSTM out of place
+    assert _recurrent_outputs(lg, dtype_name) == _recurrent_outputs(torch, dtype_name)
