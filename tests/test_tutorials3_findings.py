@@ -509,7 +509,7 @@ def pt_spatial_transformer(torch):
     for align in (False, True):
         grid = F.affine_grid(theta, (1, 1, 4, 5), align_corners=align)
         print(grid, grid.grad_fn)
-        for mode in ('bilinear', 'nearest'):  # (bicubic: not in leafgrad yet)
+        for mode in ('bilinear', 'nearest', 'bicubic'):
             for pad in ('zeros', 'border', 'reflection'):
                 img = data[:1].clone().requires_grad_()
                 out = F.grid_sample(img, grid, mode=mode, padding_mode=pad, align_corners=align)
@@ -1158,25 +1158,34 @@ def _grid_samples(m, dtype_name, mode, padding, align, shapes, wants, layout, cr
 
 def test_grid_sample_as_torch():
     # the spatial transformer tutorial's grid_sample: ATen's vectorised kernel's bits
-    # (Note: grid_sample's bits): a fused multiply-add unnormalising and interpolating,
-    # reflection by truncated flips, the input's gradient added in the kernel's order (8 float32
-    # or 4 float64 points at a time, over H*W or row by row); plain and create_graph backward,
-    # every subset of inputs requiring grad, empty batches
+    # (Note: grid_sample's bits, and its bicubic bits): a fused multiply-add unnormalising and
+    # interpolating, reflection by truncated flips, the input's gradient added in the kernel's
+    # order (8 float32 or 4 float64 points at a time, over H*W or row by row); bicubic (which
+    # leafgrad refused before); plain and create_graph backward, every subset of inputs
+    # requiring grad, empty batches
     shapes = [((2, 3, 5, 7), (2, 4, 6, 2)), ((1, 2, 4, 4), (1, 9, 5, 2)),
               ((2, 1, 3, 3), (2, 1, 1, 2)), ((1, 2, 1, 6), (1, 3, 11, 2)),
               ((0, 2, 3, 3), (0, 2, 2, 2))]
     calls = [(wants, "contiguous") for wants in itertools.product((True, False), repeat=2)]
     calls += [((True, True), "coordinates first"), ((True, True), "columns first")]
     for dtype_name, mode, padding, align, pair, (wants, layout) in itertools.product(
-            ["float32", "float64"], ["bilinear", "nearest"], ["zeros", "border", "reflection"],
-            [False, True], shapes, calls):
+            ["float32", "float64"], ["bilinear", "nearest", "bicubic"],
+            ["zeros", "border", "reflection"], [False, True], shapes, calls):
         create_graph = wants == (True, True) and layout == "contiguous"
         got = _grid_samples(lg, dtype_name, mode, padding, align, pair, wants, layout,
                             create_graph)
         want = _grid_samples(torch, dtype_name, mode, padding, align, pair, wants, layout,
                              create_graph)
-        assert len(got) == len(want) and all(_same(a, b) for a, b in zip(got, want)), (
-            dtype_name, mode, padding, align, pair, wants, layout)
+        case = (dtype_name, mode, padding, align, pair, wants, layout)
+        assert len(got) == len(want) and all(_same(a, b) for a, b in zip(got[1:], want[1:])), case
+        if mode == "bicubic" and layout != "contiguous" and (
+                dtype_name == "float64" or padding == "reflection"):
+            # a strided grid's bicubic kernels: some last bits differ (docs/known-differences.md)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-6 if dtype_name == "float32"
+                                       else 1e-14, atol=1e-6 if dtype_name == "float32"
+                                       else 1e-14, err_msg=str(case))
+        else:
+            assert _same(got[0], want[0]), case
 
 
 def _recurrent_outputs(m, dtype_name):
