@@ -1,10 +1,11 @@
 """Code from other people's tutorials, examples and blog posts not covered before
 (pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn and
 reinforce; pytorch/tutorials' intermediate DQN, spatial transformer, char-rnn generation and
-seq2seq translation; d2l-en's GAN, optimisation and learning-rate-scheduler chapters; normalising
-flows and policy gradients with torch.distributions; tinygrad's test_ops style op checks),
-shrunk to small synthetic data made with torch's own RNG and run with torch and with leafgrad in
-one process: every printed line, warning and error must be the same
+seq2seq translation; d2l-en's GAN, optimisation, learning-rate-scheduler, computer vision
+(anchors, SSD, FCN, style transfer), NLP (TextCNN, BERT heads) and recommender chapters;
+normalising flows and policy gradients with torch.distributions; tinygrad's test_ops style op
+checks), shrunk to small synthetic data made with torch's own RNG and run with torch and with
+leafgrad in one process: every printed line, warning and error must be the same
 (tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
 
 import itertools
@@ -378,7 +379,8 @@ def pt_examples_gcn(torch):
             y_pred = gcn(features, adj)
             val_loss = criterion(y_pred[idx_val], labels[idx_val])
             val_acc = (y_pred[idx_val].argmax(1) == labels[idx_val]).float().mean()
-        print(f'Epoch {epoch}: {train_loss.item():.6f} {train_acc.item():.4f} {val_loss.item():.6f} {val_acc.item():.4f}')
+        print(f'Epoch {epoch}: {train_loss.item():.6f} {train_acc.item():.4f} '
+              f'{val_loss.item():.6f} {val_acc.item():.4f}')
     print(y_pred, train_loss)
 
 
@@ -405,7 +407,8 @@ def pt_dqn_update(torch):
             x = F.relu(self.layer1(x))
             x = F.relu(self.layer2(x))
             return self.layer3(x)
-    BATCH_SIZE, GAMMA, EPS_START, EPS_END, EPS_DECAY, TAU, LR = 8, 0.99, 0.9, 0.05, 1000, 0.005, 1e-4
+    BATCH_SIZE, GAMMA, EPS_START, EPS_END = 8, 0.99, 0.9, 0.05
+    EPS_DECAY, TAU, LR = 1000, 0.005, 1e-4
     torch.manual_seed(9); random.seed(9)
     n_actions, n_observations = 2, 4
     policy_net = DQN(n_observations, n_actions)
@@ -429,7 +432,8 @@ def pt_dqn_update(torch):
             return
         transitions = memory.sample(BATCH_SIZE)
         batch = Transition(*zip(*transitions))
-        non_final_mask = torch.tensor(tuple(map(lambda s: s is not None, batch.next_state)), dtype=torch.bool)
+        non_final_mask = torch.tensor(tuple(map(lambda s: s is not None, batch.next_state)),
+                                      dtype=torch.bool)
         non_final_next_states = torch.cat([s for s in batch.next_state if s is not None])
         state_batch = torch.cat(batch.state)
         action_batch = torch.cat(batch.action)
@@ -459,7 +463,8 @@ def pt_dqn_update(torch):
         target_net_state_dict = target_net.state_dict()
         policy_net_state_dict = policy_net.state_dict()
         for key in policy_net_state_dict:
-            target_net_state_dict[key] = policy_net_state_dict[key]*TAU + target_net_state_dict[key]*(1-TAU)
+            target_net_state_dict[key] = (policy_net_state_dict[key]*TAU
+                                          + target_net_state_dict[key]*(1-TAU))
         target_net.load_state_dict(target_net_state_dict)
         print(t, action, loss)
     print(target_net.layer3.bias, optimizer.state_dict()['state'][5])
@@ -833,7 +838,8 @@ def d2l_gan(torch):
         real_Y = net_D(X)
         fake_X = net_G(Z)
         fake_Y = net_D(fake_X.detach())
-        loss_D = (loss(real_Y, ones.reshape(real_Y.shape)) + loss(fake_Y, zeros.reshape(fake_Y.shape))) / 2
+        loss_D = (loss(real_Y, ones.reshape(real_Y.shape))
+                  + loss(fake_Y, zeros.reshape(fake_Y.shape))) / 2
         loss_D.backward()
         trainer_D.step()
         return loss_D
@@ -920,7 +926,8 @@ def realnvp_flow(torch):
     base = D.Normal(torch.zeros(2), torch.ones(2))
     ind = D.Independent(base, 1)
     print(ind, ind.log_prob(x[:3]), ind.batch_shape, ind.event_shape)
-    tr = D.TransformedDistribution(base, [D.transforms.AffineTransform(1.0, 2.0), D.transforms.ExpTransform()])
+    tr = D.TransformedDistribution(base, [D.transforms.AffineTransform(1.0, 2.0),
+                                          D.transforms.ExpTransform()])
     s = tr.sample((2,))
     print(s, tr.log_prob(s))
     L = torch.linalg.cholesky(torch.tensor([[2.0, 0.3], [0.3, 1.0]]))
@@ -986,7 +993,8 @@ def d2l_optim_torch(torch):
         return net[0].weight.data, loss(net(X), y.reshape(-1, 1)).mean()
     print(train(torch.optim.SGD, {'lr': 0.05}))
     print(train(torch.optim.SGD, {'lr': 0.005, 'momentum': 0.9}))
-    print(train(torch.optim.SGD, {'lr': 0.005, 'momentum': 0.9, 'nesterov': True, 'weight_decay': 1e-3}))
+    print(train(torch.optim.SGD, {'lr': 0.005, 'momentum': 0.9, 'nesterov': True,
+                                  'weight_decay': 1e-3}))
     print(train(torch.optim.Adagrad, {'lr': 0.1}))
     print(train(torch.optim.RMSprop, {'lr': 0.01, 'alpha': 0.9}))
     print(train(torch.optim.Adadelta, {'rho': 0.9}))
@@ -998,7 +1006,8 @@ def d2l_optim_torch(torch):
     print(train(torch.optim.ASGD, {'lr': 0.01}))
     print(train(torch.optim.Rprop, {'lr': 0.01}))
     net = nn.Sequential(nn.Linear(5, 3), nn.ReLU(), nn.Linear(3, 1))
-    params_1x = [param for name, param in net.named_parameters() if name not in ["2.weight", "2.bias"]]
+    params_1x = [param for name, param in net.named_parameters()
+                 if name not in ["2.weight", "2.bias"]]
     trainer = torch.optim.SGD([{'params': params_1x}, {'params': net[2].parameters(), 'lr': 0.1}],
                               lr=0.01, weight_decay=0.001)
     l = ((net(X) - y.reshape(-1, 1)) ** 2).mean()
@@ -1009,6 +1018,7 @@ def d2l_optim_torch(torch):
 
 def tinygrad_test_ops_style(torch):
     # tinygrad test/test_ops.py helper_test_op style: forward and backward of many ops
+    F = torch.nn.functional
     torch.manual_seed(19)
     cases = [
         (lambda x: x.relu(), [(3, 4)]),
@@ -1042,7 +1052,7 @@ def tinygrad_test_ops_style(torch):
         (lambda x: x.var(0, correction=0), [(3, 4)]),
         (lambda x, y: x @ y, [(3, 4), (4, 5)]),
         (lambda x, y: torch.einsum('ij,jk->ik', x, y), [(3, 4), (4, 5)]),
-        (lambda x: x.pad((1, 2)) if hasattr(x, 'pad') else torch.nn.functional.pad(x, (1, 2)), [(3, 4)]),
+        (lambda x: torch.nn.functional.pad(x, (1, 2)), [(3, 4)]),
         (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='reflect'), [(1, 3, 4)]),
         (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='replicate'), [(1, 3, 4)]),
         (lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1), mode='circular'), [(1, 3, 4)]),
@@ -1050,15 +1060,18 @@ def tinygrad_test_ops_style(torch):
         (lambda x: x.unfold(1, 2, 1), [(3, 4)]),
         (lambda x: torch.nn.functional.avg_pool2d(x, 2), [(1, 1, 4, 4)]),
         (lambda x: torch.nn.functional.max_pool2d(x, 2, 1, 1), [(1, 1, 4, 4)]),
-        (lambda x: torch.nn.functional.interpolate(x, scale_factor=2, mode='bilinear'), [(1, 1, 3, 3)]),
-        (lambda x: torch.nn.functional.interpolate(x, size=(5, 5), mode='bicubic', align_corners=True), [(1, 1, 3, 3)]),
-        (lambda x: torch.nn.functional.interpolate(x, scale_factor=2, mode='nearest'), [(1, 1, 3, 3)]),
+        (lambda x: F.interpolate(x, scale_factor=2, mode='bilinear'), [(1, 1, 3, 3)]),
+        (lambda x: F.interpolate(x, size=(5, 5), mode='bicubic', align_corners=True),
+         [(1, 1, 3, 3)]),
+        (lambda x: F.interpolate(x, scale_factor=2, mode='nearest'), [(1, 1, 3, 3)]),
         (lambda x: torch.nn.functional.layer_norm(x, (4,)), [(3, 4)]),
         (lambda x: torch.nn.functional.normalize(x, dim=1), [(3, 4)]),
         (lambda x, y: torch.nn.functional.cross_entropy(x, y.softmax(1)), [(3, 4), (3, 4)]),
-        (lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([0, 3, 1]), label_smoothing=0.1), [(3, 4)]),
-        (lambda x, y: torch.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid(), pos_weight=torch.ones(4) * 2), [(3, 4), (3, 4)]),
-        (lambda x: torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True), [(1, 2, 3, 4)]),
+        (lambda x: F.cross_entropy(x, torch.tensor([0, 3, 1]), label_smoothing=0.1), [(3, 4)]),
+        (lambda x, y: F.binary_cross_entropy_with_logits(x, y.sigmoid(),
+                                                         pos_weight=torch.ones(4) * 2),
+         [(3, 4), (3, 4)]),
+        (lambda x: F.scaled_dot_product_attention(x, x, x, is_causal=True), [(1, 2, 3, 4)]),
         (lambda x: x.triu(1) + x.tril(-1), [(3, 4)]),
         (lambda x: x[[0, 2], 1:3], [(3, 4)]),
         (lambda x: x.masked_fill(x > 0.5, 0.0), [(3, 4)]),
@@ -1075,7 +1088,431 @@ def tinygrad_test_ops_style(torch):
         print(i, out, [x.grad for x in xs])
 
 
-SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence, pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer, reinforce_distributions, lr_schedulers, pt_char_rnn_generation, pt_seq2seq_translation, d2l_gan, realnvp_flow, policy_gradient_gaussian, d2l_optim_torch, tinygrad_test_ops_style]
+def d2l_anchors(torch):
+    # d2l-en chapter_computer-vision/bounding-box.md, anchor.md (multibox_prior, box_iou,
+    # assign_anchor_to_bbox, offset_boxes, multibox_target, nms, multibox_detection)
+    def box_corner_to_center(boxes):
+        x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+        cx = (x1 + x2) / 2
+        cy = (y1 + y2) / 2
+        w = x2 - x1
+        h = y2 - y1
+        return torch.stack((cx, cy, w, h), axis=-1)
+    def box_center_to_corner(boxes):
+        cx, cy, w, h = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+        x1 = cx - 0.5 * w
+        y1 = cy - 0.5 * h
+        x2 = cx + 0.5 * w
+        y2 = cy + 0.5 * h
+        return torch.stack((x1, y1, x2, y2), axis=-1)
+    dog_bbox, cat_bbox = [60.0, 45.0, 378.0, 516.0], [400.0, 112.0, 655.0, 493.0]
+    boxes = torch.tensor((dog_bbox, cat_bbox))
+    print(box_center_to_corner(box_corner_to_center(boxes)) == boxes)
+    def multibox_prior(data, sizes, ratios):
+        in_height, in_width = data.shape[-2:]
+        device, num_sizes, num_ratios = data.device, len(sizes), len(ratios)
+        boxes_per_pixel = (num_sizes + num_ratios - 1)
+        size_tensor = torch.tensor(sizes, device=device)
+        ratio_tensor = torch.tensor(ratios, device=device)
+        offset_h, offset_w = 0.5, 0.5
+        steps_h = 1.0 / in_height
+        steps_w = 1.0 / in_width
+        center_h = (torch.arange(in_height, device=device) + offset_h) * steps_h
+        center_w = (torch.arange(in_width, device=device) + offset_w) * steps_w
+        shift_y, shift_x = torch.meshgrid(center_h, center_w, indexing='ij')
+        shift_y, shift_x = shift_y.reshape(-1), shift_x.reshape(-1)
+        w = torch.cat((size_tensor * torch.sqrt(ratio_tensor[0]),
+                       sizes[0] * torch.sqrt(ratio_tensor[1:]))) * in_height / in_width
+        h = torch.cat((size_tensor / torch.sqrt(ratio_tensor[0]),
+                       sizes[0] / torch.sqrt(ratio_tensor[1:])))
+        anchor_manipulations = torch.stack((-w, -h, w, h)).T.repeat(in_height * in_width, 1) / 2
+        out_grid = torch.stack([shift_x, shift_y, shift_x, shift_y],
+                               dim=1).repeat_interleave(boxes_per_pixel, dim=0)
+        output = out_grid + anchor_manipulations
+        return output.unsqueeze(0)
+    img = torch.rand(1, 3, 4, 6)
+    Y = multibox_prior(img, sizes=[0.75, 0.5, 0.25], ratios=[1, 2, 0.5])
+    print(Y.shape)
+    boxes = Y.reshape(4, 6, 5, 4)
+    print(boxes[1, 2, 0, :])
+    def box_iou(boxes1, boxes2):
+        box_area = lambda boxes: ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+        areas1 = box_area(boxes1)
+        areas2 = box_area(boxes2)
+        inter_upperlefts = torch.max(boxes1[:, None, :2], boxes2[:, :2])
+        inter_lowerrights = torch.min(boxes1[:, None, 2:], boxes2[:, 2:])
+        inters = (inter_lowerrights - inter_upperlefts).clamp(min=0)
+        inter_areas = inters[:, :, 0] * inters[:, :, 1]
+        union_areas = areas1[:, None] + areas2 - inter_areas
+        return inter_areas / union_areas
+    def assign_anchor_to_bbox(ground_truth, anchors, device, iou_threshold=0.5):
+        num_anchors, num_gt_boxes = anchors.shape[0], ground_truth.shape[0]
+        jaccard = box_iou(anchors, ground_truth)
+        anchors_bbox_map = torch.full((num_anchors,), -1, dtype=torch.long, device=device)
+        max_ious, indices = torch.max(jaccard, dim=1)
+        anc_i = torch.nonzero(max_ious >= iou_threshold).reshape(-1)
+        box_j = indices[max_ious >= iou_threshold]
+        anchors_bbox_map[anc_i] = box_j
+        col_discard = torch.full((num_anchors,), -1)
+        row_discard = torch.full((num_gt_boxes,), -1)
+        for _ in range(num_gt_boxes):
+            max_idx = torch.argmax(jaccard)
+            box_idx = (max_idx % num_gt_boxes).long()
+            anc_idx = (max_idx / num_gt_boxes).long()
+            anchors_bbox_map[anc_idx] = box_idx
+            jaccard[:, box_idx] = col_discard
+            jaccard[anc_idx, :] = row_discard
+        return anchors_bbox_map
+    def offset_boxes(anchors, assigned_bb, eps=1e-6):
+        c_anc = box_corner_to_center(anchors)
+        c_assigned_bb = box_corner_to_center(assigned_bb)
+        offset_xy = 10 * (c_assigned_bb[:, :2] - c_anc[:, :2]) / c_anc[:, 2:]
+        offset_wh = 5 * torch.log(eps + c_assigned_bb[:, 2:] / c_anc[:, 2:])
+        offset = torch.cat([offset_xy, offset_wh], axis=1)
+        return offset
+    def multibox_target(anchors, labels):
+        batch_size, anchors = labels.shape[0], anchors.squeeze(0)
+        batch_offset, batch_mask, batch_class_labels = [], [], []
+        device, num_anchors = anchors.device, anchors.shape[0]
+        for i in range(batch_size):
+            label = labels[i, :, :]
+            anchors_bbox_map = assign_anchor_to_bbox(label[:, 1:], anchors, device)
+            bbox_mask = ((anchors_bbox_map >= 0).float().unsqueeze(-1)).repeat(1, 4)
+            class_labels = torch.zeros(num_anchors, dtype=torch.long, device=device)
+            assigned_bb = torch.zeros((num_anchors, 4), dtype=torch.float32, device=device)
+            indices_true = torch.nonzero(anchors_bbox_map >= 0)
+            bb_idx = anchors_bbox_map[indices_true]
+            class_labels[indices_true] = label[bb_idx, 0].long() + 1
+            assigned_bb[indices_true] = label[bb_idx, 1:]
+            offset = offset_boxes(anchors, assigned_bb) * bbox_mask
+            batch_offset.append(offset.reshape(-1))
+            batch_mask.append(bbox_mask.reshape(-1))
+            batch_class_labels.append(class_labels)
+        bbox_offset = torch.stack(batch_offset)
+        bbox_mask = torch.stack(batch_mask)
+        class_labels = torch.stack(batch_class_labels)
+        return (bbox_offset, bbox_mask, class_labels)
+    ground_truth = torch.tensor([[0, 0.1, 0.08, 0.52, 0.92], [1, 0.55, 0.2, 0.9, 0.88]])
+    anchors = torch.tensor([[0, 0.1, 0.2, 0.3], [0.15, 0.2, 0.4, 0.4], [0.63, 0.05, 0.88, 0.98],
+                            [0.66, 0.45, 0.8, 0.8], [0.57, 0.3, 0.92, 0.9]])
+    labels = multibox_target(anchors.unsqueeze(dim=0), ground_truth.unsqueeze(dim=0))
+    print(labels)
+    def offset_inverse(anchors, offset_preds):
+        anc = box_corner_to_center(anchors)
+        pred_bbox_xy = (offset_preds[:, :2] * anc[:, 2:] / 10) + anc[:, :2]
+        pred_bbox_wh = torch.exp(offset_preds[:, 2:] / 5) * anc[:, 2:]
+        pred_bbox = torch.cat((pred_bbox_xy, pred_bbox_wh), axis=1)
+        predicted_bbox = box_center_to_corner(pred_bbox)
+        return predicted_bbox
+    def nms(boxes, scores, iou_threshold):
+        B = torch.argsort(scores, dim=-1, descending=True)
+        keep = []
+        while B.numel() > 0:
+            i = B[0]
+            keep.append(i)
+            if B.numel() == 1: break
+            iou = box_iou(boxes[i, :].reshape(-1, 4), boxes[B[1:], :].reshape(-1, 4)).reshape(-1)
+            inds = torch.nonzero(iou <= iou_threshold).reshape(-1)
+            B = B[inds + 1]
+        return torch.tensor(keep, device=boxes.device)
+    def multibox_detection(cls_probs, offset_preds, anchors, nms_threshold=0.5,
+                           pos_threshold=0.009999999):
+        device, batch_size = cls_probs.device, cls_probs.shape[0]
+        anchors = anchors.squeeze(0)
+        num_classes, num_anchors = cls_probs.shape[1], cls_probs.shape[2]
+        out = []
+        for i in range(batch_size):
+            cls_prob, offset_pred = cls_probs[i], offset_preds[i].reshape(-1, 4)
+            conf, class_id = torch.max(cls_prob[1:], 0)
+            predicted_bb = offset_inverse(anchors, offset_pred)
+            keep = nms(predicted_bb, conf, nms_threshold)
+            all_idx = torch.arange(num_anchors, dtype=torch.long, device=device)
+            combined = torch.cat((keep, all_idx))
+            uniques, counts = combined.unique(return_counts=True)
+            non_keep = uniques[counts == 1]
+            all_id_sorted = torch.cat((keep, non_keep))
+            class_id[non_keep] = -1
+            class_id = class_id[all_id_sorted]
+            conf, predicted_bb = conf[all_id_sorted], predicted_bb[all_id_sorted]
+            below_min_idx = (conf < pos_threshold)
+            class_id[below_min_idx] = -1
+            conf[below_min_idx] = 1 - conf[below_min_idx]
+            pred_info = torch.cat((class_id.unsqueeze(1), conf.unsqueeze(1), predicted_bb), dim=1)
+            out.append(pred_info)
+        return torch.stack(out)
+    anchors = torch.tensor([[0.1, 0.08, 0.52, 0.92], [0.08, 0.2, 0.56, 0.95],
+                            [0.15, 0.3, 0.62, 0.91], [0.55, 0.2, 0.9, 0.88]])
+    offset_preds = torch.tensor([0] * anchors.numel())
+    cls_probs = torch.tensor([[0] * 4, [0.9, 0.8, 0.7, 0.1], [0.1, 0.2, 0.3, 0.9]])
+    output = multibox_detection(cls_probs.unsqueeze(dim=0), offset_preds.unsqueeze(dim=0),
+                                anchors.unsqueeze(dim=0), nms_threshold=0.5)
+    print(output)
+
+
+def d2l_ssd_pieces(torch):
+    # d2l-en chapter_computer-vision/ssd.md: predictors, concat_preds, down_sample_blk, losses
+    nn = torch.nn
+    def cls_predictor(num_inputs, num_anchors, num_classes):
+        return nn.Conv2d(num_inputs, num_anchors * (num_classes + 1), kernel_size=3, padding=1)
+    def bbox_predictor(num_inputs, num_anchors):
+        return nn.Conv2d(num_inputs, num_anchors * 4, kernel_size=3, padding=1)
+    def forward(x, block):
+        return block(x)
+    torch.manual_seed(20)
+    Y1 = forward(torch.zeros((2, 8, 6, 6)), cls_predictor(8, 5, 10))
+    Y2 = forward(torch.zeros((2, 16, 3, 3)), cls_predictor(16, 3, 10))
+    print(Y1.shape, Y2.shape)
+    def flatten_pred(pred):
+        return torch.flatten(pred.permute(0, 2, 3, 1), start_dim=1)
+    def concat_preds(preds):
+        return torch.cat([flatten_pred(p) for p in preds], dim=1)
+    print(concat_preds([Y1, Y2]).shape)
+    def down_sample_blk(in_channels, out_channels):
+        blk = []
+        for _ in range(2):
+            blk.append(nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1))
+            blk.append(nn.BatchNorm2d(out_channels))
+            blk.append(nn.ReLU())
+            in_channels = out_channels
+        blk.append(nn.MaxPool2d(2))
+        return nn.Sequential(*blk)
+    print(forward(torch.zeros((2, 3, 8, 8)), down_sample_blk(3, 4)).shape)
+    print(down_sample_blk(3, 4))
+    cls_loss = nn.CrossEntropyLoss(reduction='none')
+    bbox_loss = nn.L1Loss(reduction='none')
+    def calc_loss(cls_preds, cls_labels, bbox_preds, bbox_labels, bbox_masks):
+        batch_size, num_classes = cls_preds.shape[0], cls_preds.shape[2]
+        cls = cls_loss(cls_preds.reshape(-1, num_classes),
+                       cls_labels.reshape(-1)).reshape(batch_size, -1).mean(dim=1)
+        bbox = bbox_loss(bbox_preds * bbox_masks, bbox_labels * bbox_masks).mean(dim=1)
+        return cls + bbox
+    def cls_eval(cls_preds, cls_labels):
+        return float((cls_preds.argmax(dim=-1).type(cls_labels.dtype) == cls_labels).sum())
+    def bbox_eval(bbox_preds, bbox_labels, bbox_masks):
+        return float((torch.abs((bbox_labels - bbox_preds) * bbox_masks)).sum())
+    cls_preds = torch.randn(2, 6, 3, requires_grad=True)
+    cls_labels = torch.randint(0, 3, (2, 6))
+    bbox_preds = torch.randn(2, 24, requires_grad=True)
+    bbox_labels = torch.randn(2, 24)
+    bbox_masks = (torch.rand(2, 24) > 0.5).float()
+    l = calc_loss(cls_preds, cls_labels, bbox_preds, bbox_labels, bbox_masks)
+    l.mean().backward()
+    print(l, cls_eval(cls_preds, cls_labels), bbox_eval(bbox_preds, bbox_labels, bbox_masks),
+          cls_preds.grad[0], bbox_preds.grad[0])
+
+
+def d2l_fcn_style_transfer(torch):
+    # d2l-en chapter_computer-vision/fcn.md (bilinear kernel for a transposed convolution) and
+    # neural-style.md (gram matrix, content/style/tv losses)
+    nn = torch.nn
+    def bilinear_kernel(in_channels, out_channels, kernel_size):
+        factor = (kernel_size + 1) // 2
+        if kernel_size % 2 == 1:
+            center = factor - 1
+        else:
+            center = factor - 0.5
+        og = (torch.arange(kernel_size).reshape(-1, 1), torch.arange(kernel_size).reshape(1, -1))
+        filt = (1 - torch.abs(og[0] - center) / factor) * (1 - torch.abs(og[1] - center) / factor)
+        weight = torch.zeros((in_channels, out_channels, kernel_size, kernel_size))
+        weight[range(in_channels), range(out_channels), :, :] = filt
+        return weight
+    conv_trans = nn.ConvTranspose2d(3, 3, kernel_size=4, padding=1, stride=2, bias=False)
+    conv_trans.weight.data.copy_(bilinear_kernel(3, 3, 4))
+    torch.manual_seed(21)
+    X = torch.rand(1, 3, 3, 3)
+    Y = conv_trans(X)
+    print(Y.shape, [round(v, 4) for v in Y[0, 0].flatten().tolist()], bilinear_kernel(1, 1, 3))
+    def content_loss(Y_hat, Y):
+        return torch.square(Y_hat - Y.detach()).mean()
+    def gram(X):
+        num_channels, n = X.shape[1], X.numel() // X.shape[1]
+        X = X.reshape((num_channels, n))
+        return torch.matmul(X, X.T) / (num_channels * n)
+    def style_loss(Y_hat, gram_Y):
+        return torch.square(gram(Y_hat) - gram_Y.detach()).mean()
+    def tv_loss(Y_hat):
+        return 0.5 * (torch.abs(Y_hat[:, :, 1:, :] - Y_hat[:, :, :-1, :]).mean() +
+                      torch.abs(Y_hat[:, :, :, 1:] - Y_hat[:, :, :, :-1]).mean())
+    class SynthesizedImage(nn.Module):
+        def __init__(self, img_shape, **kwargs):
+            super(SynthesizedImage, self).__init__(**kwargs)
+            self.weight = nn.Parameter(torch.rand(*img_shape))
+        def forward(self):
+            return self.weight
+    gen_img = SynthesizedImage((1, 3, 5, 5))
+    content = torch.rand(1, 3, 5, 5)
+    style = torch.rand(1, 3, 5, 5)
+    trainer = torch.optim.Adam(gen_img.parameters(), lr=0.3)
+    scheduler = torch.optim.lr_scheduler.StepLR(trainer, 2, 0.8)
+    for epoch in range(4):
+        trainer.zero_grad()
+        Y_hat = gen_img()
+        l = (content_loss(Y_hat, content) + 1e3 * style_loss(Y_hat, gram(style))
+             + 10 * tv_loss(Y_hat))
+        l.backward()
+        trainer.step()
+        scheduler.step()
+        print(epoch, l, gram(Y_hat).grad_fn)
+    print(gen_img.weight.data[0, 0])
+
+
+def d2l_textcnn_bert(torch):
+    # d2l-en chapter_natural-language-processing-applications/sentiment-analysis-cnn.md and
+    # chapter_natural-language-processing-pretraining/bert.md (encoder input, MaskLM, NSP)
+    nn = torch.nn
+    def corr1d(X, K):
+        w = K.shape[0]
+        Y = torch.zeros((X.shape[0] - w + 1))
+        for i in range(Y.shape[0]):
+            Y[i] = (X[i: i + w] * K).sum()
+        return Y
+    X, K = torch.tensor([0, 1, 2, 3, 4, 5, 6]), torch.tensor([1, 2])
+    print(corr1d(X, K))
+    class TextCNN(nn.Module):
+        def __init__(self, vocab_size, embed_size, kernel_sizes, num_channels, **kwargs):
+            super(TextCNN, self).__init__(**kwargs)
+            self.embedding = nn.Embedding(vocab_size, embed_size)
+            self.constant_embedding = nn.Embedding(vocab_size, embed_size)
+            self.dropout = nn.Dropout(0.5)
+            self.decoder = nn.Linear(sum(num_channels), 2)
+            self.pool = nn.AdaptiveAvgPool1d(1)
+            self.relu = nn.ReLU()
+            self.convs = nn.ModuleList()
+            for c, k in zip(num_channels, kernel_sizes):
+                self.convs.append(nn.Conv1d(2 * embed_size, c, k))
+        def forward(self, inputs):
+            embeddings = torch.cat((self.embedding(inputs), self.constant_embedding(inputs)), dim=2)
+            embeddings = embeddings.permute(0, 2, 1)
+            encoding = torch.cat([torch.squeeze(self.relu(self.pool(conv(embeddings))), dim=-1)
+                                  for conv in self.convs], dim=1)
+            outputs = self.decoder(self.dropout(encoding))
+            return outputs
+    torch.manual_seed(22)
+    net = TextCNN(20, 4, [3, 4, 5], [3, 3, 3])
+    def init_weights(module):
+        if type(module) in (nn.Linear, nn.Conv1d):
+            nn.init.xavier_uniform_(module.weight)
+    net.apply(init_weights)
+    net.constant_embedding.weight.requires_grad = False
+    trainer = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()), lr=0.01)
+    loss = nn.CrossEntropyLoss(reduction="none")
+    X = torch.randint(0, 20, (4, 9)); y = torch.tensor([0, 1, 1, 0])
+    for epoch in range(2):
+        trainer.zero_grad()
+        l = loss(net(X), y)
+        l.sum().backward()
+        trainer.step()
+        print(epoch, [round(v, 4) for v in l.tolist()], net.constant_embedding.weight.grad)
+    def get_tokens_and_segments(tokens_a, tokens_b=None):
+        tokens = ['<cls>'] + tokens_a + ['<sep>']
+        segments = [0] * (len(tokens_a) + 2)
+        if tokens_b is not None:
+            tokens += tokens_b + ['<sep>']
+            segments += [1] * (len(tokens_b) + 1)
+        return tokens, segments
+    print(get_tokens_and_segments(['a', 'b'], ['c']))
+    class MaskLM(nn.Module):
+        def __init__(self, vocab_size, num_hiddens, **kwargs):
+            super(MaskLM, self).__init__(**kwargs)
+            self.mlp = nn.Sequential(nn.LazyLinear(num_hiddens), nn.ReLU(),
+                                     nn.LayerNorm(num_hiddens),
+                                     nn.LazyLinear(vocab_size))
+        def forward(self, X, pred_positions):
+            num_pred_positions = pred_positions.shape[1]
+            pred_positions = pred_positions.reshape(-1)
+            batch_size = X.shape[0]
+            batch_idx = torch.arange(0, batch_size)
+            batch_idx = torch.repeat_interleave(batch_idx, num_pred_positions)
+            masked_X = X[batch_idx, pred_positions]
+            masked_X = masked_X.reshape((batch_size, num_pred_positions, -1))
+            mlm_Y_hat = self.mlp(masked_X)
+            return mlm_Y_hat
+    class NextSentencePred(nn.Module):
+        def __init__(self, **kwargs):
+            super(NextSentencePred, self).__init__(**kwargs)
+            self.output = nn.LazyLinear(2)
+        def forward(self, X):
+            return self.output(X)
+    encoded_X = torch.randn(2, 8, 6, requires_grad=True)
+    mlm = MaskLM(10, 6)
+    print(mlm)
+    mlm_positions = torch.tensor([[1, 5, 2], [6, 1, 5]])
+    mlm_Y_hat = mlm(encoded_X, mlm_positions)
+    print(mlm_Y_hat.shape, mlm)
+    mlm_Y = torch.tensor([[7, 8, 9], [2, 3, 4]])
+    loss = nn.CrossEntropyLoss(reduction='none')
+    mlm_l = loss(mlm_Y_hat.reshape((-1, 10)), mlm_Y.reshape(-1))
+    encoded_X_flat = torch.flatten(encoded_X, start_dim=1)
+    nsp = NextSentencePred()
+    nsp_Y_hat = nsp(encoded_X_flat)
+    nsp_l = loss(nsp_Y_hat, torch.tensor([0, 1]))
+    (mlm_l.sum() + nsp_l.sum()).backward()
+    print(mlm_l, nsp_l, encoded_X.grad[0, 1], nsp)
+
+
+def d2l_recsys_mf(torch):
+    # d2l-en chapter_recommender-systems/mf.md, autorec.md, fm.md (PyTorch ports)
+    nn = torch.nn
+    class MF(nn.Module):
+        def __init__(self, num_factors, num_users, num_items):
+            super().__init__()
+            self.P = nn.Embedding(num_users, num_factors)
+            self.Q = nn.Embedding(num_items, num_factors)
+            self.user_bias = nn.Embedding(num_users, 1)
+            self.item_bias = nn.Embedding(num_items, 1)
+        def forward(self, user_id, item_id):
+            P_u = self.P(user_id)
+            Q_i = self.Q(item_id)
+            b_u = self.user_bias(user_id)
+            b_i = self.item_bias(item_id)
+            outputs = (P_u * Q_i).sum(axis=1) + torch.squeeze(b_u) + torch.squeeze(b_i)
+            return outputs.flatten()
+    class FM(nn.Module):
+        def __init__(self, field_dims, num_factors):
+            super().__init__()
+            num_inputs = int(sum(field_dims))
+            self.embedding = nn.Embedding(num_inputs, num_factors)
+            self.fc = nn.Embedding(num_inputs, 1)
+            self.linear_layer = nn.Linear(1, 1, bias=True)
+        def forward(self, x):
+            square_of_sum = torch.sum(self.embedding(x), dim=1) ** 2
+            sum_of_square = torch.sum(self.embedding(x) ** 2, dim=1)
+            x = (self.linear_layer(self.fc(x).sum(1))
+                 + 0.5 * (square_of_sum - sum_of_square).sum(1, keepdims=True))
+            x = torch.sigmoid(x)
+            return x
+    torch.manual_seed(23)
+    net = MF(3, 6, 7)
+    for p in net.parameters():
+        nn.init.normal_(p, std=0.01)
+    opt = torch.optim.Adam(net.parameters(), lr=0.02, weight_decay=1e-5)
+    users = torch.randint(0, 6, (10,)); items = torch.randint(0, 7, (10,))
+    ratings = torch.randint(1, 6, (10,)).float()
+    for _ in range(3):
+        opt.zero_grad()
+        l = nn.MSELoss()(net(users, items), ratings)
+        l.backward()
+        opt.step()
+        print(l, net.P.weight.grad.nonzero().shape)
+    fm = FM([3, 4, 5], 2)
+    x = torch.stack([torch.randint(0, 3, (4,)), torch.randint(3, 7, (4,)),
+                     torch.randint(7, 12, (4,))], 1)
+    y = fm(x)
+    nn.BCELoss()(y.squeeze(), torch.tensor([1.0, 0, 1, 0])).backward()
+    print(y, fm.embedding.weight.grad.abs().sum(), y.grad_fn)
+    sparse_emb = nn.Embedding(5, 2, sparse=False, max_norm=1.0)
+    out = sparse_emb(torch.tensor([0, 1, 1, 4]))
+    print(out, sparse_emb.weight.norm(dim=1))
+    bag = nn.EmbeddingBag(6, 3, mode='mean')
+    print(bag(torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2])))
+
+
+SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence,
+            pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer,
+            reinforce_distributions, lr_schedulers, pt_char_rnn_generation,
+            pt_seq2seq_translation, d2l_gan, realnvp_flow, policy_gradient_gaussian,
+            d2l_optim_torch, tinygrad_test_ops_style, d2l_anchors, d2l_ssd_pieces,
+            d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
