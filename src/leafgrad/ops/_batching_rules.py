@@ -351,11 +351,33 @@ def matmul_like(cls, args, params):
             out = _per_example_apply(name, _vdot_values, _vdot_grads, pa, pb)
         elif name == "Vdot":
             out = _vdot_values(pa, pb)
-        elif name in ("Mm", "Bmm") and recorded:
+        elif name == "Mm" and recorded:
+            out = _per_example_apply(name, _mm_values, _mm_grads, pa, pb)
+        elif name == "Bmm" and recorded:
             out = _per_example_apply(name, matmul, _mm_grads, pa, pb)
         else:
             out = matmul(pa, pb)
     return wrap(out, levels)
+
+
+def _mm_values(a: Tensor, b: Tensor) -> Tensor:
+    """mm's values under a transform that batched an unbatched operand (func.grad's inputs
+    under vmap, Note: levels without level tensors in func/_transforms.py): torch's operand
+    stays one matrix, so its rule is matmul(batched, matrix), whose batch folds into rows (or
+    matmul(matrix, batched)); an operand expanded over the batch dims (stride 0) is that one
+    matrix here."""
+    from .linalg import matmul
+
+    count = a._data.ndim - 2
+
+    def expanded(t: Tensor) -> bool:
+        return count > 0 and all(stride == 0 for stride in t._data.strides[:count])
+
+    if expanded(b) and not expanded(a):
+        return matmul(a, b[(0,) * count])
+    if expanded(a) and not expanded(b):
+        return matmul(a[(0,) * count], b)
+    return matmul(a, b)
 
 
 def _dot_values(a: Tensor, b: Tensor) -> Tensor:
