@@ -3,6 +3,8 @@
 reinforce; pytorch/tutorials' intermediate DQN, spatial transformer, char-rnn generation and
 seq2seq translation; d2l-en's GAN, optimisation, learning-rate-scheduler, computer vision
 (anchors, SSD, FCN, style transfer), NLP (TextCNN, BERT heads) and recommender chapters;
+pytorch/tutorials' Learning PyTorch with Examples and torch.func pages (per-sample gradients,
+ensembling, jacobians and hessians); nanoGPT's model; fast_neural_style and super_resolution;
 normalising flows and policy gradients with torch.distributions; tinygrad's test_ops style op
 checks), shrunk to small synthetic data made with torch's own RNG and run with torch and with
 leafgrad in one process: every printed line, warning and error must be the same
@@ -23,6 +25,9 @@ from tests._torch import require_torch
 from tests._tutorial_harness import first_difference
 
 torch = require_torch()
+with warnings.catch_warnings():  # torch's first jacfwd imports a module that warns once per
+    warnings.simplefilter("ignore")  # process (torch.jit.script's deprecation): not a snippet's
+    torch.func.jacfwd(torch.sin)(torch.zeros(1))
 
 
 # -- the snippets: each a function of the module it runs with ----------------------------------
@@ -1507,12 +1512,508 @@ def d2l_recsys_mf(torch):
     print(bag(torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2])))
 
 
+def pt_learning_with_examples(torch):
+    # pytorch/tutorials beginner_source/examples_autograd, examples_nn (polynomial fit,
+    # LegendrePolynomial3 custom Function, DynamicNet)
+    import random as pyrandom
+    dtype = torch.float
+    x = torch.linspace(-math.pi, math.pi, 200, dtype=dtype)
+    y = torch.sin(x)
+    torch.manual_seed(24)
+    a = torch.randn((), dtype=dtype, requires_grad=True)
+    b = torch.randn((), dtype=dtype, requires_grad=True)
+    c = torch.randn((), dtype=dtype, requires_grad=True)
+    d = torch.randn((), dtype=dtype, requires_grad=True)
+    learning_rate = 1e-6
+    for t in range(300):
+        y_pred = a + b * x + c * x ** 2 + d * x ** 3
+        loss = (y_pred - y).pow(2).sum()
+        if t % 100 == 99:
+            print(t, loss.item())
+        loss.backward()
+        with torch.no_grad():
+            a -= learning_rate * a.grad
+            b -= learning_rate * b.grad
+            c -= learning_rate * c.grad
+            d -= learning_rate * d.grad
+            a.grad = None
+            b.grad = None
+            c.grad = None
+            d.grad = None
+    print(f'Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3')
+    class LegendrePolynomial3(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return 0.5 * (5 * input ** 3 - 3 * input)
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, = ctx.saved_tensors
+            return grad_output * 1.5 * (5 * input ** 2 - 1)
+    a = torch.full((), 0.0, dtype=dtype, requires_grad=True)
+    b = torch.full((), -1.0, dtype=dtype, requires_grad=True)
+    c = torch.full((), 0.0, dtype=dtype, requires_grad=True)
+    d = torch.full((), 0.3, dtype=dtype, requires_grad=True)
+    learning_rate = 5e-6
+    for t in range(200):
+        P3 = LegendrePolynomial3.apply
+        y_pred = a + b * P3(c + d * x)
+        loss = (y_pred - y).pow(2).sum()
+        if t % 100 == 99:
+            print(t, loss.item(), y_pred.grad_fn)
+        loss.backward()
+        with torch.no_grad():
+            a -= learning_rate * a.grad
+            b -= learning_rate * b.grad
+            c -= learning_rate * c.grad
+            d -= learning_rate * d.grad
+            a.grad = None; b.grad = None; c.grad = None; d.grad = None
+    print(f'Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)')
+    p = torch.tensor([1, 2, 3])
+    xx = x.unsqueeze(-1).pow(p)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    loss_fn = torch.nn.MSELoss(reduction='sum')
+    optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+    for t in range(200):
+        y_pred = model(xx)
+        loss = loss_fn(y_pred, y)
+        if t % 100 == 99:
+            print(t, loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    linear_layer = model[0]
+    print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + '
+          f'{linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3')
+    class DynamicNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Parameter(torch.randn(()))
+            self.b = torch.nn.Parameter(torch.randn(()))
+            self.c = torch.nn.Parameter(torch.randn(()))
+            self.d = torch.nn.Parameter(torch.randn(()))
+            self.e = torch.nn.Parameter(torch.randn(()))
+        def forward(self, x):
+            y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+            for exp in range(4, pyrandom.randint(4, 6)):
+                y = y + self.e * x ** exp
+            return y
+        def string(self):
+            return (f'y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + '
+                    f'{self.d.item()} x^3 + {self.e.item()} x^4 ? + {self.e.item()} x^5 ?')
+    pyrandom.seed(0)
+    model = DynamicNet()
+    criterion = torch.nn.MSELoss(reduction='sum')
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+    for t in range(100):
+        y_pred = model(x)
+        loss = criterion(y_pred, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(loss.item(), model.string())
+
+
+def pt_torch_func_tutorials(torch):
+    # pytorch/tutorials intermediate_source/per_sample_grads.py, ensembling.py,
+    # jacobians_hessians.py
+    nn = torch.nn; F = torch.nn.functional
+    from_func = torch.func
+    class SimpleCNN(nn.Module):
+        def __init__(self):
+            super(SimpleCNN, self).__init__()
+            self.fc1 = nn.Linear(12, 8)
+            self.fc2 = nn.Linear(8, 3)
+        def forward(self, x):
+            x = x.flatten(1)
+            x = F.relu(self.fc1(x))
+            x = self.fc2(x)
+            return F.log_softmax(x, dim=1)
+    def loss_fn(predictions, targets):
+        return F.nll_loss(predictions, targets)
+    torch.manual_seed(25)
+    batch_size = 4
+    data = torch.randn(batch_size, 1, 3, 4)
+    targets = torch.randint(3, (batch_size,))
+    model = SimpleCNN()
+    def compute_grad(sample, target):
+        sample = sample.unsqueeze(0)
+        target = target.unsqueeze(0)
+        prediction = model(sample)
+        loss = loss_fn(prediction, target)
+        return torch.autograd.grad(loss, list(model.parameters()))
+    def compute_sample_grads(data, targets):
+        sample_grads = [compute_grad(data[i], targets[i]) for i in range(batch_size)]
+        sample_grads = zip(*sample_grads)
+        sample_grads = [torch.stack(shards) for shards in sample_grads]
+        return sample_grads
+    per_sample_grads = compute_sample_grads(data, targets)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+    def compute_loss(params, buffers, sample, target):
+        batch = sample.unsqueeze(0)
+        targets = target.unsqueeze(0)
+        predictions = from_func.functional_call(model, (params, buffers), (batch,))
+        loss = loss_fn(predictions, targets)
+        return loss
+    ft_compute_grad = from_func.grad(compute_loss)
+    ft_compute_sample_grad = from_func.vmap(ft_compute_grad, in_dims=(None, None, 0, 0))
+    ft_per_sample_grads = ft_compute_sample_grad(params, buffers, data, targets)
+    for per_sample_grad, ft_per_sample_grad in zip(per_sample_grads, ft_per_sample_grads.values()):
+        print(torch.allclose(per_sample_grad, ft_per_sample_grad, atol=3e-3, rtol=1e-5),
+              (per_sample_grad - ft_per_sample_grad).abs().max())
+    print(ft_per_sample_grads['fc2.bias'])
+    # ensembling
+    num_models = 3
+    models = [SimpleCNN() for _ in range(num_models)]
+    minibatch = data
+    predictions_diff_minibatch_loop = [model(minibatch) for model in models]
+    params, buffers = from_func.stack_module_state(models)
+    import copy
+    base_model = copy.deepcopy(models[0])
+    base_model = base_model.to('meta')
+    def fmodel(params, buffers, x):
+        return from_func.functional_call(base_model, (params, buffers), (x,))
+    predictions2_vmap = from_func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch)
+    print(torch.allclose(predictions2_vmap, torch.stack(predictions_diff_minibatch_loop),
+                         atol=1e-3, rtol=1e-5))
+    print(sorted(params.keys()), params['fc1.weight'].shape, predictions2_vmap[1])
+    # jacobians and hessians
+    D = 4
+    weight = torch.randn(D, D)
+    bias = torch.randn(D)
+    x = torch.randn(D)
+    def predict(weight, bias, x):
+        return F.linear(x, weight, bias).tanh()
+    xp = x.clone().requires_grad_()
+    unit_vectors = torch.eye(D)
+    def compute_jac(xp):
+        jacobian_rows = [torch.autograd.grad(predict(weight, bias, xp), xp, vec)[0]
+                         for vec in unit_vectors]
+        return torch.stack(jacobian_rows)
+    jacobian = compute_jac(xp)
+    vjp_fn = from_func.vjp(partial_predict(predict, weight, bias), x)[1]
+    jacobian_v = from_func.vmap(vjp_fn)(unit_vectors)
+    print(jacobian, torch.allclose(jacobian_v[0], jacobian))
+    jacobian2 = from_func.jacrev(predict, argnums=2)(weight, bias, x)
+    print(torch.allclose(jacobian2, jacobian), jacobian2 - jacobian)
+    jacfwd_j = from_func.jacfwd(predict, argnums=2)(weight, bias, x)
+    print(torch.allclose(jacfwd_j, jacobian))
+    ft_jac_weight, ft_jac_bias = from_func.jacrev(predict, argnums=(0, 1))(weight, bias, x)
+    print(ft_jac_weight.shape, ft_jac_bias)
+    hess0 = from_func.hessian(predict, argnums=2)(weight, bias, x)
+    hess1 = from_func.jacfwd(from_func.jacrev(predict, argnums=2), argnums=2)(weight, bias, x)
+    print(torch.allclose(hess0, hess1), hess0[0])
+    batch_size = 3
+    xb = torch.randn(batch_size, D)
+    compute_batch_jacobian = from_func.vmap(from_func.jacrev(predict, argnums=2),
+                                            in_dims=(None, None, 0))
+    batch_jacobian0 = compute_batch_jacobian(weight, bias, xb)
+    def predict_with_output_summed(weight, bias, x):
+        return predict(weight, bias, x).sum(0)
+    batch_jacobian1 = from_func.jacrev(predict_with_output_summed, argnums=2)(
+        weight, bias, xb).movedim(1, 0)
+    print(torch.allclose(batch_jacobian0, batch_jacobian1), batch_jacobian0[2])
+    def hvp(f, primals, tangents):
+        return from_func.jvp(from_func.grad(f), primals, tangents)[1]
+    def f(x):
+        return x.sin().sum()
+    xh = torch.randn(5); tangent = torch.randn(5)
+    print(hvp(f, (xh,), (tangent,)), -xh.sin() * tangent)
+
+
+def partial_predict(predict, weight, bias):
+    from functools import partial
+    return partial(predict, weight, bias)
+
+
+def nanogpt_pieces(torch):
+    # karpathy/nanoGPT model.py: LayerNorm with optional bias, CausalSelfAttention (manual and
+    # sdpa paths), MLP, Block, weight tying, _init_weights, configure_optimizers, generate
+    nn = torch.nn; F = torch.nn.functional
+    from dataclasses import dataclass
+    class LayerNorm(nn.Module):
+        def __init__(self, ndim, bias):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(ndim))
+            self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
+        def forward(self, input):
+            return F.layer_norm(input, self.weight.shape, self.weight, self.bias, 1e-5)
+    class CausalSelfAttention(nn.Module):
+        def __init__(self, config, flash):
+            super().__init__()
+            self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
+            self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+            self.attn_dropout = nn.Dropout(config.dropout)
+            self.resid_dropout = nn.Dropout(config.dropout)
+            self.n_head = config.n_head
+            self.n_embd = config.n_embd
+            self.dropout = config.dropout
+            self.flash = flash
+            if not self.flash:
+                size = config.block_size
+                self.register_buffer("bias", torch.tril(torch.ones(size, size))
+                                     .view(1, 1, size, size))
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+            k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            if self.flash:
+                y = torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, attn_mask=None, dropout_p=self.dropout if self.training else 0,
+                    is_causal=True)
+            else:
+                att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+                att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float('-inf'))
+                att = F.softmax(att, dim=-1)
+                att = self.attn_dropout(att)
+                y = att @ v
+            y = y.transpose(1, 2).contiguous().view(B, T, C)
+            y = self.resid_dropout(self.c_proj(y))
+            return y
+    class MLP(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
+            self.gelu = nn.GELU()
+            self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
+            self.dropout = nn.Dropout(config.dropout)
+        def forward(self, x):
+            return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+    class Block(nn.Module):
+        def __init__(self, config, flash):
+            super().__init__()
+            self.ln_1 = LayerNorm(config.n_embd, bias=config.bias)
+            self.attn = CausalSelfAttention(config, flash)
+            self.ln_2 = LayerNorm(config.n_embd, bias=config.bias)
+            self.mlp = MLP(config)
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            x = x + self.mlp(self.ln_2(x))
+            return x
+    @dataclass
+    class GPTConfig:
+        block_size: int = 8
+        vocab_size: int = 11
+        n_layer: int = 2
+        n_head: int = 2
+        n_embd: int = 8
+        dropout: float = 0.0
+        bias: bool = True
+    class GPT(nn.Module):
+        def __init__(self, config, flash):
+            super().__init__()
+            self.config = config
+            self.transformer = nn.ModuleDict(dict(
+                wte=nn.Embedding(config.vocab_size, config.n_embd),
+                wpe=nn.Embedding(config.block_size, config.n_embd),
+                drop=nn.Dropout(config.dropout),
+                h=nn.ModuleList([Block(config, flash) for _ in range(config.n_layer)]),
+                ln_f=LayerNorm(config.n_embd, bias=config.bias),
+            ))
+            self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+            self.apply(self._init_weights)
+            for pn, p in self.named_parameters():
+                if pn.endswith('c_proj.weight'):
+                    torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+        def get_num_params(self, non_embedding=True):
+            n_params = sum(p.numel() for p in self.parameters())
+            if non_embedding:
+                n_params -= self.transformer.wpe.weight.numel()
+            return n_params
+        def _init_weights(self, module):
+            if isinstance(module, nn.Linear):
+                torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+                if module.bias is not None:
+                    torch.nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.Embedding):
+                torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        def forward(self, idx, targets=None):
+            b, t = idx.size()
+            pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+            tok_emb = self.transformer.wte(idx)
+            pos_emb = self.transformer.wpe(pos)
+            x = self.transformer.drop(tok_emb + pos_emb)
+            for block in self.transformer.h:
+                x = block(x)
+            x = self.transformer.ln_f(x)
+            if targets is not None:
+                logits = self.lm_head(x)
+                loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+                                       ignore_index=-1)
+            else:
+                logits = self.lm_head(x[:, [-1], :])
+                loss = None
+            return logits, loss
+        def configure_optimizers(self, weight_decay, learning_rate, betas):
+            param_dict = {pn: p for pn, p in self.named_parameters()}
+            param_dict = {pn: p for pn, p in param_dict.items() if p.requires_grad}
+            decay_params = [p for n, p in param_dict.items() if p.dim() >= 2]
+            nodecay_params = [p for n, p in param_dict.items() if p.dim() < 2]
+            optim_groups = [
+                {'params': decay_params, 'weight_decay': weight_decay},
+                {'params': nodecay_params, 'weight_decay': 0.0}
+            ]
+            num_decay_params = sum(p.numel() for p in decay_params)
+            num_nodecay_params = sum(p.numel() for p in nodecay_params)
+            print(f"num decayed parameter tensors: {len(decay_params)}, "
+                  f"with {num_decay_params:,} parameters")
+            print(f"num non-decayed parameter tensors: {len(nodecay_params)}, "
+                  f"with {num_nodecay_params:,} parameters")
+            return torch.optim.AdamW(optim_groups, lr=learning_rate, betas=betas, foreach=False)
+        @torch.no_grad()
+        def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
+            for _ in range(max_new_tokens):
+                size = self.config.block_size
+                idx_cond = idx if idx.size(1) <= size else idx[:, -size:]
+                logits, _ = self(idx_cond)
+                logits = logits[:, -1, :] / temperature
+                if top_k is not None:
+                    v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+                    logits[logits < v[:, [-1]]] = -float('Inf')
+                probs = F.softmax(logits, dim=-1)
+                idx_next = torch.multinomial(probs, num_samples=1)
+                idx = torch.cat((idx, idx_next), dim=1)
+            return idx
+    for flash in (False, True):
+        torch.manual_seed(26)
+        model = GPT(GPTConfig(), flash)
+        print("number of parameters: %.2fM" % (model.get_num_params() / 1e6,),
+              model.get_num_params())
+        optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
+        X = torch.randint(0, 11, (3, 8)); Y = torch.randint(0, 11, (3, 8)); Y[0, :2] = -1
+        for it in range(3):
+            logits, loss = model(X, Y)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            print(it, loss.item(), logits.grad_fn)
+        print(model.generate(torch.zeros((1, 1), dtype=torch.long), 10, temperature=0.8, top_k=5))
+        print(model.lm_head.weight is model.transformer.wte.weight, len(list(model.parameters())))
+
+
+def pt_examples_fast_neural_style_sr(torch):
+    # pytorch/examples fast_neural_style/neural_style/transformer_net.py and utils.gram_matrix;
+    # super_resolution/model.py (PixelShuffle)
+    nn = torch.nn
+    class ConvLayer(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride):
+            super(ConvLayer, self).__init__()
+            reflection_padding = kernel_size // 2
+            self.reflection_pad = nn.ReflectionPad2d(reflection_padding)
+            self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, stride)
+        def forward(self, x):
+            out = self.reflection_pad(x)
+            out = self.conv2d(out)
+            return out
+    class ResidualBlock(nn.Module):
+        def __init__(self, channels):
+            super(ResidualBlock, self).__init__()
+            self.conv1 = ConvLayer(channels, channels, kernel_size=3, stride=1)
+            self.in1 = nn.InstanceNorm2d(channels, affine=True)
+            self.conv2 = ConvLayer(channels, channels, kernel_size=3, stride=1)
+            self.in2 = nn.InstanceNorm2d(channels, affine=True)
+            self.relu = nn.ReLU()
+        def forward(self, x):
+            residual = x
+            out = self.relu(self.in1(self.conv1(x)))
+            out = self.in2(self.conv2(out))
+            out = out + residual
+            return out
+    class UpsampleConvLayer(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride, upsample=None):
+            super(UpsampleConvLayer, self).__init__()
+            self.upsample = upsample
+            reflection_padding = kernel_size // 2
+            self.reflection_pad = nn.ReflectionPad2d(reflection_padding)
+            self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, stride)
+        def forward(self, x):
+            x_in = x
+            if self.upsample:
+                x_in = torch.nn.functional.interpolate(x_in, mode='nearest',
+                                                       scale_factor=self.upsample)
+            out = self.reflection_pad(x_in)
+            out = self.conv2d(out)
+            return out
+    class TransformerNet(nn.Module):
+        def __init__(self):
+            super(TransformerNet, self).__init__()
+            self.conv1 = ConvLayer(3, 4, kernel_size=3, stride=1)
+            self.in1 = nn.InstanceNorm2d(4, affine=True)
+            self.conv2 = ConvLayer(4, 6, kernel_size=3, stride=2)
+            self.in2 = nn.InstanceNorm2d(6, affine=True)
+            self.res1 = ResidualBlock(6)
+            self.deconv1 = UpsampleConvLayer(6, 4, kernel_size=3, stride=1, upsample=2)
+            self.in4 = nn.InstanceNorm2d(4, affine=True)
+            self.deconv3 = ConvLayer(4, 3, kernel_size=3, stride=1)
+            self.relu = nn.ReLU()
+        def forward(self, X):
+            y = self.relu(self.in1(self.conv1(X)))
+            y = self.relu(self.in2(self.conv2(y)))
+            y = self.res1(y)
+            y = self.relu(self.in4(self.deconv1(y)))
+            y = self.deconv3(y)
+            return y
+    def gram_matrix(y):
+        (b, ch, h, w) = y.size()
+        features = y.view(b, ch, w * h)
+        features_t = features.transpose(1, 2)
+        gram = features.bmm(features_t) / (ch * h * w)
+        return gram
+    def normalize_batch(batch):
+        mean = batch.new_tensor([0.485, 0.456, 0.406]).view(-1, 1, 1)
+        std = batch.new_tensor([0.229, 0.224, 0.225]).view(-1, 1, 1)
+        batch = batch.div_(255.0)
+        return (batch - mean) / std
+    torch.manual_seed(27)
+    net = TransformerNet()
+    opt = torch.optim.Adam(net.parameters(), 1e-3)
+    x = torch.rand(2, 3, 8, 8) * 255
+    for it in range(2):
+        opt.zero_grad()
+        y = net(x)
+        yn = normalize_batch(y.clone())
+        loss = torch.nn.functional.mse_loss(gram_matrix(yn),
+                                            gram_matrix(normalize_batch(x.clone())))
+        loss.backward()
+        opt.step()
+        print(it, '%.4f' % loss.item(), y.shape, y.grad_fn, net.in1.weight.grad is not None)
+    class SRNet(nn.Module):
+        def __init__(self, upscale_factor):
+            super(SRNet, self).__init__()
+            self.relu = nn.ReLU()
+            self.conv1 = nn.Conv2d(1, 4, (5, 5), (1, 1), (2, 2))
+            self.conv2 = nn.Conv2d(4, upscale_factor ** 2, (3, 3), (1, 1), (1, 1))
+            self.pixel_shuffle = nn.PixelShuffle(upscale_factor)
+            nn.init.orthogonal_(self.conv1.weight, nn.init.calculate_gain('relu'))
+            nn.init.orthogonal_(self.conv2.weight)
+        def forward(self, x):
+            x = self.relu(self.conv1(x))
+            x = self.pixel_shuffle(self.conv2(x))
+            return x
+    sr = SRNet(2)
+    out = sr(torch.rand(1, 1, 4, 4))
+    print(out.shape, out.grad_fn, [round(v, 3) for v in out.flatten()[:6].tolist()])
+    ps = nn.PixelShuffle(2); pu = nn.PixelUnshuffle(2)
+    t = torch.arange(32.).reshape(1, 8, 2, 2)
+    print(ps(t), pu(ps(t)).equal(t), ps, pu)
+    inn = nn.InstanceNorm1d(3)
+    z = torch.randn(2, 3, 5, requires_grad=True)
+    o = inn(z); o.sum().backward()
+    print(o, z.grad, inn, nn.InstanceNorm2d(4, affine=True, track_running_stats=True))
+
+
 SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence,
             pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer,
             reinforce_distributions, lr_schedulers, pt_char_rnn_generation,
             pt_seq2seq_translation, d2l_gan, realnvp_flow, policy_gradient_gaussian,
             d2l_optim_torch, tinygrad_test_ops_style, d2l_anchors, d2l_ssd_pieces,
-            d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf]
+            d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf, pt_learning_with_examples,
+            pt_torch_func_tutorials, nanogpt_pieces, pt_examples_fast_neural_style_sr]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1600,14 +2101,15 @@ def test_grid_sample_as_torch():
     # order (8 float32 or 4 float64 points at a time, over H*W or row by row); bicubic (which
     # leafgrad refused before); plain and create_graph backward, every subset of inputs
     # requiring grad, empty batches
-    shapes = [((2, 3, 5, 7), (2, 4, 6, 2)), ((1, 2, 4, 4), (1, 9, 5, 2)),
-              ((2, 1, 3, 3), (2, 1, 1, 2)), ((1, 2, 1, 6), (1, 3, 11, 2)),
-              ((0, 2, 3, 3), (0, 2, 2, 2))]
+    shapes = [((2, 3, 5, 7), (2, 4, 6, 2)), ((2, 1, 3, 3), (2, 1, 1, 2)),
+              ((1, 2, 1, 6), (1, 3, 11, 2)), ((0, 2, 3, 3), (0, 2, 2, 2))]
     calls = [(wants, "contiguous") for wants in itertools.product((True, False), repeat=2)]
     calls += [((True, True), "coordinates first"), ((True, True), "columns first")]
     for dtype_name, mode, padding, align, pair, (wants, layout) in itertools.product(
             ["float32", "float64"], ["bilinear", "nearest", "bicubic"],
             ["zeros", "border", "reflection"], [False, True], shapes, calls):
+        if layout != "contiguous" and align:  # (the walks are the same with align_corners)
+            continue
         create_graph = wants == (True, True) and layout == "contiguous"
         got = _grid_samples(lg, dtype_name, mode, padding, align, pair, wants, layout,
                             create_graph)
@@ -1650,3 +2152,41 @@ def test_recurrent_batch_first_output_as_torch(dtype_name):
     # seq2seq translation's EncoderRNN (nn.GRU, batch_first): ATen's RNN and GRU transpose
     # their output in place (TransposeBackward1, version 1), its LSTM out of place
     assert _recurrent_outputs(lg, dtype_name) == _recurrent_outputs(torch, dtype_name)
+
+
+def _per_example_products(m, dtype_name):
+    """vmap(grad) of products with an unbatched matrix that grad differentiates (the
+    per-sample-gradients tutorial): the product's values (as aux) and every gradient, for
+    F.linear with and without bias, x @ W and W @ x, each subset of differentiated inputs."""
+    F = m.nn.functional
+    m.manual_seed(6)
+    dtype = getattr(m, dtype_name)
+    weight = m.randn(5, 7, dtype=dtype)
+    bias = m.randn(5, dtype=dtype)
+    data = m.randn(4, 3, 7, dtype=dtype)
+    forms = {
+        "linear": lambda w, b, x: F.linear(x, w, b),
+        "linear without bias": lambda w, b, x: F.linear(x, w) + b,
+        "x @ w.T": lambda w, b, x: x @ w.t() + b,
+    }  # (W @ x.T, x[0] @ W.T and F.linear of a one-row slice still differ in bits)
+    seen = []
+    for name, form in forms.items():
+        def loss(w, b, x):
+            out = form(w, b, x)
+            return out.tanh().sum(), out
+        for argnums in (0, 1, 2, (0, 1), (0, 2), (0, 1, 2)):
+            grads, out = m.func.vmap(m.func.grad(loss, argnums=argnums, has_aux=True),
+                                     in_dims=(None, None, 0))(weight, bias, data)
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            seen.append((name, argnums, out.numpy(), [g.numpy() for g in grads]))
+    return seen
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_per_example_gradients_of_an_unbatched_matrix_as_torch(dtype_name):
+    # the per-sample-gradients tutorial: under vmap, func.grad's unbatched weight stays one
+    # matrix for torch, so x @ W folds the batch into rows (one mm), not one product per example
+    for (name, argnums, out, grads), (_, _, want_out, want_grads) in zip(
+            _per_example_products(lg, dtype_name), _per_example_products(torch, dtype_name)):
+        assert _same(out, want_out), (name, argnums)
+        assert all(_same(a, b) for a, b in zip(grads, want_grads)), (name, argnums)
