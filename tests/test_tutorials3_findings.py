@@ -2157,7 +2157,8 @@ def test_recurrent_batch_first_output_as_torch(dtype_name):
 def _per_example_products(m, dtype_name):
     """vmap(grad) of products with an unbatched matrix that grad differentiates (the
     per-sample-gradients tutorial): the product's values (as aux) and every gradient, for
-    F.linear with and without bias, x @ W and W @ x, each subset of differentiated inputs."""
+    F.linear with and without bias, x @ W.T, W @ x, mv and dot, each subset of differentiated
+    inputs."""
     F = m.nn.functional
     m.manual_seed(6)
     dtype = getattr(m, dtype_name)
@@ -2168,7 +2169,13 @@ def _per_example_products(m, dtype_name):
         "linear": lambda w, b, x: F.linear(x, w, b),
         "linear without bias": lambda w, b, x: F.linear(x, w) + b,
         "x @ w.T": lambda w, b, x: x @ w.t() + b,
-    }  # (W @ x.T, x[0] @ W.T and F.linear of a one-row slice still differ in bits)
+        # one vector per example (the jacobians tutorial's predict): mv, dot, 1-d matmul
+        "W @ x": lambda w, b, x: w @ x[0] + b,
+        "W.mv(x)": lambda w, b, x: w.mv(x[0]) + b,
+        "dot": lambda w, b, x: w[0].dot(x[0]) + b,
+        "x.dot(w)": lambda w, b, x: x[0].dot(w[1]) + b,
+    }  # (W @ x.T of a matrix, F.linear or x @ W.T of a row sliced from each example's
+    # matrix still differ in bits)
     seen = []
     for name, form in forms.items():
         def loss(w, b, x):
@@ -2185,7 +2192,8 @@ def _per_example_products(m, dtype_name):
 @pytest.mark.parametrize("dtype_name", ["float32", "float64"])
 def test_per_example_gradients_of_an_unbatched_matrix_as_torch(dtype_name):
     # the per-sample-gradients tutorial: under vmap, func.grad's unbatched weight stays one
-    # matrix for torch, so x @ W folds the batch into rows (one mm), not one product per example
+    # matrix for torch, so x @ W folds the batch into rows (one mm), W @ x is one mm with the
+    # vectors as columns, not one product per example
     for (name, argnums, out, grads), (_, _, want_out, want_grads) in zip(
             _per_example_products(lg, dtype_name), _per_example_products(torch, dtype_name)):
         assert _same(out, want_out), (name, argnums)
