@@ -1,7 +1,7 @@
 """Code from other people's tutorials, examples and blog posts not covered before
-(pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn and
-reinforce; pytorch/tutorials' intermediate DQN, spatial transformer, char-rnn generation and
-seq2seq translation; d2l-en's GAN, optimisation, learning-rate-scheduler, computer vision
+(pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn, gat,
+mnist_forward_forward, language_translation and reinforce; pytorch/tutorials' intermediate DQN,
+spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN, optimisation, learning-rate-scheduler, computer vision
 (anchors, SSD, FCN, style transfer), NLP (TextCNN, BERT heads) and recommender chapters;
 pytorch/tutorials' Learning PyTorch with Examples and torch.func pages (per-sample gradients,
 ensembling, jacobians and hessians); nanoGPT's model; fast_neural_style and super_resolution;
@@ -2007,13 +2007,242 @@ def pt_examples_fast_neural_style_sr(torch):
     print(o, z.grad, inn, nn.InstanceNorm2d(4, affine=True, track_running_stats=True))
 
 
+def pt_examples_gat(torch):
+    # pytorch/examples gat/main.py: GraphAttentionLayer (dense adjacency)
+    nn = torch.nn; F = torch.nn.functional
+    class GraphAttentionLayer(nn.Module):
+        def __init__(self, in_features, out_features, n_heads, concat=False, dropout=0.4,
+                     leaky_relu_slope=0.2):
+            super(GraphAttentionLayer, self).__init__()
+            self.n_heads = n_heads
+            self.concat = concat
+            self.dropout = dropout
+            if concat:
+                self.out_features = out_features
+                assert out_features % n_heads == 0
+                self.n_hidden = out_features // n_heads
+            else:
+                self.n_hidden = out_features
+            self.W = nn.Parameter(torch.empty(size=(in_features, self.n_hidden * n_heads)))
+            self.a = nn.Parameter(torch.empty(size=(n_heads, 2 * self.n_hidden, 1)))
+            self.leakyrelu = nn.LeakyReLU(leaky_relu_slope)
+            self.softmax = nn.Softmax(dim=1)
+            self.reset_parameters()
+        def reset_parameters(self):
+            nn.init.xavier_normal_(self.W)
+            nn.init.xavier_normal_(self.a)
+        def _get_attention_scores(self, h_transformed):
+            source_scores = torch.matmul(h_transformed, self.a[:, :self.n_hidden, :])
+            target_scores = torch.matmul(h_transformed, self.a[:, self.n_hidden:, :])
+            e = source_scores + target_scores.mT
+            return self.leakyrelu(e)
+        def forward(self, h, adj_mat):
+            n_nodes = h.shape[0]
+            h_transformed = torch.mm(h, self.W)
+            h_transformed = F.dropout(h_transformed, self.dropout, training=self.training)
+            h_transformed = h_transformed.view(n_nodes, self.n_heads,
+                                               self.n_hidden).permute(1, 0, 2)
+            e = self._get_attention_scores(h_transformed)
+            connectivity_mask = -9e16 * torch.ones_like(e)
+            e = torch.where(adj_mat > 0, e, connectivity_mask)
+            attention = F.softmax(e, dim=-1)
+            attention = F.dropout(attention, self.dropout, training=self.training)
+            h_prime = torch.matmul(attention, h_transformed)
+            if self.concat:
+                h_prime = h_prime.permute(1, 0, 2).contiguous().view(n_nodes, self.out_features)
+            else:
+                h_prime = h_prime.mean(dim=0)
+            return h_prime
+    class GAT(nn.Module):
+        def __init__(self, in_features, n_hidden, n_heads, num_classes, concat=False,
+                     dropout=0.4, leaky_relu_slope=0.2):
+            super(GAT, self).__init__()
+            self.gat1 = GraphAttentionLayer(in_features=in_features, out_features=n_hidden,
+                                            n_heads=n_heads, concat=concat, dropout=dropout,
+                                            leaky_relu_slope=leaky_relu_slope)
+            self.gat2 = GraphAttentionLayer(in_features=n_hidden, out_features=num_classes,
+                                            n_heads=1, concat=False, dropout=dropout,
+                                            leaky_relu_slope=leaky_relu_slope)
+        def forward(self, input_tensor, adj_mat):
+            x = self.gat1(input_tensor, adj_mat)
+            x = F.elu(x)
+            x = self.gat2(x, adj_mat)
+            return F.log_softmax(x, dim=1)
+    torch.manual_seed(28)
+    n = 6
+    features = torch.rand(n, 5)
+    adj = ((torch.rand(n, n) > 0.5).float() + torch.eye(n)).clamp(max=1)
+    labels = torch.randint(0, 3, (n,))
+    gat_net = GAT(in_features=5, n_hidden=8, n_heads=2, num_classes=3, concat=True)
+    optimizer = torch.optim.Adam(gat_net.parameters(), lr=0.005, weight_decay=5e-4)
+    criterion = nn.NLLLoss()
+    for epoch in range(3):
+        gat_net.train()
+        optimizer.zero_grad()
+        y = gat_net(features, adj)
+        loss = criterion(y, labels)
+        loss.backward()
+        optimizer.step()
+        gat_net.eval()
+        with torch.no_grad():
+            out = gat_net(features, adj)
+            acc = (out.argmax(dim=1) == labels).sum() / n
+        print(epoch, loss, acc, out[0])
+
+
+def pt_examples_forward_forward(torch):
+    # pytorch/examples mnist_forward_forward/main.py: overlay_y_on_x, Layer.train's goodness
+    nn = torch.nn
+    def overlay_y_on_x(x, y, classes=4):
+        x_ = x.clone()
+        x_[:, :classes] *= 0.0
+        x_[range(x.shape[0]), y] = x.max()
+        return x_
+    class Layer(nn.Linear):
+        def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+            super().__init__(in_features, out_features, bias, device, dtype)
+            self.relu = torch.nn.ReLU()
+            self.opt = torch.optim.Adam(self.parameters(), lr=0.03)
+            self.threshold = 2.0
+            self.num_epochs = 5
+        def forward(self, x):
+            x_direction = x / (x.norm(2, 1, keepdim=True) + 1e-4)
+            return self.relu(torch.mm(x_direction, self.weight.T) + self.bias.unsqueeze(0))
+        def train(self, x_pos, x_neg):
+            for i in range(self.num_epochs):
+                g_pos = self.forward(x_pos).pow(2).mean(1)
+                g_neg = self.forward(x_neg).pow(2).mean(1)
+                loss = torch.log(1 + torch.exp(torch.cat([-g_pos + self.threshold,
+                                                          g_neg - self.threshold]))).mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+            return self.forward(x_pos).detach(), self.forward(x_neg).detach()
+    class Net(torch.nn.Module):
+        def __init__(self, dims):
+            super().__init__()
+            self.layers = [Layer(dims[d], dims[d + 1]) for d in range(len(dims) - 1)]
+        def predict(self, x):
+            goodness_per_label = []
+            for label in range(4):
+                h = overlay_y_on_x(x, label)
+                goodness = []
+                for layer in self.layers:
+                    h = layer(h)
+                    goodness += [h.pow(2).mean(1)]
+                goodness_per_label += [sum(goodness).unsqueeze(1)]
+            goodness_per_label = torch.cat(goodness_per_label, 1)
+            return goodness_per_label.argmax(1)
+        def train(self, x_pos, x_neg):
+            h_pos, h_neg = x_pos, x_neg
+            for i, layer in enumerate(self.layers):
+                h_pos, h_neg = layer.train(h_pos, h_neg)
+    torch.manual_seed(29)
+    net = Net([10, 8, 8])
+    x = torch.rand(6, 10); y = torch.randint(0, 4, (6,))
+    x_pos = overlay_y_on_x(x, y)
+    rnd = torch.randperm(x.size(0))
+    x_neg = overlay_y_on_x(x, y[rnd])
+    net.train(x_pos, x_neg)
+    print(net.predict(x), 1.0 - net.predict(x).eq(y).float().mean().item(), net.layers[0].weight[0])
+
+
+def pt_examples_translation_transformer(torch):
+    # pytorch/examples language_translation (Seq2SeqTransformer with nn.Transformer, masks,
+    # PositionalEncoding, TokenEmbedding) and the nn.Transformer tutorial's
+    # generate_square_subsequent_mask
+    nn = torch.nn
+    class PositionalEncoding(nn.Module):
+        def __init__(self, emb_size, dropout, maxlen=50):
+            super(PositionalEncoding, self).__init__()
+            den = torch.exp(- torch.arange(0, emb_size, 2) * math.log(10000) / emb_size)
+            pos = torch.arange(0, maxlen).reshape(maxlen, 1)
+            pos_embedding = torch.zeros((maxlen, emb_size))
+            pos_embedding[:, 0::2] = torch.sin(pos * den)
+            pos_embedding[:, 1::2] = torch.cos(pos * den)
+            pos_embedding = pos_embedding.unsqueeze(-2)
+            self.dropout = nn.Dropout(dropout)
+            self.register_buffer('pos_embedding', pos_embedding)
+        def forward(self, token_embedding):
+            return self.dropout(token_embedding + self.pos_embedding[:token_embedding.size(0), :])
+    class TokenEmbedding(nn.Module):
+        def __init__(self, vocab_size, emb_size):
+            super(TokenEmbedding, self).__init__()
+            self.embedding = nn.Embedding(vocab_size, emb_size)
+            self.emb_size = emb_size
+        def forward(self, tokens):
+            return self.embedding(tokens.long()) * math.sqrt(self.emb_size)
+    class Seq2SeqTransformer(nn.Module):
+        def __init__(self, num_encoder_layers, num_decoder_layers, emb_size, nhead, src_vocab_size,
+                     tgt_vocab_size, dim_feedforward=16, dropout=0.1):
+            super(Seq2SeqTransformer, self).__init__()
+            self.transformer = nn.Transformer(d_model=emb_size, nhead=nhead,
+                                              num_encoder_layers=num_encoder_layers,
+                                              num_decoder_layers=num_decoder_layers,
+                                              dim_feedforward=dim_feedforward, dropout=dropout)
+            self.generator = nn.Linear(emb_size, tgt_vocab_size)
+            self.src_tok_emb = TokenEmbedding(src_vocab_size, emb_size)
+            self.tgt_tok_emb = TokenEmbedding(tgt_vocab_size, emb_size)
+            self.positional_encoding = PositionalEncoding(emb_size, dropout=dropout)
+        def forward(self, src, trg, src_mask, tgt_mask, src_padding_mask, tgt_padding_mask,
+                    memory_key_padding_mask):
+            src_emb = self.positional_encoding(self.src_tok_emb(src))
+            tgt_emb = self.positional_encoding(self.tgt_tok_emb(trg))
+            outs = self.transformer(src_emb, tgt_emb, src_mask, tgt_mask, None,
+                                    src_padding_mask, tgt_padding_mask, memory_key_padding_mask)
+            return self.generator(outs)
+    PAD_IDX = 1
+    def generate_square_subsequent_mask(sz):
+        mask = (torch.triu(torch.ones((sz, sz))) == 1).transpose(0, 1)
+        mask = mask.float().masked_fill(mask == 0, float('-inf')).masked_fill(mask == 1,
+                                                                              float(0.0))
+        return mask
+    def create_mask(src, tgt):
+        src_seq_len = src.shape[0]
+        tgt_seq_len = tgt.shape[0]
+        tgt_mask = generate_square_subsequent_mask(tgt_seq_len)
+        src_mask = torch.zeros((src_seq_len, src_seq_len)).type(torch.bool)
+        src_padding_mask = (src == PAD_IDX).transpose(0, 1)
+        tgt_padding_mask = (tgt == PAD_IDX).transpose(0, 1)
+        return src_mask, tgt_mask, src_padding_mask, tgt_padding_mask
+    torch.manual_seed(30)
+    model = Seq2SeqTransformer(1, 1, 8, 2, 12, 13)
+    for p in model.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=PAD_IDX)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.0001, betas=(0.9, 0.98), eps=1e-9)
+    src = torch.randint(2, 12, (5, 3)); src[4, 0] = PAD_IDX
+    tgt = torch.randint(2, 13, (6, 3)); tgt[5, 1] = PAD_IDX
+    print(generate_square_subsequent_mask(4))
+    for it in range(2):
+        model.train()
+        tgt_input = tgt[:-1, :]
+        src_mask, tgt_mask, src_padding_mask, tgt_padding_mask = create_mask(src, tgt_input)
+        logits = model(src, tgt_input, src_mask, tgt_mask, src_padding_mask, tgt_padding_mask,
+                       src_padding_mask)
+        optimizer.zero_grad()
+        tgt_out = tgt[1:, :]
+        loss = loss_fn(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1))
+        loss.backward()
+        optimizer.step()
+        print(it, loss, logits.shape, logits.grad_fn)
+    model.eval()
+    with torch.no_grad():
+        src_mask, tgt_mask, src_padding_mask, tgt_padding_mask = create_mask(src, tgt[:-1])
+        logits = model(src, tgt[:-1], src_mask, tgt_mask, src_padding_mask, tgt_padding_mask,
+                       src_padding_mask)
+        print(logits[0, 0], logits.argmax(-1))
+
+
 SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence,
             pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer,
             reinforce_distributions, lr_schedulers, pt_char_rnn_generation,
             pt_seq2seq_translation, d2l_gan, realnvp_flow, policy_gradient_gaussian,
             d2l_optim_torch, tinygrad_test_ops_style, d2l_anchors, d2l_ssd_pieces,
             d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf, pt_learning_with_examples,
-            pt_torch_func_tutorials, nanogpt_pieces, pt_examples_fast_neural_style_sr]
+            pt_torch_func_tutorials, nanogpt_pieces, pt_examples_fast_neural_style_sr,
+            pt_examples_gat, pt_examples_forward_forward, pt_examples_translation_transformer]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
