@@ -1,8 +1,9 @@
 """Code from other people's tutorials, examples and blog posts not covered before
 (pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn, gat,
 mnist_forward_forward, language_translation and reinforce; pytorch/tutorials' intermediate DQN,
-spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN, optimisation, learning-rate-scheduler, computer vision
-(anchors, SSD, FCN, style transfer), NLP (TextCNN, BERT heads) and recommender chapters;
+spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN, optimisation,
+learning-rate-scheduler, computer vision (anchors, SSD, FCN, style transfer), NLP (TextCNN,
+BERT heads) and recommender chapters;
 pytorch/tutorials' Learning PyTorch with Examples and torch.func pages (per-sample gradients,
 ensembling, jacobians and hessians); nanoGPT's model; fast_neural_style and super_resolution;
 normalising flows and policy gradients with torch.distributions; tinygrad's test_ops style op
