@@ -2404,8 +2404,13 @@ def _per_example_products(m, dtype_name):
         "W.mv(x)": lambda w, b, x: w.mv(x[0]) + b,
         "dot": lambda w, b, x: w[0].dot(x[0]) + b,
         "x.dot(w)": lambda w, b, x: x[0].dot(w[1]) + b,
-    }  # (W @ x.T of a matrix, F.linear or x @ W.T of a row sliced from each example's
-    # matrix still differ in bits)
+        # a row sliced from each example's matrix: a strided batch, which torch's rule does
+        # not fold into one mm
+        "one row": lambda w, b, x: F.linear(x[:1], w, b),
+        "linear of a vector": lambda w, b, x: F.linear(x[0], w, b),
+        "x[0] @ W.T": lambda w, b, x: x[0] @ w.t() + b,
+        "W @ x.T": lambda w, b, x: (w @ x.t()).t() + b,
+    }
     seen = []
     for name, form in forms.items():
         def loss(w, b, x):

@@ -370,9 +370,11 @@ def _entered(t: Tensor, count: int) -> bool:
 def _mm_values(a: Tensor, b: Tensor) -> Tensor:
     """mm's values under vmap(grad): an entered operand (_entered) is one matrix for torch, so
     its rule is matmul(batched, matrix), whose batch folds into rows (or matmul(matrix,
-    batched))."""
+    batched)); the operands as the rule sees them, not requiring grad (matmul folds a
+    3-d @ 2-d product whose matrix requires grad, and only then, when the batch is strided)."""
     from .linalg import matmul
 
+    a, b = a.detach(), b.detach()
     count = a._data.ndim - 2
     if _entered(b, count) and not _entered(a, count):
         return matmul(a, b[(0,) * count])
@@ -386,6 +388,7 @@ def _mv_values_entered(a: Tensor, b: Tensor) -> Tensor:
     rule mm(A, v.t()).permute(1, 0); an entered vector, matmul(batched A, v)."""
     from .linalg import matmul
 
+    a, b = a.detach(), b.detach()
     count = a._data.ndim - 2
     if count == 1 and _entered(a, count) and not _entered(b, count):
         return matmul(a[0], b.t()).permute(1, 0)
@@ -399,6 +402,7 @@ def _dot_values_entered(a: Tensor, b: Tensor) -> Tensor:
     rules, matmul(u, v.t()) or matmul(u, v)."""
     from .linalg import matmul
 
+    a, b = a.detach(), b.detach()
     count = a._data.ndim - 1
     if count == 1 and _entered(a, count) and not _entered(b, count):
         return matmul(a[0], b.t())
