@@ -3,7 +3,7 @@
 mnist_forward_forward, language_translation and reinforce; pytorch/tutorials' intermediate DQN,
 spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN, optimisation,
 learning-rate-scheduler, computer vision (anchors, SSD, FCN, style transfer), NLP (TextCNN,
-BERT heads) and recommender chapters;
+BERT heads), recommender, vision transformer and attention pooling chapters;
 pytorch/tutorials' Learning PyTorch with Examples and torch.func pages (per-sample gradients,
 ensembling, jacobians and hessians); nanoGPT's model; fast_neural_style and super_resolution;
 normalising flows and policy gradients with torch.distributions; tinygrad's test_ops style op
@@ -2236,6 +2236,121 @@ def pt_examples_translation_transformer(torch):
         print(logits[0, 0], logits.argmax(-1))
 
 
+def d2l_vit_nadaraya(torch):
+    # d2l-en chapter_attention-mechanisms-and-transformers/vision-transformer.md and
+    # attention-pooling.md (Nadaraya-Watson kernel regression)
+    nn = torch.nn
+    class PatchEmbedding(nn.Module):
+        def __init__(self, img_size=8, patch_size=4, num_hiddens=6):
+            super().__init__()
+            def _make_tuple(x):
+                if not isinstance(x, (list, tuple)):
+                    return (x, x)
+                return x
+            img_size, patch_size = _make_tuple(img_size), _make_tuple(patch_size)
+            self.num_patches = (img_size[0] // patch_size[0]) * (img_size[1] // patch_size[1])
+            self.conv = nn.LazyConv2d(num_hiddens, kernel_size=patch_size, stride=patch_size)
+        def forward(self, X):
+            return self.conv(X).flatten(2).transpose(1, 2)
+    class ViTMLP(nn.Module):
+        def __init__(self, mlp_num_hiddens, mlp_num_outputs, dropout=0.5):
+            super().__init__()
+            self.dense1 = nn.LazyLinear(mlp_num_hiddens)
+            self.gelu = nn.GELU()
+            self.dropout1 = nn.Dropout(dropout)
+            self.dense2 = nn.LazyLinear(mlp_num_outputs)
+            self.dropout2 = nn.Dropout(dropout)
+        def forward(self, x):
+            return self.dropout2(self.dense2(self.dropout1(self.gelu(self.dense1(x)))))
+    class ViTBlock(nn.Module):
+        def __init__(self, num_hiddens, norm_shape, mlp_num_hiddens, num_heads, dropout,
+                     use_bias=False):
+            super().__init__()
+            self.ln1 = nn.LayerNorm(norm_shape)
+            self.attention = nn.MultiheadAttention(num_hiddens, num_heads, dropout=dropout,
+                                                   bias=use_bias, batch_first=True)
+            self.ln2 = nn.LayerNorm(norm_shape)
+            self.mlp = ViTMLP(mlp_num_hiddens, num_hiddens, dropout)
+        def forward(self, X, valid_lens=None):
+            Y = self.ln1(X)
+            X = X + self.attention(Y, Y, Y, need_weights=False)[0]
+            return X + self.mlp(self.ln2(X))
+    class ViT(nn.Module):
+        def __init__(self, img_size, patch_size, num_hiddens, mlp_num_hiddens, num_heads,
+                     num_blks, emb_dropout, blk_dropout, lr=0.1, use_bias=False, num_classes=3):
+            super().__init__()
+            self.patch_embedding = PatchEmbedding(img_size, patch_size, num_hiddens)
+            self.cls_token = nn.Parameter(torch.zeros(1, 1, num_hiddens))
+            num_steps = self.patch_embedding.num_patches + 1
+            self.pos_embedding = nn.Parameter(torch.randn(1, num_steps, num_hiddens))
+            self.dropout = nn.Dropout(emb_dropout)
+            self.blks = nn.Sequential()
+            for i in range(num_blks):
+                self.blks.add_module(f"{i}", ViTBlock(num_hiddens, num_hiddens,
+                                                      mlp_num_hiddens, num_heads, blk_dropout,
+                                                      use_bias))
+            self.head = nn.Sequential(nn.LayerNorm(num_hiddens),
+                                      nn.Linear(num_hiddens, num_classes))
+        def forward(self, X):
+            X = self.patch_embedding(X)
+            X = torch.cat((self.cls_token.expand(X.shape[0], -1, -1), X), 1)
+            X = self.dropout(X + self.pos_embedding)
+            for blk in self.blks:
+                X = blk(X)
+            return self.head(X[:, 0])
+    torch.manual_seed(31)
+    model = ViT(8, 4, 6, 12, 2, 2, 0.1, 0.1)
+    X = torch.rand(2, 3, 8, 8)
+    y = model(X)
+    print(y.shape, model.patch_embedding.conv)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for it in range(2):
+        l = torch.nn.functional.cross_entropy(model(X), torch.tensor([0, 2]))
+        opt.zero_grad(); l.backward(); opt.step()
+        print(it, '%.5f' % l.item(), model.cls_token.grad.abs().sum() > 0)
+    model.eval()
+    print([round(v, 4) for v in model(X).flatten().tolist()])
+    def f(x):
+        return 2 * torch.sin(x) + x
+    n = 12
+    x_train, _ = torch.sort(torch.rand(n) * 5)
+    y_train = f(x_train) + torch.randn(n)
+    x_val = torch.arange(0, 5, 0.5)
+    def gaussian(x):
+        return torch.exp(-x**2 / 2)
+    def nadaraya_watson(x_train, y_train, x_val, kernel):
+        dists = x_train.reshape((-1, 1)) - x_val.reshape((1, -1))
+        k = kernel(dists).type(torch.float32)
+        attention_w = k / k.sum(0)
+        y_hat = y_train @ attention_w
+        return y_hat, attention_w
+    y_hat, w = nadaraya_watson(x_train, y_train, x_val, gaussian)
+    print(y_hat, w.sum(0))
+    class NWKernelRegression(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.rand((1,), requires_grad=True))
+        def forward(self, queries, keys, values):
+            queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
+            self.attention_weights = nn.functional.softmax(-((queries - keys) * self.w)**2 / 2,
+                                                           dim=1)
+            return torch.bmm(self.attention_weights.unsqueeze(1),
+                             values.unsqueeze(-1)).reshape(-1)
+    X_tile = x_train.repeat((n, 1))
+    Y_tile = y_train.repeat((n, 1))
+    keys = X_tile[(1 - torch.eye(n)).type(torch.bool)].reshape((n, -1))
+    values = Y_tile[(1 - torch.eye(n)).type(torch.bool)].reshape((n, -1))
+    net = NWKernelRegression()
+    loss = nn.MSELoss(reduction='none')
+    trainer = torch.optim.SGD(net.parameters(), lr=0.5)
+    for epoch in range(3):
+        trainer.zero_grad()
+        l = loss(net(x_train, keys, values), y_train)
+        l.sum().backward()
+        trainer.step()
+        print(f'epoch {epoch + 1}, loss {float(l.sum()):.6f}', net.w)
+
+
 SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence,
             pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer,
             reinforce_distributions, lr_schedulers, pt_char_rnn_generation,
@@ -2243,7 +2358,8 @@ SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples
             d2l_optim_torch, tinygrad_test_ops_style, d2l_anchors, d2l_ssd_pieces,
             d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf, pt_learning_with_examples,
             pt_torch_func_tutorials, nanogpt_pieces, pt_examples_fast_neural_style_sr,
-            pt_examples_gat, pt_examples_forward_forward, pt_examples_translation_transformer]
+            pt_examples_gat, pt_examples_forward_forward, pt_examples_translation_transformer,
+            d2l_vit_nadaraya]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
