@@ -1,9 +1,9 @@
 """Code from other people's tutorials, examples and blog posts not covered before
 (pytorch/examples' vae, dcgan, siamese_network, time_sequence_prediction, regression, gcn, gat,
-mnist_forward_forward, language_translation and reinforce; pytorch/tutorials' intermediate DQN,
-spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN, optimisation,
-learning-rate-scheduler, computer vision (anchors, SSD, FCN, style transfer), NLP (TextCNN,
-BERT heads), recommender, vision transformer and attention pooling chapters;
+mnist_forward_forward, language_translation, reinforce and actor_critic; pytorch/tutorials'
+intermediate DQN, spatial transformer, char-rnn generation and seq2seq translation; d2l-en's GAN,
+optimisation, learning-rate-scheduler, computer vision (anchors, SSD, FCN, style transfer), NLP
+(TextCNN, BERT heads), recommender, vision transformer and attention pooling chapters;
 pytorch/tutorials' Learning PyTorch with Examples and torch.func pages (per-sample gradients,
 ensembling, jacobians and hessians); nanoGPT's model; fast_neural_style and super_resolution;
 normalising flows and policy gradients with torch.distributions; tinygrad's test_ops style op
@@ -2351,6 +2351,69 @@ def d2l_vit_nadaraya(torch):
         print(f'epoch {epoch + 1}, loss {float(l.sum()):.6f}', net.w)
 
 
+def pt_examples_actor_critic(torch):
+    # pytorch/examples reinforcement_learning/actor_critic.py (synthetic environment)
+    nn = torch.nn; F = torch.nn.functional
+    Categorical = torch.distributions.Categorical
+    SavedAction = namedtuple('SavedAction', ['log_prob', 'value'])
+    class Policy(nn.Module):
+        def __init__(self):
+            super(Policy, self).__init__()
+            self.affine1 = nn.Linear(4, 16)
+            self.action_head = nn.Linear(16, 2)
+            self.value_head = nn.Linear(16, 1)
+            self.saved_actions = []
+            self.rewards = []
+        def forward(self, x):
+            x = F.relu(self.affine1(x))
+            action_prob = F.softmax(self.action_head(x), dim=-1)
+            state_values = self.value_head(x)
+            return action_prob, state_values
+    torch.manual_seed(32)
+    model = Policy()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-2)
+    eps = np.finfo(np.float32).eps.item()
+    def select_action(state):
+        state = torch.from_numpy(state).float()
+        probs, state_value = model(state)
+        m = Categorical(probs)
+        action = m.sample()
+        model.saved_actions.append(SavedAction(m.log_prob(action), state_value))
+        return action.item()
+    def finish_episode():
+        R = 0
+        saved_actions = model.saved_actions
+        policy_losses = []
+        value_losses = []
+        returns = []
+        for r in model.rewards[::-1]:
+            R = r + 0.99 * R
+            returns.insert(0, R)
+        returns = torch.tensor(returns)
+        returns = (returns - returns.mean()) / (returns.std() + eps)
+        for (log_prob, value), R in zip(saved_actions, returns):
+            advantage = R - value.item()
+            policy_losses.append(-log_prob * advantage)
+            value_losses.append(F.smooth_l1_loss(value, torch.tensor([R])))
+        optimizer.zero_grad()
+        loss = torch.stack(policy_losses).sum() + torch.stack(value_losses).sum()
+        loss.backward()
+        optimizer.step()
+        del model.rewards[:]
+        del model.saved_actions[:]
+        return loss
+    rng = np.random.RandomState(1)
+    for episode in range(3):
+        state = rng.randn(4)
+        actions = []
+        for t in range(5):
+            action = select_action(state)
+            actions.append(action)
+            state = rng.randn(4) * (1 + action)
+            model.rewards.append(1.0 - 0.5 * action)
+        print(episode, actions, finish_episode())
+
+
 SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples_time_sequence,
             pt_examples_regression, pt_examples_gcn, pt_dqn_update, pt_spatial_transformer,
             reinforce_distributions, lr_schedulers, pt_char_rnn_generation,
@@ -2359,7 +2422,7 @@ SNIPPETS = [pt_examples_vae, pt_examples_dcgan, pt_examples_siamese, pt_examples
             d2l_fcn_style_transfer, d2l_textcnn_bert, d2l_recsys_mf, pt_learning_with_examples,
             pt_torch_func_tutorials, nanogpt_pieces, pt_examples_fast_neural_style_sr,
             pt_examples_gat, pt_examples_forward_forward, pt_examples_translation_transformer,
-            d2l_vit_nadaraya]
+            d2l_vit_nadaraya, pt_examples_actor_critic]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
