@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from ..ops._forward import auto_linear
+from ..ops.linalg import _bmm
 from ..ops.registry import Op, register
 
 __all__ = ["gumbel_softmax", "affine_grid"]
@@ -85,6 +86,11 @@ def _base_grid(size, align_corners: bool, dtype) -> np.ndarray:
     return base.reshape(-1, dims + 1)
 
 
+def _batched(base: np.ndarray, n: int) -> np.ndarray:
+    """The base grid once per matrix, as torch's (N, HW, dims + 1) tensor (row-major)."""
+    return np.ascontiguousarray(np.broadcast_to(base[None], (n,) + base.shape))
+
+
 @register
 class AffineGridGenerator(Op):
     """``grid[n, p] = theta[n] @ [x_p, y_p, (z_p,) 1]`` over the base grid of ``size``."""
@@ -96,19 +102,23 @@ class AffineGridGenerator(Op):
     def forward(ctx, theta, size, align_corners, grid_dtype=None):
         # torch builds the base grid in theta's dtype (bfloat16 rounding each step), then
         # multiplies in float32 (Note: opmath for bfloat16): theta arrives widened here
+        # then ``base_grid.view(N, HW, dims + 1).bmm(theta.transpose(1, 2))``: torch's bmm
+        # kernel, whose small products add in order (a NumPy matmul rounded otherwise)
         base = _base_grid(size, align_corners, grid_dtype or theta.dtype)
         n, dims = size[0], len(size) - 2
-        grid = np.matmul(base[None], np.swapaxes(theta, 1, 2))
+        grid = _batched(base, n).astype(theta.dtype, copy=False)
+        grid = _bmm(grid, np.swapaxes(theta, 1, 2))
         return np.ascontiguousarray(grid.reshape((n,) + tuple(size[2:]) + (dims,)))
 
     def backward(self, grad):
         from ..tensor import _wrap
 
         size, align = self._params["size"], self._params["align_corners"]
-        base = _wrap(_base_grid(size, align, grad._data.dtype))
+        # torch: base_grid.view(N, HW, dims + 1).transpose(1, 2).bmm(grad.view(N, HW, dims))
         n, dims = size[0], len(size) - 2
+        base = _wrap(_batched(_base_grid(size, align, grad._data.dtype), n))
         flat = grad.reshape(n, -1, dims)
-        return (base.t().unsqueeze(0) @ flat).transpose(1, 2)
+        return base.transpose(1, 2).bmm(flat).transpose(1, 2)
 
     jvp = auto_linear
 

@@ -340,22 +340,75 @@ def matmul_like(cls, args, params):
         pb = align(b, levels, batch)
         recorded = _per_example() and (pa._requires_grad or pb._requires_grad)
         if name == "Mv" and recorded:
-            out = _per_example_apply(name, _mv_values, _mv_grads, pa, pb)
+            out = _per_example_apply(name, _mv_values_entered, _mv_grads, pa, pb)
         elif name == "Mv":
             out = _mv_values(pa, pb)
         elif name == "Dot" and recorded:
-            out = _per_example_apply(name, _dot_values, _dot_grads, pa, pb)
+            out = _per_example_apply(name, _dot_values_entered, _dot_grads, pa, pb)
         elif name == "Dot":  # torch's rule (its squeezes: SqueezeBackward1)
             out = matmul(pa.unsqueeze(-2), pb.unsqueeze(-1)).squeeze(-1).squeeze(-1)
         elif name == "Vdot" and recorded:
             out = _per_example_apply(name, _vdot_values, _vdot_grads, pa, pb)
         elif name == "Vdot":
             out = _vdot_values(pa, pb)
-        elif name in ("Mm", "Bmm") and recorded:
+        elif name == "Mm" and recorded:
+            out = _per_example_apply(name, _mm_values, _mm_grads, pa, pb)
+        elif name == "Bmm" and recorded:
             out = _per_example_apply(name, matmul, _mm_grads, pa, pb)
         else:
             out = matmul(pa, pb)
     return wrap(out, levels)
+
+
+def _entered(t: Tensor, count: int) -> bool:
+    """Whether a batched operand is one tensor expanded over the ``count`` batch dims (stride
+    0): an unbatched input that func.grad batched only to differentiate it (Note: levels
+    without level tensors, func/_transforms.py), which torch's rules see unbatched."""
+    return count > 0 and all(stride == 0 for stride in t._data.strides[:count])
+
+
+def _mm_values(a: Tensor, b: Tensor) -> Tensor:
+    """mm's values under vmap(grad): an entered operand (_entered) is one matrix for torch, so
+    its rule is matmul(batched, matrix), whose batch folds into rows (or matmul(matrix,
+    batched)); the operands as the rule sees them, not requiring grad (matmul folds a
+    3-d @ 2-d product whose matrix requires grad, and only then, when the batch is strided)."""
+    from .linalg import matmul
+
+    a, b = a.detach(), b.detach()
+    count = a._data.ndim - 2
+    if _entered(b, count) and not _entered(a, count):
+        return matmul(a, b[(0,) * count])
+    if _entered(a, count) and not _entered(b, count):
+        return matmul(a[(0,) * count], b)
+    return matmul(a, b)
+
+
+def _mv_values_entered(a: Tensor, b: Tensor) -> Tensor:
+    """mv's values under vmap(grad) at one level: an entered matrix (_entered) takes torch's
+    rule mm(A, v.t()).permute(1, 0); an entered vector, matmul(batched A, v)."""
+    from .linalg import matmul
+
+    a, b = a.detach(), b.detach()
+    count = a._data.ndim - 2
+    if count == 1 and _entered(a, count) and not _entered(b, count):
+        return matmul(a[0], b.t()).permute(1, 0)
+    if count == 1 and _entered(b, count) and not _entered(a, count):
+        return matmul(a, b[0])
+    return _mv_values(a, b)
+
+
+def _dot_values_entered(a: Tensor, b: Tensor) -> Tensor:
+    """dot's values under vmap(grad) at one level: an entered vector (_entered) takes torch's
+    rules, matmul(u, v.t()) or matmul(u, v)."""
+    from .linalg import matmul
+
+    a, b = a.detach(), b.detach()
+    count = a._data.ndim - 1
+    if count == 1 and _entered(a, count) and not _entered(b, count):
+        return matmul(a[0], b.t())
+    if count == 1 and _entered(b, count) and not _entered(a, count):
+        return matmul(a, b[0])
+    return _dot_values(a, b)
 
 
 def _dot_values(a: Tensor, b: Tensor) -> Tensor:

@@ -252,7 +252,9 @@ class RNNBase(Module):
 
     def _finish(self, output: Tensor, batched: bool) -> Tensor:
         if self.batch_first:
-            output = output.transpose(0, 1)
+            # ATen's RNN and GRU (ONE_HIDDEN_RNN) swap their result's dims in place
+            # (TransposeBackward1), its LSTM returns a transposed view (TransposeBackward0)
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         if not batched:
             return output.squeeze(0 if self.batch_first else 1)
         return output
