@@ -6,6 +6,7 @@ from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
 from . import _argparse
 from .tensor import Tensor
+from .sparse._tensor import SparseTensor as _Sparse
 
 _NUMBERS = _argparse.NUMBERS
 
@@ -187,16 +188,25 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 @takes_out(Out("matmul", EXPECT))
 def matmul(input, other):
+    if input.__class__ is _Sparse or other.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.__matmul__(other) if input.__class__ is _Sparse else \
+            other.__rmatmul__(input)
     return _ops.matmul(input, other)
 
 
 @takes_out(Out("mm", EXPECT))
 def mm(input, mat2):
+    if input.__class__ is _Sparse or mat2.__class__ is _Sparse:  # (leafgrad.sparse)
+        from .sparse import _ops as _sparse_ops
+
+        return _sparse_ops.mm(input, mat2)
     return _ops.mm(input, mat2)
 
 
 @takes_out(Out("mv", EXPECT))
 def mv(input, vec):
+    if input.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.mv(vec)
     return _ops.mv(input, vec)
 
 

@@ -1313,6 +1313,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             return _capture.tracer.accumulate(self, grad)
         old = self._grad_value
+        if grad._data.__class__ is not self._data.__class__ and getattr(grad, "is_sparse", False):
+            from .sparse._ops import accumulate_sparse  # a sparse gradient of a dense leaf
+
+            return accumulate_sparse(self, grad)
         if type(self._data) is _MetaArray:  # a meta leaf's grad is meta (Note: meta tensors)
             if type(grad._data) is not _MetaArray:
                 grad = _wrap(_meta.like(grad._data))

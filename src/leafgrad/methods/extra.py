@@ -187,6 +187,17 @@ class ExtraMethods:
         """A strided tensor is dense already: itself (or a copy in ``dtype``)."""
         return self if dtype is None else self.to(dtype)
 
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The nonzero entries as a sparse COO tensor (leafgrad.sparse)."""
+        from ..sparse import _ops as sparse_ops
+
+        return sparse_ops.to_sparse(self, sparse_dim)
+
+    def to_sparse_coo(self):
+        from ..sparse import _ops as sparse_ops
+
+        return sparse_ops.to_sparse(self, None)
+
     def dense_dim(self) -> int:
         return self._data.ndim
 

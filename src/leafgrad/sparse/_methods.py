@@ -1,0 +1,281 @@
+"""SparseTensor's methods and operators: each calls a sparse operation of _ops.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..tensor import Tensor, _wrap
+from . import _ops
+from ._autograd import SparseNode, record
+from ._tensor import SparseTensor, backend_error
+
+__all__: list = []
+
+
+def _method(fn):
+    setattr(SparseTensor, fn.__name__, fn)
+    return fn
+
+
+def _is_sparse(value) -> bool:
+    return value.__class__ is SparseTensor
+
+
+@_method
+def to_dense(self, dtype=None, *, masked_grad=None):
+    return _ops.to_dense(self, dtype, masked_grad)
+
+
+@_method
+def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    if sparse_dim is not None and sparse_dim != self.sparse_dim():
+        raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
+                           "argument !=self.sparse_dim() is not supported")
+    return self
+
+
+@_method
+def to_sparse_coo(self):
+    return self
+
+
+@_method
+def coalesce(self):
+    return _ops.coalesce(self)
+
+
+@_method
+def t(self):
+    return _ops.t(self)
+
+
+@_method
+def transpose(self, dim0, dim1):
+    return _ops.transpose(self, dim0, dim1)
+
+
+SparseTensor.swapaxes = SparseTensor.swapdims = SparseTensor.transpose
+SparseTensor.T = property(lambda self: _ops.t(self))
+SparseTensor.mT = property(lambda self: _ops.transpose(self, -2, -1))
+
+
+@_method
+def clone(self, *, memory_format=None):
+    return _ops.clone(self)
+
+
+@_method
+def __add__(self, other):
+    return _ops.add(self, other)
+
+
+@_method
+def add(self, other, *, alpha=1):
+    return _ops.add(self, other, alpha)
+
+
+@_method
+def __sub__(self, other):
+    return _ops.add(self, other, 1, _ops.SubBackward0)
+
+
+@_method
+def sub(self, other, *, alpha=1):
+    return _ops.add(self, other, alpha, _ops.SubBackward0)
+
+
+def _scalar_plus_sparse(other, sparse):
+    raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                       f"[] while other has size {list(sparse.shape)} (FYI: dense-sparse "
+                       "addition does not currently support broadcasting)")
+
+
+@_method
+def __radd__(self, other):
+    if isinstance(other, Tensor) and not _is_sparse(other) and other.ndim:
+        return _ops.dense_add(other, self)
+    if isinstance(other, Tensor) and not _is_sparse(other):
+        return _ops.dense_add(other, self)
+    _scalar_plus_sparse(other, self)
+
+
+@_method
+def __rsub__(self, other):
+    if isinstance(other, Tensor) and not _is_sparse(other):
+        return _ops.dense_add(other, self, subtract=True)
+    _scalar_plus_sparse(other, self)
+
+
+@_method
+def __mul__(self, other):
+    return _ops.mul(self, other)
+
+
+SparseTensor.__rmul__ = SparseTensor.mul = SparseTensor.multiply = SparseTensor.__mul__
+
+
+@_method
+def __truediv__(self, other):
+    return _ops.div(self, other)
+
+
+SparseTensor.div = SparseTensor.divide = SparseTensor.true_divide = SparseTensor.__truediv__
+
+
+@_method
+def __neg__(self):
+    return _ops.neg(self)
+
+
+SparseTensor.neg = SparseTensor.negative = SparseTensor.__neg__
+
+
+@_method
+def __pow__(self, exponent):
+    return _ops.pow(self, exponent)
+
+
+SparseTensor.pow = SparseTensor.__pow__
+
+
+@_method
+def mm(self, mat2):
+    return _ops.mm(self, mat2)
+
+
+SparseTensor.spmm = SparseTensor.mm
+
+
+class MvBackward0(SparseNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        mat, vec = self.saved("mat"), self.saved("vec")
+        grad_mat = grad_vec = None
+        if self.needs_grad(0):
+            grad_mat = grad.unsqueeze(1) * vec.unsqueeze(0)  # torch: grad.ger(vec), dense
+        if self.needs_grad(1):
+            grad_vec = _ops.mm(_ops.t(mat), grad.unsqueeze(1)).squeeze(1)
+        return (grad_mat, grad_vec)
+
+
+@_method
+def mv(self, vec):
+    if vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, 2, {vec.ndim}")
+    with _ops._no_grad():
+        result = _ops.addmm(None, self, _wrap(np.asarray(vec._data)[:, None]), beta=0)
+    result = _wrap(result._data[:, 0].copy())
+    return record(MvBackward0, (self, vec), result, mat=self, vec=vec)
+
+
+@_method
+def __matmul__(self, other):
+    if isinstance(other, Tensor) and not _is_sparse(other) and other.ndim == 1:
+        return self.mv(other)
+    return _ops.mm(self, other)
+
+
+SparseTensor.matmul = SparseTensor.__matmul__
+
+
+@_method
+def __rmatmul__(self, other):
+    return _ops.mm(other, self)
+
+
+class SumBackward1(_ops.SparseSumBackward0):
+    __slots__ = ()
+
+
+@_method
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None:
+        return _ops.sparse_sum(self, None, dtype)
+    result = _ops.sparse_sum(self, dim, dtype, node=SumBackward1)
+    if keepdim:
+        result = _keep_dims(result, self, dim)
+    return result
+
+
+def _keep_dims(result, source: SparseTensor, dim):
+    """sum(dim, keepdim=True): the summed dims back as size-1 dims (index 0)."""
+    from ..tensor import _wrap_dim
+
+    ndim = source.ndim
+    dims = sorted({_wrap_dim(d, ndim) for d in ((dim,) if isinstance(dim, int) else dim)})
+    node, requires = result._node, result._requires_grad
+    shape = tuple(1 if d in dims else s for d, s in enumerate(source.shape))
+    if not _is_sparse(result):
+        data = np.asarray(result._data).reshape(shape)
+        kept = _wrap(data)
+    else:
+        sparse_dim = source.sparse_dim()
+        rows, values, k = [], result._sp_values, 0
+        for d in range(sparse_dim):
+            if d in dims:
+                rows.append(np.zeros(result._nnz(), np.int64))
+            else:
+                rows.append(result._sp_indices[k])
+                k += 1
+        dense_dims = [d - sparse_dim for d in dims if d >= sparse_dim]
+        for d in dense_dims:
+            values = np.expand_dims(values, 1 + d)
+        indices = np.array(rows, np.int64).reshape(sparse_dim, -1)
+        from ._tensor import make
+
+        kept = make(indices, values, shape, result._sp_coalesced)
+    kept._node, kept._requires_grad = node, requires
+    if node is not None:
+        node._saved["keepdim_shape"] = shape
+    return kept
+
+
+@_method
+def to(self, *args, **kwargs):
+    dtype = kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, _dtype.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg.dtype
+    return self if dtype is None else _ops.to_dtype(self, dtype)
+
+
+for _name, _target in (("double", _dtype.float64), ("float", _dtype.float32),
+                       ("half", _dtype.float16), ("long", _dtype.int64),
+                       ("int", _dtype.int32), ("bool", _dtype.bool)):
+    setattr(SparseTensor, _name, (lambda target: lambda self, memory_format=None:
+                                  _ops.to_dtype(self, target))(_target))
+
+
+@_method
+def softmax(self, dim, dtype=None):
+    raise backend_error("aten::_softmax", "comparison")
+
+
+@_method
+def log_softmax(self, dim, dtype=None):
+    raise backend_error("aten::_log_softmax", "comparison")
+
+
+@_method
+def __getitem__(self, index):
+    raise NotImplementedError("leafgrad: indexing a sparse tensor is not supported; call "
+                              ".to_dense() first")
+
+
+@_method
+def __setitem__(self, index, value):
+    raise NotImplementedError("leafgrad: indexing a sparse tensor is not supported; call "
+                              ".to_dense() first")
+
+
+@_method
+def __eq__(self, other):
+    raise backend_error("aten::eq.Tensor" if isinstance(other, Tensor) else "aten::eq.Scalar",
+                        "comparison")
+
+
+SparseTensor.__hash__ = lambda self: id(self)
