@@ -102,7 +102,20 @@ def _check_invariants(indices: np.ndarray, shape: tuple, coalesced: bool) -> Non
                                "uncoalesced COO tensor")
 
 
-def sparse_coo_tensor(indices, values=None, size=None, *, dtype=None, device=None,
+_NO_SIZE = object()
+
+
+def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
+    """torch's argument-parser error for a call no overload of sparse_coo_tensor takes."""
+    def name(value):
+        return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+    got = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()]
+    return TypeError(f"sparse_coo_tensor() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:")
+
+
+def sparse_coo_tensor(indices, values=None, size=_NO_SIZE, *, dtype=None, device=None,
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None) -> SparseTensor:
     """A sparse COO tensor with ``values`` at the columns of ``indices`` (torch's).
@@ -111,6 +124,15 @@ def sparse_coo_tensor(indices, values=None, size=None, *, dtype=None, device=Non
     tensor([[0., 2.],
             [3., 0.]])
     """
+    if size is None or (size is not _NO_SIZE and not isinstance(size, (tuple, list, Size))):
+        given = {k: v for k, v in (("dtype", dtype), ("device", device),
+                                   ("requires_grad", requires_grad),
+                                   ("check_invariants", check_invariants),
+                                   ("is_coalesced", is_coalesced))
+                 if v is not None and v is not False}
+        raise _invalid_combination((indices, values, size), given)
+    if size is _NO_SIZE:
+        size = None
     if values is None:  # sparse_coo_tensor(size): empty
         shape = tuple(int(s) for s in indices)
         dtype = dtype or _dtype.get_default_dtype()
@@ -153,11 +175,8 @@ def sparse_coo_tensor(indices, values=None, size=None, *, dtype=None, device=Non
             sparse_shape = (0,) * sparse_dim
         shape = sparse_shape + dense_shape
     else:
-        if not isinstance(size, (tuple, list, Size)) or not all(
-                isinstance(s, (int, np.integer)) for s in size):
-            raise TypeError(f"sparse_coo_tensor() received an invalid combination of arguments "
-                            f"- got ({type(indices).__name__}, {type(values).__name__}, "
-                            f"{type(size).__name__}), but expected one of:")
+        if not all(isinstance(s, (int, np.integer)) for s in size):
+            raise _invalid_combination((indices, values, size), {})
         shape = tuple(int(s) for s in size)
         if any(s < 0 for s in shape):
             raise RuntimeError("numel: integer multiplication overflow")
@@ -212,10 +231,13 @@ def legacy_constructor(dtype, args: tuple, kwargs: dict) -> SparseTensor:
     if len(args) in (2, 3) and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
         indices, values = args[0], args[1]
         if indices.dtype != _dtype.int64:
+            if len(args) == 2:
+                raise RuntimeError(f"expected scalar type Long but found "
+                                   f"{_dtype_name(indices.dtype)}")
             raise RuntimeError("indices must be an int64 tensor")
         _legacy_warn("shape" if len(args) == 3 else "values")
-        size = tuple(args[2]) if len(args) == 3 else None
-        return sparse_coo_tensor(indices, values, size, check_invariants=False)
+        sizes = (tuple(args[2]),) if len(args) == 3 else ()
+        return sparse_coo_tensor(indices, values, *sizes, check_invariants=False)
     sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, Size)) else args
     if not all(isinstance(s, (int, np.integer)) for s in sizes):
         names = ", ".join(type(a).__name__ for a in args)
@@ -225,6 +247,10 @@ def legacy_constructor(dtype, args: tuple, kwargs: dict) -> SparseTensor:
         _legacy_warn("size")
     shape = tuple(int(s) for s in sizes) if args else (0,)
     return make(np.zeros((len(shape), 0), np.int64), np.zeros(0, dtype.np), shape, True)
+
+
+def _dtype_name(dtype) -> str:
+    return dtype._legacy
 
 
 class _LegacySparseType(type):

@@ -93,11 +93,10 @@ def _scalar_plus_sparse(other, sparse):
 
 @_method
 def __radd__(self, other):
-    if isinstance(other, Tensor) and not _is_sparse(other) and other.ndim:
-        return _ops.dense_add(other, self)
     if isinstance(other, Tensor) and not _is_sparse(other):
         return _ops.dense_add(other, self)
-    _scalar_plus_sparse(other, self)
+    # torch computes ``number + sparse`` as sparse.add(number)
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
 
 
 @_method
@@ -185,14 +184,37 @@ def __rmatmul__(self, other):
     return _ops.mm(other, self)
 
 
-class SumBackward1(_ops.SparseSumBackward0):
+class SumBackward0(SparseNode):
+    """Tensor.sum() of a sparse tensor: torch's generic formula, a dense gradient."""
+
     __slots__ = ()
+
+    def backward(self, grad):
+        return (grad.expand(self.saved("shape")),)
+
+
+class SumBackward1(_ops.SparseSumBackward0):
+    """Tensor.sum(dim) of a sparse tensor: torch's generic formula expands the gradient,
+    which fails for the sparse one a sparse result gets."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        if _is_sparse(grad):
+            raise RuntimeError("expand is unsupported for Sparse tensors")
+        shape = self.saved("shape")
+        if self._saved.get("keepdim_shape") is None:
+            for dim in sorted(self.saved("dims")):
+                grad = grad.unsqueeze(dim)
+        return (grad.expand(shape),)
 
 
 @_method
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
-        return _ops.sparse_sum(self, None, dtype)
+        with _ops._no_grad():
+            result = _ops.sparse_sum(self, None, dtype, raw=True)
+        return record(SumBackward0, (self,), result, shape=tuple(self.shape))
     result = _ops.sparse_sum(self, dim, dtype, node=SumBackward1)
     if keepdim:
         result = _keep_dims(result, self, dim)
@@ -225,7 +247,7 @@ def _keep_dims(result, source: SparseTensor, dim):
         indices = np.array(rows, np.int64).reshape(sparse_dim, -1)
         from ._tensor import make
 
-        kept = make(indices, values, shape, result._sp_coalesced)
+        kept = make(indices, values, shape, result._nnz() < 2)  # (torch: the flag is unset)
     kept._node, kept._requires_grad = node, requires
     if node is not None:
         node._saved["keepdim_shape"] = shape

@@ -41,6 +41,8 @@ def gather(source: Tensor, indices: np.ndarray) -> Tensor:
     """``source`` (dense or sparse) read at each column of ``indices`` (its sparse dims):
     shape ``(nnz, *dense dims)``; a recorded Tensor expression."""
     if not _is_sparse(source):
+        if not indices.shape[0]:  # no sparse dims: every entry reads the whole tensor
+            return source.unsqueeze(0).expand((indices.shape[1],) + tuple(source.shape))
         return source[tuple(_wrap(row) for row in indices)]
     source = coalesce(source)
     sizes = source._data.shape[:indices.shape[0]]
@@ -98,7 +100,10 @@ def to_dense(sparse: SparseTensor, dtype=None, masked_grad=None) -> Tensor:
         # torch's add_out_dense_sparse_cpu: the coalesced values added one by one
         indices, values = coalesce_arrays(sparse._sp_indices, values,
                                           shape[:sparse._sp_indices.shape[0]])
-        np.add.at(out, tuple(indices), values)
+        if indices.shape[0]:
+            np.add.at(out, tuple(indices), values)
+        else:  # no sparse dims: the one (coalesced) entry is the whole tensor
+            out = out + values[0]
     result = _wrap(out)
     if _grad_state.grad_enabled and sparse.requires_grad:
         keys_source = sparse if sparse._sp_coalesced else None
@@ -141,8 +146,10 @@ def to_sparse(dense: Tensor, sparse_dim=None) -> SparseTensor:
     else:
         nonzero = array != 0
         if dims < ndim:
-            nonzero = nonzero.reshape(array.shape[:dims] + (-1,)).any(-1)
-        indices = np.array(np.nonzero(nonzero), dtype=np.int64).reshape(dims, -1)
+            rest = int(np.prod(array.shape[dims:]))
+            nonzero = nonzero.reshape(array.shape[:dims] + (rest,)).any(-1)
+        found = np.nonzero(nonzero)
+        indices = np.array(found, dtype=np.int64).reshape(dims, found[0].size)
         values = array[tuple(indices)].copy()
     result = make(indices, values, array.shape, True)
     node = ToSparseBackward1 if sparse_dim is None else ToSparseBackward0
@@ -212,7 +219,7 @@ def transpose(tensor, dim0: int, dim1: int, node=TransposeBackward0):
     shape = list(tensor._data.shape)
     shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
     result = make(tensor._sp_indices[order], tensor._sp_values, tuple(shape),
-                  tensor._sp_coalesced and tensor._sp_indices.shape[1] < 2)
+                  tensor._sp_coalesced and not tensor._sp_indices.shape[1])
     return record(node, (tensor,), result, dim0=dim0, dim1=dim1)
 
 
@@ -327,17 +334,14 @@ def addmm(input, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
 
 
 def _dtype_name(tensor) -> str:
-    return tensor.dtype._scalar_name if hasattr(tensor.dtype, "_scalar_name") else {
-        "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-        "float16": "Half", "bfloat16": "BFloat16", "int16": "Short", "int8": "Char",
-        "uint8": "Byte", "bool": "Bool"}.get(str(tensor.dtype).split(".")[-1], "Float")
+    return tensor.dtype._legacy
 
 
 def sparse_mm(mat1, mat2) -> Tensor:
     """torch.sparse.mm: sparse @ dense (SparseAddmmBackward0), sparse @ sparse."""
     if _is_sparse(mat2):
-        if not _is_sparse(mat1):
-            return mm(mat1, mat2)
+        if not _is_sparse(mat1):  # torch.sparse.mm's composite: (mat2^T @ mat1^T)^T
+            return sparse_mm(transpose(mat2, 0, 1), mat1.transpose(0, 1)).transpose(0, 1)
         return sparse_sparse_mm(mat1, mat2)
     if mat2._data.ndim < 2:
         _dim_error(mat2._data.ndim)
@@ -374,9 +378,12 @@ def mm(mat1, mat2) -> Tensor:
         with _no_grad():
             result = addmm(None, mat1, mat2, beta=0)
     else:
-        # dense @ sparse: (sparse^T @ dense^T)^T, as torch computes it (TransposeBackward0)
+        # dense @ sparse: (sparse^T @ dense^T)^T, as torch computes it: the result has the
+        # transposed layout
         _check_matrices(mat1, mat2, "mm")
-        return mm(transpose(mat2, 0, 1), mat1.transpose(0, 1)).transpose(0, 1)
+        with _no_grad():
+            result = _wrap(addmm(None, transpose(mat2, 0, 1), mat1.transpose(0, 1),
+                                 beta=0)._data.T)
     return record(MmBackward0, (mat1, mat2), result, mat1=mat1, mat2=mat2)
 
 
@@ -467,32 +474,35 @@ class SparseSumBackward0(SparseNode):
         for dim in dense_dims:  # summed dense dims come back as size-1 dims, broadcast
             picked = picked.unsqueeze(1 + dim - sparse_dim)
         picked = picked.expand((indices.shape[1],) + tuple(shape[sparse_dim:]))
-        return (from_values(indices, picked, shape, True),)
+        if dense_dims:
+            picked = picked.contiguous()  # (torch's _sparse_sum_backward materialises them)
+        return (from_values(indices, picked, shape, bool(kept_sparse)),)
 
 
-def sparse_sum(sparse: SparseTensor, dim=None, dtype=None, *, keepdim=False,
-               node=SparseSumBackward0):
-    """torch.sparse.sum: every element (a dense 0-d tensor) or over ``dim`` (sparse unless
-    every sparse dim is summed)."""
+def sparse_sum(sparse: SparseTensor, dim=None, dtype=None, *, node=SparseSumBackward0,
+               raw: bool = False):
+    """torch.sparse.sum: every element (a dense 0-d tensor: the coalesced values summed, or
+    the stored ones with ``raw``, as Tensor.sum() does) or over ``dim`` (sparse unless every
+    sparse dim is summed). Over dims, torch sums the stored values as they are: the kept
+    indices are coalesced afterwards (duplicates added in stored order)."""
     from ..tensor import _wrap_dim
 
     shape = sparse._data.shape
     ndim = len(shape)
-    source = sparse
-    if dtype is not None:
-        source = to_dtype(sparse, dtype)
-    coalesced = coalesce(source.detach())
-    indices = coalesced._sp_indices
-    sparse_dim = indices.shape[0]
+    source = sparse if dtype is None else to_dtype(sparse, dtype)
+    sparse_dim = source._sp_indices.shape[0]
+    indices = source._sp_indices if source._sp_coalesced else coalesce_arrays(
+        source._sp_indices, source._sp_values, shape[:sparse_dim])[0]  # the gradient's
     if dim is None:
-        result = _wrap(_dense_sum(coalesced._sp_values, None))
+        values = source._sp_values if raw else coalesce(source.detach())._sp_values
+        result = _wrap(_dense_sum(values, None))
         return record(SumBackward0, (sparse,), result, indices=indices, shape=shape,
                       dense_shape=tuple(shape[sparse_dim:]))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = sorted({_wrap_dim(d, ndim) for d in dims})
     kept_sparse = [d for d in range(sparse_dim) if d not in dims]
     dense_dims = [d for d in dims if d >= sparse_dim]
-    values = coalesced._sp_values
+    values = source._sp_values
     if dense_dims:
         values = _dense_sum(values, tuple(1 + d - sparse_dim for d in dense_dims))
     if not kept_sparse:
@@ -500,13 +510,12 @@ def sparse_sum(sparse: SparseTensor, dim=None, dtype=None, *, keepdim=False,
                                                                       values.dtype)
         result = _wrap(np.asarray(out))
     else:
-        new_indices = indices[kept_sparse]
         new_shape = tuple(shape[d] for d in range(ndim) if d not in dims)
-        new_indices, values = coalesce_arrays(new_indices, values,
+        new_indices, values = coalesce_arrays(source._sp_indices[kept_sparse], values,
                                               tuple(shape[d] for d in kept_sparse))
         result = make(new_indices, values, new_shape, True)
     return record(node, (sparse,), result, indices=indices, shape=shape,
-                  kept_sparse=kept_sparse, dense_dims=dense_dims)
+                  kept_sparse=kept_sparse, dense_dims=dense_dims, dims=dims)
 
 
 def _dense_sum(values: np.ndarray, axis) -> np.ndarray:
@@ -606,8 +615,8 @@ class DenseAddBackward0(SparseNode):
 
 
 def dense_add(dense: Tensor, sparse: SparseTensor, alpha=1, subtract=False) -> Tensor:
-    """dense + sparse: the dense tensor with the coalesced values added one by one (torch's
-    add_out_dense_sparse_cpu); a dense result."""
+    """dense + sparse: the dense tensor with the stored values added one by one, in their
+    order (duplicates are not summed first); a dense result."""
     if dense._data.shape != sparse._data.shape:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
                            f"size {list(dense._data.shape)} while other has size "
@@ -616,12 +625,15 @@ def dense_add(dense: Tensor, sparse: SparseTensor, alpha=1, subtract=False) -> T
     dtype = _dtype.promote_types(dense.dtype, sparse.dtype).np
     out = np.array(dense._data, dtype)
     if sparse._nnz():
-        indices, values = coalesce_arrays(sparse._sp_indices, sparse._sp_values,
-                                          sparse._data.shape[:sparse._sp_indices.shape[0]])
+        indices, values = sparse._sp_indices, sparse._sp_values
         scale = -alpha if subtract else alpha
         values = values.astype(dtype) * np.asarray(scale, dtype) if scale != 1 else \
             values.astype(dtype)
-        out[tuple(indices)] += values  # coalesced: each index once
+        if indices.shape[0]:
+            np.add.at(out, tuple(indices), values)  # one by one, in stored order
+        else:
+            for value in values:
+                out += value
     result = _wrap(out)
     node = DenseSubBackward0 if subtract else DenseAddBackward0
     return record(node, (dense, sparse), result, alpha=alpha)
@@ -684,14 +696,13 @@ def _mul_dense(sparse: SparseTensor, dense: Tensor) -> SparseTensor:
                            f"{list(dense._data.shape)} cannot be broadcast")
     if not sparse._nnz():
         return make(np.zeros((sparse._data.ndim, 0), np.int64), np.zeros(0, dtype),
-                    sparse._data.shape, False)
-    # torch coalesces for a dense operand of the sparse one's rank (mul_out_sparse_cpu), not
-    # for one broadcast over it (intersection_binary_op_sparse_dense_out)
-    if dense._data.ndim >= sparse._data.ndim:
-        with _no_grad():
-            source = coalesce(sparse.detach())
-    else:
-        source = sparse
+                    sparse._data.shape, True)
+    # torch's intersection_binary_op_sparse_dense_out: the entries as stored (an uncoalesced
+    # tensor stays so), each times the dense value at its index
+    if dense._data.ndim > sparse._data.ndim:
+        raise RuntimeError(f"mul(sparse, dense): a dense operand of higher rank "
+                           f"({dense._data.ndim} > {sparse._data.ndim}) is not supported")
+    source = sparse
     sparse_dim = source._sp_indices.shape[0]
     dense_dim = source._sp_values.ndim - 1
     array = np.asarray(dense._data)
@@ -847,6 +858,9 @@ def _groups(indices: np.ndarray, dim: int, sizes: tuple) -> np.ndarray:
 
 
 def _group_sum(values: Tensor, out: SparseTensor, dim: int) -> Tensor:
+    sparse_dim = out._sp_indices.shape[0]
+    if dim >= sparse_dim:  # a dense dim: within each entry's values
+        return values.sum(dim - sparse_dim + 1, keepdim=True)
     groups = _groups(out._sp_indices, dim, out._data.shape)
     count = int(groups.max()) + 1 if groups.size else 0
     summed = values.new_zeros((count,) + tuple(values.shape[1:])).index_add(
@@ -889,9 +903,21 @@ def softmax(sparse: SparseTensor, dim: int, dtype=None, log: bool = False):
 
 
 class AddmmBackward0(SparseAddmmBackward0):
-    """torch.addmm with a sparse mat1: torch's AddmmBackward0, the same formulas."""
+    """torch.addmm with a sparse mat1: torch's AddmmBackward0, whose mat1 gradient is dense
+    (``grad @ mat2^T``, as torch.mm's)."""
 
     __slots__ = ()
+
+    def backward(self, grad):
+        grad_self, _, grad_mat2 = super().backward(grad) if (
+            self.needs_grad(0) or self.needs_grad(2)) else (None, None, None)
+        grad_mat1 = None
+        if self.needs_grad(1):
+            alpha = self.saved("alpha")
+            grad_mat1 = mm(grad, self.saved("mat2").t())
+            if alpha != 1:
+                grad_mat1 = grad_mat1 * alpha
+        return (grad_self, grad_mat1, grad_mat2)
 
 
 def accumulate_sparse(leaf: Tensor, grad: SparseTensor) -> None:
@@ -909,10 +935,12 @@ def accumulate_sparse(leaf: Tensor, grad: SparseTensor) -> None:
 def stored_grad(grad):
     """What AccumulateGrad stores of a first gradient. A sparse one is re-made around its
     indices and values when those are contiguous (torch's _sparse_coo_tensor_unsafe, whose
-    coalesced flag is False), else cloned (its flag kept: sum()'s expanded values)."""
+    coalesced flag is set only below two entries), else cloned (its flag kept: sum()'s expanded values). (torch
+    also clones when something else holds the gradient, which a leaf reached by two paths
+    sometimes meets: its flag can differ there; docs/known-differences.md.)"""
     if not _is_sparse(grad):
         return grad if grad._node is None else grad.detach()
     values = grad._sp_values
     if values.flags.c_contiguous:
-        return make(grad._sp_indices, values, grad._data.shape, False)
+        return make(grad._sp_indices, values, grad._data.shape, grad._nnz() < 2)
     return make(grad._sp_indices.copy(), values.copy(), grad._data.shape, grad._sp_coalesced)
