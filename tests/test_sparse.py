@@ -443,3 +443,27 @@ def test_sparse_softmax_and_log_softmax():
             assert a[:5] == b[:5]
             np.testing.assert_allclose(np.frombuffer(a[5][1], a[5][0]),
                                        np.frombuffer(b[5][1], b[5][0]), rtol=1e-12, atol=1e-14)
+
+
+def test_dense_tensors_refuse_sparse_queries_and_sparse_mask():
+    masks = [([[0, 1, 1, 0], [2, 0, 2, 2]], [1.0, 2, 3, 4], (2, 3)),
+             ([[0, 1], [1, 0]], [1.0, 2], (2, 3)), (np.zeros((2, 0), np.int64), [], (2, 3))]
+    for (indices, values, size), grad in itertools.product(masks, (False, True)):
+        results = []
+        for lib in (leafgrad, torch):
+            def run(lib):
+                mask = _make(lib, indices, values, size, "float32")
+                x = lib.arange(6.0).reshape(2, 3).requires_grad_(grad)
+                out = x.sparse_mask(mask)
+                result = [_arrays(out), _meta(out)]
+                if grad:
+                    (out.to_dense() * lib.arange(6.0).reshape(2, 3)).sum().backward()
+                    result.append(_arrays(x.grad))
+                return result
+            results.append(_outcome(run, lib))
+        assert results[0] == results[1]
+    for call in (lambda x: x.coalesce(), lambda x: x.is_coalesced(), lambda x: x.indices(),
+                 lambda x: x.values(), lambda x: x.sparse_mask(x), lambda x: x.sparse_dim(),
+                 lambda x: x.dense_dim(), lambda x: x.is_sparse, lambda x: x.to_dense() is x):
+        assert _outcome(lambda lib: call(lib.ones(2, 3)), leafgrad) == _outcome(
+            lambda lib: call(lib.ones(2, 3)), torch)

@@ -944,3 +944,37 @@ def stored_grad(grad):
     if values.flags.c_contiguous:
         return make(grad._sp_indices, values, grad._data.shape, grad._nnz() < 2)
     return make(grad._sp_indices.copy(), values.copy(), grad._data.shape, grad._sp_coalesced)
+
+
+class SparseMaskBackward0(SparseNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        indices = self.saved("indices")
+        masked = from_values(indices, gather(grad, indices), grad._data.shape)
+        return (to_dense(masked),)
+
+
+def sparse_mask(dense: Tensor, mask) -> SparseTensor:
+    """``dense.sparse_mask(mask)``: the dense values at each of ``mask``'s stored indices (its
+    order and duplicates kept)."""
+    if not _is_sparse(mask):
+        from ._tensor import _BACKENDS_TAIL
+
+        raise NotImplementedError(
+            "Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend. This "
+            "could be because the operator doesn't exist for this backend, or was omitted "
+            "during the selective/custom build process (if using custom build). If you are a "
+            "Facebook employee using PyTorch on mobile, please visit "
+            "https://fburl.com/ptmfixes for possible resolutions. 'aten::sparse_mask' is only "
+            "available for these backends: [Meta, SparseCPU, SparseCsrCPU, SparseCsrMeta, "
+            + _BACKENDS_TAIL)
+    if tuple(dense.shape) != mask._data.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                           f"{list(dense.shape)} but mask has size {list(mask._data.shape)}")
+    indices = mask._sp_indices
+    array = np.asarray(dense._data)
+    values = array[tuple(indices)] if indices.shape[0] else np.broadcast_to(
+        array, (indices.shape[1],) + array.shape).copy()
+    result = make(indices, np.ascontiguousarray(values), mask._data.shape, mask._sp_coalesced)
+    return record(SparseMaskBackward0, (dense,), result, indices=indices)
