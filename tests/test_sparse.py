@@ -467,3 +467,47 @@ def test_dense_tensors_refuse_sparse_queries_and_sparse_mask():
                  lambda x: x.dense_dim(), lambda x: x.is_sparse, lambda x: x.to_dense() is x):
         assert _outcome(lambda lib: call(lib.ones(2, 3)), leafgrad) == _outcome(
             lambda lib: call(lib.ones(2, 3)), torch)
+
+
+def test_dense_operand_forms_and_checkpoints():
+    calls = [
+        lambda lib, s, d: lib.add(lib.ones(2, 3, dtype=lib.float64), s),
+        lambda lib, s, d: lib.ones(2, 3, dtype=lib.float64).add(s, alpha=2),
+        lambda lib, s, d: lib.pow(s, 2),
+        lambda lib, s, d: d.t().mm(s),
+        lambda lib, s, d: d.t().matmul(s),
+        lambda lib, s, d: lib.zeros(2, 2, dtype=lib.float64).addmm(s, d),
+        lambda lib, s, d: lib.sparse.sum(s, dtype=lib.float32),
+        lambda lib, s, d: lib.sparse.sum(s, 1, dtype=lib.float32),
+        lambda lib, s, d: (s.cpu() is s, s.to("cpu") is s, s.double() is s, s.device.type),
+    ]
+    for call, grads in itertools.product(calls, itertools.product((False, True), repeat=2)):
+        results = []
+        for lib in (leafgrad, torch):
+            def run(lib):
+                s = _make(lib, [[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4, 5, 1], (2, 3), "float64",
+                          requires_grad=grads[0])
+                d = lib.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 2.0]], dtype=lib.float64,
+                               requires_grad=grads[1])
+                out = call(lib, s, d)
+                if isinstance(out, tuple):
+                    return out
+                result = [_arrays(out), _meta(out)]
+                if out.requires_grad:
+                    (out.to_dense() if out.is_sparse else out).sum().backward()
+                    result += [_arrays(t.grad) for t in (s, d) if t.requires_grad]
+                return result
+            results.append(_outcome(run, lib))
+        assert results[0] == results[1], (calls.index(call), grads)
+
+
+def test_save_and_load_sparse_tensors_in_torchs_format(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib_from, lib_to in ((leafgrad, torch), (torch, leafgrad)):
+            s = lib_from.sparse_coo_tensor([[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4, 5, 1], (2, 3))
+            path = tmp_path / f"{lib_from.__name__}.pt"
+            lib_from.save({"raw": s, "coalesced": s.coalesce()}, path)
+            loaded = lib_to.load(path)
+            for key, original in (("raw", s), ("coalesced", s.coalesce())):
+                assert _arrays(loaded[key]) == _arrays(original)

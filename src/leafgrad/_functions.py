@@ -113,6 +113,8 @@ def pow(input, exponent):  # noqa: A001 - torch's name
     if not isinstance(input, Tensor) or exponent.__class__ not in _NUMBERS and (
             not isinstance(exponent, Tensor)):
         _argparse.check("pow", (input, exponent))
+    if input.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.pow(exponent)
     return _ops.pow(input, exponent)
 
 

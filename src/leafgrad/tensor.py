@@ -1594,6 +1594,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
+        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+            from .sparse import _ops as sparse_ops  # dense + sparse (leafgrad.sparse)
+
+            return sparse_ops.dense_add(self, other, alpha)
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
@@ -1755,9 +1759,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.mean(self, dim, keepdim, dtype)
 
     def matmul(self, other):
+        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+            return other.__rmatmul__(self)  # dense @ sparse (leafgrad.sparse)
         return _ops.matmul(self, other)
 
     def mm(self, mat2):
+        if mat2.__class__ is not Tensor and getattr(mat2, "is_sparse", False):
+            return mat2.__rmatmul__(self)  # dense @ sparse (leafgrad.sparse)
         return _ops.mm(self, mat2)
 
     def mv(self, vec):

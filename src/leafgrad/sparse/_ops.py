@@ -496,7 +496,7 @@ def sparse_sum(sparse: SparseTensor, dim=None, dtype=None, *, node=SparseSumBack
     if dim is None:
         values = source._sp_values if raw else coalesce(source.detach())._sp_values
         result = _wrap(_dense_sum(values, None))
-        return record(SumBackward0, (sparse,), result, indices=indices, shape=shape,
+        return record(SumBackward0, (source,), result, indices=indices, shape=shape,
                       dense_shape=tuple(shape[sparse_dim:]))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = sorted({_wrap_dim(d, ndim) for d in dims})
@@ -514,7 +514,7 @@ def sparse_sum(sparse: SparseTensor, dim=None, dtype=None, *, node=SparseSumBack
         new_indices, values = coalesce_arrays(source._sp_indices[kept_sparse], values,
                                               tuple(shape[d] for d in kept_sparse))
         result = make(new_indices, values, new_shape, True)
-    return record(node, (sparse,), result, indices=indices, shape=shape,
+    return record(node, (source,), result, indices=indices, shape=shape,
                   kept_sparse=kept_sparse, dense_dims=dense_dims, dims=dims)
 
 
@@ -823,6 +823,8 @@ def to_dtype(sparse, dtype):
         return sparse
     result = make(sparse._sp_indices, sparse._sp_values.astype(dtype.np), sparse._data.shape,
                   sparse._sp_coalesced)
+    if not sparse._sp_values.flags.c_contiguous:
+        result.__dict__["_strided_values"] = True  # (torch's copy keeps the values' strides)
     return record(ToCopyBackward0, (sparse,), result, dtype=sparse.dtype)
 
 
@@ -935,13 +937,14 @@ def accumulate_sparse(leaf: Tensor, grad: SparseTensor) -> None:
 def stored_grad(grad):
     """What AccumulateGrad stores of a first gradient. A sparse one is re-made around its
     indices and values when those are contiguous (torch's _sparse_coo_tensor_unsafe, whose
-    coalesced flag is set only below two entries), else cloned (its flag kept: sum()'s expanded values). (torch
+    coalesced flag is set only below two entries), else cloned (its flag kept: sum()'s
+    expanded values, also through ``.to(dtype)``, whose copy keeps their strides). (torch
     also clones when something else holds the gradient, which a leaf reached by two paths
     sometimes meets: its flag can differ there; docs/known-differences.md.)"""
     if not _is_sparse(grad):
         return grad if grad._node is None else grad.detach()
     values = grad._sp_values
-    if values.flags.c_contiguous:
+    if values.flags.c_contiguous and not grad.__dict__.get("_strided_values"):
         return make(grad._sp_indices, values, grad._data.shape, grad._nnz() < 2)
     return make(grad._sp_indices.copy(), values.copy(), grad._data.shape, grad._sp_coalesced)
 
