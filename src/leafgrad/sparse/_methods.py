@@ -301,3 +301,94 @@ def __eq__(self, other):
 
 
 SparseTensor.__hash__ = lambda self: id(self)
+
+
+# -- zero-preserving elementwise functions -------------------------------------------------------
+# torch's SparseCPU kernels for f(0) == 0: f of the coalesced values, a coalesced result. Their
+# backwards are torch's generic formulas, which work on a sparse tensor for some (abs, relu,
+# log1p, ...) and fail for others in torch's own way (sin's needs cos, which has no sparse
+# kernel): each is given here as torch runs it.
+
+def _unary_node(name: str, formula=None, error=None):
+    def backward(self, grad):
+        if error is not None:
+            raise error(self.saved("shape"))
+        indices, values, shape = self.saved("indices"), self.saved("values"), self.saved("shape")
+        if formula is None:  # a piecewise-constant function: torch's zero gradient
+            return (_ops.from_values(np.zeros((indices.shape[0], 0), np.int64),
+                                     _wrap(np.zeros((0,) + values.shape[1:], values.dtype)),
+                                     shape, True),)
+        picked = _ops.gather(grad, indices)
+        return (_ops.from_values(indices, formula(picked, _wrap(values)), shape, True),)
+
+    return type(name, (SparseNode,), {"__slots__": (), "backward": backward})
+
+
+def _division_error(shape):
+    return RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor "
+                        f"(got shape {list(shape)} for divisor)")
+
+
+def _add_error(shape):
+    return RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+_UNARY = {
+    "abs": ("AbsBackward0", lambda g, x: g * x.sign(), None),
+    "relu": ("ReluBackward0", lambda g, x: g * (x > 0).to(g.dtype), None),
+    "log1p": ("Log1PBackward0", lambda g, x: g / (x + 1), None),
+    "deg2rad": ("Deg2RadBackward0", lambda g, x: g * (np.pi / 180), None),
+    "rad2deg": ("Rad2DegBackward0", lambda g, x: g * (180 / np.pi), None),
+    "frac": ("FracBackward0", lambda g, x: g, None),
+    "sign": ("SignBackward0", None, None),
+    "floor": ("FloorBackward0", None, None),
+    "ceil": ("CeilBackward0", None, None),
+    "round": ("RoundBackward0", None, None),
+    "trunc": ("TruncBackward0", None, None),
+    "sqrt": ("SqrtBackward0", None, "division"),
+    "sin": ("SinBackward0", None, ("aten::cos", "comparison")),
+    "sinh": ("SinhBackward0", None, ("aten::cosh", "elementwise")),
+    "tanh": ("TanhBackward0", None, ("aten::tanh_backward", "elementwise")),
+    "erf": ("ErfBackward0", None, ("aten::exp", "elementwise")),
+    "expm1": ("Expm1Backward0", None, "add"),
+    "asin": ("AsinBackward0", None, "add"),
+    "atan": ("AtanBackward0", None, "add"),
+    "tan": ("TanBackward0", None, "add"),
+    "asinh": ("AsinhBackward0", None, "add"),
+}
+
+
+def _unary_method(name: str, node):
+    def method(self):
+        with _ops._no_grad():
+            source = _ops.coalesce(self.detach())
+            values = getattr(_wrap(source._sp_values), name)()._data
+        result = make(source._sp_indices, values, self._data.shape, True)
+        return record(node, (self,), result, indices=source._sp_indices,
+                      values=source._sp_values, shape=self._data.shape)
+
+    method.__name__ = name
+    return method
+
+
+def _install_unary() -> None:
+    from ._tensor import make as _make
+
+    globals()["make"] = _make
+    for name, (node_name, formula, error) in _UNARY.items():
+        if error == "division":
+            raise_error = _division_error
+        elif error == "add":
+            raise_error = _add_error
+        elif error is not None:
+            raise_error = (lambda spec: lambda shape: backend_error(*spec))(error)
+        else:
+            raise_error = None
+        node = _unary_node(node_name, formula, raise_error)
+        setattr(SparseTensor, name, _unary_method(name, node))
+
+
+_install_unary()
+SparseTensor.square = lambda self: _ops.pow(self, 2)
+SparseTensor.absolute = SparseTensor.abs
+SparseTensor.fix = SparseTensor.trunc
