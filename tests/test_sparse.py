@@ -550,3 +550,29 @@ def _assert_close(ours, theirs, context):
             _assert_close(a, b, context)
     else:
         assert ours == theirs, context
+
+
+def test_double_backward_through_sparse_products():
+    results = []
+    for lib in (leafgrad, torch):
+        def run(lib):
+            out = []
+            for wrt in ("dense", "sparse"):
+                s = _make(lib, [[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4, 5, 1], (2, 3), "float64",
+                          requires_grad=True)
+                d = lib.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 2.0]], dtype=lib.float64,
+                               requires_grad=True)
+                y = lib.sparse.mm(s, d).pow(2).sum()
+                g, = lib.autograd.grad(y, d if wrt == "dense" else s, create_graph=True)
+                out.append((_meta(g), _arrays(g)))
+                (g.to_dense() if g.is_sparse else g).sum().backward()
+                out.append((_arrays(s.grad), _arrays(d.grad)))
+            check = lib.autograd.gradgradcheck
+            out.append(check(lambda b: lib.sparse.mm(s.detach(), b), (d,)))
+            out.append(_outcome(lambda lib: check(lambda a, b: lib.sparse.mm(a, b), (s, d),
+                                                  masked=True), lib))
+            out.append(_outcome(lambda lib: lib.autograd.gradcheck(lambda a: a * 2, (s,),
+                                                                   masked=True), lib))
+            return out
+        results.append(_outcome(run, lib))
+    assert results[0] == results[1]

@@ -289,13 +289,14 @@ class SparseAddmmBackward0(SparseNode):
         if self.needs_grad(0):
             grad_self = grad if beta == 1 else grad * beta
         if self.needs_grad(1):
-            # torch's mm_mat1_sparse_backward: grad @ mat2^T at mat1's (coalesced) entries
-            indices = self.saved("coalesced_indices")
-            rows, cols = _wrap(indices[0]), _wrap(indices[1])
-            picked = (grad[rows] * mat2[cols]).sum(-1)
+            # torch's mm_mat1_sparse_backward: grad @ mat2^T, at mat1's (coalesced) entries
+            product = grad.mm(mat2.t())
             if alpha != 1:
-                picked = picked * alpha
-            grad_mat1 = from_values(indices, picked, mat1._data.shape, True)
+                product = product * alpha
+            indices = self.saved("coalesced_indices")
+            mask = make(indices, np.zeros(indices.shape[1], mat1._data.dtype), mat1._data.shape,
+                        True)  # (only its pattern is read)
+            grad_mat1 = sparse_mask(product, mask)
         if self.needs_grad(2):
             grad_mat2 = mm(t(mat1), grad)
             if alpha != 1:
