@@ -576,3 +576,47 @@ def test_double_backward_through_sparse_products():
             return out
         results.append(_outcome(run, lib))
     assert results[0] == results[1]
+
+
+def test_sparse_embedding_gradients_and_optimizers():
+    def train(lib, optimizer, padding_idx, options):
+        lib.manual_seed(0)
+        emb = lib.nn.Embedding(6, 3, sparse=True, padding_idx=padding_idx)
+        opt = optimizer(lib, emb.parameters(), **options)
+        idx = lib.tensor([[0, 2, 1], [2, 5, 0]])
+        seen = []
+        for step in range(3):
+            opt.zero_grad(set_to_none=step != 1)
+            out = emb(idx)
+            (out * lib.arange(18.0).reshape(2, 3, 3) + out ** 2).sum().backward()
+            seen.append((_meta(out), _arrays(emb.weight.grad)))
+            opt.step()
+            seen.append(_arrays(emb.weight))
+        return seen
+    optimizers = [
+        (lambda lib, p, **k: lib.optim.SGD(p, lr=0.1, **k), {}),
+        (lambda lib, p, **k: lib.optim.SGD(p, lr=0.1, **k), {"momentum": 0.9}),
+        (lambda lib, p, **k: lib.optim.SparseAdam(list(p), lr=0.1, **k), {}),
+        (lambda lib, p, **k: lib.optim.SparseAdam(list(p), lr=0.1, **k), {"maximize": True}),
+        (lambda lib, p, **k: lib.optim.Adagrad(p, lr=0.1, **k), {}),
+        (lambda lib, p, **k: lib.optim.Adagrad(p, lr=0.1, **k), {"weight_decay": 0.1}),
+        (lambda lib, p, **k: lib.optim.Adam(p, lr=0.1, **k), {}),
+        (lambda lib, p, **k: lib.optim.AdamW(p, lr=0.1, **k), {}),
+        (lambda lib, p, **k: lib.optim.RMSprop(p, lr=0.1, **k), {}),
+    ]
+    for (optimizer, options), padding_idx in itertools.product(optimizers, (None, 1)):
+        ours = _outcome(lambda lib: train(lib, optimizer, padding_idx, options), leafgrad)
+        theirs = _outcome(lambda lib: train(lib, optimizer, padding_idx, options), torch)
+        assert ours == theirs, (optimizers.index((optimizer, options)), padding_idx)
+    calls = [
+        lambda lib: lib.nn.Embedding(4, 2, sparse=True, scale_grad_by_freq=True)(
+            lib.tensor([0, 1])).sum().backward(),
+        lambda lib: lib.optim.SparseAdam([lib.ones(2, requires_grad=True)]).step() or None,
+    ]
+    for call in calls:
+        assert _outcome(call, leafgrad) == _outcome(call, torch)
+    dense = [lib.ones(2, requires_grad=True) for lib in (leafgrad, torch)]
+    for tensor in dense:
+        tensor.grad = tensor.detach() * 2
+    assert _outcome(lambda lib: lib.optim.SparseAdam([dense[0]]).step(), leafgrad) == \
+        _outcome(lambda lib: lib.optim.SparseAdam([dense[1]]).step(), torch)

@@ -1946,6 +1946,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
+        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+            from .sparse import _ops as sparse_ops  # dense += sparse (an optimizer's step)
+
+            return sparse_ops.dense_add_(self, other, alpha)
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):

@@ -392,3 +392,46 @@ _install_unary()
 SparseTensor.square = lambda self: _ops.pow(self, 2)
 SparseTensor.absolute = SparseTensor.abs
 SparseTensor.fix = SparseTensor.trunc
+
+
+# -- in-place forms (an optimizer's state: momentum buffers of sparse gradients) -------------
+def _check_inplace(self) -> None:
+    from ..autograd.grad_mode import state
+    from ..tensor import LEAF_INPLACE
+
+    if state.grad_enabled and self.requires_grad:
+        if self._node is None:
+            raise RuntimeError(LEAF_INPLACE)
+        raise RuntimeError("leafgrad: in-place ops on a sparse tensor that records a graph are "
+                           "not supported")
+
+
+def _become(self, result) -> "SparseTensor":
+    self._data = result._data
+    self._sp_indices, self._sp_values = result._sp_indices, result._sp_values
+    self._sp_coalesced = result._sp_coalesced
+    self._bump_version()
+    return self
+
+
+@_method
+def mul_(self, other):
+    _check_inplace(self)
+    with _ops._no_grad():
+        return _become(self, _ops.mul(self, other))
+
+
+@_method
+def add_(self, other, *, alpha=1):
+    _check_inplace(self)
+    with _ops._no_grad():
+        return _become(self, _ops.add(self, other, alpha))
+
+
+@_method
+def zero_(self):
+    _check_inplace(self)
+    shape = self._data.shape
+    empty = make(np.zeros((self.sparse_dim(), 0), np.int64),
+                 np.zeros((0,) + shape[self.sparse_dim():], self._sp_values.dtype), shape, True)
+    return _become(self, empty)

@@ -625,16 +625,7 @@ def dense_add(dense: Tensor, sparse: SparseTensor, alpha=1, subtract=False) -> T
                            "currently support broadcasting)")
     dtype = _dtype.promote_types(dense.dtype, sparse.dtype).np
     out = np.array(dense._data, dtype)
-    if sparse._nnz():
-        indices, values = sparse._sp_indices, sparse._sp_values
-        scale = -alpha if subtract else alpha
-        values = values.astype(dtype) * np.asarray(scale, dtype) if scale != 1 else \
-            values.astype(dtype)
-        if indices.shape[0]:
-            np.add.at(out, tuple(indices), values)  # one by one, in stored order
-        else:
-            for value in values:
-                out += value
+    _scatter_add(out, sparse._sp_indices, sparse._sp_values, -alpha if subtract else alpha)
     result = _wrap(out)
     node = DenseSubBackward0 if subtract else DenseAddBackward0
     return record(node, (dense, sparse), result, alpha=alpha)
@@ -982,3 +973,87 @@ def sparse_mask(dense: Tensor, mask) -> SparseTensor:
         array, (indices.shape[1],) + array.shape).copy()
     result = make(indices, np.ascontiguousarray(values), mask._data.shape, mask._sp_coalesced)
     return record(SparseMaskBackward0, (dense,), result, indices=indices)
+
+
+class EmbeddingBackward0(SparseNode):
+    """embedding(sparse=True): the weight's gradient holds one row per looked-up index (in
+    order, the padding index left out), uncoalesced, as torch's embedding_sparse_backward."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        if self.saved("scale_grad_by_freq"):
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                               "sparse gradients")
+        indices, padding_idx = self.saved("indices").reshape(-1), self.saved("padding_idx")
+        shape = self.saved("shape")
+        rows = grad.reshape(-1, shape[1])
+        if padding_idx is not None:
+            keep = np.flatnonzero(indices != padding_idx)
+            indices = indices[keep]
+            rows = rows[_wrap(keep)]
+        return (from_values(indices.reshape(1, -1).astype(np.int64), rows, shape),)
+
+
+def embedding(weight: Tensor, indices: np.ndarray, padding_idx, scale_grad_by_freq) -> Tensor:
+    from .. import ops as dense_ops
+
+    with _no_grad():
+        result = dense_ops.Embedding.apply(weight, indices=indices, padding_idx=padding_idx,
+                                           scale_grad_by_freq=scale_grad_by_freq)
+    return record(EmbeddingBackward0, (weight,), result, indices=np.asarray(indices),
+                  padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+                  shape=tuple(weight.shape))
+
+
+def dense_add_(dense: Tensor, sparse: SparseTensor, alpha=1) -> Tensor:
+    """``dense.add_(sparse, alpha=alpha)``: the stored values times alpha added in place one
+    by one (an optimizer's step with a sparse gradient)."""
+    from ..tensor import LEAF_INPLACE, check_inplace_allowed
+
+    check_inplace_allowed(dense, leaf_first=True)
+    if _grad_state.grad_enabled and (dense.requires_grad or sparse.requires_grad):
+        if dense._requires_grad and dense._node is None:
+            raise RuntimeError(LEAF_INPLACE)
+        raise RuntimeError("leafgrad: an in-place dense += sparse that records a graph is not "
+                           "supported")
+    if dense._data.shape != sparse._data.shape:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
+                           f"size {list(dense._data.shape)} while other has size "
+                           f"{list(sparse._data.shape)} (FYI: dense-sparse addition does not "
+                           "currently support broadcasting)")
+    _scatter_add(dense._data, sparse._sp_indices, sparse._sp_values, alpha)
+    dense._bump_version()
+    return dense
+
+
+def _scatter_add(out: np.ndarray, indices: np.ndarray, values: np.ndarray, alpha) -> None:
+    """``out[index] += alpha * value`` for each stored entry in order, each a fused
+    multiply-add as torch's dense += sparse kernel computes it (duplicates one after another)."""
+    if not indices.shape[1]:
+        return
+    dtype = out.dtype
+    scale = np.asarray(alpha, dtype)
+    if not indices.shape[0]:  # no sparse dims: every entry adds to the whole tensor
+        for value in values:
+            out[...] = _fused(scale, value.astype(dtype), out, dtype)
+        return
+    keys = linear_keys(indices, out.shape[:indices.shape[0]])
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    rank = np.empty(keys.size, np.int64)
+    rank[order] = np.arange(keys.size) - np.repeat(starts, np.diff(np.append(starts, keys.size)))
+    for k in range(int(rank.max()) + 1):
+        entries = np.flatnonzero(rank == k)
+        where = tuple(indices[:, entries])
+        out[where] = _fused(scale, values[entries].astype(dtype), out[where], dtype)
+
+
+def _fused(scale, values, current, dtype):
+    if dtype.kind == "f":
+        from ..ops._float_kernels import fma
+
+        return fma(np.broadcast_to(scale, values.shape), values, current).astype(dtype,
+                                                                                   copy=False)
+    return current + scale * values
