@@ -1594,7 +1594,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
-        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
             from .sparse import _ops as sparse_ops  # dense + sparse (leafgrad.sparse)
 
             return sparse_ops.dense_add(self, other, alpha)
@@ -1759,7 +1760,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.mean(self, dim, keepdim, dtype)
 
     def matmul(self, other):
-        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
             return other.__rmatmul__(self)  # dense @ sparse (leafgrad.sparse)
         return _ops.matmul(self, other)
 
@@ -1946,7 +1948,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
-        if other.__class__ is not Tensor and getattr(other, "is_sparse", False):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
             from .sparse import _ops as sparse_ops  # dense += sparse (an optimizer's step)
 
             return sparse_ops.dense_add_(self, other, alpha)
