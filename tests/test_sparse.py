@@ -620,3 +620,20 @@ def test_sparse_embedding_gradients_and_optimizers():
         tensor.grad = tensor.detach() * 2
     assert _outcome(lambda lib: lib.optim.SparseAdam([dense[0]]).step(), leafgrad) == \
         _outcome(lambda lib: lib.optim.SparseAdam([dense[1]]).step(), torch)
+
+
+def test_compiled_steps_with_sparse_operations_run_them_eagerly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        adjacency = leafgrad.sparse_coo_tensor([[0, 1, 1], [1, 0, 1]], [1.0, 2.0, 3.0], (2, 2))
+    weight = leafgrad.ones(2, 2, requires_grad=True)
+
+    def step(x):
+        out = leafgrad.sparse.mm(adjacency, x @ weight) + adjacency.to_dense()
+        out = out + (adjacency * x).to_dense()
+        return out.sum()
+
+    compiled = leafgrad.compile(step)
+    for k in range(4):  # (a replayed capture would keep the first call's sparse results)
+        x = leafgrad.full((2, 2), float(k + 1))
+        assert compiled(x).item() == step(x).item()

@@ -10,11 +10,20 @@ records them).
 
 from __future__ import annotations
 
+from .._compile.state import state as _capture
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 
-__all__ = ["SparseNode", "record"]
+__all__ = ["SparseNode", "record", "refuse_capture"]
+
+
+def refuse_capture() -> None:
+    """leafgrad.compile records only the op table's ops: a sparse operation breaks the
+    capture (the step runs eagerly, as for any other break) rather than be replayed wrong."""
+    if _capture.active:
+        _capture.tracer.broke("a sparse tensor operation ran (leafgrad.sparse is not "
+                              "captured)")
 
 
 class SparseNode(Node):
@@ -64,6 +73,8 @@ def _edge(tensor) -> tuple:
 def record(cls, inputs: tuple, result: Tensor, **saved) -> Tensor:
     """Make ``result`` the output of a ``cls`` node over ``inputs`` when grad mode is on and
     some input requires grad; ``saved`` is what the backward reads."""
+    if _capture.active:
+        refuse_capture()
     if not _grad_state.grad_enabled:
         return result
     if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):

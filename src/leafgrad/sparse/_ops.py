@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap
-from ._autograd import SparseNode, record
+from ._autograd import SparseNode, record, refuse_capture
 from ._tensor import SparseTensor, coalesce_arrays, linear_keys, make
 
 _INT64 = np.dtype(np.int64)
@@ -93,6 +93,7 @@ class ToDenseBackward0(SparseNode):
 def to_dense(sparse: SparseTensor, dtype=None, masked_grad=None) -> Tensor:
     if dtype is not None:
         raise RuntimeError("dtype argument is not supported by sparse_to_dense")
+    refuse_capture()
     shape = sparse._data.shape
     values = sparse._sp_values
     out = np.zeros(shape, values.dtype)
@@ -314,6 +315,7 @@ def addmm(input, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
     if mat1._data.dtype != mat2._data.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(mat1)} but found "
                            f"{_dtype_name(mat2)}")
+    refuse_capture()
     rows, inner = mat1._data.shape
     if mat2._data.shape[0] != inner:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {inner}, got "
@@ -1030,6 +1032,7 @@ def dense_add_(dense: Tensor, sparse: SparseTensor, alpha=1) -> Tensor:
 def _scatter_add(out: np.ndarray, indices: np.ndarray, values: np.ndarray, alpha) -> None:
     """``out[index] += alpha * value`` for each stored entry in order, each a fused
     multiply-add as torch's dense += sparse kernel computes it (duplicates one after another)."""
+    refuse_capture()
     if not indices.shape[1]:
         return
     dtype = out.dtype

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _dtype
 from .._layouts import sparse_coo
+from .._compile.state import state as _capture
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Size, Tensor, _wrap
 
@@ -118,6 +119,10 @@ class SparseShape:
 def make(indices: np.ndarray, values: np.ndarray, shape: tuple, coalesced: bool = False,
          requires_grad: bool = False, grad_fn=None) -> "SparseTensor":
     """A sparse tensor around arrays the caller owns (indices int64 ``(sparse_dim, nnz)``)."""
+    if _capture.active:
+        from ._autograd import refuse_capture
+
+        refuse_capture()
     t = _new(SparseTensor)
     t._data = SparseShape(shape, values.dtype)
     t._sp_indices = indices
