@@ -131,6 +131,8 @@ def test_construction_errors_and_flags():
                                           requires_grad=True),
         lambda lib: lib.sparse_coo_tensor(lib.tensor(i), lib.tensor([1.0, 2.0, 3]), "a"),
         lambda lib: lib.sparse_coo_tensor(lib.tensor(i), lib.tensor([1.0, 2.0])),
+        lambda lib: lib.sparse_coo_tensor(i, [1.0, 2, 3], device="cuda"),
+        lambda lib: lib.sparse_coo_tensor(i, [1.0, 2, 3], device="cpu").device.type,
         lambda lib: lib.sparse_coo_tensor(lib.tensor(i)[0], lib.tensor([1.0, 2.0, 3.0])),
         lambda lib: lib.sparse_coo_tensor(lib.tensor(i)[0], lib.tensor([1.0, 2, 3]), (2, 3)),
         lambda lib: lib.sparse_coo_tensor(lib.tensor(i), lib.tensor([1.0, 2, 3]), (2,)),

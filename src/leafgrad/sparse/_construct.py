@@ -105,6 +105,17 @@ def _check_invariants(indices: np.ndarray, shape: tuple, coalesced: bool) -> Non
 _NO_SIZE = object()
 
 
+def _check_device(where) -> None:
+    from .._device import device as device_cls
+
+    target = where if isinstance(where, device_cls) else device_cls(where)
+    if target.type == "cuda":
+        raise RuntimeError("PyTorch is not linked with support for cuda devices")
+    if target.type != "cpu":
+        raise NotImplementedError(f"leafgrad: sparse tensors on the {target.type} device are "
+                                  "not supported (the CPU only)")
+
+
 def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
     """torch's argument-parser error for a call no overload of sparse_coo_tensor takes."""
     def name(value):
@@ -133,6 +144,8 @@ def sparse_coo_tensor(indices, values=None, size=_NO_SIZE, *, dtype=None, device
         raise _invalid_combination((indices, values, size), given)
     if size is _NO_SIZE:
         size = None
+    if device is not None:
+        _check_device(device)
     if values is None:  # sparse_coo_tensor(size): empty
         shape = tuple(int(s) for s in indices)
         dtype = dtype or _dtype.get_default_dtype()
