@@ -12,7 +12,7 @@ from ._tensor import SparseTensor
 from ._construct import (  # noqa: F401 - torch.sparse's legacy constructors
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
     IntTensor, LongTensor, ShortTensor, check_sparse_tensor_invariants, sparse_coo_tensor)
-from . import _ops, _methods  # noqa: F401 - (_methods gives SparseTensor its methods)
+from . import _nn, _ops, _methods  # noqa: F401 - (_methods gives SparseTensor its methods)
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm",
            "check_sparse_tensor_invariants", "FloatTensor", "DoubleTensor", "LongTensor"]
@@ -40,12 +40,12 @@ def sum(input, dim=None, dtype=None):  # noqa: A001 - torch's name
 def softmax(input, dim, *, dtype=None):
     """Softmax over the stored entries of each line along ``dim``; unstored ones count as
     minus infinity and stay unstored (torch.sparse.softmax)."""
-    return _ops.softmax(input, dim, dtype)
+    return _nn.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
     """log of torch.sparse.softmax (torch.sparse.log_softmax)."""
-    return _ops.softmax(input, dim, dtype, log=True)
+    return _nn.softmax(input, dim, dtype, log=True)
 
 
 def spmm(mat1, mat2):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Size, Tensor, _wrap
+from ..tensor import Size, Tensor
 from . import _ops
 from ._tensor import SparseTensor, linear_keys, make
 

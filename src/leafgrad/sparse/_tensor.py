@@ -14,15 +14,13 @@ on the dense path.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._layouts import sparse_coo
 from .._compile.state import state as _capture
-from ..autograd.grad_mode import state as _grad_state
-from ..tensor import Size, Tensor, _wrap
+from ..tensor import Tensor, _wrap
 
 __all__ = ["SparseTensor", "SparseShape", "make", "backend_error", "coalesce_arrays", "linear_keys"]
 
