@@ -639,3 +639,26 @@ def test_compiled_steps_with_sparse_operations_run_them_eagerly():
     for k in range(4):  # (a replayed capture would keep the first call's sparse results)
         x = leafgrad.full((2, 2), float(k + 1))
         assert compiled(x).item() == step(x).item()
+
+
+def test_select_unsqueeze_permute_and_indexing():
+    forms = [lambda s: s[0], lambda s: s[-1], lambda s: s[0, 2] if s.dim() > 1 else s[2],
+             lambda s: s[0][1] if s.dim() > 1 else s[1], lambda s: s[:, 1],
+             lambda s: s.select(1, 0) if s.dim() > 1 else s.select(0, 0),
+             lambda s: s.unsqueeze(0), lambda s: s.unsqueeze(-1), lambda s: s.unsqueeze(1),
+             lambda s: s.permute(*reversed(range(s.dim()))), lambda s: s.permute(0, 1),
+             lambda s: s[5], lambda s: s[0:1], lambda s: s[leafgrad.tensor([0])]
+             if isinstance(s, leafgrad.Tensor) else s[torch.tensor([0])]]
+    for case, form, grad in itertools.product(_sparse_cases()[:6], forms, (False, True)):
+        results = []
+        for lib in (leafgrad, torch):
+            def run(lib):
+                s = _make(lib, *case, "float64", requires_grad=grad)
+                out = form(s)
+                result = [_arrays(out), _meta(out)]
+                if grad:
+                    (out.to_dense() if out.is_sparse else out).sum().backward()
+                    result.append(_arrays(s.grad))
+                return result
+            results.append(_outcome(run, lib))
+        assert results[0] == results[1], (case, forms.index(form), grad)

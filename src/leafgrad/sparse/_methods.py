@@ -283,12 +283,6 @@ def log_softmax(self, dim, dtype=None):
 
 
 @_method
-def __getitem__(self, index):
-    raise NotImplementedError("leafgrad: indexing a sparse tensor is not supported; call "
-                              ".to_dense() first")
-
-
-@_method
 def __setitem__(self, index, value):
     raise NotImplementedError("leafgrad: indexing a sparse tensor is not supported; call "
                               ".to_dense() first")
@@ -435,3 +429,45 @@ def zero_(self):
     empty = make(np.zeros((self.sparse_dim(), 0), np.int64),
                  np.zeros((0,) + shape[self.sparse_dim():], self._sp_values.dtype), shape, True)
     return _become(self, empty)
+
+
+@_method
+def select(self, dim, index):
+    return _ops.select(self, dim, index)
+
+
+@_method
+def unsqueeze(self, dim):
+    return _ops.unsqueeze(self, dim)
+
+
+@_method
+def permute(self, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return _ops.permute(self, dims)
+
+
+def __getitem__(self, index):  # noqa: N807 - installed as the method below
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    if all(isinstance(item, int) and not isinstance(item, bool) for item in items) and items:
+        for dim, item in enumerate(items):  # (torch names the dim indexed, in self)
+            size = self.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+        result = self
+        for item in items:
+            result = result.select(0, item)
+        return result
+    if isinstance(index, slice) or any(isinstance(item, slice) for item in items):
+        if items and isinstance(items[0], slice) and items[0] == slice(None) and \
+                len(items) == 2 and isinstance(items[1], int):
+            return self.select(1, items[1])
+        raise backend_error("aten::as_strided", "cpu")
+    raise backend_error("aten::index.Tensor")
+
+
+SparseTensor.__getitem__ = __getitem__

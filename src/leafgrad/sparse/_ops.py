@@ -953,3 +953,118 @@ def _fused(scale, values, current, dtype):
         return fma(np.broadcast_to(scale, values.shape), values, current).astype(dtype,
                                                                                    copy=False)
     return current + scale * values
+
+
+# -- select, unsqueeze, permute ------------------------------------------------------------------
+class SelectBackward0(SparseNode):
+    """torch's select_backward: a dense gradient goes back into zeros of the input's shape;
+    a sparse one has no kernel (torch's error)."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        if _is_sparse(grad):
+            from ._tensor import backend_error
+
+            raise backend_error("aten::select_backward")
+        shape, dim, index = self.saved("shape"), self.saved("dim"), self.saved("index")
+        zeros = grad.new_zeros(shape)
+        zeros[(slice(None),) * dim + (index,)] = grad
+        return (zeros,)
+
+
+def select(sparse: SparseTensor, dim: int, index: int):
+    """``sparse.select(dim, index)`` (and ``sparse[index]``): the entries at ``index`` along a
+    sparse dim (a dense result once no sparse dim is left: their values summed in stored
+    order), or the values' slice along a dense dim."""
+    from ..tensor import _wrap_dim
+
+    shape = sparse._data.shape
+    if not shape:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, len(shape))
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    index %= size
+    indices, values = sparse._sp_indices, sparse._sp_values
+    sparse_dim = indices.shape[0]
+    new_shape = shape[:dim] + shape[dim + 1:]
+    if dim >= sparse_dim:
+        picked = np.ascontiguousarray(np.take(values, index, axis=1 + dim - sparse_dim))
+        result = make(indices, picked, new_shape, sparse._sp_coalesced)
+    else:
+        entries = np.flatnonzero(indices[dim] == index)
+        if sparse_dim == 1:
+            total = np.zeros(values.shape[1:], values.dtype)
+            for entry in entries:  # (the stored order)
+                total = total + values[entry]
+            result = _wrap(np.asarray(total, values.dtype))
+        else:
+            kept = np.ascontiguousarray(np.delete(indices[:, entries], dim, axis=0))
+            result = make(kept, values[entries], new_shape, entries.size < 2)
+    return record(SelectBackward0, (sparse,), result, shape=shape, dim=dim, index=index)
+
+
+class UnsqueezeBackward0(SparseNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        if _is_sparse(grad):
+            from ._tensor import backend_error
+
+            raise backend_error("aten::as_strided", "cpu")
+        return (grad.squeeze(self.saved("dim")),)
+
+
+def unsqueeze(sparse: SparseTensor, dim: int) -> SparseTensor:
+    from ..tensor import _wrap_dim
+
+    shape = sparse._data.shape
+    dim = _wrap_dim(dim, len(shape) + 1)
+    indices, values = sparse._sp_indices, sparse._sp_values
+    sparse_dim = indices.shape[0]
+    new_shape = shape[:dim] + (1,) + shape[dim:]
+    if dim <= sparse_dim:
+        rows = np.insert(indices, dim, 0, axis=0).reshape(sparse_dim + 1, indices.shape[1])
+        result = make(rows, values, new_shape, indices.shape[1] < 2)
+    else:
+        result = make(indices, np.expand_dims(values, 1 + dim - sparse_dim), new_shape,
+                      indices.shape[1] < 2)
+    return record(UnsqueezeBackward0, (sparse,), result, dim=dim)
+
+
+class PermuteBackward0(SparseNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        inverse = tuple(np.argsort(self.saved("dims")).tolist())
+        return (permute(grad, inverse) if _is_sparse(grad) else grad.permute(inverse),)
+
+
+def permute(sparse: SparseTensor, dims) -> SparseTensor:
+    from ..tensor import _wrap_dim
+
+    ndim = sparse._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, ndim) for d in dims)
+    if len(set(dims)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    sparse_dim = sparse._sp_indices.shape[0]
+    if any((d < sparse_dim) != (k < sparse_dim) for k, d in enumerate(dims)):
+        raise RuntimeError("permute(sparse_coo): transpositions between sparse and dense "
+                           "dimensions are not allowed.Only transpositions within sparse and "
+                           "dense dimensions are supported.")
+    shape = tuple(sparse._data.shape[d] for d in dims)
+    indices = np.ascontiguousarray(sparse._sp_indices[list(dims[:sparse_dim])])
+    values = sparse._sp_values
+    if ndim > sparse_dim:
+        values = np.ascontiguousarray(values.transpose(
+            (0,) + tuple(1 + d - sparse_dim for d in dims[sparse_dim:])))
+    identity = dims == tuple(range(ndim))
+    coalesced = sparse._sp_coalesced if identity else False
+    return record(PermuteBackward0, (sparse,), make(indices, values, shape, coalesced),
+                  dims=dims)
