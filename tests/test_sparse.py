@@ -662,3 +662,26 @@ def test_select_unsqueeze_permute_and_indexing():
                 return result
             results.append(_outcome(run, lib))
         assert results[0] == results[1], (case, forms.index(form), grad)
+
+
+def test_cat_of_sparse_tensors():
+    other = ([[1], [1]], [7.0], (2, 3))
+    forms = [lambda lib, a, b: lib.cat([a, b]), lambda lib, a, b: lib.cat([a, b], 1),
+             lambda lib, a, b: lib.cat((b.coalesce(), b.coalesce()), -1),
+             lambda lib, a, b: lib.cat([a, lib.ones(2, 3)]),
+             lambda lib, a, b: lib.cat([a, a.t()]),
+             lambda lib, a, b: lib.cat([a, b.double()])]
+    for form, grad in itertools.product(forms, (False, True)):
+        results = []
+        for lib in (leafgrad, torch):
+            def run(lib):
+                a = _make(lib, [[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4, 5, 1], (2, 3), "float32",
+                          requires_grad=grad)
+                b = _make(lib, *other, "float32")
+                out = form(lib, a, b)
+                result = [_arrays(out), _meta(out)]
+                if grad:
+                    out.to_dense().sum().backward()
+                return result
+            results.append(_outcome(run, lib))
+        assert results[0] == results[1], (forms.index(form), grad)

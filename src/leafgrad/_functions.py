@@ -277,6 +277,10 @@ def unbind(input, dim=0):
 
 @takes_out(Out("cat", CAT, overlap="full"))
 def cat(tensors, dim=0):
+    if tensors.__class__ in (list, tuple) and tensors and tensors[0].__class__ is _Sparse:
+        from .sparse import _ops as _sparse_ops  # (leafgrad.sparse)
+
+        return _sparse_ops.cat(tensors, dim)
     return _ops.cat(tensors, dim)
 
 

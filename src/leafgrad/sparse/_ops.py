@@ -1068,3 +1068,65 @@ def permute(sparse: SparseTensor, dims) -> SparseTensor:
     coalesced = sparse._sp_coalesced if identity else False
     return record(PermuteBackward0, (sparse,), make(indices, values, shape, coalesced),
                   dims=dims)
+
+
+class CatBackward0(SparseNode):
+    """torch's cat backward narrows the gradient: a dense one is cut into the inputs' pieces,
+    a sparse one has no kernel for it (torch's as_strided error)."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        if _is_sparse(grad):
+            from ._tensor import backend_error
+
+            raise backend_error("aten::as_strided", "cpu")
+        dim, sizes = self.saved("dim"), self.saved("sizes")
+        pieces, start = [], 0
+        for size in sizes:
+            pieces.append(grad.narrow(dim, start, size))
+            start += size
+        return tuple(pieces)
+
+
+def cat(tensors, dim: int = 0) -> SparseTensor:
+    """torch.cat of sparse tensors along a sparse dim: the entries of each in turn, their
+    indices along ``dim`` moved past the tensors before (an uncoalesced result)."""
+    from ..tensor import _wrap_dim
+
+    tensors = list(tensors)
+    for position, tensor in enumerate(tensors):
+        if not _is_sparse(tensor):
+            raise RuntimeError(f"Concatenating sparse tensors, but a dense tensor was found at "
+                               f"position {position}.")
+    first = tensors[0]
+    ndim = first._data.ndim
+    dim = _wrap_dim(dim, ndim)
+    sparse_dim = first._sp_indices.shape[0]
+    for position, tensor in enumerate(tensors[1:], 1):
+        shape = tensor._data.shape
+        if tensor._data.ndim != ndim or any(
+                d != dim and shape[d] != first._data.shape[d] for d in range(ndim)):
+            raise RuntimeError(f"All tensors must have the same shape: {list(first._data.shape)}"
+                               f" (except in the concatenating dimension), but found shape: "
+                               f"{list(shape)} at position {position}.")
+        if tensor._sp_indices.shape[0] != sparse_dim:
+            raise RuntimeError("leafgrad: torch.cat of sparse tensors with different sparse "
+                               "dims is not supported")
+    if dim >= sparse_dim:
+        raise NotImplementedError("leafgrad: torch.cat of sparse tensors along a dense dim is "
+                                  "not supported")
+    dtype = first.dtype
+    for tensor in tensors[1:]:
+        dtype = _dtype.promote_types(dtype, tensor.dtype)
+    rows, values, offset = [], [], 0
+    for tensor in tensors:
+        moved = tensor._sp_indices.copy()
+        moved[dim] += offset
+        offset += tensor._data.shape[dim]
+        rows.append(moved)
+        values.append(tensor._sp_values.astype(dtype.np, copy=False))
+    shape = first._data.shape[:dim] + (offset,) + first._data.shape[dim + 1:]
+    result = make(np.concatenate(rows, axis=1), np.concatenate(values, axis=0), shape, False)
+    return record(CatBackward0, tuple(tensors), result, dim=dim,
+                  sizes=[t._data.shape[dim] for t in tensors])
