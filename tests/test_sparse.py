@@ -256,6 +256,15 @@ def test_products_values_and_gradients():
 
 def test_product_errors():
     calls = [
+        lambda lib, s: lib.sparse.addmm(lib.ones(3, 3, dtype=lib.float64), s,
+                                        lib.ones(3, 2, dtype=lib.float64)),
+        lambda lib, s: lib.sparse.addmm(lib.ones(2, dtype=lib.float64), s,
+                                        lib.ones(3, 2, dtype=lib.float64)).tolist(),
+        lambda lib, s: lib.sparse.addmm(lib.ones(2, 2), s, lib.ones(3, 2, dtype=lib.float64)),
+        lambda lib, s: lib.addmm(lib.ones(1, 3, dtype=lib.float64), s,
+                                 lib.ones(3, 2, dtype=lib.float64)),
+        lambda lib, s: lib.mv(s, lib.ones(2, dtype=lib.float64)),
+        lambda lib, s: lib.sparse.mm(lib.ones(2, 3), lib.ones(3, 2)).tolist(),
         lambda lib, s: lib.sparse.mm(s, lib.ones(3, 2)),  # float64 sparse, float32 dense
         lambda lib, s: lib.sparse.mm(s, lib.ones(4, 2, dtype=lib.float64)),
         lambda lib, s: lib.sparse.mm(s, lib.ones(3, dtype=lib.float64)),

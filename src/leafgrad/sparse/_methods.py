@@ -163,6 +163,8 @@ class MvBackward0(SparseNode):
 def mv(self, vec):
     if vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, 2, {vec.ndim}")
+    if vec.shape[0] != self.shape[-1]:
+        raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
     with _ops._no_grad():
         result = _ops.addmm(None, self, _wrap(np.asarray(vec._data)[:, None]), beta=0)
     result = _wrap(result._data[:, 0].copy())

@@ -322,6 +322,10 @@ def addmm(input, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
                            f"{mat2._data.shape[0]}")
     start = None
     if input is not None:
+        if input._data.dtype != mat1._data.dtype:
+            raise RuntimeError(f"expected scalar type {_dtype_name(mat1)} but found "
+                               f"{_dtype_name(input)}")
+        _check_expand(input._data.shape, (rows, mat2._data.shape[1]))
         start = np.asarray(input._data)
     dense = np.asarray(mat2._data)
     out = _spmm_arrays(mat1._sp_indices, mat1._sp_values, dense, rows, alpha, beta, start)
@@ -336,12 +340,28 @@ def addmm(input, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
                   coalesced_indices=coalesced_indices)
 
 
+def _check_expand(shape: tuple, target: tuple) -> None:
+    """torch's expand check (the last dims first), for addmm's input."""
+    if len(shape) > len(target):
+        raise RuntimeError(f"The number of sizes provided ({len(target)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(shape)})")
+    for back in range(1, len(shape) + 1):
+        have, want = shape[-back], target[-back]
+        if have != want and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
+                               f"existing size ({have}) at non-singleton dimension "
+                               f"{len(target) - back}.  Target sizes: {list(target)}.  Tensor "
+                               f"sizes: {list(shape)}")
+
+
 def _dtype_name(tensor) -> str:
     return tensor.dtype._legacy
 
 
 def sparse_mm(mat1, mat2) -> Tensor:
     """torch.sparse.mm: sparse @ dense (SparseAddmmBackward0), sparse @ sparse."""
+    if not _is_sparse(mat1) and not _is_sparse(mat2):
+        return mat1.mm(mat2)
     if _is_sparse(mat2):
         if not _is_sparse(mat1):  # torch.sparse.mm's composite: (mat2^T @ mat1^T)^T
             return sparse_mm(transpose(mat2, 0, 1), mat1.transpose(0, 1)).transpose(0, 1)
