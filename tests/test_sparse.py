@@ -694,3 +694,23 @@ def test_cat_of_sparse_tensors():
                 return result
             results.append(_outcome(run, lib))
         assert results[0] == results[1], (forms.index(form), grad)
+
+
+def test_hooks_retain_grad_and_no_grad_on_sparse_tensors():
+    results = []
+    for lib in (leafgrad, torch):
+        def run(lib):
+            s = _make(lib, [[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4, 5, 1], (2, 3), "float32",
+                      requires_grad=True)
+            y = s * 2
+            y.retain_grad()
+            seen = []
+            y.register_hook(lambda g: seen.append((str(g.layout)[-10:], g.is_coalesced())))
+            s.register_hook(lambda g: seen.append(("leaf", str(g.layout)[-10:])))
+            y.to_dense().sum().backward()
+            with lib.no_grad():
+                w = s * 3
+            grad = lib.autograd.grad(lib.sparse.sum(s * s.coalesce().detach()), s)[0]
+            return [_arrays(y.grad), seen, _arrays(s.grad), _meta(y), _meta(w), _arrays(grad)]
+        results.append(_outcome(run, lib))
+    assert results[0] == results[1]

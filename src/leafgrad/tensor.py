@@ -1300,6 +1300,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 if tensor._grad_value is None:
                     if _grad_state.grad_enabled or _dual_state.active:
                         tensor._grad_value = grad.clone()  # recorded, and keeps a tangent, as torch's
+                    elif grad.__class__ is not Tensor and grad.is_sparse:
+                        tensor._grad_value = grad.clone()  # (leafgrad.sparse)
                     else:
                         tensor._grad_value = _wrap(grad._data.copy())
                 else:
