@@ -714,3 +714,16 @@ def test_hooks_retain_grad_and_no_grad_on_sparse_tensors():
             return [_arrays(y.grad), seen, _arrays(s.grad), _meta(y), _meta(w), _arrays(grad)]
         results.append(_outcome(run, lib))
     assert results[0] == results[1]
+
+
+def test_zeros_like_and_ones_like_of_sparse_tensors():
+    calls = [lambda lib, h: lib.zeros_like(h), lambda lib, h: lib.zeros_like(h, layout=lib.strided),
+             lambda lib, h: lib.zeros_like(h, dtype=lib.float64, requires_grad=True),
+             lambda lib, h: lib.ones_like(h)]
+    for call in calls:
+        results = []
+        for lib in (leafgrad, torch):
+            h = _make(lib, [[0, 1, 0]], [[1.0, 2], [3, 4], [5, 6]], (2, 2), "float32")
+            value = _outcome(lambda lib: call(lib, h), lib)
+            results.append(value if isinstance(value, tuple) else (_arrays(value), _meta(value)))
+        assert results[0] == results[1]

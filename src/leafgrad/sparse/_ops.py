@@ -1150,3 +1150,13 @@ def cat(tensors, dim: int = 0) -> SparseTensor:
     result = make(np.concatenate(rows, axis=1), np.concatenate(values, axis=0), shape, False)
     return record(CatBackward0, tuple(tensors), result, dim=dim,
                   sizes=[t._data.shape[dim] for t in tensors])
+
+
+def empty_like_sparse(sparse: SparseTensor, dtype=None, requires_grad=False) -> SparseTensor:
+    """zeros_like of a sparse tensor: no entries, the same sparse and dense dims."""
+    shape = sparse._data.shape
+    sparse_dim = sparse._sp_indices.shape[0]
+    np_dtype = sparse._sp_values.dtype if dtype is None else dtype.np
+    result = make(np.zeros((sparse_dim, 0), np.int64), np.zeros((0,) + shape[sparse_dim:],
+                                                                 np_dtype), shape, True)
+    return result._set_requires_grad(requires_grad) if requires_grad else result

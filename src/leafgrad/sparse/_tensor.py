@@ -82,7 +82,6 @@ class SparseShape:
 
     __slots__ = ("shape", "dtype")
     flags = _NoFlags()
-    strides = None
     __array_priority__ = 2000
 
     def __init__(self, shape: tuple, dtype: np.dtype):
@@ -103,6 +102,16 @@ class SparseShape:
     @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
+
+    @property
+    def strides(self) -> tuple:
+        """Row-major byte strides: what a dense tensor made "like" this one is laid out as
+        (``zeros_like(s, layout=leafgrad.strided)``)."""
+        strides, step = [], self.dtype.itemsize
+        for size in reversed(self.shape):
+            strides.append(step)
+            step *= max(size, 1)
+        return tuple(reversed(strides))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         raise backend_error(f"aten::{ufunc.__name__}")
