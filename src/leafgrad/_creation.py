@@ -347,7 +347,8 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = 
 @_argparse.parsed("zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    if type(input).__name__ == "SparseTensor" and layout is not _layouts.strided:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
+            layout is not _layouts.strided:
         from .sparse._ops import empty_like_sparse  # (leafgrad.sparse: an empty sparse one)
 
         return empty_like_sparse(input, dtype, requires_grad)
@@ -364,7 +365,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 @_argparse.parsed("ones_like")
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    if type(input).__name__ == "SparseTensor" and layout is not _layouts.strided:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
+            layout is not _layouts.strided:
         from .sparse._tensor import backend_error
 
         raise backend_error("aten::fill_.Scalar", "fill")

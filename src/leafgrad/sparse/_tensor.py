@@ -204,6 +204,8 @@ class SparseTensor(Tensor):
 
     __module__ = "leafgrad"
     __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced")
+    # (torch has one class for every layout: type(s) prints <class 'torch.Tensor'>; here
+    # type(s) is a subclass, which prints the same)
 
     # -- queries -------------------------------------------------------------------------------
     @property
@@ -438,3 +440,4 @@ SparseTensor.reshape = _runtime("reshape is not implemented for sparse tensors")
 SparseTensor.flatten = SparseTensor.reshape
 SparseTensor.expand = _runtime("expand is unsupported for Sparse tensors")
 SparseTensor.contiguous = _runtime("unsupported memory format option Contiguous")
+SparseTensor.__name__ = SparseTensor.__qualname__ = "Tensor"  # (see the class's note)
