@@ -75,6 +75,8 @@ from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
 )
 from . import viz  # noqa: E402 - leafgrad's own: graph pictures (not in torch)
 from . import special  # noqa: E402 - torch.special
+from . import sparse  # noqa: E402 - torch.sparse: COO tensors
+from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401 - torch.sparse_coo_tensor
 from . import fft  # noqa: E402 - torch.fft
 from . import jit  # noqa: E402 - torch.jit (scripting and tracing run as Python)
 from . import cpu, distributed, mps, mtia, multiprocessing, version, xpu  # noqa: E402

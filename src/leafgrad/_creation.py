@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import _argparse, _construct, _dtype, _warn
+from . import _argparse, _construct, _dtype, _layouts, _warn
 from ._compile.state import state as _capture
 from ._device import default as _device_default, use as _device_use
 from . import _meta
@@ -347,6 +347,11 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = 
 @_argparse.parsed("zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
+            layout is not _layouts.strided:
+        from .sparse._ops import empty_like_sparse  # (leafgrad.sparse: an empty sparse one)
+
+        return empty_like_sparse(input, dtype, requires_grad)
     shape, np_dtype = _like(input, dtype, "zeros_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
@@ -360,6 +365,11 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 @_argparse.parsed("ones_like")
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
+            layout is not _layouts.strided:
+        from .sparse._tensor import backend_error
+
+        raise backend_error("aten::fill_.Scalar", "fill")
     shape, np_dtype = _like(input, dtype, "ones_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)

@@ -6,6 +6,7 @@ from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
 from . import _argparse
 from .tensor import Tensor
+from .sparse._tensor import SparseTensor as _Sparse
 
 _NUMBERS = _argparse.NUMBERS
 
@@ -112,6 +113,8 @@ def pow(input, exponent):  # noqa: A001 - torch's name
     if not isinstance(input, Tensor) or exponent.__class__ not in _NUMBERS and (
             not isinstance(exponent, Tensor)):
         _argparse.check("pow", (input, exponent))
+    if input.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.pow(exponent)
     return _ops.pow(input, exponent)
 
 
@@ -187,16 +190,25 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 @takes_out(Out("matmul", EXPECT))
 def matmul(input, other):
+    if input.__class__ is _Sparse or other.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.__matmul__(other) if input.__class__ is _Sparse else \
+            other.__rmatmul__(input)
     return _ops.matmul(input, other)
 
 
 @takes_out(Out("mm", EXPECT))
 def mm(input, mat2):
+    if input.__class__ is _Sparse or mat2.__class__ is _Sparse:  # (leafgrad.sparse)
+        from .sparse import _ops as _sparse_ops
+
+        return _sparse_ops.mm(input, mat2)
     return _ops.mm(input, mat2)
 
 
 @takes_out(Out("mv", EXPECT))
 def mv(input, vec):
+    if input.__class__ is _Sparse:  # (leafgrad.sparse)
+        return input.mv(vec)
     return _ops.mv(input, vec)
 
 
@@ -265,6 +277,10 @@ def unbind(input, dim=0):
 
 @takes_out(Out("cat", CAT, overlap="full"))
 def cat(tensors, dim=0):
+    if tensors.__class__ in (list, tuple) and tensors and tensors[0].__class__ is _Sparse:
+        from .sparse import _ops as _sparse_ops  # (leafgrad.sparse)
+
+        return _sparse_ops.cat(tensors, dim)
     return _ops.cat(tensors, dim)
 
 

@@ -101,6 +101,11 @@ def tensordot(a, b, dims=2):
 @takes_out(Out("addmm", EXPECT, overlap=True))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
+    if getattr(mat1, "is_sparse", False):  # (leafgrad.sparse: torch's _sparse_addmm)
+        from .sparse import _ops as _sparse_ops
+
+        return _sparse_ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha,
+                                 node=_sparse_ops.AddmmBackward0)
     return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
 

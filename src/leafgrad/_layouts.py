@@ -1,8 +1,9 @@
 """``leafgrad.layout`` and its values (torch's ``torch.strided``, ``torch.sparse_coo``, ...).
 
-Every leafgrad tensor is dense and strided, so ``Tensor.layout`` is always ``strided``; the
-other values exist so that code comparing or passing layouts runs (factories take ``layout=``
-and, like torch's dense CPU kernels, build strided tensors)."""
+A leafgrad tensor is dense and strided (``Tensor.layout`` is ``strided``) or a sparse COO
+tensor of leafgrad.sparse (``sparse_coo``); the other values exist so that code comparing or
+passing layouts runs (factories take ``layout=`` and, like torch's dense CPU kernels, build
+strided tensors)."""
 
 from __future__ import annotations
 

@@ -1300,6 +1300,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 if tensor._grad_value is None:
                     if _grad_state.grad_enabled or _dual_state.active:
                         tensor._grad_value = grad.clone()  # recorded, and keeps a tangent, as torch's
+                    elif grad.__class__ is not Tensor and grad.is_sparse:
+                        tensor._grad_value = grad.clone()  # (leafgrad.sparse)
                     else:
                         tensor._grad_value = _wrap(grad._data.copy())
                 else:
@@ -1313,6 +1315,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if _capture.active:
             return _capture.tracer.accumulate(self, grad)
         old = self._grad_value
+        if grad._data.__class__ is not self._data.__class__ and getattr(grad, "is_sparse", False):
+            from .sparse._ops import accumulate_sparse  # a sparse gradient of a dense leaf
+
+            return accumulate_sparse(self, grad)
         if type(self._data) is _MetaArray:  # a meta leaf's grad is meta (Note: meta tensors)
             if type(grad._data) is not _MetaArray:
                 grad = _wrap(_meta.like(grad._data))
@@ -1590,6 +1596,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
+            from .sparse import _ops as sparse_ops  # dense + sparse (leafgrad.sparse)
+
+            return sparse_ops.dense_add(self, other, alpha)
         return _ops.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
@@ -1751,9 +1762,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.mean(self, dim, keepdim, dtype)
 
     def matmul(self, other):
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
+            return other.__rmatmul__(self)  # dense @ sparse (leafgrad.sparse)
         return _ops.matmul(self, other)
 
     def mm(self, mat2):
+        if mat2.__class__ is not Tensor and getattr(mat2, "is_sparse", False):
+            return mat2.__rmatmul__(self)  # dense @ sparse (leafgrad.sparse)
         return _ops.mm(self, mat2)
 
     def mv(self, vec):
@@ -1934,6 +1950,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
             alpha = _argparse.scalar(alpha)
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
+                getattr(other, "is_sparse", False):
+            from .sparse import _ops as sparse_ops  # dense += sparse (an optimizer's step)
+
+            return sparse_ops.dense_add_(self, other, alpha)
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):

@@ -1,6 +1,6 @@
 """Rprop, ASGD and SparseAdam against torch.optim: 20 steps (some with a parameter whose grad
 is None) give the same parameters and state_dict; reprs; errors. SparseAdam refuses dense
-gradients as torch does (there are no sparse tensors here)."""
+gradients as torch does (its sparse steps: tests/test_sparse.py)."""
 
 from __future__ import annotations
 

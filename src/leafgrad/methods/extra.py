@@ -187,6 +187,38 @@ class ExtraMethods:
         """A strided tensor is dense already: itself (or a copy in ``dtype``)."""
         return self if dtype is None else self.to(dtype)
 
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The nonzero entries as a sparse COO tensor (leafgrad.sparse)."""
+        from ..sparse import _ops as sparse_ops
+
+        return sparse_ops.to_sparse(self, sparse_dim)
+
+    def to_sparse_coo(self):
+        from ..sparse import _ops as sparse_ops
+
+        return sparse_ops.to_sparse(self, None)
+
+    def sparse_mask(self, mask):
+        """This tensor's values at ``mask``'s stored indices, as a sparse tensor
+        (leafgrad.sparse)."""
+        from ..sparse import _ops as sparse_ops
+
+        return sparse_ops.sparse_mask(self, mask)
+
+    # sparse tensors' queries: a dense tensor refuses them as torch does
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got "
+                           "Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
     def dense_dim(self) -> int:
         return self._data.ndim
 

@@ -14,6 +14,11 @@ class LinalgMethods:
     ger = outer
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        if getattr(mat1, "is_sparse", False):  # (leafgrad.sparse: torch's _sparse_addmm)
+            from ..sparse import _ops as sparse_ops
+
+            return sparse_ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha,
+                                    node=sparse_ops.AddmmBackward0)
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):

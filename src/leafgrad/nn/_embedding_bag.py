@@ -266,8 +266,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
             scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
             weight._data[rows] *= scale[:, None].astype(weight._data.dtype)
     if sparse:
-        raise NotImplementedError("leafgrad: embedding_bag with sparse gradients (there are no "
-                                  "sparse tensors)")
+        raise NotImplementedError("leafgrad: embedding_bag with sparse gradients is not "
+                                  "supported yet (nn.Embedding(sparse=True) is)")
     result = EmbeddingBag.apply(weight, samples, indices=indices, bags=bags,
                                 num_bags=num_bags, mode=mode, padding_idx=padding_idx,
                                 scale_grad_by_freq=bool(scale_grad_by_freq))

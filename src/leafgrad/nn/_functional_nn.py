@@ -295,8 +295,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    if sparse:
-        raise NotImplementedError("embedding with sparse gradients (no sparse tensors here)")
+    if sparse:  # the weight's gradient is a sparse tensor (leafgrad.sparse)
+        from ..sparse import _nn as sparse_nn
+
+        return sparse_nn.embedding(weight, checked, padding_idx, scale_grad_by_freq)
     result = _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
                                   scale_grad_by_freq=scale_grad_by_freq)
     return _ops.keep_index(result, input, "indices")

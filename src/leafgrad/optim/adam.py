@@ -90,6 +90,9 @@ class Adam(Optimizer):
                 grad_t = param._grad_value
                 if grad_t is None:
                     continue
+                if grad_t.is_sparse:
+                    raise RuntimeError("Adam does not support sparse gradients, please "
+                                       "consider SparseAdam instead")  # (AdamW's too)
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = tensor(0.0, dtype=_dtype.float32)

@@ -43,6 +43,8 @@ def _step_counter() -> Tensor:
 class _Adaptive(Optimizer):
     """The loop shared by these optimizers: skip parameters without grad, init state once."""
 
+    _takes_sparse = False  # torch's sparse gradients: Adagrad only (the others refuse them)
+
     def step(self, closure=None):
         return self._run_step(self._update, closure)
 
@@ -55,6 +57,9 @@ class _Adaptive(Optimizer):
                 if len(state) == 0:
                     self._init_state(state, param, group)
                 grad = param.grad if not group["maximize"] else -param.grad
+                if grad.is_sparse and not self._takes_sparse:
+                    raise RuntimeError(f"{type(self).__name__} does not support sparse "
+                                       "gradients")
                 self._update_one(param, grad, state, group)
 
     def _init_state(self, state: dict, param: Tensor, group: dict) -> None:
@@ -139,12 +144,26 @@ class Adagrad(_Adaptive):
         state["step"] = _step_counter()
         state["sum"] = full_like(param, self.defaults["initial_accumulator_value"])
 
+    _takes_sparse = True
+
     def _update_one(self, param, grad, state, group):
         state["step"] += 1
         step = state["step"].item()
         if group["weight_decay"] != 0:
+            if grad.is_sparse:
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
             grad = grad.add(param, alpha=group["weight_decay"])
         clr = _lr(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+        if grad.is_sparse:  # torch's: the coalesced entries only
+            from ..sparse._tensor import make
+
+            grad = grad.coalesce()
+            indices, values = grad._sp_indices, grad._values()
+            shape = tuple(grad.shape)
+            state["sum"].add_(make(indices, values.pow(2)._data, shape, False))
+            std = state["sum"].sparse_mask(grad)._values().sqrt_().add_(group["eps"])
+            param.add_(make(indices, (values / std)._data, shape, False), alpha=-clr)
+            return
         state["sum"].addcmul_(grad, grad, value=1)
         std = state["sum"].sqrt().add_(group["eps"])
         param.addcdiv_(grad, std, value=-clr)

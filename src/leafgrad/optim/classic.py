@@ -6,6 +6,8 @@ kernel runs, in its order, so parameters and ``state_dict()`` agree with torch s
 
 from __future__ import annotations
 
+import math
+
 from .._creation import full_like, tensor, zeros_like
 from ..tensor import Tensor
 from .adaptive import _Adaptive, _lr
@@ -103,8 +105,8 @@ class ASGD(_Adaptive):
 
 
 class SparseAdam(Optimizer):
-    """Adam for sparse gradients. leafgrad has no sparse tensors, so every gradient is dense
-    and ``step`` refuses it with torch's error, as torch does for dense gradients."""
+    """Adam for sparse gradients (nn.Embedding(sparse=True)'s): each step updates the moments
+    and the parameter at the gradient's (coalesced) entries only, as torch's sparse_adam."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
         if not 0.0 < lr:
@@ -119,11 +121,46 @@ class SparseAdam(Optimizer):
 
     def step(self, closure=None):
         def update():
+            from .. import zeros_like
+            from ..sparse._tensor import make
+
             for group in self.param_groups:
+                beta1, beta2 = group["betas"]
                 for param in group["params"]:
-                    if param.grad is not None:
+                    if param.grad is None:
+                        continue
+                    grad = param.grad
+                    if not grad.is_sparse:
                         raise RuntimeError("SparseAdam does not support dense gradients, please "
                                            "consider Adam instead")
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["exp_avg"] = zeros_like(param)
+                        state["exp_avg_sq"] = zeros_like(param)
+                    state["step"] += 1
+                    grad = (-grad if group["maximize"] else grad).coalesce()
+                    indices, values = grad._sp_indices, grad._values()
+                    if not values.numel():
+                        continue
+
+                    def sparse_of(update_values):
+                        return make(indices, update_values._data, tuple(grad.shape), False)
+
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    old_avg = exp_avg.sparse_mask(grad)._values()
+                    avg_update = values.sub(old_avg).mul_(1 - beta1)
+                    exp_avg.add_(sparse_of(avg_update))
+                    old_sq = exp_avg_sq.sparse_mask(grad)._values()
+                    sq_update = values.pow(2).sub_(old_sq).mul_(1 - beta2)
+                    exp_avg_sq.add_(sparse_of(sq_update))
+                    numer = avg_update.add_(old_avg)
+                    denom = sq_update.add_(old_sq).sqrt_().add_(group["eps"])
+                    step = state["step"]
+                    bias_correction1 = 1 - beta1 ** step
+                    bias_correction2 = 1 - beta2 ** step
+                    step_size = group["lr"] * math.sqrt(bias_correction2) / bias_correction1
+                    param.add_(sparse_of(-step_size * numer.div_(denom)))
 
         return self._run_step(update, closure)
 

@@ -89,6 +89,29 @@ def _size(values) -> Size:
     return Size(values)
 
 
+def _rebuild_sparse_tensor(layout, data):
+    """torch._utils._rebuild_sparse_tensor for the COO layout (leafgrad.sparse)."""
+    from .. import sparse_coo
+
+    if layout is not sparse_coo:
+        raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
+    indices, values, size = data[:3]
+    is_coalesced = data[3] if len(data) > 3 else None
+    from ..sparse import sparse_coo_tensor
+
+    return sparse_coo_tensor(indices, values, size, check_invariants=False,
+                             is_coalesced=is_coalesced)
+
+
+def _get_layout(name: str):
+    from .. import _layouts
+
+    found = getattr(_layouts, name.rsplit(".", 1)[-1], None)
+    if not isinstance(found, _layouts.layout):
+        raise RuntimeError(f"Unsupported layout {name}")
+    return found
+
+
 def _allowed_globals() -> dict:
     allowed = {
         "collections.OrderedDict": collections.OrderedDict,
@@ -96,6 +119,8 @@ def _allowed_globals() -> dict:
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch.storage.UntypedStorage": np.uint8,  # the bytes of a uint16/32/64 tensor
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,

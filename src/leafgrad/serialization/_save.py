@@ -84,6 +84,8 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
             return self._reduce_tensor(obj)
+        if isinstance(obj, _Reduced):
+            return obj.reduced
         if isinstance(obj, Size):
             return (_TorchGlobal("torch", "Size"), (tuple(obj),))
         if isinstance(obj, _device):
@@ -117,6 +119,12 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     def _reduce_tensor(self, tensor: Tensor):
         from ..nn.parameter import Parameter
 
+        if tensor.is_sparse:  # torch's: the layout, then indices, values, size and flag
+            layout = (_TorchGlobal("torch.serialization", "_get_layout"), ("torch.sparse_coo",))
+            return (_TorchGlobal("torch._utils", "_rebuild_sparse_tensor"),
+                    (_Reduced(layout), (tensor._indices(), tensor._values(), tensor.shape,
+                                        tensor.is_coalesced())))
+
         state = tensor.__dict__  # user attributes travel as torch's do
         if isinstance(tensor, Parameter):
             args = (_wrap(tensor._data), tensor._requires_grad, collections.OrderedDict())
@@ -135,6 +143,13 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
             return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"),
                     (rebuild, _TorchGlobal("torch", "Tensor"), args, dict(state)))
         return (rebuild, args)
+
+
+class _Reduced:
+    """An object pickled as the (callable, args) pair it holds."""
+
+    def __init__(self, reduced: tuple):
+        self.reduced = reduced
 
 
 def _contiguous_strides(shape) -> tuple:
