@@ -5,6 +5,8 @@ budget)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -60,4 +62,80 @@ def test_float32_gelu_forward_bits_on_every_onednn_isa():
                 observed.append(y.numpy())
             if not _same_bits(*observed):
                 failures.append((index, form, array.shape))
+    assert not failures, failures
+
+
+# -- torch's ZeroTensor gradients through views, matmul's reshapes, full sums and dot ----------
+# (generated-program seeds 152000, 171887: sgn's zero gradient (abs's second derivative) passes
+# a transpose, a permute, matmul's unsafe view, a full sum and dot as a ZeroTensor, and a
+# reshape that is a view of it; leafgrad made real zeros there, so a product by a negative
+# number further down gave -0. where torch's gradient is +0., or a sum with a -0. gave +0.)
+
+_Z = [[1.0, -2.0, 0.5], [-1.5, 0.25, 2.0]]
+_ZERO_PATHS = {
+    "transpose": lambda lib, x: x.transpose(0, 1) * -1.5,
+    "t": lambda lib, x: x.t() * -1.5,
+    "permute": lambda lib, x: x.permute(1, 0) * -1.5,
+    "transpose 3d size-1": lambda lib, x: x.reshape(1, 6, 1).transpose(-1, -2) * -1.5,
+    "reshape of a transpose (copies)": lambda lib, x: x.t().reshape(6) * -1.5,
+    "reshape of a transpose (a view)": lambda lib, x: x.reshape(1, 6, 1).transpose(0, 2)
+    .reshape(6) * -1.5,
+    "view then transpose": lambda lib, x: x.reshape(3, 2).t() * -1.5,
+    "matmul 1d @ 3d": lambda lib, x: lib.tensor([-0.5]) @ x.reshape(1, 1, 6),
+    "matmul 3d @ 1d": lambda lib, x: x.reshape(2, 3, 1) @ lib.tensor([-0.5]),
+    "matmul 3d @ 2d": lambda lib, x: x.reshape(1, 2, 3) @ lib.tensor(_Z).t(),
+    "sum": lambda lib, x: x.sum() * -1.5,
+    "dot": lambda lib, x: x.reshape(6) @ lib.tensor(_Z).reshape(6),
+    "dot other": lambda lib, x: lib.tensor(_Z).reshape(6) @ x.reshape(6),
+}
+
+
+def test_zero_gradients_through_views_reshapes_sums_and_dot():
+    failures = []
+    for name, then in itertools.product(_ZERO_PATHS, ["sgn", "sgn + zero", "abs twice"]):
+        results = []
+        for lib in LIBS:
+            x = lib.tensor(_Z, requires_grad=True)
+            if then == "abs twice":
+                # abs's second derivative (the seeds' form): sgn's zero through the path
+                w = lib.tensor(_Z).abs().reshape(-1)[: _ZERO_PATHS[name](lib, x).numel()]
+                y = _ZERO_PATHS[name](lib, x).abs()
+                g, = lib.autograd.grad(y, x, grad_outputs=w.reshape(y.shape) * -1,
+                                       create_graph=True)
+                (g.sum() + (x * lib.tensor(-0.0)).sum()).backward()
+            else:
+                total = lib.sgn(_ZERO_PATHS[name](lib, x)).sum()
+                if then == "sgn + zero":
+                    total = total + (x * lib.tensor(-0.0)).sum() * -1.0
+                total.backward()
+            results.append(x.grad.detach().numpy(force=True))
+        if not _same_bits(*results):
+            failures.append((name, then, results))
+    assert not failures, (len(failures), failures[:3])
+
+
+# -- a retained gradient plus a ZeroTensor keeps its values ----------------------------------
+# (generated-program seed 197610: torch's retain_grad adds a second backward's gradient as
+# ``grad() + grad``; sgn's ZeroTensor there leaves the first gradient's -0. as it is, where
+# leafgrad added real zeros and gave +0.)
+
+
+def test_retained_gradient_plus_a_zero_gradient_keeps_its_signs():
+    failures = []
+    targets = [1.4, -1.6, 1.6, -0.4, -1.6, 0.75]
+    for start, second in itertools.product((0.0, -0.0, 1.5, -1.5), ("backward", "grad")):
+        results = []
+        for lib in LIBS:
+            x = lib.full((2, 3), start, requires_grad=True)
+            v = (x * 1).reshape(-1)
+            v.retain_grad()
+            loss = lib.nn.functional.l1_loss(v.abs() + 0.5, lib.tensor(targets))
+            g, = lib.autograd.grad(loss, [x], create_graph=True)
+            if second == "backward":
+                g.sum().backward()
+            else:
+                (g * -1).sum().backward(inputs=[x, v])
+            results.append(v.grad.detach().numpy())
+        if not _same_bits(*results):
+            failures.append((start, second, results))
     assert not failures, failures
