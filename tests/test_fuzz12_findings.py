@@ -193,3 +193,37 @@ def test_cumprod_recorded_gradient_with_zeros_is_torchs_loop():
                     for a, e in zip(actual_second, expected_second)):
                 failures.append((dtype, shape, zeros, leaves, dim))
     assert not failures, (len(failures), failures[:5])
+
+
+# -- float64 softmax and log_softmax backward over a dim that is not the last ------------------
+# (generated-program seeds 162316, 182112, 183112, 185488: torch's _vec_softmax_backward sums
+# ``grad * output`` over the dim as fused multiply-adds from +0, and _vec_log_softmax_backward
+# fuses ``grad - exp(output) * sum`` (SLEEF's exp in the vectors, glibc's in the tails), for
+# float64 as for float32; leafgrad's float64 formula rounded the products first, so a gradient
+# that cancels to about 1e-17 came out with another value and sign)
+
+
+def test_float64_softmax_backward_over_another_dim_bits():
+    rng = np.random.default_rng(12)
+    failures = []
+    count = 0
+    cases = (((3, 1), 0), ((3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), 0), ((5, 9), 0), ((3, 17), -2),
+             ((4, 2, 8), 1), ((2, 5, 3, 20), 1), ((6, 1, 1), 0), ((2, 7, 1, 9), -3))
+    for (shape, dim), log, form in itertools.product(cases, (False, True),
+                                                     ("backward", "create_graph")):
+        count += 1
+        x = rng.standard_normal(shape)
+        g = rng.standard_normal(shape)
+        observed = []
+        for lib in LIBS:
+            t = lib.tensor(x, requires_grad=True)
+            y = (lib.log_softmax if log else lib.softmax)(t, dim)
+            if lib is torch:
+                forward = y.detach().numpy().copy()
+            else:  # torch's forward values (its float64 forward over this dim is not replayed)
+                y.data.copy_(lib.tensor(forward))
+            grad, = lib.autograd.grad(y, t, lib.tensor(g), create_graph=form == "create_graph")
+            observed.append(grad.detach().numpy())
+        if not _same_bits(*observed):
+            failures.append((shape, dim, log, form))
+    assert not failures, (len(failures), count, failures[:5])

@@ -1093,7 +1093,9 @@ SOFTMAX_BACKWARD_DIM_LIMIT = 256  # dim sizes: the fused sum is a Python loop ov
 def softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
     """torch's float32 softmax backward over ``dim`` (not the last; its size at most
     SOFTMAX_BACKWARD_DIM_LIMIT): ``(grad - sum(grad * result)) * result``, the sum of fused
-    multiply-adds in order from +0."""
+    multiply-adds in order from +0 (float64: _softmax_backward_dim64)."""
+    if result.dtype == _F64:
+        return _softmax_backward_dim64(grad, result, dim)
     g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
     y, _ = _split_dim(np.ascontiguousarray(result), dim)
     total = np.zeros((y.shape[0], 1, y.shape[2]), _F32)
@@ -1107,10 +1109,48 @@ def softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.n
     return out.reshape(result.shape)
 
 
+def _softmax_backward_dim64(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 softmax backward over ``dim`` (not the last; its size at most
+    SOFTMAX_BACKWARD_DIM_LIMIT): as float32's, ``(grad - sum(grad * result)) * result`` with
+    the sum of fused multiply-adds in order from +0 (the products rounded first gave another
+    last bit: generated-program seeds 162316, 182112, 185488)."""
+    g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F64), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    total = np.zeros((y.shape[0], 1, y.shape[2]), _F64)
+    for d in range(y.shape[1]):
+        total = fma(g[:, d:d + 1], y[:, d:d + 1], total)
+    out = g - total
+    out *= y
+    return out.reshape(result.shape)
+
+
+def _log_softmax_backward_dim64(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 log_softmax backward over ``dim`` (not the last): as float32's, ``grad -
+    exp(result) * sum(grad)`` with the sum in order from +0, SLEEF's exp in the vectors (of
+    Vectorized<double>'s lanes) and glibc's in the scalar tails, the product and difference
+    one fused operation (seeds 183112, 202532)."""
+    g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F64), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    vector = y.shape[2] - y.shape[2] % _LANES64
+    total = g.sum(axis=1, keepdims=True)
+    total += 0.0  # (a sum from +0 is never -0)
+    with np.errstate(all="ignore"):
+        exps = np.empty(y.shape, _F64)
+        if vector:
+            exps[:, :, :vector] = _softmax_bits.expd(np.ascontiguousarray(y[:, :, :vector]))
+        if vector < y.shape[2]:
+            exps[:, :, vector:] = _libm.exp(y[:, :, vector:])  # glibc's exp
+        out = fma(-exps, total, g)
+    return out.reshape(result.shape)
+
+
 def log_softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
     """torch's float32 log_softmax backward over ``dim`` (not the last): ``grad - exp(result) *
     sum(grad)``, the sum in order from +0, the exp SLEEF's in the vectors and glibc's (float64's
-    rounded) in the scalar tails, the product and difference one fused operation."""
+    rounded) in the scalar tails, the product and difference one fused operation (float64:
+    _log_softmax_backward_dim64)."""
+    if result.dtype == _F64:
+        return _log_softmax_backward_dim64(grad, result, dim)
     g, vector = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
     y, _ = _split_dim(np.ascontiguousarray(result), dim)
     total = g.sum(axis=1, keepdims=True)

@@ -758,10 +758,11 @@ def _reduced_softmax_backward(kernel, grad: np.ndarray, output: np.ndarray, dim:
 def _exact_softmax_backward_dim(grad: np.ndarray, y: np.ndarray, dim: int,
                                 log: bool = False) -> bool:
     """Whether a softmax (``log``: log_softmax) backward over ``dim``, not the last, takes
-    torch's kernel's steps (float32; softmax's over dims of at most
+    torch's kernel's steps (float32 and float64; softmax's over dims of at most
     _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT)."""
     return (y.ndim > 1 and dim % y.ndim != y.ndim - 1 and y.size > 0
-            and grad.dtype == y.dtype and _float_kernels.exact_softmax(y)
+            and grad.dtype == y.dtype
+            and (_float_kernels.exact_softmax(y) or _float_kernels.exact_softmax64(y))
             and (log or y.shape[dim] <= _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT))
 
 
