@@ -227,3 +227,36 @@ def test_float64_softmax_backward_over_another_dim_bits():
         if not _same_bits(*observed):
             failures.append((shape, dim, log, form))
     assert not failures, (len(failures), count, failures[:5])
+
+
+# -- float64 log_softmax backward of a gradient with signed zeros ----------------------------
+# (generated-program seeds 211538, 213562: nll_loss's gradient of a zero loss gradient is -0.
+# at the target; torch's ``grad - exp(output) * sum(grad)`` as one fused operation keeps it,
+# leafgrad's double-double replay of that operation turned -0. - exp * +0. into +0.)
+
+
+def test_float64_log_softmax_backward_keeps_signed_zeros():
+    failures = []
+    rng = np.random.default_rng(12)
+    for shape, dim, pattern in itertools.product(((3,), (2, 5), (4, 9), (3, 2, 4)), (-1, 0),
+                                                 ("zeros", "one", "mixed")):
+        x = rng.standard_normal(shape)
+        g = np.zeros(shape)
+        g.reshape(-1)[::2] = -0.0
+        if pattern == "one":
+            g.reshape(-1)[1] = 1.5
+        elif pattern == "mixed":
+            g.reshape(-1)[1::3] = rng.standard_normal(g.reshape(-1)[1::3].shape)
+        observed = []
+        for lib in LIBS:
+            t = lib.tensor(x, requires_grad=True)
+            y = lib.log_softmax(t, dim)
+            if lib is torch:
+                forward = y.detach().numpy().copy()
+            else:
+                y.data.copy_(lib.tensor(forward))
+            grad, = lib.autograd.grad(y, t, lib.tensor(g))
+            observed.append(grad.numpy())
+        if not _same_bits(*observed):
+            failures.append((shape, dim, pattern))
+    assert not failures, failures

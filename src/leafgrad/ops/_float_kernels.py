@@ -986,7 +986,9 @@ def log_softmax_backward_lastdim64(grad: np.ndarray, result: np.ndarray) -> np.n
     total = reduce_all_sum64(g)[:, None]
     with np.errstate(all="ignore"):
         exps = _softmax_bits.expd(np.ascontiguousarray(result).reshape(-1, size))
-        out = _softmax_bits._fma64(-exps, total, g)
+        # (fma, not _softmax_bits._fma64: an exact zero keeps IEEE's sign, so a -0. gradient
+        # minus exp * +0. stays -0., as torch's; seeds 211538, 213562)
+        out = fma(-exps, total, g)
     return out.reshape(result.shape)
 
 
