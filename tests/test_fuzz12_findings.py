@@ -260,3 +260,33 @@ def test_float64_log_softmax_backward_keeps_signed_zeros():
         if not _same_bits(*observed):
             failures.append((shape, dim, pattern))
     assert not failures, failures
+
+
+# -- bicubic upsampling's backward adds each output's 16 taps in ATen's order ----------------
+# (generated-program seed 216630: ATen's upsample_bicubic2d backward scatters every output's
+# gradient, in raster order, into its 16 inputs one addition at a time, with coefficients
+# computed without fused multiply-adds; leafgrad's separable adjoint summed in another order and
+# a cancelling input gradient differed in its 5th digit)
+
+
+def test_bicubic_backward_bits():
+    rng = np.random.default_rng(12)
+    failures = []
+    cases = itertools.product(("float32", "float64"), ((1, 1, 3, 4), (2, 3, 2, 5), (1, 2, 5, 3)),
+                              ({"scale_factor": 2}, {"scale_factor": 1.7}, {"size": (7, 3)},
+                               {"size": (2, 2)}, {"scale_factor": 0.6}),
+                              (False, True), (False, True))
+    for dtype, shape, size, align_corners, create_graph in cases:
+        x = rng.standard_normal(shape).astype(dtype)
+        observed = []
+        for lib in LIBS:
+            t = lib.tensor(x, requires_grad=True)
+            y = lib.nn.functional.interpolate(t, mode="bicubic", align_corners=align_corners,
+                                              **size)
+            if lib is torch:
+                g = rng.standard_normal(tuple(y.shape)).astype(dtype)
+            grad, = lib.autograd.grad(y, t, lib.tensor(g), create_graph=create_graph)
+            observed.append(grad.detach().numpy())
+        if not _same_bits(*observed):
+            failures.append((dtype, shape, size, align_corners, create_graph))
+    assert not failures, (len(failures), failures[:5])
