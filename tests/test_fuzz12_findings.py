@@ -290,3 +290,35 @@ def test_bicubic_backward_bits():
         if not _same_bits(*observed):
             failures.append((dtype, shape, size, align_corners, create_graph))
     assert not failures, (len(failures), failures[:5])
+
+
+# -- amax/amin of a 0-d tensor with dims named: the engine sums the restored gradient --------
+# (generated-program seed 207114 and fuzz11's open item: torch's restore_reduced_dims gives the
+# gradient of a 0-d input one size-1 dim per named dim, and the engine's sum back to 0-d
+# records SumBackward0 and turns a -0. gradient into +0.)
+
+
+def _grad_fn_names(fn, depth=2):
+    if fn is None or depth == 0:
+        return None
+    return (fn.name(), tuple(_grad_fn_names(child, depth - 1) for child, _ in fn.next_functions))
+
+
+def test_amax_amin_of_zero_d_tensor_with_dims():
+    failures = []
+    forms = ((-1,), (0,), ((0,),), ([-1],), ((),), ())
+    for name, args, keepdim, value, recorded in itertools.product(
+            ("amax", "amin"), forms, (False, True), (1.5, -0.0, 0.0), (False, True)):
+        observed = []
+        for lib in LIBS:
+            x = lib.tensor(0.3, dtype=lib.float64, requires_grad=True)
+            y = getattr(x, name)(*args, keepdim=keepdim) if args else getattr(x, name)()
+            grad_output = lib.tensor(value, dtype=lib.float64).reshape(y.shape)
+            if recorded:
+                grad_output.requires_grad_()
+            g, = lib.autograd.grad(y, x, grad_output, create_graph=recorded)
+            observed.append((g.detach().numpy().tobytes(), tuple(g.shape),
+                             _grad_fn_names(g.grad_fn)))
+        if observed[0] != observed[1]:
+            failures.append((name, args, keepdim, value, recorded, observed))
+    assert not failures, (len(failures), failures[:3])
