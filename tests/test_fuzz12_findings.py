@@ -322,3 +322,31 @@ def test_amax_amin_of_zero_d_tensor_with_dims():
         if observed[0] != observed[1]:
             failures.append((name, args, keepdim, value, recorded, observed))
     assert not failures, (len(failures), failures[:3])
+
+
+# -- float64 softmax and log_softmax over a dim that is not the last --------------------------
+# (generated-program seed 202532: torch's _vec_softmax / _vec_log_softmax take SLEEF's expd in
+# Vectorized<double>'s vectors, glibc's exp in the scalar tails and SLEEF's logd of the sums,
+# as for float32; leafgrad's float64 formula used NumPy's exp and log)
+
+
+def test_float64_softmax_over_another_dim_bits():
+    rng = np.random.default_rng(12)
+    failures = []
+    cases = (((3, 1), 0), ((3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), 0), ((5, 9), 0),
+             ((3, 17), -2), ((4, 2, 8), 1), ((2, 5, 3, 20), 1), ((6, 1, 1), 0), ((2, 40), 0),
+             ((7, 3, 33), 1))
+    threads = [lib.get_num_threads() for lib in LIBS]
+    try:
+        for count, ((shape, dim), name) in itertools.product(
+                (1, 2), itertools.product(cases, ("softmax", "log_softmax"))):
+            for lib in LIBS:
+                lib.set_num_threads(count)
+            x = rng.standard_normal(shape) * 3
+            observed = [getattr(lib, name)(lib.tensor(x), dim).numpy() for lib in LIBS]
+            if not _same_bits(*observed):
+                failures.append((count, shape, dim, name))
+    finally:
+        for lib, count in zip(LIBS, threads):
+            lib.set_num_threads(count)
+    assert not failures, failures

@@ -1035,7 +1035,8 @@ def _exp_split(shifted: np.ndarray, vector: int) -> np.ndarray:
     return out
 
 
-def _softmax_vector_positions(outer: int, inner: int, threads: int) -> np.ndarray:
+def _softmax_vector_positions(outer: int, inner: int, threads: int,
+                              lanes: int = _LANES) -> np.ndarray:
     """Which (outer, inner) positions _vec_softmax computes in vectors: it splits the
     ``outer * inner`` positions into one run per thread (at::parallel_for, a grain of one
     position) and walks each run taking whole vectors while they fit both in the row and in
@@ -1050,7 +1051,7 @@ def _softmax_vector_positions(outer: int, inner: int, threads: int) -> np.ndarra
         rows = np.arange(begin // inner, (end - 1) // inner + 1)
         first = np.maximum(begin - rows * inner, 0)
         stop = np.minimum(inner, end - rows * inner)
-        last = first + (stop - first) // _LANES * _LANES
+        last = first + (stop - first) // lanes * lanes
         mask[rows] |= (columns >= first[:, None]) & (columns < last[:, None])
     return mask
 
@@ -1080,6 +1081,46 @@ def log_softmax_dim(a: np.ndarray, dim: int):
     exps = _exp_split(shifted, vector)
     total = exps.sum(axis=1, keepdims=True)
     shifted -= _softmax_bits.logf(total, at_least_one=True)
+    keep = list(a.shape)
+    keep[dim % a.ndim] = 1
+    return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
+def softmax_dim64(a: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 softmax over ``dim`` (not the last) of a C-contiguous array: as
+    float32's (softmax_dim), with SLEEF's expd in Vectorized<double>'s vectors and glibc's exp
+    in the scalar tails (generated-program seed 202532's kind: NumPy's formula gave another
+    last bit)."""
+    from .._info import get_num_threads
+
+    x, _ = _split_dim(a, dim)
+    shifted = x - x.max(axis=1, keepdims=True)
+    exps = _softmax_bits.expd(shifted)
+    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads(), _LANES64)
+    if scalar.any():
+        rows, columns = np.nonzero(scalar)
+        with np.errstate(all="ignore"):
+            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])  # glibc's exp
+    exps /= exps.sum(axis=1, keepdims=True)
+    return exps.reshape(a.shape)
+
+
+def log_softmax_dim64(a: np.ndarray, dim: int):
+    """torch's float64 log_softmax over ``dim`` (not the last): as float32's
+    (log_softmax_dim), with SLEEF's expd in the vectors, glibc's exp in the scalar tails and
+    SLEEF's logd of the sums (generated-program seed 202532)."""
+    x, _ = _split_dim(a, dim)
+    vector = x.shape[2] - x.shape[2] % _LANES64
+    high = np.fmax.reduce(x, axis=1, keepdims=True)
+    shifted = x - high
+    exps = np.empty_like(shifted)
+    if vector:
+        exps[:, :, :vector] = _softmax_bits.expd(np.ascontiguousarray(shifted[:, :, :vector]))
+    if vector < x.shape[2]:
+        with np.errstate(all="ignore"):
+            exps[:, :, vector:] = _libm.exp(shifted[:, :, vector:])  # glibc's exp
+    total = exps.sum(axis=1, keepdims=True)
+    shifted -= _softmax_bits.logd(total)
     keep = list(a.shape)
     keep[dim % a.ndim] = 1
     return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)

@@ -789,6 +789,8 @@ class Softmax(Op):
                 return _float_kernels.softmax_dim(a, dim)
             if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
                 return _float_kernels.softmax_lastdim64(a)  # float64: torch's kernel too
+            if _float_kernels.exact_softmax64(a):  # float64 over another dim: torch's kernel
+                return _float_kernels.softmax_dim64(a, dim)
             return _softmax_array(a, dim)
 
     def backward(self, grad):
@@ -896,6 +898,12 @@ class LogSoftmax(Op):
         if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
             with np.errstate(all="ignore"):  # float64: torch's kernel too (SLEEF's expd, logd)
                 result, exps, total = _float_kernels.log_softmax_lastdim64(a)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
+        if _float_kernels.exact_softmax64(a):  # float64 over another dim: torch's kernel too
+            with np.errstate(all="ignore"):
+                result, exps, total = _float_kernels.log_softmax_dim64(a, dim)
             if ctx is not None:
                 ctx.keep("softmax", (exps, total))
             return result
