@@ -350,3 +350,63 @@ def test_float64_softmax_over_another_dim_bits():
         for lib, count in zip(LIBS, threads):
             lib.set_num_threads(count)
     assert not failures, failures
+
+
+# -- a convolution with a -0. bias: sums of -0. products stay -0. ------------------------------
+# (generated-program seeds 171806, 210742: torch adds the products into the bias, so where a
+# window's products are all -0. (padding or zeros under weights of the other sign) a -0. bias
+# gives -0.; leafgrad summed from +0. and added the bias: +0.)
+
+
+def test_convolution_with_negative_zero_bias_keeps_signs():
+    # (one thread: torch's float32 kernels for larger shapes choose by the thread count)
+    threads = [lib.get_num_threads() for lib in LIBS]
+    try:
+        for lib in LIBS:
+            lib.set_num_threads(1)
+        _check_convolution_with_negative_zero_bias()
+    finally:
+        for lib, count in zip(LIBS, threads):
+            lib.set_num_threads(count)
+
+
+def _check_convolution_with_negative_zero_bias():
+    rng = np.random.default_rng(12)
+    failures = []
+    count = 0
+    for dtype, spatial, (batch, out_channels), groups, stride, padding, weights in \
+            itertools.product(("float32", "float64"), (1, 2), ((1, 1), (2, 4)), (1, 2), (1, 2),
+                              (1, 2), ("negative", "mixed", "zeros")):
+        if out_channels % groups:
+            continue
+        count += 1
+        channels, dilation = 2, 1 + count % 2
+        shape = (batch, channels) + (5,) * spatial
+        x = rng.standard_normal(shape).astype(dtype)
+        x.reshape(-1)[::3] = 0.0
+        x.reshape(-1)[1::7] = -0.0
+        w = rng.standard_normal((out_channels, channels // groups) + (2,) * spatial)
+        if weights == "negative":
+            w = -np.abs(w)
+        elif weights == "zeros":
+            w.reshape(-1)[::2] = -0.0
+        w = w.astype(dtype)
+        bias = np.array([-0.0, 0.0, -0.0, 1.5][:out_channels], dtype=dtype)
+        observed = []
+        for lib in LIBS:
+            conv = getattr(lib.nn.functional, f"conv{spatial}d")
+            out = conv(lib.tensor(x), lib.tensor(w), lib.tensor(bias), stride=stride,
+                       padding=padding, dilation=dilation, groups=groups)
+            observed.append(out.numpy())
+        expected, actual = observed
+        if not (np.allclose(actual, expected, rtol=1e-5, atol=1e-6)
+                and _zero_signs_match(expected, actual)):
+            failures.append((dtype, spatial, batch, out_channels, groups, stride, padding,
+                             weights))
+    assert not failures, (len(failures), count, failures[:5])
+
+
+def _zero_signs_match(expected, actual) -> bool:
+    zeros = expected == 0
+    return bool(np.array_equal(actual[zeros], expected[zeros])
+                and np.array_equal(np.signbit(actual[zeros]), np.signbit(expected[zeros])))
