@@ -1305,7 +1305,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     else:
                         tensor._grad_value = _wrap(grad._data.copy())
                 else:
-                    tensor._grad_value = tensor._grad_value + grad
+                    total = tensor._grad_value + grad
+                    if _graph.ZERO_GRADS_SEEN[0] and _graph.is_zero_grad(grad):
+                        # torch's ``grad() + grad`` of a ZeroTensor: the other operand's values,
+                        # its -0. included (Note: zero gradients, autograd/graph.py; seed 197610)
+                        total._data = tensor._grad_value._data.copy()
+                    tensor._grad_value = total
 
         fn._register_retains_grad(self._output_nr, retain)
         self._retains_grad = True

@@ -451,7 +451,13 @@ _KEEPS_ZEROS = {
     "SinBackward0": None, "CosBackward0": None, "TanBackward0": None, "LogBackward0": None,
     "Log2Backward0": None, "Log1PBackward0": None, "LerpBackward0": None,
     "LerpBackward1": None, "AddcmulBackward0": None, "AddcdivBackward0": None,
+    # (a transpose of a ZeroTensor is one, and so is a reshape that is a view of it: one that
+    # must copy materialises +0.; matmul's unsafe view, a full sum's expand, dot's products:
+    # seeds 152000, 171887)
+    "TransposeBackward0": None, "TBackward0": None, "PermuteBackward0": None,
+    "UnsafeViewBackward0": None, "SumBackward0": None, "DotBackward0": None,
 }
+_RESHAPES = ("ViewBackward0", "UnsafeViewBackward0")
 
 
 def _zeros_through(node, buffer: list, grads_in):
@@ -466,6 +472,9 @@ def _zeros_through(node, buffer: list, grads_in):
     from ..tensor import _wrap
 
     kept = _KEEPS_ZEROS[name]
+    if name in _RESHAPES and grads_in[0] is not None and \
+            not np.shares_memory(grads_in[0]._data, buffer[0]._data):
+        return grads_in  # (a reshape that copied: torch's fallback materialised the zeros)
     marked = []
     for index, grad in enumerate(grads_in):
         if grad is not None and (kept is None or index in kept):

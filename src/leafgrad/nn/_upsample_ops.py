@@ -346,6 +346,54 @@ def resample_adjoint(grad: np.ndarray, plan: list, in_sizes) -> np.ndarray:
     return grad
 
 
+def _bicubic_backward_taps(in_size: int, out_size: int, align_corners, scale, dtype):
+    """The indices (out_size, 4) and weights of upsample_bicubic2d_backward_out_frame for one
+    dim: its file is compiled without fused multiply-adds, so the source position and the
+    cubic coefficients round each step (the forward's kernel fuses some: _cubic_weights)."""
+    math_type = np.float32 if dtype == np.float32 else np.float64
+    step = _scale(math_type, in_size, out_size, align_corners, scale)
+    positions = np.arange(out_size).astype(math_type)
+    if align_corners:
+        source = step * positions
+    else:
+        source = step * (positions + math_type(0.5)) - math_type(0.5)
+    index = np.minimum(np.floor(source.astype(np.float32)).astype(np.int64), in_size - 1)
+    t = np.clip(source - index.astype(math_type), 0, 1).astype(math_type)
+    a, one = math_type(_CUBIC_A), math_type(1)
+
+    def near(x):  # ((A + 2) * x - (A + 3)) * x * x + 1
+        return ((a + math_type(2)) * x - (a + math_type(3))) * x * x + one
+
+    def far(x):  # ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+        return ((a * x - math_type(5) * a) * x + math_type(8) * a) * x - math_type(4) * a
+
+    opposite = one - t
+    weights = np.stack([far(t + one), near(t), near(opposite), far(opposite + one)], axis=-1)
+    indices = np.clip(index[:, None] - 1 + np.arange(4), 0, in_size - 1)
+    return indices, weights
+
+
+def bicubic_adjoint(grad: np.ndarray, in_sizes, out_sizes, align_corners, scales) -> np.ndarray:
+    """ATen's upsample_bicubic2d backward (upsample_bicubic2d_backward_out_frame): each
+    output's gradient, in raster order, goes to its 16 inputs (x tap outer, y tap inner, the
+    indices clamped) as ``(grad * y_weight) * x_weight``, added one by one into a zeroed
+    buffer of the gradient's dtype: np.add.at adds in that order, so the sums round as
+    ATen's (the separable adjoint summed in another order: generated-program seed 216630)."""
+    (height, width), scales = in_sizes, scales if scales is not None else (None, None)
+    iy, wy = _bicubic_backward_taps(height, out_sizes[0], align_corners, scales[0], grad.dtype)
+    ix, wx = _bicubic_backward_taps(width, out_sizes[1], align_corners, scales[1], grad.dtype)
+    batch = grad.shape[0] * grad.shape[1]
+    g = np.ascontiguousarray(grad).reshape(batch, grad.shape[2], grad.shape[3], 1, 1)
+    # values[b, oy, ox, ii, jj] = (grad * wy[oy, jj]) * wx[ox, ii]
+    values = g * wy.astype(grad.dtype)[:, None, None, :]
+    values = values * wx.astype(grad.dtype)[None, :, :, None]
+    targets = iy[:, None, None, :] * width + ix[None, :, :, None]
+    out = np.zeros((batch, height * width), grad.dtype)
+    rows = np.arange(batch)[:, None]
+    np.add.at(out, (rows, targets.reshape(1, -1)), values.reshape(batch, -1))
+    return out.reshape(grad.shape[:2] + (height, width))
+
+
 class _Upsample(Op):
     """One mode and number of spatial dims; parameters as ATen's ``upsample_*`` ops."""
 
@@ -383,6 +431,8 @@ class _UpsampleBackward(Op):
         plan = _plan(cls.mode, input_size[2:], output_size, align_corners, scales, grad.dtype)
         if cls.mode == "bicubic" and tuple(input_size[2:]) == tuple(output_size):
             out = grad.copy()  # ATen's bicubic backward copies when the sizes agree
+        elif cls.mode == "bicubic" and grad.size:
+            out = bicubic_adjoint(grad, input_size[2:], output_size, align_corners, scales)
         else:
             # ATen's backward kernels add every gradient into a zeroed buffer (even where one
             # output maps to one input): a sum of -0. is +0. there (generated-program seeds

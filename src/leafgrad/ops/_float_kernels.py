@@ -996,7 +996,9 @@ def log_softmax_backward_lastdim64(grad: np.ndarray, result: np.ndarray) -> np.n
     total = reduce_all_sum64(g)[:, None]
     with np.errstate(all="ignore"):
         exps = _softmax_bits.expd(np.ascontiguousarray(result).reshape(-1, size))
-        out = _softmax_bits._fma64(-exps, total, g)
+        # (fma, not _softmax_bits._fma64: an exact zero keeps IEEE's sign, so a -0. gradient
+        # minus exp * +0. stays -0., as torch's; seeds 211538, 213562)
+        out = fma(-exps, total, g)
     return out.reshape(result.shape)
 
 
@@ -1043,7 +1045,8 @@ def _exp_split(shifted: np.ndarray, vector: int) -> np.ndarray:
     return out
 
 
-def _softmax_vector_positions(outer: int, inner: int, threads: int) -> np.ndarray:
+def _softmax_vector_positions(outer: int, inner: int, threads: int,
+                              lanes: int = _LANES) -> np.ndarray:
     """Which (outer, inner) positions _vec_softmax computes in vectors: it splits the
     ``outer * inner`` positions into one run per thread (at::parallel_for, a grain of one
     position) and walks each run taking whole vectors while they fit both in the row and in
@@ -1058,7 +1061,7 @@ def _softmax_vector_positions(outer: int, inner: int, threads: int) -> np.ndarra
         rows = np.arange(begin // inner, (end - 1) // inner + 1)
         first = np.maximum(begin - rows * inner, 0)
         stop = np.minimum(inner, end - rows * inner)
-        last = first + (stop - first) // _LANES * _LANES
+        last = first + (stop - first) // lanes * lanes
         mask[rows] |= (columns >= first[:, None]) & (columns < last[:, None])
     return mask
 
@@ -1093,6 +1096,46 @@ def log_softmax_dim(a: np.ndarray, dim: int):
     return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
 
 
+def softmax_dim64(a: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 softmax over ``dim`` (not the last) of a C-contiguous array: as
+    float32's (softmax_dim), with SLEEF's expd in Vectorized<double>'s vectors and glibc's exp
+    in the scalar tails (generated-program seed 202532's kind: NumPy's formula gave another
+    last bit)."""
+    from .._info import get_num_threads
+
+    x, _ = _split_dim(a, dim)
+    shifted = x - x.max(axis=1, keepdims=True)
+    exps = _softmax_bits.expd(shifted)
+    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads(), _LANES64)
+    if scalar.any():
+        rows, columns = np.nonzero(scalar)
+        with np.errstate(all="ignore"):
+            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])  # glibc's exp
+    exps /= exps.sum(axis=1, keepdims=True)
+    return exps.reshape(a.shape)
+
+
+def log_softmax_dim64(a: np.ndarray, dim: int):
+    """torch's float64 log_softmax over ``dim`` (not the last): as float32's
+    (log_softmax_dim), with SLEEF's expd in the vectors, glibc's exp in the scalar tails and
+    SLEEF's logd of the sums (generated-program seed 202532)."""
+    x, _ = _split_dim(a, dim)
+    vector = x.shape[2] - x.shape[2] % _LANES64
+    high = np.fmax.reduce(x, axis=1, keepdims=True)
+    shifted = x - high
+    exps = np.empty_like(shifted)
+    if vector:
+        exps[:, :, :vector] = _softmax_bits.expd(np.ascontiguousarray(shifted[:, :, :vector]))
+    if vector < x.shape[2]:
+        with np.errstate(all="ignore"):
+            exps[:, :, vector:] = _libm.exp(shifted[:, :, vector:])  # glibc's exp
+    total = exps.sum(axis=1, keepdims=True)
+    shifted -= _softmax_bits.logd(total)
+    keep = list(a.shape)
+    keep[dim % a.ndim] = 1
+    return shifted.reshape(a.shape), exps.reshape(a.shape), total.reshape(keep)
+
+
 # torch's backward kernels over another dim (_vec_softmax_backward, _vec_log_softmax_backward)
 # accumulate ``sum += grad * output`` over ``dim`` and compute ``grad - exp(output) * sum`` with
 # the multiply-add contracted into one fused operation in the vectors and the scalar tails alike
@@ -1103,7 +1146,9 @@ SOFTMAX_BACKWARD_DIM_LIMIT = 256  # dim sizes: the fused sum is a Python loop ov
 def softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
     """torch's float32 softmax backward over ``dim`` (not the last; its size at most
     SOFTMAX_BACKWARD_DIM_LIMIT): ``(grad - sum(grad * result)) * result``, the sum of fused
-    multiply-adds in order from +0."""
+    multiply-adds in order from +0 (float64: _softmax_backward_dim64)."""
+    if result.dtype == _F64:
+        return _softmax_backward_dim64(grad, result, dim)
     g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
     y, _ = _split_dim(np.ascontiguousarray(result), dim)
     total = np.zeros((y.shape[0], 1, y.shape[2]), _F32)
@@ -1117,10 +1162,48 @@ def softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.n
     return out.reshape(result.shape)
 
 
+def _softmax_backward_dim64(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 softmax backward over ``dim`` (not the last; its size at most
+    SOFTMAX_BACKWARD_DIM_LIMIT): as float32's, ``(grad - sum(grad * result)) * result`` with
+    the sum of fused multiply-adds in order from +0 (the products rounded first gave another
+    last bit: generated-program seeds 162316, 182112, 185488)."""
+    g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F64), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    total = np.zeros((y.shape[0], 1, y.shape[2]), _F64)
+    for d in range(y.shape[1]):
+        total = fma(g[:, d:d + 1], y[:, d:d + 1], total)
+    out = g - total
+    out *= y
+    return out.reshape(result.shape)
+
+
+def _log_softmax_backward_dim64(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """torch's float64 log_softmax backward over ``dim`` (not the last): as float32's, ``grad -
+    exp(result) * sum(grad)`` with the sum in order from +0, SLEEF's exp in the vectors (of
+    Vectorized<double>'s lanes) and glibc's in the scalar tails, the product and difference
+    one fused operation (seeds 183112, 202532)."""
+    g, _ = _split_dim(np.ascontiguousarray(grad, dtype=_F64), dim)
+    y, _ = _split_dim(np.ascontiguousarray(result), dim)
+    vector = y.shape[2] - y.shape[2] % _LANES64
+    total = g.sum(axis=1, keepdims=True)
+    total += 0.0  # (a sum from +0 is never -0)
+    with np.errstate(all="ignore"):
+        exps = np.empty(y.shape, _F64)
+        if vector:
+            exps[:, :, :vector] = _softmax_bits.expd(np.ascontiguousarray(y[:, :, :vector]))
+        if vector < y.shape[2]:
+            exps[:, :, vector:] = _libm.exp(y[:, :, vector:])  # glibc's exp
+        out = fma(-exps, total, g)
+    return out.reshape(result.shape)
+
+
 def log_softmax_backward_dim(grad: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
     """torch's float32 log_softmax backward over ``dim`` (not the last): ``grad - exp(result) *
     sum(grad)``, the sum in order from +0, the exp SLEEF's in the vectors and glibc's (float64's
-    rounded) in the scalar tails, the product and difference one fused operation."""
+    rounded) in the scalar tails, the product and difference one fused operation (float64:
+    _log_softmax_backward_dim64)."""
+    if result.dtype == _F64:
+        return _log_softmax_backward_dim64(grad, result, dim)
     g, vector = _split_dim(np.ascontiguousarray(grad, dtype=_F32), dim)
     y, _ = _split_dim(np.ascontiguousarray(result), dim)
     total = g.sum(axis=1, keepdims=True)

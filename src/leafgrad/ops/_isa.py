@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import platform
 
-__all__ = ["CAPABILITY", "ONEDNN_AVX2", "ONEDNN_BF16", "VECTOR_BYTES", "lanes", "pair"]
+__all__ = ["CAPABILITY", "ONEDNN_AVX2", "ONEDNN_AVX512", "ONEDNN_BF16", "VECTOR_BYTES", "lanes", "pair"]
 
 
 def _features() -> dict:
@@ -73,6 +73,17 @@ def _onednn_avx2() -> bool:
 
 
 ONEDNN_AVX2 = _onednn_avx2()
+
+
+def _onednn_avx512() -> bool:
+    """Whether oneDNN runs its avx512_core code here: x86 with AVX-512 F, BW, VL and DQ."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    features = _features()
+    return all(features.get(name) for name in ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ"))
+
+
+ONEDNN_AVX512 = _onednn_avx512()
 ONEDNN_MIN_PRODUCTS = 16 * 16 * 16  # Blas.cpp's mkldnn_gemm_min_size (checksize: more than)
 
 

@@ -400,9 +400,10 @@ def _erf32(x: np.ndarray) -> np.ndarray:
     return erf(x).astype(np.float32) if result is None else result
 
 
-# oneDNN's AVX2 gelu_erf is the one replayed; its AVX-512 code uses another approximation
-# (oneDNN chooses by the processor, not by ATEN_CPU_CAPABILITY)
-_ONEDNN_GELU = _isa.ONEDNN_AVX2
+# oneDNN's gelu_erf: its AVX2 code or its AVX-512 one (another approximation), as oneDNN
+# chooses by the processor, not by ATEN_CPU_CAPABILITY
+_ONEDNN_GELU = (_onednn.gelu_erf_minimax if _isa.ONEDNN_AVX512
+                else _onednn.gelu_erf if _isa.ONEDNN_AVX2 else None)
 
 
 def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
@@ -412,12 +413,12 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
     several times the cost)."""
     if a.ndim == 0:  # (NumPy's arithmetic gives a 0-d operand a scalar: no in-place steps)
         return _gelu32(a.reshape(1), approximate).reshape(())
-    if approximate != "tanh" and a.size > 1 and a.flags.c_contiguous and _ONEDNN_GELU and (
+    if approximate != "tanh" and a.size > 1 and a.flags.c_contiguous and _ONEDNN_GELU is not None and (
             a.size <= _float_kernels.REPLAY_LIMIT or _cpu.torch_bits):
         # torch hands a contiguous float32 tensor of two or more elements to oneDNN's
         # gelu_erf (ops/_onednn.py: every bit; this formula gave torch's on about half of
-        # them: generated-program seeds 43903, 53095, 61839)
-        return _onednn.gelu_erf(a)
+        # them: generated-program seeds 43903, 53095, 61839, and on AVX-512 146959, 158279)
+        return _ONEDNN_GELU(a)
     f = np.float32
     if approximate == "tanh":
         inner = a * a
@@ -760,10 +761,11 @@ def _reduced_softmax_backward(kernel, grad: np.ndarray, output: np.ndarray, dim:
 def _exact_softmax_backward_dim(grad: np.ndarray, y: np.ndarray, dim: int,
                                 log: bool = False) -> bool:
     """Whether a softmax (``log``: log_softmax) backward over ``dim``, not the last, takes
-    torch's kernel's steps (float32; softmax's over dims of at most
+    torch's kernel's steps (float32 and float64; softmax's over dims of at most
     _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT)."""
     return (y.ndim > 1 and dim % y.ndim != y.ndim - 1 and y.size > 0
-            and grad.dtype == y.dtype and _float_kernels.exact_softmax(y)
+            and grad.dtype == y.dtype
+            and (_float_kernels.exact_softmax(y) or _float_kernels.exact_softmax64(y))
             and (log or y.shape[dim] <= _float_kernels.SOFTMAX_BACKWARD_DIM_LIMIT))
 
 
@@ -790,6 +792,8 @@ class Softmax(Op):
                 return _float_kernels.softmax_dim(a, dim)
             if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
                 return _float_kernels.softmax_lastdim64(a)  # float64: torch's kernel too
+            if _float_kernels.exact_softmax64(a):  # float64 over another dim: torch's kernel
+                return _float_kernels.softmax_dim64(a, dim)
             return _softmax_array(a, dim)
 
     def backward(self, grad):
@@ -897,6 +901,12 @@ class LogSoftmax(Op):
         if (dim == a.ndim - 1 or dim == -1) and _float_kernels.exact_softmax64(a):
             with np.errstate(all="ignore"):  # float64: torch's kernel too (SLEEF's expd, logd)
                 result, exps, total = _float_kernels.log_softmax_lastdim64(a)
+            if ctx is not None:
+                ctx.keep("softmax", (exps, total))
+            return result
+        if _float_kernels.exact_softmax64(a):  # float64 over another dim: torch's kernel too
+            with np.errstate(all="ignore"):
+                result, exps, total = _float_kernels.log_softmax_dim64(a, dim)
             if ctx is not None:
                 ctx.keep("softmax", (exps, total))
             return result

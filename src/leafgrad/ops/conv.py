@@ -118,8 +118,41 @@ def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None,
     if keep is not None:
         keep.extend(kept)
     if bias is not None:
+        negative_zero = (bias == 0) & np.signbit(bias)
+        # (float32: torch's kernels for a batch or output channels of more than one sum from
+        # +0. and add the bias after, on most shapes: measured, not replayed)
+        replay = out.dtype == np.float64 or (n == 1 and out_channels == 1)
+        zeros = out == 0 if replay and negative_zero.any() else None
         out += bias
+        if zeros is not None:
+            _negative_zero_sums(out, zeros, negative_zero, kept, w, groups)
     return out.reshape(n, oh, ow, out_channels).transpose(0, 3, 1, 2)
+
+
+def _negative_zero_sums(out, zeros, negative_zero, columns_of, w, groups) -> None:
+    """torch's convolution adds the products into the bias: with a -0. bias, a sum of products
+    that are all -0. (a window of padding or zeros, weights of the other sign) stays -0., where
+    the sum from +0. plus the bias gave +0. (generated-program seeds 171806, 210742)."""
+    per_group = w.shape[0] // groups
+    for g, columns in enumerate(columns_of):
+        channels = slice(g * per_group, (g + 1) * per_group)
+        where = zeros[:, channels] & negative_zero[channels]
+        if not where.any():
+            continue
+        kernel = _kernel_matrix(w[channels])
+        x_zero, x_sign = columns == 0, np.signbit(columns)
+        w_zero, w_sign = kernel == 0, np.signbit(kernel)
+        # products that are -0.: a zero factor and the two signs differing
+        count = (_indicator(x_zero & x_sign) @ _indicator(~w_sign).T
+                 + _indicator(x_zero & ~x_sign) @ _indicator(w_sign).T
+                 + _indicator(~x_zero & x_sign) @ _indicator(w_zero & ~w_sign).T
+                 + _indicator(~x_zero & ~x_sign) @ _indicator(w_zero & w_sign).T)
+        block = out[:, channels]
+        block[where & (count == columns.shape[1])] = -0.0
+
+
+def _indicator(mask: np.ndarray) -> np.ndarray:
+    return mask.astype(np.float64)
 
 
 def conv_input_grad(g, w, input_shape, stride, padding, dilation, groups) -> np.ndarray:

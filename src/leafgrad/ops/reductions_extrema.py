@@ -167,12 +167,22 @@ class _Amax(Op):
     reduce = None
 
     @classmethod
-    def forward(cls, ctx, a, dim, keepdim=False):
+    def forward(cls, ctx, a, dim, keepdim=False, restored=0):
         return _layout.contiguous(cls.reduce(a, axis=dim, keepdims=keepdim))
 
     def backward(self, grad):
         # torch's scale_grad_by_count: (grad / count) * mask, with count and mask constants.
         dims, keepdim = self._params["dim"], self._params["keepdim"]
+        restored = self._params.get("restored", 0)
+        if restored and not self.input_shape(0):  # (a batched one under vmap is not 0-d)
+            # a 0-d input with dims named: torch's restore_reduced_dims gives the gradient a
+            # size-1 dim per name (a reshape), and the engine sums it back to 0-d
+            # (SumBackward0): a -0. gradient becomes +0. (generated-program seed 207114)
+            count, mask = array_kernel(_ties_and_count, self.saved("self")._data,
+                                       self.saved("result")._data, dims=dims, keepdim=True,
+                                       dtype=grad._data.dtype)
+            scaled = (grad.reshape((1,) * restored) / _wrap(count)) * _wrap(mask)
+            return scaled.sum()
         if not keepdim:
             # torch's restore_reduced_dims: a reshape (ViewBackward0 under create_graph, where
             # an unsqueeze would record UnsqueezeBackward0; generated-program seed 46534)
@@ -233,12 +243,23 @@ def _amax_dims(name: str, tensor, dim) -> tuple:
     return all_dims(dims, tensor.ndim)
 
 
+def _restored(tensor, dim, keepdim) -> dict:
+    """For a 0-d input with dims named (and not kept): how many size-1 dims torch's backward
+    restores (see _Amax.backward)."""
+    if tensor.ndim or keepdim or dim is None:
+        return {}
+    count = 1 if isinstance(dim, (int, np.integer)) else len(dim)
+    return {"restored": count} if count else {}
+
+
 def amax(tensor, dim=(), keepdim=False):
-    return Amax.apply(tensor, dim=_amax_dims("amax", tensor, dim), keepdim=keepdim)
+    return Amax.apply(tensor, dim=_amax_dims("amax", tensor, dim), keepdim=keepdim,
+                      **_restored(tensor, dim, keepdim))
 
 
 def amin(tensor, dim=(), keepdim=False):
-    return Amin.apply(tensor, dim=_amax_dims("amin", tensor, dim), keepdim=keepdim)
+    return Amin.apply(tensor, dim=_amax_dims("amin", tensor, dim), keepdim=keepdim,
+                      **_restored(tensor, dim, keepdim))
 
 
 # -- argmax / argmin ------------------------------------------------------------------------------

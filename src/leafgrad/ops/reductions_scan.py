@@ -106,6 +106,10 @@ class Cumprod(Op):
             # d out_k / d a_j = out_k / a_j for k >= j (torch's formula for inputs without 0s),
             # conjugated for complex inputs (Note: torch's convention for complex gradients)
             return _reversed_cumsum(conj(self.saved("result")) * grad, dim) / conj(a)
+        from ..autograd.grad_mode import is_grad_enabled
+
+        if is_grad_enabled():
+            return _cumprod_grad_recorded(grad, a, dim)
         return _cumprod_grad_with_zeros(grad, a, dim)
 
     def jvp(self, tangents, primals, result):
@@ -140,6 +144,35 @@ def _cumprod_grad_with_zeros(grad, a, dim: int):
     upper = constant(np.triu(np.ones((size, size))), a)  # keeps k >= j
     summed = (partial * upper * grad_moved.unsqueeze(-2)).sum(-1)
     return summed.transpose(dim, last)
+
+
+def _cumprod_grad_recorded(grad, a, dim: int):
+    """torch's cumprod_backward of an input with zeros under grad mode (create_graph): slice k
+    of the gradient is ``sum(grad[k:] * omitted_products, dim)``, the products of every factor
+    up to each j but a_k (``prod(a[:k]) * cumprod(a[k+1:])``), copied into a zero tensor one
+    slice at a time: the same graph (CopySlices of SumBackward1s) and values as torch's."""
+    from .._creation import ones, zeros
+    from . import cat
+
+    size = a.shape[dim]
+    a = conj(a)
+    head = (slice(None),) * dim
+    grad_input = zeros(a.shape, dtype=grad.dtype)
+    ones_size = list(a.shape)
+    ones_size[dim] = 1
+    unit = ones(1, dtype=grad.dtype).expand(ones_size)
+    for k in range(size):
+        if k == 0:
+            omitted = cat([unit, a[head + (slice(1, None),)].cumprod(dim)], dim)
+        else:
+            until = a[head + (slice(0, k),)].prod(dim, keepdim=True)
+            if k == size - 1:
+                omitted = until
+            else:
+                after = a[head + (slice(k + 1, None),)].cumprod(dim)
+                omitted = cat([until, until.expand_as(after) * after], dim)
+        grad_input.select(dim, k).copy_((grad[head + (slice(k, None),)] * omitted).sum(dim))
+    return grad_input
 
 
 def _cumprod_jvp_with_zeros(tangent, a, dim: int):
