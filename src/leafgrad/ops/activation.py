@@ -421,10 +421,11 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
         return _ONEDNN_GELU(a)
     f = np.float32
     if approximate == "tanh":
-        inner = a * a
-        inner *= a
-        inner *= f(_TANH_KAPPA)
-        inner += a
+        # ATen's GeluKernel: beta * (x + kappa * x^3), the bracket fused by the compiler
+        # (unfused, 0.9% of values were a last bit off against 0.1%: the tanh's own bits)
+        cube = a * a
+        cube *= a
+        inner = _float_kernels.fma(f(_TANH_KAPPA), cube, a)
         inner *= f(_TANH_BETA)
         out = _tanh32(inner)
     else:
@@ -441,25 +442,22 @@ def _gelu32_backward(grad: np.ndarray, a: np.ndarray, approximate: str) -> np.nd
         return _gelu32_backward(np.reshape(grad, 1), a.reshape(1), approximate).reshape(())
     f = np.float32
     if approximate == "tanh":
+        # ATen's GeluBackwardKernel in its order, with the multiply-adds the compiler fuses:
+        # 0.5 (1 + t) + ((0.5 x) fma(-t, t, 1)) (beta fma(3 kappa, x^2, 1)), t = tanh(beta
+        # fma(kappa, x^3, x)) (the former order was a last bit off on ~33% of gradients)
         square = a * a
-        inner = square * a
-        inner *= f(_TANH_KAPPA)
-        inner += a
+        inner = _float_kernels.fma(f(_TANH_KAPPA), a * square, a)
         inner *= f(_TANH_BETA)
         t = _tanh32(inner)
-        # 0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)
-        slope = square
-        slope *= f(3 * _TANH_KAPPA)
-        slope += f(1)
+        sech2 = _float_kernels.fma(-t, t, f(1))
+        slope = _float_kernels.fma(f(3) * f(_TANH_KAPPA), square, f(1))
         slope *= f(_TANH_BETA)
-        slope *= a
-        slope *= f(0.5)
-        sech2 = t * t
-        np.subtract(f(1), sech2, out=sech2)
-        slope *= sech2
+        left = a * f(0.5)
+        left *= sech2
+        left *= slope
         t += f(1)
         t *= f(0.5)
-        t += slope
+        t += left
         derivative = t
     else:
         derivative = _erf32(a * f(_SQRT_HALF))
