@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._compile.state import state as _capture
-from ..autograd._vmap_state import state as _vmap_state
-from ..autograd.forward_ad import state as _dual_state
 from ..ops._double_backward import RecordedFormula, records_double_backward
-from ..ops.registry import Op, register
+from ..ops.registry import Op, array_kernel, plain_backward, register
 
 __all__ = ["grid_sample"]
 
@@ -119,19 +116,22 @@ class GridSampler2d(Op):
         p = self._params
         want_input, want_grid = self.needs_grad(0), self.needs_grad(1)
         x = self.saved("input")
-        if records_double_backward():  # torch's GridSampler2DBackwardBackward0 (one node)
+        if records_double_backward() or _recorded_in_capture():
+            # torch's GridSampler2DBackwardBackward0 (one node; under leafgrad.compile too,
+            # whose values are then the kernel's, as eagerly)
             return GridSampler2dBackward.apply(
                 grad, x, self.saved("grid"),
                 mode=p["mode"], padding=p["padding"], align_corners=p["align_corners"],
                 mask=(want_input, want_grid))
         grid = self.saved("grid")
-        if _plain_backward() and x._data.dtype.name in _EXACT \
+        if plain_backward() and x._data.dtype.name in _EXACT \
                 and grid._data.dtype == x._data.dtype == grad._data.dtype:
             from ..tensor import _wrap
 
-            grad_input, grad_grid = sample_backward_exact(
-                grad._data, x._data, grid._data, p["mode"], p["padding"], p["align_corners"],
-                want_input)
+            # one kernel: leafgrad.compile records and replays the same call (registry.py)
+            grad_input, grad_grid = array_kernel(
+                _backward_kernel, grad._data, x._data, grid._data, mode=p["mode"],
+                padding=p["padding"], align_corners=p["align_corners"], want_input=want_input)
             return (_wrap(grad_input) if want_input else None,
                     _wrap(grad_grid) if want_grid else None)
         return _backward_formula(grad, x, grid, self.input_shape(0), p["mode"],
@@ -148,13 +148,18 @@ class GridSampler2d(Op):
                                               p["align_corners"]), primals, tangents)
 
 
-def _plain_backward() -> bool:
-    """A backward that records nothing (no create_graph, forward-AD level, vmap or capture):
-    it may run ATen's kernel on arrays."""
-    from ..autograd.grad_mode import state as grad_state
+def _backward_kernel(grad, x, grid, mode, padding, align_corners, want_input):
+    """``sample_backward_exact``'s two arrays (an empty one for an input gradient not asked
+    for), for ``array_kernel``."""
+    grad_input, grad_grid = sample_backward_exact(grad, x, grid, mode, padding, align_corners,
+                                                  want_input)
+    return (grad_input if want_input else np.zeros(0, x.dtype)), grad_grid
 
-    return not (grad_state.grad_enabled or records_double_backward() or _dual_state.active
-                or _vmap_state.active or _capture.active)
+
+def _recorded_in_capture() -> bool:
+    from ..ops.norm import _recorded_in_capture as recorded
+
+    return recorded()
 
 
 def _backward_formula(grad, x_in, grid, shape, mode, padding, align, want_input, want_grid):
