@@ -219,8 +219,12 @@ def expand(tensor, sizes):
     sizes = parse_shape(sizes)
     shape = tensor.shape
     if len(sizes) < len(shape):
+        from ..autograd.graph import _LEGACY_TYPE_NAMES
+
+        legacy = tensor.dtype._legacy  # (at::Tensor::toString, as torch's Python layer shows it)
+        kind = f"torch.{legacy}Tensor" if legacy in _LEGACY_TYPE_NAMES else f"CPU{legacy}Type"
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"expand({kind}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
             "provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({len(shape)})"
