@@ -111,3 +111,59 @@ def test_index_tensor_dtypes_masks_and_index_put_check_order():
         cases.append((f"expand {name}",
                       lambda m, name=name: m.zeros(2, dtype=getattr(m, name)).expand(())))
     _same(cases)
+
+
+# --- factory functions: arange/linspace/logspace rules, fill values, data conversion ------------
+
+def test_range_factories_as_torch_kernels():
+    """arange's checks in torch's order (dtype kernel, zero step, finite bounds, step sign) and
+    no NumPy cast warnings; linspace/logspace convert the bounds to the dtype first (-3 is 253
+    in uint8), logspace takes the exponents from both ends in double and glibc's pow, complex
+    dtypes (and complex bounds, refused with a real dtype) compute in the complex type,
+    bfloat16 works; full/full_like refuse a complex fill for a real dtype."""
+    nan, inf = float("nan"), float("inf")
+    cases = []
+    for args in [(5,), (1, 5, 2), (0, 1, 0.1), (5, 1, -1), (5, 1), (1, 5, 0), (0, 10**10, 10**9),
+                 (nan,), (inf,), (0, 1, -0.5), (-inf, 2)]:
+        for name in (None, "int32", "float64", "float16", "bfloat16", "uint8", "bool",
+                     "complex64"):
+            def arange(m, args=args, name=name, wrap=False):
+                bounds = [m.tensor(a) for a in args] if wrap else args
+                return m.arange(*bounds, dtype=getattr(m, name) if name else None)
+            cases.append((f"arange {args} {name}", arange))
+            cases.append((f"arange tensors {args} {name}",
+                          lambda m, arange=arange: arange(m, wrap=True)))
+    for args in [(0, 1, 5), (0, 1, 1), (0, 1, 0), (1, 0, 4), (0, 10, 5), (-3, 3, 7),
+                 (0.1, 2.7, 13), (-1.3, 5.9, 101), (2, 2, 3), (0, 1 + 1j, 3), (1j, -2, 4),
+                 (0.3 + 0.1j, -2.9 + 7j, 200)]:
+        for name in (None, "int32", "float64", "float32", "float16", "bfloat16", "int8",
+                     "complex64", "complex128", "uint8"):
+            dtype = (lambda m, name=name: getattr(m, name) if name else None)
+            cases.append((f"linspace {args} {name}",
+                          lambda m, args=args, dtype=dtype: m.linspace(*args, dtype=dtype(m))))
+            for base in (10.0, 2, 3.3):
+                cases.append((f"logspace {args} {name} {base}",
+                              lambda m, args=args, dtype=dtype, base=base:
+                              m.logspace(*args, base=base, dtype=dtype(m))))
+    for fill in (1.5, 1 + 1j, 2 + 0j, True, 300):
+        for name in (None, "int8", "uint8", "bool", "float16", "int32", "float64",
+                     "complex64"):
+            dtype = (lambda m, name=name: getattr(m, name) if name else None)
+            cases.append((f"full {fill} {name}",
+                          lambda m, fill=fill, dtype=dtype: m.full((2,), fill, dtype=dtype(m))))
+            cases.append((f"full_like {fill} {name}", lambda m, fill=fill, dtype=dtype:
+                          m.full_like(m.zeros(2, dtype=m.int32), fill, dtype=dtype(m))))
+    for size in [(-1,), (2, -3), ((-1,),)]:
+        for name in ("zeros", "ones", "empty", "rand", "randn"):
+            cases.append((f"{name} {size}", lambda m, name=name, size=size:
+                          getattr(m, name)(*size)))
+    for data in [None, [None], [1, None], np.float32(1.5), [np.float32(1.5)], np.float16(2),
+                 np.float64(1.5), np.array(1.5, dtype=np.float32), np.int8(3)]:
+        for name in ("int64", "bool", "uint8", "float32", "complex64"):
+            for factory in ("tensor", "as_tensor"):
+                cases.append((f"{factory} {data!r} {name}",
+                              lambda m, data=data, name=name, factory=factory:
+                              getattr(m, factory)(data, dtype=getattr(m, name))))
+    cases.append(("logspace bad steps bfloat16",
+                  lambda m: m.logspace(0, 1, 2.5, dtype=m.bfloat16)))
+    _same(cases)

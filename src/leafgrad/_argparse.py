@@ -40,6 +40,8 @@ def typename(value) -> str:
     module = cls.__module__
     if module.startswith("leafgrad") and cls.__name__ in ("dtype", "device", "layout"):
         return f"torch.{cls.__name__}"
+    if module.startswith("leafgrad") and isinstance(value, _dtype_class()):
+        return "torch.dtype"  # (bfloat16's own subclass of dtype)
     if cls.__name__ in ("Tensor", "Parameter") or module == "builtins":
         return cls.__name__
     if module == "numpy":
@@ -47,6 +49,12 @@ def typename(value) -> str:
     if module == "decimal":
         return f"decimal.{cls.__name__}"
     return cls.__name__
+
+
+def _dtype_class():
+    from ._dtype import dtype
+
+    return dtype
 
 
 def _is_tensor(value) -> bool:
