@@ -167,3 +167,42 @@ def test_range_factories_as_torch_kernels():
     cases.append(("logspace bad steps bfloat16",
                   lambda m: m.logspace(0, 1, 2.5, dtype=m.bfloat16)))
     _same(cases)
+
+
+# --- type promotion: every dtype pair, 0-d tensors and Python scalars ------------------------
+
+_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+           "float64", "complex64", "complex128")
+
+
+def test_binary_ops_promote_and_refuse_complex_as_torch():
+    """Each binary op over every dtype pair (dimensioned, 0-d) and Python scalars: the result
+    dtype and bits, or the kernel's refusal naming the common dtype (float64 with complex64
+    is ComplexDouble) and refusing a complex Python scalar too (lt(x, 1j), fmod(x, 1j));
+    the shift ops' kernels are lshift/rshift. (Left out: float16 with complex, which is
+    torch's complex32, and bfloat16 in the bitwise kernels' messages.)"""
+    ops = ("add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "atan2", "maximum",
+           "minimum", "eq", "lt", "logical_and", "hypot", "bitwise_and", "bitwise_left_shift",
+           "bitwise_right_shift")
+    bitwise = ("bitwise_and", "bitwise_left_shift", "bitwise_right_shift")
+
+    def operand(m, name, dims=True):
+        return (m.tensor([1, 0, 3]) if dims else m.tensor(2)).to(getattr(m, name))
+
+    cases = []
+    for op in ops:
+        for a in _DTYPES:
+            for b in _DTYPES + (True, 2, 2.5, 1 + 1j):
+                b_name = b if isinstance(b, str) else "complex64" if isinstance(b, complex) \
+                    else "float32"
+                if "float16" in (a, b_name) and "complex" in a + b_name and \
+                        "bfloat16" not in (a, b_name):
+                    continue  # (complex32)
+                if op in bitwise and "bfloat16" in (a, b_name):
+                    continue
+                for dims in (True, False) if isinstance(b, str) else (None,):
+                    def call(m, op=op, a=a, b=b, dims=dims):
+                        other = operand(m, b, dims) if isinstance(b, str) else b
+                        return getattr(m, op)(operand(m, a), other)
+                    cases.append((f"{op} {a} {b} {dims}", call))
+    _same(cases)

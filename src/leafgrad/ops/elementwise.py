@@ -1306,6 +1306,7 @@ def _shift_operands(a, b, kernel):
 class LeftShift(_Compare):
     node = "LshiftBackward1"
     uint_kernel = "lshift_cpu"
+    complex_message = '"lshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
 
@@ -1320,6 +1321,7 @@ class LeftShift(_Compare):
 class RightShift(_Compare):
     node = "RshiftBackward1"
     uint_kernel = "rshift_cpu"
+    complex_message = '"rshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")
 
