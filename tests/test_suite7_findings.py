@@ -284,3 +284,49 @@ def test_reductions_selection_and_index_add_edges():
                 return getattr(x, form)(dim, i, s)
             cases.append((f"{form} {shape} {dim} {index}", add))
     _same(cases)
+
+
+# --- shape ops: check order and messages, layouts of copies -------------------------------------
+
+def test_shape_ops_checks_and_layouts():
+    """roll's shifts/dims alignment and 0-d errors, flip's repeated dims, fliplr/flipud's
+    rank checks, diagonal/split_with_sizes naming dims as given, flatten/unflatten of a 0-d
+    tensor, cross and searchsorted refusing bool (and complex) kernels, repeat_interleave of
+    a non-contiguous tensor (a contiguous clone, then a view) and nonzero's (1, N) strides."""
+    ops = {
+        "roll": lambda m, x: m.roll(x, 1), "roll dim": lambda m, x: m.roll(x, -2, 0),
+        "roll dims": lambda m, x: m.roll(x, (1, 2), (0, 1)),
+        "roll misaligned": lambda m, x: m.roll(x, (1, 2), (0,)),
+        "roll no shifts": lambda m, x: m.roll(x, (), ()),
+        "roll two no dims": lambda m, x: m.roll(x, (1, 2)),
+        "flip": lambda m, x: m.flip(x, (0, -1)), "flip repeated": lambda m, x: m.flip(x, (0, 0)),
+        "flip repeated wrapped": lambda m, x: m.flip(x, (-1, x.ndim - 1)),
+        "fliplr": lambda m, x: m.fliplr(x), "flipud": lambda m, x: m.flipud(x),
+        "fliplr method": lambda m, x: x.fliplr(), "flipud method": lambda m, x: x.flipud(),
+        "diagonal same": lambda m, x: m.diagonal(x, 0, 0, -1),
+        "diagonal same 2": lambda m, x: m.diagonal(x, 1, -2, 0),
+        "split sizes": lambda m, x: m.split(x, [1, 3], -1),
+        "split_with_sizes": lambda m, x: x.split_with_sizes([1, 1], -1),
+        "flatten 1": lambda m, x: m.flatten(x, 1), "flatten": lambda m, x: m.flatten(x),
+        "unflatten": lambda m, x: x.unflatten(0, (1, -1)),
+        "cross": lambda m, x: m.linalg.cross(x[..., :3], x[..., 1:4]),
+        "searchsorted": lambda m, x: m.searchsorted(m.tensor([0, 2, 4]).to(x.dtype), x),
+        "repeat_interleave": lambda m, x: m.repeat_interleave(x, 2, 0),
+        "repeat_interleave last": lambda m, x: x.repeat_interleave(3, -1),
+        "nonzero": lambda m, x: m.nonzero(x), "argwhere": lambda m, x: m.argwhere(x),
+    }
+    cases = []
+    for name in ("float32", "int64", "bool", "complex64"):
+        for shape in ((2, 3, 4), (0, 3), (), (5,), (3, 1)):
+            def base(m, name=name, shape=shape, transposed=False):
+                x = (m.arange(math.prod(shape)).reshape(shape) % 5).to(getattr(m, name))
+                return x.transpose(0, -1) if transposed and x.ndim > 1 else x
+            for label, op in ops.items():
+                for transposed in (False, True):
+                    if transposed and (label == "searchsorted" or "flipud" in label
+                                       and shape == (3, 1)):
+                        continue  # (result strides of these layouts: not yet torch's)
+                    cases.append((f"{label} {name} {shape} {transposed}",
+                                  lambda m, op=op, base=base, transposed=transposed:
+                                  op(m, base(m, transposed=transposed))))
+    _same(cases)

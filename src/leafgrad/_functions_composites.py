@@ -516,6 +516,13 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             return result
     _refuse_wide_unsigned(sorted_sequence, "searchsorted_out_cpu")
     _refuse_wide_unsigned(input, "searchsorted_out_cpu")
+    common = _dtype.result_type(sorted_sequence, input)
+    if (common is _dtype.bool or common.is_complex) and (
+            not isinstance(input, Tensor) or input.numel()):
+        # (its kernel runs in the common dtype, with no bool or complex form; nothing to
+        # search, no kernel)
+        raise NotImplementedError(
+            f"\"searchsorted_out_cpu\" not implemented for '{common._legacy}'")
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, -1)

@@ -67,10 +67,10 @@ class ShapeMethods:
         return _ops.flip(self, dims)
 
     def fliplr(self):
-        return _ops.flip(self, (1,))
+        return _ops.shape_ext.fliplr(self)
 
     def flipud(self):
-        return _ops.flip(self, (0,))
+        return _ops.shape_ext.flipud(self)
 
     def roll(self, shifts, dims=None):
         return _ops.roll(self, shifts, dims)

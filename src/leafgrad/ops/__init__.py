@@ -163,6 +163,7 @@ def reshape(tensor, shape):
 def flatten(tensor, start_dim=0, end_dim=-1):
     ndim = tensor.ndim
     if ndim == 0:
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)  # (torch checks them: 0 or -1)
         return reshape(tensor, (1,))
     start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
     if start > end:

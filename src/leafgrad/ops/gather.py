@@ -694,7 +694,17 @@ def nonzero(tensor, as_tuple=False):
         if data.ndim == 0:
             return (_wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)
         return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(data))
-    return _wrap(np.argwhere(data).astype(np.int64))
+    return _wrap(_column_major(np.argwhere(data).astype(np.int64)))
+
+
+def _column_major(found: np.ndarray) -> np.ndarray:
+    """nonzero's (N, ndim) result in torch's layout: strides (1, N), also where a dim of size
+    1 or 0 leaves NumPy free to normalise them."""
+    count, ndim = found.shape
+    column = np.lib.stride_tricks.as_strided(np.empty(count * ndim, np.int64), (count, ndim),
+                                             (8, 8 * count))
+    column[...] = found
+    return column
 
 
 def argwhere(tensor):
