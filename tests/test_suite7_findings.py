@@ -110,6 +110,17 @@ def test_index_tensor_dtypes_masks_and_index_put_check_order():
     for name in ("float16", "bfloat16", "bool", "complex64", "uint16", "int8", "float64"):
         cases.append((f"expand {name}",
                       lambda m, name=name: m.zeros(2, dtype=getattr(m, name)).expand(())))
+    for shape, sizes in (((3, 1), (-1, 2, 3)), ((2, 3), (-1, 4, 5)), ((2, 3), (3, 5, -1)),
+                         ((3,), (2, -1, 3)), ((2, 3), (2, 4))):
+        cases.append((f"expand {shape} {sizes}",  # (torch checks the last dim first)
+                      lambda m, shape=shape, sizes=sizes: m.ones(shape).expand(*sizes)))
+    for index in (np.bool_(True), np.float64(1.5), 1.5, "a"):
+        cases.append((f"index {index!r}", lambda m, index=index: m.zeros(2, 3)[index]))
+
+    def write_broadcast(m):
+        x = m.zeros(2, 3, 4)
+        x[..., None] = m.ones(5, 2, 3, 4)
+    cases.append(("setitem broadcast error", write_broadcast))
     _same(cases)
 
 

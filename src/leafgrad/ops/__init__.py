@@ -231,15 +231,16 @@ def expand(tensor, sizes):
             f"({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    target = []
-    for i, size in enumerate(sizes):
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # (torch's inferExpandGeometry: last dim first)
+        size = sizes[i]
         if i < lead:
             if size < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
-                    "non-existing dimension 0"
+                    f"non-existing dimension {i}"
                 )
-            target.append(size)
+            target[i] = size
             continue
         have = shape[i - lead]
         if size == -1:
@@ -250,7 +251,7 @@ def expand(tensor, sizes):
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}"
             )
-        target.append(size)
+        target[i] = size
     return Expand.apply(tensor, shape=tuple(target))
 
 

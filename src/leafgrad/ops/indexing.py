@@ -222,6 +222,12 @@ def _normalise(tensor, index, positions: list) -> list:
     return items
 
 
+def _index_typename(item) -> str:
+    """The type torch names (CPython's tp_name: NumPy's scalars are dotted)."""
+    kind = type(item)
+    return f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+
+
 def _check_step(item: slice) -> None:
     """torch's errors for a slice step that is not positive (Python's message for 0)."""
     if item.step is not None and item.step <= 0:
@@ -450,7 +456,7 @@ def _split(tensor, index, deferred: list | None = None):
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got " + type(item).__name__ + ")"
+                "are valid indices (got " + _index_typename(item) + ")"
             )
     if not any_advanced:
         return result, None
