@@ -341,3 +341,36 @@ def test_shape_ops_checks_and_layouts():
                                   lambda m, op=op, base=base, transposed=transposed:
                                   op(m, base(m, transposed=transposed))))
     _same(cases)
+
+
+# --- integer tensors with Python ints out of their dtype's range --------------------------------
+
+def test_integer_tensors_with_out_of_range_python_ints():
+    """x.add_(300) of a uint8 tensor wraps as torch's kernel (NumPy refused the int);
+    integer / int divides in the float result type (uint8 / -1 is -1.0, not 1/255);
+    pow(integer tensor, int) checks the exponent against the dtype (a negative one is the
+    kernel's error first); x **= e is pow_ in place (torch's __ipow__)."""
+    cases = []
+    for name in ("uint8", "int8", "int16", "int32", "int64", "bool"):
+        for value in (-1, 0, 2, 200, 300, -129, 2**31, 2**40, 2**63 - 1, -2**63, 70000, -2):
+            for op in ("add_", "sub_", "mul_", "remainder_", "floor_divide_", "bitwise_xor_",
+                       "__iadd__", "__isub__", "__imul__", "__truediv__", "__rtruediv__",
+                       "__floordiv__", "__mod__", "pow", "pow_", "__pow__", "__rpow__",
+                       "__ipow__", "div"):
+                if name == "bool" and value == 0 and op in ("remainder_", "floor_divide_"):
+                    continue  # (the cast check before the zero division: not yet torch's)
+
+                def call(m, name=name, value=value, op=op):
+                    x = m.tensor([1, 0, 3]).to(getattr(m, name))
+                    return m.div(x, value) if op == "div" else getattr(x, op)(value)
+                cases.append((f"{op} {name} {value}", call))
+
+    def in_place_power(m):
+        x = m.tensor([2., 3.])
+        view = x[:1]
+        x **= 2
+        y = m.tensor([2.], requires_grad=True) * 1
+        y **= 2
+        return x, view, x._version, y.grad_fn.name()
+    cases.append(("x **= 2", in_place_power))
+    _same(cases)

@@ -51,6 +51,8 @@ def pow(base, exponent):  # noqa: A001 - torch's name
     if isinstance(base, Tensor):
         if isinstance(exponent, Tensor):
             return PowTensor.apply(base, exponent)
+        if exponent.__class__ is int and base._data.dtype.kind in "iu":
+            check_int_exponent(base, exponent)
         return PowScalar.apply(base, exponent=exponent)
     result = PowScalarBase.apply(exponent, base=base)
     if isinstance(exponent, Tensor) and exponent.is_inference() and not result.is_inference():
@@ -60,6 +62,18 @@ def pow(base, exponent):  # noqa: A001 - torch's name
         # (generated-program seed 45610)
         result._bump_version()
     return result
+
+
+def check_int_exponent(base, exponent: int) -> None:
+    """torch's pow(integer tensor, int): a negative exponent is refused (by the kernel),
+    else it converts (checked) to the tensor's dtype, after the Python int became an int64."""
+    from .._construct import check_scalar_write
+
+    if exponent < 0:
+        return  # (PowScalar's "Integers to negative integer powers" comes first)
+    if not -2**63 <= exponent < 2**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    check_scalar_write(exponent, base.dtype)
 
 
 def div(a, b, rounding_mode=None):

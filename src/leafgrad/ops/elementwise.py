@@ -370,6 +370,11 @@ class Div(Op):
             scaled = _half_by_scalar(np.true_divide, a, b)
             if scaled is not None:
                 return scaled
+        if a.__class__ is np.ndarray and a.dtype.kind in "biu" and b.__class__ is int:
+            # integer by a Python int: torch casts both to the float result type (the int
+            # is not first wrapped into the tensor's dtype: uint8 / -1 is -1.0, not 1/255)
+            dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
+            return a.astype(dtype) / np.asarray(b, dtype=np.float64).astype(dtype)
         a, b = _promote.binary(a, b)
         if a.dtype.kind not in "fc":
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype

@@ -522,6 +522,17 @@ def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:
     return result
 
 
+def _wrapped_int(value: int, dtype: np.dtype):
+    """A Python int as torch's kernel takes it into an integer dtype: cast as C casts, modulo
+    2**bits (x.add_(300) of a uint8 tensor adds 44; NumPy refuses the out-of-range int)."""
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    bits = 8 * dtype.itemsize
+    value %= 1 << bits
+    return value - (1 << bits) if info.min and value > info.max else value
+
+
 def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     """The unrecorded ``a += b`` family straight into ``target``'s memory: one pass, no
     temporary (measured on the SGD update in benchmarks/bench_core.py); with ``alpha``, the
@@ -558,6 +569,8 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     result = _inplace_result(ufunc, data, value)
     if alpha != 1:
         check_alpha_kind(result.kind, alpha)
+    if value.__class__ is int and result.kind in "iu":
+        value = _wrapped_int(value, result)
     if isinstance(value, np.ndarray) and value.dtype != result:
         value = value.astype(result)
     token = _quiet()
