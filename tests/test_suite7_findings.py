@@ -374,3 +374,28 @@ def test_integer_tensors_with_out_of_range_python_ints():
         return x, view, x._version, y.grad_fn.name()
     cases.append(("x **= 2", in_place_power))
     _same(cases)
+
+
+def test_in_place_binary_ops_check_the_cast_before_the_kernel():
+    """x.floor_divide_(y), remainder_, fmod_, bitwise_*_, shifts, atan2_, copysign_: torch's
+    "result type ... can't be cast" comes before the kernel's own refusals (complex, zero
+    division); float-promoting ops cast-check their float result; an in-place op refusing a
+    complex operand (a Python scalar too) names the common dtype."""
+    ops = ("floor_divide_", "remainder_", "fmod_", "bitwise_and_", "bitwise_or_",
+           "bitwise_left_shift_", "atan2_", "lt_", "add_", "mul_")
+
+    def operand(m, name, dims=True):
+        return (m.tensor([1, 0, 3]) if dims else m.tensor(2)).to(getattr(m, name))
+
+    cases = []
+    for op in ops:
+        for a in _DTYPES:
+            for b in _DTYPES + (True, 2, -1, 2.5, 1j):
+                b_name = b if isinstance(b, str) else "complex64" if isinstance(b, complex) \
+                    else "float32"
+                if "bfloat16" in (a, b_name) or ("float16" in (a, b_name)
+                                                 and "complex" in a + b_name):
+                    continue  # (bfloat16's names in kernel messages; complex32)
+                cases.append((f"{op} {a} {b}", lambda m, op=op, a=a, b=b: getattr(
+                    operand(m, a), op)(operand(m, b) if isinstance(b, str) else b)))
+    _same(cases)
