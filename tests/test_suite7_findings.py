@@ -357,9 +357,6 @@ def test_integer_tensors_with_out_of_range_python_ints():
                        "__iadd__", "__isub__", "__imul__", "__truediv__", "__rtruediv__",
                        "__floordiv__", "__mod__", "pow", "pow_", "__pow__", "__rpow__",
                        "__ipow__", "div"):
-                if name == "bool" and value == 0 and op in ("remainder_", "floor_divide_"):
-                    continue  # (the cast check before the zero division: not yet torch's)
-
                 def call(m, name=name, value=value, op=op):
                     x = m.tensor([1, 0, 3]).to(getattr(m, name))
                     return m.div(x, value) if op == "div" else getattr(x, op)(value)
@@ -398,4 +395,31 @@ def test_in_place_binary_ops_check_the_cast_before_the_kernel():
                     continue  # (bfloat16's names in kernel messages; complex32)
                 cases.append((f"{op} {a} {b}", lambda m, op=op, a=a, b=b: getattr(
                     operand(m, a), op)(operand(m, b) if isinstance(b, str) else b)))
+    _same(cases)
+
+
+def test_reduction_and_scan_argument_errors():
+    """logsumexp refuses dim=None, and logsumexp/cumsum/cumprod without a dim give torch's
+    parser messages (function and method forms, positional and keyword)."""
+    cases = []
+    calls = {
+        "logsumexp(x, None)": lambda m, x: m.logsumexp(x, None),
+        "x.logsumexp(None)": lambda m, x: x.logsumexp(None),
+        "x.logsumexp(dim=None)": lambda m, x: x.logsumexp(dim=None),
+        "logsumexp(x)": lambda m, x: m.logsumexp(x), "x.logsumexp()": lambda m, x: x.logsumexp(),
+        "logsumexp(x, 1, True)": lambda m, x: m.logsumexp(x, 1, True),
+        "x.logsumexp((0, 1))": lambda m, x: x.logsumexp((0, 1)),
+    }
+    for name in ("cumsum", "cumprod"):
+        calls.update({
+            f"{name}(x)": lambda m, x, name=name: getattr(m, name)(x),
+            f"x.{name}()": lambda m, x, name=name: getattr(x, name)(),
+            f"{name}(x, dtype)": lambda m, x, name=name: getattr(m, name)(x, dtype=m.float64),
+            f"{name}(x, 0.5)": lambda m, x, name=name: getattr(m, name)(x, 0.5),
+            f"x.{name}('a')": lambda m, x, name=name: getattr(x, name)("a"),
+            f"x.{name}(1, dtype)": lambda m, x, name=name: getattr(x, name)(1, dtype=m.float64),
+            f"{name}(x, dim=-1)": lambda m, x, name=name: getattr(m, name)(x, dim=-1),
+        })
+    for label, call in calls.items():
+        cases.append((label, lambda m, call=call: call(m, m.arange(6.).reshape(2, 3))))
     _same(cases)

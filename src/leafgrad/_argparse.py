@@ -245,6 +245,13 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "kron": _tensor_pair("kron"),
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
+SIGNATURES["logsumexp"] = _overloads(  # _functions_reductions.py
+    "logsumexp(Tensor input, tuple of ints dim, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.logsumexp"] = _overloads("logsumexp(tuple of ints dim, bool keepdim=False)")
+for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int dim, *, torch.dtype? dtype=None)")
 for _name in ("cummax", "cummin", "logcumsumexp"):  # ops/scans_extra.py
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, int dim, *, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int dim)")

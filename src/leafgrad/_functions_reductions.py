@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _dtype
+from . import _argparse, _dtype
 from . import ops as _ops
 from ._out import (
     ANY, CAST, EXPECT, Out, Resize, bool_only, castable, floating, keepdim_shapes, not_bool,
@@ -156,13 +156,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 @takes_out(Out("logsumexp", floating(
     "logsumexp(): Expected floating point type for result tensor, but got: {O}", complex_ok=True)))
+@_argparse.parsed("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow."""
+    if dim is None:  # (torch's parser refuses it: see _argparse.parsed)
+        raise TypeError("dim")
     return _ops.logsumexp(input, dim, keepdim)
 
 
 @takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype",
                overlap=True))
+@_argparse.parsed("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``."""
     return _ops.cumsum(input, dim, dtype)
@@ -170,6 +174,7 @@ def cumsum(input, dim, *, dtype=None):
 
 @takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype",
                overlap=True))
+@_argparse.parsed("cumprod")
 def cumprod(input, dim, *, dtype=None):
     """Running product along ``dim`` (its gradient is right with zeros too)."""
     return _ops.cumprod(input, dim, dtype)

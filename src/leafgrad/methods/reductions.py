@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -40,12 +41,17 @@ class ReductionMethods:
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.tensor_norm(self, p, dim, keepdim, dtype)
 
+    @_argparse.parsed("Tensor.logsumexp", method=True)
     def logsumexp(self, dim, keepdim=False):
+        if dim is None:  # (torch's parser refuses it: see _argparse.parsed)
+            raise TypeError("dim")
         return _ops.logsumexp(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.cumsum", method=True)
     def cumsum(self, dim, *, dtype=None):
         return _ops.cumsum(self, dim, dtype)
 
+    @_argparse.parsed("Tensor.cumprod", method=True)
     def cumprod(self, dim, *, dtype=None):
         return _ops.cumprod(self, dim, dtype)
 
