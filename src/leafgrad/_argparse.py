@@ -248,6 +248,16 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
 SIGNATURES["logsumexp"] = _overloads(  # _functions_reductions.py
     "logsumexp(Tensor input, tuple of ints dim, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.logsumexp"] = _overloads("logsumexp(tuple of ints dim, bool keepdim=False)")
+SIGNATURES["prod"] = _overloads(  # _functions_reductions.py
+    "prod(Tensor input, *, torch.dtype? dtype=None)",
+    "prod(Tensor input, int dim, bool keepdim=False, *, torch.dtype? dtype=None, Tensor? out=None)")
+SIGNATURES["Tensor.prod"] = _overloads(
+    "prod(*, torch.dtype? dtype=None)",
+    "prod(int dim, bool keepdim=False, *, torch.dtype? dtype=None)")
+for _name in ("median", "nanmedian"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input)", f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()", f"{_name}(int dim, bool keepdim=False)")
 for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
@@ -397,7 +407,8 @@ def given(*args) -> tuple:
 def _got(args: tuple, kwargs: dict) -> str:
     parts = [typename(a) for a in args]
     parts += [f"{key}={typename(value)}" for key, value in sorted(kwargs.items())]
-    return ", ".join(parts)
+    # (torch's format_invalid_args ends keywords-only with a separator: "(dim=NoneType, )")
+    return ", ".join(parts) + (", " if kwargs and not args else "")
 
 
 def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | None:
@@ -476,6 +487,25 @@ def parsed(name: str, method: bool = False):
                 if problem is None:
                     raise
                 raise problem from None
+
+        return checked
+
+    return decorate
+
+
+def refuse_none(name: str, parameter: str, position: int, method: bool = False):
+    """Decorate a function whose ``parameter`` (at ``position`` among the arguments as torch
+    counts them) defaults to None for "not given": torch's overloads take no None there, so an
+    explicit None is its parser's error (declared in SIGNATURES)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            given = args[1:] if method else args
+            if kwargs.get(parameter, 0) is None or (
+                    len(given) > position and given[position] is None):
+                raise error(name, given, kwargs)
+            return fn(*args, **kwargs)
 
         return checked
 

@@ -80,6 +80,7 @@ def _median(name: str):
 
 
 @takes_out(Out("prod", ANY, mode="dtype"))
+@_argparse.refuse_none("prod", "dim", 1)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along ``dim`` (its gradient is right with zeros too)."""
     return _ops.prod(input, dim, keepdim, dtype)
@@ -212,12 +213,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @takes_out(_median("median"))
+@_argparse.refuse_none("median", "dim", 1)
 def median(input, dim=None, keepdim=False):
     """Lower median of all elements, or (values, indices) along ``dim``."""
     return _ops.median(input, dim, keepdim)
 
 
 @takes_out(_median("nanmedian"))
+@_argparse.refuse_none("nanmedian", "dim", 1)
 def nanmedian(input, dim=None, keepdim=False):
     """Like :func:`median`, ignoring NaNs."""
     return _ops.nanmedian(input, dim, keepdim)

@@ -9,6 +9,7 @@ from . import lazy_ops as _ops
 class ReductionMethods:
     __slots__ = ()
 
+    @_argparse.refuse_none("Tensor.prod", "dim", 0, method=True)
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype)
 
@@ -70,9 +71,11 @@ class ReductionMethods:
     def nanmean(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.nanmean(self, dim, keepdim, dtype)
 
+    @_argparse.refuse_none("Tensor.median", "dim", 0, method=True)
     def median(self, dim=None, keepdim=False):
         return _ops.median(self, dim, keepdim)
 
+    @_argparse.refuse_none("Tensor.nanmedian", "dim", 0, method=True)
     def nanmedian(self, dim=None, keepdim=False):
         return _ops.nanmedian(self, dim, keepdim)
 

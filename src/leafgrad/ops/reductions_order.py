@@ -371,7 +371,8 @@ class NanmedianDim(_MedianDim):
 def _median(all_op, dim_op, result_type, tensor, dim, keepdim):
     if dim is None:
         return all_op.apply(tensor)
-    values, indices = dim_op.apply(tensor, dim=one_dim(dim, tensor.ndim, "median"),
+    name = "nanmedian" if all_op is NanmedianAll else "median"
+    values, indices = dim_op.apply(tensor, dim=one_dim(dim, tensor.ndim, name),
                                    keepdim=keepdim)
     return result_type((values, indices))
 
