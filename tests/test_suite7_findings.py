@@ -420,7 +420,7 @@ def test_reduction_and_scan_argument_errors():
             f"x.{name}(1, dtype)": lambda m, x, name=name: getattr(x, name)(1, dtype=m.float64),
             f"{name}(x, dim=-1)": lambda m, x, name=name: getattr(m, name)(x, dim=-1),
         })
-    for name in ("prod", "median", "nanmedian"):  # dim=None is no overload of theirs
+    for name in ("prod", "median", "nanmedian", "max", "min"):  # dim=None: no overload
         calls.update({
             f"{name}(x, None)": lambda m, x, name=name: getattr(m, name)(x, None),
             f"{name}(x, dim=None)": lambda m, x, name=name: getattr(m, name)(x, dim=None),
@@ -432,6 +432,9 @@ def test_reduction_and_scan_argument_errors():
             f"{name}(x)": lambda m, x, name=name: getattr(m, name)(x),
             f"x.{name}(1, True)": lambda m, x, name=name: getattr(x, name)(1, True),
             f"{name}(x, (0, 1))": lambda m, x, name=name: getattr(m, name)(x, (0, 1)),
+            f"{name}(x, None, True)": lambda m, x, name=name: getattr(m, name)(x, None, True),
+            f"x.{name}(None, keepdim=True)":
+                lambda m, x, name=name: getattr(x, name)(None, keepdim=True),
         })
     for label, call in calls.items():
         cases.append((label, lambda m, call=call: call(m, m.arange(6.).reshape(2, 3))))

@@ -254,6 +254,13 @@ SIGNATURES["prod"] = _overloads(  # _functions_reductions.py
 SIGNATURES["Tensor.prod"] = _overloads(
     "prod(*, torch.dtype? dtype=None)",
     "prod(int dim, bool keepdim=False, *, torch.dtype? dtype=None)")
+for _name in ("max", "min"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, Tensor? out=None)",
+        f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}()", f"{_name}(Tensor other)", f"{_name}(int dim, bool keepdim=False)")
 for _name in ("median", "nanmedian"):
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input)", f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")

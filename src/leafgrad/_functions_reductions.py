@@ -87,6 +87,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @takes_out(_extremum("max"))
+@_argparse.refuse_none("max", "dim", 1)
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's name
     """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``.
 
@@ -98,6 +99,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's 
 
 
 @takes_out(_extremum("min"))
+@_argparse.refuse_none("min", "dim", 1)
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """``min(input)``, ``min(input, dim, keepdim)`` -> (values, indices), ``min(input, other)``."""
     return _ops.reduce_min(input, dim, keepdim, other)

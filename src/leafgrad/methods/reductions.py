@@ -13,10 +13,12 @@ class ReductionMethods:
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype)
 
+    @_argparse.refuse_none("Tensor.max", "dim", 0, method=True)
     def max(self, dim=None, keepdim=False):
         """The largest element; with ``dim``, (values, indices); with a tensor, maximum."""
         return _ops.reduce_max(self, dim, keepdim)
 
+    @_argparse.refuse_none("Tensor.min", "dim", 0, method=True)
     def min(self, dim=None, keepdim=False):
         """The smallest element; with ``dim``, (values, indices); with a tensor, minimum."""
         return _ops.reduce_min(self, dim, keepdim)
