@@ -439,3 +439,18 @@ def test_reduction_and_scan_argument_errors():
     for label, call in calls.items():
         cases.append((label, lambda m, call=call: call(m, m.arange(6.).reshape(2, 3))))
     _same(cases)
+
+
+def test_bfloat16_copies_keep_the_bits():
+    """clone/contiguous of a bfloat16 tensor copy its bits (the 0xFFFF NaN of a vectorised
+    conversion too) instead of rounding them through float32."""
+    cases = []
+    for values in ([1.0, float("nan"), 2.0], [float("nan")] * 20, [-0.0, float("inf")]):
+        def base(m, values=values):
+            return m.tensor(values).to(m.bfloat16)
+        copies = (("clone", lambda t: t.clone()), ("contiguous", lambda t: t.contiguous()),
+                  ("expanded", lambda t: t.reshape(-1, 1).expand(-1, 2).contiguous()),
+                  ("transposed", lambda t: t.reshape(-1, 1).t().clone()))
+        for label, copy in copies:
+            cases.append((f"{label} {values}", lambda m, base=base, copy=copy: copy(base(m))))
+    _same(cases)

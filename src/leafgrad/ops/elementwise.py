@@ -1362,6 +1362,7 @@ class BitwiseNot(Op):
 class Clone(Op):
     node = "CloneBackward0"
     inference_writes = 1  # Note: kernels' writes on inference operands
+    bfloat16_native = True  # a copy of the bits (a NaN's payload too), not a float32 round trip
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise
