@@ -263,8 +263,10 @@ for _name in ("max", "min"):
         f"{_name}()", f"{_name}(Tensor other)", f"{_name}(int dim, bool keepdim=False)")
 for _name in ("median", "nanmedian"):
     SIGNATURES[_name] = _overloads(
-        f"{_name}(Tensor input)", f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
-    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()", f"{_name}(int dim, bool keepdim=False)")
+        f"{_name}(Tensor input)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()",
+                                               f"{_name}(int dim, bool keepdim=False)")
 for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
