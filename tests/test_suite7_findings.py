@@ -436,6 +436,15 @@ def test_reduction_and_scan_argument_errors():
             f"x.{name}(None, keepdim=True)":
                 lambda m, x, name=name: getattr(x, name)(None, keepdim=True),
         })
+    for name in ("max", "min", "median", "mode", "argmax", "prod"):  # keyword forms
+        calls.update({
+            f"{name}(x, dim=(0, 1))": lambda m, x, name=name: getattr(m, name)(x, dim=(0, 1)),
+            f"x.{name}(dim=(0, 1), keepdim=True)":
+                lambda m, x, name=name: getattr(x, name)(dim=(0, 1), keepdim=True),
+            f"{name}(x, keepdim=True, dim=None)":  # (torch lists keywords last passed first)
+                lambda m, x, name=name: getattr(m, name)(x, keepdim=True, dim=None),
+            f"{name}(x, (0, 1), True)": lambda m, x, name=name: getattr(m, name)(x, (0, 1), True),
+        })
     for label, call in calls.items():
         cases.append((label, lambda m, call=call: call(m, m.arange(6.).reshape(2, 3))))
     _same(cases)

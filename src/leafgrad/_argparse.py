@@ -267,6 +267,13 @@ for _name in ("median", "nanmedian"):
         f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()",
                                                f"{_name}(int dim, bool keepdim=False)")
+for _name in ("argmax", "argmin"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int? dim=None, bool keepdim=False)")
+SIGNATURES["mode"] = _overloads(
+    "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
 for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
@@ -415,8 +422,9 @@ def given(*args) -> tuple:
 
 def _got(args: tuple, kwargs: dict) -> str:
     parts = [typename(a) for a in args]
-    parts += [f"{key}={typename(value)}" for key, value in sorted(kwargs.items())]
-    # (torch's format_invalid_args ends keywords-only with a separator: "(dim=NoneType, )")
+    # torch lists the keywords in the reverse of the order they were passed, and ends a
+    # keywords-only list with a separator: "(dim=NoneType, input=Tensor, )" for input=, dim=
+    parts += [f"{key}={typename(value)}" for key, value in reversed(list(kwargs.items()))]
     return ", ".join(parts) + (", " if kwargs and not args else "")
 
 

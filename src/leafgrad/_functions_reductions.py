@@ -81,6 +81,7 @@ def _median(name: str):
 
 @takes_out(Out("prod", ANY, mode="dtype"))
 @_argparse.refuse_none("prod", "dim", 1)
+@_argparse.parsed("prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along ``dim`` (its gradient is right with zeros too)."""
     return _ops.prod(input, dim, keepdim, dtype)
@@ -88,6 +89,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 @takes_out(_extremum("max"))
 @_argparse.refuse_none("max", "dim", 1)
+@_argparse.parsed("max")
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's name
     """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``.
 
@@ -100,6 +102,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's 
 
 @takes_out(_extremum("min"))
 @_argparse.refuse_none("min", "dim", 1)
+@_argparse.parsed("min")
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """``min(input)``, ``min(input, dim, keepdim)`` -> (values, indices), ``min(input, other)``."""
     return _ops.reduce_min(input, dim, keepdim, other)
@@ -118,12 +121,14 @@ def amin(input, dim=(), keepdim=False):
 
 
 @takes_out(Out(None, EXPECT))
+@_argparse.parsed("argmax")
 def argmax(input, dim=None, keepdim=False):
     """Index of the first largest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmax(input, dim, keepdim)
 
 
 @takes_out(Out(None, EXPECT))
+@_argparse.parsed("argmin")
 def argmin(input, dim=None, keepdim=False):
     """Index of the first smallest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmin(input, dim, keepdim)
@@ -216,6 +221,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 @takes_out(_median("median"))
 @_argparse.refuse_none("median", "dim", 1)
+@_argparse.parsed("median")
 def median(input, dim=None, keepdim=False):
     """Lower median of all elements, or (values, indices) along ``dim``."""
     return _ops.median(input, dim, keepdim)
@@ -223,6 +229,7 @@ def median(input, dim=None, keepdim=False):
 
 @takes_out(_median("nanmedian"))
 @_argparse.refuse_none("nanmedian", "dim", 1)
+@_argparse.parsed("nanmedian")
 def nanmedian(input, dim=None, keepdim=False):
     """Like :func:`median`, ignoring NaNs."""
     return _ops.nanmedian(input, dim, keepdim)
@@ -231,6 +238,7 @@ def nanmedian(input, dim=None, keepdim=False):
 @takes_out(_pair("mode", same_as("expected scalar type '{R}' but got '{O}' for values output"),
                  same_as("expected scalar type '{R}' but got '{O}' for indices output"),
                  resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=True))))
+@_argparse.parsed("mode")
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among equally frequent) and an index."""
     return _ops.mode(input, dim, keepdim)

@@ -10,15 +10,18 @@ class ReductionMethods:
     __slots__ = ()
 
     @_argparse.refuse_none("Tensor.prod", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.prod", method=True)
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype)
 
     @_argparse.refuse_none("Tensor.max", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.max", method=True)
     def max(self, dim=None, keepdim=False):
         """The largest element; with ``dim``, (values, indices); with a tensor, maximum."""
         return _ops.reduce_max(self, dim, keepdim)
 
     @_argparse.refuse_none("Tensor.min", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.min", method=True)
     def min(self, dim=None, keepdim=False):
         """The smallest element; with ``dim``, (values, indices); with a tensor, minimum."""
         return _ops.reduce_min(self, dim, keepdim)
@@ -29,9 +32,11 @@ class ReductionMethods:
     def amin(self, dim=(), keepdim=False):
         return _ops.amin(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.argmax", method=True)
     def argmax(self, dim=None, keepdim=False):
         return _ops.argmax(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.argmin", method=True)
     def argmin(self, dim=None, keepdim=False):
         return _ops.argmin(self, dim, keepdim)
 
@@ -74,13 +79,16 @@ class ReductionMethods:
         return _ops.nanmean(self, dim, keepdim, dtype)
 
     @_argparse.refuse_none("Tensor.median", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.median", method=True)
     def median(self, dim=None, keepdim=False):
         return _ops.median(self, dim, keepdim)
 
     @_argparse.refuse_none("Tensor.nanmedian", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.nanmedian", method=True)
     def nanmedian(self, dim=None, keepdim=False):
         return _ops.nanmedian(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.mode", method=True)
     def mode(self, dim=-1, keepdim=False):
         return _ops.mode(self, dim, keepdim)
 
