@@ -436,6 +436,9 @@ def test_reduction_and_scan_argument_errors():
             f"x.{name}(None, keepdim=True)":
                 lambda m, x, name=name: getattr(x, name)(None, keepdim=True),
         })
+    calls["count_nonzero(x, dim=0, keepdim=True)"] = \
+        lambda m, x: m.count_nonzero(x, dim=0, keepdim=True)
+    calls["x.count_nonzero((0, 1))"] = lambda m, x: x.count_nonzero((0, 1))
     for name in ("max", "min", "median", "mode", "argmax", "prod"):  # keyword forms
         calls.update({
             f"{name}(x, dim=(0, 1))": lambda m, x, name=name: getattr(m, name)(x, dim=(0, 1)),

@@ -274,6 +274,10 @@ for _name in ("argmax", "argmin"):
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
+SIGNATURES["count_nonzero"] = _overloads("count_nonzero(Tensor input, int? dim=None)",
+                                          "count_nonzero(Tensor input, tuple of ints dim)")
+SIGNATURES["Tensor.count_nonzero"] = _overloads("count_nonzero(int? dim=None)",
+                                                "count_nonzero(tuple of ints dim)")
 for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")

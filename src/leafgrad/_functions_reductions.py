@@ -202,6 +202,7 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
     return _ops.reduce_any(input, dim, keepdim)
 
 
+@_argparse.parsed("count_nonzero")
 def count_nonzero(input, dim=None):
     """Number of non-zero elements (over ``dim``), as int64."""
     return _ops.count_nonzero(input, dim)

@@ -69,6 +69,7 @@ class ReductionMethods:
     def any(self, dim=None, keepdim=False):
         return _ops.reduce_any(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.count_nonzero", method=True)
     def count_nonzero(self, dim=None):
         return _ops.count_nonzero(self, dim)
 
