@@ -40,6 +40,8 @@ def typename(value) -> str:
     module = cls.__module__
     if module.startswith("leafgrad") and cls.__name__ in ("dtype", "device", "layout"):
         return f"torch.{cls.__name__}"
+    if module.startswith("leafgrad") and isinstance(value, _dtype_class()):
+        return "torch.dtype"  # (bfloat16's own subclass of dtype)
     if cls.__name__ in ("Tensor", "Parameter") or module == "builtins":
         return cls.__name__
     if module == "numpy":
@@ -47,6 +49,12 @@ def typename(value) -> str:
     if module == "decimal":
         return f"decimal.{cls.__name__}"
     return cls.__name__
+
+
+def _dtype_class():
+    from ._dtype import dtype
+
+    return dtype
 
 
 def _is_tensor(value) -> bool:
@@ -237,6 +245,43 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "kron": _tensor_pair("kron"),
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
+SIGNATURES["logsumexp"] = _overloads(  # _functions_reductions.py
+    "logsumexp(Tensor input, tuple of ints dim, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.logsumexp"] = _overloads("logsumexp(tuple of ints dim, bool keepdim=False)")
+SIGNATURES["prod"] = _overloads(  # _functions_reductions.py
+    "prod(Tensor input, *, torch.dtype? dtype=None)",
+    "prod(Tensor input, int dim, bool keepdim=False, *, torch.dtype? dtype=None, Tensor? out=None)")
+SIGNATURES["Tensor.prod"] = _overloads(
+    "prod(*, torch.dtype? dtype=None)",
+    "prod(int dim, bool keepdim=False, *, torch.dtype? dtype=None)")
+for _name in ("max", "min"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, Tensor? out=None)",
+        f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}()", f"{_name}(Tensor other)", f"{_name}(int dim, bool keepdim=False)")
+for _name in ("median", "nanmedian"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()",
+                                               f"{_name}(int dim, bool keepdim=False)")
+for _name in ("argmax", "argmin"):
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int? dim=None, bool keepdim=False)")
+SIGNATURES["mode"] = _overloads(
+    "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
+SIGNATURES["count_nonzero"] = _overloads("count_nonzero(Tensor input, int? dim=None)",
+                                          "count_nonzero(Tensor input, tuple of ints dim)")
+SIGNATURES["Tensor.count_nonzero"] = _overloads("count_nonzero(int? dim=None)",
+                                                "count_nonzero(tuple of ints dim)")
+for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int dim, *, torch.dtype? dtype=None)")
 for _name in ("cummax", "cummin", "logcumsumexp"):  # ops/scans_extra.py
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, int dim, *, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int dim)")
@@ -381,8 +426,10 @@ def given(*args) -> tuple:
 
 def _got(args: tuple, kwargs: dict) -> str:
     parts = [typename(a) for a in args]
-    parts += [f"{key}={typename(value)}" for key, value in sorted(kwargs.items())]
-    return ", ".join(parts)
+    # torch lists the keywords in the reverse of the order they were passed, and ends a
+    # keywords-only list with a separator: "(dim=NoneType, input=Tensor, )" for input=, dim=
+    parts += [f"{key}={typename(value)}" for key, value in reversed(list(kwargs.items()))]
+    return ", ".join(parts) + (", " if kwargs and not args else "")
 
 
 def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | None:
@@ -461,6 +508,25 @@ def parsed(name: str, method: bool = False):
                 if problem is None:
                     raise
                 raise problem from None
+
+        return checked
+
+    return decorate
+
+
+def refuse_none(name: str, parameter: str, position: int, method: bool = False):
+    """Decorate a function whose ``parameter`` (at ``position`` among the arguments as torch
+    counts them) defaults to None for "not given": torch's overloads take no None there, so an
+    explicit None is its parser's error (declared in SIGNATURES)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            given = args[1:] if method else args
+            if kwargs.get(parameter, 0) is None or (
+                    len(given) > position and given[position] is None):
+                raise error(name, given, kwargs)
+            return fn(*args, **kwargs)
 
         return checked
 

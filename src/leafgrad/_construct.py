@@ -136,8 +136,13 @@ def compute_sizes(data) -> list:
 
 def _check_leaf(value, target) -> None:
     kind = target.np.kind
+    if kind in "iub" and isinstance(value, np.floating) and not isinstance(value, float):
+        # (torch unpacks an integer or bool leaf with __index__: a NumPy float32/float16
+        # scalar has none; np.float64, a Python float, is truncated)
+        raise TypeError(f"'numpy.{type(value).__name__}' object cannot be interpreted as an "
+                        "integer")
     if _is_sequence(value):
-        if kind in "iu":
+        if kind in "iub":
             raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
         raise TypeError(f"must be real number, not {type(value).__name__}")
     if isinstance(value, _tensor_cls()) and value.numel() != 1:
@@ -256,7 +261,7 @@ def _given_dtype_leaves(data, target):
             _leaf_dtype(leaf)
         except (RuntimeError, TypeError):
             kind = type(leaf).__name__
-            if target.np.kind in "iu":
+            if target.np.kind in "iub":  # (a bool leaf is unpacked as an integer too)
                 raise TypeError(f"'{kind}' object cannot be interpreted as an integer") from None
             raise TypeError(f"must be real number, not {kind}") from None
     return target
@@ -290,6 +295,8 @@ def array_from_data(data, target=None) -> np.ndarray:
         data = [data[i] for i in range(len(data))]
     if not _is_sequence(data) and not isinstance(data, (int, float, bool, np.generic,
                                                         _tensor_cls())):
+        if target is not None:  # converted to the dtype as a leaf is (see _given_dtype_leaves)
+            _given_dtype_leaves([data], target)
         _leaf_dtype(data)  # raises torch's error for None, dict, set, generators...
     sizes = compute_sizes(data)
     if target is None:
@@ -414,6 +421,10 @@ def _check_scalar_write(value, target, setitem: bool = False, half: bool = True)
                 bits = 8 * target.np.itemsize
                 whole = int(value) % (1 << bits)
                 return whole - (1 << bits) if low and whole > high else whole
+    elif kind is complex and name not in ("bool", "complex64", "complex128"):
+        # c10's checked conversion: a complex fits a real type only with no imaginary part
+        if value.imag == 0:
+            return _check_scalar_write(value.real, target, setitem, half)
     else:
         return value
     raise RuntimeError(f"value cannot be converted to type {_C_SCALAR_NAMES[name]} "

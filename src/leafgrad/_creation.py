@@ -145,7 +145,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def _size(size, name: str = "zeros") -> tuple:
     """A size given as ``2, 3`` or ``(2, 3)``, checked with torch's argument-parser messages
-    (its IntArrayRef parsing) and its negative-dimension errors (``zeros``/``ones`` say
+    (its IntArrayRef parsing) and its negative-dimension errors (``zeros`` says
     "Dimension size must be non-negative", the other factories "Trying to create tensor with
     negative dimension")."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -173,7 +173,7 @@ def _size(size, name: str = "zeros") -> tuple:
     size = tuple(int(s) for s in size)
     for position, s in enumerate(size):
         if s < 0:
-            if name in ("zeros", "ones"):
+            if name == "zeros":  # (torch 2.13: ones says "Trying to create ...")
                 raise RuntimeError(f"{name}: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
@@ -421,23 +421,34 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = values
+    # torch's order (RangeFactories.cpp): the dtype's kernel, a zero step, finite bounds, the
+    # step's sign
+    dtype = _argparse.dtype_arg("arange", dtype)
+    if dtype is _dtype.bool or dtype is not None and dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._legacy}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_range_bound(start)} -> {_range_bound(end)}")
     if (end - start) * step < 0:
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
-    dtype = _argparse.dtype_arg("arange", dtype)
-    if dtype is _dtype.bool or dtype is not None and dtype.is_complex:
-        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._legacy}'")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
     count = math.ceil((end - start) / step)
-    data = _arange_float(float(start), float(step), count, dtype.np)
     if dtype.np.kind in "iu":
         data = (np.arange(count, dtype=np.int64) * int(step) + int(start)).astype(dtype.np)
+    else:
+        with np.errstate(over="ignore"):  # (a float16 past 65504 is inf, as torch's)
+            data = _arange_float(float(start), float(step), count, dtype.np)
     return _finish(data, requires_grad, device)
+
+
+def _range_bound(value) -> str:
+    """A bound as torch's message prints it (C++'s stream: 0, 1.5, inf, nan)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _arange_float(start: float, step: float, count: int, np_dtype) -> np.ndarray:
@@ -507,6 +518,12 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     _refuse_wide_unsigned(dtype, "linspace_cpu")
+    from ._functions_composites import complex_bounds_dtype
+
+    start, end = (value.item() if isinstance(value, Tensor) and value.ndim == 0 else value
+                  for value in (start, end))
+    if isinstance(start, complex) or isinstance(end, complex):
+        dtype = complex_bounds_dtype("linspace", start, end, dtype)
     np_dtype = _np_dtype(dtype, function="linspace")
     if np_dtype.kind == "b":
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
@@ -520,9 +537,21 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
     # multiply-add (its compiler contracts them), so they are rounded once, as here.
     if np_dtype.kind == "V":  # bfloat16
         return _finish(_linspace_bfloat16(start, end, steps, np_dtype), requires_grad, device)
+    if np_dtype.kind == "c":
+        return _finish(_linspace_complex(start, end, steps, np_dtype), requires_grad, device)
+    if np_dtype.kind in "iu":  # the bounds in the dtype first (c10's checked conversion: the
+        # int -3 is 253 in uint8, the float -1.3 overflows it)
+        target = _dtype.from_numpy_dtype(np_dtype)
+        start, end = (_construct.check_scalar_write(value, target) for value in (start, end))
     work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
     if work == np.float16 and max(abs(float(start)), abs(float(end))) > 65504:
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
+    return _finish(_linspace_real(start, end, steps, work).astype(np_dtype), requires_grad,
+                   device)
+
+
+def _linspace_real(start, end, steps: int, work) -> np.ndarray:
+    """linspace in the float type ``work`` (float64 for integer dtypes)."""
     start_w, end_w = work.type(start), work.type(end)
     step = (end_w - start_w) / work.type(steps - 1) if steps > 1 else work.type(0)
     half = steps // 2
@@ -535,7 +564,18 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
                         _fma(np.float64(steps - 1) - index, -step, end_w, work))
     if steps == 1:
         data = np.array([start_w], dtype=work)
-    return _finish(data.astype(np_dtype), requires_grad, device)
+    return data
+
+
+def _linspace_complex(start, end, steps: int, np_dtype) -> np.ndarray:
+    """torch's linspace for complex dtypes: the real and imaginary parts are each the real
+    linspace in the component type (its kernel's arithmetic never mixes them)."""
+    start, end = complex(start), complex(end)
+    part = np.dtype(np.float32 if np_dtype == np.complex64 else np.float64)
+    data = np.empty(steps, np_dtype)
+    data.real = _linspace_real(start.real, end.real, steps, part)
+    data.imag = _linspace_real(start.imag, end.imag, steps, part)
+    return data
 
 
 def _linspace_bfloat16(start, end, steps: int, bf16) -> np.ndarray:

@@ -340,21 +340,89 @@ def diagflat(input, offset=0):  # noqa: A002 - torch's name
 
 @_argparse.parsed("logspace")
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, **kwargs):
-    """``torch.logspace``: ``base ** linspace(start, end, steps)``."""
-    lib = _lib()
+    """``torch.logspace``: ``base ** linspace(start, end, steps)``, computed as torch's kernel
+    does (RangeFactories.cpp): the bounds converted to the dtype first, the exponents in
+    double from both ends (``start + step * i`` up to half way, ``end - step * (steps - 1 -
+    i)`` after), glibc's ``pow``, then the cast; complex dtypes all in the complex dtype."""
+    from ._creation import _finish
+
     if not isinstance(steps, int) or isinstance(steps, bool):
         raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
                         f"{type(steps).__name__}")
+    start, end = (value.item() if isinstance(value, Tensor) else value for value in (start, end))
+    target = complex_bounds_dtype("logspace", start, end, dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    target = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()  # Note: Python types as dtypes
     if target is _dtype.bool:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
-    exponents = lib.linspace(start, end, steps, dtype=_dtype.float64)._data
-    values = np.power(float(base), exponents)
+    with np.errstate(all="ignore"):  # (an overflowing cast is torch's value, without warning)
+        if target.is_complex:
+            values = _logspace_complex(start, end, steps, base, target.np)
+        else:
+            values = _logspace_real(start, end, steps, float(base), target)
+    result = _finish(values, False)
+    return result.requires_grad_() if requires_grad else result
+
+
+def complex_bounds_dtype(name: str, start, end, dtype):
+    """linspace/logspace's dtype: ``dtype``, else the default one, or its complex counterpart
+    when a bound is complex (which a real ``dtype`` refuses, with torch's message)."""
+    target = _dtype.as_dtype(dtype)  # Note: Python types as dtypes
+    if not any(isinstance(value, complex) for value in (start, end)):
+        return target or _dtype.get_default_dtype()
+    inferred = _dtype.complex128 if _dtype.get_default_dtype() is _dtype.float64 else \
+        _dtype.complex64
+    if target is not None and not target.is_complex:
+        spelled = "c10::complex<double>" if inferred is _dtype.complex128 else \
+            "c10::complex<float>"
+        raise RuntimeError(f"torch.{name}(): inferred dtype {spelled} can't be safely cast to "
+                           f"passed dtype {target._legacy}")
+    return target or inferred
+
+
+def _logspace_real(start, end, steps: int, base: float, target) -> np.ndarray:
+    from .ops import _libm
+
+    np_dtype = target.np
+    if steps == 1:  # (torch fills pow(base, start) in double, then casts)
+        return np.asarray([_libm.power(np.float64(base), np.float64(start))]).astype(np_dtype)
+    if steps == 0:
+        return np.zeros(0, np_dtype)
+    # the bounds in the dtype (an integer one wraps like C++: -3 is 253 in uint8), their
+    # difference in its arithmetic (integers promote to int; floats round to the dtype)
+    if target.is_floating_point:
+        low, high = np.asarray([start, end], dtype=np.float64).astype(np_dtype)
+        span = float(np.asarray(high.astype(np.float32) - low.astype(np.float32)).astype(
+            np_dtype)) if np_dtype.itemsize == 2 else float(high - low)
+    else:
+        from ._construct import check_scalar_write
+
+        low, high = (check_scalar_write(value, target) for value in (start, end))
+        span = float(int(high) - int(low))
+    step = span / (steps - 1)
+    index = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    exponents = np.where(index < half, float(low) + step * index,
+                         float(high) - step * (steps - index - 1))
+    values = _libm.power(np.full(steps, base), exponents)
     if not target.is_floating_point:
         values = np.trunc(values)
-    return lib.tensor(values.astype(target.np), dtype=target, requires_grad=requires_grad)
+    return values.astype(np_dtype)
+
+
+def _logspace_complex(start, end, steps: int, base, np_dtype) -> np.ndarray:
+    if steps == 1:  # (pow(base, start) in complex<double>, then the cast)
+        value = np.exp(np.complex128(start) * np.log(np.complex128(base)))
+        return np.asarray([value]).astype(np_dtype)
+    if steps == 0:
+        return np.zeros(0, np_dtype)
+    kind = np_dtype.type
+    low, high, base = kind(start), kind(end), kind(base)
+    step = (high - low) / kind(steps - 1)
+    index = np.arange(steps).astype(np_dtype)
+    exponents = np.where(np.arange(steps) < steps // 2, low + step * index,
+                         high - step * (kind(steps - 1) - index))
+    return np.exp(exponents * np.log(base)).astype(np_dtype)
 
 
 _NO_END = object()
@@ -448,6 +516,13 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             return result
     _refuse_wide_unsigned(sorted_sequence, "searchsorted_out_cpu")
     _refuse_wide_unsigned(input, "searchsorted_out_cpu")
+    common = _dtype.result_type(sorted_sequence, input)
+    if (common is _dtype.bool or common.is_complex) and (
+            not isinstance(input, Tensor) or input.numel()):
+        # (its kernel runs in the common dtype, with no bool or complex form; nothing to
+        # search, no kernel)
+        raise NotImplementedError(
+            f"\"searchsorted_out_cpu\" not implemented for '{common._legacy}'")
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, -1)

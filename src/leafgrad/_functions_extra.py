@@ -170,7 +170,22 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
                                             return_counts=True, equal_nan=False)
         inverse = inverse.reshape(data.shape)
     else:
-        dim = dim + data.ndim if dim < 0 else dim
+        from .tensor import _wrap_dim
+
+        if data.ndim == 0:  # (maybe_wrap_dim refuses any dim of a 0-d tensor here)
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        dim = _wrap_dim(dim, data.ndim)
+        empties = data.shape.count(0)
+        if data.shape[dim] == 0:  # (unique_dim_cpu_template's checks and empty results)
+            if empties != 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                                   "cannot be applied ")
+            empty = np.zeros(0, np.int64)
+            values, inverse, counts = np.empty(data.shape, data.dtype), empty, empty
+        elif empties:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+    if dim is not None and data.shape[dim]:
         moved = np.moveaxis(data, dim, 0).reshape(data.shape[dim], -1)
         rows, inverse, counts = np.unique(moved, axis=0, return_inverse=True, return_counts=True)
         inverse = inverse.reshape(-1)
@@ -178,7 +193,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         values = np.moveaxis(rows.reshape(shape), 0, dim)
     kernel, node = (("_unique2", "Unique2Backward0") if dim is None
                     else ("unique_dim", "UniqueDimBackward0"))
-    result = [_record_underived(kernel, node, input, np.ascontiguousarray(values))]
+    # (unique_dim's values are the unique rows moved back to ``dim``: that layout, as torch's)
+    result = [_record_underived(kernel, node, input,
+                                values if dim is not None else np.ascontiguousarray(values))]
     if return_inverse:
         result.append(_wrap(inverse.astype(np.int64)))
     if return_counts:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _dtype
+from . import _argparse, _dtype
 from . import ops as _ops
 from ._out import (
     ANY, CAST, EXPECT, Out, Resize, bool_only, castable, floating, keepdim_shapes, not_bool,
@@ -80,12 +80,16 @@ def _median(name: str):
 
 
 @takes_out(Out("prod", ANY, mode="dtype"))
+@_argparse.refuse_none("prod", "dim", 1)
+@_argparse.parsed("prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along ``dim`` (its gradient is right with zeros too)."""
     return _ops.prod(input, dim, keepdim, dtype)
 
 
 @takes_out(_extremum("max"))
+@_argparse.refuse_none("max", "dim", 1)
+@_argparse.parsed("max")
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's name
     """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``.
 
@@ -97,6 +101,8 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch's 
 
 
 @takes_out(_extremum("min"))
+@_argparse.refuse_none("min", "dim", 1)
+@_argparse.parsed("min")
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """``min(input)``, ``min(input, dim, keepdim)`` -> (values, indices), ``min(input, other)``."""
     return _ops.reduce_min(input, dim, keepdim, other)
@@ -115,12 +121,14 @@ def amin(input, dim=(), keepdim=False):
 
 
 @takes_out(Out(None, EXPECT))
+@_argparse.parsed("argmax")
 def argmax(input, dim=None, keepdim=False):
     """Index of the first largest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmax(input, dim, keepdim)
 
 
 @takes_out(Out(None, EXPECT))
+@_argparse.parsed("argmin")
 def argmin(input, dim=None, keepdim=False):
     """Index of the first smallest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmin(input, dim, keepdim)
@@ -156,13 +164,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 @takes_out(Out("logsumexp", floating(
     "logsumexp(): Expected floating point type for result tensor, but got: {O}", complex_ok=True)))
+@_argparse.parsed("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow."""
+    if dim is None:  # (torch's parser refuses it: see _argparse.parsed)
+        raise TypeError("dim")
     return _ops.logsumexp(input, dim, keepdim)
 
 
 @takes_out(Out("cumsum", not_bool('"cumsum_out_cpu" not implemented for \'{O}\''), mode="dtype",
                overlap=True))
+@_argparse.parsed("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``."""
     return _ops.cumsum(input, dim, dtype)
@@ -170,6 +182,7 @@ def cumsum(input, dim, *, dtype=None):
 
 @takes_out(Out("cumprod", not_bool('"cumprod_out_cpu" not implemented for \'{O}\''), mode="dtype",
                overlap=True))
+@_argparse.parsed("cumprod")
 def cumprod(input, dim, *, dtype=None):
     """Running product along ``dim`` (its gradient is right with zeros too)."""
     return _ops.cumprod(input, dim, dtype)
@@ -189,6 +202,7 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
     return _ops.reduce_any(input, dim, keepdim)
 
 
+@_argparse.parsed("count_nonzero")
 def count_nonzero(input, dim=None):
     """Number of non-zero elements (over ``dim``), as int64."""
     return _ops.count_nonzero(input, dim)
@@ -207,12 +221,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @takes_out(_median("median"))
+@_argparse.refuse_none("median", "dim", 1)
+@_argparse.parsed("median")
 def median(input, dim=None, keepdim=False):
     """Lower median of all elements, or (values, indices) along ``dim``."""
     return _ops.median(input, dim, keepdim)
 
 
 @takes_out(_median("nanmedian"))
+@_argparse.refuse_none("nanmedian", "dim", 1)
+@_argparse.parsed("nanmedian")
 def nanmedian(input, dim=None, keepdim=False):
     """Like :func:`median`, ignoring NaNs."""
     return _ops.nanmedian(input, dim, keepdim)
@@ -221,6 +239,7 @@ def nanmedian(input, dim=None, keepdim=False):
 @takes_out(_pair("mode", same_as("expected scalar type '{R}' but got '{O}' for values output"),
                  same_as("expected scalar type '{R}' but got '{O}' for indices output"),
                  resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=True))))
+@_argparse.parsed("mode")
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among equally frequent) and an index."""
     return _ops.mode(input, dim, keepdim)

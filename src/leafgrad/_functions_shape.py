@@ -69,11 +69,11 @@ def flip(input, dims):
 
 
 def fliplr(input):
-    return _ops.flip(input, (1,))
+    return _ops.shape_ext.fliplr(input)
 
 
 def flipud(input):
-    return _ops.flip(input, (0,))
+    return _ops.shape_ext.flipud(input)
 
 
 def roll(input, shifts, dims=None):

@@ -2009,7 +2009,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             _argparse.check("Tensor.pow_", (exponent,))
         if isinstance(exponent, Tensor):
             return _ops.inplace(_ops.PowTensor, self, exponent)
+        if exponent.__class__ is int and self._data.dtype.kind in "iu":
+            _ops.check_int_exponent(self, exponent)
         return _ops.inplace(_ops.PowScalar, self, exponent=exponent)
+
+    def __ipow__(self, exponent):  # (torch's Tensor.__ipow__ is pow_: x **= 2 writes x)
+        if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
+            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        return self.pow_(exponent)
 
     def exp_(self):
         return _ops.inplace(_ops.Exp, self)

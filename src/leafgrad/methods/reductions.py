@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
 class ReductionMethods:
     __slots__ = ()
 
+    @_argparse.refuse_none("Tensor.prod", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.prod", method=True)
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype)
 
+    @_argparse.refuse_none("Tensor.max", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.max", method=True)
     def max(self, dim=None, keepdim=False):
         """The largest element; with ``dim``, (values, indices); with a tensor, maximum."""
         return _ops.reduce_max(self, dim, keepdim)
 
+    @_argparse.refuse_none("Tensor.min", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.min", method=True)
     def min(self, dim=None, keepdim=False):
         """The smallest element; with ``dim``, (values, indices); with a tensor, minimum."""
         return _ops.reduce_min(self, dim, keepdim)
@@ -25,9 +32,11 @@ class ReductionMethods:
     def amin(self, dim=(), keepdim=False):
         return _ops.amin(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.argmax", method=True)
     def argmax(self, dim=None, keepdim=False):
         return _ops.argmax(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.argmin", method=True)
     def argmin(self, dim=None, keepdim=False):
         return _ops.argmin(self, dim, keepdim)
 
@@ -40,12 +49,17 @@ class ReductionMethods:
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _ops.tensor_norm(self, p, dim, keepdim, dtype)
 
+    @_argparse.parsed("Tensor.logsumexp", method=True)
     def logsumexp(self, dim, keepdim=False):
+        if dim is None:  # (torch's parser refuses it: see _argparse.parsed)
+            raise TypeError("dim")
         return _ops.logsumexp(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.cumsum", method=True)
     def cumsum(self, dim, *, dtype=None):
         return _ops.cumsum(self, dim, dtype)
 
+    @_argparse.parsed("Tensor.cumprod", method=True)
     def cumprod(self, dim, *, dtype=None):
         return _ops.cumprod(self, dim, dtype)
 
@@ -55,6 +69,7 @@ class ReductionMethods:
     def any(self, dim=None, keepdim=False):
         return _ops.reduce_any(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.count_nonzero", method=True)
     def count_nonzero(self, dim=None):
         return _ops.count_nonzero(self, dim)
 
@@ -64,12 +79,17 @@ class ReductionMethods:
     def nanmean(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.nanmean(self, dim, keepdim, dtype)
 
+    @_argparse.refuse_none("Tensor.median", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.median", method=True)
     def median(self, dim=None, keepdim=False):
         return _ops.median(self, dim, keepdim)
 
+    @_argparse.refuse_none("Tensor.nanmedian", "dim", 0, method=True)
+    @_argparse.parsed("Tensor.nanmedian", method=True)
     def nanmedian(self, dim=None, keepdim=False):
         return _ops.nanmedian(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.mode", method=True)
     def mode(self, dim=-1, keepdim=False):
         return _ops.mode(self, dim, keepdim)
 

@@ -67,10 +67,10 @@ class ShapeMethods:
         return _ops.flip(self, dims)
 
     def fliplr(self):
-        return _ops.flip(self, (1,))
+        return _ops.shape_ext.fliplr(self)
 
     def flipud(self):
-        return _ops.flip(self, (0,))
+        return _ops.shape_ext.flipud(self)
 
     def roll(self, shifts, dims=None):
         return _ops.roll(self, shifts, dims)
@@ -151,7 +151,8 @@ class ShapeMethods:
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
         check_no_overlap(self, index, source)
-        array = _ops.flat_index(index, array, self.shape[dim] if self.ndim else 1)
+        array = _ops.flat_index(index, array, self.shape[dim] if self.ndim else 1,
+                                dim if self.ndim > 1 else None)
         return _ops.keep_index(
             _ops.inplace(_ops.IndexAdd, self, source, dim=dim, index=array, alpha=alpha), index)
 

@@ -51,6 +51,8 @@ def pow(base, exponent):  # noqa: A001 - torch's name
     if isinstance(base, Tensor):
         if isinstance(exponent, Tensor):
             return PowTensor.apply(base, exponent)
+        if exponent.__class__ is int and base._data.dtype.kind in "iu":
+            check_int_exponent(base, exponent)
         return PowScalar.apply(base, exponent=exponent)
     result = PowScalarBase.apply(exponent, base=base)
     if isinstance(exponent, Tensor) and exponent.is_inference() and not result.is_inference():
@@ -60,6 +62,18 @@ def pow(base, exponent):  # noqa: A001 - torch's name
         # (generated-program seed 45610)
         result._bump_version()
     return result
+
+
+def check_int_exponent(base, exponent: int) -> None:
+    """torch's pow(integer tensor, int): a negative exponent is refused (by the kernel),
+    else it converts (checked) to the tensor's dtype, after the Python int became an int64."""
+    from .._construct import check_scalar_write
+
+    if exponent < 0:
+        return  # (PowScalar's "Integers to negative integer powers" comes first)
+    if not -2**63 <= exponent < 2**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    check_scalar_write(exponent, base.dtype)
 
 
 def div(a, b, rounding_mode=None):
@@ -163,6 +177,7 @@ def reshape(tensor, shape):
 def flatten(tensor, start_dim=0, end_dim=-1):
     ndim = tensor.ndim
     if ndim == 0:
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)  # (torch checks them: 0 or -1)
         return reshape(tensor, (1,))
     start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
     if start > end:
@@ -219,22 +234,27 @@ def expand(tensor, sizes):
     sizes = parse_shape(sizes)
     shape = tensor.shape
     if len(sizes) < len(shape):
+        from ..autograd.graph import _LEGACY_TYPE_NAMES
+
+        legacy = tensor.dtype._legacy  # (at::Tensor::toString, as torch's Python layer shows it)
+        kind = f"torch.{legacy}Tensor" if legacy in _LEGACY_TYPE_NAMES else f"CPU{legacy}Type"
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"expand({kind}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
             "provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    target = []
-    for i, size in enumerate(sizes):
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # (torch's inferExpandGeometry: last dim first)
+        size = sizes[i]
         if i < lead:
             if size < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
-                    "non-existing dimension 0"
+                    f"non-existing dimension {i}"
                 )
-            target.append(size)
+            target[i] = size
             continue
         have = shape[i - lead]
         if size == -1:
@@ -245,7 +265,7 @@ def expand(tensor, sizes):
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}"
             )
-        target.append(size)
+        target[i] = size
     return Expand.apply(tensor, shape=tuple(target))
 
 

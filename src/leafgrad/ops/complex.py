@@ -362,6 +362,22 @@ def complex_error(cls, dtype) -> NotImplementedError:
 _installed = []
 
 
+class _ComplexHalf:
+    _legacy = "ComplexHalf"  # (a float16 tensor with a complex scalar: torch's complex32)
+
+
+def _common_dtype(args, params):
+    """The dtype torch's kernel dispatches on for a call refused for complex operands: the
+    operands' result type (float64 with complex64 is ComplexDouble, float16 with a complex
+    scalar ComplexHalf)."""
+    operands = [arg for arg in args if isinstance(arg, Tensor) or arg.__class__ is complex]
+    operands += [value for value in params.values() if value.__class__ is complex]
+    try:
+        return _dtype.result_type(*operands)
+    except TypeError:  # (leafgrad has no complex32)
+        return _ComplexHalf
+
+
 def _check_complex_autograd(cls, args) -> None:
     """torch's refusal to record an op without a complex derivative (``complex_autograd``)."""
     from ..autograd.grad_mode import is_grad_enabled
@@ -388,8 +404,12 @@ def install_complex_check() -> None:
     def apply(cls, *args, **params):
         if not cls.complex_ok:
             for arg in args:
-                if isinstance(arg, Tensor) and arg._data.dtype.kind == "c":
-                    raise complex_error(cls, arg.dtype)
+                if isinstance(arg, Tensor) and arg._data.dtype.kind == "c" or \
+                        arg.__class__ is complex:
+                    raise complex_error(cls, _common_dtype(args, params))
+            for value in params.values():
+                if value.__class__ is complex:  # a complex Python scalar operand (other=1j)
+                    raise complex_error(cls, _common_dtype(args, params))
         elif not cls.complex_autograd:
             _check_complex_autograd(cls, args)
         return plain_apply(cls, *args, **params)

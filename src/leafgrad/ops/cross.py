@@ -27,6 +27,8 @@ class LinalgCross(Op):
     @staticmethod
     def forward(ctx, a, b, dim=-1):
         a, b = _promote.binary(a, b)
+        if a.dtype == np.bool_:
+            raise NotImplementedError("\"cross\" not implemented for 'Bool'")
         return _layout.contiguous(np.cross(a, b, axisa=dim, axisb=dim, axisc=dim))
 
     def backward(self, grad):

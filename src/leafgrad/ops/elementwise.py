@@ -370,6 +370,11 @@ class Div(Op):
             scaled = _half_by_scalar(np.true_divide, a, b)
             if scaled is not None:
                 return scaled
+        if a.__class__ is np.ndarray and a.dtype.kind in "biu" and b.__class__ is int:
+            # integer by a Python int: torch casts both to the float result type (the int
+            # is not first wrapped into the tensor's dtype: uint8 / -1 is -1.0, not 1/255)
+            dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
+            return a.astype(dtype) / np.asarray(b, dtype=np.float64).astype(dtype)
         a, b = _promote.binary(a, b)
         if a.dtype.kind not in "fc":
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
@@ -1306,6 +1311,7 @@ def _shift_operands(a, b, kernel):
 class LeftShift(_Compare):
     node = "LshiftBackward1"
     uint_kernel = "lshift_cpu"
+    complex_message = '"lshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
 
@@ -1320,6 +1326,7 @@ class LeftShift(_Compare):
 class RightShift(_Compare):
     node = "RshiftBackward1"
     uint_kernel = "rshift_cpu"
+    complex_message = '"rshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")
 
@@ -1355,6 +1362,7 @@ class BitwiseNot(Op):
 class Clone(Op):
     node = "CloneBackward0"
     inference_writes = 1  # Note: kernels' writes on inference operands
+    bfloat16_native = True  # a copy of the bits (a NaN's payload too), not a float32 round trip
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     complex_ok = True
     vmap = batch.elementwise

@@ -506,7 +506,7 @@ def check_index_add_bounds(array: np.ndarray, size: int) -> None:
         raise IndexError("index out of range in self")
 
 
-def flat_index(index, array: np.ndarray, size: int) -> np.ndarray:
+def flat_index(index, array: np.ndarray, size: int, dim: int | None = None) -> np.ndarray:
     """index_add's (and index_reduce's) bounds check and flat int64 index, as one kernel of
     ``index``'s own array: leafgrad.compile replays it from each call's index values (and
     raises as eager code does) instead of refusing an array no op made (Note: masks as kernels
@@ -514,11 +514,16 @@ def flat_index(index, array: np.ndarray, size: int) -> np.ndarray:
     from ..tensor import Tensor
 
     return array_kernel(_flat_in_bounds, index._data if isinstance(index, Tensor) else array,
-                        size=size)
+                        size=size, dim=dim)
 
 
-def _flat_in_bounds(array: np.ndarray, size: int) -> np.ndarray:
+def _flat_in_bounds(array: np.ndarray, size: int, dim: int | None = None) -> np.ndarray:
     flat = array.astype(np.int64, copy=False).reshape(-1)
+    if dim is not None:  # index_add_ of a tensor of 2+ dims: torch names the first bad index
+        bad = _out_of_bounds(flat, size, dim)
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                               f"{size}")
     check_index_add_bounds(flat, size)
     return flat
 
@@ -601,8 +606,9 @@ def scatter_add(tensor, dim, index, src):
 def index_add(tensor, dim, index, source, alpha=1):
     array = _index_array(index, "index_add").reshape(-1)
     check_index_add_source(tensor, _wrap_dim(dim, tensor.ndim), array, source)
-    array = flat_index(index, array, tensor.shape[_wrap_dim(dim, tensor.ndim)] if tensor.ndim
-                       else 1)
+    wrapped = _wrap_dim(dim, tensor.ndim)
+    array = flat_index(index, array, tensor.shape[wrapped] if tensor.ndim else 1,
+                       wrapped if tensor.ndim > 1 else None)
     result = IndexAdd.apply(tensor, source, dim=_wrap_dim(dim, tensor.ndim), index=array,
                             alpha=alpha)
     return keep_index(result, index)
@@ -688,7 +694,17 @@ def nonzero(tensor, as_tuple=False):
         if data.ndim == 0:
             return (_wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)
         return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(data))
-    return _wrap(np.argwhere(data).astype(np.int64))
+    return _wrap(_column_major(np.argwhere(data).astype(np.int64)))
+
+
+def _column_major(found: np.ndarray) -> np.ndarray:
+    """nonzero's (N, ndim) result in torch's layout: strides (1, N), also where a dim of size
+    1 or 0 leaves NumPy free to normalise them."""
+    count, ndim = found.shape
+    column = np.lib.stride_tricks.as_strided(np.empty(count * ndim, np.int64), (count, ndim),
+                                             (8, 8 * count))
+    column[...] = found
+    return column
 
 
 def argwhere(tensor):

@@ -135,19 +135,25 @@ def _is_advanced(item) -> bool:
     return isinstance(item, (list, np.ndarray)) or isinstance(item, bool)
 
 
+_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.bool_))
+_UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                "instead.")
+
+
 def _as_index_array(item) -> np.ndarray:
     array = item._data if isinstance(item, Tensor) else np.asarray(item)
     if isinstance(item, bool):
         array = np.asarray(item)
-    if array.dtype.kind == "f" or (array.dtype.kind not in "iub"):
+    if array.dtype.kind == "f" or (array.dtype.kind not in "iub") or (
+            isinstance(item, Tensor) and array.dtype not in _INDEX_DTYPES):
+        # (torch takes only long, int, byte and bool index tensors: int8/int16 and the wide
+        # unsigned ones are refused; a 0-d one of them in x[i] is an int, see _split)
         if array.size == 0 and isinstance(item, list):
             return array.astype(np.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if array.dtype.kind == "u":
-        if array.dtype == np.uint8:
-            return array.astype(bool)
-        if array.ndim:  # uint16/32/64: torch takes only a 0-d one (as an int)
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if array.dtype == np.uint8:
+        warnings.warn(_UINT8_INDEX, UserWarning, stacklevel=4)  # (torch's TORCH_WARN, each time)
+        return array.astype(bool)
     return array
 
 
@@ -216,6 +222,12 @@ def _normalise(tensor, index, positions: list) -> list:
     return items
 
 
+def _index_typename(item) -> str:
+    """The type torch names (CPython's tp_name: NumPy's scalars are dotted)."""
+    kind = type(item)
+    return f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+
+
 def _check_step(item: slice) -> None:
     """torch's errors for a slice step that is not positive (Python's message for 0)."""
     if item.step is not None and item.step <= 0:
@@ -230,6 +242,17 @@ def check_index_put(tensor, arrays, values=None, masked: bool = False) -> None:
     """index_put_'s checks with torch's messages (NumPy's say "arrays" and "axis"), in its
     order: the indices broadcast together, the values fit the result and have ``tensor``'s
     dtype (not on the masked_fill_ path, ``masked``: see check_index_put_), the bounds."""
+    dim = 0
+    for array in arrays:  # (expandTensors: each mask against the dims it covers)
+        if array.dtype == np.bool_ and array.ndim:
+            covered = tuple(tensor.shape[dim:dim + array.ndim])
+            if array.shape != covered:
+                j = next((k for k, (x, y) in enumerate(zip(array.shape, covered)) if x != y),
+                         len(covered))
+                raise IndexError(
+                    f"The shape of the mask {list(array.shape)} at index {j} does not match the "
+                    f"shape of the indexed tensor {list(tensor.shape)} at index {dim + j}")
+        dim += max(array.ndim, 1) if array.dtype == np.bool_ else 1
     _check_index_shapes(list(arrays))
     if values is not None and not masked:
         check_index_put_value(tensor, arrays, values)
@@ -320,6 +343,9 @@ def check_index_put_overlap(tensor, values, indices: tuple, mask=None,
         return False
     if mask is not None and not accumulate and values._data.size == 1:
         if isinstance(mask, Tensor):
+            if mask._data.dtype == np.uint8:  # (masked_fill_ asks for bool before anything)
+                raise RuntimeError("masked_fill_ only supports boolean masks, but got mask "
+                                   "with dtype unsigned char")
             check_partial_overlap(tensor, mask)
         return True
     check_no_overlap(tensor, values, *indices)
@@ -345,9 +371,11 @@ def index_tensors(index) -> tuple:
     return tuple(item for item in items if isinstance(item, Tensor) and _is_advanced(item))
 
 
-def _split(tensor, index):
+def _split(tensor, index, deferred: list | None = None):
     """Apply the basic part of an index as views (torch's order); return the view and the
-    advanced index still to apply to it (None when there is none)."""
+    advanced index still to apply to it (None when there is none). With ``deferred`` (setitem),
+    the index arrays' bounds checks are appended to it, not run: index_put_ checks the values
+    first, and uint8 indices warn only when index_put_ reads them."""
 
     positions = []
     items = _normalise(tensor, index, positions)
@@ -392,7 +420,12 @@ def _split(tensor, index):
             advanced.append(slice(None))
             dim += 1
         elif _is_advanced(item):
-            array = _as_index_array(item)
+            if deferred is None:
+                array = _as_index_array(item)
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    array = _as_index_array(item)
             any_advanced = True
             if array.dtype == np.bool_:
                 covered = tuple(result.shape[dim:dim + array.ndim])
@@ -408,7 +441,10 @@ def _split(tensor, index):
                 indexed += max(array.ndim, 1)
                 if array.ndim == 0:
                     result = Unsqueeze.apply(result, dim=dim)
-                    advanced[-1] = array.reshape(1)
+                    # torch's boolToIndexingTensor: a 0-d True is the index [0] of the new
+                    # dim, a False an empty one (long indices, not a mask: x[True] = v of
+                    # another dtype is index_put_'s dtype error, not a masked_fill_)
+                    advanced[-1] = np.zeros(1 if array else 0, dtype=np.int64)
                     dim += 1
             else:
                 bounds.append((array, result.shape[dim], indexed))
@@ -420,7 +456,7 @@ def _split(tensor, index):
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got " + type(item).__name__ + ")"
+                "are valid indices (got " + _index_typename(item) + ")"
             )
     if not any_advanced:
         return result, None
@@ -428,8 +464,11 @@ def _split(tensor, index):
         advanced.pop()
     _check_index_shapes(advanced)
     if bounds and _indexes_anything(tuple(result.shape), advanced):
-        for array, size, dim in bounds:
-            check_index_bounds(array, size, dim)
+        if deferred is not None:
+            deferred.extend(bounds)
+        else:
+            for array, size, dim in bounds:
+                check_index_bounds(array, size, dim)
     return result, tuple(advanced)
 
 
@@ -604,14 +643,19 @@ def setitem(tensor, index, value) -> None:
     if _has_advanced(index):
         # As torch does: the basic part of the index becomes a view (so a write through it is
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
-        view, advanced = _split(tensor, index)
+        bounds = []
+        view, advanced = _split(tensor, index, bounds)
         arrays = [item for item in advanced if isinstance(item, np.ndarray)]
         masks = [item for item in index_tensors(index) if item._data.dtype in _MASK_DTYPES]
         mask = (masks[0] if masks else arrays[0]) \
             if len(arrays) == 1 and arrays[0].dtype == np.bool_ else None
         value = _strip_leading_ones(value)  # before torch's checks, as its setitem does
         if not check_index_put_overlap(view, value, index_tensors(index), mask):
+            if any(item._data.dtype == np.uint8 for item in index_tensors(index)):
+                warnings.warn(_UINT8_INDEX, UserWarning, stacklevel=3)
             check_index_put_value(view, advanced, value)
+            for array, size, dim in bounds:  # (index_put_'s kernel: after the values' checks)
+                check_index_bounds(array, size, dim)
         inplace(IndexPut, view, value, index=advanced)
         keep_index(view, index_tensors(index), "indices")
         return

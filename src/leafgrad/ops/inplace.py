@@ -67,15 +67,48 @@ _LEAF_FIRST = frozenset(("AddBackward0", "SubBackward0", "MulBackward0", "DivBac
                          "DivBackward2", "CopyBackwards"))  # (check_inplace_allowed's leaf_first)
 
 
+# Binary ops whose kernels refuse some dtypes (complex, bool, integer division by zero): torch's
+# TensorIterator checks that the operands' result type can be written back into ``self``
+# before the kernel runs, so x.floor_divide_(1j) of an integer x is the cast error, not the
+# kernel's. (add_/sub_/mul_ are left out: their kernels refuse nothing, and the optimizers'
+# updates take them on a hot path.)
+_CAST_FIRST = frozenset((
+    "RemainderBackward0", "RemainderBackward1", "DivBackward2", "FmodBackward0",
+    "FmodBackward1", "BitwiseAndBackward0", "BitwiseOrBackward0", "BitwiseXorBackward0",
+    "LshiftBackward1", "RshiftBackward1", "Atan2Backward0", "CopysignBackward0",
+    "CopysignBackward1"))
+_FLOAT_RESULT = frozenset(("Atan2Backward0", "CopysignBackward0", "CopysignBackward1"))
+
+
+def _check_cast_first(op, target: Tensor, other) -> None:
+    data = target._data
+    value = other._data if isinstance(other, Tensor) else other
+    if data.__class__ is _MetaArray or not (isinstance(value, np.ndarray) or value.__class__ in (
+            int, float, bool, complex)):
+        return
+    result = _promote.result_np_dtype(data, value)
+    if op.node in _FLOAT_RESULT and result.kind in "biu":  # (integers promote to float)
+        result = _promote.float_result(np.empty(0, result)).dtype
+    if result != data.dtype:
+        have, want = _BY_NP[result], _BY_NP[data.dtype]
+        if not _dtype.can_cast(have, want):
+            raise RuntimeError(f"result type {have._legacy} can't be cast to the desired "
+                               f"output type {want._legacy}")
+
+
 def inplace(op, target: Tensor, *others, **params) -> Tensor:
     """Apply ``op`` to ``(target, *others)`` and write the result into ``target``."""
     check_inplace_allowed(target, op.node in _LEAF_FIRST)
+    if op.node in _CAST_FIRST:
+        _check_cast_first(op, target, others[0] if others else params.get("other"))
     if COMPLEX_SEEN[0] and not op.complex_ok:
-        from .complex import complex_error
+        from .complex import _common_dtype, complex_error
 
-        for operand in (target,) + others:
-            if isinstance(operand, Tensor) and operand._data.dtype.kind == "c":
-                raise complex_error(op, operand.dtype)
+        operands = (target,) + others
+        if any(isinstance(operand, Tensor) and operand._data.dtype.kind == "c"
+               or operand.__class__ is complex for operand in operands) or any(
+                value.__class__ is complex for value in params.values()):
+            raise complex_error(op, _common_dtype(operands, params))
     if UINT_SEEN[0] and not op.uint_ok:
         from ._uint import check_operands
 
@@ -522,6 +555,17 @@ def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:
     return result
 
 
+def _wrapped_int(value: int, dtype: np.dtype):
+    """A Python int as torch's kernel takes it into an integer dtype: cast as C casts, modulo
+    2**bits (x.add_(300) of a uint8 tensor adds 44; NumPy refuses the out-of-range int)."""
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    bits = 8 * dtype.itemsize
+    value %= 1 << bits
+    return value - (1 << bits) if info.min and value > info.max else value
+
+
 def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     """The unrecorded ``a += b`` family straight into ``target``'s memory: one pass, no
     temporary (measured on the SGD update in benchmarks/bench_core.py); with ``alpha``, the
@@ -558,6 +602,8 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     result = _inplace_result(ufunc, data, value)
     if alpha != 1:
         check_alpha_kind(result.kind, alpha)
+    if value.__class__ is int and result.kind in "iu":
+        value = _wrapped_int(value, result)
     if isinstance(value, np.ndarray) and value.dtype != result:
         value = value.astype(result)
     token = _quiet()

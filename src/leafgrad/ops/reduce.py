@@ -410,6 +410,9 @@ def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's na
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
+        if keepdim:  # (torch's sum.dim_IntList with no dim: every dim, kept as size 1)
+            return SumDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=True,
+                                 dtype=dtype)
         return Sum.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
     if tensor.ndim == 0:
@@ -441,6 +444,9 @@ def mean(tensor, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
+        if keepdim:  # (torch's mean.dim_IntList with no dim: every dim, kept as size 1)
+            return MeanDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=True,
+                                 dtype=dtype)
         return Mean.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
     if tensor.ndim == 0:

@@ -21,6 +21,27 @@ from . import _inference_writes as _writes
 # -- max / min ------------------------------------------------------------------------------------
 
 
+# Note: the NaN of a whole-tensor max/min
+# torch's max()/min()/aminmax() over every element (its all-reduce kernel) builds a NaN result
+# by OR-ing a comparison mask into it: all bits set for float32/float64 (0xFE00 for float16,
+# through its float conversion), whatever NaN the input held, once it has two elements or
+# more. bfloat16 (rounded from float32 on a 0-d result) and the dim forms keep the input's NaN.
+_ALL_ONES_NAN = {np.dtype(np.float32): np.uint32(0xFFFFFFFF),
+                 np.dtype(np.float64): np.uint64(0xFFFFFFFFFFFFFFFF),
+                 np.dtype(np.float16): np.uint16(0xFE00)}
+
+
+def whole_reduce_nan(result: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``result`` of a whole-tensor max/min of ``a`` with torch's NaN bits (see Note: the NaN
+    of a whole-tensor max/min)."""
+    bits = _ALL_ONES_NAN.get(result.dtype)
+    if bits is None or a.size < 2 or not np.isnan(result).any():
+        return result
+    result = np.array(result, copy=True)
+    result.view(bits.dtype)[np.isnan(result)] = bits
+    return result
+
+
 class _ExtremumAll(Op):
     """max() / min() of every element; ties (or NaNs) share the gradient evenly."""
 
@@ -31,7 +52,7 @@ class _ExtremumAll(Op):
     @classmethod
     def forward(cls, ctx, a):
         check_nonempty(cls.fname, a, None)
-        return np.asarray(cls.reduce(a))
+        return whole_reduce_nan(np.asarray(cls.reduce(a)), a)
 
     def backward(self, grad):
         return evenly_distribute(grad, self.saved("self"), self.saved("result"))

@@ -201,10 +201,10 @@ class Topk(_Selecting):
 
     @staticmethod
     def forward(ctx, a, k, dim, largest=True, sorted=True):  # noqa: A002 - torch's name
+        if not 0 <= k <= (a.shape[dim] if a.ndim else 1):  # (torch checks k first)
+            raise RuntimeError("selected index k out of range")
         if a.dtype == np.bool_:
             raise RuntimeError("topk does not support bool dtypes on CPU")
-        if not 0 <= k <= (a.shape[dim] if a.ndim else 1):
-            raise RuntimeError("selected index k out of range")
         if a.ndim == 0:
             return _scalar_result(ctx, a)
         size = a.shape[dim]
@@ -243,14 +243,15 @@ class KthvalueOp(_Selecting):
 
     @staticmethod
     def forward(ctx, a, k, dim, keepdim=False):
-        _not_for_bool(a, "kthvalue_cpu")
+        # (torch's order: the empty dim, k's range, then the dtype's kernel)
         if a.ndim == 0:
             if k != 1:
                 raise RuntimeError("kthvalue(): selected number k out of range for dimension 0")
-            return _scalar_result(ctx, a)
+            return _scalar_result(ctx, a)  # (a copy: no kernel, so a bool one is fine too)
         _check_nonempty_dim("kthvalue", a, dim)
         if not 1 <= k <= a.shape[dim]:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        _not_for_bool(a, "kthvalue_cpu")
         rows, moved_shape = _as_rows(a, dim)
         order = _stable_order(rows, False)[:, k - 1:k].copy()
         for r in np.flatnonzero(_tied_rows(rows)):
@@ -370,7 +371,8 @@ class NanmedianDim(_MedianDim):
 def _median(all_op, dim_op, result_type, tensor, dim, keepdim):
     if dim is None:
         return all_op.apply(tensor)
-    values, indices = dim_op.apply(tensor, dim=one_dim(dim, tensor.ndim, "median"),
+    name = "nanmedian" if all_op is NanmedianAll else "median"
+    values, indices = dim_op.apply(tensor, dim=one_dim(dim, tensor.ndim, name),
                                    keepdim=keepdim)
     return result_type((values, indices))
 

@@ -94,6 +94,11 @@ def _moments(a: np.ndarray, dim, correction, keepdim: bool, welford: bool = True
             mean = np.sum(a, axis=dim, keepdims=True) / count
             deviation = a - mean
             variance = np.sum(squares(deviation), axis=dim, keepdims=keepdim) / dof
+        if not count:  # nothing to reduce: torch's Welford result is a positive NaN (0/0 on
+            # x86 is the negative one NumPy gives)
+            variance = np.full(np.shape(variance), np.nan, np.asarray(variance).dtype)
+            mean = np.full(np.shape(mean), complex(np.nan, np.nan) if a.dtype.kind == "c"
+                           else np.nan, np.asarray(mean).dtype)
     if not keepdim:
         mean = mean.reshape(()) if dim is None else mean.squeeze(dim)
     if result_dtype == np.float16:  # torch computes half's moments in float, then rounds
@@ -333,9 +338,11 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
         size for d, size in enumerate(data.shape) if d not in dims
     )
     if data.size // max(out_numel, 1) - correction <= 0:
-        _warn.warn(
-            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-            "reduction factor (input numel divided by output numel).")
+        # (complex input: torch reduces the real and imaginary parts apart, warning for each)
+        for _ in range(2 if data.dtype.kind == "c" else 1):
+            _warn.warn(
+                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                "than the reduction factor (input numel divided by output numel).")
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 

@@ -399,7 +399,7 @@ class Rot90(Op):
 def split(tensor, split_size_or_sections, dim=0):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap_dim(dim, tensor.ndim)
+    given, dim = dim, _wrap_dim(dim, tensor.ndim)  # (torch's messages name the dim as given)
     if isinstance(split_size_or_sections, int):
         if split_size_or_sections < 0:
             raise RuntimeError("split expects split_size be non-negative, but got "
@@ -414,7 +414,7 @@ def split(tensor, split_size_or_sections, dim=0):
     if sum(sizes) != tensor.shape[dim]:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {tensor.shape[dim]} (input "
-            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
+            f"tensor's size at dimension {given}), but got split_sizes={list(sizes)}"
         )
     return SplitWithSizes.apply(tensor, split_sizes=sizes, dim=dim)
 
@@ -435,9 +435,10 @@ def chunk(tensor, chunks, dim=0):
 
 def diagonal(tensor, offset=0, dim1=0, dim2=1):
     ndim = tensor.ndim
-    dim1, dim2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
-    if dim1 == dim2:
+    wrapped1, wrapped2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if wrapped1 == wrapped2:  # (torch names the dims as given)
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    dim1, dim2 = wrapped1, wrapped2
     return Diagonal.apply(tensor, offset=offset, dim1=dim1, dim2=dim2)
 
 
@@ -476,6 +477,9 @@ def movedim(tensor, source, destination):
 def unflatten(tensor, dim, sizes):
     from . import view
 
+    if tensor.ndim == 0:  # (torch's message wraps maybe_wrap_dim's)
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
+                           "but tensor has no dimensions")
     dim = _wrap_dim(dim, tensor.ndim)
     sizes = tuple(sizes)
     shape = tensor.shape
@@ -564,17 +568,40 @@ def tile(tensor, dims):
 def flip(tensor, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     wrapped = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
+    for index, d in enumerate(wrapped):  # (torch's dim_list_to_bitset)
+        if d in wrapped[:index]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if tensor.ndim == 0:
         wrapped = ()  # a 0-d tensor accepts dim 0 (or -1); there is nothing to reverse
     return Flip.apply(tensor, dims=wrapped)
 
 
+def fliplr(tensor):
+    if tensor.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(tensor, (1,))
+
+
+def flipud(tensor):
+    if tensor.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(tensor, (0,))
+
+
 def roll(tensor, shifts, dims=None):
-    if dims is None:
-        return Roll.apply(tensor, shifts=shifts if isinstance(shifts, int) else tuple(shifts),
-                          dims=None)
+    # torch's roll_common: shifts required; with no dims one shift rolls the flattened tensor;
+    # else one shift per dim, each dim wrapped (a 0-d tensor has none to name)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        return Roll.apply(tensor, shifts=shifts[0], dims=None)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    if tensor.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     return Roll.apply(tensor, shifts=shifts, dims=tuple(_wrap_dim(d, tensor.ndim) for d in dims))
 
 
@@ -602,6 +629,8 @@ def repeat_interleave(tensor, repeats, dim=None, output_size=None):
         tensor = reshape(tensor, (-1,))
         dim = 0
     dim = _wrap_dim(dim, tensor.ndim)
+    if tensor.ndim == 0:  # (torch unsqueezes at dim + 1 first: its range error)
+        unsqueeze(tensor, dim + 1)
     if isinstance(repeats, Tensor):  # torch: index_select by the repeated indices
         if repeats.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -618,7 +647,10 @@ def repeat_interleave(tensor, repeats, dim=None, output_size=None):
     shape = list(tensor.shape)
     expanded = expand(unsqueeze(tensor, dim + 1), (shape[:dim + 1] + [count] + shape[dim + 1:],))
     shape[dim] *= count
-    return Clone.apply(expanded).view(*shape)
+    from .._memory_format import contiguous_format
+
+    # (torch clones with MemoryFormat::Contiguous: the view then works for any input layout)
+    return Clone.apply(expanded, memory_format=contiguous_format).view(*shape)
 
 
 def _check_output_size(output_size, length: int, uniform_name) -> None:

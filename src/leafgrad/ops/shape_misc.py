@@ -216,12 +216,12 @@ def unsafe_split(tensor, split_size, dim=0):
 def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap_dim(dim, tensor.ndim)
+    given, dim = dim, _wrap_dim(dim, tensor.ndim)
     sizes = tuple(int(s) for s in split_sizes)
     if sum(sizes) != tensor.shape[dim]:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {tensor.shape[dim]} (input "
-            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
+            f"tensor's size at dimension {given}), but got split_sizes={list(sizes)}")
     return UnsafeSplitWithSizes.apply(tensor, split_sizes=sizes, dim=dim)
 
 

@@ -97,7 +97,13 @@ def aminmax(*args, _method=False, **kwargs):
         if data.ndim and data.shape[wrapped] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero size.")
         dims = (wrapped,) if data.ndim else ()
-    return return_types.aminmax(Aminmax.apply(tensor, dim=dims, keepdim=keepdim))
+    low, high = Aminmax.apply(tensor, dim=dims, keepdim=keepdim)
+    if dim is None:  # (Note: the NaN of a whole-tensor max/min, reductions_extrema.py)
+        from .reductions_extrema import whole_reduce_nan
+
+        for result in (low, high):
+            result._data = whole_reduce_nan(result._data, data)
+    return return_types.aminmax((low, high))
 
 
 # -- renorm ---------------------------------------------------------------------------------------
