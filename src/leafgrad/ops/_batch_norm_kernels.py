@@ -37,9 +37,13 @@ machine runs their AVX2 build: 8 float32 or 4 float64 lanes. ``N`` is the count 
 
 Double sums of float32 values (and of their rounded products) are exact in any order unless
 the values spread over 2 ** 29 in magnitude, so those take NumPy's order without copies. The
-per-thread buffers take one NumPy pass per row of a thread's share; past ``_BUFFER_ROWS`` rows
-per thread (and without ``backends.cpu.torch_bits``) their sums are taken in double instead
-(other last bits, the same formula). Not replayed: at::sum and at::mean of a strided tensor
+per-thread buffers take one NumPy call per row of a thread's share (the float32 products all
+computed in double first); past ``_BUFFER_ROWS`` rows per thread (and without
+``backends.cpu.torch_bits``) their sums are taken in double instead (other last bits, the same
+formula: at a batch of 128, a third of BatchNorm1d's outputs). The exact buffers and the running
+statistics from the same moments (nn/_functional_batchnorm.py) cost BatchNorm1d's training
+step 2-3x at 128 rows per thread: (128, 64) forward and backward with the running update
+257 -> 790 us on one thread, 257 -> 518 us on two; (32, 64) 333 -> 281 us. Not replayed: at::sum and at::mean of a strided tensor
 (leafgrad's own sums: the last bits of a strided input's statistics, and of the gradient of an
 expanded ``dy`` other than all ones), and a float64 ``var_sum`` one ulp off torch's for about
 one input in ten (its order not found). Measured (BatchNorm1d/2d forward and backward, one
@@ -54,7 +58,7 @@ from . import _float_kernels
 
 _F32 = np.float32
 _F64 = np.float64
-_BUFFER_ROWS = 32
+_BUFFER_ROWS = 128
 
 
 def _lanes(dtype) -> int:
@@ -125,20 +129,27 @@ def _fma_buffers(p: np.ndarray, q: np.ndarray, share: int, used: int, count: int
     ps, qs = _thread_shares(p, share, used), _thread_shares(q, share, used)
     buffers = np.zeros(ps.shape[1:], p.dtype)
     last = count - share * (used - 1)  # rows of the last thread's share
-    wide = np.empty(buffers.shape, _F64)
+    if p.dtype == _F32:
+        # the float32 fma: the products exact in double (all rows in one pass), then one
+        # NumPy call per row: the sum in double, rounded into the buffer
+        products = np.multiply(ps, qs, dtype=_F64)
+        add = np.add
+        for row in products[:last]:  # (rows every thread has)
+            add(row, buffers, out=buffers, casting="same_kind")
+        if last < share:  # the last thread's share is shorter
+            head = buffers[:used - 1]
+            for row in products[last:, :used - 1]:
+                add(row, head, out=head, casting="same_kind")
+        return buffers
     for k in range(share):
         live = slice(None) if k < last else slice(0, used - 1)
-        if p.dtype == _F32:  # (the float32 fma: exact product and sum in double, rounded)
-            np.multiply(ps[k, live], qs[k, live], out=wide[live], dtype=_F64)
-            wide[live] += buffers[live]
-            buffers[live] = wide[live]
-        else:
-            buffers[live] = _float_kernels.fma(ps[k, live], qs[k, live], buffers[live])
+        buffers[live] = _float_kernels.fma(ps[k, live], qs[k, live], buffers[live])
     return buffers
 
 
-def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
-    """(save_mean, save_invstd) of a float32 / float64 input, as torch's training forward."""
+def moments(x: np.ndarray, threads: int, torch_bits: bool):
+    """``(mean, var_sum)`` of a dense (row-major or channels-last) float32/float64 input as
+    torch's training kernels compute them, both in the dtype; None for any other layout."""
     dtype = x.dtype.type
     channels = x.shape[1]
     count = x.size // channels
@@ -158,7 +169,8 @@ def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
             mean = (_in_order(rows) / count).astype(dtype)
             centred = rows - mean
             var_sum = _in_order(centred * centred).astype(dtype)
-    elif _dense(x):
+        return mean, var_sum
+    if _dense(x):
         rows = np.moveaxis(x, 1, -1).reshape(count, channels)
         share, used = _thread_rows(count, threads)
         sums = _thread_shares(rows, share, used)
@@ -168,8 +180,17 @@ def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
         centred = rows - mean
         exact = share <= _BUFFER_ROWS or torch_bits
         buffers = _fma_buffers(centred, centred, share, used, count, exact)
-        var_sum = _in_order(buffers.astype(_F64)).astype(dtype)
-    else:
+        return mean, _in_order(buffers.astype(_F64)).astype(dtype)
+    return None
+
+
+def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
+    """(save_mean, save_invstd) of a float32 / float64 input, as torch's training forward."""
+    dtype = x.dtype.type
+    channels = x.shape[1]
+    count = x.size // channels
+    found = moments(x, threads, torch_bits)
+    if found is None:
         from .reduce import _mean_dims
 
         dims = (0,) + tuple(range(2, x.ndim))
@@ -178,6 +199,7 @@ def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
         var_sum = _in_order(centred * centred)
         invstd = (1 / np.sqrt(var_sum / count + eps)).astype(dtype)
         return mean, invstd
+    mean, var_sum = found
     with np.errstate(divide="ignore"):
         invstd = (1 / np.sqrt((var_sum / dtype(count)).astype(_F64) + eps)).astype(dtype)
     return mean, invstd
