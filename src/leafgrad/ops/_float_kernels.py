@@ -1068,16 +1068,23 @@ def _softmax_vector_positions(outer: int, inner: int, threads: int,
 
 def softmax_dim(a: np.ndarray, dim: int) -> np.ndarray:
     """torch's float32 softmax over ``dim`` (not the last) of a C-contiguous array."""
+    return _softmax_dim(a, dim, softmax_exp, _LANES)
+
+
+def _softmax_dim(a: np.ndarray, dim: int, vector_exp, lanes: int) -> np.ndarray:
+    """softmax over a dim that is not the last: ``vector_exp`` (SLEEF's, in the vectors of
+    ``lanes``) and glibc's exp (``_libm.exp``) at the positions a thread's run leaves to the
+    scalar loop, then the quotient by the sums."""
     from .._info import get_num_threads
 
     x, _ = _split_dim(a, dim)
     shifted = x - x.max(axis=1, keepdims=True)
-    exps = softmax_exp(shifted)
-    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads())
+    exps = vector_exp(shifted)
+    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads(), lanes)
     if scalar.any():
         rows, columns = np.nonzero(scalar)
         with np.errstate(all="ignore"):
-            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])  # glibc's expf
+            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])
     exps /= exps.sum(axis=1, keepdims=True)
     return exps.reshape(a.shape)
 
@@ -1101,18 +1108,7 @@ def softmax_dim64(a: np.ndarray, dim: int) -> np.ndarray:
     float32's (softmax_dim), with SLEEF's expd in Vectorized<double>'s vectors and glibc's exp
     in the scalar tails (generated-program seed 202532's kind: NumPy's formula gave another
     last bit)."""
-    from .._info import get_num_threads
-
-    x, _ = _split_dim(a, dim)
-    shifted = x - x.max(axis=1, keepdims=True)
-    exps = _softmax_bits.expd(shifted)
-    scalar = ~_softmax_vector_positions(x.shape[0], x.shape[2], get_num_threads(), _LANES64)
-    if scalar.any():
-        rows, columns = np.nonzero(scalar)
-        with np.errstate(all="ignore"):
-            exps[rows, :, columns] = _libm.exp(shifted[rows, :, columns])  # glibc's exp
-    exps /= exps.sum(axis=1, keepdims=True)
-    return exps.reshape(a.shape)
+    return _softmax_dim(a, dim, _softmax_bits.expd, _LANES64)
 
 
 def log_softmax_dim64(a: np.ndarray, dim: int):

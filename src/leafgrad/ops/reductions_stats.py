@@ -455,46 +455,43 @@ def _in_memory_rows(x: np.ndarray, dims: tuple, kind) -> np.ndarray:
         tuple(x.shape[d] for d in kept) + (count,))
 
 
-def _one_norm(x: np.ndarray, dim, keepdim: bool) -> np.ndarray:
-    """torch's 1-norm (NormOneOps through binary_kernel_reduce): ``acc + |x|`` from 0, one
-    element after another in memory order over the reduced dims, in ``opmath`` (float for
-    float32 and below, double for float64). NumPy's pairwise sum was a last bit off on ~70%
-    of float32 1-norms (``clip_grad_norm_(norm_type=1)`` then scaled every gradient by
-    another factor). Above torch's grain size (32,768 elements into one result) with more
-    threads torch splits the sum; that order is not reproduced."""
+def _in_order_sum(x: np.ndarray, dim, keepdim: bool, square: bool) -> np.ndarray:
+    """binary_kernel_reduce's sum for a norm: ``acc + v`` from 0, one element after another in
+    memory order over the reduced dims, in opmath (float for float32 and below, double for
+    float64), ``v`` being ``x`` or its rounded square; shaped as the norm's result. Above
+    torch's grain size (32,768 elements into one result) with more threads torch splits the
+    sum; that order is not reproduced."""
     kind = np.float64 if x.dtype == np.float64 else np.float32
     ndim = x.ndim
     dims = tuple(range(ndim)) if dim is None else tuple(sorted(d % ndim for d in dim))
     rows = _in_memory_rows(x, dims, kind)
+    if square:
+        rows = rows * rows
     if rows.shape[-1] == 0:
         total = np.zeros(rows.shape[:-1], kind)
     else:
         total = np.add.accumulate(rows, axis=-1)[..., -1] + kind(0)
     if keepdim:
         total = total.reshape(tuple(1 if d in dims else size for d, size in enumerate(x.shape)))
-    return total.astype(x.dtype, copy=False)
+    return total
+
+
+def _one_norm(x: np.ndarray, dim, keepdim: bool) -> np.ndarray:
+    """torch's 1-norm (NormOneOps through binary_kernel_reduce): the in-order sum of ``|x|``
+    (``x`` here). NumPy's pairwise sum was a last bit off on ~70% of float32 1-norms
+    (``clip_grad_norm_(norm_type=1)`` then scaled every gradient by another factor)."""
+    return _in_order_sum(x, dim, keepdim, square=False).astype(x.dtype, copy=False)
 
 
 def _two_norm_in_order(x: np.ndarray, dim, keepdim: bool):
     """torch's generic 2-norm (NormTwoOps through binary_kernel_reduce: every case but the
-    vectorised last-dim one of float32/float64, float16 always): ``acc + x * x`` from 0, the
-    square rounded, one element after another in memory order, in opmath; then the square
-    root. NumPy's pairwise sum over inner axes gave another last bit (a norm over dims (0, 2),
-    a float16 row norm). None for a real dtype it does not cover."""
+    vectorised last-dim one of float32/float64, float16 always): the in-order sum of the
+    rounded squares, then the square root. NumPy's pairwise sum over inner axes gave another
+    last bit (a norm over dims (0, 2), a float16 row norm). None for a real dtype it does not
+    cover."""
     if x.dtype.kind != "f" and not _dtype.is_bfloat16_array(x):
         return None
-    kind = np.float64 if x.dtype == np.float64 else np.float32
-    ndim = x.ndim
-    dims = tuple(range(ndim)) if dim is None else tuple(sorted(d % ndim for d in dim))
-    rows = _in_memory_rows(x, dims, kind)
-    if rows.shape[-1] == 0:
-        total = np.zeros(rows.shape[:-1], kind)
-    else:
-        total = np.add.accumulate(rows * rows, axis=-1)[..., -1] + kind(0)
-    out = np.sqrt(total)
-    if keepdim:
-        out = out.reshape(tuple(1 if d in dims else size for d, size in enumerate(x.shape)))
-    return out.astype(x.dtype, copy=False)
+    return np.sqrt(_in_order_sum(x, dim, keepdim, square=True)).astype(x.dtype, copy=False)
 
 
 def _p_norm(x: np.ndarray, ord: float, dim, keepdim: bool) -> np.ndarray:  # noqa: A002
