@@ -228,11 +228,17 @@ def _torch_len(text: str) -> int:
     return len(text) - 3 * text.count("leafgrad.")
 
 
-def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+def _add_suffixes(text: str, suffixes: list[str], indent: int,
+                  force_newline: bool = False) -> str:
     # torch's arithmetic, kept as is: without a newline rfind gives -1, so the first line counts
-    # two columns more than it has.
+    # two columns more than it has. force_newline (torch's sparse reprs): the first suffix
+    # starts a line of its own.
     last_line_len = _torch_len(text[text.rfind("\n") + 1 :]) + 2
     pieces = [text]
+    if force_newline and suffixes:
+        pieces.append(",\n" + " " * indent + suffixes[0])
+        last_line_len = indent + _torch_len(suffixes[0])
+        suffixes = suffixes[1:]
     for suffix in suffixes:
         width = _torch_len(suffix)
         if last_line_len + width + 2 > _opts["linewidth"]:

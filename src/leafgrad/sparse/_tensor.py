@@ -385,21 +385,10 @@ class SparseTensor(Tensor):
 
 def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     """torch's _add_suffixes with force_newline (its sparse form): the first suffix starts a
-    line, the others wrap at the line width (measured as _printing._add_suffixes does)."""
-    from .._printing import _opts, _torch_len
+    line, the others wrap at the line width."""
+    from .._printing import _add_suffixes as add
 
-    pieces = [text, ",\n" + " " * indent + suffixes[0]]
-    last_line_len = indent + _torch_len(suffixes[0])
-    for suffix in suffixes[1:]:
-        width = _torch_len(suffix)
-        if last_line_len + width + 2 > _opts["linewidth"]:
-            pieces.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + width
-        else:
-            pieces.append(", " + suffix)
-            last_line_len += width + 2
-    pieces.append(")")
-    return "".join(pieces)
+    return add(text, suffixes, indent, force_newline=True)
 
 
 _LEGACY_NAMES = {}
