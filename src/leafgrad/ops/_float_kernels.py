@@ -188,10 +188,14 @@ def _scalar_part(a: np.ndarray, pair: int = _PAIR):
     if a.strides[-1] == item:  # rows TensorIterator runs one by one
         inner = a.shape[-1]
         tail = inner % pair
-        if inner < pair:
-            return ...
-        return (Ellipsis, slice(inner - tail, inner)) if tail else None
-    return ...
+        if inner >= pair:
+            return (Ellipsis, slice(inner - tail, inner)) if tail else None
+    # other layouts (a permutation of dense dims, strided rows): the runs TensorIterator makes
+    # once it orders and merges the dims (a transpose(0, 1) of (3, 50, 7) runs 350 at a time)
+    vectorised = _layout.vectorized_elements(a.shape, (a,), item, avx512=pair == _isa.pair(item))
+    if vectorised is None:
+        return ...
+    return None if vectorised.all() else ~vectorised
 
 
 def _sigmoid_scalar(a: np.ndarray) -> np.ndarray:
@@ -325,6 +329,90 @@ def silu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     inner += 1.0
     out = np.asarray(np.multiply(grad, s))
     return np.asarray(np.multiply(out, inner.astype(_F32)))
+
+
+_ERF_P = _F32(0.3275911)
+_ERF_POLY = tuple(_F32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                                     0.254829592))
+_GELU_ALPHA = _F32(math.sqrt(0.5))  # M_SQRT1_2
+_GELU_BETA = _F32(2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5)  # M_2_SQRTPI * M_SQRT1_2 / 2
+
+
+def _vector_erf(v: np.ndarray) -> np.ndarray:
+    """ATen's ``Vectorized<float>::erf`` (the Abramowitz-Stegun 7.1.26 form with fused steps
+    and SLEEF's expf): ``sign(v) * fma(-exp(-v^2) * t, r(t), 1)``, ``t = 1 / fma(p, |v|, 1)``."""
+    t = fma(_ERF_P, np.abs(v), _F32(1))
+    np.divide(_F32(1), t, out=t)
+    r = fma(_ERF_POLY[0], t, _ERF_POLY[1])
+    for c in _ERF_POLY[2:]:
+        r = fma(r, t, c)
+    e = _softmax_bits.expf(np.negative(v * v))
+    np.negative(e, out=e)
+    e *= t
+    out = fma(e, r, _F32(1))
+    np.negative(out, out=out, where=np.signbit(v))
+    return out
+
+
+def _scalar_erf(values: np.ndarray) -> np.ndarray:
+    # the scalar loop's std::erf, every bit up to the replay limit (its cost: ~0.3 us an element
+    # through ctypes, paid only where torch's whole loop is scalar: a non-contiguous layout)
+    return _libm.erff(values, exact_max=REPLAY_LIMIT)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """torch's own ``gelu`` (exact form) of a float32 array, run where it does not hand the
+    input to oneDNN (one element, or a non-contiguous input): ATen's GeluKernel computes
+    ``x * 0.5 * (1 + erf(x / sqrt 2))`` with ``Vectorized::erf`` in the vectors and the C
+    library's erff in the scalar loop (the result keeps x's layout)."""
+    part = _scalar_part(x)
+    if part is Ellipsis:
+        cdf = _scalar_erf(x * _GELU_ALPHA)
+    else:
+        cdf = _vector_erf(x * _GELU_ALPHA)
+        if part is not None:
+            cdf[part] = _scalar_erf(x[part] * _GELU_ALPHA)
+    cdf += _F32(1)
+    out = x * _F32(0.5)
+    out *= cdf
+    return out
+
+
+def gelu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """torch's own ``gelu_backward`` (exact form) of float32 arrays (broadcast together), run
+    where it does not hand the input to oneDNN (one element, or a non-contiguous input):
+    ATen's GeluBackwardKernel computes ``dy * (cdf + x * pdf)``, ``cdf = 0.5 (1 + erf(x /
+    sqrt 2))`` and ``pdf = beta exp(-x^2 / 2)``: in the vectors with ``Vectorized::erf`` and
+    SLEEF's expf and the bracket one fused multiply-add, in the scalar loop with the C
+    library's erff and expf, unfused (both measured against torch)."""
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    part = _scalar_part_of(shape, (grad, x))
+    x = np.broadcast_to(x, shape)
+
+    def halves(values, erf_of, exp_of):
+        cdf = erf_of(values * _GELU_ALPHA)
+        cdf += _F32(1)
+        cdf *= _F32(0.5)
+        square = values * values
+        square *= _F32(-0.5)
+        pdf = exp_of(square)
+        pdf *= _GELU_BETA
+        return cdf, pdf
+
+    if part is Ellipsis:
+        cdf, pdf = halves(x, _scalar_erf, _libm.expf)
+        pdf *= x
+        cdf += pdf
+        inner = cdf
+    else:
+        cdf, pdf = halves(x, _vector_erf, _softmax_bits.expf)
+        inner = fma(x, pdf, cdf)
+        if part is not None:
+            cdf, pdf = halves(x[part], _scalar_erf, _libm.expf)
+            pdf *= x[part]
+            cdf += pdf
+            inner[part] = cdf
+    return np.asarray(np.multiply(grad, inner))
 
 
 def _glibc_exp(value: float) -> float:

@@ -30,7 +30,8 @@ import math
 
 import numpy as np
 
-__all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "exp", "expf", "expm1", "power"]
+__all__ = ["EXACT_MAX", "arccosh", "arcsinh", "arctan2", "call", "erff", "exp", "expf", "expm1",
+           "power"]
 
 EXACT_MAX = 1024  # elements computed one by one at most (~0.3 ms at worst)
 
@@ -191,6 +192,17 @@ def expf(a: np.ndarray) -> np.ndarray:
             values = [function(v) for v in a[near].tolist()]
             out[near] = np.array(values, dtype=_F32)
     return out
+
+
+def erff(a: np.ndarray, exact_max: int = EXACT_MAX) -> np.ndarray:
+    """The C library's ``erff`` of a float32 array (glibc's is computed in float and differs
+    from float64's erf rounded once on ~4% of inputs): element by element up to
+    ``exact_max`` elements, float64's rounded once past that or without a C library."""
+    function = _float32_function("erff", 1) if a.size <= exact_max else None
+    if function is None:
+        from . import _special
+        return _special.erf(a.astype(_F64)).astype(_F32)
+    return np.array(list(map(function, a.ravel().tolist())), _F32).reshape(a.shape)
 
 
 def expm1(a):

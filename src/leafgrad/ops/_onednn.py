@@ -14,6 +14,10 @@ oneDNN picks its code by the processor: with AVX-512 (its avx512_core) ``gelu_er
 another approximation, ``(s * (1 + erf)) * 0.5`` with erf one of 25 minimax polynomials of
 degree 5 in ``|s|`` (``gelu_erf_minimax``); replayed, it gives torch's bits on every one of
 3 * 10^5 random inputs on an AVX-512 machine (tests/test_fuzz12_findings.py checks a sweep).
+Its backward (gelu_erf_compute_vector_bwd) is the same code on both: the Abramowitz-Stegun
+``erf`` and ``exp`` above, ``(R / sqrt(pi) * exp(-R^2) + 0.5) + 0.5 * erf`` with
+``R = s / sqrt(2)`` (``gelu_erf_backward``; torch's bits on 8 * 10^5 random inputs on this
+AVX-512 machine; tests/ops/test_kernel_order_bits.py checks a sweep).
 """
 
 from __future__ import annotations
@@ -39,7 +43,13 @@ _EXP_POLY = (_bits(0x3C07CFCE), _bits(0x3D2B9D0D), _bits(0x3E2AAD40), _bits(0x3E
 _ERF_P = _F32(0.3275911)
 _ERF_POLY = (_F32(1.061405429), _F32(-1.453152027), _F32(1.421413741), _F32(-0.284496736),
              _F32(0.254829592))
+# the float32 constants as float64 scalars, for the fused steps' float64 sums (the same values;
+# a float32 scalar added to a float64 array costs a conversion per call)
+_EXP_POLY64 = tuple(_F64(c) for c in _EXP_POLY)
+_ERF_POLY64 = tuple(_F64(c) for c in _ERF_POLY)
+_ONE64 = _F64(1)
 _SQRT_HALF = _F32(0.7071067811865476)
+_INV_SQRT_PI = _bits(0x3F106EBA)
 
 # avx512_core's gelu_erf (gelu_erf_minimax_approx_compute_vector_fwd): erf(s / sqrt(2)) is a
 # degree-5 polynomial in |s|, one of 25 chosen by |s|'s bits (the exponent and the top two
@@ -102,7 +112,7 @@ def exp(x: np.ndarray, wide: np.ndarray | None = None) -> np.ndarray:
     scale += 127
     scale <<= 23
     y = np.full(x.shape, _EXP_POLY[0], _F32)
-    for c in _EXP_POLY[1:]:
+    for c in _EXP_POLY64[1:]:
         _fma_into(y, r, c, wide, y)
     y *= scale.view(_F32)
     y *= _F32(2)
@@ -114,7 +124,7 @@ def gelu_erf(s: np.ndarray) -> np.ndarray:
     wide = np.empty(s.shape, _F64)
     x = s * _SQRT_HALF
     t = np.abs(x)
-    _fma_into(_ERF_P, t, _F32(1), wide, t)
+    _fma_into(_ERF_P, t, _ONE64, wide, t)
     np.divide(_F32(1), t, out=t)
     np.multiply(x, x, out=x)
     np.negative(x, out=x)
@@ -122,9 +132,9 @@ def gelu_erf(s: np.ndarray) -> np.ndarray:
     np.negative(q, out=q)
     q *= t  # -exp(-x^2) * t
     r = np.full(s.shape, _ERF_POLY[0], _F32)
-    for c in _ERF_POLY[1:]:
+    for c in _ERF_POLY64[1:]:
         _fma_into(r, t, c, wide, r)
-    erf = _fma_into(q, r, _F32(1), wide, q)
+    erf = _fma_into(q, r, _ONE64, wide, q)
     np.copysign(erf, s, out=erf)
     half = s * _F32(0.5)
     return _fma_into(erf, half, half, wide, erf)
@@ -155,3 +165,29 @@ def gelu_erf_minimax(s: np.ndarray) -> np.ndarray:
     erf *= s
     erf *= _F32(0.5)
     return erf
+
+
+def gelu_erf_backward(s: np.ndarray) -> np.ndarray:
+    """oneDNN's ``gelu_erf`` derivative (gelu_erf_compute_vector_bwd) of a float32 array, the
+    same code on AVX2 and avx512_core: ``(R / sqrt(pi) * Q + 0.5) + 0.5 * erf(R)`` with
+    ``R = s / sqrt(2)``, ``Q = exp(-R^2)`` and erf as in ``gelu_erf``; the caller multiplies
+    by the incoming gradient (one product, as oneDNN's kernel)."""
+    wide = np.empty(s.shape, _F64)
+    r = s * _SQRT_HALF
+    q = r * r
+    np.negative(q, out=q)
+    q = exp(q, wide)
+    density = r * _INV_SQRT_PI
+    density *= q
+    np.negative(q, out=q)
+    t = np.abs(r)
+    _fma_into(_ERF_P, t, _ONE64, wide, t)
+    np.divide(_F32(1), t, out=t)
+    q *= t  # -exp(-R^2) * t
+    poly = np.full(s.shape, _ERF_POLY[0], _F32)
+    for c in _ERF_POLY64[1:]:
+        _fma_into(poly, t, c, wide, poly)
+    erf = _fma_into(q, poly, _ONE64, wide, q)
+    np.negative(erf, out=erf, where=np.signbit(r))
+    density += _F32(0.5)
+    return _fma_into(erf, _F32(0.5), density, wide, density)

@@ -419,6 +419,11 @@ def _gelu32(a: np.ndarray, approximate: str) -> np.ndarray:
         # gelu_erf (ops/_onednn.py: every bit; this formula gave torch's on about half of
         # them: generated-program seeds 43903, 53095, 61839, and on AVX-512 146959, 158279)
         return _ONEDNN_GELU(a)
+    if approximate != "tanh" and _ONEDNN_GELU is not None and (
+            a.size <= _float_kernels.REPLAY_LIMIT or _cpu.torch_bits):
+        # the rest is ATen's own kernel (_float_kernels.gelu: its vector erf, every bit; MKL's
+        # erf below left ~70% of a transposed input's values a last bit off)
+        return _float_kernels.gelu(a)
     f = np.float32
     if approximate == "tanh":
         # ATen's GeluKernel: beta * (x + kappa * x^3), the bracket fused by the compiler
@@ -440,6 +445,19 @@ def _gelu32_backward(grad: np.ndarray, a: np.ndarray, approximate: str) -> np.nd
     """float32 gelu_backward, as _gelu32."""
     if a.ndim == 0:  # (see _gelu32; the incoming gradient is 0-d too)
         return _gelu32_backward(np.reshape(grad, 1), a.reshape(1), approximate).reshape(())
+    if approximate != "tanh" and a.size > 1 and a.flags.c_contiguous and _ONEDNN_GELU is not None and (
+            a.size <= _float_kernels.REPLAY_LIMIT or _cpu.torch_bits):
+        # torch's gelu_backward hands a contiguous float32 input of two or more elements to
+        # oneDNN's gelu_erf backward too, one code on AVX2 and AVX-512 (ops/_onednn.py: every
+        # bit; the formula below gave torch's on about 75% of them on AVX-512)
+        derivative = _onednn.gelu_erf_backward(a)
+        derivative *= grad
+        return derivative
+    if approximate != "tanh" and _ONEDNN_GELU is not None and (
+            a.size <= _float_kernels.REPLAY_LIMIT or _cpu.torch_bits):
+        # the rest goes to ATen's own kernel (its vector erf and SLEEF's expf, the C
+        # library's in the scalar loop: _float_kernels.gelu_backward, every bit)
+        return _float_kernels.gelu_backward(grad, a)
     f = np.float32
     if approximate == "tanh":
         # ATen's GeluBackwardKernel in its order, with the multiply-adds the compiler fuses:
