@@ -37,8 +37,10 @@ replays with NumPy over all rows at once:
 
 Every element of layer_norm and group_norm on the shapes of tests/ops/test_norm_bits.py is
 torch's. The replay costs 2-10x NumPy's float64-statistics forward (many small NumPy calls:
-16 Welford steps, the cascade, 8 sequential lane merges), so it runs only under
-``leafgrad.backends.cpu.torch_bits``.
+16 Welford steps, the cascade, 8 sequential lane merges), so past a size (ops/norm.py:
+layer_norm 4,096 elements, group_norm and both backwards 65,536) it runs only under
+``leafgrad.backends.cpu.torch_bits``. group_norm's backward (``group_norm_backward``) is
+replayed too (tests/ops/test_group_norm_backward_bits.py).
 
 A float32 fused multiply-add ``a * b + c`` is replayed in float64 (the product of two float32
 values is exact there; the sum is rounded to float64, then to float32; the two roundings differ
@@ -453,3 +455,103 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
         for buffer in bias_buffers[1:]:
             dbeta = dbeta + buffer
     return dgamma, dbeta
+
+
+def _vector_sum_rows(products: np.ndarray) -> np.ndarray:
+    """``at::vec::reduce_all``'s sum of each row of ``products`` (rows, L) as 8-lane vectors
+    (map2_reduce_all's when the rows are products, rounded: the compiler does not fuse across
+    its two lambdas, measured): a row shorter than a vector sums its elements in order; a
+    longer one adds its vectors in order into the first, the partial last one into the first
+    lanes only, then sums the lanes as a tree."""
+    rows, length = products.shape
+    if length < _LANES:
+        acc = products[:, 0].copy()
+        for i in range(1, length):
+            acc += products[:, i]
+        return acc
+    full = length // _LANES * _LANES
+    vectors = products[:, :full].reshape(rows, full // _LANES, _LANES)
+    acc = vectors[:, 0].copy()
+    for v in range(1, vectors.shape[1]):
+        acc += vectors[:, v]
+    if length > full:
+        acc[:, :length - full] += products[:, full:]
+    return _lane_tree_sum(acc)
+
+
+def group_norm_backward(dy: np.ndarray, x: np.ndarray, weight, groups: int, eps: float, mask,
+                        threads: int = 1):
+    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 group norm of a
+    non-empty input laid out row-major (or read so: torch's channels-last kernel is another)
+    with torch's bits; ``x`` may be None when only dbeta is asked for.
+
+    GroupNormBackwardKernelImplInternal (its AVX2 build: 8-lane vectors): per (sample,
+    channel) ``ds = sum(dy * x)`` and ``db = sum(dy)`` (``_vector_sum_rows``); per (sample,
+    group) ``ds`` and ``db`` weighted by gamma over the group's D channels in 8-lane vectors
+    (fused multiply-adds), the lanes summed in order from 0, the D % 8 channels after them in
+    order, fused; but where the kernel runs outside an OpenMP region (one thread, or one
+    (sample, group)) GCC's in-order vectorised reduction rounds the products of each whole 4
+    of those channels (measured against torch with 1 and 2 threads); ``c2 = fma(db, mean, -ds) * rstd^3 * s``,
+    ``c3 = fma(-(db * rstd), s, -c2 * mean)`` with ``s = 1 / (D * HxW)``, and
+    ``dx = fma(rstd * gamma, dy, c2 * x) + c3``. dgamma: for each channel the samples in
+    order, ``acc = fma(fma(-db, mean, ds), rstd, acc)``; dbeta: ``db`` summed over the samples
+    in order (the statistics are the forward's, ``group_norm_stats``)."""
+    shape = dy.shape
+    batch, channels = shape[0], shape[1]
+    per_group = channels // groups
+    plane = dy.size // (batch * channels)
+    dy = np.ascontiguousarray(dy, dtype=_F32).reshape(batch * channels, plane)
+    db = _vector_sum_rows(dy).reshape(batch, groups, per_group)
+    if x is not None:  # (None: only dbeta is asked for)
+        rows, mean, rstd = _group_norm_stats(x, groups, eps)
+        x = rows.reshape(batch * channels, plane)
+        ds = _vector_sum_rows(dy * x).reshape(batch, groups, per_group)
+        mean, rstd = mean.reshape(batch, groups), rstd.reshape(batch, groups)
+    gamma = None if weight is None else np.ascontiguousarray(weight, _F32).reshape(
+        groups, per_group)
+    dx = dgamma = dbeta = None
+    if mask[0]:
+        gamma_or_one = np.ones((groups, per_group), _F32) if gamma is None else gamma
+        whole = per_group // _LANES * _LANES
+        ds_lanes = np.zeros((batch, groups, _LANES), _F32)
+        db_lanes = np.zeros((batch, groups, _LANES), _F32)
+        for j in range(0, whole, _LANES):  # CalcDsDb
+            weights = gamma_or_one[:, j:j + _LANES]
+            ds_lanes = _fma(ds[:, :, j:j + _LANES], weights, ds_lanes)
+            db_lanes = _fma(db[:, :, j:j + _LANES], weights, db_lanes)
+        ds_sum = np.zeros((batch, groups), _F32)
+        db_sum = np.zeros((batch, groups), _F32)
+        for lane in range(_LANES):  # std::accumulate from 0
+            ds_sum += ds_lanes[:, :, lane]
+            db_sum += db_lanes[:, :, lane]
+        # (in the OpenMP region every product of the channels after the vectors is fused)
+        parallel = threads > 1 and batch * groups > 1
+        unfused_end = whole if parallel else whole + (per_group - whole) // 4 * 4
+        for j in range(whole, per_group):
+            weights = gamma_or_one[:, j]
+            if j < unfused_end:
+                ds_sum += ds[:, :, j] * weights
+                db_sum += db[:, :, j] * weights
+            else:
+                ds_sum = _fma(ds[:, :, j], weights, ds_sum)
+                db_sum = _fma(db[:, :, j], weights, db_sum)
+        s = _F32(1) / _F32(per_group * plane)
+        c2 = _fma(db_sum, mean, -ds_sum) * rstd * rstd * rstd * s
+        c3 = _fma(-(db_sum * rstd), s, -c2 * mean)
+        c1 = rstd[:, :, None] * gamma_or_one  # (N, G, D)
+        c1 = c1.reshape(batch * channels, 1)
+        c2 = np.repeat(c2.reshape(-1), per_group)[:, None]
+        c3 = np.repeat(c3.reshape(-1), per_group)[:, None]
+        dx = (_fma(c1, dy, c2 * x) + c3).reshape(shape)
+    if mask[1] and gamma is not None:
+        dgamma = np.zeros((groups, per_group), _F32)
+        for n in range(batch):
+            centred = _fma(-db[n], mean[n][:, None], ds[n])
+            dgamma = _fma(centred, rstd[n][:, None], dgamma)
+        dgamma = dgamma.reshape(channels)
+    if mask[2]:
+        flat = db.reshape(batch, channels)
+        dbeta = _F32(0) + flat[0]
+        for n in range(1, batch):
+            dbeta = dbeta + flat[n]
+    return dx, dgamma, dbeta

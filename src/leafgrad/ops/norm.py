@@ -178,7 +178,8 @@ class _Normalisation(Op):
 
 
 _EXACT_BACKWARD = 1 << 16  # elements (as reduce.py's ordered sums)
-_GROUP_NORM_REPLAY = 4096  # elements: group_norm's forward replays torch's kernel up to here
+_GROUP_NORM_REPLAY = _EXACT_BACKWARD  # elements: group_norm's forward replays torch's kernel
+# up to here, as its backward does (both read the replayed statistics)
 _LAYER_NORM_REPLAY = 4096  # elements: layer_norm's forward replays torch's kernel up to here
 
 
@@ -189,6 +190,14 @@ def _layer_norm_backward_kernel(grad, *arrays, has_x, has_weight, eps, count, ma
     gamma = arrays[-1] if has_weight else None
     outputs = _norm_kernels.layer_norm_backward(grad, x, gamma, eps, count, mask, threads,
                                                 torch_bits)
+    return tuple(np.zeros(0, np.float32) if out is None else out for out in outputs)
+
+
+def _group_norm_backward_kernel(grad, *arrays, has_x, groups, eps, mask, threads):
+    """GroupNorm.torch_backward's arrays (an empty one where not in ``mask``)."""
+    x = arrays[0] if has_x else None
+    gamma = arrays[-1] if len(arrays) > has_x else None
+    outputs = _norm_kernels.group_norm_backward(grad, x, gamma, groups, eps, mask, threads)
     return tuple(np.zeros(0, np.float32) if out is None else out for out in outputs)
 
 
@@ -377,11 +386,35 @@ class GroupNorm(_Normalisation):
         return _norm_kernels.group_norm(x, weight, bias, params["num_groups"], params["eps"])
 
     @staticmethod
+    def torch_backward(grad, x, weight, params, mask):
+        # float32, row-major, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits:
+        # GroupNormBackwardKernelImplInternal replayed (ops/_norm_kernels.py), with the
+        # forward's statistics replayed too (what torch saved)
+        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or not grad.size or \
+                x is None and (mask[0] or mask[1]) or x is not None and (
+                    x.__class__ is not np.ndarray or x.dtype != np.float32) or \
+                grad.size > _EXACT_BACKWARD and not _cpu.torch_bits or not plain_backward():
+            return None
+        gamma = None if weight is None else weight._data
+        if gamma is not None and (gamma.dtype != np.float32 or gamma.__class__ is not np.ndarray) \
+                or x is not None and x.ndim in (4, 5) and not x.flags.c_contiguous and \
+                _layout.is_channels_last(x, x.ndim):  # (torch's channels-last kernel: not replayed)
+            return None
+        arrays = (grad,) + (() if x is None else (x,)) + (() if gamma is None else (gamma,))
+        # one kernel: leafgrad.compile records and replays the same call (registry.py)
+        from .._info import get_num_threads
+
+        outputs = array_kernel(_group_norm_backward_kernel, *arrays, has_x=x is not None,
+                               groups=params["num_groups"], eps=params["eps"], mask=tuple(mask),
+                               threads=get_num_threads())
+        return tuple(out if needed else None for out, needed in zip(outputs, mask))
+
+    @staticmethod
     def replays_by_default(x, params) -> bool:
-        # small inputs: the replay costs about what NumPy's statistics do there ((2, 3, 4): 76
-        # against 200 us; (8, 16, 8, 8): 210 against 120), and a value near zero after the
-        # cancellation printed other digits than torch's (generated-program seeds 161770,
-        # 180246)
+        # up to 65,536 elements: a value near zero after the cancellation printed other digits
+        # than torch's (generated-program seeds 161770, 180246), and ~60% of the values of a
+        # (4, 32, 8, 8) input were a last bit off; the replay costs (2, 3, 4): 76 against 200
+        # us, (4, 32, 8, 8): 186 against 49 us (forward and backward 483 against 382)
         return x.size <= _GROUP_NORM_REPLAY
 
     @classmethod
