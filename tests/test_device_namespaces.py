@@ -107,3 +107,58 @@ def test_hook_handles_are_torch_utils_hooks_removable_handles():
         (t * 1).sum().backward()
         assert t.grad.tolist() == [2.0, 2.0]
         tensor_handle.remove()
+
+
+# torch.cuda as a CPU-only torch answers it: memory statistics of an allocator that never
+# started, the runtime's refusals, context managers that change nothing for -1 / CPU tensors,
+# the legacy CUDA tensor types (named, never constructed), nvtx's refusal
+_CUDA_CALLS = [
+    "memory_allocated()", "max_memory_allocated()", "memory_reserved()", "max_memory_reserved()",
+    "memory_cached()", "max_memory_cached()", "memory_stats()", "memory_stats_as_nested_dict()",
+    "host_memory_stats()", "memory_allocated(0)", "reset_peak_memory_stats()",
+    "reset_max_memory_allocated()", "reset_max_memory_cached()",
+    "reset_accumulated_memory_stats()", "memory_summary()", "memory_snapshot()",
+    "mem_get_info()", "list_gpu_processes()", "set_device(0)", "current_stream()",
+    "default_stream()", "get_rng_state()", "get_rng_state_all()",
+    "set_rng_state(lib.ByteTensor(8))", "set_rng_state_all([])", "initial_seed()", "init()",
+    "ipc_collect()", "is_tf32_supported()", "get_arch_list()", "get_gencode_flags()",
+    "get_device_capability()", "get_device_properties(0)", "can_device_access_peer(0, 1)",
+    "Stream()", "Event()", "FloatTensor(2)", "LongTensor([1])", "DoubleTensor()",
+    "FloatTensor.dtype", "FloatTensor.is_cuda", "has_half", "has_magma", "default_generators",
+    "set_per_process_memory_fraction(0.5)", "get_per_process_memory_fraction()",
+    "set_sync_debug_mode(0)", "get_sync_debug_mode()", "caching_allocator_alloc(10)",
+    "nvtx.range_push('a')", "nvtx.range_pop()", "device(0).idx", "device('cuda:1').idx",
+    "device('cpu')", "is_available()", "device_count()",
+]
+
+
+def test_cuda_namespace_as_a_cpu_only_torch():
+    import warnings
+
+    failures = []
+    for call in _CUDA_CALLS:
+        seen = []
+        for lib in (torch, leafgrad):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                outcome = _outcome(lambda: eval(f"lib.cuda.{call}", {"lib": lib}))
+            seen.append((outcome, [(w.category, str(w.message)) for w in caught]))
+        if seen[0] != seen[1]:
+            failures.append((call, seen))
+    assert not failures, failures
+    for lib in (torch, leafgrad):
+        assert not isinstance(lib.zeros(1), lib.cuda.FloatTensor)
+
+
+@pytest.mark.parametrize("code", [
+    "with lib.cuda.device(-1): pass", "with lib.cuda.device(0): pass",
+    "with lib.cuda.device('cuda:0'): pass", "with lib.cuda.device(None): pass",
+    "with lib.cuda.device_of(lib.zeros(1)): pass", "with lib.cuda.stream(None): pass",
+    "with lib.cuda.nvtx.range('a'): pass",
+])
+def test_cuda_context_managers_as_a_cpu_only_torch(code):
+    def run(lib):
+        exec(code, {"lib": lib})
+        return None
+
+    assert _outcome(lambda: run(leafgrad)) == _outcome(lambda: run(torch))
