@@ -2,8 +2,10 @@
 this module, as torch's does) and the multithreaded-backward flag."""
 
 from ._rng import Generator
+from .overrides import (DisableTorchFunction, DisableTorchFunctionSubclass,
+                        _disabled_torch_function_impl)
 
-__all__ = ["Generator"]
+__all__ = ["Generator", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 
 def _is_multithreading_enabled() -> bool:

@@ -134,6 +134,9 @@ def result_type(tensor1, tensor2) -> dtype:
     return _result_type(tensor1, tensor2)
 
 
+from . import overrides  # noqa: E402, F401 - the __torch_function__ protocol
+
+
 def _freeze_import_state() -> None:
     """Note: frozen import state. Importing leafgrad leaves ~44,000 objects that the cyclic
     garbage collector tracks (modules, classes, functions, op tables), alive until the process

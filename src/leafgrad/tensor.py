@@ -1145,9 +1145,24 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _int64_value(self.item())
 
     def __iter__(self):
-        if self._data.ndim == 0:
+        if self.dim() == 0:  # (through dim() and unbind(), as torch's: a subclass sees both)
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __reversed__(self):
+        """The tensor flipped along its first dim (itself when 0-d), as torch's."""
+        if self.dim() == 0:
+            return self
+        return self.flip(0)
+
+    def __contains__(self, element) -> bool:
+        """``element in t``: whether any element equals it (a Tensor or a number)."""
+        from numbers import Number
+
+        if isinstance(element, (Tensor, Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import tensor_repr
@@ -1185,6 +1200,29 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
 
     __str__ = __repr__
+
+    # -- the __torch_function__ protocol (overrides.py) -----------------------------------------
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default every subclass inherits: run ``func`` with subclass dispatch off and
+        return its tensors (in tuples and lists too) as instances of ``cls``."""
+        from .overrides import DisableTorchFunctionSubclass, _convert, get_default_nowrap_functions
+
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            result = func(*args, **kwargs)
+            if func in get_default_nowrap_functions():
+                return result
+            return _convert(result, cls)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        from .overrides import _on_subclass
+
+        _on_subclass(cls)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:

@@ -23,6 +23,8 @@ def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+from ..overrides import _disabled_torch_function_impl
+
 class Parameter(Tensor):
     """A tensor that is a module parameter: assigning it to a Module attribute registers it.
 
@@ -31,6 +33,8 @@ class Parameter(Tensor):
     Parameter containing:
     tensor([0., 0.], requires_grad=True)
     """
+
+    __torch_function__ = _disabled_torch_function_impl  # (dispatched as a plain tensor)
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
@@ -72,6 +76,8 @@ class Buffer(Tensor):
     plain tensor, as torch does.
     """
 
+    __torch_function__ = _disabled_torch_function_impl  # (dispatched as a plain tensor)
+
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
         if data is None:
             from .._creation import empty
@@ -107,6 +113,8 @@ class UninitializedTensorMixin:
     """A parameter or buffer whose shape is not known yet. Its dtype, ``size()``,
     ``requires_grad`` and conversions (``float()``, ``to()``) work; anything that reads its
     values raises torch's ValueError; ``materialize(shape)`` turns it into the plain class."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     cls_to_become: type = Tensor
 

@@ -74,6 +74,8 @@ class BatchedTensor(Tensor):
 
     __slots__ = ("_value", "_levels")
 
+    from ..overrides import _disabled_torch_function_impl as __torch_function__  # (internal)
+
     def __repr__(self, *, tensor_contents=None) -> str:
         # torch's nesting, innermost level outside; leafgrad keeps batch dims in front
         from ..autograd._transform_levels import wrapper_repr

@@ -202,6 +202,8 @@ class SparseTensor(Tensor):
             [3., 0.]])
     """
 
+    from ..overrides import _disabled_torch_function_impl as __torch_function__  # (internal)
+
     __module__ = "leafgrad"
     __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced")
     # (torch has one class for every layout: type(s) prints <class 'torch.Tensor'>; here
