@@ -20,6 +20,14 @@ torch = require_torch()
 LIBS = (torch, leafgrad)
 
 
+@pytest.fixture(autouse=True)
+def _protocol_off_afterwards():
+    """The protocol, switched on by these tests' subclasses, is switched off again after each
+    (the next test file must see leafgrad as a program that never used it)."""
+    yield
+    leafgrad.overrides._deactivate()
+
+
 def _outcome(call):
     try:
         value = call()
@@ -242,6 +250,7 @@ def test_plain_tensor_contains_and_reversed():
 
 def test_plain_method_without_handler_warns_and_dispatches():
     """A __torch_function__ defined as a plain method: torch's DeprecationWarning."""
+    leafgrad.overrides.has_torch_function(())  # (switches the protocol on)
     seen = []
     for lib in LIBS:
         class Plain:
@@ -256,6 +265,7 @@ def test_plain_method_without_handler_warns_and_dispatches():
 
 
 def test_overridable_functions_are_the_namespaces():
+    assert not leafgrad.overrides._state.methods_wrapped  # (off by default: see the module doc)
     overridable = leafgrad.overrides.get_overridable_functions()
     assert leafgrad.add in overridable[leafgrad]
     assert leafgrad.nn.functional.relu in overridable[leafgrad.nn.functional]
@@ -264,3 +274,6 @@ def test_overridable_functions_are_the_namespaces():
         torch.add)
     x = np.arange(3.0)
     assert np.array_equal(leafgrad.add(leafgrad.tensor(x), 1).numpy(), x + 1)
+    leafgrad.overrides._deactivate()
+    assert getattr(leafgrad.add, "_torch_function_wrapped", None) is None
+    assert type(leafgrad.Tensor.grad) is property

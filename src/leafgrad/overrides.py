@@ -461,13 +461,35 @@ def _activate() -> None:
                 else:
                     operators.append((name, value))
             elif type(value) is property:
-                setattr(Tensor, name, _DispatchedProperty(value.fget, value.fset, value.fdel,
-                                                          value.__doc__))
+                replacement = _DispatchedProperty(value.fget, value.fset, value.fdel,
+                                                  value.__doc__)
+                replacement._torch_function_wrapped = value
+                setattr(Tensor, name, replacement)
     for name, value in operators:  # (after the methods they dispatch as)
         setattr(Tensor, name, _method_wrapper(value, name, getattr(Tensor, _DUNDER_AS[name])))
     if "__rtruediv__" in vars(Tensor):
         Tensor.__rtruediv__.__name__ = "__rdiv__"  # (the name torch's function has)
     Tensor.__str__ = Tensor.__repr__  # (print dispatches as __repr__)
+
+
+def _deactivate() -> None:
+    """Undo ``_activate`` (for tests, which must not leave the protocol on for the next)."""
+    if not _state.methods_wrapped:
+        return
+    Tensor = _tensor_class()
+    for name, value in list(vars(Tensor).items()):
+        original = getattr(value, "_torch_function_wrapped", None)
+        if original is not None:
+            setattr(Tensor, name, original)
+    Tensor.__str__ = Tensor.__repr__
+    for module in _WRAPPED_MODULES:
+        namespace = vars(module)
+        for name, value in list(namespace.items()):
+            original = getattr(value, "_torch_function_wrapped", None)
+            if original is not None and type(value) is _types.FunctionType:
+                namespace[name] = original
+    _WRAPPED_MODULES.clear()
+    _state.methods_wrapped = False
 
 
 def _on_subclass(cls) -> None:
@@ -497,6 +519,7 @@ def get_ignored_functions() -> set:
 
 def get_overridable_functions() -> dict:
     """``{namespace: [function, ...]}`` of the functions that take part."""
+    _activate()
     out: dict = {}
     for module in _WRAPPED_MODULES:
         out[module] = [value for value in vars(module).values()
