@@ -80,10 +80,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         # here a boolean mask marks the positions that DO take part (MultiheadAttention's
         # marks the ones that do not)
         bias = attn_mask if attn_mask.dtype.is_floating_point else _float_mask(~attn_mask, query)
-    if enable_gqa and query.size(-3) != key.size(-3):
-        repeat = query.size(-3) // key.size(-3)
-        key = key.repeat_interleave(repeat, -3)
-        value = value.repeat_interleave(repeat, -3)
+    if enable_gqa:  # torch's pre_process_group_query_attention_input
+        heads = query.size(-3)
+        if heads % key.size(-3) or heads % value.size(-3):
+            raise RuntimeError("Number of heads in key and value must divide the number of "
+                               "heads in ")
+        if not heads == key.size(-3) == value.size(-3):
+            key = key.repeat_interleave(heads // key.size(-3), -3)
+            value = value.repeat_interleave(heads // value.size(-3), -3)
     scores = query @ MulScalar.apply(key.transpose(-2, -1), other=factor)
     if bias is not None:
         scores = scores + bias
@@ -96,15 +100,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
 def _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     """Whether torch's CPU dispatch (sdp_utils_cpp's use_flash_attention_cpp) picks the fused
-    kernel: 4-d floating query, key and value with equal batch sizes, head counts and head
-    dims, non-empty sequences, unit last strides, no dropout and a mask that is 2-d or 4-d and
-    does not require grad."""
-    if dropout_p > 0.0 or enable_gqa:
+    kernel: 4-d floating query, key and value with equal batch sizes, head counts (with
+    enable_gqa: key and value heads equal and dividing the query's) and head dims, non-empty
+    sequences, unit last strides, no dropout and a mask that is 2-d or 4-d and does not
+    require grad."""
+    if dropout_p > 0.0:
         return False
     tensors = (query, key, value)
     if any(t.dim() != 4 for t in tensors) or not query.dtype.is_floating_point:
         return False
-    if any(t.size(0) != query.size(0) or t.size(1) != query.size(1) for t in tensors):
+    if any(t.size(0) != query.size(0) for t in tensors):
+        return False
+    heads = query.size(1)
+    if enable_gqa:
+        if key.size(1) != value.size(1) or heads % key.size(1):
+            return False
+    elif key.size(1) != heads or value.size(1) != heads:
         return False
     if any(t.size(-1) != query.size(-1) or t.stride(-1) != 1 for t in tensors):
         return False

@@ -1,0 +1,155 @@
+"""scaled_dot_product_attention where torch takes its CPU flash-attention kernel (4-d inputs, no
+dropout) is torch's bits, forward and backward, float32 and float64: the kernel's query and
+key blocks (lengths of 1, below, at and past the block sizes, more than 512 keys), no mask,
+boolean and additive masks broadcast from 2-d and 4-d, is_causal, scale=, grouped key heads
+(enable_gqa), transposed (non-contiguous) inputs as MultiheadAttention passes them, every
+subset of q, k, v requiring grad, on one thread and two (torch shares the tasks across threads
+and runs MKL's gemm threaded where a single task runs on the calling thread). Differential
+against torch 2.13; every bit compared (ops/_flash_attention.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+LIBS = (torch, leafgrad)
+
+pytestmark = pytest.mark.skipif(not leafgrad.ops._flash_attention.supported(np.dtype("f")),
+                                reason="MKL (the mkl extra) gives torch's gemm bits")
+
+# (batch, heads, key heads, queries, keys, head dim): the query blocks are 32 rows below 192
+# queries and 64 from there, the key blocks 512 keys; 17 and 19 put the scratch blocks off a
+# 16-byte line
+SHAPES = [
+    (2, 4, 4, 64, 64, 32), (1, 1, 1, 1, 1, 8), (1, 2, 2, 1, 9, 16), (1, 3, 3, 17, 19, 8),
+    (2, 3, 3, 33, 40, 16), (1, 2, 2, 70, 5, 20), (1, 1, 1, 200, 130, 24), (1, 1, 1, 40, 600, 8),
+    (2, 4, 2, 35, 20, 8), (1, 6, 3, 9, 33, 5),
+]
+MASKS = (None, "bool 2-d", "float 4-d", "causal")
+
+
+def _case(shape, dtype, mask, seed):
+    batch, heads, kv_heads, length, source, dim = shape
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((batch, heads, length, dim)).astype(dtype)
+    k = rng.standard_normal((batch, kv_heads, source, dim)).astype(dtype)
+    v = rng.standard_normal((batch, kv_heads, source, dim)).astype(dtype)
+    g = rng.standard_normal((batch, heads, length, dim)).astype(dtype)
+    m = None
+    if mask == "bool 2-d":
+        m = rng.random((length, source)) < 0.7
+        m[length // 2] = False  # a query that sees nothing
+    elif mask == "float 4-d":
+        m = rng.standard_normal((batch, 1, length, source)).astype(dtype)
+    return q, k, v, g, m
+
+
+def _run(lib, arrays, mask, requires, transposed=False, **options):
+    q, k, v, g, m = arrays
+    tensors = []
+    for a, needs in zip((q, k, v), requires):
+        if transposed:  # (B, L, H, D) memory seen as (B, H, L, D), as MultiheadAttention's views
+            t = lib.tensor(np.ascontiguousarray(a.transpose(0, 2, 1, 3))).transpose(1, 2)
+            tensors.append(t.detach().requires_grad_(needs))
+        else:
+            tensors.append(lib.tensor(a, requires_grad=needs))
+    if mask == "causal":
+        options["is_causal"] = True
+    elif m is not None:
+        options["attn_mask"] = lib.tensor(m)
+    out = lib.nn.functional.scaled_dot_product_attention(*tensors, **options)
+    seen = [type(out.grad_fn).__name__, out.detach().numpy().tobytes()]
+    out.backward(lib.tensor(g))
+    seen += [t.grad.numpy().tobytes() for t, needs in zip(tensors, requires) if needs]
+    return seen
+
+
+def _threads(count):
+    saved = [lib.get_num_threads() for lib in LIBS]
+    for lib in LIBS:
+        lib.set_num_threads(count)
+    return saved
+
+
+@pytest.mark.parametrize("threads", (1, 2))
+def test_flash_attention_is_torchs_bits(threads):
+    saved = _threads(threads)
+    cases = []
+    for number, shape in enumerate(SHAPES):
+        if threads > 1 and shape[3] > 100:  # (MKL's threaded calls: slow on a busy machine)
+            continue
+        options = {"enable_gqa": True} if shape[1] != shape[2] else {}
+        if number % 3 == 1:
+            options["scale"] = 0.3
+        pairs = itertools.product((np.float32, np.float64), MASKS)
+        if threads > 1:
+            pairs = ((np.float32, None), (np.float32, "causal"), (np.float64, "bool 2-d"))
+        for dtype, mask in pairs:
+            cases.append((shape, dtype, mask, _case(shape, dtype, mask, number), options))
+    try:
+        # all of torch's runs first: its OpenMP threads spin a while after each op, and
+        # leafgrad's threaded MKL calls would wait for the cores meanwhile
+        seen = [[_run(lib, arrays, mask, (True, True, True), **options)
+                 for _, _, mask, arrays, options in cases] for lib in LIBS]
+    finally:
+        for lib, count in zip(LIBS, saved):
+            lib.set_num_threads(count)
+    differing = []
+    for (shape, dtype, mask, _, _), theirs, ours in zip(cases, *seen):
+        if theirs[0] != "ScaledDotProductFlashAttentionForCpuBackward0":
+            differing.append((shape, "not torch's flash kernel", theirs[0]))
+        if theirs != ours:
+            differing.append((shape, dtype.__name__, mask, [a == b for a, b in zip(theirs, ours)]))
+    assert not differing, differing
+
+
+def test_every_subset_of_inputs_requiring_grad_and_transposed_inputs():
+    saved = _threads(1)
+    differing = []
+    try:
+        for number, shape in enumerate([(2, 3, 3, 17, 19, 8), (1, 4, 2, 40, 33, 16)]):
+            arrays = _case(shape, np.float32, "bool 2-d", 7 + number)
+            options = {"enable_gqa": True} if shape[1] != shape[2] else {}
+            for requires in itertools.product((False, True), repeat=3):
+                if not any(requires):
+                    continue
+                for transposed in (False, True):
+                    seen = [_run(lib, arrays, "bool 2-d", requires, transposed, **options)
+                            for lib in LIBS]
+                    if seen[0] != seen[1]:
+                        differing.append((shape, requires, transposed,
+                                          [a == b for a, b in zip(*seen)]))
+    finally:
+        for lib, count in zip(LIBS, saved):
+            lib.set_num_threads(count)
+    assert not differing, differing
+
+
+def test_grouped_heads_dispatch_and_errors():
+    """enable_gqa: torch's kernel takes key and value heads that are equal and divide the
+    query's; other counts go to the math path (repeat_interleave of each), and counts that do
+    not divide raise torch's error."""
+    def t(lib, shape):
+        return lib.tensor(np.ones(shape, np.float32), requires_grad=True)
+
+    cases = [((1, 4, 3, 5), (1, 2, 4, 5), (1, 2, 4, 5)), ((1, 3, 3, 5), (1, 2, 4, 5), (1, 2, 4, 5)),
+             ((1, 4, 3, 5), (1, 2, 4, 5), (1, 1, 4, 5)), ((1, 4, 3, 5), (1, 4, 4, 5), (1, 2, 4, 5)),
+             ((4, 3, 5), (2, 4, 5), (2, 4, 5)), ((2, 4, 3, 5), (1, 2, 4, 5), (1, 2, 4, 5))]
+    for shapes in cases:
+        seen = []
+        for lib in LIBS:
+            try:
+                out = lib.nn.functional.scaled_dot_product_attention(
+                    *(t(lib, s) for s in shapes), enable_gqa=True)
+                out.backward(lib.ones_like(out))
+                seen.append((type(out.grad_fn).__name__, tuple(out.shape)))
+            except RuntimeError as error:
+                seen.append(("error", str(error).splitlines()[0]))
+        assert seen[0] == seen[1], shapes
