@@ -153,3 +153,91 @@ def test_grouped_heads_dispatch_and_errors():
             except RuntimeError as error:
                 seen.append(("error", str(error).splitlines()[0]))
         assert seen[0] == seen[1], shapes
+
+
+def _parameters(module) -> list:
+    return [(name, p.detach().numpy().copy()) for name, p in module.named_parameters()]
+
+
+def _copy_parameters(values, target):
+    with leafgrad.no_grad():
+        for (name, value), (other, ours) in zip(values, target.named_parameters()):
+            assert name == other
+            ours.copy_(leafgrad.tensor(value))
+
+
+def _causal_self_attention(lib, embed=32, heads=4):
+    """nanoGPT's CausalSelfAttention (dropout 0) on ``lib``."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(embed, 3 * embed)
+            self.c_proj = nn.Linear(embed, embed)
+
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(embed, dim=2)
+            q, k, v = (t.view(B, T, heads, C // heads).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+    return CausalSelfAttention()
+
+
+@pytest.mark.parametrize("threads", (1, 2))
+def test_modules_end_to_end_are_torchs_bits(threads):
+    """What users run on top: MultiheadAttention (need_weights=False, with a causal mask),
+    TransformerEncoderLayer training (dropout 0, post- and pre-norm) forward and backward,
+    and nanoGPT's CausalSelfAttention trained for 3 Adam steps: every output, gradient and
+    weight torch's bits."""
+    saved = _threads(threads)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((9, 2, 16)).astype(np.float32)
+    tokens = rng.standard_normal((3, 24, 32)).astype(np.float32)
+    target = rng.standard_normal((3, 24, 32)).astype(np.float32)
+    seen = []
+    try:
+        for lib in LIBS:
+            lib.manual_seed(0)
+            record = []
+            mha = lib.nn.MultiheadAttention(16, 4)
+            layers = [lib.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, norm_first=first)
+                      for first in (False, True)[:3 - threads]]  # (two threads: post-norm)
+            block = _causal_self_attention(lib)
+            if lib is torch:
+                initial = [_parameters(m) for m in (mha, *layers, block)]
+            else:  # torch's initial weights
+                for values, module in zip(initial, (mha, *layers, block)):
+                    _copy_parameters(values, module)
+            mask = lib.nn.Transformer.generate_square_subsequent_mask(9)
+            for options in ({}, {"attn_mask": mask, "is_causal": True}):
+                xt = lib.tensor(x, requires_grad=True)
+                out, _ = mha(xt, xt, xt, need_weights=False, **options)
+                out.backward(lib.tensor(np.cos(np.arange(out.numel())).reshape(out.shape)
+                                        .astype(np.float32)))
+                record += [out.detach().numpy(), xt.grad.numpy()]
+                record += [p.grad.numpy() for p in mha.parameters()]
+                mha.zero_grad()
+            for layer in layers:
+                layer.train()
+                xt = lib.tensor(x, requires_grad=True)
+                out = layer(xt)
+                out.backward(lib.tensor(np.sin(np.arange(out.numel())).reshape(out.shape)
+                                        .astype(np.float32)))
+                record += [out.detach().numpy(), xt.grad.numpy()]
+                record += [p.grad.numpy() for p in layer.parameters()]
+            optimizer = lib.optim.Adam(block.parameters(), lr=1e-2)
+            for _ in range(3):
+                optimizer.zero_grad()
+                loss = ((block(lib.tensor(tokens)) - lib.tensor(target)) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+                record.append(np.float32(loss.item()))
+            record += [p.detach().numpy() for p in block.parameters()]
+            seen.append([a.tobytes() for a in record])
+    finally:
+        for lib, count in zip(LIBS, saved):
+            lib.set_num_threads(count)
+    assert seen[0] == seen[1], [i for i, (a, b) in enumerate(zip(*seen)) if a != b]
