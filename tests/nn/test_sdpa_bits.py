@@ -241,3 +241,68 @@ def test_modules_end_to_end_are_torchs_bits(threads):
         for lib, count in zip(LIBS, saved):
             lib.set_num_threads(count)
     assert seen[0] == seen[1], [i for i, (a, b) in enumerate(zip(*seen)) if a != b]
+
+
+def _graph(node, depth=0):
+    if node is None or depth > 6:
+        return None
+    return (type(node).__name__, tuple(_graph(n, depth + 1) for n, _ in node.next_functions))
+
+
+def test_empty_inputs_mask_dtypes_and_nan_scores_match_torch():
+    """Empty q, k or v: torch answers zeros of the output's shape joined to the graph by
+    ``(q.sum() + k.sum() + v.sum()) * 0`` (AddBackward0 over MulBackward1), in every layout
+    and dtype; a mask must be bool, float32 or the query's dtype (torch's error); NaN scores
+    without a mask follow the kernel's maxima (a row of fewer scores than a vector that are all
+    NaN is fully masked: zeros; a NaN in a whole vector spreads)."""
+    shapes = [((0, 2, 4, 8), (0, 2, 5, 8), (0, 2, 5, 3), (1, 1, 1)),
+              ((2, 0, 4, 8), (2, 0, 5, 8), (2, 0, 5, 8), (1, 0, 1)),
+              ((2, 2, 0, 8), (2, 2, 5, 8), (2, 2, 5, 8), (1, 1, 1)),
+              ((2, 4, 8), (2, 0, 8), (2, 0, 8), (0, 1, 0)), ((2, 4, 8), (2, 5, 7), (2, 0, 0), (1, 0, 0)),
+              ((2, 2, 4, 0), (2, 2, 5, 0), (2, 2, 5, 0), (0, 0, 0))]
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for *sizes, requires in shapes:
+            seen = []
+            for lib in LIBS:
+                kind = getattr(lib, dtype)
+                tensors = [lib.zeros(s, dtype=kind, requires_grad=bool(r) and dtype[0] == "f")
+                           for s, r in zip(sizes, requires)]
+                out = lib.nn.functional.scaled_dot_product_attention(*tensors)
+                record = [tuple(out.shape), str(out.dtype).split(".")[1], _graph(out.grad_fn)]
+                if out.requires_grad:
+                    out.sum().backward()
+                    record.append([None if t.grad is None else tuple(t.grad.shape)
+                                   for t in tensors])
+                seen.append(record)
+            assert seen[0] == seen[1], (dtype, sizes)
+    for query, mask in [("float32", "float64"), ("float32", "float16"), ("float64", "float16"),
+                        ("float64", "float32"), ("float32", "bool")]:
+        seen = []
+        for lib in LIBS:
+            q = lib.zeros(1, 2, 4, 8, dtype=getattr(lib, query))
+            try:
+                lib.nn.functional.scaled_dot_product_attention(
+                    q, q, q, attn_mask=lib.zeros(4, 4, dtype=getattr(lib, mask)))
+                seen.append("ok")
+            except RuntimeError as error:
+                seen.append(str(error).splitlines()[0])
+        assert seen[0] == seen[1], (query, mask)
+    saved = _threads(1)
+    try:
+        for dtype, source, where in itertools.product((np.float32, np.float64), (5, 16, 20, 37),
+                                                      (0, 1, 2)):
+            rng = np.random.default_rng(source)
+            arrays = [rng.standard_normal(s).astype(dtype)
+                      for s in ((1, 2, 6, 8), (1, 2, source, 8), (1, 2, source, 8))]
+            arrays[where][0, 1, 2 if where == 0 else source - 3, 5] = np.nan
+            seen = []
+            for lib in LIBS:
+                tensors = [lib.tensor(a, requires_grad=True) for a in arrays]
+                out = lib.nn.functional.scaled_dot_product_attention(*tensors)
+                out.backward(lib.ones_like(out))
+                seen.append([out.detach().numpy().tobytes()]
+                            + [t.grad.numpy().tobytes() for t in tensors])
+            assert seen[0] == seen[1], (dtype, source, where)
+    finally:
+        for lib, count in zip(LIBS, saved):
+            lib.set_num_threads(count)

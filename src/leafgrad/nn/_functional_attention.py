@@ -42,6 +42,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32") and (
+            attn_mask.dtype is not dtype):
+        from .._out import _C10
+
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_C10.get(attn_mask.dtype.name, 'c10::BFloat16')} and  "
+            f"query.dtype: {_C10.get(dtype.name, 'c10::BFloat16')} instead.")
+    if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
+        # torch's answer for empty inputs: zeros of the output's shape, joined to the graph
+        # by a product with 0 (AddBackward0 over MulBackward1 of the inputs' sums)
+        from .. import zeros
+
+        out = zeros(*query.shape[:-1], value.size(-1), dtype=dtype)
+        return out + MulScalar.apply(query.sum() + key.sum() + value.sum(), other=0)
     if attn_mask is not None and attn_mask.dtype.name == "bool" and not (
             dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):
         # torch first makes a boolean mask a float one of the query's dtype (-inf: overflow)

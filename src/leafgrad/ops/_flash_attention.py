@@ -89,7 +89,10 @@ def exp_u20(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     and the product doubled; below ln(FLT_MIN) it is 0. ``out``: a float32 array of x's shape
     to write into."""
     with np.errstate(all="ignore"):
-        wide = np.clip(x, _LN_MIN, _LN_MAX).astype(_F64)
+        # (_mm512_min_ps(x, max) answers its second operand for a NaN: exp_u20(NaN) is
+        # exp_u20(ln(FLT_MAX)), finite)
+        wide = np.fmin(x, _LN_MAX, dtype=_F64)
+        np.maximum(wide, _LN_MIN, out=wide)
         t = wide * _F64(_LOG2E)
         t += 0.5
         fx = t.astype(_F32)  # fma(x, log2e, 0.5) (float64's sum rounded again: the floor of a
@@ -157,6 +160,18 @@ def _double_exp(x: np.ndarray, exact: bool) -> np.ndarray:
     return np.asarray(_glibc_exp_array(x), dtype=_F64).reshape(x.shape)
 
 
+def _row_max(scores: np.ndarray, lanes: int) -> np.ndarray:
+    """_mul_reduce_max_fusion_kernel's row maximum: the whole vectors' (vec::maximum: a NaN
+    wins) with the scalar tail's (std::max from -inf: a NaN never does; so a row of fewer
+    scores than a vector, all NaN, counts as fully masked: zeros, as torch's)."""
+    size = scores.shape[-1]
+    full = size - size % lanes
+    if full == size:
+        return scores.max(axis=-1)
+    tail = np.fmax.reduce(scores[..., full:], axis=-1, initial=_NEG_INF)
+    return np.maximum(scores[..., :full].max(axis=-1), tail) if full else tail
+
+
 def _exp_sum(shifted: np.ndarray, out: np.ndarray, double: bool) -> np.ndarray:
     """_exp_reduce_sum_fusion_kernel on rows (last axis) of ``x - max``: the exponentials
     (written to ``out``) and their sums (vectors lane by lane, folded, then the scalar tail in
@@ -213,12 +228,14 @@ def _dot_rows(a: np.ndarray, b: np.ndarray, double: bool) -> np.ndarray:
 
 class _Gemm:
     """MKL's ``cblas_?gemm`` as ``cpublas::gemm`` calls it (column-major, after
-    normalize_last_dims), on raw addresses."""
+    normalize_last_dims), on raw addresses; each shape's arguments are made once."""
 
     def __init__(self, char: str):
         self.function, self.kind, _, _ = _blas._function(char)
+        self.plans: dict = {}
 
-    def __call__(self, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    def _plan(self, key):
+        ta, tb, m, n, k, alpha, lda, ldb, beta, ldc = key
         if n == 1:
             ldc = m
         if ta == _T:
@@ -231,8 +248,19 @@ class _Gemm:
                 ldb = n
         elif n == 1:
             ldb = k
-        self.function(_COLUMN_MAJOR, ta, tb, m, n, k, self.kind(alpha), ctypes.c_void_p(a), lda,
-                      ctypes.c_void_p(b), ldb, self.kind(beta), ctypes.c_void_p(c), ldc)
+        plan = self.plans[key] = (ta, tb, m, n, k, self.kind(alpha), lda, ldb, self.kind(beta),
+                                  ldc)
+        return plan
+
+    def __call__(self, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+        key = (ta, tb, m, n, k, alpha, lda, ldb, beta, ldc)
+        plan = self.plans.get(key) or self._plan(key)
+        ta, tb, m, n, k, alpha, lda, ldb, beta, ldc = plan
+        self.function(_COLUMN_MAJOR, ta, tb, m, n, k, alpha, _void_p(a), lda, _void_p(b), ldb,
+                      beta, _void_p(c), ldc)
+
+
+_void_p = ctypes.c_void_p
 
 
 class _Threads:
@@ -413,9 +441,11 @@ def _forward_tasks(q, k, v, bias, is_causal, scale, group, q_split, kv_split, bu
                 qk[queries[:, :, None] < n + np.arange(block)] = _NEG_INF
             if bias is None:
                 scores = qk * scale
+                block_top = _row_max(scores, _LANES64 if double else _LANES)
             else:  # qk * scale + mask: one fused multiply-add
                 scores = fma(qk, scale, task_bias[:, :, n:n + block])
-            new_top = np.maximum(top, scores.max(axis=-1))
+                block_top = scores.max(axis=-1)  # (reduce_all: a NaN wins)
+            new_top = np.where(top > block_top, top, block_top)
             alive = new_top != _NEG_INF
             dead = not alive.all()
             scores -= np.where(alive, new_top, 0)[..., None] if dead else new_top[..., None]
