@@ -336,6 +336,17 @@ def _groups(count: int, buffer: int, dtype: np.dtype, limit: int):
     return out
 
 
+def _blas_ready(a: np.ndarray) -> np.ndarray:
+    """``a`` itself, or a row-major copy where BLAS could not read it as it lies (a negative
+    stride, or rows overlapping: torch's gemm then takes its own slower loops, whose last
+    bits this does not replay)."""
+    length, dim = a.shape[2], a.shape[3]
+    item = a.itemsize
+    if min(a.strides) < 0 or (length > 1 and a.strides[2] < dim * item):
+        return np.ascontiguousarray(a)
+    return a
+
+
 def _strides(a: np.ndarray, length: int, dim: int):
     """Element strides (batch, head, row) of a (B, H, L, D) array, the row stride made a
     valid leading dimension where the row axis has one element (any stride is torch's)."""
@@ -368,6 +379,7 @@ def forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask, is_causal: bool, 
     unit last strides (key and value may have fewer heads, dividing the query's: enable_gqa);
     ``out`` (B, H, Lq, D) contiguous, ``logsumexp`` (B, H, Lq)."""
     dtype = q.dtype
+    q, k, v = _blas_ready(q), _blas_ready(k), _blas_ready(v)
     batch, heads, length, dim = q.shape
     source = k.shape[2]
     group = heads // k.shape[1]  # query heads per key head (enable_gqa)
@@ -478,6 +490,7 @@ def backward(grad: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, out:
     of a zero-initialised (B, L, H, D) buffer (torch's layout)."""
     dtype = q.dtype
     double = dtype == _F64
+    q, k, v = _blas_ready(q), _blas_ready(k), _blas_ready(v)
     batch, heads, length, dim = q.shape
     kv_heads, source = k.shape[1], k.shape[2]
     q_split = min(q_split_size(length), length)
