@@ -306,3 +306,27 @@ def test_empty_inputs_mask_dtypes_and_nan_scores_match_torch():
     finally:
         for lib, count in zip(LIBS, saved):
             lib.set_num_threads(count)
+
+
+def test_three_d_inputs_take_torchs_math_path_bit_for_bit():
+    """3-d q, k, v go to torch's math path (q and k^T scaled by sqrt(scale), bmm, the mask
+    added, _safe_softmax, bmm): its nodes and its bits, with and without masks and causal."""
+    saved = _threads(1)
+    differing = []
+    try:
+        for dtype, (shape, source), mask in itertools.product(
+                (np.float32, np.float64), (((3, 5, 8), 7), ((2, 40, 16), 33)),
+                (None, "bool 2-d", "causal")):
+            rng = np.random.default_rng(source)
+            arrays = [rng.standard_normal(s).astype(dtype)
+                      for s in (shape, shape[:-2] + (source, shape[-1]),
+                                shape[:-2] + (source, shape[-1]))]
+            arrays.append(rng.standard_normal(shape).astype(dtype))
+            arrays.append(rng.random((shape[1], source)) < 0.7)
+            seen = [_run(lib, arrays, mask, (True, True, True)) for lib in LIBS]
+            if seen[0] != seen[1]:
+                differing.append((dtype.__name__, shape, mask, [a == b for a, b in zip(*seen)]))
+    finally:
+        for lib, count in zip(LIBS, saved):
+            lib.set_num_threads(count)
+    assert not differing, differing
