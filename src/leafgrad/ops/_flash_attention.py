@@ -126,19 +126,21 @@ def exp_u20(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 _LANES = _isa.lanes(4)
 _LANES64 = _isa.lanes(8)
-_TREE = [np.array([i ^ step for i in range(_LANES)]) for step in (8, 4, 2, 1) if step < _LANES]
 
 
 def _fold(lanes: np.ndarray, double: bool) -> np.ndarray:
-    """vec_reduce_all's sum of the lanes (last axis): float32's shuffles fold halves, float64's
-    loop adds them in order."""
+    """vec_reduce_all's sum of the lanes (last axis): float32's shuffles fold halves (lane i
+    plus lane i ^ 8, then ^ 4, ^ 2, ^ 1: lane 0 is the halves added in turn), float64's loop
+    adds them in order."""
     if double:
         total = lanes[..., 0].copy()
         for j in range(1, lanes.shape[-1]):
             total += lanes[..., j]
         return total
-    for index in _TREE:
-        lanes = lanes + lanes[..., index]
+    width = lanes.shape[-1]
+    while width > 1:
+        width //= 2
+        lanes = lanes[..., :width] + lanes[..., width:2 * width]
     return lanes[..., 0]
 
 

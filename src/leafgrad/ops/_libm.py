@@ -236,11 +236,15 @@ _LOGF_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
 _LOGF_POLY = tuple(float.fromhex(value) for value in (
     "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
 _logf_exact: list = []  # [whether the replay is the C library's logf], once checked
+_LOGF_SPLITS: list = []  # the constants' Veltkamp halves (_softmax_bits._split64), once made
 
 
 def _logf_replay(a: np.ndarray) -> np.ndarray:
-    from ._softmax_bits import _fma64
+    from ._softmax_bits import _fma64, _split64
 
+    if not _LOGF_SPLITS:
+        _LOGF_SPLITS.extend(_split64(c) for c in (_LOGF_LN2, _LOGF_POLY[0], _LOGF_POLY[1]))
+    ln2, poly0, poly1 = _LOGF_SPLITS
     bits = a.view(np.uint32)
     tmp = bits - np.uint32(0x3F330000)
     index = (tmp >> np.uint32(19)) & np.uint32(15)
@@ -249,10 +253,10 @@ def _logf_replay(a: np.ndarray) -> np.ndarray:
     inverse, log_c = _LOGF_TABLE[index, 0], _LOGF_TABLE[index, 1]
     with np.errstate(all="ignore"):
         r = _fma64(z, inverse, -1.0)
-        y0 = _fma64(k, _LOGF_LN2, log_c)
+        y0 = _fma64(k, _LOGF_LN2, log_c, ln2)
         r2 = r * r
-        y = _fma64(r, _LOGF_POLY[1], _LOGF_POLY[2])
-        y = _fma64(r2, _LOGF_POLY[0], y)
+        y = _fma64(r, _LOGF_POLY[1], _LOGF_POLY[2], poly1)
+        y = _fma64(r2, _LOGF_POLY[0], y, poly0)
         y = _fma64(y, r2, y0 + r)
     return y.astype(np.float32)
 
