@@ -47,6 +47,18 @@ def _probabilities(q, k, bias, scale):
         return np.where(total > 0, weights / np.where(total > 0, total, 1), 0)
 
 
+def _saved_mask(node):
+    """torch's ``_saved_attn_mask``: the mask the kernel got (a boolean one as 0 and -inf in
+    the query's dtype), or None."""
+    mask = node._params["mask"]
+    if mask is None:
+        return None
+    if mask.dtype == np.bool_:
+        dtype = node._input_meta[0][1] if node._input_meta else np.dtype(np.float32)
+        mask = np.where(mask, dtype.type(0), dtype.type(-np.inf))
+    return _wrap(mask)
+
+
 def _work_dtype(a: np.ndarray) -> np.dtype:
     return np.dtype(np.float64) if a.dtype == np.float64 else np.dtype(np.float32)
 
@@ -59,13 +71,17 @@ class ScaledDotProductFlashAttentionForCpu(Op):
              "value": ("query", "key", "value"), "result": ("query", "key", "value"),
              "logsumexp": ("query", "key", "value")}
     torch_names = ()
+    # torch's other saved values: the output, no dropout, the mask as the kernel got it
+    saved_computed = {"output": lambda node: node._saved_result,
+                      "dropout_p": lambda node: 0.0,
+                      "attn_mask": lambda node: _saved_mask(node)}
 
     @staticmethod
     def forward(ctx, query, key, value, mask=None, is_causal=False, scale=1.0):
         if _flash_attention.supported(query.dtype):  # torch's kernel, every bit
             out, logsumexp = _flash_attention.forward(query, key, value, mask, is_causal, scale)
             if ctx is not None:
-                ctx.keep("logsumexp", logsumexp)
+                ctx.keep("logsumexp", _wrap(logsumexp))
             return out
         work = _work_dtype(query)
         q, k, v = (a.astype(work, copy=False) for a in (query, key, value))
@@ -83,7 +99,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
                 and _flash_attention.supported(q._data.dtype)):
             # torch's kernel, every bit (Note: array-level backwards, activation.py)
             grads = array_kernel(_flash_attention.backward, grad._data, q._data, k._data,
-                                 v._data, self.saved("result")._data, logsumexp,
+                                 v._data, self.saved("result")._data, logsumexp._data,
                                  mask=params["mask"], is_causal=params["is_causal"],
                                  scale=params["scale"])
             return tuple(_wrap(g) if self.needs_grad(i) else None for i, g in enumerate(grads))
