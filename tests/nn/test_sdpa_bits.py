@@ -92,7 +92,8 @@ def test_flash_attention_is_torchs_bits(threads):
         if shape[3] > 500:  # (long: what only it checks)
             pairs = ((np.float32, "causal"), (np.float64, "causal"))
         elif threads > 1:
-            pairs = ((np.float32, None), (np.float32, "causal"), (np.float64, "bool 2-d"))
+            pairs = ((np.float32, None), (np.float32, "float 4-d"), (np.float64, "causal"),
+                     (np.float64, "bool 2-d"))
         for dtype, mask in pairs:
             cases.append((shape, dtype, mask, _case(shape, dtype, mask, number), options))
     try:
