@@ -20,7 +20,8 @@ below 768, 256 from there; at most the query length) and the keys into blocks of
   ``p @ v`` into the output with a second gemm (beta 0 for the first block, 1 after);
 
 and finally multiplies by the reciprocal of the sum and keeps ``max + log(sum)`` for the
-backward. The backward, per (batch, head), per query block, per key block: recomputes the
+backward. The backward, per (batch, key head) and its query heads in turn (enable_gqa's groups;
+one head otherwise), per query block, per key block: recomputes the
 weights as ``exp(scale * (q @ k^T) + mask - logsumexp)`` (the scale now gemm's alpha, SLEEF's
 expf on every element), accumulates ``grad_v += p^T @ grad_out``, computes
 ``grad_p = grad_out @ v^T`` and ``ds = p * (grad_p - rowsum(grad_out * out))``, then
@@ -28,16 +29,15 @@ expf on every element), accumulates ``grad_v += p^T @ grad_out``, computes
 zero-initialised (batch, length, head, dim) buffers). The elementwise steps run here on every
 task at once; the gemms are MKL's, one call per block and task, as torch makes them.
 
-Threads: a task runs on one thread, so the values do not depend on how tasks are shared; but
-MKL's gemm inside torch's OpenMP region runs sequentially, and outside it (a single task, run
-on the calling thread) on ``get_num_threads()`` threads, which rounds differently; the calls
-here follow the same rule.
+Threads: a task runs on one thread, so its values depend on the thread count only through
+MKL: inside torch's OpenMP region its gemm runs sequentially, outside it (a single task, run on
+the calling thread) on ``get_num_threads()`` threads, which rounds differently; and where the
+thread's scratch buffer puts the blocks (Note: MKL's alignment). The calls here follow both.
 """
 
 from __future__ import annotations
 
 import ctypes
-import math
 
 import numpy as np
 
