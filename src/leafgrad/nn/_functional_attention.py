@@ -42,6 +42,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32") and (
+            attn_mask.dtype is not dtype):
+        from .._out import _C10
+
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_C10.get(attn_mask.dtype.name, 'c10::BFloat16')} and  "
+            f"query.dtype: {_C10.get(dtype.name, 'c10::BFloat16')} instead.")
+    if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
+        # torch's answer for empty inputs: zeros of the output's shape, joined to the graph
+        # by a product with 0 (AddBackward0 over MulBackward1 of the inputs' sums)
+        from .. import zeros
+
+        out = zeros(*query.shape[:-1], value.size(-1), dtype=dtype)
+        return out + MulScalar.apply(query.sum() + key.sum() + value.sum(), other=0)
     if attn_mask is not None and attn_mask.dtype.name == "bool" and not (
             dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):
         # torch first makes a boolean mask a float one of the query's dtype (-inf: overflow)
@@ -80,10 +95,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         # here a boolean mask marks the positions that DO take part (MultiheadAttention's
         # marks the ones that do not)
         bias = attn_mask if attn_mask.dtype.is_floating_point else _float_mask(~attn_mask, query)
-    if enable_gqa and query.size(-3) != key.size(-3):
-        repeat = query.size(-3) // key.size(-3)
-        key = key.repeat_interleave(repeat, -3)
-        value = value.repeat_interleave(repeat, -3)
+    if enable_gqa:  # torch's pre_process_group_query_attention_input
+        heads = query.size(-3)
+        if heads % key.size(-3) or heads % value.size(-3):
+            raise RuntimeError("Number of heads in key and value must divide the number of "
+                               "heads in ")
+        if not heads == key.size(-3) == value.size(-3):
+            key = key.repeat_interleave(heads // key.size(-3), -3)
+            value = value.repeat_interleave(heads // value.size(-3), -3)
     scores = query @ MulScalar.apply(key.transpose(-2, -1), other=factor)
     if bias is not None:
         scores = scores + bias
@@ -96,15 +115,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
 def _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     """Whether torch's CPU dispatch (sdp_utils_cpp's use_flash_attention_cpp) picks the fused
-    kernel: 4-d floating query, key and value with equal batch sizes, head counts and head
-    dims, non-empty sequences, unit last strides, no dropout and a mask that is 2-d or 4-d and
-    does not require grad."""
-    if dropout_p > 0.0 or enable_gqa:
+    kernel: 4-d floating query, key and value with equal batch sizes, head counts (with
+    enable_gqa: key and value heads equal and dividing the query's) and head dims, non-empty
+    sequences, unit last strides, no dropout and a mask that is 2-d or 4-d and does not
+    require grad."""
+    if dropout_p > 0.0:
         return False
     tensors = (query, key, value)
     if any(t.dim() != 4 for t in tensors) or not query.dtype.is_floating_point:
         return False
-    if any(t.size(0) != query.size(0) or t.size(1) != query.size(1) for t in tensors):
+    if any(t.size(0) != query.size(0) for t in tensors):
+        return False
+    heads = query.size(1)
+    if enable_gqa:
+        if key.size(1) != value.size(1) or heads % key.size(1):
+            return False
+    elif key.size(1) != heads or value.size(1) != heads:
         return False
     if any(t.size(-1) != query.size(-1) or t.stride(-1) != 1 for t in tensors):
         return False
