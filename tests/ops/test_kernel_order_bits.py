@@ -412,3 +412,35 @@ def test_gelu_exact_form_gradient_is_onednns_bits():
 
 def rng_grad(shape):
     return np.random.default_rng(sum(shape) + len(shape)).standard_normal(shape).astype(np.float32)
+
+
+def test_layer_norm_parameter_gradients_up_to_128_rows_per_thread():
+    """LayerNorm's dgamma and dbeta by default: torch's per-thread buffers (one row at a time,
+    dgamma's step a fused multiply-add) are replayed up to 128 rows per thread; 32 before, so a
+    (4, 24, 32) LayerNorm's weight gradient was NumPy's sum (78% a last bit off)."""
+    rng = np.random.default_rng(40)
+    failures = []
+    for threads in (1, 2):
+        saved = torch.get_num_threads(), leafgrad.get_num_threads()
+        torch.set_num_threads(threads)
+        leafgrad.set_num_threads(threads)
+        try:
+            for shape in [(4, 24, 32), (33, 16), (2, 64, 48), (128, 20), (96, 7), (3, 85, 64)]:
+                if int(np.prod(shape[:-1])) > 128 * threads:
+                    continue
+                x = rng.standard_normal(shape).astype(np.float32)
+                g = rng.standard_normal(shape).astype(np.float32)
+                seen = []
+                for lib in (torch, leafgrad):
+                    module = lib.nn.LayerNorm(shape[-1])
+                    with lib.no_grad():
+                        module.weight.copy_(lib.linspace(0.5, 1.5, shape[-1]))
+                    t = lib.tensor(x, requires_grad=True)
+                    module(t).backward(lib.tensor(g))
+                    seen.append((t.grad, module.weight.grad, module.bias.grad))
+                if not all(_same(a, b) for a, b in zip(*seen)):
+                    failures.append((threads, shape))
+        finally:
+            torch.set_num_threads(saved[0])
+            leafgrad.set_num_threads(saved[1])
+    assert not failures, failures

@@ -353,7 +353,7 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
 # take one pass per row of a thread's share, so past _BUFFER_ROWS rows per thread (and without
 # backends.cpu.torch_bits) dgamma and dbeta are NumPy's float32 sums instead.
 
-_BUFFER_ROWS = 32
+_BUFFER_ROWS = 128  # (as BatchNorm's: a (4, 24, 32) LayerNorm's 96 rows took NumPy's sums)
 
 
 def _row_dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -433,17 +433,18 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
 
     grads = shares(dy, length)
     if mask[1]:
-        values = shares(rows, length)
-        scales = shares(rstd, 1)
-        shift = shares(-rstd * mean, 1)
+        # every row's dy * (a x + b) at once: a x + b fused (rounded once), its product with dy
+        # exact in double; the buffers below then take one rounding step per row
+        centred = _fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
+        products = np.multiply(grads, centred, dtype=_F64)
     weight_buffers = np.zeros((used, length), _F32)
     bias_buffers = np.zeros((used, length), _F32)
     last = count - share * (used - 1)  # rows of the last share (the padding is there)
     for k in range(share):
         live = slice(None) if k < last else slice(0, used - 1)
-        if mask[1]:
-            centred = _fma(scales[live, k], values[live, k], shift[live, k])
-            weight_buffers[live] = _fma(grads[live, k], centred, weight_buffers[live])
+        if mask[1]:  # fma(dy, a x + b, buffer): the exact product plus the buffer, rounded
+            np.add(products[live, k], weight_buffers[live], out=weight_buffers[live],
+                   casting="unsafe")
         if mask[2]:
             bias_buffers[live] += grads[live, k]
     if mask[1]:
