@@ -68,11 +68,13 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     node = "ScaledDotProductFlashAttentionForCpuBackward0"
     inputs = ("query", "key", "value")
     saves = {"query": ("query", "key", "value"), "key": ("query", "key", "value"),
-             "value": ("query", "key", "value"), "result": ("query", "key", "value"),
-             "logsumexp": ("query", "key", "value")}
+             "value": ("query", "key", "value"), "result": ("query", "key", "value")}
     torch_names = ()
     # torch's other saved values: the output, no dropout, the mask as the kernel got it
+    # (the kernel's logsumexp is kept as an array, "lse", so leafgrad.compile's replay
+    # recomputes it with the forward: capture.py's _kept; torch's accessor shows a Tensor)
     saved_computed = {"output": lambda node: node._saved_result,
+                      "logsumexp": lambda node: _wrap(node._saved["lse"]),
                       "dropout_p": lambda node: 0.0,
                       "attn_mask": lambda node: _saved_mask(node)}
 
@@ -81,7 +83,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         if _flash_attention.supported(query.dtype):  # torch's kernel, every bit
             out, logsumexp = _flash_attention.forward(query, key, value, mask, is_causal, scale)
             if ctx is not None:
-                ctx.keep("logsumexp", _wrap(logsumexp))
+                ctx.keep("lse", logsumexp)
             return out
         work = _work_dtype(query)
         q, k, v = (a.astype(work, copy=False) for a in (query, key, value))
@@ -94,12 +96,12 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     def backward(self, grad):
         params = self._params
         q, k, v = self.saved("query"), self.saved("key"), self.saved("value")
-        logsumexp = self._saved.get("logsumexp") if self._saved else None
+        logsumexp = self._saved.get("lse") if self._saved else None
         if (logsumexp is not None and plain_backward() and grad._data.dtype == q._data.dtype
                 and _flash_attention.supported(q._data.dtype)):
             # torch's kernel, every bit (Note: array-level backwards, activation.py)
             grads = array_kernel(_flash_attention.backward, grad._data, q._data, k._data,
-                                 v._data, self.saved("result")._data, logsumexp._data,
+                                 v._data, self.saved("result")._data, logsumexp,
                                  mask=params["mask"], is_causal=params["is_causal"],
                                  scale=params["scale"])
             return tuple(_wrap(g) if self.needs_grad(i) else None for i, g in enumerate(grads))
