@@ -128,13 +128,20 @@ def _activation(name):
     return name
 
 
+def _unwrapped(function):
+    return getattr(function, "_torch_function_wrapped", function)
+
+
 def _relu_or_gelu(activation) -> int:
     """torch's ``activation_relu_or_gelu`` flag: 1 for relu, 2 for gelu, 0 otherwise."""
     from .activation import GELU, ReLU
 
-    if activation is F.relu or isinstance(activation, ReLU):
+    # (a function from before the __torch_function__ protocol was switched on is the one its
+    # wrapper calls: overrides.py)
+    activation = getattr(activation, "_torch_function_wrapped", activation)
+    if activation is _unwrapped(F.relu) or isinstance(activation, ReLU):
         return 1
-    if activation is F.gelu or isinstance(activation, GELU):
+    if activation is _unwrapped(F.gelu) or isinstance(activation, GELU):
         return 2
     return 0
 
