@@ -1272,6 +1272,7 @@ class BitwiseAnd(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_and
     kernel = "bitwise_and"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_and_cpu")
     torch_names = ("bitwise_and", "Tensor.__and__")
 
 
@@ -1282,6 +1283,7 @@ class BitwiseOr(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_or
     kernel = "bitwise_or"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_or_cpu")
     torch_names = ("bitwise_or", "Tensor.__or__")
 
 
@@ -1292,6 +1294,7 @@ class BitwiseXor(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_xor_cpu")
     torch_names = ("bitwise_xor", "Tensor.__xor__")
 
 
@@ -1311,6 +1314,7 @@ def _shift_operands(a, b, kernel):
 class LeftShift(_Compare):
     node = "LshiftBackward1"
     uint_kernel = "lshift_cpu"
+    bfloat16_kernel = _bfloat16.integer_kernel("lshift_cpu")
     complex_message = '"lshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
@@ -1326,6 +1330,7 @@ class LeftShift(_Compare):
 class RightShift(_Compare):
     node = "RshiftBackward1"
     uint_kernel = "rshift_cpu"
+    bfloat16_kernel = _bfloat16.integer_kernel("rshift_cpu")
     complex_message = '"rshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")

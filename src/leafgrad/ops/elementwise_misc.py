@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _wrap
-from . import _promote, _uint
+from . import _bfloat16, _promote, _uint
 from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
@@ -274,6 +274,7 @@ class Gcd(Op):
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    bfloat16_kernel = _bfloat16.integer_kernel("gcd_cpu")
     torch_names = ("gcd", "Tensor.gcd")
 
     @staticmethod
@@ -288,6 +289,7 @@ class Lcm(Op):
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    bfloat16_kernel = _bfloat16.integer_kernel("lcm_cpu")
     torch_names = ("lcm", "Tensor.lcm")
 
     @staticmethod
