@@ -48,7 +48,7 @@ OVERLAP_ERROR = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
     "a single memory location. Please clone() the tensor before performing the operation."
 )
-_C10 = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+_C10 = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
         "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
         "bool": "bool", "uint16": "short unsigned int", "uint32": "unsigned int",
         "uint64": "long unsigned int", "complex64": "c10::complex<float>",

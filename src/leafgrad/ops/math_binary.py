@@ -514,7 +514,19 @@ def _c_name(array: np.ndarray) -> str:
     return _C_NAMES[array.dtype.name]
 
 
-def _lerp(start, end, weight, kernel: str):
+def _lerp_dtypes(arrays, params):
+    """``Op.bfloat16_kernel`` of lerp: _lerp's dtype checks on the operands as given, before
+    bfloat16 ones are widened to float32 (so the message names c10::BFloat16)."""
+    start, end = arrays[0], arrays[1]
+    weight = arrays[2] if len(arrays) > 2 else params.get("weight")
+    try:
+        _check_lerp_dtypes(start, end, weight)
+    except RuntimeError as error:
+        return error
+    return None
+
+
+def _check_lerp_dtypes(start, end, weight) -> None:
     if end.dtype != start.dtype:
         raise RuntimeError(
             f"expected dtype {_c_name(start)} for `end` but got dtype {_c_name(end)}"
@@ -523,6 +535,10 @@ def _lerp(start, end, weight, kernel: str):
         raise RuntimeError(
             f"expected dtype {_c_name(start)} for `weight` but got dtype {_c_name(weight)}"
         )
+
+
+def _lerp(start, end, weight, kernel: str):
+    _check_lerp_dtypes(start, end, weight)
     if start.dtype.kind not in "fc":
         raise _not_implemented(kernel, start)
     if start.dtype.kind == "f" and isinstance(weight, complex) and weight.imag != 0:
@@ -560,6 +576,7 @@ class Lerp(Op):
     node = "LerpBackward0"
     opmath_scalars = True  # Note: opmath for bfloat16 (ops/_bfloat16.py)
     uint_kernel = "lerp_kernel_scalar"
+    bfloat16_kernel = staticmethod(_lerp_dtypes)
     vmap = batch.elementwise
     vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "end")
@@ -597,6 +614,7 @@ class LerpTensor(Op):
     complex_ok = True  # Note: torch's convention for complex gradients (ops/complex.py)
     node = "LerpBackward1"
     uint_kernel = "lerp_kernel_tensor"
+    bfloat16_kernel = staticmethod(_lerp_dtypes)
     vmap = batch.elementwise
     vmap_promotes_logically = False  # Note: type promotion under vmap
     inputs = ("self", "end", "weight")

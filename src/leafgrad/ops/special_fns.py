@@ -112,11 +112,20 @@ class Mvlgamma(Op):
     def forward(ctx, a, p):
         from . import _promote
 
+        from .reduce import _sum_dims
+
+        # torch: arange(-p/2 + 1/2, 1/2, 1/2).add(self.unsqueeze(-1)).lgamma_().sum(-1)
+        # .add_(p (p - 1) log(pi) / 4), each step in the result's dtype (float16: the lgamma in
+        # float32, rounded)
         a = _promote.float_result(a)
-        shifts = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
-        total = fns.lgamma(a.astype(np.float64)[..., None] + shifts).sum(-1)
-        total = total + p * (p - 1) / 4.0 * math.log(math.pi)
-        return _layout.contiguous(np.asarray(total).astype(a.dtype, copy=False))
+        dtype = a.dtype
+        wide = np.float32 if dtype == np.float16 else dtype.type
+        args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(dtype) + a[..., None]
+        values = np.asarray(Lgamma.compute(args.astype(wide))).astype(dtype, copy=False)
+        total = np.asarray(_sum_dims(values, (values.ndim - 1,), False, None))
+        constant = wide(p * (p - 1) * math.log(math.pi) * 0.25)
+        total = (total.astype(wide) + constant).astype(dtype, copy=False)
+        return _layout.contiguous(total)
 
     def backward(self, grad):
         # torch: grad * digamma(self.unsqueeze(-1) + arange(-p/2 + 1/2, 1/2, 1/2)).sum(-1)
