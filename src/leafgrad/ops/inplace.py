@@ -199,7 +199,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         try:
             out = np.asarray(op.forward(None, target._data, *arrays, **params))
         except NotImplementedError as error:
-            if op.broadcasts and "not implemented for '" in str(error):
+            if elementwise and op.broadcasts and "not implemented for '" in str(error):
                 _check_broadcast_shape(target, arrays)
             raise
         finally:
