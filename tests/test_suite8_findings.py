@@ -5,6 +5,8 @@ bit for bit, dtype, shape, strides, errors and warnings) must be identical."""
 
 from __future__ import annotations
 
+import math
+
 from ._torch import require_torch
 from .test_suite7_findings import _same
 
@@ -172,4 +174,45 @@ def test_digamma_is_atens_calc_digamma_bit_for_bit():
             m.tensor(values[:400], dtype=getattr(m, d)).reshape(20, 20).t())))
     cases.append(("lgamma backward", lambda m: m.autograd.grad(
         m.lgamma(v := m.tensor(values[:200], requires_grad=True)).sum(), [v])))
+    _same(cases)
+
+
+# --- special values through gradients: sinc, logit, logaddexp2 -------------------------------------
+
+def test_special_values_through_sinc_logit_and_logaddexp2():
+    """sinc's backward is 0 where x * x * pi is 0 (also where x * x underflows: float32's
+    1e-30 gave NaN) and multiplies in torch's order; logit's backward is dy * inf at x == 0 or
+    1 in the elements torch's scalar loop takes (+inf at x = -0., the tail of each run of 32
+    float32 / 16 float64 elements), dy / (x (1 - x)) in its vectors; logaddexp2(x, x) is x plus
+    the fused residual of ln2 * (1 / ln2) (-4.8e-17 at -1., where NumPy's gave 0.), and equal
+    infinities are themselves. (NaN results are compared as NaN: their sign bit depends on
+    whether torch's vectors or scalar loop made them.)"""
+    values = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, math.inf, -math.inf, math.nan, 1e-30, 3.0,
+              -3.0, 100.0, 1e-20, -1e-25]
+    cases = []
+    for dtype in ("float32", "float64"):
+        for size in (1, 7, 16, 17, 40, 70):
+            for fill in (-0.0, 0.0, 1.0, 1e-30):
+                for name, call in (("sinc", lambda m, x: m.sinc(x)),
+                                   ("logit", lambda m, x: m.logit(x)),
+                                   ("logit eps=0", lambda m, x: m.logit(x, eps=0.0))):
+                    def program(m, d=dtype, n=size, f=fill, call=call):
+                        x = m.full((n,), f, dtype=getattr(m, d)).requires_grad_()
+                        return m.autograd.grad(call(m, x).sum(), x)
+                    cases.append((f"{name} {dtype} {size} x {fill}", program))
+        for name, call in (("sinc", lambda m, x: m.sinc(x)), ("logit", lambda m, x: m.logit(x))):
+            def program(m, d=dtype, call=call):
+                x = m.tensor(values * 3, dtype=getattr(m, d)).requires_grad_()
+                y = call(m, x)
+                grad, = m.autograd.grad(y.sum(), x)
+                return y.detach().nan_to_num(7.0, math.inf, -math.inf), grad
+            cases.append((f"{name} {dtype} specials", program))
+        cases.append((f"logaddexp2 equal {dtype}", lambda m, d=dtype: m.logaddexp2(
+            m.tensor(values * 3, dtype=getattr(m, d)), m.tensor(values * 3, dtype=getattr(m, d)))
+            .nan_to_num(7.0, math.inf, -math.inf)))
+        cases.append((f"logaddexp2 infinities {dtype}", lambda m, d=dtype: m.logaddexp2(
+            m.tensor([math.inf, -math.inf, math.inf, -math.inf, math.nan] * 8,
+                     dtype=getattr(m, d)),
+            m.tensor([math.inf, -math.inf, -math.inf, 2.0, math.inf] * 8, dtype=getattr(m, d)))
+            .nan_to_num(7.0, math.inf, -math.inf)))
     _same(cases)

@@ -13,6 +13,8 @@ xlogy is the exception: torch rounds log(y) to float16 before the product, and s
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype
@@ -382,6 +384,26 @@ class Logaddexp(Op):
                        lambda t: t / (1 + (a - b).exp()))
 
 
+def _logaddexp2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """ATen's logaddexp2 kernel: max(a, b) + log1p(exp2(-|a - b|)) * (1 / ln 2), the
+    multiply-add fused by the compiler (logaddexp2(x, x) is x plus the fused residual of
+    ln2 * (1 / ln2), -4.8e-17 at -1.), and a where a == b is infinite. The log1p is SLEEF's for
+    float32 (ops/_sleef_unary.py); exp2 is NumPy's, a last bit off SLEEF's on a few percent of
+    inputs (NumPy's logaddexp2 differed from torch on ~7%: on 1%/2% now)."""
+    from ._sleef_unary import sleef_log1pf
+
+    real = np.result_type(x, y).type
+    with np.errstate(all="ignore"):
+        larger = np.maximum(x, y)
+        spread = np.exp2(-np.abs(x - y))
+        logs = sleef_log1pf(spread) if real is np.float32 else np.log1p(spread)
+        out = np.asarray(_float_kernels.fma(logs, real(1.0 / math.log(2.0)), larger))
+        both_infinite = (x == y) & np.isinf(x)
+        if both_infinite.any():
+            out = np.where(both_infinite, x, out)
+    return out
+
+
 @register
 class Logaddexp2(Op):
     node = "Logaddexp2Backward0"
@@ -395,8 +417,7 @@ class Logaddexp2(Op):
     def forward(ctx, a, b):
         a, b, dtype = _float_binary(a, b, "logaddexp2_cpu")
         x, y = _opmath(a, b)
-        with np.errstate(all="ignore"):
-            return np.asarray(np.logaddexp2(x, y)).astype(dtype, copy=False)
+        return _logaddexp2(np.asarray(x), np.asarray(y)).astype(dtype, copy=False)
 
     def backward(self, grad):
         a, b = self.saved("self"), self.saved("other")

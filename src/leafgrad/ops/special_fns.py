@@ -319,13 +319,36 @@ class Sinc(_FloatUnary):
     torch_names = ("sinc", "special.sinc")
 
     def backward(self, grad):
-        # torch: ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj() * grad, 0 at x == 0
+        # torch's sinc_backward: grad * ((x pi cos(x pi) - sin(x pi)) / (x x pi)).conj(), 0
+        # where x x pi is 0 (x == 0, and where x * x underflows: float32's 1e-30)
         x = self.saved("self")
         scaled = x * math.pi
-        derivative = (scaled * scaled.cos() - scaled.sin()) / (scaled * x)
-        return _where(x._data == 0, _constant(0.0, x), conj(derivative) * grad)
+        squared = x * x * math.pi
+        derivative = (scaled * scaled.cos() - scaled.sin()) / squared
+        return _where(squared._data == 0, _constant(0.0, x), grad * conj(derivative))
 
     jvp = auto_element_wise
+
+
+def _logit_edges(grad, x, derivative):
+    """torch's logit_backward kernel: its scalar op gives dy * inf at x == 0 or 1 (+inf at
+    x = -0., where dy / (x (1 - x)) is -inf); its vectorised op divides. Which elements take
+    the scalar op is the vectorised loop's (the tail of each contiguous run, every element of
+    a short one)."""
+    from ._float_kernels import _PAIR, _PAIR64, _scalar_part
+
+    data = x._data
+    if data.dtype.kind != "f" or data.itemsize not in (4, 8):
+        return derivative
+    edges = (data == 0) | (data == 1)
+    if not edges.any():
+        return derivative
+    part = _scalar_part(data, _PAIR if data.itemsize == 4 else _PAIR64)
+    if part is None:
+        return derivative
+    scalar = np.zeros(data.shape, dtype=bool)
+    scalar[part] = True
+    return _where(edges & scalar, grad * math.inf, derivative)
 
 
 @register
@@ -344,12 +367,19 @@ class Logit(Op):
         if eps is not None:
             a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
         with np.errstate(all="ignore"):
-            return np.asarray(np.log(a / (1 - a)))
+            ratio = np.asarray(a / (1 - a))
+            out = np.asarray(np.log(ratio))
+        # torch's log of a negative ratio (p outside [0, 1]) is NaN with the sign bit clear
+        # (NumPy's is x86's default NaN, negative); a NaN the division made stays as it is
+        negative = ratio < 0
+        if negative.any():
+            out[negative] = np.abs(out[negative])
+        return out
 
     def backward(self, grad):
         x = self.saved("self")
         eps = self._params.get("eps")
-        derivative = grad / (x * (1 - x))
+        derivative = _logit_edges(grad, x, grad / (x * (1 - x)))
         if eps is None:
             outside = (x._data < 0) | (x._data > 1)
             return _where(outside, _constant(math.nan, x), derivative)
