@@ -216,3 +216,39 @@ def test_special_values_through_sinc_logit_and_logaddexp2():
             m.tensor([math.inf, -math.inf, -math.inf, 2.0, math.inf] * 8, dtype=getattr(m, d)))
             .nan_to_num(7.0, math.inf, -math.inf)))
     _same(cases)
+
+
+# --- tensor methods (test_torch.py): __contains__, unflatten, masked_fill_ ------------------------
+
+def test_contains_unflatten_and_masked_fill_shapes():
+    """``x in t`` is (x == t).any() for tensors and numbers and torch's error for anything else
+    (None, lists, strings); unflatten names the sizes as given (-1 kept), refuses two -1s and an
+    ambiguous -1 over nothing with its wrapped infer_size message, and empty sizes; a mask that
+    would grow masked_fill_'s self is the broadcast-shape error."""
+    import numpy as np
+
+    cases = []
+    for size in (6, 0, 12):
+        for dim in (0, -1):
+            for sizes in ((4, -1), (4, 5), (0, -1), (-1, -1), (), (2, -1), (-1, 3), (2, 3),
+                          (3, 2, -1), (6,), (-1,), (0,), (1, -1, 1)):
+                cases.append((f"unflatten({size}, {dim}, {sizes})", lambda m, n=size, d=dim,
+                              s=sizes: m.arange(n).unflatten(d, s).shape))
+    for element in (None, [1], "a", 1.5, True, 2, 1j, (1,), np.float32(2.0), np.int64(3)):
+        cases.append((f"{element!r} in", lambda m, e=element: e in m.arange(3)))
+    cases += [
+        ("row in", lambda m: m.tensor([1, 2]) in m.arange(4).reshape(2, 2)),
+        ("bad row in", lambda m: m.tensor([1, 2, 3]) in m.arange(4).reshape(2, 2)),
+        ("nan in", lambda m: math.nan in m.tensor([math.nan])),
+        ("in 0-d", lambda m: 1 in m.tensor(1)),
+    ]
+    for shape, mask in (((2,), (1, 2)), ((2,), (3, 2)), ((2,), (3,)), ((1, 2), (2, 2)),
+                        ((2, 1), (2, 3)), ((3,), (2, 1)), ((2, 3), (3,)), ((2, 3), (1, 3))):
+        for value in (1, "tensor"):
+            def program(m, s=shape, k=mask, v=value):
+                target = m.zeros(s)
+                fill = m.tensor(2.0) if v == "tensor" else v
+                target.masked_fill_(m.ones(k, dtype=m.bool), fill)
+                return target
+            cases.append((f"masked_fill_ {shape} mask {mask} {value}", program))
+    _same(cases)

@@ -1149,6 +1149,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element) -> bool:
+        # torch's Tensor.__contains__: (element == self).any(), for tensors and numbers only
+        if isinstance(element, (Tensor, int, float, complex, np.number, np.bool_)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import tensor_repr
 

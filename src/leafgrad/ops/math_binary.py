@@ -401,7 +401,9 @@ def _logaddexp2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         both_infinite = (x == y) & np.isinf(x)
         if both_infinite.any():
             out = np.where(both_infinite, x, out)
-    return out
+    result = np.empty_like(larger)  # the operands' layout, as NumPy's (and torch's) ufunc
+    result[...] = out
+    return result
 
 
 @register
