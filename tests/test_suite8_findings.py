@@ -252,3 +252,35 @@ def test_contains_unflatten_and_masked_fill_shapes():
                 return target
             cases.append((f"masked_fill_ {shape} mask {mask} {value}", program))
     _same(cases)
+
+
+def test_cumprod_and_scalar_base_pow_gradients_at_special_values():
+    """cumprod's backward over an input with zeros is torch's O(n) algorithm when grad mode is
+    off (before the first zero reversed_cumsum(out * grad) / x, at it the products up to the
+    second zero, 0 after), so infinities and NaNs beyond a zero give torch's values (NaN
+    everywhere before); number ** tensor with a negative real base has a NaN gradient (the
+    Scalar's log), not log|base|."""
+    rows = ([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, math.inf, -math.inf, math.nan, 3.0],
+            [2.0, 0.0, 3.0, 4.0], [2.0, 0.0, 3.0, 0.0, 5.0], [2.0, math.inf, 3.0],
+            [0.0, math.inf, 3.0], [2.0, 3.0, 0.0, math.nan], [0.0, 0.0], [5.0, 0.0])
+    cases = []
+    for row in rows:
+        for dtype in ("float64", "float32"):
+            for create_graph in (False, True):
+                def program(m, r=row, d=dtype, c=create_graph):
+                    x = m.tensor(r, dtype=getattr(m, d), requires_grad=True)
+                    weights = m.arange(1.0, len(r) + 1, dtype=getattr(m, d))
+                    grad, = m.autograd.grad(x.cumprod(0), x, weights, create_graph=c)
+                    return grad.detach().nan_to_num(7.0)  # (a NaN's sign bit is not compared)
+                cases.append((f"cumprod {row} {dtype} {create_graph}", program))
+            cases.append((f"cumprod 2-d {row} {dtype}", lambda m, r=row, d=dtype: (
+                lambda x: m.autograd.grad(x.t().cumprod(0).sum(), x))(
+                m.tensor([r, r[::-1]], dtype=getattr(m, d), requires_grad=True))))
+    for base in (-2.0, -0.5, -1, 2.0, 0.0):
+        def program(m, b=base):
+            x = m.tensor([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, math.inf, math.nan],
+                         requires_grad=True)
+            y = b ** x
+            return y, m.autograd.grad(y.sum(), x)
+        cases.append((f"{base} ** x", program))
+    _same(cases)

@@ -6,6 +6,8 @@ itself be differentiated (create_graph=True).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _float_kernels, _layout, _libm, _promote
@@ -616,8 +618,10 @@ class PowScalarBase(Op):
             # 0 ** e: the gradient is 0 where e >= 0 (torch's pow_backward_exponent)
             log_base = float("-inf")  # log(0), without NumPy's divide-by-zero warning
             return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
-        if isinstance(base, complex) or base < 0:
+        if isinstance(base, complex) or base < 0 and result._data.dtype.kind == "c":
             return grad * conj(_scale(result, complex(np.log(complex(base)))))
+        if base < 0:  # a real Scalar's log, as torch takes it: NaN (never log|base|)
+            return grad * _scale(result, math.nan)
         return grad * conj(_scale(result, float(np.log(base))))
 
     jvp = auto_element_wise
