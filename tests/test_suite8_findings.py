@@ -284,3 +284,36 @@ def test_cumprod_and_scalar_base_pow_gradients_at_special_values():
             return y, m.autograd.grad(y.sum(), x)
         cases.append((f"{base} ** x", program))
     _same(cases)
+
+
+def test_bfloat16_nan_to_num_and_nextafter():
+    """nan_to_num of bfloat16 replaces infinities by bfloat16's own largest values (float32's
+    rounded to inf), and nextafter steps bfloat16's own bits (c10's musl-style nextafter: a
+    float32 step rounded back to the same value); torch.mvlgamma names p as argument 2."""
+    import itertools
+
+    values = [0.0, -0.0, 1.0, -1.0, 1e-40, -1e-40, 3.0e38, -3.3e38, math.inf, -math.inf,
+              math.nan, 2.5, 1.0078125]
+    pairs = list(itertools.product(values, values))
+    cases = [
+        ("nextafter", lambda m: m.nextafter(m.tensor([a for a, _ in pairs], dtype=m.bfloat16),
+                                            m.tensor([b for _, b in pairs], dtype=m.bfloat16))),
+        ("nextafter 0-d", lambda m: m.nextafter(m.tensor(1.0, dtype=m.bfloat16),
+                                                m.tensor(2.0, dtype=m.bfloat16))),
+        ("nextafter broadcast", lambda m: m.nextafter(m.tensor([[1.0], [2.0]], dtype=m.bfloat16),
+                                                      m.tensor([0.0, 5.0], dtype=m.bfloat16))),
+        ("nextafter with float32", lambda m: m.nextafter(m.tensor([1.0], dtype=m.bfloat16),
+                                                         m.tensor([2.0]))),
+        ("nextafter_", lambda m: m.tensor([1.0, -1.0], dtype=m.bfloat16).nextafter_(
+            m.tensor([2.0, 2.0], dtype=m.bfloat16))),
+        ("mvlgamma(x, 2.0)", lambda m: m.mvlgamma(m.tensor([3.0]), 2.0)),
+        ("mvlgamma(x, True)", lambda m: m.mvlgamma(m.tensor([3.0]), True)),
+    ]
+    for given in ({}, {"nan": 1.5}, {"posinf": 1e10}, {"posinf": 1e39, "neginf": -5.0},
+                  {"nan": 1.0078125 + 2 ** -9}):
+        for dtype in ("bfloat16", "float16"):
+            cases.append((f"nan_to_num {dtype} {given}", lambda m, g=given, d=dtype:
+                          m.nan_to_num(m.tensor(values, dtype=getattr(m, d)), **g)))
+            cases.append((f"nan_to_num_ {dtype} {given}", lambda m, g=given, d=dtype:
+                          m.tensor(values, dtype=getattr(m, d)).nan_to_num_(**g)))
+    _same(cases)

@@ -111,6 +111,29 @@ def heaviside(a, values, inplace_form: bool = False):
 # -- nextafter ----------------------------------------------------------------------------------
 
 
+def _nextafter_bfloat16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c10's nextafter for BFloat16 (musl's, on the 16 bits): NaN in either gives from + to,
+    equal bits give from, a zero steps to the smallest subnormal with to's sign (or is to when
+    both are zeros), otherwise the bits step towards to."""
+    from ._bfloat16 import to_bfloat16
+
+    sign = np.uint16(0x8000)
+    bits_a = np.ascontiguousarray(a).view(np.uint16)
+    bits_b = np.ascontiguousarray(b).view(np.uint16)
+    wide_a, wide_b = a.astype(np.float32), b.astype(np.float32)
+    abs_a, abs_b = bits_a & ~sign, bits_b & ~sign
+    down = (abs_a > abs_b) | ((bits_a ^ bits_b) & sign).astype(bool)
+    stepped = np.where(down, bits_a - np.uint16(1), bits_a + np.uint16(1)).astype(np.uint16)
+    from_zero = np.where(abs_b == 0, bits_b, (bits_b & sign) | np.uint16(1))
+    out = np.where(abs_a == 0, from_zero, stepped)
+    out = np.where(bits_a == bits_b, bits_a, out).astype(np.uint16)
+    result = out.view(a.dtype).reshape(a.shape)  # (ascontiguousarray makes a 0-d array 1-d)
+    nan = np.isnan(wide_a) | np.isnan(wide_b)
+    if nan.any():
+        result = np.where(nan, to_bfloat16(wide_a + wide_b, False), result)
+    return np.asarray(result)
+
+
 @register
 class Nextafter(Op):
     """The next representable float after ``self`` towards ``other``."""
@@ -121,9 +144,12 @@ class Nextafter(Op):
     broadcasts = True
     torch_names = ("nextafter", "Tensor.nextafter")
     uint_kernel = staticmethod(_uint.broadcast_then("nextafter_cpu"))
+    bfloat16_native = True  # steps of bfloat16's own bits (a float32 step rounds back)
 
     @staticmethod
     def forward(ctx, a, b):
+        if _dtype.is_bfloat16_array(np.asarray(a)) and _dtype.is_bfloat16_array(np.asarray(b)):
+            return _nextafter_bfloat16(*np.broadcast_arrays(a, b))
         a, b = _promote.binary(a, b)
         if a.dtype.kind != "f":
             raise _not_implemented("nextafter_cpu", a)
