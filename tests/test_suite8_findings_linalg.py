@@ -90,3 +90,32 @@ def test_products_refuse_bool_where_torch_dispatches():
         cases.append((f"einsum {dtype}", lambda m, d=dtype: m.einsum(
             "ij,jk", m.ones(2, 2, dtype=getattr(m, d)), m.ones(2, 2, dtype=getattr(m, d)))))
     _same(cases)
+
+
+def test_solve_triangular_argument_errors():
+    """linalg.solve_triangular's arguments as torch's parser reads them: upper is required
+    (keyword-only), A is called input, a missing one lists every required parameter from it on
+    (with torch's "1 ... arguments" / "2 ... argument"), bools only for the flags."""
+    def eye(m):
+        return m.eye(2) * 2
+
+    calls = {
+        "no upper": lambda m: m.linalg.solve_triangular(eye(m), eye(m)),
+        "positional upper": lambda m: m.linalg.solve_triangular(eye(m), eye(m), True),
+        "only A": lambda m: m.linalg.solve_triangular(eye(m)),
+        "nothing": lambda m: m.linalg.solve_triangular(),
+        "unknown keyword": lambda m: m.linalg.solve_triangular(eye(m), eye(m), upper=True, x=1),
+        "A keyword": lambda m: m.linalg.solve_triangular(eye(m), eye(m), upper=True, A=eye(m)),
+        "A= B=": lambda m: m.linalg.solve_triangular(A=eye(m), B=eye(m), upper=True),
+        "input= B=": lambda m: m.linalg.solve_triangular(input=eye(m), B=eye(m), upper=True),
+        "B= only": lambda m: m.linalg.solve_triangular(eye(m), upper=True),
+        "upper int": lambda m: m.linalg.solve_triangular(eye(m), eye(m), upper=1),
+        "left int": lambda m: m.linalg.solve_triangular(eye(m), eye(m), upper=True, left=0),
+        "every keyword": lambda m: m.linalg.solve_triangular(
+            eye(m), eye(m), upper=False, left=False, unitriangular=True),
+        "out": lambda m: m.linalg.solve_triangular(eye(m), eye(m), upper=True,
+                                                   out=m.empty(2, 2)),
+        "out float64": lambda m: m.linalg.solve_triangular(
+            eye(m), eye(m), upper=True, out=m.empty(2, 2, dtype=m.float64)),
+    }
+    _same(list(calls.items()))
