@@ -151,12 +151,14 @@ def trigamma(x):
 def _sin_in_dtype(values: np.ndarray) -> np.ndarray:
     """``sin`` as a scalar C++ loop takes it: the C library's ``sinf`` for float32 (up to
     _libm.EXACT_MAX elements; float64's sin rounded above), ``sin`` for float64."""
+    values = np.asarray(values)
     if values.dtype != np.float32:
         return np.sin(values)
     function = _libm._float32_function("sinf", 1) if values.size <= _libm.EXACT_MAX else None
     if function is None:
         return np.sin(values.astype(np.float64)).astype(np.float32)
-    return np.array([function(v) for v in values.tolist()], dtype=np.float32)
+    return np.array([function(v) for v in values.reshape(-1).tolist()],
+                    dtype=np.float32).reshape(values.shape)
 
 
 @_quiet
