@@ -381,3 +381,27 @@ def test_log_ndtr_from_minus_one_up_is_torchs():
     cases.append(("log_ndtr float16", lambda m: m.special.log_ndtr(
         m.tensor(values, dtype=m.float16))))
     _same(cases)
+
+
+def test_gcd_lcm_of_narrow_integers_wrap_as_atens():
+    """gcd/lcm of int8/int16 follow ATen's C arithmetic: abs(x) wrapped into the type (abs(-128)
+    stays -128), Euclid with the truncating %, and lcm's a / g * b and its abs computed in int
+    then wrapped (lcm(7, 100) in int8 is -68; NumPy's gave 1 and 68)."""
+    import itertools
+
+    cases = []
+    for dtype in ("int8", "int16", "uint8"):
+        def operands(m, d=dtype):
+            info = m.iinfo(getattr(m, d))
+            base = sorted({info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2, 3, 7, 12,
+                           100} | ({-1, -2, -7, -12, -100} if info.min < 0 else set()))
+            pairs = list(itertools.product(base, base))
+            return (m.tensor([a for a, _ in pairs], dtype=getattr(m, d)),
+                    m.tensor([b for _, b in pairs], dtype=getattr(m, d)))
+        cases += [
+            (f"gcd {dtype}", lambda m, o=operands: m.gcd(*o(m))),
+            (f"lcm {dtype}", lambda m, o=operands: m.lcm(*o(m))),
+            (f"gcd_ {dtype}", lambda m, o=operands: (lambda a, b: a.gcd_(b))(*o(m))),
+            (f"lcm_ {dtype}", lambda m, o=operands: (lambda a, b: a.lcm_(b))(*o(m))),
+        ]
+    _same(cases)

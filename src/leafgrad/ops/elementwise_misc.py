@@ -294,6 +294,22 @@ def _integer_operands(a, b, kernel: str):
     return a, b
 
 
+def _narrow_gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ATen's calc_gcd for int8/int16: a = abs(a), b = abs(b) wrapped into the type (abs(-128)
+    is -128 in int8), then Euclid with C's truncating %, so gcd(-128, 127) is -1 where NumPy's
+    is 1. (For int32/int64 the overflowing cases crash torch itself: NumPy's gcd stands.)"""
+    dtype = a.dtype
+    a, b = np.broadcast_arrays(a, b)
+    x = np.abs(a.astype(np.int64)).astype(dtype).astype(np.int64)
+    y = np.abs(b.astype(np.int64)).astype(dtype).astype(np.int64)
+    while True:
+        going = x != 0
+        if not going.any():
+            break
+        x, y = np.where(going, np.fmod(y, np.where(going, x, 1)), 0), np.where(going, x, y)
+    return y.astype(dtype)
+
+
 @register
 class Gcd(Op):
     node = "GcdBackward0"
@@ -306,6 +322,8 @@ class Gcd(Op):
     @staticmethod
     def forward(ctx, a, b):
         a, b = _integer_operands(a, b, "gcd_cpu")
+        if a.dtype.kind == "i" and a.dtype.itemsize <= 2:
+            return _narrow_gcd(a, b)
         return np.asarray(np.gcd(a, b), dtype=a.dtype)
 
 
@@ -322,6 +340,11 @@ class Lcm(Op):
     def forward(ctx, a, b):
         a, b = _integer_operands(a, b, "lcm_cpu")
         # torch: g = gcd(a, b); g == 0 ? 0 : abs(a / g * b), with the integer type's wrap-around
+        if a.dtype.kind == "i" and a.dtype.itemsize <= 2:
+            # (C computes a / g * b and its abs in int, then wraps it into the type)
+            g = _narrow_gcd(a, b).astype(np.int64)
+            wide = np.abs(a.astype(np.int64) // np.where(g == 0, 1, g) * b.astype(np.int64))
+            return np.asarray(np.where(g == 0, 0, wide).astype(a.dtype))
         with np.errstate(all="ignore"):
             g = np.gcd(a, b)
             safe = np.where(g == 0, np.ones((), a.dtype), g)
