@@ -59,6 +59,7 @@ from ._functions_inplace import *  # noqa: F403,E402 - torch.sin_(x) and friends
 from ._functions_math_extra import *  # noqa: F403,E402 - distances, special functions
 from ._functions_misc import *  # noqa: F403,E402 - matrix/scatter/elementwise extras
 from ._functions_composites import *  # noqa: F403,E402 - diff, splits, trapezoid, ...
+from ._foreach import *  # noqa: F403,E402 - torch._foreach_add and the other list ops
 from ._functions_nn_aliases import *  # noqa: F403,E402 - torch.kl_div(...) and friends
 from ._functions_stats import *  # noqa: F403,E402 - cummax, quantile, cov, histogram, ...
 from ._functions_copies import *  # noqa: F403,E402 - permute_copy and the other view copies

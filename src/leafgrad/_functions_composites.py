@@ -610,6 +610,15 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
                                   {"assume_unique": assume_unique, "invert": invert})
         if result is not NotImplemented:
             return result
+    for operand in (elements, test_elements):
+        # torch's isin refuses the dtypes its sort-based algorithm has no order for
+        kind = (operand._data.dtype.kind if isinstance(operand, Tensor)
+                else "b" if operand.__class__ is bool else "c" if operand.__class__ is complex
+                else "")
+        if kind in ("b", "c"):
+            dtype = operand.dtype if isinstance(operand, Tensor) else (
+                _dtype.bool if kind == "b" else _dtype.complex128)  # a Scalar is wrapped as double
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {dtype._legacy}")
     _refuse_wide_unsigned(elements, "isin_default_cpu")
     _refuse_wide_unsigned(test_elements, "isin_default_cpu")
     first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)

@@ -114,7 +114,7 @@ def bitwise_right_shift(input, other):
 
 @takes_out(Out(None, FOUND, overlap=True, out_name="aten::bitwise_not"))
 def bitwise_not(input):
-    return ~input
+    return input.bitwise_not()
 
 
 # -- set-like operations (no gradient, as in torch where their backward is not implemented) -----

@@ -60,6 +60,9 @@ _MVLGAMMA_OUT = Out("mvlgamma", Rule("mvlgamma: result type {R} can't be cast to
 def mvlgamma(input, p):  # noqa: A002 - torch's name
     """``torch.mvlgamma(input, p)``: the multivariate log-gamma of dimension p."""
     _require_tensor(input, "mvlgamma", "input", 1)
+    if isinstance(p, bool) or not isinstance(p, int):  # (the method's p is position 1)
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
+                        f"{type(p).__name__}")
     return input.mvlgamma(p)
 
 

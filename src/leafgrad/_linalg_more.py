@@ -436,21 +436,47 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 
 def cond(A, p=None):
-    """The condition number of ``A`` in the norm ``p`` (2-norm ratio of singular values when
-    p is None or +-2)."""
+    """The condition number of ``A`` in the norm ``p``, as torch's linalg_cond: the ratio of
+    extreme singular values for p None/+-2, sum(s) * sum(1/s) for 'nuc', else
+    norm(A) * norm(inv(A)) with an inverse that failed read as infinities; 0 for empty
+    matrices."""
     lib = _lib()
-    _matrix_check(A, "linalg.cond")
-    if p is None or p in (2, -2):
+    if isinstance(p, str):
+        _square_check(A, f"linalg.cond(ord={p})")
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        if not A.numel():
+            return lib.zeros(A.shape[:-2], dtype=A.dtype)
+        if p == "nuc":
+            # (matrix_norm's nuc refuses infinities: torch uses the definition directly)
+            values = lib.linalg.svdvals(A)
+            return values.sum(-1) * values.reciprocal().sum(-1)
+        return _cond_by_inverse(lib, A, p)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    order = 2 if p is None else p
+    if abs(float(order)) not in (1.0, 2.0, math.inf):  # (C++'s stream prints the double: 3)
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {float(order):g}")
+    if not A.numel():  # NumPy leaves 0x0 undefined; torch gives 0 in the real dtype
+        real = A.dtype.to_real() if A.dtype.is_complex else A.dtype
+        return lib.zeros(A.shape[:-2], dtype=real)
+    if abs(float(order)) == 2.0:
         values = lib.linalg.svdvals(A)
-        if p == -2:
-            return values[..., -1] / values[..., 0]
-        return values[..., 0] / values[..., -1]
-    if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
-                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    return lib.linalg.matrix_norm(A, p) * lib.linalg.matrix_norm(lib.linalg.inv(A), p)
+        largest, smallest = values.narrow(-1, 0, 1), values.narrow(-1, -1, 1)
+        result = smallest / largest if order == -2 else largest / smallest
+        return result.squeeze(-1)
+    # torch prints a float order as C++'s std::to_string: 1.000000, inf
+    shown = f"{order:f}" if isinstance(order, float) else str(order)
+    _square_check(A, f"linalg.cond(ord={shown})")
+    return _cond_by_inverse(lib, A, order)
+
+
+def _cond_by_inverse(lib, A, order):
+    inverse, info = lib.linalg.inv_ex(A)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    result = lib.linalg.matrix_norm(A, order) * lib.linalg.matrix_norm(inverse, order)
+    # 0 * inf: NumPy's convention is inf
+    return result.nan_to_num_(math.inf, math.inf, -math.inf)
 
 
 # -- products -------------------------------------------------------------------------------------

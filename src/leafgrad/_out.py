@@ -48,7 +48,7 @@ OVERLAP_ERROR = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
     "a single memory location. Please clone() the tensor before performing the operation."
 )
-_C10 = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+_C10 = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int8": "signed char",
         "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
         "bool": "bool", "uint16": "short unsigned int", "uint32": "unsigned int",
         "uint64": "long unsigned int", "complex64": "c10::complex<float>",
@@ -294,7 +294,12 @@ def _call(fn, spec: Out, args, kwargs, out):
         spec.rules[0].check(kwargs["dtype"], outs[0].dtype)  # the kernel's own dtype support
     if spec.prepare is not None:
         args, kwargs = spec.prepare(args, kwargs, outs)
-    results = fn(*args, **kwargs)
+    try:
+        results = fn(*args, **kwargs)
+    except NotImplementedError as error:
+        if "not implemented for '" in str(error):
+            _before_dispatch(spec, args, kwargs, outs[0] if len(outs) == 1 else None)
+        raise
     if len(outs) == 1:
         results = (results,)
     for index in spec.order:
@@ -321,6 +326,25 @@ def _call(fn, spec: Out, args, kwargs, out):
     if len(outs) == 1:
         return outs[0]
     return spec.returns(outs) if spec.returns is not None else tuple(outs)
+
+
+def _before_dispatch(spec: Out, args, kwargs, out: Tensor | None) -> None:
+    """Note: TensorIterator checks out before the dtype dispatch. A TensorIterator kernel
+    checks out's dtype against the operands' common dtype and resizes out (warning) before
+    it looks for a version for that dtype, so ``bitwise_and(float, float, out=long)`` is the
+    cast error and ``frac(long, out=double)`` the 'Found dtype' one, not 'not implemented'."""
+    if out is None or spec.overlap is not True or spec.mode != "result":
+        return
+    operands = [value for value in (*args, *kwargs.values())
+                if isinstance(value, Tensor) or value.__class__ in (bool, int, float, complex)]
+    tensors = [value._data.shape for value in operands if isinstance(value, Tensor)]
+    if not tensors:
+        return
+    spec.rules[0].check(_dtype.result_type(*operands), out.dtype)
+    shape = np.broadcast_shapes(*tensors)
+    if out._data.shape != shape:
+        _warn_resize(out._data.shape, shape, stacklevel=4)
+        resize(out, shape)
 
 
 def _factory(fn, spec: Out, args, kwargs, out: Tensor) -> Tensor:

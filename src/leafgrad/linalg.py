@@ -70,10 +70,38 @@ def solve(A, B, *, left=True):
 
 @takes_out(Out("linalg_solve_triangular", same_as("expected scalar type {R} but found {O}"),
                overlap=True))
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """``solve`` for a triangular ``A`` (only its ``upper`` or lower triangle is read)."""
+def solve_triangular(*args, **kwargs):
+    """``solve_triangular(A, B, *, upper, left=True, unitriangular=False)``: ``solve`` for a
+    triangular ``A`` (only its ``upper`` or lower triangle is read)."""
+    A, B, upper, left, unitriangular = _solve_triangular_arguments(args, kwargs)
     return _ops.linalg_solve_triangular(A, B, upper=upper, left=left,
                                         unitriangular=unitriangular)
+
+
+def _solve_triangular_arguments(args: tuple, kwargs: dict) -> tuple:
+    """The arguments as torch's parser reads them, with its messages (its pluralisation too:
+    "missing 1 required positional arguments", "takes from 3 to 2 positional arguments")."""
+    name = "linalg_solve_triangular()"
+    if len(args) > 2:
+        raise TypeError(f"{name} takes from 3 to 2 positional arguments but {len(args)} were "
+                        "given")
+    required = ("input", "B", "upper")  # (torch's parser calls A "input")
+    given = dict(zip(required, args), **kwargs)
+    for index, key in enumerate(required):
+        if key not in given:  # torch lists every required parameter from the first missing one
+            missing = required[index:]
+            plural = "s" if len(missing) == 1 else ""
+            raise TypeError(f"{name} missing {len(missing)} required positional "
+                            f"argument{plural}: " + ", ".join(f'"{k}"' for k in missing))
+    for key in kwargs:
+        if key not in ("input", "B", "upper", "left", "unitriangular"):
+            raise TypeError(f"{name} got an unexpected keyword argument '{key}'")
+    for key in ("upper", "left", "unitriangular"):
+        if key in given and given[key].__class__ is not bool:
+            raise TypeError(f"linalg_solve_triangular(): argument '{key}' must be bool, not "
+                            f"{type(given[key]).__name__}")
+    return (given["input"], given["B"], given["upper"], given.get("left", True),
+            given.get("unitriangular", False))
 
 
 @takes_out(Out("linalg_cholesky_ex", EXPECT))

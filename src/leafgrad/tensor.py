@@ -2338,7 +2338,7 @@ _STEAL_REFS = 5
 _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
             "uint16": "short unsigned int", "uint32": "unsigned int",
-            "uint64": "long unsigned int", "bool": "bool",
+            "uint64": "long unsigned int", "bool": "bool", "bfloat16": "c10::BFloat16",
             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 

@@ -53,10 +53,12 @@ def _check_polygamma(n) -> int:
     return n
 
 
-def _check_mvlgamma(p) -> int:
+def _check_mvlgamma(p, tensor) -> int:
     if isinstance(p, bool) or not isinstance(p, int):
         raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not "
                         f"{type(p).__name__}")
+    if tensor._data.dtype.kind == "b":  # (torch's mvlgamma_check, before p's)
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return p
@@ -96,10 +98,16 @@ class MathExtraMethods:
         return _ops.inplace(_ops.special_fns.Polygamma, self, n=_check_polygamma(n))
 
     def mvlgamma(self, p):
-        return _ops.special_fns.Mvlgamma.apply(self, p=_check_mvlgamma(p))
+        return _ops.special_fns.Mvlgamma.apply(self, p=_check_mvlgamma(p, self))
 
     def mvlgamma_(self, p):
-        return _ops.inplace(_ops.special_fns.Mvlgamma, self, p=_check_mvlgamma(p))
+        p = _check_mvlgamma(p, self)
+        if self._data.dtype.kind in "iu":  # torch's message names self's dtype as the result's
+            from .._dtype import get_default_dtype
+
+            raise RuntimeError(f"mvlgamma: result type {self.dtype._legacy} can't be cast to "
+                               f"the desired output type {get_default_dtype()._legacy}")
+        return _ops.inplace(_ops.special_fns.Mvlgamma, self, p=p)
 
     def logit(self, eps=None):
         return _ops.special_fns.Logit.apply(self, eps=None if eps is None else float(eps))

@@ -205,6 +205,12 @@ class ShapeMethods:
             _ops.check_partial_overlap(self, mask)
         if array.shape != self.shape:
             _ops.check_broadcast(self.shape, array.shape)  # in place: self is torch's "a"
+            from numpy import broadcast_shapes
+
+            shape = tuple(broadcast_shapes(self.shape, array.shape))
+            if shape != tuple(self.shape):  # a mask may not grow self
+                raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                                   f"broadcast shape {list(shape)}")
         if isinstance(value, Tensor):
             result = _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
         else:

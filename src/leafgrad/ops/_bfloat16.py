@@ -81,6 +81,19 @@ def _other_float_wins(arrays, params, bf16) -> bool:
     return any(ndim > 0 for ndim in others) or (bool(others) and not bf16_dims)
 
 
+def integer_kernel(kernel: str):
+    """``Op.bfloat16_kernel`` for kernels with integer versions only (bitwise ops, shifts,
+    gcd): where bfloat16 is the operands' common dtype, torch's dispatch names it; where a
+    float32 operand wins, the widened forward's own 'Float' message is torch's."""
+
+    def refuse(arrays, params):
+        if not _other_float_wins(arrays, params, _dtype.bfloat16_numpy()):
+            return NotImplementedError(f"\"{kernel}\" not implemented for 'BFloat16'")
+        return None
+
+    return staticmethod(refuse)
+
+
 def _round(out):
     if out.__class__ is np.ndarray:
         return to_bfloat16(out, False) if out.dtype == _F32 else out

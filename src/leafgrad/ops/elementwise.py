@@ -6,6 +6,8 @@ itself be differentiated (create_graph=True).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _float_kernels, _layout, _libm, _promote
@@ -616,8 +618,10 @@ class PowScalarBase(Op):
             # 0 ** e: the gradient is 0 where e >= 0 (torch's pow_backward_exponent)
             log_base = float("-inf")  # log(0), without NumPy's divide-by-zero warning
             return grad * _where(self.saved("exponent") >= 0, 0.0, _scale(result, log_base))
-        if isinstance(base, complex) or base < 0:
+        if isinstance(base, complex) or base < 0 and result._data.dtype.kind == "c":
             return grad * conj(_scale(result, complex(np.log(complex(base)))))
+        if base < 0:  # a real Scalar's log, as torch takes it: NaN (never log|base|)
+            return grad * _scale(result, math.nan)
         return grad * conj(_scale(result, float(np.log(base))))
 
     jvp = auto_element_wise
@@ -1272,6 +1276,7 @@ class BitwiseAnd(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_and
     kernel = "bitwise_and"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_and_cpu")
     torch_names = ("bitwise_and", "Tensor.__and__")
 
 
@@ -1282,6 +1287,7 @@ class BitwiseOr(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_or
     kernel = "bitwise_or"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_or_cpu")
     torch_names = ("bitwise_or", "Tensor.__or__")
 
 
@@ -1292,6 +1298,7 @@ class BitwiseXor(_Bitwise):
     vmap = batch.elementwise
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor"
+    bfloat16_kernel = _bfloat16.integer_kernel("bitwise_xor_cpu")
     torch_names = ("bitwise_xor", "Tensor.__xor__")
 
 
@@ -1311,6 +1318,7 @@ def _shift_operands(a, b, kernel):
 class LeftShift(_Compare):
     node = "LshiftBackward1"
     uint_kernel = "lshift_cpu"
+    bfloat16_kernel = _bfloat16.integer_kernel("lshift_cpu")
     complex_message = '"lshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_left_shift", "Tensor.__lshift__")
@@ -1326,6 +1334,7 @@ class LeftShift(_Compare):
 class RightShift(_Compare):
     node = "RshiftBackward1"
     uint_kernel = "rshift_cpu"
+    bfloat16_kernel = _bfloat16.integer_kernel("rshift_cpu")
     complex_message = '"rshift_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     torch_names = ("bitwise_right_shift", "Tensor.__rshift__")

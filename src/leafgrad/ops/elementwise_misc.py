@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _wrap
-from . import _promote, _uint
+from . import _bfloat16, _promote, _uint
 from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
@@ -111,6 +111,29 @@ def heaviside(a, values, inplace_form: bool = False):
 # -- nextafter ----------------------------------------------------------------------------------
 
 
+def _nextafter_bfloat16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c10's nextafter for BFloat16 (musl's, on the 16 bits): NaN in either gives from + to,
+    equal bits give from, a zero steps to the smallest subnormal with to's sign (or is to when
+    both are zeros), otherwise the bits step towards to."""
+    from ._bfloat16 import to_bfloat16
+
+    sign = np.uint16(0x8000)
+    bits_a = np.ascontiguousarray(a).view(np.uint16)
+    bits_b = np.ascontiguousarray(b).view(np.uint16)
+    wide_a, wide_b = a.astype(np.float32), b.astype(np.float32)
+    abs_a, abs_b = bits_a & ~sign, bits_b & ~sign
+    down = (abs_a > abs_b) | ((bits_a ^ bits_b) & sign).astype(bool)
+    stepped = np.where(down, bits_a - np.uint16(1), bits_a + np.uint16(1)).astype(np.uint16)
+    from_zero = np.where(abs_b == 0, bits_b, (bits_b & sign) | np.uint16(1))
+    out = np.where(abs_a == 0, from_zero, stepped)
+    out = np.where(bits_a == bits_b, bits_a, out).astype(np.uint16)
+    result = out.view(a.dtype).reshape(a.shape)  # (ascontiguousarray makes a 0-d array 1-d)
+    nan = np.isnan(wide_a) | np.isnan(wide_b)
+    if nan.any():
+        result = np.where(nan, to_bfloat16(wide_a + wide_b, False), result)
+    return np.asarray(result)
+
+
 @register
 class Nextafter(Op):
     """The next representable float after ``self`` towards ``other``."""
@@ -121,9 +144,12 @@ class Nextafter(Op):
     broadcasts = True
     torch_names = ("nextafter", "Tensor.nextafter")
     uint_kernel = staticmethod(_uint.broadcast_then("nextafter_cpu"))
+    bfloat16_native = True  # steps of bfloat16's own bits (a float32 step rounds back)
 
     @staticmethod
     def forward(ctx, a, b):
+        if _dtype.is_bfloat16_array(np.asarray(a)) and _dtype.is_bfloat16_array(np.asarray(b)):
+            return _nextafter_bfloat16(*np.broadcast_arrays(a, b))
         a, b = _promote.binary(a, b)
         if a.dtype.kind != "f":
             raise _not_implemented("nextafter_cpu", a)
@@ -268,17 +294,36 @@ def _integer_operands(a, b, kernel: str):
     return a, b
 
 
+def _narrow_gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ATen's calc_gcd for int8/int16: a = abs(a), b = abs(b) wrapped into the type (abs(-128)
+    is -128 in int8), then Euclid with C's truncating %, so gcd(-128, 127) is -1 where NumPy's
+    is 1. (For int32/int64 the overflowing cases crash torch itself: NumPy's gcd stands.)"""
+    dtype = a.dtype
+    a, b = np.broadcast_arrays(a, b)
+    x = np.abs(a.astype(np.int64)).astype(dtype).astype(np.int64)
+    y = np.abs(b.astype(np.int64)).astype(dtype).astype(np.int64)
+    while True:
+        going = x != 0
+        if not going.any():
+            break
+        x, y = np.where(going, np.fmod(y, np.where(going, x, 1)), 0), np.where(going, x, y)
+    return y.astype(dtype)
+
+
 @register
 class Gcd(Op):
     node = "GcdBackward0"
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    bfloat16_kernel = _bfloat16.integer_kernel("gcd_cpu")
     torch_names = ("gcd", "Tensor.gcd")
 
     @staticmethod
     def forward(ctx, a, b):
         a, b = _integer_operands(a, b, "gcd_cpu")
+        if a.dtype.kind == "i" and a.dtype.itemsize <= 2:
+            return _narrow_gcd(a, b)
         return np.asarray(np.gcd(a, b), dtype=a.dtype)
 
 
@@ -288,12 +333,18 @@ class Lcm(Op):
     vmap = batch.elementwise
     inputs = ("self", "other")
     differentiable = False
+    bfloat16_kernel = _bfloat16.integer_kernel("lcm_cpu")
     torch_names = ("lcm", "Tensor.lcm")
 
     @staticmethod
     def forward(ctx, a, b):
         a, b = _integer_operands(a, b, "lcm_cpu")
         # torch: g = gcd(a, b); g == 0 ? 0 : abs(a / g * b), with the integer type's wrap-around
+        if a.dtype.kind == "i" and a.dtype.itemsize <= 2:
+            # (C computes a / g * b and its abs in int, then wraps it into the type)
+            g = _narrow_gcd(a, b).astype(np.int64)
+            wide = np.abs(a.astype(np.int64) // np.where(g == 0, 1, g) * b.astype(np.int64))
+            return np.asarray(np.where(g == 0, 0, wide).astype(a.dtype))
         with np.errstate(all="ignore"):
             g = np.gcd(a, b)
             safe = np.where(g == 0, np.ones((), a.dtype), g)

@@ -56,6 +56,20 @@ def _check_result(target: Tensor, out: np.ndarray, op=None) -> None:
                 f"result type {have._legacy} can't be cast to the desired output type {wanted}")
 
 
+def _check_broadcast_shape(target: Tensor, arrays: list) -> None:
+    """torch's TensorIterator fixes the shape (refusing a broadcast that would grow ``self``)
+    before it dispatches on the dtype: x.lerp_(y, w) of an integer x with a y that broadcasts
+    it larger is the shape error, not lerp's 'not implemented for'."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    try:
+        shape = np.broadcast_shapes(target._data.shape, *shapes)
+    except ValueError:
+        return  # (the forward's own broadcast error stands)
+    if shape != target._data.shape:
+        raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+
+
 # Set by ops/complex.py once the process makes a complex tensor: in-place ops without complex
 # support then refuse complex operands, as Op.apply does (Note: complex support, registry.py)
 COMPLEX_SEEN = [False]
@@ -184,6 +198,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         token = _quiet()
         try:
             out = np.asarray(op.forward(None, target._data, *arrays, **params))
+        except NotImplementedError as error:
+            if elementwise and op.broadcasts and "not implemented for '" in str(error):
+                _check_broadcast_shape(target, arrays)
+            raise
         finally:
             _loud(token)
         _check_result(target, out, op)

@@ -81,6 +81,8 @@ class Mm(Op):
                 f"{b.shape[0]}x{b.shape[1]})"
             )
         _same_dtype(a, b)
+        if a.dtype.kind == "b":
+            _refuse_bool(a, "addmm_impl_cpu_", a.shape[0] * b.shape[1], a.shape[1])
         if ctx is not None:
             ctx.keep("layouts", (_column_major(a), _column_major(b)))
         return _matmul(a, b)
@@ -335,6 +337,8 @@ class Mv(Op):
             names = [from_numpy_dtype(d)._legacy for d in (v.dtype, a.dtype, v.dtype)]
             raise RuntimeError("addmv input tensors must have the same dtype, but got "
                                f"{names[0]}, {names[1]}, and {names[2]}")
+        if a.dtype.kind == "b":
+            _refuse_bool(a, "addmv_impl_cpu", a.shape[0], a.shape[1])
         result = _blas.mv(a, v)  # MKL's gemv as torch calls it, where installed
         return a @ v if result is None else result
 
@@ -396,6 +400,8 @@ class Dot(Op):
     @staticmethod
     def forward(ctx, a, b):
         _check_vectors(a, b, "dot")
+        if a.dtype.kind == "b":
+            _refuse_bool(a, "dot", 1, 1)  # (dot dispatches before looking at the sizes)
         result = _blas.dot(a, b)  # MKL's dot as torch calls it, where installed
         return np.asarray(np.dot(a, b)) if result is None else result
 
@@ -427,6 +433,8 @@ class Vdot(Op):
     @staticmethod
     def forward(ctx, a, b):
         _check_vectors(a, b, "vdot")
+        if a.dtype.kind == "b":
+            _refuse_bool(a, "dot", 1, 1)
         return np.asarray(np.vdot(a, b))
 
     def backward(self, grad):
@@ -441,6 +449,13 @@ class Vdot(Op):
     def jvp(self, tangents, primals, result):
         a, b = primals
         return jvp_sum(tangents, lambda t: Vdot.apply(t, b), lambda t: Vdot.apply(a, t))
+
+
+def _refuse_bool(a: np.ndarray, kernel: str, out_size: int, inner: int) -> None:
+    """torch's product kernels have no bool version; they return before dispatching when the
+    result is empty or the inner dimension is (a result of zeros)."""
+    if a.dtype.kind == "b" and out_size and inner:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 _C_TYPES = {"float64": "double", "float32": "float", "float16": "c10::Half",
@@ -621,6 +636,8 @@ class Bmm(Op):
 
             raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype)._legacy} but "
                                f"found {from_numpy_dtype(b.dtype)._legacy}")
+        if a.dtype.kind == "b":
+            _refuse_bool(a, "bmm", a.shape[0] * a.shape[1] * b.shape[2], a.shape[2])
         if a.shape[2] == 1:
             # a batch of outer products (per-example weight gradients under vmap): one product
             # per element, the same values as matmul's, ~1.5x faster than its k=1 GEMMs

@@ -104,6 +104,8 @@ class Baddbmm(Op):
             if not fits:
                 raise _expanded_size_error(shape, bias.shape)
             return baddbmm_float(bias, batch1, batch2, beta, alpha)
+        if batch1.dtype.kind == "b":  # (Bmm's own refusal would name bmm)
+            real_scalars(batch1.dtype, True, beta, alpha, kernel="baddbmm")
         product = Bmm.forward(None, batch1, batch2)
         beta, alpha = real_scalars(batch1.dtype, True, beta, alpha, kernel="baddbmm")
         return _add_scaled(bias, product, beta, alpha)

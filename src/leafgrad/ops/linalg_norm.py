@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ..tensor import Tensor
+import numpy as np
+
+from ..tensor import Tensor, _wrap
 from .linalg_decomp import _check_matrix, _check_square, inv
 from .linalg_factor import svdvals
 from .shape import _wrap_dim
@@ -27,6 +29,15 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, *, dtype=None) -> Ten
 def _amax(tensor: Tensor, dim: int, keepdim: bool, largest: bool) -> Tensor:
     from .reductions import amax, amin  # the reductions topic's ops (AmaxBackward0, ...)
 
+    if largest and tensor.shape[dim] == 0:
+        # a norm's maximum over nothing is 0 (torch's matrix_norm: zeros, with no history);
+        # the minimum keeps amin's error
+        shape = list(tensor.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return _wrap(np.zeros(shape, dtype=tensor._data.dtype))
     return amax(tensor, dim, keepdim) if largest else amin(tensor, dim, keepdim)
 
 

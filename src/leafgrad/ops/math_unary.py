@@ -670,9 +670,20 @@ class NanToNum(Op):
     complex_autograd = False  # torch has no complex derivative for it
     saves = {"self": ("self",)}
     torch_names = ("nan_to_num",)
+    bfloat16_native = True  # the defaults are bfloat16's own largest values
 
     @staticmethod
     def forward(ctx, a, nan=None, posinf=None, neginf=None):
+        from .. import _dtype
+        from ._bfloat16 import to_bfloat16
+
+        if _dtype.is_bfloat16_array(a):
+            # float32's largest values would round to inf: bfloat16's are 0x7F7F / 0xFF7F
+            largest = float(np.array(0x7F7F0000, np.uint32).view(np.float32))
+            wide = NanToNum.forward(None, a.astype(np.float32), nan,
+                                    largest if posinf is None else posinf,
+                                    -largest if neginf is None else neginf)
+            return to_bfloat16(wide)
         if a.dtype.kind == "c":
             out = _layout.copy_like(a)
             out.real = NanToNum.forward(None, np.ascontiguousarray(a.real), nan, posinf, neginf)

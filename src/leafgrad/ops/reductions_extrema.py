@@ -260,6 +260,12 @@ class Amin(_Amax):
 
 def _amax_dims(name: str, tensor, dim) -> tuple:
     dims = dims_of(dim, tensor.ndim) or None  # () and None: every dim
+    if dims and not tensor._data.size:  # torch names an empty dim as it was given (-1)
+        given = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        for shown in given:  # (dims_of checked them)
+            if tensor._data.shape[shown] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {shown} to have non-zero "
+                                 "size.")
     check_nonempty(name, tensor._data, dims)
     return all_dims(dims, tensor.ndim)
 

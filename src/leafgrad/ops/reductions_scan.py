@@ -110,7 +110,7 @@ class Cumprod(Op):
 
         if is_grad_enabled():
             return _cumprod_grad_recorded(grad, a, dim)
-        return _cumprod_grad_with_zeros(grad, a, dim)
+        return _cumprod_grad_with_zeros(grad, a, self.saved("result"), dim)
 
     def jvp(self, tangents, primals, result):
         # torch's cumprod_jvp: d out_k = sum_{j <= k} t_j * prod_{i <= k, i != j} a_i
@@ -127,23 +127,36 @@ class Cumprod(Op):
         return out.to(result.dtype)
 
 
-def _cumprod_grad_with_zeros(grad, a, dim: int):
-    """grad_j = sum_{k >= j} grad_k * prod_{i <= k, i != j} a_i, without dividing by a_j.
+def _cumprod_grad_with_zeros(grad, a, result, dim: int):
+    """torch's O(n) cumprod_backward of an input with zeros (grad mode off), step by step: up
+    to each slice's first zero, reversed_cumsum(out * grad) / a; at the first zero, the sum of
+    cumprod(a between the first and second zero) * grad there, times the output just before it
+    (1 at the start); 0 after. (Through an inf or NaN factor this differs from the exact
+    products: 0 * inf in torch's own terms.)"""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import zeros
 
-    Built as an (n, n) matrix per slice: row j holds a with a_j replaced by 1, so its cumprod
-    is the product of every factor but a_j; entries with k < j are masked out. O(n^2) memory
-    along the scanned dim, like torch's double-backward path, and differentiable again.
-    """
-    last = a.ndim - 1
-    size = a.shape[dim]
-    moved, grad_moved = a.transpose(dim, last), grad.transpose(dim, last)
-    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], size, size)  # rows[..., j, k] = a_k
-    eye = np.eye(size)
-    rows = rows * constant(1 - eye, a) + constant(eye, a)
-    partial = conj(Cumprod.apply(rows, dim=rows.ndim - 1))
-    upper = constant(np.triu(np.ones((size, size))), a)  # keeps k >= j
-    summed = (partial * upper * grad_moved.unsqueeze(-2)).sum(-1)
-    return summed.transpose(dim, last)
+    with no_grad():
+        a_conj, out_conj = conj(a), conj(result)
+        w = out_conj * grad
+        is_zero = a == 0
+        cumsum = is_zero.cumsum(dim)
+        grad_input = zeros(a.shape, dtype=grad.dtype)
+        mask = cumsum == 0
+        before = _reversed_cumsum(w.masked_fill(~mask, 0.0), dim) / a_conj
+        grad_input.masked_scatter_(mask, before.masked_select(mask))
+        mask = cumsum == 1
+        first_zero_index = mask.max(dim, keepdim=True).indices
+        first_zero_mask = zeros(mask.shape, dtype=mask.dtype).scatter_(
+            dim, first_zero_index, 1).logical_and_(mask)
+        mask = mask & ~first_zero_mask
+        previous = out_conj.gather(dim, (first_zero_index - 1).relu_()).masked_fill_(
+            first_zero_index == 0, 1.0)
+        at_zero = (a_conj.masked_fill(~mask, 1.0).cumprod(dim)
+                   .mul_(grad.masked_fill(cumsum != 1, 0.0))
+                   .sum(dim, keepdim=True).mul_(previous))
+        grad_input.masked_scatter_(first_zero_mask, at_zero.masked_select(first_zero_mask))
+    return grad_input
 
 
 def _cumprod_grad_recorded(grad, a, dim: int):

@@ -690,10 +690,11 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
                 f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
                 "the operation does not have an identity"
             )
-        for d in dims:
-            if data.shape[d] == 0:
+        given = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        for shown in given:  # (dims_of checked them; torch names one as it was given: -1)
+            if data.shape[shown] == 0:
                 raise RuntimeError(
-                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
+                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {shown}"
                     "because this dimension is empty and the operation does not have an identity"
                 )
     return LinalgVectorNorm.apply(tensor, ord=ord, dim=dims, keepdim=keepdim, dtype=dtype)

@@ -481,14 +481,25 @@ def unflatten(tensor, dim, sizes):
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
                            "but tensor has no dimensions")
     dim = _wrap_dim(dim, tensor.ndim)
-    sizes = tuple(sizes)
+    given = sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     shape = tensor.shape
+    if sizes.count(-1) > 1:  # (torch wraps infer_size's message)
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
     if -1 in sizes:
         known = int(np.prod([s for s in sizes if s != -1]))
-        sizes = tuple(shape[dim] // known if s == -1 else s for s in sizes)
-    if int(np.prod(sizes)) != shape[dim]:
+        if known == 0 and shape[dim] == 0:
+            raise RuntimeError(
+                "unflatten got an unexpected error:\ncannot reshape tensor of 0 elements into "
+                f"shape {list(sizes)} because the unspecified dimension size -1 can be any value "
+                "and is ambiguous")
+        if known and shape[dim] % known == 0:
+            sizes = tuple(shape[dim] // known if s == -1 else s for s in sizes)
+    if -1 in sizes or int(np.prod(sizes)) != shape[dim]:  # (torch names the sizes as given)
         raise RuntimeError(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+            f"unflatten: Provided sizes {list(given)} don't multiply up to the size of dim {dim} "
             f"({shape[dim]}) in the input tensor"
         )
     return view(tensor, (shape[:dim] + sizes + shape[dim + 1:],))

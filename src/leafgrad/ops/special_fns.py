@@ -15,7 +15,7 @@ import math
 import numpy as np
 from .. import _dtype as _dtype
 
-from . import _layout
+from . import _layout, _libm
 from . import _cephes_bessel
 from . import _special_fns as fns
 from . import _batching_rules as batch
@@ -112,11 +112,20 @@ class Mvlgamma(Op):
     def forward(ctx, a, p):
         from . import _promote
 
+        from .reduce import _sum_dims
+
+        # torch: arange(-p/2 + 1/2, 1/2, 1/2).add(self.unsqueeze(-1)).lgamma_().sum(-1)
+        # .add_(p (p - 1) log(pi) / 4), each step in the result's dtype (float16: the lgamma in
+        # float32, rounded)
         a = _promote.float_result(a)
-        shifts = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
-        total = fns.lgamma(a.astype(np.float64)[..., None] + shifts).sum(-1)
-        total = total + p * (p - 1) / 4.0 * math.log(math.pi)
-        return _layout.contiguous(np.asarray(total).astype(a.dtype, copy=False))
+        dtype = a.dtype
+        wide = np.float32 if dtype == np.float16 else dtype.type
+        args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(dtype) + a[..., None]
+        values = np.asarray(Lgamma.compute(args.astype(wide))).astype(dtype, copy=False)
+        total = np.asarray(_sum_dims(values, (values.ndim - 1,), False, None))
+        constant = wide(p * (p - 1) * math.log(math.pi) * 0.25)
+        total = (total.astype(wide) + constant).astype(dtype, copy=False)
+        return _layout.contiguous(total)
 
     def backward(self, grad):
         # torch: grad * digamma(self.unsqueeze(-1) + arange(-p/2 + 1/2, 1/2, 1/2)).sum(-1)
@@ -238,6 +247,47 @@ class SpecialNdtri(_FloatUnary):
     jvp = auto_element_wise
 
 
+def _log_ndtr(x: np.ndarray) -> np.ndarray:
+    """torch's calc_log_ndtr in the input's dtype: t = x * frac_sqrt_2, log1p(-erfc(t) / 2)
+    from x = -1 up with the C library's erfc/erfcf and log1p/log1pf (its scalar kernel), every
+    bit up to _libm.EXACT_MAX elements (82% of float32 values were a last bit off); below -1,
+    log(erfcx(-t) / 2) - t * t from float64 (a last bit off in places)."""
+    if x.dtype == np.float16:  # torch has no Half kernel
+        raise NotImplementedError("\"log_ndtr_cpu\" not implemented for 'Half'")
+    if x.dtype not in (np.float32, np.float64) or x.size > _libm.EXACT_MAX:
+        return _in_float64(fns.log_ndtr)(x)
+    library = _libm._c_library()
+    if not library:
+        return _in_float64(fns.log_ndtr)(x)
+    single = x.dtype == np.float32
+    erfc = _libm._float32_function("erfcf", 1) if single else _double_function(library, "erfc")
+    real = x.dtype.type
+    out = np.asarray(_in_float64(fns.log_ndtr)(x)).copy()  # (the x < -1 branch)
+    high = ~(x < -1)
+    with np.errstate(all="ignore"):
+        t = x[high] * real(0.7071067811865476)
+        e = np.array([erfc(v) for v in t.tolist()], dtype=x.dtype)
+        if single:
+            from ._sleef_unary import glibc_log1pf
+
+            out[high] = glibc_log1pf(-e / real(2))
+        else:
+            out[high] = _libm.call("log1p", -e / real(2))
+    nan = np.isnan(x)
+    if nan.any():  # -erfc(NaN) / 2 carries the NaN through with its sign flipped
+        out[nan] = -x[nan]
+    return out
+
+
+def _double_function(library, name: str):
+    import ctypes
+
+    function = getattr(library, name)
+    function.restype = ctypes.c_double
+    function.argtypes = [ctypes.c_double]
+    return function
+
+
 @register
 class SpecialLogNdtr(_FloatUnary):
     node = "SpecialLogNdtrBackward0"
@@ -245,7 +295,7 @@ class SpecialLogNdtr(_FloatUnary):
     uint_ok = True  # torch computes uint16/32/64 (Note: wide unsigned support)
     vmap = batch.elementwise
     saves = {"self": ("self",), "result": ("self",)}
-    compute = staticmethod(_in_float64(fns.log_ndtr))
+    compute = staticmethod(lambda a: _log_ndtr(a))
     torch_names = ("special.log_ndtr",)
 
     def backward(self, grad):
@@ -272,7 +322,10 @@ class SpecialErfcx(_FloatUnary):
 
 
 def _entr(x: np.ndarray) -> np.ndarray:
-    out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), 0.0)
+    # torch's scalar kernel: -x * std::log(x), the C library's log/logf
+    positive = np.where(x > 0, x, x.dtype.type(1))
+    logs = _libm.call("log", positive) if x.dtype in (np.float32, np.float64) else np.log(positive)
+    out = np.where(x > 0, -x * logs, 0.0)
     out = np.where(x < 0, -np.inf, out)
     return np.where(np.isnan(x), np.nan, out).astype(x.dtype, copy=False)
 
@@ -293,9 +346,12 @@ class SpecialEntr(_FloatUnary):
 
 
 def _sinc(x: np.ndarray) -> np.ndarray:
-    scaled = np.pi * x
+    # torch's scalar kernel: sin(pi * x) / (pi * x) in the opmath type, pi as a float and the
+    # C library's sinf for float32 and float16 (float64's sin rounded put 13% a bit off)
+    work = x.astype(np.float32) if x.dtype == np.float16 else x
+    scaled = work.dtype.type(np.pi) * work
     with np.errstate(all="ignore"):
-        out = np.sin(scaled) / scaled
+        out = fns._sin_in_dtype(scaled) / scaled
     return np.where(x == 0, 1.0, out).astype(x.dtype, copy=False)
 
 
@@ -310,13 +366,36 @@ class Sinc(_FloatUnary):
     torch_names = ("sinc", "special.sinc")
 
     def backward(self, grad):
-        # torch: ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj() * grad, 0 at x == 0
+        # torch's sinc_backward: grad * ((x pi cos(x pi) - sin(x pi)) / (x x pi)).conj(), 0
+        # where x x pi is 0 (x == 0, and where x * x underflows: float32's 1e-30)
         x = self.saved("self")
         scaled = x * math.pi
-        derivative = (scaled * scaled.cos() - scaled.sin()) / (scaled * x)
-        return _where(x._data == 0, _constant(0.0, x), conj(derivative) * grad)
+        squared = x * x * math.pi
+        derivative = (scaled * scaled.cos() - scaled.sin()) / squared
+        return _where(squared._data == 0, _constant(0.0, x), grad * conj(derivative))
 
     jvp = auto_element_wise
+
+
+def _logit_edges(grad, x, derivative):
+    """torch's logit_backward kernel: its scalar op gives dy * inf at x == 0 or 1 (+inf at
+    x = -0., where dy / (x (1 - x)) is -inf); its vectorised op divides. Which elements take
+    the scalar op is the vectorised loop's (the tail of each contiguous run, every element of
+    a short one)."""
+    from ._float_kernels import _PAIR, _PAIR64, _scalar_part
+
+    data = x._data
+    if data.dtype.kind != "f" or data.itemsize not in (4, 8):
+        return derivative
+    edges = (data == 0) | (data == 1)
+    if not edges.any():
+        return derivative
+    part = _scalar_part(data, _PAIR if data.itemsize == 4 else _PAIR64)
+    if part is None:
+        return derivative
+    scalar = np.zeros(data.shape, dtype=bool)
+    scalar[part] = True
+    return _where(edges & scalar, grad * math.inf, derivative)
 
 
 @register
@@ -335,12 +414,19 @@ class Logit(Op):
         if eps is not None:
             a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
         with np.errstate(all="ignore"):
-            return np.asarray(np.log(a / (1 - a)))
+            ratio = np.asarray(a / (1 - a))
+            out = np.asarray(np.log(ratio))
+        # torch's log of a negative ratio (p outside [0, 1]) is NaN with the sign bit clear
+        # (NumPy's is x86's default NaN, negative); a NaN the division made stays as it is
+        negative = ratio < 0
+        if negative.any():
+            out[negative] = np.abs(out[negative])
+        return out
 
     def backward(self, grad):
         x = self.saved("self")
         eps = self._params.get("eps")
-        derivative = grad / (x * (1 - x))
+        derivative = _logit_edges(grad, x, grad / (x * (1 - x)))
         if eps is None:
             outside = (x._data < 0) | (x._data > 1)
             return _where(outside, _constant(math.nan, x), derivative)
@@ -478,7 +564,16 @@ def _xlog1py(a, b):
     a, b, dtype = _float_binary(a, b)
     a, b = (x if isinstance(x, np.ndarray) else dtype.type(x) for x in (a, b))
     with np.errstate(all="ignore"):
-        out = np.where(a == 0, 0, a * np.log1p(b))
+        # torch's scalar kernel: x * std::log1p(y), the C library's log1pf/log1p
+        if dtype == np.float32 and isinstance(b, np.ndarray):
+            from ._sleef_unary import glibc_log1pf
+
+            logs = glibc_log1pf(b)
+        elif dtype == np.float64 and isinstance(b, np.ndarray):
+            logs = _libm.call("log1p", b)
+        else:
+            logs = np.log1p(b)
+        out = np.where(a == 0, 0, a * logs)
         out = np.where(np.isnan(b), np.nan, out)
     return np.asarray(out).astype(dtype, copy=False)
 
