@@ -30,6 +30,7 @@ import numpy as np
 from . import _dtype as _dtype
 
 from ._functions_linalg import _return_type
+from .ops import _lapack, _layout
 from .autograd.function import Function
 from .tensor import Tensor, _wrap
 
@@ -84,7 +85,11 @@ def _square_check(a: Tensor, name: str) -> None:
 # -- LU -------------------------------------------------------------------------------------------
 def _getrf(a: np.ndarray):
     """LAPACK getrf's result on a batch: packed LU, 1-based int32 pivots and info (the first
-    zero pivot, 1-based; 0 when none), by partial pivoting on the largest magnitude."""
+    zero pivot, 1-based; 0 when none), by partial pivoting on the largest magnitude. With MKL
+    its own getrf, as torch calls it (Note: torch's LU solve, ops/_lapack.py)."""
+    replayed = _lapack.getrf(a)
+    if replayed is not None:
+        return _layout.column_major(replayed[0]), replayed[1], replayed[2]
     lu = np.array(a, dtype=a.dtype, copy=True)
     m, n = lu.shape[-2:]
     k = min(m, n)
@@ -113,7 +118,8 @@ def _getrf(a: np.ndarray):
             factors = np.where(zero[:, None], flat[:, j + 1:, j], flat[:, j + 1:, j] / safe[:, None])
         flat[:, j + 1:, j] = factors
         flat[:, j + 1:, j + 1:] -= factors[:, :, None] * flat[:, j, None, j + 1:]
-    return lu.reshape(batch + (m, n)), pivots.reshape(batch + (k,)), info.reshape(batch)
+    return (_layout.column_major(lu.reshape(batch + (m, n))), pivots.reshape(batch + (k,)),
+            info.reshape(batch))
 
 
 def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:

@@ -1,0 +1,127 @@
+"""LU solves through MKL's LAPACK as torch calls it, when the optional ``mkl`` package is
+installed (ops/_mkl.py loads it).
+
+Note: torch's LU solve
+torch 2.13's ``linalg.solve(A, B)`` on the CPU factors a column-major copy of each A with
+MKL's ``?getrf`` and solves with ``?getrs`` on a column-major copy of B (``trans='N'``);
+``left=False`` (``X A = B``) solves ``A^T X^T = B^T`` with the same factors and
+``trans='T'``. Its backward (without create_graph) reuses the factors: ``A^T Y = G`` is
+``trans='T'`` (``left=False``: ``'N'`` on ``G^T``). NumPy's LAPACK (OpenBLAS) rounds its solutions otherwise: 60-100% of a
+float32 3x3 solve's elements differed (tests/test_tutorials4_findings.py). Batches of
+matrices larger than 32x32 are left to NumPy: torch's results there differ from a per-matrix
+getrf/getrs (measured, not replayed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+from . import _mkl
+
+_functions: dict = {}  # dtype char -> (MKL's ?getrf_, ?getrs_)
+_BATCHED_LIMIT = 32  # the largest batched matrix replayed (see the module's note)
+_INT_MAX = 2**31 - 1
+
+
+def _entry(char: str):
+    entry = _functions.get(char)
+    if entry is None:
+        library = _mkl.library()
+        if not library:
+            return None
+        prefix = "s" if char == "f" else "d"
+        getrf, getrs = getattr(library, prefix + "getrf_"), getattr(library, prefix + "getrs_")
+        getrf.restype = getrs.restype = None
+        entry = _functions[char] = (getrf, getrs)
+    return entry
+
+
+def solve(a: np.ndarray, b: np.ndarray, left: bool = True, adjoint: bool = False):
+    """The solutions of ``A X = B`` (``left``) or ``X A = B`` (``A^T`` for A with
+    ``adjoint``: torch's lu_solve on A's factors, as its backward calls it) for (batches of,
+    broadcast already) float32/float64 matrices, as torch's getrf/getrs calls give them, with
+    a flag per matrix that is set when getrf met an exactly zero pivot; None where torch's
+    calls are not replayed (no MKL, another dtype, large batched matrices, empty ones)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype != b.dtype:
+        return None
+    if a.dtype.char not in "fd" or a.size == 0 or b.size == 0:
+        return None
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    if (batch and n > _BATCHED_LIMIT) or max(b.shape[-2:]) > _INT_MAX or n > _INT_MAX:
+        return None
+    entry = _entry(a.dtype.char)
+    if entry is None:
+        return None
+    getrf, getrs = entry
+    count = int(np.prod(batch))
+    factors = a.reshape(count, n, n)
+    if left:
+        rhs = b.reshape(count, *b.shape[-2:])
+    else:
+        rhs = np.swapaxes(b.reshape(count, *b.shape[-2:]), -1, -2)
+    columns = rhs.shape[-1]
+    # column-major copies (each matrix's transpose, row-major), always fresh: LAPACK writes
+    # the factors and the solutions over them
+    lu = np.array(np.swapaxes(factors, -1, -2), order="C", copy=True)
+    out = np.array(np.swapaxes(rhs, -1, -2), order="C", copy=True)
+    pivots = np.empty(n, np.int32)
+    info = ctypes.c_int(0)
+    size, width = ctypes.c_int(n), ctypes.c_int(columns)
+    # X A = B is A^T X^T = B^T: the transposed system on the same factors
+    trans = ctypes.c_char_p(b"T" if adjoint == left else b"N")
+    singular = np.zeros(count, bool)
+    for i in range(count):
+        matrix, solution = lu[i], out[i]
+        getrf(ctypes.byref(size), ctypes.byref(size), matrix.ctypes.data_as(ctypes.c_void_p),
+              ctypes.byref(size), pivots.ctypes.data_as(ctypes.c_void_p), ctypes.byref(info))
+        if info.value > 0:
+            singular[i] = True
+            continue
+        getrs(trans, ctypes.byref(size), ctypes.byref(width),
+              matrix.ctypes.data_as(ctypes.c_void_p), ctypes.byref(size),
+              pivots.ctypes.data_as(ctypes.c_void_p), solution.ctypes.data_as(ctypes.c_void_p),
+              ctypes.byref(size), ctypes.byref(info))
+    solutions = np.swapaxes(out, -1, -2)  # (count, rows, columns) of the solved system
+    if not left:
+        solutions = np.swapaxes(solutions, -1, -2)
+    return solutions.reshape(b.shape), singular
+
+
+def getrf(a: np.ndarray):
+    """``?getrf`` of each matrix of a batch as torch calls it (on a column-major copy):
+    ``(LU, pivots, info)``, the packed factors as an (..., m, n) array, LAPACK's 1-based int32
+    pivots and each matrix's first zero pivot (0 when none); None where not replayed (no MKL,
+    another dtype, an empty matrix). torch's det and slogdet factor a contiguous A's
+    transpose (the same memory read column-major): the caller passes ``a.mT`` then."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    m, n = a.shape[-2:]
+    if max(m, n) > _INT_MAX:
+        return None
+    entry = _entry(a.dtype.char)
+    if entry is None:
+        return None
+    getrf_function = entry[0]
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    lu = np.array(np.swapaxes(a.reshape(count, m, n), -1, -2), order="C", copy=True)
+    pivots = np.zeros((count, min(m, n)), np.int32)
+    info = np.zeros(count, np.int32)
+    rows, columns, status = ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(0)
+    for i in range(count):
+        getrf_function(ctypes.byref(rows), ctypes.byref(columns),
+                       lu[i].ctypes.data_as(ctypes.c_void_p), ctypes.byref(rows),
+                       pivots[i].ctypes.data_as(ctypes.c_void_p), ctypes.byref(status))
+        info[i] = max(status.value, 0)
+    packed = np.swapaxes(lu, -1, -2).reshape(batch + (m, n))
+    return packed, pivots.reshape(batch + (min(m, n),)), info.reshape(batch)
+
+
+def permutation_sign(pivots: np.ndarray, dtype) -> np.ndarray:
+    """torch's lu_det_P: -1 where an odd number of pivots moved a row, else 1."""
+    moved = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1, dtype=np.int32), -1)
+    return np.where(moved % 2 == 1, -1, 1).astype(dtype)
