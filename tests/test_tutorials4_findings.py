@@ -3622,3 +3622,63 @@ def test_lu_factorisations_as_torch(_mkl_on_one_thread):
         got = _outcome(lambda: _factorisations(lg, *args))
         want = _outcome(lambda: _factorisations(torch, *args))
         assert _same_outcomes(got, want), args
+
+
+def _cholesky_calls(m, dtype_name, factor_shape, b_shape, upper, needs, create_graph):
+    """cholesky, cholesky_solve and cholesky_inverse: values, nodes, strides, gradients (and a
+    second derivative under create_graph), or the error."""
+    m.manual_seed(3)
+    n = factor_shape[-1]
+    a = m.randn(*factor_shape, dtype=getattr(m, dtype_name))
+    spd = a @ a.mT + n * m.eye(n, dtype=a.dtype)
+    factor = m.linalg.cholesky(spd, upper=upper).detach().requires_grad_(needs[0])
+    b = m.randn(*b_shape, dtype=a.dtype, requires_grad=needs[1])
+    solution = m.cholesky_solve(b, factor, upper=upper)
+    inverse = m.cholesky_inverse(factor, upper=upper)
+    outs = [m.linalg.cholesky(spd, upper=upper).numpy()]
+    for t in (solution, inverse):
+        outs += [t.detach().numpy().copy(), tuple(t.stride()),
+                 type(t.grad_fn).__name__ if t.grad_fn is not None else None]
+    wanted = [t for t in (factor, b) if t.requires_grad]
+    if wanted:
+        loss = (solution * m.randn(*solution.shape, dtype=a.dtype)).sum() + \
+            (inverse * m.randn(*inverse.shape, dtype=a.dtype)).sum()
+        grads = m.autograd.grad(loss, wanted, create_graph=create_graph)
+        outs += [g.detach().numpy().copy() for g in grads] + [tuple(g.stride()) for g in grads]
+        if create_graph:
+            second = _outcome(lambda: m.autograd.grad(sum(g.sum() for g in grads), wanted,
+                                                      allow_unused=True))
+            outs.append(second if isinstance(second, tuple) and isinstance(second[0], str)
+                        else [None if s is None else s.numpy().copy() for s in second])
+    return outs
+
+
+def test_cholesky_family_as_torch(_mkl_on_one_thread):
+    # torch's potrf/potrs/potri (Note: torch's LU solve, ops/_lapack.py): linalg.cholesky,
+    # cholesky_solve and cholesky_inverse on column-major copies, where NumPy's cholesky and a
+    # pair of triangular solves gave other last bits on 10-80% of the elements; cholesky_solve
+    # and cholesky_inverse with torch's nodes (CholeskySolveBackward0,
+    # CholeskyInverseBackward0: the composites' were LinalgSolveTriangularBackward0) and
+    # formulas, the factor's gradient a full matrix; broadcast batches, upper factors
+    cases = [((3, 3), (3, 2)), ((1, 1), (1, 1)), ((2, 4, 4), (4, 1)), ((5, 5), (3, 5, 2)),
+             ((2, 3, 3), (2, 3, 3))]
+    for dtype_name, (factor_shape, b_shape), upper, needs, create_graph in itertools.product(
+            ["float32", "float64"], cases, [False, True],
+            itertools.product([False, True], repeat=2), [False, True]):
+        args = (dtype_name, factor_shape, b_shape, upper, needs, create_graph)
+        got = _outcome(lambda: _cholesky_calls(lg, *args))
+        want = _outcome(lambda: _cholesky_calls(torch, *args))
+        assert _compare_nested(got, want), args
+    for m_shape in [(2, 2), (3, 2, 2)]:  # not positive definite: torch's error
+        def call(m):
+            return m.linalg.cholesky(-m.eye(2).expand(*m_shape))
+        assert _outcome(lambda: call(lg)) == _outcome(lambda: call(torch))
+
+
+def _compare_nested(got, want) -> bool:
+    if isinstance(want, np.ndarray):
+        return isinstance(got, np.ndarray) and _same_outcomes([got], [want])
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(
+            _compare_nested(a, b) for a, b in zip(got, want))
+    return got == want

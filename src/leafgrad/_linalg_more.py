@@ -757,8 +757,88 @@ def _deprecated_once(name: str, message: str, inside: bool = False) -> None:
             _warn.warn(message)
 
 
+def _replayable() -> bool:
+    """Whether cholesky_solve/cholesky_inverse may run as one Function over torch's LAPACK
+    call: not under vmap or a forward-AD level (those see the composites' ops)."""
+    from .autograd._vmap_state import state as vmap_state
+    from .autograd.forward_ad import state as dual_state
+
+    return not (vmap_state.active or dual_state.active)
+
+
 def cholesky_solve(B, L, upper=False):  # noqa: N803
     """``X`` with ``(L L^H) X = B`` (``U^H U`` if upper) from a Cholesky factor."""
+    lib = _lib()
+    if (_replayable() and isinstance(B, Tensor) and isinstance(L, Tensor) and B.ndim >= 2
+            and L.ndim >= 2
+            and B.dtype == L.dtype and B._data.dtype.char in "fd"
+            and L.shape[-1] == L.shape[-2] == B.shape[-2] and B.numel() and L.numel()):
+        batch = tuple(lib.broadcast_shapes(tuple(B.shape[:-2]), tuple(L.shape[:-2])))
+        b = B.expand(batch + tuple(B.shape[-2:]))
+        factor = L.expand(batch + tuple(L.shape[-2:]))
+        solution = _lapack.potrs(factor._data, b._data, upper)
+        if solution is not None:  # torch's potrs (Note: torch's LU solve, ops/_lapack.py)
+            return _CholeskySolve.apply(b, factor, upper, _layout.column_major(solution), L)
+    return _cholesky_solve_composite(B, L, upper)
+
+
+class _CholeskySolve(Function):
+    """cholesky_solve with torch's node and formula (cholesky_solve_backward): gB =
+    cholesky_solve(gX, L), gL = -(C + C^H) L (``-U (C + C^H)`` if upper) with C = gB X^H,
+    the factor's gradient a full matrix."""
+
+    @staticmethod
+    def forward(b, factor, upper, solution, unexpanded):
+        return _wrap(solution)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper = inputs[2]
+        ctx.save_for_backward(inputs[4], output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # (with the factor as passed, before broadcasting: torch's matmul of a batch by one
+        # matrix is one product, where a batch of broadcast copies is a batched one)
+        factor, result = ctx.saved_tensors
+        grad_b = cholesky_solve(grad, factor, ctx.upper)
+        common = grad_b @ result.mH
+        common = common + common.mH
+        grad_factor = -(factor @ common) if ctx.upper else -(common @ factor)
+        return grad_b, grad_factor, None, None, None
+
+
+_CholeskySolve._backward_cls.__name__ = _CholeskySolve._backward_cls.__qualname__ = \
+    "CholeskySolveBackward0"
+_CholeskySolve._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+
+
+class _CholeskyInverse(Function):
+    """cholesky_inverse with torch's node and formula (cholesky_inverse_backward):
+    gL = -(R (G + G^H) R) L (``-U R (G + G^H) R`` if upper), R the result."""
+
+    @staticmethod
+    def forward(factor, upper, inverse):
+        return _wrap(inverse)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper = inputs[1]
+        ctx.save_for_backward(inputs[0], output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        factor, result = ctx.saved_tensors
+        common = result @ ((grad + grad.mH) @ result)
+        return (-(factor @ common) if ctx.upper else -(common @ factor)), None, None
+
+
+_CholeskyInverse._backward_cls.__name__ = _CholeskyInverse._backward_cls.__qualname__ = \
+    "CholeskyInverseBackward0"
+_CholeskyInverse._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+
+
+def _cholesky_solve_composite(B, L, upper=False):  # noqa: N803
     lib = _lib()
     if upper:
         x = lib.linalg.solve_triangular(L.mH, B, upper=False)
@@ -770,6 +850,11 @@ def cholesky_solve(B, L, upper=False):  # noqa: N803
 def cholesky_inverse(L, upper=False):  # noqa: N803
     """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
     lib = _lib()
+    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 and L.numel() \
+            and L.shape[-1] == L.shape[-2] and L._data.dtype.char in "fd":
+        inverse = _lapack.potri(L._data, upper)
+        if inverse is not None:  # torch's potri (Note: torch's LU solve, ops/_lapack.py)
+            return _CholeskyInverse.apply(L, upper, _layout.column_major(inverse))
     eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))
     return cholesky_solve(eye, L, upper)
 

@@ -125,3 +125,90 @@ def permutation_sign(pivots: np.ndarray, dtype) -> np.ndarray:
     """torch's lu_det_P: -1 where an odd number of pivots moved a row, else 1."""
     moved = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1, dtype=np.int32), -1)
     return np.where(moved % 2 == 1, -1, 1).astype(dtype)
+
+
+def potrf(a: np.ndarray, upper: bool):
+    """``?potrf`` of each matrix as torch's linalg.cholesky calls it: on a column-major copy,
+    reading and writing the lower (``upper``: upper) triangle, the other one zeroed after. The
+    factor (an (..., n, n) array) and a flag per matrix that is set when it is not positive
+    definite; None where not replayed (no MKL, another dtype, an empty matrix)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    n = a.shape[-1]
+    if n > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if a.dtype.char == "f" else "d") + "potrf_")
+    function.restype = None
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    factors = np.array(np.swapaxes(a.reshape(count, n, n), -1, -2), order="C", copy=True)
+    failed = np.zeros(count, bool)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, status = ctypes.c_int(n), ctypes.c_int(0)
+    for i in range(count):
+        function(uplo, ctypes.byref(size), factors[i].ctypes.data_as(ctypes.c_void_p),
+                 ctypes.byref(size), ctypes.byref(status))
+        failed[i] = status.value > 0
+    factor = np.swapaxes(factors, -1, -2).reshape(batch + (n, n))
+    return (np.triu(factor) if upper else np.tril(factor)), failed
+
+
+def potrs(factor: np.ndarray, b: np.ndarray, upper: bool):
+    """``?potrs`` as torch's cholesky_solve calls it, on column-major copies of each
+    (broadcast already) factor and right-hand side: the solutions of ``(L L^T) X = B``
+    (``U^T U`` with ``upper``), or None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or factor.dtype != b.dtype:
+        return None
+    if b.dtype.char not in "fd" or factor.size == 0 or b.size == 0:
+        return None
+    n, columns = b.shape[-2:]
+    if max(n, columns) > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if b.dtype.char == "f" else "d") + "potrs_")
+    function.restype = None
+    batch = b.shape[:-2]
+    count = int(np.prod(batch))
+    factors = np.array(np.swapaxes(factor.reshape(count, n, n), -1, -2), order="C", copy=True)
+    out = np.array(np.swapaxes(b.reshape(count, n, columns), -1, -2), order="C", copy=True)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, width, status = ctypes.c_int(n), ctypes.c_int(columns), ctypes.c_int(0)
+    for i in range(count):
+        function(uplo, ctypes.byref(size), ctypes.byref(width),
+                 factors[i].ctypes.data_as(ctypes.c_void_p), ctypes.byref(size),
+                 out[i].ctypes.data_as(ctypes.c_void_p), ctypes.byref(size),
+                 ctypes.byref(status))
+    return np.swapaxes(out, -1, -2).reshape(b.shape)
+
+
+def potri(factor: np.ndarray, upper: bool):
+    """``?potri`` as torch's cholesky_inverse calls it (a column-major copy of each factor),
+    the triangle it computes mirrored onto the other: ``(L L^T)^{-1}`` (``(U^T U)^{-1}``),
+    or None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or factor.dtype.char not in "fd":
+        return None
+    if factor.size == 0 or factor.shape[-1] > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if factor.dtype.char == "f" else "d") + "potri_")
+    function.restype = None
+    n = factor.shape[-1]
+    batch = factor.shape[:-2]
+    count = int(np.prod(batch))
+    out = np.array(np.swapaxes(factor.reshape(count, n, n), -1, -2), order="C", copy=True)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, status = ctypes.c_int(n), ctypes.c_int(0)
+    for i in range(count):
+        function(uplo, ctypes.byref(size), out[i].ctypes.data_as(ctypes.c_void_p),
+                 ctypes.byref(size), ctypes.byref(status))
+    result = np.swapaxes(out, -1, -2).reshape(batch + (n, n))
+    if upper:
+        return np.triu(result) + np.swapaxes(np.triu(result, 1), -1, -2)
+    return np.tril(result) + np.swapaxes(np.tril(result, -1), -1, -2)
