@@ -8,13 +8,18 @@ Note: composites
 Most are composites of ops that already have gradients (triangular solves, matmul, pinv,
 cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
 last op of the composite rather than torch's single node (``LinalgLstsqBackward0``,
-``CholeskySolveBackward0``, ...). Two are primitives written as autograd Functions with
-torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``) and ``matrix_exp`` (``LinalgMatrixExpBackward0``: the backward is the
-matrix exponential of a block matrix, so it is itself differentiable).
+``LinalgLuSolveBackward0``, ...). Some are primitives written as autograd Functions with
+torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``),
+``cholesky_solve`` and ``cholesky_inverse`` (``CholeskySolveBackward0``,
+``CholeskyInverseBackward0``; the composites under vmap and forward AD) and ``matrix_exp``
+(``LinalgMatrixExpBackward0``: the backward is the matrix exponential of a block matrix, so
+it is itself differentiable).
 
-Values agree with torch to rounding: LU is an unblocked right-looking elimination with
-LAPACK's pivot choice (first largest magnitude), matrix_exp a degree-13 Pade approximant with
-scaling and squaring (torch uses Bader-Blanes-Casas Taylor polynomials).
+With MKL, LU (getrf), cholesky_solve (potrs) and cholesky_inverse (potri) are torch's own
+LAPACK calls, so torch's bits (ops/_lapack.py, Note: torch's LU solve). Without it values agree
+with torch to rounding: LU is an unblocked right-looking elimination with LAPACK's pivot choice
+(first largest magnitude). matrix_exp is a degree-13 Pade approximant with scaling and squaring
+(torch uses Bader-Blanes-Casas Taylor polynomials: last bits differ).
 
 None of these takes ``out=`` yet (torch's do): passing it raises TypeError rather than being
 ignored.
