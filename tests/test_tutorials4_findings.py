@@ -3682,3 +3682,45 @@ def _compare_nested(got, want) -> bool:
         return isinstance(got, list) and len(got) == len(want) and all(
             _compare_nested(a, b) for a, b in zip(got, want))
     return got == want
+
+
+def _triangular_solves(m, dtype_name, a_shape, b_shape, left, upper, unit, layout, needs):
+    """linalg.solve_triangular's solution, its strides and both gradients."""
+    m.manual_seed(2)
+    n = a_shape[-1]
+    d = getattr(m, dtype_name)
+    a = m.randn(*a_shape, dtype=d) + 3 * m.eye(n, dtype=d)
+    if layout == "transposed":
+        a = a.mT.contiguous().mT
+    elif layout == "strided":
+        a = m.randn(*a_shape[:-1], 2 * n, dtype=d)[..., ::2] + 3 * m.eye(n, dtype=d)
+    elif layout == "zero pivot":  # LAPACK's inf/nan, not an error
+        a = a.clone()
+        a[..., 0, 0] = 0
+    a.requires_grad_(needs[0])
+    b = m.randn(*b_shape, dtype=d, requires_grad=needs[1])
+    x = m.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
+    outs = [x.detach().numpy().copy(), tuple(x.stride())]
+    wanted = [t for t in (a, b) if t.requires_grad]
+    if wanted:
+        loss = (x * m.randn(*x.shape, dtype=d)).sum()
+        outs += [g.numpy().copy() for g in m.autograd.grad(loss, wanted)]
+    return outs
+
+
+def test_solve_triangular_as_torch(_mkl_on_one_thread):
+    # torch's trsm call (Note: torch's LU solve, ops/_lapack.py): the solution in a
+    # column-major copy of B, a row-major A read as its transpose, a column-major one as it
+    # is, any other (strided, broadcast) copied column-major; NumPy's LU solve of the masked
+    # triangle gave other last bits on most elements (cholesky's backward solves with it too)
+    cases = [((3, 3), (3, 2), True), ((3, 3), (2, 3), False), ((2, 4, 4), (4, 1), True),
+             ((5, 5), (2, 5, 3), True), ((1, 1), (1, 2), True), ((33, 33), (33, 4), True)]
+    with np.errstate(all="ignore"):
+        for dtype_name, (a_shape, b_shape, left), upper, unit, layout, needs in \
+                itertools.product(["float32", "float64"], cases, [False, True], [False, True],
+                                  ["contiguous", "transposed", "strided", "zero pivot"],
+                                  itertools.product([False, True], repeat=2)):
+            args = (dtype_name, a_shape, b_shape, left, upper, unit, layout, needs)
+            got = _outcome(lambda: _triangular_solves(lg, *args))
+            want = _outcome(lambda: _triangular_solves(torch, *args))
+            assert _same_outcomes(got, want), args

@@ -212,3 +212,44 @@ def potri(factor: np.ndarray, upper: bool):
     if upper:
         return np.triu(result) + np.swapaxes(np.triu(result, 1), -1, -2)
     return np.tril(result) + np.swapaxes(np.tril(result, -1), -1, -2)
+
+
+def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool):
+    """linalg.solve_triangular as torch calls BLAS's ``?trsm`` on (broadcast already)
+    matrices: the solution in a column-major copy of B; A passed as it lies when the whole
+    batch is column-major (``'N'``) or row-major (``'T'``, the other triangle of the stored
+    transpose), else (a broadcast A too) as a column-major copy. Only A's triangle (and with ``unitriangular``
+    not its diagonal) is read. None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype != b.dtype:
+        return None
+    if b.dtype.char not in "fd" or a.size == 0 or b.size == 0:
+        return None
+    rows, columns = b.shape[-2:]
+    n = a.shape[-1]
+    if max(rows, columns) > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    char = "s" if b.dtype.char == "f" else "d"
+    function = getattr(library, f"cblas_{char}trsm")
+    function.restype = None
+    kind = ctypes.c_float if char == "s" else ctypes.c_double
+    batch = b.shape[:-2]
+    count = int(np.prod(batch))
+    out = np.array(np.swapaxes(b.reshape(count, rows, columns), -1, -2), order="C", copy=True)
+    # torch's "F-ready" A, judged on the whole (broadcast) batch: row-major is read as its
+    # transpose, column-major as it is, anything else (a broadcast A too) copied column-major
+    transposed = a.flags.c_contiguous
+    if transposed:
+        matrices = a.reshape(count, n, n)
+    else:
+        matrices = np.swapaxes(a, -1, -2).reshape(count, n, n)  # row-major A^T: a copy if
+        matrices = np.ascontiguousarray(matrices)  # A was not column-major already
+    uplo = 121 if upper != transposed else 122  # CblasUpper, CblasLower of the stored matrix
+    for i in range(count):
+        function(102, 141 if left else 142, uplo, 112 if transposed else 111,
+                 132 if unitriangular else 131, rows, columns, kind(1),
+                 ctypes.c_void_p(matrices[i].ctypes.data), n,
+                 out[i].ctypes.data_as(ctypes.c_void_p), rows)
+    return np.swapaxes(out, -1, -2).reshape(b.shape)

@@ -566,6 +566,12 @@ class LinalgSolveTriangular(Op):
                               UserWarning, stacklevel=2)
                 b = b.real
             b = b.astype(a.dtype)
+        batch = _broadcast_batches(b, a)
+        replayed = _lapack.trsm(np.broadcast_to(a, batch + a.shape[-2:]),
+                                np.broadcast_to(b, batch + b.shape[-2:]), upper, left,
+                                unitriangular)
+        if replayed is not None:  # torch's trsm call (Note: torch's LU solve, _lapack.py)
+            return _layout.column_major(replayed)
         triangle = np.triu(a) if upper else np.tril(a)
         if unitriangular:
             triangle = triangle.copy()
