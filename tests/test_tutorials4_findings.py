@@ -1,14 +1,16 @@
 """Code from other people's tutorials and courses not covered before (karpathy's makemore part
-5 WaveNet and minGPT; pytorch/tutorials' "What is torch.nn really?", double backward and forward-mode
-AD with custom Functions, saved-tensor hooks, neural tangent kernels, parametrizations, extending
-torch.func, fusing convolution and batch norm, torch.autograd.functional; pytorch/examples'
-mnist_rnn; phlippe/uvadlc_notebooks' introduction, activation functions, initialisation and
-optimisation, Inception/ResNet/DenseNet blocks, transformers, normalising flows, energy-based
-models, adversarial attacks, PixelCNN and SimCLR; fastai course22p2's matmul, meanshift,
-backprop and minibatch notebooks; CS231n's PyTorch notebook), shrunk to small synthetic data made
-with torch's own RNG and run with torch and with leafgrad in one process: every printed line,
-warning and error must be the same (tests/_tutorial_harness.py); then one test per defect found,
-sweeping its class of inputs."""
+5 WaveNet and minGPT; pytorch/tutorials' "What is torch.nn really?", double backward and
+forward-mode AD with custom Functions, saved-tensor hooks, neural tangent kernels,
+parametrizations, extending torch.func, fusing convolution and batch norm,
+torch.autograd.functional and autograd mechanics; pytorch/examples' mnist_rnn;
+phlippe/uvadlc_notebooks' introduction, activation functions, initialisation and optimisation,
+Inception/ResNet/DenseNet blocks, transformers, GNNs, normalising flows, energy-based models,
+adversarial attacks, PixelCNN and SimCLR; fastai course22p2's matmul, meanshift, backprop and
+minibatch notebooks; CS231n's PyTorch and network visualization notebooks; mrdbourke's PyTorch
+course 01-02; rasbt's LLMs-from-scratch chapters 3-5; d2l-en's Gaussian processes), shrunk to
+small synthetic data made with torch's own RNG and run with torch and with leafgrad in one
+process: every printed line, warning and error must be the same (tests/_tutorial_harness.py);
+then one test per defect found, sweeping its class of inputs."""
 
 import itertools
 import math
@@ -3377,12 +3379,66 @@ def pt_autograd_mechanics(torch):
     y = x.pow(2)
     print(type(y.grad_fn).__name__, y.grad_fn.next_functions, [n for n in dir(y.grad_fn) if n.startswith('_saved')])
 
+
+def d2l_gaussian_process(torch):
+    # d2l-en chapter_gaussian-processes/gp-inference.md (from-scratch posterior, marginal
+    # likelihood with Cholesky factors; scipy's optimizer replaced by torch's Adam)
+    torch.manual_seed(0)
+    def data_maker1(x, sig):
+        return torch.sin(x) + 0.5 * torch.sin(4 * x) + torch.randn(x.shape, dtype=x.dtype) * sig
+    sig = 0.25
+    train_x, test_x = torch.linspace(0, 5, 12, dtype=torch.float64), torch.linspace(0, 5, 20, dtype=torch.float64)
+    train_y, test_y = data_maker1(train_x, sig=sig), data_maker1(test_x, sig=0.)
+    def rbfkernel(x1, x2, ls=4.):
+        dist = torch.cdist(x1[:, None], x2[:, None], p=2) ** 2
+        return torch.exp(-(1. / ls / 2) * dist)
+    mean = torch.zeros(test_x.shape[0], dtype=torch.float64)
+    cov = rbfkernel(test_x, test_x, ls=0.2)
+    L = torch.linalg.cholesky(cov + 1e-6 * torch.eye(20, dtype=torch.float64))
+    prior_samples = mean + (L @ torch.randn(20, 3, dtype=torch.float64)).T
+    print(prior_samples[:, :4])
+    ell_est = torch.tensor(0.4, dtype=torch.float64, requires_grad=True)
+    post_sig_est = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    def neg_MLL(ell, sig):
+        K = rbfkernel(train_x, train_x, ls=ell)
+        kernel_term = -0.5 * train_y @ torch.linalg.solve(K + sig ** 2 * torch.eye(train_x.shape[0], dtype=torch.float64), train_y)
+        logdet = -0.5 * torch.logdet(K + sig ** 2 * torch.eye(train_x.shape[0], dtype=torch.float64))
+        const = -train_x.shape[0] / 2. * math.log(2 * math.pi)
+        return -(kernel_term + logdet + const)
+    opt = torch.optim.Adam([ell_est, post_sig_est], lr=0.05)
+    for step in range(5):
+        opt.zero_grad()
+        loss = neg_MLL(ell_est, post_sig_est)
+        loss.backward()
+        opt.step()
+        print(step, loss.item(), ell_est.item(), post_sig_est.item())
+    ell, post_sig = ell_est.detach(), post_sig_est.detach()
+    K_x_xstar = rbfkernel(train_x, test_x, ls=ell)
+    K_x_x = rbfkernel(train_x, train_x, ls=ell)
+    K_xstar_xstar = rbfkernel(test_x, test_x, ls=ell)
+    post_mean = K_x_xstar.T @ torch.linalg.inv(K_x_x + post_sig ** 2 * torch.eye(train_x.shape[0], dtype=torch.float64)) @ train_y
+    post_cov = K_xstar_xstar - K_x_xstar.T @ torch.linalg.inv(K_x_x + post_sig ** 2 * torch.eye(train_x.shape[0], dtype=torch.float64)) @ K_x_xstar
+    lw_bd = post_mean - 2 * torch.sqrt(torch.diag(post_cov))
+    up_bd = post_mean + 2 * torch.sqrt(torch.diag(post_cov))
+    print(post_mean[:5], lw_bd[:3], up_bd[:3])
+    # the same posterior through a Cholesky factor (float32 too)
+    for dtype in (torch.float32, torch.float64):
+        K = (K_x_x + post_sig ** 2 * torch.eye(12, dtype=torch.float64)).to(dtype)
+        Lk = torch.linalg.cholesky(K)
+        alpha = torch.cholesky_solve(train_y.to(dtype)[:, None], Lk)
+        v = torch.linalg.solve_triangular(Lk, K_x_xstar.to(dtype), upper=False)
+        print(dtype, (K_x_xstar.to(dtype).T @ alpha)[:4, 0], (K_xstar_xstar.to(dtype) - v.T @ v).diagonal()[:3],
+              2 * Lk.diagonal().log().sum(), torch.logdet(K), torch.cholesky_inverse(Lk)[0, :3])
+    mvn = torch.distributions.MultivariateNormal(torch.zeros(12, dtype=torch.float64), covariance_matrix=K_x_x + 0.1 * torch.eye(12, dtype=torch.float64))
+    print(mvn.log_prob(train_y), mvn.entropy(), mvn.scale_tril[3, :3])
+
 SNIPPETS = [makemore_wavenet, mingpt_pieces, pt_nn_tutorial, pt_double_backward, pt_forward_ad,
             pt_saved_tensor_hooks, pt_ntk, uva_activations, uva_init_optim, uva_cnn_blocks,
             uva_mha, uva_flows_ebm, cs231n_pytorch, pt_mnist_rnn, fastai_matmul_backprop,
             pt_extending_func, pt_fuse_conv_bn, pt_parametrizations, pt_autograd_functional,
             uva_intro, uva_adversarial_pixelcnn_simclr, mrdbourke_workflow_classification,
-            raschka_llms_from_scratch, uva_gnn, cs231n_network_visualization, pt_autograd_mechanics]
+            raschka_llms_from_scratch, uva_gnn, cs231n_network_visualization,
+            pt_autograd_mechanics, d2l_gaussian_process]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
