@@ -8,13 +8,18 @@ Note: composites
 Most are composites of ops that already have gradients (triangular solves, matmul, pinv,
 cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
 last op of the composite rather than torch's single node (``LinalgLstsqBackward0``,
-``CholeskySolveBackward0``, ...). Two are primitives written as autograd Functions with
-torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``) and ``matrix_exp`` (``LinalgMatrixExpBackward0``: the backward is the
-matrix exponential of a block matrix, so it is itself differentiable).
+``LinalgLuSolveBackward0``, ...). Some are primitives written as autograd Functions with
+torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``),
+``cholesky_solve`` and ``cholesky_inverse`` (``CholeskySolveBackward0``,
+``CholeskyInverseBackward0``; the composites under vmap and forward AD) and ``matrix_exp``
+(``LinalgMatrixExpBackward0``: the backward is the matrix exponential of a block matrix, so
+it is itself differentiable).
 
-Values agree with torch to rounding: LU is an unblocked right-looking elimination with
-LAPACK's pivot choice (first largest magnitude), matrix_exp a degree-13 Pade approximant with
-scaling and squaring (torch uses Bader-Blanes-Casas Taylor polynomials).
+With MKL, LU (getrf), cholesky_solve (potrs) and cholesky_inverse (potri) are torch's own
+LAPACK calls, so torch's bits (ops/_lapack.py, Note: torch's LU solve). Without it values agree
+with torch to rounding: LU is an unblocked right-looking elimination with LAPACK's pivot choice
+(first largest magnitude). matrix_exp is a degree-13 Pade approximant with scaling and squaring
+(torch uses Bader-Blanes-Casas Taylor polynomials: last bits differ).
 
 None of these takes ``out=`` yet (torch's do): passing it raises TypeError rather than being
 ignored.
@@ -30,6 +35,7 @@ import numpy as np
 from . import _dtype as _dtype
 
 from ._functions_linalg import _return_type
+from .ops import _lapack, _layout
 from .autograd.function import Function
 from .tensor import Tensor, _wrap
 
@@ -84,7 +90,11 @@ def _square_check(a: Tensor, name: str) -> None:
 # -- LU -------------------------------------------------------------------------------------------
 def _getrf(a: np.ndarray):
     """LAPACK getrf's result on a batch: packed LU, 1-based int32 pivots and info (the first
-    zero pivot, 1-based; 0 when none), by partial pivoting on the largest magnitude."""
+    zero pivot, 1-based; 0 when none), by partial pivoting on the largest magnitude. With MKL
+    its own getrf, as torch calls it (Note: torch's LU solve, ops/_lapack.py)."""
+    replayed = _lapack.getrf(a)
+    if replayed is not None:
+        return _layout.column_major(replayed[0]), replayed[1], replayed[2]
     lu = np.array(a, dtype=a.dtype, copy=True)
     m, n = lu.shape[-2:]
     k = min(m, n)
@@ -113,7 +123,8 @@ def _getrf(a: np.ndarray):
             factors = np.where(zero[:, None], flat[:, j + 1:, j], flat[:, j + 1:, j] / safe[:, None])
         flat[:, j + 1:, j] = factors
         flat[:, j + 1:, j + 1:] -= factors[:, :, None] * flat[:, j, None, j + 1:]
-    return lu.reshape(batch + (m, n)), pivots.reshape(batch + (k,)), info.reshape(batch)
+    return (_layout.column_major(lu.reshape(batch + (m, n))), pivots.reshape(batch + (k,)),
+            info.reshape(batch))
 
 
 def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
@@ -777,8 +788,88 @@ def _deprecated_once(name: str, message: str, inside: bool = False) -> None:
             _warn.warn(message)
 
 
+def _replayable() -> bool:
+    """Whether cholesky_solve/cholesky_inverse may run as one Function over torch's LAPACK
+    call: not under vmap or a forward-AD level (those see the composites' ops)."""
+    from .autograd._vmap_state import state as vmap_state
+    from .autograd.forward_ad import state as dual_state
+
+    return not (vmap_state.active or dual_state.active)
+
+
 def cholesky_solve(B, L, upper=False):  # noqa: N803
     """``X`` with ``(L L^H) X = B`` (``U^H U`` if upper) from a Cholesky factor."""
+    lib = _lib()
+    if (_replayable() and isinstance(B, Tensor) and isinstance(L, Tensor) and B.ndim >= 2
+            and L.ndim >= 2
+            and B.dtype == L.dtype and B._data.dtype.char in "fd"
+            and L.shape[-1] == L.shape[-2] == B.shape[-2] and B.numel() and L.numel()):
+        batch = tuple(lib.broadcast_shapes(tuple(B.shape[:-2]), tuple(L.shape[:-2])))
+        b = B.expand(batch + tuple(B.shape[-2:]))
+        factor = L.expand(batch + tuple(L.shape[-2:]))
+        solution = _lapack.potrs(factor._data, b._data, upper)
+        if solution is not None:  # torch's potrs (Note: torch's LU solve, ops/_lapack.py)
+            return _CholeskySolve.apply(b, factor, upper, _layout.column_major(solution), L)
+    return _cholesky_solve_composite(B, L, upper)
+
+
+class _CholeskySolve(Function):
+    """cholesky_solve with torch's node and formula (cholesky_solve_backward): gB =
+    cholesky_solve(gX, L), gL = -(C + C^H) L (``-U (C + C^H)`` if upper) with C = gB X^H,
+    the factor's gradient a full matrix."""
+
+    @staticmethod
+    def forward(b, factor, upper, solution, unexpanded):
+        return _wrap(solution)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper = inputs[2]
+        ctx.save_for_backward(inputs[4], output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # (with the factor as passed, before broadcasting: torch's matmul of a batch by one
+        # matrix is one product, where a batch of broadcast copies is a batched one)
+        factor, result = ctx.saved_tensors
+        grad_b = cholesky_solve(grad, factor, ctx.upper)
+        common = grad_b @ result.mH
+        common = common + common.mH
+        grad_factor = -(factor @ common) if ctx.upper else -(common @ factor)
+        return grad_b, grad_factor, None, None, None
+
+
+_CholeskySolve._backward_cls.__name__ = _CholeskySolve._backward_cls.__qualname__ = \
+    "CholeskySolveBackward0"
+_CholeskySolve._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+
+
+class _CholeskyInverse(Function):
+    """cholesky_inverse with torch's node and formula (cholesky_inverse_backward):
+    gL = -(R (G + G^H) R) L (``-U R (G + G^H) R`` if upper), R the result."""
+
+    @staticmethod
+    def forward(factor, upper, inverse):
+        return _wrap(inverse)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper = inputs[1]
+        ctx.save_for_backward(inputs[0], output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        factor, result = ctx.saved_tensors
+        common = result @ ((grad + grad.mH) @ result)
+        return (-(factor @ common) if ctx.upper else -(common @ factor)), None, None
+
+
+_CholeskyInverse._backward_cls.__name__ = _CholeskyInverse._backward_cls.__qualname__ = \
+    "CholeskyInverseBackward0"
+_CholeskyInverse._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+
+
+def _cholesky_solve_composite(B, L, upper=False):  # noqa: N803
     lib = _lib()
     if upper:
         x = lib.linalg.solve_triangular(L.mH, B, upper=False)
@@ -790,6 +881,11 @@ def cholesky_solve(B, L, upper=False):  # noqa: N803
 def cholesky_inverse(L, upper=False):  # noqa: N803
     """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
     lib = _lib()
+    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 and L.numel() \
+            and L.shape[-1] == L.shape[-2] and L._data.dtype.char in "fd":
+        inverse = _lapack.potri(L._data, upper)
+        if inverse is not None:  # torch's potri (Note: torch's LU solve, ops/_lapack.py)
+            return _CholeskyInverse.apply(L, upper, _layout.column_major(inverse))
     eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))
     return cholesky_solve(eye, L, upper)
 

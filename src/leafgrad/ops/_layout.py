@@ -270,13 +270,20 @@ def numpy_copy(copy: np.ndarray, source: np.ndarray) -> np.ndarray:
 
 
 def column_major(array: np.ndarray) -> np.ndarray:
-    """Each matrix (last two dims) stored by columns, batches outermost, as LAPACK returns."""
+    """Each matrix (last two dims) stored by columns, batches outermost, as LAPACK returns;
+    with torch's strides in size-0 and size-1 dims too (ATen's
+    batched_matrix_contiguous_strides: a (2, 40, 1) solution is strided (40, 1, 40))."""
     if array.ndim < 2:
         return contiguous(array)
     swapped = np.swapaxes(array, -1, -2)
-    if swapped.flags.c_contiguous:
-        return array
-    return np.swapaxes(np.ascontiguousarray(swapped), -1, -2)
+    if not swapped.flags.c_contiguous:
+        array = np.swapaxes(np.ascontiguousarray(swapped), -1, -2)
+    wanted = list(_dense_bytes(array.shape, array.itemsize))
+    wanted[-1] = max(array.shape[-2], 1) * array.itemsize
+    wanted[-2] = array.itemsize
+    if array.strides != tuple(wanted):
+        return np.lib.stride_tricks.as_strided(array, strides=tuple(wanted))
+    return array
 
 
 def size_one_strides(array: np.ndarray) -> bool:

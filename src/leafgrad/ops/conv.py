@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from . import _layout
+from . import _slow_conv as _slow
 from . import conv3d as _nd
 from ._forward import jvp_sum
 from . import _batching_rules as batch
@@ -209,11 +210,16 @@ def _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups) ->
     return grad[:, :, ph:ph + input_shape[2], pw:pw + input_shape[3]]
 
 
-def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, groups, spatial):
+def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, groups, spatial,
+                       slow=False):
     """The weight gradient from the forward's im2col columns (no graph: see Note: array-level
-    backwards in activation.py)."""
-    array = conv_weight_grad(None, _as_2d(g, spatial), shape2, stride, padding, dilation, groups,
-                             columns=columns)
+    backwards in activation.py); ``slow``: columns in torch's slow kernel's order, one
+    (N, C*KH*KW, OH*OW) array per group (Note: torch's slow convolution, _slow_conv.py)."""
+    if slow:
+        array = _slow.weight_grad(_as_2d(g, spatial), columns, shape2, groups)
+    else:
+        array = conv_weight_grad(None, _as_2d(g, spatial), shape2, stride, padding, dilation,
+                                 groups, columns=columns)
     return _layout.row_major(array.reshape(shape))
 
 
@@ -244,13 +250,15 @@ def _geometry(params: dict) -> tuple:
     return params["stride"], params["padding"], params["dilation"], params["groups"]
 
 
-def _bias_grad(grad, params: dict):
+def _bias_grad(grad, params: dict, slow: bool = False):
     """The bias gradient: the output gradient summed over batch and space. torch's float32
     convolutions (oneDNN, one thread) add each channel's values one float32 addition at a time
-    in (n, spatial) order, which a pairwise sum does not round as; grouped ones, float64 (and
-    create_graph's recorded sum) sum as torch's sum does."""
+    in (n, spatial) order, which a pairwise sum does not round as; grouped ones, float64, its
+    slow kernel's (``slow``: Note: torch's slow convolution) and create_graph's recorded sum
+    sum as torch's sum does."""
     dims = (0,) + tuple(range(2, 2 + params["spatial"]))
-    if params["groups"] == 1 and grad._data.dtype == np.float32 and plain_backward():
+    if params["groups"] == 1 and grad._data.dtype == np.float32 and plain_backward() \
+            and not slow:
         return _wrap(array_kernel(_sequential_channel_sums, grad._data))
     return grad.sum(dims)
 
@@ -296,8 +304,15 @@ class Convolution(Op):
             out = np.zeros((x.shape[0], 0, *sizes), dtype=np.result_type(x, w))
             return _from_2d(out, spatial)
         keep = [] if ctx is not None and ctx.needs_grad(1) else None
-        out = conv_forward(_as_2d(x, spatial), _as_2d(w, spatial), stride, padding, dilation,
-                           groups, bias=b, keep=keep)
+        x2, w2 = _as_2d(x, spatial), _as_2d(w, spatial)
+        slow = _slow.takes(x2.shape, w2.shape, stride, dilation, groups, x2, w2)
+        if slow:  # see Note: torch's slow convolution (_slow_conv.py)
+            out, kept = _slow.forward(x2, w2, b, stride, padding, groups)
+            keep = kept if keep is not None else None
+        else:
+            out = conv_forward(x2, w2, stride, padding, dilation, groups, bias=b, keep=keep)
+        if ctx is not None:
+            ctx.keep("slow", slow)
         if keep is not None:
             # The im2col matrices, reused by the weight gradient when it runs on arrays
             # (Note: array-level backwards in activation.py); freed with the node's saved state.
@@ -324,14 +339,19 @@ class Convolution(Op):
                 array = array_kernel(_weight_grad_plain, grad._data, self.saved("columns"),
                                      shape=shape, shape2=shape2, stride=p["stride"],
                                      padding=p["padding"], dilation=p["dilation"],
-                                     groups=p["groups"], spatial=p["spatial"])
+                                     groups=p["groups"], spatial=p["spatial"],
+                                     slow=self._slow())
                 grad_w = _wrap(array)
             else:
                 grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
                                               weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = _bias_grad(grad, p)
+            grad_b = _bias_grad(grad, p, self._slow())
         return grad_x, grad_w, grad_b
+
+    def _slow(self) -> bool:
+        """Whether the forward ran torch's slow kernel (Note: torch's slow convolution)."""
+        return bool(self._saved and self._saved.get("slow"))
 
     def jvp(self, tangents, primals, result):
         # torch's convolution_jvp: bilinear in (input, weight), plus the bias tangent
@@ -358,8 +378,11 @@ class ConvInputGrad(Op):
     def forward(ctx, g, w, input_shape, stride, padding, dilation, groups, spatial):
         shape = input_shape if spatial != 1 else (input_shape[0], input_shape[1], 1,
                                                   input_shape[2])
-        out = conv_input_grad(_as_2d(g, spatial), _as_2d(w, spatial), shape, stride, padding,
-                              dilation, groups)
+        g2, w2 = _as_2d(g, spatial), _as_2d(w, spatial)
+        if _slow.takes(shape, w2.shape, stride, dilation, groups, g2, w2):
+            out = _slow.input_grad(g2, w2, shape, stride, padding, groups)
+        else:
+            out = conv_input_grad(g2, w2, shape, stride, padding, dilation, groups)
         return _layout.suggested(_from_2d(out, spatial), g, fresh=True)
 
     def backward(self, grad):
@@ -393,8 +416,13 @@ class ConvWeightGrad(Op):
     @staticmethod
     def forward(ctx, x, g, weight_shape, stride, padding, dilation, groups, spatial):
         shape = weight_shape if spatial != 1 else (*weight_shape[:2], 1, weight_shape[2])
-        out = conv_weight_grad(_as_2d(x, spatial), _as_2d(g, spatial), shape, stride, padding,
-                               dilation, groups)
+        x2, g2 = _as_2d(x, spatial), _as_2d(g, spatial)
+        if _slow.takes(x2.shape, shape, stride, dilation, groups, x2, g2):
+            kept = [_slow.columns(x2[:, i * shape[1]:(i + 1) * shape[1]], shape[2], shape[3],
+                                  stride, padding) for i in range(groups)]
+            out = _slow.weight_grad(g2, kept, shape, groups)
+        else:
+            out = conv_weight_grad(x2, g2, shape, stride, padding, dilation, groups)
         return _layout.suggested(out.reshape(weight_shape), x, fresh=True)
 
     def backward(self, grad):

@@ -25,11 +25,14 @@ from .. import _dtype as _dtype
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
+from . import _float_kernels
+from . import _lapack
 from . import _layout
+from .reduce import _sum_dims
 from ._forward import jvp_sum
 from . import _batching_rules as batch
 from .complex import conj
-from .registry import Op, register
+from .registry import Op, plain_backward, register
 
 
 class _LinAlgError(RuntimeError):
@@ -171,6 +174,12 @@ class LinalgInvEx(Op):
     @staticmethod
     def forward(ctx, a):
         _check_square_float(a, "linalg.inv")
+        # torch's inverse is linalg.solve(A, I): Note: torch's LU solve (_lapack.py)
+        replayed = _lapack.solve(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape))
+        if replayed is not None:
+            if replayed[1].any():
+                raise _singular_error(a, "inv")
+            return _layout.column_major(replayed[0])
         try:
             return _layout.column_major(np.linalg.inv(a))
         except np.linalg.LinAlgError:
@@ -202,6 +211,11 @@ class LinalgDet(Op):
     @staticmethod
     def forward(ctx, a):
         _check_square_float(a, "linalg.det", "lu_cpu")
+        factored = _lu_of_transpose(a)
+        if factored is not None:  # torch's det_P * prod(diag(LU)) (Note: torch's LU solve)
+            packed, pivots = factored
+            diagonal = np.diagonal(packed, axis1=-2, axis2=-1)
+            return np.asarray(_lapack.permutation_sign(pivots, a.dtype) * np.prod(diagonal, -1))
         return np.asarray(np.linalg.det(a))
 
     def backward(self, grad):
@@ -215,7 +229,7 @@ class LinalgDet(Op):
         if not np.any(singular):
             n = a.shape[-1]
             scaled = _diag_embed((grad * conj(det)).unsqueeze(-1).expand(*det.shape, n))
-            return solve(a.mH, scaled)
+            return _inverse_h_times(a, scaled)
         # Near-singular: torch takes the adjugate from an SVD when recording a graph (so that
         # higher derivatives exist); otherwise it solves with a perturbed LU, which gives zeros
         # where det is exactly 0 and, up to rounding, the adjugate elsewhere. We use the
@@ -313,6 +327,15 @@ class LinalgSlogdet(MultiOutputOp):
     @staticmethod
     def forward(ctx, a):
         _check_square_float(a, "linalg.slogdet")
+        factored = _lu_of_transpose(a)
+        if factored is not None:  # torch's: from the LU's diagonal (Note: torch's LU solve)
+            packed, pivots = factored
+            diagonal = np.diagonal(packed, axis1=-2, axis2=-1)
+            sign = _lapack.permutation_sign(pivots, a.dtype) * np.prod(np.sign(diagonal), -1)
+            with np.errstate(divide="ignore"):
+                logs = _float_kernels.log(np.abs(diagonal))  # (torch's log bits)
+            return np.asarray(sign), np.asarray(_sum_dims(logs, (logs.ndim - 1,), False, None,
+                                                          True))
         sign, logabsdet = np.linalg.slogdet(a)
         return np.asarray(sign), np.asarray(logabsdet)
 
@@ -334,7 +357,7 @@ class LinalgSlogdet(MultiOutputOp):
         elif grad is None:  # the sign is piecewise constant: no gradient flows through it
             return None
         scaled = _diag_embed(grad.unsqueeze(-1).expand(*grad.shape, a.shape[-1]))
-        return solve(a.mH, scaled)
+        return _inverse_h_times(a, scaled)
 
     def jvp(self, tangents, primals, result):
         # torch's slogdet_jvp: (0, tr(A^{-1} A_t)); nan for a singular A, as torch's LU solve gives
@@ -368,6 +391,57 @@ def _broadcast_batches(b: np.ndarray, a: np.ndarray) -> tuple:
 def _is_vector_rhs(a_ndim: int, b_shape: tuple, a_shape: tuple) -> bool:
     # torch's linalg_solve_is_vector_rhs
     return len(b_shape) == 1 or (len(b_shape) == a_ndim - 1 and b_shape == a_shape[:-1])
+
+
+def _lu_of_transpose(a: np.ndarray):
+    """(LU, pivots) as torch's det and slogdet factor A: its transpose when A is contiguous
+    (the same memory, column-major), A itself otherwise; None where not replayed."""
+    if a.dtype.kind == "c" or a.shape[-1] == 0:
+        return None
+    factored = _lapack.getrf(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
+    return None if factored is None else factored[:2]
+
+
+def _inverse_h_times(a: Tensor, rhs: Tensor) -> Tensor:
+    """``A^{-H} rhs`` for det's and slogdet's backward. Recorded, torch solves with A^H (as
+    here); otherwise it reuses the forward's factors (Note: torch's LU solve, _lapack.py):
+    of A^T for a contiguous A (a plain solve on them), of A otherwise (the transposed one)."""
+    if plain_backward() and a._data.dtype.kind != "c":
+        array = a._data
+        contiguous = array.flags.c_contiguous
+        factored = np.swapaxes(array, -1, -2) if contiguous else array
+        batch = _broadcast_batches(rhs._data, array)
+        replayed = _lapack.solve(np.broadcast_to(factored, batch + array.shape[-2:]),
+                                 rhs._data, True, adjoint=not contiguous)
+        if replayed is not None and not replayed[1].any():
+            return _wrap(_layout.column_major(replayed[0]))
+    return solve(a.mH, rhs)
+
+
+def _plain_solve_grad(a: Tensor, grad: Tensor, left: bool):
+    """linalg.solve's ``A^{-H} G`` (``G A^{-H}``) as torch's backward computes it when nothing
+    records it: lu_solve on the forward's factors of A (Note: torch's LU solve, _lapack.py);
+    None where that is not replayed."""
+    if a._data.dtype.kind == "c":
+        return None
+    batch = _broadcast_batches(grad._data, a._data)
+    a_full = np.broadcast_to(a._data, batch + a.shape[-2:])
+    replayed = _lapack.solve(a_full, grad._data, left, adjoint=True)
+    if replayed is None or replayed[1].any():
+        return None
+    out = replayed[0]
+    return _wrap(_layout.column_major(out) if left else _layout.contiguous(out))
+
+
+def _numpy_solve(a_full: np.ndarray, b_full: np.ndarray, left: bool) -> np.ndarray:
+    """linalg.solve through NumPy's LAPACK (where torch's MKL calls are not replayed)."""
+    try:
+        if left:
+            return np.linalg.solve(a_full, b_full)
+        return np.swapaxes(
+            np.linalg.solve(np.swapaxes(a_full, -1, -2), np.swapaxes(b_full, -1, -2)), -1, -2)
+    except np.linalg.LinAlgError:
+        raise _singular_error(a_full, "solve") from None
 
 
 @register
@@ -414,16 +488,13 @@ class LinalgSolveEx(Op):
         batch = _broadcast_batches(matrix, a)
         a_full = np.broadcast_to(a, batch + a.shape[-2:])
         b_full = np.broadcast_to(matrix, batch + matrix.shape[-2:])
-        try:
-            if left:
-                out = np.linalg.solve(a_full, b_full)
-            else:
-                out = np.swapaxes(
-                    np.linalg.solve(np.swapaxes(a_full, -1, -2), np.swapaxes(b_full, -1, -2)),
-                    -1, -2,
-                )
-        except np.linalg.LinAlgError:
-            raise _singular_error(a_full, "solve") from None
+        replayed = _lapack.solve(a_full, b_full, left)  # Note: torch's LU solve (_lapack.py)
+        if replayed is not None:
+            out, singular = replayed
+            if singular.any():
+                raise _singular_error(a_full, "solve")
+        else:
+            out = _numpy_solve(a_full, b_full, left)
         # torch's layouts: column-major solutions; a batch of vectors as the columns of a
         # matrix (its last batch dim innermost); X of XA = B is the transpose of a column-major
         # solution of A^T X^T = B^T, so row-major
@@ -438,7 +509,9 @@ class LinalgSolveEx(Op):
         vector = _is_vector_rhs(len(self.input_shape(0)), self.input_shape(1),
                                 self.input_shape(0))
         grad_matrix = grad.unsqueeze(-1) if vector else grad
-        grad_b = solve(a.mH, grad_matrix, left=left)
+        grad_b = _plain_solve_grad(a, grad_matrix, left) if plain_backward() else None
+        if grad_b is None:  # (recorded: torch solves with A^H, as here)
+            grad_b = solve(a.mH, grad_matrix, left=left)
         grad_a = None
         if self.needs_grad(0):
             x = self.saved("result")
@@ -493,6 +566,12 @@ class LinalgSolveTriangular(Op):
                               UserWarning, stacklevel=2)
                 b = b.real
             b = b.astype(a.dtype)
+        batch = _broadcast_batches(b, a)
+        replayed = _lapack.trsm(np.broadcast_to(a, batch + a.shape[-2:]),
+                                np.broadcast_to(b, batch + b.shape[-2:]), upper, left,
+                                unitriangular)
+        if replayed is not None:  # torch's trsm call (Note: torch's LU solve, _lapack.py)
+            return _layout.column_major(replayed)
         triangle = np.triu(a) if upper else np.tril(a)
         if unitriangular:
             triangle = triangle.copy()

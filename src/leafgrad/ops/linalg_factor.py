@@ -23,6 +23,7 @@ from .linalg_decomp import (
     MultiOutputOp, _batch_prefix, _check_float, _check_matrix, _check_square_float, _LinAlgError,
     _diag_embed, _matmul, solve_triangular,
 )
+from . import _lapack
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
@@ -98,6 +99,11 @@ class LinalgCholeskyEx(Op):
     @staticmethod
     def forward(ctx, a, upper=False):
         _check_square_float(a, "linalg.cholesky", "cholesky_cpu")
+        replayed = _lapack.potrf(a, upper)  # torch's own call (Note: torch's LU solve)
+        if replayed is not None:
+            if replayed[1].any():
+                raise _not_positive_definite(np.conj(np.swapaxes(a, -1, -2)) if upper else a)
+            return _layout.column_major(replayed[0])
         if upper:  # U from A's upper triangle is L^H of A^H's lower one
             a = np.conj(np.swapaxes(a, -1, -2))
         if a.dtype.kind == "c":

@@ -168,6 +168,11 @@ class LRScheduler:
 LRScheduler.step = _captured(LRScheduler.step)
 
 
+class _LRScheduler(LRScheduler):
+    """torch's old name for the base class, still subclassed by tutorials' custom schedulers
+    (a subclass rather than an alias, as torch's, so that its ``__name__`` is ``_LRScheduler``)."""
+
+
 def _track_optimizer_steps(optimizer: Optimizer) -> None:
     """Mark the optimizer when its step runs (for the step-order warning), as torch does."""
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):

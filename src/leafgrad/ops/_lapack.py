@@ -1,0 +1,275 @@
+"""LU solves through MKL's LAPACK as torch calls it, when the optional ``mkl`` package is
+installed (ops/_mkl.py loads it).
+
+Note: torch's LU solve
+torch 2.13's ``linalg.solve(A, B)`` on the CPU factors a column-major copy of each A with
+MKL's ``?getrf`` and solves with ``?getrs`` on a column-major copy of B (``trans='N'``);
+``left=False`` (``X A = B``) solves ``A^T X^T = B^T`` with the same factors and
+``trans='T'``. Its backward (without create_graph) reuses the factors: ``A^T Y = G`` is
+``trans='T'`` (``left=False``: ``'N'`` on ``G^T``). NumPy's LAPACK (OpenBLAS) rounds its solutions otherwise: 60-100% of a
+float32 3x3 solve's elements differed (tests/test_tutorials4_findings.py). Batches of
+matrices larger than 32x32 are left to NumPy: torch's results there differ from a per-matrix
+getrf/getrs (measured, not replayed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+from . import _mkl
+
+_functions: dict = {}  # dtype char -> (MKL's ?getrf_, ?getrs_)
+_BATCHED_LIMIT = 32  # the largest batched matrix replayed (see the module's note)
+# Note: batches of LAPACK calls. torch loops over a batch calling the routine per matrix (MKL's
+# batch routines round otherwise: 5% of a 1000 x 3x3 batch's solutions differed); from Python
+# each call costs a few microseconds, so batches of more than _MAX_BATCH matrices keep NumPy's
+# batched routines (1000 3x3 solves: 0.5 ms with NumPy, 8.5 ms replayed; torch 0.2 ms).
+_MAX_BATCH = 64
+_INT_MAX = 2**31 - 1
+
+
+def _addresses(array: np.ndarray) -> list:
+    """Each leading-dim item's address (C-contiguous ``array``), as ctypes pointers: cheaper
+    per call than ``.ctypes.data_as``."""
+    base, step = array.ctypes.data, array.strides[0]
+    return [ctypes.c_void_p(base + i * step) for i in range(array.shape[0])]
+
+
+def _entry(char: str):
+    entry = _functions.get(char)
+    if entry is None:
+        library = _mkl.library()
+        if not library:
+            return None
+        prefix = "s" if char == "f" else "d"
+        getrf, getrs = getattr(library, prefix + "getrf_"), getattr(library, prefix + "getrs_")
+        getrf.restype = getrs.restype = None
+        entry = _functions[char] = (getrf, getrs)
+    return entry
+
+
+def solve(a: np.ndarray, b: np.ndarray, left: bool = True, adjoint: bool = False):
+    """The solutions of ``A X = B`` (``left``) or ``X A = B`` (``A^T`` for A with
+    ``adjoint``: torch's lu_solve on A's factors, as its backward calls it) for (batches of,
+    broadcast already) float32/float64 matrices, as torch's getrf/getrs calls give them, with
+    a flag per matrix that is set when getrf met an exactly zero pivot; None where torch's
+    calls are not replayed (no MKL, another dtype, large batched matrices, empty ones)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype != b.dtype:
+        return None
+    if a.dtype.char not in "fd" or a.size == 0 or b.size == 0:
+        return None
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    if (batch and n > _BATCHED_LIMIT) or max(b.shape[-2:]) > _INT_MAX or n > _INT_MAX:
+        return None
+    entry = _entry(a.dtype.char)
+    if entry is None:
+        return None
+    getrf, getrs = entry
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    factors = a.reshape(count, n, n)
+    if left:
+        rhs = b.reshape(count, *b.shape[-2:])
+    else:
+        rhs = np.swapaxes(b.reshape(count, *b.shape[-2:]), -1, -2)
+    columns = rhs.shape[-1]
+    # column-major copies (each matrix's transpose, row-major), always fresh: LAPACK writes
+    # the factors and the solutions over them
+    lu = np.array(np.swapaxes(factors, -1, -2), order="C", copy=True)
+    out = np.array(np.swapaxes(rhs, -1, -2), order="C", copy=True)
+    pivots = np.empty(n, np.int32)
+    info = ctypes.c_int(0)
+    size, width = ctypes.c_int(n), ctypes.c_int(columns)
+    # X A = B is A^T X^T = B^T: the transposed system on the same factors
+    trans = ctypes.c_char_p(b"T" if adjoint == left else b"N")
+    singular = np.zeros(count, bool)
+    n_ref, width_ref, info_ref = ctypes.byref(size), ctypes.byref(width), ctypes.byref(info)
+    pivots_pointer = ctypes.c_void_p(pivots.ctypes.data)
+    for i, (matrix, solution) in enumerate(zip(_addresses(lu), _addresses(out))):
+        getrf(n_ref, n_ref, matrix, n_ref, pivots_pointer, info_ref)
+        if info.value > 0:
+            singular[i] = True
+            continue
+        getrs(trans, n_ref, width_ref, matrix, n_ref, pivots_pointer, solution, n_ref,
+              info_ref)
+    solutions = np.swapaxes(out, -1, -2)  # (count, rows, columns) of the solved system
+    if not left:
+        solutions = np.swapaxes(solutions, -1, -2)
+    return solutions.reshape(b.shape), singular
+
+
+def getrf(a: np.ndarray):
+    """``?getrf`` of each matrix of a batch as torch calls it (on a column-major copy):
+    ``(LU, pivots, info)``, the packed factors as an (..., m, n) array, LAPACK's 1-based int32
+    pivots and each matrix's first zero pivot (0 when none); None where not replayed (no MKL,
+    another dtype, an empty matrix). torch's det and slogdet factor a contiguous A's
+    transpose (the same memory read column-major): the caller passes ``a.mT`` then."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    m, n = a.shape[-2:]
+    if max(m, n) > _INT_MAX:
+        return None
+    entry = _entry(a.dtype.char)
+    if entry is None:
+        return None
+    getrf_function = entry[0]
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    lu = np.array(np.swapaxes(a.reshape(count, m, n), -1, -2), order="C", copy=True)
+    pivots = np.zeros((count, min(m, n)), np.int32)
+    info = np.zeros(count, np.int32)
+    rows, columns, status = ctypes.c_int(m), ctypes.c_int(n), ctypes.c_int(0)
+    rows_ref, columns_ref, status_ref = (ctypes.byref(rows), ctypes.byref(columns),
+                                         ctypes.byref(status))
+    for i, (matrix, pivot) in enumerate(zip(_addresses(lu), _addresses(pivots))):
+        getrf_function(rows_ref, columns_ref, matrix, rows_ref, pivot, status_ref)
+        info[i] = max(status.value, 0)
+    packed = np.swapaxes(lu, -1, -2).reshape(batch + (m, n))
+    return packed, pivots.reshape(batch + (min(m, n),)), info.reshape(batch)
+
+
+def permutation_sign(pivots: np.ndarray, dtype) -> np.ndarray:
+    """torch's lu_det_P: -1 where an odd number of pivots moved a row, else 1."""
+    moved = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1, dtype=np.int32), -1)
+    return np.where(moved % 2 == 1, -1, 1).astype(dtype)
+
+
+def potrf(a: np.ndarray, upper: bool):
+    """``?potrf`` of each matrix as torch's linalg.cholesky calls it: on a column-major copy,
+    reading and writing the lower (``upper``: upper) triangle, the other one zeroed after. The
+    factor (an (..., n, n) array) and a flag per matrix that is set when it is not positive
+    definite; None where not replayed (no MKL, another dtype, an empty matrix)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    n = a.shape[-1]
+    if n > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if a.dtype.char == "f" else "d") + "potrf_")
+    function.restype = None
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    factors = np.array(np.swapaxes(a.reshape(count, n, n), -1, -2), order="C", copy=True)
+    failed = np.zeros(count, bool)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, status = ctypes.c_int(n), ctypes.c_int(0)
+    size_ref, status_ref = ctypes.byref(size), ctypes.byref(status)
+    for i, matrix in enumerate(_addresses(factors)):
+        function(uplo, size_ref, matrix, size_ref, status_ref)
+        failed[i] = status.value > 0
+    factor = np.swapaxes(factors, -1, -2).reshape(batch + (n, n))
+    return (np.triu(factor) if upper else np.tril(factor)), failed
+
+
+def potrs(factor: np.ndarray, b: np.ndarray, upper: bool):
+    """``?potrs`` as torch's cholesky_solve calls it, on column-major copies of each
+    (broadcast already) factor and right-hand side: the solutions of ``(L L^T) X = B``
+    (``U^T U`` with ``upper``), or None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or factor.dtype != b.dtype:
+        return None
+    if b.dtype.char not in "fd" or factor.size == 0 or b.size == 0:
+        return None
+    n, columns = b.shape[-2:]
+    if max(n, columns) > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if b.dtype.char == "f" else "d") + "potrs_")
+    function.restype = None
+    batch = b.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    factors = np.array(np.swapaxes(factor.reshape(count, n, n), -1, -2), order="C", copy=True)
+    out = np.array(np.swapaxes(b.reshape(count, n, columns), -1, -2), order="C", copy=True)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, width, status = ctypes.c_int(n), ctypes.c_int(columns), ctypes.c_int(0)
+    size_ref, width_ref, status_ref = ctypes.byref(size), ctypes.byref(width), \
+        ctypes.byref(status)
+    for matrix, solution in zip(_addresses(factors), _addresses(out)):
+        function(uplo, size_ref, width_ref, matrix, size_ref, solution, size_ref, status_ref)
+    return np.swapaxes(out, -1, -2).reshape(b.shape)
+
+
+def potri(factor: np.ndarray, upper: bool):
+    """``?potri`` as torch's cholesky_inverse calls it (a column-major copy of each factor),
+    the triangle it computes mirrored onto the other: ``(L L^T)^{-1}`` (``(U^T U)^{-1}``),
+    or None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or factor.dtype.char not in "fd":
+        return None
+    if factor.size == 0 or factor.shape[-1] > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    function = getattr(library, ("s" if factor.dtype.char == "f" else "d") + "potri_")
+    function.restype = None
+    n = factor.shape[-1]
+    batch = factor.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    out = np.array(np.swapaxes(factor.reshape(count, n, n), -1, -2), order="C", copy=True)
+    uplo = ctypes.c_char_p(b"U" if upper else b"L")
+    size, status = ctypes.c_int(n), ctypes.c_int(0)
+    size_ref, status_ref = ctypes.byref(size), ctypes.byref(status)
+    for matrix in _addresses(out):
+        function(uplo, size_ref, matrix, size_ref, status_ref)
+    result = np.swapaxes(out, -1, -2).reshape(batch + (n, n))
+    if upper:
+        return np.triu(result) + np.swapaxes(np.triu(result, 1), -1, -2)
+    return np.tril(result) + np.swapaxes(np.tril(result, -1), -1, -2)
+
+
+def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool):
+    """linalg.solve_triangular as torch calls BLAS's ``?trsm`` on (broadcast already)
+    matrices: the solution in a column-major copy of B; A passed as it lies when the whole
+    batch is column-major (``'N'``) or row-major (``'T'``, the other triangle of the stored
+    transpose), else (a broadcast A too) as a column-major copy. Only A's triangle (and with ``unitriangular``
+    not its diagonal) is read. None where not replayed."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype != b.dtype:
+        return None
+    if b.dtype.char not in "fd" or a.size == 0 or b.size == 0:
+        return None
+    rows, columns = b.shape[-2:]
+    n = a.shape[-1]
+    if max(rows, columns) > _INT_MAX:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    char = "s" if b.dtype.char == "f" else "d"
+    function = getattr(library, f"cblas_{char}trsm")
+    function.restype = None
+    kind = ctypes.c_float if char == "s" else ctypes.c_double
+    batch = b.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    out = np.array(np.swapaxes(b.reshape(count, rows, columns), -1, -2), order="C", copy=True)
+    # torch's "F-ready" A, judged on the whole (broadcast) batch: row-major is read as its
+    # transpose, column-major as it is, anything else (a broadcast A too) copied column-major
+    transposed = a.flags.c_contiguous
+    if transposed:
+        matrices = a.reshape(count, n, n)
+    else:
+        matrices = np.swapaxes(a, -1, -2).reshape(count, n, n)  # row-major A^T: a copy if
+        matrices = np.ascontiguousarray(matrices)  # A was not column-major already
+    uplo = 121 if upper != transposed else 122  # CblasUpper, CblasLower of the stored matrix
+    side, trans, diag, one = (141 if left else 142, 112 if transposed else 111,
+                              132 if unitriangular else 131, kind(1))
+    for matrix, solution in zip(_addresses(matrices), _addresses(out)):
+        function(102, side, uplo, trans, diag, rows, columns, one, matrix, n, solution, rows)
+    return np.swapaxes(out, -1, -2).reshape(b.shape)
