@@ -671,6 +671,8 @@ class AsStrided(_View):
         return out
 
     def backward(self, grad):
+        if 0 in grad.shape:  # Note: an empty as_strided view's gradient
+            return grad.new_zeros(self.input_shape())
         if grad._may_require_grad():
             result = self._recorded_backward(grad)
             if result is not None:
