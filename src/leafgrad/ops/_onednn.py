@@ -130,6 +130,39 @@ def gelu_erf(s: np.ndarray) -> np.ndarray:
     return _fma_into(erf, half, half, wide, erf)
 
 
+# gelu_erf_compute_vector_bwd's 1 / sqrt(pi) (T = R / sqrt(pi) * exp(-R^2) is s times the
+# normal density)
+_ONE_OVER_SQRT_PI = _F32(0.564189583547756)
+
+
+def gelu_erf_backward(s: np.ndarray) -> np.ndarray:
+    """oneDNN's ``gelu_erf`` derivative (gelu_erf_compute_vector_bwd, the same code on AVX2 and
+    avx512_core: Abramowitz-Stegun's erf, not the forward's minimax polynomials there) of a
+    float32 array: with ``R = s / sqrt(2)`` and ``Q = exp(-R^2)``, ``T = (R / sqrt(pi)) * Q``
+    and ``(T + 0.5) + 0.5 * erf(R)`` (one fused step). In the far tails T vanishes in
+    ``T + 0.5`` and the derivative is exactly 0 or 1; just inside them it is the difference of
+    two near-equal terms, whose bits this order decides."""
+    wide = np.empty(s.shape, _F64)
+    r = s * _SQRT_HALF
+    q = r * r
+    np.negative(q, out=q)
+    q = exp(q, wide)
+    t = r * _ONE_OVER_SQRT_PI
+    t *= q
+    w = np.abs(r)
+    _fma_into(_ERF_P, w, _F32(1), wide, w)
+    np.divide(_F32(1), w, out=w)
+    np.negative(q, out=q)
+    q *= w  # -exp(-R^2) * w
+    poly = np.full(s.shape, _ERF_POLY[0], _F32)
+    for c in _ERF_POLY[1:]:
+        _fma_into(poly, w, c, wide, poly)
+    erf = _fma_into(q, poly, _F32(1), wide, q)
+    np.negative(erf, out=erf, where=np.signbit(r))  # (R's sign bit xor-ed in)
+    t += _F32(0.5)
+    return _fma_into(erf, _F32(0.5), t, wide, erf)
+
+
 def gelu_erf_minimax(s: np.ndarray) -> np.ndarray:
     """oneDNN's ``gelu_erf`` forward on avx512_core (gelu_erf_minimax_approx_compute_vector_fwd)
     of a float32 array: ``(s * (1 + erf)) * 0.5``, erf a polynomial picked by |s|."""
