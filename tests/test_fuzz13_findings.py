@@ -167,3 +167,31 @@ def test_float64_layer_norm_backward_zero_signs_and_values():
                                                              np.signbit(actual[zero])):
                 failures.append((shape, count, affine, zeros))
     assert not failures, (len(failures), failures[:5])
+
+
+# -- a convolution's one-product outputs: a 1-element output map sums from +0. ----------------
+# (generated-program seed 1900074: a float64 conv1d of stride 2 over one -0. element gave -0.
+# for a positive weight, where torch gives 0.: with one output position per sample torch's
+# sum starts from +0. whatever the dtype and batch; with more, each output is its product)
+
+
+def test_one_product_convolution_zero_signs_by_output_size():
+    failures = []
+    weights = np.array([-0.8, 1.5, 2.0])
+    for dtype, batch, stride, length, dim, channels, pad in itertools.product(
+            ("float64", "float32"), (None, 1, 2), (1, 2, 3), (1, 2, 3), (1, 2, 3), (2, 3),
+            (0, 1)):
+        shape = (1,) + (length,) * dim
+        if batch:
+            shape = (batch,) + shape
+        x = -np.zeros(shape, dtype)
+        w = weights[:channels].astype(dtype).reshape((channels, 1) + (1,) * dim)
+        results = []
+        for lib in LIBS:
+            conv = (lib.nn.functional.conv1d, lib.nn.functional.conv2d,
+                    lib.nn.functional.conv3d)[dim - 1]
+            results.append(conv(lib.tensor(x), lib.tensor(w), stride=stride, padding=pad)
+                           .numpy())
+        if not _same_bits(*results):
+            failures.append((dtype, batch, stride, length, dim, channels, pad))
+    assert not failures, (len(failures), failures[:5])
