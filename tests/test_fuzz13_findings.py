@@ -195,3 +195,46 @@ def test_one_product_convolution_zero_signs_by_output_size():
         if not _same_bits(*results):
             failures.append((dtype, batch, stride, length, dim, channels, pad))
     assert not failures, (len(failures), failures[:5])
+
+
+# -- leaves stacked and summed over the stacked dim share one gradient -------------------------
+# (generated-program seed 2240162: three (2, 3, 4) leaves stacked on dim -2 and summed over it:
+# torch's gradients are unbind views of one expanded slice, and each AccumulateGrad keeps its
+# view as the leaf's .grad, so a second backward's in-place accumulation shows in all of them;
+# leafgrad shared only 0-d leaves' gradient and printed half of torch's values)
+
+
+def test_stacked_leaves_summed_over_the_stack_share_their_gradient():
+    rng = np.random.default_rng(15)
+    failures = []
+    for shape, dim, reduce, count, then in itertools.product(
+            ((), (3,), (2, 3), (2, 1, 4)), (0, -1, 1), ("sum dim", "sum all", "mean dim",
+                                                     "sum keepdim", "sum other dim"),
+            (2, 3), ("backward", "zero_")):
+        if not -len(shape) - 1 <= dim <= len(shape):
+            continue
+        values = [np.asarray(rng.standard_normal(shape), np.float32) for _ in range(count)]
+        results = []
+        for lib in LIBS:
+            leaves = [lib.tensor(v, requires_grad=True) for v in values]
+            y = lib.stack(leaves, dim)
+            if reduce == "sum dim":
+                z = y.sum(dim)
+            elif reduce == "sum all":
+                z = y.sum()
+            elif reduce == "mean dim":
+                z = y.mean(dim)
+            elif reduce == "sum keepdim":
+                z = y.sum(dim, keepdim=True)
+            else:
+                z = y.sum(0 if dim != 0 else -1) if y.ndim > 1 else y.sum()
+            weights = lib.arange(1.0, z.numel() + 1).reshape(tuple(z.shape))
+            total = (z * weights).sum()
+            total.backward(retain_graph=True)
+            if then == "zero_":
+                leaves[0].grad.zero_()
+            total.backward()
+            results.append([leaf.grad.numpy().tobytes() for leaf in leaves])
+        if results[0] != results[1]:
+            failures.append((shape, dim, reduce, count, then))
+    assert not failures, (len(failures), failures[:5])
