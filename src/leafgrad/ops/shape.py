@@ -631,7 +631,9 @@ class Stack(Op):
             # fresh array, shared, gives the same; a gradient that records (create_graph) is
             # copied by AccumulateGrad in torch too.
             piece = data[(slice(None),) * dim + (0,)]
-            if piece.flags.c_contiguous:
+            # (a slice with a 0 stride, even on a size-1 dim, as a (1, 1) slice of a full
+            # sum's expanded gradient, is copied by torch's AccumulateGrad: measured)
+            if piece.flags.c_contiguous and 0 not in piece.strides:
                 from ..tensor import _wrap
 
                 shared = np.array(piece)
