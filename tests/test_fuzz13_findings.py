@@ -239,3 +239,46 @@ def test_stacked_leaves_summed_over_the_stack_share_their_gradient():
         if results[0] != results[1]:
             failures.append((shape, dim, reduce, count, then))
     assert not failures, (len(failures), failures[:5])
+
+
+# -- an elementwise result whose row-major first operand is broadcast: the others decide -------
+# (generated-program seed 2260390: a (3, 1) tensor minus a (1, 1, 3) view strided (1, 1, 1) is
+# (1, 1, 3)-strided in torch, whose TensorIterator skips the first operand's 0 strides when it
+# orders the dims; leafgrad kept NumPy's row-major result, so a later matmul reshaped it by a
+# view (ViewBackward0) where torch needs _reshape_alias (ReshapeAliasBackward0))
+
+
+def _layout_of(lib, shape, kind, values):
+    t = lib.tensor(values)
+    if kind == "transposed" and len(shape) >= 2:
+        t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
+    elif kind == "permuted" and len(shape) >= 3:
+        t = t.permute(2, 0, 1).contiguous().permute(1, 2, 0)
+    elif kind == "unsqueezed" and shape[0] == 1:
+        t = t.reshape(shape[1:]).unsqueeze(0)
+    return t
+
+
+def test_broadcast_first_operand_leaves_the_order_to_the_others():
+    rng = np.random.default_rng(16)
+    shapes = ((3, 1), (1, 3), (1, 1, 3), (3, 3), (1, 3, 1), (3, 1, 3), (2, 1, 3), (1, 2, 3),
+              (3,), (2, 3, 1))
+    kinds = ("contiguous", "transposed", "permuted", "unsqueezed")
+    failures = []
+    for first, second, kind_a, kind_b in itertools.product(shapes, shapes, kinds, kinds):
+        try:
+            np.broadcast_shapes(first, second)
+        except ValueError:
+            continue
+        a_values = np.asarray(rng.standard_normal(first), np.float32)
+        b_values = np.asarray(rng.standard_normal(second), np.float32)
+        results = []
+        for lib in LIBS:
+            a = _layout_of(lib, first, kind_a, a_values)
+            b = _layout_of(lib, second, kind_b, b_values)
+            out = a - b
+            results.append((tuple(s for s, n in zip(out.stride(), out.shape) if n != 1),
+                            out.is_contiguous(), out.numpy().tobytes()))
+        if results[0] != results[1]:
+            failures.append((first, second, kind_a, kind_b))
+    assert not failures, (len(failures), failures[:5])
