@@ -221,16 +221,15 @@ class LayerNorm(_Normalisation):
             x.shape[x.ndim - count:], dtype=np.int64)) < 8 and x.size <= _EXACT_BACKWARD
 
     @staticmethod
-    def torch_backward(grad, x, weight, params, mask, recorded=False):
+    def torch_backward(grad, x, weight, params, mask):
         # float32 and float64, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits:
         # the replay's statistics (RowwiseMoments) cost a few times NumPy's. float64 takes
         # NumPy's statistics and the kernel's steps, whose zeros keep torch's signs (the
         # three-term formula gave -0. for torch's 0. where every incoming gradient is zero:
         # generated-program seed 232330)
-        # (float64 only in a plain backward: under forward AD or vmap the gradients are the
-        # formula's Tensor ops, as batch norm's, and a recorded LayerNormBackward node keeps
-        # the formula's values, which its own backward differentiates)
-        if grad.dtype == np.float64 and (recorded or not plain_backward()):
+        # (float64 not under forward AD or vmap, as batch norm's: their gradients are the
+        # formula's Tensor ops)
+        if grad.dtype == np.float64 and not _arrays_recorded():
             return None
         if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
                 x is not None and x.__class__ is not np.ndarray or \
@@ -477,7 +476,7 @@ class LayerNormBackward(BatchNormBackward):
             from ..tensor import _wrap
 
             exact = LayerNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
-                                             p, mask, recorded=True)
+                                             p, mask)
             if exact is not None:
                 empty = np.zeros(0, dtype=grad.dtype)
                 return tuple(empty if out is None else out for out in exact)
