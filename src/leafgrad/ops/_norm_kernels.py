@@ -354,28 +354,22 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
 _BUFFER_ROWS = 32
 
 
-def _row_dot(p: np.ndarray, q: np.ndarray, fma=None) -> np.ndarray:
-    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32 (or
-    float64 in 4-lane vectors, ``fma`` its fused multiply-add)."""
-    fma = fma or _fma
-    lanes_count = _LANES if p.dtype == _F32 else _LANES // 2
+def _row_dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32."""
     rows, length = p.shape
-    if length < lanes_count:
+    if length < _LANES:
         products = p * q
         total = products[:, 0].copy()
         for k in range(1, length):
             total += products[:, k]
         return total
-    full = length // lanes_count * lanes_count
-    products = (p[:, :full] * q[:, :full]).reshape(rows, full // lanes_count, lanes_count)
+    full = length // _LANES * _LANES
+    products = (p[:, :full] * q[:, :full]).reshape(rows, full // _LANES, _LANES)
     lanes = np.add.accumulate(products, axis=1)[:, -1].copy()
     rest = length - full
     if rest:
-        lanes[:, :rest] = fma(p[:, full:], q[:, full:], lanes[:, :rest])
-    if lanes_count == _LANES:
-        return _lane_tree_sum(lanes)
-    pair = lanes[..., :2] + lanes[..., 2:]
-    return pair[..., 0] + pair[..., 1]
+        lanes[:, :rest] = _fma(p[:, full:], q[:, full:], lanes[:, :rest])
+    return _lane_tree_sum(lanes)
 
 
 def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
@@ -383,50 +377,38 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
     """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 layer norm over the
     last ``count`` dims with torch's bits, or None where this is not replayed. ``x`` may be
     None when only dbeta is asked for."""
-    dtype = dy.dtype
-    if dtype not in (_F32, _F64) or not dy.size or x is None and (mask[0] or mask[1]) or \
-            x is not None and (x.dtype != dtype or not _same_dtype(x, weight)):
+    if dy.dtype != _F32 or not dy.size or x is None and (mask[0] or mask[1]) or \
+            x is not None and (x.dtype != _F32 or not _same_dtype(x, weight)):
         return None
-    fma = _fma
-    if dtype == _F64:
-        from ._float_kernels import fma
     normalized = dy.shape[dy.ndim - count:]
     length = int(np.prod(normalized, dtype=np.int64))
     dy = np.ascontiguousarray(dy).reshape(-1, length)
     rows = mean = rstd = None
     if x is not None:
-        if dtype == _F32:
-            rows, mean, rstd = _layer_norm_stats(x, eps, count)
-        else:  # (NumPy's float64 statistics: within an ulp of RowwiseMoments<double>)
-            rows = np.ascontiguousarray(x).reshape(-1, length)
-            mean = rows.mean(axis=1)
-            rstd = 1.0 / np.sqrt(rows.var(axis=1) + eps)
+        rows, mean, rstd = _layer_norm_stats(x, eps, count)
     dx = None
     if mask[0]:
         a = rstd[:, None]
-        scale = dtype.type(1) / dtype.type(length)
+        scale = _F32(1) / _F32(length)
         if weight is None:
-            ds = _row_dot(dy, rows, fma)
-            db = _row_dot(dy, np.ones_like(dy), fma)
+            ds = _row_dot(dy, rows)
+            db = _row_dot(dy, np.ones_like(dy))
             scaled = a * dy
         else:
             gamma = np.ascontiguousarray(weight).reshape(1, length)
-            ds = _row_dot(dy * rows, np.broadcast_to(gamma, rows.shape), fma)
-            db = _row_dot(dy, np.broadcast_to(gamma, rows.shape), fma)
+            ds = _row_dot(dy * rows, np.broadcast_to(gamma, rows.shape))
+            db = _row_dot(dy, np.broadcast_to(gamma, rows.shape))
             scaled = a * dy * gamma
-        b = fma(db, mean, -ds) * rstd * rstd * rstd * scale
-        c = fma(-b, mean, -(db * rstd * scale))
-        dx = (fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
-    dgamma, dbeta = _parameter_grads(dy, rows, mean, rstd, mask, threads, torch_bits, fma)
+        b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
+        c = _fma(-b, mean, -(db * rstd * scale))
+        dx = (_fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
+    dgamma, dbeta = _parameter_grads(dy, rows, mean, rstd, mask, threads, torch_bits)
     return (dx, None if dgamma is None else dgamma.reshape(normalized),
             None if dbeta is None else dbeta.reshape(normalized))
 
 
-def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool, fma=None):
-    """dgamma and dbeta (flat; None where not in ``mask``) from torch's per-thread buffers
-    (``fma``: the dtype's fused multiply-add, float32's by default)."""
-    fma = fma or _fma
-    dtype = dy.dtype
+def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool):
+    """dgamma and dbeta (flat; None where not in ``mask``) from torch's per-thread buffers."""
     if not (mask[1] or mask[2]):
         return None, None
     count, length = dy.shape
@@ -435,15 +417,15 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool,
     dgamma = dbeta = None
     if share > _BUFFER_ROWS and not torch_bits:
         if mask[1]:
-            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=dtype)
+            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=_F32)
         if mask[2]:
-            dbeta = np.sum(dy, axis=0, dtype=dtype)
+            dbeta = np.sum(dy, axis=0, dtype=_F32)
         return dgamma, dbeta
     used = -(-count // share)  # the threads that get rows
     padded = share * used
 
     def shares(values, width):
-        out = np.zeros((padded, width), dtype)
+        out = np.zeros((padded, width), _F32)
         out[:count] = values.reshape(count, width)
         return out.reshape(used, share, width)
 
@@ -452,22 +434,22 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool,
         values = shares(rows, length)
         scales = shares(rstd, 1)
         shift = shares(-rstd * mean, 1)
-    weight_buffers = np.zeros((used, length), dtype)
-    bias_buffers = np.zeros((used, length), dtype)
+    weight_buffers = np.zeros((used, length), _F32)
+    bias_buffers = np.zeros((used, length), _F32)
     last = count - share * (used - 1)  # rows of the last share (the padding is there)
     for k in range(share):
         live = slice(None) if k < last else slice(0, used - 1)
         if mask[1]:
-            centred = fma(scales[live, k], values[live, k], shift[live, k])
-            weight_buffers[live] = fma(grads[live, k], centred, weight_buffers[live])
+            centred = _fma(scales[live, k], values[live, k], shift[live, k])
+            weight_buffers[live] = _fma(grads[live, k], centred, weight_buffers[live])
         if mask[2]:
             bias_buffers[live] += grads[live, k]
     if mask[1]:
-        dgamma = dtype.type(0) + weight_buffers[0]
+        dgamma = _F32(0) + weight_buffers[0]
         for buffer in weight_buffers[1:]:
             dgamma = dgamma + buffer
     if mask[2]:
-        dbeta = dtype.type(0) + bias_buffers[0]
+        dbeta = _F32(0) + bias_buffers[0]
         for buffer in bias_buffers[1:]:
             dbeta = dbeta + buffer
     return dgamma, dbeta

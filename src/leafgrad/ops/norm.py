@@ -222,24 +222,17 @@ class LayerNorm(_Normalisation):
 
     @staticmethod
     def torch_backward(grad, x, weight, params, mask):
-        # float32 and float64, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits:
-        # the replay's statistics (RowwiseMoments) cost a few times NumPy's. float64 takes
-        # NumPy's statistics and the kernel's steps, whose zeros keep torch's signs (the
-        # three-term formula gave -0. for torch's 0. where every incoming gradient is zero:
-        # generated-program seed 232330)
-        # (float64 not under forward AD or vmap, as batch norm's: their gradients are the
-        # formula's Tensor ops)
-        if grad.dtype == np.float64 and not _arrays_recorded():
-            return None
-        if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
+        # float32 only, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits: the
+        # replay's statistics (RowwiseMoments) cost a few times NumPy's
+        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or \
                 x is not None and x.__class__ is not np.ndarray or \
                 grad.size > _EXACT_BACKWARD and not _cpu.torch_bits:
             return None
         from .._info import get_num_threads
 
         gamma = None if weight is None else weight._data
-        if gamma is not None and gamma.dtype != grad.dtype or x is not None and (
-                x.dtype != grad.dtype or not x.size) or not grad.size or x is None and (
+        if gamma is not None and gamma.dtype != np.float32 or x is not None and (
+                x.dtype != np.float32 or not x.size) or not grad.size or x is None and (
                 mask[0] or mask[1]):
             return None
         arrays = (grad,) + ((x,) if x is not None else ()) + ((gamma,) if gamma is not None
