@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops._layout import iterated, iterated_strides
+from ..ops._layout import decided_by_others, iterated, iterated_strides
 from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .replay_optim import fast_call, param_ids
 
@@ -232,14 +232,15 @@ def _relaid(node: Node) -> tuple | None:
     if not isinstance(first, Value) or first.array is None:
         return None
     array = first.array
-    if array.ndim < 2 or array.flags.c_contiguous:
-        return None
     out = node.outputs[0]
+    operands = [a.array if isinstance(a, Value) else a for a in node.args]
+    if (array.ndim < 2 or array.flags.c_contiguous) and (
+            out.array is None or not decided_by_others(array, out.array, operands)):
+        return None
     if out.array is None or out.array.base is None:
         # NumPy's own result (it owns its memory): eager kept it as it was, its layout is the
         # one the replay's call gives. ``iterated`` returns a view of the array it allocated.
         return None
-    operands = [a.array if isinstance(a, Value) else a for a in node.args]
     if iterated_strides(out.shape, out.dtype.itemsize, operands) is None:
         return None
     return out.strides

@@ -294,6 +294,23 @@ def size_one_strides(array: np.ndarray) -> bool:
     return array.strides != _dense_bytes_cached(array.shape, array.itemsize)
 
 
+def decided_by_others(first: np.ndarray, out, operands) -> bool:
+    """Whether a row-major first operand broadcast to the result leaves the order of its
+    expanded dims to another operand that is not row-major (or has other size-1 strides):
+    TensorIterator skips a 0 stride when it compares two dims, so that operand decides
+    (generated-program seed 2260390: a (3, 1) tensor minus a (1, 1, 3) view strided (1, 1, 1)
+    is (1, 1, 3)-strided in torch, row-major in NumPy; a later matmul then reshaped it through
+    _reshape_alias)."""
+    if type(out) is not np.ndarray or out.ndim < 2 or first.shape == out.shape:
+        return False
+    for operand in operands[1:]:
+        if type(operand) is np.ndarray and operand.ndim > 1 and (
+                not operand.flags.c_contiguous
+                or 1 in operand.shape and size_one_strides(operand)):
+            return True
+    return False
+
+
 def iterated(out, operands) -> np.ndarray:
     """``out``, the fresh result of an elementwise op on ``operands`` (arrays and numbers), in
     torch's TensorIterator order of dims where its operands disagree on a layout (see the

@@ -113,7 +113,7 @@ def conv_forward(x, w, stride, padding, dilation, groups, bias=None, keep=None,
         block = out[:, g * per_group:(g + 1) * per_group]
         np.matmul(columns, kernel.T, out=block)
         if signed_products and _nd.single_products(out.dtype, n, columns.shape[1], groups,
-                                               out_channels, stride):
+                                               out_channels, stride, oh * ow):
             _nd.sign_zero_products(block, columns, kernel)
         kept.append(columns)
     if keep is not None:

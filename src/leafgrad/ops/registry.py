@@ -27,6 +27,7 @@ from ..autograd.graph import DETACHED_SEEN, Node, SavedTensor, _ZEROS, _sequence
 from ..tensor import Tensor, _wrap, _wrap_view
 from .. import _meta
 from ._layout import iterated as _layout_iterated
+from ._layout import decided_by_others as _decided_by_others
 from ._layout import size_one_strides as _size_one_strides
 
 _META_SEEN = _meta.SEEN
@@ -174,9 +175,11 @@ def plain_apply(op, *args, **params):
         _loud(token)
     if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
         first = arrays[0]
-        if first.__class__ is _ndarray and first.ndim > 1 and (
-                not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first)) \
-                and (any(first.strides) or len(arrays) > 2):
+        if first.__class__ is _ndarray and (first.ndim > 1 and (
+                not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first))
+                and (any(first.strides) or len(arrays) > 2)
+                or out.__class__ is _ndarray and first.shape != out.shape
+                and _decided_by_others(first, out, arrays)):
             out = _layout_iterated(out, arrays)
     return _wrap(out)
 
@@ -393,10 +396,12 @@ class Op(Node):
         if cls._plain_result:
             if cls._iterated:  # Note: output layout (ops/_layout.py): inline, a hot path
                 first = arrays[0]
-                if first.__class__ is _ndarray and first.ndim > 1 and (
+                if first.__class__ is _ndarray and (first.ndim > 1 and (
                         not first.flags.c_contiguous
-                        or 1 in first.shape and _size_one_strides(first)) \
-                        and (any(first.strides) or count > 2):  # (0 strides only: no say)
+                        or 1 in first.shape and _size_one_strides(first))
+                        and (any(first.strides) or count > 2)  # (0 strides only: no say)
+                        or out.__class__ is _ndarray and first.shape != out.shape
+                        and _decided_by_others(first, out, arrays)):
                     out = _layout_iterated(out, arrays)
             if _INFERENCE_SEEN[0] and cls.inference_writes:
                 return _inference_written(cls, args, arrays, params, _wrap(out))
@@ -470,9 +475,11 @@ class Op(Node):
             _loud(token)
         if cls._iterated:  # Note: output layout (ops/_layout.py)
             first = arrays[0]
-            if first.__class__ is _ndarray and first.ndim > 1 and (
-                    not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first)) \
-                    and (any(first.strides) or count > 2):  # (0 strides only: no say)
+            if first.__class__ is _ndarray and (first.ndim > 1 and (
+                    not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first))
+                    and (any(first.strides) or count > 2)  # (0 strides only: no say)
+                    or out.__class__ is _ndarray and first.shape != out.shape
+                    and _decided_by_others(first, out, arrays)):
                 out = _layout_iterated(out, arrays)
         if cls.multi_output:
             results = cls._wrap_outputs(out, args, node)
@@ -949,9 +956,11 @@ def _record_fast(cls, args: tuple, params: dict) -> Tensor:
         finally:
             _loud(token)
         if cls._iterated:  # Note: output layout (ops/_layout.py)
-            if data_a.__class__ is _ndarray and data_a.ndim > 1 \
+            if data_a.__class__ is _ndarray and (data_a.ndim > 1
                     and (not data_a.flags.c_contiguous or 1 in data_a.shape
-                         and _size_one_strides(data_a)) and any(data_a.strides):
+                         and _size_one_strides(data_a)) and any(data_a.strides)
+                    or out.__class__ is _ndarray and data_a.shape != out.shape
+                    and _decided_by_others(data_a, out, (data_a, data_b))):
                 out = _layout_iterated(out, (data_a, data_b))
     if out.dtype.kind not in "fc" and not _is_bfloat16(out):  # Note: integer tensors
         return _wrap(out)  # never require grad

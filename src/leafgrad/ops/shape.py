@@ -620,18 +620,24 @@ class Stack(Op):
         dim = self._params["dim"]
         count = len(self._input_meta)
         data = grad._data
-        if data.ndim == 1 and count > 1 and not data.strides[0] and on_arrays():
-            # Note: stacked 0-d leaves share their gradient. torch's gradients here are views
-            # (unbind) of one expanded element (a sum's backward), and AccumulateGrad keeps a
-            # 0-d view as the leaf's .grad (its layout contract holds): every 0-d leaf stacked
-            # and summed gets a .grad on that one element, so the next backward's in-place
-            # accumulation (or a zero_) shows in all of them (generated-program seeds 90034,
-            # 92988, 94510, 116663). One fresh 0-d array, shared, gives the same; a
-            # gradient that records (create_graph) is copied by AccumulateGrad in torch too.
-            from ..tensor import _wrap
+        if count > 1 and data.ndim and not data.strides[dim] and on_arrays():
+            # Note: stacked leaves share their gradient. torch's gradients here are views
+            # (unbind) of one expanded slice (a sum's backward over the stacked dim), and
+            # AccumulateGrad keeps such a view as the leaf's .grad where its layout contract
+            # holds (a contiguous slice): every leaf stacked and summed gets a .grad on that
+            # one slice, so the next backward's in-place accumulation (or a zero_) shows in
+            # all of them (generated-program seeds 90034, 92988, 94510, 116663 for 0-d
+            # leaves; 2240162 for (2, 3, 4) ones, stacked on dim -2 and summed over it). One
+            # fresh array, shared, gives the same; a gradient that records (create_graph) is
+            # copied by AccumulateGrad in torch too.
+            piece = data[(slice(None),) * dim + (0,)]
+            # (a slice with a 0 stride, even on a size-1 dim, as a (1, 1) slice of a full
+            # sum's expanded gradient, is copied by torch's AccumulateGrad: measured)
+            if piece.flags.c_contiguous and 0 not in piece.strides:
+                from ..tensor import _wrap
 
-            shared = np.array(data[0])
-            return tuple(_wrap(shared) for _ in range(count))
+                shared = np.array(piece)
+                return tuple(_wrap(shared) for _ in range(count))
         return tuple(grad.select(dim, i) for i in range(count))
 
     jvp = auto_linear
@@ -671,6 +677,8 @@ class AsStrided(_View):
         return out
 
     def backward(self, grad):
+        if 0 in grad.shape:  # Note: an empty as_strided view's gradient
+            return grad.new_zeros(self.input_shape())
         if grad._may_require_grad():
             result = self._recorded_backward(grad)
             if result is not None:

@@ -178,6 +178,13 @@ class AsStridedPublic(_View):
         return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides)
 
     def backward(self, grad):
+        # Note: an empty as_strided view's gradient. torch's as_strided_backward returns
+        # zeros of the input's sizes for a view with a size-0 dim, before recording anything:
+        # under create_graph that gradient requires no grad, whatever the incoming one does
+        # (generated-program seed 300078: zero_() on an empty slice regenerates the view as
+        # as_strided, and x.grad after backward(create_graph=True) was a non-leaf)
+        if 0 in grad.shape:
+            return grad.new_zeros(self.input_shape())
         p = self._params
         inputs = (self.input_shape(), self._saved["in_strides"], 0)
         return AsStridedScatterAdd.apply(
