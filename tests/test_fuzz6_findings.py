@@ -435,16 +435,9 @@ def _conv_cases():
                  "conv2d groups", "conv1d zeros in input"]:
         for dtype in ["float32", "float64"]:
             for bias in [None, "zeros", "negative zeros"]:
-                marks = ()
-                if (bias == "negative zeros" and dtype == "float32" and form in (
-                        "conv1d k2 stride 2", "conv1d zeros in input")) or (
-                        form == "conv2d groups" and bias is None and dtype == "float64"):
-                    # open: torch's float32 sums of several products over several output
-                    # channels start from the bias (-0. stays; leafgrad replays that for
-                    # float64 and for one output channel: ops/conv.py), and its grouped kernels
-                    # give a single product's sign in float64 only
-                    marks = pytest.mark.xfail(strict=False, reason="torch's backend's zero sign")
-                yield pytest.param(form, dtype, bias, marks=marks)
+                # (the three cases once marked open pass since torch's slow convolution kernel
+                # is replayed for single samples and float64: ops/_slow_conv.py)
+                yield pytest.param(form, dtype, bias)
 
 
 @pytest.mark.parametrize("form, dtype, bias", list(_conv_cases()))
