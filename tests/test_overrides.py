@@ -277,3 +277,24 @@ def test_overridable_functions_are_the_namespaces():
     leafgrad.overrides._deactivate()
     assert getattr(leafgrad.add, "_torch_function_wrapped", None) is None
     assert type(leafgrad.Tensor.grad) is property
+
+
+def test_subclass_format_and_deepcopy_as_torch():
+    """torch formats only a plain 0-d Tensor as its item (a subclass's or a Parameter's format
+    spec is object's: TypeError), and its default deepcopy refuses a subclass whose new_empty
+    is Tensor's."""
+    import copy
+
+    seen = []
+    for lib in LIBS:
+        class Sub(lib.Tensor):
+            pass
+
+        calls = [lambda: format(lib.tensor(1.5), ".2f"), lambda: format(lib.tensor(1.5), ""),
+                 lambda: format(lib.tensor(1.5).as_subclass(Sub), ".2f"),
+                 lambda: format(lib.nn.Parameter(lib.tensor(1.5)), ".2f"),
+                 lambda: format(lib.tensor([1.5]), ".2f"),
+                 lambda: copy.deepcopy(lib.tensor([1.0]).as_subclass(Sub)),
+                 lambda: type(copy.deepcopy(lib.nn.Parameter(lib.ones(1)))).__name__]
+        seen.append([_outcome(call) for call in calls])
+    assert seen[1] == seen[0]

@@ -1225,7 +1225,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         _on_subclass(cls)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0:
+        if self._data.ndim == 0 and type(self) is Tensor:  # (a subclass's, a Parameter's: not)
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
@@ -1242,6 +1242,18 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
+        kind = type(self)
+        if kind is not Tensor and not hasattr(kind, "_from_tensor") and \
+                not kind.__module__.startswith("leafgrad") and kind.new_empty is Tensor.new_empty:
+            # torch's default deepcopy makes the copy with new_empty, which gives a plain
+            # Tensor for a subclass that does not override it
+            raise RuntimeError(
+                "The default implementation of __deepcopy__() for non-wrapper subclasses only "
+                "works for subclass types that implement new_empty() and for which that "
+                "function returns another instance of the same subclass. You should either "
+                "properly implement new_empty() for your subclass or override __deepcopy__() if "
+                "it is intended behavior for new_empty() to return an instance of a different "
+                "type.")
         new = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
             new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new
