@@ -298,3 +298,33 @@ def test_subclass_format_and_deepcopy_as_torch():
                  lambda: type(copy.deepcopy(lib.nn.Parameter(lib.ones(1)))).__name__]
         seen.append([_outcome(call) for call in calls])
     assert seen[1] == seen[0]
+
+
+def test_make_subclass_as_torch():
+    """Tensor._make_subclass: a detached alias as the subclass (same memory and version
+    counter), a leaf requiring grad as asked; its refusals; the __new__ pattern of subclass
+    tutorials."""
+    seen = []
+    for lib in LIBS:
+        class Sub(lib.Tensor):
+            pass
+
+        class New(lib.Tensor):
+            @staticmethod
+            def __new__(cls, data):
+                return lib.Tensor._make_subclass(cls, data)
+
+        y = lib.ones(2, requires_grad=True) * 2
+        s = lib.Tensor._make_subclass(Sub, y, True)
+        facts = [type(s).__name__, s.requires_grad, s.is_leaf, s.grad_fn is None]
+        with lib.no_grad():
+            s.add_(1)
+        facts += [y.tolist(), s._version, y._version]
+        plain = lib.Tensor._make_subclass(Sub, lib.ones(2))
+        facts += [plain.requires_grad, repr(plain), type(plain * 2).__name__]
+        made = New(lib.ones(2))
+        facts += [type(made).__name__, type(made * 2).__name__]
+        facts += [_outcome(lambda: lib.Tensor._make_subclass(*args)) for args in
+                  [(int, lib.ones(1)), (lib.Tensor, 1), (3, lib.ones(1))]]
+        seen.append(facts)
+    assert seen[1] == seen[0]

@@ -80,6 +80,28 @@ class LegacyMethods:
         return self
 
     @_argparse.parsed("Tensor.as_subclass", method=True)
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None,
+                       dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None,
+                       storage_size=None):
+        """``Tensor._make_subclass(cls, data, require_grad)``: a detached alias of ``data`` (same
+        memory and version counter, no history) as an instance of ``cls``, a leaf requiring
+        grad as asked (how subclasses' ``__new__`` and torch's Parameter make themselves)."""
+        from ..tensor import Tensor
+
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, Tensor):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, "
+                            f"not {type(data).__name__}")
+        out = data.detach().as_subclass(cls)
+        if require_grad:
+            out.requires_grad_(True)
+        return out
+
     def as_subclass(self, cls):
         """An alias of this tensor (AliasBackward0 when it has history) as an instance of
         ``cls``, a subclass of Tensor: same memory and version counter, still in the graph."""
