@@ -265,7 +265,7 @@ def test_plain_method_without_handler_warns_and_dispatches():
 
 
 def test_overridable_functions_are_the_namespaces():
-    assert not leafgrad.overrides._state.methods_wrapped  # (off by default: see the module doc)
+    assert not leafgrad.overrides._wrapped.methods_wrapped  # (off by default: see the module doc)
     overridable = leafgrad.overrides.get_overridable_functions()
     assert leafgrad.add in overridable[leafgrad]
     assert leafgrad.nn.functional.relu in overridable[leafgrad.nn.functional]
@@ -327,4 +327,25 @@ def test_make_subclass_as_torch():
         facts += [_outcome(lambda: lib.Tensor._make_subclass(*args)) for args in
                   [(int, lib.ones(1)), (lib.Tensor, 1), (3, lib.ones(1))]]
         seen.append(facts)
+    assert seen[1] == seen[0]
+
+
+def test_disabling_and_modes_are_per_thread():
+    """DisableTorchFunctionSubclass and the mode stack belong to the thread that entered them,
+    as torch's: another thread's ops still dispatch."""
+    import threading
+
+    seen = []
+    for lib in LIBS:
+        class Sub(lib.Tensor):
+            pass
+
+        x = lib.ones(2).as_subclass(Sub)
+        other = []
+        with lib._C.DisableTorchFunctionSubclass():
+            worker = threading.Thread(target=lambda: other.append(type(x + 1).__name__))
+            worker.start()
+            worker.join()
+            here = type(x + 1).__name__
+        seen.append((here, other))
     assert seen[1] == seen[0]

@@ -25,6 +25,7 @@ fixed ``stacklevel`` may point at this module's frame instead of the caller's li
 from __future__ import annotations
 
 import functools
+import threading
 import types as _types
 import warnings
 
@@ -35,14 +36,22 @@ __all__ = ["BaseTorchFunctionMode", "TorchFunctionMode", "enable_reentrant_dispa
            "resolve_name", "wrap_torch_function"]
 
 
-class _State:
-    subclass_disabled = 0  # DisableTorchFunctionSubclass depth
-    all_disabled = 0  # DisableTorchFunction depth
-    modes: list = []  # the TorchFunctionMode stack, innermost last
+class _State(threading.local):
+    """Per thread, as torch's: the disabling contexts' depths and the mode stack. (Whether
+    the functions are wrapped is the process's: ``_wrapped``.)"""
+
+    def __init__(self):
+        self.subclass_disabled = 0  # DisableTorchFunctionSubclass depth
+        self.all_disabled = 0  # DisableTorchFunction depth
+        self.modes: list = []  # the TorchFunctionMode stack, innermost last
+
+
+class _Wrapped:
     methods_wrapped = False
 
 
 _state = _State()
+_wrapped = _Wrapped()
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -440,9 +449,9 @@ class _DispatchedProperty(property):
 def _activate() -> None:
     """Wrap the namespaces' functions and Tensor's methods, operators and properties (once:
     see the module doc)."""
-    if _state.methods_wrapped:
+    if _wrapped.methods_wrapped:
         return
-    _state.methods_wrapped = True
+    _wrapped.methods_wrapped = True
     _install_functions()
     Tensor = _tensor_class()
     operators = []
@@ -474,7 +483,7 @@ def _activate() -> None:
 
 def _deactivate() -> None:
     """Undo ``_activate`` (for tests, which must not leave the protocol on for the next)."""
-    if not _state.methods_wrapped:
+    if not _wrapped.methods_wrapped:
         return
     Tensor = _tensor_class()
     for name, value in list(vars(Tensor).items()):
@@ -489,7 +498,7 @@ def _deactivate() -> None:
             if original is not None and type(value) is _types.FunctionType:
                 namespace[name] = original
     _WRAPPED_MODULES.clear()
-    _state.methods_wrapped = False
+    _wrapped.methods_wrapped = False
 
 
 def _on_subclass(cls) -> None:
