@@ -79,7 +79,6 @@ class LegacyMethods:
         self._bump_version()
         return self
 
-    @_argparse.parsed("Tensor.as_subclass", method=True)
     @staticmethod
     def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None,
                        dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None,
@@ -102,6 +101,7 @@ class LegacyMethods:
             out.requires_grad_(True)
         return out
 
+    @_argparse.parsed("Tensor.as_subclass", method=True)
     def as_subclass(self, cls):
         """An alias of this tensor (AliasBackward0 when it has history) as an instance of
         ``cls``, a subclass of Tensor: same memory and version counter, still in the graph."""
