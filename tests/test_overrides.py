@@ -1,6 +1,6 @@
 """The ``__torch_function__`` protocol (leafgrad/overrides.py) against torch 2.13: tensor-like
-classes (the "Extending torch Python API" examples; once the protocol is on, which this
-module's Tensor subclasses switch on: see overrides.py's "Where leafgrad differs"), Tensor subclasses (results converted to
+classes (the "Extending torch Python API" examples; see overrides.py's "Where leafgrad
+differs" for when they are dispatched to), Tensor subclasses (results converted to
 the subclass, the function each operator and property dispatches as), modes, the
 ``torch.overrides`` helpers, the errors when every handler declines, ``Parameter`` opting out,
 and ``DisableTorchFunctionSubclass``. Each case runs the same code on both libraries."""
@@ -100,7 +100,11 @@ _DUCK_CASES = {
 
 @pytest.mark.parametrize("case", sorted(_DUCK_CASES))
 def test_tensor_like_classes(case):
-    leafgrad.overrides.has_torch_function(())  # (switches the protocol on: see the module doc)
+    # Nothing switched the protocol on: the failed call dispatches (overrides.py's
+    # dispatch_after_failure; the handlers' table is keyed by the functions before that).
+    # nn.functional's functions have no argument wrapper: the protocol must be on for them.
+    if case.startswith("functional"):
+        leafgrad.overrides.has_torch_function(())
     outcomes = [_outcome(lambda: _DUCK_CASES[case](lib, _scalar_tensor(lib))) for lib in LIBS]
     assert outcomes[1] == outcomes[0]
 
@@ -349,3 +353,25 @@ def test_disabling_and_modes_are_per_thread():
             here = type(x + 1).__name__
         seen.append((here, other))
     assert seen[1] == seen[0]
+
+
+def test_dispatchers_compare_equal_to_the_functions_they_wrap():
+    """Switching the protocol on replaces the namespace's functions by dispatchers that
+    compare and hash equal to them (tables keyed before still match), pickle by name and bind
+    as methods."""
+    import pickle
+
+    before = leafgrad.mean
+    table = {before: "mean"}
+    leafgrad.overrides.has_torch_function(())
+    after = leafgrad.mean
+    assert after is not before and after == before and table.get(after) == "mean"
+    assert pickle.loads(pickle.dumps(after)) is after
+
+    class WithMethod:  # (a class attribute binds the instance, as a function does)
+        plus = leafgrad.add
+
+    assert WithMethod.plus(leafgrad.ones(2), 1).tolist() == [2.0, 2.0]
+    assert WithMethod().plus.__self__.__class__ is WithMethod
+    leafgrad.overrides._deactivate()
+    assert leafgrad.mean is before

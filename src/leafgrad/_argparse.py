@@ -504,6 +504,12 @@ def parsed(name: str, method: bool = False):
             try:
                 return fn(*args, **kwargs)
             except Exception:
+                if not method:  # (a tensor-like argument: overrides.py)
+                    from . import overrides
+
+                    result = overrides.dispatch_after_failure(checked, args, kwargs)
+                    if result is not overrides.NOT_DISPATCHED:
+                        return result
                 problem = error(name, args[1:] if method else args, kwargs)
                 if problem is None:
                     raise

@@ -32,7 +32,15 @@ def _aliased(function):
                         raise TypeError(
                             f"{function.__name__}() got an unexpected keyword argument '{alias}'")
                     kwargs[name] = kwargs.pop(alias)
-        return function(*args, **kwargs)
+        try:
+            return function(*args, **kwargs)
+        except Exception:  # (a tensor-like argument: overrides.py)
+            from . import overrides
+
+            result = overrides.dispatch_after_failure(wrapper, args, kwargs)
+            if result is overrides.NOT_DISPATCHED:
+                raise
+            return result
 
     wrapper._numpy_aliases = True
     return wrapper

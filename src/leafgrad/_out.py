@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from . import overrides as _overrides
 from ._alloc import alloc_error
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
@@ -195,6 +196,11 @@ def takes_out(spec):
                     return fn(*args, **kwargs)
                 except MemoryError as error:  # factories allocate outside the ops
                     raise alloc_error(error) from None
+                except Exception:  # (a tensor-like argument: overrides.py)
+                    result = _overrides.dispatch_after_failure(with_out, args, kwargs)
+                    if result is _overrides.NOT_DISPATCHED:
+                        raise
+                    return result
             chosen = spec if type(spec) is Out else spec(args, kwargs)
             return _call(fn, chosen, args, kwargs, out)
 

@@ -15,9 +15,11 @@ operators and properties are wrapped, once: a wrapper looks at its arguments' ty
 lookup each for tensors and numbers) and calls the function directly unless one overrides.
 
 Where leafgrad differs from torch: a tensor-like class that is not a Tensor subclass (the
-docs' ``ScalarTensor``) is dispatched to only once the protocol is on (torch checks every call
-in C++; a Python wrapper around every function would cost every program a frame per call and
-move the line its warnings point at). Functions bound before that (``from leafgrad import
+docs' ``ScalarTensor``) is dispatched to once the protocol is on, or when a function it is
+passed to fails and goes through one of leafgrad's argument wrappers
+(``dispatch_after_failure``: most of the namespace's functions; the protocol is then on).
+torch checks every call in C++; a Python wrapper around every function would cost every
+program a frame per call and move the line its warnings point at. Functions bound before that (``from leafgrad import
 add``) keep the unwrapped function. Once on, a warning raised inside a wrapped function with a
 fixed ``stacklevel`` may point at this module's frame instead of the caller's line.
 """
@@ -292,21 +294,69 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
                     f"__torch_function__: {[type(arg) for arg in overloaded_args]}")
 
 
-def _dispatch_wrapper(function, name: str, builtin: bool):
-    """``function`` behind a check of its arguments (see the module doc)."""
+class _Dispatcher:
+    """A namespace function behind a check of its arguments (see the module doc). It compares
+    and hashes equal to the function it wraps, so a table keyed by ``torch.mean`` before the
+    protocol was switched on (the docs' HANDLED_FUNCTIONS) still finds the ``func`` a handler
+    receives; it pickles by its published name and binds as a method as a function does."""
 
-    @functools.wraps(function)
-    def public(*args, **kwargs):
+    def __init__(self, function, name: str, builtin: bool):
+        functools.update_wrapper(self, function)
+        self._torch_function_wrapped = function
+        self._torch_function_name = name
+        self._torch_function_builtin = builtin
+
+    def __call__(self, *args, **kwargs):
         if _state.modes or _relevant(args, kwargs):
             if not _state.all_disabled:
-                return handle_torch_function(public, args + tuple(kwargs.values()), *args,
+                return handle_torch_function(self, args + tuple(kwargs.values()), *args,
                                              **kwargs)
-        return function(*args, **kwargs)
+        return self._torch_function_wrapped(*args, **kwargs)
 
-    public._torch_function_name = name
-    public._torch_function_builtin = builtin
-    public._torch_function_wrapped = function
-    return public
+    def __eq__(self, other):
+        return other is self or other is self._torch_function_wrapped
+
+    def __hash__(self):
+        return hash(self._torch_function_wrapped)
+
+    def __reduce__(self):
+        return self.__qualname__
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else _types.MethodType(self, instance)
+
+    def __repr__(self):
+        return repr(self._torch_function_wrapped)
+
+
+def _dispatch_wrapper(function, name: str, builtin: bool):
+    return _Dispatcher(function, name, builtin)
+
+
+NOT_DISPATCHED = object()
+
+
+def dispatch_after_failure(public, args, kwargs):
+    """Called by leafgrad's argument wrappers (``_out``, ``_numpy_aliases``, ``_argparse``)
+    when a namespace function raised: if an argument is a tensor-like object (not a Tensor)
+    that overrides, switch the protocol on and dispatch the call to it, as torch would have
+    before running anything; else ``NOT_DISPATCHED`` (the error stands). This is how a
+    tensor-like class alone (the docs' ScalarTensor) reaches its ``__torch_function__``
+    without every call paying for a check (see the module doc)."""
+    Tensor = _tensor_class()
+    found = False
+    for value in (*args, *kwargs.values()):
+        items = value if type(value) is list or type(value) is tuple else (value,)
+        if any(not isinstance(item, Tensor) and _overrides(item) for item in items):
+            found = True
+            break
+    if not found:
+        return NOT_DISPATCHED
+    _activate()
+    wrapper = _WRAPPER_OF.get(id(public))
+    if wrapper is None or wrapper._torch_function_wrapped is not public:
+        return NOT_DISPATCHED  # (an inner layer: the namespace's function dispatches)
+    return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
 
 
 # torch.nn.functional's functions that are C++ builtins in torch 2.13 (their dispatch error is
@@ -341,6 +391,7 @@ _IGNORED_NAMES = frozenset({
     "set_flush_denormal", "is_nonzero", "stack_trace", "finfo", "iinfo"})
 
 _WRAPPED_MODULES = {}  # module -> (prefix for messages, builtin rule)
+_WRAPPER_OF: dict = {}  # id(a namespace function) -> its dispatch wrapper (once switched on)
 
 
 def _install_functions() -> None:
@@ -354,7 +405,7 @@ def _install_functions() -> None:
                   (leafgrad.fft, "torch.fft", lambda name: True),
                   (leafgrad.special, "torch.special", lambda name: True),
                   (leafgrad.functional, "torch.functional", lambda name: False)]
-    wrappers: dict = {}  # id(function) -> its wrapper: one per function, in every namespace
+    wrappers = _WRAPPER_OF  # id(function) -> its wrapper: one per function, in every namespace
     for module, prefix, builtin_rule in namespaces:
         namespace = vars(module)
         for name, value in list(namespace.items()):
@@ -495,9 +546,10 @@ def _deactivate() -> None:
         namespace = vars(module)
         for name, value in list(namespace.items()):
             original = getattr(value, "_torch_function_wrapped", None)
-            if original is not None and type(value) is _types.FunctionType:
+            if original is not None and type(value) is _Dispatcher:
                 namespace[name] = original
     _WRAPPED_MODULES.clear()
+    _WRAPPER_OF.clear()
     _wrapped.methods_wrapped = False
 
 
