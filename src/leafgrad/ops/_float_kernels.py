@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _blas, _isa, _layout, _libm, _mkl, _softmax_bits
+from . import _blas, _isa, _layout, _libm, _mkl, _onednn, _softmax_bits
 
 _F32 = np.float32
 _F64 = np.float64
@@ -331,9 +331,7 @@ def silu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.asarray(np.multiply(out, inner.astype(_F32)))
 
 
-_ERF_P = _F32(0.3275911)
-_ERF_POLY = tuple(_F32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
-                                     0.254829592))
+_ERF_P, _ERF_POLY = _onednn._ERF_P, _onednn._ERF_POLY  # (Abramowitz-Stegun 7.1.26)
 _GELU_ALPHA = _F32(math.sqrt(0.5))  # M_SQRT1_2
 _GELU_BETA = _F32(2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5)  # M_2_SQRTPI * M_SQRT1_2 / 2
 

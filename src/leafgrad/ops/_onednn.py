@@ -119,22 +119,28 @@ def exp(x: np.ndarray, wide: np.ndarray | None = None) -> np.ndarray:
     return y
 
 
+def _erf_magnitude(x: np.ndarray, q: np.ndarray, wide: np.ndarray) -> np.ndarray:
+    """|erf(x)| as both gelu_erf codes compute it (Abramowitz-Stegun 7.1.26, fused steps):
+    ``fma(-q * t, r(t), 1)`` with ``t = 1 / fma(p, |x|, 1)``; ``q`` is ``exp(-x^2)`` (oneDNN's
+    ``exp``), overwritten with the result."""
+    t = np.abs(x)
+    _fma_into(_ERF_P, t, _ONE64, wide, t)
+    np.divide(_F32(1), t, out=t)
+    np.negative(q, out=q)
+    q *= t  # -exp(-x^2) * t
+    r = np.full(x.shape, _ERF_POLY[0], _F32)
+    for c in _ERF_POLY64[1:]:
+        _fma_into(r, t, c, wide, r)
+    return _fma_into(q, r, _ONE64, wide, q)
+
+
 def gelu_erf(s: np.ndarray) -> np.ndarray:
     """oneDNN's ``gelu_erf`` forward (gelu_erf_compute_vector_fwd) of a float32 array."""
     wide = np.empty(s.shape, _F64)
     x = s * _SQRT_HALF
-    t = np.abs(x)
-    _fma_into(_ERF_P, t, _ONE64, wide, t)
-    np.divide(_F32(1), t, out=t)
-    np.multiply(x, x, out=x)
-    np.negative(x, out=x)
-    q = exp(x, wide)
-    np.negative(q, out=q)
-    q *= t  # -exp(-x^2) * t
-    r = np.full(s.shape, _ERF_POLY[0], _F32)
-    for c in _ERF_POLY64[1:]:
-        _fma_into(r, t, c, wide, r)
-    erf = _fma_into(q, r, _ONE64, wide, q)
+    square = x * x
+    np.negative(square, out=square)
+    erf = _erf_magnitude(x, exp(square, wide), wide)
     np.copysign(erf, s, out=erf)
     half = s * _F32(0.5)
     return _fma_into(erf, half, half, wide, erf)
@@ -179,15 +185,7 @@ def gelu_erf_backward(s: np.ndarray) -> np.ndarray:
     q = exp(q, wide)
     density = r * _INV_SQRT_PI
     density *= q
-    np.negative(q, out=q)
-    t = np.abs(r)
-    _fma_into(_ERF_P, t, _ONE64, wide, t)
-    np.divide(_F32(1), t, out=t)
-    q *= t  # -exp(-R^2) * t
-    poly = np.full(s.shape, _ERF_POLY[0], _F32)
-    for c in _ERF_POLY64[1:]:
-        _fma_into(poly, t, c, wide, poly)
-    erf = _fma_into(q, poly, _ONE64, wide, q)
+    erf = _erf_magnitude(r, q, wide)
     np.negative(erf, out=erf, where=np.signbit(r))
     density += _F32(0.5)
     return _fma_into(erf, _F32(0.5), density, wide, density)
