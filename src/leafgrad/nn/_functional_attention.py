@@ -69,7 +69,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         mask = None if attn_mask is None else attn_mask._data
         return ScaledDotProductFlashAttentionForCpu.apply(
             query, key, value, mask=mask, is_causal=bool(is_causal),
-            scale=1 / math.sqrt(query.size(-1)) if scale is None else float(scale))
+            scale=None if scale is None else float(scale),
+            softmax_scale=1 / math.sqrt(query.size(-1)) if scale is None else float(scale))
     if dtype.name in ("float16", "bfloat16"):
         # torch's math path on the CPU computes reduced floating types in float32 and casts
         # the output back (ToCopyBackward0)

@@ -79,7 +79,10 @@ class ScaledDotProductFlashAttentionForCpu(Op):
                       "attn_mask": lambda node: _saved_mask(node)}
 
     @staticmethod
-    def forward(ctx, query, key, value, mask=None, is_causal=False, scale=1.0):
+    def forward(ctx, query, key, value, mask=None, is_causal=False, scale=None, softmax_scale=1.0):
+        # (scale is the argument as given, None by default: torch's _saved_scale; the factor
+        # used is softmax_scale, 1/sqrt(E) unless scale was given)
+        scale = softmax_scale
         if _flash_attention.supported(query.dtype):  # torch's kernel, every bit
             out, logsumexp = _flash_attention.forward(query, key, value, mask, is_causal, scale)
             if ctx is not None:
@@ -103,13 +106,13 @@ class ScaledDotProductFlashAttentionForCpu(Op):
             grads = array_kernel(_flash_attention.backward, grad._data, q._data, k._data,
                                  v._data, self.saved("result")._data, logsumexp,
                                  mask=params["mask"], is_causal=params["is_causal"],
-                                 scale=params["scale"])
+                                 scale=params["softmax_scale"])
             return tuple(_wrap(g) if self.needs_grad(i) else None for i, g in enumerate(grads))
         work = _work_dtype(q._data)
         reduced = q._data.dtype != work
         if reduced:
             q, k, v, grad = q.float(), k.float(), v.float(), grad.float()
-        scale = params["scale"]
+        scale = params["softmax_scale"]
         group = q.shape[1] // k.shape[1]
         if group > 1:  # enable_gqa: the key heads repeated, their gradients summed back
             k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
@@ -139,7 +142,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
             t_key, t_value = (None if t is None else t.repeat_interleave(group, 1)
                               for t in (t_key, t_value))
         weights = self._weights(query, key)
-        scale = self._params["scale"]
+        scale = self._params["softmax_scale"]
         t_scores = None
         if t_query is not None:
             t_scores = (t_query @ key.transpose(-2, -1)) * scale
@@ -160,7 +163,7 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         params = self._params
         work = _work_dtype(query._data)
         bias = _bias(params["mask"], params["is_causal"], query.shape[-2], key.shape[-2], work)
-        scores = (query @ key.transpose(-2, -1)) * params["scale"]
+        scores = (query @ key.transpose(-2, -1)) * params["softmax_scale"]
         if bias is not None:
             scores = scores + _wrap(bias)
         weights = scores.softmax(-1)

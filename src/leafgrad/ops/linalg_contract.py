@@ -338,10 +338,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     contracted = 1
     for dim_a, dim_b in zip(dims_a, dims_b):
         size_a, size_b = a.shape[dim_a], b.shape[dim_b]
-        if size_b == 1:  # broadcast dims are summed away first
-            a = a.sum(dim_a, keepdim=True)
+        if size_b == 1:  # broadcast dims are summed away first (in their own dtype)
+            a = a.sum(dim_a, keepdim=True, dtype=a.dtype)
         elif size_a == 1:
-            b = b.sum(dim_b, keepdim=True)
+            b = b.sum(dim_b, keepdim=True, dtype=b.dtype)
         elif size_a != size_b:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {size_a} in dim "
@@ -359,6 +359,14 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     for d in free_b:
         size_b *= b.shape[d]
     result_shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    if size_a == 1 and size_b == 1:
+        # nothing left free on either side: torch's dot of the two flattened when both are
+        # contiguous as permuted, else the sum of their product (without copying either)
+        left, right = a.permute(free_a + wrapped_a), b.permute(wrapped_b + free_b)
+        if left.is_contiguous() and right.is_contiguous():
+            left, right = (t if t.ndim == 1 else t.reshape(contracted) for t in (left, right))
+            return reshape(left.dot(right), result_shape)
+        return reshape((left.squeeze() * right.squeeze()).sum(dtype=left.dtype), result_shape)
     left = reshape(a.permute(free_a + wrapped_a), (size_a, contracted))
     right = reshape(b.permute(wrapped_b + free_b), (contracted, size_b))
     return reshape(left.mm(right), result_shape)

@@ -1,0 +1,90 @@
+"""Differences from torch 2.13 found in the left7 review, each checked against torch itself.
+
+1. ``tensordot`` (and ``inner``, which is tensordot over the last dims) with nothing left free
+   on either side is torch's dot of the two flattened operands when both are contiguous as
+   permuted, else the sum of their product: torch's graph (DotBackward0 or SumBackward0 over
+   MulBackward0), its bits, and its error for bool ("dot" not implemented). Size-1 contracted
+   dims are summed in the operand's own dtype (a bool stays bool).
+2. ``scaled_dot_product_attention``'s node keeps the ``scale`` argument as given: torch's
+   ``_saved_scale`` is None by default.
+"""
+
+from __future__ import annotations
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+
+def _chain(fn):
+    if fn is None:
+        return None
+    return type(fn).__name__, tuple(_chain(n) for n, _ in fn.next_functions)
+
+
+def _observe(lib, call):
+    try:
+        r = call()
+    except Exception as error:  # noqa: BLE001 - type and first line are compared
+        return type(error).__name__, str(error).splitlines()[0]
+    return ("ok", str(r.dtype).split(".")[1], tuple(r.shape), r.detach().numpy().tobytes(),
+            _chain(r.grad_fn))
+
+
+_CONTRACTIONS = [
+    ((5,), (5,), 1), ((1, 7), (7, 1), 1), ((3, 4), (3, 4), 2), ((1, 5), (5,), 1),
+    ((5,), (5, 1), 1), ((0,), (0,), 1), ((2, 3), (3,), 1), ((3,), (3, 2), 1),
+    ((2, 2), (2, 2), ([0, 1], [1, 0])), ((2, 2), (2, 2), ([1, 0], [1, 0])),
+    ((4,), (4,), ([0], [0])), ((6,), (6,), 0), ((1, 2, 3), (3, 2), ([2, 1], [0, 1])),
+    ((1, 2, 3), (2, 3), ([1, 2], [0, 1])), ((2, 1, 3), (3, 2, 1), ([0, 2], [1, 0])),
+    ((1, 1), (1, 1), 2), ((), (), 0), ((3, 1), (1, 3), ([0, 1], [1, 0])),
+]
+
+
+def test_full_contractions_are_torchs_dot_or_product_sum():
+    checked = 0
+    for name in ("float32", "float64", "int64", "int32", "uint8", "bool"):
+        for shape_a, shape_b, dims in _CONTRACTIONS:
+            seen = []
+            for lib in (torch, leafgrad):
+                lib.manual_seed(0)
+                dtype = getattr(lib, name)
+                a = (lib.randn(shape_a, dtype=lib.float64) * 3).to(dtype)
+                b = (lib.randn(shape_b, dtype=lib.float64) * 3).to(dtype)
+                if dtype.is_floating_point:
+                    a.requires_grad_()
+                    b.requires_grad_()
+                calls = [lambda: lib.tensordot(a, b, dims=dims), lambda: lib.inner(a, b),
+                         lambda: lib.tensordot(a, b.t() if b.ndim == 2 else b, dims=dims)]
+                seen.append([_observe(lib, call) for call in calls])
+            assert seen[0] == seen[1], (name, shape_a, shape_b, dims, seen)
+            checked += 1
+    assert checked == 6 * len(_CONTRACTIONS)
+
+
+def test_full_contraction_gradients_are_torchs():
+    for shape_a, shape_b, dims in _CONTRACTIONS:
+        grads = []
+        for lib in (torch, leafgrad):
+            lib.manual_seed(1)
+            a = lib.randn(shape_a, dtype=lib.float32, requires_grad=True)
+            b = lib.randn(shape_b, dtype=lib.float32, requires_grad=True)
+            try:
+                out = lib.tensordot(a, b, dims=dims)
+            except RuntimeError as error:
+                grads.append(str(error))
+                continue
+            out.backward(lib.ones_like(out) * 1.5)
+            grads.append((a.grad.numpy().tobytes(), b.grad.numpy().tobytes()))
+        assert grads[0] == grads[1], (shape_a, shape_b, dims)
+
+
+def test_sdpa_saves_the_scale_as_given():
+    for scale in (None, 0.25, -1.5):
+        saved = []
+        for lib in (torch, leafgrad):
+            q = lib.ones(1, 2, 3, 4, requires_grad=True)
+            out = lib.nn.functional.scaled_dot_product_attention(q, q, q, scale=scale)
+            saved.append((type(out.grad_fn).__name__, out.grad_fn._saved_scale))
+        assert saved[0] == saved[1], saved
