@@ -7,9 +7,15 @@
    dims are summed in the operand's own dtype (a bool stays bool).
 2. ``scaled_dot_product_attention``'s node keeps the ``scale`` argument as given: torch's
    ``_saved_scale`` is None by default.
+3. ``linalg.lu_solve`` is one LinalgLuSolveBackward0 node with torch's formulas (it was the
+   composite's last triangular solve), its values MKL's getrs as torch calls it, with torch's
+   strides, checks (in torch's order) and ``out=``.
 """
 
 from __future__ import annotations
+
+import itertools
+import warnings
 
 import leafgrad
 from tests._torch import require_torch
@@ -88,3 +94,101 @@ def test_sdpa_saves_the_scale_as_given():
             out = lib.nn.functional.scaled_dot_product_attention(q, q, q, scale=scale)
             saved.append((type(out.grad_fn).__name__, out.grad_fn._saved_scale))
         assert saved[0] == saved[1], saved
+
+
+def _lu_solve_runs(lib):
+    out = []
+    cases = [((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((4, 4), (2, 4, 3)), ((2, 3, 3), (3, 2)),
+             ((3, 3), (3, 0)), ((0, 3, 3), (0, 3, 2)), ((1, 1), (1, 5))]
+    for dtype, (shape_a, shape_b), left, adjoint, wanted in itertools.product(
+            (lib.float64, lib.float32), cases, (True, False), (True, False),
+            ((True, True), (True, False), (False, True))):
+        lib.manual_seed(3)
+        a = lib.randn(shape_a, dtype=dtype) + 3 * lib.eye(shape_a[-1], dtype=dtype)
+        b = lib.randn(shape_b, dtype=dtype)
+        if not left:
+            b = b.mT.contiguous()
+        packed, pivots = lib.linalg.lu_factor(a)
+        packed = packed.detach().requires_grad_(wanted[0])
+        b.requires_grad_(wanted[1])
+        x = lib.linalg.lu_solve(packed, pivots, b, left=left, adjoint=adjoint)
+        record = [tuple(x.shape), x.stride(), x.detach().numpy().tobytes(), _chain(x.grad_fn)]
+        x.backward(lib.randn(tuple(x.shape), dtype=dtype))
+        record += [None if t.grad is None else t.grad.numpy().tobytes() for t in (packed, b)]
+        out.append(record)
+    return out
+
+
+def test_lu_solve_is_torchs_node_values_and_gradients():
+    theirs, ours = _lu_solve_runs(torch), _lu_solve_runs(leafgrad)
+    assert len(theirs) == 168
+    for index, (a, b) in enumerate(zip(theirs, ours)):
+        assert a == b, index
+
+
+def test_lu_solve_gradients_check_twice():
+    from leafgrad.autograd import gradcheck, gradgradcheck
+
+    for left, adjoint, dtype in itertools.product((True, False), (True, False),
+                                                  (leafgrad.float64, leafgrad.complex128)):
+        leafgrad.manual_seed(0)
+        a = leafgrad.randn(2, 3, 3, dtype=dtype) + 3 * leafgrad.eye(3, dtype=dtype)
+        packed, pivots = leafgrad.linalg.lu_factor(a)
+        b = leafgrad.randn(2, 3, 2, dtype=dtype) if left else leafgrad.randn(2, 2, 3, dtype=dtype)
+        packed.requires_grad_()
+        b.requires_grad_()
+
+        def solve(lu, rhs, left=left, adjoint=adjoint):
+            return leafgrad.linalg.lu_solve(lu, pivots, rhs, left=left, adjoint=adjoint)
+
+        assert gradcheck(solve, (packed, b))
+        assert gradgradcheck(solve, (packed, b))
+
+
+def _lu_solve_misuse(lib):
+    d = lib.float64
+    lib.manual_seed(0)
+    a = lib.randn(2, 3, 3, dtype=d) + 3 * lib.eye(3, dtype=d)
+    lu, p = lib.linalg.lu_factor(a)
+    calls = [
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(4, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(2, 4, dtype=d), left=False),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(2, 3, dtype=d), left=False),
+        lambda: lib.linalg.lu_solve(lu, p.long(), lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu[:, :2], p, lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu[0, 0], p, lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu.long(), p, lib.randn(3, 2).long()),
+        lambda: lib.linalg.lu_solve(lu, p[:, :2], lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p[0], lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, 3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu[0], p[0], lib.randn(3, 3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(1, 3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu.float(), p, lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p.float(), lib.randn(3, 2, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu[:, :0, :0], p[:, :0], lib.randn(2, 0, 2, dtype=d)),
+        lambda: lib.lu_solve(lib.randn(3, 2, dtype=d), lu[0], p[0]),
+        lambda: lib.linalg.lu_solve(lu, p, B=lib.randn(3, 2, dtype=d), adjoint=True),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, 2, dtype=d), out=lib.empty(0, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, 2, dtype=d), out=lib.empty(0)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, 2, dtype=d, requires_grad=True),
+                                    out=lib.empty(0, dtype=d)),
+        lambda: lib.linalg.lu_solve(lu, p, lib.randn(3, 2, dtype=d),
+                                    out=lib.empty(2, 3, 2, dtype=d)),
+    ]
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for call in calls:
+            try:
+                r = call()
+            except Exception as error:  # noqa: BLE001 - type and first line are compared
+                seen.append((type(error).__name__, str(error).splitlines()[0]))
+            else:
+                seen.append((tuple(r.shape), r.stride(), r.detach().numpy().tobytes()))
+    return seen
+
+
+def test_lu_solve_checks_and_out_are_torchs():
+    assert _lu_solve_misuse(torch) == _lu_solve_misuse(leafgrad)

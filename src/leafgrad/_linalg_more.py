@@ -7,9 +7,10 @@
 Note: composites
 Most are composites of ops that already have gradients (triangular solves, matmul, pinv,
 cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
-last op of the composite rather than torch's single node (``LinalgLstsqBackward0``,
-``LinalgLuSolveBackward0``, ...). Some are primitives written as autograd Functions with
-torch's formulas and torch's node names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``),
+last op of the composite rather than torch's single node (``LinalgLstsqBackward0``, ...).
+Some are primitives written as autograd Functions with torch's formulas and torch's node
+names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``), ``lu_solve``
+(``LinalgLuSolveBackward0``; with MKL its values are torch's getrs call's),
 ``cholesky_solve`` and ``cholesky_inverse`` (``CholeskySolveBackward0``,
 ``CholeskyInverseBackward0``; the composites under vmap and forward AD) and ``matrix_exp``
 (``LinalgMatrixExpBackward0``: the backward is the matrix exponential of a block matrix, so
@@ -21,8 +22,8 @@ with torch to rounding: LU is an unblocked right-looking elimination with LAPACK
 (first largest magnitude). matrix_exp is a degree-13 Pade approximant with scaling and squaring
 (torch uses Bader-Blanes-Casas Taylor polynomials: last bits differ).
 
-None of these takes ``out=`` yet (torch's do): passing it raises TypeError rather than being
-ignored.
+Apart from ``lu_solve``, none of these takes ``out=`` yet (torch's do): passing it raises
+TypeError rather than being ignored.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 from . import _dtype as _dtype
 
 from ._functions_linalg import _return_type
+from ._out import EXPECT, Out, takes_out
 from .ops import _lapack, _layout
 from .autograd.function import Function
 from .tensor import Tensor, _wrap
@@ -281,13 +283,11 @@ def _permute_rows(b: Tensor, perm: np.ndarray, inverse: bool) -> Tensor:
     return b.gather(-2, _wrap(index.astype(np.int64)))
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
-    """``X`` with ``A X = B`` (or ``X A = B``, or with ``A^H``) from ``lu_factor``'s result."""
+def _lu_solve_composite(LU, pivots, B, left, adjoint):  # noqa: N803
+    """lu_solve from differentiable ops (triangular solves and a row permutation)."""
     lib = _lib()
-    if B.ndim < 2:
-        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     if not left:  # X A = B  <=>  A^H X^H = B^H
-        return lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
+        return _lu_solve_composite(LU, pivots, B.mH, True, not adjoint).mH
     m = LU.shape[-1]
     lower = LU.tril(-1) + lib.eye(m, dtype=LU.dtype)
     upper = LU.triu()
@@ -299,6 +299,119 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
     x = lib.linalg.solve_triangular(upper.mH, B, upper=False)
     x = lib.linalg.solve_triangular(lower.mH, x, upper=True, unitriangular=True)
     return _permute_rows(x, perm, inverse=True)
+
+
+def _lu_solve_values(LU, pivots, B, left, adjoint) -> np.ndarray:  # noqa: N803
+    """torch's solution with torch's strides (each matrix by columns; X A = B's the transpose
+    of that): MKL's getrs on the factors where torch's call is replayed (X A = B solved as
+    A^H X^H = B^H), else the composite's values."""
+    rhs = B._data if left else np.conj(np.swapaxes(B._data, -1, -2))
+    solution = _lapack.getrs(LU._data, pivots._data, rhs, adjoint == left)
+    if solution is None:
+        from .autograd.grad_mode import no_grad
+
+        with no_grad():
+            solution = _lu_solve_composite(LU.detach(), pivots, B.detach(), left, adjoint)._data
+        if not left:
+            solution = np.conj(np.swapaxes(solution, -1, -2))
+    solution = _layout.column_major(solution)  # the solved system's X (X^H when right)
+    return solution if left else np.conj(np.swapaxes(solution, -1, -2))
+
+
+class _LuSolve(Function):
+    """linalg.lu_solve with torch's node and formulas: gB = lu_solve(LU, pivots, gX, left,
+    not adjoint), gLU = linalg_lu_solve_LU (with A = P L U and op() the transposes the four
+    forms imply: left != adjoint: gR = -U^-H op(gX) op(X)^H, gLU = (L^-H gR U^H).tril(-1) +
+    gR.triu(); else gR = -P^T op(X) op(gX)^H P L^-H, gLU = gR.tril(-1) + (L^H gR U^-H).triu())."""
+
+    @staticmethod
+    def forward(LU, B, pivots, left, adjoint, solution):  # noqa: N803
+        return _wrap(solution)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        # (the pivots come as an array: torch's node has no edge for them)
+        ctx.pivots, ctx.left, ctx.adjoint = _wrap(inputs[2]), inputs[3], inputs[4]
+        ctx.save_for_backward(inputs[0], output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        lib = _lib()
+        packed, x = ctx.saved_tensors
+        left, adjoint, pivots = ctx.left, ctx.adjoint, ctx.pivots
+        grad_lu = grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = lu_solve(packed, pivots, grad, left=left, adjoint=not adjoint)
+        if ctx.needs_input_grad[0]:
+            m = packed.shape[-1]
+            lower = packed.tril(-1) + lib.eye(m, dtype=packed.dtype)
+            upper = packed.triu()
+            solve = lib.linalg.solve_triangular
+            if left != adjoint:
+                g_r = solve(upper.mH, -(grad if left else grad.mH) @ (x.mH if left else x),
+                            upper=False)
+                g_lower = solve(lower.mH, g_r @ upper.mH, upper=True, unitriangular=True)
+                grad_lu = g_lower.tril(-1) + g_r.triu()
+            else:
+                perm = lu_unpack_(packed, pivots, unpack_data=False)[0]
+                g_r = -perm.mH @ (x if left else x.mH) @ (grad.mH if left else grad) @ perm
+                g_r = solve(lower.mH, g_r, upper=True, left=False, unitriangular=True)
+                g_upper = solve(upper.mH, lower.mH @ g_r, upper=False, left=False).triu()
+                grad_lu = g_r.tril(-1) + g_upper
+        return grad_lu, grad_b, None, None, None, None
+
+
+_LuSolve._backward_cls.__name__ = _LuSolve._backward_cls.__qualname__ = "LinalgLuSolveBackward0"
+_LuSolve._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+
+
+def _lu_solve_checks(LU, pivots, B, left) -> None:  # noqa: N803
+    """torch's checks of linalg.lu_solve's arguments, in its order."""
+    if not (LU.dtype.is_floating_point or LU.dtype.is_complex):
+        raise RuntimeError("torch.linalg.lu_solve: Expected a floating point or complex tensor as "
+                           f"input. Got {LU.dtype._legacy}")
+    if LU.dtype != B.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found "
+                           f"LU of type {LU.dtype._legacy} and B of type {B.dtype._legacy} "
+                           "instead")
+    if pivots.dtype.name != "int32":
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    for tensor, name in ((LU, "A"), (B, "B")):
+        if tensor.ndim < 2:
+            raise RuntimeError(f"{'torch.' if name == 'A' else ''}linalg.lu_solve: The input "
+                               f"tensor {name} must have at least 2 dimensions.")
+        if name == "A" and LU.shape[-1] != LU.shape[-2]:
+            raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but "
+                               f"they are {LU.shape[-2]} by {LU.shape[-1]} matrices")
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x"
+                           f"{B.shape[-1]})")
+    if pivots.ndim == 0 or pivots.shape[-1] != n:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the "
+                           f"same, but got pivots with shape {list(pivots.shape)} instead")
+    batches = (tuple(B.shape[:-2]), tuple(LU.shape[:-2]))
+    for index in range(1, min(map(len, batches)) + 1):  # (broadcast from the right)
+        a, b = batches[0][-index], batches[1][-index]
+        if a != b and a != 1 and b != 1:
+            dim = max(map(len, batches)) - index
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {dim}")
+
+
+@takes_out(Out("linalg_lu_solve", EXPECT))
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
+    """``X`` with ``A X = B`` (or ``X A = B``, or with ``A^H``) from ``lu_factor``'s result."""
+    _lu_solve_checks(LU, pivots, B, left)
+    if not (_replayable() and isinstance(LU, Tensor) and isinstance(B, Tensor)
+            and isinstance(pivots, Tensor) and LU.ndim >= 2 and LU.dtype == B.dtype):
+        return _lu_solve_composite(LU, pivots, B, left, adjoint)  # (vmap and forward AD)
+    solution = _lu_solve_values(LU, pivots, B, left, adjoint)
+    return _LuSolve.apply(LU, B, pivots._data, left, adjoint, solution)
 
 
 # -- _ex forms ------------------------------------------------------------------------------------

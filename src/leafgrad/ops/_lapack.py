@@ -135,6 +135,38 @@ def getrf(a: np.ndarray):
     return packed, pivots.reshape(batch + (min(m, n),)), info.reshape(batch)
 
 
+def getrs(packed: np.ndarray, pivots: np.ndarray, b: np.ndarray, transpose: bool):
+    """``?getrs`` on given factors as torch's linalg.lu_solve calls it: each (broadcast) batch
+    item's packed LU (read column-major) and 1-based pivots solve ``A X = B`` (``A^T X = B``
+    with ``transpose``) for a column-major copy of B; the solutions as an (..., n, k) array, or
+    None where not replayed (no MKL, another dtype, empty or large batches)."""
+    if not _cpu.mkl_vml or _mkl._library is False or packed.dtype != b.dtype:
+        return None
+    if packed.dtype.char not in "fd" or packed.size == 0 or b.size == 0:
+        return None
+    n, columns = b.shape[-2:]
+    batch = np.broadcast_shapes(packed.shape[:-2], pivots.shape[:-1], b.shape[:-2])
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH or max(n, columns) > _INT_MAX:
+        return None
+    entry = _entry(packed.dtype.char)
+    if entry is None:
+        return None
+    getrs_function = entry[1]
+    factors = np.broadcast_to(packed, batch + (n, n)).reshape(count, n, n)
+    lu = np.array(np.swapaxes(factors, -1, -2), order="C", copy=True)
+    rows = np.ascontiguousarray(np.broadcast_to(pivots, batch + (n,)).reshape(count, n),
+                                dtype=np.int32)
+    rhs = np.broadcast_to(b, batch + (n, columns)).reshape(count, n, columns)
+    out = np.array(np.swapaxes(rhs, -1, -2), order="C", copy=True)
+    size, width, info = ctypes.c_int(n), ctypes.c_int(columns), ctypes.c_int(0)
+    trans = ctypes.c_char_p(b"T" if transpose else b"N")
+    n_ref, width_ref, info_ref = ctypes.byref(size), ctypes.byref(width), ctypes.byref(info)
+    for matrix, pivot, solution in zip(_addresses(lu), _addresses(rows), _addresses(out)):
+        getrs_function(trans, n_ref, width_ref, matrix, n_ref, pivot, solution, n_ref, info_ref)
+    return np.swapaxes(out, -1, -2).reshape(batch + (n, columns))
+
+
 def permutation_sign(pivots: np.ndarray, dtype) -> np.ndarray:
     """torch's lu_det_P: -1 where an odd number of pivots moved a row, else 1."""
     moved = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1, dtype=np.int32), -1)
