@@ -10,6 +10,9 @@
 3. ``linalg.lu_solve`` is one LinalgLuSolveBackward0 node with torch's formulas (it was the
    composite's last triangular solve), its values MKL's getrs as torch calls it, with torch's
    strides, checks (in torch's order) and ``out=``.
+4. Real torch asking leafgrad's ``__torch_function__`` about a leafgrad tensor (a script that
+   mixes the two libraries: ``torch.ones(2) + leafgrad.ones(2)``) gets NotImplemented, so torch
+   raises its TypeError; leafgrad called torch back until RecursionError.
 """
 
 from __future__ import annotations
@@ -192,3 +195,14 @@ def _lu_solve_misuse(lib):
 
 def test_lu_solve_checks_and_out_are_torchs():
     assert _lu_solve_misuse(torch) == _lu_solve_misuse(leafgrad)
+
+
+def test_mixing_with_real_torch_raises_type_error_not_recursion():
+    calls = [lambda a, b: a + b, lambda a, b: b + a, lambda a, b: torch.add(a, b),
+             lambda a, b: torch.nn.functional.relu(b), lambda a, b: a * b, lambda a, b: a @ b]
+    for call in calls:
+        try:
+            call(torch.ones(2), leafgrad.ones(2))
+        except TypeError:
+            continue
+        raise AssertionError("mixing torch and leafgrad tensors did not raise TypeError")

@@ -1212,6 +1212,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             kwargs = {}
         if not all(issubclass(cls, t) for t in types):
             return NotImplemented
+        module = getattr(func, "__module__", None) or getattr(
+            getattr(func, "__objclass__", None), "__module__", None) or ""
+        if module == "torch" or module.startswith("torch."):
+            # real torch asking about a leafgrad tensor (torch.ones(2) + leafgrad.ones(2)):
+            # decline, so torch raises its TypeError instead of calling back forever
+            return NotImplemented
         with DisableTorchFunctionSubclass():
             result = func(*args, **kwargs)
             if func in get_default_nowrap_functions():
