@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _warn
+from .. import _dtype, _profiling, _warn
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -228,6 +228,12 @@ _dropout_mask_in_order.draws_random = True
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
+    if _profiling.active:  # (torch's profiler shows aten::linear around its kernel)
+        return _profiling.scoped("aten::linear", _linear, (input, weight, bias))
+    return _linear(input, weight, bias)
+
+
+def _linear(input, weight, bias=None):
     input, weight, bias = _lower_inputs(input, weight, bias)  # torch's CPU autocast list
     # torch's paths: addmm for 2-d input; for other contiguous input with a bias that is one
     # row (1-d, or (1, ..., 1, out_features)), one addmm of the input flattened to 2-d, viewed
@@ -753,6 +759,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    if _profiling.active:  # (torch's profiler shows aten::cross_entropy_loss around it)
+        return _profiling.scoped("aten::cross_entropy_loss", _cross_entropy, (
+            input, target, weight, size_average, ignore_index, reduce, reduction,
+            label_smoothing), (input, target, weight, reduction, ignore_index, label_smoothing))
+    return _cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction,
+                          label_smoothing)
+
+
+def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction,
+                   label_smoothing):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _ops.check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:

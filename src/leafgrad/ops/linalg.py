@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _profiling
 from ._forward import jvp_sum
 from . import _batching_rules as batch, _blas, _isa
 from .elementwise import Mul
@@ -799,6 +800,12 @@ def addbmm_float(bias: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha) ->
 
 def matmul(a, b):
     """torch.matmul: dispatch on dimensions the way ATen does, so node names match."""
+    if _profiling.active:  # (torch's profiler shows aten::matmul around its kernel)
+        return _profiling.scoped("aten::matmul", _matmul_dims, (a, b))
+    return _matmul_dims(a, b)
+
+
+def _matmul_dims(a, b):
     from ..amp._state import state as autocast_state
     from .shape import SqueezeLast
 
@@ -824,9 +831,9 @@ def matmul(a, b):
         # A batch of one that requires grad is squeezed to a matrix so that the fold below
         # applies (observed in torch 2.13: SqueezeBackward1 under MmBackward0).
         if b.shape[0] == 1 and a.shape[0] != 1 and b._may_require_grad():
-            return matmul(a, b.squeeze(0))
+            return _matmul_dims(a, b.squeeze(0))
         if a.shape[0] == 1 and b.shape[0] != 1 and a._may_require_grad():
-            return matmul(a.squeeze(0), b)
+            return _matmul_dims(a.squeeze(0), b)
     if _should_fold(a, b):
         return _folded(a, b)
     return _batched(a, b)

@@ -11,6 +11,7 @@ from itertools import chain
 
 import functools
 
+from .. import _profiling
 from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import RemovableHandle, _typename
@@ -45,6 +46,14 @@ def _hook_step(step):
 
     @functools.wraps(step)
     def wrapper(*args, **kwargs):
+        if _profiling.active:  # torch's profiler shows each step as a labelled block
+            from ..autograd.profiler import record_function
+
+            with record_function(f"Optimizer.step#{type(args[0]).__name__}.step"):
+                return hooked(*args, **kwargs)
+        return hooked(*args, **kwargs)
+
+    def hooked(*args, **kwargs):
         self = args[0]
         for hook in chain(list(_global_optimizer_pre_hooks.values()),
                           list(self._optimizer_step_pre_hooks.values())):
@@ -207,6 +216,14 @@ class Optimizer:
     @_captured
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: set ``.grad`` to None (default) or zero it in place."""
+        if _profiling.active:  # torch's profiler shows it as a labelled block
+            from ..autograd.profiler import record_function
+
+            with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+                return self._zero_grad(set_to_none)
+        return self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for group in self.param_groups:
             for param in group["params"]:
                 if param._grad_value is None:
