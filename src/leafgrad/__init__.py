@@ -66,7 +66,7 @@ from ._functions_copies import *  # noqa: F403,E402 - permute_copy and the other
 from ._functions_more import *  # noqa: F403,E402 - adjoint, fill, constant_pad_nd, ...
 from ._asarray import *  # noqa: F403,E402 - asarray, frombuffer
 from ._functions_native import *  # noqa: F403,E402 - native_layer_norm, cholesky, convolution, ...
-from . import accelerator, backends, cuda, profiler, random  # noqa: E402
+from . import accelerator, backends, cuda, library, profiler, random  # noqa: E402
 from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
 from .amp import GradScaler  # noqa: E402 - torch.GradScaler (torch.amp's, re-exported)
 from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names

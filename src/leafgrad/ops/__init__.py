@@ -464,3 +464,13 @@ from . import native_forms  # noqa: E402,F401 - torch.cholesky, native_dropout, 
 from . import attention  # noqa: E402,F401 - scaled_dot_product_attention's fused CPU node
 from ._aten import aten  # noqa: E402,F401 - torch.ops.aten
 from .conv_tbc import conv_tbc  # noqa: E402,F401 - torch.conv_tbc (ConvTbcBackward0)
+
+
+def __getattr__(name: str):
+    """``torch.ops.<namespace>``: the namespaces of operators made with library.custom_op."""
+    from ..library import _namespaces
+
+    found = _namespaces.get(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return found
