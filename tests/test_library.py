@@ -23,8 +23,9 @@ def _attempt(function):
         line = str(error).splitlines()[0]
         if "(with implementation in" in line:  # (torch's names its module's file)
             line = line.split("): ", 1)[1]
-        # (torch's list of valid types includes torch.distributed's GroupName)
-        line = line.split(" The valid types are:")[0]
+        # (torch's list of valid types includes torch.distributed's GroupName; its list of
+        # backends names its dispatch keys)
+        line = line.split(" The valid types are:")[0].split(" is only available for these")[0]
         print(type(error).__name__, "|", line)
 
 
@@ -213,6 +214,79 @@ def _autograd_and_outputs(lib):
     print(checks)
 
 
+def _schema_ops(lib):
+    """torch.library.Library / define / impl: operators from schema strings."""
+    library = lib.library.Library("lgtestlib", "DEF")
+    print(repr(library), repr(lib.library.Library("lgtestlib", "IMPL", "CPU")))
+    library.define("mysin(Tensor x) -> Tensor")
+    library.define("scale(Tensor x, float k=2.0, *, bool neg=False) -> Tensor")
+
+    def mysin_cpu(x):
+        return lib.from_numpy(np.sin(x.detach().numpy()))
+
+    library.impl("mysin", mysin_cpu, "CPU")
+    library.impl("scale", lambda x, k=2.0, neg=False: -x * k if neg else x * k,
+                 "CompositeImplicitAutograd")
+    ops = lib.ops.lgtestlib
+    x = lib.tensor([0.5, 1.0])
+    print(ops.mysin(x), ops.scale(x), ops.scale(x, 3.0, neg=True), ops.scale.default._schema)
+    xr = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = ops.mysin(xr)
+    print(y.requires_grad, type(y.grad_fn).__name__)
+    y.sum().backward()
+    print(xr.grad)
+    z = ops.scale(xr, 3.0)
+    print(type(z.grad_fn).__name__)
+    z.sum().backward()
+    print(xr.grad)
+    lib.library.define("lgtestlib::cube", "(Tensor x) -> Tensor", lib=library)
+
+    @lib.library.impl("lgtestlib::cube", "cpu", lib=library)
+    def cube(x):
+        return x * x * x
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    def backward(ctx, grad):
+        (value,) = ctx.saved_tensors
+        return grad * 3 * value * value
+
+    lib.library.register_autograd("lgtestlib::cube", backward, setup_context=setup_context)
+    xr.grad = None
+    w = ops.cube(xr)
+    print(ops.cube(x), type(w.grad_fn).__name__)
+    w.sum().backward()
+    print(xr.grad)
+    for bad in ["g(Tensor x", "h Tensor x) -> Tensor", "i(Tensor) -> Tensor",
+                "j(Foo x) -> Tensor", "k(Tensor x) ->"]:
+        _attempt(lambda: library.define(bad))
+    _attempt(lambda: lib.library.Library("lgtestlib2", "WRONG"))
+    library.define("f(Tensor x) -> Tensor")
+    _attempt(lambda: ops.f(lib.ones(2)))
+    library.define("m(Tensor(a!) x, Scalar s) -> ()")
+
+    def add_in_place(x, s):
+        x.add_(s)
+
+    library.impl("m", add_in_place, "CompositeExplicitAutograd")
+    out = lib.zeros(2)
+    before = out._version
+    print(ops.m(out, 2), out, out._version - before)
+    _attempt(lambda: ops.m(out, "x"))
+    _attempt(lambda: ops.m(1, 2))
+    _attempt(lambda: ops.m(out))
+    _attempt(lambda: ops.m(out, 2, bad=1))
+    library.define('n(Tensor x, int[] dims, int? k=None, str mode="a") -> Tensor')
+    library.impl("n", lambda x, dims, k=None, mode="a": x.sum(dims), "CPU")
+    print(ops.n(lib.ones(2, 3), [1]), ops.n.default._schema)
+    _attempt(lambda: ops.n(lib.ones(2, 3), 1.5))
+    library.define("ret(Tensor x) -> ()")
+    library.impl("ret", lambda x: x, "CPU")
+    _attempt(lambda: ops.ret(x))
+    library._destroy()
+
+
 def _same_as_torch(snippet, lines: int) -> None:
     ours = transcript(snippet, leafgrad)
     assert len(ours) >= lines and not any(line.startswith("raised") for line in ours), ours
@@ -229,6 +303,30 @@ def test_bad_definitions_raise_torchs_errors():
 
 def test_autograd_outputs_and_mutation_match_torch():
     _same_as_torch(_autograd_and_outputs, 12)
+
+
+def test_library_define_impl_match_torch():
+    _same_as_torch(_schema_ops, 20)
+
+
+def test_not_differentiable_kernel_warns_at_backward():
+    """A CPU kernel without an autograd formula: the outputs hang from torch's CppFunction
+    node, and backward warns and gives no gradient (torch's autograd fallback)."""
+    import warnings
+
+    seen = []
+    for lib in (torch, leafgrad):
+        library = lib.library.Library("lgtestwarn", "DEF")
+        library.define("double(Tensor x) -> Tensor")
+        library.impl("double", lambda x: x.detach() * 2, "CPU")
+        x = lib.ones(3, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.ops.lgtestwarn.double(x).sum().backward()
+        seen.append((x.grad, [str(w.message).split(": an autograd kernel")[0]
+                              for w in caught]))
+        library._destroy()
+    assert seen[0] == seen[1] and seen[0][1] == ["lgtestwarn::double"]
 
 
 def test_opcheck_finds_what_is_wrong():

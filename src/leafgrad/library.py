@@ -15,6 +15,13 @@ implementation (``register_fake``) is what the op runs on meta tensors. ``opchec
 leafgrad's versions of torch's checks: the schema's mutations and aliasing, the autograd
 registration, the fake implementation against the kernel, and the gradients against finite
 differences.
+
+The older API declares an operator by a schema string and gives it kernels per dispatch key:
+``Library(ns, "DEF").define("f(Tensor x, float k=2.0) -> Tensor")``, ``lib.impl("f", fn,
+"CPU")`` (or ``torch.library.define``/``impl``). A "CompositeImplicitAutograd" kernel is
+differentiated through; a "CPU" kernel without a registered formula gives outputs whose node
+(torch's ``CppFunction``) warns at backward and passes no gradient, as torch's autograd
+fallback does. Calls are checked against the schema with torch's messages.
 """
 
 from __future__ import annotations
@@ -691,3 +698,431 @@ class _Checks:
             return opdef(*call, **keyword_only)
 
         gradcheck(run, tuple(inputs), atol=atol or 1e-5, rtol=rtol or 1e-3)
+
+
+# -- the older API: Library, define, impl (operators from schema strings) ---------------------------
+_KINDS = ("DEF", "IMPL", "FRAGMENT")
+_SCALAR_TYPES = {"Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType",
+                 "Device", "Layout", "MemoryFormat", "Generator", "Storage", "Dimname", "Any"}
+_NOT_DIFFERENTIABLE = (
+    "{name}: an autograd kernel was not registered to the Autograd key(s) but we are trying to "
+    "backprop through it. This may lead to silently incorrect behavior. This behavior is "
+    "deprecated and will be removed in a future version of PyTorch. If your operator is "
+    "differentiable, please ensure you have registered an autograd kernel to the correct "
+    "Autograd key (e.g. DispatchKey::Autograd, DispatchKey::CompositeImplicitAutograd). If your "
+    "operator is not differentiable, or to squash this warning and use the previous behavior, "
+    "please register torch::CppFunction::makeFallthrough() to DispatchKey::Autograd.")
+
+
+def _tokens(text: str) -> list:
+    import re
+
+    pattern = re.compile(r'\s*(?:(->)|("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|'
+                         r'(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))')
+    out, position = [], 0
+    while position < len(text):
+        match = pattern.match(text, position)
+        if match is None or match.end() == position:
+            break
+        position = match.end()
+        arrow, string, number, ident, symbol = match.groups()
+        if arrow:
+            out.append(("->", arrow))
+        elif string:
+            out.append(("string", string[1:-1]))
+        elif number:
+            out.append(("number", number))
+        elif ident:
+            out.append(("ident", ident))
+        elif symbol:
+            out.append((symbol, symbol))
+    out.append(("eof", ""))
+    return out
+
+
+class _Parser:
+    """torch's operator schema grammar, the part Python operators use."""
+
+    def __init__(self, text: str):
+        self.tokens = _tokens(text)
+        self.index = 0
+
+    def peek(self) -> str:
+        return self.tokens[self.index][0]
+
+    def take(self, kind: str) -> str:
+        found, value = self.tokens[self.index]
+        if found != kind:
+            raise RuntimeError(f"expected {kind} but found '{found}' here:")
+        self.index += 1
+        return value
+
+    def declaration(self):
+        name = self.take("ident")
+        overload = ""
+        if self.peek() == ".":
+            self.take(".")
+            overload = self.take("ident")
+        if self.peek() != "(":
+            self.take("eof")
+            return name, overload, None, None
+        self.take("(")
+        params, keyword_only = [], False
+        while self.peek() != ")":
+            if self.peek() == "*":
+                self.take("*")
+                keyword_only = True
+            else:
+                kind, mutated = self.type_()
+                arg = self.take("ident")
+                default = inspect.Parameter.empty
+                if self.peek() == "=":
+                    self.take("=")
+                    default = self.default()
+                params.append((arg, kind, default, keyword_only, mutated))
+            if self.peek() == ",":
+                self.take(",")
+            elif self.peek() != ")":
+                self.take(")")
+        self.take(")")
+        self.take("->")
+        returns = self.returns()
+        self.take("eof")
+        return name, overload, params, returns
+
+    def type_(self):
+        base = self.take("ident")
+        if base not in _SCALAR_TYPES:
+            raise RuntimeError(f"\nUnknown type name '{base}':")
+        mutated = False
+        if self.peek() == "(":  # an alias annotation: Tensor(a) or Tensor(a!)
+            self.take("(")
+            self.take("ident")
+            if self.peek() == "!":
+                self.take("!")
+                mutated = True
+            self.take(")")
+        text = base
+        while self.peek() in ("[", "?"):
+            if self.peek() == "?":
+                self.take("?")
+                text += "?"
+            else:
+                self.take("[")
+                size = self.take("number") if self.peek() == "number" else ""
+                self.take("]")
+                text += f"[{size}]"
+        return text, mutated
+
+    def default(self):
+        kind, value = self.tokens[self.index]
+        self.index += 1
+        if kind == "number":
+            return float(value) if any(c in value for c in ".eE") else int(value)
+        if kind == "string":
+            return value
+        if kind == "ident":
+            return {"None": None, "True": True, "False": False}.get(value, value)
+        if kind == "[":
+            items = []
+            while self.peek() != "]":
+                items.append(self.default())
+                if self.peek() == ",":
+                    self.take(",")
+            self.take("]")
+            return items
+        raise RuntimeError(f"expected a default value but found '{kind}' here:")
+
+    def returns(self) -> list:
+        if self.peek() == "(":
+            self.take("(")
+            out = []
+            while self.peek() != ")":
+                out.append(self.type_()[0])
+                if self.peek() == "ident":  # (a named return)
+                    self.take("ident")
+                if self.peek() == ",":
+                    self.take(",")
+            self.take(")")
+            return out
+        return [self.type_()[0]]
+
+
+def _python_type_name(kind: str) -> str:
+    """A schema type as torch's argument errors name it (``int[]``: ``List[int]``)."""
+    if kind.endswith("?"):
+        return f"Optional[{_python_type_name(kind[:-1])}]"
+    if kind.endswith("]"):
+        return f"List[{_python_type_name(kind[:kind.index('[')])}]"
+    return {"SymInt": "int", "Scalar": "number"}.get(kind, kind)
+
+
+def _type_matches(kind: str, value) -> bool:
+    from .tensor import Tensor
+
+    if value is None and kind.endswith("?"):
+        return True
+    kind = kind.rstrip("?")
+    if "[" in kind:
+        item = kind[:kind.index("[")]
+        return isinstance(value, (list, tuple)) and all(_type_matches(item, v) for v in value)
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind in ("int", "SymInt"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "Scalar":
+        return isinstance(value, (int, float, complex, bool))
+    return True
+
+
+class _DefinedOp(CustomOpDef):
+    """An operator declared by a schema string (``Library.define``) with kernels per dispatch
+    key (``Library.impl``)."""
+
+    def __init__(self, namespace: str, name: str, schema: str, params, returns):
+        self._namespace = namespace
+        self._name = name
+        self._schema = schema
+        self._params = params
+        self._returns = returns
+        self._impls: dict = {}
+        self._kernel = None
+        self._kernels: dict = {}
+        self._fake = None
+        self._backward = None
+        self._setup_context = None
+        self._vmap = None
+        self._init_fn = None
+        parameters = []
+        for arg, _, default, keyword_only, _ in params:
+            kind = (inspect.Parameter.KEYWORD_ONLY if keyword_only
+                    else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            parameters.append(inspect.Parameter(arg, kind, default=default))
+        self._signature = inspect.Signature(parameters)
+        self._mutated = tuple(arg for arg, _, _, _, mutated in params if mutated)
+        self._function = self._make_function()
+        self._not_differentiable = self._make_cpp_function()
+
+    def __repr__(self) -> str:
+        return f"<OpOverload(op='{self._namespace}.{self._name}', overload='default')>"
+
+    def _declaration(self) -> str:
+        return f"{self._qualname}{_cpp_schema(self._schema)}"
+
+    def _check_call(self, args, kwargs) -> None:
+        positional = [p for p in self._params if not p[3]]
+        if len(args) > len(positional) or len(args) + len(kwargs) > len(self._params):
+            raise RuntimeError(f"{self._qualname}() expected at most {len(self._params)} "
+                               f"argument(s) but received {len(args) + len(kwargs)} argument(s). "
+                               f"Declaration: {self._declaration()}")
+        known = {p[0] for p in self._params}
+        for key in kwargs:
+            if key not in known:
+                raise RuntimeError(f"Unknown keyword argument '{key}' for operator "
+                                   f"'{self._qualname}'. Schema: {self._declaration()}")
+        given = dict(zip([p[0] for p in positional], args))
+        given.update(kwargs)
+        for index, (arg, kind, default, _, _) in enumerate(self._params):
+            if arg not in given:
+                if default is inspect.Parameter.empty:
+                    raise RuntimeError(f"{self._qualname}() is missing value for argument "
+                                       f"'{arg}'. Declaration: {self._declaration()}")
+                continue
+            if not _type_matches(kind, given[arg]):
+                raise RuntimeError(f"{self._qualname}() Expected a value of type "
+                                   f"'{_python_type_name(kind)}' for argument '{arg}' but "
+                                   f"instead found type '{type(given[arg]).__name__}'.")
+
+    def __call__(self, *args, **kwargs):
+        from .tensor import Tensor
+
+        self._check_call(args, kwargs)
+        positional, keyword_only = self._bind(args, kwargs)
+        values = _flat(positional) + _flat(tuple(keyword_only.values()))
+        tensors = [a for a in values if isinstance(a, Tensor)]
+        if self._fake is not None and tensors and all(t.device.type == "meta" for t in tensors):
+            return self._fake(*positional, **keyword_only)
+        needs_grad = is_grad_enabled() and any(t.requires_grad for t in tensors)
+        composite = self._impls.get("CompositeImplicitAutograd")
+        if self._backward is not None and needs_grad:
+            result = self._function.apply(self, keyword_only, *positional)
+        elif composite is not None:
+            result = composite(*positional, **keyword_only)
+        else:
+            kernel = self._cpu_kernel()
+            if kernel is None:
+                keys = sorted(set(self._impls) | ({"Meta"} if self._fake else set()))
+                raise NotImplementedError(
+                    f"Could not run '{self._qualname}' with arguments from the 'CPU' backend. "
+                    "This could be because the operator doesn't exist for this backend, or was "
+                    "omitted during the selective/custom build process (if using custom build). "
+                    "If you are a Facebook employee using PyTorch on mobile, please visit "
+                    "https://fburl.com/ptmfixes for possible resolutions. "
+                    f"'{self._qualname}' is only available for these backends: "
+                    f"[{', '.join(keys)}].")
+            if needs_grad:  # (torch's autograd fallback: the outputs' node has no formula)
+                result = self._not_differentiable.apply(self, kernel, keyword_only, *positional)
+            else:
+                result = kernel(*positional, **keyword_only)
+        if self._returns == [] and result is not None:
+            raise RuntimeError(f"Expected PythonKernelHolder for {self._qualname} to return None "
+                               "but it returned something else instead.")
+        return result  # (a kernel's own in-place ops count its writes: no extra bump)
+
+    def _cpu_kernel(self):
+        for key in ("AutogradCPU", "Autograd", "CPU", "CompositeExplicitAutograd", ""):
+            if key in self._impls:
+                return self._impls[key]
+        return None
+
+    def _run_kernel(self, positional, keyword_only):
+        kernel = self._impls.get("CompositeImplicitAutograd") or self._cpu_kernel()
+        with no_grad():
+            return kernel(*positional, **keyword_only)
+
+    def _make_cpp_function(self):
+        import warnings
+
+        from .autograd.grad_mode import enable_grad
+
+        def forward(op, kernel, keyword_only, *positional):
+            # the kernel sees its inputs as they are, grad mode on (numpy() on an input that
+            # requires grad refuses, as in torch)
+            with enable_grad():
+                return kernel(*positional, **keyword_only)
+
+        def backward(ctx, *grads):
+            warnings.warn(_NOT_DIFFERENTIABLE.format(name=op_name), UserWarning, stacklevel=2)
+            return (None,) * (3 + ctx.count)
+
+        def setup_context(ctx, inputs, output):
+            ctx.count = len(inputs) - 3
+
+        op_name = self._qualname
+        made = type("CppFunction", (Function,), {
+            "forward": staticmethod(forward), "backward": staticmethod(backward),
+            "setup_context": staticmethod(setup_context), "__module__": "builtins"})
+        made._backward_cls.__name__ = made._backward_cls.__qualname__ = "CppFunction"
+        made._backward_cls.__module__ = "builtins"
+        return made
+
+
+class Library:
+    """A namespace's operators: ``define`` declares one from a schema string, ``impl``
+    gives it a kernel for a dispatch key ("CPU", "CompositeImplicitAutograd" for a kernel
+    autograd differentiates through, "CompositeExplicitAutograd", "Meta")."""
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = ""):
+        if kind not in _KINDS:
+            raise ValueError(f"Unsupported kind: {kind}")
+        self.ns = ns
+        self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._defined: list = []
+        caller = sys._getframe(1)
+        self._where = f"{caller.f_code.co_filename}:{caller.f_lineno}"  # (torch's messages)
+
+    def __repr__(self) -> str:
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+
+    def define(self, schema: str, alias_analysis: str = "", *, tags=()) -> str:
+        name, overload, params, returns = _Parser(schema).declaration()
+        if params is None:
+            raise RuntimeError(f"{self.ns}::{name}: a schema needs its arguments and returns")
+        namespace = _namespace(self.ns)
+        existing = namespace._ops.get(name)
+        text = schema[schema.index("("):]
+        if isinstance(existing, _DefinedOp) or (existing is not None and overload == ""):
+            raise RuntimeError(f"Tried to register an operator ({self.ns}::{name}{text}) with "
+                               "the same name and overload name multiple times. Each overload's "
+                               "schema should only be registered with a single call to def(). "
+                               f"Duplicate registration: registered at {self._where}. Original "
+                               f"registration: registered at {getattr(existing, '_where', '')}")
+        op = _DefinedOp(self.ns, name, text, params, returns)
+        op._where = self._where
+        namespace._define(name, op)
+        self._defined.append(name)
+        return name
+
+    def impl(self, op_name, fn, dispatch_key: str = "", *, with_keyset: bool = False,
+             allow_override: bool = False) -> None:
+        name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", "")
+        name = name.split("::")[-1].split(".")[0]
+        op = _namespace(self.ns)._ops.get(name)
+        key = dispatch_key or self.dispatch_key or "CompositeImplicitAutograd"
+        if op is None:  # (torch accepts a kernel for an operator not defined yet)
+            _pending.setdefault((self.ns, name), {})[key] = fn
+            return
+        _register_impl(op, key, fn)
+
+    def fallback(self, fn, dispatch_key: str = "", *, with_keyset: bool = False) -> None:
+        raise NotImplementedError("leafgrad has no dispatcher fallbacks")
+
+    def _destroy(self) -> None:
+        namespace = _namespace(self.ns)
+        for name in self._defined:
+            namespace._ops.pop(name, None)
+            namespace._packets.pop(name, None)
+        self._defined = []
+
+    def __del__(self) -> None:
+        # as torch's: a Library's definitions last as long as the Library object
+        try:
+            self._destroy()
+        except Exception:  # noqa: BLE001 - (at interpreter exit the modules may be gone)
+            pass
+
+
+_keep_alive: list = []  # the Libraries made by define() without one: they live on
+
+
+_pending: dict = {}  # (namespace, name) -> {dispatch key: kernel} given before the definition
+
+
+def _register_impl(op, key: str, fn) -> None:
+    key = {"cpu": "CPU", "default": "CompositeExplicitAutograd", "meta": "Meta"}.get(key, key)
+    if key == "Meta":
+        op._fake = fn
+        return
+    if isinstance(op, _DefinedOp):
+        op._impls[key] = fn
+    else:
+        op.register_kernel("cpu", fn)
+
+
+def define(qualname: str, schema: str, *, lib=None, tags=()) -> None:
+    """``torch.library.define("ns::name", "(Tensor x) -> Tensor")``."""
+    namespace, name = _split_name(qualname)
+    if lib is None:
+        lib = Library(namespace, "FRAGMENT")
+        _keep_alive.append(lib)
+    lib.define(name + schema, tags=tags)
+    for key, kernel in _pending.pop((namespace, name), {}).items():
+        _register_impl(_namespace(namespace)._ops[name], key, kernel)
+
+
+def impl(qualname: str, types, func=None, *, lib=None):
+    """``@torch.library.impl("ns::name", "cpu")``: a kernel for a declared operator; device
+    types ("cpu") or dispatch keys ("CompositeImplicitAutograd")."""
+    def register(function):
+        namespace, name = _split_name(qualname)
+        name = name.split(".")[0]
+        keys = (types,) if isinstance(types, str) else tuple(types)
+        op = _namespace(namespace)._ops.get(name)
+        for key in keys:
+            if op is None:
+                _pending.setdefault((namespace, name), {})[key] = function
+            else:
+                _register_impl(op, key, function)
+        return function
+
+    return register if func is None else register(func)
+
+
+__all__ += ["Library", "define", "impl"]
