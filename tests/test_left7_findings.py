@@ -206,3 +206,8 @@ def test_mixing_with_real_torch_raises_type_error_not_recursion():
         except TypeError:
             continue
         raise AssertionError("mixing torch and leafgrad tensors did not raise TypeError")
+
+
+def test_grid_sample_mode_tables_are_torchs():
+    for name in ("GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"):
+        assert getattr(leafgrad.nn.functional, name) == getattr(torch.nn.functional, name)

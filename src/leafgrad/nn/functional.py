@@ -21,6 +21,10 @@ from ._functional_pool3d import *  # noqa: F403 - 3-d pooling
 from ._functional_pool3d import __all__ as _pool3d_all
 from ._functional_sampling import affine_grid, gumbel_softmax  # noqa: F401
 from ._grid_sample import grid_sample  # noqa: F401
+
+# torch's grid_sample mode and padding_mode codes (as its C++ enums number them)
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
 from ._linear_cross_entropy import linear_cross_entropy  # noqa: F401 - torch 2.13
 from ..ops.conv_tbc import conv_tbc  # noqa: F401 - torch's F.conv_tbc is torch.conv_tbc
 from ._fractional_pool import (fractional_max_pool2d,  # noqa: F401
