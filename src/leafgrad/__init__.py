@@ -67,6 +67,7 @@ from ._functions_more import *  # noqa: F403,E402 - adjoint, fill, constant_pad_
 from ._asarray import *  # noqa: F403,E402 - asarray, frombuffer
 from ._functions_native import *  # noqa: F403,E402 - native_layer_norm, cholesky, convolution, ...
 from . import accelerator, backends, cuda, library, profiler, random  # noqa: E402
+from ._control_flow import cond, while_loop  # noqa: E402,F401 - torch.cond, torch.while_loop
 from . import amp, distributions, testing  # noqa: E402 - torch.amp, .distributions, .testing
 from .amp import GradScaler  # noqa: E402 - torch.GradScaler (torch.amp's, re-exported)
 from .amp.autocast_mode import (  # noqa: E402 - torch's autocast names
