@@ -211,3 +211,25 @@ def test_mixing_with_real_torch_raises_type_error_not_recursion():
 def test_grid_sample_mode_tables_are_torchs():
     for name in ("GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"):
         assert getattr(leafgrad.nn.functional, name) == getattr(torch.nn.functional, name)
+
+
+def test_functions_removed_in_1_9_raise_torchs_pointers():
+    """torch 2.13 keeps torch.solve/symeig/lstsq/matrix_rank/eig (and the methods) to raise
+    a message pointing to torch.linalg: old tutorials get that, not an AttributeError."""
+    def calls(lib):
+        a = lib.eye(2)
+        return [lambda: lib.solve(a, a), lambda: lib.symeig(a), lambda: lib.symeig(a, True),
+                lambda: lib.lstsq(a, a), lambda: lib.matrix_rank(a), lambda: lib.eig(a),
+                lambda: a.solve(a), lambda: a.symeig(eigenvectors=True), lambda: a.lstsq(a),
+                lambda: a.eig()]
+
+    seen = []
+    for lib in (torch, leafgrad):
+        messages = []
+        for call in calls(lib):
+            try:
+                call()
+            except RuntimeError as error:
+                messages.append(str(error))
+        seen.append(messages)
+    assert len(seen[0]) == 10 and seen[0] == seen[1]

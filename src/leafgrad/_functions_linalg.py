@@ -16,7 +16,7 @@ from ._out import CAST, EXPECT, Out, Resize, Rules, castable, same_as, takes_out
 __all__ = [
     "outer", "ger", "einsum", "tensordot", "addmm", "addmv", "baddbmm", "trace", "tril", "triu",
     "diag", "diag_embed", "kron", "inverse", "det", "logdet", "slogdet", "svd", "pinverse",
-    "matrix_power", "eig",
+    "matrix_power", "eig", "solve", "symeig", "lstsq", "matrix_rank",
 ]
 
 
@@ -209,6 +209,56 @@ EIG_REMOVED = (
 def eig(self, eigenvectors=False, *, e=None, v=None):
     """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.eig``."""
     raise RuntimeError(EIG_REMOVED)
+
+
+SOLVE_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.solve` is "
+    "deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+    "reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+    "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\n"
+    "X = torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+SYMEIG_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. The default behavior "
+    "has changed from using the upper triangular portion of the matrix by default to using the "
+    "lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced "
+    "with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+    "torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
+    "torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+LSTSQ_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` is "
+    "deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments "
+    "and does not return the QR decomposition in the returned tuple (although it returns other "
+    "information about the problem).\n\nTo get the QR decomposition consider using "
+    "`torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the residuals of the "
+    "solution in the last m - n columns of the returned value whenever m > n. In "
+    "torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named "
+    "tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution"
+    "[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+MATRIX_RANK_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+    "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+    "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def solve(input, A, *, out=None):  # noqa: A002, N803 - torch's names
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.solve``."""
+    raise RuntimeError(SOLVE_REMOVED)
+
+
+def symeig(input, eigenvectors=False, upper=True, *, out=None):  # noqa: A002
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.eigh``."""
+    raise RuntimeError(SYMEIG_REMOVED)
+
+
+def lstsq(input, A, *, out=None):  # noqa: A002, N803
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to ``linalg.lstsq``."""
+    raise RuntimeError(LSTSQ_REMOVED)
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):  # noqa: A002
+    """Removed (torch 1.9); torch 2.13 keeps it to raise this pointer to
+    ``linalg.matrix_rank``."""
+    raise RuntimeError(MATRIX_RANK_REMOVED)
 
 
 def pinverse(input, rcond=1e-15):

@@ -79,6 +79,21 @@ class LinalgMethods:
 
         raise RuntimeError(EIG_REMOVED)
 
+    def solve(self, A):  # noqa: N803 - removed in torch 1.9: torch's pointer to linalg
+        from .._functions_linalg import SOLVE_REMOVED
+
+        raise RuntimeError(SOLVE_REMOVED)
+
+    def symeig(self, eigenvectors=False, upper=True):
+        from .._functions_linalg import SYMEIG_REMOVED
+
+        raise RuntimeError(SYMEIG_REMOVED)
+
+    def lstsq(self, A):  # noqa: N803
+        from .._functions_linalg import LSTSQ_REMOVED
+
+        raise RuntimeError(LSTSQ_REMOVED)
+
     def pinverse(self, rcond=1e-15):
         return _ops.linalg_pinv(self, rtol=rcond)
 
