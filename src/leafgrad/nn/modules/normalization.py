@@ -13,6 +13,7 @@ from .. import functional as F
 from .._functional_batchnorm import batch_norm_impl
 from .. import init
 from ..parameter import Parameter
+from ...autograd.function import Function
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -363,6 +364,78 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class _CrossMapLRN2d(Function):
+    """torch's legacy cross-channel LRN (nn/_functions.py), its operations in its order: the
+    squares summed over a sliding window of channels by adding the next map and removing the
+    previous one (with torch's ``c > pre_pad`` bound), ``scale = k + alpha / size * sum``,
+    ``out = x * scale ** -beta``; the backward accumulates the ratio the same way."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):  # noqa: A002 - torch's name
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        ctx.size, ctx.alpha, ctx.beta, ctx.k = size, alpha, beta, k
+        channels = input.size(1)
+        square = input.pow(2)
+        scale = zeros(input.shape, dtype=input.dtype)
+        pre_pad = int((size - 1) / 2 + 1)
+        for c in range(min(pre_pad, channels)):
+            scale[:, 0].add_(square[:, c])
+        for c in range(1, channels):
+            scale[:, c].copy_(scale[:, c - 1])
+            if c < channels - pre_pad + 1:
+                scale[:, c].add_(square[:, c + pre_pad - 1], alpha=1)
+            if c > pre_pad:
+                scale[:, c].add_(square[:, c - pre_pad], alpha=-1)
+        scale.mul_(alpha / size).add_(k)
+        ctx.scale = scale
+        output = scale.pow(-beta).mul_(input)
+        ctx.save_for_backward(input, output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output = ctx.saved_tensors
+        batch, channels, height, width = input.shape
+        padded = zeros((channels + ctx.size - 1, height, width), dtype=input.dtype)
+        ratio_value = 2 * ctx.alpha * ctx.beta / ctx.size
+        inverse_pre_pad = int(ctx.size - (ctx.size - 1) / 2)
+        grad_input = ctx.scale.pow(-ctx.beta).mul_(grad_output)
+        center = padded.narrow(0, inverse_pre_pad, channels)
+        for n in range(batch):
+            center.copy_(grad_output[n] * output[n])
+            center.div_(ctx.scale[n])
+            accum = padded.narrow(0, 0, ctx.size - 1).sum(0)
+            for c in range(channels):
+                accum.add_(padded[c + ctx.size - 1])
+                grad_input[n][c].addcmul_(input[n][c], accum, value=-ratio_value)
+                accum.add_(padded[c], alpha=-1)
+        return grad_input, None, None, None, None
+
+
+_CrossMapLRN2d._backward_cls.__name__ = _CrossMapLRN2d._backward_cls.__qualname__ = \
+    "CrossMapLRN2dBackward"  # (torch's Function is called CrossMapLRN2d)
+_CrossMapLRN2d._backward_cls.__module__ = "leafgrad.autograd.function"
+
+
+class CrossMapLRN2d(Module):
+    """torch's legacy (Lua Torch) cross-channel local response normalisation for 4-d input."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's name
+        return _CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
