@@ -1911,7 +1911,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.Clone.apply(self)
         return _ops.Clone.apply(self, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *, memory_format=None):
         if memory_format is None:
             memory_format = _memory_format.contiguous_format
         if self.is_contiguous(memory_format=memory_format):
@@ -1924,35 +1924,35 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def to(self, *args, **kwargs):
         return _ops.to(self, *args, **kwargs)
 
-    def float(self):
-        return _ops.to(self, _dtype.float32)
+    def float(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float32, memory_format=memory_format)
 
-    def double(self):
-        return _ops.to(self, _dtype.float64)
+    def double(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float64, memory_format=memory_format)
 
-    def half(self):
-        return _ops.to(self, _dtype.float16)
+    def half(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float16, memory_format=memory_format)
 
-    def bfloat16(self):
-        return _ops.to(self, _dtype.bfloat16)
+    def bfloat16(self, *, memory_format=None):
+        return _ops.to(self, _dtype.bfloat16, memory_format=memory_format)
 
-    def long(self):
-        return _ops.to(self, _dtype.int64)
+    def long(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int64, memory_format=memory_format)
 
-    def int(self):
-        return _ops.to(self, _dtype.int32)
+    def int(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int32, memory_format=memory_format)
 
-    def short(self):
-        return _ops.to(self, _dtype.int16)
+    def short(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int16, memory_format=memory_format)
 
-    def char(self):
-        return _ops.to(self, _dtype.int8)
+    def char(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int8, memory_format=memory_format)
 
-    def byte(self):
-        return _ops.to(self, _dtype.uint8)
+    def byte(self, *, memory_format=None):
+        return _ops.to(self, _dtype.uint8, memory_format=memory_format)
 
-    def bool(self):
-        return _ops.to(self, _dtype.bool)
+    def bool(self, *, memory_format=None):
+        return _ops.to(self, _dtype.bool, memory_format=memory_format)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor

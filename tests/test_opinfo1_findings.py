@@ -1,0 +1,71 @@
+"""Classes of differences found by replaying torch's OpInfo samples (ops a..l, linalg.*, fft.*;
+tests/opinfo/sweep_a_l.py), each swept beyond op_db's samples against torch 2.13."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+from tests.opinfo._harness import differences, to_leafgrad
+
+torch = require_torch()
+
+
+def _outcome(function):
+    try:
+        return ("ok", function())
+    except Exception as error:  # noqa: BLE001 - type and first line are what is compared
+        return ("raised", type(error).__name__, str(error).splitlines()[0])
+
+
+def _same(theirs, ours, where):
+    assert theirs[0] == ours[0], (where, theirs, ours)
+    if theirs[0] == "raised":
+        assert theirs[1:] == ours[1:], (where, theirs, ours)
+    else:
+        assert not differences(theirs[1], ours[1], torch), (where, differences(theirs[1], ours[1], torch))
+
+
+def _layouts(lib):
+    """4-d float64 tensors: contiguous, channels_last, a permuted view, a strided slice."""
+    base = lib.arange(2 * 3 * 4 * 5, dtype=lib.float64).reshape(2, 3, 4, 5)
+    return [base, base.contiguous(memory_format=lib.channels_last), base.permute(3, 1, 0, 2),
+            base[:, ::2, 1:, :]]
+
+
+def test_conversion_methods_take_memory_format():
+    # torch's Tensor.long()/.half()/.cfloat()/... take memory_format= (keyword only), like to()
+    names = ("float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte",
+             "bool", "cfloat", "cdouble")
+    formats = (None, "preserve_format", "contiguous_format", "channels_last")
+    for name, form in itertools.product(names, formats):
+        kwargs_t = {} if form is None else {"memory_format": getattr(torch, form)}
+        kwargs_l = {} if form is None else {"memory_format": getattr(leafgrad, form)}
+        for index, (x_t, x_l) in enumerate(zip(_layouts(torch), _layouts(leafgrad))):
+            _same(_outcome(lambda: getattr(x_t, name)(**kwargs_t)),
+                  _outcome(lambda: getattr(x_l, name)(**kwargs_l)), (name, form, index))
+
+
+def test_as_strided_offsets_count_from_the_storage_of_a_view():
+    # torch's as_strided/as_strided_ offsets count from the storage's start (None: the view's
+    # own); a view made by as_strided (NumPy hangs it off a DummyArray) reaches back to the
+    # storage's start too, and as_strided_ checks bounds before reading any memory
+    geometries = [((2, 2), (1, 2)), ((3,), (2,)), ((0, 4), (1, 1)), ((4,), (0,))]
+    for start, offset, (size, stride), inplace, via in itertools.product(
+            (0, 3, 7), (None, 0, 2, 5, 14, 18, 30), geometries, (False, True),
+            ("as_strided", "slice")):
+        def run(lib):
+            base = lib.arange(20, dtype=lib.float32)
+            view = base.as_strided((10,), (1,), start) if via == "as_strided" else base[start:]
+            view = view.detach()
+            args = (size, stride) if offset is None else (size, stride, offset)
+            if inplace:
+                out = view.as_strided_(*args)
+                return out, view.storage_offset()
+            return view.as_strided(*args), lib.as_strided(view, *args)
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)),
+              (start, offset, size, stride, inplace, via))
