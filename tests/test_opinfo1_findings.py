@@ -69,3 +69,38 @@ def test_as_strided_offsets_count_from_the_storage_of_a_view():
 
         _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)),
               (start, offset, size, stride, inplace, via))
+
+
+def test_pinv_and_matrix_rank_tolerances_as_tensors():
+    # torch's get_atol_rtol: atol/rtol given as tensors broadcast against the batch (one
+    # tolerance per matrix), rtol defaults to eps * max(m, n) where atol is not positive
+    # (elementwise); Python floats become float64 0-d tensors. Diagonal matrices keep pinv's
+    # values exact, so the cutoff is what is compared; matrix_rank also on random matrices.
+    values = np.array([[4.0, 2.0, 1e-3, 0.0], [3.0, 1e-9, 0.5, 1e-17]])
+    tolerances = [None, 0.0, -1.0, 0.01, 1.0, "t0", "t2", "t21", "neg2"]
+
+    def tolerance(lib, spec, dtype):
+        if not isinstance(spec, str):
+            return spec
+        data = {"t0": [0.25], "t2": [0.01, 2.5], "t21": [[0.01, 0.6]], "neg2": [-1.0, 0.3]}[spec]
+        return lib.tensor(data[0] if spec == "t0" else data, dtype=dtype)
+
+    for dtype, hermitian, atol, rtol in itertools.product(
+            ("float64", "float32"), (False, True), tolerances, tolerances):
+        if {type(atol), type(rtol)} == {float, str} and "t0" not in (atol, rtol):
+            continue  # a float with a many-element tensor: torch's TypeError (not replayed)
+
+        def run(lib, which):
+            kind = getattr(lib, dtype)
+            a = lib.diag_embed(lib.tensor(values, dtype=kind))
+            if which == "random":
+                a = lib.from_numpy(np.random.default_rng(3).standard_normal((2, 4, 4)).astype(dtype))
+                a = a @ a.mT if hermitian else a
+                a[1, 3] = a[1, 2]  # rank deficient
+            kwargs = {"atol": tolerance(lib, atol, kind), "rtol": tolerance(lib, rtol, kind)}
+            rank = lib.linalg.matrix_rank(a, hermitian=hermitian, **kwargs)
+            return rank if which == "random" else (rank, lib.linalg.pinv(a, hermitian=hermitian, **kwargs))
+
+        for which in ("diagonal", "random"):
+            _same(_outcome(lambda: run(torch, which)), _outcome(lambda: run(leafgrad, which)),
+                  (dtype, hermitian, atol, rtol, which))

@@ -434,15 +434,16 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         singular = np.sort(singular, axis=-1)[..., ::-1]
     else:
         singular = np.linalg.svd(data, compute_uv=False)
-    atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-    if rtol is None:
-        rtol_value = float(_dtype.np_finfo(singular.dtype).eps) * max(m, n) if atol is None or \
-            (not isinstance(atol, Tensor) and atol <= 0) else 0.0
+    from .ops.linalg_factor import _atol_rtol
+
+    # torch's linalg_matrix_rank: tol = max(atol, rtol * s_max) per matrix, tolerances given
+    # as tensors broadcasting against the batch; zeros when there are no singular values
+    atol, rtol = _atol_rtol(singular.dtype, m, n, atol._data if isinstance(atol, Tensor) else atol,
+                            rtol._data if isinstance(rtol, Tensor) else rtol)
+    if singular.size:
+        tolerance = np.maximum(atol, rtol * singular.max(axis=-1, keepdims=True))
     else:
-        rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol
-    largest = singular[..., :1] if singular.shape[-1] else np.zeros(singular.shape[:-1] + (1,))
-    tolerance = np.maximum(np.asarray(atol_value)[..., None] if np.ndim(atol_value) else
-                           atol_value, rtol_value * largest)
+        tolerance = np.zeros_like(singular)
     return _wrap((singular > tolerance).sum(-1).astype(np.int64))
 
 

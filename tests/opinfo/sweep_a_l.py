@@ -194,6 +194,11 @@ def sweep_op(torch, op, dtypes=DTYPES, variants=("op", "method", "inplace"), sam
                     yield (dtype_name, variant, index, diffs)
 
 
+def label(op) -> str:
+    """An OpInfo's name with its variant (``linalg.pinv[hermitian]``)."""
+    return f"{op.name}[{op.variant_test_name}]" if op.variant_test_name else op.name
+
+
 def describe(sample, torch) -> str:
     def short(obj):
         if isinstance(obj, torch.Tensor):
@@ -234,12 +239,12 @@ def main(argv=None):
                 torch, op, options.dtypes.split(","), options.variants.split(","),
                 options.samples or None, not options.no_grad, options.reference):
             if diffs == ["missing"]:
-                missing.append(f"{op.name}/{variant}")
+                missing.append(f"{label(op)}/{variant}")
                 continue
-            counts[op.name] += 1
+            counts[label(op)] += 1
             lines.append(f"  {dtype:9} {variant:7} #{index}: " + "; ".join(d[:200] for d in diffs[:3]))
         if lines:
-            print(f"{op.name}:")
+            print(f"{label(op)}:")
             print("\n".join(lines))
             sys.stdout.flush()
     print("MISSING:", " ".join(missing))
