@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 import leafgrad
 from tests._torch import require_torch
@@ -71,6 +72,7 @@ def test_as_strided_offsets_count_from_the_storage_of_a_view():
               (start, offset, size, stride, inplace, via))
 
 
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
 def test_pinv_and_matrix_rank_tolerances_as_tensors():
     # torch's get_atol_rtol: atol/rtol given as tensors broadcast against the batch (one
     # tolerance per matrix), rtol defaults to eps * max(m, n) where atol is not positive
@@ -104,3 +106,50 @@ def test_pinv_and_matrix_rank_tolerances_as_tensors():
         for which in ("diagonal", "random"):
             _same(_outcome(lambda: run(torch, which)), _outcome(lambda: run(leafgrad, which)),
                   (dtype, hermitian, atol, rtol, which))
+
+
+def test_varargs_size_methods_take_their_keyword():
+    # torch's methods taking sizes/dims as varargs also take them by keyword, as one sequence
+    # (x.permute(dims=(1, 0)), x.flip(dims=[0]), x.new_zeros(size=(2,)), ...); an int there or
+    # positional values with the keyword are TypeErrors
+    cases = [("permute", "dims", (1, 0)), ("repeat", "repeats", (2, 1)), ("tile", "dims", (2,)),
+             ("flip", "dims", (0,)), ("flip", "dims", (-1, 0)), ("view", "size", (6,)),
+             ("view", "size", (3, -1)), ("reshape", "shape", (6,)), ("expand", "size", (2, 3)),
+             ("expand", "size", (4, -1, 3)), ("new_zeros", "size", (2,)),
+             ("new_ones", "size", (2, 0)), ("new_empty", "size", ()), ("resize_", "size", (3, 2)),
+             ("sum_to_size", "size", (1, 3)), ("broadcast_to", "size", (2, 2, 3))]
+    for (name, keyword, value), form in itertools.product(
+            cases, ("tuple", "list", "size", "int", "with positional", "positional")):
+        def run(lib):
+            x = lib.arange(6.0).reshape(2, 3)
+            given = {"tuple": value, "list": list(value), "size": lib.Size(value), "int": 2,
+                     "with positional": value, "positional": value}[form]
+            args = (1,) if form == "with positional" else ()
+            if form == "positional":
+                args, given = value, None
+            out = getattr(x, name)(*args, **({} if given is None else {keyword: given}))
+            return out if name != "new_empty" else out.shape
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (name, value, form))
+
+
+def test_diff_order_zero_and_vander_of_a_scalar():
+    # torch's diff with n=0 returns a copy of the input, prepend/append unused (diff_helper);
+    # linalg.vander treats a 0-d x as one point
+    for n, prepend, append, dim in itertools.product((0, 1, 2), (None, "row"), (None, "rows"), (0, -1)):
+        def run(lib):
+            x = lib.arange(12.0).reshape(3, 4).pow(2).requires_grad_()
+            shape = [3, 4]
+            shape[dim] = 1
+            pre = None if prepend is None else lib.ones(shape)
+            shape[dim] = 2
+            post = None if append is None else lib.full(shape, 2.0)
+            out = lib.diff(x, n, dim, pre, post)
+            out.backward(lib.ones_like(out))
+            return out, x.grad, out.grad_fn.name()
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (n, prepend, append, dim))
+    for value, N, dtype in itertools.product((3.0, -2), (None, 1, 2, 4), ("float64", "int64")):
+        _same(_outcome(lambda: torch.linalg.vander(torch.tensor(value, dtype=getattr(torch, dtype)), N=N)),
+              _outcome(lambda: leafgrad.linalg.vander(leafgrad.tensor(value, dtype=getattr(leafgrad, dtype)), N=N)),
+              (value, N, dtype))

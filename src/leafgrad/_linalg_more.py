@@ -580,10 +580,10 @@ def _chain(matrices):
 def vander(x, *, N=None):  # noqa: N803 - torch's name
     """``x[..., :, None] ** arange(N)``: the Vandermonde matrix, powers increasing."""
     lib = _lib()
-    count = x.shape[-1] if x.ndim else 1
+    x = x.unsqueeze(-1) if x.ndim == 0 else x  # (torch's linalg_vander: a 0-d x is one point)
     if N is None:
-        N = count  # noqa: N806
-    if N <= 1 or x.ndim == 0:
+        N = x.shape[-1]  # noqa: N806
+    if N <= 1:
         raise RuntimeError("N must be greater than 1.")
     ones = lib.ones_like(x).unsqueeze(-1)
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (N - 1,)).cumprod(-1)

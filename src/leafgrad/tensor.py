@@ -1836,7 +1836,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bmm(self, mat2):
         return _ops.bmm(self, mat2)
 
-    def view(self, *shape, dtype=None):
+    def view(self, *shape, dtype=None, size=None):
+        if size is not None:  # (torch's keyword form: view(size=(2, 3)))
+            if shape or dtype is not None or not isinstance(size, (tuple, list)):
+                raise _argparse.invalid_combination("view", shape, {"size": size})
+            shape = _argparse.varargs_keyword(shape, size, "view", "size")
         if dtype is not None or shape and (isinstance(shape[0], _dtype.dtype)
                                            or shape[0].__class__ is type):
             if dtype is not None:
@@ -1860,8 +1864,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def view_as(self, other):
         return _ops.view(self, (other.shape,))
 
-    def reshape(self, *shape):
-        return _ops.reshape(self, shape)
+    def reshape(self, *args, shape=None):
+        if shape is not None:
+            args = _argparse.varargs_keyword(args, shape, "reshape", "shape")
+        return _ops.reshape(self, args)
 
     def reshape_as(self, other):
         return _ops.reshape(self, (other.shape,))
@@ -1880,10 +1886,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     swapdims = transpose
 
-    def permute(self, *dims):
-        if not dims:
+    def permute(self, *args, dims=None):
+        if dims is not None:  # (torch's keyword form: permute(dims=(1, 0)))
+            args = _argparse.varargs_keyword(args, dims, "permute", "dims")
+        if not args:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return _ops.permute(self, dims)
+        return _ops.permute(self, args)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
@@ -1891,7 +1899,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def squeeze(self, dim=None):
         return _ops.squeeze(self, dim)
 
-    def expand(self, *sizes):
+    def expand(self, *sizes, size=None):
+        if size is not None:
+            sizes = _argparse.varargs_keyword(sizes, size, "expand", "size")
         return _ops.expand(self, sizes)
 
     def expand_as(self, other):
@@ -1972,17 +1982,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return "meta"
         return device
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, zeros
 
-        size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_zeros(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_zeros", "size")
+        elif not args:
+            raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_zeros")  # torch's checks and messages under this method's name
         return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, ones
 
-        size = _size(size, "new_ones")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_ones(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_ones", "size")
+        elif not args:
+            raise TypeError('new_ones() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_ones")  # torch's checks and messages under this method's name
         return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 
@@ -1992,10 +2010,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
                     device=self._new_device(device))
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, empty
 
-        size = _size(size, "new_empty")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_empty(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_empty", "size")
+        elif not args:
+            raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_empty")  # torch's checks and messages under this method's name
         return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 
