@@ -153,3 +153,18 @@ def test_diff_order_zero_and_vander_of_a_scalar():
         _same(_outcome(lambda: torch.linalg.vander(torch.tensor(value, dtype=getattr(torch, dtype)), N=N)),
               _outcome(lambda: leafgrad.linalg.vander(leafgrad.tensor(value, dtype=getattr(leafgrad, dtype)), N=N)),
               (value, N, dtype))
+
+
+def test_gradient_spacing_none():
+    # torch.gradient's first overload has an optional Scalar spacing: spacing=None is 1 there,
+    # and a TypeError where only the list-of-dims overloads could match (or edge_order=None)
+    forms = [{}, {"spacing": None}, {"spacing": None, "dim": 0}, {"spacing": None, "dim": -1},
+             {"spacing": None, "dim": None}, {"spacing": None, "dim": [0, 1]}, {"dim": [0, 1]},
+             {"spacing": None, "edge_order": 2}, {"spacing": None, "edge_order": None},
+             {"spacing": 2.0, "dim": (1,)}]
+    for kwargs, shape in itertools.product(forms, ((3, 4), (5,), (2, 0))):
+        def run(lib):
+            x = lib.arange(float(np.prod(shape))).reshape(shape).pow(2).requires_grad_()
+            return lib.gradient(x, **kwargs)
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (kwargs, shape))
