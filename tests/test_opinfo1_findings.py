@@ -168,3 +168,74 @@ def test_gradient_spacing_none():
             return lib.gradient(x, **kwargs)
 
         _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (kwargs, shape))
+
+
+def _chain(node, out=None):
+    """The names of a graph's nodes, depth first (AccumulateGrad without torch's prefix)."""
+    out = [] if out is None else out
+    if node is not None:
+        out.append(node.name().replace("torch::autograd::", ""))
+        for parent, _ in node.next_functions:
+            _chain(parent, out)
+    return out
+
+
+def test_vector_contractions_use_blas_dot():
+    # torch computes vdot (and linalg.vecdot of two vectors, VdotBackward0) and dot with BLAS's
+    # dot (MKL's ?dot, complex ?dotc/?dotu); a tensordot/inner contracting to one element is a
+    # dot of contiguous operands, else a sum of products (never mm): values bitwise, graphs and
+    # real gradients as torch's, over layouts
+    generator = torch.Generator().manual_seed(0)
+    for n, dtype, step in itertools.product((0, 1, 3, 8, 13, 17, 64, 257),
+                                            ("float32", "float64", "complex64", "complex128"),
+                                            (1, 2)):
+        kind = getattr(torch, dtype)
+        a_t = torch.randn(n * step, dtype=kind, generator=generator)[::step]
+        b_t = torch.randn(n, dtype=kind, generator=generator)
+        a_l, b_l = to_leafgrad(a_t, torch), to_leafgrad(b_t, torch)
+        for name in ("vdot", "dot", "inner", "linalg.vecdot"):
+            if name == "inner" and step == 2 and dtype.startswith("complex"):
+                continue  # torch multiplies and sums: complex products' bits differ (not fixed)
+
+            def run(lib, a, b):
+                function = lib.linalg.vecdot if name == "linalg.vecdot" else getattr(lib, name)
+                return function(a, b)
+
+            _same(_outcome(lambda: run(torch, a_t, b_t)), _outcome(lambda: run(leafgrad, a_l, b_l)),
+                  (name, n, dtype, step))
+    shapes = [((13,), (13,), ([-1], [-1])), ((1, 13), (13,), ([-1], [0])), ((13,), (1, 13), ([0], [1])),
+              ((2, 13), (2, 13), ([0, 1], [0, 1])), ((5, 1), (1, 5), ([0, 1], [1, 0])),
+              ((1,), (1,), 0), ((3, 13), (13,), ([-1], [0])), ((13,), (13, 4), ([0], [0])),
+              ((2, 7), (4, 7), ([-1], [-1])), ((3, 1, 4), (3, 1, 4), 3), ((3, 4), (4, 3), ([0, 1], [1, 0]))]
+    layouts = ("contiguous", "strided", "transposed", "expanded")
+
+    def layout(tensor, how):
+        if how == "strided":
+            return torch.cat([tensor, tensor], -1)[..., ::2]
+        if how == "transposed" and tensor.ndim >= 2:
+            return tensor.mT.contiguous().mT
+        if how == "expanded":
+            return tensor.reshape(-1)[:1].reshape((1,) * tensor.ndim).expand(tensor.shape)
+        return tensor
+    for (shape_a, shape_b, dims), dtype, how_a, how_b in itertools.product(
+            shapes, ("float32", "float64"), layouts, layouts):
+        kind = getattr(torch, dtype)
+        a_t = layout(torch.randn(shape_a, dtype=kind, generator=generator), how_a).requires_grad_()
+        b_t = layout(torch.randn(shape_b, dtype=kind, generator=generator), how_b).requires_grad_()
+        a_l, b_l = to_leafgrad(a_t, torch), to_leafgrad(b_t, torch)
+        for name in ("tensordot", "inner", "linalg.vecdot"):
+            if name != "tensordot" and (shape_a[-1] != shape_b[-1] or len(shape_a) != len(shape_b)):
+                continue
+
+            def run(lib, a, b):
+                a.grad = b.grad = None
+                if name == "tensordot":
+                    out = lib.tensordot(a, b, dims)
+                else:
+                    out = lib.inner(a, b) if name == "inner" else lib.linalg.vecdot(a, b)
+                grad = torch.randn(out.shape, dtype=kind, generator=torch.Generator().manual_seed(1))
+                out.backward(grad if lib is torch else to_leafgrad(grad, torch))
+                return out, a.grad, b.grad, _chain(out.grad_fn)
+
+            _same(_outcome(lambda: run(torch, a_t, b_t)), _outcome(lambda: run(leafgrad, a_l, b_l)),
+                  (name, shape_a, shape_b, dims, dtype, how_a, how_b))

@@ -497,6 +497,8 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            f"of type {x.dtype._legacy} and y of type {y.dtype._legacy} instead")
+    if x.ndim == 1 and y.ndim == 1 and dim in (0, -1):
+        return x.vdot(y)  # torch's linalg_vecdot of two vectors (VdotBackward0, BLAS's dot)
     if x.dtype.is_complex:
         x = x.conj()
     return (x * y).sum(dim)

@@ -359,6 +359,14 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     for d in free_b:
         size_b *= b.shape[d]
     result_shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    if size_a == 1 and size_b == 1:
+        # torch 2.13 contracts to one element without mm (read from its graphs): contiguous
+        # permuted operands flattened into BLAS's dot (DotBackward0), others squeezed,
+        # multiplied and summed
+        left, right = a.permute(free_a + wrapped_a), b.permute(wrapped_b + free_b)
+        if left.is_contiguous() and right.is_contiguous():
+            return reshape(left.flatten().dot(right.flatten()), result_shape)
+        return reshape((left.squeeze() * right.squeeze()).sum(), result_shape)
     left = reshape(a.permute(free_a + wrapped_a), (size_a, contracted))
     right = reshape(b.permute(wrapped_b + free_b), (contracted, size_b))
     return reshape(left.mm(right), result_shape)
