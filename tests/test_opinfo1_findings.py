@@ -239,3 +239,22 @@ def test_vector_contractions_use_blas_dot():
 
             _same(_outcome(lambda: run(torch, a_t, b_t)), _outcome(lambda: run(leafgrad, a_l, b_l)),
                   (name, shape_a, shape_b, dims, dtype, how_a, how_b))
+
+
+def test_cdist_gradients_signed_zeros():
+    # torch's cdist backward is zeros for p=0 and computes x2's gradient as _cdist_backward with
+    # the operands swapped (sums of negated terms): with integer-valued data (exact sums) every
+    # bit, the signs of zeros included, agrees
+    for p, shape_a, shape_b, dtype in itertools.product(
+            (0.0, 1.0), ((4, 3), (2, 4, 3), (1, 3)), ((5, 3), (2, 5, 3), (0, 3)),
+            ("float32", "float64")):
+        def run(lib):
+            kind = getattr(lib, dtype)
+            a = (lib.arange(float(np.prod(shape_a)), dtype=kind).reshape(shape_a) % 3).requires_grad_()
+            b = (lib.arange(float(np.prod(shape_b)), dtype=kind).reshape(shape_b) % 2).requires_grad_()
+            out = lib.cdist(a, b, p=p)
+            grad = (lib.arange(float(out.numel()), dtype=kind).reshape(out.shape) % 5) - 2
+            out.backward(grad)
+            return out, a.grad, b.grad
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (p, shape_a, shape_b, dtype))
