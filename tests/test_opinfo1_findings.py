@@ -258,3 +258,32 @@ def test_cdist_gradients_signed_zeros():
             return out, a.grad, b.grad
 
         _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (p, shape_a, shape_b, dtype))
+
+
+def test_cross_rounds_as_torchs_kernel():
+    # torch's cross kernel computes a[i] * b[j] - a[j] * b[i], contracted to one fma for
+    # float32/float64 and rounded per operation in bfloat16/float16 arithmetic: every bit of
+    # values and gradients, over broadcasting, dims and layouts
+    generator = torch.Generator().manual_seed(0)
+    cases = [((64, 3), (64, 3), -1), ((3, 7), (3, 1), 0), ((2, 3, 4), (3, 4), 1), ((5, 3), (3,), -1),
+             ((4, 3), (4, 3), 1)]
+    for (shape_a, shape_b, dim), dtype, transposed in itertools.product(
+            cases, ("float32", "float64", "float16", "bfloat16", "int64"), (False, True)):
+        kind = getattr(torch, dtype)
+        a_t = (torch.randn(shape_a, generator=generator) * 10).to(kind)
+        b_t = (torch.randn(shape_b, generator=generator) * 10).to(kind)
+        if transposed:
+            a_t = a_t.mT.contiguous().mT if a_t.ndim > 1 else a_t
+        a_t.requires_grad_(kind.is_floating_point)
+        grad = torch.randn(torch.broadcast_shapes(shape_a, shape_b), generator=generator).to(kind)
+
+        def run(lib, a, b, g):
+            a.grad = None
+            out = lib.linalg.cross(a, b.expand(a.shape) if b.ndim < a.ndim else b, dim=dim)
+            if a.requires_grad:
+                out.backward(g)
+            return out, a.grad
+
+        _same(_outcome(lambda: run(torch, a_t, b_t, grad)),
+              _outcome(lambda: run(leafgrad, to_leafgrad(a_t, torch), to_leafgrad(b_t, torch),
+                                   to_leafgrad(grad, torch))), (shape_a, shape_b, dim, dtype, transposed))
