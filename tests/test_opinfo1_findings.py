@@ -287,3 +287,18 @@ def test_cross_rounds_as_torchs_kernel():
         _same(_outcome(lambda: run(torch, a_t, b_t, grad)),
               _outcome(lambda: run(leafgrad, to_leafgrad(a_t, torch), to_leafgrad(b_t, torch),
                                    to_leafgrad(grad, torch))), (shape_a, shape_b, dim, dtype, transposed))
+
+
+def test_ldexp_float32_uses_torchs_pow_kernel():
+    # torch's ldexp is self * pow(2, other): for float32 the pow is the tensor-tensor kernel on
+    # a wrapped 0-d base (NumPy's float32 power was an ulp off, and every product with it)
+    generator = torch.Generator().manual_seed(0)
+    for shape_x, shape_o, other in itertools.product(
+            ((5,), (300,), (7, 3)), ((), (3,)), ("float32", "int64", "int16")):
+        if shape_o and shape_x[-1] != shape_o[-1]:
+            continue
+        x = torch.randn(shape_x, generator=generator) * 10
+        o = (torch.randn(shape_o, generator=generator) * 5).to(getattr(torch, other))
+        _same(_outcome(lambda: torch.ldexp(x, o)),
+              _outcome(lambda: leafgrad.ldexp(to_leafgrad(x, torch), to_leafgrad(o, torch))),
+              (shape_x, shape_o, other))

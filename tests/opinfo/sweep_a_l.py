@@ -156,7 +156,7 @@ def _metadata(function):
 
 
 def sweep_op(torch, op, dtypes=DTYPES, variants=("op", "method", "inplace"), samples=None,
-             grad=True, reference=False):
+             grad=True, reference=False, grad_dtypes=GRAD_DTYPES):
     """Yields (dtype, variant, index, [differences]) for one OpInfo; ('-', variant, -1,
     ['missing']) when leafgrad lacks the callable."""
     supported = {str(d).split(".")[1] for d in op.supported_dtypes("cpu")}
@@ -175,7 +175,7 @@ def sweep_op(torch, op, dtypes=DTYPES, variants=("op", "method", "inplace"), sam
             if dtype_name not in supported:
                 continue
             dtype = getattr(torch, dtype_name)
-            requires_grad = grad and not metadata_only and variant != "inplace" and dtype_name in GRAD_DTYPES and op.supports_autograd
+            requires_grad = grad and not metadata_only and variant != "inplace" and dtype_name in grad_dtypes and op.supports_autograd
             torch.manual_seed(0)
             maker = op.reference_inputs if reference else op.sample_inputs
             try:
