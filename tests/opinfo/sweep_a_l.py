@@ -176,7 +176,8 @@ def sweep_op(torch, op, dtypes=DTYPES, variants=("op", "method", "inplace"), sam
                 continue
             dtype = getattr(torch, dtype_name)
             requires_grad = grad and not metadata_only and variant != "inplace" and dtype_name in grad_dtypes and op.supports_autograd
-            torch.manual_seed(0)
+            torch.random.default_generator.manual_seed(0)  # (torch.manual_seed also seeds
+            # the accelerators' lazy queues, formatting a stack each time)
             maker = op.reference_inputs if reference else op.sample_inputs
             try:
                 inputs = list(maker("cpu", dtype, requires_grad=requires_grad))
