@@ -302,3 +302,19 @@ def test_ldexp_float32_uses_torchs_pow_kernel():
         _same(_outcome(lambda: torch.ldexp(x, o)),
               _outcome(lambda: leafgrad.ldexp(to_leafgrad(x, torch), to_leafgrad(o, torch))),
               (shape_x, shape_o, other))
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+def test_deprecated_cholesky_of_empty_matrices_is_contiguous():
+    # torch.cholesky (not linalg.cholesky) returns an empty tensor in the input's contiguous
+    # layout when there is nothing to factor; non-empty batches stay column-major per matrix
+    for shape, upper in itertools.product(((0, 4, 4), (3, 0, 0), (0, 0), (2, 3, 3), (3, 3)),
+                                          (False, True)):
+        def run(lib):
+            eye = lib.eye(shape[-1], dtype=lib.float64) * 2
+            a = (lib.ones(shape, dtype=lib.float64) + eye).requires_grad_()
+            out = lib.cholesky(a, upper=upper)
+            out.sum().backward()
+            return out, out.stride(), out.grad_fn.name(), a.grad
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (shape, upper))
