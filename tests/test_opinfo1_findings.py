@@ -318,3 +318,42 @@ def test_deprecated_cholesky_of_empty_matrices_is_contiguous():
             return out, out.stride(), out.grad_fn.name(), a.grad
 
         _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (shape, upper))
+
+
+def test_float_power_computes_complex_in_complex128():
+    # torch's float_power computes in complex128 when the base or the exponent is complex (a
+    # tensor or a Python complex), float64 otherwise; float_power_ requires self to have that
+    # dtype. (leafgrad took float64 always, dropping the imaginary parts.) Dtypes, shapes and
+    # errors exactly; values to 1e-12 only: complex pow's own last bits and signed zeros
+    # differ (a separate class, pow of complex tensors)
+    dtypes = ("complex64", "complex128", "float32", "float64", "int64", "bool")
+    scalars = (2, 0.5, 1j, 2 + 1j, True)
+
+    def make(lib, dtype):
+        if dtype.startswith("complex"):
+            return lib.tensor([1 + 2j, 3 - 1j, 0.5 + 0.25j]).to(getattr(lib, dtype))
+        return lib.tensor([1.5, 3.0, 0.5]).to(getattr(lib, dtype))
+
+    forms = [("tensor", d) for d in dtypes] + [("scalar", s) for s in scalars]
+    for base_dtype, (kind, other), form in itertools.product(dtypes, forms, ("fn", "rev", "inplace")):
+        if form == "rev" and kind == "scalar" and isinstance(other, bool):
+            continue
+
+        def run(lib):
+            a = make(lib, base_dtype)
+            b = make(lib, other) if kind == "tensor" else other
+            if form == "fn":
+                return lib.float_power(a, b)
+            if form == "rev":
+                return lib.float_power(b, a)
+            return a.float_power_(b)
+
+        theirs, ours = _outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad))
+        where = (base_dtype, kind, other, form)
+        assert theirs[0] == ours[0], (where, theirs, ours)
+        if theirs[0] == "raised":
+            assert theirs[1:] == ours[1:], (where, theirs, ours)
+            continue
+        assert str(theirs[1].dtype) == str(ours[1].dtype).replace("leafgrad", "torch"), where
+        assert np.allclose(theirs[1].numpy(), ours[1].numpy(), rtol=1e-12, atol=1e-12,
+                           equal_nan=True), where
