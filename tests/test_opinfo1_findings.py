@@ -357,3 +357,20 @@ def test_float_power_computes_complex_in_complex128():
         assert str(theirs[1].dtype) == str(ours[1].dtype).replace("leafgrad", "torch"), where
         assert np.allclose(theirs[1].numpy(), ours[1].numpy(), rtol=1e-12, atol=1e-12,
                            equal_nan=True), where
+
+
+def test_lstsq_outputs_of_complex_input_are_real():
+    # torch.linalg.lstsq's residuals and singular_values are real for complex input, also when
+    # empty (leafgrad's empty ones had the input's complex dtype): every output's dtype and shape
+    for dtype, (shape_a, shape_b), driver in itertools.product(
+            ("complex128", "complex64", "float64", "float32"),
+            (((2, 3), (2, 3)), ((4, 3), (4, 2)), ((3, 3), (3,)), ((2, 4, 3), (2, 4, 1))),
+            (None, "gels", "gelsy", "gelsd", "gelss")):
+        generator = torch.Generator().manual_seed(0)
+        a = torch.randn(shape_a, dtype=getattr(torch, dtype), generator=generator)
+        b = torch.randn(shape_b, dtype=getattr(torch, dtype), generator=generator)
+        theirs = torch.linalg.lstsq(a, b, driver=driver)
+        ours = leafgrad.linalg.lstsq(to_leafgrad(a, torch), to_leafgrad(b, torch), driver=driver)
+        assert [(str(t.dtype), tuple(t.shape)) for t in theirs] == \
+            [(str(t.dtype).replace("leafgrad", "torch"), tuple(t.shape)) for t in ours], \
+            (dtype, shape_a, shape_b, driver)

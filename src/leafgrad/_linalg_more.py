@@ -405,7 +405,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         solution = lib.linalg.pinv(A) @ rhs
     else:
         solution = lib.linalg.pinv(A, rtol=rcond) @ rhs
-    empty = lib.empty(0, dtype=A.dtype)
+    # residuals and singular values are real for complex input (torch's toRealValueType)
+    empty = lib.empty(0, dtype=_dtype.from_numpy_dtype(np.empty(0, A._data.dtype).real.dtype))
     full_rank = bool((rank == min(m, n)).all())
     if m > n and driver != "gelsy" and full_rank:
         error = A @ solution - rhs
