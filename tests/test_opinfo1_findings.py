@@ -374,3 +374,17 @@ def test_lstsq_outputs_of_complex_input_are_real():
         assert [(str(t.dtype), tuple(t.shape)) for t in theirs] == \
             [(str(t.dtype).replace("leafgrad", "torch"), tuple(t.shape)) for t in ours], \
             (dtype, shape_a, shape_b, driver)
+
+
+def test_addr_inplace_requires_a_matrix_self():
+    # torch's addr_ checks vec1/vec2 are vectors, then that self (the output) is 2-D ('2D tensor
+    # expected, got 0D tensor for input'), then its size; nothing is written when it raises
+    for self_shape, vec1_shape, vec2_shape in itertools.product(
+            ((), (5,), (1, 4), (5, 4), (3, 5, 4), (5, 1)), ((5,), (5, 1)), ((4,), (4, 2))):
+        def run(lib):
+            target = lib.ones(self_shape)
+            before = target.clone()
+            result = _outcome(lambda: target.addr_(lib.ones(vec1_shape), lib.ones(vec2_shape)))
+            return result if result[0] == "raised" else result[1], lib.equal(target, before) or result[0] == "ok"
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (self_shape, vec1_shape, vec2_shape))

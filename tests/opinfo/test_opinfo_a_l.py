@@ -35,7 +35,6 @@ FFT = "FFT last bits: torch's pocketfft/MKL plans against NumPy's pocketfft"
 LAPACK = "LAPACK last bits: torch calls MKL's routines (geqrf, syevd, gesdd, getrf...), leafgrad NumPy's"
 ADDBMM = ("in-place into a self of the wrong shape: torch 'Trying to resize storage that is not "
           "resizable', leafgrad the broadcast-shape error")
-ADDR = "addr_ on a 0-d self: torch '2D tensor expected, got 0D tensor for input', leafgrad size mismatch"
 ADDCDIV = "gradient of tensor1/tensor2 last bits (the order of grad * value / tensor2)"
 AS_STRIDED_SCATTER = ("torch's as_strided_scatter_backward gives self the gradient inside the "
                       "scattered region (its Note: only the contiguous case is meant to work); "
@@ -59,7 +58,6 @@ LINALG_LU_SOLVE = ("column-major result strides in torch; composite graph (Gathe
 KNOWN = {
     'addbmm': (ADDBMM, "float32/inplace float64/inplace"),
     'addcdiv': (ADDCDIV, "float64/method float64/op"),
-    'addr': (ADDR, "float32/inplace float64/inplace"),
     'as_strided_scatter': (AS_STRIDED_SCATTER, "float64/method float64/op"),
     'atan2': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'atanh': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
