@@ -388,3 +388,22 @@ def test_addr_inplace_requires_a_matrix_self():
             return result if result[0] == "raised" else result[1], lib.equal(target, before) or result[0] == "ok"
 
         _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (self_shape, vec1_shape, vec2_shape))
+
+
+def test_cholesky_solve_and_inverse_of_empty_matrices_keep_torchs_node():
+    # empty factors or right-hand sides: torch still records CholeskySolveBackward0 /
+    # CholeskyInverseBackward0 over an empty column-major result (leafgrad fell back to its
+    # triangular-solve composite); shapes, strides, nodes and gradients
+    cases = [((0, 0), (0, 0)), ((0, 3, 3), (0, 3, 2)), ((2, 0, 0), (2, 0, 4)), ((3, 3), (3, 0)),
+             ((2, 3, 3), (3, 0)), ((3, 3), (3, 2))]
+    for (shape_l, shape_b), dtype, upper in itertools.product(cases, ("float32", "float64"), (False, True)):
+        def run(lib):
+            kind = getattr(lib, dtype)
+            factor = (lib.eye(shape_l[-1], dtype=kind) * 2).expand(shape_l).clone().requires_grad_()
+            b = lib.ones(shape_b, dtype=kind, requires_grad=True)
+            x = lib.cholesky_solve(b, factor, upper)
+            inverse = lib.cholesky_inverse(factor, upper)
+            (x.sum() + inverse.sum()).backward()
+            return x, x.stride(), x.grad_fn.name(), inverse.stride(), inverse.grad_fn.name(), factor.grad, b.grad
+
+        _same(_outcome(lambda: run(torch)), _outcome(lambda: run(leafgrad)), (shape_l, shape_b, dtype, upper))

@@ -807,11 +807,14 @@ def cholesky_solve(B, L, upper=False):  # noqa: N803
     if (_replayable() and isinstance(B, Tensor) and isinstance(L, Tensor) and B.ndim >= 2
             and L.ndim >= 2
             and B.dtype == L.dtype and B._data.dtype.char in "fd"
-            and L.shape[-1] == L.shape[-2] == B.shape[-2] and B.numel() and L.numel()):
+            and L.shape[-1] == L.shape[-2] == B.shape[-2]):
         batch = tuple(lib.broadcast_shapes(tuple(B.shape[:-2]), tuple(L.shape[:-2])))
         b = B.expand(batch + tuple(B.shape[-2:]))
         factor = L.expand(batch + tuple(L.shape[-2:]))
-        solution = _lapack.potrs(factor._data, b._data, upper)
+        if not b.numel() or not factor.numel():  # nothing to solve: torch's node all the same
+            solution = np.zeros(b.shape, b._data.dtype)
+        else:
+            solution = _lapack.potrs(factor._data, b._data, upper)
         if solution is not None:  # torch's potrs (Note: torch's LU solve, ops/_lapack.py)
             return _CholeskySolve.apply(b, factor, upper, _layout.column_major(solution), L)
     return _cholesky_solve_composite(B, L, upper)
@@ -885,9 +888,10 @@ def _cholesky_solve_composite(B, L, upper=False):  # noqa: N803
 def cholesky_inverse(L, upper=False):  # noqa: N803
     """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
     lib = _lib()
-    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 and L.numel() \
+    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 \
             and L.shape[-1] == L.shape[-2] and L._data.dtype.char in "fd":
-        inverse = _lapack.potri(L._data, upper)
+        # (empty factors too: torch's node over an empty result)
+        inverse = _lapack.potri(L._data, upper) if L.numel() else np.zeros(L.shape, L._data.dtype)
         if inverse is not None:  # torch's potri (Note: torch's LU solve, ops/_lapack.py)
             return _CholeskyInverse.apply(L, upper, _layout.column_major(inverse))
     eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))

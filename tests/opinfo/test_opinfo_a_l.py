@@ -43,8 +43,6 @@ CARTESIAN_PROD = "gradient last bits: the sum over the repeated rows in another 
 COMPLEX = "gradient last bits: the un-broadcasting sum of a (5, 1) operand in another order"
 GRADIENT = "edge_order=2 gradient last bits (the order of the one-sided formula's terms)"
 CHALF = "complex32 (ComplexHalf): NumPy has no such type, leafgrad raises"
-CHOLESKY_INVERSE = "composite: LinalgSolveTriangularBackward0 where torch has CholeskyInverseBackward0"
-CHOLESKY_SOLVE = "composite: LinalgSolveTriangularBackward0 where torch has CholeskySolveBackward0"
 LINALG_HOUSEHOLDER_PRODUCT = ("column-major result strides in torch; composite graph (SubBackward0) "
                               "where torch has LinalgHouseholderProductBackward0; LAPACK bits")
 LINALG_LSTSQ = ("the solution's strides (torch: column-major), residuals not requiring grad, "
@@ -63,8 +61,6 @@ KNOWN = {
     'atanh': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'cartesian_prod': (CARTESIAN_PROD, "float64/op"),
     'chalf': (CHALF, "float32/method float32/op float64/method float64/op"),
-    'cholesky_inverse': (CHOLESKY_INVERSE, "float64/method float64/op"),
-    'cholesky_solve': (CHOLESKY_SOLVE, "float64/method float64/op"),
     'complex': (COMPLEX, "float64/op"),
     'cosh': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'exp2': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
