@@ -546,6 +546,18 @@ def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:
                      f"({_got(args, kwargs)}), but expected one of:")
 
 
+def varargs_keyword(positional: tuple, keyword, method: str, argument: str) -> tuple:
+    """The varargs of a method taking sizes or dims as ``*args`` (``x.permute(1, 0)``), called
+    by torch's keyword instead (``x.permute(dims=(1, 0))``): there the value is one sequence,
+    and positional values may not come with it."""
+    if positional:
+        raise TypeError(f"{method}() got multiple values for argument '{argument}'")
+    if not isinstance(keyword, (tuple, list)):
+        raise TypeError(f"{method}(): argument '{argument}' must be tuple of ints, not "
+                        f"{type(keyword).__name__}")
+    return (tuple(keyword),)
+
+
 def scalar(value):
     """A Number argument as a Python number (NumPy scalars and 0-d tensors accepted by the
     checker become plain numbers, which stay weak in type promotion)."""

@@ -59,7 +59,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    if n == 0 and prepend is None and append is None:
+    if n == 0:  # (torch's diff_helper: a copy, prepend and append unused)
         return lib.empty_like(input).copy_(input)  # torch's copy (CopyBackwards)
     pieces = [t for t in (prepend, input, append) if t is not None]
     if len(pieces) > 1:

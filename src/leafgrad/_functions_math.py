@@ -218,7 +218,10 @@ def float_power(input, exponent):  # noqa: A002
         return input.float_power(exponent)
     if not isinstance(exponent, Tensor):
         raise _ops.math_clamp.invalid_arguments("float_power", (input, exponent))
-    return _ops.PowScalarBase.apply(exponent.double(), base=float(input))
+    from .methods.math import _float_power_dtype, _float_power_scalar
+
+    target = _float_power_dtype(input, exponent)
+    return _ops.PowScalarBase.apply(exponent.to(target), base=_float_power_scalar(input, target))
 
 
 def _where_out_tensors(args, kwargs, outs):

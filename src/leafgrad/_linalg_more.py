@@ -518,7 +518,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         solution = lib.linalg.pinv(A) @ rhs
     else:
         solution = lib.linalg.pinv(A, rtol=rcond) @ rhs
-    empty = lib.empty(0, dtype=A.dtype)
+    # residuals and singular values are real for complex input (torch's toRealValueType)
+    empty = lib.empty(0, dtype=_dtype.from_numpy_dtype(np.empty(0, A._data.dtype).real.dtype))
     full_rank = bool((rank == min(m, n)).all())
     if m > n and driver != "gelsy" and full_rank:
         error = A @ solution - rhs
@@ -547,15 +548,16 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         singular = np.sort(singular, axis=-1)[..., ::-1]
     else:
         singular = np.linalg.svd(data, compute_uv=False)
-    atol_value = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-    if rtol is None:
-        rtol_value = float(_dtype.np_finfo(singular.dtype).eps) * max(m, n) if atol is None or \
-            (not isinstance(atol, Tensor) and atol <= 0) else 0.0
+    from .ops.linalg_factor import _atol_rtol
+
+    # torch's linalg_matrix_rank: tol = max(atol, rtol * s_max) per matrix, tolerances given
+    # as tensors broadcasting against the batch; zeros when there are no singular values
+    atol, rtol = _atol_rtol(singular.dtype, m, n, atol._data if isinstance(atol, Tensor) else atol,
+                            rtol._data if isinstance(rtol, Tensor) else rtol)
+    if singular.size:
+        tolerance = np.maximum(atol, rtol * singular.max(axis=-1, keepdims=True))
     else:
-        rtol_value = rtol._data if isinstance(rtol, Tensor) else rtol
-    largest = singular[..., :1] if singular.shape[-1] else np.zeros(singular.shape[:-1] + (1,))
-    tolerance = np.maximum(np.asarray(atol_value)[..., None] if np.ndim(atol_value) else
-                           atol_value, rtol_value * largest)
+        tolerance = np.zeros_like(singular)
     return _wrap((singular > tolerance).sum(-1).astype(np.int64))
 
 
@@ -609,6 +611,8 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            f"of type {x.dtype._legacy} and y of type {y.dtype._legacy} instead")
+    if x.ndim == 1 and y.ndim == 1 and dim in (0, -1):
+        return x.vdot(y)  # torch's linalg_vecdot of two vectors (VdotBackward0, BLAS's dot)
     if x.dtype.is_complex:
         x = x.conj()
     return (x * y).sum(dim)
@@ -692,10 +696,10 @@ def _chain(matrices):
 def vander(x, *, N=None):  # noqa: N803 - torch's name
     """``x[..., :, None] ** arange(N)``: the Vandermonde matrix, powers increasing."""
     lib = _lib()
-    count = x.shape[-1] if x.ndim else 1
+    x = x.unsqueeze(-1) if x.ndim == 0 else x  # (torch's linalg_vander: a 0-d x is one point)
     if N is None:
-        N = count  # noqa: N806
-    if N <= 1 or x.ndim == 0:
+        N = x.shape[-1]  # noqa: N806
+    if N <= 1:
         raise RuntimeError("N must be greater than 1.")
     ones = lib.ones_like(x).unsqueeze(-1)
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (N - 1,)).cumprod(-1)
@@ -916,11 +920,14 @@ def cholesky_solve(B, L, upper=False):  # noqa: N803
     if (_replayable() and isinstance(B, Tensor) and isinstance(L, Tensor) and B.ndim >= 2
             and L.ndim >= 2
             and B.dtype == L.dtype and B._data.dtype.char in "fd"
-            and L.shape[-1] == L.shape[-2] == B.shape[-2] and B.numel() and L.numel()):
+            and L.shape[-1] == L.shape[-2] == B.shape[-2]):
         batch = tuple(lib.broadcast_shapes(tuple(B.shape[:-2]), tuple(L.shape[:-2])))
         b = B.expand(batch + tuple(B.shape[-2:]))
         factor = L.expand(batch + tuple(L.shape[-2:]))
-        solution = _lapack.potrs(factor._data, b._data, upper)
+        if not b.numel() or not factor.numel():  # nothing to solve: torch's node all the same
+            solution = np.zeros(b.shape, b._data.dtype)
+        else:
+            solution = _lapack.potrs(factor._data, b._data, upper)
         if solution is not None:  # torch's potrs (Note: torch's LU solve, ops/_lapack.py)
             return _CholeskySolve.apply(b, factor, upper, _layout.column_major(solution), L)
     return _cholesky_solve_composite(B, L, upper)
@@ -994,9 +1001,10 @@ def _cholesky_solve_composite(B, L, upper=False):  # noqa: N803
 def cholesky_inverse(L, upper=False):  # noqa: N803
     """The inverse of ``L L^H`` (``U^H U`` if upper) from its Cholesky factor."""
     lib = _lib()
-    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 and L.numel() \
+    if _replayable() and isinstance(L, Tensor) and L.ndim >= 2 \
             and L.shape[-1] == L.shape[-2] and L._data.dtype.char in "fd":
-        inverse = _lapack.potri(L._data, upper)
+        # (empty factors too: torch's node over an empty result)
+        inverse = _lapack.potri(L._data, upper) if L.numel() else np.zeros(L.shape, L._data.dtype)
         if inverse is not None:  # torch's potri (Note: torch's LU solve, ops/_lapack.py)
             return _CholeskyInverse.apply(L, upper, _layout.column_major(inverse))
     eye = lib.eye(L.shape[-1], dtype=L.dtype).expand(tuple(L.shape))

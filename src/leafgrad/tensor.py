@@ -1842,7 +1842,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bmm(self, mat2):
         return _ops.bmm(self, mat2)
 
-    def view(self, *shape, dtype=None):
+    def view(self, *shape, dtype=None, size=None):
+        if size is not None:  # (torch's keyword form: view(size=(2, 3)))
+            if shape or dtype is not None or not isinstance(size, (tuple, list)):
+                raise _argparse.invalid_combination("view", shape, {"size": size})
+            shape = _argparse.varargs_keyword(shape, size, "view", "size")
         if dtype is not None or shape and (isinstance(shape[0], _dtype.dtype)
                                            or shape[0].__class__ is type):
             if dtype is not None:
@@ -1866,8 +1870,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def view_as(self, other):
         return _ops.view(self, (other.shape,))
 
-    def reshape(self, *shape):
-        return _ops.reshape(self, shape)
+    def reshape(self, *args, shape=None):
+        if shape is not None:
+            args = _argparse.varargs_keyword(args, shape, "reshape", "shape")
+        return _ops.reshape(self, args)
 
     def reshape_as(self, other):
         return _ops.reshape(self, (other.shape,))
@@ -1886,10 +1892,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     swapdims = transpose
 
-    def permute(self, *dims):
-        if not dims:
+    def permute(self, *args, dims=None):
+        if dims is not None:  # (torch's keyword form: permute(dims=(1, 0)))
+            args = _argparse.varargs_keyword(args, dims, "permute", "dims")
+        if not args:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return _ops.permute(self, dims)
+        return _ops.permute(self, args)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
@@ -1897,7 +1905,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def squeeze(self, dim=None):
         return _ops.squeeze(self, dim)
 
-    def expand(self, *sizes):
+    def expand(self, *sizes, size=None):
+        if size is not None:
+            sizes = _argparse.varargs_keyword(sizes, size, "expand", "size")
         return _ops.expand(self, sizes)
 
     def expand_as(self, other):
@@ -1917,7 +1927,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.Clone.apply(self)
         return _ops.Clone.apply(self, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *, memory_format=None):
         if memory_format is None:
             memory_format = _memory_format.contiguous_format
         if self.is_contiguous(memory_format=memory_format):
@@ -1930,35 +1940,35 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def to(self, *args, **kwargs):
         return _ops.to(self, *args, **kwargs)
 
-    def float(self):
-        return _ops.to(self, _dtype.float32)
+    def float(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float32, memory_format=memory_format)
 
-    def double(self):
-        return _ops.to(self, _dtype.float64)
+    def double(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float64, memory_format=memory_format)
 
-    def half(self):
-        return _ops.to(self, _dtype.float16)
+    def half(self, *, memory_format=None):
+        return _ops.to(self, _dtype.float16, memory_format=memory_format)
 
-    def bfloat16(self):
-        return _ops.to(self, _dtype.bfloat16)
+    def bfloat16(self, *, memory_format=None):
+        return _ops.to(self, _dtype.bfloat16, memory_format=memory_format)
 
-    def long(self):
-        return _ops.to(self, _dtype.int64)
+    def long(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int64, memory_format=memory_format)
 
-    def int(self):
-        return _ops.to(self, _dtype.int32)
+    def int(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int32, memory_format=memory_format)
 
-    def short(self):
-        return _ops.to(self, _dtype.int16)
+    def short(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int16, memory_format=memory_format)
 
-    def char(self):
-        return _ops.to(self, _dtype.int8)
+    def char(self, *, memory_format=None):
+        return _ops.to(self, _dtype.int8, memory_format=memory_format)
 
-    def byte(self):
-        return _ops.to(self, _dtype.uint8)
+    def byte(self, *, memory_format=None):
+        return _ops.to(self, _dtype.uint8, memory_format=memory_format)
 
-    def bool(self):
-        return _ops.to(self, _dtype.bool)
+    def bool(self, *, memory_format=None):
+        return _ops.to(self, _dtype.bool, memory_format=memory_format)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
@@ -1978,17 +1988,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return "meta"
         return device
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, zeros
 
-        size = _size(size, "new_zeros")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_zeros(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_zeros", "size")
+        elif not args:
+            raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_zeros")  # torch's checks and messages under this method's name
         return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, ones
 
-        size = _size(size, "new_ones")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_ones(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_ones", "size")
+        elif not args:
+            raise TypeError('new_ones() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_ones")  # torch's checks and messages under this method's name
         return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 
@@ -1998,10 +2016,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
                     device=self._new_device(device))
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *args, dtype=None, device=None, requires_grad=False, size=None):
         from ._creation import _size, empty
 
-        size = _size(size, "new_empty")  # torch's checks and messages under this method's name
+        if size is not None:  # (torch's keyword form: new_empty(size=(2, 3)))
+            args = _argparse.varargs_keyword(args, size, "new_empty", "size")
+        elif not args:
+            raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+        size = _size(args, "new_empty")  # torch's checks and messages under this method's name
         return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
                       device=self._new_device(device))
 

@@ -117,14 +117,14 @@ class ComplexMethods:
                                f"{self._data.ndim}-D tensor.{extra}")
         return self.transpose(0, 1).conj()
 
-    def cfloat(self):
-        return self.to(_dtypes().complex64)
+    def cfloat(self, *, memory_format=None):
+        return self.to(_dtypes().complex64, memory_format=memory_format)
 
-    def cdouble(self):
-        return self.to(_dtypes().complex128)
+    def cdouble(self, *, memory_format=None):
+        return self.to(_dtypes().complex128, memory_format=memory_format)
 
-    def chalf(self):
-        return self.to(_dtypes().complex32)  # raises: see _dtype's Note: complex32
+    def chalf(self, *, memory_format=None):
+        return self.to(_dtypes().complex32, memory_format=memory_format)  # raises: see _dtype's Note: complex32
 
     def adjoint(self):
         if self._data.ndim == 0:

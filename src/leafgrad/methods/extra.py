@@ -298,9 +298,16 @@ class ExtraMethods:
 
     swapdims_ = transpose_
 
-    def as_strided_(self, size, stride, storage_offset=0):
+    def as_strided_(self, size, stride, storage_offset=None):
+        # torch counts the offset from the start of the storage (None: the tensor's own), as
+        # the public as_strided does; checked the same way before any memory is read
+        from ..ops.shape_ext import check_strided
+
+        size, stride = tuple(size), tuple(stride)
+        relative = 0 if storage_offset is None else int(storage_offset) - self.storage_offset()
+        check_strided(self._data, size, stride, relative, may_precede=True)
         return self._become(_ops.shape_inplace.AsStridedInplace.apply(
-            self, size=tuple(size), stride=tuple(stride), storage_offset=int(storage_offset)))
+            self, size=size, stride=stride, storage_offset=relative))
 
 
 def _check_shift_result(target, other):

@@ -124,12 +124,16 @@ class InplaceFormMethods:
 class TensorQueryMethods:
     __slots__ = ()
 
-    def sum_to_size(self, *size):
+    def sum_to_size(self, *args, size=None):
         """The sum of this tensor down to ``size`` (which it must be expandable to): leading
         dims and dims of size 1 in ``size`` are summed; the tensor itself when sizes agree."""
         from ..ops.shape import parse_shape
 
-        shape = parse_shape(size)
+        if size is not None:  # (torch's keyword form: sum_to_size(size=(1, 3)))
+            from .._argparse import varargs_keyword
+
+            args = varargs_keyword(args, size, "sum_to_size", "size")
+        shape = parse_shape(args)
         mine = tuple(self.shape)
         lead = len(mine) - len(shape)
         if lead < 0 or any(s != 1 and s != m for s, m in zip(shape, mine[lead:])):

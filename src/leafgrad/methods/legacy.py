@@ -126,7 +126,7 @@ class LegacyMethods:
         return out
 
     # -- resizing ------------------------------------------------------------------------------
-    def resize_(self, *sizes, memory_format=None):
+    def resize_(self, *sizes, memory_format=None, size=None):
         """Change the shape in place, keeping the storage's leading elements in order; new
         elements (when growing) are zeros here (torch leaves them uninitialised)."""
         from .._creation import _size
@@ -134,6 +134,10 @@ class LegacyMethods:
 
         from ..autograd.grad_mode import state as grad_state
 
+        if size is not None:  # (torch's keyword form: resize_(size=(2, 3)))
+            from .._argparse import varargs_keyword
+
+            sizes = varargs_keyword(sizes, size, "resize_", "size")
         if self._requires_grad and not grad_state.inference:  # (inference mode: no autograd)
             raise RuntimeError("cannot resize variables that require grad")
         listed = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes

@@ -251,21 +251,25 @@ class MathMethods:
         return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
 
     def float_power(self, exponent):
-        """``self ** exponent`` computed in float64 (a ToCopyBackward0 first when needed)."""
-        base = self.double()
+        """``self ** exponent`` computed in float64, or complex128 when either is complex (a
+        ToCopyBackward0 first when needed)."""
+        target = _float_power_dtype(self, exponent)
+        base = self.to(target)
         if isinstance(exponent, _tensor_type()):
-            return _ops.PowTensor.apply(base, exponent.double())
-        return _ops.PowScalar.apply(base, exponent=float(exponent))
+            return _ops.PowTensor.apply(base, exponent.to(target))
+        return _ops.PowScalar.apply(base, exponent=_float_power_scalar(exponent, target))
 
     def float_power_(self, exponent):
-        if self.dtype.name != "float64":
+        target = _float_power_dtype(self, exponent)
+        if self.dtype is not target:
             raise RuntimeError(
                 f"the base given to float_power_ has dtype {self.dtype._legacy} but the "
-                "operation's result requires dtype Double"
+                f"operation's result requires dtype {target._legacy}"
             )
         if isinstance(exponent, _tensor_type()):
-            return _ops.inplace(_ops.PowTensor, self, exponent.double())
-        return _ops.inplace(_ops.PowScalar, self, exponent=float(exponent))
+            return _ops.inplace(_ops.PowTensor, self, exponent.to(target))
+        return _ops.inplace(_ops.PowScalar, self,
+                            exponent=_float_power_scalar(exponent, target))
 
     # -- where, logical ops and tests (see ops/math_logic.py) -------------------------------
     def where(self, condition, other):
@@ -393,3 +397,19 @@ def _operand(other) -> bool:
     from ..tensor import _OPERANDS, Tensor
 
     return isinstance(other, (Tensor,) + _OPERANDS)
+
+
+def _float_power_dtype(base, exponent):
+    """torch's float_power computes in complex128 when the base or the exponent is complex
+    (a tensor's dtype or a Python complex), else in float64."""
+    from .. import _dtype
+
+    complex_ = any(value.dtype.is_complex if isinstance(value, _tensor_type())
+                   else isinstance(value, complex) for value in (base, exponent))
+    return _dtype.complex128 if complex_ else _dtype.float64
+
+
+def _float_power_scalar(value, target):
+    from .. import _dtype
+
+    return complex(value) if target is _dtype.complex128 else float(value)

@@ -111,6 +111,9 @@ class MiscMethods:
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _require_tensor(vec1, "addr_", "vec1", 1)
         _require_tensor(vec2, "addr_", "vec2", 2)
+        if vec1.ndim == 1 and vec2.ndim == 1 and self.ndim != 2:
+            # (torch's addr_out checks that the output it writes is a matrix first)
+            raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
         if vec1.ndim == 1 and vec2.ndim == 1 and tuple(self.shape) != (len(vec1), len(vec2)):
             raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: "
                                f"{list(vec1.shape)}, v2: {list(vec2.shape)}")

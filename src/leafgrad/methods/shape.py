@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -44,12 +45,18 @@ class ShapeMethods:
     def as_strided(self, size, stride, storage_offset=None):
         return _ops.as_strided_public(self, size, stride, storage_offset)
 
-    def repeat(self, *repeats):
+    def repeat(self, *args, repeats=None):
+        if repeats is not None:  # (torch's keyword form: repeat(repeats=(2, 1)))
+            args = _argparse.varargs_keyword(args, repeats, "repeat", "repeats")
+        repeats = args
         if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
             repeats = tuple(repeats[0])
         return _ops.repeat(self, repeats)
 
-    def tile(self, *dims):
+    def tile(self, *args, dims=None):
+        if dims is not None:
+            args = _argparse.varargs_keyword(args, dims, "tile", "dims")
+        dims = args
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         return _ops.tile(self, dims)
@@ -61,7 +68,10 @@ class ShapeMethods:
             raise invalid_combination("repeat_interleave", (), {})
         return _ops.repeat_interleave(self, repeats, dim, output_size)
 
-    def flip(self, *dims):
+    def flip(self, *args, dims=None):
+        if dims is not None:
+            args = _argparse.varargs_keyword(args, dims, "flip", "dims")
+        dims = args
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         return _ops.flip(self, dims)
@@ -78,8 +88,14 @@ class ShapeMethods:
     def rot90(self, k=1, dims=(0, 1)):
         return _ops.rot90(self, k, dims)
 
-    def broadcast_to(self, shape):
-        return _ops.broadcast_to(self, shape)
+    def broadcast_to(self, *args, size=None):
+        if size is not None:
+            args = _argparse.varargs_keyword(args, size, "broadcast_to", "size")
+        if not args:
+            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+        # (torch's IntArrayRef: one sequence, or ints as varargs)
+        size = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        return _ops.broadcast_to(self, size)
 
     def index_select(self, dim, index):
         return _ops.index_select(self, dim, index)

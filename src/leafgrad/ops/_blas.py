@@ -290,25 +290,46 @@ def mv(mat: np.ndarray, vec: np.ndarray):
     return out
 
 
-def dot(x: np.ndarray, y: np.ndarray):
-    """``x . y`` (a 0-d array) as torch's ``dot`` computes it (MKL's sdot/ddot with the
-    vectors' own strides), or None."""
+def dot(x: np.ndarray, y: np.ndarray, conjugate: bool = False):
+    """``x . y`` (a 0-d array) as torch's ``dot`` computes it (MKL's sdot/ddot, or for complex
+    vectors cdotu/zdotu, with the vectors' own strides), or None. ``conjugate``: torch's
+    ``vdot`` of complex vectors (cdotc/zdotc: ``conj(x) . y``)."""
     char = x.dtype.char
-    if (not _cpu.mkl_vml or char not in "fd" or y.dtype != x.dtype or x.ndim != 1
+    if (not _cpu.mkl_vml or char not in "fdFD" or y.dtype != x.dtype or x.ndim != 1
             or y.ndim != 1 or x.size != y.size or x.size > _INT_MAX):
         return None
-    entry = _vector(char)
+    entry = _vector(char) if char in "fd" else _complex_dot(char, conjugate)
     if entry is None:
         return None
     n = x.size
     if n == 0:
         return np.zeros((), x.dtype)
-    x, incx = _increment(x)
-    y, incy = _increment(y)
+    # (torch hands BLAS an expanded vector's stride 0 as it is)
+    x, incx = _increment(x) if x.strides[0] else (x, 0)
+    y, incy = _increment(y) if y.strides[0] else (y, 0)
     if n == 1:
         incx = incy = 1
+    if char in "FD":
+        out = np.zeros(1, x.dtype)
+        entry(n, _pointer(x), incx, _pointer(y), incy, _pointer(out))
+        return out.reshape(())
     value = entry[1](n, _pointer(x), incx, _pointer(y), incy)
     return np.asarray(value, dtype=x.dtype)
+
+
+_complex_dot_functions: dict = {}  # (dtype char, conjugate) -> cblas ?dot?_sub
+
+
+def _complex_dot(char: str, conjugate: bool):
+    entry = _complex_dot_functions.get((char, conjugate))
+    if entry is None:
+        library = _mkl.library()
+        if not library:
+            return None
+        name = f"cblas_{'c' if char == 'F' else 'z'}dot{'c' if conjugate else 'u'}_sub"
+        entry = _complex_dot_functions[char, conjugate] = getattr(library, name)
+        entry.restype = None
+    return entry
 
 
 _axpy_functions: dict = {}  # dtype char -> (cblas ?axpy, scalar type)

@@ -22,6 +22,7 @@ class LinalgCross(Op):
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     broadcasts = True
+    bfloat16_native = True  # torch's kernel rounds each product and difference (_cross_rounded)
     torch_names = ("linalg.cross", "cross")
 
     @staticmethod
@@ -29,6 +30,10 @@ class LinalgCross(Op):
         a, b = _promote.binary(a, b)
         if a.dtype == np.bool_:
             raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+        if a.dtype in (np.float32, np.float64):
+            return _cross_fma(a, b, dim)
+        if a.dtype.name == "bfloat16":
+            return _cross_rounded(a, b, dim)
         return _layout.contiguous(np.cross(a, b, axisa=dim, axisb=dim, axisc=dim))
 
     def backward(self, grad):
@@ -48,6 +53,33 @@ class LinalgCross(Op):
         dim = self._params.get("dim", -1)
         return jvp_sum(tangents, lambda t: LinalgCross.apply(t, b, dim=dim),
                        lambda t: LinalgCross.apply(a, t, dim=dim))
+
+
+def _cross_fma(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
+    """float32/float64 cross products as torch's cross kernel rounds them: its
+    ``a[i] * b[j] - a[j] * b[i]`` contracted by the compiler into
+    ``fma(a[i], b[j], -(a[j] * b[i]))`` (measured: every bit of 3000 random float64 rows)."""
+    from ._float_kernels import fma
+
+    a, b = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
+    parts = [fma(a[..., i], b[..., j], -(a[..., j] * b[..., i]))
+             for i, j in ((1, 2), (2, 0), (0, 1))]
+    return np.stack(parts, axis=dim).astype(a.dtype, copy=False)
+
+
+def _cross_rounded(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
+    """bfloat16 cross products as torch's kernel computes them in c10::BFloat16 arithmetic:
+    each product and the difference rounded to bfloat16 (measured: every bit)."""
+    dtype = a.dtype
+    a = np.moveaxis(a, dim, -1).astype(np.float32)
+    b = np.moveaxis(b, dim, -1).astype(np.float32)
+
+    def rounded(x):
+        return x.astype(dtype).astype(np.float32)
+
+    parts = [rounded(a[..., i] * b[..., j]) - rounded(a[..., j] * b[..., i])
+             for i, j in ((1, 2), (2, 0), (0, 1))]
+    return np.stack(parts, axis=dim).astype(dtype)
 
 
 def linalg_cross(input, other, *, dim=-1):

@@ -84,8 +84,13 @@ def _cdist_pairs(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 
 def cdist_gradients(grad, x1, x2, p, result) -> tuple:
     """(grad of x1, grad of x2) as arrays, on the broadcast batch shape."""
+    if p == 0:  # (torch's _cdist_backward: zeros, before any arithmetic)
+        return np.zeros_like(x1, shape=grad.shape[:-1] + x1.shape[-1:]), \
+            np.zeros_like(x2, shape=grad.shape[:-2] + x2.shape[-2:])
     local = _pair_derivative(_cdist_pairs(x1, x2), result[..., None], p) * grad[..., None]
-    return local.sum(axis=-2), -local.sum(axis=-3)
+    # x2's gradient is torch's _cdist_backward with the operands swapped: sums of the negated
+    # terms (a sum that cancels is +0 there, where negating the sum gave -0)
+    return local.sum(axis=-2), np.negative(local).sum(axis=-3)
 
 
 def _batched_rows(cls, args, params):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _wrap
-from . import _bfloat16, _promote, _uint
+from . import _bfloat16, _float_kernels, _promote, _uint
 from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
@@ -219,6 +219,11 @@ class Ldexp(Op):
             _promote.check_broadcast(a.shape, b.shape)
         a, b, dtype = _ldexp_operands(a, b)
         with np.errstate(all="ignore"):
+            if dtype == np.float32:
+                # torch's pow(2, other) is the tensor-tensor pow kernel on a wrapped 0-d base
+                # (SLEEF's powf where NumPy's float32 power is off by an ulp; as PowScalarSelf)
+                return np.asarray(a * _float_kernels.pow_tensor(np.asarray(2, np.float32), b),
+                                  dtype=dtype)
             return np.asarray(a * np.power(dtype.type(2), b), dtype=dtype)
 
     def backward(self, grad):

@@ -499,10 +499,7 @@ class LinalgPinv(Op):
                 f"linalg.pinv({from_numpy_dtype(a.dtype)._legacy}{{{list(a.shape)}}}): expected a "
                 "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
             )
-        if rtol is None:
-            # torch: rtol defaults to eps * max(m, n) unless a positive atol is given
-            rtol = np.finfo(a.dtype).eps * max(a.shape[-2:]) if not atol else 0.0
-        atol = 0.0 if atol is None else atol
+        atol, rtol = _atol_rtol(a.dtype, *a.shape[-2:], atol, rtol)
         if hermitian:
             values, vectors = np.linalg.eigh(a)
             magnitude = np.abs(values)
@@ -584,5 +581,20 @@ def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     return LinalgEigh.apply(a, UPLO=UPLO, compute_v=_may_need_grad(a))[0]
 
 
+def _atol_rtol(dtype, m: int, n: int, atol, rtol):
+    """torch's get_atol_rtol for pinv and matrix_rank, unsqueezed to compare with a batch of
+    singular values: float64 unless given as arrays (a tensor's data); rtol defaults to
+    eps * max(m, n) where atol is not positive (elementwise, for a tensor atol)."""
+    if rtol is None:
+        default = np.finfo(dtype).eps * max(m, n)
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    atol = 0.0 if atol is None else atol
+    return (np.asarray(atol, dtype=None if isinstance(atol, np.ndarray) else np.float64)[..., None],
+            np.asarray(rtol, dtype=None if isinstance(rtol, np.ndarray) else np.float64)[..., None])
+
+
 def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    # (tolerances given as tensors broadcast against the batch: handed over as arrays)
+    atol = atol._data if isinstance(atol, Tensor) else atol
+    rtol = rtol._data if isinstance(rtol, Tensor) else rtol
     return LinalgPinv.apply(a, atol=atol, rtol=rtol, hermitian=hermitian)

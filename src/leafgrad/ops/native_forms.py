@@ -38,6 +38,8 @@ class Cholesky(LinalgCholeskyEx):
 
             name = _dtype.from_numpy_dtype(a.dtype)._legacy
             raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{name}'")
+        if a.size == 0:  # (torch's cholesky returns an empty tensor of the input's layout)
+            return np.empty(a.shape, a.dtype)
         try:
             return LinalgCholeskyEx.forward(ctx, a, upper=upper)
         except _LinAlgError as error:

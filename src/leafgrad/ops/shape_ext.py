@@ -524,7 +524,9 @@ def check_strided(data: np.ndarray, size: tuple, stride: tuple, storage_offset: 
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
     root = data
-    while isinstance(root.base, np.ndarray):
+    # (the same walk as Tensor.storage_offset: np.lib.stride_tricks.as_strided's arrays hang
+    # off a DummyArray whose base is the owner)
+    while root.base is not None and hasattr(root.base, "__array_interface__"):
         root = root.base
     start = data.__array_interface__["data"][0]
     low = root.__array_interface__["data"][0]  # the owner: one contiguous buffer

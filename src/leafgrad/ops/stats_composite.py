@@ -335,6 +335,11 @@ def gradient(*args, **kwargs):
         raise _argparse.invalid_combination("gradient", args, kwargs)
     tensor = args[0]
     spacing, dim = kwargs.get("spacing", 1), kwargs.get("dim")
+    # (an explicit spacing=None is the optional Scalar of the overload whose dim is one int or
+    # None: a spacing of 1)
+    if spacing is None and isinstance(dim, (list, tuple)) or kwargs.get("edge_order", 1) is None:
+        raise _argparse.invalid_combination("gradient", args, kwargs)
+    spacing = 1 if spacing is None else spacing
     edge_order = kwargs.get("edge_order", 1)
     if isinstance(spacing, Tensor):
         if spacing.ndim != 0:  # a lone tensor is no overload's spacing (only a 0-d Scalar)
