@@ -50,9 +50,6 @@ LINALG_LSTSQ = ("the solution's strides (torch: column-major), residuals not req
 LINALG_LSTSQ_GRAD_ORIENTED = LINALG_LSTSQ
 LINALG_LU = "composite graph (AddBackward0, TriuBackward0) where torch has LinalgLuBackward0"
 LU_UNPACK = "composite graph (AddBackward0, TriuBackward0) where torch has LuUnpackBackward0"
-LINALG_LU_SOLVE = ("column-major result strides in torch; composite graph (GatherBackward0) where "
-                   "torch has LinalgLuSolveBackward0; LAPACK bits")
-
 KNOWN = {
     'addbmm': (ADDBMM, "float32/inplace float64/inplace"),
     'addcdiv': (ADDCDIV, "float64/method float64/op"),
@@ -102,7 +99,6 @@ KNOWN = {
     'linalg.lu': (LINALG_LU, "float64/op"),
     'linalg.lu_factor': (LAPACK, "float64/op"),
     'linalg.lu_factor_ex': (LAPACK, "float64/op"),
-    'linalg.lu_solve': (LINALG_LU_SOLVE, "float32/op float64/op"),
     'linalg.matrix_norm': (LAPACK, "float32/op"),
     'linalg.pinv': (LAPACK, "float32/op float64/op"),
     'linalg.pinv[hermitian]': (LAPACK, "float32/op float64/op"),
@@ -114,7 +110,6 @@ KNOWN = {
     'logaddexp2': (LIBM, "float32/method float32/op float64/method float64/op"),
     'logit': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'lu': (LAPACK, "float64/method float64/op"),
-    'lu_solve': (LAPACK, "float64/method float64/op"),
     'lu_unpack': (LU_UNPACK, "float64/op"),
 }
 
