@@ -907,7 +907,427 @@ def influence_hvp(torch):
     print(ih)
 
 
-SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp]
+def pt_blitz(torch):
+    # pytorch/tutorials beginner_source/blitz: tensor_tutorial, autograd_tutorial,
+    # neural_networks_tutorial (LeNet), cifar10_tutorial (training loop, accuracy per class)
+    import numpy as np
+    nn = torch.nn; F = torch.nn.functional; optim = torch.optim
+    data = [[1, 2], [3, 4]]
+    x_data = torch.tensor(data)
+    np_array = np.array(data)
+    x_np = torch.from_numpy(np_array)
+    x_ones = torch.ones_like(x_data)
+    print(f"Ones Tensor: \n {x_ones} \n")
+    torch.manual_seed(0)
+    x_rand = torch.rand_like(x_data, dtype=torch.float)
+    print(f"Random Tensor: \n {x_rand} \n")
+    shape = (2, 3,)
+    print(torch.rand(shape), torch.ones(shape), torch.zeros(shape))
+    tensor = torch.rand(3, 4)
+    print(f"Shape of tensor: {tensor.shape}")
+    print(f"Datatype of tensor: {tensor.dtype}")
+    print(f"Device tensor is stored on: {tensor.device}")
+    tensor = torch.ones(4, 4)
+    tensor[:, 1] = 0
+    print(tensor)
+    t1 = torch.cat([tensor, tensor, tensor], dim=1)
+    print(t1)
+    print(f"tensor.mul(tensor) \n {tensor.mul(tensor)} \n")
+    print(f"tensor * tensor \n {tensor * tensor}")
+    print(f"tensor.matmul(tensor.T) \n {tensor.matmul(tensor.T)} \n")
+    print(f"tensor @ tensor.T \n {tensor @ tensor.T}")
+    print(tensor, "\n")
+    tensor.add_(5)
+    print(tensor)
+    t = torch.ones(5)
+    n = t.numpy()
+    t.add_(1)
+    print(f"t: {t}", f"n: {n}")
+    n = np.ones(5)
+    t = torch.from_numpy(n)
+    np.add(n, 1, out=n)
+    print(f"t: {t}", f"n: {n}")
+    agg = tensor.sum(); agg_item = agg.item()
+    print(agg_item, type(agg_item))
+    # autograd tutorial
+    a = torch.tensor([2., 3.], requires_grad=True)
+    b = torch.tensor([6., 4.], requires_grad=True)
+    Q = 3*a**3 - b**2
+    external_grad = torch.tensor([1., 1.])
+    Q.backward(gradient=external_grad)
+    print(9*a**2 == a.grad)
+    print(-2*b == b.grad)
+    x = torch.rand(5, 5); y = torch.rand(5, 5); z = torch.rand((5, 5), requires_grad=True)
+    a = x + y
+    print(f"Does `a` require gradients?: {a.requires_grad}")
+    b = x + z
+    print(f"Does `b` require gradients?: {b.requires_grad}")
+    # neural networks tutorial
+    class Net(nn.Module):
+        def __init__(self):
+            super(Net, self).__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+        def forward(self, input):
+            c1 = F.relu(self.conv1(input))
+            s2 = F.max_pool2d(c1, (2, 2))
+            c3 = F.relu(self.conv2(s2))
+            s4 = F.max_pool2d(c3, 2)
+            s4 = torch.flatten(s4, 1)
+            f5 = F.relu(self.fc1(s4))
+            f6 = F.relu(self.fc2(f5))
+            output = self.fc3(f6)
+            return output
+    torch.manual_seed(0)
+    net = Net().double()
+    print(net)
+    params = list(net.parameters())
+    print(len(params))
+    print(params[0].size())
+    input = torch.randn(1, 1, 32, 32, dtype=torch.float64)
+    out = net(input)
+    print(out)
+    net.zero_grad()
+    out.backward(torch.randn(1, 10, dtype=torch.float64))
+    output = net(input)
+    target = torch.randn(10, dtype=torch.float64)
+    target = target.view(1, -1)
+    criterion = nn.MSELoss()
+    loss = criterion(output, target)
+    print(loss)
+    print(loss.grad_fn)
+    print(loss.grad_fn.next_functions[0][0])
+    print(loss.grad_fn.next_functions[0][0].next_functions[0][0])
+    net.zero_grad()
+    print('conv1.bias.grad before backward')
+    print(net.conv1.bias.grad)
+    loss.backward()
+    print('conv1.bias.grad after backward')
+    print(net.conv1.bias.grad)
+    learning_rate = 0.01
+    for f in net.parameters():
+        f.data.sub_(f.grad.data * learning_rate)
+    optimizer = optim.SGD(net.parameters(), lr=0.01)
+    optimizer.zero_grad()
+    output = net(input)
+    loss = criterion(output, target)
+    loss.backward()
+    optimizer.step()
+    print(loss, net.fc3.bias)
+    # cifar10 tutorial's loop on random images (float64: float32 batched conv is oneDNN's)
+    classes = ('plane', 'car', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck')
+    class Net2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 6, 5)
+            self.pool = nn.MaxPool2d(2, 2)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+        def forward(self, x):
+            x = self.pool(F.relu(self.conv1(x)))
+            x = self.pool(F.relu(self.conv2(x)))
+            x = torch.flatten(x, 1)
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            x = self.fc3(x)
+            return x
+    net = Net2().double()
+    criterion = nn.CrossEntropyLoss()
+    optimizer = optim.SGD(net.parameters(), lr=0.001, momentum=0.9)
+    images = torch.randn(8, 3, 32, 32, dtype=torch.float64)
+    labels = torch.randint(0, 10, (8,))
+    for epoch in range(2):
+        running_loss = 0.0
+        for i in range(2):
+            inputs, lab = images[i * 4:(i + 1) * 4], labels[i * 4:(i + 1) * 4]
+            optimizer.zero_grad()
+            outputs = net(inputs)
+            loss = criterion(outputs, lab)
+            loss.backward()
+            optimizer.step()
+            running_loss += loss.item()
+        print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 2:.3f}')
+    print('GroundTruth: ', ' '.join(f'{classes[labels[j]]:5s}' for j in range(4)))
+    outputs = net(images[:4])
+    _, predicted = torch.max(outputs, 1)
+    print('Predicted: ', ' '.join(f'{classes[predicted[j]]:5s}' for j in range(4)))
+    correct = 0; total = 0
+    with torch.no_grad():
+        outputs = net(images)
+        _, predicted = torch.max(outputs.data, 1)
+        total += labels.size(0)
+        correct += (predicted == labels).sum().item()
+    print(f'Accuracy of the network on the 8 test images: {100 * correct // total} %')
+    correct_pred = {classname: 0 for classname in classes}
+    total_pred = {classname: 0 for classname in classes}
+    for label, prediction in zip(labels, predicted):
+        if label == prediction:
+            correct_pred[classes[label]] += 1
+        total_pred[classes[label]] += 1
+    for classname, correct_count in correct_pred.items():
+        if total_pred[classname]:
+            accuracy = 100 * float(correct_count) / total_pred[classname]
+            print(f'Accuracy for class: {classname:5s} is {accuracy:.1f} %')
+    PATH = None
+    print(net.state_dict()['fc3.bias'], list(net.state_dict())[:3])
+
+
+def raschka_models(torch):
+    # rasbt/deeplearning-models pytorch_ipynb: logistic-regression (manual gradients and
+    # autograd), softmax-regression, mlp-dropout, mlp-batchnorm, ae-basic, vae, cgan,
+    # wgan-gp's gradient penalty
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(123)
+    X = torch.randn(40, 2); y = (X[:, 0] + 0.5 * X[:, 1] > 0).float()
+    class LogisticRegression1():
+        def __init__(self, num_features):
+            self.num_features = num_features
+            self.weights = torch.zeros(num_features, 1, dtype=torch.float32)
+            self.bias = torch.zeros(1, dtype=torch.float32)
+        def forward(self, x):
+            linear = torch.add(torch.mm(x, self.weights), self.bias)
+            probas = self._sigmoid(linear)
+            return probas
+        def backward(self, probas, y):
+            errors = (y - probas.view(-1))
+            return errors
+        def predict_labels(self, x):
+            probas = self.forward(x)
+            labels = torch.where(probas >= .5, 1, 0)
+            return labels
+        def evaluate(self, x, y):
+            labels = self.predict_labels(x).float()
+            accuracy = torch.sum(labels.view(-1) == y).float() / y.size()[0]
+            return accuracy
+        def _sigmoid(self, z):
+            return 1. / (1. + torch.exp(-z))
+        def _logit_cost(self, y, proba):
+            tmp1 = torch.mm(-y.view(1, -1), torch.log(proba))
+            tmp2 = torch.mm((1 - y).view(1, -1), torch.log(1 - proba))
+            return tmp1 - tmp2
+        def train(self, x, y, num_epochs, learning_rate=0.01):
+            for e in range(num_epochs):
+                probas = self.forward(x)
+                errors = self.backward(probas, y)
+                neg_grad = torch.mm(x.transpose(0, 1), errors.view(-1, 1))
+                self.weights += learning_rate * neg_grad
+                self.bias += learning_rate * torch.sum(errors)
+                print('Epoch: %03d' % (e + 1), end="")
+                print(' | Train ACC: %.3f' % self.evaluate(x, y), end="")
+                print(' | Cost: %.3f' % self._logit_cost(y, self.forward(x)))
+    model1 = LogisticRegression1(num_features=2)
+    model1.train(X, y, num_epochs=3, learning_rate=0.1)
+    print('  Weights: %s' % model1.weights)
+    print('  Bias: %s' % model1.bias)
+    class LogisticRegression2(nn.Module):
+        def __init__(self, num_features):
+            super(LogisticRegression2, self).__init__()
+            self.linear = nn.Linear(num_features, 1)
+            self.linear.weight.detach().zero_()
+            self.linear.bias.detach().zero_()
+        def forward(self, x):
+            logits = self.linear(x)
+            probas = torch.sigmoid(logits)
+            return probas
+    model2 = LogisticRegression2(num_features=2)
+    optimizer = torch.optim.SGD(model2.parameters(), lr=0.1)
+    for epoch in range(3):
+        out = model2(X)
+        cost = F.binary_cross_entropy(out, y.view(-1, 1), reduction='sum')
+        optimizer.zero_grad()
+        cost.backward()
+        optimizer.step()
+        pred_acc = ((model2(X) > 0.5).float().view(-1) == y).float().mean()
+        print('Epoch: %03d' % (epoch + 1), end="")
+        print(' | Train ACC: %.3f' % pred_acc, end="")
+        print(' | Cost: %.3f' % F.binary_cross_entropy(model2(X), y.view(-1, 1)))
+    print(model2.linear.weight, model2.linear.bias)
+    # softmax regression
+    Xs = torch.randn(30, 4); ys = torch.randint(0, 3, (30,))
+    class SoftmaxRegression(nn.Module):
+        def __init__(self, num_features, num_classes):
+            super(SoftmaxRegression, self).__init__()
+            self.linear = nn.Linear(num_features, num_classes)
+            self.linear.weight.detach().zero_()
+            self.linear.bias.detach().zero_()
+        def forward(self, x):
+            logits = self.linear(x)
+            probas = F.softmax(logits, dim=1)
+            return logits, probas
+    model = SoftmaxRegression(num_features=4, num_classes=3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    def compute_accuracy(model, features, targets):
+        correct_pred, num_examples = 0, 0
+        with torch.no_grad():
+            logits, probas = model(features)
+            _, predicted_labels = torch.max(probas, 1)
+            num_examples += targets.size(0)
+            correct_pred += (predicted_labels == targets).sum()
+        return correct_pred.float() / num_examples * 100
+    for epoch in range(3):
+        for batch_idx in range(3):
+            features, targets = Xs[batch_idx * 10:(batch_idx + 1) * 10], ys[batch_idx * 10:(batch_idx + 1) * 10]
+            logits, probas = model(features)
+            cost = F.cross_entropy(logits, targets)
+            optimizer.zero_grad()
+            cost.backward()
+            optimizer.step()
+        print('Epoch: %03d/%03d training accuracy: %.2f%%' % (epoch + 1, 3, compute_accuracy(model, Xs, ys)))
+    # MLP with dropout and with batchnorm
+    class MultilayerPerceptron(nn.Module):
+        def __init__(self, num_features, num_classes, drop_proba, num_hidden_1, num_hidden_2, bn=False):
+            super().__init__()
+            self.my_network = nn.Sequential(
+                nn.Linear(num_features, num_hidden_1, bias=not bn),
+                nn.BatchNorm1d(num_hidden_1) if bn else nn.Identity(),
+                nn.ReLU(),
+                nn.Dropout(drop_proba),
+                nn.Linear(num_hidden_1, num_hidden_2, bias=not bn),
+                nn.BatchNorm1d(num_hidden_2) if bn else nn.Identity(),
+                nn.ReLU(),
+                nn.Dropout(drop_proba),
+                nn.Linear(num_hidden_2, num_classes))
+        def forward(self, x):
+            logits = self.my_network(x)
+            probas = F.softmax(logits, dim=1)
+            return logits, probas
+    for bn in (False, True):
+        torch.manual_seed(1)
+        model = MultilayerPerceptron(4, 3, 0.5 if not bn else 0.0, 16, 8, bn=bn)
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        for epoch in range(3):
+            model.train()
+            logits, probas = model(Xs)
+            cost = F.cross_entropy(logits, ys)
+            optimizer.zero_grad()
+            cost.backward()
+            optimizer.step()
+            model.eval()
+            print(epoch, cost.item(), compute_accuracy(model, Xs, ys))
+        print(model.my_network[1] if bn else model.my_network[3])
+        if bn:
+            print(model.my_network[1].running_mean[:4], model.my_network[1].num_batches_tracked)
+    # autoencoder and VAE (fully connected)
+    torch.manual_seed(5)
+    imgs = torch.rand(16, 36)
+    class Autoencoder(nn.Module):
+        def __init__(self, num_features, num_hidden_1):
+            super().__init__()
+            self.linear_1 = nn.Linear(num_features, num_hidden_1)
+            self.linear_1.weight.detach().normal_(0.0, 0.1)
+            self.linear_1.bias.detach().zero_()
+            self.linear_2 = nn.Linear(num_hidden_1, num_features)
+            self.linear_2.weight.detach().normal_(0.0, 0.1)
+            self.linear_2.bias.detach().zero_()
+        def forward(self, x):
+            encoded = F.leaky_relu(self.linear_1(x))
+            logits = self.linear_2(encoded)
+            decoded = torch.sigmoid(logits)
+            return decoded
+    ae = Autoencoder(36, 8)
+    optimizer = torch.optim.Adam(ae.parameters(), lr=0.005)
+    for epoch in range(3):
+        decoded = ae(imgs)
+        cost = F.binary_cross_entropy(decoded, imgs)
+        optimizer.zero_grad(); cost.backward(); optimizer.step()
+        print('Epoch: %03d | Cost: %.4f' % (epoch + 1, cost))
+    class VariationalAutoencoder(nn.Module):
+        def __init__(self, num_features, num_hidden_1, num_latent):
+            super().__init__()
+            self.hidden_1 = nn.Linear(num_features, num_hidden_1)
+            self.z_mean = nn.Linear(num_hidden_1, num_latent)
+            self.z_log_var = nn.Linear(num_hidden_1, num_latent)
+            self.linear_3 = nn.Linear(num_latent, num_hidden_1)
+            self.linear_4 = nn.Linear(num_hidden_1, num_features)
+        def reparameterize(self, z_mu, z_log_var):
+            eps = torch.randn(z_mu.size(0), z_mu.size(1))
+            z = z_mu + eps * torch.exp(z_log_var/2.)
+            return z
+        def encoder(self, features):
+            x = self.hidden_1(features)
+            x = F.leaky_relu(x, negative_slope=0.0001)
+            z_mean = self.z_mean(x)
+            z_log_var = self.z_log_var(x)
+            encoded = self.reparameterize(z_mean, z_log_var)
+            return z_mean, z_log_var, encoded
+        def decoder(self, encoded):
+            x = self.linear_3(encoded)
+            x = F.leaky_relu(x, negative_slope=0.0001)
+            x = self.linear_4(x)
+            decoded = torch.sigmoid(x)
+            return decoded
+        def forward(self, features):
+            z_mean, z_log_var, encoded = self.encoder(features)
+            decoded = self.decoder(encoded)
+            return z_mean, z_log_var, encoded, decoded
+    vae = VariationalAutoencoder(36, 16, 2)
+    optimizer = torch.optim.Adam(vae.parameters(), lr=0.001)
+    for epoch in range(3):
+        z_mean, z_log_var, encoded, decoded = vae(imgs)
+        kl_divergence = (0.5 * (z_mean**2 + torch.exp(z_log_var) - z_log_var - 1)).sum()
+        pixelwise_bce = F.binary_cross_entropy(decoded, imgs, reduction='sum')
+        cost = kl_divergence + pixelwise_bce
+        optimizer.zero_grad(); cost.backward(); optimizer.step()
+        print('Epoch: %03d | Cost: %.4f' % (epoch + 1, cost), kl_divergence.grad_fn)
+    # conditional GAN pieces and WGAN-GP's gradient penalty
+    class Generator(nn.Module):
+        def __init__(self, latent_dim=8, num_classes=3, out=36):
+            super().__init__()
+            self.label_emb = nn.Embedding(num_classes, num_classes)
+            self.net = nn.Sequential(nn.Linear(latent_dim + num_classes, 32), nn.LeakyReLU(0.2, inplace=True),
+                                     nn.Linear(32, out), nn.Tanh())
+        def forward(self, noise, labels):
+            return self.net(torch.cat((self.label_emb(labels), noise), -1))
+    class Discriminator(nn.Module):
+        def __init__(self, num_classes=3, inp=36):
+            super().__init__()
+            self.label_embedding = nn.Embedding(num_classes, num_classes)
+            self.net = nn.Sequential(nn.Linear(inp + num_classes, 32), nn.LeakyReLU(0.2, inplace=True),
+                                     nn.Linear(32, 1))
+        def forward(self, img, labels):
+            return self.net(torch.cat((img.view(img.size(0), -1), self.label_embedding(labels)), -1))
+    gen, disc = Generator(), Discriminator()
+    opt_g = torch.optim.Adam(gen.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    opt_d = torch.optim.Adam(disc.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    real = imgs * 2 - 1; labels = torch.randint(0, 3, (16,))
+    def compute_gradient_penalty(D, real_samples, fake_samples, labels):
+        alpha = torch.rand(real_samples.size(0), 1)
+        interpolates = (alpha * real_samples + ((1 - alpha) * fake_samples)).requires_grad_(True)
+        d_interpolates = D(interpolates, labels)
+        fake = torch.ones(real_samples.shape[0], 1, requires_grad=False)
+        gradients = torch.autograd.grad(outputs=d_interpolates, inputs=interpolates, grad_outputs=fake,
+                                        create_graph=True, retain_graph=True, only_inputs=True)[0]
+        gradients = gradients.view(gradients.size(0), -1)
+        gradient_penalty = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+        return gradient_penalty
+    for step in range(3):
+        z = torch.randn(16, 8)
+        fake = gen(z, labels)
+        opt_d.zero_grad()
+        gp = compute_gradient_penalty(disc, real, fake.detach(), labels)
+        d_loss = -torch.mean(disc(real, labels)) + torch.mean(disc(fake.detach(), labels)) + 10 * gp
+        d_loss.backward()
+        opt_d.step()
+        for p in disc.parameters():
+            p.data.clamp_(-0.5, 0.5)
+        opt_g.zero_grad()
+        g_loss = -torch.mean(disc(gen(z, labels), labels))
+        g_loss.backward()
+        opt_g.step()
+        print(step, d_loss.item(), g_loss.item(), gp.item(), gp.grad_fn)
+    # the cGAN's BCE loss form
+    adversarial_loss = nn.BCEWithLogitsLoss()
+    valid = torch.ones(16, 1); fakel = torch.zeros(16, 1)
+    print(adversarial_loss(disc(real, labels), valid), adversarial_loss(disc(gen(z, labels).detach(), labels), fakel))
+
+
+SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp,
+            pt_blitz, raschka_models]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1198,4 +1618,63 @@ def test_forward_over_reverse_in_vmap_as_torch():
         args = (transform, loss_name, dtype_name, rows, layout)
         got = _outcome(lambda: _second_derivatives(lg, *args))
         want = _outcome(lambda: _second_derivatives(torch, *args))
+        assert _same(got, want), args
+
+
+def _norms(m, dtype_name, layout, dim, keepdim, form, needs_grad):
+    """A 2-norm over ``dim`` of a tensor in one of several layouts, and its gradient."""
+    d = getattr(m, dtype_name)
+    m.manual_seed(8)
+
+    def randn(*shape):
+        return m.randn(*shape, dtype=d) * 0.1
+
+    if layout == "column slice":  # rows of a wider matrix (a gradient of cat's input)
+        x = randn(24, 41)[:, 2:38]
+    elif layout == "row slice":
+        x = randn(12, 36)[3:9]
+    elif layout == "transposed":
+        x = randn(36, 6).t()
+    elif layout == "3-d slice":
+        x = randn(5, 4, 45)[:, :, 5:41]
+    elif layout == "3-d permuted":
+        x = randn(4, 36, 3).permute(2, 0, 1)
+    elif layout == "every other":
+        x = randn(6, 72)[:, ::2]
+    else:
+        x = randn(6, 36)
+    x.requires_grad_(needs_grad)
+    if form == "Tensor.norm":
+        out = x.norm(2, dim=dim, keepdim=keepdim)
+    elif form == "torch.norm":
+        out = m.norm(x, p=2, dim=dim, keepdim=keepdim)
+    elif form == "linalg.norm":
+        out = m.linalg.norm(x, dim=dim, keepdim=keepdim)
+    else:
+        out = m.linalg.vector_norm(x, dim=dim, keepdim=keepdim)
+    outs = [_arrays(out), tuple(out.stride())]
+    if needs_grad:
+        weights = m.randn(*out.shape, dtype=d)
+        outs.append(_arrays(m.autograd.grad((out * weights).sum(), x)[0]))
+    return outs
+
+
+def test_two_norm_over_adjacent_elements_as_torch():
+    # rasbt's WGAN-GP gradient penalty: gradients.norm(2, dim=1) of rows of a column slice
+    # (the gradient of cat's first input): torch's vectorised last-dim kernel takes any
+    # reduction whose elements are adjacent in memory (is_reduce_lastdim), whatever the kept
+    # dims' strides; leafgrad took it only for a contiguous tensor and summed these rows in
+    # order instead (other last bits on about a third of the rows)
+    dims_for = {2: [1, -1, 0, (0, 1), None], 3: [2, (1, 2), (0, 2), -1, None]}
+    cases = [(dtype_name, layout, dim) for dtype_name, layout in itertools.product(
+        ["float32", "float64"],
+        ["contiguous", "column slice", "row slice", "transposed", "3-d slice", "3-d permuted",
+         "every other"]) for dim in dims_for[3 if layout.startswith("3-d") else 2]]
+    configs = list(itertools.product(["Tensor.norm", "torch.norm", "linalg.norm",
+                                      "vector_norm"], [False, True], [False, True]))
+    for (dtype_name, layout, dim), (form, keepdim, needs_grad) in _rotating(cases, configs, 3):
+        if form == "linalg.norm" and (dim is None or isinstance(dim, tuple)):
+            form = "vector_norm"  # (linalg.norm over two dims is a matrix norm)
+        args = (dtype_name, layout, dim, keepdim, form, needs_grad)
+        got, want = _outcome(lambda: _norms(lg, *args)), _outcome(lambda: _norms(torch, *args))
         assert _same(got, want), args
