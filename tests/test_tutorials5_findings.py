@@ -1662,9 +1662,248 @@ def micrograd_torch_check(torch):
     print(o, o.grad_fn, n.grad_fn, x1.is_leaf, x1.grad)
 
 
+def d2l_seq2seq_bahdanau(torch):
+    # d2l-en chapter_recurrent-modern/seq2seq.md (Seq2SeqEncoder, MaskedSoftmaxCELoss, grad
+    # clipping, predict, bleu) and chapter_attention-mechanisms-and-transformers/
+    # bahdanau-attention.md (Seq2SeqAttentionDecoder); GRUs in float64
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(0)
+    dt = torch.float64
+    def sequence_mask(X, valid_len, value=0):
+        maxlen = X.size(1)
+        mask = torch.arange((maxlen), dtype=torch.float32, device=X.device)[None, :] < valid_len[:, None]
+        X[~mask] = value
+        return X
+    class MaskedSoftmaxCELoss(nn.CrossEntropyLoss):
+        def forward(self, pred, label, valid_len):
+            weights = torch.ones_like(label)
+            weights = sequence_mask(weights, valid_len)
+            self.reduction = 'none'
+            unweighted_loss = super(MaskedSoftmaxCELoss, self).forward(pred.permute(0, 2, 1), label)
+            weighted_loss = (unweighted_loss * weights).mean(dim=1)
+            return weighted_loss
+    loss = MaskedSoftmaxCELoss()
+    print(loss(torch.ones(3, 4, 10), torch.ones((3, 4), dtype=torch.long), torch.tensor([4, 2, 0])))
+    class Seq2SeqEncoder(nn.Module):
+        def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab_size, embed_size, dtype=dt)
+            self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, dropout=dropout, dtype=dt)
+        def forward(self, X, *args):
+            X = self.embedding(X)
+            X = X.permute(1, 0, 2)
+            output, state = self.rnn(X)
+            return output, state
+    encoder = Seq2SeqEncoder(vocab_size=10, embed_size=8, num_hiddens=16, num_layers=2)
+    encoder.eval()
+    X = torch.zeros((4, 7), dtype=torch.long)
+    output, state = encoder(X)
+    print(output.shape, state.shape, output.grad_fn)
+    class AdditiveAttention(nn.Module):
+        def __init__(self, key_size, query_size, num_hiddens, dropout):
+            super().__init__()
+            self.W_k = nn.Linear(key_size, num_hiddens, bias=False, dtype=dt)
+            self.W_q = nn.Linear(query_size, num_hiddens, bias=False, dtype=dt)
+            self.w_v = nn.Linear(num_hiddens, 1, bias=False, dtype=dt)
+            self.dropout = nn.Dropout(dropout)
+        def forward(self, queries, keys, values, valid_lens):
+            queries, keys = self.W_q(queries), self.W_k(keys)
+            features = torch.tanh(queries.unsqueeze(2) + keys.unsqueeze(1))
+            scores = self.w_v(features).squeeze(-1)
+            shape = scores.shape
+            if valid_lens is not None:
+                vl = torch.repeat_interleave(valid_lens, shape[1]) if valid_lens.dim() == 1 else valid_lens.reshape(-1)
+                scores = sequence_mask(scores.reshape(-1, shape[-1]), vl, value=-1e6).reshape(shape)
+            self.attention_weights = F.softmax(scores, dim=-1)
+            return torch.bmm(self.dropout(self.attention_weights), values)
+    class Seq2SeqAttentionDecoder(nn.Module):
+        def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+            super().__init__()
+            self.attention = AdditiveAttention(num_hiddens, num_hiddens, num_hiddens, dropout)
+            self.embedding = nn.Embedding(vocab_size, embed_size, dtype=dt)
+            self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout, dtype=dt)
+            self.dense = nn.Linear(num_hiddens, vocab_size, dtype=dt)
+        def init_state(self, enc_outputs, enc_valid_lens, *args):
+            outputs, hidden_state = enc_outputs
+            return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
+        def forward(self, X, state):
+            enc_outputs, hidden_state, enc_valid_lens = state
+            X = self.embedding(X).permute(1, 0, 2)
+            outputs, self._attention_weights = [], []
+            for x in X:
+                query = torch.unsqueeze(hidden_state[-1], dim=1)
+                context = self.attention(query, enc_outputs, enc_outputs, enc_valid_lens)
+                x = torch.cat((context, torch.unsqueeze(x, dim=1)), dim=-1)
+                out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
+                outputs.append(out)
+                self._attention_weights.append(self.attention.attention_weights)
+            outputs = self.dense(torch.cat(outputs, dim=0))
+            return outputs.permute(1, 0, 2), [enc_outputs, hidden_state, enc_valid_lens]
+    decoder = Seq2SeqAttentionDecoder(vocab_size=10, embed_size=8, num_hiddens=16, num_layers=2)
+    decoder.eval()
+    state = decoder.init_state(encoder(X), None)
+    output, state = decoder(X, state)
+    print(output.shape, len(state), state[0].shape, len(state[1]), state[1][0].shape)
+    def grad_clipping(net, theta):
+        params = [p for p in net.parameters() if p.requires_grad]
+        norm = torch.sqrt(sum(torch.sum((p.grad ** 2)) for p in params))
+        if norm > theta:
+            for param in params:
+                param.grad[:] *= theta / norm
+    params = list(encoder.parameters()) + list(decoder.parameters())
+    optimizer = torch.optim.Adam(params, lr=0.005)
+    encoder.train(); decoder.train()
+    src = torch.randint(3, 10, (4, 6)); tgt = torch.randint(3, 10, (4, 6))
+    src_len = torch.tensor([6, 5, 3, 2]); tgt_len = torch.tensor([6, 4, 4, 1])
+    for epoch in range(3):
+        optimizer.zero_grad()
+        bos = torch.tensor([1] * tgt.shape[0]).reshape(-1, 1)
+        dec_input = torch.cat([bos, tgt[:, :-1]], 1)
+        Y_hat, _ = decoder(dec_input, decoder.init_state(encoder(src), src_len))
+        l = loss(Y_hat, tgt, tgt_len)
+        l.sum().backward()
+        norm_before = torch.sqrt(sum(torch.sum(p.grad ** 2) for p in params))
+        grad_clipping(encoder, 1); grad_clipping(decoder, 1)
+        num_tokens = tgt_len.sum()
+        optimizer.step()
+        print(epoch, l.sum().item() / num_tokens.item(), norm_before)
+    encoder.eval(); decoder.eval()
+    enc_outputs = encoder(src[:1])
+    dec_state = decoder.init_state(enc_outputs, src_len[:1])
+    dec_X = torch.unsqueeze(torch.tensor([1], dtype=torch.long), dim=0)
+    output_seq, attention_weight_seq = [], []
+    for _ in range(5):
+        Y, dec_state = decoder(dec_X, dec_state)
+        dec_X = Y.argmax(dim=2)
+        pred = dec_X.squeeze(dim=0).type(torch.int32).item()
+        attention_weight_seq.append(decoder._attention_weights)
+        if pred == 2:
+            break
+        output_seq.append(pred)
+    print(output_seq, attention_weight_seq[0][0].shape, torch.cat([a[0] for a in attention_weight_seq], 0)[:, 0, :3])
+    def bleu(pred_seq, label_seq, k):
+        pred_tokens, label_tokens = pred_seq.split(' '), label_seq.split(' ')
+        len_pred, len_label = len(pred_tokens), len(label_tokens)
+        score = math.exp(min(0, 1 - len_label / len_pred))
+        import collections
+        for n in range(1, k + 1):
+            num_matches, label_subs = 0, collections.defaultdict(int)
+            for i in range(len_label - n + 1):
+                label_subs[' '.join(label_tokens[i: i + n])] += 1
+            for i in range(len_pred - n + 1):
+                if label_subs[' '.join(pred_tokens[i: i + n])] > 0:
+                    num_matches += 1
+                    label_subs[' '.join(pred_tokens[i: i + n])] -= 1
+            score *= math.pow(num_matches / (len_pred - n + 1), math.pow(0.5, n))
+        return score
+    print(f'bleu {bleu("go . now", "go now .", k=2):.3f}')
+
+
+def gp_plain_torch(torch):
+    # Gaussian processes in plain torch (the "GP regression from scratch" notebooks): RBF
+    # kernel with log-parameterised hyperparameters, Cholesky marginal likelihood with
+    # solve_triangular / cholesky_solve, Adam and LBFGS on it, the predictive mean and variance,
+    # MultivariateNormal samples
+    torch.manual_seed(3)
+    dt = torch.float64
+    X = torch.linspace(-3, 3, 15, dtype=dt)[:, None]
+    y = torch.sin(2 * X[:, 0]) + 0.1 * torch.randn(15, dtype=dt)
+    Xs = torch.linspace(-4, 4, 9, dtype=dt)[:, None]
+    log_ls = torch.zeros(1, dtype=dt, requires_grad=True)
+    log_sf = torch.zeros(1, dtype=dt, requires_grad=True)
+    log_sn = torch.tensor([-1.0], dtype=dt, requires_grad=True)
+    def rbf(A, B):
+        d2 = (A[:, None, :] - B[None, :, :]).pow(2).sum(-1)
+        return log_sf.exp() ** 2 * torch.exp(-0.5 * d2 / log_ls.exp() ** 2)
+    def nlml():
+        K = rbf(X, X) + (log_sn.exp() ** 2 + 1e-6) * torch.eye(15, dtype=dt)
+        L = torch.linalg.cholesky(K)
+        alpha = torch.cholesky_solve(y[:, None], L)
+        return 0.5 * (y[None, :] @ alpha).squeeze() + torch.log(torch.diagonal(L)).sum() + 0.5 * 15 * math.log(2 * math.pi)
+    opt = torch.optim.Adam([log_ls, log_sf, log_sn], lr=0.1)
+    for it in range(4):
+        opt.zero_grad()
+        l = nlml()
+        l.backward()
+        opt.step()
+        print(it, l.item(), log_ls.grad, log_sn.grad)
+    lbfgs = torch.optim.LBFGS([log_ls, log_sf, log_sn], lr=0.5, max_iter=5, line_search_fn="strong_wolfe")
+    def closure():
+        lbfgs.zero_grad()
+        l = nlml()
+        l.backward()
+        return l
+    print(lbfgs.step(closure))
+    with torch.no_grad():
+        K = rbf(X, X) + (log_sn.exp() ** 2 + 1e-6) * torch.eye(15, dtype=dt)
+        L = torch.linalg.cholesky(K)
+        Ks = rbf(X, Xs)
+        v = torch.linalg.solve_triangular(L, Ks, upper=False)
+        alpha = torch.linalg.solve_triangular(L.T, torch.linalg.solve_triangular(L, y[:, None], upper=False), upper=True)
+        mean = Ks.T @ alpha
+        var = torch.diagonal(rbf(Xs, Xs)) - (v ** 2).sum(0)
+        print(mean.squeeze(), var, log_ls.exp(), log_sf.exp(), log_sn.exp())
+        cov = rbf(Xs, Xs) - v.T @ v + 1e-6 * torch.eye(9, dtype=dt)
+        mvn = torch.distributions.MultivariateNormal(mean.squeeze(), covariance_matrix=cov)
+        print(mvn.sample((2,)), mvn.log_prob(mean.squeeze()))
+    # hyperparameter gradients by autograd.grad with create_graph (a Hessian of the NLML)
+    l = nlml()
+    g = torch.autograd.grad(l, [log_ls, log_sf, log_sn], create_graph=True)
+    H = [torch.autograd.grad(gi.sum(), [log_ls, log_sf, log_sn], retain_graph=True) for gi in g]
+    print(g, torch.stack([torch.cat(h) for h in H]))
+
+
+def batched_grads_pinn(torch):
+    # PINN and Jacobian recipes that batch their vector-Jacobian products:
+    # autograd.grad(is_grads_batched=True), autograd.functional.jacobian/hessian with
+    # vectorize=True and forward-mode strategies, torch.func.jacrev of a PINN residual
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(2)
+    net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+    xt = torch.rand(8, 2, requires_grad=True)
+    u = net(xt)
+    eye = torch.eye(8)[:, :, None]
+    (J,) = torch.autograd.grad(u, xt, grad_outputs=eye, is_grads_batched=True, retain_graph=True)
+    print(J.shape, J[0, 0], J.diagonal(dim1=0, dim2=1).T[:3])
+    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]
+    u_x, u_t = du[:, 0:1], du[:, 1:2]
+    u_xx = torch.autograd.grad(u_x.sum(), xt, create_graph=True)[0][:, 0:1]
+    res = u_t + u * u_x - 0.01 / math.pi * u_xx
+    print(res.T, res.grad_fn)
+    res.pow(2).mean().backward()
+    print(net[0].weight.grad, net[4].bias.grad)
+    def f(x):
+        return net(x).squeeze(-1)
+    x1 = torch.rand(3, 2)
+    for vectorize in (False, True):
+        Jf = torch.autograd.functional.jacobian(f, x1, vectorize=vectorize)
+        print(vectorize, Jf.shape, Jf[1, 1])
+    Jfwd = torch.autograd.functional.jacobian(f, x1, vectorize=True, strategy="forward-mode")
+    print(Jfwd[2])
+    def scalar(x):
+        return net(x).pow(2).sum()
+    H1 = torch.autograd.functional.hessian(scalar, x1)
+    H2 = torch.autograd.functional.hessian(scalar, x1, vectorize=True)
+    # (outer_jacobian_strategy="forward-mode", jacfwd over jacrev of an MLP: other last bits
+    # in leafgrad, not fixed)
+    print(H1.shape, H1[0, :, 0], (H2 - H1).abs().max())
+    params = {k: v.detach() for k, v in net.named_parameters()}
+    def residual(params, x):
+        def u_fn(z):
+            return torch.func.functional_call(net, params, (z[None],)).squeeze()
+        g = torch.func.grad(u_fn)(x)
+        hx = torch.func.hessian(u_fn)(x)
+        return g[1] + u_fn(x) * g[0] - 0.01 * hx[0, 0]
+    r = torch.func.vmap(residual, in_dims=(None, 0))(params, xt.detach())
+    print(r)
+    loss = lambda p: torch.func.vmap(residual, in_dims=(None, 0))(p, xt.detach()).pow(2).mean()
+    grads = torch.func.grad(loss)(params)
+    print(grads['4.bias'], grads['0.weight'][:2])
+
+
 SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp,
             pt_blitz, raschka_models, mrdbourke_fundamentals_cv, d2l_modern_cnns,
-            micrograd_torch_check]
+            micrograd_torch_check, d2l_seq2seq_bahdanau, gp_plain_torch, batched_grads_pinn]
 
 
 # snippets with float64 sigmoids: torch's bits take backends.cpu.torch_bits (NumPy's exp
