@@ -1,10 +1,14 @@
 """Code from other people's tutorials and courses not covered before (d2l-en's attention
 mechanisms, transformer, RNN/GRU/LSTM from scratch, word2vec and GloVe, BERT and natural
-language inference, recommender systems; physics-informed networks with LBFGS; neural ODE
-solvers by hand; MAML; influence functions and Hessian-vector products), shrunk to small
-synthetic data made with torch's own RNG and run with torch and with leafgrad in one process:
-every printed line, warning and error must be the same (tests/_tutorial_harness.py); then one
-test per defect found, sweeping its class of inputs."""
+language inference, recommender systems, batch norm/ResNet/DenseNet from scratch, fine-tuning,
+seq2seq with Bahdanau attention; pytorch/tutorials' 60 Minute Blitz; rasbt's
+deeplearning-models (logistic/softmax regression, MLPs with dropout and batch norm,
+autoencoders, VAE, conditional GAN, WGAN-GP); mrdbourke's PyTorch course 00 and 03;
+micrograd's torch checks; physics-informed networks with LBFGS and batched gradients; neural
+ODE solvers by hand; MAML; influence functions and Hessian-vector products; Gaussian processes
+in plain torch), shrunk to small synthetic data made with torch's own RNG and run with torch and
+with leafgrad in one process: every printed line, warning and error must be the same
+(tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
 
 import itertools
 import math
