@@ -27,6 +27,7 @@ import weakref
 import numpy as np
 
 from ..autograd._vmap_state import per_example as _per_example
+from ..autograd.forward_ad import state as _fw_state
 from ..tensor import Tensor
 from ._batching import (
     BatchedTensor,
@@ -326,7 +327,15 @@ def matmul_like(cls, args, params):
     levels = all_levels(args, params)
     batch = level_sizes(args, params, levels)
     name = cls.op_name
-    if type(b) is not BatchedTensor:
+    if type(b) is not BatchedTensor and name == "Mm" and _fw_state.level is not None and \
+            b._data.ndim == 2 and _entered(a._value, len(levels)):
+        # a primal vmap(jvp) batched only to carry its tangents (batched_make_dual): torch's
+        # primal is one matrix and its batched tangent's product folds into mm; so fold this
+        # one too (matmul would keep the stride-0 batch and take bmm, other last bits)
+        physical_a = a._value
+        rows = physical_a.reshape(-1, physical_a.shape[-1])
+        out = matmul(rows, b).view(*physical_a.shape[:-1], b.shape[-1])
+    elif type(b) is not BatchedTensor:
         out = matmul(a._value, b)
     elif type(a) is not BatchedTensor and name in ("Mm", "Bmm"):
         out = matmul(a, b._value)
