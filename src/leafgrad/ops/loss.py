@@ -447,8 +447,8 @@ def _vmap_decomposes_inside_jvp() -> bool:
     kinds = [kind for kind, _, _ in state.stack]
     if "jvp" not in kinds:
         return bool(state.levels)
-    inner = kinds[len(kinds) - 1 - kinds[::-1].index("jvp") + 1:]
-    return "vmap" in inner
+    innermost_jvp = len(kinds) - 1 - kinds[::-1].index("jvp")
+    return "vmap" in kinds[innermost_jvp + 1:]
 
 
 @register
