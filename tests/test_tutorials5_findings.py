@@ -5,8 +5,8 @@ seq2seq with Bahdanau attention; pytorch/tutorials' 60 Minute Blitz; rasbt's
 deeplearning-models (logistic/softmax regression, MLPs with dropout and batch norm,
 autoencoders, VAE, conditional GAN, WGAN-GP); mrdbourke's PyTorch course 00 and 03;
 micrograd's torch checks; physics-informed networks with LBFGS and batched gradients; neural
-ODE solvers by hand; MAML; influence functions and Hessian-vector products; Gaussian processes
-in plain torch), shrunk to small synthetic data made with torch's own RNG and run with torch and
+ODE solvers by hand; MAML; influence functions and Hessian-vector products; TRPO's natural
+gradient; Gaussian processes in plain torch), shrunk to small synthetic data made with torch's own RNG and run with torch and
 with leafgrad in one process: every printed line, warning and error must be the same
 (tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
 
@@ -1905,9 +1905,77 @@ def batched_grads_pinn(torch):
     print(grads['4.bias'], grads['0.weight'][:2])
 
 
+def trpo_natural_gradient(torch):
+    # TRPO / natural policy gradient recipes (ikostrikov's pytorch-trpo and Spinning Up's):
+    # flat gradients with parameters_to_vector, Fisher-vector products by double backward of
+    # the KL, conjugate gradient, backtracking line search with vector_to_parameters
+    nn = torch.nn; F = torch.nn.functional
+    parameters_to_vector = torch.nn.utils.parameters_to_vector  # (from torch.nn.utils import ...)
+    vector_to_parameters = torch.nn.utils.vector_to_parameters
+    torch.manual_seed(4)
+    policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+    obs = torch.randn(20, 4); actions = torch.randint(0, 3, (20,)); adv = torch.randn(20)
+    with torch.no_grad():
+        old_logp_all = F.log_softmax(policy(obs), -1)
+    old_logp = old_logp_all.gather(1, actions[:, None]).squeeze(1)
+    def surrogate():
+        logp = F.log_softmax(policy(obs), -1).gather(1, actions[:, None]).squeeze(1)
+        return (torch.exp(logp - old_logp) * adv).mean()
+    def kl():
+        logp_all = F.log_softmax(policy(obs), -1)
+        return (old_logp_all.exp() * (old_logp_all - logp_all)).sum(-1).mean()
+    params = list(policy.parameters())
+    loss = surrogate()
+    g = parameters_to_vector(torch.autograd.grad(loss, params))
+    print(loss, g.shape, g[:4], g.norm())
+    def fvp(v, damping=0.1):
+        k = kl()
+        grads = torch.autograd.grad(k, params, create_graph=True)
+        flat = torch.cat([gr.view(-1) for gr in grads])
+        kl_v = (flat * v).sum()
+        grads2 = torch.autograd.grad(kl_v, params)
+        return torch.cat([gr.contiguous().view(-1) for gr in grads2]).data + v * damping
+    def conjugate_gradients(Avp, b, nsteps, residual_tol=1e-10):
+        x = torch.zeros(b.size())
+        r = b.clone(); p = b.clone()
+        rdotr = torch.dot(r, r)
+        for i in range(nsteps):
+            _Avp = Avp(p)
+            alpha = rdotr / torch.dot(p, _Avp)
+            x += alpha * p
+            r -= alpha * _Avp
+            new_rdotr = torch.dot(r, r)
+            betta = new_rdotr / rdotr
+            p = r + betta * p
+            rdotr = new_rdotr
+            if rdotr < residual_tol:
+                break
+        return x
+    stepdir = conjugate_gradients(fvp, g, 6)
+    shs = 0.5 * (stepdir * fvp(stepdir)).sum(0, keepdim=True)
+    lm = torch.sqrt(shs / 0.01)
+    fullstep = stepdir / lm[0]
+    print(stepdir[:4], shs, lm, fullstep.norm())
+    prev = parameters_to_vector(params).detach().clone()
+    expected_improve = (g * fullstep).sum(0, keepdim=True)
+    for stepfrac in [0.5 ** k for k in range(4)]:
+        xnew = prev + stepfrac * fullstep
+        vector_to_parameters(xnew, params)
+        with torch.no_grad():
+            newval = surrogate(); newkl = kl()
+        actual = newval - loss.detach()
+        ratio = actual / (expected_improve * stepfrac)
+        print(f'{stepfrac:.3f} {actual.item():.6f} {ratio.item():.4f} {newkl.item():.6f}')
+        if ratio.item() > 0.1 and newkl.item() < 0.01:
+            break
+    print(parameters_to_vector(params)[:5], policy[2].bias)
+    print(torch.nn.utils.parameters_to_vector(policy.parameters()).grad_fn)
+
+
 SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp,
             pt_blitz, raschka_models, mrdbourke_fundamentals_cv, d2l_modern_cnns,
-            micrograd_torch_check, d2l_seq2seq_bahdanau, gp_plain_torch, batched_grads_pinn]
+            micrograd_torch_check, d2l_seq2seq_bahdanau, gp_plain_torch, batched_grads_pinn,
+            trpo_natural_gradient]
 
 
 # snippets with float64 sigmoids: torch's bits take backends.cpu.torch_bits (NumPy's exp
