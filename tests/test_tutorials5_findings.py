@@ -6,9 +6,10 @@ deeplearning-models (logistic/softmax regression, MLPs with dropout and batch no
 autoencoders, VAE, conditional GAN, WGAN-GP); mrdbourke's PyTorch course 00 and 03;
 micrograd's torch checks; physics-informed networks with LBFGS and batched gradients; neural
 ODE solvers by hand; MAML; influence functions and Hessian-vector products; TRPO's natural
-gradient; Gaussian processes in plain torch), shrunk to small synthetic data made with torch's own RNG and run with torch and
-with leafgrad in one process: every printed line, warning and error must be the same
-(tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
+gradient; Gaussian processes in plain torch), shrunk to small synthetic data made with torch's
+own RNG and run with torch and with leafgrad in one process: every printed line, warning and
+error must be the same (tests/_tutorial_harness.py); then one test per defect found, sweeping
+its class of inputs."""
 
 import itertools
 import math
@@ -1972,7 +1973,8 @@ def trpo_natural_gradient(torch):
     print(torch.nn.utils.parameters_to_vector(policy.parameters()).grad_fn)
 
 
-SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli, d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp,
+SNIPPETS = [d2l_attention, d2l_transformer, d2l_rnn_scratch, d2l_word2vec_glove, d2l_bert_nli,
+            d2l_recsys, pinn_burgers_heat, neural_ode_rk4, maml_toy, influence_hvp,
             pt_blitz, raschka_models, mrdbourke_fundamentals_cv, d2l_modern_cnns,
             micrograd_torch_check, d2l_seq2seq_bahdanau, gp_plain_torch, batched_grads_pinn,
             trpo_natural_gradient]
