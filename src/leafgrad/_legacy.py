@@ -254,7 +254,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     else:
         buffer = np.zeros(builtins.max(extent, 1), np_dtype)
         item = buffer.itemsize
-        data = np.lib.stride_tricks.as_strided(buffer, size, tuple(st * item for st in stride))
+        # read-only where elements share memory, as an expanded view (Note: writes through
+        # expanded tensors, ops/inplace.py): copy_ and the other writes refuse as torch's
+        overlapping = builtins.any(st == 0 and s > 1 for s, st in zip(size, stride))
+        data = np.lib.stride_tricks.as_strided(buffer, size, tuple(st * item for st in stride),
+                                               writeable=not overlapping)
     result = _wrap(data, requires_grad)
     from ._compile.state import state as capture
 

@@ -83,7 +83,7 @@ RANDOM_ERROR = (
 
 DIFFERENT_UNSUPPORTED = (
     "vmap: randomness='different' draws one value per example only in rand, randn, rand_like, "
-    "randn_like, dropout and rrelu in leafgrad; this random operation would give every example "
+    "randn_like, the dropouts and rrelu in leafgrad; this random operation would give every example "
     "the same values. Use randomness='same', or draw outside vmap"
 )
 

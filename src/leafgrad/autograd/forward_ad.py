@@ -299,5 +299,13 @@ def _same_layout(tangent, tensor):
             == tensor.untyped_storage().nbytes() // tensor.element_size():
         return tangent
     from ..ops._forward import empty_strided_like
+    from ..ops.inplace import OVERLAP_ERROR, has_internal_overlap
 
+    from ._vmap_state import state as vmap_state
+
+    if has_internal_overlap(tensor._data) and not vmap_state.active:
+        # torch copies the tangent into new_empty_strided(primal's sizes and strides): an
+        # expanded primal's copy_ refuses to write (so torch.func.jvp at an expanded point;
+        # inside vmap a physical primal is expanded over the batch, torch's is not)
+        raise RuntimeError(OVERLAP_ERROR)
     return empty_strided_like(tensor, tangent.dtype).copy_(tangent)

@@ -689,14 +689,36 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if feature and input.dim() < 2:  # ATen checks when it makes the noise, after p == 1
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    from ..autograd._vmap_state import batched_draw, random_levels, state as vmap_state
+
+    levels = ()
+    if vmap_state.active:  # vmap(randomness='different'): noise per example, batch dims first
+        levels, sizes = random_levels()
+        shape = tuple(sizes) + shape
     # one kernel draws and scales the noise: leafgrad.compile replays it, so the generator
     # advances on every call as in eager mode
+    kernel = _alpha_noise if alpha else _feature_noise
+    if levels:
+        with batched_draw():
+            noise = array_kernel(kernel, p=p, shape=shape, dtype=dtype)
+    elif feature or vmap_state.stack:  # (Note: functorch's operator hacks, _functional_nn.py)
+        noise = array_kernel(kernel, p=p, shape=shape, dtype=dtype)
+    else:  # ATen's empty_like(input): the noise in the input's memory order
+        from ._functional_nn import in_layout_of
+
+        noise = in_layout_of(input._data, array_kernel, kernel, p, shape)
+    parts = noise if alpha else (noise,)
+    parts = [_wrap(part) for part in parts]
+    if levels:
+        from ..ops._batching import wrap
+
+        parts = [wrap(part, levels) for part in parts]
     if alpha:
-        noise, shift = array_kernel(_alpha_noise, p=p, shape=shape, dtype=dtype)
+        noise, shift = parts
         if inplace:
-            return input.mul_(_wrap(noise)).add_(_wrap(shift))
-        return input * _wrap(noise) + _wrap(shift)
-    noise = _wrap(array_kernel(_feature_noise, p=p, shape=shape, dtype=dtype))
+            return input.mul_(noise).add_(shift)
+        return input * noise + shift
+    noise = parts[0]
     return input.mul_(noise) if inplace else input * noise
 
 

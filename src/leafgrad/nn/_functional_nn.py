@@ -188,8 +188,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
         from ..ops.registry import array_kernel
 
         # leafgrad.compile records the draw as one node its replay runs again, so the
-        # generator advances on every call exactly as eager
-        mask = _in_layout_of(input._data, array_kernel, p, shape)
+        # generator advances on every call exactly as eager; under a torch.func transform
+        # functorch's dropout draws a contiguous mask (Note: functorch's operator hacks)
+        if vmap_state.stack:
+            mask = array_kernel(_dropout_mask, p=p, shape=shape, dtype=input._data.dtype)
+        else:
+            mask = in_layout_of(input._data, array_kernel, _dropout_mask, p, shape)
     mask = _wrap(mask)
     if levels:
         from ..ops._batching import wrap
@@ -200,30 +204,34 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input * mask
 
 
-def _in_layout_of(data, array_kernel, p, shape):
-    """The dropout mask drawn in the memory order of torch's ``empty_like(input)`` (its
-    bernoulli_ fills memory in order): a transposed input's mask is drawn transposed
-    (generated-program seed 45574, dropout of a transposed expanded tensor)."""
+def in_layout_of(data, array_kernel, kernel, p, shape):
+    """``kernel(p, shape, dtype)`` (a dropout noise: an array or a tuple of arrays) drawn in
+    the memory order of torch's ``empty_like(input)`` (its bernoulli_ fills memory in order): a
+    transposed input's mask is drawn transposed (generated-program seed 45574, dropout of a
+    transposed expanded tensor)."""
     from ..ops._layout import _preserved_strides
 
     strides = _preserved_strides(data) if data.ndim > 1 else None
     if strides is None:
-        return array_kernel(_dropout_mask, p=p, shape=shape, dtype=data.dtype)
+        return array_kernel(kernel, p=p, shape=shape, dtype=data.dtype)
     order = sorted(range(len(shape)), key=lambda d: -strides[d])  # memory order, outermost first
     # one kernel call, the transpose inside it: leafgrad.compile records (and replays) the
     # kernel's own result, and would break the graph at an array made from it afterwards
-    return array_kernel(_dropout_mask_in_order, p=p, shape=shape, dtype=data.dtype,
-                        order=tuple(order))
+    return array_kernel(_noise_in_order, p=p, shape=shape, dtype=data.dtype,
+                        order=tuple(order), kernel=kernel)
 
 
-def _dropout_mask_in_order(p, shape, dtype, order):
-    """``_dropout_mask`` drawn in the memory order ``order`` (outermost dim first), returned as
-    an array of ``shape``."""
-    drawn = _dropout_mask(p=p, shape=tuple(shape[d] for d in order), dtype=dtype)
-    return drawn.transpose(np.argsort(order))
+def _noise_in_order(p, shape, dtype, order, kernel):
+    """``kernel`` drawn in the memory order ``order`` (outermost dim first), returned as
+    arrays of ``shape``."""
+    drawn = kernel(p=p, shape=tuple(shape[d] for d in order), dtype=dtype)
+    back = np.argsort(order)
+    if isinstance(drawn, tuple):
+        return tuple(part.transpose(back) for part in drawn)
+    return drawn.transpose(back)
 
 
-_dropout_mask_in_order.draws_random = True
+_noise_in_order.draws_random = True
 
 
 def linear(input, weight, bias=None):
@@ -889,6 +897,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             f"Target size ({_torch_size(target.shape)}) must be the same as input size "
             f"({_torch_size(input.shape)})"
         )
+    if _vmap_state.stack:  # (Note: functorch's operator hacks)
+        return _bce_with_logits_under_transforms(input, target, weight, pos_weight, reduction)
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
@@ -913,6 +923,34 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.dtype is not input.dtype or target.dtype is _dtype.bfloat16:
         params["result_dtype"] = target.dtype.name
     return _ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, **params)
+
+
+def _bce_with_logits_under_transforms(input, target, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits while a torch.func transform is open.
+
+    Note: functorch's operator hacks
+    While any torch.func transform (grad, vjp, jacrev, jvp, jacfwd, hessian, vmap) is open,
+    torch runs binary_cross_entropy_with_logits as functorch's decomposition
+    (aten/src/ATen/functorch/PyTorchOperatorHacks.cpp): the older softplus formula
+    ``(1 - t) x + m + log(exp(-m) + exp(-x - m))`` with ``m = max(-x, 0)``, in these primitive
+    ops and in-place steps, differentiated through them. Its values and gradients have other
+    last bits than the fused kernel's on about half of the elements (an influence-function
+    tutorial's ``torch.func.hessian`` of a logistic loss)."""
+    max_val = (-input).clamp_min(0)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1).mul(target).add_(1)
+        softplus = (-max_val).exp_().add((-input - max_val).exp_()).log_().add_(max_val)
+        loss = (1 - target).mul(input).add(log_weight.mul(softplus))
+    else:
+        loss = (1 - target).mul(input).add_(max_val).add_(
+            (-max_val).exp_().add((-input - max_val).exp_()).log_())
+    if weight is not None:
+        loss = loss * weight
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

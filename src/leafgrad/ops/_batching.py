@@ -28,7 +28,8 @@ import warnings
 import numpy as np
 
 from ..autograd._vmap_state import EQUAL_UNDER_VMAP, RETAIN_GRAD, state
-from ..tensor import Tensor, _new
+from ..autograd.forward_ad import state as _fw_state
+from ..tensor import Tensor, _new, _wrap
 
 __all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
 
@@ -405,10 +406,107 @@ def batched_apply(cls, args: tuple, params: dict):
         raise RuntimeError(refused[1])  # (a per-example shape: torch refuses the op)
     rule = rule_for(cls)
     if rule is not None:
-        result = rule(cls, args, params)
+        _RULES.running += 1
+        try:
+            result = rule(cls, args, params)
+        finally:
+            _RULES.running -= 1
         if result is not NotImplemented:
+            if _fw_state.level is not None and not cls.is_view:
+                _tangents_in_primal_layout(result)
             return result
     return fallback(cls, args, params)
+
+
+class _RULES:
+    running = 0  # batching rules under way: their physical ops' results are intermediate
+
+
+def _tangents_in_primal_layout(result) -> None:
+    """Note: batched tangents in the primal's layout
+    torch stores an op's tangent as is only when its layout is the primal's; otherwise it
+    copies it into ``new_empty_strided(primal's sizes and strides)``. Inside vmap the tangent
+    is a batched tensor, and that copy is its batching rule's: batch dims in front, each
+    example laid out as the primal. A batching rule that leaves the batch dim inside (mv of a
+    batched vector: (O, B) memory) therefore hands the next op a tangent with the batch in
+    front, which decides the order of a later reduction's additions (torch.func.hessian, that
+    is jacfwd over jacrev, of a linear model's loss: other last bits). Here the primal's
+    example layout is the order of its physical strides over the dims that are not the
+    tangent's batch dims (those of the vmap levels open outside the jvp)."""
+    from ..autograd.forward_ad import get_tangent, set_tangent
+
+    outputs = result if isinstance(result, (tuple, list)) else (result,)
+    outer = _levels_outside_dual()
+    for out in outputs:
+        if type(out) is not BatchedTensor:
+            continue
+        primal = out._value
+        tangent = get_tangent(primal)
+        if tangent is None or type(tangent) is not Tensor:
+            continue
+        count = len(out._levels)
+        front = [i for i, level in enumerate(out._levels) if level in outer]
+        if not front:
+            # an inner vmap's output whose values are the dual's physical tensors (the
+            # backward of vmap(jvp(jacrev(f)))): the outer levels' dims follow this level's
+            front = list(range(count, min(count + len(outer), primal._data.ndim)))
+        moved = in_primal_layout(primal, tangent, front)
+        if moved is not tangent:
+            set_tangent(primal, moved)
+
+
+def in_primal_layout(primal: Tensor, tangent: Tensor, front) -> Tensor:
+    """``tangent`` as is when its layout is torch's for ``primal``'s tangent (the dims
+    ``front`` outermost, the others as the primal orders them), else a copy in that layout
+    (Note: batched tangents in the primal's layout)."""
+    data = tangent._data
+    if data.ndim != primal._data.ndim or data.size < 2:
+        return tangent
+    wanted = _batch_front_strides(primal._data, front)
+    if all(size < 2 or have // data.itemsize == want
+           for size, have, want in zip(data.shape, data.strides, wanted)):
+        return tangent
+    copy = np.empty(data.size, data.dtype)
+    copy = np.lib.stride_tricks.as_strided(
+        copy, data.shape, tuple(s * data.itemsize for s in wanted))
+    active, _fw_state.active = _fw_state.active, False
+    try:
+        return _wrap(copy).copy_(tangent)
+    finally:
+        _fw_state.active = active
+
+
+def physical_tangent_front():
+    """For a tangent computed on physical tensors outside any batching rule (autograd's
+    backward inside vmap(jvp(grad(f)))): the dims of the vmap levels open outside the jvp,
+    which lead every dual's physical tensor; None when the layout rule does not apply here."""
+    if _RULES.running or not state.active:
+        return None
+    return list(range(len(_levels_outside_dual())))
+
+
+def _levels_outside_dual() -> set:
+    """The vmap levels open outside the innermost torch.func.jvp (every open one without it):
+    the levels a tangent is batched over, for torch's forward-mode layout rule."""
+    duals = [level for kind, level, _ in state.stack if kind == "jvp"]
+    if not duals:
+        return {level for level, _, _ in state.levels}
+    return {level for kind, level, _ in state.stack if kind == "vmap" and level < duals[-1]}
+
+
+def _batch_front_strides(primal: np.ndarray, front: list) -> tuple:
+    """Element strides of a dense tensor of ``primal``'s shape: the dims ``front``
+    outermost in order, then the others ordered as the primal's strides order them
+    (outermost first; ties keep their order)."""
+    shape = primal.shape
+    rest = [d for d in range(primal.ndim) if d not in front]
+    rest.sort(key=lambda d: -abs(primal.strides[d]))  # (stable: ties keep their order)
+    strides = [0] * primal.ndim
+    step = 1
+    for dim in reversed(front + rest):
+        strides[dim] = step
+        step *= max(shape[dim], 1)
+    return tuple(strides)
 
 
 def _batched_mask(value) -> bool:

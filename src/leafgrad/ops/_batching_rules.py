@@ -22,10 +22,12 @@ A rule returns NotImplemented for a case it does not cover; the op then runs onc
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import numpy as np
 
 from ..autograd._vmap_state import per_example as _per_example
+from ..autograd.forward_ad import state as _fw_state
 from ..tensor import Tensor
 from ._batching import (
     BatchedTensor,
@@ -325,7 +327,15 @@ def matmul_like(cls, args, params):
     levels = all_levels(args, params)
     batch = level_sizes(args, params, levels)
     name = cls.op_name
-    if type(b) is not BatchedTensor:
+    if type(b) is not BatchedTensor and name == "Mm" and _fw_state.level is not None and \
+            b._data.ndim == 2 and _entered(a._value, len(levels)):
+        # a primal vmap(jvp) batched only to carry its tangents (batched_make_dual): torch's
+        # primal is one matrix and its batched tangent's product folds into mm; so fold this
+        # one too (matmul would keep the stride-0 batch and take bmm, other last bits)
+        physical_a = a._value
+        rows = physical_a.reshape(-1, physical_a.shape[-1])
+        out = matmul(rows, b).view(*physical_a.shape[:-1], b.shape[-1])
+    elif type(b) is not BatchedTensor:
         out = matmul(a._value, b)
     elif type(a) is not BatchedTensor and name in ("Mm", "Bmm"):
         out = matmul(a, b._value)
@@ -485,6 +495,11 @@ def _per_example_apply(name: str, values, grads, a: Tensor, b: Tensor) -> Tensor
     return function.apply(a, b)
 
 
+# the nodes of losses whose 'mean' the rule below took per example: torch's autograd recorded
+# the loss with its 'mean' reduction, above the batching
+MEAN_PER_EXAMPLE = weakref.WeakSet()
+
+
 def loss(cls, args, params):
     """Elementwise losses: per-example ``reduction='none'``, then each example reduced."""
     reduction = params.get("reduction", "mean")
@@ -497,6 +512,8 @@ def loss(cls, args, params):
                   for name, v in params.items()}
     new_params["reduction"] = "none"
     out = cls.apply(*new_args, **new_params)
+    if reduction == "mean" and out._node is not None:
+        MEAN_PER_EXAMPLE.add(out._node)  # (loss.py: _check_mse_forward_over_reverse)
     count = len(levels)
     if reduction != "none" and out._data.ndim > count:
         dims = tuple(range(count, out._data.ndim))

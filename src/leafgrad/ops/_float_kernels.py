@@ -431,12 +431,18 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
     """torch's ``sigmoid`` of a float32 array; float64: ``1 / (1 + exp(-a))``, with glibc's
     exp (Python's math.exp) on the elements torch's scalar loop takes (every element of rows
     shorter than 16, as an LSTM's gate chunks: NumPy's exp gave torch's bits on 98% of them)
-    and NumPy's in place of SLEEF's in the vectors (97%)."""
+    and, in the vectors, NumPy's in place of SLEEF's expd (97%), or with
+    ``backends.cpu.torch_bits`` SLEEF's expd replayed (_softmax_bits.expd, every bit: d2l's
+    float64 LeNet with batch norm from scratch; its fixed cost, some 300 us a call, is 100x a
+    small sigmoid's)."""
     if a.dtype == _F64:
         part = _scalar_part(a, _PAIR64)
         if part is Ellipsis:
             return np.asarray(_sigmoid_double_scalar(a), dtype=_F64)
-        out = 1 / (1 + np.exp(-a))
+        if _cpu.torch_bits:
+            out = 1 / (1 + _softmax_bits.expd(-a))
+        else:
+            out = 1 / (1 + np.exp(-a))
         if part is not None:
             out[part] = _sigmoid_double_scalar(a[part])
         return out

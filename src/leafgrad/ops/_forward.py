@@ -39,6 +39,7 @@ from .. import _dtype as _dtype
 
 from ..autograd.forward_ad import get_tangent, set_tangent, state
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
 from .registry import Op
@@ -407,6 +408,8 @@ def dual_apply(cls, args: tuple, params: dict):
             if _dtype.kind(out._data) not in "fc":
                 continue
             tangent = _finish(tangent, out, args, tangents, target)
+            if tangent is not None and _vmap_state.active and not cls.is_view:
+                tangent = _in_torch_layout(out, tangent)
             if tangent is not None:
                 set_tangent(out, tangent)
         node = next((out._node for out in outputs if out._node is not None), None)
@@ -414,6 +417,17 @@ def dual_apply(cls, args: tuple, params: dict):
     finally:
         state.active = True
     return result
+
+
+def _in_torch_layout(out: Tensor, tangent: Tensor) -> Tensor:
+    """A physical op's tangent inside vmap, laid out as torch lays out a batched tangent
+    (Note: batched tangents in the primal's layout, _batching.py)."""
+    from ._batching import in_primal_layout, physical_tangent_front
+
+    front = physical_tangent_front()
+    if not front or out._data.ndim < len(front):
+        return tangent
+    return in_primal_layout(out, tangent, front)
 
 
 def _keep_saved_tangents(node, cls, outputs) -> None:

@@ -205,6 +205,10 @@ class MseLoss(_Pointwise):
     # the kernel's, its own backward derivatives.yaml's order), as eagerly
     records_in_capture = True
 
+    def backward(self, grad):
+        _check_mse_forward_over_reverse(self, grad)
+        return super().backward(grad)
+
     @staticmethod
     def kernel_formula(grad, x, target, shape, reduction):
         """``_mse_grad``'s order in Tensor ops: ``(x - target) * norm * grad`` (the number
@@ -409,6 +413,42 @@ class MseLossBackward(_PointwiseBackward):
             grad_x = curved if self.needs_grad(1) else None
             grad_target = -curved if self.needs_grad(2) else None
         return grad_grad, grad_x, grad_target
+
+
+def _check_mse_forward_over_reverse(node, grad) -> None:
+    """torch's error when forward mode differentiates mse_loss_backward (forward over reverse:
+    torch.func.jvp or jacfwd of torch.func.grad of an MSE loss) with 'mean' reduction and no
+    tangent for the input or the target: mse_loss_double_backward(self_t * grad_output) then
+    divides 2 * t in place by numel, and t is a ZeroTensor, which refuses. A vmap level inside
+    the jvp runs mse_loss_backward as plain ops first (jacfwd(jacrev(f)) works)."""
+    from ..autograd.forward_ad import get_tangent, state as dual_state
+
+    from ._batching_rules import MEAN_PER_EXAMPLE
+
+    if not dual_state.active or node._params["reduction"] != "mean" and \
+            node not in MEAN_PER_EXAMPLE:
+        return
+    tangents = [get_tangent(t) for t in (grad, node.saved("self"), node.saved("target"))]
+    if all(t is None for t in tangents) or all(t is not None for t in tangents[1:]):
+        return
+    if _vmap_decomposes_inside_jvp():
+        return
+    raise RuntimeError(
+        "ZeroTensors are immutable. Please use the materialized zero tensor obtained using "
+        ".clone() if you want a mutable tensor.")
+
+
+def _vmap_decomposes_inside_jvp() -> bool:
+    """Whether a vmap level is open inside the innermost torch.func.jvp (or, for
+    autograd.forward_ad, any vmap level): torch's vmap runs mse_loss_backward as plain ops,
+    so the forward-mode formulas are those ops' own."""
+    from ..autograd._vmap_state import state
+
+    kinds = [kind for kind, _, _ in state.stack]
+    if "jvp" not in kinds:
+        return bool(state.levels)
+    innermost_jvp = len(kinds) - 1 - kinds[::-1].index("jvp")
+    return "vmap" in kinds[innermost_jvp + 1:]
 
 
 @register

@@ -391,15 +391,15 @@ def _two_norm_lastdim(x: np.ndarray, dim, keepdim: bool):
     ndim = x.ndim
     dims = sorted({d % ndim for d in ((dim,) if isinstance(dim, int) else dim)}) \
         if dim is not None and ndim else list(range(ndim))
-    # the dims in memory order (a column-major matrix reduced over dim 0 takes this path too)
-    order = list(range(ndim)) if x.flags.c_contiguous else \
-        sorted(range(ndim), key=lambda d: -x.strides[d])
-    inner = order[ndim - len(dims):]
-    if sorted(inner) != dims or not x.transpose(order).flags.c_contiguous:
+    # torch's is_reduce_lastdim: the reduced dims coalesce into one whose elements are
+    # adjacent in memory (TensorIterator puts reduced dims innermost); the kept dims may have
+    # any strides (a column-major matrix reduced over dim 0, rows of a column slice)
+    if not _reduced_dims_adjacent(x, dims):
         return None
     n = math.prod(x.shape[d] for d in dims)
-    kept = order[:ndim - len(dims)]
-    rows = x.transpose(order).reshape(-1, n)
+    kept = [d for d in range(ndim) if d not in dims]
+    in_memory = sorted(dims, key=lambda d: -x.strides[d])
+    rows = x.transpose(kept + in_memory).reshape(-1, n)
     lanes = _VECTOR_BYTES // x.dtype.itemsize
     body = n - n % lanes
     if body:
@@ -417,11 +417,23 @@ def _two_norm_lastdim(x: np.ndarray, dim, keepdim: bool):
     for column in range(unfused, n):
         total = _fma_square(rows[:, column], total)
     out = np.sqrt(total).reshape(tuple(x.shape[d] for d in kept))
-    if kept != sorted(kept):
-        out = out.transpose(np.argsort(kept))
     if keepdim:
         out = out.reshape(tuple(1 if d in dims else size for d, size in enumerate(x.shape)))
     return out
+
+
+def _reduced_dims_adjacent(x: np.ndarray, dims) -> bool:
+    """Whether the reduced ``dims`` (those of more than one element) are one dense block with
+    unit stride: every element of a reduction next to the previous one in memory."""
+    wide = sorted((d for d in dims if x.shape[d] != 1), key=lambda d: -x.strides[d])
+    if not wide:  # (nothing to add: the generic path's square root of the square)
+        return False
+    step = x.itemsize
+    for d in reversed(wide):
+        if x.strides[d] != step:
+            return False
+        step *= x.shape[d]
+    return True
 
 
 def _fma_square(v: np.ndarray, acc: np.ndarray) -> np.ndarray:

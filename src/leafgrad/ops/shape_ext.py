@@ -175,7 +175,11 @@ class AsStridedPublic(_View):
         else:
             start = a
         strides = tuple(s * itemsize for s in stride)
-        return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides)
+        # read-only where elements share memory, as an expanded view (Note: writes through
+        # expanded tensors, inplace.py): copy_ and the other writes refuse as torch's
+        overlapping = any(st == 0 and n > 1 for n, st in zip(size, stride))
+        return np.lib.stride_tricks.as_strided(start, shape=tuple(size), strides=strides,
+                                               writeable=not overlapping)
 
     def backward(self, grad):
         # Note: an empty as_strided view's gradient. torch's as_strided_backward returns
