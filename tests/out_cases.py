@@ -245,6 +245,7 @@ OUT_CASES = {
     "linalg.vector_norm": "lib.linalg.vector_norm(x, out=OUT)",
     "linalg.matrix_norm": "lib.linalg.matrix_norm(m, out=OUT)",
     "linalg.solve": "lib.linalg.solve(m, v, out=OUT)",
+    "linalg.lu_solve": "lib.linalg.lu_solve(*lib.linalg.lu_factor(m + 3 * lib.eye(3)), m, out=OUT)",
     "linalg.cholesky": "lib.linalg.cholesky(m @ m.mT + lib.eye(3), out=OUT)",
     "linalg.qr": "lib.linalg.qr(m, out=OUT2)",
     "linalg.slogdet": "lib.linalg.slogdet(m, out=OUT2)",
@@ -282,7 +283,10 @@ WARNING_SHAPES_DIFFER = {"lib.kthvalue", "lib.mode"}
 # out= as a list of one tensor per piece, each with its own shape, and None returned (torch's
 # multi-output copies): their out= is compared with torch in tests/ops/test_view_copies.py
 # (PIECES_OUT), not through this table's single-shape outs.
-OWN_OUT_TESTS = {"split_copy", "split_with_sizes_copy", "unbind_copy"}
+OWN_OUT_TESTS = {"split_copy", "split_with_sizes_copy", "unbind_copy",
+                 # removed in torch 1.9: they raise torch's pointer before reading out
+                 # (tests/test_left7_findings.py)
+                 "solve", "symeig", "lstsq", "matrix_rank"}
 
 # With an input that requires grad, torch's composite kernels for these leave the out tensor
 # requiring grad under a NotImplemented node (whose backward raises); leafgrad writes the values

@@ -233,3 +233,50 @@ def test_functions_removed_in_1_9_raise_torchs_pointers():
                 messages.append(str(error))
         seen.append(messages)
     assert len(seen[0]) == 10 and seen[0] == seen[1]
+
+
+def _named_composites(lib):
+    lib.manual_seed(0)
+    a = lib.randn(3, 3, dtype=lib.float64, requires_grad=True)
+    seen = []
+    p, lower, upper = lib.linalg.lu(a)
+    seen.append([_chain(t.grad_fn) for t in (p, lower, upper)])
+    (lower.sum() + upper.sum()).backward()
+    seen.append(a.grad.numpy().round(10).tolist())
+    a.grad = None
+    packed, pivots = lib.linalg.lu_factor(a)
+    p, lower, upper = lib.lu_unpack(packed, pivots)
+    seen.append([_chain(t.grad_fn) for t in (p, lower, upper)])
+    tall = lib.randn(4, 3, dtype=lib.float64, requires_grad=True)
+    rhs = lib.randn(4, 2, dtype=lib.float64, requires_grad=True)
+    for driver in (None, "gelsd", "gels"):
+        result = lib.linalg.lstsq(tall, rhs, driver=driver)
+        seen.append([_chain(getattr(t, "grad_fn", None)) for t in result])
+        result.solution.sum().backward()
+        seen.append((tall.grad.numpy().round(8).tolist(), rhs.grad.numpy().round(8).tolist()))
+        tall.grad = rhs.grad = None
+    tau = lib.rand(2, dtype=lib.float64, requires_grad=True)
+    product = lib.linalg.householder_product(tall[:, :2], tau)
+    seen.append(_chain(product.grad_fn))
+    with lib.no_grad():
+        seen.append(lib.linalg.lu(a)[1].grad_fn)
+    return seen
+
+
+def test_lu_lstsq_householder_are_one_node_as_torchs():
+    """linalg.lu, lu_unpack, linalg.lstsq and householder_product hang their outputs from
+    torch's single node (they showed their composites' last ops: AddBackward0, MmBackward0...),
+    with the same gradients, differentiable twice."""
+    assert _named_composites(leafgrad) == _named_composites(torch)
+    from leafgrad.autograd import gradcheck, gradgradcheck
+
+    leafgrad.manual_seed(1)
+    a = leafgrad.randn(3, 3, dtype=leafgrad.float64, requires_grad=True)
+    b = leafgrad.randn(3, 2, dtype=leafgrad.float64, requires_grad=True)
+    tau = leafgrad.rand(2, dtype=leafgrad.float64, requires_grad=True)
+    for function, inputs in [(lambda x: leafgrad.linalg.lu(x)[1:], (a,)),
+                             (lambda x, y: leafgrad.linalg.lstsq(x, y).solution, (a, b)),
+                             (lambda x, t: leafgrad.linalg.householder_product(x, t),
+                              (a[:, :2].detach().requires_grad_(), tau))]:
+        assert gradcheck(function, inputs)
+        assert gradgradcheck(function, inputs)

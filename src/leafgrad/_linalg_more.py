@@ -7,8 +7,9 @@
 Note: composites
 Most are composites of ops that already have gradients (triangular solves, matmul, pinv,
 cumprod...), so their gradients are exact and differentiable twice, but their ``grad_fn`` is the
-last op of the composite rather than torch's single node (``LinalgLstsqBackward0``, ...).
-Some are primitives written as autograd Functions with torch's formulas and torch's node
+last op of the composite rather than torch's single node; ``lu``, ``lu_unpack``, ``lstsq``
+and ``householder_product`` are run as one node with torch's name whose backward
+differentiates the composite (Note: named composites). Some are primitives written as autograd Functions with torch's formulas and torch's node
 names: ``lu_factor_ex`` (``LinalgLuFactorExBackward0``), ``lu_solve``
 (``LinalgLuSolveBackward0``; with MKL its values are torch's getrs call's),
 ``cholesky_solve`` and ``cholesky_inverse`` (``CholeskySolveBackward0``,
@@ -241,8 +242,82 @@ def lu_factor(A, *, pivot=True):
     return LuFactor((packed, pivots))
 
 
+# Note: named composites
+# torch computes lu, lu_unpack, lstsq and householder_product as one op with one node; leafgrad's
+# are composites of differentiable ops. ``_named`` runs such a composite without recording and
+# hangs the outputs from one node with torch's name, whose backward runs the composite again
+# from the same inputs with recording on and differentiates it (so a create_graph backward
+# gives a differentiable result: double backward works). Under vmap and forward AD the
+# composite runs as is.
+_NAMED: dict = {}
+
+
+def _named_function(name: str):
+    made = _NAMED.get(name)
+    if made is not None:
+        return made
+
+    def forward(ctx, composite, constant, *inputs):
+        from .autograd.grad_mode import no_grad
+
+        ctx.composite = composite
+        with no_grad():
+            outputs = tuple(composite(*inputs))
+        # (integer outputs and those torch gives no node are not differentiable: P, rank)
+        ctx.mark_non_differentiable(*[o for i, o in enumerate(outputs) if isinstance(o, Tensor)
+                                      and (i in constant or not (o.dtype.is_floating_point
+                                                                 or o.dtype.is_complex))])
+        ctx.save_for_backward(*inputs)
+        return outputs
+
+    def backward(ctx, *grads):
+        from .autograd import grad as autograd_grad
+        from .autograd.grad_mode import enable_grad, is_grad_enabled
+
+        inputs = ctx.saved_tensors
+        wanted = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad
+                  and ctx.needs_input_grad[i + 2]]
+        create = is_grad_enabled()
+        with enable_grad():
+            outputs = ctx.composite(*inputs)
+        pairs = [(o, g) for o, g in zip(outputs, grads)
+                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
+        result = [None] * len(inputs)
+        if pairs and wanted:
+            found = autograd_grad([o for o, _ in pairs], [inputs[i] for i in wanted],
+                                  [g for _, g in pairs], create_graph=create, allow_unused=True)
+            for index, value in zip(wanted, found):
+                result[index] = value if value is not None else inputs[index].new_zeros(
+                    inputs[index].shape)
+        return (None, None, *result)
+
+    made = type(name, (Function,), {"forward": staticmethod(forward),
+                                    "backward": staticmethod(backward)})
+    made._backward_cls.__name__ = made._backward_cls.__qualname__ = name
+    made._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
+    _NAMED[name] = made
+    return made
+
+
+def _named(name: str, composite, *inputs, constant: tuple = ()) -> tuple:
+    """``composite(*inputs)``'s outputs from one node called ``name``, those at the indexes
+    ``constant`` without one (Note: named composites)."""
+    from .autograd.grad_mode import is_grad_enabled
+
+    if not (_replayable() and is_grad_enabled()
+            and any(isinstance(t, Tensor) and t.requires_grad for t in inputs)):
+        return tuple(composite(*inputs))
+    return tuple(_named_function(name).apply(composite, constant, *inputs))
+
+
 def lu_unpack_(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
-    """``(P, L, U)`` from a packed LU and its pivots (torch.lu_unpack)."""
+    """``(P, L, U)`` from a packed LU and its pivots (torch.lu_unpack): L and U from one
+    LuUnpackBackward0 node."""
+    return LuUnpack(_named("LuUnpackBackward0", lambda data: _lu_unpack_composite(
+        data, LU_pivots, unpack_data, unpack_pivots), LU_data, constant=(0,)))
+
+
+def _lu_unpack_composite(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
     lib = _lib()
     m, n = LU_data.shape[-2:]
     k = min(m, n)
@@ -269,8 +344,12 @@ def lu(A, *, pivot=True):
     _float_check(A, "lu_cpu")
     if not pivot and A.numel():  # torch factors an empty matrix whatever pivot is
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    return Lu(_named("LinalgLuBackward0", lambda a: _lu_composite(a, pivot), A, constant=(0,)))
+
+
+def _lu_composite(A, pivot):  # noqa: N803
     packed, pivots, _ = lu_factor_ex(A)
-    return Lu(tuple(lu_unpack_(packed, pivots, unpack_pivots=pivot)))
+    return tuple(_lu_unpack_composite(packed, pivots, unpack_pivots=pivot))
 
 
 def _permute_rows(b: Tensor, perm: np.ndarray, inverse: bool) -> Tensor:
@@ -490,7 +569,13 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (min-norm for rank-deficient A), with torch's
-    ``(solution, residuals, rank, singular_values)`` per driver (default ``gelsy``)."""
+    ``(solution, residuals, rank, singular_values)`` per driver (default ``gelsy``); the
+    solution and residuals from one LinalgLstsqBackward0 node."""
+    return Lstsq(_named("LinalgLstsqBackward0", lambda a, b: _lstsq_composite(
+        a, b, rcond, driver), A, B, constant=(2, 3)))
+
+
+def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
     lib = _lib()
     if driver is None:
         driver = "gelsy"
@@ -530,7 +615,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         residuals = empty
     solution = solution.squeeze(-1) if vector else solution
     rank_out = lib.empty(0, dtype=lib.int64) if driver == "gels" else _wrap(rank)
-    values = _wrap(singular) if driver in ("gelsd", "gelss") else empty
+    values = _wrap(singular) if driver in ("gelsd", "gelss") else empty.clone()
     return Lstsq((solution, residuals, rank_out, values))
 
 
@@ -708,7 +793,13 @@ def vander(x, *, N=None):  # noqa: N803 - torch's name
 
 def householder_product(A, tau):
     """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i``
-    the i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr)."""
+    the i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr), from one
+    LinalgHouseholderProductBackward0 node."""
+    return _named("LinalgHouseholderProductBackward0",
+                  lambda a, t: (_householder_composite(a, t),), A, tau)[0]
+
+
+def _householder_composite(A, tau):  # noqa: N803
     lib = _lib()
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "

@@ -43,13 +43,13 @@ CARTESIAN_PROD = "gradient last bits: the sum over the repeated rows in another 
 COMPLEX = "gradient last bits: the un-broadcasting sum of a (5, 1) operand in another order"
 GRADIENT = "edge_order=2 gradient last bits (the order of the one-sided formula's terms)"
 CHALF = "complex32 (ComplexHalf): NumPy has no such type, leafgrad raises"
-LINALG_HOUSEHOLDER_PRODUCT = ("column-major result strides in torch; composite graph (SubBackward0) "
-                              "where torch has LinalgHouseholderProductBackward0; LAPACK bits")
-LINALG_LSTSQ = ("the solution's strides (torch: column-major), residuals not requiring grad, "
-                "a composite graph (MmBackward0) where torch has LinalgLstsqBackward0")
+LINALG_HOUSEHOLDER_PRODUCT = ("column-major result strides in torch; LAPACK bits (orgqr against "
+                              "leafgrad's product of reflectors)")
+LINALG_LSTSQ = ("the solution's strides (torch: column-major) and last bits (torch's gelsy against "
+                "leafgrad's pinv product)")
 LINALG_LSTSQ_GRAD_ORIENTED = LINALG_LSTSQ
-LINALG_LU = "composite graph (AddBackward0, TriuBackward0) where torch has LinalgLuBackward0"
-LU_UNPACK = "composite graph (AddBackward0, TriuBackward0) where torch has LuUnpackBackward0"
+LINALG_LU = ("gradient last bits: torch's linalg_lu_backward formula against the derivative of "
+             "leafgrad's composite (same node, LinalgLuBackward0)")
 KNOWN = {
     'addbmm': (ADDBMM, "float32/inplace float64/inplace"),
     'addcdiv': (ADDCDIV, "float64/method float64/op"),
@@ -110,7 +110,6 @@ KNOWN = {
     'logaddexp2': (LIBM, "float32/method float32/op float64/method float64/op"),
     'logit': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'lu': (LAPACK, "float64/method float64/op"),
-    'lu_unpack': (LU_UNPACK, "float64/op"),
 }
 
 
