@@ -280,3 +280,14 @@ def test_lu_lstsq_householder_are_one_node_as_torchs():
                               (a[:, :2].detach().requires_grad_(), tau))]:
         assert gradcheck(function, inputs)
         assert gradgradcheck(function, inputs)
+
+
+def test_histc_takes_reduced_float_types():
+    for name in ("bfloat16", "float16", "float32"):
+        seen = []
+        for lib in (torch, leafgrad):
+            lib.manual_seed(0)
+            x = lib.randn(50).to(getattr(lib, name))
+            seen.append([(str(r.dtype).split(".")[1], r.float().tolist()) for r in (
+                lib.histc(x, 3), lib.histc(x, 4, -1, 1), x.histc(7), lib.histc(x[:0], 2))])
+        assert seen[0] == seen[1], name

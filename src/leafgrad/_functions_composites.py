@@ -655,7 +655,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     data = input._data
     # torch first finds the data's range (when not given), then makes the bin edges
     _refuse_wide_unsigned(input, "aminmax_cpu" if float(min) == float(max) else "linspace_cpu")
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and not _dtype.is_bfloat16_array(data):
         raise NotImplementedError(
             f"\"histogram_cpu\" not implemented for '{input.dtype._legacy}'")
     if bins <= 0:
