@@ -668,9 +668,19 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     if low > high:
         raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {low} max "
                            f"{high}")
-    values = data[(data >= low) & (data <= high)].astype(np.float64)
-    positions = np.floor((values - low) * bins / (high - low)).astype(np.int64)
-    positions = np.minimum(positions, bins - 1)
+    # torch's linear-interpolation kernel: pos = (elt - left) * bins / (right - left), each
+    # step in the input's type (reduced types rounded after each), the right edge in the last bin
+    kind = data.dtype
+    work = np.float32 if _dtype.is_bfloat16_array(data) else kind.type
+
+    def rounded(values):
+        return values.astype(kind).astype(work) if work is not kind.type else values
+
+    left, right = kind.type(low), kind.type(high)
+    values = data[(data >= left) & (data <= right)]
+    positions = rounded(rounded(values.astype(work) - work(left)) * work(bins))
+    positions = rounded(positions / rounded(work(right) - work(left)))
+    positions = np.minimum(positions.astype(np.int64), bins - 1)
     counts = np.bincount(positions, minlength=bins)[:bins]
     return _wrap(counts.astype(data.dtype))
 
