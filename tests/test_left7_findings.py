@@ -295,3 +295,21 @@ def test_histc_takes_reduced_float_types():
             seen.append([(str(r.dtype).split(".")[1], r.float().tolist()) for r in (
                 lib.histc(x, 3), lib.histc(x, 4, -1, 1), x.histc(7), lib.histc(x[:0], 2))])
         assert seen[0] == seen[1], (name, seed)
+
+
+def test_lstsq_layouts_are_torchs():
+    """The solution is the first n rows of a column-major (..., max(m, n), k) buffer and a
+    vector B's residuals keep their length-1 dim, as torch's gelsy/gelsd/gels results."""
+    def run(lib):
+        lib.manual_seed(0)
+        out = []
+        for shape_a, shape_b in [((3, 3), (3, 2)), ((4, 3), (4, 2)), ((2, 4, 3), (2, 4, 1)),
+                                 ((4, 3), (4,)), ((3, 4), (3, 2)), ((2, 4, 3), (2, 4))]:
+            for grad, driver in itertools.product((False, True), (None, "gelsd", "gels")):
+                a = lib.randn(shape_a, dtype=lib.float64, requires_grad=grad)
+                r = lib.linalg.lstsq(a, lib.randn(shape_b, dtype=lib.float64), driver=driver)
+                out.append((tuple(r.solution.shape), r.solution.stride(),
+                            tuple(r.residuals.shape), r.residuals.stride()))
+        return out
+
+    assert run(leafgrad) == run(torch)

@@ -609,10 +609,16 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
     if m > n and driver != "gelsy" and full_rank:
         error = A @ solution - rhs
         residuals = ((error.abs() if error.is_complex() else error) ** 2).sum(-2)
-        if vector:
-            residuals = residuals.squeeze(-1)
     else:
         residuals = empty
+    if not solution.requires_grad:
+        # torch's layout: the first n rows of a column-major (..., max(m, n), k) buffer
+        rows = max(m, n)
+        buffer = np.zeros(solution.shape[:-2] + (rows, solution.shape[-1]),
+                          solution._data.dtype)
+        buffer = _layout.column_major(buffer)
+        buffer[..., :n, :] = solution._data
+        solution = _wrap(buffer[..., :n, :])
     solution = solution.squeeze(-1) if vector else solution
     rank_out = lib.empty(0, dtype=lib.int64) if driver == "gels" else _wrap(rank)
     values = _wrap(singular) if driver in ("gelsd", "gelss") else empty.clone()
