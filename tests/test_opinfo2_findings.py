@@ -99,3 +99,112 @@ def test_masked_fill_out_of_place_broadcasts_to_the_mask():
         except RuntimeError as error:
             messages.append(str(error))
     assert len(messages) == 2 and messages[0] == messages[1]
+
+
+def _outcome(function):
+    """('ok', value) or (exception type name, message) of a call."""
+    try:
+        return ("ok", function())
+    except Exception as error:  # noqa: BLE001 - the type and message are compared
+        return (type(error).__name__, str(error))
+
+
+def _same_outcome(make):
+    """make(lib) under torch and leafgrad: both raise alike, or both return equal tensors."""
+    got_t, got_l = _outcome(lambda: make(torch)), _outcome(lambda: make(leafgrad))
+    if got_t[0] != "ok" or got_l[0] != "ok":
+        return got_t == got_l
+    a, b = got_t[1], got_l[1]
+    if isinstance(a, torch.Tensor):
+        return _same_bits(a, b) and tuple(a.stride()) == tuple(b.stride())
+    return a == b
+
+
+def test_integer_alpha_is_checked_and_wrapped_as_c10_converts_it():
+    """add/sub/rsub's alpha on integer tensors is converted to the dtype with c10's check: an
+    unsigned type takes -max..-1 by wrapping (uint8 sub(a, b, alpha=-3) multiplies by 253,
+    it raised NumPy's OverflowError), a narrow type refuses other out-of-range numbers with
+    torch's message, and sub/rsub check -alpha (int8 sub with alpha=-128 is refused)."""
+    alphas = (-256, -255, -129, -128, -3, -1, 2, 127, 128, 255, 256, 40000)
+    for dtype, alpha in itertools.product(("uint8", "int8", "int16", "int32", "int64"), alphas):
+        def tensors(lib):
+            a = lib.tensor([[1, 2], [3, 250 if dtype == "uint8" else 100]], dtype=getattr(lib, dtype))
+            return a, lib.tensor([[5, 1], [0, 2]], dtype=getattr(lib, dtype))
+
+        calls = [
+            lambda lib: lib.add(*tensors(lib), alpha=alpha),
+            lambda lib: lib.sub(*tensors(lib), alpha=alpha),
+            lambda lib: lib.rsub(*tensors(lib), alpha=alpha),
+            lambda lib: lib.rsub(tensors(lib)[0], 3, alpha=alpha),
+            lambda lib: tensors(lib)[0].sub_(tensors(lib)[1], alpha=alpha),
+            lambda lib: tensors(lib)[0].add_(tensors(lib)[1], alpha=alpha),
+        ]
+        for index, make in enumerate(calls):
+            assert _same_outcome(make), (dtype, alpha, index)
+
+
+def test_tensordot_sums_broadcast_dims_in_the_input_dtype():
+    """tensordot sums a contracted dim of size 1 away with sum(dim, keepdim, dtype=input's):
+    integer inputs no longer reach mm as int64 against int32 ('expected m1 and m2 to have the
+    same dtype')."""
+    cases = [((1, 1, 1), (2, 1, 2), ([0, 1], [2, 0])), ((3, 1), (1, 4), ([1], [0])),
+             ((2, 3), (3, 1), ([1], [0])), ((1, 2), (3, 2), ([0, 1], [0, 1]))]
+    for dtype in ("int32", "int16", "int8", "uint8", "int64", "float64", "float32"):
+        for shape_a, shape_b, dims in cases:
+            rng = np.random.default_rng(3)
+            x, y = rng.integers(0, 4, shape_a), rng.integers(0, 4, shape_b)
+            assert _same_outcome(lambda lib: lib.tensordot(
+                lib.tensor(x, dtype=getattr(lib, dtype)), lib.tensor(y, dtype=getattr(lib, dtype)),
+                dims=dims)), (dtype, shape_a, shape_b, dims)
+
+
+def test_dtype_methods_take_memory_format():
+    """Tensor.float() ... bool() take to()'s keyword memory_format (op_db's short sample)."""
+    methods = ("float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte",
+               "bool")
+    formats = ("preserve_format", "contiguous_format", "channels_last")
+    for method, form, start in itertools.product(methods, formats, ("float32", "int16")):
+        def make(lib):
+            x = lib.arange(120, dtype=getattr(lib, start)).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)
+            out = getattr(x, method)(memory_format=getattr(lib, form))
+            return (str(out.dtype).split(".")[1], tuple(out.stride()), out is x)
+
+        assert _same_outcome(make), (method, form, start)
+
+
+def test_squeeze_dims_on_a_0d_tensor_and_repeated_dims():
+    """squeeze(x, dims) of a 0-d tensor accepts 0 and -1 (it raised IndexError), and a dim
+    named twice is refused with torch's message whatever the rank."""
+    for shape, dims in itertools.product([(), (1,), (1, 1), (2, 1, 1)],
+                                         [(0,), (-1,), (), (0, 0), (0, -1), (1, -2), (2, 1, -1), (1,)]):
+        def make(lib):
+            x = lib.zeros(shape, dtype=lib.float64).requires_grad_(True)
+            out = lib.squeeze(x, dims)
+            out.sum().backward()
+            return (tuple(out.shape), out.grad_fn.name(), tuple(x.grad.shape))
+
+        assert _same_outcome(make), (shape, dims)
+
+
+def test_multi_margin_loss_of_a_0d_input_and_sum_to_size_to_0d():
+    """multi_margin_loss takes a 0-d input as one sample of one class (it raised IndexError);
+    sum_to_size(()) is ATen's sum_to: the plain sum, int64 for integers and SumBackward0, even
+    for a 0-d tensor (leafgrad returned the tensor itself)."""
+    for value, p, reduction in itertools.product((0.3, -2.0), (1, 2), ("mean", "sum", "none")):
+        def make(lib):
+            x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
+            loss = lib.nn.functional.multi_margin_loss(x, lib.tensor(0), p=p, reduction=reduction)
+            loss.backward()
+            return (loss.item(), tuple(loss.shape), x.grad.item(), loss.grad_fn.name())
+
+        assert _same_outcome(make), (value, p, reduction)
+    for dtype in ("int32", "uint8", "bool", "float32"):
+        def make(lib):
+            x = lib.tensor(1, dtype=getattr(lib, dtype))
+            out = x.sum_to_size(())
+            return (str(out.dtype).split(".")[1], out is x)
+
+        assert _same_outcome(make), dtype
+    x_t = torch.tensor(2.0, requires_grad=True)
+    x_l = leafgrad.tensor(2.0, requires_grad=True)
+    assert x_t.sum_to_size(()).grad_fn.name() == x_l.sum_to_size(()).grad_fn.name()

@@ -142,6 +142,14 @@ def to_leafgrad(obj, torch):
         return getattr(leafgrad, str(obj).split(".")[1])
     if isinstance(obj, torch.layout):
         return getattr(leafgrad, str(obj).split(".")[1])
+    if isinstance(obj, torch.nn.Module) and not any(True for _ in obj.parameters()):
+        # a parameterless module argument (distance_function=PairwiseDistance()): leafgrad's
+        # class of that name with the same public settings
+        module = getattr(leafgrad.nn, type(obj).__name__)()
+        for key, value in vars(obj).items():
+            if not key.startswith("_"):
+                setattr(module, key, to_leafgrad(value, torch))
+        return module
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return type(obj)(*(to_leafgrad(item, torch) for item in obj))
     if isinstance(obj, (list, tuple)):

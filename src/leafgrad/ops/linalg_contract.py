@@ -338,10 +338,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     contracted = 1
     for dim_a, dim_b in zip(dims_a, dims_b):
         size_a, size_b = a.shape[dim_a], b.shape[dim_b]
-        if size_b == 1:  # broadcast dims are summed away first
-            a = a.sum(dim_a, keepdim=True)
+        if size_b == 1:  # broadcast dims are summed away first, in the inputs' dtype (torch:
+            a = a.sum(dim_a, keepdim=True, dtype=a.dtype)  # sum(dim, true, scalar_type))
         elif size_a == 1:
-            b = b.sum(dim_b, keepdim=True)
+            b = b.sum(dim_b, keepdim=True, dtype=b.dtype)
         elif size_a != size_b:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {size_a} in dim "
