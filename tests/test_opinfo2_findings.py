@@ -208,3 +208,27 @@ def test_multi_margin_loss_of_a_0d_input_and_sum_to_size_to_0d():
     x_t = torch.tensor(2.0, requires_grad=True)
     x_l = leafgrad.tensor(2.0, requires_grad=True)
     assert x_t.sum_to_size(()).grad_fn.name() == x_l.sum_to_size(()).grad_fn.name()
+
+
+def test_orthogonal_polynomials_replay_atens_contracted_recurrences_and_closed_forms():
+    """special.*_polynomial_*: each recurrence step a*q - b*p is fused (fma(a, q, -(b p)), the
+    kernels are compiled with contraction); the Chebyshev kernels switch to their trigonometric
+    forms with the C library's acos/cos/sin (float32: acosf/cosf/sinf, n converted to float) at
+    torch's thresholds (n > 6 for T and every shifted kernel but W, n > 4 for shifted W, n > 8
+    for U, V, W)."""
+    names = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+             "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+             "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
+             "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+             "shifted_chebyshev_polynomial_w"]
+    rng = np.random.default_rng(0)
+    # (no NaN or inf: torch's loop stops at a NaN q and returns its uninitialised r, the
+    # previous element's value)
+    x = np.concatenate([rng.uniform(-9, 9, 120), rng.uniform(-1, 1, 120),
+                        [0.0, 1.0, -1.0, 0.5, 1e-20, -1e-20, 1 - 1e-16]])
+    for dtype, name in itertools.product(("float64", "float32"), names):
+        for n in (0, 1, 2, 3, 5, 6, 7, 8, 9, 12, 20):
+            got_t = getattr(torch.special, name)(torch.tensor(x, dtype=getattr(torch, dtype)), n)
+            got_l = getattr(leafgrad.special, name)(
+                leafgrad.tensor(x, dtype=getattr(leafgrad, dtype)), n)
+            assert _same_bits(got_t, got_l), (dtype, name, n)
