@@ -232,3 +232,22 @@ def test_orthogonal_polynomials_replay_atens_contracted_recurrences_and_closed_f
             got_l = getattr(leafgrad.special, name)(
                 leafgrad.tensor(x, dtype=getattr(leafgrad, dtype)), n)
             assert _same_bits(got_t, got_l), (dtype, name, n)
+
+
+def test_hardswish_and_hardsigmoid_gradients_are_plus_zero_where_flat():
+    """hardswish's gradient up to -3 and hardsigmoid's outside (-3, 3) are torch's literal 0
+    (+0), not grad * 0 (-0 for a negative incoming gradient), in every dtype and under
+    create_graph."""
+    x = np.array([-1e9, -4.0, -3.0, -2.9, -1.0, -0.0, 0.0, 2.0, 2.9, 3.0, 4.0, 1e9])
+    for name, dtype, create_graph in itertools.product(
+            ("hardswish", "hardsigmoid"), ("float64", "float32"), (False, True)):
+        if create_graph and name == "hardsigmoid":
+            continue  # torch has no double backward for hardsigmoid
+        grads = []
+        for lib in (torch, leafgrad):
+            a = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            out = getattr(lib.nn.functional, name)(a)
+            g, = lib.autograd.grad(out, a, lib.full(tuple(out.shape), -1.5, dtype=out.dtype),
+                                   create_graph=create_graph)
+            grads.append(g)
+        assert _same_bits(*grads), (name, dtype, create_graph)

@@ -4,6 +4,7 @@ op runs under both libraries, and what each returns or raises is compared."""
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 
@@ -29,6 +30,11 @@ def resolve(torch, op, variant: str = "op"):
         return None
     if _is_testing_function(theirs):
         return rebind(theirs)
+    if isinstance(theirs, functools.partial):  # (F.mish with inplace=True)
+        stand_in = type("Op", (), {"op": theirs.func, "name": op.name, "method_variant": None,
+                                      "inplace_variant": None})()
+        ours = resolve(torch, stand_in, "op")
+        return None if ours is None else functools.partial(ours, *theirs.args, **theirs.keywords)
     if variant == "op":
         qualified = getattr(theirs, "__qualname__", None) or getattr(theirs, "__name__", "")
         module = getattr(theirs, "__module__", None) or ""
@@ -95,7 +101,10 @@ def _to_numpy(tensor) -> np.ndarray:
     """A torch tensor's elements as NumPy (bfloat16 through ml_dtypes), same shape, contiguous."""
     import torch
 
-    t = tensor.detach().contiguous()
+    t = tensor.detach()
+    if t._is_zerotensor():  # (a gradient torch knows to be zero: sgn's of a real tensor)
+        t = torch.zeros(t.shape, dtype=t.dtype)
+    t = t.contiguous()
     if t.dtype == torch.bfloat16:
         import ml_dtypes
 
