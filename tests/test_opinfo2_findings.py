@@ -128,7 +128,8 @@ def test_integer_alpha_is_checked_and_wrapped_as_c10_converts_it():
     alphas = (-256, -255, -129, -128, -3, -1, 2, 127, 128, 255, 256, 40000)
     for dtype, alpha in itertools.product(("uint8", "int8", "int16", "int32", "int64"), alphas):
         def tensors(lib):
-            a = lib.tensor([[1, 2], [3, 250 if dtype == "uint8" else 100]], dtype=getattr(lib, dtype))
+            big = 250 if dtype == "uint8" else 100
+            a = lib.tensor([[1, 2], [3, big]], dtype=getattr(lib, dtype))
             return a, lib.tensor([[5, 1], [0, 2]], dtype=getattr(lib, dtype))
 
         calls = [
@@ -175,8 +176,8 @@ def test_dtype_methods_take_memory_format():
 def test_squeeze_dims_on_a_0d_tensor_and_repeated_dims():
     """squeeze(x, dims) of a 0-d tensor accepts 0 and -1 (it raised IndexError), and a dim
     named twice is refused with torch's message whatever the rank."""
-    for shape, dims in itertools.product([(), (1,), (1, 1), (2, 1, 1)],
-                                         [(0,), (-1,), (), (0, 0), (0, -1), (1, -2), (2, 1, -1), (1,)]):
+    all_dims = [(0,), (-1,), (), (0, 0), (0, -1), (1, -2), (2, 1, -1), (1,)]
+    for shape, dims in itertools.product([(), (1,), (1, 1), (2, 1, 1)], all_dims):
         def make(lib):
             x = lib.zeros(shape, dtype=lib.float64).requires_grad_(True)
             out = lib.squeeze(x, dims)

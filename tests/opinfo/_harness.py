@@ -81,7 +81,8 @@ def rebind(function):
         return _REBOUND[function]
     names = {}
     for key, value in function.__globals__.items():
-        if isinstance(value, types.ModuleType) and (value is torch or value.__name__.startswith("torch.")):
+        if isinstance(value, types.ModuleType) and (
+                value is torch or value.__name__.startswith("torch.")):
             target = leafgrad
             for part in value.__name__.split(".")[1:]:
                 target = getattr(target, part, None)
