@@ -252,3 +252,28 @@ def test_hardswish_and_hardsigmoid_gradients_are_plus_zero_where_flat():
                                    create_graph=create_graph)
             grads.append(g)
         assert _same_bits(*grads), (name, dtype, create_graph)
+
+
+def test_unfold_and_fold_take_bool_tensors():
+    """im2col/col2im have bool kernels in torch (unfold of a bool mask); leafgrad refused
+    them as it does integer tensors (which torch refuses too)."""
+    rng = np.random.default_rng(0)
+    cases = [((1, 2, 4, 4), 2, 1, 0, 1), ((2, 3, 5, 6), (2, 3), 2, 1, 1), ((3, 5, 5), 3, 1, 1, 2)]
+    for (shape, kernel, stride, padding, dilation), dtype in itertools.product(
+            cases, ("bool", "int64", "uint8", "float32")):
+        x = rng.random(shape) > 0.5
+
+        def unfold(lib):
+            return lib.nn.functional.unfold(lib.tensor(x, dtype=getattr(lib, dtype)), kernel,
+                                            dilation, padding, stride)
+
+        assert _same_outcome(unfold), (shape, dtype)
+        columns = torch.nn.functional.unfold(torch.tensor(x), kernel, dilation, padding,
+                                             stride).shape
+        c = rng.random(columns) > 0.5
+
+        def fold(lib):
+            return lib.nn.functional.fold(lib.tensor(c, dtype=getattr(lib, dtype)), shape[-2:],
+                                          kernel, dilation, padding, stride)
+
+        assert _same_outcome(fold), (shape, dtype)

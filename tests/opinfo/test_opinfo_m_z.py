@@ -25,10 +25,9 @@ CHUNKED = ("chunked linear_cross_entropy: torch's output comes from its chunk lo
 NORM = "last bits: the norms' statistics (Welford/two-pass chunk order) and their backward sums"
 CONV = "last bits: oneDNN/MKL convolution summation order"
 SCATTER_ORDER = "last bits: order of the backward's index accumulation (upsample, unfold, bags)"
-ATEN = "torch.ops.aten operator leafgrad's ops.aten namespace does not have"
+ATEN = "a torch.ops.aten operator (or aten-only function) leafgrad does not have"
 VECTOR_MATH = "last bits: SLEEF/vectorised exp, expm1, log1p, tanh, sinh, sincos not replayed here"
 LGAMMA = "last bits: torch's lgamma is SLEEF's lgammad8_u10/lgammaf16_u10, not the C library's"
-MISSING = "torch.native_dropout_backward is not in leafgrad"
 CEPHES = "last bits: Cephes' Bessel/ndtri/erfcx/airy polynomials not replayed (other algorithms)"
 
 KNOWN = {
@@ -107,7 +106,7 @@ KNOWN = {
     "norm/nuc": (LAPACK, {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
         ("float64", "grad")}),
-    "native_dropout_backward": (MISSING, {("float64", "op"), ("float32", "op")}),
+    "native_dropout_backward": (ATEN, {("float64", "op"), ("float32", "op")}),
     "nn.functional.embedding_bag": (SCATTER_ORDER, {("float32", "op"), ("float64", "grad")}),
     "nn.functional.softplus": (VECTOR_MATH, {("float64", "op"), ("float64", "grad")}),
     "prod": (SUM_ORDER, {("float64", "op"), ("float64", "method"), ("float64", "grad")}),
