@@ -277,3 +277,21 @@ def test_unfold_and_fold_take_bool_tensors():
                                           kernel, dilation, padding, stride)
 
         assert _same_outcome(fold), (shape, dtype)
+
+
+def test_polar_and_complex_lay_out_broadcast_results_as_tensoriterator():
+    """polar/complex of inputs that broadcast each other ((10, 1, 5) and (10, 5)) give
+    TensorIterator's layout (row-major there; NumPy's empty_like of the broadcast view was
+    (50, 1, 10)-strided), and shapes that do not broadcast raise torch's message."""
+    shapes = [((10, 1, 5), (10, 5)), ((3, 4), (4,)), ((4, 1), (1, 3)), ((2, 3), (2, 3)),
+              ((5,), ()), ((1, 3, 1), (2, 1, 4)), ((3, 4), (3,))]
+    for (shape_a, shape_b), transpose, name in itertools.product(shapes, (False, True),
+                                                                 ("polar", "complex")):
+        def make(lib):
+            a = lib.arange(float(np.prod(shape_a)), dtype=lib.float64).reshape(shape_a)
+            b = lib.arange(float(np.prod(shape_b)), dtype=lib.float64).reshape(shape_b)
+            if transpose and a.ndim >= 2:
+                a = a.transpose(0, 1)
+            return getattr(lib, name)(a, b)
+
+        assert _same_outcome(make), (shape_a, shape_b, transpose, name)

@@ -16,11 +16,13 @@ therefore does not write into ``z`` as it would in torch.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype
 from ..tensor import CONJ_BITS_USED, Tensor
-from . import _batching_rules as batch
+from . import _batching_rules as batch, _layout
 from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
 
@@ -192,7 +194,16 @@ def _empty_like_inputs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """An uninitialised complex array of the two inputs' broadcast shape, laid out like the
     first (as torch's TensorIterator lays out an elementwise result: a transposed input gives a
     transposed output)."""
+    from ._promote import check_broadcast
+
     dtype = _dtype.from_numpy_dtype(first.dtype).to_complex().np
+    check_broadcast(first.shape, second.shape)  # (torch's message, not NumPy's)
+    shape = np.broadcast_shapes(first.shape, second.shape)
+    # where the inputs disagree, TensorIterator's order of dims (a broadcast (10, 1, 5) and
+    # (10, 5) give a row-major result; NumPy's empty_like of the broadcast view did not)
+    strides = _layout.iterated_strides(shape, np.dtype(dtype).itemsize, (first, second))
+    if strides is not None:
+        return np.lib.stride_tricks.as_strided(np.empty(math.prod(shape), dtype), shape, strides)
     return np.empty_like(np.broadcast_arrays(first, second)[0], dtype=dtype)
 
 
