@@ -295,3 +295,17 @@ def test_polar_and_complex_lay_out_broadcast_results_as_tensoriterator():
             return getattr(lib, name)(a, b)
 
         assert _same_outcome(make), (shape_a, shape_b, transpose, name)
+
+
+def test_unravel_index_returns_views_of_one_stacked_tensor():
+    """unravel_index's coordinates are torch's unbind(-1) of one (..., ndim) tensor: views
+    strided (..., ndim) at offsets 0, 1, ... (leafgrad made separate contiguous tensors)."""
+    for shape, dims in itertools.product([(2, 3), (), (0,), (4,)], [(4, 5), (3,), (2, 3, 4)]):
+        def make(lib):
+            count = int(np.prod(shape))
+            flat = lib.arange(count, dtype=lib.int64).reshape(shape) * 3
+            result = lib.unravel_index(flat, dims)
+            return [(tuple(t.shape), t.stride(), t.storage_offset(), t._base is not None,
+                     t.tolist()) for t in result]
+
+        assert _same_outcome(make), (shape, dims)
