@@ -309,3 +309,25 @@ def test_unravel_index_returns_views_of_one_stacked_tensor():
                      t.tolist()) for t in result]
 
         assert _same_outcome(make), (shape, dims)
+
+
+def test_conj_of_a_dense_permuted_tensor_keeps_its_strides():
+    """conj (a view in torch) of a dense transposed/permuted complex tensor keeps the source's
+    strides, size-1 dims' included: mH/adjoint of a (1, 2, 3) tensor are (6, 1, 3)-strided
+    (NumPy's conj gave (1, 1, 3))."""
+    for shape, perm in itertools.product([(1, 2, 3), (4, 1, 3), (2, 3), (1, 1, 4)],
+                                         ["mH", "adjoint", "T", "reverse"]):
+        def make(lib):
+            z = lib.arange(float(np.prod(shape)), dtype=lib.float64).reshape(shape)
+            z = lib.complex(z, -z)
+            if perm == "mH":
+                out = z.mH
+            elif perm == "adjoint":
+                out = z.adjoint()
+            elif perm == "T":
+                out = z.transpose(-2, -1).conj()
+            else:
+                out = z.permute(*reversed(range(z.ndim))).conj()
+            return (tuple(out.shape), out.stride(), out.is_conj(), out.resolve_conj().tolist())
+
+        assert _same_outcome(make), (shape, perm)

@@ -279,6 +279,25 @@ class Polar(Op):
 # -- conjugation and angle ------------------------------------------------------------------------
 
 
+def _dense_like(out: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``out`` (of ``source``'s shape) with ``source``'s exact strides when ``source`` is a
+    dense permutation of its elements (as a view of it would be), else ``unary_like``'s."""
+    if source.ndim < 2 or out.shape != source.shape or out.strides == source.strides:
+        return out
+    item = source.itemsize
+    dims = sorted((stride, size) for size, stride in zip(source.shape, source.strides)
+                  if size != 1)
+    step = item
+    for stride, size in dims:
+        if stride != step:
+            return _layout.unary_like(out, source)
+        step *= size
+    kept = np.lib.stride_tricks.as_strided(np.empty(source.size, out.dtype), source.shape,
+                                           source.strides)
+    kept[...] = out
+    return kept
+
+
 @register
 class Conj(Op):
     """``z.conj()``, computed eagerly (see Note: conj is eager)."""
@@ -290,7 +309,8 @@ class Conj(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.conj(a)
+        # torch's conj is a view: a dense source's strides, size-1 dims' included (mH)
+        return _dense_like(np.conj(a), a)
 
     def backward(self, grad):
         return Conj.apply(grad)
