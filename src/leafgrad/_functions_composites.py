@@ -640,7 +640,9 @@ def unravel_index(indices, shape):
     for size in reversed(tuple(shape)):
         coordinates.append(np.mod(remaining, size))
         remaining = np.floor_divide(remaining, size)
-    return tuple(_wrap(np.asarray(c, dtype=np.int64)) for c in reversed(coordinates))
+    # torch stacks the coordinates along a last dim and unbinds it: views strided (..., ndim)
+    stacked = np.stack([np.asarray(c, dtype=np.int64) for c in reversed(coordinates)], axis=-1)
+    return tuple(_wrap(stacked).unbind(-1))
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names

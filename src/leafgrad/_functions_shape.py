@@ -181,7 +181,14 @@ def take_along_dim(input, indices, dim=None):
     input_shape = _along_broadcast(indices.shape, input.shape, dim)
     if tuple(input.shape) != input_shape:
         input = input.broadcast_to(input_shape)
-    return _ops.gather(input, dim, _ops.take_along_index(indices.broadcast_to(indices_shape)))
+    index = _ops.take_along_index(indices.broadcast_to(indices_shape))
+    size = input_shape[dim]
+    values = index._data
+    if size and values.size and (values.min() < 0 or values.max() >= size):
+        # torch 2.13 takes the indices along dim modulo its size (-1 is the last, 5 of 5 the
+        # first); the flat form (dim=None) still refuses them
+        index = _ops.take_along_index(index.remainder(size))
+    return _ops.gather(input, dim, index)
 
 
 def _along_broadcast(other: tuple, own: tuple, dim: int) -> tuple:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from .ops._float_kernels import fma
 from .tensor import Tensor, _wrap
 
 __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
@@ -86,84 +87,141 @@ def _polynomial(name: str, kernel):
     return function
 
 
+# Note: contracted recurrences. ATen's scalar kernels for these polynomials are compiled with
+# floating-point contraction: each step ``a * q - b * p`` is fma(a, q, -(b * p)), one rounding
+# for the first product and the difference (measured against torch on random x and n).
+
+
 def _one(x):
     return np.ones_like(x)
 
 
-def _chebyshev_t(x, n):
+def _libm_map(name: str, values: np.ndarray) -> np.ndarray:
+    """The C library's one-argument ``name`` (float64) or ``name + 'f'`` (float32), element by
+    element, as ATen's scalar kernels call it; NumPy's loop beyond _libm.EXACT_MAX elements."""
+    import ctypes
+    import math
+
+    from .ops import _libm
+
+    values = np.asarray(values)
+    ufunc = {"acos": np.arccos, "cos": np.cos, "sin": np.sin}[name]
+    if values.size > _libm.EXACT_MAX or values.dtype not in (np.float32, np.float64):
+        return ufunc(values)
+    if values.dtype == np.float64:
+        function = getattr(math, name)
+    else:
+        function = _libm._float32_function(name + "f", 1)
+        if function is None:
+            return ufunc(values)
+    out = []
+    for value in values.ravel().tolist():
+        try:
+            out.append(function(value))
+        except ValueError:  # math refuses where C returns NaN
+            out.append(math.nan)
+    return np.array(out, dtype=values.dtype).reshape(values.shape)
+
+
+def _closed_form(kind: str, y: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """ATen's trigonometric forms for |y| < 1 and large n, in the dtype of y (n converted to
+    it as C converts int64 operands)."""
+    dtype = y.dtype.type
+    angle = _libm_map("acos", y)
+    if kind == "t":
+        return _libm_map("cos", n.astype(y.dtype) * angle)
+    if kind == "u":
+        sine = _libm_map("sin", angle)
+        n1 = (n + 1).astype(y.dtype)
+        safe = np.where(sine != 0, sine, dtype(1))
+        return np.where(sine != 0, _libm_map("sin", n1 * angle) / safe,
+                        n1 * _libm_map("cos", n1 * angle) / y)
+    half = angle / dtype(2)
+    turns = n.astype(y.dtype) + dtype(0.5)
+    odd = np.where(n % 2 == 0, n + n + 1, -(n + n + 1)).astype(y.dtype)
+    if kind == "v":
+        singular = _libm_map("sin", half) == 1
+        return np.where(singular, odd,
+                        _libm_map("cos", turns * angle) / _libm_map("cos", half))
+    singular = _libm_map("cos", half) == 1
+    return np.where(singular, np.nan, _libm_map("sin", turns * angle) / _libm_map("sin", half))
+
+
+def _with_closed_form(kind: str, values, y, n, threshold: int):
+    """values with ATen's closed form where n > threshold and |y| < 1."""
+    closed = (n > threshold) & (np.abs(y) < 1)
+    if closed.any():
+        values = np.array(values, copy=True)
+        values[closed] = _closed_form(kind, y[closed], n[closed])
+    return values
+
+
+def _chebyshev_t(x, n, threshold=6):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x, lambda k, q, p: (x + x) * q - p)
-    closed = (n > 6) & (np.abs(x) < 1)
-    values = np.where(closed, np.cos(n * np.arccos(x)), values)
+    values = _recurrence(x, n, one, x, lambda k, q, p: fma(x + x, q, -p))
+    values = _with_closed_form("t", values, x, n, threshold)
     ends = np.abs(x) == 1
     values = np.where(ends, np.where((x > 0) | (n % 2 == 0), one, -one), values)
     return np.where(n < 0, 0, values)
 
 
-def _chebyshev_u(x, n):
+def _chebyshev_u(x, n, threshold=8):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x + x, lambda k, q, p: (x + x) * q - p)
-    angle = np.arccos(x)
-    sine = np.sin(angle)
-    closed = (n > 8) & (np.abs(x) < 1)
-    closed_value = np.where(sine != 0, np.sin((n + 1) * angle) / sine,
-                            (n + 1) * np.cos((n + 1) * angle) / x)
-    values = np.where(closed, closed_value, values)
+    values = _recurrence(x, n, one, x + x, lambda k, q, p: fma(x + x, q, -p))
+    values = _with_closed_form("u", values, x, n, threshold)
     ends = np.abs(x) == 1
     values = np.where(ends, np.where((x > 0) | (n % 2 == 0), n + 1, -(n + 1)), values)
     return np.where(n < 0, 0, values)
 
 
-def _chebyshev_v(x, n):
+def _chebyshev_v(x, n, threshold=8):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x + x - one, lambda k, q, p: (x + x) * q - p)
-    angle = np.arccos(x)
-    closed = (n > 8) & (np.abs(x) < 1)
-    closed_value = np.where(np.sin(angle / 2) != 1, np.cos((n + 0.5) * angle) / np.cos(angle / 2),
-                            np.where(n % 2 == 0, n + n + 1, -(n + n + 1)))
-    values = np.where(closed, closed_value, values)
+    values = _recurrence(x, n, one, x + x - one, lambda k, q, p: fma(x + x, q, -p))
+    values = _with_closed_form("v", values, x, n, threshold)
     ends = np.abs(x) == 1
     values = np.where(ends, np.where(x > 0, one, np.where(n % 2 == 0, n + n + 1, -(n + n + 1))),
                       values)
     return np.where(n < 0, 0, values)
 
 
-def _chebyshev_w(x, n):
+def _chebyshev_w(x, n, threshold=8, shifted=False):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x + x + one, lambda k, q, p: (x + x) * q - p)
-    angle = np.arccos(x)
-    closed = (n > 8) & (np.abs(x) < 1)
-    closed_value = np.where(np.cos(angle / 2) != 1, np.sin((n + 0.5) * angle) / np.sin(angle / 2),
-                            np.where(x > 0, n + n + 1, np.where(n % 2 == 0, 1, -1)))
-    values = np.where(closed, closed_value, values)
+    values = _recurrence(x, n, one, x + x + one, lambda k, q, p: fma(x + x, q, -p))
+    closed = (n > threshold) & (np.abs(x) < 1)
+    values = _with_closed_form("w", values, x, n, threshold)
+    # cos(acos(x) / 2) == 1: 2n + 1 for x > 0 (the shifted kernel skips that case), else +-1
+    parity = np.where(n % 2 == 0, one, -one)
+    fallback = parity if shifted else np.where(x > 0, n + n + 1, parity)
+    values = np.where(closed & np.isnan(values) & ~np.isnan(x), fallback, values)
     ends = np.abs(x) == 1
     values = np.where(ends, np.where(x > 0, n + n + 1, np.where(n % 2 == 0, one, -one)), values)
     return np.where(n < 0, 0, values)
 
 
-def _shifted(kernel):
+def _shifted(kernel, threshold: int, **options):
+    """The shifted kernel: the kernel at 2x - 1 with ATen's own closed-form threshold."""
     def shifted(x, n):
-        return kernel(x + x - x.dtype.type(1), n)
+        return kernel(x + x - x.dtype.type(1), n, threshold, **options)
 
     return shifted
 
 
 def _hermite_h(x, n):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x + x, lambda k, q, p: (x + x) * q - (k + k - 2) * p)
+    values = _recurrence(x, n, one, x + x, lambda k, q, p: fma(x + x, q, -((k + k - 2) * p)))
     return np.where(n < 0, 0, values)
 
 
 def _hermite_he(x, n):
     one = x.dtype.type(1)
-    values = _recurrence(x, n, one, x, lambda k, q, p: x * q - (k - 1) * p)
+    values = _recurrence(x, n, one, x, lambda k, q, p: fma(x, q, -((k - 1) * p)))
     return np.where(n < 0, 0, values)
 
 
 def _laguerre_l(x, n):
     one = x.dtype.type(1)
     values = _recurrence(x, n, one, one - x,
-                         lambda k, q, p: (((k - 1) + (k - 1) + (one - x)) * q - (k - 1) * p) / k)
+                         lambda k, q, p: fma((k - 1) + (k - 1) + (one - x), q, -((k - 1) * p)) / k)
     values = np.where(np.abs(x) == 0, one, values)
     return np.where(n < 0, 0, values)
 
@@ -171,7 +229,7 @@ def _laguerre_l(x, n):
 def _legendre_p(x, n):
     one = x.dtype.type(1)
     values = _recurrence(x, n, one, x,
-                         lambda k, q, p: (((k - 1) + (k - 1) + 1) * x * q - (k - 1) * p) / k)
+                         lambda k, q, p: fma(((k - 1) + (k - 1) + 1) * x, q, -((k - 1) * p)) / k)
     ends = np.abs(x) == 1
     values = np.where(ends, np.where((x > 0) | (n == 0), one, np.where(n % 2 == 0, one, -one)),
                       values)
@@ -183,13 +241,13 @@ chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", _chebyshev_u)
 chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", _chebyshev_v)
 chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", _chebyshev_w)
 shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t",
-                                             _shifted(_chebyshev_t))
+                                             _shifted(_chebyshev_t, 6))
 shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u",
-                                             _shifted(_chebyshev_u))
+                                             _shifted(_chebyshev_u, 6))
 shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v",
-                                             _shifted(_chebyshev_v))
+                                             _shifted(_chebyshev_v, 6))
 shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w",
-                                             _shifted(_chebyshev_w))
+                                             _shifted(_chebyshev_w, 4, shifted=True))
 hermite_polynomial_h = _polynomial("hermite_polynomial_h", _hermite_h)
 hermite_polynomial_he = _polynomial("hermite_polynomial_he", _hermite_he)
 laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _laguerre_l)

@@ -454,6 +454,13 @@ def _rebuild_saved_output(data, counter, node, output_nr) -> "Tensor":
 SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
+
+def _to_dtype(tensor, dtype, memory_format):
+    """Tensor.float() and its kin: to(dtype), with memory_format when given."""
+    if memory_format is None:
+        return _ops.to(tensor, dtype)
+    return _ops.to(tensor, dtype, memory_format=memory_format)
+
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
              ComplexMethods, MiscMethods, StatsMethods, InplaceFormMethods,
@@ -1940,35 +1947,36 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def to(self, *args, **kwargs):
         return _ops.to(self, *args, **kwargs)
 
+    # Note: the dtype methods (float() ... bool()) take to()'s memory_format, keyword only
     def float(self, *, memory_format=None):
-        return _ops.to(self, _dtype.float32, memory_format=memory_format)
+        return _to_dtype(self, _dtype.float32, memory_format)
 
     def double(self, *, memory_format=None):
-        return _ops.to(self, _dtype.float64, memory_format=memory_format)
+        return _to_dtype(self, _dtype.float64, memory_format)
 
     def half(self, *, memory_format=None):
-        return _ops.to(self, _dtype.float16, memory_format=memory_format)
+        return _to_dtype(self, _dtype.float16, memory_format)
 
     def bfloat16(self, *, memory_format=None):
-        return _ops.to(self, _dtype.bfloat16, memory_format=memory_format)
+        return _to_dtype(self, _dtype.bfloat16, memory_format)
 
     def long(self, *, memory_format=None):
-        return _ops.to(self, _dtype.int64, memory_format=memory_format)
+        return _to_dtype(self, _dtype.int64, memory_format)
 
     def int(self, *, memory_format=None):
-        return _ops.to(self, _dtype.int32, memory_format=memory_format)
+        return _to_dtype(self, _dtype.int32, memory_format)
 
     def short(self, *, memory_format=None):
-        return _ops.to(self, _dtype.int16, memory_format=memory_format)
+        return _to_dtype(self, _dtype.int16, memory_format)
 
     def char(self, *, memory_format=None):
-        return _ops.to(self, _dtype.int8, memory_format=memory_format)
+        return _to_dtype(self, _dtype.int8, memory_format)
 
     def byte(self, *, memory_format=None):
-        return _ops.to(self, _dtype.uint8, memory_format=memory_format)
+        return _to_dtype(self, _dtype.uint8, memory_format)
 
     def bool(self, *, memory_format=None):
-        return _ops.to(self, _dtype.bool, memory_format=memory_format)
+        return _to_dtype(self, _dtype.bool, memory_format)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor

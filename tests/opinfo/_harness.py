@@ -4,7 +4,9 @@ op runs under both libraries, and what each returns or raises is compared."""
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
 
@@ -32,6 +34,13 @@ def resolve(torch, op, variant: str = "op"):
     theirs = {"op": op.op, "method": op.method_variant, "inplace": op.inplace_variant}[variant]
     if theirs is None:
         return None
+    if _is_testing_function(theirs):
+        return rebind(theirs)
+    if isinstance(theirs, functools.partial):  # (F.mish with inplace=True)
+        stand_in = type("Op", (), {"op": theirs.func, "name": op.name, "method_variant": None,
+                                      "inplace_variant": None})()
+        ours = resolve(torch, stand_in, "op")
+        return None if ours is None else functools.partial(ours, *theirs.args, **theirs.keywords)
     if variant == "op":
         qualified = getattr(theirs, "__qualname__", None) or getattr(theirs, "__name__", "")
         module = getattr(theirs, "__module__", None) or ""
@@ -86,11 +95,51 @@ def _from_numpy(array: np.ndarray):
     return leafgrad.from_numpy(array)
 
 
+def _is_testing_function(function) -> bool:
+    """A lambda or helper written in torch.testing (``lambda x: x.view(...)``, ``torch.where``
+    with reordered arguments): it runs on leafgrad when its globals are leafgrad's."""
+    module = getattr(function, "__module__", None) or ""
+    return isinstance(function, types.FunctionType) and (
+        "<lambda>" in function.__qualname__ or module.startswith("torch.testing"))
+
+
+_REBOUND: dict = {}
+
+
+def rebind(function):
+    """function with the torch modules among its globals replaced by leafgrad's (torch ->
+    leafgrad, torch.nn.functional -> leafgrad.nn.functional, ...), cached."""
+    import torch
+
+    if function in _REBOUND:
+        return _REBOUND[function]
+    names = {}
+    for key, value in function.__globals__.items():
+        if isinstance(value, types.ModuleType) and (
+                value is torch or value.__name__.startswith("torch.")):
+            target = leafgrad
+            for part in value.__name__.split(".")[1:]:
+                target = getattr(target, part, None)
+                if target is None:
+                    break
+            if target is not None:
+                names[key] = target
+    namespace = {**function.__globals__, **names}
+    rebound = types.FunctionType(function.__code__, namespace, function.__name__,
+                                 function.__defaults__, function.__closure__)
+    rebound.__kwdefaults__ = function.__kwdefaults__
+    _REBOUND[function] = rebound
+    return rebound
+
+
 def _to_numpy(tensor) -> np.ndarray:
     """A torch tensor's elements as NumPy (bfloat16 through ml_dtypes), same shape, contiguous."""
     import torch
 
-    t = tensor.detach().contiguous()
+    t = tensor.detach()
+    if t._is_zerotensor():  # (a gradient torch knows to be zero: sgn's of a real tensor)
+        t = torch.zeros(t.shape, dtype=t.dtype)
+    t = t.contiguous()
     if t.dtype == torch.bfloat16:
         import ml_dtypes
 
@@ -100,6 +149,13 @@ def _to_numpy(tensor) -> np.ndarray:
     if t.is_neg():
         t = t.resolve_neg()
     return t.numpy()
+
+
+def _from_numpy(array: np.ndarray):
+    """leafgrad.from_numpy, which refuses ml_dtypes' bfloat16 as torch does: through int16."""
+    if array.dtype.name == "bfloat16":
+        return leafgrad.from_numpy(array.view(np.int16)).view(leafgrad.bfloat16)
+    return leafgrad.from_numpy(array)
 
 
 def to_leafgrad(obj, torch):
@@ -133,6 +189,14 @@ def to_leafgrad(obj, torch):
         return getattr(leafgrad, str(obj).split(".")[1])
     if isinstance(obj, torch.layout):
         return getattr(leafgrad, str(obj).split(".")[1])
+    if isinstance(obj, torch.nn.Module) and not any(True for _ in obj.parameters()):
+        # a parameterless module argument (distance_function=PairwiseDistance()): leafgrad's
+        # class of that name with the same public settings
+        module = getattr(leafgrad.nn, type(obj).__name__)()
+        for key, value in vars(obj).items():
+            if not key.startswith("_"):
+                setattr(module, key, to_leafgrad(value, torch))
+        return module
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return type(obj)(*(to_leafgrad(item, torch) for item in obj))
     if isinstance(obj, (list, tuple)):

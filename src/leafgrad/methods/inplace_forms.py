@@ -139,10 +139,10 @@ class TensorQueryMethods:
         if lead < 0 or any(s != 1 and s != m for s, m in zip(shape, mine[lead:])):
             raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size "
                                f"{{{list(mine)}}}.")
+        if not shape:  # ATen's sum_to: the plain sum (SumBackward0, integers to int64), even
+            return self.sum()  # of a 0-d tensor
         if shape == mine:
             return self
-        if not shape:  # ATen's sum_to: the plain sum (SumBackward0)
-            return self.sum()
         dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
                                     if s == 1 and mine[lead + i] != 1]
         result = self.sum(dims, keepdim=True) if dims else self

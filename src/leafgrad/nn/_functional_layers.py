@@ -431,8 +431,8 @@ def _check_blocks(order, **values) -> None:
 
 
 def _check_float(input, kernel_name: str) -> None:
-    """im2col/col2im have float and complex kernels only."""
-    if not (input.is_floating_point() or input.is_complex()):
+    """im2col/col2im have float, complex and bool kernels only."""
+    if not (input.is_floating_point() or input.is_complex() or input.dtype.name == "bool"):
         raise NotImplementedError(
             f'"{kernel_name}" not implemented for \'{input.dtype._legacy}\''
         )

@@ -226,6 +226,9 @@ def squeeze(tensor, dim=None):
         return SqueezeAll.apply(tensor)
     if isinstance(dim, (tuple, list)):
         dims = tuple(_wrap_dim(d, tensor.ndim) for d in dim)
+        for index, wrapped in enumerate(dims):
+            if wrapped in dims[:index]:
+                raise RuntimeError(f"dim {wrapped} appears multiple times in the list of dims")
         return SqueezeDims.apply(tensor, dims=dims)
     return SqueezeDim.apply(tensor, dim=_wrap_dim(dim, tensor.ndim))
 

@@ -161,12 +161,36 @@ def _sin_in_dtype(values: np.ndarray) -> np.ndarray:
                     dtype=np.float32).reshape(values.shape)
 
 
-@_quiet
+def _powf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The C library's powf element by element (NumPy's float32 power differs from it for
+    negative bases), up to _libm.EXACT_MAX elements; float64's pow rounded beyond."""
+    function = _libm._float32_function("powf", 2) if a.size <= _libm.EXACT_MAX else None
+    if function is None:
+        with np.errstate(all="ignore"):
+            return np.power(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    a, b = np.broadcast_arrays(a, b)
+    values = list(map(function, a.ravel().tolist(), b.ravel().tolist()))
+    return np.array(values, dtype=np.float32).reshape(a.shape)
+
+
+_MACHEP = 1.11022302462515654042e-16  # Cephes' (half of float64's eps), zeta's stopping rule
+
+
 def zeta(s, q):
     """Hurwitz zeta(s, q) = sum_k (q + k)^-s: the sum until q + k > 9 (at least 9 terms), then
-    the Euler-Maclaurin tail."""
+    the Euler-Maclaurin tail; in float64 (float32 q: ATen's zeta<float>, whose first term is
+    powf of the float arguments and the rest in double, the CPU's acc_type)."""
+    single = np.asarray(q).dtype == np.float32
+    with np.errstate(all="ignore"):
+        return _zeta(np.asarray(s, dtype=np.float64), np.asarray(q, dtype=np.float64), single)
+
+
+def _zeta(s, q, single: bool):
     s, q = np.broadcast_arrays(s, q)
-    total = np.power(q, -s)
+    if single:
+        total = _powf(q.astype(np.float32), np.negative(s, dtype=np.float32)).astype(np.float64)
+    else:
+        total = _libm.power(q, -s)  # the C library's pow, as Cephes' code calls it
     a = q.copy()
     b = np.zeros_like(q)
     done = ~np.isfinite(q) | ~np.isfinite(s)  # settled below, outside the sum
@@ -178,9 +202,11 @@ def zeta(s, q):
             break
         count += 1
         a = np.where(going, a + 1.0, a)
-        b = np.where(going, np.power(a, -s), b)
+        b = np.where(going, _libm.power(a, -s), b)
         total = np.where(going, total + b, total)
-        small = going & (np.abs(b / total) < _EPS)
+        # Cephes' test (-MACHEP s < b < MACHEP s) never holds while the sum is negative (q < 0,
+        # odd s), so such sums go on to the Euler-Maclaurin tail
+        small = going & (-_MACHEP * total < b) & (b < _MACHEP * total)
         result = np.where(small, total, result)
         done |= small
     w = a
@@ -193,7 +219,7 @@ def zeta(s, q):
         b = b / w
         term = factor * b / coefficient
         total = np.where(settled, total, total + term)
-        newly = ~settled & (np.abs(term / total) < _EPS)
+        newly = ~settled & (np.abs(term / total) < _MACHEP)
         result = np.where(newly, total, result)
         settled |= newly
         k += 1.0
@@ -219,8 +245,34 @@ def polygamma(n: int, x):
         return digamma(x)
     if n == 1:
         return trigamma(x)
+    # ATen's calc_polygamma: (+-1) * exp(lgamma(n + 1)) * zeta(n + 1, x), the factor from the C
+    # library's lgamma and exp in the input's dtype (Python's math.lgamma rounds otherwise), the
+    # zeta in double, the product in the input's dtype
     sign = 1.0 if n % 2 else -1.0
-    return sign * math.exp(math.lgamma(n + 1.0)) * zeta(np.float64(n + 1), x)
+    x = np.asarray(x)
+    if x.dtype == np.float32:
+        factor = np.float32(sign) * _c_function("expf", np.float32)(_c_function("lgammaf", np.float32)(n + 1.0))
+        return np.float32(factor) * zeta(np.float64(n + 1), x).astype(np.float32)
+    factor = sign * _c_function("exp", np.float64)(_c_function("lgamma", np.float64)(n + 1.0))
+    return factor * zeta(np.float64(n + 1), x)
+
+
+def _c_function(name: str, dtype):
+    """The C library's one-argument function ``name`` for a float32 or float64 Python number
+    (math's where there is no C library)."""
+    import ctypes
+
+    from . import _libm
+
+    library = _libm._c_library()
+    function = getattr(library, name, None) if library else None
+    if function is None:
+        return {"exp": math.exp, "expf": math.exp, "lgamma": math.lgamma,
+                "lgammaf": math.lgamma}[name]
+    kind = ctypes.c_float if dtype == np.float32 else ctypes.c_double
+    function.restype = kind
+    function.argtypes = [kind]
+    return function
 
 
 # -- modified Bessel functions of the first kind, orders 0 and 1 --------------------------------

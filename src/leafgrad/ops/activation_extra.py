@@ -39,6 +39,19 @@ def _hardswish_middle(x: np.ndarray) -> np.ndarray:
     return (x > -3) & (x < 3)
 
 
+def _at_most_minus_three(x: np.ndarray) -> np.ndarray:
+    return x <= -3
+
+
+def _zeros(values: np.ndarray) -> np.ndarray:
+    return np.zeros_like(values)
+
+
+def _zeros_like(tensor):
+    """Zeros of the tensor's shape and dtype, as a kernel (leafgrad.compile recomputes it)."""
+    return kernel_tensor(_zeros, tensor._data)
+
+
 def _hardswish_above(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """1 where hardswish's gradient is the incoming one. A NaN input: torch's scalar op falls
     through to that branch (1), its vectorised op computes grad * (x / 3 + 1/2) there and keeps
@@ -133,7 +146,10 @@ class Hardsigmoid(Op):
                 value = grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
             return not_implemented_gradient("hardsigmoid_backward", value, grad,
                                             self.saved("self"))
-        return grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
+        # torch: (x > -3 && x < 3) ? grad * 1/6 : 0, a +0 outside (grad * 0 gave -0 for a
+        # negative grad)
+        inside = kernel_tensor(_hardswish_middle, x)
+        return Where.apply(grad * _ONE_SIXTH_F32, _zeros_like(grad), condition=inside)
 
     jvp = auto_element_wise
 
@@ -173,7 +189,10 @@ class HardswishBackward(ActivationBackward, Op):
         data = x._data
         above = kernel_tensor(_hardswish_above, data, grad._data)
         middle = kernel_tensor(_hardswish_middle, data)
-        return (grad * Where.apply(x / 3 + 0.5, above, condition=middle),)
+        value = grad * Where.apply(x / 3 + 0.5, above, condition=middle)
+        # torch returns a +0 up to -3 (grad * 0 gave -0 for a negative grad)
+        below = kernel_tensor(_at_most_minus_three, data)
+        return (Where.apply(_zeros_like(value), value, condition=below),)
 
 
 @register

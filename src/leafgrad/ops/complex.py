@@ -16,11 +16,13 @@ therefore does not write into ``z`` as it would in torch.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype
 from ..tensor import CONJ_BITS_USED, Tensor
-from . import _batching_rules as batch
+from . import _batching_rules as batch, _layout
 from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
 
@@ -192,7 +194,16 @@ def _empty_like_inputs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """An uninitialised complex array of the two inputs' broadcast shape, laid out like the
     first (as torch's TensorIterator lays out an elementwise result: a transposed input gives a
     transposed output)."""
+    from ._promote import check_broadcast
+
     dtype = _dtype.from_numpy_dtype(first.dtype).to_complex().np
+    check_broadcast(first.shape, second.shape)  # (torch's message, not NumPy's)
+    shape = np.broadcast_shapes(first.shape, second.shape)
+    # where the inputs disagree, TensorIterator's order of dims (a broadcast (10, 1, 5) and
+    # (10, 5) give a row-major result; NumPy's empty_like of the broadcast view did not)
+    strides = _layout.iterated_strides(shape, np.dtype(dtype).itemsize, (first, second))
+    if strides is not None:
+        return np.lib.stride_tricks.as_strided(np.empty(math.prod(shape), dtype), shape, strides)
     return np.empty_like(np.broadcast_arrays(first, second)[0], dtype=dtype)
 
 
@@ -268,6 +279,25 @@ class Polar(Op):
 # -- conjugation and angle ------------------------------------------------------------------------
 
 
+def _dense_like(out: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``out`` (of ``source``'s shape) with ``source``'s exact strides when ``source`` is a
+    dense permutation of its elements (as a view of it would be), else ``unary_like``'s."""
+    if source.ndim < 2 or out.shape != source.shape or out.strides == source.strides:
+        return out
+    item = source.itemsize
+    dims = sorted((stride, size) for size, stride in zip(source.shape, source.strides)
+                  if size != 1)
+    step = item
+    for stride, size in dims:
+        if stride != step:
+            return _layout.unary_like(out, source)
+        step *= size
+    kept = np.lib.stride_tricks.as_strided(np.empty(source.size, out.dtype), source.shape,
+                                           source.strides)
+    kept[...] = out
+    return kept
+
+
 @register
 class Conj(Op):
     """``z.conj()``, computed eagerly (see Note: conj is eager)."""
@@ -279,7 +309,8 @@ class Conj(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.conj(a)
+        # torch's conj is a view: a dense source's strides, size-1 dims' included (mH)
+        return _dense_like(np.conj(a), a)
 
     def backward(self, grad):
         return Conj.apply(grad)

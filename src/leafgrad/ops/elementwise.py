@@ -38,6 +38,24 @@ def _check_alpha(a: np.ndarray, alpha) -> None:
     check_alpha_kind(a.dtype.kind, alpha)
 
 
+_NARROW_C_NAMES = {"int8": "int8_t", "int16": "int16_t", "uint8": "uint8_t"}
+
+
+def _integer_alpha(dtype: np.dtype, alpha):
+    """alpha as an integer kernel's scalar_t (c10's checked conversion): a narrow type refuses
+    a number outside its range, except that an unsigned type takes a negative number down to
+    -max by wrapping (sub(a, b, alpha=-3) on uint8 multiplies by 253)."""
+    name = _NARROW_C_NAMES.get(dtype.name)
+    if name is None or alpha.__class__ is not int:
+        return alpha
+    info = np.iinfo(dtype)
+    if info.min <= alpha <= info.max:
+        return alpha
+    if dtype.kind == "u" and -info.max <= alpha < 0:
+        return np.array(alpha).astype(dtype)[()]
+    raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def check_alpha_kind(kind: str, alpha) -> None:
     """``_check_alpha`` for a result dtype of NumPy kind ``kind`` (the in-place path)."""
     if isinstance(alpha, bool) and kind != "b":
@@ -99,7 +117,8 @@ class Add(Op):
             if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
                 return _float_kernels.scaled_update(np.add, a, b, alpha)
             # a bool result scales by alpha as a bool (torch: True + 2 * True is True)
-            b = (b if alpha else np.zeros_like(b)) if a.dtype.kind == "b" else b * alpha
+            b = (b if alpha else np.zeros_like(b)) if a.dtype.kind == "b" else (
+                b * _integer_alpha(a.dtype, alpha))
         return a + b
 
     def backward(self, grad):
@@ -137,6 +156,8 @@ class Sub(Op):
             _check_alpha(a, alpha)
             if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
                 return _float_kernels.scaled_update(np.subtract, a, b, alpha)
+            if a.dtype.kind in "iu":  # torch's sub is add(self, other, -alpha): -alpha is checked
+                return a + b * _integer_alpha(a.dtype, -alpha)
             b = b * alpha
         return a - b
 
@@ -167,6 +188,8 @@ class Rsub(Op):
         a, other = _promote.binary(a, other)
         if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
             _check_alpha(a, alpha)
+        if alpha != 1 and a.dtype.kind in "iu":  # (Sub's -alpha)
+            return other + a * _integer_alpha(a.dtype, -alpha)
         return other - (a * alpha if alpha != 1 else a)
 
     def backward(self, grad):

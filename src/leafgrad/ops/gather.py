@@ -268,15 +268,10 @@ class MaskedFill(Op):
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        # torch: expand_outplace(self, mask), a contiguous clone, masked_fill_: a mask may grow
+        # the result (the in-place form refuses that before it gets here)
         shape = np.broadcast_shapes(a.shape, mask.shape)
-        if shape != a.shape:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({a.shape[-1] if a.ndim else 1}) must match "
-                f"the existing size ({mask.shape[-1]}) at non-singleton dimension "
-                f"{len(shape) - 1}.  Target sizes: {list(a.shape)}.  Tensor sizes: "
-                f"{list(mask.shape)}"
-            )
-        out = np.array(a, copy=True, order="C")
+        out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
         out[np.broadcast_to(mask, shape)] = value
         return out
 
@@ -299,6 +294,7 @@ class MaskedFillTensor(Op):
     complex_ok = True
     vmap = batch.masked_fill_tensor
     inputs = ("self", "value")
+    broadcasts = True  # self's gradient is summed back when the mask grew the result
     torch_names = ("masked_fill",)
 
     @staticmethod
@@ -308,8 +304,9 @@ class MaskedFillTensor(Op):
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.ndim} dimension(s)."
             )
-        out = np.array(a, copy=True, order="C")
-        out[np.broadcast_to(mask, a.shape)] = value
+        shape = np.broadcast_shapes(a.shape, mask.shape)  # (as MaskedFill's)
+        out = np.array(np.broadcast_to(a, shape), copy=True, order="C")
+        out[np.broadcast_to(mask, shape)] = value
         return out
 
     def backward(self, grad):

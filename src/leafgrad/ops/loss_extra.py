@@ -151,11 +151,11 @@ class MultiMarginLoss(Op):
 
     @staticmethod
     def forward(ctx, a, weight, target, p, margin, reduction):
-        x = a.reshape(1, -1) if a.ndim == 1 else a
+        x = a.reshape(1, -1) if a.ndim <= 1 else a  # (a 0-d input is one sample of one class)
         t = target.reshape(-1)
         terms, _ = MultiMarginLoss._terms(x, t, p, margin, weight)
         losses = (terms.sum(1) / x.shape[1]).astype(a.dtype, copy=False)
-        if a.ndim == 1:
+        if a.ndim <= 1:
             losses = losses.reshape(())
         return _reduce_array(losses, reduction)
 
@@ -167,7 +167,7 @@ class MultiMarginLoss(Op):
         x = self.saved("self")
         weight = self._saved.get("weight")
         weight = self.saved("weight") if weight is not None else None
-        data = x._data.reshape(1, -1) if x.ndim == 1 else x._data
+        data = x._data.reshape(1, -1) if x.ndim <= 1 else x._data
         target = p["target"].reshape(-1)
         samples, classes = data.shape
         # the arrays computed from values are kernels (Note: masks as kernels in
@@ -215,7 +215,7 @@ class MultiMarginLoss(Op):
             return None
         per_sample = self._per_sample()
         losses = (per_sample * tangents[0].reshape(per_sample.shape)).sum(1)
-        if primals[0].ndim == 1:
+        if primals[0].ndim <= 1:
             losses = losses.reshape(())
         reduction = self._params["reduction"]
         if reduction == "mean":

@@ -303,7 +303,8 @@ class SqueezeDims(_View):
     def forward(ctx, a, dims):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
-        drop = tuple(d for d in dims if a.shape[d] == 1)
+        # (a 0-d tensor takes dims 0 and -1 and keeps its one element)
+        drop = tuple(d for d in dims if a.ndim and a.shape[d] == 1)
         return np.squeeze(a, drop) if drop else a.view()
 
     def backward(self, grad):
