@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import types
 import warnings
 import weakref
 from typing import Any, Callable
@@ -2405,6 +2406,35 @@ def _refuse_writes() -> None:
 
 
 _refuse_writes()
+
+# torch's Tensor methods written in Python (torch/_tensor.py); Python's argument errors name
+# them "Tensor.split()". The rest are C methods, named "kthvalue()".
+_PYTHON_METHODS = frozenset((
+    "backward", "dim_order", "eig", "index", "is_shared", "istft", "lstsq", "lu", "module_load",
+    "norm", "register_hook", "register_post_accumulate_grad_hook", "reinforce", "resize",
+    "resize_as", "share_memory_", "solve", "split", "stft", "storage", "storage_type", "symeig",
+    "to_sparse_coo", "unflatten", "unique", "unique_consecutive",
+))
+
+
+# Python words a bad keyword or a missing argument as "<function's __qualname__>() got an
+# unexpected keyword argument 'out'": a method of the ReductionMethods mixin would say
+# "ReductionMethods.kthvalue()" where torch's C method says "kthvalue()". Each method (and the
+# functools.wraps wrappers around it) is renamed once here as torch's messages name it; calls
+# cost nothing more. (torch's own __qualname__ is "TensorBase.kthvalue": the message wins.)
+def _name_methods_as_torch() -> None:
+    for klass in Tensor.__mro__[:-1]:
+        for name, attr in list(vars(klass).items()):
+            if name.startswith("__"):
+                continue
+            wanted = f"Tensor.{name}" if name in _PYTHON_METHODS else name
+            while isinstance(attr, types.FunctionType):
+                if attr.__name__ == name and "<" not in attr.__qualname__:
+                    attr.__qualname__ = wanted
+                attr = getattr(attr, "__wrapped__", None)
+
+
+_name_methods_as_torch()
 
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.
