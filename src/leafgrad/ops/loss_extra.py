@@ -151,12 +151,12 @@ class MultiMarginLoss(Op):
 
     @staticmethod
     def forward(ctx, a, weight, target, p, margin, reduction):
-        x = a.reshape(1, -1) if a.ndim == 1 else a
+        x = a.reshape(1, -1) if a.ndim <= 1 else a
         t = target.reshape(-1)
         terms, _ = MultiMarginLoss._terms(x, t, p, margin, weight)
         losses = (terms.sum(1) / x.shape[1]).astype(a.dtype, copy=False)
-        if a.ndim == 1:
-            losses = losses.reshape(())
+        # ATen's unreduced output is (frames,) for a dimensioned target, else 0-d
+        losses = losses.reshape(losses.shape if target.ndim else ())
         return _reduce_array(losses, reduction)
 
     def _per_sample(self):
@@ -167,7 +167,7 @@ class MultiMarginLoss(Op):
         x = self.saved("self")
         weight = self._saved.get("weight")
         weight = self.saved("weight") if weight is not None else None
-        data = x._data.reshape(1, -1) if x.ndim == 1 else x._data
+        data = x._data.reshape(1, -1) if x.ndim <= 1 else x._data
         target = p["target"].reshape(-1)
         samples, classes = data.shape
         # the arrays computed from values are kernels (Note: masks as kernels in
