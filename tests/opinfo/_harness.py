@@ -73,6 +73,10 @@ def to_leafgrad(obj, torch):
     strides and requires_grad (as leaves); dtypes, devices, sizes, memory formats by name."""
     if isinstance(obj, torch.Tensor):
         shape, strides = tuple(obj.shape), tuple(obj.stride())
+        if obj.device.type == "meta":
+            dtype = getattr(leafgrad, str(obj.dtype).split(".")[1])
+            out = leafgrad.empty_strided(shape, strides, dtype=dtype, device="meta")
+            return out.requires_grad_(True) if obj.requires_grad else out
         if obj.is_contiguous() or obj.numel() == 0:
             out = leafgrad.from_numpy(np.array(_to_numpy(obj), copy=True))
             if obj.numel() == 0 or len(shape) == 0:

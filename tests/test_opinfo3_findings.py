@@ -1,0 +1,130 @@
+"""Classes of differences found by replaying torch's OpInfo error_inputs and ModuleInfo error
+inputs on leafgrad (tests/opinfo/sweep_errors.py), each swept beyond op_db's samples."""
+
+from __future__ import annotations
+
+import warnings
+
+import leafgrad
+from tests._torch import require_torch
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - type and first line are what is compared
+        text = str(error)
+        return type(error).__name__, text.splitlines()[0] if text else ""
+    return None
+
+
+def test_method_argument_errors_name_the_method_as_torch():
+    # A bad keyword to a Tensor method: torch's C methods say "kthvalue() got an unexpected
+    # keyword argument 'out'" and its Python ones "Tensor.split() ..."; leafgrad's mixin methods
+    # said "ReductionMethods.kthvalue()". Every method both have, with a bogus keyword.
+    torch = require_torch()
+    names = sorted(
+        name for name in dir(torch.Tensor)
+        if not name.startswith("_") and callable(getattr(torch.Tensor, name, None))
+        and hasattr(leafgrad.Tensor, name)
+    )
+    checked, wrong = 0, []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            for kwargs in ({"bogus": 1}, {"bogus": 1, "dim": 0}):
+                theirs = _error(lambda: getattr(torch.ones(2, 3), name)(**kwargs))
+                ours = _error(lambda: getattr(leafgrad.ones(2, 3), name)(**kwargs))
+                if ours is not None:
+                    assert "Methods." not in ours[1], (name, ours)
+                if theirs is not None and "got an unexpected keyword argument" in theirs[1]:
+                    checked += 1
+                    if ours != theirs:
+                        wrong.append((name, theirs, ours))
+    assert checked > 100
+    assert not wrong, wrong
+
+
+def test_losses_check_reduction_first():
+    # torch's functional losses call _Reduction.get_enum (ValueError "abc is not a valid value
+    # for reduction") before looking at their inputs; margin_ranking, hinge_embedding,
+    # cosine_embedding and triplet_margin computed instead; triplet_margin also refuses a
+    # margin <= 0. poisson_nll_loss concatenates (a non-str reduction is a TypeError).
+    torch = require_torch()
+
+    def calls(lib):
+        F = lib.nn.functional  # noqa: N806
+        x, y, t = lib.ones(3, 4), lib.ones(3, 4), lib.ones(3)
+        index = lib.zeros(3, dtype=lib.int64)
+        bad_shape = lib.ones(2, 5)
+        return {
+            "l1": lambda r, a=x: F.l1_loss(a, y, reduction=r),
+            "mse": lambda r, a=x: F.mse_loss(a, y, reduction=r),
+            "smooth_l1": lambda r, a=x: F.smooth_l1_loss(a, y, reduction=r),
+            "huber": lambda r, a=x: F.huber_loss(a, y, reduction=r),
+            "margin_ranking": lambda r, a=t: F.margin_ranking_loss(a, t, t, reduction=r),
+            "hinge_embedding": lambda r, a=x: F.hinge_embedding_loss(a, y, reduction=r),
+            "cosine_embedding": lambda r, a=x: F.cosine_embedding_loss(a, y, t, reduction=r),
+            "triplet": lambda r, a=x: F.triplet_margin_loss(a, y, y, reduction=r),
+            "triplet_margin0": lambda r, a=x: F.triplet_margin_loss(a, y, y, margin=0.0,
+                                                                     reduction=r),
+            "triplet_margin-1": lambda r, a=x: F.triplet_margin_loss(a, y, y, margin=-1,
+                                                                      reduction=r),
+            "triplet_distance": lambda r, a=x: F.triplet_margin_with_distance_loss(
+                a, y, y, reduction=r),
+            "poisson_nll": lambda r, a=x: F.poisson_nll_loss(a, y, reduction=r),
+            "gaussian_nll": lambda r, a=x: F.gaussian_nll_loss(a, y, y, reduction=r),
+            "kl_div": lambda r, a=x: F.kl_div(a, y, reduction=r),
+            "bce_logits": lambda r, a=x: F.binary_cross_entropy_with_logits(a, y, reduction=r),
+            "cross_entropy": lambda r, a=x: F.cross_entropy(a, index, reduction=r),
+            "nll": lambda r, a=x: F.nll_loss(a, index, reduction=r),
+            "multilabel_soft_margin": lambda r, a=x: F.multilabel_soft_margin_loss(
+                a, y, reduction=r),
+            "soft_margin": lambda r, a=x: F.soft_margin_loss(a, y, reduction=r),
+            "multi_margin": lambda r, a=x: F.multi_margin_loss(a, index, reduction=r),
+        }, bad_shape
+
+    ours, bad_l = calls(leafgrad)
+    theirs, bad_t = calls(torch)
+    checked, wrong = 0, []
+    for name in theirs:
+        for reduction in ("mean", "sum", "none", "abc", "", 3, None):
+            for bad in (False, True):  # valid inputs, and a first input of the wrong shape
+                args_t = {"a": bad_t} if bad else {}
+                args_l = {"a": bad_l} if bad else {}
+                want = _error(lambda: theirs[name](reduction, **args_t))
+                got = _error(lambda: ours[name](reduction, **args_l))
+                if got != want:
+                    wrong.append((name, reduction, bad, want, got))
+                checked += want is not None
+    assert checked > 50
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+def test_multi_margin_loss_checks_in_torchs_order():
+    # torch: reduction, p and a 1-d weight in Python, then ATen's shape checks (non-empty input,
+    # a target of one element per sample, a weight of one per class) before any dtype check;
+    # a 0-d input is one sample of one class. leafgrad checked the target's dtype first, let
+    # NumPy report wrong sizes and failed on a 0-d input.
+    torch = require_torch()
+    checked = 0
+    for input_shape in [(5, 4), (5, 0), (0, 4), (4,), (0,), (), (2, 3, 4), (1, 3)]:
+        for target_shape in [(5,), (3,), (5, 4), (4,), (1,), (), (0,), (1, 1)]:
+            for target_dtype in ("int64", "float32", "int32"):
+                if 0 in input_shape and target_dtype != "int64" and input_shape[-1:] != (0,):
+                    continue  # an empty batch: torch skips its checks and reduces uninitialised memory
+                for weight in (None, (4,), (5,), (2, 2), (3,)):
+                    for reduction in ("none", "mean"):
+                        results = []
+                        for lib in (torch, leafgrad):
+                            x = lib.ones(input_shape, requires_grad=True)
+                            target = lib.zeros(target_shape, dtype=getattr(lib, target_dtype))
+                            w = None if weight is None else lib.ones(weight)
+                            got = _error(lambda: lib.nn.functional.multi_margin_loss(
+                                x * 2, target, weight=w, reduction=reduction).sum().backward())
+                            grad = None if x.grad is None else x.grad.tolist()
+                            results.append((got, grad))
+                        assert results[0] == results[1], (input_shape, target_shape,
+                                                          target_dtype, weight, reduction, results)
+                        checked += results[0][0] is not None
+    assert checked > 500
