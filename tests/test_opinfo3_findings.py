@@ -128,3 +128,89 @@ def test_multi_margin_loss_checks_in_torchs_order():
                                                           target_dtype, weight, reduction, results)
                         checked += results[0][0] is not None
     assert checked > 500
+
+
+def test_batch_norm_argument_checks():
+    # F.batch_norm refuses eps <= 0 in training and eps < 0 in eval (ValueError, Python's
+    # check: torch.batch_norm itself has none); ATen then checks each argument's size, the
+    # input's dtype and the parameters' dtypes ("mixed dtype (CPU)": float32 parameters with a
+    # float16/bfloat16 input only; otherwise "expected scalar type Float but found Double" in
+    # the kernel's reading order). leafgrad computed with promoted dtypes instead.
+    import itertools
+
+    torch = require_torch()
+    floats = ["float32", "float64", "float16", "bfloat16"]
+    checked = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for input_dtype in floats + ["int64"]:
+            for weight, bias in itertools.product([None] + floats[:3], repeat=2):
+                for stats in (None, "float32", "float64", "float16", "size4"):
+                    for training in (True, False):
+                        for eps in (1e-5, 0.0, -1.0):
+                            results = []
+                            for lib in (torch, leafgrad):
+                                def make(dtype, value=1.0):
+                                    if dtype is None:
+                                        return None
+                                    if dtype == "size4":
+                                        return lib.full((4,), value)
+                                    return lib.full((3,), value, dtype=getattr(lib, dtype))
+
+                                x = lib.arange(6).reshape(2, 3).to(getattr(lib, input_dtype))
+                                results.append(_error(lambda: lib.nn.functional.batch_norm(
+                                    x, make(stats, 0.0), make(stats), make(weight), make(bias),
+                                    training=training, eps=eps)))
+                                results.append(_error(lambda: lib.batch_norm(
+                                    x, make(weight), make(bias), make(stats, 0.0), make(stats),
+                                    training, 0.1, eps, False)))
+                            assert results[:2] == results[2:], (
+                                input_dtype, weight, bias, stats, training, eps, results)
+                            checked += results[0] is not None
+        assert checked > 1000
+        for module in ("BatchNorm1d", "BatchNorm2d"):  # the modules: F.batch_norm's checks
+            for eps in (0.0, -1.0):
+                for training in (True, False):
+                    shape = (2, 3) if module == "BatchNorm1d" else (2, 3, 2, 2)
+                    got = [_error(lambda: getattr(lib.nn, module)(3, eps=eps).train(training)(
+                        lib.ones(shape, dtype=lib.float64))) for lib in (torch, leafgrad)]
+                    assert got[0] == got[1], (module, eps, training, got)
+
+
+def test_recurrent_layer_argument_checks():
+    # RNNBase checks bias and batch_first are bools, input_size an int > 0 (TypeError /
+    # ValueError) before building parameters, and forward refuses an input whose dtype is not
+    # the weights' (ValueError naming both); LSTMCell refuses an hx of other than 1 or 2 dims.
+    torch = require_torch()
+    bad = [{"bias": 1}, {"bias": "a"}, {"bias": 0}, {"batch_first": 1}, {"batch_first": "a"},
+           {"input_size": 1.5}, {"input_size": "3"}, {"input_size": 0}, {"input_size": -1},
+           {"hidden_size": 2.0}, {"hidden_size": 0}, {"num_layers": 0}, {"dropout": 2},
+           {"dropout": True}, {"proj_size": -1}, {"proj_size": 5}, {}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("RNN", "GRU", "LSTM"):
+            for change in bad:
+                kwargs = {"input_size": 3, "hidden_size": 4, **change}
+                if name != "LSTM" and "proj_size" in change:
+                    continue
+                got = [_error(lambda: getattr(lib.nn, name)(**kwargs)) for lib in (torch, leafgrad)]
+                assert got[0] == got[1], (name, change, got)
+            for module_dtype in ("float32", "float64"):
+                for input_dtype in ("float32", "float64", "float16"):
+                    got = []
+                    for lib in (torch, leafgrad):
+                        layer = getattr(lib.nn, name)(3, 4, dtype=getattr(lib, module_dtype))
+                        x = lib.ones(2, 5, 3, dtype=getattr(lib, input_dtype))
+                        got.append(_error(lambda: layer(x)))
+                    assert got[0] == got[1], (name, module_dtype, input_dtype, got)
+        for h_shape in ((4,), (2, 4), (1, 2, 4), (1, 1, 2, 4), ()):
+            for c_shape in ((2, 4), (1, 1, 2, 4)):
+                got = []
+                for lib in (torch, leafgrad):
+                    cell = lib.nn.LSTMCell(3, 4)
+                    got.append(_error(lambda: cell(lib.ones(2, 3), (lib.zeros(h_shape),
+                                                                       lib.zeros(c_shape)))))
+                assert got[0] == got[1], (h_shape, c_shape, got)
+        for delta in (1.0, 1, 1 + 2j, "1", None, True):
+            got = [_error(lambda: lib.nn.HuberLoss(delta=delta)) for lib in (torch, leafgrad)]
+            assert got[0] == got[1], (delta, got)

@@ -17,33 +17,7 @@ torch = require_torch()
 from tests.opinfo import sweep_errors  # noqa: E402
 
 # (module class name, error input index) -> why leafgrad still differs
-KNOWN = {
-    ("BatchNorm1d", 0): "eps <= 0 is not refused",
-    ("BatchNorm1d", 1): "eps <= 0 is not refused; eval with float32 running stats on float64",
-    ("BatchNorm2d", 0): "eps <= 0 is not refused",
-    ("BatchNorm2d", 1): "eps <= 0 is not refused; eval with float32 running stats on float64",
-    ("BatchNorm3d", 0): "eps <= 0 is not refused",
-    ("BatchNorm3d", 1): "eps <= 0 is not refused; eval with float32 running stats on float64",
-    ("HuberLoss", 0): "a complex delta is accepted",
-    ("LSTMCell", 3): "a 4-d hx: the hidden-size message instead of the dimension message",
-    **{
-        (name, index): reason
-        for name in ("RNN", "GRU", "LSTM")
-        for index, reason in {
-            2: "input/weight dtype mismatch: matmul's message instead of the RNN's ValueError",
-            3: "bias of type int accepted",
-            4: "bias of type int accepted",
-            5: "bias of type str accepted",
-            6: "batch_first of type int accepted",
-            7: "batch_first of type int accepted",
-            8: "batch_first of type str accepted",
-            9: "input_size of type float: empty()'s message",
-            10: "input_size of type str: empty()'s message",
-            11: "input_size == 0 accepted",
-            12: "input_size < 0: empty()'s message",
-        }.items()
-    },
-}
+KNOWN: dict = {}  # every ModuleInfo error input agrees with torch
 
 
 @pytest.fixture(scope="module")
