@@ -221,15 +221,17 @@ _FACTORY_OUT = {
     "full": Out("aten::full", ANY, mode="factory"),
     "eye": Out("aten::eye", ANY, mode="factory"),
     "arange": Out("aten::arange", not_bool("\"arange_cpu\" not implemented for '{O}'"),
-                  mode="factory", resize_warning=_arange_resized),
+                  mode="factory", resize_warning=_arange_resized, internal_overlap=True),
     "linspace": Out("aten::linspace", not_bool("\"linspace_cpu\" not implemented for '{O}'"),
-                    mode="factory"),
+                    mode="factory", internal_overlap=True),
     "rand": Out("aten::rand", floating("\"check_uniform_bounds\" not implemented for '{O}'",
-                                       NotImplementedError), mode="factory"),
+                                       NotImplementedError), mode="factory",
+                 internal_overlap=True),
     "randn": Out("aten::randn", floating("\"normal_kernel_cpu\" not implemented for '{O}'",
                                          NotImplementedError), mode="factory",
-                 grad_error=RESIZE_GRAD),
-    "randint": Out("aten::randint", ANY, mode="factory"),
+                 grad_error=RESIZE_GRAD, internal_overlap=True),
+    "randint": Out("aten::randint", ANY, mode="factory", internal_overlap=True),
+    # (zeros, ones, empty, full, eye: torch writes into an expanded out; Note: expanded outs)
 }
 
 

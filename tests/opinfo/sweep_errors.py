@@ -21,29 +21,58 @@ from tests.opinfo._harness import attempt, differences, op_db, resolve, to_leafg
 VARIANTS = ("op", "method", "inplace")
 
 
-def torch_copy(obj, torch):
-    """obj with every torch tensor replaced by an independent copy with the same dtype, shape,
-    strides (expanded views stay expanded) and requires_grad, so that each variant's call sees
-    the sample as generated even when an earlier in-place call wrote to it."""
-    if isinstance(obj, torch.Tensor):
-        if obj.layout != torch.strided or obj.device.type == "meta":
-            return obj
-        shape, strides = tuple(obj.shape), tuple(obj.stride())
-        with torch.no_grad():
-            if obj.numel() == 0:
-                out = torch.empty_strided(shape, strides, dtype=obj.dtype)
-            else:
-                span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
-                flat = obj.detach().as_strided((span,), (1,), obj.storage_offset()).clone()
-                out = flat.as_strided(shape, strides)
-        return out.requires_grad_(obj.requires_grad) if obj.requires_grad else out
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(torch_copy(item, torch) for item in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(torch_copy(item, torch) for item in obj)
-    if isinstance(obj, dict):
-        return {key: torch_copy(value, torch) for key, value in obj.items()}
-    return obj
+def twin_copies(obj, torch):
+    """(torch copy, leafgrad copy) of obj: every torch tensor replaced by an independent copy
+    with the same dtype, shape, strides, storage offset and requires_grad, tensors that shared
+    a storage sharing one again (an ErrorInput's ``out=`` may alias its input), so that each
+    variant's call sees the sample as generated even after an earlier in-place call wrote."""
+    import numpy as np_
+
+    bases = {}  # (storage address, dtype) -> (torch base, leafgrad base)
+
+    def base_of(tensor):
+        storage = tensor.untyped_storage()
+        key = (storage.data_ptr(), tensor.dtype)
+        if key not in bases:
+            count = storage.nbytes() // tensor.element_size()
+            with torch.no_grad():
+                flat = tensor.detach().as_strided((count,), (1,), 0).clone()
+            # (from a clone: .numpy() makes a storage non-resizable, and out= may resize it)
+            ours = leafgrad.from_numpy(np_.array(_harness_numpy(flat.clone()), copy=True))
+            bases[key] = (flat, ours)
+        return bases[key]
+
+    def convert(item):
+        if isinstance(item, torch.Tensor):
+            if item.layout != torch.strided or item.device.type == "meta":
+                return item, to_leafgrad(item, torch)
+            shape, strides, offset = tuple(item.shape), tuple(item.stride()), item.storage_offset()
+            theirs_base, ours_base = base_of(item)
+            theirs = theirs_base.as_strided(shape, strides, offset).detach()
+            ours = ours_base.as_strided(shape, strides, offset).detach()
+            if item.requires_grad:
+                theirs.requires_grad_(True)
+                ours.requires_grad_(True)
+            return theirs, ours
+        if isinstance(item, tuple) and hasattr(item, "_fields"):
+            pairs = [convert(x) for x in item]
+            return type(item)(*(a for a, _ in pairs)), type(item)(*(b for _, b in pairs))
+        if isinstance(item, (list, tuple)):
+            pairs = [convert(x) for x in item]
+            return type(item)(a for a, _ in pairs), type(item)(b for _, b in pairs)
+        if isinstance(item, dict):
+            pairs = {key: convert(value) for key, value in item.items()}
+            return ({key: a for key, (a, _) in pairs.items()},
+                    {key: b for key, (_, b) in pairs.items()})
+        return item, to_leafgrad(item, torch)
+
+    return convert(obj)
+
+
+def _harness_numpy(tensor):
+    from tests.opinfo._harness import _to_numpy
+
+    return _to_numpy(tensor)
 
 
 def _tensors(obj, found: list) -> list:
@@ -143,11 +172,9 @@ def compare_error_input(torch, op, error_input, variant: str) -> list[str]:
     """The differences between torch and leafgrad on one ErrorInput through one variant."""
     theirs = {"op": op.op, "method": op.method_variant, "inplace": op.inplace_variant}[variant]
     sample = error_input.sample_input
-    args_t = torch_copy((sample.input, *sample.args), torch)
-    kwargs_t = torch_copy(dict(sample.kwargs), torch)
     try:
-        args_l = to_leafgrad(args_t, torch)
-        kwargs_l = to_leafgrad(kwargs_t, torch)
+        (args_t, kwargs_t), (args_l, kwargs_l) = twin_copies(
+            ((sample.input, *sample.args), dict(sample.kwargs)), torch)
     except Exception as error:  # noqa: BLE001 - e.g. more dimensions than NumPy's 64
         return [f"sample not convertible: {type(error).__name__}: {error}"]
     ours = leafgrad_callable(torch, op, variant)
@@ -257,9 +284,8 @@ def compare_module_error(torch, module_info, error_input, training: bool = True)
         for (name, p_t), (_, p_l) in zip(module_t.named_parameters(), module_l.named_parameters()):
             with torch.no_grad():
                 p_l.data.copy_(to_leafgrad(p_t.detach(), torch))
-        f_args = torch_copy(module_input.forward_input.args, torch)
-        f_kwargs = torch_copy(dict(module_input.forward_input.kwargs), torch)
-        f_args_l, f_kwargs_l = to_leafgrad((f_args, f_kwargs), torch)
+        (f_args, f_kwargs), (f_args_l, f_kwargs_l) = twin_copies(
+            (module_input.forward_input.args, dict(module_input.forward_input.kwargs)), torch)
         got_t = attempt(lambda: module_t(*f_args, **f_kwargs))
         state = snapshot((f_args_l, f_kwargs_l, list(module_l.parameters())))
         got_l = attempt(lambda: module_l(*f_args_l, **f_kwargs_l))
