@@ -214,3 +214,45 @@ def test_recurrent_layer_argument_checks():
         for delta in (1.0, 1, 1 + 2j, "1", None, True):
             got = [_error(lambda: lib.nn.HuberLoss(delta=delta)) for lib in (torch, leafgrad)]
             assert got[0] == got[1], (delta, got)
+
+
+def test_argument_checks_of_stacks_narrow_copy_lstsq_prelu_rrelu():
+    # Messages torch's error_inputs check, over each function's neighbouring arguments:
+    # the stacking functions refuse an empty list by name; narrow_copy's dim below -ndim and
+    # start beyond [-size, size] are IndexErrors; linalg.lstsq's dimension messages (B's dims,
+    # the vector case of linalg_solve_is_vector_rhs); prelu's zero-dim input and 2-d weight
+    # checks in ATen's order; rrelu's lower > upper.
+    torch = require_torch()
+
+    def same(call):
+        got = [_error(lambda: call(lib)) for lib in (torch, leafgrad)]
+        assert got[0] == got[1], got
+        return got[0] is not None
+
+    checked = 0
+    for name in ("hstack", "vstack", "dstack", "column_stack", "row_stack", "stack", "cat"):
+        for empty in ([], ()):
+            checked += same(lambda lib: getattr(lib, name)(empty))
+            if name in ("hstack", "vstack", "stack", "cat"):  # (dstack's out=: NO_OUT)
+                checked += same(lambda lib: getattr(lib, name)(empty, out=lib.empty(0)))
+    for args in [(3, 0, 1), (-4, 0, 1), (2, 11, 0), (2, -11, 0), (2, 10, 0), (2, -10, 1),
+                 (2, 5, 6), (2, 0, -1), (2, 9, 2), (5, 0, 0), (-1, -10, 3), (0, -3, 3)]:
+        checked += same(lambda lib: lib.narrow_copy(lib.ones(3, 4, 10), *args))
+        checked += same(lambda lib: lib.ones(3, 4, 10).narrow_copy(*args))
+    for a, b in [((2, 3, 2), (2, 4)), ((2, 3, 2), (4,)), ((2, 3, 2), (1, 3)), ((2, 3, 2), (5, 3)),
+                 ((3, 2), (3,)), ((2, 3, 2), (3,)), ((2, 3, 2), (2, 3)), ((2, 3, 2), (1, 3, 4)),
+                 ((3, 2), (3, 4)), ((3,), (3, 2)), ((3, 2), (2,)), ((3, 2), (4, 2)), ((2,), (2,))]:
+        checked += same(lambda lib: lib.linalg.lstsq(lib.ones(a), lib.ones(b)).solution.shape)
+    for x in [(), (3,), (2, 3), (2, 3, 4), (0, 3)]:
+        for w in [(), (1,), (2,), (3,), (3, 1), (1, 1), (2, 3)]:
+            for dtype in ("float32", "int64"):
+                checked += same(lambda lib: lib.nn.functional.prelu(
+                    lib.ones(x, dtype=getattr(lib, dtype)), lib.ones(w, dtype=getattr(lib, dtype))))
+    for lower, upper in [(0.5, 0.1), (0.3, 0.3), (0.1, 0.5)]:
+        for training in (True, False):
+            checked += same(lambda lib: lib.nn.functional.rrelu(lib.ones(3), lower, upper,
+                                                                 training=training))
+            checked += same(lambda lib: lib.nn.functional.rrelu_(lib.ones(3), lower, upper,
+                                                                  training=training))
+            checked += same(lambda lib: lib.rrelu(lib.ones(3), lower, upper, training=training))
+    assert checked > 60

@@ -189,6 +189,9 @@ def _atleast_3d_one(tensor):
 
 def column_stack(tensors):
     """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+    from ._functions_shape import _non_empty
+
+    _non_empty("column_stack", tensors)
     lib = _lib()
     columns = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
     return lib.hstack(columns)
@@ -201,6 +204,9 @@ def row_stack(tensors):
 
 def dstack(tensors):
     """``torch.dstack``: stack along the third dim after ``atleast_3d``."""
+    from ._functions_shape import _non_empty
+
+    _non_empty("dstack", tensors)
     return _lib().cat([atleast_3d(t) for t in tensors], 2)
 
 
