@@ -256,3 +256,25 @@ def test_argument_checks_of_stacks_narrow_copy_lstsq_prelu_rrelu():
                                                                   training=training))
             checked += same(lambda lib: lib.rrelu(lib.ones(3), lower, upper, training=training))
     assert checked > 60
+
+
+def test_cross_dim_range_and_rdiv():
+    # linalg.cross / cross read input.size(dim): a dim out of range is torch's IndexError (a
+    # 0-d input: "Dimension specified as 0 but tensor has no dimensions"), not Python's tuple
+    # index error; Tensor.__rdiv__ (torch's Python 2 name for __rtruediv__) exists.
+    torch = require_torch()
+    for a, b, dim in [((3,), (3,), 1), ((3,), (3,), -2), ((), (), 0), ((), (), -1),
+                      ((2, 3), (2, 3), 2), ((2, 3), (2, 3), -3), ((2, 3), (2, 3), 0),
+                      ((3, 3), (3,), 0), ((4, 3), (1, 3), -1), ((2, 3), (2, 3), 1)]:
+        for name in ("linalg.cross", "cross"):
+            got = []
+            for lib in (torch, leafgrad):
+                function = lib.linalg.cross if name == "linalg.cross" else lib.cross
+                got.append(_error(lambda: function(lib.ones(a), lib.ones(b), dim=dim)))
+            assert got[0] == got[1], (name, a, b, dim, got)
+    for lib in (torch, leafgrad):
+        x = lib.tensor([1.0, 2.0, 4.0], requires_grad=True)
+        y = x.__rdiv__(3)
+        y.sum().backward()
+        assert (y.grad_fn.name(), y.tolist(), x.grad.tolist()) == (
+            "MulBackward0", [3.0, 1.5, 0.75], [-3.0, -0.75, -0.1875])

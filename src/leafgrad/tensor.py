@@ -1496,6 +1496,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
 
+    __rdiv__ = __rtruediv__  # (torch keeps Python 2's name for it)
+
     def __pow__(self, exponent):
         if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError

@@ -46,8 +46,8 @@ KNOWN = {
     ("__rmod__", "op"): "unbound Tensor.__rmod__(int, ...) returns a tensor, torch NotImplemented",
     ("__rpow__", "op"): "unbound Tensor.__rpow__(int, ...) returns a tensor, torch NotImplemented",
     ("__rsub__", "op"): "unbound Tensor.__rsub__(int, ...) returns a tensor, torch NotImplemented",
-    ("__rdiv__", "op"): "leafgrad.Tensor has no __rdiv__ (torch's Python 2 alias of __rtruediv__)",
-    # out= checks: torch refuses an out= with internal overlap (expanded) or a non-resizable one
+    ("__rdiv__", "op"): "unbound Tensor.__rdiv__(int, ...) computes (torch: int has no reciprocal)",
+    # out= checks
     ("gather", "op"): "out= that overlaps the index only once resized: torch resizes first",
     ("bernoulli", "op"): "bernoulli(out=) is not supported",
     ("bernoulli", "method"): "Tensor.bernoulli(out=): torch's parser lists overloads",
@@ -73,7 +73,6 @@ KNOWN = {
     ("nn.functional.conv3d", "op"): "input/weight dimension check comes after the stride check",
     ("multinomial", "op"): "the order of the distribution checks differs (2^24 categories too)",
     ("multinomial", "method"): "the order of the distribution checks differs (2^24 categories too)",
-    ("linalg.cross", "op"): "dim out of range: IndexError without torch's message",
     # not in leafgrad
     ("ormqr", "op"): "torch.ormqr missing",
     ("ormqr", "method"): "Tensor.ormqr missing",
