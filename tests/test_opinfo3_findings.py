@@ -278,3 +278,28 @@ def test_cross_dim_range_and_rdiv():
         y.sum().backward()
         assert (y.grad_fn.name(), y.tolist(), x.grad.tolist()) == (
             "MulBackward0", [3.0, 1.5, 0.75], [-3.0, -0.75, -0.1875])
+
+
+def test_arange_int64_works_in_int64():
+    # torch's int64 arange truncates the bounds and step to int64 first: a step that truncates
+    # to 0 is a ValueError ('step must be nonzero'), and the length is (end - start + step -
+    # sign) / step in integer division (arange(0, 4, 1.5, dtype=int64) has 4 elements, other
+    # integer dtypes 3, from the double length). Every integer dtype and both call forms.
+    torch = require_torch()
+    checked = 0
+    for dtype in ("int64", "int32", "uint8", "float32"):
+        for args in [(0, 64, 0.5), (0, 4, 1.5), (0.5, 4, 1), (0, 4, -0.5), (0.5, 0.9, 1),
+                     (-3.7, 5.2, 1.9), (5.5, -3.2, -1.5), (0, 10, 3), (0, -10, -3),
+                     (-0.5, 3, 0.7), (2, 2, 1), (0.2, 3, 2.9), (0, 5, 0)]:
+            for form in ("dtype", "out"):
+                got = []
+                for lib in (torch, leafgrad):
+                    kwargs = ({"dtype": getattr(lib, dtype)} if form == "dtype"
+                              else {"out": lib.empty(0, dtype=getattr(lib, dtype))})
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        error = _error(lambda: got.append(lib.arange(*args, **kwargs).tolist()))
+                    got.append(error)
+                assert got[: len(got) // 2] == got[len(got) // 2:], (dtype, args, form, got)
+                checked += 1
+    assert checked == 104

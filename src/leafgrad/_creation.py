@@ -440,6 +440,15 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
     count = math.ceil((end - start) / step)
+    if dtype is _dtype.int64:
+        # torch's int64 kernel works in int64: the bounds and step truncated, a step that
+        # truncates to 0 refused (ValueError), the length (end - start + step - sign) / step
+        # in C's truncating division
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        span = end - start + step - (1 if step > 0 else -1)
+        count = abs(span) // abs(step) * (1 if (span < 0) == (step < 0) else -1)
     if dtype.np.kind in "iu":
         data = (np.arange(count, dtype=np.int64) * int(step) + int(start)).astype(dtype.np)
     else:
