@@ -303,3 +303,21 @@ def test_arange_int64_works_in_int64():
                 assert got[: len(got) // 2] == got[len(got) // 2:], (dtype, args, form, got)
                 checked += 1
     assert checked == 104
+
+
+def test_linspace_logspace_take_0d_tensor_bounds_only():
+    # torch's tensor overloads refuse a start or end tensor of more than 0 dims, naming the
+    # tensors given ("but got start with 1 dimension(s) and end with 0 dimension(s).").
+    torch = require_torch()
+    for name in ("linspace", "logspace"):
+        for start, end in [([1, 1], [3, 3]), ([1], 3), (1, [[1.0]]), ((1,), (3,)), ([1], (3,)),
+                           ([1.0], 2.0), (1, 2), ((), 2), ([[]], 1)]:
+            got = []
+            for lib in (torch, leafgrad):
+                def bound(value):
+                    if isinstance(value, tuple):  # a 0-d tensor
+                        return lib.tensor(value[0]) if value else lib.tensor(1.0)
+                    return lib.tensor(value) if isinstance(value, list) else value
+
+                got.append(_error(lambda: getattr(lib, name)(bound(start), bound(end), 4)))
+            assert got[0] == got[1], (name, start, end, got)

@@ -524,10 +524,21 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
         return fma(a, np.float64(b), np.float64(c))
 
 
+def _check_bound_dims(name: str, start, end) -> None:
+    """linspace/logspace's tensor overloads take 0-d start and end tensors only."""
+    dims = [(label, value.ndim) for label, value in (("start", start), ("end", end))
+            if isinstance(value, Tensor)]
+    if any(ndim for _, ndim in dims):
+        got = " and ".join(f"{label} with {ndim} dimension(s)" for label, ndim in dims)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           f"{got}.")
+
+
 @takes_out(_FACTORY_OUT["linspace"])
 @_argparse.parsed("linspace")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
+    _check_bound_dims("linspace", start, end)
     _refuse_wide_unsigned(dtype, "linspace_cpu")
     from ._functions_composites import complex_bounds_dtype
 

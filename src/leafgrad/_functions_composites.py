@@ -350,8 +350,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, *
     does (RangeFactories.cpp): the bounds converted to the dtype first, the exponents in
     double from both ends (``start + step * i`` up to half way, ``end - step * (steps - 1 -
     i)`` after), glibc's ``pow``, then the cast; complex dtypes all in the complex dtype."""
-    from ._creation import _finish
+    from ._creation import _check_bound_dims, _finish
 
+    _check_bound_dims("logspace", start, end)
     if not isinstance(steps, int) or isinstance(steps, bool):
         raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
                         f"{type(steps).__name__}")

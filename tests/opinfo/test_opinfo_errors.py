@@ -57,10 +57,6 @@ KNOWN = {
     ("vdot", "op"): "vdot(out=) of another dtype: leafgrad checks out's size before the dtypes",
     ("vdot", "method"): "vdot(out=) of another dtype: leafgrad checks out's size first",
     # argument checks torch makes that leafgrad does not, or makes in another order
-    ("linspace", "op"): "linspace of 1-d start/end tensors is accepted",
-    ("linspace.tensor_overload", "op"): "linspace of 1-d start/end tensors is accepted",
-    ("logspace", "op"): "logspace of 1-d start/end tensors: item()'s error",
-    ("logspace.tensor_overload", "op"): "logspace of 1-d start/end tensors: item()'s error",
     ("masked_fill", "op"): "masked_fill of an int64 tensor with a value beyond int64 is accepted",
     ("masked_fill", "method"): "as masked_fill",
     ("masked_fill", "inplace"): "as masked_fill",
