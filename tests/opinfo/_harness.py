@@ -15,7 +15,17 @@ def op_db():
     """torch's OpInfo list (imports torch.testing._internal, a few seconds, once)."""
     from torch.testing._internal.common_methods_invocations import op_db as database
 
+    allow_backend_flags()
     return database
+
+
+def allow_backend_flags() -> None:
+    """Undo torch.testing._internal's import-time torch.backends.disable_global_flags(), which
+    would make later tests in the same process that set torch.backends.cudnn flags fail."""
+    import torch.backends
+
+    # (the flag lives in the functions' globals, not on the module object torch exposes)
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
 
 
 def resolve(torch, op, variant: str = "op"):

@@ -245,6 +245,9 @@ def sweep_ops(torch, names=(), limit=None):
 def module_db():
     from torch.testing._internal.common_modules import module_db as database
 
+    from tests.opinfo._harness import allow_backend_flags
+
+    allow_backend_flags()
     return database
 
 
