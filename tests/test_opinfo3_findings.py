@@ -321,3 +321,28 @@ def test_linspace_logspace_take_0d_tensor_bounds_only():
 
                 got.append(_error(lambda: getattr(lib, name)(bound(start), bound(end), 4)))
             assert got[0] == got[1], (name, start, end, got)
+
+
+def test_masked_fill_checks_a_complex_value_tensor_as_a_scalar():
+    # masked_fill with a 0-d value tensor fills with value.item(): a complex value into a real
+    # tensor is refused as a Python complex would be ("value cannot be converted to type
+    # int64_t without overflow"), even where the mask is all False; a zero imaginary part or a
+    # bool tensor passes. Function, method and in-place forms, every real dtype.
+    torch = require_torch()
+    for value in ("1j", "1+1j", "py1j", "2.5", "0j", "c64"):
+        for dtype in ("int64", "float32", "bool", "uint8", "complex64", "float16"):
+            for mask in (False, True):
+                for form in ("function", "method", "inplace"):
+                    got = []
+                    for lib in (torch, leafgrad):
+                        v = {"1j": lib.tensor(1j), "1+1j": lib.tensor(1 + 1j), "py1j": 1j,
+                             "2.5": lib.tensor(2.5), "0j": lib.tensor(0j),
+                             "c64": lib.tensor(1j, dtype=lib.complex64)}[value]
+                        t, m = lib.ones(3, dtype=getattr(lib, dtype)), lib.tensor(mask)
+                        call = {"function": lambda: lib.masked_fill(t, m, v),
+                                "method": lambda: t.masked_fill(m, v),
+                                "inplace": lambda: t.masked_fill_(m, v)}[form]
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            got.append((_error(call), t.tolist(), t._version))
+                    assert got[0] == got[1], (value, dtype, mask, form, got)

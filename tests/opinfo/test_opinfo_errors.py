@@ -57,9 +57,6 @@ KNOWN = {
     ("vdot", "op"): "vdot(out=) of another dtype: leafgrad checks out's size before the dtypes",
     ("vdot", "method"): "vdot(out=) of another dtype: leafgrad checks out's size first",
     # argument checks torch makes that leafgrad does not, or makes in another order
-    ("masked_fill", "op"): "masked_fill of an int64 tensor with a value beyond int64 is accepted",
-    ("masked_fill", "method"): "as masked_fill",
-    ("masked_fill", "inplace"): "as masked_fill",
     ("gradient", "op"): "gradient with meta spacing: leafgrad's device message",
     ("nn.functional.adaptive_avg_pool2d", "op"): "output_size=() unchecked (IndexError)",
     ("nn.functional.adaptive_max_pool2d", "op"): "output_size=() unchecked (ValueError)",
