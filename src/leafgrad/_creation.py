@@ -221,15 +221,17 @@ _FACTORY_OUT = {
     "full": Out("aten::full", ANY, mode="factory"),
     "eye": Out("aten::eye", ANY, mode="factory"),
     "arange": Out("aten::arange", not_bool("\"arange_cpu\" not implemented for '{O}'"),
-                  mode="factory", resize_warning=_arange_resized),
+                  mode="factory", resize_warning=_arange_resized, internal_overlap=True),
     "linspace": Out("aten::linspace", not_bool("\"linspace_cpu\" not implemented for '{O}'"),
-                    mode="factory"),
+                    mode="factory", internal_overlap=True),
     "rand": Out("aten::rand", floating("\"check_uniform_bounds\" not implemented for '{O}'",
-                                       NotImplementedError), mode="factory"),
+                                       NotImplementedError), mode="factory",
+                 internal_overlap=True),
     "randn": Out("aten::randn", floating("\"normal_kernel_cpu\" not implemented for '{O}'",
                                          NotImplementedError), mode="factory",
-                 grad_error=RESIZE_GRAD),
-    "randint": Out("aten::randint", ANY, mode="factory"),
+                 grad_error=RESIZE_GRAD, internal_overlap=True),
+    "randint": Out("aten::randint", ANY, mode="factory", internal_overlap=True),
+    # (zeros, ones, empty, full, eye: torch writes into an expanded out; Note: expanded outs)
 }
 
 
@@ -438,6 +440,15 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
     count = math.ceil((end - start) / step)
+    if dtype is _dtype.int64:
+        # torch's int64 kernel works in int64: the bounds and step truncated, a step that
+        # truncates to 0 refused (ValueError), the length (end - start + step - sign) / step
+        # in C's truncating division
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        span = end - start + step - (1 if step > 0 else -1)
+        count = abs(span) // abs(step) * (1 if (span < 0) == (step < 0) else -1)
     if dtype.np.kind in "iu":
         data = (np.arange(count, dtype=np.int64) * int(step) + int(start)).astype(dtype.np)
     else:
@@ -513,10 +524,21 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
         return fma(a, np.float64(b), np.float64(c))
 
 
+def _check_bound_dims(name: str, start, end) -> None:
+    """linspace/logspace's tensor overloads take 0-d start and end tensors only."""
+    dims = [(label, value.ndim) for label, value in (("start", start), ("end", end))
+            if isinstance(value, Tensor)]
+    if any(ndim for _, ndim in dims):
+        got = " and ".join(f"{label} with {ndim} dimension(s)" for label, ndim in dims)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           f"{got}.")
+
+
 @takes_out(_FACTORY_OUT["linspace"])
 @_argparse.parsed("linspace")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
+    _check_bound_dims("linspace", start, end)
     _refuse_wide_unsigned(dtype, "linspace_cpu")
     from ._functions_composites import complex_bounds_dtype
 

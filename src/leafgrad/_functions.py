@@ -188,7 +188,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return input.mean(dim, keepdim, dtype=dtype)
 
 
-@takes_out(Out("matmul", EXPECT))
+@takes_out(Out("matmul", EXPECT, internal_overlap=False))
 def matmul(input, other):
     if input.__class__ is _Sparse or other.__class__ is _Sparse:  # (leafgrad.sparse)
         return input.__matmul__(other) if input.__class__ is _Sparse else \
@@ -205,7 +205,7 @@ def mm(input, mat2):
     return _ops.mm(input, mat2)
 
 
-@takes_out(Out("mv", EXPECT))
+@takes_out(Out("mv", EXPECT, internal_overlap=False))
 def mv(input, vec):
     if input.__class__ is _Sparse:  # (leafgrad.sparse)
         return input.mv(vec)
@@ -217,7 +217,7 @@ def dot(input, tensor):
     return _ops.dot(input, tensor)
 
 
-@takes_out(Out("bmm", EXPECT))
+@takes_out(Out("bmm", EXPECT, internal_overlap=False))
 def bmm(input, mat2):
     return _ops.bmm(input, mat2)
 

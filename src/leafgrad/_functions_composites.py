@@ -189,6 +189,9 @@ def _atleast_3d_one(tensor):
 
 def column_stack(tensors):
     """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+    from ._functions_shape import _non_empty
+
+    _non_empty("column_stack", tensors)
     lib = _lib()
     columns = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
     return lib.hstack(columns)
@@ -201,6 +204,9 @@ def row_stack(tensors):
 
 def dstack(tensors):
     """``torch.dstack``: stack along the third dim after ``atleast_3d``."""
+    from ._functions_shape import _non_empty
+
+    _non_empty("dstack", tensors)
     return _lib().cat([atleast_3d(t) for t in tensors], 2)
 
 
@@ -344,8 +350,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, *
     does (RangeFactories.cpp): the bounds converted to the dtype first, the exponents in
     double from both ends (``start + step * i`` up to half way, ``end - step * (steps - 1 -
     i)`` after), glibc's ``pow``, then the cast; complex dtypes all in the complex dtype."""
-    from ._creation import _finish
+    from ._creation import _check_bound_dims, _finish
 
+    _check_bound_dims("logspace", start, end)
     if not isinstance(steps, int) or isinstance(steps, bool):
         raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
                         f"{type(steps).__name__}")

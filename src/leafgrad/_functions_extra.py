@@ -76,8 +76,10 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
 
 def batch_norm(input, weight, bias, running_mean, running_var, training: bool,
                momentum: float, eps: float, cudnn_enabled: bool = True):
-    return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
-                         eps)
+    from .nn._functional_batchnorm import batch_norm_impl
+
+    return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum,
+                           eps, python_checks=False)
 
 
 def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool = False,

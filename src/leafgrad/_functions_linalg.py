@@ -126,13 +126,13 @@ def trace(input):
     return _ops.trace(input)
 
 
-@takes_out(Out("tril", EXPECT))
+@takes_out(Out("tril", EXPECT, internal_overlap=False))
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below ``diagonal``)."""
     return _ops.tril(input, diagonal)
 
 
-@takes_out(Out("triu", EXPECT))
+@takes_out(Out("triu", EXPECT, internal_overlap=False))
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above ``diagonal``)."""
     return _ops.triu(input, diagonal)

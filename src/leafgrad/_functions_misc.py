@@ -203,7 +203,7 @@ def _narrow_copy_resize(args, kwargs, outs):
 @takes_out(Out("narrow_copy", same_as(
     "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
     "message be improved?  If so, please report an enhancement request to PyTorch.)"),
-    prepare=_narrow_copy_resize))
+    prepare=_narrow_copy_resize, internal_overlap=False))
 def narrow_copy(input, dim, start, length):  # noqa: A002 - torch's name
     """A copy of ``input.narrow(dim, start, length)``."""
     from .ops.shape_misc import narrow_copy as op

@@ -26,10 +26,11 @@ __all__ = [
 sys.modules.setdefault("leafgrad.return_types", return_types)
 
 
-def _pair(name: str, values=EXPECT, indices=EXPECT, grad_name=None, resize=None) -> Out:
+def _pair(name: str, values=EXPECT, indices=EXPECT, grad_name=None, resize=None,
+          overlap=False) -> Out:
     """out=(values, indices) of max(dim), sort, topk...: returned as return_types.<name>_out."""
     return Out(grad_name or name, (values, indices), returns=getattr(return_types, name + "_out"),
-               resize=resize)
+               resize=resize, overlap=overlap)
 
 
 def _extremum(name: str):
@@ -108,39 +109,39 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     return _ops.reduce_min(input, dim, keepdim, other)
 
 
-@takes_out(Out("amax", _SAME_AS_INPUT))
+@takes_out(Out("amax", _SAME_AS_INPUT, internal_overlap=False))
 def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (every dim by default); ties share the gradient evenly."""
     return _ops.amax(input, dim, keepdim)
 
 
-@takes_out(Out("amin", _SAME_AS_INPUT))
+@takes_out(Out("amin", _SAME_AS_INPUT, internal_overlap=False))
 def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (every dim by default); ties share the gradient evenly."""
     return _ops.amin(input, dim, keepdim)
 
 
-@takes_out(Out(None, EXPECT))
+@takes_out(Out(None, EXPECT, internal_overlap=False))
 @_argparse.parsed("argmax")
 def argmax(input, dim=None, keepdim=False):
     """Index of the first largest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmax(input, dim, keepdim)
 
 
-@takes_out(Out(None, EXPECT))
+@takes_out(Out(None, EXPECT, internal_overlap=False))
 @_argparse.parsed("argmin")
 def argmin(input, dim=None, keepdim=False):
     """Index of the first smallest value (of the flattened tensor if ``dim`` is None)."""
     return _ops.argmin(input, dim, keepdim)
 
 
-@takes_out(Out("var", CAST))
+@takes_out(Out("var", CAST, internal_overlap=False))
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` dividing by ``n - correction`` (``unbiased=False``: correction 0)."""
     return _ops.var(input, dim, unbiased, keepdim, correction=correction)
 
 
-@takes_out(Out("std", CAST))
+@takes_out(Out("std", CAST, internal_overlap=False))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` (square root of :func:`var`)."""
     return _ops.std(input, dim, unbiased, keepdim, correction=correction)
@@ -156,7 +157,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _ops.std_mean(input, dim, unbiased, keepdim, correction=correction)
 
 
-@takes_out(Out("linalg_vector_norm", EXPECT))
+@takes_out(Out("linalg_vector_norm", EXPECT, internal_overlap=False))
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm of order ``p`` ('fro' is 2) over ``dim``, as ``torch.norm``."""
     return _ops.tensor_norm(input, p, dim, keepdim, dtype)
@@ -189,14 +190,14 @@ def cumprod(input, dim, *, dtype=None):
 
 
 @takes_out(Out(None, bool_only("all only supports bool tensor for result, got: {O}", uint8=True),
-              prepare=_logical_in_uint8))
+              prepare=_logical_in_uint8, internal_overlap=False))
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
     return _ops.reduce_all(input, dim, keepdim)
 
 
 @takes_out(Out(None, bool_only("any only supports bool tensor for result, got: {O}", uint8=True),
-              prepare=_logical_in_uint8))
+              prepare=_logical_in_uint8, internal_overlap=False))
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
     return _ops.reduce_any(input, dim, keepdim)
@@ -208,7 +209,7 @@ def count_nonzero(input, dim=None):
     return _ops.count_nonzero(input, dim)
 
 
-@takes_out(Out("nansum", _NANSUM, mode="dtype"))
+@takes_out(Out("nansum", _NANSUM, mode="dtype", internal_overlap=False))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     return _ops.nansum(input, dim, keepdim, dtype)
@@ -276,7 +277,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 
 @takes_out(_pair("kthvalue", same_as("output values must be of same type as input"),
-                 same_as("output indices must be of scalar type Long"),
+                 same_as("output indices must be of scalar type Long"), overlap="full",
                  resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=False))))
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` and its index."""

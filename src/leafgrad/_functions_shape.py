@@ -84,13 +84,21 @@ def rot90(input, k=1, dims=(0, 1)):
     return _ops.rot90(input, k, dims)
 
 
+def _non_empty(name: str, tensors) -> None:
+    """torch's stacking functions refuse an empty list before anything else."""
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 @takes_out(Out("cat", CAT, overlap="full"))
 def hstack(tensors):
+    _non_empty("hstack", tensors)
     return _ops.hstack(tensors)
 
 
 @takes_out(Out("cat", CAT, overlap="full"))
 def vstack(tensors):
+    _non_empty("vstack", tensors)
     return _ops.vstack(tensors)
 
 

@@ -20,7 +20,7 @@ def _scalar_type(message: str = "expected scalar_type {R} but found {O}") -> Rul
 def _cumextremum_out(name: str) -> Out:
     # torch checks the indices' dtype first
     return Out(name, (_scalar_type(), _scalar_type()), order=(1, 0),
-               returns=getattr(return_types, name + "_out"))
+               returns=getattr(return_types, name + "_out"), internal_overlap=False)
 
 
 @takes_out(_cumextremum_out("cummax"))
@@ -162,7 +162,7 @@ def histogramdd(*args, **kwargs):
 
 # (named None: hash_tensor has no derivative, so torch makes no out= autograd check)
 @takes_out(Out(None, Rule("Expected result to be of dtype uint64, but got {O}",
-                          lambda result, out: result is out)))
+                          lambda result, out: result is out), internal_overlap=False))
 def hash_tensor(input, dim=None, *, keepdim=False, mode=0):  # noqa: A002 - torch's names
     """A uint64 hash of all elements (or along ``dim``): each element widened to float64 or
     int64, its bits read as uint64, and those combined by xor (``mode=0``, torch's only mode).

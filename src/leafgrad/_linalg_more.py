@@ -586,12 +586,18 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, "
                            f"but got input's dtype {A.dtype._legacy} and other's dtype "
                            f"{B.dtype._legacy}")
-    _matrix_check(A, "torch.linalg.lstsq")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     m, n = A.shape[-2:]
-    vector = B.ndim == A.ndim - 1
+    if not 0 <= A.ndim - B.ndim <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() "
+                           "and (input.dim() - other.dim()) <= 1")
+    # torch's vector case (linalg_solve_is_vector_rhs): a 1-d B, or B of A's batch shape
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     rhs = B.unsqueeze(-1) if vector else B
     if rhs.shape[-2] != m:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
+                           f"{-1 if vector else -2})")
     if rcond is None:
         rcond = float(_dtype.np_finfo(A._data.dtype).eps) * max(m, n)
     singular = np.linalg.svd(A._data, compute_uv=False) if A.numel() else \

@@ -45,6 +45,10 @@ RESIZE_WARNING = (
     "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0)."
 )
 RESIZE_GRAD = "cannot resize variables that require grad"
+INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
 OVERLAP_ERROR = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
     "a single memory location. Please clone() the tensor before performing the operation."
@@ -159,12 +163,18 @@ class Out:
     """
 
     __slots__ = ("name", "rules", "overlap", "returns", "mode", "grad_error", "resize_warning",
-                 "prepare", "out_error", "order", "resize")
+                 "prepare", "out_error", "order", "resize", "internal_overlap")
 
     def __init__(self, name=None, rules=CAST, *, overlap=False, returns=None, mode="result",
                  grad_error=None, resize_warning=None, prepare=None, out_name=None, order=None,
-                 resize=None):
+                 resize=None, internal_overlap=None):
         self.name = name
+        # Note: expanded outs. torch's out= kernels refuse an out with internal overlap
+        # (assert_no_internal_overlap, in resize_output and TensorIterator) before computing;
+        # factories and a few kernels (mm-based matmul, mv, bmm, tril/triu, most reductions:
+        # amax, argmax, all, nansum, var, vector_norm...; cummax/cummin) do not, and write
+        # into it (tests/opinfo/test_opinfo_errors.py::test_out_with_internal_overlap)
+        self.internal_overlap = mode != "factory" if internal_overlap is None else internal_overlap
         self.resize = resize
         self.rules = rules if type(rules) is tuple else (rules,)
         self.order = order or tuple(range(len(self.rules)))  # which out torch checks first
@@ -265,6 +275,9 @@ def _call(fn, spec: Out, args, kwargs, out):
             raise RuntimeError(spec.grad_error)
     for target in outs:  # (after the autograd checks, as torch: an inference out= tensor)
         check_inplace_allowed(target)
+    if spec.internal_overlap:
+        for target in outs:
+            check_internal_overlap(target)
     if spec.name is not None and _dual_state.active:
         from .autograd.forward_ad import get_tangent
 
@@ -508,6 +521,15 @@ def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
     if a == b and _dims_that_matter(source) == _dims_that_matter(target):
         return
     raise RuntimeError(OVERLAP_ERROR)
+
+
+def check_internal_overlap(target: Tensor) -> None:
+    """torch's assert_no_internal_overlap on an out tensor (Note: expanded outs): a stride 0
+    over more than one element is refused, even when out would be resized (other strided
+    layouts are too hard to tell, and pass)."""
+    data = target._data
+    if any(step == 0 and size > 1 for size, step in zip(data.shape, data.strides)):
+        raise RuntimeError(INTERNAL_OVERLAP_ERROR)
 
 
 def check_partial_overlap(target: Tensor, operand) -> None:

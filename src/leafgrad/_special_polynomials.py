@@ -72,6 +72,10 @@ def _finish(values: np.ndarray, target) -> Tensor:
 def _polynomial(name: str, kernel):
     def function(input, n, *, out=None):  # noqa: A002 - torch's names
         x, counts, target = _operands(name, input, n)
+        if out is not None:  # (a TensorIterator kernel: Note: expanded outs in _out.py)
+            from ._out import check_internal_overlap
+
+            check_internal_overlap(out)
         with np.errstate(all="ignore"):
             values = kernel(x, counts)
         result = _finish(values, target)

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from . import _argparse, _dtype
-from ._out import _store
+from ._out import _store, check_internal_overlap
 from .amp._state import state as _autocast_state
 from .autograd.grad_mode import state as _grad_state
 from .ops.complex import ConjPhysical
@@ -226,6 +226,14 @@ def _check_out(name: str, out, want_complex: bool) -> None:
                            f"{out.dtype._legacy}")
 
 
+def _store_checked(out: Tensor, value: np.ndarray) -> None:
+    """torch resizes out, then copies the result in (copy_ refuses an expanded out: Note:
+    expanded outs in _out.py; a resized out is contiguous)."""
+    if tuple(out.shape) == value.shape:
+        check_internal_overlap(out)
+    _store(out, value, warn=True)
+
+
 def _run(op, aten: str, out, x: Tensor, **params) -> Tensor:
     """``op(x)``, or with ``out=``: torch's refusal when autograd would be needed, then the
     values written into out (resized with torch's warning)."""
@@ -236,7 +244,7 @@ def _run(op, aten: str, out, x: Tensor, **params) -> Tensor:
         raise RuntimeError(f"{aten}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     result = op.apply(x, **params)
-    _store(out, result._data, warn=True)
+    _store_checked(out, result._data)
     return out
 
 
@@ -250,7 +258,7 @@ def _conj_out(out, result: Tensor, x: Tensor) -> Tensor:
     if _grad_state.grad_enabled and (x._may_require_grad() or out._may_require_grad()):
         raise RuntimeError("conj_physical(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
-    _store(out, np.conj(result._data), warn=True)
+    _store_checked(out, np.conj(result._data))
     return out
 
 

@@ -183,7 +183,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - t
     return _ops.linalg_norm(A, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 
-@takes_out(Out("linalg_vector_norm", EXPECT))
+@takes_out(Out("linalg_vector_norm", EXPECT, internal_overlap=False))
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """``sum(|x|^ord)^(1/ord)`` over ``dim`` (all dims by default)."""
     return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=_as_dtype(dtype))
@@ -210,7 +210,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     return _ops.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
-@takes_out(Out("matmul", EXPECT))
+@takes_out(Out("matmul", EXPECT, internal_overlap=False))
 def matmul(input, other):
     """Same as ``leafgrad.matmul``."""
     return _ops.matmul(input, other)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import types
 import warnings
 import weakref
 from typing import Any, Callable
@@ -1508,6 +1509,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
 
+    __rdiv__ = __rtruediv__  # (torch keeps Python 2's name for it)
+
     def __pow__(self, exponent):
         if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
             return NotImplemented  # Python raises torch's "unsupported operand" TypeError
@@ -2441,6 +2444,35 @@ def _refuse_writes() -> None:
 
 
 _refuse_writes()
+
+# torch's Tensor methods written in Python (torch/_tensor.py); Python's argument errors name
+# them "Tensor.split()". The rest are C methods, named "kthvalue()".
+_PYTHON_METHODS = frozenset((
+    "backward", "dim_order", "eig", "index", "is_shared", "istft", "lstsq", "lu", "module_load",
+    "norm", "register_hook", "register_post_accumulate_grad_hook", "reinforce", "resize",
+    "resize_as", "share_memory_", "solve", "split", "stft", "storage", "storage_type", "symeig",
+    "to_sparse_coo", "unflatten", "unique", "unique_consecutive",
+))
+
+
+# Python words a bad keyword or a missing argument as "<function's __qualname__>() got an
+# unexpected keyword argument 'out'": a method of the ReductionMethods mixin would say
+# "ReductionMethods.kthvalue()" where torch's C method says "kthvalue()". Each method (and the
+# functools.wraps wrappers around it) is renamed once here as torch's messages name it; calls
+# cost nothing more. (torch's own __qualname__ is "TensorBase.kthvalue": the message wins.)
+def _name_methods_as_torch() -> None:
+    for klass in Tensor.__mro__[:-1]:
+        for name, attr in list(vars(klass).items()):
+            if name.startswith("__"):
+                continue
+            wanted = f"Tensor.{name}" if name in _PYTHON_METHODS else name
+            while isinstance(attr, types.FunctionType):
+                if attr.__name__ == name and "<" not in attr.__qualname__:
+                    attr.__qualname__ = wanted
+                attr = getattr(attr, "__wrapped__", None)
+
+
+_name_methods_as_torch()
 
 # Tensor subclasses (nn.Parameter, nn.Buffer) are operands too: the operators above test
 # ``other.__class__ is Tensor`` first for speed, then fall back to this tuple.

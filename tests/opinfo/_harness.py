@@ -23,7 +23,17 @@ def op_db():
     # call (sample tracking for torch's own test classes): under pytest's deep stacks that was
     # most of a sweep's time; no TestCase runs here, so it finds nothing either way
     common_utils.extract_test_fn = core.extract_test_fn = lambda: None
+    allow_backend_flags()
     return database
+
+
+def allow_backend_flags() -> None:
+    """Undo torch.testing._internal's import-time torch.backends.disable_global_flags(), which
+    would make later tests in the same process that set torch.backends.cudnn flags fail."""
+    import torch.backends
+
+    # (the flag lives in the functions' globals, not on the module object torch exposes)
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
 
 
 def resolve(torch, op, variant: str = "op"):
@@ -163,6 +173,10 @@ def to_leafgrad(obj, torch):
     strides and requires_grad (as leaves); dtypes, devices, sizes, memory formats by name."""
     if isinstance(obj, torch.Tensor):
         shape, strides = tuple(obj.shape), tuple(obj.stride())
+        if obj.device.type == "meta":
+            dtype = getattr(leafgrad, str(obj.dtype).split(".")[1])
+            out = leafgrad.empty_strided(shape, strides, dtype=dtype, device="meta")
+            return out.requires_grad_(True) if obj.requires_grad else out
         if (obj.is_contiguous() and obj.storage_offset() == 0) or obj.numel() == 0:
             out = _from_numpy(np.array(_to_numpy(obj), copy=True))
             if obj.numel() == 0 or len(shape) == 0:

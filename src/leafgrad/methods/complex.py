@@ -14,19 +14,24 @@ def _complex_ops():
 class ComplexMethods:
     __slots__ = ()
 
-    def stft(self, *args, **kwargs):
-        """``stft(n_fft, hop_length=None, win_length=None, window=None, center=True, ...)``:
-        torch.stft of this tensor (leafgrad/_stft.py)."""
+    # (torch's Tensor.stft and istft are Python functions with these signatures: a bad argument
+    # is reported by "Tensor.stft()", see tensor.py's _PYTHON_METHODS)
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
+             pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
+             align_to_window=None):
+        """torch.stft of this tensor (leafgrad/_stft.py)."""
         from .._stft import stft
 
-        return stft(self, *args, **kwargs)
+        return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                    onesided, return_complex, align_to_window)
 
-    def istft(self, *args, **kwargs):
-        """``istft(n_fft, hop_length=None, win_length=None, window=None, center=True, ...)``:
-        torch.istft of this spectrogram (leafgrad/_stft.py)."""
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
+              normalized=False, onesided=None, length=None, return_complex=False):
+        """torch.istft of this spectrogram (leafgrad/_stft.py)."""
         from .._stft import istft
 
-        return istft(self, *args, **kwargs)
+        return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided,
+                     length, return_complex)
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"

@@ -228,6 +228,9 @@ class ShapeMethods:
                 raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                    f"broadcast shape {list(shape)}")
         if isinstance(value, Tensor):
+            from ..ops.gather import check_complex_fill
+
+            check_complex_fill(self, value)
             result = _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
         else:
             from .._construct import check_scalar_write

@@ -87,6 +87,17 @@ def prelu(input, weight):
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy} and "
                            f"{weight.dtype._legacy}")
+    if weight.numel() != 1:  # ATen's prelu: the channel count, then the weight's dims
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim "
+                           f"= {weight.ndim}")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f'"prelu_cpu" not implemented for \'{input.dtype._legacy}\'')
     return Prelu.apply(input, weight)
@@ -95,6 +106,8 @@ def prelu(input, weight):
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False):
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
+    if lower > upper:  # (ATen's rrelu_with_noise, in training and eval)
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _vmapped_noise(input, lower, upper, training)
     if noise is None:
         from ..ops.registry import array_kernel

@@ -21,8 +21,46 @@ from ..autograd.graph import INFERENCE_DETACHED, INFERENCE_VC
 __all__ = ["batch_norm_impl"]
 
 
+_FLOATING = ("float32", "float64", "float16", "bfloat16")
+
+
+def _check_arguments(input, running_mean, running_var, weight, bias, training) -> None:
+    """ATen's checks before batch_norm computes (_batch_norm_impl_index, then batch_norm_cpu):
+    each argument's size, the statistics in eval mode, the input's dtype, then the parameters'
+    dtypes: all the input's, or (input float16/bfloat16 only) all float32 when the first one
+    given differs from the input ("mixed dtype"); unmixed mismatches are reported in the order
+    the kernel reads them (running statistics first when training, weight and bias first in
+    eval)."""
+    channels = input.shape[1] if input.ndim > 1 else 1
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        if tensor is not None:
+            if tensor.numel() != channels:
+                raise RuntimeError(f"{name} should contain {channels} elements not "
+                                   f"{tensor.numel()}")
+        elif not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if input.dtype.name not in _FLOATING:
+        if input.dtype.is_complex:
+            return  # (the op's complex message)
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype._legacy}\'')
+    given = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if given and given[0].dtype != input.dtype:
+        if any(t.dtype.name != "float32" for t in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype.name not in ("float16", "bfloat16"):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    order = (running_mean, running_var, weight, bias) if training else (
+        weight, bias, running_mean, running_var)
+    for tensor in order:
+        if tensor is not None and tensor.dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                               f"{tensor.dtype._legacy}")
+
+
 def batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum, eps,
-                    batches=None):
+                    batches=None, python_checks=True):
     """``batch_norm``; ``batches`` (the module's ``num_batches_tracked``, with momentum None):
     the cumulative average's factor ``1 / batches`` is read from it by the update kernel, so
     that leafgrad.compile replays it (a Python float made from the tensor would be a guard
@@ -35,6 +73,11 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
             "Expected more than 1 value per channel when training, got input size "
             f"torch.Size({list(input.shape)})"
         )
+    if python_checks:  # F.batch_norm's own (torch.batch_norm, ATen's, has none)
+        if training and eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+        if eps < 0.0:
+            raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if input.numel() == 0:
         # torch's _batch_norm_impl_index for an empty input: a clone, scaled and shifted by
         # the first weight and bias (so the graph reaches them), the running statistics kept
@@ -44,6 +87,7 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
         if bias is not None:
             out = out + bias.select(0, 0)
         return out
+    _check_arguments(input, running_mean, running_var, weight, bias, training)
     if training:
         dims = (0,) + tuple(range(2, input.ndim))
         count = input.numel() // input.shape[1]

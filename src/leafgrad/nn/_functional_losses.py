@@ -28,6 +28,7 @@ def _check_reduction(reduction: str) -> None:
 def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None,
                         reduce=None, reduction: str = "mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)  # torch's _Reduction.get_enum, before any shape check
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -42,6 +43,7 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     from .. import where, zeros_like
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
     zeros = zeros_like(input)
     if input.dtype.name == "bool":  # torch: a tensor like self filled with margin, minus self
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -62,6 +64,7 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
     from .. import where, zeros_like
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
     dim = input1.dim() - 1 if input1.dim() else 0
     prod_sum = (input1 * input2).sum(dim)
     mag_square1 = (input1 * input1).sum(dim) + _EPSILON
@@ -93,6 +96,9 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
     from .. import minimum
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if not (dims[0] == dims[1] == dims[2]):
         raise RuntimeError(
@@ -110,7 +116,8 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
 def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    if reduction not in ("none", "mean", "sum"):  # (torch concatenates: a non-str is a TypeError)
+        raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -202,6 +209,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    from ..ops._promote import check_broadcast
+
+    check_broadcast(tuple(input.shape), tuple(target.shape))  # (ATen's input * target)
     if input.dtype.name in ("int8", "int16", "int32", "int64", "uint8"):
         # torch writes -input * target, then its exp and log1p, into a tensor of input's dtype
         from .. import get_default_dtype
@@ -221,19 +231,33 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    if input.dim() > 2:
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    if weight is not None:
+        _not_differentiable("multi_margin_loss", "weight", weight)
+    # ATen's shape checks (input, target, weight) come before its dtype checks
+    ndim = input.dim()
+    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0)
+            or ndim == 0):
         raise RuntimeError(
             f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
             f"{list(input.shape)}")
-    if weight is not None:
-        _not_differentiable("multi_margin_loss", "weight", weight)
+    frames = input.shape[0] if ndim == 2 else 1
+    if target.dim() > 1 or target.numel() != frames:
+        raise RuntimeError(
+            f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{frames}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    classes = input.shape[-1] if ndim else 1
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(
+            f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
     if input.dtype.name in ("float16", "bfloat16"):  # the kernel's dtypes, then its int64
         raise NotImplementedError(  # read of target
             f'"multi_margin_loss_cpu_kernel" not implemented for \'{input.dtype._legacy}\'')
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy}")
     indices = target._data
-    classes = input.shape[-1] if input.dim() else 1
     if indices.size and (indices.min() < 0 or indices.max() >= classes):
         raise RuntimeError("target out of range")
     result = MultiMarginLoss.apply(input, weight, target=indices, p=p, margin=margin,

@@ -679,12 +679,13 @@ def _reduce(losses, reduction):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    # torch's order: the size warning, broadcast_tensors, then the reduction, then ATen's beta
+    _warn_shape(input, target, "smooth_l1_loss")
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _expanded(input, target)
     _ops.check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    _warn_shape(input, target, "smooth_l1_loss")
-    input, target = _expanded(input, target)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)  # torch's own shortcut
     return _ops.SmoothL1Loss.apply(input, target, reduction=reduction, beta=beta)
@@ -962,6 +963,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
             "major release.", UserWarning, stacklevel=2,
         )
+    if reduction not in ("mean", "sum", "none", "batchmean"):  # before ATen's kl_div looks
+        raise ValueError(f"{reduction} is not a valid value for reduction")  # at the inputs
     if input.dtype.is_complex or target.dtype.is_complex:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
@@ -982,7 +985,5 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         losses = xlogy(target, target) - product
     if reduction == "batchmean":
         return losses.sum() / input.shape[0] if input.ndim else losses.sum()
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
     return _reduce(losses, reduction)
 

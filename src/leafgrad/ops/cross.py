@@ -88,11 +88,12 @@ def linalg_cross(input, other, *, dim=-1):
             f"linalg.cross: inputs must have the same number of dimensions."
         )
     ndim = input.ndim
+    sizes = (input.size(dim), other.size(dim))  # (torch's size(dim): its dim-range errors)
     wrapped = dim + ndim if dim < 0 else dim
-    if input.shape[wrapped] != 3 or other.shape[wrapped] != 3:
+    if sizes != (3, 3):
         raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-            f"{input.shape[wrapped]} and {other.shape[wrapped]}"
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {sizes[0]} and "
+            f"{sizes[1]}"
         )
     return LinalgCross.apply(input, other, dim=wrapped - ndim)
 

@@ -625,6 +625,16 @@ def _mask_array(mask):
     return array
 
 
+def check_complex_fill(tensor, value) -> None:
+    """torch fills with a 0-d value tensor's value.item(): a complex value's conversion to a
+    real dtype is checked as a Python scalar's ("value cannot be converted to type int64_t
+    without overflow" for a non-zero imaginary part), whatever the mask."""
+    if value.ndim == 0 and value.dtype.is_complex and not tensor.dtype.is_complex:
+        from .._construct import check_scalar_write
+
+        check_scalar_write(value.item(), tensor.dtype)
+
+
 def masked_fill(tensor, mask, value):
     from ..tensor import Tensor
 
@@ -633,9 +643,11 @@ def masked_fill(tensor, mask, value):
         from ._promote import check_broadcast
 
         check_broadcast(array.shape, tensor.shape)
-    if isinstance(value, Tensor):
-        return keep_index(MaskedFillTensor.apply(tensor, value, mask=array), mask, "mask")
     from .._construct import check_scalar_write
+
+    if isinstance(value, Tensor):
+        check_complex_fill(tensor, value)
+        return keep_index(MaskedFillTensor.apply(tensor, value, mask=array), mask, "mask")
 
     if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
         value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)

@@ -151,12 +151,12 @@ class MultiMarginLoss(Op):
 
     @staticmethod
     def forward(ctx, a, weight, target, p, margin, reduction):
-        x = a.reshape(1, -1) if a.ndim <= 1 else a  # (a 0-d input is one sample of one class)
+        x = a.reshape(1, -1) if a.ndim <= 1 else a
         t = target.reshape(-1)
         terms, _ = MultiMarginLoss._terms(x, t, p, margin, weight)
         losses = (terms.sum(1) / x.shape[1]).astype(a.dtype, copy=False)
-        if a.ndim <= 1:
-            losses = losses.reshape(())
+        # ATen's unreduced output is (frames,) for a dimensioned target, else 0-d
+        losses = losses.reshape(losses.shape if target.ndim else ())
         return _reduce_array(losses, reduction)
 
     def _per_sample(self):

@@ -271,6 +271,7 @@ class BatchNorm(_Normalisation):
     node = "NativeBatchNormBackward0"
     complex_message = '"batch_norm" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.batch_norm",)
+    bfloat16_follows_self = True  # a bfloat16 input with float32 parameters: a bfloat16 result
 
     @classmethod
     def forward(cls, ctx, x, weight, bias, **params):

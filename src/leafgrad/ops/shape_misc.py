@@ -186,16 +186,19 @@ def unfold(tensor, dimension, size, step):
 def narrow_copy(tensor, dim, start, length):
     if tensor.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    if not -tensor.ndim <= dim < tensor.ndim:
+    if dim >= tensor.ndim:  # (ATen's own check; a dim below -ndim is maybe_wrap_dim's)
         raise RuntimeError(
             "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
             "(Could this error message be improved?  If so, please report an enhancement "
             "request to PyTorch.)")
     dim = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if start < 0 or length < 0 or start + length > size:
+    if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return NarrowCopy.apply(tensor, dim=dim, start=start, length=length)
 

@@ -100,6 +100,8 @@ class BCEWithLogitsLoss(_Loss):
 
 class HuberLoss(_Loss):
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        if not isinstance(delta, (float, int)):
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction)
         self.delta = delta
 

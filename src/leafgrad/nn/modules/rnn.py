@@ -14,6 +14,7 @@ import numbers
 
 from ... import ops as _ops
 from ..._creation import empty, zeros
+from ...amp._state import state as _autocast_state
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -55,6 +56,15 @@ class RNNBase(Module):
                 "dropout option adds dropout after all but last recurrent layer, so non-zero "
                 f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
                 f"num_layers={num_layers}", stacklevel=2)
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+        if not isinstance(batch_first, bool):
+            raise TypeError(
+                f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+        if not isinstance(input_size, int):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -130,6 +140,13 @@ class RNNBase(Module):
                 f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
                 + ("tensor instead" if self.mode.startswith("RNN") else "instead")  # (as torch)
             )
+        weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if input.dtype != weight_dtype and not any(_autocast_state.enabled.values()):
+            theirs, ours = str(input.dtype), str(weight_dtype)
+            raise ValueError(
+                f"RNN input dtype ({theirs}) does not match weight dtype ({ours}). Convert "
+                f"input: input.to({ours}), or convert model: model.to({theirs})"
+                .replace("leafgrad.", "torch."))
         if self.input_size != input.size(-1):
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
@@ -481,6 +498,11 @@ class LSTMCell(RNNCellBase):
         if input.dim() not in (1, 2):
             raise ValueError(
                 f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None:
+            for index, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(f"LSTMCell: Expected hx[{index}] to be 1D or 2D, got "
+                                     f"{value.dim()}D instead")
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
