@@ -278,6 +278,11 @@ def _named_function(name: str):
         wanted = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad
                   and ctx.needs_input_grad[i + 2]]
         create = is_grad_enabled()
+        if not create:
+            # differentiate from fresh leaves: the recomputation's graph stays apart from the
+            # one this backward runs in (the inputs' own history is being freed as it runs)
+            inputs = tuple(t.detach().requires_grad_(t.requires_grad) if isinstance(t, Tensor)
+                           else t for t in inputs)
         with enable_grad():
             outputs = ctx.composite(*inputs)
         pairs = [(o, g) for o, g in zip(outputs, grads)

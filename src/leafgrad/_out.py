@@ -450,6 +450,15 @@ def _store(out: Tensor, value: np.ndarray, warn: bool, layout: bool = True) -> N
             _warn_resize(data.shape, value.shape)
         resize(out, value.shape, like=value if layout else None)
         data = out._data
+    if not data.flags.writeable:
+        # an out whose elements share memory (expanded, or a stride-0 empty_strided/as_strided),
+        # for the kernels torch lets write into it (Note: expanded outs): a writable alias of
+        # the same memory, the last element written to a location keeping it, as torch's loop
+        from .ops.inplace import writable_alias
+
+        alias = writable_alias(data)
+        if alias is not None:
+            data = alias
     np.copyto(data, value, casting="unsafe")
     out._bump_version()
 

@@ -122,19 +122,16 @@ NO_OUT = {
     "triangular_solve", "angle", "polar", "column_stack", "normal", "bernoulli", "histc",
     "dstack", "inner", "linalg.cholesky_ex", "linalg.cond", "linalg.householder_product",
     "linalg.lstsq", "linalg.multi_dot", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu",
-    "linalg.lu_solve", "linalg.inv_ex", "linalg.solve_ex", "linalg.tensorinv",
+    "linalg.inv_ex", "linalg.solve_ex", "linalg.tensorinv",
     "linalg.tensorsolve", "special.modified_bessel_i0", "special.modified_bessel_i1",
     "special.spherical_bessel_j0", "linalg.matrix_rank", "cholesky_solve", "searchsorted",
     "linalg.vecdot", "bucketize", "svd", "cholesky_inverse",
 }
 # leafgrad takes out= but still writes into an expanded one where torch refuses it
 OVERLAP_KNOWN = {
-    "lu": "torch.lu(out=) is composed from lu_factor, which refuses",
     "logspace": "logspace's out= (through its keywords) writes into an expanded out",
     "normal": "normal(out=) is missing (the sample's device= is refused first)",
     "norm": "one of torch.norm's paths (linalg.matrix_norm) refuses, linalg_vector_norm not",
-    "split_with_sizes_copy": "the pieces' copy_ under no_grad does not check",
-    "unbind_copy": "the pieces' copy_ under no_grad does not check",
 }
 
 

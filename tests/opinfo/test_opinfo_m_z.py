@@ -31,7 +31,6 @@ LGAMMA = "last bits: torch's lgamma is SLEEF's lgammad8_u10/lgammaf16_u10, not t
 CEPHES = "last bits: Cephes' Bessel/ndtri/erfcx/airy polynomials not replayed (other algorithms)"
 
 KNOWN = {
-    "vdot": (SUM_ORDER, {("float64", "op"), ("float64", "method"), ("float64", "grad")}),
     "stft": (FFT, {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
         ("float64", "grad")}),

@@ -31,9 +31,9 @@ class LinalgCross(Op):
         if a.dtype == np.bool_:
             raise NotImplementedError("\"cross\" not implemented for 'Bool'")
         if a.dtype in (np.float32, np.float64):
-            return _cross_fma(a, b, dim)
+            return _layout.contiguous(_cross_fma(a, b, dim))
         if a.dtype.name == "bfloat16":
-            return _cross_rounded(a, b, dim)
+            return _layout.contiguous(_cross_rounded(a, b, dim))
         return _layout.contiguous(np.cross(a, b, axisa=dim, axisb=dim, axisc=dim))
 
     def backward(self, grad):
