@@ -256,6 +256,18 @@ class CustomOpDef:
     """An operator made by ``custom_op``: call it like the function it wraps."""
 
     def __init__(self, namespace: str, name: str, schema: str, fn, mutates_args):
+        self._registrations(namespace, name, schema, fn)
+        self._signature = inspect.signature(fn)
+        if mutates_args == _UNKNOWN:
+            self._mutated = tuple(name for name, p in self._signature.parameters.items()
+                                  if "Tensor" in str(p.annotation))
+        else:
+            self._mutated = tuple(mutates_args)
+        self._function = self._make_function()
+        self.__doc__ = fn.__doc__
+
+    def _registrations(self, namespace: str, name: str, schema: str, fn) -> None:
+        """The name, schema and kernel, and no fake, formula or vmap rule yet."""
         self._namespace = namespace
         self._name = name
         self._schema = schema
@@ -266,14 +278,6 @@ class CustomOpDef:
         self._backward = None
         self._setup_context = None
         self._vmap = None
-        self._signature = inspect.signature(fn)
-        if mutates_args == _UNKNOWN:
-            self._mutated = tuple(name for name, p in self._signature.parameters.items()
-                                  if "Tensor" in str(p.annotation))
-        else:
-            self._mutated = tuple(mutates_args)
-        self._function = self._make_function()
-        self.__doc__ = fn.__doc__
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._qualname})>"
@@ -886,19 +890,10 @@ class _DefinedOp(CustomOpDef):
     key (``Library.impl``)."""
 
     def __init__(self, namespace: str, name: str, schema: str, params, returns):
-        self._namespace = namespace
-        self._name = name
-        self._schema = schema
+        self._registrations(namespace, name, schema, None)
         self._params = params
         self._returns = returns
         self._impls: dict = {}
-        self._kernel = None
-        self._kernels: dict = {}
-        self._fake = None
-        self._backward = None
-        self._setup_context = None
-        self._vmap = None
-        self._init_fn = None
         parameters = []
         for arg, _, default, keyword_only, _ in params:
             kind = (inspect.Parameter.KEYWORD_ONLY if keyword_only
