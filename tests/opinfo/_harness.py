@@ -220,6 +220,19 @@ def to_leafgrad(obj, torch):
     return obj
 
 
+def tensors_in(obj) -> list:
+    """Every torch or leafgrad tensor in a nested structure (lists, tuples, dicts), in order."""
+    import torch
+
+    if isinstance(obj, (torch.Tensor, leafgrad.Tensor)):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for item in obj for t in tensors_in(item)]
+    if isinstance(obj, dict):
+        return [t for item in obj.values() for t in tensors_in(item)]
+    return []
+
+
 def first_line(error: BaseException) -> str:
     text = str(error)
     return text.splitlines()[0] if text else ""

@@ -32,15 +32,8 @@ def share(database):
     return [op for op in database if in_share(op.name)]
 
 
-def _tensors(obj, torch):
-    """Every tensor in a (nested) sample argument structure, in order."""
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for item in obj for t in _tensors(item, torch)]
-    if isinstance(obj, dict):
-        return [t for item in obj.values() for t in _tensors(item, torch)]
-    return []
+def _tensors(obj, lib=None):
+    return _harness.tensors_in(obj)
 
 
 def _grad_fn_names(obj, torch, leafgrad):
@@ -112,14 +105,7 @@ def compare_grad(torch, theirs_fn, ours_fn, sample, seed: int = 0) -> list[str]:
     return out
 
 
-def _tensors_l(obj, leafgrad):
-    if isinstance(obj, leafgrad.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for item in obj for t in _tensors_l(item, leafgrad)]
-    if isinstance(obj, dict):
-        return [t for item in obj.values() for t in _tensors_l(item, leafgrad)]
-    return []
+_tensors_l = _tensors
 
 
 def _clone_leaves(obj, torch):

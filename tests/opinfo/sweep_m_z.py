@@ -75,15 +75,9 @@ def _samples(torch, op, dtype, requires_grad, limit):
         return error
 
 
-def _tensors(obj, torch):
+def _tensors(obj, lib=None):
     """Every tensor in a nested structure, in order."""
-    if isinstance(obj, torch.Tensor) or isinstance(obj, leafgrad.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for item in obj for t in _tensors(item, torch)]
-    if isinstance(obj, dict):
-        return [t for item in obj.values() for t in _tensors(item, torch)]
-    return []
+    return H.tensors_in(obj)
 
 
 def _leafify(obj, torch):
