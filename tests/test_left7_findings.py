@@ -313,3 +313,27 @@ def test_lstsq_layouts_are_torchs():
         return out
 
     assert run(leafgrad) == run(torch)
+
+
+def test_isin_and_out_forms_as_torch():
+    """isin's few-test-elements kernel views them flat (a layout that cannot be viewed raises
+    view's error in torch, the sorting kernel for many does not); isin, diff, histc and inner
+    take out= (tests/out_cases.py checks them over dtypes)."""
+    def run(lib):
+        seen = []
+        a = lib.arange(6.0).reshape(2, 3) / 2
+        for count in (4, 6, 12, 13, 40):
+            base = lib.arange(float(count * 2)).reshape(2, count) / 2
+            for test in (base, base.t().contiguous().t(), base[:, ::2], base.t()):
+                try:
+                    seen.append(lib.isin(a, test).tolist())
+                except RuntimeError as error:
+                    seen.append(str(error))
+        out = lib.empty(0)
+        seen.append((lib.diff(a, out=out) is out, out.tolist(),
+                     lib.histc(a, 3, out=lib.empty(0)).tolist(),
+                     lib.inner(a, a, out=lib.empty(0)).tolist(),
+                     lib.isin(a, a[0], out=lib.empty(0, dtype=lib.bool)).tolist()))
+        return seen
+
+    assert run(leafgrad) == run(torch)

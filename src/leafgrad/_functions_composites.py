@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._out import CAST, EXPECT, Out, same_as, takes_out
 from .tensor import Tensor, _wrap
 from .autograd._vmap_state import state as _vmap_state
 from .ops._batching import per_example_call
@@ -50,6 +51,7 @@ def _require_tensor(value, function: str, argument: str, position: int) -> None:
 # -- differences and integrals -----------------------------------------------------------------
 
 
+@takes_out(Out("sub", CAST))  # (torch's diff_out writes through sub_out)
 def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's name
     """``torch.diff``: the n-th forward difference along ``dim`` (``prepend``/``append`` are
     concatenated first); bool tensors give logical xor, as in torch."""
@@ -271,17 +273,20 @@ dsplit = _split_family("dsplit", 2, 3)
 # -- products, combinations -------------------------------------------------------------------
 
 
-def inner(input, other):  # noqa: A002 - torch's name
-    """``torch.inner``: the sum over the last dims (a product for 0-d operands)."""
+def inner(input, other, *, out=None):  # noqa: A002 - torch's name
+    """``torch.inner``: the sum over the last dims (a product for 0-d operands); ``out=`` as
+    torch's inner_out, which writes through tensordot_out (or mul_out)."""
     lib = _lib()
     _require_tensor(input, "inner", "input", 1)
     _require_tensor(other, "inner", "other", 2)
     if input.ndim == 0 or other.ndim == 0:
-        return input * other
+        return input * other if out is None else lib.mul(input, other, out=out)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             f"inner() the last dimension must match on both input tensors but got shapes "
             f"{list(input.shape)} and {list(other.shape)}")
+    if out is not None:
+        return lib.tensordot(input, other, dims=([-1], [-1]), out=out)
     return lib.tensordot(input, other, dims=([-1], [-1]))
 
 
@@ -608,6 +613,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
+@takes_out(Out(None, EXPECT))
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
     if _vmap_state.active:  # torch's slow fallback (computed from arrays): per example
@@ -631,6 +637,11 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     first = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     second = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(
         test_elements)
+    if isinstance(test_elements, Tensor) and test_elements.ndim > 1 and \
+            second.size < int(10.0 * first.size ** 0.145):  # (numpy's heuristic, truncated)
+        # torch's brute-force kernel (few test elements) views them flat: a layout that
+        # cannot be viewed so raises view's error there, as in torch
+        test_elements.view(-1)
     return _wrap(np.isin(first, second, invert=invert))
 
 
@@ -652,6 +663,9 @@ def unravel_index(indices, shape):
     return tuple(_wrap(stacked).unbind(-1))
 
 
+@takes_out(Out(None, same_as("torch.histogram: input tensor and hist tensor should have the same "
+                             "dtype, but got input {r} and hist {o}"),
+               internal_overlap=False))  # (torch's histogram kernel writes into an expanded out)
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """``torch.histc``: counts in ``bins`` equal-width bins over [min, max] (the data's range
     when both are 0); the result has the input's dtype."""
