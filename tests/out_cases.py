@@ -161,6 +161,8 @@ OUT_CASES = {
     "diff": "lib.diff(x, out=OUT)",
     "histc": "lib.histc(x, 4, out=OUT)",
     "isin": "lib.isin(x, y, out=OUT)",
+    "searchsorted": "lib.searchsorted(v.sort().values, x, out=OUT)",
+    "bucketize": "lib.bucketize(x, v.sort().values, right=True, out=OUT)",
     "cross": "lib.cross(x, y, dim=1, out=OUT)",
     "linalg.cross": "lib.linalg.cross(x, y, out=OUT)",
     "cat": "lib.cat([x, y], out=OUT)",

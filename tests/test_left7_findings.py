@@ -337,3 +337,20 @@ def test_isin_and_out_forms_as_torch():
         return seen
 
     assert run(leafgrad) == run(torch)
+
+
+def test_searchsorted_and_bucketize_out_as_torch():
+    def run(lib):
+        seen = []
+        x, s = lib.tensor([1.0, 3.0, 6.0]), lib.tensor([1.0, 2.0, 4.0, 8.0])
+        for flag, dtype in itertools.product((False, True), ("int64", "int32", "float32")):
+            for call in (lambda out: lib.searchsorted(s, x, out_int32=flag, out=out),
+                         lambda out: lib.bucketize(x, s, out_int32=flag, out=out)):
+                out = lib.empty(0, dtype=getattr(lib, dtype))
+                try:
+                    seen.append((call(out) is out, out.tolist()))
+                except RuntimeError as error:
+                    seen.append(str(error))
+        return seen
+
+    assert run(leafgrad) == run(torch)

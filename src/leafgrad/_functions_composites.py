@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._out import CAST, EXPECT, Out, same_as, takes_out
+from ._out import CAST, EXPECT, Out, Rule, same_as, takes_out
 from .tensor import Tensor, _wrap
 from .autograd._vmap_state import state as _vmap_state
 from .ops._batching import per_example_call
@@ -507,6 +507,25 @@ def _refuse_wide_unsigned(tensor, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{tensor.dtype._legacy}'")
 
 
+class _SearchsortedOut(Rule):
+    """searchsorted's out dtype check: int32 with out_int32, else int64, in its own words."""
+
+    def __init__(self):
+        super().__init__("", None)
+
+    def check(self, result, out) -> None:
+        if result is not out:
+            raise RuntimeError(
+                "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                "or Long(int64) depending on whether out_int32 flag is True, but we got output "
+                f"tensor's dtype {out._legacy} and out_int32 flag is "
+                f"{result is _dtype.int32}")
+
+
+_SEARCHSORTED_OUT = _SearchsortedOut()
+
+
+@takes_out(Out(None, _SEARCHSORTED_OUT))
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
                  sorter=None):
     """``torch.searchsorted``: insertion points of ``input`` in the innermost dim of
@@ -604,6 +623,7 @@ def _torch_binary_search(boundaries: np.ndarray, values: np.ndarray, right: bool
     return start.reshape(values.shape)
 
 
+@takes_out(Out(None, _SEARCHSORTED_OUT))
 def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
     """``torch.bucketize``: the bucket of each element given 1-d sorted ``boundaries``."""
     _require_tensor(boundaries, "bucketize", "boundaries", 2)

@@ -123,8 +123,7 @@ NO_OUT = {
     "linalg.lstsq", "linalg.multi_dot", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu",
     "linalg.inv_ex", "linalg.solve_ex", "linalg.tensorinv",
     "linalg.tensorsolve", "special.modified_bessel_i0", "special.modified_bessel_i1",
-    "special.spherical_bessel_j0", "linalg.matrix_rank", "cholesky_solve", "searchsorted",
-    "linalg.vecdot", "bucketize", "svd", "cholesky_inverse",
+    "special.spherical_bessel_j0", "linalg.matrix_rank", "cholesky_solve",     "linalg.vecdot", "svd", "cholesky_inverse",
 }
 # leafgrad takes out= but still writes into an expanded one where torch refuses it
 OVERLAP_KNOWN = {
