@@ -366,3 +366,45 @@ def test_opcheck_finds_what_is_wrong():
     assert result["test_schema"] == "SUCCESS"
     assert isinstance(result["test_faketensor"], Exception)  # (shape 3, not 4)
     assert isinstance(result["test_aot_dispatch_dynamic"], Exception)  # (gradient g, not 2xg)
+
+
+def _kernel_switching(lib):
+    Tensor = lib.Tensor  # noqa: N806
+
+    @lib.library.custom_op("lgswitch::f", mutates_args=())
+    def f(x: Tensor) -> Tensor:
+        return x * 2
+
+    @f.register_kernel("cpu")
+    def _(x):
+        return x * 3
+
+    x = lib.ones(2)
+    print(f(x))
+    with f.set_kernel_enabled("cpu", enabled=False):
+        print(f(x))
+        with f.set_kernel_enabled("cpu", enabled=True):
+            print(f(x))
+        print(f(x))
+    print(f(x))
+
+
+def test_set_kernel_enabled_switches_the_registered_kernel():
+    _same_as_torch(_kernel_switching, 5)
+
+
+def test_unsupported_registrations_refuse_rather_than_ignore():
+    """register_vmap and register_torch_dispatch need layers leafgrad does not have: they
+    raise instead of accepting a rule that would never run."""
+    @leafgrad.library.custom_op("lgrefuse::f", mutates_args=())
+    def f(x: leafgrad.Tensor) -> leafgrad.Tensor:
+        return x * 2
+
+    for register in (lambda: f.register_vmap(lambda info, in_dims, x: (x * 2, 0)),
+                     lambda: f.register_torch_dispatch(object, lambda *a: None)):
+        try:
+            register()
+        except NotImplementedError as error:
+            assert "lgrefuse::f" in str(error)
+        else:
+            raise AssertionError("an unsupported registration was accepted")

@@ -269,3 +269,20 @@ def test_profiling_off_changes_nothing():
         (leafgrad.ones(2, requires_grad=True) * 3).sum().backward()
     assert Op.__dict__["apply"] is apply_before
     assert engine._observer is observer_before
+
+
+def test_metadata_reaches_the_trace(tmp_path):
+    """add_metadata/add_metadata_json while recording land at the top of the exported trace
+    (after the profile closes torch drops them)."""
+    found = []
+    for lib in _LIBS:
+        with _profiler(lib).profile() as prof:
+            (lib.ones(2) * 2).sum()
+            prof.add_metadata("run", "abc")
+            prof.add_metadata_json("cfg", '{"a": 1, "b": [2, 3]}')
+        prof.add_metadata("late", "dropped")
+        path = tmp_path / f"{lib.__name__}.json"
+        prof.export_chrome_trace(str(path))
+        document = json.loads(path.read_text())
+        found.append({k: document.get(k) for k in ("run", "cfg", "late")})
+    assert found[0] == found[1] == {"run": "abc", "cfg": {"a": 1, "b": [2, 3]}, "late": None}

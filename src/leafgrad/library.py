@@ -27,6 +27,7 @@ fallback does. Calls are checked against the schema with torch's messages.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import inspect
 import sys
 import typing
@@ -277,7 +278,6 @@ class CustomOpDef:
         self._fake = None
         self._backward = None
         self._setup_context = None
-        self._vmap = None
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._qualname})>"
@@ -316,19 +316,27 @@ class CustomOpDef:
         return register if fn is None else register(fn)
 
     def register_vmap(self, func=None, /):
-        def register(function):
-            self._vmap = function
-            return function
-
-        return register if func is None else register(func)
+        raise NotImplementedError(
+            f"{self._qualname}: register_vmap is not supported by leafgrad (its vmap runs a "
+            "custom operator's kernel on the batched tensors as they are)")
 
     def register_torch_dispatch(self, torch_dispatch_class, fn=None, /):
-        return (lambda function: function) if fn is None else fn
+        raise NotImplementedError(
+            f"{self._qualname}: register_torch_dispatch is not supported by leafgrad (it has no "
+            "__torch_dispatch__ layer)")
 
+    @contextlib.contextmanager
     def set_kernel_enabled(self, device_type: str, enabled: bool = True):
-        import contextlib
-
-        return contextlib.nullcontext()
+        """Within the block, the kernel registered for ``device_type`` is switched off (the
+        op's own function runs) or back on, as torch's context manager does."""
+        registered = self._kernels.get(device_type)
+        previous = self._kernel
+        if registered is not None and device_type in ("cpu", None):
+            self._kernel = registered if enabled else self._init_fn
+        try:
+            yield
+        finally:
+            self._kernel = previous
 
     # -- calling --------------------------------------------------------------------------------
     def _bind(self, args, kwargs):

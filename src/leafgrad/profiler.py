@@ -294,7 +294,12 @@ class profile:
         self._recorder().export_stacks(path, metric)
 
     def add_metadata(self, key: str, value: str) -> None:
-        """Accepted (torch adds it to the trace's metadata)."""
+        """A string written at the top of the exported trace (while recording, as torch)."""
+        self.add_metadata_json(key, '"' + value + '"')
 
     def add_metadata_json(self, key: str, value: str) -> None:
-        """Accepted (torch adds it to the trace's metadata)."""
+        """A JSON value written at the top of the exported trace (while recording)."""
+        import json
+
+        if self.profiler is not None and self.profiler._recording:
+            self.profiler._metadata[key] = json.loads(value)

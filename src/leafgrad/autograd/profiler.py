@@ -455,7 +455,7 @@ def _table(events, sort_by, row_limit, max_src_width, max_name_width, max_shapes
     return "\n".join(lines) + "\n"
 
 
-def _write_trace(path: str, events: list, base_ns: int = 0) -> None:
+def _write_trace(path: str, events: list, base_ns: int = 0, metadata: dict | None = None) -> None:
     """Kineto's trace layout (what TensorBoard's profiler plugin and Perfetto read): complete
     ("X") events with their category, microsecond start and duration, thread and arguments."""
     import os
@@ -472,8 +472,9 @@ def _write_trace(path: str, events: list, base_ns: int = 0) -> None:
         trace.append({"ph": "X", "cat": category, "name": event.trace_name, "pid": os.getpid(),
                       "tid": event.thread, "ts": round(event.time_range.start, 3),
                       "dur": round(event.cpu_time_total, 3), "args": args})
-    document = {"schemaVersion": 1, "deviceProperties": [], "traceEvents": trace,
-                "traceName": path, "displayTimeUnit": "ms", "baseTimeNanoseconds": base_ns}
+    document = {"schemaVersion": 1, "deviceProperties": [], **(metadata or {}),
+                "traceEvents": trace, "traceName": path, "displayTimeUnit": "ms",
+                "baseTimeNanoseconds": base_ns}
     text = json.dumps(document, indent=1)
     if path.endswith(".gz"):
         import gzip
@@ -795,6 +796,7 @@ class profile:
         self._recording = False
         self._events: list = []
         self._function_events = None
+        self._metadata: dict = {}  # (torch.profiler's add_metadata, written into the trace)
         self._start_ns = 0
         self._ids = itertools.count()
 
@@ -894,7 +896,7 @@ class profile:
         return str(self.function_events)
 
     def export_chrome_trace(self, path: str) -> None:
-        _write_trace(path, list(self.function_events), self._start_ns)
+        _write_trace(path, list(self.function_events), self._start_ns, self._metadata)
 
     def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
         if not self.with_stack:
