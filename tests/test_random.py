@@ -120,6 +120,42 @@ def test_large_draws_match_torch():
     assert_same_state()
 
 
+def test_float32_normal_fill_redoes_tied_blocks_exactly(monkeypatch):
+    """Small float32 fills run their FMAs unchecked and redo exactly the blocks where a float64
+    sum was a float32 tie: seeds where that happens (counted, so the test sees the path taken)
+    must still give torch's bits, for randn and for normal_ with a std (checked FMAs) too."""
+    redone = []
+    tied_rows = _random._Fma32Unchecked.tied_rows
+
+    def counting(self):
+        rows = tied_rows(self)
+        redone.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(_random._Fma32Unchecked, "tied_rows", counting)
+    for seed in (11, 17, 18, 28, 38, 3):
+        seed_both(seed)
+        for size in (4096, 16, 33, 1000):
+            assert_same(_random.normal((size,), np.float32), torch.randn(size))
+            assert_same(_random.normal((size,), np.float32, 0.5, 3.0),
+                        torch.empty(size).normal_(0.5, 3.0))
+            assert_same(_random.normal((size,), np.float32, -1.0, 1.0),
+                        torch.empty(size).normal_(-1.0, 1.0))
+        assert_same_state()
+    assert sum(redone) >= 5 and redone.count(0) > 0
+
+
+def test_normal_zero_radius_is_a_positive_zero():
+    """u1 == 1 gives a radius of 0; fma(-0., 1, 0.) is 0., so randn never gives -0. (seed 34:
+    elements 298484 and 298492, the cosine and sine lanes of one pair, both negative)."""
+    seed_both(34)
+    ours = _random.normal((298496,), np.float32)
+    theirs = torch.randn(298496)
+    assert ours[298484] == 0 and ours[298492] == 0
+    assert_same(ours, theirs)
+    assert_same_state()
+
+
 @pytest.mark.parametrize("np_dtype, torch_dtype", [(np.complex64, torch.complex64),
                                                    (np.complex128, torch.complex128)])
 def test_complex_draws_fill_the_real_view(np_dtype, torch_dtype):

@@ -399,6 +399,38 @@ def _fma32(a, b, c) -> np.ndarray:
     return total.astype(np.float32)
 
 
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+class _Fma32Unchecked:
+    """``_fma32`` without its tie check, for a kernel's sequence of multiply-adds on arrays of
+    one shape: each float64 sum is kept in a row of one buffer, and ``ties()`` checks them all
+    at once afterwards. Where it finds one (rare where the product has many significant bits: a
+    float64 sum exactly halfway between two float32 values), the kernel is run again with
+    ``_fma32`` on the rows concerned. Half the NumPy calls per FMA."""
+
+    __slots__ = ("_sums", "_used")
+
+    def __init__(self, count: int, shape):
+        self._sums = np.empty((count,) + tuple(shape), dtype=np.float64)
+        self._used = 0
+
+    def __call__(self, a, b, c) -> np.ndarray:
+        total = self._sums[self._used]
+        self._used += 1
+        np.multiply(a, b, out=total, dtype=np.float64)
+        total += c
+        return total.astype(np.float32)
+
+    def tied_rows(self) -> np.ndarray:
+        """Indices along the arrays' first axis where some FMA's float64 sum was a tie."""
+        bits = self._sums[: self._used].view(_U64)
+        tied = (bits & _LOW29) == _HALF_LSB32
+        if not tied.any():
+            return _NO_ROWS
+        return np.flatnonzero(tied.reshape(self._used, bits.shape[1], -1).any(axis=(0, 2)))
+
+
 def _two_sum_error(a, b, total):
     """Exact ``a + b - total`` where ``total`` is the rounded float sum (Knuth's TwoSum)."""
     b_virtual = total - a
@@ -638,7 +670,7 @@ def _normal_scalar(gen: Generator, count: int, mean: float, std: float) -> np.nd
         gen._next_double = radius * math.sin(theta)
         standard[index] = radius * math.cos(theta)
     # The compiled ``value * std + mean`` is fused.
-    return _fma64(standard, std, mean) if _FUSED_UNIFORM else standard * std + mean
+    return _fma_or_exact64(standard, std, mean) if _FUSED_UNIFORM else standard * std + mean
 
 
 def _libm_map(function, values: np.ndarray) -> np.ndarray:
@@ -665,15 +697,16 @@ def _fill16_double(u: np.ndarray, mean, std) -> np.ndarray:
 
 
 def _fma_or_exact64(x, std, mean):
-    """fma(x, std, mean), skipped for randn's (1, 0) where it is exactly x."""
-    if std == 1 and mean == 0:
-        return x
+    """fma(x, std, mean); with std 1 it is the one rounding of x + mean (x itself for randn's
+    (1, 0), where -0. + 0. is 0. as in the FMA)."""
+    if std == 1:
+        return x + mean
     return _fma64(x, std, mean)
 
 
 def _fma_or_exact32(x, std, mean):
-    if std == 1 and mean == 0:
-        return x
+    if std == 1:
+        return x + mean
     return _fma32(x, std, mean)
 
 
@@ -694,13 +727,30 @@ _ONE, _HALF, _ZERO = np.float32(1.0), np.float32(0.5), np.float32(0.0)
 _SIGN_BIT = np.uint32(0x80000000)
 
 
+# Up to this many blocks the FMAs run unchecked first (fewer NumPy calls); past it the kept
+# sums fall out of cache and the checked FMAs are as fast.
+_AVX2_UNCHECKED_BLOCKS = 256
+
+
 def _fill16_avx2(u: np.ndarray, mean, std) -> np.ndarray:
     """NormalFill16<float> of torch's AVX2 build, one NumPy op per instruction.
 
     The order of operations and which multiply-adds are fused follow the compiled code of
     torch 2.13 (libtorch_cpu.so, 22 FMA instructions), not its C++ source: GCC fused 20
-    separate multiply and add intrinsics of avx_mathfun.h; two FMAs are explicit.
+    separate multiply and add intrinsics of avx_mathfun.h; two FMAs are explicit. The FMAs run
+    unchecked first and again exactly only where a float32 tie turned up.
     """
+    if len(u) > _AVX2_UNCHECKED_BLOCKS:
+        return _fill16_avx2_with(u, mean, std, _fma32)
+    unchecked = _Fma32Unchecked(18, (u.shape[0], 8))
+    out = _fill16_avx2_with(u, mean, std, unchecked)
+    tied = unchecked.tied_rows()
+    if len(tied):
+        out[tied] = _fill16_avx2_with(u[tied], mean, std, _fma32)
+    return out
+
+
+def _fill16_avx2_with(u: np.ndarray, mean, std, fma32) -> np.ndarray:
     u1 = _ONE - u[:, :8]
     u2 = u[:, 8:]
     # log256_ps(u1)
@@ -713,12 +763,14 @@ def _fill16_avx2(u: np.ndarray, mean, std) -> np.ndarray:
     exponent = exponent - np.where(small, _ONE, _ZERO)
     x = (x + np.float32(-1.0)) + shifted
     z = x * x
-    y = _fma32(_LOG_POLY[0], x, _LOG_POLY[1])
+    y = fma32(_LOG_POLY[0], x, _LOG_POLY[1])
     for coefficient in _LOG_POLY[2:]:
-        y = _fma32(y, x, coefficient)
-    y = _fma32(x * y, z, exponent * _LOG_Q1)
-    y = _fma32(-z, _HALF, y)
-    log_u1 = _fma32(exponent, _LOG_Q2, x + y)
+        y = fma32(y, x, coefficient)
+    y = fma32(x * y, z, exponent * _LOG_Q1)
+    # Exact products (z / 2; a 7-bit exponent times ln 2's 9-bit high part): these two FMAs
+    # are float32 additions, which need no emulation (and their sums are often ties).
+    y = y - z * _HALF
+    log_u1 = exponent * _LOG_Q2 + (x + y)
     radius = np.sqrt(log_u1 * np.float32(-2.0))
     # sincos256_ps(2 pi u2)
     theta = _TWO_PI_F32 * u2
@@ -729,21 +781,22 @@ def _fill16_avx2(u: np.ndarray, mean, std) -> np.ndarray:
     sin_sign = (theta.view(np.uint32) & _SIGN_BIT) ^ ((octant & 4) << 29).astype(np.uint32)
     cos_sign = ((~(even_octant - 2)) & 4).astype(np.uint32) << np.uint32(29)
     use_sine_poly = (octant & 2) == 0
-    x = _fma32(y, _DP1, magnitude)
-    x = _fma32(_DP2, y, x)
-    x = _fma32(y, _DP3, x)
+    x = fma32(y, _DP1, magnitude)
+    x = fma32(_DP2, y, x)
+    x = fma32(y, _DP3, x)
     z = x * x
-    cos_poly = _fma32(_COS_POLY[0], z, _COS_POLY[1])
-    cos_poly = _fma32(cos_poly, z, _COS_POLY[2])
-    cos_poly = _fma32(z, z * cos_poly, -(z * _HALF)) + _ONE
-    sin_poly = _fma32(_SIN_POLY[0], z, _SIN_POLY[1])
-    sin_poly = _fma32(sin_poly, z, _SIN_POLY[2])
-    sin_poly = _fma32(x, z * sin_poly, x)
+    cos_poly = fma32(_COS_POLY[0], z, _COS_POLY[1])
+    cos_poly = fma32(cos_poly, z, _COS_POLY[2])
+    cos_poly = fma32(z, z * cos_poly, -(z * _HALF)) + _ONE
+    sin_poly = fma32(_SIN_POLY[0], z, _SIN_POLY[1])
+    sin_poly = fma32(sin_poly, z, _SIN_POLY[2])
+    sin_poly = fma32(x, z * sin_poly, x)
     sin_part = np.where(use_sine_poly, sin_poly, _ZERO)
     cos_part = np.where(use_sine_poly, _ZERO, cos_poly)
     sine = (sin_part + cos_part).view(np.uint32) ^ sin_sign
     cosine = ((sin_poly - sin_part) + (cos_poly - cos_part)).view(np.uint32) ^ cos_sign
     out = np.empty_like(u)
+    # Checked: with a power-of-two std these sums are often ties.
     out[:, :8] = _fma_or_exact32(radius * cosine.view(np.float32), std, mean)
     out[:, 8:] = _fma_or_exact32(radius * sine.view(np.float32), std, mean)
     return out
