@@ -18,3 +18,19 @@ def _set_multithreading_enabled(mode: bool) -> None:
     from .autograd.grad_mode import state
 
     state.multithreading = bool(mode)
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    """torch._C._set_grad_enabled: switch grad mode for this thread (as set_grad_enabled)."""
+    from .autograd.grad_mode import state
+
+    if not isinstance(mode, bool):
+        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {type(mode).__name__}")
+    state.grad_enabled = mode
+
+
+def _get_tracing_state():
+    """torch._C._get_tracing_state: None outside torch.jit.trace (leafgrad's traces run the
+    Python code, with no tracing state to report)."""
+    return None

@@ -98,6 +98,7 @@ from ._api_extra import *  # noqa: F403,E402 - OutOfMemoryError, is_storage, get
 from . import hub  # noqa: E402 - torch.hub: checkpoints from URLs, hubconf.py entry points
 from . import signal  # noqa: E402 - torch.signal.windows
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset
+from . import _dynamo  # noqa: E402 - torch._dynamo: reset, disable, config, explain, ...
 from ._numpy_aliases import add_aliases as _add_aliases, add_method_aliases as _add_methods
 
 # x.sum(axis=0, keepdims=True) and torch.mean(x, axis=1) work, as in torch
