@@ -74,8 +74,8 @@ _INTERNAL_SAVES = frozenset((
     "decimals", "descending", "dtype", "extrema", "factor", "forward", "hermitian", "in_strides",
     "input_size", "input_sizes", "largest", "last_dim_size", "layouts", "memory_format", "nan",
     "neginf", "normalized_ndim", "num_bags", "num_groups", "num_weights", "output_mask",
-    "output_shape", "posinf", "rtol", "samples", "shape", "softmax", "sorted", "spatial",
-    "stable", "var", "weight_array",
+    "output_shape", "posinf", "rtol", "samples", "shape", "slow", "softmax", "sorted",
+    "spatial", "stable", "var", "weight_array",
 ))
 
 
@@ -266,11 +266,15 @@ class Node:
                 value = params.get(key, _NO_PARAM)
                 if value is _NO_PARAM and self._never_saved(key):
                     return None
+                if value is _NO_PARAM and key in (getattr(type(self), "saved_computed", None)
+                                                  or ()):
+                    return type(self).saved_computed[key](self)
                 if value is _NO_PARAM or isinstance(value, (tensor_class, SavedTensor)):
                     raise RuntimeError(FREED_MESSAGE)
                 if key == "reduction" and value.__class__ is str:
                     return _REDUCTIONS.get(value, value)
-                return value
+                view = getattr(type(self), "saved_param_view", None)
+                return value if view is None else view(self, key, value)
             if (key,) in saved:  # an integer output kept as an array (ops/registry.py)
                 return saved[(key,)].unpack(self)
             if key in saved:
@@ -292,7 +296,8 @@ class Node:
                 value = params[key]
                 if key == "reduction" and value.__class__ is str:  # torch saves the enum's
                     return _REDUCTIONS.get(value, value)  # integer (at::Reduction)
-                return value
+                view = getattr(type(self), "saved_param_view", None)  # (as torch shows it)
+                return value if view is None else view(self, key, value)
             defaults = getattr(type(self), "saved_defaults", None)
             if defaults and key in defaults:  # a parameter left at its default (add's alpha)
                 return defaults[key]

@@ -280,6 +280,39 @@ def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
 # takes the same backend: a row-major (N, O, *output sizes), whatever the input's layout.
 
 
+def _saved_param_view(node, key: str, value):
+    """torch's ConvolutionBackward0 shows a 1-d convolution's stride, padding and dilation with
+    one element; leafgrad runs it as a 2-d one of height 1 (its params carry that extra dim)."""
+    if node._params.get("spatial") == 1 and key in ("stride", "padding", "dilation"):
+        return tuple(value[1:])
+    return value
+
+
+def _saved_bias_sizes(node):
+    """torch's ``bias_sym_sizes_opt``: the bias's sizes, (0,) without a bias."""
+    meta = node._input_meta
+    return tuple(meta[2][0]) if len(meta) > 2 and meta[2] is not None else (0,)
+
+
+def _saved_output_padding(node):
+    """The output padding a transposed convolution's output size implies (0s for others);
+    for ConvolutionBackwardBackward0, its grad_output is that output."""
+    p = node._params
+    spatial = p["spatial"]
+    if "output_shape" in p:
+        sizes_in, kernel = node.input_shape(0)[2:], node.input_shape(1)[2:]
+        sizes_out = tuple(p["output_shape"])[-spatial:]
+    elif p.get("transposed"):
+        sizes_in, kernel = node.input_shape(1)[2:], node.input_shape(2)[2:]
+        sizes_out = node.input_shape(0)[2:]
+    else:
+        return (0,) * spatial
+    view = {key: _saved_param_view(node, key, p[key]) for key in ("stride", "padding", "dilation")}
+    return tuple(int(out - ((n - 1) * s - 2 * pad + d * (k - 1) + 1)) for out, n, k, s, pad, d in
+                 zip(sizes_out, sizes_in, kernel, view["stride"], view["padding"],
+                     view["dilation"]))
+
+
 @register
 class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
@@ -294,6 +327,10 @@ class Convolution(Op):
     saves = {"input": ("input", "weight", "bias"), "weight": ("input", "weight", "bias"),
              "columns": ("weight",)}
     torch_names = ("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d")
+    # what torch's ConvolutionBackward0 also shows
+    saved_computed = {"transposed": lambda node: False, "output_padding": _saved_output_padding,
+                      "bias_sym_sizes_opt": _saved_bias_sizes}
+    saved_param_view = staticmethod(_saved_param_view)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial):
@@ -453,6 +490,9 @@ class ConvTranspose(Op):
     inputs = ("input", "weight", "bias")
     saves = {"input": ("input", "weight", "bias"), "weight": ("input", "weight", "bias")}
     torch_names = ("nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d")
+    saved_computed = {"transposed": lambda node: True, "output_padding": _saved_output_padding,
+                      "bias_sym_sizes_opt": _saved_bias_sizes}
+    saved_param_view = staticmethod(_saved_param_view)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial, output_shape):
@@ -523,6 +563,8 @@ class ConvolutionBackward(Op):
     saves = {"grad_output": ("input", "weight"), "input": ("grad_output",),
              "weight": ("grad_output",)}
     torch_names = ()
+    saved_computed = {"output_padding": _saved_output_padding}
+    saved_param_view = staticmethod(_saved_param_view)
 
     @staticmethod
     def forward(ctx, g, x, w, output_mask, transposed, stride, padding, dilation, groups,
