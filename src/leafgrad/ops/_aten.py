@@ -40,6 +40,17 @@ def _alias(tensor):
     return OPS["Alias"].apply(tensor)
 
 
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    """aten.convolution: the conv{1,2,3}d / conv_transpose{1,2,3}d its dims name."""
+    spatial = input.dim() - 2
+    if transposed:
+        return getattr(_F(), f"conv_transpose{spatial}d")(
+            input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return getattr(_F(), f"conv{spatial}d")(input, weight, bias, stride, padding, dilation,
+                                            groups)
+
+
 # name: (torch 2.13's overload names, {overload: function}, the packet's call)
 _TABLE = {
     "add": (("Tensor", "Scalar", "out", "Scalar_out", "t", "str", "int", "complex", "float",
@@ -79,6 +90,15 @@ _TABLE = {
     "addmm": (("default", "out", "dtype_out", "dtype"),
               {"default": lambda self, mat1, mat2, *, beta=1, alpha=1: _lib().addmm(
                   self, mat1, mat2, beta=beta, alpha=alpha)}, None),
+    "baddbmm": (("default", "out", "dtype_out", "dtype"),
+                {"default": lambda self, batch1, batch2, *, beta=1, alpha=1: _lib().baddbmm(
+                    self, batch1, batch2, beta=beta, alpha=alpha)}, None),
+    "convolution": (("default", "out"), {"default": lambda *a: _convolution(*a)}, None),
+    "_convolution": (("deprecated", "default", "out"),
+                     {"default": lambda *a: _convolution(*a[:9]),
+                      "deprecated": lambda *a: _convolution(*a[:9])},
+                     lambda *a: _convolution(*a[:9])),
+    "convolution_backward": (("default", "out"), {}, None),
     "relu": (("default", "out"), {"default": lambda self: _lib().relu(self)}, None),
     "sigmoid": (("default", "out"), {"default": lambda self: _lib().sigmoid(self)}, None),
     "abs": (("default", "out"), {"default": lambda self: _lib().abs(self)}, None),
@@ -207,7 +227,7 @@ class OpOverloadPacket:
         self._qualified_op_name = f"aten::{name}"
         self._overload_names = overloads
         self._functions = functions
-        self._call = call if call is not None else functions[overloads[0]]
+        self._call = call if call is not None else functions.get(overloads[0])
 
     def overloads(self) -> list:
         return list(self._overload_names)
@@ -227,6 +247,8 @@ class OpOverloadPacket:
         return f"aten.{self.__name__}"
 
     def __call__(self, *args, **kwargs):
+        if self._call is None:
+            raise NotImplementedError(f"leafgrad has no implementation of {self}")
         return self._call(*args, **kwargs)
 
 
