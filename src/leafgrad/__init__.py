@@ -95,6 +95,8 @@ from ._compile.api import compile  # noqa: E402 - torch.compile: capture and rep
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402 - torch.from_dlpack
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402 - torch.svd_lowrank, .pca_lowrank
 from ._api_extra import *  # noqa: F403,E402 - OutOfMemoryError, is_storage, get_device_module, ...
+from ._sym import *  # noqa: F403,E402 - sym_int, sym_max, ..., norm_except_dim, is_distributed
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from . import hub  # noqa: E402 - torch.hub: checkpoints from URLs, hubconf.py entry points
 from . import signal  # noqa: E402 - torch.signal.windows
 from . import compiler  # noqa: E402 - torch.compiler: is_compiling, disable, set_stance, reset

@@ -111,7 +111,13 @@ SAMPLES.update({
         Sample(_warnless(lambda lib, a: lib.cholesky(_spd(lib, a))), (((3, 3), A),)),
         Sample(_warnless(lambda lib, a: _spd(lib, a).cholesky(upper=True)), (((2, 3, 3), A),)),
     ],
+    "NormAll": [  # (0-d: torch's forward AD fails on other shapes, tests/test_sym_and_...)
+        Sample(lambda lib, a: lib.norm_except_dim(a, 2, -1), (((), A),)),
+        Sample(lambda lib, a: lib.norm_except_dim(a, 3, -1), (((), A),)),
+    ],
     "NormDims": [
+        Sample(lambda lib, a: lib.norm_except_dim(a, 2, 0), ((S234, A),)),
+        Sample(lambda lib, a: lib.norm_except_dim(a, 1, 1), ((S234, A),)),
         Sample(_warnless(lambda lib, a: lib.frobenius_norm(a, [1])), ((S234, A),)),
         Sample(_warnless(lambda lib, a: lib.frobenius_norm(a, [0, -1], True)), ((S234, A),)),
     ],

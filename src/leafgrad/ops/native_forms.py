@@ -57,6 +57,28 @@ class NormDims(LinalgVectorNorm):
 
 
 @register
+class NormAll(LinalgVectorNorm):
+    """``norm(self, p)`` over every element (ATen's norm.Scalar, which norm_except_dim calls
+    for dim -1): the vector norm's values and formulas under torch's NormBackward0."""
+
+    node = "NormBackward0"
+    complex_ok = True
+    torch_names = ("norm_except_dim",)
+
+    def jvp(self, tangents, primals, result):
+        # torch's norm.Scalar forward-AD formula keeps the reduced dims, so setting its tangent
+        # on the 0-d result fails with its size-mismatch error
+        a = primals[0]
+        if a.ndim:
+            kept = ", ".join(["1"] * a.ndim)
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size [] while the given "
+                f"forward gradient is of size [{kept}].")
+        return super().jvp(tangents, primals, result)
+
+
+@register
 class NativeDropout(Op):
     """``(input * mask * scale, mask)`` for a mask drawn by the caller (``native_dropout``)."""
 
