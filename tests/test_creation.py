@@ -112,3 +112,37 @@ def test_tensor_of_values_beyond_a_small_float_dtype_is_inf_silently():
             mine = leafgrad.tensor(data, dtype=getattr(leafgrad, name))
         theirs = torch.tensor(data, dtype=getattr(torch, name))
         np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+def test_tensor_from_lists_of_numbers_one_pass():
+    """torch.tensor of Python numbers (one or two levels, the one-pass path) and of everything
+    next to it that takes the general path: dtypes, values, errors as torch's, under both
+    default dtypes."""
+    from ._torch import require_torch
+
+    torch = require_torch()
+    big = 2 ** 63
+    cases = [[1.0, 2.0, 3.0], [1, 2, 3], [True, False], [1, 2.5], [True, 2], [True, 2.5],
+             (1, 2), ([1, 2], [3, 4]), [[1.5, 2], [3, 4]], [[True], [False]], [(1, 2), [3, 4]],
+             [[1, 2], [3]], [[1, 2], 3], [1, [2]], [big - 1], [big], [-big], [-big - 1],
+             [[1, big]], [1e300, 1], [float("nan"), float("inf")], [-0.0], [[]], [[], []],
+             [0.1, 0.2], [[0.1], [0.3]], [1, None], [[1, "a"]], [1 + 2j, 1], [np.float64(1.5)],
+             [np.int32(3), 1], [[np.float32(1.5)], [2.0]], [[[1, 2]], [[3, 4]]], [(), ()],
+             [[1, 2], (3, 4.5)], [True], [False, 0.0]]
+
+    def outcome(lib, data):
+        try:
+            out = lib.tensor(data)
+        except Exception as error:  # noqa: BLE001 - compared by type and first line
+            return type(error).__name__, str(error).splitlines()[0]
+        return str(out.dtype).split(".")[-1], tuple(out.shape), out.numpy().tobytes()
+
+    for default in (torch.float32, torch.float64):
+        torch.set_default_dtype(default)
+        leafgrad.set_default_dtype(getattr(leafgrad, str(default).split(".")[-1]))
+        try:
+            for data in cases:
+                assert outcome(leafgrad, data) == outcome(torch, data), data
+        finally:
+            torch.set_default_dtype(torch.float32)
+            leafgrad.set_default_dtype(leafgrad.float32)

@@ -286,9 +286,41 @@ def _replace_tensors(data):
     return data
 
 
+def _plain_numbers(data):
+    """The dtype torch infers for a list (or tuple) of Python floats/ints/bools, or of equally
+    long such rows, in one pass over it; None for anything else (the general path decides)."""
+    first = data[0]
+    kind = first.__class__
+    if kind in _PLAIN:
+        kinds = set(map(type, data))
+    elif kind is list or kind is tuple:
+        width = len(first)
+        if not width:
+            return None
+        kinds = set()
+        for row in data:
+            if (row.__class__ is not list and row.__class__ is not tuple) or len(row) != width:
+                return None
+            kinds.update(map(type, row))
+    else:
+        return None
+    if not kinds <= _PLAIN:
+        return None
+    if float in kinds:
+        return _dtype.get_default_dtype()
+    return _dtype.int64 if int in kinds else _dtype.bool
+
+
 def array_from_data(data, target=None) -> np.ndarray:
     """A new array holding ``data`` (nested sequences of numbers, arrays or one-element
     tensors) in ``target`` or in the inferred dtype."""
+    if target is None and (data.__class__ is list or data.__class__ is tuple) and data:
+        inferred = _plain_numbers(data)  # the common case: numbers, one or two levels deep
+        if inferred is not None:
+            try:
+                return np.array(data, dtype=inferred.np)
+            except OverflowError:  # an int past int64: the general path raises torch's error
+                pass
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if _other_sequence(data):  # a deque, array.array, memoryview, ...: its elements

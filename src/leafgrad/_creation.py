@@ -74,6 +74,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # Convert straight to the requested dtype: going through the inferred default dtype
         # first would round 0.3 to float32 before widening it.
         array = _construct.array_from_data(data, dtype)
+    elif data.__class__ is list or data.__class__ is tuple:
+        array = _construct.array_from_data(data)  # (a new array already: no second copy)
     else:
         array = copied(_infer_array(data), dtype.np if dtype is not None else None,
                        isinstance(data, np.ndarray))
