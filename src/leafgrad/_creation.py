@@ -145,6 +145,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return result
 
 
+_LARGEST_SIZE = 2**63 - 1
+
+
 def _size(size, name: str = "zeros") -> tuple:
     """A size given as ``2, 3`` or ``(2, 3)``, checked with torch's argument-parser messages
     (its IntArrayRef parsing) and its negative-dimension errors (``zeros`` says
@@ -154,6 +157,12 @@ def _size(size, name: str = "zeros") -> tuple:
         size, packed = tuple(size[0]), True
     else:
         packed = False
+    for s in size:  # the common case: non-negative Python ints
+        if s.__class__ is not int or s < 0 or s > _LARGEST_SIZE:
+            break
+    else:
+        check_storage(size, 1)
+        return size
     for position, s in enumerate(size):
         if s.__class__ is int:
             continue

@@ -547,6 +547,11 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None) -> np.ndarray:
     if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise _not_implemented("check_uniform_bounds", dtype)
     low, high = float(low), float(high)
+    if low == 0.0 and high == 1.0 and (dtype == np.float32 or dtype == np.float64):
+        # torch.rand: the draws themselves (in range, never 1, no scaling to round)
+        count = math.prod(shape)
+        draw = _uniform24 if dtype == np.float32 else _uniform53
+        return draw(_generator(generator), count).reshape(shape)
     finfo = _finfo(dtype)
     for value, name in ((low, "from"), (high, "to")):
         if not float(finfo.min) <= value <= float(finfo.max):
@@ -658,17 +663,23 @@ _TWO_PI = 2.0 * math.pi
 def _normal_scalar(gen: Generator, count: int, mean: float, std: float) -> np.ndarray:
     """at::normal_distribution<double>: Box-Muller on two 53-bit uniforms, the sine half cached
     in the generator for the next element (even across calls)."""
-    standard = np.empty(count, dtype=np.float64)
-    for index in range(count):
-        if gen._next_double is not None:
-            standard[index] = gen._next_double
-            gen._next_double = None
-            continue
-        u1, u2 = _uniform53(gen, 2).tolist()
-        radius = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = _TWO_PI * u1
-        gen._next_double = radius * math.sin(theta)
-        standard[index] = radius * math.cos(theta)
+    values = []
+    if count and gen._next_double is not None:
+        values.append(gen._next_double)
+        gen._next_double = None
+    pairs = (count - len(values) + 1) // 2
+    if pairs:  # (the pairs' uniforms are consecutive draws: one call draws them all)
+        uniforms = _uniform53(gen, 2 * pairs).tolist()
+        sqrt, log1p, sin, cos = math.sqrt, math.log1p, math.sin, math.cos
+        for first in range(0, 2 * pairs, 2):
+            radius = sqrt(-2.0 * log1p(-uniforms[first + 1]))
+            theta = _TWO_PI * uniforms[first]
+            values.append(radius * cos(theta))
+            if len(values) < count:
+                values.append(radius * sin(theta))
+            else:  # cached for the next draw
+                gen._next_double = radius * sin(theta)
+    standard = np.array(values, dtype=np.float64)
     # The compiled ``value * std + mean`` is fused.
     return _fma_or_exact64(standard, std, mean) if _FUSED_UNIFORM else standard * std + mean
 
