@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from .adaptive import _lr
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -183,7 +182,9 @@ class LBFGS(Optimizer):
                 return closure()
 
         group = self.param_groups[0]
-        lr = _lr(group["lr"])
+        lr = group["lr"]
+        if isinstance(lr, Tensor) and lr.dim() != 0:  # torch's _to_scalar: a tensor lr stays
+            lr = lr.squeeze()  # one (0-d), so the step length t is a tensor in the state
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size = group["history_size"]
