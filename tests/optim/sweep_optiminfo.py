@@ -150,7 +150,11 @@ def _program(lib, cls_name, kwargs, start, sparse, factories):
     def closure_for(opt, w, b):
         def closure():
             opt.zero_grad()
-            loss = (w.mv(input_) + b).pow(2).sum()
+            if w.is_complex():  # (elementwise: complex mv is BLAS's zgemv, a matter apart)
+                out = (w * input_).sum(1) + b
+                loss = lib.view_as_real(out).pow(2).sum()
+            else:
+                loss = (w.mv(input_) + b).pow(2).sum()
             loss.backward()
             if sparse:
                 w.grad = w.grad.to_sparse()
@@ -245,6 +249,8 @@ def sweep_info(torch, info, dtypes=DTYPES, schedulers: bool = True) -> dict:
     name = info.optim_cls.__name__
     sparse = info.only_supports_sparse_grads
     for dtype_name in dtypes:
+        if dtype_name.startswith("complex") and not info.supports_complex:
+            continue
         start_t = _start(torch, dtype_name)
         start_l = to_leafgrad(start_t, torch)
         runs = [(None, [])]
@@ -309,6 +315,88 @@ def sweep_differentiable(torch, info) -> dict:
         problems = _compare(torch, theirs, ours)
         if problems:
             found[(name, desc, "float64", "differentiable")] = problems
+    return found
+
+
+def _api_program(lib, cls_name, kwargs, start, sparse):
+    """torch's test_optim.py cheap checks on one optimizer: every hook kind (what it sees, in
+    which order, what returning a value does), a parameter group added after two steps,
+    zero_grad both ways, a pickle round trip of the optimizer and of its state dict."""
+    import pickle
+
+    weight0, bias0, input_ = start
+    weight = lib.nn.Parameter(weight0.clone())
+    bias = lib.nn.Parameter(bias0.clone())
+    extra = lib.nn.Parameter(bias0.clone() * 0.5)
+    log: list = []
+    optimizer = getattr(lib.optim, cls_name)([weight], **kwargs)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = (weight.mv(input_) + bias).pow(2).sum()
+        if any(extra is p for g in optimizer.param_groups for p in g["params"]):
+            loss = loss + (extra * bias).sum()
+        loss.backward()
+        if sparse:
+            for p in (weight, bias, extra):
+                if p.grad is not None:
+                    p.grad = p.grad.to_sparse()
+        return loss
+
+    handles = [
+        optimizer.register_step_pre_hook(lambda opt, args, kw: log.append(("pre", len(args)))),
+        optimizer.register_step_post_hook(lambda opt, args, kw: log.append(("post", len(kw)))),
+        optimizer.register_state_dict_pre_hook(lambda opt: log.append("sd pre")),
+        optimizer.register_state_dict_post_hook(
+            lambda opt, sd: log.append(("sd post", sorted(sd)))),
+        optimizer.register_load_state_dict_pre_hook(
+            lambda opt, sd: log.append(("load pre", sorted(sd)))),
+        optimizer.register_load_state_dict_post_hook(lambda opt: log.append("load post")),
+    ]
+    seen: list = []
+    for _ in range(2):
+        optimizer.step(closure)
+    group = {"params": [bias, extra]}
+    if cls_name != "LBFGS":
+        group["lr"] = 0.01
+    seen.append(("add_param_group", *_attempt(lambda: optimizer.add_param_group(group))))
+    seen.append(("step after", *_attempt(lambda: [optimizer.step(closure) for _ in range(2)])))
+    state = optimizer.state_dict()
+    seen.append(("state_dict", _plain(copy.deepcopy(state), lib)))
+    seen.append(("load", *_attempt(lambda: optimizer.load_state_dict(copy.deepcopy(state)))))
+    seen.append(("pickled state", *_attempt(
+        lambda: _plain(pickle.loads(pickle.dumps(state)), lib))))
+    seen.append(("pickled optimizer", *_attempt(
+        lambda: _plain(pickle.loads(pickle.dumps(optimizer)).state_dict(), lib))))
+    seen.append(("repr", repr(optimizer)))
+    for handle in handles:
+        handle.remove()
+    seen.append(("step unhooked", *_attempt(lambda: optimizer.step(closure))))
+    seen.append(("log", log))
+    closure()
+    optimizer.zero_grad(set_to_none=False)
+    seen.append(("zero_grad(False)", [None if p.grad is None else p.grad.to_dense()
+                                      for p in (weight, bias, extra)]))
+    return seen
+
+
+def sweep_api(torch, info, dtype_name: str = "float64", count: int = 4) -> dict:
+    """{(optimizer, desc, dtype, 'api'): [differences]} for the first ``count`` configs (the
+    first optim input with each impl flag)."""
+    found = {}
+    name = info.optim_cls.__name__
+    start_t = _start(torch, dtype_name)
+    start_l = to_leafgrad(start_t, torch)
+    for desc, kwargs in configs(info, getattr(torch, dtype_name))[:count]:
+        if "differentiable" in desc:  # (a leaf's differentiable step raises: sweep_info's)
+            continue
+        theirs = _api_program(torch, name, copy.deepcopy(kwargs), start_t,
+                              info.only_supports_sparse_grads)
+        ours = _api_program(leafgrad, name, _Converter(torch)(kwargs), start_l,
+                            info.only_supports_sparse_grads)
+        problems = _compare(torch, theirs, ours)
+        if problems:
+            found[(name, desc, dtype_name, "api")] = problems
     return found
 
 
@@ -380,7 +468,7 @@ def main() -> None:
         if names and info.optim_cls.__name__ not in names:
             continue
         report = {**sweep_errors(torch, info), **sweep_info(torch, info),
-                  **sweep_differentiable(torch, info)}
+                  **sweep_differentiable(torch, info), **sweep_api(torch, info)}
         for key, problems in report.items():
             print(key)
             for line in problems[:6]:

@@ -4,8 +4,10 @@ accepts on the CPU (foreach, fused, differentiable) plus the CUDA-only inputs (t
 betas, capturable), float64 and float32, six steps on torch-RNG parameters; losses, parameters,
 state dicts, param groups, deepcopies, state dicts reloaded into the other impl, zero_grad,
 errors and warnings bitwise; the scheduler_inputs (float32); every optim_error_inputs_func
-input (type and first line, where it is raised, nothing changed); and differentiable=True on a
-non-leaf parameter (values, state, grad_fn, and the gradients back to the leaf and the grad).
+input (type and first line, where it is raised, nothing changed); differentiable=True on a
+non-leaf parameter (values, state, grad_fn, and the gradients back to the leaf and the grad);
+and test_optim.py's cheap checks (every hook kind, a group added after two steps, pickle round
+trips of the optimizer and its state dict, repr, zero_grad both ways).
 
 Every difference must be in KNOWN, and every KNOWN entry must still differ: when a fix makes one
 agree, the second test fails until the entry is removed."""
@@ -48,6 +50,7 @@ def report():
     for info in sweep_optiminfo.optim_db():
         found.update(sweep_optiminfo.sweep_errors(torch, info))
         found.update(sweep_optiminfo.sweep_differentiable(torch, info))
+        found.update(sweep_optiminfo.sweep_api(torch, info, count=2))
         # float64 without schedulers, float32 with each scheduler_inputs entry (the budget)
         found.update(sweep_optiminfo.sweep_info(torch, info, ("float64",), schedulers=False))
         found.update(sweep_optiminfo.sweep_info(torch, info, ("float32",)))

@@ -281,3 +281,42 @@ def test_the_fused_tail_rule_is_measured_not_assumed():
                        first_step=False)
             assert np.array_equal(ours_buf, theirs_buf.numpy()), (dtype, size)
             assert np.array_equal(ours_param, theirs_param.numpy()), (dtype, size)
+
+
+def test_a_dense_gradient_onto_a_sparse_grad_gives_a_dense_sum():
+    # torch's accumulateGrad adds dense + sparse (its sparse + dense is refused) into a new
+    # dense .grad, with grad mode on or off (a parameter outside SparseAdam's groups keeps a
+    # sparse .grad that zero_grad does not clear)
+    torch.manual_seed(7)
+    values = _randn(4, 3)
+
+    def program(lib, values, create_graph, sparse_first):
+        param = lib.nn.Parameter(values.clone())
+        first = values * 2
+        param.grad = first.to_sparse() if sparse_first else first
+        (param * values).sum().backward(create_graph=create_graph)
+        grad = param.grad
+        return [grad.layout == lib.strided, grad.detach().to_dense(), grad.requires_grad]
+
+    for create_graph in (False, True):
+        for sparse_first in (False, True):
+            _same(program, values, create_graph, sparse_first)
+
+
+def test_lbfgs_steps_refuse_a_second_parameter_group():
+    # add_param_group is the base class's (accepted); LBFGS's step asserts one group
+    def program(lib, values):
+        param = lib.nn.Parameter(values.clone())
+        optimizer = lib.optim.LBFGS([param])
+        optimizer.add_param_group({"params": [lib.nn.Parameter(values.clone())]})
+
+        def closure():
+            optimizer.zero_grad()
+            loss = param.pow(2).sum()
+            loss.backward()
+            return loss
+
+        optimizer.step(closure)
+        return param.detach()
+
+    _same(program, torch.ones(3))

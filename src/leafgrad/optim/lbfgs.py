@@ -173,6 +173,9 @@ class LBFGS(Optimizer):
 
     # -- the iteration ----------------------------------------------------------------------------
     def step(self, closure):
+        if len(self.param_groups) != 1:  # (a group added after construction)
+            raise AssertionError(
+                f"Expected exactly one param_group, but got {len(self.param_groups)}")
         with no_grad():
             return self._step(closure)
 
