@@ -1,12 +1,13 @@
 """torch's OptimizerInfo database (optim_db) replayed on leafgrad.optim
 (tests/optim/sweep_optiminfo.py): every OptimizerInfo's optim inputs with each impl flag torch
 accepts on the CPU (foreach, fused, differentiable) plus the CUDA-only inputs (tensor lr and
-betas, capturable), float64 and float32, six steps on torch-RNG parameters; losses, parameters,
-state dicts, param groups, deepcopies, state dicts reloaded into the other impl, zero_grad,
-errors and warnings bitwise; the scheduler_inputs (float32); every optim_error_inputs_func
-input (type and first line, where it is raised, nothing changed); differentiable=True on a
-non-leaf parameter (values, state, grad_fn, and the gradients back to the leaf and the grad);
-and test_optim.py's cheap checks (every hook kind, a group added after two steps, pickle round
+betas, capturable), float64, float32 and complex64 (where the optimizer takes complex
+parameters), six steps on torch-RNG parameters; losses, parameters, state dicts, param groups,
+deepcopies, state dicts reloaded into the other impl, zero_grad, errors and warnings bitwise;
+the scheduler_inputs (float32, the first configs); every optim_error_inputs_func input (type
+and first line, where it is raised, nothing changed); differentiable=True on a non-leaf
+parameter (values, state, grad_fn, and the gradients back to the leaf and the grad); and
+test_optim.py's cheap checks (every hook kind, a group added after two steps, pickle round
 trips of the optimizer and its state dict, repr, zero_grad both ways).
 
 Every difference must be in KNOWN, and every KNOWN entry must still differ: when a fix makes one
@@ -52,8 +53,10 @@ def report():
         found.update(sweep_optiminfo.sweep_differentiable(torch, info))
         found.update(sweep_optiminfo.sweep_api(torch, info, count=2))
         # float64 without schedulers, float32 with each scheduler_inputs entry (the budget)
-        found.update(sweep_optiminfo.sweep_info(torch, info, ("float64",), schedulers=False))
-        found.update(sweep_optiminfo.sweep_info(torch, info, ("float32",)))
+        found.update(sweep_optiminfo.sweep_info(torch, info, ("float64", "complex64"),
+                                                schedulers=False))
+        found.update(sweep_optiminfo.sweep_info(torch, info, ("float32",),
+                                                scheduled_configs=4))
     return found
 
 

@@ -29,7 +29,8 @@ def _observe(program, lib, args):
     try:
         return ["ok", program(lib, *args)]
     except Exception as error:  # noqa: BLE001 - type and first line are compared
-        return ["raised", type(error).__name__, first_line(error)]
+        # (a dtype in a message: leafgrad.float32 is how leafgrad spells torch.float32)
+        return ["raised", type(error).__name__, first_line(error).replace("leafgrad.", "torch.")]
 
 
 def _randn(*shape, dtype=torch.float64):
@@ -320,3 +321,51 @@ def test_lbfgs_steps_refuse_a_second_parameter_group():
         return param.detach()
 
     _same(program, torch.ones(3))
+
+
+def test_complex_parameters_are_updated_as_their_real_parts():
+    # torch views a complex parameter, its gradient and its state as real pairs (view_as_real):
+    # grad * grad squares each part. Where the weight decay is added (as complex numbers or on
+    # the parts), Adagrad's and Rprop's complex initial values (v + vj), Adadelta keeping the
+    # complex parameter, LBFGS's flat real vector, and fused's dtype check, as torch's
+    torch.manual_seed(8)
+    cases = {
+        "Adam": [{}, {"weight_decay": 0.1, "amsgrad": True}, {"maximize": True,
+                                                           "weight_decay": 0.1}],
+        "AdamW": [{}], "Adagrad": [{"weight_decay": 0.1, "initial_accumulator_value": 0.5}],
+        "Adadelta": [{"weight_decay": 0.1}], "Adamax": [{"weight_decay": 0.1}],
+        "ASGD": [{"weight_decay": 0.1}], "NAdam": [{"weight_decay": 0.1}],
+        "RAdam": [{"weight_decay": 0.1}], "Rprop": [{}, {"maximize": True}],
+        "RMSprop": [{"weight_decay": 0.1, "centered": True, "momentum": 0.5}],
+        "SGD": [{"lr": 0.1, "momentum": 0.9}], "LBFGS": [{}],
+    }
+
+    def complex_steps(lib, name, kwargs, weight, bias, input_):
+        weight = lib.nn.Parameter(weight.clone())
+        bias = lib.nn.Parameter(bias.clone())
+        optimizer = getattr(lib.optim, name)([weight, bias], **kwargs)
+        real = lib.view_as_real
+
+        def closure():
+            optimizer.zero_grad()
+            loss = (real(weight).sum(-1).mv(input_) + real(bias).sum(-1)).pow(2).sum()
+            loss.backward()
+            return loss
+
+        losses = [optimizer.step(closure).detach() for _ in range(3)]
+        state = [sorted((k, v.detach().clone() if isinstance(v, lib.Tensor) else v)
+                        for k, v in optimizer.state[p].items() if not isinstance(v, list))
+                 for p in (weight, bias)]
+        return [losses, weight.detach(), bias.detach(), state]
+
+    for dtype in (torch.complex64, torch.complex128):
+        real_dtype = torch.float32 if dtype == torch.complex64 else torch.float64
+        weight, bias = _randn(4, 3, dtype=dtype), _randn(4, dtype=dtype)
+        input_ = _randn(3, dtype=real_dtype)
+        for name, choices in cases.items():
+            for kwargs in choices:
+                for flags in ({}, {"foreach": True}, {"fused": True}):
+                    if name == "LBFGS" and flags or (flags.get("fused") and name not in (
+                            "Adam", "AdamW", "SGD", "Adagrad")):
+                        continue
+                    _same(complex_steps, name, {**kwargs, **flags}, weight, bias, input_)

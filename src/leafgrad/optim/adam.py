@@ -18,7 +18,8 @@ from .. import _dtype
 from ..ops import _blas, _float_kernels as _fk
 from ..tensor import Tensor
 from . import _fused
-from .optimizer import Optimizer
+from .adaptive import real_views
+from .optimizer import Optimizer, check_fused
 
 __all__ = ["Adam", "AdamW"]
 
@@ -101,6 +102,8 @@ class Adam(Optimizer):
                 if grad_t.is_sparse:
                     raise RuntimeError("Adam does not support sparse gradients, please "
                                        "consider SparseAdam instead")  # (AdamW's too)
+                if group["fused"]:
+                    check_fused(param)
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = tensor(0.0, dtype=_dtype.float32)
@@ -109,6 +112,25 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(param)
                 data = param._data
+                if param.is_complex():  # torch's view_as_real: the parts updated apart
+                    view_group = group
+                    if weight_decay != 0 and not group["foreach"]:
+                        # (torch's for-loop decays the complex numbers, its foreach the parts)
+                        if group["maximize"]:
+                            grad_t = -grad_t
+                            view_group = {**view_group, "maximize": False}
+                        if decoupled:
+                            param.mul_(1 - lr * weight_decay)
+                        else:
+                            grad_t = grad_t.add(param, alpha=weight_decay)
+                        view_group = {**view_group, "weight_decay": 0}
+                    param_view, grad_view, state_view = real_views(param, grad_t, state)
+                    if group["differentiable"]:
+                        _differentiable_update(param_view, grad_view, state_view, view_group,
+                                               lr)
+                    else:
+                        _tensor_update(param_view, grad_view, state_view, view_group, lr)
+                    continue
                 if group["differentiable"]:  # recorded: torch's tensor ops (step under grad)
                     _differentiable_update(param, grad_t, state, group, lr)
                     continue
@@ -129,7 +151,7 @@ class Adam(Optimizer):
                     param._bump_version()
                     continue
                 if data.dtype.kind == "V":  # bfloat16: torch's tensor ops, each rounded once
-                    _bfloat16_update(param, grad_t, state, group, lr)
+                    _tensor_update(param, grad_t, state, group, lr)
                     continue
                 kind = data.dtype.type
                 grad = np.negative(grad_t._data) if maximize else grad_t._data
@@ -189,10 +211,11 @@ class Adam(Optimizer):
                 param._bump_version()
 
 
-def _bfloat16_update(param, grad, state, group, lr) -> None:
-    """torch's _single_tensor_adam written with its tensor ops, which compute bfloat16 in
-    float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py); NumPy calls
-    on the arrays would round after every operation inside those ops."""
+def _tensor_update(param, grad, state, group, lr) -> None:
+    """torch's _single_tensor_adam written with its tensor ops: for bfloat16, whose ops compute
+    in float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py; NumPy calls
+    on the arrays would round after every operation inside those ops), and for the real views
+    of a complex parameter."""
     from ..autograd.grad_mode import no_grad
 
     beta1, beta2 = (_scalar(beta) for beta in group["betas"])

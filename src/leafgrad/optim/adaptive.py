@@ -12,7 +12,7 @@ from .._creation import full_like, tensor, zeros_like
 from .. import _dtype
 from ..tensor import Tensor
 from . import _fused
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_fused
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
 
@@ -37,6 +37,44 @@ def _check(lr, eps=None, weight_decay=0.0, betas=None) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
+def real_views(param: Tensor, grad: Tensor, state: dict, view_param: bool = True):
+    """A complex parameter as torch's updates treat it (view_as_real of the parameter, its
+    gradient and its complex state): every operation runs on the real and imaginary parts
+    apart, so ``grad * grad`` squares each part instead of multiplying complex numbers. The
+    state dict returned holds views of the same storage (its other entries the same objects),
+    so the updates land in the optimizer's state."""
+    from .. import view_as_real
+
+    views = {key: view_as_real(value) if isinstance(value, Tensor) and value.is_complex()
+             else value for key, value in state.items()}
+    return (view_as_real(param) if view_param else param), view_as_real(grad), \
+        _StateView(state, views)
+
+
+class _StateView(dict):
+    """The real views of a complex parameter's state; an entry set here (a new tensor) is set
+    in the optimizer's state too (as a complex tensor when it is a real view's shape)."""
+
+    def __init__(self, state: dict, views: dict):
+        super().__init__(views)
+        self._state = state
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        original = self._state.get(key)
+        if isinstance(value, Tensor) and isinstance(original, Tensor) and original.is_complex():
+            if value._data is not dict.get(self, key)._data:
+                original.copy_(_as_complex(value))
+        else:
+            self._state[key] = value
+
+
+def _as_complex(value: Tensor) -> Tensor:
+    from .. import view_as_complex
+
+    return view_as_complex(value.contiguous())
+
+
 def _step_counter() -> Tensor:
     return tensor(0.0, dtype=_dtype.float32)
 
@@ -45,6 +83,11 @@ class _Adaptive(Optimizer):
     """The loop shared by these optimizers: skip parameters without grad, init state once."""
 
     _takes_sparse = False  # torch's sparse gradients: Adagrad only (the others refuse them)
+    # where torch adds a complex gradient's weight decay: as complex numbers before viewing
+    # the real parts (Adadelta, Adagrad, Adamax, RMSprop: complex add's rounding is not the
+    # parts' fused one) or on the parts (ASGD, NAdam, RAdam)
+    _decay_before_views = False
+    _views_param = True  # (Adadelta keeps the complex parameter and views its step back)
 
     def step(self, closure=None):
         return self._run_step(self._update, closure)
@@ -61,7 +104,16 @@ class _Adaptive(Optimizer):
                 if grad.is_sparse and not self._takes_sparse:
                     raise RuntimeError(f"{type(self).__name__} does not support sparse "
                                        "gradients")
-                self._update_one(param, grad, state, group)
+                options = group
+                if param.is_complex() and not grad.is_sparse and not group.get("fused"):
+                    if (self._decay_before_views and group["weight_decay"] != 0
+                            and not group["foreach"]):  # (foreach: the parts, as torch's)
+                        # torch adds the decay as complex numbers, then views the parts
+                        grad = grad.add(param, alpha=group["weight_decay"])
+                        options = {**group, "weight_decay": 0}
+                    param, grad, state = real_views(param, grad, state,
+                                                    self._views_param or group["foreach"])
+                self._update_one(param, grad, state, options)
 
     def _init_state(self, state: dict, param: Tensor, group: dict) -> None:
         raise NotImplementedError
@@ -73,6 +125,8 @@ class _Adaptive(Optimizer):
 class RMSprop(_Adaptive):
     """Divide by a running root mean square of the gradients (optionally centred, with
     momentum)."""
+
+    _decay_before_views = True
 
     _capturable_xla = (True, True)  # (Note: capturable on the CPU)
 
@@ -122,6 +176,8 @@ class RMSprop(_Adaptive):
 class Adagrad(_Adaptive):
     """Divide by the root of the summed squared gradients (``lr`` decays with ``lr_decay``)."""
 
+    _decay_before_views = True
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
@@ -150,11 +206,16 @@ class Adagrad(_Adaptive):
 
     def _init_state(self, state, param, group):
         state["step"] = _step_counter()
-        state["sum"] = full_like(param, self.defaults["initial_accumulator_value"])
+        value = self.defaults["initial_accumulator_value"]
+        if param.is_complex():  # torch's: the value in both parts
+            value = complex(value, value)
+        state["sum"] = full_like(param, value)
 
     _takes_sparse = True
 
     def _update_one(self, param, grad, state, group):
+        if group["fused"]:
+            check_fused(param)
         if group["fused"] and (grad.is_sparse or param.is_complex()):
             raise RuntimeError("`fused` does not support sparse grad or complex param")
         state["step"] += 1
@@ -193,6 +254,9 @@ class Adagrad(_Adaptive):
 class Adadelta(_Adaptive):
     """Steps scaled by the ratio of running RMS of updates to running RMS of gradients."""
 
+    _decay_before_views = True
+    _views_param = False
+
     _capturable_xla = (False, False)  # (Note: capturable on the CPU)
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
@@ -226,11 +290,17 @@ class Adadelta(_Adaptive):
             delta = delta.clone()
         delta.div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        if param.is_complex():
+            from .. import view_as_complex
+
+            delta = view_as_complex(delta)
         param.add_(delta, alpha=-_lr(group["lr"]))
 
 
 class Adamax(_Adaptive):
     """Adam with the infinity norm of past gradients in place of the second moment."""
+
+    _decay_before_views = True
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):

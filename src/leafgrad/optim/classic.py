@@ -44,7 +44,9 @@ class Rprop(_Adaptive):
     def _init_state(self, state, param, group):
         state["step"] = tensor(0.0, dtype=_scalar_dtype())
         state["prev"] = zeros_like(param)
-        state["step_size"] = full_like(param.grad, _lr(group["lr"]))
+        lr = _lr(group["lr"])
+        # torch's: a complex parameter's step size is lr in both parts
+        state["step_size"] = full_like(param.grad, complex(lr, lr) if param.is_complex() else lr)
 
     def _update_one(self, param, grad, state, group):
         etaminus, etaplus = group["etas"]

@@ -139,20 +139,33 @@ class LBFGS(Optimizer):
         self._numel_cache = None
 
     # -- the parameters as one flat vector ------------------------------------------------------
+    # Note: complex parameters in LBFGS
+    # torch flattens a complex parameter as its real view (two numbers per element), so the
+    # flat gradient, the directions and the updates are real.
     def _numel(self) -> int:
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel()
+                                    for p in self._params)
         return self._numel_cache
 
     def _gather_flat_grad(self) -> Tensor:
-        from .. import cat, zeros
+        from .. import cat, view_as_real, zeros
 
-        return cat([zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
-                    for p in self._params], 0)
+        views = []
+        for p in self._params:
+            view = zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+            if view.is_complex():
+                view = view_as_real(view).reshape(-1)
+            views.append(view)
+        return cat(views, 0)
 
     def _add_grad(self, step_size, update) -> None:
+        from .. import view_as_real
+
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             count = p.numel()
             p.add_(update[offset:offset + count].view_as(p), alpha=step_size)
             offset += count

@@ -389,6 +389,14 @@ class Optimizer:
         return text + ")"
 
 
+def check_fused(param: Tensor) -> None:
+    """torch's _device_dtype_check_for_fused, run at a fused step for a parameter with a grad."""
+    if not param.is_floating_point():
+        devices = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
+                           f"of supported devices: {devices} but {param.dtype} and cpu")
+
+
 def _add(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook

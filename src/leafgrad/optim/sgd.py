@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._creation import zeros_like
 from ..tensor import Tensor
 from . import _fused
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_fused
 
 __all__ = ["SGD"]
 
@@ -65,6 +65,8 @@ class SGD(Optimizer):
         """torch's fused=True path: one kernel per parameter (optim/_fused.py), the first
         step's buffers taking the gradient when no parameter of the group has one yet."""
         params = [p for p in group["params"] if p.grad is not None]
+        for param in params:
+            check_fused(param)
         if any(p.grad.is_sparse for p in params):
             raise RuntimeError("`_fused_sgd` does not support sparse gradients")
         momentum = group["momentum"]
