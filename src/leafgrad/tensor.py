@@ -1422,6 +1422,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 self._grad_value = grad if keep else grad.detach()
             else:
                 self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+        elif old._data.__class__ is not self._data.__class__ and getattr(old, "is_sparse",
+                                                                        False):
+            # a dense gradient onto a sparse .grad: torch's accumulateGrad adds dense + sparse
+            # (sparse + dense is refused), into a new dense grad
+            self._grad_value = grad + old
         elif _grad_state.grad_enabled:
             self._grad_value = old + grad
         elif _dual_state.active:

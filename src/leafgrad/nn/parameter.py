@@ -51,9 +51,9 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        # torch's Parameter.__deepcopy__ copies the data only: the copy's .grad is None
+        # (a plain tensor's deepcopy keeps its grad)
         result = type(self)(_wrap(self._data.copy()), self._requires_grad)
-        if self._grad_value is not None:
-            result._grad_value = _wrap(self._grad_value._data.copy())
         memo[id(self)] = result
         return result
 

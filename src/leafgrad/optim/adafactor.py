@@ -85,4 +85,7 @@ class Adafactor(_Adaptive):
         update = var_estimate.clamp_(min=eps1 * eps1).rsqrt_()
         update.mul_(grad)
         denom = max(1.0, update.norm(2).item() / ((update.numel() ** 0.5) * group["d"]))
-        param.add_(update, alpha=-alpha / denom)
+        if group["foreach"]:  # torch's _multi_tensor_adafactor: scaled, then added (two
+            param.add_(update.mul_(-alpha / denom))  # roundings where add's alpha fuses)
+        else:
+            param.add_(update, alpha=-alpha / denom)

@@ -17,7 +17,9 @@ from .._creation import tensor, zeros_like
 from .. import _dtype
 from ..ops import _blas, _float_kernels as _fk
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from . import _fused
+from .adaptive import real_views
+from .optimizer import Optimizer, check_fused
 
 __all__ = ["Adam", "AdamW"]
 
@@ -51,19 +53,26 @@ class Adam(Optimizer):
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
-        if differentiable:
-            raise RuntimeError(
-                "leafgrad's Adam does not support differentiable=True (the update runs on "
-                "arrays, outside the graph)"
-            )
-        betas = tuple(_scalar(b) for b in betas)
+        for index, beta in enumerate(betas):
+            if isinstance(beta, Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{index}] as a Tensor is not supported for "
+                                     "capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{index}] must be 1-element")
+        # torch's _to_scalar: tensor betas stay tensors (0-d) in the groups; read at each step
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b
+                      for b in betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        if fused and foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
@@ -81,7 +90,7 @@ class Adam(Optimizer):
 
     def _update(self) -> None:
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
+            beta1, beta2 = (_scalar(beta) for beta in group["betas"])
             lr = _scalar(group["lr"])
             weight_decay, eps = group["weight_decay"], group["eps"]
             amsgrad, maximize = group["amsgrad"], group["maximize"]
@@ -93,6 +102,8 @@ class Adam(Optimizer):
                 if grad_t.is_sparse:
                     raise RuntimeError("Adam does not support sparse gradients, please "
                                        "consider SparseAdam instead")  # (AdamW's too)
+                if group["fused"]:
+                    check_fused(param)
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = tensor(0.0, dtype=_dtype.float32)
@@ -101,8 +112,46 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(param)
                 data = param._data
+                if param.is_complex():  # torch's view_as_real: the parts updated apart
+                    view_group = group
+                    if weight_decay != 0 and not group["foreach"]:
+                        # (torch's for-loop decays the complex numbers, its foreach the parts)
+                        if group["maximize"]:
+                            grad_t = -grad_t
+                            view_group = {**view_group, "maximize": False}
+                        if decoupled:
+                            param.mul_(1 - lr * weight_decay)
+                        else:
+                            grad_t = grad_t.add(param, alpha=weight_decay)
+                        view_group = {**view_group, "weight_decay": 0}
+                    param_view, grad_view, state_view = real_views(param, grad_t, state)
+                    if group["differentiable"]:
+                        _differentiable_update(param_view, grad_view, state_view, view_group,
+                                               lr)
+                    else:
+                        _tensor_update(param_view, grad_view, state_view, view_group, lr)
+                    continue
+                if group["differentiable"]:  # recorded: torch's tensor ops (step under grad)
+                    _differentiable_update(param, grad_t, state, group, lr)
+                    continue
+                if group["fused"] and _fused.supports(data, *(state[name]._data for name in (
+                        "exp_avg", "exp_avg_sq", "max_exp_avg_sq") if name in state)):
+                    step_t = state["step"]
+                    step_t._data += np.float32(1)
+                    step_t._bump_version()
+                    _fused.adam(data, grad_t._data, state["exp_avg"]._data,
+                                state["exp_avg_sq"]._data,
+                                state["max_exp_avg_sq"]._data if amsgrad else None,
+                                float(step_t._data), lr=lr, beta1=beta1, beta2=beta2,
+                                weight_decay=weight_decay, eps=eps, amsgrad=amsgrad,
+                                maximize=maximize, decoupled=decoupled)
+                    for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+                        if name in state:
+                            state[name]._bump_version()
+                    param._bump_version()
+                    continue
                 if data.dtype.kind == "V":  # bfloat16: torch's tensor ops, each rounded once
-                    _bfloat16_update(param, grad_t, state, group, lr)
+                    _tensor_update(param, grad_t, state, group, lr)
                     continue
                 kind = data.dtype.type
                 grad = np.negative(grad_t._data) if maximize else grad_t._data
@@ -162,13 +211,14 @@ class Adam(Optimizer):
                 param._bump_version()
 
 
-def _bfloat16_update(param, grad, state, group, lr) -> None:
-    """torch's _single_tensor_adam written with its tensor ops, which compute bfloat16 in
-    float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py); NumPy calls
-    on the arrays would round after every operation inside those ops."""
+def _tensor_update(param, grad, state, group, lr) -> None:
+    """torch's _single_tensor_adam written with its tensor ops: for bfloat16, whose ops compute
+    in float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py; NumPy calls
+    on the arrays would round after every operation inside those ops), and for the real views
+    of a complex parameter."""
     from ..autograd.grad_mode import no_grad
 
-    beta1, beta2 = group["betas"]
+    beta1, beta2 = (_scalar(beta) for beta in group["betas"])
     weight_decay, eps = group["weight_decay"], group["eps"]
     with no_grad():
         if group["maximize"]:
@@ -194,6 +244,39 @@ def _bfloat16_update(param, grad, state, group, lr) -> None:
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _differentiable_update(param, grad, state, group, lr) -> None:
+    """torch's _single_tensor_adam with differentiable=True, which runs with grad enabled
+    (Optimizer._run_step): its tensor branch, the bias corrections as float32 tensors from the
+    step counter, the step size folded into the denominator, and the moments cloned where
+    they are read after being written (an in-place update of a leaf parameter that requires
+    grad raises autograd's error there, as torch's)."""
+    beta1, beta2 = (_scalar(beta) for beta in group["betas"])
+    weight_decay, eps = group["weight_decay"], group["eps"]
+    if group["maximize"]:
+        grad = -grad
+    step_t = state["step"]
+    step_t += 1
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    bias_correction1 = 1 - beta1**step_t
+    bias_correction2 = 1 - beta2**step_t
+    step_size_neg = (lr / bias_correction1).neg()
+    bias_correction2_sqrt = bias_correction2.sqrt()
+    source = exp_avg_sq
+    if group["amsgrad"]:
+        maximum_sq = state["max_exp_avg_sq"]
+        maximum_sq.copy_(maximum_sq.clone().maximum(exp_avg_sq))
+        source = maximum_sq
+    denom = (source.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+    param.addcdiv_(exp_avg.clone(), denom)
 
 
 class AdamW(Adam):

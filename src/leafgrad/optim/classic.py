@@ -27,6 +27,8 @@ class Rprop(_Adaptive):
     """Resilient backpropagation: a step size per element, grown while the gradient keeps its
     sign and shrunk when it flips (the update skipped for that element)."""
 
+    _capturable_xla = (True, True)  # (Note: capturable on the CPU)
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         if isinstance(lr, Tensor) and lr.numel() != 1:
@@ -42,14 +44,16 @@ class Rprop(_Adaptive):
     def _init_state(self, state, param, group):
         state["step"] = tensor(0.0, dtype=_scalar_dtype())
         state["prev"] = zeros_like(param)
-        state["step_size"] = full_like(param.grad, _lr(group["lr"]))
+        lr = _lr(group["lr"])
+        # torch's: a complex parameter's step size is lr in both parts
+        state["step_size"] = full_like(param.grad, complex(lr, lr) if param.is_complex() else lr)
 
     def _update_one(self, param, grad, state, group):
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
         prev, step_size = state["prev"], state["step_size"]
         state["step"] += 1
-        sign = grad.mul(prev).sign()
+        sign = grad.mul(prev.clone() if group["differentiable"] else prev).sign()
         sign[sign.gt(0)] = etaplus
         sign[sign.lt(0)] = etaminus
         sign[sign.eq(0)] = 1
@@ -63,6 +67,8 @@ class Rprop(_Adaptive):
 class ASGD(_Adaptive):
     """Averaged SGD: SGD with a decaying step size ``eta`` and a running average ``ax`` of the
     iterates (started after ``t0`` steps)."""
+
+    _capturable_what = "params, mus, etas, and state_steps"
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
@@ -89,6 +95,9 @@ class ASGD(_Adaptive):
         lr = _lr(group["lr"])
         mu, ax, eta = state["mu"], state["ax"], state["eta"]
         state["step"] += 1
+        if group["foreach"]:
+            self._foreach_update_one(param, grad, state, group, lr)
+            return
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
         eta_value = eta.item()
@@ -103,12 +112,31 @@ class ASGD(_Adaptive):
         eta.copy_(tensor(lr / ((1 + lambd * lr * step) ** alpha)))
         mu.copy_(tensor(1 / max(1, step - t0)))
 
+    @staticmethod
+    def _foreach_update_one(param, grad, state, group, lr) -> None:
+        """torch's _multi_tensor_asgd for one parameter: the decay and the step as one
+        ``addcmul_`` with the eta tensor, and the average always by ``addcmul_``."""
+        lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+        mu, ax, eta = state["mu"], state["ax"], state["eta"]
+        if group["weight_decay"] != 0:
+            intermediate = grad.add(param, alpha=group["weight_decay"])
+            intermediate.add_(param, alpha=lambd)
+        else:
+            intermediate = grad.add(param, alpha=lambd)
+        param.addcmul_(intermediate, eta, value=-1)
+        ax.addcmul_(param.sub(ax), mu)
+        # eta from the float32 step tensor itself (tensor arithmetic, rounded at each op)
+        eta.copy_(lr / ((1 + lambd * lr * state["step"]) ** alpha))
+        mu.copy_(tensor(1 / max(1, state["step"].item() - t0)))
+
 
 class SparseAdam(Optimizer):
     """Adam for sparse gradients (nn.Embedding(sparse=True)'s): each step updates the moments
     and the parameter at the gradient's (coalesced) entries only, as torch's sparse_adam."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 < lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < eps:
@@ -118,6 +146,21 @@ class SparseAdam(Optimizer):
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+        # torch checks the groups once made (so a sparse or complex parameter passes the base
+        # class's checks first), every offender's [group, index] in one message
+        sparse, complex_ = [], []
+        for index, group in enumerate(self.param_groups):
+            for position, param in enumerate(group["params"]):
+                if param.is_sparse:
+                    sparse.append([index, position])
+                if param.is_complex():
+                    complex_.append([index, position])
+        if sparse:
+            raise ValueError(f"Sparse params at indices {sparse}: SparseAdam requires dense "
+                             "parameter tensors")
+        if complex_:
+            raise ValueError(f"Complex params at indices {complex_}: SparseAdam does not "
+                             "support complex parameters")
 
     def step(self, closure=None):
         def update():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from .adaptive import _lr
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -140,20 +139,33 @@ class LBFGS(Optimizer):
         self._numel_cache = None
 
     # -- the parameters as one flat vector ------------------------------------------------------
+    # Note: complex parameters in LBFGS
+    # torch flattens a complex parameter as its real view (two numbers per element), so the
+    # flat gradient, the directions and the updates are real.
     def _numel(self) -> int:
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel()
+                                    for p in self._params)
         return self._numel_cache
 
     def _gather_flat_grad(self) -> Tensor:
-        from .. import cat, zeros
+        from .. import cat, view_as_real, zeros
 
-        return cat([zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
-                    for p in self._params], 0)
+        views = []
+        for p in self._params:
+            view = zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+            if view.is_complex():
+                view = view_as_real(view).reshape(-1)
+            views.append(view)
+        return cat(views, 0)
 
     def _add_grad(self, step_size, update) -> None:
+        from .. import view_as_real
+
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             count = p.numel()
             p.add_(update[offset:offset + count].view_as(p), alpha=step_size)
             offset += count
@@ -174,6 +186,9 @@ class LBFGS(Optimizer):
 
     # -- the iteration ----------------------------------------------------------------------------
     def step(self, closure):
+        if len(self.param_groups) != 1:  # (a group added after construction)
+            raise AssertionError(
+                f"Expected exactly one param_group, but got {len(self.param_groups)}")
         with no_grad():
             return self._step(closure)
 
@@ -183,7 +198,9 @@ class LBFGS(Optimizer):
                 return closure()
 
         group = self.param_groups[0]
-        lr = _lr(group["lr"])
+        lr = group["lr"]
+        if isinstance(lr, Tensor) and lr.dim() != 0:  # torch's _to_scalar: a tensor lr stays
+            lr = lr.squeeze()  # one (0-d), so the step length t is a tensor in the state
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size = group["history_size"]

@@ -239,17 +239,43 @@ class Optimizer:
                     grad.zero_()
 
     def _run_step(self, update, closure):
-        """The closure under enable_grad, then ``update()`` without recording (the step hooks
-        run around ``step`` itself: _hook_step)."""
-        from ..autograd.grad_mode import enable_grad
+        """The closure under enable_grad, then ``update()``, recorded only when the optimizer is
+        ``differentiable`` (torch's _use_grad_for_differentiable: its in-place update of a leaf
+        that requires grad then raises autograd's error). The step hooks run around ``step``
+        itself: _hook_step."""
+        from ..autograd.grad_mode import enable_grad, set_grad_enabled
 
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        self._refuse_capturable()
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             update()
         return loss
+
+    # Note: capturable on the CPU
+    # capturable=True keeps the step on the device for CUDA graphs; torch's update functions
+    # assert the parameters are on a device that supports it, and the CPU is not one: every
+    # step with a gradient raises AssertionError. The device list is _get_capturable_supported
+    # _devices(), with "xla" where the update asks for it: (single-tensor, foreach) below.
+    _capturable_what = "params and state_steps"
+    _capturable_xla = (True, False)
+
+    def _refuse_capturable(self) -> None:
+        for group in self.param_groups:
+            if (not group.get("capturable") or group.get("fused")  # (fused: no such check)
+                    or all(p.grad is None for p in group["params"])):
+                continue
+            foreach = bool(group.get("foreach"))
+            what = self._capturable_what
+            if isinstance(what, tuple):  # (single-tensor wording, foreach wording)
+                what = what[foreach]
+            devices = ["cuda", "xpu", "hpu", "privateuseone"]
+            if self._capturable_xla[foreach]:
+                devices.append("xla")
+            raise AssertionError(
+                f"If capturable=True, {what} must be on supported devices: {devices}.")
 
     # -- hooks ----------------------------------------------------------------------------------
     def register_step_pre_hook(self, hook) -> RemovableHandle:
@@ -361,6 +387,14 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def check_fused(param: Tensor) -> None:
+    """torch's _device_dtype_check_for_fused, run at a fused step for a parameter with a grad."""
+    if not param.is_floating_point():
+        devices = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
+                           f"of supported devices: {devices} but {param.dtype} and cpu")
 
 
 def _add(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
