@@ -305,3 +305,75 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
     for matrix, solution in zip(_addresses(matrices), _addresses(out)):
         function(102, side, uplo, trans, diag, rows, columns, one, matrix, n, solution, rows)
     return np.swapaxes(out, -1, -2).reshape(b.shape)
+
+
+def _workspace(function, arguments: list, kind) -> int:
+    """LAPACK's optimal workspace size: the routine called with ``lwork = -1``."""
+    size = kind(0)
+    status = ctypes.c_int(0)
+    function(*arguments, ctypes.byref(size), ctypes.byref(ctypes.c_int(-1)),
+             ctypes.byref(status))
+    return int(size.value)
+
+
+def qr(a: np.ndarray, mode: str):
+    """linalg.qr as torch calls LAPACK (BatchLinearAlgebra.cpp's linalg_qr_out): ``?geqrf`` on a
+    column-major copy of each (m, n) matrix, R the upper triangle of its first rows (k = min(m,
+    n) rows, m with ``mode='complete'``), then ``?orgqr`` on Q's columns (k, or m), the first
+    of them the factored matrix's. Each call's workspace is the size LAPACK's query gives
+    (geqrf's at least n, as torch clamps it). ``(Q, R)`` (Q None with ``mode='r'``), or None
+    where not replayed (no MKL, another dtype, an empty matrix, large batches). NumPy's qr
+    works in float64 for float32 matrices and through another LAPACK: 3x3 float32 Q's and
+    float64 R's differed in their last bits (nn.init.orthogonal_, tests/test_tutorials6_findings.py)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    m, n = a.shape[-2:]
+    if max(m, n) > _INT_MAX:
+        return None
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    char = "s" if a.dtype.char == "f" else "d"
+    kind = ctypes.c_float if char == "s" else ctypes.c_double
+    geqrf, orgqr = getattr(library, char + "geqrf_"), getattr(library, char + "orgqr_")
+    geqrf.restype = orgqr.restype = None
+    k = min(m, n)
+    # (count, n, m) C-ordered: each matrix column-major, as torch's copy
+    factored = np.array(np.swapaxes(a.reshape(count, m, n), -1, -2), order="C", copy=True)
+    tau = np.zeros((count, max(k, 1)), a.dtype)
+    rows, columns = ctypes.c_int(m), ctypes.c_int(n)
+    lda = ctypes.c_int(max(1, m))
+    status = ctypes.c_int(0)
+    lwork = max(n, _workspace(geqrf, [ctypes.byref(rows), ctypes.byref(columns),
+                                      ctypes.c_void_p(factored.ctypes.data), ctypes.byref(lda),
+                                      ctypes.c_void_p(tau.ctypes.data)], kind))
+    work = np.zeros(max(lwork, 1), a.dtype)
+    work_pointer, work_size = ctypes.c_void_p(work.ctypes.data), ctypes.c_int(lwork)
+    for matrix, factor in zip(_addresses(factored), _addresses(tau)):
+        geqrf(ctypes.byref(rows), ctypes.byref(columns), matrix, ctypes.byref(lda), factor,
+              work_pointer, ctypes.byref(work_size), ctypes.byref(status))
+    column_major = np.swapaxes(factored, -1, -2)  # (count, m, n) views
+    r_rows = m if mode == "complete" else k
+    r = np.triu(column_major[:, :r_rows, :])
+    r = r.reshape(batch + (r_rows, n))
+    if mode == "r":
+        return None, r
+    q_columns = m if mode == "complete" else k
+    q = np.zeros((count, q_columns, m), a.dtype)  # column-major (count, m, q_columns)
+    q[:, :min(n, q_columns), :] = factored[:, :min(n, q_columns), :]
+    q_width = ctypes.c_int(q_columns)
+    reflectors = ctypes.c_int(k)
+    lwork = _workspace(orgqr, [ctypes.byref(rows), ctypes.byref(q_width),
+                               ctypes.byref(reflectors), ctypes.c_void_p(q.ctypes.data),
+                               ctypes.byref(lda), ctypes.c_void_p(tau.ctypes.data)], kind)
+    work = np.zeros(max(lwork, 1), a.dtype)
+    work_pointer, work_size = ctypes.c_void_p(work.ctypes.data), ctypes.c_int(lwork)
+    for matrix, factor in zip(_addresses(q), _addresses(tau)):
+        orgqr(ctypes.byref(rows), ctypes.byref(q_width), ctypes.byref(reflectors), matrix,
+              ctypes.byref(lda), factor, work_pointer, ctypes.byref(work_size),
+              ctypes.byref(status))
+    return np.swapaxes(q, -1, -2).reshape(batch + (m, q_columns)), r

@@ -170,9 +170,11 @@ class LinalgQr(MultiOutputOp):
                 f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
                 "(default), 'r', or 'complete'"
             )
+        replayed = _lapack.qr(a, mode)  # torch's own calls (Note: torch's LU solve)
         if mode == "r":  # torch returns an empty Q
-            return np.empty((0,), dtype=a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype)
-        q, r = np.linalg.qr(a, mode=mode)
+            r = replayed[1] if replayed is not None else np.linalg.qr(a, mode="r")
+            return np.empty((0,), dtype=a.dtype), _layout.column_major(r.astype(a.dtype))
+        q, r = replayed if replayed is not None else np.linalg.qr(a, mode=mode)
         return (_layout.column_major(q.astype(a.dtype, copy=False)),
                 _layout.column_major(r.astype(a.dtype, copy=False)))
 
