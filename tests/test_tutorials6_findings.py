@@ -2229,3 +2229,28 @@ def test_svd_eigh_and_pinv_bits_as_torch():
         u, s, v = m.pca_lowrank(x, q=3)
         return [u, s, v]
     assert _same(_outcome(lambda: lowrank(lg)), _outcome(lambda: lowrank(torch)))
+
+
+def test_cdist_kernel_bits_as_torch():
+    # prototypical networks / k-NN tutorials' torch.cdist(queries, prototypes) on up to 25 rows
+    # each side (or compute_mode='donot_use_mm_for_euclid_dist'): torch's own kernel sums each
+    # pair's columns in order (the leftover columns of p = 2 as fused multiply-adds, powf for
+    # other p); NumPy's pairwise sums gave other last bits on a third or more of the distances
+    def case(dtype, columns, rows, p, mode, layout):
+        def run(m):
+            m.manual_seed(columns + rows[0])
+            a = m.randn(*rows[:-1], columns, dtype=getattr(m, dtype))
+            b = m.randn(rows[-1], columns, dtype=getattr(m, dtype))
+            if layout == "transposed":
+                a = a.mT.contiguous().mT
+            return m.cdist(a, b, p=p, compute_mode=mode)
+        return run
+    cases = [(f"{d} {c} {r} {p} {mode} {layout}", case(d, c, r, p, mode, layout))
+             for d in ("float32", "float64") for c in (0, 1, 2, 3, 5, 9, 18)
+             for r in ((5, 7), (1, 3), (2, 4, 6), (0, 2))
+             for p in (2.0, 1.0, 3.0, 0.5, 1.5, float("inf"), 0.0)
+             for mode in ("use_mm_for_euclid_dist_if_necessary", "donot_use_mm_for_euclid_dist")
+             for layout in ("contiguous", "transposed")
+             if not (mode != "use_mm_for_euclid_dist_if_necessary" and p != 2.0)
+             and not (layout == "transposed" and len(r) == 3)]
+    assert _differences(cases) == []
