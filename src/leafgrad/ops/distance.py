@@ -97,21 +97,26 @@ def _cdist_distance(diff: np.ndarray, p: float) -> np.ndarray:
     from ._float_kernels import fma
 
     magnitude = np.abs(diff)
-    total = np.zeros(diff.shape[:-1], diff.dtype)
     columns = diff.shape[-1]
     block = 16 // diff.dtype.itemsize
-    unrolled = columns - columns % block
+    unrolled = columns - columns % block if p == 2 else columns
     with np.errstate(all="ignore"):
-        for column in range(columns):
-            value = magnitude[..., column]
+        if p in (1, 2):
+            # columns first, each a contiguous block: one add per column over all the pairs
+            # (twice as fast as np.add.accumulate along the last axis)
+            terms = np.ascontiguousarray(np.moveaxis(magnitude[..., :unrolled], -1, 0))
             if p == 2:
-                if column >= unrolled:
-                    total = fma(value, value, total)
-                    continue
-                value = value * value
-            elif p != 1:  # std::pow(float, float): powf for float32
-                value = _libm.power(value, diff.dtype.type(p))
-            total = total + value
+                np.multiply(terms, terms, out=terms)
+            total = np.zeros(diff.shape[:-1], diff.dtype)
+            for value in terms:
+                total += value
+        else:  # std::pow(float, float), powf for float32, column by column (_libm's sizes)
+            total = np.zeros(diff.shape[:-1], diff.dtype)
+            for column in range(columns):
+                total = total + _libm.power(magnitude[..., column], diff.dtype.type(p))
+        for column in range(unrolled, columns):
+            value = magnitude[..., column]
+            total = fma(value, value, total)
         if p == 1:
             return total
         if p == 2:
