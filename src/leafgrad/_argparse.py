@@ -561,9 +561,27 @@ def varargs_keyword(positional: tuple, keyword, method: str, argument: str) -> t
 def scalar(value):
     """A Number argument as a Python number (NumPy scalars and 0-d tensors accepted by the
     checker become plain numbers, which stay weak in type promotion)."""
-    if isinstance(value, (np.generic, np.ndarray)) or _is_tensor(value):
+    if isinstance(value, np.generic):
+        return numpy_scalar(value)
+    if isinstance(value, np.ndarray) or _is_tensor(value):
         return value.item()
     return value
+
+
+def numpy_scalar(value):
+    """A NumPy scalar as torch reads it for a Scalar argument (python_arg_parser's
+    scalar_slow): NumPy integers as int, complex ones as complex, every other (np.bool_
+    too) as float; then it is weak in type promotion like the Python number."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.complexfloating):
+        return complex(value)
+    return float(value)
+
+
+def numpy_operand(value):
+    """A NumPy scalar operand as torch reads it (numpy_scalar); anything else as it is."""
+    return numpy_scalar(value) if isinstance(value, np.generic) else value
 
 
 def check(name: str, args: tuple, kwargs: dict | None = None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
 from . import _argparse
@@ -53,6 +55,9 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
+    if isinstance(other, _np.generic) or isinstance(alpha, _np.generic):  # torch's Scalars
+        other = _argparse.numpy_scalar(other) if isinstance(other, _np.generic) else other
+        alpha = _argparse.numpy_scalar(alpha) if isinstance(alpha, _np.generic) else alpha
     if isinstance(other, Tensor):
         return _ops.RsubTensor.apply(input, other, alpha=alpha)
     return _ops.Rsub.apply(input, other=other, alpha=alpha)

@@ -420,6 +420,11 @@ _RETAIN_LOCK = threading.Lock()
 _OPERANDS = (bool, int, float, complex, np.generic)
 _NUMBERS = _argparse.NUMBERS
 _CLAMP_BOUNDS = _NUMBERS | {type(None)}
+
+
+# a NumPy scalar operand as the Python number torch's argument parser reads it, so that it
+# stays weak in type promotion (_argparse.numpy_scalar); anything else as it is
+_numpy_operand = _argparse.numpy_operand
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -1472,58 +1477,78 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- ops (each forwards to one op class in leafgrad.ops) -----------------------------------
     def __add__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Add.apply(self, other)
 
     def __radd__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Add.apply(self, other)
 
     def __sub__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Sub.apply(self, other)
 
     def __rsub__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         if isinstance(other, Tensor):  # (a direct call: torch's rsub.Tensor)
             return _ops.RsubTensor.apply(self, other)
         return _ops.Rsub.apply(self, other=other)
 
     def __mul__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Mul.apply(self, other)
 
     def __rmul__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Mul.apply(self, other)
 
     def __truediv__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Div.apply(self, other)
 
     def __rtruediv__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
 
     __rdiv__ = __rtruediv__  # (torch keeps Python 2's name for it)
 
     def __pow__(self, exponent):
-        if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+            if not isinstance(exponent, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            exponent = _numpy_operand(exponent)  # (a NumPy scalar: torch's Scalar)
         return _ops.pow(self, exponent)
 
     def __rpow__(self, base):
-        if base.__class__ is not Tensor and not isinstance(base, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if base.__class__ is not Tensor and base.__class__ not in _NUMBERS:
+            if not isinstance(base, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            base = _numpy_operand(base)  # (a NumPy scalar: torch's Scalar)
         return _ops.pow(base, self)
 
     def __neg__(self):
@@ -1538,13 +1563,17 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Abs.apply(self)
 
     def __matmul__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
@@ -1558,42 +1587,56 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Ne.apply(self, other)
 
     def __lt__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Lt.apply(self, other)
 
     def __le__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Le.apply(self, other)
 
     def __gt__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Gt.apply(self, other)
 
     def __ge__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Ge.apply(self, other)
 
     def __and__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.BitwiseAnd.apply(self, other)
 
     __rand__ = __and__
 
     def __or__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.BitwiseOr.apply(self, other)
 
     __ror__ = __or__
 
     def __xor__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.BitwiseXor.apply(self, other)
 
     __rxor__ = __xor__
@@ -1602,8 +1645,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.BitwiseNot.apply(self)
 
     def __lshift__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.LeftShift.apply(self, other)
 
     def __rlshift__(self, other):
@@ -1612,8 +1657,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.LeftShift.apply(other, self)
 
     def __rshift__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.RightShift.apply(self, other)
 
     def __rrshift__(self, other):
@@ -1649,28 +1696,37 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.bitwise_right_shift_(other)
 
     def __iadd__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.inplace(_ops.Add, self, other)
 
     def __isub__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.inplace(_ops.Sub, self, other)
 
     def __imul__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.inplace(_ops.Mul, self, other)
 
     def __itruediv__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.inplace(_ops.Div, self, other)
 
     def add(self, other, *, alpha=1):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
+            other = _numpy_operand(other)
             alpha = _argparse.scalar(alpha)
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
                 getattr(other, "is_sparse", False):
@@ -1682,6 +1738,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def sub(self, other, *, alpha=1):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.sub", (other,), {"alpha": alpha})
+            other = _numpy_operand(other)
             alpha = _argparse.scalar(alpha)
         return _ops.Sub.apply(self, other, alpha=alpha)
 
@@ -1690,6 +1747,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def mul(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.mul", (other,))
+            other = _numpy_operand(other)
         return _ops.Mul.apply(self, other)
 
     multiply = mul
@@ -1697,6 +1755,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def div(self, other, *, rounding_mode=_argparse.NO_MODE):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div", (other,))
+            other = _numpy_operand(other)
         if rounding_mode is _argparse.NO_MODE:
             return _ops.Div.apply(self, other)
         # a mode given, None included: DivBackward2 (Note: an explicit rounding_mode=None)
@@ -1722,6 +1781,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def pow(self, exponent):
         if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow", (exponent,))
+            exponent = _numpy_operand(exponent)
         return _ops.pow(self, exponent)
 
     def exp(self):
@@ -1759,6 +1819,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def clamp(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
             _argparse.check("Tensor.clamp", _argparse.given(min, max))
+            min, max = _numpy_operand(min), _numpy_operand(max)
         return _ops.clamp(self, min, max)
 
     clip = clamp
@@ -1766,36 +1827,43 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def eq(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.eq", (other,))
+            other = _numpy_operand(other)
         return _ops.Eq.apply(self, other)
 
     def ne(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.ne", (other,))
+            other = _numpy_operand(other)
         return _ops.Ne.apply(self, other)
 
     def lt(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.lt", (other,))
+            other = _numpy_operand(other)
         return _ops.Lt.apply(self, other)
 
     def le(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.le", (other,))
+            other = _numpy_operand(other)
         return _ops.Le.apply(self, other)
 
     def gt(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.gt", (other,))
+            other = _numpy_operand(other)
         return _ops.Gt.apply(self, other)
 
     def ge(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.ge", (other,))
+            other = _numpy_operand(other)
         return _ops.Ge.apply(self, other)
 
     def _compare_(self, other, name: str, op):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check(f"Tensor.{name}_", (other,))
+            other = _numpy_operand(other)
         # its own node when recording: GtBackward0 for a number, GtBackward1 for a tensor
         from .ops.compare_inplace import INPLACE
 
@@ -2004,7 +2072,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return "meta"
         return device
 
-    def new_zeros(self, *args, dtype=None, device=None, requires_grad=False, size=None):
+    def new_zeros(self, *args, dtype=None, device=None, requires_grad=False, size=None,
+                  layout=None, pin_memory=False):
         from ._creation import _size, zeros
 
         if size is not None:  # (torch's keyword form: new_zeros(size=(2, 3)))
@@ -2012,10 +2081,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
         size = _size(args, "new_zeros")  # torch's checks and messages under this method's name
-        return zeros(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+        return zeros(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
-    def new_ones(self, *args, dtype=None, device=None, requires_grad=False, size=None):
+    def new_ones(self, *args, dtype=None, device=None, requires_grad=False, size=None,
+                  layout=None, pin_memory=False):
         from ._creation import _size, ones
 
         if size is not None:  # (torch's keyword form: new_ones(size=(2, 3)))
@@ -2023,16 +2093,19 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_ones() missing 1 required positional arguments: "size"')
         size = _size(args, "new_ones")  # torch's checks and messages under this method's name
-        return ones(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+        return ones(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
-    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False,
+                 layout=None, pin_memory=False):
         from ._creation import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
+        return full(size, fill_value, dtype=dtype or self.dtype, layout=layout,
+                    requires_grad=requires_grad,
                     device=self._new_device(device))
 
-    def new_empty(self, *args, dtype=None, device=None, requires_grad=False, size=None):
+    def new_empty(self, *args, dtype=None, device=None, requires_grad=False, size=None,
+                  layout=None, pin_memory=False):
         from ._creation import _size, empty
 
         if size is not None:  # (torch's keyword form: new_empty(size=(2, 3)))
@@ -2040,7 +2113,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_empty() missing 1 required positional arguments: "size"')
         size = _size(args, "new_empty")  # torch's checks and messages under this method's name
-        return empty(size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+        return empty(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
@@ -2048,6 +2121,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
+            other = _numpy_operand(other)
             alpha = _argparse.scalar(alpha)
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS and \
                 getattr(other, "is_sparse", False):
@@ -2060,17 +2134,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.sub_", (other,), {"alpha": alpha})
+            other = _numpy_operand(other)
             alpha = _argparse.scalar(alpha)
         return _ops.inplace(_ops.Sub, self, other, alpha=alpha)
 
     def mul_(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.mul_", (other,))
+            other = _numpy_operand(other)
         return _ops.inplace(_ops.Mul, self, other)
 
     def div_(self, other, *, rounding_mode=_argparse.NO_MODE):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
             _argparse.check("Tensor.div_", (other,))
+            other = _numpy_operand(other)
         if rounding_mode is None:  # Note: an explicit rounding_mode=None (ops/math_binary.py)
             return _ops.inplace(_ops.math_binary.DivMode, self, other, rounding_mode=None)
         if rounding_mode is not _argparse.NO_MODE:
@@ -2101,6 +2178,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def pow_(self, exponent):
         if exponent.__class__ not in _NUMBERS and not isinstance(exponent, Tensor):
             _argparse.check("Tensor.pow_", (exponent,))
+            exponent = _numpy_operand(exponent)
         if isinstance(exponent, Tensor):
             return _ops.inplace(_ops.PowTensor, self, exponent)
         if exponent.__class__ is int and self._data.dtype.kind in "iu":
@@ -2108,8 +2186,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.PowScalar, self, exponent=exponent)
 
     def __ipow__(self, exponent):  # (torch's Tensor.__ipow__ is pow_: x **= 2 writes x)
-        if exponent.__class__ is not Tensor and not isinstance(exponent, _OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if exponent.__class__ is not Tensor and exponent.__class__ not in _NUMBERS:
+            if not isinstance(exponent, _OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            exponent = _numpy_operand(exponent)  # (a NumPy scalar: torch's Scalar)
         return self.pow_(exponent)
 
     def exp_(self):
@@ -2142,6 +2222,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def clamp_(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
             _argparse.check("Tensor.clamp_", _argparse.given(min, max))
+            min, max = _numpy_operand(min), _numpy_operand(max)
         return _ops.clamp_(self, min, max)
 
     clip_ = clamp_

@@ -139,21 +139,25 @@ class MathMethods:
     def fmod(self, other):
         if other.__class__ not in _argparse.NUMBERS:
             _check_binary("Tensor.fmod", other)
+            other = _argparse.numpy_operand(other)
         return _binary_or_scalar(self, other, "Fmod", "FmodTensor", False)
 
     def fmod_(self, other):
         if other.__class__ not in _argparse.NUMBERS:
             _check_binary("Tensor.fmod_", other)
+            other = _argparse.numpy_operand(other)
         return _binary_or_scalar(self, other, "Fmod", "FmodTensor", True)
 
     def remainder(self, other):
         if other.__class__ not in _argparse.NUMBERS:
             _check_binary("Tensor.remainder", other)
+            other = _argparse.numpy_operand(other)
         return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", False)
 
     def remainder_(self, other):
         if other.__class__ not in _argparse.NUMBERS:
             _check_binary("Tensor.remainder_", other)
+            other = _argparse.numpy_operand(other)
         return _binary_or_scalar(self, other, "Remainder", "RemainderTensor", True)
 
     # Note: operands (tensor.py): anything but tensors and numbers gives NotImplemented, so
@@ -169,14 +173,16 @@ class MathMethods:
         # -grad * floor(other / self), the same formula as for two tensors.
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.RemainderTensor.apply(other, self)
+        return _ops.math_binary.RemainderTensor.apply(_argparse.numpy_operand(other), self)
 
     def floor_divide(self, other):
         """``self // other`` (torch: floor_divide, which has no derivative; leafgrad gives the
         zero gradient of ``div(rounding_mode='floor')``)."""
+        other = _argparse.numpy_operand(other)
         return _ops.math_binary.DivRounding.apply(self, other, rounding_mode="floor")
 
     def floor_divide_(self, other):
+        other = _argparse.numpy_operand(other)
         return _ops.inplace(_ops.math_binary.DivRounding, self, other, rounding_mode="floor")
 
     def __floordiv__(self, other):
@@ -188,7 +194,8 @@ class MathMethods:
     def __rfloordiv__(self, other):
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.DivRounding.apply(other, self, rounding_mode="floor")
+        return _ops.math_binary.DivRounding.apply(_argparse.numpy_operand(other), self,
+                                                  rounding_mode="floor")
 
     def atan2(self, other):
         _require_tensor(other, "atan2", "other", 1)

@@ -243,6 +243,10 @@ def linear(input, weight, bias=None):
 
 def _linear(input, weight, bias=None):
     input, weight, bias = _lower_inputs(input, weight, bias)  # torch's CPU autocast list
+    if input.ndim == 0 or weight.ndim == 0:  # at::linear's own check, before any path's
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+            f"{weight.ndim}D")
     # torch's paths: addmm for 2-d input; for other contiguous input with a bias that is one
     # row (1-d, or (1, ..., 1, out_features)), one addmm of the input flattened to 2-d, viewed
     # back; otherwise matmul and an in-place add of the bias (a non-contiguous 1-d input, an

@@ -305,3 +305,179 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
     for matrix, solution in zip(_addresses(matrices), _addresses(out)):
         function(102, side, uplo, trans, diag, rows, columns, one, matrix, n, solution, rows)
     return np.swapaxes(out, -1, -2).reshape(b.shape)
+
+
+def _workspace(function, arguments: list, kind) -> int:
+    """LAPACK's optimal workspace size: the routine called with ``lwork = -1``."""
+    size = kind(0)
+    status = ctypes.c_int(0)
+    function(*arguments, ctypes.byref(size), ctypes.byref(ctypes.c_int(-1)),
+             ctypes.byref(status))
+    return int(size.value)
+
+
+def qr(a: np.ndarray, mode: str):
+    """linalg.qr as torch calls LAPACK (BatchLinearAlgebra.cpp's linalg_qr_out): ``?geqrf`` on a
+    column-major copy of each (m, n) matrix, R the upper triangle of its first rows (k = min(m,
+    n) rows, m with ``mode='complete'``), then ``?orgqr`` on Q's columns (k, or m), the first
+    of them the factored matrix's. Each call's workspace is the size LAPACK's query gives
+    (geqrf's at least n, as torch clamps it). ``(Q, R)`` (Q None with ``mode='r'``), or None
+    where not replayed (no MKL, another dtype, an empty matrix, large batches). NumPy's qr
+    works in float64 for float32 matrices and through another LAPACK: 3x3 float32 Q's and
+    float64 R's differed in their last bits (nn.init.orthogonal_, tests/test_tutorials6_findings.py)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    m, n = a.shape[-2:]
+    if max(m, n) > _INT_MAX:
+        return None
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:  # Note: batches of LAPACK calls
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    char = "s" if a.dtype.char == "f" else "d"
+    kind = ctypes.c_float if char == "s" else ctypes.c_double
+    geqrf, orgqr = getattr(library, char + "geqrf_"), getattr(library, char + "orgqr_")
+    geqrf.restype = orgqr.restype = None
+    k = min(m, n)
+    # (count, n, m) C-ordered: each matrix column-major, as torch's copy
+    factored = np.array(np.swapaxes(a.reshape(count, m, n), -1, -2), order="C", copy=True)
+    tau = np.zeros((count, max(k, 1)), a.dtype)
+    rows, columns = ctypes.c_int(m), ctypes.c_int(n)
+    lda = ctypes.c_int(max(1, m))
+    status = ctypes.c_int(0)
+    lwork = max(n, _workspace(geqrf, [ctypes.byref(rows), ctypes.byref(columns),
+                                      ctypes.c_void_p(factored.ctypes.data), ctypes.byref(lda),
+                                      ctypes.c_void_p(tau.ctypes.data)], kind))
+    work = np.zeros(max(lwork, 1), a.dtype)
+    work_pointer, work_size = ctypes.c_void_p(work.ctypes.data), ctypes.c_int(lwork)
+    for matrix, factor in zip(_addresses(factored), _addresses(tau)):
+        geqrf(ctypes.byref(rows), ctypes.byref(columns), matrix, ctypes.byref(lda), factor,
+              work_pointer, ctypes.byref(work_size), ctypes.byref(status))
+    column_major = np.swapaxes(factored, -1, -2)  # (count, m, n) views
+    r_rows = m if mode == "complete" else k
+    r = np.triu(column_major[:, :r_rows, :])
+    r = r.reshape(batch + (r_rows, n))
+    if mode == "r":
+        return None, r
+    q_columns = m if mode == "complete" else k
+    q = np.zeros((count, q_columns, m), a.dtype)  # column-major (count, m, q_columns)
+    q[:, :min(n, q_columns), :] = factored[:, :min(n, q_columns), :]
+    q_width = ctypes.c_int(q_columns)
+    reflectors = ctypes.c_int(k)
+    lwork = _workspace(orgqr, [ctypes.byref(rows), ctypes.byref(q_width),
+                               ctypes.byref(reflectors), ctypes.c_void_p(q.ctypes.data),
+                               ctypes.byref(lda), ctypes.c_void_p(tau.ctypes.data)], kind)
+    work = np.zeros(max(lwork, 1), a.dtype)
+    work_pointer, work_size = ctypes.c_void_p(work.ctypes.data), ctypes.c_int(lwork)
+    for matrix, factor in zip(_addresses(q), _addresses(tau)):
+        orgqr(ctypes.byref(rows), ctypes.byref(q_width), ctypes.byref(reflectors), matrix,
+              ctypes.byref(lda), factor, work_pointer, ctypes.byref(work_size),
+              ctypes.byref(status))
+    return np.swapaxes(q, -1, -2).reshape(batch + (m, q_columns)), r
+
+
+def _prepared(a: np.ndarray):
+    """(library, LAPACK prefix, ctypes scalar, count, batch) for replaying a real float32 /
+    float64 routine on ``a``'s matrices, or None where not replayed (no MKL, another dtype, an
+    empty matrix, large batches; Note: batches of LAPACK calls)."""
+    if not _cpu.mkl_vml or _mkl._library is False or a.dtype.char not in "fd" or a.size == 0:
+        return None
+    if max(a.shape[-2:]) > _INT_MAX:
+        return None
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    if count > _MAX_BATCH:
+        return None
+    library = _mkl.library()
+    if not library:
+        return None
+    char = "s" if a.dtype.char == "f" else "d"
+    return library, char, (ctypes.c_float if char == "s" else ctypes.c_double), count, batch
+
+
+def _int_ref(value: int):
+    return ctypes.byref(ctypes.c_int(value))
+
+
+def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool):
+    """linalg.svd as torch calls LAPACK (apply_svd): ``?gesdd`` on a column-major copy of each
+    matrix, ``jobz`` 'A' (full_matrices), 'S' or 'N' (no U, Vh), U and Vh column-major, the
+    workspace LAPACK's query gives and an ``8 min(m, n)`` integer workspace. ``(U, S, Vh)``
+    (U and Vh None without ``compute_uv``), or None where not replayed. NumPy's svd works in
+    float64 for float32 and through another LAPACK: float32's U, S, Vh and float64's U, Vh
+    differed in their last bits (tests/test_tutorials6_findings.py)."""
+    prepared = _prepared(a)
+    if prepared is None:
+        return None
+    library, char, kind, count, batch = prepared
+    gesdd = getattr(library, char + "gesdd_")
+    gesdd.restype = None
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    jobz = b"A" if compute_uv and full_matrices else b"S" if compute_uv else b"N"
+    u_columns, vh_rows = (m, n) if full_matrices else (k, k)
+    matrices = np.array(np.swapaxes(a.reshape(count, m, n), -1, -2), order="C", copy=True)
+    values = np.zeros((count, k), a.dtype)
+    # column-major U (count, u_columns, m) and Vh (count, n, vh_rows), as torch allocates them
+    u = np.zeros((count, u_columns, m) if compute_uv else (count, 1), a.dtype)
+    vh = np.zeros((count, n, vh_rows) if compute_uv else (count, 1), a.dtype)
+    ldu, ldvh = (m, vh_rows) if compute_uv else (1, 1)
+    iwork = np.zeros(max(8 * k, 1), np.int32)
+    status = ctypes.c_int(0)
+    size = kind(0)
+    common = [ctypes.c_char_p(jobz), _int_ref(m), _int_ref(n)]
+    gesdd(*common, ctypes.c_void_p(matrices.ctypes.data), _int_ref(max(1, m)),
+          ctypes.c_void_p(values.ctypes.data), ctypes.c_void_p(u.ctypes.data), _int_ref(ldu),
+          ctypes.c_void_p(vh.ctypes.data), _int_ref(ldvh), ctypes.byref(size), _int_ref(-1),
+          ctypes.c_void_p(iwork.ctypes.data), ctypes.byref(status))
+    lwork = int(size.value)
+    work = np.zeros(max(lwork, 1), a.dtype)
+    work_pointer, iwork_pointer = ctypes.c_void_p(work.ctypes.data), \
+        ctypes.c_void_p(iwork.ctypes.data)
+    for matrix, value, left, right in zip(_addresses(matrices), _addresses(values),
+                                          _addresses(u), _addresses(vh)):
+        gesdd(*common, matrix, _int_ref(max(1, m)), value, left, _int_ref(ldu), right,
+              _int_ref(ldvh), work_pointer, _int_ref(lwork), iwork_pointer,
+              ctypes.byref(status))
+    values = values.reshape(batch + (k,))
+    if not compute_uv:
+        return None, values, None
+    return (np.swapaxes(u, -1, -2).reshape(batch + (m, u_columns)), values,
+            np.swapaxes(vh, -1, -2).reshape(batch + (vh_rows, n)))
+
+
+def eigh(a: np.ndarray, upper: bool, compute_v: bool):
+    """linalg.eigh as torch calls LAPACK (apply_lapack_eigh): ``?syevd`` on a column-major copy
+    of each matrix, reading its lower (``upper``: upper) triangle, with the workspace sizes
+    LAPACK's query gives. ``(eigenvalues, eigenvectors)`` (vectors None without ``compute_v``),
+    or None where not replayed. NumPy's eigh works in float64 for float32 and through another
+    LAPACK: float32 values and vectors differed in their last bits."""
+    prepared = _prepared(a)
+    if prepared is None:
+        return None
+    library, char, kind, count, batch = prepared
+    syevd = getattr(library, char + "syevd_")
+    syevd.restype = None
+    n = a.shape[-1]
+    vectors = np.array(np.swapaxes(a.reshape(count, n, n), -1, -2), order="C", copy=True)
+    values = np.zeros((count, n), a.dtype)
+    jobz, uplo = ctypes.c_char_p(b"V" if compute_v else b"N"), ctypes.c_char_p(
+        b"U" if upper else b"L")
+    status = ctypes.c_int(0)
+    size, integer_size = kind(0), ctypes.c_int(0)
+    syevd(jobz, uplo, _int_ref(n), ctypes.c_void_p(vectors.ctypes.data), _int_ref(max(1, n)),
+          ctypes.c_void_p(values.ctypes.data), ctypes.byref(size), _int_ref(-1),
+          ctypes.byref(integer_size), _int_ref(-1), ctypes.byref(status))
+    lwork, liwork = max(1, int(size.value)), max(1, integer_size.value)
+    work, iwork = np.zeros(lwork, a.dtype), np.zeros(liwork, np.int32)
+    for matrix, value in zip(_addresses(vectors), _addresses(values)):
+        syevd(jobz, uplo, _int_ref(n), matrix, _int_ref(max(1, n)), value,
+              ctypes.c_void_p(work.ctypes.data), _int_ref(lwork),
+              ctypes.c_void_p(iwork.ctypes.data), _int_ref(liwork), ctypes.byref(status))
+    values = values.reshape(batch + (n,))
+    if not compute_v:
+        return values, None
+    return values, np.swapaxes(vectors, -1, -2).reshape(batch + (n, n))

@@ -176,7 +176,7 @@ def rrelu_kernel(params, operands):
 def scatter_reduce_kernel(params, operands):
     if not params.get("include_self", True):
         return "scatter_reduce_exclude_input_init"
-    reduce = params.get("reduce")
+    reduce = {"max": "amax", "min": "amin"}.get(params.get("reduce"), params.get("reduce"))
     if reduce in ("mean", "amax", "amin"):
         return f"scatter_gather_tensor_cpu_reduce_{reduce}"
     return "scatter_gather_tensor_cpu"

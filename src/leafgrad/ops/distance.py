@@ -31,6 +31,7 @@ import numpy as np
 from .. import _dtype as _dtype
 
 from . import _batching_rules as batch
+from . import _libm
 from .registry import Op, plain_backward, register
 from ._masks import zero_mask
 
@@ -80,6 +81,48 @@ def _pair_derivative(diff: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray
 def _cdist_pairs(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     """Every row difference: (..., r1, r2, c)."""
     return x1[..., :, None, :] - x2[..., None, :, :]
+
+
+def _cdist_distance(diff: np.ndarray, p: float) -> np.ndarray:
+    """cdist's own kernel (DistanceOpsKernel's run_parallel_cdist): per pair, one scalar sum
+    over the columns in order, rounded to the dtype at each step (``agg = agg + map(|a - b|)``
+    with map ``d * d`` for p = 2, ``d`` for 1, ``pow(d, p)`` of the C library otherwise),
+    then ``sqrt`` or ``pow(agg, 1.0 / p)`` in double. For p = 2 the compiled loop runs 16
+    bytes of columns at a time (four float32, two float64) with each product rounded, and the
+    columns left over as one fused multiply-add each (measured on torch 2.13's AVX-512 build
+    for 1 to 13 columns). NumPy's pairwise sums gave other last bits (a third to three
+    quarters of float32 2-distances of 3 to 70 columns)."""
+    if p == 0 or math.isinf(p) or diff.shape[-1] == 0:
+        return _pair_distance(diff, p)  # (exact sums of 0/1, or a maximum: no rounding)
+    from ._float_kernels import fma
+
+    magnitude = np.abs(diff)
+    columns = diff.shape[-1]
+    block = 16 // diff.dtype.itemsize
+    unrolled = columns - columns % block if p == 2 else columns
+    with np.errstate(all="ignore"):
+        if p in (1, 2):
+            # columns first, each a contiguous block: one add per column over all the pairs
+            # (twice as fast as np.add.accumulate along the last axis)
+            terms = np.ascontiguousarray(np.moveaxis(magnitude[..., :unrolled], -1, 0))
+            if p == 2:
+                np.multiply(terms, terms, out=terms)
+            total = np.zeros(diff.shape[:-1], diff.dtype)
+            for value in terms:
+                total += value
+        else:  # std::pow(float, float), powf for float32, column by column (_libm's sizes)
+            total = np.zeros(diff.shape[:-1], diff.dtype)
+            for column in range(columns):
+                total = total + _libm.power(magnitude[..., column], diff.dtype.type(p))
+        for column in range(unrolled, columns):
+            value = magnitude[..., column]
+            total = fma(value, value, total)
+        if p == 1:
+            return total
+        if p == 2:
+            return np.sqrt(total)
+        # std::pow(agg, 1.0 / p): a double exponent, so the C library's pow in double
+        return _libm.power(total.astype(np.float64), 1.0 / p).astype(diff.dtype)
 
 
 def cdist_gradients(grad, x1, x2, p, result) -> tuple:
@@ -156,7 +199,7 @@ class Cdist(Op):
 
     @staticmethod
     def forward(ctx, x1, x2, p=2.0):
-        return np.ascontiguousarray(_pair_distance(_cdist_pairs(x1, x2), p))
+        return np.ascontiguousarray(_cdist_distance(_cdist_pairs(x1, x2), p))
 
     def backward(self, grad):
         x1, x2, result = self.saved("x1"), self.saved("x2"), self.saved("result")

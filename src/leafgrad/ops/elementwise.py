@@ -112,7 +112,7 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         a, b = _promote.binary(a, b)
-        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
+        if alpha != 1 or alpha.__class__ is not int:  # (True, 1.0: torch checks their kind)
             _check_alpha(a, alpha)
             if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
                 return _float_kernels.scaled_update(np.add, a, b, alpha)
@@ -152,7 +152,7 @@ class Sub(Op):
     def forward(ctx, a, b, alpha=1):
         check_bool_subtraction(a, b)
         a, b = _promote.binary(a, b)
-        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
+        if alpha != 1 or alpha.__class__ is not int:  # (True, 1.0: torch checks their kind)
             _check_alpha(a, alpha)
             if a.dtype.kind == "f":  # one fused multiply-add, as torch's kernel
                 return _float_kernels.scaled_update(np.subtract, a, b, alpha)
@@ -186,7 +186,7 @@ class Rsub(Op):
     def forward(ctx, a, other, alpha=1):
         check_bool_subtraction(other, a)
         a, other = _promote.binary(a, other)
-        if alpha != 1 or alpha is True:  # True == 1, and torch refuses it for non-bool
+        if alpha != 1 or alpha.__class__ is not int:  # (True, 1.0: torch checks their kind)
             _check_alpha(a, alpha)
         if alpha != 1 and a.dtype.kind in "iu":  # (Sub's -alpha)
             return other + a * _integer_alpha(a.dtype, -alpha)
@@ -240,6 +240,8 @@ def _half_by_scalar(ufunc, a: np.ndarray, b):
     kind = b.__class__
     if kind is float or kind is int:
         value = b
+    elif isinstance(b, (np.floating, np.integer, np.bool_)):  # torch's Scalar: a number
+        value = float(b) if isinstance(b, np.bool_) else b.item()
     elif kind is np.ndarray and b.ndim == 0 and b.dtype.kind in "fiu" and (
             a.ndim or b.dtype.kind in "iu" or b.dtype.char == "e"):
         # (two 0-d operands promote as dimensioned ones: a float32 one wins over float16)

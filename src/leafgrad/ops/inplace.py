@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
+from .. import _argparse, _dtype
 from ..autograd._vmap_state import state as _vmap_state
 from .._compile.state import state as _capture
 from ..autograd.forward_ad import state as _dual_state
@@ -185,12 +185,12 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
                     op.opmath_scalars and dest.dtype.char == "e"):  # Note: float16 by a scalar
             # (a bool alpha takes the forward, which refuses it as torch does; bfloat16 takes
             # it too: Note: opmath for bfloat16, ops/_bfloat16.py)
-            if alpha == 1:
+            if alpha == 1 and alpha.__class__ is int:  # (1.0: its kind is checked)
                 return _ufunc_inplace(ufunc, target, others[0])
             if scaled_operand(target, others[0]):
                 return _ufunc_inplace(ufunc, target, others[0], alpha)
         arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-        if ufunc is not None and len(arrays) == 1 and (alpha != 1 or alpha is True):
+        if ufunc is not None and len(arrays) == 1 and (alpha != 1 or alpha.__class__ is not int):
             # torch's order: the bool-subtraction and write-back checks before alpha's
             if ufunc is np.subtract:
                 check_bool_subtraction(target._data, arrays[0])
@@ -590,11 +590,13 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
     scaled operand is one temporary (see ``scaled_operand``)."""
     data = target._data
     value = other._data if isinstance(other, Tensor) else other
+    if isinstance(value, np.generic):  # torch's Scalar, weak like a Python number
+        value = _argparse.numpy_scalar(value)
     if (type(value) is np.ndarray and value.dtype is data.dtype and value.shape == data.shape
             and data.dtype.kind == "f"):
         # same shape, same float dtype (an optimizer's update): nothing to promote or check
         # but a complex alpha, which torch refuses for a real result
-        if alpha != 1:
+        if alpha != 1 or alpha.__class__ is not int:
             check_alpha_kind("f", alpha)
         token = _quiet()
         try:
@@ -618,7 +620,7 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
                     f"{list(shape)}"
                 )
     result = _inplace_result(ufunc, data, value)
-    if alpha != 1:
+    if alpha != 1 or alpha.__class__ is not int:
         check_alpha_kind(result.kind, alpha)
     if value.__class__ is int and result.kind in "iu":
         value = _wrapped_int(value, result)

@@ -170,9 +170,11 @@ class LinalgQr(MultiOutputOp):
                 f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
                 "(default), 'r', or 'complete'"
             )
+        replayed = _lapack.qr(a, mode)  # torch's own calls (Note: torch's LU solve)
         if mode == "r":  # torch returns an empty Q
-            return np.empty((0,), dtype=a.dtype), np.linalg.qr(a, mode="r").astype(a.dtype)
-        q, r = np.linalg.qr(a, mode=mode)
+            r = replayed[1] if replayed is not None else np.linalg.qr(a, mode="r")
+            return np.empty((0,), dtype=a.dtype), _layout.column_major(r.astype(a.dtype))
+        q, r = replayed if replayed is not None else np.linalg.qr(a, mode=mode)
         return (_layout.column_major(q.astype(a.dtype, copy=False)),
                 _layout.column_major(r.astype(a.dtype, copy=False)))
 
@@ -274,10 +276,13 @@ class LinalgSvd(MultiOutputOp):
     def forward(ctx, a, full_matrices=True, compute_uv=True):
         _check_matrix(a, "linalg.svd")
         _check_float(a, "linalg.svd", "linalg_svd_cpu")
+        replayed = _lapack.svd(a, full_matrices, compute_uv)  # torch's own calls
         if not compute_uv:
             empty = np.empty((0,), dtype=a.dtype)
-            return empty, np.linalg.svd(a, compute_uv=False).astype(_real_dtype(a)), empty
-        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+            values = replayed[1] if replayed is not None else np.linalg.svd(a, compute_uv=False)
+            return empty, values.astype(_real_dtype(a)), empty
+        u, s, vh = replayed if replayed is not None else np.linalg.svd(
+            a, full_matrices=full_matrices)
         return (_layout.column_major(u.astype(a.dtype, copy=False)),
                 _layout.contiguous(s.astype(_real_dtype(a), copy=False)),
                 _layout.column_major(vh.astype(a.dtype)))
@@ -422,10 +427,11 @@ class LinalgEigh(MultiOutputOp):
             raise NotImplementedError(
                 f"\"linalg_eigh_cpu\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'"
             )
+        replayed = _lapack.eigh(a, UPLO == "U", compute_v)  # torch's own calls
         if not compute_v:
-            return (np.linalg.eigvalsh(a, UPLO).astype(_real_dtype(a)),
-                    np.empty((0,), dtype=a.dtype))
-        values, vectors = np.linalg.eigh(a, UPLO)
+            values = replayed[0] if replayed is not None else np.linalg.eigvalsh(a, UPLO)
+            return values.astype(_real_dtype(a)), np.empty((0,), dtype=a.dtype)
+        values, vectors = replayed if replayed is not None else np.linalg.eigh(a, UPLO)
         return (_layout.contiguous(values.astype(_real_dtype(a), copy=False)),
                 _layout.column_major(vectors.astype(a.dtype, copy=False)))
 
@@ -507,11 +513,26 @@ class LinalgPinv(Op):
             inverse = np.where(magnitude > cutoff, 1 / np.where(magnitude > cutoff, values, 1), 0)
             result = (vectors * inverse[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2))
             return result.astype(a.dtype)
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        replayed = _lapack.svd(a, False, True)  # torch's own calls
+        u, s, vh = replayed if replayed is not None else np.linalg.svd(a, full_matrices=False)
         cutoff = np.maximum(atol, rtol * s.max(axis=-1, keepdims=True, initial=0))
         inverse = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
-        return ((np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :])
-                @ np.conj(np.swapaxes(u, -1, -2)))
+        scaled = np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :]
+        u_h = np.conj(np.swapaxes(u, -1, -2))
+        if replayed is not None:  # torch's at::matmul of the two: MKL's gemm (batched: bmm)
+            from ._blas import mm
+            from .linalg import _bmm
+
+            if scaled.ndim == 2:
+                product = mm(scaled, u_h)
+                if product is not None:
+                    return product
+            else:
+                rows, columns = scaled.shape[-2], u_h.shape[-1]
+                product = _bmm(scaled.reshape(-1, rows, scaled.shape[-1]),
+                               u_h.reshape(-1, u_h.shape[-2], columns))
+                return product.reshape(scaled.shape[:-2] + (rows, columns))
+        return scaled @ u_h
 
     def backward(self, grad):
         # torch's pinv_backward, arranged so the largest products are smallest (pinv_t and

@@ -56,9 +56,18 @@ def _integer_binary(a, b, kernel: str):
     return a, b, dtype
 
 
+def _as_operand(b, dtype: np.dtype):
+    """A Python-number operand as the tensor operand TensorIterator makes of it: cast to the
+    common dtype (fmod and remainder have no scalar kernel: ``x % 1.1`` on float16 divides by
+    float16(1.1); div's rounding modes read the number at its own value instead)."""
+    if dtype == np.float16 and not isinstance(b, np.ndarray):
+        return np.float16(b)
+    return b
+
+
 def _fmod(a, b):
     a, b, dtype = _integer_binary(a, b, "fmod_cpu")
-    x, y = _opmath(a, b)
+    x, y = _opmath(a, _as_operand(b, dtype))
     with np.errstate(all="ignore"):
         return np.asarray(np.fmod(x, y)).astype(dtype, copy=False)
 
@@ -70,7 +79,7 @@ def _remainder(a, b):
     with np.errstate(all="ignore"):
         if dtype.kind in "iu":
             return np.asarray(np.remainder(a, b))
-        x, y = _opmath(a, b)
+        x, y = _opmath(a, _as_operand(b, dtype))
         mod = np.fmod(x, y)
         fix = (mod != 0) & ((y < 0) != (mod < 0))
         return np.asarray(np.where(fix, mod + y, mod)).astype(dtype, copy=False)
@@ -223,6 +232,7 @@ class DivRounding(Op):
     """``div(self, other, rounding_mode='trunc' | 'floor')``; its gradient is zero."""
 
     node = "DivBackward2"
+    opmath_scalars = True  # torch's reduced-float kernels read a scalar divisor at its value
     uint_kernel = staticmethod(_uint.div_rounding_kernel)
     complex_message = '"div_floor_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise

@@ -19,7 +19,11 @@ from . import _uint
 from .registry import Op, keep_index, register
 from ..autograd.grad_mode import state as _grad_state
 
-REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+REDUCTIONS = ("sum", "prod", "mean", "amax", "amin", "max", "min")
+# torch's scatter_reduce also takes "max" and "min" (get_operator_enum reads them as amax and
+# amin): the same forward and kernels, kept as spelled in the node (_saved_reduce), whose
+# backward refuses them and whose forward-mode tangent is undefined
+ALIASES = {"max": "amax", "min": "amin"}
 _FOLD = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
          "amin": np.minimum}
 
@@ -39,6 +43,7 @@ def _identity(reduce: str, dtype: np.dtype):
 
 def scatter_reduce_array(a, src, dim, index, reduce, include_self):
     """The forward on arrays (also used by the backward of ``prod``)."""
+    reduce = ALIASES.get(reduce, reduce)
     out = np.array(a, copy=True, order="C")
     if not index.size:
         return out
@@ -95,6 +100,9 @@ class ScatterReduce(Op):
     def backward(self, grad):
         p = self._params
         dim, index, reduce, include_self = p["dim"], p["index"], p["reduce"], p["include_self"]
+        if reduce in ALIASES:  # (see ALIASES)
+            raise RuntimeError("Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                               f"'amin' but got {reduce}.")
         self_, src = self.saved("self"), self.saved("src")
         src_used = _read_block(src, index)
 
@@ -152,6 +160,8 @@ class ScatterReduce(Op):
         reduce = p["reduce"]
         if reduce in ("sum", "mean"):  # linear in (self, src) together
             return auto_linear(self, tangents, primals, result)
+        if reduce in ALIASES:  # undefined in torch (see ALIASES)
+            return None
         self_t, src_t = filled(tangents, primals)
         self_p, src_p = primals
         dim, index = p["dim"], p["index"]
@@ -208,6 +218,7 @@ def check_reduce_kernel(tensor, reduce) -> None:
     """torch's scatter_reduce kernels: no amax/amin for complex, no mean for bool (after the
     shape checks, before the bounds)."""
     kind = tensor._data.dtype.kind
+    reduce = ALIASES.get(reduce, reduce)
     if (kind == "c" and reduce in ("amax", "amin")) or (kind == "b" and reduce == "mean"):
         raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented '
                                   f"for '{tensor.dtype._legacy}'")
