@@ -1,0 +1,74 @@
+"""Differences the ModuleInfo replay (tests/opinfo/sweep_modules.py) found, each swept beyond
+module_db's inputs against torch: one test per fixed class."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+from tests.opinfo._harness import differences, to_leafgrad
+
+torch = require_torch()
+
+FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
+
+
+def _layouts(n: int, dtype):
+    """Tensors of n elements (or rows of n) in the layouts whose vector/scalar split differs:
+    contiguous, transposed (dense in another order), strided, rows with a gap."""
+    yield torch.randn(n, dtype=dtype)
+    yield torch.randn(3, n, dtype=dtype).t()
+    yield torch.randn(n, 3, dtype=dtype).t()
+    yield torch.randn(2 * n, dtype=dtype)[::2]
+    yield torch.randn(3, n + 40, dtype=dtype)[:, :n]
+
+
+def test_softshrink_zero_sign_follows_torchs_vector_and_scalar_code():
+    # torch's kernel writes +0 between -lambd and lambd in its vector code (one vector per
+    # step, in memory order) and x * 0 (-0 for negative x) in its scalar code on the rest
+    torch.manual_seed(0)
+    found = []
+    for dtype in FLOATS:
+        for n in (0, 1, 5, 8, 9, 16, 17, 24, 31, 32, 33, 40, 64, 65, 100):
+            for x in _layouts(n, dtype):
+                x[x.abs() > 1.5] = math.nan if n % 2 else -0.0
+                for lambd in (0.5, 1.0, 0.3):
+                    theirs = torch.nn.functional.softshrink(x, lambd)
+                    ours = leafgrad.nn.functional.softshrink(to_leafgrad(x, torch), lambd)
+                    found += [f"{dtype} {tuple(x.shape)} {x.stride()} {lambd}: {d}"
+                              for d in differences(theirs, ours, torch, strides=False)]
+                    module_t, module_l = torch.nn.Softshrink(lambd), leafgrad.nn.Softshrink(lambd)
+                    found += [f"module {dtype} {tuple(x.shape)}: {d}" for d in differences(
+                        module_t(x), module_l(to_leafgrad(x, torch)), torch, strides=False)]
+    assert not found, "\n".join(found[:20])
+
+
+def test_cross_entropy_label_smoothing_weighted_mean_divides_by_torchs_sum():
+    # the weighted mean of the smoothing term divides by weight.gather(0, kept targets).sum(),
+    # a sum in torch's order of additions (NumPy's sum gave another last bit)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    found = []
+    for trial in range(300):
+        n, classes = int(rng.integers(1, 40)), int(rng.integers(2, 9))
+        for dtype in (torch.float64, torch.float32):
+            x = torch.randn(n, classes, dtype=dtype, requires_grad=True)
+            weight = torch.rand(classes, dtype=dtype) * 5
+            target = torch.randint(0, classes, (n,))
+            ignore = int(target[0]) if trial % 3 == 0 else -100
+            x_l = to_leafgrad(x, torch)
+            theirs = torch.nn.functional.cross_entropy(
+                x, target, weight=weight, ignore_index=ignore, label_smoothing=0.1)
+            ours = leafgrad.nn.functional.cross_entropy(
+                x_l, to_leafgrad(target, torch), weight=to_leafgrad(weight, torch),
+                ignore_index=ignore, label_smoothing=0.1)
+            found += [f"{n}x{classes} {dtype} ignore={ignore}: {d}"
+                      for d in differences(theirs, ours, torch)]
+            theirs.backward()
+            ours.backward()
+            found += [f"{n}x{classes} {dtype} grad: {d}"
+                      for d in differences(x.grad, x_l.grad, torch, strides=False)]
+    assert not found, "\n".join(found[:20])
