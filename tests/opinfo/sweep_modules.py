@@ -216,8 +216,11 @@ def module_inputs(info, dtype, training: bool, requires_grad: bool = True) -> li
                                         requires_grad=requires_grad, training=training))
 
 
-def sweep(torch, names=(), dtypes=None, limit=None, modes=(True, False)):
-    """{(module name, dtype, training): [(index, differences)]}, differing only."""
+def sweep(torch, names=(), dtypes=None, limit=None, modes=(True, False), extras: bool = True):
+    """{(module name, dtype, training): [(index, differences)]}, differing only. ``extras``:
+    also, for the first dtype in training mode, the same inputs made non-contiguous and the
+    module API checks (compare_module_api), reported under the dtypes 'noncontiguous' and
+    'api'."""
     report = {}
     dtypes = dtypes or (torch.float64, torch.float32)
     for info in module_db():
@@ -241,6 +244,21 @@ def sweep(torch, names=(), dtypes=None, limit=None, modes=(True, False)):
                         if found:
                             key = (name, str(dtype).split(".")[1], training)
                             report.setdefault(key, []).append((index, found))
+                        if not extras or not training or dtype != dtypes[0]:
+                            continue
+                        for what, check in (
+                                ("noncontiguous", lambda: compare_module_input(
+                                    torch, info, _NonContiguous(torch, module_input), dtype,
+                                    training)),
+                                ("api", lambda: compare_module_api(
+                                    torch, info, module_input, dtype))):
+                            try:
+                                found = check()
+                            except Exception as error:  # noqa: BLE001
+                                found = [f"sweep raised {type(error).__name__}: {error}"]
+                            if found:
+                                report.setdefault((name, what, training), []).append(
+                                    (index, found))
     return report
 
 
@@ -254,6 +272,159 @@ def main(argv) -> None:
             count += 1
             print(f"{name} [{index}] {dtype} training={training}: {'; '.join(found)}"[:400])
     print(f"{count} module inputs differ in {len(report)} configurations")
+
+
+
+# What else torch's test_modules.py checks, cheaply ---------------------------------------------
+
+
+def _noncontiguous(torch, obj):
+    """obj with every tensor of at least one dimension replaced by a non-contiguous copy of
+    the same values (every other element of a doubled last dim), as torch's
+    test_non_contiguous_tensors makes them; requires_grad kept (as a leaf)."""
+    if isinstance(obj, torch.Tensor):
+        with torch.no_grad():  # (a 0-d or empty tensor: a fresh copy, for its own .grad)
+            copy = (obj.detach().clone() if obj.dim() == 0 or obj.numel() == 0
+                    else obj.detach().repeat_interleave(2, dim=-1)[..., ::2])
+        return copy.requires_grad_(obj.requires_grad) if obj.is_floating_point() else copy
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_noncontiguous(torch, item) for item in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_noncontiguous(torch, item) for item in obj)
+    if isinstance(obj, dict):
+        return {key: _noncontiguous(torch, value) for key, value in obj.items()}
+    return obj
+
+
+class _NonContiguous:
+    """A ModuleInput whose forward tensors are made non-contiguous."""
+
+    def __init__(self, torch, module_input):
+        import types
+
+        self.constructor_input = module_input.constructor_input
+        args, kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+        self.forward_input = types.SimpleNamespace(
+            args=_noncontiguous(torch, as_leaves(torch, args)),
+            kwargs=_noncontiguous(torch, as_leaves(torch, dict(kwargs))))
+
+
+def _outcome(function):
+    got = attempt(function)
+    return got if got[0] == "raised" else ("ok",)
+
+
+def _same_outcome(theirs, ours) -> bool:
+    return theirs[0] == ours[0] and (theirs[0] == "ok" or _same_error(theirs, ours))
+
+
+def compare_module_api(torch, info, module_input, dtype) -> list[str]:
+    """repr, state_dict (keys and values), a load_state_dict round trip, deepcopy and pickle
+    (the copy's forward equals the original's), forward hooks, zero_grad, requires_grad_ and
+    train()/eval() on submodules: what differs between torch and leafgrad."""
+    import copy
+    import pickle
+
+    made_t, made_l = build(torch, info, module_input, dtype)
+    if made_t[0] != "ok" or made_l[0] != "ok":
+        return []
+    module_t, module_l = made_t[1], made_l[1]
+    found = []
+    f_args, f_kwargs = as_leaves(
+        torch, (module_input.forward_input.args, dict(module_input.forward_input.kwargs)))
+    f_args_l, f_kwargs_l = to_leafgrad((f_args, f_kwargs), torch)
+    # forward hooks: called once per call, with the output the call returns
+    seen_t, seen_l = [], []
+    handle_t = module_t.register_forward_hook(lambda m, args, out: seen_t.append(out))
+    handle_l = module_l.register_forward_hook(lambda m, args, out: seen_l.append(out))
+    got_t = attempt(lambda: module_t(*f_args, **f_kwargs))
+    got_l = attempt(lambda: module_l(*f_args_l, **f_kwargs_l))
+    handle_t.remove()
+    handle_l.remove()
+    if got_t[0] != "ok" or got_l[0] != "ok":
+        return []
+    if len(seen_t) != len(seen_l) or (seen_l and seen_l[0] is not got_l[1]):
+        found.append(f"forward hook: torch saw {len(seen_t)} calls, leafgrad {len(seen_l)}")
+    # repr (leafgrad spells its dtypes leafgrad.float64 where torch says torch.float64)
+    if repr(module_t) != repr(module_l).replace("leafgrad.", "torch."):
+        found.append(f"repr {repr(module_t)!r} vs {repr(module_l)!r}"[:300])
+    # state_dict: keys in order, then values
+    state_t, state_l = module_t.state_dict(), module_l.state_dict()
+    if list(state_t) != list(state_l):
+        found.append(f"state_dict keys {list(state_t)} vs {list(state_l)}")
+    else:
+        for key in state_t:
+            found += differences(state_t[key], state_l[key], torch, f"state_dict[{key}]",
+                                 strides=False)
+    # load_state_dict into a module built under another seed: the same parameters after
+    fresh_t, fresh_l = build(torch, info, module_input, dtype)
+    if fresh_t[0] == "ok" and fresh_l[0] == "ok":
+        loaded_t = attempt(lambda: fresh_t[1].load_state_dict(state_t))
+        loaded_l = attempt(lambda: fresh_l[1].load_state_dict(state_l))
+        if loaded_t[0] != loaded_l[0]:
+            found.append(f"load_state_dict: torch {loaded_t[:3]}, leafgrad {loaded_l[:3]}")
+        elif loaded_t[0] == "ok":
+            if (list(loaded_t[1].missing_keys), list(loaded_t[1].unexpected_keys)) != (
+                    list(loaded_l[1].missing_keys), list(loaded_l[1].unexpected_keys)):
+                found.append(f"load_state_dict result {loaded_t[1]} vs {loaded_l[1]}")
+            found += compare_state(torch, module_t, fresh_l[1], "named_parameters", "loaded")
+    # deepcopy and pickle: the copy's forward gives the original's output
+    for name, clone in (("deepcopy", copy.deepcopy),
+                        ("pickle", lambda m: pickle.loads(pickle.dumps(m)))):
+        copied_t = attempt(lambda: clone(module_t))
+        copied_l = attempt(lambda: clone(module_l))
+        if copied_t[0] != copied_l[0]:
+            found.append(f"{name}: torch {copied_t[:3] if copied_t[0] != 'ok' else 'ok'}, "
+                         f"leafgrad {copied_l[:3] if copied_l[0] != 'ok' else 'ok'}")
+            continue
+        if copied_l[0] == "ok":
+            again = attempt(lambda: copied_l[1](*f_args_l, **f_kwargs_l))
+            if again[0] != "ok":
+                found.append(f"{name}: the copy's forward raised {again[1:]}")
+            elif not _same_values(got_l[1], again[1]):
+                found.append(f"{name}: the copy's forward gave other values")
+    # zero_grad after a backward: every .grad None (set_to_none), as torch
+    roots_t = [t for t in tensors_in(got_t[1]) if t.requires_grad]
+    roots_l = [t for t in tensors_in(got_l[1]) if t.requires_grad]
+    if roots_t and len(roots_t) == len(roots_l):
+        back_t = attempt(lambda: torch.autograd.backward([t.sum() for t in roots_t]))
+        back_l = attempt(lambda: leafgrad.autograd.backward([t.sum() for t in roots_l]))
+        if back_t[0] == back_l[0] == "ok":
+            module_t.zero_grad()
+            module_l.zero_grad()
+            grads_t = [p.grad is None for p in module_t.parameters()]
+            grads_l = [p.grad is None for p in module_l.parameters()]
+            if grads_t != grads_l:
+                found.append(f"zero_grad: grads None {grads_t} vs {grads_l}")
+    # requires_grad_(False): the output requires grad only through the inputs
+    module_t.requires_grad_(False)
+    module_l.requires_grad_(False)
+    flags_t = [p.requires_grad for p in module_t.parameters()]
+    flags_l = [p.requires_grad for p in module_l.parameters()]
+    if flags_t != flags_l:
+        found.append(f"requires_grad_(False): {flags_t} vs {flags_l}")
+    # train()/eval(): every submodule's flag
+    for mode in (False, True):
+        module_t.train(mode)
+        module_l.train(mode)
+        modes_t = [m.training for m in module_t.modules()]
+        modes_l = [m.training for m in module_l.modules()]
+        if modes_t != modes_l:
+            found.append(f"train({mode}): {modes_t} vs {modes_l}")
+    return found
+
+
+def _same_values(first, second) -> bool:
+    """Whether two leafgrad results hold the same tensors, bit for bit (NaN payloads aside)."""
+    import numpy as np
+
+    from tests.opinfo._harness import _bits
+
+    a, b = tensors_in(first), tensors_in(second)
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.array_equal(_bits(np.asarray(x.detach().numpy())),
+                                              _bits(np.asarray(y.detach().numpy())))
+        for x, y in zip(a, b))
 
 
 if __name__ == "__main__":
