@@ -72,3 +72,48 @@ def test_cross_entropy_label_smoothing_weighted_mean_divides_by_torchs_sum():
             found += [f"{n}x{classes} {dtype} grad: {d}"
                       for d in differences(x.grad, x_l.grad, torch, strides=False)]
     assert not found, "\n".join(found[:20])
+
+
+def test_batch_norm_eval_parameter_grads_are_torchs_kernel_sums():
+    # eval mode: torch's backward kernel sums dy and (x - mean) * dy per row (then over the
+    # samples) and multiplies dotp by invstd once; leafgrad summed dy * (x - mean) * invstd
+    torch.manual_seed(0)
+    found = []
+    for dtype in (torch.float64, torch.float32):
+        for shape in ((4, 5), (3, 5, 7), (2, 3, 4, 5), (8, 3, 20), (2, 4, 3, 3, 3), (1, 3, 17),
+                      (5, 2, 1), (3, 4, 33), (0, 3, 4)):
+            for layout in ("contiguous", "transposed", "channels_last"):
+                x = torch.randn(*shape, dtype=dtype)
+                if layout == "transposed":
+                    x = x.transpose(0, -1).contiguous().transpose(0, -1)
+                if layout == "channels_last" and len(shape) == 4:
+                    x = x.contiguous(memory_format=torch.channels_last)
+                x.requires_grad_()
+                name = {2: "BatchNorm1d", 3: "BatchNorm1d", 4: "BatchNorm2d"}.get(
+                    len(shape), "BatchNorm3d")
+                module_t = getattr(torch.nn, name)(shape[1]).to(dtype)
+                with torch.no_grad():
+                    module_t.running_mean.normal_()
+                    module_t.running_var.uniform_(0.5, 2)
+                    module_t.weight.normal_()
+                    module_t.bias.normal_()
+                module_l = getattr(leafgrad.nn, name)(shape[1]).to(to_leafgrad(dtype, torch))
+                module_l.load_state_dict({key: to_leafgrad(value, torch)
+                                          for key, value in module_t.state_dict().items()})
+                module_t.eval()
+                module_l.eval()
+                x_l = to_leafgrad(x, torch)
+                out_t, out_l = module_t(x), module_l(x_l)
+                grad = torch.randn_like(out_t)
+                for create_graph in (False, True):
+                    grads_t = torch.autograd.grad(out_t, (x, module_t.weight, module_t.bias),
+                                                  grad, retain_graph=True,
+                                                  create_graph=create_graph)
+                    grads_l = leafgrad.autograd.grad(
+                        out_l, (x_l, module_l.weight, module_l.bias), to_leafgrad(grad, torch),
+                        retain_graph=True, create_graph=create_graph)
+                    for what, a, b in zip(("x", "weight", "bias"), grads_t, grads_l):
+                        found += [f"{dtype} {shape} {layout} create_graph={create_graph} "
+                                  f"{what}: {d}"
+                                  for d in differences(a, b, torch, strides=False)]
+    assert not found, "\n".join(found[:20])

@@ -28,9 +28,8 @@ ACT64 = ("float64 activations: torch's vector loops call SLEEF's double exp/expm
          "backends.cpu.torch_bits, for sigmoid: ops/_float_kernels.py)")
 NORM64 = ("float64 layer/group/instance norm: torch's RowwiseMoments (Welford in 4-lane double "
           "vectors, a cascade of merges) is replayed for float32 only (ops/_norm_kernels.py)")
-BATCH_NORM = ("batch norm: in eval mode the weight/bias grads sum dy * (x - mean) * invstd per "
-              "element where torch's kernel sums (x - mean) * dy per row and multiplies by invstd "
-              "once (and sums dy per row); a non-contiguous input's training statistics")
+BATCH_NORM = ("batch norm in training mode with a non-contiguous input: its statistics and "
+              "output in another order than torch's kernel for that layout")
 CONV = ("convolution: float32 batched convolution (oneDNN, known); float64 conv3d and "
         "transposed convolutions in another order of additions than torch's slow kernels")
 LOSS = ("loss kernels' formulas and summation order (BCE's log clamp, margin losses' sums, "
@@ -50,17 +49,11 @@ _GROUPS = {
     ('BCEWithLogitsLoss', LOSS): [
         (0, 'float64'), (1, 'float64'), (2, 'float64'), (3, 'float32'), (3, 'float64'),
         (3, 'noncontiguous')],
-    ('BatchNorm1d', BATCH_NORM): [
-        (0, 'float32'), (0, 'float64'), (1, 'float32'), (1, 'float64'), (1, 'noncontiguous'),
-        (2, 'float32'), (2, 'float64')],
+    ('BatchNorm1d', BATCH_NORM): [(1, 'noncontiguous')],
     ('BatchNorm2d', BATCH_NORM): [
-        (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (1, 'float32'), (1, 'float64'),
-        (1, 'noncontiguous'), (2, 'float32'), (2, 'float64'), (2, 'noncontiguous'),
-        (3, 'noncontiguous')],
+        (0, 'noncontiguous'), (1, 'noncontiguous'), (2, 'noncontiguous'), (3, 'noncontiguous')],
     ('BatchNorm3d', BATCH_NORM): [
-        (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (1, 'float32'), (1, 'float64'),
-        (1, 'noncontiguous'), (2, 'float32'), (2, 'float64'), (2, 'noncontiguous'),
-        (3, 'noncontiguous')],
+        (0, 'noncontiguous'), (1, 'noncontiguous'), (2, 'noncontiguous'), (3, 'noncontiguous')],
     ('Bilinear', BILINEAR): [
         (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (1, 'float32'), (1, 'float64'),
         (1, 'noncontiguous'), (2, 'float32'), (2, 'float64'), (2, 'noncontiguous')],
