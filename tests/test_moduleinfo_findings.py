@@ -117,3 +117,31 @@ def test_batch_norm_eval_parameter_grads_are_torchs_kernel_sums():
                                   f"{what}: {d}"
                                   for d in differences(a, b, torch, strides=False)]
     assert not found, "\n".join(found[:20])
+
+
+def test_sum_and_mean_over_strided_rows_are_torchs_scalar_row_sums():
+    # a reduced dim with the smallest stride that is not the element size (x[..., ::2]):
+    # torch's scalar_inner_sum, each row's four interleaved partial sums (NumPy's pairwise sum
+    # gave other last bits; the ModuleInfo replay met it in adaptive_avg_pool2d's mean)
+    torch.manual_seed(0)
+    found = []
+    for dtype in (torch.float64, torch.float32):
+        for n in (2, 3, 5, 7, 9, 16, 17, 33, 100):
+            for x in (torch.randn(1, 3, 2 * n, dtype=dtype)[..., ::2],
+                      torch.randn(4, 3 * n, dtype=dtype)[:, ::3],
+                      torch.randn(2, 5, 2 * n, dtype=dtype)[:, 1:4, ::2],
+                      torch.randn(3, 2 * n, 5, dtype=dtype)[:, ::2, 2]):
+                x_l = to_leafgrad(x, torch)
+                for keepdim in (False, True):
+                    for name in ("sum", "mean"):
+                        theirs = getattr(x, name)(-1, keepdim=keepdim)
+                        ours = getattr(x_l, name)(-1, keepdim=keepdim)
+                        found += [f"{dtype} {tuple(x.shape)} {x.stride()} {name}: {d}"
+                                  for d in differences(theirs, ours, torch)]
+                pooled_t = torch.nn.functional.adaptive_avg_pool1d(x.reshape(x.shape[0], -1, n)
+                                                                   if x.dim() == 3 else x[None], 1)
+                pooled_l = leafgrad.nn.functional.adaptive_avg_pool1d(
+                    x_l.reshape(x.shape[0], -1, n) if x.dim() == 3 else x_l[None], 1)
+                found += [f"{dtype} pool {tuple(x.shape)}: {d}"
+                          for d in differences(pooled_t, pooled_l, torch)]
+    assert not found, "\n".join(found[:20])

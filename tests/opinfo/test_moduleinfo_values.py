@@ -36,14 +36,14 @@ LOSS = ("loss kernels' formulas and summation order (BCE's log clamp, margin los
         "soft-margin's log1p(exp))")
 BILINEAR = "bilinear: torch's _trilinear (sum of products in its order), leafgrad's einsum"
 CTC = "ctc_loss backward: torch's alpha/beta log-space accumulation order"
-POOL = "adaptive average pooling of a strided input: the sum in torch's order"
+POOL = ("adaptive_avg_pool2d's 1x1 shortcut, a mean over two dims of a strided input: torch's "
+        "order over several strided dims (one strided dim is replayed: ops/reduce.py)")
 ATTENTION = ("transformer layers: float64 attention and feed-forward last bits (the chain of "
              "linear, softmax, layer norm: NORM64 among them)")
 LSTM = "float32 LSTM (oneDNN/MKL gemm order; known)"
 MISH = "mish (known)"
 
 _GROUPS = {
-    ('AdaptiveAvgPool1d', POOL): [(2, 'noncontiguous')],
     ('AdaptiveAvgPool2d', POOL): [(2, 'noncontiguous')],
     ('BCELoss', LOSS): [(3, 'float32'), (3, 'float64'), (3, 'noncontiguous')],
     ('BCEWithLogitsLoss', LOSS): [
