@@ -844,7 +844,11 @@ def _smoothing_divisor(target, *weight, ignore_index, dtype):
     ignored = target == ignore_index
     if weight:
         safe = np.where(ignored, 0, target)
-        return np.asarray(float(weight[0][safe][~ignored].sum()), dtype=dtype)
+        from ..ops.reduce import _sum_all
+
+        # torch: weight.gather(0, kept targets).sum(), a sum in its order of additions
+        kept = np.ascontiguousarray(weight[0][safe][~ignored])
+        return np.asarray(_sum_all(kept, None), dtype=dtype)
     return np.asarray(max(int((~ignored).sum()), 1), dtype=dtype)
 
 

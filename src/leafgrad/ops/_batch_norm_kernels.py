@@ -268,14 +268,20 @@ def _scaled(shifted: np.ndarray, term: np.ndarray, invstd, w, shape) -> np.ndarr
 
 
 def backward(dy: np.ndarray, x: np.ndarray, weight, eps: float, mask, threads: int,
-             torch_bits: bool):
-    """(grad_input, grad_weight, grad_bias), None where not in ``mask``."""
+             torch_bits: bool, stats=None):
+    """(grad_input, grad_weight, grad_bias), None where not in ``mask``. ``stats``: the
+    (mean, invstd) to use in place of the batch's (eval mode's running statistics: the same
+    sums, ``dw = dotp * invstd`` and ``db = sum``; its grad_input is not computed here)."""
     dtype = x.dtype.type
     channels = x.shape[1]
     count = x.size // channels
     batch = x.shape[0]
     plane = count // batch
-    mean, invstd = statistics(x, eps, threads, torch_bits)
+    if stats is None:
+        mean, invstd = statistics(x, eps, threads, torch_bits)
+    else:
+        mean, invstd = stats
+        assert not mask[0]
     w = np.ones(channels, dtype) if weight is None else weight.reshape(channels).astype(dtype)
     shape = (1, channels) + (1,) * (x.ndim - 2)
     dx = None

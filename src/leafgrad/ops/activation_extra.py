@@ -9,7 +9,7 @@ import numpy as np
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
 from .activation import _float, _floating, _vectorised_nan, kernel_tensor
-from . import _float_kernels, _layout, _sleef_unary
+from . import _float_kernels, _isa, _layout, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
@@ -96,6 +96,7 @@ class Softshrink(Op):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
 
     node = "SoftshrinkBackward0"
+    bfloat16_native = True  # its vectors hold 32 bfloat16 elements (see forward)
     complex_message = '"softshrink_check" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.softshrink",)
@@ -103,11 +104,25 @@ class Softshrink(Op):
     @staticmethod
     def forward(ctx, a, lambd):
         _floating(a, "softshrink_check")
-        # torch: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so NaN passes
-        # through and -0. stays -0.
+        # torch's kernel (one vector per step, in memory order): its vector code writes +0
+        # between -lambd and lambd; its scalar code, on the elements after the last whole
+        # vector (and every element of a strided operand), x > lambd ? x - lambd : (x < -lambd
+        # ? x + lambd : x * 0), so -0 for negative x there. NaN passes through both.
+        # (float16 and bfloat16 arrive as themselves, for their vector width, and are computed
+        # in float32 with lambd in float32, as torch's kernel for reduced types)
+        part = _float_kernels._scalar_part(a, _isa.VECTOR_BYTES // a.dtype.itemsize)
+        dtype = a.dtype
+        if dtype.itemsize == 2:
+            a = a.astype(np.float32)
         shrink = a.dtype.type(lambd)
-        return np.where(a > lambd, a - shrink, np.where(a < -lambd, a + shrink,
-                                                       a * a.dtype.type(0)))
+        zero = a.dtype.type(0)
+        inside = np.where(np.isnan(a), a, zero)
+        if part is Ellipsis:
+            inside = a * zero
+        elif part is not None:
+            inside[part] = a[part] * zero
+        out = np.where(a > lambd, a - shrink, np.where(a < -lambd, a + shrink, inside))
+        return np.asarray(out).astype(dtype, copy=False)
 
     def backward(self, grad):
         from .activation import SoftshrinkBackward

@@ -621,6 +621,28 @@ def _eval_scale(var: np.ndarray, eps: float, shape: tuple, dtype) -> np.ndarray:
     return (1 / np.sqrt(var.astype(np.float64) + eps)).reshape(shape).astype(dtype)
 
 
+def _eval_kernel_applies(dy, x, mean, var) -> bool:
+    """Whether eval-mode batch norm's weight and bias grads take torch's kernel sums
+    (_batch_norm_kernels.backward): float32/float64 arrays of one dtype, statistics too."""
+    return (type(dy) is np.ndarray and type(x) is np.ndarray and x.ndim >= 2
+            and x.dtype in (np.float32, np.float64) and dy.dtype == x.dtype
+            and dy.shape == x.shape and x.size > 0
+            and all(type(a) is np.ndarray and a.dtype == x.dtype for a in (mean, var)))
+
+
+def _eval_parameter_grads(dy, x, mean, var, eps: float, mask: tuple, threads: int) -> tuple:
+    """(grad_weight, grad_bias) of eval-mode batch norm, as torch's kernel (an empty array
+    where not in ``mask``): ``invstd = 1 / std::sqrt(running_var + eps)`` in the dtype's
+    arithmetic (eps a double)."""
+    from ..backends import cpu
+
+    dtype = x.dtype.type
+    invstd = (1 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
+    outputs = _batch_norm_kernels.backward(dy, x, None, eps, mask, threads, cpu.torch_bits,
+                                           stats=(mean.astype(dtype), invstd))
+    return tuple(np.zeros(0, x.dtype) if out is None else out for out in outputs[1:])
+
+
 def _eval_mean(mean: np.ndarray, shape: tuple, dtype) -> np.ndarray:
     return mean.reshape(shape).astype(dtype)
 
@@ -689,15 +711,19 @@ class BatchNormEval(Op):
         weight = self.saved("weight") if saved.get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
         x = self.saved("input") if saved.get("input") is not None else None
-        if records_double_backward():  # torch's node (one, 3 outputs)
+        # torch's node (one, 3 outputs); recorded in a capture too, whose values are then the
+        # kernel's (BatchNormEvalBackward.forward), as eagerly
+        if records_double_backward() or _recorded_in_capture():
             outputs = BatchNormEvalBackward.apply(grad, x, weight, None, None, mask=mask,
                                                   shape=self.input_shape(0), **self._params)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
-        return BatchNormEval.grads(grad, x, weight, self._params, mask, self.input_shape(0))
+        return BatchNormEval.grads(grad, x, weight, self._params, mask, self.input_shape(0),
+                                   kernel=plain_backward())
 
     @staticmethod
-    def grads(grad, x, weight, p, mask, x_shape):
-        """(grad_input, grad_weight, grad_bias) for those in ``mask`` (Tensor formulas)."""
+    def grads(grad, x, weight, p, mask, x_shape, kernel: bool = False):
+        """(grad_input, grad_weight, grad_bias) for those in ``mask`` (Tensor formulas;
+        ``kernel``: a backward that records nothing, whose parameter grads may be arrays)."""
         from .activation import kernel_tensor
 
         shape = (1, x_shape[1]) + (1,) * (len(x_shape) - 2)
@@ -708,6 +734,21 @@ class BatchNormEval(Op):
         grad_x = grad_w = grad_b = None
         if mask[0]:
             grad_x = grad * scale if weight is None else grad * scale * weight.reshape(shape)
+        from .._info import get_num_threads
+
+        if (mask[1] or mask[2]) and kernel and x is not None and _eval_kernel_applies(grad._data, x._data, p["mean"], p["var"]):
+            # torch's backward kernel with the running statistics: per-channel sums of dy and
+            # of (x - mean) * dy in its order, dw = dotp * invstd (the sum of products with
+            # invstd inside, before, was another last bit on most channels)
+            from ..tensor import _wrap
+
+            weights, biases = array_kernel(_eval_parameter_grads, grad._data, x._data,
+                                           p["mean"], p["var"], eps=p["eps"],
+                                           mask=(False, mask[1], mask[2]),
+                                           threads=get_num_threads())
+            grad_w = _wrap(weights) if mask[1] else None
+            grad_b = _wrap(biases) if mask[2] else None
+            return grad_x, grad_w, grad_b
         if mask[1]:
             centred = x - kernel_tensor(_eval_mean, p["mean"], shape=shape, dtype=dtype)
             grad_w = stat_sum(grad * centred * scale, summed)
@@ -743,6 +784,26 @@ class BatchNormEvalBackward(RecordedFormula, Op):
     @staticmethod
     def formula(grad, x, weight, save_mean, save_invstd, mask, shape, **p):
         return BatchNormEval.grads(grad, x, weight, p, mask, shape)
+
+    @classmethod
+    def forward(cls, ctx, grad, x, weight, save_mean, save_invstd, mask, shape, **p):
+        # the node's values are the kernel's, as without create_graph (torch runs one kernel
+        # either way); differentiated (and under forward AD or vmap), the Tensor formula
+        if _arrays_recorded() and x is not None and tuple(x.shape) == tuple(shape) \
+                and _eval_kernel_applies(grad, x, p["mean"], p["var"]):
+            from .._info import get_num_threads
+
+            outputs = list(super().forward(ctx, grad, x, weight, save_mean, save_invstd,
+                                           mask=mask, shape=shape, **p))
+            if mask[1] or mask[2]:
+                sums = _eval_parameter_grads(grad, x, p["mean"], p["var"], eps=p["eps"],
+                                             mask=(False, mask[1], mask[2]),
+                                             threads=get_num_threads())
+                outputs[1:] = [sum_ if needed else out
+                               for sum_, out, needed in zip(sums, outputs[1:], mask[1:])]
+            return tuple(outputs)
+        return super().forward(ctx, grad, x, weight, save_mean, save_invstd, mask=mask,
+                               shape=shape, **p)
 
 
 @register

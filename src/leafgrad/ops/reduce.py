@@ -97,6 +97,28 @@ def _strided_vector_sum(a: np.ndarray, dims: tuple, keepdim: bool, values=None):
     return _cascade_sum.strided_total(a if values is None else values).reshape(shape)
 
 
+def _strided_rows_sum(a: np.ndarray, dims: tuple, keepdim: bool):
+    """The sum over one dim of float32/float64 rows that are strided vectors (``x[..., ::2]``;
+    the reduced dim's stride the smallest, not the element size), else None: torch's
+    scalar_inner_sum (SumKernel.cpp), each row's scalar row sum (four interleaved partials);
+    NumPy's pairwise sum gave another last bit on most rows (ModuleInfo replay: a pooled
+    strided input)."""
+    reduced = {d % a.ndim for d in dims} if a.ndim else set()
+    wide = [d for d in reduced if a.shape[d] != 1]  # (dims of size 1 add nothing)
+    if len(wide) != 1 or a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.size \
+            or a.size > _cascade_sum.ORDER_LIMIT and not _cpu.torch_bits:
+        return None
+    dim = wide[0]
+    length, step = a.shape[dim], a.strides[dim]
+    others = [abs(a.strides[d]) for d, n in enumerate(a.shape) if d != dim and n > 1]
+    if length < 2 or step <= a.itemsize or not others or step >= min(others):
+        return None
+    rows = np.moveaxis(a, dim, 0).reshape(length, -1)  # (a copy, columns = the rows)
+    out = _cascade_sum._row_sum(np.ascontiguousarray(rows)) + a.dtype.type(0)
+    return out.reshape(tuple(1 if d in reduced else n for d, n in enumerate(a.shape)
+                             if keepdim or d not in reduced))
+
+
 def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = True,
               unlimited: bool = False) -> np.ndarray:
     """Sum over ``dims``; one dim of a contiguous float array in torch's order, non-adjacent
@@ -135,6 +157,9 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
                 out = out.reshape(tuple(n for d, n in enumerate(a.shape) if d not in dims))
             return out
     strided = _strided_vector_sum(a, dims, keepdim)
+    if strided is not None:
+        return strided
+    strided = _strided_rows_sum(a, dims, keepdim)
     if strided is not None:
         return strided
     if not a.flags.c_contiguous and a.ndim > 1 and len({d % a.ndim for d in dims}) == a.ndim:
@@ -397,6 +422,9 @@ def _mean_dims(a: np.ndarray, dim: tuple, keepdim: bool, ordered: bool, unlimite
     strided = _strided_vector_sum(a, tuple(dim), keepdim) if dim else None
     if strided is not None:
         return np.asarray(strided / a.dtype.type(a.size))
+    strided = _strided_rows_sum(a, tuple(dim), keepdim) if dim else None
+    if strided is not None:
+        return np.asarray(strided / a.dtype.type(math.prod(a.shape[d] for d in dim)))
     with np.errstate(invalid="ignore", divide="ignore"):
         if a.size == 0:  # no NumPy "Mean of empty slice" warning; sum / 0 is nan or 0-size
             total = a.sum(axis=dim, keepdims=keepdim, dtype=a.dtype)

@@ -55,6 +55,11 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch's name for MultiheadAttention's output projection (a plain Linear); it lives in
+    torch.nn.modules.linear, so it lives here too."""
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b`` per output feature; weight (out, in1, in2)."""
 

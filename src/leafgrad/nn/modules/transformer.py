@@ -13,15 +13,11 @@ from .. import init
 from ..parameter import Parameter
 from .container import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """torch's name for the attention's output projection (a plain Linear)."""
 
 
 class MultiheadAttention(Module):
