@@ -81,6 +81,10 @@ def norm_except_dim(v, pow=2, dim=0):
                         f"{type(v).__name__}")
     from .ops.native_forms import NormAll, NormDims
 
+    if not (v.dtype.is_floating_point or v.dtype.is_complex):
+        name = str(v.dtype._legacy) if hasattr(v.dtype, "_legacy") else str(v.dtype)
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {name} instead.")
     p = float(pow)
     if dim == -1:
         return NormAll.apply(v, ord=p, dim=tuple(range(v.dim())), keepdim=False)

@@ -86,9 +86,6 @@ KNOWN = {
         ("float64", "op"), ("float64", "method"), ("float64", "inplace"), ("float64", "grad")}),
     "ormqr": (LAPACK, {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method")}),
-    "qr": (LAPACK, {
-        ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
-        ("float64", "grad")}),
     "sinh": (VECTOR_MATH, {
         ("float64", "op"), ("float64", "method"), ("float64", "inplace"), ("float32", "op"),
         ("float32", "method"), ("float32", "inplace"), ("float64", "grad")}),
@@ -97,14 +94,8 @@ KNOWN = {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
         ("float64", "grad")}),
     "polar": (VECTOR_MATH, {("float32", "op"), ("float64", "grad")}),
-    "pinverse": (LAPACK, {
-        ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
-        ("float64", "grad")}),
     "unfold": (SCATTER_ORDER, {("float64", "grad")}),
     "unfold_copy": (SCATTER_ORDER, {("float64", "grad")}),
-    "norm/nuc": (LAPACK, {
-        ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
-        ("float64", "grad")}),
     "native_dropout_backward": (ATEN, {("float64", "op"), ("float32", "op")}),
     "nn.functional.embedding_bag": (SCATTER_ORDER, {("float32", "op"), ("float64", "grad")}),
     "nn.functional.softplus": (VECTOR_MATH, {("float64", "op"), ("float64", "grad")}),
