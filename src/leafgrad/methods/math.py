@@ -172,12 +172,12 @@ class MathMethods:
         return _ops.math_binary.RemainderTensor.apply(other, self)
 
     def floor_divide(self, other):
-        """``self // other`` (torch: floor_divide, which has no derivative; leafgrad gives the
-        zero gradient of ``div(rounding_mode='floor')``)."""
-        return _ops.math_binary.DivRounding.apply(self, other, rounding_mode="floor")
+        """``self // other``: torch has no derivative for it (its graph's node, named
+        NotImplemented, raises in backward)."""
+        return _ops.math_binary.floor_divide(self, other)
 
     def floor_divide_(self, other):
-        return _ops.inplace(_ops.math_binary.DivRounding, self, other, rounding_mode="floor")
+        return _ops.math_binary.floor_divide(self, other, inplace_form=True)
 
     def __floordiv__(self, other):
         return self.floor_divide(other) if _operand(other) else NotImplemented
@@ -188,7 +188,7 @@ class MathMethods:
     def __rfloordiv__(self, other):
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.DivRounding.apply(other, self, rounding_mode="floor")
+        return _ops.math_binary.floor_divide(other, self)
 
     def atan2(self, other):
         _require_tensor(other, "atan2", "other", 1)

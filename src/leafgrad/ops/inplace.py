@@ -122,7 +122,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if any(isinstance(operand, Tensor) and operand._data.dtype.kind == "c"
                or operand.__class__ is complex for operand in operands) or any(
                 value.__class__ is complex for value in params.values()):
-            raise complex_error(op, _common_dtype(operands, params))
+            raise complex_error(op, _common_dtype(operands, params), params)
     if UINT_SEEN[0] and not op.uint_ok:
         from ._uint import check_operands
 
