@@ -198,3 +198,76 @@ def test_floor_divide_has_no_derivative():
     # that does: torch's node has the one edge, leafgrad's a None edge first
     differ = [(a, b) for a, b in zip(theirs, ours) if a != b]
     assert len(differ) == 1 and differ[0][1].replace("[None, ", "[") == differ[0][0], differ
+
+
+def test_scalar_factors_in_backwards_are_mulbackward1():
+    """5. The backwards of addmm/addmv/addr/addbmm/baddbmm (alpha, beta) and exp2 (ln 2)
+    multiply by a number as torch's C++ formulas do (maybe_multiply: a Scalar product,
+    MulBackward1, seen by create_graph); that product of a float16 gradient is computed in
+    float (add's alpha too: it rounded the number to float16)."""
+    found, checked = [], 0
+    torch.manual_seed(0)
+    calls = {
+        "addmm": ((3, 4), (3, 2), (2, 4)), "addmv": ((3,), (3, 2), (2,)),
+        "addr": ((3, 2), (3,), (2,)), "addbmm": ((3, 4), (2, 3, 5), (2, 5, 4)),
+        "baddbmm": ((2, 3, 4), (2, 3, 5), (2, 5, 4))}
+    for dtype in (torch.float64, torch.float32):
+        for name, shapes in calls.items():
+            for alpha, beta in ((1, 1), (0.5, 1), (1, -2.0), (2, 3), (0.1, 0)):
+                inputs_t = [torch.randn(s, dtype=dtype, requires_grad=True) for s in shapes]
+                inputs_l = [H.to_leafgrad(t, torch) for t in inputs_t]
+                grads = []
+                for lib, inputs in ((torch, inputs_t), (leafgrad, inputs_l)):
+                    out = getattr(lib, name)(*inputs, alpha=alpha, beta=beta)
+                    seed = H.to_leafgrad(torch.ones(out.shape, dtype=dtype), torch) \
+                        if lib is leafgrad else torch.ones(out.shape, dtype=dtype)
+                    first = lib.autograd.grad(out, inputs, seed, create_graph=True)
+                    grads.append(first)
+                checked += 1
+                names = [[None if g.grad_fn is None else type(g.grad_fn).__name__ for g in row]
+                         for row in grads]
+                if names[0] != names[1]:
+                    found.append(f"{name} {dtype} alpha={alpha} beta={beta}: {names}")
+                for a, b in zip(*grads):
+                    found += [f"{name} {dtype}: {d}" for d in
+                              H.differences(a, b, torch, strides=False)]
+        x_t = torch.randn(7, dtype=dtype, requires_grad=True)
+        x_l = H.to_leafgrad(x_t, torch)
+        first = [lib.autograd.grad(x.exp2().sum(), x, create_graph=True)[0]
+                 for lib, x in ((torch, x_t), (leafgrad, x_l))]
+        if type(first[0].grad_fn).__name__ != type(first[1].grad_fn).__name__:
+            found.append(f"exp2 {dtype}: {first}")
+    for dtype in (torch.float16, torch.bfloat16):
+        x = torch.randn(64, dtype=torch.float64).to(dtype)
+        y = torch.randn(64, dtype=torch.float64).to(dtype).requires_grad_(True)
+        g = torch.randn(64, dtype=torch.float64).to(dtype)
+        for alpha in (0.1, -3.7, 1e-3):
+            y.grad = None
+            y_l = H.to_leafgrad(y, torch)
+            x.add(y, alpha=alpha).backward(g)
+            H.to_leafgrad(x, torch).add(y_l, alpha=alpha).backward(H.to_leafgrad(g, torch))
+            checked += 1
+            found += [f"add alpha={alpha} {dtype}: {d}"
+                      for d in H.differences(y.grad, y_l.grad, torch)]
+    assert checked > 50
+    assert not found, "\n".join(found[:20])
+
+
+def test_softshrink_dead_zone_zero_sign_follows_torchs_loops():
+    """6. softshrink's dead zone: torch's scalar op gives x * 0 (-0. for a negative x), its
+    vector op +0.: which elements each computes follows the layout (leafgrad gave -0. always)."""
+    found, checked = [], 0
+    torch.manual_seed(0)
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
+        for n in (1, 7, 8, 15, 16, 17, 31, 32, 33, 40, 100):
+            base = (torch.rand(n, 3, dtype=torch.float64) - 0.5).to(dtype)
+            base[0, 0] = -0.0
+            for x in (base, base.t(), base[:, 0], base[:, :2], base[::2], base.t().contiguous()):
+                for lambd in (0.5, 0.25, 0.0):
+                    checked += 1
+                    found += [f"{dtype} {tuple(x.shape)} {x.stride()} {lambd}: {d}" for d in
+                              H.differences(torch.nn.functional.softshrink(x, lambd),
+                                            leafgrad.nn.functional.softshrink(
+                                                H.to_leafgrad(x, torch), lambd), torch)]
+    assert checked > 700
+    assert not found, "\n".join(found[:20])

@@ -347,6 +347,10 @@ class MulScalar(Op):
 
     @staticmethod
     def forward(ctx, a, other):
+        if a.__class__ is np.ndarray and a.dtype.char == "e":  # (in float, as Mul's)
+            scaled = _half_by_scalar(np.multiply, a, other)
+            if scaled is not None:
+                return scaled
         a, other = _promote.binary(a, other)
         return a * other
 
