@@ -10,6 +10,8 @@ from ._forward import auto_element_wise, filled
 from ._select import where as _where
 from .activation import _float, _floating, _vectorised_nan, kernel_tensor
 from . import _float_kernels, _layout, _sleef_unary
+from ._bfloat16 import to_bfloat16
+from .._dtype import is_bfloat16_array as _is_bfloat16
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
@@ -96,6 +98,7 @@ class Softshrink(Op):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
 
     node = "SoftshrinkBackward0"
+    bfloat16_native = "always"  # computed in float below, its zeros' signs by bfloat16's loops
     complex_message = '"softshrink_check" not implemented for \'ComplexFloat\''
     saves = {"self": ("self",)}
     torch_names = ("nn.functional.softshrink",)
@@ -103,11 +106,19 @@ class Softshrink(Op):
     @staticmethod
     def forward(ctx, a, lambd):
         _floating(a, "softshrink_check")
-        # torch: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so NaN passes
-        # through and -0. stays -0.
-        shrink = a.dtype.type(lambd)
-        return np.where(a > lambd, a - shrink, np.where(a < -lambd, a + shrink,
-                                                       a * a.dtype.type(0)))
+        # torch's scalar op: x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * 0), so
+        # NaN passes through and a negative x in the dead zone is -0.; its vector op (the
+        # elements _layout.vectorized_elements names) blends in a +0. there instead
+        x = a.astype(np.float32) if _is_bfloat16(a) else a  # (bfloat16: in float, rounded once)
+        shrink = x.dtype.type(lambd)
+        out = np.where(x > lambd, x - shrink, np.where(x < -lambd, x + shrink,
+                                                      x * x.dtype.type(0)))
+        if x is not a:
+            out = to_bfloat16(out, False)
+        vectorised = _layout.vectorized_elements(a.shape, (a,), a.itemsize)
+        if vectorised is not None:
+            out[vectorised & (out == 0)] = 0
+        return out
 
     def backward(self, grad):
         from .activation import SoftshrinkBackward
