@@ -222,6 +222,13 @@ def compare_gradgrad(torch, theirs_fn, ours_fn, sample) -> list[str]:
     return out
 
 
+def _unbound_dunder_on_a_number(op, sample) -> bool:
+    """A reflected dunder's sample with a number as self: ``Tensor.__rsub__(5.0, t)`` (torch's
+    Python-level dunders return NotImplemented or compute ``t ** 5.0`` for it): a call form no
+    program makes, not compared."""
+    return op.name.startswith("__r") and not hasattr(sample.input, "shape")
+
+
 def _guard(function):
     try:
         return function()
@@ -229,7 +236,8 @@ def _guard(function):
         return [f"harness: {type(error).__name__}: {H.first_line(error)}"]
 
 
-def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, start=0):
+def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, start=0,
+             variants=("op", "method", "inplace"), grad_dtypes=FLOATS):
     """[(op name, dtype, stage/variant, sample index, difference)] for one OpInfo."""
     found = []
     name = full_name(op)
@@ -247,7 +255,7 @@ def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, 
             found.append((name, dtype_name, "samples", -1,
                           f"torch's generator raised {type(samples).__name__}"))
             continue
-        for variant in ("op", "method", "inplace"):
+        for variant in variants:
             theirs = {"op": op.op, "method": op.method_variant,
                       "inplace": op.inplace_variant}[variant]
             if theirs is None:
@@ -257,6 +265,8 @@ def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, 
                 found.append((name, dtype_name, variant, -1, "missing in leafgrad"))
                 continue
             for index, sample in enumerate(samples[start:], start):
+                if _unbound_dunder_on_a_number(op, sample):
+                    continue
                 if variant == "inplace":
                     diffs = _guard(lambda: compare_inplace(torch, theirs, ours, sample))
                 else:
@@ -267,7 +277,7 @@ def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, 
         return found
     kinds = []
     if "grad" in stages:
-        kinds += [("grad", d) for d in FLOATS]
+        kinds += [("grad", d) for d in grad_dtypes]
     if "fwad" in stages and op.supports_forward_ad:
         kinds.append(("fwad", "float64"))
     if "gradgrad" in stages and op.supports_gradgrad:
@@ -301,6 +311,8 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=None)
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--max-lines", type=int, default=6)
+    parser.add_argument("--cross-section", action="store_true",
+                        help="the suite's cut (test_opinfo_deep.py) instead of the stages")
     options = parser.parse_args(argv)
     ops = ops_here()
     if options.ops:
@@ -313,6 +325,17 @@ def main(argv=None):
         ops = [op for op in ops if op.name >= options.from_op]
     stages = tuple(options.stages.split(","))
     dtypes = tuple(options.dtypes.split(",")) if options.dtypes else None
+    if options.cross_section:
+        def report(name, rows, took):
+            for row in rows:
+                print(f"{name} | {row[1]} | {row[2]} | #{row[3]} | {row[4][:240]}")
+            if took > 1:
+                print(f"{name} took {took:.1f}s")
+            sys.stdout.flush()
+
+        found, seconds = cross_section(torch, ops, report)
+        print(f"{len(found)} differences over {len(ops)} OpInfos, {sum(seconds.values()):.0f}s")
+        return
     total = 0
     for op in ops:
         began = time.perf_counter()
@@ -333,6 +356,32 @@ def main(argv=None):
                     shown += 1
         sys.stdout.flush()
     print(f"{total} differences over {len(ops)} OpInfos")
+
+
+
+def cross_section(torch, ops, report=None):
+    """The suite's fast cut (tests/opinfo/test_opinfo_deep.py): per OpInfo, reference_inputs
+    samples 6..8 at float64 through the function variant (the opinfo1-3 tests replay the first
+    few), samples 0..1 at one other dtype it supports (rotating over OTHER_DTYPES by op, so the
+    share covers each), float32 gradients, forward AD and gradgrad of the first sample.
+    [(name, dtype, stage/variant, index, difference)] and per op the seconds it took."""
+    found, seconds = [], {}
+    for number, op in enumerate(ops):
+        began = time.perf_counter()
+        supported = {str(d).split(".")[1] for d in op.supported_dtypes("cpu")}
+        rows = sweep_op(torch, op, ("all",), ("float64",), limit=9, start=6, variants=("op",))
+        others = [d for d in OTHER_DTYPES[number % len(OTHER_DTYPES):] + OTHER_DTYPES
+                  if d in supported]
+        if others:
+            rows += sweep_op(torch, op, ("dtypes",), (others[0],), limit=2, reference=False,
+                             variants=("op", "inplace"))
+        rows += sweep_op(torch, op, ("grad", "fwad", "gradgrad"), ("float32", "float64"),
+                         limit=1, reference=False, grad_dtypes=("float32",))
+        found += rows
+        seconds[full_name(op)] = time.perf_counter() - began
+        if report is not None:
+            report(full_name(op), rows, seconds[full_name(op)])
+    return found, seconds
 
 
 if __name__ == "__main__":
