@@ -271,3 +271,45 @@ def test_softshrink_dead_zone_zero_sign_follows_torchs_loops():
                                                 H.to_leafgrad(x, torch), lambd), torch)]
     assert checked > 700
     assert not found, "\n".join(found[:20])
+
+
+def test_remainder_of_a_number_has_no_derivative():
+    """7. ``number % tensor`` (torch.remainder(number, t), Tensor.__rmod__): torch's
+    remainder.Scalar_Tensor has no derivative, a NotImplemented node with one edge whose
+    backward and forward AD raise; leafgrad recorded RemainderBackward1 with a gradient."""
+    import torch.autograd.forward_ad as fw_t
+
+    import leafgrad.autograd.forward_ad as fw_l
+
+    def run(lib, fw):
+        out = []
+        for dtype in ("float64", "float32", "float16", "bfloat16", "int64", "uint8"):
+            t = lib.tensor([1.5, -2.5, 3.0, 0.0]).to(getattr(lib, dtype))
+            t.requires_grad_(t.is_floating_point())
+            for call in (lambda: lib.remainder(5.0, t), lambda: 5 % t, lambda: -7.5 % t,
+                         lambda: t.__rmod__(2), lambda: lib.remainder(True, t),
+                         lambda: t.detach() % t, lambda: t % 2.5):
+                try:
+                    r = call()
+                    row = [r.tolist(), str(r.dtype), r.grad_fn and r.grad_fn.name(),
+                           r.grad_fn and [n and n.name() for n, _ in r.grad_fn.next_functions]]
+                    try:
+                        r.sum().backward()
+                        row.append(t.grad.tolist())
+                        t.grad = None
+                    except RuntimeError as error:
+                        row.append(str(error))
+                except Exception as error:  # noqa: BLE001
+                    row = [type(error).__name__, str(error)]
+                out.append(str(row).replace("torch", "").replace("leafgrad", ""))
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1.5, 4.0]), lib.ones(2))
+            try:
+                out.append(str(fw.unpack_dual(5.0 % d).tangent))
+            except NotImplementedError as error:
+                out.append(str(error))
+        return out
+
+    theirs, ours = run(torch, fw_t), run(leafgrad, fw_l)
+    assert len(theirs) == 43 and sum("not implemented" in row for row in theirs) > 10
+    assert theirs == ours, [(a, b) for a, b in zip(theirs, ours) if a != b][:5]

@@ -165,11 +165,13 @@ class MathMethods:
         return self.remainder_(other) if _operand(other) else NotImplemented
 
     def __rmod__(self, other):
-        # torch has no derivative for number % tensor (NotImplemented node); leafgrad's is
-        # -grad * floor(other / self), the same formula as for two tensors.
+        # torch has no derivative for number % tensor: a NotImplemented node whose backward
+        # raises (a tensor % tensor of __rmod__ is RemainderBackward1 as usual)
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.RemainderTensor.apply(other, self)
+        if isinstance(other, _tensor_type()):
+            return _ops.math_binary.RemainderTensor.apply(other, self)
+        return _ops.math_binary.remainder_number_self(other, self)
 
     def floor_divide(self, other):
         """``self // other``: torch has no derivative for it (its graph's node, named

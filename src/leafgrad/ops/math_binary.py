@@ -202,6 +202,37 @@ class RemainderTensor(Op):
                        lambda t: -t * DivRounding.apply(a, b, rounding_mode="floor"))
 
 
+class _RemainderNumberSelfNode(Op):
+    """``number % tensor`` (remainder.Scalar_Tensor): torch has no derivative for it and
+    records a node named ``NotImplemented`` with the one edge, to the tensor; its backward and
+    forward AD raise. Not in the op table (no gradient to test), like floor_divide's."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    inputs = ("other",)
+    _save_plan = ()
+    vmap = batch.elementwise
+
+    @staticmethod
+    def forward(ctx, other, number):
+        return RemainderTensor.forward(ctx, number, other)
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            "Trying to use forward AD with aten::remainder that does not support it.")
+
+
+_RemainderNumberSelfNode.__name__ = _RemainderNumberSelfNode.__qualname__ = "NotImplemented"
+
+
+def remainder_number_self(number, tensor):
+    """``number % tensor``, recorded as torch records it (see _RemainderNumberSelfNode)."""
+    return _RemainderNumberSelfNode.apply(tensor, number=number)
+
+
 # Note: an explicit rounding_mode=None
 # torch.div(a, b, rounding_mode=None) is the div.Tensor_mode overload, not div.Tensor: the same
 # true division, recorded as DivBackward2 (saving the mode) instead of DivBackward0. The
