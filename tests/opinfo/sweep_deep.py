@@ -163,40 +163,38 @@ def compare_gradgrad(torch, theirs_fn, ours_fn, sample) -> list[str]:
     args_t = leaves(((sample.input, *sample.args), dict(sample.kwargs)))
     args_l = H.to_leafgrad(args_t, torch)
 
-    def run(lib, fn, args, randoms=None):
+    def draw(lib, like):
+        """A torch-RNG tensor like ``like`` (leafgrad's: the same numbers converted)."""
+        dtype = getattr(torch, str(like.dtype).split(".")[1])
+        drawn = torch.randn(tuple(like.shape), dtype=dtype)
+        return drawn if lib is torch else H.to_leafgrad(drawn, torch)
+
+    def run(lib, fn, args):
         (a, k) = args
         result = fn(*a, **k)
         inputs = [t for t in H.tensors_in(args) if t.requires_grad]
         outs = [t for t in H.tensors_in(result) if t.requires_grad and _floating(t)]
         if not inputs or not outs:
             return None
-        if randoms is None:  # torch's side draws; leafgrad's converts the same numbers
-            torch.manual_seed(3)
-            v = [torch.randn(o.shape, dtype=o.dtype) for o in outs]
-        else:
-            v = randoms[0]
+        torch.manual_seed(3)
+        v = [draw(lib, o) for o in outs]
         first = lib.autograd.grad(outs, inputs, v, create_graph=True, allow_unused=True)
         usable = [(i, g) for i, g in enumerate(first) if g is not None and g.requires_grad]
-        if randoms is None:
-            w = [torch.randn(g.shape, dtype=g.dtype) for _, g in usable]
-        else:
-            w = randoms[1]
+        w = [draw(lib, g) for _, g in usable]
         second = (lib.autograd.grad([g for _, g in usable], inputs, w, allow_unused=True)
                   if usable else [])
-        return list(first), list(second), (v, w)
+        return list(first), list(second), [i for i, _ in usable]
 
     got_t = H.attempt(lambda: run(torch, theirs_fn, args_t))
-    if got_t[0] == "ok" and got_t[1] is not None:
-        v, w = got_t[1][2]
-        randoms = (H.to_leafgrad(v, torch), H.to_leafgrad(w, torch))
-    else:
-        randoms = ([], [])
-    got_l = H.attempt(lambda: run(leafgrad, ours_fn, args_l, randoms))
+    got_l = H.attempt(lambda: run(leafgrad, ours_fn, args_l))
     if got_t[0] != got_l[0] or (got_t[0] == "raised" and got_t[1:] != got_l[1:]):
         return [f"gradgrad: torch {got_t if got_t[0] == 'raised' else 'ran'}, leafgrad "
                 f"{got_l if got_l[0] == 'raised' else 'ran'}"]
     if got_t[0] == "raised" or got_t[1] is None or got_l[1] is None:
         return [] if (got_t[0] == "raised" or got_t[1] is got_l[1]) else ["gradgrad: one side had nothing to differentiate"]
+    if got_t[1][2] != got_l[1][2]:
+        return [f"gradgrad: first gradients requiring grad: torch {got_t[1][2]}, leafgrad "
+                f"{got_l[1][2]}"]
     first_t, second_t, _ = got_t[1]
     first_l, second_l, _ = got_l[1]
     out = []

@@ -50,10 +50,6 @@ TRIANGULAR_SOLVE = ("triangular_solve is a composite in leafgrad (LinalgSolveTri
                     "and a clone) where torch records TriangularSolveBackward0")
 HOUSEHOLDER = ("householder_product: torch's result is column-major (orgqr), its double "
                "backward records CopySlices where leafgrad's composite adds")
-CTC_GRADGRAD = ("ctc_loss's gradient does not require grad in leafgrad: torch records "
-                "_ctc_loss_backward's node and raises 'derivative ... not implemented' on it")
-EIG_GRADGRAD = ("linalg.eig's double backward: torch refuses the eigenvectors' phase-dependent "
-                "loss (its check runs on the second level), leafgrad computes it")
 ADDBMM = ("in-place into a self of the wrong shape: torch 'Trying to resize storage that is not "
           "resizable', leafgrad the broadcast-shape error")
 EMPTY_STRIDES = ("an empty or size-1-dims result's strides: TensorIterator's compatible_stride "
@@ -125,7 +121,6 @@ KNOWN: dict = {
     ('linalg.cond', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad',
     ('linalg.cross', LAPACK): 'complex64/op',
     ('linalg.eig', LAPACK): 'complex64/op float32/grad float64/fwad float64/op',
-    ('linalg.eig', EIG_GRADGRAD): 'float64/gradgrad',
     ('linalg.eigh', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad float64/op',
     ('linalg.eigvals', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad float64/op',
     ('linalg.eigvalsh', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad float64/op',
@@ -196,7 +191,6 @@ KNOWN: dict = {
     ('nn.functional.conv_transpose2d', CONV): 'float32/grad float64/fwad float64/gradgrad float64/op',
     ('nn.functional.conv_transpose3d', CONV): 'float32/grad float64/fwad float64/gradgrad float64/op',
     ('nn.functional.ctc_loss', GRAD_BITS): 'float32/grad',
-    ('nn.functional.ctc_loss', CTC_GRADGRAD): 'float64/gradgrad',
     ('nn.functional.elu', LIBM): 'float64/fwad float64/gradgrad',
     ('nn.functional.embedding_bag', HALF): 'float16/op',
     ('nn.functional.embedding_bag', GRAD_BITS): 'float32/grad',
