@@ -84,15 +84,7 @@ def resolve(torch, op, variant: str = "op"):
 
 
 def _method(name):
-    def method(self, *args, **kwargs):
-        if not isinstance(self, leafgrad.Tensor):
-            # torch's method variants are TensorBase's unbound descriptors: a number as self
-            # (a sample with a scalar first argument) is refused before the op runs
-            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't "
-                            f"apply to a '{type(self).__name__}' object")
-        return getattr(self, name)(*args, **kwargs)
-
-    return method
+    return lambda self, *args, **kwargs: getattr(self, name)(*args, **kwargs)
 
 
 def _rebound(function):

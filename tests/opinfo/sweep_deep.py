@@ -263,8 +263,9 @@ def sweep_op(torch, op, stages=STAGES, dtypes=None, limit=None, reference=True, 
                 found.append((name, dtype_name, variant, -1, "missing in leafgrad"))
                 continue
             for index, sample in enumerate(samples[start:], start):
-                if _unbound_dunder_on_a_number(op, sample):
-                    continue
+                if _unbound_dunder_on_a_number(op, sample) or (
+                        variant != "op" and not hasattr(sample.input, "shape")):
+                    continue  # (a method with a number as self: torch's unbound descriptor)
                 if variant == "inplace":
                     diffs = _guard(lambda: compare_inplace(torch, theirs, ours, sample))
                 else:
