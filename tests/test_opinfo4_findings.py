@@ -313,3 +313,34 @@ def test_remainder_of_a_number_has_no_derivative():
     theirs, ours = run(torch, fw_t), run(leafgrad, fw_l)
     assert len(theirs) == 43 and sum("not implemented" in row for row in theirs) > 10
     assert theirs == ours, [(a, b) for a, b in zip(theirs, ours) if a != b][:5]
+
+
+def test_in_place_refusals_in_torchs_order():
+    """8. In place: abs_ (absolute_, torch.abs_) of a complex tensor is refused (its result is
+    real), and a binary op whose result type cannot be written back into self checks the shapes
+    first, as TensorIterator does (a self the other broadcasts beyond: 'output with shape')."""
+    rows = {}
+    for lib in (torch, leafgrad):
+        out = []
+        for dtype in ("complex64", "complex128", "float32", "int64"):
+            x = lib.tensor([-1.5, 2.0]).to(getattr(lib, dtype))
+            for call in (lambda: x.clone().abs_(), lambda: lib.abs_(x.clone()),
+                         lambda: x.clone().absolute_()):
+                try:
+                    out.append(str(call().tolist()))
+                except RuntimeError as error:
+                    out.append(str(error))
+        for dtype in ("int64", "int8", "uint8", "bool", "float32"):
+            for name in ("atan2_", "copysign_", "remainder_", "fmod_", "floor_divide_", "div_"):
+                for shape_a, shape_b in (((5, 1), (5, 5)), ((5, 5), (5, 1)), ((3,), (4,)),
+                                         ((1,), (2, 3)), ((2, 3), (3,))):
+                    a = lib.ones(shape_a, dtype=getattr(lib, dtype))
+                    try:
+                        getattr(a, name)(lib.full(shape_b, 1.5))
+                        out.append("ok")
+                    except Exception as error:  # noqa: BLE001
+                        out.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        rows[lib] = out
+    assert len(rows[torch]) == 162 and rows[torch].count("ok") > 10
+    assert rows[torch] == rows[leafgrad], [
+        (a, b) for a, b in zip(rows[torch], rows[leafgrad]) if a != b][:5]

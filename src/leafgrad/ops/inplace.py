@@ -106,6 +106,14 @@ def _check_cast_first(op, target: Tensor, other) -> None:
     if result != data.dtype:
         have, want = _BY_NP[result], _BY_NP[data.dtype]
         if not _dtype.can_cast(have, want):
+            if value.__class__ is np.ndarray and value.shape != data.shape:
+                # TensorIterator checks the shapes before the types: a self the other
+                # broadcasts beyond is refused for that first
+                _promote.check_broadcast(data.shape, value.shape)
+                shape = np.broadcast_shapes(data.shape, value.shape)
+                if shape != data.shape:
+                    raise RuntimeError(f"output with shape {list(data.shape)} doesn't match "
+                                       f"the broadcast shape {list(shape)}")
             raise RuntimeError(f"result type {have._legacy} can't be cast to the desired "
                                f"output type {want._legacy}")
 
