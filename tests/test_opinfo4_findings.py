@@ -344,3 +344,30 @@ def test_in_place_refusals_in_torchs_order():
     assert len(rows[torch]) == 162 and rows[torch].count("ok") > 10
     assert rows[torch] == rows[leafgrad], [
         (a, b) for a, b in zip(rows[torch], rows[leafgrad]) if a != b][:5]
+
+
+def test_index_add_alpha_in_an_integer_or_bool_dtype():
+    """9. index_add's alpha is cast to an integer or bool self's dtype as torch's kernel casts
+    it (uint8 alpha=-1 wraps to 255, a float alpha truncates), and a 0-d bool self stays bool
+    (leafgrad raised NumPy's OverflowError, scaled by the float, gave int64)."""
+    found, checked = [], 0
+    torch.manual_seed(0)
+    for dtype in ("uint8", "int8", "int16", "int64", "bool"):
+        for shape in ((), (3,), (4, 2)):
+            for alpha in (1, -1, 2, True, False, 0.5, -3, 2.7, 300):
+                for count in (1, 2) if shape else (1,):
+                    self_t = (torch.randn(shape) * 5).to(getattr(torch, dtype))
+                    source = (torch.randn(shape if not shape else (count,) + shape[1:]) * 5).to(
+                        getattr(torch, dtype))
+                    index = torch.tensor([0, 2][:count] if shape and shape[0] > 2 else
+                                         [0, 1][:count])[:max(count, 1)]
+                    if not shape:
+                        index = torch.tensor([0])
+                    ours = H.to_leafgrad((self_t, index, source), torch)
+                    checked += 1
+                    found += [f"{dtype} {shape} alpha={alpha}: {d}" for d in _compare(
+                        lambda: torch.index_add(self_t, 0, index, source, alpha=alpha),
+                        lambda: leafgrad.index_add(ours[0], 0, ours[1], ours[2], alpha=alpha),
+                        None, None)]
+    assert checked > 200
+    assert not found, "\n".join(found[:20])
