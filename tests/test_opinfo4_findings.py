@@ -371,3 +371,21 @@ def test_index_add_alpha_in_an_integer_or_bool_dtype():
                         None, None)]
     assert checked > 200
     assert not found, "\n".join(found[:20])
+
+
+def test_unsafe_split_pieces_keep_the_inputs_strides_in_every_dtype():
+    """10. unsafe_split/unsafe_chunk/unsafe_split_with_sizes of a bfloat16 tensor: pieces with
+    the input's strides, as for the other dtypes (bfloat16's opmath copied each piece)."""
+    found, checked = [], 0
+    for dtype in ("bfloat16", "float16", "float32", "int64", "bool", "complex64"):
+        base = torch.arange(60.).reshape(3, 4, 5).to(getattr(torch, dtype))
+        for x in (base, base.transpose(0, 2), base[:, ::2]):
+            for call in (lambda lib, t: lib.unsafe_chunk(t, 2, 1),
+                         lambda lib, t: lib.unsafe_split(t, 2, 2),
+                         lambda lib, t: t.unsafe_split_with_sizes([1, 2], 0),
+                         lambda lib, t: t.unsafe_chunk(3, -1)):
+                checked += 1
+                found += [f"{dtype} {x.stride()}: {d}" for d in H.differences(
+                    call(torch, x), call(leafgrad, H.to_leafgrad(x, torch)), torch)]
+    assert checked == 72
+    assert not found, "\n".join(found[:20])
