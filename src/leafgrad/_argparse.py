@@ -338,7 +338,7 @@ for _name in ("add", "sub", "subtract"):
     SIGNATURES[_name] = _arith(_name)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True)
     SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True)
-for _name in ("mul", "multiply", "div", "divide", "true_divide"):
+for _name in ("mul", "multiply", "div", "divide", "true_divide", "floor_divide"):
     SIGNATURES[_name] = _arith(_name, alpha=False)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True, alpha=False)
     SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True, alpha=False)

@@ -23,12 +23,12 @@ __all__ = [
 ]
 
 
-def _tensor(value):
-    if isinstance(value, Tensor):
-        return value
-    from ._creation import tensor
-
-    return tensor(value)
+# Note: a number as self
+# add, sub, mul, div, true_divide and floor_divide (only these: torch's
+# should_allow_numbers_as_tensors) take a Python number where their first Tensor goes. torch
+# makes it a wrapped number, a 0-d double tensor that promotes as a scalar: torch.add(0.1, x)
+# of a float64 x adds the double 0.1, not 0.1 rounded to the default float32. The ops take the
+# number as such (their Python scalars are wrapped numbers, ops/registry.py), so it is passed on.
 
 
 @takes_out(Out("add", CAST, overlap=True))
@@ -37,8 +37,8 @@ def add(input, other, *, alpha=1):
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("add", (input, other), {"alpha": alpha})
         alpha = _argparse.scalar(alpha)
-    if not isinstance(input, Tensor):
-        return _ops.Add.apply(_tensor(input), other, alpha=alpha)
+    if not isinstance(input, Tensor):  # Note: a number as self
+        return _ops.Add.apply(input, other, alpha=alpha)
     return input.add(other, alpha=alpha)
 
 
@@ -48,7 +48,9 @@ def sub(input, other, *, alpha=1):
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("sub", (input, other), {"alpha": alpha})
         alpha = _argparse.scalar(alpha)
-    return _tensor(input).sub(other, alpha=alpha)
+    if not isinstance(input, Tensor):  # Note: a number as self
+        return _ops.Sub.apply(input, other, alpha=alpha)
+    return input.sub(other, alpha=alpha)
 
 
 subtract = sub
@@ -68,8 +70,8 @@ def mul(input, other):
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)):
         _argparse.check("mul", (input, other))
-    if not isinstance(input, Tensor):
-        return _ops.Mul.apply(_tensor(input), other)
+    if not isinstance(input, Tensor):  # Note: a number as self
+        return _ops.Mul.apply(input, other)
     return input.mul(other)
 
 
@@ -81,7 +83,11 @@ def div(input, other, *, rounding_mode=_argparse.NO_MODE):  # Note: explicit rou
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)):
         _argparse.check("div", (input, other))
-    return _tensor(input).div(other, rounding_mode=rounding_mode)
+    if not isinstance(input, Tensor):  # Note: a number as self
+        if rounding_mode is _argparse.NO_MODE:
+            return _ops.Div.apply(input, other)
+        return _ops.math_binary.div_rounding(input, other, rounding_mode)
+    return input.div(other, rounding_mode=rounding_mode)
 
 
 divide = div

@@ -182,6 +182,10 @@ def remainder(input, other):  # noqa: A002
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::floor_divide"))
 def floor_divide(input, other):  # noqa: A002
+    if not isinstance(input, Tensor) or not _operand(other):
+        _argparse.check("floor_divide", (input, other))
+    if not isinstance(input, Tensor):  # a wrapped number (_functions.py, Note: a number as self)
+        return _ops.math_binary.floor_divide(input, other)
     return input.floor_divide(other)
 
 

@@ -2202,6 +2202,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.inplace(_ops.Sqrt, self)
 
     def abs_(self):
+        if self._data.dtype.kind == "c":  # (torch: abs's result is real, self is not)
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         return _ops.inplace(_ops.Abs, self)
 
     def sin_(self):

@@ -169,21 +169,22 @@ class MathMethods:
         return self.remainder_(other) if _operand(other) else NotImplemented
 
     def __rmod__(self, other):
-        # torch has no derivative for number % tensor (NotImplemented node); leafgrad's is
-        # -grad * floor(other / self), the same formula as for two tensors.
+        # torch has no derivative for number % tensor: a NotImplemented node whose backward
+        # raises (a tensor % tensor of __rmod__ is RemainderBackward1 as usual)
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.RemainderTensor.apply(_argparse.numpy_operand(other), self)
+        if isinstance(other, _tensor_type()):
+            return _ops.math_binary.RemainderTensor.apply(other, self)
+        return _ops.math_binary.remainder_number_self(_argparse.numpy_operand(other), self)
 
     def floor_divide(self, other):
-        """``self // other`` (torch: floor_divide, which has no derivative; leafgrad gives the
-        zero gradient of ``div(rounding_mode='floor')``)."""
-        other = _argparse.numpy_operand(other)
-        return _ops.math_binary.DivRounding.apply(self, other, rounding_mode="floor")
+        """``self // other``: torch has no derivative for it (its graph's node, named
+        NotImplemented, raises in backward)."""
+        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other))
 
     def floor_divide_(self, other):
-        other = _argparse.numpy_operand(other)
-        return _ops.inplace(_ops.math_binary.DivRounding, self, other, rounding_mode="floor")
+        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other),
+                                             inplace_form=True)
 
     def __floordiv__(self, other):
         return self.floor_divide(other) if _operand(other) else NotImplemented
@@ -194,8 +195,7 @@ class MathMethods:
     def __rfloordiv__(self, other):
         if not _operand(other):
             return NotImplemented
-        return _ops.math_binary.DivRounding.apply(_argparse.numpy_operand(other), self,
-                                                  rounding_mode="floor")
+        return _ops.math_binary.floor_divide(_argparse.numpy_operand(other), self)
 
     def atan2(self, other):
         _require_tensor(other, "atan2", "other", 1)

@@ -380,9 +380,12 @@ class Angle(Op):
 # -- the check for ops without complex support ----------------------------------------------------
 
 
-def complex_error(cls, dtype) -> NotImplementedError:
-    """The error torch raises when the op ``cls`` meets a complex tensor of ``dtype``."""
+def complex_error(cls, dtype, params=None) -> NotImplementedError:
+    """The error torch raises when the op ``cls`` meets a complex tensor of ``dtype``
+    (a ``complex_message`` may name the op's parameters: ``{rounding_mode}``)."""
     message = cls.complex_message
+    if message is not None and "{" in message:
+        message = message.format(**(params or {}))
     if message is None:
         name = cls.torch_names[0] if cls.torch_names else cls.op_name.lower()
         message = f'"{name.rsplit(".", 1)[-1]}_cpu" not implemented for \'{dtype._legacy}\''
@@ -437,10 +440,10 @@ def install_complex_check() -> None:
             for arg in args:
                 if isinstance(arg, Tensor) and arg._data.dtype.kind == "c" or \
                         arg.__class__ is complex:
-                    raise complex_error(cls, _common_dtype(args, params))
+                    raise complex_error(cls, _common_dtype(args, params), params)
             for value in params.values():
                 if value.__class__ is complex:  # a complex Python scalar operand (other=1j)
-                    raise complex_error(cls, _common_dtype(args, params))
+                    raise complex_error(cls, _common_dtype(args, params), params)
         elif not cls.complex_autograd:
             _check_complex_autograd(cls, args)
         return plain_apply(cls, *args, **params)

@@ -296,6 +296,14 @@ class Mul(Op):
         return jvp_sum(tangents, lambda t: t * b, lambda t: t * a)
 
 
+def _as_float(operand, dtype):
+    """An integer operand of a true division in the float dtype: an array's values cast, a
+    Python int through float64 (as the Python-int fast path above)."""
+    if operand.__class__ is np.ndarray:
+        return operand.astype(dtype)
+    return np.asarray(operand, dtype=np.float64).astype(dtype)
+
+
 def _times(grad: Tensor, other):
     """``grad * other`` in a backward. Note: array-level backwards (activation.py): when
     nothing records and ``other`` is an array of grad's dtype or a Python float (no promotion
@@ -304,7 +312,9 @@ def _times(grad: Tensor, other):
     if on_arrays():
         g = grad._data
         o = other._data if isinstance(other, Tensor) else other
-        if type(o) is float:
+        if type(o) is float and g.dtype.char in "fd":
+            # (float16 and bfloat16 multiply by the number in float, as Mul.forward: NumPy
+            # would round the number to the half type first)
             return _plain_ufunc(np.multiply, g, o)
         if type(o) is np.ndarray and o.dtype is g.dtype:
             # as Mul.apply orders it (Note: output layout, _layout.py); a gradient expanded
@@ -339,6 +349,10 @@ class MulScalar(Op):
 
     @staticmethod
     def forward(ctx, a, other):
+        if a.__class__ is np.ndarray and a.dtype.char == "e":  # (in float, as Mul's)
+            scaled = _half_by_scalar(np.multiply, a, other)
+            if scaled is not None:
+                return scaled
         a, other = _promote.binary(a, other)
         return a * other
 
@@ -402,17 +416,23 @@ class Div(Op):
             # is not first wrapped into the tensor's dtype: uint8 / -1 is -1.0, not 1/255)
             dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
             return a.astype(dtype) / np.asarray(b, dtype=np.float64).astype(dtype)
-        a, b = _promote.binary(a, b)
-        if a.dtype.kind not in "fc":
-            dtype = _promote.float_result(np.empty(0, a.dtype)).dtype
-            a, b = a.astype(dtype), np.asarray(b).astype(dtype)
-        return a / b
+        promoted_a, promoted_b = _promote.binary(a, b)
+        if promoted_a.dtype.kind not in "fc":
+            # integers (and bools): each operand goes from its own dtype to the float result
+            # type, not through the integer common type (torch.div(2**40, int32_tensor) divides
+            # 2**40, not 2**40 wrapped to int32 (0); so does a 0-d int64 tensor's value)
+            dtype = _promote.float_result(np.empty(0, promoted_a.dtype)).dtype
+            return _as_float(a, dtype) / _as_float(b, dtype)
+        return promoted_a / promoted_b
 
     def backward(self, grad):
         other = self.saved("other")
         grad_self = grad_other = None  # Note: the order of an op's input gradients
         if self.needs_grad(1):
-            grad_other = -grad * conj((self.saved("self") / other) / other)
+            # torch: -grad * ((self / other) / other).conj(), self / other a true division
+            # even where self is a wrapped number (Python's ``number / other`` is
+            # Tensor.__rtruediv__, other.reciprocal() * number: other bits)
+            grad_other = -grad * conj(Div.apply(self.saved("self"), other) / other)
         if self.needs_grad(0):
             grad_self = grad / conj(other)
         return grad_self, grad_other

@@ -95,9 +95,17 @@ class IndexAdd(Op):
     @staticmethod
     def forward(ctx, a, source, dim, index, alpha=1):
         out = np.array(a, copy=True)
-        source = source * alpha if alpha != 1 else source
-        if out.ndim == 0:  # one slice; index is [0] or [-1]
-            return out + source.sum() * index.size if source.ndim else out + source * index.size
+        if alpha != 1:
+            # torch casts alpha to the dtype (an integer's wraps: uint8 alpha=-1 is 255; a
+            # float alpha truncates: 0.5 is 0)
+            if source.dtype.kind in "biu" and type(alpha) in (int, float):
+                from .elementwise import _integer_alpha  # (c10's checked conversion)
+
+                alpha = np.asarray(_integer_alpha(source.dtype, alpha)).astype(source.dtype)
+            source = source * alpha
+        if out.ndim == 0:  # one slice; index is [0] or [-1] (in self's dtype: a bool stays one)
+            added = out + source.sum() * index.size if source.ndim else out + source * index.size
+            return np.asarray(added).astype(out.dtype, copy=False)
         moved = np.moveaxis(out, dim, 0)
         np.add.at(moved, index, np.moveaxis(source, dim, 0))
         return _layout.contiguous(out)

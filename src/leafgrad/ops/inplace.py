@@ -106,6 +106,14 @@ def _check_cast_first(op, target: Tensor, other) -> None:
     if result != data.dtype:
         have, want = _BY_NP[result], _BY_NP[data.dtype]
         if not _dtype.can_cast(have, want):
+            if value.__class__ is np.ndarray and value.shape != data.shape:
+                # TensorIterator checks the shapes before the types: a self the other
+                # broadcasts beyond is refused for that first
+                _promote.check_broadcast(data.shape, value.shape)
+                shape = np.broadcast_shapes(data.shape, value.shape)
+                if shape != data.shape:
+                    raise RuntimeError(f"output with shape {list(data.shape)} doesn't match "
+                                       f"the broadcast shape {list(shape)}")
             raise RuntimeError(f"result type {have._legacy} can't be cast to the desired "
                                f"output type {want._legacy}")
 
@@ -122,7 +130,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if any(isinstance(operand, Tensor) and operand._data.dtype.kind == "c"
                or operand.__class__ is complex for operand in operands) or any(
                 value.__class__ is complex for value in params.values()):
-            raise complex_error(op, _common_dtype(operands, params))
+            raise complex_error(op, _common_dtype(operands, params), params)
     if UINT_SEEN[0] and not op.uint_ok:
         from ._uint import check_operands
 

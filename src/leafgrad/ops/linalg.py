@@ -8,7 +8,7 @@ import numpy as np
 from .. import _profiling
 from ._forward import jvp_sum
 from . import _batching_rules as batch, _blas, _isa
-from .elementwise import Mul
+from .elementwise import Mul, _scale
 from ..tensor import _wrap
 from .registry import Op, on_arrays, plain_apply, register
 from ..autograd.graph import SavedTensor
@@ -566,13 +566,14 @@ class Addmm(Op):
                 return (grad if self.needs_grad(0) else None,) + grads
         grad_bias = grad_a = grad_b = None
         if self.needs_grad(0):
-            grad_bias = grad if beta == 1 else grad * conj(beta)
+            # torch: maybe_multiply(grad, beta.conj()), a Scalar product (MulBackward1)
+            grad_bias = grad if beta == 1 else _scale(grad, conj(beta))
         if self.needs_grad(1):
             grad_a = _mat1_grad(grad, self.saved("mat2"), self.saved("layouts")[0])
-            grad_a = grad_a if alpha == 1 else grad_a * conj(alpha)
+            grad_a = grad_a if alpha == 1 else _scale(grad_a, conj(alpha))
         if self.needs_grad(2):
             grad_b = _mat2_grad(grad, self.saved("mat1"), self.saved("layouts")[1])
-            grad_b = grad_b if alpha == 1 else grad_b * conj(alpha)
+            grad_b = grad_b if alpha == 1 else _scale(grad_b, conj(alpha))
         return grad_bias, grad_a, grad_b
 
     def jvp(self, tangents, primals, result):

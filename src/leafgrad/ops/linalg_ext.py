@@ -64,7 +64,10 @@ def _add_scaled(bias: np.ndarray, product: np.ndarray, beta, alpha) -> np.ndarra
 
 
 def _scaled(grad, factor):
-    return grad if factor == 1 else grad * factor
+    """torch's maybe_multiply(grad, factor): a Scalar product (MulBackward1) unless 1."""
+    from .elementwise import _scale
+
+    return grad if factor == 1 else _scale(grad, factor)
 
 
 @register

@@ -47,10 +47,12 @@ def _check_divisor(b, dtype: np.dtype) -> None:
 
 
 def _integer_binary(a, b, kernel: str):
-    """Promote, refuse bool (torch has no bool kernel) and integer division by zero."""
+    """Promote, refuse bool and complex (torch has no such kernel) and integer division by
+    zero. (Op.apply's complex check is installed with the first complex tensor: a complex
+    Python number before any is refused here.)"""
     a, b = _promote.binary(a, b)
     dtype = np.asarray(a).dtype
-    if dtype == np.bool_:
+    if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented(kernel, np.asarray(a))
     _check_divisor(b, dtype)
     return a, b, dtype
@@ -209,6 +211,37 @@ class RemainderTensor(Op):
                        lambda t: -t * DivRounding.apply(a, b, rounding_mode="floor"))
 
 
+class _RemainderNumberSelfNode(Op):
+    """``number % tensor`` (remainder.Scalar_Tensor): torch has no derivative for it and
+    records a node named ``NotImplemented`` with the one edge, to the tensor; its backward and
+    forward AD raise. Not in the op table (no gradient to test), like floor_divide's."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    inputs = ("other",)
+    _save_plan = ()
+    vmap = batch.elementwise
+
+    @staticmethod
+    def forward(ctx, other, number):
+        return RemainderTensor.forward(ctx, number, other)
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            "Trying to use forward AD with aten::remainder that does not support it.")
+
+
+_RemainderNumberSelfNode.__name__ = _RemainderNumberSelfNode.__qualname__ = "NotImplemented"
+
+
+def remainder_number_self(number, tensor):
+    """``number % tensor``, recorded as torch records it (see _RemainderNumberSelfNode)."""
+    return _RemainderNumberSelfNode.apply(tensor, number=number)
+
+
 # Note: an explicit rounding_mode=None
 # torch.div(a, b, rounding_mode=None) is the div.Tensor_mode overload, not div.Tensor: the same
 # true division, recorded as DivBackward2 (saving the mode) instead of DivBackward0. The
@@ -234,7 +267,7 @@ class DivRounding(Op):
     node = "DivBackward2"
     opmath_scalars = True  # torch's reduced-float kernels read a scalar divisor at its value
     uint_kernel = staticmethod(_uint.div_rounding_kernel)
-    complex_message = '"div_floor_cpu" not implemented for \'ComplexFloat\''
+    complex_message = '"div_{rounding_mode}_cpu" not implemented for \'ComplexFloat\''
     vmap = batch.elementwise
     inputs = ("self", "other")
     broadcasts = True
@@ -250,6 +283,74 @@ class DivRounding(Op):
 
     def jvp(self, tangents, primals, result):
         return zeros_tangent(result)
+
+
+class _FloorDivideNode(DivRounding):
+    """floor_divide: div(rounding_mode='floor')'s values, but torch has no derivative for it:
+    it records a node named ``NotImplemented`` whose backward (and forward AD) raises. Not in
+    the op table (no gradient to test), like heaviside's node. The node has edges to the
+    operands that require grad only: see _FloorDivideOneNode."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    _save_plan = ()
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode="floor", inplace_form=False):
+        # (DivRounding's forward as the op table has it: wrapped for bfloat16's opmath once
+        # the process has bfloat16 tensors, ops/_bfloat16.py)
+        return DivRounding.forward(ctx, a, b, "floor")
+
+    def backward(self, grad):
+        name = "floor_divide_" if self._params.get("inplace_form") else "floor_divide"
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        name = "floor_divide_" if self._params.get("inplace_form") else "floor_divide"
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{name} that does not support it.")
+
+
+class _FloorDivideOneNode(_FloorDivideNode):
+    """floor_divide with one operand requiring grad: the other (a tensor's values or a
+    number) is a parameter, so the node has one edge."""
+
+    inputs = ("input",)
+
+    @staticmethod
+    def forward(ctx, tensor, other, tensor_is_self, rounding_mode="floor", inplace_form=False):
+        return DivRounding.forward(ctx, tensor, other, "floor") if tensor_is_self else \
+            DivRounding.forward(ctx, other, tensor, "floor")
+
+
+for _cls in (_FloorDivideNode, _FloorDivideOneNode):
+    _cls.__name__ = _cls.__qualname__ = "NotImplemented"
+
+
+def floor_divide(a, b, inplace_form: bool = False):
+    """``a // b`` (either may be a number, not both), recorded as torch records it."""
+    from ..autograd.grad_mode import state
+    from ..tensor import Tensor
+    from .inplace import _check_cast_first, check_inplace_allowed, inplace
+
+    if inplace_form:  # div_'s checks, in its order (its node is in inplace's sets, not this)
+        check_inplace_allowed(a, True)
+        _check_cast_first(_FloorDivideNode, a, b)
+    wants = (isinstance(a, Tensor) and a._may_require_grad(),
+             isinstance(b, Tensor) and b._may_require_grad())
+    # (in place into a self that does not require grad from one that does: the two-edge node,
+    # whose first edge is None where torch's node has the one edge)
+    if state.grad_enabled and wants[0] != wants[1] and not (inplace_form and wants[1]):
+        tensor, other = (a, b) if wants[0] else (b, a)
+        other = other._data if isinstance(other, Tensor) else other
+        if inplace_form:
+            return inplace(_FloorDivideOneNode, a, other=other, tensor_is_self=wants[0],
+                           rounding_mode="floor", inplace_form=True)
+        return _FloorDivideOneNode.apply(tensor, other=other, tensor_is_self=wants[0],
+                                         rounding_mode="floor")
+    if inplace_form:
+        return inplace(_FloorDivideNode, a, b, rounding_mode="floor", inplace_form=True)
+    return _FloorDivideNode.apply(a, b, rounding_mode="floor")
 
 
 # -- atan2, hypot, logaddexp ----------------------------------------------------------------------

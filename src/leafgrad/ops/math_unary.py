@@ -22,7 +22,7 @@ from . import _batching_rules as batch, _float_kernels, _layout, _libm, _mkl, _p
 from . import _sleef_unary
 from ._special import erf as _erf64, erfc as _erfc64
 from ._forward import auto_element_wise
-from .elementwise import _legacy_name
+from .elementwise import _legacy_name, _scale
 from . import _uint
 from ._float_kernels import magnitude
 from .registry import Op, register
@@ -125,7 +125,8 @@ class Exp2(_FloatUnary):
     torch_names = ("exp2", "special.exp2")
 
     def backward(self, grad):
-        return grad * conj(self.saved("result")) * _LN2
+        # torch: grad * result.conj() * M_LN2, the last a Scalar product (MulBackward1)
+        return _scale(grad * conj(self.saved("result")), _LN2)
 
     jvp = auto_element_wise
 

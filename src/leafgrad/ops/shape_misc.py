@@ -125,6 +125,7 @@ class NarrowCopy(Op):
 class UnsafeSplit(Op):
     node = "UnsafeSplitBackward0"
     complex_ok = True
+    bfloat16_native = "always"  # slices of the input (its strides), whatever the dtype
     vmap = batch.dims("dim")
     multi_output = True
     uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
@@ -147,6 +148,7 @@ class UnsafeSplit(Op):
 class UnsafeSplitWithSizes(Op):
     node = "UnsafeSplitWithSizesBackward0"
     complex_ok = True
+    bfloat16_native = "always"  # slices of the input (its strides), whatever the dtype
     vmap = batch.dims("dim")
     multi_output = True
     uint_ok = True  # views and copies work for any dtype (Note: wide unsigned)
