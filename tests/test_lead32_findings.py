@@ -50,3 +50,41 @@ def test_addcmul_addcdiv_value_is_a_scalar_as_torchs_parser_reads_it():
                         name, form, dtype, make(torch))
                     checked += 1
     assert checked == len(values) * len(dtypes) * 6
+
+
+def test_number_arguments_refuse_what_is_not_a_number():
+    """Scalar arguments of fill_, masked_fill, addmv, addr, index_add and the activation
+    functions: Python/NumPy numbers and 0-d tensors not requiring grad are taken, anything
+    else is torch's TypeError (fill_(None) and masked_fill(mask, None) filled NaNs, lists and
+    arrays broadcast: silent wrong results)."""
+    F_ours, F_theirs = leafgrad.nn.functional, torch.nn.functional
+    bad = [lambda L: None, lambda L: "a", lambda L: [1.0], lambda L: np.array(0.5),
+           lambda L: L.tensor([0.5]), lambda L: L.tensor(0.5, requires_grad=True),
+           lambda L: L.tensor(0.5), lambda L: np.float32(0.25), lambda L: np.int64(2)]
+
+    def calls(L, F):
+        x, y, m = L.ones(3), L.arange(3.0), L.ones(2, 2)
+        return {
+            "fill_": lambda v: x.clone().fill_(v),
+            "masked_fill": lambda v: x.masked_fill(x > 0, v),
+            "masked_fill_": lambda v: x.clone().masked_fill_(x > 0, v),
+            "torch.masked_fill": lambda v: L.masked_fill(x, x > 0, v),
+            "addmv": lambda v: L.addmv(x[:2], m, x[:2], beta=v),
+            "addmv_": lambda v: x[:2].clone().addmv_(m, x[:2], alpha=v),
+            "addr": lambda v: L.addr(m, x[:2], x[:2], alpha=v),
+            "index_add": lambda v: L.index_add(x, 0, L.tensor([0]), y[:1], alpha=v),
+            "index_add_": lambda v: x.clone().index_add_(0, L.tensor([0]), y[:1], alpha=v),
+            "leaky_relu": lambda v: F.leaky_relu(x, v),
+            "leaky_relu_": lambda v: F.leaky_relu(x.clone(), v, inplace=True),
+            "elu": lambda v: F.elu(x, v), "celu": lambda v: F.celu(x, v),
+            "softplus": lambda v: F.softplus(x, 1.0, v), "hardshrink": lambda v: F.hardshrink(x, v),
+            "softshrink": lambda v: F.softshrink(x, v), "threshold": lambda v: F.threshold(x, v, 0.0),
+            "threshold_": lambda v: F.threshold(x.clone(), 0.5, v, inplace=True),
+            "rrelu": lambda v: F.rrelu(x, v, 0.5), "hardtanh": lambda v: F.hardtanh(x, v, 1.0),
+        }
+
+    ours, theirs = calls(leafgrad, F_ours), calls(torch, F_theirs)
+    for name in ours:
+        for make in bad:
+            assert _outcome(lambda: ours[name](make(leafgrad))) == _outcome(
+                lambda: theirs[name](make(torch))), (name, make(torch))

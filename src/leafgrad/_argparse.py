@@ -568,6 +568,31 @@ def scalar(value):
     return value
 
 
+def number(function: str, name: str, value, position: int | None = None, kind: str = "Number",
+           overloads: tuple | None = None):
+    """A Scalar argument as torch's parser takes it: a Python number, a NumPy number (read as
+    ``numpy_scalar``), a 0-d tensor that does not require grad (its item). Anything else is
+    torch's TypeError: "<function>(): argument '<name>' (position <n>) must be Number, not
+    <type>", or for a function of several overloads (``overloads``: the call's positional
+    arguments and keywords as given) its "received an invalid combination" line. ``kind``
+    "float": torch's ``double`` arguments (no complex)."""
+    cls = value.__class__
+    if cls is float or cls is int or cls is bool:
+        return value
+    if isinstance(value, (bool, int, float)) or (kind == "Number" and isinstance(value, complex)):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in ("biuf" if kind == "float"
+                                                              else "biufc"):
+        return numpy_scalar(value)
+    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and kind == "Number":
+        return value.item()
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument '{name}'{where} must be {kind}, not "
+                    f"{typename(value)}")
+
+
 def numpy_scalar(value):
     """A NumPy scalar as torch reads it for a Scalar argument (python_arg_parser's
     scalar_slow): NumPy integers as int, complex ones as complex, every other (np.bool_

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+from . import _argparse
 from . import ops as _ops
 from ._out import CAST, EXPECT, Out, Resize, Rules, castable, same_as, takes_out
 
@@ -112,6 +113,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @takes_out(Out("addmv", EXPECT))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
+    if beta.__class__ is not int and beta.__class__ is not float:
+        beta = _argparse.number("addmv", "beta", beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        alpha = _argparse.number("addmv", "alpha", alpha)
     return _ops.addmv(input, mat, vec, beta=beta, alpha=alpha)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ._out import CAT, EXPECT, Out, same_as, takes_out
+from . import _argparse
 from . import ops as _ops
 from .tensor import Tensor
 
@@ -239,10 +240,15 @@ def put(input, index, source, accumulate=False):
 
 @takes_out(Out("index_add", EXPECT, overlap="self"))
 def index_add(input, dim, index, source, *, alpha=1):
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        alpha = _argparse.number("index_add", "alpha", alpha)
     return _ops.index_add(input, dim, index, source, alpha)
 
 
 def masked_fill(input, mask, value):
+    from .methods.shape import _fill_value
+
+    _fill_value("masked_fill", (input, mask, value))
     return _ops.masked_fill(input, mask, value)
 
 

@@ -6,6 +6,7 @@ whose answer on a dense CPU tensor is fixed."""
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -66,6 +67,10 @@ class InplaceFormMethods:
         return _ops.inplace(Addmm, self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float:
+            beta = _argparse.number("addmv_", "beta", beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float:
+            alpha = _argparse.number("addmv_", "alpha", alpha)
         from ..ops.linalg_ext import Addmv
 
         _matrix_operands("addmv_", ("mat", mat), ("vec", vec))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -22,6 +23,10 @@ class LinalgMethods:
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float:
+            beta = _argparse.number("addmv", "beta", beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float:
+            alpha = _argparse.number("addmv", "alpha", alpha)
         return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):

@@ -3,6 +3,7 @@ elementwise extras): ops/elementwise_misc.py, ops/matrix_extra.py, ops/scatter_e
 
 from __future__ import annotations
 
+from .. import _argparse
 from .math import _require_tensor
 
 
@@ -104,6 +105,10 @@ class MiscMethods:
     del _
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float:
+            beta = _argparse.number("addr", "beta", beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float:
+            alpha = _argparse.number("addr", "alpha", alpha)
         _require_tensor(vec1, "addr", "vec1", 1)
         _require_tensor(vec2, "addr", "vec2", 2)
         return _matrix().Addr.apply(self, vec1, vec2, beta=beta, alpha=alpha)

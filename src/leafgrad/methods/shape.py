@@ -160,9 +160,13 @@ class ShapeMethods:
         return _ops.keep_index(_ops.inplace(_ops.ScatterAdd, self, src, dim=dim, index=array), index)
 
     def index_add(self, dim, index, source, *, alpha=1):
+        if alpha.__class__ is not int and alpha.__class__ is not float:
+            alpha = _argparse.number("index_add", "alpha", alpha)
         return _ops.index_add(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
+        if alpha.__class__ is not int and alpha.__class__ is not float:
+            alpha = _argparse.number("index_add_", "alpha", alpha)
         array = _ops.gather_index(index, "index_add_").reshape(-1)
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
@@ -211,11 +215,13 @@ class ShapeMethods:
         return _ops.keep_index(result, tuple(indices), "indices")
 
     def masked_fill(self, mask, value):
+        _fill_value("masked_fill", (mask, value))
         return _ops.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
         from ..tensor import Tensor
 
+        _fill_value("masked_fill_", (mask, value))
         array = _ops.mask_array(mask)
         if isinstance(mask, Tensor):
             _ops.check_partial_overlap(self, mask)
@@ -277,3 +283,19 @@ class ShapeMethods:
 
     def argwhere(self):
         return _ops.argwhere(self)
+
+
+def _fill_value(function: str, args: tuple) -> None:
+    """masked_fill's value: a Tensor or a Number (torch's two overloads); anything else
+    (None, strings, lists, arrays) is its invalid-combination error."""
+    import numpy as np
+
+    from .. import _argparse
+    from ..tensor import Tensor
+
+    value = args[-1]
+    if isinstance(value, (Tensor, bool, int, float, complex)):
+        return
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return
+    raise _argparse.invalid_combination(function, args, {})

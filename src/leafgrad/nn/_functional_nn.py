@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _profiling, _warn
+from .. import _argparse, _dtype, _profiling, _warn
 from .. import ops as _ops
 from ..ops import activation_inplace as _inplace_ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -48,12 +48,17 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if negative_slope.__class__ is not float and negative_slope.__class__ is not int:
+        negative_slope = _argparse.number("leaky_relu_" if inplace else "leaky_relu",
+                                          "negative_slope", negative_slope, 2)
     if inplace:
         return _ops.inplace(_inplace_ops.LeakyReluInplace, input, negative_slope=negative_slope)
     return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):
+    if alpha.__class__ is not float and alpha.__class__ is not int:
+        alpha = _argparse.number("elu_" if inplace else "elu", "alpha", alpha, 2)
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
     if inplace:
         return _ops.inplace(_inplace_ops.EluInplace, input, **params)
@@ -68,6 +73,8 @@ def selu(input, inplace=False):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if alpha.__class__ is not float and alpha.__class__ is not int:
+        alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2)
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
     if inplace:
         return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
@@ -89,12 +96,20 @@ def mish(input, inplace=False):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    if beta.__class__ is not float and beta.__class__ is not int:
+        beta = _argparse.number("softplus", "beta", beta, 2)
+    if threshold.__class__ is not float and threshold.__class__ is not int:
+        threshold = _argparse.number("softplus", "threshold", threshold, 3)
     return _ops.Softplus.apply(input, beta=beta, threshold=threshold)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if min_val.__class__ is not float and min_val.__class__ is not int:
+        min_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "min_val", min_val, 2)
+    if max_val.__class__ is not float and max_val.__class__ is not int:
+        max_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "max_val", max_val, 3)
     params = dict(min_val=min_val, max_val=max_val)
     if inplace:
         return _ops.inplace(_ops.Hardtanh, input, **params)
