@@ -53,14 +53,15 @@ def test_addcmul_addcdiv_value_is_a_scalar_as_torchs_parser_reads_it():
 
 
 def test_number_arguments_refuse_what_is_not_a_number():
-    """Scalar arguments of fill_, masked_fill, addmv, addr, index_add and the activation
-    functions: Python/NumPy numbers and 0-d tensors not requiring grad are taken, anything
+    """Scalar arguments of fill_, masked_fill, addmv, addr, index_add, addmm, baddbmm,
+    addbmm, lerp, dist, histc and the activation functions: Python/NumPy numbers and 0-d tensors not requiring grad are taken, anything
     else is torch's TypeError (fill_(None) and masked_fill(mask, None) filled NaNs, lists and
     arrays broadcast: silent wrong results)."""
     F_ours, F_theirs = leafgrad.nn.functional, torch.nn.functional
     bad = [lambda L: None, lambda L: "a", lambda L: [1.0], lambda L: np.array(0.5),
            lambda L: L.tensor([0.5]), lambda L: L.tensor(0.5, requires_grad=True),
-           lambda L: L.tensor(0.5), lambda L: np.float32(0.25), lambda L: np.int64(2)]
+           lambda L: L.tensor(0.5), lambda L: np.float32(0.25), lambda L: np.int64(2),
+           lambda L: True]  # (complex values into real kernels: another class, see the note)
 
     def calls(L, F):
         x, y, m = L.ones(3), L.arange(3.0), L.ones(2, 2)
@@ -81,6 +82,15 @@ def test_number_arguments_refuse_what_is_not_a_number():
             "softshrink": lambda v: F.softshrink(x, v), "threshold": lambda v: F.threshold(x, v, 0.0),
             "threshold_": lambda v: F.threshold(x.clone(), 0.5, v, inplace=True),
             "rrelu": lambda v: F.rrelu(x, v, 0.5), "hardtanh": lambda v: F.hardtanh(x, v, 1.0),
+            "addmm": lambda v: L.addmm(m, m, m, beta=v),
+            "Tensor.addmm": lambda v: m.addmm(m, m, alpha=v),
+            "baddbmm": lambda v: L.baddbmm(m[None], m[None], m[None], alpha=v),
+            "Tensor.baddbmm": lambda v: m[None].baddbmm(m[None], m[None], beta=v),
+            "addbmm": lambda v: L.addbmm(m, m[None], m[None], alpha=v),
+            "Tensor.addbmm": lambda v: m.addbmm(m[None], m[None], beta=v),
+            "lerp": lambda v: L.lerp(x, y, v), "Tensor.lerp": lambda v: x.lerp(y, v),
+            "dist": lambda v: L.dist(x, y, v), "Tensor.dist": lambda v: x.dist(y, v),
+            "histc": lambda v: L.histc(y, 3, v, 2.0), "Tensor.histc": lambda v: y.histc(3, 0.0, v),
         }
 
     ours, theirs = calls(leafgrad, F_ours), calls(torch, F_theirs)

@@ -593,6 +593,17 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
                     f"{typename(value)}")
 
 
+def beta_alpha(function: str, args: tuple, beta, alpha, several: bool = False) -> tuple:
+    """addmm/baddbmm/addbmm's ``beta`` and ``alpha`` (Numbers); ``several``: torch's function
+    has several overloads, and its error lists the call's arguments."""
+    given = {key: value for key, value in (("beta", beta), ("alpha", alpha)) if
+             not (value.__class__ is int and value == 1)}
+    overloads = (args, given) if several else None
+    beta = number(function, "beta", beta, overloads=overloads)
+    alpha = number(function, "alpha", alpha, overloads=overloads)
+    return beta, alpha
+
+
 def numpy_scalar(value):
     """A NumPy scalar as torch reads it for a Scalar argument (python_arg_parser's
     scalar_slow): NumPy integers as int, complex ones as complex, every other (np.bool_

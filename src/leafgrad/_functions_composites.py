@@ -690,6 +690,18 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """``torch.histc``: counts in ``bins`` equal-width bins over [min, max] (the data's range
     when both are 0); the result has the input's dtype."""
     _require_tensor(input, "histc", "input", 1)
+    if min.__class__ is not float and min.__class__ is not int:
+        from . import _argparse
+
+        min = _argparse.number("histc", "min", min, 3)  # noqa: A001
+    if max.__class__ is not float and max.__class__ is not int:
+        from . import _argparse
+
+        max = _argparse.number("histc", "max", max, 4)  # noqa: A001
+    for bound in (min, max):
+        if isinstance(bound, complex) and bound.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+    min, max = (b.real if isinstance(b, complex) else b for b in (min, max))  # noqa: A001
     if _vmap_state.active:  # torch's slow fallback: per example, stacked
         result = per_example_call(histc, "histc", (input,), {"bins": bins, "min": min,
                                                               "max": max})

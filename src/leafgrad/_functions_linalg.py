@@ -102,6 +102,9 @@ def tensordot(a, b, dims=2):
 @takes_out(Out("addmm", EXPECT, overlap=True))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
+    if beta.__class__ is not int and beta.__class__ is not float or \
+            alpha.__class__ is not int and alpha.__class__ is not float:
+        beta, alpha = _argparse.beta_alpha("addmm", (input, mat1, mat2), beta, alpha, True)
     if getattr(mat1, "is_sparse", False):  # (leafgrad.sparse: torch's _sparse_addmm)
         from .sparse import _ops as _sparse_ops
 
@@ -123,6 +126,10 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 @takes_out(Out("baddbmm", EXPECT))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
+    if beta.__class__ is not int and beta.__class__ is not float or \
+            alpha.__class__ is not int and alpha.__class__ is not float:
+        beta, alpha = _argparse.beta_alpha("baddbmm", (input, batch1, batch2), beta, alpha,
+                                           True)
     return _ops.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 

@@ -202,6 +202,10 @@ def xlogy(input, other):  # noqa: A002
 @takes_out(_cast("lerp"))
 def lerp(input, end, weight):  # noqa: A002
     """``input + weight * (end - input)``."""
+    if weight.__class__ is not float and weight.__class__ is not int and \
+            not isinstance(weight, Tensor):
+        weight = _argparse.number("lerp", "weight", weight,
+                                  overloads=((input, end, weight), {}))
     return input.lerp(end, weight)
 
 

@@ -7,7 +7,8 @@ from ._functions_math import _cast, _require_tensor, _unary
 from . import _dtype
 from ._out import Out, Rule, takes_out
 from .nn._functional_losses import pairwise_distance
-from .ops.distance import cdist, dist, pdist
+from .ops.distance import cdist, pdist
+from .ops.distance import dist as _dist
 
 __all__ = [
     "cdist", "pdist", "dist", "pairwise_distance", "lgamma", "digamma", "polygamma",
@@ -99,3 +100,29 @@ def _binary(name: str, numbers: bool = False):
 copysign = _binary("copysign", numbers=True)
 igamma = _binary("igamma")
 igammac = _binary("igammac")
+
+
+def dist(input, other, *args, **kwargs):  # noqa: A002 - torch's name
+    """``torch.dist``: the p-norm of ``input - other`` (p positional or keyword: torch's error
+    for a p that is not a number names its position only when given by position).
+
+    >>> import leafgrad as torch
+    >>> torch.dist(torch.tensor([1., 2.]), torch.tensor([4., 6.]))
+    tensor(5.)
+    """
+    _dist_arguments(args, kwargs, 3)
+    return _dist(input, other, args[0] if args else kwargs.get("p", 2),
+                 _position=3 if args else None)
+
+
+def _dist_arguments(args: tuple, kwargs: dict, most: int) -> None:
+    """Python's own TypeErrors for dist's arguments, as torch raises them (``most``: the
+    positional arguments the form takes)."""
+    unknown = set(kwargs) - {"p"}
+    if unknown:  # (torch.dist has no out=)
+        raise TypeError(f"dist() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    if len(args) > 1:
+        raise TypeError(f"dist() takes from {most - 1} to {most} positional arguments but "
+                        f"{most + len(args) - 1} were given")
+    if args and kwargs:
+        raise TypeError("dist() got multiple values for argument 'p'")

@@ -8,7 +8,7 @@ from ._functions_linalg import _return_type
 from ._functions_math import _cast, _require_tensor
 import numpy as np
 
-from . import _dtype
+from . import _argparse, _dtype
 from ._out import ANY, CAST, EXPECT, Out, Rule, same_as, takes_out
 
 __all__ = [
@@ -135,6 +135,9 @@ def _addbmm_resize(args, kwargs, outs):
                prepare=_addbmm_resize, overlap=True))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - torch's name
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    if beta.__class__ is not int and beta.__class__ is not float or \
+            alpha.__class__ is not int and alpha.__class__ is not float:
+        beta, alpha = _argparse.beta_alpha("addbmm", (input, batch1, batch2), beta, alpha)
     _require_tensor(input, "addbmm", "input", 1)
     _require_tensor(batch1, "addbmm", "batch1", 2)
     _require_tensor(batch2, "addbmm", "batch2", 3)

@@ -2259,6 +2259,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if not isinstance(value, (bool, int, float, complex)):  # (torch's Number overload)
             if not (isinstance(value, np.generic) and value.dtype.kind in "biufc"):
                 raise _argparse.invalid_combination("fill_", (value,), {})
+        if isinstance(value, complex) and not value.imag and self._data.dtype.kind != "c":
+            value = value.real  # (torch converts a complex without imaginary part)
         if _grad_state.grad_enabled and self._requires_grad:
             # torch's check_inplace runs before the kernel converts the value: a leaf's error
             # comes before an overflowing value's (an inference tensor's error before both)

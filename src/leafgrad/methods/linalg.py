@@ -15,6 +15,9 @@ class LinalgMethods:
     ger = outer
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("addmm", (mat1, mat2), beta, alpha)
         if getattr(mat1, "is_sparse", False):  # (leafgrad.sparse: torch's _sparse_addmm)
             from ..sparse import _ops as sparse_ops
 
@@ -30,6 +33,9 @@ class LinalgMethods:
         return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("baddbmm", (batch1, batch2), beta, alpha)
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def trace(self):

@@ -239,6 +239,8 @@ class MathMethods:
         _require_tensor(end, "lerp", "end", 1)
         if isinstance(weight, _tensor_type()):
             return _ops.math_binary.LerpTensor.apply(self, end, weight)
+        if weight.__class__ is not float and weight.__class__ is not int:
+            weight = _argparse.number("lerp", "weight", weight, overloads=((end, weight), {}))
         return _ops.math_binary.Lerp.apply(self, end, weight=weight)
 
     def lerp_(self, end, weight):

@@ -67,8 +67,13 @@ def _check_mvlgamma(p, tensor) -> int:
 class MathExtraMethods:
     __slots__ = ()
 
-    def dist(self, other, p=2):
-        return _ops.dist(self, other, p)
+    def dist(self, other, *args, **kwargs):
+        """The p-norm of ``self - other`` (p: positional or keyword, as torch's error tells)."""
+        from .._functions_math_extra import _dist_arguments
+
+        _dist_arguments(args, kwargs, 2)
+        return _ops.dist(self, other, args[0] if args else kwargs.get("p", 2),
+                         _position=2 if args else None)
 
     lgamma, lgamma_ = _special("lgamma", "Lgamma")
     digamma, digamma_ = _special("digamma", "Digamma")
@@ -153,7 +158,13 @@ class MathExtraMethods:
         return diagflat(self, offset)
 
     def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's names
+        from .. import _argparse
         from .._functions_composites import histc
+
+        if min.__class__ is not float and min.__class__ is not int:
+            min = _argparse.number("histc", "min", min, 2)  # noqa: A001
+        if max.__class__ is not float and max.__class__ is not int:
+            max = _argparse.number("histc", "max", max, 3)  # noqa: A001
 
         return histc(self, bins, min, max)
 

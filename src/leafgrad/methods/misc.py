@@ -125,6 +125,9 @@ class MiscMethods:
         return _ops().inplace(_matrix().Addr, self, vec1, vec2, beta=beta, alpha=alpha)
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("addbmm", (batch1, batch2), beta, alpha)
         _require_tensor(batch1, "addbmm", "batch1", 1)
         _require_tensor(batch2, "addbmm", "batch2", 2)
         return _matrix().Addbmm.apply(self, batch1, batch2, beta=beta, alpha=alpha)

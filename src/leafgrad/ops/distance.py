@@ -501,7 +501,7 @@ def pdist(input, p=2.0):  # noqa: A002 - torch's name
     return Pdist.apply(input.contiguous(), p=p)
 
 
-def dist(input, other, p=2):  # noqa: A002 - torch's name
+def dist(input, other, p=2, *, _position=None):  # noqa: A002 - torch's name
     """``torch.dist``: the p-norm of ``input - other``.
 
     >>> import leafgrad as torch
@@ -513,10 +513,13 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
 
     _check_tensor("dist", input, "input", 1)
     _check_tensor("dist", other, "other", 2)
-    if isinstance(p, Tensor):
-        p = p.item()
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
-        raise TypeError(f"dist(): argument 'p' must be Number, not {type(p).__name__}")
+    if p.__class__ is not float and p.__class__ is not int:
+        from .. import _argparse
+
+        p = _argparse.number("dist", "p", p, _position)
+        if isinstance(p, complex):
+            raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
+                               "of norm.")
     _promote.check_broadcast(tuple(input.shape), tuple(other.shape))
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
