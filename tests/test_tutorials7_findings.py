@@ -1,0 +1,1240 @@
+"""Code from other people's tutorials and courses not covered before (pytorch/tutorials'
+"Introduction to PyTorch Tensors", "The Fundamentals of Autograd", "Optimizing Model
+Parameters", "Save and Load the Model" with the checkpoint recipes, and the TensorBoard
+recipes; "Deep Learning with PyTorch" (Stevens/Antiga) chapters 3-8; fast.ai's course part 2
+notebooks (matmul from scratch, the forward/backward pass by hand, activation statistics with
+hooks, initialisation and LSUV, BatchNorm/LayerNorm from scratch, mixup, label smoothing, an LR
+finder, a learner with callbacks); karpathy's "Let's build GPT" notebook; Jeremy Howard's "How
+does a neural net really work" and "Linear model and neural net from scratch"; d2l's Builders'
+guide; saliency maps), shrunk to small synthetic data made with torch's own RNG and run with
+torch and with leafgrad in one process: every printed line, warning and error must be the same
+(tests/_tutorial_harness.py); then one test per defect found, sweeping its class of inputs."""
+
+import io
+import itertools
+import math
+import os
+import tempfile
+import warnings
+from functools import partial
+
+import pytest
+
+import leafgrad as lg
+from tests._torch import require_torch
+from tests._tutorial_harness import attempt, first_difference
+
+torch = require_torch()
+
+
+# -- the snippets: each a function of the module it runs with ----------------------------------
+# (the sources' code with smaller sizes; downloads replaced by torch.manual_seed data)
+
+def intro_tensors(torch):
+    # pytorch/tutorials beginner/introyt/tensors_deeper_tutorial.py
+    x = torch.empty(3, 4)
+    print(type(x))
+    zeros = torch.zeros(2, 3); print(zeros)
+    ones = torch.ones(2, 3); print(ones)
+    torch.manual_seed(1729)
+    random = torch.rand(2, 3); print(random)
+    r1 = torch.rand(2, 3); print(r1)
+    torch.manual_seed(1729); r3 = torch.rand(2, 3); print(r3)
+    x = torch.empty(2, 2, 3); print(x.shape)
+    empty_like_x = torch.empty_like(x); print(empty_like_x.shape)
+    zeros_like_x = torch.zeros_like(x); print(zeros_like_x)
+    ones_like_x = torch.ones_like(x); print(ones_like_x)
+    rand_like_x = torch.rand_like(x); print(rand_like_x)
+    some_constants = torch.tensor([[3.1415926, 2.71828], [1.61803, 0.0072897]]); print(some_constants)
+    some_integers = torch.tensor((2, 3, 5, 7, 11, 13, 17, 19)); print(some_integers)
+    more_integers = torch.tensor(((2, 4, 6), [3, 6, 9])); print(more_integers)
+    a = torch.ones((2, 3), dtype=torch.int16); print(a)
+    b = torch.rand((2, 3), dtype=torch.float64) * 20.; print(b)
+    c = b.to(torch.int32); print(c)
+    ones = torch.zeros(2, 2) + 1; twos = torch.ones(2, 2) * 2; threes = (torch.ones(2, 2) * 7 - 1) / 2
+    fours = twos ** 2; sqrt2s = twos ** 0.5
+    print(ones, twos, threes, fours, sqrt2s)
+    powers2 = twos ** torch.tensor([[1, 2], [3, 4]]); print(powers2)
+    fives = ones + fours; print(fives)
+    dozens = threes * fours; print(dozens)
+    a = torch.rand(2, 3); b = torch.rand(3, 2)
+    print(attempt(lambda: a * b))
+    rand = torch.rand(2, 4)
+    doubled = rand * (torch.ones(1, 4) * 2); print(rand); print(doubled)
+    a = torch.ones(4, 3, 2)
+    b = a * torch.rand(3, 2); print(b)
+    c = a * torch.rand(3, 1); print(c)
+    d = a * torch.rand(1, 2); print(d)
+    a = torch.ones(4, 3, 2)
+    attempt(lambda: a * torch.rand(4, 3))
+    attempt(lambda: a * torch.rand(2, 3))
+    attempt(lambda: a * torch.rand((0, )))
+    a = torch.rand(2, 4) * 2 - 1
+    print('Common functions:'); print(torch.abs(a)); print(torch.ceil(a)); print(torch.floor(a)); print(torch.clamp(a, -0.5, 0.5))
+    angles = torch.tensor([0, math.pi / 4, math.pi / 2, 3 * math.pi / 4])
+    sines = torch.sin(angles); inverses = torch.asin(sines)
+    print(angles, sines, inverses)
+    b = torch.tensor([1, 5, 11]); c = torch.tensor([2, 7, 10])
+    print(torch.bitwise_xor(b, c))
+    d = torch.tensor([[1., 2.], [3., 4.]]); e = torch.ones(1, 2)
+    print(torch.eq(d, e))
+    print(torch.max(d)); print(torch.max(d).item()); print(torch.mean(d)); print(torch.std(d)); print(torch.prod(d))
+    print(torch.unique(torch.tensor([1, 2, 1, 2, 1, 2])))
+    v1 = torch.tensor([1., 0., 0.]); v2 = torch.tensor([0., 1., 0.])
+    m1 = torch.rand(2, 2); m2 = torch.tensor([[3., 0.], [0., 3.]])
+    print(torch.linalg.cross(v2, v1)); print(m1); m3 = torch.linalg.matmul(m1, m2); print(m3)
+    print(torch.linalg.svd(m3))
+    a = torch.tensor([0, math.pi / 4, math.pi / 2, 3 * math.pi / 4])
+    print(torch.sin(a)); print(a)
+    b = torch.tensor([0, math.pi / 4, math.pi / 2, 3 * math.pi / 4])
+    print(torch.sin_(b)); print(b)
+    a = torch.ones(2, 2); b = torch.rand(2, 2)
+    print(a.add_(b)); print(b.mul_(b))
+    a = torch.rand(2, 2); b = torch.rand(2, 2); c = torch.zeros(2, 2); old_id = id(c)
+    d = torch.matmul(a, b, out=c); print(c); assert c is d; assert id(c) == old_id
+    torch.rand(2, 2, out=c); print(c)
+    a = torch.rand(2, 2, requires_grad=True); b = a.clone(); print(b); c = a.detach().clone(); print(c); print(a)
+    a = torch.rand(3, 226, 226); b = a.unsqueeze(0); print(a.shape, b.shape)
+    c = torch.rand(1, 1, 1, 1, 1); print(c)
+    a = torch.rand(1, 20); print(a.shape); print(a)
+    b = a.squeeze(0); print(b.shape); print(b)
+    c = torch.rand(2, 2); d = c.squeeze(0); print(c.shape, d.shape)
+    a = torch.ones(4, 3, 2); c = a * torch.rand(3, 1); print(c)
+    a = torch.ones(4, 3, 2); b = torch.rand(3); c = b.unsqueeze(1); print(c.shape); print(a * c)
+    batch_me = torch.rand(3, 226, 226); batch_me.unsqueeze_(0); print(batch_me.shape)
+    output3d = torch.rand(6, 20, 20); input1d = output3d.reshape(6 * 20 * 20); print(input1d.shape)
+    print(torch.reshape(output3d, (6 * 20 * 20,)).shape)
+    import numpy as np
+    numpy_array = np.ones((2, 3)); pytorch_tensor = torch.from_numpy(numpy_array); print(pytorch_tensor)
+    pytorch_rand = torch.rand(2, 3); numpy_rand = pytorch_rand.numpy(); print(numpy_rand)
+    numpy_array[1, 1] = 23; print(pytorch_tensor)
+    pytorch_rand[1, 1] = 17; print(numpy_rand)
+    print(torch.tensor([1.0, 2.0]).dtype, torch.zeros(2, dtype=torch.bool), torch.arange(5, dtype=torch.uint8))
+    print(torch.tensor([[1e10, 1e-10]]), torch.tensor([1, 2], dtype=torch.complex64), torch.tensor([0.1], dtype=torch.half))
+    print(torch.tensor([]), torch.zeros(0, 3), torch.tensor(3.5), torch.tensor(True))
+    x = torch.arange(24.).reshape(2, 3, 4)
+    print(x.stride(), x.t().is_contiguous() if x.dim() == 2 else x.transpose(0, 2).is_contiguous(), x.storage_offset())
+    print(x.numel(), x.element_size(), x.nbytes, x.itemsize, x.ndim, x.size(1), x.dim())
+
+def fundamentals_autograd(torch):
+    # pytorch/tutorials beginner/introyt/autogradyt_tutorial.py
+    a = torch.linspace(0., 2. * math.pi, steps=25, requires_grad=True); print(a)
+    b = torch.sin(a); print(b)
+    c = 2 * b; print(c)
+    d = c + 1; print(d)
+    out = d.sum(); print(out)
+    print('d:'); print(d.grad_fn); print(d.grad_fn.next_functions); print(d.grad_fn.next_functions[0][0].next_functions)
+    print(d.grad_fn.next_functions[0][0].next_functions[0][0].next_functions)
+    print(d.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].next_functions)
+    print('\nc:'); print(c.grad_fn); print('\nb:'); print(b.grad_fn); print('\na:'); print(a.grad_fn)
+    out.backward(); print(a.grad)
+    BATCH_SIZE = 4; DIM_IN = 10; HIDDEN_SIZE = 6; DIM_OUT = 3
+    class TinyModel(torch.nn.Module):
+        def __init__(self):
+            super(TinyModel, self).__init__()
+            self.layer1 = torch.nn.Linear(DIM_IN, HIDDEN_SIZE)
+            self.relu = torch.nn.ReLU()
+            self.layer2 = torch.nn.Linear(HIDDEN_SIZE, DIM_OUT)
+        def forward(self, x):
+            x = self.layer1(x); x = self.relu(x); x = self.layer2(x); return x
+    torch.manual_seed(0)
+    some_input = torch.randn(BATCH_SIZE, DIM_IN, requires_grad=False)
+    ideal_output = torch.randn(BATCH_SIZE, DIM_OUT, requires_grad=False)
+    model = TinyModel()
+    print(model.layer2.weight[0][0:10]); print(model.layer2.weight.grad)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.001)
+    prediction = model(some_input)
+    loss = (ideal_output - prediction).pow(2).sum(); print(loss)
+    loss.backward(); print(model.layer2.weight[0][0:10]); print(model.layer2.weight.grad[0][0:10])
+    optimizer.step(); print(model.layer2.weight[0][0:10]); print(model.layer2.weight.grad[0][0:10])
+    for i in range(0, 5):
+        prediction = model(some_input); loss = (ideal_output - prediction).pow(2).sum(); loss.backward()
+    print(model.layer2.weight.grad[0][0:10])
+    optimizer.zero_grad(set_to_none=False)
+    print(model.layer2.weight.grad[0][0:10])
+    a = torch.ones(2, 3, requires_grad=True); print(a)
+    b1 = 2 * a; print(b1)
+    a.requires_grad = False
+    b2 = 2 * a; print(b2)
+    a = torch.ones(2, 3, requires_grad=True) * 2; b = torch.ones(2, 3, requires_grad=True) * 3
+    c1 = a + b; print(c1)
+    with torch.no_grad():
+        c2 = a + b
+    print(c2)
+    c3 = a * b; print(c3)
+    def add_tensors1(x, y): return x + y
+    @torch.no_grad()
+    def add_tensors2(x, y): return x + y
+    a = torch.ones(2, 3, requires_grad=True) * 2; b = torch.ones(2, 3, requires_grad=True) * 3
+    print(add_tensors1(a, b)); print(add_tensors2(a, b))
+    x = torch.rand(5, requires_grad=True); y = x.detach(); print(x); print(y)
+    a = torch.linspace(0., 2. * math.pi, steps=25, requires_grad=True)
+    attempt(lambda: torch.sin_(a))
+    x = torch.randn(2, 3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):  # (the tutorial's
+        y = x * x  # profiler block is left out: torch's profiler takes a second to start)
+    print(y.grad_fn)
+    x = torch.ones(4, requires_grad=True) * 2
+    y = x
+    i = 0
+    while y.norm() < 50:
+        y = y * 2; i += 1
+    print(y, i)
+    v = torch.tensor([0.1, 1.0, 0.0001, 1.0], dtype=torch.float)
+    y.backward(v); print(x.grad)
+    def exp_adder(x, y): return 2 * x.exp() + 3 * y
+    inputs = (torch.rand(2), torch.rand(2)); print(inputs)
+    print(torch.autograd.functional.jacobian(exp_adder, inputs))
+    inputs = (torch.rand(3), torch.rand(3)); print(inputs)
+    print(torch.autograd.functional.jacobian(exp_adder, inputs))
+    def do_some_doubling(x):
+        y = x * 2
+        while y.data.norm() < 1000:
+            y = y * 2
+        return y
+    inputs = torch.randn(3); my_gradients = torch.tensor([0.1, 1.0, 0.0001])
+    print(torch.autograd.functional.vjp(do_some_doubling, inputs, v=my_gradients))
+    print(torch.autograd.functional.hessian(lambda x: (x ** 3).sum(), torch.tensor([1., 2.])))
+    print(torch.autograd.functional.jvp(exp_adder, inputs := (torch.rand(2), torch.rand(2)), v=(torch.ones(2), torch.ones(2))))
+    print(torch.autograd.functional.hvp(lambda x: (x ** 3).sum(), torch.tensor([1., 2.]), torch.ones(2)))
+    print(torch.autograd.functional.vhp(lambda x: (x ** 3).sum(), torch.tensor([1., 2.]), torch.ones(2)))
+
+def saliency(torch):
+    # saliency maps: gradients of the top class score w.r.t. the input image
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(4 * 4 * 4, 5)).double()
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad = False
+    img = torch.rand(1, 3, 8, 8, dtype=torch.double)
+    img.requires_grad_()
+    scores = model(img)
+    score_max_index = scores.argmax()
+    score_max = scores[0, score_max_index]
+    print(score_max, score_max.grad_fn)
+    score_max.backward()
+    saliency, _ = torch.max(img.grad.data.abs(), dim=1)
+    print(saliency.shape, saliency)
+    # smoothgrad and integrated gradients
+    baseline = torch.zeros_like(img)
+    steps = 5
+    alphas = torch.linspace(0, 1, steps, dtype=torch.double).view(-1, 1, 1, 1)
+    path = baseline + alphas * (img.detach() - baseline)
+    path.requires_grad_(True)
+    out = model(path)[:, score_max_index]
+    grads, = torch.autograd.grad(out.sum(), path)
+    ig = (img.detach() - baseline) * grads.mean(0, keepdim=True)
+    print(ig.sum(), out)
+    noisy = img.detach().repeat(3, 1, 1, 1) + 0.1 * torch.randn(3, 3, 8, 8, dtype=torch.double)
+    noisy.requires_grad_()
+    g = torch.autograd.grad(model(noisy)[:, 0].sum(), noisy)[0]
+    print(g.abs().amax(dim=1).mean(0))
+    # guided-backprop style hook on ReLU
+    def relu_hook(module, grad_in, grad_out):
+        return (torch.clamp(grad_in[0], min=0.0),)
+    h = model[1].register_full_backward_hook(relu_hook)
+    x = img.detach().clone().requires_grad_()
+    model(x)[0, 1].backward()
+    print(x.grad.sum(), x.grad[0, 0, :2])
+    h.remove()
+    # gradient x input on a float32 model
+    m = nn.Linear(6, 2); inp = torch.randn(4, 6, requires_grad=True)
+    m(inp)[:, 1].sum().backward(); print(inp.grad * inp)
+
+
+def dlwpt_ch4(torch):
+    # Deep Learning with PyTorch ch4: images, tabular wine data, bike sharing, text one-hot
+    import numpy as np
+    torch.manual_seed(0)
+    img_arr = (torch.rand(6, 5, 3) * 255).to(torch.uint8).numpy()
+    img = torch.from_numpy(img_arr)
+    out = img.permute(2, 0, 1); print(out.shape, out.stride(), out.is_contiguous())
+    batch_size = 3
+    batch = torch.zeros(batch_size, 3, 6, 5, dtype=torch.uint8)
+    for i in range(batch_size):
+        batch[i] = torch.from_numpy(img_arr).permute(2, 0, 1)[:3]
+    batch = batch.float(); batch /= 255.0
+    n_channels = batch.shape[1]
+    for c in range(n_channels):
+        mean = torch.mean(batch[:, c]); std = torch.std(batch[:, c])
+        batch[:, c] = (batch[:, c] - mean) / std
+    print(batch[0, 0, :2])
+    wineq_numpy = np.round(np.random.RandomState(0).rand(10, 12) * 10, 1).astype(np.float32)
+    wineq = torch.from_numpy(wineq_numpy); print(wineq.shape, wineq.dtype)
+    data = wineq[:, :-1]; print(data, data.shape)
+    target = wineq[:, -1]; print(target, target.shape)
+    target = wineq[:, -1].long(); print(target)
+    target_onehot = torch.zeros(target.shape[0], 11)
+    print(target_onehot.scatter_(1, target.unsqueeze(1), 1.0))
+    target_unsqueezed = target.unsqueeze(1); print(target_unsqueezed)
+    data_mean = torch.mean(data, dim=0); print(data_mean)
+    data_var = torch.var(data, dim=0); print(data_var)
+    data_normalized = (data - data_mean) / torch.sqrt(data_var); print(data_normalized)
+    bad_indexes = target <= 3; print(bad_indexes.shape, bad_indexes.dtype, bad_indexes.sum())
+    bad_data = data[bad_indexes]; print(bad_data.shape)
+    bad_data = data[target <= 3]
+    mid_data = data[(target > 3) & (target < 7)]
+    good_data = data[target >= 7]
+    bad_mean = torch.mean(bad_data, dim=0); mid_mean = torch.mean(mid_data, dim=0); good_mean = torch.mean(good_data, dim=0)
+    for i, args in enumerate(zip(range(11), bad_mean, mid_mean, good_mean)):
+        print('{:2} {:20} {:6.2f} {:6.2f} {:6.2f}'.format(*args))
+    total_sulfur_threshold = 5.0
+    total_sulfur_data = data[:, 6]
+    predicted_indexes = torch.lt(total_sulfur_data, total_sulfur_threshold)
+    print(predicted_indexes.shape, predicted_indexes.dtype, predicted_indexes.sum())
+    actual_indexes = target > 5
+    n_matches = torch.sum(actual_indexes & predicted_indexes).item()
+    n_predicted = torch.sum(predicted_indexes).item(); n_actual = torch.sum(actual_indexes).item()
+    print(n_matches, n_matches / max(n_predicted, 1), n_matches / max(n_actual, 1))
+    # bike sharing
+    bikes_numpy = np.random.RandomState(1).randint(0, 4, size=(48, 17)).astype(np.float32)
+    bikes_numpy[:, 1] = np.arange(48)
+    bikes = torch.from_numpy(bikes_numpy); print(bikes.shape, bikes.stride())
+    daily_bikes = bikes.view(-1, 24, bikes.shape[1]); print(daily_bikes.shape, daily_bikes.stride())
+    daily_bikes = daily_bikes.transpose(1, 2); print(daily_bikes.shape, daily_bikes.stride())
+    first_day = bikes[:24].long()
+    weather_onehot = torch.zeros(first_day.shape[0], 4)
+    print(first_day[:, 9])
+    weather_onehot.scatter_(dim=1, index=first_day[:, 9].unsqueeze(1).long() - 0, value=1.0)
+    print(torch.cat((bikes[:24], weather_onehot), 1)[:1])
+    daily_weather_onehot = torch.zeros(daily_bikes.shape[0], 4, daily_bikes.shape[2])
+    daily_weather_onehot.scatter_(1, daily_bikes[:, 9, :].long().unsqueeze(1), 1.0)
+    print(daily_weather_onehot.shape)
+    daily_bikes = torch.cat((daily_bikes, daily_weather_onehot), dim=1)
+    daily_bikes[:, 9, :] = (daily_bikes[:, 9, :] - 1.0) / 3.0
+    temp = daily_bikes[:, 10, :]
+    temp_min = torch.min(temp); temp_max = torch.max(temp)
+    daily_bikes[:, 10, :] = ((daily_bikes[:, 10, :] - temp_min) / (temp_max - temp_min))
+    daily_bikes[:, 10, :] = ((daily_bikes[:, 10, :] - torch.mean(temp)) / torch.std(temp))
+    print(daily_bikes[0, 9:12, :3])
+    # text
+    text = "Impossible, Mr. Bennet, impossible, when I am not acquainted with him"
+    letter_t = torch.zeros(len(text), 128)
+    for i, letter in enumerate(text.lower().strip()):
+        letter_index = ord(letter) if ord(letter) < 128 else 0
+        letter_t[i][letter_index] = 1
+    print(letter_t.shape, letter_t.sum(), letter_t.nonzero()[:5])
+    words = sorted(set(text.lower().replace(',', ' ').split()))
+    word2index = {w: i for i, w in enumerate(words)}
+    word_t = torch.zeros(len(words), len(word2index))
+    for i, word in enumerate(words):
+        word_t[i][word2index[word]] = 1
+    print(word_t.argmax(1))
+    # ch3 named tensors / storage
+    points = torch.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])
+    print(points.storage() if False else points.untyped_storage().nbytes())
+    second_point = points[1]; print(second_point.storage_offset(), second_point.size(), second_point.stride())
+    points_t = points.t(); print(points_t, id(points.untyped_storage()) is not None, points_t.stride(), points_t.is_contiguous())
+    points_t_cont = points_t.contiguous(); print(points_t_cont.stride())
+    some_t = torch.ones(3, 4, 5); transpose_t = some_t.transpose(0, 2); print(some_t.shape, transpose_t.shape, some_t.stride(), transpose_t.stride())
+    img_t = torch.randn(3, 5, 5); weights = torch.tensor([0.2126, 0.7152, 0.0722]); batch_t = torch.randn(2, 3, 5, 5)
+    img_gray_naive = img_t.mean(-3); batch_gray_naive = batch_t.mean(-3); print(img_gray_naive.shape, batch_gray_naive.shape)
+    unsqueezed_weights = weights.unsqueeze(-1).unsqueeze_(-1)
+    img_weights = (img_t * unsqueezed_weights); batch_weights = (batch_t * unsqueezed_weights)
+    img_gray_weighted = img_weights.sum(-3); batch_gray_weighted = batch_weights.sum(-3)
+    print(batch_weights.shape, batch_t.shape, unsqueezed_weights.shape)
+    img_gray_weighted_fancy = torch.einsum('...chw,c->...hw', img_t, weights)
+    batch_gray_weighted_fancy = torch.einsum('...chw,c->...hw', batch_t, weights)
+    print(batch_gray_weighted_fancy.shape, (batch_gray_weighted_fancy - batch_gray_weighted).abs().max())
+    weights_named = torch.tensor([0.2126, 0.7152, 0.0722], names=['channels']) if hasattr(torch.Tensor, 'names') else None
+    print(weights_named)
+    double_points = torch.ones(10, 2, dtype=torch.double); short_points = torch.tensor([[1, 2], [3, 4]], dtype=torch.short)
+    print(short_points.dtype, double_points.dtype, torch.zeros(10, 2).to(dtype=torch.short).dtype)
+    points_64 = torch.rand(5, dtype=torch.double); points_short = points_64.to(torch.short); print(points_64 * points_short, (points_64 * points_short).dtype)
+    print(points[None].shape, points[1:, 0], points[:, None, :].shape)
+    buf = io.BytesIO(); torch.save(points, buf); buf.seek(0); print(torch.load(buf))
+
+def dlwpt_ch5(torch):
+    # Deep Learning with PyTorch ch5: the mechanics of learning (thermometer)
+    t_c = [0.5, 14.0, 15.0, 28.0, 11.0, 8.0, 3.0, -4.0, 6.0, 13.0, 21.0]
+    t_u = [35.7, 55.9, 58.2, 81.9, 56.3, 48.9, 33.9, 21.8, 48.4, 60.4, 68.4]
+    t_c = torch.tensor(t_c); t_u = torch.tensor(t_u)
+    def model(t_u, w, b): return w * t_u + b
+    def loss_fn(t_p, t_c):
+        squared_diffs = (t_p - t_c)**2
+        return squared_diffs.mean()
+    w = torch.ones(()); b = torch.zeros(())
+    t_p = model(t_u, w, b); print(t_p)
+    loss = loss_fn(t_p, t_c); print(loss)
+    delta = 0.1
+    loss_rate_of_change_w = (loss_fn(model(t_u, w + delta, b), t_c) - loss_fn(model(t_u, w - delta, b), t_c)) / (2.0 * delta)
+    learning_rate = 1e-2
+    w = w - learning_rate * loss_rate_of_change_w; print(w)
+    def dloss_fn(t_p, t_c):
+        dsq_diffs = 2 * (t_p - t_c) / t_p.size(0)
+        return dsq_diffs
+    def dmodel_dw(t_u, w, b): return t_u
+    def dmodel_db(t_u, w, b): return 1.0
+    def grad_fn(t_u, t_c, t_p, w, b):
+        dloss_dtp = dloss_fn(t_p, t_c)
+        dloss_dw = dloss_dtp * dmodel_dw(t_u, w, b)
+        dloss_db = dloss_dtp * dmodel_db(t_u, w, b)
+        return torch.stack([dloss_dw.sum(), dloss_db.sum()])
+    def training_loop(n_epochs, learning_rate, params, t_u, t_c, print_params=True):
+        for epoch in range(1, n_epochs + 1):
+            w, b = params
+            t_p = model(t_u, w, b)
+            loss = loss_fn(t_p, t_c)
+            grad = grad_fn(t_u, t_c, t_p, w, b)
+            params = params - learning_rate * grad
+            if epoch in {1, 2, 3, 10, 11, 99, 100, 4000, 5000}:
+                print('Epoch %d, Loss %f' % (epoch, float(loss)))
+                if print_params:
+                    print('    Params:', params); print('    Grad:  ', grad)
+            if not torch.isfinite(loss).all():
+                break
+        return params
+    print(training_loop(n_epochs=100, learning_rate=1e-2, params=torch.tensor([1.0, 0.0]), t_u=t_u, t_c=t_c))
+    print(training_loop(n_epochs=100, learning_rate=1e-4, params=torch.tensor([1.0, 0.0]), t_u=t_u, t_c=t_c))
+    t_un = 0.1 * t_u
+    params = training_loop(n_epochs=300, learning_rate=1e-2, params=torch.tensor([1.0, 0.0]), t_u=t_un, t_c=t_c, print_params=False)
+    print(params)
+    params = torch.tensor([1.0, 0.0], requires_grad=True)
+    print(params.grad is None)
+    loss = loss_fn(model(t_u, *params), t_c); loss.backward(); print(params.grad)
+    if params.grad is not None:
+        params.grad.zero_()
+    def training_loop2(n_epochs, learning_rate, params, t_u, t_c):
+        for epoch in range(1, n_epochs + 1):
+            if params.grad is not None:
+                params.grad.zero_()
+            t_p = model(t_u, *params)
+            loss = loss_fn(t_p, t_c)
+            loss.backward()
+            with torch.no_grad():
+                params -= learning_rate * params.grad
+            if epoch % 100 == 0:
+                print('Epoch %d, Loss %f' % (epoch, float(loss)))
+        return params
+    print(training_loop2(n_epochs=300, learning_rate=1e-2, params=torch.tensor([1.0, 0.0], requires_grad=True), t_u=t_un, t_c=t_c))
+    optim = torch.optim
+    print([n for n in ['SGD', 'Adam', 'ASGD', 'Adadelta', 'Adagrad', 'AdamW', 'Adamax', 'LBFGS', 'NAdam', 'RAdam', 'RMSprop', 'Rprop', 'SparseAdam'] if hasattr(optim, n)])
+    params = torch.tensor([1.0, 0.0], requires_grad=True)
+    optimizer = optim.SGD([params], lr=1e-5)
+    t_p = model(t_u, *params); loss = loss_fn(t_p, t_c); loss.backward(); optimizer.step(); print(params)
+    def training_loop3(n_epochs, optimizer, params, train_t_u, val_t_u, train_t_c, val_t_c):
+        for epoch in range(1, n_epochs + 1):
+            train_t_p = model(train_t_u, *params); train_loss = loss_fn(train_t_p, train_t_c)
+            with torch.no_grad():
+                val_t_p = model(val_t_u, *params); val_loss = loss_fn(val_t_p, val_t_c)
+                assert val_loss.requires_grad == False
+            optimizer.zero_grad(); train_loss.backward(); optimizer.step()
+            if epoch <= 3 or epoch % 200 == 0:
+                print(f"Epoch {epoch}, Training loss {train_loss.item():.4f}, Validation loss {val_loss.item():.4f}")
+        return params
+    torch.manual_seed(0)
+    n_samples = t_u.shape[0]; n_val = int(0.2 * n_samples)
+    shuffled_indices = torch.randperm(n_samples); print(shuffled_indices)
+    train_indices = shuffled_indices[:-n_val]; val_indices = shuffled_indices[-n_val:]
+    train_t_u = t_u[train_indices]; train_t_c = t_c[train_indices]
+    val_t_u = t_u[val_indices]; val_t_c = t_c[val_indices]
+    params = torch.tensor([1.0, 0.0], requires_grad=True)
+    optimizer = optim.Adam([params], lr=1e-1)
+    print(training_loop3(600, optimizer, params, 0.1 * train_t_u, 0.1 * val_t_u, train_t_c, val_t_c))
+
+def dlwpt_ch6(torch):
+    # Deep Learning with PyTorch ch6: nn.Linear, Sequential, OrderedDict, custom subclass
+    from collections import OrderedDict
+    nn = torch.nn; optim = torch.optim
+    torch.manual_seed(0)
+    t_c = torch.tensor([0.5, 14.0, 15.0, 28.0, 11.0, 8.0, 3.0, -4.0, 6.0, 13.0, 21.0]).unsqueeze(1)
+    t_u = torch.tensor([35.7, 55.9, 58.2, 81.9, 56.3, 48.9, 33.9, 21.8, 48.4, 60.4, 68.4]).unsqueeze(1)
+    idx = torch.randperm(11); tr, va = idx[:-2], idx[-2:]
+    t_un_train = 0.1 * t_u[tr]; t_un_val = 0.1 * t_u[va]; t_c_train = t_c[tr]; t_c_val = t_c[va]
+    linear_model = nn.Linear(1, 1); print(linear_model(t_un_val))
+    print(linear_model.weight, linear_model.bias)
+    x = torch.ones(1); print(linear_model(x))
+    x = torch.ones(10, 1); print(linear_model(x))
+    optimizer = optim.SGD(linear_model.parameters(), lr=1e-2)
+    print(list(linear_model.parameters()))
+    def training_loop(n_epochs, optimizer, model, loss_fn, t_u_train, t_u_val, t_c_train, t_c_val):
+        for epoch in range(1, n_epochs + 1):
+            t_p_train = model(t_u_train); loss_train = loss_fn(t_p_train, t_c_train)
+            t_p_val = model(t_u_val); loss_val = loss_fn(t_p_val, t_c_val)
+            optimizer.zero_grad(); loss_train.backward(); optimizer.step()
+            if epoch == 1 or epoch % 100 == 0:
+                print(f"Epoch {epoch}, Training loss {loss_train.item():.4f}, Validation loss {loss_val.item():.4f}")
+    training_loop(300, optimizer, linear_model, nn.MSELoss(), t_un_train, t_un_val, t_c_train, t_c_val)
+    print(linear_model.weight, linear_model.bias)
+    seq_model = nn.Sequential(nn.Linear(1, 13), nn.Tanh(), nn.Linear(13, 1)); print(seq_model)
+    print([param.shape for param in seq_model.parameters()])
+    for name, param in seq_model.named_parameters():
+        print(name, param.shape)
+    seq_model = nn.Sequential(OrderedDict([('hidden_linear', nn.Linear(1, 8)), ('hidden_activation', nn.Tanh()), ('output_linear', nn.Linear(8, 1))]))
+    print(seq_model)
+    for name, param in seq_model.named_parameters():
+        print(name, param.shape)
+    print(seq_model.output_linear.bias)
+    optimizer = optim.SGD(seq_model.parameters(), lr=1e-3)
+    training_loop(300, optimizer, seq_model, nn.MSELoss(), t_un_train, t_un_val, t_c_train, t_c_val)
+    print('output', seq_model(t_un_val)); print('answer', t_c_val); print('hidden', seq_model.hidden_linear.weight.grad)
+    t_range = torch.arange(20., 90.).unsqueeze(1)
+    print(seq_model(0.1 * t_range).detach()[:3])
+    class SubclassModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden_linear = nn.Linear(1, 13); self.hidden_activation = nn.Tanh(); self.output_linear = nn.Linear(13, 1)
+        def forward(self, input):
+            hidden_t = self.hidden_linear(input); activated_t = self.hidden_activation(hidden_t); output_t = self.output_linear(activated_t)
+            return output_t
+    subclass_model = SubclassModel(); print(subclass_model)
+    for type_str, model in [('seq', seq_model), ('sub', subclass_model)]:
+        print(type_str)
+        for name_str, param in model.named_parameters():
+            print("{:21} {} {}".format(name_str, tuple(param.shape), param.numel()))
+    class SubclassFunctionalModel(nn.Module):
+        def __init__(self):
+            super().__init__(); self.hidden_linear = nn.Linear(1, 14); self.output_linear = nn.Linear(14, 1)
+        def forward(self, input):
+            hidden_t = self.hidden_linear(input); activated_t = torch.tanh(hidden_t); return self.output_linear(activated_t)
+    func_model = SubclassFunctionalModel(); print(func_model)
+    print(func_model(t_un_val))
+    print(nn.functional.mse_loss(func_model(t_un_val), t_c_val), torch.nn.L1Loss()(func_model(t_un_val), t_c_val))
+
+def dlwpt_ch7_8(torch):
+    # Deep Learning with PyTorch ch7/8: birds vs airplanes on CIFAR-shaped random data
+    nn = torch.nn; F = torch.nn.functional; optim = torch.optim
+    torch.manual_seed(123)
+    imgs = torch.rand(16, 3, 32, 32)
+    labels = torch.randint(0, 2, (16,))
+    print(imgs.view(3, -1).mean(dim=1) if False else imgs.view(16, 3, -1).mean(dim=2).mean(0), imgs.transpose(0, 1).reshape(3, -1).std(dim=1))
+    img, label = imgs[0], labels[0]
+    print(img.permute(1, 2, 0).shape, label)
+    model = nn.Sequential(nn.Linear(3072, 64), nn.Tanh(), nn.Linear(64, 2), nn.Softmax(dim=1))
+    def softmax(x): return torch.exp(x) / torch.exp(x).sum()
+    x = torch.tensor([1.0, 2.0, 3.0]); print(softmax(x), softmax(x).sum())
+    softmax2 = nn.Softmax(dim=1); x = torch.tensor([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]); print(softmax2(x))
+    img_batch = img.view(-1).unsqueeze(0); out = model(img_batch); print(out)
+    _, index = torch.max(out, dim=1); print(index)
+    model = nn.Sequential(nn.Linear(3072, 16), nn.Tanh(), nn.Linear(16, 2), nn.LogSoftmax(dim=1))
+    loss = nn.NLLLoss(); out = model(img.view(-1).unsqueeze(0)); print(loss(out, label.unsqueeze(0)))
+    train_loader = torch.utils.data.DataLoader(list(zip(imgs, labels)), batch_size=4, shuffle=True)
+    optimizer = optim.SGD(model.parameters(), lr=1e-2)
+    for epoch in range(2):
+        for imgs_b, labels_b in train_loader:
+            batch_size = imgs_b.shape[0]
+            outputs = model(imgs_b.view(batch_size, -1))
+            l = loss(outputs, labels_b)
+            optimizer.zero_grad(); l.backward(); optimizer.step()
+        print("Epoch: %d, Loss: %f" % (epoch, float(l)))
+    correct = 0; total = 0
+    with torch.no_grad():
+        for imgs_b, labels_b in train_loader:
+            outputs = model(imgs_b.view(imgs_b.shape[0], -1)); _, predicted = torch.max(outputs, dim=1)
+            total += labels_b.shape[0]; correct += int((predicted == labels_b).sum())
+    print("Accuracy: %f" % (correct / total))
+    numel_list = [p.numel() for p in model.parameters() if p.requires_grad == True]; print(sum(numel_list), numel_list)
+    # ch8 convolutions
+    conv = nn.Conv2d(3, 16, kernel_size=3); print(conv); print(conv.weight.shape, conv.bias.shape)
+    output = conv(img.unsqueeze(0).double().float()); print(img.unsqueeze(0).shape, output.shape)
+    conv = nn.Conv2d(3, 1, kernel_size=3, padding=1); output = conv(img.unsqueeze(0)); print(output.shape)
+    with torch.no_grad():
+        conv.bias.zero_()
+    with torch.no_grad():
+        conv.weight.fill_(1.0 / 9.0)
+    print(conv(img.unsqueeze(0))[0, 0, :2, :4])
+    conv = nn.Conv2d(3, 1, kernel_size=3, padding=1)
+    with torch.no_grad():
+        conv.weight[:] = torch.tensor([[-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]])
+        conv.bias.zero_()
+    print(conv(img.unsqueeze(0))[0, 0, :2, :4])
+    pool = nn.MaxPool2d(2); output = pool(img.unsqueeze(0)); print(img.unsqueeze(0).shape, output.shape)
+    model = nn.Sequential(nn.Conv2d(3, 16, kernel_size=3, padding=1), nn.Tanh(), nn.MaxPool2d(2), nn.Conv2d(16, 8, kernel_size=3, padding=1), nn.Tanh(), nn.MaxPool2d(2))
+    numel_list = [p.numel() for p in model.parameters()]; print(sum(numel_list), numel_list)
+    model2 = nn.Sequential(*model, nn.Linear(8 * 8 * 8, 32), nn.Tanh(), nn.Linear(32, 2))
+    attempt(lambda: model2(img.unsqueeze(0)))
+    class Net(nn.Module):
+        def __init__(self, n_chans1=8):
+            super().__init__()
+            self.n_chans1 = n_chans1
+            self.conv1 = nn.Conv2d(3, n_chans1, kernel_size=3, padding=1)
+            self.conv1_dropout = nn.Dropout2d(p=0.4)
+            self.conv2 = nn.Conv2d(n_chans1, n_chans1 // 2, kernel_size=3, padding=1)
+            self.conv2_batchnorm = nn.BatchNorm2d(num_features=n_chans1 // 2)
+            self.fc1 = nn.Linear(8 * 8 * n_chans1 // 2, 32); self.fc2 = nn.Linear(32, 2)
+        def forward(self, x):
+            out = F.max_pool2d(torch.tanh(self.conv1(x)), 2)
+            out = self.conv1_dropout(out)
+            out = F.max_pool2d(torch.tanh(self.conv2_batchnorm(self.conv2(out))), 2)
+            out = out.view(-1, 8 * 8 * self.n_chans1 // 2)
+            out = torch.tanh(self.fc1(out)); out = self.fc2(out); return out
+    model = Net().double()
+    imgs64 = imgs.double()
+    out = model(imgs64[:4]); print(out)
+    loss_fn = nn.CrossEntropyLoss(); optimizer = optim.SGD(model.parameters(), lr=1e-2)
+    for epoch in range(1, 3):
+        loss_train = 0.0
+        for i in range(0, 16, 8):
+            outputs = model(imgs64[i:i + 8]); loss = loss_fn(outputs, labels[i:i + 8])
+            l2_lambda = 0.001; l2_norm = sum(p.pow(2.0).sum() for p in model.parameters())
+            loss = loss + l2_lambda * l2_norm
+            optimizer.zero_grad(); loss.backward(); optimizer.step(); loss_train += loss.item()
+        print('Epoch {}, Training loss {}'.format(epoch, loss_train / 2))
+    print(model.conv2_batchnorm.running_mean, model.conv2_batchnorm.num_batches_tracked)
+    buf = io.BytesIO(); torch.save(model.state_dict(), buf); buf.seek(0)
+    loaded_model = Net().double(); print(loaded_model.load_state_dict(torch.load(buf)))
+    model.eval(); loaded_model.eval(); print(torch.equal(model(imgs64[:2]), loaded_model(imgs64[:2])))
+    class ResBlock(nn.Module):
+        def __init__(self, n_chans):
+            super(ResBlock, self).__init__()
+            self.conv = nn.Conv2d(n_chans, n_chans, kernel_size=3, padding=1, bias=False)
+            self.batch_norm = nn.BatchNorm2d(num_features=n_chans)
+            torch.nn.init.kaiming_normal_(self.conv.weight, nonlinearity='relu')
+            torch.nn.init.constant_(self.batch_norm.weight, 0.5)
+            torch.nn.init.zeros_(self.batch_norm.bias)
+        def forward(self, x):
+            out = self.conv(x); out = self.batch_norm(out); out = torch.relu(out); return out + x
+    rb = ResBlock(4).double(); y = rb(torch.randn(2, 4, 5, 5, dtype=torch.double)); print(y.grad_fn, y.sum())
+
+
+def fastai_matmul(torch):
+    # fastai course22p2 01_matmul / 03_backprop: matmul from scratch, broadcasting, einsum, forward/backward by hand
+    torch.manual_seed(42)
+    x_train = torch.rand(20, 12); y_train = torch.randint(0, 10, (20,)).float()
+    weights = torch.randn(12, 10); bias = torch.zeros(10)
+    m1 = x_train[:5]; m2 = weights
+    ar, ac = m1.shape; br, bc = m2.shape; print((ar, ac), (br, bc))
+    t1 = torch.zeros(ar, bc)
+    for i in range(ar):
+        for j in range(bc):
+            for k in range(ac): t1[i, j] += m1[i, k] * m2[k, j]
+    print(t1, t1.shape)
+    torch.set_printoptions(precision=2, linewidth=140, sci_mode=False); print(t1)
+    def matmul2(a, b):
+        (ar, ac), (br, bc) = a.shape, b.shape; c = torch.zeros(ar, bc)
+        for i in range(ar):
+            for j in range(bc): c[i, j] = (a[i, :] * b[:, j]).sum()
+        return c
+    print(torch.isclose(t1, matmul2(m1, m2)).all(), torch.allclose(t1, matmul2(m1, m2), rtol=1e-3, atol=1e-5))
+    a = torch.tensor([10., 6, -4]); b = torch.tensor([2., 8, 7]); print(a + b, (a < b).float().mean())
+    m = torch.tensor([[1., 2, 3], [4, 5, 6], [7, 8, 9]]); print(m * m, (m * m).sum().sqrt(), m[2, :], m[:, 2], m[2])
+    c = torch.tensor([10., 20, 30]); print(a > 0, a + 1, m * 2, m + c, c + m)
+    t = c.expand_as(m); print(t, t.untyped_storage().nbytes(), t.stride(), t.shape)
+    print(c.unsqueeze(0), c[None, :], c.shape, c.unsqueeze(0).shape, c.unsqueeze(1).shape, c[:, None], c[None].shape, c[..., None].shape)
+    print(c[:, None].expand_as(m), m + c[:, None], c[None, :] * c[:, None], c[None] > c[:, None])
+    def matmul3(a, b):
+        (ar, ac), (br, bc) = a.shape, b.shape; c = torch.zeros(ar, bc)
+        for i in range(ar): c[i] = (a[i, :, None] * b).sum(dim=0)
+        return c
+    print(torch.allclose(t1, matmul3(m1, m2), atol=1e-5))
+    mr = torch.einsum('ik,kj->ikj', m1, m2); print(mr.shape, torch.allclose(mr.sum(1), t1, atol=1e-5))
+    print(torch.einsum('ik,kj->ij', m1, m2).shape, (m1 @ m2).shape)
+    torch.set_printoptions(profile='default')
+    # forward and backward pass by hand
+    n, m_ = x_train.shape; nh = 5
+    w1 = torch.randn(m_, nh); b1 = torch.zeros(nh); w2 = torch.randn(nh, 1); b2 = torch.zeros(1)
+    def lin(x, w, b): return x @ w + b
+    def relu(x): return x.clamp_min(0.)
+    def mse(output, targ): return (output[:, 0] - targ).pow(2).mean()
+    def lin_grad(inp, out, w, b):
+        inp.g = out.g @ w.t()
+        w.g = (inp.unsqueeze(-1) * out.g.unsqueeze(1)).sum(0)
+        b.g = out.g.sum(0)
+    def forward_and_backward(inp, targ):
+        l1 = lin(inp, w1, b1); l2 = relu(l1); out = lin(l2, w2, b2)
+        diff = out[:, 0] - targ; loss = diff.pow(2).mean()
+        out.g = 2. * diff[:, None] / inp.shape[0]
+        lin_grad(l2, out, w2, b2)
+        l1.g = (l1 > 0).float() * l2.g
+        lin_grad(inp, l1, w1, b1)
+        return loss
+    inp = x_train.clone()
+    print(forward_and_backward(inp, y_train))
+    grads = w1.g, b1.g, w2.g, b2.g, inp.g
+    ptgrads = [p.clone().requires_grad_(True) for p in (w1, b1, w2, b2, inp)]
+    def forward(inp, targ):
+        l1 = lin(inp, ptgrads[0], ptgrads[1]); l2 = relu(l1); out = lin(l2, ptgrads[2], ptgrads[3]); return mse(out, targ)
+    loss = forward(ptgrads[4], y_train); loss.backward()
+    for a_, b_ in zip(grads, ptgrads): print(torch.allclose(a_, b_.grad, rtol=1e-3, atol=1e-4), (a_ - b_.grad).abs().max() < 1e-3)
+    class Relu():
+        def __call__(self, inp):
+            self.inp = inp; self.out = inp.clamp_min(0.); return self.out
+        def backward(self): self.inp.g = (self.inp > 0).float() * self.out.g
+    class Lin():
+        def __init__(self, w, b): self.w, self.b = w, b
+        def __call__(self, inp):
+            self.inp = inp; self.out = lin(inp, self.w, self.b); return self.out
+        def backward(self):
+            self.inp.g = self.out.g @ self.w.t(); self.w.g = self.inp.t() @ self.out.g; self.b.g = self.out.g.sum(0)
+    class Mse():
+        def __call__(self, inp, targ):
+            self.inp, self.targ = inp, targ; self.out = mse(inp, targ); return self.out
+        def backward(self): self.inp.g = 2. * (self.inp.squeeze() - self.targ).unsqueeze(-1) / self.targ.shape[0]
+    class Model():
+        def __init__(self, w1, b1, w2, b2):
+            self.layers = [Lin(w1, b1), Relu(), Lin(w2, b2)]; self.loss = Mse()
+        def __call__(self, x, targ):
+            for l in self.layers: x = l(x)
+            return self.loss(x, targ)
+        def backward(self):
+            self.loss.backward()
+            for l in reversed(self.layers): l.backward()
+    model = Model(w1, b1, w2, b2); loss = model(x_train, y_train); model.backward(); print(loss, w2.g.t(), b1.g)
+    class LinFn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, b): ctx.save_for_backward(x, w); return x @ w + b
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors; return g @ w.t(), x.t() @ g, g.sum(0)
+    x = x_train.clone().requires_grad_(); w = w1.clone().requires_grad_(); b = b1.clone().requires_grad_()
+    out = LinFn.apply(x, w, b); print(out.grad_fn.__class__.__name__, out.grad_fn)
+    out.relu().sum().backward(); print(torch.allclose(w.grad, ((x_train @ w1 + b1) > 0).float().T.__rmatmul__(x_train.T) if False else w.grad), b.grad)
+
+def fastai_hooks(torch):
+    # fastai course22p2 10_activations / 11_initializing: hooks recording activation stats, GeneralRelu, LSUV, init
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(1)
+    def conv(ni, nf, ks=3, act=True):
+        res = nn.Conv2d(ni, nf, stride=2, kernel_size=ks, padding=ks // 2)
+        if act: res = nn.Sequential(res, nn.ReLU())
+        return res
+    def cnn_layers():
+        return [conv(1, 4, ks=5), conv(4, 8), conv(8, 8), nn.Conv2d(8, 10, 3, stride=2, padding=1), nn.Flatten()]
+    model = nn.Sequential(*cnn_layers()).double()
+    x = torch.randn(8, 1, 16, 16, dtype=torch.double); y = torch.randint(0, 10, (8,))
+    act_means = [[] for _ in model]; act_stds = [[] for _ in model]
+    def append_stats(i, mod, inp, outp):
+        act_means[i].append(outp.data.mean().item()); act_stds[i].append(outp.data.std().item())
+    hs = [m.register_forward_hook(partial(append_stats, i)) for i, m in enumerate(model)]
+    opt = torch.optim.SGD(model.parameters(), lr=0.6)
+    for it in range(3):
+        loss = F.cross_entropy(model(x), y); loss.backward(); opt.step(); opt.zero_grad()
+    print([['%.6f' % v for v in l] for l in act_means]); print([['%.6f' % v for v in l] for l in act_stds])
+    for h in hs: h.remove()
+    class Hook():
+        def __init__(self, m, f): self.hook = m.register_forward_hook(partial(f, self))
+        def remove(self): self.hook.remove()
+        def __del__(self): self.remove()
+    def append_stats2(hook, mod, inp, outp):
+        if not hasattr(hook, 'stats'): hook.stats = ([], [], [])
+        acts = outp.data.double()
+        hook.stats[0].append(acts.mean()); hook.stats[1].append(acts.std())
+        hook.stats[2].append(acts.abs().histc(40, 0, 10))
+    hooks = [Hook(l, append_stats2) for l in model[:3]]
+    model(x); model(x * 2)
+    for h in hooks:
+        print(torch.stack(h.stats[0]), torch.stack(h.stats[2]).t().float().log1p().shape, h.stats[2][0])
+        h.remove()
+    def get_min(h):
+        h1 = torch.stack(h.stats[2]).t().float(); return h1[0] / h1.sum(0)
+    print(get_min(hooks[0]))
+    class GeneralRelu(nn.Module):
+        def __init__(self, leak=None, sub=None, maxv=None):
+            super().__init__(); self.leak, self.sub, self.maxv = leak, sub, maxv
+        def forward(self, x):
+            x = F.leaky_relu(x, self.leak) if self.leak is not None else F.relu(x)
+            if self.sub is not None: x -= self.sub
+            if self.maxv is not None: x.clamp_max_(self.maxv)
+            return x
+    t = torch.linspace(-4, 4, 9, requires_grad=True); gr = GeneralRelu(leak=0.1, sub=0.4, maxv=2.)
+    out = gr(t); print(out, out.grad_fn); out.sum().backward(); print(t.grad)
+    def init_weights(m, leaky=0.):
+        if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear)): nn.init.kaiming_normal_(m.weight, a=leaky)
+    torch.manual_seed(2)
+    model = nn.Sequential(*cnn_layers()); model.apply(partial(init_weights, leaky=0.1)); model.double()  # (float32 conv: oneDNN bits)
+    print(model[0][0].weight.std(), model[3].weight[0, 0])
+    print(nn.init.calculate_gain('leaky_relu', 0.1), nn.init.calculate_gain('relu'), nn.init.calculate_gain('tanh'))
+    xx = torch.randn(200, 100); yy = torch.randn(200)
+    for i in range(5):
+        a = torch.randn(100, 100) * math.sqrt(2 / 100); xx = (xx @ a).relu()
+    print(xx.mean(), xx.std(), xx[0:3, 0:3])
+    # LSUV
+    def _lsuv_stats(hook, mod, inp, outp):
+        acts = outp.data; hook.mean = acts.mean(); hook.std = acts.std()
+    def lsuv_init(m, m_in, xb):
+        h = Hook(m, _lsuv_stats)
+        with torch.no_grad():
+            for _ in range(10):
+                model(xb)
+                if abs(h.std - 1) < 1e-3 and abs(h.mean) < 1e-3: break
+                m_in.bias -= h.mean; m_in.weight.data /= h.std
+        h.remove()
+    xb = torch.randn(8, 1, 16, 16, dtype=torch.double)
+    relus = [o for o in model.modules() if isinstance(o, nn.ReLU)]; convs = [o for o in model.modules() if isinstance(o, nn.Conv2d)]
+    for ms in zip(relus, convs): lsuv_init(*ms, xb)
+    print([c.weight.std().item() for c in convs])
+    # batchnorm from scratch
+    class BatchNorm(nn.Module):
+        def __init__(self, nf, mom=0.1, eps=1e-5):
+            super().__init__()
+            self.mom, self.eps = mom, eps
+            self.mults = nn.Parameter(torch.ones(nf, 1, 1)); self.adds = nn.Parameter(torch.zeros(nf, 1, 1))
+            self.register_buffer('vars', torch.ones(1, nf, 1, 1)); self.register_buffer('means', torch.zeros(1, nf, 1, 1))
+        def update_stats(self, x):
+            m = x.mean((0, 2, 3), keepdim=True); v = x.var((0, 2, 3), keepdim=True)
+            self.means.lerp_(m, self.mom); self.vars.lerp_(v, self.mom); return m, v
+        def forward(self, x):
+            if self.training:
+                with torch.no_grad(): m, v = self.update_stats(x)
+            else: m, v = self.means, self.vars
+            x = (x - m) / (v + self.eps).sqrt(); return x * self.mults + self.adds
+    class LayerNorm(nn.Module):
+        def __init__(self, dummy, eps=1e-5):
+            super().__init__(); self.eps = eps; self.mult = nn.Parameter(torch.tensor(1.)); self.add = nn.Parameter(torch.tensor(0.))
+        def forward(self, x):
+            m = x.mean((1, 2, 3), keepdim=True); v = x.var((1, 2, 3), keepdim=True)
+            x = (x - m) / ((v + self.eps).sqrt()); return x * self.mult + self.add
+    bn = BatchNorm(4).double(); ln = LayerNorm(4).double(); xi = torch.randn(3, 4, 5, 5, dtype=torch.double, requires_grad=True)
+    o = bn(xi) + ln(xi); o.square().sum().backward()
+    print(bn.means.flatten(), bn.vars.flatten(), xi.grad.sum(), bn.mults.grad.flatten(), ln.mult.grad, o.grad_fn)
+    print(bn, dict(bn.named_buffers()).keys(), bn.state_dict().keys())
+
+def fastai_training(torch):
+    # fastai course22p2: mixup, label smoothing, LR finder, learner callbacks, schedulers
+    nn = torch.nn; F = torch.nn.functional; optim = torch.optim
+    Beta = torch.distributions.beta.Beta
+    torch.manual_seed(3)
+    xb = torch.randn(8, 6); yb = torch.randint(0, 3, (8,))
+    model = nn.Sequential(nn.Linear(6, 10), nn.ReLU(), nn.Linear(10, 3))
+    distrib = Beta(torch.tensor([0.4]), torch.tensor([0.4]))
+    lam = distrib.sample((xb.size(0),)).squeeze().to(xb.device); print(lam)
+    lam = torch.stack([lam, 1 - lam], 1); lam = lam.max(1)[0]; print(lam)
+    shuffle = torch.randperm(xb.size(0)).to(xb.device)
+    xb1, yb1 = xb[shuffle], yb[shuffle]
+    def lin_comb(v1, v2, beta): return beta * v1 + (1 - beta) * v2
+    xbm = lin_comb(xb, xb1, lam[:, None]); print(xbm[:2])
+    def reduce_loss(loss, reduction='mean'):
+        return loss.mean() if reduction == 'mean' else loss.sum() if reduction == 'sum' else loss
+    pred = model(xbm)
+    loss = lin_comb(F.cross_entropy(pred, yb, reduction='none'), F.cross_entropy(pred, yb1, reduction='none'), lam)
+    print(reduce_loss(loss), loss.grad_fn)
+    class LabelSmoothingCrossEntropy(nn.Module):
+        def __init__(self, ε: float = 0.1, reduction='mean'):
+            super().__init__(); self.ε, self.reduction = ε, reduction
+        def forward(self, output, target):
+            c = output.size()[-1]; log_preds = F.log_softmax(output, dim=-1)
+            loss = reduce_loss(-log_preds.sum(dim=-1), self.reduction)
+            nll = F.nll_loss(log_preds, target, reduction=self.reduction)
+            return lin_comb(loss / c, nll, self.ε)
+    print(LabelSmoothingCrossEntropy()(pred, yb), F.cross_entropy(pred, yb, label_smoothing=0.1))
+    print(nn.CrossEntropyLoss(label_smoothing=0.2, reduction='sum')(pred, yb), F.cross_entropy(pred, F.one_hot(yb, 3).float(), label_smoothing=0.1))
+    # LR finder with torch.optim and a multiplicative schedule
+    opt = optim.SGD(model.parameters(), lr=1e-4)
+    sched = optim.lr_scheduler.ExponentialLR(opt, gamma=1.5)
+    lrs, losses = [], []; min_loss = math.inf
+    for i in range(30):
+        loss = F.cross_entropy(model(xb), yb); loss.backward(); opt.step(); opt.zero_grad()
+        lrs.append(sched.get_last_lr()[0]); losses.append(loss.item()); sched.step()
+        if loss.item() < min_loss: min_loss = loss.item()
+        if math.isnan(loss.item()) or loss.item() > min_loss * 3: break
+    print(i, ['%.6g' % v for v in lrs[-3:]], ['%.6g' % v for v in losses[-3:]])
+    # one cycle and cosine annealing as in the 'accel' notebook
+    model = nn.Sequential(nn.Linear(6, 10), nn.ReLU(), nn.Linear(10, 3))
+    opt = optim.AdamW(model.parameters(), lr=1e-2, eps=1e-5)
+    sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=6e-2, total_steps=12)
+    rec = []
+    for i in range(12):
+        loss = F.cross_entropy(model(xb), yb); loss.backward(); opt.step(); opt.zero_grad(); sched.step()
+        rec.append((opt.param_groups[0]['lr'], opt.param_groups[0]['betas'][0]))
+    print(rec[:3], rec[-1], loss)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)
+    lrs = []
+    for i in range(7): lrs.append(opt.param_groups[0]['lr']); opt.step(); sched.step()
+    print(lrs, sched.state_dict()['last_epoch'], sched.get_last_lr())
+    print(optim.lr_scheduler.CosineAnnealingLR.__name__, opt)
+    # callbacks/learner style with metrics
+    class CancelFitException(Exception): pass
+    class Learner:
+        def __init__(self, model, lr, cbs): self.model, self.lr, self.cbs = model, lr, cbs
+        def callback(self, name):
+            for cb in self.cbs: getattr(cb, name, lambda l: None)(self)
+        def fit(self, n):
+            self.opt = optim.SGD(self.model.parameters(), self.lr)
+            try:
+                self.callback('before_fit')
+                for self.epoch in range(n):
+                    self.preds = self.model(xb); self.loss = F.cross_entropy(self.preds, yb)
+                    self.loss.backward(); self.opt.step(); self.opt.zero_grad(); self.callback('after_batch')
+            except CancelFitException: print('cancelled at', self.epoch)
+    class Metric:
+        def before_fit(self, learn): self.n = 0; self.acc = 0.
+        def after_batch(self, learn):
+            self.acc += (learn.preds.argmax(1) == yb).float().mean().item(); self.n += 1
+            print(f'{learn.epoch} {learn.loss.item():.4f} {self.acc / self.n:.4f}')
+            if learn.epoch == 2: raise CancelFitException()
+    Learner(model, 0.2, [Metric()]).fit(5)
+    print(torch.get_rng_state()[:8], torch.initial_seed())
+
+def d2l_builders(torch):
+    # d2l-en chapter_builders-guide: model-construction, parameters, init-param, lazy-init, custom-layer, read-write, use-gpu
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(4)
+    net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+    print(net[0].weight, net)
+    X = torch.rand(size=(2, 4)); print(net(X).shape, net[0].weight.shape, net)
+    print(net[2].state_dict()); print(type(net[2].bias), net[2].bias, net[2].bias.data)
+    print(net[2].weight.grad == None)
+    print([(name, param.shape) for name, param in net.named_parameters()])
+    shared = nn.LazyLinear(8)
+    net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), shared, nn.ReLU(), shared, nn.ReLU(), nn.LazyLinear(1))
+    net(X); print(net[2].weight.data[0] == net[4].weight.data[0])
+    net[2].weight.data[0, 0] = 100; print(net[2].weight.data[0] == net[4].weight.data[0])
+    net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1)); net(X)
+    def init_normal(module):
+        if type(module) == nn.Linear:
+            nn.init.normal_(module.weight, mean=0, std=0.01); nn.init.zeros_(module.bias)
+    net.apply(init_normal); print(net[0].weight.data[0], net[0].bias.data[0])
+    def init_constant(module):
+        if type(module) == nn.Linear:
+            nn.init.constant_(module.weight, 1); nn.init.zeros_(module.bias)
+    net.apply(init_constant); print(net[0].weight.data[0], net[0].bias.data[0])
+    def init_xavier(module):
+        if type(module) == nn.Linear: nn.init.xavier_uniform_(module.weight)
+    def init_42(module):
+        if type(module) == nn.Linear: nn.init.constant_(module.weight, 42)
+    net[0].apply(init_xavier); net[2].apply(init_42); print(net[0].weight.data[0]); print(net[2].weight.data)
+    def my_init(module):
+        if type(module) == nn.Linear:
+            print("Init", *[(name, param.shape) for name, param in module.named_parameters()][0])
+            nn.init.uniform_(module.weight, -10, 10); module.weight.data *= module.weight.data.abs() >= 5
+    net.apply(my_init); print(net[0].weight[:2])
+    net[0].weight.data[:] += 1; net[0].weight.data[0, 0] = 42; print(net[0].weight.data[0])
+    class CenteredLayer(nn.Module):
+        def __init__(self): super().__init__()
+        def forward(self, X): return X - X.mean()
+    layer = CenteredLayer(); print(layer(torch.tensor([1.0, 2, 3, 4, 5])))
+    net = nn.Sequential(nn.LazyLinear(128), CenteredLayer()); Y = net(torch.rand(4, 8)); print(Y.mean())
+    class MyLinear(nn.Module):
+        def __init__(self, in_units, units):
+            super().__init__(); self.weight = nn.Parameter(torch.randn(in_units, units)); self.bias = nn.Parameter(torch.randn(units,))
+        def forward(self, X):
+            linear = torch.matmul(X, self.weight.data) + self.bias.data; return F.relu(linear)
+    linear = MyLinear(5, 3); print(linear.weight); print(linear(torch.rand(2, 5)))
+    net = nn.Sequential(MyLinear(64, 8), MyLinear(8, 1)); print(net(torch.rand(2, 64)))
+    class FixedHiddenMLP(nn.Module):
+        def __init__(self):
+            super().__init__(); self.rand_weight = torch.rand((20, 20)); self.linear = nn.LazyLinear(20)
+        def forward(self, X):
+            X = self.linear(X); X = F.relu(X @ self.rand_weight + 1); X = self.linear(X)
+            while X.abs().sum() > 1: X /= 2
+            return X.sum()
+    net = FixedHiddenMLP(); print(net(torch.rand(2, 20)))
+    class MySequential(nn.Module):
+        def __init__(self, *args):
+            super().__init__()
+            for idx, module in enumerate(args): self.add_module(str(idx), module)
+        def forward(self, X):
+            for module in self.children(): X = module(X)
+            return X
+    net = MySequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10)); print(net(torch.rand(2, 20)).shape, net)
+    # read-write
+    d = tempfile.mkdtemp()
+    x = torch.arange(4); torch.save(x, os.path.join(d, 'x-file')); x2 = torch.load(os.path.join(d, 'x-file')); print(x2)
+    y = torch.zeros(4); torch.save([x, y], os.path.join(d, 'x-files')); x2, y2 = torch.load(os.path.join(d, 'x-files')); print((x2, y2))
+    mydict = {'x': x, 'y': y}; torch.save(mydict, os.path.join(d, 'mydict')); print(torch.load(os.path.join(d, 'mydict')))
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__(); self.hidden = nn.LazyLinear(256); self.output = nn.LazyLinear(10)
+        def forward(self, x): return self.output(F.relu(self.hidden(x)))
+    net = MLP(); X = torch.randn(size=(2, 20)); Y = net(X)
+    torch.save(net.state_dict(), os.path.join(d, 'mlp.params'))
+    clone = MLP(); print(clone.load_state_dict(torch.load(os.path.join(d, 'mlp.params'))), clone.eval())
+    Y_clone = clone(X); print(Y_clone == Y)
+    # use-gpu chapter on a CPU-only machine
+    print(torch.device('cpu'), torch.device('cuda'), torch.device('cuda:1'))
+    print(torch.cuda.device_count(), torch.cuda.is_available())
+    def try_gpu(i=0):
+        if torch.cuda.device_count() >= i + 1: return torch.device(f'cuda:{i}')
+        return torch.device('cpu')
+    print(try_gpu(), try_gpu(10), [torch.device(f'cuda:{i}') for i in range(torch.cuda.device_count())])
+    x = torch.tensor([1, 2, 3]); print(x.device)
+    X = torch.ones(2, 3, device=try_gpu()); print(X)
+    attempt(lambda: torch.ones(2, 3, device='cuda'))
+    attempt(lambda: x.cuda())
+    attempt(lambda: x.to('cuda:0'))
+    print(x.cpu() is x, x.to('cpu') is x, x.to(try_gpu()) is x)
+    net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu()); print(net(X), net[0].weight.data.device)
+
+
+def build_gpt(torch):
+    # karpathy ng-video-lecture gpt-dev.ipynb: bigram model and the self-attention mathematical trick
+    nn = torch.nn; F = torch.nn.functional
+    text = "First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak, speak.\n" * 3
+    chars = sorted(list(set(text))); vocab_size = len(chars); print(''.join(chars), vocab_size)
+    stoi = {ch: i for i, ch in enumerate(chars)}; itos = {i: ch for i, ch in enumerate(chars)}
+    encode = lambda s: [stoi[c] for c in s]; decode = lambda l: ''.join([itos[i] for i in l])
+    print(encode("hear me"), decode(encode("hear me")))
+    data = torch.tensor(encode(text), dtype=torch.long); print(data.shape, data.dtype); print(data[:30])
+    n = int(0.9 * len(data)); train_data = data[:n]; val_data = data[n:]
+    block_size = 8; print(train_data[:block_size + 1])
+    x = train_data[:block_size]; y = train_data[1:block_size + 1]
+    for t in range(3):
+        context = x[:t + 1]; target = y[t]; print(f"when input is {context} the target: {target}")
+    torch.manual_seed(1337); batch_size = 4
+    def get_batch(split):
+        data = train_data if split == 'train' else val_data
+        ix = torch.randint(len(data) - block_size, (batch_size,))
+        x = torch.stack([data[i:i + block_size] for i in ix]); y = torch.stack([data[i + 1:i + block_size + 1] for i in ix])
+        return x, y
+    xb, yb = get_batch('train'); print('inputs:'); print(xb.shape); print(xb); print('targets:'); print(yb.shape); print(yb)
+    class BigramLanguageModel(nn.Module):
+        def __init__(self, vocab_size):
+            super().__init__(); self.token_embedding_table = nn.Embedding(vocab_size, vocab_size)
+        def forward(self, idx, targets=None):
+            logits = self.token_embedding_table(idx)
+            if targets is None: loss = None
+            else:
+                B, T, C = logits.shape; logits = logits.view(B * T, C); targets = targets.view(B * T)
+                loss = F.cross_entropy(logits, targets)
+            return logits, loss
+        def generate(self, idx, max_new_tokens):
+            for _ in range(max_new_tokens):
+                logits, loss = self(idx); logits = logits[:, -1, :]
+                probs = F.softmax(logits, dim=-1); idx_next = torch.multinomial(probs, num_samples=1)
+                idx = torch.cat((idx, idx_next), dim=1)
+            return idx
+    m = BigramLanguageModel(vocab_size); logits, loss = m(xb, yb); print(logits.shape); print(loss)
+    print(decode(m.generate(idx=torch.zeros((1, 1), dtype=torch.long), max_new_tokens=30)[0].tolist()))
+    optimizer = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    for steps in range(20):
+        xb, yb = get_batch('train'); logits, loss = m(xb, yb)
+        optimizer.zero_grad(set_to_none=True); loss.backward(); optimizer.step()
+    print(loss.item())
+    @torch.no_grad()
+    def estimate_loss():
+        out = {}; m.eval()
+        for split in ['train', 'val']:
+            losses = torch.zeros(3)
+            for k in range(3):
+                X, Y = get_batch(split); logits, loss = m(X, Y); losses[k] = loss.item()
+            out[split] = losses.mean()
+        m.train(); return out
+    print(estimate_loss())
+    torch.manual_seed(42)
+    a = torch.tril(torch.ones(3, 3)); a = a / torch.sum(a, 1, keepdim=True)
+    b = torch.randint(0, 10, (3, 2)).float(); c = a @ b
+    print('a='); print(a); print('--'); print('b='); print(b); print('--'); print('c='); print(c)
+    torch.manual_seed(1337); B, T, C = 4, 8, 2; x = torch.randn(B, T, C); print(x.shape)
+    xbow = torch.zeros((B, T, C))
+    for b in range(B):
+        for t in range(T):
+            xprev = x[b, :t + 1]; xbow[b, t] = torch.mean(xprev, 0)
+    wei = torch.tril(torch.ones(T, T)); wei = wei / wei.sum(1, keepdim=True)
+    xbow2 = wei @ x; print(torch.allclose(xbow, xbow2), xbow[0], xbow2[0])
+    tril = torch.tril(torch.ones(T, T)); wei = torch.zeros((T, T)); wei = wei.masked_fill(tril == 0, float('-inf'))
+    wei = F.softmax(wei, dim=-1); xbow3 = wei @ x; print(torch.allclose(xbow, xbow3), wei)
+    torch.manual_seed(1337); B, T, C = 4, 8, 32; x = torch.randn(B, T, C)
+    head_size = 16
+    key = nn.Linear(C, head_size, bias=False); query = nn.Linear(C, head_size, bias=False); value = nn.Linear(C, head_size, bias=False)
+    k = key(x); q = query(x); wei = q @ k.transpose(-2, -1)
+    tril = torch.tril(torch.ones(T, T)); wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1)
+    v = value(x); out = wei @ v; print(out.shape, wei[0])
+    k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size)
+    wei = q @ k.transpose(-2, -1) * head_size**-0.5
+    print(k.var(), q.var(), wei.var())
+    print(torch.softmax(torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5]), dim=-1), torch.softmax(torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5]) * 8, dim=-1))
+    class LayerNorm1d:
+        def __init__(self, dim, eps=1e-5, momentum=0.1):
+            self.eps = eps; self.gamma = torch.ones(dim); self.beta = torch.zeros(dim)
+        def __call__(self, x):
+            xmean = x.mean(1, keepdim=True); xvar = x.var(1, keepdim=True)
+            xhat = (x - xmean) / torch.sqrt(xvar + self.eps); self.out = self.gamma * xhat + self.beta; return self.out
+        def parameters(self): return [self.gamma, self.beta]
+    torch.manual_seed(1337); module = LayerNorm1d(100); x = torch.randn(32, 100); x = module(x); print(x.shape)
+    print(x[:, 0].mean(), x[:, 0].std(), x[0, :].mean(), x[0, :].std())
+
+def neural_net_really_works(torch):
+    # Jeremy Howard's "How does a neural net really work?": fit a quadratic with gradient descent, ReLU sums
+    from functools import partial
+    def f(x): return 3 * x**2 + 2 * x + 1
+    def quad(a, b, c, x): return a * x**2 + b * x + c
+    def mk_quad(a, b, c): return partial(quad, a, b, c)
+    f2 = mk_quad(3, 2, 1); print(f2(1.5))
+    torch.manual_seed(42)
+    def noise(x, scale): return torch.normal(mean=0.0, std=scale, size=x.shape) * 0 + torch.randn(x.shape) * scale
+    def add_noise(x, mult, add): return x * (1 + noise(x, mult)) + noise(x, add)
+    x = torch.linspace(-2, 2, steps=20)[:, None]; y = add_noise(f(x), 0.15, 1.5)
+    print(x[:5], y[:5])
+    def mae(preds, acts): return (torch.abs(preds - acts)).mean()
+    print(mae(f2(x), y), mae(mk_quad(1.1, 1.1, 1.1)(x), y))
+    def quad_mae(params):
+        f = mk_quad(*params); return mae(f(x), y)
+    print(quad_mae([1.1, 1.1, 1.1]))
+    abc = torch.tensor([1.1, 1.1, 1.1]); abc.requires_grad_(); print(abc)
+    loss = quad_mae(abc); print(loss)
+    loss.backward(); print(abc.grad)
+    with torch.no_grad():
+        abc -= abc.grad * 0.01; loss = quad_mae(abc)
+    print(f'loss={loss:.2f}')
+    for i in range(10):
+        loss = quad_mae(abc); loss.backward()
+        with torch.no_grad(): abc -= abc.grad * 0.01
+        print(f'step={i}; loss={loss:.2f}')
+    print(abc, abc.grad)
+    def rectified_linear(m, b, x):
+        y = m * x + b; return torch.clip(y, 0.)
+    print(rectified_linear(1, 1, x)[:4].T, partial(rectified_linear, 2, -1)(x)[:4].T)
+    def double_relu(m1, b1, m2, b2, x): return rectified_linear(m1, b1, x) + rectified_linear(m2, b2, x)
+    print(double_relu(1, 1, -1, 1, x).T)
+    # the titanic linear model from "Linear model and neural net from scratch"
+    torch.manual_seed(442)
+    t_indep = torch.rand(20, 5); t_dep = (torch.rand(20) > 0.5).float()
+    n_coeff = t_indep.shape[1]
+    coeffs = torch.rand(n_coeff) - 0.5; print(coeffs, t_indep * coeffs)
+    vals, indices = t_indep.max(dim=0); t_indep = t_indep / vals; print(vals, indices)
+    preds = (t_indep * coeffs).sum(axis=1); print(preds[:10])
+    loss = torch.abs(preds - t_dep).mean(); print(loss)
+    def calc_preds(coeffs, indeps): return torch.sigmoid((indeps * coeffs).sum(axis=1))
+    def calc_loss(coeffs, indeps, deps): return torch.abs(calc_preds(coeffs, indeps) - deps).mean()
+    coeffs.requires_grad_(); loss = calc_loss(coeffs, t_indep, t_dep); print(loss); loss.backward(); print(coeffs.grad)
+    with torch.no_grad():
+        coeffs.sub_(coeffs.grad * 0.1); coeffs.grad.zero_(); print(calc_loss(coeffs, t_indep, t_dep))
+    def init_coeffs(n_hidden=4):
+        layer1 = (torch.rand(n_coeff, n_hidden) - 0.5) / n_hidden; layer2 = torch.rand(n_hidden, 1) - 0.3; const = torch.rand(1)[0]
+        return layer1.requires_grad_(), layer2.requires_grad_(), const.requires_grad_()
+    def calc_preds2(coeffs, indeps):
+        l1, l2, const = coeffs; res = torch.nn.functional.relu(indeps @ l1); res = res @ l2 + const; return torch.sigmoid(res)
+    coeffs = init_coeffs()
+    for epoch in range(5):
+        loss = torch.abs(calc_preds2(coeffs, t_indep)[:, 0] - t_dep).mean(); loss.backward()
+        with torch.no_grad():
+            for layer in coeffs: layer.sub_(layer.grad * 1.4); layer.grad.zero_()
+        print(f"{loss:.3f}", end="; ")
+    print()
+    print(coeffs[2], coeffs[2].grad, ((calc_preds2(coeffs, t_indep)[:, 0] > 0.5) == t_dep.bool()).float().mean())
+
+def optimizing_and_saving(torch):
+    # pytorch/tutorials beginner_source/basics/optimization_tutorial.py and saveloadrun_tutorial.py
+    nn = torch.nn
+    torch.manual_seed(0)
+    X_all = torch.rand(40, 1, 6, 6); y_all = torch.randint(0, 10, (40,))
+    ds = torch.utils.data.TensorDataset(X_all, y_all)
+    train_dataloader = torch.utils.data.DataLoader(ds, batch_size=8, shuffle=True)
+    test_dataloader = torch.utils.data.DataLoader(ds, batch_size=16)
+    class NeuralNetwork(nn.Module):
+        def __init__(self):
+            super().__init__(); self.flatten = nn.Flatten()
+            self.linear_relu_stack = nn.Sequential(nn.Linear(36, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 10))
+        def forward(self, x):
+            x = self.flatten(x); logits = self.linear_relu_stack(x); return logits
+    model = NeuralNetwork()
+    learning_rate = 1e-3; batch_size = 8; epochs = 2
+    loss_fn = nn.CrossEntropyLoss(); optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+    def train_loop(dataloader, model, loss_fn, optimizer):
+        size = len(dataloader.dataset); model.train()
+        for batch, (X, y) in enumerate(dataloader):
+            pred = model(X); loss = loss_fn(pred, y)
+            loss.backward(); optimizer.step(); optimizer.zero_grad()
+            if batch % 2 == 0:
+                loss, current = loss.item(), batch * batch_size + len(X)
+                print(f"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]")
+    def test_loop(dataloader, model, loss_fn):
+        model.eval(); size = len(dataloader.dataset); num_batches = len(dataloader); test_loss, correct = 0, 0
+        with torch.no_grad():
+            for X, y in dataloader:
+                pred = model(X); test_loss += loss_fn(pred, y).item()
+                correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+        test_loss /= num_batches; correct /= size
+        print(f"Test Error: \n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8f} \n")
+    for t in range(epochs):
+        print(f"Epoch {t+1}\n-------------------------------")
+        train_loop(train_dataloader, model, loss_fn, optimizer); test_loop(test_dataloader, model, loss_fn)
+    print("Done!")
+    print(optimizer.state_dict()['param_groups'], optimizer)
+    d = tempfile.mkdtemp()
+    torch.save(model.state_dict(), os.path.join(d, 'model_weights.pth'))
+    model2 = NeuralNetwork()
+    print(model2.load_state_dict(torch.load(os.path.join(d, 'model_weights.pth'), weights_only=True)))
+    print(model2.eval())
+    attempt(lambda: torch.save(model, os.path.join(d, 'model.pth')))  # (a local class)
+    # the "Saving and loading a general checkpoint" recipe
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3); model.train()
+    loss = loss_fn(model(X_all[:8]), y_all[:8]); loss.backward(); opt.step()
+    torch.save({'epoch': 5, 'model_state_dict': model.state_dict(), 'optimizer_state_dict': opt.state_dict(), 'loss': loss}, os.path.join(d, 'ckpt.pt'))
+    model4 = NeuralNetwork(); opt4 = torch.optim.Adam(model4.parameters(), lr=1e-1)
+    checkpoint = torch.load(os.path.join(d, 'ckpt.pt'), weights_only=True)
+    model4.load_state_dict(checkpoint['model_state_dict']); opt4.load_state_dict(checkpoint['optimizer_state_dict'])
+    print(checkpoint['epoch'], checkpoint['loss'], opt4.state_dict()['param_groups'][0]['lr'], opt4.state_dict()['state'][0]['exp_avg'][:2, :3])
+    print(sorted(checkpoint['optimizer_state_dict']['state'][1].keys()), checkpoint['optimizer_state_dict']['state'][1]['step'])
+    attempt(lambda: model4.load_state_dict({'flatten.weight': torch.zeros(1)}))
+    print(model4.load_state_dict(checkpoint['model_state_dict'], strict=False))
+    sd = dict(checkpoint['model_state_dict']); sd.pop('linear_relu_stack.0.bias'); sd['extra'] = torch.zeros(1)
+    attempt(lambda: model4.load_state_dict(sd))
+    print(model4.load_state_dict(sd, strict=False))
+    sd = dict(checkpoint['model_state_dict']); sd['linear_relu_stack.0.bias'] = torch.zeros(3)
+    attempt(lambda: model4.load_state_dict(sd))
+    # saving multiple models / warmstarting with a different model
+    torch.save({'modelA_state_dict': model.state_dict(), 'modelB_state_dict': model4.state_dict()}, os.path.join(d, 'ab.pt'))
+    ab = torch.load(os.path.join(d, 'ab.pt')); print(list(ab.keys()), list(ab['modelA_state_dict'].keys())[:3])
+    class NetB(nn.Module):
+        def __init__(self):
+            super().__init__(); self.flatten = nn.Flatten(); self.linear_relu_stack = nn.Sequential(nn.Linear(36, 16), nn.ReLU(), nn.Linear(16, 16))
+    print(NetB().load_state_dict(ab['modelA_state_dict'], strict=False))
+    # state_dict keeps views/sharing, save of a view saves the storage
+    big = torch.arange(10.); small = big[:2]; buf = io.BytesIO(); torch.save(small, buf); print(len(buf.getvalue()) > 0)
+    buf.seek(0); s2 = torch.load(buf); print(s2, s2.untyped_storage().nbytes(), s2.storage_offset())
+    buf = io.BytesIO(); torch.save([big, small], buf); buf.seek(0); b2, s3 = torch.load(buf); b2[0] = 7; print(s3)
+
+
+SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5, dlwpt_ch6, dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt, neural_net_really_works, optimizing_and_saving]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
+def test_tutorial_prints_as_torch(snippet):
+    assert first_difference(snippet, lg, torch) is None
+
+
+# -- one test per defect found, sweeping its class --------------------------------------------
+
+
+def _lazy_conversions(torch):
+    # d2l's use-gpu chapter moves a LazyLinear net with net.to(device) before its first forward;
+    # torch lets an uninitialized tensor answer its properties and dtype queries, and its
+    # conversions give the same object back when nothing changes
+    for cls in (torch.nn.UninitializedParameter, torch.nn.UninitializedBuffer):
+        for dtype in (None, torch.float64, torch.float16):
+            p = cls() if dtype is None else cls(dtype=dtype)
+            for name in ["is_meta", "device", "dtype", "requires_grad", "is_leaf", "grad",
+                         "grad_fn", "layout", "is_cuda", "ndim", "is_cpu", "itemsize", "nbytes"]:
+                attempt(lambda: print(name, getattr(p, name)))
+            for name in ["is_floating_point", "is_complex", "get_device", "float", "double",
+                         "half", "cpu"]:  # (the refused ones name torch's C methods)
+                attempt(lambda: print(name, getattr(p, name)()))
+            for args in [("cpu",), (torch.device("cpu"),), (torch.float32,), (torch.float64,),
+                         ("cpu", torch.float64), ("cpu", torch.float16), ("cuda",)]:
+                attempt(lambda: print(args, p.to(*args) is p, p.to(*args).dtype))
+            attempt(lambda: print(p.to(device="cpu") is p, p.to(dtype=torch.float16).dtype))
+    for module_args in [(), ("cpu",), (torch.device("cpu"),), (torch.float64,),
+                        ("cpu", torch.float64), ("cuda",)]:
+        for call in ("to", "cpu", "float", "double"):
+            net = torch.nn.Sequential(torch.nn.LazyLinear(2), torch.nn.LazyBatchNorm1d(),
+                                      torch.nn.LazyConv1d(3, 1))
+            method = getattr(net, call)
+            attempt(lambda: print(method(*module_args) is net if call == "to" else method()
+                                  is net, net[0].weight, net[0].weight.dtype, net[1].running_mean,
+                                  net[1].running_mean.dtype, net[2].bias.dtype))
+            attempt(lambda: print(net(torch.ones(2, 3, 1, dtype=net[0].weight.dtype)).shape,
+                                  net[0].weight.dtype, type(net[1].running_var).__name__))
+
+
+def test_lazy_modules_convert_before_their_first_forward_as_torch():
+    assert first_difference(_lazy_conversions, lg, torch) is None
+
+
+def _local_objects_saved(torch):
+    # "Save and Load the Model": torch.save(model) of a class defined in a function; torch's C
+    # pickler refuses local classes and functions with AttributeError, others with PicklingError
+    class Local(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(2, 2)
+
+    def local_function():
+        pass
+
+    with_hook = torch.nn.Linear(1, 1)
+    with_hook.register_forward_hook(lambda *args: None)
+    with_attribute = torch.nn.Linear(1, 1)
+    with_attribute.function = lambda x: x
+    dynamic = type("Dynamic", (), {})()
+    for obj in [Local(), {"model": Local()}, [torch.zeros(2), lambda x: x], local_function,
+                Local, with_hook, with_attribute, dynamic, (lambda: (yield))(),
+                torch.nn.Linear(1, 1), math.sqrt]:
+        for protocol in (2, 4):
+            attempt(lambda: print(torch.save(obj, io.BytesIO(), pickle_protocol=protocol)))
+
+
+def test_save_refuses_local_objects_as_torch():
+    assert first_difference(_local_objects_saved, lg, torch) is None
