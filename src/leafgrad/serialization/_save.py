@@ -8,6 +8,7 @@ import io
 import os
 import pickle
 import struct
+import types
 import zipfile
 from typing import Any
 
@@ -71,6 +72,17 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     dispatch[_dtype._WideUnsignedDtype] = _save_dtype
     dispatch[_dtype._ComplexDtype] = _save_dtype  # (a dtype saved by itself, in a dict)
     dispatch[_dtype._BFloat16Dtype] = _save_dtype
+
+    def save_global(self, obj, name=None) -> None:
+        try:
+            super().save_global(obj, name)
+        except pickle.PicklingError:
+            # torch pickles with the C pickler, whose errors differ from the pure-Python one's
+            # (a local class: AttributeError "Can't pickle local object"): raise the C one's
+            pickle.dumps(obj, self.proto)
+            raise
+
+    dispatch[types.FunctionType] = save_global
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
