@@ -22,7 +22,7 @@ import pytest
 
 import leafgrad as lg
 from tests._torch import require_torch
-from tests._tutorial_harness import attempt, first_difference
+from tests._tutorial_harness import attempt, first_difference, transcript
 
 torch = require_torch()
 
@@ -1168,7 +1168,56 @@ def optimizing_and_saving(torch):
     buf = io.BytesIO(); torch.save([big, small], buf); buf.seek(0); b2, s3 = torch.load(buf); b2[0] = 7; print(s3)
 
 
-SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5, dlwpt_ch6, dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt, neural_net_really_works, optimizing_and_saving]
+def _summary_writer(torch):
+    import importlib
+
+    return importlib.import_module(torch.__name__ + ".utils.tensorboard").SummaryWriter
+
+
+def tensorboard(torch):
+    # pytorch/tutorials recipes/tensorboard_with_pytorch.py and intermediate/tensorboard_tutorial.py
+    # ("Visualizing Models, Data, and Training with TensorBoard"; add_graph left out: it needs
+    # torch's JIT graph, and add_figure needs matplotlib)
+    SummaryWriter = _summary_writer(torch)
+    directory = tempfile.mkdtemp()
+    writer = SummaryWriter(directory)
+    torch.manual_seed(0)
+    x = torch.arange(-5, 5, 1.).view(-1, 1); y = -5 * x + 0.1 * torch.randn(x.size())
+    model = torch.nn.Linear(1, 1); criterion = torch.nn.MSELoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(5):
+        y1 = model(x); loss = criterion(y1, y)
+        writer.add_scalar("Loss/train", loss, epoch)
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+    writer.flush(); print(model.weight, sorted(os.listdir(directory))[0][:19])
+    writer.add_histogram('w', model.weight, 0)
+    images = torch.rand(4, 1, 8, 8)
+    def matplotlib_imshow(img, one_channel=False):  # (the tutorial's helper, without the plot)
+        if one_channel:
+            img = img.mean(dim=0)
+        img = img / 2 + 0.5
+        return img.numpy()
+    img_grid = torch.cat([im for im in images], dim=2)
+    print(matplotlib_imshow(img_grid, one_channel=True).shape)
+    writer.add_image('four_fashion_mnist_images', img_grid)
+    writer.add_images('batch', images, 1)
+    writer.add_scalars('run_14h', {'xsinx': 1.0, 'xcosx': 2.0}, 0)
+    features = torch.rand(6, 4)
+    class_labels = [str(i) for i in range(6)]
+    writer.add_embedding(features, metadata=class_labels, label_img=torch.rand(6, 1, 4, 4))
+    test_probs = torch.softmax(torch.randn(10, 3), 1); test_label = torch.randint(0, 3, (10,))
+    for class_index in range(3):
+        tensorboard_truth = test_label == class_index
+        tensorboard_probs = test_probs[:, class_index]
+        writer.add_pr_curve(str(class_index), tensorboard_truth, tensorboard_probs, global_step=0)
+    writer.add_text('t', 'hello', 0)
+    writer.close()
+    print(sorted(f.split('.')[0] for f in os.listdir(directory)), writer.get_logdir() == directory)
+
+
+SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5, dlwpt_ch6,
+            dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt,
+            neural_net_really_works, optimizing_and_saving, tensorboard]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1238,3 +1287,86 @@ def _local_objects_saved(torch):
 
 def test_save_refuses_local_objects_as_torch():
     assert first_difference(_local_objects_saved, lg, torch) is None
+
+
+def _events_and_files(directory):
+    """Every event (less its wall time) of every event file under directory, and the bytes of
+    every other file, keyed by path."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    events, files = [], {}
+    for root, _, names in sorted(os.walk(directory)):
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, directory)
+            if "tfevents" in name:
+                for event in EventFileLoader(path).Load():
+                    if not event.HasField("file_version"):
+                        event.wall_time = 0
+                        events.append((os.path.dirname(relative), event.SerializeToString()))
+            else:
+                with open(path, "rb") as handle:
+                    files[relative] = handle.read()
+    return events, files
+
+
+def _tensorboard_images_curves_embeddings(torch, directory):
+    import numpy as np
+
+    writer = _summary_writer(torch)(directory)
+    torch.manual_seed(0)
+    for shape, formats in [((3, 5, 4), "CHW"), ((1, 5, 4), "CHW"), ((5, 4), "HW"),
+                           ((5, 4, 3), "HWC"), ((5, 4, 1), "HWC"), ((5, 4, 4), "HWC"),
+                           ((4, 5), "WH"), ((3, 4, 5), "CWH")]:
+        for dtype in (torch.float32, torch.float64, torch.uint8):
+            img = torch.rand(shape) * 1.2 - 0.1  # (values outside [0, 1] are clipped)
+            img = (img * 255).clamp(0, 255).to(dtype) if dtype == torch.uint8 else img.to(dtype)
+            name = str(dtype).split(".")[1]
+            attempt(lambda: writer.add_image(f"img_{formats}_{name}", img, 3, dataformats=formats))
+            attempt(lambda: writer.add_image(f"np_{formats}_{name}", img.numpy(),
+                                             dataformats=formats))
+    for shape, formats in [((10, 1, 4, 3), "NCHW"), ((3, 3, 4, 3), "NCHW"),
+                           ((9, 4, 3, 1), "NHWC"), ((8, 3, 2, 2), "NCHW"), ((0, 3, 2, 2), "NCHW")]:
+        imgs = torch.rand(shape)
+        attempt(lambda: writer.add_images("imgs", imgs, 1, dataformats=formats))
+    attempt(lambda: writer.add_image("transposed", torch.rand(3, 4, 5).transpose(1, 2)))
+    attempt(lambda: writer.add_image("requires_grad", torch.rand(3, 2, 2, requires_grad=True)))
+    attempt(lambda: writer.add_image("bad", torch.rand(3, 4)))
+    attempt(lambda: writer.add_image("bad", torch.rand(3, 4, 4), dataformats="CCH"))
+    attempt(lambda: writer.add_images("bad", torch.rand(2, 2, 4, 4)))
+    for count in (10, 1, 0):
+        labels = torch.randint(0, 2, (count,)); predictions = torch.rand(count)
+        for thresholds in (127, 10, 200):
+            attempt(lambda: writer.add_pr_curve(f"pr{count}", labels, predictions, thresholds,
+                                                num_thresholds=thresholds))
+        attempt(lambda: writer.add_pr_curve(f"weighted{count}", labels.bool(),
+                                            predictions.double(), weights=np.full(count, 0.5)))
+    attempt(lambda: writer.add_pr_curve_raw("raw", *[np.arange(5.)] * 4, np.ones(5), np.ones(5),
+                                            2, num_thresholds=5))
+    features = torch.randn(6, 4)
+    attempt(lambda: writer.add_embedding(features, metadata=list("abcdef"),
+                                         label_img=torch.rand(6, 1, 4, 4)))
+    attempt(lambda: writer.add_embedding(features, metadata=[[i, "abcdef"[i]] for i in range(6)],
+                                         metadata_header=["n", "l"], global_step=3,
+                                         tag="my/tag%\\x"))
+    attempt(lambda: writer.add_embedding(features.double(), label_img=torch.rand(6, 3, 2, 3),
+                                         global_step=4))
+    attempt(lambda: writer.add_embedding(features.t().contiguous().t(), global_step=8))
+    attempt(lambda: writer.add_embedding(features, global_step=4))  # (the directory exists)
+    attempt(lambda: writer.add_embedding(features, metadata=list("abc"), global_step=5))
+    attempt(lambda: writer.add_embedding(torch.randn(2, 2, 2), global_step=6))
+    attempt(lambda: writer.add_embedding(features, metadata=[[1, 2]] * 6, metadata_header=["a"],
+                                         global_step=7))
+    writer.close()
+
+
+def test_tensorboard_images_pr_curves_and_embeddings_as_torch():
+    # the TensorBoard tutorial's add_image/add_images/add_pr_curve/add_embedding were missing:
+    # every event and file written must be torch's, byte for byte, and every error its error
+    written = {}
+    for module in (torch, lg):
+        directory = tempfile.mkdtemp()
+        printed = transcript(partial(_tensorboard_images_curves_embeddings, directory=directory),
+                             module)
+        written[module.__name__] = printed, _events_and_files(directory)
+    assert written["leafgrad"] == written["torch"]
