@@ -1168,6 +1168,262 @@ def optimizing_and_saving(torch):
     buf = io.BytesIO(); torch.save([big, small], buf); buf.seek(0); b2, s3 = torch.load(buf); b2[0] = 7; print(s3)
 
 
+def fast_neural_style(torch):
+    # pytorch/examples fast_neural_style: TransformerNet (reflection pad, instance norm, upsample), gram matrix, normalize_batch
+    nn = torch.nn
+    class ConvLayer(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride):
+            super().__init__(); reflection_padding = kernel_size // 2
+            self.reflection_pad = nn.ReflectionPad2d(reflection_padding); self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, stride)
+        def forward(self, x): return self.conv2d(self.reflection_pad(x))
+    class ResidualBlock(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.conv1 = ConvLayer(channels, channels, kernel_size=3, stride=1); self.in1 = nn.InstanceNorm2d(channels, affine=True)
+            self.conv2 = ConvLayer(channels, channels, kernel_size=3, stride=1); self.in2 = nn.InstanceNorm2d(channels, affine=True); self.relu = nn.ReLU()
+        def forward(self, x):
+            residual = x; out = self.relu(self.in1(self.conv1(x))); out = self.in2(self.conv2(out)); return out + residual
+    class UpsampleConvLayer(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride, upsample=None):
+            super().__init__(); self.upsample = upsample
+            self.reflection_pad = nn.ReflectionPad2d(kernel_size // 2); self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, stride)
+        def forward(self, x):
+            x_in = x
+            if self.upsample: x_in = nn.functional.interpolate(x_in, mode='nearest', scale_factor=self.upsample)
+            return self.conv2d(self.reflection_pad(x_in))
+    class TransformerNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = ConvLayer(3, 4, kernel_size=9, stride=1); self.in1 = nn.InstanceNorm2d(4, affine=True)
+            self.conv2 = ConvLayer(4, 8, kernel_size=3, stride=2); self.in2 = nn.InstanceNorm2d(8, affine=True)
+            self.res1 = ResidualBlock(8)
+            self.deconv1 = UpsampleConvLayer(8, 4, kernel_size=3, stride=1, upsample=2); self.in4 = nn.InstanceNorm2d(4, affine=True)
+            self.deconv3 = ConvLayer(4, 3, kernel_size=9, stride=1); self.relu = nn.ReLU()
+        def forward(self, X):
+            y = self.relu(self.in1(self.conv1(X))); y = self.relu(self.in2(self.conv2(y))); y = self.res1(y)
+            y = self.relu(self.in4(self.deconv1(y))); y = self.deconv3(y); return y
+    def gram_matrix(y):
+        (b, ch, h, w) = y.size(); features = y.view(b, ch, w * h); features_t = features.transpose(1, 2)
+        gram = features.bmm(features_t) / (ch * h * w); return gram
+    def normalize_batch(batch):
+        mean = batch.new_tensor([0.485, 0.456, 0.406]).view(-1, 1, 1); std = batch.new_tensor([0.229, 0.224, 0.225]).view(-1, 1, 1)
+        batch = batch.div_(255.0); return (batch - mean) / std
+    torch.manual_seed(42)
+    transformer = TransformerNet().double(); optimizer = torch.optim.Adam(transformer.parameters(), 1e-3); mse_loss = nn.MSELoss()
+    style = torch.rand(1, 3, 12, 12, dtype=torch.double) * 255
+    features_style = [normalize_batch(style.clone())]; gram_style = [gram_matrix(y) for y in features_style]
+    print(gram_style[0])
+    x = torch.rand(2, 3, 12, 12, dtype=torch.double) * 255
+    for it in range(2):
+        n_batch = len(x); optimizer.zero_grad()
+        y = transformer(x); y = normalize_batch(y); xc = normalize_batch(x.clone())
+        content_loss = 1e5 * mse_loss(y, xc)
+        style_loss = 0.
+        for gm_y, gm_s in zip([gram_matrix(y)], gram_style):
+            style_loss += mse_loss(gm_y, gm_s[:n_batch, :, :])
+        style_loss *= 1e10
+        total_loss = content_loss + style_loss; total_loss.backward(); optimizer.step()
+        print(content_loss.item(), style_loss.item(), total_loss.grad_fn)
+    print(y.grad_fn, transformer.in1.weight.grad[:2], transformer)
+    sd = transformer.state_dict()
+    print([k for k in sd if 'running' in k], len(sd))
+    with torch.no_grad():
+        out = transformer(x[:1]).clamp(0, 255); img = out[0].clone().clamp(0, 255).numpy(); img = img.transpose(1, 2, 0).astype("uint8")
+    print(img.shape, img[0, 0])
+    # eval mode instance norm with track_running_stats and its warning-free defaults
+    inn = nn.InstanceNorm2d(3, track_running_stats=True).double(); inn(x); print(inn.running_mean, inn.running_var, inn.num_batches_tracked)
+    inn.eval(); print(inn(x[:1])[0, 0, 0, :3])
+    attempt(lambda: nn.InstanceNorm1d(3)(torch.randn(3, 1)))
+    print(nn.InstanceNorm1d(4, affine=True)(torch.randn(2, 4, 5)).grad_fn)
+
+def imagenet_loop(torch):
+    # pytorch/examples imagenet/main.py: AverageMeter, ProgressMeter, accuracy(topk), train/validate, save_checkpoint
+    from enum import Enum
+    nn = torch.nn
+    class Summary(Enum):
+        NONE = 0; AVERAGE = 1; SUM = 2; COUNT = 3
+    class AverageMeter(object):
+        def __init__(self, name, fmt=':f', summary_type=Summary.AVERAGE):
+            self.name = name; self.fmt = fmt; self.summary_type = summary_type; self.reset()
+        def reset(self): self.val = 0; self.avg = 0; self.sum = 0; self.count = 0
+        def update(self, val, n=1):
+            self.val = val; self.sum += val * n; self.count += n; self.avg = self.sum / self.count
+        def all_reduce(self):
+            total = torch.tensor([self.sum, self.count], dtype=torch.float32, device='cpu'); self.sum, self.count = total.tolist(); self.avg = self.sum / self.count
+        def __str__(self):
+            fmtstr = '{name} {val' + self.fmt + '} ({avg' + self.fmt + '})'; return fmtstr.format(**self.__dict__)
+        def summary(self):
+            return {Summary.AVERAGE: '{name} {avg:.3f}', Summary.SUM: '{name} {sum:.3f}', Summary.COUNT: '{name} {count:.3f}'}[self.summary_type].format(**self.__dict__)
+    def accuracy(output, target, topk=(1,)):
+        with torch.no_grad():
+            maxk = max(topk); batch_size = target.size(0)
+            _, pred = output.topk(maxk, 1, True, True); pred = pred.t()
+            correct = pred.eq(target.view(1, -1).expand_as(pred))
+            res = []
+            for k in topk:
+                correct_k = correct[:k].reshape(-1).float().sum(0, keepdim=True); res.append(correct_k.mul_(100.0 / batch_size))
+            return res
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 10)).double()
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), 0.1, momentum=0.9, weight_decay=1e-4)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.1)
+    data = [(torch.rand(4, 3, 8, 8, dtype=torch.double), torch.randint(0, 10, (4,))) for _ in range(3)]
+    for epoch in range(2):
+        losses = AverageMeter('Loss', ':.4e'); top1 = AverageMeter('Acc@1', ':6.2f'); top5 = AverageMeter('Acc@5', ':6.2f')
+        model.train()
+        for i, (images, target) in enumerate(data):
+            output = model(images); loss = criterion(output, target)
+            acc1, acc5 = accuracy(output, target, topk=(1, 5))
+            losses.update(loss.item(), images.size(0)); top1.update(acc1[0], images.size(0)); top5.update(acc5[0], images.size(0))
+            optimizer.zero_grad(); loss.backward(); optimizer.step()
+            print(' | '.join(str(m) for m in (losses, top1, top5)))
+        model.eval()
+        with torch.no_grad():
+            output = model(data[0][0]); print(accuracy(output, data[0][1], topk=(1, 5)), top1.summary(), losses.summary())
+        top1.all_reduce(); print(top1.avg)
+        scheduler.step(); print(scheduler.get_last_lr(), optimizer.param_groups[0]['lr'])
+    state = {'epoch': 2, 'arch': 'tiny', 'state_dict': model.state_dict(), 'best_acc1': top1.avg, 'optimizer': optimizer.state_dict(), 'scheduler': scheduler.state_dict()}
+    buf = io.BytesIO(); torch.save(state, buf); buf.seek(0); ck = torch.load(buf, map_location='cpu')
+    print(ck['best_acc1'], ck['scheduler'], list(ck['optimizer']['state'][0].keys()))
+    print(torch.backends.cudnn.benchmark, torch.cuda.is_available(), torch.backends.mps.is_available())
+
+def word_language_model_transformer(torch):
+    # pytorch/examples word_language_model/model.py TransformerModel + PositionalEncoding, batchify, get_batch, repackage_hidden
+    nn = torch.nn; F = torch.nn.functional
+    class PositionalEncoding(nn.Module):
+        def __init__(self, d_model, dropout=0.1, max_len=50):
+            super(PositionalEncoding, self).__init__(); self.dropout = nn.Dropout(p=dropout)
+            pe = torch.zeros(max_len, d_model); position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+            div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+            pe[:, 0::2] = torch.sin(position * div_term); pe[:, 1::2] = torch.cos(position * div_term)
+            pe = pe.unsqueeze(0).transpose(0, 1); self.register_buffer('pe', pe)
+        def forward(self, x):
+            x = x + self.pe[:x.size(0), :]; return self.dropout(x)
+    class TransformerModel(nn.Transformer):
+        def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
+            super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid, num_encoder_layers=nlayers)
+            self.model_type = 'Transformer'; self.src_mask = None
+            self.pos_encoder = PositionalEncoding(ninp, dropout)
+            self.input_emb = nn.Embedding(ntoken, ninp); self.ninp = ninp; self.decoder = nn.Linear(ninp, ntoken)
+            self.init_weights()
+        def _generate_square_subsequent_mask(self, sz):
+            return torch.log(torch.tril(torch.ones(sz, sz)))
+        def init_weights(self):
+            initrange = 0.1
+            nn.init.uniform_(self.input_emb.weight, -initrange, initrange); nn.init.zeros_(self.decoder.bias)
+            nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+        def forward(self, src, has_mask=True):
+            if has_mask:
+                device = src.device
+                if self.src_mask is None or self.src_mask.size(0) != len(src):
+                    mask = self._generate_square_subsequent_mask(len(src)).to(device); self.src_mask = mask
+            else: self.src_mask = None
+            src = self.input_emb(src) * math.sqrt(self.ninp); src = self.pos_encoder(src)
+            output = self.encoder(src, mask=self.src_mask); output = self.decoder(output)
+            return F.log_softmax(output, dim=-1)
+    torch.manual_seed(1111)
+    def batchify(data, bsz):
+        nbatch = data.size(0) // bsz; data = data.narrow(0, 0, nbatch * bsz); data = data.view(bsz, -1).t().contiguous(); return data
+    corpus = torch.randint(0, 20, (83,))
+    train_data = batchify(corpus, 4); print(train_data.shape, train_data[:2])
+    bptt = 5
+    def get_batch(source, i):
+        seq_len = min(bptt, len(source) - 1 - i); data = source[i:i + seq_len]; target = source[i + 1:i + 1 + seq_len].view(-1); return data, target
+    model = TransformerModel(20, 8, 2, 16, 1, 0.0).double()
+    print(model._generate_square_subsequent_mask(4), nn.Transformer.generate_square_subsequent_mask(4))
+    criterion = nn.NLLLoss(); lr = 5.0
+    model.train()
+    for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
+        data, targets = get_batch(train_data, i)
+        model.zero_grad(); output = model(data); output = output.view(-1, 20)
+        loss = criterion(output, targets); loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)
+        if batch % 2 == 0: print('| batch {:3d} | loss {:5.4f} | ppl {:8.4f}'.format(batch, loss.item(), math.exp(loss.item())))
+    model.eval(); total_loss = 0.
+    with torch.no_grad():
+        for i in range(0, train_data.size(0) - 1, bptt):
+            data, targets = get_batch(train_data, i); output = model(data); output = output.view(-1, 20)
+            total_loss += len(data) * criterion(output, targets).item()
+    print(total_loss / (len(train_data) - 1))
+    input = torch.randint(20, (1, 1), dtype=torch.long)
+    with torch.no_grad():
+        for i in range(5):
+            output = model(input, False); word_weights = output[-1].squeeze().div(1.0).exp().cpu()
+            word_idx = torch.multinomial(word_weights, 1)[0]; word_tensor = torch.Tensor([[word_idx]]).long(); input = torch.cat([input, word_tensor], 0)
+    print(input.view(-1))
+    def repackage_hidden(h):
+        if isinstance(h, torch.Tensor): return h.detach()
+        else: return tuple(repackage_hidden(v) for v in h)
+    h = (torch.zeros(1, 2, 3, requires_grad=True) * 2, torch.ones(1, 2, 3, requires_grad=True) * 1)
+    print(repackage_hidden(h)[0].requires_grad, repackage_hidden(h)[1].grad_fn)
+
+def pytorch_in_one_hour(torch):
+    # rasbt "PyTorch in One Hour": tensors, autograd with grad(), NeuralNetwork, ToyDataset/DataLoader, training loop, accuracy, save
+    F = torch.nn.functional
+    grad = torch.autograd.grad
+    y = torch.tensor([1.0]); x1 = torch.tensor([1.1]); w1 = torch.tensor([2.2], requires_grad=True); b = torch.tensor([0.0], requires_grad=True)
+    z = x1 * w1 + b; a = torch.sigmoid(z); loss = F.binary_cross_entropy(a, y)
+    grad_L_w1 = grad(loss, w1, retain_graph=True); grad_L_b = grad(loss, b, retain_graph=True); print(grad_L_w1); print(grad_L_b)
+    loss.backward(); print(w1.grad); print(b.grad)
+    tensor0d = torch.tensor(1); tensor1d = torch.tensor([1, 2, 3]); tensor2d = torch.tensor([[1, 2], [3, 4]]); tensor3d = torch.tensor([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+    print(tensor1d.dtype); floatvec = torch.tensor([1.0, 2.0, 3.0]); print(floatvec.dtype); floatvec = tensor1d.to(torch.float32); print(floatvec.dtype)
+    tensor2d = torch.tensor([[1, 2, 3], [4, 5, 6]]); print(tensor2d.shape, tensor2d.reshape(3, 2), tensor2d.view(3, 2), tensor2d.T, tensor2d.matmul(tensor2d.T), tensor2d @ tensor2d.T)
+    class NeuralNetwork(torch.nn.Module):
+        def __init__(self, num_inputs, num_outputs):
+            super().__init__()
+            self.layers = torch.nn.Sequential(torch.nn.Linear(num_inputs, 30), torch.nn.ReLU(), torch.nn.Linear(30, 20), torch.nn.ReLU(), torch.nn.Linear(20, num_outputs))
+        def forward(self, x): return self.layers(x)
+    torch.manual_seed(123)
+    model = NeuralNetwork(50, 3); print(model)
+    num_params = sum(p.numel() for p in model.parameters() if p.requires_grad); print("Total number of trainable model parameters:", num_params)
+    print(model.layers[0].weight); print(model.layers[0].weight.shape)
+    X = torch.rand((1, 50)); out = model(X); print(out)
+    with torch.no_grad(): out = model(X)
+    print(out)
+    with torch.no_grad(): out = torch.softmax(model(X), dim=1)
+    print(out)
+    X_train = torch.tensor([[-1.2, 3.1], [-0.9, 2.9], [-0.5, 2.6], [2.3, -1.1], [2.7, -1.5]]); y_train = torch.tensor([0, 0, 0, 1, 1])
+    X_test = torch.tensor([[-0.8, 2.8], [2.6, -1.6]]); y_test = torch.tensor([0, 1])
+    class ToyDataset(torch.utils.data.Dataset):
+        def __init__(self, X, y): self.features = X; self.labels = y
+        def __getitem__(self, index): return self.features[index], self.labels[index]
+        def __len__(self): return self.labels.shape[0]
+    train_ds = ToyDataset(X_train, y_train); test_ds = ToyDataset(X_test, y_test); print(len(train_ds))
+    torch.manual_seed(123)
+    train_loader = torch.utils.data.DataLoader(dataset=train_ds, batch_size=2, shuffle=True, num_workers=0, drop_last=True)
+    test_loader = torch.utils.data.DataLoader(dataset=test_ds, batch_size=2, shuffle=False, num_workers=0)
+    for idx, (x, y) in enumerate(train_loader): print(f"Batch {idx+1}:", x, y)
+    torch.manual_seed(123)
+    model = NeuralNetwork(num_inputs=2, num_outputs=2); optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    num_epochs = 3
+    for epoch in range(num_epochs):
+        model.train()
+        for batch_idx, (features, labels) in enumerate(train_loader):
+            logits = model(features); loss = F.cross_entropy(logits, labels)
+            optimizer.zero_grad(); loss.backward(); optimizer.step()
+            print(f"Epoch: {epoch+1:03d}/{num_epochs:03d}" f" | Batch {batch_idx:03d}/{len(train_loader):03d}" f" | Train/Val Loss: {loss:.2f}")
+        model.eval()
+    model.eval()
+    with torch.no_grad(): outputs = model(X_train)
+    print(outputs)
+    torch.set_printoptions(sci_mode=False); probas = torch.softmax(outputs, dim=1); print(probas)
+    predictions = torch.argmax(probas, dim=1); print(predictions, torch.argmax(outputs, dim=1), predictions == y_train, torch.sum(predictions == y_train))
+    torch.set_printoptions(profile='default')
+    def compute_accuracy(model, dataloader):
+        model = model.eval(); correct = 0.0; total_examples = 0
+        for idx, (features, labels) in enumerate(dataloader):
+            with torch.no_grad(): logits = model(features)
+            predictions = torch.argmax(logits, dim=1); compare = labels == predictions
+            correct += torch.sum(compare); total_examples += len(compare)
+        return (correct / total_examples).item()
+    print(compute_accuracy(model, train_loader), compute_accuracy(model, test_loader))
+    print(torch.cuda.is_available(), torch.backends.mps.is_available(), torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    tensor_1 = torch.tensor([1., 2., 3.]); tensor_2 = torch.tensor([4., 5., 6.]); print(tensor_1 + tensor_2)
+    attempt(lambda: tensor_1.to("cuda"))
+
+
 def _summary_writer(torch):
     import importlib
 
@@ -1217,7 +1473,8 @@ def tensorboard(torch):
 
 SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5, dlwpt_ch6,
             dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt,
-            neural_net_really_works, optimizing_and_saving, tensorboard]
+            neural_net_really_works, optimizing_and_saving, tensorboard, fast_neural_style,
+            imagenet_loop, word_language_model_transformer, pytorch_in_one_hour]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
