@@ -1627,3 +1627,100 @@ def test_tensorboard_images_pr_curves_and_embeddings_as_torch():
                              module)
         written[module.__name__] = printed, _events_and_files(directory)
     assert written["leafgrad"] == written["torch"]
+
+
+def _variables(torch):
+    # old tutorials (pre-0.4): Variable(x, volatile=True) for inference
+    Variable = torch.autograd.Variable
+    data = torch.ones(2)
+    for args, kwargs in [((data, True, True), {}), ((data,), {"volatile": True}),
+                         ((data, 1, 0), {}), ((data,), {"requires_grad": None}),
+                         ((data,), {"volatile": "x"}), ((data,), {"volatile": 2.0}),
+                         (("x",), {"volatile": True}), (("x",), {"volatile": None}),
+                         ((None,), {"volatile": True}), ((), {"requires_grad": True}),
+                         ((data.t(),), {"volatile": False, "requires_grad": True})]:
+        attempt(lambda: print(Variable(*args, **kwargs)))
+
+
+def test_variable_volatile_warns_as_torch():
+    assert first_difference(_variables, lg, torch) is None
+
+
+# What torch 2.13 warns, once per process, for the first deprecated scalar-first call (each
+# read from a fresh process with `a.add(2, b)`, `torch.add(a, 2, b)`, ...)
+_DEPRECATION_WARNINGS = {
+    "add": "add(Number alpha, Tensor other)\nConsider using one of the following signatures "
+           "instead:\n\tadd(Tensor other, *, Number alpha = 1)",
+    "torch.add": "add(Tensor input, Number alpha, Tensor other, *, Tensor out = None)\nConsider"
+                 " using one of the following signatures instead:\n\tadd(Tensor input, Tensor "
+                 "other, *, Number alpha = 1, Tensor out = None)",
+    "addcmul_": "addcmul_(Number value, Tensor tensor1, Tensor tensor2)\nConsider using one of "
+                "the following signatures instead:\n\taddcmul_(Tensor tensor1, Tensor tensor2, "
+                "*, Number value = 1)",
+    "torch.addcdiv": "addcdiv(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, "
+                     "Tensor out = None)\nConsider using one of the following signatures "
+                     "instead:\n\taddcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, "
+                     "Number value = 1, Tensor out = None)",
+}
+
+
+def _scalar_first_calls(torch):
+    # old optimizers and training loops: p.data.add_(-lr, p.grad.data),
+    # exp_avg_sq.mul_(beta2).addcmul_(1 - beta2, grad, grad), p.addcdiv_(-step, exp_avg, denom)
+    dtypes = (torch.float32, torch.float64, torch.int64)
+    for dtype, scalar in itertools.product(dtypes, (2, -0.5, True)):
+        base = torch.arange(1, 7).to(dtype).reshape(2, 3)
+        for a, b in [(base, base.t().contiguous().t() + 1), (base[:, :1], base + 2),
+                     (base[:0], base[:0]), (base.t(), base.t() * 3)]:
+            for name in ("add", "sub"):
+                attempt(lambda: print(getattr(a, name)(scalar, b)))
+                attempt(lambda: print(getattr(torch, name)(a, scalar, b)))
+                attempt(lambda: print(getattr(torch, name)(a, scalar, b,
+                                                           out=torch.empty(0, dtype=dtype))))
+                attempt(lambda: print(getattr(a.clone(), name + "_")(scalar, b)))
+            for name in ("addcmul", "addcdiv"):
+                attempt(lambda: print(getattr(a, name)(scalar, b, b + 1)))
+                attempt(lambda: print(getattr(torch, name)(a, scalar, b, b + 1)))
+                attempt(lambda: print(getattr(a.clone(), name + "_")(scalar, b, b + 1)))
+    torch.manual_seed(0)
+    for requires in itertools.product((False, True), repeat=3):
+        a, b, c = (torch.randn(2, 2, dtype=torch.double, requires_grad=r) for r in requires)
+        for result in (a.add(0.5, b), torch.sub(a, 2, b), a.addcmul(3, b, c),
+                       torch.addcdiv(a, -1, b, c)):
+            print(result.grad_fn, result.requires_grad)
+            if result.requires_grad:
+                grads = torch.autograd.grad(result.sum(), [t for t in (a, b, c) if
+                                                           t.requires_grad])
+                print(grads)
+        leaf = torch.zeros(2, requires_grad=any(requires))
+        attempt(lambda: print(leaf.add_(2, torch.ones(2))))
+    a = torch.ones(2)
+    for call in (lambda: a.add(2, a, alpha=3), lambda: a.add(a, 2), lambda: a.add(2, a, a),
+                 lambda: a.addcmul(2, a), lambda: a.sub("x", a)):
+        attempt(call)
+
+
+def test_deprecated_scalar_first_overloads_as_torch():
+    # values, grad_fns and errors as torch's (the once-per-process warning left out: torch may
+    # have given it already in this process)
+    def without_deprecation(module):
+        return [line for line in transcript(_scalar_first_calls, module) if "This overload" not in line]
+
+    assert without_deprecation(lg) == without_deprecation(torch)
+
+
+def test_deprecated_scalar_first_overloads_warn_once_as_torch():
+    from leafgrad import _argparse
+
+    a = lg.tensor([1., 2.]); b = lg.tensor([3., 4.])
+    for name, call in [("add", lambda: a.add(2, b)), ("torch.add", lambda: lg.add(a, 2, b)),
+                       ("addcmul_", lambda: a.clone().addcmul_(2, a, b)),
+                       ("torch.addcdiv", lambda: lg.addcdiv(a, 2, a, b))]:
+        _argparse._deprecation_warned = False
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+            call()
+        function = name.split(".")[-1]
+        assert [str(w.message) for w in caught] == [
+            f"This overload of {function} is deprecated:\n\t" + _DEPRECATION_WARNINGS[name]]

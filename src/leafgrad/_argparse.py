@@ -625,3 +625,46 @@ def bool_arg(function: str, name: str, value) -> bool:
     if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"{function}(): argument '{name}' must be bool, not {typename(value)}")
+
+
+# Note: deprecated overloads
+# torch still takes the pre-1.0 forms with the scalar first, add(alpha, other) and
+# addcmul(value, tensor1, tensor2) (tools/autograd/deprecated.yaml; old optimizers wrote
+# p.data.add_(-lr, grad)), and warns once per process, for whichever is used first, naming it.
+_TENSOR_FIRST = "Tensor input, "
+_DEPRECATED = {
+    "add": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "sub": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "addcmul": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+    "addcdiv": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+}
+_deprecation_warned = False
+
+
+def scalar_first(name: str, method: bool, scalar, tensors: tuple, keyword: str, value):
+    """``(tensors, scalar)`` for a call of ``name`` in its deprecated scalar-first form
+    (Note: deprecated overloads), warning the first time; torch's TypeError for other calls
+    with too many positional arguments."""
+    global _deprecation_warned
+
+    base = name.rstrip("_")
+    count = 2 if base in ("addcmul", "addcdiv") else 1
+    if not (_is_number(scalar) and len(tensors) == count and all(map(_is_tensor, tensors))
+            and value.__class__ is int and value == 1):
+        given = (scalar,) + tensors
+        raise TypeError(f"{name}() takes {count + (0 if method else 1)} positional arguments "
+                        f"but {len(given) + (0 if method else 1)} were given")
+    if not _deprecation_warned:
+        _deprecation_warned = True
+        import warnings
+
+        old, new = _DEPRECATED[base]
+        if not method:
+            old = _TENSOR_FIRST + old + ("" if "*" in old else ", *") + ", Tensor out = None"
+            new = _TENSOR_FIRST + new + ", Tensor out = None"
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider "
+                      f"using one of the following signatures instead:\n\t{name}({new})",
+                      UserWarning, stacklevel=3)
+    return tensors, scalar

@@ -245,16 +245,28 @@ class MathMethods:
             return _ops.inplace(_ops.math_binary.LerpTensor, self, end, weight)
         return _ops.inplace(_ops.math_binary.Lerp, self, end, weight=weight)
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
+    def addcmul(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcmul", True, tensor1, (tensor2,) + deprecated, "value", value)
         return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
 
-    def addcmul_(self, tensor1, tensor2, *, value=1):
+    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcmul_", True, tensor1, (tensor2,) + deprecated, "value", value)
         return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
+    def addcdiv(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcdiv", True, tensor1, (tensor2,) + deprecated, "value", value)
         return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
 
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
+    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcdiv_", True, tensor1, (tensor2,) + deprecated, "value", value)
         return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
 
     def float_power(self, exponent):
