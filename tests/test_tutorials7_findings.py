@@ -14,6 +14,7 @@ import io
 import itertools
 import math
 import os
+import random
 import tempfile
 import warnings
 from functools import partial
@@ -1424,6 +1425,174 @@ def pytorch_in_one_hour(torch):
     attempt(lambda: tensor_1.to("cuda"))
 
 
+def fastai_miniai(torch):
+    # fastai course22p2 miniai: set_seed, collate_dict/default_collate, to_device, Hooks, RandErase, mixed precision, ResBlock
+    import numpy as np
+    nn = torch.nn; F = torch.nn.functional
+    from operator import itemgetter
+    def set_seed(seed, deterministic=False):
+        torch.use_deterministic_algorithms(deterministic); torch.manual_seed(seed); random.seed(seed); np.random.seed(seed)
+    set_seed(42)
+    print(torch.are_deterministic_algorithms_enabled())
+    set_seed(1, deterministic=True); print(torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    torch.use_deterministic_algorithms(False)
+    default_collate = torch.utils.data.default_collate
+    ds = [{'image': torch.rand(1, 4, 4), 'label': i % 3} for i in range(6)]
+    def collate_dict(ds):
+        get = itemgetter('image', 'label')
+        def _f(b): return get(default_collate(b))
+        return _f
+    dl = torch.utils.data.DataLoader(ds, batch_size=4, collate_fn=collate_dict(ds))
+    xb, yb = next(iter(dl)); print(xb.shape, yb, yb.dtype)
+    print(default_collate([(torch.ones(2), 1.5, 'a', {'k': np.array([1, 2])}), (torch.zeros(2), 2.5, 'b', {'k': np.array([3, 4])})]))
+    def to_device(x, device='cpu'):
+        if isinstance(x, torch.Tensor): return x.to(device)
+        if isinstance(x, dict): return {k: v.to(device) for k, v in x.items()}
+        return type(x)(to_device(o, device) for o in x)
+    print(to_device((xb[:1], yb[:1])), to_device({'a': yb}))
+    class Hook():
+        def __init__(self, m, f): self.hook = m.register_forward_hook(partial(f, self))
+        def remove(self): self.hook.remove()
+        def __del__(self): self.remove()
+    class Hooks(list):
+        def __init__(self, ms, f): super().__init__([Hook(m, f) for m in ms])
+        def __enter__(self, *args): return self
+        def __exit__(self, *args): self.remove()
+        def __del__(self): self.remove()
+        def __delitem__(self, i): self[i].remove(); super().__delitem__(i)
+        def remove(self):
+            for h in self: h.remove()
+    def append_stats(hook, mod, inp, outp):
+        if not hasattr(hook, 'stats'): hook.stats = ([], [])
+        acts = outp.double(); hook.stats[0].append(acts.mean().item()); hook.stats[1].append(acts.std().item())
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 3))
+    with Hooks(model, append_stats) as hooks:
+        for _ in range(2): model(xb.view(4, -1))
+        print([['%.5f' % v for v in h.stats[0]] for h in hooks])
+    print(model._forward_hooks, model[0]._forward_hooks)
+    def _rand_erase1(x, pct, xm, xs, mn, mx):
+        szx = int(pct * x.shape[-2]); szy = int(pct * x.shape[-1])
+        stx = int(random.random() * (1 - pct) * x.shape[-2]); sty = int(random.random() * (1 - pct) * x.shape[-1])
+        nn.init.normal_(x[:, :, stx:stx + szx, sty:sty + szy], mean=xm, std=xs); x.clamp_(mn, mx)
+    def rand_erase(x, pct=0.2, max_num=4):
+        xm, xs, mn, mx = x.mean(), x.std(), x.min(), x.max()
+        num = random.randint(0, max_num)
+        for i in range(num): _rand_erase1(x, pct, xm, xs, mn, mx)
+        return x
+    random.seed(3); torch.manual_seed(3)
+    xe = rand_erase(torch.rand(2, 1, 10, 10)); print(xe.mean(), xe.std(), xe.min(), xe.max())
+    def _rand_copy1(x, pct):
+        szx = int(pct * x.shape[-2]); szy = int(pct * x.shape[-1])
+        stx1 = int(random.random() * (1 - pct) * x.shape[-2]); sty1 = int(random.random() * (1 - pct) * x.shape[-1])
+        stx2 = int(random.random() * (1 - pct) * x.shape[-2]); sty2 = int(random.random() * (1 - pct) * x.shape[-1])
+        x[:, :, stx1:stx1 + szx, sty1:sty1 + szy] = x[:, :, stx2:stx2 + szx, sty2:sty2 + szy]
+    xc = torch.arange(200.).view(2, 1, 10, 10); _rand_copy1(xc, 0.3); print(xc[0, 0, :4])
+    # mixed precision on the CPU with bfloat16 autocast (MixedPrecision callback, device cpu)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 3))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    scaler = torch.amp.GradScaler('cpu')
+    for it in range(2):
+        with torch.autocast('cpu', dtype=torch.bfloat16):
+            preds = model(xb.view(4, -1)); loss = F.cross_entropy(preds, yb)
+        print(preds.dtype, loss.dtype, loss)
+        scaler.scale(loss).backward(); scaler.step(opt); scaler.update(); opt.zero_grad()
+    print(scaler.get_scale(), scaler.state_dict(), model[0].weight.dtype)
+    # the ResBlock of 13_resnet
+    def conv(ni, nf, ks=3, stride=2, act=nn.ReLU, norm=None, bias=None):
+        if bias is None: bias = not isinstance(norm, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d))
+        layers = [nn.Conv2d(ni, nf, stride=stride, kernel_size=ks, padding=ks // 2, bias=bias)]
+        if norm: layers.append(norm(nf))
+        if act: layers.append(act())
+        return nn.Sequential(*layers)
+    def _conv_block(ni, nf, stride, act=nn.ReLU, norm=None, ks=3):
+        return nn.Sequential(conv(ni, nf, stride=1, act=act, norm=norm, ks=ks), conv(nf, nf, stride=stride, act=None, norm=norm, ks=ks))
+    class ResBlock(nn.Module):
+        def __init__(self, ni, nf, stride=1, ks=3, act=nn.ReLU, norm=None):
+            super().__init__()
+            self.convs = _conv_block(ni, nf, stride, act=act, ks=ks, norm=norm)
+            self.idconv = nn.Identity() if ni == nf else conv(ni, nf, ks=1, stride=1, act=None)
+            self.pool = nn.Identity() if stride == 1 else nn.AvgPool2d(2, ceil_mode=True)
+            self.act = act()
+        def forward(self, x): return self.act(self.convs(x) + self.idconv(self.pool(x)))
+    torch.manual_seed(5)
+    rb = nn.Sequential(ResBlock(1, 4, stride=2, norm=nn.BatchNorm2d), ResBlock(4, 4, norm=nn.BatchNorm2d), nn.AdaptiveAvgPool2d(1), nn.Flatten()).double()
+    x5 = torch.randn(3, 1, 5, 5, dtype=torch.double, requires_grad=True); out = rb(x5); out.sum().backward()
+    print(out, x5.grad.sum(), rb[0].pool(torch.arange(25.).view(1, 1, 5, 5)))
+    print(sum(p.numel() for p in rb.parameters()), [type(m).__name__ for m in rb.modules()][:6])
+    def get_hist(h): return torch.stack(h.stats[2]).t().float().log1p()
+    class H: pass
+    h = H(); h.stats = ([], [], [torch.randn(100).abs().histc(10, 0, 3) for _ in range(3)]); print(get_hist(h))
+    print(torch.randn(50, dtype=torch.double).histc(bins=5), torch.tensor([1, 2, 1.]).histc(bins=4, min=0, max=3), torch.histogram(torch.tensor([1., 2, 1]), bins=4, range=(0., 3.)))
+
+def lets_build_gpt_full(torch):
+    # karpathy ng-video-lecture gpt.py: Head, MultiHeadAttention, FeedFoward, Block, GPTLanguageModel (tiny), generate
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(1337)
+    batch_size = 4; block_size = 8; n_embd = 16; n_head = 2; n_layer = 2; dropout = 0.0; vocab_size = 11
+    data = torch.randint(0, vocab_size, (200,))
+    class Head(nn.Module):
+        def __init__(self, head_size):
+            super().__init__()
+            self.key = nn.Linear(n_embd, head_size, bias=False); self.query = nn.Linear(n_embd, head_size, bias=False); self.value = nn.Linear(n_embd, head_size, bias=False)
+            self.register_buffer('tril', torch.tril(torch.ones(block_size, block_size))); self.dropout = nn.Dropout(dropout)
+        def forward(self, x):
+            B, T, C = x.shape; k = self.key(x); q = self.query(x)
+            wei = q @ k.transpose(-2, -1) * k.shape[-1]**-0.5
+            wei = wei.masked_fill(self.tril[:T, :T] == 0, float('-inf')); wei = F.softmax(wei, dim=-1); wei = self.dropout(wei)
+            v = self.value(x); out = wei @ v; return out
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, num_heads, head_size):
+            super().__init__(); self.heads = nn.ModuleList([Head(head_size) for _ in range(num_heads)])
+            self.proj = nn.Linear(head_size * num_heads, n_embd); self.dropout = nn.Dropout(dropout)
+        def forward(self, x):
+            out = torch.cat([h(x) for h in self.heads], dim=-1); out = self.dropout(self.proj(out)); return out
+    class FeedFoward(nn.Module):
+        def __init__(self, n_embd):
+            super().__init__(); self.net = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.ReLU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout))
+        def forward(self, x): return self.net(x)
+    class Block(nn.Module):
+        def __init__(self, n_embd, n_head):
+            super().__init__(); head_size = n_embd // n_head
+            self.sa = MultiHeadAttention(n_head, head_size); self.ffwd = FeedFoward(n_embd); self.ln1 = nn.LayerNorm(n_embd); self.ln2 = nn.LayerNorm(n_embd)
+        def forward(self, x):
+            x = x + self.sa(self.ln1(x)); x = x + self.ffwd(self.ln2(x)); return x
+    class GPTLanguageModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.token_embedding_table = nn.Embedding(vocab_size, n_embd); self.position_embedding_table = nn.Embedding(block_size, n_embd)
+            self.blocks = nn.Sequential(*[Block(n_embd, n_head=n_head) for _ in range(n_layer)])
+            self.ln_f = nn.LayerNorm(n_embd); self.lm_head = nn.Linear(n_embd, vocab_size); self.apply(self._init_weights)
+        def _init_weights(self, module):
+            if isinstance(module, nn.Linear):
+                torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+                if module.bias is not None: torch.nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.Embedding): torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        def forward(self, idx, targets=None):
+            B, T = idx.shape
+            tok_emb = self.token_embedding_table(idx); pos_emb = self.position_embedding_table(torch.arange(T, device='cpu'))
+            x = tok_emb + pos_emb; x = self.blocks(x); x = self.ln_f(x); logits = self.lm_head(x)
+            if targets is None: loss = None
+            else:
+                B, T, C = logits.shape; logits = logits.view(B * T, C); targets = targets.view(B * T); loss = F.cross_entropy(logits, targets)
+            return logits, loss
+        def generate(self, idx, max_new_tokens):
+            for _ in range(max_new_tokens):
+                idx_cond = idx[:, -block_size:]; logits, loss = self(idx_cond); logits = logits[:, -1, :]
+                probs = F.softmax(logits, dim=-1); idx_next = torch.multinomial(probs, num_samples=1); idx = torch.cat((idx, idx_next), dim=1)
+            return idx
+    model = GPTLanguageModel().double()
+    print(sum(p.numel() for p in model.parameters()) / 1e6, 'M parameters')
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for it in range(4):
+        ix = torch.randint(len(data) - block_size, (batch_size,))
+        xb = torch.stack([data[i:i + block_size] for i in ix]); yb = torch.stack([data[i + 1:i + block_size + 1] for i in ix])
+        logits, loss = model(xb, yb); optimizer.zero_grad(set_to_none=True); loss.backward(); optimizer.step()
+        print(f"step {it}: loss {loss.item():.6f}")
+    print(model.generate(torch.zeros((1, 1), dtype=torch.long), max_new_tokens=10)[0].tolist())
+    print(model.blocks[0].sa.heads[0].tril.dtype, logits.grad_fn, loss.grad_fn)
+
+
 def _summary_writer(torch):
     import importlib
 
@@ -1474,7 +1643,8 @@ def tensorboard(torch):
 SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5, dlwpt_ch6,
             dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt,
             neural_net_really_works, optimizing_and_saving, tensorboard, fast_neural_style,
-            imagenet_loop, word_language_model_transformer, pytorch_in_one_hour]
+            imagenet_loop, word_language_model_transformer, pytorch_in_one_hour,
+            fastai_miniai, lets_build_gpt_full]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1689,14 +1859,16 @@ def _scalar_first_calls(torch):
                        torch.addcdiv(a, -1, b, c)):
             print(result.grad_fn, result.requires_grad)
             if result.requires_grad:
-                grads = torch.autograd.grad(result.sum(), [t for t in (a, b, c) if
-                                                           t.requires_grad])
-                print(grads)
+                inputs = [t for t in (a, b, c) if t.requires_grad]
+                print(torch.autograd.grad(result.sum(), inputs, allow_unused=True))
         leaf = torch.zeros(2, requires_grad=any(requires))
         attempt(lambda: print(leaf.add_(2, torch.ones(2))))
     a = torch.ones(2)
     for call in (lambda: a.add(2, a, alpha=3), lambda: a.add(a, 2), lambda: a.add(2, a, a),
-                 lambda: a.addcmul(2, a), lambda: a.sub("x", a)):
+                 lambda: a.addcmul(2, a), lambda: a.sub("x", a), lambda: torch.add(a, 2, a, alpha=2),
+                 lambda: a.addcmul(2, a, a, value=2), lambda: a.add(a, a), lambda: a.add(1, 2, 3),
+                 lambda: a.addcmul_(a, a, a, a), lambda: torch.sub(a, a, a),
+                 lambda: torch.addcdiv(a, 2, a, 3)):
         attempt(call)
 
 

@@ -338,6 +338,13 @@ for _name in ("add", "sub", "subtract"):
     SIGNATURES[_name] = _arith(_name)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True)
     SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True)
+for _name in ("addcmul", "addcdiv"):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, Tensor tensor1, Tensor tensor2, *, "
+                                   "Number value=1, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(Tensor tensor1, Tensor tensor2, *, Number value=1)")
+    SIGNATURES[f"Tensor.{_name}_"] = _overloads(
+        f"{_name}_(Tensor tensor1, Tensor tensor2, *, Number value=1)")
 for _name in ("mul", "multiply", "div", "divide", "true_divide", "floor_divide"):
     SIGNATURES[_name] = _arith(_name, alpha=False)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True, alpha=False)
@@ -643,19 +650,37 @@ _DEPRECATED = {
 _deprecation_warned = False
 
 
-def scalar_first(name: str, method: bool, scalar, tensors: tuple, keyword: str, value):
+def scalar_first(name: str, method: bool, scalar, tensors: tuple, keyword: str, value,
+                 input=None):  # noqa: A002
     """``(tensors, scalar)`` for a call of ``name`` in its deprecated scalar-first form
-    (Note: deprecated overloads), warning the first time; torch's TypeError for other calls
-    with too many positional arguments."""
+    (Note: deprecated overloads), warning the first time; for any other call with an extra
+    positional argument, the TypeError torch's parser gives from the current signature."""
     global _deprecation_warned
 
     base = name.rstrip("_")
     count = 2 if base in ("addcmul", "addcdiv") else 1
+    keyword_given = value.__class__ is not int or value != 1
     if not (_is_number(scalar) and len(tensors) == count and all(map(_is_tensor, tensors))
-            and value.__class__ is int and value == 1):
-        given = (scalar,) + tensors
-        raise TypeError(f"{name}() takes {count + (0 if method else 1)} positional arguments "
-                        f"but {len(given) + (0 if method else 1)} were given")
+            and not keyword_given):  # torch's error for its current signature (it hides the
+        # deprecated one): the signature's own when the count of arguments fits it
+        args = (scalar,) + tensors if method else (input,) + (scalar,) + tensors
+        kwargs = {keyword: value} if keyword_given else {}
+        signature = SIGNATURES[("Tensor." if method else "") + name][0]
+        positional = [param for param in signature.params if not param.keyword_only]
+        if len(args) + len(kwargs) <= len(signature.params):  # plausible: its own error
+            check(("Tensor." if method else "") + name, args, kwargs)
+            count = len(positional)
+            raise TypeError(f"{name}() takes {count} positional argument"
+                            f"{'' if count == 1 else 's'} but {len(args)} were given")
+        if kwargs:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"unrecognized keyword arguments: {keyword}")
+        marked = [typename(arg) if index < len(positional) and (
+                      _is_tensor(arg) if positional[index].type.startswith("Tensor")
+                      else positional[index].accepts(arg))
+                  else f"!{typename(arg)}!" for index, arg in enumerate(args)]
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(marked)}), but expected {signature}")
     if not _deprecation_warned:
         _deprecation_warned = True
         import warnings

@@ -35,7 +35,7 @@ __all__ = [
 def add(input, other, *deprecated, alpha=1):
     if deprecated:  # Note: deprecated overloads (_argparse.py)
         (other,), alpha = _argparse.scalar_first("add", False, other, deprecated, "alpha",
-                                                 alpha)
+                                                 alpha, input)
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("add", (input, other), {"alpha": alpha})
@@ -49,7 +49,7 @@ def add(input, other, *deprecated, alpha=1):
 def sub(input, other, *deprecated, alpha=1):
     if deprecated:  # Note: deprecated overloads (_argparse.py)
         (other,), alpha = _argparse.scalar_first("sub", False, other, deprecated, "alpha",
-                                                 alpha)
+                                                 alpha, input)
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("sub", (input, other), {"alpha": alpha})
