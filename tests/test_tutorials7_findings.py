@@ -1896,3 +1896,55 @@ def test_deprecated_scalar_first_overloads_warn_once_as_torch():
         function = name.split(".")[-1]
         assert [str(w.message) for w in caught] == [
             f"This overload of {function} is deprecated:\n\t" + _DEPRECATION_WARNINGS[name]]
+
+
+def _lazy_saved(torch):
+    # d2l's lazy initialisation with its file I/O: a lazy module's state dict (and the module)
+    # saved before the first forward; torch writes its uninitialized tensors by class and flag
+    # and refuses them under weights_only
+    import pickle
+
+    nn = torch.nn
+    for make in (lambda: nn.LazyLinear(2), lambda: nn.LazyBatchNorm1d(),
+                 lambda: nn.LazyConv2d(3, 1, bias=False),
+                 lambda: nn.Sequential(nn.LazyLinear(2), nn.ReLU(), nn.LazyLinear(1))):
+        module = make()
+        for obj in (module.state_dict(), module, list(module.parameters()),
+                    {"w": next(module.parameters()), "x": torch.ones(2)}):
+            buffer = io.BytesIO()
+            attempt(lambda: torch.save(obj, buffer))
+            buffer.seek(0)
+            attempt(lambda: print(torch.load(buffer)))
+            buffer.seek(0)
+            attempt(lambda: print(torch.load(buffer, weights_only=False)))
+    parameter = nn.UninitializedParameter(requires_grad=False)
+    buffer_tensor = nn.UninitializedBuffer(dtype=torch.float64)
+    buffer = io.BytesIO()
+    torch.save([parameter, buffer_tensor], buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=False)
+    print(loaded, loaded[0].requires_grad, loaded[1].dtype, type(loaded[1]).__name__)
+    model = nn.Sequential(nn.LazyLinear(2), nn.LazyBatchNorm1d())
+    handle = model[0].register_forward_hook(print)
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    copy = torch.load(buffer, weights_only=False)
+    torch.manual_seed(0)
+    print(copy(torch.ones(3, 4)), copy, copy[0].weight.shape, type(copy[0]).__name__)
+    copied_handle = pickle.loads(pickle.dumps(handle))
+    copied_handle.remove()
+    print(len(model[0]._forward_hooks), copied_handle.id > handle.id - 1)
+
+
+def test_lazy_modules_save_and_load_as_torch():
+    assert first_difference(_lazy_saved, lg, torch) is None
+    # the files are torch's: each library loads the other's lazy state dict
+    for writer, reader in ((lg, torch), (torch, lg)):
+        buffer = io.BytesIO()
+        writer.save(writer.nn.LazyLinear(3).state_dict(), buffer)
+        buffer.seek(0)
+        loaded = reader.load(buffer, weights_only=False)
+        assert [(key, type(value).__name__, value.requires_grad)
+                for key, value in loaded.items()] == [
+            ("weight", "UninitializedParameter", True), ("bias", "UninitializedParameter", True)]

@@ -51,6 +51,12 @@ def _root(array: np.ndarray) -> np.ndarray:
     return root
 
 
+def _uninitialized() -> type:
+    from ..nn.parameter import UninitializedTensorMixin
+
+    return UninitializedTensorMixin
+
+
 class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be written by name
     dispatch = dict(pickle._Pickler.dispatch)
 
@@ -95,6 +101,9 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if isinstance(obj, _uninitialized()):  # a lazy module's: its class and flag, as torch
+                return (_TorchGlobal("torch.nn.parameter", type(obj).__name__),
+                        (obj._requires_grad,))
             return self._reduce_tensor(obj)
         if isinstance(obj, _Reduced):
             return obj.reduced
