@@ -1593,6 +1593,20 @@ def lets_build_gpt_full(torch):
     print(model.blocks[0].sa.heads[0].tril.dtype, logits.grad_fn, loss.grad_fn)
 
 
+def dlwpt_named_tensors(torch):
+    # Deep Learning with PyTorch 3.2.4: named tensors (gone from torch 2.13: every step fails)
+    torch.manual_seed(0)
+    img_t = torch.randn(3, 5, 5)
+    weights_named = attempt(lambda: torch.tensor([0.2126, 0.7152, 0.0722], names=['channels']))
+    print(weights_named)
+    img_named = attempt(lambda: img_t.refine_names(..., 'channels', 'rows', 'columns'))
+    attempt(lambda: print("img named:", img_named.shape, img_named.names))
+    weights_aligned = attempt(lambda: weights_named.align_as(img_named))
+    gray_named = attempt(lambda: (img_named * weights_aligned).sum('channels'))
+    attempt(lambda: print(gray_named.rename(None).shape))
+    attempt(lambda: print(img_t.names))
+
+
 def _summary_writer(torch):
     import importlib
 
@@ -1644,7 +1658,7 @@ SNIPPETS = [intro_tensors, fundamentals_autograd, saliency, dlwpt_ch4, dlwpt_ch5
             dlwpt_ch7_8, fastai_matmul, fastai_hooks, fastai_training, d2l_builders, build_gpt,
             neural_net_really_works, optimizing_and_saving, tensorboard, fast_neural_style,
             imagenet_loop, word_language_model_transformer, pytorch_in_one_hour,
-            fastai_miniai, lets_build_gpt_full]
+            fastai_miniai, lets_build_gpt_full, dlwpt_named_tensors]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
