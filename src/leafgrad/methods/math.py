@@ -7,6 +7,8 @@ each method is a thin call to one op class (``Op.apply``) or, for an in-place ``
 
 from __future__ import annotations
 
+import numpy as _np
+
 from .. import _argparse
 from . import lazy_ops as _ops
 
@@ -255,6 +257,8 @@ class MathMethods:
         if deprecated:  # Note: deprecated overloads (_argparse.py)
             (tensor1, tensor2), value = _argparse.scalar_first(
                 "addcmul", True, tensor1, (tensor2,) + deprecated, "value", value)
+        if value.__class__ is not float and value.__class__ is not int:
+            value = _value_number("addcmul", value, self, tensor1, tensor2)
         try:
             return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
         except Exception:  # (checked after a failure: this is an optimizer's hot path)
@@ -265,6 +269,8 @@ class MathMethods:
         if deprecated:  # Note: deprecated overloads (_argparse.py)
             (tensor1, tensor2), value = _argparse.scalar_first(
                 "addcmul_", True, tensor1, (tensor2,) + deprecated, "value", value)
+        if value.__class__ is not float and value.__class__ is not int:
+            value = _value_number("addcmul_", value, self, tensor1, tensor2)
         try:
             return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
         except Exception:  # (checked after a failure: this is an optimizer's hot path)
@@ -275,6 +281,8 @@ class MathMethods:
         if deprecated:  # Note: deprecated overloads (_argparse.py)
             (tensor1, tensor2), value = _argparse.scalar_first(
                 "addcdiv", True, tensor1, (tensor2,) + deprecated, "value", value)
+        if value.__class__ is not float and value.__class__ is not int:
+            value = _value_number("addcdiv", value, self, tensor1, tensor2)
         try:
             return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
         except Exception:  # (checked after a failure: this is an optimizer's hot path)
@@ -285,6 +293,8 @@ class MathMethods:
         if deprecated:  # Note: deprecated overloads (_argparse.py)
             (tensor1, tensor2), value = _argparse.scalar_first(
                 "addcdiv_", True, tensor1, (tensor2,) + deprecated, "value", value)
+        if value.__class__ is not float and value.__class__ is not int:
+            value = _value_number("addcdiv_", value, self, tensor1, tensor2)
         try:
             return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
         except Exception:  # (checked after a failure: this is an optimizer's hot path)
@@ -454,3 +464,47 @@ def _float_power_scalar(value, target):
     from .. import _dtype
 
     return complex(value) if target is _dtype.complex128 else float(value)
+
+
+# the C type torch converts a Scalar to for a kernel of each dtype (reduced floats compute in
+# float), as its "value cannot be converted" message names it
+_VALUE_C_TYPES = {"float32": "float", "float16": "float", "bfloat16": "float",
+                  "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+                  "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def _value_number(function: str, value, *tensors):
+    """addcmul/addcdiv's ``value``, a Scalar as torch's parser takes it: a Python or NumPy
+    number, or a 0-d tensor that does not require grad (its item); anything else is its
+    TypeError (None, lists, arrays and other tensors gave NaNs or broadcast before). A complex
+    value with real operands must have no imaginary part (torch's conversion error)."""
+    tensor_type = _tensor_type()
+    if isinstance(value, (bool, int, float, complex)):
+        pass
+    elif isinstance(value, _np.complexfloating):  # (not a Python complex: read as a double,
+        value = float(value)  # the imaginary part dropped with NumPy's ComplexWarning, as torch)
+    elif isinstance(value, _np.generic) and value.dtype.kind in "biuf":
+        value = _argparse.numpy_scalar(value)
+    elif isinstance(value, tensor_type) and value.ndim == 0 and not value.requires_grad:
+        value = value.item()
+    else:
+        raise TypeError(f"{function}(): argument 'value' must be Number, not "
+                        f"{_argparse.typename(value)}")
+    if isinstance(value, complex) and not any(
+            isinstance(t, tensor_type) and t.is_complex() for t in tensors):
+        if function.startswith("addcdiv") and not any(
+                isinstance(t, tensor_type) and t.is_floating_point() for t in tensors[1:]):
+            return value  # (its integer-division error comes first)
+        if value.imag:
+            from .. import _dtype
+
+            common = None
+            for t in tensors:
+                if isinstance(t, tensor_type):
+                    common = t.dtype if common is None else _dtype.promote_types(common, t.dtype)
+            name = _VALUE_C_TYPES.get(str(common).split(".")[-1])
+            if name is not None:
+                raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        else:
+            value = value.real
+    return value
