@@ -338,6 +338,13 @@ for _name in ("add", "sub", "subtract"):
     SIGNATURES[_name] = _arith(_name)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True)
     SIGNATURES[f"Tensor.{_name}_"] = _arith(f"{_name}_", method=True)
+for _name in ("addcmul", "addcdiv"):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, Tensor tensor1, Tensor tensor2, *, "
+                                   "Number value=1, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(Tensor tensor1, Tensor tensor2, *, Number value=1)")
+    SIGNATURES[f"Tensor.{_name}_"] = _overloads(
+        f"{_name}_(Tensor tensor1, Tensor tensor2, *, Number value=1)")
 for _name in ("mul", "multiply", "div", "divide", "true_divide", "floor_divide"):
     SIGNATURES[_name] = _arith(_name, alpha=False)
     SIGNATURES[f"Tensor.{_name}"] = _arith(_name, method=True, alpha=False)
@@ -661,3 +668,64 @@ def bool_arg(function: str, name: str, value) -> bool:
     if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"{function}(): argument '{name}' must be bool, not {typename(value)}")
+
+
+# Note: deprecated overloads
+# torch still takes the pre-1.0 forms with the scalar first, add(alpha, other) and
+# addcmul(value, tensor1, tensor2) (tools/autograd/deprecated.yaml; old optimizers wrote
+# p.data.add_(-lr, grad)), and warns once per process, for whichever is used first, naming it.
+_TENSOR_FIRST = "Tensor input, "
+_DEPRECATED = {
+    "add": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "sub": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "addcmul": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+    "addcdiv": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+}
+_deprecation_warned = False
+
+
+def scalar_first(name: str, method: bool, scalar, tensors: tuple, keyword: str, value,
+                 input=None):  # noqa: A002
+    """``(tensors, scalar)`` for a call of ``name`` in its deprecated scalar-first form
+    (Note: deprecated overloads), warning the first time; for any other call with an extra
+    positional argument, the TypeError torch's parser gives from the current signature."""
+    global _deprecation_warned
+
+    base = name.rstrip("_")
+    count = 2 if base in ("addcmul", "addcdiv") else 1
+    keyword_given = value.__class__ is not int or value != 1
+    if not (_is_number(scalar) and len(tensors) == count and all(map(_is_tensor, tensors))
+            and not keyword_given):  # torch's error for its current signature (it hides the
+        # deprecated one): the signature's own when the count of arguments fits it
+        args = (scalar,) + tensors if method else (input,) + (scalar,) + tensors
+        kwargs = {keyword: value} if keyword_given else {}
+        signature = SIGNATURES[("Tensor." if method else "") + name][0]
+        positional = [param for param in signature.params if not param.keyword_only]
+        if len(args) + len(kwargs) <= len(signature.params):  # plausible: its own error
+            check(("Tensor." if method else "") + name, args, kwargs)
+            count = len(positional)
+            raise TypeError(f"{name}() takes {count} positional argument"
+                            f"{'' if count == 1 else 's'} but {len(args)} were given")
+        if kwargs:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"unrecognized keyword arguments: {keyword}")
+        marked = [typename(arg) if index < len(positional) and (
+                      _is_tensor(arg) if positional[index].type.startswith("Tensor")
+                      else positional[index].accepts(arg))
+                  else f"!{typename(arg)}!" for index, arg in enumerate(args)]
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(marked)}), but expected {signature}")
+    if not _deprecation_warned:
+        _deprecation_warned = True
+        import warnings
+
+        old, new = _DEPRECATED[base]
+        if not method:
+            old = _TENSOR_FIRST + old + ("" if "*" in old else ", *") + ", Tensor out = None"
+            new = _TENSOR_FIRST + new + ", Tensor out = None"
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider "
+                      f"using one of the following signatures instead:\n\t{name}({new})",
+                      UserWarning, stacklevel=3)
+    return tensors, scalar

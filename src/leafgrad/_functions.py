@@ -32,7 +32,10 @@ __all__ = [
 
 
 @takes_out(Out("add", CAST, overlap=True))
-def add(input, other, *, alpha=1):
+def add(input, other, *deprecated, alpha=1):
+    if deprecated:  # Note: deprecated overloads (_argparse.py)
+        (other,), alpha = _argparse.scalar_first("add", False, other, deprecated, "alpha",
+                                                 alpha, input)
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("add", (input, other), {"alpha": alpha})
@@ -43,7 +46,10 @@ def add(input, other, *, alpha=1):
 
 
 @takes_out(Out("sub", CAST, overlap=True))
-def sub(input, other, *, alpha=1):
+def sub(input, other, *deprecated, alpha=1):
+    if deprecated:  # Note: deprecated overloads (_argparse.py)
+        (other,), alpha = _argparse.scalar_first("sub", False, other, deprecated, "alpha",
+                                                 alpha, input)
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)) or alpha.__class__ not in _NUMBERS:
         _argparse.check("sub", (input, other), {"alpha": alpha})

@@ -210,12 +210,22 @@ def lerp(input, end, weight):  # noqa: A002
 
 
 @takes_out(_cast("addcmul"))
-def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):  # noqa: A002
+    if deprecated:  # Note: deprecated overloads (_argparse.py)
+        (tensor1, tensor2), value = _argparse.scalar_first(
+            "addcmul", False, tensor1, (tensor2,) + deprecated, "value", value, input)
+    elif not (isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor)):
+        _argparse.check("addcmul", (input, tensor1, tensor2), {"value": value})
     return input.addcmul(tensor1, tensor2, value=value)
 
 
 @takes_out(_cast("addcdiv"))
-def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):  # noqa: A002
+    if deprecated:  # Note: deprecated overloads (_argparse.py)
+        (tensor1, tensor2), value = _argparse.scalar_first(
+            "addcdiv", False, tensor1, (tensor2,) + deprecated, "value", value, input)
+    elif not (isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor)):
+        _argparse.check("addcdiv", (input, tensor1, tensor2), {"value": value})
     return input.addcdiv(tensor1, tensor2, value=value)
 
 

@@ -10,6 +10,10 @@ import weakref
 __all__ = ["RemovableHandle"]
 
 
+class _Dead(dict):
+    """A hooks dict that died before pickling (a weakly referable dict)."""
+
+
 class RemovableHandle:
     """Removes a hook from its dict (and from the extra dicts that flag it) on ``remove()``."""
 
@@ -31,6 +35,15 @@ class RemovableHandle:
             extra = ref()
             if extra is not None:
                 extra.pop(self.id, None)
+
+    def __getstate__(self):  # (weak references do not pickle: the dicts themselves, as torch)
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state) -> None:
+        self.hooks_dict_ref = weakref.ref(_Dead() if state[0] is None else state[0])
+        self.id = state[1]
+        RemovableHandle._ids = itertools.count(max(next(RemovableHandle._ids), self.id + 1))
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in state[2]) if len(state) > 2 else ()
 
     def __enter__(self):
         return self

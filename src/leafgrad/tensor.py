@@ -1723,7 +1723,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.inplace(_ops.Div, self, other)
 
-    def add(self, other, *, alpha=1):
+    def add(self, other, *deprecated, alpha=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (other,), alpha = _argparse.scalar_first("add", True, other, deprecated, "alpha",
+                                                     alpha)
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.add", (other,), {"alpha": alpha})
             other = _numpy_operand(other)
@@ -1735,7 +1738,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return sparse_ops.dense_add(self, other, alpha)
         return _ops.Add.apply(self, other, alpha=alpha)
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other, *deprecated, alpha=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (other,), alpha = _argparse.scalar_first("sub", True, other, deprecated, "alpha",
+                                                     alpha)
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or alpha.__class__ not in _NUMBERS:
             _argparse.check("Tensor.sub", (other,), {"alpha": alpha})
             other = _numpy_operand(other)
@@ -2117,7 +2123,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                       device=self._new_device(device))
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------
-    def add_(self, other, *, alpha=1):
+    def add_(self, other, *deprecated, alpha=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (other,), alpha = _argparse.scalar_first("add_", True, other, deprecated,
+                                                     "alpha", alpha)
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.add_", (other,), {"alpha": alpha})
@@ -2130,7 +2139,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return sparse_ops.dense_add_(self, other, alpha)
         return _ops.inplace(_ops.Add, self, other, alpha=alpha)
 
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other, *deprecated, alpha=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (other,), alpha = _argparse.scalar_first("sub_", True, other, deprecated,
+                                                     "alpha", alpha)
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor) or (
                 alpha.__class__ not in _NUMBERS):
             _argparse.check("Tensor.sub_", (other,), {"alpha": alpha})

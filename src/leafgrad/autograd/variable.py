@@ -30,8 +30,19 @@ class Variable(metaclass=VariableMeta):
     _execution_engine = _ImperativeEngine()
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+        import operator
+
         from ..tensor import Tensor, _wrap
 
+        # torch parses both flags as C integers ("b"): ints and bools only
+        requires_grad, volatile = operator.index(requires_grad), operator.index(volatile)
+        if volatile:  # (warned before the refusal below, as torch)
+            import warnings
+
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                          "instead.", UserWarning, stacklevel=2)
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if data is None:
             import numpy as np
 

@@ -19,6 +19,12 @@ def _tensor_type():
     return Tensor
 
 
+def _check_pair(name: str, tensor1, tensor2, value) -> None:
+    """torch's TypeError when addcmul/addcdiv's tensor1 or tensor2 is not a Tensor."""
+    if not (_argparse._is_tensor(tensor1) and _argparse._is_tensor(tensor2)):
+        _argparse.check(name, (tensor1, tensor2), {"value": value})
+
+
 def _require_tensor(value, function: str, argument: str, position: int) -> None:
     """torch's argument-parser TypeError for a number where only a Tensor is accepted."""
     if not isinstance(value, _tensor_type()):
@@ -249,25 +255,53 @@ class MathMethods:
             return _ops.inplace(_ops.math_binary.LerpTensor, self, end, weight)
         return _ops.inplace(_ops.math_binary.Lerp, self, end, weight=weight)
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
+    def addcmul(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcmul", True, tensor1, (tensor2,) + deprecated, "value", value)
         if value.__class__ is not float and value.__class__ is not int:
             value = _value_number("addcmul", value, self, tensor1, tensor2)
-        return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
+        try:
+            return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
+        except Exception:  # (checked after a failure: this is an optimizer's hot path)
+            _check_pair("Tensor.addcmul", tensor1, tensor2, value)
+            raise
 
-    def addcmul_(self, tensor1, tensor2, *, value=1):
+    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcmul_", True, tensor1, (tensor2,) + deprecated, "value", value)
         if value.__class__ is not float and value.__class__ is not int:
             value = _value_number("addcmul_", value, self, tensor1, tensor2)
-        return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
+        try:
+            return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
+        except Exception:  # (checked after a failure: this is an optimizer's hot path)
+            _check_pair("Tensor.addcmul_", tensor1, tensor2, value)
+            raise
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
+    def addcdiv(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcdiv", True, tensor1, (tensor2,) + deprecated, "value", value)
         if value.__class__ is not float and value.__class__ is not int:
             value = _value_number("addcdiv", value, self, tensor1, tensor2)
-        return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
+        try:
+            return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
+        except Exception:  # (checked after a failure: this is an optimizer's hot path)
+            _check_pair("Tensor.addcdiv", tensor1, tensor2, value)
+            raise
 
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
+    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                "addcdiv_", True, tensor1, (tensor2,) + deprecated, "value", value)
         if value.__class__ is not float and value.__class__ is not int:
             value = _value_number("addcdiv_", value, self, tensor1, tensor2)
-        return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
+        try:
+            return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
+        except Exception:  # (checked after a failure: this is an optimizer's hot path)
+            _check_pair("Tensor.addcdiv_", tensor1, tensor2, value)
+            raise
 
     def float_power(self, exponent):
         """``self ** exponent`` computed in float64, or complex128 when either is complex (a

@@ -166,6 +166,67 @@ class UninitializedTensorMixin:
         _RAW.__set__(self, np.empty(0, dtype=dtype.np))
         return self
 
+    # Note: what an uninitialized tensor answers. torch lets through its C properties (device,
+    # is_meta, ndim, itemsize, nbytes: those of an empty 1-d tensor) and a short list of methods
+    # (UninitializedTensorMixin._allowed_methods): the dtype queries and the conversions, which
+    # give back the same object when nothing changes (so `module.to(device)` works before the
+    # first forward, as in d2l's use-gpu chapter); everything else raises the ValueError above.
+    def _placeholder(self) -> Tensor:
+        return _wrap(_RAW.__get__(self))
+
+    is_meta = property(lambda self: False)
+    device = property(lambda self: self._placeholder().device)
+    ndim = property(lambda self: 1)
+    itemsize = property(lambda self: self._placeholder().itemsize)
+    nbytes = property(lambda self: 0)
+
+    def is_floating_point(self) -> bool:
+        return self._placeholder().is_floating_point()
+
+    def is_complex(self) -> bool:
+        return self._placeholder().is_complex()
+
+    def get_device(self) -> int:
+        return -1
+
+    def to(self, *args, **kwargs):
+        placeholder = self._placeholder()
+        result = placeholder.to(*args, **kwargs)
+        if result is placeholder:
+            return self
+        if isinstance(self, Parameter):  # torch: a plain empty tensor copied from it
+            return placeholder.requires_grad_(self._requires_grad).to(*args, **kwargs)
+        converted = type(self)(self._requires_grad, dtype=result.dtype)
+        converted.persistent = getattr(self, "persistent", True)
+        return converted
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        return self._data  # (not on torch's list: its ValueError, naming type)
+
+    def float(self, *, memory_format=None):
+        return self.to(_dtype.float32)
+
+    def double(self, *, memory_format=None):
+        return self.to(_dtype.float64)
+
+    def half(self, *, memory_format=None):
+        return self.to(_dtype.float16)
+
+    def long(self, *, memory_format=None):
+        return self.to(_dtype.int64)
+
+    def int(self, *, memory_format=None):
+        return self.to(_dtype.int32)
+
+    def short(self, *, memory_format=None):
+        return self.to(_dtype.int16)
+
+    def char(self, *, memory_format=None):
+        return self.to(_dtype.int8)
+
     def share_memory_(self):
         raise RuntimeError(
             "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "

@@ -184,9 +184,18 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
             dest = overlapping_destination(op, target, others, params)
         except RuntimeError as error:
             dest = error  # raised before writing, after the op's own checks, as torch's order
+    alpha = params.get("alpha", 1)
+    if alpha.__class__ is not int and elementwise and others and isinstance(others[0], Tensor) \
+            and others[0]._data.shape != target._data.shape:
+        # torch's add_/sub_ build their TensorIterator (the broadcast check) before checking
+        # alpha's kind: a bool or float alpha that would be refused meets the shape error first
+        _promote.check_broadcast(target._data.shape, others[0]._data.shape)
+        shape = np.broadcast_shapes(target._data.shape, others[0]._data.shape)
+        if shape != target._data.shape:
+            raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     if not recording:
         ufunc = op.inplace_ufunc
-        alpha = params.get("alpha", 1)
         if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool and \
                 target._data.dtype.kind != "V" and dest is target._data and \
                 dest.__class__ is np.ndarray and not (

@@ -104,6 +104,11 @@ class _Unpickler(pickle.Unpickler):
             return found
         if not self.trusted:
             raise _unsafe(module, name)
+        if module == "torch.nn.parameter" and name in ("UninitializedParameter",
+                                                       "UninitializedBuffer"):
+            from ..nn import parameter  # (not weights: torch refuses them under weights_only)
+
+            return getattr(parameter, name)
         if module == "torch" or module.startswith("torch."):
             raise pickle.UnpicklingError(
                 f"the file holds {module}.{name}, a torch object leafgrad cannot rebuild (a "

@@ -8,6 +8,7 @@ import io
 import os
 import pickle
 import struct
+import types
 import zipfile
 from typing import Any
 
@@ -50,6 +51,12 @@ def _root(array: np.ndarray) -> np.ndarray:
     return root
 
 
+def _uninitialized() -> type:
+    from ..nn.parameter import UninitializedTensorMixin
+
+    return UninitializedTensorMixin
+
+
 class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be written by name
     dispatch = dict(pickle._Pickler.dispatch)
 
@@ -72,6 +79,17 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
     dispatch[_dtype._ComplexDtype] = _save_dtype  # (a dtype saved by itself, in a dict)
     dispatch[_dtype._BFloat16Dtype] = _save_dtype
 
+    def save_global(self, obj, name=None) -> None:
+        try:
+            super().save_global(obj, name)
+        except pickle.PicklingError:
+            # torch pickles with the C pickler, whose errors differ from the pure-Python one's
+            # (a local class: AttributeError "Can't pickle local object"): raise the C one's
+            pickle.dumps(obj, self.proto)
+            raise
+
+    dispatch[types.FunctionType] = save_global
+
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
             name = storage_name(obj.dtype)
@@ -83,6 +101,9 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if isinstance(obj, _uninitialized()):  # a lazy module's: its class and flag, as torch
+                return (_TorchGlobal("torch.nn.parameter", type(obj).__name__),
+                        (obj._requires_grad,))
             return self._reduce_tensor(obj)
         if isinstance(obj, _Reduced):
             return obj.reduced

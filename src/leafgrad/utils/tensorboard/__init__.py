@@ -1,11 +1,11 @@
-"""``torch.utils.tensorboard``: logging scalars, histograms, text and hyperparameters for
-TensorBoard.
+"""``torch.utils.tensorboard``: logging scalars, histograms, text, hyperparameters, images,
+precision-recall curves and projector embeddings for TensorBoard.
 
 The event files are written with the ``tensorboard`` package's own writer and protocol
 buffers (an optional dependency, as for torch), so TensorBoard reads them as it reads torch's:
-the same tags, steps, values and histogram buckets. What is not here: images, audio, video,
-meshes, embeddings and model graphs (``add_image``, ``add_graph``, ...), which need image
-encoders or torch's JIT tracer.
+the same tags, steps, values, histogram buckets, PNG bytes (Pillow, as torch) and projector
+files. What is not here: audio, video, meshes, matplotlib figures and model graphs
+(``add_graph`` needs torch's JIT tracer's graph).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 from google.protobuf import struct_pb2
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
@@ -9,7 +11,8 @@ from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
-__all__ = ["scalar", "histogram", "make_histogram", "text", "hparams"]
+__all__ = ["scalar", "histogram", "make_histogram", "text", "hparams", "image", "pr_curve",
+           "pr_curve_raw"]
 
 
 def _array(value) -> np.ndarray:
@@ -137,3 +140,114 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
             _plugin_summary(SESSION_START_INFO_TAG, session_start_info=start),
             _plugin_summary(SESSION_END_INFO_TAG,
                             session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))))
+
+
+# -- images --------------------------------------------------------------------------------------
+
+
+def grid(images: np.ndarray, ncols: int = 8) -> np.ndarray:
+    """N1HW or N3HW images tiled row by row, ``ncols`` a row, into one 3HW canvas (zeros
+    where the last row is short)."""
+    if not isinstance(images, np.ndarray):
+        raise AssertionError("plugin error, should pass numpy array here")
+    if images.shape[1] == 1:
+        images = np.concatenate([images] * 3, 1)
+    if images.ndim != 4 or images.shape[1] != 3:
+        raise AssertionError("Input should be a 4D numpy array with 3 channels")
+    count, _, height, width = images.shape
+    ncols = min(count, ncols)
+    nrows = int(np.ceil(float(count) / ncols))
+    canvas = np.zeros((3, height * nrows, width * ncols), dtype=images.dtype)
+    for index in range(count):
+        row, col = divmod(index, ncols)
+        canvas[:, row * height:(row + 1) * height, col * width:(col + 1) * width] = images[index]
+    return canvas
+
+
+def to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
+    """An image (HW, CHW-like) or a batch (NCHW-like, tiled by ``grid``) as HWC with 3 or 4
+    channels, the letters of ``dataformats`` naming the axes."""
+    if len(set(dataformats)) != len(dataformats):
+        raise AssertionError(  # (torch's message, with its line continuation's spaces)
+            "You can not use the same dimension shorthand twice.             input_format: "
+            f"{dataformats}")
+    if array.ndim != len(dataformats):
+        raise AssertionError(
+            "size of input tensor and input format are different.         tensor shape: "
+            f"{array.shape}, input_format: {dataformats}")
+    dataformats = dataformats.upper()
+    if len(dataformats) == 4:
+        nchw = array.transpose([dataformats.find(axis) for axis in "NCHW"])
+        return grid(nchw).transpose(1, 2, 0)
+    if len(dataformats) == 3:
+        hwc = array.transpose([dataformats.find(axis) for axis in "HWC"])
+        return np.concatenate([hwc] * 3, 2) if hwc.shape[2] == 1 else hwc
+    hw = array.transpose([dataformats.find(axis) for axis in "HW"])
+    return np.stack([hw] * 3, 2)
+
+
+def image(tag, value, rescale=1, dataformats="NCHW"):
+    """A PNG image summary: floats are read as [0, 1], uint8 as [0, 255] (torch's scaling)."""
+    hwc = to_hwc(_array(value), dataformats)
+    scale = 1 if hwc.dtype == np.uint8 else 255
+    pixels = (hwc.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+    return Summary(value=[Summary.Value(tag=tag, image=_png(pixels, rescale))])
+
+
+def _png(pixels: np.ndarray, rescale=1):
+    from PIL import Image
+
+    height, width, channels = pixels.shape
+    picture = Image.fromarray(pixels).resize(
+        (int(width * rescale), int(height * rescale)), Image.Resampling.LANCZOS)
+    output = io.BytesIO()
+    picture.save(output, format="PNG")
+    return Summary.Image(height=height, width=width, colorspace=channels,
+                         encoded_image_string=output.getvalue())
+
+
+# -- precision-recall curves ----------------------------------------------------------------------
+
+
+def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127, weights=None):
+    return _pr_summary(tag, np.stack((tp, fp, tn, fn, precision, recall)), num_thresholds)
+
+
+def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
+    num_thresholds = min(num_thresholds, 127)  # (torch: more breaks its protocol buffer)
+    return _pr_summary(tag, _curve(labels, predictions, num_thresholds, weights),
+                       num_thresholds)
+
+
+def _curve(labels, predictions, num_thresholds, weights=None):
+    """TensorBoard's pr_curve plugin's counts: predictions binned into ``num_thresholds``
+    buckets, the counts at or above each threshold, and precision/recall from them."""
+    weights = 1.0 if weights is None else weights
+    buckets = np.int32(np.floor(predictions * (num_thresholds - 1)))
+    positive = labels.astype(np.float64)
+    span = (0, num_thresholds - 1)
+    tp_buckets = np.histogram(buckets, bins=num_thresholds, range=span,
+                              weights=positive * weights)[0]
+    fp_buckets = np.histogram(buckets, bins=num_thresholds, range=span,
+                              weights=(1.0 - positive) * weights)[0]
+    tp = np.cumsum(tp_buckets[::-1])[::-1]
+    fp = np.cumsum(fp_buckets[::-1])[::-1]
+    tn = fp[0] - fp
+    fn = tp[0] - tp
+    precision = tp / np.maximum(1e-7, tp + fp)
+    recall = tp / np.maximum(1e-7, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def _pr_summary(tag, data: np.ndarray, num_thresholds: int):
+    from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
+
+    if num_thresholds > 127:
+        num_thresholds = 127
+    content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
+        plugin_name="pr_curves", content=content))
+    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=size) for size in data.shape[:2]])
+    proto = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
+                        tensor_shape=shape)
+    return Summary(value=[Summary.Value(tag=tag, metadata=metadata, tensor=proto)])

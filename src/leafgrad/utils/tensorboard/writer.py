@@ -129,6 +129,80 @@ class SummaryWriter:
         self._get_file_writer().add_summary(
             Summary(value=[Summary.Value(tag=tag, histo=histogram)]), global_step, walltime)
 
+    def add_image(self, tag, img_tensor, global_step=None, walltime=None,
+                  dataformats="CHW") -> None:
+        """One image (floats in [0, 1] or uint8), axes named by ``dataformats``, as a PNG."""
+        self._get_file_writer().add_summary(
+            _summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+
+    def add_images(self, tag, img_tensor, global_step=None, walltime=None,
+                   dataformats="NCHW") -> None:
+        """A batch of images tiled eight a row into one PNG."""
+        self._get_file_writer().add_summary(
+            _summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127,
+                     weights=None, walltime=None) -> None:
+        labels, predictions = _as_array(labels), _as_array(predictions)
+        self._get_file_writer().add_summary(
+            _summary.pr_curve(tag, labels, predictions, num_thresholds, weights), global_step,
+            walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts,
+                         true_negative_counts, false_negative_counts, precision, recall,
+                         global_step=None, num_thresholds=127, weights=None,
+                         walltime=None) -> None:
+        self._get_file_writer().add_summary(
+            _summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts,
+                                  true_negative_counts, false_negative_counts, precision,
+                                  recall, num_thresholds, weights), global_step, walltime)
+
+    @staticmethod
+    def _encode(rawstr: str) -> str:
+        """A tag as a directory name: %, / and \\ as %xx."""
+        return rawstr.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
+
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
+                      tag="default", metadata_header=None) -> None:
+        """Points (N x D) for TensorBoard's projector, with labels and sprite images; each call
+        adds to ``projector_config.pbtxt``."""
+        from google.protobuf import text_format
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+        from . import _embedding
+
+        mat = _as_array(mat)
+        if global_step is None:
+            global_step = 0
+        subdir = f"{str(global_step).zfill(5)}/{self._encode(tag)}"
+        save_path = os.path.join(self._get_file_writer().get_logdir(), subdir)
+        if os.path.exists(save_path):
+            if not os.path.isdir(save_path):
+                raise NotADirectoryError(
+                    f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
+            print("warning: Embedding dir exists, did you set global_step for add_embedding()?")
+        else:
+            os.makedirs(save_path)
+        if metadata is not None:
+            if mat.shape[0] != len(metadata):
+                raise AssertionError("#labels should equal with #data points")
+            _embedding.write_tsv(metadata, save_path, metadata_header=metadata_header)
+        if label_img is not None:
+            if mat.shape[0] != label_img.shape[0]:
+                raise AssertionError("#images should equal with #data points")
+            _embedding.write_sprite(label_img, save_path)
+        if mat.ndim != 2:
+            raise AssertionError(
+                "mat should be 2D, where mat.size(0) is the number of data points")
+        _embedding.write_matrix(mat, save_path)
+        if not hasattr(self, "_projector_config"):
+            self._projector_config = ProjectorConfig()
+        self._projector_config.embeddings.extend(
+            [_embedding.embedding_info(metadata, label_img, subdir, global_step, tag)])
+        config = text_format.MessageToString(self._projector_config)
+        _embedding._write(self._get_file_writer().get_logdir(), "projector_config.pbtxt",
+                          config.encode())
+
     def add_text(self, tag, text_string, global_step=None, walltime=None) -> None:
         self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
                                             walltime)
