@@ -1,0 +1,154 @@
+"""float64 expm1 and log1p as torch's vector kernels call them (SLEEF's u10), every bit.
+
+torch 2.13's float64 activation kernels (ATen/native/cpu/Activation.cpp) run in
+``Vectorized<double>``: ``exp``, ``expm1`` and ``log1p`` there are SLEEF's ``Sleef_expd8_u10``,
+``Sleef_expm1d8_u10`` and ``Sleef_log1pd8_u10`` (the ``d4`` forms under AVX2: the same
+algorithms), whose results are not always the correctly rounded ones NumPy's give. ``expd``
+is replayed in _softmax_bits; ``expm1d`` and ``log1pd`` below replay SLEEF's double-double
+algorithms operation by operation in their FMA forms (dd.h), each fused multiply-add rounded
+once (_softmax_bits._fma64).
+
+- expm1: ``expk2`` (exp of a double-double: the reduction by ln2 in two parts, a degree-10
+  polynomial in Estrin's scheme, 1 + s + s**2 (1/2 + s/6 + ...) as double-doubles, scaled
+  by 2**q) minus one, the pair rounded once.
+- log1p: ``1 + d = m 2**e`` with m in [0.75, 1.5) (vgetexp), ``m - 1`` computed as
+  ``fma(d, 2**-e, 2**-e - 1)``, ``x = (m - 1) / (m + 1)`` as a double-double, then ln2 e + 2x
+  + x**3 t(x**2) as double-doubles (t: logd's polynomial), rounded once.
+
+Both cost 40-60 NumPy passes (about 25x NumPy's expm1/log1p), so the activations take them
+up to ``_softmax_bits.EXPD_LIMIT`` elements, as softmax takes expd (every size with
+``backends.cpu.torch_bits``); past it NumPy's values stand (an ulp at most away).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+from ._softmax_bits import (EXPD_LIMIT, _L2L_64, _L2U_64, _LN2_HIGH, _LN2_LOW, _LOGD_POLY,
+                            _R_LN2_64, _fma64, expd)
+
+_F64 = np.float64
+
+_EXPK2_POLY = (+0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.2505230023782644465e-7,
+               +0.2755724800902135303e-6, +0.2755731892386044373e-5, +0.2480158735605815065e-4,
+               +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
+               +0.4166666666666669905e-1)
+_SIXTH = 0.1666666666666666574e+0
+
+
+def exact(a: np.ndarray) -> bool:
+    """Whether a float64 activation of ``a`` replays SLEEF (see the module doc)."""
+    return a.size <= EXPD_LIMIT or _cpu.torch_bits
+
+
+def _add2(x_hi, x_lo, y):
+    """dd.h's ddadd2_vd2_vd2_vd: a double-double plus a double (two-sum)."""
+    s = x_hi + y
+    v = s - x_hi
+    return s, ((x_hi - (s - v)) + (y - v)) + x_lo
+
+
+def _add_fast(x, y_hi, y_lo):
+    """dd.h's ddadd_vd2_vd_vd2 (|x| >= |y|): a double plus a double-double."""
+    s = x + y_hi
+    return s, ((x - s) + y_hi) + y_lo
+
+
+def _mul(x_hi, x_lo, y_hi, y_lo=None):
+    """dd.h's ddmul (FMA forms) of a double-double by a double (``y_lo`` None) or by a
+    double-double."""
+    product = x_hi * y_hi
+    error = _fma64(x_hi, y_hi, -product)
+    if y_lo is None:
+        return product, _fma64(x_lo, y_hi, error)
+    return product, _fma64(x_hi, y_lo, _fma64(x_lo, y_hi, error))
+
+
+def _ldexp2(value, q):
+    half = q >> 1
+    return value * np.ldexp(1.0, half) * np.ldexp(1.0, q - half)
+
+
+def _expk2(a: np.ndarray):
+    """SLEEF's expk2 of the double-double (a, 0): exp(a) as a double-double."""
+    c = _EXPK2_POLY
+    dq = np.rint(a * _R_LN2_64)
+    s_hi, s_lo = _add2(a, 0.0, dq * -_L2U_64)
+    s_hi, s_lo = _add2(s_hi, s_lo, dq * -_L2L_64)
+    s2 = s_hi * s_hi  # ddsqu's high parts: plain products
+    s4 = s2 * s2
+    s8 = s4 * s4
+    high = _fma64(s2, _fma64(s_hi, c[2], c[3]), _fma64(s_hi, c[4], c[5]))
+    low = _fma64(s2, _fma64(s_hi, c[6], c[7]), _fma64(s_hi, c[8], c[9]))
+    u = _fma64(s8, _fma64(s_hi, c[0], c[1]), _fma64(s4, high, low))
+    t_hi, t_lo = _add_fast(0.5, *_mul(s_hi, s_lo, _SIXTH))
+    t_hi, t_lo = _add_fast(1.0, *_mul(t_hi, t_lo, s_hi, s_lo))
+    t_hi, t_lo = _add_fast(1.0, *_mul(t_hi, t_lo, s_hi, s_lo))
+    # ddsqu twice for s4 as a double-double, times u
+    sq_hi = s_hi * s_hi
+    sq_lo = _fma64(s_hi + s_hi, s_lo, _fma64(s_hi, s_hi, -sq_hi))
+    q4_hi = sq_hi * sq_hi
+    q4_lo = _fma64(sq_hi + sq_hi, sq_lo, _fma64(sq_hi, sq_hi, -q4_hi))
+    p_hi, p_lo = _mul(q4_hi, q4_lo, u)
+    total = t_hi + p_hi
+    t_lo = (((t_hi - total) + p_hi) + t_lo) + p_lo
+    q = np.nan_to_num(dq, nan=0.0).clip(-2100, 2100).astype(np.int64)
+    return _ldexp2(total, q), _ldexp2(t_lo, q)
+
+
+def expm1d(a: np.ndarray) -> np.ndarray:
+    """SLEEF's expm1 u10 (xexpm1) of a float64 array."""
+    a = np.asarray(a, dtype=_F64)
+    with np.errstate(all="ignore"):
+        e_hi, e_lo = _expk2(a)
+        e_hi = np.where(a < -1000, 0.0, e_hi)
+        e_lo = np.where(a < -1000, 0.0, e_lo)
+        r_hi, r_lo = _add2(e_hi, e_lo, -1.0)
+        out = r_hi + r_lo
+        out = np.where(a > 709.782712893383996732223, np.inf, out)
+        out = np.where(a < -36.736800569677101399113302437, -1.0, out)
+        out = np.where((a == 0) & np.signbit(a), -0.0, out)
+        return np.where(np.isnan(a), a, out)
+
+
+def log1pd(d: np.ndarray) -> np.ndarray:
+    """SLEEF's log1p u10 (xlog1p, its AVX-512 form) of a float64 array."""
+    d = np.asarray(d, dtype=_F64)
+    c = _LOGD_POLY
+    with np.errstate(all="ignore"):
+        dp1 = d + 1.0
+        finite = np.isfinite(dp1) & (dp1 > 0)
+        _, exponent = np.frexp(np.where(finite, dp1, 1.0) * (1.0 / 0.75))
+        exponent = exponent - 1
+        t = np.ldexp(1.0, -exponent)
+        m = _fma64(d, t, t - 1.0)
+        e = exponent.astype(_F64)
+        s_hi = _LN2_HIGH * e
+        s_lo = _fma64(e, _LN2_LOW, _fma64(e, _LN2_HIGH, -s_hi))
+        den_x = 2.0 + m  # ddadd_vd2_vd_vd(2, m)
+        den_y = (2.0 - den_x) + m
+        inverse = 1.0 / den_x
+        x = m * inverse
+        u = _fma64(inverse, m, -x)
+        v = _fma64(-den_y, inverse, _fma64(-den_x, inverse, 1.0))
+        x_low = _fma64(x, v, u)
+        x2 = x * x
+        x4 = x2 * x2
+        x8 = x4 * x4
+        poly = _fma64(x8, _fma64(x4, c[0], _fma64(x2, c[1], c[2])),
+                      _fma64(x4, _fma64(x2, c[3], c[4]), _fma64(x2, c[5], c[6])))
+        twice_x, twice_low = x * 2, x_low * 2
+        total = s_hi + twice_x
+        tail = (((s_hi - total) + twice_x) + s_lo) + twice_low
+        cubic = (x2 * x) * poly
+        result = total + cubic
+        tail = ((total - result) + cubic) + tail
+        out = result + tail
+        out = np.where(d > 1e307, np.inf, out)
+        out = np.where((d < -1) | np.isnan(d), np.nan, out)
+        out = np.where(d == -1, -np.inf, out)
+        return np.where((d == 0) & np.signbit(d), -0.0, out)
+
+
+__all__ = ["expd", "expm1d", "log1pd", "exact"]
