@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
+from . import _float_kernels, _libm
 from ._softmax_bits import (EXPD_LIMIT, _L2L_64, _L2U_64, _LN2_HIGH, _LN2_LOW, _LOGD_POLY,
                             _R_LN2_64, _fma64, expd)
 
@@ -151,4 +152,135 @@ def log1pd(d: np.ndarray) -> np.ndarray:
         return np.where((d == 0) & np.signbit(d), -0.0, out)
 
 
-__all__ = ["expd", "expm1d", "log1pd", "exact"]
+
+# -- the float64 activation kernels --------------------------------------------------------------
+# torch's cpu_kernel_vec runs the vector op over pairs of vectors (16 float64 under AVX-512) and
+# the scalar op (the C library's exp/expm1/log1p: _libm.call) on each run's leftover
+# (_float_kernels._scalar_part); log_sigmoid's own loop takes every element in vectors. Where
+# the replays do not run (``exact``), NumPy's exp/expm1/log1p stand in, in the same formulas.
+
+_PAIR64 = _float_kernels._PAIR64
+
+
+def _vector(name: str, values: np.ndarray, replay: bool) -> np.ndarray:
+    if replay:
+        return _REPLAYS[name](values)
+    with np.errstate(all="ignore"):
+        return _NUMPY[name](values)
+
+
+_REPLAYS = {"exp": expd, "expm1": None, "log1p": None}  # (filled below the definitions)
+_NUMPY = {"exp": np.exp, "expm1": np.expm1, "log1p": np.log1p}
+
+
+def _scalar(name: str, values: np.ndarray, replay: bool) -> np.ndarray:
+    """The C library's ``name``, element by element (~0.1 us each) where the kernel's
+    operands are within the replays' limit (``replay``), else up to _libm.EXACT_MAX elements
+    (NumPy's past that)."""
+    limit = np.inf if replay else _libm.EXACT_MAX
+    with np.errstate(all="ignore"):
+        return np.asarray(_libm.call(name, values, exact_max=limit), dtype=_F64)
+
+
+def _map(name: str, values: np.ndarray, part) -> np.ndarray:
+    """``name`` of ``values`` as one elementwise kernel computes it: the vector function, the
+    C library's on ``part`` (_scalar_part's answer for the kernel's operands)."""
+    replay = exact(values)
+    if part is Ellipsis:
+        return _scalar(name, values, replay)
+    out = np.array(_vector(name, values, replay))
+    if part is not None:
+        out[part] = _scalar(name, values[part], replay)
+    return out
+
+
+def silu(a: np.ndarray) -> np.ndarray:
+    """torch's silu of a float64 array: ``x / (1 + exp(-x))``."""
+    part = _float_kernels._scalar_part(a, _PAIR64)
+    with np.errstate(all="ignore"):
+        return np.asarray(a / (1.0 + _map("exp", np.negative(a), part)))
+
+
+def silu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """torch's silu_backward of float64 arrays: ``dy * s * (1 + x * (1 - s))``, ``s = 1 / (1 +
+    exp(-x))``, the bracket one fused multiply-add (as the float32 kernel's)."""
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    part = _float_kernels._scalar_part_of(shape, (grad, x), _PAIR64)
+    x = np.broadcast_to(x, shape)
+    with np.errstate(all="ignore"):
+        s = 1.0 / (1.0 + _map("exp", np.negative(x), part))
+        bracket = _fma64(x, 1.0 - s, 1.0) if exact(s) else x * (1.0 - s) + 1.0
+        return np.asarray(grad * s * bracket)
+
+
+def elu(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """torch's elu kernel on a float64 array: ``x * scale`` where ``x > 0``, else
+    ``expm1(x * input_scale) * (alpha * scale)``."""
+    part = _float_kernels._scalar_part(a, _PAIR64)
+    with np.errstate(all="ignore"):
+        grown = _map("expm1", a * input_scale, part)
+        return np.asarray(np.where(a > 0, a * scale, grown * (alpha * scale)))
+
+
+def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
+                 input_scale: float) -> np.ndarray:
+    """torch's elu_backward kernel (not from the result) on float64 arrays: ``grad * scale``
+    where ``x > 0``, else ``grad * input_scale * (alpha * scale) * exp(x * input_scale)``,
+    left to right; a NaN ``x`` on the scalar path takes the ``grad * scale`` side."""
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    part = _float_kernels._scalar_part_of(shape, (grad, x), _PAIR64)
+    with np.errstate(all="ignore"):
+        grown = _map("exp", np.broadcast_to(x * input_scale, shape), part)
+        negative = grad * input_scale * (alpha * scale) * grown
+        out = np.where(x > 0, grad * scale, negative)
+        nan = np.broadcast_to(np.isnan(x), shape)
+        if part is not None and nan.any():
+            scalar_nan = np.zeros(shape, bool)
+            scalar_nan[part] = nan[part]
+            out = np.where(scalar_nan, grad * scale, out)
+        return np.asarray(out)
+
+
+def softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    """torch's softplus of a float64 array: ``x`` where ``x * beta > threshold``, else
+    ``log1p(exp(x * beta)) / beta``."""
+    part = _float_kernels._scalar_part(a, _PAIR64)
+    scaled = a * beta
+    with np.errstate(all="ignore"):
+        soft = _map("log1p", _map("exp", scaled, part), part) / beta
+        return np.asarray(np.where(scaled > threshold, a, soft))
+
+
+def softplus_backward(grad: np.ndarray, x: np.ndarray, beta: float,
+                      threshold: float) -> np.ndarray:
+    """``grad`` where ``x * beta > threshold``, else ``grad * z / (z + 1)``, ``z = exp(x *
+    beta)``."""
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    part = _float_kernels._scalar_part_of(shape, (grad, x), _PAIR64)
+    scaled = x * beta
+    with np.errstate(all="ignore"):
+        z = _map("exp", np.broadcast_to(scaled, shape), part)
+        return np.asarray(np.where(scaled > threshold, grad, grad * z / (z + 1.0)))
+
+
+def log_sigmoid(a: np.ndarray) -> np.ndarray:
+    """torch's log_sigmoid of a float64 array: ``min(x, 0) - log1p(exp(-|x|))``, every element
+    in vectors (its own loop over the contiguous input)."""
+    a = a if a.flags.c_contiguous else np.array(a, order="C")  # (torch's: a contiguous copy)
+    replay = exact(a)
+    with np.errstate(all="ignore"):
+        buffer = _vector("exp", -np.abs(a), replay)
+        return np.asarray(np.minimum(a, 0.0) - _vector("log1p", buffer, replay))
+
+
+def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``(max_deriv - sign * b / (1 + b)) * grad`` with the forward's buffer ``b =
+    exp(-|x|)``, ``max_deriv`` 1 and ``sign`` 1 where x < 0, else 0 and -1."""
+    with np.errstate(all="ignore"):
+        buffer = _vector("exp", -np.abs(x), exact(x))
+        max_deriv = (x < 0).astype(_F64)
+        sign = max_deriv * 2.0 - 1.0
+        return np.asarray((max_deriv - sign * (buffer / (1.0 + buffer))) * grad)
+
+
+_REPLAYS.update(expm1=expm1d, log1p=log1pd)
