@@ -108,3 +108,40 @@ def test_float64_activations_past_the_replay_limit_under_torch_bits():
     scalar leftovers then through the C library at every size)."""
     with _torch_bits():
         _check(np.random.default_rng(2), (4099,))
+
+
+# -- 3. float64 layer_norm / group_norm statistics ------------------------------------------------
+
+
+def test_float64_layer_norm_and_group_norm_forward_bits():
+    """float64 layer_norm (every affine subset, row lengths around the 4-lane vectors, the
+    16-vector chunks and their cascade, a transposed input) and group_norm: RowwiseMoments'
+    Welford order in Vectorized<double>, torch's fused output step; native_layer_norm's
+    saved mean and rstd too."""
+    rng = np.random.default_rng(3)
+    for length in (1, 3, 4, 5, 7, 8, 25, 63, 64, 65, 130, 257, 700):
+        x = rng.standard_normal((3, length)) * 2 + 0.5
+        for layout in (x, np.asfortranarray(x)):
+            for affine in ((False, False), (True, False), (False, True), (True, True)):
+                params = [rng.standard_normal(length) if wanted else None for wanted in affine]
+                theirs = TF.layer_norm(torch.from_numpy(layout), (length,),
+                                       *[None if p is None else torch.from_numpy(p)
+                                         for p in params])
+                ours = LF.layer_norm(leafgrad.from_numpy(layout), (length,),
+                                     *[None if p is None else leafgrad.from_numpy(p)
+                                       for p in params])
+                label = (length, affine, layout.strides)
+                assert _same_bits(ours.numpy(), theirs.numpy()).all(), label
+        theirs = torch.native_layer_norm(torch.from_numpy(x), (length,), None, None, 1e-5)
+        ours = leafgrad.native_layer_norm(leafgrad.from_numpy(x), (length,), None, None, 1e-5)
+        for mine, torchs in zip(ours, theirs):
+            assert _same_bits(mine.numpy(), torchs.numpy()).all(), length
+    for shape, groups in (((2, 4, 5), 2), ((3, 6, 7, 3), 3), ((2, 8, 40), 4), ((1, 4), 2)):
+        x = rng.standard_normal(shape)
+        for affine in ((False, False), (True, True), (True, False)):
+            params = [rng.standard_normal(shape[1]) if wanted else None for wanted in affine]
+            theirs = TF.group_norm(torch.from_numpy(x), groups,
+                                   *[None if p is None else torch.from_numpy(p) for p in params])
+            ours = LF.group_norm(leafgrad.from_numpy(x), groups,
+                                 *[None if p is None else leafgrad.from_numpy(p) for p in params])
+            assert _same_bits(ours.numpy(), theirs.numpy()).all(), (shape, groups, affine)

@@ -43,7 +43,7 @@ KNOWN = {
     "nn.functional.linear_cross_entropy/chunked_none": (CHUNKED, {
         ("float32", "op"), ("float64", "grad")}),
     "native_group_norm": (NORM, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
-    "native_layer_norm": (NORM, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
+    "native_layer_norm": (NORM, {("float32", "op"), ("float64", "grad")}),
     "native_batch_norm": (NORM, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv_transpose1d": (CONV, {
         ("float64", "op"), ("float32", "op"), ("float64", "grad")}),
@@ -52,9 +52,9 @@ KNOWN = {
     "nn.functional.conv1d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv2d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv3d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
-    "nn.functional.group_norm": (NORM, {("float64", "op"), ("float64", "grad")}),
+    "nn.functional.group_norm": (NORM, {("float64", "grad")}),
     "nn.functional.instance_norm": (NORM, {("float64", "op"), ("float64", "grad")}),
-    "nn.functional.layer_norm": (NORM, {("float64", "op"), ("float64", "grad")}),
+    "nn.functional.layer_norm": (NORM, {("float64", "grad")}),
     "nn.functional.interpolate/linear": (SCATTER_ORDER, {("float64", "grad")}),
     "nn.functional.interpolate/bilinear": (SCATTER_ORDER, {("float64", "grad")}),
     "nn.functional.interpolate/trilinear": (SCATTER_ORDER, {("float64", "grad")}),
