@@ -145,3 +145,26 @@ def test_float64_layer_norm_and_group_norm_forward_bits():
             ours = LF.group_norm(leafgrad.from_numpy(x), groups,
                                  *[None if p is None else leafgrad.from_numpy(p) for p in params])
             assert _same_bits(ours.numpy(), theirs.numpy()).all(), (shape, groups, affine)
+
+
+def test_float64_bce_with_logits_forward_bits():
+    """binary_cross_entropy_with_logits in float64 is built on torch's log_sigmoid kernel: its
+    loss (every reduction, with and without pos_weight and weight) takes its bits."""
+    rng = np.random.default_rng(4)
+    for n in (1, 5, 16, 17, 40, 300):
+        x = rng.standard_normal((3, n)) * 4
+        target = rng.uniform(0, 1, (3, n))
+        extras = rng.uniform(0.5, 2, n), rng.uniform(0.5, 2, (3, n))
+        for reduction in ("none", "mean", "sum"):
+            for pos_weight in (None, extras[0]):
+                for weight in (None, extras[1]):
+                    def call(module, wrap):
+                        return module.nn.functional.binary_cross_entropy_with_logits(
+                            wrap(x), wrap(target),
+                            weight=None if weight is None else wrap(weight),
+                            pos_weight=None if pos_weight is None else wrap(pos_weight),
+                            reduction=reduction)
+                    ours = call(leafgrad, leafgrad.from_numpy).numpy()
+                    theirs = call(torch, torch.from_numpy).numpy()
+                    label = (n, reduction, pos_weight is None, weight is None)
+                    assert _same_bits(np.atleast_1d(ours), np.atleast_1d(theirs)).all(), label

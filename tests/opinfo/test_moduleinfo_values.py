@@ -48,8 +48,7 @@ _GROUPS = {
     ('AdaptiveAvgPool2d', POOL): [(2, 'noncontiguous')],
     ('BCELoss', LOSS): [(3, 'float32'), (3, 'float64'), (3, 'noncontiguous')],
     ('BCEWithLogitsLoss', LOSS): [
-        (0, 'float64'), (1, 'float64'), (2, 'float64'), (3, 'float32'), (3, 'float64'),
-        (3, 'noncontiguous')],
+        (0, 'float64'), (1, 'float64'), (2, 'float64'), (3, 'float32'), (3, 'float64')],
     ('BatchNorm1d', BATCH_NORM): [(1, 'noncontiguous')],
     ('BatchNorm2d', BATCH_NORM): [
         (0, 'noncontiguous'), (1, 'noncontiguous'), (2, 'noncontiguous'), (3, 'noncontiguous')],
