@@ -36,6 +36,7 @@ _EXPK2_POLY = (+0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.25052300
                +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
                +0.4166666666666669905e-1)
 _SIXTH = 0.1666666666666666574e+0
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split (as _softmax_bits._split64)
 
 
 def exact(a: np.ndarray) -> bool:
@@ -56,11 +57,23 @@ def _add_fast(x, y_hi, y_lo):
     return s, ((x - s) + y_hi) + y_lo
 
 
+def _product_error(a, b, product):
+    """``fma(a, b, -product)`` for ``product = a * b`` rounded: the product's rounding error,
+    exactly representable, so Dekker's exact tail is the fused result (no final sum)."""
+    scaled = a * _SPLIT
+    a_high = scaled - (scaled - a)
+    a_low = a - a_high
+    scaled = b * _SPLIT
+    b_high = scaled - (scaled - b)
+    b_low = b - b_high
+    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
 def _mul(x_hi, x_lo, y_hi, y_lo=None):
     """dd.h's ddmul (FMA forms) of a double-double by a double (``y_lo`` None) or by a
     double-double."""
     product = x_hi * y_hi
-    error = _fma64(x_hi, y_hi, -product)
+    error = _product_error(x_hi, y_hi, product)
     if y_lo is None:
         return product, _fma64(x_lo, y_hi, error)
     return product, _fma64(x_hi, y_lo, _fma64(x_lo, y_hi, error))
@@ -88,9 +101,9 @@ def _expk2(a: np.ndarray):
     t_hi, t_lo = _add_fast(1.0, *_mul(t_hi, t_lo, s_hi, s_lo))
     # ddsqu twice for s4 as a double-double, times u
     sq_hi = s_hi * s_hi
-    sq_lo = _fma64(s_hi + s_hi, s_lo, _fma64(s_hi, s_hi, -sq_hi))
+    sq_lo = _fma64(s_hi + s_hi, s_lo, _product_error(s_hi, s_hi, sq_hi))
     q4_hi = sq_hi * sq_hi
-    q4_lo = _fma64(sq_hi + sq_hi, sq_lo, _fma64(sq_hi, sq_hi, -q4_hi))
+    q4_lo = _fma64(sq_hi + sq_hi, sq_lo, _product_error(sq_hi, sq_hi, q4_hi))
     p_hi, p_lo = _mul(q4_hi, q4_lo, u)
     total = t_hi + p_hi
     t_lo = (((t_hi - total) + p_hi) + t_lo) + p_lo
@@ -126,12 +139,12 @@ def log1pd(d: np.ndarray) -> np.ndarray:
         m = _fma64(d, t, t - 1.0)
         e = exponent.astype(_F64)
         s_hi = _LN2_HIGH * e
-        s_lo = _fma64(e, _LN2_LOW, _fma64(e, _LN2_HIGH, -s_hi))
+        s_lo = _fma64(e, _LN2_LOW, _product_error(e, _LN2_HIGH, s_hi))
         den_x = 2.0 + m  # ddadd_vd2_vd_vd(2, m)
         den_y = (2.0 - den_x) + m
         inverse = 1.0 / den_x
         x = m * inverse
-        u = _fma64(inverse, m, -x)
+        u = _product_error(inverse, m, x)
         v = _fma64(-den_y, inverse, _fma64(-den_x, inverse, 1.0))
         x_low = _fma64(x, v, u)
         x2 = x * x
