@@ -26,8 +26,9 @@ import numpy as np
 
 from ..backends import cpu as _cpu
 from . import _float_kernels, _libm
+from ._select import where as _where
 from ._softmax_bits import (EXPD_LIMIT, _L2L_64, _L2U_64, _LN2_HIGH, _LN2_LOW, _LOGD_POLY,
-                            _R_LN2_64, _fma64, expd)
+                            _R_LN2_64, _fma64, _split64, expd)
 
 _F64 = np.float64
 
@@ -36,6 +37,10 @@ _EXPK2_POLY = (+0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.25052300
                +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
                +0.4166666666666669905e-1)
 _SIXTH = 0.1666666666666666574e+0
+# expk2's first Estrin level as columns: b = (c[0], c[2], ..., c[8]), c = (c[1], ..., c[9]),
+# and b's Veltkamp halves (_fma64's arguments after a)
+_ODD = (np.array(_EXPK2_POLY[0::2])[:, None], np.array(_EXPK2_POLY[1::2])[:, None],
+        tuple(np.array(half)[:, None] for half in zip(*map(_split64, _EXPK2_POLY[0::2]))))
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split (as _softmax_bits._split64)
 
 
@@ -93,9 +98,10 @@ def _expk2(a: np.ndarray):
     s2 = s_hi * s_hi  # ddsqu's high parts: plain products
     s4 = s2 * s2
     s8 = s4 * s4
-    high = _fma64(s2, _fma64(s_hi, c[2], c[3]), _fma64(s_hi, c[4], c[5]))
-    low = _fma64(s2, _fma64(s_hi, c[6], c[7]), _fma64(s_hi, c[8], c[9]))
-    u = _fma64(s8, _fma64(s_hi, c[0], c[1]), _fma64(s4, high, low))
+    # Estrin's scheme, each level's independent fused steps as one stacked call
+    pairs = _fma64(s_hi, _ODD[0], _ODD[1], _ODD[2])  # fma(s, c[2k], c[2k + 1]), k = 0..4
+    halves = _fma64(s2, pairs[1::2], pairs[2::2])  # high (k = 1, 2), low (k = 3, 4)
+    u = _fma64(s8, pairs[0], _fma64(s4, halves[0], halves[1]))
     t_hi, t_lo = _add_fast(0.5, *_mul(s_hi, s_lo, _SIXTH))
     t_hi, t_lo = _add_fast(1.0, *_mul(t_hi, t_lo, s_hi, s_lo))
     t_hi, t_lo = _add_fast(1.0, *_mul(t_hi, t_lo, s_hi, s_lo))
@@ -113,7 +119,8 @@ def _expk2(a: np.ndarray):
 
 def expm1d(a: np.ndarray) -> np.ndarray:
     """SLEEF's expm1 u10 (xexpm1) of a float64 array."""
-    a = np.asarray(a, dtype=_F64)
+    shape = np.shape(a)
+    a = np.asarray(a, dtype=_F64).reshape(-1)  # (flat: _expk2 stacks its polynomial's steps)
     with np.errstate(all="ignore"):
         e_hi, e_lo = _expk2(a)
         e_hi = np.where(a < -1000, 0.0, e_hi)
@@ -123,7 +130,7 @@ def expm1d(a: np.ndarray) -> np.ndarray:
         out = np.where(a > 709.782712893383996732223, np.inf, out)
         out = np.where(a < -36.736800569677101399113302437, -1.0, out)
         out = np.where((a == 0) & np.signbit(a), -0.0, out)
-        return np.where(np.isnan(a), a, out)
+        return np.where(np.isnan(a), a, out).reshape(shape)
 
 
 def log1pd(d: np.ndarray) -> np.ndarray:
@@ -201,7 +208,7 @@ def _map(name: str, values: np.ndarray, part) -> np.ndarray:
     replay = exact(values)
     if part is Ellipsis:
         return _scalar(name, values, replay)
-    out = np.array(_vector(name, values, replay))
+    out = _vector(name, values, replay)  # (a fresh array: written below)
     if part is not None:
         out[part] = _scalar(name, values[part], replay)
     return out
@@ -232,7 +239,7 @@ def elu(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.nda
     part = _float_kernels._scalar_part(a, _PAIR64)
     with np.errstate(all="ignore"):
         grown = _map("expm1", a * input_scale, part)
-        return np.asarray(np.where(a > 0, a * scale, grown * (alpha * scale)))
+        return np.asarray(_where(a > 0, a * scale, grown * (alpha * scale)))
 
 
 def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
@@ -245,7 +252,7 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
     with np.errstate(all="ignore"):
         grown = _map("exp", np.broadcast_to(x * input_scale, shape), part)
         negative = grad * input_scale * (alpha * scale) * grown
-        out = np.where(x > 0, grad * scale, negative)
+        out = _where(x > 0, grad * scale, negative)
         nan = np.broadcast_to(np.isnan(x), shape)
         if part is not None and nan.any():
             scalar_nan = np.zeros(shape, bool)
@@ -261,7 +268,7 @@ def softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     scaled = a * beta
     with np.errstate(all="ignore"):
         soft = _map("log1p", _map("exp", scaled, part), part) / beta
-        return np.asarray(np.where(scaled > threshold, a, soft))
+        return np.asarray(_where(scaled > threshold, a, soft))
 
 
 def softplus_backward(grad: np.ndarray, x: np.ndarray, beta: float,
@@ -273,7 +280,7 @@ def softplus_backward(grad: np.ndarray, x: np.ndarray, beta: float,
     scaled = x * beta
     with np.errstate(all="ignore"):
         z = _map("exp", np.broadcast_to(scaled, shape), part)
-        return np.asarray(np.where(scaled > threshold, grad, grad * z / (z + 1.0)))
+        return np.asarray(_where(scaled > threshold, grad, grad * z / (z + 1.0)))
 
 
 def log_sigmoid(a: np.ndarray) -> np.ndarray:
