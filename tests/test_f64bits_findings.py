@@ -2,8 +2,8 @@
 
 1. SLEEF's float64 expm1 and log1p (u10), as torch's Vectorized<double> calls them, replayed
    exactly (ops/_sleef_double.py).
-2. float64 silu, elu, selu, celu, softplus and logsigmoid, forward and backward: SLEEF's exp,
-   expm1, log1p in the vectors, the C library's on each run's leftover, torch's formulas in
+2. float64 silu, elu, selu, celu, softplus, logsigmoid and gelu's tanh form, forward and
+   backward: SLEEF's exp, expm1, log1p, tanh in the vectors, the C library's on each run's leftover, torch's formulas in
    their rounding order (silu_backward's bracket one fused multiply-add), on every size and
    layout up to the replay limit, and past it under ``backends.cpu.torch_bits``.
 """
@@ -29,7 +29,8 @@ _SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 800.0, -800.0, 1e-310,
 # (name, keyword arguments): every float64 activation torch runs through SLEEF's exp/expm1/log1p
 _ACTIVATIONS = (("silu", {}), ("elu", {}), ("elu", {"alpha": 0.4}), ("selu", {}),
                 ("celu", {"alpha": 0.7}), ("softplus", {}),
-                ("softplus", {"beta": 1.7, "threshold": 3.0}), ("logsigmoid", {}))
+                ("softplus", {"beta": 1.7, "threshold": 3.0}), ("logsigmoid", {}),
+                ("gelu", {"approximate": "tanh"}))
 
 
 def _same_bits(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:

@@ -69,7 +69,7 @@ KNOWN = {
         ("float64", "op"), ("float64", "inplace"), ("float32", "op"), ("float32", "inplace"),
         ("float64", "grad")}),
     "nn.functional.batch_norm": (NORM, {("float64", "grad")}),
-    "nn.functional.gelu": (VECTOR_MATH, {("float64", "op"), ("float64", "grad")}),
+    "nn.functional.gelu": (VECTOR_MATH, {("float64", "grad")}),
     "mvlgamma/mvlgamma_p_1": (LGAMMA, {
         ("float64", "op"), ("float64", "method"), ("float64", "inplace"), ("float64", "grad")}),
     "mvlgamma/mvlgamma_p_3": (LGAMMA, {

@@ -47,6 +47,7 @@ _FUNCTIONS = {
     "arctan2": (np.arctan2, math.atan2, "atan2f"),
     "arcsinh": (np.arcsinh, math.asinh, "asinhf"),
     "arccosh": (np.arccosh, math.acosh, "acoshf"),
+    "tanh": (np.tanh, math.tanh, "tanhf"),
 }
 
 _exact: dict = {}  # (name, dtype) -> whether NumPy's loop is the C library's

@@ -22,6 +22,8 @@ up to ``_softmax_bits.EXPD_LIMIT`` elements, as softmax takes expd (every size w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..backends import cpu as _cpu
@@ -189,8 +191,8 @@ def _vector(name: str, values: np.ndarray, replay: bool) -> np.ndarray:
         return _NUMPY[name](values)
 
 
-_REPLAYS = {"exp": expd, "expm1": None, "log1p": None}  # (filled below the definitions)
-_NUMPY = {"exp": np.exp, "expm1": np.expm1, "log1p": np.log1p}
+_REPLAYS = {"exp": expd, "expm1": None, "log1p": None, "tanh": None}  # (filled below)
+_NUMPY = {"exp": np.exp, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh}
 
 
 def _scalar(name: str, values: np.ndarray, replay: bool) -> np.ndarray:
@@ -304,3 +306,97 @@ def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 _REPLAYS.update(expm1=expm1d, log1p=log1pd)
+
+
+# -- tanh (xtanh, u10): gelu's tanh form ----------------------------------------------------------
+
+
+def _rec(x_hi, x_lo):
+    """dd.h's ddrec_vd2_vd2 (FMA form): 1 / (x_hi + x_lo) as a double-double."""
+    s = 1.0 / x_hi
+    return s, s * _fma64(-x_lo, s, _fma64(-x_hi, s, 1.0))
+
+
+def _add2_pairs(x_hi, x_lo, y_hi, y_lo):
+    """dd.h's ddadd2_vd2_vd2_vd2."""
+    s = x_hi + y_hi
+    v = s - x_hi
+    return s, ((x_hi - (s - v)) + (y_hi - v)) + (x_lo + y_lo)
+
+
+def _div(n_hi, n_lo, d_hi, d_lo):
+    """dd.h's dddiv_vd2_vd2_vd2 (FMA form)."""
+    t = 1.0 / d_hi
+    s = n_hi * t
+    u = _product_error(t, n_hi, s)
+    v = _fma64(-d_lo, t, _fma64(-d_hi, t, 1.0))
+    return s, _fma64(s, v, _fma64(n_lo, t, u))
+
+
+def tanhd(x: np.ndarray) -> np.ndarray:
+    """SLEEF's tanh u10 (xtanh) of a float64 array: (e - 1/e) / (e + 1/e) with e = exp(|x|)
+    as double-doubles (expk2), the sign put back."""
+    shape = np.shape(x)
+    x = np.asarray(x, dtype=_F64).reshape(-1)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d_hi, d_lo = _expk2(y)
+        d_hi = np.where(y < -1000, 0.0, d_hi)
+        e_hi, e_lo = _rec(d_hi, d_lo)
+        n_hi, n_lo = _add2_pairs(d_hi, d_lo, -e_hi, -e_lo)
+        s_hi, s_lo = _add2_pairs(d_hi, d_lo, e_hi, e_lo)
+        q_hi, q_lo = _div(n_hi, n_lo, s_hi, s_lo)
+        out = q_hi + q_lo
+        out = np.where((y > 18.714973875) | np.isnan(out), 1.0, out)
+        out = np.copysign(out, x)
+        return np.where(np.isnan(x), x, out).reshape(shape)
+
+
+_REPLAYS.update(tanh=tanhd)
+_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
+_GELU_KAPPA = 0.044715
+
+
+def _fma_any(a, b, c) -> np.ndarray:
+    """float64 ``a * b + c`` rounded once for any operands: _fma64 where the product is
+    finite, IEEE's infinities and NaN (which the product then decides) elsewhere."""
+    out = _fma64(a, b, c)
+    plain = a * b + c
+    return np.where(np.isfinite(a * b), out, plain)
+
+
+def _gelu_inner(x: np.ndarray, replay: bool) -> np.ndarray:
+    """beta * (x + kappa * x**3), the bracket one fused multiply-add (as the float32
+    kernel's)."""
+    cube = x * x * x
+    if replay:
+        return _GELU_BETA * _fma_any(_GELU_KAPPA, cube, x)
+    return _GELU_BETA * (x + _GELU_KAPPA * cube)
+
+
+def gelu_tanh(a: np.ndarray) -> np.ndarray:
+    """torch's gelu(approximate='tanh') of a float64 array: 0.5 x (1 + tanh(inner)), SLEEF's
+    tanh in the vectors, the C library's on the leftover."""
+    part = _float_kernels._scalar_part(a, _PAIR64)
+    with np.errstate(all="ignore"):
+        t = _map("tanh", _gelu_inner(a, exact(a)), part)
+        return np.asarray(0.5 * a * (1.0 + t))
+
+
+def gelu_tanh_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """torch's gelu_backward(approximate='tanh') of float64 arrays: dy * (0.5 (1 + t) +
+    (0.5 x) (1 - t t) (beta (1 + 3 kappa x**2))), ``1 - t t`` and the slope's bracket fused."""
+    shape = np.broadcast_shapes(grad.shape, x.shape)
+    part = _float_kernels._scalar_part_of(shape, (grad, x), _PAIR64)
+    x = np.broadcast_to(x, shape)
+    replay = exact(x)
+    with np.errstate(all="ignore"):
+        t = _map("tanh", _gelu_inner(x, replay), part)
+        square = x * x
+        if replay:
+            sech2 = _fma64(-t, t, 1.0)
+            slope = _GELU_BETA * _fma_any(3.0 * _GELU_KAPPA, square, 1.0)
+        else:
+            sech2 = 1.0 - t * t
+            slope = _GELU_BETA * (1.0 + 3.0 * _GELU_KAPPA * square)
+        return np.asarray(grad * (0.5 * (1.0 + t) + 0.5 * x * sech2 * slope))
