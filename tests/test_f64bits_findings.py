@@ -3,9 +3,12 @@
 1. SLEEF's float64 expm1 and log1p (u10), as torch's Vectorized<double> calls them, replayed
    exactly (ops/_sleef_double.py).
 2. float64 silu, elu, selu, celu, softplus, logsigmoid and gelu's tanh form, forward and
-   backward: SLEEF's exp, expm1, log1p, tanh in the vectors, the C library's on each run's leftover, torch's formulas in
-   their rounding order (silu_backward's bracket one fused multiply-add), on every size and
-   layout up to the replay limit, and past it under ``backends.cpu.torch_bits``.
+   backward: SLEEF's exp, expm1, log1p, tanh in the vectors, the C library's on each run's
+   leftover, torch's formulas in their rounding order (silu_backward's bracket one fused
+   multiply-add), on every size and layout up to the replay limit, and past it under
+   ``backends.cpu.torch_bits``.
+3. float64 layer_norm and group_norm forward: RowwiseMoments<double> (4 lanes) replayed;
+   binary_cross_entropy_with_logits' float64 forward through the log_sigmoid replay.
 """
 
 from __future__ import annotations
