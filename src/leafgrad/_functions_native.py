@@ -38,6 +38,14 @@ def _ints(function: str, argument: str, position: int, value) -> tuple:
 # -- normalisations -------------------------------------------------------------------------------
 
 
+def _layer_norm_replays(data, count: int) -> bool:
+    """Whether layer_norm's forward replays torch's float64 statistics by default (then its
+    mean and rstd are those)."""
+    from .ops.norm import LayerNorm
+
+    return LayerNorm.replays_by_default(data, {"normalized_ndim": count})
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps=None):  # noqa: A002
     """``(layer_norm(input), mean, rstd)``; the statistics keep a size-1 dim for each
     normalised one and do not require grad."""
@@ -50,7 +58,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps=None):  # noqa:
     dims = tuple(range(input.ndim - count, input.ndim))
     data = input._data
     stats_shape = data.shape[:data.ndim - count] + (1,) * count
-    if _cpu.torch_bits and data.dtype in (np.float32, np.float16) and data.size:
+    if data.size and (_cpu.torch_bits and data.dtype in (np.float32, np.float16) or (
+            data.dtype == np.float64 and (_cpu.torch_bits or _layer_norm_replays(data, count)))):
         mean, rstd = _norm_kernels.layer_norm_stats(data, float(eps), count)  # torch's bits
         return (out, _wrap(mean.reshape(stats_shape).astype(data.dtype)),
                 _wrap(rstd.reshape(stats_shape).astype(data.dtype)))

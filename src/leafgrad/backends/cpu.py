@@ -7,7 +7,10 @@ leafgrad's switches (not torch's):
 ``torch_bits``  True makes float32 sigmoid, silu and pow replay torch's SLEEF vector kernels
                 operation by operation, for bit-identical results at 20-100x the cost
                 (ops/_float_kernels.py, docs/float32-bits.md), and float32/float16 layer_norm and
-                group_norm replay ATen's RowwiseMoments (ops/_norm_kernels.py, 2-10x the cost).
+                group_norm replay ATen's RowwiseMoments (ops/_norm_kernels.py, 2-10x the cost);
+                float64 silu, the elu family, softplus, logsigmoid (ops/_sleef_double.py),
+                softmax and layer/group norm replay at every size, not only up to their
+                default limits.
 ``mkl_vml``     call Intel MKL's vector math functions where torch does, when the optional
                 ``mkl`` package is installed (ops/_mkl.py).
 """

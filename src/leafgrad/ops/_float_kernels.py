@@ -649,18 +649,19 @@ def pow_scalar(a: np.ndarray, exponent: float) -> np.ndarray:
     return out
 
 
-def _scalar_part_of(shape: tuple, operands: tuple):
+def _scalar_part_of(shape: tuple, operands: tuple, pair: int = _PAIR):
     """``_scalar_part`` for a result of ``shape`` computed from broadcast operands: one run
     when every operand is C-contiguous of that shape or a single element, else the runs
-    TensorIterator makes of them (_layout.vectorized_elements; a boolean index)."""
+    TensorIterator makes of them (_layout.vectorized_elements; a boolean index). ``pair``:
+    as _scalar_part's (_PAIR64 for float64 operands)."""
     first = operands[0]
     if all(op.shape == shape and op.strides == first.strides for op in operands):
-        return _scalar_part(first)
+        return _scalar_part(first, pair)
     n = int(np.prod(shape))
-    if n < _PAIR:
+    if n < pair:
         return ...
     if all(op.size == 1 or (op.shape == shape and op.flags.c_contiguous) for op in operands):
-        tail = n % _PAIR
+        tail = n % pair
         return np.unravel_index(np.arange(n - tail, n), shape) if tail else None
     # the runs as TensorIterator orders and merges them
     vectorised = _layout.vectorized_elements(shape, operands, first.itemsize, avx512=True)

@@ -47,6 +47,7 @@ _FUNCTIONS = {
     "arctan2": (np.arctan2, math.atan2, "atan2f"),
     "arcsinh": (np.arcsinh, math.asinh, "asinhf"),
     "arccosh": (np.arccosh, math.acosh, "acoshf"),
+    "tanh": (np.tanh, math.tanh, "tanhf"),
 }
 
 _exact: dict = {}  # (name, dtype) -> whether NumPy's loop is the C library's
@@ -120,9 +121,10 @@ def _column(a, shape: tuple, size: int) -> list:
     return a.ravel().tolist()
 
 
-def call(name: str, *arrays):
+def call(name: str, *arrays, exact_max: float = EXACT_MAX):
     """NumPy's ``name`` ufunc of ``arrays`` (one dtype, float32 or float64) with the C library's
-    bits (see the module's docstring). Other dtypes go straight to NumPy."""
+    bits (see the module's docstring) up to ``exact_max`` elements. Other dtypes go straight
+    to NumPy."""
     ufunc = _FUNCTIONS[name][0]
     with np.errstate(all="ignore"):
         result = ufunc(*arrays)
@@ -132,7 +134,7 @@ def call(name: str, *arrays):
     size = result.size
     if not size:
         return result
-    if size > EXACT_MAX:
+    if size > exact_max:
         if dtype == _F32:  # float64's function rounded once: nearer the C library's than
             with np.errstate(all="ignore"):  # NumPy's float32 loops
                 return ufunc(*arrays, dtype=_F64).astype(_F32)

@@ -1,4 +1,5 @@
-"""float32 and float16 layer norm and group norm with torch's last bits (ATen's RowwiseMoments).
+"""float32, float16 and float64 layer norm and group norm with torch's last bits (ATen's
+RowwiseMoments).
 
 What torch 2.13's CPU kernels compute for a contiguous float32 input (ATen's
 native/cpu/moments_utils.h, layer_norm_kernel.cpp, group_norm_kernel.cpp), and what this module
@@ -145,7 +146,8 @@ def _cascade(counts: tuple, pieces: int):
         before = np.array([m[3] for m in group], dtype=np.float32)
         c = (np.array([m[4] for m in group], dtype=np.float32)
              / np.array([m[3] + m[4] for m in group], dtype=np.float32))
-        batches.append((dst, src, before[:, None], c[:, None]))
+        after = np.array([m[3] + m[4] for m in group], dtype=np.float64)
+        batches.append((dst, src, before[:, None], c[:, None], after[:, None]))
     return batches, stack[0]
 
 
@@ -184,7 +186,7 @@ def row_moments(x: np.ndarray):
         m1v, m2v = _chunk_moments(body, last, pieces)
         batches, slot = _cascade((_CHUNK,) * (count - 1 if last else count)
                                  + ((last,) if last else ()), pieces)
-        for dst, src, before, c in batches:  # AddMomentsVec, one batch of merges at a time
+        for dst, src, before, c, _ in batches:  # AddMomentsVec, one batch of merges at a time
             a1, a2 = m1v[:, dst], m2v[:, dst]
             delta = m1v[:, src] - a1
             c_delta = c * delta
@@ -203,9 +205,103 @@ def row_moments(x: np.ndarray):
     return m1, m2 / _F32(length)
 
 
+# -- float64 (RowwiseMoments<double>) ------------------------------------------------------------
+# The same algorithm in Vectorized<double> of torch's AVX2 build: 4 lanes (an 8-lane replay
+# disagreed on a third of the rows, the 4-lane one on none), chunks of 16 vectors, every
+# multiply-add fused (exact here: _softmax_bits._fma64) but the scalar tail's m2 update.
+_LANES64 = 4
+
+
+def _fma64(a, b, c, b_split=None) -> np.ndarray:
+    """float64 ``a * b + c`` rounded once (_softmax_bits._fma64; finite operands)."""
+    from ._softmax_bits import _fma64 as fused
+
+    return fused(a, b, c, b_split)
+
+
+def _reciprocal_splits():
+    from ._softmax_bits import _split64
+
+    return [_split64(1.0 / (j + 1)) for j in range(_CHUNK)]
+
+
+_RECIPROCAL_SPLITS = _reciprocal_splits()
+
+
+def _fma64_quiet(a, b, c) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _fma64(a, b, c)
+
+
+def row_moments64(x: np.ndarray):
+    """``(mean, var)`` (float64) of each row of the float64 matrix ``x``, as RowwiseMoments."""
+    with np.errstate(all="ignore"):  # (an overflow or inf: torch's inf/NaN follow)
+        return _row_moments64(x)
+
+
+def _row_moments64(x: np.ndarray):
+    rows, length = x.shape
+    vectors = length // _LANES64
+    m0 = 0
+    m1 = np.zeros(rows)
+    m2 = np.zeros(rows)
+    for k in range(vectors * _LANES64, length):  # the scalar Welford over the tail
+        v = x[:, k]
+        delta = v - m1
+        m0 += 1
+        m1 = m1 + delta / m0
+        m2 = m2 + delta * (v - m1)
+    if vectors:
+        count, last = divmod(vectors, _CHUNK)
+        body = x[:, :vectors * _LANES64]
+        if last:
+            count += 1
+            body = np.concatenate([body, np.zeros((rows, (_CHUNK - last) * _LANES64))], axis=1)
+        body = np.ascontiguousarray(
+            body.reshape(rows, count, _CHUNK, _LANES64).transpose(2, 0, 1, 3))
+        steps = last if count == 1 and last else _CHUNK
+        lanes1 = body[0].copy()
+        lanes2 = np.zeros_like(lanes1)
+        kept = None
+        for j in range(1, steps):
+            if j == last:
+                kept = lanes1[:, -1:].copy(), lanes2[:, -1:].copy()
+            v = body[j]
+            delta = v - lanes1
+            if j & (j + 1) == 0:  # 1 / (j + 1) a power of two: the product is exact
+                lanes1 = delta * (1.0 / (j + 1)) + lanes1
+            else:
+                lanes1 = _fma64(delta, 1.0 / (j + 1), lanes1, _RECIPROCAL_SPLITS[j])
+            lanes2 = _fma64(delta, v - lanes1, lanes2)
+        if kept is not None:
+            lanes1[:, -1:], lanes2[:, -1:] = kept
+        batches, slot = _cascade((_CHUNK,) * (count - 1 if last else count)
+                                 + ((last,) if last else ()), 1)
+        for dst, src, before, _, after in batches:  # AddMomentsVec, c in double
+            n_a = before.astype(_F64)
+            c = (after - n_a) / after
+            a1, a2 = lanes1[:, dst], lanes2[:, dst]
+            delta = lanes1[:, src] - a1
+            c_delta = c * delta
+            lanes2[:, dst] = _fma64(delta * n_a, c_delta, a2 + lanes2[:, src])
+            lanes1[:, dst] = a1 + c_delta
+        lanes1, lanes2 = lanes1[:, slot], lanes2[:, slot]
+        for lane in range(_LANES64):  # AddMoments: each lane into the scalar result
+            total = m0 + vectors
+            c = vectors / total
+            delta = lanes1[:, lane] - m1
+            m1 = _fma64(c, delta, m1)
+            m2 = m2 + _fma64(delta * delta * c, float(m0), lanes2[:, lane])
+            m0 = total
+    return m1, m2 / length
+
+
 def _layer_norm_stats(x: np.ndarray, eps: float, count: int):
     length = int(np.prod(x.shape[x.ndim - count:], dtype=np.int64))
     rows = np.ascontiguousarray(x).reshape(-1, length)
+    if x.dtype == _F64:
+        mean, var = row_moments64(rows)
+        return rows, mean, 1.0 / np.sqrt(var + eps)
     mean, var = row_moments(rows)
     return rows, mean, _F32(1) / np.sqrt(var + _F32(eps))
 
@@ -217,6 +313,9 @@ def layer_norm_stats(x: np.ndarray, eps: float, count: int):
 
 def _group_norm_stats(x: np.ndarray, groups: int, eps: float):
     rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
+    if x.dtype == _F64:
+        mean, var = row_moments64(rows)
+        return rows, mean, 1.0 / np.sqrt(np.maximum(var, 0.0) + eps)
     mean, var = row_moments(rows)
     rstd = (1.0 / np.sqrt(np.maximum(var, _F32(0)).astype(_F64) + eps)).astype(_F32)
     return rows, mean, rstd
@@ -240,7 +339,9 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int):
         return None
     shape = x.shape
     rows, mean, rstd = _layer_norm_stats(x, eps, count)
-    if x.dtype != _F32:  # layer_norm_kernel_mixed_type: x * rstd + (-rstd * mean), fused
+    fma = _fma64_quiet if x.dtype == _F64 else _fma
+    zero = x.dtype.type(0)
+    if x.dtype == np.float16:  # layer_norm_kernel_mixed_type: x * rstd + (-rstd * mean), fused
         rows = rows.astype(_F32)
         out = _fma(rows, rstd[:, None], -rstd[:, None] * mean[:, None])
         if weight is not None or bias is not None:
@@ -250,12 +351,12 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float, count: int):
         return out.astype(x.dtype).reshape(shape)
     centred = rows - mean[:, None]
     if weight is None and bias is None:  # (x - mean) * rstd * 1 + 0: -0 becomes +0
-        return (centred * rstd[:, None] + _F32(0)).reshape(shape)
+        return (centred * rstd[:, None] + zero).reshape(shape)
     if weight is None:  # gamma == 1 folded by the compiler: fma(x - mean, rstd, beta)
-        out = _fma(centred, rstd[:, None], bias.reshape(1, -1))
+        out = fma(centred, rstd[:, None], bias.reshape(1, -1))
     else:  # (x - mean) * rstd * gamma + beta, fused: fma((x - mean) * rstd, gamma, beta)
         beta = 0.0 if bias is None else bias.reshape(1, -1)
-        out = _fma(centred * rstd[:, None], weight.reshape(1, -1), beta)
+        out = fma(centred * rstd[:, None], weight.reshape(1, -1), beta)
     return out.reshape(shape)
 
 
@@ -268,16 +369,18 @@ def group_norm(x: np.ndarray, weight, bias, groups: int, eps: float):
     batch, channels = shape[0], shape[1]
     per_group = channels // groups
     rows, mean, rstd = _group_norm_stats(x, groups, eps)
-    rows = rows.astype(_F32, copy=False)
+    work = _F64 if x.dtype == _F64 else _F32  # (float16: computed in float32)
+    fma = _fma64_quiet if x.dtype == _F64 else _fma
+    rows = rows.astype(work, copy=False)
     if weight is None and bias is None:
         return ((rows - mean[:, None]) * rstd[:, None]).astype(x.dtype, copy=False).reshape(shape)
-    gamma = np.ones(channels, _F32) if weight is None else weight.reshape(channels).astype(_F32)
-    beta = np.zeros(channels, _F32) if bias is None else bias.reshape(channels).astype(_F32)
+    gamma = np.ones(channels, work) if weight is None else weight.reshape(channels).astype(work)
+    beta = np.zeros(channels, work) if bias is None else bias.reshape(channels).astype(work)
     # per (sample, channel): scale = rstd * gamma, shift = fma(-scale, mean, beta)
     scale = rstd.reshape(batch, groups, 1) * gamma.reshape(1, groups, per_group)
-    shift = _fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
+    shift = fma(-scale, mean.reshape(batch, groups, 1), beta.reshape(1, groups, per_group))
     planes = rows.reshape(batch, groups, per_group, -1)
-    return _fma(scale[..., None], planes, shift[..., None]).astype(x.dtype, copy=False).reshape(
+    return fma(scale[..., None], planes, shift[..., None]).astype(x.dtype, copy=False).reshape(
         shape)
 
 

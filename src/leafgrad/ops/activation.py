@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import _float_kernels, _isa, _layout, _libm, _mkl, _onednn, _promote, _sleef_unary
+from . import _sleef_double
 from . import _softmax_reduced
 from ..backends import cpu as _cpu
 from ._select import SELECT_MIN as _SELECT_MIN, where as _where, where_into as _where_into
@@ -247,6 +248,8 @@ class Elu(Op):
         a = _floating(a, "elu_cpu")
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
             return _sleef_unary.elu(a, alpha, scale, input_scale)
+        if a.dtype == np.float64:  # torch's kernel: SLEEF's expm1 in the vectors
+            return _sleef_double.elu(a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = alpha * _libm.expm1(a * input_scale)  # -0. stays -0., as torch
         return (scale * _where(a > 0, a, negative)).astype(a.dtype)
@@ -271,6 +274,8 @@ class EluBackward(_SlopeBackward):
     def select(grad, a, alpha, scale, input_scale):
         if grad.dtype == np.float32:  # torch's kernel: SLEEF's expf in the vectors
             return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
+        if grad.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
+            return _sleef_double.elu_backward(grad, a, alpha, scale, input_scale)
         with np.errstate(over="ignore"):
             negative = grad * (_libm.exp(np.minimum(a, 0) * input_scale)  # (ops/_libm.py)
                                * grad.dtype.type(alpha * scale * input_scale))
@@ -331,6 +336,8 @@ class Gelu(Op):
         a = _floating(a, "GeluKernelImpl")
         if a.dtype == np.float32:
             return _gelu32(a, approximate)
+        if a.dtype == np.float64 and approximate == "tanh":  # SLEEF's tanh in the vectors
+            return _sleef_double.gelu_tanh(a)
         x = a.astype(np.float64)
         if approximate == "tanh":
             out = 0.5 * x * (1.0 + np.tanh(_TANH_BETA * (x + _TANH_KAPPA * x ** 3)))
@@ -359,6 +366,8 @@ class GeluBackward(Op):
     def forward(ctx, grad, a, approximate):
         if a.dtype == np.float32 and grad.dtype == np.float32:
             return _gelu32_backward(grad, a, approximate)
+        if a.dtype == np.float64 == grad.dtype and approximate == "tanh":
+            return _sleef_double.gelu_tanh_backward(grad, a)
         x = a.astype(np.float64)
         if approximate == "tanh":
             inner = _TANH_BETA * (x + _TANH_KAPPA * x ** 3)
@@ -523,6 +532,8 @@ class Silu(Op):
             from . import _float_kernels
 
             return _float_kernels.silu(a)  # torch's bits
+        if a.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
+            return _sleef_double.silu(a)
         from .elementwise import _sigmoid
 
         return a * _sigmoid(a)
@@ -532,6 +543,8 @@ class Silu(Op):
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
             return _wrap(array_kernel(_float_kernels.silu_backward, grad._data, x._data))
+        if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
+            return _wrap(array_kernel(_sleef_double.silu_backward, grad._data, x._data))
         s = x.sigmoid()
         if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
             from .special_fns import AddScalarFormula
@@ -545,6 +558,8 @@ class Silu(Op):
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf in the vectors
         return _sleef_unary.softplus(a, beta, threshold)
+    if a.dtype == np.float64:  # torch's kernel: SLEEF's exp and log1p in the vectors
+        return _sleef_double.softplus(a, beta, threshold)
     scaled = a * beta
     with np.errstate(over="ignore"):
         soft = np.logaddexp(0, scaled) / beta
@@ -567,6 +582,9 @@ class Softplus(Op):
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
             return _wrap(array_kernel(_sleef_unary.softplus_backward, grad._data, x._data,
+                                      beta=beta, threshold=threshold))
+        if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
+            return _wrap(array_kernel(_sleef_double.softplus_backward, grad._data, x._data,
                                       beta=beta, threshold=threshold))
         if records_double_backward():
             return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)

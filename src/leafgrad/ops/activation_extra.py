@@ -9,7 +9,7 @@ import numpy as np
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
 from .activation import _float, _floating, _vectorised_nan, kernel_tensor
-from . import _float_kernels, _isa, _layout, _sleef_unary
+from . import _float_kernels, _isa, _layout, _sleef_double, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
 from . import _batching_rules as batch
@@ -224,6 +224,8 @@ class LogSigmoid(Op):
         a = _floating(a, "log_sigmoid_cpu")
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
             return _sleef_unary.log_sigmoid(a)
+        if a.dtype == np.float64:  # torch's kernel: SLEEF's exp and log1p
+            return _sleef_double.log_sigmoid(a)
         return _layout.contiguous((np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype))
 
     def backward(self, grad):
@@ -231,6 +233,8 @@ class LogSigmoid(Op):
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards in activation.py)
             return _wrap(array_kernel(_sleef_unary.log_sigmoid_backward, grad._data, x._data))
+        if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
+            return _wrap(array_kernel(_sleef_double.log_sigmoid_backward, grad._data, x._data))
         if records_double_backward():
             return LogSigmoidBackward.record(grad, x)
         return grad * (-x).sigmoid()

@@ -1084,6 +1084,10 @@ class BinaryCrossEntropyWithLogits(Op):
         # -log_sigmoid(x), whose float32 kernel (SLEEF's expf and log1pf) is replayed
         if a.dtype == np.float32:
             softplus_neg = -_sleef_unary.log_sigmoid(a).reshape(a.shape)
+        elif a.dtype == np.float64:  # (SLEEF's expd and log1pd: ops/_sleef_double.py)
+            from . import _sleef_double
+
+            softplus_neg = -_sleef_double.log_sigmoid(a)
         else:
             softplus_neg = np.log1p(np.exp(-np.abs(a))) + np.maximum(-a, 0)
         if pos_weight is not None:

@@ -61,8 +61,8 @@ class _Normalisation(Op):
     def forward(cls, ctx, x, weight, bias, **params):
         if not x.size:  # nothing to normalise (NumPy's empty mean would warn)
             return cls.result_layout(np.zeros_like(x), x)
-        if x.dtype in (np.float32, np.float16) and (_cpu.torch_bits or cls.replays_by_default(
-                x, params)):
+        if x.dtype in (np.float32, np.float16, np.float64) and (
+                _cpu.torch_bits or cls.replays_by_default(x, params)):
             exact = cls.torch_kernel(x, weight, bias, params)
             if exact is not None:
                 return cls.result_layout(exact, x)
@@ -382,6 +382,8 @@ class GroupNorm(_Normalisation):
     def torch_kernel(x, weight, bias, params):
         # a channels-last input runs torch's other kernel (sums of x and x * x)
         if x.ndim in (4, 5) and not x.flags.c_contiguous and _layout.is_channels_last(x, x.ndim):
+            if x.dtype == np.float64:  # (its float32 replay only)
+                return None
             return _norm_kernels.group_norm_channels_last(x, weight, bias, params["num_groups"],
                                                           params["eps"])
         return _norm_kernels.group_norm(x, weight, bias, params["num_groups"], params["eps"])
