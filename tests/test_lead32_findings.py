@@ -98,3 +98,28 @@ def test_number_arguments_refuse_what_is_not_a_number():
         for make in bad:
             assert _outcome(lambda: ours[name](make(leafgrad))) == _outcome(
                 lambda: theirs[name](make(torch))), (name, make(torch))
+
+
+def test_float64_activation_replays_keep_torchs_layouts():
+    """The float64 SLEEF replays of elu/selu/celu/gelu(tanh) (merged this stop) returned
+    row-major results for transposed inputs, and so NaN inputs took the wrong kernel path in
+    the backward: results and gradients are laid out as torch's, for every grad layout."""
+    data = np.random.default_rng(0).normal(size=(7, 9))
+    data[0, 1] = np.nan
+
+    def layouts(lib):
+        F = lib.nn.functional
+        found = []
+        for f in (F.elu, F.selu, F.celu, F.silu, F.softplus, F.logsigmoid,
+                  lambda t: F.gelu(t, approximate="tanh")):
+            for x in (lib.tensor(data).t(), lib.tensor(data), lib.tensor(data)[:, ::2]):
+                x = x.detach().requires_grad_()
+                out = f(x)
+                for g in (lib.ones_like(out), lib.ones(*reversed(out.shape),
+                                                       dtype=out.dtype).t()):
+                    grad, = lib.autograd.grad(f(x), x, g)
+                    found.append((out.stride(), grad.stride(),
+                                  np.isnan(grad.numpy()).tolist()))
+        return found
+
+    assert layouts(leafgrad) == layouts(torch)

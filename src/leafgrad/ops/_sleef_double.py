@@ -22,12 +22,13 @@ up to ``_softmax_bits.EXPD_LIMIT`` elements, as softmax takes expd (every size w
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ..backends import cpu as _cpu
-from . import _float_kernels, _libm
+from . import _float_kernels, _layout, _libm
 from ._select import where as _where
 from ._softmax_bits import (EXPD_LIMIT, _L2L_64, _L2U_64, _LN2_HIGH, _LN2_LOW, _LOGD_POLY,
                             _R_LN2_64, _fma64, _split64, expd)
@@ -400,3 +401,36 @@ def gelu_tanh_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
             sech2 = 1.0 - t * t
             slope = _GELU_BETA * (1.0 + 3.0 * _GELU_KAPPA * square)
         return np.asarray(grad * (0.5 * (1.0 + t) + 0.5 * x * sech2 * slope))
+
+
+# -- layouts -----------------------------------------------------------------------------------
+# The replays compute on row-major temporaries; torch's kernels write into the layout its
+# TensorIterator gives the result (the input's for the forwards, the operands' order for the
+# backwards), which strides show and which decides the vector/scalar path of later kernels.
+
+
+def _unary_layout(kernel):
+    @functools.wraps(kernel)
+    def laid_out(a, *args, **kwargs):
+        return _layout.like(np.asarray(kernel(a, *args, **kwargs)), a)
+
+    return laid_out
+
+
+def _binary_layout(kernel):
+    @functools.wraps(kernel)
+    def laid_out(grad, x, *args, **kwargs):
+        out = np.asarray(kernel(grad, x, *args, **kwargs))
+        if out.shape == x.shape:
+            out = _layout.like(out, x)
+        return _layout.iterated(out, (grad, x))
+
+    return laid_out
+
+
+# (log_sigmoid's forward writes a fresh row-major result and buffer in torch too)
+silu, elu, softplus, gelu_tanh = (
+    _unary_layout(kernel) for kernel in (silu, elu, softplus, gelu_tanh))
+silu_backward, elu_backward, softplus_backward, log_sigmoid_backward, gelu_tanh_backward = (
+    _binary_layout(kernel) for kernel in (silu_backward, elu_backward, softplus_backward,
+                                          log_sigmoid_backward, gelu_tanh_backward))
