@@ -152,46 +152,79 @@ class _LuFactor(Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
         ctx.pivots = inputs[2]
 
     @staticmethod
     def backward(ctx, grad):
-        # A = P L U, with L (m x k) unit lower and U (k x n) upper, k = min(m, n).
-        # Square: gA = P L^-H phi U^-H, phi = (L^H gL).tril(-1) + (gU U^H).triu().
-        # Wide (U = [U1 U2]): U2 = L^-1 A2 adds -gU2 U2^H to the L part of phi, gA2 = L^-H gU2.
-        # Tall (L = [L1; L2]): L2 = A2 U^-1 adds -L2^H gL2 to the U part, gA2 = gL2 U^-H.
-        lib = _lib()
+        # torch's lu_factor_ex_backward: linalg_lu_backward of the L and U parts of grad
         (packed,) = ctx.saved_tensors
-        m, n = packed.shape[-2:]
-        k = min(m, n)
-        eye = lib.eye(k, dtype=packed.dtype)
-        lower1 = packed[..., :k, :k].tril(-1) + eye
-        upper1 = packed[..., :k, :k].triu()
-        g_lower1 = grad[..., :k, :k].tril(-1)
-        g_upper1 = grad[..., :k, :k].triu()
-        lower_part = lower1.mH @ g_lower1
-        upper_part = g_upper1 @ upper1.mH
-        if n > m:
-            upper2, g_upper2 = packed[..., :, m:], grad[..., :, m:]
-            lower_part = lower_part - g_upper2 @ upper2.mH
-        if m > n:
-            lower2, g_lower2 = packed[..., n:, :], grad[..., n:, :]
-            upper_part = upper_part - lower2.mH @ g_lower2
-        phi = lower_part.tril(-1) + upper_part.triu()
-        x = lib.linalg.solve_triangular(lower1.mH, phi, upper=True, unitriangular=True)
-        x = lib.linalg.solve_triangular(upper1.mH, x, upper=False, left=False)
-        if n > m:
-            extra = lib.linalg.solve_triangular(lower1.mH, g_upper2, upper=True,
-                                                unitriangular=True)
-            x = lib.cat([x, extra], -1)
-        if m > n:
-            extra = lib.linalg.solve_triangular(upper1.mH, g_lower2, upper=False, left=False)
-            x = lib.cat([x, extra], -2)
-        perm = _permutation(ctx.pivots, m)
-        inverse = np.argsort(perm, axis=-1)
-        index = np.ascontiguousarray(np.broadcast_to(inverse[..., :, None],
-                                                     inverse.shape + (n,))).astype(np.int64)
-        return x.gather(-2, _wrap(index)), None, None
+        perm, lower, upper = _lu_unpack_composite(packed, _wrap(ctx.pivots))
+        k = min(packed.shape[-2:])
+        return _lu_backward(grad[..., :, :k], grad[..., :k, :], perm, lower, upper), None, None
+
+    @staticmethod
+    def jvp(ctx, grad_a, grad_lu, grad_pivots):
+        # torch's lu_factor_ex_jvp: linalg_lu_jvp's dL and dU packed as LU is
+        (packed,) = ctx.saved_tensors
+        perm, lower, upper = _lu_unpack_composite(packed, _wrap(ctx.pivots))
+        d_lower, d_upper = _lu_jvp(grad_a, perm, lower, upper)
+        m, n = grad_a.shape[-2:]
+        if m >= n:
+            d_lower[..., :n, :].add_(d_upper)
+            return d_lower
+        d_upper[..., :, :m].add_(d_lower)
+        return d_upper
+
+
+def _lu_backward(g_lower, g_upper, perm, lower, upper):
+    """torch's linalg_lu_backward (A = P L U, L m x k, U k x n): square, gA = P L^-H
+    [(L^H gL).tril(-1) + (gU U^H).triu()] U^-H; wide (U = [U1 U2]), gA = P L^-H [gU1.triu() +
+    ((L^H gL - gU.triu() U^H).tril(-1)) U1^-H | gU2]; tall (L = [L1; L2]), gA = P [gL1.tril(-1)
+    + L1^-H (gU U^H - L^H gL.tril(-1)).triu() | gL2] U^-H."""
+    lib = _lib()
+    solve = lib.linalg.solve_triangular
+    m, n = lower.shape[-2], upper.shape[-1]
+    k = min(m, n)
+    if m == n:
+        grad = (lower.mH @ g_lower).tril(-1) + (g_upper @ upper.mH).triu()
+        grad = solve(upper.mH, grad, upper=False, left=False)
+        grad = solve(lower.mH, grad, upper=True, unitriangular=True)
+    elif m < n:
+        grad = lower.mH @ g_lower - g_upper.triu() @ upper.mH
+        grad = solve(upper[..., :, :k].mH, grad.tril(-1), upper=False, left=False)
+        grad = lib.cat([grad + g_upper[..., :, :k].triu(), g_upper[..., :, k:]], -1)
+        grad = solve(lower.mH, grad, upper=True, unitriangular=True)
+    else:
+        grad = g_upper @ upper.mH - lower.mH @ g_lower.tril(-1)
+        grad = solve(lower[..., :k, :].mH, grad.triu(), upper=True, unitriangular=True)
+        grad = lib.cat([grad + g_lower[..., :k, :].tril(-1), g_lower[..., k:, :]], -2)
+        grad = solve(upper.mH, grad, upper=False, left=False)
+    return perm @ grad
+
+
+def _lu_jvp(d_a, perm, lower, upper):
+    """torch's linalg_lu_jvp: dK = L1^-1 P^T dA1 U1^-1, dL1 = L1 dK.tril(-1), dU1 = dK.triu()
+    U1; wide: dU2 = L1^-1 P^T dA2 - dK.tril(-1) U2; tall: dL2 = P^T dA2 U1^-1 - L2 dK.triu()."""
+    lib = _lib()
+    solve = lib.linalg.solve_triangular
+    m, n = d_a.shape[-2:]
+    k = min(m, n)
+    permuted = perm.mT @ d_a
+    lower1, upper1 = lower[..., :k, :k], upper[..., :k, :k]
+    d_k = solve(lower1, permuted[..., :k, :k], upper=False, unitriangular=True)
+    d_k = solve(upper1, d_k, upper=True, left=False)
+    d_lower1 = lower1 @ d_k.tril(-1)
+    d_upper1 = d_k.triu() @ upper1
+    if m == n:
+        return d_lower1, d_upper1
+    if m < n:
+        d_upper2 = solve(lower1, permuted[..., :, k:], upper=False, unitriangular=True) - \
+            d_k.tril(-1) @ upper[..., :, k:]
+        return d_lower1, lib.cat([d_upper1, d_upper2], -1)
+    d_lower2 = solve(upper1, permuted[..., k:, :], upper=True, left=False) - \
+        lower[..., k:, :] @ d_k.triu()
+    return lib.cat([d_lower1, d_lower2], -2), d_upper1
 
 
 _LuFactor._backward_cls.__name__ = _LuFactor._backward_cls.__qualname__ = \
@@ -622,7 +655,10 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
         residuals = ((error.abs() if error.is_complex() else error) ** 2).sum(-2)
     else:
         residuals = empty
-    if not solution.requires_grad:
+    from .autograd.forward_ad import get_tangent, set_tangent
+
+    dual = get_tangent(solution) is not None
+    if not (solution.requires_grad or dual):  # (a rebuilt solution would lose its tangent)
         # torch's layout: the first n rows of a column-major (..., max(m, n), k) buffer
         rows = max(m, n)
         buffer = np.zeros(solution.shape[:-2] + (rows, solution.shape[-1]),
@@ -633,6 +669,9 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
     solution = solution.squeeze(-1) if vector else solution
     rank_out = lib.empty(0, dtype=lib.int64) if driver == "gels" else _wrap(rank)
     values = _wrap(singular) if driver in ("gelsd", "gelss") else empty.clone()
+    if dual and not residuals.numel():
+        # torch's linalg_lstsq_residuals_jvp gives an empty residuals an empty tangent
+        set_tangent(residuals, lib.empty(0, dtype=residuals.dtype))
     return Lstsq((solution, residuals, rank_out, values))
 
 
@@ -933,19 +972,29 @@ class _MatrixExp(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
+        ctx.save_for_forward(a)
         return _wrap(np.ascontiguousarray(_expm(a._data).astype(a._data.dtype)))
 
     @staticmethod
     def backward(ctx, grad):
-        # torch's differential_analytic_matrix_function: the top-right block of
-        # exp([[A^H, G], [0, A^H]])
-        lib = _lib()
         (a,) = ctx.saved_tensors
-        n = a.shape[-1]
-        top = lib.cat([a.mH, grad], -1)
-        bottom = lib.cat([lib.zeros_like(a), a.mH], -1)
-        block = lib.cat([top, bottom], -2)
-        return _MatrixExp.apply(block)[..., :n, n:]
+        return _matrix_exp_differential(a.mH, grad)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (a,) = ctx.saved_tensors
+        return _matrix_exp_differential(a, tangent)
+
+
+def _matrix_exp_differential(a, direction):
+    """torch's linalg_matrix_exp_differential: the top-right block of exp([[A, E], [0, A]]),
+    with A^H for the backward (adjoint) and A itself for the jvp."""
+    lib = _lib()
+    n = a.shape[-1]
+    top = lib.cat([a, direction], -1)
+    bottom = lib.cat([lib.zeros_like(a), a], -1)
+    block = lib.cat([top, bottom], -2)
+    return _MatrixExp.apply(block)[..., :n, n:]
 
 
 _MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = \

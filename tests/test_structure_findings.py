@@ -1,0 +1,206 @@
+"""Findings of the op_db deep replay (tests/opinfo/test_opinfo_deep.py) about forward AD and
+graph structure: tangents torch gives and leafgrad did not, nodes torch records, strides of
+empty results and errors, each swept over its class against torch 2.13."""
+
+import warnings
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+
+
+def _ours(t):
+    return None if t is None else leafgrad.tensor(t.detach().resolve_conj().numpy().copy())
+
+
+def _same(expected, got, where, bitwise=True):
+    assert (expected is None) == (got is None), f"{where}: torch {expected is None}, ours {got is None}"
+    if expected is None:
+        return
+    expected, got = expected.detach().resolve_conj().numpy(), got.detach().numpy()
+    assert expected.shape == got.shape, f"{where}: {expected.shape} {got.shape}"
+    assert str(expected.dtype) == str(got.dtype), where
+    if bitwise:
+        np.testing.assert_array_equal(got, expected, err_msg=where)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, err_msg=where)
+
+
+def _tangents(lib, fn, inputs, tangents):
+    """The outputs' tangents of fn at duals (inputs, tangents); None where no tangent."""
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        duals = [x if t is None else fw.make_dual(x, t) for x, t in zip(inputs, tangents)]
+        out = fn(lib, *duals)
+        out = out if isinstance(out, tuple) else (out,)
+        return [fw.unpack_dual(o).tangent for o in out]
+
+
+def _forward_over_reverse(lib, fn, x, tangent, seed):
+    """The tangent of grad(fn(x), x, v) (a backward run on dual tensors)."""
+    torch = require_torch()
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        dual = fw.make_dual(x, tangent).requires_grad_()
+        out = [o for o in fn(lib, dual) if o.requires_grad] if isinstance(
+            fn(lib, dual), tuple) else [fn(lib, dual)]
+        torch.manual_seed(seed)
+        drawn = [torch.randn(tuple(o.shape), dtype=torch.float64) for o in out]
+        v = drawn if lib is torch else [_ours(d) for d in drawn]
+        (grad,) = lib.autograd.grad(out, [dual], v, create_graph=True)
+        return fw.unpack_dual(grad).tangent
+
+
+def _lu_forms():
+    return {
+        "linalg.lu_factor": lambda lib, a: tuple(lib.linalg.lu_factor(a)),
+        "linalg.lu_factor_ex": lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)),
+        "linalg.lu": lambda lib, a: tuple(lib.linalg.lu(a)),
+        "lu": lambda lib, a: tuple(lib.lu(a)),
+    }
+
+
+def test_lu_forward_ad_is_torchs_lu_factor_ex_jvp():
+    """lu_factor(_ex), linalg.lu and torch.lu carry tangents (torch's lu_factor_ex_jvp /
+    linalg_lu_jvp: dK = L1^-1 P^T dA1 U1^-1 split into dL and dU); leafgrad's custom Function
+    had no jvp and raised. Square, wide, tall, batched, empty, transposed and complex inputs,
+    tangents bitwise (complex to rounding)."""
+    torch = require_torch()
+    warnings.filterwarnings("ignore", message="torch.lu is deprecated")
+    torch.manual_seed(0)
+    shapes = ((3, 3), (2, 4), (4, 2), (2, 3, 3), (2, 3, 5), (2, 5, 3), (0, 3, 3), (3, 0), (1, 1))
+    for dtype in (torch.float64, torch.complex128):
+        for shape in shapes:
+            for transposed in (False, True):
+                a = torch.randn(shape, dtype=dtype)
+                t = torch.randn(shape, dtype=dtype)
+                if transposed and len(shape) >= 2:
+                    a = a.mT.contiguous().mT
+                for name, fn in _lu_forms().items():
+                    where = f"{name} {shape} {dtype} {transposed}"
+                    expected = _tangents(torch, fn, [a], [t])
+                    got = _tangents(leafgrad, fn, [_ours(a)], [_ours(t)])
+                    assert len(expected) == len(got)
+                    for index, (e, g) in enumerate(zip(expected, got)):
+                        # (complex: torch's complex BLAS last bits, COMPLEX in the deep replay)
+                        _same(e, g, f"{where} tangent[{index}]",
+                              bitwise=dtype is torch.float64)
+
+
+def test_lu_backward_records_torchs_nodes():
+    """lu_factor_ex's backward is torch's linalg_lu_backward ending in P @ grad: its double
+    backward records MmBackward0 (BmmBackward0/UnsafeViewBackward0 batched) where leafgrad's
+    row gather recorded GatherBackward0; grads, gradgrads and forward-over-reverse tangents
+    bitwise."""
+    torch = require_torch()
+    warnings.filterwarnings("ignore", message="torch.lu is deprecated")
+    torch.manual_seed(1)
+    for shape in ((3, 3), (2, 4), (4, 2), (2, 3, 3), (2, 2, 4), (2, 4, 2)):
+        a = torch.randn(shape, dtype=torch.float64)
+        t = torch.randn(shape, dtype=torch.float64)
+        for name, fn in _lu_forms().items():
+            where = f"{name} {shape}"
+            results = []
+            for lib, x in ((torch, a), (leafgrad, _ours(a))):
+                x = x.clone().requires_grad_()
+                out = [o for o in fn(lib, x) if o.requires_grad]
+                torch.manual_seed(3)
+                drawn = [torch.randn(tuple(o.shape), dtype=torch.float64) for o in out]
+                v = drawn if lib is torch else [_ours(d) for d in drawn]
+                (grad,) = lib.autograd.grad(out, [x], v, create_graph=True)
+                w = torch.randn(tuple(grad.shape), dtype=torch.float64)
+                (second,) = lib.autograd.grad([grad], [x], [w if lib is torch else _ours(w)])
+                results.append((type(grad.grad_fn).__name__, grad, second))
+            assert results[0][0] == results[1][0], where
+            _same(results[0][1], results[1][1], f"{where} grad")
+            _same(results[0][2], results[1][2], f"{where} gradgrad")
+            expected = _forward_over_reverse(torch, fn, a, t, 4)
+            got = _forward_over_reverse(leafgrad, fn, _ours(a), _ours(t), 4)
+            _same(expected, got, f"{where} forward-over-reverse")
+
+
+def test_matrix_exp_forward_ad():
+    """linalg.matrix_exp's tangent is torch's linalg_matrix_exp_differential (the top-right
+    block of exp([[A, dA], [0, A]])); leafgrad's Function had no jvp. Real and complex (a
+    custom Function's complex output takes a tangent, as torch's), batched, empty, 1 x 1,
+    forward-over-reverse; values to rounding (leafgrad's Pade approximant is not torch's
+    Taylor polynomial: docs)."""
+    torch = require_torch()
+    torch.manual_seed(2)
+
+    def fn(lib, a):
+        return lib.linalg.matrix_exp(a)
+
+    for dtype in (torch.float64, torch.complex128):
+        for shape in ((3, 3), (2, 4, 4), (0, 3, 3), (1, 1), (2, 1, 1), (5, 5)):
+            a = torch.randn(shape, dtype=dtype) / 2
+            t = torch.randn(shape, dtype=dtype)
+            where = f"matrix_exp {shape} {dtype}"
+            (expected,) = _tangents(torch, fn, [a], [t])
+            (got,) = _tangents(leafgrad, fn, [_ours(a)], [_ours(t)])
+            _same(expected, got, where, bitwise=False)
+            if dtype is torch.float64:
+                expected = _forward_over_reverse(torch, fn, a, t, 5)
+                got = _forward_over_reverse(leafgrad, fn, _ours(a), _ours(t), 5)
+                _same(expected, got, where + " forward-over-reverse", bitwise=False)
+
+
+def test_native_group_norm_statistics_tangents():
+    """native_group_norm's mean and rstd outputs carry torch's group_norm_mean_jvp and
+    group_norm_invstd_jvp tangents (leafgrad gave None): mean bitwise, rstd bitwise from the
+    same statistics (leafgrad's statistics differ from torch's in the last bits: NORM in
+    tests/opinfo/test_opinfo_deep.py), checked here against the formula run in torch on
+    torch's statistics and against torch's tangent to rounding."""
+    torch = require_torch()
+    torch.manual_seed(4)
+    for shape, groups in (((2, 6, 3), 3), ((1, 4, 2, 2), 2), ((3, 2), 1), ((0, 4, 3), 2),
+                          ((2, 4), 4), ((2, 4, 5), 1)):
+        n, c, hxw = shape[0], shape[1], int(np.prod(shape[2:]))
+        for subset in ("x", "w", "b", "xwb"):
+            x, w, b = (torch.randn(s, dtype=torch.float64) for s in (shape, (c,), (c,)))
+            tangents = [torch.randn_like(v) if name in subset else None
+                        for name, v in zip("xwb", (x, w, b))]
+
+            def fn(lib, *args):
+                return tuple(lib.native_group_norm(*args, n, c, hxw, groups, 1e-5))
+
+            expected = _tangents(torch, fn, [x, w, b], tangents)
+            got = _tangents(leafgrad, fn, [_ours(x), _ours(w), _ours(b)],
+                            [_ours(t) for t in tangents])
+            where = f"native_group_norm {shape} {groups} {subset}"
+            _same(expected[1], got[1], where + " mean")
+            for index in (0, 2):
+                _same(expected[index], got[index], f"{where} [{index}]", bitwise=False)
+            if tangents[0] is not None:
+                _, mean, rstd = torch.native_group_norm(x, w, b, n, c, hxw, groups, 1e-5)
+                view = (1, n * groups, -1 if n else 1)
+                formula = (x.reshape(view) - x.reshape(view).mean((2,), True)) * (
+                    tangents[0].reshape(view) - mean.reshape(view))
+                formula = (formula * -rstd.reshape(view).pow(3)).sum((2,)) / formula.shape[2]
+                _same(expected[2], _ours(formula.view_as(rstd)), where + " formula")
+
+
+def test_lstsq_solution_and_residuals_tangents():
+    """linalg.lstsq under forward AD: the solution keeps its tangent (leafgrad rebuilt it in
+    torch's column-major layout, dropping it) and empty residuals get an empty tangent
+    (torch's linalg_lstsq_residuals_jvp), rank and singular values none; every driver, tall,
+    wide, vector and batched right-hand sides, every subset of inputs with a tangent."""
+    torch = require_torch()
+    torch.manual_seed(5)
+    cases = (((5, 3), (5, 2)), ((3, 5), (3, 2)), ((5, 3), (5,)), ((2, 5, 3), (2, 5, 4)),
+             ((4, 4), (4, 1)))
+    for shape_a, shape_b in cases:
+        a, b = torch.randn(shape_a, dtype=torch.float64), torch.randn(shape_b, dtype=torch.float64)
+        for driver in (None, "gels", "gelsy", "gelsd", "gelss"):
+            for subset in ((True, False), (False, True), (True, True)):
+                tangents = [torch.randn_like(v) if on else None for v, on in zip((a, b), subset)]
+
+                def fn(lib, x, y):
+                    return tuple(lib.linalg.lstsq(x, y, driver=driver))
+
+                expected = _tangents(torch, fn, [a, b], tangents)
+                got = _tangents(leafgrad, fn, [_ours(a), _ours(b)], [_ours(t) for t in tangents])
+                where = f"lstsq {shape_a} {shape_b} {driver} {subset}"
+                for index, (e, g) in enumerate(zip(expected, got)):
+                    _same(e, g, f"{where} [{index}]", bitwise=False)
