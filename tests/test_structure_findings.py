@@ -204,3 +204,127 @@ def test_lstsq_solution_and_residuals_tangents():
                 where = f"lstsq {shape_a} {shape_b} {driver} {subset}"
                 for index, (e, g) in enumerate(zip(expected, got)):
                     _same(e, g, f"{where} [{index}]", bitwise=False)
+
+
+def _outcome(lib, fn):
+    """('ok', values as a list) or ('raised', type name, first line)."""
+    try:
+        result = fn(lib)
+    except Exception as error:  # noqa: BLE001 - the error is what is compared
+        return ("raised", type(error).__name__, str(error).splitlines()[0] if str(error) else "")
+    return ("ok", str(result.dtype).split(".")[-1], result.tolist())
+
+
+def _same_outcomes(cases):
+    torch = require_torch()
+    for label, fn in cases:
+        expected, got = _outcome(torch, fn), _outcome(leafgrad, fn)
+        assert expected == got, f"{label}: torch {expected}, leafgrad {got}"
+
+
+def test_alias_argument_errors_are_torchs():
+    """multiply, subtract and divide (functions and methods, in place too) are torch functions
+    of their own: a keyword none of their overloads takes is their parser's error, naming them
+    and listing the overloads where several take that many arguments (subtract(t, 3,
+    rounding_mode=...), div(t, 3, alpha=...)); leafgrad's aliases gave Python's error naming
+    mul/sub/div. Valid calls keep working."""
+    warnings.filterwarnings("ignore")
+
+    def t(lib):
+        return lib.ones(3)
+
+    def alias_calls():
+        # (mul and sub themselves still give Python's unknown-keyword error before the type
+        # error torch's parser finds first: mul(t, 'a', alpha=2); not swept here)
+        for name in ("div", "divide", "subtract", "multiply", "true_divide"):
+            for other in (3, 2.5, "t", "a", None):
+                for keywords in ({}, {"alpha": 2}, {"rounding_mode": "floor"},
+                                 {"rounding_mode": None}, {"bad": 1}, {"alpha": "x"}):
+                    def call(lib, name=name, other=other, keywords=keywords):
+                        x = t(lib)
+                        value = x if other == "t" else other
+                        return getattr(lib, name)(x, value, **keywords)
+
+                    def method(lib, name=name, other=other, keywords=keywords, suffix=""):
+                        x = t(lib)
+                        value = x.clone() if other == "t" else other
+                        return getattr(x, name + suffix)(value, **keywords)
+
+                    label = f"{name}(t, {other!r}, {keywords})"
+                    yield label, call
+                    yield "Tensor." + label, method
+                    if name not in ("true_divide",):
+                        yield "Tensor." + label + " in place", \
+                            lambda lib, method=method: method(lib, suffix="_")
+
+    _same_outcomes(list(alias_calls()))
+
+
+def test_abs_of_complex_into_out():
+    """abs of a complex input writes a complex out of the input's dtype (the complex kernel's
+    result) or a real out the real result can be cast to (torch's
+    unary_op_impl_with_complex_to_float_out); leafgrad required the real result's dtype."""
+    dtypes = ("float16", "float32", "float64", "int64", "complex64", "complex128")
+    cases = []
+    for source in ("float32", "float64", "complex64", "complex128"):
+        for target in dtypes:
+            for name in ("abs", "absolute"):
+                def call(lib, source=source, target=target, name=name):
+                    x = lib.tensor([3 + 4j, -1j, 2]) if "complex" in source else \
+                        lib.tensor([-3., 0., 2.])
+                    x = x.to(getattr(lib, source))
+                    out = lib.empty(2, dtype=getattr(lib, target))
+                    result = getattr(lib, name)(x, out=out)
+                    assert result is out
+                    return out
+
+                cases.append((f"{name} {source} -> {target}", call))
+
+    def into_itself(lib):
+        x = lib.tensor([3 + 4j, -1j]).to(lib.complex64)
+        lib.abs(x, out=x)
+        return x
+
+    cases.append(("abs(c, out=c)", into_itself))
+    _same_outcomes(cases)
+
+
+def test_index_add_checks_in_torchs_order():
+    """index_add's checks in torch's order (index_func_meta_impl): the indexing dim against the
+    source's dims, the count of indices (a 0-d source's message reads source.size(dim), which
+    raises IndexError 'Dimension specified as 0 but tensor has no dimensions'), then the
+    shapes but dim, whole shapes when either is 0-d (a 0-d self took a 1-d source)."""
+    cases = []
+    for self_shape in ((), (3,), (2, 3)):
+        for source_shape in ((), (1,), (2,), (3,), (1, 3), (2, 3), (2, 1)):
+            for index in ([0], [0, 1], []):
+                for dim in (0, -1):
+                    for form in ("index_add", "index_add_"):
+                        def call(lib, self_shape=self_shape, source_shape=source_shape,
+                                 index=index, dim=dim, form=form):
+                            x = lib.ones(self_shape)
+                            return getattr(x, form)(dim, lib.tensor(index, dtype=lib.long),
+                                                    lib.ones(source_shape) * 2, alpha=3)
+
+                        cases.append((f"{form} {self_shape} {source_shape} {index} {dim}", call))
+    _same_outcomes(cases)
+
+
+def test_inplace_integer_kernels_check_the_shape_first():
+    """An in-place bitwise/shift/gcd op whose other operand broadcasts beyond self is
+    TensorIterator's shape error before its dtype dispatch (leafgrad: 'bitwise_and_cpu not
+    implemented for Float' first), for every self dtype and operand shape."""
+    cases = []
+    for name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+                 "bitwise_right_shift_", "gcd_", "lcm_", "__iand__", "__ior__", "__ixor__"):
+        for self_dtype in ("float32", "int64", "bool", "int32"):
+            for other_dtype in ("int64", "float32", "bool"):
+                for other_shape in ((3,), (2, 3), (1, 3), (2, 1)):
+                    def call(lib, name=name, self_dtype=self_dtype, other_dtype=other_dtype,
+                             other_shape=other_shape):
+                        x = lib.ones(3, dtype=getattr(lib, self_dtype))
+                        other = lib.ones(other_shape, dtype=getattr(lib, other_dtype))
+                        return getattr(x, name)(other)
+
+                    cases.append((f"{name} {self_dtype} {other_dtype} {other_shape}", call))
+    _same_outcomes(cases)
