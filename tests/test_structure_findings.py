@@ -328,3 +328,64 @@ def test_inplace_integer_kernels_check_the_shape_first():
 
                     cases.append((f"{name} {self_dtype} {other_dtype} {other_shape}", call))
     _same_outcomes(cases)
+
+
+def test_triangular_solve_is_torchs_one_node():
+    """torch.triangular_solve records one TriangularSolveBackward0 for both outputs (leafgrad:
+    LinalgSolveTriangularBackward0 and a CloneBackward0), with torch's formulas: its jvp takes
+    dA whole and untransposed (triangular_solve(db - dA X, A, ...), generic_solve_jvp: leafgrad's
+    composite gave the triangle's true derivative, far from torch's), the coefficient is
+    broadcast to the solution's batch and column-major. Every flag, batched and broadcast
+    shapes, every subset of inputs requiring grad: names, strides, values, grads, gradgrads,
+    tangents (to rounding: LAPACK's trtrs against leafgrad's solve)."""
+    torch = require_torch()
+    warnings.filterwarnings("ignore", message="torch.triangular_solve is deprecated")
+    torch.manual_seed(6)
+    shapes = (((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 4)), ((3, 3), (2, 3, 1)), ((0, 3, 3), (0, 3, 2)))
+    for shape_a, shape_b in shapes:
+        a = torch.randn(shape_a, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)
+        b = torch.randn(shape_b, dtype=torch.float64)
+        ta, tb = torch.randn_like(a), torch.randn_like(b)
+        for upper in (True, False):
+            for transpose in (False, True):
+                for unit in (False, True):
+                    for needs in ((True, False), (False, True), (True, True)):
+                        where = f"{shape_a} {shape_b} {upper} {transpose} {unit} {needs}"
+                        results = []
+                        for lib, conv in ((torch, lambda t: t), (leafgrad, _ours)):
+                            x = conv(a).requires_grad_(needs[0])
+                            y = conv(b).requires_grad_(needs[1])
+                            out = lib.triangular_solve(y, x, upper, transpose, unit)
+                            torch.manual_seed(7)
+                            v = [torch.randn(tuple(o.shape), dtype=torch.float64) for o in out]
+                            inputs = [t for t, need in zip((x, y), needs) if need]
+                            grads = lib.autograd.grad(list(out), inputs, [conv(t) for t in v],
+                                                      create_graph=True)
+                            names = [type(o.grad_fn).__name__ for o in out] + [
+                                type(g.grad_fn).__name__ for g in grads]
+                            strides = [tuple(o.stride()) for o in out]
+                            results.append((names, strides, out, grads))
+                        assert results[0][:2] == results[1][:2], where
+                        for e, g in zip(results[0][2] + results[0][3],
+                                        results[1][2] + results[1][3]):
+                            _same(e, g, where, bitwise=False)
+                        tangents = [ta if needs[0] else None, tb if needs[1] else None]
+
+                        def fn(lib, x, y, flags=(upper, transpose, unit)):
+                            return tuple(lib.triangular_solve(y, x, *flags))
+
+                        try:
+                            expected = _tangents(torch, fn, [a, b], tangents)
+                        except RuntimeError as error:  # (A's tangent on a broadcast A)
+                            expected = str(error)
+                        try:
+                            got = _tangents(leafgrad, fn, [_ours(a), _ours(b)],
+                                            [_ours(t) for t in tangents])
+                        except RuntimeError as error:
+                            got = str(error)
+                        assert isinstance(expected, str) == isinstance(got, str), where
+                        if isinstance(expected, str):
+                            assert expected == got, where
+                            continue
+                        for index, (e, g) in enumerate(zip(expected, got)):
+                            _same(e, g, f"{where} tangent[{index}]", bitwise=False)

@@ -1177,10 +1177,86 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
         "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
         "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
         "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
-    matrix = A.mT if transpose else A
-    solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
-                                           unitriangular=unitriangular)
-    return TriangularSolve((solution, A.clone()))
+    from .autograd._vmap_state import state as vmap_state
+
+    if vmap_state.active or not (isinstance(b, Tensor) and isinstance(A, Tensor)
+                                 and b.ndim >= 2 and A.ndim >= 2 and b.dtype == A.dtype):
+        matrix = A.mT if transpose else A  # (vmap sees the composite)
+        solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
+                                               unitriangular=unitriangular)
+        return TriangularSolve((solution, A.clone()))
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        matrix = A.mT if transpose else A
+        solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
+                                               unitriangular=unitriangular)
+    batch = tuple(solution.shape[:-2])
+    coefficient = _layout.column_major(np.broadcast_to(A._data, batch + tuple(A.shape[-2:])))
+    return TriangularSolve(_TriangularSolve.apply(b, A, solution._data, coefficient, upper,
+                                                  transpose, unitriangular))
+
+
+class _TriangularSolve(Function):
+    """torch.triangular_solve as torch's one node, TriangularSolveBackward0, with its formulas:
+    gb = triangular_solve(gX, A^*, upper, not transpose), gA = -gb X^H (-X^* gb^T when
+    transpose) on A's triangle, plus the cloned coefficient's gradient; the jvp
+    triangular_solve(db - dA X, A, ...) takes dA whole and untransposed, as torch's
+    generic_solve_jvp does, and the coefficient's tangent is dA."""
+
+    @staticmethod
+    def forward(b, A, solution, coefficient, upper, transpose, unitriangular):  # noqa: N803
+        return _wrap(solution), _wrap(coefficient)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper, ctx.transpose, ctx.unitriangular = inputs[4:7]
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(inputs[1], output[0])
+        ctx.save_for_forward(inputs[1], output[0])
+
+    @staticmethod
+    def backward(ctx, grad_x, grad_m):
+        lib = _lib()
+        a, x = ctx.saved_tensors
+        upper, transpose, unitriangular = ctx.upper, ctx.transpose, ctx.unitriangular
+        grad_b = grad_a = None
+        if grad_x is not None:
+            grad_b = lib.triangular_solve(grad_x, a.conj(), upper, not transpose,
+                                          unitriangular)[0]
+            if ctx.needs_input_grad[1]:
+                grad_a = -(x.conj() @ grad_b.mT) if transpose else -(grad_b @ x.mH)
+                grad_a = grad_a.triu(int(unitriangular)) if upper else \
+                    grad_a.tril(-int(unitriangular))
+        if ctx.needs_input_grad[1] and grad_m is not None:
+            grad_a = grad_m if grad_a is None else grad_a + grad_m
+        if grad_a is not None and tuple(grad_a.shape) != tuple(a.shape):
+            grad_a = grad_a.sum_to_size(tuple(a.shape))  # (A broadcast over b's batch)
+        if grad_b is not None and not ctx.needs_input_grad[0]:
+            grad_b = None
+        return grad_b, grad_a, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, grad_b, grad_a, *constants):
+        lib = _lib()
+        a, x = ctx.saved_tensors
+        rhs = grad_b if grad_b is not None else lib.zeros_like(x)
+        if grad_a is not None:
+            rhs = rhs - grad_a @ x
+        solution = lib.triangular_solve(rhs, a, ctx.upper, ctx.transpose, ctx.unitriangular)[0]
+        if grad_a is not None and tuple(x.shape[:-2]) != tuple(a.shape[:-2]):
+            # torch sets A's tangent on the coefficient broadcast over b's batch, and refuses it
+            shape = list(x.shape[:-2]) + list(a.shape[-2:])
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {shape} while the "
+                f"given forward gradient is of size {list(grad_a.shape)}.")
+        return solution, grad_a
+
+
+_TriangularSolve._backward_cls.__name__ = _TriangularSolve._backward_cls.__qualname__ = \
+    "TriangularSolveBackward0"
+_TriangularSolve._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
 
 
 def lu_solve_legacy(b, LU_data, LU_pivots):  # noqa: N803
