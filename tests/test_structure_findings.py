@@ -389,3 +389,33 @@ def test_triangular_solve_is_torchs_one_node():
                             continue
                         for index, (e, g) in enumerate(zip(expected, got)):
                             _same(e, g, f"{where} tangent[{index}]", bitwise=False)
+
+
+def test_native_group_norm_statistics_gradients_reach_the_input():
+    """Gradients flowing into native_group_norm's mean and rstd outputs reach the input (torch
+    takes infinitely_differentiable_native_group_norm_backward whenever they are defined: their
+    var_mean backward, when both have one); leafgrad dropped them ('appears to not have been
+    used in the graph' for mean.sum() + rstd.sum()). Every subset of the three outputs used, with and without weight and
+    bias, create_graph or not, values to rounding."""
+    torch = require_torch()
+    torch.manual_seed(8)
+    for shape, groups in (((2, 6, 3), 3), ((1, 4, 2, 2), 2), ((3, 2), 1)):
+        n, c, hxw = shape[0], shape[1], int(np.prod(shape[2:]))
+        x, w, b = (torch.randn(s, dtype=torch.float64) for s in (shape, (c,), (c,)))
+        for affine in (False, True):
+            for used in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)):
+                for create in ((False, True) if len(used) > 1 else (False,)):
+                    results = []
+                    for lib, conv in ((torch, lambda t: t), (leafgrad, _ours)):
+                        inputs = [conv(t).requires_grad_() for t in ((x, w, b) if affine else (x,))]
+                        args = inputs if affine else inputs + [None, None]
+                        out = lib.native_group_norm(*args, n, c, hxw, groups, 1e-5)
+                        torch.manual_seed(9)
+                        v = [torch.randn(tuple(out[i].shape), dtype=torch.float64) for i in used]
+                        grads = lib.autograd.grad([out[i] for i in used], inputs,
+                                                  [conv(t) for t in v], create_graph=create,
+                                                  allow_unused=True)
+                        results.append(grads)
+                    where = f"{shape} {groups} {affine} {used} {create}"
+                    for e, g in zip(*results):
+                        _same(e, g, where, bitwise=False)

@@ -131,9 +131,19 @@ class NativeGroupNorm(GroupNorm):
         return out, mean.astype(x.dtype), rstd.astype(x.dtype)
 
     def backward(self, grads):
-        if grads[0] is None:
-            return None, None, None
-        return GroupNorm.backward(self, grads[0])
+        grad, dmean, drstd = (tuple(grads) + (None, None))[:3]
+        results = (None, None, None) if grad is None else tuple(GroupNorm.backward(self, grad))
+        if dmean is None or drstd is None or not self.needs_grad(0):
+            return results
+        # torch's infinitely_differentiable_native_group_norm_backward (taken whenever the
+        # statistics get a gradient): their var_mean backward reaches the input too, when
+        # both have one (one alone is dropped, as torch's formula does)
+        from .norm import group_norm_statistics_grad
+
+        extra = group_norm_statistics_grad(self.saved("input"), dmean, drstd,
+                                           self._params["num_groups"], self._params["eps"])
+        grad_x = extra if results[0] is None else results[0] + extra
+        return (grad_x,) + results[1:]
 
     def jvp(self, tangents, primals, result):
         out = GroupNorm.jvp(self, tangents, primals, result[0])
