@@ -419,3 +419,35 @@ def test_native_group_norm_statistics_gradients_reach_the_input():
                     where = f"{shape} {groups} {affine} {used} {create}"
                     for e, g in zip(*results):
                         _same(e, g, where, bitwise=False)
+
+
+def test_empty_elementwise_results_take_tensoriterators_strides():
+    """An empty elementwise result with a number among its operands (x.add(1), isinf as
+    abs(x) == inf, where(c, x, 0.)) gets TensorIterator's strides: when its order of dims is not
+    the reversed one, compatible_stride's products of the sizes, so 0 after a 0-size dim
+    (torch.empty(0, 1, 3).add(1) is (3, 0, 1)-strided; leafgrad gave row-major); operands all
+    of the result's shape take the fast setup (row-major: every empty tensor is contiguous)."""
+    torch = require_torch()
+    shapes = ((0, 1, 3), (0, 3), (1, 0), (2, 0, 1), (0, 1, 1), (1, 1, 0), (3, 0, 2), (0,),
+              (1, 0, 1, 3), (0, 1), (2, 1, 0, 1))
+    forms = {
+        "add number": lambda lib, x: x.add(1),
+        "mul number": lambda lib, x: x * 2,
+        "sub number": lambda lib, x: x - 2,
+        "isinf": lambda lib, x: lib.isinf(x),
+        "where": lambda lib, x: lib.where(x > 0, x, 0.),
+        "x + x": lambda lib, x: x + x,
+        "exp": lambda lib, x: x.exp(),
+        "gt": lambda lib, x: x > 0,
+        "broadcast": lambda lib, x: x + lib.ones(x.shape[-1:]),
+    }
+    for shape in shapes:
+        for name, fn in forms.items():
+            for transposed in (False, True) if len(shape) >= 2 else (False,):
+                results = []
+                for lib in (torch, leafgrad):
+                    x = lib.empty(shape)
+                    x = x.transpose(0, 1) if transposed else x
+                    result = fn(lib, x)
+                    results.append((tuple(result.shape), tuple(result.stride())))
+                assert results[0] == results[1], f"{name} {shape} {transposed}: {results}"

@@ -46,8 +46,6 @@ HOUSEHOLDER = ("householder_product: torch's result is column-major (orgqr), its
                "backward records CopySlices where leafgrad's composite adds")
 ADDBMM = ("in-place into a self of the wrong shape: torch 'Trying to resize storage that is not "
           "resizable', leafgrad the broadcast-shape error")
-EMPTY_STRIDES = ("an empty or size-1-dims result's strides: TensorIterator's compatible_stride "
-                 "multiplies by a 0 size (torch's (0, 0, 0, 1)), leafgrad's are row-major")
 UINT8_BILINEAR = "interpolate(mode='bilinear') of uint8 input is not implemented in leafgrad"
 AS_STRIDED_SCATTER = ("torch's as_strided_scatter_backward gives self the gradient inside the "
                       "scattered region (only the contiguous case is meant to work); leafgrad "
@@ -102,7 +100,6 @@ KNOWN: dict = {
     ('grid_sampler_3d', MISSING): 'float16/op float64/op',
     ('igamma', SPECIAL): 'float64/op',
     ('igammac', SPECIAL): 'float64/op',
-    ('isinf', EMPTY_STRIDES): 'float64/op',
     ('istft', FFT): 'complex64/op',
     ('ldexp', LIBM): 'float64/fwad float64/op',
     ('lerp', GRAD_BITS): 'float64/fwad',
