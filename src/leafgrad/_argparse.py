@@ -96,6 +96,7 @@ _ACCEPTS = {
     "int": _is_int,
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
     "str": lambda v: isinstance(v, str),
+    "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
     "float[]": lambda v: isinstance(v, (list, tuple)) and all(
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
@@ -416,6 +417,40 @@ for _name in ("rand_like", "randn_like"):
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, *, torch.Generator generator, {_LIKE})",
                                    f"{_name}(Tensor input, *, {_LIKE})")
 
+# torch's overloads of div, divide, subtract and multiply (the aliases have more than the names
+# they alias): which of them are plausible for the count of arguments given decides between
+# naming the misfit and listing them (torch.div(t, 3, alpha=2) lists, torch.multiply(t, 3,
+# alpha=2) names alpha)
+_DIV_MODE = "str~ rounding_mode"
+SIGNATURES["div"] = _overloads(
+    "div(Tensor~ input, Tensor~ other, *, Tensor? out=None)",
+    f"div(Tensor~ input, Tensor~ other, *, {_DIV_MODE}, Tensor? out=None)",
+    f"div(Tensor~ input, Number other, *, {_DIV_MODE})")
+SIGNATURES["divide"] = _overloads(
+    "divide(Tensor~ input, Tensor~ other, *, Tensor? out=None)",
+    f"divide(Tensor~ input, Tensor~ other, *, {_DIV_MODE}, Tensor? out=None)",
+    "divide(Tensor~ input, Number other)",
+    f"divide(Tensor~ input, Number other, *, {_DIV_MODE})")
+for _name in ("div", "div_"):
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(Tensor~ other)", f"{_name}(Tensor~ other, *, {_DIV_MODE})",
+        f"{_name}(Number other, *, {_DIV_MODE})")
+for _name in ("divide", "divide_"):
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(Tensor~ other)", f"{_name}(Tensor~ other, *, {_DIV_MODE})",
+        f"{_name}(Number other)", f"{_name}(Number other, *, {_DIV_MODE})")
+SIGNATURES["subtract"] = _overloads(
+    "subtract(Tensor~ input, Tensor~ other, *, Number alpha=1, Tensor? out=None)",
+    "subtract(Tensor~ input, Number other, Number alpha=1)")
+SIGNATURES["Tensor.subtract"] = _overloads("subtract(Tensor~ other, *, Number alpha=1)",
+                                           "subtract(Number other, Number alpha=1)")
+SIGNATURES["multiply"] = _overloads("multiply(Tensor~ input, Tensor~ other, *, Tensor? out=None)",
+                                    "multiply(Tensor~ input, Number other)")
+SIGNATURES["Tensor.multiply"] = _overloads("multiply(Tensor~ other)", "multiply(Number other)")
+SIGNATURES["true_divide"] = _overloads(
+    "true_divide(Tensor~ input, Tensor~ other, *, Tensor? out=None)",
+    "true_divide(Tensor~ input, Number other)")
+
 # torch's Tensor.multiply_ and subtract_ have a Number overload of their own (mul_/sub_ do not)
 SIGNATURES["Tensor.multiply_"] = _overloads("multiply_(Tensor other)", "multiply_(Number other)")
 SIGNATURES["Tensor.subtract_"] = _overloads("subtract_(Tensor other, *, Number alpha=1)",
@@ -544,6 +579,19 @@ def refuse_none(name: str, parameter: str, position: int, method: bool = False):
         return checked
 
     return decorate
+
+
+def check_alias(name: str, args: tuple, kwargs: dict) -> None:
+    """Raise torch's parser error for calling the alias ``name`` (multiply, subtract, divide and
+    their methods) with ``args`` and the keywords of ``kwargs`` that were given (not NO_MODE),
+    if its overloads refuse them (Note: aliases' errors, _functions.py)."""
+    other = args[1] if not name.startswith("Tensor.") and len(args) > 1 else args[0]
+    given = {key: value for key, value in kwargs.items() if value is not NO_MODE}
+    if given or len(args) > (1 if name.startswith("Tensor.") else 2) \
+            or other.__class__ not in NUMBERS and not _is_tensor(other):
+        refused = error(name, args, given)
+        if refused is not None:
+            raise refused
 
 
 def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as _np
 
 from . import ops as _ops
-from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, same_as, takes_out
+from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, Rule, same_as, takes_out
 from . import _argparse
+from . import _dtype
 from .tensor import Tensor
 from .sparse._tensor import SparseTensor as _Sparse
 
@@ -59,7 +60,12 @@ def sub(input, other, *deprecated, alpha=1):
     return input.sub(other, alpha=alpha)
 
 
-subtract = sub
+@takes_out(Out("sub", CAST, overlap=True))
+def subtract(input, other, *extra, alpha=_argparse.NO_MODE, **unknown):
+    if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor) \
+            or alpha is not _argparse.NO_MODE and alpha.__class__ not in _NUMBERS:
+        _argparse.check_alias("subtract", (input, other, *extra), {"alpha": alpha, **unknown})
+    return sub(input, other, alpha=1 if alpha is _argparse.NO_MODE else alpha)
 
 
 def rsub(input, other, *, alpha=1):
@@ -81,14 +87,25 @@ def mul(input, other):
     return input.mul(other)
 
 
-multiply = mul
+# Note: aliases' errors
+# torch's multiply, subtract and divide are functions of their own with more overloads than mul,
+# sub and div: a call none of them takes gets their parser's error (naming them, and listing the
+# overloads where several take that many arguments: subtract(t, 3, rounding_mode=...)), not
+# Python's for the function leafgrad aliases
+@takes_out(Out("mul", CAST, overlap=True))
+def multiply(input, other, *extra, **unknown):
+    if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+        _argparse.check_alias("multiply", (input, other, *extra), unknown)
+    return mul(input, other)
 
 
 @takes_out(Out("div", CAST, overlap=True))
-def div(input, other, *, rounding_mode=_argparse.NO_MODE):  # Note: explicit rounding_mode=None
+def div(input, other, *, rounding_mode=_argparse.NO_MODE, **unknown):  # Note: explicit rounding_mode=None
+    if unknown:  # torch lists div's overloads (Note: aliases' errors)
+        _argparse.check_alias("div", (input, other), {"rounding_mode": rounding_mode, **unknown})
     if not isinstance(input, Tensor) or other.__class__ not in _NUMBERS and (
             not isinstance(other, Tensor)):
-        _argparse.check("div", (input, other))
+        _argparse.check_alias("div", (input, other), {"rounding_mode": rounding_mode})
     if not isinstance(input, Tensor):  # Note: a number as self
         if rounding_mode is _argparse.NO_MODE:
             return _ops.Div.apply(input, other)
@@ -96,18 +113,28 @@ def div(input, other, *, rounding_mode=_argparse.NO_MODE):  # Note: explicit rou
     return input.div(other, rounding_mode=rounding_mode)
 
 
-divide = div
+@takes_out(Out("div", CAST, overlap=True))
+def divide(input, other, *extra, rounding_mode=_argparse.NO_MODE, **unknown):
+    if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+        _argparse.check_alias("divide", (input, other, *extra),
+                              {"rounding_mode": rounding_mode, **unknown})
+    return div(input, other, rounding_mode=rounding_mode)
 
 
 def true_divide(*args, **kwargs):
+    if "out" in kwargs and [key for key in kwargs if key not in ("other", "out")]:
+        # torch's true_divide has no rounding_mode parameter; its parser then lists the
+        # overloads, naming out= last
+        got = [_argparse.typename(value) for value in args] + [
+            f"{key}={_argparse.typename(value)}" for key, value in kwargs.items()
+            if key != "out"] + [f"out={_argparse.typename(kwargs['out'])}"]
+        raise TypeError("true_divide() received an invalid combination of arguments - got "
+                        f"({', '.join(got)}), but expected one of:")
+    if len(args) == 2:  # (Note: aliases' errors)
+        _argparse.check_alias("true_divide", args, {key: value for key, value in kwargs.items()
+                                                    if key != "out"})
     unknown = [key for key in kwargs if key not in ("other", "out")]
-    if unknown:  # torch's true_divide has no rounding_mode parameter
-        if "out" in kwargs:  # its parser then lists the overloads, naming out= last
-            got = [_argparse.typename(value) for value in args] + [
-                f"{key}={_argparse.typename(value)}" for key, value in kwargs.items()
-                if key != "out"] + [f"out={_argparse.typename(kwargs['out'])}"]
-            raise TypeError("true_divide() received an invalid combination of arguments - got "
-                            f"({', '.join(got)}), but expected one of:")
+    if unknown:
         raise TypeError(f"true_divide() got an unexpected keyword argument '{unknown[0]}'")
     return div(*args, **kwargs)
 
@@ -150,7 +177,33 @@ def sqrt(input):
     return input.sqrt()
 
 
-@takes_out(Out("abs", FOUND, overlap=True))
+class _ComplexToFloat(Rule):
+    """torch's unary_op_impl_with_complex_to_float_out (abs of a complex input): a real out
+    takes the real result where castable; a complex one is written the complex kernel's result,
+    so it must have the input's dtype."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(CAST.message, CAST.allowed)
+
+    def check(self, result, out) -> None:
+        if out.is_complex:
+            FOUND.check(_dtype.promote_types(result, _dtype.complex64), out)
+        else:
+            CAST.check(result, out)
+
+
+_ABS_OUT = Out("abs", FOUND, overlap=True)
+_COMPLEX_ABS_OUT = Out("abs", _ComplexToFloat(), overlap=True)
+
+
+def _abs_out(args, kwargs):
+    input = args[0] if args else kwargs.get("input")
+    return _COMPLEX_ABS_OUT if isinstance(input, Tensor) and input.is_complex() else _ABS_OUT
+
+
+@takes_out(_abs_out)
 def abs(input):  # noqa: A001
     return input.abs()
 

@@ -152,46 +152,79 @@ class _LuFactor(Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
         ctx.pivots = inputs[2]
 
     @staticmethod
     def backward(ctx, grad):
-        # A = P L U, with L (m x k) unit lower and U (k x n) upper, k = min(m, n).
-        # Square: gA = P L^-H phi U^-H, phi = (L^H gL).tril(-1) + (gU U^H).triu().
-        # Wide (U = [U1 U2]): U2 = L^-1 A2 adds -gU2 U2^H to the L part of phi, gA2 = L^-H gU2.
-        # Tall (L = [L1; L2]): L2 = A2 U^-1 adds -L2^H gL2 to the U part, gA2 = gL2 U^-H.
-        lib = _lib()
+        # torch's lu_factor_ex_backward: linalg_lu_backward of the L and U parts of grad
         (packed,) = ctx.saved_tensors
-        m, n = packed.shape[-2:]
-        k = min(m, n)
-        eye = lib.eye(k, dtype=packed.dtype)
-        lower1 = packed[..., :k, :k].tril(-1) + eye
-        upper1 = packed[..., :k, :k].triu()
-        g_lower1 = grad[..., :k, :k].tril(-1)
-        g_upper1 = grad[..., :k, :k].triu()
-        lower_part = lower1.mH @ g_lower1
-        upper_part = g_upper1 @ upper1.mH
-        if n > m:
-            upper2, g_upper2 = packed[..., :, m:], grad[..., :, m:]
-            lower_part = lower_part - g_upper2 @ upper2.mH
-        if m > n:
-            lower2, g_lower2 = packed[..., n:, :], grad[..., n:, :]
-            upper_part = upper_part - lower2.mH @ g_lower2
-        phi = lower_part.tril(-1) + upper_part.triu()
-        x = lib.linalg.solve_triangular(lower1.mH, phi, upper=True, unitriangular=True)
-        x = lib.linalg.solve_triangular(upper1.mH, x, upper=False, left=False)
-        if n > m:
-            extra = lib.linalg.solve_triangular(lower1.mH, g_upper2, upper=True,
-                                                unitriangular=True)
-            x = lib.cat([x, extra], -1)
-        if m > n:
-            extra = lib.linalg.solve_triangular(upper1.mH, g_lower2, upper=False, left=False)
-            x = lib.cat([x, extra], -2)
-        perm = _permutation(ctx.pivots, m)
-        inverse = np.argsort(perm, axis=-1)
-        index = np.ascontiguousarray(np.broadcast_to(inverse[..., :, None],
-                                                     inverse.shape + (n,))).astype(np.int64)
-        return x.gather(-2, _wrap(index)), None, None
+        perm, lower, upper = _lu_unpack_composite(packed, _wrap(ctx.pivots))
+        k = min(packed.shape[-2:])
+        return _lu_backward(grad[..., :, :k], grad[..., :k, :], perm, lower, upper), None, None
+
+    @staticmethod
+    def jvp(ctx, grad_a, grad_lu, grad_pivots):
+        # torch's lu_factor_ex_jvp: linalg_lu_jvp's dL and dU packed as LU is
+        (packed,) = ctx.saved_tensors
+        perm, lower, upper = _lu_unpack_composite(packed, _wrap(ctx.pivots))
+        d_lower, d_upper = _lu_jvp(grad_a, perm, lower, upper)
+        m, n = grad_a.shape[-2:]
+        if m >= n:
+            d_lower[..., :n, :].add_(d_upper)
+            return d_lower
+        d_upper[..., :, :m].add_(d_lower)
+        return d_upper
+
+
+def _lu_backward(g_lower, g_upper, perm, lower, upper):
+    """torch's linalg_lu_backward (A = P L U, L m x k, U k x n): square, gA = P L^-H
+    [(L^H gL).tril(-1) + (gU U^H).triu()] U^-H; wide (U = [U1 U2]), gA = P L^-H [gU1.triu() +
+    ((L^H gL - gU.triu() U^H).tril(-1)) U1^-H | gU2]; tall (L = [L1; L2]), gA = P [gL1.tril(-1)
+    + L1^-H (gU U^H - L^H gL.tril(-1)).triu() | gL2] U^-H."""
+    lib = _lib()
+    solve = lib.linalg.solve_triangular
+    m, n = lower.shape[-2], upper.shape[-1]
+    k = min(m, n)
+    if m == n:
+        grad = (lower.mH @ g_lower).tril(-1) + (g_upper @ upper.mH).triu()
+        grad = solve(upper.mH, grad, upper=False, left=False)
+        grad = solve(lower.mH, grad, upper=True, unitriangular=True)
+    elif m < n:
+        grad = lower.mH @ g_lower - g_upper.triu() @ upper.mH
+        grad = solve(upper[..., :, :k].mH, grad.tril(-1), upper=False, left=False)
+        grad = lib.cat([grad + g_upper[..., :, :k].triu(), g_upper[..., :, k:]], -1)
+        grad = solve(lower.mH, grad, upper=True, unitriangular=True)
+    else:
+        grad = g_upper @ upper.mH - lower.mH @ g_lower.tril(-1)
+        grad = solve(lower[..., :k, :].mH, grad.triu(), upper=True, unitriangular=True)
+        grad = lib.cat([grad + g_lower[..., :k, :].tril(-1), g_lower[..., k:, :]], -2)
+        grad = solve(upper.mH, grad, upper=False, left=False)
+    return perm @ grad
+
+
+def _lu_jvp(d_a, perm, lower, upper):
+    """torch's linalg_lu_jvp: dK = L1^-1 P^T dA1 U1^-1, dL1 = L1 dK.tril(-1), dU1 = dK.triu()
+    U1; wide: dU2 = L1^-1 P^T dA2 - dK.tril(-1) U2; tall: dL2 = P^T dA2 U1^-1 - L2 dK.triu()."""
+    lib = _lib()
+    solve = lib.linalg.solve_triangular
+    m, n = d_a.shape[-2:]
+    k = min(m, n)
+    permuted = perm.mT @ d_a
+    lower1, upper1 = lower[..., :k, :k], upper[..., :k, :k]
+    d_k = solve(lower1, permuted[..., :k, :k], upper=False, unitriangular=True)
+    d_k = solve(upper1, d_k, upper=True, left=False)
+    d_lower1 = lower1 @ d_k.tril(-1)
+    d_upper1 = d_k.triu() @ upper1
+    if m == n:
+        return d_lower1, d_upper1
+    if m < n:
+        d_upper2 = solve(lower1, permuted[..., :, k:], upper=False, unitriangular=True) - \
+            d_k.tril(-1) @ upper[..., :, k:]
+        return d_lower1, lib.cat([d_upper1, d_upper2], -1)
+    d_lower2 = solve(upper1, permuted[..., k:, :], upper=True, left=False) - \
+        lower[..., k:, :] @ d_k.triu()
+    return lib.cat([d_lower1, d_lower2], -2), d_upper1
 
 
 _LuFactor._backward_cls.__name__ = _LuFactor._backward_cls.__qualname__ = \
@@ -622,7 +655,10 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
         residuals = ((error.abs() if error.is_complex() else error) ** 2).sum(-2)
     else:
         residuals = empty
-    if not solution.requires_grad:
+    from .autograd.forward_ad import get_tangent, set_tangent
+
+    dual = get_tangent(solution) is not None
+    if not (solution.requires_grad or dual):  # (a rebuilt solution would lose its tangent)
         # torch's layout: the first n rows of a column-major (..., max(m, n), k) buffer
         rows = max(m, n)
         buffer = np.zeros(solution.shape[:-2] + (rows, solution.shape[-1]),
@@ -633,6 +669,9 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
     solution = solution.squeeze(-1) if vector else solution
     rank_out = lib.empty(0, dtype=lib.int64) if driver == "gels" else _wrap(rank)
     values = _wrap(singular) if driver in ("gelsd", "gelss") else empty.clone()
+    if dual and not residuals.numel():
+        # torch's linalg_lstsq_residuals_jvp gives an empty residuals an empty tangent
+        set_tangent(residuals, lib.empty(0, dtype=residuals.dtype))
     return Lstsq((solution, residuals, rank_out, values))
 
 
@@ -933,19 +972,29 @@ class _MatrixExp(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
+        ctx.save_for_forward(a)
         return _wrap(np.ascontiguousarray(_expm(a._data).astype(a._data.dtype)))
 
     @staticmethod
     def backward(ctx, grad):
-        # torch's differential_analytic_matrix_function: the top-right block of
-        # exp([[A^H, G], [0, A^H]])
-        lib = _lib()
         (a,) = ctx.saved_tensors
-        n = a.shape[-1]
-        top = lib.cat([a.mH, grad], -1)
-        bottom = lib.cat([lib.zeros_like(a), a.mH], -1)
-        block = lib.cat([top, bottom], -2)
-        return _MatrixExp.apply(block)[..., :n, n:]
+        return _matrix_exp_differential(a.mH, grad)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (a,) = ctx.saved_tensors
+        return _matrix_exp_differential(a, tangent)
+
+
+def _matrix_exp_differential(a, direction):
+    """torch's linalg_matrix_exp_differential: the top-right block of exp([[A, E], [0, A]]),
+    with A^H for the backward (adjoint) and A itself for the jvp."""
+    lib = _lib()
+    n = a.shape[-1]
+    top = lib.cat([a, direction], -1)
+    bottom = lib.cat([lib.zeros_like(a), a], -1)
+    block = lib.cat([top, bottom], -2)
+    return _MatrixExp.apply(block)[..., :n, n:]
 
 
 _MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = \
@@ -1128,10 +1177,86 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
         "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
         "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
         "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
-    matrix = A.mT if transpose else A
-    solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
-                                           unitriangular=unitriangular)
-    return TriangularSolve((solution, A.clone()))
+    from .autograd._vmap_state import state as vmap_state
+
+    if vmap_state.active or not (isinstance(b, Tensor) and isinstance(A, Tensor)
+                                 and b.ndim >= 2 and A.ndim >= 2 and b.dtype == A.dtype):
+        matrix = A.mT if transpose else A  # (vmap sees the composite)
+        solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
+                                               unitriangular=unitriangular)
+        return TriangularSolve((solution, A.clone()))
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        matrix = A.mT if transpose else A
+        solution = lib.linalg.solve_triangular(matrix, b, upper=upper != transpose,
+                                               unitriangular=unitriangular)
+    batch = tuple(solution.shape[:-2])
+    coefficient = _layout.column_major(np.broadcast_to(A._data, batch + tuple(A.shape[-2:])))
+    return TriangularSolve(_TriangularSolve.apply(b, A, solution._data, coefficient, upper,
+                                                  transpose, unitriangular))
+
+
+class _TriangularSolve(Function):
+    """torch.triangular_solve as torch's one node, TriangularSolveBackward0, with its formulas:
+    gb = triangular_solve(gX, A^*, upper, not transpose), gA = -gb X^H (-X^* gb^T when
+    transpose) on A's triangle, plus the cloned coefficient's gradient; the jvp
+    triangular_solve(db - dA X, A, ...) takes dA whole and untransposed, as torch's
+    generic_solve_jvp does, and the coefficient's tangent is dA."""
+
+    @staticmethod
+    def forward(b, A, solution, coefficient, upper, transpose, unitriangular):  # noqa: N803
+        return _wrap(solution), _wrap(coefficient)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.upper, ctx.transpose, ctx.unitriangular = inputs[4:7]
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(inputs[1], output[0])
+        ctx.save_for_forward(inputs[1], output[0])
+
+    @staticmethod
+    def backward(ctx, grad_x, grad_m):
+        lib = _lib()
+        a, x = ctx.saved_tensors
+        upper, transpose, unitriangular = ctx.upper, ctx.transpose, ctx.unitriangular
+        grad_b = grad_a = None
+        if grad_x is not None:
+            grad_b = lib.triangular_solve(grad_x, a.conj(), upper, not transpose,
+                                          unitriangular)[0]
+            if ctx.needs_input_grad[1]:
+                grad_a = -(x.conj() @ grad_b.mT) if transpose else -(grad_b @ x.mH)
+                grad_a = grad_a.triu(int(unitriangular)) if upper else \
+                    grad_a.tril(-int(unitriangular))
+        if ctx.needs_input_grad[1] and grad_m is not None:
+            grad_a = grad_m if grad_a is None else grad_a + grad_m
+        if grad_a is not None and tuple(grad_a.shape) != tuple(a.shape):
+            grad_a = grad_a.sum_to_size(tuple(a.shape))  # (A broadcast over b's batch)
+        if grad_b is not None and not ctx.needs_input_grad[0]:
+            grad_b = None
+        return grad_b, grad_a, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, grad_b, grad_a, *constants):
+        lib = _lib()
+        a, x = ctx.saved_tensors
+        rhs = grad_b if grad_b is not None else lib.zeros_like(x)
+        if grad_a is not None:
+            rhs = rhs - grad_a @ x
+        solution = lib.triangular_solve(rhs, a, ctx.upper, ctx.transpose, ctx.unitriangular)[0]
+        if grad_a is not None and tuple(x.shape[:-2]) != tuple(a.shape[:-2]):
+            # torch sets A's tangent on the coefficient broadcast over b's batch, and refuses it
+            shape = list(x.shape[:-2]) + list(a.shape[-2:])
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {shape} while the "
+                f"given forward gradient is of size {list(grad_a.shape)}.")
+        return solution, grad_a
+
+
+_TriangularSolve._backward_cls.__name__ = _TriangularSolve._backward_cls.__qualname__ = \
+    "TriangularSolveBackward0"
+_TriangularSolve._backward_cls.__module__ = "builtins"  # a C++ class in torch, printed bare
 
 
 def lu_solve_legacy(b, LU_data, LU_pivots):  # noqa: N803

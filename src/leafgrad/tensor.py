@@ -1748,7 +1748,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             alpha = _argparse.scalar(alpha)
         return _ops.Sub.apply(self, other, alpha=alpha)
 
-    subtract = sub
+    def subtract(self, other, *extra, alpha=_argparse.NO_MODE, **unknown):
+        if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(
+                other, Tensor) or alpha is not _argparse.NO_MODE and alpha.__class__ not in _NUMBERS:
+            # (Note: aliases' errors, _functions.py)
+            _argparse.check_alias("Tensor.subtract", (other, *extra), {"alpha": alpha, **unknown})
+        return self.sub(other, alpha=1 if alpha is _argparse.NO_MODE else alpha)
 
     def mul(self, other):
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
@@ -1756,18 +1761,28 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             other = _numpy_operand(other)
         return _ops.Mul.apply(self, other)
 
-    multiply = mul
+    def multiply(self, other, *extra, **unknown):
+        if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check_alias("Tensor.multiply", (other, *extra), unknown)
+        return self.mul(other)
 
-    def div(self, other, *, rounding_mode=_argparse.NO_MODE):
+    def div(self, other, *, rounding_mode=_argparse.NO_MODE, **unknown):
+        if unknown:  # torch lists div's overloads (Note: aliases' errors, _functions.py)
+            _argparse.check_alias("Tensor.div", (other,),
+                                  {"rounding_mode": rounding_mode, **unknown})
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
-            _argparse.check("Tensor.div", (other,))
+            _argparse.check_alias("Tensor.div", (other,), {"rounding_mode": rounding_mode})
             other = _numpy_operand(other)
         if rounding_mode is _argparse.NO_MODE:
             return _ops.Div.apply(self, other)
         # a mode given, None included: DivBackward2 (Note: an explicit rounding_mode=None)
         return _ops.math_binary.div_rounding(self, other, rounding_mode)
 
-    divide = div
+    def divide(self, other, *extra, rounding_mode=_argparse.NO_MODE, **unknown):
+        if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check_alias("Tensor.divide", (other, *extra),
+                                  {"rounding_mode": rounding_mode, **unknown})
+        return self.div(other, rounding_mode=rounding_mode)
 
     def true_divide(self, *args, **kwargs):
         # torch's true_divide has no rounding_mode parameter; its two overloads (Tensor other,
@@ -2156,9 +2171,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             other = _numpy_operand(other)
         return _ops.inplace(_ops.Mul, self, other)
 
-    def div_(self, other, *, rounding_mode=_argparse.NO_MODE):
+    def div_(self, other, *, rounding_mode=_argparse.NO_MODE, **unknown):
+        if unknown:  # (Note: aliases' errors, _functions.py)
+            _argparse.check_alias("Tensor.div_", (other,),
+                                  {"rounding_mode": rounding_mode, **unknown})
         if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
-            _argparse.check("Tensor.div_", (other,))
+            _argparse.check_alias("Tensor.div_", (other,), {"rounding_mode": rounding_mode})
             other = _numpy_operand(other)
         if rounding_mode is None:  # Note: an explicit rounding_mode=None (ops/math_binary.py)
             return _ops.inplace(_ops.math_binary.DivMode, self, other, rounding_mode=None)
@@ -2173,7 +2191,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.inplace(DivRounding, self, other, rounding_mode=rounding_mode)
         return _ops.inplace(_ops.Div, self, other)
 
-    divide_ = div_
+    def divide_(self, other, *extra, rounding_mode=_argparse.NO_MODE, **unknown):
+        if extra or unknown or other.__class__ not in _NUMBERS and not isinstance(other, Tensor):
+            _argparse.check_alias("Tensor.divide_", (other, *extra),
+                                  {"rounding_mode": rounding_mode, **unknown})
+        return self.div_(other, rounding_mode=rounding_mode)
 
     def true_divide_(self, *args, **kwargs):
         # torch's true_divide_ has no rounding_mode parameter; its two overloads (Tensor other,

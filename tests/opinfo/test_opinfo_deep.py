@@ -42,25 +42,14 @@ GRAD_BITS = ("gradient/tangent last bits not analysed yet (float32 backward, for
              "double-backward formulas' order of operations)")
 CHUNKED = ("chunked linear_cross_entropy: torch's output comes from its chunk loop "
            "(SqueezeBackward1), leafgrad's from one nll_loss")
-LU_FUNCTION = ("lu/lu_factor are a custom autograd.Function in leafgrad: no jvp (forward AD "
-               "raises) and its double backward records GatherBackward0 where torch's "
-               "linalg_lu_backward records MmBackward0")
-MATRIX_EXP_JVP = "matrix_exp is a custom autograd.Function in leafgrad without a jvp"
-TRIANGULAR_SOLVE = ("triangular_solve is a composite in leafgrad (LinalgSolveTriangularBackward0 "
-                    "and a clone) where torch records TriangularSolveBackward0")
 HOUSEHOLDER = ("householder_product: torch's result is column-major (orgqr), its double "
                "backward records CopySlices where leafgrad's composite adds")
 ADDBMM = ("in-place into a self of the wrong shape: torch 'Trying to resize storage that is not "
           "resizable', leafgrad the broadcast-shape error")
-EMPTY_STRIDES = ("an empty or size-1-dims result's strides: TensorIterator's compatible_stride "
-                 "multiplies by a 0 size (torch's (0, 0, 0, 1)), leafgrad's are row-major")
 UINT8_BILINEAR = "interpolate(mode='bilinear') of uint8 input is not implemented in leafgrad"
-NORM_TANGENTS = ("native_group_norm's mean/rstd outputs have no tangent in leafgrad (torch "
-                 "propagates one)")
 AS_STRIDED_SCATTER = ("torch's as_strided_scatter_backward gives self the gradient inside the "
                       "scattered region (only the contiguous case is meant to work); leafgrad "
                       "gives the true gradient")
-LSTSQ_TANGENTS = "linalg.lstsq's residuals/rank outputs: tangents torch gives, leafgrad None"
 
 KNOWN: dict = {
     ('_batch_norm_with_update', MISSING): 'float16/op float64/op',
@@ -111,7 +100,6 @@ KNOWN: dict = {
     ('grid_sampler_3d', MISSING): 'float16/op float64/op',
     ('igamma', SPECIAL): 'float64/op',
     ('igammac', SPECIAL): 'float64/op',
-    ('isinf', EMPTY_STRIDES): 'float64/op',
     ('istft', FFT): 'complex64/op',
     ('ldexp', LIBM): 'float64/fwad float64/op',
     ('lerp', GRAD_BITS): 'float64/fwad',
@@ -132,14 +120,10 @@ KNOWN: dict = {
     ('linalg.ldl_factor_ex', MISSING): 'complex64/op float64/op',
     ('linalg.ldl_solve', MISSING): 'complex64/op float64/op',
     ('linalg.lstsq', LAPACK): 'complex64/op float32/grad float64/gradgrad float64/op',
-    ('linalg.lstsq/grad_oriented', LAPACK): 'complex64/op float32/grad float64/gradgrad float64/op',
-    ('linalg.lstsq/grad_oriented', LSTSQ_TANGENTS): 'float64/fwad',
-    ('linalg.lu', LAPACK): 'complex64/op float32/grad',
-    ('linalg.lu', LU_FUNCTION): 'float64/fwad float64/gradgrad',
-    ('linalg.lu_factor', LAPACK): 'complex64/op float32/grad',
-    ('linalg.lu_factor', LU_FUNCTION): 'float64/fwad float64/gradgrad',
-    ('linalg.lu_factor_ex', LAPACK): 'complex64/op float32/grad',
-    ('linalg.lu_factor_ex', LU_FUNCTION): 'float64/fwad float64/gradgrad',
+    ('linalg.lstsq/grad_oriented', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad float64/op',
+    ('linalg.lu', LAPACK): 'complex64/op',
+    ('linalg.lu_factor', LAPACK): 'complex64/op',
+    ('linalg.lu_factor_ex', LAPACK): 'complex64/op',
     ('linalg.lu_solve', LAPACK): 'complex64/op float64/fwad',
     ('linalg.pinv', LAPACK): 'complex64/op float64/gradgrad',
     ('linalg.pinv/hermitian', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad float64/op',
@@ -159,11 +143,9 @@ KNOWN: dict = {
     ('logaddexp2', LIBM): 'float32/grad float64/fwad',
     ('logdet', LAPACK): 'complex64/op',
     ('logit', LIBM): 'float32/grad float64/fwad',
-    ('lu', LAPACK): 'complex64/op float32/grad',
-    ('lu', LU_FUNCTION): 'float64/fwad float64/gradgrad',
+    ('lu', LAPACK): 'complex64/op',
     ('lu_solve', LAPACK): 'complex64/op float64/fwad',
-    ('matrix_exp', LAPACK): 'complex64/op float32/grad float64/gradgrad',
-    ('matrix_exp', MATRIX_EXP_JVP): 'float64/fwad',
+    ('matrix_exp', LAPACK): 'complex64/op float32/grad float64/fwad float64/gradgrad',
     ('max_pool2d_with_indices_backward', MISSING): 'float16/op float32/grad float64/fwad float64/gradgrad float64/op',
     ('mv', COMPLEX): 'complex64/op',
     ('mvlgamma/mvlgamma_p_1', SPECIAL_GRAD): 'float64/fwad',
@@ -175,8 +157,7 @@ KNOWN: dict = {
     ('mvlgamma/mvlgamma_p_5', SPECIAL_GRAD): 'float64/fwad',
     ('mvlgamma/mvlgamma_p_5', SPECIAL): 'float64/op',
     ('native_batch_norm', NORM): 'float16/op float32/grad float64/fwad float64/gradgrad',
-    ('native_group_norm', NORM): 'float32/grad float64/gradgrad float64/op',
-    ('native_group_norm', NORM_TANGENTS): 'float64/fwad',
+    ('native_group_norm', NORM): 'float32/grad float64/fwad float64/gradgrad float64/op',
     ('native_layer_norm', NORM): 'float32/grad float64/gradgrad',
     ('nn.functional.batch_norm', NORM): 'float16/op float64/fwad float64/gradgrad',
     ('nn.functional.bilinear', GRAD_BITS): 'float32/grad float64/fwad float64/gradgrad',
@@ -250,8 +231,7 @@ KNOWN: dict = {
     ('std_mean/unbiased', COMPLEX): 'complex64/op',
     ('stft', FFT): 'complex128/op float32/grad float64/fwad float64/gradgrad float64/op',
     ('torch.ops.aten._safe_softmax.default', MISSING): 'float16/op float64/op',
-    ('triangular_solve', TRIANGULAR_SOLVE): 'complex64/op float32/grad float64/gradgrad float64/op',
-    ('triangular_solve', LAPACK): 'float64/fwad',
+    ('triangular_solve', LAPACK): 'complex64/op float64/fwad float64/gradgrad float64/op',
     ('var', COMPLEX): 'complex64/op',
     ('var/unbiased', COMPLEX): 'complex128/op',
     ('var_mean/unbiased', COMPLEX): 'complex64/op',

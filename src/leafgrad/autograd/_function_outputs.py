@@ -356,7 +356,7 @@ def forward_mode(cls, node, args: tuple, result) -> None:
              for t in getattr(node, "dirty_tensors", ()) if t is arg}
     non_differentiable = {id(t) for t in getattr(node, "non_differentiable", ())}
     for position, (out, tangent) in enumerate(zip(outputs, out_tangents)):
-        differentiable = (isinstance(out, Tensor) and _dtype.kind(out._data) == "f"
+        differentiable = (isinstance(out, Tensor) and _dtype.kind(out._data) in "fc"
                           and id(out) not in non_differentiable)
         if not differentiable:
             if tangent is not None:

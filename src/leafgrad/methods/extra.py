@@ -316,5 +316,11 @@ def _check_shift_result(target, other):
 
     have = _dtype.result_type(target, other)
     if not _dtype.can_cast(have, target.dtype):
+        data = getattr(other, "_data", None)
+        if data is not None and data.shape != target._data.shape:
+            # TensorIterator's shape error comes first
+            from ..ops.inplace import _check_broadcast_shape
+
+            _check_broadcast_shape(target, [data])
         raise RuntimeError(f"result type {have._legacy} can't be cast to the desired output "
                            f"type {target.dtype._legacy}")

@@ -38,20 +38,19 @@ class InplaceFormMethods:
     def not_equal_(self, other):
         return self._compare_(other, "not_equal", _ops.Ne)
 
-    def multiply_(self, other):
-        from .. import _argparse
-
-        if type(other) not in _argparse.NUMBERS and not isinstance(other, _tensor_type()):
-            _argparse.check("Tensor.multiply_", (other,))
+    def multiply_(self, other, *extra, **unknown):
+        # (Note: aliases' errors, _functions.py)
+        if extra or unknown or type(other) not in _argparse.NUMBERS and not isinstance(
+                other, _tensor_type()):
+            _argparse.check_alias("Tensor.multiply_", (other, *extra), unknown)
         return self.mul_(other)
 
-    def subtract_(self, other, *, alpha=1):
-        from .. import _argparse
-
-        if type(other) not in _argparse.NUMBERS and not isinstance(other, _tensor_type()) or (
-                type(alpha) not in _argparse.NUMBERS):
-            _argparse.check("Tensor.subtract_", (other,), {"alpha": alpha})
-        return self.sub_(other, alpha=alpha)
+    def subtract_(self, other, *extra, alpha=_argparse.NO_MODE, **unknown):
+        if extra or unknown or type(other) not in _argparse.NUMBERS and not isinstance(
+                other, _tensor_type()) or alpha is not _argparse.NO_MODE and type(
+                alpha) not in _argparse.NUMBERS:
+            _argparse.check_alias("Tensor.subtract_", (other, *extra), {"alpha": alpha, **unknown})
+        return self.sub_(other, alpha=1 if alpha is _argparse.NO_MODE else alpha)
 
     # -- in-place matrix products --------------------------------------------------------------
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):

@@ -189,6 +189,7 @@ def _dense_bytes(shape: tuple, itemsize: int) -> tuple:
 
 
 _dense_bytes_cached = functools.lru_cache(maxsize=1024)(_dense_bytes)
+dense_bytes = _dense_bytes_cached  # torch's row-major byte strides of a shape
 
 
 def like(array: np.ndarray, source: np.ndarray, constant: bool = False) -> np.ndarray:
@@ -327,6 +328,8 @@ def _reordered(out: np.ndarray, operands) -> np.ndarray:
     for operand in operands:
         if operand is out:  # (an in-place result)
             return out
+    if not out.size:
+        return _empty_result(out, operands)
     wanted = iterated_strides(out.shape, out.itemsize, operands)
     if wanted is None or all(size == 1 or have == want for size, have, want
                              in zip(out.shape, out.strides, wanted)):
@@ -367,6 +370,41 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
         wanted[dim] = step
         step *= shape[dim]
     return tuple(wanted)
+
+
+def _empty_result(out: np.ndarray, operands) -> np.ndarray:
+    """An empty elementwise result with TensorIterator's strides. Operands all of its shape
+    (every empty tensor is contiguous for torch) take the fast setup: row-major. Otherwise
+    (a number among them is a 0-d operand) the dims are ordered as for any result, and when
+    that order is not the reversed one, allocate_or_resize_outputs takes compatible_stride:
+    products of the sizes in that order, so 0 after a 0-size dim (torch.empty(0, 1, 3).add(1)
+    is (3, 0, 1)-strided)."""
+    shape = out.shape
+    ndim = len(shape)
+    if all(type(operand) is np.ndarray and operand.shape == shape for operand in operands):
+        wanted = _dense_bytes(shape, out.itemsize)
+    else:
+        rows = []
+        for array in operands:
+            if type(array) is not np.ndarray or not array.ndim:
+                continue
+            pad = ndim - array.ndim
+            rows.append([0] * pad + [0 if size == 1 and shape[pad + i] != 1 else stride
+                                     for i, (size, stride) in enumerate(zip(array.shape,
+                                                                            array.strides))])
+        order = _iterator_order(shape, rows)
+        if order == list(range(ndim - 1, -1, -1)):
+            wanted = _dense_bytes(shape, out.itemsize)
+        else:
+            wanted = [0] * ndim
+            step = out.itemsize
+            for dim in order:
+                wanted[dim] = step
+                step *= shape[dim]
+            wanted = tuple(wanted)
+    if out.strides == wanted:
+        return out
+    return np.lib.stride_tricks.as_strided(np.empty(0, out.dtype), shape, wanted)
 
 
 def _expanded(array: np.ndarray, shape: tuple) -> bool:

@@ -435,17 +435,25 @@ def check_scatter_src_dtype(tensor, src) -> None:
 
 
 def check_index_add_source(tensor, dim: int, array: np.ndarray, source) -> None:
-    """index_add's dtype and shape rules with torch's messages (NumPy would cast, or give its
-    broadcasting error)."""
+    """index_add's dtype and shape rules in torch's order (index_func_meta_impl), with its
+    messages (NumPy would cast, or give its broadcasting error); ``dim`` is wrapped."""
     if source.dtype is not tensor.dtype:
         raise RuntimeError(f"index_add_(): self ({tensor.dtype._legacy}) and source "
                            f"({source.dtype._legacy}) must have the same scalar type")
+    if dim != 0 and dim >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {source.ndim}")
     count = source.shape[dim] if source.ndim else 1
     if array.size != count:
+        if not source.ndim:  # torch's message reads source.size(dim) of a 0-d source: it raises
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         raise RuntimeError(f"index_add_(): Number of indices ({array.size}) should be equal to "
                            f"source.size(dim): ({count}), for dim: {dim}")
-    rest = [n for k, n in enumerate(tensor.shape) if k != dim]
-    if source.ndim and tensor.ndim and rest != [n for k, n in enumerate(source.shape) if k != dim]:
+    # the shapes but dim (whole shapes when either is 0-d) must be equal
+    self_sizes, source_sizes = list(tensor.shape), list(source.shape)
+    if source.ndim and tensor.ndim:
+        del self_sizes[dim], source_sizes[dim]
+    if self_sizes != source_sizes:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(tensor.shape)} "
                            f"source.shape = {list(source.shape)}")

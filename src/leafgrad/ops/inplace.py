@@ -90,7 +90,7 @@ _CAST_FIRST = frozenset((
     "RemainderBackward0", "RemainderBackward1", "DivBackward2", "FmodBackward0",
     "FmodBackward1", "BitwiseAndBackward0", "BitwiseOrBackward0", "BitwiseXorBackward0",
     "LshiftBackward1", "RshiftBackward1", "Atan2Backward0", "CopysignBackward0",
-    "CopysignBackward1"))
+    "CopysignBackward1", "GcdBackward0", "LcmBackward0"))
 _FLOAT_RESULT = frozenset(("Atan2Backward0", "CopysignBackward0", "CopysignBackward1"))
 
 
@@ -216,7 +216,7 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         try:
             out = np.asarray(op.forward(None, target._data, *arrays, **params))
         except NotImplementedError as error:
-            if elementwise and op.broadcasts and "not implemented for '" in str(error):
+            if elementwise and "not implemented for '" in str(error):
                 _check_broadcast_shape(target, arrays)
             raise
         finally:

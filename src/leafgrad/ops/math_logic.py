@@ -92,6 +92,8 @@ class Where(Op):
         a, b = _promote.binary(a, b)
         out = np.asarray(np.where(mask, a, b))
         if out.ndim > 1:
+            if not out.size:  # (empty arrays are all row-major by NumPy's flags)
+                return _layout.iterated(out, (mask, a, b))
             for operand in (mask, a, b):
                 if type(operand) is np.ndarray and operand.ndim > 1 \
                         and not operand.flags.c_contiguous:
@@ -196,6 +198,19 @@ class IsInf(_Predicate):
     vmap = batch.elementwise
     ufunc = np.isinf
     torch_names = ("isinf",)
+    iterated_in_forward = True  # (its empty results: the forward orders them, below)
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = np.asarray(np.isinf(a))
+        if out.ndim > 1 and not out.size and a.dtype.kind == "f":
+            # torch's isinf of a float tensor is abs(x) == inf: a number among the operands,
+            # so an empty result takes TensorIterator's strides (torch.empty(0, 1, 3) gives
+            # (3, 0, 1)); abs's own result is row-major (empty tensors are contiguous)
+            absolute = np.lib.stride_tricks.as_strided(  # (NumPy's empty arrays: 0 strides)
+                np.empty(0, a.dtype), a.shape, _layout.dense_bytes(a.shape, a.itemsize))
+            return _layout.iterated(out, (absolute, np.inf))
+        return out
 
 
 @register

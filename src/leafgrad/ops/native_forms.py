@@ -131,9 +131,35 @@ class NativeGroupNorm(GroupNorm):
         return out, mean.astype(x.dtype), rstd.astype(x.dtype)
 
     def backward(self, grads):
-        if grads[0] is None:
-            return None, None, None
-        return GroupNorm.backward(self, grads[0])
+        grad, dmean, drstd = (tuple(grads) + (None, None))[:3]
+        results = (None, None, None) if grad is None else tuple(GroupNorm.backward(self, grad))
+        if dmean is None or drstd is None or not self.needs_grad(0):
+            return results
+        # torch's infinitely_differentiable_native_group_norm_backward (taken whenever the
+        # statistics get a gradient): their var_mean backward reaches the input too, when
+        # both have one (one alone is dropped, as torch's formula does)
+        from .norm import group_norm_statistics_grad
+
+        extra = group_norm_statistics_grad(self.saved("input"), dmean, drstd,
+                                           self._params["num_groups"], self._params["eps"])
+        grad_x = extra if results[0] is None else results[0] + extra
+        return (grad_x,) + results[1:]
 
     def jvp(self, tangents, primals, result):
-        return (GroupNorm.jvp(self, tangents, primals, result), None, None)
+        out = GroupNorm.jvp(self, tangents, primals, result[0])
+        if tangents[0] is None:
+            return out, None, None
+        # torch's group_norm_mean_jvp and group_norm_invstd_jvp: over (1, N * G, -1) views,
+        # mean_t = mean(t), rstd_t = sum((x - mean(x)) * (t - mean) * -rstd^3) / count (its
+        # _invstd_jvp with the primal and the tangent swapped: the same derivative)
+        x, tangent = primals[0], tangents[0]
+        _, mean, rstd = result
+        n = x.shape[0]
+        view = (1, n * self._params["num_groups"], -1 if n else 1)
+        grouped_t, grouped_x = tangent.reshape(view), x.reshape(view)
+        mean_t = grouped_t.mean((2,), False).view_as(mean)
+        rstd_t = grouped_x - grouped_x.mean((2,), True)
+        rstd_t = rstd_t * (grouped_t - mean.reshape(view))
+        rstd_t = rstd_t * -rstd.reshape(view).pow(3)
+        rstd_t = rstd_t.sum((2,), False) / grouped_t.shape[2]
+        return out, mean_t, rstd_t.view_as(rstd)

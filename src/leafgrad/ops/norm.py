@@ -517,6 +517,24 @@ def _grouped_sizes(shape: tuple, groups: int) -> tuple:
     return (shape[0], groups, int(np.prod(shape[1:], dtype=np.int64)) // groups)
 
 
+def group_norm_statistics_grad(x, dmean, drstd, num_groups: int, eps: float):
+    """The input's gradient through native_group_norm's mean and rstd outputs (torch's
+    var_mean_backward over each (sample, group)); ``dmean``/``drstd`` may be None."""
+    flat = x.reshape(_grouped_sizes(tuple(x.shape), num_groups))
+    count = flat.shape[2]
+    grad = None
+    if dmean is not None:
+        grad = dmean.reshape(tuple(flat.shape[:2])).unsqueeze(-1).expand(tuple(flat.shape)) / count
+    if drstd is not None:
+        mean = stat_mean(flat, (2,), True)
+        centred = flat - mean
+        rstd = (stat_mean(centred * centred, (2,), True) + eps).rsqrt()
+        dvar = -0.5 * rstd * rstd * rstd * drstd.reshape(tuple(flat.shape[:2])).unsqueeze(-1)
+        term = dvar * 2 * centred / count
+        grad = term if grad is None else grad + term
+    return grad.reshape(tuple(x.shape))
+
+
 def _make_group_norm_statistics():
     class GroupNormStatistics(Op):
         """native_group_norm's mean and rstd outputs, (N, G), as the create_graph composite
@@ -544,20 +562,9 @@ def _make_group_norm_statistics():
             dmean, drstd = grads
             if not self.needs_grad(0) or (dmean is None and drstd is None):
                 return None, None, None
-            x = self.saved("input")
-            flat = x.reshape(_grouped_sizes(tuple(x.shape), self._params["num_groups"]))
-            count = flat.shape[2]
-            grad = None
-            if dmean is not None:
-                grad = dmean.unsqueeze(-1).expand(tuple(flat.shape)) / count
-            if drstd is not None:
-                mean = stat_mean(flat, (2,), True)
-                centred = flat - mean
-                rstd = (stat_mean(centred * centred, (2,), True) + self._params["eps"]).rsqrt()
-                dvar = -0.5 * rstd * rstd * rstd * drstd.unsqueeze(-1)
-                term = dvar * 2 * centred / count
-                grad = term if grad is None else grad + term
-            return grad.reshape(tuple(x.shape)), None, None
+            return group_norm_statistics_grad(self.saved("input"), dmean, drstd,
+                                              self._params["num_groups"],
+                                              self._params["eps"]), None, None
 
     from .registry import _save_plan
 

@@ -176,7 +176,8 @@ def plain_apply(op, *args, **params):
     if op._iterated:  # as apply orders it (Note: output layout, _layout.py)
         first = arrays[0]
         if first.__class__ is _ndarray and (first.ndim > 1 and (
-                not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first))
+                not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first)
+                or not first.size)
                 and (any(first.strides) or len(arrays) > 2)
                 or out.__class__ is _ndarray and first.shape != out.shape
                 and _decided_by_others(first, out, arrays)):
@@ -398,7 +399,7 @@ class Op(Node):
                 first = arrays[0]
                 if first.__class__ is _ndarray and (first.ndim > 1 and (
                         not first.flags.c_contiguous
-                        or 1 in first.shape and _size_one_strides(first))
+                        or 1 in first.shape and _size_one_strides(first) or not first.size)
                         and (any(first.strides) or count > 2)  # (0 strides only: no say)
                         or out.__class__ is _ndarray and first.shape != out.shape
                         and _decided_by_others(first, out, arrays)):
@@ -476,7 +477,8 @@ class Op(Node):
         if cls._iterated:  # Note: output layout (ops/_layout.py)
             first = arrays[0]
             if first.__class__ is _ndarray and (first.ndim > 1 and (
-                    not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first))
+                    not first.flags.c_contiguous or 1 in first.shape and _size_one_strides(first)
+                or not first.size)
                     and (any(first.strides) or count > 2)  # (0 strides only: no say)
                     or out.__class__ is _ndarray and first.shape != out.shape
                     and _decided_by_others(first, out, arrays)):
@@ -916,7 +918,7 @@ def _record_fast(cls, args: tuple, params: dict) -> Tensor:
         if cls._iterated:  # Note: output layout (ops/_layout.py)
             if data_a.__class__ is _ndarray and data_a.ndim > 1 \
                     and (not data_a.flags.c_contiguous or 1 in data_a.shape
-                         and _size_one_strides(data_a)) and any(data_a.strides):
+                         and _size_one_strides(data_a) or not data_a.size) and any(data_a.strides):
                 out = _layout_iterated(out, (data_a,))
     else:
         b = args[1]
@@ -958,7 +960,7 @@ def _record_fast(cls, args: tuple, params: dict) -> Tensor:
         if cls._iterated:  # Note: output layout (ops/_layout.py)
             if data_a.__class__ is _ndarray and (data_a.ndim > 1
                     and (not data_a.flags.c_contiguous or 1 in data_a.shape
-                         and _size_one_strides(data_a)) and any(data_a.strides)
+                         and _size_one_strides(data_a) or not data_a.size) and any(data_a.strides)
                     or out.__class__ is _ndarray and data_a.shape != out.shape
                     and _decided_by_others(data_a, out, (data_a, data_b))):
                 out = _layout_iterated(out, (data_a, data_b))
