@@ -92,15 +92,11 @@ KNOWN = {
     'linalg.householder_product': (LINALG_HOUSEHOLDER_PRODUCT, "float32/op float64/op"),
     'linalg.lstsq': (LINALG_LSTSQ, "float32/op float64/op"),
     'linalg.lstsq[grad_oriented]': (LINALG_LSTSQ_GRAD_ORIENTED, "float32/op float64/op"),
-    'linalg.lu': (LINALG_LU, "float64/op"),
-    'linalg.lu_factor': (LAPACK, "float64/op"),
-    'linalg.lu_factor_ex': (LAPACK, "float64/op"),
     'linalg.pinv[hermitian]': (LAPACK, "float32/op float64/op"),
     'log1p': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
     'logaddexp': (LIBM, "float32/method float32/op float64/method float64/op"),
     'logaddexp2': (LIBM, "float32/method float32/op float64/method float64/op"),
     'logit': (LIBM, "float32/inplace float32/method float32/op float64/inplace float64/method float64/op"),
-    'lu': (LAPACK, "float64/method float64/op"),
 }
 
 
