@@ -50,6 +50,30 @@ def _unary(name: str, op_name: str, module: str = "math_unary"):
     return method, method_
 
 
+def _pointwise_method(name: str, op: str, inplace: bool):
+    """``addcmul``/``addcdiv`` and their in-place forms: ``self + value * t1 (*|/) t2``, with
+    torch's deprecated scalar-first overload and its Scalar reading of ``value`` (a float or int
+    takes no extra step: an optimizer's hot path); the tensors are checked after a failure."""
+
+    def method(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:  # Note: deprecated overloads (_argparse.py)
+            (tensor1, tensor2), value = _argparse.scalar_first(
+                name, True, tensor1, (tensor2,) + deprecated, "value", value)
+        if value.__class__ is not float and value.__class__ is not int:
+            value = _value_number(name, value, self, tensor1, tensor2)
+        kind = getattr(_ops.math_binary, op)
+        try:
+            if inplace:
+                return _ops.inplace(kind, self, tensor1, tensor2, value=value)
+            return kind.apply(self, tensor1, tensor2, value=value)
+        except Exception:
+            _check_pair("Tensor." + name, tensor1, tensor2, value)
+            raise
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 class MathMethods:
     __slots__ = ()
 
@@ -255,53 +279,10 @@ class MathMethods:
             return _ops.inplace(_ops.math_binary.LerpTensor, self, end, weight)
         return _ops.inplace(_ops.math_binary.Lerp, self, end, weight=weight)
 
-    def addcmul(self, tensor1, tensor2, *deprecated, value=1):
-        if deprecated:  # Note: deprecated overloads (_argparse.py)
-            (tensor1, tensor2), value = _argparse.scalar_first(
-                "addcmul", True, tensor1, (tensor2,) + deprecated, "value", value)
-        if value.__class__ is not float and value.__class__ is not int:
-            value = _value_number("addcmul", value, self, tensor1, tensor2)
-        try:
-            return _ops.math_binary.Addcmul.apply(self, tensor1, tensor2, value=value)
-        except Exception:  # (checked after a failure: this is an optimizer's hot path)
-            _check_pair("Tensor.addcmul", tensor1, tensor2, value)
-            raise
-
-    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
-        if deprecated:  # Note: deprecated overloads (_argparse.py)
-            (tensor1, tensor2), value = _argparse.scalar_first(
-                "addcmul_", True, tensor1, (tensor2,) + deprecated, "value", value)
-        if value.__class__ is not float and value.__class__ is not int:
-            value = _value_number("addcmul_", value, self, tensor1, tensor2)
-        try:
-            return _ops.inplace(_ops.math_binary.Addcmul, self, tensor1, tensor2, value=value)
-        except Exception:  # (checked after a failure: this is an optimizer's hot path)
-            _check_pair("Tensor.addcmul_", tensor1, tensor2, value)
-            raise
-
-    def addcdiv(self, tensor1, tensor2, *deprecated, value=1):
-        if deprecated:  # Note: deprecated overloads (_argparse.py)
-            (tensor1, tensor2), value = _argparse.scalar_first(
-                "addcdiv", True, tensor1, (tensor2,) + deprecated, "value", value)
-        if value.__class__ is not float and value.__class__ is not int:
-            value = _value_number("addcdiv", value, self, tensor1, tensor2)
-        try:
-            return _ops.math_binary.Addcdiv.apply(self, tensor1, tensor2, value=value)
-        except Exception:  # (checked after a failure: this is an optimizer's hot path)
-            _check_pair("Tensor.addcdiv", tensor1, tensor2, value)
-            raise
-
-    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
-        if deprecated:  # Note: deprecated overloads (_argparse.py)
-            (tensor1, tensor2), value = _argparse.scalar_first(
-                "addcdiv_", True, tensor1, (tensor2,) + deprecated, "value", value)
-        if value.__class__ is not float and value.__class__ is not int:
-            value = _value_number("addcdiv_", value, self, tensor1, tensor2)
-        try:
-            return _ops.inplace(_ops.math_binary.Addcdiv, self, tensor1, tensor2, value=value)
-        except Exception:  # (checked after a failure: this is an optimizer's hot path)
-            _check_pair("Tensor.addcdiv_", tensor1, tensor2, value)
-            raise
+    addcmul = _pointwise_method("addcmul", "Addcmul", inplace=False)
+    addcmul_ = _pointwise_method("addcmul_", "Addcmul", inplace=True)
+    addcdiv = _pointwise_method("addcdiv", "Addcdiv", inplace=False)
+    addcdiv_ = _pointwise_method("addcdiv_", "Addcdiv", inplace=True)
 
     def float_power(self, exponent):
         """``self ** exponent`` computed in float64, or complex128 when either is complex (a
