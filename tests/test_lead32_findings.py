@@ -16,7 +16,7 @@ def _outcome(call):
         result = call()
     except Exception as error:  # noqa: BLE001 - compared by type and first line
         return type(error).__name__, str(error).splitlines()[0]
-    return str(result.dtype).split(".")[-1], result.tolist()
+    return str(result.dtype).split(".")[-1], repr(result.tolist())  # (repr: NaNs compare)
 
 
 def test_addcmul_addcdiv_value_is_a_scalar_as_torchs_parser_reads_it():
@@ -54,7 +54,7 @@ def test_addcmul_addcdiv_value_is_a_scalar_as_torchs_parser_reads_it():
 
 def test_number_arguments_refuse_what_is_not_a_number():
     """Scalar arguments of fill_, masked_fill, addmv, addr, index_add, addmm, baddbmm,
-    addbmm, lerp, dist, histc and the activation functions: Python/NumPy numbers and 0-d tensors not requiring grad are taken, anything
+    addbmm, lerp, dist, histc, logit, nan_to_num, clamp_min/max and the activation functions: Python/NumPy numbers and 0-d tensors not requiring grad are taken, anything
     else is torch's TypeError (fill_(None) and masked_fill(mask, None) filled NaNs, lists and
     arrays broadcast: silent wrong results)."""
     F_ours, F_theirs = leafgrad.nn.functional, torch.nn.functional
@@ -91,6 +91,12 @@ def test_number_arguments_refuse_what_is_not_a_number():
             "lerp": lambda v: L.lerp(x, y, v), "Tensor.lerp": lambda v: x.lerp(y, v),
             "dist": lambda v: L.dist(x, y, v), "Tensor.dist": lambda v: x.dist(y, v),
             "histc": lambda v: L.histc(y, 3, v, 2.0), "Tensor.histc": lambda v: y.histc(3, 0.0, v),
+            "logit": lambda v: L.logit(x * 0.5, v), "logit_": lambda v: (x * 0.5).logit_(v),
+            "Tensor.logit": lambda v: (x * 0.5).logit(v),
+            "nan_to_num": lambda v: L.nan_to_num(x, nan=v),
+            "nan_to_num_": lambda v: x.clone().nan_to_num_(0.0, posinf=v),
+            "clamp_min": lambda v: L.clamp_min(x, v), "Tensor.clamp_max": lambda v: x.clamp_max(v),
+            "Tensor.clamp_min_": lambda v: x.clone().clamp_min_(v),
         }
 
     ours, theirs = calls(leafgrad, F_ours), calls(torch, F_theirs)

@@ -639,7 +639,8 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
     if isinstance(value, np.generic) and value.dtype.kind in ("biuf" if kind == "float"
                                                               else "biufc"):
         return numpy_scalar(value)
-    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and kind == "Number":
+    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and (
+            kind == "Number" or not value.is_complex()):
         return value.item()
     if overloads is not None:
         raise invalid_combination(function, *overloads)

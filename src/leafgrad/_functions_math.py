@@ -6,6 +6,8 @@ Tensor is accepted is a TypeError naming the argument) and then calls the Tensor
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _argparse
 from . import ops as _ops
 from ._out import ANY, CAST, FOUND, Out, bool_only, same_as, takes_out
@@ -130,12 +132,23 @@ clip = clamp
 
 @takes_out(_found("clamp_min"))
 def clamp_min(input, min):  # noqa: A002
+    _bound_check("clamp_min", input, min)
     return input.clamp_min(min)
 
 
 @takes_out(_found("clamp_max"))
 def clamp_max(input, max):  # noqa: A002
+    _bound_check("clamp_max", input, max)
     return input.clamp_max(max)
+
+
+def _bound_check(name: str, input, bound) -> None:  # noqa: A002
+    """clamp_min/clamp_max's bound: a tensor or a number (torch's two overloads)."""
+    if bound.__class__ in _BOUNDS and bound is not None or isinstance(bound, Tensor):
+        return
+    if isinstance(bound, np.generic) and bound.dtype.kind in "biuf":
+        return
+    raise _argparse.invalid_combination(name, (input, bound), {})
 
 
 def _tensor_pair(name: str, out: Out):

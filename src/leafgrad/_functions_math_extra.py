@@ -71,6 +71,10 @@ def mvlgamma(input, p):  # noqa: A002 - torch's name
 def logit(input, eps=None):  # noqa: A002 - torch's name
     """``torch.logit(input, eps=None)``: log(p / (1 - p)), p clamped to [eps, 1 - eps]."""
     _require_tensor(input, "logit", "input", 1)
+    if eps is not None and eps.__class__ is not float and eps.__class__ is not int:
+        from . import _argparse
+
+        eps = _argparse.number("logit", "eps", eps, 2, kind="float")
     return input.logit(eps)
 
 

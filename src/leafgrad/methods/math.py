@@ -132,9 +132,11 @@ class MathMethods:
         return _ops.inplace(_ops.PowScalar, self, exponent=2)
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        nan, posinf, neginf = _optional_floats("nan_to_num", nan, posinf, neginf)
         return _ops.math_unary.NanToNum.apply(self, nan=nan, posinf=posinf, neginf=neginf)
 
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        nan, posinf, neginf = _optional_floats("nan_to_num_", nan, posinf, neginf)
         return _ops.inplace(_ops.math_unary.NanToNum, self, nan=nan, posinf=posinf,
                             neginf=neginf)
 
@@ -385,6 +387,11 @@ def _clamp_side(tensor, bound, name: str, scalar_op: str, tensor_op: str, in_pla
     """clamp_min / clamp_max: a number bound (Backward0) or a tensor bound (Backward1)."""
     if bound is None:
         raise _ops.math_clamp.invalid_arguments(name, (bound,))
+    if not isinstance(bound, (_tensor_type(), bool, int, float, complex)) and \
+            not (isinstance(bound, _np.generic) and bound.dtype.kind in "biuf"):
+        raise _argparse.invalid_combination(name, (bound,), {})
+    if isinstance(bound, _np.generic):
+        bound = _argparse.numpy_scalar(bound)
     module = _ops.math_clamp
     if isinstance(bound, _tensor_type()):
         op, args, params = getattr(module, tensor_op), (bound,), {}
@@ -491,3 +498,14 @@ def _value_number(function: str, value, *tensors):
         else:
             value = value.real
     return value
+
+
+def _optional_floats(function: str, nan, posinf, neginf) -> tuple:
+    """nan_to_num's ``float?`` arguments: None or a real number (a 0-d tensor's item), else
+    torch's TypeError naming the argument."""
+    values = []
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None and value.__class__ is not float and value.__class__ is not int:
+            value = _argparse.number(function, name, value, kind="float")
+        values.append(value)
+    return tuple(values)

@@ -115,9 +115,17 @@ class MathExtraMethods:
         return _ops.inplace(_ops.special_fns.Mvlgamma, self, p=p)
 
     def logit(self, eps=None):
+        if eps is not None and eps.__class__ is not float and eps.__class__ is not int:
+            from .. import _argparse
+
+            eps = _argparse.number("logit", "eps", eps, 1, kind="float")
         return _ops.special_fns.Logit.apply(self, eps=None if eps is None else float(eps))
 
     def logit_(self, eps=None):
+        if eps is not None and eps.__class__ is not float and eps.__class__ is not int:
+            from .. import _argparse
+
+            eps = _argparse.number("logit_", "eps", eps, 1, kind="float")
         return _ops.inplace(_ops.special_fns.Logit, self,
                             eps=None if eps is None else float(eps))
 

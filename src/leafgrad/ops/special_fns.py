@@ -412,7 +412,11 @@ class Logit(Op):
 
         a = _promote.float_result(a)
         if eps is not None:
-            a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
+            low, high = a.dtype.type(eps), a.dtype.type(1 - eps)
+            # torch's kernel: x < eps ? eps : (x > 1 - eps ? 1 - eps : x), which for eps > 0.5
+            # is not a clip (the lower bound wins below it)
+            a = np.clip(a, low, high) if low <= high else np.where(
+                a < low, low, np.where(a > high, high, a))
         with np.errstate(all="ignore"):
             ratio = np.asarray(a / (1 - a))
             out = np.asarray(np.log(ratio))
