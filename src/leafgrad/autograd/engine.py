@@ -33,6 +33,35 @@ __all__ = ["run_backward", "current_task"]
 _observer = None
 
 
+class ChainedObserver:
+    """An observer that watches the engine on top of the one it displaced (``previous``, or
+    None): everything it does not watch itself is passed on, and ``run_node`` runs a node
+    through ``previous`` or, at the bottom of the chain, as the engine would."""
+
+    def __init__(self, previous) -> None:
+        self.previous = previous
+
+    def begin(self, *args) -> None:
+        if self.previous is not None:
+            self.previous.begin(*args)
+
+    def run(self, node, buffer, hookset, run_hooked, retain_graph):
+        return self.run_node(node, buffer, hookset, run_hooked, retain_graph)
+
+    def run_node(self, node, buffer, hookset, run_hooked, retain_graph):
+        if self.previous is not None:
+            return self.previous.run(node, buffer, hookset, run_hooked, retain_graph)
+        return node._apply(buffer) if hookset is None else run_hooked(node, hookset, buffer)
+
+    def hook(self, *args) -> None:
+        if self.previous is not None:
+            self.previous.hook(*args)
+
+    def retained(self, *args) -> None:
+        if self.previous is not None:
+            self.previous.retained(*args)
+
+
 class _Task:
     """What hooks may ask about the backward running in this thread (torch's graph task)."""
 

@@ -35,6 +35,7 @@ from enum import Enum
 import numpy as np
 
 from .. import _profiling
+from .engine import ChainedObserver
 
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg",
            "DeviceType", "emit_nvtx", "emit_itt", "kineto_available"]
@@ -646,16 +647,9 @@ def _python_stack() -> list:
     return frames
 
 
-class _BackwardObserver:
-    """Reports each node the engine runs to the active profiles, as torch names it, then lets
-    the observer it displaced (``autograd.trace()``) see it too."""
-
-    def __init__(self, previous):
-        self.previous = previous
-
-    def begin(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.begin(*args)
+class _BackwardObserver(ChainedObserver):
+    """Reports each node the engine runs to the active profiles, as torch names it (the
+    observer it displaced, ``autograd.trace()``, still sees everything)."""
 
     def run(self, node, buffer, hookset, run_hooked, retain_graph):
         name = node.name()
@@ -664,22 +658,11 @@ class _BackwardObserver:
         try:  # (the node's event shows the shapes of the gradients it got)
             inner = _begin(name, [g for g in buffer if g is not None], False, sequence_nr)
             try:
-                if self.previous is not None:
-                    return self.previous.run(node, buffer, hookset, run_hooked, retain_graph)
-                return node._apply(buffer) if hookset is None else run_hooked(
-                    node, hookset, buffer)
+                return self.run_node(node, buffer, hookset, run_hooked, retain_graph)
             finally:
                 _end(inner)
         finally:
             _end(outer)
-
-    def hook(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.hook(*args)
-
-    def retained(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.retained(*args)
 
 
 _original_apply = None

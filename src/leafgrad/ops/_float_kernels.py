@@ -703,6 +703,18 @@ _ONE64 = np.float64(1.0)
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
 
 
+def product_error(a, b, product):
+    """The rounding error of the float64 ``product = a * b`` (``fma(a, b, -product)``),
+    exactly representable: Dekker's tail from Veltkamp's splits of ``a`` and ``b``."""
+    scaled = a * _SPLIT
+    a_high = scaled - (scaled - a)
+    a_low = a - a_high
+    scaled = b * _SPLIT
+    b_high = scaled - (scaled - b)
+    b_low = b - b_high
+    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
 def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
     """torch's ``tanh_backward(grad, y)`` for real arrays of one dtype: ATen's vectorised
     kernel computes ``grad * (1 - y * y)`` with the bracket as one fused multiply-add, so
@@ -754,13 +766,7 @@ def fma(a, b, c) -> np.ndarray:
     if dtype == _F64:
         a, b, c = np.asarray(a, _F64), np.asarray(b, _F64), np.asarray(c, _F64)
         p = a * b
-        scaled = a * _SPLIT
-        a_high = scaled - (scaled - a)
-        a_low = a - a_high
-        scaled = b * _SPLIT
-        b_high = scaled - (scaled - b)
-        b_low = b - b_high
-        tail = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+        tail = product_error(a, b, p)
         total = p + c  # p + c == total + error exactly (Knuth's two-sum)
         virtual = total - p
         error = (p - (total - virtual)) + (c - virtual)

@@ -44,7 +44,6 @@ _SIXTH = 0.1666666666666666574e+0
 # and b's Veltkamp halves (_fma64's arguments after a)
 _ODD = (np.array(_EXPK2_POLY[0::2])[:, None], np.array(_EXPK2_POLY[1::2])[:, None],
         tuple(np.array(half)[:, None] for half in zip(*map(_split64, _EXPK2_POLY[0::2]))))
-_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split (as _softmax_bits._split64)
 
 
 def exact(a: np.ndarray) -> bool:
@@ -65,16 +64,7 @@ def _add_fast(x, y_hi, y_lo):
     return s, ((x - s) + y_hi) + y_lo
 
 
-def _product_error(a, b, product):
-    """``fma(a, b, -product)`` for ``product = a * b`` rounded: the product's rounding error,
-    exactly representable, so Dekker's exact tail is the fused result (no final sum)."""
-    scaled = a * _SPLIT
-    a_high = scaled - (scaled - a)
-    a_low = a - a_high
-    scaled = b * _SPLIT
-    b_high = scaled - (scaled - b)
-    b_low = b - b_high
-    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+_product_error = _float_kernels.product_error  # fma(a, b, -a * b): the product's exact tail
 
 
 def _mul(x_hi, x_lo, y_hi, y_lo=None):

@@ -21,6 +21,7 @@ from collections import defaultdict
 from functools import wraps
 
 from ..autograd import engine as _engine
+from ..autograd.engine import ChainedObserver
 from ..ops import aten as _aten
 from ._pytree import tree_map
 from .module_tracker import ModuleTracker
@@ -422,17 +423,14 @@ _FORMULA_NODES = frozenset(("MmBackward0", "BmmBackward0", "AddmmBackward0",
                             "BaddbmmBackward0", "ConvolutionBackward0"))
 
 
-class _NodeObserver:
+class _NodeObserver(ChainedObserver):
     """The engine's observer while counting: runs each node, then counts what torch's backward
-    of it computes (``_Counting.node_ran``); passes everything on to the observer it
-    displaced."""
+    of it computes (``_Counting.count_node``); the observer it displaced still sees
+    everything."""
 
     def __init__(self, counting: _Counting, previous) -> None:
-        self.counting, self.previous = counting, previous
-
-    def begin(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.begin(*args)
+        super().__init__(previous)
+        self.counting = counting
 
     def run(self, node, buffer, hookset, run_hooked, retain_graph):
         # torch's backward of these is one or two products it counts by formula; leafgrad's
@@ -441,22 +439,10 @@ class _NodeObserver:
         if formula:
             self.counting.quiet += 1
         try:
-            if self.previous is not None:
-                result = self.previous.run(node, buffer, hookset, run_hooked, retain_graph)
-            else:
-                result = node._apply(buffer) if hookset is None else run_hooked(
-                    node, hookset, buffer)
+            result = self.run_node(node, buffer, hookset, run_hooked, retain_graph)
         finally:
             if formula:
                 self.counting.quiet -= 1
         if formula:  # (after its pre-hooks: a module tracker's backward entry is one)
             self.counting.count_node(node)
         return result
-
-    def hook(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.hook(*args)
-
-    def retained(self, *args) -> None:
-        if self.previous is not None:
-            self.previous.retained(*args)
