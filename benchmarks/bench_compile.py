@@ -276,6 +276,9 @@ def parse_args(argv):
                         help="leafgrad.backends.cpu.mkl_vml = False: leafgrad uses NumPy's BLAS "
                              "and ufuncs, not MKL's as torch calls them (faster where NumPy's "
                              "OpenBLAS beats MKL, e.g. on AMD processors; not torch's bits)")
+    parser.add_argument("--no-compiled-loops", action="store_true",
+                        help="leafgrad.backends.cpu.compiled_loops = False: replays run the "
+                             "NumPy kernels where numba's loops would (same bits)")
     return parser.parse_args(argv)
 
 
@@ -297,6 +300,9 @@ def main(argv=None) -> int:
 
     if args.numpy_kernels:
         leafgrad.backends.cpu.mkl_vml = False
+    if args.no_compiled_loops:
+        leafgrad.backends.cpu.compiled_loops = False
+    from leafgrad.ops import _numba_kernels
     torch = load_torch()
     if torch is not None:
         torch.set_num_threads(args.threads)
@@ -310,7 +316,9 @@ def main(argv=None) -> int:
           f"threads {args.threads}; chain ops {chain_ops}, repeats {repeats}, block {target_s:g} s"
           + (", QUICK (smoke run, figures not meaningful)" if args.quick else "")
           + ("; CPU time" if args.cpu_time else "; wall time")
-          + ("; leafgrad on NumPy's kernels (mkl_vml off)" if args.numpy_kernels else ""),
+          + ("; leafgrad on NumPy's kernels (mkl_vml off)" if args.numpy_kernels else "")
+          + ("; replays with numba's compiled loops" if _numba_kernels.available()
+             else "; replays without compiled loops"),
           flush=True)
     results = {}
     for key, case in cases.items():

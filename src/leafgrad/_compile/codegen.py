@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops import _numba_kernels
 from ..ops._layout import decided_by_others, iterated, iterated_strides
 from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .replay_optim import fast_call, param_ids
@@ -406,6 +407,13 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
             fresh = value in _written(graph) or value in graph.written or value.escapes
             lines.append(f"    {value.name} = {f'copy_as_made({array})' if fresh else array}")
     lines.append("    token = quiet()")
+    # Note: compiled loops. Where numba is installed, the replay's body runs with
+    # ops/_numba_kernels.py's loops switched on: the few NumPy kernels whose arithmetic replays
+    # torch's step by step in many small passes (softmax, log_softmax, SGD's fused update)
+    # then run as one compiled loop each, with the same bits (eager code keeps NumPy's).
+    compiled_loops = _numba_kernels.available()
+    if compiled_loops:
+        lines.append("    loops = loops_begin()")
     lines.append("    try:")
     body = []
     for node in live:
@@ -414,12 +422,15 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     lines.extend("        " + line for line in body)
     lines.append("    finally:")
     lines.append("        loud(token)")
+    if compiled_loops:
+        lines.append("        loops_end(loops)")
     source = "def replay(inputs):\n" + "\n".join(lines) + "\n"
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
                      MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made,
                      MISSING=_sources.MISSING, changed=_sources.changed,
-                     cell_get=_sources._cell_get, item_get=_sources._item_get)
+                     cell_get=_sources._cell_get, item_get=_sources._item_get,
+                     loops_begin=_numba_kernels.begin, loops_end=_numba_kernels.end)
     return source, namespace
 
 

@@ -13,12 +13,18 @@ leafgrad's switches (not torch's):
                 default limits.
 ``mkl_vml``     call Intel MKL's vector math functions where torch does, when the optional
                 ``mkl`` package is installed (ops/_mkl.py).
+``compiled_loops`` leafgrad.compile's replays run softmax/log_softmax (forward and backward)
+                and SGD's fused update as numba-compiled loops when the optional ``numba``
+                package is installed (ops/_numba_kernels.py: the same bits as the NumPy
+                kernels eager code runs). False: NumPy's kernels (decided when a function is
+                captured).
 """
 
 from __future__ import annotations
 
 torch_bits = False
 mkl_vml = True
+compiled_loops = True
 
 
 def get_cpu_capability() -> str:

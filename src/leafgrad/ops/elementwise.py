@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _float_kernels, _layout, _libm, _promote
+from . import _float_kernels, _layout, _libm, _numba_kernels, _promote
 from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
@@ -996,6 +996,10 @@ class ThresholdBackward(Op):
 
     @staticmethod
     def capture_kernel(grad, a, threshold, out):
+        if _numba_kernels.active:  # one compiled pass, the same bits (replays)
+            result = _numba_kernels.threshold_grad(grad, a, threshold, out)
+            if result is not None:
+                return result
         return _threshold_grad(grad, a, threshold, out)
 
     def backward(self, gg):
@@ -1111,6 +1115,10 @@ class Relu(Op):
 
     @staticmethod
     def capture_kernel(a, out):
+        if _numba_kernels.active:  # one compiled pass, the same bits (replays)
+            result = _numba_kernels.relu(a, out)
+            if result is not None:
+                return result
         out = np.maximum(a, a.dtype.type(0), out=out)
         zeros = a == 0
         if zeros.any():

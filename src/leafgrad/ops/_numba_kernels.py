@@ -1,0 +1,194 @@
+"""Compiled loops for leafgrad.compile's replays, where numba is installed (the ``numba``
+extra): the float32 kernels whose NumPy form is many passes over small arrays, written once
+more as one loop per element, with the same float32 and float64 operations in the same order,
+so every bit is the NumPy kernel's (and therefore torch's).
+
+Which kernels, and why these: a replayed MLP training step (benchmarks/bench_compile.py's
+mlp32) spent a third of its time outside its matrix products in three NumPy kernels that replay
+torch's arithmetic step by step: SGD's fused multiply-add update on a processor whose MKL axpy
+rounds twice (_float_kernels.scaled_update: the float64 casts cost 4x the float32 update), and
+log_softmax's SLEEF expf/logf replays with their lane-ordered sums (~30 ufunc calls on arrays of
+a few hundred elements, for a (32, 10) batch 42 us where torch takes 4 us). Each loop here is
+the NumPy kernel's steps element by element:
+
+- ``fma_update``: ``p = float32(float64(g) * float64(alpha) + float64(p))``, the product exact
+  in float64 and the sum rounded there, then to float32 (scaled_update's float32 path).
+- ``expf``: _softmax_bits.expf's steps for ``x <= 0`` or NaN (softmax's ``x - max``), its
+  float64 rounders included, branch-free so that LLVM vectorises the loops around it: ``q``
+  rounded by adding and subtracting 1.5 * 2**23 (np.rint's round-half-even on the |q| <= 151
+  kept), ``2**(q + 64)`` read from a table where NumPy builds it from the bits of
+  ``q + 2**23 + 191``, arguments below -104 selecting 0.
+- ``log_model``: _softmax_bits._log_model (AVX-512's getexp/getmant form); a row whose log lies
+  within its margin of a float32 midpoint is left to the caller, which replays SLEEF's logf as
+  _softmax_bits.logf does.
+- ``lane_sum``: _float_kernels.reduce_all_sum's lane accumulators (starting from +0, as NumPy's
+  sum does) and halving folds.
+- softmax, log_softmax and log_softmax's backward over the last dim: those pieces per row.
+
+numba compiles a loop when a replay first calls it (``cache=True``: later processes load the
+machine code from numba's cache; the first capture in a fresh environment takes a few seconds
+more). leafgrad's eager ops keep the NumPy kernels; a replay switches to these while it runs
+(``begin``/``end`` around its body: ``active``), so it equals its eager capture bit for bit
+either way (tests/compile/test_numba_kernels.py compares the loops with the NumPy kernels on
+every class of float32 input, and 20 replayed training steps with 20 eager ones, loops on and
+off). ``leafgrad.backends.cpu.compiled_loops = False`` turns them off for functions captured
+afterwards.
+
+Measured (benchmarks/bench_compile.py and the kernels alone, one thread, ``time.thread_time``,
+min of 7): log_softmax of (32, 10) 41.9 -> 4.1 us, (512, 10) 84.7 -> 31.8 us; its backward 22.8
+-> 2.5 us and 44.5 -> 21.8 us; SGD's update of a 256x784 weight 136 -> 18.7 us (NumPy's
+two-rounding float32 update: 30 us).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends import cpu as _cpu
+from . import _isa
+
+_F32 = np.float32
+_F64 = np.float64
+
+active = False  # True while a compiled replay runs (_compile/codegen.py's replay function)
+_kernels = None  # the compiled functions' module, once imported; False: not available
+
+
+def available() -> bool:
+    """Whether replays use the loops: ``leafgrad.backends.cpu.compiled_loops`` on, numba
+    importable, and this processor's kernels the ones they copy (AVX-512's logf form)."""
+    if _kernels is None:
+        _build()
+    return bool(_kernels) and _cpu.compiled_loops
+
+
+def _build() -> None:
+    global _kernels
+    if _isa.CAPABILITY != "avx512":  # (the loops copy AVX-512's logf form)
+        _kernels = False
+        return
+    try:
+        from . import _numba_loops
+    except ImportError:
+        _kernels = False
+        return
+    _kernels = _numba_loops
+
+
+def begin() -> bool:
+    """Switch the loops on for a replay; returns the state to restore (``end``)."""
+    global active
+    was, active = active, True
+    return was
+
+
+def end(was: bool) -> None:
+    global active
+    active = was
+
+
+# -- the kernels' callers (each takes the NumPy kernel's arguments; None: not served) -------------
+
+
+def fma_update(p: np.ndarray, g: np.ndarray, alpha) -> bool:
+    """``p += alpha * g`` rounded once, in place (float32, C-contiguous, one shape)."""
+    if not (p.dtype == _F32 and g.dtype == _F32 and p.shape == g.shape
+            and p.flags.c_contiguous and g.flags.c_contiguous and p.flags.writeable):
+        return False
+    _kernels.fma_update(p.reshape(-1), g.reshape(-1), _F32(alpha))
+    return True
+
+
+def log_softmax_lastdim(a: np.ndarray):
+    """_float_kernels.log_softmax_lastdim's result, exponentials and row sums (float32)."""
+    size = a.shape[-1]
+    rows = np.ascontiguousarray(a).reshape(-1, size)
+    out = np.empty_like(rows)
+    exps = np.empty_like(rows)
+    totals = np.empty(rows.shape[0], _F32)
+    near = np.empty(rows.shape[0], np.bool_)
+    if _kernels.log_softmax_rows(rows, out, exps, totals, near):
+        from . import _softmax_bits  # rows near a float32 midpoint: SLEEF's logf replayed
+
+        with np.errstate(all="ignore"):
+            out[near] -= _softmax_bits.logf(totals[near], at_least_one=True)[:, None]
+    keep = a.shape[:-1] + (1,)
+    return out.reshape(a.shape), exps.reshape(a.shape), totals.reshape(keep)
+
+
+def softmax_lastdim(a: np.ndarray) -> np.ndarray:
+    """_float_kernels.softmax_lastdim (float32)."""
+    size = a.shape[-1]
+    rows = np.ascontiguousarray(a).reshape(-1, size)
+    out = np.empty_like(rows)
+    _kernels.softmax_rows(rows, out)
+    return out.reshape(a.shape)
+
+
+def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """_float_kernels.log_softmax_backward_lastdim (float32)."""
+    size = result.shape[-1]
+    g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
+    out = np.empty_like(g)
+    _kernels.log_softmax_backward_rows(g, np.ascontiguousarray(result).reshape(-1, size), out)
+    return out.reshape(result.shape)
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """_softmax_bits.expf(x, nonpositive=True) (float32, ``x <= 0`` or NaN)."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    _kernels.expf(flat, out)
+    return out.reshape(x.shape)
+
+
+def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
+    """_float_kernels.reduce_all_sum of a float32 matrix's rows."""
+    out = np.empty(rows.shape[0], _F32)
+    _kernels.reduce_all_sum(np.ascontiguousarray(rows), out)
+    return out
+
+
+def cascade_outer(block: np.ndarray) -> np.ndarray:
+    """_cascade_sum._outer (float32/float64, C-contiguous (reduced, lead, kept))."""
+    return _kernels.outer(block, 32 // block.dtype.itemsize)
+
+
+def cascade_inner(rows: np.ndarray) -> np.ndarray:
+    """_cascade_sum._inner (float32/float64, C-contiguous rows)."""
+    return _kernels.inner(rows, 32 // rows.dtype.itemsize)
+
+
+def _flat_operands(*arrays) -> bool:
+    """Whether the arrays are float32/float64 of one dtype and shape, C-contiguous."""
+    first = arrays[0]
+    return first.dtype.char in "fd" and all(
+        type(x) is np.ndarray and x.dtype == first.dtype and x.shape == first.shape
+        and x.flags.c_contiguous for x in arrays)
+
+
+def relu(a: np.ndarray, out):
+    """Relu.capture_kernel's result, or None (not served: its NumPy steps run)."""
+    if out is None:
+        if not _flat_operands(a):
+            return None
+        out = np.empty_like(a)
+    elif not _flat_operands(a, out) or np.shares_memory(a, out):
+        return None
+    _kernels.relu(a.reshape(-1), out.reshape(-1))
+    return out
+
+
+def threshold_grad(grad: np.ndarray, a: np.ndarray, threshold, out):
+    """_threshold_grad's result for a number ``threshold``, or None (not served)."""
+    if type(threshold) not in (int, float) or type(grad) is not np.ndarray:
+        return None
+    if out is None:
+        if not _flat_operands(grad, a):
+            return None
+        out = np.empty_like(grad)
+    elif not _flat_operands(grad, a, out) or np.shares_memory(out, a):
+        return None
+    _kernels.threshold_grad(grad.reshape(-1), a.reshape(-1), grad.dtype.type(threshold),
+                            out.reshape(-1))
+    return out
