@@ -186,6 +186,39 @@ def test_relu_and_its_backward_every_special_value():
     assert _numba_kernels.relu(a, a) is None
 
 
+@pytest.mark.parametrize("options", [
+    {}, {"betas": (0.3, 0.5)}, {"amsgrad": True}, {"weight_decay": 0.1}, {"maximize": True},
+    {"weight_decay": 0.1, "decoupled_weight_decay": True}, {"lr": 0.5, "eps": 1e-3}])
+def test_adam_update_loops_equal_numpy_steps(options):
+    """optim.Adam's update with the loops switched on (as in a replay) and off: the same
+    parameters and state, bit for bit, over 30 steps (float32 parameters of several shapes,
+    one transposed so the loops decline it, and a float64 one they do not serve)."""
+    results = []
+    for loops in (False, True):
+        rng = np.random.default_rng(7)
+        params = [leafgrad.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+                  for shape, dtype in (((4, 5), np.float32), ((7,), np.float32),
+                                       ((3, 3), np.float64))]
+        params.append(leafgrad.tensor(rng.standard_normal((5, 4)).astype(np.float32)).t()
+                      .detach().requires_grad_())
+        optimizer = leafgrad.optim.Adam(params, **options)
+        for _ in range(30):
+            for p in params:
+                p.grad = leafgrad.tensor(rng.standard_normal(tuple(p.shape)).astype(
+                    p.detach().numpy().dtype) * 10)
+            was = _numba_kernels.begin() if loops else None
+            try:
+                optimizer.step()
+            finally:
+                if loops:
+                    _numba_kernels.end(was)
+        state = [optimizer.state[p][name].detach().numpy().copy()
+                 for p in params for name in sorted(optimizer.state[p])]
+        results.append([p.detach().numpy().copy() for p in params] + state)
+    for got, want in zip(results[1], results[0]):
+        assert_same_bits(got, want)
+
+
 def _classifier_step(lib, batch, features, classes, softmax_head):
     lib.manual_seed(0)
     nn = lib.nn

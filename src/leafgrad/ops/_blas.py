@@ -361,6 +361,17 @@ def axpy(alpha, x: np.ndarray, y: np.ndarray) -> bool:
     return True
 
 
+def axpy_serves(dtype) -> bool:
+    """Whether ``axpy`` runs for contiguous operands of this dtype (MKL loaded and used, its
+    ``?axpy`` fusing here)."""
+    char = np.dtype(dtype).char
+    if not _cpu.mkl_vml or char not in "fd" or not _mkl.library():
+        return False
+    if char not in _axpy_functions:  # (resolves the function; nothing is computed)
+        axpy(1.0, np.zeros(0, dtype), np.zeros(0, dtype))
+    return axpy_fuses(char)
+
+
 _FUSES: dict = {}  # dtype char -> whether MKL's ?axpy rounds each update once here
 
 

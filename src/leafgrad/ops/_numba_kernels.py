@@ -78,7 +78,7 @@ def _build() -> None:
 def begin() -> bool:
     """Switch the loops on for a replay; returns the state to restore (``end``)."""
     global active
-    was, active = active, True
+    was, active = active, available()
     return was
 
 
@@ -192,3 +192,30 @@ def threshold_grad(grad: np.ndarray, a: np.ndarray, threshold, out):
     _kernels.threshold_grad(grad.reshape(-1), a.reshape(-1), grad.dtype.type(threshold),
                             out.reshape(-1))
     return out
+
+
+def adam_moments(grad, exp_avg, exp_avg_sq, weight, beta2, one_minus_beta2) -> bool:
+    """optim/adam.py's first and second moment updates in place (float32, one shape,
+    C-contiguous, at least 1-d), or False (not served: its NumPy steps run). Where MKL's axpy
+    fuses, adam.py's small-weight lerp is that call: not served either."""
+    from . import _blas
+
+    if not (grad.ndim and _flat_operands(grad, exp_avg, exp_avg_sq) and grad.dtype == _F32
+            and exp_avg.flags.writeable and exp_avg_sq.flags.writeable):
+        return False
+    small = bool(abs(weight) < 0.5)
+    if small and _blas.axpy_serves(grad.dtype):
+        return False
+    _kernels.adam_moments(grad.reshape(-1), exp_avg.reshape(-1), exp_avg_sq.reshape(-1),
+                          _F32(weight), small, _F32(beta2), _F32(one_minus_beta2))
+    return True
+
+
+def adam_apply(param, exp_avg, denom, bias_correction2_sqrt, eps, negative_step_size) -> bool:
+    """optim/adam.py's ``addcdiv_`` step in place, or False (not served)."""
+    if not (param.ndim and _flat_operands(param, exp_avg, denom) and param.dtype == _F32
+            and param.flags.writeable):
+        return False
+    _kernels.adam_apply(param.reshape(-1), exp_avg.reshape(-1), denom.reshape(-1),
+                        _F32(bias_correction2_sqrt), _F32(eps), _F32(negative_step_size))
+    return True

@@ -387,3 +387,40 @@ def threshold_grad(grad, a, threshold, out):
     """_threshold_grad: ``self <= threshold ? +0 : grad`` (NaN in ``self`` passes grad)."""
     for i in range(a.size):
         out[i] = grad.dtype.type(0) if a[i] <= threshold else grad[i]
+
+
+# -- Adam's single-tensor update (optim/adam.py's NumPy steps) ------------------------------------
+
+
+@_jit
+def adam_moments(grad, exp_avg, exp_avg_sq, weight, small, beta2, one_minus_beta2):
+    """``exp_avg.lerp_(grad, weight)`` (ATen's lerp: fmadd(w, grad - m, m) for |w| < 0.5, else
+    fmadd(w - 1, grad - m, grad)) and ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad,
+    1 - beta2)`` (fmadd((1 - beta2) * grad, grad, v)), each fused multiply-add's product exact
+    in float64 and its sum rounded there, then to float32 (_float_kernels.fma_into)."""
+    w = _F64(weight)
+    w_minus_one = _F64(_F32(weight - _ONE))
+    for i in range(grad.size):
+        g = grad[i]
+        m = exp_avg[i]
+        d = _F64(_F32(g - m))
+        if small:
+            exp_avg[i] = _F32(w * d + _F64(m))
+        else:
+            exp_avg[i] = _F32(w_minus_one * d + _F64(g))
+        v = _F32(exp_avg_sq[i] * beta2)
+        s = _F32(g * one_minus_beta2)
+        exp_avg_sq[i] = _F32(_F64(s) * _F64(g) + _F64(v))
+
+
+@_jit
+def adam_apply(param, exp_avg, denom, bias_correction2_sqrt, eps, negative_step_size):
+    """``param.addcdiv_(exp_avg, denom / bc2_sqrt + eps, value=-step_size)``: the float32
+    steps of optim/adam.py (the denominator divided, eps added, the scaled numerator divided
+    by it, the quotient added), each rounded."""
+    for i in range(param.size):
+        d = _F32(denom[i] / bias_correction2_sqrt)
+        d = _F32(d + eps)
+        u = _F32(exp_avg[i] * negative_step_size)
+        u = _F32(u / d)
+        param[i] = _F32(param[i] + u)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._creation import tensor, zeros_like
 from .. import _dtype
-from ..ops import _blas, _float_kernels as _fk
+from ..ops import _blas, _float_kernels as _fk, _numba_kernels
 from ..tensor import Tensor
 from . import _fused
 from .adaptive import real_views
@@ -170,8 +170,14 @@ class Adam(Optimizer):
                     # exp_avg.lerp_(grad, 1 - beta1): fmadd(w, grad - exp_avg, exp_avg), or
                     # fmadd(w - 1, grad - exp_avg, grad) for w >= 0.5 (ATen's lerp_vec)
                     weight = kind(1 - beta1)
-                    diff = np.subtract(grad, exp_avg)  # (a fresh array: scratch space below)
-                    if abs(weight) < 0.5:
+                    # in a compiled replay, the moments' NumPy steps below as one loop (the
+                    # same bits: ops/_numba_kernels.py)
+                    looped = _numba_kernels.active and _numba_kernels.adam_moments(
+                        grad, exp_avg, exp_avg_sq, weight, beta2, 1 - beta2)
+                    diff = None if looped else np.subtract(grad, exp_avg)  # (scratch below)
+                    if looped:
+                        pass
+                    elif abs(weight) < 0.5:
                         # exp_avg += weight * diff, fused: MKL's axpy where it is installed
                         if not (diff.ndim and _blas.axpy(weight, diff, exp_avg)):
                             _fk.fma_into(weight, diff, exp_avg, exp_avg)
@@ -179,9 +185,11 @@ class Adam(Optimizer):
                         _fk.fma_into(weight - 1, diff, grad, exp_avg)
                     # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2):
                     # fmadd((1 - beta2) * grad, grad, exp_avg_sq)
-                    exp_avg_sq *= kind(beta2)
-                    scaled = np.multiply(grad, kind(1 - beta2), out=diff if diff.ndim else None)
-                    _fk.fma_into(scaled, grad, exp_avg_sq, exp_avg_sq)
+                    if not looped:
+                        exp_avg_sq *= kind(beta2)
+                        scaled = np.multiply(grad, kind(1 - beta2),
+                                             out=diff if diff.ndim else None)
+                        _fk.fma_into(scaled, grad, exp_avg_sq, exp_avg_sq)
                     step = float(step_t._data)
                     bias_correction1 = 1 - beta1**step
                     bias_correction2_sqrt = (1 - beta2**step) ** 0.5
@@ -192,14 +200,17 @@ class Adam(Optimizer):
                         denom = _fk.sqrt(maximum)  # MKL's where torch calls it
                     else:
                         denom = _fk.sqrt(exp_avg_sq)
-                    denom /= kind(bias_correction2_sqrt)
-                    denom += kind(eps)
-                    # param.addcdiv_(exp_avg, denom, value=-step_size): (value * exp_avg) /
-                    # denom, added (ATen's addcdiv kernel)
-                    update = np.multiply(exp_avg, kind(-step_size),
-                                         out=diff if diff.ndim else None)
-                    update /= denom
-                    data += update
+                    if not (looped and _numba_kernels.adam_apply(
+                            data, exp_avg, denom, bias_correction2_sqrt, eps, -step_size)):
+                        denom /= kind(bias_correction2_sqrt)
+                        denom += kind(eps)
+                        # param.addcdiv_(exp_avg, denom, value=-step_size): (value * exp_avg)
+                        # / denom, added (ATen's addcdiv kernel)
+                        update = np.multiply(exp_avg, kind(-step_size),
+                                             out=diff if diff is not None and diff.ndim
+                                             else None)
+                        update /= denom
+                        data += update
                 # one bump per in-place op of torch's _single_tensor_adam: exp_avg_sq's
                 # mul_ and addcmul_, the param's mul_ (decoupled weight decay) and addcdiv_
                 # (generated programs' optimizer stage, seed 22)
