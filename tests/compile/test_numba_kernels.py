@@ -162,6 +162,20 @@ def test_sums_in_torch_order_every_shape():
         assert_same_bits(_numba_kernels.cascade_inner(zeros), _cascade_sum._inner(zeros))
 
 
+def test_convolution_bias_sums_in_order():
+    from leafgrad.ops import conv
+
+    for dtype in (np.float32, np.float64):
+        for shape in ((1, 1, 1), (2, 3, 4), (32, 16, 8, 8), (3, 5, 1, 7), (4, 2, 3, 3, 3)):
+            grad = (_RNG.standard_normal(shape) * 100).astype(dtype)
+            assert_same_bits(_numba_kernels.channel_sums(grad),
+                             conv._sequential_channel_sums(grad))
+        zeros = np.full((3, 2, 5), -0.0, dtype)
+        assert_same_bits(_numba_kernels.channel_sums(zeros), conv._sequential_channel_sums(zeros))
+    assert _numba_kernels.channel_sums(np.ones((0, 3, 2), np.float32)) is None
+    assert _numba_kernels.channel_sums(np.ones((2, 3, 4), np.float32).transpose(0, 2, 1)) is None
+
+
 def test_relu_and_its_backward_every_special_value():
     from leafgrad.ops import elementwise
 

@@ -75,6 +75,13 @@ def _build() -> None:
     _kernels = _numba_loops
 
 
+def _loops():
+    """The compiled loops' module (built on first use)."""
+    if _kernels is None:
+        _build()
+    return _kernels
+
+
 def begin() -> bool:
     """Switch the loops on for a replay; returns the state to restore (``end``)."""
     global active
@@ -95,7 +102,7 @@ def fma_update(p: np.ndarray, g: np.ndarray, alpha) -> bool:
     if not (p.dtype == _F32 and g.dtype == _F32 and p.shape == g.shape
             and p.flags.c_contiguous and g.flags.c_contiguous and p.flags.writeable):
         return False
-    _kernels.fma_update(p.reshape(-1), g.reshape(-1), _F32(alpha))
+    _loops().fma_update(p.reshape(-1), g.reshape(-1), _F32(alpha))
     return True
 
 
@@ -107,7 +114,7 @@ def log_softmax_lastdim(a: np.ndarray):
     exps = np.empty_like(rows)
     totals = np.empty(rows.shape[0], _F32)
     near = np.empty(rows.shape[0], np.bool_)
-    if _kernels.log_softmax_rows(rows, out, exps, totals, near):
+    if _loops().log_softmax_rows(rows, out, exps, totals, near):
         from . import _softmax_bits  # rows near a float32 midpoint: SLEEF's logf replayed
 
         with np.errstate(all="ignore"):
@@ -121,7 +128,7 @@ def softmax_lastdim(a: np.ndarray) -> np.ndarray:
     size = a.shape[-1]
     rows = np.ascontiguousarray(a).reshape(-1, size)
     out = np.empty_like(rows)
-    _kernels.softmax_rows(rows, out)
+    _loops().softmax_rows(rows, out)
     return out.reshape(a.shape)
 
 
@@ -130,7 +137,7 @@ def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.nda
     size = result.shape[-1]
     g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
     out = np.empty_like(g)
-    _kernels.log_softmax_backward_rows(g, np.ascontiguousarray(result).reshape(-1, size), out)
+    _loops().log_softmax_backward_rows(g, np.ascontiguousarray(result).reshape(-1, size), out)
     return out.reshape(result.shape)
 
 
@@ -138,25 +145,25 @@ def expf(x: np.ndarray) -> np.ndarray:
     """_softmax_bits.expf(x, nonpositive=True) (float32, ``x <= 0`` or NaN)."""
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
-    _kernels.expf(flat, out)
+    _loops().expf(flat, out)
     return out.reshape(x.shape)
 
 
 def reduce_all_sum(rows: np.ndarray) -> np.ndarray:
     """_float_kernels.reduce_all_sum of a float32 matrix's rows."""
     out = np.empty(rows.shape[0], _F32)
-    _kernels.reduce_all_sum(np.ascontiguousarray(rows), out)
+    _loops().reduce_all_sum(np.ascontiguousarray(rows), out)
     return out
 
 
 def cascade_outer(block: np.ndarray) -> np.ndarray:
     """_cascade_sum._outer (float32/float64, C-contiguous (reduced, lead, kept))."""
-    return _kernels.outer(block, 32 // block.dtype.itemsize)
+    return _loops().outer(block, 32 // block.dtype.itemsize)
 
 
 def cascade_inner(rows: np.ndarray) -> np.ndarray:
     """_cascade_sum._inner (float32/float64, C-contiguous rows)."""
-    return _kernels.inner(rows, 32 // rows.dtype.itemsize)
+    return _loops().inner(rows, 32 // rows.dtype.itemsize)
 
 
 def _flat_operands(*arrays) -> bool:
@@ -175,7 +182,7 @@ def relu(a: np.ndarray, out):
         out = np.empty_like(a)
     elif not _flat_operands(a, out) or np.shares_memory(a, out):
         return None
-    _kernels.relu(a.reshape(-1), out.reshape(-1))
+    _loops().relu(a.reshape(-1), out.reshape(-1))
     return out
 
 
@@ -189,7 +196,7 @@ def threshold_grad(grad: np.ndarray, a: np.ndarray, threshold, out):
         out = np.empty_like(grad)
     elif not _flat_operands(grad, a, out) or np.shares_memory(out, a):
         return None
-    _kernels.threshold_grad(grad.reshape(-1), a.reshape(-1), grad.dtype.type(threshold),
+    _loops().threshold_grad(grad.reshape(-1), a.reshape(-1), grad.dtype.type(threshold),
                             out.reshape(-1))
     return out
 
@@ -206,7 +213,7 @@ def adam_moments(grad, exp_avg, exp_avg_sq, weight, beta2, one_minus_beta2) -> b
     small = bool(abs(weight) < 0.5)
     if small and _blas.axpy_serves(grad.dtype):
         return False
-    _kernels.adam_moments(grad.reshape(-1), exp_avg.reshape(-1), exp_avg_sq.reshape(-1),
+    _loops().adam_moments(grad.reshape(-1), exp_avg.reshape(-1), exp_avg_sq.reshape(-1),
                           _F32(weight), small, _F32(beta2), _F32(one_minus_beta2))
     return True
 
@@ -216,6 +223,17 @@ def adam_apply(param, exp_avg, denom, bias_correction2_sqrt, eps, negative_step_
     if not (param.ndim and _flat_operands(param, exp_avg, denom) and param.dtype == _F32
             and param.flags.writeable):
         return False
-    _kernels.adam_apply(param.reshape(-1), exp_avg.reshape(-1), denom.reshape(-1),
+    _loops().adam_apply(param.reshape(-1), exp_avg.reshape(-1), denom.reshape(-1),
                         _F32(bias_correction2_sqrt), _F32(eps), _F32(negative_step_size))
     return True
+
+
+def channel_sums(grad: np.ndarray):
+    """conv.py's _sequential_channel_sums (float32/float64, C-contiguous, N and the elements
+    per channel not 0), or None (not served)."""
+    if not (grad.ndim >= 2 and grad.dtype.char in "fd" and grad.flags.c_contiguous
+            and grad.shape[0] and grad.size):
+        return None
+    out = np.empty(grad.shape[1], grad.dtype)
+    _loops().channel_sums(grad.reshape(grad.shape[0], grad.shape[1], -1), out)
+    return out

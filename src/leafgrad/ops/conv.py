@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import _wrap
-from . import _layout
+from . import _layout, _numba_kernels
 from . import _slow_conv as _slow
 from . import conv3d as _nd
 from ._forward import jvp_sum
@@ -264,6 +264,10 @@ def _bias_grad(grad, params: dict, slow: bool = False):
 
 
 def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
+    if _numba_kernels.active:  # the same additions, compiled (replays)
+        result = _numba_kernels.channel_sums(grad)
+        if result is not None:
+            return result
     channels = grad.shape[1]
     rows = np.moveaxis(grad, 1, 0).reshape(channels, grad.size // channels if channels else 0)
     if not rows.shape[1]:
