@@ -176,6 +176,33 @@ def test_convolution_bias_sums_in_order():
     assert _numba_kernels.channel_sums(np.ones((2, 3, 4), np.float32).transpose(0, 2, 1)) is None
 
 
+def test_nll_loss_sums_and_gradient_every_batch_size():
+    """nll_loss without weights: the loss (torch's eight partial sums) and its gradient equal
+    the NumPy steps for batch sizes around the levels' chunk sizes; an ignored or
+    out-of-range target is declined (the NumPy steps then keep the kept targets or raise)."""
+    from leafgrad.ops import loss
+
+    for dtype in (np.float32, np.float64):
+        for n in (1, 2, 15, 16, 17, 255, 256, 257, 4097, 70_000):
+            a = (_RNG.standard_normal((n, 7)) * 10).astype(dtype)
+            target = _RNG.integers(0, 7, n)
+            for reduction in ("mean", "sum"):
+                assert_same_bits(_numba_kernels.nll_loss(a, target, reduction, -100),
+                                 loss.NllLoss.forward(None, a, None, target, reduction, -100))
+                grad = np.asarray(_RNG.standard_normal(), dtype)
+                assert_same_bits(
+                    _numba_kernels.nll_loss_backward(grad, (n, 7), target, reduction, -100),
+                    loss.NllLossBackward.forward(None, grad, input_sizes=(n, 7), target=target,
+                                                 reduction=reduction, ignore_index=-100,
+                                                 weight=None))
+    a = np.ones((3, 4), np.float32)
+    for target in (np.array([0, -100, 1]), np.array([0, 4, 1]), np.array([0, -1, 1])):
+        assert _numba_kernels.nll_loss(a, target, "mean", -100) is None
+        assert _numba_kernels.nll_loss_backward(np.asarray(1.0, np.float32), (3, 4), target,
+                                                "mean", -100) is None
+    assert _numba_kernels.nll_loss(a, np.array([0, 1, 2]), "none", -100) is None
+
+
 def test_relu_and_its_backward_every_special_value():
     from leafgrad.ops import elementwise
 

@@ -239,3 +239,33 @@ def channel_sums(grad: np.ndarray):
     out = np.empty(grad.shape[1], grad.dtype)
     _loops().channel_sums(grad.reshape(grad.shape[0], grad.shape[1], -1), out)
     return out
+
+
+def nll_loss(a: np.ndarray, target: np.ndarray, reduction: str, ignore_index):
+    """NllLoss.forward's 0-d result for an (N, C) float32/float64 input without weights, every
+    target kept and in range; None otherwise (not served)."""
+    if not (reduction != "none" and a.ndim == 2 and a.shape[0] and a.dtype.char in "fd"
+            and type(target) is np.ndarray and target.dtype == np.int64 and target.ndim == 1
+            and target.size == a.shape[0] and type(ignore_index) is int):
+        return None
+    result = _loops().nll_loss(np.ascontiguousarray(a), np.ascontiguousarray(target),
+                               ignore_index, reduction == "mean")
+    return result.reshape(()) if result.size else None
+
+
+def nll_loss_backward(grad: np.ndarray, input_sizes, target: np.ndarray, reduction: str,
+                      ignore_index):
+    """NllLossBackward.forward's (N, C) gradient without weights, every target kept and in
+    range; None otherwise (not served)."""
+    if not (reduction != "none" and len(input_sizes) == 2 and input_sizes[0]
+            and type(grad) is np.ndarray and grad.ndim == 0 and grad.dtype.char in "fd"
+            and type(target) is np.ndarray and target.dtype == np.int64 and target.ndim == 1
+            and target.size == input_sizes[0] and type(ignore_index) is int):
+        return None
+    with np.errstate(all="ignore"):  # (NllLossBackward's own steps for the value)
+        value = -(grad / grad.dtype.type(input_sizes[0])) if reduction == "mean" else -grad
+    out = np.empty(tuple(input_sizes), grad.dtype)
+    if not _loops().nll_loss_backward(value.reshape(1)[0], np.ascontiguousarray(target),
+                                      input_sizes[1], ignore_index, out):
+        return None
+    return out

@@ -424,3 +424,62 @@ def adam_apply(param, exp_avg, denom, bias_correction2_sqrt, eps, negative_step_
         u = _F32(exp_avg[i] * negative_step_size)
         u = _F32(u / d)
         param[i] = _F32(param[i] + u)
+
+
+@_jit
+def channel_sums(grad, out):
+    """conv.py's _sequential_channel_sums of a C-contiguous (N, C, rest) ``grad``: each
+    channel's elements added in order from the first, then + 0 (-0. becomes +0.)."""
+    n, channels, rest = grad.shape
+    for c in range(channels):
+        total = grad[0, c, 0]
+        for i in range(n):
+            for j in range(1 if i == 0 else 0, rest):
+                total = total + grad[i, c, j]
+        out[c] = total + grad.dtype.type(0)
+
+
+# -- nll_loss over (N, C) without weights (ops/loss.py's NllLoss and NllLossBackward) -----------
+
+
+@_jit
+def nll_loss(a, target, ignore_index, mean):
+    """``-a[n, target[n]]`` summed as torch's nll_loss_out_frame sums it (ops/loss.py's Note:
+    nll_loss's sums: eight partial sums, level j moved into level j + 1 at a target position
+    whose low (j + 1) * p bits are zero), divided by N for ``mean``. Returns a 1-element array,
+    empty where a target is ignored or out of range (the caller's NumPy steps then run: its
+    weights of kept targets, or its IndexError)."""
+    n, classes = a.shape
+    power = max(4, max(1, _bit_length(n - 1)) // 8)
+    low_mask = (1 << power) - 1
+    partial = np.zeros(8, a.dtype)
+    for b in range(n):
+        t = target[b]
+        if t == ignore_index or t < 0 or t >= classes:
+            return np.empty(0, a.dtype)
+        partial[0] = partial[0] + -a[b, t]
+        for j in range(7):
+            if b & (low_mask << (j * power)):
+                break
+            partial[j + 1] = partial[j + 1] + partial[j]
+            partial[j] = 0
+    total = a.dtype.type(0)
+    for j in range(8):
+        total = total + partial[j]
+    out = np.empty(1, a.dtype)
+    out[0] = total / a.dtype.type(n) if mean else total
+    return out
+
+
+@_jit
+def nll_loss_backward(value, target, classes, ignore_index, out):
+    """NllLossBackward's gradient: ``value`` at each target, +0 elsewhere; False (``out``
+    untouched: the caller's steps run) where a target is ignored or out of range."""
+    for b in range(target.size):
+        t = target[b]
+        if t == ignore_index or t < 0 or t >= classes:
+            return False
+    out[:] = 0
+    for b in range(target.size):
+        out[b, target[b]] = value
+    return True

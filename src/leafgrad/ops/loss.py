@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _cascade_sum, _layout, _promote, _sleef_unary
+from . import _cascade_sum, _layout, _numba_kernels, _promote, _sleef_unary
 from ._select import where as _where, where_into
 from ._forward import auto_element_wise, auto_linear, jvp_sum
 from . import _batching_rules as batch
@@ -806,6 +806,10 @@ class NllLoss(Op):
     def forward(ctx, a, weight, target, reduction, ignore_index):
         if ctx is not None:
             ctx.keep("weight_array", weight)
+        if _numba_kernels.active and weight is None:  # the same sums, compiled (replays)
+            result = _numba_kernels.nll_loss(a, target, reduction, ignore_index)
+            if result is not None:
+                return result
         weights, safe = _nll_parts(a.shape, target, weight, ignore_index)
         picked = a[_nll_index(a.shape, safe)]
         # -(input * weight), rounded once in the input's dtype; an ignored target's loss is +0
@@ -866,6 +870,11 @@ class NllLossBackward(Op):
 
     @staticmethod
     def forward(ctx, grad, input_sizes, target, reduction, ignore_index, weight):
+        if _numba_kernels.active and weight is None:  # one compiled loop (replays)
+            result = _numba_kernels.nll_loss_backward(grad, input_sizes, target, reduction,
+                                                      ignore_index)
+            if result is not None:
+                return result
         weights, safe = _nll_parts(input_sizes, target, weight, ignore_index)
         kept = target != ignore_index
         every = bool(kept.all())
