@@ -124,6 +124,13 @@ def _sum_dims(a: np.ndarray, dims: tuple, keepdim: bool, dtype, ordered: bool = 
     """Sum over ``dims``; one dim of a contiguous float array in torch's order, non-adjacent
     dims too where ``ordered`` (see Note: statistics in NumPy's order); ``unlimited``: see
     ``_cascade_sum.applies``."""
+    if dtype is None and len(dims) == 1 and a.dtype.char in "fd" and \
+            _cascade_sum.applies(a, unlimited):
+        # the usual case first: one dim of a C-contiguous float32/float64 array, where every
+        # branch below before ``along`` declines (no cast, no permutation, no strided rows)
+        out = _cascade_sum.along(a, dims[0], keepdim)
+        if out is not None:
+            return out
     out_dtype = _sum_dtype(a, dtype)
     if out_dtype is not None and out_dtype != a.dtype:
         a = a.astype(out_dtype)
