@@ -300,3 +300,53 @@ def test_replayed_training_equals_eager(loops, softmax_head):
     for ours, theirs in zip(model.parameters(), eager_model.parameters()):
         assert_same_bits(ours.detach().numpy(), theirs.detach().numpy())
     assert not _numba_kernels.active
+
+
+def _eager_losses_and_weights(lib, optimizer_name, convolution):
+    lib.manual_seed(3)
+    nn = lib.nn
+    if convolution:
+        model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(144, 10))
+        x = lib.randn(16, 1, 8, 8)
+    else:
+        model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 10))
+        x = lib.randn(16, 20)
+    y = lib.randint(0, 10, (16,))
+    optimizer = getattr(lib.optim, optimizer_name)(model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(5):
+        optimizer.zero_grad()
+        logits = model(x)
+        loss = lib.nn.functional.cross_entropy(logits, y) + \
+            (lib.softmax(logits, 1) * logits).sum() / 16
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().numpy().copy())
+    return losses + [p.detach().numpy().copy() for p in model.parameters()]
+
+
+def test_eager_ops_with_the_loops():
+    """compiled_loops = "eager": eager training steps (cross-entropy, softmax, SGD and Adam)
+    give torch's losses and weights bit for bit, and with a convolution (whose float32 last
+    bits are oneDNN's, not leafgrad's) those of the NumPy kernels; the switch's values are
+    checked, and turning it back leaves the loops to replays."""
+    from tests._torch import require_torch
+
+    torch = require_torch()
+    with pytest.raises(ValueError, match="compiled_loops must be True, False or 'eager'"):
+        leafgrad.backends.cpu.compiled_loops = "yes"
+    assert leafgrad.backends.cpu.compiled_loops is True
+    for optimizer_name in ("SGD", "Adam"):
+        numpy_kernels = _eager_losses_and_weights(leafgrad, optimizer_name, True)
+        leafgrad.backends.cpu.compiled_loops = "eager"
+        try:
+            assert _numba_kernels.active
+            looped = _eager_losses_and_weights(leafgrad, optimizer_name, True)
+            mlp = _eager_losses_and_weights(leafgrad, optimizer_name, False)
+        finally:
+            leafgrad.backends.cpu.compiled_loops = True
+        assert not _numba_kernels.active
+        for got, want in zip(looped, numpy_kernels):
+            assert_same_bits(got, want)
+        for got, want in zip(mlp, _eager_losses_and_weights(torch, optimizer_name, False)):
+            assert_same_bits(got, want)

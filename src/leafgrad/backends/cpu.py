@@ -13,18 +13,45 @@ leafgrad's switches (not torch's):
                 default limits.
 ``mkl_vml``     call Intel MKL's vector math functions where torch does, when the optional
                 ``mkl`` package is installed (ops/_mkl.py).
-``compiled_loops`` leafgrad.compile's replays run softmax/log_softmax (forward and backward)
-                and SGD's fused update as numba-compiled loops when the optional ``numba``
-                package is installed (ops/_numba_kernels.py: the same bits as the NumPy
-                kernels eager code runs). False: NumPy's kernels (decided when a function is
-                captured).
+``compiled_loops`` True (the default): leafgrad.compile's replays run the kernels of
+                ops/_numba_kernels.py (softmax, log_softmax, nll_loss, SGD's and Adam's updates,
+                sums over a dim, relu, a convolution's bias gradient) as numba-compiled loops
+                when the optional ``numba`` package is installed, with the same bits as the
+                NumPy kernels. ``"eager"``: eager ops use the loops too (the first use of each
+                compiles it, a few seconds once; numba caches it on disk). False: NumPy's
+                kernels everywhere (for replays: decided when a function is captured).
 """
 
 from __future__ import annotations
 
+import sys
+import types
+
 torch_bits = False
 mkl_vml = True
-compiled_loops = True
+_compiled_loops = True
+
+
+class _Switches(types.ModuleType):
+    """This module's class: ``compiled_loops`` is checked when set (its ``"eager"`` value
+    switches the loops on for eager ops at once)."""
+
+    @property
+    def compiled_loops(self):
+        return _compiled_loops
+
+    @compiled_loops.setter
+    def compiled_loops(self, value):
+        global _compiled_loops
+        if value not in (True, False, "eager"):
+            raise ValueError(f"compiled_loops must be True, False or 'eager', got {value!r}")
+        from ..ops import _numba_kernels
+
+        _compiled_loops = value
+        _numba_kernels.active = value == "eager" and _numba_kernels.available()
+
+
+sys.modules[__name__].__class__ = _Switches
 
 
 def get_cpu_capability() -> str:

@@ -105,8 +105,8 @@ def _row_sum(x: np.ndarray) -> np.ndarray:
 
 def _inner(rows: np.ndarray) -> np.ndarray:
     """Sum each row of a C-contiguous 2-d array (the reduced dimension is the last)."""
-    if _numba_kernels.active and rows.dtype.char in "fd":
-        return _numba_kernels.cascade_inner(rows)  # the same additions, compiled (replays)
+    if _numba_kernels.active and rows.dtype.char in "fd" and rows.size:
+        return _numba_kernels.cascade_inner(rows)  # a compiled loop, same bits (_numba_kernels)
     count, n = rows.shape
     lanes = _VECTOR_BYTES // rows.dtype.itemsize
     if n < lanes:
@@ -125,8 +125,8 @@ def _inner(rows: np.ndarray) -> np.ndarray:
 
 def _outer(block: np.ndarray) -> np.ndarray:
     """Sum a C-contiguous (reduced, lead, kept) array over its first axis."""
-    if _numba_kernels.active and block.dtype.char in "fd":
-        return _numba_kernels.cascade_outer(block)  # the same additions, compiled (replays)
+    if _numba_kernels.active and block.dtype.char in "fd" and block.size:
+        return _numba_kernels.cascade_outer(block)  # a compiled loop, same bits (_numba_kernels)
     size, lead, cols = block.shape
     lanes = _VECTOR_BYTES // block.dtype.itemsize
     width = 4 * lanes if cols >= lanes else 4

@@ -873,7 +873,7 @@ def scaled_update(ufunc, a: np.ndarray, b: np.ndarray, alpha, out=None):
             b = given_b
             scale = a.dtype.type(-alpha if ufunc is np.subtract else alpha)
             if out is a and _numba_kernels.active and _numba_kernels.fma_update(a, b, scale):
-                return out  # the same steps, compiled (replays: SGD's update)
+                return out  # a compiled loop, same bits (_numba_kernels)
             if a.dtype == _F32 and out is not None and out.shape == a.shape == b.shape:
                 # fma's float32 form with its last two passes as one: the exact product
                 # widened, then the sum rounded once straight into ``out`` (SGD's
@@ -953,8 +953,8 @@ def softmax_lastdim(a: np.ndarray) -> np.ndarray:
     """torch's float32 softmax over the last dim of a C-contiguous array (ATen's
     _vec_softmax_lastdim): the row maximum, SLEEF's expf of x - max, the lane-ordered sum,
     and the products with its reciprocal (not quotients)."""
-    if _numba_kernels.active and a.dtype == _F32:
-        return _numba_kernels.softmax_lastdim(a)  # the same steps, compiled (replays)
+    if _numba_kernels.active and a.dtype == _F32 and a.size:
+        return _numba_kernels.softmax_lastdim(a)  # a compiled loop (_numba_kernels)
     size = a.shape[-1]
     rows = a.reshape(-1, size)
     exps = softmax_exp(rows - rows.max(axis=1, keepdims=True))
@@ -1027,8 +1027,8 @@ def log_softmax_lastdim(a: np.ndarray):
     _range): ``(x - max) - log(sum(exp(x - max)))`` with SLEEF's expf, the lane-ordered sum
     and SLEEF's logf (ops/_softmax_bits.py). Returns the result, the
     exponentials and the row sums (shaped to broadcast against the result)."""
-    if _numba_kernels.active and a.dtype == _F32:
-        return _numba_kernels.log_softmax_lastdim(a)  # the same steps, compiled (replays)
+    if _numba_kernels.active and a.dtype == _F32 and a.size:
+        return _numba_kernels.log_softmax_lastdim(a)  # a compiled loop (_numba_kernels)
     size = a.shape[-1]
     rows = a.reshape(-1, size)
     shifted = rows - rows.max(axis=1, keepdims=True)
@@ -1112,8 +1112,8 @@ def log_softmax_backward_lastdim(grad: np.ndarray, result: np.ndarray) -> np.nda
     _vec_host_softmax_backward_lastdim): ``grad - exp(result) * sum(grad)`` with SLEEF's expf,
     the lane-ordered sum and one fused multiply-subtract (rounded once; replayed in float64
     as the module doc says)."""
-    if _numba_kernels.active and result.dtype == _F32:
-        return _numba_kernels.log_softmax_backward_lastdim(grad, result)  # (replays)
+    if _numba_kernels.active and result.dtype == _F32 and result.size:
+        return _numba_kernels.log_softmax_backward_lastdim(grad, result)  # (_numba_kernels)
     size = result.shape[-1]
     g = np.ascontiguousarray(grad, dtype=_F32).reshape(-1, size)
     total = reduce_all_sum(g)[:, None].astype(_F64)

@@ -1,15 +1,17 @@
-"""Compiled loops for leafgrad.compile's replays, where numba is installed (the ``numba``
-extra): the float32 kernels whose NumPy form is many passes over small arrays, written once
-more as one loop per element, with the same float32 and float64 operations in the same order,
-so every bit is the NumPy kernel's (and therefore torch's).
+"""Compiled loops for leafgrad.compile's replays (and, on request, eager ops), where numba is
+installed (the ``numba`` extra): the float32/float64 kernels whose NumPy form is many passes
+over small arrays, written once more as one loop per element, with the same operations in the
+same order, so every bit is the NumPy kernel's (and therefore torch's).
 
 Which kernels, and why these: a replayed MLP training step (benchmarks/bench_compile.py's
-mlp32) spent a third of its time outside its matrix products in three NumPy kernels that replay
+mlp32) spent a third of its time outside its matrix products in NumPy kernels that replay
 torch's arithmetic step by step: SGD's fused multiply-add update on a processor whose MKL axpy
-rounds twice (_float_kernels.scaled_update: the float64 casts cost 4x the float32 update), and
+rounds twice (_float_kernels.scaled_update: the float64 casts cost 4x the float32 update),
 log_softmax's SLEEF expf/logf replays with their lane-ordered sums (~30 ufunc calls on arrays of
-a few hundred elements, for a (32, 10) batch 42 us where torch takes 4 us). Each loop here is
-the NumPy kernel's steps element by element:
+a few hundred elements, for a (32, 10) batch 42 us where torch takes 4 us), nll_loss's partial
+sums, sums over a dim in torch's order (bias gradients) and relu's sign-keeping passes; a CNN's
+Adam update and its convolutions' bias gradients likewise. Each loop (ops/_numba_loops.py) is
+its NumPy kernel's steps element by element:
 
 - ``fma_update``: ``p = float32(float64(g) * float64(alpha) + float64(p))``, the product exact
   in float64 and the sum rounded there, then to float32 (scaled_update's float32 path).
@@ -25,16 +27,21 @@ the NumPy kernel's steps element by element:
   sum does) and halving folds.
 - softmax, log_softmax and log_softmax's backward over the last dim: those pieces per row.
 
-numba compiles a loop when a replay first calls it (``cache=True``: later processes load the
+numba compiles a loop when it is first called (``cache=True``: later processes load the
 machine code from numba's cache). The first capture in a fresh environment pays for it: the
 mlp32 step's capture and first replay took 7.0 s of CPU time with an empty cache, 0.37 s with
-the cache filled, 0.15 s with the loops off (numba's import is most of the difference). leafgrad's eager ops keep the NumPy kernels; a replay switches to these while it runs
-(``begin``/``end`` around its body: ``active``), so it equals its eager capture bit for bit
-either way (tests/compile/test_numba_kernels.py compares the loops with the NumPy kernels on
-every class of float32 input, and 20 replayed training steps with 20 eager ones, loops on and
-off). ``leafgrad.backends.cpu.compiled_loops = False`` turns them off for functions captured
-afterwards. ``active`` is one flag for the process, not per thread: an eager op on another
-thread while a replay runs may take a loop too, which changes no bit.
+the cache filled, 0.15 s with the loops off (numba's import is most of the difference).
+
+By default eager ops keep the NumPy kernels and a replay switches to the loops while it runs
+(``begin``/``end`` around its body set ``active``), so it equals its eager capture bit for bit
+either way. ``leafgrad.backends.cpu.compiled_loops = False`` turns them off for functions
+captured afterwards; ``"eager"`` switches them on for eager ops as well (``active`` stays
+set): the mlp32 step run eagerly 1690 -> 1054 us, the digits CNN's Adam step 2854 -> 2267 us
+(interleaved in one process, loaded machine). ``active`` is one flag for the process, not per
+thread: an eager op on another thread while a replay runs may take a loop too, which changes
+no bit. tests/compile/test_numba_kernels.py compares every loop with its NumPy kernel on every
+class of float32 input, 20 replayed training steps with 20 eager ones (loops on and off), and
+eager steps with the loops against torch.
 
 Measured (benchmarks/bench_compile.py and the kernels alone, one thread, ``time.thread_time``,
 min of 7): log_softmax of (32, 10) 41.9 -> 4.1 us, (512, 10) 84.7 -> 31.8 us; its backward 22.8
@@ -61,7 +68,7 @@ def available() -> bool:
     importable, and this processor's kernels the ones they copy (AVX-512's logf form)."""
     if _kernels is None:
         _build()
-    return bool(_kernels) and _cpu.compiled_loops
+    return bool(_kernels) and bool(_cpu.compiled_loops)
 
 
 def _build() -> None:

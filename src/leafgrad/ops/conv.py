@@ -264,7 +264,7 @@ def _bias_grad(grad, params: dict, slow: bool = False):
 
 
 def _sequential_channel_sums(grad: np.ndarray) -> np.ndarray:
-    if _numba_kernels.active:  # the same additions, compiled (replays)
+    if _numba_kernels.active:  # a compiled loop, same bits (_numba_kernels)
         result = _numba_kernels.channel_sums(grad)
         if result is not None:
             return result

@@ -996,7 +996,7 @@ class ThresholdBackward(Op):
 
     @staticmethod
     def capture_kernel(grad, a, threshold, out):
-        if _numba_kernels.active:  # one compiled pass, the same bits (replays)
+        if _numba_kernels.active:  # one compiled pass, same bits (_numba_kernels)
             result = _numba_kernels.threshold_grad(grad, a, threshold, out)
             if result is not None:
                 return result
@@ -1115,7 +1115,7 @@ class Relu(Op):
 
     @staticmethod
     def capture_kernel(a, out):
-        if _numba_kernels.active:  # one compiled pass, the same bits (replays)
+        if _numba_kernels.active:  # one compiled pass, same bits (_numba_kernels)
             result = _numba_kernels.relu(a, out)
             if result is not None:
                 return result

@@ -806,7 +806,7 @@ class NllLoss(Op):
     def forward(ctx, a, weight, target, reduction, ignore_index):
         if ctx is not None:
             ctx.keep("weight_array", weight)
-        if _numba_kernels.active and weight is None:  # the same sums, compiled (replays)
+        if _numba_kernels.active and weight is None:  # compiled loop (_numba_kernels)
             result = _numba_kernels.nll_loss(a, target, reduction, ignore_index)
             if result is not None:
                 return result
@@ -870,7 +870,7 @@ class NllLossBackward(Op):
 
     @staticmethod
     def forward(ctx, grad, input_sizes, target, reduction, ignore_index, weight):
-        if _numba_kernels.active and weight is None:  # one compiled loop (replays)
+        if _numba_kernels.active and weight is None:  # compiled loop (_numba_kernels)
             result = _numba_kernels.nll_loss_backward(grad, input_sizes, target, reduction,
                                                       ignore_index)
             if result is not None:
