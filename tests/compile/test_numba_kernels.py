@@ -350,3 +350,16 @@ def test_eager_ops_with_the_loops():
             assert_same_bits(got, want)
         for got, want in zip(mlp, _eager_losses_and_weights(torch, optimizer_name, False)):
             assert_same_bits(got, want)
+
+
+def test_environment_variable_sets_the_switch():
+    import subprocess
+    import sys
+
+    code = ("import leafgrad; from leafgrad.ops import _numba_kernels as k; "
+            "print(leafgrad.backends.cpu.compiled_loops, k.active)")
+    for value, expected in (("eager", "eager True"), ("0", "False False"), ("", "True False")):
+        env = dict(os.environ, LEAFGRAD_COMPILED_LOOPS=value)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert " ".join(out) == expected, (value, out)

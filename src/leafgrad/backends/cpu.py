@@ -19,17 +19,21 @@ leafgrad's switches (not torch's):
                 when the optional ``numba`` package is installed, with the same bits as the
                 NumPy kernels. ``"eager"``: eager ops use the loops too (the first use of each
                 compiles it, a few seconds once; numba caches it on disk). False: NumPy's
-                kernels everywhere (for replays: decided when a function is captured).
+                kernels everywhere (for replays: decided when a function is captured). The
+                environment variable ``LEAFGRAD_COMPILED_LOOPS`` (``eager``, ``0``) sets it
+                at import.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 
 torch_bits = False
 mkl_vml = True
-_compiled_loops = True
+_compiled_loops = {"eager": "eager", "0": False}.get(
+    os.environ.get("LEAFGRAD_COMPILED_LOOPS", ""), True)
 
 
 class _Switches(types.ModuleType):

@@ -84,6 +84,10 @@ def _build() -> None:
     _kernels = _numba_loops
 
 
+if _cpu.compiled_loops == "eager":  # (LEAFGRAD_COMPILED_LOOPS=eager)
+    active = available()
+
+
 def _loops():
     """The compiled loops' module (built on first use)."""
     if _kernels is None:
