@@ -1,0 +1,470 @@
+"""Behaviours found by replaying PyTorch's own test_dataloader.py (datasets, samplers,
+collation, DataLoader arguments, worker processes) as programs run under torch and leafgrad;
+each program's observations (batches and their order, dtypes, errors' type and first line,
+warnings) must be identical. torch's workers here are real forked processes; leafgrad's run in
+this process (utils/data/dataloader.py, Note: worker processes)."""
+
+from __future__ import annotations
+
+import collections
+import math
+import multiprocessing
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+from .._torch import require_torch
+
+torch = require_torch()
+
+
+def _seen(value):
+    """A comparable picture of ``value``: tensors by dtype, shape and values; containers by
+    their type name and items."""
+    if isinstance(value, (torch.Tensor, leafgrad.Tensor)):
+        return ("tensor", str(value.dtype).split(".")[-1], tuple(value.shape), value.tolist())
+    if isinstance(value, collections.abc.Mapping):
+        return (type(value).__name__, {key: _seen(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple, collections.deque)):
+        return (type(value).__name__, tuple(_seen(item) for item in value))
+    if isinstance(value, (np.ndarray, np.generic)):
+        return ("numpy", str(value.dtype), value.tolist())
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return value
+
+
+def _text(message) -> str:
+    first = str(message).split("\n")[0].replace("leafgrad", "torch")
+    return re.sub(r"0x[0-9a-f]+", "0x", first)
+
+
+def _outcome(fn):
+    """(result picture or exception type and first message line, warnings' first lines)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = ("ok", _seen(fn()))
+        except Exception as error:  # noqa: BLE001 - the type is what is compared
+            result = (type(error).__name__, _text(error))
+    return result + (tuple((w.category.__name__, _text(w.message)) for w in caught),)
+
+
+def _same(cases):
+    """``cases``: (label, program(module)) pairs; each must give the same outcome in both."""
+    bad = []
+    for label, program in cases:
+        expected = _outcome(lambda: program(torch))
+        got = _outcome(lambda: program(leafgrad))
+        if got != expected:
+            bad.append(f"{label}: leafgrad {str(got)[:300]} != torch {str(expected)[:300]}")
+    assert not bad, f"{len(bad)} of {len(cases)} differ:\n" + "\n".join(bad[:20])
+
+
+def _tensor_dataset(m, n=5):
+    return m.utils.data.TensorDataset(m.arange(2.0 * n).reshape(n, 2), m.arange(n))
+
+
+def _counting(m, n, length=None):
+    """An IterableDataset of 0..n-1 (with ``__len__`` giving ``length`` if one is given)."""
+    body = {"__iter__": lambda self: iter(range(n))}
+    if length is not None:
+        body["__len__"] = lambda self: length
+    return type("Counting", (m.utils.data.IterableDataset,), body)()
+
+
+# --- datasets and samplers: StackDataset batches, abstract and generic base classes ------------
+
+def test_dataset_and_sampler_classes():
+    """StackDataset.__getitems__ (tuple and dict forms, nested __getitems__ and its size
+    check); IterableDataset is abstract (no __iter__: TypeError at construction); Dataset,
+    IterableDataset, Sampler and DataLoader are generic (``Dataset[int]``); Sampler takes no
+    arguments; a Subset subclass overriding only __getitem__ is refused; the size checks are
+    AssertionErrors raised as such; ``cummulative_sizes`` warns."""
+    def batched(m, short=False):
+        class Batched(m.utils.data.Dataset):
+            data = m.arange(4.0)
+
+            def __getitem__(self, index):
+                return self.data[index]
+
+            def __getitems__(self, indices):
+                return self.data[indices][:-1] if short else self.data[indices]
+
+            def __len__(self):
+                return 4
+        return Batched()
+
+    def subset_subclass(m, getitems):
+        body = {"__getitem__": lambda self, i: 7}
+        if getitems:
+            body["__getitems__"] = lambda self, indices: [7] * len(indices)
+        kind = type("MySubset", (m.utils.data.Subset,), body)
+        subset = kind([1, 2, 3], [0, 2])
+        return [b.tolist() for b in m.utils.data.DataLoader(subset, batch_size=2)]
+
+    cases = []
+    for indices in ([0, 1, 2, 3], [3, 0], [], [0, 4]):
+        cases.append((f"stack tuple {indices}", lambda m, i=indices: m.utils.data.StackDataset(
+            batched(m), [1, 2, 3, 4]).__getitems__(i)))
+        cases.append((f"stack dict {indices}", lambda m, i=indices: m.utils.data.StackDataset(
+            t=batched(m), l=[1, 2, 3, 4]).__getitems__(i)))
+        cases.append((f"stack short {indices}", lambda m, i=indices: m.utils.data.StackDataset(
+            batched(m, short=True), [1, 2, 3, 4]).__getitems__(i)))
+    cases += [
+        ("stack loader", lambda m: list(m.utils.data.DataLoader(
+            m.utils.data.StackDataset(a=batched(m), b=list(range(4))), batch_size=3))),
+        ("IterableDataset()", lambda m: m.utils.data.IterableDataset()),
+        ("no __iter__", lambda m: type("I", (m.utils.data.IterableDataset,), {})()),
+        ("iterable + map", lambda m: list(_counting(m, 2) + m.utils.data.TensorDataset(
+            m.zeros(1)))),
+        ("generic", lambda m: [k[int].__name__ for k in (
+            m.utils.data.Dataset, m.utils.data.IterableDataset, m.utils.data.Sampler,
+            m.utils.data.DataLoader)]),
+        ("Sampler([1])", lambda m: m.utils.data.Sampler([1])),
+        ("Sampler()", lambda m: iter(m.utils.data.Sampler())),
+        ("subset subclass", lambda m: subset_subclass(m, False)),
+        ("subset subclass with __getitems__", lambda m: subset_subclass(m, True)),
+        ("cummulative_sizes", lambda m: m.utils.data.ConcatDataset([[1], [2, 3]])
+         .cummulative_sizes),
+        ("TensorDataset mismatch", lambda m: m.utils.data.TensorDataset(m.zeros(3),
+                                                                        m.zeros(4))),
+        ("ConcatDataset([])", lambda m: m.utils.data.ConcatDataset([])),
+        ("ConcatDataset(iterable)", lambda m: m.utils.data.ConcatDataset([_counting(m, 2)])),
+        ("ChainDataset(map)", lambda m: list(m.utils.data.ChainDataset([[1, 2]]))),
+        ("len(ChainDataset(map))", lambda m: len(m.utils.data.ChainDataset([[1, 2]]))),
+    ]
+    _same(cases)
+
+
+# --- collation: torch's registry and its copies of mutable containers -------------------------
+
+class _Tagged(dict):
+    pass
+
+
+class _Row(list):
+    pass
+
+
+_Point = collections.namedtuple("_Point", "x y")
+
+
+def test_collate_registry_and_container_types():
+    """default_collate is ``collate(batch, collate_fn_map=default_collate_fn_map)`` and both
+    live in ``utils.data._utils.collate`` (with the per-type functions); a mutable mapping or
+    sequence is ``copy.copy``'d and refilled (a defaultdict stays one, its default factory
+    kept), other mappings and sequences are rebuilt by type or fall back to dict/list; numpy
+    scalars of every kind go through ``as_tensor`` (datetime64 is refused by collate's
+    message); in default_convert only numpy's own types are converted."""
+    batches = {
+        "defaultdict": lambda m: [collections.defaultdict(list, a=1),
+                                  collections.defaultdict(list, a=2)],
+        "custom dict": lambda m: [_Tagged(a=1, b=[1.0]), _Tagged(a=3, b=[2.0])],
+        "custom list": lambda m: [_Row([1, 2]), _Row([3, 4])],
+        "deque": lambda m: [collections.deque([1, 2]), collections.deque([3, 4])],
+        "ranges": lambda m: [range(2), range(2)],
+        "ordered": lambda m: [collections.OrderedDict(b=1, a=2)] * 2,
+        "namedtuple": lambda m: [_Point(1, m.zeros(2)), _Point(2, m.ones(2))],
+        "tuples": lambda m: [(1, "a", b"x"), (2, "b", b"y")],
+        "numpy scalars": lambda m: [np.float16(1), np.float16(2)],
+        "numpy bools": lambda m: [np.bool_(True), np.bool_(False)],
+        "numpy datetime": lambda m: [np.datetime64("2020-01-01")] * 2,
+        "numpy strings": lambda m: [np.array(["a"]), np.array(["b"])],
+        "numpy str_": lambda m: [np.str_("a"), np.str_("b")],
+        "numpy arrays": lambda m: [np.ones((2, 3)), np.zeros((2, 3))],
+        "ragged": lambda m: [[1], [2, 3]],
+        "objects": lambda m: [None, None],
+    }
+    cases = []
+    for name, batch in batches.items():
+        cases.append((f"collate {name}",
+                      lambda m, b=batch: m.utils.data.default_collate(b(m))))
+        cases.append((f"convert {name}",
+                      lambda m, b=batch: m.utils.data.default_convert(b(m))))
+        cases.append((f"convert {name}[0]",
+                      lambda m, b=batch: m.utils.data.default_convert(b(m)[0])))
+    cases.append(("defaultdict factory", lambda m: m.utils.data.default_collate(
+        [collections.defaultdict(list, a=1)])["missing"]))
+
+    def extended(m):
+        module = m.utils.data._utils.collate
+        names = sorted(k.__name__ if isinstance(k, type) else "numpy scalars"
+                       for k in module.default_collate_fn_map)
+        table = dict(module.default_collate_fn_map)
+        table[str] = lambda batch, *, collate_fn_map: "".join(batch)
+        return (names, module.collate([("a", 1), ("b", 2)], collate_fn_map=table),
+                module.default_collate is m.utils.data.default_collate,
+                module.collate([1, 2], collate_fn_map={int: module.collate_int_fn}))
+    cases.append(("collate_fn_map", extended))
+    _same(cases)
+
+
+# --- DataLoader arguments: checks after construction, contexts, warnings, the iterator ---------
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_dataloader_arguments_warnings_and_iterator():
+    """Assigning batch_size/sampler/batch_sampler/drop_last/dataset/persistent_workers after
+    construction is a ValueError; multiprocessing_context is checked (only with workers, a
+    valid start method or context object) and kept as a context; more workers than usable
+    CPUs warns at construction and at each new iterator; pin_memory (and pin_memory_device)
+    warn at iter(); timeout without workers and prefetch_factor=0 are torch's
+    AssertionErrors; iter(loader) is an iterator object with the sampler's len that refuses
+    pickling."""
+    import pickle
+
+    cases = []
+    for attribute in ("batch_size", "sampler", "batch_sampler", "drop_last", "dataset",
+                      "persistent_workers", "num_workers", "collate_fn", "generator"):
+        cases.append((f"set {attribute}", lambda m, a=attribute: setattr(
+            m.utils.data.DataLoader(_tensor_dataset(m)), a, {})))
+    contexts = ("fork", "spawn", "forkserver", "bad", 3, multiprocessing.get_context("fork"))
+    for context in contexts:
+        for workers in (0, 1):
+            cases.append((f"context {context} workers {workers}",
+                          lambda m, c=context, w=workers: type(m.utils.data.DataLoader(
+                              _tensor_dataset(m), num_workers=w,
+                              multiprocessing_context=c).multiprocessing_context).__name__))
+    usable = multiprocessing.cpu_count()
+    for workers in (1, usable + 1):
+        cases.append((f"{workers} workers", lambda m, w=workers: m.utils.data.DataLoader(
+            _tensor_dataset(m), num_workers=w).num_workers))
+    cases.append(("iterate with too many workers", lambda m: [b.tolist() for b in (
+        m.utils.data.DataLoader(list(range(4)), batch_size=2, num_workers=usable + 1,
+                                multiprocessing_context="fork"))]))
+    for options in (dict(pin_memory=True), dict(pin_memory=True, pin_memory_device="cpu"),
+                    dict(pin_memory_device="cpu"), dict(timeout=1),
+                    dict(timeout=1, num_workers=1), dict(num_workers=1, prefetch_factor=3)):
+        cases.append((f"iterate {options}", lambda m, o=options: [
+            b[1].tolist() for b in m.utils.data.DataLoader(_tensor_dataset(m), batch_size=2,
+                                                           **o)]))
+        cases.append((f"first batch pinned {options}", lambda m, o=options: next(iter(
+            m.utils.data.DataLoader(_tensor_dataset(m), **o)))[0].is_pinned()))
+    for workers in (0, 1):
+        def iterator(m, w=workers):
+            it = iter(m.utils.data.DataLoader(_tensor_dataset(m), batch_size=2, num_workers=w))
+            return type(it).__name__, len(it), iter(it) is it, next(it)[1].tolist(), len(it)
+        cases.append((f"iterator object, {workers} workers", iterator))
+        cases.append((f"pickle iterator, {workers} workers", lambda m, w=workers: pickle.dumps(
+            iter(m.utils.data.DataLoader(_tensor_dataset(m), num_workers=w)))))
+    # (torch's half-made iterator then fails in its __del__: an unraisable warning only)
+    cases.append(("prefetch_factor=0", lambda m: iter(m.utils.data.DataLoader(
+        _tensor_dataset(m), num_workers=1, prefetch_factor=0))))
+    cases.append(("len(iter(iterable loader))", lambda m: len(iter(m.utils.data.DataLoader(
+        _counting(m, 3))))))
+    _same(cases)
+
+
+def test_iterable_dataset_length_warning():
+    """After len(loader) of an IterableDataset, each batch beyond the reported length warns
+    (with the multiprocessing hint when workers run); before len() is asked, or within the
+    length, nothing warns; a new iterator starts counting again."""
+    def program(m, workers, length, batch_size, ask_len):
+        loader = m.utils.data.DataLoader(_counting(m, 7, length), num_workers=workers,
+                                         batch_size=batch_size)
+        lengths = len(loader) if ask_len else None
+        epochs = []
+        for _ in range(2):
+            epoch = []
+            iterator = iter(loader)
+            while True:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        batch = next(iterator)
+                    except StopIteration:
+                        break
+                epoch.append((_seen(batch), [_text(w.message) for w in caught]))
+            epochs.append(epoch)
+        return lengths, epochs
+
+    cases = []
+    for workers in (0, 1):
+        for length in (3, 20):
+            for batch_size in (None, 2):
+                for ask_len in (False, True):
+                    cases.append((f"workers={workers} len={length} bs={batch_size} "
+                                  f"len()={ask_len}",
+                                  lambda m, a=(workers, length, batch_size, ask_len):
+                                  program(m, *a)))
+    _same(cases)
+
+
+# --- errors in batches: torch's worker message, and the iterator goes on ----------------------
+
+def test_errors_in_batches_and_worker_messages():
+    """An error raised while loading a batch leaves the iterator usable (the next batch comes
+    next, StopIteration after the last); from a worker it is re-raised as the same type with
+    torch's "Caught <type> in DataLoader worker process <id>." first line (a KeyError's
+    message is not quoted); an error in worker_init_fn comes at the worker's first batch and
+    its later batches fail on the unset fetcher, as torch's worker loop does; without workers
+    an IterableDataset's __iter__ fails at iter(loader)."""
+    def every_batch(m, workers, error, shuffle):
+        class Failing(m.utils.data.Dataset):
+            def __len__(self):
+                return 7
+
+            def __getitem__(self, index):
+                if index % 3 == 1:
+                    raise error(f"bad {index}")
+                return index
+
+        iterator = iter(m.utils.data.DataLoader(Failing(), batch_size=2, shuffle=shuffle,
+                                                num_workers=workers,
+                                                generator=m.Generator().manual_seed(1)))
+        seen = []
+        while True:
+            try:
+                seen.append(next(iterator).tolist())
+            except StopIteration:
+                return seen
+            except Exception as raised:  # noqa: BLE001 - compared
+                seen.append((type(raised).__name__, _text(raised)))
+
+    def failing_init(m, workers):
+        def init(worker_id):
+            raise RuntimeError(f"Error in worker_init_fn {worker_id}")
+        iterator = iter(m.utils.data.DataLoader(list(range(5)), num_workers=workers,
+                                                worker_init_fn=init))
+        seen = []
+        while True:  # (each worker's later tasks fail as torch's worker loop does)
+            try:
+                seen.append(next(iterator).tolist())
+            except StopIteration:
+                return seen
+            except Exception as raised:  # noqa: BLE001 - compared
+                seen.append((type(raised).__name__, _text(raised)))
+
+    def failing_iter(m, workers, step):
+        class Broken(m.utils.data.IterableDataset):
+            def __iter__(self):
+                raise RuntimeError("Error in __iter__")
+        iterator = iter(m.utils.data.DataLoader(Broken(), num_workers=workers))
+        return "iter() returned" if step == "iter" else next(iterator)
+
+    cases = []
+    # (each torch iterator with workers forks them: the sweep over workers stays small)
+    for workers, error, shuffle in ((0, NotImplementedError, False), (0, KeyError, True),
+                                    (0, IndexError, False), (1, KeyError, False),
+                                    (2, NotImplementedError, True), (2, ValueError, False)):
+        cases.append((f"{error.__name__} workers={workers} shuffle={shuffle}",
+                      lambda m, a=(workers, error, shuffle): every_batch(m, *a)))
+    for workers in (0, 2):
+        cases.append((f"worker_init_fn error, workers={workers}",
+                      lambda m, w=workers: failing_init(m, w)))
+    # (with workers, torch's iterator over a failing __iter__ never ends, and shutting its
+    # workers down takes seconds: only the main-process form is compared here)
+    for step in ("iter", "next"):
+        cases.append((f"__iter__ error at {step}", lambda m, s=step: failing_iter(m, 0, s)))
+    _same(cases)
+
+
+# --- each worker's own copy of the dataset ----------------------------------------------------
+
+def test_each_worker_has_its_own_copy_of_the_dataset():
+    """A worker's dataset, worker_init_fn and collate_fn are its own copies: worker_init_fn
+    setting state on the dataset (a bound method of it, or through get_worker_info().dataset,
+    torch's documented way to shard an IterableDataset) is seen by that worker only and never
+    by the main process; an iterator that counts on the dataset counts per worker; persistent
+    workers keep their copies across epochs (later changes in the main process unseen)."""
+    def worker_ids(m, workers, batch_size):
+        class Tagged(m.utils.data.Dataset):
+            def __init__(self):
+                self.data = list(range(12))
+                self.worker_id = None
+
+            def worker_init_fn(self, worker_id):
+                self.worker_id = worker_id
+
+            def __getitem__(self, index):
+                return self.worker_id, self.data[index]
+
+            def __len__(self):
+                return len(self.data)
+
+        dataset = Tagged()
+        loader = m.utils.data.DataLoader(dataset, batch_size=batch_size, num_workers=workers,
+                                         worker_init_fn=dataset.worker_init_fn)
+        return [(ids.tolist(), values.tolist()) for ids, values in loader], dataset.worker_id
+
+    def sharded(m, workers):
+        class Range(m.utils.data.IterableDataset):
+            def __init__(self, start, end):
+                self.start, self.end = start, end
+
+            def __iter__(self):
+                return iter(range(self.start, self.end))
+
+        def init(worker_id):
+            info = m.utils.data.get_worker_info()
+            dataset = info.dataset
+            per_worker = int(math.ceil((dataset.end - dataset.start) / info.num_workers))
+            dataset.start = dataset.start + worker_id * per_worker
+            dataset.end = min(dataset.start + per_worker, dataset.end)
+
+        dataset = Range(3, 10)
+        batches = [b.tolist() for b in m.utils.data.DataLoader(dataset, num_workers=workers,
+                                                                worker_init_fn=init)]
+        return batches, dataset.start, dataset.end
+
+    def counting_iterator(m, workers):
+        class Countdown(m.utils.data.IterableDataset):
+            def __init__(self):
+                self.remaining = 3
+
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                self.remaining -= 1
+                if self.remaining < 0:
+                    raise StopIteration
+                return m.tensor(self.remaining)
+
+        dataset = Countdown()
+        return [b.tolist() for b in m.utils.data.DataLoader(dataset, num_workers=workers)], \
+            dataset.remaining
+
+    def persistent(m, workers):
+        class Offset(m.utils.data.Dataset):
+            offset = 0
+
+            def __len__(self):
+                return 6
+
+            def __getitem__(self, index):
+                return index + self.offset
+
+        dataset = Offset()
+        loader = m.utils.data.DataLoader(dataset, num_workers=workers, batch_size=2,
+                                         persistent_workers=True)
+        epochs = []
+        for epoch in range(3):
+            epochs.append([b.tolist() for b in loader])
+            dataset.offset = 10 * (epoch + 1)
+        return epochs
+
+    cases = [
+        ("worker ids, 1 worker", lambda m: worker_ids(m, 1, 3)),
+        ("worker ids, 2 workers", lambda m: worker_ids(m, 2, 2)),
+        ("sharded in worker_init_fn, 2 workers", lambda m: sharded(m, 2)),
+        ("counting iterator, 2 workers", lambda m: counting_iterator(m, 2)),
+        ("persistent, 2 workers", lambda m: persistent(m, 2)),
+    ]
+    _same(cases)
+
+
+def test_generator_type_name_in_argument_errors():
+    """A Generator in a wrong place is named ``torch._C.Generator`` in the argument errors (as
+    random_split with a float length meets in randperm)."""
+    _same([
+        ("random_split float length", lambda m: m.utils.data.random_split(
+            range(6), [3, 3.0], generator=m.Generator().manual_seed(1))),
+        ("randperm(float)", lambda m: m.randperm(3.0, generator=m.Generator())),
+        ("add(Generator)", lambda m: m.add(m.Generator(), 1)),
+        ("zeros(Generator)", lambda m: m.zeros(m.Generator())),
+    ])
