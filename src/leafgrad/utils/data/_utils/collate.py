@@ -20,6 +20,7 @@ from .... import _dtype
 from ...._creation import as_tensor, tensor
 from ...._layouts import strided
 from ....tensor import Tensor
+from .worker import get_worker_info
 
 __all__ = ["collate", "collate_float_fn", "collate_int_fn", "collate_numpy_array_fn",
            "collate_numpy_scalar_fn", "collate_str_fn", "collate_tensor_fn", "default_collate",
@@ -120,7 +121,6 @@ def collate_tensor_fn(batch, *, collate_fn_map: dict | None = None):
     """Stack along a new first dim; inside a worker the batch is in shared memory, as torch's
     worker processes put it (``is_shared()`` is True)."""
     from .... import stack
-    from .worker import get_worker_info
 
     elem = batch[0]
     if elem.is_nested:
