@@ -468,3 +468,117 @@ def test_generator_type_name_in_argument_errors():
         ("add(Generator)", lambda m: m.add(m.Generator(), 1)),
         ("zeros(Generator)", lambda m: m.zeros(m.Generator())),
     ])
+
+
+# --- SummaryWriter: the summaries test_tensorboard.py writes ----------------------------------
+
+def _tensorboard_events(directory) -> dict:
+    """{run directory (a time-stamped one as "<time>"): [serialized summary events, wall time
+    zeroed]} for every event file under ``directory``."""
+    import os
+
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    runs = {}
+    for root, _, files in os.walk(directory):
+        for name in sorted(files):
+            if name.startswith("events.out.tfevents"):
+                events = []
+                for event in EventFileLoader(os.path.join(root, name)).Load():
+                    if event.HasField("summary"):
+                        event.wall_time = 0
+                        events.append(event.SerializeToString())
+                run = os.path.relpath(root, directory)
+                runs["<time>" if re.fullmatch(r"[\d.]+", run) else run] = events
+    return runs
+
+
+def test_summary_writer_media_layouts_and_tensors():
+    """bfloat16 values go through float16 (torch's make_np); add_image_with_boxes (red boxes,
+    labels drawn, labels of another count dropped), add_custom_scalars and its multiline and
+    margin forms (a margin needs 3 tags), add_audio (clipped beyond [-1, 1]), add_video (without
+    moviepy: torch's note and an empty image), add_mesh, add_tensor of every dtype, and the
+    ``summary`` module's functions write torch's events byte for byte (wall times aside)."""
+    import contextlib
+    import io
+    import os
+    import tempfile
+
+    if os.environ.get("CI"):
+        import tensorboard  # noqa: F401 - CI installs the extra; its absence must fail
+    else:
+        pytest.importorskip("tensorboard")
+    import leafgrad.utils.tensorboard  # noqa: F401
+    import torch.utils.tensorboard  # noqa: F401
+
+    at = dict(walltime=100.0)
+
+    def run(m, program):
+        printed = io.StringIO()
+        with tempfile.TemporaryDirectory() as directory, contextlib.redirect_stdout(printed):
+            with m.utils.tensorboard.SummaryWriter(directory) as writer:
+                result = _outcome(lambda: program(m, writer))
+            return result, _tensorboard_events(directory), printed.getvalue()
+
+    programs = []
+    for dtype in ("bfloat16", "float16", "float32"):
+        programs += [
+            (f"scalar {dtype}", lambda m, w, d=dtype: w.add_scalar(
+                "s", m.tensor(0.1, dtype=getattr(m, d)), 1, new_style=True, **at)),
+            (f"histogram {dtype}", lambda m, w, d=dtype: w.add_histogram(
+                "h", m.arange(5.0, dtype=getattr(m, d)), 1, **at)),
+            (f"image {dtype}", lambda m, w, d=dtype: w.add_image(
+                "i", m.ones(3, 2, 2, dtype=getattr(m, d)) * 0.5, 1, **at))]
+    for labels in (None, ["cat"], "cat", ["cat", "dog"]):
+        programs.append((f"boxes labels={labels}", lambda m, w, l=labels: w.add_image_with_boxes(
+            "b", m.zeros(3, 32, 32), m.tensor([[1, 1, 20, 20]]), 1, labels=l, **at)))
+    programs += [
+        ("boxes numpy", lambda m, w: w.add_image_with_boxes(
+            "b", np.zeros((3, 64, 64)), np.array([[10, 10, 40, 40], [40, 40, 60, 60]]), 1,
+            **at)),
+        ("custom scalars", lambda m, w: w.add_custom_scalars(
+            {"A": {"x": ["Multiline", ["a", "b"]], "y": ["Margin", ["a", "b", "c"]]},
+             "B": {}})),
+        ("custom margin of 2", lambda m, w: w.add_custom_scalars(
+            {"A": {"y": ["Margin", ["a", "b"]]}})),
+        ("multiline chart", lambda m, w: w.add_custom_scalars_multilinechart(
+            ["a", "b"], category="c", title="t")),
+        ("margin chart", lambda m, w: w.add_custom_scalars_marginchart(["a", "b", "c"])),
+        ("margin chart of 2", lambda m, w: w.add_custom_scalars_marginchart(["a", "b"])),
+        ("video", lambda m, w: w.add_video("v", m.zeros(3, 2, 3, 4, 4), 1, **at)),
+        ("video of 4 dims", lambda m, w: w.add_video("v", m.zeros(2, 3, 4, 4), 1, **at)),
+        ("mesh", lambda m, w: w.add_mesh(
+            "m", m.rand(2, 4, 3, generator=m.Generator().manual_seed(0)),
+            colors=m.randint(0, 255, (2, 4, 3), generator=m.Generator().manual_seed(1)),
+            faces=m.tensor([[[0, 1, 2], [1, 2, 3]]] * 2), config_dict={"camera": {"fov": 75}},
+            global_step=1, **at)),
+        ("mesh numpy", lambda m, w: w.add_mesh("m", np.ones((1, 3, 3)), global_step=2, **at)),
+        ("mesh of 2 dims", lambda m, w: w.add_mesh("m", np.ones((3, 3)), global_step=2, **at)),
+    ]
+    for sound in ("linspace(-1, 1, 50)", "linspace(-3, 3, 50)", "zeros(1, 40)",
+                  "zeros(2, 40)", "zeros(10, dtype=m.int64)"):
+        programs.append((f"audio {sound}", lambda m, w, s=sound: w.add_audio(
+            "a", eval(f"m.{s}"), 1, sample_rate=8000, **at)))  # noqa: S307
+    for dtype in ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
+                  "int32", "int64", "complex64", "complex128", "bool", "uint16"):
+        programs.append((f"tensor {dtype}", lambda m, w, d=dtype: w.add_tensor(
+            "t", m.tensor([[0.1, -2.5, 0.0], [1.0, 2.0, 3.0]]).to(getattr(m, d)), 1, **at)))
+    programs.append(("tensor 0-d", lambda m, w: w.add_tensor("t", m.tensor(1.5), 1, **at)))
+
+    def module(m, w):
+        summary = m.utils.tensorboard.summary
+        made = [summary.histogram("h", np.arange(5.0), "tensorflow"),
+                summary.image("i", np.arange(64.0).reshape(1, 8, 8) / 64, dataformats="CHW"),
+                summary.image_boxes("b", np.zeros((3, 16, 16)), np.array([[1, 1, 9, 9]])),
+                summary.scalar("s", 1.5), summary.text("t", "**x**")]
+        return ([p.SerializeToString() for p in made], summary._calc_scale_factor(
+            np.zeros(2, np.uint8)), [summary.int_to_half(i) for i in (0, 1065353216)],
+            m.utils.tensorboard._convert_np.make_np(m.tensor([1.0], dtype=m.bfloat16)).dtype)
+    programs.append(("summary module", module))
+
+    bad = []
+    for label, program in programs:
+        expected, got = run(torch, program), run(leafgrad, program)
+        if got != expected:
+            bad.append(f"{label}: leafgrad {str(got)[:300]} != torch {str(expected)[:300]}")
+    assert not bad, f"{len(bad)} of {len(programs)} differ:\n" + "\n".join(bad[:20])
