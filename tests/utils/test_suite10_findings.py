@@ -214,7 +214,8 @@ def test_dataloader_arguments_warnings_and_iterator():
     CPUs warns at construction and at each new iterator; pin_memory (and pin_memory_device)
     warn at iter(); timeout without workers and prefetch_factor=0 are torch's
     AssertionErrors; iter(loader) is an iterator object with the sampler's len that refuses
-    pickling."""
+    pickling; with the spawn or forkserver context an unpicklable dataset, collate_fn or
+    worker_init_fn is pickle's error after torch's warning."""
     import pickle
 
     cases = []
@@ -254,6 +255,23 @@ def test_dataloader_arguments_warnings_and_iterator():
     # (torch's half-made iterator then fails in its __del__: an unraisable warning only)
     cases.append(("prefetch_factor=0", lambda m: iter(m.utils.data.DataLoader(
         _tensor_dataset(m), num_workers=1, prefetch_factor=0))))
+    for context in ("spawn", "forkserver"):  # (each fails before starting a process)
+        for what in ("dataset", "collate_fn", "worker_init_fn"):
+            def unpicklable(m, c=context, what=what):
+                class Local(m.utils.data.Dataset):
+                    def __len__(self):
+                        return 4
+
+                    def __getitem__(self, index):
+                        return index
+                options = {"dataset": Local() if what == "dataset" else list(range(4))}
+                if what == "collate_fn":
+                    options["collate_fn"] = lambda batch: batch
+                if what == "worker_init_fn":
+                    options["worker_init_fn"] = lambda worker_id: None
+                return list(m.utils.data.DataLoader(batch_size=2, num_workers=1,
+                                                    multiprocessing_context=c, **options))
+            cases.append((f"{context} with a local {what}", unpicklable))
     cases.append(("len(iter(iterable loader))", lambda m: len(iter(m.utils.data.DataLoader(
         _counting(m, 3))))))
     _same(cases)

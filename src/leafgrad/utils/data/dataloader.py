@@ -331,6 +331,27 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         return self._dataset_fetcher.fetch(index)  # may raise StopIteration
 
 
+def _check_picklable(loader) -> None:
+    """A spawned or forkserver worker gets its dataset, collate_fn and worker_init_fn
+    pickled: what torch cannot pickle fails here with pickle's error, after torch's
+    warning."""
+    from multiprocessing.reduction import ForkingPickler
+    from pickle import PicklingError
+
+    try:
+        ForkingPickler.dumps((loader.dataset, loader.collate_fn, loader.worker_init_fn))
+    except (TypeError, AttributeError, PicklingError):
+        warnings.warn(
+            "Got pickle error when attempting to start a worker Process. This might be because "
+            "the worker Process arguments are not picklable. Python 3.14+ changed the "
+            "multiprocessing start method in non-Mac POSIX platforms to 'forkserver', which "
+            "requires the worker Process arguments to be picklable. You can also try "
+            "multiprocessing.set_start_method('fork').",
+            stacklevel=4,
+        )
+        raise
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """torch's main loop over its worker processes, with the workers run in this process (see
     Note: worker processes): ``prefetch_factor`` tasks per worker are handed out round-robin to
@@ -344,6 +365,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._prefetch_factor <= 0:
             raise AssertionError(
                 "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+        context = loader.multiprocessing_context or python_multiprocessing.get_context()
+        if context.get_start_method() != "fork":
+            _check_picklable(loader)
         self._workers = [_Worker(loader, worker_id, self._num_workers, self._base_seed)
                          for worker_id in range(self._num_workers)]
         self._reset(loader, first_iter=True)
