@@ -10,6 +10,7 @@ import collections
 import math
 import multiprocessing
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -387,8 +388,9 @@ def test_each_worker_has_its_own_copy_of_the_dataset():
     """A worker's dataset, worker_init_fn and collate_fn are its own copies: worker_init_fn
     setting state on the dataset (a bound method of it, or through get_worker_info().dataset,
     torch's documented way to shard an IterableDataset) is seen by that worker only and never
-    by the main process; an iterator that counts on the dataset counts per worker; persistent
-    workers keep their copies across epochs (later changes in the main process unseen)."""
+    by the main process; an iterator that counts on the dataset counts per worker, a cache or a
+    generator on it is per worker (a lock on it does not stop the copy); persistent workers
+    keep their copies across epochs (later changes in the main process unseen)."""
     def worker_ids(m, workers, batch_size):
         class Tagged(m.utils.data.Dataset):
             def __init__(self):
@@ -466,7 +468,31 @@ def test_each_worker_has_its_own_copy_of_the_dataset():
             dataset.offset = 10 * (epoch + 1)
         return epochs
 
+    def stateful(m, kind):
+        class Stateful(m.utils.data.Dataset):
+            def __init__(self):
+                self.lock = threading.Lock()  # (shared: it cannot be copied)
+                self.generator = m.Generator().manual_seed(4)
+                self.cache = {}
+
+            def __len__(self):
+                return 6
+
+            def __getitem__(self, index):
+                with self.lock:
+                    self.cache[index] = True
+                    if kind == "generator":
+                        return m.rand(1, generator=self.generator).item()
+                    return len(self.cache)
+
+        dataset = Stateful()
+        batches = [b.tolist() for b in m.utils.data.DataLoader(dataset, batch_size=2,
+                                                                num_workers=2)]
+        return batches, len(dataset.cache), m.rand(1, generator=dataset.generator).item()
+
     cases = [
+        ("a dataset's cache, lock and generator", lambda m: stateful(m, "cache")),
+        ("a dataset's own generator", lambda m: stateful(m, "generator")),
         ("worker ids, 1 worker", lambda m: worker_ids(m, 1, 3)),
         ("worker ids, 2 workers", lambda m: worker_ids(m, 2, 2)),
         ("sharded in worker_init_fn, 2 workers", lambda m: sharded(m, 2)),

@@ -114,15 +114,21 @@ class _KeyErrorMessage(str):
 # dataset (worker_init_fn sharding ``worker_info.dataset``, an iterator's counters) is seen by
 # that worker only. leafgrad deep-copies the three together (a bound method of the dataset stays
 # bound to the worker's copy) but shares tensors and NumPy arrays with the main process rather
-# than copying them num_workers times (fork shares them copy-on-write); an object that cannot be
-# deep-copied (a lock, an open file, a generator) leaves the worker with the originals.
+# than copying them num_workers times (fork shares them copy-on-write). Locks, open files,
+# sockets and multiprocessing's shared objects are shared too (they cannot be copied; a forked
+# worker shares an open file's position and multiprocessing's objects with its parent, and the
+# workers here run one at a time); anything else that cannot be deep-copied (a generator)
+# leaves the workers with the originals.
 
 _ATOMIC = (type(None), bool, int, float, complex, str, bytes, type, types.FunctionType,
            types.BuiltinFunctionType, types.ModuleType)
+_SHARED_MODULES = ("_thread", "threading", "_io", "io", "socket", "multiprocessing",
+                   "_multiprocessing", "queue", "_queue")
 
 
 def _shared_arrays_memo(root) -> dict:
-    """A deepcopy memo that maps every tensor and array reachable from ``root`` to itself."""
+    """A deepcopy memo that maps every tensor, array and shared object (see Note: a worker's
+    copy of the dataset) reachable from ``root`` to itself."""
     memo: dict = {}
     seen = set()
     pending = [root]
@@ -131,7 +137,8 @@ def _shared_arrays_memo(root) -> dict:
         if isinstance(obj, _ATOMIC) or id(obj) in seen:
             continue
         seen.add(id(obj))
-        if isinstance(obj, (Tensor, np.ndarray)):
+        if isinstance(obj, (Tensor, np.ndarray)) or \
+                type(obj).__module__.split(".")[0] in _SHARED_MODULES:
             memo[id(obj)] = obj
         elif isinstance(obj, dict):
             pending.extend(obj.values())
