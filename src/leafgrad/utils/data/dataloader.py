@@ -14,7 +14,11 @@ its own copy of the dataset, worker_init_fn and collate_fn (see _utils/worker.py
 worker's copy of the dataset). An error in a worker is re-raised in the main process with
 torch's "Caught <type> in DataLoader worker process <id>." message, and the iterator goes on
 with the next batch, as torch's does. ``persistent_workers`` keeps the workers (their copies and
-random states) from one epoch to the next.
+random states) from one epoch to the next. Not emulated: what a worker changes in the process
+itself (``os.sched_setaffinity``, ``set_num_threads``, the environment) reaches the calling
+process; ``timeout`` never fires; ``in_order=False`` yields in order (torch's order is then the
+workers' timing); workers that wait for each other (a barrier) wait forever, as they run one at
+a time; a batch that requires grad is not refused (torch cannot send it between processes).
 """
 
 from __future__ import annotations
