@@ -42,6 +42,8 @@ def typename(value) -> str:
         return f"torch.{cls.__name__}"
     if module.startswith("leafgrad") and isinstance(value, _dtype_class()):
         return "torch.dtype"  # (bfloat16's own subclass of dtype)
+    if module in ("leafgrad._C", "leafgrad._rng") and cls.__name__ == "Generator":
+        return "torch._C.Generator"  # (torch's Generator is the C type; subclasses keep theirs)
     if cls.__name__ in ("Tensor", "Parameter") or module == "builtins":
         return cls.__name__
     if module == "numpy":

@@ -68,8 +68,10 @@ def _leaf_dtype(value):
         return _dtype.from_user_numpy_dtype(value.dtype)  # V: ml_dtypes' (torch refuses)
     if isinstance(value, complex):
         return _dtype.default_complex_dtype()
+    if isinstance(value, (np.datetime64, np.timedelta64, np.bytes_)):
+        raise _dtype._unconvertible(value.dtype)  # (torch reads them as NumPy arrays)
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
-        raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+        raise TypeError(f"new(): invalid data type '{_typename(value)}'")
     if isinstance(value, (bool, int, np.bool_)):  # subclasses of int
         return _dtype.bool if isinstance(value, (bool, np.bool_)) else _dtype.int64
     if isinstance(value, float):
@@ -322,7 +324,7 @@ def array_from_data(data, target=None) -> np.ndarray:
             except OverflowError:  # an int past int64: the general path raises torch's error
                 pass
     if isinstance(data, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        raise TypeError(f"new(): invalid data type '{_typename(data)}'")
     if _other_sequence(data):  # a deque, array.array, memoryview, ...: its elements
         data = [data[i] for i in range(len(data))]
     if not _is_sequence(data) and not isinstance(data, (int, float, bool, np.generic,

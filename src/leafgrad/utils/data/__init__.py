@@ -6,7 +6,8 @@
 [[0, 1, 2, 3], [4, 5]]
 """
 
-from ._collate import default_collate, default_convert
+from . import _utils
+from ._utils.collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .distributed import DistributedSampler
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,

@@ -9,156 +9,59 @@ default generator with ``base_seed + k``, NumPy's global generator with torch's
 ``j % n`` (torch's round-robin, results in order), so random augmentations draw the numbers
 torch's workers would and the main process's generators do not move. An IterableDataset is
 iterated once per worker and the workers' batches interleave as torch's do (each worker's
-``__iter__`` sees its own ``get_worker_info()``, so sharded datasets shard). The dataset object
-is shared, not copied into each worker (torch's forked workers each get a copy).
-``persistent_workers`` keeps the workers' random states from one epoch to the next.
+``__iter__`` sees its own ``get_worker_info()``, so sharded datasets shard). Each worker has
+its own copy of the dataset, worker_init_fn and collate_fn (see _utils/worker.py, Note: a
+worker's copy of the dataset). An error in a worker is re-raised in the main process with
+torch's "Caught <type> in DataLoader worker process <id>." message, and the iterator goes on
+with the next batch, as torch's does. ``persistent_workers`` keeps the workers (their copies and
+random states) from one epoch to the next. Not emulated: what a worker changes in the process
+itself (``os.sched_setaffinity``, ``set_num_threads``, the environment) reaches the calling
+process; ``timeout`` never fires; ``in_order=False`` yields in order (torch's order is then the
+workers' timing); workers that wait for each other (a barrier) wait forever, as they run one at
+a time; a batch that requires grad is not refused (torch cannot send it between processes).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import random
+import multiprocessing as python_multiprocessing
+import os
 import warnings
-from collections import deque
-
-import numpy as np
+from typing import Generic, TypeVar
 
 from ... import _dtype
 from ..._creation import empty
-from ._collate import default_collate, default_convert
+from ._utils.collate import default_collate, default_convert
+from ._utils.fetch import _create_fetcher
+from ._utils.worker import WorkerInfo, _Worker, _WorkerError, get_worker_info
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "WorkerInfo", "get_worker_info"]
 
 
-_current_worker: list = [None]  # the WorkerInfo of the worker context being run, if any
+class _InfiniteConstantSampler(Sampler):
+    """An iterable dataset's index sampler: None forever (the fetcher reads the iterator)."""
 
-
-def get_worker_info():
-    """Inside a worker's context (see Note: worker processes), its ``WorkerInfo``; None in the
-    main process, as in torch."""
-    return _current_worker[0]
-
-
-class WorkerInfo:
-    """torch's ``WorkerInfo``: id, num_workers, seed and dataset of the current worker."""
-
-    __slots__ = ("id", "num_workers", "seed", "dataset", "rng", "worker_method")
-
-    def __init__(self, id: int, num_workers: int, seed: int, dataset, rng=None,  # noqa: A002
-                 worker_method: str | None = "multiprocessing"):
-        for name, value in (("id", id), ("num_workers", num_workers), ("seed", seed),
-                            ("dataset", dataset), ("rng", rng),
-                            ("worker_method", worker_method)):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"cannot assign to field '{name}'")
-
-    def __repr__(self) -> str:
-        return (f"WorkerInfo(id={self.id!r}, num_workers={self.num_workers!r}, "
-                f"seed={self.seed!r}, dataset={self.dataset!r}, rng={self.rng!r}, "
-                f"worker_method={self.worker_method!r})")
-
-
-_MASK32 = 0xFFFFFFFF
-
-
-def _generate_state(base_seed: int, worker_id: int) -> list:
-    """The four 32-bit words torch seeds a worker's NumPy generator with (torch's
-    ``_generate_state``: NumPy's SeedSequence hashing applied to the worker id and the two
-    halves of the base seed)."""
-    hash_const_a = 0x43B0D7E5
-
-    def hashed(value: int) -> int:
-        nonlocal hash_const_a
-        value = (value ^ hash_const_a) & _MASK32
-        hash_const_a = (hash_const_a * 0x931E8875) & _MASK32
-        value = (value * hash_const_a) & _MASK32
-        return (value ^ (value >> 16)) & _MASK32
-
-    def mixed(x: int, y: int) -> int:
-        result = ((0xCA01F9DD * x) - (0x4973F715 * y)) & _MASK32
-        return (result ^ (result >> 16)) & _MASK32
-
-    entropy = [worker_id, base_seed & _MASK32, base_seed >> 32, 0]
-    pool = [hashed(value) for value in entropy]
-    for source in range(4):
-        for target in range(4):
-            if source != target:
-                pool[target] = mixed(pool[target], hashed(pool[source]))
-    hash_const_b = 0x8B51F9DD
-    state = []
-    for value in pool:
-        value = (value ^ hash_const_b) & _MASK32
-        hash_const_b = (hash_const_b * 0x58F38DED) & _MASK32
-        value = (value * hash_const_b) & _MASK32
-        state.append((value ^ (value >> 16)) & _MASK32)
-    return state
-
-
-def _random_states():
-    from ... import _rng
-
-    return _rng.get_rng_state(), random.getstate(), np.random.get_state()
-
-
-def _set_random_states(states) -> None:
-    from ... import _rng
-
-    _rng.set_rng_state(states[0])
-    random.setstate(states[1])
-    np.random.set_state(states[2])
-
-
-class _Worker:
-    """One of torch's worker processes, as a context the calling process switches into."""
-
-    def __init__(self, loader, worker_id: int, num_workers: int, base_seed: int):
-        from ... import _rng
-
-        seed = base_seed + worker_id
-        self.info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
-                               dataset=loader.dataset)
-        saved = _random_states()
-        try:
-            random.seed(seed)
-            _rng.manual_seed(seed)
-            np.random.seed(_generate_state(base_seed, worker_id))
-            _current_worker[0] = self.info
-            if loader.worker_init_fn is not None:
-                loader.worker_init_fn(worker_id)
-            self.states = _random_states()
-        finally:
-            _current_worker[0] = None
-            _set_random_states(saved)
-        self.source = None  # an IterableDataset's iterator in this worker
-
-    def run(self, fn):
-        saved = _random_states()
-        _set_random_states(self.states)
-        _current_worker[0] = self.info
-        try:
-            return fn()
-        finally:
-            _current_worker[0] = None
-            self.states = _random_states()
-            _set_random_states(saved)
-
-
-_END = object()  # a worker's iterable dataset is exhausted
-
-
-class _InfiniteConstantSampler:
     def __iter__(self):
         while True:
             yield None
 
 
-class DataLoader:
+def _cpu_count() -> int | None:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count()
+
+
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(Generic[_T_co]):
     """Iterate over ``dataset`` in batches (sampling, shuffling and collation as torch's)."""
+
+    __initialized = False
 
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler=None, batch_sampler=None, num_workers: int = 0, collate_fn=None,
@@ -246,6 +149,65 @@ class DataLoader:
             collate_fn = default_collate if batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
+        self.__initialized = True
+        self._IterableDataset_len_called = None  # see _BaseDataLoaderIter.__next__
+        self._iterator = None  # persistent workers' iterator, reused by every epoch
+        self.check_worker_number_rationality()
+
+    @property
+    def multiprocessing_context(self):
+        return self.__multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, multiprocessing_context) -> None:
+        if multiprocessing_context is not None:
+            if self.num_workers <= 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={self.num_workers}"
+                )
+            if isinstance(multiprocessing_context, str):
+                valid_start_methods = python_multiprocessing.get_all_start_methods()
+                if multiprocessing_context not in valid_start_methods:
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method "
+                        f"in {valid_start_methods!r}, but got "
+                        f"multiprocessing_context={multiprocessing_context!r}"
+                    )
+                multiprocessing_context = python_multiprocessing.get_context(
+                    multiprocessing_context)
+            if not isinstance(multiprocessing_context,
+                              python_multiprocessing.context.BaseContext):
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a "
+                    "string specifying the start method, but got "
+                    f"multiprocessing_context={multiprocessing_context}"
+                )
+        self.__multiprocessing_context = multiprocessing_context
+
+    def __setattr__(self, attr, val) -> None:
+        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler",
+                                           "drop_last", "dataset", "persistent_workers"):
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is "
+                "initialized"
+            )
+        super().__setattr__(attr, val)
+
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
+
+    def __iter__(self):
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
 
     @property
     def _auto_collation(self) -> bool:
@@ -257,116 +219,242 @@ class DataLoader:
 
     def __len__(self) -> int:
         if self._iterable:
-            length = len(self.dataset)
+            length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 length = (length // self.batch_size if self.drop_last
                           else math.ceil(length / self.batch_size))
             return length
         return len(self._index_sampler)
 
-    def __iter__(self):
-        if self.pin_memory:
+    def check_worker_number_rationality(self) -> None:
+        """torch's warning when num_workers exceeds the CPUs this process may use."""
+        if not self.num_workers:
+            return
+        suggested = _cpu_count()
+        if suggested is not None and self.num_workers <= suggested:
+            return
+        if suggested is None:
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+        else:
+            cpuset = "" if hasattr(os, "sched_getaffinity") else \
+                " (`cpuset` is not taken into account)"
+            suggestion = (f"Our suggested max number of worker in current system is "
+                          f"{suggested}{cpuset}, which is smaller than what this DataLoader is "
+                          "going to create.")
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. "
+            f"{suggestion} Please be aware that excessive worker creation might get DataLoader "
+            "running slow or even freeze, lower the worker number to avoid potential "
+            "slowness/freeze if necessary.",
+            stacklevel=2,
+        )
+
+
+class _BaseDataLoaderIter:
+    """One pass over a DataLoader (torch's iterator object: ``next`` gives a batch, an error
+    in a batch leaves the iterator usable for the next one, ``len`` is the sampler's)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._dataset = loader.dataset
+        self._iterable = loader._iterable
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        if loader.pin_memory and loader.pin_memory_device:
+            warnings.warn(
+                "pin_memory_device is deprecated, the current accelerator will be used as the "
+                f"device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+                stacklevel=3,
+            )
+        if loader.pin_memory:
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device "
                 "pinned memory won't be used.",
-                stacklevel=2,
+                stacklevel=3,
             )
-        indices = iter(self._index_sampler)
-        workers = None
-        if self.num_workers > 0:
-            workers = getattr(self, "_persistent", None) if self.persistent_workers else None
-            if workers is None:
-                # torch draws the workers' base seed when it starts them (for persistent
-                # workers once: later epochs reuse them)
-                base_seed = int(empty((), dtype=_dtype.int64).random_(
-                    generator=self.generator).item())
-                workers = [_Worker(self, k, self.num_workers, base_seed)
-                           for k in range(self.num_workers)]
-                if self.persistent_workers:
-                    self._persistent = workers
-        else:
-            # torch draws the base seed at every new iterator, whether or not workers run
-            empty((), dtype=_dtype.int64).random_(generator=self.generator)
-        if self._iterable:
-            if workers is not None:
-                return self._iterate_iterable_workers(indices, workers)
-            return self._iterate_iterable(indices)
-        if workers is not None:
-            return self._iterate_map_workers(indices, workers)
-        return self._iterate_map(indices)
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        self._sampler_iter = iter(self._index_sampler)
+        # torch draws the workers' base seed at every new iterator, whether or not workers run
+        self._base_seed = int(empty((), dtype=_dtype.int64).random_(
+            generator=loader.generator).item())
+        self._persistent_workers = loader.persistent_workers
+        self._num_yielded = 0
 
-    def _fetch_map(self, batch):
-        dataset, collate = self.dataset, self.collate_fn
-        if not self._auto_collation:
-            return collate(dataset[batch])
-        getitems = getattr(dataset, "__getitems__", None)
-        if callable(getitems):
-            return collate(getitems(batch))
-        return collate([dataset[i] for i in batch])
+    def __iter__(self):
+        return self
 
-    def _iterate_map_workers(self, indices, workers):
-        """Batch j loaded by worker j % n, in its own random state (torch's round-robin)."""
-        for j, batch in enumerate(indices):
-            yield workers[j % len(workers)].run(lambda: self._fetch_map(batch))
+    def _reset(self, loader, first_iter: bool = False) -> None:
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
-    def _iterate_iterable_workers(self, indices, workers):
-        """torch's main loop over iterable-dataset workers: tasks go round-robin to the
-        workers still active (``prefetch_factor`` per worker outstanding), results come back
-        in task order, and a worker whose iterator ends answers its next task with the end
-        and takes no more (its later queued tasks are dropped)."""
-        count = len(workers)
-        for worker in workers:  # each worker makes its own iterator (a new one each epoch)
-            worker.source = worker.run(lambda: iter(self.dataset))
-        active = [True] * count
-        cycle = itertools.cycle(range(count))
-        tasks: deque = deque()
-        done = [False] * count
+    def _next_index(self):
+        return next(self._sampler_iter)  # may raise StopIteration
 
-        def put() -> None:
-            for _ in range(count):
-                k = next(cycle)
-                if active[k]:
-                    tasks.append(k)
-                    return
+    def _next_data(self):
+        raise NotImplementedError
 
-        for _ in range(self.prefetch_factor * count):
-            put()
-        while tasks:
-            k = tasks.popleft()
-            if not active[k] or done[k]:
-                continue
-            batch = workers[k].run(lambda: self._fetch_iterable(workers[k].source))
-            if batch is _END:
-                done[k] = True
-                active[k] = False
-                put()
-                continue
-            put()
-            yield batch
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        if (self._iterable and self._IterableDataset_len_called is not None
+                and self._num_yielded > self._IterableDataset_len_called):
+            message = (f"Length of IterableDataset {self._dataset} was reported to be "
+                       f"{self._IterableDataset_len_called}(when accessing len(dataloader)), "
+                       f"but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                message += ("For multiprocessing data-loading, this could be caused by not "
+                            "properly configuring the IterableDataset replica at each worker. "
+                            "Please see https://pytorch.org/docs/stable/data.html#torch.utils."
+                            "data.IterableDataset for examples.")
+            warnings.warn(message, stacklevel=2)
+        return data
 
-    def _fetch_iterable(self, source):
-        collate = self.collate_fn
-        if not self._auto_collation:
-            for item in source:
-                return collate(item)
-            return _END
-        batch = []
-        for item in source:
-            batch.append(item)
-            if len(batch) == self.batch_size:
+    def __len__(self) -> int:
+        return len(self._index_sampler)
+
+    def __getstate__(self):
+        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    def __init__(self, loader) -> None:
+        super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        self._dataset_fetcher = _create_fetcher(self._iterable, self._dataset,
+                                                self._auto_collation, self._collate_fn,
+                                                self._drop_last)
+
+    def _next_data(self):
+        index = self._next_index()  # may raise StopIteration
+        return self._dataset_fetcher.fetch(index)  # may raise StopIteration
+
+
+def _check_picklable(loader) -> None:
+    """A spawned or forkserver worker gets its dataset, collate_fn and worker_init_fn
+    pickled: what torch cannot pickle fails here with pickle's error, after torch's
+    warning."""
+    from multiprocessing.reduction import ForkingPickler
+    from pickle import PicklingError
+
+    try:
+        ForkingPickler.dumps((loader.dataset, loader.collate_fn, loader.worker_init_fn))
+    except (TypeError, AttributeError, PicklingError):
+        warnings.warn(
+            "Got pickle error when attempting to start a worker Process. This might be because "
+            "the worker Process arguments are not picklable. Python 3.14+ changed the "
+            "multiprocessing start method in non-Mac POSIX platforms to 'forkserver', which "
+            "requires the worker Process arguments to be picklable. You can also try "
+            "multiprocessing.set_start_method('fork').",
+            stacklevel=4,
+        )
+        raise
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """torch's main loop over its worker processes, with the workers run in this process (see
+    Note: worker processes): ``prefetch_factor`` tasks per worker are handed out round-robin to
+    the workers still active, results come back in task order, and a worker whose iterable
+    dataset ends answers its next task with the end and takes no more (later tasks queued to
+    it are dropped)."""
+
+    def __init__(self, loader) -> None:
+        super().__init__(loader)
+        self._prefetch_factor = loader.prefetch_factor
+        if self._prefetch_factor <= 0:
+            raise AssertionError(
+                "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+        context = loader.multiprocessing_context or python_multiprocessing.get_context()
+        if context.get_start_method() != "fork":
+            _check_picklable(loader)
+        self._workers = [_Worker(loader, worker_id, self._num_workers, self._base_seed)
+                         for worker_id in range(self._num_workers)]
+        self._reset(loader, first_iter=True)
+
+    def _reset(self, loader, first_iter: bool = False) -> None:
+        super()._reset(loader, first_iter)
+        if not first_iter:
+            # a persistent worker finishes what it was sent, then starts a new pass
+            for _, worker_id, index in self._queue:
+                if not self._ended[worker_id]:
+                    self._workers[worker_id].fetch(index)
+            for worker in self._workers:
+                worker.resume()
+        self._send_idx = 0
+        self._rcvd_idx = 0
+        self._task_info: dict = {}  # task -> worker id, of the tasks not yet returned
+        self._results: dict = {}  # task -> (worker id, data), received out of order
+        self._queue: list = []  # (task, worker id, index) sent but not yet run, in order
+        self._ended = [False] * self._num_workers  # a worker's own view: its dataset ended
+        self._workers_status = [True] * self._num_workers  # the main process's view
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _try_put_index(self) -> None:
+        try:
+            index = self._next_index()
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):  # the next active worker, if any
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id]:
                 break
-        if not batch or (self.drop_last and len(batch) < self.batch_size):
-            return _END
-        return collate(batch)
+        else:
+            return
+        self._queue.append((self._send_idx, worker_id, index))
+        self._task_info[self._send_idx] = worker_id
+        self._send_idx += 1
 
-    def _iterate_map(self, indices):
-        for batch in indices:
-            yield self._fetch_map(batch)
+    def _receive(self):
+        """The next result to arrive: the workers run their tasks in the order they were
+        sent; a worker whose dataset ended ignores its later tasks."""
+        while self._queue:
+            task, worker_id, index = self._queue.pop(0)
+            if self._ended[worker_id]:
+                continue
+            data = self._workers[worker_id].fetch(index)
+            if data is StopIteration:
+                self._ended[worker_id] = True
+            return task, worker_id, data
+        raise AssertionError("Invalid iterator state: no outstanding tasks when fetching data")
 
-    def _iterate_iterable(self, indices):
-        source = iter(self.dataset)
-        for _ in indices:
-            batch = self._fetch_iterable(source)
-            if batch is _END:
-                return
-            yield batch
+    def _next_data(self):
+        while True:
+            while self._rcvd_idx < self._send_idx:
+                if self._rcvd_idx in self._results:
+                    break
+                worker_id = self._task_info.get(self._rcvd_idx)
+                if worker_id is not None and self._workers_status[worker_id]:
+                    break
+                self._task_info.pop(self._rcvd_idx, None)
+                self._rcvd_idx += 1
+            else:
+                raise StopIteration
+            if self._rcvd_idx in self._results:
+                worker_id, data = self._results.pop(self._rcvd_idx)
+                del self._task_info[self._rcvd_idx]
+                self._rcvd_idx += 1
+                return self._process_data(data)
+            task, worker_id, data = self._receive()
+            if data is StopIteration:
+                self._workers_status[worker_id] = False
+                self._try_put_index()
+                continue
+            if task != self._rcvd_idx:
+                self._results[task] = (worker_id, data)
+                continue
+            del self._task_info[task]
+            self._rcvd_idx += 1
+            return self._process_data(data)
+
+    def _process_data(self, data):
+        self._try_put_index()
+        if isinstance(data, _WorkerError):
+            data.reraise()
+        return data

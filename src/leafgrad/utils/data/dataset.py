@@ -6,7 +6,8 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
-from typing import Sequence
+from collections.abc import Iterable
+from typing import Generic, Sequence, TypeVar
 
 from ..._creation import randperm
 from ..._rng import default_generator
@@ -15,8 +16,10 @@ from ...tensor import Tensor
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(Generic[_T_co]):
     """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):
@@ -26,11 +29,9 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
-    """An iterable-style dataset: subclasses define ``__iter__``."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[_T_co], Iterable[_T_co]):
+    """An iterable-style dataset: subclasses define ``__iter__`` (an abstract method, so a
+    subclass without one cannot be instantiated, as in torch)."""
 
     def __add__(self, other: "Dataset") -> "ChainDataset":
         return ChainDataset([self, other])
@@ -40,8 +41,8 @@ class TensorDataset(Dataset):
     """Rows of tensors that share their first dimension: ``ds[i] == (t[i] for t in tensors)``."""
 
     def __init__(self, *tensors: Tensor):
-        assert all(tensors[0].size(0) == t.size(0) for t in tensors), (
-            "Size mismatch between tensors")
+        if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
+            raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -79,6 +80,27 @@ class StackDataset(Dataset):
             return {k: dataset[index] for k, dataset in self.datasets.items()}
         return tuple(dataset[index] for dataset in self.datasets)
 
+    def __getitems__(self, indices: list):
+        """One batch: each dataset's ``__getitems__`` when it has one (which must return one
+        item per index), else its items one by one."""
+        named = isinstance(self.datasets, dict)
+        columns = self.datasets.items() if named else enumerate(self.datasets)
+        samples: list = [{} if named else [] for _ in indices]
+        for key, dataset in columns:
+            if callable(getattr(dataset, "__getitems__", None)):
+                items = dataset.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [dataset[idx] for idx in indices]
+            for sample, item in zip(samples, items):
+                if named:
+                    sample[key] = item
+                else:
+                    sample.append(item)
+        return samples if named else [tuple(sample) for sample in samples]
+
     def __len__(self) -> int:
         return self._length
 
@@ -96,10 +118,11 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
-        assert len(self.datasets) > 0, "datasets should not be an empty iterable"
+        if len(self.datasets) == 0:
+            raise AssertionError("datasets should not be an empty iterable")
         for dataset in self.datasets:
-            assert not isinstance(dataset, IterableDataset), (
-                "ConcatDataset does not support IterableDataset")
+            if isinstance(dataset, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self) -> int:
@@ -114,6 +137,12 @@ class ConcatDataset(Dataset):
         offset = idx if which == 0 else idx - self.cumulative_sizes[which - 1]
         return self.datasets[which][offset]
 
+    @property
+    def cummulative_sizes(self) -> list[int]:
+        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
+                      FutureWarning, stacklevel=2)
+        return self.cumulative_sizes
+
 
 class ChainDataset(IterableDataset):
     """Iterable datasets one after the other."""
@@ -124,15 +153,15 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for dataset in self.datasets:
-            assert isinstance(dataset, IterableDataset), (
-                "ChainDataset only supports IterableDataset")
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
             yield from dataset
 
     def __len__(self) -> int:
         total = 0
         for dataset in self.datasets:
-            assert isinstance(dataset, IterableDataset), (
-                "ChainDataset only supports IterableDataset")
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
             total += len(dataset)
         return total
 
@@ -143,6 +172,15 @@ class Subset(Dataset):
     def __init__(self, dataset, indices: Sequence[int]):
         self.dataset = dataset
         self.indices = indices
+        if (type(self).__getitem__ is not Subset.__getitem__
+                and type(self).__getitems__ is Subset.__getitems__):
+            # the DataLoader reads batches through __getitems__, which would bypass it
+            raise NotImplementedError(
+                f"{type(self).__name__} overrides __getitem__ but not __getitems__. When "
+                "subclassing Subset and overriding __getitem__, you must also override "
+                "__getitems__ to ensure DataLoader works correctly with your custom logic. A "
+                "simple implementation:\n\ndef __getitems__(self, indices):\n    return "
+                "[self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx):
         if isinstance(idx, list):

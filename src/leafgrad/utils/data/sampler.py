@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Generic, Iterable, Iterator, Sequence, TypeVar
 
 from ... import _dtype
 from ..._creation import empty, randint, randperm
@@ -13,18 +13,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
     """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``)."""
-
-    def __init__(self, data_source=None) -> None:
-        if data_source is not None:
-            import warnings
-
-            warnings.warn(
-                "`data_source` argument is not used and will be removed in 2.2.0.You may still "
-                "have custom implementation that utilizes it.",
-                stacklevel=2,
-            )
 
     def __iter__(self) -> Iterator:
         raise NotImplementedError

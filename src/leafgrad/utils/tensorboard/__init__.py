@@ -1,11 +1,12 @@
-"""``torch.utils.tensorboard``: logging scalars, histograms, text, hyperparameters, images,
+"""``torch.utils.tensorboard``: logging scalars, histograms, text, hyperparameters, images
+(with boxes), tensors, custom-scalar layouts, audio, video, meshes, matplotlib figures,
 precision-recall curves and projector embeddings for TensorBoard.
 
 The event files are written with the ``tensorboard`` package's own writer and protocol
 buffers (an optional dependency, as for torch), so TensorBoard reads them as it reads torch's:
-the same tags, steps, values, histogram buckets, PNG bytes (Pillow, as torch) and projector
-files. What is not here: audio, video, meshes, matplotlib figures and model graphs
-(``add_graph`` needs torch's JIT tracer's graph).
+the same tags, steps, values, histogram buckets, PNG/WAV bytes (Pillow and wave, as torch) and
+projector files. What is not here: model graphs (``add_graph`` needs torch's JIT tracer's
+graph; ``add_onnx_graph`` needs the onnx package, then says it is not implemented).
 """
 
 from __future__ import annotations

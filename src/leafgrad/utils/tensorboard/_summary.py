@@ -12,13 +12,42 @@ from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
 __all__ = ["scalar", "histogram", "make_histogram", "text", "hparams", "image", "pr_curve",
-           "pr_curve_raw"]
+           "pr_curve_raw", "custom_scalars", "image_boxes"]
 
 
 def _array(value) -> np.ndarray:
     from .writer import _as_array
 
     return _as_array(value)
+
+
+def custom_scalars(layout):
+    """The custom-scalars plugin's layout: ``{category: {chart title: ["Multiline", tags] or
+    ["Margin", [value, lower, upper]]}}``."""
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    categories = []
+    for category, charts in layout.items():
+        made = []
+        for title, (kind, tags) in ((title, chart[:2]) for title, chart in charts.items()):
+            if kind == "Margin":
+                if len(tags) != 3:
+                    raise AssertionError("len(tags) != 3")
+                margin = layout_pb2.MarginChartContent(series=[
+                    layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1],
+                                                         upper=tags[2])])
+                made.append(layout_pb2.Chart(title=title, margin=margin))
+            else:
+                multiline = layout_pb2.MultilineChartContent(tag=tags)
+                made.append(layout_pb2.Chart(title=title, multiline=multiline))
+        categories.append(layout_pb2.Category(title=category, chart=made))
+    serialized = layout_pb2.Layout(category=categories).SerializeToString()
+    metadata = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
+    tensor = TensorProto(dtype="DT_STRING", string_val=[serialized],
+                         tensor_shape=TensorShapeProto())
+    return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=tensor,
+                                        metadata=metadata)])
 
 
 def scalar(name, value, collections=None, new_style: bool = False,
@@ -194,12 +223,46 @@ def image(tag, value, rescale=1, dataformats="NCHW"):
     return Summary(value=[Summary.Value(tag=tag, image=_png(pixels, rescale))])
 
 
-def _png(pixels: np.ndarray, rescale=1):
+def image_boxes(tag, value, boxes, rescale=1, dataformats="CHW", labels=None):
+    """An image with boxes (rows of xmin, ymin, xmax, ymax) drawn in red, each with its label
+    if given, as torch's (Pillow draws both)."""
+    hwc = to_hwc(_array(value), dataformats)
+    scale = 1 if hwc.dtype == np.uint8 else 255
+    pixels = (hwc.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+    return Summary(value=[Summary.Value(
+        tag=tag, image=_png(pixels, rescale, boxes=_array(boxes), labels=labels))])
+
+
+def _draw_box(picture, left, top, right, bottom, label, color="Red", text_color="black",
+              thickness=2):
+    from PIL import ImageDraw, ImageFont
+
+    font = ImageFont.load_default()
+    draw = ImageDraw.Draw(picture)
+    draw.line([(left, top), (left, bottom), (right, bottom), (right, top), (left, top)],
+              width=thickness, fill=color)
+    if label:
+        text_left, text_top, text_right, text_bottom = font.getbbox(label)
+        text_width, text_height = text_right - text_left, text_bottom - text_top
+        margin = np.ceil(0.05 * text_height)
+        draw.rectangle([(left, bottom - text_height - 2 * margin), (left + text_width, bottom)],
+                       fill=color)
+        draw.text((left + margin, bottom - text_height - margin), label, fill=text_color,
+                  font=font)
+
+
+def _png(pixels: np.ndarray, rescale=1, boxes=None, labels=None):
     from PIL import Image
 
     height, width, channels = pixels.shape
-    picture = Image.fromarray(pixels).resize(
-        (int(width * rescale), int(height * rescale)), Image.Resampling.LANCZOS)
+    picture = Image.fromarray(pixels)
+    if boxes is not None:
+        for index in range(boxes.shape[0]):
+            left, top, right, bottom = (boxes[index, k] for k in range(4))
+            _draw_box(picture, left, top, right, bottom,
+                      None if labels is None else labels[index])
+    picture = picture.resize((int(width * rescale), int(height * rescale)),
+                             Image.Resampling.LANCZOS)
     output = io.BytesIO()
     picture.save(output, format="PNG")
     return Summary.Image(height=height, width=width, colorspace=channels,

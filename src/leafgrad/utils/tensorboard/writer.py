@@ -10,7 +10,7 @@ from tensorboard.compat.proto import event_pb2
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from . import _summary
+from . import _media, _summary
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -141,6 +141,26 @@ class SummaryWriter:
         self._get_file_writer().add_summary(
             _summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
 
+    def add_image_with_boxes(self, tag, img_tensor, box_tensor, global_step=None,
+                             walltime=None, rescale=1, dataformats="CHW", labels=None) -> None:
+        """An image with boxes (rows of xmin, ymin, xmax, ymax) and their labels drawn on it
+        (labels of another count than the boxes are dropped, as torch's)."""
+        if labels is not None:
+            if isinstance(labels, str):
+                labels = [labels]
+            if len(labels) != box_tensor.shape[0]:
+                labels = None
+        self._get_file_writer().add_summary(
+            _summary.image_boxes(tag, img_tensor, box_tensor, rescale=rescale,
+                                 dataformats=dataformats, labels=labels), global_step, walltime)
+
+    def add_figure(self, tag, figure, global_step=None, close: bool = True,
+                   walltime=None) -> None:
+        """A matplotlib figure (or a list of them, tiled) rendered as an image."""
+        images = _figure_to_image(figure, close)
+        self.add_image(tag, images, global_step, walltime,
+                       dataformats="NCHW" if isinstance(figure, list) else "CHW")
+
     def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127,
                      weights=None, walltime=None) -> None:
         labels, predictions = _as_array(labels), _as_array(predictions)
@@ -203,6 +223,48 @@ class SummaryWriter:
         _embedding._write(self._get_file_writer().get_logdir(), "projector_config.pbtxt",
                           config.encode())
 
+    def add_tensor(self, tag, tensor, global_step=None, walltime=None) -> None:
+        """The whole tensor, for the tensor plugin."""
+        from .summary import tensor_proto
+
+        self._get_file_writer().add_summary(tensor_proto(tag, tensor), global_step, walltime)
+
+    def add_custom_scalars(self, layout) -> None:
+        """The custom-scalars dashboard's layout: ``{category: {title: ["Multiline", tags] or
+        ["Margin", [value, lower, upper]]}}``."""
+        self._get_file_writer().add_summary(_summary.custom_scalars(layout))
+
+    def add_custom_scalars_multilinechart(self, tags, category="default",
+                                          title="untitled") -> None:
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category="default",
+                                       title="untitled") -> None:
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100,
+                  walltime=None) -> None:
+        self._get_file_writer().add_summary(
+            _media.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
+
+    def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None) -> None:
+        self._get_file_writer().add_summary(_media.video(tag, vid_tensor, fps), global_step,
+                                            walltime)
+
+    def add_mesh(self, tag, vertices, colors=None, faces=None, config_dict=None,
+                 global_step=None, walltime=None) -> None:
+        self._get_file_writer().add_summary(
+            _media.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    def add_onnx_graph(self, prototxt) -> None:
+        """An ONNX model's graph (needs the onnx package, as torch's)."""
+        import onnx  # noqa: F401 - without it: ModuleNotFoundError, as torch's
+        from tensorboard.compat.proto.graph_pb2 import GraphDef  # noqa: F401
+
+        raise NotImplementedError("add_onnx_graph: converting an ONNX model to a GraphDef")
+
     def add_text(self, tag, text_string, global_step=None, walltime=None) -> None:
         self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
                                             walltime)
@@ -244,12 +306,37 @@ class SummaryWriter:
         self.close()
 
 
+def _figure_to_image(figures, close: bool = True) -> np.ndarray:
+    """matplotlib figures rendered (Agg) to CHW uint8 RGB, stacked if a list."""
+    import matplotlib.backends.backend_agg as backend_agg
+    import matplotlib.pyplot as plt
+
+    def render(figure):
+        canvas = backend_agg.FigureCanvasAgg(figure)
+        canvas.draw()
+        data = np.frombuffer(canvas.buffer_rgba(), dtype=np.uint8)
+        width, height = figure.canvas.get_width_height()
+        chw = np.moveaxis(data.reshape([height, width, 4])[:, :, 0:3], source=2, destination=0)
+        if close:
+            plt.close(figure)
+        return chw
+
+    if isinstance(figures, list):
+        return np.stack([render(figure) for figure in figures])
+    return render(figures)
+
+
 def _as_array(value) -> np.ndarray:
-    """A tensor (detached), NumPy array or number as a NumPy array."""
-    if hasattr(value, "detach") and hasattr(value, "numpy"):
-        return value.detach().cpu().numpy()
+    """A NumPy array, number or tensor (detached; bfloat16 as float16, as torch's make_np) as
+    a NumPy array."""
     if isinstance(value, np.ndarray):
         return value
     if np.isscalar(value):
         return np.array([value])
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        from ... import bfloat16, float16
+
+        if value.dtype == bfloat16:
+            value = value.to(float16)
+        return value.detach().cpu().numpy()
     raise NotImplementedError(f"Got {type(value)}, but numpy array or torch tensor are expected.")
