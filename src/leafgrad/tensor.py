@@ -28,6 +28,7 @@ from .autograd._vmap_state import INPLACE_REQUIRES_GRAD as _INPLACE_REQUIRES_GRA
 from .autograd._vmap_state import RETAIN_GRAD as _RETAIN_GRAD
 from .autograd._vmap_state import EQUAL_UNDER_VMAP as _EQUAL_UNDER_VMAP
 from .autograd._transform_levels import is_input as _transform_input
+from ._alloc import share_with_numpy
 from ._construct import check_scalar_write, unsigned_fill
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
@@ -1058,7 +1059,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that has negative bit set. Use "
                 "tensor.resolve_neg().numpy() instead."
             )
-        return self._data
+        data = self._data
+        share_with_numpy(data)  # (Note: storages NumPy shares, _alloc.py)
+        if not data.size and data.ndim:  # torch hands NumPy an empty array's strides as zeros
+            return np.lib.stride_tricks.as_strided(data, strides=(0,) * data.ndim)
+        return data
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
         """Export the tensor's memory to another array library (utils/dlpack.py)."""
@@ -1094,10 +1099,17 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if _dtype.is_bfloat16_array(self._data):  # (torch's __array__ is numpy())
+            raise TypeError("Got unsupported ScalarType BFloat16")
         array = self._data
+        share_with_numpy(array)  # (torch's __array__ is numpy(), whatever NumPy does next)
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
-        return array.copy() if copy else array
+        if copy:
+            return array.copy()
+        if not array.size and array.ndim:  # (as numpy() gives it)
+            array = np.lib.stride_tricks.as_strided(array, strides=(0,) * array.ndim)
+        return array
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         # NumPy's result for ``tensor + ndarray`` and ``np.sin(tensor)`` comes back as a tensor,
@@ -1577,13 +1589,17 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _EQ_OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Eq.apply(self, other)
 
     def __ne__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _EQ_OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Ne.apply(self, other)
 
     def __lt__(self, other):
@@ -2307,7 +2323,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if value.__class__ is complex:
             from ._functions_more import check_fill_value
 
-            check_fill_value(self, value)
+            value = check_fill_value(self, value)
         else:
             # (Note: checked scalar writes, _construct.py: one element of float16 is not)
             value = check_scalar_write(_argparse.scalar(value), self.dtype,
