@@ -319,3 +319,267 @@ def test_storages_shared_with_numpy_cannot_grow():
             cases.append((f"{name} resize_{size}",
                           lambda m, make=make, size=size: make(m).resize_(size).shape))
     _same(cases)
+
+
+# --- functional_call / nn.utils.stateless: tied weights, buffers, strict, errors -----------------
+
+class _NonTensor:
+    def __repr__(self) -> str:
+        return "<NonTensor>"
+
+
+def _mock_module(m, tied: bool):
+    """test_stateless.py's MockModule (or MockTiedModule: l1.bias and buffer also held under a
+    second name), with fixed weights."""
+    class MockModule(m.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = m.nn.Linear(1, 1)
+            if tied:
+                self.tied_bias = self.l1.bias
+            self.buffer = m.nn.Buffer(m.ones(1))
+            if tied:
+                self.tied_buffer = self.buffer
+            self.foo = 0.0
+
+        def forward(self, x):
+            out = self.l1(x) + self.buffer
+            return out + self.tied_bias + self.tied_buffer if tied else out
+
+    module = MockModule()
+    with m.no_grad():
+        module.l1.weight.fill_(0.5)
+        module.l1.bias.fill_(0.25)
+    return module
+
+
+def _functional_call(m, name):
+    return m.func.functional_call if name == "func" else m.nn.utils.stateless.functional_call
+
+
+def test_functional_call_reparametrizes_as_torch_does():
+    """torch.func.functional_call and nn.utils.stateless.functional_call (deprecated, one
+    dict only): given tensors swap in for parameters, buffers and plain attributes and back
+    (the module unchanged, gradients only on the given tensors); with tie_weights a value for
+    one name of a tied tensor goes to all (nn.Buffer marks the registered tensor, so assigning
+    it again ties a buffer), different values are an error, and strict checks the untied keys;
+    None removes a tensor; a non-tensor value, a non-tensor attribute and a missing submodule
+    are torch's TypeErrors and AttributeError."""
+    given = {
+        "all": lambda m: {"l1.weight": m.tensor([[2.0]]), "l1.bias": m.tensor([5.0]),
+                          "buffer": m.tensor([3.0])},
+        "some": lambda m: {"l1.weight": m.tensor([[2.0]])},
+        "extra": lambda m: {"l1.weight": m.tensor([[2.0]]), "l1.bias": m.tensor([5.0]),
+                            "buffer": m.tensor([3.0]), "extra": m.tensor([1.0])},
+        "some and extra": lambda m: {"l1.weight": m.tensor([[2.0]]), "extra": m.tensor([1.0])},
+        "None bias": lambda m: {"l1.weight": m.tensor([[2.0]]), "l1.bias": None,
+                                "buffer": m.tensor([3.0])},
+        "not a tensor": lambda m: {"l1.weight": _NonTensor()},
+        "plain attribute": lambda m: {"l1.weight": m.tensor([[2.0]]), "foo": m.tensor([1.0])},
+        "missing submodule": lambda m: {"l1.weight": m.tensor([[2.0]]), "l2.bias": m.tensor(
+            [5.0])},
+        "requiring grad": lambda m: {"l1.weight": m.tensor([[1.0]], requires_grad=True),
+                                     "l1.bias": m.tensor([0.0], requires_grad=True),
+                                     "buffer": m.tensor([0.0])},
+        "tied, same values": lambda m: (lambda b, f: {
+            "l1.weight": m.tensor([[1.0]]), "l1.bias": b, "buffer": f, "tied_bias": b,
+            "tied_buffer": f})(m.tensor([0.0]), m.tensor([0.0])),
+        "tied, two biases": lambda m: {"l1.weight": m.tensor([[1.0]]), "l1.bias": m.tensor(
+            [0.0]), "buffer": m.tensor([0.0]), "tied_bias": m.tensor([5.0])},
+        "tied, two buffers": lambda m: {"l1.weight": m.tensor([[1.0]]), "l1.bias": m.tensor(
+            [0.0]), "buffer": m.tensor([0.0]), "tied_buffer": m.tensor([5.0])},
+        "weight and buffer": lambda m: {"l1.weight": m.tensor([[2.0]]), "buffer": m.tensor(
+            [3.0])},
+        "a Parameter": lambda m: {"l1.weight": m.nn.Parameter(m.tensor([[2.0]]))},
+        "empty": lambda m: {},
+        "three dicts": lambda m: ({"l1.weight": m.ones(1, 1)}, {"l1.bias": m.ones(1)},
+                                  {"buffer": m.zeros(1)}),
+        "repeated key": lambda m: ({"l1.weight": m.zeros(1, 1)}, {"l1.weight": m.ones(1, 1)}),
+        "no dicts": lambda m: (),
+        "wrong shape": lambda m: {"l1.weight": m.tensor([[2.0, 3.0]])},
+    }
+    cases = []
+    for tied in (False, True):
+        for name in ("func", "stateless"):
+            for label, values in given.items():
+                for options in ({}, {"strict": True}, {"tie_weights": False},
+                                {"tie_weights": False, "strict": True}):
+                    def program(m, tied=tied, name=name, values=values, options=options):
+                        module = _mock_module(m, tied)
+                        try:
+                            out = _functional_call(m, name)(module, values(m),
+                                                            m.tensor([[0.5]]), **options)
+                            if out.requires_grad:
+                                out.sum().backward()
+                            outcome = ("ok", _seen(out))
+                        except Exception as error:  # noqa: BLE001 - compared
+                            outcome = (type(error).__name__, str(error).split("\n")[0])
+                        state = [(key, _seen(value)) for key, value in
+                                 module.state_dict().items()]
+                        return (outcome, state, [n for n, _ in module.named_parameters()],
+                                [n for n, _ in module.named_buffers()],
+                                [_seen(p.grad) for p in module.parameters()])
+                    cases.append((f"tied={tied} {name} {label} {options}", program))
+    _same(cases)
+
+
+def test_functional_call_writes_back_and_passes_arguments():
+    """After the call the given dict holds the module's final tensors (a forward that
+    reassigns a buffer leaves the new one there, an in-place one the same tensor); a name the
+    module lacks is set for the call only (strict refuses it); args and kwargs as torch passes
+    them; running statistics go to the given buffers; a parametrization's original can be
+    given; members seen during the call are the given tensors; func.functional_call's
+    argument errors."""
+    def foo_module(m, in_place):
+        class Foo(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.foo = m.nn.Buffer(m.tensor([0.0]))
+
+            def forward(self, x):
+                if in_place:
+                    self.foo.add_(1)
+                else:
+                    self.foo = self.foo + 1
+                return x + self.foo
+        return Foo()
+
+    cases = []
+    for name in ("func", "stateless"):
+        for in_place in (False, True):
+            def program(m, name=name, in_place=in_place):
+                foo = m.tensor([2.0])
+                given = {"foo": foo}
+                module = foo_module(m, in_place)
+                out = _functional_call(m, name)(module, given, m.tensor([1.0]))
+                return out, module.foo, given["foo"], foo, given["foo"] is foo
+            cases.append((f"{name} reassigning forward in_place={in_place}", program))
+
+        def unknown_name(m, name=name):
+            class Bar(m.nn.Module):
+                def forward(self, x):
+                    return x + self.extra
+            module, seen = Bar(), []
+            for given, options in (({"extra": m.zeros(())}, {}),
+                                   ({"extra": m.zeros(())}, {"strict": True}), ({}, {}),
+                                   ({}, {"strict": True})):
+                try:
+                    seen.append(_functional_call(m, name)(module, given, m.ones(()), **options))
+                except Exception as error:  # noqa: BLE001 - compared
+                    seen.append((type(error).__name__, str(error).split("\n")[0]))
+                seen.append(hasattr(module, "extra"))
+            return seen
+        cases.append((f"{name} a name the module lacks", unknown_name))
+
+        def keywords(m, name=name):
+            class Foo(m.nn.Module):
+                def __init__(self, x):
+                    super().__init__()
+                    self.x = x
+
+                def forward(self, inp, *, other_inp):
+                    return inp * self.x + other_inp
+            given, module = {"x": m.zeros(2, 3)}, Foo(m.ones(2, 3))
+            inp, other = m.full((2, 3), 2.), m.full((2, 3), 3.)
+            call, seen = _functional_call(m, name), []
+            for run in (lambda: call(module, given, inp),
+                        lambda: call(module, given, inp, {"other_inp": other}),
+                        lambda: call(module, given, (), {"inp": inp, "other_inp": other}),
+                        lambda: call(module, given, kwargs={"inp": inp, "other_inp": other}),
+                        lambda: call(module, given, [inp], {"other_inp": other})):
+                try:
+                    seen.append(run())
+                except Exception as error:  # noqa: BLE001 - compared
+                    seen.append((type(error).__name__, str(error).split("\n")[0]))
+            return seen
+        cases.append((f"{name} args and kwargs", keywords))
+
+        def batch_norm(m, name=name):
+            module = m.nn.BatchNorm1d(10)
+            x, running_mean = m.full((20, 10), 128.0), m.zeros(10)
+            _functional_call(m, name)(module, {"running_mean": running_mean}, x)
+            kept = module.running_mean.clone()
+            _functional_call(m, name)(module, {}, x)
+            return kept, running_mean, module.running_mean, module.num_batches_tracked
+        cases.append((f"{name} batch norm statistics", batch_norm))
+
+        def members(m, name=name):
+            class Module(m.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l1 = m.nn.Linear(1, 1)
+                    self.buffer = m.nn.Buffer(m.ones(1))
+
+                def forward(self, x):
+                    return (self.l1(x) + self.buffer, tuple(self.parameters()),
+                            tuple(self.buffers()))
+            module = Module()
+            with m.no_grad():
+                module.l1.weight.fill_(0.5)
+                module.l1.bias.fill_(0.25)
+            weight, extra, seen = m.tensor([[2.0]]), m.tensor([1.0]), []
+            for given in ({"l1.weight": weight, "l1.bias": m.tensor([5.0]),
+                           "buffer": m.tensor([3.0])}, {"l1.weight": weight},
+                          {"l1.weight": weight, "extra": extra},
+                          {"l1.weight": weight, "extra": m.nn.Parameter(extra)},
+                          {"l1.weight": weight, "extra": m.nn.Buffer(extra)}):
+                out, parameters, buffers = _functional_call(m, name)(module, given,
+                                                                     m.tensor([[1.0]]))
+                seen.append((out, [type(t).__name__ for t in parameters], list(parameters),
+                             list(buffers), [t is weight for t in parameters]))
+            return seen
+        cases.append((f"{name} members during the call", members))
+
+        def spectral_norm(m, name=name):
+            module = _mock_module(m, False)
+            m.nn.utils.parametrizations.spectral_norm(module.l1)
+            given = {"l1.parametrizations.weight.original": m.nn.Parameter(m.tensor([[1.0]])),
+                     "l1.bias": m.tensor([0.0]), "buffer": m.tensor([0.0])}
+            out = _functional_call(m, name)(module, given, m.tensor([[0.75]]))
+            try:
+                _functional_call(m, name)(module, given, m.ones(4, 5))
+                error = None
+            except Exception as raised:  # noqa: BLE001 - compared
+                error = (type(raised).__name__, str(raised).split("\n")[0])
+            return out, error, [n for n, _ in module.named_parameters()], module.l1.weight
+        cases.append((f"{name} a parametrization's original", spectral_norm))
+
+    def bad_dicts(m):
+        module, seen = _mock_module(m, False), []
+        for given in ([{"l1.weight": m.ones(1, 1)}, 3], "abc", 3, None, [{}]):
+            try:
+                seen.append(m.func.functional_call(module, given, m.ones(1, 1)))
+            except Exception as error:  # noqa: BLE001 - compared
+                seen.append((type(error).__name__, str(error).split("\n")[0]))
+        return seen
+    cases.append(("func.functional_call's argument errors", bad_dicts))
+
+    def circular(m):
+        module = _mock_module(m, False)
+        module.l1.m = module
+        return m.func.functional_call(module, {"l1.m.l1.weight": m.tensor([[1.0]]),
+                                               "l1.bias": m.tensor([0.0]),
+                                               "l1.m.buffer": m.tensor([0.0])},
+                                      m.tensor([[0.5]]), tie_weights=False)
+    cases.append(("a circular reference", circular))
+    _same(cases)
+
+
+def test_buffer_is_a_marked_plain_tensor():
+    """nn.Buffer(t) is a plain Tensor (t detached) marked persistent and _is_buffer, so
+    isinstance(x, nn.Buffer) holds for it and for the registered tensor; register_buffer
+    takes persistent from its argument only."""
+    def program(m):
+        data = m.ones(2, requires_grad=True)
+        buffer = m.nn.Buffer(data, persistent=False)
+        module = m.nn.Module()
+        module.a = buffer
+        module.b = module.a
+        module.register_buffer("c", m.nn.Buffer(m.zeros(1), persistent=False))
+        module.d = m.zeros(1)
+        return (type(buffer).__name__, buffer.requires_grad, buffer.grad_fn is None,
+                isinstance(buffer, m.nn.Buffer), isinstance(data, m.nn.Buffer),
+                isinstance(module.a, m.nn.Buffer), module.a is buffer,
+                [n for n, _ in module.named_buffers(remove_duplicate=False)],
+                list(module.state_dict()), isinstance(m.nn.Buffer(), m.Tensor))
+    _same([("buffers", program)])

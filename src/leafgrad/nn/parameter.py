@@ -69,11 +69,23 @@ def _rebuild_parameter(data, requires_grad: bool) -> Parameter:
     return Parameter(_wrap(data), requires_grad)
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is True for any tensor marked ``_is_buffer`` (torch's
+    _BufferMeta): what ``nn.Buffer(...)`` returns, and the same object once registered."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(
+                instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """Marks a tensor as a buffer when assigned to a Module attribute (``nn.Buffer`` in torch).
 
-    Assigning one registers it with ``register_buffer`` (``persistent`` as given) and stores the
-    plain tensor, as torch does.
+    As in torch, ``Buffer(data)`` is a plain Tensor (``data`` detached) carrying the marks
+    ``persistent`` and ``_is_buffer``: assigning it registers it with ``register_buffer``, and
+    assigning the registered tensor to another attribute registers it again (tied buffers).
     """
 
     __torch_function__ = _disabled_torch_function_impl  # (dispatched as a plain tensor)
@@ -83,8 +95,9 @@ class Buffer(Tensor):
             from .._creation import empty
 
             data = empty(0)
-        t = _alias(cls, data, data._requires_grad)
+        t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
 
 
