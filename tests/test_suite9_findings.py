@@ -6,6 +6,8 @@ strides, NumPy arrays' strides and flags, errors and warnings) must be identical
 from __future__ import annotations
 
 import contextlib
+import copy
+import io
 import math
 import warnings
 
@@ -583,3 +585,157 @@ def test_buffer_is_a_marked_plain_tensor():
                 [n for n, _ in module.named_buffers(remove_duplicate=False)],
                 list(module.state_dict()), isinstance(m.nn.Buffer(), m.Tensor))
     _same([("buffers", program)])
+
+
+# --- Tensor subclasses: nn.Parameter of a subclass, deepcopy, serialization, propagation ----------
+
+def _non_wrapper_tensor(m):
+    """common_subclass.py's NonWrapperTensor: a _make_subclass subclass whose
+    __torch_function__ records the last function in ``extra_state``."""
+    class NonWrapperTensor(m.Tensor):
+        def __new__(cls, data):
+            t = m.Tensor._make_subclass(cls, data)
+            t.extra_state = {"last_func_called": None}
+            return t
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            result = super().__torch_function__(func, types, args, kwargs)
+            if isinstance(result, cls):
+                if func is m.Tensor.__deepcopy__:
+                    result.extra_state = copy.deepcopy(args[0].extra_state)
+                else:
+                    result.extra_state = {"last_func_called": func.__name__}
+            return result
+
+        def new_empty(self, shape):
+            return type(self)(m.empty(shape))
+    return NonWrapperTensor
+
+
+# (module-level, so that pickle finds them by name)
+TorchNonWrapperTensor = _non_wrapper_tensor(torch)
+TorchNonWrapperTensor.__qualname__ = "TorchNonWrapperTensor"
+LeafgradNonWrapperTensor = _non_wrapper_tensor(leafgrad)
+LeafgradNonWrapperTensor.__qualname__ = "LeafgradNonWrapperTensor"
+
+
+def _subclass_instance(m, kind):
+    data = m.arange(3.) + 0.5
+    if kind == "Tensor":
+        return data
+    return (TorchNonWrapperTensor if m is torch else LeafgradNonWrapperTensor)(data)
+
+
+def _saved_and_loaded(m, value):
+    buffer = io.BytesIO()
+    m.save(value, buffer)
+    buffer.seek(0)
+    return m.load(buffer, weights_only=False)
+
+
+def test_subclass_instances_as_parameters_copies_and_checkpoints():
+    """test_subclass.py for a plain Tensor and a __torch_function__ subclass: nn.Parameter of
+    a subclass instance is that subclass marked as a parameter (isinstance Parameter, repr
+    Parameter(NonWrapperTensor(...)), the argument untouched); deepcopy makes the copy with
+    the subclass's new_empty and copies __dict__ (a leaf, the marks kept); save/load pickles
+    the subclass by reference and rebuilds it with as_subclass and its attributes; ops
+    propagate the subclass but not parameter-ness; a module of subclass parameters trains and
+    a parametrization keeps the subclass."""
+    cases = []
+    for kind in ("Tensor", "NonWrapperTensor"):
+        for requires_grad in (False, True):
+            def parameter(m, kind=kind, requires_grad=requires_grad):
+                x = _subclass_instance(m, kind).requires_grad_(requires_grad)
+                p = m.nn.Parameter(x, requires_grad=not requires_grad)
+                return (type(p).__name__, isinstance(p, m.nn.Parameter), p, type(x).__name__,
+                        isinstance(x, m.nn.Parameter), x.requires_grad,
+                        getattr(p, "extra_state", None))
+            cases.append((f"Parameter({kind}) {requires_grad}", parameter))
+            for as_param in (False, True):
+                def saved(m, kind=kind, requires_grad=requires_grad, as_param=as_param):
+                    x = _subclass_instance(m, kind).requires_grad_(requires_grad)
+                    if as_param:
+                        x = m.nn.Parameter(x)
+                    y = _saved_and_loaded(m, {"x": x, "again": [x]})
+                    return (type(y["x"]).__name__, y["x"], isinstance(y["x"], m.nn.Parameter),
+                            getattr(y["x"], "extra_state", None), sorted(y["x"].__dict__),
+                            y["again"][0] is y["x"])
+                cases.append((f"save/load {kind} {requires_grad} {as_param}", saved))
+        for as_param in (False, True):
+            def copied(m, kind=kind, as_param=as_param):
+                x = _subclass_instance(m, kind)
+                if as_param:
+                    x = m.nn.Parameter(x)
+                y = copy.deepcopy(x)
+                return (type(y).__name__, y is x, y, isinstance(y, m.nn.Parameter),
+                        getattr(y, "extra_state", None))
+            cases.append((f"deepcopy {kind} {as_param}", copied))
+
+            def printed(m, kind=kind, as_param=as_param):
+                x = _subclass_instance(m, kind)
+                if as_param:
+                    x = m.nn.Parameter(x)
+                return repr(x).replace("leafgrad", "torch"), str(x).replace("leafgrad", "torch")
+            cases.append((f"repr {kind} {as_param}", printed))
+
+            def propagated(m, kind=kind, as_param=as_param):
+                x = _subclass_instance(m, kind)
+                if as_param:
+                    x = m.nn.Parameter(x)
+                outs = [x + _subclass_instance(m, "Tensor"), x * 2, x.sum(), x[0], x.view(3),
+                        m.add(x, 1), x.detach(), x.clone(), m.cat([x, x]), x.split(1),
+                        x.max(0), m.nn.functional.relu(x), x.to(m.float64), x.data]
+                return [(type(o).__name__, getattr(o, "extra_state", None), o,
+                         isinstance(o, m.nn.Parameter)) if not isinstance(o, tuple) else
+                        [(type(p).__name__, p) for p in o] for o in outs]
+            cases.append((f"ops on {kind} {as_param}", propagated))
+
+        def trained(m, kind=kind):
+            class MyModule(m.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.p1 = m.nn.Parameter(_subclass_instance(m, kind))
+                    self.p_list = m.nn.ParameterList([_subclass_instance(m, kind)
+                                                      for _ in range(3)])
+                    self.p_list.append(_subclass_instance(m, kind))
+                    self.p_dict = m.nn.ParameterDict({"foo": _subclass_instance(m, kind)})
+                    self.p_dict["baz"] = _subclass_instance(m, kind)
+
+                def forward(self, x):
+                    out = self.p1 + x
+                    for p in self.p_list:
+                        out = p + out
+                    for v in self.p_dict.values():
+                        out = v + out
+                    return out
+            module = MyModule()
+            optimizer = m.optim.SGD(module.parameters(), lr=0.1)
+            out = module(_subclass_instance(m, kind))
+            out.sum().backward(m.tensor(1))
+            optimizer.step()
+            return (len(module.state_dict()), out,
+                    [(n, type(p).__name__, p) for n, p in module.named_parameters()])
+        cases.append((f"training {kind}", trained))
+        for leave in (False, True):
+            def parametrized(m, kind=kind, leave=leave):
+                class MyModule(m.nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.weight = m.nn.Parameter(_subclass_instance(m, kind))
+
+                    def forward(self, x):
+                        return self.weight + x
+
+                class Negated(m.nn.Module):
+                    def forward(self, X):
+                        return -X
+                module = MyModule()
+                m.nn.utils.parametrize.register_parametrization(module, "weight", Negated())
+                weight = module.weight
+                out = module(_subclass_instance(m, "Tensor"))
+                m.nn.utils.parametrize.remove_parametrizations(module, "weight",
+                                                               leave_parametrized=leave)
+                return type(weight).__name__, weight, type(out).__name__, out, module.weight
+            cases.append((f"parametrization {kind} {leave}", parametrized))
+    _same(cases)

@@ -5,6 +5,7 @@ Every arithmetic method calls an op from ``leafgrad.ops``; this file holds no de
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 import threading
@@ -1221,8 +1222,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         cls = type(self)
         if cls is Tensor or cls.__module__.startswith("leafgrad"):
             return tensor_repr(self._data, self.dtype, extras)
-        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does
-        return tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
+        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does,
+        # inside Parameter(...) when nn.Parameter marked it
+        text = tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
+        return f"Parameter({text})" if getattr(self, "_is_param", False) else text
 
     __str__ = __repr__
 
@@ -1285,6 +1288,28 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "properly implement new_empty() for your subclass or override __deepcopy__() if "
                 "it is intended behavior for new_empty() to return an instance of a different "
                 "type.")
+        if kind is not Tensor and not hasattr(kind, "_from_tensor") and \
+                not kind.__module__.startswith("leafgrad"):
+            # torch's default for a user's subclass: the copy is the subclass's new_empty([])
+            # given a copy of the data, the grad flag and grad, then a deep copy of __dict__
+            # (its _is_param mark too)
+            new = self.new_empty([])
+            if type(new) is not kind:
+                raise RuntimeError(
+                    "The default implementation of __deepcopy__() for non-wrapper subclasses "
+                    "only works for subclass types that implement new_empty() and for which that "
+                    "function returns another instance of the same subclass. You should either "
+                    "properly implement new_empty() for your subclass or override __deepcopy__() "
+                    "if it is intended behavior for new_empty() to return an instance of a "
+                    "different type.")
+            new._data = _deepcopy_data(self._data, memo)
+            if self._requires_grad:
+                new.requires_grad_()
+            if self._grad_value is not None:
+                new._grad_value = _wrap(self._grad_value._data.copy())
+            new.__dict__ = copy.deepcopy(self.__dict__, memo)
+            memo[id(self)] = new
+            return new
         new = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
             new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new

@@ -25,7 +25,20 @@ def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
 
 from ..overrides import _disabled_torch_function_impl
 
-class Parameter(Tensor):
+
+class _ParameterMeta(type):
+    """``isinstance(t, Parameter)`` is also True for an instance of a user's Tensor subclass
+    marked ``_is_param`` (torch's _ParameterMeta): ``Parameter(subclass_instance)`` keeps the
+    subclass and marks it."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Parameter and isinstance(instance, Tensor) and getattr(
+                instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that is a module parameter: assigning it to a Module attribute registers it.
 
     >>> w = leafgrad.nn.Parameter(leafgrad.zeros(2))
@@ -41,7 +54,19 @@ class Parameter(Tensor):
             from .._creation import empty
 
             data = empty(0)
-        return _alias(cls, data, requires_grad)
+        if type(data) is Tensor or type(data) is Parameter:
+            return _alias(cls, data, requires_grad)
+        # a user's subclass (torch's path for custom tensors): its detached alias, marked
+        t = data.detach().requires_grad_(requires_grad)
+        if type(t) is not type(data):
+            raise RuntimeError(
+                f"Creating a Parameter from an instance of type {type(data).__name__} requires "
+                "that detach() returns an instance of the same type, but return type "
+                f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                "correct the detach() semantics defined by its __torch_dispatch__() "
+                "implementation.")
+        t._is_param = True
+        return t
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
