@@ -613,18 +613,20 @@ def _non_wrapper_tensor(m):
     return NonWrapperTensor
 
 
-# (module-level, so that pickle finds them by name)
-TorchNonWrapperTensor = _non_wrapper_tensor(torch)
-TorchNonWrapperTensor.__qualname__ = "TorchNonWrapperTensor"
-LeafgradNonWrapperTensor = _non_wrapper_tensor(leafgrad)
-LeafgradNonWrapperTensor.__qualname__ = "LeafgradNonWrapperTensor"
+def _define_subclasses() -> None:
+    """Make the classes as each test starts (defining one switches leafgrad's dispatch on,
+    which other test files switch off when they end), as module globals that pickle finds."""
+    for name, m in (("TorchNonWrapperTensor", torch), ("LeafgradNonWrapperTensor", leafgrad)):
+        cls = _non_wrapper_tensor(m)
+        cls.__qualname__ = name
+        globals()[name] = cls
 
 
 def _subclass_instance(m, kind):
     data = m.arange(3.) + 0.5
     if kind == "Tensor":
         return data
-    return (TorchNonWrapperTensor if m is torch else LeafgradNonWrapperTensor)(data)
+    return globals()["TorchNonWrapperTensor" if m is torch else "LeafgradNonWrapperTensor"](data)
 
 
 def _saved_and_loaded(m, value):
@@ -642,6 +644,7 @@ def test_subclass_instances_as_parameters_copies_and_checkpoints():
     the subclass by reference and rebuilds it with as_subclass and its attributes; ops
     propagate the subclass but not parameter-ness; a module of subclass parameters trains and
     a parametrization keeps the subclass."""
+    _define_subclasses()
     cases = []
     for kind in ("Tensor", "NonWrapperTensor"):
         for requires_grad in (False, True):
@@ -739,3 +742,155 @@ def test_subclass_instances_as_parameters_copies_and_checkpoints():
                 return type(weight).__name__, weight, type(out).__name__, out, module.weight
             cases.append((f"parametrization {kind} {leave}", parametrized))
     _same(cases)
+
+
+# --- __torch_function__: operators, factories and autograd.grad under modes ----------------------
+
+def _dispatch_classes(m):
+    """test_overrides.py's DiagonalTensor (a tensor-like, not a Tensor), SubDiagonalTensor and
+    SubTensor (a Tensor subclass), each with a table of handled functions; a Python function
+    ``foo`` that dispatches as torch.functional's do."""
+    def foo(a, b, c=None):
+        if any(type(t) is not m.Tensor for t in (a, b, c)) and \
+                m.overrides.has_torch_function((a, b, c)):
+            return m.overrides.handle_torch_function(foo, (a, b, c), a, b, c=c)
+        return a + b + c if c else a + b
+
+    diagonal, sub, sub_diagonal = {}, {}, {}
+
+    class DiagonalTensor:
+        handled_functions = diagonal
+
+        def __init__(self, n, value):
+            self._N, self._i = n, value
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func not in cls.handled_functions:
+                return NotImplemented
+            return cls.handled_functions[func](*args, **(kwargs or {}))
+
+    class SubDiagonalTensor(DiagonalTensor):
+        handled_functions = sub_diagonal
+
+    class SubTensor(m.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func not in sub:
+                return NotImplemented
+            return sub[func](*args, **(kwargs or {}))
+
+    diagonal.update({m.mean: lambda mat: float(mat._i) / mat._N, m.mm: lambda a, b: 0,
+                     m.div: lambda input, other, out=None: -1, foo: lambda a, b, c=None: -1})
+    sub.update({m.mean: lambda mat: 0, m.mm: lambda a, b: -1,
+                m.div: lambda input, other, out=None: NotImplemented})
+    sub_diagonal.update({m.mean: lambda mat: 10 * float(mat._i) / mat._N, m.mm: lambda a, b: 1,
+                         m.div: lambda input, other, out=None: NotImplemented,
+                         foo: lambda a, b, c=None: NotImplemented})
+    return {"D": lambda: DiagonalTensor(5, 2), "SD": lambda: SubDiagonalTensor(5, 2),
+            "S": lambda: m.tensor([[1., 2.], [1., 2.]]).as_subclass(SubTensor),
+            "T": lambda: m.eye(5) * 2, "foo": foo}
+
+
+def test_dispatch_precedence_and_operators_that_find_no_handler():
+    """Dispatch order (subclasses before their bases, then left to right) for torch functions
+    and a Python function; when every handler returns NotImplemented a torch function is a
+    TypeError, but an operator (x * y, x @ y, x + y) returns NotImplemented, so Python tries
+    the reflected one and raises "unsupported operand type(s)" as torch's do."""
+    cases = []
+    kinds = ("D", "SD", "S", "T")
+    for a in kinds:
+        cases.append((f"mean({a})", lambda m, a=a: m.mean(_dispatch_classes(m)[a]())))
+        for b in kinds:
+            def call(m, a=a, b=b, how=None):
+                made = _dispatch_classes(m)
+                x, y = made[a](), made[b]()
+                return how(m, made, x, y)
+            for label, how in (("mm", lambda m, made, x, y: m.mm(x, y)),
+                               ("div", lambda m, made, x, y: m.div(x, y)),
+                               ("mul", lambda m, made, x, y: m.mul(x, y)),
+                               ("foo", lambda m, made, x, y: made["foo"](x, y)),
+                               ("*", lambda m, made, x, y: x * y),
+                               ("@", lambda m, made, x, y: x @ y),
+                               ("+", lambda m, made, x, y: x + y),
+                               ("==", lambda m, made, x, y: x == y),
+                               ("-=", lambda m, made, x, y: x.__isub__(y)),
+                               ("stack", lambda m, made, x, y: m.stack([x, y]))):
+                cases.append((f"{label}({a}, {b})", lambda m, call=call, how=how: call(m, how=how)))
+    for first, second in (("S2", "S3"), ("S3", "S2"), ("S2", "S2"), ("S2", "T")):
+        def mixed(m, first=first, second=second):
+            class SubTensor2(m.Tensor):
+                pass
+
+            class SubTensor3(m.Tensor):
+                pass
+            make = {"S2": lambda: m.ones(2).as_subclass(SubTensor2),
+                    "S3": lambda: m.ones(2).as_subclass(SubTensor3), "T": lambda: m.ones(2)}
+            x, y = make[first](), make[second]()
+            return [(type(out).__name__, out) for out in (x + y, m.add(x, y), m.cat([x, y]))]
+        cases.append((f"{first} + {second}", mixed))
+    _same(cases)
+
+
+def test_modes_see_factories_and_autograd_grad_as_one_call():
+    """A TorchFunctionMode sees the factories torch's argument parser reads (ones, tensor,
+    arange, randn, windows, promote_types...; not from_numpy, get_default_dtype or
+    is_tensor), which stay out of get_overridable_functions; autograd.grad reaches it as one
+    call (with the plain Tensor type), not as the calls grad makes; a mode returning
+    NotImplemented makes every call it sees a TypeError; a plain-method __torch_function__
+    warns (every time under set_warn_always)."""
+    def factories(m):
+        seen = []
+
+        class Log(m.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append((func.__name__, [t.__name__ for t in types]))
+                return func(*args, **(kwargs or {}))
+        with Log():
+            m.ones(2), m.zeros(2), m.tensor([1.]), m.arange(3), m.empty(2), m.full((2,), 1.)
+            m.eye(2), m.linspace(0, 1, 3), m.as_tensor([1.]), m.asarray([1.]), m.randn(2)
+            m.from_numpy(np.ones(1)), m.zeros_like(m.ones(1)), m.hann_window(3)
+            m.promote_types(m.float32, m.int64), m.get_default_dtype(), m.is_tensor(1)
+            m.nn.functional.relu(m.ones(1)), m.tril_indices(2, 2), m.randint(3, (2,))
+        listed = m.overrides.get_overridable_functions()[m]
+        return seen, m.ones in listed, m.ones in m.overrides.get_ignored_functions()
+
+    def gradient(m):
+        seen = []
+
+        class Log(m.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append((func.__name__, [t.__name__ for t in types]))
+                return func(*args, **(kwargs or {}))
+        x = m.ones(2, requires_grad=True)
+        with Log():
+            y = (x * 2).sum()
+            result = m.autograd.grad(y, x, create_graph=True)
+            second = m.autograd.grad(result[0].sum(), [x], allow_unused=True)
+        return [entry for entry in seen if entry[0] != "exp"], result, second
+
+    def refusing(m):
+        class Refuse(m.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return "add seen" if func.__name__ == "add" else NotImplemented
+        outcomes = []
+        x = m.ones(1)
+        with Refuse():
+            for run in (lambda: m.ones(1), lambda: m.add(x, 1), lambda: m.mul(x, 2),
+                        lambda: x.sum(), lambda: m.tensor(1.)):
+                try:
+                    outcomes.append(run())
+                except TypeError as error:
+                    outcomes.append(("TypeError", str(error).split("\n")[0]))
+        return outcomes
+
+    def plain_method(m):
+        class Old(m.Tensor):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+        x = m.ones(2).as_subclass(Old)
+        return [type(out).__name__ for out in (x + 1, m.add(x, 1), x + 1)]
+    with _warn_always():
+        _same([("factories under a mode", factories), ("autograd.grad under a mode", gradient),
+               ("a mode returning NotImplemented", refusing),
+               ("a plain-method __torch_function__", plain_method)])

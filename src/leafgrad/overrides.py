@@ -259,6 +259,22 @@ def _api_name(public_api) -> str:
     return f"{getattr(public_api, '__module__', '')}.{getattr(public_api, '__name__', '')}"
 
 
+_PLAIN_METHOD_WARNED = [False]
+
+
+def _plain_method_warns(builtin: bool) -> bool:
+    """torch's C++ dispatch warns of a plain-method __torch_function__ once per process
+    (TORCH_WARN_ONCE, every time under set_warn_always); its Python one every time."""
+    if not builtin:
+        return True
+    from ._info import is_warn_always_enabled
+
+    if _PLAIN_METHOD_WARNED[0] and not is_warn_always_enabled():
+        return False
+    _PLAIN_METHOD_WARNED[0] = True
+    return True
+
+
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Call the innermost mode, then each overriding argument's ``__torch_function__``, until
     one returns something other than ``NotImplemented``; torch's TypeError if none does."""
@@ -276,7 +292,7 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
             return result
     for arg in overloaded_args:
         method = arg.__torch_function__
-        if getattr(method, "__self__", None) is arg:  # (C++ functions warn as TORCH_WARN)
+        if getattr(method, "__self__", None) is arg and _plain_method_warns(builtin):
             warnings.warn("Defining your `__torch_function__` as a plain method is deprecated "
                           "and will be an error in future, please define it as a classmethod.",
                           UserWarning if builtin else DeprecationWarning, stacklevel=3)
@@ -306,8 +322,10 @@ class _Dispatcher:
         self._torch_function_name = name
         self._torch_function_builtin = builtin
 
+    _torch_function_mode_only = False  # (a factory: seen by modes, overridden by no argument)
+
     def __call__(self, *args, **kwargs):
-        if _state.modes or _relevant(args, kwargs):
+        if _state.modes or not self._torch_function_mode_only and _relevant(args, kwargs):
             if not _state.all_disabled:
                 return handle_torch_function(self, args + tuple(kwargs.values()), *args,
                                              **kwargs)
@@ -390,6 +408,15 @@ _IGNORED_NAMES = frozenset({
     "sym_int", "sym_float", "vmap", "cond", "promote_types", "result_type", "can_cast",
     "set_flush_denormal", "is_nonzero", "stack_trace", "finfo", "iinfo"})
 
+# of those, the ones torch's argument parser reads: no argument overrides them, but an active
+# TorchFunctionMode sees the call (``torch.ones(2)`` under a mode reaches it as ``ones``)
+_MODE_ONLY_NAMES = frozenset({
+    "tensor", "as_tensor", "asarray", "zeros", "ones", "empty", "full", "eye", "arange",
+    "linspace", "logspace", "rand", "randn", "randint", "randperm", "empty_strided",
+    "tril_indices", "triu_indices", "hann_window", "hamming_window", "bartlett_window",
+    "blackman_window", "kaiser_window", "promote_types", "result_type", "can_cast",
+    "is_nonzero", "sym_int", "sym_float"})
+
 _WRAPPED_MODULES = {}  # module -> (prefix for messages, builtin rule)
 _WRAPPER_OF: dict = {}  # id(a namespace function) -> its dispatch wrapper (once switched on)
 
@@ -409,7 +436,8 @@ def _install_functions() -> None:
     for module, prefix, builtin_rule in namespaces:
         namespace = vars(module)
         for name, value in list(namespace.items()):
-            if name.startswith("_") or name in _IGNORED_NAMES or \
+            mode_only = module is leafgrad and name in _MODE_ONLY_NAMES
+            if name.startswith("_") or name in _IGNORED_NAMES and not mode_only or \
                     type(value) is not _types.FunctionType or \
                     getattr(value, "_torch_function_wrapped", None) is not None:
                 continue
@@ -428,6 +456,7 @@ def _install_functions() -> None:
                          "torch.special": "special_"}.get(prefix, "")
                 message_name = f"{prefix}.{short}{name}"
             wrapper = _dispatch_wrapper(value, message_name, builtin)
+            wrapper._torch_function_mode_only = mode_only
             # found where it is published (pickle looks a function up by these)
             wrapper.__module__, wrapper.__qualname__ = module.__name__, name
             namespace[name] = wrappers[id(value)] = wrapper
@@ -459,18 +488,33 @@ _DUNDER_AS = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__"
 
 _IGNORED_METHODS = frozenset({"as_subclass", "__torch_function__", "data_ptr"})
 
+# binary operators whose dispatch turns a TypeError into NotImplemented (torch's
+# TypeError_to_NotImplemented_ and _handle_torch_function_and_wrap_type_error_to_not_implemented),
+# so that Python tries the reflected operator and then raises "unsupported operand type(s)"
+_BINARY_DUNDERS = frozenset(
+    f"__{prefix}{operator}__" for prefix in ("", "r", "i") for operator in (
+        "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+        "lshift", "rshift")) | {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+
 
 def _method_wrapper(function, name: str, public=None):
     """``function`` (a Tensor method) behind the dispatch check; ``public``: the method torch
     names as the function for an operator (``Tensor.add`` for ``__add__``)."""
 
+    binary = name in _BINARY_DUNDERS
+
     @functools.wraps(function)
     def method(self, *args, **kwargs):
         if _state.modes or _overrides(self) or _relevant(args, kwargs):
             if not _state.all_disabled:
-                return handle_torch_function(method if public is None else public,
-                                             (self,) + args + tuple(kwargs.values()),
-                                             self, *args, **kwargs)
+                try:
+                    return handle_torch_function(method if public is None else public,
+                                                 (self,) + args + tuple(kwargs.values()),
+                                                 self, *args, **kwargs)
+                except TypeError:
+                    if binary:
+                        return NotImplemented
+                    raise
         return function(self, *args, **kwargs)
 
     method._torch_function_name = f"torch.Tensor.{name}"
@@ -584,7 +628,8 @@ def get_overridable_functions() -> dict:
     out: dict = {}
     for module in _WRAPPED_MODULES:
         out[module] = [value for value in vars(module).values()
-                       if getattr(value, "_torch_function_wrapped", None) is not None]
+                       if getattr(value, "_torch_function_wrapped", None) is not None
+                       and not getattr(value, "_torch_function_mode_only", False)]
     Tensor = _tensor_class()
     out[Tensor] = [value for name, value in vars(Tensor).items()
                    if callable(value) and not name.startswith("_")]
