@@ -894,3 +894,42 @@ def test_modes_see_factories_and_autograd_grad_as_one_call():
         _same([("factories under a mode", factories), ("autograd.grad under a mode", gradient),
                ("a mode returning NotImplemented", refusing),
                ("a plain-method __torch_function__", plain_method)])
+
+
+# --- torch.fft helpers and windows (test_spectral_ops.py) ----------------------------------------
+
+def test_fft_frequencies_windows_and_istft_without_window():
+    """fftfreq/rfftfreq in every floating dtype bit for bit (float16 and bfloat16 multiply by
+    the scale rounded to the dtype first, as torch's kernel does), with d and out=; window
+    functions of 0 or 1 point in a complex dtype are torch's early returns (longer ones its
+    arange error); istft without a window warns (once per process: set_warn_always here)."""
+    cases = []
+    for name in ("fftfreq", "rfftfreq"):
+        for n in (1, 2, 5, 10, 19, 33):
+            for d in (None, 10.0, 0.5, 3):
+                for dtype in (None, "float32", "float64", "float16", "bfloat16"):
+                    def program(m, name=name, n=n, d=d, dtype=dtype):
+                        return getattr(m.fft, name)(n, *(() if d is None else (d,)),
+                                                    dtype=getattr(m, dtype) if dtype else None)
+                    cases.append((f"{name}({n}, {d}, {dtype})", program))
+        cases.append((f"{name} out=", lambda m, name=name: (lambda out: (getattr(m.fft, name)(
+            n=100, d=.5, out=out), out))(m.empty((), dtype=m.float16))))
+    for window in ("hann_window", "hamming_window", "bartlett_window", "blackman_window",
+                   "kaiser_window"):
+        for n in (0, 1, 2, -1):
+            for dtype in ("complex64", "complex128", "int64"):
+                def program(m, window=window, n=n, dtype=dtype):
+                    return getattr(m, window)(n, dtype=getattr(m, dtype))
+                cases.append((f"{window}({n}, {dtype})", program))
+
+    def istft(m):
+        spectrum = m.ones(5, 3, dtype=m.complex64)
+        out = m.istft(spectrum, 8)
+        return out.shape, out.dtype, m.istft(spectrum, 8, window=m.ones(8)).shape
+    cases.append(("istft without a window", istft))
+
+    def istft_real(m):
+        return m.istft(m.ones(5, 3), 8)
+    cases.append(("istft of a real tensor without a window", istft_real))
+    with _warn_always():
+        _same(cases)
