@@ -933,3 +933,32 @@ def test_fft_frequencies_windows_and_istft_without_window():
     cases.append(("istft of a real tensor without a window", istft_real))
     with _warn_always():
         _same(cases)
+
+
+def test_operators_between_tensors_and_numpy_operands():
+    """With NumPy arrays and scalars on either side: tensor op ndarray lets NumPy compute and
+    wraps the result (float64), ndarray / tensor is torch's reciprocal() * ndarray (its other
+    reflected operators are "unsupported operand"), and @ takes tensors only (a number or a
+    NumPy scalar on either side is "unsupported operand"; tensor @ ndarray is NumPy's); a
+    tensor requiring grad refuses to become an array."""
+    operands = {
+        "ndarray": lambda m: np.array([[1., 2.], [3., 4.]]), "0-d ndarray": lambda m: np.array(
+            2.), "np.float64": lambda m: np.float64(2.), "np.float32": lambda m: np.float32(2.),
+        "np.int64": lambda m: np.int64(2), "int": lambda m: 2, "bool": lambda m: True,
+        "list": lambda m: [[1., 2.], [3., 4.]],
+    }
+    cases = []
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for name, operand in operands.items():
+            for op in ("+", "-", "*", "/", "//", "%", "**", "@", "==", "<", "&"):
+                for order in ("tensor first", "operand first"):
+                    def program(m, dtype=dtype, operand=operand, op=op, order=order):
+                        x = m.tensor([[1, 2], [3, 4]]).to(getattr(m, dtype))
+                        a, b = (x, operand(m)) if order == "tensor first" else (operand(m), x)
+                        with warnings.catch_warnings():  # (NumPy 2's deprecation of torch's
+                            warnings.simplefilter("ignore", DeprecationWarning)  # __array_wrap__)
+                            return eval(f"a {op} b")  # noqa: S307 - the operator under test
+                    cases.append((f"{dtype} {order} {op} {name}", program))
+        cases.append((f"ndarray / {dtype} requiring grad", lambda m, d=dtype: np.ones(2) / m.ones(
+            2, dtype=getattr(m, d)).requires_grad_() if d.startswith("float") else None))
+    _same(cases)

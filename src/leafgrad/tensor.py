@@ -1566,6 +1566,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def __rtruediv__(self, other):
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
+                return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
             if not isinstance(other, _OPERANDS):
                 return NotImplemented  # Python raises torch's "unsupported operand" TypeError
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1600,17 +1602,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Abs.apply(self)
 
     def __matmul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        # matmul takes tensors only: a number is torch's "unsupported operand" TypeError, an
+        # ndarray NumPy's to compute (Note: operands)
+        if other.__class__ is not Tensor and not isinstance(other, Tensor):
+            return NotImplemented
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor and not isinstance(other, Tensor):
+            return NotImplemented
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
