@@ -962,3 +962,60 @@ def test_operators_between_tensors_and_numpy_operands():
         cases.append((f"ndarray / {dtype} requiring grad", lambda m, d=dtype: np.ones(2) / m.ones(
             2, dtype=getattr(m, d)).requires_grad_() if d.startswith("float") else None))
     _same(cases)
+
+
+def test_user_subclasses_constructed_and_used():
+    """A user's Tensor subclass (plain, or with a __torch_function__ that defers to the
+    default) built the legacy way (MyTensor(data), MyTensor([1., 2.])) is an instance of it,
+    as torch's Tensor.__new__ makes it; as_subclass and _make_subclass (grad flags, their
+    errors), ops, in-place ops, setitem, backward through it, nn layers and attributes."""
+    def plain(m):
+        class MyTensor(m.Tensor):
+            pass
+        return MyTensor
+
+    def deferring(m):
+        class Logged(m.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+        return Logged
+
+    programs = {
+        "MyTensor(data)": lambda m, cls, x: cls(x.detach()),
+        "MyTensor(list)": lambda m, cls, x: cls([1., 2.]),
+        "MyTensor(2, 3).shape": lambda m, cls, x: (type(cls(2, 3)).__name__, cls(2, 3).shape),
+        "as_subclass": lambda m, cls, x: x.as_subclass(cls),
+        "as_subclass of a result": lambda m, cls, x: (x * 1).as_subclass(cls),
+        "_make_subclass": lambda m, cls, x: m.Tensor._make_subclass(cls, x.detach()),
+        "_make_subclass requiring grad": lambda m, cls, x: m.Tensor._make_subclass(
+            cls, x.detach(), True),
+        "_make_subclass(int)": lambda m, cls, x: m.Tensor._make_subclass(int, x.detach()),
+        "as_subclass(int)": lambda m, cls, x: x.as_subclass(int),
+        "ops": lambda m, cls, x: (lambda y: [y + 1, y * y, y.sum(), y[0], y.view(2, 1),
+                                             y.detach(), y.clone(), y.to(m.float64),
+                                             m.stack([y, y]), y.unbind(), y.new_zeros(2),
+                                             m.zeros_like(y), y.data, y.is_leaf])(
+            x.as_subclass(cls)),
+        "backward": lambda m, cls, x: (lambda y: ((y * 3).sum().backward(), x.grad))(
+            x.as_subclass(cls)) if x.requires_grad else None,
+        "a leaf's backward": lambda m, cls, x: (lambda y: ((y * 3).sum().backward(), y.grad))(
+            m.Tensor._make_subclass(cls, x.detach(), True)),
+        "setitem": lambda m, cls, x: (lambda y: (y.__setitem__(0, 5.), y))(
+            x.detach().clone().as_subclass(cls)),
+        "in place": lambda m, cls, x: (lambda y: (y.add_(1), y))(
+            x.detach().clone().as_subclass(cls)),
+        "F.linear": lambda m, cls, x: m.nn.functional.linear(x.as_subclass(cls), m.ones(3, 2)),
+        "plain + subclass": lambda m, cls, x: m.ones(2) + x.as_subclass(cls),
+        "Tensor.add(subclass)": lambda m, cls, x: m.Tensor.add(x.as_subclass(cls), 1),
+        "attributes": lambda m, cls, x: (lambda y: (setattr(y, "tag", 1), getattr(
+            y + 1, "tag", None), y.tag))(x.as_subclass(cls)),
+    }
+    cases = []
+    for kind, make in (("plain", plain), ("deferring", deferring)):
+        for requires_grad in (False, True):
+            for label, program in programs.items():
+                def run(m, make=make, requires_grad=requires_grad, program=program):
+                    return program(m, make(m), m.tensor([1., 2.], requires_grad=requires_grad))
+                cases.append((f"{kind} requires_grad={requires_grad} {label}", run))
+    _same(cases)

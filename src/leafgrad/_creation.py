@@ -847,7 +847,13 @@ def _legacy_new(cls, *args, **kwargs):
     (values) and ``torch.Tensor(t)`` (an alias of t, any dtype): see leafgrad._legacy."""
     from ._legacy import construct
 
-    return construct(_dtype.get_default_dtype(), args, kwargs, check_dtype=False)
+    result = construct(_dtype.get_default_dtype(), args, kwargs, check_dtype=False)
+    if cls is not Tensor and type(result) is not cls:
+        # a user's subclass constructed the legacy way (MyTensor([1., 2.]), MyTensor(2, 3)):
+        # torch wraps the new tensor in the subclass
+        result = Tensor._make_subclass(cls, result, result.requires_grad) \
+            if result.grad_fn is None else result.as_subclass(cls)
+    return result
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
