@@ -1019,3 +1019,28 @@ def test_user_subclasses_constructed_and_used():
                     return program(m, make(m), m.tensor([1., 2.], requires_grad=requires_grad))
                 cases.append((f"{kind} requires_grad={requires_grad} {label}", run))
     _same(cases)
+
+
+def test_legacy_storage_classes():
+    """torch.FloatStorage and friends (torch.Storage is FloatStorage) build a TypedStorage of
+    their dtype from a size (a NumPy integer too), a sequence or nothing, and isinstance asks
+    the storage's dtype."""
+    cases = []
+    for name in ("Storage", "FloatStorage", "DoubleStorage", "LongStorage", "IntStorage",
+                 "ByteStorage", "BoolStorage", "HalfStorage"):
+        for args in ((), ([1, 0, 2],), (np.int64(3),), (np.uint8(2),)):
+            def program(m, name=name, args=args):
+                storage = getattr(m, name)(*args)
+                values = storage.tolist() if not args or not isinstance(args[0], np.generic) \
+                    else None  # (a sized storage's elements are uninitialised in torch)
+                return (type(storage).__name__, str(storage.dtype).split(".")[-1],
+                        storage.size(), values)
+            cases.append((f"{name}{args}", program))
+        for dtype in ("float32", "int64", "uint8"):
+            cases.append((f"isinstance({dtype} storage, {name})", lambda m, n=name, d=dtype: (
+                isinstance(m.ones(1, dtype=getattr(m, d)).storage(), getattr(m, n)))))
+    with warnings.catch_warnings():  # TypedStorage's deprecation is once per process in both:
+        warnings.simplefilter("ignore", UserWarning)  # given here, whatever ran before
+        torch.ones(1).storage()
+        leafgrad.ones(1).storage()
+    _same(cases)
