@@ -1044,3 +1044,50 @@ def test_legacy_storage_classes():
         torch.ones(1).storage()
         leafgrad.ones(1).storage()
     _same(cases)
+
+
+def test_types_a_mode_sees_for_plain_tensor_methods():
+    """A TorchFunctionMode's ``types`` holds the plain Tensor class for the methods torch
+    dispatches on self alone (C methods of no argument like exp, t, item, numel; -x and
+    abs(x); new_tensor; the methods and dunders torch writes in Python: norm, split, unique,
+    backward, __repr__...) and leaves it out for the others (sum, view, x + 1, torch.exp);
+    torch._C's flags for disabled dispatch."""
+    calls = {
+        "exp": lambda m, t: t.exp(), "-x": lambda m, t: -t, "abs(x)": lambda m, t: abs(t),
+        "sum": lambda m, t: t.sum(), "sum(0)": lambda m, t: t.sum(0), "x + 1": lambda m, t: t + 1,
+        "t": lambda m, t: t.t(), "item": lambda m, t: t[0, 0].item(), "norm": lambda m, t: t.norm(),
+        "split": lambda m, t: t.split(1), "unique": lambda m, t: t.unique(),
+        "numel": lambda m, t: t.numel(), "dim": lambda m, t: t.dim(),
+        "tolist": lambda m, t: t.tolist(), "detach": lambda m, t: t.detach(),
+        "view": lambda m, t: t.view(4), "backward": lambda m, t: t.sum().backward(),
+        "x[0]": lambda m, t: t[0], "repr": lambda m, t: repr(t), "torch.exp": lambda m, t: m.exp(
+            t), "relu": lambda m, t: m.nn.functional.relu(t), "new_tensor": lambda m, t:
+            t.new_tensor([1.]), "isnan": lambda m, t: t.isnan(),
+        "2 - x": lambda m, t: 2 - t, "len": lambda m, t: len(t),
+    }
+    cases = []
+    for label, call in calls.items():
+        def program(m, call=call):
+            seen = []
+
+            class Log(m.overrides.TorchFunctionMode):
+                def __torch_function__(self, func, types, args=(), kwargs=None):
+                    seen.append([t.__name__ for t in types])
+                    return func(*args, **(kwargs or {}))
+            t = m.ones(2, 2, requires_grad=True)
+            with Log():
+                call(m, t)
+            return seen[:1]
+        cases.append((label, program))
+
+    def flags(m):
+        seen = [(m._C._is_torch_function_enabled(), m._C._is_torch_function_all_disabled())]
+        with m._C.DisableTorchFunctionSubclass():
+            seen.append((m._C._is_torch_function_enabled(),
+                         m._C._is_torch_function_all_disabled()))
+        with m._C.DisableTorchFunction():
+            seen.append((m._C._is_torch_function_enabled(),
+                         m._C._is_torch_function_all_disabled()))
+        return seen
+    cases.append(("torch._C flags", flags))
+    _same(cases)

@@ -148,7 +148,8 @@ def _warn_ndarray_item() -> bool:
     if not _NDARRAYS_WARNED[0] or always:
         from . import _warn
 
-        _NDARRAYS_WARNED[0] = True
+        if not always:  # (torch's warn-always path leaves the once-flag alone)
+            _NDARRAYS_WARNED[0] = True
         _warn.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
                    "consider converting the list to a single numpy.ndarray with numpy.array() "
                    "before converting to a tensor.")

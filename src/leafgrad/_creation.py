@@ -53,8 +53,9 @@ def numpy_source(array: np.ndarray, aliased: bool = True) -> np.ndarray:
     if aliased and not array.flags.writeable:
         from ._info import is_warn_always_enabled
 
-        if not _NOT_WRITEABLE_WARNED[0] or is_warn_always_enabled():
-            _NOT_WRITEABLE_WARNED[0] = True
+        if is_warn_always_enabled() or not _NOT_WRITEABLE_WARNED[0]:
+            if not is_warn_always_enabled():  # (warn-always leaves the once-flag alone)
+                _NOT_WRITEABLE_WARNED[0] = True
             _warn.warn(
                 "The given NumPy array is not writable, and PyTorch does not support "
                 "non-writable tensors. This means writing to this tensor will result in "

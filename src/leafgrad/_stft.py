@@ -39,7 +39,9 @@ def _warn_once(warned: list) -> bool:
     set_warn_always."""
     from ._info import is_warn_always_enabled
 
-    if warned[0] and not is_warn_always_enabled():
+    if is_warn_always_enabled():  # (torch's warn-always path leaves the once-flag alone)
+        return True
+    if warned[0]:
         return False
     warned[0] = True
     return True

@@ -269,7 +269,9 @@ def _plain_method_warns(builtin: bool) -> bool:
         return True
     from ._info import is_warn_always_enabled
 
-    if _PLAIN_METHOD_WARNED[0] and not is_warn_always_enabled():
+    if is_warn_always_enabled():  # (torch's warn-always path leaves the once-flag alone)
+        return True
+    if _PLAIN_METHOD_WARNED[0]:
         return False
     _PLAIN_METHOD_WARNED[0] = True
     return True
@@ -280,7 +282,8 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     one returns something other than ``NotImplemented``; torch's TypeError if none does."""
     _activate()
     builtin = getattr(public_api, "_torch_function_builtin", False)
-    overloaded_args = _get_overloaded_args(relevant_args, plain_tensors=not builtin)
+    plain = not builtin or getattr(public_api, "_torch_function_plain_types", False)
+    overloaded_args = _get_overloaded_args(relevant_args, plain_tensors=plain)
     types = tuple(map(type, overloaded_args))
     if _state.modes and not _state.all_disabled:
         mode = _state.modes.pop()
@@ -497,11 +500,44 @@ _BINARY_DUNDERS = frozenset(
         "lshift", "rshift")) | {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 
 
+# Note: types for plain-tensor methods
+# torch passes ``types`` with the plain Tensor class in it (where it is otherwise left out) for
+# the methods it dispatches on ``self`` alone: its C methods of no argument (exp, neg, t,
+# item...; and the operators calling them, -x, abs(x)), new/new_tensor, and the methods written
+# in Python (backward, norm, split, unique, stft, register_hook, storage...). Measured on torch
+# 2.13 under a TorchFunctionMode.
+_PLAIN_TYPED_METHODS = frozenset("""
+    abs abs_ absolute absolute_ acos acos_ acosh acosh_ adjoint angle arccos arccos_ arccosh
+    arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan_ arctanh arctanh_ argwhere asin
+    asin_ asinh asinh_ atan atan_ atanh atanh_ backward bitwise_not bitwise_not_ ccol_indices
+    ceil ceil_ coalesce col_indices conj conj_physical conj_physical_ const_data_ptr corrcoef
+    cos cos_ cosh cosh_ crow_indices data_ptr deg2rad deg2rad_ dense_dim dequantize det detach
+    detach_ digamma digamma_ dim dim_order element_size erf erf_ erfc erfc_ erfinv erfinv_ exp
+    exp2 exp2_ exp_ expm1 expm1_ fix fix_ fliplr flipud floor floor_ frac frac_ frexp geqrf
+    get_device i0 i0_ indices int_repr inverse is_coalesced is_complex is_conj is_distributed
+    is_floating_point is_inference is_neg is_nonzero is_shared is_signed isfinite isinf isnan
+    isneginf isposinf isreal istft item lgamma lgamma_ log log10 log10_ log1p log1p_ log2 log2_
+    log_ logdet logical_not logical_not_ matrix_exp module_load msort ndimension neg neg_
+    negative negative_ nelement new new_tensor norm numel positive q_per_channel_axis
+    q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme rad2deg
+    rad2deg_ ravel reciprocal reciprocal_ register_hook register_post_accumulate_grad_hook relu
+    relu_ resize resize_as resolve_conj resolve_neg retain_grad row_indices rsqrt rsqrt_ sgn
+    sgn_ share_memory_ sigmoid sigmoid_ sign sign_ signbit sin sin_ sinc sinc_ sinh sinh_
+    slogdet sparse_dim split sqrt sqrt_ square square_ stft storage storage_offset storage_type
+    t t_ tan tan_ tanh tanh_ tolist trace trunc trunc_ unflatten unique unique_consecutive
+    untyped_storage values zero_
+""".split()) | frozenset({
+    "__array__", "__contains__", "__deepcopy__", "__dlpack__", "__dlpack_device__",
+    "__floordiv__", "__format__", "__ipow__", "__len__", "__pow__", "__rdiv__", "__rtruediv__",
+    "__reduce_ex__", "__repr__", "__reversed__", "__rfloordiv__", "__rlshift__", "__rmatmul__",
+    "__rmod__", "__rpow__", "__rrshift__", "__rsub__"})  # (torch's dunders written in Python)
+
 def _method_wrapper(function, name: str, public=None):
     """``function`` (a Tensor method) behind the dispatch check; ``public``: the method torch
     names as the function for an operator (``Tensor.add`` for ``__add__``)."""
 
     binary = name in _BINARY_DUNDERS
+    public_name = name if public is None else _DUNDER_AS[name]
 
     @functools.wraps(function)
     def method(self, *args, **kwargs):
@@ -519,6 +555,8 @@ def _method_wrapper(function, name: str, public=None):
 
     method._torch_function_name = f"torch.Tensor.{name}"
     method._torch_function_builtin = True
+    method._torch_function_plain_types = name in _PLAIN_TYPED_METHODS or \
+        public_name in _PLAIN_TYPED_METHODS
     method._torch_function_wrapped = function
     return method
 
