@@ -34,3 +34,17 @@ def _get_tracing_state():
     """torch._C._get_tracing_state: None outside torch.jit.trace (leafgrad's traces run the
     Python code, with no tracing state to report)."""
     return None
+
+
+def _is_torch_function_enabled() -> bool:
+    """False inside DisableTorchFunctionSubclass or DisableTorchFunction (torch's flag)."""
+    from .overrides import _state
+
+    return not (_state.subclass_disabled or _state.all_disabled)
+
+
+def _is_torch_function_all_disabled() -> bool:
+    """True inside DisableTorchFunction only."""
+    from .overrides import _state
+
+    return bool(_state.all_disabled)

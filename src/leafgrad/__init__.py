@@ -47,6 +47,10 @@ from ._info import *  # noqa: F403 - constants, finfo/iinfo, thread and determin
 from ._legacy import *  # noqa: F403 - FloatTensor(...) and the other legacy constructors
 from ._functions_random import *  # noqa: F403 - poisson, binomial
 from ._storage import TypedStorage, UntypedStorage  # noqa: F401 - t.storage()'s types
+from ._storage import LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402
+
+globals().update(_LEGACY_STORAGES)  # FloatStorage, LongStorage, ... (torch's legacy classes)
+Storage = _LEGACY_STORAGES["FloatStorage"]  # (torch.Storage is torch.FloatStorage)
 from . import storage  # noqa: F401,E402 - torch.storage
 from . import _C  # noqa: F401,E402 - torch._C.Generator
 from ._functions_linalg_more import *  # noqa: F403 - cholesky_solve, lu_unpack, qr, ...

@@ -664,11 +664,12 @@ def beta_alpha(function: str, args: tuple, beta, alpha, several: bool = False) -
 
 def numpy_scalar(value):
     """A NumPy scalar as torch reads it for a Scalar argument (python_arg_parser's
-    scalar_slow): NumPy integers as int, complex ones as complex, every other (np.bool_
-    too) as float; then it is weak in type promotion like the Python number."""
+    scalar_slow): NumPy integers as int, complex128 (a Python complex) as complex, every
+    other (np.bool_ too) as float, so complex64 loses its imaginary part with NumPy's
+    ComplexWarning; then it is weak in type promotion like the Python number."""
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.complexfloating):
+    if isinstance(value, complex):
         return complex(value)
     return float(value)
 

@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 
 from . import _argparse, _dtype
-from ._creation import INT_REQUIRES_GRAD, _finish, copied
+from ._alloc import share_with_numpy
+from ._creation import INT_REQUIRES_GRAD, _finish, copied, numpy_source
 from .tensor import Tensor, _wrap
 
 __all__ = ["asarray", "frombuffer"]
@@ -94,8 +95,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if isinstance(obj, Tensor):
         return _from_tensor(obj, dtype, copy, requires_grad)
     if isinstance(obj, (np.ndarray, np.generic)):
-        array = np.asarray(obj)
-        _dtype.from_user_numpy_dtype(array.dtype)  # torch's error for a dtype it has not
+        # (torch warns of a read-only array only when the tensor will alias it)
+        aliased = isinstance(obj, np.ndarray) and not copy and (
+            dtype is None or dtype.np == obj.dtype)
+        array = numpy_source(np.asarray(obj), aliased)
         tensor = _wrap(array)
         if dtype is not None and dtype.np != array.dtype:
             if copy is False:
@@ -103,6 +106,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
             tensor = _wrap(copied(array, dtype.np, isinstance(obj, np.ndarray)))
         elif copy:
             tensor = _wrap(copied(array, None, isinstance(obj, np.ndarray)))
+        if tensor._data is array:
+            share_with_numpy(array)
         return _finish(tensor._data, bool(requires_grad), shares=tensor._data is array)
     if _has_buffer(obj):
         tensor = _from_buffer(obj, dtype or _dtype.get_default_dtype(), -1, 0, False)

@@ -15,6 +15,8 @@ Three passes over the data, each with torch's errors:
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import _dtype
@@ -136,8 +138,34 @@ def compute_sizes(data) -> list:
     return sizes
 
 
+_NDARRAYS_WARNED = [False]  # torch's TORCH_WARN_ONCE: once per process
+
+
+def _warn_ndarray_item() -> bool:
+    """torch's warning as it stores an ndarray found inside a list (its recursive_store), once
+    per process; returns whether it warns every time (set_warn_always)."""
+    from ._info import is_warn_always_enabled
+
+    always = is_warn_always_enabled()
+    if not _NDARRAYS_WARNED[0] or always:
+        from . import _warn
+
+        if not always:  # (torch's warn-always path leaves the once-flag alone)
+            _NDARRAYS_WARNED[0] = True
+        _warn.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                   "consider converting the list to a single numpy.ndarray with numpy.array() "
+                   "before converting to a tensor.")
+    return always
+
+
 def _check_leaf(value, target) -> None:
     kind = target.np.kind
+    if isinstance(value, np.generic) and target.np.type is np.uint64:
+        raise TypeError("an integer is required")  # (torch unpacks a Python int only)
+    if isinstance(value, np.ndarray):
+        _warn_ndarray_item()
+        if value.ndim:  # torch unpacks it as a number: NumPy's own error
+            (operator.index if kind in "iub" else complex if kind == "c" else float)(value)
     if kind in "iub" and isinstance(value, np.floating) and not isinstance(value, float):
         # (torch unpacks an integer or bool leaf with __index__: a NumPy float32/float16
         # scalar has none; np.float64, a Python float, is truncated)
@@ -154,10 +182,15 @@ def _check_leaf(value, target) -> None:
         raise ValueError("only one element tensors can be converted to Python scalars")
     if value.__class__ is int and kind in "iu":
         _check_int(value, target)
-    if kind in "iuf" and isinstance(value, (complex, np.complexfloating)):
+    if kind in "iu" and isinstance(value, (np.bool_, np.complexfloating)):
+        # (no __index__: torch's integer unpacking refuses them, naming NumPy's type)
+        raise TypeError(f"'numpy.{type(value).__name__}' object cannot be interpreted as an "
+                        "integer")
+    if kind in "iuf" and isinstance(value, complex) and not isinstance(value, np.generic):
         if kind in "iu":
             raise TypeError("'complex' object cannot be interpreted as an integer")
         raise TypeError("must be real number, not complex")
+    # (a NumPy complex into a real dtype is its __float__: the real part, NumPy's warning)
 
 
 def _check_int(value: int, target) -> None:
@@ -221,11 +254,21 @@ def check_structure(data, sizes: list, target) -> bool:
             continue
         if not _is_sequence(value):
             raise TypeError("not a sequence")
-        if isinstance(value, np.ndarray):
-            if value.shape != tuple(sizes[dim:]):
-                got = value.shape[0] if value.ndim else 0
-                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
-                                 f"(got {got})")
+        if isinstance(value, np.ndarray) and _warn_ndarray_item():
+            # torch walks it as nested sequences, warning again at each row that is an array
+            # (under set_warn_always): walk its rows too
+            value = list(value)
+        elif isinstance(value, np.ndarray):
+            # the same walk's outcome from the shape: the first dim that differs is reported;
+            # a row that runs out of dims is a NumPy scalar, "not a sequence"
+            for offset, want in enumerate(sizes[dim:]):
+                if offset == value.ndim:
+                    raise TypeError("not a sequence")
+                if value.shape[offset] != want:
+                    raise ValueError(f"expected sequence of length {want} at dim "
+                                     f"{dim + offset} (got {value.shape[offset]})")
+            if value.ndim > ndim - dim and value.size:  # its leaves are arrays
+                _check_leaf(value[(0,) * (ndim - dim)], target)
             continue
         if len(value) != sizes[dim]:
             raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "

@@ -15,7 +15,7 @@ from ._compile.state import state as _capture
 from ._device import default as _device_default, use as _device_use
 from . import _meta
 from .ops import _layout
-from ._alloc import check_storage
+from ._alloc import check_storage, share_with_numpy
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
 
@@ -42,15 +42,51 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = F
     return result
 
 
+_NOT_WRITEABLE_WARNED = [False]  # torch's TORCH_WARN_ONCE: once per process
+
+
+def numpy_source(array: np.ndarray, aliased: bool = True) -> np.ndarray:
+    """``array`` checked as torch's tensor_from_numpy checks an array it wraps (``from_numpy``,
+    ``as_tensor``, ``asarray``, ``Tensor(array)``; ``tensor`` and ``new_tensor`` copy it, so
+    ``aliased=False`` skips the not-writable warning): strides in whole elements, none
+    negative, native byte order, then a dtype torch has."""
+    if aliased and not array.flags.writeable:
+        from ._info import is_warn_always_enabled
+
+        if is_warn_always_enabled() or not _NOT_WRITEABLE_WARNED[0]:
+            if not is_warn_always_enabled():  # (warn-always leaves the once-flag alone)
+                _NOT_WRITEABLE_WARNED[0] = True
+            _warn.warn(
+                "The given NumPy array is not writable, and PyTorch does not support "
+                "non-writable tensors. This means writing to this tensor will result in "
+                "undefined behavior. You may want to copy the array to protect its data or make "
+                "it writable before converting it to a tensor. This type of warning will be "
+                "suppressed for the rest of this program.")
+    itemsize = array.dtype.itemsize
+    strides = array.strides
+    if any(stride % itemsize for stride in strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. "
+                         "Copy the numpy array to reallocate the memory.")
+    if any(stride < 0 for stride in strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around this "
+            "by making a copy of your array  with array.copy().) ")
+    if not array.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte "
+                         "order. Conversion between byte orders is currently not supported.")
+    if array.dtype.kind not in "biuf" or itemsize > 8:
+        _dtype.from_user_numpy_dtype(array.dtype)  # torch's "can't convert np.ndarray" error
+    return array
+
+
 def _infer_array(data) -> np.ndarray:
     """An array from Python data, with torch's inference: floats -> default dtype, ints ->
     int64, bools -> bool (NumPy arrays and scalars keep their dtype); see _construct."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
-        if data.dtype.kind not in "biuf":
-            _dtype.from_user_numpy_dtype(data.dtype)  # torch's "can't convert np.ndarray" error
-        return data
+        return numpy_source(data, aliased=False)
     return _construct.array_from_data(data)
 
 
@@ -102,6 +138,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data.to(dtype)
     dtype = _argparse.dtype_arg("as_tensor", dtype)
     if isinstance(data, np.ndarray):
+        numpy_source(data)
         if dtype is not None and dtype.np.char == "e" and data.dtype.char != "e":
             array = _dtype.half_cast(data)  # Note: casts to float16 (_dtype.py)
         else:
@@ -110,6 +147,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             array = _layout.numpy_copy(array, data)
         array = _infer_array(array) if array.dtype.kind not in "fiub" else array
         shares = np.may_share_memory(array, data)
+        if shares:
+            share_with_numpy(array)
         if not shares and _capture.active:  # a converted copy: read live by a replay
             array = copied(data, array.dtype)
         return _finish(array, False, device, shares=shares)
@@ -138,7 +177,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    _dtype.from_user_numpy_dtype(array.dtype)
+    numpy_source(array)
+    share_with_numpy(array)
     result = _wrap(array)
     if _capture.active:  # shares the caller's array: leafgrad.compile reads it live
         _capture.tracer.created_tensor(result, True)
@@ -300,6 +340,8 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
         _argparse.check("full", (size, fill_value), {"dtype": dtype})
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    elif isinstance(fill_value, np.generic):  # torch's Scalar: np.bool_ fills as a float
+        fill_value = _argparse.numpy_scalar(fill_value)
     dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
     shape = _size((size,), "full")
     # (Note: checked scalar writes, _construct.py: one element of float16/bfloat16 is not)
@@ -432,7 +474,9 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
     _refuse_wide_unsigned(dtype, "arange_cpu")
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    # (NumPy scalars as torch's Scalar reads them: np.float32 is a float, np.bool_ too)
+    values = [v.item() if isinstance(v, Tensor) else _argparse.numpy_operand(v)
+              for v in (start, end, step)]
     start, end, step = values
     # torch's order (RangeFactories.cpp): the dtype's kernel, a zero step, finite bounds, the
     # step's sign
@@ -804,7 +848,13 @@ def _legacy_new(cls, *args, **kwargs):
     (values) and ``torch.Tensor(t)`` (an alias of t, any dtype): see leafgrad._legacy."""
     from ._legacy import construct
 
-    return construct(_dtype.get_default_dtype(), args, kwargs, check_dtype=False)
+    result = construct(_dtype.get_default_dtype(), args, kwargs, check_dtype=False)
+    if cls is not Tensor and type(result) is not cls:
+        # a user's subclass constructed the legacy way (MyTensor([1., 2.]), MyTensor(2, 3)):
+        # torch wraps the new tensor in the subclass
+        result = Tensor._make_subclass(cls, result, result.requires_grad) \
+            if result.grad_fn is None else result.as_subclass(cls)
+    return result
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -225,8 +225,8 @@ def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002 - torch's nam
             indices_or_sections = indices_or_sections.item()
         else:
             indices_or_sections = indices_or_sections.tolist()
-    if isinstance(indices_or_sections, int):
-        sections = indices_or_sections
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         base, extra = divmod(dim_size, sections)

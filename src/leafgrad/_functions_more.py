@@ -4,6 +4,8 @@ nonzero_static, empty_permuted."""
 
 from __future__ import annotations
 
+import math
+
 from . import _argparse
 from ._functions_copies import _ints
 from ._functions_math import _require_tensor
@@ -40,12 +42,22 @@ def fill(input, value):  # noqa: A002
     return fill_forms.FillScalar.apply(input, value=_argparse.scalar(value))
 
 
-def check_fill_value(tensor, value) -> None:
-    """A complex number does not fit a real tensor (torch's checked scalar conversion)."""
+def check_fill_value(tensor, value, setitem: bool = False):
+    """``value`` as written into ``tensor``: a complex number with an imaginary part does not
+    fit a real tensor (torch's checked scalar conversion); one without is its real part (which
+    must be finite for an integer tensor). ``setitem``: torch's setitem converts for a float16
+    or bfloat16 tensor through a double (its message names double)."""
     value = _argparse.scalar(value)
-    if isinstance(value, complex) and tensor._data.dtype.kind not in "cb":
-        name = _C_TYPES.get(tensor.dtype.name, tensor.dtype.name)
+    dtype = tensor.dtype
+    if isinstance(value, complex) and not dtype.is_complex and dtype.name != "bool":
+        if value.imag == 0 and (dtype.is_floating_point or math.isfinite(value.real)):
+            return value.real
+        if setitem and dtype.name in ("float16", "bfloat16"):
+            name = "double"
+        else:
+            name = _C_TYPES.get(dtype.name, dtype.name)
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value
 
 
 def is_neg(input) -> bool:  # noqa: A002
@@ -101,7 +113,7 @@ def constant_pad_nd(input, pad, value=0):  # noqa: A002
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
             "uint8": "uint8_t", "float32": "float", "float64": "double", "float16": "c10::Half",
-            "bool": "bool"}
+            "bfloat16": "c10::BFloat16", "bool": "bool"}
 
 
 def index_put(input, indices, values, accumulate=False):  # noqa: A002

@@ -84,7 +84,7 @@ def construct(d: _dtype.dtype, args: tuple, kwargs: dict, *, check_dtype: builti
               method: builtins.bool = False):
     """A legacy constructor call for dtype ``d`` (``Tensor(...)`` passes check_dtype=False;
     ``t.new(...)`` passes method=True)."""
-    from ._creation import tensor as _tensor
+    from ._creation import numpy_source, tensor as _tensor
     from .tensor import Size, Tensor, _wrap
 
     device = kwargs.get("device")
@@ -126,6 +126,8 @@ def construct(d: _dtype.dtype, args: tuple, kwargs: dict, *, check_dtype: builti
         if isinstance(first, (str, bytes)) or not hasattr(first, "__len__") and \
                 not hasattr(first, "__iter__"):
             raise TypeError(f"new(): invalid data type '{_typename(first)}'")
+        if isinstance(first, np.ndarray):  # wrapped, then copied into d (torch warns as
+            numpy_source(first)             # for an alias of a read-only array)
         if not d.is_floating_point and _float_tensor_inside(first):
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")

@@ -31,6 +31,26 @@ _DEPRECATED = ("stft with return_complex=False is deprecated. In a future pytorc
                "recover the old return format.")
 _warned = [False]  # torch's TORCH_WARN_ONCE
 _warned_window = [False]
+_warned_istft_window = [False]
+
+
+def _warn_once(warned: list) -> bool:
+    """Whether a TORCH_WARN_ONCE warning is due: the first time, or every time under
+    set_warn_always."""
+    from ._info import is_warn_always_enabled
+
+    if is_warn_always_enabled():  # (torch's warn-always path leaves the once-flag alone)
+        return True
+    if warned[0]:
+        return False
+    warned[0] = True
+    return True
+
+
+_NO_WINDOW_ISTFT = ("A window was not provided. A rectangular window will be applied.Please "
+                    "provide the same window used by stft to make the inversion lossless.To "
+                    "suppress this warning and use a rectangular window, explicitly set "
+                    "`window=torch.ones(n_fft, device=<device>)`.")
 _NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to "
               "cause spectral leakage. Other windows such as torch.hann_window or "
               "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
@@ -108,8 +128,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is not None and (window.ndim != 1 or window.shape[0] != win):
         fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window "
              f"with size {list(window.shape)}")
-    if window is None and not _warned_window[0]:  # torch's TORCH_WARN_ONCE
-        _warned_window[0] = True
+    if window is None and _warn_once(_warned_window):  # torch's TORCH_WARN_ONCE
         # torch warns from C++ under torch/functional.py's stft: attributed to torch's file
         warnings.warn(_NO_WINDOW, UserWarning, stacklevel=1)
     padded_window = window
@@ -168,6 +187,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' (position 1) must be Tensor, not "
                         f"{_argparse.typename(input)}")
+    if window is None and _warn_once(_warned_istft_window):  # (TORCH_WARN_ONCE, first thing)
+        warnings.warn(_NO_WINDOW_ISTFT, UserWarning, stacklevel=2)
     n_fft = int(n_fft)
     hop = n_fft >> 2 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)

@@ -156,3 +156,66 @@ def typed_storage(tensor) -> TypedStorage:
         _warned.append(True)
         warnings.warn(_TYPED_DEPRECATED, UserWarning, stacklevel=3)
     return TypedStorage(_buffer(tensor._data), tensor.dtype)
+
+
+# -- the legacy typed storage classes (torch.FloatStorage and friends, torch.Storage) ---------
+
+class _LegacyStorageMeta(type):
+    """``isinstance(s, FloatStorage)``: a TypedStorage of that dtype (torch's
+    _LegacyStorageMeta)."""
+
+    dtype: _dtype.dtype
+
+    def __instancecheck__(cls, instance) -> bool:
+        if type(instance) is TypedStorage:
+            return instance.dtype is cls.dtype
+        return False
+
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
+    """``FloatStorage(n)`` (n elements, uninitialised in torch: zeros here),
+    ``FloatStorage(sequence)`` (its values) or ``FloatStorage()``: a TypedStorage of the
+    class's dtype, with torch's deprecation warning (once per process)."""
+
+    def __new__(cls, *args, **kwargs):
+        import operator
+
+        if kwargs:
+            raise TypeError(f"{cls.__name__}.__new__ got unexpected keyword arguments "
+                            f"{sorted(kwargs)}")
+        if len(args) > 1:
+            raise TypeError(f"{cls.__name__}.__new__ received an invalid combination of "
+                            "arguments")
+        if not _warned:
+            _warned.append(True)
+            warnings.warn(_TYPED_DEPRECATED, UserWarning, stacklevel=2)
+        np_dtype = cls.dtype.np
+        if not args:
+            values = np.zeros(0, np_dtype)
+        else:
+            try:  # (a size: a Python or NumPy integer)
+                size = operator.index(args[0])
+            except TypeError:
+                values = np.asarray(list(args[0]), dtype=np_dtype)
+            else:
+                if size < 0:
+                    raise RuntimeError(f"Storage size calculation overflowed with sizes=[{size}]")
+                values = np.zeros(size, np_dtype)
+        return TypedStorage(values.reshape(-1).view(np.uint8), cls.dtype)
+
+
+def _legacy_storage_classes() -> dict:
+    classes = {}
+    for name, dtype in (("DoubleStorage", _dtype.float64), ("FloatStorage", _dtype.float32),
+                        ("HalfStorage", _dtype.float16), ("LongStorage", _dtype.int64),
+                        ("IntStorage", _dtype.int32), ("ShortStorage", _dtype.int16),
+                        ("CharStorage", _dtype.int8), ("ByteStorage", _dtype.uint8),
+                        ("BoolStorage", _dtype.bool), ("BFloat16Storage", _dtype.bfloat16),
+                        ("ComplexDoubleStorage", _dtype.complex128),
+                        ("ComplexFloatStorage", _dtype.complex64)):
+        classes[name] = _LegacyStorageMeta(name, (_LegacyStorage,), {
+            "dtype": dtype, "__module__": "leafgrad", "__qualname__": name})
+    return classes
+
+
+LEGACY_STORAGES = _legacy_storage_classes()

@@ -77,15 +77,15 @@ def _window(name: str, args: tuple, kwargs: dict, extra: tuple, defaults: tuple,
         dtype = _dtype.get_default_dtype()
     requires_grad = _argparse.bool_arg(name, "requires_grad",
                                        options.get("requires_grad", False))
-    if not dtype.is_floating_point:
-        if dtype.is_complex:
-            raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._legacy}'")
+    if not dtype.is_floating_point and not dtype.is_complex:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(dtype)}")
     if length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "
                            f"window_length={length}")
-    if length <= 1:
+    if length <= 1:  # (torch's early returns: a complex window of 0 or 1 point too)
         data = np.ones(length, dtype=dtype.np)
+    elif dtype.is_complex:  # (torch's arange has no complex kernel)
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._legacy}'")
     else:
         size = length + 1 if periodic else length
         # torch computes in the dtype; float16 kernels compute each step in float

@@ -547,9 +547,11 @@ def _frequencies(name: str, n, d, dtype, requires_grad, out, right: bool):
         steps[(n + 1) // 2:] -= n
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.float64(1.0) / np.float64(n * d)
-        # torch multiplies in the tensor's compute type: float for float32 and float16
+        # torch multiplies in the tensor's compute type (float for float32, float16 and
+        # bfloat16) by the scale rounded to the tensor's dtype first
         compute = np.float64 if dtype is _dtype.float64 else np.float32
-        values = (steps.astype(compute) * compute(scale)).astype(dtype.np)
+        scale = compute(np.asarray(scale).astype(dtype.np))
+        values = (steps.astype(compute) * scale).astype(dtype.np)
     if out is not None:
         if out._data.shape != values.shape and out._data.size:
             import warnings

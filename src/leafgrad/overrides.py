@@ -259,12 +259,31 @@ def _api_name(public_api) -> str:
     return f"{getattr(public_api, '__module__', '')}.{getattr(public_api, '__name__', '')}"
 
 
+_PLAIN_METHOD_WARNED = [False]
+
+
+def _plain_method_warns(builtin: bool) -> bool:
+    """torch's C++ dispatch warns of a plain-method __torch_function__ once per process
+    (TORCH_WARN_ONCE, every time under set_warn_always); its Python one every time."""
+    if not builtin:
+        return True
+    from ._info import is_warn_always_enabled
+
+    if is_warn_always_enabled():  # (torch's warn-always path leaves the once-flag alone)
+        return True
+    if _PLAIN_METHOD_WARNED[0]:
+        return False
+    _PLAIN_METHOD_WARNED[0] = True
+    return True
+
+
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Call the innermost mode, then each overriding argument's ``__torch_function__``, until
     one returns something other than ``NotImplemented``; torch's TypeError if none does."""
     _activate()
     builtin = getattr(public_api, "_torch_function_builtin", False)
-    overloaded_args = _get_overloaded_args(relevant_args, plain_tensors=not builtin)
+    plain = not builtin or getattr(public_api, "_torch_function_plain_types", False)
+    overloaded_args = _get_overloaded_args(relevant_args, plain_tensors=plain)
     types = tuple(map(type, overloaded_args))
     if _state.modes and not _state.all_disabled:
         mode = _state.modes.pop()
@@ -276,7 +295,7 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
             return result
     for arg in overloaded_args:
         method = arg.__torch_function__
-        if getattr(method, "__self__", None) is arg:  # (C++ functions warn as TORCH_WARN)
+        if getattr(method, "__self__", None) is arg and _plain_method_warns(builtin):
             warnings.warn("Defining your `__torch_function__` as a plain method is deprecated "
                           "and will be an error in future, please define it as a classmethod.",
                           UserWarning if builtin else DeprecationWarning, stacklevel=3)
@@ -306,8 +325,10 @@ class _Dispatcher:
         self._torch_function_name = name
         self._torch_function_builtin = builtin
 
+    _torch_function_mode_only = False  # (a factory: seen by modes, overridden by no argument)
+
     def __call__(self, *args, **kwargs):
-        if _state.modes or _relevant(args, kwargs):
+        if _state.modes or not self._torch_function_mode_only and _relevant(args, kwargs):
             if not _state.all_disabled:
                 return handle_torch_function(self, args + tuple(kwargs.values()), *args,
                                              **kwargs)
@@ -390,6 +411,15 @@ _IGNORED_NAMES = frozenset({
     "sym_int", "sym_float", "vmap", "cond", "promote_types", "result_type", "can_cast",
     "set_flush_denormal", "is_nonzero", "stack_trace", "finfo", "iinfo"})
 
+# of those, the ones torch's argument parser reads: no argument overrides them, but an active
+# TorchFunctionMode sees the call (``torch.ones(2)`` under a mode reaches it as ``ones``)
+_MODE_ONLY_NAMES = frozenset({
+    "tensor", "as_tensor", "asarray", "zeros", "ones", "empty", "full", "eye", "arange",
+    "linspace", "logspace", "rand", "randn", "randint", "randperm", "empty_strided",
+    "tril_indices", "triu_indices", "hann_window", "hamming_window", "bartlett_window",
+    "blackman_window", "kaiser_window", "promote_types", "result_type", "can_cast",
+    "is_nonzero", "sym_int", "sym_float"})
+
 _WRAPPED_MODULES = {}  # module -> (prefix for messages, builtin rule)
 _WRAPPER_OF: dict = {}  # id(a namespace function) -> its dispatch wrapper (once switched on)
 
@@ -409,7 +439,8 @@ def _install_functions() -> None:
     for module, prefix, builtin_rule in namespaces:
         namespace = vars(module)
         for name, value in list(namespace.items()):
-            if name.startswith("_") or name in _IGNORED_NAMES or \
+            mode_only = module is leafgrad and name in _MODE_ONLY_NAMES
+            if name.startswith("_") or name in _IGNORED_NAMES and not mode_only or \
                     type(value) is not _types.FunctionType or \
                     getattr(value, "_torch_function_wrapped", None) is not None:
                 continue
@@ -428,6 +459,7 @@ def _install_functions() -> None:
                          "torch.special": "special_"}.get(prefix, "")
                 message_name = f"{prefix}.{short}{name}"
             wrapper = _dispatch_wrapper(value, message_name, builtin)
+            wrapper._torch_function_mode_only = mode_only
             # found where it is published (pickle looks a function up by these)
             wrapper.__module__, wrapper.__qualname__ = module.__name__, name
             namespace[name] = wrappers[id(value)] = wrapper
@@ -459,22 +491,72 @@ _DUNDER_AS = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__"
 
 _IGNORED_METHODS = frozenset({"as_subclass", "__torch_function__", "data_ptr"})
 
+# binary operators whose dispatch turns a TypeError into NotImplemented (torch's
+# TypeError_to_NotImplemented_ and _handle_torch_function_and_wrap_type_error_to_not_implemented),
+# so that Python tries the reflected operator and then raises "unsupported operand type(s)"
+_BINARY_DUNDERS = frozenset(
+    f"__{prefix}{operator}__" for prefix in ("", "r", "i") for operator in (
+        "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+        "lshift", "rshift")) | {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+
+
+# Note: types for plain-tensor methods
+# torch passes ``types`` with the plain Tensor class in it (where it is otherwise left out) for
+# the methods it dispatches on ``self`` alone: its C methods of no argument (exp, neg, t,
+# item...; and the operators calling them, -x, abs(x)), new/new_tensor, and the methods written
+# in Python (backward, norm, split, unique, stft, register_hook, storage...). Measured on torch
+# 2.13 under a TorchFunctionMode.
+_PLAIN_TYPED_METHODS = frozenset("""
+    abs abs_ absolute absolute_ acos acos_ acosh acosh_ adjoint angle arccos arccos_ arccosh
+    arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan_ arctanh arctanh_ argwhere asin
+    asin_ asinh asinh_ atan atan_ atanh atanh_ backward bitwise_not bitwise_not_ ccol_indices
+    ceil ceil_ coalesce col_indices conj conj_physical conj_physical_ const_data_ptr corrcoef
+    cos cos_ cosh cosh_ crow_indices data_ptr deg2rad deg2rad_ dense_dim dequantize det detach
+    detach_ digamma digamma_ dim dim_order element_size erf erf_ erfc erfc_ erfinv erfinv_ exp
+    exp2 exp2_ exp_ expm1 expm1_ fix fix_ fliplr flipud floor floor_ frac frac_ frexp geqrf
+    get_device i0 i0_ indices int_repr inverse is_coalesced is_complex is_conj is_distributed
+    is_floating_point is_inference is_neg is_nonzero is_shared is_signed isfinite isinf isnan
+    isneginf isposinf isreal istft item lgamma lgamma_ log log10 log10_ log1p log1p_ log2 log2_
+    log_ logdet logical_not logical_not_ matrix_exp module_load msort ndimension neg neg_
+    negative negative_ nelement new new_tensor norm numel positive q_per_channel_axis
+    q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme rad2deg
+    rad2deg_ ravel reciprocal reciprocal_ register_hook register_post_accumulate_grad_hook relu
+    relu_ resize resize_as resolve_conj resolve_neg retain_grad row_indices rsqrt rsqrt_ sgn
+    sgn_ share_memory_ sigmoid sigmoid_ sign sign_ signbit sin sin_ sinc sinc_ sinh sinh_
+    slogdet sparse_dim split sqrt sqrt_ square square_ stft storage storage_offset storage_type
+    t t_ tan tan_ tanh tanh_ tolist trace trunc trunc_ unflatten unique unique_consecutive
+    untyped_storage values zero_
+""".split()) | frozenset({
+    "__array__", "__contains__", "__deepcopy__", "__dlpack__", "__dlpack_device__",
+    "__floordiv__", "__format__", "__ipow__", "__len__", "__pow__", "__rdiv__", "__rtruediv__",
+    "__reduce_ex__", "__repr__", "__reversed__", "__rfloordiv__", "__rlshift__", "__rmatmul__",
+    "__rmod__", "__rpow__", "__rrshift__", "__rsub__"})  # (torch's dunders written in Python)
 
 def _method_wrapper(function, name: str, public=None):
     """``function`` (a Tensor method) behind the dispatch check; ``public``: the method torch
     names as the function for an operator (``Tensor.add`` for ``__add__``)."""
 
+    binary = name in _BINARY_DUNDERS
+    public_name = name if public is None else _DUNDER_AS[name]
+
     @functools.wraps(function)
     def method(self, *args, **kwargs):
         if _state.modes or _overrides(self) or _relevant(args, kwargs):
             if not _state.all_disabled:
-                return handle_torch_function(method if public is None else public,
-                                             (self,) + args + tuple(kwargs.values()),
-                                             self, *args, **kwargs)
+                try:
+                    return handle_torch_function(method if public is None else public,
+                                                 (self,) + args + tuple(kwargs.values()),
+                                                 self, *args, **kwargs)
+                except TypeError:
+                    if binary:
+                        return NotImplemented
+                    raise
         return function(self, *args, **kwargs)
 
     method._torch_function_name = f"torch.Tensor.{name}"
     method._torch_function_builtin = True
+    method._torch_function_plain_types = name in _PLAIN_TYPED_METHODS or \
+        public_name in _PLAIN_TYPED_METHODS
     method._torch_function_wrapped = function
     return method
 
@@ -584,7 +666,8 @@ def get_overridable_functions() -> dict:
     out: dict = {}
     for module in _WRAPPED_MODULES:
         out[module] = [value for value in vars(module).values()
-                       if getattr(value, "_torch_function_wrapped", None) is not None]
+                       if getattr(value, "_torch_function_wrapped", None) is not None
+                       and not getattr(value, "_torch_function_mode_only", False)]
     Tensor = _tensor_class()
     out[Tensor] = [value for name, value in vars(Tensor).items()
                    if callable(value) and not name.startswith("_")]

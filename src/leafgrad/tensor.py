@@ -5,6 +5,7 @@ Every arithmetic method calls an op from ``leafgrad.ops``; this file holds no de
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 import threading
@@ -28,6 +29,7 @@ from .autograd._vmap_state import INPLACE_REQUIRES_GRAD as _INPLACE_REQUIRES_GRA
 from .autograd._vmap_state import RETAIN_GRAD as _RETAIN_GRAD
 from .autograd._vmap_state import EQUAL_UNDER_VMAP as _EQUAL_UNDER_VMAP
 from .autograd._transform_levels import is_input as _transform_input
+from ._alloc import share_with_numpy
 from ._construct import check_scalar_write, unsigned_fill
 from .autograd.grad_mode import inference_blocks as _INFERENCE_BLOCKS, state as _grad_state
 from .autograd import graph as _graph
@@ -1058,7 +1060,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that has negative bit set. Use "
                 "tensor.resolve_neg().numpy() instead."
             )
-        return self._data
+        data = self._data
+        share_with_numpy(data)  # (Note: storages NumPy shares, _alloc.py)
+        if not data.size and data.ndim:  # torch hands NumPy an empty array's strides as zeros
+            return np.lib.stride_tricks.as_strided(data, strides=(0,) * data.ndim)
+        return data
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
         """Export the tensor's memory to another array library (utils/dlpack.py)."""
@@ -1094,10 +1100,17 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if _dtype.is_bfloat16_array(self._data):  # (torch's __array__ is numpy())
+            raise TypeError("Got unsupported ScalarType BFloat16")
         array = self._data
+        share_with_numpy(array)  # (torch's __array__ is numpy(), whatever NumPy does next)
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
-        return array.copy() if copy else array
+        if copy:
+            return array.copy()
+        if not array.size and array.ndim:  # (as numpy() gives it)
+            array = np.lib.stride_tricks.as_strided(array, strides=(0,) * array.ndim)
+        return array
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         # NumPy's result for ``tensor + ndarray`` and ``np.sin(tensor)`` comes back as a tensor,
@@ -1209,8 +1222,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         cls = type(self)
         if cls is Tensor or cls.__module__.startswith("leafgrad"):
             return tensor_repr(self._data, self.dtype, extras)
-        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does
-        return tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
+        # a user's subclass (as_subclass, _make_subclass) prints its name, as torch's does,
+        # inside Parameter(...) when nn.Parameter marked it
+        text = tensor_repr(self._data, self.dtype, extras, prefix=f"{cls.__name__}(")
+        return f"Parameter({text})" if getattr(self, "_is_param", False) else text
 
     __str__ = __repr__
 
@@ -1273,6 +1288,28 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 "properly implement new_empty() for your subclass or override __deepcopy__() if "
                 "it is intended behavior for new_empty() to return an instance of a different "
                 "type.")
+        if kind is not Tensor and not hasattr(kind, "_from_tensor") and \
+                not kind.__module__.startswith("leafgrad"):
+            # torch's default for a user's subclass: the copy is the subclass's new_empty([])
+            # given a copy of the data, the grad flag and grad, then a deep copy of __dict__
+            # (its _is_param mark too)
+            new = self.new_empty([])
+            if type(new) is not kind:
+                raise RuntimeError(
+                    "The default implementation of __deepcopy__() for non-wrapper subclasses "
+                    "only works for subclass types that implement new_empty() and for which that "
+                    "function returns another instance of the same subclass. You should either "
+                    "properly implement new_empty() for your subclass or override __deepcopy__() "
+                    "if it is intended behavior for new_empty() to return an instance of a "
+                    "different type.")
+            new._data = _deepcopy_data(self._data, memo)
+            if self._requires_grad:
+                new.requires_grad_()
+            if self._grad_value is not None:
+                new._grad_value = _wrap(self._grad_value._data.copy())
+            new.__dict__ = copy.deepcopy(self.__dict__, memo)
+            memo[id(self)] = new
+            return new
         new = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
             new = type(self)._from_tensor(new) if hasattr(type(self), "_from_tensor") else new
@@ -1529,6 +1566,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def __rtruediv__(self, other):
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
+                return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
             if not isinstance(other, _OPERANDS):
                 return NotImplemented  # Python raises torch's "unsupported operand" TypeError
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1563,27 +1602,29 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.Abs.apply(self)
 
     def __matmul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        # matmul takes tensors only: a number is torch's "unsupported operand" TypeError, an
+        # ndarray NumPy's to compute (Note: operands)
+        if other.__class__ is not Tensor and not isinstance(other, Tensor):
+            return NotImplemented
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor and not isinstance(other, Tensor):
+            return NotImplemented
         return _ops.matmul(other, self)
 
     def __eq__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _EQ_OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Eq.apply(self, other)
 
     def __ne__(self, other):
-        if other.__class__ is not Tensor and not isinstance(other, _EQ_OPERANDS):
-            return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
+            if not isinstance(other, _EQ_OPERANDS):
+                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Ne.apply(self, other)
 
     def __lt__(self, other):
@@ -2307,7 +2348,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if value.__class__ is complex:
             from ._functions_more import check_fill_value
 
-            check_fill_value(self, value)
+            value = check_fill_value(self, value)
         else:
             # (Note: checked scalar writes, _construct.py: one element of float16 is not)
             value = check_scalar_write(_argparse.scalar(value), self.dtype,

@@ -248,6 +248,19 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
+    from .. import overrides
+
+    if overrides._wrapped.methods_wrapped and not overrides._state.all_disabled:
+        # torch's grad is overridable as a whole: a mode or a tensor-like among the outputs and
+        # inputs sees one call to grad (not the calls grad makes)
+        outputs_t, inputs_t = _as_tuple(outputs, "outputs"), _as_tuple(inputs, "inputs")
+        relevant = tuple(t for t in outputs_t + inputs_t if overrides.is_tensor_like(t))
+        if overrides._state.modes or any(overrides._overrides(t) for t in relevant):
+            return overrides.handle_torch_function(
+                grad, relevant, outputs_t, inputs_t, grad_outputs=grad_outputs,
+                retain_graph=retain_graph, create_graph=create_graph, only_inputs=only_inputs,
+                allow_unused=allow_unused, is_grads_batched=is_grads_batched,
+                materialize_grads=materialize_grads)
     if _vmap_state.active:
         from ..ops._batching import check_visible_grad
 

@@ -9,103 +9,38 @@ tensor([[0.]])
 
 from __future__ import annotations
 
-from ..tensor import Tensor
-
 __all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
-
-
-def _owner(module, name: str):
-    """The submodule holding ``name`` and the attribute's last part."""
-    parts = name.split(".")
-    for part in parts[:-1]:
-        module = getattr(module, part)
-    return module, parts[-1]
-
-
-def _merge(parameter_and_buffer_dicts) -> dict:
-    if isinstance(parameter_and_buffer_dicts, dict):
-        return dict(parameter_and_buffer_dicts)
-    merged: dict = {}
-    repeated = []
-    for mapping in parameter_and_buffer_dicts:
-        for key, value in mapping.items():
-            if key in merged and key not in repeated:
-                repeated.append(key)
-            merged[key] = value
-    if repeated:
-        raise ValueError(
-            f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
-            "ambiguous"
-        )
-    return merged
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
                     tie_weights: bool = True, strict: bool = False):
-    """Call ``module(*args, **kwargs)`` with the given tensors as its parameters and buffers."""
-    values = _merge(parameter_and_buffer_dicts)
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    named = dict(module.named_parameters(remove_duplicate=False))
-    named.update(dict(module.named_buffers(remove_duplicate=False)))
-    if strict:
-        missing = sorted(name for name in named if name not in values)
-        unexpected = sorted(name for name in values if name not in named)
-        if missing or unexpected:
-            lines = []
-            if unexpected:
-                lines.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected))
-            if missing:
-                lines.append("Missing key(s): " + ", ".join(repr(k) for k in missing))
-            raise RuntimeError(
-                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
-                + ".\n\t".join(lines) + "."
-            )
-    if tie_weights:
-        # names sharing one tensor (tied weights) all take the value given for any of them
-        by_tensor: dict = {}
-        for name, tensor in named.items():
-            by_tensor.setdefault(id(tensor), []).append(name)
-        for names in by_tensor.values():
-            given = [name for name in names if name in values]
-            if len(given) > 1:
-                first = values[given[0]]
-                for other in given[1:]:
-                    if values[other] is not first:
-                        raise ValueError(
-                            f"functional_call got multiple values for keys {given}, which are "
-                            "tied. Consider using tie_weights=False"
-                        )
-            if given:
-                for name in names:
-                    values.setdefault(name, values[given[0]])
-    saved = []
-    try:
-        for name, value in values.items():
-            owner, attr = _owner(module, name)
-            store = None
-            for candidate in ("_parameters", "_buffers"):
-                if attr in owner.__dict__.get(candidate, {}):
-                    store = owner.__dict__[candidate]
-                    break
-            if store is not None:
-                saved.append((store, attr, store[attr], True))
-                store[attr] = value
-            else:
-                saved.append((owner.__dict__, attr, owner.__dict__.get(attr), attr in
-                               owner.__dict__))
-                owner.__dict__[attr] = value
-        return module(*args, **kwargs)
-    finally:
-        for store, attr, old, existed in reversed(saved):
-            if existed:
-                store[attr] = old
-            else:
-                store.pop(attr, None)
+    """Call ``module(*args, **kwargs)`` with the given tensors (a dict, or a list or tuple of
+    dicts with no key in two) as its parameters and buffers (nn.utils.stateless)."""
+    from collections.abc import Sequence
+
+    from ..nn.utils.stateless import _functional_call
+
+    if isinstance(parameter_and_buffer_dicts, dict):
+        parameters_and_buffers = parameter_and_buffer_dicts
+    elif isinstance(parameter_and_buffer_dicts, Sequence):
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        counts: dict = {}
+        for mapping in parameter_and_buffer_dicts:
+            for key in mapping:
+                counts[key] = counts.get(key, 0) + 1
+        repeated = [key for key, count in counts.items() if count > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             "functional call is ambiguous")
+        parameters_and_buffers = {key: value for mapping in parameter_and_buffer_dicts
+                                  for key, value in mapping.items()}
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+                         f"dicts, but got {type(parameter_and_buffer_dicts)}")
+    return _functional_call(module, parameters_and_buffers, args, kwargs,
+                            tie_weights=tie_weights, strict=strict)
 
 
 def stack_module_state(models) -> tuple[dict, dict]:

@@ -152,6 +152,9 @@ class LegacyMethods:
         if storage is not None and storage.size >= count:
             self._data = storage[:count].reshape(shape)
         else:
+            from .._alloc import check_resizable
+
+            check_resizable(self._data)
             kept = storage if storage is not None else self._data.reshape(-1)
             grown = np.zeros(count, self._data.dtype)
             grown[:min(kept.size, count)] = kept[:count]

@@ -25,7 +25,20 @@ def _alias(cls, data: Tensor, requires_grad: bool) -> Tensor:
 
 from ..overrides import _disabled_torch_function_impl
 
-class Parameter(Tensor):
+
+class _ParameterMeta(type):
+    """``isinstance(t, Parameter)`` is also True for an instance of a user's Tensor subclass
+    marked ``_is_param`` (torch's _ParameterMeta): ``Parameter(subclass_instance)`` keeps the
+    subclass and marks it."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Parameter and isinstance(instance, Tensor) and getattr(
+                instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that is a module parameter: assigning it to a Module attribute registers it.
 
     >>> w = leafgrad.nn.Parameter(leafgrad.zeros(2))
@@ -41,7 +54,19 @@ class Parameter(Tensor):
             from .._creation import empty
 
             data = empty(0)
-        return _alias(cls, data, requires_grad)
+        if type(data) is Tensor or type(data) is Parameter:
+            return _alias(cls, data, requires_grad)
+        # a user's subclass (torch's path for custom tensors): its detached alias, marked
+        t = data.detach().requires_grad_(requires_grad)
+        if type(t) is not type(data):
+            raise RuntimeError(
+                f"Creating a Parameter from an instance of type {type(data).__name__} requires "
+                "that detach() returns an instance of the same type, but return type "
+                f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                "correct the detach() semantics defined by its __torch_dispatch__() "
+                "implementation.")
+        t._is_param = True
+        return t
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -69,11 +94,23 @@ def _rebuild_parameter(data, requires_grad: bool) -> Parameter:
     return Parameter(_wrap(data), requires_grad)
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is True for any tensor marked ``_is_buffer`` (torch's
+    _BufferMeta): what ``nn.Buffer(...)`` returns, and the same object once registered."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(
+                instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """Marks a tensor as a buffer when assigned to a Module attribute (``nn.Buffer`` in torch).
 
-    Assigning one registers it with ``register_buffer`` (``persistent`` as given) and stores the
-    plain tensor, as torch does.
+    As in torch, ``Buffer(data)`` is a plain Tensor (``data`` detached) carrying the marks
+    ``persistent`` and ``_is_buffer``: assigning it registers it with ``register_buffer``, and
+    assigning the registered tensor to another attribute registers it again (tied buffers).
     """
 
     __torch_function__ = _disabled_torch_function_impl  # (dispatched as a plain tensor)
@@ -83,8 +120,9 @@ class Buffer(Tensor):
             from .._creation import empty
 
             data = empty(0)
-        t = _alias(cls, data, data._requires_grad)
+        t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
 
 

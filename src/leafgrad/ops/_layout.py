@@ -257,7 +257,17 @@ def numpy_copy(copy: np.ndarray, source: np.ndarray) -> np.ndarray:
     """``copy``, a NumPy copy of the user's array ``source`` (``np.array(..., order="K")``),
     with ``source``'s strides in its size-1 dims, as torch's copy of a non-overlapping, dense
     tensor keeps every stride (``torch.tensor(a)`` of a transposed (1, n) array: strides
-    (1, 1), not (n, 1)); NumPy makes those strides row-major. Other layouts are unchanged."""
+    (1, 1), not (n, 1)); NumPy makes those strides row-major. A broadcast source (a stride 0
+    in a dim of size > 1) is laid out as torch's empty_like lays it (its stride-0 dims keep
+    their place; NumPy's order="K" makes them innermost). Other layouts are unchanged."""
+    if copy.shape == source.shape and 0 in source.strides and any(
+            stride == 0 and size > 1 for stride, size in zip(source.strides, source.shape)):
+        strides = _preserved_strides(source)
+        if strides is None:
+            return np.ascontiguousarray(copy)
+        laid_out = _strided_empty(copy.shape, strides, copy.dtype)
+        laid_out[...] = copy
+        return laid_out
     if copy.ndim < 2 or 1 not in copy.shape or not copy.size or copy.shape != source.shape:
         return copy
     item, source_item = copy.itemsize, source.itemsize

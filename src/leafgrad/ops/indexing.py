@@ -637,9 +637,9 @@ def setitem(tensor, index, value) -> None:
     """``tensor[index] = value``: basic indices copy into a view (CopySlices when recorded),
     advanced ones use ``index_put_`` (IndexPutBackward0)."""
 
-    index = canonical_index(index)
-    if not isinstance(value, Tensor):
+    if not isinstance(value, Tensor):  # (torch reads the value before the index)
         value = _scalar_tensor(value, tensor)
+    index = canonical_index(index)
     if _has_advanced(index):
         # As torch does: the basic part of the index becomes a view (so a write through it is
         # CopySlices on the base), then index_put_ applies the advanced part to that view.
@@ -710,12 +710,18 @@ def _copy_to(view, value) -> None:
 
 
 def _scalar_tensor(value, like):
+    # torch's setitem takes a tensor or a Python int, float, bool or complex (NumPy integers
+    # count as ints; np.float64 and np.complex128 are a float and a complex): not a list, an
+    # ndarray, None, np.float32 or np.bool_
+    if not isinstance(value, (int, float, complex, np.integer)):
+        from .._argparse import typename
 
+        raise TypeError(f"can't assign a {typename(value)} to a {like.type()}")
     dtype = like._data.dtype
     if isinstance(value, complex):  # torch's checked conversion to the tensor's dtype
         from .._functions_more import check_fill_value
 
-        check_fill_value(like, value)
+        value = check_fill_value(like, value, setitem=True)
     else:
         value = check_scalar_write(value, like.dtype, setitem=True)  # (Note: checked scalar
         # writes, _construct.py)

@@ -439,11 +439,11 @@ def trace(tensor):
 
 
 def tril(tensor, diagonal=0):
-    return Tril.apply(tensor, diagonal=diagonal)
+    return Tril.apply(tensor, diagonal=int(diagonal))  # (a NumPy integer is an int)
 
 
 def triu(tensor, diagonal=0):
-    return Triu.apply(tensor, diagonal=diagonal)
+    return Triu.apply(tensor, diagonal=int(diagonal))
 
 
 def tril_(tensor, diagonal=0):

@@ -96,7 +96,7 @@ def _format_order(ord) -> str:  # noqa: A002
 def norm(a: Tensor, ord=None, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A002
     """torch.linalg.norm: a matrix norm for ``ord`` with 2 dims, else a vector norm."""
     if dim is not None:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
         if len(dims) not in (1, 2):
             raise RuntimeError(
                 f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}"

@@ -20,7 +20,8 @@ def reduce_dims(dim, ndim: int) -> tuple:
     """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
     from ..tensor import _wrap_dim
 
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    # (a NumPy integer is an int to torch's argument parser)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     result = []
     for d in dims:
         d = _wrap_dim(d, ndim)

@@ -433,6 +433,7 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(tensor, chunks, dim=0):
     if tensor.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = int(chunks)  # (a NumPy integer is an int: no uint8 arithmetic below)
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     dim = _wrap_dim(dim, tensor.ndim)
@@ -457,8 +458,9 @@ def movedim(tensor, source, destination):
     from . import permute
 
     ndim = tensor.ndim
-    source = [source] if isinstance(source, int) else list(source)
-    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = [source] if isinstance(source, (int, np.integer)) else list(source)
+    destination = [destination] if isinstance(destination, (int, np.integer)) \
+        else list(destination)
     if len(source) != len(destination):
         raise RuntimeError(
             "movedim: Invalid source or destination dims: source "
@@ -590,7 +592,7 @@ def tile(tensor, dims):
 
 
 def flip(tensor, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
     wrapped = tuple(_wrap_dim(d, tensor.ndim) for d in dims)
     for index, d in enumerate(wrapped):  # (torch's dim_list_to_bitset)
         if d in wrapped[:index]:
@@ -615,8 +617,8 @@ def flipud(tensor):
 def roll(tensor, shifts, dims=None):
     # torch's roll_common: shifts required; with no dims one shift rolls the flattened tensor;
     # else one shift per dim, each dim wrapped (a 0-d tensor has none to name)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    dims = () if dims is None else (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:

@@ -69,9 +69,8 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     """A tensor saved with attributes (or as a subclass): rebuilt by ``func``, then given
     its attributes; only types on the allow-list reach here."""
     result = func(*args)
-    if type(result) is not new_type:
-        raise pickle.UnpicklingError(
-            f"leafgrad cannot rebuild a tensor as {new_type.__qualname__}")
+    if type(result) is not new_type:  # a user's subclass (torch's as_subclass: an alias)
+        result = result.as_subclass(new_type)
     setstate = getattr(type(result), "__setstate__", None)
     if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
         result.__setstate__(state)

@@ -147,7 +147,8 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
                                         tensor.is_coalesced())))
 
         state = tensor.__dict__  # user attributes travel as torch's do
-        if isinstance(tensor, Parameter):
+        kind = type(tensor)
+        if issubclass(kind, Parameter):  # (a subclass nn.Parameter marked is saved as below)
             args = (_wrap(tensor._data), tensor._requires_grad, collections.OrderedDict())
             if state:
                 return (_TorchGlobal("torch._utils", "_rebuild_parameter_with_state"),
@@ -160,9 +161,13 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler lets GLOBALs be writ
         if storage_name(tensor._data.dtype) is None:  # uint16/32/64: torch's v3 names the dtype
             rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
             args = args + (tensor.dtype,)
-        if state:
+        user_class = kind is not Tensor and not kind.__module__.startswith("leafgrad")
+        if state or user_class:
+            # a user's subclass is pickled by reference, as torch's Tensor.__reduce_ex__ does
+            # (a local class cannot be: pickle's error)
+            new_type = kind if user_class else _TorchGlobal("torch", "Tensor")
             return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"),
-                    (rebuild, _TorchGlobal("torch", "Tensor"), args, dict(state)))
+                    (rebuild, new_type, args, dict(state)))
         return (rebuild, args)
 
 

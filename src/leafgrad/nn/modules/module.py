@@ -251,9 +251,6 @@ class Module:
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or "
                 "None required)"
             )
-        if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
-            tensor = _plain(tensor)
         for hook in _global_buffer_registration_hooks.values():
             output = hook(self, name, tensor)
             if output is not None:
