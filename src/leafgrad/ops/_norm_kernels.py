@@ -433,9 +433,12 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
     return np.moveaxis(out.reshape((batch,) + x.shape[2:] + (channels,)), -1, 1)
 
 
-# -- layer norm's backward (LayerNormBackwardKernelImplInternal, float32) -----------------------
+# -- layer norm's backward (LayerNormBackwardKernelImplInternal, float32 and float64) ----------
 #
-# Measured against torch 2.13 (AVX2 build; tests/test_fuzz8_findings.py). Per row of N elements:
+# Measured against torch 2.13 (AVX2 build; tests/test_fuzz8_findings.py, float64:
+# test_tutorials8_findings.py). float64 runs the same steps in 4-lane Vectorized<double>, its
+# lanes summed in order (vec_reduce_all has a shuffle tree for float only), every fused
+# multiply-add exact (_fma64). Per row of N elements:
 #
 # - ``ds = sum(dy * x * gamma)`` and ``db = sum(dy * gamma)`` (without weight ``sum(dy * x)``,
 #   ``sum(dy)``): vec::map*_reduce_all over 8-lane vectors, the products rounded, each lane
@@ -459,32 +462,46 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
 _BUFFER_ROWS = 128  # (as BatchNorm's: a (4, 24, 32) LayerNorm's 96 rows took NumPy's sums)
 
 
+def _lane_sum_in_order(lanes: np.ndarray) -> np.ndarray:
+    """vec_reduce_all's sum of the lanes of a Vectorized<double>: lane 0, then each next one
+    added in order (only float has the shuffle tree)."""
+    total = lanes[..., 0].copy()
+    for k in range(1, lanes.shape[-1]):
+        total += lanes[..., k]
+    return total
+
+
 def _row_dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32."""
+    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32 in
+    8-lane vectors or float64 in 4-lane ones."""
     rows, length = p.shape
-    if length < _LANES:
+    double = p.dtype == _F64
+    width = _LANES64 if double else _LANES
+    if length < width:
         products = p * q
         total = products[:, 0].copy()
         for k in range(1, length):
             total += products[:, k]
         return total
-    full = length // _LANES * _LANES
-    products = (p[:, :full] * q[:, :full]).reshape(rows, full // _LANES, _LANES)
+    full = length // width * width
+    products = (p[:, :full] * q[:, :full]).reshape(rows, full // width, width)
     lanes = np.add.accumulate(products, axis=1)[:, -1].copy()
     rest = length - full
     if rest:
-        lanes[:, :rest] = _fma(p[:, full:], q[:, full:], lanes[:, :rest])
-    return _lane_tree_sum(lanes)
+        fma = _fma64_quiet if double else _fma
+        lanes[:, :rest] = fma(p[:, full:], q[:, full:], lanes[:, :rest])
+    return _lane_sum_in_order(lanes) if double else _lane_tree_sum(lanes)
 
 
 def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
                         threads: int, torch_bits: bool):
-    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 layer norm over the
-    last ``count`` dims with torch's bits, or None where this is not replayed. ``x`` may be
-    None when only dbeta is asked for."""
-    if dy.dtype != _F32 or not dy.size or x is None and (mask[0] or mask[1]) or \
-            x is not None and (x.dtype != _F32 or not _same_dtype(x, weight)):
+    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 or float64 layer norm
+    over the last ``count`` dims with torch's bits, or None where this is not replayed. ``x``
+    may be None when only dbeta is asked for."""
+    if dy.dtype not in (_F32, _F64) or not dy.size or x is None and (mask[0] or mask[1]) or \
+            x is not None and (x.dtype != dy.dtype or not _same_dtype(x, weight)):
         return None
+    fma = _fma64_quiet if dy.dtype == _F64 else _fma
     normalized = dy.shape[dy.ndim - count:]
     length = int(np.prod(normalized, dtype=np.int64))
     dy = np.ascontiguousarray(dy).reshape(-1, length)
@@ -494,7 +511,7 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
     dx = None
     if mask[0]:
         a = rstd[:, None]
-        scale = _F32(1) / _F32(length)
+        scale = dy.dtype.type(1) / dy.dtype.type(length)
         if weight is None:
             ds = _row_dot(dy, rows)
             db = _row_dot(dy, np.ones_like(dy))
@@ -504,12 +521,33 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
             ds = _row_dot(dy * rows, np.broadcast_to(gamma, rows.shape))
             db = _row_dot(dy, np.broadcast_to(gamma, rows.shape))
             scaled = a * dy * gamma
-        b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
-        c = _fma(-b, mean, -(db * rstd * scale))
-        dx = (_fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
+        b = fma(db, mean, -ds) * rstd * rstd * rstd * scale
+        c = fma(-b, mean, -(db * rstd * scale))
+        dx = (fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
     dgamma, dbeta = _parameter_grads(dy, rows, mean, rstd, mask, threads, torch_bits)
     return (dx, None if dgamma is None else dgamma.reshape(normalized),
             None if dbeta is None else dbeta.reshape(normalized))
+
+
+def _buffer_rows(grads, products, tails, weight_buffers, bias_buffers, last: int, mask):
+    """Each thread's rows added in order into its buffers: ``fma(dy, a x + b, buffer)``
+    (float32: the exact product in double plus the buffer, rounded once; float64: the product
+    and its exact tail plus the buffer in double-double, Knuth's two-sum, rounded once) and
+    ``buffer + dy``."""
+    used, share = grads.shape[:2]
+    for k in range(share):
+        live = slice(None) if k < last else slice(0, used - 1)
+        if mask[1] and tails is not None:
+            p, c = products[live, k], weight_buffers[live]
+            total = p + c
+            virtual = total - p
+            weight_buffers[live] = total + (((p - (total - virtual)) + (c - virtual))
+                                            + tails[live, k])
+        elif mask[1]:
+            np.add(products[live, k], weight_buffers[live], out=weight_buffers[live],
+                   casting="unsafe")
+        if mask[2]:
+            bias_buffers[live] += grads[live, k]
 
 
 def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool):
@@ -520,42 +558,50 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
     used = min(threads, count) if count > 1 and threads > 1 else 1
     share = -(-count // used)
     dgamma = dbeta = None
+    dtype = dy.dtype
     if share > _BUFFER_ROWS and not torch_bits:
         if mask[1]:
-            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=_F32)
+            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=dtype)
         if mask[2]:
-            dbeta = np.sum(dy, axis=0, dtype=_F32)
+            dbeta = np.sum(dy, axis=0, dtype=dtype)
         return dgamma, dbeta
     used = -(-count // share)  # the threads that get rows
     padded = share * used
 
     def shares(values, width):
-        out = np.zeros((padded, width), _F32)
+        out = np.zeros((padded, width), dtype)
         out[:count] = values.reshape(count, width)
         return out.reshape(used, share, width)
 
     grads = shares(dy, length)
+    double = dtype == _F64
     if mask[1]:
-        # every row's dy * (a x + b) at once: a x + b fused (rounded once), its product with dy
-        # exact in double; the buffers below then take one rounding step per row
-        centred = _fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
-        products = np.multiply(grads, centred, dtype=_F64)
-    weight_buffers = np.zeros((used, length), _F32)
-    bias_buffers = np.zeros((used, length), _F32)
+        # every row's dy * (a x + b) at once: a x + b fused (rounded once); float32: its
+        # product with dy exact in double, the buffers below then take one rounding step per
+        # row (float64: fused there)
+        fma = _fma64_quiet if double else _fma
+        centred = fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
+        if double:  # the products and their exact tails at once; the sums below per row
+            from ._float_kernels import product_error
+
+            with np.errstate(all="ignore"):
+                products = grads * centred
+                tails = product_error(grads, centred, products)
+        else:
+            products = np.multiply(grads, centred, dtype=_F64)
+    weight_buffers = np.zeros((used, length), dtype)
+    bias_buffers = np.zeros((used, length), dtype)
     last = count - share * (used - 1)  # rows of the last share (the padding is there)
-    for k in range(share):
-        live = slice(None) if k < last else slice(0, used - 1)
-        if mask[1]:  # fma(dy, a x + b, buffer): the exact product plus the buffer, rounded
-            np.add(products[live, k], weight_buffers[live], out=weight_buffers[live],
-                   casting="unsafe")
-        if mask[2]:
-            bias_buffers[live] += grads[live, k]
+    with np.errstate(all="ignore"):  # (an inf or NaN: torch's follow)
+        _buffer_rows(grads, products if mask[1] else None,
+                     tails if mask[1] and double else None, weight_buffers, bias_buffers,
+                     last, mask)
     if mask[1]:
-        dgamma = _F32(0) + weight_buffers[0]
+        dgamma = dtype.type(0) + weight_buffers[0]
         for buffer in weight_buffers[1:]:
             dgamma = dgamma + buffer
     if mask[2]:
-        dbeta = _F32(0) + bias_buffers[0]
+        dbeta = dtype.type(0) + bias_buffers[0]
         for buffer in bias_buffers[1:]:
             dbeta = dbeta + buffer
     return dgamma, dbeta

@@ -230,18 +230,25 @@ class LayerNorm(_Normalisation):
             x.shape[x.ndim - count:], dtype=np.int64)) < 8 and x.size <= _EXACT_BACKWARD
 
     @staticmethod
-    def torch_backward(grad, x, weight, params, mask):
-        # float32 only, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits: the
-        # replay's statistics (RowwiseMoments) cost a few times NumPy's
-        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or \
+    def torch_backward(grad, x, weight, params, mask, recorded=False):
+        # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
+        # create_graph records, only as the values of LayerNormBackward's node)
+        if not (_arrays_recorded() if recorded else plain_backward()):
+            return None
+        # float32 up to _EXACT_BACKWARD elements, float64 up to _LAYER_NORM_REPLAY (its
+        # statistics' and buffers' fused multiply-adds are double-double steps: (8, 16, 128)
+        # would take 0.5 -> 2.3 ms), more under backends.cpu.torch_bits: the replay's
+        # statistics (RowwiseMoments) cost a few times NumPy's
+        limit = _EXACT_BACKWARD if grad.dtype == np.float32 else _LAYER_NORM_REPLAY
+        if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
                 x is not None and x.__class__ is not np.ndarray or \
-                grad.size > _EXACT_BACKWARD and not _cpu.torch_bits:
+                grad.size > limit and not _cpu.torch_bits:
             return None
         from .._info import get_num_threads
 
         gamma = None if weight is None else weight._data
-        if gamma is not None and gamma.dtype != np.float32 or x is not None and (
-                x.dtype != np.float32 or not x.size) or not grad.size or x is None and (
+        if gamma is not None and gamma.dtype != grad.dtype or x is not None and (
+                x.dtype != grad.dtype or not x.size) or not grad.size or x is None and (
                 mask[0] or mask[1]):
             return None
         arrays = (grad,) + ((x,) if x is not None else ()) + ((gamma,) if gamma is not None
@@ -505,7 +512,7 @@ class LayerNormBackward(BatchNormBackward):
             from ..tensor import _wrap
 
             exact = LayerNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
-                                             p, mask)
+                                             p, mask, recorded=True)
             if exact is not None:
                 empty = np.zeros(0, dtype=grad.dtype)
                 return tuple(empty if out is None else out for out in exact)
