@@ -6,9 +6,10 @@ zeroing gradients, the default dtype, reproducibility, torch.utils.benchmark; ka
 makemore part 3 activation/gradient statistics and part 5's WaveNet with FlattenConsecutive;
 CS231n/CS224N-style gradcheck and gradgradcheck calls with their failures; Raschka's "Machine
 Learning with PyTorch and Scikit-Learn" ch. 12-13 and 15-16; VAE and beta-VAE losses; UvA DL
-tutorials 3-8 and 11-12: activation functions with their gradients, initialisation and
+tutorials 3-12 and 15: activation functions with their gradients, initialisation and
 hand-written optimizers, inception/ResNet/DenseNet blocks, transformers, GNNs, energy-based
-models with Langevin sampling, PixelCNN masks and flows' dequantization), shrunk to small
+models with Langevin sampling, autoencoders, adversarial attacks, PixelCNN masks, flows'
+dequantization, vision transformers; CS231n-style numeric gradient checks), shrunk to small
 synthetic data made with torch's own RNG and run with torch and with leafgrad in one process:
 every printed line, warning and error must be the same (tests/_tutorial_harness.py); then one
 test per defect found, sweeping its class of inputs."""
@@ -1706,11 +1707,196 @@ def uva_pixelcnn_flows(torch):
     ln_c = F.layer_norm(xx.permute(0, 2, 3, 1), (2,)).permute(0, 3, 1, 2); print(ln_c[0, :, 0], ln_c.grad_fn)
 
 
+
+def uva_autoencoder_adversarial(torch):
+    # UvA DL tutorial 9 (deep autoencoders) and 10 (adversarial attacks), float64
+    nn = torch.nn; F = torch.nn.functional
+    class Encoder(nn.Module):
+        def __init__(self, num_input_channels, base_channel_size, latent_dim, act_fn=nn.GELU):
+            super().__init__()
+            c_hid = base_channel_size
+            self.net = nn.Sequential(
+                nn.Conv2d(num_input_channels, c_hid, kernel_size=3, padding=1, stride=2), act_fn(),
+                nn.Conv2d(c_hid, c_hid, kernel_size=3, padding=1), act_fn(),
+                nn.Conv2d(c_hid, 2 * c_hid, kernel_size=3, padding=1, stride=2), act_fn(),
+                nn.Flatten(), nn.Linear(2 * 2 * 2 * c_hid, latent_dim))
+        def forward(self, x): return self.net(x)
+    class Decoder(nn.Module):
+        def __init__(self, num_input_channels, base_channel_size, latent_dim, act_fn=nn.GELU):
+            super().__init__()
+            c_hid = base_channel_size
+            self.linear = nn.Sequential(nn.Linear(latent_dim, 2 * 2 * 2 * c_hid), act_fn())
+            self.net = nn.Sequential(
+                nn.ConvTranspose2d(2 * c_hid, c_hid, kernel_size=3, output_padding=1, padding=1, stride=2), act_fn(),
+                nn.Conv2d(c_hid, c_hid, kernel_size=3, padding=1), act_fn(),
+                nn.ConvTranspose2d(c_hid, num_input_channels, kernel_size=3, output_padding=1, padding=1, stride=2), nn.Tanh())
+        def forward(self, x):
+            x = self.linear(x); x = x.reshape(x.shape[0], -1, 2, 2); return self.net(x)
+    torch.manual_seed(42)
+    enc = Encoder(3, 4, 6).double(); dec = Decoder(3, 4, 6).double()
+    x = torch.rand(3, 3, 8, 8, dtype=torch.double) * 2 - 1
+    z = enc(x); x_hat = dec(z); print(z.shape, x_hat.shape, x_hat.grad_fn)
+    loss = F.mse_loss(x, x_hat, reduction="none"); loss = loss.sum(dim=[1, 2, 3]).mean(dim=[0]); print(loss)
+    opt = torch.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=1e-3)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", factor=0.2, patience=1, min_lr=5e-5)
+    for step in range(4):
+        opt.zero_grad(); l = F.mse_loss(x, dec(enc(x)), reduction="none").sum(dim=[1, 2, 3]).mean(); l.backward(); opt.step(); sched.step(l.item() if step < 2 else 10.0)
+        print(step, l.item(), opt.param_groups[0]['lr'], sched.num_bad_epochs)
+    print(sched.state_dict()['best'], sched.get_last_lr())
+    # embeddings and nearest neighbours
+    with torch.no_grad():
+        emb = enc(x); dist = torch.cdist(emb[None, :], emb[None, :]); print(dist)
+        dist[:, torch.arange(3), torch.arange(3)] = float("inf"); print(dist.topk(k=1, largest=False, dim=-1))
+    # adversarial: FGSM on a small classifier
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 5)).double()
+    model.eval()
+    for p in model.parameters(): p.requires_grad = False
+    imgs = torch.rand(2, 3, 8, 8, dtype=torch.double); labels = torch.tensor([1, 3])
+    def eval_model(imgs, labels):
+        preds = model(imgs)
+        _, pred_labels = preds.topk(5, dim=-1)
+        acc = (pred_labels[:, 0] == labels).float().mean(); top5 = (pred_labels == labels[:, None]).any(dim=-1).float().mean()
+        return acc.item(), top5.item()
+    print(eval_model(imgs, labels))
+    def fast_gradient_sign_method(model, imgs, labels, epsilon=0.02):
+        inp_imgs = imgs.clone().requires_grad_()
+        preds = model(inp_imgs); preds = F.log_softmax(preds, dim=-1)
+        loss = -torch.gather(preds, 1, labels.unsqueeze(dim=-1)); loss.sum().backward()
+        noise_grad = torch.sign(inp_imgs.grad.to(imgs.device))
+        fake_imgs = imgs + epsilon * noise_grad; fake_imgs.detach_()
+        return fake_imgs, noise_grad
+    adv_imgs, noise_grad = fast_gradient_sign_method(model, imgs, labels, epsilon=0.02)
+    with torch.no_grad():
+        adv_preds = model(adv_imgs)
+    print(noise_grad[0, 0], F.softmax(adv_preds, dim=-1), eval_model(adv_imgs, labels))
+    # adversarial patch
+    patch = nn.Parameter(torch.zeros(3, 3, 3, dtype=torch.double), requires_grad=True)
+    optimizer = torch.optim.SGD([patch], lr=1e-1, momentum=0.8)
+    loss_module = nn.CrossEntropyLoss()
+    def patch_forward(patch): return (torch.tanh(patch) + 1 - 2 * 0.5) / (2 * 0.25)
+    def place_patch(img, patch):
+        for i in range(img.shape[0]):
+            h_offset = np.random.randint(0, img.shape[2] - patch.shape[1] - 1)
+            w_offset = np.random.randint(0, img.shape[3] - patch.shape[2] - 1)
+            img[i, :, h_offset:h_offset + patch.shape[1], w_offset:w_offset + patch.shape[2]] = patch_forward(patch)
+        return img
+    np.random.seed(0)
+    for _ in range(3):
+        img = place_patch(imgs.clone(), patch)
+        pred = model(img); loss = loss_module(pred, torch.zeros(img.shape[0], dtype=torch.long))
+        optimizer.zero_grad(); loss.mean().backward(); optimizer.step()
+        print(loss.item(), img.grad_fn)
+    print(patch.data[0], patch.grad[0])
+
+def uva_vit(torch):
+    # UvA DL tutorial 15: vision transformers, float64
+    nn = torch.nn
+    def img_to_patch(x, patch_size, flatten_channels=True):
+        B, C, H, W = x.shape
+        x = x.reshape(B, C, H // patch_size, patch_size, W // patch_size, patch_size)
+        x = x.permute(0, 2, 4, 1, 3, 5); x = x.flatten(1, 2)
+        if flatten_channels: x = x.flatten(2, 4)
+        return x
+    class AttentionBlock(nn.Module):
+        def __init__(self, embed_dim, hidden_dim, num_heads, dropout=0.0):
+            super().__init__()
+            self.layer_norm_1 = nn.LayerNorm(embed_dim); self.attn = nn.MultiheadAttention(embed_dim, num_heads, dropout=dropout)
+            self.layer_norm_2 = nn.LayerNorm(embed_dim)
+            self.linear = nn.Sequential(nn.Linear(embed_dim, hidden_dim), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden_dim, embed_dim), nn.Dropout(dropout))
+        def forward(self, x):
+            inp_x = self.layer_norm_1(x); x = x + self.attn(inp_x, inp_x, inp_x)[0]
+            x = x + self.linear(self.layer_norm_2(x)); return x
+    class VisionTransformer(nn.Module):
+        def __init__(self, embed_dim, hidden_dim, num_channels, num_heads, num_layers, num_classes, patch_size, num_patches, dropout=0.0):
+            super().__init__()
+            self.patch_size = patch_size
+            self.input_layer = nn.Linear(num_channels * (patch_size**2), embed_dim)
+            self.transformer = nn.Sequential(*(AttentionBlock(embed_dim, hidden_dim, num_heads, dropout=dropout) for _ in range(num_layers)))
+            self.mlp_head = nn.Sequential(nn.LayerNorm(embed_dim), nn.Linear(embed_dim, num_classes))
+            self.dropout = nn.Dropout(dropout)
+            self.cls_token = nn.Parameter(torch.randn(1, 1, embed_dim)); self.pos_embedding = nn.Parameter(torch.randn(1, 1 + num_patches, embed_dim))
+        def forward(self, x):
+            x = img_to_patch(x, self.patch_size); B, T, _ = x.shape
+            x = self.input_layer(x)
+            cls_token = self.cls_token.repeat(B, 1, 1); x = torch.cat([cls_token, x], dim=1); x = x + self.pos_embedding[:, : T + 1]
+            x = self.dropout(x); x = x.transpose(0, 1); x = self.transformer(x)
+            cls = x[0]; out = self.mlp_head(cls); return out
+    torch.manual_seed(42)
+    imgs = torch.rand(2, 3, 8, 8, dtype=torch.double)
+    p = img_to_patch(imgs, 4); print(p.shape, img_to_patch(imgs, 4, False).shape)
+    vit = VisionTransformer(embed_dim=8, hidden_dim=16, num_channels=3, num_heads=2, num_layers=2, num_classes=4, patch_size=4, num_patches=4).double()
+    out = vit(imgs); print(out, out.grad_fn)
+    labels = torch.tensor([0, 3])
+    opt = torch.optim.AdamW(vit.parameters(), lr=3e-4)
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 2], gamma=0.1)
+    for step in range(3):
+        loss = nn.functional.cross_entropy(vit(imgs), labels); opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+        acc = (vit(imgs).argmax(dim=-1) == labels).float().mean()
+        print(step, loss.item(), acc, sched.get_last_lr())
+    print(vit.cls_token.grad.flatten(), vit.transformer[0].attn.in_proj_weight.grad.abs().sum())
+    print([n for n, _ in vit.named_parameters()][:8])
+    print(vit.transformer[0].attn)
+
+def cs231n_checks(torch):
+    # CS231n assignment-style numeric gradient checks and relative errors, float64
+    def rel_error(x, y):
+        return np.max(np.abs(x - y) / (np.maximum(1e-8, np.abs(x) + np.abs(y))))
+    def eval_numerical_gradient_array(f, x, df, h=1e-5):
+        grad = np.zeros_like(x)
+        it = np.nditer(x, flags=['multi_index'], op_flags=['readwrite'])
+        while not it.finished:
+            ix = it.multi_index; oldval = x[ix]
+            x[ix] = oldval + h; pos = f(x).copy(); x[ix] = oldval - h; neg = f(x).copy(); x[ix] = oldval
+            grad[ix] = np.sum((pos - neg) * df) / (2 * h); it.iternext()
+        return grad
+    torch.manual_seed(231)
+    x = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(5, 3, dtype=torch.float64, requires_grad=True); b = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    dout = torch.randn(4, 3, dtype=torch.float64)
+    out = torch.relu(x @ w + b); out.backward(dout)
+    xn = x.detach().numpy().copy()
+    f = lambda a: torch.relu(torch.from_numpy(a) @ w.detach() + b.detach()).numpy()
+    dx_num = eval_numerical_gradient_array(f, xn, dout.numpy())
+    print('dx error: ', rel_error(dx_num, x.grad.numpy()) < 1e-7)
+    print(x.grad, w.grad, b.grad)
+    # softmax loss and svm loss vectorized
+    scores = torch.randn(5, 4, dtype=torch.float64, requires_grad=True); y = torch.tensor([0, 3, 1, 2, 3])
+    N = scores.shape[0]
+    correct = scores[torch.arange(N), y]
+    margins = torch.clamp(scores - correct[:, None] + 1.0, min=0); margins[torch.arange(N), y] = 0
+    svm = margins.sum() / N; print(svm, svm.grad_fn)
+    svm.backward(); print(scores.grad)
+    scores.grad = None
+    shifted = scores - scores.max(dim=1, keepdim=True).values
+    log_probs = shifted - shifted.exp().sum(dim=1, keepdim=True).log()
+    loss = -log_probs[torch.arange(N), y].mean(); loss.backward(); print(loss, scores.grad)
+    print(torch.nn.functional.cross_entropy(scores, y), torch.nn.functional.multi_margin_loss(scores, y))
+    # batchnorm by hand vs F.batch_norm
+    xb = torch.randn(6, 3, dtype=torch.float64) * 4 + 2
+    gamma = torch.ones(3, dtype=torch.float64, requires_grad=True); beta = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    mu = xb.mean(0); var = xb.var(0, unbiased=False); xhat = (xb - mu) / torch.sqrt(var + 1e-5); y1 = gamma * xhat + beta
+    y2 = torch.nn.functional.batch_norm(xb, None, None, gamma, beta, training=True, eps=1e-5)
+    print(y1.mean(0), y1.std(0), (y1 - y2).abs().max() < 1e-12, y2.grad_fn)
+    # dropout mask statistics
+    torch.manual_seed(0)
+    for p in [0.25, 0.4, 0.7]:
+        xx = torch.randn(500, 50, dtype=torch.float64) + 10
+        out = torch.nn.functional.dropout(xx, p=p, training=True); out_test = torch.nn.functional.dropout(xx, p=p, training=False)
+        print('Running tests with p = ', p); print('Mean of input: ', xx.mean().item()); print('Mean of train-time output: ', out.mean().item())
+        print('Mean of test-time output: ', out_test.mean().item()); print('Fraction of train-time output set to zero: ', (out == 0).double().mean().item())
+    # conv forward naive vs F.conv2d
+    xc = torch.linspace(-0.1, 0.5, steps=2 * 3 * 4 * 4, dtype=torch.float64).reshape(2, 3, 4, 4)
+    wc = torch.linspace(-0.2, 0.3, steps=3 * 3 * 4 * 4, dtype=torch.float64).reshape(3, 3, 4, 4)
+    bc = torch.linspace(-0.1, 0.2, steps=3, dtype=torch.float64)
+    out = torch.nn.functional.conv2d(xc, wc, bc, stride=2, padding=1); print(out)
+    print(torch.nn.functional.max_pool2d(xc, 2, 2)[0, 0], torch.nn.functional.avg_pool2d(xc, 2)[1, 2])
+
 SNIPPETS = [mrd_workflow, mrd_classification, mrd_custom_datasets, recipes,
             reproducibility, benchmark_recipe, makemore3_stats, wavenet, gradchecks,
             raschka_ch12_13, raschka_ch15_16, vae_losses, uva_activations,
             uva_init_optim, uva_cnn_blocks, uva_transformer, uva_gnn, uva_ebm,
-            uva_pixelcnn_flows]
+            uva_pixelcnn_flows, uva_autoencoder_adversarial, uva_vit, cs231n_checks]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1795,3 +1981,40 @@ def test_layer_norm_backward_under_forward_ad_keeps_graph_and_tangent():
         if ours is not None:
             np.testing.assert_allclose(ours, theirs, rtol=1e-4 if dtype == "float32" else 1e-10,
                                        atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_gelu_float64_as_torch():
+    # UvA tutorial 15's vision transformer (float64): the second step's loss was a last bit off
+    # (1.8132377340629935 for torch's ...937): torch's float64 gelu runs Vectorized<double>::erf,
+    # SLEEF's erf u10 (xerf_u1), in its vector loop and the C library's erf on the leftover;
+    # gelu_backward fuses x * pdf + cdf in the vectors only (leafgrad took MKL's erf, torch.erf's,
+    # and the unfused formula in another order: ~1 value in 300 forward, 1 in 4 backward).
+    # Every layout (contiguous, transposed, strided), sizes under a vector pair (scalar loop
+    # only), with a leftover and without, values in both erf branches (|x| / sqrt(2) up to
+    # and past 2.5, past 6), zeros, tiny values, infinities and NaN; create_graph (the node's
+    # values) and the tanh form alongside
+    gen = torch.Generator().manual_seed(0)
+    for n, scale, layout, approximate, create_graph in itertools.product(
+            (1, 5, 16, 17, 300), (0.5, 3.0, 8.0), ("c", "t", "s"), ("none", "tanh"),
+            (False, True)):
+        x = torch.randn(n, 3, generator=gen, dtype=torch.float64) * scale
+        if n >= 5:
+            x[:5, 0] = torch.tensor([0.0, float("inf"), -float("inf"), 1e-9, -7.0])
+        g = torch.randn(n, 3, generator=gen, dtype=torch.float64)
+        results = []
+        for module in (torch, lg):
+            if layout == "t":
+                xx = module.tensor(x.numpy().T.copy()).t()
+            elif layout == "s":
+                xx = module.tensor(np.repeat(x.numpy(), 2, axis=1))[:, ::2]
+            else:
+                xx = module.tensor(x.numpy())
+            xx.requires_grad_()
+            y = module.nn.functional.gelu(xx, approximate=approximate)
+            grad, = module.autograd.grad(y, xx, module.tensor(g.numpy()),
+                                         create_graph=create_graph)
+            results.append([y.detach().numpy(), grad.detach().numpy()])
+        for ours, theirs in zip(*results):  # (zeros' signs too; NaN as NaN)
+            case = str((n, scale, layout, approximate))
+            np.testing.assert_array_equal(ours, theirs, err_msg=case)
+            assert (np.signbit(ours) == np.signbit(theirs))[~np.isnan(theirs)].all(), case
