@@ -1,18 +1,19 @@
-"""Code from other people's tutorials and courses not covered before (mrdbourke's
-pytorch-deep-learning 01, 02, 04-06: the workflow, classification with accuracy functions,
-custom datasets and going modular's train/test steps; the PyTorch Recipes: defining a network,
-state_dict, general checkpoints and several models in one file, warmstarting with strict=False,
-zeroing gradients, the default dtype, reproducibility, torch.utils.benchmark; karpathy's
-makemore part 3 activation/gradient statistics and part 5's WaveNet with FlattenConsecutive;
-CS231n/CS224N-style gradcheck and gradgradcheck calls with their failures; Raschka's "Machine
-Learning with PyTorch and Scikit-Learn" ch. 12-13 and 15-16; VAE and beta-VAE losses; UvA DL
-tutorials 3-12 and 15: activation functions with their gradients, initialisation and
-hand-written optimizers, inception/ResNet/DenseNet blocks, transformers, GNNs, energy-based
-models with Langevin sampling, autoencoders, adversarial attacks, PixelCNN masks, flows'
-dequantization, vision transformers; CS231n-style numeric gradient checks), shrunk to small
-synthetic data made with torch's own RNG and run with torch and with leafgrad in one process:
-every printed line, warning and error must be the same (tests/_tutorial_harness.py); then one
-test per defect found, sweeping its class of inputs."""
+"""Code from other people's tutorials and courses not covered before (mrdbourke's pytorch-deep-
+learning 01, 02, 04-06: the workflow, classification with accuracy functions, custom datasets and
+going modular's train/test steps; the PyTorch Recipes: defining a network, state_dict, general
+checkpoints and several models in one file, warmstarting with strict=False, zeroing gradients, the
+default dtype and device, reproducibility, torch.utils.benchmark, loading a module from a
+checkpoint (mmap, meta device, assign=True, load_state_dict hooks); the parametrizations tutorial;
+karpathy's makemore part 3 activation/gradient statistics and part 5's WaveNet with
+FlattenConsecutive; CS231n/CS224N-style gradcheck and gradgradcheck calls with their failures;
+Raschka's "Machine Learning with PyTorch and Scikit-Learn" ch. 12-13 and 15-16; VAE and beta-VAE
+losses; UvA DL tutorials 3-12 and 15: activation functions with their gradients, initialisation and
+hand-written optimizers, inception/ResNet/DenseNet blocks, transformers, GNNs, energy-based models
+with Langevin sampling, autoencoders, adversarial attacks, PixelCNN masks, flows' dequantization,
+vision transformers; CS231n-style numeric gradient checks), shrunk to small synthetic data made
+with torch's own RNG and run with torch and with leafgrad in one process: every printed line,
+warning and error must be the same (tests/_tutorial_harness.py); then one test per defect found,
+sweeping its class of inputs."""
 
 import itertools
 import math
@@ -1892,11 +1893,181 @@ def cs231n_checks(torch):
     out = torch.nn.functional.conv2d(xc, wc, bc, stride=2, padding=1); print(out)
     print(torch.nn.functional.max_pool2d(xc, 2, 2)[0, 0], torch.nn.functional.avg_pool2d(xc, 2)[1, 2])
 
+
+def module_load_recipes(torch):
+    # recipes: "Tips for Loading an nn.Module from a Checkpoint" (mmap, meta device, assign=True),
+    # "Changing default device", "Extension points in nn.Module for load_state_dict"
+    nn = torch.nn
+    class SomeModule(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.linears = nn.ModuleList([nn.Linear(size, size) for i in range(3)])
+        def forward(self, x):
+            return self.linears(x)
+    torch.manual_seed(0)
+    m = SomeModule(4)
+    d = tempfile.mkdtemp(); path = os.path.join(d, 'checkpoint.pth')
+    torch.save(m.state_dict(), path)
+    state_dict = torch.load(path, mmap=True, weights_only=True)
+    print(sorted(state_dict), state_dict['linears.0.weight'].is_contiguous())
+    with torch.device('meta'):
+        meta_m = SomeModule(4)
+    print(meta_m.linears[0].weight.device, meta_m.linears[0].weight.is_meta, meta_m.linears[0].weight.shape)
+    attempt(lambda: print(meta_m.linears[0].weight + 1))
+    print(meta_m.load_state_dict(state_dict, assign=True))
+    print(meta_m.linears[0].weight.device, type(meta_m.linears[0].weight).__name__, meta_m.linears[0].weight.requires_grad)
+    print(torch.equal(meta_m.linears[1].bias, m.linears[1].bias))
+    m2 = SomeModule(4); print(m2.load_state_dict(state_dict, assign=False), m2.linears[0].weight is not state_dict['linears.0.weight'])
+    m3 = SomeModule(4)
+    print(m3.load_state_dict(state_dict, assign=True), m3.linears[0].weight.data_ptr() == state_dict['linears.0.weight'].data_ptr())
+    attempt(lambda: SomeModule(4).load_state_dict({'linears.0.weight': torch.zeros(3, 3)}, strict=False))
+    attempt(lambda: SomeModule(4).load_state_dict({k: v.double() for k, v in state_dict.items()}, assign=True))
+    mm = SomeModule(4); mm.load_state_dict({k: v.double() for k, v in state_dict.items()}); print(mm.linears[0].weight.dtype)
+    # meta tensors
+    t = torch.empty(2, 3, device='meta'); print(t, t.shape, t.device, t.is_meta)
+    print(torch.zeros(2, device='meta').to_empty if hasattr(torch.zeros(2, device='meta'), 'to_empty') else None)
+    e = nn.Linear(3, 2, device='meta'); print(e, e.weight.is_meta)
+    e2 = e.to_empty(device='cpu'); print(e2 is e, e.weight.device, e.weight.shape)
+    attempt(lambda: t.item())
+    attempt(lambda: t.numpy())
+    print(torch.ones(2, 3, device='meta').sum(1).shape, (torch.ones(2, 3, device='meta') @ torch.ones(3, 4, device='meta')).shape)
+    # set_default_device
+    torch.set_default_device('cpu')
+    try:
+        print(torch.get_default_device(), torch.zeros(2).device)
+    finally:
+        torch.set_default_device(None)
+    print(torch.get_default_device())
+    with torch.device('cpu'):
+        print(nn.Linear(2, 2).weight.device)
+    # load_state_dict hooks
+    class WithHooks(nn.Module):
+        def __init__(self):
+            super().__init__(); self.lin = nn.Linear(2, 2)
+            self._register_load_state_dict_pre_hook(self._pre)
+            self.register_load_state_dict_post_hook(self._post)
+        def _pre(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
+            print('pre', prefix, sorted(state_dict), strict)
+            if prefix + 'old_lin.weight' in state_dict:
+                state_dict[prefix + 'lin.weight'] = state_dict.pop(prefix + 'old_lin.weight')
+        @staticmethod
+        def _post(module, incompatible_keys):
+            print('post', type(module).__name__, incompatible_keys)
+    w = WithHooks()
+    sd = {'old_lin.weight': torch.ones(2, 2), 'lin.bias': torch.zeros(2)}
+    print(w.load_state_dict(sd)); print(w.lin.weight)
+    sd2 = w.state_dict(); print(sd2._metadata if hasattr(sd2, '_metadata') else None)
+    def sd_hook(module, state_dict, prefix, local_metadata):
+        state_dict[prefix + 'extra'] = torch.tensor(1.)
+        return state_dict
+    w._register_state_dict_hook(sd_hook); print(sorted(w.state_dict()))
+    h = w.register_state_dict_pre_hook(lambda module, prefix, keep_vars: print('sd pre', prefix, keep_vars))
+    w.state_dict(keep_vars=True); h.remove(); w.state_dict()
+    print(nn.Module.get_extra_state is not None)
+    class Extra(nn.Module):
+        def __init__(self): super().__init__(); self.count = 3
+        def get_extra_state(self): return {'count': self.count}
+        def set_extra_state(self, state): self.count = state['count']
+    ex = Extra(); sd3 = ex.state_dict(); print(sd3); ex2 = Extra(); ex2.count = 0; print(ex2.load_state_dict(sd3), ex2.count)
+
+def parametrizations(torch):
+    # pytorch/tutorials intermediate/parametrizations.py and spectral/weight norm
+    nn = torch.nn; P = torch.nn.utils.parametrize
+    def symmetric(X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+    class Symmetric(nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+    torch.manual_seed(0)
+    layer = nn.Linear(3, 3)
+    P.register_parametrization(layer, "weight", Symmetric())
+    A = layer.weight
+    assert torch.allclose(A, A.T)
+    print(A)
+    print(layer)
+    print(layer.parametrizations.weight.original)
+    print(P.is_parametrized(layer), P.is_parametrized(layer, 'bias'), type(layer).__name__)
+    class Skew(nn.Module):
+        def forward(self, X):
+            A = X.triu(1)
+            return A - A.transpose(-1, -2)
+    cnn = nn.Conv2d(in_channels=5, out_channels=8, kernel_size=3)
+    P.register_parametrization(cnn, "weight", Skew())
+    print(cnn.weight[0, 1])
+    print(cnn.weight[2, 2])
+    class MatrixExponential(nn.Module):
+        def forward(self, X):
+            return torch.matrix_exp(X)
+    layer_orthogonal = nn.Linear(3, 3)
+    P.register_parametrization(layer_orthogonal, "weight", Skew())
+    P.register_parametrization(layer_orthogonal, "weight", MatrixExponential())
+    X = layer_orthogonal.weight
+    print(torch.dist(X.T @ X, torch.eye(3)) < 1e-6)
+    print(layer_orthogonal.parametrizations.weight)
+    class CayleyMap(nn.Module):
+        def __init__(self, n):
+            super().__init__(); self.register_buffer("Id", torch.eye(n))
+        def forward(self, X):
+            return torch.linalg.solve(self.Id - X, self.Id + X)
+    layer = nn.Linear(3, 3)
+    P.register_parametrization(layer, "weight", Skew())
+    P.register_parametrization(layer, "weight", CayleyMap(3))
+    X = layer.weight; print(torch.dist(X.T @ X, torch.eye(3)) < 1e-5)
+    class NoisyParametrization(nn.Module):
+        def forward(self, X):
+            print("Computing the Parametrization"); return X
+    layer = nn.Linear(4, 4)
+    P.register_parametrization(layer, "weight", NoisyParametrization())
+    print("Here, layer.weight is recomputed every time we call it")
+    foo = layer.weight + layer.weight.T
+    bar = layer.weight.sum()
+    with P.cached():
+        print("Here, it is computed just the first time layer.weight is called")
+        foo = layer.weight + layer.weight.T
+        bar = layer.weight.sum()
+    class Symmetric2(nn.Module):
+        def forward(self, X): return X.triu() + X.triu(1).mT
+        def right_inverse(self, A): return A.triu()
+    layer = nn.Linear(3, 3)
+    P.register_parametrization(layer, "weight", Symmetric2())
+    X = torch.rand(3, 3); X = X + X.T
+    print(torch.dist(layer.weight, X) > 0)
+    layer.weight = X
+    print(torch.dist(layer.weight, X), layer.parametrizations.weight.original)
+    class NotKnownRightInverse(nn.Module):
+        def forward(self, X): return X @ X.T
+    layer2 = nn.Linear(4, 4)
+    P.register_parametrization(layer2, "weight", NotKnownRightInverse())
+    attempt(lambda: setattr(layer2, 'weight', torch.rand(4, 4)))
+    layer = nn.Linear(3, 3)
+    P.register_parametrization(layer, "weight", Skew())
+    P.register_parametrization(layer, "weight", MatrixExponential())
+    orig = layer.parametrizations.weight.original
+    print(layer); print(P.remove_parametrizations(layer, "weight") is layer if False else type(P.remove_parametrizations(layer, "weight")).__name__)
+    print(layer, torch.equal(layer.weight, layer.weight), isinstance(layer.weight, nn.Parameter))
+    layer = nn.Linear(3, 3); P.register_parametrization(layer, "weight", Skew())
+    P.remove_parametrizations(layer, "weight", leave_parametrized=False); print(layer.weight)
+    attempt(lambda: P.remove_parametrizations(layer, "weight"))
+    # gradient flows to the original
+    layer = nn.Linear(3, 3); P.register_parametrization(layer, "weight", Symmetric())
+    out = layer(torch.ones(2, 3)).sum(); out.backward(); print(layer.parametrizations.weight.original.grad)
+    print([n for n, _ in layer.named_parameters()], sorted(layer.state_dict()))
+    # spectral_norm / weight_norm parametrizations
+    torch.manual_seed(1)
+    snm = torch.nn.utils.parametrizations.spectral_norm(nn.Linear(5, 4))
+    print(snm, sorted(snm.state_dict()))
+    print(torch.linalg.matrix_norm(snm.weight, 2))
+    wn = torch.nn.utils.parametrizations.weight_norm(nn.Linear(5, 3))
+    print(wn.parametrizations.weight.original0.shape, wn.parametrizations.weight.original1.shape)
+    print(wn.weight, wn(torch.ones(1, 5)))
+    o = torch.nn.utils.parametrizations.orthogonal(nn.Linear(4, 4)); Q = o.weight; print(torch.dist(Q.T @ Q, torch.eye(4)) < 1e-5)
+
 SNIPPETS = [mrd_workflow, mrd_classification, mrd_custom_datasets, recipes,
             reproducibility, benchmark_recipe, makemore3_stats, wavenet, gradchecks,
             raschka_ch12_13, raschka_ch15_16, vae_losses, uva_activations,
             uva_init_optim, uva_cnn_blocks, uva_transformer, uva_gnn, uva_ebm,
-            uva_pixelcnn_flows, uva_autoencoder_adversarial, uva_vit, cs231n_checks]
+            uva_pixelcnn_flows, uva_autoencoder_adversarial, uva_vit, cs231n_checks,
+            module_load_recipes, parametrizations]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
