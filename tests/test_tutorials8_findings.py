@@ -2189,3 +2189,50 @@ def test_gelu_float64_as_torch():
             case = str((n, scale, layout, approximate))
             np.testing.assert_array_equal(ours, theirs, err_msg=case)
             assert (np.signbit(ours) == np.signbit(theirs))[~np.isnan(theirs)].all(), case
+
+
+def test_group_norm_float64_backward_bits_as_torch():
+    # found next to layer_norm's: torch's GroupNormBackwardKernelImplInternal<double> (4-lane
+    # Vectorized<double>: each channel's sum(dy * x) with the partial last vector's products
+    # fused, the lanes added in order; gamma-weighted sums over a group's channels, fused, with
+    # GCC's in-order vectorised loop rounding the products of each whole pair of the channels
+    # after the vectors when the kernel runs outside an OpenMP region) was replayed for float32
+    # only. Every call form: with/without affine parameters, subsets requiring grad, channels
+    # per group from 1 to 12, planes under, at and past the vector width, empty batch,
+    # non-contiguous input; one thread and two (the torch.get_num_threads() split)
+    gen = torch.Generator().manual_seed(0)
+    threads = torch.get_num_threads(), lg.get_num_threads()
+    try:
+        for count in (1, 2):
+            torch.set_num_threads(count)
+            lg.set_num_threads(count)
+            for (n, c, spatial), groups, affine, requires, permuted in itertools.product(
+                    [(2, 12, (3,)), (3, 6, (7,)), (5, 4, (3, 3)), (2, 8, (17,)), (0, 4, (2,)),
+                     (2, 12, (4, 5))], (1, 2, 3), (True, False),
+                    [(True, True, True), (True, False, False), (False, True, True)],
+                    (False, True)):
+                if c % groups or not affine and not requires[0]:
+                    continue
+                shape = (n, c) + spatial
+                x = torch.randn(shape, generator=gen, dtype=torch.float64) * 2 + 1
+                w, b = torch.randn(2, c, generator=gen, dtype=torch.float64)
+                g = torch.randn(shape, generator=gen, dtype=torch.float64)
+                results = []
+                for module in (torch, lg):
+                    if permuted:
+                        xx = module.tensor(np.ascontiguousarray(np.swapaxes(x.numpy(), 0, -1)))
+                        xx = xx.transpose(0, -1)
+                    else:
+                        xx = module.tensor(x.numpy())
+                    xx.requires_grad_(requires[0])
+                    ww = module.tensor(w.numpy(), requires_grad=requires[1]) if affine else None
+                    bb = module.tensor(b.numpy(), requires_grad=requires[2]) if affine else None
+                    y = module.nn.functional.group_norm(xx, groups, ww, bb)
+                    leaves = [t for t in (xx, ww, bb) if t is not None and t.requires_grad]
+                    grads = module.autograd.grad(y, leaves, module.tensor(g.numpy()))
+                    results.append([y.detach().numpy()] + [t.numpy() for t in grads])
+                assert [a.tobytes() for a in results[1]] == [a.tobytes() for a in results[0]], \
+                    (count, shape, groups, affine, requires, permuted)
+    finally:
+        torch.set_num_threads(threads[0])
+        lg.set_num_threads(threads[1])

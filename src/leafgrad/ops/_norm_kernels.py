@@ -607,26 +607,34 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
     return dgamma, dbeta
 
 
-def _vector_sum_rows(products: np.ndarray) -> np.ndarray:
+def _vector_sum_rows(products: np.ndarray, factors=None) -> np.ndarray:
     """``at::vec::reduce_all``'s sum of each row of ``products`` (rows, L) as 8-lane vectors
     (map2_reduce_all's when the rows are products, rounded: the compiler does not fuse across
     its two lambdas, measured): a row shorter than a vector sums its elements in order; a
     longer one adds its vectors in order into the first, the partial last one into the first
     lanes only, then sums the lanes as a tree."""
+    first = products
+    if factors is not None:
+        products = first * factors
     rows, length = products.shape
-    if length < _LANES:
+    double = products.dtype == _F64
+    lanes = _LANES64 if double else _LANES  # (float64: 4-lane vectors, lanes added in order)
+    if length < lanes:
         acc = products[:, 0].copy()
         for i in range(1, length):
             acc += products[:, i]
         return acc
-    full = length // _LANES * _LANES
-    vectors = products[:, :full].reshape(rows, full // _LANES, _LANES)
+    full = length // lanes * lanes
+    vectors = products[:, :full].reshape(rows, full // lanes, lanes)
     acc = vectors[:, 0].copy()
     for v in range(1, vectors.shape[1]):
         acc += vectors[:, v]
-    if length > full:
+    if length > full and double and factors is not None:
+        acc[:, :length - full] = _fma64_quiet(first[:, full:], factors[:, full:],
+                                              acc[:, :length - full])
+    elif length > full:
         acc[:, :length - full] += products[:, full:]
-    return _lane_tree_sum(acc)
+    return _lane_sum_in_order(acc) if double else _lane_tree_sum(acc)
 
 
 def group_norm_backward(dy: np.ndarray, x: np.ndarray, weight, groups: int, eps: float, mask,
@@ -647,61 +655,65 @@ def group_norm_backward(dy: np.ndarray, x: np.ndarray, weight, groups: int, eps:
     order, ``acc = fma(fma(-db, mean, ds), rstd, acc)``; dbeta: ``db`` summed over the samples
     in order (the statistics are the forward's, ``group_norm_stats``)."""
     shape = dy.shape
+    dtype = np.dtype(_F64 if dy.dtype == _F64 else _F32)
+    lanes = _LANES64 if dtype == _F64 else _LANES
+    fma = _fma64_quiet if dtype == _F64 else _fma
     batch, channels = shape[0], shape[1]
     per_group = channels // groups
     plane = dy.size // (batch * channels)
-    dy = np.ascontiguousarray(dy, dtype=_F32).reshape(batch * channels, plane)
+    dy = np.ascontiguousarray(dy, dtype=dtype).reshape(batch * channels, plane)
     db = _vector_sum_rows(dy).reshape(batch, groups, per_group)
     if x is not None:  # (None: only dbeta is asked for)
         rows, mean, rstd = _group_norm_stats(x, groups, eps)
         x = rows.reshape(batch * channels, plane)
-        ds = _vector_sum_rows(dy * x).reshape(batch, groups, per_group)
+        ds = _vector_sum_rows(dy, x).reshape(batch, groups, per_group)
         mean, rstd = mean.reshape(batch, groups), rstd.reshape(batch, groups)
-    gamma = None if weight is None else np.ascontiguousarray(weight, _F32).reshape(
+    gamma = None if weight is None else np.ascontiguousarray(weight, dtype).reshape(
         groups, per_group)
     dx = dgamma = dbeta = None
     if mask[0]:
-        gamma_or_one = np.ones((groups, per_group), _F32) if gamma is None else gamma
-        whole = per_group // _LANES * _LANES
-        ds_lanes = np.zeros((batch, groups, _LANES), _F32)
-        db_lanes = np.zeros((batch, groups, _LANES), _F32)
-        for j in range(0, whole, _LANES):  # CalcDsDb
-            weights = gamma_or_one[:, j:j + _LANES]
-            ds_lanes = _fma(ds[:, :, j:j + _LANES], weights, ds_lanes)
-            db_lanes = _fma(db[:, :, j:j + _LANES], weights, db_lanes)
-        ds_sum = np.zeros((batch, groups), _F32)
-        db_sum = np.zeros((batch, groups), _F32)
-        for lane in range(_LANES):  # std::accumulate from 0
+        gamma_or_one = np.ones((groups, per_group), dtype) if gamma is None else gamma
+        whole = per_group // lanes * lanes
+        ds_lanes = np.zeros((batch, groups, lanes), dtype)
+        db_lanes = np.zeros((batch, groups, lanes), dtype)
+        for j in range(0, whole, lanes):  # CalcDsDb
+            weights = gamma_or_one[:, j:j + lanes]
+            ds_lanes = fma(ds[:, :, j:j + lanes], weights, ds_lanes)
+            db_lanes = fma(db[:, :, j:j + lanes], weights, db_lanes)
+        ds_sum = np.zeros((batch, groups), dtype)
+        db_sum = np.zeros((batch, groups), dtype)
+        for lane in range(lanes):  # std::accumulate from 0
             ds_sum += ds_lanes[:, :, lane]
             db_sum += db_lanes[:, :, lane]
         # (in the OpenMP region every product of the channels after the vectors is fused)
         parallel = threads > 1 and batch * groups > 1
-        unfused_end = whole if parallel else whole + (per_group - whole) // 4 * 4
+        run = 2 if dtype == _F64 else 4  # (GCC's vectors for that loop: 2 doubles, 4 floats)
+        unfused_end = whole if parallel else whole + (per_group - whole) // run * run
         for j in range(whole, per_group):
             weights = gamma_or_one[:, j]
             if j < unfused_end:
                 ds_sum += ds[:, :, j] * weights
                 db_sum += db[:, :, j] * weights
             else:
-                ds_sum = _fma(ds[:, :, j], weights, ds_sum)
-                db_sum = _fma(db[:, :, j], weights, db_sum)
-        s = _F32(1) / _F32(per_group * plane)
-        c2 = _fma(db_sum, mean, -ds_sum) * rstd * rstd * rstd * s
-        c3 = _fma(-(db_sum * rstd), s, -c2 * mean)
+                ds_sum = fma(ds[:, :, j], weights, ds_sum)
+                db_sum = fma(db[:, :, j], weights, db_sum)
+        s = dtype.type(1) / dtype.type(per_group * plane)
+        c2 = fma(db_sum, mean, -ds_sum) * rstd * rstd * rstd * s
+        c3 = fma(-(db_sum * rstd), s, -c2 * mean)
         c1 = rstd[:, :, None] * gamma_or_one  # (N, G, D)
         c1 = c1.reshape(batch * channels, 1)
         c2 = np.repeat(c2.reshape(-1), per_group)[:, None]
         c3 = np.repeat(c3.reshape(-1), per_group)[:, None]
-        dx = (_fma(c1, dy, c2 * x) + c3).reshape(shape)
+        dx = (fma(c1, dy, c2 * x) + c3).reshape(shape)
     if mask[1] and gamma is not None:
-        dgamma = np.zeros((groups, per_group), _F32)
+        dgamma = np.zeros((groups, per_group), dtype)
         for n in range(batch):
-            centred = _fma(-db[n], mean[n][:, None], ds[n])
-            dgamma = _fma(centred, rstd[n][:, None], dgamma)
+            centred = fma(-db[n], mean[n][:, None], ds[n])
+            dgamma = fma(centred, rstd[n][:, None], dgamma)
         dgamma = dgamma.reshape(channels)
     if mask[2]:
         flat = db.reshape(batch, channels)
-        dbeta = _F32(0) + flat[0]
+        dbeta = dtype.type(0) + flat[0]
         for n in range(1, batch):
             dbeta = dbeta + flat[n]
     return dx, dgamma, dbeta

@@ -108,8 +108,10 @@ class _Normalisation(Op):
         weight = self.saved("weight") if (self._saved or {}).get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
         node = self.double_backward
-        if node is not None and (records_double_backward() or node is BatchNormBackward
-                                 and _recorded_in_capture()):  # torch's node (3 outputs)
+        if node is not None and (records_double_backward() or node in (
+                BatchNormBackward, LayerNormBackward) and _recorded_in_capture()):
+            # torch's node (3 outputs); under leafgrad.compile too where its values are a
+            # kernel's, so that the capture replays them as the eager run computes them
             x = self.saved("input") if (self._saved or {}).get("input") is not None else None
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
@@ -400,13 +402,13 @@ class GroupNorm(_Normalisation):
         # float32, row-major, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits:
         # GroupNormBackwardKernelImplInternal replayed (ops/_norm_kernels.py), with the
         # forward's statistics replayed too (what torch saved)
-        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or not grad.size or \
-                x is None and (mask[0] or mask[1]) or x is not None and (
-                    x.__class__ is not np.ndarray or x.dtype != np.float32) or \
+        if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
+                not grad.size or x is None and (mask[0] or mask[1]) or x is not None and (
+                    x.__class__ is not np.ndarray or x.dtype != grad.dtype) or \
                 grad.size > _EXACT_BACKWARD and not _cpu.torch_bits or not plain_backward():
             return None
         gamma = None if weight is None else weight._data
-        if gamma is not None and (gamma.dtype != np.float32 or gamma.__class__ is not np.ndarray) \
+        if gamma is not None and (gamma.dtype != grad.dtype or gamma.__class__ is not np.ndarray) \
                 or x is not None and x.ndim in (4, 5) and not x.flags.c_contiguous and \
                 _layout.is_channels_last(x, x.ndim):  # (torch's channels-last kernel: not replayed)
             return None
