@@ -4,7 +4,8 @@ going modular's train/test steps; the PyTorch Recipes: defining a network, state
 checkpoints and several models in one file, warmstarting with strict=False, zeroing gradients, the
 default dtype and device, reproducibility, torch.utils.benchmark, loading a module from a
 checkpoint (mmap, meta device, assign=True, load_state_dict hooks); the parametrizations tutorial;
-karpathy's makemore part 3 activation/gradient statistics and part 5's WaveNet with
+learning-rate scheduler and sampler walkthroughs; torch.distributions (mixtures, transformed
+distributions); karpathy's makemore part 3 activation/gradient statistics and part 5's WaveNet with
 FlattenConsecutive; CS231n/CS224N-style gradcheck and gradgradcheck calls with their failures;
 Raschka's "Machine Learning with PyTorch and Scikit-Learn" ch. 12-13 and 15-16; VAE and beta-VAE
 losses; UvA DL tutorials 3-12 and 15: activation functions with their gradients, initialisation and
@@ -2062,12 +2063,119 @@ def parametrizations(torch):
     print(wn.weight, wn(torch.ones(1, 5)))
     o = torch.nn.utils.parametrizations.orthogonal(nn.Linear(4, 4)); Q = o.weight; print(torch.dist(Q.T @ Q, torch.eye(4)) < 1e-5)
 
+
+def schedulers_samplers(torch):
+    # LR scheduler walkthroughs (Kaggle "Guide to PyTorch Learning Rate Scheduling") and data
+    # sampler recipes (imbalanced data with WeightedRandomSampler)
+    nn = torch.nn; S = torch.optim.lr_scheduler
+    def run(make, steps=12, opt_kind="sgd", **kw):
+        model = nn.Linear(2, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9) if opt_kind == "sgd" else torch.optim.Adam(model.parameters(), lr=0.1)
+        sched = make(opt)
+        lrs = []
+        for i in range(steps):
+            opt.step(); lrs.append(round(opt.param_groups[0]["lr"], 12)); sched.step()
+        print(type(sched).__name__, lrs, getattr(sched, "last_epoch", None))
+        return sched, opt
+    run(lambda o: S.LambdaLR(o, lr_lambda=lambda epoch: 0.65 ** epoch))
+    run(lambda o: S.MultiplicativeLR(o, lr_lambda=lambda epoch: 0.65))
+    run(lambda o: S.StepLR(o, step_size=2, gamma=0.1))
+    run(lambda o: S.MultiStepLR(o, milestones=[6, 8, 9], gamma=0.1))
+    run(lambda o: S.ConstantLR(o, factor=0.5, total_iters=4))
+    run(lambda o: S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=5))
+    run(lambda o: S.ExponentialLR(o, gamma=0.9))
+    run(lambda o: S.PolynomialLR(o, total_iters=8, power=2.0))
+    run(lambda o: S.CosineAnnealingLR(o, T_max=5, eta_min=0.001))
+    run(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.001))
+    s, o = run(lambda o: S.CyclicLR(o, base_lr=0.001, max_lr=0.1, step_size_up=3, mode="triangular2"))
+    print(o.param_groups[0]["momentum"])
+    s, o = run(lambda o: S.OneCycleLR(o, max_lr=0.1, steps_per_epoch=4, epochs=3), steps=12)
+    print(o.param_groups[0]["momentum"], o.param_groups[0].get("initial_lr"), o.param_groups[0].get("max_lr"))
+    s, o = run(lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=12, anneal_strategy="linear", three_phase=True), opt_kind="adam")
+    print(o.param_groups[0]["betas"])
+    run(lambda o: S.SequentialLR(o, schedulers=[S.ConstantLR(o, factor=0.1, total_iters=2), S.ExponentialLR(o, gamma=0.9)], milestones=[2]))
+    run(lambda o: S.ChainedScheduler([S.ConstantLR(o, factor=0.1, total_iters=2), S.ExponentialLR(o, gamma=0.9)]))
+    model = nn.Linear(2, 1); opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    plateau = S.ReduceLROnPlateau(opt, 'min', patience=1, factor=0.5, threshold=0.01, cooldown=1)
+    for v in [1.0, 0.99, 0.98, 0.97, 0.5, 0.49, 0.495, 0.6, 0.7, 0.8]:
+        plateau.step(v); print(round(opt.param_groups[0]['lr'], 8), plateau.num_bad_epochs, plateau.cooldown_counter, end=' | ')
+    print()
+    print(sorted(plateau.state_dict()))
+    attempt(lambda: S.OneCycleLR(opt, max_lr=0.1))
+    attempt(lambda: S.StepLR(opt, step_size=2).get_lr())
+    o2 = torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1); sch = S.StepLR(o2, 1)
+    sch.step(); o2.step()
+    print(sch.get_last_lr(), sch.state_dict())
+    # samplers
+    torch.manual_seed(0)
+    labels = torch.tensor([0] * 8 + [1] * 2)
+    class_counts = torch.bincount(labels); weights = 1.0 / class_counts.float(); sample_weights = weights[labels]
+    print(class_counts, weights, sample_weights)
+    sampler = torch.utils.data.WeightedRandomSampler(sample_weights, num_samples=10, replacement=True)
+    print(list(sampler), len(sampler))
+    ds = torch.utils.data.TensorDataset(torch.arange(10.).unsqueeze(1), labels)
+    loader = torch.utils.data.DataLoader(ds, batch_size=5, sampler=sampler)
+    for xb, yb in loader: print(xb.flatten(), yb, yb.float().mean())
+    print(list(torch.utils.data.SubsetRandomSampler([1, 3, 5, 7])))
+    print(list(torch.utils.data.BatchSampler(torch.utils.data.SequentialSampler(range(7)), batch_size=3, drop_last=False)))
+    print(list(torch.utils.data.BatchSampler(torch.utils.data.RandomSampler(range(7)), batch_size=3, drop_last=True)))
+    g = torch.Generator().manual_seed(3)
+    print(list(torch.utils.data.RandomSampler(range(6), generator=g)), list(torch.utils.data.RandomSampler(range(6), replacement=True, num_samples=4, generator=g)))
+    attempt(lambda: torch.utils.data.WeightedRandomSampler([0.1, 0.9], 5, replacement=False))
+    print(list(torch.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4], 2, replacement=False)))
+    sub = torch.utils.data.Subset(ds, [2, 4]); print(len(sub), sub[1])
+    cat = torch.utils.data.ConcatDataset([ds, sub]); print(len(cat), cat[11], cat.cumulative_sizes)
+    tr, va = torch.utils.data.random_split(ds, [7, 3], generator=torch.Generator().manual_seed(42)); print(tr.indices, va.indices)
+    def collate(batch):
+        xs, ys = zip(*batch); return torch.stack(xs), torch.tensor(ys)
+    print(next(iter(torch.utils.data.DataLoader(ds, batch_size=3, collate_fn=collate))))
+    print(next(iter(torch.utils.data.DataLoader([{'a': torch.ones(2), 'b': 1}, {'a': torch.zeros(2), 'b': 2}], batch_size=2))))
+    print(next(iter(torch.utils.data.DataLoader([(np.float64(1.5), 'x', [1, 2]), (np.float64(2.5), 'y', [3, 4])], batch_size=2))))
+
+def distributions_tutorial(torch):
+    # torch.distributions walkthroughs (mixture models, transformed distributions, reparameterisation)
+    D = torch.distributions
+    torch.manual_seed(0)
+    mix = D.Categorical(torch.tensor([0.3, 0.7], dtype=torch.float64))
+    comp = D.Normal(torch.tensor([-1.0, 2.0], dtype=torch.float64), torch.tensor([0.5, 1.0], dtype=torch.float64))
+    gmm = D.MixtureSameFamily(mix, comp)
+    x = torch.linspace(-3, 4, 8, dtype=torch.float64)
+    print(gmm, gmm.log_prob(x), gmm.mean, gmm.variance)
+    print(gmm.sample((5,)), gmm.cdf(x))
+    base = D.Normal(torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64))
+    flow = D.TransformedDistribution(base, [D.transforms.AffineTransform(loc=1.0, scale=2.0), D.transforms.ExpTransform()])
+    s = flow.sample((3,)); print(s, flow.log_prob(s))
+    ln = D.LogNormal(torch.tensor(1.0, dtype=torch.float64), 2.0); print(ln.log_prob(s), ln.mean, ln.entropy())
+    sig = D.TransformedDistribution(D.Uniform(0.0, 1.0), [D.transforms.SigmoidTransform().inv]); print(sig.log_prob(torch.tensor([0.3, -1.2])))
+    mu = torch.tensor([0.5, -0.3], dtype=torch.float64, requires_grad=True); sd = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    q = D.Normal(mu, sd); z = q.rsample((4,)); loss = (z ** 2).mean(); loss.backward(); print(mu.grad, sd.grad)
+    attempt(lambda: D.Categorical(logits=mu).rsample())
+    b = D.Bernoulli(probs=torch.tensor([0.2, 0.9], dtype=torch.float64)); print(b.sample((3,)), b.entropy(), b.log_prob(torch.tensor([1.0, 0.0], dtype=torch.float64)))
+    print(D.kl_divergence(D.Categorical(probs=torch.tensor([0.2, 0.8])), D.Categorical(probs=torch.tensor([0.5, 0.5]))))
+    print(D.Dirichlet(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).log_prob(torch.tensor([0.2, 0.3, 0.5], dtype=torch.float64)))
+    print(D.Beta(2.0, 3.0).log_prob(torch.tensor(0.3)), D.Gamma(2.0, 1.5).log_prob(torch.tensor([0.5, 2.0])), D.Poisson(3.0).log_prob(torch.tensor([0.0, 2.0, 5.0])))
+    print(D.Binomial(10, torch.tensor(0.3)).log_prob(torch.tensor(3.0)), D.Exponential(2.0).cdf(torch.tensor(0.5)), D.StudentT(3.0).log_prob(torch.tensor(1.0)))
+    mvn = D.MultivariateNormal(torch.zeros(2, dtype=torch.float64), covariance_matrix=torch.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=torch.float64))
+    print(mvn.log_prob(torch.tensor([[0.5, -0.5], [1.0, 1.0]], dtype=torch.float64)), mvn.entropy(), mvn.scale_tril, mvn.sample((2,)))
+    attempt(lambda: D.Normal(0.0, -1.0))
+    attempt(lambda: D.Categorical(probs=torch.tensor([0.5, 0.6])).log_prob(torch.tensor(2)))
+    print(D.Normal(0.0, 1.0).icdf(torch.tensor([0.1, 0.5, 0.975])), D.Laplace(0.0, 1.0).log_prob(torch.tensor(0.5)), D.Cauchy(0.0, 1.0).cdf(torch.tensor(1.0)))
+    oh = D.OneHotCategorical(probs=torch.tensor([0.2, 0.3, 0.5])); print(oh.sample((2,)), oh.log_prob(torch.tensor([0.0, 1.0, 0.0])))
+    rc = D.RelaxedOneHotCategorical(torch.tensor(0.5), probs=torch.tensor([0.2, 0.3, 0.5])); r = rc.rsample(); print(r, r.sum())
+    print(_gumbel(torch))
+
+def _gumbel(torch):
+    torch.manual_seed(5)
+    logits = torch.tensor([[1.0, 2.0, 0.5]], dtype=torch.float64)
+    return torch.nn.functional.gumbel_softmax(logits, tau=0.7), torch.nn.functional.gumbel_softmax(logits, tau=0.7, hard=True)
+
 SNIPPETS = [mrd_workflow, mrd_classification, mrd_custom_datasets, recipes,
             reproducibility, benchmark_recipe, makemore3_stats, wavenet, gradchecks,
             raschka_ch12_13, raschka_ch15_16, vae_losses, uva_activations,
             uva_init_optim, uva_cnn_blocks, uva_transformer, uva_gnn, uva_ebm,
             uva_pixelcnn_flows, uva_autoencoder_adversarial, uva_vit, cs231n_checks,
-            module_load_recipes, parametrizations]
+            module_load_recipes, parametrizations, schedulers_samplers,
+            distributions_tutorial]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
