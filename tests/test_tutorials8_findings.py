@@ -32,10 +32,14 @@ from tests._tutorial_harness import attempt, first_difference
 torch = require_torch()
 
 with warnings.catch_warnings():  # torch's first forward-AD batched gradcheck imports modules
-    warnings.simplefilter("ignore")  # that warn once (torch.jit.script deprecations)
+    warnings.simplefilter("ignore")  # that warn once (torch.jit.script deprecations); see also below
     _x = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
     torch.autograd.gradcheck(torch.mm, (_x, _x.detach().clone().requires_grad_()),
                              check_batched_grad=True, check_forward_ad=True)
+    for _lib in (torch, lg):  # index_reduce's beta warning comes once a process, in both: the
+        # snippet's transcript must not depend on whether an earlier test called it first
+        _lib.zeros(2).index_reduce(0, _lib.tensor([0]), _lib.ones(1), "mean")
+        _lib.meshgrid(_lib.arange(2), _lib.arange(2))  # (its indexing warning: the same)
 
 
 # -- the snippets: each a function of the module it runs with ----------------------------------
@@ -2453,3 +2457,38 @@ def test_group_norm_float64_backward_bits_as_torch():
     finally:
         torch.set_num_threads(threads[0])
         lg.set_num_threads(threads[1])
+
+
+def test_upsample_nearest_and_bilinear_backward_bits_as_torch():
+    # found sweeping the float64 ops of these tutorials (UNet/DCGAN-style upsampling): torch's
+    # upsample_nearest2d / upsample_bilinear2d backward add, output by output in row-major
+    # order, each tap's h * w * dy into its input (fused); leafgrad's separable adjoint summed
+    # each input's contributions in another order: a third of the gradients a last bit off,
+    # float32 and float64. Both modes, up- and down-sampling, integer and fractional scales,
+    # size or scale_factor, align_corners, recompute_scale_factor, empty batch, a
+    # non-contiguous input, create_graph
+    gen = torch.Generator().manual_seed(0)
+    forms = [dict(scale_factor=2), dict(size=(7, 5)), dict(size=(3, 2)), dict(scale_factor=1.5),
+             dict(scale_factor=(0.7, 2.3)), dict(scale_factor=1.7, recompute_scale_factor=True),
+             dict(size=(5, 4))]
+    for dtype, mode, form, align, batch, permuted, create_graph in itertools.product(
+            ("float32", "float64"), ("nearest", "bilinear"), forms, (False, True), (2, 0),
+            (False, True), (False, True)):
+        if mode == "nearest" and align or batch == 0 and (permuted or create_graph):
+            continue
+        kwargs = dict(form, mode=mode)
+        if mode == "bilinear":
+            kwargs["align_corners"] = align
+        x = torch.randn(batch, 3, 5, 4, generator=gen, dtype=getattr(torch, dtype))
+        results = []
+        for module in (torch, lg):
+            xx = module.tensor(x.numpy())
+            if permuted:
+                xx = module.tensor(np.ascontiguousarray(x.numpy()[:, :, ::-1])).flip(2)
+            xx.requires_grad_()
+            y = module.nn.functional.interpolate(xx, **kwargs)
+            g = module.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)).astype(dtype))
+            grad, = module.autograd.grad(y, xx, g, create_graph=create_graph)
+            results.append([y.detach().numpy(), grad.detach().numpy()])
+        for ours, theirs in zip(*results):
+            assert ours.tobytes() == theirs.tobytes(), (dtype, mode, form, align, batch, permuted)
