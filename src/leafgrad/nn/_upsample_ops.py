@@ -24,8 +24,9 @@ import numpy as np
 
 from ..ops import _batching_rules as batch
 from ..ops import _inference_writes as _writes
+from ..backends import cpu as _cpu
 from ..ops import _layout
-from ..ops._float_kernels import fma
+from ..ops._float_kernels import fma, product_error
 from ..ops._forward import auto_linear
 from ..ops.registry import Op, register
 
@@ -346,6 +347,71 @@ def resample_adjoint(grad: np.ndarray, plan: list, in_sizes) -> np.ndarray:
     return grad
 
 
+_ORDERED_ADJOINT_LIMIT = 1 << 16  # gradient elements (more under backends.cpu.torch_bits)
+
+
+def ordered_adjoint_2d(grad: np.ndarray, plan: list, in_sizes, weighted: bool) -> np.ndarray:
+    """ATen's upsample_nearest2d / upsample_bilinear2d backward (cpu_upsample_nearest_backward,
+    cpu_upsample_linear_backward) of a row-major gradient (N, C, OH, OW): for each output in
+    row-major order, each of its taps (h0 w0, h0 w1, h1 w0, h1 w1) adds ``h * w * dy`` into
+    its input, the product of the two weights rounded and the add fused with the last product
+    (nearest: ``+= dy``). The separable adjoint summed each input's contributions in another
+    order (~1/3 of the gradients a last bit off, float32 and float64). Replayed in rounds: the
+    k-th contribution of every input at once."""
+    batch, channels, out_h, out_w = grad.shape
+    in_h, in_w = in_sizes
+    dtype = grad.dtype
+    (taps_h, taps_w) = plan
+    # every contribution in torch's order: (oh, ow, tap h, tap w), C order
+    target = (np.stack([i for i, *_ in taps_h], -1)[:, None, :, None] * in_w
+              + np.stack([i for i, *_ in taps_w], -1)[None, :, None, :]).reshape(-1)
+    source = np.broadcast_to(np.arange(out_h * out_w).reshape(out_h, out_w, 1, 1),
+                             (out_h, out_w, len(taps_h), len(taps_w))).reshape(-1)
+    if weighted:
+        def weights(taps, size):  # (one tap without weights where the sizes agree: 1)
+            return np.stack([np.ones(size, dtype) if w is None else w.astype(dtype)
+                             for _, w, *_ in taps], -1)
+
+        weight = (weights(taps_h, out_h)[:, None, :, None]
+                  * weights(taps_w, out_w)[None, :, None, :]).reshape(-1)
+    order = np.argsort(target, kind="stable")
+    sorted_target = target[order]
+    starts = np.flatnonzero(np.r_[True, sorted_target[1:] != sorted_target[:-1]])
+    counts = np.diff(np.r_[starts, sorted_target.size])
+    rank = np.arange(sorted_target.size) - np.repeat(starts, counts)
+    # the contributions round by round (each round's cells distinct), gathered once
+    order = order[np.argsort(rank, kind="stable")]
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    cells = target[order]
+    values = grad.reshape(batch * channels, out_h * out_w)[:, source[order]]
+    acc = np.zeros((batch * channels, in_h * in_w), dtype)
+    if not weighted:
+        for r in range(len(bounds) - 1):
+            part = slice(bounds[r], bounds[r + 1])
+            acc[:, cells[part]] += values[:, part]
+        return acc.reshape(batch, channels, in_h, in_w)
+    w = weight[order]
+    if dtype == np.float32:  # fma: the product exact in float64, the sum rounded there
+        products = values.astype(np.float64) * w
+    else:  # fma: the product and its exact tail, summed with the buffer as a double-double
+        products = values * w
+        tails = product_error(values, w, products)
+    with np.errstate(all="ignore"):
+        for r in range(len(bounds) - 1):
+            part = slice(bounds[r], bounds[r + 1])
+            where = cells[part]
+            c = acc[:, where]
+            p = products[:, part]
+            if dtype == np.float32:
+                acc[:, where] = p + c
+            else:
+                total = p + c
+                virtual = total - p
+                acc[:, where] = total + (((p - (total - virtual)) + (c - virtual))
+                                         + tails[:, part])
+    return acc.reshape(batch, channels, in_h, in_w)
+
+
 def _bicubic_backward_taps(in_size: int, out_size: int, align_corners, scale, dtype):
     """The indices (out_size, 4) and weights of upsample_bicubic2d_backward_out_frame for one
     dim: its file is compiled without fused multiply-adds, so the source position and the
@@ -433,6 +499,10 @@ class _UpsampleBackward(Op):
             out = grad.copy()  # ATen's bicubic backward copies when the sizes agree
         elif cls.mode == "bicubic" and grad.size:
             out = bicubic_adjoint(grad, input_size[2:], output_size, align_corners, scales)
+        elif cls.mode in ("nearest", "bilinear") and len(output_size) == 2 and grad.size and \
+                grad.dtype in (np.float32, np.float64) and grad.flags.c_contiguous and \
+                not channels_last and (grad.size <= _ORDERED_ADJOINT_LIMIT or _cpu.torch_bits):
+            out = ordered_adjoint_2d(grad, plan, input_size[2:], cls.mode == "bilinear")
         else:
             # ATen's backward kernels add every gradient into a zeroed buffer (even where one
             # output maps to one input): a sum of -0. is +0. there (generated-program seeds

@@ -433,9 +433,12 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
     return np.moveaxis(out.reshape((batch,) + x.shape[2:] + (channels,)), -1, 1)
 
 
-# -- layer norm's backward (LayerNormBackwardKernelImplInternal, float32) -----------------------
+# -- layer norm's backward (LayerNormBackwardKernelImplInternal, float32 and float64) ----------
 #
-# Measured against torch 2.13 (AVX2 build; tests/test_fuzz8_findings.py). Per row of N elements:
+# Measured against torch 2.13 (AVX2 build; tests/test_fuzz8_findings.py, float64:
+# test_tutorials8_findings.py). float64 runs the same steps in 4-lane Vectorized<double>, its
+# lanes summed in order (vec_reduce_all has a shuffle tree for float only), every fused
+# multiply-add exact (_fma64). Per row of N elements:
 #
 # - ``ds = sum(dy * x * gamma)`` and ``db = sum(dy * gamma)`` (without weight ``sum(dy * x)``,
 #   ``sum(dy)``): vec::map*_reduce_all over 8-lane vectors, the products rounded, each lane
@@ -459,32 +462,46 @@ def group_norm_channels_last(x: np.ndarray, weight, bias, groups: int, eps: floa
 _BUFFER_ROWS = 128  # (as BatchNorm's: a (4, 24, 32) LayerNorm's 96 rows took NumPy's sums)
 
 
+def _lane_sum_in_order(lanes: np.ndarray) -> np.ndarray:
+    """vec_reduce_all's sum of the lanes of a Vectorized<double>: lane 0, then each next one
+    added in order (only float has the shuffle tree)."""
+    total = lanes[..., 0].copy()
+    for k in range(1, lanes.shape[-1]):
+        total += lanes[..., k]
+    return total
+
+
 def _row_dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32."""
+    """vec::map2_reduce_all(p * q, +) of each row of ``p`` and ``q`` (rows, N), float32 in
+    8-lane vectors or float64 in 4-lane ones."""
     rows, length = p.shape
-    if length < _LANES:
+    double = p.dtype == _F64
+    width = _LANES64 if double else _LANES
+    if length < width:
         products = p * q
         total = products[:, 0].copy()
         for k in range(1, length):
             total += products[:, k]
         return total
-    full = length // _LANES * _LANES
-    products = (p[:, :full] * q[:, :full]).reshape(rows, full // _LANES, _LANES)
+    full = length // width * width
+    products = (p[:, :full] * q[:, :full]).reshape(rows, full // width, width)
     lanes = np.add.accumulate(products, axis=1)[:, -1].copy()
     rest = length - full
     if rest:
-        lanes[:, :rest] = _fma(p[:, full:], q[:, full:], lanes[:, :rest])
-    return _lane_tree_sum(lanes)
+        fma = _fma64_quiet if double else _fma
+        lanes[:, :rest] = fma(p[:, full:], q[:, full:], lanes[:, :rest])
+    return _lane_sum_in_order(lanes) if double else _lane_tree_sum(lanes)
 
 
 def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
                         threads: int, torch_bits: bool):
-    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 layer norm over the
-    last ``count`` dims with torch's bits, or None where this is not replayed. ``x`` may be
-    None when only dbeta is asked for."""
-    if dy.dtype != _F32 or not dy.size or x is None and (mask[0] or mask[1]) or \
-            x is not None and (x.dtype != _F32 or not _same_dtype(x, weight)):
+    """``(dx, dgamma, dbeta)`` (None where not in ``mask``) of a float32 or float64 layer norm
+    over the last ``count`` dims with torch's bits, or None where this is not replayed. ``x``
+    may be None when only dbeta is asked for."""
+    if dy.dtype not in (_F32, _F64) or not dy.size or x is None and (mask[0] or mask[1]) or \
+            x is not None and (x.dtype != dy.dtype or not _same_dtype(x, weight)):
         return None
+    fma = _fma64_quiet if dy.dtype == _F64 else _fma
     normalized = dy.shape[dy.ndim - count:]
     length = int(np.prod(normalized, dtype=np.int64))
     dy = np.ascontiguousarray(dy).reshape(-1, length)
@@ -494,7 +511,7 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
     dx = None
     if mask[0]:
         a = rstd[:, None]
-        scale = _F32(1) / _F32(length)
+        scale = dy.dtype.type(1) / dy.dtype.type(length)
         if weight is None:
             ds = _row_dot(dy, rows)
             db = _row_dot(dy, np.ones_like(dy))
@@ -504,12 +521,33 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
             ds = _row_dot(dy * rows, np.broadcast_to(gamma, rows.shape))
             db = _row_dot(dy, np.broadcast_to(gamma, rows.shape))
             scaled = a * dy * gamma
-        b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
-        c = _fma(-b, mean, -(db * rstd * scale))
-        dx = (_fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
+        b = fma(db, mean, -ds) * rstd * rstd * rstd * scale
+        c = fma(-b, mean, -(db * rstd * scale))
+        dx = (fma(b[:, None], rows, scaled) + c[:, None]).reshape(x.shape)
     dgamma, dbeta = _parameter_grads(dy, rows, mean, rstd, mask, threads, torch_bits)
     return (dx, None if dgamma is None else dgamma.reshape(normalized),
             None if dbeta is None else dbeta.reshape(normalized))
+
+
+def _buffer_rows(grads, products, tails, weight_buffers, bias_buffers, last: int, mask):
+    """Each thread's rows added in order into its buffers: ``fma(dy, a x + b, buffer)``
+    (float32: the exact product in double plus the buffer, rounded once; float64: the product
+    and its exact tail plus the buffer in double-double, Knuth's two-sum, rounded once) and
+    ``buffer + dy``."""
+    used, share = grads.shape[:2]
+    for k in range(share):
+        live = slice(None) if k < last else slice(0, used - 1)
+        if mask[1] and tails is not None:
+            p, c = products[live, k], weight_buffers[live]
+            total = p + c
+            virtual = total - p
+            weight_buffers[live] = total + (((p - (total - virtual)) + (c - virtual))
+                                            + tails[live, k])
+        elif mask[1]:
+            np.add(products[live, k], weight_buffers[live], out=weight_buffers[live],
+                   casting="unsafe")
+        if mask[2]:
+            bias_buffers[live] += grads[live, k]
 
 
 def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool):
@@ -520,67 +558,83 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
     used = min(threads, count) if count > 1 and threads > 1 else 1
     share = -(-count // used)
     dgamma = dbeta = None
+    dtype = dy.dtype
     if share > _BUFFER_ROWS and not torch_bits:
         if mask[1]:
-            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=_F32)
+            dgamma = np.sum(dy * ((rows - mean[:, None]) * rstd[:, None]), axis=0, dtype=dtype)
         if mask[2]:
-            dbeta = np.sum(dy, axis=0, dtype=_F32)
+            dbeta = np.sum(dy, axis=0, dtype=dtype)
         return dgamma, dbeta
     used = -(-count // share)  # the threads that get rows
     padded = share * used
 
     def shares(values, width):
-        out = np.zeros((padded, width), _F32)
+        out = np.zeros((padded, width), dtype)
         out[:count] = values.reshape(count, width)
         return out.reshape(used, share, width)
 
     grads = shares(dy, length)
+    double = dtype == _F64
     if mask[1]:
-        # every row's dy * (a x + b) at once: a x + b fused (rounded once), its product with dy
-        # exact in double; the buffers below then take one rounding step per row
-        centred = _fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
-        products = np.multiply(grads, centred, dtype=_F64)
-    weight_buffers = np.zeros((used, length), _F32)
-    bias_buffers = np.zeros((used, length), _F32)
+        # every row's dy * (a x + b) at once: a x + b fused (rounded once); float32: its
+        # product with dy exact in double, the buffers below then take one rounding step per
+        # row (float64: fused there)
+        fma = _fma64_quiet if double else _fma
+        centred = fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
+        if double:  # the products and their exact tails at once; the sums below per row
+            from ._float_kernels import product_error
+
+            with np.errstate(all="ignore"):
+                products = grads * centred
+                tails = product_error(grads, centred, products)
+        else:
+            products = np.multiply(grads, centred, dtype=_F64)
+    weight_buffers = np.zeros((used, length), dtype)
+    bias_buffers = np.zeros((used, length), dtype)
     last = count - share * (used - 1)  # rows of the last share (the padding is there)
-    for k in range(share):
-        live = slice(None) if k < last else slice(0, used - 1)
-        if mask[1]:  # fma(dy, a x + b, buffer): the exact product plus the buffer, rounded
-            np.add(products[live, k], weight_buffers[live], out=weight_buffers[live],
-                   casting="unsafe")
-        if mask[2]:
-            bias_buffers[live] += grads[live, k]
+    with np.errstate(all="ignore"):  # (an inf or NaN: torch's follow)
+        _buffer_rows(grads, products if mask[1] else None,
+                     tails if mask[1] and double else None, weight_buffers, bias_buffers,
+                     last, mask)
     if mask[1]:
-        dgamma = _F32(0) + weight_buffers[0]
+        dgamma = dtype.type(0) + weight_buffers[0]
         for buffer in weight_buffers[1:]:
             dgamma = dgamma + buffer
     if mask[2]:
-        dbeta = _F32(0) + bias_buffers[0]
+        dbeta = dtype.type(0) + bias_buffers[0]
         for buffer in bias_buffers[1:]:
             dbeta = dbeta + buffer
     return dgamma, dbeta
 
 
-def _vector_sum_rows(products: np.ndarray) -> np.ndarray:
+def _vector_sum_rows(products: np.ndarray, factors=None) -> np.ndarray:
     """``at::vec::reduce_all``'s sum of each row of ``products`` (rows, L) as 8-lane vectors
     (map2_reduce_all's when the rows are products, rounded: the compiler does not fuse across
     its two lambdas, measured): a row shorter than a vector sums its elements in order; a
     longer one adds its vectors in order into the first, the partial last one into the first
     lanes only, then sums the lanes as a tree."""
+    first = products
+    if factors is not None:
+        products = first * factors
     rows, length = products.shape
-    if length < _LANES:
+    double = products.dtype == _F64
+    lanes = _LANES64 if double else _LANES  # (float64: 4-lane vectors, lanes added in order)
+    if length < lanes:
         acc = products[:, 0].copy()
         for i in range(1, length):
             acc += products[:, i]
         return acc
-    full = length // _LANES * _LANES
-    vectors = products[:, :full].reshape(rows, full // _LANES, _LANES)
+    full = length // lanes * lanes
+    vectors = products[:, :full].reshape(rows, full // lanes, lanes)
     acc = vectors[:, 0].copy()
     for v in range(1, vectors.shape[1]):
         acc += vectors[:, v]
-    if length > full:
+    if length > full and double and factors is not None:
+        acc[:, :length - full] = _fma64_quiet(first[:, full:], factors[:, full:],
+                                              acc[:, :length - full])
+    elif length > full:
         acc[:, :length - full] += products[:, full:]
-    return _lane_tree_sum(acc)
+    return _lane_sum_in_order(acc) if double else _lane_tree_sum(acc)
 
 
 def group_norm_backward(dy: np.ndarray, x: np.ndarray, weight, groups: int, eps: float, mask,
@@ -601,61 +655,65 @@ def group_norm_backward(dy: np.ndarray, x: np.ndarray, weight, groups: int, eps:
     order, ``acc = fma(fma(-db, mean, ds), rstd, acc)``; dbeta: ``db`` summed over the samples
     in order (the statistics are the forward's, ``group_norm_stats``)."""
     shape = dy.shape
+    dtype = np.dtype(_F64 if dy.dtype == _F64 else _F32)
+    lanes = _LANES64 if dtype == _F64 else _LANES
+    fma = _fma64_quiet if dtype == _F64 else _fma
     batch, channels = shape[0], shape[1]
     per_group = channels // groups
     plane = dy.size // (batch * channels)
-    dy = np.ascontiguousarray(dy, dtype=_F32).reshape(batch * channels, plane)
+    dy = np.ascontiguousarray(dy, dtype=dtype).reshape(batch * channels, plane)
     db = _vector_sum_rows(dy).reshape(batch, groups, per_group)
     if x is not None:  # (None: only dbeta is asked for)
         rows, mean, rstd = _group_norm_stats(x, groups, eps)
         x = rows.reshape(batch * channels, plane)
-        ds = _vector_sum_rows(dy * x).reshape(batch, groups, per_group)
+        ds = _vector_sum_rows(dy, x).reshape(batch, groups, per_group)
         mean, rstd = mean.reshape(batch, groups), rstd.reshape(batch, groups)
-    gamma = None if weight is None else np.ascontiguousarray(weight, _F32).reshape(
+    gamma = None if weight is None else np.ascontiguousarray(weight, dtype).reshape(
         groups, per_group)
     dx = dgamma = dbeta = None
     if mask[0]:
-        gamma_or_one = np.ones((groups, per_group), _F32) if gamma is None else gamma
-        whole = per_group // _LANES * _LANES
-        ds_lanes = np.zeros((batch, groups, _LANES), _F32)
-        db_lanes = np.zeros((batch, groups, _LANES), _F32)
-        for j in range(0, whole, _LANES):  # CalcDsDb
-            weights = gamma_or_one[:, j:j + _LANES]
-            ds_lanes = _fma(ds[:, :, j:j + _LANES], weights, ds_lanes)
-            db_lanes = _fma(db[:, :, j:j + _LANES], weights, db_lanes)
-        ds_sum = np.zeros((batch, groups), _F32)
-        db_sum = np.zeros((batch, groups), _F32)
-        for lane in range(_LANES):  # std::accumulate from 0
+        gamma_or_one = np.ones((groups, per_group), dtype) if gamma is None else gamma
+        whole = per_group // lanes * lanes
+        ds_lanes = np.zeros((batch, groups, lanes), dtype)
+        db_lanes = np.zeros((batch, groups, lanes), dtype)
+        for j in range(0, whole, lanes):  # CalcDsDb
+            weights = gamma_or_one[:, j:j + lanes]
+            ds_lanes = fma(ds[:, :, j:j + lanes], weights, ds_lanes)
+            db_lanes = fma(db[:, :, j:j + lanes], weights, db_lanes)
+        ds_sum = np.zeros((batch, groups), dtype)
+        db_sum = np.zeros((batch, groups), dtype)
+        for lane in range(lanes):  # std::accumulate from 0
             ds_sum += ds_lanes[:, :, lane]
             db_sum += db_lanes[:, :, lane]
         # (in the OpenMP region every product of the channels after the vectors is fused)
         parallel = threads > 1 and batch * groups > 1
-        unfused_end = whole if parallel else whole + (per_group - whole) // 4 * 4
+        run = 2 if dtype == _F64 else 4  # (GCC's vectors for that loop: 2 doubles, 4 floats)
+        unfused_end = whole if parallel else whole + (per_group - whole) // run * run
         for j in range(whole, per_group):
             weights = gamma_or_one[:, j]
             if j < unfused_end:
                 ds_sum += ds[:, :, j] * weights
                 db_sum += db[:, :, j] * weights
             else:
-                ds_sum = _fma(ds[:, :, j], weights, ds_sum)
-                db_sum = _fma(db[:, :, j], weights, db_sum)
-        s = _F32(1) / _F32(per_group * plane)
-        c2 = _fma(db_sum, mean, -ds_sum) * rstd * rstd * rstd * s
-        c3 = _fma(-(db_sum * rstd), s, -c2 * mean)
+                ds_sum = fma(ds[:, :, j], weights, ds_sum)
+                db_sum = fma(db[:, :, j], weights, db_sum)
+        s = dtype.type(1) / dtype.type(per_group * plane)
+        c2 = fma(db_sum, mean, -ds_sum) * rstd * rstd * rstd * s
+        c3 = fma(-(db_sum * rstd), s, -c2 * mean)
         c1 = rstd[:, :, None] * gamma_or_one  # (N, G, D)
         c1 = c1.reshape(batch * channels, 1)
         c2 = np.repeat(c2.reshape(-1), per_group)[:, None]
         c3 = np.repeat(c3.reshape(-1), per_group)[:, None]
-        dx = (_fma(c1, dy, c2 * x) + c3).reshape(shape)
+        dx = (fma(c1, dy, c2 * x) + c3).reshape(shape)
     if mask[1] and gamma is not None:
-        dgamma = np.zeros((groups, per_group), _F32)
+        dgamma = np.zeros((groups, per_group), dtype)
         for n in range(batch):
-            centred = _fma(-db[n], mean[n][:, None], ds[n])
-            dgamma = _fma(centred, rstd[n][:, None], dgamma)
+            centred = fma(-db[n], mean[n][:, None], ds[n])
+            dgamma = fma(centred, rstd[n][:, None], dgamma)
         dgamma = dgamma.reshape(channels)
     if mask[2]:
         flat = db.reshape(batch, channels)
-        dbeta = _F32(0) + flat[0]
+        dbeta = dtype.type(0) + flat[0]
         for n in range(1, batch):
             dbeta = dbeta + flat[n]
     return dx, dgamma, dbeta

@@ -336,8 +336,9 @@ class Gelu(Op):
         a = _floating(a, "GeluKernelImpl")
         if a.dtype == np.float32:
             return _gelu32(a, approximate)
-        if a.dtype == np.float64 and approximate == "tanh":  # SLEEF's tanh in the vectors
-            return _sleef_double.gelu_tanh(a)
+        if a.dtype == np.float64:  # SLEEF's tanh or erf in the vectors
+            return (_sleef_double.gelu_tanh(a) if approximate == "tanh"
+                    else _sleef_double.gelu_erf(a))
         x = a.astype(np.float64)
         if approximate == "tanh":
             out = 0.5 * x * (1.0 + np.tanh(_TANH_BETA * (x + _TANH_KAPPA * x ** 3)))
@@ -366,8 +367,9 @@ class GeluBackward(Op):
     def forward(ctx, grad, a, approximate):
         if a.dtype == np.float32 and grad.dtype == np.float32:
             return _gelu32_backward(grad, a, approximate)
-        if a.dtype == np.float64 == grad.dtype and approximate == "tanh":
-            return _sleef_double.gelu_tanh_backward(grad, a)
+        if a.dtype == np.float64 == grad.dtype:
+            return (_sleef_double.gelu_tanh_backward(grad, a) if approximate == "tanh"
+                    else _sleef_double.gelu_erf_backward(grad, a))
         x = a.astype(np.float64)
         if approximate == "tanh":
             inner = _TANH_BETA * (x + _TANH_KAPPA * x ** 3)

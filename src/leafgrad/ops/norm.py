@@ -108,8 +108,10 @@ class _Normalisation(Op):
         weight = self.saved("weight") if (self._saved or {}).get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))
         node = self.double_backward
-        if node is not None and (records_double_backward() or node is BatchNormBackward
-                                 and _recorded_in_capture()):  # torch's node (3 outputs)
+        if node is not None and (records_double_backward() or node in (
+                BatchNormBackward, LayerNormBackward) and _recorded_in_capture()):
+            # torch's node (3 outputs); under leafgrad.compile too where its values are a
+            # kernel's, so that the capture replays them as the eager run computes them
             x = self.saved("input") if (self._saved or {}).get("input") is not None else None
             outputs = node.record(self, grad, x, weight, mask)
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
@@ -230,18 +232,25 @@ class LayerNorm(_Normalisation):
             x.shape[x.ndim - count:], dtype=np.int64)) < 8 and x.size <= _EXACT_BACKWARD
 
     @staticmethod
-    def torch_backward(grad, x, weight, params, mask):
-        # float32 only, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits: the
-        # replay's statistics (RowwiseMoments) cost a few times NumPy's
-        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or \
+    def torch_backward(grad, x, weight, params, mask, recorded=False):
+        # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
+        # create_graph records, only as the values of LayerNormBackward's node)
+        if not (_arrays_recorded() if recorded else plain_backward()):
+            return None
+        # float32 up to _EXACT_BACKWARD elements, float64 up to _LAYER_NORM_REPLAY (its
+        # statistics' and buffers' fused multiply-adds are double-double steps: (8, 16, 128)
+        # would take 0.5 -> 2.3 ms), more under backends.cpu.torch_bits: the replay's
+        # statistics (RowwiseMoments) cost a few times NumPy's
+        limit = _EXACT_BACKWARD if grad.dtype == np.float32 else _LAYER_NORM_REPLAY
+        if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
                 x is not None and x.__class__ is not np.ndarray or \
-                grad.size > _EXACT_BACKWARD and not _cpu.torch_bits:
+                grad.size > limit and not _cpu.torch_bits:
             return None
         from .._info import get_num_threads
 
         gamma = None if weight is None else weight._data
-        if gamma is not None and gamma.dtype != np.float32 or x is not None and (
-                x.dtype != np.float32 or not x.size) or not grad.size or x is None and (
+        if gamma is not None and gamma.dtype != grad.dtype or x is not None and (
+                x.dtype != grad.dtype or not x.size) or not grad.size or x is None and (
                 mask[0] or mask[1]):
             return None
         arrays = (grad,) + ((x,) if x is not None else ()) + ((gamma,) if gamma is not None
@@ -393,13 +402,13 @@ class GroupNorm(_Normalisation):
         # float32, row-major, up to _EXACT_BACKWARD elements unless backends.cpu.torch_bits:
         # GroupNormBackwardKernelImplInternal replayed (ops/_norm_kernels.py), with the
         # forward's statistics replayed too (what torch saved)
-        if grad.dtype != np.float32 or grad.__class__ is not np.ndarray or not grad.size or \
-                x is None and (mask[0] or mask[1]) or x is not None and (
-                    x.__class__ is not np.ndarray or x.dtype != np.float32) or \
+        if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
+                not grad.size or x is None and (mask[0] or mask[1]) or x is not None and (
+                    x.__class__ is not np.ndarray or x.dtype != grad.dtype) or \
                 grad.size > _EXACT_BACKWARD and not _cpu.torch_bits or not plain_backward():
             return None
         gamma = None if weight is None else weight._data
-        if gamma is not None and (gamma.dtype != np.float32 or gamma.__class__ is not np.ndarray) \
+        if gamma is not None and (gamma.dtype != grad.dtype or gamma.__class__ is not np.ndarray) \
                 or x is not None and x.ndim in (4, 5) and not x.flags.c_contiguous and \
                 _layout.is_channels_last(x, x.ndim):  # (torch's channels-last kernel: not replayed)
             return None
@@ -505,7 +514,7 @@ class LayerNormBackward(BatchNormBackward):
             from ..tensor import _wrap
 
             exact = LayerNorm.torch_backward(grad, x, None if weight is None else _wrap(weight),
-                                             p, mask)
+                                             p, mask, recorded=True)
             if exact is not None:
                 empty = np.zeros(0, dtype=grad.dtype)
                 return tuple(empty if out is None else out for out in exact)
