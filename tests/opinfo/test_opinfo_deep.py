@@ -175,7 +175,7 @@ KNOWN: dict = {
     ('nn.functional.embedding_bag', GRAD_BITS): 'float32/grad',
     ('nn.functional.embedding_bag', BITS): 'float64/op',
     ('nn.functional.gelu', HALF): 'float16/op',
-    ('nn.functional.gelu', LIBM): 'float64/fwad float64/gradgrad',
+    ('nn.functional.gelu', LIBM): 'float64/gradgrad',
     ('nn.functional.glu', LIBM): 'float64/fwad float64/gradgrad',
     ('nn.functional.grid_sample', GRAD_BITS): 'float64/gradgrad',
     ('nn.functional.group_norm', NORM): 'float64/fwad float64/gradgrad',

@@ -43,7 +43,7 @@ KNOWN = {
     "nn.functional.linear_cross_entropy/chunked_none": (CHUNKED, {
         ("float32", "op"), ("float64", "grad")}),
     "native_group_norm": (NORM, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
-    "native_layer_norm": (NORM, {("float32", "op"), ("float64", "grad")}),
+    "native_layer_norm": (NORM, {("float32", "op")}),
     "native_batch_norm": (NORM, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv_transpose1d": (CONV, {
         ("float64", "op"), ("float32", "op"), ("float64", "grad")}),
@@ -52,13 +52,9 @@ KNOWN = {
     "nn.functional.conv1d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv2d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.conv3d": (CONV, {("float64", "op"), ("float32", "op"), ("float64", "grad")}),
-    "nn.functional.group_norm": (NORM, {("float64", "grad")}),
     "nn.functional.instance_norm": (NORM, {("float64", "op"), ("float64", "grad")}),
-    "nn.functional.layer_norm": (NORM, {("float64", "grad")}),
     "nn.functional.interpolate/linear": (SCATTER_ORDER, {("float64", "grad")}),
-    "nn.functional.interpolate/bilinear": (SCATTER_ORDER, {("float64", "grad")}),
     "nn.functional.interpolate/trilinear": (SCATTER_ORDER, {("float64", "grad")}),
-    "nn.functional.upsample_bilinear": (SCATTER_ORDER, {("float64", "grad")}),
     "nn.functional.multilabel_margin_loss": (SUM_ORDER, {("float32", "op"), ("float64", "grad")}),
     "max_pool2d_with_indices_backward": (ATEN, {
         ("float64", "op"), ("float32", "op"), ("float64", "grad")}),
@@ -69,7 +65,6 @@ KNOWN = {
         ("float64", "op"), ("float64", "inplace"), ("float32", "op"), ("float32", "inplace"),
         ("float64", "grad")}),
     "nn.functional.batch_norm": (NORM, {("float64", "grad")}),
-    "nn.functional.gelu": (VECTOR_MATH, {("float64", "grad")}),
     "mvlgamma/mvlgamma_p_1": (LGAMMA, {
         ("float64", "op"), ("float64", "method"), ("float64", "inplace"), ("float64", "grad")}),
     "mvlgamma/mvlgamma_p_3": (LGAMMA, {
