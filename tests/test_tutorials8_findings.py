@@ -2292,8 +2292,19 @@ SNIPPETS = [mrd_workflow, mrd_classification, mrd_custom_datasets, recipes,
             distributions_tutorial, printing_options, uva_intro_protonet]
 
 
+@pytest.fixture
+def default_validation():
+    """Distribution argument validation at its default (on) in both libraries: torch's dynamo
+    switches torch's off for the whole process once any test has compiled with it
+    (_dynamo/eval_frame.py's TorchPatcher), which would make these snippets depend on order."""
+    saved = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(saved)
+
+
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
-def test_tutorial_prints_as_torch(snippet):
+def test_tutorial_prints_as_torch(snippet, default_validation):
     assert first_difference(snippet, lg, torch) is None
 
 

@@ -593,8 +593,10 @@ def _binary_layout(kernel):
 
 
 # (log_sigmoid's forward writes a fresh row-major result and buffer in torch too)
-silu, elu, softplus, gelu_tanh = (
-    _unary_layout(kernel) for kernel in (silu, elu, softplus, gelu_tanh))
-silu_backward, elu_backward, softplus_backward, log_sigmoid_backward, gelu_tanh_backward = (
+silu, elu, softplus, gelu_tanh, gelu_erf = (
+    _unary_layout(kernel) for kernel in (silu, elu, softplus, gelu_tanh, gelu_erf))
+(silu_backward, elu_backward, softplus_backward, log_sigmoid_backward, gelu_tanh_backward,
+ gelu_erf_backward) = (
     _binary_layout(kernel) for kernel in (silu_backward, elu_backward, softplus_backward,
-                                          log_sigmoid_backward, gelu_tanh_backward))
+                                          log_sigmoid_backward, gelu_tanh_backward,
+                                          gelu_erf_backward))
