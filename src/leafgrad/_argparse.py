@@ -92,7 +92,7 @@ _ACCEPTS = {
     "Tensor": _is_tensor,
     "Tensor~": lambda v: _is_tensor(v) or _is_number(v),
     "Number": _is_number,
-    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "bool": lambda v: v.__class__ is bool,  # (not np.bool_: torch 2.13 refuses it)
     "int": _is_int,
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
     "str": lambda v: isinstance(v, str),
@@ -624,29 +624,102 @@ def scalar(value):
 
 
 def number(function: str, name: str, value, position: int | None = None, kind: str = "Number",
-           overloads: tuple | None = None):
+           overloads: tuple | None = None, into=None, names: dict | None = None):
     """A Scalar argument as torch's parser takes it: a Python number, a NumPy number (read as
     ``numpy_scalar``), a 0-d tensor that does not require grad (its item). Anything else is
     torch's TypeError: "<function>(): argument '<name>' (position <n>) must be Number, not
     <type>", or for a function of several overloads (``overloads``: the call's positional
     arguments and keywords as given) its "received an invalid combination" line. ``kind``
-    "float": torch's ``double`` arguments (no complex)."""
+    "float": torch's ``double`` arguments (no complex). ``into``: the tensor whose kernel
+    converts the number (``real_scalar`` with ``names``)."""
     cls = value.__class__
     if cls is float or cls is int or cls is bool:
         return value
-    if isinstance(value, (bool, int, float)) or (kind == "Number" and isinstance(value, complex)):
+    if isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, np.generic) and value.dtype.kind in ("biuf" if kind == "float"
-                                                              else "biufc"):
-        return numpy_scalar(value)
+    if kind == "Number" and isinstance(value, complex):
+        complex_seen()
+        value = complex(value)  # (np.complex128 too)
+        return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)
+        if value.__class__ is complex:
+            if kind == "float":
+                return value.real
+            complex_seen()
+            return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
+        return value
     if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and (
             kind == "Number" or not value.is_complex()):
-        return value.item()
+        value = value.item()
+        return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
     if overloads is not None:
         raise invalid_combination(function, *overloads)
     where = f" (position {position})" if position is not None else ""
     raise TypeError(f"{function}(): argument '{name}'{where} must be {kind}, not "
                     f"{typename(value)}")
+
+
+def operand(function: str, value, args: tuple, kwargs: dict | None = None):
+    """A ``Tensor``-or-``Number`` argument (xlogy's ``other``, a bitwise op's...): a tensor as
+    it is, a Python number, a NumPy number read as ``numpy_scalar``; anything else (None, a
+    list, an array, a string) is torch's "received an invalid combination" line naming
+    ``args``/``kwargs``, the call as given."""
+    cls = value.__class__
+    if cls is float or cls is int or cls is bool or _is_tensor(value):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)
+    if isinstance(value, complex):
+        complex_seen()
+        return complex(value)  # (np.complex128 too)
+    if isinstance(value, (int, float)):
+        return value
+    raise invalid_combination(function, args, kwargs or {})
+
+
+def complex_seen() -> None:
+    """A complex Python number reached an op: install the check refusing complex operands in
+    ops without complex support (Note: complex support, ops/registry.py), which otherwise
+    waits for the first complex tensor."""
+    from . import _dtype
+
+    if _dtype._first_complex:
+        _dtype._first_complex.pop()()
+
+
+# Note: complex Scalars into real kernels
+# A kernel converts a Scalar argument to its C type with c10's checked conversion: a complex
+# number without an imaginary part becomes its real part, one with an imaginary part is
+# "value cannot be converted to type float without overflow", naming the type, which depends
+# on the kernel: its scalar_t (index_add), its opmath type (float for float16: threshold),
+# either for floating dtypes only (activations, whose integer dtypes their kernel refuses
+# first), or double/int64_t (clamp, hardtanh). Each table maps a dtype's name to that type;
+# a dtype missing from it gets the real part (and the kernel its own error).
+_INT_T = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+          "uint8": "uint8_t"}
+FLOAT_SCALAR_T = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16"}
+SCALAR_T = {**FLOAT_SCALAR_T, **_INT_T}
+FLOAT_OPMATH_T = {"float32": "float", "float64": "double", "float16": "float",
+                  "bfloat16": "float"}
+OPMATH_T = {**FLOAT_OPMATH_T, **_INT_T}
+WIDE_T = {"float32": "double", "float64": "double", "float16": "double", "bfloat16": "double",
+          **dict.fromkeys(_INT_T, "int64_t")}
+
+
+def real_scalar(value, dtype, names: dict = SCALAR_T):
+    """A Scalar as the kernel for a tensor of ``dtype`` converts it (Note: complex Scalars into
+    real kernels): a complex number into a real kernel by its real part, or torch's conversion
+    error naming ``names[dtype]``."""
+    if value.__class__ is not complex or dtype.is_complex:
+        return value
+    name = names.get(dtype.name)
+    if name is not None and value.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value.real
 
 
 def beta_alpha(function: str, args: tuple, beta, alpha, several: bool = False) -> tuple:
@@ -666,8 +739,10 @@ def numpy_scalar(value):
     too) as float; then it is weak in type promotion like the Python number."""
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.complexfloating):
+    if isinstance(value, complex):  # (np.complex128 is a Python complex)
         return complex(value)
+    if isinstance(value, np.complexfloating):  # torch reads complex64 and clongdouble as
+        return float(value.real)  # Python floats: their real part (THPUtils_unpackDouble)
     return float(value)
 
 
@@ -694,10 +769,11 @@ class _NoMode:
 NO_MODE = _NoMode()
 
 
-def dtype_arg(function: str, value):
+def dtype_arg(function: str, value, position: int | None = None, overloads: tuple | None = None):
     """A ``dtype=`` argument as a leafgrad dtype: torch's dtypes, or Python's ``int``/
     ``float``/``bool`` (torch maps them to int64/float64/bool); anything else is torch's
-    ``zeros(): argument 'dtype' must be torch.dtype, not str``. None stays None."""
+    ``zeros(): argument 'dtype' must be torch.dtype, not str`` (or, for a function of several
+    overloads, ``overloads``: its "invalid combination" line). None stays None."""
     from . import _dtype
 
     if value is None or isinstance(value, _dtype.dtype):
@@ -707,16 +783,40 @@ def dtype_arg(function: str, value):
     for kind, resolved in python_types.items():
         if value is kind:
             return resolved
-    raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not {typename(value)}")
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument 'dtype'{where} must be torch.dtype, not "
+                    f"{typename(value)}")
 
 
-def bool_arg(function: str, name: str, value) -> bool:
-    """A keyword-only bool argument (``requires_grad=``): torch refuses 1 and None."""
+def bool_arg(function: str, name: str, value, position: int | None = None,
+             overloads: tuple | None = None) -> bool:
+    """A ``bool`` argument (``keepdim``, ``requires_grad=``...): torch's parser takes a Python
+    bool only (not 1, None, a NumPy or tensor bool); anything else is its TypeError, or for a
+    function of several overloads (``overloads``) its "invalid combination" line."""
     if value.__class__ is bool:
         return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    raise TypeError(f"{function}(): argument '{name}' must be bool, not {typename(value)}")
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument '{name}'{where} must be bool, not {typename(value)}")
+
+
+def int_arg(function: str, name: str, value, position: int | None = None,
+            overloads: tuple | None = None) -> int:
+    """An ``int`` argument (a dim, a count): a Python int, a NumPy integer or an integer 0-d
+    tensor (torch's parser reads both as the int); a bool, a float, None... is its TypeError
+    ("must be int, not float"), or for a function of several overloads (``overloads``) its
+    "invalid combination" line."""
+    if value.__class__ is int:
+        return value
+    if _is_int(value):
+        return int(value) if not _is_tensor(value) else value.item()
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument '{name}'{where} must be int, not {typename(value)}")
 
 
 # Note: deprecated overloads

@@ -206,10 +206,14 @@ def floor_divide(input, other):  # noqa: A002
 def xlogy(input, other):  # noqa: A002
     """``input * log(other)``, 0 where input == 0 (unless other is nan)."""
     if isinstance(input, Tensor):
+        if other.__class__ is not float and other.__class__ is not int and \
+                not isinstance(other, Tensor):
+            other = _argparse.operand("xlogy", other, (input, other))
         return input.xlogy(other)
     if not isinstance(other, Tensor):
         raise _ops.math_clamp.invalid_arguments("xlogy", (input, other))
-    return _ops.math_binary.XlogyScalarSelf.apply(other, self=input)
+    return _ops.math_binary.XlogyScalarSelf.apply(
+        other, self=_argparse.operand("xlogy", input, (input, other)))
 
 
 @takes_out(_cast("lerp"))

@@ -241,7 +241,8 @@ def put(input, index, source, accumulate=False):
 @takes_out(Out("index_add", EXPECT, overlap="self"))
 def index_add(input, dim, index, source, *, alpha=1):
     if alpha.__class__ is not int and alpha.__class__ is not float:
-        alpha = _argparse.number("index_add", "alpha", alpha)
+        alpha = _argparse.real_scalar(_argparse.number("index_add", "alpha", alpha),
+                                      input.dtype)
     return _ops.index_add(input, dim, index, source, alpha)
 
 

@@ -8,6 +8,7 @@ tensor([1.7918])
 
 from __future__ import annotations
 
+from . import _argparse
 from . import _functions_math as _math
 from ._functions import sigmoid as _sigmoid
 from ._functions_math import _cast, _require_tensor, _unary
@@ -67,11 +68,15 @@ def round(input, *, decimals=0):  # noqa: A001,A002 - torch's names
 
 
 def softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
-    return _F.softmax(input, dim, dtype=dtype)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("special_softmax", "dim", dim, 2)
+    return _F.softmax(input, dim, dtype=_argparse.dtype_arg("special_softmax", dtype))
 
 
 def log_softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
-    return _F.log_softmax(input, dim, dtype=dtype)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("special_log_softmax", "dim", dim, 2)
+    return _F.log_softmax(input, dim, dtype=_argparse.dtype_arg("special_log_softmax", dtype))
 
 
 def _special_unary(name: str, op_name: str):

@@ -260,11 +260,15 @@ class MathMethods:
     def xlogy(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.math_binary.Xlogy.apply(self, other)
+        if other.__class__ is not float and other.__class__ is not int:
+            other = _argparse.operand("xlogy", other, (other,))
         return _ops.math_binary.XlogyScalarOther.apply(self, other=other)
 
     def xlogy_(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.inplace(_ops.math_binary.Xlogy, self, other)
+        if other.__class__ is not float and other.__class__ is not int:
+            other = _argparse.operand("xlogy_", other, (other,))
         return _ops.inplace(_ops.math_binary.XlogyScalarOther, self, other=other)
 
     def lerp(self, end, weight):

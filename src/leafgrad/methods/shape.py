@@ -161,7 +161,7 @@ class ShapeMethods:
 
     def index_add(self, dim, index, source, *, alpha=1):
         if alpha.__class__ is not int and alpha.__class__ is not float:
-            alpha = _argparse.number("index_add", "alpha", alpha)
+            alpha = _argparse.real_scalar(_argparse.number("index_add", "alpha", alpha), self.dtype)
         return _ops.index_add(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
@@ -171,6 +171,7 @@ class ShapeMethods:
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
         check_no_overlap(self, index, source)
+        alpha = _argparse.real_scalar(alpha, self.dtype)
         array = _ops.flat_index(index, array, self.shape[dim] if self.ndim else 1,
                                 dim if self.ndim > 1 else None)
         return _ops.keep_index(

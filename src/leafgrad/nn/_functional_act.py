@@ -19,13 +19,15 @@ __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", 
 
 def hardshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
-        lambd = _argparse.number("hardshrink", "lambd", lambd, 2)
+        lambd = _argparse.number("hardshrink", "lambd", lambd, 2, into=input,
+                                 names=_argparse.FLOAT_SCALAR_T)
     return Hardshrink.apply(input, lambd=lambd)
 
 
 def softshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
-        lambd = _argparse.number("softshrink", "lambd", lambd, 2)
+        lambd = _argparse.number("softshrink", "lambd", lambd, 2, into=input,
+                                 names=_argparse.FLOAT_SCALAR_T)
     if lambd < 0:
         import numpy as np
 
@@ -78,9 +80,10 @@ def glu(input, dim: int = -1):
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     if threshold.__class__ is not float and threshold.__class__ is not int:
         threshold = _argparse.number("threshold_" if inplace else "threshold", "threshold",
-                                     threshold, 2)
+                                     threshold, 2, into=input, names=_argparse.OPMATH_T)
     if value.__class__ is not float and value.__class__ is not int:
-        value = _argparse.number("threshold_" if inplace else "threshold", "value", value, 3)
+        value = _argparse.number("threshold_" if inplace else "threshold", "value", value, 3,
+                                 into=input, names=_argparse.OPMATH_T)
     if inplace:
         return _ops.inplace(ThresholdInplace, input, threshold=threshold, value=value)
     return Threshold.apply(input, threshold=threshold, value=value)
@@ -117,9 +120,11 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
           inplace: bool = False):
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
     if lower.__class__ is not float and lower.__class__ is not int:
-        lower = _argparse.number("rrelu", "lower", lower, 2)
+        lower = _argparse.number("rrelu", "lower", lower, 2, into=input,
+                                 names=_argparse.FLOAT_OPMATH_T)
     if upper.__class__ is not float and upper.__class__ is not int:
-        upper = _argparse.number("rrelu", "upper", upper, 3)
+        upper = _argparse.number("rrelu", "upper", upper, 3, into=input,
+                                 names=_argparse.FLOAT_OPMATH_T)
     if lower > upper:  # (ATen's rrelu_with_noise, in training and eval)
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _vmapped_noise(input, lower, upper, training)
