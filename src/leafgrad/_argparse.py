@@ -94,7 +94,9 @@ _ACCEPTS = {
     "Number": _is_number,
     "bool": lambda v: v.__class__ is bool,  # (not np.bool_: torch 2.13 refuses it)
     "int": _is_int,
-    "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
+    # (torch's double: NumPy bools and complex numbers too, read by their real part)
+    "float": lambda v: isinstance(v, (float, int, np.floating, np.integer, np.bool_,
+                                      np.complexfloating)),
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
@@ -696,7 +698,7 @@ def complex_seen() -> None:
 # "value cannot be converted to type float without overflow", naming the type, which depends
 # on the kernel: its scalar_t (index_add), its opmath type (float for float16: threshold),
 # either for floating dtypes only (activations, whose integer dtypes their kernel refuses
-# first), or double/int64_t (clamp, hardtanh). Each table maps a dtype's name to that type;
+# first), double (softshrink) or double/int64_t (clamp, hardtanh). Each table maps a dtype's name to that type;
 # a dtype missing from it gets the real part (and the kernel its own error).
 _INT_T = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
           "uint8": "uint8_t"}
@@ -706,8 +708,8 @@ SCALAR_T = {**FLOAT_SCALAR_T, **_INT_T}
 FLOAT_OPMATH_T = {"float32": "float", "float64": "double", "float16": "float",
                   "bfloat16": "float"}
 OPMATH_T = {**FLOAT_OPMATH_T, **_INT_T}
-WIDE_T = {"float32": "double", "float64": "double", "float16": "double", "bfloat16": "double",
-          **dict.fromkeys(_INT_T, "int64_t")}
+DOUBLE_T = dict.fromkeys(FLOAT_SCALAR_T, "double")
+WIDE_T = {**DOUBLE_T, **dict.fromkeys(_INT_T, "int64_t")}
 
 
 def real_scalar(value, dtype, names: dict = SCALAR_T):

@@ -76,8 +76,9 @@ def selu(input, inplace=False):
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha.__class__ is not float and alpha.__class__ is not int:
-        alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2, into=input,
-                                 names=_argparse.FLOAT_OPMATH_T)
+        alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2)
+        # (torch divides 1 by alpha as a double, before dispatching on the input's dtype)
+        alpha = _argparse.real_scalar(alpha, _dtype.float64, _argparse.DOUBLE_T)
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
     if inplace:
         return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
