@@ -12,7 +12,8 @@ from . import _argparse
 from . import _functions_math as _math
 from ._functions import sigmoid as _sigmoid
 from ._functions_math import _cast, _require_tensor, _unary
-from ._functions_math_extra import digamma, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from . import _functions_math_extra as _math_extra
+from ._functions_math_extra import digamma, i0, lgamma, logit, sinc
 from ._functions_reductions import logsumexp
 from ._out import takes_out
 from .nn import functional as _F
@@ -50,7 +51,19 @@ log1p = _math.log1p
 xlogy = _math.xlogy
 psi = digamma
 gammaln = lgamma
-multigammaln = mvlgamma
+
+
+@takes_out(_math_extra._MVLGAMMA_OUT)
+def multigammaln(input, p):  # noqa: A002 - torch's name
+    """``torch.special.multigammaln(input, p)``: torch.mvlgamma under its own name."""
+    return _math_extra._mvlgamma(input, p, "special_multigammaln")
+
+
+@takes_out(_cast("special_polygamma"))
+def polygamma(n, input):  # noqa: A002 - torch's name
+    """``torch.special.polygamma(n, input)``: torch.polygamma under its own name."""
+    return _math_extra._polygamma(n, input, "special_polygamma")
+
 
 
 @takes_out(_cast("sigmoid"))

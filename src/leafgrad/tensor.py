@@ -425,6 +425,30 @@ _CLAMP_BOUNDS = _NUMBERS | {type(None)}
 # a NumPy scalar operand as the Python number torch's argument parser reads it, so that it
 # stays weak in type promotion (_argparse.numpy_scalar); anything else as it is
 _numpy_operand = _argparse.numpy_operand
+
+
+def _clamp_call(low, high) -> tuple:
+    """clamp's bounds as they were most likely given, for torch's message listing them: a max
+    alone by keyword (``clamp(max=v)``), otherwise positionally."""
+    if low is None and high is not None:
+        return (), {"max": high}
+    return _argparse.given(low, high), {}
+
+
+def _clamp_bounds(tensor, low, high) -> tuple:
+    """clamp's Number bounds as its kernel converts them: NumPy scalars as torch's parser reads
+    them, a complex number into a floating tensor's double by its real part (Note: complex
+    Scalars into real kernels); with an integer tensor it makes the result complex, which
+    clamp refuses."""
+    bounds = []
+    for bound in (low, high):
+        bound = _numpy_operand(bound)
+        if bound.__class__ is complex:
+            _argparse.complex_seen()
+            if tensor.dtype.is_floating_point:
+                bound = _argparse.real_scalar(bound, tensor.dtype, _argparse.DOUBLE_T)
+        bounds.append(bound)
+    return tuple(bounds)
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -1839,8 +1863,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def clamp(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
-            _argparse.check("Tensor.clamp", _argparse.given(min, max))
-            min, max = _numpy_operand(min), _numpy_operand(max)
+            _argparse.check("Tensor.clamp", *_clamp_call(min, max))
+            min, max = _clamp_bounds(self, min, max)
         return _ops.clamp(self, min, max)
 
     clip = clamp
@@ -2257,8 +2281,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def clamp_(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
-            _argparse.check("Tensor.clamp_", _argparse.given(min, max))
-            min, max = _numpy_operand(min), _numpy_operand(max)
+            _argparse.check("Tensor.clamp_", *_clamp_call(min, max))
+            min, max = _clamp_bounds(self, min, max)
         return _ops.clamp_(self, min, max)
 
     clip_ = clamp_
@@ -2382,7 +2406,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bernoulli_(self, p=0.5, *, generator=None):
         from . import _rng as _random
 
-        probability = p._data if isinstance(p, Tensor) else p
+        if isinstance(p, Tensor):
+            probability = p._data
+        elif p.__class__ is float or p.__class__ is int:
+            probability = p
+        else:  # (torch's overloads: bernoulli_(Tensor p), bernoulli_(float p))
+            probability = _argparse.number("bernoulli_", "p", p, kind="float",
+                                           overloads=((p,), {}))
         order = self._fill_order()
         if order is not None and isinstance(probability, np.ndarray):  # visited with self's
             probability = np.broadcast_to(probability, self._data.shape).transpose(order)

@@ -44,19 +44,17 @@ def _binary(name: str, op_name: str):
     return method, method_
 
 
-def _check_polygamma(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
-                        f"{type(n).__name__}")
+def _check_polygamma(n, function: str = "polygamma") -> int:
+    if n.__class__ is not int:
+        n = _argparse.int_arg(function, "n", n, 1)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return n
 
 
-def _check_mvlgamma(p, tensor) -> int:
-    if isinstance(p, bool) or not isinstance(p, int):
-        raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not "
-                        f"{type(p).__name__}")
+def _check_mvlgamma(p, tensor, function: str = "mvlgamma") -> int:
+    if p.__class__ is not int:
+        p = _argparse.int_arg(function, "p", p, 1)
     if tensor._data.dtype.kind == "b":  # (torch's mvlgamma_check, before p's)
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
@@ -100,13 +98,14 @@ class MathExtraMethods:
         return _ops.special_fns.Polygamma.apply(self, n=_check_polygamma(n))
 
     def polygamma_(self, n):
-        return _ops.inplace(_ops.special_fns.Polygamma, self, n=_check_polygamma(n))
+        return _ops.inplace(_ops.special_fns.Polygamma, self,
+                            n=_check_polygamma(n, "polygamma_"))
 
     def mvlgamma(self, p):
         return _ops.special_fns.Mvlgamma.apply(self, p=_check_mvlgamma(p, self))
 
     def mvlgamma_(self, p):
-        p = _check_mvlgamma(p, self)
+        p = _check_mvlgamma(p, self, "mvlgamma_")
         if self._data.dtype.kind in "iu":  # torch's message names self's dtype as the result's
             from .._dtype import get_default_dtype
 

@@ -671,11 +671,18 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
     """
     from .._dtype import from_numpy_dtype, promote_types
 
-    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
-        raise TypeError(
-            "linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-            f"{type(ord).__name__}"
-        )
+    if ord.__class__ is not float and ord.__class__ is not int:
+        from .. import _argparse
+
+        ord = _argparse.number("linalg_vector_norm", "ord", ord, 2)  # noqa: A001
+        if ord.__class__ is complex:
+            raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
+                               "of norm.")
+        ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
+    if dtype is not None:
+        from .. import _argparse
+
+        dtype = _argparse.dtype_arg("linalg_vector_norm", dtype)
     data = tensor._data
     if data.dtype.kind == "c":
         # the norm of the moduli, in the real dtype: abs's gradient sgn(z) carries torch's

@@ -1,0 +1,196 @@
+"""Scalar, int, bool and dtype arguments read as torch's argument parser reads them: every kind
+of value (Python and NumPy numbers of each dtype, 0-d tensors, tensors requiring grad, None,
+lists, arrays, strings, complex numbers) in each argument, against torch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import leafgrad
+
+from ._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(call):
+    """The result's dtype and values, or the exception's type and first line."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = call()
+    except Exception as error:  # noqa: BLE001 - compared by type and first line
+        return type(error).__name__, (str(error).splitlines() or [""])[0]
+    if isinstance(result, tuple):
+        return tuple(_value(r) for r in result)
+    return _value(result)
+
+
+def _value(result):
+    if hasattr(result, "dtype") and hasattr(result, "tolist"):
+        return str(result.dtype).split(".")[-1], repr(result.detach().tolist()), tuple(
+            result.shape)
+    return repr(result)
+
+
+# every kind of value an argument may be given: (label, maker of the value for a library)
+KINDS = [
+    ("None", lambda L: None), ("str", lambda L: "a"), ("list", lambda L: [0.5]),
+    ("tuple", lambda L: (1,)), ("ndarray0", lambda L: np.array(0.5)),
+    ("ndarray1", lambda L: np.array([0.5])), ("tensor1", lambda L: L.tensor([0.5])),
+    ("tensor0", lambda L: L.tensor(0.5)), ("tensor0_int", lambda L: L.tensor(1)),
+    ("tensor0_bool", lambda L: L.tensor(True)), ("tensor0_complex", lambda L: L.tensor(0.5j)),
+    ("tensor0_grad", lambda L: L.tensor(0.5, requires_grad=True)),
+    ("complex", lambda L: 0.5j), ("complex_real", lambda L: 0.5 + 0j),
+    ("bool", lambda L: True), ("int", lambda L: 1), ("negative", lambda L: -2),
+    ("float", lambda L: 0.5), ("inf", lambda L: float("inf")),
+    ("dtype", lambda L: L.float64), ("python_type", lambda L: float),
+] + [(f"numpy_{name}", (lambda kind: lambda L: kind(1))(getattr(np, name)))
+     for name in ("bool_", "int8", "uint8", "int32", "int64", "float16", "float32", "float64",
+                  "complex64", "complex128")] + [
+    ("numpy_complex64_imag", lambda L: np.complex64(0.5 + 1j)),
+    ("numpy_complex128_imag", lambda L: np.complex128(0.5 + 1j))]
+
+
+# the numbers among them, complex ones first
+NUMBERS = [(label, make) for label, make in KINDS if "complex" in label] + [
+    (label, make) for label, make in KINDS if label in ("bool", "int", "negative", "float")
+    or label.startswith("numpy_") and "complex" not in label]
+
+
+def _sweep(calls: dict, dtypes=("float32",), kinds=KINDS) -> int:
+    """Compare every call with every kind of value, for inputs of each dtype; an in-place call
+    that fails must leave its input as it was."""
+    checked = 0
+    mismatches = []
+    for name, call in calls.items():
+        for dtype in dtypes:
+            for label, make in kinds:
+                found = []
+                for lib in (leafgrad, torch):
+                    x = lib.tensor([0.25, 0.5, 2.0]).to(getattr(lib, dtype))
+                    before = x.clone()
+                    outcome = _outcome(lambda: call(lib, x, make(lib)))
+                    unchanged = bool((x == before).all()) if outcome[0].endswith("Error") \
+                        else True
+                    found.append((outcome, unchanged))
+                if found[0] != found[1]:
+                    mismatches.append((name, dtype, label, found[0], found[1]))
+                checked += 1
+    assert not mismatches, "\n".join(map(str, mismatches[:20]))
+    return checked
+
+
+def test_softmax_dtype_and_dim_are_parsed():
+    """softmax/log_softmax's dtype (torch.dtype or a Python type) and dim (int): a str dtype
+    reached Tensor.to and raised a device error, a tensor or bool dtype was taken."""
+    calls = {}
+    for name in ("softmax", "log_softmax"):
+        calls[f"torch.{name} dtype"] = lambda L, x, v, n=name: getattr(L, n)(x, 0, dtype=v)
+        calls[f"F.{name} dtype"] = lambda L, x, v, n=name: getattr(L.nn.functional, n)(
+            x, 0, dtype=v)
+        calls[f"special.{name} dtype"] = lambda L, x, v, n=name: getattr(L.special, n)(
+            x, 0, dtype=v)
+        calls[f"Tensor.{name} dtype"] = lambda L, x, v, n=name: getattr(x, n)(0, dtype=v)
+        calls[f"torch.{name} dim"] = lambda L, x, v, n=name: getattr(L, n)(x, v)
+        calls[f"Tensor.{name} dim"] = lambda L, x, v, n=name: getattr(x, n)(v)
+        calls[f"special.{name} dim"] = lambda L, x, v, n=name: getattr(L.special, n)(x, v)
+    assert _sweep(calls, ("float32", "float64")) == len(calls) * 2 * len(KINDS)
+
+
+def test_xlogy_other_is_a_tensor_or_a_number():
+    """xlogy's other (and self) is a Tensor or a Number: None gave NaNs, lists and arrays
+    broadcast; a complex number is xlogy's complex error (it computed with the real part
+    when no complex tensor had been made yet); NumPy complex64 is read by its real part."""
+    calls = {
+        "torch.xlogy other": lambda L, x, v: L.xlogy(x, v),
+        "torch.xlogy self": lambda L, x, v: L.xlogy(v, x),
+        "Tensor.xlogy": lambda L, x, v: x.xlogy(v),
+        "Tensor.xlogy_": lambda L, x, v: x.xlogy_(v),
+    }
+    assert _sweep(calls, ("float32", "float64", "int64")) == len(calls) * 3 * len(KINDS)
+
+
+def test_complex_scalars_into_real_kernels():
+    """A complex Scalar argument of a real kernel converts as c10's checked conversion does:
+    its real part without an imaginary part, else "value cannot be converted to type <C type>
+    without overflow" naming the kernel's type (index_add's scalar_t, the activations'
+    compute type, clamp-like double/int64_t); index_add(alpha=1j) was accepted."""
+    calls = {
+        "index_add": lambda L, x, v: x.index_add(0, L.tensor([0]), x[:1].clone(), alpha=v),
+        "torch.index_add": lambda L, x, v: L.index_add(x, 0, L.tensor([1]), x[:1], alpha=v),
+        "index_add_": lambda L, x, v: x.index_add_(0, L.tensor([0]), x[1:2].clone(), alpha=v),
+    }
+    for name, call in {
+        "elu": lambda f, x, v: f.elu(x, v), "celu": lambda f, x, v: f.celu(x, v),
+        "leaky_relu": lambda f, x, v: f.leaky_relu(x, v),
+        "softplus": lambda f, x, v: f.softplus(x, v),
+        "softplus threshold": lambda f, x, v: f.softplus(x, 1.0, v),
+        "hardtanh": lambda f, x, v: f.hardtanh(x, -1.0, v),
+        "hardshrink": lambda f, x, v: f.hardshrink(x, v),
+        "softshrink": lambda f, x, v: f.softshrink(x, v),
+        "threshold": lambda f, x, v: f.threshold(x, v, 0.0),
+        "threshold value": lambda f, x, v: f.threshold(x, 1.0, v),
+        "threshold_": lambda f, x, v: f.threshold(x, 1.0, v, inplace=True),
+        "elu_": lambda f, x, v: f.elu(x, v, inplace=True),
+        "celu_": lambda f, x, v: f.celu(x, v, inplace=True),
+        "rrelu": lambda f, x, v: f.rrelu(x, v, 0.5),
+    }.items():
+        calls[name] = lambda L, x, v, call=call: call(L.nn.functional, x, v)
+    dtypes = ("float32", "float64", "float16", "int64", "int8", "complex64")
+    assert _sweep(calls, dtypes, NUMBERS) == len(calls) * len(dtypes) * len(NUMBERS)
+
+
+def test_int_float_and_norm_order_arguments():
+    """polygamma's n and mvlgamma's p are ints (a NumPy integer or an integer 0-d tensor is
+    one; special.polygamma/multigammaln name themselves); bernoulli_'s p is a Tensor or a
+    float (None, lists and arrays broadcast); quantile's q is a Tensor or a float (NumPy bools
+    and complex numbers too, by their real part); torch.norm/linalg.vector_norm's p/ord is a
+    Number (0-d tensors and bools too, complex ones refused by the norm), linalg.norm's a
+    Number or a str; renorm's p and maxnorm are real; clamp's complex bound converts into a
+    floating tensor's double."""
+    calls = {
+        "polygamma": lambda L, x, v: L.polygamma(v, x),
+        "Tensor.polygamma": lambda L, x, v: x.polygamma(v),
+        "Tensor.polygamma_": lambda L, x, v: x.polygamma_(v),
+        "special.polygamma": lambda L, x, v: L.special.polygamma(v, x),
+        "quantile": lambda L, x, v: L.quantile(x, v),
+        "Tensor.nanquantile": lambda L, x, v: x.nanquantile(v),
+        "norm": lambda L, x, v: L.norm(x, v),
+        "Tensor.norm": lambda L, x, v: x.norm(v),
+        "linalg.vector_norm": lambda L, x, v: L.linalg.vector_norm(x, v),
+        "linalg.vector_norm dtype": lambda L, x, v: L.linalg.vector_norm(x, dtype=v),
+        "linalg.norm": lambda L, x, v: L.linalg.norm(x, v),
+        "linalg.norm matrix": lambda L, x, v: L.linalg.norm(x.outer(x), v),
+        "linalg.matrix_norm": lambda L, x, v: L.linalg.matrix_norm(x, v),
+        "renorm p": lambda L, x, v: x.outer(x).renorm(v, 0, 1.0),
+        "renorm maxnorm": lambda L, x, v: x.outer(x).renorm(2, 0, v),
+        "clamp": lambda L, x, v: x.clamp(v),
+        "clamp_": lambda L, x, v: x.clamp_(max=v),
+        "torch.clamp": lambda L, x, v: L.clamp(x, v, 1.0),
+    }
+    assert _sweep(calls, ("float32", "float64")) == len(calls) * 2 * len(KINDS)
+    # (mvlgamma in float32: its float64 values differ from torch's in the last bits, another
+    # matter than its argument)
+    assert _sweep({
+        "mvlgamma": lambda L, x, v: L.mvlgamma(x + 3, v),
+        "Tensor.mvlgamma_": lambda L, x, v: (x + 3).mvlgamma_(v),
+        "special.multigammaln": lambda L, x, v: L.special.multigammaln(x + 3, v)})
+    # clamp of integers with a complex bound: a complex result, which clamp refuses
+    assert _sweep({"clamp": calls["clamp"]}, ("int64", "int8", "bool"), NUMBERS)
+
+
+def test_bernoulli_p_is_a_tensor_or_a_float():
+    """bernoulli_'s p, every kind, drawing from the same seed: the same draws or error."""
+    mismatches = []
+    for label, make in KINDS:
+        found = []
+        for lib in (leafgrad, torch):
+            lib.manual_seed(0)
+            x = lib.zeros(3)
+            found.append(_outcome(lambda: x.bernoulli_(make(lib))))
+        if found[0] != found[1]:
+            mismatches.append((label, *found))
+    assert not mismatches, mismatches
