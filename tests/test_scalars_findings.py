@@ -73,8 +73,8 @@ def _sweep(calls: dict, dtypes=("float32",), kinds=KINDS) -> int:
                     x = lib.tensor([0.25, 0.5, 2.0]).to(getattr(lib, dtype))
                     before = x.clone()
                     outcome = _outcome(lambda: call(lib, x, make(lib)))
-                    unchanged = bool((x == before).all()) if outcome[0].endswith("Error") \
-                        else True
+                    failed = isinstance(outcome[0], str) and outcome[0].endswith("Error")
+                    unchanged = bool((x == before).all()) if failed else True
                     found.append((outcome, unchanged))
                 if found[0] != found[1]:
                     mismatches.append((name, dtype, label, found[0], found[1]))
@@ -194,3 +194,43 @@ def test_bernoulli_p_is_a_tensor_or_a_float():
         if found[0] != found[1]:
             mismatches.append((label, *found))
     assert not mismatches, mismatches
+
+
+# the kinds a bool argument may be given (Python bools are its only good kind)
+FLAGS = [(label, make) for label, make in KINDS
+         if label in ("None", "str", "list", "ndarray0", "tensor0", "tensor0_bool", "int",
+                      "float", "bool", "numpy_bool_", "numpy_int64", "complex")]
+
+
+def test_keepdim_is_a_bool():
+    """keepdim is a bool: 1, None, NumPy bools, 0-d tensors were taken for their truth (torch
+    2.13 refuses even np.bool_), in every reduction that has one (keyword form)."""
+    calls = {}
+    for name in ("sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "max", "min",
+                 "median", "nanmedian", "mode", "logsumexp", "prod", "all", "any"):
+        calls[f"torch.{name}"] = lambda L, x, v, n=name: getattr(L, n)(x, 0, keepdim=v)
+        calls[f"Tensor.{name}"] = lambda L, x, v, n=name: getattr(x, n)(0, keepdim=v)
+    calls["kthvalue"] = lambda L, x, v: L.kthvalue(x, 1, 0, keepdim=v)
+    assert _sweep(calls, ("float32",), FLAGS) == len(calls) * len(FLAGS)
+
+
+def test_factory_requires_grad_is_a_bool():
+    """A factory's requires_grad is a bool or None: zeros(3, requires_grad=1) made a leaf
+    requiring grad (and np.bool_, which torch refuses, was taken)."""
+    calls = {
+        "zeros": lambda L, x, v: L.zeros(3, requires_grad=v),
+        "ones": lambda L, x, v: L.ones(2, 2, requires_grad=v),
+        "full": lambda L, x, v: L.full((2,), 1.5, requires_grad=v),
+        "eye": lambda L, x, v: L.eye(2, requires_grad=v),
+        "zeros_like": lambda L, x, v: L.zeros_like(x, requires_grad=v),
+        "full_like": lambda L, x, v: L.full_like(x, 2.0, requires_grad=v),
+        "arange": lambda L, x, v: L.arange(3.0, requires_grad=v),
+        "linspace": lambda L, x, v: L.linspace(0, 1, 3, requires_grad=v),
+        "logspace": lambda L, x, v: L.logspace(0, 1, 3, requires_grad=v),
+        "empty": lambda L, x, v: L.empty(0, requires_grad=v),
+        "scalar_tensor": lambda L, x, v: L.scalar_tensor(2.0, requires_grad=v),
+        "tril_indices": lambda L, x, v: L.tril_indices(2, 2, requires_grad=v),
+    }
+    assert _sweep(calls, ("float32",), FLAGS) == len(calls) * len(FLAGS)
+    # scalar_tensor's s: a Number (a 0-d tensor not requiring grad is one)
+    assert _sweep({"scalar_tensor s": lambda L, x, v: L.scalar_tensor(v)})

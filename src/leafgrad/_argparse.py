@@ -805,6 +805,25 @@ def bool_arg(function: str, name: str, value, position: int | None = None,
     raise TypeError(f"{function}(): argument '{name}'{where} must be bool, not {typename(value)}")
 
 
+def keepdim(function: str, value, several: tuple | None = None) -> bool:
+    """A reduction's ``keepdim`` (callers test ``value.__class__ is bool`` first): anything but
+    a Python bool is torch's TypeError, spelled for the keyword form (``sum(x, 0,
+    keepdim=1)``), as the position it was given in is not known here; ``several``: the
+    function's overloads all take the call (mean, all, any), and its error lists these
+    positional arguments."""
+    if several is not None and value.__class__ is not bool:
+        raise invalid_combination(function, several, {"keepdim": value})
+    return bool_arg(function, "keepdim", value)
+
+
+def factory_flags(function: str, requires_grad=False) -> bool:
+    """A factory's ``requires_grad``: a bool, or None (torch's ``bool?``); anything else is
+    torch's TypeError. The flag, as a bool."""
+    if requires_grad.__class__ is not bool and requires_grad is not None:
+        bool_arg(function, "requires_grad", requires_grad)
+    return bool(requires_grad)
+
+
 def int_arg(function: str, name: str, value, position: int | None = None,
             overloads: tuple | None = None) -> int:
     """An ``int`` argument (a dim, a count): a Python int, a NumPy integer or an integer 0-d

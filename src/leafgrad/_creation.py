@@ -31,6 +31,12 @@ INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can requir
 def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = False) -> Tensor:
     """The factory's result around ``data``; ``shares``: ``data`` is memory of an object from
     outside (``as_tensor`` of a NumPy array), which leafgrad.compile reads live."""
+    if requires_grad.__class__ is not bool and requires_grad is not None:  # (bool? in torch)
+        # the factory calling is named as torch's function (zeros, full_like, eye...): read
+        # its name from its frame, on this error path only
+        import sys
+
+        _argparse.bool_arg(sys._getframe(1).f_code.co_name, "requires_grad", requires_grad)
     target = _device_use(device) if device is not None else _device_default()
     if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)

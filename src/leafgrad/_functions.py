@@ -250,11 +250,15 @@ clip = clamp
 
 @takes_out(Out("sum", ANY, mode="dtype"))
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    if keepdim.__class__ is not bool and dim is None:  # (the overload without dim lists them)
+        _argparse.keepdim("sum", keepdim, (input,))
     return input.sum(dim, keepdim, dtype=dtype)
 
 
 @takes_out(Out("mean", CAST))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if keepdim.__class__ is not bool:  # (torch.mean's overloads all take it: it lists them)
+        _argparse.keepdim("mean", keepdim, (input,) + _argparse.given(dim))
     return input.mean(dim, keepdim, dtype=dtype)
 
 

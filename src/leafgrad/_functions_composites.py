@@ -357,10 +357,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, *
     i)`` after), glibc's ``pow``, then the cast; complex dtypes all in the complex dtype."""
     from ._creation import _check_bound_dims, _finish
 
+    requires_grad = _argparse.factory_flags("logspace", requires_grad)
     _check_bound_dims("logspace", start, end)
-    if not isinstance(steps, int) or isinstance(steps, bool):
-        raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
-                        f"{type(steps).__name__}")
+    if steps.__class__ is not int:
+        steps = _argparse.int_arg("logspace", "steps", steps, 3)
     start, end = (value.item() if isinstance(value, Tensor) else value for value in (start, end))
     target = complex_bounds_dtype("logspace", start, end, dtype)
     if steps < 0:
@@ -448,6 +448,7 @@ def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwar
         "which produces values in [start, end).", UserWarning, stacklevel=2)
     if end is _NO_END:
         raise TypeError('range() missing 1 required positional arguments: "end"')
+    requires_grad = _argparse.factory_flags("range", requires_grad)
     lib = _lib()
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -463,10 +464,11 @@ def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwar
 
 def scalar_tensor(s, *, dtype=None, requires_grad=False, **kwargs):
     """``torch.scalar_tensor``: a 0-d tensor of the default dtype (or ``dtype``)."""
-    if isinstance(s, Tensor):
-        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
-    return _lib().tensor(s, dtype=_dtype.as_dtype(dtype) or _dtype.get_default_dtype(),
-                         requires_grad=requires_grad)
+    requires_grad = _argparse.factory_flags("scalar_tensor", requires_grad)
+    target = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()
+    if s.__class__ is not float and s.__class__ is not int:
+        s = _argparse.real_scalar(_argparse.number("scalar_tensor", "s", s, 1), target)
+    return _lib().tensor(s, dtype=target, requires_grad=requires_grad)
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: bool):
@@ -488,12 +490,18 @@ def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: 
 @_argparse.parsed("tril_indices")
 def tril_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.tril_indices``: the (2, N) coordinates of a lower triangle, row by row."""
+    if _argparse.factory_flags("tril_indices", kwargs.get("requires_grad", False)):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     return _triangle_indices("tril_indices", row, col, offset, dtype, upper=False)
 
 
 @_argparse.parsed("triu_indices")
 def triu_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.triu_indices``: the (2, N) coordinates of an upper triangle, row by row."""
+    if _argparse.factory_flags("triu_indices", kwargs.get("requires_grad", False)):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     return _triangle_indices("triu_indices", row, col, offset, dtype, upper=True)
 
 

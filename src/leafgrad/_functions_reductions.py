@@ -193,6 +193,8 @@ def cumprod(input, dim, *, dtype=None):
               prepare=_logical_in_uint8, internal_overlap=False))
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
+    if keepdim.__class__ is not bool:
+        _argparse.keepdim("all", keepdim, (input,) + _argparse.given(dim))
     return _ops.reduce_all(input, dim, keepdim)
 
 
@@ -200,6 +202,8 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
               prepare=_logical_in_uint8, internal_overlap=False))
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
+    if keepdim.__class__ is not bool:
+        _argparse.keepdim("any", keepdim, (input,) + _argparse.given(dim))
     return _ops.reduce_any(input, dim, keepdim)
 
 

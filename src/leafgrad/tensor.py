@@ -1945,6 +1945,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if keepdim.__class__ is not bool and dim is None:  # (the overload without dim)
+            _argparse.keepdim("sum", keepdim, ())
         return _ops.sum(self, dim, keepdim, dtype)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):

@@ -64,9 +64,13 @@ class ReductionMethods:
         return _ops.cumprod(self, dim, dtype)
 
     def all(self, dim=None, keepdim=False):
+        if keepdim.__class__ is not bool:
+            _argparse.keepdim("all", keepdim, _argparse.given(dim))
         return _ops.reduce_all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
+        if keepdim.__class__ is not bool:
+            _argparse.keepdim("any", keepdim, _argparse.given(dim))
         return _ops.reduce_any(self, dim, keepdim)
 
     @_argparse.parsed("Tensor.count_nonzero", method=True)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import _argparse
 from .. import _dtype
 from .._dtype import as_dtype
 from ..backends import cpu as _cpu
@@ -435,6 +436,8 @@ def _mean_dims(a: np.ndarray, dim: tuple, keepdim: bool, ordered: bool, unlimite
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("sum", keepdim)
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
@@ -469,6 +472,8 @@ def stat_mean(tensor, dims: tuple, keepdim: bool = False):
 
 
 def mean(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("mean", keepdim)
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:

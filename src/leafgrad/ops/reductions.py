@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _argparse
 from .._dtype import as_dtype
 from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _float_kernels, _layout, return_types
@@ -250,6 +251,8 @@ def _ones_like(tensor: Tensor) -> Tensor:
 
 
 def prod(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("prod", keepdim)
     dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
         return Prod.apply(tensor, dtype=dtype)
@@ -313,6 +316,8 @@ class Logsumexp(Op):
 
 
 def logsumexp(tensor, dim, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("logsumexp", keepdim)
     # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
     dims = dims_of(dim, tensor.ndim)
     return Logsumexp.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim)
@@ -381,6 +386,8 @@ class Nansum(Op):
 
 
 def nansum(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("nansum", keepdim)
     dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dtype is not None and dtype.is_complex and not tensor.is_complex():
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype._legacy}'")
@@ -451,10 +458,14 @@ class Any(_Truth):
 
 
 def reduce_all(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("all", keepdim)
     return All.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
 
 
 def reduce_any(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("any", keepdim)
     return Any.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
 
 

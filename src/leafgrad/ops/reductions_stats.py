@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _warn
+from .. import _argparse, _dtype, _warn
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
 from . import _layout, _libm
@@ -319,6 +319,8 @@ class StdMean(_Moments):
 def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     """Parse torch's var/std overloads: (dim, unbiased, keepdim), (unbiased), (dim, *,
     correction, keepdim); check the dtype; warn as torch when no degree of freedom is left."""
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim(name, keepdim)
     if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
