@@ -234,3 +234,42 @@ def test_factory_requires_grad_is_a_bool():
     assert _sweep(calls, ("float32",), FLAGS) == len(calls) * len(FLAGS)
     # scalar_tensor's s: a Number (a 0-d tensor not requiring grad is one)
     assert _sweep({"scalar_tensor s": lambda L, x, v: L.scalar_tensor(v)})
+
+
+def test_tensor_or_number_and_number_arguments():
+    """Arguments torch types Tensor-or-Number (rsub's, float_power's, the bitwise ops',
+    copysign's, special.zeta's other) or Number (full/full_like/new_full's fill_value,
+    std/var's correction) or float/bool (isclose/allclose's rtol, atol, equal_nan): None,
+    lists, arrays and tensors requiring grad were broadcast or gave NaNs; NumPy scalars are
+    read as torch reads them (np.bool_ a float, np.complex64 its real part)."""
+    calls = {
+        "rsub": lambda L, x, v: L.rsub(x, v),
+        "rsub alpha": lambda L, x, v: L.rsub(x, 2, alpha=v),
+        "copysign": lambda L, x, v: L.copysign(x, v),
+        "Tensor.copysign_": lambda L, x, v: x.copysign_(v),
+        "special.zeta": lambda L, x, v: L.special.zeta(x + 1, v),
+        "special.zeta self": lambda L, x, v: L.special.zeta(v, x + 1),
+        "full": lambda L, x, v: L.full((2,), v),
+        "full_like": lambda L, x, v: L.full_like(x, v),
+        "new_full": lambda L, x, v: x.new_full((2,), v),
+        "std correction": lambda L, x, v: L.std(x, correction=v),
+        "Tensor.var correction": lambda L, x, v: x.var(0, correction=v),
+        "isclose rtol": lambda L, x, v: L.isclose(x, x, rtol=v),
+        "Tensor.allclose atol": lambda L, x, v: x.allclose(x, atol=v),
+        "isclose equal_nan": lambda L, x, v: L.isclose(x, x, equal_nan=v),
+    }
+    assert _sweep(calls, ("float32", "float64")) == len(calls) * 2 * len(KINDS)
+    # (float_power with complex numbers: complex pow's last bits differ from torch's, another
+    # matter than the argument's parsing)
+    real = [(label, make) for label, make in KINDS if "complex" not in label]
+    assert _sweep({
+        "float_power": lambda L, x, v: L.float_power(x, v),
+        "float_power self": lambda L, x, v: L.float_power(v, x),
+        "Tensor.float_power": lambda L, x, v: x.float_power(v),
+    }, ("float32", "float64"), real)
+    bitwise = {}
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                 "bitwise_right_shift"):
+        bitwise[name] = lambda L, x, v, n=name: getattr(L, n)(x, v)
+        bitwise[f"Tensor.{name}"] = lambda L, x, v, n=name: getattr(x, n)(v)
+    assert _sweep(bitwise, ("int64", "uint8")) == len(bitwise) * 2 * len(KINDS)

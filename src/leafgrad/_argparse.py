@@ -51,6 +51,12 @@ def typename(value) -> str:
     return cls.__name__
 
 
+def _dtype_float64():
+    from ._dtype import float64
+
+    return float64
+
+
 def _dtype_class():
     from ._dtype import dtype
 
@@ -651,9 +657,10 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
             complex_seen()
             return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
         return value
-    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and (
-            kind == "Number" or not value.is_complex()):
+    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad:
         value = value.item()
+        if kind == "float" and value.__class__ is complex:  # (a double: c10's conversion)
+            return real_scalar(value, _dtype_float64(), DOUBLE_T)
         return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
     if overloads is not None:
         raise invalid_combination(function, *overloads)
@@ -688,7 +695,7 @@ def complex_seen() -> None:
     waits for the first complex tensor."""
     from . import _dtype
 
-    if _dtype._first_complex:
+    while _dtype._first_complex:
         _dtype._first_complex.pop()()
 
 

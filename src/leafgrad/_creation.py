@@ -304,8 +304,8 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     if fill_value.__class__ not in _argparse.NUMBERS or size.__class__ not in (tuple, list):
         _argparse.check("full", (size, fill_value), {"dtype": dtype})
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    if fill_value.__class__ not in _argparse.NUMBERS:  # (a NumPy scalar as torch reads it:
+        fill_value = _argparse.number("full", "fill_value", fill_value, 2)  # np.bool_ a float)
     dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
     shape = _size((size,), "full")
     # (Note: checked scalar writes, _construct.py: one element of float16/bfloat16 is not)
@@ -418,7 +418,9 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, np_dtype = _like(input, dtype, "full_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
-    fill_value = _construct.check_scalar_write(_argparse.scalar(fill_value),
+    if fill_value.__class__ not in _argparse.NUMBERS:
+        fill_value = _argparse.number("full_like", "fill_value", fill_value, 2)
+    fill_value = _construct.check_scalar_write(fill_value,
                                                _dtype.as_dtype(dtype) or input.dtype,
                                                half=math.prod(shape) != 1)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)

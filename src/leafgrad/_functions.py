@@ -69,9 +69,14 @@ def subtract(input, other, *extra, alpha=_argparse.NO_MODE, **unknown):
 
 
 def rsub(input, other, *, alpha=1):
-    if isinstance(other, _np.generic) or isinstance(alpha, _np.generic):  # torch's Scalars
-        other = _argparse.numpy_scalar(other) if isinstance(other, _np.generic) else other
-        alpha = _argparse.numpy_scalar(alpha) if isinstance(alpha, _np.generic) else alpha
+    if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):  # torch's overloads:
+        # (Tensor, Tensor, *, Number alpha), (Tensor, Number other, Number alpha)
+        other = _argparse.operand("rsub", other, (input, other),
+                                  {} if alpha.__class__ is int and alpha == 1 else
+                                  {"alpha": alpha})
+    if alpha.__class__ not in _NUMBERS:
+        alpha = _argparse.number("rsub", "alpha", alpha, overloads=((input, other), {
+            "alpha": alpha}))
     if isinstance(other, Tensor):
         return _ops.RsubTensor.apply(input, other, alpha=alpha)
     return _ops.Rsub.apply(input, other=other, alpha=alpha)

@@ -111,26 +111,36 @@ def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool =
 # -- bitwise (the operators' ops, under torch's function names) --------------------------------
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_and"))
 def bitwise_and(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_and", other, (input, other))
     return input & other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_or"))
 def bitwise_or(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_or", other, (input, other))
     return input | other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_xor"))
 def bitwise_xor(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_xor", other, (input, other))
     return input ^ other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_left_shift"))
 def bitwise_left_shift(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_left_shift", other, (input, other))
     return _ops.LeftShift.apply(input, other)
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_right_shift"))
 def bitwise_right_shift(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_right_shift", other, (input, other))
     return _ops.RightShift.apply(input, other)
 
 

@@ -212,8 +212,8 @@ def xlogy(input, other):  # noqa: A002
         return input.xlogy(other)
     if not isinstance(other, Tensor):
         raise _ops.math_clamp.invalid_arguments("xlogy", (input, other))
-    return _ops.math_binary.XlogyScalarSelf.apply(
-        other, self=_argparse.operand("xlogy", input, (input, other)))
+    number = _argparse.operand("xlogy", input, (input, other))  # (first: see special.py)
+    return _ops.math_binary.XlogyScalarSelf.apply(other, self=number)
 
 
 @takes_out(_cast("lerp"))
@@ -250,9 +250,12 @@ def addcdiv(input, tensor1, tensor2, *deprecated, value=1):  # noqa: A002
 def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` in float64; either may be a number (not both)."""
     if isinstance(input, Tensor):
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent, Tensor):
+            exponent = _argparse.operand("float_power", exponent, (input, exponent))
         return input.float_power(exponent)
     if not isinstance(exponent, Tensor):
         raise _ops.math_clamp.invalid_arguments("float_power", (input, exponent))
+    input = _argparse.operand("float_power", input, (input, exponent))  # noqa: A001
     from .methods.math import _float_power_dtype, _float_power_scalar
 
     target = _float_power_dtype(input, exponent)

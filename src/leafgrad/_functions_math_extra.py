@@ -100,7 +100,7 @@ def _binary(name: str, numbers: bool = False):
     def function(input, other):  # noqa: A002 - torch's name
         _require_tensor(input, name, "input", 1)
         if numbers and not isinstance(other, Tensor):
-            _check_number(name, other, "Tensor, ")
+            other = _check_number(name, other, "Tensor, ")
         else:
             _require_tensor(other, name, "other", 2)
         return getattr(input, name)(other)

@@ -133,9 +133,11 @@ def _scalar_overloads(name: str, tensor_op, scalar_self, scalar_other, tensors_o
                                     else ("other", 2, other))
             raise TypeError(f"special_{name}(): argument '{bad}' (position {position}) must be "
                             f"Tensor, not {type(value).__name__}")
-        if isinstance(other, Tensor):
-            return scalar_self.apply(other, self=input)
-        return scalar_other.apply(input, other=other)
+        if isinstance(other, Tensor):  # (the number read first: a complex one installs the
+            number = _argparse.operand(f"special_{name}", input, (input, other))  # check)
+            return scalar_self.apply(other, self=number)
+        number = _argparse.operand(f"special_{name}", other, (input, other))
+        return scalar_other.apply(input, other=number)
 
     function.__name__ = function.__qualname__ = name
     return function

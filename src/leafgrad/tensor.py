@@ -2147,6 +2147,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                  layout=None, pin_memory=False):
         from ._creation import full
 
+        if fill_value.__class__ not in _NUMBERS:  # (named after this method)
+            fill_value = _argparse.number("new_full", "fill_value", fill_value, 2)
         return full(size, fill_value, dtype=dtype or self.dtype, layout=layout,
                     requires_grad=requires_grad,
                     device=self._new_device(device))

@@ -293,6 +293,9 @@ class MathMethods:
     def float_power(self, exponent):
         """``self ** exponent`` computed in float64, or complex128 when either is complex (a
         ToCopyBackward0 first when needed)."""
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent,
+                                                                          _tensor_type()):
+            exponent = _argparse.operand("float_power", exponent, (exponent,))
         target = _float_power_dtype(self, exponent)
         base = self.to(target)
         if isinstance(exponent, _tensor_type()):
@@ -300,6 +303,9 @@ class MathMethods:
         return _ops.PowScalar.apply(base, exponent=_float_power_scalar(exponent, target))
 
     def float_power_(self, exponent):
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent,
+                                                                          _tensor_type()):
+            exponent = _argparse.operand("float_power_", exponent, (exponent,))
         target = _float_power_dtype(self, exponent)
         if self.dtype is not target:
             raise RuntimeError(
@@ -362,11 +368,13 @@ class MathMethods:
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         _require_tensor(other, "isclose", "other", 1)
+        rtol, atol, equal_nan = _tolerances("isclose", rtol, atol, equal_nan)
         return _ops.math_logic.IsClose.apply(self, other, rtol=rtol, atol=atol,
                                             equal_nan=equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         _require_tensor(other, "allclose", "other", 1)
+        rtol, atol, equal_nan = _tolerances("allclose", rtol, atol, equal_nan)
         close = _ops.math_logic.isclose_array(self._data, other._data, rtol, atol, equal_nan)
         return bool(close.all())
 
@@ -458,6 +466,18 @@ def _float_power_scalar(value, target):
     from .. import _dtype
 
     return complex(value) if target is _dtype.complex128 else float(value)
+
+
+def _tolerances(function: str, rtol, atol, equal_nan) -> tuple:
+    """isclose/allclose's ``float rtol, float atol, bool equal_nan`` as torch's parser reads
+    them (keyword spelling: they are most often given by name)."""
+    if rtol.__class__ is not float:
+        rtol = _argparse.number(function, "rtol", rtol, kind="float")
+    if atol.__class__ is not float:
+        atol = _argparse.number(function, "atol", atol, kind="float")
+    if equal_nan.__class__ is not bool:
+        equal_nan = _argparse.bool_arg(function, "equal_nan", equal_nan)
+    return rtol, atol, equal_nan
 
 
 # the C type torch converts a Scalar to for a kernel of each dtype (reduced floats compute in

@@ -3,15 +3,23 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from . import lazy_ops as _ops
 from .math import _require_tensor, _tensor_type
 from .. import _argparse
 
 
-def _check_number(name: str, value, got: str = "") -> None:
-    if value.__class__ not in _argparse.NUMBERS:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                        f"({got}{_argparse.typename(value)}), but expected one of:")
+def _check_number(name: str, value, got: str = ""):
+    """A Tensor-or-Number argument given a non-tensor: the number as torch's parser reads it
+    (``_argparse.operand``), or its error listing ``got`` and the value."""
+    if value.__class__ in _argparse.NUMBERS:
+        return value
+    if isinstance(value, complex) or isinstance(value, _np.generic) and \
+            value.dtype.kind in "biufc":
+        return _argparse.operand(name, value, ())
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({got}{_argparse.typename(value)}), but expected one of:")
 
 
 def _special(name: str, op_name: str):
@@ -85,13 +93,13 @@ class MathExtraMethods:
     def copysign(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.special_fns.Copysign.apply(self, other)
-        _check_number("copysign", other)
+        other = _check_number("copysign", other)
         return _ops.special_fns.CopysignScalar.apply(self, other=other)
 
     def copysign_(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.inplace(_ops.special_fns.Copysign, self, other)
-        _check_number("copysign_", other)
+        other = _check_number("copysign_", other)
         return _ops.inplace(_ops.special_fns.CopysignScalar, self, other=other)
 
     def polygamma(self, n):

@@ -41,9 +41,17 @@ class ReductionMethods:
         return _ops.argmin(self, dim, keepdim)
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if correction is not None and correction.__class__ is not int and \
+                correction.__class__ is not float:  # (the method's error lists no self)
+            correction = _argparse.number("var", "correction", correction, overloads=(
+                _argparse.given(dim), {"correction": correction}))
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if correction is not None and correction.__class__ is not int and \
+                correction.__class__ is not float:  # (the method's error lists no self)
+            correction = _argparse.number("std", "correction", correction, overloads=(
+                _argparse.given(dim), {"correction": correction}))
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):

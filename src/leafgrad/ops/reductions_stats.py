@@ -323,6 +323,14 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
         keepdim = _argparse.keepdim(name, keepdim)
     if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
+    if unbiased is not None and unbiased.__class__ is not bool:
+        _argparse.bool_arg(name, "unbiased", unbiased, overloads=((tensor,) + _argparse.given(
+            dim), {"unbiased": unbiased}))
+    if correction is not None and correction.__class__ is not int and \
+            correction.__class__ is not float:  # (a Scalar: a double in the kernel)
+        correction = _argparse.number(name, "correction", correction, overloads=(
+            (tensor,) + _argparse.given(dim), {"correction": correction}))
+        correction = _argparse.real_scalar(correction, _dtype.float64, _argparse.DOUBLE_T)
     if unbiased is not None and correction is not None:
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got both 'unbiased' and "
