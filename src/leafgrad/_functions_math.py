@@ -108,6 +108,9 @@ signbit = _unary("signbit", _bool_out("signbit"))
 @takes_out(_found("round"))
 def round(input, *, decimals=None):  # noqa: A001 - torch's name
     """Round half to even, optionally to ``decimals`` digits."""
+    if decimals is not None and decimals.__class__ is not int:  # (two overloads: listed)
+        decimals = _argparse.int_arg("round", "decimals", decimals,
+                                     overloads=((input,), {"decimals": decimals}))
     return input.round(decimals=decimals)
 
 

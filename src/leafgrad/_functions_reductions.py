@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from . import _argparse, _dtype
+from .methods.reductions import _sort_flags
 from . import ops as _ops
 from ._out import (
     ANY, CAST, EXPECT, Out, Resize, bool_only, castable, floating, keepdim_shapes, not_bool,
@@ -260,11 +261,15 @@ def sort(input, dim=-1, descending=False, stable=None):
     >>> torch.sort(torch.tensor([3., 1., 2.]), descending=True).indices
     tensor([0, 2, 1])
     """
+    if descending.__class__ is not bool or stable is not None and stable.__class__ is not bool:
+        _sort_flags("sort", (input,), descending, stable)
     return _ops.sort(input, dim, descending, stable)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim``."""
+    if descending.__class__ is not bool or stable.__class__ is not bool:
+        _sort_flags("argsort", (input,), descending, stable)
     return _ops.argsort(input, dim, descending, stable)
 
 
@@ -277,6 +282,12 @@ def msort(input):
 @takes_out(_pair("topk"))
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    if k.__class__ is not int:
+        k = _argparse.int_arg("topk", "k", k, 2)
+    if largest.__class__ is not bool:
+        largest = _argparse.bool_arg("topk", "largest", largest)
+    if sorted.__class__ is not bool:
+        sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
     return _ops.topk(input, k, dim, largest, sorted)
 
 

@@ -82,6 +82,8 @@ def roll(input, shifts, dims=None):
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    if k.__class__ is not int:
+        k = _argparse.int_arg("rot90", "k", k, 2)
     return _ops.rot90(input, k, dims)
 
 

@@ -42,9 +42,13 @@ class LinalgMethods:
         return _ops.trace(self)
 
     def tril(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 1)
         return _ops.tril(self, diagonal)
 
     def triu(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 1)
         return _ops.triu(self, diagonal)
 
     def tril_(self, diagonal=0):
@@ -109,4 +113,6 @@ class LinalgMethods:
         return _ops.linalg_pinv(self, rtol=rcond)
 
     def matrix_power(self, n):
+        if n.__class__ is not int:
+            n = _argparse.int_arg("matrix_power", "n", n, 1)
         return _ops.linalg_matrix_power(self, n)

@@ -111,6 +111,8 @@ class MathMethods:
         """
         if decimals is None:
             return _ops.math_unary.Round.apply(self)
+        if decimals.__class__ is not int:
+            decimals = _argparse.int_arg("round", "decimals", decimals)
         return _ops.math_unary.RoundDecimals.apply(self, decimals=decimals)
 
     def round_(self, *, decimals=None):

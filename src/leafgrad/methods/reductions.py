@@ -106,16 +106,35 @@ class ReductionMethods:
         return _ops.mode(self, dim, keepdim)
 
     def sort(self, dim=-1, descending=False, *, stable=None):
+        if descending.__class__ is not bool or stable is not None and stable.__class__ is not bool:
+            _sort_flags("sort", (), descending, stable)
         return _ops.sort(self, dim, descending, stable)
 
     def argsort(self, dim=-1, descending=False, *, stable=False):
+        if descending.__class__ is not bool or stable.__class__ is not bool:
+            _sort_flags("argsort", (), descending, stable)
         return _ops.argsort(self, dim, descending, stable)
 
     def msort(self):
         return _ops.msort(self)
 
     def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
+        if k.__class__ is not int:
+            k = _argparse.int_arg("topk", "k", k, 1)
+        if largest.__class__ is not bool:
+            largest = _argparse.bool_arg("topk", "largest", largest)
+        if sorted.__class__ is not bool:
+            sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
         return _ops.topk(self, k, dim, largest, sorted)
 
     def kthvalue(self, k, dim=-1, keepdim=False):
         return _ops.kthvalue(self, k, dim, keepdim)
+
+
+def _sort_flags(function: str, args: tuple, descending, stable) -> None:
+    """sort/argsort's ``descending`` and ``stable`` are bools (their overloads all take them:
+    torch's error lists the call, spelled as keywords: how they are usually given)."""
+    given = {"descending": descending, "stable": stable}
+    for name, value in given.items():
+        if (value is not None or name == "descending") and value.__class__ is not bool:
+            raise _argparse.invalid_combination(function, args, {name: value})

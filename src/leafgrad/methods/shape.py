@@ -86,6 +86,8 @@ class ShapeMethods:
         return _ops.roll(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):
+        if k.__class__ is not int:
+            k = _argparse.int_arg("rot90", "k", k, 1)
         return _ops.rot90(self, k, dims)
 
     def broadcast_to(self, *args, size=None):
