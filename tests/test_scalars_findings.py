@@ -302,3 +302,28 @@ def test_int_and_bool_arguments_of_shape_and_order_functions():
     # (pybind.cpp, "scalar.isIntegral"): leafgrad gives the TypeError a user can act on)
     kinds = [(label, make) for label, make in KINDS if label != "tensor0_bool"]
     assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)
+
+
+def test_dims_and_shifts_take_numpy_and_tensor_integers():
+    """A reduction's dim and roll's shifts/dims: torch's parser takes NumPy integers and
+    integer 0-d tensors as ints (x.sum(np.int64(1)) raised "'numpy.int64' object is not
+    iterable"); roll's shifts refuse bools, floats, arrays and None (roll(x, True) rolled
+    by one)."""
+    calls = {
+        "Tensor.sum dim": lambda L, x, v: x.outer(x).sum(v),
+        "Tensor.mean dims": lambda L, x, v: x.outer(x).mean((v, 0)),
+        "torch.amax": lambda L, x, v: L.amax(x.outer(x), v),
+        "Tensor.logsumexp": lambda L, x, v: x.outer(x).logsumexp(v),
+        "Tensor.std": lambda L, x, v: x.outer(x).std(v),
+        "roll": lambda L, x, v: L.roll(x, v),
+        "Tensor.roll": lambda L, x, v: x.roll(v),
+        "roll dims": lambda L, x, v: L.roll(x.outer(x), 1, v),
+    }
+    kinds = [(label, make) for label, make in KINDS if label in (
+        "int", "numpy_int8", "numpy_uint8", "numpy_int32", "numpy_int64", "tensor0_int",
+        "negative")] + [("roll kinds", make) for label, make in KINDS if label in (
+            "bool", "float", "ndarray1", "None", "list", "tuple")]
+    assert _sweep({name: call for name, call in calls.items() if "roll" not in name},
+                  ("float32",), kinds[:7])
+    assert _sweep({name: call for name, call in calls.items() if "roll" in name},
+                  ("float32",), kinds)

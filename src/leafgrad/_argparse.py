@@ -831,6 +831,27 @@ def factory_flags(function: str, requires_grad=False) -> bool:
     return bool(requires_grad)
 
 
+def int_list(function: str, name: str, value, position: int | None = None) -> tuple:
+    """An ``int[]`` argument (roll's shifts...): an int (NumPy and integer 0-d tensors too), a
+    sequence of them or an integer 1-d tensor, as a tuple of ints; anything else (a bool, a
+    float, an array, None) is torch's "must be tuple of ints" TypeError."""
+    if value.__class__ is int:
+        return (value,)
+    where = f" (position {position})" if position is not None else ""
+    if _is_int(value):
+        return (int(value) if not _is_tensor(value) else value.item(),)
+    if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
+        return tuple(value.tolist())
+    if isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            if not _is_int(item):
+                raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
+                                f"but found element of type {typename(item)} at pos {index}")
+        return tuple(int(item) if not _is_tensor(item) else item.item() for item in value)
+    raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
+                    f"{typename(value)}")
+
+
 def int_arg(function: str, name: str, value, position: int | None = None,
             overloads: tuple | None = None) -> int:
     """An ``int`` argument (a dim, a count): a Python int, a NumPy integer or an integer 0-d

@@ -78,6 +78,10 @@ def flipud(input):
 
 
 def roll(input, shifts, dims=None):
+    if shifts.__class__ is not int:
+        shifts = _argparse.int_list("roll", "shifts", shifts, 2)
+    if dims is not None and dims.__class__ is not int:
+        dims = _argparse.int_list("roll", "dims", dims, 3)
     return _ops.roll(input, shifts, dims)
 
 

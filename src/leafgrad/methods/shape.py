@@ -83,6 +83,10 @@ class ShapeMethods:
         return _ops.shape_ext.flipud(self)
 
     def roll(self, shifts, dims=None):
+        if shifts.__class__ is not int:
+            shifts = _argparse.int_list("roll", "shifts", shifts, 1)
+        if dims is not None and dims.__class__ is not int:
+            dims = _argparse.int_list("roll", "dims", dims, 2)
         return _ops.roll(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):

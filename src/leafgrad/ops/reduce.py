@@ -21,9 +21,16 @@ def reduce_dims(dim, ndim: int) -> tuple:
     """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
     from ..tensor import _wrap_dim
 
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if isinstance(dim, int):
+        dims = (dim,)
+    elif _argparse._is_int(dim):  # a NumPy integer or an integer 0-d tensor is an int to
+        dims = (int(dim),)  # torch's parser
+    else:
+        dims = tuple(dim)
     result = []
     for d in dims:
+        if d.__class__ is not int and _argparse._is_int(d):
+            d = int(d)
         d = _wrap_dim(d, ndim)
         if d in result:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")

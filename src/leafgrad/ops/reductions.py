@@ -46,11 +46,9 @@ def all_dims(dims, ndim: int) -> tuple:
 
 def one_dim(dim, ndim: int, name: str) -> int:
     """A single ``dim`` argument (ops such as max(dim) take exactly one int)."""
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(
-            f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
-        )
-    return _wrap_dim(int(dim), ndim)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg(name, "dim", dim, 2)
+    return _wrap_dim(dim, ndim)
 
 
 def check_nonempty(name: str, a: np.ndarray, dims, error=RuntimeError, hint: bool = True) -> None:
