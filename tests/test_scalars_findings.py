@@ -51,7 +51,9 @@ KINDS = [
      for name in ("bool_", "int8", "uint8", "int32", "int64", "float16", "float32", "float64",
                   "complex64", "complex128")] + [
     ("numpy_complex64_imag", lambda L: np.complex64(0.5 + 1j)),
-    ("numpy_complex128_imag", lambda L: np.complex128(0.5 + 1j))]
+    ("numpy_complex128_imag", lambda L: np.complex128(0.5 + 1j)),
+    # integers with an __index__: a SymInt takes them, an int does not
+    ("ndarray0_int", lambda L: np.array(1)), ("tensor1_int", lambda L: L.tensor([1]))]
 
 
 # the numbers among them, complex ones first
@@ -327,3 +329,35 @@ def test_dims_and_shifts_take_numpy_and_tensor_integers():
                   ("float32",), kinds[:7])
     assert _sweep({name: call for name, call in calls.items() if "roll" in name},
                   ("float32",), kinds)
+
+
+def test_in_place_products_comparison_aliases_and_int_methods():
+    """The in-place matrix products' beta/alpha (addmm_, baddbmm_, addbmm_, addr_: lists and
+    arrays were broadcast), the comparison aliases' and floor_divide's other (greater(None)
+    compared with NaN), round_'s decimals, tril_/triu_'s diagonal, chunk's chunks and dim,
+    movedim's source/destination: as torch's parser reads them."""
+    m = lambda L: L.tensor([[0.25, 0.5], [0.75, 0.125]])  # noqa: E731
+    calls = {
+        "addmm_ beta": lambda L, x, v: m(L).addmm_(m(L), m(L), beta=v),
+        "addmm_ alpha": lambda L, x, v: m(L).addmm_(m(L), m(L), alpha=v),
+        "baddbmm_ beta": lambda L, x, v: m(L)[None].baddbmm_(m(L)[None], m(L)[None], beta=v),
+        "addbmm_ alpha": lambda L, x, v: m(L).addbmm_(m(L)[None], m(L)[None], alpha=v),
+        "addr_ alpha": lambda L, x, v: m(L).addr_(x[:2], x[:2], alpha=v),
+        "greater": lambda L, x, v: x.greater(v),
+        "less_equal": lambda L, x, v: x.less_equal(v),
+        "not_equal": lambda L, x, v: x.not_equal(v),
+        "floor_divide": lambda L, x, v: x.floor_divide(v),
+        "floor_divide_": lambda L, x, v: x.floor_divide_(v),
+        "round_": lambda L, x, v: x.round_(decimals=v) if v is not None else x.round_(),
+        "tril_": lambda L, x, v: m(L).tril_(v),
+        "Tensor.tril": lambda L, x, v: m(L).tril(v),
+        "torch.triu": lambda L, x, v: L.triu(m(L), v),
+        "Tensor.topk": lambda L, x, v: x.topk(v).values,
+        "chunk": lambda L, x, v: x.chunk(v),
+        "chunk dim": lambda L, x, v: m(L).chunk(2, v),
+        "movedim": lambda L, x, v: m(L).movedim(v, 0),
+        "movedim destination": lambda L, x, v: m(L).movedim(0, v),
+    }
+    # (a 0-d bool tensor for an int trips an internal assert in torch 2.13's parser)
+    kinds = [(label, make) for label, make in KINDS if label != "tensor0_bool"]
+    assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)

@@ -76,10 +76,16 @@ def _is_number(value) -> bool:
     return _is_tensor(value) and value.ndim == 0 and not value.requires_grad
 
 
-def _is_int(value) -> bool:
+def _is_int(value, symint: bool = False) -> bool:
+    """What torch's parser takes for an int: Python and NumPy integers, integer 0-d tensors;
+    for a SymInt (tril's diagonal, topk's k) also what has an integer ``__index__``: a 0-d
+    NumPy integer array, a one-element integer tensor."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return True
-    return _is_tensor(value) and value.ndim == 0 and value.dtype.name.startswith(("int", "uint"))
+    if symint and isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in "iu"
+    return _is_tensor(value) and (value.ndim == 0 or symint and value.numel() == 1) and \
+        value.dtype.name.startswith(("int", "uint"))
 
 
 def _is_int_list(value) -> bool:
@@ -853,15 +859,15 @@ def int_list(function: str, name: str, value, position: int | None = None) -> tu
 
 
 def int_arg(function: str, name: str, value, position: int | None = None,
-            overloads: tuple | None = None) -> int:
+            overloads: tuple | None = None, symint: bool = False) -> int:
     """An ``int`` argument (a dim, a count): a Python int, a NumPy integer or an integer 0-d
     tensor (torch's parser reads both as the int); a bool, a float, None... is its TypeError
     ("must be int, not float"), or for a function of several overloads (``overloads``) its
     "invalid combination" line."""
     if value.__class__ is int:
         return value
-    if _is_int(value):
-        return int(value) if not _is_tensor(value) else value.item()
+    if _is_int(value, symint):
+        return int(value) if not _is_tensor(value) else int(value.item())
     if overloads is not None:
         raise invalid_combination(function, *overloads)
     where = f" (position {position})" if position is not None else ""

@@ -142,7 +142,7 @@ def trace(input):
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below ``diagonal``)."""
     if diagonal.__class__ is not int:
-        diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 2)
+        diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 2, symint=True)
     return _ops.tril(input, diagonal)
 
 
@@ -150,7 +150,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above ``diagonal``)."""
     if diagonal.__class__ is not int:
-        diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 2)
+        diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 2, symint=True)
     return _ops.triu(input, diagonal)
 
 

@@ -283,7 +283,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if k.__class__ is not int:
-        k = _argparse.int_arg("topk", "k", k, 2)
+        k = _argparse.int_arg("topk", "k", k, 2, symint=True)
     if largest.__class__ is not bool:
         largest = _argparse.bool_arg("topk", "largest", largest)
     if sorted.__class__ is not bool:

@@ -43,18 +43,22 @@ class LinalgMethods:
 
     def tril(self, diagonal=0):
         if diagonal.__class__ is not int:
-            diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 1)
+            diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 1, symint=True)
         return _ops.tril(self, diagonal)
 
     def triu(self, diagonal=0):
         if diagonal.__class__ is not int:
-            diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 1)
+            diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 1, symint=True)
         return _ops.triu(self, diagonal)
 
     def tril_(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("tril_", "diagonal", diagonal, 1, symint=True)
         return _ops.tril_(self, diagonal)
 
     def triu_(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("triu_", "diagonal", diagonal, 1, symint=True)
         return _ops.triu_(self, diagonal)
 
     def diag(self, diagonal=0):

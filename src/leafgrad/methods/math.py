@@ -118,6 +118,8 @@ class MathMethods:
     def round_(self, *, decimals=None):
         if decimals is None:
             return _ops.inplace(_ops.math_unary.Round, self)
+        if decimals.__class__ is not int:
+            decimals = _argparse.int_arg("round_", "decimals", decimals)
         return _ops.inplace(_ops.math_unary.RoundDecimals, self, decimals=decimals)
 
     def reciprocal_(self):
@@ -216,11 +218,14 @@ class MathMethods:
     def floor_divide(self, other):
         """``self // other``: torch has no derivative for it (its graph's node, named
         NotImplemented, raises in backward)."""
-        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other))
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor_type()):
+            other = _argparse.operand("floor_divide", other, (other,))
+        return _ops.math_binary.floor_divide(self, other)
 
     def floor_divide_(self, other):
-        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other),
-                                             inplace_form=True)
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor_type()):
+            other = _argparse.operand("floor_divide_", other, (other,))
+        return _ops.math_binary.floor_divide(self, other, inplace_form=True)
 
     def __floordiv__(self, other):
         return self.floor_divide(other) if _operand(other) else NotImplemented
@@ -382,19 +387,19 @@ class MathMethods:
 
     # torch's aliases of the comparison methods
     def greater(self, other):
-        return _ops.Gt.apply(self, other)
+        return _ops.Gt.apply(self, _compared("greater", other))
 
     def greater_equal(self, other):
-        return _ops.Ge.apply(self, other)
+        return _ops.Ge.apply(self, _compared("greater_equal", other))
 
     def less(self, other):
-        return _ops.Lt.apply(self, other)
+        return _ops.Lt.apply(self, _compared("less", other))
 
     def less_equal(self, other):
-        return _ops.Le.apply(self, other)
+        return _ops.Le.apply(self, _compared("less_equal", other))
 
     def not_equal(self, other):
-        return _ops.Ne.apply(self, other)
+        return _ops.Ne.apply(self, _compared("not_equal", other))
 
 
 def _clamp_side(tensor, bound, name: str, scalar_op: str, tensor_op: str, in_place: bool):
@@ -468,6 +473,13 @@ def _float_power_scalar(value, target):
     from .. import _dtype
 
     return complex(value) if target is _dtype.complex128 else float(value)
+
+
+def _compared(function: str, other):
+    """A comparison alias's other: a Tensor or a Number (``_argparse.operand``)."""
+    if other.__class__ in _argparse.NUMBERS or isinstance(other, _tensor_type()):
+        return other
+    return _argparse.operand(function, other, (other,))
 
 
 def _tolerances(function: str, rtol, atol, equal_nan) -> tuple:

@@ -120,7 +120,7 @@ class ReductionMethods:
 
     def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
         if k.__class__ is not int:
-            k = _argparse.int_arg("topk", "k", k, 1)
+            k = _argparse.int_arg("topk", "k", k, 1, symint=True)
         if largest.__class__ is not bool:
             largest = _argparse.bool_arg("topk", "largest", largest)
         if sorted.__class__ is not bool:

@@ -29,12 +29,18 @@ class ShapeMethods:
         return as_strided_scatter(self, src, size, stride, storage_offset)
 
     def chunk(self, chunks, dim=0):
+        if chunks.__class__ is not int:
+            chunks = _argparse.int_arg("chunk", "chunks", chunks, 1)
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("chunk", "dim", dim, 2)
         return _ops.chunk(self, chunks, dim)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         return _ops.diagonal(self, offset, dim1, dim2)
 
     def movedim(self, source, destination):
+        if source.__class__ is not int or destination.__class__ is not int:
+            source, destination = _movedim_dims("movedim", (source, destination))
         return _ops.movedim(self, source, destination)
 
     moveaxis = movedim
@@ -306,3 +312,14 @@ def _fill_value(function: str, args: tuple) -> None:
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         return
     raise _argparse.invalid_combination(function, args, {})
+
+
+def _movedim_dims(function: str, given: tuple) -> tuple:
+    """movedim's source and destination: both ints or both int lists (its two overloads), as
+    Python ints; anything else (a bool, an array) is its "invalid combination" TypeError."""
+    if all(_argparse._is_int(value) for value in given):
+        return tuple(_argparse.int_arg(function, "dim", value) for value in given)
+    if all(isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value)
+           for value in given):
+        return tuple(_argparse.int_list(function, "dim", value) for value in given)
+    raise _argparse.invalid_combination(function, given, {})
