@@ -361,3 +361,23 @@ def test_in_place_products_comparison_aliases_and_int_methods():
     # (a 0-d bool tensor for an int trips an internal assert in torch 2.13's parser)
     kinds = [(label, make) for label, make in KINDS if label != "tensor0_bool"]
     assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)
+
+
+def test_float_p_and_keyword_flags():
+    """dropout's, cdist's and pdist's p are doubles (a 1-element tensor or an array was taken;
+    pdist's error named position 3), isin's assume_unique/invert and searchsorted's/
+    bucketize's right/out_int32 are bools (isin(x, y, invert=1) inverted)."""
+    s = lambda L: L.tensor([0.25, 0.5, 2.0])  # noqa: E731
+    calls = {
+        "dropout": lambda L, x, v: L.nn.functional.dropout(x, v, training=False),
+        "cdist": lambda L, x, v: L.cdist(x[None], x[None], v),
+        "pdist": lambda L, x, v: L.pdist(x[:, None], v),
+        "isin invert": lambda L, x, v: L.isin(x, s(L), invert=v),
+        "isin assume_unique": lambda L, x, v: L.isin(x, s(L), assume_unique=v),
+        "searchsorted right": lambda L, x, v: L.searchsorted(s(L), x, right=v),
+        "searchsorted out_int32": lambda L, x, v: L.searchsorted(s(L), x, out_int32=v),
+        "bucketize right": lambda L, x, v: L.bucketize(x, s(L), right=v),
+    }
+    # (dropout compares p with 0 and 1 in Python first: a dtype's name differs there)
+    kinds = [(label, make) for label, make in KINDS if label != "dtype"]
+    assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)

@@ -818,6 +818,15 @@ def bool_arg(function: str, name: str, value, position: int | None = None,
     raise TypeError(f"{function}(): argument '{name}'{where} must be bool, not {typename(value)}")
 
 
+def flags(function: str, args: tuple, **given) -> None:
+    """Keyword-only bool flags of a function whose overloads all take them (isin's invert,
+    searchsorted's right...): anything but a Python bool is torch's "invalid combination"
+    line, listing ``args`` and the flag."""
+    for name, value in given.items():
+        if value.__class__ is not bool:
+            raise invalid_combination(function, args, {name: value})
+
+
 def keepdim(function: str, value, several: tuple | None = None) -> bool:
     """A reduction's ``keepdim`` (callers test ``value.__class__ is bool`` first): anything but
     a Python bool is torch's TypeError, spelled for the keyword form (``sum(x, 0,

@@ -538,6 +538,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  sorter=None):
     """``torch.searchsorted``: insertion points of ``input`` in the innermost dim of
     ``sorted_sequence`` (left, or right with ``right=True``/``side='right'``)."""
+    if out_int32.__class__ is not bool or right.__class__ is not bool:
+        _argparse.flags("searchsorted", (sorted_sequence, input), out_int32=out_int32,
+                        right=right)
     _require_tensor(sorted_sequence, "searchsorted", "sorted_sequence", 1)
     if side is not None:
         if side not in ("left", "right"):
@@ -634,6 +637,8 @@ def _torch_binary_search(boundaries: np.ndarray, values: np.ndarray, right: bool
 @takes_out(Out(None, _SEARCHSORTED_OUT))
 def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
     """``torch.bucketize``: the bucket of each element given 1-d sorted ``boundaries``."""
+    if out_int32.__class__ is not bool or right.__class__ is not bool:
+        _argparse.flags("bucketize", (input, boundaries), out_int32=out_int32, right=right)
     _require_tensor(boundaries, "bucketize", "boundaries", 2)
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
@@ -644,6 +649,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 @takes_out(Out(None, EXPECT))
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
+    if assume_unique.__class__ is not bool or invert.__class__ is not bool:
+        _argparse.flags("isin", (elements, test_elements), assume_unique=assume_unique,
+                        invert=invert)
     if _vmap_state.active:  # torch's slow fallback (computed from arrays): per example
         overload = ("Tensor" if isinstance(elements, Tensor) else "Scalar") + "_" + (
             "Tensor" if isinstance(test_elements, Tensor) else "Scalar")

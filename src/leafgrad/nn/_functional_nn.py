@@ -193,6 +193,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p.__class__ is not float and p.__class__ is not int:  # (then torch's kernel: a double)
+        p = _argparse.number("dropout", "p", p, 2, kind="float")
     if not training or p == 0 or input.numel() == 0:
         return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
     from ..tensor import _wrap
