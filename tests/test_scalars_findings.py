@@ -381,3 +381,24 @@ def test_float_p_and_keyword_flags():
     # (dropout compares p with 0 and 1 in Python first: a dtype's name differs there)
     kinds = [(label, make) for label, make in KINDS if label != "dtype"]
     assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)
+
+
+def test_dims_of_view_functions_are_ints():
+    """unsqueeze/transpose/select's dims, select's index, diag's diagonal and diff's n are ints
+    (x.unsqueeze(True) unsqueezed dim 1, x.transpose(True, 0) swapped 1 and 0); NumPy and
+    tensor integers are ints there too."""
+    calls = {
+        "unsqueeze": lambda L, x, v: L.unsqueeze(x, v),
+        "Tensor.unsqueeze": lambda L, x, v: x.unsqueeze(v),
+        "transpose": lambda L, x, v: L.transpose(x.outer(x), v, 0),
+        "Tensor.transpose": lambda L, x, v: x.outer(x).transpose(0, v),
+        "select": lambda L, x, v: L.select(x.outer(x), v, 0),
+        "Tensor.select index": lambda L, x, v: x.outer(x).select(0, v),
+        "diag": lambda L, x, v: L.diag(x, v),
+        "Tensor.diag": lambda L, x, v: x.diag(v),
+        "diff": lambda L, x, v: L.diff(x, v),
+        "Tensor.diff": lambda L, x, v: x.diff(v),
+    }
+    # (a 0-d bool tensor for an int trips an internal assert in torch 2.13's parser)
+    kinds = [(label, make) for label, make in KINDS if label != "tensor0_bool"]
+    assert _sweep(calls, ("float32",), kinds) == len(calls) * len(kinds)

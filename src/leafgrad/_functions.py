@@ -8,7 +8,7 @@ from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, Rule, same_as, takes_out
 from . import _argparse
 from . import _dtype
-from .tensor import Tensor
+from .tensor import Tensor, _int_args
 from .sparse._tensor import SparseTensor as _Sparse
 
 _NUMBERS = _argparse.NUMBERS
@@ -314,6 +314,8 @@ def t(input):
 
 
 def transpose(input, dim0, dim1):
+    if dim0.__class__ is not int or dim1.__class__ is not int:  # (the function's positions)
+        dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 2)
     return input.transpose(dim0, dim1)
 
 
@@ -330,6 +332,8 @@ def permute(input, dims):
 
 
 def unsqueeze(input, dim):
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("unsqueeze", "dim", dim, 2)
     return input.unsqueeze(dim)
 
 
@@ -347,6 +351,8 @@ def narrow(*args, **kwargs):
 
 
 def select(input, dim, index):
+    if dim.__class__ is not int or index.__class__ is not int:
+        dim, index = _int_args("select", (("dim", dim), ("index", index)), 2)
     return input.select(dim, index)
 
 

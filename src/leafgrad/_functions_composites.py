@@ -57,6 +57,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's
     concatenated first); bool tensors give logical xor, as in torch."""
     lib = _lib()
     _require_tensor(input, "diff", "input", 1)
+    if n.__class__ is not int:
+        n = _argparse.int_arg("diff", "n", n, 2)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:

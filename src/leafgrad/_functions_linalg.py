@@ -157,6 +157,8 @@ def triu(input, diagonal=0):
 @takes_out(Out(None, EXPECT, out_name="aten::diagonal_copy"))
 def diag(input, diagonal=0):
     """A 1-d input as a diagonal matrix, or a 2-d input's diagonal as a vector."""
+    if diagonal.__class__ is not int:
+        diagonal = _argparse.int_arg("diag", "diagonal", diagonal, 2)
     return _ops.diag(input, diagonal)
 
 

@@ -427,6 +427,14 @@ _CLAMP_BOUNDS = _NUMBERS | {type(None)}
 _numpy_operand = _argparse.numpy_operand
 
 
+def _int_args(function: str, named: tuple, first: int) -> tuple:
+    """int arguments given positionally from position ``first`` on (transpose's dims,
+    select's dim and index), as torch's parser reads them (``_argparse.int_arg``)."""
+    return tuple(value if value.__class__ is int else _argparse.int_arg(
+        function, name, value, first + index, symint=name == "index")
+        for index, (name, value) in enumerate(named))
+
+
 def _clamp_call(low, high) -> tuple:
     """clamp's bounds as they were most likely given, for torch's message listing them: a max
     alone by keyword (``clamp(max=v)``), otherwise positionally."""
@@ -2015,6 +2023,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.t(self)
 
     def transpose(self, dim0, dim1):
+        if dim0.__class__ is not int or dim1.__class__ is not int:
+            dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 1)
         return _ops.transpose(self, dim0, dim1)
 
     def swapaxes(self, axis0, axis1):
@@ -2030,6 +2040,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.permute(self, args)
 
     def unsqueeze(self, dim):
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("unsqueeze", "dim", dim, 1)
         return _ops.unsqueeze(self, dim)
 
     def squeeze(self, dim=None):
@@ -2047,6 +2059,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.narrow(self, dim, start, length)
 
     def select(self, dim, index):
+        if dim.__class__ is not int or index.__class__ is not int:
+            dim, index = _int_args("select", (("dim", dim), ("index", index)), 1)
         return _ops.select(self, dim, index)
 
     def unbind(self, dim=0):

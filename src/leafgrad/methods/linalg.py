@@ -62,6 +62,8 @@ class LinalgMethods:
         return _ops.triu_(self, diagonal)
 
     def diag(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("diag", "diagonal", diagonal, 1)
         return _ops.diag(self, diagonal)
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):

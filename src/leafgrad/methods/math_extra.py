@@ -140,6 +140,9 @@ class MathExtraMethods:
     def diff(self, n=1, dim=-1, prepend=None, append=None):
         from .._functions_composites import diff
 
+        if n.__class__ is not int:
+            n = _argparse.int_arg("diff", "n", n, 1)
+
         return diff(self, n, dim, prepend, append)
 
     def tensor_split(self, indices_or_sections, dim=0):
