@@ -170,7 +170,7 @@ def test_int_float_and_norm_order_arguments():
         "renorm p": lambda L, x, v: x.outer(x).renorm(v, 0, 1.0),
         "renorm maxnorm": lambda L, x, v: x.outer(x).renorm(2, 0, v),
         "clamp": lambda L, x, v: x.clamp(v),
-        "clamp_": lambda L, x, v: x.clamp_(max=v),
+        "clamp_": lambda L, x, v: x.clamp_(None, v),
         "torch.clamp": lambda L, x, v: L.clamp(x, v, 1.0),
     }
     assert _sweep(calls, ("float32", "float64")) == len(calls) * 2 * len(KINDS)
@@ -234,6 +234,21 @@ def test_factory_requires_grad_is_a_bool():
         "tril_indices": lambda L, x, v: L.tril_indices(2, 2, requires_grad=v),
     }
     assert _sweep(calls, ("float32",), FLAGS) == len(calls) * len(FLAGS)
+    # pin_memory: a bool or None, True refused on a CPU-only build (pin_memory=False was
+    # "an unexpected keyword argument" of most factories)
+    pinned = {
+        "zeros": lambda L, x, v: L.zeros(3, pin_memory=v),
+        "ones": lambda L, x, v: L.ones(2, 2, pin_memory=v),
+        "empty": lambda L, x, v: L.empty(0, pin_memory=v),
+        "full": lambda L, x, v: L.full((2,), 1.5, pin_memory=v),
+        "eye": lambda L, x, v: L.eye(2, pin_memory=v),
+        "arange": lambda L, x, v: L.arange(3, pin_memory=v),
+        "linspace": lambda L, x, v: L.linspace(0, 1, 3, pin_memory=v),
+        "zeros_like": lambda L, x, v: L.zeros_like(x, pin_memory=v),
+        "full_like": lambda L, x, v: L.full_like(x, 2.0, pin_memory=v),
+        "randperm": lambda L, x, v: L.randperm(0, pin_memory=v),
+    }
+    assert _sweep(pinned, ("float32",), FLAGS) == len(pinned) * len(FLAGS)
     # scalar_tensor's s: a Number (a 0-d tensor not requiring grad is one)
     assert _sweep({"scalar_tensor s": lambda L, x, v: L.scalar_tensor(v)})
 

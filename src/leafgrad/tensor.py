@@ -435,14 +435,6 @@ def _int_args(function: str, named: tuple, first: int) -> tuple:
         for index, (name, value) in enumerate(named))
 
 
-def _clamp_call(low, high) -> tuple:
-    """clamp's bounds as they were most likely given, for torch's message listing them: a max
-    alone by keyword (``clamp(max=v)``), otherwise positionally."""
-    if low is None and high is not None:
-        return (), {"max": high}
-    return _argparse.given(low, high), {}
-
-
 def _clamp_bounds(tensor, low, high) -> tuple:
     """clamp's Number bounds as its kernel converts them: NumPy scalars as torch's parser reads
     them, a complex number into a floating tensor's double by its real part (Note: complex
@@ -1871,7 +1863,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def clamp(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
-            _argparse.check("Tensor.clamp", *_clamp_call(min, max))
+            _argparse.check("Tensor.clamp", _argparse.given(min, max))
             min, max = _clamp_bounds(self, min, max)
         return _ops.clamp(self, min, max)
 
@@ -2299,7 +2291,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def clamp_(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
-            _argparse.check("Tensor.clamp_", *_clamp_call(min, max))
+            _argparse.check("Tensor.clamp_", _argparse.given(min, max))
             min, max = _clamp_bounds(self, min, max)
         return _ops.clamp_(self, min, max)
 
