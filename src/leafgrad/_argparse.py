@@ -649,9 +649,9 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
     cls = value.__class__
     if cls is float or cls is int or cls is bool:
         return value
-    if isinstance(value, (bool, int, float)):
-        return value
-    if kind == "Number" and isinstance(value, complex):
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        return value  # (np.float64 is a Python float: read below, as a weak Python number)
+    if kind == "Number" and isinstance(value, complex) and not isinstance(value, np.generic):
         complex_seen()
         value = complex(value)  # (np.complex128 too)
         return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
@@ -683,10 +683,10 @@ def operand(function: str, value, args: tuple, kwargs: dict | None = None):
     cls = value.__class__
     if cls is float or cls is int or cls is bool or _is_tensor(value):
         return value
-    if isinstance(value, (bool, int, float)):
-        return value
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        value = numpy_scalar(value)
+        value = numpy_scalar(value)  # (first: np.float64 is a Python float, but not weak)
+    elif isinstance(value, (bool, int, float)):
+        return value
     if isinstance(value, complex):
         complex_seen()
         return complex(value)  # (np.complex128 too)
