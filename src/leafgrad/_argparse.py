@@ -53,6 +53,12 @@ def typename(value) -> str:
     return cls.__name__
 
 
+def _dtype_float64():
+    from ._dtype import float64
+
+    return float64
+
+
 def _dtype_class():
     from ._dtype import dtype
 
@@ -72,10 +78,16 @@ def _is_number(value) -> bool:
     return _is_tensor(value) and value.ndim == 0 and not value.requires_grad
 
 
-def _is_int(value) -> bool:
+def _is_int(value, symint: bool = False) -> bool:
+    """What torch's parser takes for an int: Python and NumPy integers, integer 0-d tensors;
+    for a SymInt (tril's diagonal, topk's k) also what has an integer ``__index__``: a 0-d
+    NumPy integer array, a one-element integer tensor."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return True
-    return _is_tensor(value) and value.ndim == 0 and value.dtype.name.startswith(("int", "uint"))
+    if symint and isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in "iu"
+    return _is_tensor(value) and (value.ndim == 0 or symint and value.numel() == 1) and \
+        value.dtype.name.startswith(("int", "uint"))
 
 
 def _is_int_list(value) -> bool:
@@ -94,9 +106,11 @@ _ACCEPTS = {
     "Tensor": _is_tensor,
     "Tensor~": lambda v: _is_tensor(v) or _is_number(v),
     "Number": _is_number,
-    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "bool": lambda v: v.__class__ is bool,  # (not np.bool_: torch 2.13 refuses it)
     "int": _is_int,
-    "float": lambda v: isinstance(v, (float, int, np.floating, np.integer)),
+    # (torch's double: NumPy bools and complex numbers too, read by their real part)
+    "float": lambda v: isinstance(v, (float, int, np.floating, np.integer, np.bool_,
+                                      np.complexfloating)),
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
@@ -626,29 +640,103 @@ def scalar(value):
 
 
 def number(function: str, name: str, value, position: int | None = None, kind: str = "Number",
-           overloads: tuple | None = None):
+           overloads: tuple | None = None, into=None, names: dict | None = None):
     """A Scalar argument as torch's parser takes it: a Python number, a NumPy number (read as
     ``numpy_scalar``), a 0-d tensor that does not require grad (its item). Anything else is
     torch's TypeError: "<function>(): argument '<name>' (position <n>) must be Number, not
     <type>", or for a function of several overloads (``overloads``: the call's positional
     arguments and keywords as given) its "received an invalid combination" line. ``kind``
-    "float": torch's ``double`` arguments (no complex)."""
+    "float": torch's ``double`` arguments (no complex). ``into``: the tensor whose kernel
+    converts the number (``real_scalar`` with ``names``)."""
     cls = value.__class__
     if cls is float or cls is int or cls is bool:
         return value
-    if isinstance(value, (bool, int, float)) or (kind == "Number" and isinstance(value, complex)):
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        return value  # (np.float64 is a Python float: read below, as a weak Python number)
+    if kind == "Number" and isinstance(value, complex) and not isinstance(value, np.generic):
+        complex_seen()
+        value = complex(value)  # (np.complex128 too)
+        return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)
+        if value.__class__ is complex:
+            if kind == "float":
+                return value.real
+            complex_seen()
+            return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
         return value
-    if isinstance(value, np.generic) and value.dtype.kind in ("biuf" if kind == "float"
-                                                              else "biufc"):
-        return numpy_scalar(value)
-    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad and (
-            kind == "Number" or not value.is_complex()):
-        return value.item()
+    if _is_tensor(value) and value.ndim == 0 and not value.requires_grad:
+        value = value.item()
+        if kind == "float" and value.__class__ is complex:  # (a double: c10's conversion)
+            return real_scalar(value, _dtype_float64(), DOUBLE_T)
+        return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
     if overloads is not None:
         raise invalid_combination(function, *overloads)
     where = f" (position {position})" if position is not None else ""
     raise TypeError(f"{function}(): argument '{name}'{where} must be {kind}, not "
                     f"{typename(value)}")
+
+
+def operand(function: str, value, args: tuple, kwargs: dict | None = None):
+    """A ``Tensor``-or-``Number`` argument (xlogy's ``other``, a bitwise op's...): a tensor as
+    it is, a Python number, a NumPy number read as ``numpy_scalar``; anything else (None, a
+    list, an array, a string) is torch's "received an invalid combination" line naming
+    ``args``/``kwargs``, the call as given."""
+    cls = value.__class__
+    if cls is float or cls is int or cls is bool or _is_tensor(value):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)  # (first: np.float64 is a Python float, but not weak)
+    elif isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, complex):
+        complex_seen()
+        return complex(value)  # (np.complex128 too)
+    if isinstance(value, (int, float)):
+        return value
+    raise invalid_combination(function, args, kwargs or {})
+
+
+def complex_seen() -> None:
+    """A complex Python number reached an op: install the check refusing complex operands in
+    ops without complex support (Note: complex support, ops/registry.py), which otherwise
+    waits for the first complex tensor."""
+    from . import _dtype
+
+    while _dtype._first_complex:
+        _dtype._first_complex.pop()()
+
+
+# Note: complex Scalars into real kernels
+# A kernel converts a Scalar argument to its C type with c10's checked conversion: a complex
+# number without an imaginary part becomes its real part, one with an imaginary part is
+# "value cannot be converted to type float without overflow", naming the type, which depends
+# on the kernel: its scalar_t (index_add), its opmath type (float for float16: threshold),
+# either for floating dtypes only (activations, whose integer dtypes their kernel refuses
+# first), double (softshrink) or double/int64_t (clamp, hardtanh). Each table maps a dtype's name to that type;
+# a dtype missing from it gets the real part (and the kernel its own error).
+_INT_T = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+          "uint8": "uint8_t"}
+FLOAT_SCALAR_T = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16"}
+SCALAR_T = {**FLOAT_SCALAR_T, **_INT_T}
+FLOAT_OPMATH_T = {"float32": "float", "float64": "double", "float16": "float",
+                  "bfloat16": "float"}
+OPMATH_T = {**FLOAT_OPMATH_T, **_INT_T}
+DOUBLE_T = dict.fromkeys(FLOAT_SCALAR_T, "double")
+WIDE_T = {**DOUBLE_T, **dict.fromkeys(_INT_T, "int64_t")}
+
+
+def real_scalar(value, dtype, names: dict = SCALAR_T):
+    """A Scalar as the kernel for a tensor of ``dtype`` converts it (Note: complex Scalars into
+    real kernels): a complex number into a real kernel by its real part, or torch's conversion
+    error naming ``names[dtype]``."""
+    if value.__class__ is not complex or dtype.is_complex:
+        return value
+    name = names.get(dtype.name)
+    if name is not None and value.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value.real
 
 
 def beta_alpha(function: str, args: tuple, beta, alpha, several: bool = False) -> tuple:
@@ -669,7 +757,7 @@ def numpy_scalar(value):
     ComplexWarning; then it is weak in type promotion like the Python number."""
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, complex):
+    if isinstance(value, complex):  # (np.complex128 is a Python complex)
         return complex(value)
     return float(value)
 
@@ -697,10 +785,11 @@ class _NoMode:
 NO_MODE = _NoMode()
 
 
-def dtype_arg(function: str, value):
+def dtype_arg(function: str, value, position: int | None = None, overloads: tuple | None = None):
     """A ``dtype=`` argument as a leafgrad dtype: torch's dtypes, or Python's ``int``/
     ``float``/``bool`` (torch maps them to int64/float64/bool); anything else is torch's
-    ``zeros(): argument 'dtype' must be torch.dtype, not str``. None stays None."""
+    ``zeros(): argument 'dtype' must be torch.dtype, not str`` (or, for a function of several
+    overloads, ``overloads``: its "invalid combination" line). None stays None."""
     from . import _dtype
 
     if value is None or isinstance(value, _dtype.dtype):
@@ -710,16 +799,89 @@ def dtype_arg(function: str, value):
     for kind, resolved in python_types.items():
         if value is kind:
             return resolved
-    raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not {typename(value)}")
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument 'dtype'{where} must be torch.dtype, not "
+                    f"{typename(value)}")
 
 
-def bool_arg(function: str, name: str, value) -> bool:
-    """A keyword-only bool argument (``requires_grad=``): torch refuses 1 and None."""
+def bool_arg(function: str, name: str, value, position: int | None = None,
+             overloads: tuple | None = None) -> bool:
+    """A ``bool`` argument (``keepdim``, ``requires_grad=``...): torch's parser takes a Python
+    bool only (not 1, None, a NumPy or tensor bool); anything else is its TypeError, or for a
+    function of several overloads (``overloads``) its "invalid combination" line."""
     if value.__class__ is bool:
         return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    raise TypeError(f"{function}(): argument '{name}' must be bool, not {typename(value)}")
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument '{name}'{where} must be bool, not {typename(value)}")
+
+
+def flags(function: str, args: tuple, **given) -> None:
+    """Keyword-only bool flags of a function whose overloads all take them (isin's invert,
+    searchsorted's right...): anything but a Python bool is torch's "invalid combination"
+    line, listing ``args`` and the flag."""
+    for name, value in given.items():
+        if value.__class__ is not bool:
+            raise invalid_combination(function, args, {name: value})
+
+
+def keepdim(function: str, value, several: tuple | None = None) -> bool:
+    """A reduction's ``keepdim`` (callers test ``value.__class__ is bool`` first): anything but
+    a Python bool is torch's TypeError, spelled for the keyword form (``sum(x, 0,
+    keepdim=1)``), as the position it was given in is not known here; ``several``: the
+    function's overloads all take the call (mean, all, any), and its error lists these
+    positional arguments."""
+    if several is not None and value.__class__ is not bool:
+        raise invalid_combination(function, several, {"keepdim": value})
+    return bool_arg(function, "keepdim", value)
+
+
+def factory_flags(function: str, requires_grad=False) -> bool:
+    """A factory's ``requires_grad``: a bool, or None (torch's ``bool?``); anything else is
+    torch's TypeError. The flag, as a bool."""
+    if requires_grad.__class__ is not bool and requires_grad is not None:
+        bool_arg(function, "requires_grad", requires_grad)
+    return bool(requires_grad)
+
+
+def int_list(function: str, name: str, value, position: int | None = None) -> tuple:
+    """An ``int[]`` argument (roll's shifts...): an int (NumPy and integer 0-d tensors too), a
+    sequence of them or an integer 1-d tensor, as a tuple of ints; anything else (a bool, a
+    float, an array, None) is torch's "must be tuple of ints" TypeError."""
+    if value.__class__ is int:
+        return (value,)
+    where = f" (position {position})" if position is not None else ""
+    if _is_int(value):
+        return (int(value) if not _is_tensor(value) else value.item(),)
+    if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
+        return tuple(value.tolist())
+    if isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            if not _is_int(item):
+                raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
+                                f"but found element of type {typename(item)} at pos {index}")
+        return tuple(int(item) if not _is_tensor(item) else item.item() for item in value)
+    raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
+                    f"{typename(value)}")
+
+
+def int_arg(function: str, name: str, value, position: int | None = None,
+            overloads: tuple | None = None, symint: bool = False) -> int:
+    """An ``int`` argument (a dim, a count): a Python int, a NumPy integer or an integer 0-d
+    tensor (torch's parser reads both as the int); a bool, a float, None... is its TypeError
+    ("must be int, not float"), or for a function of several overloads (``overloads``) its
+    "invalid combination" line."""
+    if value.__class__ is int:
+        return value
+    if _is_int(value, symint):
+        return int(value) if not _is_tensor(value) else int(value.item())
+    if overloads is not None:
+        raise invalid_combination(function, *overloads)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{function}(): argument '{name}'{where} must be int, not {typename(value)}")
 
 
 # Note: deprecated overloads

@@ -28,9 +28,26 @@ __all__ = [
 INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 
 
+def _pinned(function: str, pin_memory) -> None:
+    """A factory's ``pin_memory`` (a bool or None): True asks for pinned memory, which needs an
+    accelerator, as torch says on a CPU-only build."""
+    if pin_memory is None:
+        return
+    _argparse.bool_arg(function, "pin_memory", pin_memory)
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.")
+
+
 def _finish(data: np.ndarray, requires_grad: bool, device=None, shares: bool = False) -> Tensor:
     """The factory's result around ``data``; ``shares``: ``data`` is memory of an object from
     outside (``as_tensor`` of a NumPy array), which leafgrad.compile reads live."""
+    if requires_grad.__class__ is not bool and requires_grad is not None:  # (bool? in torch)
+        # the factory calling is named as torch's function (zeros, full_like, eye...): read
+        # its name from its frame, on this error path only
+        import sys
+
+        _argparse.bool_arg(sys._getframe(1).f_code.co_name, "requires_grad", requires_grad)
     target = _device_use(device) if device is not None else _device_default()
     if requires_grad and data.dtype.kind not in "fc" and not _dtype.is_bfloat16_array(data):
         raise RuntimeError(INT_REQUIRES_GRAD)
@@ -287,20 +304,29 @@ _FACTORY_OUT = {
 
 
 @takes_out(_FACTORY_OUT["zeros"])
-def zeros(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def zeros(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("zeros", pin_memory)
     return _finish(np.zeros(_size(_sizes(sizes, size, "zeros")), _np_dtype(dtype)),
                    requires_grad, device)
 
 
 @takes_out(_FACTORY_OUT["ones"])
-def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def ones(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("ones", pin_memory)
     return _finish(np.ones(_size(_sizes(sizes, size, "ones"), "ones"), _np_dtype(dtype, function="ones")), requires_grad,
                    device)
 
 
 @takes_out(_FACTORY_OUT["empty"])
 def empty(*sizes, size=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False,
           memory_format=None) -> Tensor:
+    if pin_memory is not False:
+        _pinned("empty", pin_memory)
     # NumPy's empty may hold anything; zeros keeps printing deterministic at the same cost.
     array = np.zeros(_size(_sizes(sizes, size, "empty"), "empty"), _np_dtype(dtype, function="empty"))
     if memory_format is not None:
@@ -335,13 +361,13 @@ def _fill_dtype(value):
 @takes_out(_FACTORY_OUT["full"])
 @_argparse.parsed("full")
 def full(size, fill_value, *, dtype=None, layout=None, device=None,
-         requires_grad=False) -> Tensor:
+         requires_grad=False, pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("full", pin_memory)
     if fill_value.__class__ not in _argparse.NUMBERS or size.__class__ not in (tuple, list):
         _argparse.check("full", (size, fill_value), {"dtype": dtype})
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    elif isinstance(fill_value, np.generic):  # torch's Scalar: np.bool_ fills as a float
-        fill_value = _argparse.numpy_scalar(fill_value)
+    if fill_value.__class__ not in _argparse.NUMBERS:  # (a NumPy scalar as torch reads it:
+        fill_value = _argparse.number("full", "fill_value", fill_value, 2)  # np.bool_ a float)
     dtype = _argparse.dtype_arg("full", dtype) or _fill_dtype(fill_value)
     shape = _size((size,), "full")
     # (Note: checked scalar writes, _construct.py: one element of float16/bfloat16 is not)
@@ -401,7 +427,10 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = 
 
 @_argparse.parsed("zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               pin_memory=False,
                memory_format=None) -> Tensor:
+    if pin_memory is not False:
+        _pinned("zeros_like", pin_memory)
     if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
             layout is not _layouts.strided:
         from .sparse._ops import empty_like_sparse  # (leafgrad.sparse: an empty sparse one)
@@ -418,8 +447,10 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 @_argparse.parsed("ones_like")
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
               memory_format=None) -> Tensor:
+    if pin_memory is not False:
+        _pinned("ones_like", pin_memory)
     if input.__class__ is not Tensor and getattr(input, "is_sparse", False) and \
             layout is not _layouts.strided:
         from .sparse._tensor import backend_error
@@ -437,7 +468,10 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 @_argparse.parsed("empty_like")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               pin_memory=False,
                memory_format=None) -> Tensor:
+    if pin_memory is not False:
+        _pinned("empty_like", pin_memory)
     shape, np_dtype = _like(input, dtype, "empty_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
@@ -450,11 +484,16 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 @_argparse.parsed("full_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              pin_memory=False,
               memory_format=None) -> Tensor:
+    if pin_memory is not False:
+        _pinned("full_like", pin_memory)
     shape, np_dtype = _like(input, dtype, "full_like")
     if device is None and type(input._data) is _meta.MetaArray:
         device = "meta"  # a meta tensor's likes are meta (Note: meta tensors, _meta.py)
-    fill_value = _construct.check_scalar_write(_argparse.scalar(fill_value),
+    if fill_value.__class__ not in _argparse.NUMBERS:
+        fill_value = _argparse.number("full_like", "fill_value", fill_value, 2)
+    fill_value = _construct.check_scalar_write(fill_value,
                                                _dtype.as_dtype(dtype) or input.dtype,
                                                half=math.prod(shape) != 1)
     if np_dtype.kind == "u":  # uint16/32/64 convert the value as torch does (full)
@@ -469,8 +508,10 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 @takes_out(_FACTORY_OUT["arange"])
 @_argparse.parsed("arange")
 def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
-           requires_grad=False) -> Tensor:
+           requires_grad=False, pin_memory=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
+    if pin_memory is not False:
+        _pinned("arange", pin_memory)
     _refuse_wide_unsigned(dtype, "arange_cpu")
     if end is None:
         start, end = 0, start
@@ -592,7 +633,9 @@ def _check_bound_dims(name: str, start, end) -> None:
 @takes_out(_FACTORY_OUT["linspace"])
 @_argparse.parsed("linspace")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+             requires_grad=False, pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("linspace", pin_memory)
     _check_bound_dims("linspace", start, end)
     _refuse_wide_unsigned(dtype, "linspace_cpu")
     from ._functions_composites import complex_bounds_dtype
@@ -682,7 +725,9 @@ def _refuse_wide_unsigned(dtype, kernel: str) -> None:
 @takes_out(_FACTORY_OUT["eye"])
 @_argparse.parsed("eye")
 def eye(n, m=None, *, dtype=None, layout=None, device=None,
-        requires_grad=False) -> Tensor:
+        requires_grad=False, pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("eye", pin_memory)
     if n.__class__ is not int or m.__class__ not in (int, type(None)):
         _argparse.check("eye", (n,) if m is None else (n, m))
     m = n if m is None else m
@@ -734,8 +779,10 @@ _scaled_normal.draws_random = True  # leafgrad.compile: replayed, never dropped 
 
 @takes_out(_FACTORY_OUT["rand"])
 def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
-         requires_grad=False) -> Tensor:
+         requires_grad=False, pin_memory=False) -> Tensor:
     """Uniform on [0, 1); the same stream as torch for the same seed."""
+    if pin_memory is not False:
+        _pinned("rand", pin_memory)
     from . import _rng as _random
 
     _random_overloads("rand", sizes, size, dtype, keywords=any(
@@ -751,8 +798,10 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
 
 @takes_out(_FACTORY_OUT["randn"])
 def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=None,
-          requires_grad=False) -> Tensor:
+          requires_grad=False, pin_memory=False) -> Tensor:
     """Standard normal; the same stream as torch for the same seed."""
+    if pin_memory is not False:
+        _pinned("randn", pin_memory)
     from . import _rng as _random
 
     _random_overloads("randn", sizes, size, dtype, keywords=any(
@@ -769,7 +818,9 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
 @takes_out(_FACTORY_OUT["randint"])
 @_argparse.parsed("randint")
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None,
-            device=None, requires_grad=False) -> Tensor:
+            device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("randint", pin_memory)
     if low.__class__ is not int or high.__class__ not in (int, tuple, list):
         # (None is no valid value of these: the arguments given are the others, in order)
         _argparse.check("randint", tuple(a for a in (low, high, size) if a is not None),
@@ -809,7 +860,10 @@ def randint_like(input, low, high=None, *, dtype=None, generator=None, **kwargs)
 
 
 @_argparse.parsed("randperm")
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
+             pin_memory=False) -> Tensor:
+    if pin_memory is not False:
+        _pinned("randperm", pin_memory)
     if n.__class__ is not int:
         _argparse.check("randperm", (n,), {"generator": generator} if generator is not None
                         else {})

@@ -8,7 +8,7 @@ from . import ops as _ops
 from ._out import ANY, CAT, CAST, EXPECT, FOUND, Out, Rule, same_as, takes_out
 from . import _argparse
 from . import _dtype
-from .tensor import Tensor
+from .tensor import Tensor, _int_args
 from .sparse._tensor import SparseTensor as _Sparse
 
 _NUMBERS = _argparse.NUMBERS
@@ -69,9 +69,14 @@ def subtract(input, other, *extra, alpha=_argparse.NO_MODE, **unknown):
 
 
 def rsub(input, other, *, alpha=1):
-    if isinstance(other, _np.generic) or isinstance(alpha, _np.generic):  # torch's Scalars
-        other = _argparse.numpy_scalar(other) if isinstance(other, _np.generic) else other
-        alpha = _argparse.numpy_scalar(alpha) if isinstance(alpha, _np.generic) else alpha
+    if other.__class__ not in _NUMBERS and not isinstance(other, Tensor):  # torch's overloads:
+        # (Tensor, Tensor, *, Number alpha), (Tensor, Number other, Number alpha)
+        other = _argparse.operand("rsub", other, (input, other),
+                                  {} if alpha.__class__ is int and alpha == 1 else
+                                  {"alpha": alpha})
+    if alpha.__class__ not in _NUMBERS:
+        alpha = _argparse.number("rsub", "alpha", alpha, overloads=((input, other), {
+            "alpha": alpha}))
     if isinstance(other, Tensor):
         return _ops.RsubTensor.apply(input, other, alpha=alpha)
     return _ops.Rsub.apply(input, other=other, alpha=alpha)
@@ -250,11 +255,15 @@ clip = clamp
 
 @takes_out(Out("sum", ANY, mode="dtype"))
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    if keepdim.__class__ is not bool and dim is None:  # (the overload without dim lists them)
+        _argparse.keepdim("sum", keepdim, (input,))
     return input.sum(dim, keepdim, dtype=dtype)
 
 
 @takes_out(Out("mean", CAST))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if keepdim.__class__ is not bool:  # (torch.mean's overloads all take it: it lists them)
+        _argparse.keepdim("mean", keepdim, (input,) + _argparse.given(dim))
     return input.mean(dim, keepdim, dtype=dtype)
 
 
@@ -305,6 +314,8 @@ def t(input):
 
 
 def transpose(input, dim0, dim1):
+    if dim0.__class__ is not int or dim1.__class__ is not int:  # (the function's positions)
+        dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 2)
     return input.transpose(dim0, dim1)
 
 
@@ -321,6 +332,8 @@ def permute(input, dims):
 
 
 def unsqueeze(input, dim):
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("unsqueeze", "dim", dim, 2)
     return input.unsqueeze(dim)
 
 
@@ -338,6 +351,8 @@ def narrow(*args, **kwargs):
 
 
 def select(input, dim, index):
+    if dim.__class__ is not int or index.__class__ is not int:
+        dim, index = _int_args("select", (("dim", dim), ("index", index)), 2)
     return input.select(dim, index)
 
 

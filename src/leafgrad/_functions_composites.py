@@ -57,6 +57,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's
     concatenated first); bool tensors give logical xor, as in torch."""
     lib = _lib()
     _require_tensor(input, "diff", "input", 1)
+    if n.__class__ is not int:
+        n = _argparse.int_arg("diff", "n", n, 2)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -357,10 +359,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False, *
     i)`` after), glibc's ``pow``, then the cast; complex dtypes all in the complex dtype."""
     from ._creation import _check_bound_dims, _finish
 
+    requires_grad = _argparse.factory_flags("logspace", requires_grad)
     _check_bound_dims("logspace", start, end)
-    if not isinstance(steps, int) or isinstance(steps, bool):
-        raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not "
-                        f"{type(steps).__name__}")
+    if steps.__class__ is not int:
+        steps = _argparse.int_arg("logspace", "steps", steps, 3)
     start, end = (value.item() if isinstance(value, Tensor) else value for value in (start, end))
     target = complex_bounds_dtype("logspace", start, end, dtype)
     if steps < 0:
@@ -448,6 +450,7 @@ def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwar
         "which produces values in [start, end).", UserWarning, stacklevel=2)
     if end is _NO_END:
         raise TypeError('range() missing 1 required positional arguments: "end"')
+    requires_grad = _argparse.factory_flags("range", requires_grad)
     lib = _lib()
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -463,10 +466,11 @@ def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwar
 
 def scalar_tensor(s, *, dtype=None, requires_grad=False, **kwargs):
     """``torch.scalar_tensor``: a 0-d tensor of the default dtype (or ``dtype``)."""
-    if isinstance(s, Tensor):
-        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
-    return _lib().tensor(s, dtype=_dtype.as_dtype(dtype) or _dtype.get_default_dtype(),
-                         requires_grad=requires_grad)
+    requires_grad = _argparse.factory_flags("scalar_tensor", requires_grad)
+    target = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()
+    if s.__class__ is not float and s.__class__ is not int:
+        s = _argparse.real_scalar(_argparse.number("scalar_tensor", "s", s, 1), target)
+    return _lib().tensor(s, dtype=target, requires_grad=requires_grad)
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: bool):
@@ -488,12 +492,18 @@ def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, upper: 
 @_argparse.parsed("tril_indices")
 def tril_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.tril_indices``: the (2, N) coordinates of a lower triangle, row by row."""
+    if _argparse.factory_flags("tril_indices", kwargs.get("requires_grad", False)):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     return _triangle_indices("tril_indices", row, col, offset, dtype, upper=False)
 
 
 @_argparse.parsed("triu_indices")
 def triu_indices(row, col, offset=0, *, dtype=None, **kwargs):
     """``torch.triu_indices``: the (2, N) coordinates of an upper triangle, row by row."""
+    if _argparse.factory_flags("triu_indices", kwargs.get("requires_grad", False)):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     return _triangle_indices("triu_indices", row, col, offset, dtype, upper=True)
 
 
@@ -530,6 +540,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  sorter=None):
     """``torch.searchsorted``: insertion points of ``input`` in the innermost dim of
     ``sorted_sequence`` (left, or right with ``right=True``/``side='right'``)."""
+    if out_int32.__class__ is not bool or right.__class__ is not bool:
+        _argparse.flags("searchsorted", (sorted_sequence, input), out_int32=out_int32,
+                        right=right)
     _require_tensor(sorted_sequence, "searchsorted", "sorted_sequence", 1)
     if side is not None:
         if side not in ("left", "right"):
@@ -626,6 +639,8 @@ def _torch_binary_search(boundaries: np.ndarray, values: np.ndarray, right: bool
 @takes_out(Out(None, _SEARCHSORTED_OUT))
 def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
     """``torch.bucketize``: the bucket of each element given 1-d sorted ``boundaries``."""
+    if out_int32.__class__ is not bool or right.__class__ is not bool:
+        _argparse.flags("bucketize", (input, boundaries), out_int32=out_int32, right=right)
     _require_tensor(boundaries, "bucketize", "boundaries", 2)
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
@@ -636,6 +651,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 @takes_out(Out(None, EXPECT))
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """``torch.isin``: whether each element occurs in ``test_elements``."""
+    if assume_unique.__class__ is not bool or invert.__class__ is not bool:
+        _argparse.flags("isin", (elements, test_elements), assume_unique=assume_unique,
+                        invert=invert)
     if _vmap_state.active:  # torch's slow fallback (computed from arrays): per example
         overload = ("Tensor" if isinstance(elements, Tensor) else "Scalar") + "_" + (
             "Tensor" if isinstance(test_elements, Tensor) else "Scalar")

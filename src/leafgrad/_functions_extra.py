@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 
-from . import _dtype
+from . import _argparse, _dtype
 from ._out import CAST, EXPECT, FOUND, Out, Resize, Rule, takes_out
 from .nn import functional as _F
 from . import ops as _ops
@@ -27,9 +27,29 @@ __all__ = [
 ]
 
 # identical signatures in torch's top level and torch.nn.functional
+_NO_DIM = object()
+
+
+def _softmax_function(name: str, functional):
+    """torch.softmax/log_softmax: ``(input, dim, dtype=None, *, out=None)``, whose third
+    positional argument is the dtype (nn.functional's is _stacklevel) and whose dim is
+    required (nn.functional's None picks one, with a warning)."""
+
+    @takes_out(Out(None, EXPECT, out_name=f"aten::{name}"))
+    def function(input, dim=_NO_DIM, dtype=None):  # noqa: A002 - torch's name
+        if dim.__class__ is not int:
+            if dim is _NO_DIM:
+                raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+            dim = _argparse.int_arg(name, "dim", dim, 2)
+        return functional(input, dim, dtype=_argparse.dtype_arg(name, dtype))
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
 # torch.softmax and torch.log_softmax take out= (nn.functional's do not)
-softmax = takes_out(Out(None, EXPECT, out_name="aten::softmax"))(_F.softmax)
-log_softmax = takes_out(Out(None, EXPECT, out_name="aten::log_softmax"))(_F.log_softmax)
+softmax = _softmax_function("softmax", _F.softmax)
+log_softmax = _softmax_function("log_softmax", _F.log_softmax)
 cross = takes_out(Out("linalg_cross", EXPECT, overlap="full"))(_cross)
 selu = _F.selu
 celu = _F.celu
@@ -91,26 +111,36 @@ def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool =
 # -- bitwise (the operators' ops, under torch's function names) --------------------------------
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_and"))
 def bitwise_and(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_and", other, (input, other))
     return input & other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_or"))
 def bitwise_or(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_or", other, (input, other))
     return input | other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_xor"))
 def bitwise_xor(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_xor", other, (input, other))
     return input ^ other
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_left_shift"))
 def bitwise_left_shift(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_left_shift", other, (input, other))
     return _ops.LeftShift.apply(input, other)
 
 
 @takes_out(Out(None, CAST, overlap=True, out_name="aten::bitwise_right_shift"))
 def bitwise_right_shift(input, other):
+    if other.__class__ not in _argparse.NUMBERS and not isinstance(other, Tensor):
+        other = _argparse.operand("bitwise_right_shift", other, (input, other))
     return _ops.RightShift.apply(input, other)
 
 

@@ -141,18 +141,24 @@ def trace(input):
 @takes_out(Out("tril", EXPECT, internal_overlap=False))
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below ``diagonal``)."""
+    if diagonal.__class__ is not int:
+        diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 2, symint=True)
     return _ops.tril(input, diagonal)
 
 
 @takes_out(Out("triu", EXPECT, internal_overlap=False))
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above ``diagonal``)."""
+    if diagonal.__class__ is not int:
+        diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 2, symint=True)
     return _ops.triu(input, diagonal)
 
 
 @takes_out(Out(None, EXPECT, out_name="aten::diagonal_copy"))
 def diag(input, diagonal=0):
     """A 1-d input as a diagonal matrix, or a 2-d input's diagonal as a vector."""
+    if diagonal.__class__ is not int:
+        diagonal = _argparse.int_arg("diag", "diagonal", diagonal, 2)
     return _ops.diag(input, diagonal)
 
 
@@ -281,4 +287,6 @@ def pinverse(input, rcond=1e-15):
 @takes_out(Out("matmul", _MATRIX_POWER))
 def matrix_power(input, n):
     """Same as ``leafgrad.linalg.matrix_power``."""
+    if n.__class__ is not int:
+        n = _argparse.int_arg("matrix_power", "n", n, 2)
     return _ops.linalg_matrix_power(input, n)

@@ -108,6 +108,9 @@ signbit = _unary("signbit", _bool_out("signbit"))
 @takes_out(_found("round"))
 def round(input, *, decimals=None):  # noqa: A001 - torch's name
     """Round half to even, optionally to ``decimals`` digits."""
+    if decimals is not None and decimals.__class__ is not int:  # (two overloads: listed)
+        decimals = _argparse.int_arg("round", "decimals", decimals,
+                                     overloads=((input,), {"decimals": decimals}))
     return input.round(decimals=decimals)
 
 
@@ -206,10 +209,14 @@ def floor_divide(input, other):  # noqa: A002
 def xlogy(input, other):  # noqa: A002
     """``input * log(other)``, 0 where input == 0 (unless other is nan)."""
     if isinstance(input, Tensor):
+        if other.__class__ is not float and other.__class__ is not int and \
+                not isinstance(other, Tensor):
+            other = _argparse.operand("xlogy", other, (input, other))
         return input.xlogy(other)
     if not isinstance(other, Tensor):
         raise _ops.math_clamp.invalid_arguments("xlogy", (input, other))
-    return _ops.math_binary.XlogyScalarSelf.apply(other, self=input)
+    number = _argparse.operand("xlogy", input, (input, other))  # (first: see special.py)
+    return _ops.math_binary.XlogyScalarSelf.apply(other, self=number)
 
 
 @takes_out(_cast("lerp"))
@@ -246,9 +253,12 @@ def addcdiv(input, tensor1, tensor2, *deprecated, value=1):  # noqa: A002
 def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` in float64; either may be a number (not both)."""
     if isinstance(input, Tensor):
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent, Tensor):
+            exponent = _argparse.operand("float_power", exponent, (input, exponent))
         return input.float_power(exponent)
     if not isinstance(exponent, Tensor):
         raise _ops.math_clamp.invalid_arguments("float_power", (input, exponent))
+    input = _argparse.operand("float_power", input, (input, exponent))  # noqa: A001
     from .methods.math import _float_power_dtype, _float_power_scalar
 
     target = _float_power_dtype(input, exponent)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ._functions_math import _cast, _require_tensor, _unary
-from . import _dtype
+from . import _argparse, _dtype
 from ._out import Out, Rule, takes_out
 from .nn._functional_losses import pairwise_distance
 from .ops.distance import cdist, pdist
@@ -48,7 +48,13 @@ def polygamma(n, input):  # noqa: A002 - torch's name
     >>> torch.polygamma(1, torch.tensor([1.0]))
     tensor([1.6449])
     """
-    _require_tensor(input, "polygamma", "input", 2)
+    return _polygamma(n, input, "polygamma")
+
+
+def _polygamma(n, input, function: str):  # noqa: A002 - torch's name
+    if n.__class__ is not int:
+        n = _argparse.int_arg(function, "n", n, 1)
+    _require_tensor(input, function, "input", 2)
     return input.polygamma(n)
 
 
@@ -60,10 +66,13 @@ _MVLGAMMA_OUT = Out("mvlgamma", Rule("mvlgamma: result type {R} can't be cast to
 @takes_out(_MVLGAMMA_OUT)
 def mvlgamma(input, p):  # noqa: A002 - torch's name
     """``torch.mvlgamma(input, p)``: the multivariate log-gamma of dimension p."""
-    _require_tensor(input, "mvlgamma", "input", 1)
-    if isinstance(p, bool) or not isinstance(p, int):  # (the method's p is position 1)
-        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
-                        f"{type(p).__name__}")
+    return _mvlgamma(input, p, "mvlgamma")
+
+
+def _mvlgamma(input, p, function: str):  # noqa: A002 - torch's name
+    _require_tensor(input, function, "input", 1)
+    if p.__class__ is not int:  # (the method's p is position 1)
+        p = _argparse.int_arg(function, "p", p, 2)
     return input.mvlgamma(p)
 
 
@@ -91,7 +100,7 @@ def _binary(name: str, numbers: bool = False):
     def function(input, other):  # noqa: A002 - torch's name
         _require_tensor(input, name, "input", 1)
         if numbers and not isinstance(other, Tensor):
-            _check_number(name, other, "Tensor, ")
+            other = _check_number(name, other, "Tensor, ")
         else:
             _require_tensor(other, name, "other", 2)
         return getattr(input, name)(other)

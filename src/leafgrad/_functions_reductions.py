@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from . import _argparse, _dtype
+from .methods.reductions import _sort_flags
 from . import ops as _ops
 from ._out import (
     ANY, CAST, EXPECT, Out, Resize, bool_only, castable, floating, keepdim_shapes, not_bool,
@@ -193,6 +194,8 @@ def cumprod(input, dim, *, dtype=None):
               prepare=_logical_in_uint8, internal_overlap=False))
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
+    if keepdim.__class__ is not bool:
+        _argparse.keepdim("all", keepdim, (input,) + _argparse.given(dim))
     return _ops.reduce_all(input, dim, keepdim)
 
 
@@ -200,6 +203,8 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
               prepare=_logical_in_uint8, internal_overlap=False))
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
+    if keepdim.__class__ is not bool:
+        _argparse.keepdim("any", keepdim, (input,) + _argparse.given(dim))
     return _ops.reduce_any(input, dim, keepdim)
 
 
@@ -256,11 +261,15 @@ def sort(input, dim=-1, descending=False, stable=None):
     >>> torch.sort(torch.tensor([3., 1., 2.]), descending=True).indices
     tensor([0, 2, 1])
     """
+    if descending.__class__ is not bool or stable is not None and stable.__class__ is not bool:
+        _sort_flags("sort", (input,), descending, stable)
     return _ops.sort(input, dim, descending, stable)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim``."""
+    if descending.__class__ is not bool or stable.__class__ is not bool:
+        _sort_flags("argsort", (input,), descending, stable)
     return _ops.argsort(input, dim, descending, stable)
 
 
@@ -273,6 +282,12 @@ def msort(input):
 @takes_out(_pair("topk"))
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    if k.__class__ is not int:
+        k = _argparse.int_arg("topk", "k", k, 2, symint=True)
+    if largest.__class__ is not bool:
+        largest = _argparse.bool_arg("topk", "largest", largest)
+    if sorted.__class__ is not bool:
+        sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
     return _ops.topk(input, k, dim, largest, sorted)
 
 

@@ -78,10 +78,16 @@ def flipud(input):
 
 
 def roll(input, shifts, dims=None):
+    if shifts.__class__ is not int:
+        shifts = _argparse.int_list("roll", "shifts", shifts, 2)
+    if dims is not None and dims.__class__ is not int:
+        dims = _argparse.int_list("roll", "dims", dims, 3)
     return _ops.roll(input, shifts, dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    if k.__class__ is not int:
+        k = _argparse.int_arg("rot90", "k", k, 2)
     return _ops.rot90(input, k, dims)
 
 
@@ -241,7 +247,8 @@ def put(input, index, source, accumulate=False):
 @takes_out(Out("index_add", EXPECT, overlap="self"))
 def index_add(input, dim, index, source, *, alpha=1):
     if alpha.__class__ is not int and alpha.__class__ is not float:
-        alpha = _argparse.number("index_add", "alpha", alpha)
+        alpha = _argparse.real_scalar(_argparse.number("index_add", "alpha", alpha),
+                                      input.dtype)
     return _ops.index_add(input, dim, index, source, alpha)
 
 

@@ -10,6 +10,7 @@ tensor(5., grad_fn=<LinalgDetBackward0>)
 
 from __future__ import annotations
 
+from . import _argparse
 from . import ops as _ops
 from ._dtype import as_dtype as _as_dtype  # Note: Python types as dtypes
 from ._out import EXPECT, Out, Resize, Rules, castable, same_as, takes_out
@@ -180,6 +181,9 @@ def eigvalsh(A, UPLO="L"):  # noqa: N803
 @takes_out(Out(None, same_as("linalg.norm expected out tensor dtype {R} but got: {O}"), mode="copy"))
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - torch's name
     """A vector norm, or a matrix norm when ``ord`` is given for 2 dims."""
+    if ord is not None and ord.__class__ is not int and ord.__class__ is not float and \
+            not isinstance(ord, str):  # (torch's overloads: Scalar? ord, str ord)
+        ord = _argparse.number("linalg_norm", "ord", ord, overloads=((A, ord), {}))  # noqa: A001
     return _ops.linalg_norm(A, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 
@@ -193,6 +197,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
               mode="copy"))
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """Frobenius, nuclear, spectral (2), 1 or inf norm of the matrices in ``dim``."""
+    if ord.__class__ is not int and ord.__class__ is not float and not isinstance(ord, str):
+        ord = _argparse.number("linalg_matrix_norm", "ord", ord,  # noqa: A001
+                               overloads=((A, ord), {}))
     return _ops.linalg_matrix_norm(A, ord, dim, keepdim, dtype=_as_dtype(dtype))
 
 

@@ -8,10 +8,12 @@ tensor([1.7918])
 
 from __future__ import annotations
 
+from . import _argparse
 from . import _functions_math as _math
 from ._functions import sigmoid as _sigmoid
 from ._functions_math import _cast, _require_tensor, _unary
-from ._functions_math_extra import digamma, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from . import _functions_math_extra as _math_extra
+from ._functions_math_extra import digamma, i0, lgamma, logit, sinc
 from ._functions_reductions import logsumexp
 from ._out import takes_out
 from .nn import functional as _F
@@ -49,7 +51,19 @@ log1p = _math.log1p
 xlogy = _math.xlogy
 psi = digamma
 gammaln = lgamma
-multigammaln = mvlgamma
+
+
+@takes_out(_math_extra._MVLGAMMA_OUT)
+def multigammaln(input, p):  # noqa: A002 - torch's name
+    """``torch.special.multigammaln(input, p)``: torch.mvlgamma under its own name."""
+    return _math_extra._mvlgamma(input, p, "special_multigammaln")
+
+
+@takes_out(_cast("special_polygamma"))
+def polygamma(n, input):  # noqa: A002 - torch's name
+    """``torch.special.polygamma(n, input)``: torch.polygamma under its own name."""
+    return _math_extra._polygamma(n, input, "special_polygamma")
+
 
 
 @takes_out(_cast("sigmoid"))
@@ -67,11 +81,15 @@ def round(input, *, decimals=0):  # noqa: A001,A002 - torch's names
 
 
 def softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
-    return _F.softmax(input, dim, dtype=dtype)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("special_softmax", "dim", dim, 2)
+    return _F.softmax(input, dim, dtype=_argparse.dtype_arg("special_softmax", dtype))
 
 
 def log_softmax(input, dim, *, dtype=None):  # noqa: A002 - torch's name
-    return _F.log_softmax(input, dim, dtype=dtype)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("special_log_softmax", "dim", dim, 2)
+    return _F.log_softmax(input, dim, dtype=_argparse.dtype_arg("special_log_softmax", dtype))
 
 
 def _special_unary(name: str, op_name: str):
@@ -115,9 +133,11 @@ def _scalar_overloads(name: str, tensor_op, scalar_self, scalar_other, tensors_o
                                     else ("other", 2, other))
             raise TypeError(f"special_{name}(): argument '{bad}' (position {position}) must be "
                             f"Tensor, not {type(value).__name__}")
-        if isinstance(other, Tensor):
-            return scalar_self.apply(other, self=input)
-        return scalar_other.apply(input, other=other)
+        if isinstance(other, Tensor):  # (the number read first: a complex one installs the
+            number = _argparse.operand(f"special_{name}", input, (input, other))  # check)
+            return scalar_self.apply(other, self=number)
+        number = _argparse.operand(f"special_{name}", other, (input, other))
+        return scalar_other.apply(input, other=number)
 
     function.__name__ = function.__qualname__ = name
     return function

@@ -427,6 +427,30 @@ _CLAMP_BOUNDS = _NUMBERS | {type(None)}
 # a NumPy scalar operand as the Python number torch's argument parser reads it, so that it
 # stays weak in type promotion (_argparse.numpy_scalar); anything else as it is
 _numpy_operand = _argparse.numpy_operand
+
+
+def _int_args(function: str, named: tuple, first: int) -> tuple:
+    """int arguments given positionally from position ``first`` on (transpose's dims,
+    select's dim and index), as torch's parser reads them (``_argparse.int_arg``)."""
+    return tuple(value if value.__class__ is int else _argparse.int_arg(
+        function, name, value, first + index, symint=name == "index")
+        for index, (name, value) in enumerate(named))
+
+
+def _clamp_bounds(tensor, low, high) -> tuple:
+    """clamp's Number bounds as its kernel converts them: NumPy scalars as torch's parser reads
+    them, a complex number into a floating tensor's double by its real part (Note: complex
+    Scalars into real kernels); with an integer tensor it makes the result complex, which
+    clamp refuses."""
+    bounds = []
+    for bound in (low, high):
+        bound = _numpy_operand(bound)
+        if bound.__class__ is complex:
+            _argparse.complex_seen()
+            if tensor.dtype.is_floating_point:
+                bound = _argparse.real_scalar(bound, tensor.dtype, _argparse.DOUBLE_T)
+        bounds.append(bound)
+    return tuple(bounds)
 _WARNED = {"T": False}  # torch's TORCH_WARN_ONCE warnings, once per process
 
 
@@ -1881,7 +1905,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def clamp(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
             _argparse.check("Tensor.clamp", _argparse.given(min, max))
-            min, max = _numpy_operand(min), _numpy_operand(max)
+            min, max = _clamp_bounds(self, min, max)
         return _ops.clamp(self, min, max)
 
     clip = clamp
@@ -1962,6 +1986,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if keepdim.__class__ is not bool and dim is None:  # (the overload without dim)
+            _argparse.keepdim("sum", keepdim, ())
         return _ops.sum(self, dim, keepdim, dtype)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
@@ -2030,6 +2056,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.t(self)
 
     def transpose(self, dim0, dim1):
+        if dim0.__class__ is not int or dim1.__class__ is not int:
+            dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 1)
         return _ops.transpose(self, dim0, dim1)
 
     def swapaxes(self, axis0, axis1):
@@ -2045,6 +2073,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.permute(self, args)
 
     def unsqueeze(self, dim):
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("unsqueeze", "dim", dim, 1)
         return _ops.unsqueeze(self, dim)
 
     def squeeze(self, dim=None):
@@ -2062,6 +2092,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         return _ops.narrow(self, dim, start, length)
 
     def select(self, dim, index):
+        if dim.__class__ is not int or index.__class__ is not int:
+            dim, index = _int_args("select", (("dim", dim), ("index", index)), 1)
         return _ops.select(self, dim, index)
 
     def unbind(self, dim=0):
@@ -2162,6 +2194,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                  layout=None, pin_memory=False):
         from ._creation import full
 
+        if fill_value.__class__ not in _NUMBERS:  # (named after this method)
+            fill_value = _argparse.number("new_full", "fill_value", fill_value, 2)
         return full(size, fill_value, dtype=dtype or self.dtype, layout=layout,
                     requires_grad=requires_grad,
                     device=self._new_device(device))
@@ -2299,7 +2333,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def clamp_(self, min=None, max=None):
         if min.__class__ not in _CLAMP_BOUNDS or max.__class__ not in _CLAMP_BOUNDS:
             _argparse.check("Tensor.clamp_", _argparse.given(min, max))
-            min, max = _numpy_operand(min), _numpy_operand(max)
+            min, max = _clamp_bounds(self, min, max)
         return _ops.clamp_(self, min, max)
 
     clip_ = clamp_
@@ -2423,7 +2457,13 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def bernoulli_(self, p=0.5, *, generator=None):
         from . import _rng as _random
 
-        probability = p._data if isinstance(p, Tensor) else p
+        if isinstance(p, Tensor):
+            probability = p._data
+        elif p.__class__ is float or p.__class__ is int:
+            probability = p
+        else:  # (torch's overloads: bernoulli_(Tensor p), bernoulli_(float p))
+            probability = _argparse.number("bernoulli_", "p", p, kind="float",
+                                           overloads=((p,), {}))
         order = self._fill_order()
         if order is not None and isinstance(probability, np.ndarray):  # visited with self's
             probability = np.broadcast_to(probability, self._data.shape).transpose(order)

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import weakref
 
+from .. import _argparse
 from .. import _dtype as _dtype
 
 from . import lazy_ops as _ops
+
+
+def _tensor():
+    from ..tensor import Tensor
+
+    return Tensor
 
 
 _SHARED: dict = {}  # id of a tensor share_memory_() was called on -> weak reference
@@ -18,12 +25,18 @@ class ExtraMethods:
 
     # -- bitwise (the operators' ops) --------------------------------------------------------
     def bitwise_and(self, other):
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor()):
+            other = _argparse.operand("bitwise_and", other, (other,))
         return self & other
 
     def bitwise_or(self, other):
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor()):
+            other = _argparse.operand("bitwise_or", other, (other,))
         return self | other
 
     def bitwise_xor(self, other):
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor()):
+            other = _argparse.operand("bitwise_xor", other, (other,))
         return self ^ other
 
     def bitwise_not(self):
@@ -48,9 +61,13 @@ class ExtraMethods:
         return _ops.inplace(_ops.BitwiseNot, self)
 
     def bitwise_left_shift(self, other):
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor()):
+            other = _argparse.operand("bitwise_left_shift", other, (other,))
         return _ops.LeftShift.apply(self, other)
 
     def bitwise_right_shift(self, other):
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor()):
+            other = _argparse.operand("bitwise_right_shift", other, (other,))
         return _ops.RightShift.apply(self, other)
 
     def bitwise_left_shift_(self, other):

@@ -56,6 +56,10 @@ class InplaceFormMethods:
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
         from ..ops.linalg import Addmm
 
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("addmm_", (mat1, mat2), beta, alpha)
+
         _matrix_operands("addmm_", ("mat1", mat1), ("mat2", mat2))
         for name, other in (("self", self), ("mat1", mat1)):
             if other.dtype != mat2.dtype:
@@ -79,6 +83,10 @@ class InplaceFormMethods:
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         from ..ops.linalg_ext import Baddbmm
+
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("baddbmm_", (batch1, batch2), beta, alpha)
 
         _matrix_operands("baddbmm_", ("batch1", batch1), ("batch2", batch2))
         if (batch1.ndim == 3 and batch2.ndim == 3 and batch1.shape[0] == batch2.shape[0]

@@ -42,18 +42,28 @@ class LinalgMethods:
         return _ops.trace(self)
 
     def tril(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("tril", "diagonal", diagonal, 1, symint=True)
         return _ops.tril(self, diagonal)
 
     def triu(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("triu", "diagonal", diagonal, 1, symint=True)
         return _ops.triu(self, diagonal)
 
     def tril_(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("tril_", "diagonal", diagonal, 1, symint=True)
         return _ops.tril_(self, diagonal)
 
     def triu_(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("triu_", "diagonal", diagonal, 1, symint=True)
         return _ops.triu_(self, diagonal)
 
     def diag(self, diagonal=0):
+        if diagonal.__class__ is not int:
+            diagonal = _argparse.int_arg("diag", "diagonal", diagonal, 1)
         return _ops.diag(self, diagonal)
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
@@ -109,4 +119,6 @@ class LinalgMethods:
         return _ops.linalg_pinv(self, rtol=rcond)
 
     def matrix_power(self, n):
+        if n.__class__ is not int:
+            n = _argparse.int_arg("matrix_power", "n", n, 1)
         return _ops.linalg_matrix_power(self, n)

@@ -111,11 +111,15 @@ class MathMethods:
         """
         if decimals is None:
             return _ops.math_unary.Round.apply(self)
+        if decimals.__class__ is not int:
+            decimals = _argparse.int_arg("round", "decimals", decimals)
         return _ops.math_unary.RoundDecimals.apply(self, decimals=decimals)
 
     def round_(self, *, decimals=None):
         if decimals is None:
             return _ops.inplace(_ops.math_unary.Round, self)
+        if decimals.__class__ is not int:
+            decimals = _argparse.int_arg("round_", "decimals", decimals)
         return _ops.inplace(_ops.math_unary.RoundDecimals, self, decimals=decimals)
 
     def reciprocal_(self):
@@ -214,11 +218,14 @@ class MathMethods:
     def floor_divide(self, other):
         """``self // other``: torch has no derivative for it (its graph's node, named
         NotImplemented, raises in backward)."""
-        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other))
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor_type()):
+            other = _argparse.operand("floor_divide", other, (other,))
+        return _ops.math_binary.floor_divide(self, other)
 
     def floor_divide_(self, other):
-        return _ops.math_binary.floor_divide(self, _argparse.numpy_operand(other),
-                                             inplace_form=True)
+        if other.__class__ not in _argparse.NUMBERS and not isinstance(other, _tensor_type()):
+            other = _argparse.operand("floor_divide_", other, (other,))
+        return _ops.math_binary.floor_divide(self, other, inplace_form=True)
 
     def __floordiv__(self, other):
         return self.floor_divide(other) if _operand(other) else NotImplemented
@@ -260,11 +267,15 @@ class MathMethods:
     def xlogy(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.math_binary.Xlogy.apply(self, other)
+        if other.__class__ is not float and other.__class__ is not int:
+            other = _argparse.operand("xlogy", other, (other,))
         return _ops.math_binary.XlogyScalarOther.apply(self, other=other)
 
     def xlogy_(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.inplace(_ops.math_binary.Xlogy, self, other)
+        if other.__class__ is not float and other.__class__ is not int:
+            other = _argparse.operand("xlogy_", other, (other,))
         return _ops.inplace(_ops.math_binary.XlogyScalarOther, self, other=other)
 
     def lerp(self, end, weight):
@@ -289,6 +300,9 @@ class MathMethods:
     def float_power(self, exponent):
         """``self ** exponent`` computed in float64, or complex128 when either is complex (a
         ToCopyBackward0 first when needed)."""
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent,
+                                                                          _tensor_type()):
+            exponent = _argparse.operand("float_power", exponent, (exponent,))
         target = _float_power_dtype(self, exponent)
         base = self.to(target)
         if isinstance(exponent, _tensor_type()):
@@ -296,6 +310,9 @@ class MathMethods:
         return _ops.PowScalar.apply(base, exponent=_float_power_scalar(exponent, target))
 
     def float_power_(self, exponent):
+        if exponent.__class__ not in _argparse.NUMBERS and not isinstance(exponent,
+                                                                          _tensor_type()):
+            exponent = _argparse.operand("float_power_", exponent, (exponent,))
         target = _float_power_dtype(self, exponent)
         if self.dtype is not target:
             raise RuntimeError(
@@ -358,29 +375,31 @@ class MathMethods:
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         _require_tensor(other, "isclose", "other", 1)
+        rtol, atol, equal_nan = _tolerances("isclose", rtol, atol, equal_nan)
         return _ops.math_logic.IsClose.apply(self, other, rtol=rtol, atol=atol,
                                             equal_nan=equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         _require_tensor(other, "allclose", "other", 1)
+        rtol, atol, equal_nan = _tolerances("allclose", rtol, atol, equal_nan)
         close = _ops.math_logic.isclose_array(self._data, other._data, rtol, atol, equal_nan)
         return bool(close.all())
 
     # torch's aliases of the comparison methods
     def greater(self, other):
-        return _ops.Gt.apply(self, other)
+        return _ops.Gt.apply(self, _compared("greater", other))
 
     def greater_equal(self, other):
-        return _ops.Ge.apply(self, other)
+        return _ops.Ge.apply(self, _compared("greater_equal", other))
 
     def less(self, other):
-        return _ops.Lt.apply(self, other)
+        return _ops.Lt.apply(self, _compared("less", other))
 
     def less_equal(self, other):
-        return _ops.Le.apply(self, other)
+        return _ops.Le.apply(self, _compared("less_equal", other))
 
     def not_equal(self, other):
-        return _ops.Ne.apply(self, other)
+        return _ops.Ne.apply(self, _compared("not_equal", other))
 
 
 def _clamp_side(tensor, bound, name: str, scalar_op: str, tensor_op: str, in_place: bool):
@@ -454,6 +473,25 @@ def _float_power_scalar(value, target):
     from .. import _dtype
 
     return complex(value) if target is _dtype.complex128 else float(value)
+
+
+def _compared(function: str, other):
+    """A comparison alias's other: a Tensor or a Number (``_argparse.operand``)."""
+    if other.__class__ in _argparse.NUMBERS or isinstance(other, _tensor_type()):
+        return other
+    return _argparse.operand(function, other, (other,))
+
+
+def _tolerances(function: str, rtol, atol, equal_nan) -> tuple:
+    """isclose/allclose's ``float rtol, float atol, bool equal_nan`` as torch's parser reads
+    them (keyword spelling: they are most often given by name)."""
+    if rtol.__class__ is not float:
+        rtol = _argparse.number(function, "rtol", rtol, kind="float")
+    if atol.__class__ is not float:
+        atol = _argparse.number(function, "atol", atol, kind="float")
+    if equal_nan.__class__ is not bool:
+        equal_nan = _argparse.bool_arg(function, "equal_nan", equal_nan)
+    return rtol, atol, equal_nan
 
 
 # the C type torch converts a Scalar to for a kernel of each dtype (reduced floats compute in

@@ -3,15 +3,23 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from . import lazy_ops as _ops
 from .math import _require_tensor, _tensor_type
 from .. import _argparse
 
 
-def _check_number(name: str, value, got: str = "") -> None:
-    if value.__class__ not in _argparse.NUMBERS:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                        f"({got}{_argparse.typename(value)}), but expected one of:")
+def _check_number(name: str, value, got: str = ""):
+    """A Tensor-or-Number argument given a non-tensor: the number as torch's parser reads it
+    (``_argparse.operand``), or its error listing ``got`` and the value."""
+    if value.__class__ in _argparse.NUMBERS:
+        return value
+    if isinstance(value, complex) or isinstance(value, _np.generic) and \
+            value.dtype.kind in "biufc":
+        return _argparse.operand(name, value, ())
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({got}{_argparse.typename(value)}), but expected one of:")
 
 
 def _special(name: str, op_name: str):
@@ -44,19 +52,17 @@ def _binary(name: str, op_name: str):
     return method, method_
 
 
-def _check_polygamma(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
-                        f"{type(n).__name__}")
+def _check_polygamma(n, function: str = "polygamma") -> int:
+    if n.__class__ is not int:
+        n = _argparse.int_arg(function, "n", n, 1)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return n
 
 
-def _check_mvlgamma(p, tensor) -> int:
-    if isinstance(p, bool) or not isinstance(p, int):
-        raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not "
-                        f"{type(p).__name__}")
+def _check_mvlgamma(p, tensor, function: str = "mvlgamma") -> int:
+    if p.__class__ is not int:
+        p = _argparse.int_arg(function, "p", p, 1)
     if tensor._data.dtype.kind == "b":  # (torch's mvlgamma_check, before p's)
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
@@ -87,26 +93,27 @@ class MathExtraMethods:
     def copysign(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.special_fns.Copysign.apply(self, other)
-        _check_number("copysign", other)
+        other = _check_number("copysign", other)
         return _ops.special_fns.CopysignScalar.apply(self, other=other)
 
     def copysign_(self, other):
         if isinstance(other, _tensor_type()):
             return _ops.inplace(_ops.special_fns.Copysign, self, other)
-        _check_number("copysign_", other)
+        other = _check_number("copysign_", other)
         return _ops.inplace(_ops.special_fns.CopysignScalar, self, other=other)
 
     def polygamma(self, n):
         return _ops.special_fns.Polygamma.apply(self, n=_check_polygamma(n))
 
     def polygamma_(self, n):
-        return _ops.inplace(_ops.special_fns.Polygamma, self, n=_check_polygamma(n))
+        return _ops.inplace(_ops.special_fns.Polygamma, self,
+                            n=_check_polygamma(n, "polygamma_"))
 
     def mvlgamma(self, p):
         return _ops.special_fns.Mvlgamma.apply(self, p=_check_mvlgamma(p, self))
 
     def mvlgamma_(self, p):
-        p = _check_mvlgamma(p, self)
+        p = _check_mvlgamma(p, self, "mvlgamma_")
         if self._data.dtype.kind in "iu":  # torch's message names self's dtype as the result's
             from .._dtype import get_default_dtype
 
@@ -132,6 +139,9 @@ class MathExtraMethods:
     # -- torch's composites (leafgrad/_functions_composites.py) -------------------------------
     def diff(self, n=1, dim=-1, prepend=None, append=None):
         from .._functions_composites import diff
+
+        if n.__class__ is not int:
+            n = _argparse.int_arg("diff", "n", n, 1)
 
         return diff(self, n, dim, prepend, append)
 

@@ -114,6 +114,9 @@ class MiscMethods:
         return _matrix().Addr.apply(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("addr_", (vec1, vec2), beta, alpha)
         _require_tensor(vec1, "addr_", "vec1", 1)
         _require_tensor(vec2, "addr_", "vec2", 2)
         if vec1.ndim == 1 and vec2.ndim == 1 and self.ndim != 2:
@@ -133,6 +136,9 @@ class MiscMethods:
         return _matrix().Addbmm.apply(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        if beta.__class__ is not int and beta.__class__ is not float or \
+                alpha.__class__ is not int and alpha.__class__ is not float:
+            beta, alpha = _argparse.beta_alpha("addbmm_", (batch1, batch2), beta, alpha)
         _require_tensor(batch1, "addbmm_", "batch1", 1)
         _require_tensor(batch2, "addbmm_", "batch2", 2)
         return _ops().inplace(_matrix().Addbmm, self, batch1, batch2, beta=beta, alpha=alpha)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _argparse
 from . import lazy_ops as _ops
 
 
@@ -9,11 +10,15 @@ class NNMethods:
     __slots__ = ()
 
     def softmax(self, dim, dtype=None):
-        source = self if dtype is None else self.to(dtype)
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("softmax", "dim", dim, 1)
+        source = self if dtype is None else self.to(_argparse.dtype_arg("softmax", dtype))
         return _ops.Softmax.apply(source, dim=_ops.wrap_dim(dim, self.ndim))
 
     def log_softmax(self, dim, dtype=None):
-        source = self if dtype is None else self.to(dtype)
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("log_softmax", "dim", dim, 1)
+        source = self if dtype is None else self.to(_argparse.dtype_arg("log_softmax", dtype))
         return _ops.LogSoftmax.apply(source, dim=_ops.wrap_dim(dim, self.ndim))
 
     def hardshrink(self, lambd=0.5):

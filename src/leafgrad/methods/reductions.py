@@ -41,9 +41,17 @@ class ReductionMethods:
         return _ops.argmin(self, dim, keepdim)
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if correction is not None and correction.__class__ is not int and \
+                correction.__class__ is not float:  # (the method's error lists no self)
+            correction = _argparse.number("var", "correction", correction, overloads=(
+                _argparse.given(dim), {"correction": correction}))
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if correction is not None and correction.__class__ is not int and \
+                correction.__class__ is not float:  # (the method's error lists no self)
+            correction = _argparse.number("std", "correction", correction, overloads=(
+                _argparse.given(dim), {"correction": correction}))
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -64,9 +72,13 @@ class ReductionMethods:
         return _ops.cumprod(self, dim, dtype)
 
     def all(self, dim=None, keepdim=False):
+        if keepdim.__class__ is not bool:
+            _argparse.keepdim("all", keepdim, _argparse.given(dim))
         return _ops.reduce_all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
+        if keepdim.__class__ is not bool:
+            _argparse.keepdim("any", keepdim, _argparse.given(dim))
         return _ops.reduce_any(self, dim, keepdim)
 
     @_argparse.parsed("Tensor.count_nonzero", method=True)
@@ -94,16 +106,35 @@ class ReductionMethods:
         return _ops.mode(self, dim, keepdim)
 
     def sort(self, dim=-1, descending=False, *, stable=None):
+        if descending.__class__ is not bool or stable is not None and stable.__class__ is not bool:
+            _sort_flags("sort", (), descending, stable)
         return _ops.sort(self, dim, descending, stable)
 
     def argsort(self, dim=-1, descending=False, *, stable=False):
+        if descending.__class__ is not bool or stable.__class__ is not bool:
+            _sort_flags("argsort", (), descending, stable)
         return _ops.argsort(self, dim, descending, stable)
 
     def msort(self):
         return _ops.msort(self)
 
     def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
+        if k.__class__ is not int:
+            k = _argparse.int_arg("topk", "k", k, 1, symint=True)
+        if largest.__class__ is not bool:
+            largest = _argparse.bool_arg("topk", "largest", largest)
+        if sorted.__class__ is not bool:
+            sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
         return _ops.topk(self, k, dim, largest, sorted)
 
     def kthvalue(self, k, dim=-1, keepdim=False):
         return _ops.kthvalue(self, k, dim, keepdim)
+
+
+def _sort_flags(function: str, args: tuple, descending, stable) -> None:
+    """sort/argsort's ``descending`` and ``stable`` are bools (their overloads all take them:
+    torch's error lists the call, spelled as keywords: how they are usually given)."""
+    given = {"descending": descending, "stable": stable}
+    for name, value in given.items():
+        if (value is not None or name == "descending") and value.__class__ is not bool:
+            raise _argparse.invalid_combination(function, args, {name: value})

@@ -29,12 +29,18 @@ class ShapeMethods:
         return as_strided_scatter(self, src, size, stride, storage_offset)
 
     def chunk(self, chunks, dim=0):
+        if chunks.__class__ is not int:
+            chunks = _argparse.int_arg("chunk", "chunks", chunks, 1)
+        if dim.__class__ is not int:
+            dim = _argparse.int_arg("chunk", "dim", dim, 2)
         return _ops.chunk(self, chunks, dim)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         return _ops.diagonal(self, offset, dim1, dim2)
 
     def movedim(self, source, destination):
+        if source.__class__ is not int or destination.__class__ is not int:
+            source, destination = _movedim_dims("movedim", (source, destination))
         return _ops.movedim(self, source, destination)
 
     moveaxis = movedim
@@ -83,9 +89,15 @@ class ShapeMethods:
         return _ops.shape_ext.flipud(self)
 
     def roll(self, shifts, dims=None):
+        if shifts.__class__ is not int:
+            shifts = _argparse.int_list("roll", "shifts", shifts, 1)
+        if dims is not None and dims.__class__ is not int:
+            dims = _argparse.int_list("roll", "dims", dims, 2)
         return _ops.roll(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):
+        if k.__class__ is not int:
+            k = _argparse.int_arg("rot90", "k", k, 1)
         return _ops.rot90(self, k, dims)
 
     def broadcast_to(self, *args, size=None):
@@ -161,7 +173,7 @@ class ShapeMethods:
 
     def index_add(self, dim, index, source, *, alpha=1):
         if alpha.__class__ is not int and alpha.__class__ is not float:
-            alpha = _argparse.number("index_add", "alpha", alpha)
+            alpha = _argparse.real_scalar(_argparse.number("index_add", "alpha", alpha), self.dtype)
         return _ops.index_add(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
@@ -171,6 +183,7 @@ class ShapeMethods:
         dim = _ops.wrap_dim(dim, self.ndim)
         _ops.check_index_add_source(self, dim, array, source)
         check_no_overlap(self, index, source)
+        alpha = _argparse.real_scalar(alpha, self.dtype)
         array = _ops.flat_index(index, array, self.shape[dim] if self.ndim else 1,
                                 dim if self.ndim > 1 else None)
         return _ops.keep_index(
@@ -299,3 +312,14 @@ def _fill_value(function: str, args: tuple) -> None:
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         return
     raise _argparse.invalid_combination(function, args, {})
+
+
+def _movedim_dims(function: str, given: tuple) -> tuple:
+    """movedim's source and destination: both ints or both int lists (its two overloads), as
+    Python ints; anything else (a bool, an array) is its "invalid combination" TypeError."""
+    if all(_argparse._is_int(value) for value in given):
+        return tuple(_argparse.int_arg(function, "dim", value) for value in given)
+    if all(isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value)
+           for value in given):
+        return tuple(_argparse.int_list(function, "dim", value) for value in given)
+    raise _argparse.invalid_combination(function, given, {})

@@ -19,13 +19,19 @@ __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", 
 
 def hardshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
-        lambd = _argparse.number("hardshrink", "lambd", lambd, 2)
+        lambd = _argparse.number("hardshrink", "lambd", lambd, 2, into=input,
+                                 names=_argparse.FLOAT_SCALAR_T)
     return Hardshrink.apply(input, lambd=lambd)
 
 
 def softshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
         lambd = _argparse.number("softshrink", "lambd", lambd, 2)
+        # (torch reads lambd as a double first, then checks the input's dtype, then the range)
+        lambd = _argparse.real_scalar(lambd, _dtype.float64, _argparse.DOUBLE_T)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"softshrink_check\" not implemented for '{input.dtype._legacy}'")
     if lambd < 0:
         import numpy as np
 
@@ -78,9 +84,10 @@ def glu(input, dim: int = -1):
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     if threshold.__class__ is not float and threshold.__class__ is not int:
         threshold = _argparse.number("threshold_" if inplace else "threshold", "threshold",
-                                     threshold, 2)
+                                     threshold, 2, into=input, names=_argparse.OPMATH_T)
     if value.__class__ is not float and value.__class__ is not int:
-        value = _argparse.number("threshold_" if inplace else "threshold", "value", value, 3)
+        value = _argparse.number("threshold_" if inplace else "threshold", "value", value, 3,
+                                 into=input)
     if inplace:
         return _ops.inplace(ThresholdInplace, input, threshold=threshold, value=value)
     return Threshold.apply(input, threshold=threshold, value=value)
@@ -118,8 +125,11 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
     """Leaky ReLU with random slopes in [lower, upper) in training, their mean otherwise."""
     if lower.__class__ is not float and lower.__class__ is not int:
         lower = _argparse.number("rrelu", "lower", lower, 2)
+        # (torch reads the bounds as doubles, whatever the input's dtype)
+        lower = _argparse.real_scalar(lower, _dtype.float64, _argparse.DOUBLE_T)
     if upper.__class__ is not float and upper.__class__ is not int:
         upper = _argparse.number("rrelu", "upper", upper, 3)
+        upper = _argparse.real_scalar(upper, _dtype.float64, _argparse.DOUBLE_T)
     if lower > upper:  # (ATen's rrelu_with_noise, in training and eval)
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _vmapped_noise(input, lower, upper, training)

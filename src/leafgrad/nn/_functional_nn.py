@@ -50,7 +50,8 @@ def relu6(input, inplace=False):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if negative_slope.__class__ is not float and negative_slope.__class__ is not int:
         negative_slope = _argparse.number("leaky_relu_" if inplace else "leaky_relu",
-                                          "negative_slope", negative_slope, 2)
+                                          "negative_slope", negative_slope, 2, into=input,
+                                          names=_argparse.FLOAT_OPMATH_T)
     if inplace:
         return _ops.inplace(_inplace_ops.LeakyReluInplace, input, negative_slope=negative_slope)
     return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
@@ -58,7 +59,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def elu(input, alpha=1.0, inplace=False):
     if alpha.__class__ is not float and alpha.__class__ is not int:
-        alpha = _argparse.number("elu_" if inplace else "elu", "alpha", alpha, 2)
+        alpha = _argparse.number("elu_" if inplace else "elu", "alpha", alpha, 2, into=input,
+                                 names=_argparse.FLOAT_OPMATH_T)
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
     if inplace:
         return _ops.inplace(_inplace_ops.EluInplace, input, **params)
@@ -75,6 +77,8 @@ def selu(input, inplace=False):
 def celu(input, alpha=1.0, inplace=False):
     if alpha.__class__ is not float and alpha.__class__ is not int:
         alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2)
+        # (torch divides 1 by alpha as a double, before dispatching on the input's dtype)
+        alpha = _argparse.real_scalar(alpha, _dtype.float64, _argparse.DOUBLE_T)
     params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
     if inplace:
         return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
@@ -97,9 +101,11 @@ def mish(input, inplace=False):
 
 def softplus(input, beta=1.0, threshold=20.0):
     if beta.__class__ is not float and beta.__class__ is not int:
-        beta = _argparse.number("softplus", "beta", beta, 2)
+        beta = _argparse.number("softplus", "beta", beta, 2, into=input,
+                                names=_argparse.FLOAT_OPMATH_T)
     if threshold.__class__ is not float and threshold.__class__ is not int:
-        threshold = _argparse.number("softplus", "threshold", threshold, 3)
+        threshold = _argparse.number("softplus", "threshold", threshold, 3, into=input,
+                                     names=_argparse.FLOAT_OPMATH_T)
     return _ops.Softplus.apply(input, beta=beta, threshold=threshold)
 
 
@@ -107,9 +113,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if min_val.__class__ is not float and min_val.__class__ is not int:
-        min_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "min_val", min_val, 2)
+        min_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "min_val", min_val, 2,
+                                   into=input, names=_argparse.WIDE_T)
     if max_val.__class__ is not float and max_val.__class__ is not int:
-        max_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "max_val", max_val, 3)
+        max_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "max_val", max_val, 3,
+                                   into=input, names=_argparse.WIDE_T)
     params = dict(min_val=min_val, max_val=max_val)
     if inplace:
         return _ops.inplace(_ops.Hardtanh, input, **params)
@@ -133,13 +141,15 @@ def _softmax_dim(input, dim, name, stacklevel=3):
         else:  # torch's modules pass 5: a line of torch's module code (here: leafgrad's)
             warnings.warn(message, UserWarning, stacklevel=2)
         dim = 0 if input.ndim in (0, 1, 3) else 1
+    elif dim.__class__ is not int:
+        dim = _argparse.int_arg(name, "dim", dim, 2)
     return _ops.wrap_dim(dim, input.ndim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim(input, dim, "softmax", _stacklevel)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_argparse.dtype_arg("softmax", dtype))
     return _ops.Softmax.apply(input, dim=dim)
 
 
@@ -151,7 +161,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_argparse.dtype_arg("log_softmax", dtype))
     return _ops.LogSoftmax.apply(input, dim=dim)
 
 
@@ -183,6 +193,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p.__class__ is not float and p.__class__ is not int:  # (then torch's kernel: a double)
+        p = _argparse.number("dropout", "p", p, 2, kind="float")
     if not training or p == 0 or input.numel() == 0:
         return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
     from ..tensor import _wrap

@@ -65,6 +65,7 @@ class EluInplace(Elu):
 class CeluInplace(EluInplace):
     node = "CeluBackward1"
     uint_kernel = "elu_cpu"
+    complex_message = '"elu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.celu_", "celu_")
 
 

@@ -388,7 +388,10 @@ def complex_error(cls, dtype, params=None) -> NotImplementedError:
         message = message.format(**(params or {}))
     if message is None:
         name = cls.torch_names[0] if cls.torch_names else cls.op_name.lower()
-        message = f'"{name.rsplit(".", 1)[-1]}_cpu" not implemented for \'{dtype._legacy}\''
+        name = name.rsplit(".", 1)[-1]
+        if name.endswith("_") and not name.startswith("_"):
+            name = name[:-1]  # (an in-place op runs its function's kernel: "elu_cpu")
+        message = f'"{name}_cpu" not implemented for \'{dtype._legacy}\''
     error_type = RuntimeError if cls.complex_error_type == "RuntimeError" else NotImplementedError
     return error_type(message.replace("ComplexFloat", dtype._legacy))
 

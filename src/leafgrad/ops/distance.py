@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _argparse
 from .. import _dtype as _dtype
 
 from . import _batching_rules as batch
@@ -386,16 +387,10 @@ def _legacy(array: np.ndarray) -> str:
     return from_numpy_dtype(array.dtype)._legacy
 
 
-def _check_p(name: str, p) -> float:
-    from ..tensor import Tensor
-
-    if isinstance(p, Tensor):
-        p = p.item()
-    if isinstance(p, (complex, np.complexfloating)) or not isinstance(
-            p, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}(): argument 'p' (position 3) must be float, not "
-                        f"{type(p).__name__}")
-    return float(p)
+def _check_p(name: str, p, position: int = 3) -> float:
+    if p.__class__ is not float and p.__class__ is not int:
+        p = _argparse.number(name, "p", p, position, kind="float")  # (a 0-d tensor not
+    return float(p)  # requiring grad too)
 
 
 def _check_tensor(name: str, value, arg: str, position: int):
@@ -488,7 +483,7 @@ def pdist(input, p=2.0):  # noqa: A002 - torch's name
     tensor([5.0000, 1.0000, 4.2426])
     """
     _check_tensor("pdist", input, "input", 1)
-    p = _check_p("pdist", p)
+    p = _check_p("pdist", p, 2)
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if _dtype.kind(input._data) != "f":

@@ -90,8 +90,9 @@ _CAST_FIRST = frozenset((
     "RemainderBackward0", "RemainderBackward1", "DivBackward2", "FmodBackward0",
     "FmodBackward1", "BitwiseAndBackward0", "BitwiseOrBackward0", "BitwiseXorBackward0",
     "LshiftBackward1", "RshiftBackward1", "Atan2Backward0", "CopysignBackward0",
-    "CopysignBackward1", "GcdBackward0", "LcmBackward0"))
-_FLOAT_RESULT = frozenset(("Atan2Backward0", "CopysignBackward0", "CopysignBackward1"))
+    "CopysignBackward1", "GcdBackward0", "LcmBackward0", "XlogyBackward0", "XlogyBackward2"))
+_FLOAT_RESULT = frozenset(("Atan2Backward0", "CopysignBackward0", "CopysignBackward1",
+                           "XlogyBackward0", "XlogyBackward2"))
 
 
 def _check_cast_first(op, target: Tensor, other) -> None:

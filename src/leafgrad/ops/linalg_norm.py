@@ -43,6 +43,15 @@ def _amax(tensor: Tensor, dim: int, keepdim: bool, largest: bool) -> Tensor:
 
 def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim=False, *,  # noqa: A002
                 dtype=None) -> Tensor:
+    # torch checks ord first (it decides the dtype check), then A, dim and dtype
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif isinstance(ord, complex):
+        raise RuntimeError("linalg.matrix_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    elif abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_format_order(ord)} not supported.")
     _check_matrix(a._data, "linalg.matrix_norm")
     if dtype is not None and a._data.dtype.kind in "fcV":  # (other inputs: vector_norm says so)
         from .reductions_stats import check_norm_dtype
@@ -58,13 +67,8 @@ def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim=False, *,  # noqa: A
         raise RuntimeError(
             f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})"
         )
-    if isinstance(ord, str):
-        if ord == "fro":
-            return vector_norm(a, 2, (first, second), keepdim, dtype=dtype)
-        if ord != "nuc":
-            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    elif abs(ord) not in (1, 2, math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {_format_order(ord)} not supported.")
+    if ord == "fro":
+        return vector_norm(a, 2, (first, second), keepdim, dtype=dtype)
     if ord == "nuc" or abs(ord) == 2:
         # Singular values of the matrices moved to the last two dims, reduced over the last.
         order = [d for d in range(a.ndim) if d not in (first, second)] + [first, second]

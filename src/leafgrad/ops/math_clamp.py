@@ -412,12 +412,40 @@ def _clamp_dispatch(tensor, low, high, name: str):
     if low is None and high is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensors = isinstance(low, Tensor) or isinstance(high, Tensor)
+    if tensors and any(bound is not None and not isinstance(bound, Tensor)
+                       for bound in (low, high)):
+        # a tensor with a number: the Number overload, whose parser reads a 0-d tensor not
+        # requiring grad as its value
+        if not all(bound is None or not isinstance(bound, Tensor)
+                   or bound.ndim == 0 and not bound.requires_grad for bound in (low, high)):
+            raise invalid_arguments(name, (low, high))
+        from ..tensor import _clamp_bounds
+
+        low, high = _clamp_bounds(tensor, *(bound.item() if isinstance(bound, Tensor)
+                                            else bound for bound in (low, high)))
+        return Clamp, (), {"min": low, "max": high}
     if tensors:
-        for bound in (low, high):
-            if bound is not None and not isinstance(bound, Tensor):
-                raise invalid_arguments(name, (low, high))
+        if not tensor.dtype.is_complex and any(
+                bound is not None and bound.dtype.is_complex for bound in (low, high)):
+            # a complex bound makes the result complex: an in-place clamp cannot write it
+            # back, the others have no complex kernel (clamp with both bounds, or one:
+            # maximum/minimum)
+            common = _dtype_of(tensor, low, high)
+            if name.endswith("_"):
+                raise RuntimeError(f"result type {common._legacy} can't be cast to the "
+                                   f"desired output type {tensor.dtype._legacy}")
+            kernel = "clamp" if low is not None and high is not None else \
+                "maximum" if low is not None else "minimum"
+            raise NotImplementedError(
+                f"\"{kernel}_cpu\" not implemented for '{common._legacy}'")
         return ClampTensor, (low, high), {}
     return Clamp, (), {"min": low, "max": high}
+
+
+def _dtype_of(*tensors):
+    from .. import _dtype
+
+    return _dtype.result_type(*[t for t in tensors if t is not None])
 
 
 def clamp(tensor, min=None, max=None):  # noqa: A002 - torch's names

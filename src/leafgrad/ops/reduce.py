@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import _argparse
 from .. import _dtype
 from .._dtype import as_dtype
 from ..backends import cpu as _cpu
@@ -20,10 +21,16 @@ def reduce_dims(dim, ndim: int) -> tuple:
     """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
     from ..tensor import _wrap_dim
 
-    # (a NumPy integer is an int to torch's argument parser)
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if isinstance(dim, int):
+        dims = (dim,)
+    elif _argparse._is_int(dim):  # a NumPy integer or an integer 0-d tensor is an int to
+        dims = (int(dim),)  # torch's parser
+    else:
+        dims = tuple(dim)
     result = []
     for d in dims:
+        if d.__class__ is not int and _argparse._is_int(d):
+            d = int(d)
         d = _wrap_dim(d, ndim)
         if d in result:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -443,6 +450,8 @@ def _mean_dims(a: np.ndarray, dim: tuple, keepdim: bool, ordered: bool, unlimite
 
 
 def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("sum", keepdim)
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
@@ -477,6 +486,8 @@ def stat_mean(tensor, dims: tuple, keepdim: bool = False):
 
 
 def mean(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("mean", keepdim)
     if dtype is not None:
         dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:

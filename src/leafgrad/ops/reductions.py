@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _argparse
 from .._dtype import as_dtype
 from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _float_kernels, _layout, return_types
@@ -45,11 +46,9 @@ def all_dims(dims, ndim: int) -> tuple:
 
 def one_dim(dim, ndim: int, name: str) -> int:
     """A single ``dim`` argument (ops such as max(dim) take exactly one int)."""
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(
-            f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
-        )
-    return _wrap_dim(int(dim), ndim)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg(name, "dim", dim, 2)
+    return _wrap_dim(dim, ndim)
 
 
 def check_nonempty(name: str, a: np.ndarray, dims, error=RuntimeError, hint: bool = True) -> None:
@@ -250,6 +249,8 @@ def _ones_like(tensor: Tensor) -> Tensor:
 
 
 def prod(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("prod", keepdim)
     dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dim is None:
         return Prod.apply(tensor, dtype=dtype)
@@ -313,6 +314,8 @@ class Logsumexp(Op):
 
 
 def logsumexp(tensor, dim, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("logsumexp", keepdim)
     # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
     dims = dims_of(dim, tensor.ndim)
     return Logsumexp.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim)
@@ -381,6 +384,8 @@ class Nansum(Op):
 
 
 def nansum(tensor, dim=None, keepdim=False, dtype=None):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("nansum", keepdim)
     dtype = as_dtype(dtype)  # Note: Python types as dtypes
     if dtype is not None and dtype.is_complex and not tensor.is_complex():
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype._legacy}'")
@@ -451,10 +456,14 @@ class Any(_Truth):
 
 
 def reduce_all(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("all", keepdim)
     return All.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
 
 
 def reduce_any(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("any", keepdim)
     return Any.apply(tensor, dim=dims_of(dim, tensor.ndim), keepdim=keepdim)
 
 

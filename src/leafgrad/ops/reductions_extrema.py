@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _argparse
 from ..tensor import Tensor, _wrap
 from . import _layout, return_types
 from .reductions import (
@@ -152,6 +153,8 @@ def _binary_extremum(name: str, a, b):
 
 
 def _extremum(name: str, all_op, dim_op, tensor, dim, keepdim, other):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim(name, keepdim)
     if other is not None:
         return _binary_extremum(name, tensor, other)
     if isinstance(dim, Tensor):
@@ -280,11 +283,15 @@ def _restored(tensor, dim, keepdim) -> dict:
 
 
 def amax(tensor, dim=(), keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("amax", keepdim)
     return Amax.apply(tensor, dim=_amax_dims("amax", tensor, dim), keepdim=keepdim,
                       **_restored(tensor, dim, keepdim))
 
 
 def amin(tensor, dim=(), keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("amin", keepdim)
     return Amin.apply(tensor, dim=_amax_dims("amin", tensor, dim), keepdim=keepdim,
                       **_restored(tensor, dim, keepdim))
 
@@ -336,12 +343,16 @@ class Argmin(_ArgExtremum):
 
 
 def argmax(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("argmax", keepdim)
     if dim is not None:
         dim = one_dim(dim, tensor.ndim, "argmax")
     return Argmax.apply(tensor, dim=dim, keepdim=keepdim)
 
 
 def argmin(tensor, dim=None, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("argmin", keepdim)
     if dim is not None:
         dim = one_dim(dim, tensor.ndim, "argmin")
     return Argmin.apply(tensor, dim=dim, keepdim=keepdim)

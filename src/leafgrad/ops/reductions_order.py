@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .. import _argparse
 from . import _layout, _ordering, return_types
 from .reductions import (
     MultiOutput, evenly_distribute, evenly_read_jvp, gather_at_indices, one_dim, select_backward,
@@ -260,6 +261,8 @@ class KthvalueOp(_Selecting):
 
 
 def kthvalue(tensor, k, dim=-1, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("kthvalue", keepdim)
     values, indices = KthvalueOp.apply(tensor, k=int(k), dim=one_dim(dim, tensor.ndim, "kthvalue"),
                                        keepdim=keepdim)
     return return_types.kthvalue((values, indices))
@@ -369,6 +372,8 @@ class NanmedianDim(_MedianDim):
 
 
 def _median(all_op, dim_op, result_type, tensor, dim, keepdim):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim(result_type.__name__, keepdim)
     if dim is None:
         return all_op.apply(tensor)
     name = "nanmedian" if all_op is NanmedianAll else "median"
@@ -430,5 +435,7 @@ class Mode(_Selecting):
 
 
 def mode(tensor, dim=-1, keepdim=False):
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim("mode", keepdim)
     values, indices = Mode.apply(tensor, dim=one_dim(dim, tensor.ndim, "mode"), keepdim=keepdim)
     return return_types.mode((values, indices))

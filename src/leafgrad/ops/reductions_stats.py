@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _warn
+from .. import _argparse, _dtype, _warn
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
 from . import _layout, _libm
@@ -319,8 +319,18 @@ class StdMean(_Moments):
 def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     """Parse torch's var/std overloads: (dim, unbiased, keepdim), (unbiased), (dim, *,
     correction, keepdim); check the dtype; warn as torch when no degree of freedom is left."""
+    if keepdim.__class__ is not bool:
+        keepdim = _argparse.keepdim(name, keepdim)
     if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
+    if unbiased is not None and unbiased.__class__ is not bool:
+        _argparse.bool_arg(name, "unbiased", unbiased, overloads=((tensor,) + _argparse.given(
+            dim), {"unbiased": unbiased}))
+    if correction is not None and correction.__class__ is not int and \
+            correction.__class__ is not float:  # (a Scalar: a double in the kernel)
+        correction = _argparse.number(name, "correction", correction, overloads=(
+            (tensor,) + _argparse.given(dim), {"correction": correction}))
+        correction = _argparse.real_scalar(correction, _dtype.float64, _argparse.DOUBLE_T)
     if unbiased is not None and correction is not None:
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got both 'unbiased' and "
@@ -671,11 +681,18 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
     """
     from .._dtype import from_numpy_dtype, promote_types
 
-    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
-        raise TypeError(
-            "linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-            f"{type(ord).__name__}"
-        )
+    if ord.__class__ is not float and ord.__class__ is not int:
+        from .. import _argparse
+
+        ord = _argparse.number("linalg_vector_norm", "ord", ord, 2)  # noqa: A001
+        if ord.__class__ is complex:
+            raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
+                               "of norm.")
+        ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
+    if dtype is not None:
+        from .. import _argparse
+
+        dtype = _argparse.dtype_arg("linalg_vector_norm", dtype)
     data = tensor._data
     if data.dtype.kind == "c":
         # the norm of the moduli, in the real dtype: abs's gradient sgn(z) carries torch's

@@ -42,7 +42,7 @@ def _quantile(name: str, args: tuple, kwargs: dict, ignore_nan: bool, method: bo
     keepdim = bool(kwargs.get("keepdim", keepdim or False))
     interpolation = kwargs.get("interpolation", "linear")
     if not isinstance(q, Tensor):
-        q = _argparse.scalar(q)
+        q = _argparse.number(name, "q", q, kind="float")
         if not 0 <= q <= 1:
             raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
     if interpolation not in _INTERPOLATIONS:

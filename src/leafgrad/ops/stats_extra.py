@@ -192,11 +192,16 @@ def _renorm_args(name: str, args: tuple, kwargs: dict) -> tuple:
     values = dict(zip(names, args))  # a method's self is the input
     values.update(kwargs)
     tensor = values["input"]
-    p = float(_argparse.scalar(values["p"]))
-    maxnorm = float(_argparse.scalar(values["maxnorm"]))
+    p = _argparse.scalar(values["p"])
+    maxnorm = _argparse.scalar(values["maxnorm"])
     dim = _wrap_dim(int(values["dim"]), tensor.ndim)
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
+    p, maxnorm = float(p), float(maxnorm)
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {_number(maxnorm)}")
     if tensor.ndim < 2:
