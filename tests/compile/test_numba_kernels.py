@@ -138,6 +138,13 @@ def test_fma_update_equals_scaled_update():
     assert not _numba_kernels.fma_update(p, p, 1.0)
     q = np.ones((4, 4), np.float32)
     assert not _numba_kernels.fma_update(q.T, q, 1.0)
+    row = np.arange(9, dtype=np.float32)  # overlapping operands: the NumPy steps read g first
+    assert not _numba_kernels.fma_update(row[1:], row[:-1], 1.0)
+    same = row.copy()
+    want = same.copy()
+    assert _numba_kernels.fma_update(same, same, 0.5)
+    _float_kernels.scaled_update(np.add, want, want, 0.5, out=want)
+    assert_same_bits(same, want)
 
 
 def test_sums_in_torch_order_every_shape():

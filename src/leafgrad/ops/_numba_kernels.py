@@ -115,6 +115,8 @@ def fma_update(p: np.ndarray, g: np.ndarray, alpha) -> bool:
     if not (p.dtype == _F32 and g.dtype == _F32 and p.shape == g.shape
             and p.flags.c_contiguous and g.flags.c_contiguous and p.flags.writeable):
         return False
+    if g is not p and np.may_share_memory(p, g):  # (NumPy's steps read all of g first)
+        return False
     _loops().fma_update(p.reshape(-1), g.reshape(-1), _F32(alpha))
     return True
 
