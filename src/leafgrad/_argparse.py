@@ -785,6 +785,45 @@ class _NoMode:
 NO_MODE = _NoMode()
 
 
+class _NotGiven:
+    """The default of a reduction's ``dim`` and ``keepdim`` (sum, mean, prod): torch's
+    overload without ``dim`` takes no ``keepdim``, so ``x.sum(keepdim=True)`` is its
+    invalid-combination error while ``x.sum(None, True)`` is not; shown as the value it
+    stands for."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self, shown):
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return repr(self.shown)
+
+
+DIM_NOT_GIVEN = _NotGiven(None)
+KEEPDIM_NOT_GIVEN = _NotGiven(False)
+
+
+def reduction_flags(function: str, args: tuple, dim, keepdim, dtype=None,
+                    missing: bool = True) -> tuple:
+    """sum/mean/prod's ``(dim, keepdim)`` from their not-given defaults: ``keepdim`` without
+    ``dim`` is torch's TypeError (``args``: the positional arguments before ``dim``, for its
+    message). With ``dtype`` too, torch's parser finds the overload with ``dim`` plausible
+    and says ``dim`` is missing (``missing=False``: torch.mean, whose three overloads all stay
+    plausible, lists them)."""
+    if dim is DIM_NOT_GIVEN:
+        if keepdim is not KEEPDIM_NOT_GIVEN:
+            name = function.rpartition(".")[2]
+            if dtype is not None and missing:
+                raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+            given = {"keepdim": keepdim} if dtype is None else {"keepdim": keepdim,
+                                                               "dtype": dtype}
+            problem = error(function, args, given) if function in SIGNATURES else None
+            raise problem or invalid_combination(name, args, given)
+        return None, False
+    return dim, (False if keepdim is KEEPDIM_NOT_GIVEN else keepdim)
+
+
 def dtype_arg(function: str, value, position: int | None = None, overloads: tuple | None = None):
     """A ``dtype=`` argument as a leafgrad dtype: torch's dtypes, or Python's ``int``/
     ``float``/``bool`` (torch maps them to int64/float64/bool); anything else is torch's

@@ -254,16 +254,24 @@ clip = clamp
 
 
 @takes_out(Out("sum", ANY, mode="dtype"))
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
-    if keepdim.__class__ is not bool and dim is None:  # (the overload without dim lists them)
-        _argparse.keepdim("sum", keepdim, (input,))
+def sum(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,  # noqa: A001
+        dtype=None):
+    if keepdim is not _argparse.KEEPDIM_NOT_GIVEN:
+        if dim is _argparse.DIM_NOT_GIVEN:  # (torch's overload without dim takes no keepdim)
+            _argparse.reduction_flags("sum", (input,), dim, keepdim, dtype)
+        if keepdim.__class__ is not bool and dim is None:  # (the overload without dim lists
+            _argparse.keepdim("sum", keepdim, (input,))  # them)
     return input.sum(dim, keepdim, dtype=dtype)
 
 
 @takes_out(Out("mean", CAST))
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if keepdim.__class__ is not bool:  # (torch.mean's overloads all take it: it lists them)
-        _argparse.keepdim("mean", keepdim, (input,) + _argparse.given(dim))
+def mean(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,
+         dtype=None):
+    if keepdim is not _argparse.KEEPDIM_NOT_GIVEN:
+        if dim is _argparse.DIM_NOT_GIVEN:  # (torch's overload without dim takes no keepdim)
+            _argparse.reduction_flags("mean", (input,), dim, keepdim, dtype, missing=False)
+        if keepdim.__class__ is not bool:  # (torch.mean's overloads all take it: it lists them)
+            _argparse.keepdim("mean", keepdim, (input,) + _argparse.given(dim))
     return input.mean(dim, keepdim, dtype=dtype)
 
 

@@ -84,8 +84,12 @@ def _median(name: str):
 @takes_out(Out("prod", ANY, mode="dtype"))
 @_argparse.refuse_none("prod", "dim", 1)
 @_argparse.parsed("prod")
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,
+         dtype=None):
     """Product of all elements, or along ``dim`` (its gradient is right with zeros too)."""
+    if dim.__class__ is _argparse._NotGiven or keepdim.__class__ is _argparse._NotGiven:
+        # (torch's overload without dim takes no keepdim)
+        dim, keepdim = _argparse.reduction_flags("prod", (input,), dim, keepdim, dtype)
     return _ops.prod(input, dim, keepdim, dtype)
 
 

@@ -421,6 +421,8 @@ _RETAIN_LOCK = threading.Lock()
 # in torch; ``==`` and ``!=`` still compare elementwise (_EQ_OPERANDS).
 _OPERANDS = (bool, int, float, complex, np.generic)
 _NUMBERS = _argparse.NUMBERS
+_DIM_NOT_GIVEN = _argparse.DIM_NOT_GIVEN  # (sum/mean: keepdim without dim is torch's error)
+_KEEPDIM_NOT_GIVEN = _argparse.KEEPDIM_NOT_GIVEN
 _CLAMP_BOUNDS = _NUMBERS | {type(None)}
 
 
@@ -1985,12 +1987,25 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(_EQUAL_UNDER_VMAP)  # a batched other (ops/_batching.py)
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        if keepdim.__class__ is not bool and dim is None:  # (the overload without dim)
-            _argparse.keepdim("sum", keepdim, ())
+    def sum(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
+        if keepdim is _KEEPDIM_NOT_GIVEN:
+            keepdim = False
+            if dim is _DIM_NOT_GIVEN:
+                dim = None
+        elif dim is _DIM_NOT_GIVEN or keepdim.__class__ is not bool:
+            # (torch's overload without dim takes no keepdim: _argparse.reduction_flags)
+            dim, keepdim = _argparse.reduction_flags("sum", (), dim, keepdim, dtype)
+            if keepdim.__class__ is not bool and dim is None:
+                _argparse.keepdim("sum", keepdim, ())
         return _ops.sum(self, dim, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
+    def mean(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
+        if keepdim is _KEEPDIM_NOT_GIVEN:
+            keepdim = False
+            if dim is _DIM_NOT_GIVEN:
+                dim = None
+        elif dim is _DIM_NOT_GIVEN:
+            _argparse.reduction_flags("mean", (), dim, keepdim, dtype)
         return _ops.mean(self, dim, keepdim, dtype)
 
     def matmul(self, other):

@@ -11,7 +11,11 @@ class ReductionMethods:
 
     @_argparse.refuse_none("Tensor.prod", "dim", 0, method=True)
     @_argparse.parsed("Tensor.prod", method=True)
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
+    def prod(self, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,
+             dtype=None):
+        if dim.__class__ is _argparse._NotGiven or keepdim.__class__ is _argparse._NotGiven:
+            # (torch's overload without dim takes no keepdim)
+            dim, keepdim = _argparse.reduction_flags("Tensor.prod", (), dim, keepdim, dtype)
         return _ops.prod(self, dim, keepdim, dtype)
 
     @_argparse.refuse_none("Tensor.max", "dim", 0, method=True)

@@ -264,6 +264,13 @@ class Threshold(Op):
     def forward(ctx, a, threshold, value):
         if a.dtype == np.bool_:
             raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
+        if a.dtype.kind in "iu":  # both numbers as the kernel's scalar_t: c10's checked
+            from .elementwise import _integer_alpha  # conversion (uint8 takes -1 as 255)
+
+            threshold = _integer_alpha(a.dtype, threshold)
+            if threshold.__class__ is float:  # (truncated toward zero: -0.5 is 0)
+                threshold = int(threshold)
+            value = _integer_alpha(a.dtype, value)
         return _where(a <= threshold, a.dtype.type(value), a)  # NaN stays NaN, as torch
 
     def backward(self, grad):

@@ -44,7 +44,17 @@ _NARROW_C_NAMES = {"int8": "int8_t", "int16": "int16_t", "uint8": "uint8_t"}
 def _integer_alpha(dtype: np.dtype, alpha):
     """alpha as an integer kernel's scalar_t (c10's checked conversion): a narrow type refuses
     a number outside its range, except that an unsigned type takes a negative number down to
-    -max by wrapping (sub(a, b, alpha=-3) on uint8 multiplies by 253)."""
+    -max by wrapping (sub(a, b, alpha=-3) on uint8 multiplies by 253). A float (index_add's
+    alpha: add/sub refuse one for integers first) must lie in the type's range, NaN and inf
+    never do (c10's overflows<To>(double); the caller's cast then truncates it)."""
+    if alpha.__class__ is float and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not float(info.min) <= alpha <= float(info.max):
+            from .._construct import _C_SCALAR_NAMES
+
+            raise RuntimeError(f"value cannot be converted to type {_C_SCALAR_NAMES[dtype.name]} "
+                               "without overflow")
+        return alpha
     name = _NARROW_C_NAMES.get(dtype.name)
     if name is None or alpha.__class__ is not int:
         return alpha
