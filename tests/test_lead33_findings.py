@@ -3,6 +3,8 @@ each swept against torch."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import leafgrad
 
 from ._torch import require_torch
@@ -97,3 +99,26 @@ def test_threshold_numbers_as_the_integer_kernel_converts_them():
                 assert got == want, (dtype, threshold, value, got, want)
                 checked += 1
     assert checked == 5 * len(numbers) * 5
+
+
+def test_arange_bounds_are_numbers():
+    """arange's start/end/step are Numbers: an array, a list, None, a string, a tensor of one
+    element or requiring grad are torch's parser errors (leafgrad read arrays and tensors by
+    value, and arange(0, None) made an empty tensor); arange(end=n) works as in torch."""
+    bad = [lambda L: np.array(3), lambda L: L.tensor([3]), lambda L: None, lambda L: "3",
+           lambda L: [3], lambda L: L.tensor(3., requires_grad=True)]
+    good = [lambda L: 3, lambda L: 2.5, lambda L: np.int64(3), lambda L: np.float32(2.5),
+            lambda L: L.tensor(3), lambda L: True]
+    forms = [lambda L, v: L.arange(v), lambda L, v: L.arange(0, v), lambda L, v: L.arange(v, 4),
+             lambda L, v: L.arange(0, 4, v), lambda L, v: L.arange(end=v),
+             lambda L, v: L.arange(0, end=v), lambda L, v: L.arange(0, 4, step=v),
+             lambda L, v: L.arange(start=v, end=5)]
+    checked = 0
+    for make in bad + good:
+        for form in forms:
+            got = _outcome(lambda: form(leafgrad, make(leafgrad)))
+            want = _outcome(lambda: form(torch, make(torch)))
+            assert got == want, (got, want)
+            checked += 1
+    assert _outcome(lambda: leafgrad.arange()) == _outcome(lambda: torch.arange())
+    assert checked == 96

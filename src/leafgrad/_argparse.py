@@ -800,7 +800,7 @@ class _NotGiven:
         return repr(self.shown)
 
 
-DIM_NOT_GIVEN = _NotGiven(None)
+DIM_NOT_GIVEN = NOT_GIVEN = _NotGiven(None)  # (NOT_GIVEN: other parameters shown as None)
 KEEPDIM_NOT_GIVEN = _NotGiven(False)
 
 

@@ -507,14 +507,21 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 @takes_out(_FACTORY_OUT["arange"])
 @_argparse.parsed("arange")
-def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
-           requires_grad=False, pin_memory=False) -> Tensor:
+def arange(start=_argparse.NOT_GIVEN, end=_argparse.NOT_GIVEN, step=1, *, dtype=None,
+           layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; int64 unless a bound is a float."""
     if pin_memory is not False:
         _pinned("arange", pin_memory)
     _refuse_wide_unsigned(dtype, "arange_cpu")
-    if end is None:
+    if end is _argparse.NOT_GIVEN:  # arange(end)
         start, end = 0, start
+    elif start is _argparse.NOT_GIVEN:  # arange(end=...)
+        start = 0
+    for bound in (start, end, step):
+        # each a Number: a Python or NumPy number, a 0-d tensor not requiring grad (an array,
+        # a list, None: the parser's error, which @parsed raises; arange(0, None) made [])
+        if bound.__class__ not in _argparse.NUMBERS and not _argparse._is_number(bound):
+            raise TypeError("arange's bounds are Numbers")
     # (NumPy scalars as torch's Scalar reads them: np.float32 is a float, np.bool_ too)
     values = [v.item() if isinstance(v, Tensor) else _argparse.numpy_operand(v)
               for v in (start, end, step)]
