@@ -122,3 +122,25 @@ def test_arange_bounds_are_numbers():
             checked += 1
     assert _outcome(lambda: leafgrad.arange()) == _outcome(lambda: torch.arange())
     assert checked == 96
+
+
+def test_float_arange_with_integral_bounds_as_torch():
+    """float arange with integral start and step takes the exact shortcut only where every
+    value is an integer the dtype holds (float32: up to 2**24), and gives torch's bits on both
+    sides of that limit (torch's vector lanes add k * step to the cast base of each vector)."""
+    checked = 0
+    for start in (0, 5, -3, 2 ** 24 - 40, 2 ** 30, -(2 ** 40)):
+        for step in (1, 2, -1, 3, 1000, 7):
+            for count in (0, 1, 7, 16, 17, 33, 100):
+                end = start + step * count
+                for dtype in ("float32", "float64"):
+                    got = leafgrad.arange(float(start), float(end), float(step),
+                                          dtype=getattr(leafgrad, dtype)).numpy()
+                    want = torch.arange(float(start), float(end), float(step),
+                                        dtype=getattr(torch, dtype)).numpy()
+                    assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (
+                        start, step, count, dtype)
+                    checked += 1
+    for args in ((5.,), (0., 10.), (0., 1., 0.1), (-2.5, 3.5, 0.5)):
+        assert leafgrad.arange(*args).numpy().tobytes() == torch.arange(*args).numpy().tobytes()
+    assert checked == 6 * 6 * 7 * 2

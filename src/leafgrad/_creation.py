@@ -583,6 +583,12 @@ def _arange_float(start: float, step: float, count: int, np_dtype) -> np.ndarray
         return _arange_bfloat16(start, step, count, np_dtype)
     if np_dtype not in (np.float32, np.float64):
         return (start + index * step).astype(np_dtype)
+    if start.is_integer() and step.is_integer() and abs(start) + abs(step) * count <= (
+            2.0 ** 24 if np_dtype == np.float32 else 2.0 ** 53):
+        # integral bounds and step, every value an integer the dtype holds exactly: what the
+        # kernel computes (start + step * i, or a vector's cast base plus k * step, in double)
+        # is that integer on both paths (arange(5.): 17.6 -> 4.9 us)
+        return (index * step + start).astype(np_dtype)
     direct = _fma(index, step, start, _DOUBLE).astype(np_dtype)
     lanes = 32 // np.dtype(np_dtype).itemsize
     vector = count - count % (2 * lanes)
