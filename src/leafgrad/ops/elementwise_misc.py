@@ -21,7 +21,7 @@ from . import _batching_rules as batch
 from ._forward import jvp_sum
 from .math_unary import _not_implemented
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .registry import Op, register
+from .registry import NoDerivative, Op, register
 
 __all__ = ["Heaviside", "Nextafter", "Ldexp", "Frexp", "Gcd", "Lcm", "heaviside", "nextafter",
            "ldexp", "frexp", "gcd", "lcm"]
@@ -49,30 +49,19 @@ def _heaviside(a, values):
     return np.asarray(out, dtype=a.dtype)
 
 
-class _HeavisideNode(Op):
+class _HeavisideNode(NoDerivative, Op):
     """torch records heaviside under a node named ``NotImplemented`` (no derivative); not in the
     op table, as it has no gradient to test (like scatter's ``reduce=`` node in gather.py).
     torch's node has edges only to the operands that require grad: see _HeavisideOneNode."""
 
-    node = "NotImplemented"
-    qualified_name = "torch::autograd::NotImplemented"
+    aten = "heaviside"
     inputs = ("self", "values")
-    _save_plan = ()
     vmap = batch.elementwise
     uint_ok = True  # the forward raises torch's dtype check, then heaviside_cpu's error
 
     @staticmethod
     def forward(ctx, a, values, inplace_form=False):
         return _heaviside(a, values)
-
-    def backward(self, grad):
-        name = "heaviside_" if self._params.get("inplace_form") else "heaviside"
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    def jvp(self, tangents, primals, result):
-        name = "heaviside_" if self._params.get("inplace_form") else "heaviside"
-        raise NotImplementedError(
-            f"Trying to use forward AD with aten::{name} that does not support it.")
 
 
 class _HeavisideOneNode(_HeavisideNode):

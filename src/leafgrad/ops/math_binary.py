@@ -25,7 +25,7 @@ from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import NoDerivative, Op, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 
 _ZERO_DIVISION = "ZeroDivisionError"
@@ -285,30 +285,19 @@ class DivRounding(Op):
         return zeros_tangent(result)
 
 
-class _FloorDivideNode(DivRounding):
+class _FloorDivideNode(NoDerivative, DivRounding):
     """floor_divide: div(rounding_mode='floor')'s values, but torch has no derivative for it:
     it records a node named ``NotImplemented`` whose backward (and forward AD) raises. Not in
     the op table (no gradient to test), like heaviside's node. The node has edges to the
     operands that require grad only: see _FloorDivideOneNode."""
 
-    node = "NotImplemented"
-    qualified_name = "torch::autograd::NotImplemented"
-    _save_plan = ()
+    aten = "floor_divide"
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode="floor", inplace_form=False):
         # (DivRounding's forward as the op table has it: wrapped for bfloat16's opmath once
         # the process has bfloat16 tensors, ops/_bfloat16.py)
         return DivRounding.forward(ctx, a, b, "floor")
-
-    def backward(self, grad):
-        name = "floor_divide_" if self._params.get("inplace_form") else "floor_divide"
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    def jvp(self, tangents, primals, result):
-        name = "floor_divide_" if self._params.get("inplace_form") else "floor_divide"
-        raise NotImplementedError(
-            f"Trying to use forward AD with aten::{name} that does not support it.")
 
 
 class _FloorDivideOneNode(_FloorDivideNode):

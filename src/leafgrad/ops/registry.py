@@ -62,6 +62,29 @@ _ops: dict[str, type] = {}
 OPS = types.MappingProxyType(_ops)  # read-only view; only ``register`` writes
 
 
+
+class NoDerivative:
+    """Mixin (before the Op class in the bases) for the ops torch records under a node named
+    ``NotImplemented`` (torch::autograd::NotImplemented): no derivative formula, so backward
+    and forward AD raise naming the aten op, ``aten`` (its in-place form with an
+    ``inplace_form`` param; a ``name`` param overrides it)."""
+
+    node = "NotImplemented"
+    qualified_name = "torch::autograd::NotImplemented"
+    _save_plan = ()
+    aten = ""
+
+    def _aten_name(self) -> str:
+        name = self._params.get("name") or self.aten
+        return name + "_" if self._params.get("inplace_form") else name
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self._aten_name()} is not implemented")
+
+    def jvp(self, tangents, primals, result):
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{self._aten_name()} that does not support it.")
+
 def register(cls: type) -> type:
     """Add an op to ``OPS`` and name its class after the torch node (``MulBackward0``)."""
     key = cls.__name__

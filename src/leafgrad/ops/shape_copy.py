@@ -19,7 +19,7 @@ from .. import _dtype as _dtype
 from ._forward import auto_linear
 from .complex import ViewAsComplex, ViewAsReal
 from .linalg_ext import DiagonalCopy
-from .registry import Op, register
+from .registry import NoDerivative, Op, register
 from .shape import (Alias, Expand, Permute, Select, Slice, SqueezeAll, SqueezeDim, SqueezeDims,
                     T, Transpose, Unbind, Unsqueeze, View)
 from .shape_ext import AsStridedPublic, Diagonal, Split, SplitWithSizes
@@ -91,30 +91,19 @@ _COPIES = {Alias: AliasCopy, Expand: ExpandCopy, Permute: PermuteCopy, Select: S
            ViewAsComplex: None}
 
 
-class _NoDerivative(Op):
+class _NoDerivative(NoDerivative, Op):
     """torch records ``detach_copy`` of a tensor requiring grad, and the ``out=`` form of every
     copy, under a node named ``NotImplemented`` whose backward raises (there is no derivative
     formula); the result still requires grad. Not in the op table: there is no gradient to test
     (as heaviside's node)."""
 
-    node = "NotImplemented"
-    qualified_name = "torch::autograd::NotImplemented"
+    aten = "detach_copy"
     complex_ok = True
     uint_ok = True
-    _save_plan = ()
 
     @staticmethod
     def forward(ctx, a, name="detach_copy"):
         return _fresh(a)
-
-    def backward(self, grad):
-        name = self._params.get("name", "detach_copy")
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    def jvp(self, tangents, primals, result):
-        name = self._params.get("name", "detach_copy")
-        raise NotImplementedError(
-            f"Trying to use forward AD with aten::{name} that does not support it.")
 
 
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
