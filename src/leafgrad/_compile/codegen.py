@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import _numba_kernels
+from ..ops import _mkl, _numba_kernels
 from ..ops._layout import decided_by_others, iterated, iterated_strides
+from . import fuse
 from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .replay_optim import fast_call, param_ids
 
@@ -338,11 +339,25 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
             relaid[node] = strides
     graph.stats["results in TensorIterator's order"] = len(relaid)
     buffer_of = _plan_buffers(graph, kernels) if use_buffers else {}
+    # Note: compiled loops. Where numba is installed, the replay's body runs with
+    # ops/_numba_kernels.py's loops switched on: the few NumPy kernels whose arithmetic replays
+    # torch's step by step in many small passes (softmax, log_softmax, SGD's fused update)
+    # then run as one compiled loop each, with the same bits (eager code keeps NumPy's), and
+    # runs of small elementwise kernels as one loop (fuse.py, Note: fused elementwise runs).
+    compiled_loops = _numba_kernels.available()
+    runs, rows = [], {}
+    if compiled_loops and buffer_of:
+        runs, rows = fuse.plan(live, kernels, buffer_of, relaid,
+                               lambda number, dtype: _typed_array(number, dtype, ns))
     buffers = {}
     for plan in buffer_of.values():
         if plan[0] not in buffers:
-            buffers[plan[0]] = ns.add(plan[1], "B")
+            row = rows.get(plan[0])
+            array = plan[1] if row is None else row.reshape(plan[1].shape)
+            buffers[plan[0]] = ns.add(array, "B")
     graph.stats["nodes calling a ufunc directly"] = len(kernels)
+    graph.stats["fused elementwise runs"] = len(runs)
+    graph.stats["nodes in fused runs"] = sum(len(run.nodes) for run in runs)
 
     def code(item) -> str:
         if isinstance(item, _Code):
@@ -407,17 +422,18 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
             fresh = value in _written(graph) or value in graph.written or value.escapes
             lines.append(f"    {value.name} = {f'copy_as_made({array})' if fresh else array}")
     lines.append("    token = quiet()")
-    # Note: compiled loops. Where numba is installed, the replay's body runs with
-    # ops/_numba_kernels.py's loops switched on: the few NumPy kernels whose arithmetic replays
-    # torch's step by step in many small passes (softmax, log_softmax, SGD's fused update)
-    # then run as one compiled loop each, with the same bits (eager code keeps NumPy's).
-    compiled_loops = _numba_kernels.available()
     if compiled_loops:
         lines.append("    loops = loops_begin()")
     lines.append("    try:")
     body = []
+    run_of = {node: run for run in runs for node in run.nodes}
     for node in live:
-        body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph, relaid))
+        run = run_of.get(node)
+        if run is None:
+            body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph, relaid))
+        elif node is run.nodes[0]:
+            body.extend(_run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid,
+                                  live))
     body.append("return (" + "".join(v.name + ", " for v in graph.output_values) + ")")
     lines.extend("        " + line for line in body)
     lines.append("    finally:")
@@ -529,6 +545,48 @@ def _typed(item, dtype, ns):
     typed.flags.writeable = False
     known = ns.typed[key] = _Code(ns.add(typed, "K"))
     return known
+
+
+def _typed_array(item, dtype, ns):
+    """The 0-d array ``_typed`` makes of a number operand, or None where it keeps the
+    number."""
+    typed = _typed(item, dtype, ns)
+    return ns.names[typed] if isinstance(typed, _Code) else None
+
+
+def _run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid, live) -> list:
+    """A fused run (fuse.py, Note: fused elementwise runs): one compiled loop while the
+    loops (and, for a run calling MKL, MKL's functions) are on, else the NumPy calls."""
+    from ..ops import _numba_tape
+
+    group = run.group
+    mine = set(run.nodes)
+    needed = set(_template_values(graph.output_template))
+    for node in live:
+        if node not in mine:
+            needed.update(node.values_read())
+    condition = f"{ns.add(_numba_kernels, 'N')}.active"
+    if run.vml:
+        condition += f" and {ns.add(_mkl.available, 'F')}()"
+    lines = [f"if {condition}:"]
+    for row, value in run.staging:
+        view = group.ws[row].reshape(value.shape)
+        lines.append(f"    np.copyto({ns.add(view, 'R')}, {value.name})")
+    consts = np.zeros(len(group.consts), np.dtype(group.dtype))
+    for key, index in group.consts.items():
+        consts[index] = float.fromhex(key)
+    lines.append(f"    {ns.add(_numba_tape.run, 'T')}({ns.add(np.array(run.code, np.int64), 'K')}"
+                 f", {ns.add(group.ws, 'W')}, {ns.add(consts, 'K')}, "
+                 f"{ns.add(fuse.FUNCTIONS, 'K')}, {group.dtype == 'd'})")
+    for node in run.nodes:
+        out = node.outputs[0]
+        if out in needed:
+            lines.append(f"    {out.name} = {buffers[buffer_of[out][0]]}")
+    lines.append("else:")
+    for node in run.nodes:
+        lines.extend("    " + line for line in
+                     _node_code(node, kernels, buffer_of, buffers, code, ns, graph, relaid))
+    return lines
 
 
 def _steps_code(steps, operands, out, target_array, code, ns) -> list:

@@ -710,6 +710,8 @@ class Exp(_Unary):
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.exp_into(a, out)
 
+    capture_vml = "exp"  # MKL's function when it computes it (_compile/fuse.py)
+
     def backward(self, grad):
         return grad * conj(self.saved("result"))
 
@@ -728,6 +730,8 @@ class Log(_Unary):
     @staticmethod
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.log_into(a, out)
+
+    capture_vml = "log"  # MKL's function when it computes it (_compile/fuse.py)
 
     def backward(self, grad):
         return grad / conj(self.saved("self"))
@@ -748,6 +752,8 @@ class Sqrt(_Unary):
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.sqrt_into(a, out)
 
+    capture_vml = "sqrt"  # MKL's function when it computes it (_compile/fuse.py)
+
     def backward(self, grad):
         return grad / conj(_scale(self.saved("result"), 2))
 
@@ -766,6 +772,8 @@ class Sin(_Unary):
     @staticmethod
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.sin_into(a, out)
+
+    capture_vml = "sin"  # MKL's function when it computes it (_compile/fuse.py)
 
     def backward(self, grad):
         return grad * conj(self.saved("self").cos())
@@ -786,6 +794,8 @@ class Cos(_Unary):
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.cos_into(a, out)
 
+    capture_vml = "cos"  # MKL's function when it computes it (_compile/fuse.py)
+
     def backward(self, grad):
         return grad * conj(-self.saved("self").sin())
 
@@ -804,6 +814,8 @@ class Tanh(_Unary):
     @staticmethod
     def capture_kernel(a, out):  # Note: capture kernels in registry.py
         return _float_kernels.tanh_into(a, out)
+
+    capture_vml = "tanh"  # MKL's function when it computes it (_compile/fuse.py)
 
     def backward(self, grad):
         result = conj(self.saved("result"))
@@ -879,6 +891,8 @@ class TanhBackward(Op):
     @staticmethod
     def capture_kernel(grad, y, out):  # Note: capture kernels in registry.py
         return _float_kernels.tanh_backward(grad, y, out)
+
+    capture_tape = "tanh_backward"  # its steps in ops/_numba_tape.py (_compile/fuse.py)
 
     def backward(self, gg):
         y = self.saved("output")

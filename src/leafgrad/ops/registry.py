@@ -303,10 +303,15 @@ class Op(Node):
     # are operands after the tensor arguments (``other`` of ``x * 2.0``). ``capture_kernel``,
     # a staticmethod ``(*operands, out)`` making the same NumPy calls as ``forward`` (out None:
     # fresh arrays), serves ops that are a few ufunc calls (tanh's backward); its ``out`` is
-    # never one of its operands.
+    # never one of its operands. Where the replay fuses small elementwise kernels into one
+    # compiled loop (_compile/fuse.py), ``capture_vml`` names the MKL function a
+    # ``capture_kernel`` calls (``_mkl.kernel``'s name) and ``capture_tape`` the loop's form
+    # of its steps (ops/_numba_tape.py).
     capture_ufunc = None
     capture_kernel = None
     capture_params: tuple = ()
+    capture_vml = None
+    capture_tape = None
     # Note: saved index tensors. ``{param: (inputs whose grad needs it, ...)}`` for params that
     # hold an index or mask tensor's data, which torch saves for backward (see ``keep_index``).
     index_saves: dict = {}
