@@ -427,13 +427,21 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     lines.append("    try:")
     body = []
     run_of = {node: run for run in runs for node in run.nodes}
+    readers: dict = {}  # value -> the runs (None: no run) of the nodes reading it
+    if runs:
+        for node in live:
+            run = run_of.get(node)
+            for value in node.values_read():
+                readers.setdefault(value, set()).add(run)
+        for value in _template_values(graph.output_template):
+            readers.setdefault(value, set()).add(None)
     for node in live:
         run = run_of.get(node)
         if run is None:
             body.extend(_node_code(node, kernels, buffer_of, buffers, code, ns, graph, relaid))
         elif node is run.nodes[0]:
             body.extend(_run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid,
-                                  live))
+                                  readers))
     body.append("return (" + "".join(v.name + ", " for v in graph.output_values) + ")")
     lines.extend("        " + line for line in body)
     lines.append("    finally:")
@@ -554,17 +562,13 @@ def _typed_array(item, dtype, ns):
     return ns.names[typed] if isinstance(typed, _Code) else None
 
 
-def _run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid, live) -> list:
+def _run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid, readers) -> list:
     """A fused run (fuse.py, Note: fused elementwise runs): one compiled loop while the
-    loops (and, for a run calling MKL, MKL's functions) are on, else the NumPy calls."""
+    loops (and, for a run calling MKL, MKL's functions) are on, else the NumPy calls. After
+    the loop, the results that code outside the run reads get their names."""
     from ..ops import _numba_tape
 
     group = run.group
-    mine = set(run.nodes)
-    needed = set(_template_values(graph.output_template))
-    for node in live:
-        if node not in mine:
-            needed.update(node.values_read())
     condition = f"{ns.add(_numba_kernels, 'N')}.active"
     if run.vml:
         condition += f" and {ns.add(_mkl.available, 'F')}()"
@@ -580,7 +584,7 @@ def _run_code(run, kernels, buffer_of, buffers, code, ns, graph, relaid, live) -
                  f"{ns.add(fuse.FUNCTIONS, 'K')}, {group.dtype == 'd'})")
     for node in run.nodes:
         out = node.outputs[0]
-        if out in needed:
+        if any(reader is not run for reader in readers.get(out, ())):
             lines.append(f"    {out.name} = {buffers[buffer_of[out][0]]}")
     lines.append("else:")
     for node in run.nodes:

@@ -70,11 +70,13 @@ class Group:
 
 
 def _contiguous(value, shape, dtype) -> bool:
+    """Whether ``value`` has ``shape`` and ``dtype`` and NumPy's C-order strides (those of a
+    workspace row viewed in that shape)."""
     if value.shape != shape or value.dtype != dtype:
         return False
     expected = dtype.itemsize
     for size, stride in zip(reversed(value.shape), reversed(value.strides)):
-        if size != 1 and stride != expected:
+        if stride != expected:
             return False
         expected *= size
     return True
