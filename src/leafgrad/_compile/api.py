@@ -22,6 +22,7 @@ still specialised (a new shape is a new capture).
 from __future__ import annotations
 
 import threading
+from _thread import get_ident as _get_ident
 import warnings
 import weakref
 
@@ -55,7 +56,8 @@ instances: weakref.WeakSet = weakref.WeakSet()
 class _Entry:
     """One capture: its graph and replay function, or the reasons it could not be made."""
 
-    __slots__ = ("graph", "code", "replay", "breaks", "template", "effects", "grads")
+    __slots__ = ("graph", "code", "replay", "breaks", "template", "effects", "grads", "lock",
+                 "owner")
 
     def __init__(self, graph: Graph | None, breaks: list) -> None:
         self.graph = graph
@@ -65,6 +67,29 @@ class _Entry:
         self.template = None
         self.effects = False  # dropped for side effects (sources.py Note: side effects)
         self.grads = None  # results that require grad: Value -> (kind, extra) (_build)
+        self.lock = threading.Lock()  # Note: one replay at a time
+        self.owner = None  # the thread replaying
+
+
+# Note: one replay at a time
+# A replay writes its intermediate results into buffers kept between calls (codegen.py), so two
+# replays of one capture running at once would overwrite each other's values: two threads
+# calling one compiled step gave a wrong result about once in 6,000 calls. A capture's replays
+# take turns (its lock); a replay reached again from inside itself on the same thread (a hook
+# or an optimizer's step calling the compiled function) runs the function eagerly instead.
+def _replay(entry: _Entry, tensors: list):
+    lock = entry.lock
+    me = _get_ident()
+    if not lock.acquire(False):
+        if entry.owner == me:
+            return None
+        lock.acquire()
+    entry.owner = me
+    try:
+        return entry.replay(tensors)
+    finally:
+        entry.owner = None
+        lock.release()
 
 
 def _flatten(item, key: list, tensors: list, seen: dict) -> None:
@@ -305,7 +330,10 @@ class CompiledFunction:
                 if entry.replay is None:
                     self.eager_calls += 1
                     return self._run_broken(args, kwargs)
-                arrays = entry.replay(tensors)
+                arrays = _replay(entry, tensors)
+                if arrays is None:  # (its own replay is running on this thread)
+                    self.eager_calls += 1
+                    return self.fn(*args, **kwargs)
                 if arrays is not codegen.MISS:
                     self.replays += 1
                     values = dict(zip(entry.graph.output_values, arrays))
