@@ -22,11 +22,13 @@ $(VENV)/.test: $(VENV)/.runtime
 
 # The seed tour (every example of the seed tutorials, explained), the seeds' graph as a page
 # (values, gradients, the backward replay: build/seeds_graph.html), then a real model: a CNN
-# trained on scikit-learn's handwritten digits with nn, optim.Adam and a DataLoader.
+# trained on scikit-learn's handwritten digits with nn, optim.Adam and a DataLoader. The timed
+# eager-vs-compiled section runs with one BLAS/OpenMP thread (a small workload: on a busy
+# machine two spinning OpenMP threads made a 64-32-10 MLP step 50x slower, torch's too).
 demo: $(VENV)/.examples
 	$(PY) demo/seeds_tour.py
 	@echo
-	$(PY) demo/dynamic_vs_static.py
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) demo/dynamic_vs_static.py
 	@echo
 	$(PY) demo/seeds_graph.py
 	@echo

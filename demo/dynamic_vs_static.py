@@ -112,7 +112,8 @@ def main(argv=None) -> int:
                for p, q in zip(model_a.parameters(), model_b.parameters()))
     print(f"  weights identical bit for bit: {same}")
 
-    print(f"\nTiming {args.steps} steps (batch 32, 64-32-10 MLP, SGD with momentum):")
+    print(f"\nTiming {args.steps} steps (batch 32, 64-32-10 MLP, SGD with momentum, "
+          f"{torch.get_num_threads()} thread{'s' if torch.get_num_threads() > 1 else ''}):")
     timings = {}
     for name, fn in (("eager", step_a), ("compiled", step_b)):
         fn(*batches[0])
