@@ -54,6 +54,23 @@ def _new_group(opt, model):
     opt.add_param_group({"params": [model.extra], "lr": 0.5})
 
 
+_HANDLES = []
+
+
+def _global_hooks(opt, model):
+    from leafgrad.optim.optimizer import (register_optimizer_step_post_hook,
+                                          register_optimizer_step_pre_hook)
+
+    for register, mark in ((register_optimizer_step_pre_hook, "pre"),
+                           (register_optimizer_step_post_hook, "post")):
+        _HANDLES.append(register(lambda o, args, kwargs, mark=mark:
+                                 o.__dict__.setdefault("calls", []).append(mark)))
+
+
+def _fused(opt, model):
+    opt.param_groups[0]["fused"] = True
+
+
 def _run(compiled: bool, change, steps: int = 8, at: int = 4):
     model = _model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -79,15 +96,39 @@ def _run(compiled: bool, change, steps: int = 8, at: int = 4):
     return losses, versions, weights, state, getattr(opt, "calls", None), run
 
 
-CHANGES = [None, _change_lr, _momentum, _weight_decay, _maximize, _tensor_lr, _hook, _new_group]
+CHANGES = [None, _change_lr, _momentum, _weight_decay, _maximize, _tensor_lr, _hook, _new_group,
+           _global_hooks, _fused]
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda c: getattr(c, "__name__", "none"))
 def test_replayed_sgd_step_matches_eager(change):
-    eager = _run(False, change)
-    compiled = _run(True, change)
+    try:
+        eager = _run(False, change)
+        for handle in _HANDLES:
+            handle.remove()
+        compiled = _run(True, change)
+    finally:
+        for handle in _HANDLES:
+            handle.remove()
+        _HANDLES.clear()
     assert compiled[:5] == eager[:5]
     assert compiled[5].replays >= 5
+
+
+def test_a_differentiable_sgd_step_raises_as_eager_code_does():
+    # the update of a leaf that requires grad, recorded: autograd's error, not a silent step
+    outcomes = []
+    for compiled in (False, True):
+        def make_differentiable(opt, model):  # (what the step reads: the defaults, as torch)
+            opt.defaults["differentiable"] = True
+
+        try:
+            _run(compiled, make_differentiable)
+        except RuntimeError as error:
+            outcomes.append(str(error).splitlines()[0])
+        else:
+            outcomes.append(None)
+    assert outcomes[0] is not None and outcomes == [outcomes[0]] * 2
 
 
 def test_plain_sgd_step_is_array_code():

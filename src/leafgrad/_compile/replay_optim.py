@@ -2,7 +2,7 @@
 replayed by calling the method on the live optimizer, see capture.py).
 
 ``sgd_step``: the plain SGD update (no momentum, weight decay or maximize, one float learning
-rate, no step hooks), ``p += g * -lr`` on the arrays: the same fused multiply-add eager
+rate, not fused or differentiable, no step hooks of its own or global ones, no profiler), ``p += g * -lr`` on the arrays: the same fused multiply-add eager
 ``param.add_(grad, alpha=-lr)`` makes (ops/inplace.py ``_ufunc_inplace``,
 ops/_float_kernels.scaled_update), without the Tensor method, the in-place op's checks and the
 per-parameter Python of ``SGD.step``. Whatever it does not cover it leaves to the method: it
@@ -28,14 +28,19 @@ def param_ids(optimizer) -> tuple:
 def _plain_sgd(optimizer, params: tuple) -> bool:
     """Whether ``optimizer.step()`` is now exactly ``p += g * -lr`` for each of ``params``
     (the parameters it held at capture, in order)."""
+    from .. import _profiling
+    from ..optim import optimizer as _optimizer
+
     groups = optimizer.param_groups
     if len(groups) != 1 or optimizer._optimizer_step_pre_hooks or \
-            optimizer._optimizer_step_post_hooks:
-        return False
+            optimizer._optimizer_step_post_hooks or _optimizer._global_optimizer_pre_hooks or \
+            _optimizer._global_optimizer_post_hooks or _profiling.active:
+        return False  # (the method runs the hooks, and labels the step for the profiler)
     group = groups[0]
     if (group["momentum"] != 0 or group["weight_decay"] != 0 or group["maximize"]
-            or type(group["lr"]) is not float):
-        return False
+            or type(group["lr"]) is not float or group.get("fused")
+            or optimizer.defaults.get("differentiable")):
+        return False  # (differentiable: the method's recorded update, or its error)
     held = group["params"]
     if len(held) != len(params):
         return False
