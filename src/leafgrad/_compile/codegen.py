@@ -321,7 +321,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     state from outside the call fails.
     """
     from ..ops.registry import _loud, _quiet
-    from ..tensor import _wrap
+    from ..tensor import _POST_ACC_USED as _POST_ACC, _wrap
     from . import sources as _sources
 
     ns = _Namespace()
@@ -384,8 +384,31 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
                      f"{value.strides!r} or {t}._data.dtype != "
                      f"{ns.add(value.dtype, 'D')} or {t}._requires_grad is not "
                      f"{value.tensor._requires_grad!r}")
+    # Note: hooks registered after the capture. A capture breaks where a hook runs (a module's
+    # forward or backward hooks, a tensor's), so a replay stands for calls without any; one
+    # registered since (on a module it calls, globally, on a tensor whose gradient it computes)
+    # is a miss: the call is captured again (and breaks, running eagerly as torch would run
+    # the hook), never replayed without it.
+    from ..nn.modules import module as _module
+
     for module, training in graph.module_guards:
-        guard.append(f"{ns.add(module, 'N')}.training is not {training!r}")
+        n = ns.add(module, "N")
+        guard.append(f"{n}.training is not {training!r} or {n}._forward_pre_hooks or "
+                     f"{n}._forward_hooks or {n}._backward_hooks or {n}._backward_pre_hooks")
+    if graph.module_guards:
+        guard.append(" or ".join(ns.add(hooks, "G") for hooks in (
+            _module._global_forward_pre_hooks, _module._global_forward_hooks,
+            _module._global_backward_pre_hooks, _module._global_backward_hooks)))
+    leaves = {}
+    for value in graph.values:
+        if value.kind in ("input", "external") and value.tensor is not None and \
+                value.tensor._requires_grad and value.tensor._node is None:
+            leaves[id(value.tensor)] = value.tensor
+    for param, _ in graph.grad_guards:
+        leaves[id(param)] = param
+    for tensor in leaves.values():
+        p = _param(tensor, graph, ns)
+        guard.append(f"{p}._hooks or POST_ACC[0] and {p}._post_accumulate_hooks()")
     for param, was_none in graph.grad_guards:
         p = _param(param, graph, ns)
         guard.append(f"({p}._grad_value is None) is not {was_none!r}")
@@ -452,7 +475,7 @@ def generate(graph: Graph, use_buffers: bool = True) -> tuple[str, dict]:
     namespace = dict(ns.names)
     namespace.update(np=np, quiet=_quiet, loud=_loud, wrap=_wrap, asarray=np.asarray,
                      MISS=MISS, Keeper=Keeper, param_ids=param_ids, copy_as_made=copy_as_made,
-                     MISSING=_sources.MISSING, changed=_sources.changed,
+                     MISSING=_sources.MISSING, changed=_sources.changed, POST_ACC=_POST_ACC,
                      cell_get=_sources._cell_get, item_get=_sources._item_get,
                      loops_begin=_numba_kernels.begin, loops_end=_numba_kernels.end)
     return source, namespace
