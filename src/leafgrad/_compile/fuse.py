@@ -116,7 +116,10 @@ def _steps(node, kernel):
 def plan(live, kernels, buffer_of, relaid, typed) -> tuple[list, dict]:
     """The fused runs of a replay (in order) and, for each buffer plan id in a workspace, the
     row view that replaces its array. ``typed(number, dtype)``: the 0-d array the replay
-    would use for a number operand (codegen._typed), or the number itself."""
+    would use for a number operand (codegen._typed), or None where it keeps the number (the
+    node then stays a NumPy call). A destination row is given before a node's operands are
+    looked at, so a node left out may still have its buffer in a workspace: the rows are
+    buffers like any other, whoever writes them."""
     from ..ops import _numba_tape as tape
 
     groups: dict = {}
