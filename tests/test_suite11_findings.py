@@ -172,3 +172,86 @@ def test_script_refuses_modules_with_uninitialized_parameters_or_buffers():
             see(lambda build=build: type(lib.jit.script(build())).__name__)
 
     _same(program)
+
+
+# --- dropout (test_dropout.py) ------------------------------------------------------------------
+
+def _inverse(perm):
+    back = [0] * len(perm)
+    for place, dim in enumerate(perm):
+        back[dim] = place
+    return tuple(back)
+
+
+def test_elementwise_results_take_tensor_iterators_size_one_strides():
+    # test_dropout_stride_mean_preserve: dropout of a permuted, sliced tensor with a size-1
+    # dim; its strides there were NumPy's (dropout's noise is empty_like(input), so
+    # input * noise takes TensorIterator's fast setup: the input's strides, size-1 dims'
+    # included; x * 2 orders the dims by every stride). The same for every elementwise
+    # product of operands of one layout, a number, and for the gradient AccumulateGrad keeps
+    # (torch keeps a dense gradient of the leaf's order whatever its size-1 strides)
+    import itertools
+
+    ops = {
+        "mul_number": lambda lib, x: x * 2,
+        "div_0d": lambda lib, x: x / lib.tensor(2.0),
+        "add_self": lambda lib, x: x + x,
+        "mul_clone": lambda lib, x: x * x.clone(),
+        "add_ones_like": lambda lib, x: x + lib.ones_like(x),
+        "where": lambda lib, x: lib.where(x > 0, x, x),
+        "maximum": lambda lib, x: lib.maximum(x, x),
+        "sub_column": lambda lib, x: x - x[..., :1],
+        "double": lambda lib, x: x.double() * x.double(),
+        "dropout": lambda lib, x: lib.nn.functional.dropout(x, 0.5),
+        "dropout_tiny": lambda lib, x: lib.nn.functional.dropout(x, 1e-10),
+        "dropout_module": lambda lib, x: lib.nn.Dropout(0.3)(x),
+    }
+
+    def program(lib, see):
+        for shape, perms in [((2, 3, 2, 3), 2), ((2, 1, 3), 1), ((3, 2, 1, 2, 2), 7)]:
+            base = lib.arange(float(np.prod(shape))).reshape(shape) + 1
+            for perm in list(itertools.permutations(range(len(shape))))[::perms]:
+                for shift in [(0, 0), (1, 0), (0, 1), (1, 1)]:
+                    x = base.permute(perm).contiguous().permute(_inverse(perm))
+                    x = x[shift[0]:, shift[1]:]
+                    for name, op in ops.items():
+                        lib.manual_seed(0)
+                        see(lambda op=op, x=x: (x.stride(), op(lib, x).stride()))
+                    leaf = x.detach().clone().requires_grad_()
+                    lib.manual_seed(0)
+                    out = lib.nn.functional.dropout(leaf, 0.5) * 3
+                    out.backward(lib.ones_like(out))
+                    see(lambda leaf=leaf: (leaf.stride(), leaf.grad.stride(), leaf.grad))
+
+    _same(program)
+
+
+def test_native_dropout_without_train_backpropagates_unscaled():
+    # native_dropout(x, p, None) trains (the output scaled by 1 / (1 - p)), but derivatives.yaml
+    # reads an absent train as eval for the backward: the gradient is the mask itself (leafgrad
+    # scaled it); the forward-mode tangent takes the forward's scale
+    def program(lib, see):
+        fwAD = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        for dtype in [lib.float32, lib.float64]:
+            lib.manual_seed(0)
+            x = lib.randn(3, 4, dtype=dtype)
+            for train in [None, True, False]:
+                for p in [0.0, 0.3, 1.0]:
+                    def both(x=x, train=train, p=p):
+                        leaf = x.clone().requires_grad_()
+                        lib.manual_seed(1)
+                        out, mask = lib.native_dropout(leaf, p, train)
+                        grad, = lib.autograd.grad((out * out.detach()).sum(), leaf,
+                                                  create_graph=True)
+                        with fwAD.dual_level():
+                            dual = fwAD.make_dual(x, lib.ones_like(x))
+                            lib.manual_seed(1)
+                            tangent = fwAD.unpack_dual(lib.native_dropout(dual, p, train)[0])
+                        return out, mask, grad, tangent.tangent
+
+                    see(both)
+
+    with warnings.catch_warnings():  # torch's first forward-AD dropout warns that jit.script
+        warnings.simplefilter("ignore")  # is deprecated (scripting its decomposition): once
+        program(torch, lambda fn: fn())
+    _same(program)

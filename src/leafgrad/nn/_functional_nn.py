@@ -245,17 +245,30 @@ def in_layout_of(data, array_kernel, kernel, p, shape):
     # one kernel call, the transpose inside it: leafgrad.compile records (and replays) the
     # kernel's own result, and would break the graph at an array made from it afterwards
     return array_kernel(_noise_in_order, p=p, shape=shape, dtype=data.dtype,
-                        order=tuple(order), kernel=kernel)
+                        order=tuple(order), kernel=kernel, strides=tuple(strides))
 
 
-def _noise_in_order(p, shape, dtype, order, kernel):
+def _noise_in_order(p, shape, dtype, order, kernel, strides=None):
     """``kernel`` drawn in the memory order ``order`` (outermost dim first), returned as
-    arrays of ``shape``."""
+    arrays of ``shape``, with the element ``strides`` of empty_like(input) (those of its
+    size-1 dims too: input * noise then takes TensorIterator's fast setup, the input's
+    strides)."""
     drawn = kernel(p=p, shape=tuple(shape[d] for d in order), dtype=dtype)
     back = np.argsort(order)
+
+    def laid_out(part):
+        part = part.transpose(back)
+        if strides is None or len(strides) != part.ndim:
+            return part
+        wanted = tuple(stride * part.itemsize for stride in strides)
+        if part.strides == wanted or any(size != 1 and have != want for size, have, want
+                                         in zip(part.shape, part.strides, wanted)):
+            return part
+        return np.lib.stride_tricks.as_strided(part, strides=wanted)
+
     if isinstance(drawn, tuple):
-        return tuple(part.transpose(back) for part in drawn)
-    return drawn.transpose(back)
+        return tuple(laid_out(part) for part in drawn)
+    return laid_out(drawn)
 
 
 _noise_in_order.draws_random = True
