@@ -255,3 +255,55 @@ def test_native_dropout_without_train_backpropagates_unscaled():
         warnings.simplefilter("ignore")  # is deprecated (scripting its decomposition): once
         program(torch, lambda fn: fn())
     _same(program)
+
+
+# --- swa_utils and schedulers (test_swa_utils.py, test_lrscheduler.py) -------------------------
+
+def test_scheduler_state_dicts_hold_no_functions():
+    # SWALR's state dict held its anneal function (torch: the strategy's name,
+    # _anneal_strategy, set again on load); MultiplicativeLR's held its lambdas (torch: None
+    # for a function, a callable object's __dict__, after the other keys); both broke pickling
+    import pickle
+
+    class Factor:
+        def __init__(self, value):
+            self.value = value
+
+        def __call__(self, epoch):
+            return self.value
+
+    def program(lib, see):
+        S = lib.optim.lr_scheduler
+
+        def optimizer():
+            return lib.optim.SGD([lib.nn.Parameter(lib.zeros(2))], lr=1.0, momentum=0.9)
+
+        makers = {
+            "swa_cos": lambda o: lib.optim.swa_utils.SWALR(o, 0.05, anneal_epochs=3),
+            "swa_linear": lambda o: lib.optim.swa_utils.SWALR(o, [0.05], 2, "linear"),
+            "swa_none": lambda o: lib.optim.swa_utils.SWALR(o, 0.05, anneal_epochs=0),
+            "multiplicative": lambda o: S.MultiplicativeLR(o, lambda epoch: 0.9),
+            "multiplicative_object": lambda o: S.MultiplicativeLR(o, Factor(0.8)),
+            "lambda": lambda o: S.LambdaLR(o, lambda epoch: 0.9 ** epoch),
+        }
+        for name, make in makers.items():
+            opt = optimizer()
+            scheduler = make(opt)
+            for _ in range(3):
+                opt.step()
+                scheduler.step()
+            state = scheduler.state_dict()
+            see(lambda state=state: [(key, value if isinstance(value, (int, float, str, list))
+                                      else type(value).__name__) for key, value in state.items()])
+            see(lambda state=state: len(pickle.dumps(state)) > 0)
+            # loaded into a scheduler of the other strategy, it goes on as the saved one
+            other = optimizer()
+            again = make(other) if not name.startswith("swa") else \
+                lib.optim.swa_utils.SWALR(other, 0.05, 5, "linear" if "cos" in name else "cos")
+            again.load_state_dict(state)
+            for _ in range(3):
+                other.step()
+                again.step()
+                see(lambda other=other: other.param_groups[0]["lr"])
+
+    _same(program)
