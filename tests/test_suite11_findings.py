@@ -307,3 +307,47 @@ def test_scheduler_state_dicts_hold_no_functions():
                 see(lambda other=other: other.param_groups[0]["lr"])
 
     _same(program)
+
+
+# --- nn.functional with a non-Tensor argument (test_swa_utils.py's update_bn on dict batches) --
+
+def test_functional_layers_refuse_non_tensor_arguments_as_torchs_parser():
+    # update_bn over a loader of dicts ran Linear on a dict: AttributeError ('dict' object has
+    # no attribute 'ndim'); torch's F.linear is a C binding whose parser raises TypeError
+    # naming the argument. The same for the activations, dropout, layer_norm, pad, bilinear
+    # (each in-place form under its own name); torch's Python checks (hardtanh's bounds,
+    # dropout's p) still come first. (Left: F.linear(input=...) by keyword, where torch's
+    # message names no position)
+    def program(lib, see):
+        F = lib.nn.functional
+        x, w, b = lib.ones(2, 3), lib.ones(4, 3), lib.ones(4)
+        # (left: a NumPy array, which leafgrad's ops read as data where torch refuses it)
+        bad_values = [{"a": 1}, [1.0, 2.0], None, 3, 2.5, "s", (1, 2)]
+        for bad in bad_values:
+            calls = [
+                lambda: F.linear(bad, w), lambda: F.linear(x, bad), lambda: F.linear(x, w, bad),
+                lambda: F.linear(bad, bad, bad),
+                lambda: F.bilinear(bad, x, lib.ones(2, 3, 3)),
+                lambda: F.bilinear(x, x, bad), lambda: F.bilinear(x, x, lib.ones(2, 3, 3), bad),
+                lambda: F.layer_norm(bad, (3,)), lambda: F.layer_norm(x, (3,), bad),
+                lambda: F.layer_norm(x, (3,), None, bad), lambda: F.pad(bad, (1, 1)),
+                lambda: F.dropout(bad), lambda: F.dropout(bad, 0.5, True, True),
+                lambda: F.dropout(bad, 1.5), lambda: F.hardtanh(bad, 2.0, 1.0),
+                lambda: F.gelu(bad), lambda: F.gelu(bad, approximate="bad"),
+                lambda: F.softplus(bad), lambda: F.softplus(bad, beta="x"),
+                lambda: F.logsigmoid(bad),
+            ]
+            for name in ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "silu", "mish",
+                         "hardtanh", "hardswish"]:
+                for inplace in [False, True]:
+                    calls.append(lambda name=name, inplace=inplace:
+                                 getattr(F, name)(bad, inplace=inplace))
+                calls.append(lambda name=name: getattr(F, name)(input=bad))
+            calls.append(lambda: F.leaky_relu(bad, "slope"))
+            for call in calls:
+                see(call)
+        # valid calls are unchanged
+        see(lambda: (F.linear(x, w, b), F.relu(-x), F.hardtanh(x * 3), F.layer_norm(x, (3,)),
+                     F.pad(x, (1, 1)), F.logsigmoid(x), F.gelu(x)))
+
+    _same(program)
