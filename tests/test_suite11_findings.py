@@ -351,3 +351,24 @@ def test_functional_layers_refuse_non_tensor_arguments_as_torchs_parser():
                      F.pad(x, (1, 1)), F.logsigmoid(x), F.gelu(x)))
 
     _same(program)
+
+
+def test_softmax_functions_fail_as_torchs_python_does():
+    # F.softmax / log_softmax / softmin are Python in torch: a non-Tensor input fails at its
+    # first use (input.dim() when dim is None, before the deprecation warning; then
+    # input.softmax, (-input).softmax); a non-int dim is the method's argument 1 (softmin's is
+    # softmax's). leafgrad warned first, then failed on .ndim, and named position 2
+    def program(lib, see):
+        F = lib.nn.functional
+        modules = {"softmax": "Softmax", "log_softmax": "LogSoftmax", "softmin": "Softmin"}
+        x = lib.arange(6.0).reshape(2, 3)
+        for name in ["softmax", "log_softmax", "softmin"]:
+            for value in [{"a": 1}, [1.0], None, 3, "s", (1,), x]:
+                for dim in [None, 0, 1, -1, 5, "x", 1.5]:
+                    see(lambda value=value, name=name, dim=dim: getattr(F, name)(value, dim))
+                    see(lambda value=value, name=name, dim=dim: getattr(F, name)(
+                        value, dim=dim, dtype=lib.float64))
+                    see(lambda value=value, name=name, dim=dim: getattr(
+                        lib.nn, modules[name])(dim)(value))
+
+    _same(program)

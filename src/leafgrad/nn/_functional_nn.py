@@ -176,34 +176,58 @@ def tanh(input):
     return input.tanh()
 
 
-def _softmax_dim(input, dim, name, stacklevel=3):
+def _softmax_dim(input, dim, name, stacklevel=3, method=None):
     if dim is None:
+        ndim = input.dim()  # (torch asks input.dim() first: a non-Tensor fails before the warning)
         message = (f"Implicit dimension choice for {name} has been deprecated. Change the call "
                    "to include dim=X as an argument.")
         if stacklevel == 3:  # called by the user: their line, whatever leafgrad did in between
             _warn.warn(message)
         else:  # torch's modules pass 5: a line of torch's module code (here: leafgrad's)
             warnings.warn(message, UserWarning, stacklevel=2)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        dim = 0 if ndim in (0, 1, 3) else 1
     elif dim.__class__ is not int:
-        dim = _argparse.int_arg(name, "dim", dim, 2)
+        # torch's Python calls the method, input.softmax(dim): dim is its argument 1
+        dim = _argparse.int_arg(method or name, "dim", dim, 1)
     return _ops.wrap_dim(dim, input.ndim)
 
 
+def _not_tensor(input, dim, operation) -> None:
+    """Raise what torch's Python softmax functions raise for a non-Tensor input with a dim
+    given: the failure of their first use of it (``input.softmax``, ``-input``), the
+    AttributeError or TypeError Python itself gives."""
+    from ..tensor import Tensor
+
+    if dim is not None and not isinstance(input, Tensor):
+        operation(input)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "softmax", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "softmax", _stacklevel)
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: value.softmax)
+        raise
     if dtype is not None:
         input = input.to(_argparse.dtype_arg("softmax", dtype))
     return _ops.Softmax.apply(input, dim=dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "softmin", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "softmin", _stacklevel, "softmax")
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: (-value).softmax)
+        raise
     return softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: value.log_softmax)
+        raise
     if dtype is not None:
         input = input.to(_argparse.dtype_arg("log_softmax", dtype))
     return _ops.LogSoftmax.apply(input, dim=dim)
