@@ -53,6 +53,24 @@ def typename(value) -> str:
     return cls.__name__
 
 
+def require_tensors(function: str, *arguments) -> None:
+    """torch's parser error for the first of ``arguments`` ((name, value, position, optional)
+    tuples, in the order torch reads them) that is not a Tensor (None allowed where optional):
+    what an nn.functional function whose torch form is a C binding raises for a non-Tensor
+    argument. Called where such a call failed, so valid calls pay nothing."""
+    from .tensor import Tensor
+
+    for name, value, position, optional in arguments:
+        if not isinstance(value, Tensor) and not (optional and value is None):
+            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {typename(value)}")
+
+
+def require_tensor(function: str, value) -> None:
+    """``require_tensors`` for a function's one tensor argument, ``input``."""
+    require_tensors(function, ("input", value, 1, False))
+
+
 def _dtype_float64():
     from ._dtype import float64
 

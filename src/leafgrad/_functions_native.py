@@ -115,8 +115,8 @@ def native_dropout(input, p, train):  # noqa: A002
 
     Note: native_dropout with train=None. torch scales the output by 1 / (1 - p) but its
     backward by 1 (derivatives.yaml reads an absent ``train`` as eval there), so its gradient
-    is not the output's derivative; here the gradient uses the forward's scale, as for
-    train=True."""
+    is not the output's derivative; as in torch (its forward-mode derivative, though, takes
+    the forward's scale)."""
     from .ops.native_forms import NativeDropout
     from .ops.registry import array_kernel
 
@@ -140,7 +140,8 @@ def native_dropout(input, p, train):  # noqa: A002
             from .nn._functional_nn import check_scalable
 
             check_scalable(data.dtype, data.size)
-        result = NativeDropout.apply(input, mask=keep, scale=scale)
+        result = NativeDropout.apply(input, mask=keep, scale=scale,
+                                     grad_scale=1 if train is None else None)
     else:
         result = NativeDropout.apply(input, mask=np.ones(data.shape, dtype=bool), scale=1)
     from .ops.registry import keep_index

@@ -192,6 +192,19 @@ class TopLevelTracedModule(TracedModule):
 # -- script and trace --------------------------------------------------------------------------
 
 
+def _check_module_initialized(module: Module) -> None:
+    """torch's check before scripting a module (and each submodule, outermost first): a lazy
+    parameter or buffer that no forward has materialized yet is an error naming it."""
+    from ._info import typename
+    from .nn.parameter import UninitializedTensorMixin
+
+    for kind, store in (("parameters", module._parameters), ("buffers", module._buffers)):
+        for name, value in store.items():
+            if builtins.isinstance(value, UninitializedTensorMixin):
+                raise RuntimeError(f"'{typename(type(module))}' has uninitialized {kind} {name}. "
+                                   "Did you forget to run a forward pass?")
+
+
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
     """``torch.jit.script``: a module becomes a ``RecursiveScriptModule`` sharing its
     parameters, a function a ``ScriptFunction``; a class is returned as it is. All run as
@@ -203,6 +216,8 @@ def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=No
     if builtins.isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if builtins.isinstance(obj, Module):
+        for module in obj.modules():
+            _check_module_initialized(module)
         return _convert(obj, "script")
     if inspect.isclass(obj):
         return obj

@@ -2577,8 +2577,14 @@ def _can_steal(grad: "Tensor") -> bool:
     """
     data = grad._data
     flags = data.flags
-    if not (flags.c_contiguous and flags.writeable and sys.getrefcount(grad) <= _STEAL_REFS):
+    if not (flags.writeable and sys.getrefcount(grad) <= _STEAL_REFS):
         return False
+    if not flags.c_contiguous:
+        # torch keeps any gradient that obeys the layout contract (the caller's test): a dense
+        # one of the leaf's order of dims, with its own strides in size-1 dims (a product
+        # TensorIterator ordered by them); kept here when it is all of the memory it views
+        if min(data.strides, default=0) < 0 or not _dense_positive(data):
+            return False
     if flags.owndata:
         return True
     # A contiguous view of the whole of an array that nothing else holds (the transposed
@@ -2589,6 +2595,8 @@ def _can_steal(grad: "Tensor") -> bool:
     # nothing else. The kept grad is then a detached tensor (no ``_base``: torch's stolen
     # grad is no view either).
     base = data.base
+    if type(base) is _DummyArray and data.size:  # a view by as_strided (an array given
+        base = base.base  # torch's strides in its size-1 dims, ops/_layout.py): what it holds
     if type(base) is not np.ndarray or not base.flags.owndata or base.nbytes != data.nbytes:
         return False
     limit = 3
@@ -2600,6 +2608,19 @@ def _can_steal(grad: "Tensor") -> bool:
         elif held.base is base and sys.getrefcount(held) <= 3:  # holder's, local, argument
             limit = 4  # and ``held``'s
     return sys.getrefcount(base) <= limit
+
+
+_DummyArray = type(np.lib.stride_tricks.as_strided(np.empty(1)).base)
+
+
+def _dense_positive(data: np.ndarray) -> bool:
+    """Non-overlapping and dense, every stride positive (dims of size 1 aside)."""
+    expected = data.itemsize
+    for stride, size in sorted((s, n) for s, n in zip(data.strides, data.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 # References to a stealable grad seen inside ``_can_steal``: the engine's local and its input

@@ -132,18 +132,21 @@ def test_matches_torch(code):
     _same(_outcome(leafgrad, code), _outcome(torch, code))
 
 
-def test_native_dropout_train_none_gradient_is_the_derivative():
+def test_native_dropout_train_none_gradient_is_torchs():
     # torch scales the forward by 1 / (1 - p) but not the backward when train is None (Note:
-    # native_dropout with train=None); here both use the forward's scale, as for train=True
+    # native_dropout with train=None): the gradient is the mask itself
     leafgrad.manual_seed(4)
     x = leafgrad.ones(50, dtype=leafgrad.float64, requires_grad=True)
     out, mask = leafgrad.native_dropout(x, 0.2, None)
     out.sum().backward()
     np.testing.assert_array_equal(out.detach().numpy(), mask.numpy() / 0.8)
-    np.testing.assert_array_equal(x.grad.numpy(), mask.numpy() / 0.8)
+    np.testing.assert_array_equal(x.grad.numpy(), mask.numpy())
     torch.manual_seed(4)
-    _, torch_mask = torch.native_dropout(torch.ones(50, dtype=torch.float64), 0.2, None)
+    torch_x = torch.ones(50, dtype=torch.float64, requires_grad=True)
+    torch_out, torch_mask = torch.native_dropout(torch_x, 0.2, None)
+    torch_out.sum().backward()
     np.testing.assert_array_equal(mask.numpy(), torch_mask.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), torch_x.grad.numpy())
 
 
 def test_native_batch_norm_updates_running_statistics_as_torch():

@@ -60,13 +60,21 @@ def hardsigmoid(input, inplace: bool = False):
 
 
 def hardswish(input, inplace: bool = False):
-    if inplace:
-        return _ops.inplace(Hardswish, input)
-    return Hardswish.apply(input)
+    try:
+        if inplace:
+            return _ops.inplace(Hardswish, input)
+        return Hardswish.apply(input)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("hardswish_" if inplace else "hardswish", input)
+        raise
 
 
 def logsigmoid(input):
-    return LogSigmoid.apply(input)
+    try:
+        return LogSigmoid.apply(input)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("log_sigmoid", input)
+        raise
 
 
 def glu(input, dim: int = -1):

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from .. import _argparse
 from .. import _dtype as _dtype
 
 from .. import _rng as _random
@@ -255,6 +256,16 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = input1 @ weight[o] @ input2 (+ bias[o])`` over matching batch dims; built
     as ATen builds it (flatten the batch, _trilinear, reshape back: ViewBackward0)."""
+    try:
+        return _bilinear(input1, input2, weight, bias)
+    except Exception:  # a non-Tensor argument: torch's parser error
+        _argparse.require_tensors("bilinear", ("input1", input1, 1, False),
+                                  ("input2", input2, 2, False), ("weight", weight, 3, False),
+                                  ("bias", bias, 4, True))
+        raise
+
+
+def _bilinear(input1, input2, weight, bias=None):
     from .._out import _C10
     from ..ops.trilinear import Trilinear
 

@@ -40,88 +40,132 @@ def _tensor_cls():
 
 
 def relu(input, inplace=False):
-    return input.relu_() if inplace else input.relu()
+    try:
+        return input.relu_() if inplace else input.relu()
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("relu_" if inplace else "relu", input)
+        raise
 
 
 def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0, inplace)
+    try:
+        return hardtanh(input, 0.0, 6.0, inplace)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("relu6_" if inplace else "relu6", input)
+        raise
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    if negative_slope.__class__ is not float and negative_slope.__class__ is not int:
-        negative_slope = _argparse.number("leaky_relu_" if inplace else "leaky_relu",
-                                          "negative_slope", negative_slope, 2, into=input,
-                                          names=_argparse.FLOAT_OPMATH_T)
-    if inplace:
-        return _ops.inplace(_inplace_ops.LeakyReluInplace, input, negative_slope=negative_slope)
-    return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+    try:
+        if negative_slope.__class__ is not float and negative_slope.__class__ is not int:
+            negative_slope = _argparse.number("leaky_relu_" if inplace else "leaky_relu",
+                                              "negative_slope", negative_slope, 2, into=input,
+                                              names=_argparse.FLOAT_OPMATH_T)
+        if inplace:
+            return _ops.inplace(_inplace_ops.LeakyReluInplace, input, negative_slope=negative_slope)
+        return _ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("leaky_relu_" if inplace else "leaky_relu", input)
+        raise
 
 
 def elu(input, alpha=1.0, inplace=False):
-    if alpha.__class__ is not float and alpha.__class__ is not int:
-        alpha = _argparse.number("elu_" if inplace else "elu", "alpha", alpha, 2, into=input,
-                                 names=_argparse.FLOAT_OPMATH_T)
-    params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
-    if inplace:
-        return _ops.inplace(_inplace_ops.EluInplace, input, **params)
-    return _ops.Elu.apply(input, **params)
+    try:
+        if alpha.__class__ is not float and alpha.__class__ is not int:
+            alpha = _argparse.number("elu_" if inplace else "elu", "alpha", alpha, 2, into=input,
+                                     names=_argparse.FLOAT_OPMATH_T)
+        params = dict(alpha=alpha, scale=1.0, input_scale=1.0)
+        if inplace:
+            return _ops.inplace(_inplace_ops.EluInplace, input, **params)
+        return _ops.Elu.apply(input, **params)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("elu_" if inplace else "elu", input)
+        raise
 
 
 def selu(input, inplace=False):
-    params = dict(alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
-    if inplace:
-        return _ops.inplace(_inplace_ops.EluInplace, input, **params)
-    return _ops.Elu.apply(input, **params)
+    try:
+        params = dict(alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
+        if inplace:
+            return _ops.inplace(_inplace_ops.EluInplace, input, **params)
+        return _ops.Elu.apply(input, **params)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("selu_" if inplace else "selu", input)
+        raise
 
 
 def celu(input, alpha=1.0, inplace=False):
-    if alpha.__class__ is not float and alpha.__class__ is not int:
-        alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2)
-        # (torch divides 1 by alpha as a double, before dispatching on the input's dtype)
-        alpha = _argparse.real_scalar(alpha, _dtype.float64, _argparse.DOUBLE_T)
-    params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
-    if inplace:
-        return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
-    return _ops.Celu.apply(input, **params)
+    try:
+        if alpha.__class__ is not float and alpha.__class__ is not int:
+            alpha = _argparse.number("celu_" if inplace else "celu", "alpha", alpha, 2)
+            # (torch divides 1 by alpha as a double, before dispatching on the input's dtype)
+            alpha = _argparse.real_scalar(alpha, _dtype.float64, _argparse.DOUBLE_T)
+        params = dict(alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+        if inplace:
+            return _ops.inplace(_inplace_ops.CeluInplace, input, **params)
+        return _ops.Celu.apply(input, **params)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("celu_" if inplace else "celu", input)
+        raise
 
 
 def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
-    return _ops.Gelu.apply(input, approximate=approximate)
+    try:
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError(f"approximate argument must be either none or tanh.")
+        return _ops.Gelu.apply(input, approximate=approximate)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("gelu", input)
+        raise
 
 
 def silu(input, inplace=False):
-    return _ops.inplace(_ops.Silu, input) if inplace else _ops.Silu.apply(input)
+    try:
+        return _ops.inplace(_ops.Silu, input) if inplace else _ops.Silu.apply(input)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("silu_" if inplace else "silu", input)
+        raise
 
 
 def mish(input, inplace=False):
-    return _ops.inplace(_ops.Mish, input) if inplace else _ops.Mish.apply(input)
+    try:
+        return _ops.inplace(_ops.Mish, input) if inplace else _ops.Mish.apply(input)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("mish_" if inplace else "mish", input)
+        raise
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    if beta.__class__ is not float and beta.__class__ is not int:
-        beta = _argparse.number("softplus", "beta", beta, 2, into=input,
-                                names=_argparse.FLOAT_OPMATH_T)
-    if threshold.__class__ is not float and threshold.__class__ is not int:
-        threshold = _argparse.number("softplus", "threshold", threshold, 3, into=input,
-                                     names=_argparse.FLOAT_OPMATH_T)
-    return _ops.Softplus.apply(input, beta=beta, threshold=threshold)
+    try:
+        if beta.__class__ is not float and beta.__class__ is not int:
+            beta = _argparse.number("softplus", "beta", beta, 2, into=input,
+                                    names=_argparse.FLOAT_OPMATH_T)
+        if threshold.__class__ is not float and threshold.__class__ is not int:
+            threshold = _argparse.number("softplus", "threshold", threshold, 3, into=input,
+                                         names=_argparse.FLOAT_OPMATH_T)
+        return _ops.Softplus.apply(input, beta=beta, threshold=threshold)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("softplus", input)
+        raise
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
+    if min_val > max_val:  # (torch's Python check, before its parser's)
         raise ValueError("min_val cannot be greater than max_val")
-    if min_val.__class__ is not float and min_val.__class__ is not int:
-        min_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "min_val", min_val, 2,
-                                   into=input, names=_argparse.WIDE_T)
-    if max_val.__class__ is not float and max_val.__class__ is not int:
-        max_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "max_val", max_val, 3,
-                                   into=input, names=_argparse.WIDE_T)
-    params = dict(min_val=min_val, max_val=max_val)
-    if inplace:
-        return _ops.inplace(_ops.Hardtanh, input, **params)
-    return _ops.Hardtanh.apply(input, **params)
+    try:
+        if min_val.__class__ is not float and min_val.__class__ is not int:
+            min_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "min_val",
+                                       min_val, 2, into=input, names=_argparse.WIDE_T)
+        if max_val.__class__ is not float and max_val.__class__ is not int:
+            max_val = _argparse.number("hardtanh_" if inplace else "hardtanh", "max_val",
+                                       max_val, 3, into=input, names=_argparse.WIDE_T)
+        params = dict(min_val=min_val, max_val=max_val)
+        if inplace:
+            return _ops.inplace(_ops.Hardtanh, input, **params)
+        return _ops.Hardtanh.apply(input, **params)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("hardtanh_" if inplace else "hardtanh", input)
+        raise
 
 
 def sigmoid(input):
@@ -132,34 +176,58 @@ def tanh(input):
     return input.tanh()
 
 
-def _softmax_dim(input, dim, name, stacklevel=3):
+def _softmax_dim(input, dim, name, stacklevel=3, method=None):
     if dim is None:
+        ndim = input.dim()  # (torch asks input.dim() first: a non-Tensor fails before the warning)
         message = (f"Implicit dimension choice for {name} has been deprecated. Change the call "
                    "to include dim=X as an argument.")
         if stacklevel == 3:  # called by the user: their line, whatever leafgrad did in between
             _warn.warn(message)
         else:  # torch's modules pass 5: a line of torch's module code (here: leafgrad's)
             warnings.warn(message, UserWarning, stacklevel=2)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        dim = 0 if ndim in (0, 1, 3) else 1
     elif dim.__class__ is not int:
-        dim = _argparse.int_arg(name, "dim", dim, 2)
+        # torch's Python calls the method, input.softmax(dim): dim is its argument 1
+        dim = _argparse.int_arg(method or name, "dim", dim, 1)
     return _ops.wrap_dim(dim, input.ndim)
 
 
+def _not_tensor(input, dim, operation) -> None:
+    """Raise what torch's Python softmax functions raise for a non-Tensor input with a dim
+    given: the failure of their first use of it (``input.softmax``, ``-input``), the
+    AttributeError or TypeError Python itself gives."""
+    from ..tensor import Tensor
+
+    if dim is not None and not isinstance(input, Tensor):
+        operation(input)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "softmax", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "softmax", _stacklevel)
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: value.softmax)
+        raise
     if dtype is not None:
         input = input.to(_argparse.dtype_arg("softmax", dtype))
     return _ops.Softmax.apply(input, dim=dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "softmin", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "softmin", _stacklevel, "softmax")
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: (-value).softmax)
+        raise
     return softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
+    try:
+        dim = _softmax_dim(input, dim, "log_softmax", _stacklevel)
+    except (AttributeError, TypeError):
+        _not_tensor(input, dim, lambda value: value.log_softmax)
+        raise
     if dtype is not None:
         input = input.to(_argparse.dtype_arg("log_softmax", dtype))
     return _ops.LogSoftmax.apply(input, dim=dim)
@@ -195,8 +263,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p.__class__ is not float and p.__class__ is not int:  # (then torch's kernel: a double)
         p = _argparse.number("dropout", "p", p, 2, kind="float")
-    if not training or p == 0 or input.numel() == 0:
-        return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
+    try:
+        if not training or p == 0 or input.numel() == 0:
+            return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
+    except AttributeError:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("dropout_" if inplace else "dropout", input)
+        raise
     from ..tensor import _wrap
 
     shape = tuple(input.shape)
@@ -245,17 +317,30 @@ def in_layout_of(data, array_kernel, kernel, p, shape):
     # one kernel call, the transpose inside it: leafgrad.compile records (and replays) the
     # kernel's own result, and would break the graph at an array made from it afterwards
     return array_kernel(_noise_in_order, p=p, shape=shape, dtype=data.dtype,
-                        order=tuple(order), kernel=kernel)
+                        order=tuple(order), kernel=kernel, strides=tuple(strides))
 
 
-def _noise_in_order(p, shape, dtype, order, kernel):
+def _noise_in_order(p, shape, dtype, order, kernel, strides=None):
     """``kernel`` drawn in the memory order ``order`` (outermost dim first), returned as
-    arrays of ``shape``."""
+    arrays of ``shape``, with the element ``strides`` of empty_like(input) (those of its
+    size-1 dims too: input * noise then takes TensorIterator's fast setup, the input's
+    strides)."""
     drawn = kernel(p=p, shape=tuple(shape[d] for d in order), dtype=dtype)
     back = np.argsort(order)
+
+    def laid_out(part):
+        part = part.transpose(back)
+        if strides is None or len(strides) != part.ndim:
+            return part
+        wanted = tuple(stride * part.itemsize for stride in strides)
+        if part.strides == wanted or any(size != 1 and have != want for size, have, want
+                                         in zip(part.shape, part.strides, wanted)):
+            return part
+        return np.lib.stride_tricks.as_strided(part, strides=wanted)
+
     if isinstance(drawn, tuple):
-        return tuple(part.transpose(back) for part in drawn)
-    return drawn.transpose(back)
+        return tuple(laid_out(part) for part in drawn)
+    return laid_out(drawn)
 
 
 _noise_in_order.draws_random = True
@@ -263,9 +348,14 @@ _noise_in_order.draws_random = True
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` along torch's paths (addmm for 2-d input with a bias)."""
-    if _profiling.active:  # (torch's profiler shows aten::linear around its kernel)
-        return _profiling.scoped("aten::linear", _linear, (input, weight, bias))
-    return _linear(input, weight, bias)
+    try:
+        if _profiling.active:  # (torch's profiler shows aten::linear around its kernel)
+            return _profiling.scoped("aten::linear", _linear, (input, weight, bias))
+        return _linear(input, weight, bias)
+    except Exception:  # a non-Tensor argument: torch's parser error
+        _argparse.require_tensors("linear", ("input", input, 1, False),
+                                  ("weight", weight, 2, False), ("bias", bias, 3, True))
+        raise
 
 
 def _linear(input, weight, bias=None):
@@ -409,6 +499,15 @@ def one_hot(tensor, num_classes=-1):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    try:
+        return _layer_norm(input, normalized_shape, weight, bias, eps)
+    except Exception:  # a non-Tensor argument: torch's parser error
+        _argparse.require_tensors("layer_norm", ("input", input, 1, False),
+                                  ("weight", weight, 3, True), ("bias", bias, 4, True))
+        raise
+
+
+def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
         normalized_shape)
     count = len(normalized_shape)
@@ -513,6 +612,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pad(input, pad, mode="constant", value=None):
+    try:
+        return _pad(input, pad, mode, value)
+    except Exception:  # a non-Tensor argument: torch's parser error
+        _argparse.require_tensors("pad", ("input", input, 1, False))
+        raise
+
+
+def _pad(input, pad, mode="constant", value=None):
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

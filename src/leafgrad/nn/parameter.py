@@ -156,25 +156,48 @@ class UninitializedTensorMixin:
 
     cls_to_become: type = Tensor
 
-    @property
-    def _data(self):
+    def _refuse(self, func: str):
         raise ValueError(
-            f"Attempted to use an uninitialized parameter in {_caller_name()}. This error "
+            f"Attempted to use an uninitialized parameter in {func}. This error "
             "happens when you are using a `LazyModule` or explicitly manipulating "
             f"`torch.nn.parameter.{type(self).__name__}` objects. When using LazyModules Call "
             "`forward` with a dummy batch to initialize the parameters before calling torch "
             "functions")
+
+    @property
+    def _data(self):
+        self._refuse(_caller_name())
+
+    # the methods torch refuses although leafgrad's Tensor writes them through ``to``
+    # (conversions off torch's allowed list) or without reading the values
+    def _refused_method(name: str):
+        def refused(self, *args, **kwargs):
+            self._refuse(f"<method '{name}' of 'torch._C.TensorBase' objects>")
+
+        refused.__name__ = name
+        return refused
+
+    bfloat16 = _refused_method("bfloat16")
+    bool = _refused_method("bool")
+    byte = _refused_method("byte")
+    cfloat = _refused_method("cfloat")
+    cdouble = _refused_method("cdouble")
+    chalf = _refused_method("chalf")
+    requires_grad_ = _refused_method("requires_grad_")
+    del _refused_method
 
     @_data.setter
     def _data(self, value) -> None:
         _RAW.__set__(self, value)
 
     def materialize(self, shape, device=None, dtype=None) -> None:
-        """Give it ``shape`` (uninitialized values, as torch.empty) and its final class."""
-        import numpy as np
+        """Give it ``shape`` (uninitialized values, as torch.empty) and its final class.
+        ``shape`` is read as ``torch.empty`` reads it: an int, a sequence or a Size."""
+        from .._creation import empty
 
-        dtype = _RAW.__get__(self).dtype if dtype is None else dtype.np
-        _RAW.__set__(self, np.empty(tuple(shape), dtype=dtype))
+        if dtype is None:
+            dtype = self.dtype
+        _RAW.__set__(self, _RAW.__get__(empty(shape, device=device, dtype=dtype)))
         self.__class__ = self.cls_to_become
 
     @property

@@ -341,9 +341,11 @@ def _reordered(out: np.ndarray, operands) -> np.ndarray:
     if not out.size:
         return _empty_result(out, operands)
     wanted = iterated_strides(out.shape, out.itemsize, operands)
-    if wanted is None or all(size == 1 or have == want for size, have, want
-                             in zip(out.shape, out.strides, wanted)):
+    if wanted is None or out.strides == wanted:
         return out
+    if all(size == 1 or have == want for size, have, want in zip(out.shape, out.strides, wanted)):
+        # the same memory order; only size-1 dims' strides differ: a view says them
+        return np.lib.stride_tricks.as_strided(out, strides=wanted)
     result = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), out.shape, wanted)
     np.copyto(result, out)
     return result
@@ -359,9 +361,13 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
     # An operand with no stride but 0 (a number expanded, as the gradient a sum's backward
     # passes on) decides no order, in TensorIterator as in NumPy: left out, the usual such
     # call (grad * other) returns here, at ~1 us instead of ~15 for the sort below.
+    # NumPy gives a result's size-1 dims strides of its own; TensorIterator's follow its order
+    # of dims (or, in its fast setup, the operands' strides), so with a size-1 dim the
+    # one-layout cases below are worked out too.
     arrays = [operand for operand in operands
               if type(operand) is np.ndarray and operand.ndim and any(operand.strides)]
-    if len(arrays) < 2 and not (arrays and _expanded(arrays[0], shape)):
+    ones = 1 in shape and len(shape) > 1
+    if len(arrays) < 2 and not (arrays and (ones or _expanded(arrays[0], shape))):
         return None
     ndim = len(shape)
     strides = []
@@ -372,7 +378,11 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
                                                                            array.strides))])
     if len(arrays) > 1 and all(row == strides[0] for row in strides) and all(
             a.shape == shape for a in arrays):
-        return None  # one layout for all: NumPy follows it too
+        if not ones:
+            return None  # one layout for all: NumPy follows it too
+        fast = _fast_setup_strides(shape, itemsize, operands)
+        if fast is not None:
+            return fast
     order = _iterator_order(shape, strides)
     wanted = [0] * ndim
     step = itemsize
@@ -380,6 +390,35 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
         wanted[dim] = step
         step *= shape[dim]
     return tuple(wanted)
+
+
+def _fast_setup_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
+    """TensorIterator's fast setup (compute_fast_setup_type): with two or more operands, all
+    arrays of the result's shape (a number is a 0-d operand, and rules it out), the result is
+    row-major when all are contiguous, channels-last when all are, and otherwise takes their
+    strides when all share them and are non-overlapping and dense; None: no fast setup (the
+    dims are ordered as for any result). Only the strides of size-1 dims tell it apart."""
+    if len(operands) < 2 or any(type(operand) is not np.ndarray or operand.shape != shape
+                                for operand in operands):
+        return None
+    if all(operand.flags.c_contiguous for operand in operands):
+        return _dense_bytes(shape, itemsize)
+    if len(shape) == 4 and all(is_channels_last(operand) for operand in operands):
+        # (the 2-d channels-last format only: a 5-d operand is never is_contiguous(ChannelsLast))
+        return (shape[1] * shape[3] * shape[2] * itemsize, itemsize,
+                shape[1] * shape[3] * itemsize, shape[1] * itemsize)
+    first = operands[0]
+    elements = [stride // first.itemsize for stride in first.strides]
+    if any([stride // operand.itemsize for stride in operand.strides] != elements
+           for operand in operands[1:]) or min(elements) < 0:
+        return None
+    expected = 1
+    for stride, size in sorted((stride, size) for stride, size in zip(elements, shape)
+                               if size != 1):
+        if stride != expected:
+            return None
+        expected *= size
+    return tuple(stride * itemsize for stride in elements)
 
 
 def _empty_result(out: np.ndarray, operands) -> np.ndarray:

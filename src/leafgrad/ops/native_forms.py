@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import cpu as _cpu
+from ..tensor import _wrap
 from . import _layout, _norm_kernels
 from .linalg_decomp import _LinAlgError
 from .linalg_factor import LinalgCholeskyEx
@@ -90,7 +91,7 @@ class NativeDropout(Op):
     torch_names = ("native_dropout",)
 
     @staticmethod
-    def forward(ctx, a, mask, scale):
+    def forward(ctx, a, mask, scale, grad_scale=None):
         if ctx is not None:
             ctx.keep("mask", mask)
         out = a * mask if scale == 1 else a * mask * a.dtype.type(scale)
@@ -102,8 +103,11 @@ class NativeDropout(Op):
         if grad is None:
             return None
         p = self._params
-        out = grad._masked_zero(~p["mask"])
-        return out * p["scale"] if p["scale"] != 1 else out
+        # native_dropout_backward: grad * mask * scale (a dropped inf or NaN gives NaN, a
+        # dropped negative -0)
+        out = grad * _wrap(p["mask"])
+        scale = p["scale"] if p.get("grad_scale") is None else p["grad_scale"]
+        return out * scale if scale != 1 else out
 
     def jvp(self, tangents, primals, result):
         return (NativeDropout.apply(tangents[0], **self._params)[0], None)

@@ -239,6 +239,10 @@ class MultiplicativeLR(LRScheduler):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
+    # as LambdaLR's: a function is saved as None, a callable object as its __dict__
+    state_dict = LambdaLR.state_dict
+    load_state_dict = LambdaLR.load_state_dict
+
     def get_lr(self) -> list:
         self._warn_outside_step()
         if self._is_initial:

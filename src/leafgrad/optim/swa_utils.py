@@ -193,8 +193,7 @@ class SWALR(LRScheduler):
         if anneal_strategy not in ["cos", "linear"]:
             raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
-            self._linear_anneal
+        self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
@@ -213,6 +212,21 @@ class SWALR(LRScheduler):
         if alpha == 1:
             return swa_lr
         return (lr - alpha * swa_lr) / (1 - alpha)
+
+    def _set_anneal_func(self, anneal_strategy) -> None:
+        self._anneal_strategy = anneal_strategy
+        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
+            self._linear_anneal
+
+    def state_dict(self) -> dict:
+        """Every attribute but the optimizer and ``anneal_func`` (the strategy's name says it:
+        a state dict holds no function)."""
+        return {key: value for key, value in self.__dict__.items()
+                if key not in ("optimizer", "anneal_func")}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+        self._set_anneal_func(self._anneal_strategy)
 
     def get_lr(self) -> list:
         self._warn_outside_step()

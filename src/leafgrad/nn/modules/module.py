@@ -522,7 +522,6 @@ class Module:
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
         """Replace every parameter's and buffer's data by ``fn(data)``, keeping the objects."""
-        from ..._creation import empty as _empty
 
         if recurse:
             for module in self.children():
@@ -531,8 +530,8 @@ class Module:
             for key, param in self._parameters.items():
                 if param is None:
                     continue
-                if is_lazy(param):  # only its dtype can change (torch allows the conversions)
-                    param._converted(fn(_empty(0, dtype=param.dtype)).dtype)
+                if is_lazy(param):  # only its dtype can change (through the conversions torch
+                    param._converted(fn(param).dtype)  # allows; the others raise its error)
                     continue
                 new = fn(param)
                 if _future.get_swap_module_params_on_conversion():
@@ -564,7 +563,7 @@ class Module:
                         param._grad_value = _plain(new_grad)
             for key, buffer in self._buffers.items():
                 if buffer is not None and is_lazy(buffer):
-                    buffer._converted(fn(_empty(0, dtype=buffer.dtype)).dtype)
+                    buffer._converted(fn(buffer).dtype)
                 elif buffer is not None:
                     self._buffers[key] = fn(buffer)
         return self

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -70,6 +70,12 @@ class SpectralNorm:
                                    f"parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
+        if weight is None:
+            raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying spectral normalization")
         with no_grad():
             matrix = fn.reshape_weight_to_matrix(weight)
             h, w = matrix.shape

@@ -6,22 +6,10 @@ from __future__ import annotations
 
 import warnings
 
-from ..parameter import Parameter
+from ..._sym import norm_except_dim
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
-
-
-def norm_except_dim(v, pow: float = 2, dim: int = 0):  # noqa: A002 - torch's name
-    """The ``pow``-norm of ``v`` over every dim but ``dim`` (-1: over all), dim kept."""
-    if dim == -1:
-        return v.norm(pow)
-    if dim == 0:
-        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(
-            v.shape[0], *([1] * (v.dim() - 1)))
-    if dim == v.dim() - 1:
-        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view(
-            *([1] * (v.dim() - 1)), v.shape[-1])
-    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 def _weight_norm(v, g, dim: int = 0):
@@ -60,6 +48,10 @@ class WeightNorm:
                 )
         fn = WeightNorm(name, -1 if dim is None else dim)
         weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying weight normalization")
         del module._parameters[name]
         module.register_parameter(name + "_g",
                                   Parameter(norm_except_dim(weight, 2, fn.dim).data))
