@@ -1591,12 +1591,474 @@ def compile_intro(torch):
     for _ in range(2):
         l = train_step(torch.ones(4, 3)); l.backward(); print(l.detach(), model[0].weight.grad)
 
+def persson_tensor_basics(torch):
+    # Persson pytorch_tensorbasics.py: initialising, converting, math, indexing, reshaping; and
+    # pytorch_std_mean's per-channel mean and std of a loader
+    torch.manual_seed(10)
+    my_tensor = torch.tensor([[1, 2, 3], [4, 5, 6]], dtype=torch.float32, device="cpu", requires_grad=True)
+    print(my_tensor); print(my_tensor.dtype); print(my_tensor.device); print(my_tensor.shape); print(my_tensor.requires_grad)
+    x = torch.zeros((3, 3)); x = torch.rand((3, 3)); print(x)
+    x = torch.ones((3, 3)); x = torch.eye(5, 5); print(x)
+    x = torch.arange(start=0, end=5, step=1); print(x)
+    x = torch.linspace(start=0.1, end=1, steps=10); print(x)
+    x = torch.empty(size=(1, 5)).normal_(mean=0, std=1); print(x)
+    x = torch.empty(size=(1, 5)).uniform_(0, 1); print(x)
+    x = torch.diag(torch.ones(3)); print(x)
+    tensor = torch.arange(4)
+    print(tensor.bool(), tensor.short(), tensor.long(), tensor.half(), tensor.float(), tensor.double())
+    np_array = np.zeros((5, 5)); tensor = torch.from_numpy(np_array); np_array_again = tensor.numpy(); print(tensor.dtype, np_array_again.dtype)
+    x = torch.tensor([1, 2, 3]); y = torch.tensor([9, 8, 7])
+    z1 = torch.empty(3); torch.add(x, y, out=z1); print(z1)
+    z2 = torch.add(x, y); z = x + y; z = x - y; print(z)
+    z = torch.true_divide(x, y); print(z)
+    t = torch.zeros(3); t.add_(x); t += x; print(t)
+    z = x.pow(2); z = x ** 2; print(z)
+    z = x > 0; z = x < 0; print(z)
+    x1 = torch.rand((2, 5)); x2 = torch.rand((5, 3)); x3 = torch.mm(x1, x2); x3 = x1.mm(x2); print(x3)
+    matrix_exp = torch.rand(5, 5); print(matrix_exp.matrix_power(3))
+    z = x * y; print(z)
+    z = torch.dot(x, y); print(z)
+    batch = 4; n = 5; m = 6; p = 7
+    tensor1 = torch.rand((batch, n, m)); tensor2 = torch.rand((batch, m, p)); out_bmm = torch.bmm(tensor1, tensor2); print(out_bmm.shape)
+    x1 = torch.rand((5, 5)); x2 = torch.rand((1, 5)); z = x1 - x2; z = x1 ** x2; print(z)
+    sum_x = torch.sum(x, dim=0); values, indices = torch.max(x, dim=0); values, indices = torch.min(x, dim=0)
+    abs_x = torch.abs(x); z = torch.argmax(x, dim=0); z = torch.argmin(x, dim=0); print(sum_x, values, indices, abs_x, z)
+    mean_x = torch.mean(x.float(), dim=0); print(mean_x)
+    attempt(lambda: torch.mean(x, dim=0))
+    z = torch.eq(x, y); print(z)
+    sorted_y, indices = torch.sort(y, dim=0, descending=False); print(sorted_y, indices)
+    z = torch.clamp(x, min=0); print(z)
+    x = torch.tensor([1, 0, 1, 1, 1], dtype=torch.bool); z = torch.any(x); z2 = torch.all(x); print(z, z2)
+    batch_size = 10; features = 25; x = torch.rand((batch_size, features))
+    print(x[0].shape); print(x[:, 0].shape); print(x[2, 0:10].shape)
+    x[0, 0] = 100
+    x = torch.arange(10); indices = [2, 5, 8]; print(x[indices])
+    x = torch.rand((3, 5)); rows = torch.tensor([1, 0]); cols = torch.tensor([4, 0]); print(x[rows, cols])
+    x = torch.arange(10); print(x[(x < 2) | (x > 8)]); print(x[x.remainder(2) == 0])
+    print(torch.where(x > 5, x, x * 2))
+    x = torch.tensor([0, 0, 1, 2, 2, 3, 4]).unique(); print(x)
+    print(torch.arange(10).ndimension(), torch.arange(10).numel())
+    x = torch.arange(9); x_3x3 = x.view(3, 3); x_3x3 = x.reshape(3, 3)
+    y = x_3x3.t(); print(y.is_contiguous(), y.contiguous().view(9))
+    attempt(lambda: y.view(9))
+    x1 = torch.rand(2, 5); x2 = torch.rand(2, 5)
+    print(torch.cat((x1, x2), dim=0).shape); print(torch.cat((x1, x2), dim=1).shape)
+    z = x1.view(-1); print(z.shape)
+    batch = 64; x = torch.rand((batch, 2, 5)); z = x.view(batch, -1); print(z.shape)
+    z = x.permute(0, 2, 1); print(z.shape)
+    z = torch.chunk(x, chunks=2, dim=1); print(z[0].shape); print(z[1].shape)
+    x = torch.arange(10); print(x.unsqueeze(0).shape); print(x.unsqueeze(1).shape)
+    x = torch.arange(10).unsqueeze(0).unsqueeze(1); z = x.squeeze(1); print(z.shape)
+    # std / mean of a dataset
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.rand(12, 3, 4, 4), torch.zeros(12)), batch_size=4)
+    channels_sum, channels_squared_sum, num_batches = 0, 0, 0
+    for data, _ in loader:
+        channels_sum += torch.mean(data, dim=[0, 2, 3]); channels_squared_sum += torch.mean(data ** 2, dim=[0, 2, 3]); num_batches += 1
+    mean = channels_sum / num_batches; std = (channels_squared_sum / num_batches - mean ** 2) ** 0.5
+    print(mean, std)
+
+def persson_seq2seq_text(torch):
+    # Persson: custom text dataset with a vocabulary and a padding collate, seq2seq with teacher
+    # forcing, and seq2seq with attention (einsum context)
+    nn = torch.nn
+    import random
+    torch.manual_seed(11)
+    class Vocabulary:
+        def __init__(self, freq_threshold):
+            self.itos = {0: "<PAD>", 1: "<SOS>", 2: "<EOS>", 3: "<UNK>"}
+            self.stoi = {"<PAD>": 0, "<SOS>": 1, "<EOS>": 2, "<UNK>": 3}
+            self.freq_threshold = freq_threshold
+        def __len__(self):
+            return len(self.itos)
+        @staticmethod
+        def tokenizer_eng(text):
+            return [tok.lower() for tok in text.split(" ")]
+        def build_vocabulary(self, sentence_list):
+            frequencies = {}; idx = 4
+            for sentence in sentence_list:
+                for word in self.tokenizer_eng(sentence):
+                    frequencies[word] = frequencies.get(word, 0) + 1
+                    if frequencies[word] == self.freq_threshold:
+                        self.stoi[word] = idx; self.itos[idx] = word; idx += 1
+        def numericalize(self, text):
+            return [self.stoi[token] if token in self.stoi else self.stoi["<UNK>"] for token in self.tokenizer_eng(text)]
+    captions = ["a dog runs", "a cat sits on a mat", "the dog sits", "a cat runs on the mat fast"]
+    vocab = Vocabulary(1); vocab.build_vocabulary(captions); print(len(vocab), vocab.numericalize("a dog flies"))
+    class TextDataset(torch.utils.data.Dataset):
+        def __len__(self):
+            return len(captions)
+        def __getitem__(self, index):
+            numericalized = [vocab.stoi["<SOS>"]] + vocab.numericalize(captions[index]) + [vocab.stoi["<EOS>"]]
+            return torch.rand(3, 2, 2), torch.tensor(numericalized)
+    class MyCollate:
+        def __init__(self, pad_idx):
+            self.pad_idx = pad_idx
+        def __call__(self, batch):
+            imgs = [item[0].unsqueeze(0) for item in batch]; imgs = torch.cat(imgs, dim=0)
+            targets = [item[1] for item in batch]
+            targets = nn.utils.rnn.pad_sequence(targets, batch_first=False, padding_value=self.pad_idx)
+            return imgs, targets
+    loader = torch.utils.data.DataLoader(TextDataset(), batch_size=2, shuffle=True, collate_fn=MyCollate(vocab.stoi["<PAD>"]))
+    for idx, (imgs, captions_) in enumerate(loader):
+        print(imgs.shape, captions_.shape, captions_)
+    print(nn.utils.rnn.pad_sequence([torch.ones(2), torch.ones(4), torch.ones(1)], batch_first=True, padding_value=-1, padding_side="left"))
+    class Encoder(nn.Module):
+        def __init__(self, input_size, embedding_size, hidden_size, num_layers, p):
+            super(Encoder, self).__init__()
+            self.dropout = nn.Dropout(p); self.hidden_size = hidden_size; self.num_layers = num_layers
+            self.embedding = nn.Embedding(input_size, embedding_size)
+            self.rnn = nn.LSTM(embedding_size, hidden_size, num_layers, dropout=p)
+        def forward(self, x):
+            embedding = self.dropout(self.embedding(x)); outputs, (hidden, cell) = self.rnn(embedding); return hidden, cell
+    class Decoder(nn.Module):
+        def __init__(self, input_size, embedding_size, hidden_size, output_size, num_layers, p):
+            super(Decoder, self).__init__()
+            self.dropout = nn.Dropout(p); self.embedding = nn.Embedding(input_size, embedding_size)
+            self.rnn = nn.LSTM(embedding_size, hidden_size, num_layers, dropout=p); self.fc = nn.Linear(hidden_size, output_size)
+        def forward(self, x, hidden, cell):
+            x = x.unsqueeze(0); embedding = self.dropout(self.embedding(x))
+            outputs, (hidden, cell) = self.rnn(embedding, (hidden, cell))
+            predictions = self.fc(outputs).squeeze(0); return predictions, hidden, cell
+    class Seq2Seq(nn.Module):
+        def __init__(self, encoder, decoder):
+            super(Seq2Seq, self).__init__(); self.encoder = encoder; self.decoder = decoder
+        def forward(self, source, target, teacher_force_ratio=0.5):
+            batch_size = source.shape[1]; target_len = target.shape[0]; target_vocab_size = len(vocab)
+            outputs = torch.zeros(target_len, batch_size, target_vocab_size)
+            hidden, cell = self.encoder(source); x = target[0]
+            for t in range(1, target_len):
+                output, hidden, cell = self.decoder(x, hidden, cell)
+                outputs[t] = output
+                best_guess = output.argmax(1)
+                x = target[t] if random.random() < teacher_force_ratio else best_guess
+            return outputs
+    random.seed(0)
+    V = len(vocab)
+    model = Seq2Seq(Encoder(V, 4, 6, 2, 0.0), Decoder(V, 4, 6, V, 2, 0.0))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01); criterion = nn.CrossEntropyLoss(ignore_index=0)
+    src = torch.randint(1, V, (5, 2)); trg = torch.randint(1, V, (6, 2)); trg[-1, 0] = 0
+    for epoch in range(3):
+        output = model(src, trg); output = output[1:].reshape(-1, output.shape[2]); target = trg[1:].reshape(-1)
+        optimizer.zero_grad(); loss = criterion(output, target); loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1); optimizer.step(); print(loss)
+    class AttnEncoder(nn.Module):
+        def __init__(self, input_size, embedding_size, hidden_size):
+            super().__init__()
+            self.embedding = nn.Embedding(input_size, embedding_size)
+            self.rnn = nn.LSTM(embedding_size, hidden_size, 1, bidirectional=True)
+            self.fc_hidden = nn.Linear(hidden_size * 2, hidden_size); self.fc_cell = nn.Linear(hidden_size * 2, hidden_size)
+        def forward(self, x):
+            encoder_states, (hidden, cell) = self.rnn(self.embedding(x))
+            hidden = self.fc_hidden(torch.cat((hidden[0:1], hidden[1:2]), dim=2))
+            cell = self.fc_cell(torch.cat((cell[0:1], cell[1:2]), dim=2))
+            return encoder_states, hidden, cell
+    class AttnDecoder(nn.Module):
+        def __init__(self, input_size, embedding_size, hidden_size, output_size):
+            super().__init__()
+            self.embedding = nn.Embedding(input_size, embedding_size)
+            self.rnn = nn.LSTM(hidden_size * 2 + embedding_size, hidden_size, 1)
+            self.energy = nn.Linear(hidden_size * 3, 1); self.fc = nn.Linear(hidden_size, output_size)
+            self.softmax = nn.Softmax(dim=0); self.relu = nn.ReLU()
+        def forward(self, x, encoder_states, hidden, cell):
+            x = x.unsqueeze(0); embedding = self.embedding(x)
+            sequence_length = encoder_states.shape[0]
+            h_reshaped = hidden.repeat(sequence_length, 1, 1)
+            energy = self.relu(self.energy(torch.cat((h_reshaped, encoder_states), dim=2)))
+            attention = self.softmax(energy)
+            context_vector = torch.einsum("snk,snl->knl", attention, encoder_states)
+            rnn_input = torch.cat((context_vector, embedding), dim=2)
+            outputs, (hidden, cell) = self.rnn(rnn_input, (hidden, cell))
+            return self.fc(outputs).squeeze(0), hidden, cell
+    enc = AttnEncoder(V, 4, 5); dec = AttnDecoder(V, 4, 5, V)
+    states, h, c = enc(src); x = trg[0]; total = 0
+    for t in range(1, 4):
+        out, h, c = dec(x, states, h, c); total = total + out.logsumexp(1).sum(); x = out.argmax(1)
+    total.backward(); print(total, enc.fc_hidden.weight.grad.norm(), dec.energy.weight.grad)
+
+def persson_architectures(torch):
+    # Persson: LeNet, VGG from a config, an Inception block, ResNet blocks with a downsample,
+    # EfficientNet's MBConv (squeeze-excitation, stochastic depth), ProGAN's WSConv2d,
+    # PixelNorm, minibatch std and fade-in, Pix2Pix/CycleGAN blocks with reflect padding
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(12)
+    class LeNet(nn.Module):
+        def __init__(self):
+            super(LeNet, self).__init__()
+            self.relu = nn.ReLU(); self.pool = nn.AvgPool2d(kernel_size=(2, 2), stride=(2, 2))
+            self.conv1 = nn.Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1), padding=(0, 0))
+            self.conv2 = nn.Conv2d(6, 16, kernel_size=(5, 5), stride=(1, 1), padding=(0, 0))
+            self.conv3 = nn.Conv2d(16, 12, kernel_size=(5, 5), stride=(1, 1), padding=(0, 0))
+            self.linear1 = nn.Linear(12, 8); self.linear2 = nn.Linear(8, 10)
+        def forward(self, x):
+            x = self.pool(self.relu(self.conv1(x))); x = self.pool(self.relu(self.conv2(x)))
+            x = self.relu(self.conv3(x)); x = x.reshape(x.shape[0], -1)
+            return self.linear2(self.relu(self.linear1(x)))
+    x = torch.randn(2, 1, 32, 32); print(LeNet()(x).shape, LeNet()(x)[0, :3])
+    VGG_types = {"VGG_tiny": [4, "M", 8, "M", 8, 8, "M"]}
+    class VGG_net(nn.Module):
+        def __init__(self, in_channels=3, num_classes=10):
+            super(VGG_net, self).__init__()
+            self.in_channels = in_channels; self.conv_layers = self.create_conv_layers(VGG_types["VGG_tiny"])
+            self.fcs = nn.Sequential(nn.Linear(8 * 2 * 2, 16), nn.ReLU(), nn.Dropout(p=0.5), nn.Linear(16, num_classes))
+        def forward(self, x):
+            x = self.conv_layers(x); x = x.reshape(x.shape[0], -1); return self.fcs(x)
+        def create_conv_layers(self, architecture):
+            layers = []; in_channels = self.in_channels
+            for x in architecture:
+                if type(x) == int:
+                    out_channels = x
+                    layers += [nn.Conv2d(in_channels=in_channels, out_channels=out_channels, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)),
+                               nn.BatchNorm2d(x), nn.ReLU()]
+                    in_channels = x
+                elif x == "M":
+                    layers += [nn.MaxPool2d(kernel_size=(2, 2), stride=(2, 2))]
+            return nn.Sequential(*layers)
+    vgg = VGG_net(); vgg.eval(); print(vgg(torch.randn(2, 3, 16, 16)), vgg.conv_layers)
+    class conv_block(nn.Module):
+        def __init__(self, in_channels, out_channels, **kwargs):
+            super(conv_block, self).__init__()
+            self.relu = nn.ReLU(); self.conv = nn.Conv2d(in_channels, out_channels, **kwargs); self.batchnorm = nn.BatchNorm2d(out_channels)
+        def forward(self, x):
+            return self.relu(self.batchnorm(self.conv(x)))
+    class Inception_block(nn.Module):
+        def __init__(self, in_channels, out_1x1, red_3x3, out_3x3, red_5x5, out_5x5, out_1x1pool):
+            super(Inception_block, self).__init__()
+            self.branch1 = conv_block(in_channels, out_1x1, kernel_size=(1, 1))
+            self.branch2 = nn.Sequential(conv_block(in_channels, red_3x3, kernel_size=(1, 1)), conv_block(red_3x3, out_3x3, kernel_size=(3, 3), padding=(1, 1)))
+            self.branch3 = nn.Sequential(conv_block(in_channels, red_5x5, kernel_size=(1, 1)), conv_block(red_5x5, out_5x5, kernel_size=(5, 5), padding=(2, 2)))
+            self.branch4 = nn.Sequential(nn.MaxPool2d(kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)), conv_block(in_channels, out_1x1pool, kernel_size=(1, 1)))
+        def forward(self, x):
+            return torch.cat([self.branch1(x), self.branch2(x), self.branch3(x), self.branch4(x)], 1)
+    inc = Inception_block(4, 2, 2, 3, 1, 2, 2); y = inc(torch.randn(2, 4, 6, 6)); y.mean().backward()
+    print(y.shape, y[0, :, 0, 0], inc.branch3[1].conv.weight.grad.abs().sum())
+    class block(nn.Module):
+        def __init__(self, in_channels, intermediate_channels, identity_downsample=None, stride=1):
+            super(block, self).__init__()
+            self.expansion = 4
+            self.conv1 = nn.Conv2d(in_channels, intermediate_channels, kernel_size=1, stride=1, padding=0, bias=False); self.bn1 = nn.BatchNorm2d(intermediate_channels)
+            self.conv2 = nn.Conv2d(intermediate_channels, intermediate_channels, kernel_size=3, stride=stride, padding=1, bias=False); self.bn2 = nn.BatchNorm2d(intermediate_channels)
+            self.conv3 = nn.Conv2d(intermediate_channels, intermediate_channels * self.expansion, kernel_size=1, stride=1, padding=0, bias=False)
+            self.bn3 = nn.BatchNorm2d(intermediate_channels * self.expansion)
+            self.relu = nn.ReLU(); self.identity_downsample = identity_downsample; self.stride = stride
+        def forward(self, x):
+            identity = x.clone()
+            x = self.relu(self.bn1(self.conv1(x))); x = self.relu(self.bn2(self.conv2(x))); x = self.bn3(self.conv3(x))
+            if self.identity_downsample is not None:
+                identity = self.identity_downsample(identity)
+            return self.relu(x + identity)
+    down = nn.Sequential(nn.Conv2d(4, 8, kernel_size=1, stride=2, bias=False), nn.BatchNorm2d(8))
+    res = block(4, 2, down, stride=2); y = res(torch.randn(2, 4, 6, 6)); print(y.shape, y.sum(), res.bn3.running_mean)
+    class SqueezeExcitation(nn.Module):
+        def __init__(self, in_channels, reduced_dim):
+            super().__init__()
+            self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(in_channels, reduced_dim, 1), nn.SiLU(), nn.Conv2d(reduced_dim, in_channels, 1), nn.Sigmoid())
+        def forward(self, x):
+            return x * self.se(x)
+    class InvertedResidualBlock(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride, padding, expand_ratio, reduction=4, survival_prob=0.8):
+            super().__init__()
+            self.survival_prob = survival_prob; self.use_residual = in_channels == out_channels and stride == 1
+            hidden_dim = in_channels * expand_ratio; self.expand = in_channels != hidden_dim
+            reduced_dim = int(in_channels / reduction)
+            if self.expand:
+                self.expand_conv = nn.Sequential(nn.Conv2d(in_channels, hidden_dim, 3, 1, 1, bias=False), nn.BatchNorm2d(hidden_dim), nn.SiLU())
+            self.conv = nn.Sequential(nn.Conv2d(hidden_dim, hidden_dim, kernel_size, stride, padding, groups=hidden_dim, bias=False), nn.BatchNorm2d(hidden_dim), nn.SiLU(),
+                                      SqueezeExcitation(hidden_dim, reduced_dim), nn.Conv2d(hidden_dim, out_channels, 1, bias=False), nn.BatchNorm2d(out_channels))
+        def stochastic_depth(self, x):
+            if not self.training:
+                return x
+            binary_tensor = torch.rand(x.shape[0], 1, 1, 1, device=x.device) < self.survival_prob
+            return torch.div(x, self.survival_prob) * binary_tensor
+        def forward(self, inputs):
+            x = self.expand_conv(inputs) if self.expand else inputs
+            if self.use_residual:
+                return self.stochastic_depth(self.conv(x)) + inputs
+            return self.conv(x)
+    mb = InvertedResidualBlock(4, 4, 3, 1, 1, 2); y = mb(torch.randn(3, 4, 5, 5)); y.sum().backward()
+    print(y.shape, y[:, 0, 0, 0], mb.expand_conv[0].weight.grad.norm(), math.ceil(1.1 ** 2 * 3))
+    mb.eval(); print(mb(torch.ones(1, 4, 5, 5))[0, 0, 0])
+    factors = [1, 1, 1 / 2]
+    class WSConv2d(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=1, gain=2):
+            super(WSConv2d, self).__init__()
+            self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding)
+            self.scale = (gain / (in_channels * (kernel_size ** 2))) ** 0.5
+            self.bias = self.conv.bias; self.conv.bias = None
+            nn.init.normal_(self.conv.weight); nn.init.zeros_(self.bias)
+        def forward(self, x):
+            return self.conv(x * self.scale) + self.bias.view(1, self.bias.shape[0], 1, 1)
+    class PixelNorm(nn.Module):
+        def __init__(self):
+            super(PixelNorm, self).__init__(); self.epsilon = 1e-8
+        def forward(self, x):
+            return x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + self.epsilon)
+    ws = WSConv2d(3, 4); print(ws, [n for n, _ in ws.named_parameters()])
+    x = torch.randn(2, 3, 4, 4); y = PixelNorm()(F.leaky_relu(ws(x), 0.2)); print(y[0, :, 0, 0])
+    def minibatch_std(x):
+        batch_statistics = torch.std(x, dim=0).mean().repeat(x.shape[0], 1, x.shape[2], x.shape[3])
+        return torch.cat([x, batch_statistics], dim=1)
+    print(minibatch_std(y).shape, minibatch_std(y)[:, -1, 0, 0])
+    def fade_in(alpha, upscaled, generated):
+        return torch.tanh(alpha * generated + (1 - alpha) * upscaled)
+    upscaled = F.interpolate(x, scale_factor=2, mode="nearest"); print(fade_in(0.3, upscaled, torch.randn(2, 3, 8, 8))[0, 0, 0])
+    print(nn.AvgPool2d(kernel_size=2, stride=2)(upscaled).equal(x))
+    class Block(nn.Module):
+        def __init__(self, in_channels, out_channels, down=True, act="relu", use_dropout=False):
+            super(Block, self).__init__()
+            self.conv = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 4, 2, 1, bias=False, padding_mode="reflect") if down else nn.ConvTranspose2d(in_channels, out_channels, 4, 2, 1, bias=False),
+                nn.BatchNorm2d(out_channels), nn.ReLU() if act == "relu" else nn.LeakyReLU(0.2))
+            self.use_dropout = use_dropout; self.dropout = nn.Dropout(0.5)
+        def forward(self, x):
+            x = self.conv(x); return self.dropout(x) if self.use_dropout else x
+    down_b = Block(3, 4, down=True, act="leaky"); up_b = Block(4, 3, down=False)
+    x = torch.randn(2, 3, 8, 8); d = down_b(x); u = up_b(d); print(d.shape, u.shape, down_b)
+    class CNNBlock(nn.Module):
+        def __init__(self, in_channels, out_channels, stride):
+            super(CNNBlock, self).__init__()
+            self.conv = nn.Sequential(nn.Conv2d(in_channels, out_channels, 4, stride, 1, bias=False, padding_mode="reflect"),
+                                      nn.InstanceNorm2d(out_channels, affine=True), nn.LeakyReLU(0.2))
+        def forward(self, x):
+            return self.conv(x)
+    disc_in = torch.cat([x, torch.randn(2, 3, 8, 8)], dim=1); blk = CNNBlock(6, 4, 2); out = blk(disc_in); out.mean().backward()
+    print(out.shape, out[0, 0], blk.conv[0].weight.grad.abs().sum())
+    print(nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect"), nn.Conv2d(3, 3, 3, padding=1, padding_mode="circular")(x)[0, 0, 0])
+    attempt(lambda: nn.Conv2d(3, 3, 3, padding=1, padding_mode="zeroes"))
+    attempt(lambda: nn.Conv2d(3, 3, 3, padding=5, padding_mode="reflect")(x))
+    print(nn.PixelShuffle(2)(torch.arange(16.).view(1, 4, 2, 2)), nn.Upsample(scale_factor=2, mode="nearest")(torch.arange(4.).view(1, 1, 2, 2)))
+
+def pt_dynamic_net_distillation(torch):
+    # pytorch/tutorials "Learning PyTorch with Examples": nn.Flatten(0, 1) polynomial, RMSprop,
+    # the custom module and the dynamic net with weight sharing; the knowledge-distillation
+    # tutorial's soft-target, cosine and regressor losses
+    nn = torch.nn
+    torch.manual_seed(13)
+    x = torch.linspace(-math.pi, math.pi, 200); y = torch.sin(x)
+    p = torch.tensor([1, 2, 3]); xx = x.unsqueeze(-1).pow(p); print(xx.shape, xx[:2])
+    model = nn.Sequential(nn.Linear(3, 1), nn.Flatten(0, 1))
+    loss_fn = nn.MSELoss(reduction='sum'); learning_rate = 1e-3
+    optimizer = torch.optim.RMSprop(model.parameters(), lr=learning_rate)
+    for t in range(200):
+        y_pred = model(xx); loss = loss_fn(y_pred, y)
+        if t % 50 == 49:
+            print(t, loss.item())
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+    linear_layer = model[0]
+    print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + {linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3')
+    class DynamicNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Parameter(torch.randn(())); self.b = nn.Parameter(torch.randn(())); self.c = nn.Parameter(torch.randn(()))
+            self.d = nn.Parameter(torch.randn(())); self.e = nn.Parameter(torch.randn(()))
+        def forward(self, x, k):
+            y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+            for exp in range(4, k):
+                y = y + self.e * x ** exp
+            return y
+        def string(self):
+            return f'y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + {self.d.item()} x^3 + {self.e.item()} x^4 ? + {self.e.item()} x^5 ?'
+    model = DynamicNet(); criterion = nn.MSELoss(reduction='sum')
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+    for t in range(60):
+        k = int(torch.randint(4, 6, ()).item())
+        y_pred = model(x, k); loss = criterion(y_pred, y)
+        if t % 20 == 19:
+            print(t, k, loss.item())
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+    print(f'Result: {model.string()}', model.e.grad)
+    # knowledge distillation
+    T = 2; soft_target_loss_weight = 0.25; ce_loss_weight = 0.75
+    teacher = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 4)); student = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 4))
+    total_params_deep = "{:,}".format(sum(p.numel() for p in teacher.parameters())); print(f"DeepNN parameters: {total_params_deep}")
+    inputs = torch.randn(8, 6); labels = torch.randint(0, 4, (8,))
+    ce_loss = nn.CrossEntropyLoss(); optimizer = torch.optim.Adam(student.parameters(), lr=0.01)
+    teacher.eval(); student.train()
+    for epoch in range(3):
+        optimizer.zero_grad()
+        with torch.no_grad():
+            teacher_logits = teacher(inputs)
+        student_logits = student(inputs)
+        soft_targets = nn.functional.softmax(teacher_logits / T, dim=-1)
+        soft_prob = nn.functional.log_softmax(student_logits / T, dim=-1)
+        soft_targets_loss = torch.sum(soft_targets * (soft_targets.log() - soft_prob)) / soft_prob.size()[0] * (T ** 2)
+        label_loss = ce_loss(student_logits, labels)
+        loss = soft_target_loss_weight * soft_targets_loss + ce_loss_weight * label_loss
+        loss.backward(); optimizer.step()
+        kl = nn.KLDivLoss(reduction="batchmean")(soft_prob, soft_targets) * T ** 2
+        print(f"Epoch {epoch + 1}/3, Loss: {loss.item()}", soft_targets_loss, kl)
+    cosine_loss = nn.CosineEmbeddingLoss()
+    teacher_hidden = teacher[:2](inputs); student_hidden = nn.functional.avg_pool1d(teacher_hidden.detach(), 2) + student[:2](inputs)[:, :6].sum() * 0
+    hidden_rep_loss = cosine_loss(student_hidden, teacher_hidden[:, ::2], target=torch.ones(inputs.size(0)))
+    print(hidden_rep_loss, hidden_rep_loss.grad_fn)
+    attempt(lambda: cosine_loss(student_hidden, teacher_hidden, target=torch.ones(8)))
+    regressor = nn.Conv2d(2, 4, kernel_size=3, padding=1)
+    feature_map = regressor(torch.randn(3, 2, 4, 4)); mse = nn.MSELoss()(feature_map, torch.randn(3, 4, 4, 4)); mse.backward()
+    print(mse, regressor.weight.grad.shape, nn.functional.cosine_similarity(inputs[:2], inputs[2:4]))
+
+def sdpa_tutorial(torch):
+    # pytorch/tutorials "(Beta) Implementing High-Performance Transformers with Scaled Dot
+    # Product Attention": the fused call with masks, causal variants, backend selection, the
+    # CausalSelfAttention module
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(14)
+    query, key, value = torch.randn(2, 3, 8), torch.randn(2, 3, 8), torch.randn(2, 3, 8)
+    print(F.scaled_dot_product_attention(query, key, value))
+    SDPBackend, sdpa_kernel = torch.nn.attention.SDPBackend, torch.nn.attention.sdpa_kernel
+    with sdpa_kernel(SDPBackend.MATH):
+        print(F.scaled_dot_product_attention(query, key, value, is_causal=True)[0, -1])
+    with sdpa_kernel([SDPBackend.MATH, SDPBackend.FLASH_ATTENTION]):
+        out = F.scaled_dot_product_attention(query, key, value, scale=0.5); print(out[1, 0])
+    print(SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, list(SDPBackend.__members__)[:3] if hasattr(SDPBackend, '__members__') else None)
+    mask = torch.tensor([[True, False, True], [True, True, False], [False, True, True]])
+    print(F.scaled_dot_product_attention(query, key, value, attn_mask=mask)[0])
+    print(F.scaled_dot_product_attention(query, key, value, attn_mask=torch.zeros(3, 3) - 1.5)[0, 0])
+    attempt(lambda: F.scaled_dot_product_attention(query, key, value, attn_mask=mask, is_causal=True))
+    print(F.scaled_dot_product_attention(query, key[:, :2], value[:, :2], is_causal=True)[0])
+    q4 = torch.randn(2, 2, 4, 3, requires_grad=True); k4 = torch.randn(2, 2, 5, 3, requires_grad=True); v4 = torch.randn(2, 2, 5, 6, requires_grad=True)
+    out = F.scaled_dot_product_attention(q4, k4, v4, dropout_p=0.0); out.sum().backward()
+    print(out.shape, out.grad_fn, q4.grad[0, 0], v4.grad[1, 1, 0])
+    kg = torch.randn(2, 1, 5, 3); vg = torch.randn(2, 1, 5, 6)
+    print(F.scaled_dot_product_attention(q4.detach(), kg, vg, enable_gqa=True).shape)
+    class CausalSelfAttention(nn.Module):
+        def __init__(self, num_heads, embed_dimension, bias=False, is_causal=False, dropout=0.0):
+            super().__init__()
+            assert embed_dimension % num_heads == 0
+            self.c_attn = nn.Linear(embed_dimension, 3 * embed_dimension, bias=bias)
+            self.c_proj = nn.Linear(embed_dimension, embed_dimension, bias=bias)
+            self.dropout = dropout; self.resid_dropout = nn.Dropout(dropout)
+            self.num_heads = num_heads; self.embed_dimension = embed_dimension; self.is_causal = is_causal
+        def forward(self, x):
+            query_projected = self.c_attn(x)
+            batch_size = query_projected.size(0); embed_dim = query_projected.size(2); head_dim = embed_dim // (self.num_heads * 3)
+            query, key, value = query_projected.chunk(3, -1)
+            query = query.view(batch_size, -1, self.num_heads, head_dim).transpose(1, 2)
+            key = key.view(batch_size, -1, self.num_heads, head_dim).transpose(1, 2)
+            value = value.view(batch_size, -1, self.num_heads, head_dim).transpose(1, 2)
+            dropout = self.dropout if self.training else 0.0; is_causal = self.is_causal if self.training else False
+            y = F.scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=dropout, is_causal=is_causal)
+            y = y.transpose(1, 2).view(batch_size, -1, self.num_heads * head_dim)
+            return self.resid_dropout(self.c_proj(y))
+    model = CausalSelfAttention(num_heads=2, embed_dimension=8, bias=False, is_causal=True, dropout=0.0).to("cpu", torch.float32).eval()
+    print(model)
+    x = torch.rand(2, 5, 8, device="cpu", dtype=torch.float32)
+    with torch.no_grad():
+        print(model(x)[0, :2])
+    model.train(); y = model(x); y.pow(2).mean().backward(); print(y[1, -1], model.c_attn.weight.grad.abs().sum())
+    causal_lower_right = torch.nn.attention.bias.causal_lower_right
+    causal_upper_left = torch.nn.attention.bias.causal_upper_left
+    bias_ul = causal_upper_left(3, 5); bias_lr = causal_lower_right(3, 5)
+    print(type(bias_ul).__name__, bias_ul.seq_len_q, bias_ul.seq_len_kv)
+    q = torch.randn(1, 1, 3, 4); k = torch.randn(1, 1, 5, 4); v = torch.randn(1, 1, 5, 4)
+    print(F.scaled_dot_product_attention(q, k, v, attn_mask=bias_ul)[0, 0], F.scaled_dot_product_attention(q, k, v, attn_mask=bias_lr)[0, 0])
+    print(bias_lr._materialize() if hasattr(bias_lr, "_materialize") else None)
+
 
 SNIPPETS = [tensor_puzzles, autodiff_puzzles, loeber_basics_autograd, loeber_backprop_gd,
             loeber_logistic_softmax_activations, loeber_data_transforms, loeber_ffn_cnn_saveload,
             persson_classifiers, persson_training_utils, persson_gans, persson_transformer_vae,
             persson_detection_utils, cs231n_pytorch, dvgodoy_ch0_ch1, dvgodoy_ch2_ch4, nlp_bow_crf,
-            strides_and_graphs, compile_intro]
+            strides_and_graphs, compile_intro, persson_tensor_basics, persson_seq2seq_text,
+            persson_architectures, pt_dynamic_net_distillation, sdpa_tutorial]
 
 
 @pytest.fixture
@@ -1792,3 +2254,113 @@ def test_fullgraph_data_dependent_branch_error_as_torch():
         warnings.simplefilter("ignore")
         got, want = _fullgraph_breaks(lg), _fullgraph_breaks(torch)
     assert got == want
+
+
+def _attention_layouts(m, dtype_name, layout, options, requires):
+    """F.scaled_dot_product_attention with the query, key and value viewed in ``layout``: the
+    output's strides and values, the tutorial's ``.transpose(1, 2).view(B, L, H * E)``, and
+    the gradients of the inputs in ``requires``."""
+    dtype = getattr(m, dtype_name)
+    m.manual_seed(0)
+    B, H, L, S, E = 2, 3, 4, 5, 6
+    heads_kv = 1 if options.get("enable_gqa") else H
+    if layout == "contiguous":
+        q, k, v = m.randn(B, H, L, E), m.randn(B, heads_kv, S, E), m.randn(B, heads_kv, S, E)
+    elif layout == "from (B, L, H, E)":
+        q, k, v = (m.randn(B, n, h, E).transpose(1, 2) for n, h in ((L, H), (S, heads_kv),
+                                                                     (S, heads_kv)))
+    elif layout == "query only, (L, B, H, E)":
+        q, k, v = m.randn(L, B, H, E).permute(1, 2, 0, 3), m.randn(B, heads_kv, S, E), \
+            m.randn(B, heads_kv, S, E)
+    elif layout == "packed projection":  # the tutorial's c_attn(x).chunk(3, -1)
+        q, k, v = (t.view(B, L, -1, E).transpose(1, 2)
+                   for t in m.randn(B, L, 3 * H * E).chunk(3, -1))
+        if heads_kv == 1:
+            k, v = k[:, :1], v[:, :1]
+    elif layout == "non-dense query":
+        q = m.randn(B, L, H, 2 * E)[..., :E].transpose(1, 2)
+        k, v = m.randn(B, heads_kv, S, E), m.randn(B, heads_kv, S, E)
+    else:  # "expanded query"
+        q = m.randn(1, H, L, E).expand(B, H, L, E)
+        k, v = m.randn(B, heads_kv, S, E), m.randn(B, heads_kv, S, E)
+    if layout == "packed projection":
+        S = L
+    kw = dict(options)
+    if kw.pop("mask", False):
+        kw["attn_mask"] = m.rand(L, S) > 0.3
+    inputs = []
+    for index, t in enumerate((q, k, v)):
+        t = t.to(dtype)
+        if index in requires:  # a leaf with the same strides as the view
+            leaf = m.empty_strided(t.shape, t.stride(), dtype=dtype)
+            leaf.copy_(t)
+            t = leaf.requires_grad_()
+        inputs.append(t)
+    out = m.nn.functional.scaled_dot_product_attention(*inputs, **kw)
+    exact = dtype_name in ("float32", "float64")  # (see test_sdpa_reduced_types_known below)
+    result = [tuple(out.shape), out.stride(), out.detach().numpy() if exact else None]
+    result.append(_outcome(lambda: out.transpose(1, 2).view(B, L, -1).shape))
+    if requires:
+        out.sum().backward()
+        for index in requires:
+            # (the strides of size-1 dims aside: whether AccumulateGrad keeps such a gradient
+            # or copies it into the leaf's strides follows reference counts, which leafgrad's
+            # engine does not hold as torch's does for a node of several outputs)
+            grad = inputs[index].grad
+            result += [tuple(s for s, n in zip(grad.stride(), grad.shape) if n != 1),
+                       grad.numpy() if exact else None]
+    return result
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64", "bfloat16", "float16"])
+def test_sdpa_output_laid_out_like_the_query_as_torch(dtype_name):
+    # torch's CPU flash kernel writes an empty_like(query): for a query viewed from
+    # (B, L, H, E) (the SDPA tutorial's CausalSelfAttention) the output's transpose(1, 2) is
+    # contiguous and .view works; leafgrad's was row-major: its view raised
+    layouts = ["contiguous", "from (B, L, H, E)", "query only, (L, B, H, E)",
+               "packed projection", "non-dense query", "expanded query"]
+    options = [{}, {"is_causal": True}, {"mask": True, "scale": 0.3}, {"enable_gqa": True},
+               {"dropout_p": 0.0, "is_causal": False}]
+    subsets = [(), (0,), (1, 2), (0, 1, 2)]
+    for layout, option, requires in itertools.product(layouts, options, subsets):
+        if requires and (layout == "expanded query" or dtype_name in ("bfloat16", "float16")
+                         and layout != "from (B, L, H, E)"):
+            continue  # (an expanded leaf cannot be written; reduced types: one layout)
+        got = _attention_layouts(lg, dtype_name, layout, option, requires)
+        want = _attention_layouts(torch, dtype_name, layout, option, requires)
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert _same(a, b), (layout, option, requires, a, b)
+
+
+def _copied_grad_strides(m, dtype_name):
+    """The strides of a leaf's first .grad when AccumulateGrad copies it (a hook holds the
+    arriving gradient, or create_graph), for leaves whose size-1 dims have strides NumPy's
+    row-major test ignores; the gradient's values with them."""
+    out = []
+    dtype = getattr(m, dtype_name)
+    cases = [((2, 1, 5, 6), (30, 6, 6, 1)), ((1, 3), (1, 1)), ((3, 1), (1, 7)),
+             ((2, 1, 1, 4), (4, 1, 1, 1)), ((1, 1), (5, 9)), ((2, 1, 3), (1, 6, 2)),
+             ((2, 3), (3, 1)), ((3, 2), (1, 3))]
+    for (shape, strides), (hold, create_graph) in itertools.product(
+            cases, ((True, False), (False, True), (True, True))):
+        leaf = m.empty_strided(shape, strides, dtype=dtype)
+        leaf.copy_(m.arange(leaf.numel(), dtype=dtype).view(shape))
+        leaf.requires_grad_()
+        kept = []
+        if hold:
+            leaf.register_hook(kept.append)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (create_graph's reference-cycle warning)
+            (leaf * 2).sum().backward(create_graph=create_graph)
+        out.append((shape, hold, create_graph, leaf.grad.stride(),
+                    leaf.grad.detach().numpy().tolist()))
+    return out
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_copied_grad_keeps_size_one_strides_as_torch(dtype_name):
+    # torch's clone_obey_contract gives a dense leaf's copied grad the leaf's exact strides;
+    # leafgrad took a leaf with odd size-1-dim strides for row-major (NumPy's flag) and gave
+    # its copy NumPy's strides there (the SDPA sweep's enable_gqa key gradients)
+    assert _copied_grad_strides(lg, dtype_name) == _copied_grad_strides(torch, dtype_name)

@@ -2558,7 +2558,12 @@ def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.
 
         return _strided_empty(grad.shape, tuple(s // leaf.itemsize for s in leaf.strides),
                               grad.dtype)
-    strides = None if leaf.flags.c_contiguous else _leaf_strides(leaf)
+    # (a row-major leaf whose size-1 dims have other strides than NumPy's passes NumPy's
+    # c_contiguous test; torch's new_empty_strided keeps those strides too)
+    from .ops._layout import dense_bytes
+
+    strides = None if leaf.flags.c_contiguous and leaf.strides == dense_bytes(
+        leaf.shape, leaf.itemsize) else _leaf_strides(leaf)
     if strides is None:
         return np.array(grad, copy=True, order="C")
     from .ops._layout import _strided_empty
