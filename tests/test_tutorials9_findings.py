@@ -2145,8 +2145,18 @@ def dynamo_loaded():
         torch._dynamo.reset()
 
 
+@pytest.fixture
+def backend_flags_settable():
+    """torch.backends.cudnn's flags settable, as in a script: importing torch's own test
+    utilities (an earlier test may) calls torch.backends.disable_global_flags(), after which
+    the snippets' seed helpers (cudnn.deterministic = True) raise."""
+    with getattr(torch.backends, "__allow_nonbracketed_mutation")():
+        yield
+
+
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
-def test_tutorial_prints_as_torch(snippet, default_validation, dynamo_loaded):
+def test_tutorial_prints_as_torch(snippet, default_validation, dynamo_loaded,
+                                  backend_flags_settable):
     assert first_difference(snippet, lg, torch) is None
 
 
@@ -2426,3 +2436,39 @@ def test_copied_grad_keeps_size_one_strides_as_torch(dtype_name):
     # leafgrad took a leaf with odd size-1-dim strides for row-major (NumPy's flag) and gave
     # its copy NumPy's strides there (the SDPA sweep's enable_gqa key gradients)
     assert _copied_grad_strides(lg, dtype_name) == _copied_grad_strides(torch, dtype_name)
+
+
+def _hook_kept_grads(m):
+    """A leaf's tensor hook that stores its gradient (grads.append, the autograd walkthroughs'
+    way to look at gradients), for every way a gradient arrives (one use, summed from several
+    uses, through views and broadcasts): whether .grad is the stored tensor or shares its
+    memory, and what the stored one holds after .grad.zero_()."""
+    uses = {"one use": lambda t: (t * 2).sum(),
+            "t * t": lambda t: (t * t).sum(),
+            "t + t": lambda t: (t + t).sum(),
+            "three uses": lambda t: (t.exp() + t.sin() * t).sum(),
+            "views": lambda t: (t[0] * t[1]).sum() + t.sum(),
+            "broadcast": lambda t: (t[:, None] * t[None, :]).sum()}
+    out = []
+    for (name, use), create_graph in itertools.product(uses.items(), (False, True)):
+        leaf = m.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+        kept = []
+        leaf.register_hook(kept.append)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (create_graph's reference-cycle warning)
+            use(leaf).backward(create_graph=create_graph)
+        same = kept[0] is leaf.grad
+        shared = kept[0].data_ptr() == leaf.grad.data_ptr()
+        values = kept[0].detach().clone()
+        with m.no_grad():
+            leaf.grad.zero_()
+        out.append((name, create_graph, same, shared, m.equal(kept[0], values),
+                    values.numpy().tolist()))
+    return out
+
+
+def test_gradient_a_hook_kept_is_not_the_grad_as_torch():
+    # a leaf's hook that stored a gradient summed from several uses (t * t) got the very
+    # tensor AccumulateGrad then kept as .grad: grad.zero_() (Loeber's autograd tutorial)
+    # zeroed the stored one too; torch copies a gradient anything else holds
+    assert _hook_kept_grads(lg) == _hook_kept_grads(torch)

@@ -2584,6 +2584,8 @@ def _can_steal(grad: "Tensor") -> bool:
     flags = data.flags
     if not (flags.c_contiguous and flags.writeable and sys.getrefcount(grad) <= _STEAL_REFS):
         return False
+    if _kept_by_hooks and id(grad) in _kept_by_hooks:  # Note: gradients a hook kept
+        return False
     if flags.owndata:
         return True
     # A contiguous view of the whole of an array that nothing else holds (the transposed
@@ -2611,6 +2613,8 @@ def _can_steal(grad: "Tensor") -> bool:
 # buffer, the arguments of ``_accumulate_grad`` and ``_can_steal``, getrefcount's own.
 # Calibrated by tests/autograd/test_engine.py (test_first_grad_is_stolen_only_when...).
 _STEAL_REFS = 5
+
+from .autograd.engine import kept_by_hooks as _kept_by_hooks  # noqa: E402
 
 
 # c10's scalar type names, used in some of torch's messages
