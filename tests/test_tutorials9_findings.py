@@ -2440,20 +2440,25 @@ def test_copied_grad_keeps_size_one_strides_as_torch(dtype_name):
 
 def _hook_kept_grads(m):
     """A leaf's tensor hook that stores its gradient (grads.append, the autograd walkthroughs'
-    way to look at gradients), for every way a gradient arrives (one use, summed from several
-    uses, through views and broadcasts): whether .grad is the stored tensor or shares its
-    memory, and what the stored one holds after .grad.zero_()."""
+    way to look at gradients; also returning it, or returning a stored new one), for every way
+    a gradient arrives (one use, summed from several uses, through views and broadcasts):
+    whether .grad is the stored tensor or shares its memory, and what the stored one holds
+    after .grad.zero_()."""
     uses = {"one use": lambda t: (t * 2).sum(),
             "t * t": lambda t: (t * t).sum(),
             "t + t": lambda t: (t + t).sum(),
             "three uses": lambda t: (t.exp() + t.sin() * t).sum(),
             "views": lambda t: (t[0] * t[1]).sum() + t.sum(),
             "broadcast": lambda t: (t[:, None] * t[None, :]).sum()}
+    hooks = {"stores it": lambda kept: kept.append,
+             "stores and returns it": lambda kept: lambda g: (kept.append(g), g)[1],
+             "returns a stored new one": lambda kept: lambda g: (kept.append(g * 2), kept[-1])[1]}
     out = []
-    for (name, use), create_graph in itertools.product(uses.items(), (False, True)):
+    for (name, use), (how, hook), create_graph in itertools.product(
+            uses.items(), hooks.items(), (False, True)):
         leaf = m.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
         kept = []
-        leaf.register_hook(kept.append)
+        leaf.register_hook(hook(kept))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (create_graph's reference-cycle warning)
             use(leaf).backward(create_graph=create_graph)
@@ -2462,7 +2467,7 @@ def _hook_kept_grads(m):
         values = kept[0].detach().clone()
         with m.no_grad():
             leaf.grad.zero_()
-        out.append((name, create_graph, same, shared, m.equal(kept[0], values),
+        out.append((name, how, create_graph, same, shared, m.equal(kept[0], values),
                     values.numpy().tolist()))
     return out
 
