@@ -15,13 +15,14 @@ import os as _os
 
 from . import compiler as _compiler
 from ._compile import api as _api
-from ._compile.capture import Unsupported
+from ._compile.capture import InvalidBackend, TorchDynamoException, Unsupported
 from ._compile.module import OptimizedModule
 from ._compile.state import state as _state
 
 __all__ = ["reset", "disable", "explain", "graph_break", "is_compiling", "mark_dynamic",
            "maybe_mark_dynamic", "mark_static", "allow_in_graph", "assume_constant_result",
-           "list_backends", "optimize", "config", "OptimizedModule", "Unsupported"]
+           "list_backends", "optimize", "config", "OptimizedModule", "Unsupported",
+           "InvalidBackend", "TorchDynamoException"]
 
 reset = _compiler.reset
 disable = _compiler.disable

@@ -2558,7 +2558,12 @@ def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.
 
         return _strided_empty(grad.shape, tuple(s // leaf.itemsize for s in leaf.strides),
                               grad.dtype)
-    strides = None if leaf.flags.c_contiguous else _leaf_strides(leaf)
+    # (a row-major leaf whose size-1 dims have other strides than NumPy's passes NumPy's
+    # c_contiguous test; torch's new_empty_strided keeps those strides too)
+    from .ops._layout import dense_bytes
+
+    strides = None if leaf.flags.c_contiguous and leaf.strides == dense_bytes(
+        leaf.shape, leaf.itemsize) else _leaf_strides(leaf)
     if strides is None:
         return np.array(grad, copy=True, order="C")
     from .ops._layout import _strided_empty
@@ -2578,6 +2583,8 @@ def _can_steal(grad: "Tensor") -> bool:
     data = grad._data
     flags = data.flags
     if not (flags.writeable and sys.getrefcount(grad) <= _STEAL_REFS):
+        return False
+    if _kept_by_hooks and id(grad) in _kept_by_hooks:  # Note: gradients a hook kept
         return False
     if not flags.c_contiguous:
         # torch keeps any gradient that obeys the layout contract (the caller's test): a dense
@@ -2627,6 +2634,8 @@ def _dense_positive(data: np.ndarray) -> bool:
 # buffer, the arguments of ``_accumulate_grad`` and ``_can_steal``, getrefcount's own.
 # Calibrated by tests/autograd/test_engine.py (test_first_grad_is_stolen_only_when...).
 _STEAL_REFS = 5
+
+from .autograd.engine import kept_by_hooks as _kept_by_hooks  # noqa: E402
 
 
 # c10's scalar type names, used in some of torch's messages

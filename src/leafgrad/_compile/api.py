@@ -32,7 +32,7 @@ from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap
 from . import codegen
-from .capture import Tracer, Unsupported
+from .capture import InvalidBackend, Tracer, Unsupported
 from .graph import Graph, Live, Value
 from .sources import Sources
 from .state import state
@@ -495,6 +495,7 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool = False, backe
                                   mode=mode, options=options, disable=disable)
     if not callable(model):
         raise RuntimeError("torch.compile: model must be callable")  # pragma: no cover
+    _check_settings(backend, mode, options)
     if disable:
         return model
     from ..nn import Module
@@ -504,6 +505,32 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool = False, backe
 
         return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic)
     return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+
+
+# torch 2.13's inductor modes and registered backend names (torch._dynamo.list_backends with
+# no tag excluded); leafgrad runs all of them as its one replay, but refuses what torch refuses
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+_BACKENDS = frozenset((
+    "aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
+    "aot_eager_decomp_partition_with_mode", "aot_eager_default_partitioner", "aot_ts",
+    "cudagraphs", "dynamo_accuracy_minifier_backend", "dynamo_minifier_backend", "eager",
+    "eager_debug", "eager_noexcept", "inductor", "invoke_subgraph", "openxla", "openxla_eval",
+    "pre_dispatch_eager", "ts", "tvm"))
+
+
+def _check_settings(backend, mode, options) -> None:
+    """torch.compile's checks of its settings, made when it is called (not at the first call):
+    mode with options, an inductor mode it does not know, a backend name it does not know."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if backend is None or backend == "inductor":
+        if mode and mode not in _MODES:
+            raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                               f"{', '.join(_MODES)}")
+    elif isinstance(backend, str) and backend not in _BACKENDS:
+        raise InvalidBackend(f"Invalid backend: {backend!r}, see "
+                             "`torch._dynamo.list_backends()` for available backends.")
 
 
 class ExplainOutput:

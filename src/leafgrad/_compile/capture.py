@@ -57,13 +57,27 @@ import numpy as np
 from .graph import AsTensor, Graph, Node, Value, copy_as_made
 from .state import state
 
-__all__ = ["Tracer", "Unsupported"]
+__all__ = ["Tracer", "Unsupported", "InvalidBackend"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class Unsupported(RuntimeError):
+class TorchDynamoException(RuntimeError):
+    """torch._dynamo.exc's base class of the errors below."""
+
+
+class Unsupported(TorchDynamoException):
     """Raised by a ``fullgraph=True`` function at a graph break (torch._dynamo's Unsupported)."""
+
+
+class InvalidBackend(TorchDynamoException):
+    """``compile(backend=name)`` with a name torch does not register."""
+
+
+# the first line of torch's Unsupported for the breaks both make (its graph-break titles);
+# leafgrad's own reason and place follow on the next line
+_TORCH_TITLES = (("bool(tensor)", "Data-dependent branching"),
+                 ("torch._dynamo.graph_break()", "Call to `torch._dynamo.graph_break()`"))
 
 
 class Break:
@@ -131,7 +145,9 @@ class Tracer:
         if self.fullgraph:
             state.active = False
             state.tracer = None
-            raise Unsupported(f"graph break: {record!r}")
+            title = next((t for prefix, t in _TORCH_TITLES if reason.startswith(prefix)), None)
+            text = f"graph break: {record!r}"
+            raise Unsupported(f"{title}\n  {text}" if title else text)
 
     def _foreign(self) -> bool:
         if threading.get_ident() != self.thread:

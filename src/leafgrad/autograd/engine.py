@@ -205,6 +205,18 @@ def _prune(roots: list[Node], dependencies: dict, targets: set) -> dict:
     return pruned
 
 
+# Note: gradients a hook kept
+# torch's AccumulateGrad keeps (steals) an arriving gradient only when nothing else holds it;
+# one a tensor hook stored (grads.append) is copied, so the hook's tensor and .grad never
+# share memory. leafgrad's steal test counts references, and how many the engine itself holds
+# differs between paths (a gradient summed from several uses has one fewer), so a hook's one
+# reference could go unseen: a hook that holds its argument afterwards, or returns a tensor
+# something else holds, marks it here (by id; the holder keeps it alive), and AccumulateGrad
+# copies a marked gradient.
+# The marks are cleared when the outermost backward ends.
+kept_by_hooks: set = set()
+
+
 def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
     hooks = hookset.tensor_pre
     if hooks:
@@ -212,7 +224,14 @@ def _call_tensor_pre_hooks(hookset, buffer: list) -> None:
             # torch calls the hook of every output of a node it runs, with None for an output
             # that got no gradient (a sibling's piece of unbind/chunk, a Function's None)
             grad = buffer[output_nr] if output_nr < len(buffer) else None
+            before = sys.getrefcount(grad)
             result = fn(grad)
+            if grad is not None:  # see Note: gradients a hook kept
+                if result is None or result is grad:  # (``result``: one more reference)
+                    if sys.getrefcount(grad) > before + (result is grad):
+                        kept_by_hooks.add(id(grad))
+                elif sys.getrefcount(result) > 2:  # ``result`` and getrefcount's own
+                    kept_by_hooks.add(id(result))
             if _observer is not None:
                 _observer.hook(hookset, "tensor hook", fn, (grad,), result)
             if result is not None:
@@ -422,6 +441,8 @@ def run_backward(
         if anomaly:
             _anomaly.leave_backward(parent)
         tasks.pop()
+        if not tasks and kept_by_hooks:
+            kept_by_hooks.clear()
     return results
 
 

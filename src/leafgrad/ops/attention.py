@@ -17,6 +17,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from . import _flash_attention
+from ._layout import like
 from .registry import Op, array_kernel, plain_backward, register
 
 
@@ -87,14 +88,16 @@ class ScaledDotProductFlashAttentionForCpu(Op):
             out, logsumexp = _flash_attention.forward(query, key, value, mask, is_causal, scale)
             if ctx is not None:
                 ctx.keep("lse", logsumexp)
-            return out
+            # torch's kernel writes an empty_like(query): a query viewed from (B, L, H, E)
+            # gives an output whose transpose(1, 2) is contiguous (the tutorials' .view)
+            return like(out, query)
         work = _work_dtype(query)
         q, k, v = (a.astype(work, copy=False) for a in (query, key, value))
         if q.shape[1] != k.shape[1]:  # enable_gqa: each key head serves a group of queries
             k, v = (np.repeat(a, q.shape[1] // k.shape[1], axis=1) for a in (k, v))
         bias = _bias(mask, is_causal, q.shape[-2], k.shape[-2], work)
         out = np.matmul(_probabilities(q, k, bias, scale), v)
-        return np.ascontiguousarray(out).astype(query.dtype, copy=False)
+        return like(np.ascontiguousarray(out).astype(query.dtype, copy=False), query)
 
     def backward(self, grad):
         params = self._params

@@ -118,7 +118,38 @@ class Module:
         )
 
     # -- calling ------------------------------------------------------------------------------
+    _compiled_call_impl = None  # what Module.compile() made, as in torch
+
     def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks or self._compiled_call_impl is not None):
+            if _capture.active:  # leafgrad.compile guards on .training
+                _capture.tracer.module_called(self, True)
+            return self.forward(*args, **kwargs)
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's call in place (``leafgrad.compile`` of ``_call_impl``, with
+        the arguments as given): calling the module runs the compiled call; its parameters,
+        state_dict keys and repr are unchanged, as torch's."""
+        from ..._compile.api import CompiledFunction, compile as _compile
+
+        compiled = _compile(self._call_impl, *args, **kwargs)
+        if isinstance(compiled, CompiledFunction):
+            compiled.module = self  # its captures are keyed on the modules' training flags
+        self._compiled_call_impl = compiled
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)  # a copy or a pickle is not compiled (torch)
+        return state
+
+    def _call_impl(self, *args, **kwargs):
+        """The module's call without the compiled path: hooks, then forward."""
         plain = not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                      or self._backward_pre_hooks or _global_forward_pre_hooks
                      or _global_forward_hooks or _global_backward_hooks
