@@ -288,6 +288,31 @@ for _name in ("argmax", "argmin"):
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int? dim=None, bool keepdim=False)")
+for _name in ("var", "std", "var_mean", "std_mean"):  # ops/reductions_stats.py
+    _out = ", *, Tensor? out=None" if _name in ("var", "std") else ""
+    _out_kw = ", Tensor? out=None" if _name in ("var", "std") else ""
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, tuple of ints? dim, bool unbiased=True, bool keepdim=False{_out})",
+        f"{_name}(Tensor input, tuple of ints? dim=None, *, Number? correction=None, "
+        f"bool keepdim=False{_out_kw})",
+        f"{_name}(Tensor input, bool unbiased=True)")
+    if _out:  # (no var_mean/std_mean methods)
+        SIGNATURES[f"Tensor.{_name}"] = _overloads(
+            f"{_name}(tuple of ints? dim, bool unbiased=True, bool keepdim=False)",
+            f"{_name}(tuple of ints? dim=None, *, Number? correction=None, "
+            "bool keepdim=False)",
+            f"{_name}(bool unbiased=True)")
+SIGNATURES["round"] = _overloads("round(Tensor input, *, Tensor? out=None)",  # _functions_math
+                                 "round(Tensor input, *, int decimals, Tensor? out=None)")
+for _name, _dx in (("trapezoid", "Number"), ("trapz", "float"),  # _functions_composites
+                   ("cumulative_trapezoid", "Number")):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor y, Tensor x, *, int dim=-1)",
+                                   f"{_name}(Tensor y, *, {_dx} dx=1, int dim=-1)")
+_TO_FLAGS = ("bool non_blocking=False, bool copy=False, *, "  # Tensor.to (ops/__init__.py)
+             "torch.memory_format? memory_format=None")
+SIGNATURES["Tensor.to"] = _overloads(
+    f"to(torch.device? device=None, torch.dtype? dtype=None, {_TO_FLAGS})",
+    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor tensor, {_TO_FLAGS})")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -383,6 +408,7 @@ SIGNATURES.update({
     "arange": _overloads(f"arange(Number end, *, {_MADE})",
                          f"arange(Number start, Number end, *, {_OPTIONS})",
                          f"arange(Number start, Number end, Number step=1, *, {_MADE})"),
+    "range": _overloads(f"range(Number start, Number end, Number step=1, *, {_MADE})"),
     "randint": _overloads(
         f"randint(int high, tuple of ints size, *, torch.Generator generator, {_MADE})",
         f"randint(int high, tuple of ints size, *, {_MADE})",
@@ -573,6 +599,7 @@ def parsed(name: str, method: bool = False):
                     raise
                 raise problem from None
 
+        checked.parsed_name = name  # (takes_out: the error of a call with out=, _out.py)
         return checked
 
     return decorate

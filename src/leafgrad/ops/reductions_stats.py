@@ -316,6 +316,9 @@ class StdMean(_Moments):
         return _std_of(a, dim, correction, keepdim)
 
 
+_UNBIASED = _argparse.NOT_GIVEN  # (an explicit None is torch's error: ``bool unbiased``)
+
+
 def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     """Parse torch's var/std overloads: (dim, unbiased, keepdim), (unbiased), (dim, *,
     correction, keepdim); check the dtype; warn as torch when no degree of freedom is left."""
@@ -323,7 +326,10 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
         keepdim = _argparse.keepdim(name, keepdim)
     if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
-    if unbiased is not None and unbiased.__class__ is not bool:
+    if unbiased is _argparse.NOT_GIVEN:
+        unbiased = None
+    elif unbiased.__class__ is not bool:  # (None too: torch's ``bool unbiased``; the public
+        # functions and methods turn this error into torch's for the call as given, @parsed)
         _argparse.bool_arg(name, "unbiased", unbiased, overloads=((tensor,) + _argparse.given(
             dim), {"unbiased": unbiased}))
     if correction is not None and correction.__class__ is not int and \
@@ -356,20 +362,20 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
-def var(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     return Var.apply(tensor, **_spread_args("var", tensor, dim, unbiased, keepdim, correction))
 
 
-def std(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     return Std.apply(tensor, **_spread_args("std", tensor, dim, unbiased, keepdim, correction))
 
 
-def var_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     args = _spread_args("var_mean", tensor, dim, unbiased, keepdim, correction)
     return VarMean.apply(tensor, **args)
 
 
-def std_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     args = _spread_args("std_mean", tensor, dim, unbiased, keepdim, correction)
     return StdMean.apply(tensor, **args)
 

