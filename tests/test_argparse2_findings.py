@@ -277,3 +277,53 @@ def test_complex_bounds_of_arange_and_range():
                     0, m(L), dtype=L.float64)),
             ]
     assert _differences(cases) == []
+
+
+def test_types_a_mode_sees_for_the_operators():
+    """Under a TorchFunctionMode, the operators torch writes in Python (``**``, ``//``, the
+    reflected ones) dispatch as their C methods with the plain Tensor in ``types``
+    (``x ** 2``: Tensor.pow, types (Tensor,)); leafgrad left it out for those dispatching as
+    another method. Every operator, with a tensor, a Python and a NumPy number, is compared."""
+    import operator
+
+    def log(L):
+        from importlib import import_module
+
+        overrides = import_module(f"{L.__name__}.overrides")
+        seen = []
+
+        class Mode(overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append((getattr(func, "__name__", repr(func)),
+                             tuple(t.__name__ for t in types),
+                             tuple(type(a).__name__ for a in args)))
+                return func(*args, **(kwargs or {}))
+
+        x = L.tensor([1.0, 2.0])
+        binary = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt",
+                  "ge", "eq", "ne")
+        integer = ("and_", "or_", "xor", "lshift", "rshift")
+        with Mode():
+            for name in binary + integer:
+                op = getattr(operator, name)
+                left = L.tensor([1, 2]) if name in integer else x
+                for other in (left, 2, np.int64(2)):
+                    for call in (lambda: op(left, other), lambda: op(other, left)):
+                        try:
+                            call()
+                        except Exception as error:  # noqa: BLE001 - compared below
+                            seen.append(type(error).__name__)
+                inplace = getattr(operator, "i" + name.rstrip("_"), None)
+                if inplace is not None:
+                    inplace(left.clone(), 2)
+            for unary in (operator.neg, operator.pos, abs, operator.invert):
+                try:
+                    unary(L.tensor([1, 2]))
+                except Exception as error:  # noqa: BLE001 - compared below
+                    seen.append(type(error).__name__)
+            operator.matmul(x, x)
+        return seen
+
+    expected, got = log(torch), log(leafgrad)
+    assert [(e, g) for e, g in zip(expected, got) if e != g] == []
+    assert len(expected) == len(got)
