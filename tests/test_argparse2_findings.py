@@ -327,3 +327,89 @@ def test_types_a_mode_sees_for_the_operators():
     expected, got = log(torch), log(leafgrad)
     assert [(e, g) for e, g in zip(expected, got) if e != g] == []
     assert len(expected) == len(got)
+
+
+def test_functional_norms_read_their_numbers_as_torch_parser():
+    """F.layer_norm/group_norm/batch_norm/instance_norm pass eps, momentum and the training
+    flags to torch's C functions, whose parser takes a double (a Python or NumPy number, a 0-d
+    tensor) or a Python bool: arrays, lists, 1-element tensors, None were computed with (or
+    failed in NumPy) and ints taken as flags; its error names the C function and position,
+    after F's own checks. softmax/log_softmax/softmin's dim is input.softmax(dim)'s (position
+    1), glu's and group_norm's num_groups ints."""
+    F = "nn.functional"
+
+    def fn(L, name):
+        return getattr(L.nn.functional, name)
+
+    def x(L, *shape):
+        return L.arange(1.0, 1.0 + float(np.prod(shape))).reshape(shape) / 7
+
+    calls = {  # name: (positional arguments, the parameters swept, their positions in F)
+        "layer_norm": (lambda L: (x(L, 2, 3), (3,)), {"eps": 4}),
+        "group_norm": (lambda L: (x(L, 2, 4, 3), 2), {"eps": 4}),
+        "batch_norm": (lambda L: (x(L, 2, 3), L.zeros(3), L.ones(3)),
+                       {"training": 5, "momentum": 6, "eps": 7}),
+        "instance_norm": (lambda L: (x(L, 2, 3, 4),), {"use_input_stats": 5, "momentum": 6,
+                                                       "eps": 7}),
+        "softmax": (lambda L: (x(L, 2, 3),), {"dim": 1}),
+        "log_softmax": (lambda L: (x(L, 2, 3),), {"dim": 1}),
+        "softmin": (lambda L: (x(L, 2, 3),), {"dim": 1}),
+        "glu": (lambda L: (x(L, 2, 4),), {"dim": 1}),
+    }
+    defaults = {"weight": None, "bias": None, "running_mean": None, "running_var": None,
+                "training": False, "use_input_stats": True, "momentum": 0.1}
+    cases = [(f"{F}.group_norm num_groups {label}", lambda L, m=make: fn(L, "group_norm")(
+        x(L, 2, 4, 3), m(L))) for label, make in VALUES.items()]
+    for name, (make_args, swept) in calls.items():
+        import inspect
+
+        order = list(inspect.signature(getattr(torch.nn.functional, name)).parameters)
+        for parameter, position in swept.items():
+            for label, make in VALUES.items():
+                def keyword(L, n=name, a=make_args, p=parameter, m=make):
+                    return fn(L, n)(*a(L), **{p: m(L)})
+
+                def positional(L, n=name, a=make_args, i=position, m=make, o=order):
+                    given = list(a(L))
+                    fill = [defaults.get(p, None) for p in o[len(given):i]]
+                    return fn(L, n)(*given, *fill, m(L))
+
+                cases += [(f"{name} {parameter}={label}", keyword),
+                          (f"{name} {parameter} positional {label}", positional)]
+    assert _differences(cases) == []
+
+
+def test_functional_c_functions_errors_for_the_call_as_given():
+    """softplus, hardshrink, softshrink, pairwise_distance, cosine_similarity, one_hot and gelu
+    are C functions in torch: their parser's error names the position only for a positional
+    argument (leafgrad always named it), and refuses what leafgrad computed with (a 1-element
+    tensor or an array as pairwise_distance's p or cosine_similarity's eps, an int keepdim,
+    True as one_hot's num_classes, a non-str approximate)."""
+    def x(L, *shape):
+        return L.arange(1.0, 1.0 + float(np.prod(shape))).reshape(shape) / 7
+
+    calls = {
+        "softplus": (lambda L: (x(L, 2, 3),), ("beta", "threshold")),
+        "hardshrink": (lambda L: (x(L, 2, 3),), ("lambd",)),
+        "softshrink": (lambda L: (x(L, 2, 3),), ("lambd",)),
+        "pairwise_distance": (lambda L: (x(L, 2, 3), x(L, 2, 3) + 1), ("p", "eps", "keepdim")),
+        "cosine_similarity": (lambda L: (x(L, 2, 3), x(L, 2, 3) + 1), ("dim", "eps")),
+        "one_hot": (lambda L: (L.tensor([0, 2]),), ("num_classes",)),
+        "gelu": (lambda L: (x(L, 2, 3),), ("approximate",)),
+    }
+    cases = []
+    for name, (make_args, swept) in calls.items():
+        for index, parameter in enumerate(swept):
+            for label, make in VALUES.items():
+                def keyword(L, n=name, a=make_args, p=parameter, m=make):
+                    return getattr(L.nn.functional, n)(*a(L), **{p: m(L)})
+
+                cases.append((f"{name} {parameter}={label}", keyword))
+                if name != "gelu":  # (keyword-only)
+                    def positional(L, n=name, a=make_args, m=make, s=swept, i=index):
+                        before = {"beta": 1.0, "p": 2.0, "eps": 1e-6, "dim": 1}
+                        return getattr(L.nn.functional, n)(*a(L), *[before[q] for q in s[:i]],
+                                                           m(L))
+
+                    cases.append((f"{name} {parameter} positional {label}", positional))
+    assert _differences(cases) == []

@@ -313,6 +313,17 @@ _TO_FLAGS = ("bool non_blocking=False, bool copy=False, *, "  # Tensor.to (ops/_
 SIGNATURES["Tensor.to"] = _overloads(
     f"to(torch.device? device=None, torch.dtype? dtype=None, {_TO_FLAGS})",
     f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor tensor, {_TO_FLAGS})")
+SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
+    "softplus": _overloads("softplus(Tensor input, Number beta=1, Number threshold=20)"),
+    "hardshrink": _overloads("hardshrink(Tensor input, Number lambd=0.5)"),
+    "softshrink": _overloads("softshrink(Tensor input, Number lambd=0.5)"),
+    "pairwise_distance": _overloads("pairwise_distance(Tensor x1, Tensor x2, float p=2, "
+                                    "float eps=1e-06, bool keepdim=False)"),
+    "cosine_similarity": _overloads("cosine_similarity(Tensor x1, Tensor x2, int dim=1, "
+                                    "float eps=1e-08)"),
+    "one_hot": _overloads("one_hot(Tensor input, int num_classes=-1)"),
+    "gelu": _overloads('gelu(Tensor input, *, str approximate="none")'),
+})
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -702,6 +713,24 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
     where = f" (position {position})" if position is not None else ""
     raise TypeError(f"{function}(): argument '{name}'{where} must be {kind}, not "
                     f"{typename(value)}")
+
+
+def doubles(function: str, *given) -> list:
+    """Arguments torch's parser reads as C doubles or bools (eps, momentum, training...), given
+    as ``(name, value, position, kind)`` with kind "float" or "bool": their values, a float
+    one as ``number`` reads it (NumPy numbers, 0-d tensors), or its TypeError ("layer_norm():
+    argument 'eps' (position 5) must be float, not list"). Callers test the common classes
+    first."""
+    values = []
+    for name, value, position, kind in given:
+        if kind == "bool":
+            values.append(value if value.__class__ is bool else bool_arg(
+                function, name, value, position))
+        elif value.__class__ is float or value.__class__ is int:
+            values.append(value)
+        else:
+            values.append(number(function, name, value, position, kind="float"))
+    return values
 
 
 def operand(function: str, value, args: tuple, kwargs: dict | None = None):

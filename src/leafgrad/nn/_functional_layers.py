@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as _dtype
+from .. import _argparse, _dtype as _dtype
 
 from .. import _rng as _random
 from .. import ops as _ops
@@ -343,7 +343,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 "Expected more than 1 spatial element when training, got input size "
                 f"torch.Size({list(input.shape)})"
             )
-    elif running_mean is None or running_var is None:
+    if use_input_stats.__class__ is not bool or momentum.__class__ is not float or \
+            eps.__class__ is not float:  # torch.instance_norm's parser, after F's check
+        use_input_stats, momentum, eps = _argparse.doubles(
+            "instance_norm", ("use_input_stats", use_input_stats, 6, "bool"),
+            ("momentum", momentum, 7, "float"), ("eps", eps, 8, "float"))
+    if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )

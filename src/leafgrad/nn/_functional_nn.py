@@ -85,7 +85,10 @@ def celu(input, alpha=1.0, inplace=False):
     return _ops.Celu.apply(input, **params)
 
 
+@_argparse.parsed("gelu")  # (a C function in torch: its parser's errors)
 def gelu(input, approximate="none"):
+    if approximate.__class__ is not str:
+        raise TypeError("gelu(): approximate")
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh.")
     return _ops.Gelu.apply(input, approximate=approximate)
@@ -99,6 +102,7 @@ def mish(input, inplace=False):
     return _ops.inplace(_ops.Mish, input) if inplace else _ops.Mish.apply(input)
 
 
+@_argparse.parsed("softplus")  # (a C function in torch: its parser's errors)
 def softplus(input, beta=1.0, threshold=20.0):
     if beta.__class__ is not float and beta.__class__ is not int:
         beta = _argparse.number("softplus", "beta", beta, 2, into=input,
@@ -142,7 +146,8 @@ def _softmax_dim(input, dim, name, stacklevel=3):
             warnings.warn(message, UserWarning, stacklevel=2)
         dim = 0 if input.ndim in (0, 1, 3) else 1
     elif dim.__class__ is not int:
-        dim = _argparse.int_arg(name, "dim", dim, 2)
+        # (torch's F calls input.softmax(dim); softmin (-input).softmax(dim))
+        dim = _argparse.int_arg(name.replace("softmin", "softmax"), "dim", dim, 1)
     return _ops.wrap_dim(dim, input.ndim)
 
 
@@ -380,8 +385,12 @@ def _embedding_indices(indices, rows):
     return indices.astype(np.int64)
 
 
+@_argparse.parsed("one_hot")  # (a C function in torch: its parser's errors)
 def one_hot(tensor, num_classes=-1):
     from ..tensor import _wrap
+
+    if num_classes.__class__ is not int:
+        num_classes = _argparse.int_arg("one_hot", "num_classes", num_classes)
 
     if _vmap_state.active:  # torch's composite runs per example (its max needs a value)
         from ..ops._batching import per_example_call
@@ -409,6 +418,8 @@ def one_hot(tensor, num_classes=-1):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if eps.__class__ is not float:  # (torch.layer_norm's double, checked by its parser first)
+        eps, = _argparse.doubles("layer_norm", ("eps", eps, 5, "float"))
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
         normalized_shape)
     count = len(normalized_shape)
@@ -452,12 +463,19 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     shape = list(input.shape)
     channels = shape[1]
-    if num_groups == 0:
-        raise ZeroDivisionError("integer division or modulo by zero")
+    # (Python's arithmetic, as torch's _verify_batch_size: 0 groups is ZeroDivisionError, a
+    # tensor num_groups computes with tensors before the parser refuses it)
     verified = [shape[0] * channels // num_groups, num_groups] + shape[2:]
-    if int(np.prod([verified[0]] + verified[2:], dtype=np.int64)) == 1:
+    product = verified[0]
+    for size in verified[2:]:
+        product = product * size
+    if product == 1:
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size {verified}")
+    if num_groups.__class__ is not int:  # torch.group_norm's parser, after F's own checks
+        num_groups = _argparse.int_arg("group_norm", "num_groups", num_groups, 2)
+    if eps.__class__ is not float:
+        eps, = _argparse.doubles("group_norm", ("eps", eps, 5, "float"))
     if channels % num_groups != 0:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got input "
@@ -496,11 +514,17 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return _functions.div(input, norm, out=out)  # torch's composite: div with out=
 
 
+@_argparse.parsed("cosine_similarity")  # (a C function in torch: its parser's errors)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """As ATen: broadcast, divide each side by its norm first (stabler), the norms clamped to
     eps without recording the clamp (so its gradient passes through)."""
     from .. import broadcast_tensors, linalg
     from ..autograd.grad_mode import no_grad
+
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("cosine_similarity", "dim", dim)
+    if eps.__class__ is not float:
+        eps, = _argparse.doubles("cosine_similarity", ("eps", eps, 4, "float"))
 
     if x1.shape != x2.shape:
         x1, x2 = broadcast_tensors(x1, x2)
