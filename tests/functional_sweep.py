@@ -132,7 +132,7 @@ def run():
             signature = inspect.signature(getattr(leafgrad.nn.functional, name))
         positions = list(signature.parameters)
         for keyword in keywords:
-            index = positions.index(keyword)
+            index = positions.index(keyword) if keyword in positions else 10 ** 6
             for label, value in VALUES.items():
                 def by_keyword(L):
                     return getattr(L.nn.functional, name)(*make(L), **{keyword: value(L)})

@@ -323,6 +323,9 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                                     "float eps=1e-08)"),
     "one_hot": _overloads("one_hot(Tensor input, int num_classes=-1)"),
     "gelu": _overloads('gelu(Tensor input, *, str approximate="none")'),
+    "avg_pool1d": _overloads("avg_pool1d(Tensor input, tuple of ints kernel_size, tuple of ints "
+                             "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
+                             "bool count_include_pad=True)"),
 })
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")

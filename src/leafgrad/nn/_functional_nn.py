@@ -198,8 +198,11 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    name = "dropout_" if inplace else "dropout"  # (torch's F calls _VF.dropout(_)(x, p, train))
     if p.__class__ is not float and p.__class__ is not int:  # (then torch's kernel: a double)
-        p = _argparse.number("dropout", "p", p, 2, kind="float")
+        p = _argparse.number(name, "p", p, 2, kind="float")
+    if training.__class__ is not bool:
+        _argparse.bool_arg(name, "train", training, 3)
     if not training or p == 0 or input.numel() == 0:
         return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
     from ..tensor import _wrap
@@ -537,6 +540,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pad(input, pad, mode="constant", value=None):
+    if value is not None and value.__class__ is not float and value.__class__ is not int:
+        value, = _argparse.doubles("pad", ("value", value, 4, "float"))  # (torch's float?)
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

@@ -743,10 +743,30 @@ def tensor_norm(tensor, p="fro", dim=None, keepdim=False, dtype=None):
     dims) to linalg.vector_norm, and the other string norms to linalg.matrix_norm."""
     from .linalg_norm import matrix_norm
 
-    if isinstance(dim, int) and not isinstance(dim, bool):
+    if dim.__class__ is int:
         dim = (dim,)
+    elif dim is not None and dim.__class__ is not tuple:  # torch's Python norm passes it to
+        # linalg_vector_norm (or matrix_norm) positionally: that parser's error
+        name = "linalg_vector_norm" if not isinstance(p, str) or p == "fro" else \
+            "linalg_matrix_norm"
+        if p == "fro" and not isinstance(dim, int):
+            len(dim)  # (torch's Python asks the length first: its TypeError for a number)
+        if dim.__class__ is bool:
+            raise TypeError(f"{name}(): argument 'dim' (position 3) must be tuple of ints, but "
+                            "found element of type bool at pos 0")
+        if _argparse._is_tensor(dim) and dim.numel() != 1:
+            raise TypeError(f"{name}(): argument 'dim' (position 3) must be tuple of ints, not "
+                            "Tensor")
+        dim = _argparse.int_list(name, "dim", dim, 3)
+    matrix = isinstance(p, str) and not (p == "fro" and (dim is None or len(dim) <= 2))
+    if keepdim.__class__ is not bool:  # (torch's Python norm passes it positionally to linalg)
+        if matrix:  # (two overloads: the call listed, its dims a list when not given)
+            raise _argparse.invalid_combination("linalg_matrix_norm", (
+                tensor, p, list(range(tensor.ndim)) if dim is None else dim, keepdim),
+                {"dtype": dtype})
+        _argparse.bool_arg("linalg_vector_norm", "keepdim", keepdim, 4)
     if isinstance(p, str):
-        if p == "fro" and (dim is None or len(dim) <= 2):
+        if not matrix:
             return vector_norm(tensor, 2, dim, keepdim, dtype=dtype)
         dims = tuple(range(tensor.ndim)) if dim is None else dim
         return matrix_norm(tensor, p, dims, keepdim, dtype=dtype)
