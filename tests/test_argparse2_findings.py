@@ -385,8 +385,10 @@ def test_functional_c_functions_errors_for_the_call_as_given():
     a positional argument (leafgrad always named it), and refuses what leafgrad computed with
     (a 1-element tensor or an array as pairwise_distance's p or cosine_similarity's eps, an
     int keepdim or ceil_mode, True as one_hot's num_classes or a stride, a non-str
-    approximate). F.dropout's training and F.pad's value go to C functions positionally:
-    _VF.dropout's ``bool train`` (position 3), pad's ``float? value`` (position 4)."""
+    approximate). F.dropout's training, F.pad's value and F.embedding's options go to C
+    functions positionally: _VF.dropout's ``bool train`` (position 3), pad's ``float? value``
+    (position 4), embedding's padding_idx/scale_grad_by_freq/sparse (3-5) and
+    embedding_renorm_'s max_norm/norm_type (3-4)."""
     def x(L, *shape):
         return L.arange(1.0, 1.0 + float(np.prod(shape))).reshape(shape) / 7
 
@@ -411,6 +413,11 @@ def test_functional_c_functions_errors_for_the_call_as_given():
             (f"pad value={label}", lambda L, m=make: L.nn.functional.pad(
                 x(L, 2, 3), (1, 1), value=m(L))),
         ]
+        for option in ("padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"):
+            extra = {"max_norm": 1.0} if option == "norm_type" else {}
+            cases.append((f"embedding {option}={label}", lambda L, m=make, o=option, e=extra:
+                          L.nn.functional.embedding(L.tensor([0, 2]), x(L, 3, 2), **e,
+                                                    **{o: m(L)}).detach()))
     for name, (make_args, swept) in calls.items():
         for index, parameter in enumerate(swept):
             for label, make in VALUES.items():
@@ -426,10 +433,11 @@ def test_functional_c_functions_errors_for_the_call_as_given():
                                                            m(L))
 
                     cases.append((f"{name} {parameter} positional {label}", positional))
-    # (a 0-d bool tensor as avg_pool1d's stride/padding: torch reads it as the int 0 or 1 in
-    # some int lists and not in others; leafgrad refuses it; left)
+    # (a 0-d bool tensor as avg_pool1d's stride/padding or embedding's padding_idx: torch
+    # reads it as the int 0 or 1 in some int parameters and not in others, or asserts;
+    # leafgrad refuses it; left)
     assert [d for d in _differences(cases) if not (
-        d[0].startswith("avg_pool1d") and "tensor0_bool" in d[0])] == []
+        d[0].startswith(("avg_pool1d", "embedding")) and "tensor0_bool" in d[0])] == []
 
 
 def test_reduction_dims_refuse_what_torch_parser_refuses():

@@ -337,6 +337,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
+    if padding_idx is not None and padding_idx.__class__ is not int or \
+            scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+        # torch's F passes them positionally to torch.embedding: its parser's errors
+        if padding_idx is not None and padding_idx.__class__ is not int:
+            padding_idx = _argparse.int_arg("embedding", "padding_idx", padding_idx, 3,
+                                            symint=True)  # (a SymInt)
+        scale_grad_by_freq, sparse = _argparse.doubles(
+            "embedding", ("scale_grad_by_freq", scale_grad_by_freq, 4, "bool"),
+            ("sparse", sparse, 5, "bool"))
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
@@ -362,6 +371,10 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
     double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
     from .._compile.state import state as _capture
 
+    if max_norm.__class__ is not float or norm_type.__class__ is not float:  # (its parser)
+        max_norm, norm_type = _argparse.doubles("embedding_renorm_", ("max_norm", max_norm, 3,
+                                                                      "float"),
+                                                ("norm_type", norm_type, 4, "float"))
     if _capture.active:  # the renormalisation writes outside the op table
         _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
                               "outside the op table")
