@@ -306,6 +306,45 @@ for _name in ("argmax", "argmin"):
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(int? dim=None, bool keepdim=False)")
+for _name in ("var", "std", "var_mean", "std_mean"):  # ops/reductions_stats.py
+    _out = ", *, Tensor? out=None" if _name in ("var", "std") else ""
+    _out_kw = ", Tensor? out=None" if _name in ("var", "std") else ""
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, tuple of ints? dim, bool unbiased=True, bool keepdim=False{_out})",
+        f"{_name}(Tensor input, tuple of ints? dim=None, *, Number? correction=None, "
+        f"bool keepdim=False{_out_kw})",
+        f"{_name}(Tensor input, bool unbiased=True)")
+    if _out:  # (no var_mean/std_mean methods)
+        SIGNATURES[f"Tensor.{_name}"] = _overloads(
+            f"{_name}(tuple of ints? dim, bool unbiased=True, bool keepdim=False)",
+            f"{_name}(tuple of ints? dim=None, *, Number? correction=None, "
+            "bool keepdim=False)",
+            f"{_name}(bool unbiased=True)")
+SIGNATURES["round"] = _overloads("round(Tensor input, *, Tensor? out=None)",  # _functions_math
+                                 "round(Tensor input, *, int decimals, Tensor? out=None)")
+for _name, _dx in (("trapezoid", "Number"), ("trapz", "float"),  # _functions_composites
+                   ("cumulative_trapezoid", "Number")):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor y, Tensor x, *, int dim=-1)",
+                                   f"{_name}(Tensor y, *, {_dx} dx=1, int dim=-1)")
+_TO_FLAGS = ("bool non_blocking=False, bool copy=False, *, "  # Tensor.to (ops/__init__.py)
+             "torch.memory_format? memory_format=None")
+SIGNATURES["Tensor.to"] = _overloads(
+    f"to(torch.device? device=None, torch.dtype? dtype=None, {_TO_FLAGS})",
+    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor tensor, {_TO_FLAGS})")
+SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
+    "softplus": _overloads("softplus(Tensor input, Number beta=1, Number threshold=20)"),
+    "hardshrink": _overloads("hardshrink(Tensor input, Number lambd=0.5)"),
+    "softshrink": _overloads("softshrink(Tensor input, Number lambd=0.5)"),
+    "pairwise_distance": _overloads("pairwise_distance(Tensor x1, Tensor x2, float p=2, "
+                                    "float eps=1e-06, bool keepdim=False)"),
+    "cosine_similarity": _overloads("cosine_similarity(Tensor x1, Tensor x2, int dim=1, "
+                                    "float eps=1e-08)"),
+    "one_hot": _overloads("one_hot(Tensor input, int num_classes=-1)"),
+    "gelu": _overloads('gelu(Tensor input, *, str approximate="none")'),
+    "avg_pool1d": _overloads("avg_pool1d(Tensor input, tuple of ints kernel_size, tuple of ints "
+                             "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
+                             "bool count_include_pad=True)"),
+})
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -401,6 +440,7 @@ SIGNATURES.update({
     "arange": _overloads(f"arange(Number end, *, {_MADE})",
                          f"arange(Number start, Number end, *, {_OPTIONS})",
                          f"arange(Number start, Number end, Number step=1, *, {_MADE})"),
+    "range": _overloads(f"range(Number start, Number end, Number step=1, *, {_MADE})"),
     "randint": _overloads(
         f"randint(int high, tuple of ints size, *, torch.Generator generator, {_MADE})",
         f"randint(int high, tuple of ints size, *, {_MADE})",
@@ -591,6 +631,7 @@ def parsed(name: str, method: bool = False):
                     raise
                 raise problem from None
 
+        checked.parsed_name = name  # (takes_out: the error of a call with out=, _out.py)
         return checked
 
     return decorate
@@ -693,6 +734,24 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
     where = f" (position {position})" if position is not None else ""
     raise TypeError(f"{function}(): argument '{name}'{where} must be {kind}, not "
                     f"{typename(value)}")
+
+
+def doubles(function: str, *given) -> list:
+    """Arguments torch's parser reads as C doubles or bools (eps, momentum, training...), given
+    as ``(name, value, position, kind)`` with kind "float" or "bool": their values, a float
+    one as ``number`` reads it (NumPy numbers, 0-d tensors), or its TypeError ("layer_norm():
+    argument 'eps' (position 5) must be float, not list"). Callers test the common classes
+    first."""
+    values = []
+    for name, value, position, kind in given:
+        if kind == "bool":
+            values.append(value if value.__class__ is bool else bool_arg(
+                function, name, value, position))
+        elif value.__class__ is float or value.__class__ is int:
+            values.append(value)
+        else:
+            values.append(number(function, name, value, position, kind="float"))
+    return values
 
 
 def operand(function: str, value, args: tuple, kwargs: dict | None = None):

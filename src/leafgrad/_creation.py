@@ -525,6 +525,10 @@ def arange(start=_argparse.NOT_GIVEN, end=_argparse.NOT_GIVEN, step=1, *, dtype=
     # (NumPy scalars as torch's Scalar reads them: np.float32 is a float, np.bool_ too)
     values = [v.item() if isinstance(v, Tensor) else _argparse.numpy_operand(v)
               for v in (start, end, step)]
+    # a complex bound: the kernel reads it as a double (c10's checked conversion: its real
+    # part when it has no imaginary part, else the overflow error), a float for the dtype
+    values = [_argparse.real_scalar(v, _dtype.float64, _argparse.DOUBLE_T)
+              if v.__class__ is complex else v for v in values]
     start, end, step = values
     # torch's order (RangeFactories.cpp): the dtype's kernel, a zero step, finite bounds, the
     # step's sign

@@ -82,27 +82,55 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's
     return input
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def _integration_args(name: str, y, x, dx, dim, kind: str = "Number"):
+    """trapezoid/trapz/cumulative_trapezoid's arguments as torch's parser takes them (Tensor
+    y, Tensor x or a real ``dx``, int dim): ``(x or None, spacing, dim)``; anything else raises,
+    and @parsed turns it into torch's error for the call as given."""
+    if not isinstance(y, Tensor) or x is not _NOT_GIVEN and (
+            dx is not _NOT_GIVEN or not isinstance(x, Tensor)):
+        raise TypeError(name)
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg(name, "dim", dim)
+    if x is not _NOT_GIVEN:
+        return x, None, dim
+    if dx is _NOT_GIVEN:
+        return None, 1.0, dim
+    if dx.__class__ is not float and dx.__class__ is not int:
+        dx = _argparse.number(name, "dx", dx, kind=kind)
+    if kind == "float":  # (trapz's double: a bool is its value)
+        return None, float(dx), dim
+    if dx.__class__ is bool or dx.__class__ is complex:  # (the kernel's check of its Scalar)
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return None, dx, dim
+
+
+_NOT_GIVEN = _argparse.NOT_GIVEN  # (an explicit None is torch's error: ``Tensor x``, ``dx``)
+
+
+@_argparse.parsed("trapezoid")
+def trapezoid(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
     """``torch.trapezoid``: the trapezoidal rule along ``dim`` (spacing ``dx`` or samples
     ``x``), written as torch writes it."""
-    _require_tensor(y, "trapezoid", "y", 1)
-    if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments")
+    return _trapezoid("trapezoid", y, *_integration_args("trapezoid", y, x, dx, dim))
+
+
+def _trapezoid(name, y, x, spacing, dim):
     from .ops.elementwise import MulScalar
 
-    length = y.shape[dim]
-    if x is None or not isinstance(x, Tensor):
+    length = y.size(dim)  # (torch's dim-range error)
+    if x is None:
         # torch (C++): (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
-        spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
         if length == 0:
             return _empty_integral(y, dim)
-        _refuse_bool("trapezoid", y, x)
+        _refuse_bool(name, y, x)
         ends = MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), other=0.5)
         return MulScalar.apply(y.sum(dim) - ends, other=spacing)
     if length == 0:
         return _empty_integral(y, dim)
-    _refuse_bool("trapezoid", y, x)
+    _refuse_bool(name, y, x)
     if x.ndim == 1:
+        if x.shape[0] != length:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.ndim
         shape[dim] = x.shape[0]
         x = x.view(shape)
@@ -139,27 +167,31 @@ def _dtype_is_bool(tensor):
     return tensor.dtype is _lib().bool
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
-    """``torch.trapz``: an alias of ``trapezoid``."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+@_argparse.parsed("trapz")
+def trapz(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
+    """``torch.trapz``: ``trapezoid`` (its ``dx`` a double)."""
+    return _trapezoid("trapezoid", y, *_integration_args("trapz", y, x, dx, dim, "float"))
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+@_argparse.parsed("cumulative_trapezoid")
+def cumulative_trapezoid(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
     """``torch.cumulative_trapezoid``: the running trapezoidal integral along ``dim``."""
     from .ops.elementwise import MulScalar
 
-    _require_tensor(y, "cumulative_trapezoid", "y", 1)
+    x, spacing, dim = _integration_args("cumulative_trapezoid", y, x, dx, dim)
     _refuse_bool("cumulative_trapezoid", y, x)
-    length = y.shape[dim]
+    length = y.size(dim)
     pairs = y.narrow(dim, min(length, 1), max(length - 1, 0)) + \
         y.narrow(dim, 0, max(length - 1, 0))
     if isinstance(x, Tensor):
         if x.ndim == 1:
+            if x.shape[0] != length:
+                raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each "
+                                   "sample point")
             shape = [1] * y.ndim
             shape[dim] = x.shape[0]
             x = x.view(shape)
         return _halve((diff(x, dim=dim) * pairs).cumsum(dim))
-    spacing = 1.0 if x is None and dx is None else (dx if dx is not None else x)
     return MulScalar.apply(pairs, other=spacing / 2.0).cumsum(dim)
 
 
@@ -442,18 +474,30 @@ def _logspace_complex(start, end, steps: int, base, np_dtype) -> np.ndarray:
 _NO_END = object()
 
 
+@_argparse.parsed("range")  # (its Numbers' errors for the call as given)
 def range(start, end=_NO_END, step=1, *, dtype=None, requires_grad=False, **kwargs):  # noqa: A001
     """``torch.range`` (deprecated in torch, with its warning): ``end`` included."""
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its "
         "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
-        "which produces values in [start, end).", UserWarning, stacklevel=2)
+        "which produces values in [start, end).", UserWarning, stacklevel=3)  # (@parsed)
     if end is _NO_END:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     requires_grad = _argparse.factory_flags("range", requires_grad)
+    bounds = [start, end, step]
+    for index, (name, value) in enumerate(zip(("start", "end", "step"), bounds)):
+        if value.__class__ is not int and value.__class__ is not float:  # (Numbers, read
+            # as the kernel's doubles: a complex one by its real part, or torch's error)
+            value = _argparse.number("range", name, value, index + 1)
+            bounds[index] = _argparse.real_scalar(value, _dtype.float64, _argparse.DOUBLE_T)
+    start, end, step = bounds
     lib = _lib()
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        from ._creation import _range_bound
+
+        raise RuntimeError(f"unsupported range: {_range_bound(start)} -> {_range_bound(end)}")
     count = int(math.floor((end - start) / step)) + 1
     if count < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")

@@ -186,11 +186,27 @@ def _record_underived(kernel: str, node: str, input, values: np.ndarray):  # noq
     return function.apply(input, values)
 
 
+def _unique_flags(function: str, **flags) -> None:
+    """unique/unique_consecutive's flags: Python bools, as torch's parser takes them (None, 1,
+    a NumPy or tensor bool were read by truth). torch's Python dispatches on the truth of
+    return_counts and return_inverse first (a tensor of several elements is its error)."""
+    bool(flags["return_counts"]), bool(flags["return_inverse"])
+    for name, value in flags.items():
+        if value.__class__ is not bool:
+            _argparse.bool_arg(function, name, value)
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
     """Distinct values (sorted), optionally the inverse indices and counts, like torch.unique."""
     from .ops.gather import _refuse_meta
 
+    # torch's Python unique calls _unique2 or unique_dim(input, dim, ...), the flags by keyword
+    kernel = "_unique2" if dim is None else "unique_dim"
+    if dim is not None and dim.__class__ is not int:
+        dim = _argparse.int_arg("unique_dim", "dim", dim, 2)
+    _unique_flags(kernel, sorted=sorted, return_inverse=return_inverse,
+                  return_counts=return_counts)
     if _vmap_state.active:  # a result size per example: torch refuses it
         per_example_call(unique, "_unique2" if dim is None else "unique_dim", (input,), {},
                          dynamic=True)
@@ -240,6 +256,10 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Collapse runs of equal consecutive values (elements, or slices along ``dim``)."""
     from .ops.gather import _refuse_meta
 
+    _unique_flags("unique_consecutive", return_inverse=return_inverse,
+                  return_counts=return_counts)
+    if dim is not None and dim.__class__ is not int:
+        dim = _argparse.int_arg("unique_consecutive", "dim", dim)
     if _vmap_state.active:  # a result size per example: torch refuses it
         per_example_call(unique_consecutive, "unique_consecutive", (input,), {}, dynamic=True)
     _refuse_meta("unique_consecutive", input)

@@ -106,11 +106,9 @@ signbit = _unary("signbit", _bool_out("signbit"))
 
 
 @takes_out(_found("round"))
-def round(input, *, decimals=None):  # noqa: A001 - torch's name
-    """Round half to even, optionally to ``decimals`` digits."""
-    if decimals is not None and decimals.__class__ is not int:  # (two overloads: listed)
-        decimals = _argparse.int_arg("round", "decimals", decimals,
-                                     overloads=((input,), {"decimals": decimals}))
+@_argparse.parsed("round")  # (its errors for the call as given, out= too)
+def round(input, *, decimals=_argparse.NOT_GIVEN):  # noqa: A001 - torch's name
+    """Round half to even, optionally to ``decimals`` digits (None: torch's error)."""
     return input.round(decimals=decimals)
 
 

@@ -15,6 +15,8 @@ from ._out import (
 from .ops import return_types
 from .tensor import Tensor
 
+_UNBIASED = _argparse.NOT_GIVEN  # (var/std: an explicit None is torch's error)
+
 __all__ = [
     "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "var_mean",
     "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any", "count_nonzero", "nansum",
@@ -141,23 +143,27 @@ def argmin(input, dim=None, keepdim=False):
 
 
 @takes_out(Out("var", CAST, internal_overlap=False))
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@_argparse.parsed("var")
+def var(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Variance over ``dim`` dividing by ``n - correction`` (``unbiased=False``: correction 0)."""
     return _ops.var(input, dim, unbiased, keepdim, correction=correction)
 
 
 @takes_out(Out("std", CAST, internal_overlap=False))
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@_argparse.parsed("std")
+def std(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` (square root of :func:`var`)."""
     return _ops.std(input, dim, unbiased, keepdim, correction=correction)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@_argparse.parsed("var_mean")
+def var_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(variance, mean) from one node (VarMeanBackward0)."""
     return _ops.var_mean(input, dim, unbiased, keepdim, correction=correction)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@_argparse.parsed("std_mean")
+def std_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(standard deviation, mean) from one node (StdMeanBackward0)."""
     return _ops.std_mean(input, dim, unbiased, keepdim, correction=correction)
 

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _argparse, _dtype
 from . import overrides as _overrides
 from ._alloc import alloc_error
 from .autograd.forward_ad import state as _dual_state
@@ -212,7 +212,16 @@ def takes_out(spec):
                         raise
                     return result
             chosen = spec if type(spec) is Out else spec(args, kwargs)
-            return _call(fn, chosen, args, kwargs, out)
+            try:
+                return _call(fn, chosen, args, kwargs, out)
+            except TypeError:
+                # a function declared in torch's signatures (@parsed): the parser's error for
+                # the call as given, out= too (torch lists it: "got (Tensor, out=Tensor, ...)")
+                parsed = getattr(fn, "parsed_name", None)
+                problem = parsed and _argparse.error(parsed, args, dict(kwargs, out=out))
+                if problem is None:
+                    raise
+                raise problem from None
 
         signature = inspect.signature(fn)
         parameters = list(signature.parameters.values())

@@ -280,9 +280,18 @@ def _plain_method_warns(builtin: bool) -> bool:
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Call the innermost mode, then each overriding argument's ``__torch_function__``, until
     one returns something other than ``NotImplemented``; torch's TypeError if none does."""
+    return _dispatch(public_api, relevant_args, args, kwargs)
+
+
+def _dispatch(public_api, relevant_args, args, kwargs, plain=None):
+    """handle_torch_function's work; ``plain``: whether plain Tensors count in ``types``
+    (Note: types for plain-tensor methods), when not ``public_api``'s own (an operator torch
+    writes in Python dispatching as a C method: ``x ** 2`` as Tensor.pow, with Tensor in
+    types)."""
     _activate()
     builtin = getattr(public_api, "_torch_function_builtin", False)
-    plain = not builtin or getattr(public_api, "_torch_function_plain_types", False)
+    if plain is None:
+        plain = not builtin or getattr(public_api, "_torch_function_plain_types", False)
     overloaded_args = _get_overloaded_args(relevant_args, plain_tensors=plain)
     types = tuple(map(type, overloaded_args))
     if _state.modes and not _state.all_disabled:
@@ -487,7 +496,10 @@ _DUNDER_AS = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__"
               "__isub__": "sub_", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_",
               "__truediv__": "div", "__itruediv__": "div_", "__mod__": "remainder",
               "__pow__": "pow", "__ipow__": "pow_", "__matmul__": "matmul", "__neg__": "neg",
-              "__abs__": "abs", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge"}
+              "__abs__": "abs", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+              "__ne__": "ne", "__ifloordiv__": "floor_divide_", "__imod__": "remainder_",
+              "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor",
+              "__pos__": "positive"}
 
 _IGNORED_METHODS = frozenset({"as_subclass", "__torch_function__", "data_ptr"})
 
@@ -528,7 +540,7 @@ _PLAIN_TYPED_METHODS = frozenset("""
     untyped_storage values zero_
 """.split()) | frozenset({
     "__array__", "__contains__", "__deepcopy__", "__dlpack__", "__dlpack_device__",
-    "__floordiv__", "__format__", "__ipow__", "__len__", "__pow__", "__rdiv__", "__rtruediv__",
+    "__floordiv__", "__format__", "__invert__", "__ipow__", "__len__", "__pow__", "__rdiv__", "__rtruediv__",
     "__reduce_ex__", "__repr__", "__reversed__", "__rfloordiv__", "__rlshift__", "__rmatmul__",
     "__rmod__", "__rpow__", "__rrshift__", "__rsub__"})  # (torch's dunders written in Python)
 
@@ -538,15 +550,16 @@ def _method_wrapper(function, name: str, public=None):
 
     binary = name in _BINARY_DUNDERS
     public_name = name if public is None else _DUNDER_AS[name]
+    plain = name in _PLAIN_TYPED_METHODS or public_name in _PLAIN_TYPED_METHODS
 
     @functools.wraps(function)
     def method(self, *args, **kwargs):
         if _state.modes or _overrides(self) or _relevant(args, kwargs):
             if not _state.all_disabled:
                 try:
-                    return handle_torch_function(method if public is None else public,
-                                                 (self,) + args + tuple(kwargs.values()),
-                                                 self, *args, **kwargs)
+                    return _dispatch(method if public is None else public,
+                                     (self,) + args + tuple(kwargs.values()),
+                                     (self,) + args, kwargs, plain)
                 except TypeError:
                     if binary:
                         return NotImplemented
@@ -555,8 +568,7 @@ def _method_wrapper(function, name: str, public=None):
 
     method._torch_function_name = f"torch.Tensor.{name}"
     method._torch_function_builtin = True
-    method._torch_function_plain_types = name in _PLAIN_TYPED_METHODS or \
-        public_name in _PLAIN_TYPED_METHODS
+    method._torch_function_plain_types = plain
     method._torch_function_wrapped = function
     return method
 

@@ -418,7 +418,9 @@ _RETAIN_LOCK = threading.Lock()
 # converting it silently.
 # A NumPy array is not one of them: ``a + np.array(2.0)`` lets NumPy compute (``__array__``)
 # and wraps its result (``__array_wrap__``), so the result has NumPy's dtype (float64 here) as
-# in torch; ``==`` and ``!=`` still compare elementwise (_EQ_OPERANDS).
+# in torch; ``==`` still compares elementwise (_EQ_OPERANDS), while torch's ``!=`` takes no
+# array: NumPy's reflected ``!=`` defers to the tensor's higher __array_priority__ too, so
+# Python falls back to identity and ``t != array`` is True, as in torch.
 _OPERANDS = (bool, int, float, complex, np.generic)
 _NUMBERS = _argparse.NUMBERS
 _DIM_NOT_GIVEN = _argparse.DIM_NOT_GIVEN  # (sum/mean: keepdim without dim is torch's error)
@@ -490,10 +492,54 @@ SavedTensor.rebuild_output = staticmethod(_rebuild_saved_output)
 
 
 def _to_dtype(tensor, dtype, memory_format):
-    """Tensor.float() and its kin: to(dtype), with memory_format when given."""
+    """Tensor.float() and its kin: to(dtype), with memory_format when given (a memory format:
+    anything else is torch's TypeError naming the method)."""
     if memory_format is None:
         return _ops.to(tensor, dtype)
+    if memory_format.__class__ is not _memory_format.memory_format:
+        name = {"float32": "float", "float64": "double", "int64": "long", "int32": "int",
+                "int16": "short", "int8": "char", "uint8": "byte", "float16": "half"}.get(
+            dtype.name, dtype.name)
+        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{_argparse.typename(memory_format)}")
     return _ops.to(tensor, dtype, memory_format=memory_format)
+
+def _type_flags(flags: tuple, non_blocking, memory_format) -> None:
+    """Tensor.type's ``non_blocking`` (a bool, positional too) and ``memory_format``, checked
+    as torch's parser checks them."""
+    if len(flags) > 1:
+        raise TypeError(f"type() takes from 0 to 2 positional arguments but {len(flags) + 1} "
+                        "were given")
+    position = None
+    if flags:
+        if non_blocking is not False:
+            raise TypeError("type() got multiple values for argument 'non_blocking'")
+        non_blocking, position = flags[0], 2
+    if non_blocking.__class__ is not bool:
+        _argparse.bool_arg("type", "non_blocking", non_blocking, position)
+    if memory_format is not None and memory_format.__class__ is not _memory_format.memory_format:
+        raise TypeError("type(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{_argparse.typename(memory_format)}")
+
+
+def _new_options(method: str, dtype, layout, requires_grad, pin_memory):
+    """The options of ``new_tensor``/``new_zeros``/...: checked as torch's parser checks them,
+    named after the method (the factories they call would name themselves); ``dtype``
+    resolved (Python types too)."""
+    if dtype is not None and dtype.__class__ is not _dtype.dtype:
+        dtype = _argparse.dtype_arg(method, dtype)
+    if layout is not None and type(layout).__name__ != "layout":
+        raise TypeError(f"{method}(): argument 'layout' must be torch.layout, not "
+                        f"{_argparse.typename(layout)}")
+    if requires_grad.__class__ is not bool and (requires_grad is not None or
+                                                method == "new_tensor"):  # (the others: bool?)
+        _argparse.bool_arg(method, "requires_grad", requires_grad)
+    if pin_memory is not False:
+        from ._creation import _pinned
+
+        _pinned(method, pin_memory)
+    return dtype
+
 
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
@@ -1088,6 +1134,14 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             )
         data = self._data
         share_with_numpy(data)  # (Note: storages NumPy shares, _alloc.py)
+        if not data.flags.writeable:
+            # an expanded or overlapping view is read-only inside leafgrad (Note: writes
+            # through expanded tensors, ops/inplace.py); torch hands NumPy its memory writable
+            from .ops.inplace import writable_alias
+
+            alias = writable_alias(data)
+            if alias is not None:
+                data = alias
         if not data.size and data.ndim:  # torch hands NumPy an empty array's strides as zeros
             return np.lib.stride_tricks.as_strided(data, strides=(0,) * data.ndim)
         return data
@@ -1344,7 +1398,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         memo[id(self)] = new
         return new
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, *flags, non_blocking=False, memory_format=None):
+        if flags or non_blocking.__class__ is not bool or memory_format is not None:
+            _type_flags(flags, non_blocking, memory_format)
         if dtype is None:
             return _torch_type_name(self)
         if isinstance(dtype, str):
@@ -1648,7 +1704,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def __ne__(self, other):
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _EQ_OPERANDS):
+            if not isinstance(other, _OPERANDS):  # (an ndarray too: Note: operands)
                 return NotImplemented  # Python raises torch's "unsupported operand" TypeError
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Ne.apply(self, other)
@@ -2166,6 +2222,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
 
+        if dtype.__class__ is not _dtype.dtype or requires_grad.__class__ is not bool:
+            dtype = _new_options("new_tensor", dtype, None, requires_grad, False)
+
         if isinstance(data, Tensor):  # torch's copy-construct warning, naming new_tensor
             from . import _warn
 
@@ -2173,7 +2232,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                        "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                        "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).")
             data = data._data
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                      requires_grad=requires_grad)
 
     def _new_device(self, device):
         """``new_*``'s device: the given one, else this tensor's (Note: meta tensors)."""
@@ -2190,7 +2250,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
         size = _size(args, "new_zeros")  # torch's checks and messages under this method's name
-        return zeros(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
+        if dtype.__class__ is not _dtype.dtype or requires_grad.__class__ is not bool or \
+                layout is not None or pin_memory is not False:
+            dtype = _new_options("new_zeros", dtype, layout, requires_grad, pin_memory)
+        return zeros(size, dtype=self.dtype if dtype is None else dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
     def new_ones(self, *args, dtype=None, device=None, requires_grad=False, size=None,
@@ -2202,7 +2265,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_ones() missing 1 required positional arguments: "size"')
         size = _size(args, "new_ones")  # torch's checks and messages under this method's name
-        return ones(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
+        if dtype.__class__ is not _dtype.dtype or requires_grad.__class__ is not bool or \
+                layout is not None or pin_memory is not False:
+            dtype = _new_options("new_ones", dtype, layout, requires_grad, pin_memory)
+        return ones(size, dtype=self.dtype if dtype is None else dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False,
@@ -2211,7 +2277,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
         if fill_value.__class__ not in _NUMBERS:  # (named after this method)
             fill_value = _argparse.number("new_full", "fill_value", fill_value, 2)
-        return full(size, fill_value, dtype=dtype or self.dtype, layout=layout,
+        if dtype.__class__ is not _dtype.dtype or requires_grad.__class__ is not bool or \
+                layout is not None or pin_memory is not False:
+            dtype = _new_options("new_full", dtype, layout, requires_grad, pin_memory)
+        return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, layout=layout,
                     requires_grad=requires_grad,
                     device=self._new_device(device))
 
@@ -2224,7 +2293,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         elif not args:
             raise TypeError('new_empty() missing 1 required positional arguments: "size"')
         size = _size(args, "new_empty")  # torch's checks and messages under this method's name
-        return empty(size, dtype=dtype or self.dtype, layout=layout, requires_grad=requires_grad,
+        if dtype.__class__ is not _dtype.dtype or requires_grad.__class__ is not bool or \
+                layout is not None or pin_memory is not False:
+            dtype = _new_options("new_empty", dtype, layout, requires_grad, pin_memory)
+        return empty(size, dtype=self.dtype if dtype is None else dtype, layout=layout, requires_grad=requires_grad,
                       device=self._new_device(device))
 
     # -- in-place ops (see ops/inplace.py for the rules they follow) -----------------------------

@@ -104,19 +104,19 @@ class MathMethods:
     frac, frac_ = _unary("frac", "Frac")
     sgn, sgn_ = _unary("sgn", "Sgn")
 
-    def round(self, *, decimals=None):
+    def round(self, *, decimals=_argparse.NOT_GIVEN):  # (None: torch's error)
         """Round half to even; ``decimals`` digits after the point (negative: before it).
 
         torch's ``round(decimals=d)`` is another overload (RoundBackward1), even for d == 0.
         """
-        if decimals is None:
+        if decimals is _argparse.NOT_GIVEN:
             return _ops.math_unary.Round.apply(self)
         if decimals.__class__ is not int:
             decimals = _argparse.int_arg("round", "decimals", decimals)
         return _ops.math_unary.RoundDecimals.apply(self, decimals=decimals)
 
-    def round_(self, *, decimals=None):
-        if decimals is None:
+    def round_(self, *, decimals=_argparse.NOT_GIVEN):  # (None: torch's error)
+        if decimals is _argparse.NOT_GIVEN:
             return _ops.inplace(_ops.math_unary.Round, self)
         if decimals.__class__ is not int:
             decimals = _argparse.int_arg("round_", "decimals", decimals)

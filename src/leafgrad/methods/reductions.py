@@ -44,18 +44,12 @@ class ReductionMethods:
     def argmin(self, dim=None, keepdim=False):
         return _ops.argmin(self, dim, keepdim)
 
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        if correction is not None and correction.__class__ is not int and \
-                correction.__class__ is not float:  # (the method's error lists no self)
-            correction = _argparse.number("var", "correction", correction, overloads=(
-                _argparse.given(dim), {"correction": correction}))
+    @_argparse.parsed("Tensor.var", method=True)  # (the error for the call as given)
+    def var(self, dim=None, unbiased=_argparse.NOT_GIVEN, keepdim=False, *, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        if correction is not None and correction.__class__ is not int and \
-                correction.__class__ is not float:  # (the method's error lists no self)
-            correction = _argparse.number("std", "correction", correction, overloads=(
-                _argparse.given(dim), {"correction": correction}))
+    @_argparse.parsed("Tensor.std", method=True)  # (the error for the call as given)
+    def std(self, dim=None, unbiased=_argparse.NOT_GIVEN, keepdim=False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):

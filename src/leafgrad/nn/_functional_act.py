@@ -17,6 +17,7 @@ __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", 
            "relu_", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_"]
 
 
+@_argparse.parsed("hardshrink")  # (a C function in torch: its parser's errors)
 def hardshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
         lambd = _argparse.number("hardshrink", "lambd", lambd, 2, into=input,
@@ -24,6 +25,7 @@ def hardshrink(input, lambd: float = 0.5):
     return Hardshrink.apply(input, lambd=lambd)
 
 
+@_argparse.parsed("softshrink")  # (a C function in torch: its parser's errors)
 def softshrink(input, lambd: float = 0.5):
     if lambd.__class__ is not float and lambd.__class__ is not int:
         lambd = _argparse.number("softshrink", "lambd", lambd, 2)
@@ -78,6 +80,8 @@ def logsigmoid(input):
 
 
 def glu(input, dim: int = -1):
+    if dim.__class__ is not int:  # (torch._C._nn.glu's parser)
+        dim = _argparse.int_arg("glu", "dim", dim, 2)
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     ndim = input.dim()

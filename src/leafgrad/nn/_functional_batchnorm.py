@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _argparse
 from .. import ops as _ops
 from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
@@ -78,6 +79,11 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
         if eps < 0.0:
             raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if training.__class__ is not bool or momentum.__class__ is not float or \
+            eps.__class__ is not float:  # torch.batch_norm's parser
+        training, momentum, eps = _argparse.doubles(
+            "batch_norm", ("training", training, 6, "bool"), ("momentum", momentum, 7, "float"),
+            ("eps", eps, 8, "float"))
     if input.numel() == 0:
         # torch's _batch_norm_impl_index for an empty input: a clone, scaled and shifted by
         # the first weight and bias (so the graph reaches them), the running statistics kept

@@ -124,8 +124,17 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@_argparse.parsed("avg_pool1d")  # (a C function in torch: its parser's errors)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    if ceil_mode.__class__ is not bool or count_include_pad.__class__ is not bool or not (
+            stride is None or stride.__class__ is int) or padding.__class__ is not int:
+        # anything else is checked as torch's parser checks it (raising: @parsed's error)
+        _argparse.doubles("avg_pool1d", ("ceil_mode", ceil_mode, 5, "bool"),
+                          ("count_include_pad", count_include_pad, 6, "bool"))
+        if stride is not None:  # (as tuples of Python ints: a NumPy integer compares as one)
+            stride = _argparse.int_list("avg_pool1d", "stride", stride)
+        padding = _argparse.int_list("avg_pool1d", "padding", padding)
     _check_1d_args("avg_pool1d", input, kernel_size, stride, padding)
     kernel = _one(kernel_size, "avg_pool1d: kernel_size")
     step = kernel if stride is None or stride == () or stride == [] else _one(stride, "stride")
@@ -354,7 +363,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 "Expected more than 1 spatial element when training, got input size "
                 f"torch.Size({list(input.shape)})"
             )
-    elif running_mean is None or running_var is None:
+    if use_input_stats.__class__ is not bool or momentum.__class__ is not float or \
+            eps.__class__ is not float:  # torch.instance_norm's parser, after F's check
+        use_input_stats, momentum, eps = _argparse.doubles(
+            "instance_norm", ("use_input_stats", use_input_stats, 6, "bool"),
+            ("momentum", momentum, 7, "float"), ("eps", eps, 8, "float"))
+    if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )

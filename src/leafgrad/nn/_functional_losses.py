@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _argparse
 from ..ops.registry import keep_index
 from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
 
@@ -78,9 +79,15 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
     return _reduce(output, reduction)
 
 
+@_argparse.parsed("pairwise_distance")  # (a C function in torch: its parser's errors)
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
     from ..ops.native_forms import NormDims
+
+    if p.__class__ is not float or eps.__class__ is not float or keepdim.__class__ is not bool:
+        p, eps, keepdim = _argparse.doubles("pairwise_distance", ("p", p, 3, "float"),
+                                            ("eps", eps, 4, "float"),
+                                            ("keepdim", keepdim, 5, "bool"))
 
     dim = max(x1.dim(), x2.dim()) - 1
     if dim < 0:

@@ -109,7 +109,10 @@ def celu(input, alpha=1.0, inplace=False):
         raise
 
 
+@_argparse.parsed("gelu")  # (a C function in torch: its parser's errors)
 def gelu(input, approximate="none"):
+    if approximate.__class__ is not str:
+        raise TypeError("gelu(): approximate")
     try:
         if approximate not in ("none", "tanh"):
             raise RuntimeError(f"approximate argument must be either none or tanh.")
@@ -135,6 +138,7 @@ def mish(input, inplace=False):
         raise
 
 
+@_argparse.parsed("softplus")  # (a C function in torch: its parser's errors)
 def softplus(input, beta=1.0, threshold=20.0):
     try:
         if beta.__class__ is not float and beta.__class__ is not int:
@@ -261,13 +265,17 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    name = "dropout_" if inplace else "dropout"  # (torch's F calls _VF.dropout(_)(x, p, train))
     if p.__class__ is not float and p.__class__ is not int:  # (then torch's kernel: a double)
-        p = _argparse.number("dropout", "p", p, 2, kind="float")
+        p = _argparse.number(name, "p", p, 2, kind="float")
+    if training.__class__ is not bool:
+        _argparse.require_tensor(name, input)  # (torch's parser names the input first)
+        _argparse.bool_arg(name, "train", training, 3)
     try:
         if not training or p == 0 or input.numel() == 0:
             return input  # the input itself, as ATen's _dropout_impl (also for an empty input)
     except AttributeError:  # a non-Tensor input: torch's parser error
-        _argparse.require_tensor("dropout_" if inplace else "dropout", input)
+        _argparse.require_tensor(name, input)
         raise
     from ..tensor import _wrap
 
@@ -419,6 +427,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
+    if padding_idx is not None and padding_idx.__class__ is not int or \
+            scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+        # torch's F passes them positionally to torch.embedding: its parser's errors
+        if padding_idx is not None and padding_idx.__class__ is not int:
+            padding_idx = _argparse.int_arg("embedding", "padding_idx", padding_idx, 3,
+                                            symint=True)  # (a SymInt)
+        scale_grad_by_freq, sparse = _argparse.doubles(
+            "embedding", ("scale_grad_by_freq", scale_grad_by_freq, 4, "bool"),
+            ("sparse", sparse, 5, "bool"))
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
@@ -444,6 +461,10 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
     double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
     from .._compile.state import state as _capture
 
+    if max_norm.__class__ is not float or norm_type.__class__ is not float:  # (its parser)
+        max_norm, norm_type = _argparse.doubles("embedding_renorm_", ("max_norm", max_norm, 3,
+                                                                      "float"),
+                                                ("norm_type", norm_type, 4, "float"))
     if _capture.active:  # the renormalisation writes outside the op table
         _capture.tracer.broke("embedding with max_norm renormalises the weight in place "
                               "outside the op table")
@@ -470,8 +491,12 @@ def _embedding_indices(indices, rows):
     return indices.astype(np.int64)
 
 
+@_argparse.parsed("one_hot")  # (a C function in torch: its parser's errors)
 def one_hot(tensor, num_classes=-1):
     from ..tensor import _wrap
+
+    if num_classes.__class__ is not int:
+        num_classes = _argparse.int_arg("one_hot", "num_classes", num_classes)
 
     if _vmap_state.active:  # torch's composite runs per example (its max needs a value)
         from ..ops._batching import per_example_call
@@ -508,6 +533,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if eps.__class__ is not float:  # (torch.layer_norm's double, checked by its parser first)
+        eps, = _argparse.doubles("layer_norm", ("eps", eps, 5, "float"))
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
         normalized_shape)
     count = len(normalized_shape)
@@ -551,12 +578,19 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     shape = list(input.shape)
     channels = shape[1]
-    if num_groups == 0:
-        raise ZeroDivisionError("integer division or modulo by zero")
+    # (Python's arithmetic, as torch's _verify_batch_size: 0 groups is ZeroDivisionError, a
+    # tensor num_groups computes with tensors before the parser refuses it)
     verified = [shape[0] * channels // num_groups, num_groups] + shape[2:]
-    if int(np.prod([verified[0]] + verified[2:], dtype=np.int64)) == 1:
+    product = verified[0]
+    for size in verified[2:]:
+        product = product * size
+    if product == 1:
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size {verified}")
+    if num_groups.__class__ is not int:  # torch.group_norm's parser, after F's own checks
+        num_groups = _argparse.int_arg("group_norm", "num_groups", num_groups, 2)
+    if eps.__class__ is not float:
+        eps, = _argparse.doubles("group_norm", ("eps", eps, 5, "float"))
     if channels % num_groups != 0:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got input "
@@ -595,11 +629,17 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return _functions.div(input, norm, out=out)  # torch's composite: div with out=
 
 
+@_argparse.parsed("cosine_similarity")  # (a C function in torch: its parser's errors)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """As ATen: broadcast, divide each side by its norm first (stabler), the norms clamped to
     eps without recording the clamp (so its gradient passes through)."""
     from .. import broadcast_tensors, linalg
     from ..autograd.grad_mode import no_grad
+
+    if dim.__class__ is not int:
+        dim = _argparse.int_arg("cosine_similarity", "dim", dim)
+    if eps.__class__ is not float:
+        eps, = _argparse.doubles("cosine_similarity", ("eps", eps, 4, "float"))
 
     if x1.shape != x2.shape:
         x1, x2 = broadcast_tensors(x1, x2)
@@ -620,6 +660,8 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _pad(input, pad, mode="constant", value=None):
+    if value is not None and value.__class__ is not float and value.__class__ is not int:
+        value, = _argparse.doubles("pad", ("value", value, 4, "float"))  # (torch's float?)
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
+from .. import _argparse, _dtype
+from .._device import device as _device_class
 from .registry import OPS, Op, keep_index, register
 from .elementwise import (
     Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
@@ -88,13 +89,35 @@ def clamp(tensor, min=None, max=None):  # noqa: A002
     return Clamp.apply(tensor, min=min, max=max)
 
 
+_TO_FIRST = (_dtype.dtype, str, _device_class)  # (and Tensor)
+
+
+def _plain_to(args: tuple, kwargs: dict) -> bool:
+    """A common call of Tensor.to that torch's parser accepts: to(dtype), to(other),
+    to("device"), to("device", dtype), with bool non_blocking/copy keywords."""
+    for key, value in kwargs.items():
+        if value.__class__ is not bool or key != "non_blocking" and key != "copy":
+            return False
+    if len(args) == 1:
+        return isinstance(args[0], _TO_FIRST) or isinstance(args[0], _tensor_type())
+    return len(args) == 2 and args[1].__class__ is _dtype.dtype and (
+        args[0].__class__ is str or args[0].__class__ is _device_class)
+
+
 def to(tensor, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(other) / to(device, dtype); copy=False returns self."""
+    if (kwargs or len(args) != 1 or not isinstance(args[0], _TO_FIRST)) and not _plain_to(
+            args, kwargs):
+        # torch's parser checks the call (non_blocking and copy Python bools, memory_format
+        # a memory format...)
+        _argparse.check("Tensor.to", args, kwargs)
     dtype = _dtype.as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     memory_format = kwargs.pop("memory_format", None)
     target = None
+    if kwargs.get("device", 0) is None:  # (torch's ``Device device=None``)
+        del kwargs["device"]
     if "device" in kwargs:
         from .._device import use
 
@@ -103,6 +126,8 @@ def to(tensor, *args, **kwargs):
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     Tensor = _tensor_type()
     for arg in args:
+        if arg is None:  # (to(None): the device not given)
+            continue
         if arg.__class__ is type:
             arg = _dtype.as_dtype(arg)  # Note: Python types as dtypes
         if isinstance(arg, _dtype.dtype):

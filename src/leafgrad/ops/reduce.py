@@ -21,15 +21,23 @@ def reduce_dims(dim, ndim: int) -> tuple:
     """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
     from ..tensor import _wrap_dim
 
-    if isinstance(dim, int):
+    if dim.__class__ is int:
         dims = (dim,)
     elif _argparse._is_int(dim):  # a NumPy integer or an integer 0-d tensor is an int to
         dims = (int(dim),)  # torch's parser
-    else:
-        dims = tuple(dim)
+    elif dim.__class__ is tuple or dim.__class__ is list or (
+            _argparse._is_tensor(dim) and dim.ndim == 1 and dim.numel() == 1):
+        # (a one-element tensor: a list of its element)
+        dims = dim
+    else:  # (a bool, a float, a string, an array, a tensor of several elements: the parser's
+        # TypeError, which functions declared in SIGNATURES restate for the call as given)
+        raise TypeError(f"argument 'dim' must be tuple of ints, not {_argparse.typename(dim)}")
     result = []
     for d in dims:
-        if d.__class__ is not int and _argparse._is_int(d):
+        if d.__class__ is not int:
+            if not _argparse._is_int(d):
+                raise TypeError(f"argument 'dim' must be tuple of ints, but found element of "
+                                f"type {_argparse.typename(d)}")
             d = int(d)
         d = _wrap_dim(d, ndim)
         if d in result:

@@ -316,6 +316,9 @@ class StdMean(_Moments):
         return _std_of(a, dim, correction, keepdim)
 
 
+_UNBIASED = _argparse.NOT_GIVEN  # (an explicit None is torch's error: ``bool unbiased``)
+
+
 def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     """Parse torch's var/std overloads: (dim, unbiased, keepdim), (unbiased), (dim, *,
     correction, keepdim); check the dtype; warn as torch when no degree of freedom is left."""
@@ -323,7 +326,10 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
         keepdim = _argparse.keepdim(name, keepdim)
     if isinstance(dim, bool):  # var(False): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
-    if unbiased is not None and unbiased.__class__ is not bool:
+    if unbiased is _argparse.NOT_GIVEN:
+        unbiased = None
+    elif unbiased.__class__ is not bool:  # (None too: torch's ``bool unbiased``; the public
+        # functions and methods turn this error into torch's for the call as given, @parsed)
         _argparse.bool_arg(name, "unbiased", unbiased, overloads=((tensor,) + _argparse.given(
             dim), {"unbiased": unbiased}))
     if correction is not None and correction.__class__ is not int and \
@@ -356,20 +362,20 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
-def var(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     return Var.apply(tensor, **_spread_args("var", tensor, dim, unbiased, keepdim, correction))
 
 
-def std(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     return Std.apply(tensor, **_spread_args("std", tensor, dim, unbiased, keepdim, correction))
 
 
-def var_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     args = _spread_args("var_mean", tensor, dim, unbiased, keepdim, correction)
     return VarMean.apply(tensor, **args)
 
 
-def std_mean(tensor, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     args = _spread_args("std_mean", tensor, dim, unbiased, keepdim, correction)
     return StdMean.apply(tensor, **args)
 
@@ -737,10 +743,30 @@ def tensor_norm(tensor, p="fro", dim=None, keepdim=False, dtype=None):
     dims) to linalg.vector_norm, and the other string norms to linalg.matrix_norm."""
     from .linalg_norm import matrix_norm
 
-    if isinstance(dim, int) and not isinstance(dim, bool):
+    if dim.__class__ is int:
         dim = (dim,)
+    elif dim is not None and dim.__class__ is not tuple:  # torch's Python norm passes it to
+        # linalg_vector_norm (or matrix_norm) positionally: that parser's error
+        name = "linalg_vector_norm" if not isinstance(p, str) or p == "fro" else \
+            "linalg_matrix_norm"
+        if p == "fro" and not isinstance(dim, int):
+            len(dim)  # (torch's Python asks the length first: its TypeError for a number)
+        if dim.__class__ is bool:
+            raise TypeError(f"{name}(): argument 'dim' (position 3) must be tuple of ints, but "
+                            "found element of type bool at pos 0")
+        if _argparse._is_tensor(dim) and dim.numel() != 1:
+            raise TypeError(f"{name}(): argument 'dim' (position 3) must be tuple of ints, not "
+                            "Tensor")
+        dim = _argparse.int_list(name, "dim", dim, 3)
+    matrix = isinstance(p, str) and not (p == "fro" and (dim is None or len(dim) <= 2))
+    if keepdim.__class__ is not bool:  # (torch's Python norm passes it positionally to linalg)
+        if matrix:  # (two overloads: the call listed, its dims a list when not given)
+            raise _argparse.invalid_combination("linalg_matrix_norm", (
+                tensor, p, list(range(tensor.ndim)) if dim is None else dim, keepdim),
+                {"dtype": dtype})
+        _argparse.bool_arg("linalg_vector_norm", "keepdim", keepdim, 4)
     if isinstance(p, str):
-        if p == "fro" and (dim is None or len(dim) <= 2):
+        if not matrix:
             return vector_norm(tensor, 2, dim, keepdim, dtype=dtype)
         dims = tuple(range(tensor.ndim)) if dim is None else dim
         return matrix_norm(tensor, p, dims, keepdim, dtype=dtype)
