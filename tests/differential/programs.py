@@ -55,6 +55,7 @@ from .programs_modules import ModuleStage
 from .programs_functions import FunctionStage
 from .programs_machinery import MachineryStage
 from .programs_user import UserOps
+from .programs_wide import WIDE_SEED0, WideOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
@@ -78,6 +79,8 @@ def _normalise(text: str) -> str:
 def to_numpy(tensor) -> np.ndarray:
     """A copy of a tensor's values (torch's ZeroTensor gradients need `force=True`)."""
     tensor = tensor.detach()
+    if str(tensor.dtype).endswith("bfloat16"):  # (NumPy has no bfloat16: float32 holds it)
+        tensor = tensor.float()
     try:
         return tensor.numpy().copy()
     except RuntimeError:
@@ -211,6 +214,8 @@ def _values_agree(a: np.ndarray, b: np.ndarray, float64_tolerance: str) -> tuple
     """(close, identical) for two value arrays of the same dtype and shape."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False, False
+    if a.dtype.kind == "c":  # complex: each part as a float of the part's precision
+        a, b = (np.stack([x.real, x.imag]) for x in (a, b))
     if a.dtype.kind != "f":
         same = bool(np.array_equal(a, b))
         return same, same
@@ -314,6 +319,8 @@ def compare(
 _ONCE_PER_PROCESS = (
     "create_graph=True will create a reference cycle",
     "Using padding='same' with even kernel lengths and odd dilation",
+    # (leafgrad gives this one at each cast: ops/elementwise.py's _warn_complex_to_real)
+    "Casting complex values to real discards the imaginary part",
 )
 
 
@@ -394,7 +401,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
+class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -407,6 +414,11 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         # Seeds 2 mod 4 also draw from USER_OPS (programs_user.py: nn.functional, promotion,
         # out=, grad modes, toggles, hooks); seeds 0 mod 4 keep their extended programs.
         self.user = seed % 4 == 2
+        # Seeds from WIDE_SEED0 on draw from every op set and WIDE_OPS (programs_wide.py:
+        # strided and empty operands, more dtypes, in-place on views, index writes, out=,
+        # gradient-changing hooks); the seeds below keep their programs.
+        self.wide = seed >= WIDE_SEED0
+        self.user = self.user or self.wide
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -451,6 +463,8 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         if array.dtype.kind == "f":
             if self.user and _rounding_noise(array):
                 return False
+            return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_VALUE)
+        if array.dtype.kind == "c":
             return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_VALUE)
         if array.dtype.kind in "iu":
             return bool(np.abs(array).max(initial=0) <= 10**6)
@@ -1327,6 +1341,9 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         dtype = str(value.dtype).removeprefix("torch.")
         if self.rng.random() < 0.2:
             dtype = "float64" if dtype == "float32" else "float32"
+        if dtype == "bfloat16":  # (NumPy has none: float32 values, converted by the library)
+            array = np.asarray(self.np_rng.uniform(-1, 1, size=tuple(value.shape)), "float32")
+            return f"lib.tensor({_literal(array)}, dtype=lib.bfloat16)"
         array = np.asarray(self.np_rng.uniform(-1, 1, size=tuple(value.shape)), dtype=dtype)
         return f"lib.tensor({_literal(array)})"
 
@@ -1491,9 +1508,11 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
                     self.leaf()
                 target = rng.randint(1, 12)
                 done = tries = 0
-                names, weights = zip(*(self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
-                                       else self.OPS + self.EXTENDED_OPS if self.extended
-                                       else self.OPS))
+                names, weights = zip(*(
+                    self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS if self.wide
+                    else self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
+                    else self.OPS + self.EXTENDED_OPS if self.extended
+                    else self.OPS))
                 while done < target and tries < 200:
                     tries += 1
                     try:
