@@ -316,8 +316,12 @@ class Logsumexp(Op):
 def logsumexp(tensor, dim, keepdim=False):
     if keepdim.__class__ is not bool:
         keepdim = _argparse.keepdim("logsumexp", keepdim)
-    # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
     dims = dims_of(dim, tensor.ndim)
+    if not dims and not keepdim and tensor.ndim and tensor._data.size:
+        # dim=() reduces every dim into a 0-d result, which torch's kernel then refuses to
+        # write its keepdim-shaped values into (an empty input takes another path)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join('1' * tensor.ndim)}]")
     return Logsumexp.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim)
 
 
@@ -482,7 +486,10 @@ class CountNonzero(Op):
 
 
 def count_nonzero(tensor, dim=None):
-    return CountNonzero.apply(tensor, dim=dims_of(dim, tensor.ndim))
+    dims = dims_of(dim, tensor.ndim)
+    if not dims and dim is not None:  # dim=(): every dim, as torch's dim_IntList
+        dims = tuple(range(tensor.ndim))
+    return CountNonzero.apply(tensor, dim=dims)
 
 
 # The rest of the topic; imported last because they use the helpers above.

@@ -1,0 +1,85 @@
+"""Differences found by the generated-program comparison (tests/differential, seeds 300000 and
+up, and the wide op set's seeds from 10_000_000: programs_wide.py), each fixed and checked here
+against torch 2.13 as a class (not the one seed). Each test sweeps its class of inputs in one
+loop (the suite's time budget)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+LIBS = (torch, leafgrad)
+
+
+def _bits(t) -> tuple:
+    """Every bit of a tensor's values (signs of zero and of NaN payloads aside)."""
+    a = t.detach().numpy()
+    if a.dtype.kind == "c":
+        a = np.stack([a.real, a.imag])
+    if a.dtype.kind == "f":
+        return (a.shape, str(a.dtype), np.isnan(a).tobytes(),
+                np.where(np.isnan(a), 0, a).tobytes())
+    return (a.shape, str(a.dtype), a.tobytes())
+
+
+def _outcome(run):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return run()
+        except Exception as error:  # noqa: BLE001 - the type and first line are compared
+            return (type(error).__name__, str(error).splitlines()[0].replace("torch.", ""))
+
+
+def _chain(t, depth: int = 4) -> list:
+    names, node = [], t.grad_fn
+    while node is not None and len(names) < depth:
+        names.append(node.name())
+        following = [n for n, _ in node.next_functions if n is not None]
+        node = following[0] if following else None
+    return names
+
+
+# -- reductions over no dims, and dim=None given ----------------------------------------------
+# (generated-program seeds 10000112, 10000334: x.sum((), keepdim=True) returned x itself, where
+# torch's dim_IntList overload reduces every dim for an empty list; x.sum(None) recorded
+# SumBackward0 where the explicit None picks that overload too (SumBackward1); count_nonzero
+# with dim=() likewise; logsumexp(x, ()) is torch's shape error unless keepdim or empty)
+
+_NO_DIMS = [
+    "x.sum(())", "x.sum([], keepdim=True)", "x.sum((), True)", "x.sum(None)",
+    "x.sum(dim=None)", "x.sum(None, keepdim=False)", "x.sum(None, dtype=lib.float64)",
+    "lib.sum(x, ())", "lib.sum(x, None)", "lib.sum(x, dim=[], keepdim=True)",
+    "lib.sum(x, None, True)", "x.mean(())", "x.mean((), True)", "x.mean(None)",
+    "x.mean(None, dtype=lib.float64)", "lib.mean(x, None, False)", "lib.mean(x, dim=())",
+    "x.count_nonzero(())", "lib.count_nonzero(x, dim=[])", "lib.logsumexp(x, ())",
+    "lib.logsumexp(x, (), keepdim=True)", "x.logsumexp([])", "x.nansum(())", "x.sum()",
+    "x.mean()", "x.sum(dtype=lib.float64)",
+]
+
+
+def test_reductions_over_no_dims_and_dim_none():
+    failures = []
+    for form, shape, dtype in itertools.product(
+            _NO_DIMS, [(2, 3), (), (0,), (3,), (1, 1), (2, 0)], ["float32", "int64", "bool"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor(np.arange(np.prod(shape, dtype=int)).reshape(shape) % 3,
+                               dtype=getattr(lib, dtype))
+                if dtype == "float32":
+                    x.requires_grad_()
+                r = eval(form, {"x": x, "lib": lib})
+                node = None if r.grad_fn is None else r.grad_fn.name()
+                return node, tuple(r.shape), str(r.dtype).split(".")[-1], _bits(r), r._version
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, shape, dtype, results))
+    assert not failures, (len(failures), failures[:3])
