@@ -83,3 +83,28 @@ def test_reductions_over_no_dims_and_dim_none():
         if results[0] != results[1]:
             failures.append((form, shape, dtype, results))
     assert not failures, (len(failures), failures[:3])
+
+# -- isclose's version counter ----------------------------------------------------------------
+# (generated-program seed 10000259: torch's isclose is a composite that ORs into its first
+# result in place, once for equal_nan's NaN pairs (floating or complex input) and once for
+# the tolerances (not when both are 0); the result's _version shows those writes, 0 here)
+
+
+def test_isclose_result_version_counts_the_composites_writes():
+    failures = []
+    dtypes = ["float32", "float64", "float16", "int64", "bool", "complex64", "uint8"]
+    calls = ["lib.isclose(x, y)", "x.isclose(y, rtol=0, atol=0)",
+             "x.isclose(y, rtol=0, atol=1e-3, equal_nan=True)", "lib.isclose(x, y, equal_nan=True)",
+             "lib.isclose(x, y, 0.1, 0, True)", "x.isclose(y, atol=0.5)"]
+    for dtype, call in itertools.product(dtypes, calls):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([1, 0, 2], dtype=getattr(lib, dtype))
+                y = lib.tensor([1, 1, 0], dtype=getattr(lib, dtype))
+                r = eval(call, {"x": x, "y": y, "lib": lib})
+                return r.tolist(), r._version, x._version
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((dtype, call, results))
+    assert not failures, failures[:3]
