@@ -108,3 +108,37 @@ def test_isclose_result_version_counts_the_composites_writes():
         if results[0] != results[1]:
             failures.append((dtype, call, results))
     assert not failures, failures[:3]
+
+# -- complex neg: signs of zero in the vector lanes ---------------------------------------------
+# (generated-program seed 10000204: -sin(z) of an expanded complex64 tensor printed -0.j where
+# torch prints 0.j: torch's vectorised complex neg is 0 - z, its scalar tail -z)
+
+
+def test_complex_neg_zero_signs_follow_the_vector_lanes():
+    failures = []
+    for n, dtype, layout, form in itertools.product(
+            (1, 3, 4, 5, 8, 9, 17, 33), ("complex64", "complex128"),
+            ("plain", "t", "expand", "step", "column"), ("neg", "-", "negative", "neg_")):
+        results = []
+        for lib in LIBS:
+            values = np.zeros(n)
+            values[::3] = -1.5
+            values[1::4] = -0.0
+            values[2::5] = 2.25
+            x = lib.tensor(values, dtype=getattr(lib, dtype))
+            x = {"plain": lambda: x, "t": lambda: x.reshape(-1, 1).expand(-1, 3).t(),
+                 "expand": lambda: x.unsqueeze(0).expand(2, -1), "step": lambda: x[::2],
+                 "column": lambda: x.reshape(1, -1).t()}[layout]()
+            if form == "neg_":
+                x = x.clone()
+                x.neg_()
+                r = x
+            else:
+                r = {"neg": lambda: x.neg(), "-": lambda: -x,
+                     "negative": lambda: lib.negative(x)}[form]()
+            a = r.numpy()
+            results.append((np.signbit(a.real).tolist(), np.signbit(a.imag).tolist(),
+                            repr(r).replace("torch.", "").replace("leafgrad.", "")))
+        if results[0] != results[1]:
+            failures.append((n, dtype, layout, form, results))
+    assert not failures, (len(failures), failures[:2])

@@ -467,12 +467,24 @@ class Neg(Op):
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
-        return np.negative(a)
+        out = np.negative(a)
+        if a.dtype.kind == "c" and a.size:
+            _complex_vector_neg_zeros(out, a)
+        return out
 
     def backward(self, grad):
         return -grad
 
     jvp = auto_element_wise
+
+
+def _complex_vector_neg_zeros(out: np.ndarray, a: np.ndarray) -> None:
+    """torch's complex neg computes ``0 - z`` in its vectorised loop (Vectorized<complex>'s
+    neg) and ``-z`` in the scalar one: where a part of z is +0., the vector lanes give +0.
+    and the scalar tail -0. (_layout.vectorized_elements says which elements are which)."""
+    lanes = _layout.vectorized_elements(out.shape, (a,), a.itemsize)
+    if lanes is not None:
+        out[lanes] += 0  # (-0.) + 0. is +0.; every other value is unchanged
 
 
 @register
