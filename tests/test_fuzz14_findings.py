@@ -84,6 +84,7 @@ def test_reductions_over_no_dims_and_dim_none():
             failures.append((form, shape, dtype, results))
     assert not failures, (len(failures), failures[:3])
 
+
 # -- isclose's version counter ----------------------------------------------------------------
 # (generated-program seed 10000259: torch's isclose is a composite that ORs into its first
 # result in place, once for equal_nan's NaN pairs (floating or complex input) and once for
@@ -108,6 +109,7 @@ def test_isclose_result_version_counts_the_composites_writes():
         if results[0] != results[1]:
             failures.append((dtype, call, results))
     assert not failures, failures[:3]
+
 
 # -- complex neg: signs of zero in the vector lanes ---------------------------------------------
 # (generated-program seed 10000204: -sin(z) of an expanded complex64 tensor printed -0.j where
@@ -142,3 +144,54 @@ def test_complex_neg_zero_signs_follow_the_vector_lanes():
         if results[0] != results[1]:
             failures.append((n, dtype, layout, form, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- index_copy / index_add: the source's gradient as derivatives.yaml writes it; alpha fused --
+# (generated-program seed 10000689: under create_graph the source's gradient of index_copy_
+# was a ViewBackward0 of the index_select, torch's is expand_as(source) (ExpandBackward0), a
+# 0-d source's the engine's sum (SumBackward0), index_add's alpha a mul.Scalar (MulBackward1);
+# and index_add with an alpha into a tensor of 2+ dims adds self + alpha * source rounded
+# once, as torch's add kernel does: leafgrad rounded the product first)
+
+_INDEX_CASES = [((1,), [0], (1,), 0), ((3,), [0, 2], (2,), 0), ((3, 2), [1], (1, 2), 0),
+                ((3, 2), [1, 0], (2, 2), 0), ((3, 2), [1, 0, 2], (3, 2), 0), ((), [0], (), 0),
+                ((2,), [1], (), 0), ((2, 3), [2, 0], (2, 2), -1), ((2, 3), [2, 0, 2], (2, 3), 1),
+                ((3,), [2, 2, 0], (3,), 0), ((4, 2, 3), [1, 1, 3], (3, 2, 3), 0)]
+
+
+def test_index_copy_and_index_add_source_gradients_and_alpha():
+    failures = []
+    ops = ["index_copy", "index_copy_", "index_add", "index_add_", "index_add_alpha",
+           "index_add_alpha_", "torch_index_add_alpha"]
+    for (shape, idx, source_shape, dim), op, create, dtype in itertools.product(
+            _INDEX_CASES, ops, (True, False), ("float32", "float64")):
+        if op.startswith("index_copy") and len(set(idx)) != len(idx):
+            continue  # (which copy wins is torch's unspecified order)
+        results = []
+        for lib in LIBS:
+            def run():
+                src = lib.tensor(np.linspace(-1, 1, int(np.prod(source_shape)))
+                                 .reshape(source_shape).astype(dtype), requires_grad=True)
+                x = lib.tensor(np.linspace(0.3, 2.1, int(np.prod(shape))).reshape(shape)
+                               .astype(dtype), requires_grad=True)
+                y, i, s = x * 1, lib.tensor(idx), src * 1
+                if op == "index_copy":
+                    y = y.index_copy(dim, i, s)
+                elif op == "index_copy_":
+                    y.index_copy_(dim, i, s)
+                elif op == "index_add":
+                    y = y.index_add(dim, i, s)
+                elif op == "index_add_":
+                    y.index_add_(dim, i, s)
+                elif op == "index_add_alpha":
+                    y = y.index_add(dim, i, s, alpha=0.3)
+                elif op == "index_add_alpha_":
+                    y.index_add_(dim, i, s, alpha=-1.7)
+                else:
+                    y = lib.index_add(y, dim, i, s, alpha=2.5)
+                grads = lib.autograd.grad((y * y).sum(), (x, src), create_graph=create)
+                return _bits(y), [(_chain(g), _bits(g)) for g in grads]
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((shape, idx, source_shape, dim, op, create, dtype))
+    assert not failures, (len(failures), failures[:4])
