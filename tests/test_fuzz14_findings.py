@@ -195,3 +195,30 @@ def test_index_copy_and_index_add_source_gradients_and_alpha():
         if results[0] != results[1]:
             failures.append((shape, idx, source_shape, dim, op, create, dtype))
     assert not failures, (len(failures), failures[:4])
+
+
+# -- float16 activations: computed in float32, rounded once -------------------------------------
+# (generated-program seed 10002968: sigmoid of a float16 tensor printed 1.2305 where torch
+# prints 1.2295: torch's kernels convert float16 to float32, compute there and round the result
+# once; leafgrad computed in float16, rounding every step; silu, mish, hardswish and logsigmoid
+# likewise)
+
+_HALF_FORMS = ["x.sigmoid()", "lib.sigmoid(x)", "x.clone().sigmoid_()", "F.silu(x)",
+               "F.silu(x.clone(), inplace=True)", "F.mish(x)", "F.hardswish(x)",
+               "F.logsigmoid(x)", "lib.nn.SiLU()(x)", "lib.nn.Hardswish()(x)"]
+
+
+def test_float16_activations_round_once_from_float32():
+    failures = []
+    values = np.linspace(-6, 6, 961).astype(np.float16)
+    for form, layout in itertools.product(_HALF_FORMS, ("plain", "t", "step", "expand")):
+        results = []
+        for lib in LIBS:
+            x = lib.tensor(values.reshape(31, 31))
+            x = {"plain": lambda: x, "t": lambda: x.t(), "step": lambda: x[:, ::2],
+                 "expand": lambda: x[0].expand(3, -1)}[layout]()
+            results.append(_outcome(lambda: _bits(eval(form, {"x": x, "lib": lib,
+                                                              "F": lib.nn.functional}))))
+        if results[0] != results[1]:
+            failures.append((form, layout))
+    assert not failures, failures

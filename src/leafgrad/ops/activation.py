@@ -530,6 +530,8 @@ class Silu(Op):
             with np.errstate(all="ignore"):
                 return np.asarray(a / (1 + np.exp(-a)))
         a = _floating(a, "silu_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Silu.forward(ctx, a.astype(np.float32)).astype(np.float16)
         if a.dtype == np.float32:
             from . import _float_kernels
 
@@ -615,6 +617,8 @@ class Mish(Op):
     @staticmethod
     def forward(ctx, a):
         a = _floating(a, "mish_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Mish.forward(ctx, a.astype(np.float32)).astype(np.float16)
         return a * np.tanh(_softplus(a, 1.0, 20.0))
 
     def backward(self, grad):

@@ -843,6 +843,8 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
         return 1 / (1 + np.exp(-a))
     if a.dtype.kind == "f" and a.itemsize >= 4:
         return _float_kernels.sigmoid(a)  # float32: torch's bits (ops/_float_kernels.py)
+    if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+        return _float_kernels.sigmoid(a.astype(np.float32)).astype(np.float16)
     # exp of a negative argument only, so large |a| neither overflows nor warns.
     out = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False)
