@@ -222,3 +222,40 @@ def test_float16_activations_round_once_from_float32():
         if results[0] != results[1]:
             failures.append((form, layout))
     assert not failures, failures
+
+
+# -- copy_ from another dtype: the source's gradient is cast, then summed ---------------------
+# (generated-program seed 10002708: a float64 (1, 2, 3) source copied into a float32 view:
+# torch's CopyBackwards casts the gradient to the source's dtype and the engine then sums it to
+# the source's shape (SumBackward1 of ToCopyBackward0, the sum in float64); leafgrad summed in
+# float32 and cast after)
+
+
+def test_copy_from_another_dtype_casts_the_gradient_before_summing():
+    failures = []
+    cases = [((3, 2), (3, 2)), ((1, 2), (3, 2)), ((2,), (3, 2)), ((1,), (3, 2)),
+             ((2, 1), (3, 2, 1)), ((), (4,)), ((5, 1), (5, 7))]
+    dtypes = ["float32", "float64", "float16"]
+    for (src_shape, dst_shape), src_dtype, dst_dtype, form, create in itertools.product(
+            cases, dtypes, dtypes, ("copy_", "setitem", "view copy_"), (True, False)):
+        results = []
+        for lib in LIBS:
+            def run():
+                values = np.linspace(-1.3, 2.9, int(np.prod(src_shape))).reshape(src_shape)
+                s = lib.tensor(values, dtype=getattr(lib, src_dtype), requires_grad=True)
+                m = s * 1.1
+                d = lib.zeros(dst_shape, dtype=getattr(lib, dst_dtype))
+                if form == "copy_":
+                    d.copy_(m)
+                elif form == "setitem":
+                    d[...] = m
+                else:
+                    d.t().t().copy_(m)
+                weight = lib.tensor(np.linspace(0.1, 3.7, int(np.prod(dst_shape)))
+                                    .reshape(dst_shape), dtype=getattr(lib, dst_dtype))
+                g, = lib.autograd.grad((d * weight).sum(), s, create_graph=create)
+                return _chain(g), _bits(g)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((src_shape, dst_shape, src_dtype, dst_dtype, form, create))
+    assert not failures, (len(failures), failures[:4])

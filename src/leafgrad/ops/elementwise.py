@@ -1542,7 +1542,16 @@ class Copy(Op):
         return src.astype(a.dtype)
 
     def backward(self, grad):
-        return _zeros_like(grad), grad  # the overwritten values: torch's zeros_like(grad)
+        src = grad
+        meta = self._input_meta[1]
+        if meta is not None and meta[1] != grad._data.dtype and \
+                (meta[1].kind == "c") == (grad._data.dtype.kind == "c"):
+            # torch's CopyBackwards casts to the source's dtype itself (grad.to(src's
+            # options)); the engine then sums a broadcast source's gradient in that dtype
+            from .registry import _np_to_dtype
+
+            src = grad.to(_np_to_dtype(meta[1]))
+        return _zeros_like(grad), src  # the overwritten values: torch's zeros_like(grad)
 
     def jvp(self, tangents, primals, result):
         # torch's copy_: the source's tangent (broadcast), or zeros when the source has none
