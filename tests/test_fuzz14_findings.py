@@ -259,3 +259,41 @@ def test_copy_from_another_dtype_casts_the_gradient_before_summing():
         if results[0] != results[1]:
             failures.append((src_shape, dst_shape, src_dtype, dst_dtype, form, create))
     assert not failures, (len(failures), failures[:4])
+
+
+# -- backward formulas' number * tensor: mul.Scalar / div.Scalar nodes -------------------------
+# (generated-program seeds 10003900, 10004506: under create_graph erf's gradient recorded
+# 2/sqrt(pi) * exp(-x^2) as MulBackward0 where torch's C++ formula makes a mul.Scalar
+# (MulBackward1), likewise erfc and erfinv; var_mean/std_mean's mean gradient divided by the
+# count as DivBackward0 where torch's mean_backward records DivBackward1)
+
+
+def _edges(node, depth=3):
+    if node is None or depth == 0:
+        return None
+    return node.name(), tuple(_edges(child, depth - 1) for child, _ in node.next_functions)
+
+
+def test_scalar_products_in_backward_formulas_are_scalar_nodes():
+    failures = []
+    forms = ["x.erf()", "lib.erfc(x)", "(x * 0.5).erfinv()", "lib.special.erf(x)",
+             "lib.var_mean(x, 0)[1]", "lib.std_mean(x, 1, keepdim=True)[1]",
+             "lib.var_mean(x)[1]", "lib.var_mean(x, 0, correction=0)",
+             "lib.std_mean(x, (0, 1))"]
+    for form, dtype in itertools.product(forms, ("float32", "float64")):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor(np.array([[0.4, -1.3], [-1.1, 0.25]]), dtype=getattr(lib, dtype),
+                               requires_grad=True)
+                r = eval(form, {"x": x, "lib": lib})
+                total = r.sum() if not isinstance(r, tuple) else r[0].sum() * r[1].sum()
+                g, = lib.autograd.grad(total * 1.5, x, create_graph=True)
+                if not g.requires_grad:
+                    return _edges(g.grad_fn), _bits(g)
+                h, = lib.autograd.grad((g * g).sum(), x)
+                return _edges(g.grad_fn), _bits(g), _bits(h)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, results))
+    assert not failures, failures[:2]
