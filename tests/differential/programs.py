@@ -59,7 +59,8 @@ from .programs_wide import WIDE_SEED0, WideOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
-TOLERANCES = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12), "float16": (1e-3, 1e-3)}
+TOLERANCES = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12), "float16": (1e-3, 1e-3),
+              "bfloat16": (1e-2, 1e-2)}
 MAX_VALUE = 1e3  # forward values beyond this are rejected: they amplify rounding differences
 MAX_GRAD = 1e6
 KINK = 1e-4  # inputs this close to a kink or tie are rejected (see module docstring)
@@ -539,12 +540,18 @@ class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, Mach
                 array = self.np_rng.uniform(0.5, 2.0, size=shape)
             else:
                 array = self.np_rng.uniform(-2, 2, size=shape)
-            array = np.asarray(array, dtype=dtype)
+            bfloat16 = dtype == "bfloat16"  # (NumPy has none: float32 values it holds exactly,
+            array = np.asarray(array, dtype="float32" if bfloat16 else dtype)  # cast by lib)
+            if bfloat16:
+                array = self.torch.tensor(array).bfloat16().float().numpy()
             if requires_grad is None:
                 requires_grad = rng.random() < 0.75
         name = self.fresh()
         form = rng.random()
-        if not requires_grad:
+        if dtype == "bfloat16":
+            grad = ", requires_grad=True" if requires_grad else ""
+            statement = f"{name} = lib.tensor({_literal(array)}, dtype=lib.bfloat16{grad})"
+        elif not requires_grad:
             statement = f"{name} = lib.tensor({_literal(array)})"
         elif form < 0.75:
             statement = f"{name} = lib.tensor({_literal(array)}, requires_grad=True)"
