@@ -297,3 +297,34 @@ def test_scalar_products_in_backward_formulas_are_scalar_nodes():
         if results[0] != results[1]:
             failures.append((form, dtype, results))
     assert not failures, failures[:2]
+
+
+# -- nansum with dtype=: the gradient is cast before the mask ---------------------------------
+# (generated-program seed 10004867: x.nansum(-1, keepdim=True, dtype=float32) of a float64 x:
+# torch's formula is nansum_backward(grad.to(self's dtype), ...), so under create_graph the
+# cast sits below the mask's product (MulBackward0 of ExpandBackward0 of ToCopyBackward0);
+# leafgrad cast the product (ToCopyBackward0 on top) and masked in float32; and the forward
+# with dtype= summed in NumPy's order (the last bits of a float32 sum), where torch loads the
+# input in that dtype and sums in its own order)
+
+
+def test_nansum_with_dtype_casts_the_gradient_first():
+    failures = []
+    # (a full reduction without dims is left: torch expands its 0-d gradient directly,
+    # leafgrad unsqueezes it first: UnsqueezeBackward0 nodes under create_graph)
+    forms = ["x.nansum(-1, keepdim=True, dtype=lib.float32)", "x.nansum((0, 1), dtype=lib.float64)",
+             "x.nansum(0)", "lib.nansum(x, 1, dtype=lib.float16)",
+             "lib.nansum(x, (1, 0), True, dtype=lib.float32)"]
+    for form, dtype in itertools.product(forms, ("float32", "float64")):
+        results = []
+        for lib in LIBS:
+            def run():
+                values = np.array([[0.4, np.nan, -1.3], [0.1, 2.2, np.nan]])
+                x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+                r = eval(form, {"x": x, "lib": lib})
+                g, = lib.autograd.grad((r * r).sum(), x, create_graph=True)
+                return _edges(g.grad_fn, 4), _bits(g)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, results))
+    assert not failures, failures[:2]

@@ -341,6 +341,9 @@ def _bfloat16_nansum(out, operands, params):
     return total.reshape((1,) * a.ndim) if params.get("keepdim") else total
 
 
+_FLOAT_ACCUMULATORS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 @register
 class Nansum(Op):
     node = "NansumBackward0"
@@ -356,6 +359,10 @@ class Nansum(Op):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         full = len(dim) == a.ndim
+        if dtype is not None and a.dtype.kind == "f" and dtype.np in _FLOAT_ACCUMULATORS:
+            # torch's kernel loads the input in the result's dtype and sums there, in the
+            # order of a sum without dtype=
+            a, dtype = a.astype(dtype.np), None
         if dtype is None and a.dtype.kind == "f" and a.size and (
                 a.dtype != np.float16 or full and a.ndim - a.shape.count(1) <= 1
                 or full and a.flags.c_contiguous):
@@ -376,6 +383,8 @@ class Nansum(Op):
 
     def backward(self, grad):
         a = self.saved("self")
+        if grad._data.dtype != a._data.dtype:  # torch: nansum_backward(grad.to(self's dtype),
+            grad = grad.to(a.dtype)  # ...): the cast comes first (ToCopyBackward0 below)
         dims = all_dims(self._params["dim"], a.ndim)
         expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
         return expanded * constant(~np.isnan(a._data), grad)
