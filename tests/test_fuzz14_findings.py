@@ -200,12 +200,13 @@ def test_index_copy_and_index_add_source_gradients_and_alpha():
 # -- float16 activations: computed in float32, rounded once -------------------------------------
 # (generated-program seed 10002968: sigmoid of a float16 tensor printed 1.2305 where torch
 # prints 1.2295: torch's kernels convert float16 to float32, compute there and round the result
-# once; leafgrad computed in float16, rounding every step; silu, mish, hardswish and logsigmoid
-# likewise)
+# once; leafgrad computed in float16, rounding every step; silu, mish, hardswish, logsigmoid
+# and the elu family likewise: seed 10006536)
 
 _HALF_FORMS = ["x.sigmoid()", "lib.sigmoid(x)", "x.clone().sigmoid_()", "F.silu(x)",
                "F.silu(x.clone(), inplace=True)", "F.mish(x)", "F.hardswish(x)",
-               "F.logsigmoid(x)", "lib.nn.SiLU()(x)", "lib.nn.Hardswish()(x)"]
+               "F.logsigmoid(x)", "lib.nn.SiLU()(x)", "lib.nn.Hardswish()(x)", "F.elu(x)",
+               "F.selu(x)", "F.celu(x, 0.7)", "F.elu(x.clone(), 1.5, inplace=True)"]
 
 
 def test_float16_activations_round_once_from_float32():

@@ -246,6 +246,9 @@ class Elu(Op):
     @staticmethod
     def forward(ctx, a, alpha, scale, input_scale):
         a = _floating(a, "elu_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Elu.forward(ctx, a.astype(np.float32), alpha, scale,
+                               input_scale).astype(np.float16)
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
             return _sleef_unary.elu(a, alpha, scale, input_scale)
         if a.dtype == np.float64:  # torch's kernel: SLEEF's expm1 in the vectors
