@@ -11,6 +11,9 @@ select, and writes autograd does not record: under no_grad, through .detach() or
 out=, grad-mode blocks, requires_grad toggles, retain_grad on views, hooks), then
 differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
 and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`);
+seeds from 10_000_000 draw from every set and also from the wide set of programs_wide.py
+(strided and empty operands, int8/16/32, uint8, bool, float16, bfloat16 and complex dtypes,
+in-place ops on views, index writes, out= buffers of other shapes, gradient-changing hooks);
 seeds 3 and 5 mod 8 then append a stage (programs_after.py): torch.func transforms of small
 functions of the program's tensors, or optimizer steps on the leaves that got gradients.
 The program records an observation of every tensor it makes, after every in-place change, after
