@@ -415,8 +415,8 @@ class WideOps:
             form = f"lib.count_nonzero({v}, dim={d})"
         else:
             form = rng.choice([f"{v}.sum(None{dt})", f"lib.sum({v}, (){kw_keep})",
-                               f"{v}.sum(dim=None{kw_keep})", f"{v}.mean(()){'' if is_float else '.sum()'}"
-                               if is_float else f"{v}.sum(())"])
+                               f"{v}.sum(dim=None{kw_keep})",
+                               f"{v}.mean(())" if is_float else f"{v}.sum(())"])
         return self.emit(form, "wide_reduce", inputs=[var], saves=True)
 
     # -- in-place ops on views -------------------------------------------------------------------
