@@ -329,3 +329,44 @@ def test_nansum_with_dtype_casts_the_gradient_first():
         if results[0] != results[1]:
             failures.append((form, dtype, results))
     assert not failures, failures[:2]
+
+
+# -- in-place writes into empty expanded tensors ----------------------------------------------
+# (generated-program seed 10007996: a hook's g.mul_(3) on the empty gradient of an empty slice
+# of an expanded leaf raised leafgrad's internal-overlap error; torch's has_internal_overlap
+# answers No for an empty tensor, which is contiguous whatever its strides)
+
+_EMPTY_WRITES = ["b.mul_(3)", "b.add_(1)", "b.zero_()", "b.fill_(2)",
+                 "b.copy_(lib.ones(b.shape))", "b.clamp_(0, 1)", "b.exp_()",
+                 "b.index_fill_(1, lib.tensor([0]), 1.)",
+                 "b.masked_fill_(lib.ones(b.shape, dtype=lib.bool), 1.)", "b.neg_()", "b += 1",
+                 "b[...] = 2"]
+_EXPANDED = ["lib.zeros(()).expand(0, 3)", "lib.zeros(1, 3).expand(0, 3)",
+             "lib.zeros(3).expand(2, 0, 3)", "lib.zeros(2, 1).expand(2, 0)",
+             "lib.zeros(1, 3).expand(2, 3)"]
+
+
+def test_writes_into_empty_expanded_tensors_do_not_overlap():
+    failures = []
+    for form, make in itertools.product(_EMPTY_WRITES, _EXPANDED):
+        results = []
+        for lib in LIBS:
+            def run():
+                b = eval(make, {"lib": lib})
+                exec(form, {"b": b, "lib": lib})
+                return tuple(b.shape), b._version
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, make, results))
+    hooked = []
+    for lib in LIBS:  # the generated program's hook
+        def run():
+            x = lib.tensor([[-0.58, 0.76, -0.76]], requires_grad=True)
+            y = x.expand(2, 1, 3)[1:1].exp()
+            y.register_hook(lambda g: g.mul_(3))
+            y.sum().backward()
+            return _bits(x.grad)
+        hooked.append(_outcome(run))
+    if hooked[0] != hooked[1]:
+        failures.append(("hook", hooked))
+    assert not failures, failures[:3]
