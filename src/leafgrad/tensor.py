@@ -2048,11 +2048,15 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             keepdim = False
             if dim is _DIM_NOT_GIVEN:
                 dim = None
+            elif dim is None:  # dim=None given: torch's dim_IntList overload (SumBackward1)
+                dim = ()
         elif dim is _DIM_NOT_GIVEN or keepdim.__class__ is not bool:
             # (torch's overload without dim takes no keepdim: _argparse.reduction_flags)
             dim, keepdim = _argparse.reduction_flags("sum", (), dim, keepdim, dtype)
             if keepdim.__class__ is not bool and dim is None:
                 _argparse.keepdim("sum", keepdim, ())
+        elif dim is None:
+            dim = ()
         return _ops.sum(self, dim, keepdim, dtype)
 
     def mean(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
@@ -2060,8 +2064,12 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             keepdim = False
             if dim is _DIM_NOT_GIVEN:
                 dim = None
+            elif dim is None:  # dim=None given: torch's dim_IntList overload (MeanBackward1)
+                dim = ()
         elif dim is _DIM_NOT_GIVEN:
             _argparse.reduction_flags("mean", (), dim, keepdim, dtype)
+        elif dim is None:
+            dim = ()
         return _ops.mean(self, dim, keepdim, dtype)
 
     def matmul(self, other):

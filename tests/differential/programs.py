@@ -11,6 +11,9 @@ select, and writes autograd does not record: under no_grad, through .detach() or
 out=, grad-mode blocks, requires_grad toggles, retain_grad on views, hooks), then
 differentiates it one of several ways (`backward()`, `backward(gradient)`, `autograd.grad` with
 and without `create_graph` and a second derivative, `retain_graph` and accumulation, `inputs=`);
+seeds from 10_000_000 draw from every set and also from the wide set of programs_wide.py
+(strided and empty operands, int8/16/32, uint8, bool, float16, bfloat16 and complex dtypes,
+in-place ops on views, index writes, out= buffers of other shapes, gradient-changing hooks);
 seeds 3 and 5 mod 8 then append a stage (programs_after.py): torch.func transforms of small
 functions of the program's tensors, or optimizer steps on the leaves that got gradients.
 The program records an observation of every tensor it makes, after every in-place change, after
@@ -55,10 +58,12 @@ from .programs_modules import ModuleStage
 from .programs_functions import FunctionStage
 from .programs_machinery import MachineryStage
 from .programs_user import UserOps
+from .programs_wide import WIDE_SEED0, WideOps
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
-TOLERANCES = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12), "float16": (1e-3, 1e-3)}
+TOLERANCES = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12), "float16": (1e-3, 1e-3),
+              "bfloat16": (1e-2, 1e-2)}
 MAX_VALUE = 1e3  # forward values beyond this are rejected: they amplify rounding differences
 MAX_GRAD = 1e6
 KINK = 1e-4  # inputs this close to a kink or tie are rejected (see module docstring)
@@ -78,6 +83,8 @@ def _normalise(text: str) -> str:
 def to_numpy(tensor) -> np.ndarray:
     """A copy of a tensor's values (torch's ZeroTensor gradients need `force=True`)."""
     tensor = tensor.detach()
+    if str(tensor.dtype).endswith("bfloat16"):  # (NumPy has no bfloat16: float32 holds it)
+        tensor = tensor.float()
     try:
         return tensor.numpy().copy()
     except RuntimeError:
@@ -211,6 +218,8 @@ def _values_agree(a: np.ndarray, b: np.ndarray, float64_tolerance: str) -> tuple
     """(close, identical) for two value arrays of the same dtype and shape."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False, False
+    if a.dtype.kind == "c":  # complex: each part as a float of the part's precision
+        a, b = (np.stack([x.real, x.imag]) for x in (a, b))
     if a.dtype.kind != "f":
         same = bool(np.array_equal(a, b))
         return same, same
@@ -314,6 +323,8 @@ def compare(
 _ONCE_PER_PROCESS = (
     "create_graph=True will create a reference cycle",
     "Using padding='same' with even kernel lengths and odd dilation",
+    # (leafgrad gives this one at each cast: ops/elementwise.py's _warn_complex_to_real)
+    "Casting complex values to real discards the imaginary part",
 )
 
 
@@ -394,7 +405,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
+class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -407,6 +418,11 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         # Seeds 2 mod 4 also draw from USER_OPS (programs_user.py: nn.functional, promotion,
         # out=, grad modes, toggles, hooks); seeds 0 mod 4 keep their extended programs.
         self.user = seed % 4 == 2
+        # Seeds from WIDE_SEED0 on draw from every op set and WIDE_OPS (programs_wide.py:
+        # strided and empty operands, more dtypes, in-place on views, index writes, out=,
+        # gradient-changing hooks); the seeds below keep their programs.
+        self.wide = seed >= WIDE_SEED0
+        self.user = self.user or self.wide
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -451,6 +467,8 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         if array.dtype.kind == "f":
             if self.user and _rounding_noise(array):
                 return False
+            return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_VALUE)
+        if array.dtype.kind == "c":
             return bool(np.isfinite(array).all() and np.abs(array).max(initial=0) <= MAX_VALUE)
         if array.dtype.kind in "iu":
             return bool(np.abs(array).max(initial=0) <= 10**6)
@@ -525,12 +543,18 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
                 array = self.np_rng.uniform(0.5, 2.0, size=shape)
             else:
                 array = self.np_rng.uniform(-2, 2, size=shape)
-            array = np.asarray(array, dtype=dtype)
+            bfloat16 = dtype == "bfloat16"  # (NumPy has none: float32 values it holds exactly,
+            array = np.asarray(array, dtype="float32" if bfloat16 else dtype)  # cast by lib)
+            if bfloat16:
+                array = self.torch.tensor(array).bfloat16().float().numpy()
             if requires_grad is None:
                 requires_grad = rng.random() < 0.75
         name = self.fresh()
         form = rng.random()
-        if not requires_grad:
+        if dtype == "bfloat16":
+            grad = ", requires_grad=True" if requires_grad else ""
+            statement = f"{name} = lib.tensor({_literal(array)}, dtype=lib.bfloat16{grad})"
+        elif not requires_grad:
             statement = f"{name} = lib.tensor({_literal(array)})"
         elif form < 0.75:
             statement = f"{name} = lib.tensor({_literal(array)}, requires_grad=True)"
@@ -1327,6 +1351,9 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
         dtype = str(value.dtype).removeprefix("torch.")
         if self.rng.random() < 0.2:
             dtype = "float64" if dtype == "float32" else "float32"
+        if dtype == "bfloat16":  # (NumPy has none: float32 values, converted by the library)
+            array = np.asarray(self.np_rng.uniform(-1, 1, size=tuple(value.shape)), "float32")
+            return f"lib.tensor({_literal(array)}, dtype=lib.bfloat16)"
         array = np.asarray(self.np_rng.uniform(-1, 1, size=tuple(value.shape)), dtype=dtype)
         return f"lib.tensor({_literal(array)})"
 
@@ -1491,9 +1518,11 @@ class _Generator(UserOps, AfterStages, ModuleStage, FunctionStage, MachineryStag
                     self.leaf()
                 target = rng.randint(1, 12)
                 done = tries = 0
-                names, weights = zip(*(self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
-                                       else self.OPS + self.EXTENDED_OPS if self.extended
-                                       else self.OPS))
+                names, weights = zip(*(
+                    self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS if self.wide
+                    else self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
+                    else self.OPS + self.EXTENDED_OPS if self.extended
+                    else self.OPS))
                 while done < target and tries < 200:
                     tries += 1
                     try:

@@ -30,7 +30,10 @@ from .programs import (
 torch = require_torch()
 
 # LEAFGRAD_PROGRAM_SEED0=5000 runs another 400 programs (how the cases of
-# tests/test_fuzz_findings.py were found); the suite runs seeds 0-399.
+# tests/test_fuzz_findings.py were found); the suite runs seeds 0-399. Seeds from 10_000_000
+# (programs_wide.WIDE_SEED0) also draw the wide op set: LEAFGRAD_PROGRAM_SEED0=10000000 runs
+# 400 of those (tests/test_fuzz14_findings.py's cases; the coverage test there needs only
+# the kinds of the older sets).
 _SEED0 = int(os.environ.get("LEAFGRAD_PROGRAM_SEED0", "0"))
 SEEDS = range(_SEED0, _SEED0 + 400)
 

@@ -376,8 +376,16 @@ class MathMethods:
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         _require_tensor(other, "isclose", "other", 1)
         rtol, atol, equal_nan = _tolerances("isclose", rtol, atol, equal_nan)
-        return _ops.math_logic.IsClose.apply(self, other, rtol=rtol, atol=atol,
-                                            equal_nan=equal_nan)
+        close = _ops.math_logic.IsClose.apply(self, other, rtol=rtol, atol=atol,
+                                             equal_nan=equal_nan)
+        # torch's composite starts from self == other and ORs into it in place: once for the
+        # NaN pairs (equal_nan, floating or complex self), once for the tolerances (unless
+        # both are 0); its result's version counter shows those writes
+        writes = (equal_nan and (self.dtype.is_floating_point or self.dtype.is_complex)) \
+            + (rtol != 0 or atol != 0)
+        for _ in range(writes):
+            close._bump_version()
+        return close
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         _require_tensor(other, "allclose", "other", 1)

@@ -246,6 +246,9 @@ class Elu(Op):
     @staticmethod
     def forward(ctx, a, alpha, scale, input_scale):
         a = _floating(a, "elu_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Elu.forward(ctx, a.astype(np.float32), alpha, scale,
+                               input_scale).astype(np.float16)
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expm1f in the vectors
             return _sleef_unary.elu(a, alpha, scale, input_scale)
         if a.dtype == np.float64:  # torch's kernel: SLEEF's expm1 in the vectors
@@ -530,6 +533,8 @@ class Silu(Op):
             with np.errstate(all="ignore"):
                 return np.asarray(a / (1 + np.exp(-a)))
         a = _floating(a, "silu_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Silu.forward(ctx, a.astype(np.float32)).astype(np.float16)
         if a.dtype == np.float32:
             from . import _float_kernels
 
@@ -615,6 +620,8 @@ class Mish(Op):
     @staticmethod
     def forward(ctx, a):
         a = _floating(a, "mish_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Mish.forward(ctx, a.astype(np.float32)).astype(np.float16)
         return a * np.tanh(_softplus(a, 1.0, 20.0))
 
     def backward(self, grad):

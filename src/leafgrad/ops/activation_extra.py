@@ -180,6 +180,8 @@ class Hardswish(Op):
     @staticmethod
     def forward(ctx, a):
         a = _floating(a, "hardswish_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return Hardswish.forward(ctx, a.astype(np.float32)).astype(np.float16)
         return (a * np.clip(a + a.dtype.type(3), 0, 6) / a.dtype.type(6)).astype(a.dtype)
 
     def backward(self, grad):
@@ -222,6 +224,8 @@ class LogSigmoid(Op):
     @staticmethod
     def forward(ctx, a):
         a = _floating(a, "log_sigmoid_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return LogSigmoid.forward(ctx, a.astype(np.float32)).astype(np.float16)
         if a.dtype == np.float32:  # torch's kernel: SLEEF's expf and log1pf
             return _sleef_unary.log_sigmoid(a)
         if a.dtype == np.float64:  # torch's kernel: SLEEF's exp and log1p

@@ -467,12 +467,24 @@ class Neg(Op):
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
-        return np.negative(a)
+        out = np.negative(a)
+        if a.dtype.kind == "c" and a.size:
+            _complex_vector_neg_zeros(out, a)
+        return out
 
     def backward(self, grad):
         return -grad
 
     jvp = auto_element_wise
+
+
+def _complex_vector_neg_zeros(out: np.ndarray, a: np.ndarray) -> None:
+    """torch's complex neg computes ``0 - z`` in its vectorised loop (Vectorized<complex>'s
+    neg) and ``-z`` in the scalar one: where a part of z is +0., the vector lanes give +0.
+    and the scalar tail -0. (_layout.vectorized_elements says which elements are which)."""
+    lanes = _layout.vectorized_elements(out.shape, (a,), a.itemsize)
+    if lanes is not None:
+        out[lanes] += 0  # (-0.) + 0. is +0.; every other value is unchanged
 
 
 @register
@@ -843,6 +855,8 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
         return 1 / (1 + np.exp(-a))
     if a.dtype.kind == "f" and a.itemsize >= 4:
         return _float_kernels.sigmoid(a)  # float32: torch's bits (ops/_float_kernels.py)
+    if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+        return _float_kernels.sigmoid(a.astype(np.float32)).astype(np.float16)
     # exp of a negative argument only, so large |a| neither overflows nor warns.
     out = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + out), out / (1 + out)).astype(a.dtype, copy=False)
@@ -1542,7 +1556,16 @@ class Copy(Op):
         return src.astype(a.dtype)
 
     def backward(self, grad):
-        return _zeros_like(grad), grad  # the overwritten values: torch's zeros_like(grad)
+        src = grad
+        meta = self._input_meta[1]
+        if meta is not None and meta[1] != grad._data.dtype and \
+                (meta[1].kind == "c") == (grad._data.dtype.kind == "c"):
+            # torch's CopyBackwards casts to the source's dtype itself (grad.to(src's
+            # options)); the engine then sums a broadcast source's gradient in that dtype
+            from .registry import _np_to_dtype
+
+            src = grad.to(_np_to_dtype(meta[1]))
+        return _zeros_like(grad), src  # the overwritten values: torch's zeros_like(grad)
 
     def jvp(self, tangents, primals, result):
         # torch's copy_: the source's tangent (broadcast), or zeros when the source has none

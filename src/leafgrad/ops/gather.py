@@ -95,6 +95,8 @@ class IndexAdd(Op):
     @staticmethod
     def forward(ctx, a, source, dim, index, alpha=1):
         out = np.array(a, copy=True)
+        if alpha != 1 and out.ndim > 1 and out.dtype in _FUSED and source.dtype == out.dtype:
+            return _index_add_fused(out, source, dim, index, out.dtype.type(alpha))
         if alpha != 1:
             # torch casts alpha to the dtype (an integer's wraps: uint8 alpha=-1 is 255; a
             # float alpha truncates: 0.5 is 0)
@@ -114,12 +116,54 @@ class IndexAdd(Op):
         p = self._params
         grad_source = None
         if self.needs_grad(1):
-            grad_source = IndexSelect.apply(grad, dim=p["dim"], index=p["index"])
-            if p.get("alpha", 1) != 1:
-                grad_source = grad_source * p["alpha"]
+            grad_source = index_source_grad(grad, p["dim"], p["index"], self.input_shape(1))
+            if p.get("alpha", 1) != 1:  # (maybe_multiply: mul.Scalar, MulBackward1)
+                from .elementwise import MulScalar
+
+                grad_source = MulScalar.apply(grad_source, other=p["alpha"])
         return grad, grad_source
 
     jvp = auto_linear
+
+
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _index_add_fused(out: np.ndarray, source: np.ndarray, dim: int, index: np.ndarray, alpha):
+    """index_add with an alpha into a tensor of two or more dims: torch adds slice by slice
+    through its add kernel, ``self + alpha * source`` rounded once (vec::fmadd, and the
+    contracted scalar loop), in the index's order; a 1-d self takes a scalar loop that
+    rounds the product first (the caller's path). Repeated positions are added in rounds
+    (the k-th occurrence of every position at once), which keeps each position's order."""
+    from ._float_kernels import fma
+
+    moved = np.moveaxis(out, dim, 0)
+    slices = np.moveaxis(source, dim, 0)
+    index = np.asarray(index, dtype=np.int64).reshape(-1) % max(moved.shape[0], 1)
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    first = np.r_[True, ranked[1:] != ranked[:-1]] if ranked.size else ranked.astype(bool)
+    positions = np.arange(ranked.size)
+    starts = np.maximum.accumulate(np.where(first, positions, 0)) if ranked.size else positions
+    occurrence = np.empty_like(positions)
+    occurrence[order] = positions - starts
+    for round_ in range(int(occurrence.max(initial=-1)) + 1):
+        chosen = np.nonzero(occurrence == round_)[0]
+        targets = index[chosen]
+        moved[targets] = fma(alpha, slices[chosen], moved[targets])
+    return _layout.contiguous(out)
+
+
+def index_source_grad(grad, dim: int, index: np.ndarray, source_shape: tuple):
+    """index_add's and index_copy's source gradient as derivatives.yaml writes it:
+    ``grad.index_select(dim, index).expand_as(source)`` (an ExpandBackward0 node under
+    create_graph, even of the same shape), and for a 0-d source ``grad.index_select(dim,
+    index.squeeze(0))``, which the engine sums to the source's shape (SumBackward0)."""
+    if source_shape:
+        return IndexSelect.apply(grad, dim=dim, index=index).expand(source_shape)
+    if grad.ndim == 0:
+        return IndexSelect.apply(grad, dim=dim, index=index.reshape(()))
+    return IndexSelect.apply(grad, dim=dim, index=index.reshape((1,))).sum()
 
 
 @register

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import auto_linear
-from .gather import IndexSelect, Take
+from .gather import IndexSelect, Take, index_source_grad
 from .registry import Op, array_kernel, register
 from .shape import _wrap_dim
 
@@ -99,8 +99,7 @@ class IndexCopy(Op):
         if self.needs_grad(0):
             grad_self = IndexFill.apply(grad, dim=p["dim"], index=p["index"], value=0)
         if self.needs_grad(1):
-            grad_source = IndexSelect.apply(grad, dim=p["dim"], index=p["index"])
-            grad_source = grad_source.reshape(self.input_shape(1))
+            grad_source = index_source_grad(grad, p["dim"], p["index"], self.input_shape(1))
         return grad_self, grad_source
 
     jvp = auto_linear

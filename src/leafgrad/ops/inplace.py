@@ -318,8 +318,10 @@ def overlapping_destination(op, target: Tensor, others: tuple = (), params=None)
 
 def has_internal_overlap(data: np.ndarray) -> bool:
     """torch's has_internal_overlap(t) == MemOverlap::Yes: a dim of size > 1 with stride 0
-    (other overlapping layouts are 'too hard' to tell, and torch writes them)."""
-    return any(stride == 0 and size > 1 for size, stride in zip(data.shape, data.strides))
+    (other overlapping layouts are 'too hard' to tell, and torch writes them). An empty
+    tensor is contiguous, so non-overlapping and dense: MemOverlap::No whatever its strides."""
+    return data.size != 0 and any(stride == 0 and size > 1
+                                  for size, stride in zip(data.shape, data.strides))
 
 
 class _Interface:

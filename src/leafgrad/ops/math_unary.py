@@ -451,7 +451,8 @@ class Erf(_FloatUnary):
     torch_names = ("erf", "special.erf")
 
     def backward(self, grad):
-        return _TWO_OVER_SQRT_PI * (-(self.saved("self").pow(2))).exp() * grad
+        # (C++ number * tensor: mul.Scalar, MulBackward1 under create_graph)
+        return _scale((-(self.saved("self").pow(2))).exp(), _TWO_OVER_SQRT_PI) * grad
 
     jvp = auto_element_wise
 
@@ -466,7 +467,7 @@ class Erfc(_FloatUnary):
     torch_names = ("erfc", "special.erfc")
 
     def backward(self, grad):
-        return -_TWO_OVER_SQRT_PI * (-(self.saved("self").pow(2))).exp() * grad
+        return _scale((-(self.saved("self").pow(2))).exp(), -_TWO_OVER_SQRT_PI) * grad
 
     jvp = auto_element_wise
 
@@ -482,7 +483,7 @@ class Erfinv(_FloatUnary):
 
     def backward(self, grad):
         # torch recomputes erfinv(self) here rather than saving the result
-        return _HALF_SQRT_PI * self.saved("self").erfinv().pow(2).exp() * grad
+        return _scale(self.saved("self").erfinv().pow(2).exp(), _HALF_SQRT_PI) * grad
 
     jvp = auto_element_wise
 

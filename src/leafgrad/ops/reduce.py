@@ -468,8 +468,8 @@ def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's na
                                  dtype=dtype)
         return Sum.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
-    if tensor.ndim == 0:
-        dims = ()
+    if not dims or tensor.ndim == 0:  # dim=() or []: torch's dim_IntList reduces every dim
+        dims = tuple(range(tensor.ndim))
     return SumDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
@@ -504,6 +504,6 @@ def mean(tensor, dim=None, keepdim=False, dtype=None):
                                  dtype=dtype)
         return Mean.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
-    if tensor.ndim == 0:
-        dims = ()
+    if not dims or tensor.ndim == 0:  # dim=() or []: torch's dim_IntList reduces every dim
+        dims = tuple(range(tensor.ndim))
     return MeanDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)

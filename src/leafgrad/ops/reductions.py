@@ -316,8 +316,12 @@ class Logsumexp(Op):
 def logsumexp(tensor, dim, keepdim=False):
     if keepdim.__class__ is not bool:
         keepdim = _argparse.keepdim("logsumexp", keepdim)
-    # torch rejects dim=() with a shape error; reducing every dim is what such a call means.
     dims = dims_of(dim, tensor.ndim)
+    if not dims and not keepdim and tensor.ndim and tensor._data.size:
+        # dim=() reduces every dim into a 0-d result, which torch's kernel then refuses to
+        # write its keepdim-shaped values into (an empty input takes another path)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join('1' * tensor.ndim)}]")
     return Logsumexp.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim)
 
 
@@ -337,6 +341,9 @@ def _bfloat16_nansum(out, operands, params):
     return total.reshape((1,) * a.ndim) if params.get("keepdim") else total
 
 
+_FLOAT_ACCUMULATORS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 @register
 class Nansum(Op):
     node = "NansumBackward0"
@@ -352,6 +359,10 @@ class Nansum(Op):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         full = len(dim) == a.ndim
+        if dtype is not None and a.dtype.kind == "f" and dtype.np in _FLOAT_ACCUMULATORS:
+            # torch's kernel loads the input in the result's dtype and sums there, in the
+            # order of a sum without dtype=
+            a, dtype = a.astype(dtype.np), None
         if dtype is None and a.dtype.kind == "f" and a.size and (
                 a.dtype != np.float16 or full and a.ndim - a.shape.count(1) <= 1
                 or full and a.flags.c_contiguous):
@@ -372,6 +383,8 @@ class Nansum(Op):
 
     def backward(self, grad):
         a = self.saved("self")
+        if grad._data.dtype != a._data.dtype:  # torch: nansum_backward(grad.to(self's dtype),
+            grad = grad.to(a.dtype)  # ...): the cast comes first (ToCopyBackward0 below)
         dims = all_dims(self._params["dim"], a.ndim)
         expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
         return expanded * constant(~np.isnan(a._data), grad)
@@ -482,7 +495,10 @@ class CountNonzero(Op):
 
 
 def count_nonzero(tensor, dim=None):
-    return CountNonzero.apply(tensor, dim=dims_of(dim, tensor.ndim))
+    dims = dims_of(dim, tensor.ndim)
+    if not dims and dim is not None:  # dim=(): every dim, as torch's dim_IntList
+        dims = tuple(range(tensor.ndim))
+    return CountNonzero.apply(tensor, dim=dims)
 
 
 # The rest of the topic; imported last because they use the helpers above.

@@ -200,7 +200,9 @@ def _std_jvp(var_tangent, std):
 def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
     dims = all_dims(dim, len(shape))
     count = math.prod(shape[d] for d in dims)
-    return _expand_back(grad, shape, dims, keepdim) / count
+    from .loss import DivScalar  # (mean_backward's tensor / numel: div.Scalar, DivBackward1)
+
+    return DivScalar.apply(_expand_back(grad, shape, dims, keepdim), other=count)
 
 
 @register
