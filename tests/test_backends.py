@@ -14,6 +14,15 @@ from ._torch import require_torch
 
 torch = require_torch()
 
+
+@pytest.fixture(autouse=True)
+def _torch_flags_settable():
+    """torch.backends' flags settable, as in a fresh script: importing torch's own test
+    utilities (an earlier test in the worker may: the OpInfo databases) calls
+    torch.backends.disable_global_flags(), after which torch's flag writes raise."""
+    with getattr(torch.backends, "__allow_nonbracketed_mutation")():
+        yield
+
 MODULES = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "nnpack", "openmp",
            "opt_einsum", "quantized"]
 

@@ -104,6 +104,12 @@ def test_pinv_and_matrix_rank_tolerances_as_tensors():
             return rank if which == "random" else (rank, lib.linalg.pinv(a, hermitian=hermitian, **kwargs))
 
         for which in ("diagonal", "random"):
+            if which == "random" and rtol in (0.0, -1.0) and (atol is None or atol in (0.0, -1.0)):
+                # no tolerance at all: the rank of the rank-deficient matrix is decided by
+                # whether LAPACK's smallest singular value comes out 0 or a rounding error
+                # (1e-16), which differs between LAPACK builds and processors (MKL gave 0 for
+                # torch on one machine, not on another); the diagonal matrices cover the case
+                continue
             _same(_outcome(lambda: run(torch, which)), _outcome(lambda: run(leafgrad, which)),
                   (dtype, hermitian, atol, rtol, which))
 

@@ -26,23 +26,11 @@ if _isa.CAPABILITY != "avx512":  # pragma: no cover - the loops serve AVX-512 ma
     pytest.skip("the compiled loops serve AVX-512 machines only", allow_module_level=True)
 
 from leafgrad._compile import fuse  # noqa: E402
+from tests.compile.test_numba_kernels import assert_same_bits  # noqa: E402
 from leafgrad.ops import _numba_tape as tape  # noqa: E402
 
 _RNG = np.random.default_rng(20261130)
 _SIZES = (1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 1024)
-
-
-def _bits(a) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    return a.view({4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
-
-
-def assert_same_bits(got, want):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype
-    nan = np.isnan(got) & np.isnan(want)  # (a NaN's payload is not compared)
-    differ = (_bits(got) != _bits(want)) & ~nan
-    assert not differ.any(), (got[differ][:5], want[differ][:5])
 
 
 def _values(dtype, size: int) -> np.ndarray:
