@@ -17,6 +17,11 @@ from tests._tutorial_harness import attempt, first_difference
 
 torch = require_torch()
 
+with warnings.catch_warnings():  # float() of a tensor that requires grad warns once a process,
+    warnings.simplefilter("ignore")  # in both libraries: given here, so that no snippet's
+    for _lib in (torch, lg):  # transcript depends on whether an earlier test gave it first
+        float(_lib.ones((), requires_grad=True))
+
 
 # -- the snippets: each a function of the module it runs with ----------------------------------
 # (the tutorials' code with smaller sizes; downloads replaced by torch.manual_seed data)
