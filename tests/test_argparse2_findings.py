@@ -4,35 +4,14 @@ of the call as given (positional or keyword, function or method, with out=), aga
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 import leafgrad
 
 from ._torch import require_torch
+from .test_scalars_findings import _outcome  # (the outcome as both sweeps compare it)
 
 torch = require_torch()
-
-
-def _outcome(call):
-    """The result's dtype, values and shape, or the exception's type and first line."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = call()
-    except Exception as error:  # noqa: BLE001 - compared by type and first line
-        return type(error).__name__, (str(error).splitlines() or [""])[0]
-    if isinstance(result, tuple):
-        return tuple(_value(r) for r in result)
-    return _value(result)
-
-
-def _value(result):
-    if hasattr(result, "dtype") and hasattr(result, "tolist"):
-        return str(result.dtype).split(".")[-1], repr(result.detach().tolist()), tuple(
-            result.shape)
-    return repr(result)
 
 
 def _differences(cases):
