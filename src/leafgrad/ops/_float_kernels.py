@@ -715,17 +715,29 @@ def product_error(a, b, product):
     return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
 
 
-def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
+def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None, factor=None) -> np.ndarray:
     """torch's ``tanh_backward(grad, y)`` for real arrays of one dtype: ATen's vectorised
     kernel computes ``grad * (1 - y * y)`` with the bracket as one fused multiply-add, so
     ``1 - y * y`` is rounded once (where ``y`` is near +-1 the unfused form loses most of its
     bits: on tanh of [-7, 7] it is torch's result on 18% of float32 inputs, the fused one on
-    100%). float32: ``y * y`` is exact in float64 and the difference is rounded there and
-    then to float32 (two roundings agree but on exact float32 midpoints); float64: the
-    product split into a head and an exact tail (Veltkamp/Dekker), the difference summed in
-    double-double and rounded once. ``out``: where to write (may be ``grad``)."""
+    100%). ``out``: where to write (may be ``grad``). ``factor``: ``tanh_backward_factor(y)``
+    when the caller has it (Note: tanh's factor kept, elementwise.py)."""
     dtype = y.dtype
     if dtype == _F32:
+        t = tanh_backward_factor(y) if factor is None else factor
+        return np.multiply(grad, t, out, dtype=_F32, casting="same_kind")
+    if dtype == _F64:
+        return np.multiply(grad, tanh_backward_factor(y) if factor is None else factor, out=out)
+    return np.multiply(grad, 1 - y * y, out=out)
+
+
+def tanh_backward_factor(y: np.ndarray) -> np.ndarray:
+    """``1 - y * y`` rounded once, for a float32 or float64 array ``y`` (tanh_backward's
+    bracket). float32: in float64, where ``y * y`` is exact (the difference rounded there and
+    then, by tanh_backward's product, to float32: two roundings that agree but on exact float32
+    midpoints); float64: the product split into a head and an exact tail (Veltkamp/Dekker),
+    the difference summed in double-double and rounded once."""
+    if y.dtype == _F32:
         # (a cast and a float64 square cost less than one mixed-type product; no step writes
         # into its own operand: on one element NumPy takes twice as long for that)
         t = y.astype(_F64)
@@ -734,20 +746,18 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None) -> np.ndarray:
             np.subtract(_ONE64, square, t)
         else:
             t = np.subtract(_ONE64, square)  # 0-d: NumPy's scalars
-        return np.multiply(grad, t, out, dtype=_F32, casting="same_kind")
-    if dtype == _F64:
-        p = y * y
-        scaled = y * _SPLIT
-        high = scaled - (scaled - y)
-        low = y - high
-        tail = high * high - p  # p + tail + 2 high low + low low == y * y exactly
-        tail += 2 * high * low
-        tail += low * low
-        head = 1.0 - p
-        tail = ((1.0 - head) - p) - tail  # 1 - p - head exactly, minus the product's tail
-        head += tail
-        return np.multiply(grad, head, out=out)
-    return np.multiply(grad, 1 - y * y, out=out)
+        return t
+    p = y * y
+    scaled = y * _SPLIT
+    high = scaled - (scaled - y)
+    low = y - high
+    tail = high * high - p  # p + tail + 2 high low + low low == y * y exactly
+    tail += 2 * high * low
+    tail += low * low
+    head = 1.0 - p
+    tail = ((1.0 - head) - p) - tail  # 1 - p - head exactly, minus the product's tail
+    head += tail
+    return head
 
 
 # -- fused multiply-add -------------------------------------------------------------------------

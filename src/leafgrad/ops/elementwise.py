@@ -829,14 +829,17 @@ class Tanh(_Unary):
 
     capture_vml = "tanh"  # MKL's function when it computes it (_compile/fuse.py)
 
+    _factor = None  # Note: tanh's factor kept
+
     def backward(self, grad):
         result = conj(self.saved("result"))
         if on_arrays():  # Note: array-level backwards (activation.py); as TanhBackward.forward
             g, y = grad._data, result._data
             if g.dtype is y.dtype:
+                factor = _kept_factor(self, y) if g.shape == y.shape else None
                 token = _quiet()
                 try:
-                    out = _float_kernels.tanh_backward(g, y)  # torch's fused form
+                    out = _float_kernels.tanh_backward(g, y, factor=factor)  # torch's fused form
                 except MemoryError as error:
                     raise _alloc_error(error) from None
                 finally:
@@ -895,12 +898,15 @@ class TanhBackward(Op):
     saves = {"grad_output": ("output",), "output": ("grad_output", "output")}
     torch_names = ()
 
+    _factor = None  # Note: tanh's factor kept
+
     @staticmethod
-    def forward(ctx, grad, y):
+    def forward(ctx, grad, y, factor=None):
         grad, y = _promote.binary(grad, y)
         if y.dtype.kind == "c":
             return grad * (1 - y * y)
-        return _float_kernels.tanh_backward(grad, y)  # 1 - y * y fused, as torch's kernel
+        # 1 - y * y fused, as torch's kernel (``factor``: that bracket, when the caller has it)
+        return _float_kernels.tanh_backward(grad, y, factor=factor)
 
     @staticmethod
     def capture_kernel(grad, y, out):  # Note: capture kernels in registry.py
@@ -915,7 +921,11 @@ class TanhBackward(Op):
             if y._data.dtype.kind != "c":  # complex: the formula below, with its conj
                 children = self._next_nodes
                 if children[0] is not None:
-                    grad_grad = _plain(TanhBackward, gg, y)
+                    g, data = gg._data, y._data
+                    if g.dtype is data.dtype and g.shape == data.shape:
+                        grad_grad = _plain(TanhBackward, gg, y, factor=_kept_factor(self, data))
+                    else:
+                        grad_grad = _plain(TanhBackward, gg, y)
                 if children[1] is not None:  # gg * ((-2 * y) * grad_output), torch's order
                     grad_y = _times(gg, _times(_plain(MulScalar, y, other=-2),
                                                self.saved("grad_output")))
@@ -930,6 +940,35 @@ class TanhBackward(Op):
         grad, y = primals
         return jvp_sum(tangents, lambda t: TanhBackward.apply(t, y),
                        lambda t: t * (_scale(y, -2) * grad))
+
+
+# Note: tanh's factor kept
+# tanh's backward and its own backward (TanhBackward0, TanhBackwardBackward0) multiply by
+# ``1 - y * y`` of the saved output, rounded once as torch's fused kernel rounds it: 17 NumPy
+# passes in float64 (Dekker's exact product) for one product. A node that runs again on the
+# same output (a Hessian by rows runs both once per row, retain_graph=True) keeps that factor
+# from its second run on, with a copy of the output's bytes: it is reused while the output
+# array is the same object holding the same bytes (a write through ``.numpy()`` that no version
+# counter sees changes the bytes), so the product is the one computed from the output as it
+# is, bit for bit. A node run once (every plain backward) keeps nothing. benchmarks/
+# bench_chain.py's hessian case (n = 64, float64): tanh_backward 6.7 -> 0.6 us per call.
+
+
+def _kept_factor(node, y: np.ndarray):
+    """``_float_kernels.tanh_backward_factor(y)`` for a float32/float64 ``y`` saved on
+    ``node``, kept from the node's second run on (Note: tanh's factor kept); None: compute it
+    in the kernel (the first run, other dtypes)."""
+    kept = node._factor
+    if kept is None:
+        node._factor = False  # ran once
+        return None
+    if y.dtype.char not in "fd" or type(y) is not np.ndarray:
+        return None
+    if kept is not False and kept[0] is y and kept[1] == y.tobytes():
+        return kept[2]
+    factor = _float_kernels.tanh_backward_factor(y)
+    node._factor = (y, y.tobytes(), factor)
+    return factor
 
 
 @register
