@@ -244,7 +244,8 @@ def _vector(char: str):
         gemv.restype = None
         dot = getattr(library, prefix + "dot")
         dot.restype = scalar
-        entry = _vector_functions[char] = (gemv, dot, scalar)
+        entry = _vector_functions[char] = (gemv, dot, scalar, _scalar(scalar, 1),
+                                           _scalar(scalar, 0))
     return entry
 
 
@@ -268,7 +269,7 @@ def mv(mat: np.ndarray, vec: np.ndarray):
     entry = _vector(char)
     if entry is None:
         return None
-    gemv, _, kind = entry
+    gemv, _, _, one, zero = entry
     rows, cols = mat.shape
     item = mat.itemsize
     s0, s1 = mat.strides[0] // item, mat.strides[1] // item
@@ -285,8 +286,8 @@ def mv(mat: np.ndarray, vec: np.ndarray):
         lda = m
     vec, incx = _increment(vec)
     out = np.empty(rows, mat.dtype)
-    gemv(_COLUMN_MAJOR, trans, m, n, _scalar(kind, 1), _pointer(mat), lda, _pointer(vec), incx,
-         _scalar(kind, 0), _pointer(out), 1)
+    gemv(_COLUMN_MAJOR, trans, m, n, one, _pointer(mat), lda, _pointer(vec), incx, zero,
+         _BYTES.from_buffer(out), 1)  # (out: fresh, C-contiguous)
     return out
 
 

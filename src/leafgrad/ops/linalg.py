@@ -356,7 +356,10 @@ class Mv(Op):
                 if children[1] is not None:
                     mat = self.saved("self")._data
                     if mat.dtype is g.dtype:
-                        grad_vec = plain_apply(Mv, mat.T, g)
+                        # Mv.forward's BLAS call without its checks (the shapes are the
+                        # forward's), or that forward where BLAS does not serve it
+                        out = _blas.mv(mat.T, g) if g.ndim == 1 else None
+                        grad_vec = _wrap(out) if out is not None else plain_apply(Mv, mat.T, g)
                 if (grad_self is not None or children[0] is None) \
                         and (grad_vec is not None or children[1] is None):
                     return grad_self, grad_vec

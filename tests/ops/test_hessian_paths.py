@@ -87,3 +87,32 @@ def test_a_node_run_once_keeps_nothing():
     kept = node._factor
     assert kept[0] is y._data and kept[1] == y._data.tobytes()
     np.testing.assert_allclose(kept[2], 1 - np.tanh(np.linspace(-1, 1, 5)) ** 2, rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_second_derivative_of_a_square_is_torchs(dtype):
+    """The node under ``x ** 2``'s gradient (``x.pow(1)``, PowBackward0) computes
+    ``grad * (1 * x ** 0)``: torch's bits for every grad and base, NaN, inf and -0 included,
+    in every layout, with each subset of its inputs requiring grad."""
+    specials = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1e-30, 7.0],
+                        dtype=dtype)
+    rng = np.random.default_rng(3)
+    base = np.concatenate([specials, rng.standard_normal(9).astype(dtype)]).reshape(3, 6)
+    weight = np.concatenate([specials[::-1], rng.standard_normal(9).astype(dtype)]).reshape(3, 6)
+    for layout in ("contiguous", "transposed", "sliced"):
+        for needs_w in (False, True):
+            seen = {}
+            for lib in (leafgrad, torch):
+                x = lib.tensor(base, requires_grad=True)
+                w = lib.tensor(weight, requires_grad=needs_w)
+                if layout == "transposed":
+                    x, w = x.t(), w.t()
+                elif layout == "sliced":
+                    x, w = x[:, ::2], w[:, ::2]
+                (g,) = lib.autograd.grad((x ** 2 * w).sum(), x, create_graph=True)
+                outs = lib.autograd.grad(g, [x, w] if needs_w else [x],
+                                         lib.ones_like(g) * w.detach(), allow_unused=True)
+                seen[lib.__name__] = [None if o is None else
+                                      (_bits(o.numpy()), o.stride(), str(o.dtype).split(".")[-1])
+                                      for o in outs]
+            assert seen["leafgrad"] == seen["torch"], (layout, needs_w)
