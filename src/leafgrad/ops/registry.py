@@ -186,9 +186,17 @@ def plain_apply(op, *args, **params):
     When nothing records (``on_arrays()``) that call would take apply's unrecorded path: this
     is that path (the op's forward on the arrays, wrapped) without the dispatch to reach it, so
     the result is the same bits. Only for ops with a plain result (not views, one output)."""
-    if not on_arrays():
-        return op.apply(*args, **params)
-    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+    if _grad_state.grad_enabled or _dual_state.active or _vmap_state.active or _capture.active:
+        return op.apply(*args, **params)  # (not on_arrays(), inline)
+    count = len(args)
+    if count == 2:  # (unrolled as in apply: no comprehension's frame for one or two)
+        a, b = args
+        arrays = (a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)
+    elif count == 1:
+        a = args[0]
+        arrays = (a._data if isinstance(a, Tensor) else a,)
+    else:
+        arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
     token = _quiet()
     try:
         out = op.forward(None, *arrays, **params)
