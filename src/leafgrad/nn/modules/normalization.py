@@ -97,6 +97,16 @@ class _BatchNorm(_NormBase):
                 batches = self.num_batches_tracked  # read by the running-statistics update
         training = self.training or (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
+        from ...overrides import _wrapped
+
+        if _wrapped.methods_wrapped:
+            # a __torch_function__ mode or tensor subclass is about: the call it sees is
+            # F.batch_norm's, as torch's module makes it (the factor 1 / num_batches_tracked
+            # as a number, as torch computes it)
+            momentum = factor if batches is None else 1.0 / float(batches)
+            return F.batch_norm(input, self.running_mean if use_stats else None,
+                                self.running_var if use_stats else None, self.weight, self.bias,
+                                training, momentum, self.eps)
         return batch_norm_impl(input, self.running_mean if use_stats else None,
                                self.running_var if use_stats else None, self.weight, self.bias,
                                training, factor, self.eps, batches)

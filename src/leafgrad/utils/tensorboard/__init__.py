@@ -5,8 +5,9 @@ precision-recall curves and projector embeddings for TensorBoard.
 The event files are written with the ``tensorboard`` package's own writer and protocol
 buffers (an optional dependency, as for torch), so TensorBoard reads them as it reads torch's:
 the same tags, steps, values, histogram buckets, PNG/WAV bytes (Pillow and wave, as torch) and
-projector files. What is not here: model graphs (``add_graph`` needs torch's JIT tracer's
-graph; ``add_onnx_graph`` needs the onnx package, then says it is not implemented).
+projector files, and model graphs (``add_graph``: the forward recorded op by op, _graph.py).
+What is not here: ``add_onnx_graph`` (it needs the onnx package, then says it is not
+implemented).
 """
 
 from __future__ import annotations

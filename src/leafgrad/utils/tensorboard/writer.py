@@ -34,6 +34,14 @@ class FileWriter:
     def add_summary(self, summary, global_step=None, walltime=None) -> None:
         self.add_event(event_pb2.Event(summary=summary), global_step, walltime)
 
+    def add_graph(self, graph_profile, walltime=None) -> None:
+        """A ``(GraphDef, RunMetadata)`` pair (``_graph.graph``'s): the graph, then its step
+        statistics tagged ``step1``, as torch's FileWriter writes them."""
+        graph_def, stats = graph_profile
+        self.add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()), None, walltime)
+        tagged = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=stats.SerializeToString())
+        self.add_event(event_pb2.Event(tagged_run_metadata=tagged), None, walltime)
+
     def flush(self) -> None:
         self.event_writer.flush()
 
@@ -257,6 +265,15 @@ class SummaryWriter:
                  global_step=None, walltime=None) -> None:
         self._get_file_writer().add_summary(
             _media.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    def add_graph(self, model, input_to_model=None, verbose: bool = False,
+                  use_strict_trace: bool = True) -> None:
+        """``model``'s forward on ``input_to_model`` (a tensor or a tuple of them) as a graph
+        for TensorBoard's Graphs tab (utils/tensorboard/_graph.py)."""
+        from ._graph import graph
+
+        self._get_file_writer().add_graph(graph(model, input_to_model, verbose,
+                                                use_strict_trace))
 
     def add_onnx_graph(self, prototxt) -> None:
         """An ONNX model's graph (needs the onnx package, as torch's)."""
