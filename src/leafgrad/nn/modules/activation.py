@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
+from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = [
@@ -124,15 +125,15 @@ class _InplaceOnly(Module):
 
 
 class SELU(_InplaceOnly):
-    _function = staticmethod(F.selu)
+    _function = functional_ref(F.selu)
 
 
 class SiLU(_InplaceOnly):
-    _function = staticmethod(F.silu)
+    _function = functional_ref(F.silu)
 
 
 class Mish(_InplaceOnly):
-    _function = staticmethod(F.mish)
+    _function = functional_ref(F.mish)
 
 
 class GELU(Module):
@@ -189,15 +190,15 @@ class _SoftmaxLike(Module):
 
 
 class Softmax(_SoftmaxLike):
-    _function = staticmethod(F.softmax)
+    _function = functional_ref(F.softmax)
 
 
 class LogSoftmax(_SoftmaxLike):
-    _function = staticmethod(F.log_softmax)
+    _function = functional_ref(F.log_softmax)
 
 
 class Softmin(_SoftmaxLike):
-    _function = staticmethod(F.softmin)
+    _function = functional_ref(F.softmin)
 
 
 class _Shrink(Module):
@@ -215,11 +216,11 @@ class _Shrink(Module):
 
 
 class Hardshrink(_Shrink):
-    _function = staticmethod(F.hardshrink)
+    _function = functional_ref(F.hardshrink)
 
 
 class Softshrink(_Shrink):
-    _function = staticmethod(F.softshrink)
+    _function = functional_ref(F.softshrink)
 
 
 class Tanhshrink(Module):
@@ -233,11 +234,11 @@ class Softsign(Module):
 
 
 class Hardsigmoid(_InplaceOnly):
-    _function = staticmethod(F.hardsigmoid)
+    _function = functional_ref(F.hardsigmoid)
 
 
 class Hardswish(_InplaceOnly):
-    _function = staticmethod(F.hardswish)
+    _function = functional_ref(F.hardswish)
 
 
 class LogSigmoid(Module):

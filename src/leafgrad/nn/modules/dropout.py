@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
+from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
@@ -30,29 +31,29 @@ class _DropoutNd(Module):
 
 class Dropout(_DropoutNd):
     """Zero each element with probability ``p`` in training and scale the rest by 1/(1-p)."""
-    _function = staticmethod(F.dropout)
+    _function = functional_ref(F.dropout)
 
 
 class Dropout1d(_DropoutNd):
     """Zero whole channels of (N, C, L) or (C, L) input with probability ``p`` in training."""
-    _function = staticmethod(F.dropout1d)
+    _function = functional_ref(F.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
     """Zero whole channels of (N, C, H, W) input with probability ``p`` in training."""
-    _function = staticmethod(F.dropout2d)
+    _function = functional_ref(F.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
     """Zero whole channels of (N, C, D, H, W) input with probability ``p`` in training."""
-    _function = staticmethod(F.dropout3d)
+    _function = functional_ref(F.dropout3d)
 
 
 class AlphaDropout(_DropoutNd):
     """Dropout that keeps SELU activations' mean and variance (dropped values saturate)."""
-    _function = staticmethod(F.alpha_dropout)
+    _function = functional_ref(F.alpha_dropout)
 
 
 class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels."""
-    _function = staticmethod(F.feature_alpha_dropout)
+    _function = functional_ref(F.feature_alpha_dropout)
