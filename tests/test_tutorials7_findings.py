@@ -1615,8 +1615,9 @@ def _summary_writer(torch):
 
 def tensorboard(torch):
     # pytorch/tutorials recipes/tensorboard_with_pytorch.py and intermediate/tensorboard_tutorial.py
-    # ("Visualizing Models, Data, and Training with TensorBoard"; add_graph left out: it needs
-    # torch's JIT graph, and add_figure needs matplotlib)
+    # ("Visualizing Models, Data, and Training with TensorBoard"; add_figure left out: it needs
+    # matplotlib; add_graph's GraphDef is compared with torch's in
+    # tests/utils/test_tensorboard_graph.py)
     SummaryWriter = _summary_writer(torch)
     directory = tempfile.mkdtemp()
     writer = SummaryWriter(directory)
@@ -1640,6 +1641,7 @@ def tensorboard(torch):
     print(matplotlib_imshow(img_grid, one_channel=True).shape)
     writer.add_image('four_fashion_mnist_images', img_grid)
     writer.add_images('batch', images, 1)
+    writer.add_graph(model, x)
     writer.add_scalars('run_14h', {'xsinx': 1.0, 'xcosx': 2.0}, 0)
     features = torch.rand(6, 4)
     class_labels = [str(i) for i in range(6)]

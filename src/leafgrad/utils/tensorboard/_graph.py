@@ -199,11 +199,27 @@ def trace(model, args):
     return recorder.nodes
 
 
+def _module_class():
+    from ...nn.modules.module import Module
+
+    return Module
+
+
 def graph(model, args, verbose: bool = False, use_strict_trace: bool = True):
     """``(GraphDef, RunMetadata)`` of ``model`` run on ``args``, as torch's
     ``torch.utils.tensorboard._pytorch_graph.graph`` returns them (``use_strict_trace``:
     torch's JIT option, without effect here: lists and dicts are always followed)."""
+    from ... import jit
+
+    # torch's graph comes from torch.jit.trace, which warns that TorchScript is deprecated,
+    # as leafgrad.jit.trace of a module does (Python's default filters hide both)
+    jit._deprecated("trace")
     nodes = trace(model, args)
+    if isinstance(model, _module_class()):
+        jit._deprecated("trace_method")
+        jit._deprecated("trace_method")
+    else:
+        jit._deprecated("trace")
     if verbose:
         for node in nodes:
             shapes = [list(d.size for d in s.dim)
