@@ -11,6 +11,7 @@ from ... import _dtype
 from ...tensor import Tensor
 from .. import functional as F
 from .._functional_batchnorm import batch_norm_impl
+from ..._compile.state import state as _capture
 from .. import init
 from ..parameter import Parameter
 from ...autograd.function import Function
@@ -97,12 +98,15 @@ class _BatchNorm(_NormBase):
                 batches = self.num_batches_tracked  # read by the running-statistics update
         training = self.training or (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
-        from ...overrides import _wrapped
+        from ...overrides import _state, _wrapped
 
-        if _wrapped.methods_wrapped:
-            # a __torch_function__ mode or tensor subclass is about: the call it sees is
-            # F.batch_norm's, as torch's module makes it (the factor 1 / num_batches_tracked
-            # as a number, as torch computes it)
+        if _wrapped.methods_wrapped and (_state.modes or type(input) is not Tensor) \
+                and not _capture.active and not _state.all_disabled:
+            # a __torch_function__ mode is on or the input is a tensor subclass: the call it
+            # sees is F.batch_norm's, as torch's module makes it (the factor
+            # 1 / num_batches_tracked as a number, as torch computes it). (Not while
+            # leafgrad.compile captures: the kernel reads that factor from the tensor, and a
+            # number made from it would be a guard on its value, changed every step.)
             momentum = factor if batches is None else 1.0 / float(batches)
             return F.batch_norm(input, self.running_mean if use_stats else None,
                                 self.running_var if use_stats else None, self.weight, self.bias,
