@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from . import _layout, _numba_kernels
+from . import _onednn_dw as _dw
 from . import _slow_conv as _slow
 from . import conv3d as _nd
 from ._forward import jvp_sum
@@ -350,6 +351,14 @@ class Convolution(Op):
         if slow:  # see Note: torch's slow convolution (_slow_conv.py)
             out, kept = _slow.forward(x2, w2, b, stride, padding, groups)
             keep = kept if keep is not None else None
+        elif _dw.takes(x2.shape, w2.shape, stride, dilation, groups, x2, w2, *(
+                () if b is None else (b,))):  # oneDNN's depthwise kernel (_onednn_dw.py)
+            sizes = [_out_size(n, k, s, p, d) for n, k, s, p, d in zip(
+                x2.shape[2:], w2.shape[2:], stride, padding, dilation)]
+            out = _dw.forward(x2, w2, b, stride, padding, dilation, sizes)
+            if keep is not None:  # (the weight gradient's, as conv_forward keeps them)
+                keep = [_columns(x2, *w2.shape[2:], *sizes, stride, padding, dilation,
+                                 slice(i, i + 1)) for i in range(groups)]
         else:
             out = conv_forward(x2, w2, stride, padding, dilation, groups, bias=b, keep=keep)
         if ctx is not None:
@@ -422,6 +431,8 @@ class ConvInputGrad(Op):
         g2, w2 = _as_2d(g, spatial), _as_2d(w, spatial)
         if _slow.takes(shape, w2.shape, stride, dilation, groups, g2, w2):
             out = _slow.input_grad(g2, w2, shape, stride, padding, groups)
+        elif _dw.takes(shape, w2.shape, stride, dilation, groups, g2, w2):
+            out = _dw.input_grad(g2, w2, shape, stride, padding, dilation)
         else:
             out = conv_input_grad(g2, w2, shape, stride, padding, dilation, groups)
         return _layout.suggested(_from_2d(out, spatial), g, fresh=True)

@@ -1,0 +1,126 @@
+"""torch's float32 depthwise convolutions (oneDNN's ``jit_uni_dw_conv`` kernels), replayed.
+
+Where torch hands a float32 convolution to oneDNN (``conv._uses_mkldnn``) and it is
+depthwise (groups == input channels == output channels, one weight channel per group),
+oneDNN runs its depthwise kernels, which add each output's terms one fused multiply-add at a
+time, not as a dot product:
+
+- forward: an output starts from its channel's bias (from +0. without one) and adds
+  ``input * weight`` for each kernel tap in (kernel-row, kernel-column) order, skipping the
+  taps that fall on padding. Where a padding exceeds the dilated kernel's extent less one
+  (on either side, the right one as oneDNN derives it from the output size), oneDNN's
+  depthwise kernel declines and the taps are summed the same way from +0., the bias added
+  after;
+- input gradient: an input element starts from +0. and adds ``grad_output * weight`` for each
+  tap that reads it, in the same order, fused; with a dilation, each product rounded first
+  and then added.
+
+Measured against torch 2.13 on an AVX-512 and an AVX2 machine: every element the same (1-d as
+2-d, strides, dilations, paddings, batches, kernels of 1 to 7, with and without a bias); the
+matrix products conv.py makes summed the taps in other orders (a depthwise conv1d as in
+mamba-minimal: 99 of 256 outputs differed in the last bit). The weight and bias gradients
+(``jit_uni_dw_conv_bwd_weights``) are not replayed: their order depends on the shape in ways
+not measured here (tests/test_tutorials10_findings.py), and neither are channels-last
+operands (oneDNN's nhwc depthwise kernels: the bias added after the taps on most shapes,
+the dilated input gradients in yet another order), which keep conv.py's path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _layout
+
+_F32 = np.float32
+_F64 = np.float64
+
+
+def takes(x_shape, w_shape, stride, dilation, groups: int, *arrays) -> bool:
+    """Whether torch runs this (2-d, or 1-d as 2-d) convolution with oneDNN's depthwise kernel:
+    float32 operands, oneDNN's path (``conv._uses_mkldnn``), one channel per group in and out."""
+    if len(x_shape) != 4 or any(a.dtype != _F32 for a in arrays):
+        return False
+    if groups < 2 or x_shape[1] != groups or w_shape[0] != groups or w_shape[1] != 1:
+        return False
+    if x_shape[0] == 0 or any(s == 0 for s in x_shape[2:]):
+        return False
+    if any(a.ndim == 4 and _layout._channels_last(a) for a in arrays):
+        return False  # (channels-last: oneDNN's nhwc kernels sum otherwise, not replayed)
+    from .conv import _uses_mkldnn
+    from ._slow_conv import _Shape
+
+    return _uses_mkldnn(_Shape(x_shape), _Shape(w_shape), stride, dilation, groups)
+
+
+def _taps(in_sizes, out_sizes, kernel, stride, padding, dilation):
+    """Each kernel tap (i, j) that reads the input, with the output block it writes and the
+    input block (strided slices) it reads, in oneDNN's (row, column) order."""
+    def span(n_in, n_out, s, p, d, k):
+        low = max(0, -(-(p - k * d) // s))  # the first output whose tap is not padding
+        high = min(n_out, (n_in - 1 + p - k * d) // s + 1)
+        return low, max(low, high)
+    for i in range(kernel[0]):
+        h0, h1 = span(in_sizes[0], out_sizes[0], stride[0], padding[0], dilation[0], i)
+        if h0 >= h1:
+            continue
+        for j in range(kernel[1]):
+            w0, w1 = span(in_sizes[1], out_sizes[1], stride[1], padding[1], dilation[1], j)
+            if w0 >= w1:
+                continue
+            ih = h0 * stride[0] - padding[0] + i * dilation[0]
+            iw = w0 * stride[1] - padding[1] + j * dilation[1]
+            rows = slice(ih, ih + stride[0] * (h1 - h0 - 1) + 1, stride[0])
+            cols = slice(iw, iw + stride[1] * (w1 - w0 - 1) + 1, stride[1])
+            yield i, j, (slice(h0, h1), slice(w0, w1)), (rows, cols)
+
+
+def _fma_block(acc: np.ndarray, a: np.ndarray, b: np.ndarray, fused: bool = True) -> None:
+    """acc = float32(a * b + acc) with one rounding (a float32 product is exact in float64,
+    the sum rounded once there and once to float32: as the hardware's fused multiply-add but
+    for double rounding, which these sums did not meet in the measurements); not ``fused``:
+    the float32 product rounded, then added."""
+    if not fused:
+        acc += a * b
+        return
+    wide = np.multiply(a, b, dtype=_F64)
+    wide += acc
+    acc[...] = wide
+
+
+def _large_padding(in_sizes, out_sizes, kernel, stride, padding, dilation) -> bool:
+    """Whether a padding (left, or the right one the output size implies) exceeds the dilated
+    kernel's extent less one in some dim: oneDNN's depthwise forward kernel declines it."""
+    for n_in, n_out, k, s, p, d in zip(in_sizes, out_sizes, kernel, stride, padding, dilation):
+        extent = (k - 1) * d + 1
+        right = (n_out - 1) * s + extent - n_in - p
+        if p > extent - 1 or right > extent - 1:
+            return True
+    return False
+
+
+def forward(x, w, bias, stride, padding, dilation, out_sizes) -> np.ndarray:
+    """The (N, C, OH, OW) output of a depthwise convolution as oneDNN sums it."""
+    n, c = x.shape[:2]
+    out = np.empty((n, c, *out_sizes), _F32)
+    kernel = w.shape[2:]
+    bias_after = bias is not None and _large_padding(x.shape[2:], out_sizes, kernel, stride,
+                                                     padding, dilation)
+    out[...] = 0 if bias is None or bias_after else bias[None, :, None, None]
+    for i, j, (orows, ocols), (irows, icols) in _taps(x.shape[2:], out_sizes, kernel, stride,
+                                                      padding, dilation):
+        _fma_block(out[:, :, orows, ocols], x[:, :, irows, icols],
+                   w[None, :, 0, i, j, None, None])
+    if bias_after:
+        out += bias[None, :, None, None]
+    return out
+
+
+def input_grad(g, w, input_shape, stride, padding, dilation) -> np.ndarray:
+    """The (N, C, H, W) input gradient of a depthwise convolution as oneDNN sums it."""
+    out = np.zeros(input_shape, _F32)
+    kernel = w.shape[2:]
+    for i, j, (orows, ocols), (irows, icols) in _taps(input_shape[2:], g.shape[2:], kernel,
+                                                      stride, padding, dilation):
+        _fma_block(out[:, :, irows, icols], g[:, :, orows, ocols],
+                   w[None, :, 0, i, j, None, None], fused=all(d == 1 for d in dilation))
+    return out
