@@ -2009,12 +2009,231 @@ def audio_spectrograms(torch):
     print(r4(torch.view_as_real(spec)[0, 0]), r4(torch.fft.rfft(wave[:16]).abs()[:3]), torch.fft.rfftfreq(8, d=1 / sr))
 
 
+def timeseries_windows(torch):
+    # time-series forecasting tutorials (sliding windows with Tensor.unfold, rolling
+    # statistics, differencing, quantile losses for probabilistic forecasts, binning with
+    # bucketize/histc, an LSTM forecaster in float64) on a synthetic series
+    nn = torch.nn
+    torch.manual_seed(0)
+    t = torch.arange(60, dtype=torch.float32)
+    series = torch.sin(t / 5) + 0.1 * t / 10 + 0.2 * torch.randn(60)
+    windows = series.unfold(0, 8, 2)
+    print(windows.shape, windows.stride(), windows[1, :3], windows.is_contiguous())
+    X, y = windows[:, :-1], windows[:, -1]
+    roll_mean = series.unfold(0, 5, 1).mean(-1); roll_std = series.unfold(0, 5, 1).std(-1)
+    print(roll_mean[:3], roll_std[:3], torch.diff(series[:6]), torch.diff(series[:6], n=2), torch.diff(series[:4], prepend=torch.zeros(1)))
+    print(torch.quantile(series, torch.tensor([0.1, 0.5, 0.9])), torch.quantile(windows, 0.5, dim=1)[:3],
+          torch.nanquantile(torch.tensor([1., float('nan'), 3.]), 0.5), torch.median(series), series.kthvalue(5))
+    print(torch.quantile(series, 0.3, interpolation='lower'), torch.quantile(series, 0.3, interpolation='midpoint'),
+          torch.quantile(series, 0.3, interpolation='nearest'), torch.quantile(series, 0.3, interpolation='higher'))
+    bins = torch.linspace(series.min().item(), series.max().item(), 5)
+    print(torch.bucketize(series[:8], bins), torch.histc(series, bins=4), torch.histogram(series, bins=4).hist)
+    print(series.cummax(0).values[:5], series.cummin(0).indices[:5], torch.trapezoid(series[:5]), torch.cumulative_trapezoid(series[:4]))
+    s2 = series.clone(); s2[[3, 7]] = float('nan')
+    print(torch.nanmean(s2), s2.nansum(), torch.isnan(s2).nonzero().flatten(), torch.nan_to_num(s2, nan=0.0)[:4])
+    def quantile_loss(preds, target, quantiles):
+        losses = []
+        for i, q in enumerate(quantiles):
+            errors = target - preds[:, i]
+            losses.append(torch.max((q - 1) * errors, q * errors).unsqueeze(1))
+        return torch.mean(torch.sum(torch.cat(losses, dim=1), dim=1))
+    class Forecaster(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(1, 6, batch_first=True); self.head = nn.Linear(6, 3)
+        def forward(self, x):
+            out, (h, c) = self.lstm(x.unsqueeze(-1))
+            return self.head(out[:, -1])
+    model = Forecaster().double()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for epoch in range(3):
+        preds = model(X.double())
+        loss = quantile_loss(preds, y.double(), [0.1, 0.5, 0.9])
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(epoch, loss.item())
+    with torch.no_grad():
+        ctx = series[-7:].double()
+        fc = []
+        for _ in range(3):
+            nxt = model(ctx[None])[0, 1]
+            fc.append(nxt.item()); ctx = torch.cat([ctx[1:], nxt[None]])
+    print([round(v, 6) for v in fc])
+    mu, sd = X.mean(0, keepdim=True), X.std(0, keepdim=True)
+    print(((X - mu) / sd)[0], torch.corrcoef(torch.stack([series[:-1], series[1:]]))[0, 1], torch.cov(windows[:, :3].T).shape)
+
+
+def distributions_zoo(torch):
+    # torch.distributions as probabilistic-programming tutorials use it (Pyro-free VI
+    # tutorials, "Probabilistic deep learning" notebooks): parameters, batch and event shapes,
+    # log_prob / cdf / icdf / entropy, KL divergences, reparameterised samples and their
+    # gradients, constraints and transforms
+    D = torch.distributions
+    torch.manual_seed(0)
+    dists = [D.Normal(torch.tensor([0., 1.]), torch.tensor([1., 2.])), D.Laplace(0., 2.), D.StudentT(3.),
+             D.Beta(torch.tensor([2., 0.5]), torch.tensor([3., 0.5])), D.Gamma(2., 3.), D.Exponential(torch.tensor([1.5])),
+             D.Dirichlet(torch.tensor([1., 2., 3.])), D.Bernoulli(logits=torch.tensor([0.3])), D.Binomial(10, probs=torch.tensor([0.2, 0.7])),
+             D.Geometric(probs=0.3), D.Poisson(torch.tensor([2., 5.])), D.Categorical(logits=torch.tensor([1., 2., 0.5])),
+             D.Uniform(torch.tensor([0., -1.]), torch.tensor([1., 3.])), D.LogNormal(0., 0.5), D.HalfNormal(1.5), D.Cauchy(0., 1.),
+             D.Gumbel(1., 2.), D.NegativeBinomial(5, probs=torch.tensor(0.4)), D.ContinuousBernoulli(probs=torch.tensor([0.3, 0.5])),
+             D.Multinomial(6, probs=torch.tensor([0.2, 0.3, 0.5])), D.VonMises(torch.tensor(0.5), torch.tensor(2.)),
+             D.Weibull(torch.tensor(1.5), torch.tensor(2.)), D.Chi2(torch.tensor([3.])), D.Kumaraswamy(torch.tensor(2.), torch.tensor(3.))]
+    for d in dists:
+        x = d.sample((2,))
+        line = [type(d).__name__, d.batch_shape, d.event_shape, x.shape, x.dtype, d.log_prob(x)]
+        for attr in ("mean", "variance", "entropy"):
+            try:
+                v = getattr(d, attr)
+                line.append(v() if callable(v) else v)
+            except NotImplementedError:
+                line.append("n/a")
+        print(*line)
+    print(D.Normal(0., 1.).cdf(torch.tensor([-1., 0., 2.])), D.Normal(0., 1.).icdf(torch.tensor([0.1, 0.5])),
+          D.Laplace(0., 1.).cdf(torch.tensor(0.3)), D.Exponential(2.).icdf(torch.tensor(0.5)), D.Uniform(0., 2.).cdf(torch.tensor(0.5)))
+    p, q = D.Normal(torch.tensor([0., 1.]), torch.tensor([1., 2.])), D.Normal(torch.tensor([1., 1.]), torch.tensor([1., 1.]))
+    print(D.kl_divergence(p, q), D.kl_divergence(D.Beta(2., 3.), D.Beta(1., 1.)), D.kl_divergence(D.Dirichlet(torch.ones(3)), D.Dirichlet(torch.tensor([1., 2., 3.]))),
+          D.kl_divergence(D.Categorical(probs=torch.tensor([0.5, 0.5])), D.Categorical(probs=torch.tensor([0.9, 0.1]))),
+          D.kl_divergence(D.Bernoulli(0.3), D.Bernoulli(0.6)), D.kl_divergence(D.Gamma(2., 1.), D.Gamma(3., 2.)))
+    attempt(lambda: D.kl_divergence(D.StudentT(3.), D.Normal(0., 1.)))
+    loc = torch.zeros(3); cov_factor = torch.randn(3, 1); cov_diag = torch.ones(3)
+    lr = D.LowRankMultivariateNormal(loc, cov_factor, cov_diag)
+    mvn = D.MultivariateNormal(loc, covariance_matrix=lr.covariance_matrix)
+    v = torch.randn(3)
+    print(lr.log_prob(v), mvn.log_prob(v), lr.entropy(), mvn.entropy(), lr.variance)
+    mu = torch.tensor([0.5, -0.3], requires_grad=True); log_sd = torch.tensor([0.1, -0.2], requires_grad=True)
+    z = D.Normal(mu, log_sd.exp()).rsample((4,))
+    elbo = D.Normal(0., 1.).log_prob(z).sum() - D.Normal(mu, log_sd.exp()).log_prob(z).sum()
+    elbo.backward(); print(z.shape, elbo, mu.grad, log_sd.grad)
+    rb = D.RelaxedBernoulli(torch.tensor(0.5), probs=torch.tensor([0.2, 0.8])); rc = D.RelaxedOneHotCategorical(torch.tensor(0.3), logits=torch.tensor([1., 2., 3.]))
+    print(rb.rsample(), rc.rsample(), rc.rsample().sum())
+    print(D.constraints.simplex.check(torch.tensor([0.2, 0.8])), D.constraints.positive, D.Normal.arg_constraints, D.Beta(1., 1.).support)
+    tr = D.transforms.ComposeTransform([D.transforms.AffineTransform(1., 2.), D.transforms.ExpTransform()])
+    td = D.TransformedDistribution(D.Normal(0., 1.), [tr])
+    x = td.sample((3,)); print(td.log_prob(x), tr.inv(x), tr.log_abs_det_jacobian(tr.inv(x), x), D.transforms.SigmoidTransform()(torch.tensor(0.)))
+    print(D.biject_to(D.constraints.positive)(torch.tensor([-1., 0., 1.])), D.transform_to(D.constraints.simplex)(torch.zeros(2)))
+    attempt(lambda: D.Normal(0., -1.))
+    attempt(lambda: D.Bernoulli(probs=1.5))
+    attempt(lambda: D.Categorical(probs=torch.tensor([0.5, 0.5])).log_prob(torch.tensor(2)))
+    attempt(lambda: D.Normal(0., 1.).log_prob(torch.tensor([1, 2])))
+    print(dists[0], dists[6], dists[11], D.Independent(dists[0], 1), D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.zeros(2), torch.ones(2))))
+    e = D.Normal(torch.zeros(2, 3), 1.).expand((4, 2, 3)); print(e.batch_shape, e.sample().shape)
+
+
+def checkpoint_and_param_utils(torch):
+    # activation checkpointing (torch.utils.checkpoint with use_reentrant False/True,
+    # checkpoint_sequential), parameters_to_vector / vector_to_parameters, clip_grad_value_,
+    # the legacy weight_norm and spectral_norm hooks, and module surgery (get_submodule,
+    # register_module, apply, half/double, requires_grad_)
+    nn = torch.nn; F = torch.nn.functional
+    from_ckpt = torch.utils.checkpoint
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 2))
+    x = torch.randn(3, 4, requires_grad=True)
+    plain = net(x).sum(); g_plain = torch.autograd.grad(plain, [x, net[0].weight])
+    def segment(inp):
+        return net[2](net[1](net[0](inp)))
+    for reentrant in (False, True):
+        h = from_ckpt.checkpoint(segment, x, use_reentrant=reentrant)
+        out = net[4](net[3](h)).sum()
+        attempt(lambda: print(torch.autograd.grad(out, [x], retain_graph=True)[0].shape))
+        x.grad = None; net.zero_grad(); out.backward()
+        g = (x.grad, net[0].weight.grad)
+        print(reentrant, out, type(h.grad_fn).__name__, all(torch.equal(a, b) for a, b in zip(g, g_plain)))
+    x.grad = None
+    with torch.no_grad():
+        print(from_ckpt.checkpoint(segment, x, use_reentrant=False).requires_grad)
+    attempt(lambda: from_ckpt.checkpoint(segment, x, use_reentrant=False, bogus=1))
+    out = from_ckpt.checkpoint_sequential(net, 2, x, use_reentrant=False)
+    out.sum().backward(); print(out[0], x.grad[0])
+    vec = nn.utils.parameters_to_vector(net.parameters())
+    print(vec.shape, vec[:3], vec.grad_fn)
+    nn.utils.vector_to_parameters(torch.zeros_like(vec), net.parameters())
+    print(net[0].weight.abs().sum(), net[4].bias)
+    attempt(lambda: nn.utils.vector_to_parameters(vec, [torch.ones(2)]))
+    m = nn.Linear(3, 2)
+    m(torch.randn(4, 3)).pow(2).sum().backward()
+    nn.utils.clip_grad_value_(m.parameters(), clip_value=0.5)
+    print(m.weight.grad, m.bias.grad)
+    wn = nn.utils.weight_norm(nn.Linear(3, 2))
+    print(sorted(n for n, _ in wn.named_parameters()), wn.weight_g.shape, wn(torch.ones(1, 3)))
+    sn = nn.utils.spectral_norm(nn.Linear(3, 3))
+    print(sorted(k for k in sn.state_dict()), sn(torch.ones(1, 3)).shape)
+    nn.utils.remove_weight_norm(wn); print(sorted(n for n, _ in wn.named_parameters()))
+    print(net.get_submodule("2"), net.get_parameter("4.bias").shape)
+    attempt(lambda: net.get_submodule("7"))
+    attempt(lambda: net.get_submodule("0.weight"))
+    net.register_module("extra", nn.ReLU()); print(len(net), list(dict(net.named_children()))[-1])
+    counts = []
+    net.apply(lambda mod: counts.append(type(mod).__name__)); print(counts)
+    print(net.half()[0].weight.dtype, net.double()[0].bias.dtype, net.float()[2].weight.dtype)
+    net.requires_grad_(False); print([p.requires_grad for p in net.parameters()][:2])
+    net.zero_grad(set_to_none=False); print(net[0].weight.grad is None)
+
+
+def guided_backprop_gradcam(torch):
+    # guided backpropagation (utkuozbulak/pytorch-cnn-visualizations: ReLU modules' full
+    # backward hooks clamp grad_input, forward hooks keep the activations) and Grad-CAM's
+    # activation/gradient hooks; a hook returning a gradient of the wrong size or dtype
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 6, 3, padding=1), nn.ReLU(),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(6, 3))
+    forward_relu_outputs = []
+    def relu_backward_hook_function(module, grad_in, grad_out):
+        corresponding_forward_output = forward_relu_outputs[-1]
+        corresponding_forward_output[corresponding_forward_output > 0] = 1
+        modified_grad_out = corresponding_forward_output * torch.clamp(grad_in[0], min=0.0)
+        del forward_relu_outputs[-1]
+        return (modified_grad_out,)
+    def relu_forward_hook_function(module, ten_in, ten_out):
+        forward_relu_outputs.append(ten_out)
+    handles = []
+    for module in model:
+        if isinstance(module, nn.ReLU):
+            handles.append(module.register_full_backward_hook(relu_backward_hook_function))
+            handles.append(module.register_forward_hook(relu_forward_hook_function))
+    image = torch.randn(1, 3, 6, 6, requires_grad=True)
+    out = model(image)
+    one_hot = torch.zeros_like(out); one_hot[0, out.argmax()] = 1
+    model.zero_grad(); out.backward(gradient=one_hot)
+    grads = image.grad.data.numpy()[0]
+    print(out, grads.shape, grads[0, 0], len(forward_relu_outputs))
+    pos = np.maximum(0, grads) / grads.max(); neg = np.maximum(0, -grads) / -grads.min()
+    print(pos.sum(), neg.sum())
+    for h in handles:
+        h.remove()
+    # Grad-CAM on the last convolution
+    acts, grads_kept = {}, {}
+    def save_act(module, inp, output):
+        acts['v'] = output.detach()
+        output.register_hook(lambda g: grads_kept.__setitem__('v', g.detach()))
+    h = model[2].register_forward_hook(save_act)
+    image.grad = None
+    out = model(image); out[0, 1].backward()
+    weights = grads_kept['v'].mean(dim=(2, 3), keepdim=True)
+    cam = F.relu((weights * acts['v']).sum(1, keepdim=True))
+    cam = F.interpolate(cam, size=(6, 6), mode='bilinear', align_corners=False)
+    cam = (cam - cam.min()) / (cam.max() - cam.min() + 1e-8)
+    print(cam[0, 0, 0], weights.flatten())
+    h.remove()
+    # hooks that return what the engine refuses
+    for bad in (lambda m, gi, go: (torch.ones(3),), lambda m, gi, go: (gi[0].double(),), lambda m, gi, go: gi[0],
+                lambda m, gi, go: (1.0,), lambda m, gi, go: [gi[0] * 0]):
+        hb = model[1].register_full_backward_hook(bad)
+        attempt(lambda: print(model(image).sum().backward(), image.grad.abs().sum()))
+        hb.remove()
+    hp = model[3].register_full_backward_pre_hook(lambda m, go: (go[0][:1],))
+    attempt(lambda: model(image).sum().backward())
+    hp.remove()
+
+
 SNIPPETS = [mamba_minimal, annotated_transformer, annotated_diffusion, vq_vae_quantizer, efficient_kan,
             convnext_block, swin_windows, pointnet_tnet, nerf_rendering, mixture_density_network,
             bayes_by_backprop, metric_and_contrastive_losses, deep_sets_set_transformer,
             raschka_ch14_cnn, bloem_transformer, mlp_mixer_and_mobile_blocks, ctc_and_rnn_cells,
             llama2c_model, hamiltonian_nn, sac_policy, sinkhorn_and_hopfield, swa_and_ema,
-            lion_and_custom_optimizers, segnet_alexnet_pools, audio_spectrograms]
+            lion_and_custom_optimizers, segnet_alexnet_pools, audio_spectrograms,
+            timeseries_windows, distributions_zoo, checkpoint_and_param_utils,
+            guided_backprop_gradcam]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -2172,3 +2391,55 @@ def test_stft_warns_before_its_checks_as_torch():
     for a, b in zip(got, want):
         assert (a[0][0], str(a[0][1]).replace("leafgrad", "torch")) == (b[0][0], str(b[0][1]))
         assert a[1] == b[1]
+
+
+def _module_hook_returns(m, kind, returned, needs):
+    """A two-input module whose full backward hook (kind "full") or backward pre-hook ("pre")
+    returns ``returned(gradients)``: the outcome of backward and the gradients it leaves."""
+    m.manual_seed(0)
+    lin = m.nn.Linear(3, 2)
+
+    class Two(m.nn.Module):
+        def forward(self, a, b):
+            return lin(a) + lin(b)
+    module = Two()
+    if kind == "full":
+        module.register_full_backward_hook(lambda mod, grad_input, grad_output:
+                                           returned(m, grad_input))
+    else:
+        module.register_full_backward_pre_hook(lambda mod, grad_output: returned(m, grad_output))
+    a = m.randn(4, 3, requires_grad=needs[0])
+    b = m.randn(4, 3, requires_grad=needs[1])
+    outcome = _outcome(lambda: module(a, b).sum().backward())
+    grads = [None if t.grad is None else _bits(t.grad) for t in (a, b, lin.weight)]
+    return outcome, grads
+
+
+_HOOK_RETURNS = {
+    "wrong size": lambda m, g: (m.ones(5),) * len(g),
+    "0-d": lambda m, g: (m.tensor(1.0),) * len(g),
+    "other dtype": lambda m, g: tuple(x.double() if x is not None else None for x in g),
+    "not a tensor": lambda m, g: (3.0,) * len(g),
+    "a tensor, not a tuple": lambda m, g: g[0] * 2 if g[0] is not None else m.ones(1),
+    "a list": lambda m, g: [x * 2 if x is not None else None for x in g],
+    "one too many": lambda m, g: tuple(g) + (None,),
+    "filled where None": lambda m, g: tuple(m.ones(4, 3) if x is None else x for x in g),
+    "the same": lambda m, g: tuple(g),
+}
+
+
+def test_module_backward_hook_results_checked_as_torch():
+    # guided backpropagation's ReLU hooks return grad_input: torch checks what a module's full
+    # backward hook or backward pre-hook returns as any node hook's result ("hook 'hook' has
+    # changed the size of value", "... the type of value", "expected Variable, but hook
+    # returned 'float'") and takes len() of it as returned (a tensor's first dim); leafgrad
+    # let other dtypes through, raised its own errors for sizes and non-tensors, and wrapped
+    # a bare tensor in a tuple
+    for kind, name, needs in itertools.product(["full", "pre"], _HOOK_RETURNS,
+                                               [(True, True), (True, False), (False, True)]):
+        got = _module_hook_returns(lg, kind, _HOOK_RETURNS[name], needs)
+        want = _module_hook_returns(torch, kind, _HOOK_RETURNS[name], needs)
+        assert got[0] == want[0], (kind, name, needs)
+        for a, b in zip(got[1], want[1]):
+            assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), \
+                (kind, name, needs)
