@@ -2226,6 +2226,89 @@ def guided_backprop_gradcam(torch):
     hp.remove()
 
 
+def pygcn_sparse(torch):
+    # tkipf/pygcn: the row-normalised adjacency as a sparse tensor (sparse_mx_to_torch_sparse_
+    # tensor with the legacy torch.sparse.FloatTensor constructor, scipy replaced by NumPy COO
+    # arrays), GraphConvolution with torch.spmm, the training step with accuracy, and the
+    # sparse tensor API the notebook pokes at (coalesce, indices, values, _nnz, to_dense)
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(0)
+    n, nfeat, nclass = 6, 4, 3
+    edges = torch.tensor([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0], [1, 4]])
+    rows = np.concatenate([edges[:, 0].numpy(), edges[:, 1].numpy(), np.arange(n)])
+    cols = np.concatenate([edges[:, 1].numpy(), edges[:, 0].numpy(), np.arange(n)])
+    vals = np.ones(len(rows), dtype=np.float32)
+    deg = np.bincount(rows, minlength=n).astype(np.float32)
+    vals = vals / deg[rows]
+    def sparse_mx_to_torch_sparse_tensor(row, col, data, shape):
+        indices = torch.from_numpy(np.vstack((row, col)).astype(np.int64))
+        values = torch.from_numpy(data)
+        shape = torch.Size(shape)
+        return torch.sparse.FloatTensor(indices, values, shape)
+    adj = sparse_mx_to_torch_sparse_tensor(rows, cols, vals, (n, n))
+    print(adj.is_sparse, adj.layout, adj._nnz(), adj.is_coalesced())
+    adj = adj.coalesce()
+    print(adj.indices()[:, :5], adj.values()[:5], adj.to_dense()[0], torch.sparse.sum(adj, dim=1).to_dense())
+
+    class GraphConvolution(nn.Module):
+        def __init__(self, in_features, out_features, bias=True):
+            super().__init__()
+            self.in_features = in_features; self.out_features = out_features
+            self.weight = nn.Parameter(torch.FloatTensor(in_features, out_features))
+            if bias:
+                self.bias = nn.Parameter(torch.FloatTensor(out_features))
+            else:
+                self.register_parameter('bias', None)
+            self.reset_parameters()
+        def reset_parameters(self):
+            stdv = 1. / math.sqrt(self.weight.size(1))
+            self.weight.data.uniform_(-stdv, stdv)
+            if self.bias is not None:
+                self.bias.data.uniform_(-stdv, stdv)
+        def forward(self, input, adj):
+            support = torch.mm(input, self.weight)
+            output = torch.spmm(adj, support)
+            return output + self.bias if self.bias is not None else output
+        def __repr__(self):
+            return self.__class__.__name__ + ' (' + str(self.in_features) + ' -> ' + str(self.out_features) + ')'
+
+    class GCN(nn.Module):
+        def __init__(self, nfeat, nhid, nclass, dropout):
+            super().__init__()
+            self.gc1 = GraphConvolution(nfeat, nhid); self.gc2 = GraphConvolution(nhid, nclass)
+            self.dropout = dropout
+        def forward(self, x, adj):
+            x = F.relu(self.gc1(x, adj))
+            x = F.dropout(x, self.dropout, training=self.training)
+            x = self.gc2(x, adj)
+            return F.log_softmax(x, dim=1)
+    def accuracy(output, labels):
+        preds = output.max(1)[1].type_as(labels)
+        correct = preds.eq(labels).double()
+        return correct.sum() / len(labels)
+    features = torch.randn(n, nfeat); labels = torch.randint(0, nclass, (n,))
+    features = features / features.sum(1, keepdim=True).abs()
+    idx_train, idx_val = torch.LongTensor(range(4)), torch.LongTensor(range(4, 6))
+    model = GCN(nfeat, 8, nclass, 0.5)
+    print(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
+    for epoch in range(3):
+        model.train(); optimizer.zero_grad()
+        output = model(features, adj)
+        loss_train = F.nll_loss(output[idx_train], labels[idx_train])
+        acc_train = accuracy(output[idx_train], labels[idx_train])
+        loss_train.backward(); optimizer.step()
+        model.eval(); output = model(features, adj)
+        loss_val = F.nll_loss(output[idx_val], labels[idx_val])
+        print('Epoch: {:04d}'.format(epoch + 1), 'loss_train: {:.4f}'.format(loss_train.item()),
+              'acc_train: {:.4f}'.format(acc_train.item()), 'loss_val: {:.4f}'.format(loss_val.item()))
+    print(model.gc1.weight.grad[0], output.exp().sum(1))
+    dense = adj.to_dense()
+    print(torch.equal(torch.sparse.mm(adj, features), dense @ features), (adj @ features).shape)
+    s2 = dense.to_sparse(); print(s2.indices().shape, s2.values()[:3], (s2 * 2).to_dense()[0, :2])
+    attempt(lambda: torch.spmm(adj, torch.ones(5, 2)))
+
+
 SNIPPETS = [mamba_minimal, annotated_transformer, annotated_diffusion, vq_vae_quantizer, efficient_kan,
             convnext_block, swin_windows, pointnet_tnet, nerf_rendering, mixture_density_network,
             bayes_by_backprop, metric_and_contrastive_losses, deep_sets_set_transformer,
@@ -2233,7 +2316,7 @@ SNIPPETS = [mamba_minimal, annotated_transformer, annotated_diffusion, vq_vae_qu
             llama2c_model, hamiltonian_nn, sac_policy, sinkhorn_and_hopfield, swa_and_ema,
             lion_and_custom_optimizers, segnet_alexnet_pools, audio_spectrograms,
             timeseries_windows, distributions_zoo, checkpoint_and_param_utils,
-            guided_backprop_gradcam]
+            guided_backprop_gradcam, pygcn_sparse]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -2479,3 +2562,45 @@ def test_numpy_functions_on_tensors_warn_as_torch():
     assert len(got) == len(want)
     for a, b in zip(got, want):
         assert a == b
+
+
+def _depthwise_parameter_grads(m, spatial, batch, channels, kernel, stride, padding, bias,
+                               needs):
+    m.manual_seed(1)
+    shape = (batch, channels) + (7,) * (spatial - 1) + (8,)
+    x = m.randn(*shape, requires_grad=needs[0])
+    w = m.randn(channels, 1, *kernel, requires_grad=needs[1])
+    b = m.randn(channels, requires_grad=needs[2]) if bias else None
+    conv = m.nn.functional.conv1d if spatial == 1 else m.nn.functional.conv2d
+    y = conv(x, w, b, stride, padding, 1, channels)
+    leaves = [t for t in (x, w, b) if t is not None and t.requires_grad]
+    return [_bits(g) for g in m.autograd.grad(y, leaves, m.randn(y.shape))]
+
+
+def test_depthwise_weight_and_bias_grads_bits_as_torch():
+    # a MobileNet-style 3x3 depthwise convolution's weight and bias gradients: where oneDNN
+    # computes them with its depthwise kernel (kernels 2 or 3 wide, no dilation, a stride no
+    # wider than the kernel, paddings of at most half the kernel) each is a sequence of
+    # fused products (float32 additions for the bias) over the output positions in order;
+    # leafgrad's matrix products and pairwise sums differed in the last bits
+    checked = 0
+    for spatial, batch, channels, kw, kh, stride, padding, bias, needs in itertools.product(
+            [1, 2], [1, 3], [4, 17], [2, 3], [1, 2, 3], [1, 2, 3], [0, 1], [True, False],
+            [(True, True, True), (False, True, True), (False, True, False),
+             (False, False, True)]):
+        if spatial == 1 and kh != 1 or stride > kw or padding > kw // 2 or \
+                spatial == 2 and padding > kh // 2 or not bias and needs == (False, False, True):
+            continue
+        kernel = (kw,) if spatial == 1 else (kh, kw)
+        sizes = (8,) if spatial == 1 else (7, 8)
+        if any((n + 2 * padding - k) // stride * stride + k - n - padding > k // 2
+               for n, k in zip(sizes, kernel)):
+            continue  # (a right padding over half the kernel: oneDNN's gemm path)
+        args = (spatial, batch, channels, kernel, stride, padding, bias, needs)
+        got = _depthwise_parameter_grads(lg, *args)
+        want = _depthwise_parameter_grads(torch, *args)
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and np.array_equal(a, b), args
+        checked += 1
+    assert checked > 200

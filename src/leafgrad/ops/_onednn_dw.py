@@ -15,14 +15,21 @@ time, not as a dot product:
   tap that reads it, in the same order, fused; with a dilation, each product rounded first
   and then added.
 
-Measured against torch 2.13 on an AVX-512 and an AVX2 machine: every element the same (1-d as
-2-d, strides, dilations, paddings, batches, kernels of 1 to 7, with and without a bias); the
-matrix products conv.py makes summed the taps in other orders (a depthwise conv1d as in
-mamba-minimal: 99 of 256 outputs differed in the last bit). The weight and bias gradients
-(``jit_uni_dw_conv_bwd_weights``) are not replayed: their order depends on the shape in ways
-not measured here (tests/test_tutorials10_findings.py), and neither are channels-last
-operands (oneDNN's nhwc depthwise kernels: the bias added after the taps on most shapes,
-the dilated input gradients in yet another order), which keep conv.py's path.
+Measured against torch 2.13 on an AVX-512 machine (oneDNN's ``jit_dw:avx512_core`` kernels,
+ONEDNN_VERBOSE=1 names them; other instruction sets not measured): every element the same
+(1-d as 2-d, strides, dilations, paddings, batches, kernels of 1 to 7, with and without a
+bias); the matrix products conv.py makes summed the taps in other orders (a depthwise conv1d
+as in mamba-minimal: 99 of 256 outputs differed in the last bit). A dilated input gradient is
+oneDNN's ``gemm:jit`` convolution (a column matrix folded back: rounded products added).
+
+The weight and bias gradients are the depthwise kernel's only for some shapes (kernels 2 or 3
+wide, no dilation, a stride no wider than the kernel, paddings of at most half the kernel):
+there each weight adds one fused product per output position and each bias one float32
+addition, in (sample, row, column) order (``weight_grads``, ``bias_grads``; every element of
+360 such 1-d and 2-d configurations). Other shapes go to ``gemm:jit``, whose blocked sums are
+not replayed (conv.py's path), and so do channels-last operands (oneDNN's nhwc depthwise
+kernels: the bias added after the taps on most shapes, the dilated input gradients in yet
+another order).
 """
 
 from __future__ import annotations
@@ -124,3 +131,50 @@ def input_grad(g, w, input_shape, stride, padding, dilation) -> np.ndarray:
         _fma_block(out[:, :, irows, icols], g[:, :, orows, ocols],
                    w[None, :, 0, i, j, None, None], fused=all(d == 1 for d in dilation))
     return out
+
+
+_MAX_POSITIONS = 1 << 14  # (a Python loop over output positions: larger ones keep conv.py's)
+
+
+def weight_grads_take(x_shape, w_shape, stride, padding, dilation, groups, *arrays) -> bool:
+    """Whether oneDNN computes this depthwise convolution's weight and bias gradients with its
+    depthwise kernel (``jit_dw`` backward_weights; otherwise ``gemm:jit``, not replayed):
+    kernels 2 or 3 wide, no dilation, a stride no wider than the kernel, paddings of at most
+    half the kernel (in each dim, on either side), float32 and not channels-last."""
+    if not takes(x_shape, w_shape, stride, dilation, groups, *arrays):
+        return False
+    if any(d != 1 for d in dilation) or not 2 <= w_shape[3] <= 3 or stride[1] > w_shape[3]:
+        return False
+    positions = x_shape[0]
+    for n_in, k, s, p in zip(x_shape[2:], w_shape[2:], stride, padding):
+        n_out = (n_in + 2 * p - k) // s + 1
+        right = (n_out - 1) * s + k - n_in - p
+        if p > k // 2 or right > k // 2:
+            return False
+        positions *= n_out
+    return positions <= _MAX_POSITIONS
+
+
+def weight_grads(columns, g, kernel) -> np.ndarray:
+    """The (C, 1, KH, KW) weight gradient as oneDNN's depthwise kernel sums it: for each
+    weight, one fused multiply-add per output position, in (sample, row, column) order from
+    +0. ``columns``: conv.py's per-channel im2col matrices ((N*OH*OW, KH*KW) each, padding as
+    zeros, which add nothing)."""
+    windows = np.stack(columns, axis=1)  # (positions, C, KH*KW)
+    channels = g.shape[1]
+    grads = np.ascontiguousarray(g.transpose(0, 2, 3, 1).reshape(-1, channels, 1))
+    acc = np.zeros(windows.shape[1:], _F32)
+    wide = np.empty(windows.shape[1:], _F64)
+    for t in range(windows.shape[0]):
+        np.multiply(windows[t], grads[t], out=wide, dtype=_F64)
+        wide += acc
+        acc[...] = wide
+    return acc.reshape(channels, 1, *kernel)
+
+
+def bias_grads(g) -> np.ndarray:
+    """The bias gradient as the same kernel sums it: one float32 addition per output
+    position, in (sample, row, column) order from +0."""
+    channels = g.shape[1]
+    rows = g.transpose(0, 2, 3, 1).reshape(-1, channels)
+    return np.add.accumulate(rows, axis=0)[-1] + _F32(0)
