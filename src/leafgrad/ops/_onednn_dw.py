@@ -158,17 +158,19 @@ def weight_grads_take(x_shape, w_shape, stride, padding, dilation, groups, *arra
 def weight_grads(columns, g, kernel) -> np.ndarray:
     """The (C, 1, KH, KW) weight gradient as oneDNN's depthwise kernel sums it: for each
     weight, one fused multiply-add per output position, in (sample, row, column) order from
-    +0. ``columns``: conv.py's per-channel im2col matrices ((N*OH*OW, KH*KW) each, padding as
-    zeros, which add nothing)."""
-    windows = np.stack(columns, axis=1)  # (positions, C, KH*KW)
+    +0. ``columns``: conv.py's im2col matrix of all channels ((N*OH*OW, KH*KW*C) in one
+    list, padding as zeros, which add nothing)."""
     channels = g.shape[1]
-    grads = np.ascontiguousarray(g.transpose(0, 2, 3, 1).reshape(-1, channels, 1))
+    taps = kernel[0] * kernel[1]
+    windows = columns[0].reshape(-1, taps, channels).transpose(0, 2, 1)  # (positions, C, taps)
+    grads = g.transpose(0, 2, 3, 1).reshape(-1, channels, 1)
     acc = np.zeros(windows.shape[1:], _F32)
-    wide = np.empty(windows.shape[1:], _F64)
-    for t in range(windows.shape[0]):
-        np.multiply(windows[t], grads[t], out=wide, dtype=_F64)
-        wide += acc
-        acc[...] = wide
+    step = 256  # (the exact float64 products, made a block of positions at a time)
+    for start in range(0, windows.shape[0], step):
+        products = np.multiply(windows[start:start + step], grads[start:start + step],
+                               dtype=_F64)
+        for row in products:  # acc + product in float64, rounded to float32: one ufunc call
+            np.add(row, acc, out=acc, casting="unsafe")
     return acc.reshape(channels, 1, *kernel)
 
 

@@ -363,12 +363,16 @@ class Convolution(Op):
             sizes = [_out_size(n, k, s, p, d) for n, k, s, p, d in zip(
                 x2.shape[2:], w2.shape[2:], stride, padding, dilation)]
             out = _dw.forward(x2, w2, b, stride, padding, dilation, sizes)
-            if keep is not None:  # (the weight gradient's, as conv_forward keeps them)
-                keep = [_columns(x2, *w2.shape[2:], *sizes, stride, padding, dilation,
-                                 slice(i, i + 1)) for i in range(groups)]
-            if ctx is not None and _dw.weight_grads_take(
-                    x2.shape, w2.shape, stride, padding, dilation, groups, x2, w2):
+            dw_grads = ctx is not None and _dw.weight_grads_take(
+                x2.shape, w2.shape, stride, padding, dilation, groups, x2, w2)
+            if dw_grads:
                 ctx.keep("dw_grads", True)
+            if keep is not None:  # (the weight gradient's: all channels' windows at once for
+                # _onednn_dw.weight_grads, else one matrix per channel as conv_forward keeps)
+                keep = [_columns(x2, *w2.shape[2:], *sizes, stride, padding, dilation)] \
+                    if dw_grads else [_columns(x2, *w2.shape[2:], *sizes, stride, padding,
+                                               dilation, slice(i, i + 1))
+                                      for i in range(groups)]
         else:
             out = conv_forward(x2, w2, stride, padding, dilation, groups, bias=b, keep=keep)
         if ctx is not None:
