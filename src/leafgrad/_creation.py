@@ -902,8 +902,20 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         stds = std._data if isinstance(std, Tensor) else np.asarray(std)
         shape = np.broadcast_shapes(means.shape, stds.shape)
         np_dtype = np.result_type(*(t._data.dtype for t in (mean, std) if isinstance(t, Tensor)))
-        return _finish(_draw(_scaled_normal, means, stds, shape=shape, np_dtype=np_dtype,
-                             generator=generator), requires_grad)
+        data = _draw(_scaled_normal, means, stds, shape=shape, np_dtype=np_dtype,
+                     generator=generator)
+        tensor_mean, tensor_std = isinstance(mean, Tensor), isinstance(std, Tensor)
+        if requires_grad or not (tensor_mean and mean.requires_grad
+                                 or tensor_std and std.requires_grad):
+            return _finish(data, requires_grad)
+        # a graph node with zero gradients, as torch's NormalBackward1/2/3 (ops/sampling.py)
+        from .ops import sampling
+
+        if tensor_mean and tensor_std:
+            return sampling.NormalTensorTensor.apply(mean, std, samples=data)
+        if tensor_mean:
+            return sampling.NormalTensorFloat.apply(mean, samples=data)
+        return sampling.NormalFloatTensor.apply(std, samples=data)
     from . import _rng as _random
 
     data = _draw(_random.normal, _size((size,), "normal"), _np_dtype(dtype, function="normal"),

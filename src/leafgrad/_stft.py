@@ -32,6 +32,8 @@ _DEPRECATED = ("stft with return_complex=False is deprecated. In a future pytorc
 _warned = [False]  # torch's TORCH_WARN_ONCE
 _warned_window = [False]
 _warned_istft_window = [False]
+_warned_complex_half = [False]
+_COMPLEX_HALF = "ComplexHalf support is experimental and many operators don't support it yet."
 
 
 def _warn_once(warned: list) -> bool:
@@ -90,6 +92,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         input = input.view(input.shape[-signal_dim:])
     if _autocast_state.active:  # aten::stft is on torch's autocast float32 list
         input, = _autocast_state.cast_args("fp32", (input,))
+    if window is None and _warn_once(_warned_window):  # torch's TORCH_WARN_ONCE, before
+        # any check of at::stft's (torch warns from C++ under torch/functional.py's stft:
+        # attributed to torch's file)
+        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=1)
     n_fft = int(n_fft)
     hop = n_fft >> 2 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)
@@ -100,8 +106,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not wants_complex:
         if return_complex is None:
             raise RuntimeError(_RETURN_COMPLEX)
-        if not _warned[0]:
-            _warned[0] = True
+        if _warn_once(_warned):  # (TORCH_WARN_ONCE: each time under set_warn_always)
             warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)  # torch/functional.py's
 
     def fail(problem: str):
@@ -128,9 +133,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is not None and (window.ndim != 1 or window.shape[0] != win):
         fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window "
              f"with size {list(window.shape)}")
-    if window is None and _warn_once(_warned_window):  # torch's TORCH_WARN_ONCE
-        # torch warns from C++ under torch/functional.py's stft: attributed to torch's file
-        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=1)
     padded_window = window
     if win < n_fft:
         left = (n_fft - win) // 2
@@ -150,6 +152,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if padded_window is not None:
         frames = frames * padded_window
     if frames.dtype.name == "float16":  # torch's CPU transforms have no half kernel
+        if _warn_once(_warned_complex_half):  # (torch allocates the ComplexHalf output first)
+            warnings.warn(_COMPLEX_HALF, UserWarning, stacklevel=1)
         raise RuntimeError("MKL FFT doesn't support tensors of type: Half")
     complex_fft = frames.dtype.is_complex
     one_sided = (not complex_fft) if onesided is None else bool(onesided)

@@ -1192,9 +1192,11 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             array = np.lib.stride_tricks.as_strided(array, strides=(0,) * array.ndim)
         return array
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):
+    def __array_wrap__(self, array):
         # NumPy's result for ``tensor + ndarray`` and ``np.sin(tensor)`` comes back as a tensor,
-        # with torch's quirk of bool results as uint8 (Note: operands).
+        # with torch's quirk of bool results as uint8 (Note: operands). One argument, as
+        # torch's: NumPy 2 first passes (array, context, return_scalar), and on the TypeError
+        # gives its DeprecationWarning and calls again with the array alone, as for torch.
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
         return _wrap(np.asarray(array))

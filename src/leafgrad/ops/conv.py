@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from . import _layout, _numba_kernels
+from . import _onednn_dw as _dw
 from . import _slow_conv as _slow
 from . import conv3d as _nd
 from ._forward import jvp_sum
@@ -210,6 +211,13 @@ def _scatter_input_grad(g, w, input_shape, stride, padding, dilation, groups) ->
     return grad[:, :, ph:ph + input_shape[2], pw:pw + input_shape[3]]
 
 
+def _dw_weight_grad(g, columns, shape):
+    """A depthwise convolution's weight gradient as oneDNN sums it (_onednn_dw.py)."""
+    kernel = (1, shape[2]) if len(shape) == 3 else tuple(shape[2:])
+    array = _dw.weight_grads(columns, g, kernel)
+    return _layout.row_major(array.reshape(shape))
+
+
 def _weight_grad_plain(g, columns, shape, shape2, stride, padding, dilation, groups, spatial,
                        slow=False):
     """The weight gradient from the forward's im2col columns (no graph: see Note: array-level
@@ -350,6 +358,21 @@ class Convolution(Op):
         if slow:  # see Note: torch's slow convolution (_slow_conv.py)
             out, kept = _slow.forward(x2, w2, b, stride, padding, groups)
             keep = kept if keep is not None else None
+        elif _dw.takes(x2.shape, w2.shape, stride, dilation, groups, x2, w2, *(
+                () if b is None else (b,))):  # oneDNN's depthwise kernel (_onednn_dw.py)
+            sizes = [_out_size(n, k, s, p, d) for n, k, s, p, d in zip(
+                x2.shape[2:], w2.shape[2:], stride, padding, dilation)]
+            out = _dw.forward(x2, w2, b, stride, padding, dilation, sizes)
+            dw_grads = ctx is not None and _dw.weight_grads_take(
+                x2.shape, w2.shape, stride, padding, dilation, groups, x2, w2)
+            if dw_grads:
+                ctx.keep("dw_grads", True)
+            if keep is not None:  # (the weight gradient's: all channels' windows at once for
+                # _onednn_dw.weight_grads, else one matrix per channel as conv_forward keeps)
+                keep = [_columns(x2, *w2.shape[2:], *sizes, stride, padding, dilation)] \
+                    if dw_grads else [_columns(x2, *w2.shape[2:], *sizes, stride, padding,
+                                               dilation, slice(i, i + 1))
+                                      for i in range(groups)]
         else:
             out = conv_forward(x2, w2, stride, padding, dilation, groups, bias=b, keep=keep)
         if ctx is not None:
@@ -373,8 +396,13 @@ class Convolution(Op):
         if self.needs_grad(0):
             grad_x = ConvInputGrad.apply(grad, self.saved("weight"),
                                          input_shape=self.input_shape(0), **p)
+        dw = plain_backward() and self._saved and self._saved.get("dw_grads")
         if self.needs_grad(1):
-            if plain_backward():
+            if dw:  # oneDNN's depthwise backward-weights kernel (_onednn_dw.py)
+                g2 = _as_2d(grad._data, p["spatial"])
+                grad_w = _wrap(array_kernel(_dw_weight_grad, g2, self.saved("columns"),
+                                            shape=self.input_shape(1)))
+            elif plain_backward():
                 shape = self.input_shape(1)
                 shape2 = shape if p["spatial"] != 1 else (*shape[:2], 1, shape[2])
                 array = array_kernel(_weight_grad_plain, grad._data, self.saved("columns"),
@@ -387,7 +415,8 @@ class Convolution(Op):
                 grad_w = ConvWeightGrad.apply(self.saved("input"), grad,
                                               weight_shape=self.input_shape(1), **p)
         if self.needs_grad(2):
-            grad_b = _bias_grad(grad, p, self._slow())
+            grad_b = _wrap(array_kernel(_dw.bias_grads, _as_2d(grad._data, p["spatial"]))) \
+                if dw else _bias_grad(grad, p, self._slow())
         return grad_x, grad_w, grad_b
 
     def _slow(self) -> bool:
@@ -422,6 +451,8 @@ class ConvInputGrad(Op):
         g2, w2 = _as_2d(g, spatial), _as_2d(w, spatial)
         if _slow.takes(shape, w2.shape, stride, dilation, groups, g2, w2):
             out = _slow.input_grad(g2, w2, shape, stride, padding, groups)
+        elif _dw.takes(shape, w2.shape, stride, dilation, groups, g2, w2):
+            out = _dw.input_grad(g2, w2, shape, stride, padding, dilation)
         else:
             out = conv_input_grad(g2, w2, shape, stride, padding, dilation, groups)
         return _layout.suggested(_from_2d(out, spatial), g, fresh=True)

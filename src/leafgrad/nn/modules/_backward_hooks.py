@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from ...autograd.function import Function
+from ...autograd.graph import check_hook_values
 from ...tensor import Tensor
 
 __all__ = ["BackwardHook", "attach_node_hooks"]
@@ -75,27 +76,30 @@ class BackwardHook:
     def setup_input_hook(self, args: tuple) -> tuple:
         self.n_inputs = len(args)
 
-        def on_input_grads(grads, filled):
+        def hook(grads, filled):  # (named as torch's node hook: its errors name it)
             if self.grad_outputs is None:
                 # as torch: the gradient reached the inputs without passing the module's
                 # outputs (a double backward through this node): no hook runs
                 return tuple(filled)
             grad_input = _pack_with_none(self.input_indices, filled, self.n_inputs)
-            for hook in self.hooks:
-                result = hook(self.module, grad_input, self.grad_outputs)
+            replaced = False
+            for user_hook in self.hooks:
+                result = user_hook(self.module, grad_input, self.grad_outputs)
                 if result is None:
                     continue
-                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(grad_input):
+                if len(result) != len(grad_input):  # (as torch: len() of what came back)
                     raise RuntimeError(
                         "Backward hook returned an invalid number of grad_input, got "
                         f"{len(result)}, but expected {len(grad_input)}"
                     )
-                grad_input = result
+                grad_input, replaced = result, True
             self.grad_outputs = None  # (torch lets go of them once the hooks ran)
-            return tuple(grad_input[i] for i in self.input_indices)
+            returned = tuple(grad_input[i] for i in self.input_indices)
+            if replaced:  # torch's checks of a node hook's values (Note: hook results)
+                check_hook_values(hook, tuple(filled), returned)
+            return returned
 
-        wrapped, self.input_indices = self._wrap(args, on_input_grads)
+        wrapped, self.input_indices = self._wrap(args, hook)
         return wrapped
 
     def setup_output_hook(self, result):
@@ -104,19 +108,22 @@ class BackwardHook:
         n_outputs = len(outputs)
         indices_holder = {}
 
-        def on_output_grads(grads, filled):
+        def hook(grads, filled):  # (named as torch's node pre-hook: its errors name it)
             grad_outputs = _pack_with_none(indices_holder["indices"], grads, n_outputs)
-            for hook in self.pre_hooks:
-                replaced = hook(self.module, grad_outputs)
-                if replaced is None:
+            replaced = False
+            for user_pre_hook in self.pre_hooks:
+                result = user_pre_hook(self.module, grad_outputs)
+                if result is None:
                     continue
-                replaced = tuple(replaced) if isinstance(replaced, (tuple, list)) else (replaced,)
-                if len(replaced) != len(grad_outputs):
+                if len(result) != len(grad_outputs):  # (as torch: len() of what came back)
                     raise RuntimeError(
                         "Backward pre hook returned an invalid number of grad_output, got "
-                        f"{len(replaced)}, but expected {len(grad_outputs)}"
+                        f"{len(result)}, but expected {len(grad_outputs)}"
                     )
-                grad_outputs = replaced
+                grad_outputs, replaced = result, True
+            if replaced:  # torch's checks of a node pre-hook's values (Note: hook results)
+                check_hook_values(hook, tuple(grads), tuple(
+                    grad_outputs[i] for i in indices_holder["indices"]))
             self.grad_outputs = grad_outputs
             if self.input_indices is None:
                 # No input requires grad: the hooks run now, with None for every input. torch
@@ -130,8 +137,8 @@ class BackwardHook:
                     stacklevel=2,
                 )
                 grad_input = (None,) * max(self.n_inputs, 0)
-                for hook in self.hooks:
-                    returned = hook(self.module, grad_input, self.grad_outputs)
+                for user_hook in self.hooks:
+                    returned = user_hook(self.module, grad_input, self.grad_outputs)
                     if returned is not None and not all(r is None for r in returned):
                         raise RuntimeError(
                             "Backward hook for Modules where no input requires gradient should "
@@ -141,7 +148,7 @@ class BackwardHook:
             return tuple(grad_outputs[i] if grad_outputs[i] is not None else zeros
                          for i, zeros in zip(indices_holder["indices"], filled))
 
-        wrapped, indices = self._wrap(outputs, on_output_grads)
+        wrapped, indices = self._wrap(outputs, hook)
         indices_holder["indices"] = indices
         if indices is None:
             return result
