@@ -74,3 +74,68 @@ def test_batch_norm_running_statistics_are_saved_and_version_checked():
         x = lib.randn(4, 3, requires_grad=True)
         node = lib.nn.functional.batch_norm(x, None, None, training=True).grad_fn
         assert node._saved_running_mean is None and node._saved_running_var is None
+
+
+_INF = float("inf")
+_PARTS = (0.0, -0.0, 2.0, -_INF, _INF, float("nan"))
+_SPECIAL = [complex(re, im) for re in _PARTS for im in _PARTS]
+
+
+def _complex_bits(tensor):
+    """Each component's bits, every NaN as one (torch and NumPy may keep other payloads)."""
+    import numpy as np
+
+    parts = np.stack([tensor.real.numpy(), tensor.imag.numpy()])
+    return np.where(np.isnan(parts), np.nan, parts).tobytes(), str(tensor.dtype).split(".")[1]
+
+
+def test_complex_reciprocal_is_c10s_division_of_one():
+    forms = {
+        "function": lambda lib, z: lib.reciprocal(z), "method": lambda lib, z: z.reciprocal(),
+        "in-place": lambda lib, z: z.clone().reciprocal_(),
+        "out=": lambda lib, z: lib.reciprocal(z, out=lib.empty_like(z)),
+        "rdiv": lambda lib, z: 1 / z, "pow -1": lambda lib, z: z ** -1,
+        "pow(-1.0)": lambda lib, z: lib.pow(z, -1.0), "pow -0.5": lambda lib, z: z.pow(-0.5),
+        "pow 0.5": lambda lib, z: z ** 0.5, "rsqrt": lambda lib, z: lib.rsqrt(z),
+    }
+    torch.manual_seed(0)
+    finite = torch.randn(60, dtype=torch.complex128).tolist()
+    chunks = [finite[i:i + 3] for i in range(0, 60, 3)]
+    checked = 0
+    for name, form in forms.items():
+        for dtype in ("complex64", "complex128"):
+            # every pair of special components in one tensor (torch's vectorised loop) and
+            # a few at a time (its scalar loop); finite values in the scalar loop only (the
+            # vectorised one scales by an approximate reciprocal: other last bits)
+            for values in [_SPECIAL, _SPECIAL[:5], _SPECIAL[7:12], [0j, -2.5 + 3j, 1e-30 - 4j]] \
+                    + chunks:
+                seen = [_complex_bits(form(lib, lib.tensor(values, dtype=getattr(lib, dtype))))
+                        for lib in (torch, leafgrad)]
+                assert seen[0] == seen[1], (name, dtype, values)
+                checked += 1
+    assert checked == len(forms) * 2 * 24
+
+
+def test_complex_cumprod_starts_from_one():
+    checked = 0
+    for dtype in ("complex64", "complex128"):
+        for rows in ([[_INF, 0.0, 2.0], [2.0, 3.0, _INF], [0.0, 1.0, 2.0]],
+                     [[-_INF, 2.0], [float("nan"), 0.0]], [[0.0, _INF, 3.0, 0.0]]):
+            for dim, form in itertools.product((0, 1), ("function", "method", "out=", "in-place")):
+                seen = []
+                for lib in (torch, leafgrad):
+                    kind = getattr(lib, dtype)
+                    x = lib.tensor(rows, dtype=kind) * lib.tensor(complex(1, -1), dtype=kind)
+                    x.requires_grad_(form in ("function", "method"))
+                    y = {"function": lambda: lib.cumprod(x, dim),  # noqa: B023
+                         "method": lambda: x.cumprod(dim=dim),  # noqa: B023
+                         "out=": lambda: lib.cumprod(x, dim, out=lib.empty_like(x)),  # noqa: B023
+                         "in-place": lambda: x.clone().cumprod_(dim)}[form]()  # noqa: B023
+                    grad = None
+                    if y.requires_grad:
+                        grad, = lib.autograd.grad(y, x, lib.full_like(y, complex(0.5, -2)))
+                    seen.append((_complex_bits(y.detach()),
+                                 grad is not None and _complex_bits(grad)))
+                assert seen[0] == seen[1], (dtype, rows, dim, form, seen)
+                checked += 1
+    assert checked == 2 * 3 * 2 * 4
